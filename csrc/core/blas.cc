@@ -1,0 +1,77 @@
+#include "core/blas.h"
+
+#include <dlfcn.h>
+
+#include <climits>
+#include <stdexcept>
+
+namespace opforge {
+namespace blas {
+namespace {
+
+// cblas_?gemm of an LP64 (32-bit int) BLAS.
+using SgemmFn = void (*)(int, int, int, int, int, int, float, const float*, int, const float*, int, float, float*,
+                         int);
+using DgemmFn = void (*)(int, int, int, int, int, int, double, const double*, int, const double*, int, double,
+                         double*, int);
+using SetThreadsFn = void (*)(int);
+
+SgemmFn g_sgemm = nullptr;
+DgemmFn g_dgemm = nullptr;
+SetThreadsFn g_set_threads = nullptr;
+
+void* Resolve(void* handle, const std::string& name) {
+  void* sym = dlsym(handle, name.c_str());
+  if (sym == nullptr) throw std::runtime_error("BLAS library has no symbol '" + name + "'");
+  return sym;
+}
+
+int CheckedInt(int64_t v, const char* what) {
+  if (v < 0 || v > INT_MAX) {
+    throw std::runtime_error(std::string("MatMul: ") + what + " = " + std::to_string(v) +
+                             " does not fit the 32-bit BLAS interface");
+  }
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+void Load(const std::string& path, const std::string& prefix) {
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    throw std::runtime_error("cannot load BLAS '" + path + "': " + (why ? why : "unknown error"));
+  }
+  g_sgemm = reinterpret_cast<SgemmFn>(Resolve(handle, prefix + "cblas_sgemm"));
+  g_dgemm = reinterpret_cast<DgemmFn>(Resolve(handle, prefix + "cblas_dgemm"));
+  g_set_threads = reinterpret_cast<SetThreadsFn>(dlsym(handle, (prefix + "openblas_set_num_threads").c_str()));
+}
+
+bool Loaded() { return g_sgemm != nullptr; }
+
+void SetNumThreads(int n) {
+  if (g_set_threads != nullptr) g_set_threads(n);
+}
+
+static void RequireLoaded() {
+  if (!Loaded()) throw std::runtime_error("MatMul needs BLAS, but no BLAS library was loaded");
+}
+
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  RequireLoaded();
+  g_sgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, CheckedInt(m, "m"),
+          CheckedInt(n, "n"), CheckedInt(k, "k"), alpha, a, CheckedInt(lda, "lda"), b, CheckedInt(ldb, "ldb"), beta,
+          c, CheckedInt(ldc, "ldc"));
+}
+
+void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
+           int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
+  RequireLoaded();
+  g_dgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, CheckedInt(m, "m"),
+          CheckedInt(n, "n"), CheckedInt(k, "k"), alpha, a, CheckedInt(lda, "lda"), b, CheckedInt(ldb, "ldb"), beta,
+          c, CheckedInt(ldc, "ldc"));
+}
+
+}  // namespace blas
+}  // namespace opforge

@@ -1,0 +1,64 @@
+// Building blocks for elementwise CPU kernels: a functor per op, one loop shape per arity.
+#pragma once
+
+#include <cmath>
+
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+
+// Functors see values in compute_t<T> (float for the half types) and may read attrs in Init.
+struct NoAttrs {
+  void Init(const KernelContext&) {}
+};
+
+// y = Op(x), elementwise.
+template <typename T, typename Op>
+class UnaryCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    n_ = ctx.input(0).numel();
+    op_.Init(ctx);
+  }
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* y = args.output<T>(0);
+    const Op op = op_;
+    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = Store<T>(op(Load(x[i])));
+    });
+  }
+
+ private:
+  int64_t n_ = 0;
+  Op op_;
+};
+
+// out = Op(a, b) for two same-shape inputs (grad kernels: dx = Op(dy, y)).
+template <typename T, typename Op>
+class SameShapeBinaryCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    OPF_CHECK(ctx.input(0).shape == ctx.input(1).shape,
+              "For '" << ctx.op_name() << "', the inputs must have the same shape, but got "
+                      << ShapeToString(ctx.input(0).shape) << " and " << ShapeToString(ctx.input(1).shape) << ".");
+    n_ = ctx.input(0).numel();
+    op_.Init(ctx);
+  }
+  void Launch(const KernelArgs& args) override {
+    const T* a = args.input<T>(0);
+    const T* b = args.input<T>(1);
+    T* out = args.output<T>(0);
+    const Op op = op_;
+    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = Store<T>(op(Load(a[i]), Load(b[i])));
+    });
+  }
+
+ private:
+  int64_t n_ = 0;
+  Op op_;
+};
+
+}  // namespace opforge
