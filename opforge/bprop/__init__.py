@@ -1,0 +1,1 @@
+"""Reverse-mode autodiff: bprop registry, grad definitions and GradOperation (next milestone)."""

@@ -1,0 +1,83 @@
+"""Global execution context: the default device and the kernel thread count."""
+
+from __future__ import annotations
+
+import os
+
+from opforge import _C
+
+__all__ = ["set_context", "get_context", "available_devices"]
+
+_DEVICES = ("CPU", "GPU")
+_state = {"device_target": "CPU", "num_threads": None}
+
+
+def available_devices() -> tuple:
+    """The device targets that can run kernels in this process."""
+    found = ["CPU"]
+    try:
+        import cupy  # noqa: F401  (only probed; the CPU path never needs it)
+
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            found.append("GPU")
+    except Exception:
+        pass
+    return tuple(found)
+
+
+def _set_device_target(target) -> None:
+    if not isinstance(target, str) or target.upper() not in _DEVICES:
+        raise ValueError(
+            f"For 'set_context', the 'device_target' must be one of {_DEVICES}, but got {target!r}."
+        )
+    target = target.upper()
+    if target not in available_devices():
+        raise RuntimeError(
+            f"For 'set_context', the device_target '{target}' is not available here "
+            f"(available: {available_devices()})."
+        )
+    _state["device_target"] = target
+
+
+def _set_num_threads(n) -> None:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(
+            f"For 'set_context', the 'num_threads' must be an int >= 1, but got {n!r}."
+        )
+    _C.set_num_threads(n)
+    _state["num_threads"] = n
+
+
+_SETTERS = {"device_target": _set_device_target, "num_threads": _set_num_threads}
+
+
+def set_context(**kwargs) -> None:
+    """Set context options: ``device_target`` ("CPU" or "GPU") and ``num_threads`` (kernel threads).
+
+    ``num_threads`` defaults to ``OMP_NUM_THREADS`` when set, else every core.
+    """
+    for key, value in kwargs.items():
+        setter = _SETTERS.get(key)
+        if setter is None:
+            raise ValueError(
+                f"For 'set_context', unknown option '{key}'; options: {sorted(_SETTERS)}."
+            )
+        setter(value)
+
+
+def get_context(key: str):
+    """Read one context option."""
+    if key == "num_threads":
+        return _state["num_threads"] or _C.get_num_threads()
+    if key not in _state:
+        raise ValueError(f"For 'get_context', unknown option '{key}'; options: {sorted(_SETTERS)}.")
+    return _state[key]
+
+
+def _init_threads() -> None:
+    env = os.environ.get("OMP_NUM_THREADS", "")
+    if env.isdigit() and int(env) >= 1:
+        _set_num_threads(int(env))
+
+
+_init_threads()

@@ -1,0 +1,144 @@
+"""Launchers: a selected kernel bound to fixed metas and attrs, ready to run many times.
+
+A launcher takes the arrays of a call (already promoted by the signature) and returns the
+output array(s). It inserts the selection's widening casts and casts results back to the
+inferred dtypes.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from opforge import _C
+from opforge import dtype as mstype
+from opforge.errors import KernelError
+
+__all__ = ["make_launcher"]
+
+
+def make_launcher(
+    op_name: str,
+    selection,
+    arg_dtypes: tuple,
+    in_shapes: tuple,
+    out_shapes: tuple,
+    out_dtypes: tuple,
+    attrs: dict,
+    call_python: Callable,
+    inplace: tuple = (),
+) -> Callable:
+    """Build ``launch(arrays) -> array or tuple`` for this selection.
+
+    ``arg_dtypes`` are the dtypes the arrays will have; ``call_python(fn, arrays)`` calls a Python kernel with the constants and attrs added;
+    ``inplace[i]`` is the input index output ``i`` is written into, or -1.
+    """
+    entry = selection.entry
+    kernel_outs = entry.attr.outputs
+    if len(kernel_outs) != len(out_dtypes):
+        raise KernelError(
+            f"For '{op_name}', the kernel {entry.attr} has {len(kernel_outs)} outputs, "
+            f"but the primitive infers {len(out_dtypes)}."
+        )
+    if entry.kind == "cpp":
+        run = _cpp_launcher(
+            op_name, entry, selection.input_dtypes, in_shapes, out_shapes, attrs, inplace
+        )
+    else:
+        run = _python_launcher(op_name, entry, out_shapes, call_python, inplace)
+    return _with_casts(run, arg_dtypes, selection.input_dtypes, kernel_outs, out_dtypes)
+
+
+def _cpp_launcher(op_name, entry, in_dtypes, in_shapes, out_shapes, attrs, inplace) -> Callable:
+    instance = _C.KernelInstance(
+        entry.impl,
+        op_name,
+        [list(s) for s in in_shapes],
+        [t.type_id for t in in_dtypes],
+        [t.np_dtype for t in in_dtypes],
+        [list(s) for s in out_shapes],
+        [t.type_id for t in entry.attr.outputs],
+        [t.np_dtype for t in entry.attr.outputs],
+        _cpp_attrs(attrs),
+        list(inplace) if inplace else [],
+    )
+    return instance.launch  # the bound method keeps the instance alive
+
+
+def _cpp_attrs(attrs: dict) -> dict:
+    """Keep the attrs a C++ kernel can receive; dtypes travel as their type ids."""
+    out = {}
+    for name, value in attrs.items():
+        if isinstance(value, mstype.Type):
+            out[name] = value.type_id
+        elif isinstance(value, (bool, int, float, str)):
+            out[name] = value
+        elif isinstance(value, (tuple, list)) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
+        ):
+            out[name] = tuple(value)
+    return out
+
+
+def _python_launcher(op_name, entry, out_shapes, call_python, inplace) -> Callable:
+    fn = entry.impl
+    out_dtypes = entry.attr.outputs
+    single = len(out_dtypes) == 1
+
+    def run(arrays):
+        result = call_python(fn, arrays)
+        results = (result,) if single else tuple(result)
+        if len(results) != len(out_dtypes):
+            raise KernelError(
+                f"For '{op_name}', the kernel returned {len(results)} outputs, expected {len(out_dtypes)}."
+            )
+        checked = tuple(
+            _check_output(op_name, i, np.asarray(r), shape, dtype)
+            for i, (r, shape, dtype) in enumerate(zip(results, out_shapes, out_dtypes))
+        )
+        for i, src in enumerate(inplace or ()):
+            if src >= 0 and checked[i] is not arrays[src]:
+                arrays[src][...] = checked[i]
+        return checked[0] if single else checked
+
+    return run
+
+
+def _check_output(op_name, i, array, shape, dtype) -> np.ndarray:
+    if array.shape != tuple(shape) or array.dtype != dtype.np_dtype:
+        raise KernelError(
+            f"For '{op_name}', the kernel's output {i} must be {dtype}{list(shape)} as inferred, "
+            f"but got {mstype.nptype_to_dtype(array.dtype) if array.dtype != object else 'object'}"
+            f"{list(array.shape)}."
+        )
+    return np.ascontiguousarray(array)
+
+
+def _with_casts(run, arg_dtypes, kernel_ins, kernel_outs, out_dtypes) -> Callable:
+    """Wrap ``run`` with the selection's widening casts; free when there are none."""
+    in_casts = tuple(
+        (i, k.np_dtype) for i, (a, k) in enumerate(zip(arg_dtypes, kernel_ins)) if a is not k
+    )
+    out_casts = tuple(None if k is o else o.np_dtype for k, o in zip(kernel_outs, out_dtypes))
+    if all(c is None for c in out_casts):
+        out_casts = ()
+
+    def cast_inputs(arrays):
+        arrays = list(arrays)
+        for i, dtype in in_casts:
+            arrays[i] = arrays[i].astype(dtype)
+        return tuple(arrays)
+
+    def cast_outputs(result):
+        if len(out_casts) == 1:
+            return result.astype(out_casts[0])
+        return tuple(r if c is None else r.astype(c) for r, c in zip(result, out_casts))
+
+    if not in_casts and not out_casts:
+        return run
+    if not out_casts:
+        return lambda arrays: run(cast_inputs(arrays))
+    if not in_casts:
+        return lambda arrays: cast_outputs(run(arrays))
+    return lambda arrays: cast_outputs(run(cast_inputs(arrays)))

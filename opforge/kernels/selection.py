@@ -1,0 +1,80 @@
+"""Run-time kernel selection (DESIGN.md, step 3).
+
+For (operator, backend, input dtypes): an exact KernelAttr match first, else the cheapest set of
+lossless widening casts (int8 -> int32, float16 -> float32); never a lossy cast, never another
+backend. Results are cached until a kernel is registered.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+from opforge import dtype as mstype
+from opforge.errors import KernelNotFoundError
+from opforge.kernels import registry
+from opforge.op_info import get_op_info
+
+__all__ = ["Selection", "select_kernel"]
+
+
+class Selection(NamedTuple):
+    entry: registry.KernelEntry
+    input_dtypes: tuple  # what the kernel takes: the inputs are cast to these where they differ
+
+
+def _widening_cost(have: tuple, want: tuple):
+    """Extra bytes per element the casts cost, or None if any cast would lose information."""
+    cost = 0
+    for src, dst in zip(have, want):
+        if src is dst:
+            continue
+        if not mstype.can_cast_losslessly(src, dst):
+            return None
+        cost += 1 + dst.itemsize - src.itemsize
+    return cost
+
+
+@functools.cache
+def select_kernel(op_name: str, backend: str, input_dtypes: tuple) -> Selection:
+    """Choose the kernel for these input dtypes, or raise KernelNotFoundError."""
+    candidates = registry.kernels_for(op_name, backend)
+    if get_op_info(op_name, backend) is None and not candidates:
+        raise KernelNotFoundError(
+            f"For '{op_name}', nothing is registered for the {backend} backend: no op info and no kernel."
+        )
+    best, best_cost = None, None
+    for entry in candidates:
+        want = entry.attr.input_dtypes_for(len(input_dtypes))
+        if want is None:
+            continue
+        if want == input_dtypes:
+            return Selection(entry, want)
+        cost = _widening_cost(input_dtypes, want)
+        if cost is not None and (best_cost is None or cost < best_cost):
+            best, best_cost = Selection(entry, want), cost
+    if best is None:
+        raise KernelNotFoundError(_miss_message(op_name, backend, input_dtypes, candidates))
+    return best
+
+
+registry.on_change(select_kernel.cache_clear)
+
+
+def _closeness(have: tuple, entry) -> tuple:
+    want = entry.attr.input_dtypes_for(len(have)) or entry.attr.inputs
+    matches = sum(a is b for a, b in zip(have, want))
+    return (-matches, abs(len(want) - len(have)))
+
+
+def _miss_message(op_name, backend, input_dtypes, candidates) -> str:
+    got = ", ".join(map(str, input_dtypes)) or "no tensors"
+    if not candidates:
+        return f"For '{op_name}', no {backend} kernel is registered (received inputs: {got})."
+    listed = "\n  ".join(e.attr.short() for e in candidates)
+    closest = min(candidates, key=lambda e: _closeness(input_dtypes, e))
+    return (
+        f"For '{op_name}', no {backend} kernel accepts inputs ({got}), even after a lossless widening cast.\n"
+        f"Registered {backend} kernels:\n  {listed}\n"
+        f"Closest: {closest.attr.short()}"
+    )

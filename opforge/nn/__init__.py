@@ -1,0 +1,1 @@
+"""Network cells, layers, losses and optimizers (next milestone)."""

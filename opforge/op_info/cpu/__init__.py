@@ -1,0 +1,27 @@
+"""CPU op info: one module per operator, imported for its registration."""
+
+from opforge.op_info.cpu import (
+    add,
+    assign,
+    assign_sub,
+    bias_add,
+    cast,
+    elu,
+    elu_grad,
+    exp,
+    log,
+    matmul,
+    mul,
+    neg,
+    real_div,
+    reduce_mean,
+    reduce_sum,
+    relu,
+    relu_grad,
+    reshape,
+    sigmoid,
+    sigmoid_grad,
+    sub,
+    tanh,
+    tanh_grad,
+)

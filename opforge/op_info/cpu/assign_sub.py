@@ -1,0 +1,22 @@
+"""AssignSub CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+assign_sub_op_info = (
+    CpuRegOp("AssignSub")
+    .input(0, "variable", "required")
+    .input(1, "value", "required")
+    .output(0, "output", "required")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .dtype_format(DataType.I32_Default, DataType.I32_Default, DataType.I32_Default)
+    .dtype_format(DataType.I64_Default, DataType.I64_Default, DataType.I64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(assign_sub_op_info)
+def _assign_sub_cpu():
+    """AssignSub CPU registration."""

@@ -1,0 +1,20 @@
+"""Elu CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+elu_op_info = (
+    CpuRegOp("Elu")
+    .input(0, "x", "required")
+    .output(0, "y", "required")
+    .attr("alpha", "optional", "float", "all", "1.0")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.BF16_Default, DataType.BF16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(elu_op_info)
+def _elu_cpu():
+    """Elu CPU registration."""

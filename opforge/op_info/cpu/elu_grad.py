@@ -1,0 +1,21 @@
+"""EluGrad CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+elu_grad_op_info = (
+    CpuRegOp("EluGrad")
+    .input(0, "y_grad", "required")
+    .input(1, "x", "required")
+    .output(0, "output", "required")
+    .attr("alpha", "optional", "float", "all", "1.0")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(elu_grad_op_info)
+def _elu_grad_cpu():
+    """EluGrad CPU registration."""

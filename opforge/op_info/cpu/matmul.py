@@ -1,0 +1,24 @@
+"""MatMul CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+mat_mul_op_info = (
+    CpuRegOp("MatMul")
+    .input(0, "x1", "required")
+    .input(1, "x2", "required")
+    .output(0, "output", "required")
+    .attr("transpose_a", "required", "bool", "all", "False")
+    .attr("transpose_b", "required", "bool", "all", "False")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .dtype_format(DataType.I32_Default, DataType.I32_Default, DataType.I32_Default)
+    .dtype_format(DataType.I64_Default, DataType.I64_Default, DataType.I64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(mat_mul_op_info)
+def _mat_mul_cpu():
+    """MatMul CPU registration."""

@@ -1,0 +1,20 @@
+"""ReluGrad CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+relu_grad_op_info = (
+    CpuRegOp("ReluGrad")
+    .input(0, "y_backprop", "required")
+    .input(1, "x", "required")
+    .output(0, "output", "required")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(relu_grad_op_info)
+def _relu_grad_cpu():
+    """ReluGrad CPU registration."""

@@ -1,0 +1,14 @@
+"""``opforge.ops``: every operator class (``ops.Elu``), signature helpers and the functional ops."""
+
+from opforge.ops import functional
+from opforge.primitives import signature as sig
+from opforge.primitives._grad_ops import *
+from opforge.primitives.array_ops import *
+from opforge.primitives.math_ops import *
+from opforge.primitives.nn_ops import *
+from opforge.primitives.primitive import (
+    Primitive,
+    PrimitiveWithCheck,
+    PrimitiveWithInfer,
+    prim_attr_register,
+)

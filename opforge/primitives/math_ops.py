@@ -1,0 +1,206 @@
+"""Math operators: arithmetic with broadcasting, unary math, MatMul, reductions, AssignSub."""
+
+from __future__ import annotations
+
+from opforge import dtype as mstype
+from opforge.primitives import signature as sig
+from opforge.primitives._utils import broadcast_shape
+from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
+from opforge.primitives.validator import Validator as validator
+
+__all__ = [
+    "Add",
+    "Sub",
+    "Mul",
+    "RealDiv",
+    "Neg",
+    "Exp",
+    "Log",
+    "MatMul",
+    "ReduceSum",
+    "ReduceMean",
+    "AssignSub",
+]
+
+
+class _BinaryOp(PrimitiveWithInfer):
+    """Elementwise ``x op y`` with NumPy broadcasting; x and y are promoted to one dtype."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("x", dtype=sig.sig_dtype.T),
+        sig.make_sig("y", dtype=sig.sig_dtype.T),
+    )
+    valid_dtypes = mstype.number_type
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x", "y"], outputs=["output"])
+
+    def infer_shape(self, x_shape, y_shape):
+        return broadcast_shape(self.name, x_shape, y_shape)
+
+    def infer_dtype(self, x_dtype, y_dtype):
+        args = {"x": x_dtype, "y": y_dtype}
+        return validator.check_tensors_dtypes_same_and_valid(args, self.valid_dtypes, self.name)
+
+
+class Add(_BinaryOp):
+    r""":math:`out = x + y`, broadcast. dtypes: bool and numbers (CPU kernels: float16, bfloat16,
+    float32, float64, int32, int64; others widen losslessly)."""
+
+    valid_dtypes = (mstype.bool_,) + mstype.number_type
+
+
+class Sub(_BinaryOp):
+    r""":math:`out = x - y`, broadcast. dtypes: numbers (CPU kernels as for Add)."""
+
+
+class Mul(_BinaryOp):
+    r""":math:`out = x \cdot y`, broadcast. dtypes: bool and numbers (CPU kernels as for Add)."""
+
+    valid_dtypes = (mstype.bool_,) + mstype.number_type
+
+
+class RealDiv(_BinaryOp):
+    r""":math:`out = x / y`, broadcast. dtypes: float16, bfloat16, float32, float64."""
+
+    valid_dtypes = mstype.float_type
+
+
+class _UnaryOp(PrimitiveWithInfer):
+    valid_dtypes = mstype.float_type
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x_shape):
+        return x_shape
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid("x", x_dtype, self.valid_dtypes, self.name)
+
+
+class Neg(_UnaryOp):
+    r""":math:`y = -x`. dtypes: numbers (CPU kernels: float16, bfloat16, float32, float64, int32, int64)."""
+
+    valid_dtypes = mstype.number_type
+
+
+class Exp(_UnaryOp):
+    r""":math:`y = e^x`. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Log(_UnaryOp):
+    r""":math:`y = \ln x` (NaN for x < 0, -inf at 0). dtypes: float16, bfloat16, float32, float64."""
+
+
+class MatMul(PrimitiveWithInfer):
+    r"""Matrix product of 2-D tensors: :math:`out = op(x_1) \, op(x_2)`, where :math:`op` transposes
+    when ``transpose_a`` / ``transpose_b`` is True.
+
+    dtypes: float16, bfloat16, float32, float64 (BLAS; half types compute in float32), int32, int64.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("x1", dtype=sig.sig_dtype.T),
+        sig.make_sig("x2", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, transpose_a=False, transpose_b=False):
+        validator.check_value_type("transpose_a", transpose_a, [bool], self.name)
+        validator.check_value_type("transpose_b", transpose_b, [bool], self.name)
+        self.init_prim_io_names(inputs=["x1", "x2"], outputs=["output"])
+
+    def infer_shape(self, x1, x2):
+        if len(x1) != 2 or len(x2) != 2:
+            raise ValueError(
+                f"For '{self.name}', the inputs must be 2-D, but got shapes {list(x1)} and {list(x2)}."
+            )
+        m, k1 = (x1[1], x1[0]) if self.transpose_a else (x1[0], x1[1])
+        k2, n = (x2[1], x2[0]) if self.transpose_b else (x2[0], x2[1])
+        if k1 != k2:
+            raise ValueError(
+                f"For '{self.name}', the inner dimensions must match (transpose_a={self.transpose_a}, "
+                f"transpose_b={self.transpose_b}), but got shapes {list(x1)} and {list(x2)}."
+            )
+        return [m, n]
+
+    def infer_dtype(self, x1, x2):
+        valid = (
+            (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64)
+            + mstype.int_type
+            + mstype.uint_type
+        )
+        return validator.check_tensors_dtypes_same_and_valid({"x1": x1, "x2": x2}, valid, self.name)
+
+
+class _Reduce(PrimitiveWithInfer):
+    """Reduce over ``axis`` (an int, a tuple of ints, or () for every axis)."""
+
+    __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("axis", default=()))
+    valid_dtypes = mstype.number_type
+
+    @prim_attr_register
+    def __init__(self, keep_dims=False):
+        validator.check_value_type("keep_dims", keep_dims, [bool], self.name)
+        self.init_prim_io_names(inputs=["input_x", "axis"], outputs=["y"])
+
+    def infer_shape(self, x_shape, axis):
+        axes = validator.check_axis("axis", axis, len(x_shape), self.name)
+        if not x_shape:
+            return []
+        if not axes:
+            axes = tuple(range(len(x_shape)))
+        if self.keep_dims:
+            return [1 if i in axes else d for i, d in enumerate(x_shape)]
+        return [d for i, d in enumerate(x_shape) if i not in axes]
+
+    def infer_dtype(self, x_dtype, axis):
+        return validator.check_tensor_dtype_valid("input_x", x_dtype, self.valid_dtypes, self.name)
+
+
+class ReduceSum(_Reduce):
+    r""":math:`y = \sum_{axis} x`. ``ReduceSum(keep_dims=False)(x, axis=())``.
+
+    dtypes: numbers (CPU kernels: float16, bfloat16, float32, float64, int32, int64).
+    """
+
+
+class ReduceMean(_Reduce):
+    r""":math:`y = \frac{1}{N} \sum_{axis} x` over the N reduced elements.
+    ``ReduceMean(keep_dims=False)(x, axis=())``. dtypes: float16, bfloat16, float32, float64."""
+
+    valid_dtypes = mstype.float_type
+
+
+class AssignSub(PrimitiveWithInfer):
+    r"""In place: :math:`variable \leftarrow variable - value`; returns ``variable``.
+
+    ``variable`` must be a Parameter (RW_WRITE); ``value`` is cast to its dtype when lossless.
+    dtypes: float16, bfloat16, float32, float64, int32, int64 (smaller ints widen).
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("variable", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("value", dtype=sig.sig_dtype.T),
+    )
+    inplace_map = {0: 0}
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["variable", "value"], outputs=["output"])
+
+    def infer_shape(self, variable, value):
+        if list(variable) != list(value):
+            raise ValueError(
+                f"For '{self.name}', the 'value' must have the shape of 'variable' {list(variable)}, "
+                f"but got {list(value)}."
+            )
+        return variable
+
+    def infer_dtype(self, variable, value):
+        return validator.check_tensors_dtypes_same_and_valid(
+            {"variable": variable, "value": value}, mstype.number_type, self.name
+        )

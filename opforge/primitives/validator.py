@@ -1,0 +1,246 @@
+"""Argument checks for primitives, with messages that name the operator, the argument, what was
+expected and what was received: "For 'Elu', the 'alpha' must be float, but got int."
+"""
+
+from __future__ import annotations
+
+import enum
+import numbers
+
+from opforge import dtype as mstype
+
+__all__ = ["Rel", "Validator", "validator"]
+
+
+class Rel(enum.Enum):
+    """Relations used by the range and comparison checks."""
+
+    EQ = "equal to"
+    NE = "not equal to"
+    LT = "less than"
+    LE = "less than or equal to"
+    GT = "greater than"
+    GE = "greater than or equal to"
+    INC_NEITHER = "in ({}, {})"
+    INC_LEFT = "in [{}, {})"
+    INC_RIGHT = "in ({}, {}]"
+    INC_BOTH = "in [{}, {}]"
+    IN = "in {}"
+    NOT_IN = "not in {}"
+
+    def holds(self, value, ref, ref2=None) -> bool:
+        return _REL_CHECKS[self](value, ref, ref2)
+
+    def describe(self, ref, ref2=None) -> str:
+        if self in (Rel.INC_NEITHER, Rel.INC_LEFT, Rel.INC_RIGHT, Rel.INC_BOTH):
+            return self.value.format(ref, ref2)
+        if self in (Rel.IN, Rel.NOT_IN):
+            return self.value.format(ref)
+        return f"{self.value} {ref}"
+
+
+_REL_CHECKS = {
+    Rel.EQ: lambda v, a, b: v == a,
+    Rel.NE: lambda v, a, b: v != a,
+    Rel.LT: lambda v, a, b: v < a,
+    Rel.LE: lambda v, a, b: v <= a,
+    Rel.GT: lambda v, a, b: v > a,
+    Rel.GE: lambda v, a, b: v >= a,
+    Rel.INC_NEITHER: lambda v, a, b: a < v < b,
+    Rel.INC_LEFT: lambda v, a, b: a <= v < b,
+    Rel.INC_RIGHT: lambda v, a, b: a < v <= b,
+    Rel.INC_BOTH: lambda v, a, b: a <= v <= b,
+    Rel.IN: lambda v, a, b: v in a,
+    Rel.NOT_IN: lambda v, a, b: v not in a,
+}
+
+
+def _prefix(prim_name) -> str:
+    return f"For '{prim_name}', the" if prim_name else "The"
+
+
+def _type_name(value) -> str:
+    return type(value).__name__
+
+
+def _names(types) -> str:
+    names = [t.__name__ if isinstance(t, type) else str(t) for t in types]
+    return names[0] if len(names) == 1 else "one of [" + ", ".join(names) + "]"
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+class Validator:
+    """Static checks; each returns the checked value so it can be used inline."""
+
+    @staticmethod
+    def check_value_type(arg_name, arg_value, valid_types, prim_name=None):
+        """``arg_value`` is an instance of one of ``valid_types`` (bool never counts as int)."""
+        valid_types = (
+            tuple(valid_types) if isinstance(valid_types, (list, tuple)) else (valid_types,)
+        )
+        is_bool = isinstance(arg_value, bool)
+        ok = any(isinstance(arg_value, t) and (not is_bool or t is bool) for t in valid_types)
+        if not ok:
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be {_names(valid_types)}, but got {_type_name(arg_value)}."
+            )
+        return arg_value
+
+    @staticmethod
+    def check_number(arg_name, arg_value, value, rel, prim_name=None):
+        """``arg_value`` (int or float) stands in relation ``rel`` to ``value``."""
+        if not _is_number(arg_value):
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be a number, but got {_type_name(arg_value)}."
+            )
+        if not rel.holds(arg_value, value):
+            raise ValueError(
+                f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(value)}, but got {arg_value}."
+            )
+        return arg_value
+
+    @staticmethod
+    def check_int(arg_name, arg_value, value, rel, prim_name=None):
+        """``arg_value`` is an int (not bool) in relation ``rel`` to ``value``."""
+        if not _is_int(arg_value):
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be int, but got {_type_name(arg_value)}."
+            )
+        if not rel.holds(arg_value, value):
+            raise ValueError(
+                f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(value)}, but got {arg_value}."
+            )
+        return arg_value
+
+    @staticmethod
+    def check_equal_int(arg_name, arg_value, value, prim_name=None):
+        return Validator.check_int(arg_name, arg_value, value, Rel.EQ, prim_name)
+
+    @staticmethod
+    def check_positive_int(arg_name, arg_value, prim_name=None):
+        return Validator.check_int(arg_name, arg_value, 0, Rel.GT, prim_name)
+
+    @staticmethod
+    def check_non_negative_int(arg_name, arg_value, prim_name=None):
+        return Validator.check_int(arg_name, arg_value, 0, Rel.GE, prim_name)
+
+    @staticmethod
+    def check_int_range(arg_name, arg_value, lower, upper, rel, prim_name=None):
+        """``arg_value`` is an int in the range ``rel`` (INC_BOTH, ...) of ``lower`` and ``upper``."""
+        if not _is_int(arg_value):
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be int, but got {_type_name(arg_value)}."
+            )
+        if not rel.holds(arg_value, lower, upper):
+            raise ValueError(
+                f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(lower, upper)}, but got {arg_value}."
+            )
+        return arg_value
+
+    @staticmethod
+    def check_float_range(arg_name, arg_value, lower, upper, rel, prim_name=None):
+        """``arg_value`` is a number in the range ``rel`` of ``lower`` and ``upper``."""
+        if not _is_number(arg_value):
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be float, but got {_type_name(arg_value)}."
+            )
+        if not rel.holds(arg_value, lower, upper):
+            raise ValueError(
+                f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(lower, upper)}, but got {arg_value}."
+            )
+        return arg_value
+
+    @staticmethod
+    def check_bool(arg_name, arg_value, prim_name=None):
+        if not isinstance(arg_value, bool):
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be bool, but got {_type_name(arg_value)}."
+            )
+        return arg_value
+
+    @staticmethod
+    def check_string(arg_name, arg_value, valid_values, prim_name=None):
+        """``arg_value`` is a str and one of ``valid_values``."""
+        if not isinstance(arg_value, str):
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be str, but got {_type_name(arg_value)}."
+            )
+        if arg_value not in valid_values:
+            raise ValueError(
+                f"{_prefix(prim_name)} '{arg_name}' must be one of {list(valid_values)}, but got '{arg_value}'."
+            )
+        return arg_value
+
+    @staticmethod
+    def check_subclass(arg_name, type_, template_types, prim_name=None):
+        """``type_`` (an opforge dtype) is one of ``template_types``."""
+        templates = (
+            tuple(template_types)
+            if isinstance(template_types, (list, tuple))
+            else (template_types,)
+        )
+        if not isinstance(type_, mstype.Type) or type_ not in templates:
+            got = type_ if isinstance(type_, mstype.Type) else _type_name(type_)
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be {_names(templates)}, but got {got}."
+            )
+        return type_
+
+    @staticmethod
+    def check_tensor_dtype_valid(arg_name, arg_type, valid_dtypes, prim_name=None):
+        """A tensor argument's dtype ``arg_type`` is one of ``valid_dtypes``."""
+        valid = tuple(valid_dtypes)
+        if not isinstance(arg_type, mstype.Type):
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be a Tensor, but got {_type_name(arg_type)}."
+            )
+        if arg_type not in valid:
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be a Tensor of dtype {_names(valid)}, but got {arg_type}."
+            )
+        return arg_type
+
+    @staticmethod
+    def check_tensors_dtypes_same_and_valid(args, valid_dtypes, prim_name=None):
+        """Every dtype in the dict ``args`` is valid, and they are all the same."""
+        items = list(args.items())
+        for name, dtype in items:
+            Validator.check_tensor_dtype_valid(name, dtype, valid_dtypes, prim_name)
+        first_name, first = items[0]
+        for name, dtype in items[1:]:
+            if dtype is not first:
+                raise TypeError(
+                    f"{_prefix(prim_name)} '{name}' must have the same dtype as '{first_name}' ({first}), "
+                    f"but got {dtype}."
+                )
+        return first
+
+    @staticmethod
+    def check_axis(arg_name, axis, ndim, prim_name=None) -> tuple:
+        """Normalise an int or tuple of ints to non-negative, unique axes of an ``ndim``-d tensor."""
+        axes = (axis,) if _is_int(axis) else axis
+        if not isinstance(axes, (tuple, list)) or not all(_is_int(a) for a in axes):
+            raise TypeError(
+                f"{_prefix(prim_name)} '{arg_name}' must be int or a tuple of int, but got {_type_name(axis)}."
+            )
+        normalised = []
+        for a in axes:
+            if not -max(ndim, 1) <= a < max(ndim, 1):
+                raise ValueError(
+                    f"{_prefix(prim_name)} '{arg_name}' must be in [{-max(ndim, 1)}, {max(ndim, 1)}), but got {a}."
+                )
+            a = a % max(ndim, 1)
+            if a in normalised:
+                raise ValueError(f"{_prefix(prim_name)} '{arg_name}' has the axis {a} twice.")
+            normalised.append(a)
+        return tuple(normalised)
+
+
+validator = Validator
