@@ -27,23 +27,18 @@ def available_devices() -> tuple:
 
 def _set_device_target(target) -> None:
     if not isinstance(target, str) or target.upper() not in _DEVICES:
-        raise ValueError(
-            f"For 'set_context', the 'device_target' must be one of {_DEVICES}, but got {target!r}."
-        )
+        raise ValueError(f"For 'set_context', the 'device_target' must be one of {_DEVICES}, but got {target!r}.")
     target = target.upper()
     if target not in available_devices():
         raise RuntimeError(
-            f"For 'set_context', the device_target '{target}' is not available here "
-            f"(available: {available_devices()})."
+            f"For 'set_context', the device_target '{target}' is not available here (available: {available_devices()})."
         )
     _state["device_target"] = target
 
 
 def _set_num_threads(n) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(
-            f"For 'set_context', the 'num_threads' must be an int >= 1, but got {n!r}."
-        )
+        raise ValueError(f"For 'set_context', the 'num_threads' must be an int >= 1, but got {n!r}.")
     _C.set_num_threads(n)
     _state["num_threads"] = n
 
@@ -59,9 +54,7 @@ def set_context(**kwargs) -> None:
     for key, value in kwargs.items():
         setter = _SETTERS.get(key)
         if setter is None:
-            raise ValueError(
-                f"For 'set_context', unknown option '{key}'; options: {sorted(_SETTERS)}."
-            )
+            raise ValueError(f"For 'set_context', unknown option '{key}'; options: {sorted(_SETTERS)}.")
         setter(value)
 
 

@@ -31,9 +31,7 @@ def _to_array(data, dtype) -> np.ndarray:
     else:
         array = np.asarray(data)
         if array.dtype == object:
-            raise TypeError(
-                f"For 'Tensor', the 'input_data' must be numeric, but got {type(data).__name__}."
-            )
+            raise TypeError(f"For 'Tensor', the 'input_data' must be numeric, but got {type(data).__name__}.")
         if from_python and array.dtype in _PY_DEFAULT:
             array = array.astype(_PY_DEFAULT[array.dtype].np_dtype)
         mstype.nptype_to_dtype(array.dtype)  # raises a clear TypeError for unsupported dtypes
@@ -138,9 +136,7 @@ class Tensor:
 
     def __index__(self) -> int:
         if self._meta[0].kind not in "iub":
-            raise TypeError(
-                f"only integer Tensors can be used as an index, but got {self._meta[0]}"
-            )
+            raise TypeError(f"only integer Tensors can be used as an index, but got {self._meta[0]}")
         return int(self._data)
 
     def __repr__(self) -> str:
@@ -214,14 +210,10 @@ class Parameter(Tensor):
 
     __slots__ = ("name", "requires_grad")
 
-    def __init__(
-        self, default_input, name: str | None = None, requires_grad: bool = True, dtype=None
-    ):
+    def __init__(self, default_input, name: str | None = None, requires_grad: bool = True, dtype=None):
         super().__init__(default_input, dtype=dtype)
         if name is not None and not isinstance(name, str):
-            raise TypeError(
-                f"For 'Parameter', the 'name' must be str, but got {type(name).__name__}."
-            )
+            raise TypeError(f"For 'Parameter', the 'name' must be str, but got {type(name).__name__}.")
         if not isinstance(requires_grad, bool):
             raise TypeError(
                 f"For 'Parameter', the 'requires_grad' must be bool, but got {type(requires_grad).__name__}."

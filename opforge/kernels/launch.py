@@ -31,8 +31,8 @@ def make_launcher(
 ) -> Callable:
     """Build ``launch(arrays) -> array or tuple`` for this selection.
 
-    ``arg_dtypes`` are the dtypes the arrays will have; ``call_python(fn, arrays)`` calls a Python kernel with the constants and attrs added;
-    ``inplace[i]`` is the input index output ``i`` is written into, or -1.
+    ``arg_dtypes`` are the dtypes the arrays will have; ``call_python(fn, arrays)`` calls a Python
+    kernel with the constants and attrs added; ``inplace[i]`` is the input index output ``i`` is written into, or -1.
     """
     entry = selection.entry
     kernel_outs = entry.attr.outputs
@@ -42,9 +42,7 @@ def make_launcher(
             f"but the primitive infers {len(out_dtypes)}."
         )
     if entry.kind == "cpp":
-        run = _cpp_launcher(
-            op_name, entry, selection.input_dtypes, in_shapes, out_shapes, attrs, inplace
-        )
+        run = _cpp_launcher(op_name, entry, selection.input_dtypes, in_shapes, out_shapes, attrs, inplace)
     else:
         run = _python_launcher(op_name, entry, out_shapes, call_python, inplace)
     return _with_casts(run, arg_dtypes, selection.input_dtypes, kernel_outs, out_dtypes)
@@ -117,9 +115,7 @@ def _check_output(op_name, i, array, shape, dtype) -> np.ndarray:
 
 def _with_casts(run, arg_dtypes, kernel_ins, kernel_outs, out_dtypes) -> Callable:
     """Wrap ``run`` with the selection's widening casts; free when there are none."""
-    in_casts = tuple(
-        (i, k.np_dtype) for i, (a, k) in enumerate(zip(arg_dtypes, kernel_ins)) if a is not k
-    )
+    in_casts = tuple((i, k.np_dtype) for i, (a, k) in enumerate(zip(arg_dtypes, kernel_ins)) if a is not k)
     out_casts = tuple(None if k is o else o.np_dtype for k, o in zip(kernel_outs, out_dtypes))
     if all(c is None for c in out_casts):
         out_casts = ()

@@ -81,14 +81,10 @@ def register_kernel(op_name: str, backend: str, kernel_attrs) -> Callable:
             return np.where(x > 0, x, alpha * np.expm1(x))
     """
     if backend not in BACKENDS:
-        raise ValueError(
-            f"For 'register_kernel', the 'backend' must be one of {BACKENDS}, but got {backend!r}."
-        )
+        raise ValueError(f"For 'register_kernel', the 'backend' must be one of {BACKENDS}, but got {backend!r}.")
     attrs = [kernel_attrs] if isinstance(kernel_attrs, KernelAttr) else list(kernel_attrs)
     if not attrs or not all(isinstance(a, KernelAttr) for a in attrs):
-        raise TypeError(
-            "For 'register_kernel', the 'kernel_attrs' must be a KernelAttr or a list of them."
-        )
+        raise TypeError("For 'register_kernel', the 'kernel_attrs' must be a KernelAttr or a list of them.")
 
     def decorator(fn: Callable) -> Callable:
         source = f"python:{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', fn)}"

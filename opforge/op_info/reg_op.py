@@ -35,10 +35,7 @@ class OpInfo:
     def dtype_signatures(self) -> list:
         """Each dtype_format row as (input dtypes, output dtypes)."""
         n_in = len(self.inputs)
-        return [
-            (tuple(t for t, _ in row[:n_in]), tuple(t for t, _ in row[n_in:]))
-            for row in self.dtype_formats
-        ]
+        return [(tuple(t for t, _ in row[:n_in]), tuple(t for t, _ in row[n_in:])) for row in self.dtype_formats]
 
 
 class RegOp:
@@ -48,9 +45,7 @@ class RegOp:
 
     def __init__(self, op_name: str):
         if not isinstance(op_name, str) or not op_name:
-            raise TypeError(
-                f"For '{type(self).__name__}', the 'op_name' must be a non-empty str, but got {op_name!r}."
-            )
+            raise TypeError(f"For '{type(self).__name__}', the 'op_name' must be a non-empty str, but got {op_name!r}.")
         self.op_name = op_name
         self._inputs: list = []
         self._outputs: list = []
@@ -62,9 +57,7 @@ class RegOp:
 
     def _io(self, kind: str, items: list, index: int, name: str, param_type: str) -> RegOp:
         if isinstance(index, bool) or not isinstance(index, int) or index != len(items):
-            raise ValueError(
-                f"{self._where()}, {kind} {name!r} must have index {len(items)}, but got {index!r}."
-            )
+            raise ValueError(f"{self._where()}, {kind} {name!r} must have index {len(items)}, but got {index!r}.")
         if param_type not in _PARAM_TYPES:
             raise ValueError(
                 f"{self._where()}, the param_type of {kind} {name!r} must be one of "
@@ -103,18 +96,11 @@ class RegOp:
         expected = len(self._inputs) + len(self._outputs)
         if len(args) != expected:
             raise ValueError(
-                f"{self._where()}, dtype_format must give {expected} entries (inputs + outputs), "
-                f"but got {len(args)}."
+                f"{self._where()}, dtype_format must give {expected} entries (inputs + outputs), but got {len(args)}."
             )
         for a in args:
-            if not (
-                isinstance(a, tuple)
-                and len(a) == 2
-                and (a[0] is None or isinstance(a[0], mstype.Type))
-            ):
-                raise TypeError(
-                    f"{self._where()}, each dtype_format entry must be a DataType, but got {a!r}."
-                )
+            if not (isinstance(a, tuple) and len(a) == 2 and (a[0] is None or isinstance(a[0], mstype.Type))):
+                raise TypeError(f"{self._where()}, each dtype_format entry must be a DataType, but got {a!r}.")
         self._dtype_formats.append(tuple(args))
         return self
 

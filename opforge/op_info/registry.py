@@ -12,14 +12,10 @@ _infos: dict = {}
 def op_info_register(op_info: OpInfo):
     """Decorator registering ``op_info``; the decorated function is returned unchanged."""
     if not isinstance(op_info, OpInfo):
-        raise TypeError(
-            f"op_info_register expects the result of get_op_info(), but got {type(op_info).__name__}."
-        )
+        raise TypeError(f"op_info_register expects the result of get_op_info(), but got {type(op_info).__name__}.")
     key = (op_info.op_name, op_info.backend)
     if key in _infos and _infos[key] != op_info:
-        raise ValueError(
-            f"op info for '{op_info.op_name}' on {op_info.backend} is registered twice, differently."
-        )
+        raise ValueError(f"op info for '{op_info.op_name}' on {op_info.backend} is registered twice, differently.")
     _infos[key] = op_info
 
     def register(fn):

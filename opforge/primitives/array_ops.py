@@ -31,9 +31,7 @@ class Cast(PrimitiveWithInfer):
     def infer_dtype(self, x_dtype, dtype):
         validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
         if not isinstance(dtype, mstype.Type):
-            raise TypeError(
-                f"For '{self.name}', the 'dtype' must be an opforge dtype, but got {dtype!r}."
-            )
+            raise TypeError(f"For '{self.name}', the 'dtype' must be an opforge dtype, but got {dtype!r}.")
         return dtype
 
 
@@ -56,20 +54,14 @@ class Reshape(PrimitiveWithInfer):
         size = math.prod(x_shape)
         unknown = [i for i, d in enumerate(shape) if d == -1]
         if len(unknown) > 1 or any(d < -1 for d in shape):
-            raise ValueError(
-                f"For '{self.name}', the 'shape' may hold one -1 and no other negative, but got {shape}."
-            )
+            raise ValueError(f"For '{self.name}', the 'shape' may hold one -1 and no other negative, but got {shape}.")
         known = math.prod(d for d in shape if d != -1)
         if unknown:
             if known == 0 or size % known:
-                raise ValueError(
-                    f"For '{self.name}', cannot reshape {list(x_shape)} (size {size}) into {shape}."
-                )
+                raise ValueError(f"For '{self.name}', cannot reshape {list(x_shape)} (size {size}) into {shape}.")
             shape[unknown[0]] = size // known
         elif known != size:
-            raise ValueError(
-                f"For '{self.name}', cannot reshape {list(x_shape)} (size {size}) into {shape}."
-            )
+            raise ValueError(f"For '{self.name}', cannot reshape {list(x_shape)} (size {size}) into {shape}.")
         return shape
 
     def infer_dtype(self, x_dtype, shape):

@@ -115,9 +115,7 @@ class MatMul(PrimitiveWithInfer):
 
     def infer_shape(self, x1, x2):
         if len(x1) != 2 or len(x2) != 2:
-            raise ValueError(
-                f"For '{self.name}', the inputs must be 2-D, but got shapes {list(x1)} and {list(x2)}."
-            )
+            raise ValueError(f"For '{self.name}', the inputs must be 2-D, but got shapes {list(x1)} and {list(x2)}.")
         m, k1 = (x1[1], x1[0]) if self.transpose_a else (x1[0], x1[1])
         k2, n = (x2[1], x2[0]) if self.transpose_b else (x2[0], x2[1])
         if k1 != k2:
@@ -128,11 +126,7 @@ class MatMul(PrimitiveWithInfer):
         return [m, n]
 
     def infer_dtype(self, x1, x2):
-        valid = (
-            (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64)
-            + mstype.int_type
-            + mstype.uint_type
-        )
+        valid = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64) + mstype.int_type + mstype.uint_type
         return validator.check_tensors_dtypes_same_and_valid({"x1": x1, "x2": x2}, valid, self.name)
 
 

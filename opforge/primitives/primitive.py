@@ -156,11 +156,7 @@ class Primitive:
     @classmethod
     @functools.cache
     def _group_positions(cls) -> frozenset:
-        return frozenset(
-            i
-            for i, s in enumerate(cls._signature())
-            if s.dtype != sig.sig_dtype.T_EMPTY_DEFAULT_VALUE
-        )
+        return frozenset(i for i, s in enumerate(cls._signature()) if s.dtype != sig.sig_dtype.T_EMPTY_DEFAULT_VALUE)
 
     def _mixed_key(self, args) -> tuple:
         """Cache key when some arguments are not tensors: weak scalars by type, constants by value."""
@@ -309,15 +305,11 @@ def _freeze(prim_name, arg_name, value):
     if isinstance(value, dict):
         return tuple(sorted((k, _freeze(prim_name, arg_name, v)) for k, v in value.items()))
     if isinstance(value, np.ndarray):
-        raise TypeError(
-            f"For '{prim_name}', the '{arg_name}' must be a Tensor, but got numpy.ndarray."
-        )
+        raise TypeError(f"For '{prim_name}', the '{arg_name}' must be a Tensor, but got numpy.ndarray.")
     try:
         hash(value)
     except TypeError:
-        raise TypeError(
-            f"For '{prim_name}', the '{arg_name}' has unsupported type {type(value).__name__}."
-        ) from None
+        raise TypeError(f"For '{prim_name}', the '{arg_name}' has unsupported type {type(value).__name__}.") from None
     return value
 
 
@@ -332,38 +324,29 @@ def _normalise_outputs(prim, inferred: dict):
     shapes = tuple(shape) if multi else (shape,)
     dtypes = tuple(dtype) if multi else (dtype,)
     if len(shapes) != len(dtypes):
-        raise TypeError(
-            f"For '{prim.name}', infer gave {len(shapes)} shapes but {len(dtypes)} dtypes."
-        )
+        raise TypeError(f"For '{prim.name}', infer gave {len(shapes)} shapes but {len(dtypes)} dtypes.")
     out_shapes = []
     for s in shapes:
         if not isinstance(s, (list, tuple)) or not all(
             isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in s
         ):
-            raise TypeError(
-                f"For '{prim.name}', infer_shape must give a list of non-negative ints, but gave {s!r}."
-            )
+            raise TypeError(f"For '{prim.name}', infer_shape must give a list of non-negative ints, but gave {s!r}.")
         out_shapes.append(tuple(int(d) for d in s))
     for d in dtypes:
         if not isinstance(d, mstype.Type):
-            raise TypeError(
-                f"For '{prim.name}', infer_dtype must give an opforge dtype, but gave {d!r}."
-            )
+            raise TypeError(f"For '{prim.name}', infer_dtype must give an opforge dtype, but gave {d!r}.")
     return tuple(out_shapes), dtypes
 
 
 def _backend(prim, tensors: list) -> str:
     devices = {t.device for t in tensors}
     if len(devices) > 1:
-        raise ValueError(
-            f"For '{prim.name}', all tensor inputs must be on one device, but got {sorted(devices)}."
-        )
+        raise ValueError(f"For '{prim.name}', all tensor inputs must be on one device, but got {sorted(devices)}.")
     device = devices.pop() if devices else None
     if prim._device is not None:
         if device is not None and device != prim._device:
             raise ValueError(
-                f"For '{prim.name}', the primitive is set to run on {prim._device}, "
-                f"but its inputs are on {device}."
+                f"For '{prim.name}', the primitive is set to run on {prim._device}, but its inputs are on {device}."
             )
         return prim._device
     return device or context.get_context("device_target")
@@ -400,9 +383,7 @@ def _build_plan(prim: Primitive, args: tuple):
         return _value_plan(
             prim,
             defaults,
-            _try_kernel_plan(
-                prim, args, backend, tensor_pos, metas, const_values, targets, defaults
-            ),
+            _try_kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, defaults),
         )
     return _kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, defaults)
 
@@ -496,19 +477,13 @@ def _wrapper(out_dtypes, inplace):
         return lambda result, call_args: from_array(result, dtype)
 
     def wrap(result, call_args):
-        return tuple(
-            call_args[src] if src >= 0 else from_array(r, d)
-            for r, d, src in zip(result, out_dtypes, inplace)
-        )
+        return tuple(call_args[src] if src >= 0 else from_array(r, d) for r, d, src in zip(result, out_dtypes, inplace))
 
     return wrap
 
 
 def _has_infer_value(prim) -> bool:
-    return (
-        isinstance(prim, PrimitiveWithInfer)
-        and type(prim).infer_value is not PrimitiveWithInfer.infer_value
-    )
+    return isinstance(prim, PrimitiveWithInfer) and type(prim).infer_value is not PrimitiveWithInfer.infer_value
 
 
 def _try_kernel_plan(prim, *plan_args):
@@ -527,9 +502,7 @@ def _value_plan(prim, defaults, kernel_plan):
         if value is not None:
             return value if isinstance(value, Tensor) else Tensor(value)
         if kernel_plan is None:
-            raise KernelNotFoundError(
-                f"For '{prim.name}', infer_value gave no value and no kernel is registered."
-            )
+            raise KernelNotFoundError(f"For '{prim.name}', infer_value gave no value and no kernel is registered.")
         return kernel_plan(call_args)
 
     return run

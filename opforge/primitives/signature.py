@@ -148,8 +148,7 @@ def _group_dtype(prim_name, signature, args, members) -> mstype.Type:
             weak.append(mstype.weak_category(arg))
         else:
             raise TypeError(
-                f"For '{prim_name}', the '{signature[i].name}' must be a Tensor or a number, "
-                f"but got {_kind_name(arg)}."
+                f"For '{prim_name}', the '{signature[i].name}' must be a Tensor or a number, but got {_kind_name(arg)}."
             )
     writes = [i for i in members if signature[i].rw == sig_rw.RW_WRITE]
     if not writes:

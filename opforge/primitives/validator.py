@@ -82,9 +82,7 @@ class Validator:
     @staticmethod
     def check_value_type(arg_name, arg_value, valid_types, prim_name=None):
         """``arg_value`` is an instance of one of ``valid_types`` (bool never counts as int)."""
-        valid_types = (
-            tuple(valid_types) if isinstance(valid_types, (list, tuple)) else (valid_types,)
-        )
+        valid_types = tuple(valid_types) if isinstance(valid_types, (list, tuple)) else (valid_types,)
         is_bool = isinstance(arg_value, bool)
         ok = any(isinstance(arg_value, t) and (not is_bool or t is bool) for t in valid_types)
         if not ok:
@@ -97,26 +95,18 @@ class Validator:
     def check_number(arg_name, arg_value, value, rel, prim_name=None):
         """``arg_value`` (int or float) stands in relation ``rel`` to ``value``."""
         if not _is_number(arg_value):
-            raise TypeError(
-                f"{_prefix(prim_name)} '{arg_name}' must be a number, but got {_type_name(arg_value)}."
-            )
+            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be a number, but got {_type_name(arg_value)}.")
         if not rel.holds(arg_value, value):
-            raise ValueError(
-                f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(value)}, but got {arg_value}."
-            )
+            raise ValueError(f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(value)}, but got {arg_value}.")
         return arg_value
 
     @staticmethod
     def check_int(arg_name, arg_value, value, rel, prim_name=None):
         """``arg_value`` is an int (not bool) in relation ``rel`` to ``value``."""
         if not _is_int(arg_value):
-            raise TypeError(
-                f"{_prefix(prim_name)} '{arg_name}' must be int, but got {_type_name(arg_value)}."
-            )
+            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be int, but got {_type_name(arg_value)}.")
         if not rel.holds(arg_value, value):
-            raise ValueError(
-                f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(value)}, but got {arg_value}."
-            )
+            raise ValueError(f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(value)}, but got {arg_value}.")
         return arg_value
 
     @staticmethod
@@ -135,9 +125,7 @@ class Validator:
     def check_int_range(arg_name, arg_value, lower, upper, rel, prim_name=None):
         """``arg_value`` is an int in the range ``rel`` (INC_BOTH, ...) of ``lower`` and ``upper``."""
         if not _is_int(arg_value):
-            raise TypeError(
-                f"{_prefix(prim_name)} '{arg_name}' must be int, but got {_type_name(arg_value)}."
-            )
+            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be int, but got {_type_name(arg_value)}.")
         if not rel.holds(arg_value, lower, upper):
             raise ValueError(
                 f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(lower, upper)}, but got {arg_value}."
@@ -148,9 +136,7 @@ class Validator:
     def check_float_range(arg_name, arg_value, lower, upper, rel, prim_name=None):
         """``arg_value`` is a number in the range ``rel`` of ``lower`` and ``upper``."""
         if not _is_number(arg_value):
-            raise TypeError(
-                f"{_prefix(prim_name)} '{arg_name}' must be float, but got {_type_name(arg_value)}."
-            )
+            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be float, but got {_type_name(arg_value)}.")
         if not rel.holds(arg_value, lower, upper):
             raise ValueError(
                 f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(lower, upper)}, but got {arg_value}."
@@ -160,18 +146,14 @@ class Validator:
     @staticmethod
     def check_bool(arg_name, arg_value, prim_name=None):
         if not isinstance(arg_value, bool):
-            raise TypeError(
-                f"{_prefix(prim_name)} '{arg_name}' must be bool, but got {_type_name(arg_value)}."
-            )
+            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be bool, but got {_type_name(arg_value)}.")
         return arg_value
 
     @staticmethod
     def check_string(arg_name, arg_value, valid_values, prim_name=None):
         """``arg_value`` is a str and one of ``valid_values``."""
         if not isinstance(arg_value, str):
-            raise TypeError(
-                f"{_prefix(prim_name)} '{arg_name}' must be str, but got {_type_name(arg_value)}."
-            )
+            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be str, but got {_type_name(arg_value)}.")
         if arg_value not in valid_values:
             raise ValueError(
                 f"{_prefix(prim_name)} '{arg_name}' must be one of {list(valid_values)}, but got '{arg_value}'."
@@ -181,16 +163,10 @@ class Validator:
     @staticmethod
     def check_subclass(arg_name, type_, template_types, prim_name=None):
         """``type_`` (an opforge dtype) is one of ``template_types``."""
-        templates = (
-            tuple(template_types)
-            if isinstance(template_types, (list, tuple))
-            else (template_types,)
-        )
+        templates = tuple(template_types) if isinstance(template_types, (list, tuple)) else (template_types,)
         if not isinstance(type_, mstype.Type) or type_ not in templates:
             got = type_ if isinstance(type_, mstype.Type) else _type_name(type_)
-            raise TypeError(
-                f"{_prefix(prim_name)} '{arg_name}' must be {_names(templates)}, but got {got}."
-            )
+            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be {_names(templates)}, but got {got}.")
         return type_
 
     @staticmethod
@@ -198,9 +174,7 @@ class Validator:
         """A tensor argument's dtype ``arg_type`` is one of ``valid_dtypes``."""
         valid = tuple(valid_dtypes)
         if not isinstance(arg_type, mstype.Type):
-            raise TypeError(
-                f"{_prefix(prim_name)} '{arg_name}' must be a Tensor, but got {_type_name(arg_type)}."
-            )
+            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be a Tensor, but got {_type_name(arg_type)}.")
         if arg_type not in valid:
             raise TypeError(
                 f"{_prefix(prim_name)} '{arg_name}' must be a Tensor of dtype {_names(valid)}, but got {arg_type}."

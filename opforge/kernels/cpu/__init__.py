@@ -16,9 +16,7 @@ def load_blas() -> str:
 
     libs = sorted(glob.glob(os.path.join(scipy_openblas32.get_lib_dir(), "libscipy_openblas*.so*")))
     if not libs:
-        raise ImportError(
-            f"scipy-openblas32 has no shared library in {scipy_openblas32.get_lib_dir()}"
-        )
+        raise ImportError(f"scipy-openblas32 has no shared library in {scipy_openblas32.get_lib_dir()}")
     _C.load_blas(libs[0], "scipy_")
     return libs[0]
 

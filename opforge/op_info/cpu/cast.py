@@ -18,12 +18,7 @@ _REAL_TYPES = (
     DataType.F64_Default,
 )
 
-_cast = (
-    CpuRegOp("Cast")
-    .input(0, "x", "required")
-    .output(0, "y", "required")
-    .attr("dtype", "required", "type", "all")
-)
+_cast = CpuRegOp("Cast").input(0, "x", "required").output(0, "y", "required").attr("dtype", "required", "type", "all")
 for _src in _REAL_TYPES:
     for _dst in _REAL_TYPES:
         _cast.dtype_format(_src, _dst)
