@@ -1,0 +1,1 @@
+from opforge.cli import main; import sys; sys.exit(main())

@@ -1,0 +1,129 @@
+"""The ``opforge`` command: ``ops`` (the operator table) and ``doctor`` (registry consistency)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+import opforge
+from opforge.kernels import registry
+from opforge.op_info import all_op_infos
+from opforge.primitives import primitive_classes
+
+__all__ = ["main", "doctor_problems"]
+
+
+def _kernel_rows() -> list:
+    rows = {}
+    for e in registry.all_kernels():
+        rows.setdefault((e.op_name, e.backend), []).append(e)
+    return sorted(rows.items())
+
+
+def _describe(entries) -> tuple:
+    """(pattern, dtypes): "(T, T) -> T" with T's dtypes when every kernel is homogeneous."""
+    attrs = [e.attr for e in entries]
+    if all(len(set(a.inputs + a.outputs)) == 1 for a in attrs):
+        a = attrs[0]
+        pattern = "(" + ", ".join(["T"] * len(a.inputs)) + (", ..." if a.all_same else "") + ") -> "
+        pattern += ", ".join(["T"] * len(a.outputs))
+        return pattern, ", ".join(str(x.inputs[0]) for x in attrs)
+    sigs = [x.short() for x in attrs]
+    if len(sigs) > 8:  # Cast has every pair of dtypes: summarise
+        sources = sorted({str(x.inputs[0]) for x in attrs}, key=str)
+        return "any pair", f"{len(sigs)} pairs of: " + ", ".join(sources)
+    return "per kernel", "\n".join(sigs)
+
+
+def cmd_ops(args) -> int:
+    """Print every operator x backend with its kernel dtype signatures."""
+    console = Console()
+    table = Table(title=f"opforge {opforge.__version__}: operators x backends x dtypes")
+    table.add_column("Operator", style="bold cyan")
+    table.add_column("Backend")
+    table.add_column("Signature")
+    table.add_column("dtypes")
+    table.add_column("Impl", style="dim")
+    shown = 0
+    for (op, backend), entries in _kernel_rows():
+        if args.op and op != args.op:
+            continue
+        pattern, dtypes = _describe(entries)
+        table.add_row(op, backend, pattern, dtypes, ", ".join(sorted({e.kind for e in entries})))
+        shown += 1
+    console.print(table)
+    console.print(f"{shown} operator/backend pairs, {len(registry.all_kernels())} kernels.")
+    return 0
+
+
+def doctor_problems() -> list:
+    """Every disagreement between op info, kernels and primitives, as readable lines."""
+    problems = []
+    kernels = {}
+    for e in registry.all_kernels():
+        kernels.setdefault((e.op_name, e.backend), set()).add((e.attr.inputs, e.attr.outputs))
+    infos = {(i.op_name, i.backend): i for i in all_op_infos()}
+    for key, info in sorted(infos.items()):
+        have = kernels.get(key, set())
+        for sig in info.dtype_signatures():
+            if sig not in have:
+                problems.append(f"{key[0]} ({key[1]}): op info declares {_fmt(sig)} but no kernel is registered for it")
+    for key, sigs in sorted(kernels.items()):
+        info = infos.get(key)
+        if info is None:
+            problems.append(f"{key[0]} ({key[1]}): {len(sigs)} kernels are registered but there is no op info")
+            continue
+        declared = set(info.dtype_signatures())
+        for sig in sorted(sigs - declared, key=_fmt):
+            problems.append(f"{key[0]} ({key[1]}): kernel {_fmt(sig)} is not declared in its op info")
+    classes = primitive_classes()
+    for op in sorted({k[0] for k in kernels}):
+        if op not in classes:
+            problems.append(f"{op}: kernels are registered but no Primitive class named '{op}' is defined")
+    return problems
+
+
+def _fmt(sig) -> str:
+    ins, outs = sig
+    return f"({', '.join(map(str, ins))}) -> ({', '.join(map(str, outs))})"
+
+
+def cmd_doctor(args) -> int:
+    """Prove op info and kernels agree; exit 1 when they do not."""
+    console = Console()
+    problems = doctor_problems()
+    n_kernels = len(registry.all_kernels())
+    n_infos = len(all_op_infos())
+    if problems:
+        for p in problems:
+            console.print(f"[red]x[/red] {p}")
+        console.print(f"[bold red]{len(problems)} problems[/bold red] ({n_infos} op infos, {n_kernels} kernels).")
+        return 1
+    console.print(
+        f"[green]ok[/green] {n_infos} op infos and {n_kernels} kernels agree; "
+        f"{len(primitive_classes())} primitive classes import."
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="opforge", description="opforge: operators, kernels and their registry")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ops = sub.add_parser("ops", help="table of every operator x backend x dtype signature")
+    ops.add_argument("--op", help="show one operator only")
+    ops.set_defaults(func=cmd_ops)
+    doctor = sub.add_parser("doctor", help="check that op info and kernels agree")
+    doctor.set_defaults(func=cmd_doctor)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
