@@ -122,7 +122,8 @@ class KernelInstance {
   KernelInstance(const KernelInstance&) = delete;
   KernelInstance& operator=(const KernelInstance&) = delete;
 
-  // Runs the kernel on NumPy arrays; returns one array or a tuple of them.
+  // Runs the kernel on NumPy arrays; returns one array or a tuple of them. This is the hot path
+  // of every primitive call: raw NumPy API, no temporaries, messages built only on failure.
   py::object Launch(const py::tuple& args) {
     const size_t n_in = args.size(), n_out = outputs_.size();
     if (n_in != inputs_.size()) {
@@ -131,21 +132,29 @@ class KernelInstance {
     }
     if (n_in > kMaxStackTensors || n_out > kMaxStackTensors) throw py::value_error("too many kernel operands");
     std::array<OpfTensor, kMaxStackTensors> in{}, out{};
-    std::array<py::array, kMaxStackTensors> out_arrays;
-    for (size_t i = 0; i < n_in; ++i) in[i] = Check(args[i], inputs_[i], "input", i);
+    std::array<py::object, kMaxStackTensors> out_arrays;
+    for (size_t i = 0; i < n_in; ++i) in[i] = Check(args[i].ptr(), i);
+    const auto& api = py::detail::npy_api::get();
     for (size_t i = 0; i < n_out; ++i) {
+      const PlannedTensor& t = outputs_[i];
       if (inplace_[i] >= 0) {
-        out_arrays[i] = py::reinterpret_borrow<py::array>(args[inplace_[i]]);
-        if (!out_arrays[i].writeable()) {
+        PyObject* target = args[inplace_[i]].ptr();
+        if (!(py::detail::array_proxy(target)->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_)) {
           throw py::value_error("For '" + op_name_ + "', the input " + std::to_string(inplace_[i]) +
                                 " is written in place, but its array is read-only.");
         }
+        out_arrays[i] = py::reinterpret_borrow<py::object>(target);
       } else {
-        out_arrays[i] = py::array(outputs_[i].np_dtype, outputs_[i].shape);
+        PyObject* descr = t.np_dtype.inc_ref().ptr();  // NewFromDescr steals a reference
+        out_arrays[i] = py::reinterpret_steal<py::object>(api.PyArray_NewFromDescr_(
+            api.PyArray_Type_, descr, static_cast<int>(t.shape.size()),
+            reinterpret_cast<const Py_intptr_t*>(t.shape.data()), nullptr, nullptr, 0, nullptr));
+        if (!out_arrays[i]) throw py::error_already_set();
       }
-      out[i] = Tensor(out_arrays[i].mutable_data(), outputs_[i]);
+      out[i] = Tensor(py::detail::array_proxy(out_arrays[i].ptr())->data, t);
     }
-    char err[2048] = {0};
+    char err[2048];
+    err[0] = '\0';
     int32_t status;
     if (total_elements_ >= kReleaseGilElements) {
       py::gil_scoped_release release;
@@ -177,21 +186,26 @@ class KernelInstance {
     return v;
   }
 
-  // The C++ side trusts nothing: dtype, contiguity and shape are checked on every launch.
-  OpfTensor Check(py::handle h, const PlannedTensor& want, const char* role, size_t i) const {
-    std::string where = "For '" + op_name_ + "', the kernel's " + role + " " + std::to_string(i);
-    if (!py::isinstance<py::array>(h)) throw py::type_error(where + " must be a numpy.ndarray.");
-    auto a = py::reinterpret_borrow<py::array>(h);
-    if (!a.dtype().is(want.np_dtype) && !a.dtype().equal(want.np_dtype)) {
-      throw py::type_error(where + " must have dtype " + std::string(py::str(want.np_dtype)) + ", but got " +
-                           std::string(py::str(a.dtype())) + ".");
+  // The C++ side trusts nothing: type, dtype, contiguity and shape are checked on every launch.
+  OpfTensor Check(PyObject* obj, size_t i) const {
+    const PlannedTensor& want = inputs_[i];
+    const auto& api = py::detail::npy_api::get();
+    if (!api.PyArray_Check_(obj)) throw py::type_error(Where(i) + " must be a numpy.ndarray.");
+    auto* a = py::detail::array_proxy(obj);
+    if (a->descr != want.np_dtype.ptr() && !api.PyArray_EquivTypes_(a->descr, want.np_dtype.ptr())) {
+      throw py::type_error(Where(i) + " must have dtype " + std::string(py::str(want.np_dtype)) + ", but got " +
+                           std::string(py::str(a->descr)) + ".");
     }
-    if (!(a.flags() & py::array::c_style)) throw py::value_error(where + " must be C-contiguous.");
-    bool same = a.ndim() == static_cast<py::ssize_t>(want.shape.size());
-    for (size_t d = 0; same && d < want.shape.size(); ++d) same = a.shape(d) == want.shape[d];
-    if (!same) throw py::value_error(where + " must have shape " + ShapeToString(want.shape) + ".");
-    return Tensor(const_cast<void*>(a.data()), want);
+    if (!(a->flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_)) {
+      throw py::value_error(Where(i) + " must be C-contiguous.");
+    }
+    bool same = a->nd == static_cast<int>(want.shape.size());
+    for (int d = 0; same && d < a->nd; ++d) same = a->dimensions[d] == want.shape[d];
+    if (!same) throw py::value_error(Where(i) + " must have shape " + ShapeToString(want.shape) + ".");
+    return Tensor(a->data, want);
   }
+
+  std::string Where(size_t i) const { return "For '" + op_name_ + "', the kernel's input " + std::to_string(i); }
 
   const KernelEntry& entry_;
   std::string op_name_;
