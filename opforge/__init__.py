@@ -1,7 +1,7 @@
 """opforge: operators in the MindSpore primitive style, with kernels selected at run time."""
 
-from opforge import dtype, kernels, op_info, ops, primitives  # noqa: I001  (kernels before primitives: they load BLAS)
-from opforge.context import get_context, set_context
+# isort: skip_file  (order matters: kernels load BLAS, primitives need Tensor, bprops need ops)
+from opforge import dtype
 from opforge.dtype import (
     bfloat16,
     bool_,
@@ -19,8 +19,15 @@ from opforge.dtype import (
     uint32,
     uint64,
 )
-from opforge.errors import KernelError, KernelNotFoundError
-from opforge.op_info import cpu as _cpu_op_info
+from opforge.context import get_context, set_context
 from opforge.tensor import Parameter, Tensor, from_dlpack
+from opforge.errors import KernelError, KernelNotFoundError
+from opforge import kernels, op_info
+from opforge.op_info import cpu as _cpu_op_info
+from opforge import ops, primitives
+from opforge.bprop import GradOperation, grad, stop_gradient, value_and_grad
+from opforge.bprop import grad_array_ops as _grad_array_ops
+from opforge.bprop import grad_math_ops as _grad_math_ops
+from opforge.bprop import grad_nn_ops as _grad_nn_ops
 
 __version__ = "0.1.0"

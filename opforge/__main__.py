@@ -1,1 +1,5 @@
-from opforge.cli import main; import sys; sys.exit(main())
+import sys
+
+from opforge.cli import main
+
+sys.exit(main())

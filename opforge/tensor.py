@@ -37,7 +37,8 @@ def _to_array(data, dtype) -> np.ndarray:
         mstype.nptype_to_dtype(array.dtype)  # raises a clear TypeError for unsupported dtypes
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
-    return np.ascontiguousarray(array)
+    # Not np.ascontiguousarray: it turns a 0-d array into shape (1,).
+    return array if array.flags.c_contiguous else array.copy(order="C")
 
 
 class Tensor:
@@ -140,7 +141,7 @@ class Tensor:
         return int(self._data)
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", prefix="       ")
+        body = np.array2string(self._data, separator=", ")
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})"
 
     def __str__(self) -> str:
@@ -212,6 +213,9 @@ class Parameter(Tensor):
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True, dtype=None):
         super().__init__(default_input, dtype=dtype)
+        # A Parameter is written in place, so it owns its data rather than aliasing the caller's array.
+        if isinstance(default_input, (np.ndarray, Tensor)) and np.shares_memory(self._data, np.asarray(default_input)):
+            self._data = self._data.copy()
         if name is not None and not isinstance(name, str):
             raise TypeError(f"For 'Parameter', the 'name' must be str, but got {type(name).__name__}.")
         if not isinstance(requires_grad, bool):

@@ -1,1 +1,10 @@
-"""Reverse-mode autodiff: bprop registry, grad definitions and GradOperation (next milestone)."""
+"""Reverse-mode autodiff: the bprop registry, the tape and GradOperation.
+
+The bprop definitions themselves live in ``grad_nn_ops``, ``grad_math_ops`` and
+``grad_array_ops``, mirroring the primitive modules.
+"""
+
+from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
+from opforge.bprop.registry import Registry, bprop_getters, get_bprop
+
+__all__ = ["bprop_getters", "get_bprop", "Registry", "GradOperation", "grad", "value_and_grad", "stop_gradient"]

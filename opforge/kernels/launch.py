@@ -110,7 +110,7 @@ def _check_output(op_name, i, array, shape, dtype) -> np.ndarray:
             f"but got {mstype.nptype_to_dtype(array.dtype) if array.dtype != object else 'object'}"
             f"{list(array.shape)}."
         )
-    return np.ascontiguousarray(array)
+    return array if array.flags.c_contiguous else array.copy(order="C")  # keeps 0-d arrays 0-d
 
 
 def _with_casts(run, arg_dtypes, kernel_ins, kernel_outs, out_dtypes) -> Callable:

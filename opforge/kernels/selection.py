@@ -1,8 +1,9 @@
 """Run-time kernel selection (DESIGN.md, step 3).
 
-For (operator, backend, input dtypes): an exact KernelAttr match first, else the cheapest set of
-lossless widening casts (int8 -> int32, float16 -> float32); never a lossy cast, never another
-backend. Results are cached until a kernel is registered.
+For (operator, backend, input dtypes, inferred output dtypes): an exact KernelAttr match first,
+else the cheapest set of lossless widening casts (int8 -> int32, float16 -> float32) whose
+outputs are the inferred dtypes or hold them losslessly (the result is cast back); never a lossy
+cast, never another backend. Results are cached until a kernel is registered.
 """
 
 from __future__ import annotations
@@ -35,9 +36,18 @@ def _widening_cost(have: tuple, want: tuple):
     return cost
 
 
+def _outputs_fit(kernel_outs: tuple, wanted) -> bool:
+    if wanted is None:
+        return True
+    return len(kernel_outs) == len(wanted) and all(
+        k is w or mstype.can_cast_losslessly(w, k) for k, w in zip(kernel_outs, wanted)
+    )
+
+
 @functools.cache
-def select_kernel(op_name: str, backend: str, input_dtypes: tuple) -> Selection:
-    """Choose the kernel for these input dtypes, or raise KernelNotFoundError."""
+def select_kernel(op_name: str, backend: str, input_dtypes: tuple, output_dtypes=None) -> Selection:
+    """Choose the kernel for these input dtypes (and inferred output dtypes, when given: Cast's
+    kernels differ only by their output), or raise KernelNotFoundError."""
     candidates = registry.kernels_for(op_name, backend)
     if get_op_info(op_name, backend) is None and not candidates:
         raise KernelNotFoundError(
@@ -46,15 +56,15 @@ def select_kernel(op_name: str, backend: str, input_dtypes: tuple) -> Selection:
     best, best_cost = None, None
     for entry in candidates:
         want = entry.attr.input_dtypes_for(len(input_dtypes))
-        if want is None:
+        if want is None or not _outputs_fit(entry.attr.outputs, output_dtypes):
             continue
-        if want == input_dtypes:
+        if want == input_dtypes and (output_dtypes is None or entry.attr.outputs == output_dtypes):
             return Selection(entry, want)
         cost = _widening_cost(input_dtypes, want)
         if cost is not None and (best_cost is None or cost < best_cost):
             best, best_cost = Selection(entry, want), cost
     if best is None:
-        raise KernelNotFoundError(_miss_message(op_name, backend, input_dtypes, candidates))
+        raise KernelNotFoundError(_miss_message(op_name, backend, input_dtypes, output_dtypes, candidates))
     return best
 
 
@@ -67,8 +77,10 @@ def _closeness(have: tuple, entry) -> tuple:
     return (-matches, abs(len(want) - len(have)))
 
 
-def _miss_message(op_name, backend, input_dtypes, candidates) -> str:
+def _miss_message(op_name, backend, input_dtypes, output_dtypes, candidates) -> str:
     got = ", ".join(map(str, input_dtypes)) or "no tensors"
+    if output_dtypes is not None:
+        got += " -> " + ", ".join(map(str, output_dtypes))
     if not candidates:
         return f"For '{op_name}', no {backend} kernel is registered (received inputs: {got})."
     listed = "\n  ".join(e.attr.short() for e in candidates)

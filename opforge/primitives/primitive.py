@@ -16,6 +16,7 @@ import numpy as np
 
 from opforge import context
 from opforge import dtype as mstype
+from opforge.bprop.tape import active_tapes, record
 from opforge.errors import KernelNotFoundError
 from opforge.kernels.launch import make_launcher
 from opforge.kernels.selection import select_kernel
@@ -47,7 +48,7 @@ class Primitive:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if not cls.__name__.startswith("_"):
+        if not cls.__name__.startswith("_") and cls.__module__ != __name__:  # operators, not base classes
             _classes[cls.__name__] = cls
 
     def __init__(self, name: str | None = None):
@@ -146,7 +147,17 @@ class Primitive:
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plan(args, key)
-        return plan(args)
+        out = plan(args)
+        if active_tapes:
+            self._record(args, out)
+        return out
+
+    def _record(self, args: tuple, out) -> None:
+        # bprops receive every input, defaults included.
+        signature = self._signature()
+        if len(args) < len(signature):
+            args = sig.bind_arguments(self.name, signature, args, {})
+        record(self, args, out)
 
     @classmethod
     @functools.cache
@@ -360,6 +371,11 @@ def _build_plan(prim: Primitive, args: tuple):
         args = sig.bind_arguments(prim.name, signature, args, {})
         targets = sig.plan_promotion(prim.name, signature, args)
     else:
+        if prim.input_names is not None and len(args) != len(prim.input_names):
+            raise TypeError(
+                f"For '{prim.name}', it takes {len(prim.input_names)} inputs ({', '.join(prim.input_names)}), "
+                f"but got {len(args)}."
+            )
         targets = {}
     defaults = args[n_given:]
 
@@ -392,7 +408,7 @@ def _kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, 
     signature = prim._signature()
     out_shapes, out_dtypes = _normalise_outputs(prim, prim.__infer__(*metas))
     in_dtypes = tuple(metas[i]["dtype"] for i in tensor_pos)
-    selection = select_kernel(prim.name, backend, in_dtypes)
+    selection = select_kernel(prim.name, backend, in_dtypes, out_dtypes)
 
     attrs = {k: v for k, v in prim.attrs.items() if k not in _IO_ATTRS}
     attrs.update({prim._arg_name(i): v for i, v in const_values.items()})

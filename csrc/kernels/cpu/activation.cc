@@ -6,10 +6,11 @@
 namespace opforge {
 namespace {
 
+// max(x, 0), written so NaN propagates (NaN < 0 is false) as in NumPy.
 struct ReluOp : NoAttrs {
   template <typename C>
   C operator()(C x) const {
-    return x > C(0) ? x : C(0);
+    return x < C(0) ? C(0) : x;
   }
 };
 

@@ -13,6 +13,9 @@ mul_op_info = (
     .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
     .dtype_format(DataType.I32_Default, DataType.I32_Default, DataType.I32_Default)
     .dtype_format(DataType.I64_Default, DataType.I64_Default, DataType.I64_Default)
+    .dtype_format(DataType.I8_Default, DataType.I8_Default, DataType.I8_Default)
+    .dtype_format(DataType.I16_Default, DataType.I16_Default, DataType.I16_Default)
+    .dtype_format(DataType.U8_Default, DataType.U8_Default, DataType.U8_Default)
     .get_op_info()
 )
 

@@ -1,0 +1,32 @@
+// Add, Sub, Mul, RealDiv with NumPy broadcasting: out = x + y, x - y, x * y, x / y.
+#include "kernels/cpu/broadcast.h"
+
+namespace opforge {
+namespace {
+
+#define REG_BINARY(OP, FUNCTOR, T, ID)                                                      \
+  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), \
+                    BroadcastBinaryCpuKernel<T, FUNCTOR>)
+#define REG_FLOATS(OP, FUNCTOR)                           \
+  REG_BINARY(OP, FUNCTOR, float16, kNumberTypeFloat16);   \
+  REG_BINARY(OP, FUNCTOR, bfloat16, kNumberTypeBFloat16); \
+  REG_BINARY(OP, FUNCTOR, float, kNumberTypeFloat32);     \
+  REG_BINARY(OP, FUNCTOR, double, kNumberTypeFloat64)
+// Integer arithmetic wraps around like NumPy's (see WrapType).
+#define REG_INTS(OP, FUNCTOR)                          \
+  REG_BINARY(OP, FUNCTOR, int8_t, kNumberTypeInt8);   \
+  REG_BINARY(OP, FUNCTOR, int16_t, kNumberTypeInt16); \
+  REG_BINARY(OP, FUNCTOR, int32_t, kNumberTypeInt32); \
+  REG_BINARY(OP, FUNCTOR, int64_t, kNumberTypeInt64); \
+  REG_BINARY(OP, FUNCTOR, uint8_t, kNumberTypeUInt8)
+
+REG_FLOATS(Add, AddOp);
+REG_INTS(Add, AddOp);
+REG_FLOATS(Sub, SubOp);
+REG_INTS(Sub, SubOp);
+REG_FLOATS(Mul, MulOp);
+REG_INTS(Mul, MulOp);
+REG_FLOATS(RealDiv, DivOp);
+
+}  // namespace
+}  // namespace opforge

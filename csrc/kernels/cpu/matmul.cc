@@ -1,0 +1,138 @@
+// MatMul: out[M, N] = op(x1) @ op(x2), op = transpose when the attr "transpose_a" / "transpose_b" is set.
+#include <algorithm>
+#include <vector>
+
+#include "core/blas.h"
+#include "kernels/cpu/broadcast.h"
+
+namespace opforge {
+namespace {
+
+// The GEMM problem of one MatMul, checked once in Init.
+struct GemmShape {
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0;  // row lengths of x1 and x2 as stored (row-major)
+
+  void Init(const KernelContext& ctx) {
+    trans_a = ctx.HasAttr("transpose_a") && ctx.GetBool("transpose_a");
+    trans_b = ctx.HasAttr("transpose_b") && ctx.GetBool("transpose_b");
+    const auto& a = ctx.input(0).shape;
+    const auto& b = ctx.input(1).shape;
+    OPF_CHECK(a.size() == 2 && b.size() == 2, "For 'MatMul', the inputs must be 2-D, but got x1 shape "
+                                                  << ShapeToString(a) << " and x2 shape " << ShapeToString(b)
+                                                  << ".");
+    m = trans_a ? a[1] : a[0];
+    k = trans_a ? a[0] : a[1];
+    const int64_t k2 = trans_b ? b[1] : b[0];
+    n = trans_b ? b[0] : b[1];
+    OPF_CHECK(k == k2, "For 'MatMul', the inner dimensions of x1 and x2 must match (transpose_a="
+                           << (trans_a ? "True" : "False") << ", transpose_b=" << (trans_b ? "True" : "False")
+                           << "), but got " << k << " and " << k2 << " (x1 shape " << ShapeToString(a)
+                           << ", x2 shape " << ShapeToString(b) << ").");
+    const std::vector<int64_t> want{m, n};
+    OPF_CHECK(ctx.output(0).shape == want, "For 'MatMul', the output shape must be " << ShapeToString(want)
+                                                                                     << ", but got "
+                                                                                     << ShapeToString(ctx.output(0).shape)
+                                                                                     << ".");
+    lda = a[1];
+    ldb = b[1];
+  }
+  bool empty() const { return m == 0 || n == 0 || k == 0; }
+};
+
+// C = A @ B through BLAS for float32 / float64.
+template <typename T>
+void Gemm(const GemmShape& g, const T* a, const T* b, T* c) {
+  if constexpr (std::is_same_v<T, float>) {
+    blas::Sgemm(g.trans_a, g.trans_b, g.m, g.n, g.k, 1.0f, a, g.lda, b, g.ldb, 0.0f, c, g.n);
+  } else {
+    blas::Dgemm(g.trans_a, g.trans_b, g.m, g.n, g.k, 1.0, a, g.lda, b, g.ldb, 0.0, c, g.n);
+  }
+}
+
+template <typename T>
+void Convert(const T* src, float* dst, int64_t n) {
+  ParallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) dst[i] = static_cast<float>(src[i]);
+  });
+}
+
+template <typename T>
+void Convert(const float* src, T* dst, int64_t n) {
+  ParallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) dst[i] = static_cast<T>(src[i]);
+  });
+}
+
+// Integer GEMM: i-k-j order so the inner loop streams a row of B into a row of C.
+// Products and sums wrap modulo 2^bits like NumPy's.
+template <typename T>
+void IntGemm(const GemmShape& g, const T* a, const T* b, T* c) {
+  const int64_t m = g.m, n = g.n, k = g.k;
+  std::vector<T> bt;
+  if (g.trans_b) {  // make B [K, N] contiguous so the inner loop is unit-stride
+    bt.resize(static_cast<size_t>(k * n));
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < k; ++p) bt[p * n + j] = b[j * k + p];
+    b = bt.data();
+  }
+  const AddOp add;
+  const MulOp mul;
+  const int64_t grain_rows = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, k * n));
+  ParallelFor(m, grain_rows, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      T* ci = c + i * n;
+      std::fill(ci, ci + n, T(0));
+      for (int64_t p = 0; p < k; ++p) {
+        const T aip = g.trans_a ? a[p * m + i] : a[i * k + p];
+        const T* bp = b + p * n;
+        for (int64_t j = 0; j < n; ++j) ci[j] = add(ci[j], mul(aip, bp[j]));
+      }
+    }
+  });
+}
+
+template <typename T>
+class MatMulCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override { g_.Init(ctx); }
+
+  void Launch(const KernelArgs& args) override {
+    const T* a = args.input<T>(0);
+    const T* b = args.input<T>(1);
+    T* c = args.output<T>(0);
+    if (g_.empty()) {  // BLAS rejects zero leading dims; an empty sum (K = 0) is zero
+      std::fill(c, c + g_.m * g_.n, Store<T>(compute_t<T>(0)));
+      return;
+    }
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      Gemm(g_, a, b, c);
+    } else if constexpr (std::is_integral_v<T>) {
+      IntGemm(g_, a, b, c);
+    } else {  // half types: widen to float32, Sgemm, round back
+      std::vector<float> fa(static_cast<size_t>(g_.m * g_.k)), fb(static_cast<size_t>(g_.k * g_.n)),
+          fc(static_cast<size_t>(g_.m * g_.n));
+      Convert(a, fa.data(), g_.m * g_.k);
+      Convert(b, fb.data(), g_.k * g_.n);
+      Gemm(g_, fa.data(), fb.data(), fc.data());
+      Convert(fc.data(), c, g_.m * g_.n);
+    }
+  }
+
+ private:
+  GemmShape g_;
+};
+
+#define REG_MATMUL(T, ID) \
+  MS_REG_CPU_KERNEL(MatMul, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), MatMulCpuKernel<T>)
+
+REG_MATMUL(float16, kNumberTypeFloat16);
+REG_MATMUL(bfloat16, kNumberTypeBFloat16);
+REG_MATMUL(float, kNumberTypeFloat32);
+REG_MATMUL(double, kNumberTypeFloat64);
+REG_MATMUL(int32_t, kNumberTypeInt32);
+REG_MATMUL(int64_t, kNumberTypeInt64);
+
+}  // namespace
+}  // namespace opforge

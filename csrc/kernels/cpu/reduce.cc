@@ -1,0 +1,293 @@
+// ReduceSum, ReduceMean over the attr "axis" (empty: all axes), "keep_dims": out = sum(x) or sum(x) / count.
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/cpu/elementwise.h"
+
+namespace opforge {
+namespace {
+
+// Accumulators: half types sum in float, float32 in double (it is cheap and much more accurate),
+// integers in 64 bits. The integer one is unsigned so overflow wraps (as NumPy's does) instead of
+// being UB; two's complement makes it bit-identical to an int64 sum.
+template <typename T>
+struct AccType {
+  using type = std::conditional_t<std::is_integral_v<T>, uint64_t, double>;
+};
+template <>
+struct AccType<float16> {
+  using type = float;
+};
+template <>
+struct AccType<bfloat16> {
+  using type = float;
+};
+template <typename T>
+using acc_t = typename AccType<T>::type;
+
+template <typename T>
+acc_t<T> Widen(T v) {
+  return static_cast<acc_t<T>>(Load(v));
+}
+
+// Sum of a contiguous run; four partial sums break the add dependency chain.
+template <typename T>
+acc_t<T> SumRun(const T* x, int64_t n) {
+  using A = acc_t<T>;
+  A s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += Widen(x[i]);
+    s1 += Widen(x[i + 1]);
+    s2 += Widen(x[i + 2]);
+    s3 += Widen(x[i + 3]);
+  }
+  for (; i < n; ++i) s0 += Widen(x[i]);
+  return (s0 + s1) + (s2 + s3);
+}
+
+// Input offset of linear index i over dims `sizes` (row-major) with input `strides`.
+int64_t Offset(int64_t i, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  int64_t off = 0;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    off += (i % sizes[d]) * strides[d];
+    i /= sizes[d];
+  }
+  return off;
+}
+
+// Calls f(offset) for every offset spanned by dims (sizes, strides), in row-major order; no dims
+// means one call with offset 0. `idx` is caller-owned scratch.
+template <typename F>
+void ForEachOffset(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, std::vector<int64_t>& idx,
+                   F&& f) {
+  const size_t nd = sizes.size();
+  idx.assign(nd, 0);
+  int64_t off = 0;
+  for (;;) {
+    f(off);
+    size_t d = nd;
+    for (;;) {  // odometer step
+      if (d == 0) return;
+      --d;
+      off += strides[d];
+      if (++idx[d] < sizes[d]) break;
+      off -= sizes[d] * strides[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+// How the input is walked, worked out in Init. Dims of size 1 are dropped and neighbouring dims
+// that are both kept or both reduced are merged, so the input alternates kept / reduced blocks.
+struct ReducePlan {
+  enum Kind {
+    kEmpty,        // the input has no elements
+    kFull,         // one output: a contiguous sum of the whole input
+    kInnerReduce,  // innermost dim reduced: each output sums contiguous runs (row sums)
+    kInnerKeep,    // innermost dim kept: outputs accumulate contiguous rows (column sums)
+  };
+  Kind kind = kEmpty;
+  int64_t in_numel = 0, out_numel = 0, count = 0;  // count: input elements per output
+  int64_t inner = 0;                               // length of the innermost contiguous run
+  // Kept dims that select an output (for kInnerKeep without the innermost one) and reduced dims
+  // walked per output (for kInnerReduce without the innermost one), each with input strides.
+  std::vector<int64_t> kept_sizes, kept_strides, red_sizes, red_strides;
+
+  void Init(const std::vector<int64_t>& shape, const std::vector<bool>& reduced) {
+    in_numel = 1;
+    out_numel = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      in_numel *= shape[d];
+      if (!reduced[d]) out_numel *= shape[d];
+    }
+    if (in_numel == 0) {
+      kind = kEmpty;
+      return;
+    }
+    count = in_numel / out_numel;
+    if (out_numel == 1) {
+      kind = kFull;
+      inner = in_numel;
+      return;
+    }
+    std::vector<int64_t> sizes;
+    std::vector<bool> flags;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      if (!flags.empty() && flags.back() == reduced[d]) {
+        sizes.back() *= shape[d];
+      } else {
+        sizes.push_back(shape[d]);
+        flags.push_back(reduced[d]);
+      }
+    }
+    int64_t stride = 1;
+    std::vector<int64_t> strides(sizes.size());
+    for (size_t d = sizes.size(); d-- > 0;) {
+      strides[d] = stride;
+      stride *= sizes[d];
+    }
+    // out_numel > 1 here, so at least one kept dim survives the collapse.
+    kind = flags.back() ? kInnerReduce : kInnerKeep;
+    inner = sizes.back();
+    for (size_t d = 0; d + 1 < sizes.size(); ++d) {
+      (flags[d] ? red_sizes : kept_sizes).push_back(sizes[d]);
+      (flags[d] ? red_strides : kept_strides).push_back(strides[d]);
+    }
+  }
+};
+
+// Reads the attrs "axis" and "keep_dims" and returns which input dims are reduced.
+std::vector<bool> ReducedDims(const KernelContext& ctx) {
+  const std::string& op = ctx.op_name();
+  const std::vector<int64_t>& shape = ctx.input(0).shape;
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  const std::vector<int64_t> axes = ctx.HasAttr("axis") ? ctx.GetInts("axis") : std::vector<int64_t>{};
+  const bool keep_dims = ctx.HasAttr("keep_dims") && ctx.GetBool("keep_dims");
+  // Like NumPy, a 0-d input accepts axis 0 / -1: one element reduced to itself.
+  const int64_t range = std::max<int64_t>(nd, 1);
+  std::vector<bool> reduced(static_cast<size_t>(nd), axes.empty());
+  std::vector<bool> seen(static_cast<size_t>(range), false);
+  for (int64_t a : axes) {
+    OPF_CHECK(a >= -range && a < range, "For '" << op << "', each axis must be in [" << -range << ", " << range
+                                                << "), but got axis " << a << " for input shape "
+                                                << ShapeToString(shape) << ".");
+    const int64_t axis = a < 0 ? a + range : a;
+    OPF_CHECK(!seen[axis], "For '" << op << "', the axes must be unique, but got axis " << ShapeToString(axes)
+                                   << " for input shape " << ShapeToString(shape) << ".");
+    seen[axis] = true;
+    if (axis < nd) reduced[axis] = true;
+  }
+  std::vector<int64_t> want;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (!reduced[d]) {
+      want.push_back(shape[d]);
+    } else if (keep_dims) {
+      want.push_back(1);
+    }
+  }
+  OPF_CHECK(ctx.output(0).shape == want, "For '" << op << "', the output shape must be " << ShapeToString(want)
+                                                 << " (keep_dims=" << (keep_dims ? "True" : "False") << "), but got "
+                                                 << ShapeToString(ctx.output(0).shape) << ".");
+  return reduced;
+}
+
+template <typename T, bool kMean>
+class ReduceCpuKernel : public CpuKernel {
+  using A = acc_t<T>;
+
+ public:
+  void Init(const KernelContext& ctx) override { plan_.Init(ctx.input(0).shape, ReducedDims(ctx)); }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* out = args.output<T>(0);
+    switch (plan_.kind) {
+      case ReducePlan::kEmpty:
+        FillEmpty(out);
+        break;
+      case ReducePlan::kFull:
+        out[0] = Finish(FullSum(x));
+        break;
+      case ReducePlan::kInnerReduce:
+        InnerReduce(x, out);
+        break;
+      case ReducePlan::kInnerKeep:
+        InnerKeep(x, out);
+        break;
+    }
+  }
+
+ private:
+  T Finish(A sum) const {
+    if constexpr (kMean) {
+      return Store<T>(static_cast<compute_t<T>>(sum / static_cast<A>(plan_.count)));
+    } else {
+      return Store<T>(static_cast<compute_t<T>>(sum));
+    }
+  }
+
+  // NumPy: an empty sum is 0, an empty mean is NaN.
+  void FillEmpty(T* out) const {
+    const compute_t<T> v = kMean ? std::numeric_limits<compute_t<T>>::quiet_NaN() : compute_t<T>(0);
+    std::fill(out, out + plan_.out_numel, Store<T>(v));
+  }
+
+  // Fixed chunks (independent of the thread count, so results are reproducible), summed in order.
+  A FullSum(const T* x) const {
+    const int64_t n = plan_.in_numel;
+    const int64_t chunks = std::clamp<int64_t>(n / kParallelGrain, 1, 256);
+    const int64_t chunk = (n + chunks - 1) / chunks;
+    std::vector<A> partial(static_cast<size_t>(chunks), A(0));
+    ParallelFor(chunks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const int64_t lo = c * chunk, hi = std::min(n, lo + chunk);
+        if (lo < hi) partial[c] = SumRun(x + lo, hi - lo);
+      }
+    });
+    A total = 0;
+    for (A p : partial) total += p;
+    return total;
+  }
+
+  int64_t OutputGrain() const { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, plan_.count)); }
+
+  // Each output sums its contiguous innermost runs, one per position of the outer reduced dims.
+  void InnerReduce(const T* x, T* out) const {
+    const ReducePlan& p = plan_;
+    ParallelFor(p.out_numel, OutputGrain(), [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> idx;
+      for (int64_t o = begin; o < end; ++o) {
+        const T* base = x + Offset(o, p.kept_sizes, p.kept_strides);
+        A sum = 0;
+        ForEachOffset(p.red_sizes, p.red_strides, idx, [&](int64_t off) { sum += SumRun(base + off, p.inner); });
+        out[o] = Finish(sum);
+      }
+    });
+  }
+
+  // Outputs come in contiguous rows of `inner`; each row adds up the matching input rows one by
+  // one, which streams memory. Threads split the outputs, so a wide column sum still parallelises.
+  void InnerKeep(const T* x, T* out) const {
+    const ReducePlan& p = plan_;
+    ParallelFor(p.out_numel, OutputGrain(), [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> idx;
+      std::vector<A> acc(static_cast<size_t>(std::min(p.inner, end - begin)));
+      for (int64_t o = begin; o < end;) {
+        const int64_t row = o / p.inner, c0 = o % p.inner, c1 = std::min(p.inner, c0 + (end - o));
+        const int64_t n = c1 - c0;
+        const T* base = x + Offset(row, p.kept_sizes, p.kept_strides) + c0;
+        std::fill(acc.begin(), acc.begin() + n, A(0));
+        ForEachOffset(p.red_sizes, p.red_strides, idx, [&](int64_t off) {
+          const T* src = base + off;
+          for (int64_t c = 0; c < n; ++c) acc[c] += Widen(src[c]);
+        });
+        for (int64_t c = 0; c < n; ++c) out[o + c] = Finish(acc[c]);
+        o += n;
+      }
+    });
+  }
+
+  ReducePlan plan_;
+};
+
+#define REG_REDUCE(OP, T, ID, MEAN) \
+  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), ReduceCpuKernel<T, MEAN>)
+
+REG_REDUCE(ReduceSum, float16, kNumberTypeFloat16, false);
+REG_REDUCE(ReduceSum, bfloat16, kNumberTypeBFloat16, false);
+REG_REDUCE(ReduceSum, float, kNumberTypeFloat32, false);
+REG_REDUCE(ReduceSum, double, kNumberTypeFloat64, false);
+REG_REDUCE(ReduceSum, int32_t, kNumberTypeInt32, false);
+REG_REDUCE(ReduceSum, int64_t, kNumberTypeInt64, false);
+REG_REDUCE(ReduceMean, float16, kNumberTypeFloat16, true);
+REG_REDUCE(ReduceMean, bfloat16, kNumberTypeBFloat16, true);
+REG_REDUCE(ReduceMean, float, kNumberTypeFloat32, true);
+REG_REDUCE(ReduceMean, double, kNumberTypeFloat64, true);
+
+}  // namespace
+}  // namespace opforge
