@@ -254,14 +254,15 @@ class ReduceCpuKernel : public CpuKernel {
   // one, which streams memory. Threads split the outputs, so a wide column sum still parallelises.
   void InnerKeep(const T* x, T* out) const {
     const ReducePlan& p = plan_;
+    // One accumulator per output, allocated here because the parallel body must not throw.
+    std::vector<A> acc_all(static_cast<size_t>(p.out_numel));
     ParallelFor(p.out_numel, OutputGrain(), [&](int64_t begin, int64_t end) {
       std::vector<int64_t> idx;
-      std::vector<A> acc(static_cast<size_t>(std::min(p.inner, end - begin)));
       for (int64_t o = begin; o < end;) {
-        const int64_t row = o / p.inner, c0 = o % p.inner, c1 = std::min(p.inner, c0 + (end - o));
-        const int64_t n = c1 - c0;
+        const int64_t row = o / p.inner, c0 = o % p.inner, n = std::min(p.inner - c0, end - o);
         const T* base = x + Offset(row, p.kept_sizes, p.kept_strides) + c0;
-        std::fill(acc.begin(), acc.begin() + n, A(0));
+        A* acc = acc_all.data() + o;
+        std::fill(acc, acc + n, A(0));
         ForEachOffset(p.red_sizes, p.red_strides, idx, [&](int64_t off) {
           const T* src = base + off;
           for (int64_t c = 0; c < n; ++c) acc[c] += Widen(src[c]);
