@@ -149,34 +149,34 @@ class Tensor:
 
     # -- operators (each calls a primitive) ------------------------------------------------------
     def __add__(self, other):
-        return _F.add(self, other)
+        return _F.add(self, _operand(other))
 
     def __radd__(self, other):
-        return _F.add(other, self)
+        return _F.add(_operand(other), self)
 
     def __sub__(self, other):
-        return _F.sub(self, other)
+        return _F.sub(self, _operand(other))
 
     def __rsub__(self, other):
-        return _F.sub(other, self)
+        return _F.sub(_operand(other), self)
 
     def __mul__(self, other):
-        return _F.mul(self, other)
+        return _F.mul(self, _operand(other))
 
     def __rmul__(self, other):
-        return _F.mul(other, self)
+        return _F.mul(_operand(other), self)
 
     def __truediv__(self, other):
-        return _F.div(self, other)
+        return _F.div(self, _operand(other))
 
     def __rtruediv__(self, other):
-        return _F.div(other, self)
+        return _F.div(_operand(other), self)
 
     def __matmul__(self, other):
-        return _F.matmul(self, other)
+        return _F.matmul(self, _operand(other))
 
     def __rmatmul__(self, other):
-        return _F.matmul(other, self)
+        return _F.matmul(_operand(other), self)
 
     def __neg__(self):
         return _F.neg(self)
@@ -245,6 +245,11 @@ class Parameter(Tensor):
 def from_dlpack(obj) -> Tensor:
     """Import a tensor from any DLPack producer (zero-copy where the producer allows)."""
     return Tensor(np.from_dlpack(obj))
+
+
+def _operand(other):
+    """The other operand of a Python operator: NumPy arrays join as Tensors."""
+    return Tensor(other) if isinstance(other, np.ndarray) else other
 
 
 # opforge.ops.functional sets this once it is built: its ops are primitives, which need Tensor first.

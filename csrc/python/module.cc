@@ -73,7 +73,7 @@ class OwnedAttrs {
         a->len = static_cast<int64_t>(floats_.back().size());
       }
     } else {
-      throw py::type_error("the attr '" + name + "' has type '" + std::string(py::str(v.get_type().attr("__name__"))) +
+      throw py::type_error("the attr '" + name + "' has type '" + std::string(py::str(py::type::handle_of(v).attr("__name__"))) +
                            "', which a C++ kernel cannot receive (int, float, bool, str or a tuple of them)");
     }
   }
@@ -102,6 +102,7 @@ class KernelInstance {
       : entry_(KernelFactory::Instance().entry(index)), op_name_(op_name), attrs_(attrs), inplace_(inplace) {
     for (size_t i = 0; i < in_shapes.size(); ++i) inputs_.push_back(Plan(in_shapes[i], in_types[i], in_np[i]));
     for (size_t i = 0; i < out_shapes.size(); ++i) outputs_.push_back(Plan(out_shapes[i], out_types[i], out_np[i]));
+    CheckAgainstDef(in_types, in_np, out_types, out_np);
     if (inplace_.empty()) inplace_.assign(outputs_.size(), -1);
     if (inplace_.size() != outputs_.size()) throw py::value_error("inplace map must have one entry per output");
     for (int src : inplace_) {
@@ -203,6 +204,42 @@ class KernelInstance {
     for (int d = 0; same && d < a->nd; ++d) same = a->dimensions[d] == want.shape[d];
     if (!same) throw py::value_error(Where(i) + " must have shape " + ShapeToString(want.shape) + ".");
     return Tensor(a->data, want);
+  }
+
+  // The planned metas must be what the kernel was registered for: a mismatch would make it read
+  // memory as the wrong type.
+  void CheckAgainstDef(const std::vector<int32_t>& in_types, const std::vector<py::dtype>& in_np,
+                       const std::vector<int32_t>& out_types, const std::vector<py::dtype>& out_np) const {
+    const OpfKernelDef* d = entry_.def;
+    std::string where = "For '" + op_name_ + "', the kernel " + d->op_name;
+    if (in_types.size() != in_np.size() || out_types.size() != out_np.size()) {
+      throw py::value_error(where + " was given type ids and NumPy dtypes of different lengths.");
+    }
+    if (!d->all_same && static_cast<int32_t>(in_types.size()) != d->n_inputs) {
+      throw py::value_error(where + " takes " + std::to_string(d->n_inputs) + " inputs, but the plan has " +
+                            std::to_string(in_types.size()) + ".");
+    }
+    if (static_cast<int32_t>(out_types.size()) != d->n_outputs) {
+      throw py::value_error(where + " has " + std::to_string(d->n_outputs) + " outputs, but the plan has " +
+                            std::to_string(out_types.size()) + ".");
+    }
+    for (size_t i = 0; i < in_types.size(); ++i) {
+      int32_t want = d->all_same ? d->input_types[0] : d->input_types[i];
+      CheckType(where + ": input " + std::to_string(i), want, in_types[i], in_np[i]);
+    }
+    for (size_t i = 0; i < out_types.size(); ++i) {
+      CheckType(where + ": output " + std::to_string(i), d->output_types[i], out_types[i], out_np[i]);
+    }
+  }
+
+  static void CheckType(const std::string& where, int32_t want, int32_t got, const py::dtype& np_dtype) {
+    if (want != got) {
+      throw py::type_error(where + " must be " + TypeIdName(want) + ", but got " + TypeIdName(got) + ".");
+    }
+    if (np_dtype.itemsize() != TypeIdSize(want)) {
+      throw py::type_error(where + " is " + TypeIdName(want) + ", but its NumPy dtype " +
+                           std::string(py::str(np_dtype)) + " has another item size.");
+    }
   }
 
   std::string Where(size_t i) const { return "For '" + op_name_ + "', the kernel's input " + std::to_string(i); }

@@ -103,12 +103,18 @@ def _python_launcher(op_name, entry, out_shapes, call_python, inplace) -> Callab
     return run
 
 
+def _dtype_name(np_dtype) -> str:
+    try:
+        return str(mstype.nptype_to_dtype(np_dtype))
+    except TypeError:
+        return str(np_dtype)
+
+
 def _check_output(op_name, i, array, shape, dtype) -> np.ndarray:
     if array.shape != tuple(shape) or array.dtype != dtype.np_dtype:
         raise KernelError(
             f"For '{op_name}', the kernel's output {i} must be {dtype}{list(shape)} as inferred, "
-            f"but got {mstype.nptype_to_dtype(array.dtype) if array.dtype != object else 'object'}"
-            f"{list(array.shape)}."
+            f"but got {_dtype_name(array.dtype)}{list(array.shape)}."
         )
     return array if array.flags.c_contiguous else array.copy(order="C")  # keeps 0-d arrays 0-d
 

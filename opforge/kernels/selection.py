@@ -24,8 +24,14 @@ class Selection(NamedTuple):
     input_dtypes: tuple  # what the kernel takes: the inputs are cast to these where they differ
 
 
+# Leaving a dtype's category (int to float) is lossless for the inputs but not for the arithmetic:
+# an int8 MatMul must wrap like int8, not round like float16. So any same-category kernel wins.
+_CATEGORY_CHANGE_COST = 1000
+
+
 def _widening_cost(have: tuple, want: tuple):
-    """Extra bytes per element the casts cost, or None if any cast would lose information."""
+    """The cost of the casts (extra bytes, and a large charge for changing category), or None if
+    any cast would lose information."""
     cost = 0
     for src, dst in zip(have, want):
         if src is dst:
@@ -33,6 +39,8 @@ def _widening_cost(have: tuple, want: tuple):
         if not mstype.can_cast_losslessly(src, dst):
             return None
         cost += 1 + dst.itemsize - src.itemsize
+        if src.kind != "b" and src.category != dst.category:
+            cost += _CATEGORY_CHANGE_COST
     return cost
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import weakref
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from opforge import context
 from opforge import dtype as mstype
 from opforge.bprop.tape import active_tapes, record
 from opforge.errors import KernelNotFoundError
+from opforge.kernels import registry
 from opforge.kernels.launch import make_launcher
 from opforge.kernels.selection import select_kernel
 from opforge.primitives import signature as sig
@@ -32,6 +34,7 @@ __all__ = [
 ]
 
 _IO_ATTRS = ("input_names", "output_names")
+_live = weakref.WeakSet()  # every primitive instance, so new kernels can invalidate their plans
 _classes: dict = {}  # every public operator class, by name
 _shared_plans: dict = {}  # plans shared by primitive instances with equal attrs
 
@@ -60,6 +63,7 @@ class Primitive:
         self._device = None
         self._plans: dict = {}
         self._attrs_key = None
+        _live.add(self)
 
     # -- attrs --------------------------------------------------------------------------------
     def add_prim_attr(self, name: str, value) -> Primitive:
@@ -115,6 +119,7 @@ class Primitive:
         new.attrs = dict(self.attrs)
         new.init_attrs = dict(self.init_attrs)
         new._plans = {}
+        _live.add(new)
         return new
 
     def __deepcopy__(self, memo):
@@ -122,6 +127,7 @@ class Primitive:
         memo[id(self)] = new
         for key, value in self.__dict__.items():
             new.__dict__[key] = {} if key == "_plans" else copy.deepcopy(value, memo)
+        _live.add(new)
         return new
 
     def clone(self) -> Primitive:
@@ -139,7 +145,7 @@ class Primitive:
     # -- the call path ------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if kwargs:
-            args = sig.bind_arguments(self.name, self._signature(), args, kwargs)
+            args = sig.bind_arguments(self.name, self._call_signature(), args, kwargs)
         try:
             key = tuple([a._meta for a in args])
         except AttributeError:
@@ -163,6 +169,10 @@ class Primitive:
     @functools.cache
     def _signature(cls) -> tuple:
         return tuple(cls.__mindspore_signature__)
+
+    def _call_signature(self) -> tuple:
+        """The declared signature, else one built from the input names (for keyword calls)."""
+        return self._signature() or tuple(sig.make_sig(n) for n in (self.input_names or ()))
 
     @classmethod
     @functools.cache
@@ -262,6 +272,16 @@ class PrimitiveWithCheck(Primitive):
             "dtype": first["dtype"] if dtype is None else dtype,
             "value": None,
         }
+
+
+def _forget_all_plans() -> None:
+    """A kernel was registered: every plan may now select differently."""
+    _shared_plans.clear()
+    for prim in list(_live):
+        prim._forget_plans()
+
+
+registry.on_change(_forget_all_plans)
 
 
 def primitive_classes() -> dict:
@@ -422,7 +442,7 @@ def _kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, 
         out_shapes,
         out_dtypes,
         attrs,
-        _python_caller(len(args), tensor_pos, const_values, prim.init_attrs),
+        _python_caller(len(args), tensor_pos, const_values, attrs, prim.input_names),
         kernel_inplace if any(j >= 0 for j in inplace) else (),
     )
     gather = _gatherer(prim, signature, args, tensor_pos, targets, defaults)
@@ -430,14 +450,33 @@ def _kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, 
     return lambda call_args: wrap(launch(gather(call_args)), call_args)
 
 
-def _python_caller(n_args, tensor_pos, const_values, init_attrs):
+def _python_caller(n_args, tensor_pos, const_values, attrs, input_names):
+    """``call(fn, arrays)``: a Python kernel gets every argument in order and the current attrs it
+    accepts as keywords (all of them if it takes ``**kwargs``)."""
+    names = set(input_names or ())
+    kernel_attrs = {k: v for k, v in attrs.items() if k not in names and k != "primitive_target"}
+    accepted: dict = {}
+
+    def keywords(fn) -> dict:
+        if fn not in accepted:
+            try:
+                params = inspect.signature(fn).parameters.values()
+            except (TypeError, ValueError):
+                params = ()
+            if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+                accepted[fn] = kernel_attrs
+            else:
+                allowed = {p.name for p in params}
+                accepted[fn] = {k: v for k, v in kernel_attrs.items() if k in allowed}
+        return accepted[fn]
+
     def call(fn, arrays):
         full = [None] * n_args
         for i, a in zip(tensor_pos, arrays):
             full[i] = a
         for i, v in const_values.items():
             full[i] = v
-        return fn(*full, **init_attrs)
+        return fn(*full, **keywords(fn))
 
     return call
 
@@ -483,17 +522,27 @@ def _gatherer(prim, signature, args, tensor_pos, targets, defaults):
     return gather
 
 
+def _write_back(param, result):
+    # The kernel wrote into a widened copy (no kernel for the Parameter's own dtype): copy it back.
+    if result is not param._data:
+        param._data[...] = result
+    return param
+
+
 def _wrapper(out_dtypes, inplace):
     """``wrap(result, call_args)``: kernel output arrays to Tensors (in-place outputs: the Parameter)."""
     from_array = Tensor._from_array
     if len(out_dtypes) == 1:
         dtype, src = out_dtypes[0], inplace[0]
         if src >= 0:
-            return lambda result, call_args: call_args[src]
+            return lambda result, call_args: _write_back(call_args[src], result)
         return lambda result, call_args: from_array(result, dtype)
 
     def wrap(result, call_args):
-        return tuple(call_args[src] if src >= 0 else from_array(r, d) for r, d, src in zip(result, out_dtypes, inplace))
+        return tuple(
+            _write_back(call_args[src], r) if src >= 0 else from_array(r, d)
+            for r, d, src in zip(result, out_dtypes, inplace)
+        )
 
     return wrap
 

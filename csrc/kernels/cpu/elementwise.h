@@ -13,11 +13,20 @@ struct NoAttrs {
   void Init(const KernelContext&) {}
 };
 
+// Elementwise kernels write one output element per input element: the metas must agree.
+inline void CheckSameMeta(const KernelContext& ctx, const TensorMeta& in, const TensorMeta& out, const char* what) {
+  OPF_CHECK(in.shape == out.shape && in.dtype == out.dtype,
+            "For '" << ctx.op_name() << "', the " << what << " must be " << TypeIdName(in.dtype)
+                    << ShapeToString(in.shape) << " like the input, but got " << TypeIdName(out.dtype)
+                    << ShapeToString(out.shape) << ".");
+}
+
 // y = Op(x), elementwise.
 template <typename T, typename Op>
 class UnaryCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
+    CheckSameMeta(ctx, ctx.input(0), ctx.output(0), "output");
     n_ = ctx.input(0).numel();
     op_.Init(ctx);
   }
@@ -43,6 +52,7 @@ class SameShapeBinaryCpuKernel : public CpuKernel {
     OPF_CHECK(ctx.input(0).shape == ctx.input(1).shape,
               "For '" << ctx.op_name() << "', the inputs must have the same shape, but got "
                       << ShapeToString(ctx.input(0).shape) << " and " << ShapeToString(ctx.input(1).shape) << ".");
+    CheckSameMeta(ctx, ctx.input(0), ctx.output(0), "output");
     n_ = ctx.input(0).numel();
     op_.Init(ctx);
   }

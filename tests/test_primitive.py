@@ -1,0 +1,639 @@
+"""Primitive: attrs, copies, devices, user-defined operators, inference hooks and cached call plans."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import opforge
+from opforge import Tensor, ops
+from opforge import dtype as mstype
+from opforge.errors import KernelError, KernelNotFoundError
+from opforge.kernels import KernelAttr, kernels_for, register_kernel, registry
+from opforge.kernels.selection import select_kernel
+from opforge.op_info import CpuRegOp, DataType, get_op_info, op_info_register
+from opforge.op_info import registry as op_info_registry
+from opforge.primitives import (
+    Primitive,
+    PrimitiveWithCheck,
+    PrimitiveWithInfer,
+    prim_attr_register,
+    primitive_classes,
+    validator,
+)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_registry():
+    """Kernels and op infos registered by a test are removed after it."""
+    kernels = {k: list(v) for k, v in registry._table.items()}
+    infos = dict(op_info_registry._infos)
+    yield
+    registry._table.clear()
+    registry._table.update(kernels)
+    op_info_registry._infos.clear()
+    op_info_registry._infos.update(infos)
+    select_kernel.cache_clear()
+
+
+F32 = KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32)
+
+
+def f32(values):
+    return Tensor(np.asarray(values, np.float32))
+
+
+# ---------------------------------------------------------------------------------------------
+# prim_attr_register and attrs
+
+
+def test_prim_attr_register_stores_defaults_before_the_body_runs():
+    seen = {}
+
+    class AttrProbe(Primitive):
+        @prim_attr_register
+        def __init__(self, alpha=0.5, mode="fast"):
+            seen["alpha"] = self.alpha  # readable as a field while __init__ runs
+            seen["mode"] = self.attrs["mode"]
+            seen["init_attrs"] = dict(self.init_attrs)
+
+    p = AttrProbe(mode="slow")
+    assert seen == {"alpha": 0.5, "mode": "slow", "init_attrs": {"alpha": 0.5, "mode": "slow"}}
+    assert p.name == "AttrProbe"
+    assert p.attrs == {"alpha": 0.5, "mode": "slow"}
+    assert p.get_attr_dict() is p.attrs
+
+
+def test_builtin_attr_defaults():
+    assert ops.Elu().alpha == 1.0
+    assert ops.Elu(alpha=0.3).attrs["alpha"] == 0.3
+    assert ops.MatMul().attrs["transpose_a"] is False
+    assert ops.MatMul(transpose_b=True).transpose_b is True
+    assert ops.BiasAdd().data_format == "NCHW"
+    assert ops.ReduceSum().keep_dims is False
+
+
+def test_add_and_del_prim_attr():
+    e = ops.Elu()
+    assert e.add_prim_attr("extra", 3) is e
+    assert e.extra == 3
+    assert e.del_prim_attr("extra") is e
+    assert "extra" not in e.attrs
+    with pytest.raises(AttributeError, match="'Elu' object has no attribute 'extra'"):
+        _ = e.extra
+    with pytest.raises(KeyError, match="For 'Elu', there is no attr 'nope' to delete."):
+        e.del_prim_attr("nope")
+
+
+def test_changed_attr_changes_the_next_result():
+    x = f32([-1.0, 2.0])
+    e = ops.Elu(alpha=1.0)
+    np.testing.assert_allclose(e(x).asnumpy(), [np.expm1(-1.0), 2.0], rtol=1e-6)
+    e.add_prim_attr("alpha", 2.0)
+    np.testing.assert_allclose(e(x).asnumpy(), [2.0 * np.expm1(-1.0), 2.0], rtol=1e-6)
+    e.add_prim_attr("alpha", 1.0)
+    np.testing.assert_allclose(e(x).asnumpy(), [np.expm1(-1.0), 2.0], rtol=1e-6)
+
+
+def test_matmul_attrs_reach_the_kernel():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = ops.MatMul(transpose_b=True)(Tensor(a), Tensor(b))
+    np.testing.assert_allclose(out.asnumpy(), a @ b.T)
+    out = ops.MatMul(transpose_a=True)(Tensor(a), Tensor(b))
+    np.testing.assert_allclose(out.asnumpy(), a.T @ b)
+
+
+def test_init_prim_io_names():
+    relu = ops.ReLU()
+    assert relu.input_names == ["input_x"]
+    assert relu.output_names == ["output"]
+    assert relu.attrs["input_names"] == ["input_x"]
+    assert relu.attrs["output_names"] == ["output"]
+    p = Primitive("Custom")
+    p.init_prim_io_names(inputs=["a", "b"], outputs=["c"])
+    assert (p.input_names, p.output_names) == (["a", "b"], ["c"])
+
+
+def test_repr_shows_name_and_attrs():
+    assert repr(ops.Elu()) == "Prim[Elu]<alpha=1.0>"
+    assert repr(ops.Elu(alpha=0.5)) == "Prim[Elu]<alpha=0.5>"
+    assert repr(ops.ReLU()) == "Prim[ReLU]"
+    assert repr(ops.MatMul(transpose_b=True)) == "Prim[MatMul]<transpose_a=False, transpose_b=True>"
+    assert repr(ops.BiasAdd()) == "Prim[BiasAdd]<data_format='NCHW'>"
+    assert repr(Primitive("Bare")) == "Prim[Bare]"
+
+
+# ---------------------------------------------------------------------------------------------
+# Devices
+
+
+def test_set_device_cpu_runs():
+    relu = ops.ReLU()
+    assert relu.set_device("CPU") is relu
+    assert relu.attrs["primitive_target"] == "CPU"
+    np.testing.assert_array_equal(relu(f32([-1.0, 3.0])).asnumpy(), [0.0, 3.0])
+
+
+def test_set_device_gpu_with_cpu_inputs_raises():
+    relu = ops.ReLU().set_device("GPU")
+    with pytest.raises(
+        ValueError, match=r"^For 'ReLU', the primitive is set to run on GPU, but its inputs are on CPU\.$"
+    ):
+        relu(f32([1.0]))
+
+
+def test_set_device_rejects_unknown_target():
+    with pytest.raises(ValueError, match=r"For 'ReLU', the 'device_target' must be 'CPU' or 'GPU', but got 'TPU'\."):
+        ops.ReLU().set_device("TPU")
+
+
+def test_context_device_target():
+    assert opforge.get_context("device_target") == "CPU"
+    with pytest.raises(ValueError, match="the 'device_target' must be one of"):
+        opforge.set_context(device_target="TPU")
+    with pytest.raises(ValueError, match=r"For 'set_context', unknown option 'bogus'"):
+        opforge.set_context(bogus=1)
+    with pytest.raises(ValueError, match=r"the 'num_threads' must be an int >= 1, but got 0"):
+        opforge.set_context(num_threads=0)
+    assert opforge.get_context("device_target") == "CPU"
+    assert opforge.get_context("num_threads") >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Copies
+
+
+@pytest.mark.parametrize(
+    "make_copy", [copy.copy, copy.deepcopy, lambda p: p.clone()], ids=["copy", "deepcopy", "clone"]
+)
+def test_copies_keep_attrs_and_are_independent(make_copy):
+    x = f32([-1.0, 1.0])
+    e = ops.Elu(alpha=0.5)
+    first = e(x).asnumpy()  # the original has a cached plan
+    c = make_copy(e)
+    assert type(c) is ops.Elu and c is not e
+    assert c.name == "Elu"
+    assert c.attrs == e.attrs and c.attrs is not e.attrs
+    assert repr(c) == "Prim[Elu]<alpha=0.5>"
+    np.testing.assert_array_equal(c(x).asnumpy(), first)
+
+    c.add_prim_attr("alpha", 3.0)
+    c.add_prim_attr("only_on_copy", 1)
+    assert e.alpha == 0.5 and "only_on_copy" not in e.attrs
+    assert repr(e) == "Prim[Elu]<alpha=0.5>"
+    np.testing.assert_allclose(c(x).asnumpy(), [3.0 * np.expm1(-1.0), 1.0], rtol=1e-6)
+    np.testing.assert_array_equal(e(x).asnumpy(), first)
+
+    e.add_prim_attr("alpha", 0.25)
+    assert c.alpha == 3.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Every operator is reachable
+
+BUILTIN_OPS = {
+    "Add",
+    "Sub",
+    "Mul",
+    "RealDiv",
+    "Neg",
+    "Exp",
+    "Log",
+    "MatMul",
+    "ReduceSum",
+    "ReduceMean",
+    "AssignSub",
+    "ReLU",
+    "Elu",
+    "Sigmoid",
+    "Tanh",
+    "BiasAdd",
+    "Cast",
+    "Reshape",
+    "Assign",
+    "ReluGrad",
+    "EluGrad",
+    "SigmoidGrad",
+    "TanhGrad",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_OPS))
+def test_every_operator_is_reachable_from_ops(name):
+    cls = getattr(ops, name)
+    assert issubclass(cls, Primitive)
+    assert cls.__name__ == name
+    assert primitive_classes()[name] is cls
+    assert get_op_info(name, "CPU") is not None
+    assert kernels_for(name, "CPU"), f"no CPU kernel for {name}"
+    assert cls().name == name
+
+
+def test_builtin_operator_set_matches_op_info():
+    defined = {
+        name
+        for name, cls in primitive_classes().items()
+        if cls.__module__.startswith("opforge.primitives.") and cls not in (PrimitiveWithInfer, PrimitiveWithCheck)
+    }
+    assert defined == BUILTIN_OPS
+
+
+# ---------------------------------------------------------------------------------------------
+# A user-defined operator
+
+
+class UserSoftplus(PrimitiveWithInfer):
+    """y = log(1 + exp(x)). dtypes: float32."""
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x_shape):
+        return x_shape
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid("x", x_dtype, [mstype.float32], self.name)
+
+
+def test_user_defined_primitive_with_op_info_and_python_kernel():
+    op_info_register(
+        CpuRegOp("UserSoftplus")
+        .input(0, "x")
+        .output(0, "y")
+        .dtype_format(DataType.F32_Default, DataType.F32_Default)
+        .get_op_info()
+    )
+    calls = []
+
+    @register_kernel("UserSoftplus", "CPU", F32)
+    def softplus(x):
+        calls.append(x.dtype)
+        return np.logaddexp(np.float32(0), x)
+
+    assert primitive_classes()["UserSoftplus"] is UserSoftplus
+    assert get_op_info("UserSoftplus", "CPU").dtype_signatures() == [((mstype.float32,), (mstype.float32,))]
+    (entry,) = kernels_for("UserSoftplus", "CPU")
+    assert entry.kind == "python" and entry.impl is softplus
+    assert select_kernel("UserSoftplus", "CPU", (mstype.float32,)).entry is entry
+
+    x = np.array([-2.0, 0.0, 3.0], np.float32)
+    out = UserSoftplus()(Tensor(x))
+    assert out.dtype is mstype.float32 and out.shape == (3,)
+    np.testing.assert_allclose(out.asnumpy(), np.log1p(np.exp(x)), rtol=1e-6)
+    assert calls == [np.dtype(np.float32)]
+    with pytest.raises(
+        TypeError, match=r"For 'UserSoftplus', the 'x' must be a Tensor of dtype Float32, but got Float64"
+    ):
+        UserSoftplus()(Tensor(np.array([1.0])))
+
+
+def test_python_kernel_receives_constants_and_attrs():
+    received = {}
+
+    class UserScaleSum(PrimitiveWithInfer):
+        __mindspore_signature__ = ()
+
+        @prim_attr_register
+        def __init__(self, scale=2.0):
+            pass
+
+        def infer_shape(self, x_shape, axis):
+            return [d for i, d in enumerate(x_shape) if i != axis]
+
+        def infer_dtype(self, x_dtype, axis):
+            return x_dtype
+
+    @register_kernel("UserScaleSum", "CPU", F32)
+    def scale_sum(x, axis, scale):
+        received.update(axis=axis, scale=scale)
+        return (x.sum(axis=axis) * scale).astype(np.float32)
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = UserScaleSum(scale=3.0)(Tensor(x), 1)
+    np.testing.assert_array_equal(out.asnumpy(), x.sum(axis=1) * 3.0)
+    assert received == {"axis": 1, "scale": 3.0}
+
+
+def test_plain_primitive_output_follows_first_tensor_input():
+    class UserTwice(Primitive):
+        @prim_attr_register
+        def __init__(self):
+            pass
+
+    @register_kernel("UserTwice", "CPU", F32)
+    def twice(x):
+        return x * np.float32(2)
+
+    out = UserTwice()(f32([1.0, 2.5]))
+    assert out.dtype is mstype.float32 and out.shape == (2,)
+    np.testing.assert_array_equal(out.asnumpy(), [2.0, 5.0])
+    with pytest.raises(TypeError, match=r"^For 'UserTwice', at least one input must be a Tensor\.$"):
+        UserTwice()(3)
+
+
+def test_multi_output_primitive():
+    class UserSplitSign(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self):
+            pass
+
+        def infer_shape(self, x):
+            return (x, x)
+
+        def infer_dtype(self, x):
+            return (x, mstype.bool_)
+
+    attr = KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32).add_output_attr(mstype.bool_)
+
+    @register_kernel("UserSplitSign", "CPU", attr)
+    def split_sign(x):
+        return np.abs(x), x < 0
+
+    magnitude, negative = UserSplitSign()(f32([-1.5, 2.0]))
+    assert magnitude.dtype is mstype.float32 and negative.dtype is mstype.bool_
+    np.testing.assert_array_equal(magnitude.asnumpy(), [1.5, 2.0])
+    np.testing.assert_array_equal(negative.asnumpy(), [True, False])
+
+
+def test_python_kernel_sees_attr_changed_by_add_prim_attr():
+    class UserScaleA(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self, scale=2.0):
+            pass
+
+    @register_kernel("UserScaleA", "CPU", F32)
+    def scale(x, scale):
+        return x * np.float32(scale)
+
+    p = UserScaleA()
+    x = f32([1.0, 2.0])
+    np.testing.assert_array_equal(p(x).asnumpy(), [2.0, 4.0])
+    p.add_prim_attr("scale", 5.0)
+    np.testing.assert_array_equal(p(x).asnumpy(), [5.0, 10.0])
+
+
+def test_fresh_instance_is_not_given_a_plan_with_another_instances_attrs():
+    class UserScaleB(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self, scale=2.0):
+            pass
+
+    @register_kernel("UserScaleB", "CPU", F32)
+    def scale(x, scale):
+        return x * np.float32(scale)
+
+    x = f32([1.0, 2.0])
+    first = UserScaleB()
+    first(x)
+    first.add_prim_attr("scale", 5.0)
+    first(x)  # builds and shares a plan for attrs {scale: 5.0}
+    np.testing.assert_array_equal(UserScaleB(scale=5.0)(x).asnumpy(), [5.0, 10.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# PrimitiveWithCheck
+
+
+class UserChecked(PrimitiveWithCheck):
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def check_shape(self, x_shape):
+        if len(x_shape) != 1:
+            raise ValueError(f"For '{self.name}', the 'x' must be 1-D, but got {x_shape}.")
+
+    def check_dtype(self, x_dtype):
+        validator.check_tensor_dtype_valid("x", x_dtype, [mstype.float32], self.name)
+
+
+def test_primitive_with_check_runs_checks_and_keeps_input_meta():
+    @register_kernel("UserChecked", "CPU", F32)
+    def negate(x):
+        return -x
+
+    out = UserChecked()(f32([1.0, -2.0]))
+    assert out.dtype is mstype.float32 and out.shape == (2,)
+    np.testing.assert_array_equal(out.asnumpy(), [-1.0, 2.0])
+    with pytest.raises(ValueError, match=r"^For 'UserChecked', the 'x' must be 1-D, but got \[1, 2\]\.$"):
+        UserChecked()(Tensor(np.zeros((1, 2), np.float32)))
+    with pytest.raises(
+        TypeError, match=r"^For 'UserChecked', the 'x' must be a Tensor of dtype Float32, but got Int32\.$"
+    ):
+        UserChecked()(Tensor(np.zeros(2, np.int32)))
+
+
+def test_primitive_with_check_may_also_infer():
+    class UserCheckedSum(PrimitiveWithCheck):
+        @prim_attr_register
+        def __init__(self):
+            pass
+
+        def infer_shape(self, x_shape):
+            return []
+
+    @register_kernel("UserCheckedSum", "CPU", F32)
+    def total(x):
+        return np.asarray(x.sum(), np.float32)
+
+    out = UserCheckedSum()(f32([1.0, 2.0, 3.0]))
+    assert out.shape == () and out.dtype is mstype.float32
+    assert out.asnumpy() == 6.0
+
+
+# ---------------------------------------------------------------------------------------------
+# infer_value
+
+
+class UserConstShape(PrimitiveWithInfer):
+    """Gives the shape of its input as an int64 tensor, computed at inference (no kernel)."""
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer_shape(self, x_shape):
+        return [len(x_shape)]
+
+    def infer_dtype(self, x_dtype):
+        return mstype.int64
+
+    def infer_value(self, x):
+        return np.array(x.shape, np.int64)
+
+
+def test_infer_value_gives_the_result_without_a_kernel():
+    out = UserConstShape()(Tensor(np.zeros((2, 5, 3), np.float32)))
+    assert isinstance(out, Tensor)
+    assert out.dtype is mstype.int64
+    np.testing.assert_array_equal(out.asnumpy(), [2, 5, 3])
+
+
+class UserMaybeConst(PrimitiveWithInfer):
+    """A value at inference for 1-element inputs, else the kernel's result."""
+
+    @prim_attr_register
+    def __init__(self):
+        pass
+
+    def infer_value(self, x):
+        return Tensor(np.full(x.shape, 7.0, np.float32)) if x.shape == (1,) else None
+
+
+def test_infer_value_none_without_a_kernel_raises():
+    with pytest.raises(
+        KernelNotFoundError, match=r"^For 'UserMaybeConst', infer_value gave no value and no kernel is registered\.$"
+    ):
+        UserMaybeConst()(f32([1.0, 2.0]))
+    np.testing.assert_array_equal(UserMaybeConst()(f32([1.0])).asnumpy(), [7.0])
+
+
+def test_infer_value_none_falls_back_to_the_kernel():
+    class UserMaybeConst2(UserMaybeConst):
+        pass
+
+    @register_kernel("UserMaybeConst2", "CPU", F32)
+    def plus_one(x):
+        return x + np.float32(1)
+
+    np.testing.assert_array_equal(UserMaybeConst2()(f32([1.0, 2.0])).asnumpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(UserMaybeConst2()(f32([1.0])).asnumpy(), [7.0])
+
+
+def test_infer_value_primitive_uses_a_kernel_registered_after_the_first_call():
+    class UserMaybeConst3(UserMaybeConst):
+        pass
+
+    with pytest.raises(KernelNotFoundError):
+        UserMaybeConst3()(f32([1.0, 2.0]))
+    register_kernel("UserMaybeConst3", "CPU", F32)(lambda x: x + np.float32(1))
+    np.testing.assert_array_equal(UserMaybeConst3()(f32([1.0, 2.0])).asnumpy(), [2.0, 3.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# infer results are checked
+
+
+@pytest.mark.parametrize(
+    "bad_shape,bad_dtype,message",
+    [
+        ("abc", None, r"For 'UserGarbage', infer_shape must give a list of non-negative ints, but gave 'abc'\."),
+        ([2, -1], None, r"For 'UserGarbage', infer_shape must give a list of non-negative ints, but gave \[2, -1\]\."),
+        ([True], None, r"For 'UserGarbage', infer_shape must give a list of non-negative ints, but gave \[True\]\."),
+        ([2.0], None, r"For 'UserGarbage', infer_shape must give a list of non-negative ints, but gave \[2\.0\]\."),
+        (
+            None,
+            np.float32,
+            r"For 'UserGarbage', infer_dtype must give an opforge dtype, but gave <class 'numpy\.float32'>\.",
+        ),
+        (None, "float32", r"For 'UserGarbage', infer_dtype must give an opforge dtype, but gave 'float32'\."),
+        (([2], [2]), (mstype.float32,), r"For 'UserGarbage', infer gave 2 shapes but 1 dtypes\."),
+    ],
+)
+def test_garbage_from_infer_raises_clear_type_error(bad_shape, bad_dtype, message):
+    class UserGarbage(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self):
+            pass
+
+        def infer_shape(self, x):
+            return x if bad_shape is None else bad_shape
+
+        def infer_dtype(self, x):
+            return x if bad_dtype is None else bad_dtype
+
+    register_kernel("UserGarbage", "CPU", F32)(lambda x: x)
+    with pytest.raises(TypeError, match="^" + message + "$"):
+        UserGarbage()(f32([1.0, 2.0]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans are cached
+
+
+def _counting_class(name):
+    counts = {"infer_shape": 0, "kernel": 0}
+
+    class Counting(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self, k=1.0):
+            pass
+
+        def infer_shape(self, x):
+            counts["infer_shape"] += 1
+            return x
+
+    Counting.__name__ = Counting.__qualname__ = name
+
+    attrs = [KernelAttr().add_input_attr(d).add_output_attr(d) for d in (mstype.float32, mstype.float64)]
+
+    @register_kernel(name, "CPU", attrs)
+    def kernel(x, k):
+        counts["kernel"] += 1
+        return x + x.dtype.type(k)
+
+    return Counting, counts
+
+
+def test_plans_are_cached_per_meta():
+    cls, counts = _counting_class("UserCountingA")
+    p = cls()
+    x = f32([1.0, 2.0])
+    np.testing.assert_array_equal(p(x).asnumpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(p(f32([5.0, 6.0])).asnumpy(), [6.0, 7.0])
+    assert counts == {"infer_shape": 1, "kernel": 2}  # the second call reused the plan
+
+    p(f32([1.0, 2.0, 3.0]))  # a new shape builds a new plan
+    assert counts["infer_shape"] == 2
+    p(Tensor(np.array([1.0, 2.0])))  # a new dtype too
+    assert counts["infer_shape"] == 3
+    p(x)
+    assert counts["infer_shape"] == 3
+
+
+def test_plans_are_dropped_when_attrs_change():
+    cls, counts = _counting_class("UserCountingB")
+    p = cls()
+    x = f32([1.0])
+    p(x)
+    p(x)
+    assert counts["infer_shape"] == 1
+    p.add_prim_attr("extra", 1)
+    p(x)
+    assert counts["infer_shape"] == 2
+    p.del_prim_attr("extra")
+    p(x)  # back to attrs seen before
+    assert counts["infer_shape"] == 2
+
+
+def test_equal_instances_share_plans():
+    cls, counts = _counting_class("UserCountingC")
+    x = f32([1.0])
+    for _ in range(3):
+        p = cls()
+        np.testing.assert_array_equal(p(x).asnumpy(), [2.0])
+    assert counts == {"infer_shape": 1, "kernel": 3}
+
+
+def test_failed_call_does_not_cache_a_plan():
+    class UserNoKernelYet(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self):
+            pass
+
+    p = UserNoKernelYet()
+    x = f32([1.0])
+    with pytest.raises(KernelNotFoundError, match="For 'UserNoKernelYet'"):
+        p(x)
+    register_kernel("UserNoKernelYet", "CPU", F32)(lambda x: x * np.float32(3))
+    np.testing.assert_array_equal(p(x).asnumpy(), [3.0])
+
+
+def test_kernel_error_type_is_exported():
+    assert issubclass(KernelError, RuntimeError)
+    assert opforge.KernelError is KernelError
+    assert issubclass(opforge.KernelNotFoundError, TypeError)
