@@ -12,11 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from opforge.bprop.registry import get_bprop
+from opforge.primitives import observers
 from opforge.tensor import Tensor
 
-__all__ = ["Tape", "active_tapes", "record", "backward"]
-
-active_tapes: list = []  # read by Primitive.__call__: record only while this is non-empty
+__all__ = ["Tape", "record", "backward"]
 
 
 def _differentiable(t) -> bool:
@@ -37,16 +36,16 @@ class Tape:
             self.tracked[id(t)] = t
 
     def __enter__(self) -> Tape:
-        active_tapes.append(self)
+        observers.start(self, observers.tapes)
         return self
 
     def __exit__(self, *exc) -> None:
-        active_tapes.remove(self)
+        observers.stop(self, observers.tapes)
 
 
 def record(prim, args: tuple, out) -> None:
     """Record a call on every active tape that tracks one of its inputs."""
-    for tape in active_tapes:
+    for tape in observers.tapes:
         tracked = tape.tracked
         if any(id(a) in tracked for a in args):
             outs = out if isinstance(out, tuple) else (out,)

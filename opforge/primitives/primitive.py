@@ -11,18 +11,22 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import time
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
 from opforge import context
 from opforge import dtype as mstype
-from opforge.bprop.tape import active_tapes, record
+from opforge.bprop.tape import record
 from opforge.errors import KernelNotFoundError
 from opforge.kernels import registry
 from opforge.kernels.launch import make_launcher
 from opforge.kernels.selection import select_kernel
+from opforge.primitives import observers
 from opforge.primitives import signature as sig
+from opforge.primitives.observers import watching
 from opforge.tensor import Parameter, Tensor
 
 __all__ = [
@@ -153,17 +157,26 @@ class Primitive:
         plan = self._plans.get(key)
         if plan is None:
             plan = self._plan(args, key)
-        out = plan(args)
-        if active_tapes:
-            self._record(args, out)
-        return out
+        if watching:
+            return self._observed_call(args, plan)
+        return plan(args)
 
-    def _record(self, args: tuple, out) -> None:
-        # bprops receive every input, defaults included.
-        signature = self._signature()
-        if len(args) < len(signature):
-            args = sig.bind_arguments(self.name, signature, args, {})
-        record(self, args, out)
+    def _observed_call(self, args: tuple, plan):
+        """A call while a tape or profiler is active: time it, record it for the backward pass."""
+        if observers.profilers:
+            start = time.perf_counter()
+            out = plan(args)
+            elapsed = time.perf_counter() - start
+            for profiler in observers.profilers:
+                profiler.add(plan.kernel, elapsed)
+        else:
+            out = plan(args)
+        if observers.tapes:
+            signature = self._signature()
+            if len(args) < len(signature):  # bprops receive every input, defaults included
+                args = sig.bind_arguments(self.name, signature, args, {})
+            record(self, args, out)
+        return out
 
     @classmethod
     @functools.cache
@@ -447,7 +460,9 @@ def _kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, 
     )
     gather = _gatherer(prim, signature, args, tensor_pos, targets, defaults)
     wrap = _wrapper(out_dtypes, inplace)
-    return lambda call_args: wrap(launch(gather(call_args)), call_args)
+    run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
+    run.kernel = KernelLabel(prim.name, backend, selection.entry.attr.short(), selection.entry.kind)
+    return run
 
 
 def _python_caller(n_args, tensor_pos, const_values, attrs, input_names):
@@ -547,6 +562,15 @@ def _wrapper(out_dtypes, inplace):
     return wrap
 
 
+class KernelLabel(NamedTuple):
+    """What a plan runs, as the profiler reports it."""
+
+    op: str
+    backend: str
+    kernel_attr: str
+    impl: str
+
+
 def _has_infer_value(prim) -> bool:
     return isinstance(prim, PrimitiveWithInfer) and type(prim).infer_value is not PrimitiveWithInfer.infer_value
 
@@ -570,4 +594,5 @@ def _value_plan(prim, defaults, kernel_plan):
             raise KernelNotFoundError(f"For '{prim.name}', infer_value gave no value and no kernel is registered.")
         return kernel_plan(call_args)
 
+    run.kernel = KernelLabel(prim.name, "-", "infer_value", "python")
     return run
