@@ -1,27 +1,7 @@
-"""CPU op info: one module per operator, imported for its registration."""
+"""CPU op info: one module per operator, each imported here for its registration."""
 
-from opforge.op_info.cpu import (
-    add,
-    assign,
-    assign_sub,
-    bias_add,
-    cast,
-    elu,
-    elu_grad,
-    exp,
-    log,
-    matmul,
-    mul,
-    neg,
-    real_div,
-    reduce_mean,
-    reduce_sum,
-    relu,
-    relu_grad,
-    reshape,
-    sigmoid,
-    sigmoid_grad,
-    sub,
-    tanh,
-    tanh_grad,
-)
+import importlib
+import pkgutil
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
