@@ -286,9 +286,10 @@ OPFORGE_HIDDEN inline LocalRegistry& local_registry() {
 }  // namespace detail
 }  // namespace opforge
 
-// The one symbol a kernel library exports. Defined inline in every translation unit that
-// registers a kernel and merged by the linker, so a library needs no extra boilerplate.
-extern "C" OPFORGE_EXPORT inline const OpfKernelDef* const* opforge_kernel_defs(int32_t* count) {
+// The one symbol a kernel library exports. Emitted (`used`) in every translation unit that
+// includes this header and merged by the linker, so a library needs no extra boilerplate.
+extern "C" OPFORGE_EXPORT __attribute__((used)) inline const OpfKernelDef* const* opforge_kernel_defs(
+    int32_t* count) {
   auto& r = opforge::detail::local_registry();
   *count = static_cast<int32_t>(r.table.size());
   return r.table.data();
@@ -300,7 +301,6 @@ namespace detail {
 template <typename Kernel>
 void RegisterKernel(const char* backend, const char* op_name, const KernelAttr& attr) {
   LocalRegistry& r = local_registry();
-  (void)&opforge_kernel_defs;  // make sure the exported table accessor is emitted in this library
   r.names.emplace_back(op_name);
   r.names.emplace_back(backend);
   const char* backend_str = r.names.back().c_str();

@@ -1,0 +1,20 @@
+"""User kernel libraries: where the public headers are, to compile kernels against them."""
+
+from __future__ import annotations
+
+import pathlib
+
+from opforge import _C
+
+__all__ = ["include_dir"]
+
+
+def include_dir() -> pathlib.Path:
+    """The folder holding ``opforge/kernel.h`` and the other public headers."""
+    installed = pathlib.Path(_C.__file__).resolve().parent / "include"
+    if (installed / "opforge" / "kernel.h").exists():
+        return installed
+    source = pathlib.Path(__file__).resolve().parents[3] / "csrc" / "include"  # a source checkout
+    if (source / "opforge" / "kernel.h").exists():
+        return source
+    raise FileNotFoundError("opforge's public C++ headers were not found next to opforge._C or in the source tree.")
