@@ -32,3 +32,6 @@ from opforge.bprop import grad_nn_ops as _grad_nn_ops
 from opforge import profiler
 
 __version__ = "0.1.0"
+
+from opforge import nn
+from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint

@@ -30,10 +30,10 @@ def _describe(entries) -> tuple:
         a = attrs[0]
         pattern = "(" + ", ".join(["T"] * len(a.inputs)) + (", ..." if a.all_same else "") + ") -> "
         pattern += ", ".join(["T"] * len(a.outputs))
-        return pattern, ", ".join(str(x.inputs[0]) for x in attrs)
+        return pattern, ", ".join(str((x.inputs + x.outputs)[0]) for x in attrs)
     sigs = [x.short() for x in attrs]
     if len(sigs) > 8:  # Cast has every pair of dtypes: summarise
-        sources = sorted({str(x.inputs[0]) for x in attrs}, key=str)
+        sources = sorted({str((x.inputs + x.outputs)[0]) for x in attrs}, key=str)
         return "any pair", f"{len(sigs)} pairs of: " + ", ".join(sources)
     return "per kernel", "\n".join(sigs)
 
@@ -109,6 +109,21 @@ def cmd_doctor(args) -> int:
     return 0
 
 
+def cmd_demo(args) -> int:
+    """Train an MLP on scikit-learn's 8x8 digits with opforge.nn (needs the demo extra)."""
+    from opforge import demo
+
+    return demo.run(
+        epochs=args.epochs,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        optimizer=args.optimizer,
+        plot=args.plot,
+        threads=args.threads,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opforge", description="opforge: operators, kernels and their registry")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -117,6 +132,15 @@ def build_parser() -> argparse.ArgumentParser:
     ops.set_defaults(func=cmd_ops)
     doctor = sub.add_parser("doctor", help="check that op info and kernels agree")
     doctor.set_defaults(func=cmd_doctor)
+    demo = sub.add_parser("demo", help="train an MLP on 8x8 digits with opforge.nn (pip install 'opforge[demo]')")
+    demo.add_argument("--epochs", type=int, default=20, help="passes over the training set (default 20)")
+    demo.add_argument("--seed", type=int, default=0, help="seed of the weights and the batch order (default 0)")
+    demo.add_argument("--batch-size", type=int, default=32, help="samples per step (default 32)")
+    demo.add_argument("--lr", type=float, default=None, help="default: adam 1e-3, momentum 0.05, sgd 0.1")
+    demo.add_argument("--optimizer", choices=["adam", "momentum", "sgd"], default="adam", help="default adam")
+    demo.add_argument("--plot", metavar="FILE", help="save loss and accuracy curves to this PNG")
+    demo.add_argument("--threads", type=int, default=1, help="kernel threads (default 1: fastest for this size)")
+    demo.set_defaults(func=cmd_demo)
     return parser
 
 

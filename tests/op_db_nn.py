@@ -1,5 +1,537 @@
-"""Sweep records (see op_db.py) for operators added after the first slice: nn ops."""
+"""Sweep records (see op_db.py) for operators added after the first slice: nn ops.
+
+Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits and the
+optimizer updates ApplyGradientDescent, ApplyMomentum and Adam.
+
+The sweep compares one output Tensor per call and, for in-place ops, expects that output to be
+the one Parameter the record names. So the two-output SoftmaxCrossEntropyWithLogits is swept
+once per output (a variant per output), and ApplyMomentum and Adam, which write several
+Parameters, are called through ``_InPlace``: it turns the written arguments into fresh Parameters,
+checks that every in-place output is its Parameter, and returns the Parameter the variant names
+(so ApplyMomentum's accumulation and Adam's m and v are compared with the reference too).
+"""
 
 from __future__ import annotations
 
-RECORDS: list = []
+import functools
+
+import numpy as np
+import pytest
+from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample, _p, _t, make_array
+
+from opforge import Parameter, Tensor, ops
+from opforge import dtype as mstype
+from opforge.errors import KernelError
+
+# ---------------------------------------------------------------------------------------------
+# NumPy references (float64)
+
+
+def _softmax64(x, axis):
+    if x.ndim == 0:
+        return _softmax64(x.reshape(1), 0).reshape(())
+    if x.size == 0:
+        return x.copy()
+    with np.errstate(all="ignore"):
+        e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax64(x, axis):
+    if x.ndim == 0:
+        return _log_softmax64(x.reshape(1), 0).reshape(())
+    if x.size == 0:
+        return x.copy()
+    with np.errstate(all="ignore"):
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+def _axis_of(prim) -> int:
+    axis = prim.axis
+    return axis[0] if isinstance(axis, tuple) else axis
+
+
+def _scalar(value) -> float:
+    """A sample's scalar argument (Python number, 0-d or [1] array) as a float."""
+    return float(np.asarray(value, np.float64).reshape(()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Calling multi-output and multi-Parameter ops in the sweep
+
+
+class _Output:
+    """Calls ``prim`` and gives its output ``index`` (the sweep compares one Tensor)."""
+
+    def __init__(self, prim, index: int):
+        self.__dict__.update(prim=prim, index=index)
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["prim"], name)
+
+    def __call__(self, *args, **kwargs):
+        out = self.prim(*args, **kwargs)
+        assert isinstance(out, tuple) and len(out) == len(self.prim.output_names), f"{self.prim.name}: {out!r}"
+        return out[self.index]
+
+
+class _InPlace:
+    """Calls ``prim`` with its argument positions ``writes`` turned into fresh Parameters (the
+    sweep's Tensors are left untouched), checks that every in-place output is the Parameter it
+    updates, and returns the Parameter at argument position ``param`` after the call."""
+
+    def __init__(self, prim, writes: tuple, param: int):
+        self.__dict__.update(prim=prim, writes=writes, param=param)
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["prim"], name)
+
+    def __call__(self, *args):
+        args = list(args)
+        for i in self.writes:
+            args[i] = Parameter(args[i].asnumpy(), name=f"p{i}")
+        out = self.prim(*args)
+        outs = out if isinstance(out, tuple) else (out,)
+        for o, src in self.prim.inplace_map.items():
+            assert outs[o] is args[src], f"{self.prim.name}: output {o} is not the Parameter it updates"
+        return args[self.param]
+
+
+# ---------------------------------------------------------------------------------------------
+# Softmax, LogSoftmax
+
+SOFTMAX_SHAPES = [(), (1,), (7,), (4, 5), (2, 1, 3), (2, 3, 4), (1, 1, 1, 3), (0,), (3, 0, 2), (0, 4), LARGE]
+SOFTMAX_LARGE_3D = (70, 4, 256)  # axis 1: the strided (column-block) path, in parallel
+
+_INF, _NAN = np.inf, np.nan
+# One row per case, softmax along the row.
+SPECIAL_LOGITS = np.array(
+    [
+        [0.0, 1.0, 2.0, 3.0],
+        [-_INF, 0.0, 1.0, -_INF],  # -inf: exp gives 0
+        [-_INF, -_INF, -_INF, -_INF],  # all -inf: NaN, as the NumPy formula gives
+        [_NAN, 0.0, 1.0, 2.0],
+        [0.0, 1.0, _NAN, 2.0],
+        [_INF, 0.0, 1.0, 2.0],  # +inf: NaN
+        [1000.0, 0.0, -1000.0, 999.0],  # large logits: exp(x) would overflow without the max
+        [-1000.0, -1000.5, -999.0, -1001.0],  # and underflow
+        [5.0, 5.0, 5.0, 5.0],
+    ]
+)
+
+
+def _softmax_samples(record, prim, ins, outs, rng):
+    axis = _axis_of(prim)
+    for shape in SOFTMAX_SHAPES + [SOFTMAX_LARGE_3D]:
+        rank = max(len(shape), 1)
+        if not -rank <= axis < rank:
+            continue
+        yield Sample((record.make_arg(0, shape, ins[0], rng),), desc=f"logits{list(shape)} axis={axis}")
+    special = SPECIAL_LOGITS if axis in (1, -1) else SPECIAL_LOGITS.T  # each case lies along the axis
+    yield Sample((special.astype(ins[0].np_dtype),), desc=f"-inf, NaN, +inf, large logits along axis {axis}")
+
+
+def _softmax_errors(prim_cls):
+    name = prim_cls.__name__
+
+    def errors():
+        return [
+            ErrorInput("axis-out-of-range", lambda: prim_cls(axis=2)(_t((2, 3))), ValueError, "axis"),
+            ErrorInput("axis-out-of-range-negative", lambda: prim_cls(axis=-3)(_t((2, 3))), ValueError, "axis"),
+            ErrorInput("axis-float", lambda: prim_cls(axis=1.0), TypeError, "axis"),
+            ErrorInput("axis-bool", lambda: prim_cls(axis=True), TypeError, "axis"),
+            ErrorInput("axis-list", lambda: prim_cls(axis=[0]), TypeError, "axis"),
+            ErrorInput("axis-two-axes", lambda: prim_cls(axis=(0, 1)), ValueError, "tuple of one int"),
+            ErrorInput("axis-empty-tuple", lambda: prim_cls(axis=()), ValueError, "tuple of one int"),
+            ErrorInput("axis-tuple-of-float", lambda: prim_cls(axis=(0.0,)), TypeError, "axis"),
+            ErrorInput("int32-logits", lambda: prim_cls()(_t((2, 3), mstype.int32)), TypeError, "logits"),
+            ErrorInput("bfloat16-logits", lambda: prim_cls()(_t((2, 3), mstype.bfloat16)), TypeError, "logits"),
+            ErrorInput("numpy-array-input", lambda: prim_cls()(np.ones((2, 3), np.float32)), TypeError, name),
+            ErrorInput("wrong-arg-count", lambda: prim_cls()(_t((2,)), _t((2,))), TypeError),
+        ]
+
+    return errors
+
+
+# ---------------------------------------------------------------------------------------------
+# SoftmaxCrossEntropyWithLogits (dense labels)
+
+SCE_SHAPES = [(1, 1), (3, 5), (8, 10), (2, 1), (0, 4), (4, 0), LARGE]
+SCE_SPECIAL_LOGITS = np.array(
+    [
+        [1000.0, 0.0, -1000.0, 999.0],
+        [-1000.0, -1000.5, -999.0, -1001.0],
+        [-_INF, 0.0, 1.0, 2.0],  # the label on -inf is > 0: the loss is +inf
+        [2.0, 2.0, 2.0, 2.0],
+    ]
+)
+SCE_SPECIAL_LABELS = np.array([[0.5, 0.0, 0.25, 0.25], [0.0, 0.0, 1.0, 0.0], [0.5, 0.5, 0.0, 0.0], [0.25] * 4])
+
+
+def _probabilities(shape, rng) -> np.ndarray:
+    p = rng.random(shape) + 0.05
+    return p / p.sum(axis=-1, keepdims=True) if p.size else p
+
+
+def _sce_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape in SCE_SHAPES:
+        logits = make_array(shape, dtype, rng, -4.0, 4.0)
+        labels = _probabilities(shape, rng).astype(dtype.np_dtype)
+        yield Sample((logits, labels), desc=f"logits{list(shape)} labels: probabilities")
+    logits = make_array((6, 5), dtype, rng, -4.0, 4.0)
+    onehot = np.eye(5)[rng.integers(0, 5, 6)].astype(dtype.np_dtype)
+    yield Sample((logits, onehot), desc="logits[6, 5] labels: one-hot")
+    yield Sample(
+        (SCE_SPECIAL_LOGITS.astype(dtype.np_dtype), SCE_SPECIAL_LABELS.astype(dtype.np_dtype)),
+        desc="large logits, -inf logits",
+    )
+
+
+def _sce_ref(prim, logits, labels):
+    log_softmax = _log_softmax64(logits, 1)
+    if prim.index == 0:
+        with np.errstate(all="ignore"):
+            return -np.sum(labels * log_softmax, axis=1)
+    return _softmax64(logits, 1) - labels
+
+
+def _sce_errors():
+    f = ops.SoftmaxCrossEntropyWithLogits
+    return [
+        ErrorInput("1d-logits", lambda: f()(_t((3,)), _t((3,))), ValueError, "2-D"),
+        ErrorInput("3d-logits", lambda: f()(_t((2, 3, 4)), _t((2, 3, 4))), ValueError, "2-D"),
+        ErrorInput("labels-shape", lambda: f()(_t((2, 3)), _t((2, 4))), ValueError, "labels"),
+        ErrorInput("dtype-mismatch", lambda: f()(_t((2, 3)), _t((2, 3), mstype.float64)), TypeError, "same dtype"),
+        ErrorInput("int-labels", lambda: f()(_t((2, 3)), _t((2, 3), mstype.int32)), TypeError, "labels"),
+        ErrorInput("int-logits", lambda: f()(_t((2, 3), mstype.int32), _t((2, 3), mstype.int32)), TypeError, "logits"),
+        ErrorInput("wrong-arg-count", lambda: f()(_t((2, 3))), TypeError),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# SparseSoftmaxCrossEntropyWithLogits (class-index labels)
+
+SPARSE_SHAPES = [(1, 1), (3, 5), (8, 10), (5, 1), (0, 4), (0, 0), (1000, 70), LARGE]
+
+
+def _sparse_samples(record, prim, ins, outs, rng):
+    dtype, label_dtype = ins
+    for n, c in SPARSE_SHAPES:
+        logits = make_array((n, c), dtype, rng, -4.0, 4.0)
+        labels = rng.integers(0, max(c, 1), n).astype(label_dtype.np_dtype)
+        yield Sample((logits, labels), desc=f"logits[{n}, {c}]")
+    labels = np.array([2, 0, 1, 3], label_dtype.np_dtype)  # never on the -inf logit
+    yield Sample((SCE_SPECIAL_LOGITS.astype(dtype.np_dtype), labels), desc="large logits, -inf logits")
+    c = 7
+    yield Sample((make_array((3, c), dtype, rng), np.array([0, c - 1, 0], label_dtype.np_dtype)), desc="labels 0, C-1")
+
+
+def _sparse_ref(prim, logits, labels):
+    n, c = logits.shape
+    if prim.is_grad:
+        if n == 0:
+            return np.zeros((0, c))
+        return (_softmax64(logits, 1) - np.eye(c)[labels]) / n
+    if n == 0:
+        return np.array(np.nan)  # the mean of no losses
+    return np.mean(-_log_softmax64(logits, 1)[np.arange(n), labels])
+
+
+def _sparse_errors():
+    f = ops.SparseSoftmaxCrossEntropyWithLogits
+
+    def labels(values, dtype=np.int32):
+        return Tensor(np.array(values, dtype))
+
+    return [
+        ErrorInput("1d-logits", lambda: f()(_t((3,)), labels([0, 1, 2])), ValueError, "2-D"),
+        ErrorInput("2d-labels", lambda: f()(_t((2, 3)), labels([[0], [1]])), ValueError, "labels"),
+        ErrorInput("batch-mismatch", lambda: f()(_t((2, 3)), labels([0, 1, 2])), ValueError, "labels"),
+        ErrorInput("float-labels", lambda: f()(_t((2, 3)), _t((2,))), TypeError, "labels"),
+        ErrorInput("int8-labels", lambda: f()(_t((2, 3)), labels([0, 1], np.int8)), TypeError, "labels"),
+        ErrorInput("int-logits", lambda: f()(_t((2, 3), mstype.int32), labels([0, 1])), TypeError, "logits"),
+        ErrorInput("is_grad-int", lambda: f(is_grad=1), TypeError, "is_grad"),
+        ErrorInput("label-equals-C", lambda: f()(_t((2, 3)), labels([0, 3])), KernelError, "labels[1] = 3"),
+        ErrorInput("label-negative", lambda: f()(_t((2, 3)), labels([-1, 0])), KernelError, "labels[0] = -1"),
+        ErrorInput(
+            "label-huge-int64",
+            lambda: f(is_grad=True)(_t((2, 3)), labels([0, 2**40], np.int64)),
+            KernelError,
+            "[0, 3)",
+        ),
+        ErrorInput("labels-for-no-classes", lambda: f()(_t((2, 0)), labels([0, 0])), KernelError, "[0, 0)"),
+        ErrorInput("wrong-arg-count", lambda: f()(_t((2, 3))), TypeError),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Optimizer updates
+
+OPT_SHAPES = [(), (0,), (7,), (4, 5), (2, 3, 4), LARGE]
+
+
+def _scalar_forms(value: float, dtype, i: int):
+    """``value`` as a 0-d array, a [1] array or a Python float, in turn (all exact in float16)."""
+    form = i % 3
+    if form == 0:
+        return np.array(value, dtype.np_dtype)
+    if form == 1:
+        return np.array([value], dtype.np_dtype)
+    return value
+
+
+def _gd_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for i, shape in enumerate(OPT_SHAPES):
+        var, delta = make_array(shape, dtype, rng), make_array(shape, dtype, rng)
+        alpha = _scalar_forms(0.25, dtype, i)
+        yield Sample((var, alpha, delta), desc=f"var{list(shape)} alpha={type(alpha).__name__}")
+    yield Sample((make_array((3,), dtype, rng), 1, make_array((3,), dtype, rng)), desc="alpha=Python int")
+
+
+def _gd_ref(prim, var, alpha, delta):
+    return var - _scalar(alpha) * delta
+
+
+def _gd_errors():
+    f = ops.ApplyGradientDescent
+    return [
+        ErrorInput("var-not-parameter", lambda: f()(_t((2,)), 0.1, _t((2,))), TypeError, "Parameter"),
+        ErrorInput("delta-shape", lambda: f()(_p((2, 3)), 0.1, _t((3, 2))), ValueError, "delta"),
+        ErrorInput("alpha-shape", lambda: f()(_p((2,)), _t((2,)), _t((2,))), ValueError, "alpha"),
+        ErrorInput("lossy-delta", lambda: f()(_p((2,)), 0.1, _t((2,), mstype.float64)), TypeError, "losslessly"),
+        ErrorInput("alpha-str", lambda: f()(_p((2,)), "0.1", _t((2,))), TypeError, "alpha"),
+        ErrorInput("int32-var", lambda: f()(_p((2,), mstype.int32), 1, _t((2,), mstype.int32)), TypeError, "var"),
+        ErrorInput(
+            "bfloat16-var", lambda: f()(_p((2,), mstype.bfloat16), 0.5, _t((2,), mstype.bfloat16)), TypeError, "var"
+        ),
+        ErrorInput("wrong-arg-count", lambda: f()(_p((2,)), 0.1), TypeError, "missing"),
+    ]
+
+
+def _momentum_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for i, shape in enumerate(OPT_SHAPES):
+        var, acc, grad = (make_array(shape, dtype, rng) for _ in range(3))
+        lr, momentum = _scalar_forms(0.125, dtype, i), _scalar_forms(0.875, dtype, i + 1)
+        yield Sample((var, acc, lr, grad, momentum), desc=f"variable{list(shape)}")
+
+
+def _momentum_ref(prim, variable, accumulation, learning_rate, gradient, momentum):
+    lr, mom = _scalar(learning_rate), _scalar(momentum)
+    grad = gradient * prim.gradient_scale
+    acc = accumulation * mom + grad
+    if prim.param == 1:
+        return acc
+    return variable - lr * (grad + mom * acc if prim.use_nesterov else acc)
+
+
+def _momentum_errors():
+    f = ops.ApplyMomentum
+    g = _t((2,))
+    return [
+        ErrorInput("variable-not-parameter", lambda: f()(_t((2,)), _p((2,)), 0.1, g, 0.9), TypeError, "Parameter"),
+        ErrorInput(
+            "accumulation-not-parameter", lambda: f()(_p((2,)), _t((2,)), 0.1, g, 0.9), TypeError, "accumulation"
+        ),
+        ErrorInput(
+            "accumulation-dtype",
+            lambda: f()(_p((2,)), _p((2,), mstype.float16), 0.1, g, 0.9),
+            TypeError,
+            "dtype of 'variable'",
+        ),
+        ErrorInput("accumulation-shape", lambda: f()(_p((2,)), _p((3,)), 0.1, g, 0.9), ValueError, "accumulation"),
+        ErrorInput("gradient-shape", lambda: f()(_p((2,)), _p((2,)), 0.1, _t((2, 1)), 0.9), ValueError, "gradient"),
+        ErrorInput("learning_rate-shape", lambda: f()(_p((2,)), _p((2,)), g, g, 0.9), ValueError, "learning_rate"),
+        ErrorInput("momentum-str", lambda: f()(_p((2,)), _p((2,)), 0.1, g, "0.9"), TypeError, "momentum"),
+        ErrorInput(
+            "lossy-gradient", lambda: f()(_p((2,)), _p((2,)), 0.1, _t((2,), mstype.float64), 0.9), TypeError, "lossless"
+        ),
+        ErrorInput("use_nesterov-str", lambda: f(use_nesterov="yes"), TypeError, "use_nesterov"),
+        ErrorInput("use_locking-int", lambda: f(use_locking=0), TypeError, "use_locking"),
+        ErrorInput("gradient_scale-int", lambda: f(gradient_scale=1), TypeError, "gradient_scale"),
+        ErrorInput("wrong-arg-count", lambda: f()(_p((2,)), _p((2,)), 0.1, g), TypeError, "missing"),
+    ]
+
+
+# Values exact in float16, so Python floats (converted to the dtype) match the float64 reference.
+ADAM_SCALARS = {
+    "beta1_power": 0.875**2,
+    "beta2_power": 0.96875**2,
+    "lr": 0.0625,
+    "beta1": 0.875,
+    "beta2": 0.96875,
+    "epsilon": 2.0**-20,
+}
+
+
+@functools.cache
+def _launcher_operand_limit_hit() -> bool:
+    """Whether the C++ launcher refuses Adam's 10 inputs: csrc/python/module.cc caps a launch at
+    kMaxStackTensors = 8 operands ("too many kernel operands"). Reported; the Adam sweep is an
+    expected failure until that limit is raised, and runs for real from then on."""
+    try:
+        ops.Adam()(_p((1,)), _p((1,)), _p((1,)), 0.5, 0.5, 0.1, 0.9, 0.999, 1e-8, _t((1,)))
+    except ValueError as e:
+        if "too many kernel operands" in str(e):
+            return True
+        raise
+    return False
+
+
+def _adam_samples(record, prim, ins, outs, rng):
+    if _launcher_operand_limit_hit():
+        pytest.xfail("csrc/python/module.cc: kMaxStackTensors = 8 < Adam's 10 kernel inputs")
+    dtype = ins[0]
+    for i, shape in enumerate(OPT_SHAPES):
+        var, m, grad = (
+            make_array(shape, dtype, rng),
+            make_array(shape, dtype, rng, -1, 1),
+            make_array(shape, dtype, rng),
+        )
+        v = make_array(shape, dtype, rng, 0.01, 1.0)
+        scalars = [_scalar_forms(value, dtype, i + k) for k, value in enumerate(ADAM_SCALARS.values())]
+        yield Sample((var, m, v, *scalars, grad), desc=f"var{list(shape)}")
+
+
+def _adam_ref(prim, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient):
+    b1p, b2p, lr, b1, b2, eps = (_scalar(s) for s in (beta1_power, beta2_power, lr, beta1, beta2, epsilon))
+    lr_t = lr * np.sqrt(1.0 - b2p) / (1.0 - b1p)
+    m = m + (gradient - m) * (1.0 - b1)
+    v = v + (gradient * gradient - v) * (1.0 - b2)
+    step = m * b1 + (1.0 - b1) * gradient if prim.use_nesterov else m
+    var = var - lr_t * step / (np.sqrt(v) + eps)
+    return (var, m, v)[prim.param]
+
+
+def _adam_errors():
+    f = ops.Adam
+
+    def call(var=None, m=None, v=None, beta1=0.9, gradient=None, prim=None):
+        var = _p((2,)) if var is None else var
+        m = _p((2,)) if m is None else m
+        v = _p((2,)) if v is None else v
+        gradient = _t((2,)) if gradient is None else gradient
+        return (prim or f())(var, m, v, 0.9, 0.999, 0.01, beta1, 0.999, 1e-8, gradient)
+
+    return [
+        ErrorInput("var-not-parameter", lambda: call(var=_t((2,))), TypeError, "Parameter"),
+        ErrorInput("m-not-parameter", lambda: call(m=_t((2,))), TypeError, "'m'"),
+        ErrorInput("v-not-parameter", lambda: call(v=_t((2,))), TypeError, "'v'"),
+        ErrorInput("m-dtype", lambda: call(m=_p((2,), mstype.float16)), TypeError, "dtype of 'var'"),
+        ErrorInput("v-dtype", lambda: call(v=_p((2,), mstype.float64)), TypeError, "dtype of 'var'"),
+        ErrorInput("v-shape", lambda: call(v=_p((3,))), ValueError, "'v'"),
+        ErrorInput("gradient-shape", lambda: call(gradient=_t((2, 2))), ValueError, "gradient"),
+        ErrorInput("beta1-shape", lambda: call(beta1=_t((2,))), ValueError, "beta1"),
+        ErrorInput("beta1-str", lambda: call(beta1="0.9"), TypeError, "beta1"),
+        ErrorInput(
+            "int32-var",
+            lambda: f()(*[_p((2,), mstype.int32)] * 3, 1, 1, 1, 1, 1, 1, _t((2,), mstype.int32)),
+            TypeError,
+            "var",
+        ),
+        ErrorInput("use_nesterov-int", lambda: f(use_nesterov=1), TypeError, "use_nesterov"),
+        ErrorInput("use_locking-str", lambda: f(use_locking="no"), TypeError, "use_locking"),
+        ErrorInput("wrong-arg-count", lambda: f()(_p((2,)), _p((2,)), _p((2,))), TypeError, "missing"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The records
+
+
+def _softmax_variants(prim_cls):
+    return {
+        "axis=-1": prim_cls,
+        "axis=0": lambda: prim_cls(axis=0),
+        "axis=1": lambda: prim_cls(axis=1),
+        "axis=(-2,)": lambda: prim_cls(axis=(-2,)),
+    }
+
+
+def _momentum(param, **attrs):
+    return _InPlace(ops.ApplyMomentum(**attrs), writes=(0, 1), param=param)
+
+
+def _adam(param, **attrs):
+    return _InPlace(ops.Adam(**attrs), writes=(0, 1, 2), param=param)
+
+
+RECORDS: list = [
+    OpRecord(
+        "Softmax",
+        _softmax_variants(ops.Softmax),
+        _softmax_samples,
+        lambda prim, x: _softmax64(x, _axis_of(prim)),
+        error_inputs=_softmax_errors(ops.Softmax),
+    ),
+    OpRecord(
+        "LogSoftmax",
+        _softmax_variants(ops.LogSoftmax),
+        _softmax_samples,
+        lambda prim, x: _log_softmax64(x, _axis_of(prim)),
+        error_inputs=_softmax_errors(ops.LogSoftmax),
+    ),
+    OpRecord(
+        "SoftmaxCrossEntropyWithLogits",
+        {
+            "loss": lambda: _Output(ops.SoftmaxCrossEntropyWithLogits(), 0),
+            "backprop": lambda: _Output(ops.SoftmaxCrossEntropyWithLogits(), 1),
+        },
+        _sce_samples,
+        _sce_ref,
+        args=(Arg(),) * 2,
+        error_inputs=_sce_errors,
+    ),
+    OpRecord(
+        "SparseSoftmaxCrossEntropyWithLogits",
+        {
+            "is_grad=False": ops.SparseSoftmaxCrossEntropyWithLogits,
+            "is_grad=True": lambda: ops.SparseSoftmaxCrossEntropyWithLogits(is_grad=True),
+        },
+        _sparse_samples,
+        _sparse_ref,
+        args=(Arg(),) * 2,
+        error_inputs=_sparse_errors,
+    ),
+    OpRecord(
+        "ApplyGradientDescent",
+        {"": ops.ApplyGradientDescent},
+        _gd_samples,
+        _gd_ref,
+        args=(Arg(),) * 3,
+        params=(0,),
+        error_inputs=_gd_errors,
+    ),
+    OpRecord(
+        "ApplyMomentum",
+        {
+            "variable": lambda: _momentum(0),
+            "accumulation": lambda: _momentum(1),
+            "use_nesterov=True/variable": lambda: _momentum(0, use_nesterov=True),
+            "use_nesterov=True/accumulation": lambda: _momentum(1, use_nesterov=True),
+            "gradient_scale=0.5/variable": lambda: _momentum(0, gradient_scale=0.5),
+            "gradient_scale=0.5,use_nesterov=True/variable": lambda: _momentum(
+                0, use_nesterov=True, gradient_scale=0.5
+            ),
+        },
+        _momentum_samples,
+        _momentum_ref,
+        args=(Arg(),) * 5,
+        error_inputs=_momentum_errors,
+    ),
+    OpRecord(
+        "Adam",
+        {
+            f"{'use_nesterov=True/' if nesterov else ''}{name}": functools.partial(_adam, param, use_nesterov=nesterov)
+            for nesterov in (False, True)
+            for param, name in enumerate(("var", "m", "v"))
+        },
+        _adam_samples,
+        _adam_ref,
+        args=(Arg(),) * 10,
+        error_inputs=_adam_errors,
+    ),
+]

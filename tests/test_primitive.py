@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import inspect
 
 import numpy as np
 import pytest
@@ -194,31 +195,19 @@ def test_copies_keep_attrs_and_are_independent(make_copy):
 # ---------------------------------------------------------------------------------------------
 # Every operator is reachable
 
+# Every operator class defined in opforge.primitives: a new one is covered without being listed.
 BUILTIN_OPS = {
-    "Add",
-    "Sub",
-    "Mul",
-    "RealDiv",
-    "Neg",
-    "Exp",
-    "Log",
-    "MatMul",
-    "ReduceSum",
-    "ReduceMean",
-    "AssignSub",
-    "ReLU",
-    "Elu",
-    "Sigmoid",
-    "Tanh",
-    "BiasAdd",
-    "Cast",
-    "Reshape",
-    "Assign",
-    "ReluGrad",
-    "EluGrad",
-    "SigmoidGrad",
-    "TanhGrad",
+    name
+    for name, cls in primitive_classes().items()
+    if cls.__module__.startswith("opforge.primitives.") and cls not in (PrimitiveWithInfer, PrimitiveWithCheck)
 }
+
+
+def test_the_first_slice_of_operators_is_built_in():
+    first = {"Add", "Sub", "Mul", "RealDiv", "Neg", "Exp", "Log", "MatMul", "ReduceSum", "ReduceMean", "AssignSub",
+             "ReLU", "Elu", "Sigmoid", "Tanh", "BiasAdd", "Cast", "Reshape", "Assign", "ReluGrad", "EluGrad",
+             "SigmoidGrad", "TanhGrad"}  # fmt: skip
+    assert first <= BUILTIN_OPS
 
 
 @pytest.mark.parametrize("name", sorted(BUILTIN_OPS))
@@ -229,16 +218,11 @@ def test_every_operator_is_reachable_from_ops(name):
     assert primitive_classes()[name] is cls
     assert get_op_info(name, "CPU") is not None
     assert kernels_for(name, "CPU"), f"no CPU kernel for {name}"
-    assert cls().name == name
-
-
-def test_builtin_operator_set_matches_op_info():
-    defined = {
-        name
-        for name, cls in primitive_classes().items()
-        if cls.__module__.startswith("opforge.primitives.") and cls not in (PrimitiveWithInfer, PrimitiveWithCheck)
-    }
-    assert defined == BUILTIN_OPS
+    required = [
+        p for p in inspect.signature(cls.__init__).parameters.values() if p.default is p.empty and p.name != "self"
+    ]
+    if not required:  # BroadcastTo(shape) needs its attr
+        assert cls().name == name
 
 
 # ---------------------------------------------------------------------------------------------

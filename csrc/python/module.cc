@@ -24,7 +24,7 @@ namespace {
 
 // Launches smaller than this keep the GIL: releasing and re-taking it costs more than the work.
 constexpr int64_t kReleaseGilElements = 1 << 14;
-constexpr int kMaxStackTensors = 8;
+constexpr int kMaxStackTensors = 16;  // Adam takes 10 inputs
 
 // Attributes converted once from a Python dict and owned for the kernel's lifetime.
 class OwnedAttrs {

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
-import numpy as np
+import functools
+import importlib
 
 from opforge.tensor import Tensor
 
-__all__ = ["sum_to_shape", "zeros_like", "broadcast_axes"]
+__all__ = [
+    "broadcast_axes",
+    "sum_to_shape",
+    "grad_for",
+    "broadcast_to",
+    "zeros_like",
+    "ones_like",
+    "zero_grads",
+    "reduced_shape",
+]
+
+
+# The primitive modules import the tape, which imports this module: reach them lazily.
+@functools.lru_cache(maxsize=512)
+def _op(module: str, name: str, *attrs):
+    """A shared instance of ``opforge.primitives.<module>.<name>(*attrs)``."""
+    return getattr(importlib.import_module(f"opforge.primitives.{module}"), name)(*attrs)
 
 
 def broadcast_axes(shape: tuple, out_shape: tuple) -> tuple:
@@ -19,15 +36,49 @@ def broadcast_axes(shape: tuple, out_shape: tuple) -> tuple:
 
 def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
     """Reduce a broadcast gradient back to the input's ``shape`` (the adjoint of broadcasting)."""
-    from opforge.ops import functional as F
-
-    if dout.shape == tuple(shape):
+    shape = tuple(shape)
+    if dout.shape == shape:
         return dout
-    axes = broadcast_axes(tuple(shape), dout.shape)
-    summed = F.reduce_sum(True)(dout, axes) if axes else dout
-    return F.reshape(summed, tuple(shape)) if summed.shape != tuple(shape) else summed
+    axes = broadcast_axes(shape, dout.shape)
+    summed = _op("math_ops", "ReduceSum", True)(dout, axes) if axes else dout
+    return _op("array_ops", "Reshape")(summed, shape) if summed.shape != shape else summed
+
+
+def broadcast_to(t: Tensor, shape: tuple) -> Tensor:
+    """``t`` broadcast to ``shape`` (BroadcastTo; its adjoint is ``sum_to_shape``)."""
+    shape = tuple(shape)
+    return t if t.shape == shape else _op("array_ops", "BroadcastTo", shape)(t)
+
+
+def grad_for(x, g):
+    """The gradient ``g`` of a broadcast, maybe promoted, input ``x`` in ``x``'s shape and dtype;
+    ``None`` when ``x`` is not a Tensor (a Python scalar or a constant)."""
+    if not isinstance(x, Tensor):
+        return None
+    g = sum_to_shape(g, x.shape)
+    if g.dtype is not x.dtype and x.dtype.kind in "fc":
+        g = _op("array_ops", "Cast")(g, x.dtype)
+    return g
 
 
 def zeros_like(t: Tensor) -> Tensor:
-    """A constant zero gradient (for inputs that have none)."""
-    return Tensor._from_array(np.zeros(t.shape, t.dtype.np_dtype), t.dtype)
+    """Zeros of ``t``'s shape and dtype (ZerosLike): the gradient of inputs that have none."""
+    return _op("array_ops", "ZerosLike")(t)
+
+
+def ones_like(t: Tensor) -> Tensor:
+    """Ones of ``t``'s shape and dtype (OnesLike)."""
+    return _op("array_ops", "OnesLike")(t)
+
+
+def zero_grads(*args) -> tuple:
+    """Zero gradients for every input: zeros for Tensors, ``None`` for constants and scalars."""
+    return tuple(zeros_like(a) if isinstance(a, Tensor) else None for a in args)
+
+
+def reduced_shape(x_shape: tuple, axis) -> tuple:
+    """``x_shape`` with the reduced axes kept as 1 (``axis``: an int, a sequence, or () for all)."""
+    ndim = len(x_shape)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = {a % ndim for a in axes} if axes else set(range(ndim))
+    return tuple(1 if i in axes else d for i, d in enumerate(x_shape))

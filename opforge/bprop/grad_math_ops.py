@@ -1,19 +1,24 @@
-"""bprops of the math operators (primitives/math_ops.py)."""
+"""bprops of the math operators (primitives/math_ops.py) and of their grad operators (SqrtGrad,
+MaximumGrad, MinimumGrad in primitives/_grad_ops.py), for higher-order gradients."""
 
 from __future__ import annotations
 
 import math
 
-from opforge.bprop._utils import sum_to_shape, zeros_like
+import numpy as np
+
+from opforge.bprop._utils import broadcast_to, grad_for, reduced_shape, zero_grads
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
+from opforge.primitives import _grad_ops as G
 from opforge.primitives import math_ops as P
+from opforge.tensor import Tensor
 
 
 @bprop_getters.register(P.Add)
 def get_bprop_add(self):
     def bprop(x, y, out, dout):
-        return sum_to_shape(dout, x.shape), sum_to_shape(dout, y.shape)
+        return grad_for(x, dout), grad_for(y, dout)
 
     return bprop
 
@@ -21,7 +26,8 @@ def get_bprop_add(self):
 @bprop_getters.register(P.Sub)
 def get_bprop_sub(self):
     def bprop(x, y, out, dout):
-        return sum_to_shape(dout, x.shape), sum_to_shape(F.neg(dout), y.shape)
+        dy = grad_for(y, F.neg(dout)) if isinstance(y, Tensor) else None
+        return grad_for(x, dout), dy
 
     return bprop
 
@@ -29,7 +35,9 @@ def get_bprop_sub(self):
 @bprop_getters.register(P.Mul)
 def get_bprop_mul(self):
     def bprop(x, y, out, dout):
-        return sum_to_shape(F.mul(dout, y), x.shape), sum_to_shape(F.mul(dout, x), y.shape)
+        dx = grad_for(x, F.mul(dout, y)) if isinstance(x, Tensor) else None
+        dy = grad_for(y, F.mul(dout, x)) if isinstance(y, Tensor) else None
+        return dx, dy
 
     return bprop
 
@@ -38,7 +46,8 @@ def get_bprop_mul(self):
 def get_bprop_real_div(self):
     def bprop(x, y, out, dout):
         dx = F.div(dout, y)
-        return sum_to_shape(dx, x.shape), sum_to_shape(F.neg(F.mul(dx, out)), y.shape)
+        dy = grad_for(y, F.neg(F.mul(dx, out))) if isinstance(y, Tensor) else None
+        return grad_for(x, dx), dy
 
     return bprop
 
@@ -85,22 +94,21 @@ def get_bprop_matmul(self):
         order = lambda x, y, d: (dx_op(y, d), dy_op(d, x))  # noqa: E731
 
     def bprop(x, y, out, dout):
-        return order(x, y, dout)
+        # Mixed dtypes were promoted in the call (and are again in the products): cast back per input.
+        dx, dy = order(x, y, dout)
+        return grad_for(x, dx), grad_for(y, dy)
 
     return bprop
 
 
-def _kept_shape(x_shape, axis) -> tuple:
-    ndim = len(x_shape)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    axes = {a % ndim for a in axes} if axes else set(range(ndim))
-    return tuple(1 if i in axes else d for i, d in enumerate(x_shape))
-
-
 def _broadcast_back(dout, x, axis):
     """dout of a reduction, broadcast back over the reduced axes of ``x``."""
-    kept = F.reshape(dout, _kept_shape(x.shape, axis)) if x.ndim else dout
-    return F.add(kept, zeros_like(x))
+    if not x.ndim:
+        return dout
+    kept = reduced_shape(x.shape, axis)
+    if dout.shape != kept:
+        dout = F.reshape(dout, kept)
+    return broadcast_to(dout, x.shape)
 
 
 @bprop_getters.register(P.ReduceSum)
@@ -116,5 +124,105 @@ def get_bprop_reduce_mean(self):
     def bprop(x, axis, out, dout):
         count = math.prod(x.shape) // max(1, math.prod(out.shape))
         return F.div(_broadcast_back(dout, x, axis), float(max(count, 1))), None
+
+    return bprop
+
+
+# Elementwise math added with the second slice.
+
+
+@bprop_getters.register(P.Square)
+def get_bprop_square(self):
+    def bprop(x, out, dout):
+        return (F.mul(F.mul(dout, x), 2.0),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Sqrt)
+def get_bprop_sqrt(self):
+    sqrt_grad = G.SqrtGrad()
+
+    def bprop(x, out, dout):
+        return (sqrt_grad(out, dout),)
+
+    return bprop
+
+
+@bprop_getters.register(G.SqrtGrad)
+def get_bprop_sqrt_grad(self):
+    sqrt_grad = G.SqrtGrad()
+
+    def bprop(y, dy, out, dout):
+        # out = dy / (2 y): d/dy = -out / y, d/d(dy) = 1 / (2 y).
+        return F.neg(F.div(F.mul(dout, out), y)), sqrt_grad(y, dout)
+
+    return bprop
+
+
+def _in_dtype(v, dtype):
+    """An operand of a promoting binary op as the grad op takes it: a Tensor of the promoted dtype."""
+    if not isinstance(v, Tensor):
+        return Tensor._from_array(np.asarray(v, dtype.np_dtype), dtype)  # a weak Python scalar
+    return v if v.dtype is dtype else F.cast(v, dtype)
+
+
+def _min_max_bprop(grad_op_cls):
+    def getter(self):
+        grad_op = grad_op_cls()
+
+        def bprop(x, y, out, dout):
+            # The grad op sends dout to the input the forward picked (x on ties), in dout's shape.
+            dx, dy = grad_op(_in_dtype(x, dout.dtype), _in_dtype(y, dout.dtype), dout)
+            return grad_for(x, dx), grad_for(y, dy)
+
+        return bprop
+
+    return getter
+
+
+def _min_max_grad_bprop(grad_op_cls):
+    def getter(self):
+        grad_op = grad_op_cls(grad_x=self.grad_x, grad_y=self.grad_y)
+
+        def bprop(x, y, dout_fwd, out, dout):
+            # out = (dout_fwd * m, dout_fwd * (1 - m)) with a piecewise-constant mask m: no gradient for
+            # x and y; for dout_fwd the same routing applied to the incoming gradients.
+            d_dx, d_dy = dout
+            ddout = F.add(grad_op(x, y, d_dx)[0], grad_op(x, y, d_dy)[1])
+            return (*zero_grads(x, y), ddout)
+
+        return bprop
+
+    return getter
+
+
+bprop_getters.register(P.Maximum)(_min_max_bprop(G.MaximumGrad))
+bprop_getters.register(P.Minimum)(_min_max_bprop(G.MinimumGrad))
+bprop_getters.register(G.MaximumGrad)(_min_max_grad_bprop(G.MaximumGrad))
+bprop_getters.register(G.MinimumGrad)(_min_max_grad_bprop(G.MinimumGrad))
+
+
+@bprop_getters.register(P.ReduceMax)
+def get_bprop_reduce_max(self):
+    equal = P.Equal()
+    reduce_sum = P.ReduceSum(keep_dims=True)
+
+    def bprop(x, axis, out, dout):
+        # dout goes to the positions equal to the max, split evenly between ties.
+        kept = reduced_shape(x.shape, axis) if x.ndim else ()
+        out_b = _broadcast_back(out, x, axis)
+        mask = F.cast(equal(x, out_b), dout.dtype)
+        count = reduce_sum(mask, axis) if x.ndim else mask
+        share = F.div(F.reshape(dout, kept) if x.ndim else dout, count)
+        return F.mul(mask, broadcast_to(share, x.shape)), None
+
+    return bprop
+
+
+@bprop_getters.register(P.Equal)
+def get_bprop_equal(self):
+    def bprop(x, y, out, dout):
+        return zero_grads(x, y)
 
     return bprop

@@ -1,4 +1,8 @@
-"""bprops of the neural-network operators (primitives/nn_ops.py) and their grad operators."""
+"""bprops of the neural-network operators (primitives/nn_ops.py) and of the activation grad operators
+(ReluGrad, EluGrad, SigmoidGrad, TanhGrad), for higher-order gradients.
+
+The optimizer updates (ApplyGradientDescent, ApplyMomentum, Adam) write Parameters in place and have
+no bprop: differentiating through one raises a TypeError naming it."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from opforge.bprop._utils import zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
+from opforge.primitives import math_ops as M
 from opforge.primitives import nn_ops as P
 
 
@@ -51,12 +56,13 @@ def get_bprop_tanh(self):
 
 @bprop_getters.register(P.BiasAdd)
 def get_bprop_bias_add(self):
+    reduce_sum = M.ReduceSum(keep_dims=False)
     channel_last = self.data_format == "NHWC"
 
     def bprop(x, bias, out, dout):
         channel = x.ndim - 1 if channel_last else 1
         axes = tuple(i for i in range(x.ndim) if i != channel)
-        return dout, F.reduce_sum(False)(dout, axes)
+        return dout, reduce_sum(dout, axes)
 
     return bprop
 
@@ -106,3 +112,79 @@ def get_bprop_tanh_grad(self):
         return dout * dy * y * -2.0, tanh_grad(y, dout)
 
     return bprop
+
+
+# Softmax and the softmax cross-entropy losses.
+
+
+def _softmax_bprop(s, dout, reduce_sum, axis):
+    """The adjoint of y = softmax(x) along ``axis`` given y = ``s``: (dout - sum(dout * s)) * s."""
+    return F.mul(F.sub(dout, reduce_sum(F.mul(dout, s), axis)), s)
+
+
+@bprop_getters.register(P.Softmax)
+def get_bprop_softmax(self):
+    reduce_sum = M.ReduceSum(keep_dims=True)
+    axis = self.axis
+
+    def bprop(x, out, dout):
+        return (_softmax_bprop(out, dout, reduce_sum, axis),)
+
+    return bprop
+
+
+@bprop_getters.register(P.LogSoftmax)
+def get_bprop_log_softmax(self):
+    reduce_sum = M.ReduceSum(keep_dims=True)
+    axis = self.axis
+
+    def bprop(x, out, dout):
+        # y = x - logsumexp(x): dx = dout - softmax(x) * sum(dout).
+        return (F.sub(dout, F.mul(F.exp(out), reduce_sum(dout, axis))),)
+
+    return bprop
+
+
+@bprop_getters.register(P.SoftmaxCrossEntropyWithLogits)
+def get_bprop_softmax_cross_entropy_with_logits(self):
+    reduce_sum = M.ReduceSum(keep_dims=True)
+    log_softmax = P.LogSoftmax(axis=-1)
+
+    def bprop(logits, labels, out, dout):
+        # loss_i = -sum_j labels_ij log s_ij and backprop = s - labels, with s = softmax(logits).
+        # For any labels (rows need not sum to 1): dloss_i/dlogits_ij = s_ij sum_k labels_ik - labels_ij.
+        backprop = out[1]
+        dloss, dbackprop = dout
+        d = F.reshape(dloss, (logits.shape[0], 1))
+        s = F.add(backprop, labels)
+        dlogits = F.mul(d, F.sub(F.mul(s, reduce_sum(labels, -1)), labels))
+        dlabels = F.neg(F.mul(d, log_softmax(logits)))
+        # The backprop output's own gradient (it is an output too, and grad of grad reaches it).
+        dlogits = F.add(dlogits, _softmax_bprop(s, dbackprop, reduce_sum, -1))
+        dlabels = F.sub(dlabels, dbackprop)
+        return dlogits, dlabels
+
+    return bprop
+
+
+@bprop_getters.register(P.SparseSoftmaxCrossEntropyWithLogits)
+def get_bprop_sparse_softmax_cross_entropy_with_logits(self):
+    if not self.is_grad:
+        grad_op = P.SparseSoftmaxCrossEntropyWithLogits(is_grad=True)
+
+        def bprop(logits, labels, out, dout):
+            # out is the mean loss; its gradient is the same operator with is_grad=True, times dout.
+            return F.mul(grad_op(logits, labels), dout), zeros_like(labels)
+
+        return bprop
+
+    softmax = P.Softmax(axis=-1)
+    reduce_sum = M.ReduceSum(keep_dims=True)
+
+    def bprop_grad(logits, labels, out, dout):
+        # out = (softmax(logits) - onehot(labels)) / N: the softmax Jacobian, scaled by 1/N.
+        n = max(logits.shape[0], 1)
+        dlogits = _softmax_bprop(softmax(logits), dout, reduce_sum, -1)
+        return F.div(dlogits, float(n)), zeros_like(labels)
+
+    return bprop_grad

@@ -1,7 +1,10 @@
 """Reverse-mode gradients of Python functions built from primitives.
 
 ``GradOperation`` follows MindSpore's return conventions; ``grad`` and ``value_and_grad`` are the
-functional forms.
+functional forms. Each gradient call runs the function on its own tape, differentiates with
+respect to its own argument positions (see ``_alias``) and the given weights, and releases the
+tape, with every intermediate tensor, as soon as the backward pass ends. Calls nest: the backward
+pass of an inner call is recorded on the outer tapes, which gives higher-order gradients.
 """
 
 from __future__ import annotations
@@ -10,25 +13,25 @@ from typing import Callable
 
 import numpy as np
 
-from opforge.bprop.tape import Tape, backward
+from opforge.bprop._utils import zeros_like
+from opforge.bprop.tape import Tape, _differentiable, backward, record
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["GradOperation", "grad", "value_and_grad", "stop_gradient"]
 
 
-def stop_gradient(x: Tensor) -> Tensor:
-    """``x``'s value as a new tensor no gradient flows through."""
+def stop_gradient(x):
+    """``x``'s value as a new tensor no gradient flows through (tuples and lists: each element)."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(stop_gradient(v) for v in x)
     if not isinstance(x, Tensor):
         raise TypeError(f"For 'stop_gradient', the input must be a Tensor, but got {type(x).__name__}.")
     return Tensor._from_array(x._data, x.dtype)
 
 
 def _ones_like(t: Tensor) -> Tensor:
+    # The default sensitivity is a constant: nothing depends on it.
     return Tensor._from_array(np.ones(t.shape, t.dtype.np_dtype), t.dtype)
-
-
-def _zeros_like(t: Tensor) -> Tensor:
-    return Tensor._from_array(np.zeros(t.shape, t.dtype.np_dtype), t.dtype)
 
 
 def _as_outputs(value, where: str) -> tuple:
@@ -39,31 +42,89 @@ def _as_outputs(value, where: str) -> tuple:
     return outs
 
 
-def _run(fn: Callable, args: tuple, watched: list, sens, where: str, has_aux: bool = False):
-    """Run ``fn`` on a tape watching ``watched``; returns (value, {id: grad}, watched)."""
-    with Tape() as tape:
-        for t in watched:
-            tape.watch(t)
-        value = fn(*args)
-    differentiated = value[0] if has_aux else value
-    if has_aux and not isinstance(value, tuple):
-        raise TypeError(f"For '{where}', has_aux=True needs the function to return a tuple (output, aux...).")
-    outs = _as_outputs(differentiated, where)
+def _senses(outs: tuple, sens, where: str) -> tuple:
     if sens is None:
-        senses = tuple(_ones_like(o) for o in outs)
-    else:
-        senses = _as_outputs(sens, where + " sens")
-        if len(senses) != len(outs) or any(s.shape != o.shape for s, o in zip(senses, outs)):
-            raise ValueError(f"For '{where}', the sens must match the outputs' shapes.")
-    grads = backward(tape, outs, senses)
-    return value, grads
+        return tuple(_ones_like(o) for o in outs)
+    senses = sens if isinstance(sens, tuple) else (sens,)
+    if len(senses) != len(outs):
+        raise ValueError(
+            f"For '{where}', the sens must have one Tensor per output ({len(outs)}), but got {len(senses)}."
+        )
+    for i, (s, o) in enumerate(zip(senses, outs)):
+        if not isinstance(s, Tensor):
+            raise TypeError(f"For '{where}', the sens must be Tensors, but got {type(s).__name__}.")
+        if s.shape != o.shape or s.dtype is not o.dtype:
+            raise ValueError(
+                f"For '{where}', the sens of output {i} must match it ({o.dtype}{list(o.shape)}), "
+                f"but got {s.dtype}{list(s.shape)}."
+            )
+    return senses
+
+
+_identity: list = []  # a Reshape, recorded (never launched) to join an argument's alias to it
+
+
+def _identity_prim():
+    if not _identity:
+        from opforge.primitives.array_ops import Reshape  # the primitives import this package
+
+        _identity.append(Reshape())
+    return _identity[0]
+
+
+def _alias(t):
+    """A fresh tensor with ``t``'s data, standing for one argument position of one gradient call.
+
+    Each gradient call differentiates with respect to its own arguments only: a tensor the function
+    also closes over, or passes in two positions, is not confused with the argument (nested grads
+    would otherwise mix their perturbations). On the tapes of enclosing gradient calls the alias is
+    recorded as an identity of ``t``, so higher-order gradients still flow through it. Parameters
+    keep their identity: they are written in place and may be reached as weights too.
+    """
+    if not _differentiable(t) or isinstance(t, Parameter):
+        return t
+    alias = Tensor._from_array(t._data, t.dtype)
+    record(_identity_prim(), (t, t.shape), alias)
+    return alias
+
+
+def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, has_aux: bool = False):
+    """Run ``fn`` on a tape watching the arguments at ``positions`` and ``weights``; returns
+    ``(value, {id: grad}, call_args)``, ``call_args`` being the arguments as ``fn`` saw them.
+
+    The tape (every intermediate tensor of the call) is released as soon as the backward pass ends.
+    """
+    call_args = list(args)
+    for p in positions:
+        call_args[p] = _alias(args[p])
+    call_args = tuple(call_args)
+    tape = Tape()
+    try:
+        with tape:
+            for p in positions:
+                tape.watch(call_args[p])
+            for w in weights:
+                tape.watch(w)
+            value = fn(*call_args)
+        if has_aux and (not isinstance(value, tuple) or len(value) < 2):
+            raise TypeError(
+                f"For '{where}', has_aux=True needs the function to return a tuple (output, aux...), "
+                f"but got {type(value).__name__}."
+            )
+        outs = _as_outputs(value[0] if has_aux else value, where)
+        keep = {id(call_args[p]) for p in positions} | {id(w) for w in weights}
+        grads = backward(tape, outs, _senses(outs, sens, where), keep)
+    finally:
+        tape.release()
+    return value, grads, call_args
 
 
 def _grad_of(grads: dict, t):
+    """The gradient of ``t``: zeros (from a primitive) when the output does not depend on it."""
     if not isinstance(t, Tensor):
         return None
     g = grads.get(id(t))
-    return g if g is not None else _zeros_like(t)
+    return g if g is not None else zeros_like(t)
 
 
 def _weights_list(weights, where: str) -> list:
@@ -98,7 +159,7 @@ class GradOperation:
     def __call__(self, fn: Callable, weights=None) -> Callable:
         if self.get_by_list and weights is None:
             raise ValueError("For 'GradOperation', get_by_list=True needs the weights: grad_op(fn, weights).")
-        weight_list = _weights_list(weights, "GradOperation")
+        weight_list = _weights_list(weights, "GradOperation") if self.get_by_list else []
 
         def grad_fn(*args):
             sens = None
@@ -108,9 +169,9 @@ class GradOperation:
                 args, sens = args[:-1], args[-1]
             if not args and not self.get_by_list:
                 raise TypeError("For 'GradOperation', the function needs at least one input to differentiate.")
-            watched = [a for a in args if isinstance(a, Tensor)] + weight_list
-            _, grads = _run(fn, args, watched, sens, "GradOperation")
-            input_grads = tuple(_grad_of(grads, a) for a in args)
+            positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+            _, grads, call_args = _run(fn, args, positions, weight_list, sens, "GradOperation")
+            input_grads = tuple(_grad_of(grads, a) for a in call_args)
             weight_grads = tuple(_grad_of(grads, w) for w in weight_list)
             if self.get_by_list:
                 return (input_grads, weight_grads) if self.get_all else weight_grads
@@ -119,26 +180,43 @@ class GradOperation:
         return grad_fn
 
 
-def _positions(grad_position, n_args: int) -> tuple:
+def _check_position_type(grad_position, where: str) -> None:
+    def is_index(p) -> bool:
+        return isinstance(p, int) and not isinstance(p, bool)
+
+    if grad_position is None or is_index(grad_position):
+        return
+    if isinstance(grad_position, tuple) and all(is_index(p) for p in grad_position):
+        return
+    raise TypeError(
+        f"For '{where}', the 'grad_position' must be an int, a tuple of ints or None, but got {grad_position!r}."
+    )
+
+
+def _positions(grad_position, n_args: int, where: str) -> tuple:
     if grad_position is None:
         return ()
     positions = (grad_position,) if isinstance(grad_position, int) else tuple(grad_position)
     for p in positions:
-        if isinstance(p, bool) or not isinstance(p, int) or not -n_args <= p < n_args:
-            raise ValueError(f"For 'grad', the 'grad_position' {p!r} is out of range for {n_args} inputs.")
+        if not -n_args <= p < n_args:
+            raise ValueError(f"For '{where}', the 'grad_position' {p!r} is out of range for {n_args} inputs.")
     return positions
 
 
 def _value_and_grad(fn, grad_position, weights, has_aux, where: str) -> Callable:
+    if not callable(fn):
+        raise TypeError(f"For '{where}', the 'fn' must be callable, but got {type(fn).__name__}.")
+    _check_position_type(grad_position, where)
+    if not isinstance(has_aux, bool):
+        raise TypeError(f"For '{where}', the 'has_aux' must be bool, but got {type(has_aux).__name__}.")
     weight_list = _weights_list(weights, where)
     if grad_position is None and not weight_list:
         raise ValueError(f"For '{where}', 'grad_position' and 'weights' cannot both be None.")
 
     def run(*args):
-        positions = _positions(grad_position, len(args))
-        watched = [args[p] for p in positions] + weight_list
-        value, grads = _run(fn, args, watched, None, where, has_aux)
-        pos_grads = tuple(_grad_of(grads, args[p]) for p in positions)
+        positions = _positions(grad_position, len(args), where)
+        value, grads, call_args = _run(fn, args, positions, weight_list, None, where, has_aux)
+        pos_grads = tuple(_grad_of(grads, call_args[p]) for p in positions)
         if isinstance(grad_position, int):
             pos_grads = pos_grads[0]
         weight_grads = tuple(_grad_of(grads, w) for w in weight_list)

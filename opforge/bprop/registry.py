@@ -1,12 +1,13 @@
 """The bprop registry: ``bprop_getters.register(Prim)`` stores a getter per operator.
 
 ``getter(prim)`` returns ``bprop(*inputs, out, dout)``, which returns a tuple with one gradient
-per input (MindSpore's convention). A primitive instance may override its class's getter with its
-own ``get_bprop()``.
+per input (MindSpore's convention). A primitive may override its class's getter with its own
+``get_bprop()``, defined on its class or set on one instance.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Callable
 
 __all__ = ["Registry", "bprop_getters", "get_bprop"]
@@ -32,10 +33,19 @@ class Registry:
         name = self._name(key)
 
         def deco(fn: Callable) -> Callable:
+            if not callable(fn):
+                raise TypeError(f"a {self.what} for '{name}' must be callable, but got {type(fn).__name__}")
             self._by_name[name] = fn
             return fn
 
         return deco
+
+    def unregister(self, key) -> None:
+        """Remove the entry of an operator (for user-defined ones); a missing entry is a KeyError."""
+        name = self._name(key)
+        if name not in self._by_name:
+            raise KeyError(f"no {self.what} is registered for '{name}'")
+        del self._by_name[name]
 
     def get(self, key, default=None):
         return self._by_name.get(self._name(key), default)
@@ -51,14 +61,35 @@ bprop_getters = Registry("bprop getter")
 
 
 def get_bprop(prim) -> Callable:
-    """The bprop function of a primitive instance; raises naming the operator when there is none."""
-    own = getattr(type(prim), "get_bprop", None)
+    """The bprop function of a primitive instance; raises a TypeError naming the operator when there is none."""
+    own = prim.__dict__.get("get_bprop") or getattr(type(prim), "get_bprop", None)
     if own is not None:
-        return prim.get_bprop()
-    getter = bprop_getters.get(prim.name) or bprop_getters.get(type(prim))
-    if getter is None:
-        raise TypeError(
-            f"For '{prim.name}', no bprop is registered, so it cannot be differentiated. "
-            f"Register one with @bprop_getters.register(ops.{prim.name}) or define {prim.name}.get_bprop()."
-        )
-    return getter(prim)
+        bprop = prim.get_bprop()
+    else:
+        getter = bprop_getters.get(prim.name) or bprop_getters.get(type(prim))
+        if getter is None:
+            raise TypeError(
+                f"For '{prim.name}', no bprop is registered, so it cannot be differentiated. "
+                f"Register one with @bprop_getters.register(ops.{prim.name}) or define {prim.name}.get_bprop()."
+            )
+        bprop = _cached(prim, getter)
+    if not callable(bprop):
+        raise TypeError(f"For '{prim.name}', the bprop getter must return a function, but got {type(bprop).__name__}.")
+    return bprop
+
+
+def _cached(prim, getter) -> Callable:
+    """``getter(prim)``, kept on the primitive until its attrs or its getter change: building a bprop
+    creates the grad primitives it uses, which would otherwise happen on every backward pass."""
+    entry = prim.__dict__.get("_bprop_cache")
+    if entry is not None:
+        owner, cached_getter, attrs, bprop = entry
+        try:
+            if owner() is prim and cached_getter is getter and attrs == prim.attrs:
+                return bprop
+        except Exception:  # attrs that do not compare (arrays): no caching
+            pass
+    bprop = getter(prim)
+    # The owner check keeps a copied primitive (whose __dict__ is copied) from using this entry.
+    prim.__dict__["_bprop_cache"] = (weakref.ref(prim), getter, dict(prim.attrs), bprop)
+    return bprop

@@ -1,1 +1,55 @@
-"""Network cells, layers, losses and optimizers (next milestone)."""
+"""``opforge.nn``: cells, layers, losses, optimizers, training wrappers and checkpoints (MindSpore's
+``mindspore.nn``), all computing with primitives so they run on the registry's kernels and
+differentiate through their bprops.
+
+    net = nn.SequentialCell(nn.Dense(64, 128, activation="relu"), nn.Dense(128, 10))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Adam(net.trainable_params()))
+    for x, y in batches:
+        step(x, y)
+
+``nn.set_seed(seed)`` seeds the weight initializers and Dropout masks.
+"""
+
+from opforge.nn import init
+from opforge.nn.cell import Cell, CellList, SequentialCell
+from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge.nn.init import get_seed, initializer, set_seed
+from opforge.nn.layers import Dense, Dropout, Elu, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, get_activation
+from opforge.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
+from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
+from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+
+__all__ = [
+    "init",
+    "set_seed",
+    "get_seed",
+    "initializer",
+    "Cell",
+    "SequentialCell",
+    "CellList",
+    "Dense",
+    "Flatten",
+    "Dropout",
+    "ReLU",
+    "Sigmoid",
+    "Tanh",
+    "Elu",
+    "Softmax",
+    "LogSoftmax",
+    "get_activation",
+    "LossBase",
+    "MSELoss",
+    "L1Loss",
+    "SoftmaxCrossEntropyWithLogits",
+    "Optimizer",
+    "SGD",
+    "Momentum",
+    "Adam",
+    "WithLossCell",
+    "WithEvalCell",
+    "TrainOneStepCell",
+    "save_checkpoint",
+    "load_checkpoint",
+    "load_param_into_net",
+]

@@ -1,4 +1,4 @@
-"""Grad operators: the backward kernels of activations (used by their bprops)."""
+"""Grad operators: the backward kernels of activations and math ops (used by their bprops)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from opforge import dtype as mstype
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
-__all__ = ["ReluGrad", "EluGrad", "SigmoidGrad", "TanhGrad"]
+__all__ = ["ReluGrad", "EluGrad", "SigmoidGrad", "TanhGrad", "SqrtGrad", "MaximumGrad", "MinimumGrad"]
 
 
 class _ActivationGrad(PrimitiveWithInfer):
@@ -66,3 +66,61 @@ class TanhGrad(_ActivationGrad):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["y", "dy"], outputs=["output"])
+
+
+class SqrtGrad(_ActivationGrad):
+    r"""``SqrtGrad()(y, dy)``: :math:`dx = \frac{dy}{2 y}` (y is Sqrt's output, so :math:`y = \sqrt{x}`).
+    dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("y", "dy")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["y", "dy"], outputs=["output"])
+
+
+class _MinMaxGrad(PrimitiveWithInfer):
+    """(x, y, dout) -> (dx, dy): x and y broadcast to dout's shape; dx and dy have dout's shape."""
+
+    valid_dtypes = mstype.int_type + mstype.uint_type + mstype.float_type
+
+    @prim_attr_register
+    def __init__(self, grad_x=True, grad_y=True):
+        validator.check_value_type("grad_x", grad_x, [bool], self.name)
+        validator.check_value_type("grad_y", grad_y, [bool], self.name)
+        self.init_prim_io_names(inputs=["x", "y", "dout"], outputs=["dx", "dy"])
+
+    def infer_shape(self, x_shape, y_shape, dout_shape):
+        for name, shape in (("x", x_shape), ("y", y_shape)):
+            lead = len(dout_shape) - len(shape)
+            if lead < 0 or any(d not in (1, dout_shape[lead + i]) for i, d in enumerate(shape)):
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' of shape {list(shape)} must broadcast to the shape of 'dout' "
+                    f"{list(dout_shape)}, but it does not."
+                )
+        return list(dout_shape), list(dout_shape)
+
+    def infer_dtype(self, x_dtype, y_dtype, dout_dtype):
+        args = {"x": x_dtype, "y": y_dtype, "dout": dout_dtype}
+        dtype = validator.check_tensors_dtypes_same_and_valid(args, self.valid_dtypes, self.name)
+        return dtype, dtype
+
+
+class MaximumGrad(_MinMaxGrad):
+    r"""The gradient of Maximum: ``MaximumGrad(grad_x=True, grad_y=True)(x, y, dout) -> (dx, dy)``.
+
+    :math:`dx = dout` where :math:`x \ge y`, else 0; :math:`dy = dout` where :math:`x < y`, else 0: ties go
+    to x. Where x or y is NaN, dout goes to the input Maximum took its NaN from (x when both are NaN), so
+    :math:`dx + dy = dout` always. x and y must broadcast to dout's shape; dx and dy have dout's shape (the
+    bprop sums them back to the input shapes). ``grad_x=False`` (``grad_y=False``) makes dx (dy) zeros.
+    dtypes: x, y and dout of one dtype: integers and floats (CPU kernels: float16, bfloat16, float32,
+    float64, int32, int64; smaller integers widen losslessly).
+    """
+
+
+class MinimumGrad(_MinMaxGrad):
+    r"""The gradient of Minimum: ``MinimumGrad(grad_x=True, grad_y=True)(x, y, dout) -> (dx, dy)``.
+
+    :math:`dx = dout` where :math:`x \le y`, else 0; :math:`dy = dout` where :math:`x > y`, else 0: ties go
+    to x. NaN, shapes, ``grad_x``/``grad_y`` and dtypes: as for MaximumGrad.
+    """

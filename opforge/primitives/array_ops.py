@@ -1,15 +1,63 @@
-"""Array operators: Cast, Reshape, Assign."""
+"""Array operators: Cast, Reshape, ExpandDims, Squeeze, Transpose, BroadcastTo, Fill, ZerosLike,
+OnesLike, OneHot, ArgMax, Assign."""
 
 from __future__ import annotations
 
 import math
+import numbers
+
+import numpy as np
 
 from opforge import dtype as mstype
 from opforge.primitives import signature as sig
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
+from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
 
-__all__ = ["Cast", "Reshape", "Assign"]
+__all__ = [
+    "Cast",
+    "Reshape",
+    "ExpandDims",
+    "Squeeze",
+    "Transpose",
+    "BroadcastTo",
+    "Fill",
+    "ZerosLike",
+    "OnesLike",
+    "OneHot",
+    "ArgMax",
+    "Assign",
+]
+
+_REAL_TYPES = (mstype.bool_,) + mstype.int_type + mstype.uint_type + mstype.float_type
+_REAL_NUMBER_TYPES = mstype.int_type + mstype.uint_type + mstype.float_type
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+class _ConstantInputs:
+    """Mixin: the inputs at ``constant_inputs`` (position, name) must be constants. A Tensor there would
+    reach ``infer_shape`` as its shape, a list of ints that looks like a valid ``perm`` or ``shape``."""
+
+    constant_inputs: tuple = ()
+
+    def __infer__(self, *args):
+        for i, name in self.constant_inputs:
+            if i < len(args) and args[i]["value"] is None and isinstance(args[i]["dtype"], mstype.Type):
+                raise TypeError(f"For '{self.name}', the '{name}' must be a constant, not a Tensor, but got a Tensor.")
+        return super().__infer__(*args)
+
+
+def _check_int_tuple(prim_name, arg_name, value) -> tuple:
+    """``value`` is a tuple or list of ints (not bools); returns it as a tuple."""
+    if not isinstance(value, (tuple, list)) or not all(_is_int(v) for v in value):
+        got = type(value).__name__
+        if isinstance(value, (tuple, list)):
+            got = f"{got} {list(value)!r}"
+        raise TypeError(f"For '{prim_name}', the '{arg_name}' must be a tuple of int, but got {got}.")
+    return tuple(int(v) for v in value)
 
 
 class Cast(PrimitiveWithInfer):
@@ -66,6 +114,284 @@ class Reshape(PrimitiveWithInfer):
 
     def infer_dtype(self, x_dtype, shape):
         return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
+
+
+class ExpandDims(_ConstantInputs, PrimitiveWithInfer):
+    """Inserts a dim of size 1 at ``axis``: ``ExpandDims()(x, axis)``; ``axis`` is an int in
+    :math:`[-ndim - 1, ndim]` (a negative axis counts from the end of the output's dims).
+    The data is copied unchanged. dtypes: all.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("axis"))
+    constant_inputs = ((1, "axis"),)
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x", "axis"], outputs=["output"])
+
+    def infer_shape(self, x_shape, axis):
+        ndim = len(x_shape)
+        validator.check_int_range("axis", axis, -ndim - 1, ndim, Rel.INC_BOTH, self.name)
+        axis = axis + ndim + 1 if axis < 0 else axis
+        return list(x_shape[:axis]) + [1] + list(x_shape[axis:])
+
+    def infer_dtype(self, x_dtype, axis):
+        return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
+
+
+class Squeeze(PrimitiveWithInfer):
+    """Removes dims of size 1: ``Squeeze(axis=())(x)``. With ``axis=()`` every size-1 dim goes; otherwise
+    ``axis`` (an int or a tuple of ints in :math:`[-ndim, ndim)`) names the dims to remove, and each must
+    have size 1 (else ValueError). The data is copied unchanged. dtypes: all.
+    """
+
+    @prim_attr_register
+    def __init__(self, axis=()):
+        validator.check_value_type("axis", axis, [int, tuple, list], self.name)
+        axis = (axis,) if isinstance(axis, int) else _check_int_tuple(self.name, "axis", axis)
+        self.add_prim_attr("axis", axis)
+        self.init_prim_io_names(inputs=["x"], outputs=["output"])
+
+    def infer_shape(self, x_shape):
+        ndim = len(x_shape)
+        if not self.axis:
+            return [d for d in x_shape if d != 1]
+        axes = []
+        for a in self.axis:
+            if not -ndim <= a < ndim:
+                raise ValueError(
+                    f"For '{self.name}', each 'axis' must be in [{-ndim}, {ndim}) for 'x' of shape {list(x_shape)}, "
+                    f"but got {a}."
+                )
+            a %= ndim
+            if a in axes:
+                raise ValueError(f"For '{self.name}', the 'axis' {list(self.axis)} has the axis {a} twice.")
+            if x_shape[a] != 1:
+                raise ValueError(
+                    f"For '{self.name}', the dim {a} of 'x' {list(x_shape)} to squeeze must be 1, but got {x_shape[a]}."
+                )
+            axes.append(a)
+        return [d for i, d in enumerate(x_shape) if i not in axes]
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
+
+
+class Transpose(_ConstantInputs, PrimitiveWithInfer):
+    """Permutes the dims: ``Transpose()(x, perm)``, :math:`y.shape[k] = x.shape[perm[k]]` (``np.transpose``).
+    ``perm`` is a tuple of ints, a permutation of :math:`0 .. ndim-1` (negative entries count from the end).
+    dtypes: all.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("x"), sig.make_sig("perm"))
+    constant_inputs = ((1, "perm"),)
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x", "perm"], outputs=["output"])
+
+    def infer_shape(self, x_shape, perm):
+        perm = _check_int_tuple(self.name, "perm", perm)
+        ndim = len(x_shape)
+        if len(perm) != ndim:
+            raise ValueError(
+                f"For '{self.name}', the 'perm' must have one entry per dim of 'x' {list(x_shape)} ({ndim}), "
+                f"but got {list(perm)} ({len(perm)})."
+            )
+        normalised = [p + ndim if p < 0 else p for p in perm]
+        if sorted(normalised) != list(range(ndim)):
+            raise ValueError(
+                f"For '{self.name}', the 'perm' must be a permutation of the {ndim} dims of 'x', but got {list(perm)}."
+            )
+        return [x_shape[p] for p in normalised]
+
+    def infer_dtype(self, x_dtype, perm):
+        return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
+
+
+class BroadcastTo(PrimitiveWithInfer):
+    """Broadcasts ``x`` to ``shape`` with NumPy's rules: ``BroadcastTo(shape)(x)`` (``np.broadcast_to``).
+
+    ``shape`` is a tuple of ints; the shapes are aligned at the right, each dim of ``x`` must equal the
+    target dim or be 1, and a target of -1 keeps the dim of ``x`` (only where ``x`` has one).
+    dtypes: all.
+    """
+
+    @prim_attr_register
+    def __init__(self, shape):
+        shape = _check_int_tuple(self.name, "shape", shape)
+        for d in shape:
+            if d < -1:
+                raise ValueError(f"For '{self.name}', each dim of 'shape' must be >= -1, but got {list(shape)}.")
+        self.add_prim_attr("shape", shape)
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x_shape):
+        target = list(self.shape)
+        lead = len(target) - len(x_shape)
+        if lead < 0:
+            raise ValueError(
+                f"For '{self.name}', the 'shape' {target} must have at least as many dims as 'x' {list(x_shape)}."
+            )
+        out = []
+        for i, d in enumerate(target):
+            if i < lead:
+                if d == -1:
+                    raise ValueError(
+                        f"For '{self.name}', a -1 in 'shape' {target} must match a dim of 'x' {list(x_shape)}, "
+                        f"but the dim {i} is a new leading dim."
+                    )
+                out.append(d)
+                continue
+            have = x_shape[i - lead]
+            if d == -1:
+                d = have
+            if have not in (d, 1):
+                raise ValueError(
+                    f"For '{self.name}', 'x' of shape {list(x_shape)} cannot broadcast to 'shape' {target}: "
+                    f"the dim {i - lead} of 'x' is {have}, which is neither 1 nor {d}."
+                )
+            out.append(d)
+        return out
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
+
+
+class Fill(_ConstantInputs, PrimitiveWithInfer):
+    """A tensor of one value: ``Fill()(type, shape, value)`` (MindSpore's order), with no tensor input.
+
+    ``type`` is an opforge dtype (bool, int8-64, uint8-64, float16, bfloat16, float32, float64);
+    ``shape`` a tuple of non-negative ints; ``value`` a Python bool, int or float, converted as
+    ``np.full`` does (a float into an integer dtype truncates toward zero). An integer value must fit
+    ``type`` (and int64); a NaN or infinite value cannot fill an integer dtype.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("type"), sig.make_sig("shape"), sig.make_sig("value"))
+    constant_inputs = ((0, "type"), (1, "shape"), (2, "value"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["type", "shape", "value"], outputs=["y"])
+
+    def infer_shape(self, dtype, shape, value):
+        shape = _check_int_tuple(self.name, "shape", shape)
+        if any(d < 0 for d in shape):
+            raise ValueError(f"For '{self.name}', each dim of 'shape' must be >= 0, but got {list(shape)}.")
+        return list(shape)
+
+    def infer_dtype(self, dtype, shape, value):
+        if not isinstance(dtype, mstype.Type):
+            raise TypeError(f"For '{self.name}', the 'type' must be an opforge dtype, but got {dtype!r}.")
+        validator.check_subclass("type", dtype, _REAL_TYPES, self.name)
+        validator.check_value_type("value", value, [bool, int, float], self.name)
+        if dtype.kind in "iu" and not isinstance(value, bool):
+            if isinstance(value, float):
+                if not math.isfinite(value):
+                    raise ValueError(f"For '{self.name}', the 'value' must be finite to fill {dtype}, but got {value}.")
+                as_int = math.trunc(value)
+            else:
+                as_int = value
+            info = np.iinfo(dtype.np_dtype)
+            lo, hi = int(info.min), min(int(info.max), 2**63 - 1)
+            if not lo <= as_int <= hi:
+                raise ValueError(f"For '{self.name}', the 'value' must fit {dtype} [{lo}, {hi}], but got {value}.")
+        elif dtype.kind == "f" and isinstance(value, int) and not -(2**63) <= value < 2**63:
+            raise ValueError(f"For '{self.name}', an int 'value' must fit int64, but got {value}.")
+        return dtype
+
+
+class _ConstantLike(PrimitiveWithInfer):
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x_shape):
+        return x_shape
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
+
+
+class ZerosLike(_ConstantLike):
+    """Zeros with the shape and dtype of ``x``: ``ZerosLike()(x)`` (``np.zeros_like``); ``x``'s values are
+    not read. dtypes: all."""
+
+
+class OnesLike(_ConstantLike):
+    """Ones with the shape and dtype of ``x``: ``OnesLike()(x)`` (``np.ones_like``; True for bool); ``x``'s
+    values are not read. dtypes: all."""
+
+
+class OneHot(_ConstantInputs, PrimitiveWithInfer):
+    r"""One-hot encoding: ``OneHot(axis=-1)(indices, depth, on_value, off_value)``.
+
+    The output has a new dim of size ``depth`` at ``axis`` (-1: last):
+    :math:`out[..., d, ...] = on\_value` where :math:`indices[...] = d`, else :math:`off\_value`; an index
+    outside :math:`[0, depth)` gives a row of ``off_value`` (as MindSpore).
+    ``indices``: int32 or int64 tensor; ``depth``: int >= 0; ``on_value``, ``off_value``: 0-d tensors or
+    Python numbers, promoted to one dtype, which is the output's: float16, float32, float64, int32, int64
+    (CPU kernels; bfloat16 and the smaller integers widen losslessly).
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("indices"),
+        sig.make_sig("depth"),
+        sig.make_sig("on_value", dtype=sig.sig_dtype.T),
+        sig.make_sig("off_value", dtype=sig.sig_dtype.T),
+    )
+    constant_inputs = ((1, "depth"),)
+
+    @prim_attr_register
+    def __init__(self, axis=-1):
+        validator.check_value_type("axis", axis, [int], self.name)
+        validator.check_int("axis", axis, -1, Rel.GE, self.name)
+        self.init_prim_io_names(inputs=["indices", "depth", "on_value", "off_value"], outputs=["output"])
+
+    def infer_shape(self, indices_shape, depth, on_shape, off_shape):
+        validator.check_non_negative_int("depth", depth, self.name)
+        ndim = len(indices_shape)
+        validator.check_int_range("axis", self.axis, -1, ndim, Rel.INC_BOTH, self.name)
+        for name, shape in (("on_value", on_shape), ("off_value", off_shape)):
+            if len(shape) != 0:
+                raise ValueError(f"For '{self.name}', the '{name}' must be a 0-d tensor, but got shape {list(shape)}.")
+        axis = ndim if self.axis == -1 else self.axis
+        return list(indices_shape[:axis]) + [depth] + list(indices_shape[axis:])
+
+    def infer_dtype(self, indices_dtype, depth, on_dtype, off_dtype):
+        validator.check_tensor_dtype_valid("indices", indices_dtype, (mstype.int32, mstype.int64), self.name)
+        args = {"on_value": on_dtype, "off_value": off_dtype}
+        return validator.check_tensors_dtypes_same_and_valid(args, _REAL_NUMBER_TYPES, self.name)
+
+
+class ArgMax(PrimitiveWithInfer):
+    """The index of the largest value along ``axis``: ``ArgMax(axis=-1, output_type=opforge.int32)(x)``
+    (``np.argmax``). Ties give the first index; NaN counts as the largest value (the first NaN wins).
+    Taking the argmax of an axis of size 0 is a ValueError.
+
+    dtypes: integers and floats in (CPU kernels: float16, bfloat16, float32, float64, int8, int16, int32,
+    int64, uint8; uint16 and uint32 widen losslessly); int32 or int64 (``output_type``) out.
+    """
+
+    @prim_attr_register
+    def __init__(self, axis=-1, output_type=mstype.int32):
+        validator.check_value_type("axis", axis, [int], self.name)
+        validator.check_subclass("output_type", output_type, (mstype.int32, mstype.int64), self.name)
+        self.init_prim_io_names(inputs=["x"], outputs=["output"])
+
+    def infer_shape(self, x_shape):
+        axis = validator.check_axis("axis", self.axis, len(x_shape), self.name)[0]
+        if not x_shape:
+            return []
+        if x_shape[axis] == 0:
+            raise ValueError(
+                f"For '{self.name}', cannot take the argmax of the zero-size axis {axis} of 'x' {list(x_shape)}."
+            )
+        return [d for i, d in enumerate(x_shape) if i != axis]
+
+    def infer_dtype(self, x_dtype):
+        validator.check_tensor_dtype_valid("x", x_dtype, _REAL_NUMBER_TYPES, self.name)
+        return self.output_type
 
 
 class Assign(PrimitiveWithInfer):

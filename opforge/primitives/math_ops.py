@@ -1,4 +1,4 @@
-"""Math operators: arithmetic with broadcasting, unary math, MatMul, reductions, AssignSub."""
+"""Math operators: arithmetic and comparison with broadcasting, unary math, MatMul, reductions, AssignSub."""
 
 from __future__ import annotations
 
@@ -13,14 +13,22 @@ __all__ = [
     "Sub",
     "Mul",
     "RealDiv",
+    "Maximum",
+    "Minimum",
+    "Equal",
     "Neg",
     "Exp",
     "Log",
+    "Square",
+    "Sqrt",
     "MatMul",
     "ReduceSum",
     "ReduceMean",
+    "ReduceMax",
     "AssignSub",
 ]
+
+_REAL_NUMBER_TYPES = mstype.int_type + mstype.uint_type + mstype.float_type
 
 
 class _BinaryOp(PrimitiveWithInfer):
@@ -67,6 +75,44 @@ class RealDiv(_BinaryOp):
     valid_dtypes = mstype.float_type
 
 
+class Maximum(_BinaryOp):
+    r""":math:`out = \max(x, y)`, elementwise with broadcasting; a NaN in either input gives NaN and ties
+    give x (as ``np.maximum``).
+
+    ``Maximum()(x, y)``: x and y (tensors or Python numbers) are promoted to one dtype.
+    dtypes: integers and floats (CPU kernels: float16, bfloat16, float32, float64, int8, int16, int32,
+    int64, uint8; uint16 and uint32 widen losslessly). Output: the broadcast shape, the promoted dtype.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class Minimum(_BinaryOp):
+    r""":math:`out = \min(x, y)`, elementwise with broadcasting; a NaN in either input gives NaN and ties
+    give x (as ``np.minimum``).
+
+    ``Minimum()(x, y)``. dtypes: as for Maximum.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class Equal(_BinaryOp):
+    r""":math:`out = (x = y)`, elementwise with broadcasting; the output is a bool tensor. NaN equals
+    nothing (not even NaN) and -0.0 equals 0.0.
+
+    ``Equal()(x, y)``: x and y (tensors or Python numbers) are promoted to one dtype.
+    dtypes: bool, integers and floats (CPU kernels: bool, int8, int16, int32, int64, uint8, float16,
+    bfloat16, float32, float64; uint16 and uint32 widen losslessly).
+    """
+
+    valid_dtypes = (mstype.bool_,) + _REAL_NUMBER_TYPES
+
+    def infer_dtype(self, x_dtype, y_dtype):
+        super().infer_dtype(x_dtype, y_dtype)
+        return mstype.bool_
+
+
 class _UnaryOp(PrimitiveWithInfer):
     valid_dtypes = mstype.float_type
 
@@ -93,6 +139,21 @@ class Exp(_UnaryOp):
 
 class Log(_UnaryOp):
     r""":math:`y = \ln x` (NaN for x < 0, -inf at 0). dtypes: float16, bfloat16, float32, float64."""
+
+
+class Square(_UnaryOp):
+    r""":math:`y = x^2`, elementwise (integers wrap modulo :math:`2^{bits}` like NumPy).
+
+    dtypes: numbers (CPU kernels: float16, bfloat16, float32, float64, int32, int64; int8, int16, uint8,
+    uint16 and uint32 widen losslessly).
+    """
+
+    valid_dtypes = mstype.number_type
+
+
+class Sqrt(_UnaryOp):
+    r""":math:`y = \sqrt{x}`, elementwise (NaN for x < 0, as in NumPy).
+    dtypes: float16, bfloat16, float32, float64."""
 
 
 class MatMul(PrimitiveWithInfer):
@@ -167,6 +228,29 @@ class ReduceMean(_Reduce):
     ``ReduceMean(keep_dims=False)(x, axis=())``. dtypes: float16, bfloat16, float32, float64."""
 
     valid_dtypes = mstype.float_type
+
+
+class ReduceMax(_Reduce):
+    r""":math:`y = \max_{axis} x`. ``ReduceMax(keep_dims=False)(x, axis=())``; ``axis=()`` reduces every axis.
+
+    A NaN in a reduced slice gives NaN (as ``np.max``). Reducing an axis of size 0 is a ValueError: the
+    maximum of no elements is undefined.
+    dtypes: numbers but complex (CPU kernels: float16, bfloat16, float32, float64, int32, int64; smaller
+    integers widen losslessly).
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+    def infer_shape(self, x_shape, axis):
+        out = super().infer_shape(x_shape, axis)
+        axes = validator.check_axis("axis", axis, len(x_shape), self.name) or tuple(range(len(x_shape)))
+        empty = [a for a in axes if a < len(x_shape) and x_shape[a] == 0]
+        if empty:
+            raise ValueError(
+                f"For '{self.name}', cannot reduce the zero-size axis {empty[0]} of 'input_x' {list(x_shape)}: "
+                f"the maximum of no elements is undefined."
+            )
+        return out
 
 
 class AssignSub(PrimitiveWithInfer):

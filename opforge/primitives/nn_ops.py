@@ -1,13 +1,28 @@
-"""Neural-network operators: activations and BiasAdd."""
+"""Neural-network operators: activations, BiasAdd, softmax and its losses, optimizer updates."""
 
 from __future__ import annotations
 
 from opforge import dtype as mstype
+from opforge.primitives import signature as sig
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
+from opforge.tensor import Tensor
 
-__all__ = ["ReLU", "Elu", "Sigmoid", "Tanh", "BiasAdd"]
+__all__ = [
+    "ReLU",
+    "Elu",
+    "Sigmoid",
+    "Tanh",
+    "BiasAdd",
+    "Softmax",
+    "LogSoftmax",
+    "SoftmaxCrossEntropyWithLogits",
+    "SparseSoftmaxCrossEntropyWithLogits",
+    "ApplyGradientDescent",
+    "ApplyMomentum",
+    "Adam",
+]
 
 
 class _Activation(PrimitiveWithInfer):
@@ -92,3 +107,318 @@ class BiasAdd(PrimitiveWithInfer):
     def infer_dtype(self, x_dtype, b_dtype):
         args = {"input_x": x_dtype, "bias": b_dtype}
         return validator.check_tensors_dtypes_same_and_valid(args, mstype.number_type, self.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Softmax and the softmax cross-entropy losses
+
+# The CPU kernels' dtypes for softmax, the losses and the optimizers (half computes in float).
+_SOFTMAX_DTYPES = (mstype.float16, mstype.float32, mstype.float64)
+_LABEL_DTYPES = (mstype.int32, mstype.int64)
+
+
+def _one_axis(prim_name: str, axis) -> int:
+    """``axis`` given as an int or a tuple of one int (MindSpore accepts both), as an int."""
+    validator.check_value_type("axis", axis, [int, tuple], prim_name)
+    if isinstance(axis, tuple):
+        if len(axis) != 1:
+            raise ValueError(
+                f"For '{prim_name}', the 'axis' must be an int or a tuple of one int, but got a tuple of "
+                f"length {len(axis)}: {axis!r}."
+            )
+        validator.check_value_type("axis[0]", axis[0], [int], prim_name)
+        return axis[0]
+    return axis
+
+
+class _SoftmaxBase(PrimitiveWithInfer):
+    def infer_shape(self, logits):
+        validator.check_axis("axis", self.axis, len(logits), self.name)
+        return logits
+
+    def infer_dtype(self, logits):
+        return validator.check_tensor_dtype_valid("logits", logits, _SOFTMAX_DTYPES, self.name)
+
+
+class Softmax(_SoftmaxBase):
+    r"""Softmax along ``axis``: :math:`y_i = e^{x_i - m} / \sum_j e^{x_j - m}` with
+    :math:`m = \max_j x_j` (subtracting the maximum keeps it finite for large logits).
+
+    Attr ``axis`` (int or a tuple of one int, default -1; stored as a 1-tuple like MindSpore).
+    Inputs: ``logits`` of any rank, float16 (computed in float32), float32 or float64.
+    Output: same shape and dtype. ``-inf`` entries give 0; a slice that is all ``-inf``, or holds
+    NaN or ``+inf``, gives NaN, as the NumPy formula does.
+    """
+
+    @prim_attr_register
+    def __init__(self, axis=-1):
+        self.add_prim_attr("axis", (_one_axis(self.name, axis),))
+        self.init_prim_io_names(inputs=["logits"], outputs=["output"])
+
+
+class LogSoftmax(_SoftmaxBase):
+    r"""Log-softmax along ``axis``: :math:`y_i = (x_i - m) - \log \sum_j e^{x_j - m}` with
+    :math:`m = \max_j x_j`.
+
+    Attr ``axis`` (int, or a tuple of one int which is stored as the int; default -1).
+    Inputs: ``logits`` of any rank, float16 (computed in float32), float32 or float64.
+    Output: same shape and dtype; ``-inf`` entries give ``-inf``, an all ``-inf`` slice NaN.
+    """
+
+    @prim_attr_register
+    def __init__(self, axis=-1):
+        self.add_prim_attr("axis", _one_axis(self.name, axis))
+        self.init_prim_io_names(inputs=["logits"], outputs=["output"])
+
+
+def _check_logits_2d(prim_name: str, logits) -> None:
+    if len(logits) != 2:
+        raise ValueError(f"For '{prim_name}', the 'logits' must be 2-D [N, C], but got shape {list(logits)}.")
+
+
+class SoftmaxCrossEntropyWithLogits(PrimitiveWithInfer):
+    r"""Softmax cross-entropy with dense labels, and its gradient:
+
+    .. math::
+        loss_i = -\sum_j labels_{ij} \log \mathrm{softmax}(logits)_{ij}, \qquad
+        backprop_{ij} = \mathrm{softmax}(logits)_{ij} - labels_{ij}
+
+    Inputs: ``logits`` [N, C] and ``labels`` [N, C] (each row usually a probability distribution)
+    of one dtype: float16 (computed in float32), float32 or float64.
+    Outputs: ``(loss, backprop)``, ``loss`` [N] and ``backprop`` [N, C], of that dtype.
+    """
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["logits", "labels"], outputs=["loss", "backprop"])
+
+    def infer_shape(self, logits, labels):
+        _check_logits_2d(self.name, logits)
+        if list(labels) != list(logits):
+            raise ValueError(
+                f"For '{self.name}', the 'labels' must have the shape of 'logits' {list(logits)}, "
+                f"but got {list(labels)}."
+            )
+        return [logits[0]], list(logits)
+
+    def infer_dtype(self, logits, labels):
+        dtype = validator.check_tensors_dtypes_same_and_valid(
+            {"logits": logits, "labels": labels}, _SOFTMAX_DTYPES, self.name
+        )
+        return dtype, dtype
+
+
+class SparseSoftmaxCrossEntropyWithLogits(PrimitiveWithInfer):
+    r"""Softmax cross-entropy with class-index labels, averaged over the batch:
+
+    .. math::
+        loss = \frac{1}{N} \sum_i -\log \mathrm{softmax}(logits)_{i, labels_i}
+
+    With ``is_grad=True`` it gives the gradient of that mean loss with respect to ``logits``
+    instead: :math:`(\mathrm{softmax}(logits) - \mathrm{onehot}(labels)) / N`.
+
+    Attr ``is_grad`` (bool, default False). Inputs: ``logits`` [N, C] float16 (computed in
+    float32), float32 or float64; ``labels`` [N] int32 or int64, each in [0, C) (checked by the
+    kernel at every launch: an out-of-range label raises ``KernelError``).
+    Output: a 0-d tensor (the mean loss; NaN when N = 0), or [N, C] with ``is_grad``; the dtype of
+    ``logits``.
+    """
+
+    @prim_attr_register
+    def __init__(self, is_grad=False):
+        validator.check_value_type("is_grad", is_grad, [bool], self.name)
+        self.init_prim_io_names(inputs=["logits", "labels"], outputs=["output"])
+
+    def infer_shape(self, logits, labels):
+        _check_logits_2d(self.name, logits)
+        if len(labels) != 1 or labels[0] != logits[0]:
+            raise ValueError(
+                f"For '{self.name}', the 'labels' must be 1-D [N] with N = {logits[0]} (the rows of 'logits' "
+                f"{list(logits)}), but got shape {list(labels)}."
+            )
+        return list(logits) if self.is_grad else []
+
+    def infer_dtype(self, logits, labels):
+        validator.check_tensor_dtype_valid("labels", labels, _LABEL_DTYPES, self.name)
+        return validator.check_tensor_dtype_valid("logits", logits, _SOFTMAX_DTYPES, self.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Optimizer updates (written in place into Parameters)
+
+
+def _check_scalar_shape(prim_name: str, arg_name: str, shape) -> None:
+    if not (len(shape) == 0 or list(shape) == [1]):
+        raise ValueError(
+            f"For '{prim_name}', the '{arg_name}' must be a scalar (a number, or a Tensor of shape [] or [1]), "
+            f"but got shape {list(shape)}."
+        )
+
+
+def _check_same_shape(prim_name: str, ref_name: str, ref, others: dict) -> None:
+    for name, shape in others.items():
+        if list(shape) != list(ref):
+            raise ValueError(
+                f"For '{prim_name}', the '{name}' must have the shape of '{ref_name}' {list(ref)}, "
+                f"but got {list(shape)}."
+            )
+
+
+class _ApplyUpdate(PrimitiveWithInfer):
+    """An optimizer update: RW_WRITE Parameters, everything in the dtype group T.
+
+    The Parameters written in place must share one dtype. The signature's promotion would cast a
+    second Parameter of another dtype to the first's, and the kernel would then update that copy
+    (outputs are copied back, but ApplyMomentum's 'accumulation' is not an output), so it is
+    rejected here, before the plan.
+    """
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = sig.bind_arguments(self.name, self._signature(), args, kwargs)
+        writes = [i for i, s in enumerate(self._signature()) if s.rw == sig.sig_rw.RW_WRITE and i < len(args)]
+        first = args[writes[0]] if writes else None
+        if isinstance(first, Tensor):
+            for i in writes[1:]:
+                if isinstance(args[i], Tensor) and args[i].dtype is not first.dtype:
+                    names = self._signature()
+                    raise TypeError(
+                        f"For '{self.name}', the '{names[i].name}' must have the dtype of '{names[writes[0]].name}' "
+                        f"({first.dtype}), since both are written in place, but got {args[i].dtype}."
+                    )
+        return super().__call__(*args)
+
+
+class ApplyGradientDescent(_ApplyUpdate):
+    r"""Gradient descent, in place: :math:`var \leftarrow var - \alpha \cdot \delta`; returns ``var``.
+
+    Inputs: ``var`` (a Parameter, written in place), ``alpha`` (a Python number or a Tensor of
+    shape [] or [1]) and ``delta`` (the shape of ``var``); all in one dtype group, cast to the
+    dtype of ``var`` when lossless. dtypes: float16 (computed in float32), float32, float64.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("var", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("alpha", dtype=sig.sig_dtype.T),
+        sig.make_sig("delta", dtype=sig.sig_dtype.T),
+    )
+    inplace_map = {0: 0}
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["var", "alpha", "delta"], outputs=["var"])
+
+    def infer_shape(self, var, alpha, delta):
+        _check_scalar_shape(self.name, "alpha", alpha)
+        _check_same_shape(self.name, "var", var, {"delta": delta})
+        return var
+
+    def infer_dtype(self, var, alpha, delta):
+        args = {"var": var, "alpha": alpha, "delta": delta}
+        return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+
+
+class ApplyMomentum(_ApplyUpdate):
+    r"""Momentum, in place:
+
+    .. math::
+        accumulation \leftarrow accumulation \cdot momentum + gradient \cdot gradient\_scale \\
+        variable \leftarrow variable - lr \cdot accumulation
+
+    With ``use_nesterov``: :math:`variable \leftarrow variable - lr \cdot (gradient \cdot
+    gradient\_scale + momentum \cdot accumulation)`, with the updated accumulation.
+    Returns ``variable``; ``accumulation`` is updated in place too.
+
+    Attrs: ``use_locking`` (bool, default False; accepted for MindSpore compatibility),
+    ``use_nesterov`` (bool, default False), ``gradient_scale`` (float, default 1.0).
+    Inputs: ``variable`` and ``accumulation`` (Parameters of one dtype, written in place),
+    ``learning_rate`` and ``momentum`` (Python numbers or Tensors of shape [] or [1]), ``gradient``
+    (the shape of ``variable``); all in one dtype group, cast to the Parameters' dtype when lossless.
+    dtypes: float16 (computed in float32), float32, float64.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("variable", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("accumulation", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("learning_rate", dtype=sig.sig_dtype.T),
+        sig.make_sig("gradient", dtype=sig.sig_dtype.T),
+        sig.make_sig("momentum", dtype=sig.sig_dtype.T),
+    )
+    inplace_map = {0: 0}
+
+    @prim_attr_register
+    def __init__(self, use_locking=False, use_nesterov=False, gradient_scale=1.0):
+        validator.check_value_type("use_locking", use_locking, [bool], self.name)
+        validator.check_value_type("use_nesterov", use_nesterov, [bool], self.name)
+        validator.check_value_type("gradient_scale", gradient_scale, [float], self.name)
+        self.init_prim_io_names(
+            inputs=["variable", "accumulation", "learning_rate", "gradient", "momentum"], outputs=["output"]
+        )
+
+    def infer_shape(self, variable, accumulation, learning_rate, gradient, momentum):
+        _check_same_shape(self.name, "variable", variable, {"accumulation": accumulation, "gradient": gradient})
+        _check_scalar_shape(self.name, "learning_rate", learning_rate)
+        _check_scalar_shape(self.name, "momentum", momentum)
+        return variable
+
+    def infer_dtype(self, variable, accumulation, learning_rate, gradient, momentum):
+        args = {
+            "variable": variable,
+            "accumulation": accumulation,
+            "learning_rate": learning_rate,
+            "gradient": gradient,
+            "momentum": momentum,
+        }
+        return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+
+
+_ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
+
+
+class Adam(_ApplyUpdate):
+    r"""Adam, in place:
+
+    .. math::
+        lr_t = lr \cdot \sqrt{1 - \beta_2^t} / (1 - \beta_1^t) \\
+        m \leftarrow m + (g - m)(1 - \beta_1) \\
+        v \leftarrow v + (g^2 - v)(1 - \beta_2) \\
+        var \leftarrow var - lr_t \cdot m / (\sqrt{v} + \epsilon)
+
+    With ``use_nesterov``: :math:`var \leftarrow var - lr_t (m \beta_1 + (1 - \beta_1) g) / (\sqrt{v} + \epsilon)`.
+
+    Attrs: ``use_locking`` (bool, default False; accepted for MindSpore compatibility),
+    ``use_nesterov`` (bool, default False).
+    Inputs: ``var``, ``m``, ``v`` (Parameters of one dtype, written in place), ``beta1_power``
+    (:math:`\beta_1^t`), ``beta2_power``, ``lr``, ``beta1``, ``beta2``, ``epsilon`` (Python numbers
+    or Tensors of shape [] or [1]) and ``gradient`` (the shape of ``var``); all in one dtype
+    group, cast to the Parameters' dtype when lossless. dtypes: float16 (computed in float32),
+    float32, float64. Outputs: ``(var, m, v)``, the Parameters themselves.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("var", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("m", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("v", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        *(sig.make_sig(name, dtype=sig.sig_dtype.T) for name in _ADAM_SCALARS),
+        sig.make_sig("gradient", dtype=sig.sig_dtype.T),
+    )
+    inplace_map = {0: 0, 1: 1, 2: 2}
+
+    @prim_attr_register
+    def __init__(self, use_locking=False, use_nesterov=False):
+        validator.check_value_type("use_locking", use_locking, [bool], self.name)
+        validator.check_value_type("use_nesterov", use_nesterov, [bool], self.name)
+        self.init_prim_io_names(inputs=["var", "m", "v", *_ADAM_SCALARS, "gradient"], outputs=["var", "m", "v"])
+
+    def infer_shape(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient):
+        _check_same_shape(self.name, "var", var, {"m": m, "v": v, "gradient": gradient})
+        scalars = (beta1_power, beta2_power, lr, beta1, beta2, epsilon)
+        for name, shape in zip(_ADAM_SCALARS, scalars):
+            _check_scalar_shape(self.name, name, shape)
+        return var, var, var
+
+    def infer_dtype(self, var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient):
+        args = {"var": var, "m": m, "v": v, "gradient": gradient}
+        args.update(zip(_ADAM_SCALARS, (beta1_power, beta2_power, lr, beta1, beta2, epsilon)))
+        dtype = validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+        return dtype, dtype, dtype

@@ -1,5 +1,7 @@
-// ReduceSum, ReduceMean over the attr "axis" (empty: all axes), "keep_dims": out = sum(x) or sum(x) / count.
+// ReduceSum, ReduceMean, ReduceMax over the attr "axis" (empty: all axes), "keep_dims":
+// out = sum(x), sum(x) / count or max(x) (NaN propagates, as in np.max).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -176,22 +178,107 @@ std::vector<bool> ReducedDims(const KernelContext& ctx) {
   return reduced;
 }
 
-template <typename T, bool kMean>
-class ReduceCpuKernel : public CpuKernel {
+// Reducers: how values are accumulated (A), combined and finished. Every one is associative, so the
+// same walks serve them all.
+template <typename T>
+struct SumReducer {
   using A = acc_t<T>;
+  static A Identity() { return A(0); }
+  static A Widen(T v) { return ::opforge::Widen(v); }
+  static A Combine(A a, A b) { return a + b; }
+  static A Run(const T* x, int64_t n) { return SumRun(x, n); }
+  static T Finish(A sum, int64_t) { return Store<T>(static_cast<compute_t<T>>(sum)); }
+  // NumPy: an empty sum is 0.
+  static bool EmptyOk() { return true; }
+  static T Empty() { return Store<T>(compute_t<T>(0)); }
+};
+
+template <typename T>
+struct MeanReducer : SumReducer<T> {
+  using A = acc_t<T>;
+  static T Finish(A sum, int64_t count) {
+    return Store<T>(static_cast<compute_t<T>>(sum / static_cast<A>(count)));
+  }
+  // NumPy: an empty mean is NaN.
+  static T Empty() { return Store<T>(std::numeric_limits<compute_t<T>>::quiet_NaN()); }
+};
+
+template <typename C>
+bool IsNan(C v) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return std::isnan(v);
+  } else {
+    (void)v;
+    return false;
+  }
+}
+
+template <typename T>
+struct MaxReducer {
+  using A = compute_t<T>;  // exact: a maximum only selects
+  static A Identity() {
+    if constexpr (std::is_floating_point_v<A>) {
+      return -std::numeric_limits<A>::infinity();
+    } else {
+      return std::numeric_limits<A>::lowest();
+    }
+  }
+  static A Widen(T v) { return Load(v); }
+  // A NaN on either side wins, so NaN propagates through every partial result.
+  static A Combine(A a, A b) { return (a >= b || IsNan(a)) ? a : b; }
+  // Lane-wise maxima (a branch-free select the compiler vectorises) and a NaN flag kept on the side.
+  static A Run(const T* x, int64_t n) {
+    constexpr int kLanes = 8;
+    A m[kLanes];
+    for (int l = 0; l < kLanes; ++l) m[l] = Identity();
+    int nan = 0;
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int l = 0; l < kLanes; ++l) {
+        const A v = Load(x[i + l]);
+        m[l] = v > m[l] ? v : m[l];
+        nan |= IsNan(v) ? 1 : 0;
+      }
+    }
+    for (; i < n; ++i) {
+      const A v = Load(x[i]);
+      m[0] = v > m[0] ? v : m[0];
+      nan |= IsNan(v) ? 1 : 0;
+    }
+    if constexpr (std::is_floating_point_v<A>) {
+      if (nan) return std::numeric_limits<A>::quiet_NaN();
+    }
+    A r = m[0];
+    for (int l = 1; l < kLanes; ++l) r = Combine(r, m[l]);
+    return r;
+  }
+  static T Finish(A m, int64_t) { return Store<T>(m); }
+  // The maximum of no elements is undefined (the primitive rejects it when inferring).
+  static bool EmptyOk() { return false; }
+  static T Empty() { return Store<T>(Identity()); }
+};
+
+template <typename T, typename R>
+class ReduceCpuKernel : public CpuKernel {
+  using A = typename R::A;
 
  public:
-  void Init(const KernelContext& ctx) override { plan_.Init(ctx.input(0).shape, ReducedDims(ctx)); }
+  void Init(const KernelContext& ctx) override {
+    plan_.Init(ctx.input(0).shape, ReducedDims(ctx));
+    OPF_CHECK(R::EmptyOk() || plan_.kind != ReducePlan::kEmpty || plan_.out_numel == 0,
+              "For '" << ctx.op_name() << "', cannot reduce a zero-size axis of input shape "
+                      << ShapeToString(ctx.input(0).shape) << ": the reduction has no identity.");
+  }
 
   void Launch(const KernelArgs& args) override {
     const T* x = args.input<T>(0);
     T* out = args.output<T>(0);
     switch (plan_.kind) {
       case ReducePlan::kEmpty:
-        FillEmpty(out);
+        std::fill(out, out + plan_.out_numel, R::Empty());
         break;
       case ReducePlan::kFull:
-        out[0] = Finish(FullSum(x));
+        out[0] = R::Finish(FullReduce(x), plan_.count);
         break;
       case ReducePlan::kInnerReduce:
         InnerReduce(x, out);
@@ -203,55 +290,42 @@ class ReduceCpuKernel : public CpuKernel {
   }
 
  private:
-  T Finish(A sum) const {
-    if constexpr (kMean) {
-      return Store<T>(static_cast<compute_t<T>>(sum / static_cast<A>(plan_.count)));
-    } else {
-      return Store<T>(static_cast<compute_t<T>>(sum));
-    }
-  }
-
-  // NumPy: an empty sum is 0, an empty mean is NaN.
-  void FillEmpty(T* out) const {
-    const compute_t<T> v = kMean ? std::numeric_limits<compute_t<T>>::quiet_NaN() : compute_t<T>(0);
-    std::fill(out, out + plan_.out_numel, Store<T>(v));
-  }
-
-  // Fixed chunks (independent of the thread count, so results are reproducible), summed in order.
-  A FullSum(const T* x) const {
+  // Fixed chunks (independent of the thread count, so results are reproducible), combined in order.
+  A FullReduce(const T* x) const {
     const int64_t n = plan_.in_numel;
     const int64_t chunks = std::clamp<int64_t>(n / kParallelGrain, 1, 256);
     const int64_t chunk = (n + chunks - 1) / chunks;
-    std::vector<A> partial(static_cast<size_t>(chunks), A(0));
+    std::vector<A> partial(static_cast<size_t>(chunks), R::Identity());
     ParallelFor(chunks, 1, [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         const int64_t lo = c * chunk, hi = std::min(n, lo + chunk);
-        if (lo < hi) partial[c] = SumRun(x + lo, hi - lo);
+        if (lo < hi) partial[c] = R::Run(x + lo, hi - lo);
       }
     });
-    A total = 0;
-    for (A p : partial) total += p;
+    A total = R::Identity();
+    for (A p : partial) total = R::Combine(total, p);
     return total;
   }
 
   int64_t OutputGrain() const { return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, plan_.count)); }
 
-  // Each output sums its contiguous innermost runs, one per position of the outer reduced dims.
+  // Each output reduces its contiguous innermost runs, one per position of the outer reduced dims.
   void InnerReduce(const T* x, T* out) const {
     const ReducePlan& p = plan_;
     ParallelFor(p.out_numel, OutputGrain(), [&](int64_t begin, int64_t end) {
       std::vector<int64_t> idx;
       for (int64_t o = begin; o < end; ++o) {
         const T* base = x + Offset(o, p.kept_sizes, p.kept_strides);
-        A sum = 0;
-        ForEachOffset(p.red_sizes, p.red_strides, idx, [&](int64_t off) { sum += SumRun(base + off, p.inner); });
-        out[o] = Finish(sum);
+        A acc = R::Identity();
+        ForEachOffset(p.red_sizes, p.red_strides, idx,
+                      [&](int64_t off) { acc = R::Combine(acc, R::Run(base + off, p.inner)); });
+        out[o] = R::Finish(acc, p.count);
       }
     });
   }
 
-  // Outputs come in contiguous rows of `inner`; each row adds up the matching input rows one by
-  // one, which streams memory. Threads split the outputs, so a wide column sum still parallelises.
+  // Outputs come in contiguous rows of `inner`; each row combines the matching input rows one by
+  // one, which streams memory. Threads split the outputs, so a wide column reduction still parallelises.
   void InnerKeep(const T* x, T* out) const {
     const ReducePlan& p = plan_;
     // One accumulator per output, allocated here because the parallel body must not throw.
@@ -262,12 +336,12 @@ class ReduceCpuKernel : public CpuKernel {
         const int64_t row = o / p.inner, c0 = o % p.inner, n = std::min(p.inner - c0, end - o);
         const T* base = x + Offset(row, p.kept_sizes, p.kept_strides) + c0;
         A* acc = acc_all.data() + o;
-        std::fill(acc, acc + n, A(0));
+        std::fill(acc, acc + n, R::Identity());
         ForEachOffset(p.red_sizes, p.red_strides, idx, [&](int64_t off) {
           const T* src = base + off;
-          for (int64_t c = 0; c < n; ++c) acc[c] += Widen(src[c]);
+          for (int64_t c = 0; c < n; ++c) acc[c] = R::Combine(acc[c], R::Widen(src[c]));
         });
-        for (int64_t c = 0; c < n; ++c) out[o + c] = Finish(acc[c]);
+        for (int64_t c = 0; c < n; ++c) out[o + c] = R::Finish(acc[c], p.count);
         o += n;
       }
     });
@@ -276,19 +350,25 @@ class ReduceCpuKernel : public CpuKernel {
   ReducePlan plan_;
 };
 
-#define REG_REDUCE(OP, T, ID, MEAN) \
-  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), ReduceCpuKernel<T, MEAN>)
+#define REG_REDUCE(OP, T, ID, REDUCER) \
+  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), ReduceCpuKernel<T, REDUCER<T>>)
 
-REG_REDUCE(ReduceSum, float16, kNumberTypeFloat16, false);
-REG_REDUCE(ReduceSum, bfloat16, kNumberTypeBFloat16, false);
-REG_REDUCE(ReduceSum, float, kNumberTypeFloat32, false);
-REG_REDUCE(ReduceSum, double, kNumberTypeFloat64, false);
-REG_REDUCE(ReduceSum, int32_t, kNumberTypeInt32, false);
-REG_REDUCE(ReduceSum, int64_t, kNumberTypeInt64, false);
-REG_REDUCE(ReduceMean, float16, kNumberTypeFloat16, true);
-REG_REDUCE(ReduceMean, bfloat16, kNumberTypeBFloat16, true);
-REG_REDUCE(ReduceMean, float, kNumberTypeFloat32, true);
-REG_REDUCE(ReduceMean, double, kNumberTypeFloat64, true);
+REG_REDUCE(ReduceSum, float16, kNumberTypeFloat16, SumReducer);
+REG_REDUCE(ReduceSum, bfloat16, kNumberTypeBFloat16, SumReducer);
+REG_REDUCE(ReduceSum, float, kNumberTypeFloat32, SumReducer);
+REG_REDUCE(ReduceSum, double, kNumberTypeFloat64, SumReducer);
+REG_REDUCE(ReduceSum, int32_t, kNumberTypeInt32, SumReducer);
+REG_REDUCE(ReduceSum, int64_t, kNumberTypeInt64, SumReducer);
+REG_REDUCE(ReduceMean, float16, kNumberTypeFloat16, MeanReducer);
+REG_REDUCE(ReduceMean, bfloat16, kNumberTypeBFloat16, MeanReducer);
+REG_REDUCE(ReduceMean, float, kNumberTypeFloat32, MeanReducer);
+REG_REDUCE(ReduceMean, double, kNumberTypeFloat64, MeanReducer);
+REG_REDUCE(ReduceMax, float16, kNumberTypeFloat16, MaxReducer);
+REG_REDUCE(ReduceMax, bfloat16, kNumberTypeBFloat16, MaxReducer);
+REG_REDUCE(ReduceMax, float, kNumberTypeFloat32, MaxReducer);
+REG_REDUCE(ReduceMax, double, kNumberTypeFloat64, MaxReducer);
+REG_REDUCE(ReduceMax, int32_t, kNumberTypeInt32, MaxReducer);
+REG_REDUCE(ReduceMax, int64_t, kNumberTypeInt64, MaxReducer);
 
 }  // namespace
 }  // namespace opforge

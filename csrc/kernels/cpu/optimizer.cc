@@ -1,0 +1,225 @@
+// Optimizer updates, written in place: the Python side points each in-place output at its
+// Parameter's own buffer, and ApplyMomentum also writes its 'accumulation' input buffer.
+//   ApplyGradientDescent(var, alpha, delta):  var -= alpha * delta
+//   ApplyMomentum(variable, accumulation, learning_rate, gradient, momentum), attrs use_nesterov,
+//     gradient_scale:  acc = acc * momentum + gradient * gradient_scale;
+//                      variable -= lr * acc   (nesterov: lr * (gradient * gradient_scale + momentum * acc))
+//   Adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient), attr use_nesterov:
+//     lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power);  m += (g - m) * (1 - beta1);
+//     v += (g * g - v) * (1 - beta2);  var -= lr_t * m / (sqrt(v) + epsilon)
+//     (nesterov: var -= lr_t * (m * beta1 + (1 - beta1) * g) / (sqrt(v) + epsilon))
+// Every update is elementwise (each element is read before it is written), so the outputs may
+// alias their inputs. Scalars are 0-d or [1] tensors; the half types compute in float.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+void CheckArity(const KernelContext& ctx, size_t n_in, size_t n_out) {
+  OPF_CHECK(ctx.num_inputs() == n_in && ctx.num_outputs() == n_out,
+            "For '" << ctx.op_name() << "', the kernel takes " << n_in << " inputs and " << n_out
+                    << " outputs, but got " << ctx.num_inputs() << " and " << ctx.num_outputs() << ".");
+}
+
+// Input i (`name`) has the shape of input 0 (`ref`).
+void CheckLikeInput(const KernelContext& ctx, size_t i, const char* name, const char* ref) {
+  OPF_CHECK(ctx.input(i).shape == ctx.input(0).shape,
+            "For '" << ctx.op_name() << "', the '" << name << "' must have the shape of '" << ref << "' "
+                    << ShapeToString(ctx.input(0).shape) << ", but got " << ShapeToString(ctx.input(i).shape) << ".");
+}
+
+// Output o (written into `name`) is the dtype and shape of input 0.
+void CheckOutputLikeInput(const KernelContext& ctx, size_t o, const char* name) {
+  const TensorMeta& in = ctx.input(0);
+  const TensorMeta& out = ctx.output(o);
+  OPF_CHECK(out.shape == in.shape && out.dtype == in.dtype,
+            "For '" << ctx.op_name() << "', the output " << o << " ('" << name << "') must be " << TypeIdName(in.dtype)
+                    << ShapeToString(in.shape) << ", but got " << TypeIdName(out.dtype) << ShapeToString(out.shape)
+                    << ".");
+}
+
+// Input i (`name`) is a scalar: shape [] or [1].
+void CheckScalar(const KernelContext& ctx, size_t i, const char* name) {
+  const TensorMeta& t = ctx.input(i);
+  OPF_CHECK(t.ndim() == 0 || (t.ndim() == 1 && t.shape[0] == 1),
+            "For '" << ctx.op_name() << "', the '" << name << "' must be a scalar (shape [] or [1]), but got shape "
+                    << ShapeToString(t.shape) << ".");
+}
+
+template <typename T>
+double Scalar(const KernelArgs& args, int32_t i) {
+  return static_cast<double>(Load(args.input<T>(i)[0]));
+}
+
+template <typename T>
+class ApplyGradientDescentCpuKernel : public CpuKernel {
+  using C = compute_t<T>;
+
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckArity(ctx, 3, 1);
+    CheckScalar(ctx, 1, "alpha");
+    CheckLikeInput(ctx, 2, "delta", "var");
+    CheckOutputLikeInput(ctx, 0, "var");
+    n_ = ctx.input(0).numel();
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* var = args.input<T>(0);
+    const T* delta = args.input<T>(2);
+    T* out = args.output<T>(0);
+    const C alpha = static_cast<C>(Scalar<T>(args, 1));
+    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = Store<T>(Load(var[i]) - alpha * Load(delta[i]));
+    });
+  }
+
+ private:
+  int64_t n_ = 0;
+};
+
+template <typename T>
+class ApplyMomentumCpuKernel : public CpuKernel {
+  using C = compute_t<T>;
+
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckArity(ctx, 5, 1);
+    CheckLikeInput(ctx, 1, "accumulation", "variable");
+    CheckScalar(ctx, 2, "learning_rate");
+    CheckLikeInput(ctx, 3, "gradient", "variable");
+    CheckScalar(ctx, 4, "momentum");
+    CheckOutputLikeInput(ctx, 0, "variable");
+    use_nesterov_ = ctx.HasAttr("use_nesterov") && ctx.GetBool("use_nesterov");
+    gradient_scale_ = ctx.HasAttr("gradient_scale") ? ctx.GetFloat("gradient_scale") : 1.0;
+    n_ = ctx.input(0).numel();
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* var = args.input<T>(0);
+    T* acc = static_cast<T*>(args.input_tensor(1).data);  // RW_WRITE: the Parameter's own buffer
+    const T* grad = args.input<T>(3);
+    T* out = args.output<T>(0);
+    const C lr = static_cast<C>(Scalar<T>(args, 2));
+    const C momentum = static_cast<C>(Scalar<T>(args, 4));
+    const C scale = static_cast<C>(gradient_scale_);
+    const bool nesterov = use_nesterov_;
+    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const C g = Load(grad[i]) * scale;
+        const C a = Load(acc[i]) * momentum + g;
+        acc[i] = Store<T>(a);
+        out[i] = Store<T>(Load(var[i]) - lr * (nesterov ? g + momentum * a : a));
+      }
+    });
+  }
+
+ private:
+  bool use_nesterov_ = false;
+  double gradient_scale_ = 1.0;
+  int64_t n_ = 0;
+};
+
+template <typename T>
+class AdamCpuKernel : public CpuKernel {
+  using C = compute_t<T>;
+
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckArity(ctx, 10, 3);
+    CheckLikeInput(ctx, 1, "m", "var");
+    CheckLikeInput(ctx, 2, "v", "var");
+    static const char* const kScalars[] = {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon"};
+    for (size_t i = 0; i < 6; ++i) CheckScalar(ctx, 3 + i, kScalars[i]);
+    CheckLikeInput(ctx, 9, "gradient", "var");
+    CheckOutputLikeInput(ctx, 0, "var");
+    CheckOutputLikeInput(ctx, 1, "m");
+    CheckOutputLikeInput(ctx, 2, "v");
+    use_nesterov_ = ctx.HasAttr("use_nesterov") && ctx.GetBool("use_nesterov");
+    n_ = ctx.input(0).numel();
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* var = args.input<T>(0);
+    const T* m = args.input<T>(1);
+    const T* v = args.input<T>(2);
+    const T* grad = args.input<T>(9);
+    T* var_out = args.output<T>(0);
+    T* m_out = args.output<T>(1);
+    T* v_out = args.output<T>(2);
+    const double beta1_power = Scalar<T>(args, 3), beta2_power = Scalar<T>(args, 4);
+    const double beta1 = Scalar<T>(args, 6), beta2 = Scalar<T>(args, 7);
+    const C lr_t = static_cast<C>(Scalar<T>(args, 5) * std::sqrt(1.0 - beta2_power) / (1.0 - beta1_power));
+    const C b1 = static_cast<C>(beta1), one_minus_b1 = static_cast<C>(1.0 - beta1);
+    const C one_minus_b2 = static_cast<C>(1.0 - beta2);
+    const C eps = static_cast<C>(Scalar<T>(args, 8));
+    const bool nesterov = use_nesterov_;
+    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const C g = Load(grad[i]);
+        const C mi = Load(m[i]), vi = Load(v[i]);
+        const C m_new = mi + (g - mi) * one_minus_b1;
+        const C v_new = vi + (g * g - vi) * one_minus_b2;
+        const C step = nesterov ? m_new * b1 + one_minus_b1 * g : m_new;
+        const C var_new = Load(var[i]) - lr_t * step / (std::sqrt(v_new) + eps);
+        m_out[i] = Store<T>(m_new);
+        v_out[i] = Store<T>(v_new);
+        var_out[i] = Store<T>(var_new);
+      }
+    });
+  }
+
+ private:
+  bool use_nesterov_ = false;
+  int64_t n_ = 0;
+};
+
+#define REG_APPLY_GD(T, ID)                                                                                   \
+  MS_REG_CPU_KERNEL(ApplyGradientDescent, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), \
+                    ApplyGradientDescentCpuKernel<T>)
+#define REG_APPLY_MOMENTUM(T, ID)                                                                        \
+  MS_REG_CPU_KERNEL(ApplyMomentum,                                                                       \
+                    KernelAttr()                                                                         \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddOutputAttr(ID),                                                              \
+                    ApplyMomentumCpuKernel<T>)
+#define REG_ADAM(T, ID)                                                                                  \
+  MS_REG_CPU_KERNEL(Adam,                                                                                \
+                    KernelAttr()                                                                         \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddInputAttr(ID)                                                                \
+                        .AddOutputAttr(ID)                                                               \
+                        .AddOutputAttr(ID)                                                               \
+                        .AddOutputAttr(ID),                                                              \
+                    AdamCpuKernel<T>)
+
+REG_APPLY_GD(float16, kNumberTypeFloat16);
+REG_APPLY_GD(float, kNumberTypeFloat32);
+REG_APPLY_GD(double, kNumberTypeFloat64);
+REG_APPLY_MOMENTUM(float16, kNumberTypeFloat16);
+REG_APPLY_MOMENTUM(float, kNumberTypeFloat32);
+REG_APPLY_MOMENTUM(double, kNumberTypeFloat64);
+REG_ADAM(float16, kNumberTypeFloat16);
+REG_ADAM(float, kNumberTypeFloat32);
+REG_ADAM(double, kNumberTypeFloat64);
+
+}  // namespace
+}  // namespace opforge

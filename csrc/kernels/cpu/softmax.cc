@@ -1,0 +1,193 @@
+// Softmax and LogSoftmax along one axis (the attr "axis": an int or a 1-tuple), numerically stable:
+//   m = max(x), s = sum(exp(x - m));  softmax = exp(x - m) / s;  log_softmax = (x - m) - log(s).
+// -inf entries give exp 0; a row that is all -inf (or holds NaN or +inf) gives NaN, as the NumPy
+// formula does. Independent rows run in parallel once there is enough work.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+// Sums of exponentials: float for the half types, double for float32 (cheap, and exact enough
+// that the result is correctly rounded almost always) and float64.
+template <typename T>
+struct SumType {
+  using type = double;
+};
+template <>
+struct SumType<float16> {
+  using type = float;
+};
+template <>
+struct SumType<bfloat16> {
+  using type = float;
+};
+template <typename T>
+using sum_t = typename SumType<T>::type;
+
+// Columns handled together when the axis is not innermost: the rows of a block are contiguous.
+constexpr int64_t kBlock = 64;
+
+// The input as [outer, n, inner] around the softmax axis.
+struct AxisGeometry {
+  int64_t outer = 1, n = 1, inner = 1;
+  int64_t numel() const { return outer * n * inner; }
+};
+
+AxisGeometry SoftmaxGeometry(const KernelContext& ctx) {
+  const std::string& op = ctx.op_name();
+  OPF_CHECK(ctx.num_inputs() == 1 && ctx.num_outputs() == 1,
+            "For '" << op << "', the kernel takes 1 input and 1 output, but got " << ctx.num_inputs() << " and "
+                    << ctx.num_outputs() << ".");
+  const TensorMeta& x = ctx.input(0);
+  const TensorMeta& y = ctx.output(0);
+  OPF_CHECK(y.shape == x.shape && y.dtype == x.dtype,
+            "For '" << op << "', the output must be " << TypeIdName(x.dtype) << ShapeToString(x.shape)
+                    << " like 'logits', but got " << TypeIdName(y.dtype) << ShapeToString(y.shape) << ".");
+  const std::vector<int64_t> axes = ctx.HasAttr("axis") ? ctx.GetInts("axis") : std::vector<int64_t>{-1};
+  OPF_CHECK(axes.size() == 1, "For '" << op << "', the 'axis' must be one int, but got " << ShapeToString(axes) << ".");
+  const int64_t nd = x.ndim();
+  const int64_t range = std::max<int64_t>(nd, 1);  // a 0-d input is one row of one element
+  int64_t axis = axes[0];
+  OPF_CHECK(axis >= -range && axis < range, "For '" << op << "', the 'axis' must be in [" << -range << ", " << range
+                                                    << ") for 'logits' of shape " << ShapeToString(x.shape)
+                                                    << ", but got " << axis << ".");
+  if (axis < 0) axis += range;
+  AxisGeometry g;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d < axis) g.outer *= x.shape[d];
+    if (d == axis) g.n = x.shape[d];
+    if (d > axis) g.inner *= x.shape[d];
+  }
+  return g;
+}
+
+template <typename T, bool kLog>
+class SoftmaxCpuKernel : public CpuKernel {
+  using C = compute_t<T>;
+  using S = sum_t<T>;
+  // For float and double, exp(x - m) is kept in the output between the passes; half types
+  // recompute it rather than round it twice.
+  static constexpr bool kKeepExp = std::is_same_v<T, C>;
+
+ public:
+  void Init(const KernelContext& ctx) override { g_ = SoftmaxGeometry(ctx); }
+
+  void Launch(const KernelArgs& args) override {
+    if (g_.numel() == 0) return;
+    const T* x = args.input<T>(0);
+    T* y = args.output<T>(0);
+    const AxisGeometry g = g_;
+    if (g.inner == 1) {
+      const int64_t grain = std::max<int64_t>(1, kParallelGrain / g.n);
+      ParallelFor(g.outer, grain, [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r) Row(x + r * g.n, y + r * g.n, g.n);
+      });
+      return;
+    }
+    const int64_t blocks = (g.inner + kBlock - 1) / kBlock;
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / (g.n * std::min(g.inner, kBlock)));
+    ParallelFor(g.outer * blocks, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t o = t / blocks, j0 = (t % blocks) * kBlock;
+        const int64_t offset = o * g.n * g.inner + j0;
+        Columns(x + offset, y + offset, g.n, g.inner, std::min(kBlock, g.inner - j0));
+      }
+    });
+  }
+
+ private:
+  // One contiguous row of n >= 1 elements.
+  static void Row(const T* x, T* y, int64_t n) {
+    C m = Load(x[0]);
+    for (int64_t k = 1; k < n; ++k) {
+      const C v = Load(x[k]);
+      m = v > m ? v : m;
+    }
+    S s = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const C e = std::exp(Load(x[k]) - m);
+      s += static_cast<S>(e);
+      if constexpr (!kLog && kKeepExp) y[k] = e;
+    }
+    if constexpr (kLog) {
+      const S log_s = std::log(s);
+      for (int64_t k = 0; k < n; ++k) {
+        y[k] = Store<T>(static_cast<C>((static_cast<S>(Load(x[k])) - static_cast<S>(m)) - log_s));
+      }
+    } else {
+      const S inv = S(1) / s;
+      for (int64_t k = 0; k < n; ++k) {
+        const C e = kKeepExp ? Load(y[k]) : std::exp(Load(x[k]) - m);
+        y[k] = Store<T>(static_cast<C>(static_cast<S>(e) * inv));
+      }
+    }
+  }
+
+  // `width` columns of an [n, stride] block: row k of column j is x[k * stride + j].
+  static void Columns(const T* x, T* y, int64_t n, int64_t stride, int64_t width) {
+    C m[kBlock];
+    S s[kBlock];
+    for (int64_t j = 0; j < width; ++j) {
+      m[j] = Load(x[j]);
+      s[j] = 0;
+    }
+    for (int64_t k = 1; k < n; ++k) {
+      const T* row = x + k * stride;
+      for (int64_t j = 0; j < width; ++j) {
+        const C v = Load(row[j]);
+        m[j] = v > m[j] ? v : m[j];
+      }
+    }
+    for (int64_t k = 0; k < n; ++k) {
+      const T* row = x + k * stride;
+      T* out = y + k * stride;
+      for (int64_t j = 0; j < width; ++j) {
+        const C e = std::exp(Load(row[j]) - m[j]);
+        s[j] += static_cast<S>(e);
+        if constexpr (!kLog && kKeepExp) out[j] = e;
+      }
+    }
+    if constexpr (kLog) {
+      for (int64_t j = 0; j < width; ++j) s[j] = std::log(s[j]);  // now log(s)
+      for (int64_t k = 0; k < n; ++k) {
+        const T* row = x + k * stride;
+        T* out = y + k * stride;
+        for (int64_t j = 0; j < width; ++j) {
+          out[j] = Store<T>(static_cast<C>((static_cast<S>(Load(row[j])) - static_cast<S>(m[j])) - s[j]));
+        }
+      }
+    } else {
+      for (int64_t j = 0; j < width; ++j) s[j] = S(1) / s[j];  // now 1 / s
+      for (int64_t k = 0; k < n; ++k) {
+        const T* row = x + k * stride;
+        T* out = y + k * stride;
+        for (int64_t j = 0; j < width; ++j) {
+          const C e = kKeepExp ? Load(out[j]) : std::exp(Load(row[j]) - m[j]);
+          out[j] = Store<T>(static_cast<C>(static_cast<S>(e) * s[j]));
+        }
+      }
+    }
+  }
+
+  AxisGeometry g_;
+};
+
+#define REG_SOFTMAX(OP, T, ID, LOG) \
+  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), SoftmaxCpuKernel<T, LOG>)
+
+REG_SOFTMAX(Softmax, float16, kNumberTypeFloat16, false);
+REG_SOFTMAX(Softmax, float, kNumberTypeFloat32, false);
+REG_SOFTMAX(Softmax, double, kNumberTypeFloat64, false);
+REG_SOFTMAX(LogSoftmax, float16, kNumberTypeFloat16, true);
+REG_SOFTMAX(LogSoftmax, float, kNumberTypeFloat32, true);
+REG_SOFTMAX(LogSoftmax, double, kNumberTypeFloat64, true);
+
+}  // namespace
+}  // namespace opforge

@@ -1,0 +1,366 @@
+"""``opforge demo``: train a small MLP on scikit-learn's 8x8 handwritten digits, end to end.
+
+Everything the network computes (Dense layers, ReLU, the cross-entropy loss, its gradients and
+the optimizer's in-place updates) runs as opforge primitives on the registry's kernels; NumPy
+only loads, standardises and batches the data and counts correct predictions. The run ends with
+the profiler's table of the kernels that ran.
+
+    opforge demo                        # 64 -> 128 -> 10 MLP, Adam, 20 epochs
+    opforge demo --optimizer momentum --lr 0.05 --epochs 30 --plot curves.png
+
+In Python, ``train(dataset, ...)`` runs the same loop without printing and returns a
+``History``; ``load_digits_dataset()`` needs scikit-learn (``pip install "opforge[demo]"``) and
+``synthetic_dataset()`` does not.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+from rich.markup import escape
+
+import opforge
+from opforge import nn
+
+__all__ = [
+    "INSTALL_HINT",
+    "MissingDependencyError",
+    "Dataset",
+    "History",
+    "MLP",
+    "load_digits_dataset",
+    "synthetic_dataset",
+    "make_optimizer",
+    "accuracy",
+    "train",
+    "plot_history",
+    "run",
+    "main",
+]
+
+INSTALL_HINT = 'pip install "opforge[demo]"'
+DEFAULT_LR = {"adam": 1e-3, "momentum": 0.05, "sgd": 0.1}
+SPLIT_SEED = 0  # the train/test split is fixed, whatever the training seed
+
+
+class MissingDependencyError(RuntimeError):
+    """An optional dependency of the demo (scikit-learn, matplotlib) is not installed."""
+
+
+@dataclass
+class Dataset:
+    """Standardised float32 features and int32 class labels, split into train and test."""
+
+    name: str
+    x_train: np.ndarray
+    y_train: np.ndarray
+    x_test: np.ndarray
+    y_test: np.ndarray
+    num_classes: int
+
+    @property
+    def num_features(self) -> int:
+        return self.x_train.shape[1]
+
+
+@dataclass
+class History:
+    """What a training run measured: per-epoch mean loss and accuracies, and per-step losses."""
+
+    loss: list = field(default_factory=list)
+    train_acc: list = field(default_factory=list)
+    test_acc: list = field(default_factory=list)
+    step_loss: list = field(default_factory=list)
+    epoch_seconds: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def final_test_acc(self) -> float:
+        return self.test_acc[-1] if self.test_acc else float("nan")
+
+
+def _standardise(x_train: np.ndarray, x_test: np.ndarray) -> tuple:
+    """Zero mean, unit variance per feature, with the training set's statistics (constant
+    features, such as the digits' always-blank corner pixels, are only centred)."""
+    mean = x_train.mean(axis=0)
+    std = x_train.std(axis=0)
+    std[std < 1e-8] = 1.0
+    return ((x_train - mean) / std).astype(np.float32), ((x_test - mean) / std).astype(np.float32)
+
+
+def _split(x: np.ndarray, y: np.ndarray, test_fraction: float, seed: int) -> tuple:
+    order = np.random.default_rng(seed).permutation(len(x))
+    n_test = int(round(len(x) * test_fraction))
+    test, train = order[:n_test], order[n_test:]
+    return x[train], y[train], x[test], y[test]
+
+
+def load_digits_dataset(test_fraction: float = 0.2) -> Dataset:
+    """scikit-learn's 1,797 8x8 digit images (shipped inside scikit-learn: no download), as 64
+    standardised features; a fixed 80/20 split (1,438 train, 359 test)."""
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError:
+        raise MissingDependencyError(
+            f"The demo trains on scikit-learn's digits data set, but scikit-learn is not installed. "
+            f"Install the demo extra: {INSTALL_HINT}"
+        ) from None
+    digits = load_digits()
+    x = digits.data.astype(np.float64)
+    y = digits.target.astype(np.int32)
+    x_train, y_train, x_test, y_test = _split(x, y, test_fraction, SPLIT_SEED)
+    x_train, x_test = _standardise(x_train, x_test)
+    return Dataset("digits (8x8, scikit-learn)", x_train, y_train, x_test, y_test, 10)
+
+
+def synthetic_dataset(
+    n_train: int = 512, n_test: int = 128, num_features: int = 64, num_classes: int = 10, seed: int = 0
+) -> Dataset:
+    """Gaussian clusters, one per class, shaped like the digits (no scikit-learn needed)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0.0, 1.0, (num_classes, num_features))
+    y = rng.integers(0, num_classes, n_train + n_test).astype(np.int32)
+    x = centres[y] + rng.normal(0.0, 1.5, (len(y), num_features))
+    x_train, x_test = _standardise(x[:n_train], x[n_train:])
+    return Dataset("synthetic clusters", x_train, y[:n_train], x_test, y[n_train:], num_classes)
+
+
+class MLP(nn.Cell):
+    """``in -> hidden -> ReLU -> classes``: two Dense layers (He-uniform weights)."""
+
+    def __init__(self, num_features: int = 64, hidden: int = 128, num_classes: int = 10):
+        super().__init__()
+        self.fc1 = nn.Dense(num_features, hidden, weight_init="he_uniform")
+        self.relu = nn.ReLU()
+        self.fc2 = nn.Dense(hidden, num_classes, weight_init="he_uniform")
+
+    def construct(self, x):
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def make_optimizer(name: str, params, lr: float | None = None) -> nn.Optimizer:
+    """ "adam", "momentum" (0.9) or "sgd", with the demo's default learning rate when ``lr`` is None."""
+    key = name.lower()
+    if key not in DEFAULT_LR:
+        raise ValueError(f"unknown optimizer {name!r}; choose one of {sorted(DEFAULT_LR)}.")
+    lr = DEFAULT_LR[key] if lr is None else lr
+    if key == "adam":
+        return nn.Adam(params, learning_rate=lr)
+    if key == "momentum":
+        return nn.Momentum(params, learning_rate=lr, momentum=0.9)
+    return nn.SGD(params, learning_rate=lr)
+
+
+def accuracy(net: nn.Cell, x: np.ndarray, y: np.ndarray, batch_size: int = 1024) -> float:
+    """The fraction of samples whose largest logit is the label (the network in eval mode)."""
+    was_training = net.training
+    net.set_train(False)
+    correct = 0
+    for start in range(0, len(x), batch_size):
+        logits = net(opforge.Tensor(x[start : start + batch_size])).asnumpy()
+        correct += int((logits.argmax(axis=1) == y[start : start + batch_size]).sum())
+    net.set_train(was_training)
+    return correct / max(len(x), 1)
+
+
+def train(
+    data: Dataset,
+    epochs: int = 20,
+    batch_size: int = 32,
+    lr: float | None = None,
+    optimizer: str = "adam",
+    seed: int = 0,
+    hidden: int = 128,
+    on_step: Callable | None = None,
+    on_epoch: Callable | None = None,
+    max_steps: int | None = None,
+) -> tuple:
+    """Train an ``MLP`` on ``data``; returns ``(net, history)``.
+
+    ``seed`` fixes the initial weights and the batch order, so a run is reproducible.
+    ``on_step(epoch, step, loss)`` and ``on_epoch(epoch, history)`` report progress;
+    ``max_steps`` stops early (for quick checks).
+    """
+    if epochs < 1 or batch_size < 1:
+        raise ValueError(f"epochs and batch_size must be >= 1, but got {epochs} and {batch_size}.")
+    nn.set_seed(seed)
+    net = MLP(data.num_features, hidden, data.num_classes)
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = make_optimizer(optimizer, net.trainable_params(), lr)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+    order_rng = np.random.default_rng(seed)
+    history = History()
+    n = len(data.x_train)
+    steps_done = 0
+    start = time.perf_counter()
+    for epoch in range(1, epochs + 1):
+        epoch_start = time.perf_counter()
+        order = order_rng.permutation(n)
+        losses = []
+        for i, first in enumerate(range(0, n, batch_size)):
+            idx = order[first : first + batch_size]
+            loss = float(step(opforge.Tensor(data.x_train[idx]), opforge.Tensor(data.y_train[idx])).asnumpy())
+            losses.append(loss)
+            history.step_loss.append(loss)
+            steps_done += 1
+            if on_step is not None:
+                on_step(epoch, i + 1, loss)
+            if max_steps is not None and steps_done >= max_steps:
+                break
+        history.loss.append(float(np.mean(losses)))
+        history.train_acc.append(accuracy(net, data.x_train, data.y_train))
+        history.test_acc.append(accuracy(net, data.x_test, data.y_test))
+        history.epoch_seconds.append(time.perf_counter() - epoch_start)
+        if on_epoch is not None:
+            on_epoch(epoch, history)
+        if max_steps is not None and steps_done >= max_steps:
+            break
+    history.seconds = time.perf_counter() - start
+    net.set_train(False)
+    return net, history
+
+
+def plot_history(history: History, path: str) -> str:
+    """Save loss and accuracy curves to ``path`` (a PNG, matplotlib's Agg backend)."""
+    try:
+        import matplotlib
+        import matplotlib.ticker
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise MissingDependencyError(f"--plot needs matplotlib. Install the demo extra: {INSTALL_HINT}") from None
+    epochs = np.arange(1, len(history.loss) + 1)
+    fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
+    steps = np.arange(1, len(history.step_loss) + 1) / max(len(history.step_loss) / max(len(epochs), 1), 1)
+    ax_loss.plot(steps, history.step_loss, color="tab:blue", alpha=0.3, lw=0.8, label="per step")
+    ax_loss.plot(epochs, history.loss, color="tab:blue", marker="o", label="epoch mean")
+    ax_loss.set(xlabel="epoch", ylabel="cross-entropy loss", title="Training loss", yscale="log")
+    ax_loss.legend()
+    ax_acc.plot(epochs, np.array(history.train_acc) * 100, marker="o", label="train")
+    ax_acc.plot(epochs, np.array(history.test_acc) * 100, marker="s", label="test")
+    ax_acc.set(xlabel="epoch", ylabel="accuracy (%)", title="Accuracy")
+    for ax in (ax_loss, ax_acc):
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    ax_acc.grid(alpha=0.3)
+    ax_acc.legend()
+    fig.suptitle("opforge demo: MLP on 8x8 digits")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def run(
+    epochs: int = 20,
+    seed: int = 0,
+    batch_size: int = 32,
+    lr: float | None = None,
+    optimizer: str = "adam",
+    plot: str | None = None,
+    threads: int | None = 1,
+    console=None,
+) -> int:
+    """The ``opforge demo`` command: train with a progress bar, print the per-epoch metrics, the
+    final test accuracy and the profiler's kernel table. Returns the exit code.
+
+    ``threads`` sets the kernel thread count (``opforge.set_context(num_threads=...)``; None keeps
+    it): one thread is fastest for tensors this small.
+    """
+    from rich.console import Console
+
+    # Printed to a file or a pipe, rich assumes 80 columns: too narrow for the kernel table.
+    console = console or Console(width=None if sys.stdout.isatty() else 120)
+    try:
+        data = load_digits_dataset()
+    except MissingDependencyError as e:
+        console.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False, soft_wrap=True)
+        return 1
+    if epochs < 1 or batch_size < 1:
+        console.print(
+            f"[bold red]error:[/bold red] --epochs and --batch-size must be >= 1 (got {epochs}, {batch_size})."
+        )
+        return 2
+    if optimizer.lower() not in DEFAULT_LR:
+        console.print(f"[bold red]error:[/bold red] unknown optimizer {optimizer!r}; choose {sorted(DEFAULT_LR)}.")
+        return 2
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        console.print(f"[bold red]error:[/bold red] --threads must be >= 1 (got {threads}).")
+        return 2
+    previous_threads = opforge.get_context("num_threads")
+    if threads is not None:
+        opforge.set_context(num_threads=threads)
+    try:
+        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console)
+    finally:
+        opforge.set_context(num_threads=previous_threads)
+
+
+def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    lr_shown = DEFAULT_LR[optimizer.lower()] if lr is None else lr
+    console.print(
+        f"[bold]opforge {opforge.__version__} demo[/bold]: MLP {data.num_features} -> 128 -> ReLU -> "
+        f"{data.num_classes} on {data.name}; {len(data.x_train)} train / {len(data.x_test)} test samples\n"
+        f"optimizer {optimizer} (lr {lr_shown:g}), batch {batch_size}, {epochs} epochs, seed {seed}, "
+        f"kernel threads {opforge.get_context('num_threads')}",
+        highlight=False,
+    )
+    steps_per_epoch = -(-len(data.x_train) // batch_size)
+    progress = Progress(
+        TextColumn("[bold blue]epoch {task.fields[epoch]:>3}/" + str(epochs)),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("loss {task.fields[loss]:.4f}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    )
+
+    def on_step(epoch, i, loss):
+        progress.update(task, advance=1, loss=loss, epoch=epoch)
+
+    def on_epoch(epoch, history):
+        progress.console.print(
+            f"epoch {epoch:>3}  loss {history.loss[-1]:.4f}  train acc {history.train_acc[-1]:6.2%}  "
+            f"test acc {history.test_acc[-1]:6.2%}  ({history.epoch_seconds[-1]:.2f} s)",
+            highlight=False,
+        )
+        if epoch < epochs:
+            progress.reset(task, total=steps_per_epoch, epoch=epoch + 1, loss=history.step_loss[-1])
+
+    with opforge.profiler.profile() as prof, progress:
+        task = progress.add_task("train", total=steps_per_epoch, epoch=1, loss=float("nan"))
+        _, history = train(
+            data, epochs=epochs, batch_size=batch_size, lr=lr, optimizer=optimizer, seed=seed,
+            on_step=on_step, on_epoch=on_epoch,
+        )  # fmt: skip
+    console.print(
+        f"[bold green]final test accuracy: {history.final_test_acc:.2%}[/bold green] "
+        f"({len(data.x_test)} test samples; trained in {history.seconds:.1f} s)",
+        highlight=False,
+    )
+    if plot:
+        try:
+            console.print(f"curves saved to {plot_history(history, plot)}")
+        except MissingDependencyError as e:
+            console.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False, soft_wrap=True)
+            return 1
+    prof.print(console=console)
+    return 0
+
+
+def main(argv=None) -> int:
+    """``python -m opforge.demo [options]``: the same as ``opforge demo [options]``."""
+    from opforge.cli import main as cli_main
+
+    return cli_main(["demo", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,330 @@
+"""Cell: the base of every network, layer, loss and optimizer (MindSpore's ``nn.Cell``).
+
+A Cell computes in ``construct``; calling the cell calls it. Parameters and sub-cells assigned as
+attributes are registered, in order, so a cell tree can list its weights with hierarchical names
+(``fc1.weight``), switch train/eval mode, be printed and be saved to a checkpoint.
+
+Parameter names follow MindSpore: a Parameter assigned to a cell takes the attribute name (when it
+has no name of its own), and a sub-cell assigned to a cell whose ``auto_prefix`` is True has its
+parameters renamed to their path from that cell (``fc1.weight``). Wrappers (``WithLossCell``,
+``TrainOneStepCell``, optimizers) use ``auto_prefix=False``, so the network's names do not change
+when it is wrapped and a checkpoint saved from the wrapper loads into the bare network.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+
+from opforge.tensor import Parameter
+
+__all__ = ["Cell", "SequentialCell", "CellList"]
+
+_DEFAULT_NAME = "Parameter"
+
+
+class Cell:
+    """Base class of networks. Subclass it, assign Parameters and Cells in ``__init__`` and compute
+    in ``construct``::
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(4, 2)
+
+            def construct(self, x):
+                return self.fc(x)
+    """
+
+    def __init__(self, auto_prefix: bool = True):
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_auto_prefix", bool(auto_prefix))
+        object.__setattr__(self, "training", False)
+
+    # -- registration ---------------------------------------------------------------------------
+    def _registries(self):
+        try:
+            return self.__dict__["_params"], self.__dict__["_cells"]
+        except KeyError:
+            raise AttributeError(
+                f"For '{type(self).__name__}', call super().__init__() before assigning attributes."
+            ) from None
+
+    def __setattr__(self, name: str, value) -> None:
+        if isinstance(value, (Parameter, Cell)):
+            params, cells = self._registries()
+            self.__dict__.pop(name, None)
+            params.pop(name, None)
+            cells.pop(name, None)
+            if isinstance(value, Parameter):
+                if value.name == _DEFAULT_NAME:
+                    value.name = name
+                params[name] = value
+            else:
+                cells[name] = value
+                if self._auto_prefix:
+                    value.update_parameters_name(name + ".")
+            return
+        params = self.__dict__.get("_params")
+        cells = self.__dict__.get("_cells")
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"For '{type(self).__name__}', the attribute '{name}' is a Parameter; assign a Parameter "
+                    f"or None, not {type(value).__name__}."
+                )
+            del params[name]
+        if cells is not None and name in cells:
+            if value is not None:
+                raise TypeError(
+                    f"For '{type(self).__name__}', the attribute '{name}' is a Cell; assign a Cell or None, "
+                    f"not {type(value).__name__}."
+                )
+            del cells[name]
+        object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str):
+        # Reached only when normal lookup fails: registered Parameters and Cells.
+        d = self.__dict__
+        if "_params" in d and name in d["_params"]:
+            return d["_params"][name]
+        if "_cells" in d and name in d["_cells"]:
+            return d["_cells"][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        d = self.__dict__
+        if name in d.get("_params", {}):
+            del d["_params"][name]
+        elif name in d.get("_cells", {}):
+            del d["_cells"][name]
+        else:
+            object.__delattr__(self, name)
+
+    def insert_param_to_cell(self, param_name: str, param: Parameter) -> None:
+        """Register ``param`` under ``param_name`` (which may contain dots, e.g. ``moment1.fc.weight``)."""
+        if not isinstance(param, Parameter):
+            raise TypeError(f"For 'insert_param_to_cell', the 'param' must be a Parameter, but got {type(param)}.")
+        if not param_name:
+            raise ValueError("For 'insert_param_to_cell', the 'param_name' must be a non-empty str.")
+        params, _ = self._registries()
+        params[param_name] = param
+
+    def insert_child_to_cell(self, child_name: str, child: Cell) -> None:
+        """Register ``child`` under ``child_name`` (as attribute assignment does)."""
+        if not isinstance(child, Cell):
+            raise TypeError(f"For 'insert_child_to_cell', the 'child' must be a Cell, but got {type(child)}.")
+        _, cells = self._registries()
+        cells[child_name] = child
+        if self._auto_prefix:
+            child.update_parameters_name(child_name + ".")
+
+    def _prefixed_params(self, prefix: str = "") -> Iterator:
+        """(name, Parameter) where sub-cells add their attribute name only under auto-prefix cells."""
+        for key, p in self._params.items():
+            yield prefix + key, p
+        for key, cell in self._cells.items():
+            yield from cell._prefixed_params(prefix + key + "." if self._auto_prefix else prefix)
+
+    def update_parameters_name(self, prefix: str = "") -> None:
+        """Rename every parameter to ``prefix`` + its path in this cell (see the module docstring)."""
+        for name, p in self._prefixed_params(prefix):
+            p.name = name
+
+    # -- traversal ------------------------------------------------------------------------------
+    def cells_and_names(self, cells=None, name_prefix: str = "") -> Iterator:
+        """(name, cell) for this cell ('' or ``name_prefix``) and every sub-cell, depth first, each once."""
+        seen = set() if cells is None else cells
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield name_prefix, self
+        for key, cell in self._cells.items():
+            if cell is not None:
+                yield from cell.cells_and_names(seen, f"{name_prefix}.{key}" if name_prefix else key)
+
+    def name_cells(self) -> OrderedDict:
+        """The direct sub-cells by attribute name."""
+        return OrderedDict(self._cells)
+
+    def cells(self) -> list:
+        """The direct sub-cells."""
+        return list(self._cells.values())
+
+    def parameters_and_names(self, name_prefix: str = "", expand: bool = True) -> Iterator:
+        """(path, Parameter) for every parameter of this cell (and of its sub-cells when ``expand``),
+        each once; the path is the attribute path (``fc1.weight``)."""
+        seen = set()
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
+        for cell_name, cell in cells:
+            for key, p in cell._params.items():
+                if p is None or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                yield (f"{cell_name}.{key}" if cell_name else key), p
+
+    def get_parameters(self, expand: bool = True) -> Iterator:
+        """Every parameter (each once)."""
+        for _, p in self.parameters_and_names(expand=expand):
+            yield p
+
+    def trainable_params(self, recurse: bool = True) -> list:
+        """The parameters with ``requires_grad`` True."""
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse: bool = True) -> list:
+        """The parameters with ``requires_grad`` False."""
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self) -> OrderedDict:
+        """``{parameter.name: parameter}`` (the names a checkpoint uses)."""
+        return OrderedDict((p.name, p) for p in self.get_parameters())
+
+    # -- mode -----------------------------------------------------------------------------------
+    def set_train(self, mode: bool = True) -> Cell:
+        """Training mode (``Dropout`` drops) or, with ``mode=False``, evaluation mode; recursive."""
+        if not isinstance(mode, bool):
+            raise TypeError(f"For 'set_train', the 'mode' must be bool, but got {type(mode).__name__}.")
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "training", mode)
+        return self
+
+    def set_grad(self, requires_grad: bool = True) -> Cell:
+        """Accepted for MindSpore compatibility: eager gradients need no preparation."""
+        return self
+
+    # -- call -----------------------------------------------------------------------------------
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError(f"For '{type(self).__name__}', define construct().")
+
+    def __call__(self, *args, **kwargs):
+        return self.construct(*args, **kwargs)
+
+    # -- printing -------------------------------------------------------------------------------
+    def extend_repr(self) -> str:
+        """Extra text shown between the brackets of this cell's repr (override it)."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extend_repr()
+        name = type(self).__name__
+        if not self._cells:
+            return f"{name}<{extra}>"
+        lines = [f"{name}<{extra}"]
+        for key, cell in self._cells.items():
+            body = repr(cell).replace("\n", "\n  ")
+            lines.append(f"  ({key}): {body}")
+        lines.append("  >")
+        return "\n".join(lines)
+
+
+class SequentialCell(Cell):
+    """Runs cells in order, each on the previous one's output. ``SequentialCell([a, b])``,
+    ``SequentialCell(a, b)`` or ``SequentialCell(OrderedDict(name=cell))``; children are named
+    ``"0"``, ``"1"`` ... unless named by the dict."""
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            args = tuple(args[0])
+        if len(args) == 1 and isinstance(args[0], dict):
+            for key, cell in args[0].items():
+                self._check(cell)
+                self.insert_child_to_cell(str(key), cell)
+            return
+        for i, cell in enumerate(args):
+            self._check(cell)
+            self.insert_child_to_cell(str(i), cell)
+
+    @staticmethod
+    def _check(cell) -> None:
+        if not isinstance(cell, Cell):
+            raise TypeError(f"For 'SequentialCell', every item must be a Cell, but got {type(cell).__name__}.")
+
+    def append(self, cell: Cell) -> SequentialCell:
+        self._check(cell)
+        self.insert_child_to_cell(str(len(self._cells)), cell)
+        return self
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return _view(SequentialCell(), self._cells, index)
+        return list(self._cells.values())[index]
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+    def construct(self, x):
+        for cell in self._cells.values():
+            x = cell(x)
+        return x
+
+
+class CellList(Cell):
+    """A list of cells, registered as children ``"0"``, ``"1"`` ... (it has no ``construct``)."""
+
+    def __init__(self, cells=None):
+        super().__init__()
+        if cells is not None:
+            self.extend(cells)
+
+    def _reindex(self) -> None:
+        cells = list(self._cells.values())
+        self._cells.clear()
+        for i, cell in enumerate(cells):
+            self.insert_child_to_cell(str(i), cell)
+
+    def append(self, cell: Cell) -> CellList:
+        SequentialCell._check(cell)
+        self.insert_child_to_cell(str(len(self._cells)), cell)
+        return self
+
+    def extend(self, cells) -> CellList:
+        for cell in cells:
+            self.append(cell)
+        return self
+
+    def insert(self, index: int, cell: Cell) -> None:
+        SequentialCell._check(cell)
+        cells = list(self._cells.values())
+        cells.insert(index, cell)
+        self._cells.clear()
+        for i, c in enumerate(cells):
+            self.insert_child_to_cell(str(i), c)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return _view(CellList(), self._cells, index)
+        return list(self._cells.values())[index]
+
+    def __setitem__(self, index: int, cell: Cell) -> None:
+        SequentialCell._check(cell)
+        key = list(self._cells)[index]
+        self.insert_child_to_cell(key, cell)
+
+    def __delitem__(self, index) -> None:
+        keys = list(self._cells)
+        for key in keys[index] if isinstance(index, slice) else [keys[index]]:
+            del self._cells[key]
+        self._reindex()
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells.values())
+
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError("For 'CellList', there is no construct(): iterate over its cells.")
+
+
+def _view(new: Cell, cells: OrderedDict, index: slice) -> Cell:
+    """``new`` holding a slice of ``cells`` without renaming their parameters (they stay named
+    after the cell they belong to)."""
+    for i, cell in enumerate(list(cells.values())[index]):
+        new._cells[str(i)] = cell
+    return new

@@ -1,0 +1,145 @@
+"""Checkpoints: parameters saved by name to a NumPy ``.npz`` file, restored exactly.
+
+``save_checkpoint(net, "net.npz")`` writes every parameter under its ``name`` (``fc1.weight``);
+``load_checkpoint(path)`` reads them back as ``{name: Parameter}``; ``load_param_into_net(net,
+params)`` copies them into a network's parameters of the same names. The file holds one array per
+name plus a JSON record of each opforge dtype, so dtypes NumPy cannot store natively (bfloat16,
+saved as its raw uint16 bits) come back bit-exact. Files are read with ``allow_pickle=False``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from opforge import dtype as mstype
+from opforge.nn.cell import Cell
+from opforge.tensor import Parameter, Tensor
+
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
+
+_META_KEY = "__opforge_meta__"
+_FORMAT = 1
+
+
+def _named_tensors(save_obj) -> list:
+    """(name, Tensor) pairs from a Cell, a dict, or a list of Parameters / {'name', 'data'} dicts."""
+    if isinstance(save_obj, Cell):
+        pairs = [(p.name, p) for p in save_obj.get_parameters()]
+    elif isinstance(save_obj, dict):
+        pairs = list(save_obj.items())
+    elif isinstance(save_obj, (list, tuple)):
+        pairs = []
+        for item in save_obj:
+            if isinstance(item, Parameter):
+                pairs.append((item.name, item))
+            elif isinstance(item, dict) and {"name", "data"} <= set(item):
+                pairs.append((item["name"], item["data"]))
+            else:
+                raise TypeError(
+                    "For 'save_checkpoint', a list must hold Parameters or {'name': ..., 'data': ...} dicts, "
+                    f"but got {type(item).__name__}."
+                )
+    else:
+        raise TypeError(
+            f"For 'save_checkpoint', the 'save_obj' must be a Cell, a dict or a list, got {type(save_obj).__name__}."
+        )
+    seen = {}
+    for name, value in pairs:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"For 'save_checkpoint', every name must be a non-empty str, but got {name!r}.")
+        if name == _META_KEY or name.startswith("__"):
+            raise ValueError(f"For 'save_checkpoint', the name {name!r} is reserved.")
+        if name in seen:
+            raise ValueError(
+                f"For 'save_checkpoint', two parameters are both named {name!r}; give them unique names "
+                f"(parameters take their attribute paths when assigned to a Cell)."
+            )
+        if not isinstance(value, Tensor):
+            value = Tensor(value)
+        seen[name] = value
+    return list(seen.items())
+
+
+def save_checkpoint(save_obj, ckpt_file_name) -> str:
+    """Save the parameters of ``save_obj`` (a Cell, ``{name: Tensor}`` or a list of Parameters)
+    to ``ckpt_file_name`` (``.npz`` is appended when missing); returns the path written."""
+    path = os.fspath(ckpt_file_name)
+    if not path.endswith(".npz"):
+        path += ".npz"
+    arrays, meta = {}, {"format": _FORMAT, "dtypes": {}, "requires_grad": {}, "order": []}
+    for i, (name, t) in enumerate(_named_tensors(save_obj)):
+        array = np.asarray(t)
+        if t.dtype is mstype.bfloat16:
+            array = array.view(np.uint16)
+        key = f"p{i}"
+        arrays[key] = array
+        meta["order"].append([name, key])
+        meta["dtypes"][name] = t.dtype.name
+        meta["requires_grad"][name] = bool(getattr(t, "requires_grad", True))
+    arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    tmp = path + ".tmp.npz"
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+    return path
+
+
+def load_checkpoint(ckpt_file_name) -> dict:
+    """``{name: Parameter}`` from a file written by ``save_checkpoint``."""
+    path = os.fspath(ckpt_file_name)
+    if not os.path.exists(path) and os.path.exists(path + ".npz"):
+        path += ".npz"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if _META_KEY not in data.files:
+                raise ValueError(f"For 'load_checkpoint', {path!r} is not an opforge checkpoint (no metadata).")
+            meta = json.loads(bytes(data[_META_KEY]).decode())
+            out = {}
+            for name, key in meta["order"]:
+                dtype = mstype.to_dtype(meta["dtypes"][name])
+                array = data[key]
+                if dtype is mstype.bfloat16:
+                    array = array.view(dtype.np_dtype)
+                out[name] = Parameter(array, name=name, requires_grad=bool(meta["requires_grad"].get(name, True)))
+            return out
+    except FileNotFoundError:
+        raise FileNotFoundError(f"For 'load_checkpoint', no checkpoint file at {path!r}.") from None
+    except (OSError, KeyError, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"For 'load_checkpoint', {path!r} is not a readable opforge checkpoint: {e}") from e
+
+
+def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = False) -> tuple:
+    """Copy ``parameter_dict[name]`` into each parameter of ``net`` with that name (same shape; the
+    value is cast to the parameter's dtype). Returns ``(net names not loaded, checkpoint names not
+    used)``; with ``strict_load`` either being non-empty is an error."""
+    if not isinstance(net, Cell):
+        raise TypeError(f"For 'load_param_into_net', the 'net' must be a Cell, but got {type(net).__name__}.")
+    if not isinstance(parameter_dict, dict):
+        raise TypeError(
+            f"For 'load_param_into_net', the 'parameter_dict' must be a dict, but got {type(parameter_dict).__name__}."
+        )
+    not_loaded, used = [], set()
+    for p in net.get_parameters():
+        value = parameter_dict.get(p.name)
+        if value is None:
+            not_loaded.append(p.name)
+            continue
+        value = value if isinstance(value, Tensor) else Tensor(value)
+        if value.shape != p.shape:
+            raise ValueError(
+                f"For 'load_param_into_net', the parameter '{p.name}' has shape {list(p.shape)} in the network "
+                f"but {list(value.shape)} in the checkpoint."
+            )
+        p.set_data(np.asarray(value).astype(p.dtype.np_dtype))
+        used.add(p.name)
+    unused = [name for name in parameter_dict if name not in used]
+    if strict_load and (not_loaded or unused):
+        raise ValueError(
+            f"For 'load_param_into_net' (strict_load), parameters not loaded: {not_loaded}; "
+            f"checkpoint entries not used: {unused}."
+        )
+    return not_loaded, unused

@@ -1,0 +1,230 @@
+"""Weight initializers (MindSpore's ``common.initializer``) and the seed they draw from.
+
+``initializer(init, shape, dtype)`` gives a Tensor filled by ``init``: a name ("normal",
+"uniform", "zeros", "ones", "xavier_uniform", "he_uniform", "he_normal"), an ``Initializer``
+instance, a number (a constant), or a Tensor / NumPy array of the right shape.
+
+Random initializers (and ``nn.Dropout`` masks) draw from one NumPy generator. Seed it with
+``opforge.nn.set_seed(seed)`` (also ``opforge.nn.init.set_seed``) for reproducible networks;
+without a seed it is seeded from the operating system's entropy.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from opforge import dtype as mstype
+from opforge.tensor import Tensor
+
+__all__ = [
+    "set_seed",
+    "get_seed",
+    "Initializer",
+    "Normal",
+    "Uniform",
+    "Zero",
+    "One",
+    "Constant",
+    "XavierUniform",
+    "HeUniform",
+    "HeNormal",
+    "initializer",
+]
+
+_state = {"seed": None, "rng": np.random.default_rng(), "derived": 0}
+
+
+def set_seed(seed: int) -> None:
+    """Seed the generator of the random initializers and of Dropout masks."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"For 'set_seed', the 'seed' must be a non-negative int, but got {seed!r}.")
+    _state["seed"] = int(seed)
+    _state["rng"] = np.random.default_rng(int(seed))
+    _state["derived"] = 0
+
+
+def get_seed():
+    """The seed last given to ``set_seed`` (None when never set)."""
+    return _state["seed"]
+
+
+def _rng() -> np.random.Generator:
+    return _state["rng"]
+
+
+def derived_seed() -> int:
+    """A fresh seed for a component with its own generator (Dropout), drawn from the global one."""
+    return int(_state["rng"].integers(0, 2**63 - 1))
+
+
+def _fans(shape) -> tuple:
+    """(fan_in, fan_out) of a weight: Dense weights are [out, in]; conv weights [out, in, *kernel]."""
+    shape = tuple(shape)
+    if len(shape) < 2:
+        raise ValueError(f"For fan-based initializers, the shape must have at least 2 dims, but got {list(shape)}.")
+    receptive = math.prod(shape[2:]) if len(shape) > 2 else 1
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _gain(nonlinearity: str, param=None) -> float:
+    if nonlinearity in ("linear", "sigmoid", "conv1d", "conv2d", "conv3d"):
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else float(param)
+        return math.sqrt(2.0 / (1 + slope**2))
+    raise ValueError(f"unsupported nonlinearity {nonlinearity!r} (linear, sigmoid, tanh, relu, leaky_relu).")
+
+
+class Initializer:
+    """Base class: ``init(shape) -> float64 NumPy array``; ``initializer`` casts to the dtype."""
+
+    def __init__(self, **kwargs):
+        self._kwargs = kwargs
+
+    def sample(self, shape: tuple) -> np.ndarray:
+        raise NotImplementedError
+
+    def __call__(self, shape) -> np.ndarray:
+        return self.sample(tuple(shape))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._kwargs.items())
+        return f"{type(self).__name__}({args})"
+
+
+class Normal(Initializer):
+    """N(mean, sigma^2); MindSpore's default sigma is 0.01."""
+
+    def __init__(self, sigma: float = 0.01, mean: float = 0.0):
+        super().__init__(sigma=sigma, mean=mean)
+        self.sigma, self.mean = float(sigma), float(mean)
+
+    def sample(self, shape):
+        return _rng().normal(self.mean, self.sigma, shape)
+
+
+class Uniform(Initializer):
+    """U(-scale, scale); MindSpore's default scale is 0.07."""
+
+    def __init__(self, scale: float = 0.07):
+        super().__init__(scale=scale)
+        self.scale = float(scale)
+
+    def sample(self, shape):
+        return _rng().uniform(-self.scale, self.scale, shape)
+
+
+class Constant(Initializer):
+    """Every element ``value``."""
+
+    def __init__(self, value):
+        super().__init__(value=value)
+        self.value = value
+
+    def sample(self, shape):
+        return np.full(shape, self.value, dtype=np.float64)
+
+
+class Zero(Constant):
+    def __init__(self):
+        super().__init__(0.0)
+        self._kwargs = {}
+
+
+class One(Constant):
+    def __init__(self):
+        super().__init__(1.0)
+        self._kwargs = {}
+
+
+class XavierUniform(Initializer):
+    """Glorot uniform: U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out))."""
+
+    def __init__(self, gain: float = 1.0):
+        super().__init__(gain=gain)
+        self.gain = float(gain)
+
+    def sample(self, shape):
+        fan_in, fan_out = _fans(shape)
+        bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
+        return _rng().uniform(-bound, bound, shape)
+
+
+class _He(Initializer):
+    def __init__(self, negative_slope=0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu"):
+        super().__init__(negative_slope=negative_slope, mode=mode, nonlinearity=nonlinearity)
+        if mode not in ("fan_in", "fan_out"):
+            raise ValueError(f"For '{type(self).__name__}', the 'mode' must be 'fan_in' or 'fan_out', got {mode!r}.")
+        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
+
+    def _std(self, shape) -> float:
+        fan_in, fan_out = _fans(shape)
+        fan = fan_in if self.mode == "fan_in" else fan_out
+        return _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
+
+
+class HeUniform(_He):
+    """Kaiming uniform: U(-b, b) with b = gain * sqrt(3 / fan) (gain from ``nonlinearity``)."""
+
+    def sample(self, shape):
+        bound = math.sqrt(3.0) * self._std(shape)
+        return _rng().uniform(-bound, bound, shape)
+
+
+class HeNormal(_He):
+    """Kaiming normal: N(0, (gain / sqrt(fan))^2)."""
+
+    def sample(self, shape):
+        return _rng().normal(0.0, self._std(shape), shape)
+
+
+_BY_NAME = {
+    "normal": Normal,
+    "uniform": Uniform,
+    "zeros": Zero,
+    "zero": Zero,
+    "ones": One,
+    "one": One,
+    "xavier_uniform": XavierUniform,
+    "he_uniform": HeUniform,
+    "he_normal": HeNormal,
+}
+
+
+def initializer(init, shape, dtype=mstype.float32) -> Tensor:
+    """A Tensor of ``shape`` and ``dtype`` filled by ``init`` (see the module docstring)."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    shape = tuple(int(d) for d in shape)
+    if any(d < 0 for d in shape):
+        raise ValueError(f"For 'initializer', the 'shape' must be non-negative, but got {list(shape)}.")
+    dtype = mstype.to_dtype(dtype)
+    if isinstance(init, (Tensor, np.ndarray)):
+        array = np.asarray(init)
+        if array.shape != shape:
+            raise ValueError(
+                f"For 'initializer', the given tensor has shape {list(array.shape)}, but the shape is {list(shape)}."
+            )
+        return Tensor(array.astype(dtype.np_dtype))
+    if isinstance(init, str):
+        cls = _BY_NAME.get(init.lower())
+        if cls is None:
+            raise ValueError(f"For 'initializer', unknown initializer {init!r}; known: {sorted(_BY_NAME)}.")
+        init = cls()
+    elif isinstance(init, numbers.Number) and not isinstance(init, bool):
+        init = Constant(init)
+    elif isinstance(init, type) and issubclass(init, Initializer):
+        init = init()
+    if not isinstance(init, Initializer):
+        raise TypeError(
+            f"For 'initializer', the 'init' must be a str, a number, an Initializer or a Tensor, "
+            f"but got {type(init).__name__}."
+        )
+    return Tensor(np.asarray(init(shape)).astype(dtype.np_dtype))

@@ -1,0 +1,227 @@
+"""Layers: Dense, Flatten, Dropout and the activation cells, each built from primitives."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge import dtype as mstype
+from opforge import ops
+from opforge.nn import init as _init
+from opforge.nn.cell import Cell
+from opforge.tensor import Parameter, Tensor
+
+__all__ = [
+    "Dense",
+    "Flatten",
+    "Dropout",
+    "ReLU",
+    "Sigmoid",
+    "Tanh",
+    "Elu",
+    "Softmax",
+    "LogSoftmax",
+    "get_activation",
+]
+
+
+def _primitive(name: str, *args, **kwargs):
+    """An operator instance by name (some operators are added by other modules at import time)."""
+    cls = getattr(ops, name, None)
+    if cls is None:
+        from opforge.primitives import primitive_classes
+
+        cls = primitive_classes().get(name)
+    if cls is None:
+        raise RuntimeError(f"The operator '{name}' is not available in this build of opforge.")
+    return cls(*args, **kwargs)
+
+
+class ReLU(Cell):
+    """``max(x, 0)`` (the ReLU primitive)."""
+
+    def __init__(self):
+        super().__init__()
+        self.relu = ops.ReLU()
+
+    def construct(self, x):
+        return self.relu(x)
+
+
+class Sigmoid(Cell):
+    """``1 / (1 + exp(-x))`` (the Sigmoid primitive)."""
+
+    def __init__(self):
+        super().__init__()
+        self.sigmoid = ops.Sigmoid()
+
+    def construct(self, x):
+        return self.sigmoid(x)
+
+
+class Tanh(Cell):
+    """``tanh(x)`` (the Tanh primitive)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tanh = ops.Tanh()
+
+    def construct(self, x):
+        return self.tanh(x)
+
+
+class Elu(Cell):
+    """``x`` if ``x > 0`` else ``alpha * (exp(x) - 1)`` (the Elu primitive)."""
+
+    def __init__(self, alpha: float = 1.0):
+        super().__init__()
+        self.alpha = float(alpha)
+        self.elu = ops.Elu(alpha=self.alpha)
+
+    def extend_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+    def construct(self, x):
+        return self.elu(x)
+
+
+class Softmax(Cell):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (the Softmax primitive)."""
+
+    def __init__(self, axis: int = -1):
+        super().__init__()
+        self.axis = axis
+        self.softmax = _primitive("Softmax", axis)
+
+    def extend_repr(self) -> str:
+        return f"axis={self.axis}"
+
+    def construct(self, x):
+        return self.softmax(x)
+
+
+class LogSoftmax(Cell):
+    """``x - log(sum(exp(x)))`` along ``axis`` (the LogSoftmax primitive)."""
+
+    def __init__(self, axis: int = -1):
+        super().__init__()
+        self.axis = axis
+        self.log_softmax = _primitive("LogSoftmax", axis)
+
+    def extend_repr(self) -> str:
+        return f"axis={self.axis}"
+
+    def construct(self, x):
+        return self.log_softmax(x)
+
+
+_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "elu": Elu, "softmax": Softmax}
+
+
+def get_activation(name):
+    """An activation cell from its name ("relu", "sigmoid", "tanh", "elu", "softmax"); a Cell passes through."""
+    if name is None or isinstance(name, Cell):
+        return name
+    if isinstance(name, str) and name.lower() in _ACTIVATIONS:
+        return _ACTIVATIONS[name.lower()]()
+    raise ValueError(f"unknown activation {name!r}; give a Cell or one of {sorted(_ACTIVATIONS)}.")
+
+
+class Dense(Cell):
+    r"""Fully connected layer: :math:`y = \mathrm{activation}(x W^T + b)`.
+
+    ``weight`` has shape ``[out_channels, in_channels]`` and ``bias`` ``[out_channels]``; ``x`` is
+    ``[..., in_channels]`` (leading axes are flattened for the MatMul and restored after).
+    ``weight_init`` / ``bias_init`` take anything ``nn.init.initializer`` takes.
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        out_channels: int,
+        weight_init="normal",
+        bias_init="zeros",
+        has_bias: bool = True,
+        activation=None,
+        dtype=mstype.float32,
+    ):
+        super().__init__()
+        for name, value in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+                raise ValueError(f"For 'Dense', the '{name}' must be a positive int, but got {value!r}.")
+        if not isinstance(has_bias, bool):
+            raise TypeError(f"For 'Dense', the 'has_bias' must be bool, but got {type(has_bias).__name__}.")
+        self.in_channels, self.out_channels, self.has_bias = int(in_channels), int(out_channels), has_bias
+        self.weight = Parameter(_init.initializer(weight_init, (self.out_channels, self.in_channels), dtype), "weight")
+        self.bias = Parameter(_init.initializer(bias_init, (self.out_channels,), dtype), "bias") if has_bias else None
+        self.matmul = ops.MatMul(transpose_b=True)
+        self.bias_add = ops.BiasAdd()
+        self.reshape = ops.Reshape()
+        self.activation = get_activation(activation)
+        self.activation_flag = self.activation is not None
+
+    def construct(self, x):
+        shape = x.shape
+        if not shape or shape[-1] != self.in_channels:
+            raise ValueError(
+                f"For 'Dense', the input's last dimension must be in_channels={self.in_channels}, "
+                f"but got shape {list(shape)}."
+            )
+        if len(shape) != 2:
+            x = self.reshape(x, (-1, self.in_channels))
+        x = self.matmul(x, self.weight)
+        if self.has_bias:
+            x = self.bias_add(x, self.bias)
+        if self.activation_flag:
+            x = self.activation(x)
+        if len(shape) != 2:
+            x = self.reshape(x, tuple(shape[:-1]) + (self.out_channels,))
+        return x
+
+    def extend_repr(self) -> str:
+        return f"input_channels={self.in_channels}, output_channels={self.out_channels}, has_bias={self.has_bias}"
+
+
+class Flatten(Cell):
+    """Flattens every axis but the first: ``[N, ...] -> [N, prod(...)]`` (the Reshape primitive)."""
+
+    def __init__(self):
+        super().__init__()
+        self.reshape = ops.Reshape()
+
+    def construct(self, x):
+        if x.ndim < 1:
+            raise ValueError(f"For 'Flatten', the input must have at least 1 dimension, but got shape {list(x.shape)}.")
+        return self.reshape(x, (x.shape[0], -1) if x.shape[0] else (0, int(np.prod(x.shape[1:]))))
+
+
+class Dropout(Cell):
+    """Zeroes each element with probability ``p = 1 - keep_prob`` in training mode and scales the
+    rest by ``1 / keep_prob``; the identity in evaluation mode (``set_train(False)``, the default).
+
+    The mask is drawn with NumPy from this cell's generator, seeded by ``seed`` or, without one,
+    from the global generator (``nn.set_seed``); the scaling is a Mul primitive, so it differentiates.
+    """
+
+    def __init__(self, keep_prob: float = 0.5, p: float | None = None, seed: int | None = None, dtype=mstype.float32):
+        super().__init__()
+        if p is not None:
+            if not isinstance(p, (float, int)) or isinstance(p, bool) or not 0.0 <= p < 1.0:
+                raise ValueError(f"For 'Dropout', the 'p' must be a float in [0, 1), but got {p!r}.")
+            keep_prob = 1.0 - p
+        if not isinstance(keep_prob, (float, int)) or isinstance(keep_prob, bool) or not 0.0 < keep_prob <= 1.0:
+            raise ValueError(f"For 'Dropout', the 'keep_prob' must be a float in (0, 1], but got {keep_prob!r}.")
+        self.keep_prob = float(keep_prob)
+        self.p = 1.0 - self.keep_prob
+        self.seed = _init.derived_seed() if seed is None else int(seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.mul = ops.Mul()
+
+    def extend_repr(self) -> str:
+        return f"p={self.p:g}"
+
+    def construct(self, x):
+        if not self.training or self.keep_prob == 1.0:
+            return x
+        mask = (self.rng.random(x.shape) < self.keep_prob).astype(x.dtype.np_dtype)
+        scale = np.asarray(1.0 / self.keep_prob, dtype=x.dtype.np_dtype)
+        return self.mul(x, Tensor(mask * scale))

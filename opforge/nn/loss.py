@@ -1,0 +1,123 @@
+"""Loss functions (MindSpore's ``nn.loss``), each built from primitives so they differentiate."""
+
+from __future__ import annotations
+
+from opforge import dtype as mstype
+from opforge import ops
+from opforge.nn.cell import Cell
+from opforge.nn.layers import _primitive
+
+__all__ = ["LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+class LossBase(Cell):
+    """Base of losses: ``get_loss(x)`` applies the reduction ("none", "mean" or "sum")."""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__()
+        if reduction not in _REDUCTIONS:
+            raise ValueError(
+                f"For '{type(self).__name__}', the 'reduction' must be one of {_REDUCTIONS}, but got {reduction!r}."
+            )
+        self.reduction = reduction
+        self.reduce_mean = ops.ReduceMean()
+        self.reduce_sum = ops.ReduceSum()
+
+    def get_loss(self, x):
+        if self.reduction == "mean":
+            return self.reduce_mean(x, ())
+        if self.reduction == "sum":
+            return self.reduce_sum(x, ())
+        return x
+
+    def extend_repr(self) -> str:
+        return f"reduction={self.reduction}"
+
+
+class MSELoss(LossBase):
+    r"""Mean squared error: :math:`\ell = (x - y)^2`, then reduced. ``loss(logits, labels)``."""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.sub = ops.Sub()
+        self.mul = ops.Mul()
+
+    def construct(self, logits, labels):
+        diff = self.sub(logits, labels)
+        return self.get_loss(self.mul(diff, diff))
+
+
+class L1Loss(LossBase):
+    r"""Mean absolute error: :math:`\ell = |x - y|`, then reduced (|d| as ReLU(d) + ReLU(-d))."""
+
+    def __init__(self, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.sub = ops.Sub()
+        self.relu = ops.ReLU()
+        self.neg = ops.Neg()
+        self.add = ops.Add()
+
+    def construct(self, logits, labels):
+        diff = self.sub(logits, labels)
+        return self.get_loss(self.add(self.relu(diff), self.relu(self.neg(diff))))
+
+
+class SoftmaxCrossEntropyWithLogits(LossBase):
+    r"""Cross entropy of ``softmax(logits)`` and the labels, one value per sample, then reduced.
+
+    ``logits`` is ``[N, C]``. With ``sparse=False`` the labels are ``[N, C]`` probabilities of the
+    logits' dtype; with ``sparse=True`` they are ``[N]`` class indices (int32 or int64).
+    ``reduction`` is "none" (MindSpore's default), "mean" or "sum". The sparse mean uses the fused
+    SparseSoftmaxCrossEntropyWithLogits primitive; the other cases SoftmaxCrossEntropyWithLogits
+    (sparse labels are one-hot encoded with OneHot first).
+    """
+
+    def __init__(self, sparse: bool = False, reduction: str = "none"):
+        super().__init__(reduction)
+        if not isinstance(sparse, bool):
+            raise TypeError(f"For 'SoftmaxCrossEntropyWithLogits', the 'sparse' must be bool, got {type(sparse)}.")
+        self.sparse = sparse
+        self._fused_sparse = None
+        self._dense = None
+        self._one_hot = None
+
+    def extend_repr(self) -> str:
+        return f"sparse={self.sparse}, reduction={self.reduction}"
+
+    def _check(self, logits, labels) -> None:
+        if logits.ndim != 2:
+            raise ValueError(
+                f"For 'SoftmaxCrossEntropyWithLogits', the 'logits' must be 2-D [N, C], but got {list(logits.shape)}."
+            )
+        expected = logits.shape[:1] if self.sparse else logits.shape
+        if labels.shape != expected:
+            kind = "class indices [N]" if self.sparse else "probabilities [N, C]"
+            raise ValueError(
+                f"For 'SoftmaxCrossEntropyWithLogits' (sparse={self.sparse}), the 'labels' must be {kind} with "
+                f"shape {list(expected)}, but got {list(labels.shape)}."
+            )
+
+    def construct(self, logits, labels):
+        self._check(logits, labels)
+        if self.sparse:
+            if self.reduction == "mean":
+                if self._fused_sparse is None:
+                    self._fused_sparse = _primitive("SparseSoftmaxCrossEntropyWithLogits")
+                return self._fused_sparse(logits, labels)
+            if self._one_hot is None:
+                self._one_hot = _primitive("OneHot")
+            on = _scalar(1.0, logits.dtype)
+            off = _scalar(0.0, logits.dtype)
+            labels = self._one_hot(labels, logits.shape[1], on, off)
+        if self._dense is None:
+            self._dense = _primitive("SoftmaxCrossEntropyWithLogits")
+        loss = self._dense(logits, labels)[0]
+        return self.get_loss(loss)
+
+
+def _scalar(value: float, dtype: mstype.Type):
+    from opforge.tensor import Tensor
+
+    return Tensor(value, dtype)

@@ -1,0 +1,277 @@
+"""Optimizers (MindSpore's ``nn.optim``): each update is an in-place (RW_WRITE) primitive.
+
+``optimizer(gradients)`` applies one step to ``optimizer.parameters``, given one gradient per
+parameter (what ``GradOperation(get_by_list=True)`` or ``grad(..., weights=...)`` returns).
+
+- ``SGD``: ApplyGradientDescent, or ApplyMomentum when ``momentum > 0``.
+- ``Momentum``: ApplyMomentum.
+- ``Adam``: the Adam primitive; ``beta1_power`` / ``beta2_power`` are Parameters updated with
+  Mul and Assign.
+
+Optimizer state (``accum``, ``moments``, ``moment1``, ``moment2``, ``learning_rate``, beta powers) are
+Parameters with ``requires_grad=False`` registered on the optimizer, so they are saved with a
+checkpoint of a ``TrainOneStepCell``. ``weight_decay`` adds ``weight_decay * param`` to each
+gradient (with Mul and Add) before the update.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from opforge import ops
+from opforge.nn.cell import Cell
+from opforge.nn.layers import _primitive
+from opforge.tensor import Parameter, Tensor
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam"]
+
+
+def _check_float(where: str, name: str, value, low: float = 0.0, high: float | None = None, low_open=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"For '{where}', the '{name}' must be a float, but got {type(value).__name__}.")
+    value = float(value)
+    bad_low = value <= low if low_open else value < low
+    if bad_low or (high is not None and value >= high):
+        interval = ("(" if low_open else "[") + f"{low}, " + (f"{high})" if high is not None else "inf)")
+        raise ValueError(f"For '{where}', the '{name}' must be in {interval}, but got {value}.")
+    return value
+
+
+class Optimizer(Cell):
+    """Base class of optimizers: holds the parameters, the learning rate and the weight decay.
+
+    ``params`` is an iterable of Parameters (``net.trainable_params()``). ``learning_rate`` is a
+    float or a 0-d Tensor; it is kept as the Parameter ``optimizer.learning_rate`` (change it with
+    ``optimizer.learning_rate.set_data(0.01)``).
+    """
+
+    def __init__(self, learning_rate, parameters, weight_decay: float = 0.0):
+        super().__init__(auto_prefix=False)
+        where = type(self).__name__
+        if isinstance(parameters, Parameter):
+            parameters = [parameters]
+        parameters = list(parameters)
+        if not parameters:
+            raise ValueError(f"For '{where}', the 'params' must not be empty.")
+        for p in parameters:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For '{where}', every item of 'params' must be a Parameter, but got {type(p)}.")
+            if p.dtype.kind != "f":
+                raise TypeError(f"For '{where}', the parameter '{p.name}' must be floating point, but got {p.dtype}.")
+        if len({id(p) for p in parameters}) != len(parameters):
+            raise ValueError(f"For '{where}', the 'params' hold the same Parameter more than once.")
+        self.parameters = tuple(parameters)
+        self.weight_decay = _check_float(where, "weight_decay", weight_decay)
+        if isinstance(learning_rate, Tensor):
+            if learning_rate.shape != ():
+                raise ValueError(
+                    f"For '{where}', the 'learning_rate' Tensor must be 0-d, got {list(learning_rate.shape)}."
+                )
+            lr_value = float(learning_rate.asnumpy())
+        else:
+            lr_value = learning_rate
+        lr_value = _check_float(where, "learning_rate", lr_value)
+        self.learning_rate = Parameter(np.float32(lr_value), name="learning_rate", requires_grad=False)
+        self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
+        self._assign = ops.Assign()
+
+    def _clone_state(self, prefix: str, init: float = 0.0) -> tuple:
+        """One zero-filled state Parameter per parameter, named ``prefix.<param name>``."""
+        state = []
+        for p in self.parameters:
+            s = Parameter(np.full(p.shape, init, p.dtype.np_dtype), name=f"{prefix}.{p.name}", requires_grad=False)
+            self.insert_param_to_cell(s.name, s)
+            state.append(s)
+        return tuple(state)
+
+    def _scalar_state(self, name: str, value: float) -> Parameter:
+        p = Parameter(np.float32(value), name=name, requires_grad=False)
+        self.insert_param_to_cell(name, p)
+        return p
+
+    @staticmethod
+    def _constant(value: float) -> Tensor:
+        return Tensor(np.float32(value))
+
+    def get_lr(self) -> Parameter:
+        return self.learning_rate
+
+    def _like(self, scalar, param: Parameter):
+        """A float32 scalar state as ``param``'s dtype (a Cast primitive when they differ)."""
+        return scalar if param.dtype is scalar.dtype else self._cast(scalar, param.dtype)
+
+    def decay_weight(self, gradients: tuple) -> tuple:
+        """``grad + weight_decay * param`` for each parameter (unchanged when weight_decay is 0)."""
+        if self.weight_decay == 0.0:
+            return gradients
+        return tuple(self._add(g, self._mul(p, self.weight_decay)) for p, g in zip(self.parameters, gradients))
+
+    def _check_gradients(self, gradients) -> tuple:
+        gradients = tuple(gradients)
+        if len(gradients) != len(self.parameters):
+            raise ValueError(
+                f"For '{type(self).__name__}', there must be one gradient per parameter ({len(self.parameters)}), "
+                f"but got {len(gradients)}."
+            )
+        for p, g in zip(self.parameters, gradients):
+            if not isinstance(g, Tensor) or g.shape != p.shape:
+                shape = list(g.shape) if isinstance(g, Tensor) else type(g).__name__
+                raise ValueError(
+                    f"For '{type(self).__name__}', the gradient of '{p.name}' must have shape {list(p.shape)}, "
+                    f"but got {shape}."
+                )
+        return gradients
+
+    def construct(self, gradients):
+        gradients = self.decay_weight(self._check_gradients(gradients))
+        for i, (p, g) in enumerate(zip(self.parameters, gradients)):
+            self.apply(i, p, g)
+        return self.parameters
+
+    def apply(self, index: int, param: Parameter, grad) -> None:
+        raise NotImplementedError
+
+    def extend_repr(self) -> str:
+        return f"learning_rate={float(self.learning_rate.asnumpy()):g}, weight_decay={self.weight_decay:g}"
+
+
+class SGD(Optimizer):
+    r"""Stochastic gradient descent, with optional momentum (PyTorch / MindSpore conventions):
+
+    .. math::
+        a \leftarrow \mu a + (1 - \text{dampening}) g, \quad
+        w \leftarrow w - lr \cdot (g + \mu a \text{ if nesterov else } a)
+
+    with the accumulation ``a`` starting at zero; without momentum :math:`w \leftarrow w - lr\,g`.
+    Nesterov needs ``momentum > 0`` and ``dampening == 0``.
+    """
+
+    def __init__(
+        self,
+        params,
+        learning_rate=0.1,
+        momentum: float = 0.0,
+        dampening: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+    ):
+        super().__init__(learning_rate, params, weight_decay)
+        self.momentum = _check_float("SGD", "momentum", momentum)
+        self.dampening = _check_float("SGD", "dampening", dampening)
+        if not isinstance(nesterov, bool):
+            raise TypeError(f"For 'SGD', the 'nesterov' must be bool, but got {type(nesterov).__name__}.")
+        if nesterov and (self.momentum <= 0.0 or self.dampening != 0.0):
+            raise ValueError("For 'SGD', nesterov=True needs momentum > 0 and dampening == 0.")
+        self.nesterov = nesterov
+        if self.momentum > 0.0:
+            self.accum = self._clone_state("accum")
+            self.momentum_value = self._constant(self.momentum)
+            # ApplyMomentum's gradient_scale scales the gradient into the accumulation: the dampening.
+            self._apply_momentum = _primitive(
+                "ApplyMomentum", use_nesterov=nesterov, gradient_scale=1.0 - self.dampening
+            )
+        else:
+            self.accum = ()
+            self._apply_gd = _primitive("ApplyGradientDescent")
+
+    def apply(self, index, param, grad):
+        lr = self._like(self.learning_rate, param)
+        if self.momentum > 0.0:
+            momentum = self._like(self.momentum_value, param)
+            self._apply_momentum(param, self.accum[index], lr, grad, momentum)
+        else:
+            self._apply_gd(param, lr, grad)
+
+    def extend_repr(self) -> str:
+        return super().extend_repr() + f", momentum={self.momentum:g}, nesterov={self.nesterov}"
+
+
+class Momentum(Optimizer):
+    r"""Momentum (MindSpore's ``nn.Momentum``, the ApplyMomentum primitive):
+
+    .. math::
+        a \leftarrow \mu a + g, \quad w \leftarrow w - lr \cdot (g + \mu a \text{ if use\_nesterov else } a)
+    """
+
+    def __init__(self, params, learning_rate, momentum: float, use_nesterov: bool = False, weight_decay: float = 0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        self.momentum = _check_float("Momentum", "momentum", momentum)
+        if not isinstance(use_nesterov, bool):
+            raise TypeError(f"For 'Momentum', the 'use_nesterov' must be bool, but got {type(use_nesterov).__name__}.")
+        self.use_nesterov = use_nesterov
+        self.moments = self._clone_state("moments")
+        self.momentum_value = self._constant(self.momentum)
+        self._apply_momentum = _primitive("ApplyMomentum", use_nesterov=use_nesterov)
+
+    def apply(self, index, param, grad):
+        lr = self._like(self.learning_rate, param)
+        momentum = self._like(self.momentum_value, param)
+        self._apply_momentum(param, self.moments[index], lr, grad, momentum)
+
+    def extend_repr(self) -> str:
+        return super().extend_repr() + f", momentum={self.momentum:g}, use_nesterov={self.use_nesterov}"
+
+
+class Adam(Optimizer):
+    r"""Adam (MindSpore's ``nn.Adam``, the Adam primitive). With :math:`t` the step:
+
+    .. math::
+        m \leftarrow \beta_1 m + (1 - \beta_1) g, \quad v \leftarrow \beta_2 v + (1 - \beta_2) g^2, \quad
+        w \leftarrow w - lr \frac{\sqrt{1 - \beta_2^t}}{1 - \beta_1^t} \frac{m}{\sqrt{v} + \epsilon}
+
+    (with ``use_nesterov``, :math:`m` in the update is :math:`\beta_1 m + (1 - \beta_1) g`).
+    """
+
+    def __init__(
+        self,
+        params,
+        learning_rate=1e-3,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+        use_nesterov: bool = False,
+        weight_decay: float = 0.0,
+    ):
+        super().__init__(learning_rate, params, weight_decay)
+        self.beta1 = _check_float("Adam", "beta1", beta1, 0.0, 1.0, low_open=True)
+        self.beta2 = _check_float("Adam", "beta2", beta2, 0.0, 1.0, low_open=True)
+        self.eps = _check_float("Adam", "eps", eps, 0.0, low_open=True)
+        if not isinstance(use_nesterov, bool):
+            raise TypeError(f"For 'Adam', the 'use_nesterov' must be bool, but got {type(use_nesterov).__name__}.")
+        self.use_nesterov = use_nesterov
+        self.moment1 = self._clone_state("moment1")
+        self.moment2 = self._clone_state("moment2")
+        self.beta1_power = self._scalar_state("beta1_power", 1.0)
+        self.beta2_power = self._scalar_state("beta2_power", 1.0)
+        self.beta1_value = self._constant(self.beta1)
+        self.beta2_value = self._constant(self.beta2)
+        self.eps_value = self._constant(self.eps)
+        self._adam = _primitive("Adam", use_nesterov=use_nesterov)
+
+    def construct(self, gradients):
+        gradients = self.decay_weight(self._check_gradients(gradients))
+        self._assign(self.beta1_power, self._mul(self.beta1_power, self.beta1_value))
+        self._assign(self.beta2_power, self._mul(self.beta2_power, self.beta2_value))
+        for i, (p, g) in enumerate(zip(self.parameters, gradients)):
+            self.apply(i, p, g)
+        return self.parameters
+
+    def apply(self, index, param, grad):
+        like = self._like
+        self._adam(
+            param,
+            self.moment1[index],
+            self.moment2[index],
+            like(self.beta1_power, param),
+            like(self.beta2_power, param),
+            like(self.learning_rate, param),
+            like(self.beta1_value, param),
+            like(self.beta2_value, param),
+            like(self.eps_value, param),
+            grad,
+        )
+
+    def extend_repr(self) -> str:
+        return super().extend_repr() + f", beta1={self.beta1:g}, beta2={self.beta2:g}, eps={self.eps:g}"

@@ -1,0 +1,75 @@
+"""Wrapper cells: a network with its loss, and one training step (forward, backward, update)."""
+
+from __future__ import annotations
+
+import numbers
+
+from opforge import ops
+from opforge.bprop.grad_operation import value_and_grad
+from opforge.nn.cell import Cell
+from opforge.nn.optim import Optimizer
+
+__all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
+
+
+class WithLossCell(Cell):
+    """``loss_fn(backbone(data), label)``: a network and its loss as one cell."""
+
+    def __init__(self, backbone: Cell, loss_fn: Cell):
+        super().__init__(auto_prefix=False)
+        if not isinstance(backbone, Cell) or not isinstance(loss_fn, Cell):
+            raise TypeError("For 'WithLossCell', the 'backbone' and the 'loss_fn' must be Cells.")
+        self._backbone = backbone
+        self._loss_fn = loss_fn
+
+    @property
+    def backbone_network(self) -> Cell:
+        return self._backbone
+
+    def construct(self, data, label):
+        return self._loss_fn(self._backbone(data), label)
+
+
+class WithEvalCell(Cell):
+    """``(loss, outputs, label)`` for evaluation: the network's outputs with their loss."""
+
+    def __init__(self, network: Cell, loss_fn: Cell):
+        super().__init__(auto_prefix=False)
+        self._network = network
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        return self._loss_fn(outputs, label), outputs, label
+
+
+class TrainOneStepCell(Cell):
+    """One training step: ``loss = network(*inputs)``, the gradients of the loss with respect to
+    the optimizer's parameters, then ``optimizer(grads)``. Returns the loss (before the update).
+
+    ``network`` is usually a ``WithLossCell``. ``sens`` scales the loss's sensitivity (the
+    gradients are ``sens`` times those of the loss). The network is put in training mode.
+    """
+
+    def __init__(self, network: Cell, optimizer: Optimizer, sens: float = 1.0):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"For 'TrainOneStepCell', the 'network' must be a Cell, but got {type(network)}.")
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"For 'TrainOneStepCell', the 'optimizer' must be an Optimizer, but got {type(optimizer)}.")
+        if isinstance(sens, bool) or not isinstance(sens, numbers.Real):
+            raise TypeError(f"For 'TrainOneStepCell', the 'sens' must be a float, but got {type(sens).__name__}.")
+        self.network = network
+        self.network.set_train()
+        self.optimizer = optimizer
+        self.weights = optimizer.parameters
+        self.sens = float(sens)
+        self._mul = ops.Mul()
+        self._value_and_grad = value_and_grad(self.network, grad_position=None, weights=self.weights)
+
+    def construct(self, *inputs):
+        loss, grads = self._value_and_grad(*inputs)
+        if self.sens != 1.0:
+            grads = tuple(self._mul(g, self.sens) for g in grads)
+        self.optimizer(grads)
+        return loss

@@ -1,0 +1,20 @@
+"""ApplyGradientDescent CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+apply_gradient_descent_op_info = (
+    CpuRegOp("ApplyGradientDescent")
+    .input(0, "var", "required")
+    .input(1, "alpha", "required")
+    .input(2, "delta", "required")
+    .output(0, "var", "required")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(apply_gradient_descent_op_info)
+def _apply_gradient_descent_cpu():
+    """ApplyGradientDescent CPU registration."""

@@ -1,0 +1,19 @@
+"""Softmax CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+softmax_op_info = (
+    CpuRegOp("Softmax")
+    .input(0, "logits", "required")
+    .output(0, "output", "required")
+    .attr("axis", "optional", "listInt", "all", "(-1,)")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(softmax_op_info)
+def _softmax_cpu():
+    """Softmax CPU registration."""

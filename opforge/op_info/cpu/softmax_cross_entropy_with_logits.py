@@ -1,0 +1,20 @@
+"""SoftmaxCrossEntropyWithLogits CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+softmax_cross_entropy_with_logits_op_info = (
+    CpuRegOp("SoftmaxCrossEntropyWithLogits")
+    .input(0, "logits", "required")
+    .input(1, "labels", "required")
+    .output(0, "loss", "required")
+    .output(1, "backprop", "required")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(softmax_cross_entropy_with_logits_op_info)
+def _softmax_cross_entropy_with_logits_cpu():
+    """SoftmaxCrossEntropyWithLogits CPU registration."""

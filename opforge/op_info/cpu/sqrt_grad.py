@@ -1,0 +1,20 @@
+"""SqrtGrad CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+sqrt_grad_op_info = (
+    CpuRegOp("SqrtGrad")
+    .input(0, "y", "required")
+    .input(1, "dy", "required")
+    .output(0, "output", "required")
+    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
+    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
+    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
+    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(sqrt_grad_op_info)
+def _sqrt_grad_cpu():
+    """SqrtGrad CPU registration."""

@@ -1,0 +1,489 @@
+"""The gradient database: one ``GradRecord`` per operator that has a bprop.
+
+``tests/test_grad_sweep.py`` takes every operator name in ``bprop_getters.names()`` and looks it
+up here; an operator with a bprop and no record fails. A record says how to build the primitive
+(one or more attr variants), which float64 sample inputs to differentiate at, and which inputs are
+differentiable. The sweep projects each output on a fixed random tensor ``r`` (the loss is
+``sum(out * r)``, so ``r`` is the sensitivity) and compares the gradients the engine returns with
+central finite differences of that loss; ``second_order`` records also compare grad of grad with
+finite differences of the first-order gradient.
+
+Conventions
+-----------
+* ``GradSample.args`` are passed in order: an ``np.ndarray`` becomes a ``Tensor``, anything else
+  (an axis, a shape, a dtype, a Python scalar) is passed as it is.
+* ``diff``: positions of the inputs the finite differences perturb; by default every float array.
+  Sample values keep a margin from kinks (0 for ReLU, ties for Maximum), so the function is smooth
+  within ``eps`` of every sample.
+* ``zero`` records are operators whose gradients are zero by definition (comparisons, indices,
+  constants): their bprop must return exact zeros of each tensor input's shape and dtype, and
+  ``None`` for the other inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+from op_db import OP_DB, make_array
+
+from opforge import dtype as mstype
+from opforge import ops
+
+F64 = mstype.float64
+
+
+@dataclass
+class GradSample:
+    args: tuple
+    desc: str = ""
+    diff: Optional[tuple] = None  # positions to differentiate; None: every float ndarray
+    eps: float = 1e-6
+    tols: Optional[tuple] = None  # (rtol, atol) overriding the record's
+
+    def __post_init__(self):
+        # NumPy scalars (what 0-d computations return) become 0-d arrays, so they turn into Tensors.
+        self.args = tuple(np.asarray(a) if isinstance(a, np.generic) else a for a in self.args)
+
+
+@dataclass
+class GradRecord:
+    name: str
+    variants: dict  # variant name -> zero-argument primitive factory
+    samples: Callable  # (prim, rng) -> iterable of GradSample
+    zero: bool = False  # gradients are exact zeros by definition
+    second_order: bool = False  # also check grad of grad
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+    def sample_list(self, prim, rng) -> list:
+        return list(self.samples(prim, rng))
+
+
+# ---------------------------------------------------------------------------------------------
+# Value helpers
+
+
+def uniform(shape, low=-2.0, high=2.0, rng=None) -> np.ndarray:
+    return make_array(shape, F64, rng, low, high)
+
+
+def away_from(shape, rng, points=(0.0,), margin=0.1, low=-2.0, high=2.0) -> np.ndarray:
+    """Uniform values in [low, high] at least ``margin`` from every point in ``points``."""
+    x = rng.uniform(low, high, size=shape)
+    for p in points:
+        near = np.abs(x - p) < margin
+        x = np.where(near, p + np.where(x >= p, margin, -margin) * 1.5, x)
+    return np.asarray(x, np.float64)
+
+
+def signed(shape, rng, low=0.2, high=2.0) -> np.ndarray:
+    """|x| in [low, high] with a random sign (nonzero, away from 0)."""
+    return np.asarray(rng.uniform(low, high, size=shape) * rng.choice([-1.0, 1.0], size=shape), np.float64)
+
+
+def _domain(name: str):
+    """(low, high) of an op's first input in the forward sweep's record (tests/op_db.py)."""
+    rec = OP_DB.get(name)
+    if rec is None:
+        return -2.0, 2.0
+    return rec.args[0].low, rec.args[0].high
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _elu(alpha):
+    return lambda x: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0.0)))
+
+
+def _variants(factory_name: str, **named_attrs) -> dict:
+    """``{"": ops.X}`` or ``{label: lambda: ops.X(**attrs)}``, resolved when the op exists."""
+
+    def make(attrs):
+        return lambda: getattr(ops, factory_name)(**attrs)
+
+    if not named_attrs:
+        return {"": make({})}
+    return {label: make(attrs) for label, attrs in named_attrs.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Sample generators
+
+SHAPES = [(), (5,), (3, 4), (2, 3, 2)]
+
+
+def unary(low=-2.0, high=2.0, kinks=None):
+    def samples(prim, rng):
+        for shape in SHAPES:
+            if kinks is None:
+                x = uniform(shape, low, high, rng)
+            else:
+                x = away_from(shape, rng, kinks, low=low, high=high)
+            yield GradSample((x,), f"x{list(shape)}")
+
+    return samples
+
+
+def unary_in_domain(name, kinks=None):
+    low, high = _domain(name)
+    return unary(max(low, -3.0), min(high, 3.0), kinks)
+
+
+BINARY_SHAPES = [((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), (3,)), ((2, 3), ())]
+
+
+def apart(xs, ys, rng, make_x, make_y, gap=0.15):
+    """x and y drawn until every broadcast pair differs by at least ``gap`` (no ties at kinks)."""
+    for _ in range(1000):
+        x, y = make_x(xs, rng), make_y(ys, rng)
+        if np.all(np.abs(np.subtract(x, y)) >= gap):
+            return x, y
+    raise AssertionError(f"could not draw x{list(xs)} and y{list(ys)} apart")
+
+
+def binary(make_x=None, make_y=None, ties=False):
+    """Broadcasting pairs, then a weak Python scalar on either side. ``ties``: keep x and y apart."""
+    make_x = make_x or (lambda s, rng: uniform(s, rng=rng))
+    make_y = make_y or (lambda s, rng: uniform(s, rng=rng))
+
+    def samples(prim, rng):
+        for xs, ys in BINARY_SHAPES:
+            if ties:
+                x, y = apart(xs, ys, rng, make_x, make_y)
+            else:
+                x, y = make_x(xs, rng), make_y(ys, rng)
+            yield GradSample((x, y), f"x{list(xs)} y{list(ys)}")
+        x, _ = apart((3, 4), (), rng, make_x, lambda s, r: np.float64(0.75)) if ties else (make_x((3, 4), rng), 0)
+        yield GradSample((x, 0.75), "x[3, 4] y=Python 0.75")
+        _, y = apart((), (5,), rng, lambda s, r: np.float64(0.75), make_y) if ties else (0, make_y((5,), rng))
+        yield GradSample((0.75, y), "x=Python 0.75 y[5]")
+
+    return samples
+
+
+def _matmul_samples(prim, rng):
+    for m, k, n in [(3, 4, 5), (1, 3, 2), (4, 1, 3)]:
+        a = (k, m) if prim.transpose_a else (m, k)
+        b = (n, k) if prim.transpose_b else (k, n)
+        yield GradSample((uniform(a, rng=rng), uniform(b, rng=rng)), f"a{list(a)} b{list(b)}")
+
+
+def _bias_add_samples(prim, rng):
+    shapes = [
+        ((4, 3), 3),
+        ((2, 3, 4), 3 if prim.data_format == "NCHW" else 4),
+        ((2, 3, 2, 2), 3 if prim.data_format == "NCHW" else 2),
+    ]
+    for xs, c in shapes:
+        yield GradSample((uniform(xs, rng=rng), uniform((c,), rng=rng)), f"x{list(xs)} bias[{c}]")
+
+
+REDUCE_AXES = [(), 1, -1, (0, 2), [2, 0], (1,)]
+
+
+def _reduce_samples(prim, rng):
+    for axis in REDUCE_AXES:
+        yield GradSample((uniform((2, 3, 4), rng=rng), axis), f"x[2, 3, 4] axis={axis!r}")
+    yield GradSample((uniform((), rng=rng), ()), "x[] axis=()")
+    yield GradSample((uniform((5,), rng=rng), 0), "x[5] axis=0")
+
+
+def _reduce_max_samples(prim, rng):
+    # Distinct values (no ties) so the max is differentiable; ties are in test_autodiff.
+    for axis in REDUCE_AXES:
+        x = rng.permutation(24).reshape(2, 3, 4) * 0.25 + rng.uniform(-0.01, 0.01, (2, 3, 4))
+        yield GradSample((x, axis), f"x[2, 3, 4] axis={axis!r}")
+    yield GradSample((np.float64(rng.uniform()).reshape(()), ()), "x[] axis=()")
+
+
+def _cast_samples(prim, rng):
+    x = uniform((3, 4), rng=rng)
+    yield GradSample((x, mstype.float64), "float64->float64")
+    # Cast is linear: a coarse, exactly representable step keeps float32 rounding out of the differences.
+    yield GradSample((x, mstype.float32), "float64->float32", eps=2.0**-4, tols=(1e-5, 2e-5))
+    yield GradSample((x.astype(np.float32), mstype.float64), "float32->float64", eps=2.0**-4, tols=(1e-5, 1e-5))
+    # To an integer dtype the output is piecewise constant: no gradient flows (values away from integers).
+    xi = np.round(uniform((3, 4), rng=rng)) + rng.uniform(-0.3, 0.3, (3, 4))
+    yield GradSample((xi, mstype.int32), "float64->int32 (zero gradient)")
+
+
+def _reshape_samples(prim, rng):
+    for xs, shape in [((2, 3, 4), (6, 4)), ((2, 3, 4), (-1,)), ((6,), (1, 2, 3)), ((), (1, 1)), ((1, 4), (4,))]:
+        yield GradSample((uniform(xs, rng=rng), shape), f"x{list(xs)} -> {shape}")
+
+
+def _grad_op_samples(make_y, y_first: bool, kinks_y=None):
+    """Samples for an activation grad op: (dy, y) or (y, dy); y from the forward on random x."""
+
+    def samples(prim, rng):
+        for shape in [(5,), (3, 4), ()]:
+            y = make_y(shape, rng)
+            dy = uniform(shape, rng=rng)
+            yield GradSample((y, dy) if y_first else (dy, y), f"{list(shape)}")
+
+    return samples
+
+
+def _elu_grad_y(shape, rng, alpha=1.0):
+    return _elu(alpha)(signed(shape, rng, 0.2, 2.0))
+
+
+# Softmax family --------------------------------------------------------------------------------
+
+
+def _softmax_samples(prim, rng):
+    axis = prim.axis if hasattr(prim, "axis") else -1
+    axis = axis[0] if isinstance(axis, (tuple, list)) else axis
+    for shape in [(5,), (3, 4), (2, 3, 4)]:
+        if -len(shape) <= axis < len(shape):
+            yield GradSample((uniform(shape, -3.0, 3.0, rng),), f"x{list(shape)}")
+
+
+def _labels_dist(n, c, rng):
+    p = rng.uniform(0.1, 1.0, size=(n, c))
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def _sce_samples(prim, rng):
+    for n, c in [(4, 3), (1, 5), (3, 2)]:
+        yield GradSample((uniform((n, c), -3.0, 3.0, rng), _labels_dist(n, c, rng)), f"logits[{n}, {c}]")
+
+
+def _sparse_sce_samples(prim, rng):
+    for n, c in [(4, 3), (1, 5), (3, 2)]:
+        labels = rng.integers(0, c, size=(n,)).astype(np.int32)
+        yield GradSample((uniform((n, c), -3.0, 3.0, rng), labels), f"logits[{n}, {c}] int32 labels", diff=(0,))
+
+
+# Comparison, selection and array ops -----------------------------------------------------------
+
+
+def _max_min_grad_samples(prim, rng):
+    # (x, y, dout): x and y apart (no ties), dout in the broadcast shape.
+    for xs, ys in [((3, 4), (3, 4)), ((2, 3), (3,)), ((3, 1), (1, 2))]:
+        x, y = apart(xs, ys, rng, lambda s, r: uniform(s, rng=r), lambda s, r: uniform(s, rng=r))
+        dout = uniform(np.broadcast_shapes(xs, ys), rng=rng)
+        yield GradSample((x, y, dout), f"x{list(xs)} y{list(ys)}")
+
+
+def _sqrt_samples(prim, rng):
+    for shape in SHAPES:
+        yield GradSample((rng.uniform(0.3, 4.0, shape),), f"x{list(shape)}")
+
+
+def _sqrt_grad_samples(prim, rng):
+    for shape in [(5,), (3, 4)]:
+        yield GradSample((rng.uniform(0.3, 3.0, shape), uniform(shape, rng=rng)), f"{list(shape)}")
+
+
+def _transpose_samples(prim, rng):
+    for xs, perm in [((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (1, 2, 0)), ((3, 4), (1, 0)), ((5,), (0,)), ((), ())]:
+        yield GradSample((uniform(xs, rng=rng), perm), f"x{list(xs)} perm={perm}")
+
+
+def _expand_dims_samples(prim, rng):
+    for xs, axis in [((2, 3), 0), ((2, 3), -1), ((2, 3), 1), ((), 0)]:
+        yield GradSample((uniform(xs, rng=rng), axis), f"x{list(xs)} axis={axis}")
+
+
+def _squeeze_samples(prim, rng):
+    for xs in [(2, 1, 3, 1), (1,), (1, 4)]:
+        axis = prim.axis if hasattr(prim, "axis") else ()
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        if all(-len(xs) <= a < len(xs) and xs[a] == 1 for a in axes):
+            yield GradSample((uniform(xs, rng=rng),), f"x{list(xs)}")
+
+
+def _broadcast_to_samples(prim, rng):
+    shape = tuple(prim.shape)
+    for xs in [(3,), (1, 3), (2, 1, 1), ()]:
+        try:
+            np.broadcast_shapes(xs, shape)
+        except ValueError:
+            continue
+        if np.broadcast_shapes(xs, shape) == shape:
+            yield GradSample((uniform(xs, rng=rng),), f"x{list(xs)} -> {list(shape)}")
+
+
+def _zeros_like_samples(prim, rng):
+    yield GradSample((uniform((3, 4), rng=rng),), "float64 [3, 4]")
+    yield GradSample((np.arange(6, dtype=np.int32).reshape(2, 3),), "int32 [2, 3]")
+
+
+def _equal_samples(prim, rng):
+    x = uniform((3, 4), rng=rng)
+    yield GradSample((x, np.where(rng.random((3, 4)) < 0.5, x, x + 1.0)), "float64 [3, 4]")
+    yield GradSample((uniform((2, 3), rng=rng), 0.5), "x[2, 3], Python 0.5")
+    yield GradSample((np.arange(4, dtype=np.int32), np.arange(4, dtype=np.int32)[::-1].copy()), "int32 [4]")
+
+
+def _fill_samples(prim, rng):
+    yield GradSample((mstype.float64, (2, 3), 1.5), "float64 (2, 3) 1.5")
+    yield GradSample((mstype.float32, (4,), 0.0), "float32 (4,) 0.0")
+
+
+def _argmax_samples(prim, rng):
+    yield GradSample((uniform((3, 4), rng=rng),), "x[3, 4]")
+    yield GradSample((np.array([[3, 1], [0, 7]], np.int32),), "int32 x[2, 2]")
+
+
+def _one_hot_samples(prim, rng):
+    indices = np.array([0, 2, 1, 3], np.int32)
+    on = np.array(1.0)
+    off = np.array(0.0)
+    yield GradSample((indices, 4, on, off), "indices[4] depth=4, 0-d tensor values")
+    yield GradSample((indices.reshape(2, 2), 5, 1.0, 0.0), "indices[2, 2] depth=5, Python values")
+
+
+# ---------------------------------------------------------------------------------------------
+# The database
+
+
+GRAD_DB_LIST = [
+    # -- activations (grad_nn_ops.py) ------------------------------------------------------
+    GradRecord("ReLU", _variants("ReLU"), unary(kinks=(0.0,)), second_order=True),
+    GradRecord(
+        "Elu",
+        _variants("Elu", **{"alpha=1.0": {}, "alpha=0.7": {"alpha": 0.7}, "alpha=0.0": {"alpha": 0.0}}),
+        unary(kinks=(0.0,)),
+        second_order=True,
+    ),
+    GradRecord("Sigmoid", _variants("Sigmoid"), unary(-4.0, 4.0), second_order=True),
+    GradRecord("Tanh", _variants("Tanh"), unary(-2.0, 2.0), second_order=True),
+    GradRecord(
+        "BiasAdd", _variants("BiasAdd", NCHW={}, NHWC={"data_format": "NHWC"}), _bias_add_samples, second_order=True
+    ),
+    GradRecord(
+        "Softmax", _variants("Softmax", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _softmax_samples, second_order=True
+    ),
+    GradRecord(
+        "LogSoftmax",
+        _variants("LogSoftmax", **{"axis=-1": {}, "axis=0": {"axis": 0}}),
+        _softmax_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "SoftmaxCrossEntropyWithLogits", _variants("SoftmaxCrossEntropyWithLogits"), _sce_samples, second_order=True
+    ),
+    GradRecord(
+        "SparseSoftmaxCrossEntropyWithLogits",
+        _variants("SparseSoftmaxCrossEntropyWithLogits", loss={}, **{"is_grad=True": {"is_grad": True}}),
+        _sparse_sce_samples,
+        second_order=True,
+    ),
+    # -- activation grads (second order) ---------------------------------------------------
+    GradRecord(
+        "ReluGrad",
+        _variants("ReluGrad"),
+        _grad_op_samples(lambda s, rng: signed(s, rng, 0.1, 3.0), y_first=False),
+    ),
+    GradRecord(
+        "EluGrad",
+        _variants("EluGrad", **{"alpha=1.0": {}, "alpha=0.5": {"alpha": 0.5}}),
+        lambda prim, rng: _grad_op_samples(lambda s, r: _elu_grad_y(s, r, prim.alpha), y_first=False)(prim, rng),
+    ),
+    GradRecord(
+        "SigmoidGrad",
+        _variants("SigmoidGrad"),
+        _grad_op_samples(lambda s, rng: _sigmoid(uniform(s, -3.0, 3.0, rng)), y_first=True),
+        second_order=True,
+    ),
+    GradRecord(
+        "TanhGrad",
+        _variants("TanhGrad"),
+        _grad_op_samples(lambda s, rng: np.tanh(uniform(s, -2.0, 2.0, rng)), y_first=True),
+        second_order=True,
+    ),
+    # -- math (grad_math_ops.py) -------------------------------------------------------------
+    GradRecord("Add", _variants("Add"), binary(), second_order=True),
+    GradRecord("Sub", _variants("Sub"), binary(), second_order=True),
+    GradRecord("Mul", _variants("Mul"), binary(), second_order=True),
+    GradRecord(
+        "RealDiv", _variants("RealDiv"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True
+    ),
+    GradRecord("Neg", _variants("Neg"), unary(), second_order=True),
+    GradRecord("Exp", _variants("Exp"), unary_in_domain("Exp"), second_order=True),
+    GradRecord("Log", _variants("Log"), unary(0.2, 5.0), second_order=True),
+    GradRecord(
+        "MatMul",
+        _variants(
+            "MatMul",
+            NN={},
+            TN={"transpose_a": True},
+            NT={"transpose_b": True},
+            TT={"transpose_a": True, "transpose_b": True},
+        ),
+        _matmul_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "ReduceSum",
+        _variants("ReduceSum", **{"keep_dims=False": {}, "keep_dims=True": {"keep_dims": True}}),
+        _reduce_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "ReduceMean",
+        _variants("ReduceMean", **{"keep_dims=False": {}, "keep_dims=True": {"keep_dims": True}}),
+        _reduce_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "ReduceMax",
+        _variants("ReduceMax", **{"keep_dims=False": {}, "keep_dims=True": {"keep_dims": True}}),
+        _reduce_max_samples,
+        second_order=True,
+    ),
+    GradRecord("Maximum", _variants("Maximum"), binary(ties=True), second_order=True),
+    GradRecord("Minimum", _variants("Minimum"), binary(ties=True), second_order=True),
+    GradRecord(
+        "MaximumGrad",
+        _variants("MaximumGrad", **{"": {}, "grad_x=False": {"grad_x": False}, "grad_y=False": {"grad_y": False}}),
+        _max_min_grad_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "MinimumGrad",
+        _variants("MinimumGrad", **{"": {}, "grad_x=False": {"grad_x": False}}),
+        _max_min_grad_samples,
+        second_order=True,
+    ),
+    GradRecord("Square", _variants("Square"), unary(), second_order=True),
+    GradRecord("Sqrt", _variants("Sqrt"), _sqrt_samples, second_order=True),
+    GradRecord("SqrtGrad", _variants("SqrtGrad"), _sqrt_grad_samples, second_order=True),
+    GradRecord("Equal", _variants("Equal"), _equal_samples, zero=True),
+    # -- array (grad_array_ops.py) -----------------------------------------------------------
+    GradRecord("Cast", _variants("Cast"), _cast_samples, second_order=True),
+    GradRecord("Reshape", _variants("Reshape"), _reshape_samples, second_order=True),
+    GradRecord("Transpose", _variants("Transpose"), _transpose_samples, second_order=True),
+    GradRecord("ExpandDims", _variants("ExpandDims"), _expand_dims_samples, second_order=True),
+    GradRecord(
+        "Squeeze",
+        _variants("Squeeze", **{"axis=()": {}, "axis=1": {"axis": 1}, "axis=(0,)": {"axis": (0,)}}),
+        _squeeze_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "BroadcastTo",
+        _variants("BroadcastTo", **{"[2, 3]": {"shape": (2, 3)}, "[2, 4, 3]": {"shape": (2, 4, 3)}}),
+        _broadcast_to_samples,
+        second_order=True,
+    ),
+    GradRecord("ZerosLike", _variants("ZerosLike"), _zeros_like_samples, zero=True),
+    GradRecord("OnesLike", _variants("OnesLike"), _zeros_like_samples, zero=True),
+    GradRecord("Fill", _variants("Fill"), _fill_samples, zero=True),
+    GradRecord("ArgMax", _variants("ArgMax", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
+    GradRecord("OneHot", _variants("OneHot", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _one_hot_samples, zero=True),
+]
+
+
+GRAD_DB: dict = {r.name: r for r in GRAD_DB_LIST}
+assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
+
+# Operators that are not differentiable by design (in-place updates): they have no bprop, and using
+# them inside differentiated code raises a TypeError naming them.
+NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam"}
