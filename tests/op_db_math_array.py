@@ -281,33 +281,14 @@ def _fill_values(dtype) -> list:
 
 def _fill_samples(record, prim, ins, outs, rng):
     dtype = outs[0]
-    if isinstance(prim, _FillLike):
-        like = make_array((2, 3), mstype.float32, rng)
-        yield Sample((like, dtype, _fill_values(dtype)[0]), desc="the shape of a [2, 3] Tensor")
-        return
     for i, shape in enumerate(FILL_SHAPES):
         for value in _fill_values(dtype)[: 2 if i else None]:
             yield Sample((dtype, shape, value), desc=f"shape {list(shape)} value {value!r}")
     yield Sample((), kwargs={"type": dtype, "shape": [2, 2], "value": 1}, desc="by keyword, shape as a list")
 
 
-class _FillLike:
-    """``Fill()(type, like.shape, value)``. Only here because the sweep's non-contiguous-input test needs a
-    sample with a tensor argument, which Fill (no tensor input) cannot take; its shape is all that is read."""
-
-    def __init__(self):
-        self.fill = ops.Fill()
-
-    def __call__(self, like, dtype, value):
-        return self.fill(dtype, like.shape, value)
-
-
 def _fill_ref(prim, *args, **kwargs):
-    if isinstance(prim, _FillLike):
-        like, dtype, value = args
-        shape = like.shape
-    else:
-        dtype, shape, value = args or (kwargs["type"], kwargs["shape"], kwargs["value"])
+    dtype, shape, value = args or (kwargs["type"], kwargs["shape"], kwargs["value"])
     with np.errstate(all="ignore"):
         if dtype.kind in "iu" and isinstance(value, float):
             value = math.trunc(value)
@@ -323,7 +304,8 @@ def _fill_errors():
         ErrorInput("float-dim", lambda: f()(mstype.float32, (2.0,), 1.0), TypeError, "shape"),
         ErrorInput("shape-int", lambda: f()(mstype.float32, 3, 1.0), TypeError, "shape"),
         ErrorInput("value-string", lambda: f()(mstype.float32, (2,), "1"), TypeError, "value"),
-        ErrorInput("value-tensor", lambda: f()(mstype.float32, (2,), _t(())), TypeError, "value"),
+        ErrorInput("value-tensor", lambda: f()(mstype.float32, (2,), _t(())), TypeError, "'value' must be a constant"),
+        ErrorInput("shape-tensor", lambda: f()(mstype.float32, _t((2,)), 1.0), TypeError, "'shape' must be a constant"),
         ErrorInput("value-out-of-int8", lambda: f()(mstype.int8, (2,), 128), ValueError, "fit Int8"),
         ErrorInput("value-negative-uint8", lambda: f()(mstype.uint8, (2,), -1), ValueError, "fit UInt8"),
         ErrorInput("value-float-out-of-int16", lambda: f()(mstype.int16, (2,), 40000.5), ValueError, "fit Int16"),
@@ -407,6 +389,7 @@ def _transpose_errors():
         ErrorInput("perm-out-of-range", lambda: f()(_t((2, 3)), (0, 2)), ValueError, "permutation"),
         ErrorInput("perm-float", lambda: f()(_t((2, 3)), (0.0, 1.0)), TypeError, "perm"),
         ErrorInput("perm-int", lambda: f()(_t((3,)), 0), TypeError, "perm"),
+        ErrorInput("perm-tensor", lambda: f()(_t((2, 3)), _t((1, 0))), TypeError, "'perm' must be a constant"),
         ErrorInput("wrong-arg-count", lambda: f()(_t((2, 3))), TypeError, "missing"),
     ]
 
@@ -426,6 +409,7 @@ def _expand_dims_errors():
         ErrorInput("axis-too-small", lambda: f()(_t((2, 3)), -4), ValueError, "axis"),
         ErrorInput("axis-float", lambda: f()(_t((2, 3)), 1.0), TypeError, "axis"),
         ErrorInput("axis-tuple", lambda: f()(_t((2, 3)), (0,)), TypeError, "axis"),
+        ErrorInput("axis-tensor", lambda: f()(_t((2, 3)), _t(())), TypeError, "'axis' must be a constant"),
     ]
 
 
@@ -492,6 +476,7 @@ def _one_hot_errors():
         ErrorInput("int8-indices", lambda: f()(_t((3,), mstype.int8), 4, 1.0, 0.0), TypeError, "indices"),
         ErrorInput("negative-depth", lambda: f()(_t((3,), i32), -1, 1.0, 0.0), ValueError, "depth"),
         ErrorInput("float-depth", lambda: f()(_t((3,), i32), 4.0, 1.0, 0.0), TypeError, "depth"),
+        ErrorInput("tensor-depth", lambda: f()(_t((3,), i32), _t((), i32), 1.0, 0.0), TypeError, "'depth' must be"),
         ErrorInput("on_value-not-0d", lambda: f()(_t((3,), i32), 4, _t((2,)), 0.0), ValueError, "on_value"),
         ErrorInput("off_value-not-0d", lambda: f()(_t((3,), i32), 4, 1.0, _t((1,))), ValueError, "off_value"),
         ErrorInput("bool-values", lambda: f()(_t((3,), i32), 4, True, False), TypeError, "on_value"),
@@ -687,7 +672,7 @@ RECORDS: list = [
     ),
     OpRecord(
         "Fill",
-        {"": ops.Fill, "shape of a Tensor": _FillLike},
+        {"": ops.Fill},
         _fill_samples,
         _fill_ref,
         args=(),

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import pytest
 from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample, _p, _t, make_array
 
 from opforge import Parameter, Tensor, ops
@@ -367,23 +366,7 @@ ADAM_SCALARS = {
 }
 
 
-@functools.cache
-def _launcher_operand_limit_hit() -> bool:
-    """Whether the C++ launcher refuses Adam's 10 inputs: csrc/python/module.cc caps a launch at
-    kMaxStackTensors = 8 operands ("too many kernel operands"). Reported; the Adam sweep is an
-    expected failure until that limit is raised, and runs for real from then on."""
-    try:
-        ops.Adam()(_p((1,)), _p((1,)), _p((1,)), 0.5, 0.5, 0.1, 0.9, 0.999, 1e-8, _t((1,)))
-    except ValueError as e:
-        if "too many kernel operands" in str(e):
-            return True
-        raise
-    return False
-
-
 def _adam_samples(record, prim, ins, outs, rng):
-    if _launcher_operand_limit_hit():
-        pytest.xfail("csrc/python/module.cc: kMaxStackTensors = 8 < Adam's 10 kernel inputs")
     dtype = ins[0]
     for i, shape in enumerate(OPT_SHAPES):
         var, m, grad = (

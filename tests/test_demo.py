@@ -90,12 +90,13 @@ def test_cli_demo_runs_one_epoch(tmp_path, capsys):
     assert cli.main(["demo", "--epochs", "0"]) == 2
 
 
-def test_default_training_reaches_95_percent_on_digits():
+@pytest.mark.parametrize("optimizer", ["adam", "momentum"])
+def test_default_training_reaches_95_percent_on_digits(optimizer):
     pytest.importorskip("sklearn")
     threads = opforge.get_context("num_threads")
     opforge.set_context(num_threads=1)
     try:
-        _, history = demo.train(demo.load_digits_dataset(), epochs=20, batch_size=32, optimizer="momentum", seed=0)
+        _, history = demo.train(demo.load_digits_dataset(), epochs=20, batch_size=32, optimizer=optimizer, seed=0)
     finally:
         opforge.set_context(num_threads=threads)
     assert history.final_test_acc >= 0.95

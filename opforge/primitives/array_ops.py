@@ -46,7 +46,9 @@ class _ConstantInputs:
     def __infer__(self, *args):
         for i, name in self.constant_inputs:
             if i < len(args) and args[i]["value"] is None and isinstance(args[i]["dtype"], mstype.Type):
-                raise TypeError(f"For '{self.name}', the '{name}' must be a constant, not a Tensor, but got a Tensor.")
+                raise TypeError(
+                    f"For '{self.name}', the '{name}' must be a constant (a Python value), but got a Tensor."
+                )
         return super().__infer__(*args)
 
 

@@ -7,7 +7,6 @@ from opforge.primitives import signature as sig
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
-from opforge.tensor import Tensor
 
 __all__ = [
     "ReLU",
@@ -264,32 +263,7 @@ def _check_same_shape(prim_name: str, ref_name: str, ref, others: dict) -> None:
             )
 
 
-class _ApplyUpdate(PrimitiveWithInfer):
-    """An optimizer update: RW_WRITE Parameters, everything in the dtype group T.
-
-    The Parameters written in place must share one dtype. The signature's promotion would cast a
-    second Parameter of another dtype to the first's, and the kernel would then update that copy
-    (outputs are copied back, but ApplyMomentum's 'accumulation' is not an output), so it is
-    rejected here, before the plan.
-    """
-
-    def __call__(self, *args, **kwargs):
-        if kwargs:
-            args = sig.bind_arguments(self.name, self._signature(), args, kwargs)
-        writes = [i for i, s in enumerate(self._signature()) if s.rw == sig.sig_rw.RW_WRITE and i < len(args)]
-        first = args[writes[0]] if writes else None
-        if isinstance(first, Tensor):
-            for i in writes[1:]:
-                if isinstance(args[i], Tensor) and args[i].dtype is not first.dtype:
-                    names = self._signature()
-                    raise TypeError(
-                        f"For '{self.name}', the '{names[i].name}' must have the dtype of '{names[writes[0]].name}' "
-                        f"({first.dtype}), since both are written in place, but got {args[i].dtype}."
-                    )
-        return super().__call__(*args)
-
-
-class ApplyGradientDescent(_ApplyUpdate):
+class ApplyGradientDescent(PrimitiveWithInfer):
     r"""Gradient descent, in place: :math:`var \leftarrow var - \alpha \cdot \delta`; returns ``var``.
 
     Inputs: ``var`` (a Parameter, written in place), ``alpha`` (a Python number or a Tensor of
@@ -318,7 +292,7 @@ class ApplyGradientDescent(_ApplyUpdate):
         return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
 
 
-class ApplyMomentum(_ApplyUpdate):
+class ApplyMomentum(PrimitiveWithInfer):
     r"""Momentum, in place:
 
     .. math::
@@ -375,7 +349,7 @@ class ApplyMomentum(_ApplyUpdate):
 _ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
 
 
-class Adam(_ApplyUpdate):
+class Adam(PrimitiveWithInfer):
     r"""Adam, in place:
 
     .. math::

@@ -154,6 +154,12 @@ def _group_dtype(prim_name, signature, args, members) -> mstype.Type:
     if not writes:
         return mstype.result_type(tuple(strong), tuple(weak))
     target = args[writes[0]].dtype
+    for i in writes[1:]:  # a written Parameter is never cast: a cast copy would lose the update
+        if args[i].dtype is not target:
+            raise TypeError(
+                f"For '{prim_name}', the '{signature[i].name}' must have the dtype of '{signature[writes[0]].name}' "
+                f"({target}), since both are written in place, but got {args[i].dtype}."
+            )
     for i in members:
         arg = args[i]
         if isinstance(arg, Tensor):

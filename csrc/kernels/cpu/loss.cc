@@ -187,7 +187,8 @@ class SparseSoftmaxCrossEntropyCpuKernel : public CpuKernel {
         const RowStats<T> st = Stats(xi, c);
         const int64_t label = static_cast<int64_t>(labels[i]);
         // -log_softmax[label] = log(s) + max - x[label]
-        row_loss[i] = static_cast<double>((std::log(st.sum) + static_cast<S>(st.max)) - static_cast<S>(Load(xi[label])));
+        const S loss = (std::log(st.sum) + static_cast<S>(st.max)) - static_cast<S>(Load(xi[label]));
+        row_loss[i] = static_cast<double>(loss);
       }
     });
     double total = 0;

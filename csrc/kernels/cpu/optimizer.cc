@@ -180,8 +180,9 @@ class AdamCpuKernel : public CpuKernel {
   int64_t n_ = 0;
 };
 
-#define REG_APPLY_GD(T, ID)                                                                                   \
-  MS_REG_CPU_KERNEL(ApplyGradientDescent, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), \
+#define REG_APPLY_GD(T, ID)                                                                              \
+  MS_REG_CPU_KERNEL(ApplyGradientDescent,                                                                \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), \
                     ApplyGradientDescentCpuKernel<T>)
 #define REG_APPLY_MOMENTUM(T, ID)                                                                        \
   MS_REG_CPU_KERNEL(ApplyMomentum,                                                                       \

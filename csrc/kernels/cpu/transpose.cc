@@ -128,9 +128,10 @@ class TransposeCpuKernel : public CpuKernel {
     }
   }
 
-  // The innermost output dim strides through the input: walk it in square tiles with the output dim
-  // that is contiguous in the input (if it is not the second-innermost, the tiles simply use that one),
-  // so both the reads and the writes stay in cache lines.
+  // The innermost output dim strides through the input: walk the two innermost output dims in square
+  // tiles, so the strided reads of one tile reuse the cache lines they load (when the second-innermost
+  // dim is the input's contiguous one, which the merging of dims makes the common case, every read
+  // row of a tile is contiguous).
   void Tiled(const E* x, E* y) const {
     constexpr int64_t kTile = 32;
     const TransposePlan& p = plan_;
