@@ -2,6 +2,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+#include <structmember.h>
 
 #include <array>
 #include <deque>
@@ -11,6 +12,7 @@
 
 #include "core/blas.h"
 #include "core/factory.h"
+#include "python/memory.h"
 #include "opforge/kernel.h"
 
 #ifdef _OPENMP
@@ -126,7 +128,12 @@ class KernelInstance {
   // Runs the kernel on NumPy arrays; returns one array or a tuple of them. This is the hot path
   // of every primitive call: raw NumPy API, no temporaries, messages built only on failure.
   py::object Launch(const py::tuple& args) {
-    const size_t n_in = args.size(), n_out = outputs_.size();
+    return LaunchArrays(&PyTuple_GET_ITEM(args.ptr(), 0), static_cast<size_t>(PyTuple_GET_SIZE(args.ptr())));
+  }
+
+  // The same on a C array of array objects (the dispatcher's fast path has no tuple to build).
+  py::object LaunchArrays(PyObject* const* args, size_t n_in) {
+    const size_t n_out = outputs_.size();
     if (n_in != inputs_.size()) {
       throw py::value_error("For '" + op_name_ + "', the kernel expects " + std::to_string(inputs_.size()) +
                             " inputs, but got " + std::to_string(n_in) + ".");
@@ -134,12 +141,12 @@ class KernelInstance {
     if (n_in > kMaxStackTensors || n_out > kMaxStackTensors) throw py::value_error("too many kernel operands");
     std::array<OpfTensor, kMaxStackTensors> in{}, out{};
     std::array<py::object, kMaxStackTensors> out_arrays;
-    for (size_t i = 0; i < n_in; ++i) in[i] = Check(args[i].ptr(), i);
+    for (size_t i = 0; i < n_in; ++i) in[i] = Check(args[i], i);
     const auto& api = py::detail::npy_api::get();
     for (size_t i = 0; i < n_out; ++i) {
       const PlannedTensor& t = outputs_[i];
       if (inplace_[i] >= 0) {
-        PyObject* target = args[inplace_[i]].ptr();
+        PyObject* target = args[inplace_[i]];
         if (!(py::detail::array_proxy(target)->flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_)) {
           throw py::value_error("For '" + op_name_ + "', the input " + std::to_string(inplace_[i]) +
                                 " is written in place, but its array is read-only.");
@@ -147,9 +154,8 @@ class KernelInstance {
         out_arrays[i] = py::reinterpret_borrow<py::object>(target);
       } else {
         PyObject* descr = t.np_dtype.inc_ref().ptr();  // NewFromDescr steals a reference
-        out_arrays[i] = py::reinterpret_steal<py::object>(api.PyArray_NewFromDescr_(
-            api.PyArray_Type_, descr, static_cast<int>(t.shape.size()),
-            reinterpret_cast<const Py_intptr_t*>(t.shape.data()), nullptr, nullptr, 0, nullptr));
+        out_arrays[i] = py::reinterpret_steal<py::object>(
+            memory::NewArray(api, descr, static_cast<int>(t.shape.size()), t.shape.data(), t.numel));
         if (!out_arrays[i]) throw py::error_already_set();
       }
       out[i] = Tensor(py::detail::array_proxy(out_arrays[i].ptr())->data, t);
@@ -254,6 +260,175 @@ class KernelInstance {
   void* kernel_ = nullptr;
 };
 
+// ---------------------------------------------------------------------------------------------
+// The fast call path. Primitive.__call__ is PrimitiveCall below: for a call whose cached plan is a
+// FastPlan (every argument a Tensor, no casts, a C++ kernel, new outputs) it builds the cache key,
+// finds the plan, launches and wraps the outputs without running Python code. Anything else (a
+// first call, constants, keywords, an active tape or profiler) goes to Primitive._call.
+
+struct TensorLayout {  // where opforge.Tensor keeps its slots, read from the class's member descriptors
+  PyTypeObject* type = nullptr;
+  Py_ssize_t data_offset = 0;
+  Py_ssize_t meta_offset = 0;
+};
+
+TensorLayout g_tensor;
+PyObject* g_watching = nullptr;   // opforge.primitives.observers.watching, a list
+PyObject* g_slow_call = nullptr;  // Primitive._call
+PyObject* g_plans_name = nullptr;  // "_plans", interned
+PyTypeObject* g_fast_plan_type = nullptr;
+
+Py_ssize_t SlotOffset(PyTypeObject* type, const char* name) {
+  PyObject* descr = PyDict_GetItemString(type->tp_dict, name);  // borrowed
+  if (descr == nullptr || Py_TYPE(descr) != &PyMemberDescr_Type) {
+    throw py::type_error(std::string("the Tensor class has no slot '") + name + "'");
+  }
+  return reinterpret_cast<PyMemberDescrObject*>(descr)->d_member->offset;
+}
+
+inline PyObject*& Slot(PyObject* obj, Py_ssize_t offset) {
+  return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset);
+}
+
+// A Tensor around `array` with a precomputed meta tuple (dtype, shape, device): no Python code runs.
+PyObject* NewTensor(PyObject* array, PyObject* meta) {
+  PyObject* t = g_tensor.type->tp_alloc(g_tensor.type, 0);
+  if (t == nullptr) throw py::error_already_set();
+  Py_INCREF(array);
+  Slot(t, g_tensor.data_offset) = array;
+  Py_INCREF(meta);
+  Slot(t, g_tensor.meta_offset) = meta;
+  return t;
+}
+
+class FastPlan {
+ public:
+  FastPlan(py::object instance, std::vector<py::object> out_metas)
+      : instance_(std::move(instance)), kernel_(instance_.cast<KernelInstance*>()), metas_(std::move(out_metas)) {
+    if (metas_.empty() || metas_.size() > static_cast<size_t>(kMaxStackTensors)) {
+      throw py::value_error("a FastPlan needs 1 to 16 outputs");
+    }
+  }
+
+  py::object Run(PyObject* const* args, size_t n) const {
+    if (n > static_cast<size_t>(kMaxStackTensors)) throw py::value_error("too many kernel operands");
+    std::array<PyObject*, kMaxStackTensors> arrays;
+    for (size_t i = 0; i < n; ++i) {
+      if (!PyObject_TypeCheck(args[i], g_tensor.type) || Slot(args[i], g_tensor.data_offset) == nullptr) {
+        throw py::type_error("a FastPlan takes Tensors only");
+      }
+      arrays[i] = Slot(args[i], g_tensor.data_offset);
+    }
+    py::object out = kernel_->LaunchArrays(arrays.data(), n);
+    if (metas_.size() == 1) return py::reinterpret_steal<py::object>(NewTensor(out.ptr(), metas_[0].ptr()));
+    py::tuple result(metas_.size());
+    for (size_t i = 0; i < metas_.size(); ++i) {
+      PyTuple_SET_ITEM(result.ptr(), i, NewTensor(PyTuple_GET_ITEM(out.ptr(), i), metas_[i].ptr()));
+    }
+    return std::move(result);
+  }
+
+  py::object Call(const py::tuple& args) const {
+    return Run(&PyTuple_GET_ITEM(args.ptr(), 0), static_cast<size_t>(PyTuple_GET_SIZE(args.ptr())));
+  }
+
+  py::object kernel_label = py::none();  // what the profiler reports
+
+ private:
+  py::object instance_;
+  KernelInstance* kernel_;
+  std::vector<py::object> metas_;
+};
+
+// The cache key of a call whose arguments are all Tensors: the tuple of their metas. Null otherwise.
+PyObject* TensorKey(PyObject* const* args, Py_ssize_t n) {
+  PyObject* key = PyTuple_New(n);
+  if (key == nullptr) return nullptr;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* meta = PyObject_TypeCheck(args[i], g_tensor.type) ? Slot(args[i], g_tensor.meta_offset) : nullptr;
+    if (meta == nullptr) {
+      Py_DECREF(key);
+      return nullptr;
+    }
+    Py_INCREF(meta);
+    PyTuple_SET_ITEM(key, i, meta);
+  }
+  return key;
+}
+
+// Finds the plan for this call (borrowed from the instance's _plans dict, which `*plans` keeps alive).
+PyObject* FindPlan(PyObject* self, PyObject* const* args, Py_ssize_t n, PyObject** plans) {
+  PyObject* key = TensorKey(args, n);
+  if (key == nullptr) return nullptr;
+  *plans = PyObject_GetAttr(self, g_plans_name);
+  PyObject* plan = nullptr;
+  if (*plans != nullptr && PyDict_Check(*plans)) plan = PyDict_GetItemWithError(*plans, key);
+  Py_DECREF(key);
+  PyErr_Clear();
+  return plan;
+}
+
+PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n) {
+  try {
+    if (Py_TYPE(plan) == g_fast_plan_type) {
+      auto* fast = py::handle(plan).cast<FastPlan*>();
+      return fast->Run(args, static_cast<size_t>(n)).release().ptr();
+    }
+    PyObject* tuple = PyTuple_New(n);
+    if (tuple == nullptr) return nullptr;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      Py_INCREF(args[i]);
+      PyTuple_SET_ITEM(tuple, i, args[i]);
+    }
+    PyObject* result = PyObject_CallOneArg(plan, tuple);
+    Py_DECREF(tuple);
+    return result;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (nargs >= 1 && kwnames == nullptr && PyList_GET_SIZE(g_watching) == 0) {
+    PyObject* plans = nullptr;
+    PyObject* plan = FindPlan(args[0], args + 1, nargs - 1, &plans);
+    if (plan != nullptr) {
+      Py_INCREF(plan);
+      Py_XDECREF(plans);
+      PyObject* result = RunPlan(plan, args + 1, nargs - 1);
+      Py_DECREF(plan);
+      return result;
+    }
+    Py_XDECREF(plans);
+  }
+  return PyObject_Vectorcall(g_slow_call, args, nargsf, kwnames);
+}
+
+PyMethodDef g_primitive_call_def = {"__call__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(PrimitiveCall)),
+                                    METH_FASTCALL | METH_KEYWORDS,
+                                    "Call the primitive: the cached plan for these input metas, else Primitive._call."};
+
+// Installs the fast path: returns the method to assign to Primitive.__call__.
+py::object MakePrimitiveCall(py::object tensor_type, py::object watching, py::object slow_call) {
+  if (!PyType_Check(tensor_type.ptr()) || !PyList_Check(watching.ptr())) {
+    throw py::type_error("make_primitive_call(Tensor class, observers list, Primitive._call)");
+  }
+  g_tensor.type = reinterpret_cast<PyTypeObject*>(tensor_type.ptr());
+  g_tensor.data_offset = SlotOffset(g_tensor.type, "_data");
+  g_tensor.meta_offset = SlotOffset(g_tensor.type, "_meta");
+  g_watching = watching.inc_ref().ptr();
+  g_slow_call = slow_call.inc_ref().ptr();
+  g_plans_name = PyUnicode_InternFromString("_plans");
+  PyObject* fn = PyCFunction_New(&g_primitive_call_def, nullptr);
+  if (fn == nullptr) throw py::error_already_set();
+  PyObject* method = PyInstanceMethod_New(fn);
+  Py_DECREF(fn);
+  if (method == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(method);
+}
+
 py::tuple DescribeEntry(size_t index) {
   const KernelEntry& e = KernelFactory::Instance().entry(index);
   const OpfKernelDef* d = e.def;
@@ -292,6 +467,7 @@ PYBIND11_MODULE(_C, m) {
   using namespace opforge;
   m.doc() = "opforge core: kernel factory, kernel instances, BLAS and threads";
   py::register_exception<KernelError>(m, "KernelError", PyExc_RuntimeError);
+  BindMemory(m);
 
   for (int32_t id = kNumberTypeBool; id < kNumberTypeEnd; ++id) {
     m.attr((std::string("kNumberType") + TypeIdName(id)).c_str()) = id;
@@ -327,4 +503,12 @@ PYBIND11_MODULE(_C, m) {
            py::arg("out_shapes"), py::arg("out_types"), py::arg("out_dtypes"), py::arg("attrs"),
            py::arg("inplace"))
       .def("launch", &KernelInstance::Launch, py::arg("inputs"));
+
+  py::class_<FastPlan>(m, "FastPlan")
+      .def(py::init<py::object, std::vector<py::object>>(), py::arg("instance"), py::arg("out_metas"))
+      .def("__call__", &FastPlan::Call, py::arg("args"))
+      .def_readwrite("kernel", &FastPlan::kernel_label);
+  g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
+  m.def("make_primitive_call", &MakePrimitiveCall, py::arg("tensor_type"), py::arg("watching"),
+        py::arg("slow_call"), "The C implementation of Primitive.__call__ (the cached fast path).");
 }

@@ -5,9 +5,11 @@ from __future__ import annotations
 import functools
 import importlib
 
+from opforge.bprop.tape import needs_input_grad
 from opforge.tensor import Tensor
 
 __all__ = [
+    "needs_input_grad",
     "broadcast_axes",
     "sum_to_shape",
     "grad_for",
@@ -40,6 +42,8 @@ def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
     if dout.shape == shape:
         return dout
     axes = broadcast_axes(shape, dout.shape)
+    if axes and axes == tuple(range(len(dout.shape) - len(shape))):  # only leading axes: no Reshape
+        return _op("math_ops", "ReduceSum", False)(dout, axes)
     summed = _op("math_ops", "ReduceSum", True)(dout, axes) if axes else dout
     return _op("array_ops", "Reshape")(summed, shape) if summed.shape != shape else summed
 
@@ -72,8 +76,9 @@ def ones_like(t: Tensor) -> Tensor:
 
 
 def zero_grads(*args) -> tuple:
-    """Zero gradients for every input: zeros for Tensors, ``None`` for constants and scalars."""
-    return tuple(zeros_like(a) if isinstance(a, Tensor) else None for a in args)
+    """Zero gradients for every input: zeros for Tensors, ``None`` for constants, scalars and inputs
+    whose gradient nobody uses (``needs_input_grad``)."""
+    return tuple(zeros_like(a) if isinstance(a, Tensor) and needs_input_grad(i) else None for i, a in enumerate(args))
 
 
 def reduced_shape(x_shape: tuple, axis) -> tuple:

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from opforge.bprop._utils import broadcast_to, grad_for, reduced_shape, zero_grads
+from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, reduced_shape, zero_grads
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -18,7 +18,9 @@ from opforge.tensor import Tensor
 @bprop_getters.register(P.Add)
 def get_bprop_add(self):
     def bprop(x, y, out, dout):
-        return grad_for(x, dout), grad_for(y, dout)
+        dx = grad_for(x, dout) if needs_input_grad(0) else None
+        dy = grad_for(y, dout) if needs_input_grad(1) else None
+        return dx, dy
 
     return bprop
 
@@ -26,8 +28,9 @@ def get_bprop_add(self):
 @bprop_getters.register(P.Sub)
 def get_bprop_sub(self):
     def bprop(x, y, out, dout):
-        dy = grad_for(y, F.neg(dout)) if isinstance(y, Tensor) else None
-        return grad_for(x, dout), dy
+        dx = grad_for(x, dout) if needs_input_grad(0) else None
+        dy = grad_for(y, F.neg(dout)) if isinstance(y, Tensor) and needs_input_grad(1) else None
+        return dx, dy
 
     return bprop
 
@@ -35,8 +38,8 @@ def get_bprop_sub(self):
 @bprop_getters.register(P.Mul)
 def get_bprop_mul(self):
     def bprop(x, y, out, dout):
-        dx = grad_for(x, F.mul(dout, y)) if isinstance(x, Tensor) else None
-        dy = grad_for(y, F.mul(dout, x)) if isinstance(y, Tensor) else None
+        dx = grad_for(x, F.mul(dout, y)) if isinstance(x, Tensor) and needs_input_grad(0) else None
+        dy = grad_for(y, F.mul(dout, x)) if isinstance(y, Tensor) and needs_input_grad(1) else None
         return dx, dy
 
     return bprop
@@ -46,8 +49,8 @@ def get_bprop_mul(self):
 def get_bprop_real_div(self):
     def bprop(x, y, out, dout):
         dx = F.div(dout, y)
-        dy = grad_for(y, F.neg(F.mul(dx, out))) if isinstance(y, Tensor) else None
-        return grad_for(x, dx), dy
+        dy = grad_for(y, F.neg(F.mul(dx, out))) if isinstance(y, Tensor) and needs_input_grad(1) else None
+        return (grad_for(x, dx) if needs_input_grad(0) else None), dy
 
     return bprop
 
@@ -82,21 +85,27 @@ def get_bprop_matmul(self):
     # out = op(x) @ op(y); each case keeps the products in the layouts BLAS takes directly.
     if not ta and not tb:
         dx_op, dy_op = P.MatMul(transpose_b=True), P.MatMul(transpose_a=True)
-        order = lambda x, y, d: (dx_op(d, y), dy_op(x, d))  # noqa: E731
+        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
     elif ta and not tb:
         dx_op, dy_op = P.MatMul(transpose_b=True), P.MatMul()
-        order = lambda x, y, d: (dx_op(y, d), dy_op(x, d))  # noqa: E731
+        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
     elif not ta and tb:
         dx_op, dy_op = P.MatMul(), P.MatMul(transpose_a=True)
-        order = lambda x, y, d: (dx_op(d, y), dy_op(d, x))  # noqa: E731
+        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
     else:
         dx_op, dy_op = P.MatMul(transpose_a=True, transpose_b=True), P.MatMul(transpose_a=True, transpose_b=True)
-        order = lambda x, y, d: (dx_op(y, d), dy_op(d, x))  # noqa: E731
+        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
 
     def bprop(x, y, out, dout):
         # Mixed dtypes were promoted in the call (and are again in the products): cast back per input.
-        dx, dy = order(x, y, dout)
-        return grad_for(x, dx), grad_for(y, dy)
+        # A product nobody needs (a layer's input gradient when the input is data) is not computed.
+        dx = grad_for(x, grad_x(x, y, dout)) if needs_input_grad(0) else None
+        dy = grad_for(y, grad_y(x, y, dout)) if needs_input_grad(1) else None
+        return dx, dy
 
     return bprop
 
@@ -106,7 +115,11 @@ def _broadcast_back(dout, x, axis):
     if not x.ndim:
         return dout
     kept = reduced_shape(x.shape, axis)
-    if dout.shape != kept:
+    shape = dout.shape
+    # dout of shape ``kept`` without its leading 1s (the reduced leading axes, or all of them, of a
+    # reduction without keep_dims) broadcasts as it is: no Reshape.
+    lead = len(kept) - len(shape)
+    if shape != kept and not (lead > 0 and kept[lead:] == shape and all(d == 1 for d in kept[:lead])):
         dout = F.reshape(dout, kept)
     return broadcast_to(dout, x.shape)
 
@@ -155,7 +168,8 @@ def get_bprop_sqrt_grad(self):
 
     def bprop(y, dy, out, dout):
         # out = dy / (2 y): d/dy = -out / y, d/d(dy) = 1 / (2 y).
-        return F.neg(F.div(F.mul(dout, out), y)), sqrt_grad(y, dout)
+        d_y = F.neg(F.div(F.mul(dout, out), y)) if needs_input_grad(0) else None
+        return d_y, (sqrt_grad(y, dout) if needs_input_grad(1) else None)
 
     return bprop
 
@@ -174,7 +188,7 @@ def _min_max_bprop(grad_op_cls):
         def bprop(x, y, out, dout):
             # The grad op sends dout to the input the forward picked (x on ties), in dout's shape.
             dx, dy = grad_op(_in_dtype(x, dout.dtype), _in_dtype(y, dout.dtype), dout)
-            return grad_for(x, dx), grad_for(y, dy)
+            return (grad_for(x, dx) if needs_input_grad(0) else None), (grad_for(y, dy) if needs_input_grad(1) else None)
 
         return bprop
 
@@ -189,7 +203,7 @@ def _min_max_grad_bprop(grad_op_cls):
             # out = (dout_fwd * m, dout_fwd * (1 - m)) with a piecewise-constant mask m: no gradient for
             # x and y; for dout_fwd the same routing applied to the incoming gradients.
             d_dx, d_dy = dout
-            ddout = F.add(grad_op(x, y, d_dx)[0], grad_op(x, y, d_dy)[1])
+            ddout = F.add(grad_op(x, y, d_dx)[0], grad_op(x, y, d_dy)[1]) if needs_input_grad(2) else None
             return (*zero_grads(x, y), ddout)
 
         return bprop

@@ -6,7 +6,7 @@ no bprop: differentiating through one raises a TypeError naming it."""
 
 from __future__ import annotations
 
-from opforge.bprop._utils import zeros_like
+from opforge.bprop._utils import needs_input_grad, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -60,8 +60,13 @@ def get_bprop_bias_add(self):
     channel_last = self.data_format == "NHWC"
 
     def bprop(x, bias, out, dout):
-        channel = x.ndim - 1 if channel_last else 1
-        axes = tuple(i for i in range(x.ndim) if i != channel)
+        if not needs_input_grad(1):
+            return dout, None
+        ndim = len(x.shape)
+        if channel_last or ndim == 2:
+            axes = tuple(range(ndim - 1))  # every axis but the last
+        else:
+            axes = (0, *range(2, ndim))
         return dout, reduce_sum(dout, axes)
 
     return bprop
@@ -75,7 +80,8 @@ def get_bprop_relu_grad(self):
     relu_grad = G.ReluGrad()
 
     def bprop(dy, y, out, dout):
-        return relu_grad(dout, y), zeros_like(y)
+        ddy = relu_grad(dout, y) if needs_input_grad(0) else None
+        return ddy, (zeros_like(y) if needs_input_grad(1) else None)
 
     return bprop
 
@@ -87,7 +93,8 @@ def get_bprop_elu_grad(self):
 
     def bprop(dy, y, out, dout):
         # d/dy of dy * (y + alpha) on y <= 0 is dy; ReluGrad(., -y) keeps exactly that region.
-        return elu_grad(dout, y), relu_grad(dout * dy, -y)
+        ddy = elu_grad(dout, y) if needs_input_grad(0) else None
+        return ddy, (relu_grad(dout * dy, -y) if needs_input_grad(1) else None)
 
     return bprop
 
@@ -98,7 +105,8 @@ def get_bprop_sigmoid_grad(self):
 
     def bprop(y, dy, out, dout):
         # out = dy * y * (1 - y): d/dy = dy * (1 - 2y), d/d(dy) = y * (1 - y).
-        return dout * dy * (1.0 - 2.0 * y), sigmoid_grad(y, dout)
+        d_y = dout * dy * (1.0 - 2.0 * y) if needs_input_grad(0) else None
+        return d_y, (sigmoid_grad(y, dout) if needs_input_grad(1) else None)
 
     return bprop
 
@@ -109,7 +117,8 @@ def get_bprop_tanh_grad(self):
 
     def bprop(y, dy, out, dout):
         # out = dy * (1 - y^2): d/dy = -2 * y * dy, d/d(dy) = 1 - y^2.
-        return dout * dy * y * -2.0, tanh_grad(y, dout)
+        d_y = dout * dy * y * -2.0 if needs_input_grad(0) else None
+        return d_y, (tanh_grad(y, dout) if needs_input_grad(1) else None)
 
     return bprop
 
@@ -156,12 +165,14 @@ def get_bprop_softmax_cross_entropy_with_logits(self):
         backprop = out[1]
         dloss, dbackprop = dout
         d = F.reshape(dloss, (logits.shape[0], 1))
-        s = F.add(backprop, labels)
-        dlogits = F.mul(d, F.sub(F.mul(s, reduce_sum(labels, -1)), labels))
-        dlabels = F.neg(F.mul(d, log_softmax(logits)))
-        # The backprop output's own gradient (it is an output too, and grad of grad reaches it).
-        dlogits = F.add(dlogits, _softmax_bprop(s, dbackprop, reduce_sum, -1))
-        dlabels = F.sub(dlabels, dbackprop)
+        dlogits = dlabels = None
+        if needs_input_grad(0):
+            s = F.add(backprop, labels)
+            dlogits = F.mul(d, F.sub(F.mul(s, reduce_sum(labels, -1)), labels))
+            # The backprop output's own gradient (it is an output too, and grad of grad reaches it).
+            dlogits = F.add(dlogits, _softmax_bprop(s, dbackprop, reduce_sum, -1))
+        if needs_input_grad(1):
+            dlabels = F.sub(F.neg(F.mul(d, log_softmax(logits))), dbackprop)
         return dlogits, dlabels
 
     return bprop
@@ -174,7 +185,9 @@ def get_bprop_sparse_softmax_cross_entropy_with_logits(self):
 
         def bprop(logits, labels, out, dout):
             # out is the mean loss; its gradient is the same operator with is_grad=True, times dout.
-            return F.mul(grad_op(logits, labels), dout), zeros_like(labels)
+            # The labels are class indices: no gradient is used (zeros when asked outside a tape).
+            dlabels = zeros_like(labels) if needs_input_grad(1) else None
+            return F.mul(grad_op(logits, labels), dout), dlabels
 
         return bprop
 
@@ -185,6 +198,7 @@ def get_bprop_sparse_softmax_cross_entropy_with_logits(self):
         # out = (softmax(logits) - onehot(labels)) / N: the softmax Jacobian, scaled by 1/N.
         n = max(logits.shape[0], 1)
         dlogits = _softmax_bprop(softmax(logits), dout, reduce_sum, -1)
-        return F.div(dlogits, float(n)), zeros_like(labels)
+        dlabels = zeros_like(labels) if needs_input_grad(1) else None
+        return F.div(dlogits, float(n)), dlabels
 
     return bprop_grad

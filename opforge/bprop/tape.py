@@ -5,19 +5,31 @@ Tapes nest (a stack): a call is recorded on every active tape that tracks one of
 Bprops are written with primitives, so the backward pass of an inner gradient is itself recorded
 on the outer tapes; that is what makes grad of grad work. With no active tape nothing is
 recorded and a primitive call pays one list check.
+
+Only the gradients somebody uses are computed: while a bprop runs, ``needs_input_grad(i)`` says
+whether input ``i`` of the call is tracked by the tape being differentiated (a watched tensor or
+one computed from one). The gradient of any other input (data, labels, constants, tensors of an
+enclosing gradient only) is dropped by the backward pass, so a bprop may skip it and return None.
+That holds under enclosing tapes too: an inner gradient call returns only the gradients of its own
+tracked tensors, so what it skips is used by no order of differentiation.
 """
 
 from __future__ import annotations
 
+from opforge import dtype as mstype
 from opforge.bprop.registry import get_bprop
 from opforge.primitives import observers
 from opforge.tensor import Tensor
 
-__all__ = ["Tape", "record", "backward"]
+__all__ = ["Tape", "record", "backward", "needs_input_grad"]
+
+# The dtypes gradients flow through.
+_DIFF_DTYPES = frozenset(t for t in mstype.all_types if t.kind in "fc")
+_tapes = observers.tapes  # the list object itself: observers.start/stop mutate it in place
 
 
 def _differentiable(t) -> bool:
-    return isinstance(t, Tensor) and t.dtype.kind in "fc"
+    return isinstance(t, Tensor) and t._meta[0] in _DIFF_DTYPES
 
 
 class Tape:
@@ -48,21 +60,44 @@ class Tape:
 
 def record(prim, args: tuple, out) -> None:
     """Record a call on every active tape that tracks one of its inputs."""
-    for tape in observers.tapes:
+    for tape in _tapes:
         tracked = tape.tracked
-        if any(id(a) in tracked for a in args):
-            outs = out if isinstance(out, tuple) else (out,)
-            for o in outs:
-                if _differentiable(o) and id(o) not in tracked:
+        for a in args:
+            if id(a) in tracked:
+                break
+        else:
+            continue
+        if out.__class__ is tuple:
+            for o in out:
+                if id(o) not in tracked and _differentiable(o):
                     tracked[id(o)] = o
-            tape.records.append((prim, args, out))
+        elif id(out) not in tracked and _differentiable(out):
+            tracked[id(out)] = out
+        tape.records.append((prim, args, out))
+
+
+# Which inputs of the call being differentiated need a gradient; None (outside a backward pass,
+# e.g. a bprop called directly): all of them.
+_needs = None
+
+
+def needs_input_grad(index: int) -> bool:
+    """For bprops: whether the gradient of input ``index`` of the call being differentiated is used.
+
+    False for inputs the tape does not track (their gradient would be thrown away): a bprop may
+    skip computing it and return None in its place. True outside a backward pass.
+    """
+    needs = _needs
+    return needs is None or needs[index]
 
 
 def _describe(t) -> str:
     return f"{t.dtype}{list(t.shape)}"
 
 
-def _check_grads(prim, args, grads) -> tuple:
+def _check_grads(prim, args, grads, needs=None) -> tuple:
+    """Check a bprop's answer: one gradient per input, and for each input that needs one (all of
+    them when ``needs`` is None) a Tensor of the input's dtype and shape."""
     if not isinstance(grads, (tuple, list)):
         raise TypeError(
             f"For '{prim.name}', the bprop must return a tuple of gradients (one per input), "
@@ -73,7 +108,7 @@ def _check_grads(prim, args, grads) -> tuple:
             f"For '{prim.name}', the bprop must return one gradient per input ({len(args)}), but returned {len(grads)}."
         )
     for i, (a, g) in enumerate(zip(args, grads)):
-        if not _differentiable(a):
+        if not _differentiable(a) or (needs is not None and not needs[i]):
             continue
         if not isinstance(g, Tensor):
             raise TypeError(
@@ -93,16 +128,21 @@ def _check_grads(prim, args, grads) -> tuple:
     return tuple(grads)
 
 
-def _run_bprop(prim, args, out, dout) -> tuple:
-    try:
-        bprop = get_bprop(prim)
-        grads = bprop(*args, out, dout)
-    except Exception as e:
-        note = f"(raised by the bprop of '{prim.name}')"
-        if hasattr(e, "add_note") and note not in getattr(e, "__notes__", ()):  # Python >= 3.11
-            e.add_note(note)
-        raise
-    return _check_grads(prim, args, grads)
+def _add_note(e: Exception, prim) -> None:
+    note = f"(raised by the bprop of '{prim.name}')"
+    if hasattr(e, "add_note") and note not in getattr(e, "__notes__", ()):  # Python >= 3.11
+        e.add_note(note)
+
+
+_add_prim = []  # the Add primitive that accumulates gradients (the primitives import this module)
+
+
+def _adder():
+    if not _add_prim:
+        from opforge.ops import functional as F
+
+        _add_prim.append(F.add)
+    return _add_prim[0]
 
 
 def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
@@ -110,39 +150,61 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
 
     Gradients are accumulated with the Add primitive and unreached outputs of multi-output
     operators get zeros from primitives, so under an outer tape the whole pass is recorded too.
-    With ``keep`` (a set of ids), the gradient of any other tensor is dropped as soon as the call
-    that made it has been differentiated, so intermediate gradients do not pile up.
+    A call none of whose outputs got a gradient is skipped; each bprop learns from
+    ``needs_input_grad`` which of its inputs need one. With ``keep`` (a set of ids), the gradient
+    of any other tensor is dropped as soon as the call that made it has been differentiated, so
+    intermediate gradients do not pile up.
     """
-    from opforge.bprop._utils import zeros_like
-    from opforge.ops import functional as F
-
+    global _needs
+    add = _add_prim[0] if _add_prim else _adder()
     grads: dict = {}
     tracked = tape.tracked
 
-    def accumulate(t, g):
-        key = id(t)
-        prev = grads.get(key)
-        grads[key] = g if prev is None else F.add(prev, g)
-
     for out, sens in zip(outputs, senses):
-        if id(out) in tracked:
-            accumulate(out, sens)
-    for prim, args, out in reversed(tape.records):
-        multi = isinstance(out, tuple)
-        outs = out if multi else (out,)
-        douts = [grads.get(id(o)) for o in outs]
-        if all(d is None for d in douts):
-            continue
-        if multi:
-            dout = tuple(zeros_like(o) if d is None else d for o, d in zip(outs, douts))
-        else:
-            dout = douts[0]
-        in_grads = _run_bprop(prim, args, out, dout)
-        if keep is not None:
-            for o in outs:
-                if id(o) not in keep:
-                    grads.pop(id(o), None)
-        for a, g in zip(args, in_grads):
-            if id(a) in tracked and _differentiable(a):
-                accumulate(a, g)
+        key = id(out)
+        if key in tracked:
+            prev = grads.get(key)
+            grads[key] = sens if prev is None else add(prev, sens)
+
+    saved = _needs
+    try:
+        for prim, args, out in reversed(tape.records):
+            if out.__class__ is tuple:
+                douts = [grads.get(id(o)) for o in out]
+                if all(d is None for d in douts):
+                    continue
+                from opforge.bprop._utils import zeros_like  # (it imports this module)
+
+                dout = tuple(zeros_like(o) if d is None else d for o, d in zip(out, douts))
+            else:
+                dout = grads.get(id(out))
+                if dout is None:
+                    continue
+            needs = tuple([id(a) in tracked for a in args])
+            _needs = needs
+            try:
+                in_grads = get_bprop(prim)(*args, out, dout)
+            except Exception as e:
+                _add_note(e, prim)
+                raise
+            if in_grads.__class__ is not tuple or len(in_grads) != len(args):
+                in_grads = _check_grads(prim, args, in_grads, needs)
+            if keep is not None:
+                if out.__class__ is tuple:
+                    for o in out:
+                        if id(o) not in keep:
+                            grads.pop(id(o), None)
+                elif id(out) not in keep:
+                    grads.pop(id(out), None)
+            for a, g, need in zip(args, in_grads, needs):
+                if not need:
+                    continue
+                # The fast form of _check_grads: a Tensor of the input's dtype and shape.
+                if not isinstance(g, Tensor) or g._meta[0] is not a._meta[0] or g._meta[1] != a._meta[1]:
+                    _check_grads(prim, args, in_grads, needs)
+                key = id(a)
+                prev = grads.get(key)
+                grads[key] = g if prev is None else add(prev, g)
+    finally:
+        _needs = saved
     return grads

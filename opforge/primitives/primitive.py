@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from opforge import context
+from opforge import _C, context
 from opforge import dtype as mstype
 from opforge.bprop.tape import record
 from opforge.errors import KernelNotFoundError
@@ -147,7 +147,9 @@ class Primitive:
         raise TypeError(f"For '{self.name}', at least one input must be a Tensor.")
 
     # -- the call path ------------------------------------------------------------------------
-    def __call__(self, *args, **kwargs):
+    def _call(self, *args, **kwargs):
+        """The call path in Python. ``Primitive.__call__`` is its C twin (``_C.make_primitive_call``),
+        which serves cached all-Tensor calls itself and hands everything else to this method."""
         if kwargs:
             args = sig.bind_arguments(self.name, self._call_signature(), args, kwargs)
         try:
@@ -460,9 +462,25 @@ def _kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, 
     )
     gather = _gatherer(prim, signature, args, tensor_pos, targets, defaults)
     wrap = _wrapper(out_dtypes, inplace)
+    label = KernelLabel(prim.name, backend, selection.entry.attr.short(), selection.entry.kind)
+    if gather is _GATHER_TENSORS and all(j < 0 for j in inplace):
+        fast = _fast_plan(launch, out_dtypes, out_shapes, backend, label)
+        if fast is not None:
+            return fast
     run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
-    run.kernel = KernelLabel(prim.name, backend, selection.entry.attr.short(), selection.entry.kind)
+    run.kernel = label
     return run
+
+
+def _fast_plan(launch, out_dtypes, out_shapes, device, label):
+    """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it)."""
+    instance = getattr(launch, "__self__", None)
+    if not isinstance(instance, _C.KernelInstance):
+        return None
+    metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
+    plan = _C.FastPlan(instance, metas)
+    plan.kernel = label
+    return plan
 
 
 def _python_caller(n_args, tensor_pos, const_values, attrs, input_names):
@@ -496,16 +514,16 @@ def _python_caller(n_args, tensor_pos, const_values, attrs, input_names):
     return call
 
 
+def _GATHER_TENSORS(call_args) -> tuple:  # every argument is a Tensor: the kernel takes their arrays
+    return tuple([t._data for t in call_args])
+
+
 def _gatherer(prim, signature, args, tensor_pos, targets, defaults):
     """``gather(call_args) -> arrays``: the kernel's input arrays for a call with these metas."""
     writes = [i for i, s in enumerate(signature) if s.rw == sig.sig_rw.RW_WRITE]
     simple = not targets and not defaults and not writes and len(tensor_pos) == len(args)
     if simple:
-        if len(args) == 1:
-            return lambda a: (a[0]._data,)
-        if len(args) == 2:
-            return lambda a: (a[0]._data, a[1]._data)
-        return lambda a: tuple([t._data for t in a])
+        return _GATHER_TENSORS
 
     steps = []
     for i in tensor_pos:
@@ -596,3 +614,7 @@ def _value_plan(prim, defaults, kernel_plan):
 
     run.kernel = KernelLabel(prim.name, "-", "infer_value", "python")
     return run
+
+
+# The C call path: cached all-Tensor calls never enter Python; everything else reaches Primitive._call.
+Primitive.__call__ = _C.make_primitive_call(Tensor, watching, Primitive._call)
