@@ -2,6 +2,7 @@
 
     python benchmarks/bench_ops.py                 # 1 thread, every case
     python benchmarks/bench_ops.py --threads 2 --markdown out.md
+    python benchmarks/bench_ops.py --op ReLU --no-pool   # outputs without the caching allocator
 
 Each case reports the median time per call over several repeats. Ratios are opforge's time
 divided by the other library's (below 1.0: opforge is faster).
@@ -84,7 +85,7 @@ def _fmt_ratio(a, b) -> str:
     return "-" if a is None or b is None else f"{a / b:.2f}x"
 
 
-def run(threads: int, only: str | None = None) -> tuple:
+def run(threads: int, only: str | None = None, pool: bool = True) -> tuple:
     import numpy as np
 
     import opforge
@@ -96,6 +97,7 @@ def run(threads: int, only: str | None = None) -> tuple:
     except ImportError:
         torch = None
     opforge.set_context(num_threads=threads)
+    opforge.memory.set_enabled(pool)  # the caching allocator of kernel outputs (docs/memory.md)
     rows = []
     for name, size, libs in build_cases(np, opforge, torch):
         if only and name != only:
@@ -147,9 +149,10 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--op", help="run one operator's cases only (ReLU, Add, MatMul)")
     parser.add_argument("--markdown", help="also write the table to this file")
+    parser.add_argument("--no-pool", action="store_true", help="kernel outputs without the caching allocator")
     args = parser.parse_args(argv)
     _set_threads(args.threads)
-    rows, versions = run(args.threads, args.op)
+    rows, versions = run(args.threads, args.op, pool=not args.no_pool)
     table = render(rows, versions, args.threads)
     print()
     print(table)

@@ -35,3 +35,4 @@ __version__ = "0.1.0"
 
 from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge import memory

@@ -70,11 +70,18 @@ PyTypeObject* MakeBlockType() {
   return reinterpret_cast<PyTypeObject*>(type);
 }
 
-int64_t ItemSize(const py::detail::npy_api& api, PyObject* descr) {
+// NumPy's NPY_ITEM_REFCOUNT | NPY_ITEM_IS_POINTER | NPY_NEEDS_INIT: such items (objects, strings) must
+// start zeroed, which a reused block is not, so their arrays keep NumPy's allocation.
+constexpr uint64_t kNeedsZeroedMemory = 0x01 | 0x04 | 0x08;
+
+// The item size of `descr`, or 0 when its arrays must not be pooled.
+size_t PoolableItemSize(const py::detail::npy_api& api, PyObject* descr) {
   if (api.PyArray_RUNTIME_VERSION_ < 0x12) {
-    return py::detail::array_descriptor1_proxy(descr)->elsize;
+    const auto* d = py::detail::array_descriptor1_proxy(descr);
+    return (static_cast<uint64_t>(static_cast<unsigned char>(d->flags)) & kNeedsZeroedMemory) ? 0 : d->elsize;
   }
-  return py::detail::array_descriptor2_proxy(descr)->elsize;
+  const auto* d = py::detail::array_descriptor2_proxy(descr);
+  return (d->flags & kNeedsZeroedMemory) ? 0 : static_cast<size_t>(d->elsize);
 }
 
 PyObject* NewPooledArray(const py::detail::npy_api& api, PyObject* descr, int nd, const int64_t* shape,
@@ -135,10 +142,11 @@ py::object Empty(const std::vector<int64_t>& shape, const py::object& dtype) {
   int64_t numel = 1;
   for (int64_t d : shape) {
     if (d < 0) throw py::value_error("memory.empty: negative dimensions are not allowed, but got " + std::to_string(d));
-    numel *= d;
+    if (__builtin_mul_overflow(numel, d, &numel)) throw py::value_error("memory.empty: the array is too big");
   }
   py::dtype dt = py::dtype::from_args(dtype);
-  PyObject* array = NewArray(py::detail::npy_api::get(), dt.release().ptr(), static_cast<int>(shape.size()), shape.data(), numel);
+  PyObject* array =
+      NewArray(py::detail::npy_api::get(), dt.release().ptr(), static_cast<int>(shape.size()), shape.data(), numel);
   if (array == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(array);
 }
@@ -147,8 +155,9 @@ py::object Empty(const std::vector<int64_t>& shape, const py::object& dtype) {
 
 PyObject* NewArray(const py::detail::npy_api& api, PyObject* descr, int nd, const int64_t* shape,
                    int64_t numel) {
-  const size_t nbytes = static_cast<size_t>(numel) * static_cast<size_t>(ItemSize(api, descr));
-  if (nbytes < g_threshold.load(std::memory_order_relaxed) || nbytes == 0 || g_block_type == nullptr) {
+  size_t nbytes = 0;
+  const bool overflow = __builtin_mul_overflow(static_cast<size_t>(numel), PoolableItemSize(api, descr), &nbytes);
+  if (nbytes < g_threshold.load(std::memory_order_relaxed) || nbytes == 0 || overflow || g_block_type == nullptr) {
     return api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, nd, reinterpret_cast<const Py_intptr_t*>(shape),
                                      nullptr, nullptr, 0, nullptr);
   }

@@ -12,6 +12,7 @@ __all__ = [
     "needs_input_grad",
     "broadcast_axes",
     "sum_to_shape",
+    "sum_rows",
     "grad_for",
     "broadcast_to",
     "zeros_like",
@@ -36,6 +37,29 @@ def broadcast_axes(shape: tuple, out_shape: tuple) -> tuple:
     return tuple(axes)
 
 
+_ones_rows: dict = {}  # (rows, dtype) -> a constant ones(1, rows) Tensor
+
+
+def sum_rows(t: Tensor) -> Tensor:
+    """The sum over axis 0 of a 2-D tensor (the gradient of a bias added to every row).
+
+    For float32 / float64 it is ``ones(1, N) @ t`` squeezed: one BLAS call, about twice as fast as
+    the ReduceSum kernel along the batch axis. Both are primitives, so it differentiates again.
+    """
+    dtype, shape, device = t._meta
+    if len(shape) != 2 or dtype.kind != "f" or dtype.itemsize < 4 or device != "CPU":
+        return _op("math_ops", "ReduceSum", False)(t, (0,))
+    key = (shape[0], dtype)
+    ones = _ones_rows.get(key)
+    if ones is None:
+        import numpy as np
+
+        if len(_ones_rows) >= 64:
+            _ones_rows.clear()
+        ones = _ones_rows[key] = Tensor._from_array(np.ones((1, shape[0]), dtype.np_dtype), dtype)
+    return _op("array_ops", "Squeeze", 0)(_op("math_ops", "MatMul")(ones, t))
+
+
 def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
     """Reduce a broadcast gradient back to the input's ``shape`` (the adjoint of broadcasting)."""
     shape = tuple(shape)
@@ -43,7 +67,7 @@ def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
         return dout
     axes = broadcast_axes(shape, dout.shape)
     if axes and axes == tuple(range(len(dout.shape) - len(shape))):  # only leading axes: no Reshape
-        return _op("math_ops", "ReduceSum", False)(dout, axes)
+        return sum_rows(dout) if axes == (0,) and len(shape) == 1 else _op("math_ops", "ReduceSum", False)(dout, axes)
     summed = _op("math_ops", "ReduceSum", True)(dout, axes) if axes else dout
     return _op("array_ops", "Reshape")(summed, shape) if summed.shape != shape else summed
 
@@ -85,5 +109,7 @@ def reduced_shape(x_shape: tuple, axis) -> tuple:
     """``x_shape`` with the reduced axes kept as 1 (``axis``: an int, a sequence, or () for all)."""
     ndim = len(x_shape)
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    axes = {a % ndim for a in axes} if axes else set(range(ndim))
-    return tuple(1 if i in axes else d for i, d in enumerate(x_shape))
+    if not axes:
+        return (1,) * ndim
+    axes = {a % ndim for a in axes}
+    return tuple([1 if i in axes else d for i, d in enumerate(x_shape)])

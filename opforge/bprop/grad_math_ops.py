@@ -112,16 +112,17 @@ def get_bprop_matmul(self):
 
 def _broadcast_back(dout, x, axis):
     """dout of a reduction, broadcast back over the reduced axes of ``x``."""
-    if not x.ndim:
+    x_shape = x._meta[1]
+    if not x_shape:
         return dout
-    kept = reduced_shape(x.shape, axis)
-    shape = dout.shape
+    kept = reduced_shape(x_shape, axis)
+    shape = dout._meta[1]
     # dout of shape ``kept`` without its leading 1s (the reduced leading axes, or all of them, of a
     # reduction without keep_dims) broadcasts as it is: no Reshape.
     lead = len(kept) - len(shape)
     if shape != kept and not (lead > 0 and kept[lead:] == shape and all(d == 1 for d in kept[:lead])):
         dout = F.reshape(dout, kept)
-    return broadcast_to(dout, x.shape)
+    return broadcast_to(dout, x_shape)
 
 
 @bprop_getters.register(P.ReduceSum)
@@ -188,7 +189,9 @@ def _min_max_bprop(grad_op_cls):
         def bprop(x, y, out, dout):
             # The grad op sends dout to the input the forward picked (x on ties), in dout's shape.
             dx, dy = grad_op(_in_dtype(x, dout.dtype), _in_dtype(y, dout.dtype), dout)
-            return (grad_for(x, dx) if needs_input_grad(0) else None), (grad_for(y, dy) if needs_input_grad(1) else None)
+            return (grad_for(x, dx) if needs_input_grad(0) else None), (
+                grad_for(y, dy) if needs_input_grad(1) else None
+            )
 
         return bprop
 

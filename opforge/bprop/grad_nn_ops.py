@@ -6,7 +6,7 @@ no bprop: differentiating through one raises a TypeError naming it."""
 
 from __future__ import annotations
 
-from opforge.bprop._utils import needs_input_grad, zeros_like
+from opforge.bprop._utils import needs_input_grad, sum_rows, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -63,10 +63,9 @@ def get_bprop_bias_add(self):
         if not needs_input_grad(1):
             return dout, None
         ndim = len(x.shape)
-        if channel_last or ndim == 2:
-            axes = tuple(range(ndim - 1))  # every axis but the last
-        else:
-            axes = (0, *range(2, ndim))
+        if ndim == 2:  # [N, C] (a Dense layer): the sum over the batch
+            return dout, sum_rows(dout)
+        axes = tuple(range(ndim - 1)) if channel_last else (0, *range(2, ndim))  # every axis but the channel's
         return dout, reduce_sum(dout, axes)
 
     return bprop

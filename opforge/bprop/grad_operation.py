@@ -15,6 +15,7 @@ import numpy as np
 
 from opforge.bprop._utils import zeros_like
 from opforge.bprop.tape import Tape, _differentiable, backward, record
+from opforge.primitives import observers
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["GradOperation", "grad", "value_and_grad", "stop_gradient"]
@@ -29,9 +30,22 @@ def stop_gradient(x):
     return Tensor._from_array(x._data, x.dtype)
 
 
+_ones: dict = {}  # (shape, dtype) -> a ones array to copy, for small shapes
+
+
 def _ones_like(t: Tensor) -> Tensor:
-    # The default sensitivity is a constant: nothing depends on it.
-    return Tensor._from_array(np.ones(t.shape, t.dtype.np_dtype), t.dtype)
+    # The default sensitivity is a constant: nothing depends on it. A copy of a cached array is
+    # several times cheaper than np.ones for the usual scalar loss.
+    dtype, shape, _ = t._meta
+    ones = _ones.get((shape, dtype))
+    if ones is None:
+        ones = np.ones(shape, dtype.np_dtype)
+        if ones.size > 4096:
+            return Tensor._from_array(ones, dtype)
+        if len(_ones) >= 256:
+            _ones.clear()
+        _ones[(shape, dtype)] = ones
+    return Tensor._from_array(ones.copy(), dtype)
 
 
 def _as_outputs(value, where: str) -> tuple:
@@ -42,9 +56,15 @@ def _as_outputs(value, where: str) -> tuple:
     return outs
 
 
+class _Fill(float):
+    """A sensitivity given as one value to fill each output with (internal: user sens are Tensors)."""
+
+
 def _senses(outs: tuple, sens, where: str) -> tuple:
     if sens is None:
-        return tuple(_ones_like(o) for o in outs)
+        return tuple([_ones_like(o) for o in outs])
+    if type(sens) is _Fill:  # TrainOneStepCell's sens: every output's sensitivity is filled with it
+        return tuple([Tensor._from_array(np.full(o.shape, sens, o.dtype.np_dtype), o.dtype) for o in outs])
     senses = sens if isinstance(sens, tuple) else (sens,)
     if len(senses) != len(outs):
         raise ValueError(
@@ -83,8 +103,9 @@ def _alias(t):
     """
     if not _differentiable(t) or isinstance(t, Parameter):
         return t
-    alias = Tensor._from_array(t._data, t.dtype)
-    record(_identity_prim(), (t, t.shape), alias)
+    alias = Tensor._from_array(t._data, t._meta[0])
+    if observers.tapes:
+        record(_identity_prim(), (t, t.shape), alias)
     return alias
 
 
@@ -94,10 +115,13 @@ def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, 
 
     The tape (every intermediate tensor of the call) is released as soon as the backward pass ends.
     """
-    call_args = list(args)
-    for p in positions:
-        call_args[p] = _alias(args[p])
-    call_args = tuple(call_args)
+    if positions:
+        call_args = list(args)
+        for p in positions:
+            call_args[p] = _alias(args[p])
+        call_args = tuple(call_args)
+    else:
+        call_args = args
     tape = Tape()
     try:
         with tape:
@@ -105,6 +129,7 @@ def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, 
                 tape.watch(call_args[p])
             for w in weights:
                 tape.watch(w)
+            keep = set(tape.tracked)  # the watched tensors: their gradients are the answer
             value = fn(*call_args)
         if has_aux and (not isinstance(value, tuple) or len(value) < 2):
             raise TypeError(
@@ -112,7 +137,6 @@ def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, 
                 f"but got {type(value).__name__}."
             )
         outs = _as_outputs(value[0] if has_aux else value, where)
-        keep = {id(call_args[p]) for p in positions} | {id(w) for w in weights}
         grads = backward(tape, outs, _senses(outs, sens, where), keep)
     finally:
         tape.release()
@@ -203,7 +227,9 @@ def _positions(grad_position, n_args: int, where: str) -> tuple:
     return positions
 
 
-def _value_and_grad(fn, grad_position, weights, has_aux, where: str) -> Callable:
+def _value_and_grad(fn, grad_position, weights, has_aux, where: str, with_sens: bool = False) -> Callable:
+    """``run(*args) -> (value, grads)``; with ``with_sens``, ``run(sens, *args)`` where ``sens`` is
+    None (ones) or a float filling the output's sensitivity (the gradients scale with it)."""
     if not callable(fn):
         raise TypeError(f"For '{where}', the 'fn' must be callable, but got {type(fn).__name__}.")
     _check_position_type(grad_position, where)
@@ -213,22 +239,28 @@ def _value_and_grad(fn, grad_position, weights, has_aux, where: str) -> Callable
     if grad_position is None and not weight_list:
         raise ValueError(f"For '{where}', 'grad_position' and 'weights' cannot both be None.")
 
-    def run(*args):
-        positions = _positions(grad_position, len(args), where)
-        value, grads, call_args = _run(fn, args, positions, weight_list, None, where, has_aux)
-        pos_grads = tuple(_grad_of(grads, call_args[p]) for p in positions)
-        if isinstance(grad_position, int):
-            pos_grads = pos_grads[0]
-        weight_grads = tuple(_grad_of(grads, w) for w in weight_list)
-        if weights is None:
-            result = pos_grads
-        elif grad_position is None:
-            result = weight_grads
-        else:
-            result = (pos_grads, weight_grads)
-        return value, result
+    single = isinstance(grad_position, int)
+    fixed = () if grad_position is None else (grad_position,) if single else grad_position
+    weight_list = tuple(weight_list)
 
-    return run
+    def run_with(sens, args):
+        n = len(args)
+        for p in fixed:
+            if not -n <= p < n:
+                _positions(grad_position, n, where)  # raises naming the position
+        value, grads, call_args = _run(fn, args, fixed, weight_list, sens, where, has_aux)
+        if single:
+            pos_grads = _grad_of(grads, call_args[grad_position])
+        else:
+            pos_grads = tuple([_grad_of(grads, call_args[p]) for p in fixed])
+        if weights is None:
+            return value, pos_grads
+        weight_grads = tuple([_grad_of(grads, w) for w in weight_list])
+        return value, (weight_grads if grad_position is None else (pos_grads, weight_grads))
+
+    if with_sens:
+        return lambda sens, *args: run_with(None if sens is None else _Fill(sens), args)
+    return lambda *args: run_with(None, args)
 
 
 def grad(fn: Callable, grad_position=0, weights=None, has_aux: bool = False) -> Callable:

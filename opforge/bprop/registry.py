@@ -12,6 +12,9 @@ from typing import Callable
 
 __all__ = ["Registry", "bprop_getters", "get_bprop"]
 
+# Bumped by every registration change: a bprop cached on a primitive is valid while it is unchanged.
+_version = [0]
+
 
 class Registry:
     """Maps an operator (its class or its name) to a value; lookups try the class, then the name."""
@@ -36,6 +39,7 @@ class Registry:
             if not callable(fn):
                 raise TypeError(f"a {self.what} for '{name}' must be callable, but got {type(fn).__name__}")
             self._by_name[name] = fn
+            _version[0] += 1
             return fn
 
         return deco
@@ -46,6 +50,7 @@ class Registry:
         if name not in self._by_name:
             raise KeyError(f"no {self.what} is registered for '{name}'")
         del self._by_name[name]
+        _version[0] += 1
 
     def get(self, key, default=None):
         return self._by_name.get(self._name(key), default)
@@ -62,7 +67,16 @@ bprop_getters = Registry("bprop getter")
 
 def get_bprop(prim) -> Callable:
     """The bprop function of a primitive instance; raises a TypeError naming the operator when there is none."""
-    own = prim.__dict__.get("get_bprop") or getattr(type(prim), "get_bprop", None)
+    d = prim.__dict__
+    entry = d.get("_bprop_cache")
+    if entry is not None and "get_bprop" not in d:  # the fast path: a bprop built for this primitive
+        owner, version, attrs, bprop = entry
+        try:
+            if version == _version[0] and owner() is prim and attrs == prim.attrs:
+                return bprop
+        except Exception:  # attrs that do not compare (arrays): rebuild
+            pass
+    own = d.get("get_bprop") or getattr(type(prim), "get_bprop", None)
     if own is not None:
         bprop = prim.get_bprop()
     else:
@@ -79,17 +93,10 @@ def get_bprop(prim) -> Callable:
 
 
 def _cached(prim, getter) -> Callable:
-    """``getter(prim)``, kept on the primitive until its attrs or its getter change: building a bprop
+    """``getter(prim)``, kept on the primitive until its attrs or the registry change: building a bprop
     creates the grad primitives it uses, which would otherwise happen on every backward pass."""
-    entry = prim.__dict__.get("_bprop_cache")
-    if entry is not None:
-        owner, cached_getter, attrs, bprop = entry
-        try:
-            if owner() is prim and cached_getter is getter and attrs == prim.attrs:
-                return bprop
-        except Exception:  # attrs that do not compare (arrays): no caching
-            pass
     bprop = getter(prim)
-    # The owner check keeps a copied primitive (whose __dict__ is copied) from using this entry.
-    prim.__dict__["_bprop_cache"] = (weakref.ref(prim), getter, dict(prim.attrs), bprop)
+    if callable(bprop):
+        # The owner check keeps a copied primitive (whose __dict__ is copied) from using this entry.
+        prim.__dict__["_bprop_cache"] = (weakref.ref(prim), _version[0], dict(prim.attrs), bprop)
     return bprop

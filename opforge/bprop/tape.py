@@ -180,7 +180,7 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
                 dout = grads.get(id(out))
                 if dout is None:
                     continue
-            needs = tuple([id(a) in tracked for a in args])
+            needs = tuple(map(tracked.__contains__, map(id, args)))
             _needs = needs
             try:
                 in_grads = get_bprop(prim)(*args, out, dout)

@@ -168,11 +168,13 @@ class Dense(Cell):
             )
         if len(shape) != 2:
             x = self.reshape(x, (-1, self.in_channels))
-        x = self.matmul(x, self.weight)
+        # The registries directly: attribute access to a Parameter or a Cell goes through __getattr__.
+        params = self._params
+        x = self.matmul(x, params["weight"])
         if self.has_bias:
-            x = self.bias_add(x, self.bias)
+            x = self.bias_add(x, params["bias"])
         if self.activation_flag:
-            x = self.activation(x)
+            x = self._cells["activation"](x)
         if len(shape) != 2:
             x = self.reshape(x, tuple(shape[:-1]) + (self.out_channels,))
         return x

@@ -76,6 +76,7 @@ class Optimizer(Cell):
         self.learning_rate = Parameter(np.float32(lr_value), name="learning_rate", requires_grad=False)
         self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
         self._assign = ops.Assign()
+        self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
 
     def _clone_state(self, prefix: str, init: float = 0.0) -> tuple:
         """One zero-filled state Parameter per parameter, named ``prefix.<param name>``."""
@@ -96,11 +97,23 @@ class Optimizer(Cell):
         return Tensor(np.float32(value))
 
     def get_lr(self) -> Parameter:
-        return self.learning_rate
+        return self._params["learning_rate"]
 
     def _like(self, scalar, param: Parameter):
         """A float32 scalar state as ``param``'s dtype (a Cast primitive when they differ)."""
-        return scalar if param.dtype is scalar.dtype else self._cast(scalar, param.dtype)
+        dtype = param._meta[0]
+        return scalar if dtype is scalar._meta[0] else self._cast(scalar, dtype)
+
+    def _constant_like(self, constant: Tensor, param: Parameter) -> Tensor:
+        """A constant scalar (momentum, betas, eps) as ``param``'s dtype, cast once and kept."""
+        dtype = param._meta[0]
+        if dtype is constant._meta[0]:
+            return constant
+        key = (id(constant), dtype)
+        cached = self._constants.get(key)
+        if cached is None or cached[0] is not constant:
+            cached = self._constants[key] = (constant, self._cast(constant, dtype))
+        return cached[1]
 
     def decay_weight(self, gradients: tuple) -> tuple:
         """``grad + weight_decay * param`` for each parameter (unchanged when weight_decay is 0)."""
@@ -126,8 +139,9 @@ class Optimizer(Cell):
 
     def construct(self, gradients):
         gradients = self.decay_weight(self._check_gradients(gradients))
+        apply = self.apply
         for i, (p, g) in enumerate(zip(self.parameters, gradients)):
-            self.apply(i, p, g)
+            apply(i, p, g)
         return self.parameters
 
     def apply(self, index: int, param: Parameter, grad) -> None:
@@ -177,9 +191,9 @@ class SGD(Optimizer):
             self._apply_gd = _primitive("ApplyGradientDescent")
 
     def apply(self, index, param, grad):
-        lr = self._like(self.learning_rate, param)
+        lr = self._like(self._params["learning_rate"], param)
         if self.momentum > 0.0:
-            momentum = self._like(self.momentum_value, param)
+            momentum = self._constant_like(self.momentum_value, param)
             self._apply_momentum(param, self.accum[index], lr, grad, momentum)
         else:
             self._apply_gd(param, lr, grad)
@@ -206,8 +220,8 @@ class Momentum(Optimizer):
         self._apply_momentum = _primitive("ApplyMomentum", use_nesterov=use_nesterov)
 
     def apply(self, index, param, grad):
-        lr = self._like(self.learning_rate, param)
-        momentum = self._like(self.momentum_value, param)
+        lr = self._like(self._params["learning_rate"], param)
+        momentum = self._constant_like(self.momentum_value, param)
         self._apply_momentum(param, self.moments[index], lr, grad, momentum)
 
     def extend_repr(self) -> str:
@@ -259,17 +273,17 @@ class Adam(Optimizer):
         return self.parameters
 
     def apply(self, index, param, grad):
-        like = self._like
+        like, constant, params = self._like, self._constant_like, self._params
         self._adam(
             param,
             self.moment1[index],
             self.moment2[index],
-            like(self.beta1_power, param),
-            like(self.beta2_power, param),
-            like(self.learning_rate, param),
-            like(self.beta1_value, param),
-            like(self.beta2_value, param),
-            like(self.eps_value, param),
+            like(params["beta1_power"], param),
+            like(params["beta2_power"], param),
+            like(params["learning_rate"], param),
+            constant(self.beta1_value, param),
+            constant(self.beta2_value, param),
+            constant(self.eps_value, param),
             grad,
         )
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numbers
 
-from opforge import ops
-from opforge.bprop.grad_operation import value_and_grad
+from opforge.bprop.grad_operation import _value_and_grad
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 
@@ -27,7 +26,8 @@ class WithLossCell(Cell):
         return self._backbone
 
     def construct(self, data, label):
-        return self._loss_fn(self._backbone(data), label)
+        cells = self._cells  # (attribute access to a Cell goes through __getattr__)
+        return cells["_loss_fn"](cells["_backbone"](data), label)
 
 
 class WithEvalCell(Cell):
@@ -47,8 +47,9 @@ class TrainOneStepCell(Cell):
     """One training step: ``loss = network(*inputs)``, the gradients of the loss with respect to
     the optimizer's parameters, then ``optimizer(grads)``. Returns the loss (before the update).
 
-    ``network`` is usually a ``WithLossCell``. ``sens`` scales the loss's sensitivity (the
-    gradients are ``sens`` times those of the loss). The network is put in training mode.
+    ``network`` is usually a ``WithLossCell``. ``sens`` is the loss's sensitivity (as MindSpore's
+    ``F.fill(loss.dtype, loss.shape, sens)``): the gradients are ``sens`` times those of the loss.
+    The network is put in training mode.
     """
 
     def __init__(self, network: Cell, optimizer: Optimizer, sens: float = 1.0):
@@ -64,12 +65,10 @@ class TrainOneStepCell(Cell):
         self.optimizer = optimizer
         self.weights = optimizer.parameters
         self.sens = float(sens)
-        self._mul = ops.Mul()
-        self._value_and_grad = value_and_grad(self.network, grad_position=None, weights=self.weights)
+        self._value_and_grad = _value_and_grad(self.network, None, self.weights, False, "TrainOneStepCell", True)
 
     def construct(self, *inputs):
-        loss, grads = self._value_and_grad(*inputs)
-        if self.sens != 1.0:
-            grads = tuple(self._mul(g, self.sens) for g in grads)
-        self.optimizer(grads)
+        sens = self.sens
+        loss, grads = self._value_and_grad(None if sens == 1.0 else float(sens), *inputs)
+        self._cells["optimizer"](grads)  # (attribute access to a Cell goes through __getattr__)
         return loss

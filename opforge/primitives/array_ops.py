@@ -10,6 +10,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.primitives import signature as sig
+from opforge.primitives._utils import _InplaceAssign
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -396,32 +397,11 @@ class ArgMax(PrimitiveWithInfer):
         return self.output_type
 
 
-class Assign(PrimitiveWithInfer):
+class Assign(_InplaceAssign):
     r"""In place: :math:`variable \leftarrow value`; returns ``variable``.
 
     ``variable`` must be a Parameter (RW_WRITE); ``value`` is cast to its dtype when lossless.
     dtypes: all.
     """
 
-    __mindspore_signature__ = (
-        sig.make_sig("variable", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
-        sig.make_sig("value", dtype=sig.sig_dtype.T),
-    )
-    inplace_map = {0: 0}
-
-    @prim_attr_register
-    def __init__(self):
-        self.init_prim_io_names(inputs=["variable", "value"], outputs=["output"])
-
-    def infer_shape(self, variable, value):
-        if list(variable) != list(value):
-            raise ValueError(
-                f"For '{self.name}', the 'value' must have the shape of 'variable' {list(variable)}, "
-                f"but got {list(value)}."
-            )
-        return variable
-
-    def infer_dtype(self, variable, value):
-        return validator.check_tensors_dtypes_same_and_valid(
-            {"variable": variable, "value": value}, mstype.all_types, self.name
-        )
+    valid_dtypes = mstype.all_types

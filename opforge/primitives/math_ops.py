@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.primitives import signature as sig
-from opforge.primitives._utils import broadcast_shape
+from opforge.primitives._utils import _InplaceAssign, broadcast_shape
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
@@ -253,32 +253,11 @@ class ReduceMax(_Reduce):
         return out
 
 
-class AssignSub(PrimitiveWithInfer):
+class AssignSub(_InplaceAssign):
     r"""In place: :math:`variable \leftarrow variable - value`; returns ``variable``.
 
     ``variable`` must be a Parameter (RW_WRITE); ``value`` is cast to its dtype when lossless.
     dtypes: float16, bfloat16, float32, float64, int32, int64 (smaller ints widen).
     """
 
-    __mindspore_signature__ = (
-        sig.make_sig("variable", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
-        sig.make_sig("value", dtype=sig.sig_dtype.T),
-    )
-    inplace_map = {0: 0}
-
-    @prim_attr_register
-    def __init__(self):
-        self.init_prim_io_names(inputs=["variable", "value"], outputs=["output"])
-
-    def infer_shape(self, variable, value):
-        if list(variable) != list(value):
-            raise ValueError(
-                f"For '{self.name}', the 'value' must have the shape of 'variable' {list(variable)}, "
-                f"but got {list(value)}."
-            )
-        return variable
-
-    def infer_dtype(self, variable, value):
-        return validator.check_tensors_dtypes_same_and_valid(
-            {"variable": variable, "value": value}, mstype.number_type, self.name
-        )
+    valid_dtypes = mstype.number_type

@@ -15,25 +15,13 @@
 
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
+#include "kernels/cpu/accumulate.h"
 
 namespace opforge {
 namespace {
 
-// Row sums: float for the half types, double for float32 and float64.
 template <typename T>
-struct SumType {
-  using type = double;
-};
-template <>
-struct SumType<float16> {
-  using type = float;
-};
-template <>
-struct SumType<bfloat16> {
-  using type = float;
-};
-template <typename T>
-using sum_t = typename SumType<T>::type;
+using sum_t = acc_t<T>;  // sums of exponentials
 
 // max and sum(exp(x - max)) of one row of c >= 1 logits.
 template <typename T>

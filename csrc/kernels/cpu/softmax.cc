@@ -10,26 +10,13 @@
 
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
+#include "kernels/cpu/accumulate.h"
 
 namespace opforge {
 namespace {
 
-// Sums of exponentials: float for the half types, double for float32 (cheap, and exact enough
-// that the result is correctly rounded almost always) and float64.
 template <typename T>
-struct SumType {
-  using type = double;
-};
-template <>
-struct SumType<float16> {
-  using type = float;
-};
-template <>
-struct SumType<bfloat16> {
-  using type = float;
-};
-template <typename T>
-using sum_t = typename SumType<T>::type;
+using sum_t = acc_t<T>;  // sums of exponentials
 
 // Columns handled together when the axis is not innermost: the rows of a block are contiguous.
 constexpr int64_t kBlock = 64;
