@@ -1,4 +1,5 @@
-"""The ``opforge`` command: ``ops`` (the operator table) and ``doctor`` (registry consistency)."""
+"""The ``opforge`` command: ``ops`` (the operator table), ``doctor`` (registry consistency), ``demo`` (train an
+MLP on digits) and ``bench`` (opforge vs NumPy vs PyTorch)."""
 
 from __future__ import annotations
 
@@ -124,6 +125,13 @@ def cmd_demo(args) -> int:
     )
 
 
+def cmd_bench(args) -> int:
+    """Time opforge against NumPy and PyTorch (when installed): operators and training, with ratios."""
+    from opforge import bench
+
+    return bench.run_from_args(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opforge", description="opforge: operators, kernels and their registry")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -141,6 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--plot", metavar="FILE", help="save loss and accuracy curves to this PNG")
     demo.add_argument("--threads", type=int, default=1, help="kernel threads (default 1: fastest for this size)")
     demo.set_defaults(func=cmd_demo)
+    bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")
+    from opforge.bench import add_arguments as add_bench_arguments
+
+    add_bench_arguments(bench_parser)
+    bench_parser.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -675,3 +675,146 @@ def test_softmax_cross_entropy_gradient_of_both_outputs(rng):
     loss, backprop = sce(logits, labels)
     dlogits = opforge.grad(lambda z: reduce_sum(sce(z, labels)[0]))(logits)
     close(dlogits, npv(backprop), rtol=1e-12, atol=1e-14)  # the loss gradient is the backprop output
+
+
+# ---------------------------------------------------------------------------------------------
+# Only the gradients somebody uses are computed (needs_input_grad)
+
+
+def _kernel_calls(fn) -> dict:
+    """{operator: calls} of the kernels ``fn()`` runs."""
+    from opforge import profiler
+
+    with profiler.profile() as p:
+        fn()
+    calls: dict = {}
+    for s in p.stats():
+        calls[s.op] = calls.get(s.op, 0) + s.calls
+    return calls
+
+
+def test_matmul_skips_the_product_of_an_input_nobody_differentiates(rng):
+    w = Parameter(rng.standard_normal((4, 3)), name="w")
+    x = t(rng.standard_normal((5, 4)))
+    loss = lambda a: reduce_sum(matmul(a, w))  # noqa: E731
+    # Weights only: the data's gradient (a second product) is not computed.
+    assert _kernel_calls(lambda: opforge.grad(loss, None, [w])(x))["MatMul"] == 2
+    (dw,) = opforge.grad(loss, None, [w])(x)
+    close(dw, npv(x).sum(0)[:, None] * np.ones((1, 3)))
+    # Both: one forward product and two backward ones.
+    assert _kernel_calls(lambda: opforge.grad(loss, 0, [w])(x))["MatMul"] == 3
+    dx, (dw2,) = opforge.grad(loss, 0, [w])(x)
+    close(dx, np.ones((5, 3)) @ npv(w).T)
+    close(dw2, npv(dw))
+
+
+def test_integer_labels_get_no_zeros_in_the_backward_pass(rng):
+    logits = t(rng.standard_normal((6, 4)))
+    labels = Tensor(rng.integers(0, 4, 6).astype(np.int32))
+    sce = ops.SparseSoftmaxCrossEntropyWithLogits()
+    calls = _kernel_calls(lambda: opforge.grad(lambda z: sce(z, labels))(logits))
+    assert "ZerosLike" not in calls
+    # Asked for explicitly, the labels still get zeros of their dtype.
+    _, dlabels = GradOperation(get_all=True)(lambda z, y: sce(z, y))(logits, labels)
+    assert dlabels.dtype is mstype.int32 and not np.any(npv(dlabels))
+
+
+def test_needs_input_grad_tells_a_bprop_which_inputs_are_differentiated(cube):
+    from opforge.bprop import needs_input_grad
+
+    seen = []
+
+    class AutodiffTwo(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self):
+            self.init_prim_io_names(inputs=["x", "y"], outputs=["z"])
+
+    register_kernel(
+        "AutodiffTwo",
+        "CPU",
+        KernelAttr().add_input_attr(mstype.float64).add_input_attr(mstype.float64).add_output_attr(mstype.float64),
+    )(lambda x, y: x * y)
+
+    @bprop_getters.register(AutodiffTwo)
+    def get_bprop_two(self):
+        def bprop(x, y, out, dout):
+            needs = (needs_input_grad(0), needs_input_grad(1))
+            seen.append(needs)
+            # Gradients nobody uses may be None.
+            return (mul(dout, y) if needs[0] else None), (mul(dout, x) if needs[1] else None)
+
+        return bprop
+
+    try:
+        x, y = t([1.0, 2.0]), t([3.0, 4.0])
+        two = AutodiffTwo()
+        close(opforge.grad(lambda a: reduce_sum(two(a, y)))(x), [3.0, 4.0])
+        close(opforge.grad(lambda b: reduce_sum(two(x, b)))(y), [1.0, 2.0])
+        dx, dy = opforge.grad(lambda a, b: reduce_sum(two(a, b)), (0, 1))(x, y)
+        close(dx, [3.0, 4.0])
+        close(dy, [1.0, 2.0])
+        assert seen == [(True, False), (False, True), (True, True)]
+        assert needs_input_grad(0) and needs_input_grad(5)  # outside a backward pass: every input
+        # A constant input of the inner gradient that the outer one differentiates: second order
+        # d/dx sum(x * d/db sum(x * b)) = d/dx sum(x * x) = 2x.
+        seen.clear()
+        close(
+            opforge.grad(lambda a: reduce_sum(mul(a, opforge.grad(lambda b: reduce_sum(two(a, b)))(y))))(x), [2.0, 4.0]
+        )
+        assert seen[0] == (False, True)  # the inner pass skips x, which only the outer tape tracks
+    finally:
+        registry._table.pop(("AutodiffTwo", "CPU"), None)
+        bprop_getters.unregister("AutodiffTwo")
+        select_kernel.cache_clear()
+
+
+def test_second_order_through_a_skipped_product_matches_finite_differences(rng):
+    # The inner gradient is with respect to w only (its pass skips d/dx of x @ w); the outer one
+    # differentiates that gradient with respect to x, through the products the inner pass recorded.
+    w = Parameter(rng.standard_normal((3, 2)) * 0.5, name="w")
+    v = rng.standard_normal((3, 2))
+
+    def inner_dw(a):
+        (dw,) = opforge.grad(lambda b: reduce_sum(tanh(matmul(b, w))), None, [w])(a)
+        return dw
+
+    def outer(a):
+        return reduce_sum(mul(inner_dw(a), t(v)))
+
+    x0 = rng.standard_normal((4, 3))
+    got = npv(opforge.grad(outer)(t(x0)))
+
+    def f(x):
+        h = np.tanh(x @ npv(w))
+        return float(np.sum((x.T @ (1 - h**2)) * v))
+
+    eps, expected = 1e-6, np.zeros_like(x0)
+    for idx in np.ndindex(x0.shape):
+        hi, lo = x0.copy(), x0.copy()
+        hi[idx] += eps
+        lo[idx] -= eps
+        expected[idx] = (f(hi) - f(lo)) / (2 * eps)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+
+def test_bias_add_gradient_of_a_batch_in_float32(rng):
+    x = Tensor(rng.standard_normal((7, 5)).astype(np.float32))
+    b = Parameter(rng.standard_normal(5).astype(np.float32), name="b")
+    s = Tensor(rng.standard_normal((7, 5)).astype(np.float32))
+    bias_add = ops.BiasAdd()
+    dx, db = GradOperation(get_all=True, sens_param=True)(lambda a, c: bias_add(a, c))(x, b, s)
+    assert dx.dtype is mstype.float32 and db.dtype is mstype.float32 and db.shape == (5,)
+    np.testing.assert_allclose(npv(db), npv(s).sum(0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(npv(dx), npv(s))
+    # Add broadcasting a row vector reduces the same way.
+    db2 = opforge.grad(lambda c: reduce_sum(mul(add(x, c), s)))(Tensor(npv(b)))
+    np.testing.assert_allclose(npv(db2), npv(s).sum(0), rtol=1e-5, atol=1e-6)
+
+
+def test_bprop_cache_is_rebuilt_when_another_getter_is_registered(cube):
+    prim = ops.Tanh()
+    first = get_bprop(prim)
+    assert get_bprop(prim) is first
+    bprop_getters.register(AutodiffCube)(lambda self: lambda x, out, dout: (dout,))  # any registration
+    rebuilt = get_bprop(prim)
+    assert rebuilt is not first and get_bprop(prim) is rebuilt

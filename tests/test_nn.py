@@ -552,3 +552,64 @@ def test_checkpoint_errors(tmp_path):
         nn.load_checkpoint(tmp_path / "plain.npz")
     with pytest.raises(TypeError, match="Cell, a dict or a list"):
         nn.save_checkpoint(3, tmp_path / "bad")
+
+
+# -- the training step does only the work it needs ----------------------------------------------
+
+
+def _kernel_calls(fn) -> dict:
+    from opforge import profiler
+
+    with profiler.profile() as p:
+        fn()
+    calls: dict = {}
+    for s in p.stats():
+        calls[s.op] = calls.get(s.op, 0) + s.calls
+    return calls
+
+
+@needs("SparseSoftmaxCrossEntropyWithLogits", "ApplyGradientDescent")
+def test_train_step_skips_the_data_gradient_and_label_zeros(rng):
+    net = nn.SequentialCell(nn.Dense(6, 5, activation="relu"), nn.Dense(5, 3))
+    with_loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    x = T(rng.standard_normal((4, 6)).astype(np.float32))
+    y = T(rng.integers(0, 3, 4).astype(np.int32))
+    weights = net.trainable_params()
+    weights_only = _kernel_calls(lambda: opforge.value_and_grad(with_loss, None, weights)(x, y))
+    with_data = _kernel_calls(lambda: opforge.value_and_grad(with_loss, 0, weights)(x, y))
+    assert with_data["MatMul"] == weights_only["MatMul"] + 1  # the first layer's input gradient
+    step = nn.TrainOneStepCell(with_loss, nn.SGD(weights, learning_rate=0.1))
+    calls = _kernel_calls(lambda: step(x, y))
+    assert "ZerosLike" not in calls and calls["MatMul"] == weights_only["MatMul"]
+    assert calls["ApplyGradientDescent"] == len(weights)
+
+
+@needs("ApplyGradientDescent")
+def test_train_one_step_cell_sens_can_change_between_steps(rng):
+    x, y = _regression(rng, 8)
+    deltas = []
+    for sens in (1.0, 0.5):
+        nn.set_seed(3)
+        net = nn.Dense(4, 2)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.01))
+        step.sens = sens  # read on every step
+        before = net.bias.asnumpy()
+        loss = step(T(x), T(y))
+        assert loss.shape == () and loss.dtype is opforge.float32  # the loss itself is not scaled
+        deltas.append(net.bias.asnumpy() - before)
+    np.testing.assert_allclose(deltas[1], 0.5 * deltas[0], rtol=1e-5, atol=1e-8)
+
+
+@needs("ApplyMomentum")
+def test_momentum_on_float16_parameters_casts_its_constants_once(rng):
+    arrays = [rng.standard_normal((3, 2)).astype(np.float16)]
+    params = [opforge.Parameter(arrays[0].copy(), name="w")]
+    opt = nn.Momentum(params, 0.1, 0.9)
+    momentum = opt._constant_like(opt.momentum_value, params[0])
+    assert momentum.dtype is opforge.float16 and opt._constant_like(opt.momentum_value, params[0]) is momentum
+    grads = rng.standard_normal((3, 2)).astype(np.float16)
+    for _ in range(2):
+        opt([T(grads)])
+    # a = 0.9 a + g twice: 1.9 g in all; w -= 0.1 * (g + 1.9 g).
+    expected = arrays[0].astype(np.float64) - 0.1 * 2.9 * grads.astype(np.float64)
+    np.testing.assert_allclose(params[0].asnumpy().astype(np.float64), expected, rtol=5e-3, atol=5e-3)

@@ -30,11 +30,10 @@ PyTypeObject* g_block_type = nullptr;
 
 std::atomic<size_t> g_min_pooled{kDefaultMinPooledBytes};
 std::atomic<bool> g_enabled{true};
-// min_pooled when enabled, else "never": the hot path reads one atomic.
-std::atomic<size_t> g_threshold{kDefaultMinPooledBytes};
 
+// min_pooled when enabled, else "never": the hot path reads one atomic.
 void UpdateThreshold() {
-  g_threshold.store(g_enabled.load() ? g_min_pooled.load() : std::numeric_limits<size_t>::max());
+  internal::g_pool_threshold.store(g_enabled.load() ? g_min_pooled.load() : std::numeric_limits<size_t>::max());
 }
 
 void BlockDealloc(PyObject* self) {
@@ -153,17 +152,23 @@ py::object Empty(const std::vector<int64_t>& shape, const py::object& dtype) {
 
 }  // namespace
 
-PyObject* NewArray(const py::detail::npy_api& api, PyObject* descr, int nd, const int64_t* shape,
-                   int64_t numel) {
+namespace internal {
+
+std::atomic<size_t> g_pool_threshold{kDefaultMinPooledBytes};
+
+PyObject* NewLargeArray(const py::detail::npy_api& api, PyObject* descr, int nd, const int64_t* shape,
+                        int64_t numel) {
   size_t nbytes = 0;
   const bool overflow = __builtin_mul_overflow(static_cast<size_t>(numel), PoolableItemSize(api, descr), &nbytes);
-  if (nbytes < g_threshold.load(std::memory_order_relaxed) || nbytes == 0 || overflow || g_block_type == nullptr) {
+  if (nbytes < g_pool_threshold.load(std::memory_order_relaxed) || nbytes == 0 || overflow ||
+      g_block_type == nullptr) {
     return api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, nd, reinterpret_cast<const Py_intptr_t*>(shape),
                                      nullptr, nullptr, 0, nullptr);
   }
   return NewPooledArray(api, descr, nd, shape, nbytes);
 }
 
+}  // namespace internal
 }  // namespace memory
 
 void BindMemory(py::module_& m) {

@@ -82,9 +82,17 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         self._fused_sparse = None
         self._dense = None
         self._one_hot = None
+        self._one_hot_values: dict = {}
 
     def extend_repr(self) -> str:
         return f"sparse={self.sparse}, reduction={self.reduction}"
+
+    def _on_off(self, dtype) -> tuple:
+        """OneHot's on and off values in ``dtype``: constants, built once per dtype."""
+        values = self._one_hot_values.get(dtype)
+        if values is None:
+            values = self._one_hot_values[dtype] = (_scalar(1.0, dtype), _scalar(0.0, dtype))
+        return values
 
     def _check(self, logits, labels) -> None:
         if logits.ndim != 2:
@@ -108,8 +116,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
                 return self._fused_sparse(logits, labels)
             if self._one_hot is None:
                 self._one_hot = _primitive("OneHot")
-            on = _scalar(1.0, logits.dtype)
-            off = _scalar(0.0, logits.dtype)
+            on, off = self._on_off(logits.dtype)
             labels = self._one_hot(labels, logits.shape[1], on, off)
         if self._dense is None:
             self._dense = _primitive("SoftmaxCrossEntropyWithLogits")

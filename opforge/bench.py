@@ -1,0 +1,476 @@
+"""The benchmark suite behind ``opforge bench`` (and ``benchmarks/bench_ops.py`` / ``bench_train.py``).
+
+Every case is timed with opforge, NumPy and PyTorch (when installed) side by side in one run, and
+reported as the median time per call over several repeats, with ratios: opforge's time divided by
+the other library's (below 1.0: opforge is faster).
+
+Suites:
+
+- ``ops``: ReLU and Add from 1 to 16M elements, MatMul 64x64 and 1024x1024.
+- ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
+  entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
+  the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
+  element: the fixed cost of a differentiated call.
+
+    opforge bench                          # every suite, 1 thread
+    opforge bench --suite train --threads 2 --markdown out.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import sys
+import time
+
+__all__ = ["SUITES", "measure", "threads_limited", "build_cases", "run", "render", "main"]
+
+SUITES = ("ops", "train")
+SUITE_CASES = {"ops": ("ReLU", "Add", "MatMul"), "train": ("MLP train step", "grad relu(x).sum()")}
+LIBRARIES = ("opforge", "numpy", "torch")
+
+# The training step.
+BATCH, IN, HIDDEN, OUT, LR = 64, 784, 256, 10, 0.01
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing and threads
+
+
+def measure(fn, min_time: float = 0.05, repeats: int = 7) -> float:
+    """Median seconds per call of ``fn`` over ``repeats`` batches of at least ``min_time`` each."""
+    fn()  # warm up: plans, caches, page faults of the first allocation
+    number = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time:
+            break
+        number *= 2 if elapsed == 0 else max(2, int(min_time / elapsed * 1.2))
+    samples = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - start) / number)
+    return statistics.median(samples)
+
+
+@contextlib.contextmanager
+def threads_limited(n: int):
+    """Run every library on ``n`` threads inside the block; yields a note on how NumPy's BLAS was
+    limited, and restores the previous settings after.
+
+    The environment variables reach the thread pools that have not started yet (set them before
+    importing NumPy for them to reach NumPy's BLAS too); once NumPy is loaded, threadpoolctl (when
+    installed) limits the BLAS pools already running. opforge and PyTorch are set directly.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"the thread count must be an int >= 1, but got {n!r}")
+    import opforge
+
+    numpy_loaded = "numpy" in sys.modules
+    saved_env = {var: os.environ.get(var) for var in _THREAD_VARS}
+    saved_opforge = opforge.get_context("num_threads")
+    torch = sys.modules.get("torch")
+    saved_torch = torch.get_num_threads() if torch is not None else None
+    for var in _THREAD_VARS:
+        os.environ[var] = str(n)
+    limiter, note = None, "environment"
+    try:
+        from threadpoolctl import threadpool_limits
+
+        limiter, note = threadpool_limits(limits=n), "threadpoolctl"
+    except ImportError:
+        if numpy_loaded:
+            note = "not limited: NumPy was loaded first and threadpoolctl is not installed"
+    opforge.set_context(num_threads=n)
+    if torch is not None:
+        torch.set_num_threads(n)
+    try:
+        yield note
+    finally:
+        opforge.set_context(num_threads=saved_opforge)
+        if saved_torch is not None:
+            torch.set_num_threads(saved_torch)
+        if limiter is not None:
+            limiter.restore_original_limits()
+        for var, value in saved_env.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+
+
+@contextlib.contextmanager
+def _memory_pool(opforge, enabled):
+    """opforge's caching allocator on or off inside the block (None: unchanged)."""
+    memory = getattr(opforge, "memory", None)
+    if enabled is None or memory is None:
+        yield
+        return
+    before = memory.is_enabled()
+    memory.set_enabled(enabled)
+    try:
+        yield
+    finally:
+        memory.set_enabled(before)
+
+
+def _import_torch(threads: int):
+    """PyTorch on ``threads`` threads, or None when it is not installed."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(threads)
+    return torch
+
+
+# ---------------------------------------------------------------------------------------------
+# The ops suite
+
+
+def _ops_cases(np, opforge, torch, quick: bool = False) -> list:
+    from opforge import ops
+
+    rng = np.random.default_rng(0)
+    relu, add, matmul = ops.ReLU(), ops.Add(), ops.MatMul()
+    cases = []
+    for n in (1, 1_000) if quick else (1, 1_000, 1_000_000, 16_000_000):
+        a = rng.standard_normal(n, dtype=np.float32)
+        b = rng.standard_normal(n, dtype=np.float32)
+        x, y = opforge.Tensor(a), opforge.Tensor(b)
+        libs = {"opforge": lambda x=x: relu(x), "numpy": lambda a=a: np.maximum(a, 0)}
+        if torch is not None:
+            ta = torch.from_numpy(a)
+            libs["torch"] = lambda ta=ta: torch.relu(ta)
+        cases.append(("ReLU", f"{n:,}", libs))
+        libs = {"opforge": lambda x=x, y=y: add(x, y), "numpy": lambda a=a, b=b: np.add(a, b)}
+        if torch is not None:
+            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+            libs["torch"] = lambda ta=ta, tb=tb: torch.add(ta, tb)
+        cases.append(("Add", f"{n:,}", libs))
+    for n in (64,) if quick else (64, 1024):
+        a = rng.standard_normal((n, n), dtype=np.float32)
+        b = rng.standard_normal((n, n), dtype=np.float32)
+        x, y = opforge.Tensor(a), opforge.Tensor(b)
+        libs = {"opforge": lambda x=x, y=y: matmul(x, y), "numpy": lambda a=a, b=b: np.matmul(a, b)}
+        if torch is not None:
+            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+            libs["torch"] = lambda ta=ta, tb=tb: torch.matmul(ta, tb)
+        cases.append(("MatMul", f"{n}x{n}", libs))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# The train suite
+
+
+def mlp_weights(np) -> tuple:
+    """``([w1, b1, w2, b2], x, y)``: the MLP's starting weights and one batch, from a fixed seed."""
+    rng = np.random.default_rng(0)
+    w1 = (rng.standard_normal((HIDDEN, IN)) * np.sqrt(2 / IN)).astype(np.float32)
+    w2 = (rng.standard_normal((OUT, HIDDEN)) * np.sqrt(2 / HIDDEN)).astype(np.float32)
+    b1 = np.zeros(HIDDEN, np.float32)
+    b2 = np.zeros(OUT, np.float32)
+    x = rng.standard_normal((BATCH, IN), dtype=np.float32)
+    y = rng.integers(0, OUT, BATCH).astype(np.int32)
+    return [w1, b1, w2, b2], x, y
+
+
+def opforge_step(np, opforge, weights, x, y) -> tuple:
+    """``(step, weights)``: one opforge.nn training step, and a function reading the weights back."""
+    from opforge import nn
+
+    net = nn.SequentialCell(
+        nn.Dense(IN, HIDDEN, weight_init=opforge.Tensor(weights[0]), bias_init=opforge.Tensor(weights[1])),
+        nn.ReLU(),
+        nn.Dense(HIDDEN, OUT, weight_init=opforge.Tensor(weights[2]), bias_init=opforge.Tensor(weights[3])),
+    )
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), nn.SGD(net.trainable_params(), learning_rate=LR))
+    tx, ty = opforge.Tensor(x), opforge.Tensor(y)
+    params = net.trainable_params()
+    return (lambda: step(tx, ty)), (lambda: [p.asnumpy() for p in params])
+
+
+def numpy_step(np, weights, x, y) -> tuple:
+    """The same step written by hand with NumPy (it computes only the gradients it needs)."""
+    w1, b1, w2, b2 = (w.copy() for w in weights)
+    rows = np.arange(BATCH)
+
+    def step():
+        nonlocal w1, b1, w2, b2  # updated in place
+        h = x @ w1.T + b1
+        a = np.maximum(h, 0)
+        logits = a @ w2.T + b2
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        s = e.sum(axis=1, keepdims=True)
+        loss = np.mean(np.log(s[:, 0]) - shifted[rows, y])
+        d_logits = e / s
+        d_logits[rows, y] -= 1
+        d_logits /= BATCH
+        d_w2 = d_logits.T @ a
+        d_b2 = d_logits.sum(axis=0)
+        d_h = (d_logits @ w2) * (h > 0)
+        d_w1 = d_h.T @ x
+        d_b1 = d_h.sum(axis=0)
+        w1 -= LR * d_w1
+        b1 -= LR * d_b1
+        w2 -= LR * d_w2
+        b2 -= LR * d_b2
+        return loss
+
+    return step, (lambda: [w1, b1, w2, b2])
+
+
+def torch_step(torch, weights, x, y) -> tuple:
+    """The same step with PyTorch eager (nn.Linear, cross_entropy, optim.SGD)."""
+    net = torch.nn.Sequential(torch.nn.Linear(IN, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, OUT))
+    with torch.no_grad():
+        for p, w in zip(net.parameters(), weights):
+            p.copy_(torch.from_numpy(w))
+    opt = torch.optim.SGD(net.parameters(), lr=LR)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y).long()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(net(tx), ty)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step, (lambda: [p.detach().numpy().copy() for p in net.parameters()])
+
+
+def check_agreement(np, steps: dict) -> float:
+    """Run each implementation's step three times from the same weights; the largest weight gap
+    from NumPy's (an AssertionError above 1e-4)."""
+    results = {}
+    for lib, (step, weights) in steps.items():
+        for _ in range(3):
+            step()
+        results[lib] = weights()
+    ref = results["numpy"]
+    gap = 0.0
+    for ws in results.values():
+        for a, b in zip(ws, ref):
+            gap = max(gap, float(np.max(np.abs(np.asarray(a) - b))))
+    if gap > 1e-4:
+        raise AssertionError(f"the training steps disagree: max weight difference {gap:.3g}")
+    return gap
+
+
+def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
+    weights, x, y = mlp_weights(np)
+
+    def fresh() -> dict:
+        steps = {"opforge": opforge_step(np, opforge, weights, x, y), "numpy": numpy_step(np, weights, x, y)}
+        if torch is not None:
+            steps["torch"] = torch_step(torch, weights, x, y)
+        return steps
+
+    gap = check_agreement(np, fresh())
+    log(f"  check: 3 steps from the same weights agree to {gap:.2g} (max |weight difference|)")
+    cases = [("MLP train step", f"{BATCH}x{IN}->{HIDDEN}->{OUT}", {k: v[0] for k, v in fresh().items()})]
+
+    relu = opforge.ops.ReLU()
+    grad_fn = opforge.grad(lambda t: relu(t).sum())
+    one = opforge.Tensor(np.array([0.5], np.float32))
+    libs = {"opforge": lambda: grad_fn(one)}
+    if torch is not None:
+        tone = torch.tensor([0.5], requires_grad=True)
+        libs["torch"] = lambda: torch.autograd.grad(torch.relu(tone).sum(), tone)
+    cases.append(("grad relu(x).sum()", "1", libs))
+    return cases
+
+
+def build_cases(suite: str, np, opforge, torch, quick: bool = False, log=print) -> list:
+    """``(name, size label, {library: callable})`` for every case of ``suite`` ("ops" or "train")."""
+    if suite == "ops":
+        return _ops_cases(np, opforge, torch, quick)
+    if suite == "train":
+        return _train_cases(np, opforge, torch, quick, log)
+    raise ValueError(f"unknown benchmark suite {suite!r}; suites: {', '.join(SUITES)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Running and reporting
+
+
+def run(
+    suites=SUITES,
+    threads: int = 1,
+    only: str | None = None,
+    quick: bool = False,
+    use_torch: bool = True,
+    log=print,
+    pool: bool | None = None,
+) -> tuple:
+    """Time every case of ``suites`` on ``threads`` threads; returns ``(rows, versions)``.
+
+    ``rows`` are ``(suite, name, size, {library: seconds per call})``. ``only`` keeps the cases of
+    one operator or case name (``ReLU``, ``MLP train step``); ``quick`` runs small sizes with short
+    timings (a smoke test, not figures to quote); ``use_torch=False`` leaves PyTorch out;
+    ``pool`` turns opforge's caching allocator of kernel outputs on or off for the run
+    (``opforge.memory``; None leaves it as it is).
+    """
+    import numpy as np
+
+    import opforge
+
+    for suite in suites:
+        if suite not in SUITES:
+            raise ValueError(f"unknown benchmark suite {suite!r}; suites: {', '.join(SUITES)}")
+    min_time, repeats = (0.002, 3) if quick else (0.05, 7)
+    rows = []
+    with threads_limited(threads) as note, _memory_pool(opforge, pool):
+        torch = _import_torch(threads) if use_torch else None
+        for suite in suites:
+            if only and only not in SUITE_CASES[suite]:
+                continue
+            for name, size, libs in build_cases(suite, np, opforge, torch, quick, log):
+                if only and name != only:
+                    continue
+                times = {lib: measure(fn, min_time, repeats) for lib, fn in libs.items()}
+                rows.append((suite, name, size, times))
+                log(f"  {name:<20} {size:>16}: " + "  ".join(f"{k} {_fmt_us(v)} us" for k, v in times.items()))
+    versions = {"numpy": np.__version__, "opforge": opforge.__version__}
+    if torch is not None:
+        versions["torch"] = torch.__version__
+    versions["numpy BLAS threads"] = note
+    return rows, versions
+
+
+def _fmt_us(seconds) -> str:
+    return "-" if seconds is None else f"{seconds * 1e6:,.2f}"
+
+
+def _fmt_ratio(a, b) -> str:
+    return "-" if a is None or b is None else f"{a / b:.2f}x"
+
+
+def _columns(versions: dict) -> list:
+    libs = [lib for lib in LIBRARIES if lib in versions]
+    return libs, [other for other in libs if other != "opforge"]
+
+
+def table_rows(rows, versions) -> tuple:
+    """``(header, body)``: the cells of the results table (times in us, then the ratios)."""
+    libs, others = _columns(versions)
+    header = ["case", "size"] + [f"{lib} (us)" for lib in libs] + [f"opforge/{o}" for o in others]
+    body = []
+    for _, name, size, t in rows:
+        cells = [name, size] + [_fmt_us(t.get(lib)) for lib in libs]
+        cells += [_fmt_ratio(t.get("opforge"), t.get(o)) for o in others]
+        body.append(cells)
+    return header, body
+
+
+def machine_line(versions: dict, threads: int) -> str:
+    libs = ", ".join(f"{k} {v}" for k, v in versions.items() if k in LIBRARIES)
+    note = versions.get("numpy BLAS threads", "")
+    warning = f" (NumPy's BLAS threads {note})" if note.startswith("not") else ""
+    return (
+        f"Machine: {_cpu_name()}, {os.cpu_count()} cores; threads: {threads}{warning}; "
+        f"Python {sys.version.split()[0]}; {libs}."
+    )
+
+
+def render(rows, versions, threads: int, first_column: str = "case") -> str:
+    """The results as a Markdown table, under a line naming the machine and the versions."""
+    header, body = table_rows(rows, versions)
+    header[0] = first_column
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    return machine_line(versions, threads) + "\n\n" + "\n".join(lines) + "\n"
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def _print_rich(rows, versions, threads: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    header, body = table_rows(rows, versions)
+    table = Table(title="opforge bench: median time per call; ratio = opforge / other (below 1.00x: opforge faster)")
+    for i, name in enumerate(header):
+        table.add_column(
+            name, justify="left" if i < 2 else "right", style="bold cyan" if i == 0 else None, no_wrap=i < 2
+        )
+    for cells in body:
+        table.add_row(*cells)
+    console = Console()
+    console.print(machine_line(versions, threads))
+    console.print(table)
+
+
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``opforge bench`` (shared with ``python -m opforge.bench``)."""
+    parser.add_argument("--threads", type=int, default=1, help="threads for every library (default 1)")
+    parser.add_argument(
+        "--suite",
+        action="append",
+        choices=[*SUITES, "all"],
+        help="a suite to run: ops (ReLU, Add, MatMul) or train (an MLP step, grad of a tiny call); "
+        "repeat it for several (default: all)",
+    )
+    parser.add_argument("--op", help="run one case only (ReLU, Add, MatMul, 'MLP train step', ...)")
+    parser.add_argument("--quick", action="store_true", help="small sizes, short timings: a smoke run")
+    parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even when it is installed")
+    parser.add_argument("--no-pool", action="store_true", help="opforge's kernel outputs without the caching allocator")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown to this file")
+
+
+def run_from_args(args, rich: bool = True) -> int:
+    """Run ``opforge bench`` with parsed arguments: print the table (and write the Markdown)."""
+    if args.threads < 1:
+        print(f"opforge bench: --threads must be >= 1, but got {args.threads}", file=sys.stderr)
+        return 2
+    suites = list(SUITES) if not args.suite or "all" in args.suite else list(dict.fromkeys(args.suite))
+    rows, versions = run(
+        suites, args.threads, args.op, args.quick, not args.no_torch, pool=False if args.no_pool else None
+    )
+    if not rows:
+        print(f"opforge bench: no case named {args.op!r} in the suites {', '.join(suites)}", file=sys.stderr)
+        return 1
+    table = render(rows, versions, args.threads)
+    print()
+    if rich:
+        _print_rich(rows, versions, args.threads)
+    else:
+        print(table)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table)
+    return 0
+
+
+def main(argv=None, rich: bool = True) -> int:
+    parser = argparse.ArgumentParser(prog="opforge bench", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run_from_args(parser.parse_args(argv), rich)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
