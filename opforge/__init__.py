@@ -1,6 +1,12 @@
 """opforge: operators in the MindSpore primitive style, with kernels selected at run time."""
 
 # isort: skip_file  (order matters: kernels load BLAS, primitives need Tensor, bprops need ops)
+import os as _os
+
+# Before libgomp loads with opforge._C: OpenMP workers that spin for long after a parallel kernel
+# starve OpenBLAS's own threads (a 2-thread MLP step ran 10x slower). Short spins keep both fast.
+if "OMP_WAIT_POLICY" not in _os.environ:
+    _os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 from opforge import dtype
 from opforge.dtype import (
     bfloat16,
