@@ -34,3 +34,6 @@ class DataType:
 for _short, _type in _SHORT.items():
     setattr(DataType, f"{_short}_Default", (_type, "DefaultFormat"))
     setattr(DataType, f"{_short}_None", (_type, ""))
+
+# Every dtype with the default format, for operators that move bytes (Reshape, Transpose, ...).
+DataType.ALL_Default = tuple(getattr(DataType, f"{short}_Default") for short in _SHORT)

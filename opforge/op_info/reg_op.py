@@ -104,6 +104,13 @@ class RegOp:
         self._dtype_formats.append(tuple(args))
         return self
 
+    def dtype_formats(self, *data_types) -> RegOp:
+        """One ``dtype_format`` row per DataType, that type for every input and output."""
+        n = len(self._inputs) + len(self._outputs)
+        for data_type in data_types:
+            self.dtype_format(*([data_type] * n))
+        return self
+
     def get_op_info(self) -> OpInfo:
         return OpInfo(
             self.op_name,

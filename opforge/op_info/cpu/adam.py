@@ -20,8 +20,7 @@ adam_op_info = (
     .attr("use_locking", "optional", "bool", "all", "False")
     .attr("use_nesterov", "optional", "bool", "all", "False")
     .dtype_format(*[DataType.F16_Default] * 13)  # 10 inputs, 3 outputs, all one dtype
-    .dtype_format(*[DataType.F32_Default] * 13)
-    .dtype_format(*[DataType.F64_Default] * 13)
+    .dtype_formats(*[DataType.F32_Default] * 13, *[DataType.F64_Default] * 13)
     .get_op_info()
 )
 

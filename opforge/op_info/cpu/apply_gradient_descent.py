@@ -8,9 +8,7 @@ apply_gradient_descent_op_info = (
     .input(1, "alpha", "required")
     .input(2, "delta", "required")
     .output(0, "var", "required")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .dtype_formats(DataType.F16_Default, DataType.F32_Default, DataType.F64_Default)
     .get_op_info()
 )
 

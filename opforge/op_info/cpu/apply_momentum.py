@@ -14,8 +14,7 @@ apply_momentum_op_info = (
     .attr("use_nesterov", "optional", "bool", "all", "False")
     .attr("gradient_scale", "optional", "float", "all", "1.0")
     .dtype_format(*[DataType.F16_Default] * 6)  # 5 inputs, 1 output, all one dtype
-    .dtype_format(*[DataType.F32_Default] * 6)
-    .dtype_format(*[DataType.F64_Default] * 6)
+    .dtype_formats(*[DataType.F32_Default] * 6, *[DataType.F64_Default] * 6)
     .get_op_info()
 )
 

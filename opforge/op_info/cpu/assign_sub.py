@@ -7,12 +7,14 @@ assign_sub_op_info = (
     .input(0, "variable", "required")
     .input(1, "value", "required")
     .output(0, "output", "required")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
-    .dtype_format(DataType.I32_Default, DataType.I32_Default, DataType.I32_Default)
-    .dtype_format(DataType.I64_Default, DataType.I64_Default, DataType.I64_Default)
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+    )
     .get_op_info()
 )
 

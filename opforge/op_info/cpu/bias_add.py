@@ -8,12 +8,14 @@ bias_add_op_info = (
     .input(1, "bias", "required")
     .output(0, "output", "required")
     .attr("data_format", "optional", "str", "NCHW,NHWC", "NCHW")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
-    .dtype_format(DataType.I32_Default, DataType.I32_Default, DataType.I32_Default)
-    .dtype_format(DataType.I64_Default, DataType.I64_Default, DataType.I64_Default)
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+    )
     .get_op_info()
 )
 

@@ -8,10 +8,7 @@ elu_grad_op_info = (
     .input(1, "x", "required")
     .output(0, "output", "required")
     .attr("alpha", "optional", "float", "all", "1.0")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
     .get_op_info()
 )
 

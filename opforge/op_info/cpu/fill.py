@@ -8,19 +8,21 @@ fill_op_info = (
     .attr("type", "required", "type", "all")
     .attr("shape", "required", "listInt", "all")
     .attr("value", "required", "number", "all")
-    .dtype_format(DataType.BOOL_Default)
-    .dtype_format(DataType.I8_Default)
-    .dtype_format(DataType.I16_Default)
-    .dtype_format(DataType.I32_Default)
-    .dtype_format(DataType.I64_Default)
-    .dtype_format(DataType.U8_Default)
-    .dtype_format(DataType.U16_Default)
-    .dtype_format(DataType.U32_Default)
-    .dtype_format(DataType.U64_Default)
-    .dtype_format(DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default)
-    .dtype_format(DataType.F64_Default)
+    .dtype_formats(
+        DataType.BOOL_Default,
+        DataType.I8_Default,
+        DataType.I16_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+        DataType.U8_Default,
+        DataType.U16_Default,
+        DataType.U32_Default,
+        DataType.U64_Default,
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+    )
     .get_op_info()
 )
 

@@ -6,10 +6,7 @@ log_op_info = (
     CpuRegOp("Log")
     .input(0, "x", "required")
     .output(0, "y", "required")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default, DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default)
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
     .get_op_info()
 )
 

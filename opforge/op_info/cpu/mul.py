@@ -7,15 +7,17 @@ mul_op_info = (
     .input(0, "x", "required")
     .input(1, "y", "required")
     .output(0, "output", "required")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
-    .dtype_format(DataType.I32_Default, DataType.I32_Default, DataType.I32_Default)
-    .dtype_format(DataType.I64_Default, DataType.I64_Default, DataType.I64_Default)
-    .dtype_format(DataType.I8_Default, DataType.I8_Default, DataType.I8_Default)
-    .dtype_format(DataType.I16_Default, DataType.I16_Default, DataType.I16_Default)
-    .dtype_format(DataType.U8_Default, DataType.U8_Default, DataType.U8_Default)
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+        DataType.I8_Default,
+        DataType.I16_Default,
+        DataType.U8_Default,
+    )
     .get_op_info()
 )
 

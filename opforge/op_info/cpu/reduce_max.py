@@ -8,12 +8,14 @@ reduce_max_op_info = (
     .output(0, "y", "required")
     .attr("axis", "optional", "listInt", "all", "()")
     .attr("keep_dims", "optional", "bool", "all", "False")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default, DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default)
-    .dtype_format(DataType.I32_Default, DataType.I32_Default)
-    .dtype_format(DataType.I64_Default, DataType.I64_Default)
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+    )
     .get_op_info()
 )
 

@@ -8,10 +8,7 @@ reduce_mean_op_info = (
     .output(0, "y", "required")
     .attr("axis", "optional", "listInt", "all", "()")
     .attr("keep_dims", "optional", "bool", "all", "False")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default, DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default)
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
     .get_op_info()
 )
 

@@ -7,10 +7,7 @@ relu_grad_op_info = (
     .input(0, "y_backprop", "required")
     .input(1, "x", "required")
     .output(0, "output", "required")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BF16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
     .get_op_info()
 )
 

@@ -7,9 +7,7 @@ softmax_op_info = (
     .input(0, "logits", "required")
     .output(0, "output", "required")
     .attr("axis", "optional", "listInt", "all", "(-1,)")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default)
+    .dtype_formats(DataType.F16_Default, DataType.F32_Default, DataType.F64_Default)
     .get_op_info()
 )
 

@@ -8,9 +8,7 @@ softmax_cross_entropy_with_logits_op_info = (
     .input(1, "labels", "required")
     .output(0, "loss", "required")
     .output(1, "backprop", "required")
-    .dtype_format(DataType.F16_Default, DataType.F16_Default, DataType.F16_Default, DataType.F16_Default)
-    .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.F32_Default, DataType.F32_Default)
-    .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.F64_Default, DataType.F64_Default)
+    .dtype_formats(DataType.F16_Default, DataType.F32_Default, DataType.F64_Default)
     .get_op_info()
 )
 
