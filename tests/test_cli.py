@@ -126,7 +126,7 @@ def test_builtin_op_info_and_kernels_agree(builtin_registry):
     assert cli.doctor_problems() == []
 
 
-def test_doctor_detects_op_info_without_kernel_and_kernel_without_op_info(capsys):
+def test_doctor_detects_op_info_without_kernel_and_kernel_without_op_info(capsys, isolated_registries):
     info = (
         CpuRegOp("DoctorProbe")
         .input(0, "x")
@@ -137,42 +137,33 @@ def test_doctor_detects_op_info_without_kernel_and_kernel_without_op_info(capsys
     )
     f16 = KernelAttr().add_input_attr(mstype.float16).add_output_attr(mstype.float16)
     f64 = KernelAttr().add_input_attr(mstype.float64).add_output_attr(mstype.float64)
-    try:
-        op_info_register(info)
-        register_kernel("DoctorProbe", "CPU", [f64, f16])(lambda x: x)
-        register_kernel("DoctorProbeKernelOnly", "CPU", f16)(lambda x: x)
+    op_info_register(info)
+    register_kernel("DoctorProbe", "CPU", [f64, f16])(lambda x: x)
+    register_kernel("DoctorProbeKernelOnly", "CPU", f16)(lambda x: x)
 
-        problems = cli.doctor_problems()
-        assert (
-            "DoctorProbe (CPU): op info declares (Float32) -> (Float32) but no kernel is registered for it" in problems
-        )
-        assert "DoctorProbe (CPU): kernel (Float16) -> (Float16) is not declared in its op info" in problems
-        assert "DoctorProbeKernelOnly (CPU): 1 kernels are registered but there is no op info" in problems
-        assert "DoctorProbe: kernels are registered but no Primitive class named 'DoctorProbe' is defined" in problems
-        assert (
-            "DoctorProbeKernelOnly: kernels are registered but no Primitive class named "
-            "'DoctorProbeKernelOnly' is defined" in problems
-        )
-        assert not any("(Float64)" in p for p in problems if p.startswith("DoctorProbe "))  # declared and registered
+    problems = cli.doctor_problems()
+    assert "DoctorProbe (CPU): op info declares (Float32) -> (Float32) but no kernel is registered for it" in problems
+    assert "DoctorProbe (CPU): kernel (Float16) -> (Float16) is not declared in its op info" in problems
+    assert "DoctorProbeKernelOnly (CPU): 1 kernels are registered but there is no op info" in problems
+    assert "DoctorProbe: kernels are registered but no Primitive class named 'DoctorProbe' is defined" in problems
+    assert (
+        "DoctorProbeKernelOnly: kernels are registered but no Primitive class named "
+        "'DoctorProbeKernelOnly' is defined" in problems
+    )
+    assert not any("(Float64)" in p for p in problems if p.startswith("DoctorProbe "))  # declared and registered
 
-        assert cli.main(["doctor"]) == 1
-        out = capsys.readouterr().out
-        assert "DoctorProbe (CPU): op info declares (Float32) -> (Float32)" in out
-        assert "DoctorProbeKernelOnly (CPU): 1 kernels are registered but there is no op info" in out
-        assert f"{len(problems)} problems" in out
+    assert cli.main(["doctor"]) == 1
+    out = capsys.readouterr().out
+    assert "DoctorProbe (CPU): op info declares (Float32) -> (Float32)" in out
+    assert "DoctorProbeKernelOnly (CPU): 1 kernels are registered but there is no op info" in out
+    assert f"{len(problems)} problems" in out
 
-        class DoctorProbe(PrimitiveWithInfer):
-            @prim_attr_register
-            def __init__(self):
-                pass
+    class DoctorProbe(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self):
+            pass
 
-        problems = cli.doctor_problems()
-        assert not any("no Primitive class named 'DoctorProbe'" in p for p in problems)
-        result = DoctorProbe()(Tensor(np.array([1.0, 2.0])))
-        np.testing.assert_array_equal(result.asnumpy(), [1.0, 2.0])
-    finally:
-        op_info_registry._infos.pop(("DoctorProbe", "CPU"), None)
-        registry._table.pop(("DoctorProbe", "CPU"), None)
-        registry._table.pop(("DoctorProbeKernelOnly", "CPU"), None)
-        select_kernel.cache_clear()
-    assert not any("DoctorProbe" in p for p in cli.doctor_problems())
+    problems = cli.doctor_problems()
+    assert not any("no Primitive class named 'DoctorProbe'" in p for p in problems)
+    result = DoctorProbe()(Tensor(np.array([1.0, 2.0])))
+    np.testing.assert_array_equal(result.asnumpy(), [1.0, 2.0])

@@ -17,6 +17,7 @@ from opforge import dtype as mstype
 from opforge.kernels import KernelAttr, kernels_for, load_library, registry
 from opforge.kernels.custom import include_dir
 from opforge.op_info import CpuRegOp, DataType, op_info_register
+from opforge.op_info import registry as info_registry
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 
 SOURCE = r"""
@@ -83,7 +84,7 @@ def library(tmp_path_factory):
         str(lib),
     ]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
-    before = dict(registry._table)
+    kernels, infos = registry.snapshot(), info_registry.snapshot()
     entries = load_library(lib)
     op_info_register(
         CpuRegOp("LibScaleShift")
@@ -95,11 +96,8 @@ def library(tmp_path_factory):
         .get_op_info()
     )
     yield entries
-    registry._table.clear()
-    registry._table.update(before)
-    from opforge.op_info import registry as info_registry
-
-    info_registry._infos.pop(("LibScaleShift", "CPU"), None)
+    registry.restore(kernels)
+    info_registry.restore(infos)
 
 
 def test_library_kernels_join_the_registry(library):

@@ -8,24 +8,12 @@ import pytest
 from opforge import Tensor, ops
 from opforge import dtype as mstype
 from opforge.errors import KernelNotFoundError
-from opforge.kernels import KernelAttr, kernels_for, register_kernel, registry
+from opforge.kernels import KernelAttr, kernels_for, register_kernel
 from opforge.kernels.selection import select_kernel
 from opforge.op_info import CpuRegOp, DataType, op_info_register
-from opforge.op_info import registry as op_info_registry
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 
-
-@pytest.fixture(autouse=True)
-def _isolated_registry():
-    """Kernels and op infos registered by a test are removed after it."""
-    kernels = {k: list(v) for k, v in registry._table.items()}
-    infos = dict(op_info_registry._infos)
-    yield
-    registry._table.clear()
-    registry._table.update(kernels)
-    op_info_registry._infos.clear()
-    op_info_registry._infos.update(infos)
-    select_kernel.cache_clear()
+pytestmark = pytest.mark.usefixtures("isolated_registries")
 
 
 def unary(dtype, out=None):

@@ -14,24 +14,11 @@ from hypothesis import strategies as st
 
 from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
-from opforge.kernels import KernelAttr, register_kernel, registry
-from opforge.kernels.selection import select_kernel
-from opforge.op_info import registry as op_info_registry
+from opforge.kernels import KernelAttr, register_kernel
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives import signature as sig
 
-
-@pytest.fixture(autouse=True)
-def _isolated_registry():
-    """Kernels and op infos registered by a test are removed after it."""
-    kernels = {k: list(v) for k, v in registry._table.items()}
-    infos = dict(op_info_registry._infos)
-    yield
-    registry._table.clear()
-    registry._table.update(kernels)
-    op_info_registry._infos.clear()
-    op_info_registry._infos.update(infos)
-    select_kernel.cache_clear()
+pytestmark = pytest.mark.usefixtures("isolated_registries")
 
 
 def t(values, dtype):

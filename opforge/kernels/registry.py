@@ -95,6 +95,21 @@ def register_kernel(op_name: str, backend: str, kernel_attrs) -> Callable:
     return decorator
 
 
+def snapshot() -> dict:
+    """The registry's contents, to ``restore`` later (tests that register throwaway kernels)."""
+    return {key: list(entries) for key, entries in _table.items()}
+
+
+def restore(saved: dict) -> None:
+    """Put back a ``snapshot``; caches built on kernels registered since then are dropped."""
+    if saved == _table:
+        return
+    _table.clear()
+    _table.update({key: list(entries) for key, entries in saved.items()})
+    for clear in _listeners:
+        clear()
+
+
 def kernels_for(op_name: str, backend: str) -> list:
     """Every kernel registered for (op, backend), in registration order."""
     return _table.get((op_name, backend), [])

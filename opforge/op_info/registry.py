@@ -29,5 +29,15 @@ def get_op_info(op_name: str, backend: str) -> OpInfo | None:
     return _infos.get((op_name, backend))
 
 
+def snapshot() -> dict:
+    """The registered op infos, to ``restore`` later."""
+    return dict(_infos)
+
+
+def restore(saved: dict) -> None:
+    _infos.clear()
+    _infos.update(saved)
+
+
 def all_op_infos() -> list:
     return list(_infos.values())
