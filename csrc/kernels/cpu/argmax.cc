@@ -7,19 +7,10 @@
 
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
+#include "kernels/cpu/scan.h"
 
 namespace opforge {
 namespace {
-
-template <typename C>
-bool IsNan(C v) {
-  if constexpr (std::is_floating_point_v<C>) {
-    return std::isnan(v);
-  } else {
-    (void)v;
-    return false;
-  }
-}
 
 // Whether v replaces the best so far: strictly larger (so ties keep the first), or the first NaN.
 template <typename C>
@@ -108,29 +99,12 @@ class ArgMaxCpuKernel : public CpuKernel {
   // Two passes that vectorise better than one branchy scan: the largest value (and whether there is
   // a NaN), then the first index that holds it.
   static int64_t Row(const T* x, int64_t n) {
-    constexpr int kLanes = 8;
-    C m[kLanes];
-    for (int l = 0; l < kLanes; ++l) m[l] = Load(x[0]);
-    int nan = 0;
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int l = 0; l < kLanes; ++l) {
-        const C v = Load(x[i + l]);
-        m[l] = v > m[l] ? v : m[l];
-        nan |= IsNan(v) ? 1 : 0;
-      }
-    }
-    for (; i < n; ++i) {
-      const C v = Load(x[i]);
-      m[0] = v > m[0] ? v : m[0];
-      nan |= IsNan(v) ? 1 : 0;
-    }
+    bool nan = false;
+    const C best = MaxScan<C>(x, n, static_cast<C>(Load(x[0])), &nan);
     if (nan) {
       for (int64_t k = 0; k < n; ++k)
         if (IsNan(Load(x[k]))) return k;
     }
-    C best = m[0];
-    for (int l = 1; l < kLanes; ++l) best = m[l] > best ? m[l] : best;
     for (int64_t k = 0; k < n; ++k)
       if (Load(x[k]) == best) return k;
     return 0;  // unreachable: best is one of the values

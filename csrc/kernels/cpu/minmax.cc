@@ -5,19 +5,10 @@
 #include <type_traits>
 
 #include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/scan.h"
 
 namespace opforge {
 namespace {
-
-template <typename C>
-bool IsNan(C v) {
-  if constexpr (std::is_floating_point_v<C>) {
-    return std::isnan(v);
-  } else {
-    (void)v;
-    return false;
-  }
-}
 
 // NumPy's rule: a NaN in either operand is the result; otherwise x wins ties (so max(-0.0, 0.0) is -0.0).
 template <bool kMax, typename C>

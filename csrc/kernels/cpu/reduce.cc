@@ -9,6 +9,7 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/accumulate.h"
+#include "kernels/cpu/scan.h"
 
 namespace opforge {
 namespace {
@@ -187,16 +188,6 @@ struct MeanReducer : SumReducer<T> {
   static T Empty() { return Store<T>(std::numeric_limits<compute_t<T>>::quiet_NaN()); }
 };
 
-template <typename C>
-bool IsNan(C v) {
-  if constexpr (std::is_floating_point_v<C>) {
-    return std::isnan(v);
-  } else {
-    (void)v;
-    return false;
-  }
-}
-
 template <typename T>
 struct MaxReducer {
   using A = compute_t<T>;  // exact: a maximum only selects
@@ -210,31 +201,13 @@ struct MaxReducer {
   static A Widen(T v) { return Load(v); }
   // A NaN on either side wins, so NaN propagates through every partial result.
   static A Combine(A a, A b) { return (a >= b || IsNan(a)) ? a : b; }
-  // Lane-wise maxima (a branch-free select the compiler vectorises) and a NaN flag kept on the side.
   static A Run(const T* x, int64_t n) {
-    constexpr int kLanes = 8;
-    A m[kLanes];
-    for (int l = 0; l < kLanes; ++l) m[l] = Identity();
-    int nan = 0;
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-      for (int l = 0; l < kLanes; ++l) {
-        const A v = Load(x[i + l]);
-        m[l] = v > m[l] ? v : m[l];
-        nan |= IsNan(v) ? 1 : 0;
-      }
-    }
-    for (; i < n; ++i) {
-      const A v = Load(x[i]);
-      m[0] = v > m[0] ? v : m[0];
-      nan |= IsNan(v) ? 1 : 0;
-    }
+    bool nan = false;
+    const A best = MaxScan<A>(x, n, Identity(), &nan);
     if constexpr (std::is_floating_point_v<A>) {
       if (nan) return std::numeric_limits<A>::quiet_NaN();
     }
-    A r = m[0];
-    for (int l = 1; l < kLanes; ++l) r = Combine(r, m[l]);
-    return r;
+    return best;
   }
   static T Finish(A m, int64_t) { return Store<T>(m); }
   // The maximum of no elements is undefined (the primitive rejects it when inferring).
