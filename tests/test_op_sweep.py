@@ -137,11 +137,13 @@ def run_sample(record, entry, prim, variant, sample, noncontig: bool = False) ->
     out_dtype = entry.attr.outputs[0]
     assert isinstance(out, Tensor), f"{where}: the result is {type(out).__name__}, not a Tensor"
     assert out.dtype is out_dtype, f"{where}: output dtype {out.dtype}, expected {out_dtype}"
-    expected = _expected(record, prim, sample, out_dtype)
+    with np.errstate(all="ignore"):  # references meet NaN, inf and overflow on purpose
+        expected = _expected(record, prim, sample, out_dtype)
     assert out.shape == expected.shape, f"{where}: output shape {out.shape}, expected {expected.shape}"
     for i in record.params:
         assert out is call_args[i], f"{where}: an in-place op must return the Parameter it wrote"
-    _assert_close(record, prim, sample, out.asnumpy(), expected, out_dtype, where)
+    with np.errstate(all="ignore"):
+        _assert_close(record, prim, sample, out.asnumpy(), expected, out_dtype, where)
     for i, t in enumerate(call_args):
         if before[i] is not None and i not in record.params:
             assert t.asnumpy().tobytes() == before[i], f"{where}: input {i} was modified"
