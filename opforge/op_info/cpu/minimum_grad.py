@@ -11,27 +11,13 @@ minimum_grad_op_info = (
     .output(1, "dy", "required")
     .attr("grad_x", "optional", "bool", "all", "True")
     .attr("grad_y", "optional", "bool", "all", "True")
-    .dtype_format(
-        DataType.F16_Default, DataType.F16_Default, DataType.F16_Default, DataType.F16_Default, DataType.F16_Default
-    )
-    .dtype_format(
+    .dtype_formats(
+        DataType.F16_Default,
         DataType.BF16_Default,
-        DataType.BF16_Default,
-        DataType.BF16_Default,
-        DataType.BF16_Default,
-        DataType.BF16_Default,
-    )
-    .dtype_format(
-        DataType.F32_Default, DataType.F32_Default, DataType.F32_Default, DataType.F32_Default, DataType.F32_Default
-    )
-    .dtype_format(
-        DataType.F64_Default, DataType.F64_Default, DataType.F64_Default, DataType.F64_Default, DataType.F64_Default
-    )
-    .dtype_format(
-        DataType.I32_Default, DataType.I32_Default, DataType.I32_Default, DataType.I32_Default, DataType.I32_Default
-    )
-    .dtype_format(
-        DataType.I64_Default, DataType.I64_Default, DataType.I64_Default, DataType.I64_Default, DataType.I64_Default
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
     )
     .get_op_info()
 )
