@@ -10,12 +10,6 @@ import pytest
 
 import opforge
 from opforge import cli, demo
-from opforge.primitives import primitive_classes
-
-pytestmark = pytest.mark.skipif(
-    "SparseSoftmaxCrossEntropyWithLogits" not in primitive_classes() or "ApplyMomentum" not in primitive_classes(),
-    reason="the demo's loss and optimizer operators are not available",
-)
 
 
 def _small_dataset() -> demo.Dataset:
@@ -34,8 +28,6 @@ def test_loss_falls_within_a_few_steps():
 
 @pytest.mark.parametrize("optimizer", ["sgd", "momentum", "adam"])
 def test_each_optimizer_learns_and_runs_are_deterministic(optimizer):
-    if optimizer == "adam" and "Adam" not in primitive_classes():
-        pytest.skip("the Adam operator is not available")
     data = _small_dataset()
     net, first = demo.train(data, epochs=1, batch_size=32, optimizer=optimizer, seed=3, max_steps=6)
     _, again = demo.train(data, epochs=1, batch_size=32, optimizer=optimizer, seed=3, max_steps=6)

@@ -7,13 +7,6 @@ import pytest
 
 import opforge
 from opforge import nn
-from opforge.primitives import primitive_classes
-
-
-def needs(*names):
-    """Skip when an operator another module adds is not available in this build."""
-    missing = [n for n in names if n not in primitive_classes()]
-    return pytest.mark.skipif(bool(missing), reason=f"operators not available: {missing}")
 
 
 def T(a, dtype=None):
@@ -268,7 +261,6 @@ def test_mse_and_l1_losses_match_numpy(rng):
         nn.MSELoss("avg")
 
 
-@needs("SoftmaxCrossEntropyWithLogits")
 def test_softmax_cross_entropy_dense_labels(rng):
     logits = rng.standard_normal((5, 4), dtype=np.float32)
     labels = rng.dirichlet(np.ones(4), 5).astype(np.float32)
@@ -281,7 +273,6 @@ def test_softmax_cross_entropy_dense_labels(rng):
     np.testing.assert_allclose(g.asnumpy(), softmax - labels, rtol=1e-4, atol=1e-6)
 
 
-@needs("SparseSoftmaxCrossEntropyWithLogits")
 def test_softmax_cross_entropy_sparse_mean(rng):
     logits = rng.standard_normal((6, 5), dtype=np.float32)
     labels = rng.integers(0, 5, 6).astype(np.int32)
@@ -296,7 +287,6 @@ def test_softmax_cross_entropy_sparse_mean(rng):
         loss_fn(T(logits), T(np.zeros((6, 5), np.float32)))
 
 
-@needs("SoftmaxCrossEntropyWithLogits", "OneHot")
 def test_softmax_cross_entropy_sparse_other_reductions(rng):
     logits = rng.standard_normal((6, 5), dtype=np.float32)
     labels = rng.integers(0, 5, 6).astype(np.int32)
@@ -339,7 +329,6 @@ def _sgd_ref(lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False):
     return step
 
 
-@needs("ApplyGradientDescent")
 @pytest.mark.parametrize("weight_decay", [0.0, 0.1])
 def test_sgd_matches_numpy(rng, weight_decay):
     arrays, params = _params(rng)
@@ -347,7 +336,6 @@ def test_sgd_matches_numpy(rng, weight_decay):
     _run_steps(opt, params, _sgd_ref(0.1, weight_decay=weight_decay), arrays, rng)
 
 
-@needs("ApplyMomentum")
 @pytest.mark.parametrize(
     "kwargs",
     [
@@ -364,7 +352,6 @@ def test_sgd_with_momentum_matches_numpy(rng, kwargs):
     _run_steps(opt, params, _sgd_ref(0.05, **kwargs), arrays, rng)
 
 
-@needs("ApplyMomentum")
 @pytest.mark.parametrize("use_nesterov,weight_decay", [(False, 0.0), (True, 0.0), (False, 0.1), (True, 0.02)])
 def test_momentum_matches_numpy(rng, use_nesterov, weight_decay):
     arrays, params = _params(rng)
@@ -387,7 +374,6 @@ def _adam_ref(lr, beta1=0.9, beta2=0.999, eps=1e-8, use_nesterov=False, weight_d
     return step
 
 
-@needs("Adam")
 @pytest.mark.parametrize(
     "kwargs",
     [{}, {"use_nesterov": True}, {"weight_decay": 0.1}, {"beta1": 0.8, "beta2": 0.99, "eps": 1e-6}],
@@ -420,7 +406,6 @@ def test_optimizer_argument_errors(rng):
         nn.Adam(params, beta1=1.0)
 
 
-@needs("ApplyGradientDescent")
 def test_optimizer_checks_gradients_and_learning_rate_is_a_parameter(rng):
     arrays, params = _params(rng)
     opt = nn.SGD(params, learning_rate=0.5)
@@ -443,7 +428,6 @@ def _regression(rng, n=64):
     return x, (x @ w + 0.5).astype(np.float32)
 
 
-@needs("ApplyGradientDescent")
 def test_train_one_step_cell_lowers_the_loss(rng):
     nn.set_seed(0)
     x, y = _regression(rng)
@@ -455,7 +439,6 @@ def test_train_one_step_cell_lowers_the_loss(rng):
     assert all(isinstance(v, float) for v in losses)
 
 
-@needs("ApplyGradientDescent")
 def test_train_one_step_cell_sens_scales_the_gradients(rng):
     x, y = _regression(rng, 8)
     results = []
@@ -471,7 +454,6 @@ def test_train_one_step_cell_sens_scales_the_gradients(rng):
         nn.TrainOneStepCell(net, object())
 
 
-@needs("SparseSoftmaxCrossEntropyWithLogits", "Adam")
 def test_classifier_training_with_adam(rng):
     nn.set_seed(0)
     centres = rng.standard_normal((3, 5)) * 3
@@ -524,9 +506,7 @@ def test_checkpoint_keeps_every_dtype_bit_exact(tmp_path, rng):
 
 def test_checkpoint_of_a_training_cell_holds_optimizer_state_and_loads_into_the_network(tmp_path, rng):
     net = nn.Dense(3, 2)
-    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9) if "ApplyMomentum" in primitive_classes() else None
-    if opt is None:
-        pytest.skip("ApplyMomentum not available")
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
     train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
     train(T(rng.standard_normal((4, 3), dtype=np.float32)), T(np.zeros((4, 2), np.float32)))
     saved = nn.load_checkpoint(nn.save_checkpoint(train, tmp_path / "train"))
@@ -568,7 +548,6 @@ def _kernel_calls(fn) -> dict:
     return calls
 
 
-@needs("SparseSoftmaxCrossEntropyWithLogits", "ApplyGradientDescent")
 def test_train_step_skips_the_data_gradient_and_label_zeros(rng):
     net = nn.SequentialCell(nn.Dense(6, 5, activation="relu"), nn.Dense(5, 3))
     with_loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
@@ -584,7 +563,6 @@ def test_train_step_skips_the_data_gradient_and_label_zeros(rng):
     assert calls["ApplyGradientDescent"] == len(weights)
 
 
-@needs("ApplyGradientDescent")
 def test_train_one_step_cell_sens_can_change_between_steps(rng):
     x, y = _regression(rng, 8)
     deltas = []
@@ -600,7 +578,6 @@ def test_train_one_step_cell_sens_can_change_between_steps(rng):
     np.testing.assert_allclose(deltas[1], 0.5 * deltas[0], rtol=1e-5, atol=1e-8)
 
 
-@needs("ApplyMomentum")
 def test_momentum_on_float16_parameters_casts_its_constants_once(rng):
     arrays = [rng.standard_normal((3, 2)).astype(np.float16)]
     params = [opforge.Parameter(arrays[0].copy(), name="w")]

@@ -24,18 +24,6 @@ __all__ = [
 ]
 
 
-def _primitive(name: str, *args, **kwargs):
-    """An operator instance by name (some operators are added by other modules at import time)."""
-    cls = getattr(ops, name, None)
-    if cls is None:
-        from opforge.primitives import primitive_classes
-
-        cls = primitive_classes().get(name)
-    if cls is None:
-        raise RuntimeError(f"The operator '{name}' is not available in this build of opforge.")
-    return cls(*args, **kwargs)
-
-
 class ReLU(Cell):
     """``max(x, 0)`` (the ReLU primitive)."""
 
@@ -90,7 +78,7 @@ class Softmax(Cell):
     def __init__(self, axis: int = -1):
         super().__init__()
         self.axis = axis
-        self.softmax = _primitive("Softmax", axis)
+        self.softmax = ops.Softmax(axis)
 
     def extend_repr(self) -> str:
         return f"axis={self.axis}"
@@ -105,7 +93,7 @@ class LogSoftmax(Cell):
     def __init__(self, axis: int = -1):
         super().__init__()
         self.axis = axis
-        self.log_softmax = _primitive("LogSoftmax", axis)
+        self.log_softmax = ops.LogSoftmax(axis)
 
     def extend_repr(self) -> str:
         return f"axis={self.axis}"

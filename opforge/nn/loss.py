@@ -5,7 +5,6 @@ from __future__ import annotations
 from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.cell import Cell
-from opforge.nn.layers import _primitive
 
 __all__ = ["LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits"]
 
@@ -112,14 +111,14 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         if self.sparse:
             if self.reduction == "mean":
                 if self._fused_sparse is None:
-                    self._fused_sparse = _primitive("SparseSoftmaxCrossEntropyWithLogits")
+                    self._fused_sparse = ops.SparseSoftmaxCrossEntropyWithLogits()
                 return self._fused_sparse(logits, labels)
             if self._one_hot is None:
-                self._one_hot = _primitive("OneHot")
+                self._one_hot = ops.OneHot()
             on, off = self._on_off(logits.dtype)
             labels = self._one_hot(labels, logits.shape[1], on, off)
         if self._dense is None:
-            self._dense = _primitive("SoftmaxCrossEntropyWithLogits")
+            self._dense = ops.SoftmaxCrossEntropyWithLogits()
         loss = self._dense(logits, labels)[0]
         return self.get_loss(loss)
 

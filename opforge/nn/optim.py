@@ -22,7 +22,6 @@ import numpy as np
 
 from opforge import ops
 from opforge.nn.cell import Cell
-from opforge.nn.layers import _primitive
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam"]
@@ -183,12 +182,10 @@ class SGD(Optimizer):
             self.accum = self._clone_state("accum")
             self.momentum_value = self._constant(self.momentum)
             # ApplyMomentum's gradient_scale scales the gradient into the accumulation: the dampening.
-            self._apply_momentum = _primitive(
-                "ApplyMomentum", use_nesterov=nesterov, gradient_scale=1.0 - self.dampening
-            )
+            self._apply_momentum = ops.ApplyMomentum(use_nesterov=nesterov, gradient_scale=1.0 - self.dampening)
         else:
             self.accum = ()
-            self._apply_gd = _primitive("ApplyGradientDescent")
+            self._apply_gd = ops.ApplyGradientDescent()
 
     def apply(self, index, param, grad):
         lr = self._like(self._params["learning_rate"], param)
@@ -217,7 +214,7 @@ class Momentum(Optimizer):
         self.use_nesterov = use_nesterov
         self.moments = self._clone_state("moments")
         self.momentum_value = self._constant(self.momentum)
-        self._apply_momentum = _primitive("ApplyMomentum", use_nesterov=use_nesterov)
+        self._apply_momentum = ops.ApplyMomentum(use_nesterov=use_nesterov)
 
     def apply(self, index, param, grad):
         lr = self._like(self._params["learning_rate"], param)
@@ -262,7 +259,7 @@ class Adam(Optimizer):
         self.beta1_value = self._constant(self.beta1)
         self.beta2_value = self._constant(self.beta2)
         self.eps_value = self._constant(self.eps)
-        self._adam = _primitive("Adam", use_nesterov=use_nesterov)
+        self._adam = ops.Adam(use_nesterov=use_nesterov)
 
     def construct(self, gradients):
         gradients = self.decay_weight(self._check_gradients(gradients))
