@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import importlib
 
+import numpy as np
+
 from opforge.bprop.tape import needs_input_grad
 from opforge.tensor import Tensor
 
@@ -52,8 +54,6 @@ def sum_rows(t: Tensor) -> Tensor:
     key = (shape[0], dtype)
     ones = _ones_rows.get(key)
     if ones is None:
-        import numpy as np
-
         if len(_ones_rows) >= 64:
             _ones_rows.clear()
         ones = _ones_rows[key] = Tensor._from_array(np.ones((1, shape[0]), dtype.np_dtype), dtype)
