@@ -76,6 +76,15 @@ def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _check_related(arg_name, arg_value, is_kind, kind_name, rel, refs, prim_name):
+    """``arg_value`` is of the kind ``is_kind`` accepts and stands in relation ``rel`` to ``refs``."""
+    if not is_kind(arg_value):
+        raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be {kind_name}, but got {_type_name(arg_value)}.")
+    if not rel.holds(arg_value, *refs):
+        raise ValueError(f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(*refs)}, but got {arg_value}.")
+    return arg_value
+
+
 class Validator:
     """Static checks; each returns the checked value so it can be used inline."""
 
@@ -94,20 +103,12 @@ class Validator:
     @staticmethod
     def check_number(arg_name, arg_value, value, rel, prim_name=None):
         """``arg_value`` (int or float) stands in relation ``rel`` to ``value``."""
-        if not _is_number(arg_value):
-            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be a number, but got {_type_name(arg_value)}.")
-        if not rel.holds(arg_value, value):
-            raise ValueError(f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(value)}, but got {arg_value}.")
-        return arg_value
+        return _check_related(arg_name, arg_value, _is_number, "a number", rel, (value,), prim_name)
 
     @staticmethod
     def check_int(arg_name, arg_value, value, rel, prim_name=None):
         """``arg_value`` is an int (not bool) in relation ``rel`` to ``value``."""
-        if not _is_int(arg_value):
-            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be int, but got {_type_name(arg_value)}.")
-        if not rel.holds(arg_value, value):
-            raise ValueError(f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(value)}, but got {arg_value}.")
-        return arg_value
+        return _check_related(arg_name, arg_value, _is_int, "int", rel, (value,), prim_name)
 
     @staticmethod
     def check_equal_int(arg_name, arg_value, value, prim_name=None):
@@ -124,24 +125,12 @@ class Validator:
     @staticmethod
     def check_int_range(arg_name, arg_value, lower, upper, rel, prim_name=None):
         """``arg_value`` is an int in the range ``rel`` (INC_BOTH, ...) of ``lower`` and ``upper``."""
-        if not _is_int(arg_value):
-            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be int, but got {_type_name(arg_value)}.")
-        if not rel.holds(arg_value, lower, upper):
-            raise ValueError(
-                f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(lower, upper)}, but got {arg_value}."
-            )
-        return arg_value
+        return _check_related(arg_name, arg_value, _is_int, "int", rel, (lower, upper), prim_name)
 
     @staticmethod
     def check_float_range(arg_name, arg_value, lower, upper, rel, prim_name=None):
         """``arg_value`` is a number in the range ``rel`` of ``lower`` and ``upper``."""
-        if not _is_number(arg_value):
-            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be float, but got {_type_name(arg_value)}.")
-        if not rel.holds(arg_value, lower, upper):
-            raise ValueError(
-                f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(lower, upper)}, but got {arg_value}."
-            )
-        return arg_value
+        return _check_related(arg_name, arg_value, _is_number, "float", rel, (lower, upper), prim_name)
 
     @staticmethod
     def check_bool(arg_name, arg_value, prim_name=None):
