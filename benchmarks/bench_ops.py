@@ -6,7 +6,7 @@
 
 Each case reports the median time per call over several repeats. Ratios are opforge's time
 divided by the other library's (below 1.0: opforge is faster). A thin wrapper: the suite is
-``opforge.bench`` (``opforge bench --suite ops``).
+``opforge.tools.bench`` (``opforge bench --suite ops``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def main(argv=None) -> int:
     # Before NumPy, OpenBLAS or PyTorch start their thread pools.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
-    from opforge import bench
+    from opforge.tools import bench
 
     forwarded = ["--suite", "ops", "--threads", str(args.threads)]
     if args.op:

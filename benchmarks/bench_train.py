@@ -9,7 +9,7 @@ from the same weights and are checked to agree before they are timed. A second c
 whole autodiff machinery on a tiny input: ``grad`` of ``relu(x).sum()`` for one element (opforge
 vs PyTorch autograd), i.e. the fixed cost per differentiated call.
 
-A thin wrapper: the suite is ``opforge.bench`` (``opforge bench --suite train``). Times are medians
+A thin wrapper: the suite is ``opforge.tools.bench`` (``opforge bench --suite train``). Times are medians
 per call; ratios are opforge's time divided by the other library's (below 1.0: opforge is faster).
 """
 
@@ -28,7 +28,7 @@ def main(argv=None) -> int:
     # Before NumPy, OpenBLAS or PyTorch start their thread pools.
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.threads)
-    from opforge import bench
+    from opforge.tools import bench
 
     forwarded = ["--suite", "train", "--threads", str(args.threads)]
     if args.markdown:

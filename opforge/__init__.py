@@ -1,6 +1,6 @@
 """opforge: operators in the MindSpore primitive style, with kernels selected at run time."""
 
-# isort: skip_file  (order matters: kernels load BLAS, primitives need Tensor, bprops need ops)
+# isort: skip_file  (the layers in order: device and tensor, kernels, primitives, autodiff, nn, tools)
 import os as _os
 
 # Before libgomp loads with opforge._C: OpenMP workers that spin for long after a parallel kernel
@@ -26,6 +26,7 @@ from opforge.dtype import (
     uint64,
 )
 from opforge.context import get_context, set_context
+from opforge.device import memory
 from opforge.tensor import Parameter, Tensor, from_dlpack
 from opforge.errors import KernelError, KernelNotFoundError
 from opforge import kernels, op_info
@@ -35,10 +36,9 @@ from opforge.bprop import GradOperation, grad, stop_gradient, value_and_grad
 from opforge.bprop import grad_array_ops as _grad_array_ops
 from opforge.bprop import grad_math_ops as _grad_math_ops
 from opforge.bprop import grad_nn_ops as _grad_nn_ops
-from opforge import profiler
+from opforge.tools import profiler
 
 __version__ = "0.1.0"
 
 from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
-from opforge import memory

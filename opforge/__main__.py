@@ -1,5 +1,5 @@
 import sys
 
-from opforge.cli import main
+from opforge.tools.cli import main
 
 sys.exit(main())

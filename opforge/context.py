@@ -1,33 +1,20 @@
-"""Global execution context: the default device and the kernel thread count."""
+"""Global execution context: the default device and the kernel thread count (process-wide)."""
 
 from __future__ import annotations
 
 import os
 
 from opforge import _C
+from opforge.device import BACKENDS, available_devices
 
 __all__ = ["set_context", "get_context", "available_devices"]
 
-_DEVICES = ("CPU", "GPU")
 _state = {"device_target": "CPU", "num_threads": None}
 
 
-def available_devices() -> tuple:
-    """The device targets that can run kernels in this process."""
-    found = ["CPU"]
-    try:
-        import cupy  # noqa: F401  (only probed; the CPU path never needs it)
-
-        if cupy.cuda.runtime.getDeviceCount() > 0:
-            found.append("GPU")
-    except Exception:
-        pass
-    return tuple(found)
-
-
 def _set_device_target(target) -> None:
-    if not isinstance(target, str) or target.upper() not in _DEVICES:
-        raise ValueError(f"For 'set_context', the 'device_target' must be one of {_DEVICES}, but got {target!r}.")
+    if not isinstance(target, str) or target.upper() not in BACKENDS:
+        raise ValueError(f"For 'set_context', the 'device_target' must be one of {BACKENDS}, but got {target!r}.")
     target = target.upper()
     if target not in available_devices():
         raise RuntimeError(

@@ -1,15 +1,23 @@
 """Tensor and Parameter.
 
-A Tensor holds a C-contiguous, native-byte-order array of a supported dtype (a NumPy array on
-the CPU). Its meta, ``(dtype, shape, device)``, is computed once at construction: it is what
-primitive calls are dispatched on.
+A Tensor holds a kernel-ready array (C-contiguous, aligned, native byte order) of a supported
+dtype on one device. Its meta, ``(dtype, shape, device)``, is computed once at construction: it is
+what primitive calls are dispatched on. Arrays come from the tensor's ``Device``; nothing here
+names a backend's array library except to read host data (lists, scalars, NumPy arrays).
+
+Memory follows MindSpore: ``Tensor(array)`` copies, ``Tensor.from_numpy(array)`` shares;
+``np.array(t)`` copies and ``np.asarray(t)`` gives a read-only view.
+Operators and methods (``t + 1``, ``t.sum()``) are primitive calls, installed by
+``opforge.ops.tensor_methods`` (the primitives are built on Tensor, so Tensor cannot import them).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from opforge import context
 from opforge import dtype as mstype
+from opforge.device import Device, get_device
 
 __all__ = ["Tensor", "Parameter", "from_dlpack"]
 
@@ -18,57 +26,74 @@ _NP_TO_TYPE = {t.np_dtype: t for t in mstype.all_types}
 _PY_DEFAULT = {np.dtype(np.float64): mstype.float32, np.dtype(np.complex128): mstype.complex64}
 
 
-def _to_array(data, dtype) -> np.ndarray:
-    """Convert user data to a contiguous array of a supported dtype."""
-    if isinstance(data, Tensor):
-        data = data._data
-    from_python = not isinstance(data, (np.ndarray, np.generic))
+def _target_dtype(data, dtype) -> mstype.Type:
+    """The dtype a new Tensor of ``data`` gets: ``dtype`` if given, else the data's (Python floats:
+    float32)."""
     if dtype is not None:
-        target = mstype.to_dtype(dtype)
-        array = np.asarray(data)
-        if array.dtype != target.np_dtype:
-            array = array.astype(target.np_dtype)
-    else:
-        array = np.asarray(data)
-        if array.dtype == object:
+        return mstype.to_dtype(dtype)
+    if isinstance(data, Tensor):
+        return data.dtype
+    have = getattr(data, "dtype", None)
+    from_python = have is None
+    if from_python:
+        have = np.asarray(data).dtype
+        if have.kind == "O":
             raise TypeError(f"For 'Tensor', the 'input_data' must be numeric, but got {type(data).__name__}.")
-        if from_python and array.dtype in _PY_DEFAULT:
-            array = array.astype(_PY_DEFAULT[array.dtype].np_dtype)
-        mstype.nptype_to_dtype(array.dtype)  # raises a clear TypeError for unsupported dtypes
-    if not array.dtype.isnative:
-        array = array.astype(array.dtype.newbyteorder("="))
-    # Not np.ascontiguousarray: it turns a 0-d array into shape (1,).
-    return array if array.flags.c_contiguous else array.copy(order="C")
+        if have in _PY_DEFAULT:
+            return _PY_DEFAULT[have]
+    return mstype.nptype_to_dtype(np.dtype(have).newbyteorder("="))  # a clear TypeError if unsupported
+
+
+def _device_of(device) -> Device:
+    return get_device(device or context.get_context("device_target"))
 
 
 class Tensor:
     """An n-dimensional array on a device, the value primitives take and return.
 
-    ``Tensor(input_data, dtype=None)`` accepts a list, scalar, NumPy array or Tensor. Without a
-    dtype, Python floats become float32, ints int64 and bools bool; arrays keep their dtype.
+    ``Tensor(input_data, dtype=None, shape=None, device=None)`` copies a list, scalar, NumPy array or
+    Tensor. Without a dtype, Python floats become float32, ints int64 and bools bool; arrays keep
+    their dtype. ``device`` defaults to the context's ``device_target``.
     """
 
     __slots__ = ("_data", "_meta", "__weakref__")
     __array_priority__ = 1000  # NumPy defers mixed operators (ndarray + Tensor) to the Tensor
 
-    def __init__(self, input_data=None, dtype=None, shape=None):
+    def __init__(self, input_data=None, dtype=None, shape=None, device=None):
+        dev = _device_of(device)
         if input_data is None:
             if shape is None:
                 raise ValueError("For 'Tensor', give 'input_data', or 'shape' and 'dtype'.")
-            input_data = np.zeros(tuple(shape), mstype.to_dtype(dtype or mstype.float32).np_dtype)
-        array = _to_array(input_data, dtype)
-        if shape is not None and tuple(shape) != array.shape:
-            array = array.reshape(tuple(shape))
+            target = mstype.to_dtype(dtype or mstype.float32)
+            array = dev.full(_shape_arg(shape), 0, target.np_dtype)
+        else:
+            target = _target_dtype(input_data, dtype)
+            source = input_data._data if isinstance(input_data, Tensor) else input_data
+            array = dev.asarray(source, target.np_dtype)
+            if shape is not None and _shape_arg(shape) != array.shape:
+                array = array.reshape(_shape_arg(shape))
         self._data = array
-        self._meta = (_NP_TO_TYPE[array.dtype], array.shape, "CPU")
+        self._meta = (target, array.shape, dev)
 
     @classmethod
-    def _from_array(cls, array: np.ndarray, dtype: mstype.Type) -> Tensor:
-        """Wrap a kernel's output without copying or checks (the dispatcher guarantees them)."""
+    def _from_array(cls, array, dtype: mstype.Type, device: Device) -> Tensor:
+        """Wrap a kernel-ready array without copying or checks (the dispatcher guarantees them)."""
         t = object.__new__(cls)
         t._data = array
-        t._meta = (dtype, array.shape, "CPU")
+        t._meta = (dtype, array.shape, device)
         return t
+
+    @classmethod
+    def from_numpy(cls, array: np.ndarray) -> Tensor:
+        """A CPU Tensor sharing ``array``'s memory (copied only when it is not C-contiguous, aligned
+        and native-endian, which kernels need)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError(
+                f"For 'Tensor.from_numpy', the 'array' must be numpy.ndarray, but got {type(array).__name__}."
+            )
+        dtype = mstype.nptype_to_dtype(array.dtype.newbyteorder("="))
+        cpu = get_device("CPU")
+        return cls._from_array(cpu.share(array), dtype, cpu)
 
     # -- meta ---------------------------------------------------------------------------------
     @property
@@ -81,7 +106,8 @@ class Tensor:
 
     @property
     def device(self) -> str:
-        return self._meta[2]
+        """The backend holding the data: "CPU" or "GPU"."""
+        return self._meta[2].name
 
     @property
     def ndim(self) -> int:
@@ -99,15 +125,27 @@ class Tensor:
     def nbytes(self) -> int:
         return self._data.nbytes
 
-    # -- conversion ---------------------------------------------------------------------------
+    # -- conversion and devices -----------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
         """A NumPy copy of the data."""
-        return self._data.copy()
+        return self._meta[2].to_host(self._data)
+
+    def to(self, device: str) -> Tensor:
+        """This tensor on ``device`` ("CPU" or "GPU"): itself if it is there, else a copy."""
+        target = get_device(device)
+        if target is self._meta[2]:
+            return self
+        return Tensor._from_array(target.asarray(self._data, self._meta[0].np_dtype), self._meta[0], target)
 
     def __array__(self, dtype=None, copy=None):
-        if dtype is None:
-            return self._data
-        return self._data.astype(dtype)
+        if copy is False and self._meta[2].name != "CPU":
+            raise ValueError("A Tensor off the CPU cannot be viewed as a NumPy array without a copy.")
+        host = self._meta[2].to_host(self._data, copy=copy is not False and copy is not None)
+        if dtype is not None and host.dtype != dtype:
+            if copy is False:
+                raise ValueError(f"Converting a {self.dtype} Tensor to {dtype} needs a copy, but copy=False.")
+            return host.astype(dtype)
+        return host
 
     def __dlpack__(self, *args, **kwargs):
         return self._data.__dlpack__(*args, **kwargs)
@@ -141,81 +179,24 @@ class Tensor:
         return int(self._data)
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ")
+        body = np.array2string(self.asnumpy(), separator=", ")
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})"
 
     def __str__(self) -> str:
-        return str(self._data)
-
-    # -- operators (each calls a primitive) ------------------------------------------------------
-    def __add__(self, other):
-        return _F.add(self, _operand(other))
-
-    def __radd__(self, other):
-        return _F.add(_operand(other), self)
-
-    def __sub__(self, other):
-        return _F.sub(self, _operand(other))
-
-    def __rsub__(self, other):
-        return _F.sub(_operand(other), self)
-
-    def __mul__(self, other):
-        return _F.mul(self, _operand(other))
-
-    def __rmul__(self, other):
-        return _F.mul(_operand(other), self)
-
-    def __truediv__(self, other):
-        return _F.div(self, _operand(other))
-
-    def __rtruediv__(self, other):
-        return _F.div(_operand(other), self)
-
-    def __matmul__(self, other):
-        return _F.matmul(self, _operand(other))
-
-    def __rmatmul__(self, other):
-        return _F.matmul(_operand(other), self)
-
-    def __neg__(self):
-        return _F.neg(self)
-
-    def __pos__(self):
-        return self
-
-    def astype(self, dtype) -> Tensor:
-        """Cast to ``dtype`` (the Cast primitive)."""
-        return _F.cast(self, mstype.to_dtype(dtype))
-
-    def reshape(self, *shape) -> Tensor:
-        """Reshape (the Reshape primitive); accepts ``reshape(2, 3)`` or ``reshape((2, 3))``."""
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = shape[0]
-        return _F.reshape(self, tuple(shape))
-
-    def sum(self, axis=(), keepdims=False) -> Tensor:
-        """ReduceSum over ``axis`` (all axes by default)."""
-        return _F.reduce_sum(keepdims)(self, axis)
-
-    def mean(self, axis=(), keepdims=False) -> Tensor:
-        """ReduceMean over ``axis`` (all axes by default)."""
-        return _F.reduce_mean(keepdims)(self, axis)
+        return str(self.asnumpy())
 
 
 class Parameter(Tensor):
     """A Tensor that is a trainable weight: it has a ``name`` and ``requires_grad``.
 
-    Operators with RW_WRITE inputs (Assign, AssignSub, optimizer updates) write into it in place.
+    Operators with RW_WRITE inputs (Assign, AssignSub, optimizer updates) write into it in place;
+    every write bumps its version, so the autodiff tape can tell a value it saved was overwritten.
     """
 
-    __slots__ = ("name", "requires_grad")
+    __slots__ = ("name", "requires_grad", "_version")
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True, dtype=None):
-        super().__init__(default_input, dtype=dtype)
-        # A Parameter is written in place, so it owns its data rather than aliasing the caller's array.
-        if isinstance(default_input, (np.ndarray, Tensor)) and np.shares_memory(self._data, np.asarray(default_input)):
-            self._data = self._data.copy()
+        super().__init__(default_input, dtype=dtype)  # a copy: a Parameter owns its data
         if name is not None and not isinstance(name, str):
             raise TypeError(f"For 'Parameter', the 'name' must be str, but got {type(name).__name__}.")
         if not isinstance(requires_grad, bool):
@@ -224,15 +205,19 @@ class Parameter(Tensor):
             )
         self.name = name or "Parameter"
         self.requires_grad = requires_grad
+        self._version = 0
 
     def set_data(self, data) -> Parameter:
         """Replace the value (same shape and dtype), in place."""
-        array = _to_array(data, self.dtype)
+        device = self._meta[2]
+        source = data._data if isinstance(data, Tensor) else data
+        array = device.asarray(source, self.dtype.np_dtype)
         if array.shape != self.shape:
             raise ValueError(
                 f"For 'Parameter.set_data', the shape must be {list(self.shape)}, but got {list(array.shape)}."
             )
-        self._data[...] = array
+        device.write(self._data, array)
+        self._version += 1
         return self
 
     def __repr__(self) -> str:
@@ -243,14 +228,11 @@ class Parameter(Tensor):
 
 
 def from_dlpack(obj) -> Tensor:
-    """Import a tensor from any DLPack producer (zero-copy where the producer allows)."""
-    return Tensor(np.from_dlpack(obj))
+    """Import a tensor from any DLPack producer, sharing its memory where it can."""
+    return Tensor.from_numpy(np.from_dlpack(obj))
 
 
-def _operand(other):
-    """The other operand of a Python operator: NumPy arrays join as Tensors."""
-    return Tensor(other) if isinstance(other, np.ndarray) else other
-
-
-# opforge.ops.functional sets this once it is built: its ops are primitives, which need Tensor first.
-_F = None
+def _shape_arg(shape) -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)

@@ -20,6 +20,7 @@ from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample, _p, _t, make_array
 
 from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
+from opforge.dispatch.binding import written_positions
 from opforge.errors import KernelError
 
 # ---------------------------------------------------------------------------------------------
@@ -92,7 +93,8 @@ class _InPlace:
             args[i] = Parameter(args[i].asnumpy(), name=f"p{i}")
         out = self.prim(*args)
         outs = out if isinstance(out, tuple) else (out,)
-        for o, src in self.prim.inplace_map.items():
+        written = written_positions(self.prim._signature())
+        for o, src in zip(range(len(outs)), written):  # output i is the i-th written argument
             assert outs[o] is args[src], f"{self.prim.name}: output {o} is not the Parameter it updates"
         return args[self.param]
 
@@ -411,7 +413,7 @@ def _adam_errors():
         ErrorInput("beta1-str", lambda: call(beta1="0.9"), TypeError, "beta1"),
         ErrorInput(
             "int32-var",
-            lambda: f()(*[_p((2,), mstype.int32)] * 3, 1, 1, 1, 1, 1, 1, _t((2,), mstype.int32)),
+            lambda: f()(*[_p((2,), mstype.int32) for _ in range(3)], 1, 1, 1, 1, 1, 1, _t((2,), mstype.int32)),
             TypeError,
             "var",
         ),

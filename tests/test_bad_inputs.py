@@ -74,9 +74,18 @@ def test_unexpected_constructor_argument():
         ops.Elu(beta=1.0)
 
 
-def test_numpy_scalar_in_a_dtype_group_is_rejected_clearly():
-    with pytest.raises(TypeError, match=r"^For 'Add', the 'y' must be a Tensor or a number, but got float32\.$"):
-        ops.Add()(f32([1.0]), np.float32(2.0))
+def test_numpy_scalars_are_accepted_like_python_numbers():
+    out = ops.Add()(f32([1.0]), np.float32(2.0))  # a weak scalar, as 2.0 would be
+    assert out.dtype is mstype.float32 and out.asnumpy().tolist() == [3.0]
+    np.testing.assert_array_equal(ops.ReduceSum()(f32([[1.0, 2.0]]), np.int64(1)).asnumpy(), [3.0])
+    with pytest.raises(TypeError, match=r"^For 'Add', the 'y' must be a Tensor or a number, but got str\.$"):
+        ops.Add()(f32([1.0]), "2")
+
+
+def test_one_parameter_in_two_written_slots_is_rejected():
+    w = Parameter(np.zeros(2, np.float32), name="w")
+    with pytest.raises(ValueError, match=r"^For 'Adam', the 'var' and the 'm' are both written in place, so they "):
+        ops.Adam()(w, w, Parameter(np.zeros(2, np.float32)), 0.9, 0.99, 0.1, 0.9, 0.999, 1e-8, f32([1.0, 1.0]))
 
 
 def test_string_in_a_dtype_group_is_rejected_clearly():
@@ -417,8 +426,10 @@ def test_kernel_instance_rejects_attrs_a_kernel_cannot_receive():
 def test_in_place_kernel_refuses_a_read_only_parameter():
     data = np.array([1.0, 2.0], np.float32)
     w = Parameter(data)
-    np.asarray(w).flags.writeable = False
-    with pytest.raises(ValueError, match="is written in place, but its array is read-only"):
+    w._data.flags.writeable = False
+    with pytest.raises(
+        ValueError, match=r"^For 'AssignSub', the 'variable' is written in place, but its data is read-only"
+    ):
         ops.AssignSub()(w, f32([1.0, 1.0]))
 
 

@@ -1,4 +1,4 @@
-"""``opforge bench`` and ``opforge.bench``: a tiny smoke run of the suite (times are never asserted)."""
+"""``opforge bench`` and ``opforge.tools.bench``: a tiny smoke run of the suite (times are never asserted)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import opforge
-from opforge import bench, cli
+from opforge.tools import bench, cli
 
 
 @pytest.fixture(autouse=True)

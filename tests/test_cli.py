@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 
 import opforge.op_info.cpu
-from opforge import Tensor, cli
+from opforge import Tensor
 from opforge import dtype as mstype
 from opforge.kernels import KernelAttr, register_kernel, registry
 from opforge.kernels.selection import select_kernel
 from opforge.op_info import CpuRegOp, DataType, OpInfo, op_info_register
 from opforge.op_info import registry as op_info_registry
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
+from opforge.tools import cli
 
 
 @pytest.fixture(autouse=True)

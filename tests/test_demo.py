@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import opforge
-from opforge import cli, demo
+from opforge.tools import cli, demo
 
 
 def _small_dataset() -> demo.Dataset:

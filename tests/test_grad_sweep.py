@@ -207,7 +207,7 @@ def _check_zero_gradients(where, prim, sample) -> None:
                     tape.tracked[id(a)] = a  # track every tensor input, integers included
             out = prim(*args)
         assert len(tape.records) == 1, f"{where}: the call was not recorded"
-        _, recorded, _ = tape.records[0]
+        recorded = tape.records[0][1]
     else:  # no tensor input (Fill): nothing to record, the bprop still answers None for each input
         out, recorded = prim(*args), args
     dout = tuple(Tensor(np.ones(o.shape, o.dtype.np_dtype)) for o in _outputs(out))

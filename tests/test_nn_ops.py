@@ -19,7 +19,7 @@ def _param(values, name="w"):
 
 def _assert_in_place(param: Parameter, buffer: np.ndarray, expected: np.ndarray, rtol=1e-6, atol=1e-7) -> None:
     """``param`` still holds ``buffer`` (updated in place, not replaced) and it holds ``expected``."""
-    assert np.asarray(param) is buffer
+    assert param._data is buffer
     np.testing.assert_allclose(buffer, expected, rtol=rtol, atol=atol)
 
 
@@ -32,7 +32,7 @@ def test_apply_gradient_descent_steps(alpha_kind):
     rng = np.random.default_rng(0)
     var_np = rng.standard_normal((3, 4))
     var = _param(var_np)
-    buffer = np.asarray(var)
+    buffer = var._data
     alpha = {"float": 0.3, "0-d tensor": Tensor(np.array(0.3)), "[1] tensor": Tensor(np.array([0.3]))}[alpha_kind]
     op = ops.ApplyGradientDescent()
     for _ in range(STEPS):
@@ -64,7 +64,7 @@ def test_apply_momentum_steps(use_nesterov, gradient_scale, dtype):
     var_np, acc_np = rng.standard_normal(shape), rng.standard_normal(shape)
     var, acc = Parameter(var_np.astype(dtype), name="var"), Parameter(acc_np.astype(dtype), name="acc")
     var_np, acc_np = var.asnumpy().astype(np.float64), acc.asnumpy().astype(np.float64)
-    var_buf, acc_buf = np.asarray(var), np.asarray(acc)
+    var_buf, acc_buf = var._data, acc._data
     lr, momentum = 0.1, 0.9
     op = ops.ApplyMomentum(use_nesterov=use_nesterov, gradient_scale=gradient_scale)
     for step in range(STEPS):
@@ -121,7 +121,7 @@ def test_adam_steps(use_nesterov, dtype):
     m, v = Parameter(np.zeros(shape, dtype), name="m"), Parameter(np.zeros(shape, dtype), name="v")
     var_np = var.asnumpy().astype(np.float64)
     m_np, v_np = np.zeros(shape), np.zeros(shape)
-    buffers = [np.asarray(p) for p in (var, m, v)]
+    buffers = [p._data for p in (var, m, v)]
     lr, beta1, beta2, eps = 0.01, 0.9, 0.999, 1e-8
     op = ops.Adam(use_nesterov=use_nesterov)
     for t in range(1, STEPS + 1):

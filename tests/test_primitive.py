@@ -135,7 +135,9 @@ def test_set_device_gpu_with_cpu_inputs_raises():
 
 
 def test_set_device_rejects_unknown_target():
-    with pytest.raises(ValueError, match=r"For 'ReLU', the 'device_target' must be 'CPU' or 'GPU', but got 'TPU'\."):
+    with pytest.raises(
+        ValueError, match=r"For 'ReLU', the 'device_target' must be one of \('CPU', 'GPU'\), but got 'TPU'\."
+    ):
         ops.ReLU().set_device("TPU")
 
 

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
+from opforge.dispatch import binding
+from opforge.dispatch import signature as sig
 from opforge.kernels import KernelAttr, register_kernel
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
-from opforge.primitives import signature as sig
 
 pytestmark = pytest.mark.usefixtures("isolated_registries")
 
@@ -45,30 +46,29 @@ SIGNATURE = (sig.make_sig("x"), sig.make_sig("axis", default=()), sig.make_sig("
 
 
 def test_bind_arguments_positional_keyword_and_defaults():
-    assert sig.bind_arguments("P", SIGNATURE, (1,), {}) == (1, (), 1.0)
-    assert sig.bind_arguments("P", SIGNATURE, (1, 2), {}) == (1, 2, 1.0)
-    assert sig.bind_arguments("P", SIGNATURE, (1,), {"scale": 3.0}) == (1, (), 3.0)
-    assert sig.bind_arguments("P", SIGNATURE, (), {"x": 5, "axis": 0}) == (5, 0, 1.0)
+    assert binding.bind_arguments("P", SIGNATURE, (1,), {}) == (1, (), 1.0)
+    assert binding.bind_arguments("P", SIGNATURE, (1, 2), {}) == (1, 2, 1.0)
+    assert binding.bind_arguments("P", SIGNATURE, (1,), {"scale": 3.0}) == (1, (), 3.0)
+    assert binding.bind_arguments("P", SIGNATURE, (), {"x": 5, "axis": 0}) == (5, 0, 1.0)
 
 
 def test_bind_arguments_errors_name_the_operator():
     with pytest.raises(TypeError, match=r"^For 'P', it takes 3 arguments \(x, axis, scale\), but got 4\.$"):
-        sig.bind_arguments("P", SIGNATURE, (1, 2, 3, 4), {})
+        binding.bind_arguments("P", SIGNATURE, (1, 2, 3, 4), {})
     with pytest.raises(TypeError, match=r"^For 'P', the argument 'x' is missing\.$"):
-        sig.bind_arguments("P", SIGNATURE, (), {"axis": 1})
+        binding.bind_arguments("P", SIGNATURE, (), {"axis": 1})
     with pytest.raises(TypeError, match=r"^For 'P', got unexpected arguments \['bogus', 'zz'\]\.$"):
-        sig.bind_arguments("P", SIGNATURE, (1,), {"zz": 1, "bogus": 2})
+        binding.bind_arguments("P", SIGNATURE, (1,), {"zz": 1, "bogus": 2})
 
 
-def test_scalar_to_array():
-    a = sig.scalar_to_array("Add", "y", 2, mstype.int8)
-    assert a.dtype == np.int8 and a.shape == () and a == 2
-    assert sig.scalar_to_array("Add", "y", True, mstype.int8) == 1
-    assert sig.scalar_to_array("Add", "y", 2.5, mstype.float16).dtype == np.float16
+def test_check_scalar_fits():
+    binding.check_scalar_fits("Add", "y", 127, mstype.int8)
+    binding.check_scalar_fits("Add", "y", True, mstype.int8)
+    binding.check_scalar_fits("Add", "y", 1e300, mstype.float16)  # floats overflow to inf, as in NumPy
     with pytest.raises(OverflowError, match=r"^For 'Add', the 'y' \(128\) does not fit Int8 \[-128, 127\]\.$"):
-        sig.scalar_to_array("Add", "y", 128, mstype.int8)
+        binding.check_scalar_fits("Add", "y", 128, mstype.int8)
     with pytest.raises(OverflowError, match=r"For 'Sub', the 'x' \(-1\) does not fit UInt8 \[0, 255\]"):
-        sig.scalar_to_array("Sub", "x", -1, mstype.uint8)
+        binding.check_scalar_fits("Sub", "x", -1, mstype.uint8)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,17 +79,17 @@ ASSIGN_SIG = ops.Assign.__mindspore_signature__
 
 
 def test_plan_promotion_targets():
-    assert sig.plan_promotion("Add", ADD_SIG, (t([1], "int8"), 2)) == {1: mstype.int8}
-    assert sig.plan_promotion("Add", ADD_SIG, (t([1], "int8"), 2.5)) == {0: mstype.float32, 1: mstype.float32}
-    assert sig.plan_promotion("Add", ADD_SIG, (t([1], "float16"), 2.5)) == {1: mstype.float16}
-    assert sig.plan_promotion("Add", ADD_SIG, (t([1], "int32"), t([1], "float16"))) == {0: mstype.float16}
-    assert sig.plan_promotion("Add", ADD_SIG, (t([1], "float32"), t([1], "float32"))) == {}
-    assert sig.plan_promotion("Add", ADD_SIG, (1, 2.0)) == {0: mstype.float32, 1: mstype.float32}
+    assert binding.plan_promotion("Add", ADD_SIG, (t([1], "int8"), 2)) == {1: mstype.int8}
+    assert binding.plan_promotion("Add", ADD_SIG, (t([1], "int8"), 2.5)) == {0: mstype.float32, 1: mstype.float32}
+    assert binding.plan_promotion("Add", ADD_SIG, (t([1], "float16"), 2.5)) == {1: mstype.float16}
+    assert binding.plan_promotion("Add", ADD_SIG, (t([1], "int32"), t([1], "float16"))) == {0: mstype.float16}
+    assert binding.plan_promotion("Add", ADD_SIG, (t([1], "float32"), t([1], "float32"))) == {}
+    assert binding.plan_promotion("Add", ADD_SIG, (1, 2.0)) == {0: mstype.float32, 1: mstype.float32}
 
 
 def test_plan_promotion_rejects_non_numbers_in_a_group():
     with pytest.raises(TypeError, match=r"^For 'Add', the 'y' must be a Tensor or a number, but got str\.$"):
-        sig.plan_promotion("Add", ADD_SIG, (t([1], "int8"), "2"))
+        binding.plan_promotion("Add", ADD_SIG, (t([1], "int8"), "2"))
 
 
 def test_plan_promotion_separate_groups_promote_separately():
@@ -101,7 +101,7 @@ def test_plan_promotion_separate_groups_promote_separately():
         sig.make_sig("e"),
     )
     args = (t([1], "int8"), t([1], "int32"), t([1], "float16"), 1, "const")
-    assert sig.plan_promotion("P", signature, args) == {0: mstype.int32, 3: mstype.float16}
+    assert binding.plan_promotion("P", signature, args) == {0: mstype.int32, 3: mstype.float16}
 
 
 def test_plan_promotion_rw_write_rules():
@@ -110,19 +110,19 @@ def test_plan_promotion_rw_write_rules():
         TypeError,
         match=r"^For 'Assign', the 'variable' is written in place, so it must be a Parameter, but got Tensor\.$",
     ):
-        sig.plan_promotion("Assign", ASSIGN_SIG, (t([0, 0], "float32"), t([1, 1], "float32")))
+        binding.plan_promotion("Assign", ASSIGN_SIG, (t([0, 0], "float32"), t([1, 1], "float32")))
     # The Parameter's dtype wins, even where ordinary promotion would widen it.
-    assert sig.plan_promotion("Assign", ASSIGN_SIG, (p32, t([1, 1], "float16"))) == {1: mstype.float32}
-    assert sig.plan_promotion("Assign", ASSIGN_SIG, (p32, 3)) == {1: mstype.float32}
+    assert binding.plan_promotion("Assign", ASSIGN_SIG, (p32, t([1, 1], "float16"))) == {1: mstype.float32}
+    assert binding.plan_promotion("Assign", ASSIGN_SIG, (p32, 3)) == {1: mstype.float32}
     with pytest.raises(
         TypeError,
         match=r"^For 'Assign', the 'value' \(Float64\) cannot be cast losslessly to Float32, "
         r"the dtype of the Parameter 'variable' it updates\.$",
     ):
-        sig.plan_promotion("Assign", ASSIGN_SIG, (p32, t([1, 1], "float64")))
+        binding.plan_promotion("Assign", ASSIGN_SIG, (p32, t([1, 1], "float64")))
     p_int = Parameter(np.zeros(2, np.int32))
     with pytest.raises(TypeError, match=r"the 'value' \(float\) cannot be cast losslessly to Int32"):
-        sig.plan_promotion("Assign", ASSIGN_SIG, (p_int, 1.5))
+        binding.plan_promotion("Assign", ASSIGN_SIG, (p_int, 1.5))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -264,7 +264,7 @@ class KernelInstance {
 // The fast call path. Primitive.__call__ is PrimitiveCall below: for a call whose cached plan is a
 // FastPlan (every argument a Tensor, no casts, a C++ kernel, new outputs) it builds the cache key,
 // finds the plan, launches and wraps the outputs without running Python code. Anything else (a
-// first call, constants, keywords, an active tape or profiler) goes to Primitive._call.
+// first call, constants, keywords, an interpreter installed on this thread) goes to Primitive._call.
 
 struct TensorLayout {  // where opforge.Tensor keeps its slots, read from the class's member descriptors
   PyTypeObject* type = nullptr;
@@ -273,7 +273,9 @@ struct TensorLayout {  // where opforge.Tensor keeps its slots, read from the cl
 };
 
 TensorLayout g_tensor;
-PyObject* g_watching = nullptr;   // opforge.primitives.observers.watching, a list
+// The innermost interpreter of this thread (a tape, a profiler, a tracer), or null for plain eager
+// calls. Owned (one reference). Per thread, so gradients taken in several threads never meet.
+thread_local PyObject* t_interpreter = nullptr;
 PyObject* g_slow_call = nullptr;  // Primitive._call
 PyObject* g_plans_name = nullptr;  // "_plans", interned
 PyTypeObject* g_fast_plan_type = nullptr;
@@ -391,7 +393,7 @@ PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n) {
 
 PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (nargs >= 1 && kwnames == nullptr && PyList_GET_SIZE(g_watching) == 0) {
+  if (nargs >= 1 && kwnames == nullptr && t_interpreter == nullptr) {
     PyObject* plans = nullptr;
     PyObject* plan = FindPlan(args[0], args + 1, nargs - 1, &plans);
     if (plan != nullptr) {
@@ -411,14 +413,11 @@ PyMethodDef g_primitive_call_def = {"__call__", reinterpret_cast<PyCFunction>(re
                                     "Call the primitive: the cached plan for these input metas, else Primitive._call."};
 
 // Installs the fast path: returns the method to assign to Primitive.__call__.
-py::object MakePrimitiveCall(py::object tensor_type, py::object watching, py::object slow_call) {
-  if (!PyType_Check(tensor_type.ptr()) || !PyList_Check(watching.ptr())) {
-    throw py::type_error("make_primitive_call(Tensor class, observers list, Primitive._call)");
-  }
+py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
+  if (!PyType_Check(tensor_type.ptr())) throw py::type_error("make_primitive_call(Tensor class, Primitive._call)");
   g_tensor.type = reinterpret_cast<PyTypeObject*>(tensor_type.ptr());
   g_tensor.data_offset = SlotOffset(g_tensor.type, "_data");
   g_tensor.meta_offset = SlotOffset(g_tensor.type, "_meta");
-  g_watching = watching.inc_ref().ptr();
   g_slow_call = slow_call.inc_ref().ptr();
   g_plans_name = PyUnicode_InternFromString("_plans");
   PyObject* fn = PyCFunction_New(&g_primitive_call_def, nullptr);
@@ -427,6 +426,17 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object watching, py::ob
   Py_DECREF(fn);
   if (method == nullptr) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(method);
+}
+
+// Installs `interpreter` (or None) as this thread's innermost interpreter; returns the previous one.
+py::object SetInterpreter(py::object interpreter) {
+  PyObject* previous = t_interpreter;
+  t_interpreter = interpreter.is_none() ? nullptr : interpreter.inc_ref().ptr();
+  return previous == nullptr ? py::none() : py::reinterpret_steal<py::object>(previous);
+}
+
+py::object CurrentInterpreter() {
+  return t_interpreter == nullptr ? py::none() : py::reinterpret_borrow<py::object>(t_interpreter);
 }
 
 py::tuple DescribeEntry(size_t index) {
@@ -509,6 +519,9 @@ PYBIND11_MODULE(_C, m) {
       .def("__call__", &FastPlan::Call, py::arg("args"))
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
-  m.def("make_primitive_call", &MakePrimitiveCall, py::arg("tensor_type"), py::arg("watching"),
-        py::arg("slow_call"), "The C implementation of Primitive.__call__ (the cached fast path).");
+  m.def("make_primitive_call", &MakePrimitiveCall, py::arg("tensor_type"), py::arg("slow_call"),
+        "The C implementation of Primitive.__call__ (the cached fast path).");
+  m.def("set_interpreter", &SetInterpreter, py::arg("interpreter"),
+        "Install this thread's innermost interpreter (None: eager); returns the previous one.");
+  m.def("current_interpreter", &CurrentInterpreter, "This thread's innermost interpreter, or None (eager).");
 }

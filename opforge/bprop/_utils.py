@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import functools
-import importlib
-
-import numpy as np
 
 from opforge.bprop.tape import needs_input_grad
+from opforge.ops import functional as F
+from opforge.primitives.array_ops import BroadcastTo, Squeeze
 from opforge.tensor import Tensor
 
 __all__ = [
@@ -24,11 +23,12 @@ __all__ = [
 ]
 
 
-# The primitive modules import the tape, which imports this module: reach them lazily.
+_squeeze0 = Squeeze(0)
+
+
 @functools.lru_cache(maxsize=512)
-def _op(module: str, name: str, *attrs):
-    """A shared instance of ``opforge.primitives.<module>.<name>(*attrs)``."""
-    return getattr(importlib.import_module(f"opforge.primitives.{module}"), name)(*attrs)
+def _broadcast_to(shape: tuple) -> BroadcastTo:
+    return BroadcastTo(shape)
 
 
 def broadcast_axes(shape: tuple, out_shape: tuple) -> tuple:
@@ -49,15 +49,15 @@ def sum_rows(t: Tensor) -> Tensor:
     the ReduceSum kernel along the batch axis. Both are primitives, so it differentiates again.
     """
     dtype, shape, device = t._meta
-    if len(shape) != 2 or dtype.kind != "f" or dtype.itemsize < 4 or device != "CPU":
-        return _op("math_ops", "ReduceSum", False)(t, (0,))
-    key = (shape[0], dtype)
+    if len(shape) != 2 or dtype.kind != "f" or dtype.itemsize < 4:
+        return F.reduce_sum(False)(t, (0,))
+    key = (shape[0], dtype, device)
     ones = _ones_rows.get(key)
     if ones is None:
         if len(_ones_rows) >= 64:
             _ones_rows.clear()
-        ones = _ones_rows[key] = Tensor._from_array(np.ones((1, shape[0]), dtype.np_dtype), dtype)
-    return _op("array_ops", "Squeeze", 0)(_op("math_ops", "MatMul")(ones, t))
+        ones = _ones_rows[key] = Tensor._from_array(device.full((1, shape[0]), 1, dtype.np_dtype), dtype, device)
+    return _squeeze0(F.matmul(ones, t))
 
 
 def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
@@ -67,15 +67,15 @@ def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
         return dout
     axes = broadcast_axes(shape, dout.shape)
     if axes and axes == tuple(range(len(dout.shape) - len(shape))):  # only leading axes: no Reshape
-        return sum_rows(dout) if axes == (0,) and len(shape) == 1 else _op("math_ops", "ReduceSum", False)(dout, axes)
-    summed = _op("math_ops", "ReduceSum", True)(dout, axes) if axes else dout
-    return _op("array_ops", "Reshape")(summed, shape) if summed.shape != shape else summed
+        return sum_rows(dout) if axes == (0,) and len(shape) == 1 else F.reduce_sum(False)(dout, axes)
+    summed = F.reduce_sum(True)(dout, axes) if axes else dout
+    return F.reshape(summed, shape) if summed.shape != shape else summed
 
 
 def broadcast_to(t: Tensor, shape: tuple) -> Tensor:
     """``t`` broadcast to ``shape`` (BroadcastTo; its adjoint is ``sum_to_shape``)."""
     shape = tuple(shape)
-    return t if t.shape == shape else _op("array_ops", "BroadcastTo", shape)(t)
+    return t if t.shape == shape else _broadcast_to(shape)(t)
 
 
 def grad_for(x, g):
@@ -85,18 +85,18 @@ def grad_for(x, g):
         return None
     g = sum_to_shape(g, x.shape)
     if g.dtype is not x.dtype and x.dtype.kind in "fc":
-        g = _op("array_ops", "Cast")(g, x.dtype)
+        g = F.cast(g, x.dtype)
     return g
 
 
 def zeros_like(t: Tensor) -> Tensor:
     """Zeros of ``t``'s shape and dtype (ZerosLike): the gradient of inputs that have none."""
-    return _op("array_ops", "ZerosLike")(t)
+    return F.zeros_like(t)
 
 
 def ones_like(t: Tensor) -> Tensor:
     """Ones of ``t``'s shape and dtype (OnesLike)."""
-    return _op("array_ops", "OnesLike")(t)
+    return F.ones_like(t)
 
 
 def zero_grads(*args) -> tuple:

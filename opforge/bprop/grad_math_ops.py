@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, reduced_shape, zero_grads
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
@@ -175,10 +173,11 @@ def get_bprop_sqrt_grad(self):
     return bprop
 
 
-def _in_dtype(v, dtype):
-    """An operand of a promoting binary op as the grad op takes it: a Tensor of the promoted dtype."""
+def _in_dtype(v, like: Tensor):
+    """An operand of a promoting binary op as the grad op takes it: a Tensor of ``like``'s dtype."""
+    dtype, _, device = like._meta
     if not isinstance(v, Tensor):
-        return Tensor._from_array(np.asarray(v, dtype.np_dtype), dtype)  # a weak Python scalar
+        return Tensor._from_array(device.scalar(v, dtype.np_dtype), dtype, device)  # a weak Python scalar
     return v if v.dtype is dtype else F.cast(v, dtype)
 
 
@@ -188,7 +187,7 @@ def _min_max_bprop(grad_op_cls):
 
         def bprop(x, y, out, dout):
             # The grad op sends dout to the input the forward picked (x on ties), in dout's shape.
-            dx, dy = grad_op(_in_dtype(x, dout.dtype), _in_dtype(y, dout.dtype), dout)
+            dx, dy = grad_op(_in_dtype(x, dout), _in_dtype(y, dout), dout)
             return (grad_for(x, dx) if needs_input_grad(0) else None), (
                 grad_for(y, dy) if needs_input_grad(1) else None
             )

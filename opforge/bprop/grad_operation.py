@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numpy as np
-
 from opforge.bprop._utils import zeros_like
-from opforge.bprop.tape import Tape, _differentiable, backward, record
-from opforge.primitives import observers
+from opforge.bprop.tape import Tape, _differentiable, backward, record_on_tapes
+from opforge.primitives.array_ops import Reshape
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["GradOperation", "grad", "value_and_grad", "stop_gradient"]
@@ -27,25 +25,13 @@ def stop_gradient(x):
         return type(x)(stop_gradient(v) for v in x)
     if not isinstance(x, Tensor):
         raise TypeError(f"For 'stop_gradient', the input must be a Tensor, but got {type(x).__name__}.")
-    return Tensor._from_array(x._data, x.dtype)
+    return Tensor._from_array(x._data, *x._meta[::2])
 
 
-_ones: dict = {}  # (shape, dtype) -> a ones array to copy, for small shapes
-
-
-def _ones_like(t: Tensor) -> Tensor:
-    # The default sensitivity is a constant: nothing depends on it. A copy of a cached array is
-    # several times cheaper than np.ones for the usual scalar loss.
-    dtype, shape, _ = t._meta
-    ones = _ones.get((shape, dtype))
-    if ones is None:
-        ones = np.ones(shape, dtype.np_dtype)
-        if ones.size > 4096:
-            return Tensor._from_array(ones, dtype)
-        if len(_ones) >= 256:
-            _ones.clear()
-        _ones[(shape, dtype)] = ones
-    return Tensor._from_array(ones.copy(), dtype)
+def _filled_like(t: Tensor, value) -> Tensor:
+    # The default sensitivity is a constant: nothing depends on it, so it needs no primitive.
+    dtype, shape, device = t._meta
+    return Tensor._from_array(device.full(shape, value, dtype.np_dtype), dtype, device)
 
 
 def _as_outputs(value, where: str) -> tuple:
@@ -62,9 +48,9 @@ class _Fill(float):
 
 def _senses(outs: tuple, sens, where: str) -> tuple:
     if sens is None:
-        return tuple([_ones_like(o) for o in outs])
+        return tuple([_filled_like(o, 1) for o in outs])
     if type(sens) is _Fill:  # TrainOneStepCell's sens: every output's sensitivity is filled with it
-        return tuple([Tensor._from_array(np.full(o.shape, sens, o.dtype.np_dtype), o.dtype) for o in outs])
+        return tuple([_filled_like(o, float(sens)) for o in outs])
     senses = sens if isinstance(sens, tuple) else (sens,)
     if len(senses) != len(outs):
         raise ValueError(
@@ -81,15 +67,7 @@ def _senses(outs: tuple, sens, where: str) -> tuple:
     return senses
 
 
-_identity: list = []  # a Reshape, recorded (never launched) to join an argument's alias to it
-
-
-def _identity_prim():
-    if not _identity:
-        from opforge.primitives.array_ops import Reshape  # the primitives import this package
-
-        _identity.append(Reshape())
-    return _identity[0]
+_IDENTITY = Reshape()  # recorded (never launched) to join an argument's alias to it
 
 
 def _alias(t):
@@ -103,9 +81,8 @@ def _alias(t):
     """
     if not _differentiable(t) or isinstance(t, Parameter):
         return t
-    alias = Tensor._from_array(t._data, t._meta[0])
-    if observers.tapes:
-        record(_identity_prim(), (t, t.shape), alias)
+    alias = Tensor._from_array(t._data, *t._meta[::2])
+    record_on_tapes(_IDENTITY, (t, t.shape), alias)
     return alias
 
 

@@ -1,10 +1,14 @@
-"""The eager autodiff tape: primitive calls are recorded while a gradient is being taken, then
-replayed backwards through their bprops.
+"""The eager autodiff tape: an interpreter that records primitive calls while a gradient is being
+taken; ``backward`` replays them in reverse through their bprops.
 
-Tapes nest (a stack): a call is recorded on every active tape that tracks one of its inputs.
-Bprops are written with primitives, so the backward pass of an inner gradient is itself recorded
-on the outer tapes; that is what makes grad of grad work. With no active tape nothing is
-recorded and a primitive call pays one list check.
+Tapes nest (the interpreter stack of the thread): a call is recorded on every active tape that
+tracks one of its inputs. Bprops are written with primitives, so the backward pass of an inner
+gradient is itself recorded on the outer tapes; that is what makes grad of grad work. Tapes are
+per thread: gradients taken in several threads at once never see each other's calls.
+
+A saved Parameter that is written in place (an optimizer step, Assign) after the forward pass
+would silently give a wrong gradient: each record keeps the versions of the Parameters it saved
+and the backward pass raises if one changed.
 
 Only the gradients somebody uses are computed: while a bprop runs, ``needs_input_grad(i)`` says
 whether input ``i`` of the call is tracked by the tape being differentiated (a watched tensor or
@@ -16,41 +20,60 @@ tracked tensors, so what it skips is used by no order of differentiation.
 
 from __future__ import annotations
 
+import threading
+
 from opforge import dtype as mstype
 from opforge.bprop.registry import get_bprop
-from opforge.primitives import observers
-from opforge.tensor import Tensor
+from opforge.dispatch.interpreter import Interpreter, current_interpreter
+from opforge.ops import functional as F
+from opforge.tensor import Parameter, Tensor
 
-__all__ = ["Tape", "record", "backward", "needs_input_grad"]
+__all__ = ["Tape", "record_on_tapes", "backward", "needs_input_grad"]
 
 # The dtypes gradients flow through.
 _DIFF_DTYPES = frozenset(t for t in mstype.all_types if t.kind in "fc")
-_tapes = observers.tapes  # the list object itself: observers.start/stop mutate it in place
 
 
 def _differentiable(t) -> bool:
     return isinstance(t, Tensor) and t._meta[0] in _DIFF_DTYPES
 
 
-class Tape:
-    """What one gradient computation saw: the tensors it tracks and the calls that made them."""
+class Tape(Interpreter):
+    """What one gradient computation saw: the tensors it tracks and the calls that made them.
 
-    __slots__ = ("tracked", "records")
+    ``with tape:`` installs it on this thread; every primitive call then runs (through the
+    interpreters below) and is recorded when one of its inputs is tracked.
+    """
 
     def __init__(self):
+        self.parent = None
         self.tracked: dict = {}  # id -> tensor; holding the tensor keeps its id unique
-        self.records: list = []  # (primitive, inputs, output)
+        self.records: list = []  # (primitive, inputs, output, saved Parameter versions or None)
 
     def watch(self, t) -> None:
         if _differentiable(t):
             self.tracked[id(t)] = t
 
-    def __enter__(self) -> Tape:
-        observers.start(self, observers.tapes)
-        return self
+    def process_primitive(self, prim, args: tuple):
+        out = self.parent.process_primitive(prim, args)
+        self.record(prim, prim._bound_inputs(args), out)
+        return out
 
-    def __exit__(self, *exc) -> None:
-        observers.stop(self, observers.tapes)
+    def record(self, prim, args: tuple, out) -> None:
+        """Record a call if it reads a tracked tensor; its differentiable outputs become tracked."""
+        tracked = self.tracked
+        for a in args:
+            if id(a) in tracked:
+                break
+        else:
+            return
+        if out.__class__ is tuple:
+            for o in out:
+                if id(o) not in tracked and _differentiable(o):
+                    tracked[id(o)] = o
+        elif id(out) not in tracked and _differentiable(out):
+            tracked[id(out)] = out
+        self.records.append((prim, args, out, _versions(args)))
 
     def release(self) -> None:
         """Drop every tensor and call the tape holds (after the backward pass)."""
@@ -58,27 +81,37 @@ class Tape:
         self.records = []
 
 
-def record(prim, args: tuple, out) -> None:
-    """Record a call on every active tape that tracks one of its inputs."""
-    for tape in _tapes:
-        tracked = tape.tracked
-        for a in args:
-            if id(a) in tracked:
-                break
-        else:
-            continue
-        if out.__class__ is tuple:
-            for o in out:
-                if id(o) not in tracked and _differentiable(o):
-                    tracked[id(o)] = o
-        elif id(out) not in tracked and _differentiable(out):
-            tracked[id(out)] = out
-        tape.records.append((prim, args, out))
+def _versions(args: tuple):
+    versions = None
+    for i, a in enumerate(args):
+        if isinstance(a, Parameter):
+            versions = (versions or ()) + ((i, a._version),)
+    return versions
 
 
-# Which inputs of the call being differentiated need a gradient; None (outside a backward pass,
-# e.g. a bprop called directly): all of them.
-_needs = None
+def _check_versions(prim, args: tuple, versions) -> None:
+    for i, version in versions:
+        if args[i]._version != version:
+            raise RuntimeError(
+                f"For '{prim.name}', the Parameter '{args[i].name}' (input {i}) was modified in place after it was "
+                f"used in the forward pass (version {version}, now {args[i]._version}), so its gradient would be "
+                f"wrong. Take the gradient before updating it, or compute the forward pass again."
+            )
+
+
+def record_on_tapes(prim, args: tuple, out) -> None:
+    """Record a call made outside the interpreters (an alias joining a tensor) on every active tape."""
+    interpreter = current_interpreter()
+    if interpreter is not None:
+        for interp in interpreter.enclosing():
+            if isinstance(interp, Tape):
+                interp.record(prim, args, out)
+
+
+# Per thread: which inputs of the call being differentiated need a gradient; None (outside a
+# backward pass, e.g. a bprop called directly): all of them.
+_state = threading.local()
+_state.needs = None
 
 
 def needs_input_grad(index: int) -> bool:
@@ -87,7 +120,7 @@ def needs_input_grad(index: int) -> bool:
     False for inputs the tape does not track (their gradient would be thrown away): a bprop may
     skip computing it and return None in its place. True outside a backward pass.
     """
-    needs = _needs
+    needs = getattr(_state, "needs", None)
     return needs is None or needs[index]
 
 
@@ -134,17 +167,6 @@ def _add_note(e: Exception, prim) -> None:
         e.add_note(note)
 
 
-_add_prim = []  # the Add primitive that accumulates gradients (the primitives import this module)
-
-
-def _adder():
-    if not _add_prim:
-        from opforge.ops import functional as F
-
-        _add_prim.append(F.add)
-    return _add_prim[0]
-
-
 def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
     """Propagate ``senses`` (one per output) back through ``tape``; returns ``{id(tensor): grad}``.
 
@@ -155,8 +177,7 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
     of any other tensor is dropped as soon as the call that made it has been differentiated, so
     intermediate gradients do not pile up.
     """
-    global _needs
-    add = _add_prim[0] if _add_prim else _adder()
+    add = F.add
     grads: dict = {}
     tracked = tape.tracked
 
@@ -166,22 +187,22 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
             prev = grads.get(key)
             grads[key] = sens if prev is None else add(prev, sens)
 
-    saved = _needs
+    saved = getattr(_state, "needs", None)
     try:
-        for prim, args, out in reversed(tape.records):
+        for prim, args, out, versions in reversed(tape.records):
             if out.__class__ is tuple:
                 douts = [grads.get(id(o)) for o in out]
                 if all(d is None for d in douts):
                     continue
-                from opforge.bprop._utils import zeros_like  # (it imports this module)
-
-                dout = tuple(zeros_like(o) if d is None else d for o, d in zip(out, douts))
+                dout = tuple(F.zeros_like(o) if d is None else d for o, d in zip(out, douts))
             else:
                 dout = grads.get(id(out))
                 if dout is None:
                     continue
+            if versions is not None:
+                _check_versions(prim, args, versions)
             needs = tuple(map(tracked.__contains__, map(id, args)))
-            _needs = needs
+            _state.needs = needs
             try:
                 in_grads = get_bprop(prim)(*args, out, dout)
             except Exception as e:
@@ -206,5 +227,5 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
                 prev = grads.get(key)
                 grads[key] = g if prev is None else add(prev, g)
     finally:
-        _needs = saved
+        _state.needs = saved
     return grads

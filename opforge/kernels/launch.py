@@ -2,14 +2,13 @@
 
 A launcher takes the arrays of a call (already promoted by the signature) and returns the
 output array(s). It inserts the selection's widening casts and casts results back to the
-inferred dtypes.
+inferred dtypes; an input the kernel writes in place that had to be widened is written back.
+One launcher per kernel kind: ``cpp`` (the C++ factory, CPU arrays) and ``python``.
 """
 
 from __future__ import annotations
 
 from typing import Callable
-
-import numpy as np
 
 from opforge import _C
 from opforge import dtype as mstype
@@ -21,6 +20,7 @@ __all__ = ["make_launcher"]
 def make_launcher(
     op_name: str,
     selection,
+    device,
     arg_dtypes: tuple,
     in_shapes: tuple,
     out_shapes: tuple,
@@ -28,11 +28,13 @@ def make_launcher(
     attrs: dict,
     call_python: Callable,
     inplace: tuple = (),
+    written: tuple = (),
 ) -> Callable:
-    """Build ``launch(arrays) -> array or tuple`` for this selection.
+    """Build ``launch(arrays) -> array or tuple`` for this selection on ``device``.
 
     ``arg_dtypes`` are the dtypes the arrays will have; ``call_python(fn, arrays)`` calls a Python
-    kernel with the constants and attrs added; ``inplace[i]`` is the input index output ``i`` is written into, or -1.
+    kernel with the constants and attrs added; ``inplace[i]`` is the input index output ``i`` is
+    written into, or -1; ``written`` lists every input the kernel writes in place.
     """
     entry = selection.entry
     kernel_outs = entry.attr.outputs
@@ -44,8 +46,8 @@ def make_launcher(
     if entry.kind == "cpp":
         run = _cpp_launcher(op_name, entry, selection.input_dtypes, in_shapes, out_shapes, attrs, inplace)
     else:
-        run = _python_launcher(op_name, entry, out_shapes, call_python, inplace)
-    return _with_casts(run, arg_dtypes, selection.input_dtypes, kernel_outs, out_dtypes)
+        run = _python_launcher(op_name, entry, device, out_shapes, call_python, inplace)
+    return _with_casts(run, device, arg_dtypes, selection.input_dtypes, kernel_outs, out_dtypes, written)
 
 
 def _cpp_launcher(op_name, entry, in_dtypes, in_shapes, out_shapes, attrs, inplace) -> Callable:
@@ -79,7 +81,7 @@ def _cpp_attrs(attrs: dict) -> dict:
     return out
 
 
-def _python_launcher(op_name, entry, out_shapes, call_python, inplace) -> Callable:
+def _python_launcher(op_name, entry, device, out_shapes, call_python, inplace) -> Callable:
     fn = entry.impl
     out_dtypes = entry.attr.outputs
     single = len(out_dtypes) == 1
@@ -92,12 +94,12 @@ def _python_launcher(op_name, entry, out_shapes, call_python, inplace) -> Callab
                 f"For '{op_name}', the kernel returned {len(results)} outputs, expected {len(out_dtypes)}."
             )
         checked = tuple(
-            _check_output(op_name, i, np.asarray(r), shape, dtype)
+            _check_output(op_name, i, device, r, shape, dtype)
             for i, (r, shape, dtype) in enumerate(zip(results, out_shapes, out_dtypes))
         )
         for i, src in enumerate(inplace or ()):
-            if src >= 0 and checked[i] is not arrays[src]:
-                arrays[src][...] = checked[i]
+            if src >= 0 and checked[i] is not arrays[src]:  # a new array instead of a write: copy it in
+                device.write(arrays[src], checked[i])
         return checked[0] if single else checked
 
     return run
@@ -110,37 +112,46 @@ def _dtype_name(np_dtype) -> str:
         return str(np_dtype)
 
 
-def _check_output(op_name, i, array, shape, dtype) -> np.ndarray:
+def _check_output(op_name, i, device, array, shape, dtype):
+    if not isinstance(array, device.array_type):  # a NumPy scalar from a reduction, a list...
+        array = device.asarray(array, None)
     if array.shape != tuple(shape) or array.dtype != dtype.np_dtype:
         raise KernelError(
             f"For '{op_name}', the kernel's output {i} must be {dtype}{list(shape)} as inferred, "
             f"but got {_dtype_name(array.dtype)}{list(array.shape)}."
         )
-    return array if array.flags.c_contiguous else array.copy(order="C")  # keeps 0-d arrays 0-d
+    return array if device.is_kernel_ready(array) else device.share(array)
 
 
-def _with_casts(run, arg_dtypes, kernel_ins, kernel_outs, out_dtypes) -> Callable:
-    """Wrap ``run`` with the selection's widening casts; free when there are none."""
+def _with_casts(run, device, arg_dtypes, kernel_ins, kernel_outs, out_dtypes, written=()) -> Callable:
+    """Wrap ``run`` with the selection's widening casts; free when there are none. A written input
+    that was widened is written back into the caller's array after the kernel ran."""
     in_casts = tuple((i, k.np_dtype) for i, (a, k) in enumerate(zip(arg_dtypes, kernel_ins)) if a is not k)
     out_casts = tuple(None if k is o else o.np_dtype for k, o in zip(kernel_outs, out_dtypes))
     if all(c is None for c in out_casts):
         out_casts = ()
+    write_back = tuple(i for i, _ in in_casts if i in written)
 
     def cast_inputs(arrays):
         arrays = list(arrays)
         for i, dtype in in_casts:
-            arrays[i] = arrays[i].astype(dtype)
-        return tuple(arrays)
+            arrays[i] = device.cast(arrays[i], dtype)
+        return arrays
 
     def cast_outputs(result):
         if len(out_casts) == 1:
-            return result.astype(out_casts[0])
-        return tuple(r if c is None else r.astype(c) for r, c in zip(result, out_casts))
+            return device.cast(result, out_casts[0])
+        return tuple(r if c is None else device.cast(r, c) for r, c in zip(result, out_casts))
+
+    def run_cast(arrays):
+        widened = cast_inputs(arrays)
+        result = run(tuple(widened))
+        for i in write_back:
+            device.write(arrays[i], widened[i])
+        return result
 
     if not in_casts and not out_casts:
         return run
     if not out_casts:
-        return lambda arrays: run(cast_inputs(arrays))
-    if not in_casts:
-        return lambda arrays: cast_outputs(run(arrays))
-    return lambda arrays: cast_outputs(run(cast_inputs(arrays)))
+        return run_cast
+    return lambda arrays: cast_outputs(run_cast(arrays))

@@ -9,6 +9,7 @@ from typing import Callable
 
 from opforge import _C
 from opforge import dtype as mstype
+from opforge.device import BACKENDS
 from opforge.kernels.kernel_attr import KernelAttr
 
 __all__ = [
@@ -19,8 +20,6 @@ __all__ = [
     "load_library",
     "BACKENDS",
 ]
-
-BACKENDS = ("CPU", "GPU")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """``opforge.ops``: every operator class (``ops.Elu``), signature helpers and the functional ops."""
 
-from opforge.ops import functional
-from opforge.primitives import signature as sig
+from opforge.dispatch import signature as sig
+from opforge.ops import functional, tensor_methods
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
 from opforge.primitives.math_ops import *

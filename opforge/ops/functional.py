@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 
-from opforge import tensor as _tensor
 from opforge.primitives import array_ops, math_ops, nn_ops
 
 add = math_ops.Add()
@@ -22,6 +21,9 @@ cast = array_ops.Cast()
 reshape = array_ops.Reshape()
 assign = array_ops.Assign()
 assign_sub = math_ops.AssignSub()
+zeros_like = array_ops.ZerosLike()
+ones_like = array_ops.OnesLike()
+fill = array_ops.Fill()
 
 
 @functools.cache
@@ -32,6 +34,3 @@ def reduce_sum(keep_dims: bool = False) -> math_ops.ReduceSum:
 @functools.cache
 def reduce_mean(keep_dims: bool = False) -> math_ops.ReduceMean:
     return math_ops.ReduceMean(keep_dims)
-
-
-_tensor._F = __import__(__name__, fromlist=["_"])

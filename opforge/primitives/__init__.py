@@ -1,6 +1,6 @@
 """Primitives: the operator base classes, signatures, the validator and the operators."""
 
-from opforge.primitives import signature
+from opforge.dispatch import signature
 from opforge.primitives.primitive import (
     Primitive,
     PrimitiveWithCheck,

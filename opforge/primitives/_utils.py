@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opforge import dtype as mstype
-from opforge.primitives import signature as sig
+from opforge.dispatch import signature as sig
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
@@ -35,7 +35,6 @@ class _InplaceAssign(PrimitiveWithInfer):
         sig.make_sig("variable", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
         sig.make_sig("value", dtype=sig.sig_dtype.T),
     )
-    inplace_map = {0: 0}
     valid_dtypes = mstype.all_types
 
     @prim_attr_register

@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from opforge import dtype as mstype
-from opforge.primitives import signature as sig
+from opforge.dispatch import signature as sig
 from opforge.primitives._utils import _InplaceAssign
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Rel

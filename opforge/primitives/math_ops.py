@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opforge import dtype as mstype
-from opforge.primitives import signature as sig
+from opforge.dispatch import signature as sig
 from opforge.primitives._utils import _InplaceAssign, broadcast_shape
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Validator as validator

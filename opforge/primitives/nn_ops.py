@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from opforge import dtype as mstype
-from opforge.primitives import signature as sig
+from opforge.dispatch import signature as sig
 from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -276,7 +276,6 @@ class ApplyGradientDescent(PrimitiveWithInfer):
         sig.make_sig("alpha", dtype=sig.sig_dtype.T),
         sig.make_sig("delta", dtype=sig.sig_dtype.T),
     )
-    inplace_map = {0: 0}
 
     @prim_attr_register
     def __init__(self):
@@ -318,7 +317,6 @@ class ApplyMomentum(PrimitiveWithInfer):
         sig.make_sig("gradient", dtype=sig.sig_dtype.T),
         sig.make_sig("momentum", dtype=sig.sig_dtype.T),
     )
-    inplace_map = {0: 0}
 
     @prim_attr_register
     def __init__(self, use_locking=False, use_nesterov=False, gradient_scale=1.0):
@@ -376,7 +374,6 @@ class Adam(PrimitiveWithInfer):
         *(sig.make_sig(name, dtype=sig.sig_dtype.T) for name in _ADAM_SCALARS),
         sig.make_sig("gradient", dtype=sig.sig_dtype.T),
     )
-    inplace_map = {0: 0, 1: 1, 2: 2}
 
     @prim_attr_register
     def __init__(self, use_locking=False, use_nesterov=False):

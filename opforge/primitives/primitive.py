@@ -1,9 +1,9 @@
-"""Primitive: the base of every operator, and the eager call path (DESIGN.md, "One call").
+"""Primitive: the base of every operator (DESIGN, "One call").
 
-Calling a primitive binds the arguments to its signature, promotes dtype groups, infers the
-output meta, selects a kernel and launches it. Everything but the launch depends only on what
-was seen before (attrs, input dtypes and shapes, constant inputs), so it is done once per
-distinct call and kept as a *plan*; later calls with the same metas go straight to the kernel.
+A primitive holds its attrs and its inference; calling it hands the call to the current
+interpreter (``opforge.dispatch.interpreter``), which by default runs the call's *plan*
+(``opforge.dispatch.plan``): binding, inference and kernel selection done once per distinct call,
+so later calls with the same metas go straight to the kernel.
 """
 
 from __future__ import annotations
@@ -11,23 +11,16 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
-import time
 import weakref
-from typing import NamedTuple
 
-import numpy as np
-
-from opforge import _C, context
+from opforge import _C
 from opforge import dtype as mstype
-from opforge.bprop.tape import record
-from opforge.errors import KernelNotFoundError
+from opforge.device import BACKENDS
+from opforge.dispatch import binding, plan
+from opforge.dispatch.interpreter import current_interpreter
+from opforge.dispatch.signature import make_sig, sig_dtype
 from opforge.kernels import registry
-from opforge.kernels.launch import make_launcher
-from opforge.kernels.selection import select_kernel
-from opforge.primitives import observers
-from opforge.primitives import signature as sig
-from opforge.primitives.observers import watching
-from opforge.tensor import Parameter, Tensor
+from opforge.tensor import Tensor
 
 __all__ = [
     "Primitive",
@@ -50,8 +43,6 @@ class Primitive:
     """
 
     __mindspore_signature__ = ()
-    # Output i is written into input j (in-place ops such as Assign): {i: j}.
-    inplace_map: dict = {}
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -94,9 +85,9 @@ class Primitive:
 
     def set_device(self, device_target: str) -> Primitive:
         """Run this primitive on ``device_target``; its tensor inputs must live there."""
-        if device_target not in ("CPU", "GPU"):
+        if device_target not in BACKENDS:
             raise ValueError(
-                f"For '{self.name}', the 'device_target' must be 'CPU' or 'GPU', but got {device_target!r}."
+                f"For '{self.name}', the 'device_target' must be one of {BACKENDS}, but got {device_target!r}."
             )
         self._device = device_target
         return self.add_prim_attr("primitive_target", device_target)
@@ -149,36 +140,41 @@ class Primitive:
     # -- the call path ------------------------------------------------------------------------
     def _call(self, *args, **kwargs):
         """The call path in Python. ``Primitive.__call__`` is its C twin (``_C.make_primitive_call``),
-        which serves cached all-Tensor calls itself and hands everything else to this method."""
+        which serves cached all-Tensor calls itself when no interpreter is installed on the thread
+        and hands everything else to this method."""
         if kwargs:
-            args = sig.bind_arguments(self.name, self._call_signature(), args, kwargs)
+            args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
+        args = tuple([plan.python_scalar(a) for a in args])
+        interpreter = current_interpreter()
+        if interpreter is None:
+            return self._plan_for(args)(args)
+        return interpreter.process_primitive(self, args)
+
+    def _plan_for(self, args: tuple):
+        """The plan for a call with these arguments: cached per metas, else built."""
         try:
             key = tuple([a._meta for a in args])
         except AttributeError:
-            key = self._mixed_key(args)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = self._plan(args, key)
-        if watching:
-            return self._observed_call(args, plan)
-        return plan(args)
+            key = plan.plan_key(self, args)
+        found = self._plans.get(key)
+        return found if found is not None else self._new_plan(args, key)
 
-    def _observed_call(self, args: tuple, plan):
-        """A call while a tape or profiler is active: time it, record it for the backward pass."""
-        if observers.profilers:
-            start = time.perf_counter()
-            out = plan(args)
-            elapsed = time.perf_counter() - start
-            for profiler in observers.profilers:
-                profiler.add(plan.kernel, elapsed)
-        else:
-            out = plan(args)
-        if observers.tapes:
-            signature = self._signature()
-            if len(args) < len(signature):  # bprops receive every input, defaults included
-                args = sig.bind_arguments(self.name, signature, args, {})
-            record(self, args, out)
-        return out
+    def _new_plan(self, args: tuple, key: tuple):
+        shared_key = self._shared_key(key)
+        found = _shared_plans.get(shared_key) if shared_key is not None else None
+        if found is None:
+            found = plan.build_plan(self, args)
+            if shared_key is not None:
+                plan.remember(_shared_plans, shared_key, found)
+        plan.remember(self._plans, key, found)
+        return found
+
+    def _bound_inputs(self, args: tuple) -> tuple:
+        """Every input of a call, defaults included (what bprops receive)."""
+        signature = self._signature()
+        if len(args) < len(signature):
+            return binding.bind_arguments(self.name, signature, args, {})
+        return args
 
     @classmethod
     @functools.cache
@@ -187,26 +183,12 @@ class Primitive:
 
     def _call_signature(self) -> tuple:
         """The declared signature, else one built from the input names (for keyword calls)."""
-        return self._signature() or tuple(sig.make_sig(n) for n in (self.input_names or ()))
+        return self._signature() or tuple(make_sig(n) for n in (self.input_names or ()))
 
     @classmethod
     @functools.cache
     def _group_positions(cls) -> frozenset:
-        return frozenset(i for i, s in enumerate(cls._signature()) if s.dtype != sig.sig_dtype.T_EMPTY_DEFAULT_VALUE)
-
-    def _mixed_key(self, args) -> tuple:
-        """Cache key when some arguments are not tensors: weak scalars by type, constants by value."""
-        groups = self._group_positions()
-        key = []
-        for i, a in enumerate(args):
-            meta = getattr(a, "_meta", None)
-            if meta is not None:
-                key.append(meta)
-            elif i in groups and mstype.weak_category(a) is not None:
-                key.append(("weak", type(a)))
-            else:
-                key.append(("const", type(a), _freeze(self.name, self._arg_name(i), a)))
-        return tuple(key)
+        return frozenset(i for i, s in enumerate(cls._signature()) if s.dtype != sig_dtype.T_EMPTY_DEFAULT_VALUE)
 
     def _arg_name(self, i: int) -> str:
         signature = self._signature()
@@ -216,26 +198,19 @@ class Primitive:
             return self.input_names[i]
         return f"input{i}"
 
-    def _plan(self, args: tuple, key: tuple):
-        shared_key = self._shared_key(key)
-        plan = _shared_plans.get(shared_key) if shared_key is not None else None
-        if plan is None:
-            plan = _build_plan(self, args)
-            if shared_key is not None:
-                _remember(_shared_plans, shared_key, plan)
-        _remember(self._plans, key, plan)
-        return plan
-
     def _shared_key(self, key):
         if self._attrs_key is None:
             try:
-                self._attrs_key = _freeze(self.name, "attrs", self.attrs)
+                self._attrs_key = plan.freeze(self.name, "attrs", self.attrs)
                 hash(self._attrs_key)
             except TypeError:
                 self._attrs_key = False
         if self._attrs_key is False:
             return None
         return (type(self), self.name, self._attrs_key, self._device, key)
+
+    def _has_infer_value(self) -> bool:
+        return False
 
 
 class PrimitiveWithInfer(Primitive):
@@ -253,6 +228,9 @@ class PrimitiveWithInfer(Primitive):
 
     def infer_value(self, *args):
         return None
+
+    def _has_infer_value(self) -> bool:
+        return type(self).infer_value is not PrimitiveWithInfer.infer_value
 
     def __infer__(self, *args) -> dict:
         shapes = [a["shape"] for a in args]
@@ -330,291 +308,6 @@ def prim_attr_register(fn):
     return deco
 
 
-# ---------------------------------------------------------------------------------------------
-# Plans
-
-
-_MAX_PLANS = 4096
-
-
-def _remember(cache: dict, key, plan) -> None:
-    # Calls with ever-new shapes must not grow memory without bound: start over when full.
-    if len(cache) >= _MAX_PLANS:
-        cache.clear()
-    cache[key] = plan
-
-
-def _freeze(prim_name, arg_name, value):
-    """A hashable stand-in for a constant argument (lists become tuples)."""
-    if isinstance(value, (list, tuple)):
-        return tuple(_freeze(prim_name, arg_name, v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, _freeze(prim_name, arg_name, v)) for k, v in value.items()))
-    if isinstance(value, np.ndarray):
-        raise TypeError(f"For '{prim_name}', the '{arg_name}' must be a Tensor, but got numpy.ndarray.")
-    try:
-        hash(value)
-    except TypeError:
-        raise TypeError(f"For '{prim_name}', the '{arg_name}' has unsupported type {type(value).__name__}.") from None
-    return value
-
-
-def _tensor_meta(t: Tensor) -> dict:
-    return {"shape": list(t.shape), "dtype": t.dtype, "value": None}
-
-
-def _normalise_outputs(prim, inferred: dict):
-    """Check what ``__infer__`` returned and give (shapes, dtypes) tuples, one entry per output."""
-    shape, dtype = inferred["shape"], inferred["dtype"]
-    multi = isinstance(dtype, (tuple, list))
-    shapes = tuple(shape) if multi else (shape,)
-    dtypes = tuple(dtype) if multi else (dtype,)
-    if len(shapes) != len(dtypes):
-        raise TypeError(f"For '{prim.name}', infer gave {len(shapes)} shapes but {len(dtypes)} dtypes.")
-    out_shapes = []
-    for s in shapes:
-        if not isinstance(s, (list, tuple)) or not all(
-            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in s
-        ):
-            raise TypeError(f"For '{prim.name}', infer_shape must give a list of non-negative ints, but gave {s!r}.")
-        out_shapes.append(tuple(int(d) for d in s))
-    for d in dtypes:
-        if not isinstance(d, mstype.Type):
-            raise TypeError(f"For '{prim.name}', infer_dtype must give an opforge dtype, but gave {d!r}.")
-    return tuple(out_shapes), dtypes
-
-
-def _backend(prim, tensors: list) -> str:
-    devices = {t.device for t in tensors}
-    if len(devices) > 1:
-        raise ValueError(f"For '{prim.name}', all tensor inputs must be on one device, but got {sorted(devices)}.")
-    device = devices.pop() if devices else None
-    if prim._device is not None:
-        if device is not None and device != prim._device:
-            raise ValueError(
-                f"For '{prim.name}', the primitive is set to run on {prim._device}, but its inputs are on {device}."
-            )
-        return prim._device
-    return device or context.get_context("device_target")
-
-
-def _build_plan(prim: Primitive, args: tuple):
-    """Everything a call needs that depends only on metas, then the function that runs it."""
-    signature = prim._signature()
-    n_given = len(args)
-    if signature:
-        args = sig.bind_arguments(prim.name, signature, args, {})
-        targets = sig.plan_promotion(prim.name, signature, args)
-    else:
-        if prim.input_names is not None and len(args) != len(prim.input_names):
-            raise TypeError(
-                f"For '{prim.name}', it takes {len(prim.input_names)} inputs ({', '.join(prim.input_names)}), "
-                f"but got {len(args)}."
-            )
-        targets = {}
-    defaults = args[n_given:]
-
-    # What each argument becomes: a tensor (maybe cast, maybe a promoted scalar) or a constant.
-    tensor_pos, metas, const_values = [], [], {}
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor):
-            dtype = targets.get(i, a.dtype)
-            tensor_pos.append(i)
-            metas.append({"shape": list(a.shape), "dtype": dtype, "value": None})
-        elif i in targets:
-            tensor_pos.append(i)
-            metas.append({"shape": [], "dtype": targets[i], "value": None})
-        else:
-            const_values[i] = a
-            metas.append({"shape": a, "dtype": a, "value": a})
-
-    tensors = [args[i] for i in tensor_pos if isinstance(args[i], Tensor)]
-    backend = _backend(prim, tensors)
-    if _has_infer_value(prim):
-        return _value_plan(
-            prim,
-            defaults,
-            _try_kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, defaults),
-        )
-    return _kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, defaults)
-
-
-def _kernel_plan(prim, args, backend, tensor_pos, metas, const_values, targets, defaults):
-    signature = prim._signature()
-    out_shapes, out_dtypes = _normalise_outputs(prim, prim.__infer__(*metas))
-    in_dtypes = tuple(metas[i]["dtype"] for i in tensor_pos)
-    selection = select_kernel(prim.name, backend, in_dtypes, out_dtypes)
-
-    attrs = {k: v for k, v in prim.attrs.items() if k not in _IO_ATTRS}
-    attrs.update({prim._arg_name(i): v for i, v in const_values.items()})
-    inplace = tuple(prim.inplace_map.get(o, -1) for o in range(len(out_shapes)))
-    kernel_inplace = tuple(tensor_pos.index(j) if j >= 0 else -1 for j in inplace)
-    launch = make_launcher(
-        prim.name,
-        selection,
-        in_dtypes,
-        tuple(tuple(metas[i]["shape"]) for i in tensor_pos),
-        out_shapes,
-        out_dtypes,
-        attrs,
-        _python_caller(len(args), tensor_pos, const_values, attrs, prim.input_names),
-        kernel_inplace if any(j >= 0 for j in inplace) else (),
-    )
-    gather = _gatherer(prim, signature, args, tensor_pos, targets, defaults)
-    wrap = _wrapper(out_dtypes, inplace)
-    label = KernelLabel(prim.name, backend, selection.entry.attr.short(), selection.entry.kind)
-    if gather is _GATHER_TENSORS and all(j < 0 for j in inplace):
-        fast = _fast_plan(launch, out_dtypes, out_shapes, backend, label)
-        if fast is not None:
-            return fast
-    run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
-    run.kernel = label
-    return run
-
-
-def _fast_plan(launch, out_dtypes, out_shapes, device, label):
-    """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it)."""
-    instance = getattr(launch, "__self__", None)
-    if not isinstance(instance, _C.KernelInstance):
-        return None
-    metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
-    plan = _C.FastPlan(instance, metas)
-    plan.kernel = label
-    return plan
-
-
-def _python_caller(n_args, tensor_pos, const_values, attrs, input_names):
-    """``call(fn, arrays)``: a Python kernel gets every argument in order and the current attrs it
-    accepts as keywords (all of them if it takes ``**kwargs``)."""
-    names = set(input_names or ())
-    kernel_attrs = {k: v for k, v in attrs.items() if k not in names and k != "primitive_target"}
-    accepted: dict = {}
-
-    def keywords(fn) -> dict:
-        if fn not in accepted:
-            try:
-                params = inspect.signature(fn).parameters.values()
-            except (TypeError, ValueError):
-                params = ()
-            if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-                accepted[fn] = kernel_attrs
-            else:
-                allowed = {p.name for p in params}
-                accepted[fn] = {k: v for k, v in kernel_attrs.items() if k in allowed}
-        return accepted[fn]
-
-    def call(fn, arrays):
-        full = [None] * n_args
-        for i, a in zip(tensor_pos, arrays):
-            full[i] = a
-        for i, v in const_values.items():
-            full[i] = v
-        return fn(*full, **keywords(fn))
-
-    return call
-
-
-def _GATHER_TENSORS(call_args) -> tuple:  # every argument is a Tensor: the kernel takes their arrays
-    return tuple([t._data for t in call_args])
-
-
-def _gatherer(prim, signature, args, tensor_pos, targets, defaults):
-    """``gather(call_args) -> arrays``: the kernel's input arrays for a call with these metas."""
-    writes = [i for i, s in enumerate(signature) if s.rw == sig.sig_rw.RW_WRITE]
-    simple = not targets and not defaults and not writes and len(tensor_pos) == len(args)
-    if simple:
-        return _GATHER_TENSORS
-
-    steps = []
-    for i in tensor_pos:
-        target = targets.get(i)
-        if isinstance(args[i], Tensor):
-            steps.append((i, None if target is None else target.np_dtype, None))
-        else:
-            steps.append((i, None, target))  # a weak scalar, converted every call
-    names = [prim._arg_name(i) for i in range(len(args))]
-
-    def gather(call_args):
-        full = tuple(call_args) + defaults if defaults else call_args
-        for i in writes:
-            if not isinstance(full[i], Parameter):
-                raise TypeError(
-                    f"For '{prim.name}', the '{names[i]}' is written in place, so it must be a Parameter, "
-                    f"but got {type(full[i]).__name__}."
-                )
-        arrays = []
-        for i, np_dtype, scalar_target in steps:
-            if scalar_target is not None:
-                arrays.append(sig.scalar_to_array(prim.name, names[i], full[i], scalar_target))
-            elif np_dtype is not None:
-                arrays.append(full[i]._data.astype(np_dtype))
-            else:
-                arrays.append(full[i]._data)
-        return tuple(arrays)
-
-    return gather
-
-
-def _write_back(param, result):
-    # The kernel wrote into a widened copy (no kernel for the Parameter's own dtype): copy it back.
-    if result is not param._data:
-        param._data[...] = result
-    return param
-
-
-def _wrapper(out_dtypes, inplace):
-    """``wrap(result, call_args)``: kernel output arrays to Tensors (in-place outputs: the Parameter)."""
-    from_array = Tensor._from_array
-    if len(out_dtypes) == 1:
-        dtype, src = out_dtypes[0], inplace[0]
-        if src >= 0:
-            return lambda result, call_args: _write_back(call_args[src], result)
-        return lambda result, call_args: from_array(result, dtype)
-
-    def wrap(result, call_args):
-        return tuple(
-            _write_back(call_args[src], r) if src >= 0 else from_array(r, d)
-            for r, d, src in zip(result, out_dtypes, inplace)
-        )
-
-    return wrap
-
-
-class KernelLabel(NamedTuple):
-    """What a plan runs, as the profiler reports it."""
-
-    op: str
-    backend: str
-    kernel_attr: str
-    impl: str
-
-
-def _has_infer_value(prim) -> bool:
-    return isinstance(prim, PrimitiveWithInfer) and type(prim).infer_value is not PrimitiveWithInfer.infer_value
-
-
-def _try_kernel_plan(prim, *plan_args):
-    try:
-        return _kernel_plan(prim, *plan_args)
-    except KernelNotFoundError:
-        return None
-
-
-def _value_plan(prim, defaults, kernel_plan):
-    """For primitives with ``infer_value``: the value when it gives one, else the kernel."""
-
-    def run(call_args):
-        full = tuple(call_args) + defaults if defaults else call_args
-        value = prim.infer_value(*full)
-        if value is not None:
-            return value if isinstance(value, Tensor) else Tensor(value)
-        if kernel_plan is None:
-            raise KernelNotFoundError(f"For '{prim.name}', infer_value gave no value and no kernel is registered.")
-        return kernel_plan(call_args)
-
-    run.kernel = KernelLabel(prim.name, "-", "infer_value", "python")
-    return run
-
-
-# The C call path: cached all-Tensor calls never enter Python; everything else reaches Primitive._call.
-Primitive.__call__ = _C.make_primitive_call(Tensor, watching, Primitive._call)
+# The C call path: cached all-Tensor calls with no interpreter never enter Python; the rest reach
+# Primitive._call.
+Primitive.__call__ = _C.make_primitive_call(Tensor, Primitive._call)

@@ -1,92 +1,25 @@
-"""Primitive signatures: argument names, read/write roles, defaults and dtype groups.
+"""Binding a call to its primitive's signature: names and defaults, dtype-group promotion (Python
+scalars are weak), and the rules of in-place writes (DESIGN step 1, "signature").
 
-A primitive declares ``__mindspore_signature__ = (make_sig('x', dtype=sig_dtype.T), ...)``.
-At call time the arguments are bound to it, and every dtype group (T, T1 ... T9) is promoted to a
-single dtype with ``opforge.dtype.result_type`` (Python scalars are weak). RW_WRITE arguments
-must be Parameters; they are never cast, and the rest of their group is cast to their dtype when
-that is lossless.
+RW_WRITE arguments must be writable Parameters, never the same one twice; they are never cast, and
+the rest of their group is cast to their dtype when that is lossless.
 """
 
 from __future__ import annotations
 
-import enum
-from typing import NamedTuple
-
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.dispatch.signature import EMPTY, sig_dtype, sig_rw
 from opforge.tensor import Parameter, Tensor
 
 __all__ = [
-    "sig_rw",
-    "sig_kind",
-    "sig_dtype",
-    "Signature",
-    "make_sig",
     "bind_arguments",
     "plan_promotion",
+    "written_positions",
+    "check_written",
+    "check_scalar_fits",
 ]
-
-
-class sig_rw(enum.IntEnum):
-    """Whether an argument is read, written in place (must be a Parameter) or referenced."""
-
-    RW_READ = 0
-    RW_WRITE = 1
-    RW_REF = 2
-
-
-class sig_kind(enum.IntEnum):
-    KIND_POSITIONAL_KEYWORD = 0
-    KIND_VAR_POSITIONAL = 1
-    KIND_KEYWORD_ONLY = 2
-    KIND_VAR_KEYWARD = 3
-    KIND_EMPTY_DEFAULT_VALUE = 4
-
-
-class sig_dtype(enum.IntEnum):
-    """dtype groups: arguments in the same group are promoted to one dtype."""
-
-    T = 0
-    T1 = 1
-    T2 = 2
-    T3 = 3
-    T4 = 4
-    T5 = 5
-    T6 = 6
-    T7 = 7
-    T8 = 8
-    T9 = 9
-    T_EMPTY_DEFAULT_VALUE = 10
-
-
-class _Empty:
-    def __repr__(self) -> str:
-        return "<empty>"
-
-
-EMPTY = _Empty()
-
-
-class Signature(NamedTuple):
-    name: str
-    rw: sig_rw
-    kind: sig_kind
-    default: object
-    dtype: sig_dtype
-
-
-def make_sig(
-    name="var",
-    rw=sig_rw.RW_READ,
-    kind=sig_kind.KIND_POSITIONAL_KEYWORD,
-    default=sig_kind.KIND_EMPTY_DEFAULT_VALUE,
-    dtype=sig_dtype.T_EMPTY_DEFAULT_VALUE,
-) -> Signature:
-    """One argument of a primitive's signature (MindSpore's ``sig.make_sig``)."""
-    if default is sig_kind.KIND_EMPTY_DEFAULT_VALUE:
-        default = EMPTY
-    return Signature(name, sig_rw(rw), sig_kind(kind), default, sig_dtype(dtype))
 
 
 def bind_arguments(prim_name: str, signature: tuple, args: tuple, kwargs: dict) -> tuple:
@@ -117,14 +50,9 @@ def plan_promotion(prim_name: str, signature: tuple, args: tuple) -> dict:
     """For each argument of a dtype group, the dtype it must become: ``{index: Type}``.
 
     Tensors already of that dtype are left out; Python scalars are always listed (they become
-    0-d tensors). Raises for non-Parameters in RW_WRITE positions and for lossy casts into one.
+    0-d tensors). Raises for bad RW_WRITE arguments (``check_written``) and lossy casts into one.
     """
-    for i, sig in enumerate(signature):
-        if sig.rw == sig_rw.RW_WRITE and not isinstance(args[i], Parameter):
-            raise TypeError(
-                f"For '{prim_name}', the '{sig.name}' is written in place, so it must be a Parameter, "
-                f"but got {_kind_name(args[i])}."
-            )
+    check_written(prim_name, signature, args)
     groups: dict = {}
     for i, sig in enumerate(signature):
         if sig.dtype != sig_dtype.T_EMPTY_DEFAULT_VALUE:
@@ -176,12 +104,39 @@ def _group_dtype(prim_name, signature, args, members) -> mstype.Type:
     return target
 
 
-def scalar_to_array(prim_name: str, name: str, value, target: mstype.Type) -> np.ndarray:
-    """A Python scalar as a 0-d array of ``target``; an int that does not fit is an error."""
-    if target.kind in "iu" and not isinstance(value, bool):
+def written_positions(signature: tuple) -> tuple:
+    """The positions of the RW_WRITE arguments. Output ``i`` of an in-place operator is its ``i``-th
+    written argument (Assign returns ``variable``, Adam ``var, m, v``): MindSpore's convention, so
+    the signature is the only declaration of an operator's writes."""
+    return tuple(i for i, s in enumerate(signature) if s.rw == sig_rw.RW_WRITE)
+
+
+def check_written(prim_name: str, signature: tuple, args: tuple) -> None:
+    """Every RW_WRITE argument a writable Parameter, and no Parameter in two written slots (the
+    result would depend on the order of the writes)."""
+    seen: dict = {}
+    for i in written_positions(signature):
+        arg, name = args[i], signature[i].name
+        if not isinstance(arg, Parameter):
+            raise TypeError(
+                f"For '{prim_name}', the '{name}' is written in place, so it must be a Parameter, "
+                f"but got {_kind_name(arg)}."
+            )
+        if not arg._meta[2].is_writable(arg._data):
+            raise ValueError(f"For '{prim_name}', the '{name}' is written in place, but its data is read-only.")
+        if id(arg) in seen:
+            raise ValueError(
+                f"For '{prim_name}', the '{seen[id(arg)]}' and the '{name}' are both written in place, so they "
+                f"must be different Parameters, but got '{arg.name}' twice."
+            )
+        seen[id(arg)] = name
+
+
+def check_scalar_fits(prim_name: str, name: str, value, target: mstype.Type) -> None:
+    """A weak scalar joining an integer group must fit its dtype (NumPy wraps silently; we raise)."""
+    if target.kind in "iu" and not isinstance(value, (bool, np.bool_)):
         info = np.iinfo(target.np_dtype)
         if not info.min <= value <= info.max:
             raise OverflowError(
                 f"For '{prim_name}', the '{name}' ({value}) does not fit {target} [{info.min}, {info.max}]."
             )
-    return np.asarray(value, dtype=target.np_dtype)

@@ -356,8 +356,8 @@ def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console) 
 
 
 def main(argv=None) -> int:
-    """``python -m opforge.demo [options]``: the same as ``opforge demo [options]``."""
-    from opforge.cli import main as cli_main
+    """``python -m opforge.tools.demo [options]``: the same as ``opforge demo [options]``."""
+    from opforge.tools.cli import main as cli_main
 
     return cli_main(["demo", *(sys.argv[1:] if argv is None else argv)])
 

@@ -112,7 +112,7 @@ def cmd_doctor(args) -> int:
 
 def cmd_demo(args) -> int:
     """Train an MLP on scikit-learn's 8x8 digits with opforge.nn (needs the demo extra)."""
-    from opforge import demo
+    from opforge.tools import demo
 
     return demo.run(
         epochs=args.epochs,
@@ -127,7 +127,7 @@ def cmd_demo(args) -> int:
 
 def cmd_bench(args) -> int:
     """Time opforge against NumPy and PyTorch (when installed): operators and training, with ratios."""
-    from opforge import bench
+    from opforge.tools import bench
 
     return bench.run_from_args(args)
 
@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--threads", type=int, default=1, help="kernel threads (default 1: fastest for this size)")
     demo.set_defaults(func=cmd_demo)
     bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")
-    from opforge.bench import add_arguments as add_bench_arguments
+    from opforge.tools.bench import add_arguments as add_bench_arguments
 
     add_bench_arguments(bench_parser)
     bench_parser.set_defaults(func=cmd_bench)

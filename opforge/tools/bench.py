@@ -426,7 +426,7 @@ def _print_rich(rows, versions, threads: int) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``opforge bench`` (shared with ``python -m opforge.bench``)."""
+    """The options of ``opforge bench`` (shared with ``python -m opforge.tools.bench``)."""
     parser.add_argument("--threads", type=int, default=1, help="threads for every library (default 1)")
     parser.add_argument(
         "--suite",

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
-from opforge.primitives import observers
+from opforge.dispatch.interpreter import Interpreter
 
 __all__ = ["profile", "Profile", "KernelStats"]
 
@@ -28,13 +28,20 @@ class KernelStats:
     total_s: float = 0.0
 
 
-class Profile:
-    """Collects per-kernel call counts and times while active (see ``profile()``)."""
+class Profile(Interpreter):
+    """Collects per-kernel call counts and times while active (see ``profile()``): an interpreter,
+    so it sees the calls of the thread that entered it."""
 
     def __init__(self):
         self._stats: dict = {}
         self.wall_s = 0.0
         self._start = 0.0
+
+    def process_primitive(self, prim, args: tuple):
+        start = time.perf_counter()
+        out = self.parent.process_primitive(prim, args)
+        self.add(prim._plan_for(args).kernel, time.perf_counter() - start)
+        return out
 
     def add(self, label, elapsed: float) -> None:
         stats = self._stats.get(label)
@@ -45,11 +52,10 @@ class Profile:
 
     def __enter__(self) -> Profile:
         self._start = time.perf_counter()
-        observers.start(self, observers.profilers)
-        return self
+        return super().__enter__()
 
     def __exit__(self, *exc) -> None:
-        observers.stop(self, observers.profilers)
+        super().__exit__(*exc)
         self.wall_s += time.perf_counter() - self._start
 
     def stats(self) -> list:

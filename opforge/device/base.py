@@ -1,0 +1,92 @@
+"""The ``Device`` interface and the table of registered devices."""
+
+from __future__ import annotations
+
+__all__ = ["BACKENDS", "Device", "get_device", "register_device", "available_devices"]
+
+# Every backend kernels may be registered for: the one list of device names. A backend's kernels
+# and op info can be registered before (or without) its device being usable in this process.
+BACKENDS = ("CPU", "GPU")
+
+_devices: dict = {}
+
+
+class Device:
+    """One backend's arrays. Subclasses implement every method for their array type.
+
+    Arrays a device hands to kernels are *kernel-ready*: C-contiguous, aligned, native byte order.
+    """
+
+    name: str = ""
+    array_type: type = object
+
+    def __repr__(self) -> str:
+        return self.name
+
+    # -- creation and copies ------------------------------------------------------------------
+    def asarray(self, data, np_dtype):
+        """An array of this device that owns a kernel-ready copy of ``data`` (host data or an array
+        of any device) with NumPy dtype ``np_dtype`` (None: the data's own)."""
+        raise NotImplementedError
+
+    def share(self, array):
+        """``array`` itself when it is this device's and kernel-ready (no copy), else a ready copy."""
+        raise NotImplementedError
+
+    def to_host(self, array, copy: bool = True):
+        """A NumPy array with the data of ``array`` (a copy unless ``copy`` is False and the data is
+        already on the host; then a read-only view)."""
+        raise NotImplementedError
+
+    def empty(self, shape: tuple, np_dtype):
+        raise NotImplementedError
+
+    def full(self, shape: tuple, value, np_dtype):
+        raise NotImplementedError
+
+    def scalar(self, value, np_dtype):
+        """A weak Python scalar as a 0-d array."""
+        raise NotImplementedError
+
+    def cast(self, array, np_dtype):
+        """A new array of ``np_dtype`` (NumPy's casting rules)."""
+        raise NotImplementedError
+
+    def write(self, dst, src) -> None:
+        """Copy ``src`` into ``dst`` in place (same shape; cast to ``dst``'s dtype)."""
+        raise NotImplementedError
+
+    def is_writable(self, array) -> bool:
+        raise NotImplementedError
+
+    def is_kernel_ready(self, array) -> bool:
+        raise NotImplementedError
+
+    def shares_memory(self, a, b) -> bool:
+        raise NotImplementedError
+
+    def synchronize(self) -> None:
+        """Wait for this device's queued work (no-op on the CPU)."""
+
+
+def register_device(device: Device) -> Device:
+    """Make ``device`` available under ``device.name`` (one of ``BACKENDS``)."""
+    if device.name not in BACKENDS:
+        raise ValueError(f"For 'register_device', the 'name' must be one of {BACKENDS}, but got {device.name!r}.")
+    _devices[device.name] = device
+    return device
+
+
+def get_device(name: str) -> Device:
+    """The device registered for backend ``name``, or a clear error naming what is available."""
+    device = _devices.get(name)
+    if device is None:
+        if name not in BACKENDS:
+            raise ValueError(f"The device must be one of {BACKENDS}, but got {name!r}.")
+        raise RuntimeError(f"The {name} device is not available here (available: {available_devices()}).")
+    return device
+
+
+def available_devices() -> tuple:
+    """The backends that can hold tensors and run kernels in this process."""
+    return tuple(n for n in BACKENDS if n in _devices)

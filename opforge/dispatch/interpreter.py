@@ -1,0 +1,64 @@
+"""Interpreters: what happens to a primitive call (DESIGN step 5, as JAX's ``bind`` /
+``process_primitive``).
+
+``Primitive.__call__`` hands every call to the innermost interpreter of the calling thread. With
+none installed the call runs eagerly (and cached all-Tensor calls never leave C). A tape, a
+profiler or a tracer installs itself with ``with interpreter:`` and usually passes the call down
+to its ``parent`` before or after doing its own work, so they stack: a profiled gradient of a
+gradient records on both tapes and times every kernel once.
+
+The stack is per thread (it lives in the C core, where the fast path checks it), so interpreters in
+one thread never see another thread's calls. Primitives import this module; the interpreters
+(autodiff, profiler) import the primitives, never the other way round.
+"""
+
+from __future__ import annotations
+
+from opforge import _C
+
+__all__ = ["Interpreter", "EvalInterpreter", "EVAL", "current_interpreter"]
+
+
+class Interpreter:
+    """Base class. Subclasses override ``process_primitive`` and call ``self.parent``'s."""
+
+    parent: Interpreter | None = None
+
+    def process_primitive(self, prim, args: tuple):
+        """Handle ``prim(*args)`` (arguments bound by position); returns the call's outputs."""
+        return self.parent.process_primitive(prim, args)
+
+    def __enter__(self):
+        if self.parent is not None:
+            raise RuntimeError(f"{type(self).__name__} is already active; an interpreter is entered once at a time.")
+        previous = _C.set_interpreter(self)
+        self.parent = EVAL if previous is None else previous
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if _C.current_interpreter() is not self:
+            raise RuntimeError(f"{type(self).__name__} exited out of order: interpreters nest like with-blocks.")
+        parent, self.parent = self.parent, None
+        _C.set_interpreter(None if parent is EVAL else parent)
+
+    def enclosing(self):
+        """This interpreter and those under it, innermost first (while active)."""
+        interp = self
+        while interp is not None and interp is not EVAL:
+            yield interp
+            interp = interp.parent
+
+
+class EvalInterpreter(Interpreter):
+    """The bottom of every stack: run the call's plan."""
+
+    def process_primitive(self, prim, args: tuple):
+        return prim._plan_for(args)(args)
+
+
+EVAL = EvalInterpreter()
+
+
+def current_interpreter():
+    """This thread's innermost interpreter, or None when calls run eagerly."""
+    return _C.current_interpreter()

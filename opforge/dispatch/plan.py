@@ -1,0 +1,366 @@
+"""Plans: everything a primitive call needs that depends only on what it was called with (attrs,
+input metas, constants by type and value), built once and cached (DESIGN steps 2-4).
+
+A plan is ``plan(args) -> outputs``: it gathers the kernel's arrays (casting promoted inputs,
+turning weak scalars into arrays on the device), launches the selected kernel, and wraps the
+outputs as Tensors, writing in-place results back into their Parameters. A plan whose every
+argument is a Tensor and whose kernel is a bare C++ kernel is a ``_C.FastPlan``, run entirely in C.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import struct
+from typing import NamedTuple
+
+import numpy as np
+
+from opforge import _C, context
+from opforge import dtype as mstype
+from opforge.device import get_device
+from opforge.dispatch import binding
+from opforge.errors import KernelNotFoundError
+from opforge.kernels.launch import make_launcher
+from opforge.kernels.selection import select_kernel
+from opforge.tensor import Tensor
+
+__all__ = ["KernelLabel", "build_plan", "plan_key", "remember", "freeze", "python_scalar"]
+
+_IO_ATTRS = ("input_names", "output_names")
+_MAX_PLANS = 4096
+
+
+class KernelLabel(NamedTuple):
+    """What a plan runs, as the profiler reports it."""
+
+    op: str
+    backend: str
+    kernel_attr: str
+    impl: str
+
+
+def remember(cache: dict, key, plan) -> None:
+    # Calls with ever-new shapes must not grow memory without bound: start over when full.
+    if len(cache) >= _MAX_PLANS:
+        cache.clear()
+    cache[key] = plan
+
+
+# -- cache keys --------------------------------------------------------------------------------
+
+
+def python_scalar(value):
+    """NumPy scalars are accepted wherever Python ones are: the Python number of the same kind."""
+    return value.item() if isinstance(value, np.generic) and value.dtype.kind in "biufc" else value
+
+
+def freeze(prim_name: str, arg_name: str, value):
+    """A hashable key for a constant that tells apart everything the operator could: its type
+    (``True``, ``1`` and ``1.0`` differ) and, for floats, its bits (``-0.0`` differs from ``0.0``;
+    a NaN equals itself). Lists become tuples."""
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple(freeze(prim_name, arg_name, v) for v in value))
+    if isinstance(value, float):
+        return (float, struct.pack("<d", value))
+    if isinstance(value, complex):
+        return (complex, struct.pack("<dd", value.real, value.imag))
+    if isinstance(value, dict):
+        return (dict, tuple(sorted((k, freeze(prim_name, arg_name, v)) for k, v in value.items())))
+    if isinstance(value, np.ndarray):
+        raise TypeError(f"For '{prim_name}', the '{arg_name}' must be a Tensor, but got numpy.ndarray.")
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"For '{prim_name}', the '{arg_name}' has unsupported type {type(value).__name__}.") from None
+    return (type(value), value)
+
+
+def plan_key(prim, args: tuple) -> tuple:
+    """The cache key of a call: Tensors by meta, weak scalars of dtype groups by type, other
+    arguments (constants) by ``freeze``."""
+    groups = prim._group_positions()
+    key = []
+    for i, a in enumerate(args):
+        meta = getattr(a, "_meta", None)
+        if meta is not None:
+            key.append(meta)
+        elif i in groups and mstype.weak_category(a) is not None:
+            key.append(("weak", type(a)))
+        else:
+            key.append(("const", freeze(prim.name, prim._arg_name(i), a)))
+    return tuple(key)
+
+
+# -- building a plan ---------------------------------------------------------------------------
+
+
+def _backend(prim, tensors: list) -> str:
+    names = {t._meta[2].name for t in tensors}
+    if len(names) > 1:
+        raise ValueError(f"For '{prim.name}', all tensor inputs must be on one device, but got {sorted(names)}.")
+    name = names.pop() if names else None
+    if prim._device is not None:
+        if name is not None and name != prim._device:
+            raise ValueError(
+                f"For '{prim.name}', the primitive is set to run on {prim._device}, but its inputs are on {name}."
+            )
+        return prim._device
+    return name or context.get_context("device_target")
+
+
+def _normalise_outputs(prim, inferred: dict):
+    """Check what ``__infer__`` returned and give (shapes, dtypes) tuples, one entry per output."""
+    shape, dtype = inferred["shape"], inferred["dtype"]
+    multi = isinstance(dtype, (tuple, list))
+    shapes = tuple(shape) if multi else (shape,)
+    dtypes = tuple(dtype) if multi else (dtype,)
+    if len(shapes) != len(dtypes):
+        raise TypeError(f"For '{prim.name}', infer gave {len(shapes)} shapes but {len(dtypes)} dtypes.")
+    out_shapes = []
+    for s in shapes:
+        if not isinstance(s, (list, tuple)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in s
+        ):
+            raise TypeError(f"For '{prim.name}', infer_shape must give a list of non-negative ints, but gave {s!r}.")
+        out_shapes.append(_checked_shape(prim.name, tuple(int(d) for d in s)))
+    for d in dtypes:
+        if not isinstance(d, mstype.Type):
+            raise TypeError(f"For '{prim.name}', infer_dtype must give an opforge dtype, but gave {d!r}.")
+    return tuple(out_shapes), dtypes
+
+
+_MAX_ELEMENTS = 2**62  # element counts (and byte sizes of up to 16-byte items) fit int64
+
+
+def _checked_shape(prim_name: str, shape: tuple) -> tuple:
+    if math.prod(shape) > _MAX_ELEMENTS:
+        raise ValueError(
+            f"For '{prim_name}', the output shape {list(shape)} has {math.prod(shape)} elements, more than any "
+            f"device can hold (at most 2**62)."
+        )
+    return shape
+
+
+def build_plan(prim, args: tuple):
+    """Everything a call needs that depends only on metas, then the function that runs it."""
+    signature = prim._signature()
+    n_given = len(args)
+    if signature:
+        args = binding.bind_arguments(prim.name, signature, args, {})
+        targets = binding.plan_promotion(prim.name, signature, args)
+    else:
+        if prim.input_names is not None and len(args) != len(prim.input_names):
+            raise TypeError(
+                f"For '{prim.name}', it takes {len(prim.input_names)} inputs ({', '.join(prim.input_names)}), "
+                f"but got {len(args)}."
+            )
+        targets = {}
+    defaults = args[n_given:]
+
+    # What each argument becomes: a tensor (maybe cast, maybe a promoted scalar) or a constant.
+    tensor_pos, metas, const_values = [], [], {}
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            tensor_pos.append(i)
+            metas.append({"shape": list(a.shape), "dtype": targets.get(i, a.dtype), "value": None})
+        elif i in targets:
+            tensor_pos.append(i)
+            metas.append({"shape": [], "dtype": targets[i], "value": None})
+        else:
+            const_values[i] = a
+            metas.append({"shape": a, "dtype": a, "value": a})
+
+    backend = _backend(prim, [args[i] for i in tensor_pos if isinstance(args[i], Tensor)])
+    call = _Call(prim, args, backend, tensor_pos, metas, const_values, targets, defaults)
+    if prim._has_infer_value():
+        return _value_plan(prim, defaults, _try_kernel_plan(call))
+    return _kernel_plan(call)
+
+
+class _Call(NamedTuple):
+    """What ``build_plan`` learnt about a call, for the plan makers."""
+
+    prim: object
+    args: tuple
+    backend: str
+    tensor_pos: list
+    metas: list
+    const_values: dict
+    targets: dict
+    defaults: tuple
+
+
+def _kernel_plan(call: _Call):
+    prim, args, tensor_pos, metas = call.prim, call.args, call.tensor_pos, call.metas
+    out_shapes, out_dtypes = _normalise_outputs(prim, prim.__infer__(*metas))
+    in_dtypes = tuple(metas[i]["dtype"] for i in tensor_pos)
+    selection = select_kernel(prim.name, call.backend, in_dtypes, out_dtypes)
+    device = get_device(call.backend)
+
+    attrs = {k: v for k, v in prim.attrs.items() if k not in _IO_ATTRS}
+    attrs.update({prim._arg_name(i): v for i, v in call.const_values.items()})
+    writes = binding.written_positions(prim._signature())
+    aliases = tuple(writes[o] if o < len(writes) else -1 for o in range(len(out_shapes)))
+    launch = make_launcher(
+        prim.name,
+        selection,
+        device,
+        in_dtypes,
+        tuple(tuple(metas[i]["shape"]) for i in tensor_pos),
+        out_shapes,
+        out_dtypes,
+        attrs,
+        _python_caller(len(args), tensor_pos, call.const_values, attrs, prim.input_names),
+        tuple(tensor_pos.index(j) if j >= 0 else -1 for j in aliases) if writes else (),
+        tuple(tensor_pos.index(j) for j in writes),
+    )
+    label = KernelLabel(prim.name, call.backend, selection.entry.attr.short(), selection.entry.kind)
+    gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
+    if gather is _GATHER_TENSORS and not writes:
+        fast = _fast_plan(launch, out_dtypes, out_shapes, device, label)
+        if fast is not None:
+            return fast
+    wrap = _wrapper(out_dtypes, device, aliases, writes)
+    run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
+    run.kernel = label
+    return run
+
+
+def _fast_plan(launch, out_dtypes, out_shapes, device, label):
+    """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it)."""
+    instance = getattr(launch, "__self__", None)
+    if not isinstance(instance, _C.KernelInstance):
+        return None
+    metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
+    plan = _C.FastPlan(instance, metas)
+    plan.kernel = label
+    return plan
+
+
+def _python_caller(n_args, tensor_pos, const_values, attrs, input_names):
+    """``call(fn, arrays)``: a Python kernel gets every argument in order and the current attrs it
+    accepts as keywords (all of them if it takes ``**kwargs``)."""
+    names = set(input_names or ())
+    kernel_attrs = {k: v for k, v in attrs.items() if k not in names and k != "primitive_target"}
+    accepted: dict = {}
+
+    def keywords(fn) -> dict:
+        if fn not in accepted:
+            try:
+                params = inspect.signature(fn).parameters.values()
+            except (TypeError, ValueError):
+                params = ()
+            if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+                accepted[fn] = kernel_attrs
+            else:
+                allowed = {p.name for p in params}
+                accepted[fn] = {k: v for k, v in kernel_attrs.items() if k in allowed}
+        return accepted[fn]
+
+    def call(fn, arrays):
+        full = [None] * n_args
+        for i, a in zip(tensor_pos, arrays):
+            full[i] = a
+        for i, v in const_values.items():
+            full[i] = v
+        return fn(*full, **keywords(fn))
+
+    return call
+
+
+def _GATHER_TENSORS(call_args) -> tuple:  # every argument is a Tensor: the kernel takes their arrays
+    return tuple([t._data for t in call_args])
+
+
+def _gatherer(prim, args, device, tensor_pos, targets, defaults):
+    """``gather(call_args) -> arrays``: the kernel's input arrays for a call with these metas."""
+    signature = prim._signature()
+    writes = binding.written_positions(signature)
+    if not targets and not defaults and not writes and len(tensor_pos) == len(args):
+        return _GATHER_TENSORS
+
+    steps = []
+    for i in tensor_pos:
+        target = targets.get(i)
+        if isinstance(args[i], Tensor):
+            steps.append((i, None if target is None else target.np_dtype, None))
+        else:
+            steps.append((i, None, target))  # a weak scalar: its value may differ on every call
+    names = [prim._arg_name(i) for i in range(len(args))]
+
+    def gather(call_args):
+        full = tuple(call_args) + defaults if defaults else call_args
+        if writes:
+            binding.check_written(prim.name, signature, full)
+        arrays = []
+        for i, cast_to, scalar_dtype in steps:
+            if scalar_dtype is not None:
+                binding.check_scalar_fits(prim.name, names[i], full[i], scalar_dtype)
+                arrays.append(device.scalar(full[i], scalar_dtype.np_dtype))
+            elif cast_to is not None:
+                arrays.append(device.cast(full[i]._data, cast_to))
+            else:
+                arrays.append(full[i]._data)
+        return tuple(arrays)
+
+    return gather
+
+
+def _wrapper(out_dtypes, device, aliases, writes):
+    """``wrap(result, call_args)``: kernel output arrays to Tensors; an output that is a written
+    argument is that Parameter (MindSpore's in-place convention). Every written Parameter's version
+    is bumped, so saved values overwritten later are caught by the backward pass."""
+    from_array = Tensor._from_array
+
+    def bump(call_args):
+        for j in writes:
+            call_args[j]._version += 1
+
+    def out(r, dtype, src, call_args):
+        if src < 0:
+            return from_array(r, dtype, device)
+        param = call_args[src]
+        if r is not param._data:  # the kernel wrote into a widened copy: write it back
+            device.write(param._data, r)
+        return param
+
+    if len(out_dtypes) == 1:
+        dtype, src = out_dtypes[0], aliases[0]
+        if not writes:
+            return lambda result, call_args: from_array(result, dtype, device)
+
+        def wrap_one(result, call_args):
+            bump(call_args)
+            return out(result, dtype, src, call_args)
+
+        return wrap_one
+
+    def wrap(result, call_args):
+        bump(call_args)
+        return tuple(out(r, d, src, call_args) for r, d, src in zip(result, out_dtypes, aliases))
+
+    return wrap
+
+
+def _try_kernel_plan(call: _Call):
+    try:
+        return _kernel_plan(call)
+    except KernelNotFoundError:
+        return None
+
+
+def _value_plan(prim, defaults, kernel_plan):
+    """For primitives with ``infer_value``: the value when it gives one, else the kernel."""
+
+    def run(call_args):
+        full = tuple(call_args) + defaults if defaults else call_args
+        value = prim.infer_value(*full)
+        if value is not None:
+            return value if isinstance(value, Tensor) else Tensor(value)
+        if kernel_plan is None:
+            raise KernelNotFoundError(f"For '{prim.name}', infer_value gave no value and no kernel is registered.")
+        return kernel_plan(call_args)
+
+    run.kernel = KernelLabel(prim.name, "-", "infer_value", "python")
+    return run

@@ -1,0 +1,104 @@
+"""Tensor's operators and methods, each a primitive call.
+
+They are installed on ``Tensor`` here because the primitives are built on Tensor: Tensor cannot
+import them, so the operator layer attaches its methods once it exists (as JAX's array methods).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge import dtype as mstype
+from opforge.ops import functional as F
+from opforge.tensor import Tensor
+
+__all__ = ["install"]
+
+
+def _operand(other):
+    """The other operand of a Python operator: NumPy arrays join as Tensors."""
+    return Tensor(other) if isinstance(other, np.ndarray) else other
+
+
+def __add__(self, other):
+    return F.add(self, _operand(other))
+
+
+def __radd__(self, other):
+    return F.add(_operand(other), self)
+
+
+def __sub__(self, other):
+    return F.sub(self, _operand(other))
+
+
+def __rsub__(self, other):
+    return F.sub(_operand(other), self)
+
+
+def __mul__(self, other):
+    return F.mul(self, _operand(other))
+
+
+def __rmul__(self, other):
+    return F.mul(_operand(other), self)
+
+
+def __truediv__(self, other):
+    return F.div(self, _operand(other))
+
+
+def __rtruediv__(self, other):
+    return F.div(_operand(other), self)
+
+
+def __matmul__(self, other):
+    return F.matmul(self, _operand(other))
+
+
+def __rmatmul__(self, other):
+    return F.matmul(_operand(other), self)
+
+
+def __neg__(self):
+    return F.neg(self)
+
+
+def __pos__(self):
+    return self
+
+
+def astype(self, dtype) -> Tensor:
+    """Cast to ``dtype`` (the Cast primitive)."""
+    return F.cast(self, mstype.to_dtype(dtype))
+
+
+def reshape(self, *shape) -> Tensor:
+    """Reshape (the Reshape primitive); accepts ``reshape(2, 3)`` or ``reshape((2, 3))``."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = shape[0]
+    return F.reshape(self, tuple(shape))
+
+
+def sum(self, axis=(), keepdims=False) -> Tensor:  # noqa: A001 (the Tensor method's name)
+    """ReduceSum over ``axis`` (all axes by default)."""
+    return F.reduce_sum(keepdims)(self, axis)
+
+
+def mean(self, axis=(), keepdims=False) -> Tensor:
+    """ReduceMean over ``axis`` (all axes by default)."""
+    return F.reduce_mean(keepdims)(self, axis)
+
+
+_METHODS = (
+    __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
+    __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
+)  # fmt: skip
+
+
+def install() -> None:
+    for fn in _METHODS:
+        setattr(Tensor, fn.__name__, fn)
+
+
+install()
