@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import opforge
-from opforge import Tensor, ops
+from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
 from opforge.errors import KernelError, KernelNotFoundError
 from opforge.kernels import KernelAttr, kernels_for, register_kernel
@@ -611,3 +611,63 @@ def test_kernel_error_type_is_exported():
     assert issubclass(KernelError, RuntimeError)
     assert opforge.KernelError is KernelError
     assert issubclass(opforge.KernelNotFoundError, TypeError)
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans are keyed by constants' types and values, exactly
+
+
+def test_signed_zero_constants_get_their_own_plans():
+    fill = ops.Fill()
+    assert np.signbit(fill(mstype.float32, (2,), 0.0).asnumpy()).tolist() == [False, False]
+    assert np.signbit(fill(mstype.float32, (2,), -0.0).asnumpy()).tolist() == [True, True]
+
+
+def test_bool_int_and_float_constants_are_not_confused():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    transpose = ops.Transpose()
+    assert transpose(x, (1, 0)).shape == (3, 2)
+    for bad in ((1.0, 0.0), (True, False)):
+        with pytest.raises(TypeError, match="For 'Transpose'"):
+            transpose(x, bad)
+
+
+def test_nan_constants_reuse_their_plan():
+    fill = ops.Fill()
+    for _ in range(3):
+        assert np.isnan(fill(mstype.float32, (1,), float("nan")).asnumpy()).all()
+    assert len(fill._plans) == 1
+
+
+def test_every_written_input_is_written_back_after_a_widening_cast():
+    """A kernel registered for float32 only runs float16 Parameters widened; both written inputs
+    (the returned one and the other) must receive the update."""
+    from opforge.dispatch import signature as sig
+    from opforge.kernels import KernelAttr, register_kernel
+
+    class TwoWrites(PrimitiveWithInfer):
+        __mindspore_signature__ = (
+            sig.make_sig("a", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+            sig.make_sig("b", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+            sig.make_sig("d", dtype=sig.sig_dtype.T),
+        )
+
+        @prim_attr_register
+        def __init__(self):
+            self.init_prim_io_names(inputs=["a", "b", "d"], outputs=["a"])
+
+    f32 = mstype.float32
+    attr = KernelAttr().add_input_attr(f32).add_input_attr(f32).add_input_attr(f32).add_output_attr(f32)
+
+    @register_kernel("TwoWrites", "CPU", attr)
+    def two_writes(a, b, d):
+        a += d
+        b -= d
+        return a
+
+    a = Parameter(np.zeros(2, np.float16), name="a")
+    b = Parameter(np.zeros(2, np.float16), name="b")
+    out = TwoWrites()(a, b, Tensor(np.ones(2, np.float16)))
+    assert out is a and a.dtype is mstype.float16
+    assert a.asnumpy().tolist() == [1.0, 1.0] and b.asnumpy().tolist() == [-1.0, -1.0]
+    assert a._version == 1 and b._version == 1

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import opforge
-from opforge import Parameter, Tensor
+from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
 
 # ---------------------------------------------------------------------------------------------
@@ -383,3 +383,51 @@ def test_parameter_updates_do_not_leak_into_the_source_tensor():
     opforge.ops.AssignSub()(q, Tensor(np.array([1.0, 1.0], np.float32)))
     np.testing.assert_array_equal(q.asnumpy(), [0.0, 1.0])
     np.testing.assert_array_equal(array, [1.0, 2.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory: MindSpore's conventions
+
+
+def test_tensor_of_an_array_copies_and_from_numpy_shares():
+    a = np.arange(4, dtype=np.float32)
+    t, shared = Tensor(a), Tensor.from_numpy(a)
+    a[0] = 100
+    assert t.asnumpy()[0] == 0 and shared.asnumpy()[0] == 100
+    assert Tensor(t)._data is not t._data
+
+
+def test_numpy_conversions_copy_or_give_a_read_only_view():
+    t = Tensor(np.arange(3, dtype=np.float32))
+    copied = np.array(t)
+    copied[0] = 7
+    assert t.asnumpy()[0] == 0
+    view = np.asarray(t)
+    assert np.shares_memory(view, t._data) and not view.flags.writeable
+    assert not np.shares_memory(np.array(t, copy=True), t._data)
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="copy=False"):
+        np.asarray(t, dtype=np.float64, copy=False)
+
+
+def test_from_numpy_copies_what_kernels_cannot_take():
+    buffer = np.zeros(4 * 8 + 1, np.uint8)
+    unaligned = buffer[1:].view(np.float32)
+    assert not unaligned.flags.aligned
+    t = Tensor.from_numpy(unaligned)
+    assert t._data.flags.aligned and t._data.flags.c_contiguous
+    strided = np.arange(8, dtype=np.float64)[::2]
+    np.testing.assert_array_equal(ops.Neg()(Tensor.from_numpy(strided)).asnumpy(), -strided)
+    swapped = np.arange(3, dtype=">i4")
+    t = Tensor.from_numpy(swapped)
+    assert t.dtype is mstype.int32 and t.asnumpy().tolist() == [0, 1, 2]
+
+
+def test_to_moves_between_devices_and_names_what_is_missing():
+    t = Tensor(np.ones(2, np.float32))
+    assert t.to("CPU") is t and t.device == "CPU"
+    if "GPU" not in opforge.device.available_devices():
+        with pytest.raises(RuntimeError, match=r"^The GPU device is not available here"):
+            t.to("GPU")
+    with pytest.raises(ValueError, match="must be one of"):
+        t.to("TPU")
