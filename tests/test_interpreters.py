@@ -87,7 +87,7 @@ def test_gradients_in_eight_threads_at_once_are_all_correct():
                 xv = rng.standard_normal(4).astype(np.float64)
                 wv = rng.standard_normal(4).astype(np.float64)
                 w = Tensor(wv)
-                g = opforge.grad(lambda x: reduce_sum(tanh(mul(x, w))))(Tensor(xv))
+                g = opforge.grad(lambda x, w=w: reduce_sum(tanh(mul(x, w))))(Tensor(xv))
                 want = (1 - np.tanh(xv * wv) ** 2) * wv
                 if not np.allclose(g.asnumpy(), want, rtol=1e-12, atol=1e-12):
                     wrong.append((k, g.asnumpy(), want))
