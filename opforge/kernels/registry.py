@@ -77,7 +77,7 @@ class Snapshot(NamedTuple):
 _table: dict = {}  # (op, backend) -> [KernelEntry], in selection order
 _disabled: set = set()  # keys of the kernels selection skips
 _libraries: dict = {}  # (st_dev, st_ino) of a loaded library -> the entries it registered
-_opened: dict = {}  # (st_dev, st_ino) -> its C++ definitions: a file is dlopened once per process, whatever restore does
+_opened: dict = {}  # (st_dev, st_ino) -> its C++ definitions: dlopened once per process, whatever restore does
 _listeners: list = []  # caches to drop after every change
 _version = 0
 _lock = threading.RLock()
