@@ -54,7 +54,9 @@ def cmd_ops(args) -> int:
         if args.op and op != args.op:
             continue
         pattern, dtypes = _describe(entries)
-        table.add_row(op, backend, pattern, dtypes, _impl(entries))
+        table.add_row(
+            op, backend, pattern, dtypes, _impl(entries, len(entries) - len(registry.kernels_for(op, backend)))
+        )
         shown += 1
     console.print(table)
     n_kernels = len(registry.all_kernels(include_disabled=True))
@@ -65,10 +67,9 @@ def cmd_ops(args) -> int:
     return 0
 
 
-def _impl(entries) -> str:
+def _impl(entries, n_disabled: int) -> str:
     """The kinds of kernel ("cpp", "python"), and how many are disabled when some are."""
     text = ", ".join(sorted({e.kind for e in entries}))
-    n_disabled = sum(registry.is_disabled(e) for e in entries)
     return text + (f" ({n_disabled} disabled)" if n_disabled else "")
 
 

@@ -115,36 +115,55 @@ def _find(key: tuple):
 
 
 def _register(entries: list, stacklevel: int) -> None:
-    """Add each entry, or replace the one under its key; all or none (the op info check runs first)."""
+    """Add each entry, or replace the one under its key. All or none: the op info check and the warnings
+    (an error under ``-W error::opforge.kernels.KernelOverrideWarning``) come before any change."""
     with _lock:
         for entry in entries:
             _check_declared(entry, op_info_registry.get_op_info(entry.op_name, entry.backend))
-        changed = False
-        for entry in entries:
-            changed |= _put(entry, stacklevel + 1)
-        if changed:
+        changes = _plan(entries)
+        for entry, _, old in changes:
+            if old is not None:
+                _warn_replaced(old, entry, stacklevel + 1)
+        for entry, position, _ in changes:
+            kernels = _table.setdefault((entry.op_name, entry.backend), [])
+            if position == len(kernels):
+                kernels.append(entry)
+            else:
+                kernels[position] = entry
+                _disabled.discard(entry.key)  # the new kernel is enabled
+        if changes:
             _changed()
 
 
-def _put(entry: KernelEntry, stacklevel: int) -> bool:
-    position, old = _find(entry.key)
-    if old == entry:
-        return False
-    if old is None:
-        _table.setdefault((entry.op_name, entry.backend), []).append(entry)
-        return True
-    _table[(entry.op_name, entry.backend)][position] = entry
-    note = ""
-    if entry.key in _disabled:
-        _disabled.discard(entry.key)
-        note = " (it was disabled; the new kernel is enabled)"
+def _plan(entries: list) -> list:
+    """(entry, position, replaced entry or None) for each entry that changes the table."""
+    places: dict = {}  # (op, backend) -> {KernelAttr: (position, entry)}: one pass over each list
+    sizes: dict = {}  # (op, backend) -> the list's length once the planned appends are made
+    changes = []
+    for entry in entries:
+        group = (entry.op_name, entry.backend)
+        if group not in places:
+            kernels = _table.get(group, ())
+            places[group] = {e.attr: (i, e) for i, e in enumerate(kernels)}
+            sizes[group] = len(kernels)
+        position, old = places[group].get(entry.attr, (sizes[group], None))
+        if old == entry:
+            continue
+        if old is None:
+            sizes[group] += 1
+        places[group][entry.attr] = (position, entry)
+        changes.append((entry, position, old))
+    return changes
+
+
+def _warn_replaced(old: KernelEntry, new: KernelEntry, stacklevel: int) -> None:
+    note = " (it was disabled; the new kernel is enabled)" if old.key in _disabled else ""
     warnings.warn(
-        f"For '{entry.op_name}', the {entry.backend} kernel {entry.attr.short()} from {entry.source} replaces "
+        f"For '{new.op_name}', the {new.backend} kernel {new.attr.short()} from {new.source} replaces "
         f"the one from {old.source}{note}.",
         KernelOverrideWarning,
         stacklevel=stacklevel + 1,
     )
-    return True
 
 
 # ---------------------------------------------------------------------------------------------

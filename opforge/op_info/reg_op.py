@@ -12,6 +12,7 @@ Written in MindSpore's style::
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from opforge import dtype as mstype
@@ -50,9 +51,13 @@ class OpInfo:
         n_in = len(self.inputs)
         return [(tuple(t for t, _ in row[:n_in]), tuple(t for t, _ in row[n_in:])) for row in self.dtype_formats]
 
+    @functools.cached_property
+    def _declared(self) -> frozenset:
+        return frozenset(self.dtype_signatures())
+
     def covers(self, kernel_attr) -> bool:
         """Whether a dtype_format row declares a kernel of this KernelAttr."""
-        return kernel_signature(kernel_attr) in self.dtype_signatures()
+        return kernel_signature(kernel_attr) in self._declared
 
     def rows_text(self) -> str:
         """The declared rows, for messages: ``(Float32) -> (Float32), (Float64) -> (Float64)``."""
