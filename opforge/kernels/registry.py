@@ -130,7 +130,7 @@ def _register(entries: list, stacklevel: int) -> None:
                 kernels.append(entry)
             else:
                 kernels[position] = entry
-                _disabled.discard(entry.key)  # the new kernel is enabled
+            _disabled.discard(entry.key)  # a newly registered kernel is enabled, even in a disabled one's place
         if changes:
             _changed()
 
@@ -266,7 +266,9 @@ def _resolve(caller: str, kernel, backend, kernel_attr) -> KernelEntry:
             raise TypeError(f"For '{caller}', give a KernelEntry alone, or an operator, a backend and a KernelAttr.")
         _, current = _find(kernel.key)
         if current is None:
-            raise ValueError(f"For '{caller}', the kernel {kernel.attr} of '{kernel.op_name}' is not registered.")
+            raise ValueError(
+                f"For '{caller}', the {kernel.backend} kernel {kernel.attr} of '{kernel.op_name}' is not registered."
+            )
         if current != kernel:
             raise ValueError(
                 f"For '{caller}', the {kernel.backend} kernel {kernel.attr} of '{kernel.op_name}' from "
@@ -299,7 +301,8 @@ def _set_disabled(key: tuple, off: bool) -> None:
 
 def disable(kernel, backend: str | None = None, kernel_attr: KernelAttr | None = None) -> KernelEntry:
     """Make selection skip a kernel, named by its KernelEntry or by (operator, backend, KernelAttr); return
-    its entry. It stays registered (``kernels_for(..., include_disabled=True)`` lists it) until ``enable``."""
+    its entry. It stays registered (``kernels_for(..., include_disabled=True)`` lists it); ``enable`` undoes
+    this, and a kernel registered in its place later is enabled."""
     with _lock:
         entry = _resolve("disable", kernel, backend, kernel_attr)
         _set_disabled(entry.key, True)
