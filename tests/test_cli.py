@@ -13,7 +13,7 @@ from opforge import Tensor
 from opforge import dtype as mstype
 from opforge.kernels import KernelAttr, register_kernel, registry
 from opforge.kernels.selection import select_kernel
-from opforge.op_info import CpuRegOp, DataType, OpInfo, op_info_register
+from opforge.op_info import CpuRegOp, DataType, OpInfo, OpInfoMismatchError, op_info_register
 from opforge.op_info import registry as op_info_registry
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 from opforge.tools import cli
@@ -139,12 +139,23 @@ def test_doctor_detects_op_info_without_kernel_and_kernel_without_op_info(capsys
     f16 = KernelAttr().add_input_attr(mstype.float16).add_output_attr(mstype.float16)
     f64 = KernelAttr().add_input_attr(mstype.float64).add_output_attr(mstype.float64)
     op_info_register(info)
-    register_kernel("DoctorProbe", "CPU", [f64, f16])(lambda x: x)
+    register_kernel("DoctorProbe", "CPU", f64)(lambda x: x)
+    with pytest.raises(OpInfoMismatchError):  # registration refuses an undeclared kernel...
+        register_kernel("DoctorProbe", "CPU", f16)(lambda x: x)
     register_kernel("DoctorProbeKernelOnly", "CPU", f16)(lambda x: x)
+    register_kernel("DoctorProbeUndeclared", "CPU", f16)(lambda x: x)
+    # ... so put an op info that misses it behind the registry's back, as a stale table would.
+    op_info_registry._infos["DoctorProbeUndeclared", "CPU"] = (
+        CpuRegOp("DoctorProbeUndeclared")
+        .input(0, "x")
+        .output(0, "y")
+        .dtype_format(DataType.F64_Default, DataType.F64_Default)
+        .get_op_info()
+    )
 
     problems = cli.doctor_problems()
     assert "DoctorProbe (CPU): op info declares (Float32) -> (Float32) but no kernel is registered for it" in problems
-    assert "DoctorProbe (CPU): kernel (Float16) -> (Float16) is not declared in its op info" in problems
+    assert "DoctorProbeUndeclared (CPU): kernel (Float16) -> (Float16) is not declared in its op info" in problems
     assert "DoctorProbeKernelOnly (CPU): 1 kernels are registered but there is no op info" in problems
     assert "DoctorProbe: kernels are registered but no Primitive class named 'DoctorProbe' is defined" in problems
     assert (

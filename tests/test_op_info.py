@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from opforge import dtype as mstype
+from opforge.kernels import KernelAttr
 from opforge.op_info import CpuRegOp, DataType, get_op_info
 
 
@@ -41,3 +42,12 @@ def test_builtin_op_info_is_queryable_by_operator_and_backend():
     assert info is not None and info.backend == "CPU"
     assert ((mstype.float32,), (mstype.float32,)) in info.dtype_signatures()
     assert get_op_info("Elu", "GPU") is None
+
+
+def test_covers_maps_a_kernel_attr_to_a_row_by_its_input_and_output_dtypes():
+    info = _builder().dtype_format(DataType.F32_Default, DataType.I32_Default, DataType.F32_Default).get_op_info()
+    assert info.covers(KernelAttr([mstype.float32, mstype.int32], [mstype.float32]))
+    assert not info.covers(KernelAttr([mstype.int32, mstype.float32], [mstype.float32]))  # order matters
+    assert not info.covers(KernelAttr([mstype.float32, mstype.int32], [mstype.float64]))  # so does the output
+    assert info.rows_text() == "(Float32, Int32) -> (Float32)"
+    assert _builder().get_op_info().rows_text() == "no dtype_format rows"

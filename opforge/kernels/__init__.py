@@ -2,15 +2,34 @@
 
 from opforge.kernels import cpu
 from opforge.kernels.kernel_attr import KernelAttr
-from opforge.kernels.registry import all_kernels, kernels_for, load_library, register_kernel
+from opforge.kernels.registry import (
+    KernelEntry,
+    KernelOverrideWarning,
+    OpInfoMismatchError,
+    all_kernels,
+    disable,
+    disabled,
+    enable,
+    is_disabled,
+    kernels_for,
+    load_library,
+    register_kernel,
+)
 from opforge.kernels.selection import select_kernel
 
 __all__ = [
     "KernelAttr",
+    "KernelEntry",
+    "KernelOverrideWarning",
+    "OpInfoMismatchError",
     "register_kernel",
     "kernels_for",
     "all_kernels",
     "load_library",
+    "disable",
+    "enable",
+    "disabled",
+    "is_disabled",
     "select_kernel",
     "cpu",
 ]

@@ -3,7 +3,8 @@
 For (operator, backend, input dtypes, inferred output dtypes): an exact KernelAttr match first,
 else the cheapest set of lossless widening casts (int8 -> int32, float16 -> float32) whose
 outputs are the inferred dtypes or hold them losslessly (the result is cast back); never a lossy
-cast, never another backend. Results are cached until a kernel is registered.
+cast, never another backend, never a disabled kernel. Results are cached per registry version, so
+no change to the registry (a kernel registered, replaced, disabled or enabled) leaves one stale.
 """
 
 from __future__ import annotations
@@ -52,15 +53,19 @@ def _outputs_fit(kernel_outs: tuple, wanted) -> bool:
     )
 
 
-@functools.cache
 def select_kernel(op_name: str, backend: str, input_dtypes: tuple, output_dtypes=None) -> Selection:
     """Choose the kernel for these input dtypes (and inferred output dtypes, when given: Cast's
     kernels differ only by their output), or raise KernelNotFoundError."""
+    return _select(op_name, backend, input_dtypes, output_dtypes, registry.version())
+
+
+@functools.cache
+def _select(op_name: str, backend: str, input_dtypes: tuple, output_dtypes, version: int) -> Selection:
+    # ``version`` is in the key so a selection made before a change is never served after it, even one
+    # stored while another thread changed the registry; clearing on change only frees the memory.
     candidates = registry.kernels_for(op_name, backend)
-    if get_op_info(op_name, backend) is None and not candidates:
-        raise KernelNotFoundError(
-            f"For '{op_name}', nothing is registered for the {backend} backend: no op info and no kernel."
-        )
+    if not candidates:
+        raise KernelNotFoundError(_nothing_message(op_name, backend, input_dtypes, output_dtypes))
     best, best_cost = None, None
     for entry in candidates:
         want = entry.attr.input_dtypes_for(len(input_dtypes))
@@ -76,7 +81,8 @@ def select_kernel(op_name: str, backend: str, input_dtypes: tuple, output_dtypes
     return best
 
 
-registry.on_change(select_kernel.cache_clear)
+select_kernel.cache_clear = _select.cache_clear
+registry.on_change(_select.cache_clear)
 
 
 def _closeness(have: tuple, entry) -> tuple:
@@ -85,16 +91,34 @@ def _closeness(have: tuple, entry) -> tuple:
     return (-matches, abs(len(want) - len(have)))
 
 
-def _miss_message(op_name, backend, input_dtypes, output_dtypes, candidates) -> str:
+def _received(input_dtypes, output_dtypes) -> str:
     got = ", ".join(map(str, input_dtypes)) or "no tensors"
     if output_dtypes is not None:
         got += " -> " + ", ".join(map(str, output_dtypes))
-    if not candidates:
-        return f"For '{op_name}', no {backend} kernel is registered (received inputs: {got})."
+    return got
+
+
+def _nothing_message(op_name, backend, input_dtypes, output_dtypes) -> str:
+    """No enabled kernel: say whether there is op info, or kernels that are all disabled."""
+    n_disabled = len(registry.kernels_for(op_name, backend, include_disabled=True))
+    if n_disabled:
+        return (
+            f"For '{op_name}', every {backend} kernel is disabled ({n_disabled} registered; "
+            f"received inputs: {_received(input_dtypes, output_dtypes)})."
+        )
+    if get_op_info(op_name, backend) is None:
+        return f"For '{op_name}', nothing is registered for the {backend} backend: no op info and no kernel."
+    got = _received(input_dtypes, output_dtypes)
+    return f"For '{op_name}', no {backend} kernel is registered (received inputs: {got})."
+
+
+def _miss_message(op_name, backend, input_dtypes, output_dtypes, candidates) -> str:
+    got = _received(input_dtypes, output_dtypes)
     listed = "\n  ".join(e.attr.short() for e in candidates)
     closest = min(candidates, key=lambda e: _closeness(input_dtypes, e))
+    off = [e.attr.short() for e in registry.kernels_for(op_name, backend, include_disabled=True) if e not in candidates]
     return (
         f"For '{op_name}', no {backend} kernel accepts inputs ({got}), even after a lossless widening cast.\n"
         f"Registered {backend} kernels:\n  {listed}\n"
-        f"Closest: {closest.attr.short()}"
+        f"Closest: {closest.attr.short()}" + (f"\nDisabled: {', '.join(off)}" if off else "")
     )

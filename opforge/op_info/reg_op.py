@@ -12,13 +12,27 @@ Written in MindSpore's style::
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from opforge import dtype as mstype
 
-__all__ = ["OpInfo", "RegOp", "CpuRegOp", "GpuRegOp", "CustomRegOp"]
+__all__ = ["OpInfo", "RegOp", "CpuRegOp", "GpuRegOp", "CustomRegOp", "kernel_signature", "format_signature"]
 
 _PARAM_TYPES = ("required", "optional", "dynamic")
+
+
+def kernel_signature(kernel_attr) -> tuple:
+    """The dtype_format row that declares a kernel, as (input dtypes, output dtypes): the one mapping between
+    KernelAttrs and op info rows. A variadic (all_same) kernel lists its one dtype once, as its op info does
+    for the dynamic input."""
+    return tuple(kernel_attr.inputs), tuple(kernel_attr.outputs)
+
+
+def format_signature(signature) -> str:
+    """``(Float32, Float32) -> (Float32)`` for ``kernel_signature``'s or ``dtype_signatures``' tuples."""
+    ins, outs = signature
+    return f"({', '.join(map(str, ins))}) -> ({', '.join(map(str, outs))})"
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,18 @@ class OpInfo:
         """Each dtype_format row as (input dtypes, output dtypes)."""
         n_in = len(self.inputs)
         return [(tuple(t for t, _ in row[:n_in]), tuple(t for t, _ in row[n_in:])) for row in self.dtype_formats]
+
+    @functools.cached_property
+    def _declared(self) -> frozenset:
+        return frozenset(self.dtype_signatures())
+
+    def covers(self, kernel_attr) -> bool:
+        """Whether a dtype_format row declares a kernel of this KernelAttr."""
+        return kernel_signature(kernel_attr) in self._declared
+
+    def rows_text(self) -> str:
+        """The declared rows, for messages: ``(Float32) -> (Float32), (Float64) -> (Float64)``."""
+        return ", ".join(map(format_signature, self.dtype_signatures())) or "no dtype_format rows"
 
 
 class RegOp:

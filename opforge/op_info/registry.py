@@ -1,12 +1,29 @@
-"""The op info registry: ``op_info_register`` and queries by (operator, backend)."""
+"""The op info registry: ``op_info_register`` and queries by (operator, backend).
+
+An op info must declare (in a dtype_format row) every kernel registered for its operator and
+backend; the kernel registry checks that through ``on_register`` here, and checks each kernel it
+registers against the op info, so the order of the two registrations does not matter.
+"""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from opforge.op_info.reg_op import OpInfo
 
-__all__ = ["op_info_register", "get_op_info", "all_op_infos"]
+__all__ = ["op_info_register", "get_op_info", "all_op_infos", "on_register", "OpInfoMismatchError"]
 
 _infos: dict = {}
+_checks: list = []  # called with each new op info before it is stored; they raise to refuse it
+
+
+class OpInfoMismatchError(ValueError):
+    """A kernel's KernelAttr is not declared by a dtype_format row of its operator's op info."""
+
+
+def on_register(check: Callable[[OpInfo], None]) -> None:
+    """Call ``check(op_info)`` before an op info is stored; an exception it raises refuses the op info."""
+    _checks.append(check)
 
 
 def op_info_register(op_info: OpInfo):
@@ -16,7 +33,10 @@ def op_info_register(op_info: OpInfo):
     key = (op_info.op_name, op_info.backend)
     if key in _infos and _infos[key] != op_info:
         raise ValueError(f"op info for '{op_info.op_name}' on {op_info.backend} is registered twice, differently.")
-    _infos[key] = op_info
+    if key not in _infos:
+        for check in _checks:
+            check(op_info)
+        _infos[key] = op_info
 
     def register(fn):
         return fn

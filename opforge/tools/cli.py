@@ -12,6 +12,7 @@ from rich.table import Table
 import opforge
 from opforge.kernels import registry
 from opforge.op_info import all_op_infos
+from opforge.op_info.reg_op import format_signature, kernel_signature
 from opforge.primitives import primitive_classes
 
 __all__ = ["main", "doctor_problems"]
@@ -19,7 +20,7 @@ __all__ = ["main", "doctor_problems"]
 
 def _kernel_rows() -> list:
     rows = {}
-    for e in registry.all_kernels():
+    for e in registry.all_kernels(include_disabled=True):
         rows.setdefault((e.op_name, e.backend), []).append(e)
     return sorted(rows.items())
 
@@ -53,33 +54,51 @@ def cmd_ops(args) -> int:
         if args.op and op != args.op:
             continue
         pattern, dtypes = _describe(entries)
-        table.add_row(op, backend, pattern, dtypes, ", ".join(sorted({e.kind for e in entries})))
+        table.add_row(
+            op, backend, pattern, dtypes, _impl(entries, len(entries) - len(registry.kernels_for(op, backend)))
+        )
         shown += 1
     console.print(table)
-    console.print(f"{shown} operator/backend pairs, {len(registry.all_kernels())} kernels.")
+    n_kernels = len(registry.all_kernels(include_disabled=True))
+    n_disabled = n_kernels - len(registry.all_kernels())
+    console.print(
+        f"{shown} operator/backend pairs, {n_kernels} kernels." + (f" {n_disabled} disabled." if n_disabled else "")
+    )
     return 0
 
 
+def _impl(entries, n_disabled: int) -> str:
+    """The kinds of kernel ("cpp", "python"), and how many are disabled when some are."""
+    text = ", ".join(sorted({e.kind for e in entries}))
+    return text + (f" ({n_disabled} disabled)" if n_disabled else "")
+
+
 def doctor_problems() -> list:
-    """Every disagreement between op info, kernels and primitives, as readable lines."""
+    """Every disagreement between op info, kernels (disabled ones too) and primitives, as readable lines.
+
+    Registration refuses a kernel its op info does not declare, so "not declared" appears only for
+    tables built around the registry's checks; an op info row without a kernel is allowed but reported.
+    """
     problems = []
     kernels = {}
-    for e in registry.all_kernels():
-        kernels.setdefault((e.op_name, e.backend), set()).add((e.attr.inputs, e.attr.outputs))
+    for e in registry.all_kernels(include_disabled=True):
+        kernels.setdefault((e.op_name, e.backend), set()).add(kernel_signature(e.attr))
     infos = {(i.op_name, i.backend): i for i in all_op_infos()}
     for key, info in sorted(infos.items()):
         have = kernels.get(key, set())
         for sig in info.dtype_signatures():
             if sig not in have:
-                problems.append(f"{key[0]} ({key[1]}): op info declares {_fmt(sig)} but no kernel is registered for it")
+                problems.append(
+                    f"{key[0]} ({key[1]}): op info declares {format_signature(sig)} but no kernel is registered for it"
+                )
     for key, sigs in sorted(kernels.items()):
         info = infos.get(key)
         if info is None:
             problems.append(f"{key[0]} ({key[1]}): {len(sigs)} kernels are registered but there is no op info")
             continue
         declared = set(info.dtype_signatures())
-        for sig in sorted(sigs - declared, key=_fmt):
-            problems.append(f"{key[0]} ({key[1]}): kernel {_fmt(sig)} is not declared in its op info")
+        for sig in sorted(sigs - declared, key=format_signature):
+            problems.append(f"{key[0]} ({key[1]}): kernel {format_signature(sig)} is not declared in its op info")
     classes = primitive_classes()
     for op in sorted({k[0] for k in kernels}):
         if op not in classes:
@@ -87,16 +106,11 @@ def doctor_problems() -> list:
     return problems
 
 
-def _fmt(sig) -> str:
-    ins, outs = sig
-    return f"({', '.join(map(str, ins))}) -> ({', '.join(map(str, outs))})"
-
-
 def cmd_doctor(args) -> int:
     """Prove op info and kernels agree; exit 1 when they do not."""
     console = Console()
     problems = doctor_problems()
-    n_kernels = len(registry.all_kernels())
+    n_kernels = len(registry.all_kernels(include_disabled=True))
     n_infos = len(all_op_infos())
     if problems:
         for p in problems:
