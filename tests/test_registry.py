@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from opforge import Tensor, cli, ops
+from opforge import Tensor, ops
+from opforge.tools import cli
 from opforge import dtype as mstype
 from opforge.errors import KernelNotFoundError
 from opforge.kernels import (
