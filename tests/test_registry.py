@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from opforge import Tensor, ops
-from opforge.tools import cli
 from opforge import dtype as mstype
 from opforge.errors import KernelNotFoundError
 from opforge.kernels import (
@@ -27,6 +26,7 @@ from opforge.kernels import (
 )
 from opforge.op_info import CpuRegOp, DataType, get_op_info, op_info_register
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
+from opforge.tools import cli
 
 pytestmark = pytest.mark.usefixtures("isolated_registries")
 
