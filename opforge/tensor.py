@@ -53,13 +53,15 @@ class Tensor:
 
     ``Tensor(input_data, dtype=None, shape=None, device=None)`` copies a list, scalar, NumPy array or
     Tensor. Without a dtype, Python floats become float32, ints int64 and bools bool; arrays keep
-    their dtype. ``device`` defaults to the context's ``device_target``.
+    their dtype. ``device`` defaults to a Tensor argument's device, else the context's ``device_target``.
     """
 
     __slots__ = ("_data", "_meta", "__weakref__")
     __array_priority__ = 1000  # NumPy defers mixed operators (ndarray + Tensor) to the Tensor
 
     def __init__(self, input_data=None, dtype=None, shape=None, device=None):
+        if device is None and isinstance(input_data, Tensor):
+            device = input_data.device
         dev = _device_of(device)
         if input_data is None:
             if shape is None:

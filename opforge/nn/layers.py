@@ -214,4 +214,4 @@ class Dropout(Cell):
             return x
         mask = (self.rng.random(x.shape) < self.keep_prob).astype(x.dtype.np_dtype)
         scale = np.asarray(1.0 / self.keep_prob, dtype=x.dtype.np_dtype)
-        return self.mul(x, Tensor(mask * scale))
+        return self.mul(x, Tensor(mask * scale, device=x.device))

@@ -81,7 +81,9 @@ class Optimizer(Cell):
         """One zero-filled state Parameter per parameter, named ``prefix.<param name>``."""
         state = []
         for p in self.parameters:
-            s = Parameter(np.full(p.shape, init, p.dtype.np_dtype), name=f"{prefix}.{p.name}", requires_grad=False)
+            device = p._meta[2]
+            value = Tensor._from_array(device.full(p.shape, init, p.dtype.np_dtype), p.dtype, device)
+            s = Parameter(value, name=f"{prefix}.{p.name}", requires_grad=False)
             self.insert_param_to_cell(s.name, s)
             state.append(s)
         return tuple(state)
