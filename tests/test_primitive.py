@@ -671,3 +671,14 @@ def test_every_written_input_is_written_back_after_a_widening_cast():
     assert out is a and a.dtype is mstype.float16
     assert a.asnumpy().tolist() == [1.0, 1.0] and b.asnumpy().tolist() == [-1.0, -1.0]
     assert a._version == 1 and b._version == 1
+
+
+def test_docstrings_list_the_registered_kernels_per_backend():
+    from opforge.kernels import KernelAttr, register_kernel
+
+    assert "CPU: Float16 -> Float16; BFloat16 -> BFloat16; Float32 -> Float32" in ops.Elu.__doc__
+    assert "UInt8 -> UInt8" not in ops.Elu.__doc__
+    u8 = mstype.uint8
+    register_kernel("Elu", "GPU", KernelAttr().add_input_attr(u8).add_output_attr(u8))(lambda x, alpha=1.0: x)
+    assert "\n    GPU: UInt8 -> UInt8" in ops.Elu.__doc__  # read from the registry when asked
+    assert ops.Elu.__doc__.startswith("Exponential linear unit")

@@ -36,7 +36,28 @@ _classes: dict = {}  # every public operator class, by name
 _shared_plans: dict = {}  # plans shared by primitive instances with equal attrs
 
 
-class Primitive:
+class _PrimitiveType(type):
+    """The type of operator classes: their docstrings end with the kernels the registry holds for
+    them, per backend, read when the docstring is asked for. The registrations are the one record
+    of which dtypes a backend runs; a docstring says what the operator means."""
+
+    @property
+    def __doc__(cls):
+        own = cls.__dict__.get("__doc__") or ""
+        table = _kernel_table(cls.__name__)
+        return f"{own.rstrip()}\n\n{table}" if table else own
+
+
+def _kernel_table(op_name: str) -> str:
+    lines = []
+    for backend in BACKENDS:
+        entries = registry.kernels_for(op_name, backend)
+        if entries:
+            lines.append(f"    {backend}: " + "; ".join(e.attr.short() for e in entries))
+    return "Kernels (from the registry):\n" + "\n".join(lines) if lines else ""
+
+
+class Primitive(metaclass=_PrimitiveType):
     """Base class of operators. Subclass it, register attrs with ``@prim_attr_register``.
 
     Without ``infer_shape``/``infer_dtype`` the output has the first tensor input's shape and dtype.
