@@ -338,10 +338,16 @@ struct Registrar {
 #define OPFORGE_CONCAT_INNER_(a, b) a##b
 #define OPFORGE_CONCAT_(a, b) OPFORGE_CONCAT_INNER_(a, b)
 
-// OPFORGE_REG_KERNEL(backend, OpName, KernelAttr, KernelClass...)
-#define OPFORGE_REG_KERNEL(BACKEND, OPNAME, ATTR, ...)                                             \
-  static const ::opforge::detail::Registrar<__VA_ARGS__> OPFORGE_CONCAT_(g_opforge_kernel_reg_, \
-                                                                        __COUNTER__)(BACKEND, #OPNAME, ATTR)
+// OPFORGE_REG_KERNEL(backend, OpName, KernelAttr, KernelClass...). The KernelAttr expression is
+// evaluated with namespace opforge in scope, so it reads as in MindSpore:
+// KernelAttr().AddInputAttr(kNumberTypeFloat32)...
+#define OPFORGE_REG_KERNEL(BACKEND, OPNAME, ATTR, ...)                                              \
+  static const ::opforge::detail::Registrar<__VA_ARGS__> OPFORGE_CONCAT_(g_opforge_kernel_reg_,  \
+                                                                        __COUNTER__)(            \
+      BACKEND, #OPNAME, [] {                                                                     \
+        using namespace ::opforge;                                                               \
+        return ATTR;                                                                             \
+      }())
 
 // MindSpore's shape: MS_REG_CPU_KERNEL(Elu, KernelAttr().AddInputAttr(...).AddOutputAttr(...), EluKernel<float>)
 #define MS_REG_CPU_KERNEL(OPNAME, ATTR, ...) OPFORGE_REG_KERNEL("CPU", OPNAME, ATTR, __VA_ARGS__)
