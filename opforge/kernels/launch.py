@@ -8,13 +8,36 @@ One launcher per kernel kind: ``cpp`` (the C++ factory, CPU arrays) and ``python
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from opforge import _C
 from opforge import dtype as mstype
 from opforge.errors import KernelError
 
-__all__ = ["make_launcher"]
+__all__ = ["LaunchSpec", "make_launcher", "register_launcher"]
+
+
+class LaunchSpec(NamedTuple):
+    """What a launcher factory gets: one selected kernel with fixed metas and attrs."""
+
+    op_name: str
+    entry: object  # the registry's KernelEntry
+    device: object
+    in_dtypes: tuple  # the kernel's input dtypes (after the selection's widening)
+    in_shapes: tuple
+    out_shapes: tuple
+    attrs: dict
+    call_python: Callable  # call_python(fn, arrays): a Python kernel with constants and attrs added
+    inplace: tuple  # inplace[i]: the input output i is written into, or -1; () when none
+
+
+_LAUNCHERS: dict = {}  # kernel kind -> factory(LaunchSpec) -> run(arrays)
+
+
+def register_launcher(kind: str, factory: Callable) -> None:
+    """How kernels of ``kind`` are launched: ``factory(spec: LaunchSpec)`` returns ``run(arrays)``.
+    A backend adds its kernel kinds here (``cpp`` and ``python`` are built in)."""
+    _LAUNCHERS[kind] = factory
 
 
 def make_launcher(
@@ -43,25 +66,30 @@ def make_launcher(
             f"For '{op_name}', the kernel {entry.attr} has {len(kernel_outs)} outputs, "
             f"but the primitive infers {len(out_dtypes)}."
         )
-    if entry.kind == "cpp":
-        run = _cpp_launcher(op_name, entry, selection.input_dtypes, in_shapes, out_shapes, attrs, inplace)
-    else:
-        run = _python_launcher(op_name, entry, device, out_shapes, call_python, inplace)
+    factory = _LAUNCHERS.get(entry.kind)
+    if factory is None:
+        raise KernelError(f"For '{op_name}', no launcher is registered for {entry.kind!r} kernels ({entry.source}).")
+    spec = LaunchSpec(
+        op_name, entry, device, selection.input_dtypes, in_shapes, out_shapes, attrs, call_python, inplace
+    )
+    run = factory(spec)
     return _with_casts(run, device, arg_dtypes, selection.input_dtypes, kernel_outs, out_dtypes, written)
 
 
-def _cpp_launcher(op_name, entry, in_dtypes, in_shapes, out_shapes, attrs, inplace) -> Callable:
+def _cpp_launcher(spec: LaunchSpec) -> Callable:
+    """C++ kernels of the factory, on CPU arrays."""
+    outs = spec.entry.attr.outputs
     instance = _C.KernelInstance(
-        entry.impl,
-        op_name,
-        [list(s) for s in in_shapes],
-        [t.type_id for t in in_dtypes],
-        [t.np_dtype for t in in_dtypes],
-        [list(s) for s in out_shapes],
-        [t.type_id for t in entry.attr.outputs],
-        [t.np_dtype for t in entry.attr.outputs],
-        _cpp_attrs(attrs),
-        list(inplace) if inplace else [],
+        spec.entry.impl,
+        spec.op_name,
+        [list(s) for s in spec.in_shapes],
+        [t.type_id for t in spec.in_dtypes],
+        [t.np_dtype for t in spec.in_dtypes],
+        [list(s) for s in spec.out_shapes],
+        [t.type_id for t in outs],
+        [t.np_dtype for t in outs],
+        _cpp_attrs(spec.attrs),
+        list(spec.inplace),
     )
     return instance.launch  # the bound method keeps the instance alive
 
@@ -81,9 +109,14 @@ def _cpp_attrs(attrs: dict) -> dict:
     return out
 
 
-def _python_launcher(op_name, entry, device, out_shapes, call_python, inplace) -> Callable:
-    fn = entry.impl
-    out_dtypes = entry.attr.outputs
+def _python_launcher(spec: LaunchSpec) -> Callable:
+    """Python functions, on the device's arrays; an in-place output returned as a new array is
+    copied into the input it belongs to."""
+    op_name, device, out_shapes, call_python, inplace = (
+        spec.op_name, spec.device, spec.out_shapes, spec.call_python, spec.inplace
+    )  # fmt: skip
+    fn = spec.entry.impl
+    out_dtypes = spec.entry.attr.outputs
     single = len(out_dtypes) == 1
 
     def run(arrays):
@@ -155,3 +188,7 @@ def _with_casts(run, device, arg_dtypes, kernel_ins, kernel_outs, out_dtypes, wr
     if not out_casts:
         return run_cast
     return lambda arrays: cast_outputs(run_cast(arrays))
+
+
+register_launcher("cpp", _cpp_launcher)
+register_launcher("python", _python_launcher)
