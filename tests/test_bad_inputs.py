@@ -74,9 +74,18 @@ def test_unexpected_constructor_argument():
         ops.Elu(beta=1.0)
 
 
-def test_numpy_scalar_in_a_dtype_group_is_rejected_clearly():
-    with pytest.raises(TypeError, match=r"^For 'Add', the 'y' must be a Tensor or a number, but got float32\.$"):
-        ops.Add()(f32([1.0]), np.float32(2.0))
+def test_numpy_scalar_in_a_dtype_group_is_a_weak_number():
+    """A NumPy scalar is taken like the Python number it holds: accepted, and weak."""
+    x = Tensor(np.array([1, 2], np.int8))
+    for scalar, dtype in ((np.int64(2), mstype.int8), (np.float32(0.5), mstype.float32), (np.bool_(True), mstype.int8)):
+        out = ops.Add()(x, scalar)
+        want = ops.Add()(x, scalar.item())
+        assert out.dtype is dtype is want.dtype
+        np.testing.assert_array_equal(out.asnumpy(), want.asnumpy())
+    with pytest.raises(OverflowError, match=r"^For 'Add', the 'y' \(300\) does not fit Int8"):
+        ops.Add()(x, np.int64(300))
+    with pytest.raises(TypeError, match=r"^For 'Add', the 'y' must be a Tensor or a number, but got str_\.$"):
+        ops.Add()(x, np.str_("2"))
 
 
 def test_string_in_a_dtype_group_is_rejected_clearly():
