@@ -12,8 +12,9 @@ it (for inputs holding NaN/Inf: wherever the reference is finite; see ``_compare
 mean the same as the baseline (a strided view, a NumPy scalar for a Python number, ...) must
 succeed. A clean error is a TypeError, ValueError, OverflowError or RuntimeError (opforge's
 errors derive from these) whose message names the operator; never AttributeError, IndexError,
-KeyError, MemoryError, ZeroDivisionError or AssertionError. Each call runs under a faulthandler
-timer, so a hang ends the process with a traceback instead of stalling the run.
+KeyError, MemoryError, ZeroDivisionError or AssertionError. The calls of each operator run under a
+faulthandler timer (``hang_guard``), so a hang, even in C++ holding the GIL, ends the process with
+every thread's traceback instead of stalling the run.
 
 Known problems whose fix belongs to the call path (``Primitive._call`` and its plans, signatures,
 Tensor, launchers) are listed in ``CALL_PATH_ISSUES``: a bad outcome of a case tagged with one of
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import faulthandler
 import functools
 import inspect
@@ -61,7 +63,9 @@ from opforge.primitives import signature as sig  # noqa: E402
 BACKEND = "CPU"
 SMALL = 64  # elements at most in a baseline's arrays: the campaign stays fast
 BASELINES_PER_KERNEL = 3  # samples kept per (kernel, variant)
-CALL_TIMEOUT_S = 60.0  # a call running longer is a hang: faulthandler dumps the stacks and exits
+# One operator's calls taking longer is a hang: faulthandler dumps the stacks and exits. (Arming the
+# timer costs about a millisecond, as much as a call: it is armed per operator, not per call.)
+HANG_TIMEOUT_S = 300.0
 
 CLEAN_TYPES = (TypeError, ValueError, OverflowError, RuntimeError, KernelError)
 BAD_TYPES = (AttributeError, IndexError, KeyError, MemoryError, ZeroDivisionError, AssertionError, RecursionError)
@@ -256,9 +260,19 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__module__}.{type(exc).__qualname__}: {text[:300]}"
 
 
+@contextlib.contextmanager
+def hang_guard(seconds: float = HANG_TIMEOUT_S):
+    """Within the block, a hang (even in C++ code holding the GIL) dumps every thread's stack and ends
+    the process after ``seconds``, instead of stalling the run."""
+    faulthandler.dump_traceback_later(seconds, exit=True)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
 def run_case(case: Case, tolerate_known: bool = True) -> Outcome:
-    """Run one case under a hang guard and classify what happened."""
-    faulthandler.dump_traceback_later(CALL_TIMEOUT_S, exit=True)
+    """Run one case (under a ``hang_guard``) and classify what happened."""
     try:
         with np.errstate(all="ignore"):
             case.run()
@@ -273,8 +287,6 @@ def run_case(case: Case, tolerate_known: bool = True) -> Outcome:
         failure = exc
     else:
         return Outcome("ok")
-    finally:
-        faulthandler.cancel_dump_traceback_later()
     issue = CALL_PATH_ISSUES.get(case.issue)
     if tolerate_known and issue is not None and issue.matches(case, failure):
         return Outcome("known", outcome.detail, case.issue)
@@ -708,12 +720,30 @@ def _huge_slot(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _huge_attrs(bl) -> list:
+    """The baseline primitive's int or int-tuple attrs (BroadcastTo's shape, an axis)."""
+    base = bl.prim()
+    return [name for name in base.init_attrs if _huge_slot(base.attrs.get(name))]
+
+
 def build_huge(pick, bl):
     slots = [i for i in _const_slots(bl) if _huge_slot(bl.args[i])]
-    i = pick.choice(slots)
-    value = _huge_value(pick, bl.args[i])
-    desc = f"{bl.desc}; constant {i} = {value!r}"
-    return Case(bl.op, "huge", desc, _call(bl, _replace(bl.args, i, value), reference=False), issue="huge")
+    attrs = _huge_attrs(bl)
+    where = pick.choice([("constant", i) for i in slots] + [("attr", name) for name in attrs])
+    if where[0] == "constant":
+        i = where[1]
+        value = _huge_value(pick, bl.args[i])
+        run = _call(bl, _replace(bl.args, i, value), reference=False)
+        return Case(bl.op, "huge", f"{bl.desc}; constant {i} = {value!r}", run, issue="huge")
+    name = where[1]
+    base = bl.prim()
+    kwargs = {k: base.attrs[k] for k in base.init_attrs}
+    kwargs[name] = _huge_value(pick, kwargs[name])
+
+    def run():
+        _call(bl, bl.args, prim=bl.cls(**kwargs), reference=False)()
+
+    return Case(bl.op, "huge", f"{bl.op}({name}={kwargs[name]!r}) on {bl.desc}", run, issue="huge")
 
 
 def _aliases(value):
@@ -775,7 +805,8 @@ def build_constructor(pick, bl):
     cls = bl.cls
     params = _ctor_params(cls)
     form = pick.choice(
-        ["too_many", "unknown_keyword", "wrong_value", "duplicate", "missing"]
+        ["too_many", "unknown_keyword", "wrong_value", "duplicate"]
+        + (["missing"] if any(p.default is inspect.Parameter.empty for p in params) else [])
         if params
         else ["too_many", "unknown_keyword"]
     )
@@ -799,23 +830,15 @@ def build_constructor(pick, bl):
         p = params[0]
         args = [p.default if p.default is not inspect.Parameter.empty else base.attrs.get(p.name)]
         kwargs[p.name] = args[0]
-    else:
+    else:  # missing: the required arguments left out
         kwargs = {}
-        if not required:
-            args = []
-            kwargs = {"bogus": None}
     desc = f"{bl.op}(*{args!r}, **{kwargs!r})"[:200]
 
     def run():
         prim = cls(*args, **kwargs)
         if not isinstance(prim, cls):
             raise WrongResult(f"the constructor gave {type(prim).__name__}")
-        same_attrs = all(prim.attrs.get(k) is base.attrs.get(k) for k in base.init_attrs)
-        variant_obj = bl.variant_obj()
-        if same_attrs or variant_obj is not _unwrap(variant_obj):
-            _call(bl, bl.args, prim=prim, reference=variant_obj is _unwrap(variant_obj))()
-        else:
-            _call(bl, bl.args, prim=prim)()
+        _call(bl, bl.args, prim=_rewrap(bl.variant_obj(), prim))()
 
     return Case(bl.op, "constructor", desc, run)
 
@@ -882,7 +905,7 @@ BUILDERS = {
         build_numpy_scalar_constant,
         lambda bl: any(_has_number(bl.args[i]) for i in _const_slots(bl)),
     ),
-    "huge": (build_huge, lambda bl: any(_huge_slot(bl.args[i]) for i in _const_slots(bl))),
+    "huge": (build_huge, lambda bl: any(_huge_slot(bl.args[i]) for i in _const_slots(bl)) or bool(_huge_attrs(bl))),
     "constant_alias": (build_constant_alias, lambda bl: any(_aliases(bl.args[i]) for i in _const_slots(bl))),
     "constructor": (build_constructor, lambda bl: True),
     "call_arity": (build_call_arity, lambda bl: True),
@@ -904,8 +927,7 @@ def build_attr_alias(pick, bl):
     def make(value):
         kwargs = {k: base.attrs[k] for k in base.init_attrs}
         kwargs[name] = value
-        prim = cls(**kwargs)
-        return prim if variant_obj is _unwrap(variant_obj) else type(variant_obj)(prim, **_wrapper_fields(variant_obj))
+        return _rewrap(variant_obj, cls(**kwargs))
 
     def run():
         _call(bl, bl.args, prim=make(first_value), signed_zeros=True)()
@@ -915,8 +937,11 @@ def build_attr_alias(pick, bl):
     return Case(bl.op, "constant_alias", desc, run, issue="constant-alias")
 
 
-def _wrapper_fields(wrapper) -> dict:
-    return {k: v for k, v in wrapper.__dict__.items() if k != "prim"}
+def _rewrap(variant_obj, prim):
+    """``prim`` in the wrapper the record's variant uses (if any), so the reference sees it the same way."""
+    if variant_obj is _unwrap(variant_obj):
+        return prim
+    return type(variant_obj)(prim, **{k: v for k, v in variant_obj.__dict__.items() if k != "prim"})
 
 
 def applicable_kinds(bl) -> list:
@@ -1100,9 +1125,10 @@ def run_random(op: str, examples: int, tally: Tally, tolerate_known: bool = True
 def run_campaign(examples: int, ops=None, tolerate_known: bool = True, kinds=None) -> Tally:
     tally = Tally()
     for op in ops or library_ops():
-        for case in every_dtype_cases(op, kinds):
-            tally.add(case, run_case(case, tolerate_known))
-        run_random(op, examples, tally, tolerate_known, kinds)
+        with hang_guard():
+            for case in every_dtype_cases(op, kinds):
+                tally.add(case, run_case(case, tolerate_known))
+            run_random(op, examples, tally, tolerate_known, kinds)
     return tally
 
 

@@ -24,6 +24,7 @@ from fuzz_campaign import (
     baselines,
     build,
     every_dtype_cases,
+    hang_guard,
     kernels_of,
     library_ops,
     run_case,
@@ -65,9 +66,10 @@ def test_the_campaign_covers_every_primitive_and_kernel():
 @pytest.mark.parametrize("op", OPS)
 def test_campaign(op):
     tally = Tally()
-    for case in every_dtype_cases(op):
-        tally.add(case, run_case(case))
-    run_random(op, CAMPAIGN_EXAMPLES, tally)
+    with hang_guard():
+        for case in every_dtype_cases(op):
+            tally.add(case, run_case(case))
+        run_random(op, CAMPAIGN_EXAMPLES, tally)
     for status, n in tally.counts.items():
         TOTAL.counts[status] += n
     for kind, counts in tally.by_kind.items():
@@ -159,8 +161,9 @@ def _assert_no_bad(issue: str) -> None:
     cases = _issue_cases(issue)
     assert cases, f"the campaign makes no case for the issue {issue}"
     tally = Tally()
-    for case in cases:
-        tally.add(case, run_case(case, tolerate_known=False))
+    with hang_guard():
+        for case in cases:
+            tally.add(case, run_case(case, tolerate_known=False))
     assert not tally.bad, tally.report(show_bad=10)
 
 
@@ -197,9 +200,9 @@ def test_call_path_plans_tell_equal_but_different_constants_apart():
 
 @pytest.mark.xfail(strict=True, reason="call path: " + CALL_PATH_ISSUES["huge"].reason)
 def test_call_path_huge_outputs_are_refused_with_the_operator_named():
-    with pytest.raises((ValueError, RuntimeError, MemoryError), match="For 'Fill'"):
+    with pytest.raises((ValueError, RuntimeError, OverflowError), match="For 'Fill'"):
         ops.Fill()(mstype.float32, (2**46,), 1.0)
-    with pytest.raises((ValueError, RuntimeError, MemoryError), match="For 'OneHot'"):
+    with pytest.raises((ValueError, RuntimeError, OverflowError), match="For 'OneHot'"):
         ops.OneHot()(Tensor(np.array([1], np.int32)), 2**46, 1.0, 0.0)
     _assert_no_bad("huge")
 

@@ -60,11 +60,12 @@ class _Operator(PrimitiveWithInfer):
                 raise ValueError(
                     f"For '{self.name}', each dim of the output must be less than 2**63, but got shape {list(shape)}."
                 )
-            nbytes = math.prod(shape) * out_dtype.itemsize
+            # NumPy's rule, which an empty array must meet too: the non-zero dims times the item size.
+            nbytes = math.prod(d for d in shape if d) * out_dtype.itemsize
             if nbytes >= _MAX_BYTES:
                 raise ValueError(
-                    f"For '{self.name}', the output of shape {list(shape)} and dtype {out_dtype} would take "
-                    f"{nbytes} bytes, but an array can take at most 2**63 - 1."
+                    f"For '{self.name}', the output of shape {list(shape)} and dtype {out_dtype} is too large: its "
+                    f"non-zero dims times the item size make {nbytes} bytes, but at most 2**63 - 1 can be addressed."
                 )
 
     def _input_name(self, i: int) -> str:
