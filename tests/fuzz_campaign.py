@@ -479,9 +479,10 @@ def _wrong_objects() -> list:
 
 WRONG_CONSTANTS = [1.5, -0.0, True, False, 0, -1, 7, 2**70, -(2**70), (), (1.5,), (True,), [0, 1], math.nan, math.inf]
 
-# Every dim product is at least 2**46 elements: any allocation of it must fail, never run.
-HUGE_INTS = [2**46, 2**62, 2**63 - 1, 2**63, 2**64, -(2**63), -(2**46)]
-HUGE_SHAPES = [(2**46,), (2**40, 2**40), (2**23, 2**23, 2**23), (2**62, 4), (2**63 - 1,), (2**64,), (3, 2**62)]
+# Every dim product is at least 2**57 elements, beyond any address space (even 5-level paging's 2**56
+# bytes): an allocation of it fails even where memory is overcommitted, so it can never start to run.
+HUGE_INTS = [2**57, 2**62, 2**63 - 1, 2**63, 2**64, -(2**63), -(2**57)]
+HUGE_SHAPES = [(2**57,), (2**40, 2**40), (2**23, 2**23, 2**23), (2**62, 4), (2**63 - 1,), (2**64,), (3, 2**62)]
 
 NP_INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.intp)
 NP_FLOATS = (np.float16, np.float32, np.float64)
@@ -984,9 +985,9 @@ CALL_PATH_ISSUES: dict = {
         lambda case, exc: isinstance(exc, WrongResult),
     ),
     "huge": Issue(
-        "call path: an addressable but huge output (2**46 elements) reaches the allocator, whose MemoryError "
+        "call path: an addressable but huge output (2**57 elements) reaches the allocator, whose MemoryError "
         "has no message",
-        "ops.Fill()(mstype.float32, (2**46,), 1.0)  # MemoryError()",
+        "ops.Fill()(mstype.float32, (2**57,), 1.0)  # MemoryError()",
         lambda case, exc: isinstance(exc, MemoryError),
     ),
 }
@@ -1134,7 +1135,7 @@ def run_campaign(examples: int, ops=None, tolerate_known: bool = True, kinds=Non
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz_campaign", description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=60, help="hypothesis examples per operator")
+    parser.add_argument("--examples", type=int, default=50, help="hypothesis examples per operator")
     parser.add_argument("--ops", default="", help="comma-separated operators (default: all)")
     parser.add_argument("--kinds", default="", help=f"comma-separated kinds of bad input (default: all of {KINDS})")
     parser.add_argument("--show-bad", type=int, default=20, help="bad outcomes to print")
