@@ -1034,20 +1034,14 @@ def _kinds_for(bl, kinds) -> list:
 
 def every_dtype_cases(op: str, kinds=None) -> list:
     """For every kernel (dtype) of ``op``, one baseline under every applicable per-dtype kind (seeded picks)."""
-    out = []
-    seen = set()
+    first = {}  # the first baseline of each kernel
     for bl in baselines(op):
-        key = (str(bl.entry.attr), bl.variant)
-        if str(bl.entry.attr) in seen and key not in seen:
-            continue  # one variant per kernel
-        if key in seen:
-            continue
-        seen.update({str(bl.entry.attr), key})
+        first.setdefault(str(bl.entry.attr), bl)
+    out = []
+    for bl in first.values():
         for kind in applicable_kinds(bl):
-            if kind not in PER_DTYPE_KINDS or (kinds is not None and kind not in kinds):
-                continue
-            pick = RandomPicker(f"{op}/{bl.entry.attr}/{kind}")
-            out.append(build(pick, bl, kind))
+            if kind in PER_DTYPE_KINDS and (kinds is None or kind in kinds):
+                out.append(build(RandomPicker(f"{op}/{bl.entry.attr}/{kind}"), bl, kind))
     return out
 
 
@@ -1073,6 +1067,15 @@ class Tally:
             self.bad.append((case, outcome))
         if outcome.status == "known":
             self.known[outcome.issue] += 1
+
+    def merge(self, other: Tally) -> None:
+        self.counts.update(other.counts)
+        for op, counts in other.by_op.items():
+            self.by_op[op].update(counts)
+        for kind, counts in other.by_kind.items():
+            self.by_kind[kind].update(counts)
+        self.bad.extend(other.bad)
+        self.known.update(other.known)
 
     @property
     def calls(self) -> int:
@@ -1123,13 +1126,18 @@ def run_random(op: str, examples: int, tally: Tally, tolerate_known: bool = True
     go()
 
 
+def run_operator(op: str, examples: int, tally: Tally, tolerate_known: bool = True, kinds=None) -> None:
+    """The campaign for one operator: the per-dtype cases of every kernel, then ``examples`` drawn ones."""
+    with hang_guard():
+        for case in every_dtype_cases(op, kinds):
+            tally.add(case, run_case(case, tolerate_known))
+        run_random(op, examples, tally, tolerate_known, kinds)
+
+
 def run_campaign(examples: int, ops=None, tolerate_known: bool = True, kinds=None) -> Tally:
     tally = Tally()
     for op in ops or library_ops():
-        with hang_guard():
-            for case in every_dtype_cases(op, kinds):
-                tally.add(case, run_case(case, tolerate_known))
-            run_random(op, examples, tally, tolerate_known, kinds)
+        run_operator(op, examples, tally, tolerate_known, kinds)
     return tally
 
 
