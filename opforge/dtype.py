@@ -238,8 +238,16 @@ _WEAK_DEFAULT = {0: bool_, 1: int64, 2: float32, 3: complex64}
 
 
 def weak_category(value) -> int | None:
-    """The category of a Python scalar (bool 0, int 1, float 2, complex 3), or None."""
-    return _WEAK_CATEGORY.get(type(value))
+    """The category of a Python scalar (bool 0, int 1, float 2, complex 3), or None.
+
+    A NumPy scalar (``np.int64(1)``, ``np.float32(0.5)``) counts as the Python number it holds: it is
+    accepted wherever one is, and is just as weak.
+    """
+    category = _WEAK_CATEGORY.get(type(value))
+    if category is None and isinstance(value, np.generic):
+        dtype = _BY_NP.get(value.dtype)
+        category = None if dtype is None else dtype.category
+    return category
 
 
 @functools.lru_cache(maxsize=4096)

@@ -88,6 +88,96 @@ def test_one_parameter_in_two_written_slots_is_rejected():
         ops.Adam()(w, w, Parameter(np.zeros(2, np.float32)), 0.9, 0.99, 0.1, 0.9, 0.999, 1e-8, f32([1.0, 1.0]))
 
 
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda: ops.Tanh(1), "For 'Tanh', the constructor takes no arguments, but got 1."),
+        (
+            lambda: ops.Elu(1.0, 2.0),
+            "For 'Elu', the constructor takes 1 positional arguments, but got 2; its arguments are (alpha=1.0).",
+        ),
+        (lambda: ops.Tanh(axis=1), "For 'Tanh', the constructor has no argument 'axis'; it takes none."),
+        (
+            lambda: ops.ReduceSum(axis=1),
+            "For 'ReduceSum', the constructor has no argument 'axis'; its arguments are (keep_dims=False).",
+        ),
+        (
+            lambda: ops.Elu(1.0, alpha=1.0),
+            "For 'Elu', the constructor got the argument 'alpha' by position and by keyword.",
+        ),
+        (
+            lambda: ops.BroadcastTo(),
+            "For 'BroadcastTo', the constructor's argument 'shape' is missing; its arguments are (shape).",
+        ),
+    ],
+    ids=["too-many", "too-many-positional", "unknown", "unknown-with-attrs", "twice", "missing"],
+)
+def test_constructor_misuse_names_the_operator(make, message):
+    with pytest.raises(TypeError) as info:
+        make()
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    "call,message",
+    [
+        (lambda: ops.Softmax()(3), "For 'Softmax', the 'logits' must be a Tensor, but got int."),
+        (lambda: ops.ReduceSum()(True, 1), "For 'ReduceSum', the 'input_x' must be a Tensor, but got bool."),
+        (
+            lambda: ops.SigmoidGrad()(f32([1.0]), None),
+            "For 'SigmoidGrad', the 'dy' must be a Tensor, but got NoneType.",
+        ),
+        (lambda: ops.ReLU()(mstype.float32), "For 'ReLU', the 'input_x' must be a Tensor, but got Type."),
+        (
+            lambda: ops.Cast()(f32([1.0]), f32([1.0])),
+            "For 'Cast', the 'dtype' must be a constant (a Python value), but got a Tensor.",
+        ),
+    ],
+    ids=["int", "bool", "none", "dtype", "tensor-as-constant"],
+)
+def test_non_tensor_in_a_tensor_slot_names_the_operator_and_argument(call, message):
+    with pytest.raises(TypeError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_an_output_too_large_to_address_is_refused_before_allocation():
+    with pytest.raises(ValueError) as info:
+        ops.Fill()(mstype.float32, (2**40, 2**40), 1.0)
+    assert str(info.value) == (
+        "For 'Fill', the output of shape [1099511627776, 1099511627776] and dtype Float32 is too large: its non-zero "
+        "dims times the item size make 4835703278458516698824704 bytes, but at most 2**63 - 1 can be addressed."
+    )
+    with pytest.raises(ValueError, match=r"^For 'BroadcastTo', each dim of the output must be less than 2\*\*63"):
+        ops.BroadcastTo((0, 2**64))(f32([1.0]))
+    with pytest.raises(ValueError, match=r"^For 'OneHot', the output of shape \[3, 0, 4611686018427387904\]"):
+        ops.OneHot()(Tensor(np.zeros((3, 0), np.int32)), 2**62, 1.0, 0.0)
+    assert ops.OneHot()(Tensor(np.zeros((3, 0), np.int32)), 2**40, 1.0, 0.0).shape == (3, 0, 2**40)
+
+
+def test_fill_takes_numpy_scalars_as_values_it_checks():
+    with pytest.raises(ValueError, match=r"^For 'Fill', the 'value' must fit Int8 \[-128, 127\], but got 200\.$"):
+        ops.Fill()(mstype.int8, (2,), np.int64(200))
+    with pytest.raises(ValueError, match=r"^For 'Fill', an int 'value' must fit int64, but got 1844674407370955161"):
+        ops.Fill()(mstype.bool_, (2,), 2**64)
+    with pytest.raises(TypeError, match=r"^For 'Fill', the 'value' must be one of .*, but got complex\.$"):
+        ops.Fill()(mstype.float32, (2,), 1j)
+
+
+def test_numpy_scalar_in_a_dtype_group_is_a_weak_number():
+    """A NumPy scalar is taken like the Python number it holds: accepted, and weak."""
+    x = Tensor(np.array([1, 2], np.int8))
+    for scalar, dtype in ((np.int64(2), mstype.int8), (np.float32(0.5), mstype.float32), (np.bool_(True), mstype.int8)):
+        out = ops.Add()(x, scalar)
+        want = ops.Add()(x, scalar.item())
+        assert out.dtype is dtype is want.dtype
+        np.testing.assert_array_equal(out.asnumpy(), want.asnumpy())
+    with pytest.raises(OverflowError, match=r"^For 'Add', the 'y' \(300\) does not fit Int8"):
+        ops.Add()(x, np.int64(300))
+    with pytest.raises(TypeError, match=r"^For 'Add', the 'y' must be a Tensor or a number, but got str_\.$"):
+        ops.Add()(x, np.str_("2"))
+
+
 def test_string_in_a_dtype_group_is_rejected_clearly():
     with pytest.raises(TypeError, match=r"^For 'Mul', the 'x' must be a Tensor or a number, but got str\.$"):
         ops.Mul()("2", f32([1.0]))

@@ -262,9 +262,18 @@ def test_weak_category_of_python_scalars():
     assert mstype.weak_category(3) == INT
     assert mstype.weak_category(3.5) == FLOAT
     assert mstype.weak_category(1j) == COMPLEX
-    assert mstype.weak_category(np.float32(1.0)) is None
     assert mstype.weak_category("1") is None
     assert mstype.weak_category(None) is None
+
+
+def test_weak_category_of_numpy_scalars_is_that_of_their_python_number():
+    assert mstype.weak_category(np.bool_(True)) == BOOL
+    assert mstype.weak_category(np.uint8(3)) == mstype.weak_category(np.int64(3)) == INT
+    assert mstype.weak_category(np.float16(1.0)) == mstype.weak_category(np.float32(1.0)) == FLOAT
+    assert mstype.weak_category(np.complex64(1j)) == COMPLEX
+    assert mstype.weak_category(np.str_("1")) is None
+    assert mstype.weak_category(np.datetime64("2020")) is None
+    assert mstype.weak_category(np.array(1.0)) is None  # an array is not a scalar
 
 
 @pytest.mark.parametrize("t", mstype.int_type + mstype.uint_type, ids=str)

@@ -65,6 +65,10 @@ class Device:
     def shares_memory(self, a, b) -> bool:
         raise NotImplementedError
 
+    def memory_bytes(self) -> int:
+        """The memory the device has in all: no set of outputs may need more."""
+        raise NotImplementedError
+
     def synchronize(self) -> None:
         """Wait for this device's queued work (no-op on the CPU)."""
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from opforge.device import memory
 from opforge.device.base import Device, register_device
 
 __all__ = ["CPU", "CpuDevice"]
+
+
+_PHYSICAL_MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 def _ready(array: np.ndarray) -> bool:
@@ -65,6 +70,9 @@ class CpuDevice(Device):
 
     def shares_memory(self, a, b) -> bool:
         return np.shares_memory(a, b)
+
+    def memory_bytes(self) -> int:
+        return _PHYSICAL_MEMORY
 
     @staticmethod
     def _foreign_to_host(data):

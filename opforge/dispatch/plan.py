@@ -51,8 +51,13 @@ def remember(cache: dict, key, plan) -> None:
 
 
 def python_scalar(value):
-    """NumPy scalars are accepted wherever Python ones are: the Python number of the same kind."""
-    return value.item() if isinstance(value, np.generic) and value.dtype.kind in "biufc" else value
+    """NumPy scalars are accepted wherever Python ones are: the Python number of the same kind (in
+    tuples and lists too)."""
+    if isinstance(value, np.generic):
+        return value.item() if value.dtype.kind in "biufc" else value
+    if isinstance(value, (tuple, list)) and any(isinstance(v, (np.generic, tuple, list)) for v in value):
+        return type(value)(python_scalar(v) for v in value)
+    return value
 
 
 def freeze(prim_name: str, arg_name: str, value):
@@ -142,6 +147,19 @@ def _checked_shape(prim_name: str, shape: tuple) -> tuple:
     return shape
 
 
+def _check_fits(prim_name: str, device, shapes: tuple, dtypes: tuple) -> None:
+    """Outputs larger than the device's memory are refused before any allocation (an allocator's
+    MemoryError names nothing)."""
+    need = sum(math.prod(s) * d.itemsize for s, d in zip(shapes, dtypes))
+    limit = device.memory_bytes()
+    if need > limit:
+        shown = ", ".join(f"{d}{list(s)}" for s, d in zip(shapes, dtypes))
+        raise ValueError(
+            f"For '{prim_name}', the outputs ({shown}) need {need:,} bytes, more than the {device.name}'s "
+            f"{limit:,} bytes of memory."
+        )
+
+
 def build_plan(prim, args: tuple):
     """Everything a call needs that depends only on metas, then the function that runs it."""
     signature = prim._signature()
@@ -197,6 +215,7 @@ def _kernel_plan(call: _Call):
     in_dtypes = tuple(metas[i]["dtype"] for i in tensor_pos)
     selection = select_kernel(prim.name, call.backend, in_dtypes, out_dtypes)
     device = get_device(call.backend)
+    _check_fits(prim.name, device, out_shapes, out_dtypes)
 
     attrs = {k: v for k, v in prim.attrs.items() if k not in _IO_ATTRS}
     attrs.update({prim._arg_name(i): v for i, v in call.const_values.items()})

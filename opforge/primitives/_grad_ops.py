@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from opforge import dtype as mstype
-from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
+from opforge.primitives._utils import _Operator
+from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
 __all__ = ["ReluGrad", "EluGrad", "SigmoidGrad", "TanhGrad", "SqrtGrad", "MaximumGrad", "MinimumGrad"]
 
 
-class _ActivationGrad(PrimitiveWithInfer):
+class _ActivationGrad(_Operator):
     """Two same-shape, same-dtype float inputs; the output has their shape and dtype."""
 
     arg_names = ("dy", "y")
@@ -79,7 +80,7 @@ class SqrtGrad(_ActivationGrad):
         self.init_prim_io_names(inputs=["y", "dy"], outputs=["output"])
 
 
-class _MinMaxGrad(PrimitiveWithInfer):
+class _MinMaxGrad(_Operator):
     """(x, y, dout) -> (dx, dy): x and y broadcast to dout's shape; dx and dy have dout's shape."""
 
     valid_dtypes = mstype.int_type + mstype.uint_type + mstype.float_type

@@ -10,8 +10,8 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _InplaceAssign
-from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
+from opforge.primitives._utils import _InplaceAssign, _Operator
+from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
 
@@ -38,21 +38,6 @@ def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-class _ConstantInputs:
-    """Mixin: the inputs at ``constant_inputs`` (position, name) must be constants. A Tensor there would
-    reach ``infer_shape`` as its shape, a list of ints that looks like a valid ``perm`` or ``shape``."""
-
-    constant_inputs: tuple = ()
-
-    def __infer__(self, *args):
-        for i, name in self.constant_inputs:
-            if i < len(args) and args[i]["value"] is None and isinstance(args[i]["dtype"], mstype.Type):
-                raise TypeError(
-                    f"For '{self.name}', the '{name}' must be a constant (a Python value), but got a Tensor."
-                )
-        return super().__infer__(*args)
-
-
 def _check_int_tuple(prim_name, arg_name, value) -> tuple:
     """``value`` is a tuple or list of ints (not bools); returns it as a tuple."""
     if not isinstance(value, (tuple, list)) or not all(_is_int(v) for v in value):
@@ -63,7 +48,7 @@ def _check_int_tuple(prim_name, arg_name, value) -> tuple:
     return tuple(int(v) for v in value)
 
 
-class Cast(PrimitiveWithInfer):
+class Cast(_Operator):
     r"""Converts to a dtype: ``Cast()(x, dtype)``, :math:`y = \mathrm{dtype}(x)`.
 
     Floats to ints truncate toward zero; NaN becomes 0 and out-of-range values saturate.
@@ -71,6 +56,7 @@ class Cast(PrimitiveWithInfer):
     """
 
     __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("dtype"))
+    constant_inputs = ((1, "dtype"),)
 
     @prim_attr_register
     def __init__(self):
@@ -86,22 +72,20 @@ class Cast(PrimitiveWithInfer):
         return dtype
 
 
-class Reshape(PrimitiveWithInfer):
+class Reshape(_Operator):
     """Gives the data a new shape with the same number of elements: ``Reshape()(x, shape)``.
     One entry of ``shape`` may be -1 (inferred). dtypes: all.
     """
 
     __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("shape"))
+    constant_inputs = ((1, "shape"),)
 
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["tensor", "shape"], outputs=["output"])
 
     def infer_shape(self, x_shape, shape):
-        validator.check_value_type("shape", shape, [tuple, list], self.name)
-        for d in shape:
-            validator.check_value_type("shape", d, [int], self.name)
-        shape = list(shape)
+        shape = list(_check_int_tuple(self.name, "shape", shape))
         size = math.prod(x_shape)
         unknown = [i for i, d in enumerate(shape) if d == -1]
         if len(unknown) > 1 or any(d < -1 for d in shape):
@@ -119,7 +103,7 @@ class Reshape(PrimitiveWithInfer):
         return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
 
 
-class ExpandDims(_ConstantInputs, PrimitiveWithInfer):
+class ExpandDims(_Operator):
     """Inserts a dim of size 1 at ``axis``: ``ExpandDims()(x, axis)``; ``axis`` is an int in
     :math:`[-ndim - 1, ndim]` (a negative axis counts from the end of the output's dims).
     The data is copied unchanged. dtypes: all.
@@ -142,7 +126,7 @@ class ExpandDims(_ConstantInputs, PrimitiveWithInfer):
         return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
 
 
-class Squeeze(PrimitiveWithInfer):
+class Squeeze(_Operator):
     """Removes dims of size 1: ``Squeeze(axis=())(x)``. With ``axis=()`` every size-1 dim goes; otherwise
     ``axis`` (an int or a tuple of ints in :math:`[-ndim, ndim)`) names the dims to remove, and each must
     have size 1 (else ValueError). The data is copied unchanged. dtypes: all.
@@ -180,7 +164,7 @@ class Squeeze(PrimitiveWithInfer):
         return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
 
 
-class Transpose(_ConstantInputs, PrimitiveWithInfer):
+class Transpose(_Operator):
     """Permutes the dims: ``Transpose()(x, perm)``, :math:`y.shape[k] = x.shape[perm[k]]` (``np.transpose``).
     ``perm`` is a tuple of ints, a permutation of :math:`0 .. ndim-1` (negative entries count from the end).
     dtypes: all.
@@ -212,7 +196,7 @@ class Transpose(_ConstantInputs, PrimitiveWithInfer):
         return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
 
 
-class BroadcastTo(PrimitiveWithInfer):
+class BroadcastTo(_Operator):
     """Broadcasts ``x`` to ``shape`` with NumPy's rules: ``BroadcastTo(shape)(x)`` (``np.broadcast_to``).
 
     ``shape`` is a tuple of ints; the shapes are aligned at the right, each dim of ``x`` must equal the
@@ -261,11 +245,11 @@ class BroadcastTo(PrimitiveWithInfer):
         return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
 
 
-class Fill(_ConstantInputs, PrimitiveWithInfer):
+class Fill(_Operator):
     """A tensor of one value: ``Fill()(type, shape, value)`` (MindSpore's order), with no tensor input.
 
     ``type`` is an opforge dtype (bool, int8-64, uint8-64, float16, bfloat16, float32, float64);
-    ``shape`` a tuple of non-negative ints; ``value`` a Python bool, int or float, converted as
+    ``shape`` a tuple of non-negative ints; ``value`` a Python (or NumPy) bool, int or float, converted as
     ``np.full`` does (a float into an integer dtype truncates toward zero). An integer value must fit
     ``type`` (and int64); a NaN or infinite value cannot fill an integer dtype.
     """
@@ -287,24 +271,27 @@ class Fill(_ConstantInputs, PrimitiveWithInfer):
         if not isinstance(dtype, mstype.Type):
             raise TypeError(f"For '{self.name}', the 'type' must be an opforge dtype, but got {dtype!r}.")
         validator.check_subclass("type", dtype, _REAL_TYPES, self.name)
-        validator.check_value_type("value", value, [bool, int, float], self.name)
-        if dtype.kind in "iu" and not isinstance(value, bool):
-            if isinstance(value, float):
-                if not math.isfinite(value):
+        category = mstype.weak_category(value)
+        if category is None or category > 2:
+            raise TypeError(
+                f"For '{self.name}', the 'value' must be one of [bool, int, float], but got {type(value).__name__}."
+            )
+        number = value.item() if isinstance(value, np.generic) else value  # a NumPy scalar as its Python number
+        if dtype.kind in "iu" and category > 0:
+            if isinstance(number, float):
+                if not math.isfinite(number):
                     raise ValueError(f"For '{self.name}', the 'value' must be finite to fill {dtype}, but got {value}.")
-                as_int = math.trunc(value)
-            else:
-                as_int = value
+                number = math.trunc(number)
             info = np.iinfo(dtype.np_dtype)
             lo, hi = int(info.min), min(int(info.max), 2**63 - 1)
-            if not lo <= as_int <= hi:
+            if not lo <= number <= hi:
                 raise ValueError(f"For '{self.name}', the 'value' must fit {dtype} [{lo}, {hi}], but got {value}.")
-        elif dtype.kind == "f" and isinstance(value, int) and not -(2**63) <= value < 2**63:
+        elif category == 1 and not -(2**63) <= number < 2**63:  # the kernel receives the int as an int64
             raise ValueError(f"For '{self.name}', an int 'value' must fit int64, but got {value}.")
         return dtype
 
 
-class _ConstantLike(PrimitiveWithInfer):
+class _ConstantLike(_Operator):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["x"], outputs=["y"])
@@ -326,7 +313,7 @@ class OnesLike(_ConstantLike):
     values are not read. dtypes: all."""
 
 
-class OneHot(_ConstantInputs, PrimitiveWithInfer):
+class OneHot(_Operator):
     r"""One-hot encoding: ``OneHot(axis=-1)(indices, depth, on_value, off_value)``.
 
     The output has a new dim of size ``depth`` at ``axis`` (-1: last):
@@ -367,7 +354,7 @@ class OneHot(_ConstantInputs, PrimitiveWithInfer):
         return validator.check_tensors_dtypes_same_and_valid(args, _REAL_NUMBER_TYPES, self.name)
 
 
-class ArgMax(PrimitiveWithInfer):
+class ArgMax(_Operator):
     """The index of the largest value along ``axis``: ``ArgMax(axis=-1, output_type=opforge.int32)(x)``
     (``np.argmax``). Ties give the first index; NaN counts as the largest value (the first NaN wins).
     Taking the argmax of an axis of size 0 is a ValueError.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _InplaceAssign, broadcast_shape
-from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
+from opforge.primitives._utils import _InplaceAssign, _Operator, broadcast_shape
+from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
 __all__ = [
@@ -31,7 +31,7 @@ __all__ = [
 _REAL_NUMBER_TYPES = mstype.int_type + mstype.uint_type + mstype.float_type
 
 
-class _BinaryOp(PrimitiveWithInfer):
+class _BinaryOp(_Operator):
     """Elementwise ``x op y`` with NumPy broadcasting; x and y are promoted to one dtype."""
 
     __mindspore_signature__ = (
@@ -113,7 +113,7 @@ class Equal(_BinaryOp):
         return mstype.bool_
 
 
-class _UnaryOp(PrimitiveWithInfer):
+class _UnaryOp(_Operator):
     valid_dtypes = mstype.float_type
 
     @prim_attr_register
@@ -156,7 +156,7 @@ class Sqrt(_UnaryOp):
     dtypes: float16, bfloat16, float32, float64."""
 
 
-class MatMul(PrimitiveWithInfer):
+class MatMul(_Operator):
     r"""Matrix product of 2-D tensors: :math:`out = op(x_1) \, op(x_2)`, where :math:`op` transposes
     when ``transpose_a`` / ``transpose_b`` is True.
 
@@ -191,10 +191,11 @@ class MatMul(PrimitiveWithInfer):
         return validator.check_tensors_dtypes_same_and_valid({"x1": x1, "x2": x2}, valid, self.name)
 
 
-class _Reduce(PrimitiveWithInfer):
+class _Reduce(_Operator):
     """Reduce over ``axis`` (an int, a tuple of ints, or () for every axis)."""
 
     __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("axis", default=()))
+    constant_inputs = ((1, "axis"),)
     valid_dtypes = mstype.number_type
 
     @prim_attr_register

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives.primitive import PrimitiveWithInfer, prim_attr_register
+from opforge.primitives._utils import _Operator
+from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
 
@@ -24,7 +25,7 @@ __all__ = [
 ]
 
 
-class _Activation(PrimitiveWithInfer):
+class _Activation(_Operator):
     """An elementwise activation: same shape and dtype out; floats unless stated otherwise."""
 
     valid_dtypes = mstype.float_type
@@ -79,7 +80,7 @@ class Tanh(_Activation):
         self.init_prim_io_names(inputs=["input_x"], outputs=["output"])
 
 
-class BiasAdd(PrimitiveWithInfer):
+class BiasAdd(_Operator):
     r"""Adds a 1-D bias along the channel axis: :math:`y[n, c, \ldots] = x[n, c, \ldots] + b[c]`.
 
     Attr ``data_format``: "NCHW" (channel axis 1, default) or "NHWC" (channel axis last).
@@ -130,7 +131,7 @@ def _one_axis(prim_name: str, axis) -> int:
     return axis
 
 
-class _SoftmaxBase(PrimitiveWithInfer):
+class _SoftmaxBase(_Operator):
     def infer_shape(self, logits):
         validator.check_axis("axis", self.axis, len(logits), self.name)
         return logits
@@ -175,7 +176,7 @@ def _check_logits_2d(prim_name: str, logits) -> None:
         raise ValueError(f"For '{prim_name}', the 'logits' must be 2-D [N, C], but got shape {list(logits)}.")
 
 
-class SoftmaxCrossEntropyWithLogits(PrimitiveWithInfer):
+class SoftmaxCrossEntropyWithLogits(_Operator):
     r"""Softmax cross-entropy with dense labels, and its gradient:
 
     .. math::
@@ -207,7 +208,7 @@ class SoftmaxCrossEntropyWithLogits(PrimitiveWithInfer):
         return dtype, dtype
 
 
-class SparseSoftmaxCrossEntropyWithLogits(PrimitiveWithInfer):
+class SparseSoftmaxCrossEntropyWithLogits(_Operator):
     r"""Softmax cross-entropy with class-index labels, averaged over the batch:
 
     .. math::
@@ -263,7 +264,7 @@ def _check_same_shape(prim_name: str, ref_name: str, ref, others: dict) -> None:
             )
 
 
-class ApplyGradientDescent(PrimitiveWithInfer):
+class ApplyGradientDescent(_Operator):
     r"""Gradient descent, in place: :math:`var \leftarrow var - \alpha \cdot \delta`; returns ``var``.
 
     Inputs: ``var`` (a Parameter, written in place), ``alpha`` (a Python number or a Tensor of
@@ -291,7 +292,7 @@ class ApplyGradientDescent(PrimitiveWithInfer):
         return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
 
 
-class ApplyMomentum(PrimitiveWithInfer):
+class ApplyMomentum(_Operator):
     r"""Momentum, in place:
 
     .. math::
@@ -347,7 +348,7 @@ class ApplyMomentum(PrimitiveWithInfer):
 _ADAM_SCALARS = ("beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon")
 
 
-class Adam(PrimitiveWithInfer):
+class Adam(_Operator):
     r"""Adam, in place:
 
     .. math::

@@ -317,9 +317,9 @@ def prim_attr_register(fn):
     fn_sig = inspect.signature(fn)
 
     @functools.wraps(fn)
-    def deco(self, *args, **kwargs):
+    def deco(self, /, *args, **kwargs):
         Primitive.__init__(self, type(self).__name__)
-        bound = fn_sig.bind(self, *args, **kwargs)
+        bound = _bind_constructor(self.name, fn_sig, self, args, kwargs)
         bound.apply_defaults()
         for name, value in list(bound.arguments.items())[1:]:
             self.attrs[name] = value
@@ -327,6 +327,43 @@ def prim_attr_register(fn):
         fn(self, *args, **kwargs)
 
     return deco
+
+
+def _bind_constructor(prim_name: str, fn_sig: inspect.Signature, self, args: tuple, kwargs: dict):
+    """Bind constructor arguments; misuse is a TypeError that names the operator and its arguments
+    (inspect's own message names neither)."""
+    params = list(fn_sig.parameters.values())[1:]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return _bind_or_explain(prim_name, fn_sig, self, args, kwargs, "")
+    shown = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in params)
+    its = f"its arguments are ({shown})" if params else "it takes none"
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(args) > len(positional):
+        if not params:
+            raise TypeError(f"For '{prim_name}', the constructor takes no arguments, but got {len(args)}.")
+        raise TypeError(
+            f"For '{prim_name}', the constructor takes {len(positional)} positional arguments, but got {len(args)}; "
+            f"{its}."
+        )
+    by_position = {p.name for p in positional[: len(args)]}
+    for key in kwargs:
+        if key not in fn_sig.parameters or key == next(iter(fn_sig.parameters)):
+            raise TypeError(f"For '{prim_name}', the constructor has no argument '{key}'; {its}.")
+        if key in by_position:
+            raise TypeError(f"For '{prim_name}', the constructor got the argument '{key}' by position and by keyword.")
+    for p in params:
+        if p.default is p.empty and p.name not in kwargs and p.name not in by_position:
+            raise TypeError(f"For '{prim_name}', the constructor's argument '{p.name}' is missing; {its}.")
+    return _bind_or_explain(prim_name, fn_sig, self, args, kwargs, its)
+
+
+def _bind_or_explain(prim_name, fn_sig, self, args, kwargs, its):
+    try:
+        return fn_sig.bind(self, *args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(
+            f"For '{prim_name}', the constructor's arguments do not bind: {exc}{'; ' + its if its else ''}."
+        ) from None
 
 
 # The C call path: cached all-Tensor calls with no interpreter never enter Python; the rest reach
