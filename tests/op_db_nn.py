@@ -147,7 +147,6 @@ def _softmax_errors(prim_cls):
             ErrorInput("axis-empty-tuple", lambda: prim_cls(axis=()), ValueError, "tuple of one int"),
             ErrorInput("axis-tuple-of-float", lambda: prim_cls(axis=(0.0,)), TypeError, "axis"),
             ErrorInput("int32-logits", lambda: prim_cls()(_t((2, 3), mstype.int32)), TypeError, "logits"),
-            ErrorInput("bfloat16-logits", lambda: prim_cls()(_t((2, 3), mstype.bfloat16)), TypeError, "logits"),
             ErrorInput("numpy-array-input", lambda: prim_cls()(np.ones((2, 3), np.float32)), TypeError, name),
             ErrorInput("wrong-arg-count", lambda: prim_cls()(_t((2,)), _t((2,))), TypeError),
         ]
@@ -305,9 +304,6 @@ def _gd_errors():
         ErrorInput("lossy-delta", lambda: f()(_p((2,)), 0.1, _t((2,), mstype.float64)), TypeError, "losslessly"),
         ErrorInput("alpha-str", lambda: f()(_p((2,)), "0.1", _t((2,))), TypeError, "alpha"),
         ErrorInput("int32-var", lambda: f()(_p((2,), mstype.int32), 1, _t((2,), mstype.int32)), TypeError, "var"),
-        ErrorInput(
-            "bfloat16-var", lambda: f()(_p((2,), mstype.bfloat16), 0.5, _t((2,), mstype.bfloat16)), TypeError, "var"
-        ),
         ErrorInput("wrong-arg-count", lambda: f()(_p((2,)), 0.1), TypeError, "missing"),
     ]
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from opforge import Parameter, Tensor, ops
+from opforge import dtype as opforge_dtype
 from opforge.errors import KernelError
 
 STEPS = 5
@@ -256,3 +257,21 @@ def test_sparse_bad_label_raises_every_launch():
     for bad in ([0, 3], [-1, 0], [0, 2**31 - 1]):  # the same plan, new label values
         with pytest.raises(KernelError, match=r"For 'SparseSoftmaxCrossEntropyWithLogits'.*\[0, 3\)"):
             op(logits, Tensor(np.array(bad, np.int32)))
+
+
+def test_float_dtypes_without_a_kernel_run_widened():
+    """Softmax and the optimizers are defined for every float; bfloat16 has no CPU kernel, so it runs
+    on the float32 kernel and the results (and every written Parameter) come back as bfloat16."""
+    import ml_dtypes
+
+    bf16 = ml_dtypes.bfloat16
+    logits = np.array([[1.0, 2.0, 3.0]], bf16)
+    got = ops.Softmax()(Tensor(logits))
+    want = ops.Softmax()(Tensor(logits.astype(np.float32))).asnumpy().astype(bf16)
+    assert got.dtype == opforge_dtype.bfloat16
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    var, acc = Parameter(np.ones(3, bf16), name="var"), Parameter(np.zeros(3, bf16), name="acc")
+    out = ops.ApplyMomentum()(var, acc, 0.5, Tensor(np.ones(3, bf16)), 0.9)
+    assert out is var
+    np.testing.assert_array_equal(acc.asnumpy().astype(np.float32), [1.0, 1.0, 1.0])  # written back too
+    np.testing.assert_array_equal(var.asnumpy().astype(np.float32), [0.5, 0.5, 0.5])

@@ -112,8 +112,9 @@ class BiasAdd(_Operator):
 # ---------------------------------------------------------------------------------------------
 # Softmax and the softmax cross-entropy losses
 
-# The CPU kernels' dtypes for softmax, the losses and the optimizers (half computes in float).
-_SOFTMAX_DTYPES = (mstype.float16, mstype.float32, mstype.float64)
+# Softmax, the losses and the optimizers are defined for every float dtype; a backend without a
+# kernel for one (bfloat16 on the CPU) runs it widened losslessly, by kernel selection.
+_SOFTMAX_DTYPES = mstype.float_type
 _LABEL_DTYPES = (mstype.int32, mstype.int64)
 
 
