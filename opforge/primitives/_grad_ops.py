@@ -114,8 +114,7 @@ class MaximumGrad(_MinMaxGrad):
     to x. Where x or y is NaN, dout goes to the input Maximum took its NaN from (x when both are NaN), so
     :math:`dx + dy = dout` always. x and y must broadcast to dout's shape; dx and dy have dout's shape (the
     bprop sums them back to the input shapes). ``grad_x=False`` (``grad_y=False``) makes dx (dy) zeros.
-    dtypes: x, y and dout of one dtype: integers and floats (CPU kernels: float16, bfloat16, float32,
-    float64, int32, int64; smaller integers widen losslessly).
+    dtypes: x, y and dout of one dtype: integers and floats.
     """
 
 

@@ -320,8 +320,7 @@ class OneHot(_Operator):
     :math:`out[..., d, ...] = on\_value` where :math:`indices[...] = d`, else :math:`off\_value`; an index
     outside :math:`[0, depth)` gives a row of ``off_value`` (as MindSpore).
     ``indices``: int32 or int64 tensor; ``depth``: int >= 0; ``on_value``, ``off_value``: 0-d tensors or
-    Python numbers, promoted to one dtype, which is the output's: float16, float32, float64, int32, int64
-    (CPU kernels; bfloat16 and the smaller integers widen losslessly).
+    Python numbers, promoted to one number dtype, which is the output's.
     """
 
     __mindspore_signature__ = (
@@ -359,8 +358,7 @@ class ArgMax(_Operator):
     (``np.argmax``). Ties give the first index; NaN counts as the largest value (the first NaN wins).
     Taking the argmax of an axis of size 0 is a ValueError.
 
-    dtypes: integers and floats in (CPU kernels: float16, bfloat16, float32, float64, int8, int16, int32,
-    int64, uint8; uint16 and uint32 widen losslessly); int32 or int64 (``output_type``) out.
+    dtypes: integers and floats in; int32 or int64 (``output_type``) out.
     """
 
     @prim_attr_register

@@ -53,18 +53,17 @@ class _BinaryOp(_Operator):
 
 
 class Add(_BinaryOp):
-    r""":math:`out = x + y`, broadcast. dtypes: bool and numbers (CPU kernels: float16, bfloat16,
-    float32, float64, int32, int64; others widen losslessly)."""
+    r""":math:`out = x + y`, broadcast. dtypes: bool and numbers."""
 
     valid_dtypes = (mstype.bool_,) + mstype.number_type
 
 
 class Sub(_BinaryOp):
-    r""":math:`out = x - y`, broadcast. dtypes: numbers (CPU kernels as for Add)."""
+    r""":math:`out = x - y`, broadcast. dtypes: numbers."""
 
 
 class Mul(_BinaryOp):
-    r""":math:`out = x \cdot y`, broadcast. dtypes: bool and numbers (CPU kernels as for Add)."""
+    r""":math:`out = x \cdot y`, broadcast. dtypes: bool and numbers."""
 
     valid_dtypes = (mstype.bool_,) + mstype.number_type
 
@@ -80,8 +79,7 @@ class Maximum(_BinaryOp):
     give x (as ``np.maximum``).
 
     ``Maximum()(x, y)``: x and y (tensors or Python numbers) are promoted to one dtype.
-    dtypes: integers and floats (CPU kernels: float16, bfloat16, float32, float64, int8, int16, int32,
-    int64, uint8; uint16 and uint32 widen losslessly). Output: the broadcast shape, the promoted dtype.
+    dtypes: integers and floats. Output: the broadcast shape, the promoted dtype.
     """
 
     valid_dtypes = _REAL_NUMBER_TYPES
@@ -102,8 +100,7 @@ class Equal(_BinaryOp):
     nothing (not even NaN) and -0.0 equals 0.0.
 
     ``Equal()(x, y)``: x and y (tensors or Python numbers) are promoted to one dtype.
-    dtypes: bool, integers and floats (CPU kernels: bool, int8, int16, int32, int64, uint8, float16,
-    bfloat16, float32, float64; uint16 and uint32 widen losslessly).
+    dtypes: bool, integers and floats.
     """
 
     valid_dtypes = (mstype.bool_,) + _REAL_NUMBER_TYPES
@@ -128,7 +125,7 @@ class _UnaryOp(_Operator):
 
 
 class Neg(_UnaryOp):
-    r""":math:`y = -x`. dtypes: numbers (CPU kernels: float16, bfloat16, float32, float64, int32, int64)."""
+    r""":math:`y = -x`. dtypes: numbers."""
 
     valid_dtypes = mstype.number_type
 
@@ -144,8 +141,7 @@ class Log(_UnaryOp):
 class Square(_UnaryOp):
     r""":math:`y = x^2`, elementwise (integers wrap modulo :math:`2^{bits}` like NumPy).
 
-    dtypes: numbers (CPU kernels: float16, bfloat16, float32, float64, int32, int64; int8, int16, uint8,
-    uint16 and uint32 widen losslessly).
+    dtypes: numbers.
     """
 
     valid_dtypes = mstype.number_type
@@ -220,7 +216,7 @@ class _Reduce(_Operator):
 class ReduceSum(_Reduce):
     r""":math:`y = \sum_{axis} x`. ``ReduceSum(keep_dims=False)(x, axis=())``.
 
-    dtypes: numbers (CPU kernels: float16, bfloat16, float32, float64, int32, int64).
+    dtypes: numbers.
     """
 
 
@@ -236,8 +232,7 @@ class ReduceMax(_Reduce):
 
     A NaN in a reduced slice gives NaN (as ``np.max``). Reducing an axis of size 0 is a ValueError: the
     maximum of no elements is undefined.
-    dtypes: numbers but complex (CPU kernels: float16, bfloat16, float32, float64, int32, int64; smaller
-    integers widen losslessly).
+    dtypes: numbers but complex.
     """
 
     valid_dtypes = _REAL_NUMBER_TYPES

@@ -40,8 +40,7 @@ class _Activation(_Operator):
 class ReLU(_Activation):
     r"""Rectified linear unit: :math:`y = \max(x, 0)`.
 
-    Inputs: ``input_x`` of any number dtype (CPU kernels: float16, bfloat16, float32, float64,
-    int32, int64; other integers are widened losslessly). Output: same shape and dtype.
+    Inputs: ``input_x`` of any number dtype. Output: same shape and dtype.
     """
 
     valid_dtypes = mstype.number_type

@@ -54,7 +54,12 @@ def _kernel_table(op_name: str) -> str:
         entries = registry.kernels_for(op_name, backend)
         if entries:
             lines.append(f"    {backend}: " + "; ".join(e.attr.short() for e in entries))
-    return "Kernels (from the registry):\n" + "\n".join(lines) if lines else ""
+    if not lines:
+        return ""
+    return (
+        "Kernels (from the registry; a dtype without its own runs on a wider one when that is lossless):\n"
+        + "\n".join(lines)
+    )
 
 
 class Primitive(metaclass=_PrimitiveType):
