@@ -101,7 +101,10 @@ class KernelInstance {
                  const std::vector<int32_t>& in_types, const std::vector<py::dtype>& in_np,
                  const std::vector<std::vector<int64_t>>& out_shapes, const std::vector<int32_t>& out_types,
                  const std::vector<py::dtype>& out_np, const py::dict& attrs, const std::vector<int>& inplace)
-      : entry_(KernelFactory::Instance().entry(index)), op_name_(op_name), attrs_(attrs), inplace_(inplace) {
+      : op_name_(op_name), attrs_(attrs), inplace_(inplace) {
+    const KernelEntry& entry = KernelFactory::Instance().entry(index);
+    def_ = entry.def;
+    library_ = entry.library;
     for (size_t i = 0; i < in_shapes.size(); ++i) inputs_.push_back(Plan(in_shapes[i], in_types[i], in_np[i]));
     for (size_t i = 0; i < out_shapes.size(); ++i) outputs_.push_back(Plan(out_shapes[i], out_types[i], out_np[i]));
     CheckAgainstDef(in_types, in_np, out_types, out_np);
@@ -113,13 +116,13 @@ class KernelInstance {
     for (const auto& t : outputs_) total_elements_ += t.numel;
     std::vector<OpfTensor> in = Metas(inputs_), out = Metas(outputs_);
     char err[2048] = {0};
-    kernel_ = entry_.def->create(op_name_.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(),
+    kernel_ = def_->create(op_name_.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(),
                                  static_cast<int32_t>(out.size()), attrs_.data(), attrs_.size(), err, sizeof(err));
     if (kernel_ == nullptr) throw KernelError(err);
   }
 
   ~KernelInstance() {
-    if (kernel_ != nullptr) entry_.def->destroy(kernel_);
+    if (kernel_ != nullptr) def_->destroy(kernel_);
   }
 
   KernelInstance(const KernelInstance&) = delete;
@@ -165,10 +168,10 @@ class KernelInstance {
     int32_t status;
     if (total_elements_ >= kReleaseGilElements) {
       py::gil_scoped_release release;
-      status = entry_.def->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
+      status = def_->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
                                   static_cast<int32_t>(n_out), err, sizeof(err));
     } else {
-      status = entry_.def->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
+      status = def_->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
                                   static_cast<int32_t>(n_out), err, sizeof(err));
     }
     if (status != 0) throw KernelError(err);
@@ -216,7 +219,7 @@ class KernelInstance {
   // memory as the wrong type.
   void CheckAgainstDef(const std::vector<int32_t>& in_types, const std::vector<py::dtype>& in_np,
                        const std::vector<int32_t>& out_types, const std::vector<py::dtype>& out_np) const {
-    const OpfKernelDef* d = entry_.def;
+    const OpfKernelDef* d = def_;
     std::string where = "For '" + op_name_ + "', the kernel " + d->op_name;
     if (in_types.size() != in_np.size() || out_types.size() != out_np.size()) {
       throw py::value_error(where + " was given type ids and NumPy dtypes of different lengths.");
@@ -250,7 +253,9 @@ class KernelInstance {
 
   std::string Where(size_t i) const { return "For '" + op_name_ + "', the kernel's input " + std::to_string(i); }
 
-  const KernelEntry& entry_;
+  // The definition, and the library that holds its code: the instance keeps the library loaded.
+  const OpfKernelDef* def_ = nullptr;
+  std::shared_ptr<void> library_;
   std::string op_name_;
   OwnedAttrs attrs_;
   std::vector<int> inplace_;
@@ -487,8 +492,15 @@ PYBIND11_MODULE(_C, m) {
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     return Describe(all);
   }, "Every registered kernel: (index, op, backend, input types, output types, all_same, source).");
-  m.def("load_library", [](const std::string& path) { return Describe(KernelFactory::Instance().LoadLibrary(path)); },
-        py::arg("path"), "Load a kernel library and return the kernels it registered.");
+  m.def(
+      "load_library",
+      [](const std::string& path) {
+        const LoadedLibrary loaded = KernelFactory::Instance().LoadLibrary(path);
+        return py::make_tuple(loaded.already_loaded, Describe(loaded.indices));
+      },
+      py::arg("path"),
+      "Load a kernel library; returns (already_loaded, kernels). A file loaded before (by any path to it) "
+      "is not imported again: already_loaded is True and the kernels are those of the first load.");
   m.def("load_blas", &blas::Load, py::arg("path"), py::arg("prefix"));
   m.def("blas_loaded", &blas::Loaded);
   m.def("set_num_threads", &SetNumThreads, py::arg("n"));

@@ -66,7 +66,8 @@ def _add_cpp(defs) -> list:
 
 def load_library(path: str) -> list:
     """Load a compiled kernel library (.so) and register every kernel it defines."""
-    return _add_cpp(_C.load_library(str(path)))
+    _already_loaded, defs = _C.load_library(str(path))
+    return _add_cpp(defs)
 
 
 def register_kernel(op_name: str, backend: str, kernel_attrs) -> Callable:

