@@ -8,13 +8,18 @@ instead of overflowing; impossible shapes and misaligned arrays are refused with
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import shutil
+import signal
 import subprocess
+import threading
+import time
 
 import numpy as np
 import pytest
 
-from opforge import _C, Tensor, ops
+from opforge import _C, Tensor, get_context, ops, set_context
 from opforge.kernels import load_library, registry
 from opforge.kernels.custom import include_dir
 
@@ -145,3 +150,154 @@ def test_loading_a_library_twice_imports_nothing(many_library, tmp_path):
 def test_kernel_index_out_of_range_is_an_error():
     with pytest.raises(IndexError, match="out of range"):
         _instance(len(_C.kernel_defs()) + 5, "ReLU", (2,))
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. fork() after parallel kernels
+
+BIG = 1_000_000
+HANG_TIMEOUT = 120  # seconds: a child that hangs fails the test instead of the suite
+
+
+@pytest.fixture
+def parallel_parent():
+    """The parent has run parallel kernels (OpenMP and BLAS) on several threads before it forks."""
+    saved = _C.get_num_threads()
+    set_context(num_threads=4)
+    rng = np.random.default_rng(0)
+    data = {
+        "x": rng.standard_normal(BIG).astype(np.float32),
+        "y": rng.standard_normal(BIG).astype(np.float32),
+        "a": rng.standard_normal((512, 512)).astype(np.float32),
+        "b": rng.standard_normal((512, 512)).astype(np.float32),
+    }
+    assert _C._parallel_team_size(BIG) == 4
+    _check_kernels(data)
+    yield data
+    set_context(num_threads=saved)
+
+
+def _check_kernels(data) -> int:
+    """Runs large kernels and checks them against NumPy; returns the team size a region uses."""
+    x, y, a, b = data["x"], data["y"], data["a"], data["b"]
+    np.testing.assert_allclose(ops.Add()(Tensor(x), Tensor(y)).asnumpy(), x + y)
+    total = ops.ReduceSum()(Tensor(x)).asnumpy()
+    np.testing.assert_allclose(total, x.astype(np.float64).sum(), rtol=1e-4)
+    np.testing.assert_allclose(ops.MatMul()(Tensor(a), Tensor(b)).asnumpy(), a @ b, rtol=1e-4, atol=1e-3)
+    return _C._parallel_team_size(BIG)
+
+
+def _pool_task(seed):
+    data = _FORK_DATA
+    shift = np.float32(seed)
+    shifted = {**data, "x": data["x"] + shift}
+    return _check_kernels(shifted), _C.in_forked_child()
+
+
+_FORK_DATA = None
+
+
+def test_fork_pool_runs_kernels_after_parallel_parent(parallel_parent):
+    global _FORK_DATA
+    _FORK_DATA = parallel_parent
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(2) as pool:
+        results = pool.map_async(_pool_task, range(4)).get(timeout=HANG_TIMEOUT)
+    assert results == [(1, True)] * 4  # one thread each: the pool of the parent is gone
+    assert not _C.in_forked_child()
+    assert _check_kernels(parallel_parent) == 4  # the parent keeps its threads
+
+
+def test_os_fork_child_runs_kernels_after_parallel_parent(parallel_parent):
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, never return into pytest
+        code = 1
+        try:
+            set_context(num_threads=3)  # asking for threads in the child is harmless
+            team = _check_kernels(parallel_parent)
+            os.write(write_end, f"ok {team}".encode())
+            code = 0
+        except BaseException as e:  # noqa: BLE001 - anything goes back to the parent
+            os.write(write_end, f"error {e!r}"[:4000].encode())
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    deadline = time.monotonic() + HANG_TIMEOUT
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail(f"the forked child hung for {HANG_TIMEOUT} s running kernels")
+        time.sleep(0.05)
+    report = os.read(read_end, 8192).decode()
+    os.close(read_end)
+    assert os.waitstatus_to_exitcode(status) == 0, report
+    assert report == "ok 1"
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. One thread count for the whole process
+
+
+def _in_thread(fn):
+    out = {}
+
+    def run():
+        try:
+            out["value"] = fn()
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            out["error"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(HANG_TIMEOUT)
+    assert not t.is_alive()
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+@pytest.fixture
+def restore_threads():
+    saved = _C.get_num_threads()
+    yield
+    set_context(num_threads=saved)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_num_threads_set_in_one_thread_applies_in_another(restore_threads, n):
+    set_context(num_threads=n)
+    assert get_context("num_threads") == n
+    assert _C._parallel_team_size(BIG) == n
+    assert _in_thread(lambda: _C._parallel_team_size(BIG)) == n
+    assert _in_thread(_C.get_num_threads) == n
+
+
+def test_num_threads_set_in_a_thread_applies_to_the_main_thread(restore_threads):
+    _in_thread(lambda: set_context(num_threads=3))
+    assert _C.get_num_threads() == 3
+    assert _C._parallel_team_size(BIG) == 3
+    assert _C._parallel_team_size(1000) == 1  # small work stays on one thread
+
+
+def test_kernels_in_many_threads_agree(restore_threads):
+    set_context(num_threads=2)
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal(200_000).astype(np.float32) for _ in range(4)]
+    results = [None] * len(xs)
+
+    def work(i):
+        for _ in range(5):
+            results[i] = ops.ReduceSum()(Tensor(xs[i])).asnumpy()
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(HANG_TIMEOUT)
+    for x, r in zip(xs, results):
+        np.testing.assert_allclose(r, x.astype(np.float64).sum(), rtol=1e-4)

@@ -8,6 +8,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/runtime.h"
+
 namespace opforge {
 namespace {
 
@@ -88,6 +90,7 @@ LoadedLibrary KernelFactory::LoadLibrary(const std::string& path) {
                              "' registers no kernels: it exports no opforge_kernel_defs (did it include "
                              "opforge/kernel.h and use MS_REG_CPU_KERNEL?)");
   }
+  runtime::Bind(handle);
   int32_t count = 0;
   const OpfKernelDef* const* defs = table(&count);
   std::vector<size_t> added = Import(defs, count, library, path);

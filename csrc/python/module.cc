@@ -5,6 +5,7 @@
 #include <structmember.h>
 
 #include <array>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -12,8 +13,10 @@
 
 #include "core/blas.h"
 #include "core/factory.h"
+#include "core/runtime.h"
 #include "python/memory.h"
 #include "opforge/kernel.h"
+#include "opforge/parallel.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -451,18 +454,24 @@ py::list Describe(const std::vector<size_t>& indices) {
 
 void SetNumThreads(int n) {
   if (n < 1) throw py::value_error("num_threads must be >= 1, but got " + std::to_string(n));
-#ifdef _OPENMP
-  omp_set_num_threads(n);
-#endif
-  blas::SetNumThreads(n);
+  runtime::SetNumThreads(n);
+  blas::SetNumThreads(n);  // OpenBLAS's count is process-wide already
 }
 
-int GetNumThreads() {
+// A test hook: runs a parallel region over n elements (ParallelFor's default grain) and returns
+// how many threads it had, as a kernel's region would.
+int ParallelTeamSize(int64_t n) {
+  std::atomic<int> team{1};
+  py::gil_scoped_release release;
+  ParallelFor(n, kParallelGrain, [&](int64_t, int64_t) {
 #ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
+    const int here = omp_get_num_threads();
+    int seen = team.load();
+    while (here > seen && !team.compare_exchange_weak(seen, here)) {
+    }
 #endif
+  });
+  return team.load();
 }
 
 }  // namespace
@@ -480,6 +489,7 @@ PYBIND11_MODULE(_C, m) {
   m.attr("kTypeUnknown") = static_cast<int>(kTypeUnknown);
   m.attr("KERNEL_ABI_VERSION") = OPFORGE_KERNEL_ABI_VERSION;
 
+  runtime::Init();
   // The core's own kernels enter the factory the same way a user's library does.
   {
     int32_t count = 0;
@@ -503,8 +513,13 @@ PYBIND11_MODULE(_C, m) {
       "is not imported again: already_loaded is True and the kernels are those of the first load.");
   m.def("load_blas", &blas::Load, py::arg("path"), py::arg("prefix"));
   m.def("blas_loaded", &blas::Loaded);
-  m.def("set_num_threads", &SetNumThreads, py::arg("n"));
-  m.def("get_num_threads", &GetNumThreads);
+  m.def("set_num_threads", &SetNumThreads, py::arg("n"),
+        "Set the threads every parallel kernel region (and BLAS) uses, in every thread of the process.");
+  m.def("get_num_threads", &runtime::NumThreads, "The threads a parallel kernel region uses now.");
+  m.def("in_forked_child", &runtime::ForkedChild,
+        "True in a process forked from one that imported opforge: kernels run on one thread there.");
+  m.def("_parallel_team_size", &ParallelTeamSize, py::arg("n"),
+        "Test hook: the number of threads a parallel region over n elements runs on.");
 
   py::class_<KernelInstance>(m, "KernelInstance")
       .def(py::init<size_t, const std::string&, const std::vector<std::vector<int64_t>>&, const std::vector<int32_t>&,
