@@ -301,3 +301,90 @@ def test_kernels_in_many_threads_agree(restore_threads):
         t.join(HANG_TIMEOUT)
     for x, r in zip(xs, results):
         np.testing.assert_allclose(r, x.astype(np.float64).sum(), rtol=1e-4)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. No undefined behaviour: integer wrap-around, element counts, alignment
+
+
+@pytest.mark.parametrize("np_dtype", [np.int32, np.int64])
+def test_neg_of_the_minimum_int_wraps_as_numpy(np_dtype):
+    info = np.iinfo(np_dtype)
+    x = np.array([info.min, info.min + 1, -1, 0, 1, info.max], np_dtype)
+    np.testing.assert_array_equal(ops.Neg()(Tensor(x)).asnumpy(), np.negative(x))
+
+
+@pytest.mark.parametrize("np_dtype", [np.int32, np.int64])
+def test_integer_kernels_wrap_as_numpy(np_dtype):
+    info = np.iinfo(np_dtype)
+    big = np.array([info.max, info.min, info.max - 1, info.min + 3], np_dtype)
+    ones = np.array([1, -1, 2, -5], np_dtype)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(ops.Add()(Tensor(big), Tensor(ones)).asnumpy(), big + ones)
+        np.testing.assert_array_equal(ops.Sub()(Tensor(big), Tensor(-ones)).asnumpy(), big - (-ones))
+        np.testing.assert_array_equal(ops.Mul()(Tensor(big), Tensor(big)).asnumpy(), big * big)
+        np.testing.assert_array_equal(ops.Square()(Tensor(big)).asnumpy(), big * big)
+        np.testing.assert_array_equal(
+            ops.ReduceSum()(Tensor(np.full(8, info.max, np_dtype))).asnumpy(),
+            np.full(8, info.max, np_dtype).sum(dtype=np_dtype),
+        )
+        a = np.full((2, 3), info.max, np_dtype)
+        np.testing.assert_array_equal(ops.MatMul()(Tensor(a), Tensor(a.T.copy())).asnumpy(), a @ a.T)
+
+
+@pytest.mark.parametrize(
+    "shape,message",
+    [
+        ([2**40, 2**40], r"has more elements than fit in int64"),
+        ([3, 2**62], r"has more elements than fit in int64"),
+        ([2**31, 2**31], r"has more bytes than fit in int64"),
+        ([2, -3], r"must have no negative dims"),
+    ],
+)
+def test_impossible_shapes_are_refused_naming_the_operator(shape, message):
+    index = _builtin_index("ReLU", _C.kNumberTypeFloat32, 1)
+    pattern = rf"^For 'ReLU', the input 0 shape \[{shape[0]}, {shape[1]}\] .*{message}"
+    with pytest.raises(ValueError, match=pattern):
+        _instance(index, "ReLU", shape)
+
+
+def test_plan_with_mismatched_operand_lists_is_refused():
+    index = _builtin_index("ReLU", _C.kNumberTypeFloat32, 1)
+    with pytest.raises(ValueError, match="one shape, type id and NumPy dtype per operand"):
+        _C.KernelInstance(index, "ReLU", [[2], [2]], [_C.kNumberTypeFloat32], [F32], [[2]], [12], [F32], {}, [])
+
+
+def _misaligned(np_dtype, n, offset=1):
+    buffer = np.zeros(n * np.dtype(np_dtype).itemsize + 16, np.uint8)
+    start = (-buffer.ctypes.data) % 16 + offset  # 16-aligned, then `offset` bytes off
+    return buffer[start : start + n * np.dtype(np_dtype).itemsize].view(np_dtype)
+
+
+@pytest.mark.parametrize(
+    "op,np_dtype,type_id,offset,align",
+    [
+        ("ReLU", np.float32, _C.kNumberTypeFloat32, 1, 4),
+        ("ReLU", np.float64, _C.kNumberTypeFloat64, 4, 8),
+        ("Neg", np.int64, _C.kNumberTypeInt64, 2, 8),
+    ],
+)
+def test_misaligned_input_is_refused_naming_the_operator(op, np_dtype, type_id, offset, align):
+    x = _misaligned(np_dtype, 6, offset)
+    assert x.ctypes.data % align != 0
+    kernel = _instance(_builtin_index(op, type_id, 1), op, x.shape, type_id, np.dtype(np_dtype))
+    with pytest.raises(
+        ValueError, match=rf"^For '{op}', the kernel's input 0 must have its data aligned to {align} bytes"
+    ):
+        kernel.launch((x,))
+    x_aligned = x.copy()
+    expected = np.maximum(x_aligned, 0) if op == "ReLU" else -x_aligned
+    np.testing.assert_array_equal(kernel.launch((x_aligned,)), expected)
+
+
+def test_complex64_must_be_8_aligned():
+    # NumPy calls a complex64 array at a 4-byte offset aligned; kernels read it as 8-byte words.
+    x = _misaligned(np.complex64, 4, 4)
+    index = _builtin_index("ZerosLike", _C.kNumberTypeComplex64, 1)
+    kernel = _instance(index, "ZerosLike", x.shape, _C.kNumberTypeComplex64, np.dtype(np.complex64))
+    with pytest.raises(ValueError, match="aligned to 8 bytes"):
+        kernel.launch((x,))

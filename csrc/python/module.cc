@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 #include <structmember.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <deque>
@@ -95,7 +96,15 @@ struct PlannedTensor {
   int32_t type_id;
   py::dtype np_dtype;
   int64_t numel;
+  uintptr_t align;  // what the data pointer must be a multiple of
 };
+
+// Kernels read elements as T (complex ones as 8-byte words), so data must be aligned to the item size,
+// up to 8. NumPy can make arrays that are not (views of raw buffers at odd offsets), and its ALIGNED
+// flag asks less of complex64 (4 bytes).
+inline uintptr_t RequiredAlignment(int64_t itemsize) {
+  return static_cast<uintptr_t>(std::clamp<int64_t>(itemsize, 1, 8));
+}
 
 // One kernel specialised for fixed attrs and input metas (built once, launched many times).
 class KernelInstance {
@@ -105,11 +114,19 @@ class KernelInstance {
                  const std::vector<std::vector<int64_t>>& out_shapes, const std::vector<int32_t>& out_types,
                  const std::vector<py::dtype>& out_np, const py::dict& attrs, const std::vector<int>& inplace)
       : op_name_(op_name), attrs_(attrs), inplace_(inplace) {
+    if (in_types.size() != in_shapes.size() || in_np.size() != in_shapes.size() ||
+        out_types.size() != out_shapes.size() || out_np.size() != out_shapes.size()) {
+      throw py::value_error("For '" + op_name_ + "', the plan needs one shape, type id and NumPy dtype per operand.");
+    }
     const KernelEntry& entry = KernelFactory::Instance().entry(index);
     def_ = entry.def;
     library_ = entry.library;
-    for (size_t i = 0; i < in_shapes.size(); ++i) inputs_.push_back(Plan(in_shapes[i], in_types[i], in_np[i]));
-    for (size_t i = 0; i < out_shapes.size(); ++i) outputs_.push_back(Plan(out_shapes[i], out_types[i], out_np[i]));
+    for (size_t i = 0; i < in_shapes.size(); ++i) {
+      inputs_.push_back(Plan(in_shapes[i], in_types[i], in_np[i], "input", i));
+    }
+    for (size_t i = 0; i < out_shapes.size(); ++i) {
+      outputs_.push_back(Plan(out_shapes[i], out_types[i], out_np[i], "output", i));
+    }
     CheckAgainstDef(in_types, in_np, out_types, out_np);
     if (inplace_.empty()) inplace_.assign(outputs_.size(), -1);
     if (inplace_.size() != outputs_.size()) throw py::value_error("inplace map must have one entry per output");
@@ -164,7 +181,9 @@ class KernelInstance {
             memory::NewArray(api, descr, static_cast<int>(t.shape.size()), t.shape.data(), t.numel));
         if (!out_arrays[i]) throw py::error_already_set();
       }
-      out[i] = Tensor(py::detail::array_proxy(out_arrays[i].ptr())->data, t);
+      void* data = py::detail::array_proxy(out_arrays[i].ptr())->data;
+      if (!Aligned(data, t)) ThrowMisaligned("For '" + op_name_ + "', the kernel's output " + std::to_string(i), t);
+      out[i] = Tensor(data, t);
     }
     char err[2048];
     err[0] = '\0';
@@ -185,10 +204,21 @@ class KernelInstance {
   }
 
  private:
-  static PlannedTensor Plan(const std::vector<int64_t>& shape, int32_t type_id, const py::dtype& np_dtype) {
-    int64_t numel = 1;
-    for (int64_t d : shape) numel *= d;
-    return PlannedTensor{shape, type_id, np_dtype, numel};
+  // Sizes are checked once here, so neither the kernels nor the launch can overflow computing them.
+  PlannedTensor Plan(const std::vector<int64_t>& shape, int32_t type_id, const py::dtype& np_dtype, const char* what,
+                     size_t i) const {
+    const std::string where = "For '" + op_name_ + "', the " + what + " " + std::to_string(i) + " shape " +
+                              ShapeToString(shape);
+    for (int64_t d : shape) {
+      if (d < 0) throw py::value_error(where + " must have no negative dims.");
+    }
+    int64_t numel = 0, nbytes = 0;
+    if (!CheckedNumel(shape, &numel)) throw py::value_error(where + " has more elements than fit in int64.");
+    const int64_t itemsize = np_dtype.itemsize();
+    if (__builtin_mul_overflow(numel, itemsize, &nbytes)) {
+      throw py::value_error(where + " of " + std::to_string(itemsize) + "-byte items has more bytes than fit in int64.");
+    }
+    return PlannedTensor{shape, type_id, np_dtype, numel, RequiredAlignment(itemsize)};
   }
   static OpfTensor Tensor(void* data, const PlannedTensor& t) {
     return OpfTensor{data, t.shape.data(), static_cast<int32_t>(t.shape.size()), t.type_id};
@@ -215,6 +245,7 @@ class KernelInstance {
     bool same = a->nd == static_cast<int>(want.shape.size());
     for (int d = 0; same && d < a->nd; ++d) same = a->dimensions[d] == want.shape[d];
     if (!same) throw py::value_error(Where(i) + " must have shape " + ShapeToString(want.shape) + ".");
+    if (!Aligned(a->data, want)) ThrowMisaligned(Where(i), want);
     return Tensor(a->data, want);
   }
 
@@ -252,6 +283,14 @@ class KernelInstance {
       throw py::type_error(where + " is " + TypeIdName(want) + ", but its NumPy dtype " +
                            std::string(py::str(np_dtype)) + " has another item size.");
     }
+  }
+
+  static bool Aligned(const void* data, const PlannedTensor& t) {
+    return (reinterpret_cast<uintptr_t>(data) & (t.align - 1)) == 0;
+  }
+  [[noreturn]] static void ThrowMisaligned(const std::string& where, const PlannedTensor& t) {
+    throw py::value_error(where + " must have its data aligned to " + std::to_string(t.align) +
+                          " bytes, but the array's data is not (a copy of the array is aligned).");
   }
 
   std::string Where(size_t i) const { return "For '" + op_name_ + "', the kernel's input " + std::to_string(i); }
