@@ -4,7 +4,9 @@
 #include <pybind11/stl.h>
 #include <structmember.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -12,8 +14,10 @@
 
 #include "core/blas.h"
 #include "core/factory.h"
+#include "core/runtime.h"
 #include "python/memory.h"
 #include "opforge/kernel.h"
+#include "opforge/parallel.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -92,7 +96,15 @@ struct PlannedTensor {
   int32_t type_id;
   py::dtype np_dtype;
   int64_t numel;
+  uintptr_t align;  // what the data pointer must be a multiple of
 };
+
+// Kernels read elements as T (complex ones as 8-byte words), so data must be aligned to the item size,
+// up to 8. NumPy can make arrays that are not (views of raw buffers at odd offsets), and its ALIGNED
+// flag asks less of complex64 (4 bytes).
+inline uintptr_t RequiredAlignment(int64_t itemsize) {
+  return static_cast<uintptr_t>(std::clamp<int64_t>(itemsize, 1, 8));
+}
 
 // One kernel specialised for fixed attrs and input metas (built once, launched many times).
 class KernelInstance {
@@ -101,9 +113,20 @@ class KernelInstance {
                  const std::vector<int32_t>& in_types, const std::vector<py::dtype>& in_np,
                  const std::vector<std::vector<int64_t>>& out_shapes, const std::vector<int32_t>& out_types,
                  const std::vector<py::dtype>& out_np, const py::dict& attrs, const std::vector<int>& inplace)
-      : entry_(KernelFactory::Instance().entry(index)), op_name_(op_name), attrs_(attrs), inplace_(inplace) {
-    for (size_t i = 0; i < in_shapes.size(); ++i) inputs_.push_back(Plan(in_shapes[i], in_types[i], in_np[i]));
-    for (size_t i = 0; i < out_shapes.size(); ++i) outputs_.push_back(Plan(out_shapes[i], out_types[i], out_np[i]));
+      : op_name_(op_name), attrs_(attrs), inplace_(inplace) {
+    if (in_types.size() != in_shapes.size() || in_np.size() != in_shapes.size() ||
+        out_types.size() != out_shapes.size() || out_np.size() != out_shapes.size()) {
+      throw py::value_error("For '" + op_name_ + "', the plan needs one shape, type id and NumPy dtype per operand.");
+    }
+    const KernelEntry& entry = KernelFactory::Instance().entry(index);
+    def_ = entry.def;
+    library_ = entry.library;
+    for (size_t i = 0; i < in_shapes.size(); ++i) {
+      inputs_.push_back(Plan(in_shapes[i], in_types[i], in_np[i], "input", i));
+    }
+    for (size_t i = 0; i < out_shapes.size(); ++i) {
+      outputs_.push_back(Plan(out_shapes[i], out_types[i], out_np[i], "output", i));
+    }
     CheckAgainstDef(in_types, in_np, out_types, out_np);
     if (inplace_.empty()) inplace_.assign(outputs_.size(), -1);
     if (inplace_.size() != outputs_.size()) throw py::value_error("inplace map must have one entry per output");
@@ -113,13 +136,13 @@ class KernelInstance {
     for (const auto& t : outputs_) total_elements_ += t.numel;
     std::vector<OpfTensor> in = Metas(inputs_), out = Metas(outputs_);
     char err[2048] = {0};
-    kernel_ = entry_.def->create(op_name_.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(),
+    kernel_ = def_->create(op_name_.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(),
                                  static_cast<int32_t>(out.size()), attrs_.data(), attrs_.size(), err, sizeof(err));
     if (kernel_ == nullptr) throw KernelError(err);
   }
 
   ~KernelInstance() {
-    if (kernel_ != nullptr) entry_.def->destroy(kernel_);
+    if (kernel_ != nullptr) def_->destroy(kernel_);
   }
 
   KernelInstance(const KernelInstance&) = delete;
@@ -158,17 +181,19 @@ class KernelInstance {
             memory::NewArray(api, descr, static_cast<int>(t.shape.size()), t.shape.data(), t.numel));
         if (!out_arrays[i]) throw py::error_already_set();
       }
-      out[i] = Tensor(py::detail::array_proxy(out_arrays[i].ptr())->data, t);
+      void* data = py::detail::array_proxy(out_arrays[i].ptr())->data;
+      if (!Aligned(data, t)) ThrowMisaligned("For '" + op_name_ + "', the kernel's output " + std::to_string(i), t);
+      out[i] = Tensor(data, t);
     }
     char err[2048];
     err[0] = '\0';
     int32_t status;
     if (total_elements_ >= kReleaseGilElements) {
       py::gil_scoped_release release;
-      status = entry_.def->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
+      status = def_->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
                                   static_cast<int32_t>(n_out), err, sizeof(err));
     } else {
-      status = entry_.def->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
+      status = def_->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
                                   static_cast<int32_t>(n_out), err, sizeof(err));
     }
     if (status != 0) throw KernelError(err);
@@ -179,10 +204,21 @@ class KernelInstance {
   }
 
  private:
-  static PlannedTensor Plan(const std::vector<int64_t>& shape, int32_t type_id, const py::dtype& np_dtype) {
-    int64_t numel = 1;
-    for (int64_t d : shape) numel *= d;
-    return PlannedTensor{shape, type_id, np_dtype, numel};
+  // Sizes are checked once here, so neither the kernels nor the launch can overflow computing them.
+  PlannedTensor Plan(const std::vector<int64_t>& shape, int32_t type_id, const py::dtype& np_dtype, const char* what,
+                     size_t i) const {
+    const std::string where = "For '" + op_name_ + "', the " + what + " " + std::to_string(i) + " shape " +
+                              ShapeToString(shape);
+    for (int64_t d : shape) {
+      if (d < 0) throw py::value_error(where + " must have no negative dims.");
+    }
+    int64_t numel = 0, nbytes = 0;
+    if (!CheckedNumel(shape, &numel)) throw py::value_error(where + " has more elements than fit in int64.");
+    const int64_t itemsize = np_dtype.itemsize();
+    if (__builtin_mul_overflow(numel, itemsize, &nbytes)) {
+      throw py::value_error(where + " of " + std::to_string(itemsize) + "-byte items has more bytes than fit in int64.");
+    }
+    return PlannedTensor{shape, type_id, np_dtype, numel, RequiredAlignment(itemsize)};
   }
   static OpfTensor Tensor(void* data, const PlannedTensor& t) {
     return OpfTensor{data, t.shape.data(), static_cast<int32_t>(t.shape.size()), t.type_id};
@@ -209,6 +245,7 @@ class KernelInstance {
     bool same = a->nd == static_cast<int>(want.shape.size());
     for (int d = 0; same && d < a->nd; ++d) same = a->dimensions[d] == want.shape[d];
     if (!same) throw py::value_error(Where(i) + " must have shape " + ShapeToString(want.shape) + ".");
+    if (!Aligned(a->data, want)) ThrowMisaligned(Where(i), want);
     return Tensor(a->data, want);
   }
 
@@ -216,7 +253,7 @@ class KernelInstance {
   // memory as the wrong type.
   void CheckAgainstDef(const std::vector<int32_t>& in_types, const std::vector<py::dtype>& in_np,
                        const std::vector<int32_t>& out_types, const std::vector<py::dtype>& out_np) const {
-    const OpfKernelDef* d = entry_.def;
+    const OpfKernelDef* d = def_;
     std::string where = "For '" + op_name_ + "', the kernel " + d->op_name;
     if (in_types.size() != in_np.size() || out_types.size() != out_np.size()) {
       throw py::value_error(where + " was given type ids and NumPy dtypes of different lengths.");
@@ -248,9 +285,19 @@ class KernelInstance {
     }
   }
 
+  static bool Aligned(const void* data, const PlannedTensor& t) {
+    return (reinterpret_cast<uintptr_t>(data) & (t.align - 1)) == 0;
+  }
+  [[noreturn]] static void ThrowMisaligned(const std::string& where, const PlannedTensor& t) {
+    throw py::value_error(where + " must have its data aligned to " + std::to_string(t.align) +
+                          " bytes, but the array's data is not (a copy of the array is aligned).");
+  }
+
   std::string Where(size_t i) const { return "For '" + op_name_ + "', the kernel's input " + std::to_string(i); }
 
-  const KernelEntry& entry_;
+  // The definition, and the library that holds its code: the instance keeps the library loaded.
+  const OpfKernelDef* def_ = nullptr;
+  std::shared_ptr<void> library_;
   std::string op_name_;
   OwnedAttrs attrs_;
   std::vector<int> inplace_;
@@ -456,18 +503,24 @@ py::list Describe(const std::vector<size_t>& indices) {
 
 void SetNumThreads(int n) {
   if (n < 1) throw py::value_error("num_threads must be >= 1, but got " + std::to_string(n));
-#ifdef _OPENMP
-  omp_set_num_threads(n);
-#endif
-  blas::SetNumThreads(n);
+  runtime::SetNumThreads(n);
+  blas::SetNumThreads(n);  // OpenBLAS's count is process-wide already
 }
 
-int GetNumThreads() {
+// A test hook: runs a parallel region over n elements (ParallelFor's default grain) and returns
+// how many threads it had, as a kernel's region would.
+int ParallelTeamSize(int64_t n) {
+  std::atomic<int> team{1};
+  py::gil_scoped_release release;
+  ParallelFor(n, kParallelGrain, [&](int64_t, int64_t) {
 #ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
+    const int here = omp_get_num_threads();
+    int seen = team.load();
+    while (here > seen && !team.compare_exchange_weak(seen, here)) {
+    }
 #endif
+  });
+  return team.load();
 }
 
 }  // namespace
@@ -485,6 +538,7 @@ PYBIND11_MODULE(_C, m) {
   m.attr("kTypeUnknown") = static_cast<int>(kTypeUnknown);
   m.attr("KERNEL_ABI_VERSION") = OPFORGE_KERNEL_ABI_VERSION;
 
+  runtime::Init();
   // The core's own kernels enter the factory the same way a user's library does.
   {
     int32_t count = 0;
@@ -497,12 +551,24 @@ PYBIND11_MODULE(_C, m) {
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     return Describe(all);
   }, "Every registered kernel: (index, op, backend, input types, output types, all_same, source).");
-  m.def("load_library", [](const std::string& path) { return Describe(KernelFactory::Instance().LoadLibrary(path)); },
-        py::arg("path"), "Load a kernel library and return the kernels it registered.");
+  m.def(
+      "load_library",
+      [](const std::string& path) {
+        const LoadedLibrary loaded = KernelFactory::Instance().LoadLibrary(path);
+        return py::make_tuple(loaded.already_loaded, Describe(loaded.indices));
+      },
+      py::arg("path"),
+      "Load a kernel library; returns (already_loaded, kernels). A file loaded before (by any path to it) "
+      "is not imported again: already_loaded is True and the kernels are those of the first load.");
   m.def("load_blas", &blas::Load, py::arg("path"), py::arg("prefix"));
   m.def("blas_loaded", &blas::Loaded);
-  m.def("set_num_threads", &SetNumThreads, py::arg("n"));
-  m.def("get_num_threads", &GetNumThreads);
+  m.def("set_num_threads", &SetNumThreads, py::arg("n"),
+        "Set the threads every parallel kernel region (and BLAS) uses, in every thread of the process.");
+  m.def("get_num_threads", &runtime::NumThreads, "The threads a parallel kernel region uses now.");
+  m.def("in_forked_child", &runtime::ForkedChild,
+        "True in a process forked from one that imported opforge: kernels run on one thread there.");
+  m.def("_parallel_team_size", &ParallelTeamSize, py::arg("n"),
+        "Test hook: the number of threads a parallel region over n elements runs on.");
 
   py::class_<KernelInstance>(m, "KernelInstance")
       .def(py::init<size_t, const std::string&, const std::vector<std::vector<int64_t>>&, const std::vector<int32_t>&,

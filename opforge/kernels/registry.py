@@ -219,7 +219,7 @@ def load_library(path) -> list:
         if file_id in _libraries:
             return list(_libraries[file_id])
         if file_id not in _opened:
-            _opened[file_id] = _C.load_library(real)  # an absolute path: dlopen must not search elsewhere
+            _, _opened[file_id] = _C.load_library(real)  # an absolute path: dlopen must not search elsewhere
         entries = _cpp_entries(_opened[file_id])
         _register(entries, stacklevel=2)
         _libraries[file_id] = tuple(entries)

@@ -92,23 +92,35 @@ class KernelError : public std::runtime_error {
     }                                                                          \
   } while (0)
 
-struct TensorMeta {
-  std::vector<int64_t> shape;
-  TypeId dtype = kTypeUnknown;
-
-  int64_t numel() const {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-  }
-  int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
-};
-
 inline std::string ShapeToString(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
+
+// The number of elements of `shape`, or false when a dim is negative or the product overflows int64.
+inline bool CheckedNumel(const std::vector<int64_t>& shape, int64_t* numel) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return false;
+  }
+  *numel = n;
+  return true;
+}
+
+struct TensorMeta {
+  std::vector<int64_t> shape;
+  TypeId dtype = kTypeUnknown;
+
+  // KernelContext has checked the shapes it hands out, so this throws only for a meta built elsewhere.
+  int64_t numel() const {
+    int64_t n = 0;
+    OPF_CHECK(CheckedNumel(shape, &n), "the shape " << ShapeToString(shape)
+                                                    << " has a negative dim or more elements than fit in int64");
+    return n;
+  }
+  int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
+};
 
 // What a kernel sees once, at creation: the op, the input/output metas and the attrs.
 class KernelContext {
@@ -116,8 +128,8 @@ class KernelContext {
   KernelContext(const char* op_name, const OpfTensor* in, int32_t n_in, const OpfTensor* out,
                 int32_t n_out, const OpfAttr* attrs, int32_t n_attrs)
       : op_name_(op_name), attrs_(attrs), n_attrs_(n_attrs) {
-    for (int32_t i = 0; i < n_in; ++i) inputs_.push_back(ToMeta(in[i]));
-    for (int32_t i = 0; i < n_out; ++i) outputs_.push_back(ToMeta(out[i]));
+    for (int32_t i = 0; i < n_in; ++i) inputs_.push_back(ToMeta(in[i], "input", i));
+    for (int32_t i = 0; i < n_out; ++i) outputs_.push_back(ToMeta(out[i], "output", i));
   }
 
   const std::string& op_name() const { return op_name_; }
@@ -163,10 +175,15 @@ class KernelContext {
   }
 
  private:
-  static TensorMeta ToMeta(const OpfTensor& t) {
+  // Every shape a kernel sees has a size that fits int64, so kernels may multiply its dims freely.
+  TensorMeta ToMeta(const OpfTensor& t, const char* what, int32_t i) const {
     TensorMeta m;
     m.shape.assign(t.shape, t.shape + t.ndim);
     m.dtype = static_cast<TypeId>(t.dtype);
+    int64_t n = 0;
+    OPF_CHECK(CheckedNumel(m.shape, &n), "For '" << op_name_ << "', the " << what << " " << i << " shape "
+                                                 << ShapeToString(m.shape)
+                                                 << " has a negative dim or more elements than fit in int64.");
     return m;
   }
   static const char* KindName(int32_t kind) {

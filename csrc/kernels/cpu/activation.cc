@@ -1,5 +1,6 @@
 // ReLU, Elu, Sigmoid, Tanh and their grads; Neg, Exp, Log.
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/cpu/elementwise.h"
 
@@ -37,10 +38,15 @@ struct TanhOp : NoAttrs {
   }
 };
 
+// -x; for integers in unsigned arithmetic, so the minimum wraps to itself as in NumPy.
 struct NegOp : NoAttrs {
   template <typename C>
   C operator()(C x) const {
-    return -x;
+    if constexpr (std::is_integral_v<C>) {
+      return static_cast<C>(WrapType<C>(0) - static_cast<WrapType<C>>(x));
+    } else {
+      return -x;
+    }
   }
 };
 

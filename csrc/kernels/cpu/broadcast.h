@@ -10,11 +10,6 @@
 
 namespace opforge {
 
-// Integer + - * wrap modulo 2^bits as in NumPy. They are done in an unsigned type of at least
-// `unsigned` width because signed overflow (and uint16 * uint16 promoted to int) is UB in C++.
-template <typename C>
-using WrapType = std::common_type_t<std::make_unsigned_t<C>, unsigned>;
-
 struct AddOp : NoAttrs {
   template <typename C>
   C operator()(C a, C b) const {

@@ -2,11 +2,17 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 
 namespace opforge {
+
+// Integer + - * and negation wrap modulo 2^bits as in NumPy. They are done in an unsigned type of
+// at least `unsigned` width because signed overflow (and uint16 * uint16 promoted to int) is UB in C++.
+template <typename C>
+using WrapType = std::common_type_t<std::make_unsigned_t<C>, unsigned>;
 
 // Functors see values in compute_t<T> (float for the half types) and may read attrs in Init.
 struct NoAttrs {
