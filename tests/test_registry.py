@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import user_op
 
 from opforge import Tensor, ops
 from opforge import dtype as mstype
@@ -25,7 +26,6 @@ from opforge.kernels import (
     select_kernel,
 )
 from opforge.op_info import CpuRegOp, DataType, get_op_info, op_info_register
-from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 from opforge.tools import cli
 
 pytestmark = pytest.mark.usefixtures("isolated_registries")
@@ -33,18 +33,6 @@ pytestmark = pytest.mark.usefixtures("isolated_registries")
 F16, F32, F64 = (
     KernelAttr().add_input_attr(t).add_output_attr(t) for t in (mstype.float16, mstype.float32, mstype.float64)
 )
-
-
-def _user_op(name):
-    """A fresh elementwise primitive class called ``name``."""
-
-    class UserOp(PrimitiveWithInfer):
-        @prim_attr_register
-        def __init__(self):
-            pass
-
-    UserOp.__name__ = UserOp.__qualname__ = name
-    return UserOp
 
 
 def _kernel(result):
@@ -72,7 +60,7 @@ def test_a_later_python_kernel_replaces_the_earlier_one_in_place():
     first, second, third = _kernel(1), _kernel(2), _kernel(3)
     register_kernel(name, "CPU", F32)(first)
     register_kernel(name, "CPU", F64)(second)
-    prim = _user_op(name)()
+    prim = user_op(name)()
     x = Tensor(np.zeros(2, np.float32))
     assert prim(x).asnumpy().tolist() == [1.0, 1.0]
 
@@ -134,7 +122,7 @@ def test_a_disabled_kernel_is_skipped_by_selection_until_enabled():
     name = "RegProbeDisable"
     register_kernel(name, "CPU", F32)(_kernel(32))
     register_kernel(name, "CPU", F64)(_kernel(64))
-    prim = _user_op(name)()
+    prim = user_op(name)()
     x = Tensor(np.zeros(1, np.float32))
     assert prim(x).asnumpy().tolist() == [32.0]
 
@@ -216,7 +204,7 @@ def test_a_replacement_of_a_disabled_kernel_is_enabled():
     with pytest.warns(KernelOverrideWarning, match=r"\(it was disabled; the new kernel is enabled\)\.$"):
         register_kernel(name, "CPU", F32)(_kernel(2))
     assert not is_disabled(name, "CPU", F32)
-    assert _user_op(name)()(Tensor(np.zeros(1, np.float32))).asnumpy().tolist() == [2.0]
+    assert user_op(name)()(Tensor(np.zeros(1, np.float32))).asnumpy().tolist() == [2.0]
 
 
 def test_disable_and_enable_name_what_does_not_exist():
@@ -374,7 +362,7 @@ def test_restore_puts_back_kernels_and_the_disabled_set():
     registry.restore(saved)
     assert [e.attr for e in kernels_for(name, "CPU", include_disabled=True)] == [F32, F64]
     assert is_disabled(name, "CPU", F64) and not is_disabled(name, "CPU", F32)
-    prim = _user_op(name)()
+    prim = user_op(name)()
     assert prim(Tensor(np.zeros(1, np.float32))).asnumpy().tolist() == [1.0]
     with pytest.raises(KernelNotFoundError, match="Disabled: Float64 -> Float64"):
         prim(Tensor(np.zeros(1, np.float64)))  # the float64 kernel is disabled again, and nothing else fits

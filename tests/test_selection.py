@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import user_op
 
 from opforge import Tensor, ops
 from opforge import dtype as mstype
@@ -11,25 +12,12 @@ from opforge.errors import KernelNotFoundError
 from opforge.kernels import KernelAttr, kernels_for, register_kernel
 from opforge.kernels.selection import select_kernel
 from opforge.op_info import CpuRegOp, DataType, op_info_register
-from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 
 pytestmark = pytest.mark.usefixtures("isolated_registries")
 
 
 def unary(dtype, out=None):
     return KernelAttr().add_input_attr(dtype).add_output_attr(out or dtype)
-
-
-def _user_op(name):
-    """A fresh elementwise primitive class called ``name`` (output meta = input meta)."""
-
-    class UserOp(PrimitiveWithInfer):
-        @prim_attr_register
-        def __init__(self):
-            pass
-
-    UserOp.__name__ = UserOp.__qualname__ = name
-    return UserOp
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,7 +118,7 @@ def test_widened_call_casts_inputs_and_results():
         seen.append(x.dtype)
         return x * np.float32(2)
 
-    out = _user_op("SelProbeWiden")()(Tensor(np.array([1.5, -3.0], np.float16)))
+    out = user_op("SelProbeWiden")()(Tensor(np.array([1.5, -3.0], np.float16)))
     assert seen == [np.dtype(np.float32)]
     assert out.dtype is mstype.float16
     assert np.asarray(out).dtype == np.float16
@@ -144,7 +132,7 @@ def test_widened_call_casts_inputs_and_results():
 def test_no_lossy_cast_float32_to_float16_kernel():
     register_kernel("SelProbeF16", "CPU", unary(mstype.float16))(lambda x: x)
     with pytest.raises(KernelNotFoundError) as info:
-        _user_op("SelProbeF16")()(Tensor(np.ones(2, np.float32)))
+        user_op("SelProbeF16")()(Tensor(np.ones(2, np.float32)))
     assert str(info.value) == (
         "For 'SelProbeF16', no CPU kernel accepts inputs (Float32 -> Float32), even after a lossless widening cast.\n"
         "Registered CPU kernels:\n"
@@ -188,7 +176,7 @@ def test_nothing_registered_for_the_operator():
         KernelNotFoundError,
         match=r"^For 'SelProbeNothing', nothing is registered for the CPU backend: no op info and no kernel\.$",
     ):
-        _user_op("SelProbeNothing")()(Tensor(np.ones(1, np.float32)))
+        user_op("SelProbeNothing")()(Tensor(np.ones(1, np.float32)))
 
 
 def test_op_info_without_kernel_is_a_miss_with_received_dtypes():
@@ -203,7 +191,7 @@ def test_op_info_without_kernel_is_a_miss_with_received_dtypes():
         KernelNotFoundError,
         match=r"^For 'SelProbeInfoOnly', no CPU kernel is registered \(received inputs: Float32 -> Float32\)\.$",
     ):
-        _user_op("SelProbeInfoOnly")()(Tensor(np.ones(1, np.float32)))
+        user_op("SelProbeInfoOnly")()(Tensor(np.ones(1, np.float32)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,7 +214,7 @@ def test_register_kernel_invalidates_the_selection_cache():
 def test_a_miss_is_not_cached():
     name = "SelProbeMissThenHit"
     register_kernel(name, "CPU", unary(mstype.float16))(lambda x: x)
-    prim = _user_op(name)()
+    prim = user_op(name)()
     x = Tensor(np.array([2.0], np.float32))
     with pytest.raises(KernelNotFoundError):
         prim(x)
@@ -238,7 +226,7 @@ def test_call_plans_pick_up_a_better_kernel_registered_later():
     name = "SelProbeStalePlan"
     calls = []
     register_kernel(name, "CPU", unary(mstype.float32))(lambda x: calls.append("f32") or x)
-    cls = _user_op(name)
+    cls = user_op(name)
     x = Tensor(np.array([2.0], np.float16))
     prim = cls()
     prim(x)
@@ -267,7 +255,7 @@ def test_no_silent_fallback_to_another_backend():
         KernelNotFoundError,
         match=r"^For 'SelProbeGpuOnly', nothing is registered for the CPU backend: no op info and no kernel\.$",
     ):
-        _user_op(name)()(Tensor(np.ones(2, np.float32)))
+        user_op(name)()(Tensor(np.ones(2, np.float32)))
     with pytest.raises(KernelNotFoundError, match="For 'SelProbeGpuOnly'"):
         select_kernel(name, "CPU", (mstype.float32,))
     assert select_kernel(name, "GPU", (mstype.float32,)).entry.backend == "GPU"
