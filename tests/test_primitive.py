@@ -682,3 +682,87 @@ def test_docstrings_list_the_registered_kernels_per_backend():
     register_kernel("Elu", "GPU", KernelAttr().add_input_attr(u8).add_output_attr(u8))(lambda x, alpha=1.0: x)
     assert "\n    GPU: UInt8 -> UInt8" in ops.Elu.__doc__  # read from the registry when asked
     assert ops.Elu.__doc__.startswith("Exponential linear unit")
+
+
+# The C fast path: cached calls of Tensors and weak Python scalars
+
+
+_SCALAR_CASES = [
+    ("float32", [1.5, -0.0, 0.0, float("nan"), float("inf"), -1e-45, 3.4e38, 7, -2, True]),
+    ("float64", [1.5, -0.0, 1e300, float("-inf"), 2**53 + 1, -(2**63), True]),
+    ("float16", [1.5, -0.0, 65504.0, 3, True]),
+    ("bfloat16", [1.5, -0.0, 3, True]),
+    ("int8", [0, 1, -128, 127, True, False]),
+    ("int16", [-32768, 32767, 5, True]),
+    ("int32", [-(2**31), 2**31 - 1, 7, True]),
+    ("int64", [-(2**63), 2**63 - 1, 7, True]),
+    ("uint8", [0, 255, 9, True]),
+]
+
+
+@pytest.mark.parametrize("dtype, values", _SCALAR_CASES, ids=[c[0] for c in _SCALAR_CASES])
+def test_weak_scalar_calls_run_the_fast_plan_with_each_calls_value(dtype, values):
+    mul = ops.Mul()
+    np_dtype = mstype.to_dtype(dtype).np_dtype
+    data = np.array([1, 2, 3], np_dtype)
+    x = Tensor(data)
+    for value in values * 3:  # more distinct values than the plan keeps converted, each seen again
+        out = mul(x, value)
+        with np.errstate(over="ignore"):
+            want = data * np.asarray(value, np_dtype)
+        assert out.dtype is x.dtype
+        np.testing.assert_array_equal(out.asnumpy(), want)
+        assert np.signbit(out.asnumpy()).tolist() == np.signbit(want).tolist()  # -0.0 is not 0.0
+        np.testing.assert_array_equal((value * x).asnumpy(), want)
+    plans = {key[1]: plan for key, plan in mul._plans.items()}
+    for kind in {type(v) for v in values}:
+        assert isinstance(plans[("weak", kind)], opforge._C.FastPlan)
+
+
+def test_fast_plan_overflow_of_an_int_scalar_still_names_the_operator():
+    x = Tensor(np.array([1, 2], np.int16))
+    sub = ops.Sub()
+    np.testing.assert_array_equal(sub(x, 3).asnumpy(), [-2, -1])
+    assert isinstance(next(iter(sub._plans.values())), opforge._C.FastPlan)
+    for bad in (32768, -32769, 2**64):
+        message = rf"^For 'Sub', the 'y' \({bad}\) does not fit Int16 \[-32768, 32767\]\.$"
+        with pytest.raises(OverflowError, match=message):
+            sub(x, bad)
+        with pytest.raises(OverflowError, match=rf"^For 'Sub', the 'x' \({bad}\) does not fit Int16"):
+            bad - x
+
+
+def test_fast_plan_float32_overflow_warns_as_numpy_does():
+    x = f32([1.0])
+    x * 2.0
+    with pytest.warns(RuntimeWarning, match="overflow"):
+        out = x * 1e300
+    assert out.asnumpy()[0] == np.inf
+
+
+def test_numpy_scalars_and_arrays_still_join_tensor_operators():
+    x = f32([1.0, 2.0])
+    np.testing.assert_array_equal((x * np.float64(2.0)).asnumpy(), [2.0, 4.0])
+    assert (x * np.float64(2.0)).dtype is mstype.float32
+    np.testing.assert_array_equal((x + np.array([1.0, 1.0], np.float32)).asnumpy(), [2.0, 3.0])
+    np.testing.assert_array_equal((np.int32(3) - x).asnumpy(), [2.0, 1.0])
+    with pytest.raises(TypeError, match="For 'Add', the 'y' must be a Tensor or a number, but got str"):
+        x + "a"
+
+
+def test_tape_sees_cached_scalar_calls():
+    x = f32([1.0, -2.0])
+    (x * 3.0).sum()  # cache the plans outside the tape first
+    np.testing.assert_array_equal(opforge.grad(lambda t: (t * 3.0 - 1).sum())(x).asnumpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(opforge.grad(lambda t: (2.0 / t).sum())(x).asnumpy(), [-2.0, -0.5])
+
+
+def test_fast_plan_rejects_arguments_of_another_kind():
+    x = f32([1.0])
+    add = ops.Add()
+    add(x, 1.0)
+    plan = next(iter(add._plans.values()))
+    with pytest.raises(TypeError, match="Python number"):
+        plan((x, x))
+    with pytest.raises(TypeError, match="Tensors only"):
+        plan((1.0, 1.0))

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <deque>
 #include <memory>
 #include <string>
@@ -350,19 +353,201 @@ PyObject* NewTensor(PyObject* array, PyObject* meta) {
   return t;
 }
 
+// The cache key of one argument (borrowed): a Tensor's meta, ("weak", type) for a Python number
+// (as opforge.dispatch.plan.plan_key keys the weak scalars of dtype groups), else null.
+PyObject* g_weak_keys[4] = {nullptr, nullptr, nullptr, nullptr};  // bool, int, float, complex
+
+inline PyObject* ArgKey(PyObject* arg) {
+  if (PyObject_TypeCheck(arg, g_tensor.type)) return Slot(arg, g_tensor.meta_offset);
+  PyTypeObject* type = Py_TYPE(arg);
+  if (type == &PyFloat_Type) return g_weak_keys[2];
+  if (type == &PyLong_Type) return g_weak_keys[1];
+  if (type == &PyBool_Type) return g_weak_keys[0];
+  if (type == &PyComplex_Type) return g_weak_keys[3];
+  return nullptr;
+}
+
+// A weak Python scalar joining a dtype group, made a 0-d array of the group's dtype on each call.
+// Common conversions (bool, int and float into bool, integer and float32/64 arrays) are done
+// here; the rest, and every value that would not convert cleanly (an int out of the dtype's range,
+// a float overflowing float32), go to the plan's Python converter, which raises the operator's own
+// errors. Arrays of recent values are kept (read-only, by the value's bits), so a loop using one
+// constant converts it once.
+class ScalarSlot {
+ public:
+  ScalarSlot(size_t position, const py::dtype& dtype, py::object convert)
+      : position_(position), dtype_(dtype), kind_(dtype.kind()), itemsize_(dtype.itemsize()),
+        convert_(std::move(convert)) {}
+
+  // A new reference to the 0-d array for `value`, or null with a Python error set.
+  PyObject* Convert(PyObject* value) {
+    uint64_t bits = 0;
+    const bool keyed = Bits(value, &bits);
+    if (keyed) {
+      for (const auto& e : cache_) {
+        if (e.array && e.bits == bits) return e.array.inc_ref().ptr();
+      }
+    }
+    PyObject* array = Direct(value);
+    if (array == nullptr && !PyErr_Occurred()) array = ByPython(value);
+    if (array == nullptr) return nullptr;
+    if (keyed) {
+      py::detail::array_proxy(array)->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+      Entry& e = cache_[next_++ % cache_.size()];
+      e.bits = bits;
+      e.array = py::reinterpret_borrow<py::object>(array);
+    }
+    return array;
+  }
+
+  size_t position() const { return position_; }
+
+ private:
+  struct Entry {
+    uint64_t bits = 0;
+    py::object array;
+  };
+
+  // An int that fits int64 (no error left set), else false.
+  static bool AsInt64(PyObject* v, long long* out) {
+    int overflow = 0;
+    *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow != 0 || (*out == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      return false;
+    }
+    return true;
+  }
+
+  // The value's bits, its cache key (the plan's key fixes its Python type); false if it has none.
+  static bool Bits(PyObject* v, uint64_t* bits) {
+    if (PyFloat_CheckExact(v)) {
+      const double d = PyFloat_AS_DOUBLE(v);
+      std::memcpy(bits, &d, sizeof(d));
+      return true;
+    }
+    long long i = 0;
+    if (PyBool_Check(v)) {
+      i = v == Py_True;
+    } else if (!PyLong_CheckExact(v) || !AsInt64(v, &i)) {
+      return false;
+    }
+    *bits = static_cast<uint64_t>(i);
+    return true;
+  }
+
+  // Converted here, or null (no error set) when the Python converter must do it.
+  PyObject* Direct(PyObject* v) const {
+    const bool is_bool = PyBool_Check(v), is_float = PyFloat_CheckExact(v);
+    long long i = 0;
+    double d = 0.0;
+    if (is_float) {
+      d = PyFloat_AS_DOUBLE(v);
+    } else if (is_bool) {
+      i = v == Py_True;
+    } else if (!PyLong_CheckExact(v) || !AsInt64(v, &i)) {
+      return nullptr;
+    }
+    if (kind_ == 'f' && (itemsize_ == 4 || itemsize_ == 8)) {
+      const double x = is_float ? d : static_cast<double>(i);  // as NumPy: an int goes through double
+      if (itemsize_ == 8) return Filled(x);
+      if (std::isfinite(x) && std::fabs(x) > static_cast<double>(std::numeric_limits<float>::max())) {
+        return nullptr;  // NumPy warns that it overflows to inf: let it
+      }
+      return Filled(static_cast<float>(x));
+    }
+    if (is_float) return nullptr;
+    if (kind_ == 'b' && itemsize_ == 1 && is_bool) return Filled(static_cast<uint8_t>(i));
+    if (kind_ == 'i') {
+      switch (itemsize_) {
+        case 1: return InRange<int8_t>(i);
+        case 2: return InRange<int16_t>(i);
+        case 4: return InRange<int32_t>(i);
+        case 8: return Filled(static_cast<int64_t>(i));
+        default: return nullptr;
+      }
+    }
+    if (kind_ == 'u' && i >= 0) {
+      switch (itemsize_) {
+        case 1: return InRange<uint8_t>(i);
+        case 2: return InRange<uint16_t>(i);
+        case 4: return InRange<uint32_t>(i);
+        case 8: return Filled(static_cast<uint64_t>(i));
+        default: return nullptr;
+      }
+    }
+    return nullptr;
+  }
+
+  template <typename T>
+  PyObject* InRange(long long i) const {
+    if (i < static_cast<long long>(std::numeric_limits<T>::min()) ||
+        i > static_cast<long long>(std::numeric_limits<T>::max())) {
+      return nullptr;  // the Python converter raises the OverflowError naming the operator
+    }
+    return Filled(static_cast<T>(i));
+  }
+
+  template <typename T>
+  PyObject* Filled(T value) const {
+    const auto& api = py::detail::npy_api::get();
+    PyObject* descr = dtype_.inc_ref().ptr();  // NewFromDescr steals a reference
+    PyObject* array = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, 0, nullptr, nullptr, nullptr, 0, nullptr);
+    if (array != nullptr) std::memcpy(py::detail::array_proxy(array)->data, &value, sizeof(T));
+    return array;
+  }
+
+  PyObject* ByPython(PyObject* value) const {
+    PyObject* array = PyObject_CallFunction(convert_.ptr(), "nO", static_cast<Py_ssize_t>(position_), value);
+    if (array != nullptr && !py::detail::npy_api::get().PyArray_Check_(array)) {
+      Py_DECREF(array);
+      PyErr_SetString(PyExc_TypeError, "a FastPlan's scalar converter must return a numpy.ndarray");
+      return nullptr;
+    }
+    return array;
+  }
+
+  size_t position_;
+  py::dtype dtype_;
+  char kind_;
+  py::ssize_t itemsize_;
+  py::object convert_;  // convert(position, value) -> 0-d array, raising the operator's errors
+  std::array<Entry, 4> cache_;
+  size_t next_ = 0;
+};
+
 class FastPlan {
  public:
-  FastPlan(py::object instance, std::vector<py::object> out_metas)
+  // `scalars`: (position, NumPy dtype) of each argument that is a weak Python scalar (the others
+  // are Tensors); `convert(position, value)` makes the arrays the plan does not make itself.
+  FastPlan(py::object instance, std::vector<py::object> out_metas,
+           const std::vector<std::pair<size_t, py::dtype>>& scalars, py::object convert)
       : instance_(std::move(instance)), kernel_(instance_.cast<KernelInstance*>()), metas_(std::move(out_metas)) {
     if (metas_.empty() || metas_.size() > static_cast<size_t>(kMaxStackTensors)) {
       throw py::value_error("a FastPlan needs 1 to 16 outputs");
     }
+    if (!scalars.empty() && convert.is_none()) throw py::value_error("a FastPlan with scalars needs a converter");
+    for (const auto& [position, dtype] : scalars) {
+      if (position >= static_cast<size_t>(kMaxStackTensors)) throw py::value_error("too many kernel operands");
+      slots_.emplace_back(position, dtype, convert);
+    }
   }
 
-  py::object Run(PyObject* const* args, size_t n) const {
+  py::object Run(PyObject* const* args, size_t n) {
     if (n > static_cast<size_t>(kMaxStackTensors)) throw py::value_error("too many kernel operands");
-    std::array<PyObject*, kMaxStackTensors> arrays;
+    std::array<PyObject*, kMaxStackTensors> arrays{};
+    std::array<py::object, kMaxStackTensors> converted;  // keeps the scalars' arrays alive
+    for (auto& slot : slots_) {
+      const size_t i = slot.position();
+      if (i >= n || ArgKey(args[i]) == nullptr || PyObject_TypeCheck(args[i], g_tensor.type)) {
+        throw py::type_error("a FastPlan takes a Python number in this position");
+      }
+      converted[i] = py::reinterpret_steal<py::object>(slot.Convert(args[i]));
+      if (!converted[i]) throw py::error_already_set();
+      arrays[i] = converted[i].ptr();
+    }
     for (size_t i = 0; i < n; ++i) {
+      if (arrays[i] != nullptr) continue;
       if (!PyObject_TypeCheck(args[i], g_tensor.type) || Slot(args[i], g_tensor.data_offset) == nullptr) {
         throw py::type_error("a FastPlan takes Tensors only");
       }
@@ -377,7 +562,7 @@ class FastPlan {
     return std::move(result);
   }
 
-  py::object Call(const py::tuple& args) const {
+  py::object Call(const py::tuple& args) {
     return Run(&PyTuple_GET_ITEM(args.ptr(), 0), static_cast<size_t>(PyTuple_GET_SIZE(args.ptr())));
   }
 
@@ -387,27 +572,28 @@ class FastPlan {
   py::object instance_;
   KernelInstance* kernel_;
   std::vector<py::object> metas_;
+  std::deque<ScalarSlot> slots_;  // a deque: slots never move once made
 };
 
-// The cache key of a call whose arguments are all Tensors: the tuple of their metas. Null otherwise.
-PyObject* TensorKey(PyObject* const* args, Py_ssize_t n) {
+// The cache key of a call whose arguments are all Tensors or Python numbers: a tuple of ArgKeys.
+PyObject* CallKey(PyObject* const* args, Py_ssize_t n) {
   PyObject* key = PyTuple_New(n);
   if (key == nullptr) return nullptr;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* meta = PyObject_TypeCheck(args[i], g_tensor.type) ? Slot(args[i], g_tensor.meta_offset) : nullptr;
-    if (meta == nullptr) {
+    PyObject* k = ArgKey(args[i]);
+    if (k == nullptr) {
       Py_DECREF(key);
       return nullptr;
     }
-    Py_INCREF(meta);
-    PyTuple_SET_ITEM(key, i, meta);
+    Py_INCREF(k);
+    PyTuple_SET_ITEM(key, i, k);
   }
   return key;
 }
 
 // Finds the plan for this call (borrowed from the instance's _plans dict, which `*plans` keeps alive).
 PyObject* FindPlan(PyObject* self, PyObject* const* args, Py_ssize_t n, PyObject** plans) {
-  PyObject* key = TensorKey(args, n);
+  PyObject* key = CallKey(args, n);
   if (key == nullptr) return nullptr;
   *plans = PyObject_GetAttr(self, g_plans_name);
   PyObject* plan = nullptr;
@@ -467,7 +653,49 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
   g_tensor.meta_offset = SlotOffset(g_tensor.type, "_meta");
   g_slow_call = slow_call.inc_ref().ptr();
   g_plans_name = PyUnicode_InternFromString("_plans");
+  PyTypeObject* weak_types[4] = {&PyBool_Type, &PyLong_Type, &PyFloat_Type, &PyComplex_Type};
+  for (int i = 0; i < 4; ++i) {
+    Py_XDECREF(g_weak_keys[i]);
+    g_weak_keys[i] = Py_BuildValue("(sO)", "weak", reinterpret_cast<PyObject*>(weak_types[i]));
+    if (g_weak_keys[i] == nullptr) throw py::error_already_set();
+  }
   PyObject* fn = PyCFunction_New(&g_primitive_call_def, nullptr);
+  if (fn == nullptr) throw py::error_already_set();
+  PyObject* method = PyInstanceMethod_New(fn);
+  Py_DECREF(fn);
+  if (method == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(method);
+}
+
+// Tensor's arithmetic operators (`t + 1`, `2 * t`) in C: a call of the operator's primitive with no
+// Python frame around it. The function's self is (primitive, reflected, fallback); an operand that
+// is neither a Tensor nor a Python number (a NumPy array, a list) goes to `fallback(self, other)`,
+// the operator written in Python.
+PyObject* BinaryOperator(PyObject* data, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_Format(PyExc_TypeError, "a Tensor operator takes 2 arguments, but got %zd", nargs);
+    return nullptr;
+  }
+  PyObject* fallback = PyTuple_GET_ITEM(data, 2);
+  if (ArgKey(args[1]) == nullptr) return PyObject_Vectorcall(fallback, args, 2, nullptr);
+  const bool reflected = PyTuple_GET_ITEM(data, 1) == Py_True;
+  PyObject* call[3] = {PyTuple_GET_ITEM(data, 0), reflected ? args[1] : args[0], reflected ? args[0] : args[1]};
+  return PrimitiveCall(nullptr, call, 3, nullptr);
+}
+
+std::deque<std::string> g_operator_names;  // each operator method's name, kept for its PyMethodDef
+std::deque<PyMethodDef> g_operator_defs;
+
+// The method `name` of Tensor: `self <op> other` calls `primitive` (`other <op> self` if reflected).
+py::object MakeBinaryOperator(const std::string& name, py::object primitive, bool reflected, py::object fallback) {
+  if (g_slow_call == nullptr) throw py::type_error("make_binary_operator needs make_primitive_call first");
+  if (Py_TYPE(primitive.ptr())->tp_call == nullptr) throw py::type_error("the primitive must be callable");
+  g_operator_names.push_back(name);
+  g_operator_defs.push_back({g_operator_names.back().c_str(),
+                             reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(BinaryOperator)),
+                             METH_FASTCALL, "A Tensor operator: the primitive call (Python operands: weak scalars)."});
+  py::tuple data = py::make_tuple(primitive, py::bool_(reflected), fallback);
+  PyObject* fn = PyCFunction_New(&g_operator_defs.back(), data.ptr());
   if (fn == nullptr) throw py::error_already_set();
   PyObject* method = PyInstanceMethod_New(fn);
   Py_DECREF(fn);
@@ -581,12 +809,17 @@ PYBIND11_MODULE(_C, m) {
       .def("launch", &KernelInstance::Launch, py::arg("inputs"));
 
   py::class_<FastPlan>(m, "FastPlan")
-      .def(py::init<py::object, std::vector<py::object>>(), py::arg("instance"), py::arg("out_metas"))
+      .def(py::init<py::object, std::vector<py::object>, const std::vector<std::pair<size_t, py::dtype>>&,
+                    py::object>(),
+           py::arg("instance"), py::arg("out_metas"), py::arg("scalars") = std::vector<std::pair<size_t, py::dtype>>(),
+           py::arg("convert") = py::none())
       .def("__call__", &FastPlan::Call, py::arg("args"))
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
   m.def("make_primitive_call", &MakePrimitiveCall, py::arg("tensor_type"), py::arg("slow_call"),
         "The C implementation of Primitive.__call__ (the cached fast path).");
+  m.def("make_binary_operator", &MakeBinaryOperator, py::arg("name"), py::arg("primitive"), py::arg("reflected"),
+        py::arg("fallback"), "A Tensor operator method calling `primitive` through the fast path.");
   m.def("set_interpreter", &SetInterpreter, py::arg("interpreter"),
         "Install this thread's innermost interpreter (None: eager); returns the previous one.");
   m.def("current_interpreter", &CurrentInterpreter, "This thread's innermost interpreter, or None (eager).");

@@ -235,24 +235,55 @@ def _kernel_plan(call: _Call):
         tuple(tensor_pos.index(j) for j in writes),
     )
     label = KernelLabel(prim.name, call.backend, selection.entry.attr.short(), selection.entry.kind)
-    gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
-    if gather is _GATHER_TENSORS and not writes:
-        fast = _fast_plan(launch, out_dtypes, out_shapes, device, label)
+    scalars = None if writes else _fast_scalars(call)
+    if scalars is not None:
+        fast = _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars, _scalar_converter(prim, call))
         if fast is not None:
             return fast
+    gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
     wrap = _wrapper(out_dtypes, device, aliases, writes)
     run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
     run.kernel = label
     return run
 
 
-def _fast_plan(launch, out_dtypes, out_shapes, device, label):
+def _fast_scalars(call: _Call):
+    """For a call a ``FastPlan`` can run, ``[(position, NumPy dtype)]`` of its weak scalars (every
+    other given argument a Tensor needing no cast); else None. Defaults must be constants."""
+    n_given = len(call.args) - len(call.defaults)
+    if call.tensor_pos != list(range(n_given)):
+        return None
+    scalars = []
+    for i in call.tensor_pos:
+        target = call.targets.get(i)
+        if isinstance(call.args[i], Tensor):
+            if target is not None:
+                return None  # a cast: the Python plan does it
+        else:
+            scalars.append((i, target.np_dtype))
+    return scalars
+
+
+def _scalar_converter(prim, call: _Call):
+    """``convert(position, value) -> array``: a weak scalar as the kernel's 0-d input (the FastPlan
+    converts the common ones itself; this one raises the operator's errors)."""
+    device = get_device(call.backend)
+
+    def convert(i, value):
+        target = call.targets[i]
+        binding.check_scalar_fits(prim.name, prim._arg_name(i), value, target)
+        return device.scalar(value, target.np_dtype)
+
+    return convert
+
+
+def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None):
     """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it)."""
     instance = getattr(launch, "__self__", None)
     if not isinstance(instance, _C.KernelInstance):
         return None
     metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
-    plan = _C.FastPlan(instance, metas)
+    plan = _C.FastPlan(instance, metas, list(scalars), convert)
     plan.kernel = label
     return plan
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opforge import _C
 from opforge import dtype as mstype
 from opforge.ops import functional as F
 from opforge.tensor import Tensor
@@ -96,9 +97,26 @@ _METHODS = (
 )  # fmt: skip
 
 
+# The arithmetic operators' primitives; ``reflected``: the Tensor is the right operand.
+_OPERATORS = {
+    __add__: (F.add, False), __radd__: (F.add, True), __sub__: (F.sub, False), __rsub__: (F.sub, True),
+    __mul__: (F.mul, False), __rmul__: (F.mul, True), __truediv__: (F.div, False), __rtruediv__: (F.div, True),
+    __matmul__: (F.matmul, False), __rmatmul__: (F.matmul, True),
+}  # fmt: skip
+
+
+def _method(fn):
+    """``fn``, or for an arithmetic operator its C twin (``_C.make_binary_operator``): the same
+    primitive call without a Python frame, ``fn`` itself taking operands it does not (arrays)."""
+    if fn not in _OPERATORS:
+        return fn
+    prim, reflected = _OPERATORS[fn]
+    return _C.make_binary_operator(fn.__name__, prim, reflected, fn)
+
+
 def install() -> None:
     for fn in _METHODS:
-        setattr(Tensor, fn.__name__, fn)
+        setattr(Tensor, fn.__name__, _method(fn))
 
 
 install()
