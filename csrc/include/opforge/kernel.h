@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "opforge/kernel_attr.h"
@@ -83,13 +84,39 @@ class KernelError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-#define OPF_CHECK(cond, msg)                                                   \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      std::ostringstream opf_check_oss_;                                       \
-      opf_check_oss_ << msg;                                                   \
-      throw ::opforge::KernelError(opf_check_oss_.str());                      \
-    }                                                                          \
+namespace detail {
+
+// The message of a failed OPF_CHECK. Its members are out of line, so each check costs the function
+// holding it a few calls on its cold path instead of an inlined std::ostringstream: over hundreds of
+// kernel types, those inlined streams were a large share of the build time.
+class OPFORGE_HIDDEN CheckMessage {
+ public:
+  __attribute__((noinline)) CheckMessage& operator<<(const char* s) {
+    text_ += s;
+    return *this;
+  }
+  __attribute__((noinline)) CheckMessage& operator<<(const std::string& s) {
+    text_ += s;
+    return *this;
+  }
+  template <typename T>
+  __attribute__((noinline)) CheckMessage& operator<<(const T& v) {
+    std::ostringstream oss;
+    oss << v;
+    text_ += oss.str();
+    return *this;
+  }
+  [[noreturn]] __attribute__((noinline)) void Throw() const { throw KernelError(text_); }
+
+ private:
+  std::string text_;
+};
+
+}  // namespace detail
+
+#define OPF_CHECK(cond, msg)                                     \
+  do {                                                           \
+    if (!(cond)) (::opforge::detail::CheckMessage() << msg).Throw(); \
   } while (0)
 
 inline std::string ShapeToString(const std::vector<int64_t>& shape) {
@@ -251,6 +278,60 @@ inline void CopyError(const char* msg, char* err, int64_t err_len) {
   err[err_len - 1] = '\0';
 }
 
+// Kernels derived from CpuKernel are created, launched and destroyed through the vtable by these
+// functions, shared by every kernel of a library: per-type trampolines would each inline another
+// copy of the kernel's Launch, which with hundreds of kernel types is most of a library's build time.
+OPFORGE_HIDDEN __attribute__((noinline)) inline void* CreateKernel(CpuKernel* (*make)(), const char* op_name,
+                                                                   const OpfTensor* in, int32_t n_in,
+                                                                   const OpfTensor* out, int32_t n_out,
+                                                                   const OpfAttr* attrs, int32_t n_attrs, char* err,
+                                                                   int64_t err_len) {
+  CpuKernel* k = nullptr;
+  try {
+    k = make();
+    KernelContext ctx(op_name, in, n_in, out, n_out, attrs, n_attrs);
+    k->Init(ctx);
+    return k;
+  } catch (const std::exception& e) {
+    delete k;
+    CopyError(e.what(), err, err_len);
+  } catch (...) {
+    delete k;
+    CopyError("unknown C++ exception in kernel Init", err, err_len);
+  }
+  return nullptr;
+}
+
+OPFORGE_HIDDEN __attribute__((noinline)) inline int32_t LaunchKernel(void* kernel, const OpfTensor* in, int32_t n_in,
+                                                                     const OpfTensor* out, int32_t n_out, char* err,
+                                                                     int64_t err_len) {
+  try {
+    static_cast<CpuKernel*>(kernel)->Launch(KernelArgs(in, n_in, out, n_out));
+    return 0;
+  } catch (const std::exception& e) {
+    CopyError(e.what(), err, err_len);
+  } catch (...) {
+    CopyError("unknown C++ exception in kernel Launch", err, err_len);
+  }
+  return 1;
+}
+
+OPFORGE_HIDDEN __attribute__((noinline)) inline void DestroyKernel(void* kernel) {
+  delete static_cast<CpuKernel*>(kernel);
+}
+
+template <typename Kernel>
+CpuKernel* NewKernel() {
+  return new Kernel();
+}
+
+template <typename Kernel>
+void* CreateCpuKernel(const char* op_name, const OpfTensor* in, int32_t n_in, const OpfTensor* out, int32_t n_out,
+                      const OpfAttr* attrs, int32_t n_attrs, char* err, int64_t err_len) {
+  return CreateKernel(&NewKernel<Kernel>, op_name, in, n_in, out, n_out, attrs, n_attrs, err, err_len);
+}
+
+// The same for a kernel class with Init and Launch that does not derive from CpuKernel.
 template <typename Kernel>
 struct Trampoline {
   static void* Create(const char* op_name, const OpfTensor* in, int32_t n_in, const OpfTensor* out,
@@ -315,8 +396,12 @@ extern "C" OPFORGE_EXPORT __attribute__((used)) inline const OpfKernelDef* const
 namespace opforge {
 namespace detail {
 
-template <typename Kernel>
-void RegisterKernel(const char* backend, const char* op_name, const KernelAttr& attr) {
+// Adds one kernel definition to the library's table. Out of line: one copy, not one per kernel type.
+OPFORGE_HIDDEN __attribute__((noinline)) inline void AddKernelDef(const char* backend, const char* op_name,
+                                                                  const KernelAttr& attr,
+                                                                  decltype(OpfKernelDef::create) create,
+                                                                  decltype(OpfKernelDef::launch) launch,
+                                                                  decltype(OpfKernelDef::destroy) destroy) {
   LocalRegistry& r = local_registry();
   r.names.emplace_back(op_name);
   r.names.emplace_back(backend);
@@ -335,11 +420,21 @@ void RegisterKernel(const char* backend, const char* op_name, const KernelAttr& 
   def.n_outputs = static_cast<int32_t>(attr.outputs().size());
   def.output_types = out_types;
   def.all_same = attr.all_same() ? 1 : 0;
-  def.create = &Trampoline<Kernel>::Create;
-  def.launch = &Trampoline<Kernel>::Launch;
-  def.destroy = &Trampoline<Kernel>::Destroy;
+  def.create = create;
+  def.launch = launch;
+  def.destroy = destroy;
   r.defs.push_back(def);
   r.table.push_back(&r.defs.back());
+}
+
+template <typename Kernel>
+void RegisterKernel(const char* backend, const char* op_name, const KernelAttr& attr) {
+  if constexpr (std::is_base_of_v<CpuKernel, Kernel>) {
+    AddKernelDef(backend, op_name, attr, &CreateCpuKernel<Kernel>, &LaunchKernel, &DestroyKernel);
+  } else {
+    AddKernelDef(backend, op_name, attr, &Trampoline<Kernel>::Create, &Trampoline<Kernel>::Launch,
+                 &Trampoline<Kernel>::Destroy);
+  }
 }
 
 template <typename Kernel>

@@ -12,9 +12,10 @@ namespace {
   REG_BINARY(OP, FUNCTOR, bfloat16, kNumberTypeBFloat16); \
   REG_BINARY(OP, FUNCTOR, float, kNumberTypeFloat32);     \
   REG_BINARY(OP, FUNCTOR, double, kNumberTypeFloat64)
-// Integer arithmetic wraps around like NumPy's (see WrapType).
+// Integer arithmetic wraps around like NumPy's (see WrapType). Wrapped + - * give the same bits for
+// int8 and uint8, so int8 shares uint8's kernels.
 #define REG_INTS(OP, FUNCTOR)                          \
-  REG_BINARY(OP, FUNCTOR, int8_t, kNumberTypeInt8);   \
+  REG_BINARY(OP, FUNCTOR, uint8_t, kNumberTypeInt8);  \
   REG_BINARY(OP, FUNCTOR, int16_t, kNumberTypeInt16); \
   REG_BINARY(OP, FUNCTOR, int32_t, kNumberTypeInt32); \
   REG_BINARY(OP, FUNCTOR, int64_t, kNumberTypeInt64); \

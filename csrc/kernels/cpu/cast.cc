@@ -110,6 +110,38 @@ class CastCpuKernel : public CpuKernel {
   int64_t n_ = 0;
 };
 
+// Pairs that do the same to the stored bits share one kernel. A dtype to itself, or an integer to an
+// integer of its width, is a copy; otherwise an integer (or bool) becomes an integer modulo 2^bits,
+// so only the widths matter, and the source's signedness only when it widens; an integer becomes a
+// bool by a test against zero, whatever its signedness.
+template <size_t kBytes>
+using Bits = std::conditional_t<kBytes == 1, uint8_t,
+                                std::conditional_t<kBytes == 2, uint16_t,
+                                                   std::conditional_t<kBytes == 4, uint32_t, uint64_t>>>;
+template <typename T>
+constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+template <typename K>
+struct KernelTag {
+  using type = K;
+};
+
+template <typename S, typename D>
+constexpr auto CastKernelTag() {
+  if constexpr (std::is_same_v<S, D> || (kIsInt<S> && kIsInt<D> && sizeof(S) == sizeof(D))) {
+    return KernelTag<CastCpuKernel<Bits<sizeof(S)>, Bits<sizeof(S)>>>{};
+  } else if constexpr (kIsInt<D> && (kIsInt<S> || std::is_same_v<S, bool>)) {
+    using Src = std::conditional_t<std::is_same_v<S, bool> || (sizeof(S) < sizeof(D)), S, Bits<sizeof(S)>>;
+    return KernelTag<CastCpuKernel<Src, Bits<sizeof(D)>>>{};
+  } else if constexpr (kIsInt<S> && std::is_same_v<D, bool>) {
+    return KernelTag<CastCpuKernel<Bits<sizeof(S)>, bool>>{};
+  } else {
+    return KernelTag<CastCpuKernel<S, D>>{};
+  }
+}
+template <typename S, typename D>
+using CastKernelFor = typename decltype(CastKernelTag<S, D>())::type;
+
 template <typename... Ts>
 struct TypeList {};
 using CastTypes = TypeList<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float16,
@@ -117,7 +149,7 @@ using CastTypes = TypeList<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uin
 
 template <typename S, typename... Ds>
 void RegisterFrom(TypeList<Ds...>) {
-  (detail::RegisterKernel<CastCpuKernel<S, Ds>>(
+  (detail::RegisterKernel<CastKernelFor<S, Ds>>(
        "CPU", "Cast", KernelAttr().AddInputAttr(TypeIdOf<S>::value).AddOutputAttr(TypeIdOf<Ds>::value)),
    ...);
 }
@@ -128,7 +160,7 @@ bool RegisterAll(TypeList<Ss...>) {
   return true;
 }
 
-// 13 x 13 kernels, one per (source, destination) pair, identity included.
+// 13 x 13 registrations, one per (source, destination) pair, identity included; 114 distinct kernels.
 [[maybe_unused]] const bool g_cast_registered = RegisterAll(CastTypes{});
 
 }  // namespace

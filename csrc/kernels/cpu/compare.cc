@@ -105,7 +105,10 @@ class BroadcastCompareCpuKernel : public CpuKernel {
                     BroadcastCompareCpuKernel<T, FUNCTOR>)
 
 REG_COMPARE(Equal, EqualOp, bool);
-REG_COMPARE(Equal, EqualOp, int8_t);
+// int8 values are equal exactly when their bits are: int8 shares uint8's kernel.
+MS_REG_CPU_KERNEL(Equal,
+                  KernelAttr().AddInputAttr(kNumberTypeInt8).AddInputAttr(kNumberTypeInt8).AddOutputAttr(kNumberTypeBool),
+                  BroadcastCompareCpuKernel<uint8_t, EqualOp>);
 REG_COMPARE(Equal, EqualOp, int16_t);
 REG_COMPARE(Equal, EqualOp, int32_t);
 REG_COMPARE(Equal, EqualOp, int64_t);

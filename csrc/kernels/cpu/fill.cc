@@ -92,8 +92,35 @@ void ParallelFill(S* out, int64_t n, S value) {
   ParallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) { std::fill(out + begin, out + end, value); });
 }
 
+// Writes one value everywhere; only its size matters, so all dtypes of a size share this Launch and
+// the kernels below only work out the value.
 template <typename T>
-class FillCpuKernel : public CpuKernel {
+using Bits = std::conditional_t<
+    sizeof(T) == 1, uint8_t,
+    std::conditional_t<
+        sizeof(T) == 2, uint16_t,
+        std::conditional_t<sizeof(T) == 4, uint32_t, std::conditional_t<sizeof(T) == 8, uint64_t, complex128>>>>;
+
+template <typename E>
+class FillBitsCpuKernel : public CpuKernel {
+ public:
+  void Launch(const KernelArgs& args) override { ParallelFill(args.output<E>(0), n_, value_); }
+
+ protected:
+  template <typename S>
+  void Set(const S& value, int64_t n) {
+    static_assert(sizeof(S) == sizeof(E), "the value must have the element's size");
+    std::memcpy(&value_, &value, sizeof(E));
+    n_ = n;
+  }
+
+ private:
+  E value_{};
+  int64_t n_ = 0;
+};
+
+template <typename T>
+class FillCpuKernel : public FillBitsCpuKernel<Bits<Storage<T>>> {
  public:
   void Init(const KernelContext& ctx) override {
     OPF_CHECK(ctx.num_inputs() == 0, "For '" << ctx.op_name() << "', the kernel takes no tensor inputs, but got "
@@ -108,15 +135,8 @@ class FillCpuKernel : public CpuKernel {
                                             << ShapeToString(shape) << ", but got " << ShapeToString(out.shape)
                                             << ".");
     }
-    value_ = Convert<T>(ctx.op_name(), ReadValue(ctx));
-    n_ = out.numel();
+    this->Set(Convert<T>(ctx.op_name(), ReadValue(ctx)), out.numel());
   }
-
-  void Launch(const KernelArgs& args) override { ParallelFill(args.output<Storage<T>>(0), n_, value_); }
-
- private:
-  Storage<T> value_{};
-  int64_t n_ = 0;
 };
 
 template <typename T, int kValue>
@@ -132,19 +152,12 @@ Storage<T> Constant() {
 
 // ZerosLike / OnesLike: the output is the input's meta; the input's data is never read.
 template <typename T, int kValue>
-class ConstantLikeCpuKernel : public CpuKernel {
+class ConstantLikeCpuKernel : public FillBitsCpuKernel<Bits<Storage<T>>> {
  public:
   void Init(const KernelContext& ctx) override {
     CheckSameMeta(ctx, ctx.input(0), ctx.output(0), "output");
-    n_ = ctx.output(0).numel();
-    value_ = Constant<T, kValue>();
+    this->Set(Constant<T, kValue>(), ctx.output(0).numel());
   }
-
-  void Launch(const KernelArgs& args) override { ParallelFill(args.output<Storage<T>>(0), n_, value_); }
-
- private:
-  Storage<T> value_{};
-  int64_t n_ = 0;
 };
 
 template <typename... Ts>

@@ -2,6 +2,7 @@
 // out[..., d, ...] = on_value where indices[...] == d, else off_value. An index outside [0, depth) gives
 // an all-off row, as in MindSpore. on_value and off_value are 0-d tensors of the output dtype.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "opforge/kernel.h"
@@ -64,9 +65,13 @@ class OneHotCpuKernel : public CpuKernel {
   int64_t depth_ = 0, outer_ = 1, inner_ = 1;
 };
 
+// The values are only copied, so dtypes of one size share a kernel that moves them as unsigned integers.
+template <typename T>
+using ValueBits = std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+
 #define REG_ONE_HOT(I, T, IID, TID)                                                                               \
   MS_REG_CPU_KERNEL(OneHot, KernelAttr().AddInputAttr(IID).AddInputAttr(TID).AddInputAttr(TID).AddOutputAttr(TID), \
-                    OneHotCpuKernel<I, T>)
+                    OneHotCpuKernel<I, ValueBits<T>>)
 #define REG_ONE_HOT_VALUES(I, IID)                                 \
   REG_ONE_HOT(I, float16, IID, kNumberTypeFloat16);                \
   REG_ONE_HOT(I, float, IID, kNumberTypeFloat32);                  \
