@@ -289,10 +289,11 @@ def test_kernels_in_many_threads_agree(restore_threads):
     rng = np.random.default_rng(1)
     xs = [rng.standard_normal(200_000).astype(np.float32) for _ in range(4)]
     results = [None] * len(xs)
+    reduce_sum = ops.ReduceSum()  # one primitive: every thread launches the same cached kernel instance
 
     def work(i):
         for _ in range(5):
-            results[i] = ops.ReduceSum()(Tensor(xs[i])).asnumpy()
+            results[i] = reduce_sum(Tensor(xs[i])).asnumpy()
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
     for t in threads:

@@ -1,11 +1,21 @@
 // The caching allocator: bucketed free lists over anonymous mmap()s (see allocator.h).
 #include "core/allocator.h"
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <utility>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define OPF_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define OPF_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define OPF_POISON(p, n) ((void)(p), (void)(n))
+#define OPF_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 namespace opforge {
 namespace memory {
@@ -18,7 +28,17 @@ void* MapBlock(size_t bytes) {
   return p == MAP_FAILED ? nullptr : p;
 }
 
-void UnmapBlock(void* p, size_t bytes) { munmap(p, bytes); }
+void UnmapBlock(void* p, size_t bytes) {
+  OPF_UNPOISON(p, bytes);  // the next mapping at this address starts clean
+  munmap(p, bytes);
+}
+
+// Under AddressSanitizer only the requested bytes of a block are addressable: a kernel that writes
+// past its output, or reads a cached (freed) block, is reported as it would be with malloc.
+void HandOut(void* p, size_t nbytes, size_t block_bytes) {
+  OPF_UNPOISON(p, nbytes);
+  OPF_POISON(static_cast<char*>(p) + nbytes, block_bytes - nbytes);
+}
 
 // The default cap: 1 GiB, or a quarter of the physical memory on a smaller machine.
 size_t DefaultMaxCached() {
@@ -32,7 +52,13 @@ size_t DefaultMaxCached() {
 CachingAllocator::CachingAllocator() : max_cached_(DefaultMaxCached()) {}
 
 CachingAllocator& CachingAllocator::Instance() {
-  static CachingAllocator* pool = new CachingAllocator();  // leaked on purpose: see the header
+  static CachingAllocator* pool = [] {
+    auto* p = new CachingAllocator();  // leaked on purpose: see the header
+    // A fork() while another thread holds the mutex would leave it locked forever in the child.
+    pthread_atfork([] { Instance().mu_.lock(); }, [] { Instance().mu_.unlock(); },
+                   [] { Instance().mu_.unlock(); });
+    return p;
+  }();
   return *pool;
 }
 
@@ -60,6 +86,7 @@ void* CachingAllocator::Allocate(size_t nbytes, size_t* block_bytes) {
       stats_.requested_bytes_in_use += static_cast<int64_t>(nbytes);
       stats_.blocks_in_use += 1;
       stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+      HandOut(p, nbytes, size);
       return p;
     }
   }
@@ -75,6 +102,7 @@ void* CachingAllocator::Allocate(size_t nbytes, size_t* block_bytes) {
   stats_.requested_bytes_in_use += static_cast<int64_t>(nbytes);
   stats_.blocks_in_use += 1;
   stats_.peak_bytes_in_use = std::max(stats_.peak_bytes_in_use, stats_.bytes_in_use);
+  HandOut(p, nbytes, size);
   return p;
 }
 
@@ -87,6 +115,7 @@ void CachingAllocator::Free(void* ptr, size_t block_bytes, size_t requested) {
     stats_.requested_bytes_in_use -= static_cast<int64_t>(requested);
     stats_.blocks_in_use -= 1;
     if (static_cast<size_t>(stats_.bytes_cached) + block_bytes <= max_cached_) {
+      OPF_POISON(ptr, block_bytes);
       free_[block_bytes].push_back(ptr);
       stats_.bytes_cached += static_cast<int64_t>(block_bytes);
       stats_.blocks_cached += 1;
