@@ -9,7 +9,7 @@ from opforge.device import BACKENDS, available_devices
 
 __all__ = ["set_context", "get_context", "available_devices"]
 
-_state = {"device_target": "CPU", "num_threads": None}
+_state = {"device_target": "CPU"}  # the thread count lives in the C core (one for the process)
 
 
 def _set_device_target(target) -> None:
@@ -27,7 +27,6 @@ def _set_num_threads(n) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"For 'set_context', the 'num_threads' must be an int >= 1, but got {n!r}.")
     _C.set_num_threads(n)
-    _state["num_threads"] = n
 
 
 _SETTERS = {"device_target": _set_device_target, "num_threads": _set_num_threads}
@@ -48,7 +47,7 @@ def set_context(**kwargs) -> None:
 def get_context(key: str):
     """Read one context option."""
     if key == "num_threads":
-        return _state["num_threads"] or _C.get_num_threads()
+        return _C.get_num_threads()  # 1 in a forked child: kernels there run on one thread
     if key not in _state:
         raise ValueError(f"For 'get_context', unknown option '{key}'; options: {sorted(_SETTERS)}.")
     return _state[key]
