@@ -265,7 +265,8 @@ def _describe(exc: BaseException) -> str:
 def hang_guard(seconds: float = HANG_TIMEOUT_S):
     """Within the block, a hang (even in C++ code holding the GIL) dumps every thread's stack and ends
     the process after ``seconds``, instead of stalling the run."""
-    faulthandler.dump_traceback_later(seconds, exit=True)
+    # The process's own stderr: pytest may have replaced sys.stderr with an object without a file.
+    faulthandler.dump_traceback_later(seconds, exit=True, file=sys.__stderr__)
     try:
         yield
     finally:
