@@ -723,7 +723,7 @@ def test_fast_plan_overflow_of_an_int_scalar_still_names_the_operator():
     x = Tensor(np.array([1, 2], np.int16))
     sub = ops.Sub()
     np.testing.assert_array_equal(sub(x, 3).asnumpy(), [-2, -1])
-    assert isinstance(next(iter(sub._plans.values())), opforge._C.FastPlan)
+    assert isinstance(sub._plans[(x._meta, ("weak", int))], opforge._C.FastPlan)
     for bad in (32768, -32769, 2**64):
         message = rf"^For 'Sub', the 'y' \({bad}\) does not fit Int16 \[-32768, 32767\]\.$"
         with pytest.raises(OverflowError, match=message):
@@ -761,8 +761,109 @@ def test_fast_plan_rejects_arguments_of_another_kind():
     x = f32([1.0])
     add = ops.Add()
     add(x, 1.0)
-    plan = next(iter(add._plans.values()))
+    plan = add._plans[(x._meta, ("weak", float))]
     with pytest.raises(TypeError, match="Python number"):
         plan((x, x))
     with pytest.raises(TypeError, match="Tensors only"):
         plan((1.0, 1.0))
+
+
+# ---------------------------------------------------------------------------------------------
+# Construction and plans shared by new instances
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: ops.Tanh(1), "For 'Tanh', the constructor takes no arguments, but got 1."),
+        (
+            lambda: ops.Elu(1.0, 2.0),
+            "For 'Elu', the constructor takes 1 positional arguments, but got 2; its arguments are (alpha=1.0).",
+        ),
+        (lambda: ops.Tanh(axis=1), "For 'Tanh', the constructor has no argument 'axis'; it takes none."),
+        (
+            lambda: ops.Elu(1.0, alpha=1.0),
+            "For 'Elu', the constructor got the argument 'alpha' by position and by keyword.",
+        ),
+        (
+            lambda: ops.BroadcastTo(),
+            "For 'BroadcastTo', the constructor's argument 'shape' is missing; its arguments are (shape).",
+        ),
+        (lambda: ops.Elu(1), "For 'Elu', the 'alpha' must be float, but got int."),
+    ],
+    ids=["too-many", "too-many-positional", "unknown", "twice", "missing", "bad-type"],
+)
+def test_constructor_misuse_names_the_operator(make, message):
+    with pytest.raises(TypeError) as info:
+        make()
+    assert str(info.value) == message
+
+
+def test_constructor_binds_by_position_keyword_and_default():
+    assert ops.ReduceSum(True).attrs == ops.ReduceSum(keep_dims=True).attrs
+    assert ops.ReduceSum().init_attrs == {"keep_dims": False}
+    assert ops.BroadcastTo((2, 3)).shape == (2, 3) and ops.BroadcastTo(shape=(4,)).init_attrs == {"shape": (4,)}
+
+
+def test_attrs_are_fields_but_never_hide_the_class_or_the_state():
+    class UserFieldsProbe(Primitive):
+        @prim_attr_register
+        def __init__(self, scale=2.0, infer_shape=1):
+            pass
+
+        def infer_shape(self, x):
+            return x
+
+    p = UserFieldsProbe()
+    assert p.scale == 2.0 and p.attrs["infer_shape"] == 1 and callable(p.infer_shape)
+    p.add_prim_attr("name", "other")  # an attr named like the state stays an attr only
+    assert p.name == "UserFieldsProbe" and p.attrs["name"] == "other"
+    p.add_prim_attr("scale", 3.0)
+    assert p.scale == 3.0
+    p.del_prim_attr("scale")
+    with pytest.raises(AttributeError):
+        _ = p.scale
+
+
+def test_a_new_instance_runs_the_shared_fast_plan_on_its_first_call():
+    x = f32([-1.0, 2.0])
+    ops.Elu(alpha=0.5)(x)
+    shared = ops.Elu(alpha=0.5)._plans  # a fresh instance: no plans yet
+    assert shared == {}
+    fresh = ops.Elu(alpha=0.5)
+    np.testing.assert_allclose(fresh(x).asnumpy(), [0.5 * np.expm1(-1.0), 2.0], rtol=1e-6)
+    assert isinstance(fresh._plans[(x._meta,)], opforge._C.FastPlan)
+    other = ops.Elu(alpha=0.25)
+    np.testing.assert_allclose(other(x).asnumpy(), [0.25 * np.expm1(-1.0), 2.0], rtol=1e-6)
+    assert other._plans is not fresh._plans
+
+
+@pytest.mark.parametrize("a, b", [(0.0, -0.0), (1, True), (1.0, 1), ((1, 2), [1, 2]), ("a", b"a")])
+def test_attrs_that_differ_in_type_or_bits_do_not_share_plans(a, b):
+    class UserAttrKeyProbe(Primitive):
+        @prim_attr_register
+        def __init__(self, value=None):
+            pass
+
+    key_a = opforge._C.attrs_key(UserAttrKeyProbe(a))
+    assert key_a == opforge._C.attrs_key(UserAttrKeyProbe(a))
+    assert key_a != opforge._C.attrs_key(UserAttrKeyProbe(b))
+
+
+def test_attrs_without_a_key_keep_private_plans_that_new_kernels_still_drop():
+    class UserUnkeyed(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self, table=None):
+            pass
+
+    register_kernel("UserUnkeyed", "CPU", F32)(lambda x, table: x + np.float32(table[0]))
+    p = UserUnkeyed(table=np.array([1.0], np.float32))  # an array: no key, so no sharing
+    x = f32([1.0])
+    np.testing.assert_array_equal(p(x).asnumpy(), [2.0])
+    assert p._attrs_key is False and p._plans
+    shared = ops.Elu()
+    shared(x)
+    assert shared._plans
+    register_kernel("UserUnkeyedOther", "CPU", F32)(lambda x: x)
+    assert not p._plans and not shared._plans  # a new kernel drops private and shared plans alike
+    np.testing.assert_array_equal(p(x).asnumpy(), [2.0])

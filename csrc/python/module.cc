@@ -328,6 +328,7 @@ TensorLayout g_tensor;
 thread_local PyObject* t_interpreter = nullptr;
 PyObject* g_slow_call = nullptr;  // Primitive._call
 PyObject* g_plans_name = nullptr;  // "_plans", interned
+PyObject* g_adopt_name = nullptr;  // "_adopt_plans", interned
 PyTypeObject* g_fast_plan_type = nullptr;
 
 Py_ssize_t SlotOffset(PyTypeObject* type, const char* name) {
@@ -562,10 +563,6 @@ class FastPlan {
     return std::move(result);
   }
 
-  py::object Call(const py::tuple& args) {
-    return Run(&PyTuple_GET_ITEM(args.ptr(), 0), static_cast<size_t>(PyTuple_GET_SIZE(args.ptr())));
-  }
-
   py::object kernel_label = py::none();  // what the profiler reports
 
  private:
@@ -591,25 +588,255 @@ PyObject* CallKey(PyObject* const* args, Py_ssize_t n) {
   return key;
 }
 
-// Finds the plan for this call (borrowed from the instance's _plans dict, which `*plans` keeps alive).
-PyObject* FindPlan(PyObject* self, PyObject* const* args, Py_ssize_t n, PyObject** plans) {
-  PyObject* key = CallKey(args, n);
-  if (key == nullptr) return nullptr;
-  *plans = PyObject_GetAttr(self, g_plans_name);
-  PyObject* plan = nullptr;
-  if (*plans != nullptr && PyDict_Check(*plans)) plan = PyDict_GetItemWithError(*plans, key);
-  Py_DECREF(key);
+// The key of a primitive's attrs, which every new instance computes on its first call (see
+// opforge.dispatch.plan.freeze_attrs): (bytes, others). The bytes encode each attr in order, its
+// name and its value: str, int (of int64), bool, None, bytes, float (its 8 bytes, so -0.0 and 0.0
+// differ and a NaN equals itself), lists and tuples of those; a tag names the type, a length
+// precedes every variable part, so two encodings are equal only for equal attrs of equal types.
+// Any other value is encoded as a reference into `others`, fallback(prim_name, name, value) each.
+// One bytes object hashes and compares far faster than a tuple of tuples.
+class AttrsEncoder {
+ public:
+  // Without a fallback, Attr fails (no error set) on a value that needs one.
+  AttrsEncoder(PyObject* fallback, PyObject* prim_name) : fallback_(fallback), prim_name_(prim_name) {}
+
+  bool Attr(PyObject* name, PyObject* value) {
+    if (!PyUnicode_CheckExact(name)) return Other(name, name, 'N');
+    return Str('n', name) && Value(name, value, 0);
+  }
+
+  // The bytes alone when no value needed the fallback, else (bytes, others).
+  PyObject* Key() {
+    py::object bytes = py::reinterpret_steal<py::object>(PyBytes_FromStringAndSize(Data(), static_cast<Py_ssize_t>(size_)));
+    if (!bytes || !others_) return bytes.release().ptr();
+    py::object others = py::reinterpret_steal<py::object>(PyList_AsTuple(others_.ptr()));
+    return others ? PyTuple_Pack(2, bytes.ptr(), others.ptr()) : nullptr;
+  }
+
+ private:
+  // The encoding is written to a buffer on the stack while it fits (the attrs of most operators).
+  void Put(const void* data, size_t n) {
+    if (heap_.empty() && size_ + n <= sizeof(stack_)) {
+      std::memcpy(stack_ + size_, data, n);
+    } else {
+      if (heap_.empty()) heap_.assign(stack_, size_);
+      heap_.append(static_cast<const char*>(data), n);
+    }
+    size_ += n;
+  }
+  const char* Data() const { return heap_.empty() ? stack_ : heap_.data(); }
+  void Tag(char tag) { Put(&tag, 1); }
+
+  template <typename T>
+  void Raw(T v) {
+    Put(&v, sizeof(v));
+  }
+
+  bool Str(char tag, PyObject* s) {
+    Py_ssize_t size = 0;
+    const char* data = PyUnicode_AsUTF8AndSize(s, &size);
+    if (data == nullptr) return false;
+    Tag(tag);
+    Raw<int64_t>(size);
+    Put(data, static_cast<size_t>(size));
+    return true;
+  }
+
+  bool Value(PyObject* name, PyObject* v, int depth) {
+    PyTypeObject* type = Py_TYPE(v);
+    if (type == &PyUnicode_Type) return Str('s', v);
+    if (type == &PyBool_Type) {
+      Tag(v == Py_True ? 'T' : 'F');
+      return true;
+    }
+    if (v == Py_None) {
+      Tag('z');
+      return true;
+    }
+    if (type == &PyFloat_Type) {
+      Tag('f');
+      Raw<double>(PyFloat_AS_DOUBLE(v));
+      return true;
+    }
+    if (type == &PyLong_Type) {
+      int overflow = 0;
+      const long long i = PyLong_AsLongLongAndOverflow(v, &overflow);
+      if (i == -1 && PyErr_Occurred()) return false;
+      if (overflow != 0) return Other(name, v, 'o');
+      Tag('i');
+      Raw<int64_t>(i);
+      return true;
+    }
+    if (type == &PyBytes_Type) {
+      Tag('y');
+      Raw<int64_t>(PyBytes_GET_SIZE(v));
+      Put(PyBytes_AS_STRING(v), static_cast<size_t>(PyBytes_GET_SIZE(v)));
+      return true;
+    }
+    if ((type == &PyList_Type || type == &PyTuple_Type) && depth < 8 && fallback_ == nullptr) {
+      // No Python code runs in this pass, so the sequence cannot change while it is read.
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+      Tag(type == &PyList_Type ? 'l' : 't');
+      Raw<int64_t>(n);
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!Value(name, PySequence_Fast_GET_ITEM(v, i), depth + 1)) return false;
+      }
+      return true;
+    }
+    if ((type == &PyList_Type || type == &PyTuple_Type) && depth < 8) {
+      py::object items = py::reinterpret_steal<py::object>(PySequence_Tuple(v));  // a list may change
+      if (!items) return false;
+      Tag(type == &PyList_Type ? 'l' : 't');
+      Raw<int64_t>(PyTuple_GET_SIZE(items.ptr()));
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items.ptr()); ++i) {
+        if (!Value(name, PyTuple_GET_ITEM(items.ptr(), i), depth + 1)) return false;
+      }
+      return true;
+    }
+    return Other(name, v, 'o');
+  }
+
+  bool Other(PyObject* name, PyObject* v, char tag) {
+    if (fallback_ == nullptr) return false;
+    if (!others_) others_ = py::list();
+    py::object frozen =
+        py::reinterpret_steal<py::object>(PyObject_CallFunctionObjArgs(fallback_, prim_name_, name, v, nullptr));
+    if (!frozen || PyList_Append(others_.ptr(), frozen.ptr()) != 0) return false;
+    Tag(tag);
+    Raw<int64_t>(PyList_GET_SIZE(others_.ptr()) - 1);
+    return true;
+  }
+
+  PyObject* fallback_;
+  PyObject* prim_name_;
+  char stack_[512];
+  std::string heap_;  // the encoding once it outgrows stack_
+  size_t size_ = 0;
+  py::object others_;  // a list, made on the first value that needs the fallback
+};
+
+PyObject* g_freeze = nullptr;  // opforge.dispatch.plan.freeze, the fallback of FreezeAttrs
+
+// The key of `attrs` (a dict), or null with an error set.
+PyObject* FreezeAttrs(PyObject* prim_name, PyObject* attrs) {
+  if (g_freeze == nullptr || !PyDict_Check(attrs)) {
+    PyErr_SetString(PyExc_TypeError, "freeze_attrs(prim_name, attrs: dict), after set_attrs_fallback(freeze)");
+    return nullptr;
+  }
+  try {
+    {  // Common attrs: no Python code runs, so the dict can be iterated as it is.
+      AttrsEncoder encoder(nullptr, prim_name);
+      Py_ssize_t pos = 0;
+      PyObject *name = nullptr, *value = nullptr;
+      bool done = true;
+      while (done && PyDict_Next(attrs, &pos, &name, &value)) done = encoder.Attr(name, value);
+      if (done) return encoder.Key();
+      if (PyErr_Occurred()) return nullptr;
+    }
+    // A snapshot of the items: the fallback runs Python code, which must not meet a dict being iterated.
+    py::object items = py::reinterpret_steal<py::object>(PyDict_Items(attrs));
+    if (!items) return nullptr;
+    AttrsEncoder encoder(g_freeze, prim_name);
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items.ptr()); ++i) {
+      PyObject* item = PyList_GET_ITEM(items.ptr(), i);
+      if (!encoder.Attr(PyTuple_GET_ITEM(item, 0), PyTuple_GET_ITEM(item, 1))) return nullptr;
+    }
+    return encoder.Key();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+// The key under which primitives share plans: (class, name, frozen attrs, device). A new reference,
+// or null with an error set (a TypeError for attrs that have no key).
+PyObject* AttrsKey(PyObject* prim) {
+  static PyObject* const name_str = PyUnicode_InternFromString("name");
+  static PyObject* const attrs_str = PyUnicode_InternFromString("attrs");
+  static PyObject* const device_str = PyUnicode_InternFromString("_device");
+  py::object name = py::reinterpret_steal<py::object>(PyObject_GetAttr(prim, name_str));
+  py::object attrs = py::reinterpret_steal<py::object>(name ? PyObject_GetAttr(prim, attrs_str) : nullptr);
+  py::object device = py::reinterpret_steal<py::object>(attrs ? PyObject_GetAttr(prim, device_str) : nullptr);
+  if (!device) return nullptr;
+  py::object frozen = py::reinterpret_steal<py::object>(FreezeAttrs(name.ptr(), attrs.ptr()));
+  if (!frozen) return nullptr;
+  PyObject* key = PyTuple_Pack(4, reinterpret_cast<PyObject*>(Py_TYPE(prim)), name.ptr(), frozen.ptr(), device.ptr());
+  if (key != nullptr && PyObject_Hash(key) == -1) Py_CLEAR(key);  // a value freeze kept but cannot hash
+  return key;
+}
+
+
+// `self._plans` (a new reference) when it is a dict, else null with no error set.
+PyObject* PlansOf(PyObject* self) {
+  PyObject* plans = PyObject_GetAttr(self, g_plans_name);
+  if (plans != nullptr && PyDict_Check(plans)) return plans;
+  Py_XDECREF(plans);
   PyErr_Clear();
+  return nullptr;
+}
+
+PyObject* g_shared_plans = nullptr;  // opforge.primitives.primitive._shared_plans
+PyObject* g_attrs_key_name = nullptr;  // "_attrs_key", interned
+
+// Primitive._adopt_plans in C for the common case (the shared dict of these attrs exists; anything
+// else is left to the Python method): the dict `self._plans` became (a new reference), or null when
+// it stayed `current`. No error is left set: the slow path meets the same error and reports it.
+PyObject* Adopt(PyObject* self, PyObject* current) {
+  py::object key = py::reinterpret_steal<py::object>(PyObject_GetAttr(self, g_attrs_key_name));
+  if (key && key.is_none() && g_shared_plans != nullptr) {
+    key = py::reinterpret_steal<py::object>(AttrsKey(self));
+    if (key && PyObject_SetAttr(self, g_attrs_key_name, key.ptr()) != 0) key = py::object();
+  }
+  PyObject* plans = key && PyTuple_Check(key.ptr()) ? PyDict_GetItemWithError(g_shared_plans, key.ptr()) : nullptr;
+  if (plans == nullptr) {  // a new dict, attrs without a key, an error: Python decides
+    PyErr_Clear();
+    PyObject* adopted = PyObject_CallMethodNoArgs(self, g_adopt_name);
+    PyErr_Clear();
+    Py_XDECREF(adopted);
+    return adopted == Py_True ? PlansOf(self) : nullptr;
+  }
+  if (plans == current || PyObject_SetAttr(self, g_plans_name, plans) != 0) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  Py_INCREF(plans);
+  return plans;
+}
+
+// The plan under `key` in `plans` (a new reference), or null with no error set.
+PyObject* Get(PyObject* plans, PyObject* key) {
+  PyObject* plan = PyDict_GetItemWithError(plans, key);
+  if (plan == nullptr) PyErr_Clear();
+  Py_XINCREF(plan);
   return plan;
 }
 
-PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n) {
+// The cached plan for a call of `self` with these arguments (a new reference), or null with no
+// error set: not all of them are Tensors and Python numbers, or no plan is cached for their metas.
+// On a miss the instance adopts the plans shared by the instances with its attrs (Adopt), so the
+// first call of a new instance already finds them.
+PyObject* FindPlan(PyObject* self, PyObject* const* args, Py_ssize_t n) {
+  py::object key = py::reinterpret_steal<py::object>(CallKey(args, n));
+  if (!key) return nullptr;
+  py::object plans = py::reinterpret_steal<py::object>(PlansOf(self));
+  if (!plans) return nullptr;
+  PyObject* plan = PyDict_GET_SIZE(plans.ptr()) != 0 ? Get(plans.ptr(), key.ptr()) : nullptr;
+  if (plan == nullptr) {
+    py::object adopted = py::reinterpret_steal<py::object>(Adopt(self, plans.ptr()));
+    if (adopted) plan = Get(adopted.ptr(), key.ptr());
+  }
+  return plan;
+}
+
+// Runs `plan` on the call's arguments; `tuple`, when given, holds the same arguments.
+PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n, PyObject* tuple = nullptr) {
   try {
     if (Py_TYPE(plan) == g_fast_plan_type) {
       auto* fast = py::handle(plan).cast<FastPlan*>();
       return fast->Run(args, static_cast<size_t>(n)).release().ptr();
     }
-    PyObject* tuple = PyTuple_New(n);
+    if (tuple != nullptr) return PyObject_CallOneArg(plan, tuple);
+    tuple = PyTuple_New(n);
     if (tuple == nullptr) return nullptr;
     for (Py_ssize_t i = 0; i < n; ++i) {
       Py_INCREF(args[i]);
@@ -627,18 +854,45 @@ PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n) {
 PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs >= 1 && kwnames == nullptr && t_interpreter == nullptr) {
-    PyObject* plans = nullptr;
-    PyObject* plan = FindPlan(args[0], args + 1, nargs - 1, &plans);
+    PyObject* plan = FindPlan(args[0], args + 1, nargs - 1);
     if (plan != nullptr) {
-      Py_INCREF(plan);
-      Py_XDECREF(plans);
       PyObject* result = RunPlan(plan, args + 1, nargs - 1);
       Py_DECREF(plan);
       return result;
     }
-    Py_XDECREF(plans);
   }
   return PyObject_Vectorcall(g_slow_call, args, nargsf, kwnames);
+}
+
+// _C.run_cached(primitive, args): the call's cached plan run, whatever interpreter is installed
+// (the bottom interpreter's eager evaluation); None when it has none yet.
+PyObject* RunCached(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs != 2 || !PyTuple_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "run_cached(primitive, args: tuple)");
+    return nullptr;
+  }
+  PyObject* const* items = &PyTuple_GET_ITEM(args[1], 0);
+  const Py_ssize_t n = PyTuple_GET_SIZE(args[1]);
+  PyObject* plan = FindPlan(args[0], items, n);
+  if (plan == nullptr) Py_RETURN_NONE;
+  PyObject* result = RunPlan(plan, items, n, args[1]);
+  Py_DECREF(plan);
+  return result;
+}
+
+PyMethodDef g_run_cached_def = {"run_cached", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(RunCached)),
+                                METH_FASTCALL,
+                                "run_cached(primitive, args): the cached plan's result, or None when there is none."};
+
+// FastPlan's tp_call: plan(args) without pybind11's dispatch (the slow call path calls plans so).
+PyObject* FastPlanCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if ((kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) || PyTuple_GET_SIZE(args) != 1 ||
+      !PyTuple_Check(PyTuple_GET_ITEM(args, 0))) {
+    PyErr_SetString(PyExc_TypeError, "a FastPlan is called with one tuple of arguments: plan(args)");
+    return nullptr;
+  }
+  PyObject* call_args = PyTuple_GET_ITEM(args, 0);
+  return RunPlan(self, &PyTuple_GET_ITEM(call_args, 0), PyTuple_GET_SIZE(call_args), call_args);
 }
 
 PyMethodDef g_primitive_call_def = {"__call__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(PrimitiveCall)),
@@ -653,6 +907,8 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
   g_tensor.meta_offset = SlotOffset(g_tensor.type, "_meta");
   g_slow_call = slow_call.inc_ref().ptr();
   g_plans_name = PyUnicode_InternFromString("_plans");
+  g_adopt_name = PyUnicode_InternFromString("_adopt_plans");
+  g_attrs_key_name = PyUnicode_InternFromString("_attrs_key");
   PyTypeObject* weak_types[4] = {&PyBool_Type, &PyLong_Type, &PyFloat_Type, &PyComplex_Type};
   for (int i = 0; i < 4; ++i) {
     Py_XDECREF(g_weak_keys[i]);
@@ -808,16 +1064,35 @@ PYBIND11_MODULE(_C, m) {
            py::arg("inplace"))
       .def("launch", &KernelInstance::Launch, py::arg("inputs"));
 
-  py::class_<FastPlan>(m, "FastPlan")
+  py::class_<FastPlan>(m, "FastPlan", py::custom_type_setup([](PyHeapTypeObject* type) {
+                         type->ht_type.tp_call = FastPlanCall;
+                       }))
       .def(py::init<py::object, std::vector<py::object>, const std::vector<std::pair<size_t, py::dtype>>&,
                     py::object>(),
            py::arg("instance"), py::arg("out_metas"), py::arg("scalars") = std::vector<std::pair<size_t, py::dtype>>(),
            py::arg("convert") = py::none())
-      .def("__call__", &FastPlan::Call, py::arg("args"))
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
   m.def("make_primitive_call", &MakePrimitiveCall, py::arg("tensor_type"), py::arg("slow_call"),
         "The C implementation of Primitive.__call__ (the cached fast path).");
+  m.add_object("run_cached", py::reinterpret_steal<py::object>(PyCFunction_New(&g_run_cached_def, nullptr)));
+  m.def("set_plan_sharing", [](py::dict shared_plans, py::object freeze) {
+    Py_XDECREF(g_shared_plans);
+    Py_XDECREF(g_freeze);
+    g_shared_plans = shared_plans.inc_ref().ptr();
+    g_freeze = freeze.inc_ref().ptr();
+  }, py::arg("shared_plans"), py::arg("freeze"),
+        "The dict of shared plans dicts, and freeze(prim_name, name, value) for the attrs keys cannot encode.");
+  m.def("freeze_attrs", [](py::object prim_name, py::object attrs) {
+    PyObject* key = FreezeAttrs(prim_name.ptr(), attrs.ptr());
+    if (key == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(key);
+  }, py::arg("prim_name"), py::arg("attrs"), "A hashable key of a primitive's attrs.");
+  m.def("attrs_key", [](py::object prim) {
+    PyObject* key = AttrsKey(prim.ptr());
+    if (key == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(key);
+  }, py::arg("primitive"), "(class, name, frozen attrs, device): the key under which primitives share plans.");
   m.def("make_binary_operator", &MakeBinaryOperator, py::arg("name"), py::arg("primitive"), py::arg("reflected"),
         py::arg("fallback"), "A Tensor operator method calling `primitive` through the fast path.");
   m.def("set_interpreter", &SetInterpreter, py::arg("interpreter"),

@@ -25,10 +25,10 @@ from opforge.kernels.launch import make_launcher
 from opforge.kernels.selection import select_kernel
 from opforge.tensor import Tensor
 
-__all__ = ["KernelLabel", "build_plan", "plan_key", "remember", "freeze", "python_scalar"]
+__all__ = ["KernelLabel", "build_plan", "plan_key", "remember", "freeze", "freeze_attrs", "python_scalar", "MAX_PLANS"]
 
 _IO_ATTRS = ("input_names", "output_names")
-_MAX_PLANS = 4096
+MAX_PLANS = 4096
 
 
 class KernelLabel(NamedTuple):
@@ -42,7 +42,7 @@ class KernelLabel(NamedTuple):
 
 def remember(cache: dict, key, plan) -> None:
     # Calls with ever-new shapes must not grow memory without bound: start over when full.
-    if len(cache) >= _MAX_PLANS:
+    if len(cache) >= MAX_PLANS:
         cache.clear()
     cache[key] = plan
 
@@ -79,6 +79,14 @@ def freeze(prim_name: str, arg_name: str, value):
     except TypeError:
         raise TypeError(f"For '{prim_name}', the '{arg_name}' has unsupported type {type(value).__name__}.") from None
     return (type(value), value)
+
+
+def freeze_attrs(prim_name: str, attrs: dict):
+    """A hashable key of a primitive's attrs (in their order) that tells apart what ``freeze`` does.
+    Computed in C (every new instance freezes its attrs on its first call): common values (str, int,
+    bool, None, bytes, floats by their bits, lists and tuples of them) are encoded into one bytes
+    object, the others keyed by ``freeze``."""
+    return _C.freeze_attrs(prim_name, attrs)
 
 
 def plan_key(prim, args: tuple) -> tuple:

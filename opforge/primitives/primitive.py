@@ -13,11 +13,12 @@ import functools
 import inspect
 import weakref
 
+import numpy as np
+
 from opforge import _C
 from opforge import dtype as mstype
 from opforge.device import BACKENDS
 from opforge.dispatch import binding, plan
-from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.signature import make_sig, sig_dtype
 from opforge.kernels import registry
 from opforge.tensor import Tensor
@@ -31,9 +32,13 @@ __all__ = [
 ]
 
 _IO_ATTRS = ("input_names", "output_names")
-_live = weakref.WeakSet()  # every primitive instance, so new kernels can invalidate their plans
 _classes: dict = {}  # every public operator class, by name
-_shared_plans: dict = {}  # plans shared by primitive instances with equal attrs
+# The plans of primitive instances with equal attrs, one dict per (class, name, attrs, device) shared
+# by all of them as their ``_plans``: a new instance finds its plans on its first call, and a new
+# kernel drops every plan by clearing these dicts. Instances whose attrs have no key keep plans of
+# their own, and are listed in ``_unshared`` for that.
+_shared_plans: dict = {}
+_unshared = weakref.WeakSet()
 
 
 class _PrimitiveType(type):
@@ -69,6 +74,11 @@ class Primitive(metaclass=_PrimitiveType):
     """
 
     __mindspore_signature__ = ()
+    # Defaults read from the class until an instance sets its own (construction sets only the rest).
+    input_names = None
+    output_names = None
+    _device = None
+    _attrs_key = None  # the key its plans are shared under, once _adopt_plans has run
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -76,19 +86,13 @@ class Primitive(metaclass=_PrimitiveType):
             _classes[cls.__name__] = cls
 
     def __init__(self, name: str | None = None):
-        self.name = name or type(self).__name__
-        self.attrs: dict = {}
-        self.init_attrs: dict = {}
-        self.input_names = None
-        self.output_names = None
-        self._device = None
-        self._plans: dict = {}
-        self._attrs_key = None
-        _live.add(self)
+        _init_primitive(self, name or type(self).__name__, {})
 
     # -- attrs --------------------------------------------------------------------------------
     def add_prim_attr(self, name: str, value) -> Primitive:
         self.attrs[name] = value
+        if _is_field(type(self), name):
+            self.__dict__[name] = value
         self._forget_plans()
         return self
 
@@ -96,6 +100,8 @@ class Primitive(metaclass=_PrimitiveType):
         if name not in self.attrs:
             raise KeyError(f"For '{self.name}', there is no attr '{name}' to delete.")
         del self.attrs[name]
+        if _is_field(type(self), name):
+            self.__dict__.pop(name, None)
         self._forget_plans()
         return self
 
@@ -104,10 +110,10 @@ class Primitive(metaclass=_PrimitiveType):
 
     def init_prim_io_names(self, inputs, outputs) -> None:
         """Name the inputs and outputs (constant inputs reach C++ kernels as attrs by these names)."""
-        self.input_names = list(inputs)
-        self.output_names = list(outputs)
-        self.add_prim_attr("input_names", self.input_names)
-        self.add_prim_attr("output_names", self.output_names)
+        self.input_names = self.attrs["input_names"] = list(inputs)
+        self.output_names = self.attrs["output_names"] = list(outputs)
+        if self._plans or self._attrs_key is not None:  # else: a new instance, nothing to forget yet
+            self._forget_plans()
 
     def set_device(self, device_target: str) -> Primitive:
         """Run this primitive on ``device_target``; its tensor inputs must live there."""
@@ -118,14 +124,9 @@ class Primitive(metaclass=_PrimitiveType):
         self._device = device_target
         return self.add_prim_attr("primitive_target", device_target)
 
-    def __getattr__(self, name):
-        # Reached only when normal lookup fails: registered attrs read as fields (prim.alpha).
-        attrs = self.__dict__.get("attrs")
-        if attrs is not None and name in attrs:
-            return attrs[name]
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def _forget_plans(self) -> None:
+        # Replaced, never cleared in place: it may be the shared dict of the former attrs. (While
+        # _attrs_key is None, _plans is this instance's own.)
         self._plans = {}
         self._attrs_key = None
 
@@ -140,7 +141,6 @@ class Primitive(metaclass=_PrimitiveType):
         new.attrs = dict(self.attrs)
         new.init_attrs = dict(self.init_attrs)
         new._plans = {}
-        _live.add(new)
         return new
 
     def __deepcopy__(self, memo):
@@ -148,7 +148,6 @@ class Primitive(metaclass=_PrimitiveType):
         memo[id(self)] = new
         for key, value in self.__dict__.items():
             new.__dict__[key] = {} if key == "_plans" else copy.deepcopy(value, memo)
-        _live.add(new)
         return new
 
     def clone(self) -> Primitive:
@@ -170,8 +169,9 @@ class Primitive(metaclass=_PrimitiveType):
         and hands everything else to this method."""
         if kwargs:
             args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
-        args = tuple([plan.python_scalar(a) for a in args])
-        interpreter = current_interpreter()
+        # NumPy scalars become Python numbers (plan.python_scalar, inlined: this runs on every slow call).
+        args = tuple([a.item() if isinstance(a, np.generic) and a.dtype.kind in "biufc" else a for a in args])
+        interpreter = _C.current_interpreter()
         if interpreter is None:
             return self._plan_for(args)(args)
         return interpreter.process_primitive(self, args)
@@ -186,14 +186,37 @@ class Primitive(metaclass=_PrimitiveType):
         return found if found is not None else self._new_plan(args, key)
 
     def _new_plan(self, args: tuple, key: tuple):
-        shared_key = self._shared_key(key)
-        found = _shared_plans.get(shared_key) if shared_key is not None else None
+        self._adopt_plans()
+        plans = self._plans
+        found = plans.get(key)
         if found is None:
             found = plan.build_plan(self, args)
-            if shared_key is not None:
-                plan.remember(_shared_plans, shared_key, found)
-        plan.remember(self._plans, key, found)
+            plan.remember(plans, key, found)
         return found
+
+    def _adopt_plans(self) -> bool:
+        """Make ``_plans`` the dict shared by the instances with these attrs (kept private when an
+        attr has no key); whether it changed. The C fast path asks this on a miss, so the first call
+        of a new instance already finds the plans of its attrs."""
+        key = self._attrs_key
+        if key is None:
+            try:
+                key = _C.attrs_key(self)  # (class, name, plan.freeze_attrs of the attrs, device)
+            except TypeError:
+                key = False
+            self._attrs_key = key
+        if key is False:
+            _unshared.add(self)
+            return False
+        plans = _shared_plans.get(key)
+        if plans is None:
+            if len(_shared_plans) >= plan.MAX_PLANS:  # ever-new attrs must not grow memory without bound
+                _drop_shared_plans()
+            plans = _shared_plans[key] = {}
+        if plans is self._plans:
+            return False
+        self._plans = plans
+        return True
 
     def _bound_inputs(self, args: tuple) -> tuple:
         """Every input of a call, defaults included (what bprops receive)."""
@@ -223,17 +246,6 @@ class Primitive(metaclass=_PrimitiveType):
         if self.input_names and i < len(self.input_names):
             return self.input_names[i]
         return f"input{i}"
-
-    def _shared_key(self, key):
-        if self._attrs_key is None:
-            try:
-                self._attrs_key = plan.freeze(self.name, "attrs", self.attrs)
-                hash(self._attrs_key)
-            except TypeError:
-                self._attrs_key = False
-        if self._attrs_key is False:
-            return None
-        return (type(self), self.name, self._attrs_key, self._device, key)
 
     def _has_infer_value(self) -> bool:
         return False
@@ -293,14 +305,41 @@ class PrimitiveWithCheck(Primitive):
         }
 
 
+# Attrs read as fields (prim.alpha): each attr is also an instance attribute, as in MindSpore, unless
+# its name is one of the class's own (a method, input_names) or the instance's state. (A __getattr__
+# would do it too, but then Python cannot specialise any attribute read of a primitive: each cost
+# about 0.1 us, and the call paths read many.)
+_STATE = frozenset({"name", "attrs", "init_attrs"})
+
+
+def _is_field(cls, name) -> bool:
+    return isinstance(name, str) and not name.startswith("_") and name not in _STATE and not hasattr(cls, name)
+
+
+def _init_primitive(prim, name: str, attrs: dict) -> None:
+    # What every instance holds (prim_attr_register's wrapper sets the same, inlined).
+    prim.name = name
+    prim.attrs = attrs
+    prim.init_attrs = dict(attrs)
+    prim._plans = {}  # call key -> plan; the shared dict of its attrs after the first call
+
+
+def _drop_shared_plans() -> None:
+    # Cleared in place: every instance holding one of these dicts loses its plans with it.
+    for plans in _shared_plans.values():
+        plans.clear()
+    _shared_plans.clear()
+
+
 def _forget_all_plans() -> None:
     """A kernel was registered: every plan may now select differently."""
-    _shared_plans.clear()
-    for prim in list(_live):
+    _drop_shared_plans()
+    for prim in list(_unshared):
         prim._forget_plans()
 
 
 registry.on_change(_forget_all_plans)
+_C.set_plan_sharing(_shared_plans, plan.freeze)  # the C fast path adopts shared plans as _adopt_plans does
 
 
 def primitive_classes() -> dict:
@@ -318,57 +357,91 @@ def _first_tensor(prim_name, values, what):
 
 
 def prim_attr_register(fn):
-    """Decorate ``__init__``: its arguments, defaults applied, become attrs before the body runs."""
-    fn_sig = inspect.signature(fn)
+    """Decorate ``__init__``: its arguments, defaults applied, become attrs before the body runs.
+    Constructor misuse is a TypeError naming the operator."""
+    binder = _ConstructorBinder(inspect.signature(fn))
+    no_arguments = None if binder.required else binder.defaults  # the attrs of a call without arguments
 
     @functools.wraps(fn)
     def deco(self, /, *args, **kwargs):
-        Primitive.__init__(self, type(self).__name__)
-        bound = _bind_constructor(self.name, fn_sig, self, args, kwargs)
-        bound.apply_defaults()
-        for name, value in list(bound.arguments.items())[1:]:
-            self.attrs[name] = value
-            self.init_attrs[name] = value
+        name = type(self).__name__
+        if args or kwargs or no_arguments is None:
+            attrs = binder.bind(name, args, kwargs)
+        else:
+            attrs = no_arguments.copy()
+        # Primitive.__init__'s state (_init_primitive), inlined: this runs for every new instance.
+        self.name = name
+        self.attrs = attrs
+        self.init_attrs = attrs.copy()
+        self._plans = {}
+        cls = type(self)
+        if cls not in binder.fields_of:  # which parameters are fields, per class
+            binder.fields_of[cls] = tuple(n for n in binder.names if _is_field(cls, n))
+        for key in binder.fields_of[cls]:
+            setattr(self, key, attrs[key])
         fn(self, *args, **kwargs)
 
     return deco
 
 
-def _bind_constructor(prim_name: str, fn_sig: inspect.Signature, self, args: tuple, kwargs: dict):
-    """Bind constructor arguments; misuse is a TypeError that names the operator and its arguments
-    (inspect's own message names neither)."""
-    params = list(fn_sig.parameters.values())[1:]
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        return _bind_or_explain(prim_name, fn_sig, self, args, kwargs, "")
-    shown = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in params)
-    its = f"its arguments are ({shown})" if params else "it takes none"
-    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(args) > len(positional):
-        if not params:
-            raise TypeError(f"For '{prim_name}', the constructor takes no arguments, but got {len(args)}.")
-        raise TypeError(
-            f"For '{prim_name}', the constructor takes {len(positional)} positional arguments, but got {len(args)}; "
-            f"{its}."
-        )
-    by_position = {p.name for p in positional[: len(args)]}
-    for key in kwargs:
-        if key not in fn_sig.parameters or key == next(iter(fn_sig.parameters)):
-            raise TypeError(f"For '{prim_name}', the constructor has no argument '{key}'; {its}.")
-        if key in by_position:
-            raise TypeError(f"For '{prim_name}', the constructor got the argument '{key}' by position and by keyword.")
-    for p in params:
-        if p.default is p.empty and p.name not in kwargs and p.name not in by_position:
-            raise TypeError(f"For '{prim_name}', the constructor's argument '{p.name}' is missing; {its}.")
-    return _bind_or_explain(prim_name, fn_sig, self, args, kwargs, its)
+class _ConstructorBinder:
+    """Binds a primitive's constructor arguments to its parameters, defaults applied: built once per
+    ``__init__`` (``inspect.Signature.bind`` on every construction was most of its cost)."""
 
+    def __init__(self, fn_sig: inspect.Signature):
+        self.signature = fn_sig
+        params = list(fn_sig.parameters.values())[1:]  # without self
+        self.names = tuple(p.name for p in params)
+        self.defaults = {p.name: p.default for p in params}  # in order; the required ones are empty
+        self.required = tuple(p.name for p in params if p.default is p.empty)
+        self.simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+        self.fields_of: dict = {}  # class -> the parameters that are its instances' fields too
+        shown = ", ".join(p.name if p.default is p.empty else f"{p.name}={p.default!r}" for p in params)
+        self.its = f"its arguments are ({shown})" if params else "it takes none"
 
-def _bind_or_explain(prim_name, fn_sig, self, args, kwargs, its):
-    try:
-        return fn_sig.bind(self, *args, **kwargs)
-    except TypeError as exc:
-        raise TypeError(
-            f"For '{prim_name}', the constructor's arguments do not bind: {exc}{'; ' + its if its else ''}."
-        ) from None
+    def bind(self, prim_name: str, args: tuple, kwargs: dict) -> dict:
+        """``{parameter: value}`` for every parameter, in order."""
+        if self.simple and len(args) <= len(self.names):
+            values = self.defaults.copy()
+            if args:
+                values.update(zip(self.names, args))
+            if kwargs:
+                if not (kwargs.keys() <= values.keys() and kwargs.keys().isdisjoint(self.names[: len(args)])):
+                    self._explain(prim_name, args, kwargs)
+                values.update(kwargs)
+            if not self.required or all(values[name] is not inspect.Parameter.empty for name in self.required):
+                return values
+        self._explain(prim_name, args, kwargs)
+        bound = self.signature.bind(None, *args, **kwargs)  # a signature with *args or keyword-only ones
+        bound.apply_defaults()
+        return dict(list(bound.arguments.items())[1:])
+
+    def _explain(self, prim_name: str, args: tuple, kwargs: dict) -> None:
+        """Raise the TypeError naming the operator for arguments that do not bind."""
+        params = list(self.signature.parameters.values())[1:]
+        if not self.simple:
+            try:
+                self.signature.bind(None, *args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"For '{prim_name}', the constructor's arguments do not bind: {exc}.") from None
+            return
+        if len(args) > len(params):
+            if not params:
+                raise TypeError(f"For '{prim_name}', the constructor takes no arguments, but got {len(args)}.")
+            raise TypeError(
+                f"For '{prim_name}', the constructor takes {len(params)} positional arguments, but got {len(args)}; "
+                f"{self.its}."
+            )
+        for key in kwargs:
+            if key not in self.defaults:
+                raise TypeError(f"For '{prim_name}', the constructor has no argument '{key}'; {self.its}.")
+            if key in self.names[: len(args)]:
+                raise TypeError(
+                    f"For '{prim_name}', the constructor got the argument '{key}' by position and by keyword."
+                )
+        for name in self.names[len(args) :]:
+            if self.defaults[name] is inspect.Parameter.empty and name not in kwargs:
+                raise TypeError(f"For '{prim_name}', the constructor's argument '{name}' is missing; {self.its}.")
 
 
 # The C call path: cached all-Tensor calls with no interpreter never enter Python; the rest reach

@@ -91,6 +91,8 @@ class Validator:
     @staticmethod
     def check_value_type(arg_name, arg_value, valid_types, prim_name=None):
         """``arg_value`` is an instance of one of ``valid_types`` (bool never counts as int)."""
+        if isinstance(valid_types, (list, tuple)) and arg_value.__class__ in valid_types:
+            return arg_value  # the common case, checked first: primitive constructors call this
         valid_types = tuple(valid_types) if isinstance(valid_types, (list, tuple)) else (valid_types,)
         is_bool = isinstance(arg_value, bool)
         ok = any(isinstance(arg_value, t) and (not is_bool or t is bool) for t in valid_types)
