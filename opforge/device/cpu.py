@@ -18,11 +18,7 @@ _PHYSICAL_MEMORY = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 def _ready(array: np.ndarray) -> bool:
     # Kernels read items as words of up to 8 bytes (complex64 as two floats loaded together), so the
     # data must be aligned to min(itemsize, 8): NumPy's ALIGNED flag asks less of complex64.
-    return (
-        array.flags.c_contiguous
-        and array.dtype.isnative
-        and array.ctypes.data % min(array.dtype.itemsize, 8) == 0
-    )
+    return array.flags.c_contiguous and array.dtype.isnative and array.ctypes.data % min(array.dtype.itemsize, 8) == 0
 
 
 class CpuDevice(Device):

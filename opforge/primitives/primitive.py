@@ -13,8 +13,6 @@ import functools
 import inspect
 import weakref
 
-import numpy as np
-
 from opforge import _C
 from opforge import dtype as mstype
 from opforge.device import BACKENDS
@@ -169,8 +167,7 @@ class Primitive(metaclass=_PrimitiveType):
         and hands everything else to this method."""
         if kwargs:
             args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
-        # NumPy scalars become Python numbers (plan.python_scalar, inlined: this runs on every slow call).
-        args = tuple([a.item() if isinstance(a, np.generic) and a.dtype.kind in "biufc" else a for a in args])
+        args = tuple([plan.python_scalar(a) for a in args])  # NumPy scalars (in tuples too): Python numbers
         interpreter = _C.current_interpreter()
         if interpreter is None:
             return self._plan_for(args)(args)
