@@ -1,4 +1,4 @@
-"""Run-time kernel selection (DESIGN.md, step 3).
+"""Run-time kernel selection (docs/architecture.md, "One call", step 4).
 
 For (operator, backend, input dtypes, inferred output dtypes): an exact KernelAttr match first,
 else the cheapest set of lossless widening casts (int8 -> int32, float16 -> float32) whose
