@@ -1,5 +1,5 @@
 """Binding a call to its primitive's signature: names and defaults, dtype-group promotion (Python
-scalars are weak), and the rules of in-place writes (DESIGN step 1, "signature").
+scalars are weak), and the rules of in-place writes (docs/architecture.md, "One call").
 
 RW_WRITE arguments must be writable Parameters, never the same one twice; they are never cast, and
 the rest of their group is cast to their dtype when that is lossless.

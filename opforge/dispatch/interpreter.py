@@ -1,4 +1,4 @@
-"""Interpreters: what happens to a primitive call (DESIGN step 5, as JAX's ``bind`` /
+"""Interpreters: what happens to a primitive call (as JAX's ``bind`` /
 ``process_primitive``).
 
 ``Primitive.__call__`` hands every call to the innermost interpreter of the calling thread. With

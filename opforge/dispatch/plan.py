@@ -1,5 +1,5 @@
 """Plans: everything a primitive call needs that depends only on what it was called with (attrs,
-input metas, constants by type and value), built once and cached (DESIGN steps 2-4).
+input metas, constants by type and value), built once and cached (docs/architecture.md, "One call").
 
 A plan is ``plan(args) -> outputs``: it gathers the kernel's arrays (casting promoted inputs,
 turning weak scalars into arrays on the device), launches the selected kernel, and wraps the

@@ -1,4 +1,4 @@
-"""Primitive: the base of every operator (DESIGN, "One call").
+"""Primitive: the base of every operator (docs/architecture.md, "One call").
 
 A primitive holds its attrs and its inference; calling it hands the call to the current
 interpreter (``opforge.dispatch.interpreter``), which by default runs the call's *plan*
