@@ -72,7 +72,7 @@ def test_cli_bench_smoke(tmp_path, capsys):
     code = cli.main(["bench", "--quick", "--no-torch", "--suite", "train", "--threads", "1", "--markdown", str(out)])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "MLP train step" in printed and "grad relu(x).sum()" in printed and "opforge/numpy" in printed
+    assert "MLP train step" in printed and "grad relu(x).sum()" in printed and "vs numpy" in printed
     text = out.read_text()
     assert "| MLP train step | 64x784->256->10 |" in text and "ReLU" not in text
 
@@ -91,3 +91,27 @@ def test_torch_column_when_installed():
     ((_, _, _, times),) = rows
     assert set(times) == {"opforge", "torch"} and "torch" in versions
     assert "opforge/torch" in bench.render(rows, versions, threads=1)
+
+
+def test_the_printed_table_fits_80_columns(monkeypatch, capsys):
+    rows = [
+        ("train", "grad relu(x).sum()", "1", {"opforge": 2.4e-5, "numpy": None, "torch": 6.9e-5}),
+        ("train", "MLP train step", "64x784->256->10", {"opforge": 0.0009, "numpy": 0.00087, "torch": 0.0012}),
+        ("ops", "MatMul", "1024x1024", {"opforge": 0.0226401, "numpy": 0.02305, "torch": 0.02306945}),
+    ]
+    versions = {"opforge": "0.1.0", "numpy": "2.4.6", "torch": "2.13.0", "numpy BLAS threads": "threadpoolctl"}
+    monkeypatch.setenv("COLUMNS", "80")
+    bench._print_rich(rows, versions, threads=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert "…" not in "".join(lines)  # nothing cut short
+    assert any("22,640" in line and "0.98x" in line for line in lines)
+    assert bench.terminal_rows(rows, versions)[0] == [
+        "case",
+        "size",
+        "opforge",
+        "numpy",
+        "torch",
+        "vs numpy",
+        "vs torch",
+    ]

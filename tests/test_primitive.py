@@ -869,3 +869,22 @@ def test_attrs_without_a_key_keep_private_plans_that_new_kernels_still_drop():
     register_kernel("UserUnkeyedOther", "CPU", F32)(lambda x: x)
     assert not p._plans and not shared._plans  # a new kernel drops private and shared plans alike
     np.testing.assert_array_equal(p(x).asnumpy(), [2.0])
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_blas_jobs_run_on_the_openmp_threads(threads, rng):
+    # OpenBLAS runs its parallel jobs on opforge's OpenMP team (one pool for both); a GEMM's jobs
+    # wait for each other, so every thread count must still finish with the right answer.
+    a = rng.standard_normal((384, 512)).astype(np.float32)
+    b = rng.standard_normal((512, 256)).astype(np.float32)
+    before = opforge.get_context("num_threads")
+    opforge.set_context(num_threads=threads)
+    try:
+        got = ops.MatMul()(Tensor(a), Tensor(b)).asnumpy()
+        relu = ops.ReLU()(Tensor(np.tile(a.ravel(), 4))).asnumpy()  # an OpenMP kernel between GEMMs
+        again = ops.MatMul(transpose_a=True)(Tensor(a), Tensor(a)).asnumpy()
+    finally:
+        opforge.set_context(num_threads=before)
+    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-3)
+    np.testing.assert_array_equal(relu, np.maximum(np.tile(a.ravel(), 4), 0))
+    np.testing.assert_allclose(again, a.T @ a, rtol=1e-4, atol=1e-3)

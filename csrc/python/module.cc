@@ -312,9 +312,11 @@ class KernelInstance {
 
 // ---------------------------------------------------------------------------------------------
 // The fast call path. Primitive.__call__ is PrimitiveCall below: for a call whose cached plan is a
-// FastPlan (every argument a Tensor, no casts, a C++ kernel, new outputs) it builds the cache key,
-// finds the plan, launches and wraps the outputs without running Python code. Anything else (a
-// first call, constants, keywords, an interpreter installed on this thread) goes to Primitive._call.
+// FastPlan (every argument a Tensor or a weak Python number, no casts, a C++ kernel, new outputs)
+// it builds the cache key, finds the plan, launches and wraps the outputs without running Python
+// code. With an interpreter installed on the thread (a tape, a profiler) such a call goes straight
+// to its process_primitive. Anything else (constants, keywords, NumPy scalars) goes to
+// Primitive._call.
 
 struct TensorLayout {  // where opforge.Tensor keeps its slots, read from the class's member descriptors
   PyTypeObject* type = nullptr;
@@ -851,6 +853,16 @@ PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n, PyObject*
   }
 }
 
+// Whether every argument is a Tensor or a Python number (what Primitive._call would pass on as is).
+bool AllPlain(PyObject* const* args, Py_ssize_t n) {
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (ArgKey(args[i]) == nullptr) return false;
+  }
+  return true;
+}
+
+PyObject* g_process_name = nullptr;  // "process_primitive", interned
+
 PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs >= 1 && kwnames == nullptr && t_interpreter == nullptr) {
@@ -860,6 +872,20 @@ PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t narg
       Py_DECREF(plan);
       return result;
     }
+  } else if (nargs >= 1 && kwnames == nullptr && AllPlain(args + 1, nargs - 1)) {
+    // Primitive._call's own work for these arguments: hand the call to the thread's interpreter.
+    PyObject* call_args = PyTuple_New(nargs - 1);
+    if (call_args == nullptr) return nullptr;
+    for (Py_ssize_t i = 1; i < nargs; ++i) {
+      Py_INCREF(args[i]);
+      PyTuple_SET_ITEM(call_args, i - 1, args[i]);
+    }
+    PyObject* interpreter = t_interpreter;
+    Py_INCREF(interpreter);  // the call may replace this thread's interpreter
+    PyObject* result = PyObject_CallMethodObjArgs(interpreter, g_process_name, args[0], call_args, nullptr);
+    Py_DECREF(interpreter);
+    Py_DECREF(call_args);
+    return result;
   }
   return PyObject_Vectorcall(g_slow_call, args, nargsf, kwnames);
 }
@@ -909,6 +935,7 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
   g_plans_name = PyUnicode_InternFromString("_plans");
   g_adopt_name = PyUnicode_InternFromString("_adopt_plans");
   g_attrs_key_name = PyUnicode_InternFromString("_attrs_key");
+  g_process_name = PyUnicode_InternFromString("process_primitive");
   PyTypeObject* weak_types[4] = {&PyBool_Type, &PyLong_Type, &PyFloat_Type, &PyComplex_Type};
   for (int i = 0; i < 4; ++i) {
     Py_XDECREF(g_weak_keys[i]);

@@ -113,6 +113,8 @@ def _broadcast_back(dout, x, axis):
     x_shape = x._meta[1]
     if not x_shape:
         return dout
+    if not dout._meta[1]:  # a full reduction's 0-d dout broadcasts as it is
+        return broadcast_to(dout, x_shape)
     kept = reduced_shape(x_shape, axis)
     shape = dout._meta[1]
     # dout of shape ``kept`` without its leading 1s (the reduced leading axes, or all of them, of a

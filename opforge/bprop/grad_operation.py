@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from opforge import _C
 from opforge.bprop._utils import zeros_like
 from opforge.bprop.tape import Tape, _differentiable, backward, record_on_tapes
 from opforge.primitives.array_ops import Reshape
@@ -34,6 +35,21 @@ def _filled_like(t: Tensor, value) -> Tensor:
     return Tensor._from_array(device.full(shape, value, dtype.np_dtype), dtype, device)
 
 
+_ONES: dict = {}  # meta -> a read-only Tensor of ones: the default sensitivity of a small output
+
+
+def _ones_like(t: Tensor) -> Tensor:
+    ones = _ONES.get(t._meta)
+    if ones is None:
+        ones = _filled_like(t, 1)
+        if ones._data.size <= 64 and ones._meta[2].name == "CPU":  # kept only when small
+            ones._data.flags.writeable = False  # shared by every gradient call: never written
+            if len(_ONES) >= 256:
+                _ONES.clear()
+            _ONES[t._meta] = ones
+    return ones
+
+
 def _as_outputs(value, where: str) -> tuple:
     outs = value if isinstance(value, tuple) else (value,)
     for o in outs:
@@ -48,7 +64,7 @@ class _Fill(float):
 
 def _senses(outs: tuple, sens, where: str) -> tuple:
     if sens is None:
-        return tuple([_filled_like(o, 1) for o in outs])
+        return tuple([_ones_like(o) for o in outs])
     if type(sens) is _Fill:  # TrainOneStepCell's sens: every output's sensitivity is filled with it
         return tuple([_filled_like(o, float(sens)) for o in outs])
     senses = sens if isinstance(sens, tuple) else (sens,)
@@ -82,7 +98,8 @@ def _alias(t):
     if not _differentiable(t) or isinstance(t, Parameter):
         return t
     alias = Tensor._from_array(t._data, *t._meta[::2])
-    record_on_tapes(_IDENTITY, (t, t.shape), alias)
+    if _C.current_interpreter() is not None:  # an enclosing gradient call
+        record_on_tapes(_IDENTITY, (t, t.shape), alias)
     return alias
 
 

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import threading
 
+from opforge import _C
 from opforge import dtype as mstype
 from opforge.bprop.registry import get_bprop
-from opforge.dispatch.interpreter import Interpreter, current_interpreter
+from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.ops import functional as F
 from opforge.tensor import Parameter, Tensor
 
@@ -36,6 +37,15 @@ _DIFF_DTYPES = frozenset(t for t in mstype.all_types if t.kind in "fc")
 
 def _differentiable(t) -> bool:
     return isinstance(t, Tensor) and t._meta[0] in _DIFF_DTYPES
+
+
+def _versions(args: tuple):
+    """The versions of the Parameters among ``args``: ``((index, version), ...)`` or None."""
+    versions = None
+    for i, a in enumerate(args):
+        if isinstance(a, Parameter):
+            versions = (versions or ()) + ((i, a._version),)
+    return versions
 
 
 class Tape(Interpreter):
@@ -55,8 +65,12 @@ class Tape(Interpreter):
             self.tracked[id(t)] = t
 
     def process_primitive(self, prim, args: tuple):
-        out = self.parent.process_primitive(prim, args)
-        self.record(prim, prim._bound_inputs(args), out)
+        parent = self.parent
+        # The bottom interpreter's work done here when it is the parent: the cached plan, from C.
+        out = _C.run_cached(prim, args) if parent is EVAL else None
+        if out is None:
+            out = parent.process_primitive(prim, args)
+        self.record(prim, args, out)
         return out
 
     def record(self, prim, args: tuple, out) -> None:
@@ -67,26 +81,24 @@ class Tape(Interpreter):
                 break
         else:
             return
+        if len(args) < len(prim.__mindspore_signature__):  # defaults: constants, never tracked; bprops take them
+            args = prim._bound_inputs(args)
         if out.__class__ is tuple:
             for o in out:
                 if id(o) not in tracked and _differentiable(o):
                     tracked[id(o)] = o
         elif id(out) not in tracked and _differentiable(out):
             tracked[id(out)] = out
-        self.records.append((prim, args, out, _versions(args)))
+        versions = None  # of the Parameters it saved (_versions, inlined: this runs for every call)
+        for i, a in enumerate(args):
+            if isinstance(a, Parameter):
+                versions = (versions or ()) + ((i, a._version),)
+        self.records.append((prim, args, out, versions))
 
     def release(self) -> None:
         """Drop every tensor and call the tape holds (after the backward pass)."""
         self.tracked = {}
         self.records = []
-
-
-def _versions(args: tuple):
-    versions = None
-    for i, a in enumerate(args):
-        if isinstance(a, Parameter):
-            versions = (versions or ()) + ((i, a._version),)
-    return versions
 
 
 def _check_versions(prim, args: tuple, versions) -> None:

@@ -83,12 +83,13 @@ def reshape(self, *shape) -> Tensor:
 
 def sum(self, axis=(), keepdims=False) -> Tensor:  # noqa: A001 (the Tensor method's name)
     """ReduceSum over ``axis`` (all axes by default)."""
-    return F.reduce_sum(keepdims)(self, axis)
+    # The default axis left out: an all-Tensor call runs on the C fast path.
+    return F.reduce_sum(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_sum(keepdims)(self, axis)
 
 
 def mean(self, axis=(), keepdims=False) -> Tensor:
     """ReduceMean over ``axis`` (all axes by default)."""
-    return F.reduce_mean(keepdims)(self, axis)
+    return F.reduce_mean(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_mean(keepdims)(self, axis)
 
 
 _METHODS = (

@@ -217,9 +217,8 @@ class Primitive(metaclass=_PrimitiveType):
 
     def _bound_inputs(self, args: tuple) -> tuple:
         """Every input of a call, defaults included (what bprops receive)."""
-        signature = self._signature()
-        if len(args) < len(signature):
-            return binding.bind_arguments(self.name, signature, args, {})
+        if len(args) < len(self.__mindspore_signature__):
+            return binding.bind_arguments(self.name, self._signature(), args, {})
         return args
 
     @classmethod

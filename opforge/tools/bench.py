@@ -6,7 +6,9 @@ the other library's (below 1.0: opforge is faster).
 
 Suites:
 
-- ``ops``: ReLU and Add from 1 to 16M elements, MatMul 64x64 and 1024x1024.
+- ``ops``: ReLU and Add from 1 to 16M elements; ``x + 1`` and ``x * 2.0`` (a Tensor and a Python
+  scalar) on 1,000; ``Elu()(x)``, a primitive constructed and called, on 5; MatMul 64x64 and
+  1024x1024.
 - ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
@@ -28,7 +30,10 @@ import time
 __all__ = ["SUITES", "measure", "threads_limited", "build_cases", "run", "render", "main"]
 
 SUITES = ("ops", "train")
-SUITE_CASES = {"ops": ("ReLU", "Add", "MatMul"), "train": ("MLP train step", "grad relu(x).sum()")}
+SUITE_CASES = {
+    "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "MatMul"),
+    "train": ("MLP train step", "grad relu(x).sum()"),
+}
 LIBRARIES = ("opforge", "numpy", "torch")
 
 # The training step.
@@ -156,6 +161,7 @@ def _ops_cases(np, opforge, torch, quick: bool = False) -> list:
             ta, tb = torch.from_numpy(a), torch.from_numpy(b)
             libs["torch"] = lambda ta=ta, tb=tb: torch.add(ta, tb)
         cases.append(("Add", f"{n:,}", libs))
+    cases += _scalar_and_construction_cases(np, opforge, torch, rng)
     for n in (64,) if quick else (64, 1024):
         a = rng.standard_normal((n, n), dtype=np.float32)
         b = rng.standard_normal((n, n), dtype=np.float32)
@@ -165,6 +171,36 @@ def _ops_cases(np, opforge, torch, quick: bool = False) -> list:
             ta, tb = torch.from_numpy(a), torch.from_numpy(b)
             libs["torch"] = lambda ta=ta, tb=tb: torch.matmul(ta, tb)
         cases.append(("MatMul", f"{n}x{n}", libs))
+    return cases
+
+
+def _scalar_and_construction_cases(np, opforge, torch, rng) -> list:
+    """A Tensor with a Python scalar (weak: the result keeps float32), and a primitive constructed
+    and called in the timed loop (its attrs bound, its shared plan found)."""
+    from opforge import ops
+
+    a = rng.standard_normal(1_000, dtype=np.float32)
+    x = opforge.Tensor(a)
+    cases = []
+    for name, fn, np_fn in (
+        ("x + 1", lambda t: t + 1, lambda v: v + np.float32(1)),
+        ("x * 2.0", lambda t: t * 2.0, None),
+    ):
+        libs = {
+            "opforge": lambda fn=fn: fn(x),
+            "numpy": (lambda np_fn=np_fn: np_fn(a)) if np_fn else (lambda: a * np.float32(2.0)),
+        }
+        if torch is not None:
+            ta = torch.from_numpy(a)
+            libs["torch"] = lambda fn=fn, ta=ta: fn(ta)
+        cases.append((name, "1,000", libs))
+    small = rng.standard_normal(5, dtype=np.float32)
+    xs = opforge.Tensor(small)
+    libs = {"opforge": lambda: ops.Elu()(xs), "numpy": lambda: np.where(small > 0, small, np.expm1(small))}
+    if torch is not None:
+        ts = torch.from_numpy(small)
+        libs["torch"] = lambda: torch.nn.ELU()(ts)
+    cases.append(("Elu()(x)", "5", libs))
     return cases
 
 
@@ -404,15 +440,43 @@ def _cpu_name() -> str:
     return "unknown CPU"
 
 
+def _fmt_us_short(seconds) -> str:
+    """Microseconds to about 4 significant digits (the terminal table; the Markdown keeps two decimals)."""
+    if seconds is None:
+        return "-"
+    us = seconds * 1e6
+    return f"{us:,.0f}" if us >= 1000 else f"{us:.1f}" if us >= 100 else f"{us:.2f}"
+
+
+def terminal_rows(rows, versions) -> tuple:
+    """``(header, body)`` of the table ``opforge bench`` prints: short enough for 80 columns."""
+    libs, others = _columns(versions)
+    header = ["case", "size"] + libs + [f"vs {o}" for o in others]
+    body = []
+    for _, name, size, t in rows:
+        cells = [name, size] + [_fmt_us_short(t.get(lib)) for lib in libs]
+        cells += [_fmt_ratio(t.get("opforge"), t.get(o)) for o in others]
+        body.append(cells)
+    return header, body
+
+
 def _print_rich(rows, versions, threads: int) -> None:
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    header, body = table_rows(rows, versions)
-    table = Table(title="opforge bench: median time per call; ratio = opforge / other (below 1.00x: opforge faster)")
+    header, body = terminal_rows(rows, versions)
+    table = Table(
+        title="median us per call; vs = opforge / other (below 1.00x: opforge faster)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        collapse_padding=True,
+        pad_edge=False,
+        show_edge=False,
+    )
     for i, name in enumerate(header):
         table.add_column(
-            name, justify="left" if i < 2 else "right", style="bold cyan" if i == 0 else None, no_wrap=i < 2
+            name, justify="left" if i < 2 else "right", style="bold cyan" if i == 0 else None, no_wrap=True
         )
     for cells in body:
         table.add_row(*cells)
