@@ -1,100 +1,22 @@
-// ReLU, Elu, Sigmoid, Tanh and their grads; Neg, Exp, Log.
-#include <cmath>
-#include <type_traits>
-
+// ReLU, Elu, Sigmoid, Tanh and their grads; Neg, Exp, Log (math: opforge/functors/activation.h).
 #include "kernels/cpu/elementwise.h"
+#include "opforge/functors/activation.h"
 
 namespace opforge {
+
+template <>
+struct FunctorFrom<EluOp> {
+  static EluOp Read(const KernelContext& ctx) { return EluOp{ctx.GetFloat("alpha")}; }
+};
+
+template <>
+struct FunctorFrom<EluGradOp> {
+  static EluGradOp Read(const KernelContext& ctx) {
+    return EluGradOp{ctx.HasAttr("alpha") ? ctx.GetFloat("alpha") : 1.0};
+  }
+};
+
 namespace {
-
-// max(x, 0), written so NaN propagates (NaN < 0 is false) as in NumPy.
-struct ReluOp : NoAttrs {
-  template <typename C>
-  C operator()(C x) const {
-    return x < C(0) ? C(0) : x;
-  }
-};
-
-struct EluOp {
-  double alpha = 1.0;
-  void Init(const KernelContext& ctx) { alpha = ctx.GetFloat("alpha"); }
-  template <typename C>
-  C operator()(C x) const {
-    return x > C(0) ? x : static_cast<C>(alpha) * std::expm1(x);
-  }
-};
-
-struct SigmoidOp : NoAttrs {
-  template <typename C>
-  C operator()(C x) const {
-    return C(1) / (C(1) + std::exp(-x));
-  }
-};
-
-struct TanhOp : NoAttrs {
-  template <typename C>
-  C operator()(C x) const {
-    return std::tanh(x);
-  }
-};
-
-// -x; for integers in unsigned arithmetic, so the minimum wraps to itself as in NumPy.
-struct NegOp : NoAttrs {
-  template <typename C>
-  C operator()(C x) const {
-    if constexpr (std::is_integral_v<C>) {
-      return static_cast<C>(WrapType<C>(0) - static_cast<WrapType<C>>(x));
-    } else {
-      return -x;
-    }
-  }
-};
-
-struct ExpOp : NoAttrs {
-  template <typename C>
-  C operator()(C x) const {
-    return std::exp(x);
-  }
-};
-
-struct LogOp : NoAttrs {
-  template <typename C>
-  C operator()(C x) const {
-    return std::log(x);
-  }
-};
-
-// Grad functors take (dy, y): the forward output, as MindSpore's grad primitives do.
-struct ReluGradOp : NoAttrs {
-  template <typename C>
-  C operator()(C dy, C y) const {
-    return y > C(0) ? dy : C(0);
-  }
-};
-
-// EluGrad(dy, y): dx = dy where y > 0, else dy * (y + alpha), since y = alpha * (exp(x) - 1).
-struct EluGradOp {
-  double alpha = 1.0;
-  void Init(const KernelContext& ctx) { alpha = ctx.HasAttr("alpha") ? ctx.GetFloat("alpha") : 1.0; }
-  template <typename C>
-  C operator()(C dy, C y) const {
-    return y > C(0) ? dy : dy * (y + static_cast<C>(alpha));
-  }
-};
-
-struct SigmoidGradOp : NoAttrs {
-  template <typename C>
-  C operator()(C y, C dy) const {
-    return dy * y * (C(1) - y);
-  }
-};
-
-struct TanhGradOp : NoAttrs {
-  template <typename C>
-  C operator()(C y, C dy) const {
-    return dy * (C(1) - y * y);
-  }
-};
 
 #define REG_UNARY(OP, FUNCTOR, T, ID) \
   MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), UnaryCpuKernel<T, FUNCTOR>)

@@ -1,4 +1,4 @@
-// Arithmetic functors (NumPy semantics) and a NumPy-broadcasting binary CPU kernel built on them.
+// A NumPy-broadcasting binary CPU kernel around the functors of opforge/functors/arithmetic.h.
 #pragma once
 
 #include <algorithm>
@@ -7,50 +7,9 @@
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
+#include "opforge/functors/arithmetic.h"
 
 namespace opforge {
-
-struct AddOp : NoAttrs {
-  template <typename C>
-  C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) {
-      return static_cast<C>(static_cast<WrapType<C>>(a) + static_cast<WrapType<C>>(b));
-    } else {
-      return a + b;
-    }
-  }
-};
-
-struct SubOp : NoAttrs {
-  template <typename C>
-  C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) {
-      return static_cast<C>(static_cast<WrapType<C>>(a) - static_cast<WrapType<C>>(b));
-    } else {
-      return a - b;
-    }
-  }
-};
-
-struct MulOp : NoAttrs {
-  template <typename C>
-  C operator()(C a, C b) const {
-    if constexpr (std::is_integral_v<C>) {
-      return static_cast<C>(static_cast<WrapType<C>>(a) * static_cast<WrapType<C>>(b));
-    } else {
-      return a * b;
-    }
-  }
-};
-
-// Floating point only: RealDiv is not registered for integers.
-struct DivOp : NoAttrs {
-  template <typename C>
-  C operator()(C a, C b) const {
-    static_assert(std::is_floating_point_v<C>, "DivOp is for floating point types");
-    return a / b;
-  }
-};
 
 // How two C-contiguous inputs map onto their broadcast output, worked out once in Init.
 struct BroadcastPlan {
@@ -166,7 +125,7 @@ class BroadcastBinaryCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     plan_.Init(ctx.op_name(), ctx.input(0).shape, ctx.input(1).shape, ctx.output(0).shape);
-    op_.Init(ctx);
+    op_ = FunctorFrom<Op>::Read(ctx);
   }
 
   void Launch(const KernelArgs& args) override {

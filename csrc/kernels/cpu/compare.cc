@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/broadcast.h"
+#include "opforge/functors/arithmetic.h"
 
 namespace opforge {
 namespace {
@@ -20,13 +21,6 @@ auto Value(Storage<T> v) {
     return Load(v);
   }
 }
-
-struct EqualOp {
-  template <typename C>
-  bool operator()(C a, C b) const {
-    return a == b;
-  }
-};
 
 // out = Op(a, b) as a bool tensor, with NumPy broadcasting; the output shape is the inferred one.
 template <typename T, typename Op>

@@ -1,22 +1,17 @@
-// Building blocks for elementwise CPU kernels: a functor per op, one loop shape per arity.
+// Building blocks for elementwise CPU kernels: one loop shape per arity around a functor of
+// opforge/functors/ (the math the CUDA kernels share).
 #pragma once
-
-#include <cmath>
-#include <type_traits>
 
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 
 namespace opforge {
 
-// Integer + - * and negation wrap modulo 2^bits as in NumPy. They are done in an unsigned type of
-// at least `unsigned` width because signed overflow (and uint16 * uint16 promoted to int) is UB in C++.
-template <typename C>
-using WrapType = std::common_type_t<std::make_unsigned_t<C>, unsigned>;
-
-// Functors see values in compute_t<T> (float for the half types) and may read attrs in Init.
-struct NoAttrs {
-  void Init(const KernelContext&) {}
+// A functor with its attrs read from the kernel context: attr-free functors need nothing; a kernel
+// file specialises this for each functor with fields (EluOp's alpha).
+template <typename Op>
+struct FunctorFrom {
+  static Op Read(const KernelContext&) { return Op{}; }
 };
 
 // Elementwise kernels write one output element per input element: the metas must agree.
@@ -34,7 +29,7 @@ class UnaryCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     CheckSameMeta(ctx, ctx.input(0), ctx.output(0), "output");
     n_ = ctx.input(0).numel();
-    op_.Init(ctx);
+    op_ = FunctorFrom<Op>::Read(ctx);
   }
   void Launch(const KernelArgs& args) override {
     const T* x = args.input<T>(0);
@@ -60,7 +55,7 @@ class SameShapeBinaryCpuKernel : public CpuKernel {
                       << ShapeToString(ctx.input(0).shape) << " and " << ShapeToString(ctx.input(1).shape) << ".");
     CheckSameMeta(ctx, ctx.input(0), ctx.output(0), "output");
     n_ = ctx.input(0).numel();
-    op_.Init(ctx);
+    op_ = FunctorFrom<Op>::Read(ctx);
   }
   void Launch(const KernelArgs& args) override {
     const T* a = args.input<T>(0);

@@ -6,29 +6,10 @@
 
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/scan.h"
+#include "opforge/functors/arithmetic.h"
 
 namespace opforge {
 namespace {
-
-// NumPy's rule: a NaN in either operand is the result; otherwise x wins ties (so max(-0.0, 0.0) is -0.0).
-template <bool kMax, typename C>
-bool PicksX(C x, C y) {
-  return (kMax ? x >= y : x <= y) || IsNan(x);
-}
-
-struct MaximumOp : NoAttrs {
-  template <typename C>
-  C operator()(C a, C b) const {
-    return PicksX<true>(a, b) ? a : b;
-  }
-};
-
-struct MinimumOp : NoAttrs {
-  template <typename C>
-  C operator()(C a, C b) const {
-    return PicksX<false>(a, b) ? a : b;
-  }
-};
 
 template <typename T, bool kMax>
 class MinMaxGradCpuKernel : public CpuKernel {

@@ -1,0 +1,44 @@
+// Elementary functions for the functors: one name for the host (<cmath>) and the device (CUDA's
+// math library, built into NVRTC), for float and double; integers compare and test as themselves.
+#pragma once
+
+#include "opforge/portable.h"
+
+#if !defined(__CUDACC_RTC__)
+#include <cmath>
+#endif
+
+namespace opforge {
+namespace math {
+
+#if defined(__CUDA_ARCH__)
+#define OPF_MATH_FN(NAME)                                  \
+  OPF_HD float NAME(float x) { return ::NAME##f(x); }      \
+  OPF_HD double NAME(double x) { return ::NAME(x); }
+#else
+#define OPF_MATH_FN(NAME)                                  \
+  OPF_HD float NAME(float x) { return std::NAME(x); }      \
+  OPF_HD double NAME(double x) { return std::NAME(x); }
+#endif
+
+OPF_MATH_FN(exp)
+OPF_MATH_FN(expm1)
+OPF_MATH_FN(log)
+OPF_MATH_FN(log1p)
+OPF_MATH_FN(tanh)
+OPF_MATH_FN(sqrt)
+OPF_MATH_FN(fabs)
+#undef OPF_MATH_FN
+
+// x != x: true only for NaN (also without IEEE checks being assumed away: -ffast-math is not used).
+template <typename C>
+OPF_HD bool IsNan(C v) {
+  if constexpr (IsFloat<C>::value) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+}  // namespace math
+}  // namespace opforge
