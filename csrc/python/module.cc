@@ -19,6 +19,7 @@
 #include "core/factory.h"
 #include "core/runtime.h"
 #include "python/memory.h"
+#include "opforge/broadcast_plan.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 
@@ -1071,6 +1072,17 @@ PYBIND11_MODULE(_C, m) {
       py::arg("path"),
       "Load a kernel library; returns (already_loaded, kernels). A file loaded before (by any path to it) "
       "is not imported again: already_loaded is True and the kernels are those of the first load.");
+  m.def(
+      "broadcast_plan",
+      [](const std::string& op, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+         const std::vector<int64_t>& out) {
+        BroadcastPlan plan;
+        plan.Init(op, a, b, out);
+        return py::make_tuple(static_cast<int>(plan.kind), plan.numel, plan.shape, plan.a_strides, plan.b_strides);
+      },
+      py::arg("op"), py::arg("a"), py::arg("b"), py::arg("out"),
+      "(kind, numel, shape, a_strides, b_strides) of BroadcastPlan: kind 0 same, 1 scalar a, 2 scalar b, "
+      "3 general (merged dims and element strides, 0 where broadcast).");
   m.def("load_blas", &blas::Load, py::arg("path"), py::arg("prefix"));
   m.def("blas_loaded", &blas::Loaded);
   m.def("set_num_threads", &SetNumThreads, py::arg("n"),

@@ -5,7 +5,26 @@ Everything above this seam (Tensor, binding, launch, autodiff, optimizers, initi
 calls ``register_device``, a launcher for its kernel kind, its kernels and their registrations.
 """
 
-from opforge.device.base import BACKENDS, Device, available_devices, get_device, register_device
+from opforge.device.base import (
+    BACKENDS,
+    Device,
+    available_devices,
+    get_device,
+    register_device,
+    register_device_factory,
+)
 from opforge.device.cpu import CPU
+from opforge.device.gpu import GpuDevice, GpuRuntime, use_runtime
 
-__all__ = ["BACKENDS", "Device", "get_device", "register_device", "available_devices", "CPU"]
+__all__ = [
+    "BACKENDS",
+    "Device",
+    "get_device",
+    "register_device",
+    "register_device_factory",
+    "available_devices",
+    "CPU",
+    "GpuDevice",
+    "GpuRuntime",
+    "use_runtime",
+]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-__all__ = ["BACKENDS", "Device", "get_device", "register_device", "available_devices"]
+__all__ = ["BACKENDS", "Device", "get_device", "register_device", "register_device_factory", "available_devices"]
 
 # Every backend kernels may be registered for: the one list of device names. A backend's kernels
 # and op info can be registered before (or without) its device being usable in this process.
 BACKENDS = ("CPU", "GPU")
 
 _devices: dict = {}
+_factories: dict = {}  # name -> () -> Device: a device made when first asked for (the GPU: CuPy)
 
 
 class Device:
@@ -81,13 +82,25 @@ def register_device(device: Device) -> Device:
     return device
 
 
+def register_device_factory(name: str, factory) -> None:
+    """How to make the device of backend ``name`` when it is first asked for and none is registered:
+    ``factory()`` returns a Device or raises a RuntimeError saying why there is none."""
+    _factories[name] = factory
+
+
 def get_device(name: str) -> Device:
     """The device registered for backend ``name``, or a clear error naming what is available."""
     device = _devices.get(name)
     if device is None:
         if name not in BACKENDS:
             raise ValueError(f"The device must be one of {BACKENDS}, but got {name!r}.")
-        raise RuntimeError(f"The {name} device is not available here (available: {available_devices()}).")
+        factory = _factories.get(name)
+        if factory is None:
+            raise RuntimeError(f"The {name} device is not available here (available: {available_devices()}).")
+        try:
+            device = register_device(factory())
+        except RuntimeError as e:
+            raise RuntimeError(f"The {name} device is not available here: {e}") from e
     return device
 
 

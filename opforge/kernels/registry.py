@@ -57,7 +57,7 @@ class KernelEntry:
     op_name: str
     backend: str
     attr: KernelAttr
-    kind: str  # "cpp" or "python"
+    kind: str  # "cpp", "python" or "cuda": the launcher that runs it
     impl: object
     source: str
 
@@ -224,6 +224,17 @@ def load_library(path) -> list:
         _register(entries, stacklevel=2)
         _libraries[file_id] = tuple(entries)
     return entries
+
+
+def register_entries(entries: list) -> None:
+    """Register kernels of any kind (a backend's own: CUDA kernels, run by its launcher) as
+    ``KernelEntry`` objects; each replaces the kernel under its key, as ``register_kernel`` does."""
+    for entry in entries:
+        if entry.backend not in BACKENDS:
+            raise ValueError(
+                f"For '{entry.op_name}', the backend must be one of {BACKENDS}, but got {entry.backend!r}."
+            )
+    _register(list(entries), stacklevel=3)
 
 
 def register_kernel(op_name: str, backend: str, kernel_attrs) -> Callable:

@@ -1,0 +1,71 @@
+// Elementwise CUDA kernels around the functors of opforge/functors/: the loops the CPU kernels
+// run (csrc/kernels/cpu/elementwise.h, broadcast.h), as grid-stride loops.
+#pragma once
+
+#include "opforge/cuda.h"
+
+namespace opforge {
+namespace cuda {
+
+// The broadcast of two C-contiguous inputs onto the output, from the CPU kernels' BroadcastPlan
+// (_C.broadcast_plan): dims merged, strides 0 where an input is broadcast. ndim == 0: all three
+// have the same number of elements and the index is the offset.
+constexpr int kMaxBroadcastDims = 8;
+struct BroadcastIndex {
+  int64_t ndim;
+  int64_t shape[kMaxBroadcastDims];
+  int64_t a_stride[kMaxBroadcastDims];
+  int64_t b_stride[kMaxBroadcastDims];
+
+  OPF_HD void Offsets(int64_t i, int64_t* ia, int64_t* ib) const {
+    if (ndim == 0) {
+      *ia = *ib = i;
+      return;
+    }
+    int64_t a = 0, b = 0;
+    for (int64_t d = ndim - 1; d >= 0; --d) {
+      const int64_t c = i % shape[d];
+      i /= shape[d];
+      a += c * a_stride[d];
+      b += c * b_stride[d];
+    }
+    *ia = a;
+    *ib = b;
+  }
+};
+
+// A result stored as Out: the input type's rounding (Store) when they agree, else a conversion
+// (a comparison's bool as a byte).
+template <typename Out, typename T, typename V>
+OPF_HD Out StoreAs(V v) {
+  if constexpr (IsSame<Out, T>::value) {
+    return Store<T>(v);
+  } else {
+    return static_cast<Out>(v);
+  }
+}
+
+// y = op(x)
+template <typename T, typename Op>
+__global__ void UnaryKernel(const T* x, T* y, int64_t n, Op op) {
+  OPF_GRID_STRIDE_LOOP(i, n) { y[i] = Store<T>(op(Load(x[i]))); }
+}
+
+// out = op(a, b), a and b of out's shape (the grad kernels: dx = op(dy, y)).
+template <typename T, typename Op>
+__global__ void SameShapeBinaryKernel(const T* a, const T* b, T* out, int64_t n, Op op) {
+  OPF_GRID_STRIDE_LOOP(i, n) { out[i] = Store<T>(op(Load(a[i]), Load(b[i]))); }
+}
+
+// out = op(a, b) with NumPy broadcasting; Out is T, or uint8_t for a comparison's bool.
+template <typename T, typename Out, typename Op>
+__global__ void BroadcastBinaryKernel(const T* a, const T* b, Out* out, int64_t n, BroadcastIndex index, Op op) {
+  OPF_GRID_STRIDE_LOOP(i, n) {
+    int64_t ia, ib;
+    index.Offsets(i, &ia, &ib);
+    out[i] = StoreAs<Out, T>(op(Load(a[ia]), Load(b[ib])));
+  }
+}
+
+}  // namespace cuda
+}  // namespace opforge

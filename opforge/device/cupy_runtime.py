@@ -1,0 +1,75 @@
+"""The GPU runtime on a real GPU: CuPy. The only module of opforge that calls CuPy.
+
+Arrays are CuPy arrays from CuPy's memory pool; kernels are compiled by NVRTC through
+``cupy.RawModule`` (cached on disk by CuPy) and launched on CuPy's current stream; MatMul calls
+cuBLAS through ``cupy.matmul``. Install with ``pip install "opforge[gpu]"``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge.device.gpu import GpuRuntime
+
+try:
+    import cupy
+except ImportError as e:  # raised as the reason the GPU device is not available
+    raise RuntimeError(f'CuPy is not installed ({e}); install it with pip install "opforge[gpu]"') from e
+
+__all__ = ["CupyRuntime"]
+
+
+class CupyRuntime(GpuRuntime):
+    array_type = cupy.ndarray
+    name = "CuPy"
+
+    def __init__(self):
+        try:
+            count = cupy.cuda.runtime.getDeviceCount()
+        except cupy.cuda.runtime.CUDARuntimeError as e:
+            raise RuntimeError(f"CUDA found no GPU ({e})") from e
+        if count == 0:
+            raise RuntimeError("CUDA found no GPU")
+        props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
+        self.multiprocessor_count = int(props["multiProcessorCount"])
+        self.device_name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+
+    def empty(self, shape, np_dtype):
+        return cupy.empty(shape, np_dtype)
+
+    def from_host(self, host):
+        return cupy.asarray(host)
+
+    def to_host(self, array) -> np.ndarray:
+        return cupy.asnumpy(array)
+
+    def copy(self, dst, src) -> None:
+        cupy.copyto(dst, src)
+
+    def contiguous(self, array):
+        return cupy.ascontiguousarray(array)
+
+    def is_contiguous(self, array) -> bool:
+        return array.flags.c_contiguous
+
+    def pointer(self, array) -> int:
+        return array.data.ptr
+
+    def reshape(self, array, shape):
+        return array.reshape(shape)
+
+    def load_module(self, name, code, options, name_expressions):
+        module = cupy.RawModule(code=code, options=options, name_expressions=name_expressions)
+        return module.get_function
+
+    def launch(self, function, grid, block, args) -> None:
+        function(grid, block, args)
+
+    def matmul(self, a, b, out) -> None:
+        cupy.matmul(a, b, out=out)
+
+    def memory_bytes(self) -> int:
+        return int(cupy.cuda.runtime.memGetInfo()[1])
+
+    def synchronize(self) -> None:
+        cupy.cuda.get_current_stream().synchronize()

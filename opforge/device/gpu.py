@@ -1,0 +1,190 @@
+"""The GPU device: a GPU Tensor holds an array of the GPU *runtime*.
+
+The runtime is the one small seam between opforge and the GPU library: allocation, copies between
+host and device, module loading and kernel launch (``GpuRuntime``). On a machine with a GPU it is
+CuPy (``opforge/device/cupy_runtime.py``: CuPy arrays, CuPy's memory pool, the current stream);
+the tests plug in a host emulation that runs the same CUDA sources (``tests/emulation/``). Every
+other part of the GPU backend (the device below, the launch glue, the kernels' registrations) is
+the same for both.
+
+Casts run opforge's own CUDA Cast kernels (``csrc/kernels/cuda/cast.cu``), so the GPU casts
+exactly as the CPU does, bfloat16 included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge.device.base import Device, register_device, register_device_factory
+
+__all__ = ["GpuDevice", "GpuRuntime", "use_runtime"]
+
+
+class GpuRuntime:
+    """What the GPU backend needs from a GPU library. ``array_type`` arrays have ``shape``,
+    ``dtype``, ``size``, ``nbytes`` and ``ndim`` like NumPy's."""
+
+    array_type: type = object
+    name: str = ""  # shown in errors and by `opforge doctor`
+    multiprocessor_count: int = 1
+
+    def empty(self, shape: tuple, np_dtype):
+        raise NotImplementedError
+
+    def from_host(self, host: np.ndarray):
+        """A device copy of a C-contiguous host array."""
+        raise NotImplementedError
+
+    def to_host(self, array) -> np.ndarray:
+        raise NotImplementedError
+
+    def copy(self, dst, src) -> None:
+        """Device-to-device copy of same-dtype, same-size, C-contiguous arrays."""
+        raise NotImplementedError
+
+    def contiguous(self, array):
+        """``array`` itself when C-contiguous, else a C-contiguous copy on the device."""
+        raise NotImplementedError
+
+    def is_contiguous(self, array) -> bool:
+        raise NotImplementedError
+
+    def pointer(self, array) -> int:
+        raise NotImplementedError
+
+    def reshape(self, array, shape: tuple):
+        """A view of a C-contiguous array with another shape."""
+        raise NotImplementedError
+
+    def load_module(self, name: str, code: str, options: tuple, name_expressions: tuple):
+        """Compile (or find in the cache) ``code``; returns ``function(name_expression)``."""
+        raise NotImplementedError
+
+    def launch(self, function, grid: tuple, block: tuple, args: tuple) -> None:
+        """Run a kernel on the current stream; ``args`` are arrays and NumPy scalars (structured
+        ones for struct parameters)."""
+        raise NotImplementedError
+
+    def matmul(self, a, b, out) -> None:
+        """``out = a @ b`` for 2-d C-contiguous arrays (cuBLAS through CuPy)."""
+        raise NotImplementedError
+
+    def memory_bytes(self) -> int:
+        raise NotImplementedError
+
+    def synchronize(self) -> None:
+        raise NotImplementedError
+
+
+class GpuDevice(Device):
+    """Arrays of a ``GpuRuntime``; kernel-ready means C-contiguous (allocations are aligned)."""
+
+    name = "GPU"
+
+    # How arrays change dtype and are filled: opforge's Cast and Fill CUDA kernels, which the GPU
+    # kernels package provides (``provide_kernels``) when it is imported.
+    _cast_kernel = None  # (device, array, np_dtype) -> new array
+    _fill_kernel = None  # (device, array, value) -> None
+
+    def __init__(self, runtime: GpuRuntime):
+        self.runtime = runtime
+        self.array_type = runtime.array_type
+
+    @classmethod
+    def provide_kernels(cls, *, cast=None, fill=None) -> None:
+        if cast is not None:
+            cls._cast_kernel = staticmethod(cast)
+        if fill is not None:
+            cls._fill_kernel = staticmethod(fill)
+
+    # -- creation and copies --------------------------------------------------------------------
+    def asarray(self, data, np_dtype):
+        if isinstance(data, self.array_type):
+            if np_dtype is not None and data.dtype != np_dtype:
+                return self.cast(self.share(data), np_dtype)
+            out = self.runtime.empty(data.shape, data.dtype)
+            self.runtime.copy(out, self.runtime.contiguous(data))
+            return out
+        host = _host_array(data)
+        if np_dtype is not None and host.dtype != np_dtype:
+            host = host.astype(np_dtype)  # on the host: the data is there already
+        return self.runtime.from_host(np.ascontiguousarray(host))
+
+    def share(self, array):
+        if isinstance(array, self.array_type):
+            return self.runtime.contiguous(array)
+        return self.asarray(array, None)
+
+    def to_host(self, array, copy: bool = True) -> np.ndarray:
+        host = self.runtime.to_host(array)  # always a new host array
+        if not copy:
+            host.flags.writeable = False
+        return host
+
+    def empty(self, shape: tuple, np_dtype):
+        return self.runtime.empty(tuple(shape), np.dtype(np_dtype))
+
+    def full(self, shape: tuple, value, np_dtype):
+        out = self.runtime.empty(tuple(shape), np.dtype(np_dtype))
+        self._kernel(self._fill_kernel, "Fill")(self, out, value)
+        return out
+
+    def scalar(self, value, np_dtype):
+        return self.runtime.from_host(np.asarray(value, dtype=np_dtype))
+
+    def cast(self, array, np_dtype):
+        return self._kernel(self._cast_kernel, "Cast")(self, array, np.dtype(np_dtype))
+
+    @staticmethod
+    def _kernel(fn, what: str):
+        if fn is None:
+            raise RuntimeError(f"The GPU device has no {what} kernels: opforge.kernels.gpu provides them.")
+        return fn
+
+    def write(self, dst, src) -> None:
+        if not isinstance(src, self.array_type):
+            src = self.asarray(src, dst.dtype)
+        elif src.dtype != dst.dtype:
+            src = self.cast(self.share(src), dst.dtype)
+        if src.shape != dst.shape:
+            raise ValueError(f"Cannot write a {src.shape} array into a {dst.shape} one.")
+        self.runtime.copy(dst, self.runtime.contiguous(src))
+
+    def is_writable(self, array) -> bool:
+        return True  # device memory has no read-only flag; Parameters are checked by the dispatcher
+
+    def is_kernel_ready(self, array) -> bool:
+        return isinstance(array, self.array_type) and self.runtime.is_contiguous(array)
+
+    def shares_memory(self, a, b) -> bool:
+        pa, pb = self.runtime.pointer(a), self.runtime.pointer(b)
+        return pa < pb + b.nbytes and pb < pa + a.nbytes and a.nbytes > 0 and b.nbytes > 0
+
+    def memory_bytes(self) -> int:
+        return self.runtime.memory_bytes()
+
+    def synchronize(self) -> None:
+        self.runtime.synchronize()
+
+
+def _host_array(data) -> np.ndarray:
+    if isinstance(data, np.ndarray):
+        return data
+    get = getattr(data, "get", None)  # another GPU library's array (CuPy): its own copy to the host
+    if get is not None and hasattr(data, "__cuda_array_interface__"):
+        return get()
+    return np.asarray(data)
+
+
+def use_runtime(runtime: GpuRuntime) -> GpuDevice:
+    """Make ``runtime`` the GPU: registers a new GPU device on it and returns the device."""
+    return register_device(GpuDevice(runtime))
+
+
+def _cupy_device() -> GpuDevice:
+    from opforge.device import cupy_runtime  # CuPy is optional: imported only when the GPU is asked for
+
+    return GpuDevice(cupy_runtime.CupyRuntime())
+
+
+register_device_factory("GPU", _cupy_device)

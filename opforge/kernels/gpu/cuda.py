@@ -1,0 +1,156 @@
+"""CUDA kernels: how a registered GPU kernel finds its compiled function and is launched.
+
+A ``CudaKernel`` names a source file of ``csrc/kernels/cuda/`` and a template instantiation in it
+(``opforge::cuda::UnaryKernel<float, opforge::EluOp>``), plus its *loop*: the launch glue that
+allocates the outputs, packs the arguments and picks the grid (``opforge/kernels/gpu/loops.py``).
+Each source is compiled once per process and runtime with every instantiation registered for it
+(NVRTC through ``cupy.RawModule`` and its ``name_expressions``; CuPy caches the binary on disk).
+The code handed to the compiler starts with a digest of opforge's headers, so a changed header
+compiles again instead of reusing a stale binary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from opforge import dtype as mstype
+from opforge import sysconfig
+from opforge.device import get_device
+from opforge.kernels import registry
+from opforge.kernels.kernel_attr import KernelAttr
+from opforge.kernels.launch import LaunchSpec, register_launcher
+
+__all__ = ["CudaKernel", "register_cuda_kernels", "ctype", "functor_arg", "function_for", "COMPILE_OPTIONS"]
+
+# C++ names of the dtypes, for template arguments.
+_CTYPES = {
+    "Bool": "uint8_t",  # bools are bytes: a byte other than 0/1 in a C++ bool is UB
+    "Int8": "int8_t",
+    "Int16": "int16_t",
+    "Int32": "int32_t",
+    "Int64": "int64_t",
+    "UInt8": "uint8_t",
+    "UInt16": "uint16_t",
+    "UInt32": "uint32_t",
+    "UInt64": "uint64_t",
+    "Float16": "opforge::float16",
+    "BFloat16": "opforge::bfloat16",
+    "Float32": "float",
+    "Float64": "double",
+}
+
+COMPILE_OPTIONS = ("--std=c++17",)
+
+
+def ctype(dtype: mstype.Type) -> str:
+    """The C++ type a CUDA kernel stores ``dtype`` as."""
+    return _CTYPES[str(dtype)]
+
+
+@dataclass(frozen=True)
+class CudaKernel:
+    """One CUDA kernel: ``name`` (a template instantiation) in ``source``, run by ``loop``.
+
+    ``loop(spec, function, kernel)`` returns ``run(arrays)`` for one LaunchSpec; ``functor``
+    lists the functor's fields as (attr name, NumPy dtype, default), passed as the functor's bytes.
+    """
+
+    source: str
+    name: str
+    loop: Callable
+    functor: tuple = ()
+
+
+def functor_arg(kernel: CudaKernel, attrs: dict):
+    """The functor parameter of a launch: its fields from the primitive's attrs, as a structured
+    NumPy scalar (a one-byte zero for a functor without fields: C++'s empty struct)."""
+    if not kernel.functor:
+        return np.uint8(0)
+    dtype = np.dtype([(name, np.dtype(t)) for name, t, _ in kernel.functor], align=True)
+    value = np.zeros((), dtype)
+    for name, _, default in kernel.functor:
+        value[name] = attrs.get(name, default)
+    return value[()]
+
+
+def register_cuda_kernels(op_name: str, kernels: dict) -> None:
+    """Register ``{KernelAttr: CudaKernel}`` as GPU kernels of ``op_name``."""
+    entries = []
+    for attr, kernel in kernels.items():
+        if not isinstance(attr, KernelAttr) or not isinstance(kernel, CudaKernel):
+            raise TypeError(f"For '{op_name}', GPU kernels are registered as {{KernelAttr: CudaKernel}}.")
+        entries.append(registry.KernelEntry(op_name, "GPU", attr, "cuda", kernel, f"cuda:{kernel.source}"))
+    registry.register_entries(entries)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiled modules
+
+
+def _headers_digest() -> str:
+    h = hashlib.sha256()
+    for root in (sysconfig.get_include(), sysconfig.get_cuda_sources()):
+        for path in sorted(root.rglob("*")):
+            if path.suffix in (".h", ".cuh"):
+                h.update(path.name.encode())
+                h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+_lock = threading.Lock()
+_modules: dict = {}  # (id(runtime), source) -> (frozenset of names, get_function)
+
+
+def _names_for(source: str) -> tuple:
+    return tuple(
+        sorted({e.impl.name for e in registry.all_kernels() if e.kind == "cuda" and e.impl.source == source})
+    )
+
+
+def function_for(runtime, kernel: CudaKernel):
+    """The compiled function of ``kernel`` on ``runtime``; the first use of a source compiles it with
+    every instantiation registered for it (a later registration recompiles it once)."""
+    key = (id(runtime), kernel.source)
+    with _lock:
+        known = _modules.get(key)
+        if known is None or kernel.name not in known[0]:
+            names = tuple(sorted(set(_names_for(kernel.source)) | {kernel.name}))
+            path = sysconfig.get_cuda_sources() / kernel.source
+            code = f"// opforge headers {_headers_digest()}\n" + path.read_text()
+            options = COMPILE_OPTIONS + (f"-I{sysconfig.get_include()}", f"-I{sysconfig.get_cuda_sources()}")
+            known = (frozenset(names), runtime.load_module(kernel.source, code, options, names))
+            _modules[key] = known
+        return known[1](kernel.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Launch
+
+
+BLOCK = 256  # threads per block of the grid-stride kernels
+BLOCKS_PER_MULTIPROCESSOR = 16  # enough resident blocks to hide memory latency; the loop covers the rest
+
+
+def grid_for(runtime, n: int) -> tuple:
+    """The grid of a grid-stride loop over ``n`` elements (n > 0)."""
+    blocks = min(-(-n // BLOCK), runtime.multiprocessor_count * BLOCKS_PER_MULTIPROCESSOR)
+    return (blocks, 1, 1)
+
+
+def _cuda_launcher(spec: LaunchSpec) -> Callable:
+    kernel = spec.entry.impl
+    device = spec.device
+    function = function_for(device.runtime, kernel)
+    return kernel.loop(spec, function, kernel)
+
+
+register_launcher("cuda", _cuda_launcher)
+
+
+def gpu_device():
+    return get_device("GPU")

@@ -1,0 +1,103 @@
+"""The launch glue of the CUDA kernels: for one LaunchSpec (fixed metas and attrs), ``run(arrays)``
+allocates the outputs on the device, packs the arguments as the kernel declares them and launches
+a grid-stride grid. Each loop matches one kernel template of ``csrc/kernels/cuda/``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge import _C
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import BLOCK, functor_arg, grid_for
+
+__all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index"]
+
+_MAX_BROADCAST_DIMS = 8  # kMaxBroadcastDims of elementwise.cuh
+_INDEX_DTYPE = np.dtype(
+    [
+        ("ndim", np.int64),
+        ("shape", np.int64, (_MAX_BROADCAST_DIMS,)),
+        ("a_stride", np.int64, (_MAX_BROADCAST_DIMS,)),
+        ("b_stride", np.int64, (_MAX_BROADCAST_DIMS,)),
+    ]
+)
+
+
+def _launch_1d(runtime, function, n: int, args: tuple) -> None:
+    if n > 0:  # a grid of zero blocks is an error in CUDA; zero elements need no launch
+        runtime.launch(function, grid_for(runtime, n), (BLOCK, 1, 1), args)
+
+
+def unary(spec, function, kernel):
+    """``UnaryKernel<T, Op>(x, y, n, op)``: y = op(x)."""
+    device, runtime = spec.device, spec.device.runtime
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    n = math.prod(shape)
+    op = functor_arg(kernel, spec.attrs)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        _launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), op))
+        return out
+
+    return run
+
+
+def same_shape_binary(spec, function, kernel):
+    """``SameShapeBinaryKernel<T, Op>(a, b, out, n, op)``: out = op(a, b), all of one shape."""
+    device, runtime = spec.device, spec.device.runtime
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    if tuple(spec.in_shapes[0]) != tuple(spec.in_shapes[1]):
+        raise KernelError(
+            f"For '{spec.op_name}', the inputs must have the same shape, but got "
+            f"{list(spec.in_shapes[0])} and {list(spec.in_shapes[1])}."
+        )
+    n = math.prod(shape)
+    op = functor_arg(kernel, spec.attrs)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        _launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), op))
+        return out
+
+    return run
+
+
+def broadcast_index(op_name: str, a_shape, b_shape, out_shape):
+    """The kernels' ``BroadcastIndex`` for these shapes, from the CPU kernels' BroadcastPlan."""
+    kind, numel, shape, a_strides, b_strides = _C.broadcast_plan(op_name, list(a_shape), list(b_shape), list(out_shape))
+    index = np.zeros((), _INDEX_DTYPE)
+    if kind == 1:  # a is one element
+        shape, a_strides, b_strides = [numel], [0], [1]
+    elif kind == 2:
+        shape, a_strides, b_strides = [numel], [1], [0]
+    if kind != 0:
+        if len(shape) > _MAX_BROADCAST_DIMS:
+            raise KernelError(
+                f"For '{op_name}', the GPU kernels broadcast at most {_MAX_BROADCAST_DIMS} dims after merging, "
+                f"but the shapes {list(a_shape)} and {list(b_shape)} need {len(shape)}."
+            )
+        index["ndim"] = len(shape)
+        index["shape"][: len(shape)] = shape
+        index["a_stride"][: len(shape)] = a_strides
+        index["b_stride"][: len(shape)] = b_strides
+    return index[()]
+
+
+def broadcast_binary(spec, function, kernel):
+    """``BroadcastBinaryKernel<T, Out, Op>(a, b, out, n, index, op)``: out = op(a, b) broadcast."""
+    device, runtime = spec.device, spec.device.runtime
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    n = math.prod(shape)
+    index = broadcast_index(spec.op_name, spec.in_shapes[0], spec.in_shapes[1], shape)
+    op = functor_arg(kernel, spec.attrs)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        _launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), index, op))
+        return out
+
+    return run

@@ -1,0 +1,166 @@
+"""A GPU runtime that runs opforge's CUDA sources on the host, for the tests.
+
+Each ``.cu`` file is compiled by g++ as host C++ with ``cuda_host.h`` forced in front, plus one
+``extern "C"`` entry per requested template instantiation (the names CuPy would pass to NVRTC as
+``name_expressions``); a launch calls the kernel for every block and thread of the real grid.
+"Device" arrays are ``EmulatedArray``s: host memory that, like CuPy's arrays, refuses implicit
+conversion to NumPy, so code that would read GPU memory from the host fails here too.
+
+Library calls stand in for the GPU libraries: MatMul (cuBLAS through CuPy) runs NumPy's matmul.
+Kernels that need shared memory or barriers cannot run here (``GPU_ONLY_KERNELS``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import pathlib
+import subprocess
+import tempfile
+import threading
+
+import numpy as np
+
+from opforge.device.gpu import GpuRuntime
+
+__all__ = ["EmulatedArray", "EmulatedRuntime", "GPU_ONLY_KERNELS"]
+
+HERE = pathlib.Path(__file__).resolve().parent
+# Kernels that use shared memory or barriers, so only a GPU runs them (none today: every CUDA kernel
+# of opforge is a grid-stride loop; reductions and MatMul call CuPy's library routines).
+GPU_ONLY_KERNELS: tuple = ()
+
+
+class EmulatedArray:
+    """Device memory of the emulated GPU: a C-contiguous host buffer behind a CuPy-like face."""
+
+    __slots__ = ("_host",)
+
+    def __init__(self, host: np.ndarray):
+        self._host = host
+
+    shape = property(lambda self: self._host.shape)
+    dtype = property(lambda self: self._host.dtype)
+    size = property(lambda self: self._host.size)
+    nbytes = property(lambda self: self._host.nbytes)
+    ndim = property(lambda self: self._host.ndim)
+
+    def reshape(self, shape):
+        return EmulatedArray(self._host.reshape(shape))
+
+    def __array__(self, *args, **kwargs):
+        raise TypeError("Implicit conversion of a GPU array to a NumPy array is not allowed (as in CuPy).")
+
+    def __repr__(self) -> str:
+        return f"EmulatedArray(shape={self.shape}, dtype={self.dtype})"
+
+
+class _Function:
+    __slots__ = ("fn", "name", "library")
+
+    def __init__(self, fn, name, library):
+        self.fn, self.name, self.library = fn, name, library
+
+
+_compile_lock = threading.Lock()
+
+
+def _cache_dir() -> pathlib.Path:
+    path = pathlib.Path(tempfile.gettempdir()) / f"opforge-emulated-gpu-{os.getuid()}"
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
+    launchers = "".join(
+        f'extern "C" void opf_emu_launch_{i}(const unsigned* g, const unsigned* b, void** a) '
+        f"{{ opf_emu::Launch(&{name}, g, b, a); }}\n"
+        for i, name in enumerate(names)
+    )
+    source = code + "\n// the emulation's entry points\n" + launchers
+    includes = [o for o in options if o.startswith("-I")]
+    key = hashlib.sha256("\0".join([source, *includes, (HERE / "cuda_host.h").read_text()]).encode()).hexdigest()[:24]
+    lib = _cache_dir() / f"{key}.so"
+    with _compile_lock:
+        if not lib.exists():
+            src = _cache_dir() / f"{key}.cc"
+            src.write_text(source)
+            cmd = ["g++", "-std=c++17", "-O2", "-shared", "-fPIC", "-w", "-include", str(HERE / "cuda_host.h")]
+            cmd += includes
+            tmp = lib.with_suffix(f".{os.getpid()}.tmp")
+            result = subprocess.run([*cmd, str(src), "-o", str(tmp)], capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError(f"the emulated GPU could not compile its kernels:\n{result.stderr[-6000:]}")
+            os.replace(tmp, lib)  # atomic: a concurrent reader sees the old file or the whole new one
+    return ctypes.CDLL(str(lib))
+
+
+class EmulatedRuntime(GpuRuntime):
+    array_type = EmulatedArray
+    name = "emulated GPU (host)"
+    multiprocessor_count = 4  # a small grid: the grid-stride loops still take several turns on big inputs
+
+    def __init__(self):
+        self.launches = 0  # counted so tests can see kernels really ran here
+
+    def empty(self, shape, np_dtype):
+        return EmulatedArray(np.empty(shape, np_dtype))
+
+    def from_host(self, host):
+        return EmulatedArray(np.array(host, order="C", copy=True))
+
+    def to_host(self, array) -> np.ndarray:
+        return array._host.copy()
+
+    def copy(self, dst, src) -> None:
+        np.copyto(dst._host, src._host)
+
+    def contiguous(self, array):
+        return array  # EmulatedArrays are always C-contiguous
+
+    def is_contiguous(self, array) -> bool:
+        return True
+
+    def pointer(self, array) -> int:
+        return array._host.ctypes.data
+
+    def reshape(self, array, shape):
+        return array.reshape(shape)
+
+    def load_module(self, name, code, options, name_expressions):
+        library = _compile(code, options, tuple(name_expressions))
+        index = {n: i for i, n in enumerate(name_expressions)}
+
+        def get_function(expr):
+            fn = getattr(library, f"opf_emu_launch_{index[expr]}")
+            fn.restype = None
+            return _Function(fn, expr, library)
+
+        return get_function
+
+    def launch(self, function, grid, block, args) -> None:
+        holders, pointers = [], []
+        for a in args:
+            if isinstance(a, EmulatedArray):
+                holder = ctypes.c_void_p(a._host.ctypes.data)
+            elif isinstance(a, np.generic):
+                holder = ctypes.create_string_buffer(a.tobytes(), max(a.nbytes, 1))
+            else:
+                raise TypeError(f"a kernel argument must be a GPU array or a NumPy scalar, not {type(a).__name__}")
+            holders.append(holder)
+            pointers.append(ctypes.cast(ctypes.pointer(holder), ctypes.c_void_p))
+        argv = (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
+        g = (ctypes.c_uint * 3)(*grid)
+        b = (ctypes.c_uint * 3)(*block)
+        function.fn(g, b, argv)
+        self.launches += 1
+
+    def matmul(self, a, b, out) -> None:
+        np.matmul(a._host, b._host, out=out._host)
+
+    def memory_bytes(self) -> int:
+        return 16 << 30
+
+    def synchronize(self) -> None:
+        pass
