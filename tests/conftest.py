@@ -1,4 +1,8 @@
-"""Shared fixtures: a NumPy generator seeded by the test's id; registries restored after a test."""
+"""Shared fixtures: a NumPy generator seeded by the test's id; registries restored after a test.
+
+The GPU: a real one when CuPy finds one, else the host emulation of opforge's CUDA sources
+(tests/emulation/), registered as the GPU device for the whole run, so every GPU kernel runs.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,26 @@ import zlib
 
 import numpy as np
 import pytest
+from emulation.runtime import EmulatedRuntime
 
+from opforge.device import get_device, use_runtime
 from opforge.kernels import registry as kernel_registry
 from opforge.op_info import registry as op_info_registry
+
+
+def _gpu_device():
+    try:
+        return get_device("GPU")  # CuPy and a GPU
+    except RuntimeError:
+        return use_runtime(EmulatedRuntime())
+
+
+GPU = _gpu_device()
+GPU_IS_EMULATED = isinstance(GPU.runtime, EmulatedRuntime)
+
+
+def pytest_report_header(config):
+    return f"GPU: {'host emulation of the CUDA sources' if GPU_IS_EMULATED else GPU.runtime.device_name}"
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The operator sweep, generated from the kernel registry.
 
-One test per (op, backend, KernelAttr) that opforge registers for the CPU: it builds inputs of
+One test per (op, backend, KernelAttr) that opforge registers, on the CPU and on the GPU (a real one
+when CuPy finds it, else the host emulation of the same CUDA sources: tests/emulation/): it builds inputs of
 exactly that kernel's input dtypes from the op's record in ``tests/op_db.py``, checks that
 selection picks exactly that kernel, calls the primitive through the public API and compares
 the output's dtype, shape and values with the NumPy reference. Around it: NaN/Inf propagation for
@@ -26,18 +27,20 @@ from opforge import Parameter, Tensor
 from opforge.kernels import all_kernels, select_kernel
 from opforge.primitives import primitive_classes
 
-BACKEND = "CPU"
+BACKEND = "CPU"  # the backend every record must have kernels on
 
 
 def _is_library_kernel(entry) -> bool:
-    """Kernels opforge itself registers: its C++ library and Python kernels in its own modules.
-    (Kernels that other tests or users register at run time are theirs to test.)"""
+    """Kernels opforge itself registers: its C++ library, its CUDA sources and Python kernels in its
+    own modules. (Kernels that other tests or users register at run time are theirs to test.)"""
     if entry.kind == "cpp":
         return entry.source == "builtin"
+    if entry.kind == "cuda":
+        return entry.source.startswith("cuda:")
     return entry.source.startswith("python:opforge.")
 
 
-KERNELS = sorted((e for e in all_kernels() if e.backend == BACKEND and _is_library_kernel(e)), key=lambda e: e.op_name)
+KERNELS = sorted((e for e in all_kernels() if _is_library_kernel(e)), key=lambda e: (e.op_name, e.backend != "CPU"))
 
 
 def kernel_id(entry) -> str:
@@ -75,9 +78,9 @@ def _samples(record, entry, prim, rng):
 
 
 def _check_selection(entry, in_dtypes) -> None:
-    chosen = select_kernel(entry.op_name, BACKEND, tuple(in_dtypes), entry.attr.outputs).entry
+    chosen = select_kernel(entry.op_name, entry.backend, tuple(in_dtypes), entry.attr.outputs).entry
     assert chosen.attr == entry.attr, (
-        f"select_kernel({entry.op_name!r}, {BACKEND!r}, {tuple(in_dtypes)}) chose {chosen.attr}, not {entry.attr}"
+        f"select_kernel({entry.op_name!r}, {entry.backend!r}, {tuple(in_dtypes)}) chose {chosen.attr}, not {entry.attr}"
     )
 
 
@@ -88,12 +91,13 @@ def _non_contiguous(a: np.ndarray) -> np.ndarray:
     return holder[..., 0]
 
 
-def _call_args(record, sample, noncontig: bool) -> list:
+def _call_args(record, sample, noncontig: bool, device: str = "CPU") -> list:
     args = []
     for i, a in enumerate(sample.args):
         if isinstance(a, np.ndarray):
             data = _non_contiguous(a) if noncontig else a
-            args.append(Parameter(data, name=f"p{i}") if i in record.params else Tensor(data))
+            t = Tensor(data, device=device)
+            args.append(Parameter(t, name=f"p{i}") if i in record.params else t)
         else:
             args.append(a)
     return args
@@ -131,11 +135,12 @@ def _assert_close(record, prim, sample, actual: np.ndarray, expected: np.ndarray
 def run_sample(record, entry, prim, variant, sample, noncontig: bool = False) -> None:
     """Call ``prim`` on the sample through the public API and compare with the NumPy reference."""
     where = f"{kernel_id(entry)} [{variant}] {sample.desc or shapes_desc(sample.args)}"
-    call_args = _call_args(record, sample, noncontig)
+    call_args = _call_args(record, sample, noncontig, entry.backend)
     before = [t.asnumpy().tobytes() if isinstance(t, Tensor) else None for t in call_args]
     out = prim(*call_args, **sample.kwargs)
     out_dtype = entry.attr.outputs[0]
     assert isinstance(out, Tensor), f"{where}: the result is {type(out).__name__}, not a Tensor"
+    assert out.device == entry.backend, f"{where}: the result is on {out.device}, not {entry.backend}"
     assert out.dtype is out_dtype, f"{where}: output dtype {out.dtype}, expected {out_dtype}"
     with np.errstate(all="ignore"):  # references meet NaN, inf and overflow on purpose
         expected = _expected(record, prim, sample, out_dtype)
@@ -223,7 +228,7 @@ def test_kernel_broadcasting(entry, shapes, seed):
     sample = Sample(args, desc=f"hypothesis shapes {shapes.input_shapes}")
     prim = next(iter(record.variants.values()))()
     run_sample(record, entry, prim, "", sample)
-    assert tuple(prim(*(Tensor(a) for a in args)).shape) == tuple(shapes.result_shape)
+    assert tuple(prim(*(Tensor(a, device=entry.backend) for a in args)).shape) == tuple(shapes.result_shape)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,7 +238,7 @@ def test_kernel_broadcasting(entry, shapes, seed):
 @pytest.mark.parametrize("name", sorted(OP_DB))
 def test_record_has_kernels(name):
     assert name in primitive_classes(), f"the sweep record {name} names no primitive"
-    if not any(e.op_name == name for e in KERNELS):
+    if not any(e.op_name == name and e.backend == BACKEND for e in KERNELS):
         pytest.fail(
             f"tests/op_db.py has a sweep record for op {name}, but no {BACKEND} kernel is registered for it",
             pytrace=False,

@@ -108,7 +108,8 @@ class GpuDevice(Device):
         host = _host_array(data)
         if np_dtype is not None and host.dtype != np_dtype:
             host = host.astype(np_dtype)  # on the host: the data is there already
-        return self.runtime.from_host(np.ascontiguousarray(host))
+        # Not np.ascontiguousarray: it turns a 0-d array into a 1-d one.
+        return self.runtime.from_host(host if host.flags.c_contiguous else host.copy(order="C"))
 
     def share(self, array):
         if isinstance(array, self.array_type):

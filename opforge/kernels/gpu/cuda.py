@@ -107,9 +107,7 @@ _modules: dict = {}  # (id(runtime), source) -> (frozenset of names, get_functio
 
 
 def _names_for(source: str) -> tuple:
-    return tuple(
-        sorted({e.impl.name for e in registry.all_kernels() if e.kind == "cuda" and e.impl.source == source})
-    )
+    return tuple(sorted({e.impl.name for e in registry.all_kernels() if e.kind == "cuda" and e.impl.source == source}))
 
 
 def function_for(runtime, kernel: CudaKernel):
