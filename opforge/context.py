@@ -1,26 +1,33 @@
-"""Global execution context: the default device and the kernel thread count (process-wide)."""
+"""Global execution context: the default device, the CPU fallback and the kernel thread count."""
 
 from __future__ import annotations
 
 import os
 
 from opforge import _C
-from opforge.device import BACKENDS, available_devices
+from opforge.device import BACKENDS, available_devices, get_device
 
 __all__ = ["set_context", "get_context", "available_devices"]
 
-_state = {"device_target": "CPU"}  # the thread count lives in the C core (one for the process)
+# The thread count lives in the C core (one for the process).
+_state = {"device_target": "CPU", "cpu_fallback": False}
 
 
 def _set_device_target(target) -> None:
     if not isinstance(target, str) or target.upper() not in BACKENDS:
         raise ValueError(f"For 'set_context', the 'device_target' must be one of {BACKENDS}, but got {target!r}.")
     target = target.upper()
-    if target not in available_devices():
-        raise RuntimeError(
-            f"For 'set_context', the device_target '{target}' is not available here (available: {available_devices()})."
-        )
+    try:
+        get_device(target)  # made on first use (the GPU: CuPy); the error says why it is not there
+    except RuntimeError as e:
+        raise RuntimeError(f"For 'set_context', the device_target '{target}' is not available: {e}") from None
     _state["device_target"] = target
+
+
+def _set_cpu_fallback(value) -> None:
+    if not isinstance(value, bool):
+        raise TypeError(f"For 'set_context', the 'cpu_fallback' must be bool, but got {type(value).__name__}.")
+    _state["cpu_fallback"] = value
 
 
 def _set_num_threads(n) -> None:
@@ -29,13 +36,15 @@ def _set_num_threads(n) -> None:
     _C.set_num_threads(n)
 
 
-_SETTERS = {"device_target": _set_device_target, "num_threads": _set_num_threads}
+_SETTERS = {"device_target": _set_device_target, "num_threads": _set_num_threads, "cpu_fallback": _set_cpu_fallback}
 
 
 def set_context(**kwargs) -> None:
-    """Set context options: ``device_target`` ("CPU" or "GPU") and ``num_threads`` (kernel threads).
-
-    ``num_threads`` defaults to ``OMP_NUM_THREADS`` when set, else every core.
+    """Set context options: ``device_target`` ("CPU" or "GPU": where new Tensors are made and calls
+    without Tensor inputs run), ``num_threads`` (CPU kernel threads; defaults to ``OMP_NUM_THREADS``
+    when set, else every core) and ``cpu_fallback`` (False: an operator with no kernel on the inputs'
+    device raises; True: it runs on the CPU through copies, with a ``CpuFallbackWarning`` once per
+    operator).
     """
     for key, value in kwargs.items():
         setter = _SETTERS.get(key)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import math
 import struct
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -25,7 +26,17 @@ from opforge.kernels.launch import make_launcher
 from opforge.kernels.selection import select_kernel
 from opforge.tensor import Tensor
 
-__all__ = ["KernelLabel", "build_plan", "plan_key", "remember", "freeze", "freeze_attrs", "python_scalar", "MAX_PLANS"]
+__all__ = [
+    "CpuFallbackWarning",
+    "KernelLabel",
+    "build_plan",
+    "plan_key",
+    "remember",
+    "freeze",
+    "freeze_attrs",
+    "python_scalar",
+    "MAX_PLANS",
+]
 
 _IO_ATTRS = ("input_names", "output_names")
 MAX_PLANS = 4096
@@ -108,11 +119,21 @@ def plan_key(prim, args: tuple) -> tuple:
 # -- building a plan ---------------------------------------------------------------------------
 
 
-def _backend(prim, tensors: list) -> str:
-    names = {t._meta[2].name for t in tensors}
-    if len(names) > 1:
-        raise ValueError(f"For '{prim.name}', all tensor inputs must be on one device, but got {sorted(names)}.")
-    name = names.pop() if names else None
+def _backend(prim, args: tuple, tensor_pos: list) -> str:
+    """The backend of a call: its Tensors' device (all must agree), else the primitive's or the context's."""
+    name = first = None
+    for i in tensor_pos:
+        t = args[i]
+        if not isinstance(t, Tensor):
+            continue
+        here = t._meta[2].name
+        if name is None:
+            name, first = here, i
+        elif here != name:
+            raise ValueError(
+                f"For '{prim.name}', all tensor inputs must be on one device, but input '{prim._arg_name(first)}' "
+                f"is on {name} and input '{prim._arg_name(i)}' is on {here}. Move one with Tensor.to()."
+            )
     if prim._device is not None:
         if name is not None and name != prim._device:
             raise ValueError(
@@ -197,7 +218,7 @@ def build_plan(prim, args: tuple):
             const_values[i] = a
             metas.append({"shape": a, "dtype": a, "value": a})
 
-    backend = _backend(prim, [args[i] for i in tensor_pos if isinstance(args[i], Tensor)])
+    backend = _backend(prim, args, tensor_pos)
     call = _Call(prim, args, backend, tensor_pos, metas, const_values, targets, defaults)
     if prim._has_infer_value():
         return _value_plan(prim, defaults, _try_kernel_plan(call))
@@ -221,8 +242,8 @@ def _kernel_plan(call: _Call):
     prim, args, tensor_pos, metas = call.prim, call.args, call.tensor_pos, call.metas
     out_shapes, out_dtypes = _normalise_outputs(prim, prim.__infer__(*metas))
     in_dtypes = tuple(metas[i]["dtype"] for i in tensor_pos)
-    selection = select_kernel(prim.name, call.backend, in_dtypes, out_dtypes)
     device = get_device(call.backend)
+    selection, run_on = _select(prim.name, call.backend, in_dtypes, out_dtypes)
     _check_fits(prim.name, device, out_shapes, out_dtypes)
 
     attrs = {k: v for k, v in prim.attrs.items() if k not in _IO_ATTRS}
@@ -232,7 +253,7 @@ def _kernel_plan(call: _Call):
     launch = make_launcher(
         prim.name,
         selection,
-        device,
+        run_on,
         in_dtypes,
         tuple(tuple(metas[i]["shape"]) for i in tensor_pos),
         out_shapes,
@@ -242,8 +263,10 @@ def _kernel_plan(call: _Call):
         tuple(tensor_pos.index(j) if j >= 0 else -1 for j in aliases) if writes else (),
         tuple(tensor_pos.index(j) for j in writes),
     )
-    label = KernelLabel(prim.name, call.backend, selection.entry.attr.short(), selection.entry.kind)
-    scalars = None if writes else _fast_scalars(call)
+    if run_on is not device:
+        launch = _through_host(launch, device, tuple(tensor_pos.index(j) for j in writes))
+    label = KernelLabel(prim.name, selection.entry.backend, selection.entry.attr.short(), selection.entry.kind)
+    scalars = None if writes or run_on is not device else _fast_scalars(call)
     if scalars is not None:
         fast = _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars, _scalar_converter(prim, call))
         if fast is not None:
@@ -252,6 +275,60 @@ def _kernel_plan(call: _Call):
     wrap = _wrapper(out_dtypes, device, aliases, writes)
     run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
     run.kernel = label
+    return run
+
+
+class CpuFallbackWarning(UserWarning):
+    """An operator without a kernel on the call's device ran on the CPU (``set_context(cpu_fallback=True)``)."""
+
+
+_warned_fallback: set = set()
+
+
+def _select(op_name: str, backend: str, in_dtypes: tuple, out_dtypes: tuple):
+    """(selection, device to run on): the backend's kernel; with ``cpu_fallback`` set and none on the
+    backend, the CPU's, with a warning once per operator."""
+    try:
+        return select_kernel(op_name, backend, in_dtypes, out_dtypes), get_device(backend)
+    except KernelNotFoundError as missing:
+        if backend == "CPU":
+            raise
+        try:
+            selection = select_kernel(op_name, "CPU", in_dtypes, out_dtypes)
+        except KernelNotFoundError:
+            raise missing from None
+        if not context.get_context("cpu_fallback"):
+            hint = " The CPU has one: set_context(cpu_fallback=True) runs it there, through copies."
+            raise KernelNotFoundError(str(missing) + hint) from None
+    if op_name not in _warned_fallback:
+        _warned_fallback.add(op_name)
+        warnings.warn(
+            f"For '{op_name}', no {backend} kernel takes {tuple(map(str, in_dtypes))}: it runs on the CPU, "
+            f"copying its inputs from the {backend} and its outputs back (set_context(cpu_fallback=True)).",
+            CpuFallbackWarning,
+            stacklevel=6,
+        )
+    return selection, get_device("CPU")
+
+
+def _through_host(launch, device, written: tuple):
+    """Run a CPU launcher on ``device``'s arrays: inputs copied to the host, outputs (and inputs the
+    kernel wrote) copied back."""
+    cpu = get_device("CPU")
+
+    def run(arrays):
+        host = [device.to_host(a) for a in arrays]
+        result = launch(tuple(host))
+        for i in written:
+            device.write(arrays[i], host[i])
+        back = {id(host[i]): arrays[i] for i in written}  # an in-place output is its input
+
+        def to_device(r):
+            written_input = back.get(id(r))
+            return device.asarray(cpu.share(r), None) if written_input is None else written_input
+
+        return tuple(map(to_device, result)) if isinstance(result, tuple) else to_device(result)
+
     return run
 
 
