@@ -149,6 +149,13 @@ class Tensor:
             return host.astype(dtype)
         return host
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """The CUDA array interface of a GPU Tensor's data (CuPy, PyTorch, Numba read it without a copy)."""
+        if self._meta[2].name != "GPU":
+            raise AttributeError("A CPU Tensor has no __cuda_array_interface__; use __array_interface__ or DLPack.")
+        return self._data.__cuda_array_interface__
+
     def __dlpack__(self, *args, **kwargs):
         return self._data.__dlpack__(*args, **kwargs)
 
@@ -229,9 +236,21 @@ class Parameter(Tensor):
         )
 
 
+_DLPACK_CUDA = (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
+
+
 def from_dlpack(obj) -> Tensor:
-    """Import a tensor from any DLPack producer, sharing its memory where it can."""
-    return Tensor.from_numpy(np.from_dlpack(obj))
+    """A Tensor sharing the memory of any DLPack producer (a NumPy array, a CuPy array, a PyTorch
+    tensor on the CPU or a CUDA GPU) or of an object with ``__cuda_array_interface__``; CUDA data
+    becomes a GPU Tensor. Copied only where kernels need it (not C-contiguous)."""
+    on_gpu = hasattr(obj, "__cuda_array_interface__")
+    if not on_gpu and hasattr(obj, "__dlpack_device__"):
+        on_gpu = obj.__dlpack_device__()[0] in _DLPACK_CUDA
+    if not on_gpu:
+        return Tensor.from_numpy(np.from_dlpack(obj))
+    gpu = get_device("GPU")
+    array = gpu.share(gpu.runtime.from_foreign(obj))
+    return Tensor._from_array(array, mstype.nptype_to_dtype(array.dtype), gpu)
 
 
 def _shape_arg(shape) -> tuple:

@@ -43,6 +43,11 @@ class CupyRuntime(GpuRuntime):
     def to_host(self, array) -> np.ndarray:
         return cupy.asnumpy(array)
 
+    def from_foreign(self, obj):
+        if hasattr(obj, "__dlpack__"):
+            return cupy.from_dlpack(obj)
+        return cupy.asarray(obj)  # __cuda_array_interface__: shares the memory
+
     def copy(self, dst, src) -> None:
         cupy.copyto(dst, src)
 

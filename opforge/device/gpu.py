@@ -38,6 +38,11 @@ class GpuRuntime:
     def to_host(self, array) -> np.ndarray:
         raise NotImplementedError
 
+    def from_foreign(self, obj):
+        """An array sharing the memory of another library's GPU data (DLPack or
+        ``__cuda_array_interface__``)."""
+        raise NotImplementedError
+
     def copy(self, dst, src) -> None:
         """Device-to-device copy of same-dtype, same-size, C-contiguous arrays."""
         raise NotImplementedError

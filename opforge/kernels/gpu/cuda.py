@@ -25,7 +25,16 @@ from opforge.kernels import registry
 from opforge.kernels.kernel_attr import KernelAttr
 from opforge.kernels.launch import LaunchSpec, register_launcher
 
-__all__ = ["CudaKernel", "register_cuda_kernels", "ctype", "functor_arg", "function_for", "COMPILE_OPTIONS"]
+__all__ = [
+    "CudaKernel",
+    "register_cuda_kernels",
+    "register_device_kernel",
+    "device_kernel_names",
+    "ctype",
+    "functor_arg",
+    "function_for",
+    "COMPILE_OPTIONS",
+]
 
 # C++ names of the dtypes, for template arguments.
 _CTYPES = {
@@ -86,6 +95,20 @@ def register_cuda_kernels(op_name: str, kernels: dict) -> None:
             raise TypeError(f"For '{op_name}', GPU kernels are registered as {{KernelAttr: CudaKernel}}.")
         entries.append(registry.KernelEntry(op_name, "GPU", attr, "cuda", kernel, f"cuda:{kernel.source}"))
     registry.register_entries(entries)
+
+
+_device_kernels: set = set()  # (source, name) of kernels the device runs itself (Fill, Cast)
+
+
+def register_device_kernel(kernel: CudaKernel) -> CudaKernel:
+    """Note a kernel the GPU device launches itself (not an operator's), so it is compiled with its
+    source and checked like the registered ones."""
+    _device_kernels.add((kernel.source, kernel.name))
+    return kernel
+
+
+def device_kernel_names() -> list:
+    return sorted(_device_kernels)
 
 
 # ---------------------------------------------------------------------------------------------

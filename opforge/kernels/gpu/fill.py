@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, function_for, grid_for
+from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, function_for, grid_for, register_device_kernel
 
 __all__ = ["fill"]
 
@@ -13,8 +13,10 @@ __all__ = ["fill"]
 _BITS = {1: ("uint8_t", np.uint8), 2: ("uint16_t", np.uint16), 4: ("uint32_t", np.uint32), 8: ("uint64_t", np.uint64)}
 
 
-def _kernel(itemsize: int) -> CudaKernel:
-    return CudaKernel("fill.cu", f"opforge::cuda::FillKernel<{_BITS[itemsize][0]}>", None)
+_KERNELS = {
+    size: register_device_kernel(CudaKernel("fill.cu", f"opforge::cuda::FillKernel<{name}>", None))
+    for size, (name, _) in _BITS.items()
+}
 
 
 def fill(device, out, value) -> None:
@@ -28,5 +30,5 @@ def fill(device, out, value) -> None:
     ctype_name, bits = _BITS[out.dtype.itemsize]
     pattern = np.asarray(value, out.dtype).reshape(1).view(bits)[0]
     runtime = device.runtime
-    function = function_for(runtime, _kernel(out.dtype.itemsize))
+    function = function_for(runtime, _KERNELS[out.dtype.itemsize])
     runtime.launch(function, grid_for(runtime, n), (BLOCK, 1, 1), (runtime.reshape(out, (n,)), np.int64(n), pattern))

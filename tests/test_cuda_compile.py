@@ -1,0 +1,41 @@
+"""Every CUDA kernel compiles for sm_80 and sm_90, without a GPU: NVRTC, as CuPy runs it on a GPU,
+with every template instantiation registered for each source (tools/cuda_check.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from opforge.tools import cuda_check
+
+SOURCES = cuda_check.kernel_names_by_source()
+
+
+def test_every_registered_cuda_kernel_has_a_source():
+    from opforge import sysconfig
+
+    for source in SOURCES:
+        assert (sysconfig.get_cuda_sources() / source).is_file(), source
+
+
+@pytest.mark.parametrize("arch", cuda_check.ARCHITECTURES)
+def test_cuda_sources_compile(arch):
+    assert cuda_check.find_nvrtc() is not None, "NVRTC is missing: the test extra installs nvidia-cuda-nvrtc"
+    results = cuda_check.compile_all(architectures=(arch,))
+    assert {r.source for r in results} == set(SOURCES)
+    failed = [f"{r.source} ({r.arch}):\n{r.log}" for r in results if not r.ok]
+    assert not failed, "\n\n".join(failed)
+    assert all(r.cubin_bytes > 0 for r in results)
+
+
+def test_compile_errors_reach_the_user(tmp_path):
+    """A kernel that does not compile gives NVRTC's log, naming the file and line."""
+    bad = tmp_path / "broken.cu"
+    bad.write_text('#include "opforge/cuda.h"\n__global__ void Broken(float* x) { x[0] = undeclared_name; }\n')
+    nvrtc = cuda_check._Nvrtc(cuda_check.find_nvrtc())
+    ok, log, _ = nvrtc.compile(
+        "broken.cu",
+        bad.read_text(),
+        ["--gpu-architecture=sm_80", f"-I{cuda_check.sysconfig.get_include()}"],
+        ("Broken",),
+    )
+    assert not ok and "undeclared_name" in log and "broken.cu" in log
