@@ -31,6 +31,7 @@ from opforge.tensor import Parameter, Tensor, from_dlpack
 from opforge.errors import KernelError, KernelNotFoundError
 from opforge import kernels, op_info
 from opforge.op_info import cpu as _cpu_op_info
+from opforge.op_info import gpu as _gpu_op_info
 from opforge.kernels import gpu as _gpu_kernels
 from opforge import ops, primitives
 from opforge.bprop import GradOperation, grad, stop_gradient, value_and_grad

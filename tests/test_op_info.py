@@ -41,7 +41,9 @@ def test_builtin_op_info_is_queryable_by_operator_and_backend():
     info = get_op_info("Elu", "CPU")
     assert info is not None and info.backend == "CPU"
     assert ((mstype.float32,), (mstype.float32,)) in info.dtype_signatures()
-    assert get_op_info("Elu", "GPU") is None
+    gpu = get_op_info("Elu", "GPU")
+    assert gpu is not None and gpu.backend == "GPU" and gpu.dtype_signatures() == info.dtype_signatures()
+    assert get_op_info("NoSuchOp", "GPU") is None
 
 
 def test_covers_maps_a_kernel_attr_to_a_row_by_its_input_and_output_dtypes():

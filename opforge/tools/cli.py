@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import opforge
@@ -121,6 +122,25 @@ def cmd_doctor(args) -> int:
         f"[green]ok[/green] {n_infos} op infos and {n_kernels} kernels agree; "
         f"{len(primitive_classes())} primitive classes import."
     )
+    return _check_cuda(console) if getattr(args, "cuda", False) else 0
+
+
+def _check_cuda(console) -> int:
+    """Compile every CUDA kernel with NVRTC; print each compiler error in full."""
+    from opforge.tools import cuda_check
+
+    try:
+        results = cuda_check.compile_all(progress=lambda msg: console.print(f"  {msg}", highlight=False))
+    except RuntimeError as e:
+        console.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False)
+        return 1
+    failed = [r for r in results if not r.ok]
+    for r in failed:
+        console.print(f"[red]x[/red] {r.source} ({r.arch}) does not compile:\n{escape(r.log)}", highlight=False)
+    n = sum(len(r.names) for r in results)
+    if failed:
+        return 1
+    console.print(f"[green]ok[/green] {n} CUDA kernel builds compile ({len(results)} source x architecture).")
     return 0
 
 
@@ -136,6 +156,7 @@ def cmd_demo(args) -> int:
         optimizer=args.optimizer,
         plot=args.plot,
         threads=args.threads,
+        device=args.device,
     )
 
 
@@ -153,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     ops.add_argument("--op", help="show one operator only")
     ops.set_defaults(func=cmd_ops)
     doctor = sub.add_parser("doctor", help="check that op info and kernels agree")
+    doctor.add_argument(
+        "--cuda",
+        action="store_true",
+        help="also compile every CUDA kernel for sm_80 and sm_90 with NVRTC (no GPU needed)",
+    )
     doctor.set_defaults(func=cmd_doctor)
     demo = sub.add_parser("demo", help="train an MLP on 8x8 digits with opforge.nn (pip install 'opforge[demo]')")
     demo.add_argument("--epochs", type=int, default=20, help="passes over the training set (default 20)")
@@ -162,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--optimizer", choices=["adam", "momentum", "sgd"], default="adam", help="default adam")
     demo.add_argument("--plot", metavar="FILE", help="save loss and accuracy curves to this PNG")
     demo.add_argument("--threads", type=int, default=1, help="kernel threads (default 1: fastest for this size)")
+    demo.add_argument("--device", choices=["CPU", "GPU"], default="CPU", help="where to train (default CPU)")
     demo.set_defaults(func=cmd_demo)
     bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")
     from opforge.tools.bench import add_arguments as add_bench_arguments

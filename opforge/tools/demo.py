@@ -264,12 +264,14 @@ def run(
     plot: str | None = None,
     threads: int | None = 1,
     console=None,
+    device: str = "CPU",
 ) -> int:
     """The ``opforge demo`` command: train with a progress bar, print the per-epoch metrics, the
     final test accuracy and the profiler's kernel table. Returns the exit code.
 
     ``threads`` sets the kernel thread count (``opforge.set_context(num_threads=...)``; None keeps
-    it): one thread is fastest for tensors this small.
+    it): one thread is fastest for tensors this small. ``device`` ("CPU" or "GPU") is where the
+    network trains (``opforge.set_context(device_target=...)``).
     """
     from rich.console import Console
 
@@ -291,13 +293,18 @@ def run(
     if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
         console.print(f"[bold red]error:[/bold red] --threads must be >= 1 (got {threads}).")
         return 2
-    previous_threads = opforge.get_context("num_threads")
+    previous_threads, previous_device = opforge.get_context("num_threads"), opforge.get_context("device_target")
+    try:
+        opforge.set_context(device_target=device)
+    except (ValueError, RuntimeError) as e:
+        console.print(f"[bold red]error:[/bold red] {escape(str(e))}", highlight=False, soft_wrap=True)
+        return 1
     if threads is not None:
         opforge.set_context(num_threads=threads)
     try:
         return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console)
     finally:
-        opforge.set_context(num_threads=previous_threads)
+        opforge.set_context(num_threads=previous_threads, device_target=previous_device)
 
 
 def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console) -> int:
@@ -308,7 +315,7 @@ def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console) 
         f"[bold]opforge {opforge.__version__} demo[/bold]: MLP {data.num_features} -> 128 -> ReLU -> "
         f"{data.num_classes} on {data.name}; {len(data.x_train)} train / {len(data.x_test)} test samples\n"
         f"optimizer {optimizer} (lr {lr_shown:g}), batch {batch_size}, {epochs} epochs, seed {seed}, "
-        f"kernel threads {opforge.get_context('num_threads')}",
+        f"device {opforge.get_context('device_target')}, kernel threads {opforge.get_context('num_threads')}",
         highlight=False,
     )
     steps_per_epoch = -(-len(data.x_train) // batch_size)

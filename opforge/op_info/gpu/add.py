@@ -1,0 +1,27 @@
+"""Add GPU op info."""
+
+from opforge.op_info import DataType, GpuRegOp, op_info_register
+
+add_op_info = (
+    GpuRegOp("Add")
+    .input(0, "x", "required")
+    .input(1, "y", "required")
+    .output(0, "output", "required")
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+        DataType.I8_Default,
+        DataType.I16_Default,
+        DataType.U8_Default,
+    )
+    .get_op_info()
+)
+
+
+@op_info_register(add_op_info)
+def _add_gpu():
+    """Add GPU registration."""

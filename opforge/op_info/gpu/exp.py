@@ -1,0 +1,16 @@
+"""Exp GPU op info."""
+
+from opforge.op_info import DataType, GpuRegOp, op_info_register
+
+exp_op_info = (
+    GpuRegOp("Exp")
+    .input(0, "x", "required")
+    .output(0, "y", "required")
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(exp_op_info)
+def _exp_gpu():
+    """Exp GPU registration."""

@@ -1,0 +1,23 @@
+"""Square GPU op info."""
+
+from opforge.op_info import DataType, GpuRegOp, op_info_register
+
+square_op_info = (
+    GpuRegOp("Square")
+    .input(0, "x", "required")
+    .output(0, "y", "required")
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+    )
+    .get_op_info()
+)
+
+
+@op_info_register(square_op_info)
+def _square_gpu():
+    """Square GPU registration."""

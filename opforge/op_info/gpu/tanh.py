@@ -1,0 +1,16 @@
+"""Tanh GPU op info."""
+
+from opforge.op_info import DataType, GpuRegOp, op_info_register
+
+tanh_op_info = (
+    GpuRegOp("Tanh")
+    .input(0, "x", "required")
+    .output(0, "y", "required")
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(tanh_op_info)
+def _tanh_gpu():
+    """Tanh GPU registration."""
