@@ -70,7 +70,10 @@ class Tensor:
             array = dev.full(_shape_arg(shape), 0, target.np_dtype)
         else:
             target = _target_dtype(input_data, dtype)
-            source = input_data._data if isinstance(input_data, Tensor) else input_data
+            source = input_data
+            if isinstance(input_data, Tensor):
+                src_device = input_data._meta[2]
+                source = input_data._data if src_device is dev else src_device.to_host(input_data._data, copy=False)
             array = dev.asarray(source, target.np_dtype)
             if shape is not None and _shape_arg(shape) != array.shape:
                 array = array.reshape(_shape_arg(shape))
@@ -137,7 +140,8 @@ class Tensor:
         target = get_device(device)
         if target is self._meta[2]:
             return self
-        return Tensor._from_array(target.asarray(self._data, self._meta[0].np_dtype), self._meta[0], target)
+        host = self._meta[2].to_host(self._data, copy=False)  # the source device reads its own memory
+        return Tensor._from_array(target.asarray(host, self._meta[0].np_dtype), self._meta[0], target)
 
     def __array__(self, dtype=None, copy=None):
         if copy is False and self._meta[2].name != "CPU":

@@ -501,6 +501,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even when it is installed")
     parser.add_argument("--no-pool", action="store_true", help="opforge's kernel outputs without the caching allocator")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown to this file")
+    parser.add_argument(
+        "--device", choices=["CPU", "GPU"], default="CPU", help="GPU: the CUDA kernels against a device copy and CuPy"
+    )
 
 
 def run_from_args(args, rich: bool = True) -> int:
@@ -508,6 +511,10 @@ def run_from_args(args, rich: bool = True) -> int:
     if args.threads < 1:
         print(f"opforge bench: --threads must be >= 1, but got {args.threads}", file=sys.stderr)
         return 2
+    if getattr(args, "device", "CPU") == "GPU":
+        from opforge.tools import bench_gpu
+
+        return bench_gpu.run()
     suites = list(SUITES) if not args.suite or "all" in args.suite else list(dict.fromkeys(args.suite))
     rows, versions = run(
         suites, args.threads, args.op, args.quick, not args.no_torch, pool=False if args.no_pool else None
