@@ -2,8 +2,17 @@
 
 from opforge._C import KernelError
 
-__all__ = ["KernelError", "KernelNotFoundError"]
+__all__ = ["CompileError", "KernelError", "KernelNotFoundError"]
 
 
 class KernelNotFoundError(TypeError):
     """No registered kernel accepts the inputs' dtypes on the chosen backend."""
+
+
+class CompileError(RuntimeError):
+    """A user's kernel source did not compile; carries the command and the compiler's messages."""
+
+    def __init__(self, message: str, command=(), output: str = ""):
+        super().__init__(message)
+        self.command = list(command)
+        self.output = output
