@@ -156,8 +156,8 @@ class EmulatedRuntime(GpuRuntime):
         function.fn(g, b, argv)
         self.launches += 1
 
-    def matmul(self, a, b, out) -> None:
-        np.matmul(a._host, b._host, out=out._host)
+    def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
+        np.matmul(a._host.T if transpose_a else a._host, b._host.T if transpose_b else b._host, out=out._host)
 
     def memory_bytes(self) -> int:
         return 16 << 30
