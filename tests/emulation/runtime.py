@@ -28,7 +28,7 @@ __all__ = ["EmulatedArray", "EmulatedRuntime", "GPU_ONLY_KERNELS"]
 
 HERE = pathlib.Path(__file__).resolve().parent
 # Kernels that use shared memory or barriers, so only a GPU runs them (none today: every CUDA kernel
-# of opforge is a grid-stride loop; reductions and MatMul call CuPy's library routines).
+# of opforge is a grid-stride loop, reductions included; MatMul calls the runtime's library GEMM).
 GPU_ONLY_KERNELS: tuple = ()
 
 

@@ -4,8 +4,8 @@ like the CPU's. Importing this needs no CuPy: registrations are data; only a lau
 """
 
 from opforge.device.gpu import GpuDevice
-from opforge.kernels.gpu import cuda, elementwise, fill, loops, matmul, reduce
+from opforge.kernels.gpu import cuda, elementwise, fill, loops, loss, matmul, reduce, softmax
 
 GpuDevice.provide_kernels(fill=fill.fill)
 
-__all__ = ["cuda", "elementwise", "fill", "loops", "matmul", "reduce"]
+__all__ = ["cuda", "elementwise", "fill", "loops", "loss", "matmul", "reduce", "softmax"]

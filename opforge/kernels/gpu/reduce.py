@@ -23,7 +23,7 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import BLOCK, BLOCKS_PER_MULTIPROCESSOR, CudaKernel, ctype, function_for, grid_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 
-__all__ = ["ReducePlan", "ReducePasses", "passes_for", "reduce_kernel", "reduce_plan"]
+__all__ = ["ReducePlan", "ReducePasses", "chunks_for", "passes_for", "reduce_kernel", "reduce_plan"]
 
 _MAX_DIMS = 8  # kMaxReduceDims of reduce.cuh
 _INDEX_DTYPE = np.dtype(
@@ -103,7 +103,7 @@ def reduce_plan(op_name: str, shape, axis) -> ReducePlan:
     return ReducePlan(kept, reduced, outputs, math.prod(s for s, _ in reduced))
 
 
-def _chunks_for(runtime, plan: ReducePlan) -> int:
+def chunks_for(runtime, plan: ReducePlan) -> int:
     """Chunks per output: enough threads to fill the GPU, each taking at least ``_MIN_CHUNK`` elements."""
     threads = runtime.multiprocessor_count * BLOCKS_PER_MULTIPROCESSOR * BLOCK
     return max(1, min(-(-threads // max(plan.outputs, 1)), plan.count // _MIN_CHUNK))
@@ -159,17 +159,18 @@ def passes_for(runtime, kernel: CudaKernel, acc_dtype) -> ReducePasses:
     return ReducePasses(runtime, kernel, (kernel.name, *kernel.helpers), acc_dtype)
 
 
-def _reduce_loop(spec, function, kernel, acc_dtype):
-    """ReduceSum / ReduceMean / ReduceMax over the constant ``axis``, accumulating in ``acc_dtype``."""
+def _reduce_loop(spec, function, kernel, acc_dtype, empty_ok: bool):
+    """ReduceSum / ReduceMean / ReduceMax over the constant ``axis``, accumulating in ``acc_dtype``;
+    ``empty_ok``: the reducer has an identity, so a zero-size axis may be reduced."""
     device, runtime = spec.device, spec.device.runtime
     plan = reduce_plan(spec.op_name, spec.in_shapes[0], spec.attrs.get("axis", ()))
-    if plan.count == 0 and plan.outputs > 0 and spec.op_name == "ReduceMax":
+    if plan.count == 0 and plan.outputs > 0 and not empty_ok:
         raise KernelError(
             f"For '{spec.op_name}', cannot reduce a zero-size axis of input shape {list(spec.in_shapes[0])}: "
             f"the reduction has no identity."
         )
     passes = passes_for(runtime, kernel, acc_dtype)
-    chunks = _chunks_for(runtime, plan)
+    chunks = chunks_for(runtime, plan)
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     in_size = math.prod(spec.in_shapes[0])
 
@@ -197,7 +198,7 @@ def _make(reducer: str):
     def make(attr):
         t = ctype(attr.inputs[0])
         acc = _acc_dtype(reducer, attr.inputs[0])
-        loop = functools.partial(_reduce_loop, acc_dtype=acc)
+        loop = functools.partial(_reduce_loop, acc_dtype=acc, empty_ok=reducer != "MaxReducer")
         return reduce_kernel("reduce.cu", f"opforge::{reducer}<{t}>", t, t, loop)
 
     return make
