@@ -70,8 +70,8 @@ class CupyRuntime(GpuRuntime):
     def launch(self, function, grid, block, args) -> None:
         function(grid, block, args)
 
-    def matmul(self, a, b, out) -> None:
-        cupy.matmul(a, b, out=out)
+    def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
+        cupy.matmul(a.T if transpose_a else a, b.T if transpose_b else b, out=out)  # cuBLAS reads the views
 
     def memory_bytes(self) -> int:
         return int(cupy.cuda.runtime.memGetInfo()[1])

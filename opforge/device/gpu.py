@@ -70,8 +70,9 @@ class GpuRuntime:
         ones for struct parameters)."""
         raise NotImplementedError
 
-    def matmul(self, a, b, out) -> None:
-        """``out = a @ b`` for 2-d C-contiguous arrays (cuBLAS through CuPy)."""
+    def matmul(self, a, b, out, transpose_a: bool = False, transpose_b: bool = False) -> None:
+        """``out = op(a) @ op(b)`` for 2-d C-contiguous arrays, ``op`` transposing where asked (cuBLAS
+        through CuPy); integers wrap. ``out`` is C-contiguous of the result's shape."""
         raise NotImplementedError
 
     def memory_bytes(self) -> int:

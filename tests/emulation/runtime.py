@@ -28,7 +28,7 @@ __all__ = ["EmulatedArray", "EmulatedRuntime", "GPU_ONLY_KERNELS"]
 
 HERE = pathlib.Path(__file__).resolve().parent
 # Kernels that use shared memory or barriers, so only a GPU runs them (none today: every CUDA kernel
-# of opforge is a grid-stride loop; reductions and MatMul call CuPy's library routines).
+# of opforge is a grid-stride loop, reductions included; MatMul calls the runtime's library GEMM).
 GPU_ONLY_KERNELS: tuple = ()
 
 
@@ -156,8 +156,8 @@ class EmulatedRuntime(GpuRuntime):
         function.fn(g, b, argv)
         self.launches += 1
 
-    def matmul(self, a, b, out) -> None:
-        np.matmul(a._host, b._host, out=out._host)
+    def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
+        np.matmul(a._host.T if transpose_a else a._host, b._host.T if transpose_b else b._host, out=out._host)
 
     def memory_bytes(self) -> int:
         return 16 << 30

@@ -15,7 +15,7 @@
 
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
-#include "kernels/cpu/accumulate.h"
+#include "opforge/functors/softmax.h"
 
 namespace opforge {
 namespace {
@@ -23,24 +23,10 @@ namespace {
 template <typename T>
 using sum_t = acc_t<T>;  // sums of exponentials
 
-// max and sum(exp(x - max)) of one row of c >= 1 logits.
+// max and sum(exp(x - max)) of one row of c >= 1 logits (opforge/functors/softmax.h).
 template <typename T>
-struct RowStats {
-  compute_t<T> max;
-  sum_t<T> sum;
-};
-
-template <typename T>
-RowStats<T> Stats(const T* x, int64_t c) {
-  using C = compute_t<T>;
-  C m = Load(x[0]);
-  for (int64_t j = 1; j < c; ++j) {
-    const C v = Load(x[j]);
-    m = v > m ? v : m;
-  }
-  sum_t<T> s = 0;
-  for (int64_t j = 0; j < c; ++j) s += static_cast<sum_t<T>>(std::exp(Load(x[j]) - m));
-  return {m, s};
+SoftmaxRowStats<T> Stats(const T* x, int64_t c) {
+  return SoftmaxStats(x, c, 1);
 }
 
 // logits must be 2-D [N, C]; returns {N, C}.
@@ -97,15 +83,14 @@ class SoftmaxCrossEntropyCpuKernel : public CpuKernel {
         const T* xi = x + i * c;
         const T* li = labels + i * c;
         T* bi = backprop + i * c;
-        const RowStats<T> st = Stats(xi, c);
+        const SoftmaxRowStats<T> st = Stats(xi, c);
         const S log_s = std::log(st.sum), inv = S(1) / st.sum;
         S acc = 0;
         for (int64_t j = 0; j < c; ++j) {
           const C v = Load(xi[j]);
           const S label = static_cast<S>(Load(li[j]));
-          const S log_softmax = (static_cast<S>(v) - static_cast<S>(st.max)) - log_s;
-          acc += label * log_softmax;
-          bi[j] = Store<T>(static_cast<C>(static_cast<S>(std::exp(v - st.max)) * inv - label));
+          acc += label * LogSoftmaxOf(v, st, log_s);
+          bi[j] = Store<T>(static_cast<C>(SoftmaxOf(v, st, inv) - label));
         }
         loss[i] = Store<T>(static_cast<C>(-acc));
       }
@@ -156,11 +141,11 @@ class SparseSoftmaxCrossEntropyCpuKernel : public CpuKernel {
         for (int64_t i = begin; i < end; ++i) {
           const T* xi = x + i * c;
           T* gi = out + i * c;
-          const RowStats<T> st = Stats(xi, c);
+          const SoftmaxRowStats<T> st = Stats(xi, c);
           const S inv = S(1) / st.sum;
           const int64_t label = static_cast<int64_t>(labels[i]);
           for (int64_t j = 0; j < c; ++j) {
-            const S p = static_cast<S>(std::exp(Load(xi[j]) - st.max)) * inv;
+            const S p = SoftmaxOf(Load(xi[j]), st, inv);
             gi[j] = Store<T>(static_cast<C>((p - (j == label ? S(1) : S(0))) * scale));
           }
         }
@@ -172,7 +157,7 @@ class SparseSoftmaxCrossEntropyCpuKernel : public CpuKernel {
     ParallelFor(n, grain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const T* xi = x + i * c;
-        const RowStats<T> st = Stats(xi, c);
+        const SoftmaxRowStats<T> st = Stats(xi, c);
         const int64_t label = static_cast<int64_t>(labels[i]);
         // -log_softmax[label] = log(s) + max - x[label]
         const S loss = (std::log(st.sum) + static_cast<S>(st.max)) - static_cast<S>(Load(xi[label]));

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
-#include "kernels/cpu/accumulate.h"
 #include "kernels/cpu/scan.h"
+#include "opforge/functors/reduce.h"
 
 namespace opforge {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 
 template <typename T>
 acc_t<T> Widen(T v) {
-  return static_cast<acc_t<T>>(Load(v));
+  return SumReducer<T>::Widen(v);
 }
 
 // Sum of a contiguous run; four partial sums break the add dependency chain.
@@ -163,56 +163,28 @@ std::vector<bool> ReducedDims(const KernelContext& ctx) {
   return reduced;
 }
 
-// Reducers: how values are accumulated (A), combined and finished. Every one is associative, so the
-// same walks serve them all.
+// The reducers of opforge/functors/reduce.h with the CPU's fast scan of a contiguous run.
 template <typename T>
-struct SumReducer {
-  using A = acc_t<T>;
-  static A Identity() { return A(0); }
-  static A Widen(T v) { return ::opforge::Widen(v); }
-  static A Combine(A a, A b) { return a + b; }
-  static A Run(const T* x, int64_t n) { return SumRun(x, n); }
-  static T Finish(A sum, int64_t) { return Store<T>(static_cast<compute_t<T>>(sum)); }
-  // NumPy: an empty sum is 0.
-  static bool EmptyOk() { return true; }
-  static T Empty() { return Store<T>(compute_t<T>(0)); }
+struct CpuSum : SumReducer<T> {
+  static acc_t<T> Run(const T* x, int64_t n) { return SumRun(x, n); }
 };
 
 template <typename T>
-struct MeanReducer : SumReducer<T> {
-  using A = acc_t<T>;
-  static T Finish(A sum, int64_t count) {
-    return Store<T>(static_cast<compute_t<T>>(sum / static_cast<A>(count)));
-  }
-  // NumPy: an empty mean is NaN.
-  static T Empty() { return Store<T>(std::numeric_limits<compute_t<T>>::quiet_NaN()); }
+struct CpuMean : MeanReducer<T> {
+  static acc_t<T> Run(const T* x, int64_t n) { return SumRun(x, n); }
 };
 
 template <typename T>
-struct MaxReducer {
-  using A = compute_t<T>;  // exact: a maximum only selects
-  static A Identity() {
-    if constexpr (std::is_floating_point_v<A>) {
-      return -std::numeric_limits<A>::infinity();
-    } else {
-      return std::numeric_limits<A>::lowest();
-    }
-  }
-  static A Widen(T v) { return Load(v); }
-  // A NaN on either side wins, so NaN propagates through every partial result.
-  static A Combine(A a, A b) { return (a >= b || IsNan(a)) ? a : b; }
+struct CpuMax : MaxReducer<T> {
+  using A = typename MaxReducer<T>::A;
   static A Run(const T* x, int64_t n) {
     bool nan = false;
-    const A best = MaxScan<A>(x, n, Identity(), &nan);
+    const A best = MaxScan<A>(x, n, MaxReducer<T>::Identity(), &nan);
     if constexpr (std::is_floating_point_v<A>) {
       if (nan) return std::numeric_limits<A>::quiet_NaN();
     }
     return best;
   }
-  static T Finish(A m, int64_t) { return Store<T>(m); }
-  // The maximum of no elements is undefined (the primitive rejects it when inferring).
-  static bool EmptyOk() { return false; }
-  static T Empty() { return Store<T>(Identity()); }
 };
 
 template <typename T, typename R>
@@ -310,22 +282,22 @@ class ReduceCpuKernel : public CpuKernel {
 #define REG_REDUCE(OP, T, ID, REDUCER) \
   MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), ReduceCpuKernel<T, REDUCER<T>>)
 
-REG_REDUCE(ReduceSum, float16, kNumberTypeFloat16, SumReducer);
-REG_REDUCE(ReduceSum, bfloat16, kNumberTypeBFloat16, SumReducer);
-REG_REDUCE(ReduceSum, float, kNumberTypeFloat32, SumReducer);
-REG_REDUCE(ReduceSum, double, kNumberTypeFloat64, SumReducer);
-REG_REDUCE(ReduceSum, int32_t, kNumberTypeInt32, SumReducer);
-REG_REDUCE(ReduceSum, int64_t, kNumberTypeInt64, SumReducer);
-REG_REDUCE(ReduceMean, float16, kNumberTypeFloat16, MeanReducer);
-REG_REDUCE(ReduceMean, bfloat16, kNumberTypeBFloat16, MeanReducer);
-REG_REDUCE(ReduceMean, float, kNumberTypeFloat32, MeanReducer);
-REG_REDUCE(ReduceMean, double, kNumberTypeFloat64, MeanReducer);
-REG_REDUCE(ReduceMax, float16, kNumberTypeFloat16, MaxReducer);
-REG_REDUCE(ReduceMax, bfloat16, kNumberTypeBFloat16, MaxReducer);
-REG_REDUCE(ReduceMax, float, kNumberTypeFloat32, MaxReducer);
-REG_REDUCE(ReduceMax, double, kNumberTypeFloat64, MaxReducer);
-REG_REDUCE(ReduceMax, int32_t, kNumberTypeInt32, MaxReducer);
-REG_REDUCE(ReduceMax, int64_t, kNumberTypeInt64, MaxReducer);
+REG_REDUCE(ReduceSum, float16, kNumberTypeFloat16, CpuSum);
+REG_REDUCE(ReduceSum, bfloat16, kNumberTypeBFloat16, CpuSum);
+REG_REDUCE(ReduceSum, float, kNumberTypeFloat32, CpuSum);
+REG_REDUCE(ReduceSum, double, kNumberTypeFloat64, CpuSum);
+REG_REDUCE(ReduceSum, int32_t, kNumberTypeInt32, CpuSum);
+REG_REDUCE(ReduceSum, int64_t, kNumberTypeInt64, CpuSum);
+REG_REDUCE(ReduceMean, float16, kNumberTypeFloat16, CpuMean);
+REG_REDUCE(ReduceMean, bfloat16, kNumberTypeBFloat16, CpuMean);
+REG_REDUCE(ReduceMean, float, kNumberTypeFloat32, CpuMean);
+REG_REDUCE(ReduceMean, double, kNumberTypeFloat64, CpuMean);
+REG_REDUCE(ReduceMax, float16, kNumberTypeFloat16, CpuMax);
+REG_REDUCE(ReduceMax, bfloat16, kNumberTypeBFloat16, CpuMax);
+REG_REDUCE(ReduceMax, float, kNumberTypeFloat32, CpuMax);
+REG_REDUCE(ReduceMax, double, kNumberTypeFloat64, CpuMax);
+REG_REDUCE(ReduceMax, int32_t, kNumberTypeInt32, CpuMax);
+REG_REDUCE(ReduceMax, int64_t, kNumberTypeInt64, CpuMax);
 
 }  // namespace
 }  // namespace opforge

@@ -10,7 +10,7 @@
 
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
-#include "kernels/cpu/accumulate.h"
+#include "opforge/functors/reduce.h"
 
 namespace opforge {
 namespace {

@@ -4,8 +4,8 @@ like the CPU's. Importing this needs no CuPy: registrations are data; only a lau
 """
 
 from opforge.device.gpu import GpuDevice
-from opforge.kernels.gpu import cuda, elementwise, fill, loops
+from opforge.kernels.gpu import cuda, elementwise, fill, loops, loss, matmul, reduce, softmax
 
 GpuDevice.provide_kernels(fill=fill.fill)
 
-__all__ = ["cuda", "elementwise", "fill", "loops"]
+__all__ = ["cuda", "elementwise", "fill", "loops", "loss", "matmul", "reduce", "softmax"]

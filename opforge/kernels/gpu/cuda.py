@@ -66,13 +66,17 @@ class CudaKernel:
     """One CUDA kernel: ``name`` (a template instantiation) in ``source``, run by ``loop``.
 
     ``loop(spec, function, kernel)`` returns ``run(arrays)`` for one LaunchSpec; ``functor``
-    lists the functor's fields as (attr name, NumPy dtype, default), passed as the functor's bytes.
+    lists the functor's fields as (attr name, NumPy dtype, default), passed as the functor's bytes;
+    ``helpers`` names further instantiations the loop launches (``function_for(runtime, kernel,
+    name)``), compiled with the rest of the source. An empty ``name``: the loop calls a library
+    routine of the runtime (``source`` names it) and gets no function.
     """
 
     source: str
     name: str
     loop: Callable
     functor: tuple = ()
+    helpers: tuple = ()
 
 
 def functor_arg(kernel: CudaKernel, attrs: dict):
@@ -129,24 +133,31 @@ _lock = threading.Lock()
 _modules: dict = {}  # (id(runtime), source) -> (frozenset of names, get_function)
 
 
-def _names_for(source: str) -> tuple:
-    return tuple(sorted({e.impl.name for e in registry.all_kernels() if e.kind == "cuda" and e.impl.source == source}))
+def _names_for(source: str) -> set:
+    names = set()
+    for e in registry.all_kernels():
+        if e.kind == "cuda" and e.impl.source == source:
+            names.update((e.impl.name, *e.impl.helpers))
+    return names
 
 
-def function_for(runtime, kernel: CudaKernel):
-    """The compiled function of ``kernel`` on ``runtime``; the first use of a source compiles it with
-    every instantiation registered for it (a later registration recompiles it once)."""
+def function_for(runtime, kernel: CudaKernel, name: str | None = None):
+    """The compiled function ``name`` (default: the kernel's own) of ``kernel``'s source on ``runtime``;
+    the first use of a source compiles it with every instantiation registered for it (a later
+    registration recompiles it once, keeping those compiled before)."""
+    name = kernel.name if name is None else name
     key = (id(runtime), kernel.source)
     with _lock:
         known = _modules.get(key)
-        if known is None or kernel.name not in known[0]:
-            names = tuple(sorted(set(_names_for(kernel.source)) | {kernel.name}))
+        if known is None or name not in known[0]:
+            wanted = _names_for(kernel.source) | {kernel.name, *kernel.helpers, name}
+            names = tuple(sorted(wanted | (known[0] if known else set())))
             path = sysconfig.get_cuda_sources() / kernel.source
             code = f"// opforge headers {_headers_digest()}\n" + path.read_text()
             options = COMPILE_OPTIONS + (f"-I{sysconfig.get_include()}", f"-I{sysconfig.get_cuda_sources()}")
             known = (frozenset(names), runtime.load_module(kernel.source, code, options, names))
             _modules[key] = known
-        return known[1](kernel.name)
+        return known[1](name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,7 +177,7 @@ def grid_for(runtime, n: int) -> tuple:
 def _cuda_launcher(spec: LaunchSpec) -> Callable:
     kernel = spec.entry.impl
     device = spec.device
-    function = function_for(device.runtime, kernel)
+    function = function_for(device.runtime, kernel) if kernel.name else None  # none: a library routine
     return kernel.loop(spec, function, kernel)
 
 

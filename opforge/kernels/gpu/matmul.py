@@ -1,0 +1,56 @@
+"""GPU kernels of MatMul: the GPU runtime's library GEMM (cuBLAS through CuPy), with the
+transposes passed to it rather than copied.
+
+As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
+an empty inner dimension giving zeros; float16 and bfloat16 are widened to float32, multiplied and
+rounded back, which needs the GPU's Cast kernels: ``_VIA_FLOAT32`` is registered once they exist
+(``_HAS_CAST``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge import dtype as mstype
+from opforge.kernels import registry
+from opforge.kernels.gpu.cuda import CudaKernel, register_cuda_kernels
+
+__all__ = []
+
+_VIA_FLOAT32 = (mstype.float16, mstype.bfloat16)  # the CPU kernel's half types: GEMM in float32
+_HAS_CAST = False  # the GPU has no Cast kernels yet (GpuDevice.cast): True registers _VIA_FLOAT32
+
+
+def _matmul_loop(spec, function, kernel):
+    """``out[m, n] = op(x1) @ op(x2)`` through ``runtime.matmul``; the primitive checked the shapes."""
+    device, runtime = spec.device, spec.device.runtime
+    ta, tb = bool(spec.attrs.get("transpose_a", False)), bool(spec.attrs.get("transpose_b", False))
+    shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
+    k = spec.in_shapes[0][0 if ta else 1]
+    half = dtype in _VIA_FLOAT32
+
+    def run(arrays):
+        a, b = arrays
+        if math.prod(shape) == 0 or k == 0:  # nothing to compute, or an empty sum: zeros
+            return device.full(shape, 0, dtype.np_dtype)
+        if half:
+            a, b = device.cast(a, np.float32), device.cast(b, np.float32)
+            out = device.empty(shape, np.float32)
+            runtime.matmul(a, b, out, ta, tb)
+            return device.cast(out, dtype.np_dtype)
+        out = device.empty(shape, dtype.np_dtype)
+        runtime.matmul(a, b, out, ta, tb)
+        return out
+
+    return run
+
+
+def _register() -> None:
+    kernel = CudaKernel("cuBLAS", "", _matmul_loop)  # a library routine: no CUDA source
+    cpu = [e.attr for e in registry.kernels_for("MatMul", "CPU", include_disabled=True) if e.source == "builtin"]
+    register_cuda_kernels("MatMul", {a: kernel for a in cpu if _HAS_CAST or a.outputs[0] not in _VIA_FLOAT32})
+
+
+_register()
