@@ -1,0 +1,17 @@
+"""LogSoftmax GPU op info."""
+
+from opforge.op_info import DataType, GpuRegOp, op_info_register
+
+log_softmax_op_info = (
+    GpuRegOp("LogSoftmax")
+    .input(0, "logits", "required")
+    .output(0, "output", "required")
+    .attr("axis", "optional", "int", "all", "-1")
+    .dtype_formats(DataType.F16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(log_softmax_op_info)
+def _log_softmax_gpu():
+    """LogSoftmax GPU registration."""
