@@ -58,8 +58,10 @@ def kernel_names_by_source() -> dict:
     """{source file: sorted instantiation names}: every registered CUDA kernel and the device's own."""
     names: dict = {}
     for entry in registry.all_kernels(include_disabled=True):
-        if entry.kind == "cuda":
+        if entry.kind == "cuda" and entry.impl.name:  # no name: a library routine (cuBLAS), nothing to compile
             names.setdefault(entry.impl.source, set()).add(entry.impl.name)
+            for helper in entry.impl.helpers:
+                names[entry.impl.source].add(helper)
     for source, name in device_kernel_names():
         names.setdefault(source, set()).add(name)
     return {source: tuple(sorted(n)) for source, n in sorted(names.items())}
