@@ -4,8 +4,38 @@ like the CPU's. Importing this needs no CuPy: registrations are data; only a lau
 """
 
 from opforge.device.gpu import GpuDevice
-from opforge.kernels.gpu import cuda, elementwise, fill, loops
+from opforge.kernels.gpu import (
+    argmax,
+    assign,
+    bias_add,
+    broadcast_to,
+    cast,
+    cuda,
+    elementwise,
+    fill,
+    loops,
+    minmax,
+    one_hot,
+    optimizer,
+    reshape,
+    transpose,
+)
 
-GpuDevice.provide_kernels(fill=fill.fill)
+GpuDevice.provide_kernels(cast=cast.cast, fill=fill.fill)
 
-__all__ = ["cuda", "elementwise", "fill", "loops"]
+__all__ = [
+    "argmax",
+    "assign",
+    "bias_add",
+    "broadcast_to",
+    "cast",
+    "cuda",
+    "elementwise",
+    "fill",
+    "loops",
+    "minmax",
+    "one_hot",
+    "optimizer",
+    "reshape",
+    "transpose",
+]
