@@ -1,6 +1,6 @@
 // Cast: y = x.astype(D), the math of opforge/functors/cast.h (the CPU's). S and D are the dtypes'
-// C++ types, bool itself included (stored as a byte). A cast that
-// keeps the bits (an integer to one of its width) is CopyKernel.
+// C++ types, bool itself included (stored as a byte). A cast that keeps the bits (an integer to one
+// of its width) is CopyKernel.
 #include "copy.cuh"
 #include "opforge/functors/cast.h"
 
