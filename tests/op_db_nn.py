@@ -90,7 +90,7 @@ class _InPlace:
     def __call__(self, *args):
         args = list(args)
         for i in self.writes:
-            args[i] = Parameter(args[i].asnumpy(), name=f"p{i}")
+            args[i] = Parameter(args[i], name=f"p{i}")  # a copy, on the Tensor's device
         out = self.prim(*args)
         outs = out if isinstance(out, tuple) else (out,)
         written = written_positions(self.prim._signature())

@@ -136,6 +136,8 @@ def run_sample(record, entry, prim, variant, sample, noncontig: bool = False) ->
     """Call ``prim`` on the sample through the public API and compare with the NumPy reference."""
     where = f"{kernel_id(entry)} [{variant}] {sample.desc or shapes_desc(sample.args)}"
     call_args = _call_args(record, sample, noncontig, entry.backend)
+    if not any(isinstance(a, Tensor) for a in call_args):
+        prim.set_device(entry.backend)  # no tensor input says where to run (Fill)
     before = [t.asnumpy().tobytes() if isinstance(t, Tensor) else None for t in call_args]
     out = prim(*call_args, **sample.kwargs)
     out_dtype = entry.attr.outputs[0]

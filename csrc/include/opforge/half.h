@@ -66,6 +66,23 @@ struct float16 {
 #endif
   }
 
+  // From double in one rounding, as NumPy does (through float would round twice). Without a
+  // binary16 type on the host it does go through float.
+  static OPF_HD uint16_t FromDouble(double d) {
+#if defined(__CUDA_ARCH__)
+    uint16_t b;
+    asm("cvt.rn.f16.f64 %0, %1;" : "=h"(b) : "d"(d));
+    return b;
+#elif defined(__FLT16_MAX__) && !defined(__CUDACC__)
+    const _Float16 h = static_cast<_Float16>(d);
+    uint16_t b;
+    std::memcpy(&b, &h, sizeof(b));
+    return b;
+#else
+    return FromFloat(static_cast<float>(d));
+#endif
+  }
+
   static OPF_HD float ToFloat(uint16_t b) {
 #if defined(__CUDA_ARCH__)
     float f;

@@ -30,11 +30,16 @@ OPF_MATH_FN(sqrt)
 OPF_MATH_FN(fabs)
 #undef OPF_MATH_FN
 
-// x != x: true only for NaN (also without IEEE checks being assumed away: -ffast-math is not used).
+// True only for NaN. The host asks std::isnan: GCC vectorises a loop around it (a float widened to
+// double and tested as x != x was not); the device tests x != x (-ffast-math is not used).
 template <typename C>
 OPF_HD bool IsNan(C v) {
   if constexpr (IsFloat<C>::value) {
+#if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
     return v != v;
+#else
+    return std::isnan(v);
+#endif
   } else {
     return false;
   }

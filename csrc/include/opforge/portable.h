@@ -72,6 +72,16 @@ struct IsIntegral {
   static constexpr bool value = !IsFloat<T>::value;  // the compute types are integers, float or double
 };
 
+// The range of an integer type (NVRTC has no <limits>): digits as std::numeric_limits counts them
+// (the value bits, without the sign), and the least and greatest values.
+template <typename I>
+struct IntLimits {
+  static constexpr bool kSigned = static_cast<I>(-1) < static_cast<I>(0);
+  static constexpr int kDigits = static_cast<int>(sizeof(I) * 8) - (kSigned ? 1 : 0);
+  static OPF_HD constexpr I Max() { return static_cast<I>(~static_cast<uint64_t>(0) >> (64 - kDigits)); }
+  static OPF_HD constexpr I Min() { return kSigned ? static_cast<I>(-Max() - 1) : static_cast<I>(0); }
+};
+
 // Integer + - * and negation wrap modulo 2^bits as in NumPy. They are done in an unsigned type of
 // at least `unsigned` width: signed overflow (and uint16 * uint16 promoted to int) is UB in C++.
 template <typename C>

@@ -8,15 +8,10 @@
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 #include "kernels/cpu/scan.h"
+#include "opforge/functors/argmax.h"
 
 namespace opforge {
 namespace {
-
-// Whether v replaces the best so far: strictly larger (so ties keep the first), or the first NaN.
-template <typename C>
-bool Better(C v, C best) {
-  return !IsNan(best) && (v > best || IsNan(v));
-}
 
 template <typename T, typename O>
 class ArgMaxCpuKernel : public CpuKernel {
@@ -83,7 +78,7 @@ class ArgMaxCpuKernel : public CpuKernel {
           const T* row = base + k * inner;
           for (int64_t i = 0; i < w; ++i) {
             const C v = Load(row[i]);
-            if (Better(v, best[i])) {
+            if (ArgMaxReplaces(v, best[i])) {
               best[i] = v;
               index[i] = k;
             }

@@ -24,14 +24,9 @@ struct complex128 {
 
 // float16 from double in one rounding, as NumPy does (through float would round twice).
 float16 DoubleToHalf(double v) {
-#if defined(__FLT16_MAX__)
-  const _Float16 h = static_cast<_Float16>(v);
   float16 r;
-  std::memcpy(&r.bits, &h, sizeof(r.bits));
+  r.bits = float16::FromDouble(v);
   return r;
-#else
-  return float16(static_cast<float>(v));
-#endif
 }
 
 // The fill value as given: an exact integer (int or bool attr) or a double (float attr).

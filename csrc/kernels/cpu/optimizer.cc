@@ -9,12 +9,13 @@
 //     v += (g * g - v) * (1 - beta2);  var -= lr_t * m / (sqrt(v) + epsilon)
 //     (nesterov: var -= lr_t * (m * beta1 + (1 - beta1) * g) / (sqrt(v) + epsilon))
 // Every update is elementwise (each element is read before it is written), so the outputs may
-// alias their inputs. Scalars are 0-d or [1] tensors; the half types compute in float.
-#include <cmath>
+// alias their inputs. Scalars are 0-d or [1] tensors; the half types compute in float. The math is
+// opforge/functors/optimizer.h, shared with the CUDA kernels.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "opforge/functors/optimizer.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 
@@ -53,11 +54,6 @@ void CheckScalar(const KernelContext& ctx, size_t i, const char* name) {
 }
 
 template <typename T>
-double Scalar(const KernelArgs& args, int32_t i) {
-  return static_cast<double>(Load(args.input<T>(i)[0]));
-}
-
-template <typename T>
 class ApplyGradientDescentCpuKernel : public CpuKernel {
   using C = compute_t<T>;
 
@@ -74,9 +70,9 @@ class ApplyGradientDescentCpuKernel : public CpuKernel {
     const T* var = args.input<T>(0);
     const T* delta = args.input<T>(2);
     T* out = args.output<T>(0);
-    const C alpha = static_cast<C>(Scalar<T>(args, 1));
+    const auto update = GradientDescentUpdate<C>::From(args.input<T>(1));
     ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) out[i] = Store<T>(Load(var[i]) - alpha * Load(delta[i]));
+      for (int64_t i = begin; i < end; ++i) out[i] = Store<T>(update(Load(var[i]), Load(delta[i])));
     });
   }
 
@@ -106,16 +102,13 @@ class ApplyMomentumCpuKernel : public CpuKernel {
     T* acc = static_cast<T*>(args.input_tensor(1).data);  // RW_WRITE: the Parameter's own buffer
     const T* grad = args.input<T>(3);
     T* out = args.output<T>(0);
-    const C lr = static_cast<C>(Scalar<T>(args, 2));
-    const C momentum = static_cast<C>(Scalar<T>(args, 4));
-    const C scale = static_cast<C>(gradient_scale_);
-    const bool nesterov = use_nesterov_;
+    const auto update = MomentumUpdate<C>::From(args.input<T>(2), args.input<T>(4), gradient_scale_, use_nesterov_);
     ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        const C g = Load(grad[i]) * scale;
-        const C a = Load(acc[i]) * momentum + g;
+        C a = Load(acc[i]);
+        const C var_new = update(Load(var[i]), &a, Load(grad[i]));
         acc[i] = Store<T>(a);
-        out[i] = Store<T>(Load(var[i]) - lr * (nesterov ? g + momentum * a : a));
+        out[i] = Store<T>(var_new);
       }
     });
   }
@@ -153,23 +146,14 @@ class AdamCpuKernel : public CpuKernel {
     T* var_out = args.output<T>(0);
     T* m_out = args.output<T>(1);
     T* v_out = args.output<T>(2);
-    const double beta1_power = Scalar<T>(args, 3), beta2_power = Scalar<T>(args, 4);
-    const double beta1 = Scalar<T>(args, 6), beta2 = Scalar<T>(args, 7);
-    const C lr_t = static_cast<C>(Scalar<T>(args, 5) * std::sqrt(1.0 - beta2_power) / (1.0 - beta1_power));
-    const C b1 = static_cast<C>(beta1), one_minus_b1 = static_cast<C>(1.0 - beta1);
-    const C one_minus_b2 = static_cast<C>(1.0 - beta2);
-    const C eps = static_cast<C>(Scalar<T>(args, 8));
-    const bool nesterov = use_nesterov_;
+    const auto update = AdamUpdate<C>::From(args.input<T>(3), args.input<T>(4), args.input<T>(5), args.input<T>(6),
+                                            args.input<T>(7), args.input<T>(8), use_nesterov_);
     ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        const C g = Load(grad[i]);
-        const C mi = Load(m[i]), vi = Load(v[i]);
-        const C m_new = mi + (g - mi) * one_minus_b1;
-        const C v_new = vi + (g * g - vi) * one_minus_b2;
-        const C step = nesterov ? m_new * b1 + one_minus_b1 * g : m_new;
-        const C var_new = Load(var[i]) - lr_t * step / (std::sqrt(v_new) + eps);
-        m_out[i] = Store<T>(m_new);
-        v_out[i] = Store<T>(v_new);
+        C mi = Load(m[i]), vi = Load(v[i]);
+        const C var_new = update(Load(var[i]), &mi, &vi, Load(grad[i]));
+        m_out[i] = Store<T>(mi);
+        v_out[i] = Store<T>(vi);
         var_out[i] = Store<T>(var_new);
       }
     });

@@ -4,8 +4,46 @@ like the CPU's. Importing this needs no CuPy: registrations are data; only a lau
 """
 
 from opforge.device.gpu import GpuDevice
-from opforge.kernels.gpu import cuda, elementwise, fill, loops, loss, matmul, reduce, softmax
+from opforge.kernels.gpu import (
+    argmax,
+    assign,
+    bias_add,
+    broadcast_to,
+    cast,
+    cuda,
+    elementwise,
+    fill,
+    loops,
+    loss,
+    matmul,
+    minmax,
+    one_hot,
+    optimizer,
+    reduce,
+    reshape,
+    softmax,
+    transpose,
+)
 
-GpuDevice.provide_kernels(fill=fill.fill)
+GpuDevice.provide_kernels(cast=cast.cast, fill=fill.fill)
 
-__all__ = ["cuda", "elementwise", "fill", "loops", "loss", "matmul", "reduce", "softmax"]
+__all__ = [
+    "argmax",
+    "assign",
+    "bias_add",
+    "broadcast_to",
+    "cast",
+    "cuda",
+    "elementwise",
+    "fill",
+    "loops",
+    "loss",
+    "matmul",
+    "minmax",
+    "one_hot",
+    "optimizer",
+    "reduce",
+    "reshape",
+    "softmax",
+    "transpose",
+]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, function_for, grid_for, register_device_kernel
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 
 __all__ = ["fill"]
 
@@ -27,8 +28,63 @@ def fill(device, out, value) -> None:
     if out.dtype.itemsize not in _BITS:  # complex: fill on the host, where NumPy converts it
         device.runtime.copy(out, device.runtime.from_host(np.full(out.shape, value, out.dtype)))
         return
-    ctype_name, bits = _BITS[out.dtype.itemsize]
+    bits = _BITS[out.dtype.itemsize][1]
     pattern = np.asarray(value, out.dtype).reshape(1).view(bits)[0]
     runtime = device.runtime
     function = function_for(runtime, _KERNELS[out.dtype.itemsize])
     runtime.launch(function, grid_for(runtime, n), (BLOCK, 1, 1), (runtime.reshape(out, (n,)), np.int64(n), pattern))
+
+
+# ---------------------------------------------------------------------------------------------
+# The Fill, OnesLike and ZerosLike operators: the value worked out on the host (as the CPU kernels
+# of csrc/kernels/cpu/fill.cc do), then the device fill above.
+
+_HALF_VIA_FLOAT32 = ("BFloat16",)  # bfloat16 from a double goes through float32, as ml_dtypes
+
+
+def _fill_value(value, dtype) -> np.ndarray:
+    """``value`` (bool, int or float; the primitive checked that it fits) as a 0-d array of ``dtype``,
+    converted as the CPU's Fill: bool by != 0, integers truncated, float16 from a double in one
+    rounding, an integer into a float through int64."""
+    np_dtype = np.dtype(dtype.np_dtype)
+    if np_dtype == np.bool_:
+        return np.asarray(value != 0, np.bool_)
+    if np_dtype.kind in "iu":
+        return np.asarray(int(value), np_dtype)  # int() truncates toward zero
+    if isinstance(value, (bool, int, np.integer, np.bool_)):
+        via = np.asarray(int(value), np.int64).astype(np.float32 if np_dtype.itemsize <= 2 else np_dtype)
+    else:
+        via = np.asarray(float(value), np.float32 if str(dtype) in _HALF_VIA_FLOAT32 else np.float64)
+    with np.errstate(over="ignore"):  # too large for the dtype: inf, as the CPU's conversion
+        return via.astype(np_dtype)
+
+
+def _fill_op_kernel(dtype) -> CudaKernel:
+    # complex128 (16 bytes) is filled through the host by fill(); its 8-byte kernel is named here
+    size = min(np.dtype(dtype.np_dtype).itemsize, 8)
+    return CudaKernel("fill.cu", _KERNELS[size].name, _fill_op_loop)
+
+
+def _fill_op_loop(spec, function, kernel):
+    """Fill: the attr 'value'; OnesLike / ZerosLike: 1 / 0 of the input's dtype (its data unread)."""
+    device = spec.device
+    shape, dtype = spec.out_shapes[0], spec.entry.attr.outputs[0]
+    if spec.op_name == "Fill":
+        value = _fill_value(spec.attrs["value"], dtype)
+    else:
+        value = np.asarray(1 if spec.op_name == "OnesLike" else 0, dtype.np_dtype)
+
+    def run(arrays):
+        out = device.empty(shape, dtype.np_dtype)
+        fill(device, out, value)
+        return out
+
+    return run
+
+
+def _register() -> None:
+    for op in ("Fill", "OnesLike", "ZerosLike"):
+        mirror_cpu_kernels(op, lambda attr: _fill_op_kernel(attr.outputs[0]))
+
+
+_register()

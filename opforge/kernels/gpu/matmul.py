@@ -2,9 +2,8 @@
 transposes passed to it rather than copied.
 
 As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
-an empty inner dimension giving zeros; float16 and bfloat16 are widened to float32, multiplied and
-rounded back, which needs the GPU's Cast kernels: ``_VIA_FLOAT32`` is registered once they exist
-(``_HAS_CAST``).
+an empty inner dimension giving zeros; float16 and bfloat16 are widened to float32 by the GPU's Cast
+kernels, multiplied and rounded back.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from opforge.kernels.gpu.cuda import CudaKernel, register_cuda_kernels
 __all__ = []
 
 _VIA_FLOAT32 = (mstype.float16, mstype.bfloat16)  # the CPU kernel's half types: GEMM in float32
-_HAS_CAST = False  # the GPU has no Cast kernels yet (GpuDevice.cast): True registers _VIA_FLOAT32
 
 
 def _matmul_loop(spec, function, kernel):
@@ -50,7 +48,7 @@ def _matmul_loop(spec, function, kernel):
 def _register() -> None:
     kernel = CudaKernel("cuBLAS", "", _matmul_loop)  # a library routine: no CUDA source
     cpu = [e.attr for e in registry.kernels_for("MatMul", "CPU", include_disabled=True) if e.source == "builtin"]
-    register_cuda_kernels("MatMul", {a: kernel for a in cpu if _HAS_CAST or a.outputs[0] not in _VIA_FLOAT32})
+    register_cuda_kernels("MatMul", {a: kernel for a in cpu})
 
 
 _register()

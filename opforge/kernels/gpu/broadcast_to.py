@@ -1,0 +1,36 @@
+"""BroadcastTo on the GPU: ``BroadcastToKernel`` of ``csrc/kernels/cuda/broadcast_to.cu``, indexed by
+the CPU kernels' broadcast plan of (x, out) onto out; elements moved as bytes of their size."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge.kernels.gpu.cuda import CudaKernel
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.loops import broadcast_index
+from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
+
+__all__ = []
+
+
+def _broadcast_to_loop(spec, function, kernel):
+    """``BroadcastToKernel<E>(x, y, n, index)``."""
+    device, runtime = spec.device, spec.device.runtime
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    n = numel(shape)
+    index = broadcast_index(spec.op_name, spec.in_shapes[0], shape, shape)  # checks x broadcasts to shape
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), index))
+        return out
+
+    return run
+
+
+mirror_cpu_kernels(
+    "BroadcastTo",
+    lambda attr: CudaKernel(
+        "broadcast_to.cu", f"opforge::cuda::BroadcastToKernel<{bytes_ctype(attr.inputs[0])}>", _broadcast_to_loop
+    ),
+)

@@ -1,0 +1,97 @@
+"""Cast on the GPU: the Cast operator's kernels (every pair the CPU registers) and the GPU device's
+own casts (``GpuDevice.cast``: the launchers' widening casts, Tensor.astype on the device), both
+``CastKernel`` of ``csrc/kernels/cuda/cast.cu``, the math of ``opforge/functors/cast.h`` that the CPU
+runs too. Pairs that do the same to the stored bits share one kernel, as on the CPU.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from opforge import dtype as mstype
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.support import launch_1d, numel
+
+__all__ = ["cast", "cast_kernel"]
+
+_INTS = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64"}
+_UNSIGNED = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}
+
+
+def _size(dtype) -> int:
+    return np.dtype(dtype.np_dtype).itemsize
+
+
+def _template_args(src, dst) -> tuple | None:
+    """The (S, D) of ``CastKernel<S, D>`` for ``src -> dst``, or None when the cast copies the bits.
+
+    An integer to an integer of its width (or a dtype to itself) is a copy; otherwise an integer
+    (or bool) becomes an integer modulo 2^bits, so only the widths matter, and the source's
+    signedness only when it widens; an integer becomes a bool by a test against zero.
+    """
+    s, d = str(src), str(dst)
+    if src is dst or (s in _INTS and d in _INTS and _size(src) == _size(dst)):
+        return None
+    if d in _INTS and (s in _INTS or s == "Bool"):
+        keeps_sign = s == "Bool" or _size(src) < _size(dst)
+        return ("bool" if s == "Bool" else ctype(src) if keeps_sign else _UNSIGNED[_size(src)]), _UNSIGNED[_size(dst)]
+    if s in _INTS and d == "Bool":
+        return _UNSIGNED[_size(src)], "bool"
+    return ("bool" if s == "Bool" else ctype(src)), ("bool" if d == "Bool" else ctype(dst))
+
+
+@functools.cache
+def cast_kernel(src: mstype.Type, dst: mstype.Type) -> CudaKernel:
+    """The kernel that casts ``src`` to ``dst`` (``CopyKernel`` of the element size for a copy)."""
+    args = _template_args(src, dst)
+    if args is None:
+        name = f"opforge::cuda::CopyKernel<{_UNSIGNED[_size(src)]}>"
+    else:
+        name = f"opforge::cuda::CastKernel<{args[0]}, {args[1]}>"
+    return CudaKernel("cast.cu", name, _cast_loop)
+
+
+def _cast_loop(spec, function, kernel):
+    """``CastKernel<S, D>(x, y, n)`` (or ``CopyKernel<E>(x, y, n)``): y = x.astype(D)."""
+    device, runtime = spec.device, spec.device.runtime
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    n = numel(shape)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n)))
+        return out
+
+    return run
+
+
+def cast(device, array, np_dtype):
+    """The GPU device's cast: a new device array of ``array``'s values as ``np_dtype``, as the Cast
+    operator computes them."""
+    runtime = device.runtime
+    np_dtype = np.dtype(np_dtype)
+    if array.dtype == np_dtype:
+        out = runtime.empty(array.shape, np_dtype)
+        runtime.copy(out, runtime.contiguous(array))
+        return out
+    try:
+        src, dst = mstype.nptype_to_dtype(array.dtype), mstype.nptype_to_dtype(np_dtype)
+    except TypeError:
+        src = dst = None
+    if src is None or dst is None or "Complex" in str(src) or "Complex" in str(dst):
+        raise TypeError(
+            f"For 'Cast', the GPU casts between bool, integer and floating-point dtypes, but got "
+            f"{array.dtype} to {np_dtype}."
+        )
+    out = runtime.empty(array.shape, np_dtype)
+    n = array.size
+    if n:
+        function = function_for(runtime, cast_kernel(src, dst))
+        launch_1d(runtime, function, n, (runtime.contiguous(array), out, np.int64(n)))
+    return out
+
+
+mirror_cpu_kernels("Cast", lambda attr: cast_kernel(attr.inputs[0], attr.outputs[0]))

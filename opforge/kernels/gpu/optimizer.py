@@ -1,0 +1,91 @@
+"""ApplyGradientDescent, ApplyMomentum and Adam on the GPU, in place: the kernels of
+``csrc/kernels/cuda/optimizer.cu`` (the updates of ``opforge/functors/optimizer.h``, the CPU's) write
+var (and ApplyMomentum's accumulation, Adam's m and v) into the Parameters' own buffers; the launcher
+returns the written inputs as the outputs. The scalar inputs stay on the device."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.support import launch_1d, numel, written_targets
+
+__all__ = []
+
+
+def _check(spec, scalars: dict, like: dict) -> int:
+    """Inputs ``scalars`` ({index: name}) are scalars (shape [] or [1]); ``like`` ({index: name}) have
+    the shape of input 0. Returns the number of elements updated."""
+    op, shapes = spec.op_name, spec.in_shapes
+    for i, name in scalars.items():
+        if tuple(shapes[i]) not in ((), (1,)):
+            raise KernelError(
+                f"For '{op}', the '{name}' must be a scalar (shape [] or [1]), but got {list(shapes[i])}."
+            )
+    for i, name in like.items():
+        if tuple(shapes[i]) != tuple(shapes[0]):
+            raise KernelError(
+                f"For '{op}', the '{name}' must have the shape of input 0 {list(shapes[0])}, but got {list(shapes[i])}."
+            )
+    return numel(shapes[0])
+
+
+def _gradient_descent_loop(spec, function, kernel):
+    """``ApplyGradientDescentKernel<T>(var, alpha, delta, n)``."""
+    n = _check(spec, {1: "alpha"}, {2: "delta"})
+    runtime = spec.device.runtime
+
+    def run(arrays):
+        (var,) = written_targets(spec, arrays, 1)
+        launch_1d(runtime, function, n, (var, arrays[1], arrays[2], np.int64(n)))
+        return var
+
+    return run
+
+
+def _momentum_loop(spec, function, kernel):
+    """``ApplyMomentumKernel<T>(var, accumulation, lr, gradient, momentum, n, gradient_scale, nesterov)``;
+    the accumulation input is written in place too (RW_WRITE, not an output)."""
+    n = _check(spec, {2: "learning_rate", 4: "momentum"}, {1: "accumulation", 3: "gradient"})
+    runtime = spec.device.runtime
+    scale = np.float64(spec.attrs.get("gradient_scale", 1.0))
+    nesterov = np.uint8(bool(spec.attrs.get("use_nesterov", False)))
+
+    def run(arrays):
+        (var,) = written_targets(spec, arrays, 1)
+        launch_1d(runtime, function, n, (var, *arrays[1:5], np.int64(n), scale, nesterov))
+        return var
+
+    return run
+
+
+_ADAM_SCALARS = {3: "beta1_power", 4: "beta2_power", 5: "lr", 6: "beta1", 7: "beta2", 8: "epsilon"}
+
+
+def _adam_loop(spec, function, kernel):
+    """``AdamKernel<T>(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient, n, nesterov)``."""
+    n = _check(spec, _ADAM_SCALARS, {1: "m", 2: "v", 9: "gradient"})
+    runtime = spec.device.runtime
+    nesterov = np.uint8(bool(spec.attrs.get("use_nesterov", False)))
+
+    def run(arrays):
+        var, m, v = written_targets(spec, arrays, 3)
+        launch_1d(runtime, function, n, (var, m, v, *arrays[3:10], np.int64(n), nesterov))
+        return var, m, v
+
+    return run
+
+
+for _op, _kernel, _loop in (
+    ("ApplyGradientDescent", "ApplyGradientDescentKernel", _gradient_descent_loop),
+    ("ApplyMomentum", "ApplyMomentumKernel", _momentum_loop),
+    ("Adam", "AdamKernel", _adam_loop),
+):
+    mirror_cpu_kernels(
+        _op,
+        lambda attr, _kernel=_kernel, _loop=_loop: CudaKernel(
+            "optimizer.cu", f"opforge::cuda::{_kernel}<{ctype(attr.inputs[0])}>", _loop
+        ),
+    )

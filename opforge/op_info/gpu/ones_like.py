@@ -1,0 +1,16 @@
+"""OnesLike GPU op info."""
+
+from opforge.op_info import DataType, GpuRegOp, op_info_register
+
+ones_like_op_info = (
+    GpuRegOp("OnesLike")
+    .input(0, "x", "required")
+    .output(0, "y", "required")
+    .dtype_formats(*DataType.ALL_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(ones_like_op_info)
+def _ones_like_gpu():
+    """OnesLike GPU registration."""
