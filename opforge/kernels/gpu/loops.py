@@ -16,13 +16,15 @@ from opforge.kernels.gpu.cuda import BLOCK, functor_arg, grid_for
 __all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index"]
 
 _MAX_BROADCAST_DIMS = 8  # kMaxBroadcastDims of elementwise.cuh
+# align=True: CuPy places a struct argument by its dtype's alignment, which must be the C++ struct's.
 _INDEX_DTYPE = np.dtype(
     [
         ("ndim", np.int64),
         ("shape", np.int64, (_MAX_BROADCAST_DIMS,)),
         ("a_stride", np.int64, (_MAX_BROADCAST_DIMS,)),
         ("b_stride", np.int64, (_MAX_BROADCAST_DIMS,)),
-    ]
+    ],
+    align=True,
 )
 
 

@@ -26,6 +26,7 @@ from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 __all__ = ["ReducePlan", "ReducePasses", "chunks_for", "passes_for", "reduce_kernel", "reduce_plan"]
 
 _MAX_DIMS = 8  # kMaxReduceDims of reduce.cuh
+# align=True: CuPy places a struct argument by its dtype's alignment, which must be the C++ struct's.
 _INDEX_DTYPE = np.dtype(
     [
         ("kept_ndim", np.int64),
@@ -38,7 +39,8 @@ _INDEX_DTYPE = np.dtype(
         ("count", np.int64),
         ("chunks", np.int64),
         ("chunk_fastest", np.int64),
-    ]
+    ],
+    align=True,
 )
 
 _MIN_CHUNK = 128  # reduced elements a pass-1 thread takes at least: less is not worth a second pass

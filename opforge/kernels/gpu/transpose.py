@@ -13,7 +13,10 @@ from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
 __all__ = []
 
 _MAX_DIMS = 8  # kMaxTransposeDims of transpose.cu
-_INDEX_DTYPE = np.dtype([("ndim", np.int64), ("size", np.int64, (_MAX_DIMS,)), ("stride", np.int64, (_MAX_DIMS,))])
+# align=True: CuPy places a struct argument by its dtype's alignment, which must be the C++ struct's.
+_INDEX_DTYPE = np.dtype(
+    [("ndim", np.int64), ("size", np.int64, (_MAX_DIMS,)), ("stride", np.int64, (_MAX_DIMS,))], align=True
+)
 
 
 def _merged_dims(op_name: str, in_shape, perm, out_shape) -> tuple:
