@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
+from opforge import sysconfig
+from opforge.kernels.gpu.cuda import source_path
 from opforge.tools import cuda_check
 
 SOURCES = cuda_check.kernel_names_by_source()
 
 
 def test_every_registered_cuda_kernel_has_a_source():
-    from opforge import sysconfig
-
     for source in SOURCES:
-        assert (sysconfig.get_cuda_sources() / source).is_file(), source
+        assert source_path(source).is_file(), source
 
 
 @pytest.mark.parametrize("arch", cuda_check.ARCHITECTURES)
@@ -35,7 +35,7 @@ def test_compile_errors_reach_the_user(tmp_path):
     ok, log, _ = nvrtc.compile(
         "broken.cu",
         bad.read_text(),
-        ["--gpu-architecture=sm_80", f"-I{cuda_check.sysconfig.get_include()}"],
+        ["--gpu-architecture=sm_80", f"-I{sysconfig.get_include()}"],
         ("Broken",),
     )
     assert not ok and "undeclared_name" in log and "broken.cu" in log

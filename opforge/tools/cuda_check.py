@@ -13,9 +13,8 @@ import glob
 import os
 from dataclasses import dataclass
 
-from opforge import sysconfig
 from opforge.kernels import registry
-from opforge.kernels.gpu.cuda import COMPILE_OPTIONS, device_kernel_names
+from opforge.kernels.gpu.cuda import COMPILE_OPTIONS, device_kernel_names, include_dirs, source_path
 
 __all__ = ["ARCHITECTURES", "CompileResult", "find_nvrtc", "kernel_names_by_source", "compile_all"]
 
@@ -101,16 +100,19 @@ class _Nvrtc:
             self.lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
-def compile_all(architectures=ARCHITECTURES, nvrtc_path: str | None = None, progress=None) -> list:
-    """Compile every source for every architecture; returns a CompileResult per (source, arch)."""
+def compile_all(architectures=ARCHITECTURES, nvrtc_path: str | None = None, progress=None, sources=None) -> list:
+    """Compile every source (or those named in ``sources``) for every architecture; returns a
+    CompileResult per (source, arch)."""
     path = nvrtc_path or find_nvrtc()
     if path is None:
         raise RuntimeError('NVRTC was not found: pip install nvidia-cuda-nvrtc (in opforge\'s "test" extra)')
     nvrtc = _Nvrtc(path)
-    include = [f"-I{sysconfig.get_include()}", f"-I{sysconfig.get_cuda_sources()}"]
     results = []
     for source, names in kernel_names_by_source().items():
-        code = (sysconfig.get_cuda_sources() / source).read_text()
+        if sources is not None and source not in sources:
+            continue
+        code = source_path(source).read_text()
+        include = [f"-I{d}" for d in include_dirs(source)]
         for arch in architectures:
             if progress is not None:
                 progress(f"compiling {source} for {arch} ({len(names)} kernels)")

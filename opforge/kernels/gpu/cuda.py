@@ -12,6 +12,7 @@ compiles again instead of reusing a stale binary.
 from __future__ import annotations
 
 import hashlib
+import pathlib
 import threading
 from dataclasses import dataclass
 from typing import Callable
@@ -119,11 +120,30 @@ def device_kernel_names() -> list:
 # Compiled modules
 
 
-def _headers_digest() -> str:
+def source_path(source: str) -> pathlib.Path:
+    """The file of a kernel's source: opforge's own by name (``csrc/kernels/cuda/``), a user's by
+    absolute path."""
+    path = pathlib.Path(source)
+    return path if path.is_absolute() else sysconfig.get_cuda_sources() / source
+
+
+def include_dirs(source: str) -> tuple:
+    """The compiler's ``-I`` folders for a source: opforge's headers and CUDA sources, and a user
+    source's own folder."""
+    dirs = [sysconfig.get_include(), sysconfig.get_cuda_sources()]
+    folder = source_path(source).parent
+    if folder not in dirs:
+        dirs.append(folder)
+    return tuple(dirs)
+
+
+def _headers_digest(dirs: tuple) -> str:
+    """A digest of every header the source may include: CuPy's cache keys on the code and options
+    only, so the code carries it and a changed header compiles again."""
     h = hashlib.sha256()
-    for root in (sysconfig.get_include(), sysconfig.get_cuda_sources()):
+    for root in dirs:
         for path in sorted(root.rglob("*")):
-            if path.suffix in (".h", ".cuh"):
+            if path.suffix in (".h", ".cuh", ".hpp"):
                 h.update(path.name.encode())
                 h.update(path.read_bytes())
     return h.hexdigest()[:16]
@@ -134,7 +154,7 @@ _modules: dict = {}  # (id(runtime), source) -> (frozenset of names, get_functio
 
 
 def _names_for(source: str) -> set:
-    names = set()
+    names = {name for s, name in _device_kernels if s == source}
     for e in registry.all_kernels():
         if e.kind == "cuda" and e.impl.source == source:
             names.update((e.impl.name, *e.impl.helpers))
@@ -152,9 +172,9 @@ def function_for(runtime, kernel: CudaKernel, name: str | None = None):
         if known is None or name not in known[0]:
             wanted = _names_for(kernel.source) | {kernel.name, *kernel.helpers, name}
             names = tuple(sorted(wanted | (known[0] if known else set())))
-            path = sysconfig.get_cuda_sources() / kernel.source
-            code = f"// opforge headers {_headers_digest()}\n" + path.read_text()
-            options = COMPILE_OPTIONS + (f"-I{sysconfig.get_include()}", f"-I{sysconfig.get_cuda_sources()}")
+            dirs = include_dirs(kernel.source)
+            code = f"// opforge headers {_headers_digest(dirs)}\n" + source_path(kernel.source).read_text()
+            options = COMPILE_OPTIONS + tuple(f"-I{d}" for d in dirs)
             known = (frozenset(names), runtime.load_module(kernel.source, code, options, names))
             _modules[key] = known
         return known[1](name)

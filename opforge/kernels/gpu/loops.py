@@ -13,7 +13,7 @@ from opforge import _C
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import BLOCK, functor_arg, grid_for
 
-__all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index"]
+__all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index", "simple"]
 
 _MAX_BROADCAST_DIMS = 8  # kMaxBroadcastDims of elementwise.cuh
 # align=True: CuPy places a struct argument by its dtype's alignment, which must be the C++ struct's.
@@ -103,3 +103,36 @@ def broadcast_binary(spec, function, kernel):
         return out
 
     return run
+
+
+def simple(*attrs):
+    """The launch glue for a user's CUDA kernel with the simplest ABI:
+    ``kernel(const T0* in0, ..., Out0* out0, ..., int64_t n, A0 attr0, ...)``, a grid-stride loop
+    over ``n``, the number of elements of output 0. The outputs have the primitive's inferred
+    shapes and the KernelAttr's dtypes; ``attrs`` are ``(name, NumPy dtype)`` pairs of the
+    primitive's attrs, passed by value in that order::
+
+        CudaKernel("/path/my_elu.cu", "my_elu<float>", loops.simple(("alpha", "float32")))
+    """
+    fields = tuple((name, np.dtype(t)) for name, t in attrs)
+
+    def loop(spec, function, kernel):
+        device, runtime = spec.device, spec.device.runtime
+        outs = [(tuple(s), t.np_dtype) for s, t in zip(spec.out_shapes, spec.entry.attr.outputs)]
+        n = math.prod(outs[0][0]) if outs else 0
+        try:
+            values = tuple(t.type(spec.attrs[name]) for name, t in fields)
+        except KeyError as e:
+            raise KernelError(
+                f"For '{spec.op_name}', the CUDA kernel needs the attr {e}, which the primitive lacks."
+            ) from None
+        single = len(outs) == 1
+
+        def run(arrays):
+            results = tuple(device.empty(shape, dtype) for shape, dtype in outs)
+            _launch_1d(runtime, function, n, (*arrays, *results, np.int64(n), *values))
+            return results[0] if single else results
+
+        return run
+
+    return loop
