@@ -39,7 +39,6 @@ from opforge.bprop import grad_array_ops as _grad_array_ops
 from opforge.bprop import grad_math_ops as _grad_math_ops
 from opforge.bprop import grad_nn_ops as _grad_nn_ops
 from opforge.tools import profiler
-from opforge import utils
 
 __version__ = "0.1.0"
 

@@ -168,3 +168,30 @@ def test_concurrent_loads_build_once_and_a_killed_builder_blocks_nobody(tmp_path
     later = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert later.stdout.strip() == "cached"
     assert not any(p.name.startswith("build-") for p in cache.rglob("*"))  # private folders cleaned
+
+
+SETUP = """
+from setuptools import setup
+from opforge.utils.cpp_extension import BuildExtension, CppExtension
+
+setup(
+    name="aot_kernels",
+    ext_modules=[CppExtension("aot_kernels", ["aot.cc"], include_dirs=["inc"])],
+    cmdclass={"build_ext": BuildExtension},
+)
+"""
+
+
+def test_ahead_of_time_with_setuptools(tmp_path, isolated_registries, monkeypatch):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "scale.h").write_text("#define SCALE 5\n")
+    (tmp_path / "aot.cc").write_text(KERNEL.format(op="ExtAot"))
+    (tmp_path / "setup.py").write_text(SETUP)
+    result = subprocess.run(
+        [sys.executable, "setup.py", "build_ext", "--inplace"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ext = cpp_extension.load_extension_module("aot_kernels")
+    assert [k.op_name for k in ext.kernels] == ["ExtAot"]
+    assert _primitive("ExtAot")()(Tensor(np.array([2.0], np.float32))).asnumpy().tolist() == [10.0]

@@ -1,5 +1,1 @@
-"""Utilities for operator authors: ``cpp_extension`` compiles kernel libraries on the fly."""
-
-from opforge.utils import cpp_extension
-
-__all__ = ["cpp_extension"]
+"""Utilities for operator authors: ``opforge.utils.cpp_extension`` compiles kernel libraries."""

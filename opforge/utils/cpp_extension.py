@@ -35,11 +35,23 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from setuptools import Extension as SetuptoolsExtension
+from setuptools.command.build_ext import build_ext
+
 from opforge import _C, sysconfig
 from opforge.errors import CompileError
 from opforge.kernels import registry
 
-__all__ = ["Extension", "load", "load_inline", "default_build_root", "compile_flags"]
+__all__ = [
+    "Extension",
+    "load",
+    "load_inline",
+    "default_build_root",
+    "compile_flags",
+    "CppExtension",
+    "BuildExtension",
+    "load_extension_module",
+]
 
 
 @dataclass(frozen=True)
@@ -262,3 +274,46 @@ def load_inline(
             os.replace(tmp, path)
         paths.append(path)
     return load(name, paths, extra_cflags, extra_ldflags, extra_include_paths, build_directory, verbose)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ahead of time, with setuptools
+
+
+def CppExtension(name: str, sources, *args, **kwargs):  # noqa: N802 - the name users know from PyTorch
+    """A ``setuptools.Extension`` for a kernel library: opforge's headers on the include path and its
+    flags. Build it with ``cmdclass={"build_ext": BuildExtension}``; load it at run time with
+    ``load_extension_module(name)``."""
+    include_dirs = [str(sysconfig.get_include()), *kwargs.pop("include_dirs", [])]
+    extra_compile_args = [f for f in compile_flags() if not f.startswith("-I")] + kwargs.pop("extra_compile_args", [])
+    extra_link_args = ["-fopenmp", *kwargs.pop("extra_link_args", [])]
+    return SetuptoolsExtension(
+        name,
+        list(sources),
+        *args,
+        include_dirs=include_dirs,
+        extra_compile_args=extra_compile_args,
+        extra_link_args=extra_link_args,
+        language="c++",
+        **kwargs,
+    )
+
+
+class BuildExtension(build_ext):
+    """setuptools' ``build_ext`` for ``CppExtension``s: a kernel library exports the kernel ABI's
+    ``opforge_kernel_defs``, not a Python module init function, so none is required."""
+
+    def get_export_symbols(self, ext):
+        return []
+
+
+def load_extension_module(module_name: str) -> Extension:
+    """Register the kernels of a library built ahead of time (``CppExtension``) and installed as
+    ``module_name`` (found like a module, not imported)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module_name)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"For 'load_extension_module', no built extension named '{module_name}' was found.")
+    path = pathlib.Path(spec.origin)
+    return Extension(module_name, path, tuple(registry.load_library(path)), False)
