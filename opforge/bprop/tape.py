@@ -31,6 +31,8 @@ from opforge.tensor import Parameter, Tensor
 
 __all__ = ["Tape", "record_on_tapes", "backward", "needs_input_grad"]
 
+_SEQUENCES = (tuple, list)  # a variadic input: its gradient is a tuple, one per element
+
 # The dtypes gradients flow through.
 _DIFF_DTYPES = frozenset(t for t in mstype.all_types if t.kind in "fc")
 
@@ -79,6 +81,8 @@ class Tape(Interpreter):
         for a in args:
             if id(a) in tracked:
                 break
+            if a.__class__ in _SEQUENCES and any(id(t) in tracked for t in a):
+                break  # a tuple of Tensors (AddN's inputs) with a tracked element
         else:
             return
         if len(args) < len(prim.__mindspore_signature__):  # defaults: constants, never tracked; bprops take them
@@ -179,6 +183,25 @@ def _add_note(e: Exception, prim) -> None:
         e.add_note(note)
 
 
+def _accumulate_sequence(prim, inputs, grads_of, grads: dict, tracked: dict, add) -> None:
+    """The gradient of a tuple-of-Tensors input is a tuple with one gradient per element."""
+    if grads_of.__class__ not in _SEQUENCES or len(grads_of) != len(inputs):
+        raise TypeError(
+            f"For '{prim.name}', the gradient of a tuple input of {len(inputs)} Tensors must be a tuple of "
+            f"{len(inputs)} gradients, but got {type(grads_of).__name__}."
+        )
+    for t, g in zip(inputs, grads_of):
+        if id(t) not in tracked:
+            continue
+        if not isinstance(g, Tensor) or g._meta[0] is not t._meta[0] or g._meta[1] != t._meta[1]:
+            raise TypeError(
+                f"For '{prim.name}', each gradient of a tuple input must be a Tensor of its element's dtype and "
+                f"shape ({_describe(t)}), but got {_describe(g) if isinstance(g, Tensor) else type(g).__name__}."
+            )
+        prev = grads.get(id(t))
+        grads[id(t)] = g if prev is None else add(prev, g)
+
+
 def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
     """Propagate ``senses`` (one per output) back through ``tape``; returns ``{id(tensor): grad}``.
 
@@ -214,6 +237,10 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
             if versions is not None:
                 _check_versions(prim, args, versions)
             needs = tuple(map(tracked.__contains__, map(id, args)))
+            if not all(needs):  # a tuple of Tensors is needed when one of its elements is
+                needs = tuple(
+                    n or (a.__class__ in _SEQUENCES and any(id(t) in tracked for t in a)) for a, n in zip(args, needs)
+                )
             _state.needs = needs
             try:
                 in_grads = get_bprop(prim)(*args, out, dout)
@@ -231,6 +258,9 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
                     grads.pop(id(out), None)
             for a, g, need in zip(args, in_grads, needs):
                 if not need:
+                    continue
+                if a.__class__ in _SEQUENCES:
+                    _accumulate_sequence(prim, a, g, grads, tracked, add)
                     continue
                 # The fast form of _check_grads: a Tensor of the input's dtype and shape.
                 if not isinstance(g, Tensor) or g._meta[0] is not a._meta[0] or g._meta[1] != a._meta[1]:

@@ -100,9 +100,14 @@ def freeze_attrs(prim_name: str, attrs: dict):
     return _C.freeze_attrs(prim_name, attrs)
 
 
+def is_tensor_sequence(value) -> bool:
+    """A variadic input: a non-empty tuple or list of Tensors (AddN's ``inputs``, Concat's ``x``)."""
+    return value.__class__ in (tuple, list) and len(value) > 0 and all(isinstance(t, Tensor) for t in value)
+
+
 def plan_key(prim, args: tuple) -> tuple:
-    """The cache key of a call: Tensors by meta, weak scalars of dtype groups by type, other
-    arguments (constants) by ``freeze``."""
+    """The cache key of a call: Tensors by meta, tuples of Tensors by their metas, weak scalars of
+    dtype groups by type, other arguments (constants) by ``freeze``."""
     groups = prim._group_positions()
     key = []
     for i, a in enumerate(args):
@@ -111,6 +116,8 @@ def plan_key(prim, args: tuple) -> tuple:
             key.append(meta)
         elif i in groups and mstype.weak_category(a) is not None:
             key.append(("weak", type(a)))
+        elif is_tensor_sequence(a):
+            key.append(("tensors", type(a), tuple(t._meta for t in a)))
         else:
             key.append(("const", freeze(prim.name, prim._arg_name(i), a)))
     return tuple(key)
@@ -119,20 +126,36 @@ def plan_key(prim, args: tuple) -> tuple:
 # -- building a plan ---------------------------------------------------------------------------
 
 
+# A kernel input ("slot") is an argument position, or (position, index) for an element of a tuple
+# of Tensors: the kernel sees the elements as inputs of their own (a KernelAttr with all_same).
+
+
+def _slot_arg(args, slot):
+    return args[slot] if slot.__class__ is int else args[slot[0]][slot[1]]
+
+
+def _slot_meta(metas, slot, key: str):
+    return metas[slot][key] if slot.__class__ is int else metas[slot[0]][key][slot[1]]
+
+
+def _slot_name(prim, slot) -> str:
+    return prim._arg_name(slot) if slot.__class__ is int else f"{prim._arg_name(slot[0])}[{slot[1]}]"
+
+
 def _backend(prim, args: tuple, tensor_pos: list) -> str:
     """The backend of a call: its Tensors' device (all must agree), else the primitive's or the context's."""
     name = first = None
-    for i in tensor_pos:
-        t = args[i]
+    for slot in tensor_pos:
+        t = _slot_arg(args, slot)
         if not isinstance(t, Tensor):
             continue
         here = t._meta[2].name
         if name is None:
-            name, first = here, i
+            name, first = here, slot
         elif here != name:
             raise ValueError(
-                f"For '{prim.name}', all tensor inputs must be on one device, but input '{prim._arg_name(first)}' "
-                f"is on {name} and input '{prim._arg_name(i)}' is on {here}. Move one with Tensor.to()."
+                f"For '{prim.name}', all tensor inputs must be on one device, but input '{_slot_name(prim, first)}' "
+                f"is on {name} and input '{_slot_name(prim, slot)}' is on {here}. Move one with Tensor.to()."
             )
     if prim._device is not None:
         if name is not None and name != prim._device:
@@ -214,6 +237,9 @@ def build_plan(prim, args: tuple):
         elif i in targets:
             tensor_pos.append(i)
             metas.append({"shape": [], "dtype": targets[i], "value": None})
+        elif is_tensor_sequence(a):  # inference sees a tuple of shapes and a tuple of dtypes
+            tensor_pos.extend((i, k) for k in range(len(a)))
+            metas.append({"shape": tuple(list(t.shape) for t in a), "dtype": tuple(t.dtype for t in a), "value": None})
         else:
             const_values[i] = a
             metas.append({"shape": a, "dtype": a, "value": a})
@@ -241,7 +267,7 @@ class _Call(NamedTuple):
 def _kernel_plan(call: _Call):
     prim, args, tensor_pos, metas = call.prim, call.args, call.tensor_pos, call.metas
     out_shapes, out_dtypes = _normalise_outputs(prim, prim.__infer__(*metas))
-    in_dtypes = tuple(metas[i]["dtype"] for i in tensor_pos)
+    in_dtypes = tuple(_slot_meta(metas, slot, "dtype") for slot in tensor_pos)
     device = get_device(call.backend)
     selection, run_on = _select(prim.name, call.backend, in_dtypes, out_dtypes)
     _check_fits(prim.name, device, out_shapes, out_dtypes)
@@ -255,7 +281,7 @@ def _kernel_plan(call: _Call):
         selection,
         run_on,
         in_dtypes,
-        tuple(tuple(metas[i]["shape"]) for i in tensor_pos),
+        tuple(tuple(_slot_meta(metas, slot, "shape")) for slot in tensor_pos),
         out_shapes,
         out_dtypes,
         attrs,
@@ -395,8 +421,11 @@ def _python_caller(n_args, tensor_pos, const_values, attrs, input_names):
 
     def call(fn, arrays):
         full = [None] * n_args
-        for i, a in zip(tensor_pos, arrays):
-            full[i] = a
+        for slot, a in zip(tensor_pos, arrays):
+            if slot.__class__ is int:
+                full[slot] = a
+            else:  # an element of a tuple of Tensors: the kernel gets the tuple of arrays
+                full[slot[0]] = (*(full[slot[0]] or ()), a)
         for i, v in const_values.items():
             full[i] = v
         return fn(*full, **keywords(fn))
@@ -412,17 +441,20 @@ def _gatherer(prim, args, device, tensor_pos, targets, defaults):
     """``gather(call_args) -> arrays``: the kernel's input arrays for a call with these metas."""
     signature = prim._signature()
     writes = binding.written_positions(signature)
-    if not targets and not defaults and not writes and len(tensor_pos) == len(args):
+    if not targets and not defaults and not writes and tensor_pos == list(range(len(args))):
         return _GATHER_TENSORS
 
     steps = []
     for i in tensor_pos:
+        if i.__class__ is not int:
+            steps.append((i, None, None))  # an element of a tuple of Tensors
+            continue
         target = targets.get(i)
         if isinstance(args[i], Tensor):
             steps.append((i, None if target is None else target.np_dtype, None))
         else:
             steps.append((i, None, target))  # a weak scalar: its value may differ on every call
-    names = [prim._arg_name(i) for i in range(len(args))]
+    names = [prim._arg_name(i) for i in range(len(args))]  # by position: slots of tuples never need one
 
     def gather(call_args):
         full = tuple(call_args) + defaults if defaults else call_args
@@ -430,7 +462,9 @@ def _gatherer(prim, args, device, tensor_pos, targets, defaults):
             binding.check_written(prim.name, signature, full)
         arrays = []
         for i, cast_to, scalar_dtype in steps:
-            if scalar_dtype is not None:
+            if i.__class__ is not int:
+                arrays.append(full[i[0]][i[1]]._data)
+            elif scalar_dtype is not None:
                 binding.check_scalar_fits(prim.name, names[i], full[i], scalar_dtype)
                 arrays.append(device.scalar(full[i], scalar_dtype.np_dtype))
             elif cast_to is not None:
