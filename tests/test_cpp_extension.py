@@ -195,3 +195,42 @@ def test_ahead_of_time_with_setuptools(tmp_path, isolated_registries, monkeypatc
     ext = cpp_extension.load_extension_module("aot_kernels")
     assert [k.op_name for k in ext.kernels] == ["ExtAot"]
     assert _primitive("ExtAot")()(Tensor(np.array([2.0], np.float32))).asnumpy().tolist() == [10.0]
+
+
+WORKSPACE_KERNEL = r"""
+#include <cstring>
+
+#include "opforge/kernel.h"
+
+using namespace opforge;
+
+// y = x reversed, through a scratch copy the kernel asks the core for (OneFlow's temp buffer).
+class ReverseKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    n_ = ctx.input(0).numel();
+    SetWorkspaceBytes(n_ * static_cast<int64_t>(sizeof(float)));
+  }
+  void Launch(const KernelArgs& args) override {
+    float* scratch = args.workspace<float>();
+    OPF_CHECK(n_ == 0 || scratch != nullptr, "no workspace");
+    std::memcpy(scratch, args.input<float>(0), static_cast<size_t>(n_) * sizeof(float));
+    float* y = args.output<float>(0);
+    for (int64_t i = 0; i < n_; ++i) y[i] = scratch[n_ - 1 - i];
+  }
+
+ private:
+  int64_t n_ = 0;
+};
+
+MS_REG_CPU_KERNEL(ExtReverse, KernelAttr().AddInputAttr(kNumberTypeFloat32).AddOutputAttr(kNumberTypeFloat32),
+                  ReverseKernel);
+"""
+
+
+def test_a_kernel_gets_the_workspace_it_declares(tmp_path, isolated_registries):
+    cpp_extension.load_inline("ext_reverse", WORKSPACE_KERNEL, build_directory=tmp_path)
+    op = _primitive("ExtReverse")()
+    for n in (0, 5, 100_000):  # none, a small one (NumPy's memory), a large one (the caching allocator)
+        x = np.arange(n, dtype=np.float32)
+        assert np.array_equal(op(Tensor(x)).asnumpy(), x[::-1])

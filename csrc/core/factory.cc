@@ -46,9 +46,10 @@ size_t KernelFactory::size() const {
 std::vector<size_t> KernelFactory::Import(const OpfKernelDef* const* defs, int32_t count,
                                           std::shared_ptr<void> library, const std::string& source) {
   for (int32_t i = 0; i < count; ++i) {
-    if (defs[i]->abi_version != OPFORGE_KERNEL_ABI_VERSION) {
+    if (defs[i]->abi_version < OPFORGE_KERNEL_ABI_MIN_VERSION || defs[i]->abi_version > OPFORGE_KERNEL_ABI_VERSION) {
       throw std::runtime_error("kernel library '" + source + "' was built for kernel ABI version " +
-                               std::to_string(defs[i]->abi_version) + ", but this opforge uses version " +
+                               std::to_string(defs[i]->abi_version) + ", but this opforge loads versions " +
+                               std::to_string(OPFORGE_KERNEL_ABI_MIN_VERSION) + " to " +
                                std::to_string(OPFORGE_KERNEL_ABI_VERSION) + "; rebuild it.");
     }
   }

@@ -143,6 +143,7 @@ class KernelInstance {
     kernel_ = def_->create(op_name_.c_str(), in.data(), static_cast<int32_t>(in.size()), out.data(),
                                  static_cast<int32_t>(out.size()), attrs_.data(), attrs_.size(), err, sizeof(err));
     if (kernel_ == nullptr) throw KernelError(err);
+    if (def_->abi_version >= 2 && def_->workspace_bytes != nullptr) workspace_shape_ = def_->workspace_bytes(kernel_);
   }
 
   ~KernelInstance() {
@@ -165,7 +166,7 @@ class KernelInstance {
       throw py::value_error("For '" + op_name_ + "', the kernel expects " + std::to_string(inputs_.size()) +
                             " inputs, but got " + std::to_string(n_in) + ".");
     }
-    if (n_in > kMaxStackTensors || n_out > kMaxStackTensors) throw py::value_error("too many kernel operands");
+    if (n_in > kMaxStackTensors || n_out + 1 > kMaxStackTensors) throw py::value_error("too many kernel operands");
     std::array<OpfTensor, kMaxStackTensors> in{}, out{};
     std::array<py::object, kMaxStackTensors> out_arrays;
     for (size_t i = 0; i < n_in; ++i) in[i] = Check(args[i], i);
@@ -188,6 +189,14 @@ class KernelInstance {
       void* data = py::detail::array_proxy(out_arrays[i].ptr())->data;
       if (!Aligned(data, t)) ThrowMisaligned("For '" + op_name_ + "', the kernel's output " + std::to_string(i), t);
       out[i] = Tensor(data, t);
+    }
+    py::object workspace;  // kept alive through the launch; back to the allocator's cache after
+    if (workspace_shape_ > 0) {
+      const auto& uint8 = py::dtype::of<uint8_t>();
+      workspace = py::reinterpret_steal<py::object>(
+          memory::NewArray(api, uint8.inc_ref().ptr(), 1, &workspace_shape_, workspace_shape_));
+      if (!workspace) throw py::error_already_set();
+      out[n_out] = OpfTensor{py::detail::array_proxy(workspace.ptr())->data, &workspace_shape_, 1, kNumberTypeUInt8};
     }
     char err[2048];
     err[0] = '\0';
@@ -308,6 +317,7 @@ class KernelInstance {
   std::vector<PlannedTensor> inputs_;
   std::vector<PlannedTensor> outputs_;
   int64_t total_elements_ = 0;
+  int64_t workspace_shape_ = 0;  // bytes of scratch memory per launch (ABI 2), passed as out[n_out]
   void* kernel_ = nullptr;
 };
 

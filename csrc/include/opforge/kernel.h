@@ -21,7 +21,9 @@
 #include "opforge/kernel_attr.h"
 #include "opforge/type_id.h"
 
-#define OPFORGE_KERNEL_ABI_VERSION 1
+// 2 added OpfKernelDef::workspace_bytes; libraries of version 1 still load (they have no workspace).
+#define OPFORGE_KERNEL_ABI_VERSION 2
+#define OPFORGE_KERNEL_ABI_MIN_VERSION 1
 #define OPFORGE_EXPORT __attribute__((visibility("default")))
 #define OPFORGE_HIDDEN __attribute__((visibility("hidden")))
 
@@ -72,6 +74,9 @@ typedef struct OpfKernelDef {
   int32_t (*launch)(void* kernel, const OpfTensor* in, int32_t n_in, const OpfTensor* out,
                     int32_t n_out, char* err, int64_t err_len);
   void (*destroy)(void* kernel);
+  // Version 2: the bytes of scratch memory the kernel asked for in Init (0: none). The core then
+  // passes a workspace of that size as out[n_out] to launch (one past the outputs).
+  int64_t (*workspace_bytes)(void* kernel);
 } OpfKernelDef;
 
 }  // extern "C"
@@ -239,8 +244,15 @@ class KernelContext {
 // What a kernel sees at every launch: the data pointers (metas are those given to Init).
 class KernelArgs {
  public:
-  KernelArgs(const OpfTensor* in, int32_t n_in, const OpfTensor* out, int32_t n_out)
-      : in_(in), n_in_(n_in), out_(out), n_out_(n_out) {}
+  KernelArgs(const OpfTensor* in, int32_t n_in, const OpfTensor* out, int32_t n_out, void* workspace = nullptr)
+      : in_(in), n_in_(n_in), out_(out), n_out_(n_out), workspace_(workspace) {}
+
+  // The scratch memory the kernel asked for in Init (CpuKernel::SetWorkspaceBytes), aligned for any
+  // element type; null when it asked for none. Its contents are undefined at each launch's start.
+  template <typename T>
+  T* workspace() const {
+    return static_cast<T*>(workspace_);
+  }
 
   int32_t num_inputs() const { return n_in_; }
   int32_t num_outputs() const { return n_out_; }
@@ -260,6 +272,7 @@ class KernelArgs {
   int32_t n_in_;
   const OpfTensor* out_;
   int32_t n_out_;
+  void* workspace_;
 };
 
 // Base class of every CPU kernel. Init runs once per (attrs, input metas); Launch per call.
@@ -268,6 +281,19 @@ class CpuKernel {
   virtual ~CpuKernel() = default;
   virtual void Init(const KernelContext& ctx) { (void)ctx; }
   virtual void Launch(const KernelArgs& args) = 0;
+
+  int64_t workspace_bytes() const { return workspace_bytes_; }
+
+ protected:
+  // Called from Init with a size worked out from the metas (OneFlow's temp buffer): each launch then
+  // gets that much scratch memory from the core's allocator through args.workspace<T>().
+  void SetWorkspaceBytes(int64_t bytes) {
+    OPF_CHECK(bytes >= 0, "the workspace size must be >= 0, but got " << bytes << ".");
+    workspace_bytes_ = bytes;
+  }
+
+ private:
+  int64_t workspace_bytes_ = 0;
 };
 
 namespace detail {
@@ -306,7 +332,9 @@ OPFORGE_HIDDEN __attribute__((noinline)) inline int32_t LaunchKernel(void* kerne
                                                                      const OpfTensor* out, int32_t n_out, char* err,
                                                                      int64_t err_len) {
   try {
-    static_cast<CpuKernel*>(kernel)->Launch(KernelArgs(in, n_in, out, n_out));
+    CpuKernel* k = static_cast<CpuKernel*>(kernel);
+    void* workspace = k->workspace_bytes() > 0 ? out[n_out].data : nullptr;  // the core's, one past the outputs
+    k->Launch(KernelArgs(in, n_in, out, n_out, workspace));
     return 0;
   } catch (const std::exception& e) {
     CopyError(e.what(), err, err_len);
@@ -318,6 +346,10 @@ OPFORGE_HIDDEN __attribute__((noinline)) inline int32_t LaunchKernel(void* kerne
 
 OPFORGE_HIDDEN __attribute__((noinline)) inline void DestroyKernel(void* kernel) {
   delete static_cast<CpuKernel*>(kernel);
+}
+
+OPFORGE_HIDDEN __attribute__((noinline)) inline int64_t KernelWorkspaceBytes(void* kernel) {
+  return static_cast<CpuKernel*>(kernel)->workspace_bytes();
 }
 
 template <typename Kernel>
@@ -401,7 +433,8 @@ OPFORGE_HIDDEN __attribute__((noinline)) inline void AddKernelDef(const char* ba
                                                                   const KernelAttr& attr,
                                                                   decltype(OpfKernelDef::create) create,
                                                                   decltype(OpfKernelDef::launch) launch,
-                                                                  decltype(OpfKernelDef::destroy) destroy) {
+                                                                  decltype(OpfKernelDef::destroy) destroy,
+                                                                  decltype(OpfKernelDef::workspace_bytes) workspace) {
   LocalRegistry& r = local_registry();
   r.names.emplace_back(op_name);
   r.names.emplace_back(backend);
@@ -423,6 +456,7 @@ OPFORGE_HIDDEN __attribute__((noinline)) inline void AddKernelDef(const char* ba
   def.create = create;
   def.launch = launch;
   def.destroy = destroy;
+  def.workspace_bytes = workspace;
   r.defs.push_back(def);
   r.table.push_back(&r.defs.back());
 }
@@ -430,10 +464,11 @@ OPFORGE_HIDDEN __attribute__((noinline)) inline void AddKernelDef(const char* ba
 template <typename Kernel>
 void RegisterKernel(const char* backend, const char* op_name, const KernelAttr& attr) {
   if constexpr (std::is_base_of_v<CpuKernel, Kernel>) {
-    AddKernelDef(backend, op_name, attr, &CreateCpuKernel<Kernel>, &LaunchKernel, &DestroyKernel);
+    AddKernelDef(backend, op_name, attr, &CreateCpuKernel<Kernel>, &LaunchKernel, &DestroyKernel,
+                 &KernelWorkspaceBytes);
   } else {
     AddKernelDef(backend, op_name, attr, &Trampoline<Kernel>::Create, &Trampoline<Kernel>::Launch,
-                 &Trampoline<Kernel>::Destroy);
+                 &Trampoline<Kernel>::Destroy, nullptr);
   }
 }
 
