@@ -1,6 +1,7 @@
-"""Variadic inputs: a tuple (or list) of Tensors in one argument, as MindSpore's AddN takes
+"""Inputs of user operators. Variadic: a tuple (or list) of Tensors in one argument, as MindSpore's AddN takes
 ``inputs``. Inference sees a tuple of shapes and of dtypes; the kernel sees each element as an
-input of its own (a KernelAttr with all_same); the tape differentiates each element."""
+input of its own (a KernelAttr with all_same); the tape differentiates each element. Optional: an
+input given as None selects the kernel registered without it."""
 
 from __future__ import annotations
 
@@ -73,3 +74,31 @@ def test_elements_on_two_devices_are_named(sum_of_all):
     xs = (Tensor(np.ones(2, np.float32)), Tensor(np.ones(2, np.float32), device="GPU"))
     with pytest.raises(ValueError, match=r"input 'inputs\[0\]' is on CPU and input 'inputs\[1\]' is on GPU"):
         sum_of_all()(xs)
+
+
+class ScaleAndShift(PrimitiveWithInfer):
+    """y = x * scale + bias, with ``bias`` an optional input (None: no shift)."""
+
+    @prim_attr_register
+    def __init__(self, scale=1.0):
+        self.init_prim_io_names(inputs=["x", "bias"], outputs=["y"])
+
+    def infer_shape(self, x, bias):
+        return x
+
+    def infer_dtype(self, x, bias):
+        return x
+
+
+def test_an_optional_input_may_be_none(isolated_registries):
+    f32 = opforge.float32
+    one = KernelAttr().add_input_attr(f32).add_output_attr(f32)
+    two = KernelAttr().add_input_attr(f32).add_input_attr(f32).add_output_attr(f32)
+
+    @register_kernel("ScaleAndShift", "CPU", [one, two])
+    def kernel(x, bias, scale=1.0):
+        return x * np.float32(scale) + (0 if bias is None else bias)
+
+    op, x = ScaleAndShift(scale=2.0), Tensor(np.array([1.0, 2.0], np.float32))
+    assert op(x, None).asnumpy().tolist() == [2.0, 4.0]
+    assert op(x, Tensor(np.array([10.0, 20.0], np.float32))).asnumpy().tolist() == [12.0, 24.0]
