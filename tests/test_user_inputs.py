@@ -102,3 +102,39 @@ def test_an_optional_input_may_be_none(isolated_registries):
     op, x = ScaleAndShift(scale=2.0), Tensor(np.array([1.0, 2.0], np.float32))
     assert op(x, None).asnumpy().tolist() == [2.0, 4.0]
     assert op(x, Tensor(np.array([10.0, 20.0], np.float32))).asnumpy().tolist() == [12.0, 24.0]
+
+
+class UserCube(PrimitiveWithInfer):
+    """y = x ** 3, a user operator with a Python kernel and a bprop written with primitives."""
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x):
+        return x
+
+    def infer_dtype(self, x):
+        return x
+
+
+def test_double_grad_of_a_user_op_whose_bprop_uses_primitives(isolated_registries):
+    from opforge import ops
+
+    f64 = opforge.float64
+    register_kernel("UserCube", "CPU", KernelAttr().add_input_attr(f64).add_output_attr(f64))(lambda x: x**3)
+
+    @bprop_getters.register(UserCube)
+    def get_bprop(self):
+        mul = ops.Mul()
+
+        def bprop(x, out, dout):
+            return (mul(mul(mul(x, x), 3.0), dout),)  # differentiable: built from primitives
+
+        return bprop
+
+    cube, x = UserCube(), Tensor(np.array([0.5, -2.0], np.float64))
+    first = opforge.grad(lambda v: cube(v).sum())
+    second = opforge.grad(lambda v: first(v).sum())
+    np.testing.assert_allclose(first(x).asnumpy(), 3 * x.asnumpy() ** 2)
+    np.testing.assert_allclose(second(x).asnumpy(), 6 * x.asnumpy())
