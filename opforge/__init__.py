@@ -44,3 +44,5 @@ __version__ = "0.1.0"
 
 from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge import common
+from opforge.common import ParameterTuple

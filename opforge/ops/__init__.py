@@ -1,7 +1,11 @@
 """``opforge.ops``: every operator class (``ops.Elu``), signature helpers and the functional ops."""
 
+from opforge.bprop.grad_operation import GradOperation
 from opforge.dispatch import signature as sig
-from opforge.ops import functional, tensor_methods
+from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
+from opforge.ops import composite, functional, operations, signature, tensor_methods
+from opforge.ops.functional import argmax, expand_dims, mse_loss, ones_like, relu, sigmoid, squeeze, tanh, zeros_like
+from opforge.ops.operations import Argmax
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
 from opforge.primitives.math_ops import *

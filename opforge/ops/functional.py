@@ -24,6 +24,53 @@ assign_sub = math_ops.AssignSub()
 zeros_like = array_ops.ZerosLike()
 ones_like = array_ops.OnesLike()
 fill = array_ops.Fill()
+maximum = math_ops.Maximum()
+minimum = math_ops.Minimum()
+equal = math_ops.Equal()
+sqrt = math_ops.Sqrt()
+square = math_ops.Square()
+transpose = array_ops.Transpose()
+_expand_dims = array_ops.ExpandDims()
+
+
+def expand_dims(input_x, axis: int):
+    """``input_x`` with a new dim of size 1 at ``axis`` (MindSpore's ``ops.expand_dims``)."""
+    return _expand_dims(input_x, axis)
+
+
+@functools.cache
+def _squeeze(axis) -> array_ops.Squeeze:
+    return array_ops.Squeeze(axis)
+
+
+def squeeze(input_x, axis=()):
+    """``input_x`` without the size-1 dims in ``axis`` (all of them by default)."""
+    return _squeeze(tuple(axis) if isinstance(axis, list) else axis)(input_x)
+
+
+@functools.cache
+def _argmax(axis: int) -> array_ops.ArgMax:
+    return array_ops.ArgMax(axis)
+
+
+def argmax(input_x, axis: int = -1):
+    """The index of the largest element along ``axis`` (int32; MindSpore's ``ops.argmax``)."""
+    return _argmax(axis)(input_x)
+
+
+@functools.cache
+def reduce_max(keep_dims: bool = False) -> math_ops.ReduceMax:
+    return math_ops.ReduceMax(keep_dims)
+
+
+def mse_loss(input_x, target, reduction: str = "mean"):
+    """``(input_x - target) ** 2``, averaged ("mean"), summed ("sum") or not ("none")."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"For 'mse_loss', the 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}.")
+    loss = square(sub(input_x, target))
+    if reduction == "none":
+        return loss
+    return (reduce_mean if reduction == "mean" else reduce_sum)(False)(loss)
 
 
 @functools.cache

@@ -92,9 +92,95 @@ def mean(self, axis=(), keepdims=False) -> Tensor:
     return F.reduce_mean(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_mean(keepdims)(self, axis)
 
 
+# MindSpore's Tensor methods: each the primitive of the same name.
+def add(self, other):
+    return F.add(self, _operand(other))
+
+
+def sub(self, other):
+    return F.sub(self, _operand(other))
+
+
+def mul(self, other):
+    return F.mul(self, _operand(other))
+
+
+def div(self, other):
+    return F.div(self, _operand(other))
+
+
+def matmul(self, other):
+    return F.matmul(self, other)
+
+
+def maximum(self, other):
+    return F.maximum(self, _operand(other))
+
+
+def minimum(self, other):
+    return F.minimum(self, _operand(other))
+
+
+def equal(self, other):
+    return F.equal(self, _operand(other))
+
+
+def tanh(self):
+    return F.tanh(self)
+
+
+def sigmoid(self):
+    return F.sigmoid(self)
+
+
+def relu(self):
+    return F.relu(self)
+
+
+def exp(self):
+    return F.exp(self)
+
+
+def log(self):
+    return F.log(self)
+
+
+def sqrt(self):
+    return F.sqrt(self)
+
+
+def square(self):
+    return F.square(self)
+
+
+def expand_dims(self, axis: int):
+    return F.expand_dims(self, axis)
+
+
+def squeeze(self, axis=()):
+    return F.squeeze(self, axis)
+
+
+def transpose(self, *axes):
+    """Transpose by ``axes`` (reversed when none), as MindSpore's ``Tensor.transpose``."""
+    if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+        axes = tuple(axes[0])
+    return F.transpose(self, axes or tuple(reversed(range(self.ndim))))
+
+
+def argmax(self, axis=None):
+    return F.argmax(self, -1 if axis is None else axis)
+
+
+def max(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
+    return F.reduce_max(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_max(keepdims)(self, axis)
+
+
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
+    add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
+    expand_dims, squeeze, transpose, argmax, max,
 )  # fmt: skip
 
 

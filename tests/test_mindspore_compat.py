@@ -1,0 +1,69 @@
+"""MindSpore's porting surface: module paths, names and Tensor methods a MindSpore program uses,
+so that it runs after changing ``mindspore`` to ``opforge`` in its imports."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opforge as ms  # as a ported script would read: import mindspore as ms
+from opforge import Parameter, ParameterTuple, Tensor, nn, ops
+from opforge.common import dtype as mstype
+from opforge.common.initializer import Normal, initializer
+from opforge.ops import composite as C
+from opforge.ops import functional as F
+from opforge.ops import operations as P
+from opforge.ops import signature as sig
+
+
+def test_module_paths_and_names():
+    assert P.Argmax is P.ArgMax and ops.Argmax is P.ArgMax
+    assert C.GradOperation is ops.GradOperation is ms.GradOperation
+    assert mstype.float32 is ms.float32
+    assert sig.make_sig("x", sig.sig_rw.RW_WRITE).name == "x"
+    assert ops.op_info_register is not None and ops.CpuRegOp is not None and ops.DataType is not None
+    w = initializer(Normal(0.02), (3, 4), mstype.float32)
+    assert w.shape == (3, 4) and w.dtype is mstype.float32
+
+
+def test_functional_api():
+    x = Tensor(np.array([[1.0, -2.0], [3.0, 0.5]], np.float32))
+    assert ops.expand_dims(x, 0).shape == (1, 2, 2)
+    assert ops.argmax(x).asnumpy().tolist() == [0, 0] and ops.argmax(x, 0).asnumpy().tolist() == [1, 1]
+    assert ops.relu(x).asnumpy().tolist() == [[1.0, 0.0], [3.0, 0.5]]
+    assert float(ops.mse_loss(x, x * 2).asnumpy()) == pytest.approx(np.mean(x.asnumpy() ** 2))
+    assert ops.mse_loss(x, x, reduction="none").shape == (2, 2)
+    assert F.zeros_like(x).asnumpy().sum() == 0
+    with pytest.raises(ValueError, match="For 'mse_loss', the 'reduction'"):
+        ops.mse_loss(x, x, reduction="avg")
+
+
+def test_tensor_methods():
+    x = Tensor(np.array([[1.0, -2.0], [3.0, 4.0]], np.float32))
+    assert x.add(1).asnumpy().tolist() == [[2.0, -1.0], [4.0, 5.0]]
+    assert x.maximum(0).asnumpy().tolist() == [[1.0, 0.0], [3.0, 4.0]]
+    assert x.equal(x).dtype is mstype.bool_
+    assert x.matmul(x).asnumpy().tolist() == (x.asnumpy() @ x.asnumpy()).tolist()
+    assert x.expand_dims(1).shape == (2, 1, 2) and x.transpose().asnumpy().tolist() == [[1.0, 3.0], [-2.0, 4.0]]
+    np.testing.assert_allclose(x.tanh().asnumpy(), np.tanh(x.asnumpy()), rtol=1e-6)
+    assert x.argmax(1).asnumpy().tolist() == [0, 1] and float(x.max().asnumpy()) == 4.0
+
+
+def test_a_mindspore_training_loop_with_parameter_tuple():
+    net = nn.Dense(3, 1)
+    weights = ParameterTuple(net.trainable_params())
+    grad_op = C.GradOperation(get_by_list=True)
+    x, y = Tensor(np.ones((4, 3), np.float32)), Tensor(np.zeros((4, 1), np.float32))
+
+    def loss_fn(data, label):
+        return ops.mse_loss(net(data), label)
+
+    opt = nn.SGD(weights, learning_rate=0.1)
+    first = float(loss_fn(x, y).asnumpy())
+    for _ in range(5):
+        opt(grad_op(loss_fn, weights)(x, y))
+    assert float(loss_fn(x, y).asnumpy()) < first
+    with pytest.raises(TypeError, match="For 'ParameterTuple', every element must be a Parameter"):
+        ParameterTuple([Tensor(np.ones(2, np.float32))])
+    clone = weights.clone("copy")
+    assert all(isinstance(p, Parameter) and p.name.startswith("copy.") for p in clone)
