@@ -68,39 +68,39 @@ def test_check_number():
 
 
 def test_check_int():
-    assert Validator.check_int("rank", 3, 2, Rel.GE, "BiasAdd") == 3
+    assert Validator.check_int(3, 2, Rel.GE, "rank", "BiasAdd") == 3
     with raises_exactly(ValueError, "For 'BiasAdd', the 'rank' must be greater than or equal to 2, but got 1."):
-        Validator.check_int("rank", 1, 2, Rel.GE, "BiasAdd")
+        Validator.check_int(1, 2, Rel.GE, "rank", "BiasAdd")
     with raises_exactly(TypeError, "For 'BiasAdd', the 'rank' must be int, but got float."):
-        Validator.check_int("rank", 3.0, 2, Rel.GE, "BiasAdd")
+        Validator.check_int(3.0, 2, Rel.GE, "rank", "BiasAdd")
     with raises_exactly(TypeError, "For 'BiasAdd', the 'rank' must be int, but got bool."):
-        Validator.check_int("rank", True, 0, Rel.GE, "BiasAdd")
+        Validator.check_int(True, 0, Rel.GE, "rank", "BiasAdd")
 
 
 def test_check_equal_positive_non_negative_int():
-    assert Validator.check_equal_int("rank", 1, 1, "P") == 1
+    assert Validator.check_equal_int(1, 1, "rank", "P") == 1
     with raises_exactly(ValueError, "For 'P', the 'rank' must be equal to 1, but got 2."):
-        Validator.check_equal_int("rank", 2, 1, "P")
-    assert Validator.check_positive_int("n", 1, "P") == 1
+        Validator.check_equal_int(2, 1, "rank", "P")
+    assert Validator.check_positive_int(1, "n", "P") == 1
     with raises_exactly(ValueError, "For 'P', the 'n' must be greater than 0, but got 0."):
-        Validator.check_positive_int("n", 0, "P")
+        Validator.check_positive_int(0, "n", "P")
     with raises_exactly(TypeError, "For 'P', the 'n' must be int, but got bool."):
-        Validator.check_positive_int("n", True, "P")
-    assert Validator.check_non_negative_int("n", 0, "P") == 0
+        Validator.check_positive_int(True, "n", "P")
+    assert Validator.check_non_negative_int(0, "n", "P") == 0
     with raises_exactly(ValueError, "For 'P', the 'n' must be greater than or equal to 0, but got -1."):
-        Validator.check_non_negative_int("n", -1, "P")
+        Validator.check_non_negative_int(-1, "n", "P")
 
 
 def test_check_int_range():
-    assert Validator.check_int_range("axis", 0, 0, 3, Rel.INC_LEFT, "P") == 0
+    assert Validator.check_int_range(0, 0, 3, Rel.INC_LEFT, "axis", "P") == 0
     with raises_exactly(ValueError, "For 'P', the 'axis' must be in [0, 3), but got 3."):
-        Validator.check_int_range("axis", 3, 0, 3, Rel.INC_LEFT, "P")
+        Validator.check_int_range(3, 0, 3, Rel.INC_LEFT, "axis", "P")
     with raises_exactly(ValueError, "For 'P', the 'axis' must be in (0, 3], but got 0."):
-        Validator.check_int_range("axis", 0, 0, 3, Rel.INC_RIGHT, "P")
+        Validator.check_int_range(0, 0, 3, Rel.INC_RIGHT, "axis", "P")
     with raises_exactly(TypeError, "For 'P', the 'axis' must be int, but got float."):
-        Validator.check_int_range("axis", 1.0, 0, 3, Rel.INC_BOTH, "P")
+        Validator.check_int_range(1.0, 0, 3, Rel.INC_BOTH, "axis", "P")
     with raises_exactly(TypeError, "For 'P', the 'axis' must be int, but got bool."):
-        Validator.check_int_range("axis", True, 0, 3, Rel.INC_BOTH, "P")
+        Validator.check_int_range(True, 0, 3, Rel.INC_BOTH, "axis", "P")
 
 
 @settings(max_examples=80, deadline=None)
@@ -119,21 +119,21 @@ def test_check_int_range_agrees_with_python_comparisons(value, lower, width, rel
         Rel.INC_BOTH: lower <= value <= upper,
     }[rel]
     if expected:
-        assert Validator.check_int_range("v", value, lower, upper, rel, "P") == value
+        assert Validator.check_int_range(value, lower, upper, rel, "v", "P") == value
     else:
         with pytest.raises(ValueError, match=re.escape(f"but got {value}.")):
-            Validator.check_int_range("v", value, lower, upper, rel, "P")
+            Validator.check_int_range(value, lower, upper, rel, "v", "P")
 
 
 def test_check_float_range():
-    assert Validator.check_float_range("keep_prob", 0.5, 0.0, 1.0, Rel.INC_RIGHT, "Dropout") == 0.5
-    assert Validator.check_float_range("keep_prob", 1, 0.0, 1.0, Rel.INC_RIGHT, "Dropout") == 1
+    assert Validator.check_float_range(0.5, 0.0, 1.0, Rel.INC_RIGHT, "keep_prob", "Dropout") == 0.5
+    assert Validator.check_float_range(1, 0.0, 1.0, Rel.INC_RIGHT, "keep_prob", "Dropout") == 1
     with raises_exactly(ValueError, "For 'Dropout', the 'keep_prob' must be in (0.0, 1.0], but got 0.0."):
-        Validator.check_float_range("keep_prob", 0.0, 0.0, 1.0, Rel.INC_RIGHT, "Dropout")
+        Validator.check_float_range(0.0, 0.0, 1.0, Rel.INC_RIGHT, "keep_prob", "Dropout")
     with raises_exactly(TypeError, "For 'Dropout', the 'keep_prob' must be float, but got str."):
-        Validator.check_float_range("keep_prob", "0.5", 0.0, 1.0, Rel.INC_RIGHT, "Dropout")
+        Validator.check_float_range("0.5", 0.0, 1.0, Rel.INC_RIGHT, "keep_prob", "Dropout")
     with raises_exactly(TypeError, "For 'Dropout', the 'keep_prob' must be float, but got bool."):
-        Validator.check_float_range("keep_prob", True, 0.0, 1.0, Rel.INC_BOTH, "Dropout")
+        Validator.check_float_range(True, 0.0, 1.0, Rel.INC_BOTH, "keep_prob", "Dropout")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,21 +141,21 @@ def test_check_float_range():
 
 
 def test_check_bool():
-    assert Validator.check_bool("keep_dims", False, "ReduceSum") is False
+    assert Validator.check_bool(False, "keep_dims", "ReduceSum") is False
     with raises_exactly(TypeError, "For 'ReduceSum', the 'keep_dims' must be bool, but got int."):
-        Validator.check_bool("keep_dims", 1, "ReduceSum")
+        Validator.check_bool(1, "keep_dims", "ReduceSum")
     with raises_exactly(TypeError, "The 'keep_dims' must be bool, but got NoneType."):
-        Validator.check_bool("keep_dims", None)
+        Validator.check_bool(None, "keep_dims")
 
 
 def test_check_string():
-    assert Validator.check_string("data_format", "NHWC", ["NCHW", "NHWC"], "BiasAdd") == "NHWC"
+    assert Validator.check_string("NHWC", ["NCHW", "NHWC"], "data_format", "BiasAdd") == "NHWC"
     with raises_exactly(
         ValueError, "For 'BiasAdd', the 'data_format' must be one of ['NCHW', 'NHWC'], but got 'NDHW'."
     ):
-        Validator.check_string("data_format", "NDHW", ["NCHW", "NHWC"], "BiasAdd")
+        Validator.check_string("NDHW", ["NCHW", "NHWC"], "data_format", "BiasAdd")
     with raises_exactly(TypeError, "For 'BiasAdd', the 'data_format' must be str, but got int."):
-        Validator.check_string("data_format", 1, ["NCHW", "NHWC"], "BiasAdd")
+        Validator.check_string(1, ["NCHW", "NHWC"], "data_format", "BiasAdd")
 
 
 def test_check_subclass():
@@ -260,4 +260,15 @@ def test_rel_in_message_through_check_number():
     with raises_exactly(ValueError, "For 'P', the 'x' must be in [1, 2], but got 3."):
         Validator.check_number("x", 3, [1, 2], Rel.IN, "P")
     with raises_exactly(ValueError, "For 'P', the 'x' must be not equal to 0, but got 0."):
-        Validator.check_int("x", 0, 0, Rel.NE, "P")
+        Validator.check_int(0, 0, Rel.NE, "x", "P")
+
+
+def test_mindspore_argument_order_and_defaults():
+    """MindSpore's Validator: value first for the numeric, bool and string checks; the names optional."""
+    assert Validator.check_int_range(2, 0, 3, Rel.INC_LEFT) == 2
+    with pytest.raises(ValueError, match=r"^The 'input value' must be in \[0, 3\), but got 3\.$"):
+        Validator.check_int_range(3, 0, 3, Rel.INC_LEFT)
+    assert Validator.check_positive_float(0.5, "lr", "SGD") == 0.5
+    with pytest.raises(ValueError, match="For 'SGD', the 'lr' must be"):
+        Validator.check_positive_float(0.0, "lr", "SGD")
+    assert Validator.check_string("same", ["same", "valid"], "pad_mode", "Conv2D") == "same"

@@ -118,7 +118,7 @@ class ExpandDims(_Operator):
 
     def infer_shape(self, x_shape, axis):
         ndim = len(x_shape)
-        validator.check_int_range("axis", axis, -ndim - 1, ndim, Rel.INC_BOTH, self.name)
+        validator.check_int_range(axis, -ndim - 1, ndim, Rel.INC_BOTH, "axis", self.name)
         axis = axis + ndim + 1 if axis < 0 else axis
         return list(x_shape[:axis]) + [1] + list(x_shape[axis:])
 
@@ -334,13 +334,13 @@ class OneHot(_Operator):
     @prim_attr_register
     def __init__(self, axis=-1):
         validator.check_value_type("axis", axis, [int], self.name)
-        validator.check_int("axis", axis, -1, Rel.GE, self.name)
+        validator.check_int(axis, -1, Rel.GE, "axis", self.name)
         self.init_prim_io_names(inputs=["indices", "depth", "on_value", "off_value"], outputs=["output"])
 
     def infer_shape(self, indices_shape, depth, on_shape, off_shape):
-        validator.check_non_negative_int("depth", depth, self.name)
+        validator.check_non_negative_int(depth, "depth", self.name)
         ndim = len(indices_shape)
-        validator.check_int_range("axis", self.axis, -1, ndim, Rel.INC_BOTH, self.name)
+        validator.check_int_range(self.axis, -1, ndim, Rel.INC_BOTH, "axis", self.name)
         for name, shape in (("on_value", on_shape), ("off_value", off_shape)):
             if len(shape) != 0:
                 raise ValueError(f"For '{self.name}', the '{name}' must be a 0-d tensor, but got shape {list(shape)}.")

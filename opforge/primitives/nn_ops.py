@@ -89,12 +89,12 @@ class BiasAdd(_Operator):
 
     @prim_attr_register
     def __init__(self, data_format="NCHW"):
-        validator.check_string("data_format", data_format, ["NCHW", "NHWC"], self.name)
+        validator.check_string(data_format, ["NCHW", "NHWC"], "data_format", self.name)
         self.init_prim_io_names(inputs=["input_x", "bias"], outputs=["output"])
 
     def infer_shape(self, x_shape, b_shape):
-        validator.check_int("input_x rank", len(x_shape), 2, Rel.GE, self.name)
-        validator.check_equal_int("bias rank", len(b_shape), 1, self.name)
+        validator.check_int(len(x_shape), 2, Rel.GE, "input_x rank", self.name)
+        validator.check_equal_int(len(b_shape), 1, "bias rank", self.name)
         channel = x_shape[1] if self.data_format == "NCHW" else x_shape[-1]
         if b_shape[0] != channel:
             raise ValueError(

@@ -59,6 +59,10 @@ def _prefix(prim_name) -> str:
     return f"For '{prim_name}', the" if prim_name else "The"
 
 
+def _shown(arg_name) -> str:
+    return "input value" if arg_name is None else arg_name
+
+
 def _type_name(value) -> str:
     return type(value).__name__
 
@@ -79,9 +83,13 @@ def _is_number(value) -> bool:
 def _check_related(arg_name, arg_value, is_kind, kind_name, rel, refs, prim_name):
     """``arg_value`` is of the kind ``is_kind`` accepts and stands in relation ``rel`` to ``refs``."""
     if not is_kind(arg_value):
-        raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be {kind_name}, but got {_type_name(arg_value)}.")
+        raise TypeError(
+            f"{_prefix(prim_name)} '{_shown(arg_name)}' must be {kind_name}, but got {_type_name(arg_value)}."
+        )
     if not rel.holds(arg_value, *refs):
-        raise ValueError(f"{_prefix(prim_name)} '{arg_name}' must be {rel.describe(*refs)}, but got {arg_value}.")
+        raise ValueError(
+            f"{_prefix(prim_name)} '{_shown(arg_name)}' must be {rel.describe(*refs)}, but got {arg_value}."
+        )
     return arg_value
 
 
@@ -107,47 +115,59 @@ class Validator:
         """``arg_value`` (int or float) stands in relation ``rel`` to ``value``."""
         return _check_related(arg_name, arg_value, _is_number, "a number", rel, (value,), prim_name)
 
+    # The numeric, bool and string checks take the value first, as MindSpore's Validator does
+    # (check_value_type, check_number and the dtype checks take the name first, as there).
     @staticmethod
-    def check_int(arg_name, arg_value, value, rel, prim_name=None):
+    def check_int(arg_value, value, rel, arg_name=None, prim_name=None):
         """``arg_value`` is an int (not bool) in relation ``rel`` to ``value``."""
         return _check_related(arg_name, arg_value, _is_int, "int", rel, (value,), prim_name)
 
     @staticmethod
-    def check_equal_int(arg_name, arg_value, value, prim_name=None):
-        return Validator.check_int(arg_name, arg_value, value, Rel.EQ, prim_name)
+    def check_equal_int(arg_value, value, arg_name=None, prim_name=None):
+        return Validator.check_int(arg_value, value, Rel.EQ, arg_name, prim_name)
 
     @staticmethod
-    def check_positive_int(arg_name, arg_value, prim_name=None):
-        return Validator.check_int(arg_name, arg_value, 0, Rel.GT, prim_name)
+    def check_positive_int(arg_value, arg_name=None, prim_name=None):
+        return Validator.check_int(arg_value, 0, Rel.GT, arg_name, prim_name)
 
     @staticmethod
-    def check_non_negative_int(arg_name, arg_value, prim_name=None):
-        return Validator.check_int(arg_name, arg_value, 0, Rel.GE, prim_name)
+    def check_non_negative_int(arg_value, arg_name=None, prim_name=None):
+        return Validator.check_int(arg_value, 0, Rel.GE, arg_name, prim_name)
 
     @staticmethod
-    def check_int_range(arg_name, arg_value, lower, upper, rel, prim_name=None):
-        """``arg_value`` is an int in the range ``rel`` (INC_BOTH, ...) of ``lower`` and ``upper``."""
-        return _check_related(arg_name, arg_value, _is_int, "int", rel, (lower, upper), prim_name)
+    def check_float(arg_value, value, rel, arg_name=None, prim_name=None):
+        """``arg_value`` is a number in relation ``rel`` to ``value``."""
+        return _check_related(arg_name, arg_value, _is_number, "float", rel, (value,), prim_name)
 
     @staticmethod
-    def check_float_range(arg_name, arg_value, lower, upper, rel, prim_name=None):
-        """``arg_value`` is a number in the range ``rel`` of ``lower`` and ``upper``."""
-        return _check_related(arg_name, arg_value, _is_number, "float", rel, (lower, upper), prim_name)
+    def check_positive_float(arg_value, arg_name=None, prim_name=None):
+        return Validator.check_float(arg_value, 0, Rel.GT, arg_name, prim_name)
 
     @staticmethod
-    def check_bool(arg_name, arg_value, prim_name=None):
+    def check_int_range(arg_value, lower_limit, upper_limit, rel, arg_name=None, prim_name=None):
+        """``arg_value`` is an int in the range ``rel`` (INC_BOTH, ...) of the two limits."""
+        return _check_related(arg_name, arg_value, _is_int, "int", rel, (lower_limit, upper_limit), prim_name)
+
+    @staticmethod
+    def check_float_range(arg_value, lower_limit, upper_limit, rel, arg_name=None, prim_name=None):
+        """``arg_value`` is a number in the range ``rel`` of the two limits."""
+        return _check_related(arg_name, arg_value, _is_number, "float", rel, (lower_limit, upper_limit), prim_name)
+
+    @staticmethod
+    def check_bool(arg_value, arg_name=None, prim_name=None):
         if not isinstance(arg_value, bool):
-            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be bool, but got {_type_name(arg_value)}.")
+            raise TypeError(f"{_prefix(prim_name)} '{_shown(arg_name)}' must be bool, but got {_type_name(arg_value)}.")
         return arg_value
 
     @staticmethod
-    def check_string(arg_name, arg_value, valid_values, prim_name=None):
+    def check_string(arg_value, valid_values, arg_name=None, prim_name=None):
         """``arg_value`` is a str and one of ``valid_values``."""
+        name = _shown(arg_name)
         if not isinstance(arg_value, str):
-            raise TypeError(f"{_prefix(prim_name)} '{arg_name}' must be str, but got {_type_name(arg_value)}.")
+            raise TypeError(f"{_prefix(prim_name)} '{name}' must be str, but got {_type_name(arg_value)}.")
         if arg_value not in valid_values:
             raise ValueError(
-                f"{_prefix(prim_name)} '{arg_name}' must be one of {list(valid_values)}, but got '{arg_value}'."
+                f"{_prefix(prim_name)} '{name}' must be one of {list(valid_values)}, but got '{arg_value}'."
             )
         return arg_value
 
