@@ -402,4 +402,5 @@ def test_doctor_leaves_custom_kernels_alone():
     """They are declared by the instance (its reg_info or its calls), not by op info of a named operator."""
     op = ops.Custom(np.negative, out_shape=same, out_dtype=same)
     op(Tensor(np.ones(2, np.float32)))
-    assert registry.kernels_for(op.name, "CPU") and cli.doctor_problems() == []
+    assert registry.kernels_for(op.name, "CPU")
+    assert [p for p in cli.doctor_problems() if op.name in p] == []  # (other tests may leave kernels of their own)
