@@ -77,8 +77,9 @@ BAD_TYPES = (AttributeError, IndexError, KeyError, MemoryError, ZeroDivisionErro
 
 
 def library_ops() -> list:
-    """The operators opforge itself defines (tests and users may add others at run time)."""
-    return sorted(name for name, cls in primitive_classes().items() if cls.__module__.startswith("opforge."))
+    """The operators opforge itself defines (tests and users may add others at run time; ``ops.Custom`` is
+    not one: each instance is an operator of its own)."""
+    return sorted(name for name, cls in primitive_classes().items() if cls.__module__.startswith("opforge.primitives."))
 
 
 def _is_library_kernel(entry) -> bool:

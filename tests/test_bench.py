@@ -25,7 +25,7 @@ def test_quick_run_of_every_suite_without_torch():
     env_before = {v: os.environ.get(v) for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
     rows, versions = bench.run(threads=1, quick=True, use_torch=False, log=_quiet)
     names = [name for _, name, _, _ in rows]
-    assert {"ReLU", "Add", "MatMul", "MLP train step", "grad relu(x).sum()"} <= set(names)
+    assert {"ReLU", "Add", "MatMul", "Custom pyfunc", "MLP train step", "grad relu(x).sum()"} <= set(names)
     assert {suite for suite, *_ in rows} == set(bench.SUITES)
     for _, name, _, times in rows:
         assert "torch" not in times

@@ -157,8 +157,13 @@ class GpuRegOp(RegOp):
 
 
 class CustomRegOp(RegOp):
-    """For custom operators; the backend is given with ``target``."""
+    """For custom operators (``ops.Custom``'s ``reg_info``); the backend is given with ``target``, as an
+    argument or, as in MindSpore, by ``.target("CPU")``."""
 
-    def __init__(self, op_name: str, target: str = "CPU"):
+    def __init__(self, op_name: str = "Custom", target: str = "CPU"):
         super().__init__(op_name)
         self.backend = target
+
+    def target(self, target: str) -> CustomRegOp:
+        self.backend = target
+        return self

@@ -7,8 +7,9 @@ the other library's (below 1.0: opforge is faster).
 Suites:
 
 - ``ops``: ReLU and Add from 1 to 16M elements; ``x + 1`` and ``x * 2.0`` (a Tensor and a Python
-  scalar) on 1,000; ``Elu()(x)``, a primitive constructed and called, on 5; MatMul 64x64 and
-  1024x1024.
+  scalar) on 1,000; ``Elu()(x)``, a primitive constructed and called, on 5; ``Custom pyfunc``, an
+  ``ops.Custom`` of a Python function on 5 (its numpy column: the function called directly, so the
+  difference is the cost of the operator); MatMul 64x64 and 1024x1024.
 - ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
@@ -31,7 +32,7 @@ __all__ = ["SUITES", "measure", "threads_limited", "build_cases", "run", "render
 
 SUITES = ("ops", "train")
 SUITE_CASES = {
-    "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "MatMul"),
+    "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul"),
     "train": ("MLP train step", "grad relu(x).sum()"),
 }
 LIBRARIES = ("opforge", "numpy", "torch")
@@ -198,7 +199,19 @@ def _scalar_and_construction_cases(np, opforge, torch, rng) -> list:
         ts = torch.from_numpy(small)
         libs["torch"] = lambda: torch.nn.ELU()(ts)
     cases.append(("Elu()(x)", "5", libs))
+    cases.append(_custom_case(np, opforge, small))
     return cases
+
+
+def _custom_case(np, opforge, small) -> tuple:
+    """``ops.Custom`` of a Python function against calling the function itself: the operator's own cost."""
+
+    def negate(a):
+        return np.negative(a)
+
+    custom = opforge.ops.Custom(negate, out_shape=lambda s: s, out_dtype=lambda t: t, func_type="pyfunc")
+    xs = opforge.Tensor(small)
+    return ("Custom pyfunc", "5", {"opforge": lambda: custom(xs), "numpy": lambda: negate(small)})
 
 
 # ---------------------------------------------------------------------------------------------

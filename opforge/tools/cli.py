@@ -14,6 +14,7 @@ import opforge
 from opforge.kernels import registry
 from opforge.op_info import all_op_infos
 from opforge.op_info.reg_op import format_signature, kernel_signature
+from opforge.ops.custom import FUNC_TYPES as CUSTOM_KINDS  # the kernel kinds of ops.Custom: one per func_type
 from opforge.primitives import primitive_classes
 
 __all__ = ["main", "doctor_problems"]
@@ -83,6 +84,8 @@ def doctor_problems() -> list:
     problems = []
     kernels = {}
     for e in registry.all_kernels(include_disabled=True):
+        if e.kind in CUSTOM_KINDS:  # an ops.Custom instance's: declared by its reg_info or its calls
+            continue
         kernels.setdefault((e.op_name, e.backend), set()).add(kernel_signature(e.attr))
     infos = {(i.op_name, i.backend): i for i in all_op_infos()}
     for key, info in sorted(infos.items()):

@@ -68,6 +68,10 @@ def kernel_names_by_source() -> dict:
 
 class _Nvrtc:
     def __init__(self, path: str):
+        # NVRTC opens its builtins library by name at compile time; loaded first from the same
+        # folder, it is found whatever the library search path (a venv, LD_PRELOADed sanitizers).
+        for builtins in sorted(glob.glob(os.path.join(os.path.dirname(path), "libnvrtc-builtins.so*"))):
+            ctypes.CDLL(builtins, mode=ctypes.RTLD_GLOBAL)
         self.lib = ctypes.CDLL(path)
         self.lib.nvrtcGetErrorString.restype = ctypes.c_char_p
 

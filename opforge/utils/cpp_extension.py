@@ -4,7 +4,8 @@
 A source that includes ``opforge/kernel.h`` and registers kernels with ``MS_REG_CPU_KERNEL`` is
 compiled into a shared library and loaded with ``opforge.kernels.load_library``: its kernels are then
 selected exactly like the built-in ones (a later registration for the same KernelAttr replaces an
-earlier one, with a warning).
+earlier one, with a warning). ``build_library`` stops before the registration and returns the
+library's path, through the same cache (``ops.Custom`` compiles aot sources with it).
 
 The build cache cannot go stale or hang:
 
@@ -34,6 +35,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from setuptools import Extension as SetuptoolsExtension
 from setuptools.command.build_ext import build_ext
@@ -44,6 +46,8 @@ from opforge.kernels import registry
 
 __all__ = [
     "Extension",
+    "Library",
+    "build_library",
     "load",
     "load_inline",
     "default_build_root",
@@ -213,7 +217,14 @@ class _FileLock:
         os.close(self.fd)
 
 
-def load(
+class Library(NamedTuple):
+    """A shared library built (or found in the cache) by ``build_library``."""
+
+    path: pathlib.Path
+    built: bool  # False when it came from the cache
+
+
+def build_library(
     name: str,
     sources,
     extra_cflags=None,
@@ -221,9 +232,9 @@ def load(
     extra_include_paths=None,
     build_directory=None,
     verbose: bool = False,
-) -> Extension:
-    """Compile ``sources`` (C++ files using ``opforge/kernel.h``) into a kernel library, or find it
-    in the cache, and register its kernels. Returns the ``Extension``."""
+) -> Library:
+    """Compile ``sources`` into a shared library, or find it in the cache, without loading it (``load``
+    registers its kernels; ``ops.Custom`` calls a function of an aot library)."""
     _check_name(name)
     sources = [pathlib.Path(s).resolve() for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)]
     if not sources:
@@ -237,17 +248,33 @@ def load(
     compiler = _compiler()
     root = pathlib.Path(build_directory) if build_directory is not None else default_build_root()
     entry = root / f"{name}-{_entry_key(name, sources, cflags, ldflags, compiler)}"
-    library, built = _published(entry), False
-    if library is None:
-        with _FileLock(entry.with_suffix(".lock")):
-            library = _published(entry)  # another process may have built it while we waited
-            if library is None:
-                start = time.perf_counter()
-                print(f"opforge: compiling extension '{name}' ({len(sources)} sources) ...", file=sys.stderr)
-                library = _build(name, entry, sources, cflags, ldflags, compiler, verbose)
-                print(f"opforge: built '{name}' in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-                built = True
-    return Extension(name, library, tuple(registry.load_library(library)), built)
+    library = _published(entry)
+    if library is not None:
+        return Library(library, False)
+    with _FileLock(entry.with_suffix(".lock")):
+        library = _published(entry)  # another process may have built it while we waited
+        if library is not None:
+            return Library(library, False)
+        start = time.perf_counter()
+        print(f"opforge: compiling extension '{name}' ({len(sources)} sources) ...", file=sys.stderr)
+        library = _build(name, entry, sources, cflags, ldflags, compiler, verbose)
+        print(f"opforge: built '{name}' in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return Library(library, True)
+
+
+def load(
+    name: str,
+    sources,
+    extra_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory=None,
+    verbose: bool = False,
+) -> Extension:
+    """Compile ``sources`` (C++ files using ``opforge/kernel.h``) into a kernel library, or find it
+    in the cache, and register its kernels. Returns the ``Extension``."""
+    library = build_library(name, sources, extra_cflags, extra_ldflags, extra_include_paths, build_directory, verbose)
+    return Extension(name, library.path, tuple(registry.load_library(library.path)), library.built)
 
 
 def load_inline(
