@@ -167,7 +167,8 @@ class Tensor:
         return self._data.__dlpack_device__()
 
     def item(self):
-        return self._data.item()
+        """The single element as a Python number (read from the device's memory through it)."""
+        return self._meta[2].to_host(self._data, copy=False).item()
 
     def tolist(self):
         return self._data.tolist()

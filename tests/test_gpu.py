@@ -39,6 +39,7 @@ def test_tensors_move_between_devices():
     zeros = Tensor(shape=(2, 2), dtype=opforge.bfloat16, device="GPU")
     assert zeros.device == "GPU" and zeros.asnumpy().tolist() == [[0, 0], [0, 0]]
     assert Tensor(np.float32(2.5), device="GPU").shape == ()  # 0-d stays 0-d
+    assert Tensor(np.float32(2.5), device="GPU").item() == 2.5
 
 
 def test_context_device_target_makes_tensors_and_calls_on_the_gpu(gpu_context):
