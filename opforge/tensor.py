@@ -140,7 +140,7 @@ class Tensor:
         target = get_device(device)
         if target is self._meta[2]:
             return self
-        host = self._meta[2].to_host(self._data, copy=False)  # the source device reads its own memory
+        host = self._host_view()  # the source device reads its own memory
         return Tensor._from_array(target.asarray(host, self._meta[0].np_dtype), self._meta[0], target)
 
     def __array__(self, dtype=None, copy=None):
@@ -166,12 +166,17 @@ class Tensor:
     def __dlpack_device__(self):
         return self._data.__dlpack_device__()
 
+    def _host_view(self):
+        """The data on the host, read through the tensor's device: a read-only view on the CPU, a
+        copy from the GPU."""
+        return self._meta[2].to_host(self._data, copy=False)
+
     def item(self):
         """The single element as a Python number (read from the device's memory through it)."""
-        return self._meta[2].to_host(self._data, copy=False).item()
+        return self._host_view().item()
 
     def tolist(self):
-        return self._data.tolist()
+        return self._host_view().tolist()
 
     def __len__(self) -> int:
         if not self._meta[1]:
@@ -179,18 +184,18 @@ class Tensor:
         return self._meta[1][0]
 
     def __bool__(self) -> bool:
-        return bool(self._data)
+        return bool(self._host_view())
 
     def __float__(self) -> float:
-        return float(self._data)
+        return float(self._host_view())
 
     def __int__(self) -> int:
-        return int(self._data)
+        return int(self._host_view())
 
     def __index__(self) -> int:
         if self._meta[0].kind not in "iub":
             raise TypeError(f"only integer Tensors can be used as an index, but got {self._meta[0]}")
-        return int(self._data)
+        return int(self._host_view())
 
     def __repr__(self) -> str:
         body = np.array2string(self.asnumpy(), separator=", ")
