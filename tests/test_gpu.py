@@ -156,3 +156,10 @@ def test_bench_gpu_without_a_gpu_exits_cleanly():
     assert result.returncode == 0, result.stderr
     if GPU_IS_EMULATED:
         assert "no GPU here" in result.stdout
+
+
+def test_python_conversions_read_through_the_device():
+    t = Tensor(np.int32(3), device="GPU")
+    assert (int(t), float(t), bool(t), t.tolist(), t.item()) == (3, 3.0, True, 3, 3)
+    assert [10, 20, 30, 40][Tensor(np.int32(2), device="GPU")] == 30
+    assert "Tensor(shape=[2]" in repr(Tensor(np.ones(2, np.float16), device="GPU"))
