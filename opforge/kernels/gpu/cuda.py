@@ -21,7 +21,6 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge import sysconfig
-from opforge.device import get_device
 from opforge.kernels import registry
 from opforge.kernels.kernel_attr import KernelAttr
 from opforge.kernels.launch import LaunchSpec, register_launcher
@@ -202,7 +201,3 @@ def _cuda_launcher(spec: LaunchSpec) -> Callable:
 
 
 register_launcher("cuda", _cuda_launcher)
-
-
-def gpu_device():
-    return get_device("GPU")
