@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, function_for, grid_for, register_device_kernel
+from opforge.kernels.gpu.cuda import CudaKernel, function_for, register_device_kernel
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.support import BYTES_CTYPES, launch_1d
 
 __all__ = ["fill"]
 
-# Only the size of an element matters: each dtype is filled through the unsigned type of its size.
-_BITS = {1: ("uint8_t", np.uint8), 2: ("uint16_t", np.uint16), 4: ("uint32_t", np.uint32), 8: ("uint64_t", np.uint64)}
-
-
+# Only the size of an element matters: each dtype is filled as the unsigned integer of its size
+# (complex types, 16 bytes, through the host).
+_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _KERNELS = {
-    size: register_device_kernel(CudaKernel("fill.cu", f"opforge::cuda::FillKernel<{name}>", None))
-    for size, (name, _) in _BITS.items()
+    size: register_device_kernel(CudaKernel("fill.cu", f"opforge::cuda::FillKernel<{BYTES_CTYPES[size]}>", None))
+    for size in _BITS
 }
 
 
@@ -28,11 +28,10 @@ def fill(device, out, value) -> None:
     if out.dtype.itemsize not in _BITS:  # complex: fill on the host, where NumPy converts it
         device.runtime.copy(out, device.runtime.from_host(np.full(out.shape, value, out.dtype)))
         return
-    bits = _BITS[out.dtype.itemsize][1]
-    pattern = np.asarray(value, out.dtype).reshape(1).view(bits)[0]
+    pattern = np.asarray(value, out.dtype).reshape(1).view(_BITS[out.dtype.itemsize])[0]
     runtime = device.runtime
     function = function_for(runtime, _KERNELS[out.dtype.itemsize])
-    runtime.launch(function, grid_for(runtime, n), (BLOCK, 1, 1), (runtime.reshape(out, (n,)), np.int64(n), pattern))
+    launch_1d(runtime, function, n, (runtime.reshape(out, (n,)), np.int64(n), pattern))
 
 
 # ---------------------------------------------------------------------------------------------

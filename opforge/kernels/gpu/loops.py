@@ -11,7 +11,8 @@ import numpy as np
 
 from opforge import _C
 from opforge.errors import KernelError
-from opforge.kernels.gpu.cuda import BLOCK, functor_arg, grid_for
+from opforge.kernels.gpu.cuda import functor_arg
+from opforge.kernels.gpu.support import launch_1d
 
 __all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index", "simple"]
 
@@ -28,11 +29,6 @@ _INDEX_DTYPE = np.dtype(
 )
 
 
-def _launch_1d(runtime, function, n: int, args: tuple) -> None:
-    if n > 0:  # a grid of zero blocks is an error in CUDA; zero elements need no launch
-        runtime.launch(function, grid_for(runtime, n), (BLOCK, 1, 1), args)
-
-
 def unary(spec, function, kernel):
     """``UnaryKernel<T, Op>(x, y, n, op)``: y = op(x)."""
     device, runtime = spec.device, spec.device.runtime
@@ -42,7 +38,7 @@ def unary(spec, function, kernel):
 
     def run(arrays):
         out = device.empty(shape, np_dtype)
-        _launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), op))
+        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), op))
         return out
 
     return run
@@ -62,7 +58,7 @@ def same_shape_binary(spec, function, kernel):
 
     def run(arrays):
         out = device.empty(shape, np_dtype)
-        _launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), op))
+        launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), op))
         return out
 
     return run
@@ -99,7 +95,7 @@ def broadcast_binary(spec, function, kernel):
 
     def run(arrays):
         out = device.empty(shape, np_dtype)
-        _launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), index, op))
+        launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), index, op))
         return out
 
     return run
@@ -130,7 +126,7 @@ def simple(*attrs):
 
         def run(arrays):
             results = tuple(device.empty(shape, dtype) for shape, dtype in outs)
-            _launch_1d(runtime, function, n, (*arrays, *results, np.int64(n), *values))
+            launch_1d(runtime, function, n, (*arrays, *results, np.int64(n), *values))
             return results[0] if single else results
 
         return run
