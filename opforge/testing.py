@@ -532,22 +532,36 @@ def _as_samples(samples, where: str) -> list:
     return out
 
 
-def _in_dtypes(sample: Sample, dtypes: tuple) -> Sample:
-    """The sample with its arrays, in order, cast to ``dtypes``."""
-    it = iter(dtypes)
+def _kernel_inputs(op, args) -> list:
+    """Positions of the arguments the kernel receives: the arrays, and the Python numbers that a dtype
+    group of the signature turns into tensors (weak scalars)."""
+    groups = op._group_positions() if op._signature() else frozenset()
+    return [
+        i
+        for i, a in enumerate(args)
+        if isinstance(a, np.ndarray) or (i in groups and isinstance(a, (bool, int, float)))
+    ]
+
+
+def _in_dtypes(op, sample: Sample, dtypes: tuple) -> Sample:
+    """The sample with its arrays cast to their kernel inputs' ``dtypes`` (weak scalars stay as they are)."""
+    by_position = dict(zip(_kernel_inputs(op, sample.args), dtypes))
     with np.errstate(all="ignore"):
-        args = tuple(a.astype(next(it).np_dtype) if isinstance(a, np.ndarray) else a for a in sample.args)
+        args = tuple(
+            a.astype(by_position[i].np_dtype) if isinstance(a, np.ndarray) else a for i, a in enumerate(sample.args)
+        )
     return Sample(args, dict(sample.kwargs), sample.desc)
 
 
-def _grad_dtype(op_name: str, backend: str, sample: Sample):
-    """float64 when a kernel takes the sample's float arrays as float64, else float32, else None."""
+def _grad_dtype(op, backend: str, sample: Sample):
+    """float64 when a kernel takes the sample's floats as float64, else float32, else None."""
     for dtype in (mstype.float64, mstype.float32):
-        ins = tuple(
-            dtype if _is_float(a) else mstype.nptype_to_dtype(a.dtype) for a in sample.args if isinstance(a, np.ndarray)
-        )
+        ins = []
+        for i in _kernel_inputs(op, sample.args):
+            a = sample.args[i]
+            ins.append(mstype.nptype_to_dtype(a.dtype) if isinstance(a, np.ndarray) and not _is_float(a) else dtype)
         try:
-            select_kernel(op_name, backend, ins)
+            select_kernel(op.name, backend, tuple(ins))
         except KernelNotFoundError:
             continue
         return dtype
@@ -560,8 +574,8 @@ def _as_float(sample: Sample, dtype) -> tuple:
 
 def _check_kernel(rec, op, entry, samples, reference, tols) -> None:
     kid = kernel_id(entry)
-    n_arrays = {sum(isinstance(a, np.ndarray) for a in s.args) for s in samples}
-    for n in sorted(n_arrays):
+    counts = {len(_kernel_inputs(op, s.args)) for s in samples}
+    for n in sorted(counts):
         ins = entry.attr.input_dtypes_for(n)
         if ins is None:
             rec.run("selection", kid, f"{n} tensor inputs", lambda n=n: _fail(f"the kernel does not take {n} inputs"))
@@ -574,9 +588,9 @@ def _check_kernel(rec, op, entry, samples, reference, tols) -> None:
         if not rec.run("selection", kid, "", selection):
             continue
         for s in samples:
-            if sum(isinstance(a, np.ndarray) for a in s.args) != n:
+            if len(_kernel_inputs(op, s.args)) != n:
                 continue
-            typed = _in_dtypes(s, ins)
+            typed = _in_dtypes(op, s, ins)
             rec.run(
                 "forward",
                 kid,
@@ -595,7 +609,7 @@ def _check_gradients(rec, op, backend, samples, rng, double: bool) -> None:
     for s in samples:
         if not any(isinstance(a, np.ndarray) and _is_float(a) for a in s.args) or s.kwargs:
             continue  # nothing to differentiate (or keywords, which GradOperation does not pass)
-        dtype = _grad_dtype(op.name, backend, s)
+        dtype = _grad_dtype(op, backend, s)
         if dtype is None:
             rec.run("gradient", backend, s.desc, lambda: _fail("no kernel takes float64 or float32 inputs"))
             continue
