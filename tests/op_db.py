@@ -29,23 +29,20 @@ import numpy as np
 from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
 from opforge.errors import KernelNotFoundError
+from opforge.testing import (  # noqa: F401 - the sweeps' helpers, re-exported to the op_db modules
+    DEFAULT_MAG_TOLS,
+    DEFAULT_TOLS,
+    ErrorInput,
+    Sample,
+    make_array,
+    shapes_desc,
+    upcast,
+)
 
 # A shape with more elements than two parallel grains (2 x 32768), so ParallelFor really splits
 # the work across threads (it only does when n // kParallelGrain >= 2).
 LARGE = (280, 256)
 LARGE_N = math.prod(LARGE)
-
-# rtol, atol per float dtype (PyTorch's defaults, for results correctly rounded to the dtype).
-DEFAULT_TOLS = {
-    "Float16": (1e-3, 1e-5),
-    "BFloat16": (1.6e-2, 1e-5),
-    "Float32": (1.3e-6, 1e-5),
-    "Float64": (1e-7, 1e-7),
-}
-# Error budget relative to the sum of |terms| (reductions, MatMul): the kernels accumulate half
-# types in float32 and float32 in float32 or better.
-DEFAULT_MAG_TOLS = {"Float16": 1e-5, "BFloat16": 1e-5, "Float32": 1e-6, "Float64": 1e-13}
-
 
 # ---------------------------------------------------------------------------------------------
 # Record types
@@ -60,23 +57,6 @@ class Arg:
     high: float = 3.0
     nonzero: bool = False
     make: Optional[Callable] = None
-
-
-@dataclass
-class Sample:
-    args: tuple
-    kwargs: dict = field(default_factory=dict)
-    desc: str = ""
-
-
-@dataclass
-class ErrorInput:
-    """``call()`` must raise ``exc`` with the op name (and ``match``, a substring) in the message."""
-
-    desc: str
-    call: Callable[[], object]
-    exc: type
-    match: str = ""
 
 
 @dataclass
@@ -117,54 +97,6 @@ class OpRecord:
 
 # ---------------------------------------------------------------------------------------------
 # Array helpers
-
-
-def make_array(shape, dtype, rng, low=-3.0, high=3.0, nonzero=False) -> np.ndarray:
-    """Random values of ``dtype`` (an opforge dtype) with the given shape."""
-    shape = tuple(shape)
-    kind = dtype.kind
-    if kind == "b":
-        vals = rng.random(shape) < 0.5
-        if nonzero:
-            vals = np.ones(shape, bool)
-    elif kind in "iu":
-        info = np.iinfo(dtype.np_dtype)
-        lo = max(int(math.floor(low)), -9, int(info.min))
-        hi = min(int(math.ceil(high)), 9, int(info.max))
-        vals = rng.integers(lo, hi + 1, size=shape)
-        if nonzero:
-            vals = np.where(vals == 0, 1, vals)
-    elif kind == "f":
-        if nonzero:  # |x| in [0.5, max(|low|, |high|)), with a random sign when low < 0
-            vals = rng.uniform(0.5, max(abs(low), abs(high)), size=shape)
-            if low < 0:
-                vals = vals * rng.choice([-1.0, 1.0], size=shape)
-        else:
-            vals = rng.uniform(low, high, size=shape)
-    else:  # complex
-        vals = rng.uniform(low, high, size=shape) + 1j * rng.uniform(low, high, size=shape)
-    return np.asarray(vals).astype(dtype.np_dtype)
-
-
-def is_float(a: np.ndarray) -> bool:
-    return mstype.nptype_to_dtype(a.dtype).kind == "f"
-
-
-def upcast(a):
-    """What a reference sees: float arrays (bfloat16 included) as float64, others unchanged."""
-    if isinstance(a, np.ndarray) and is_float(a):
-        return a.astype(np.float64)
-    return a
-
-
-def shapes_desc(args) -> str:
-    parts = []
-    for a in args:
-        if isinstance(a, np.ndarray):
-            parts.append(str(list(a.shape)))
-        else:
-            parts.append(repr(a))
-    return ", ".join(parts)
 
 
 def _t(shape, dtype=mstype.float32, value=1):

@@ -22,6 +22,7 @@ from opforge import GradOperation, Tensor, ops
 from opforge.bprop import bprop_getters, get_bprop
 from opforge.bprop.tape import Tape
 from opforge.primitives import primitive_classes
+from opforge.testing import check_gradient, check_second_order_gradient
 
 
 def _is_library_bprop(name: str) -> bool:
@@ -32,9 +33,13 @@ def _is_library_bprop(name: str) -> bool:
 
 BPROP_NAMES = [n for n in bprop_getters.names() if _is_library_bprop(n)]
 
-_reduce_sum = ops.ReduceSum()
-_mul = ops.Mul()
-_add = ops.Add()
+
+def _tensors(args) -> tuple:
+    return tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
+
+
+def _outputs(value) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
 
 
 def _params(second_order: bool = False) -> list:
@@ -60,79 +65,11 @@ def _record(name):
 
 
 # ---------------------------------------------------------------------------------------------
-# Helpers
-
-
-def _tensors(args) -> tuple:
-    return tuple(Tensor(a) if isinstance(a, np.ndarray) else a for a in args)
-
-
-def _diff_positions(sample) -> tuple:
-    if sample.diff is not None:
-        return tuple(sample.diff)
-    return tuple(i for i, a in enumerate(sample.args) if isinstance(a, np.ndarray) and a.dtype.kind == "f")
-
-
-def _outputs(value) -> tuple:
-    return value if isinstance(value, tuple) else (value,)
-
-
-def _projections(prim, args, rng) -> tuple:
-    """One random tensor per output (zeros for non-float outputs): the sensitivities."""
-    outs = _outputs(prim(*_tensors(args)))
-    senses = []
-    for o in outs:
-        if o.dtype.kind == "f":
-            senses.append(Tensor(rng.standard_normal(o.shape).astype(o.dtype.np_dtype)))
-        else:
-            senses.append(Tensor(np.zeros(o.shape, o.dtype.np_dtype)))
-    return tuple(senses)
-
-
-def _loss(prim, args, senses) -> float:
-    """sum(out * r) over the float outputs, in float64 NumPy."""
-    total = 0.0
-    for o, r in zip(_outputs(prim(*_tensors(args))), senses):
-        if o.dtype.kind == "f":
-            total += float(np.sum(o.asnumpy().astype(np.float64) * r.asnumpy().astype(np.float64)))
-    return total
-
-
-def _finite_differences(fn, args, positions, eps) -> dict:
-    """Central differences of the scalar ``fn(args)`` with respect to the arrays at ``positions``."""
-    grads = {}
-    for p in positions:
-        base = args[p]
-        g = np.zeros(base.shape, np.float64)
-        for idx in np.ndindex(base.shape or ()):
-            plus, minus = base.copy(), base.copy()
-            plus[idx] = plus[idx] + eps
-            minus[idx] = minus[idx] - eps
-            hi = fn(args[:p] + (plus,) + args[p + 1 :])
-            lo = fn(args[:p] + (minus,) + args[p + 1 :])
-            g[idx] = (hi - lo) / (2 * eps)
-        grads[p] = g
-    return grads
-
-
-def _engine_grads(prim, args, senses) -> tuple:
-    sens = senses[0] if len(senses) == 1 else senses
-    return GradOperation(get_all=True, sens_param=True)(lambda *a: prim(*a))(*_tensors(args), sens)
+# Helpers (the finite-difference checks are opforge.testing's, what opcheck runs on a user's operator)
 
 
 def _where(name, variant, sample) -> str:
     return f"{name}[{variant}] {sample.desc}" if variant else f"{name} {sample.desc}"
-
-
-def _check_structure(where, args, grads) -> None:
-    assert isinstance(grads, tuple) and len(grads) == len(args), f"{where}: {len(args)} gradients expected"
-    for i, (a, g) in enumerate(zip(args, grads)):
-        if isinstance(a, np.ndarray):
-            assert g is not None, f"{where}: input {i} got no gradient"
-            assert g.shape == a.shape, f"{where}: gradient {i} has shape {g.shape}, input {a.shape}"
-            assert g.dtype.np_dtype == a.dtype, f"{where}: gradient {i} is {g.dtype}, input {a.dtype}"
-        else:
-            assert g is None, f"{where}: constant input {i} ({a!r}) got a gradient"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,24 +114,8 @@ def test_gradient(name, variant, rng):
         if record.zero:
             _check_zero_gradients(where, prim, sample)
             continue
-        args = sample.args
-        senses = _projections(prim, args, rng)
-        grads = _engine_grads(prim, args, senses)
-        _check_structure(where, args, grads)
         rtol, atol = sample.tols or (record.rtol, record.atol)
-        positions = _diff_positions(sample)
-        expected = _finite_differences(lambda a, r=senses: _loss(prim, a, r), args, positions, sample.eps)
-        for p in positions:
-            np.testing.assert_allclose(
-                grads[p].asnumpy().astype(np.float64),
-                expected[p],
-                rtol=rtol,
-                atol=atol,
-                err_msg=f"{where}: gradient of input {p} differs from finite differences",
-            )
-        for i, a in enumerate(args):  # inputs that are not differentiated (integers): zeros
-            if isinstance(a, np.ndarray) and i not in positions and a.dtype.kind != "f":
-                assert not np.any(grads[i].asnumpy()), f"{where}: integer input {i} got a nonzero gradient"
+        check_gradient(prim, sample.args, rng, diff=sample.diff, eps=sample.eps, rtol=rtol, atol=atol, where=where)
 
 
 def _check_zero_gradients(where, prim, sample) -> None:
@@ -238,21 +159,6 @@ def _first_float_or_any(value):
 # Second order
 
 
-def _gradient_projection(prim, senses, positions, weights):
-    """``sum_p sum(grad_p * w_p)``: a scalar function of the inputs, built from the first-order gradients."""
-    sens = senses[0] if len(senses) == 1 else senses
-
-    def first_order(*tensors):
-        grads = GradOperation(get_all=True, sens_param=True)(lambda *a: prim(*a))(*tensors, sens)
-        total = None
-        for p in positions:
-            term = _reduce_sum(_mul(grads[p], weights[p]))
-            total = term if total is None else _add(total, term)
-        return total
-
-    return first_order
-
-
 @pytest.mark.parametrize("name,variant", _params(second_order=True))
 def test_second_order_gradient(name, variant, rng):
     record = _record(name)
@@ -261,22 +167,7 @@ def test_second_order_gradient(name, variant, rng):
     assert samples, f"{name}[{variant}]: no samples"
     for sample in samples:
         where = _where(name, variant, sample) + " (grad of grad)"
-        args = sample.args
-        positions = _diff_positions(sample)
-        senses = _projections(prim, args, rng)
-        weights = {p: Tensor(rng.standard_normal(args[p].shape).astype(args[p].dtype)) for p in positions}
-
-        first_order = _gradient_projection(prim, senses, positions, weights)
-        grads = GradOperation(get_all=True)(first_order)(*_tensors(args))
         rtol, atol = sample.tols or (record.rtol, record.atol)
-        expected = _finite_differences(
-            lambda a, fo=first_order: float(fo(*_tensors(a)).asnumpy()), args, positions, sample.eps
+        check_second_order_gradient(
+            prim, sample.args, rng, diff=sample.diff, eps=sample.eps, rtol=rtol, atol=atol, where=where
         )
-        for p in positions:
-            np.testing.assert_allclose(
-                grads[p].asnumpy().astype(np.float64),
-                expected[p],
-                rtol=rtol,
-                atol=10 * atol,
-                err_msg=f"{where}: second-order gradient of input {p} differs from finite differences",
-            )

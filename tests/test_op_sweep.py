@@ -14,6 +14,7 @@ whose op has no kernel.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -21,11 +22,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from op_db import OP_DB, Sample, shapes_desc, upcast
+from op_db import OP_DB, Sample
 
-from opforge import Parameter, Tensor
+from opforge import Tensor
 from opforge.kernels import all_kernels, select_kernel
-from opforge.primitives import primitive_classes
+from opforge.primitives import Primitive, primitive_classes
+from opforge.testing import check_error_input, check_forward, kernel_id, shapes_desc
 
 BACKEND = "CPU"  # the backend every record must have kernels on
 
@@ -41,11 +43,6 @@ def _is_library_kernel(entry) -> bool:
 
 
 KERNELS = sorted((e for e in all_kernels() if _is_library_kernel(e)), key=lambda e: (e.op_name, e.backend != "CPU"))
-
-
-def kernel_id(entry) -> str:
-    ins = ",".join(str(t) for t in entry.attr.inputs) + (",..." if entry.attr.all_same else "")
-    return f"{entry.op_name}-{entry.backend}-{ins}->{','.join(str(t) for t in entry.attr.outputs)}"
 
 
 def _with_record(kind=None) -> list:
@@ -91,69 +88,26 @@ def _non_contiguous(a: np.ndarray) -> np.ndarray:
     return holder[..., 0]
 
 
-def _call_args(record, sample, noncontig: bool, device: str = "CPU") -> list:
-    args = []
-    for i, a in enumerate(sample.args):
-        if isinstance(a, np.ndarray):
-            data = _non_contiguous(a) if noncontig else a
-            t = Tensor(data, device=device)
-            args.append(Parameter(t, name=f"p{i}") if i in record.params else t)
-        else:
-            args.append(a)
-    return args
-
-
-def _expected(record, prim, sample, out_dtype) -> np.ndarray:
-    ref_args = [upcast(a) for a in sample.args]
-    expected = np.asarray(record.ref(prim, *ref_args, **sample.kwargs))
-    return expected.astype(out_dtype.np_dtype)  # rounded (or wrapped) to what the kernel returns
-
-
-def _assert_close(record, prim, sample, actual: np.ndarray, expected: np.ndarray, out_dtype, where: str) -> None:
-    if record.exact or out_dtype.kind in "biu":
-        ok = np.array_equal(actual, expected, equal_nan=out_dtype.kind == "f")
-        assert ok, f"{where}: expected {expected!r}, got {actual!r}"
-        return
-    a64, e64 = actual.astype(np.float64), expected.astype(np.float64)
-    special = ~np.isfinite(e64)
-    assert np.array_equal(np.isnan(a64), np.isnan(e64)), f"{where}: NaNs differ: expected {e64!r}, got {a64!r}"
-    assert np.array_equal(a64[special & ~np.isnan(e64)], e64[special & ~np.isnan(e64)]), f"{where}: infinities differ"
-    rtol, atol = record.tol(out_dtype)
-    bound = atol + rtol * np.abs(e64)
-    if record.magnitude is not None:
-        magnitude = np.asarray(record.magnitude(prim, *[upcast(a) for a in sample.args], **sample.kwargs))
-        bound = bound + record.mag_tol(out_dtype) * magnitude
-    finite = ~special
-    err = np.abs(a64 - e64)
-    bad = finite & ~(err <= bound)
-    assert not bad.any(), (
-        f"{where}: {int(bad.sum())} values out of tolerance; worst |error| {err[finite].max()} "
-        f"(expected {e64[bad][:5]}, got {a64[bad][:5]})"
-    )
-
-
 def run_sample(record, entry, prim, variant, sample, noncontig: bool = False) -> None:
-    """Call ``prim`` on the sample through the public API and compare with the NumPy reference."""
+    """Call ``prim`` on the sample through the public API and compare with the NumPy reference
+    (``opforge.testing.check_forward``, what ``opcheck`` runs on a user's operator)."""
     where = f"{kernel_id(entry)} [{variant}] {sample.desc or shapes_desc(sample.args)}"
-    call_args = _call_args(record, sample, noncontig, entry.backend)
-    if not any(isinstance(a, Tensor) for a in call_args):
-        prim.set_device(entry.backend)  # no tensor input says where to run (Fill)
-    before = [t.asnumpy().tobytes() if isinstance(t, Tensor) else None for t in call_args]
-    out = prim(*call_args, **sample.kwargs)
-    out_dtype = entry.attr.outputs[0]
-    assert isinstance(out, Tensor), f"{where}: the result is {type(out).__name__}, not a Tensor"
-    assert out.device == entry.backend, f"{where}: the result is on {out.device}, not {entry.backend}"
-    assert out.dtype is out_dtype, f"{where}: output dtype {out.dtype}, expected {out_dtype}"
-    with np.errstate(all="ignore"):  # references meet NaN, inf and overflow on purpose
-        expected = _expected(record, prim, sample, out_dtype)
-    assert out.shape == expected.shape, f"{where}: output shape {out.shape}, expected {expected.shape}"
-    for i in record.params:
-        assert out is call_args[i], f"{where}: an in-place op must return the Parameter it wrote"
-    with np.errstate(all="ignore"):
-        _assert_close(record, prim, sample, out.asnumpy(), expected, out_dtype, where)
-    for i, t in enumerate(call_args):
-        if before[i] is not None and i not in record.params:
-            assert t.asnumpy().tobytes() == before[i], f"{where}: input {i} was modified"
+    wrapped = not isinstance(prim, Primitive)  # op_db_nn's wrappers return one output of several
+    check_forward(
+        prim,
+        sample,
+        functools.partial(record.ref, prim),
+        entry.backend,
+        entry.attr.outputs[:1] if wrapped else entry.attr.outputs,
+        params=record.params,
+        tols=record.tols,
+        mag_tols=record.mag_tols,
+        magnitude=functools.partial(record.magnitude, prim) if record.magnitude is not None else None,
+        exact=record.exact,
+        check_infer=not wrapped,
+        transform=_non_contiguous if noncontig else None,
+        where=where,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,8 +210,4 @@ ERROR_CASES = [_error_param(record, err) for record in OP_DB.values() for err in
 
 @pytest.mark.parametrize("record,err", ERROR_CASES)
 def test_error_input(record, err):
-    with pytest.raises(err.exc) as info:
-        err.call()
-    message = str(info.value)
-    assert f"'{record.name}'" in message, f"the message does not name the op: {message!r}"
-    assert err.match in message, f"expected {err.match!r} in the message: {message!r}"
+    check_error_input(record.name, err)

@@ -1,9 +1,13 @@
-"""The ``opforge`` command: ``ops`` (the operator table), ``doctor`` (registry consistency), ``demo`` (train an
-MLP on digits) and ``bench`` (opforge vs NumPy vs PyTorch)."""
+"""The ``opforge`` command: ``ops`` (the operator table), ``doctor`` (registry consistency; ``--import MODULE``
+checks a user's operators too), ``demo`` (train an MLP on digits) and ``bench`` (opforge vs NumPy vs PyTorch)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
+import os
+import pathlib
 import sys
 
 from rich.console import Console
@@ -11,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 import opforge
+from opforge.bprop import bprop_getters
 from opforge.kernels import registry
 from opforge.op_info import all_op_infos
 from opforge.op_info.reg_op import format_signature, kernel_signature
@@ -110,10 +115,74 @@ def doctor_problems() -> list:
     return problems
 
 
+def _registrations() -> dict:
+    """What the registries hold now, to tell what an imported module added."""
+    return {
+        "primitives": set(primitive_classes()),
+        "kernels": {(e.op_name, e.backend, e.attr) for e in registry.all_kernels(include_disabled=True)},
+        "op infos": {(i.op_name, i.backend) for i in all_op_infos()},
+        "bprops": set(bprop_getters.names()),
+    }
+
+
+def _import_user_module(name: str):
+    """Import ``name``: a module on the path (the working directory included) or a ``.py`` file."""
+    path = pathlib.Path(name)
+    if path.suffix == ".py":
+        if not path.is_file():
+            raise FileNotFoundError(f"no file {name}")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        return module
+    if os.getcwd() not in sys.path and "" not in sys.path:  # as `python -c "import name"` would find it
+        sys.path.insert(0, os.getcwd())
+    return importlib.import_module(name)
+
+
+def _imported_problems(added: dict) -> list:
+    """Checks for the operators a user's module defined: each one runs somewhere, and each bprop it
+    registered belongs to an operator."""
+    problems = []
+    ops_with_kernels = {e.op_name for e in registry.all_kernels(include_disabled=True)}
+    for name in sorted(added["primitives"]):
+        if name not in ops_with_kernels:
+            problems.append(f"{name}: the Primitive is defined but no kernel is registered for it on any backend")
+    classes = primitive_classes()
+    for name in sorted(added["bprops"]):
+        if name not in classes:
+            problems.append(f"{name}: a bprop is registered but no Primitive class named '{name}' is defined")
+    return problems
+
+
+def _import_modules(names, console):
+    """Import the user's modules; (what they registered, problems), or None when one fails to import."""
+    before = _registrations()
+    for name in names:
+        try:
+            _import_user_module(name)
+        except Exception as e:  # noqa: BLE001 - any error importing the user's module is the answer
+            console.print(f"[bold red]error:[/bold red] importing {escape(name)}: {escape(f'{type(e).__name__}: {e}')}")
+            return None
+    after = _registrations()
+    added = {what: after[what] - before[what] for what in after}
+    shown = ", ".join(f"{len(v)} {what}" for what, v in added.items())
+    ops = sorted({k[0] if isinstance(k, tuple) else k for v in added.values() for k in v})
+    console.print(f"imported {', '.join(names)}: {shown}" + (f" ({', '.join(ops)})" if ops else ""), highlight=False)
+    return added, _imported_problems(added)
+
+
 def cmd_doctor(args) -> int:
     """Prove op info and kernels agree; exit 1 when they do not."""
     console = Console()
-    problems = doctor_problems()
+    problems = []
+    if getattr(args, "imports", None):
+        imported = _import_modules(args.imports, console)
+        if imported is None:
+            return 1
+        problems += imported[1]
+    problems += doctor_problems()
     n_kernels = len(registry.all_kernels(include_disabled=True))
     n_infos = len(all_op_infos())
     if problems:
@@ -181,6 +250,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--cuda",
         action="store_true",
         help="also compile every CUDA kernel for sm_80 and sm_90 with NVRTC (no GPU needed)",
+    )
+    doctor.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        metavar="MODULE",
+        help="import MODULE (a module name or a .py file) first, so the operators it registers are checked too",
     )
     doctor.set_defaults(func=cmd_doctor)
     demo = sub.add_parser("demo", help="train an MLP on 8x8 digits with opforge.nn (pip install 'opforge[demo]')")
