@@ -80,19 +80,7 @@ class SoftmaxCrossEntropyCpuKernel : public CpuKernel {
     }
     ParallelFor(n_, std::max<int64_t>(1, kParallelGrain / c), [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        const T* xi = x + i * c;
-        const T* li = labels + i * c;
-        T* bi = backprop + i * c;
-        const SoftmaxRowStats<T> st = Stats(xi, c);
-        const S log_s = std::log(st.sum), inv = S(1) / st.sum;
-        S acc = 0;
-        for (int64_t j = 0; j < c; ++j) {
-          const C v = Load(xi[j]);
-          const S label = static_cast<S>(Load(li[j]));
-          acc += label * LogSoftmaxOf(v, st, log_s);
-          bi[j] = Store<T>(static_cast<C>(SoftmaxOf(v, st, inv) - label));
-        }
-        loss[i] = Store<T>(static_cast<C>(-acc));
+        loss[i] = Store<T>(SoftmaxCrossEntropyRow(x + i * c, labels + i * c, backprop + i * c, c));
       }
     });
   }

@@ -16,25 +16,12 @@ namespace cuda {
 template <typename T>
 __global__ void SoftmaxCrossEntropyKernel(const T* x, const T* labels, T* loss, T* backprop, int64_t n, int64_t c) {
   using C = compute_t<T>;
-  using S = acc_t<T>;
   OPF_GRID_STRIDE_LOOP(i, n) {
     if (c == 0) {  // an empty sum: the loss is 0 and there is nothing to differentiate
       loss[i] = Store<T>(C(0));
       continue;
     }
-    const T* xi = x + i * c;
-    const T* li = labels + i * c;
-    T* bi = backprop + i * c;
-    const SoftmaxRowStats<T> st = SoftmaxStats(xi, c, 1);
-    const S log_sum = math::log(st.sum), inv = S(1) / st.sum;
-    S acc = 0;
-    for (int64_t j = 0; j < c; ++j) {
-      const C v = Load(xi[j]);
-      const S label = static_cast<S>(Load(li[j]));
-      acc += label * LogSoftmaxOf(v, st, log_sum);
-      bi[j] = Store<T>(static_cast<C>(SoftmaxOf(v, st, inv) - label));
-    }
-    loss[i] = Store<T>(static_cast<C>(-acc));
+    loss[i] = Store<T>(SoftmaxCrossEntropyRow(x + i * c, labels + i * c, backprop + i * c, c));
   }
 }
 

@@ -45,4 +45,22 @@ OPF_HD acc_t<T> LogSoftmaxOf(compute_t<T> v, const SoftmaxRowStats<T>& st, acc_t
   return (static_cast<S>(v) - static_cast<S>(st.max)) - log_sum;
 }
 
+// One row of SoftmaxCrossEntropyWithLogits: returns -sum(labels * log_softmax(x)) and writes
+// backprop = softmax(x) - labels; c >= 1 elements, contiguous.
+template <typename T>
+OPF_HD compute_t<T> SoftmaxCrossEntropyRow(const T* x, const T* labels, T* backprop, int64_t c) {
+  using C = compute_t<T>;
+  using S = acc_t<T>;
+  const SoftmaxRowStats<T> st = SoftmaxStats(x, c, 1);
+  const S log_sum = math::log(st.sum), inv = S(1) / st.sum;
+  S acc = 0;
+  for (int64_t j = 0; j < c; ++j) {
+    const C v = Load(x[j]);
+    const S label = static_cast<S>(Load(labels[j]));
+    acc += label * LogSoftmaxOf(v, st, log_sum);
+    backprop[j] = Store<T>(static_cast<C>(SoftmaxOf(v, st, inv) - label));
+  }
+  return static_cast<C>(-acc);
+}
+
 }  // namespace opforge
