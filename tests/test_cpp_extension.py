@@ -17,7 +17,7 @@ import pytest
 
 from opforge import Tensor
 from opforge.errors import CompileError
-from opforge.kernels import registry
+from opforge.kernels import KernelOverrideWarning, registry
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 from opforge.utils import cpp_extension
 
@@ -111,7 +111,8 @@ def test_a_changed_header_rebuilds(tmp_path, isolated_registries):
     source, include = _project(tmp_path, "ExtHeader", scale="2")
     first = _load("ext_header", source, include, tmp_path / "cache")
     (include / "scale.h").write_text("#pragma once\n#define SCALE 3\n")
-    second = _load("ext_header", source, include, tmp_path / "cache")
+    with pytest.warns(KernelOverrideWarning, match="ExtHeader"):  # the rebuilt library replaces the first
+        second = _load("ext_header", source, include, tmp_path / "cache")
     assert second.built and second.path != first.path
     y = _primitive("ExtHeader")()(Tensor(np.array([1.0], np.float32)))
     assert y.asnumpy().tolist() == [3.0]
