@@ -408,6 +408,12 @@ GRAD_DB_LIST = [
     GradRecord("Neg", _variants("Neg"), unary(), second_order=True),
     GradRecord("Exp", _variants("Exp"), unary_in_domain("Exp"), second_order=True),
     GradRecord("Log", _variants("Log"), unary(0.2, 5.0), second_order=True),
+    GradRecord("Sin", _variants("Sin"), unary(), second_order=True),
+    GradRecord("Cos", _variants("Cos"), unary(), second_order=True),
+    GradRecord("Log1p", _variants("Log1p"), unary(-0.5, 3.0), second_order=True),
+    GradRecord("Expm1", _variants("Expm1"), unary_in_domain("Expm1"), second_order=True),
+    GradRecord("Reciprocal", _variants("Reciprocal"), unary(0.5, 3.0), second_order=True),
+    GradRecord("Rsqrt", _variants("Rsqrt"), unary(0.5, 3.0), second_order=True),
     GradRecord(
         "MatMul",
         _variants(

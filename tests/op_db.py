@@ -719,6 +719,25 @@ _RECORDS = [
         kind="unary",
         error_inputs=_elementwise_float_errors(ops.Exp, 1),
     ),
+    *(
+        OpRecord(
+            name,
+            {"": getattr(ops, name)},
+            unary_samples,
+            ref,
+            args=(Arg(low, high),),
+            kind="unary",
+            error_inputs=_elementwise_float_errors(getattr(ops, name), 1),
+        )
+        for name, ref, low, high in (
+            ("Sin", lambda prim, x: np.sin(x), -5.0, 5.0),
+            ("Cos", lambda prim, x: np.cos(x), -5.0, 5.0),
+            ("Log1p", lambda prim, x: np.log1p(x), -0.9, 5.0),
+            ("Expm1", lambda prim, x: np.expm1(x), -3.0, 3.0),
+            ("Reciprocal", lambda prim, x: 1.0 / x, 0.2, 5.0),
+            ("Rsqrt", lambda prim, x: 1.0 / np.sqrt(x), 0.2, 5.0),
+        )
+    ),
     OpRecord(
         "Log",
         {"": ops.Log},

@@ -69,6 +69,60 @@ def get_bprop_exp(self):
     return bprop
 
 
+@bprop_getters.register(P.Sin)
+def get_bprop_sin(self):
+    cos = P.Cos()
+
+    def bprop(x, out, dout):
+        return (F.mul(dout, cos(x)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Cos)
+def get_bprop_cos(self):
+    sin = P.Sin()
+
+    def bprop(x, out, dout):
+        return (F.neg(F.mul(dout, sin(x))),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Log1p)
+def get_bprop_log1p(self):
+    def bprop(x, out, dout):
+        return (F.div(dout, F.add(x, 1.0)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Expm1)
+def get_bprop_expm1(self):
+    def bprop(x, out, dout):
+        return (F.mul(dout, F.add(out, 1.0)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Reciprocal)
+def get_bprop_reciprocal(self):
+    # d(1/x) = -1/x^2 = -out^2
+    def bprop(x, out, dout):
+        return (F.neg(F.mul(dout, F.mul(out, out))),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Rsqrt)
+def get_bprop_rsqrt(self):
+    # d(x^-1/2) = -x^-3/2 / 2 = -out^3 / 2
+    def bprop(x, out, dout):
+        return (F.mul(dout, F.mul(F.mul(out, F.mul(out, out)), -0.5)),)
+
+    return bprop
+
+
 @bprop_getters.register(P.Log)
 def get_bprop_log(self):
     def bprop(x, out, dout):

@@ -21,6 +21,12 @@ __all__ = [
     "Log",
     "Square",
     "Sqrt",
+    "Sin",
+    "Cos",
+    "Log1p",
+    "Expm1",
+    "Reciprocal",
+    "Rsqrt",
     "MatMul",
     "ReduceSum",
     "ReduceMean",
@@ -136,6 +142,30 @@ class Exp(_UnaryOp):
 
 class Log(_UnaryOp):
     r""":math:`y = \ln x` (NaN for x < 0, -inf at 0). dtypes: float16, bfloat16, float32, float64."""
+
+
+class Sin(_UnaryOp):
+    r""":math:`y = \sin x`, elementwise."""
+
+
+class Cos(_UnaryOp):
+    r""":math:`y = \cos x`, elementwise."""
+
+
+class Log1p(_UnaryOp):
+    r""":math:`y = \ln(1 + x)`, accurate near 0 (NaN for x < -1, -inf at -1)."""
+
+
+class Expm1(_UnaryOp):
+    r""":math:`y = e^x - 1`, accurate near 0."""
+
+
+class Reciprocal(_UnaryOp):
+    r""":math:`y = 1 / x` (inf at 0, as in NumPy)."""
+
+
+class Rsqrt(_UnaryOp):
+    r""":math:`y = 1 / \sqrt{x}` (NaN for x < 0, inf at 0)."""
 
 
 class Square(_UnaryOp):

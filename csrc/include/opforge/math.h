@@ -28,6 +28,8 @@ OPF_MATH_FN(log1p)
 OPF_MATH_FN(tanh)
 OPF_MATH_FN(sqrt)
 OPF_MATH_FN(fabs)
+OPF_MATH_FN(sin)
+OPF_MATH_FN(cos)
 #undef OPF_MATH_FN
 
 // True only for NaN. The host asks std::isnan: GCC vectorises a loop around it (a float widened to

@@ -1,4 +1,5 @@
-// Square (y = x * x), Sqrt (y = sqrt(x)) and SqrtGrad(y, dy) = dy / (2 y).
+// Square (y = x * x), Sqrt (y = sqrt(x)), SqrtGrad(y, dy) = dy / (2 y); Sin, Cos, Log1p, Expm1,
+// Reciprocal, Rsqrt (math: opforge/functors/arithmetic.h).
 #include "kernels/cpu/elementwise.h"
 #include "opforge/functors/arithmetic.h"
 
@@ -26,6 +27,12 @@ REG_UNARY(Square, SquareOp, int32_t);
 REG_UNARY(Square, SquareOp, int64_t);
 REG_FLOATS(REG_UNARY, Sqrt, SqrtOp);
 REG_FLOATS(REG_BINARY_SAME, SqrtGrad, SqrtGradOp);
+REG_FLOATS(REG_UNARY, Sin, SinOp);
+REG_FLOATS(REG_UNARY, Cos, CosOp);
+REG_FLOATS(REG_UNARY, Log1p, Log1pOp);
+REG_FLOATS(REG_UNARY, Expm1, Expm1Op);
+REG_FLOATS(REG_UNARY, Reciprocal, ReciprocalOp);
+REG_FLOATS(REG_UNARY, Rsqrt, RsqrtOp);
 
 }  // namespace
 }  // namespace opforge

@@ -80,6 +80,15 @@ for _op, _functor in (
     ("Equal", "EqualOp"),
 ):
     mirror_cpu_kernels(_op, _broadcast("arithmetic.cu", _functor))
-for _op, _functor in (("Square", "SquareOp"), ("Sqrt", "SqrtOp")):
+for _op, _functor in (
+    ("Square", "SquareOp"),
+    ("Sqrt", "SqrtOp"),
+    ("Sin", "SinOp"),
+    ("Cos", "CosOp"),
+    ("Log1p", "Log1pOp"),
+    ("Expm1", "Expm1Op"),
+    ("Reciprocal", "ReciprocalOp"),
+    ("Rsqrt", "RsqrtOp"),
+):
     mirror_cpu_kernels(_op, _unary("arithmetic.cu", _functor))
 mirror_cpu_kernels("SqrtGrad", _same_shape("arithmetic.cu", "SqrtGradOp"))

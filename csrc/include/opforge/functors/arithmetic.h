@@ -79,6 +79,53 @@ struct SqrtGradOp {
   }
 };
 
+// The transcendental unary ops (floating point). Sin, Cos: y = sin(x), cos(x).
+struct SinOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return math::sin(x);
+  }
+};
+
+struct CosOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return math::cos(x);
+  }
+};
+
+// y = log(1 + x), accurate near 0.
+struct Log1pOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return math::log1p(x);
+  }
+};
+
+// y = exp(x) - 1, accurate near 0.
+struct Expm1Op {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return math::expm1(x);
+  }
+};
+
+// y = 1 / x (inf at 0, as in NumPy).
+struct ReciprocalOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return C(1) / x;
+  }
+};
+
+// y = 1 / sqrt(x) (NaN for x < 0, inf at 0).
+struct RsqrtOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return C(1) / math::sqrt(x);
+  }
+};
+
 // NumPy's rule for maximum and minimum: a NaN in either operand is the result; otherwise x wins
 // ties (so max(-0.0, 0.0) is -0.0).
 template <bool kMax, typename C>
