@@ -3,29 +3,19 @@ the CPU kernels' broadcast plan of (x, out) onto out; elements moved as bytes of
 
 from __future__ import annotations
 
-import numpy as np
-
 from opforge.kernels.gpu.cuda import CudaKernel
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.loops import broadcast_index
-from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
+from opforge.kernels.gpu.support import bytes_ctype, one_to_one
 
 __all__ = []
 
 
 def _broadcast_to_loop(spec, function, kernel):
     """``BroadcastToKernel<E>(x, y, n, index)``."""
-    device, runtime = spec.device, spec.device.runtime
-    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    n = numel(shape)
+    shape = spec.out_shapes[0]
     index = broadcast_index(spec.op_name, spec.in_shapes[0], shape, shape)  # checks x broadcasts to shape
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), index))
-        return out
-
-    return run
+    return one_to_one(spec, function, index)
 
 
 mirror_cpu_kernels(

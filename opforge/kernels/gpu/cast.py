@@ -13,7 +13,7 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, numel
+from opforge.kernels.gpu.support import launch_1d, one_to_one
 
 __all__ = ["cast", "cast_kernel"]
 
@@ -56,16 +56,7 @@ def cast_kernel(src: mstype.Type, dst: mstype.Type) -> CudaKernel:
 
 def _cast_loop(spec, function, kernel):
     """``CastKernel<S, D>(x, y, n)`` (or ``CopyKernel<E>(x, y, n)``): y = x.astype(D)."""
-    device, runtime = spec.device, spec.device.runtime
-    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    n = numel(shape)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n)))
-        return out
-
-    return run
+    return one_to_one(spec, function)
 
 
 def cast(device, array, np_dtype):

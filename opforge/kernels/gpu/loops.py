@@ -12,7 +12,7 @@ import numpy as np
 from opforge import _C
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import functor_arg
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.support import launch_1d, one_to_one
 
 __all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index", "simple"]
 
@@ -31,17 +31,7 @@ _INDEX_DTYPE = np.dtype(
 
 def unary(spec, function, kernel):
     """``UnaryKernel<T, Op>(x, y, n, op)``: y = op(x)."""
-    device, runtime = spec.device, spec.device.runtime
-    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    n = math.prod(shape)
-    op = functor_arg(kernel, spec.attrs)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), op))
-        return out
-
-    return run
+    return one_to_one(spec, function, functor_arg(kernel, spec.attrs))
 
 
 def same_shape_binary(spec, function, kernel):

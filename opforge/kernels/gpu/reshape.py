@@ -3,33 +3,23 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
+from opforge.kernels.gpu.support import bytes_ctype, numel, one_to_one
 
 __all__ = []
 
 
 def _copy_loop(spec, function, kernel):
     """``CopyKernel<E>(x, y, n)``: y = x, as the output's shape."""
-    device, runtime = spec.device, spec.device.runtime
-    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    n = numel(shape)
-    if numel(spec.in_shapes[0]) != n:
+    shape = spec.out_shapes[0]
+    if numel(spec.in_shapes[0]) != numel(shape):
         raise KernelError(
             f"For '{spec.op_name}', the output must have as many elements as the input, but got input shape "
             f"{list(spec.in_shapes[0])} and output shape {list(shape)}."
         )
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n)))
-        return out
-
-    return run
+    return one_to_one(spec, function)
 
 
 def _make(attr) -> CudaKernel:

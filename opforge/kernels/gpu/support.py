@@ -9,7 +9,7 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import BLOCK, grid_for
 
-__all__ = ["BYTES_CTYPES", "bytes_ctype", "launch_1d", "numel", "written_targets"]
+__all__ = ["BYTES_CTYPES", "bytes_ctype", "launch_1d", "numel", "one_to_one", "written_targets"]
 
 # The C++ type that moves one element of each size (csrc/kernels/cuda/copy.cuh): every dtype of a
 # size shares a kernel, complex types included.
@@ -29,6 +29,22 @@ def launch_1d(runtime, function, n: int, args: tuple) -> None:
     """Launch a grid-stride kernel over ``n`` elements; none for zero (a zero-block grid is an error)."""
     if n > 0:
         runtime.launch(function, grid_for(runtime, n), (BLOCK, 1, 1), args)
+
+
+def one_to_one(spec, function, *extra):
+    """``run(arrays)`` for a kernel ``(x, y, n, *extra)``: one input, one output of the inferred shape
+    and the kernel's dtype, a grid-stride loop over its ``n`` elements."""
+    device, runtime = spec.device, spec.device.runtime
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    n = numel(shape)
+    tail = (np.int64(n), *extra)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], out, *tail))
+        return out
+
+    return run
 
 
 def written_targets(spec, arrays, count: int) -> list:

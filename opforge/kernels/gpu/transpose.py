@@ -8,7 +8,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
+from opforge.kernels.gpu.support import bytes_ctype, one_to_one
 
 __all__ = []
 
@@ -51,9 +51,7 @@ def _merged_dims(op_name: str, in_shape, perm, out_shape) -> tuple:
 
 def _transpose_loop(spec, function, kernel):
     """``TransposeKernel<E>(x, y, n, index)``."""
-    device, runtime = spec.device, spec.device.runtime
-    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    n = numel(shape)
+    shape = spec.out_shapes[0]
     sizes, strides = _merged_dims(spec.op_name, list(spec.in_shapes[0]), spec.attrs["perm"], shape)
     if len(sizes) > _MAX_DIMS:
         raise KernelError(
@@ -64,14 +62,7 @@ def _transpose_loop(spec, function, kernel):
     index["ndim"] = len(sizes)
     index["size"][: len(sizes)] = sizes
     index["stride"][: len(sizes)] = strides
-    index = index[()]
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), index))
-        return out
-
-    return run
+    return one_to_one(spec, function, index[()])
 
 
 mirror_cpu_kernels(
