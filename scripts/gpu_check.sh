@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The GPU checks, on a machine with an NVIDIA GPU and CuPy but no network (the `device` tool's):
+# build opforge there, then run what only a real GPU can run, most important first, each step under
+# its own time limit so that a slow step cannot starve the next:
+#   1. the GPU tests (the registry sweep of every GPU kernel, the GPU, user-CUDA and NVRTC tests),
+#   2. `opforge bench --device GPU` (bandwidth vs a device copy, MatMul vs cupy.matmul, host overhead),
+#   3. `opforge demo --device GPU` (the MLP trained on the GPU),
+#   4. the whole suite, with the real GPU in place of the host emulation.
+# Wheels the machine lacks travel in .whl/ (scipy-openblas32 for the build). Logs go to $OUT.
+set -uo pipefail
+OUT=${OUT:-/tmp/gpu_check}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-16}
+PY=${PYTHON:-python3}
+
+step() { echo; echo "=== $1 ($(date +%T))"; }
+
+step "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+$PY -c "import cupy, sys; print('python', sys.version.split()[0], 'cupy', cupy.__version__, 'CUDA runtime', cupy.cuda.runtime.runtimeGetVersion())"
+
+if compgen -G ".whl/*.whl" >/dev/null; then
+  $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir .whl/*.whl || exit 1
+fi
+
+step "build"
+timeout 240 $PY -m pip install -q --no-build-isolation --no-deps -e . >"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+$PY -c "import opforge; from opforge.device import get_device; print('GPU device:', get_device('GPU').runtime.device_name)" || exit 1
+
+PYTEST="$PY -m pytest -p no:cacheprovider -o addopts= -q -rf --timeout 180"
+
+step "GPU tests"
+timeout ${GPU_TESTS_S:-200} $PYTEST -n 8 -k "GPU or gpu or cuda or Cuda" tests 2>&1 | tee "$OUT/gpu_tests.log" | tail -40
+
+step "bench --device GPU"
+timeout ${BENCH_S:-100} opforge bench --device GPU 2>&1 | tee "$OUT/bench_gpu.log"
+
+step "demo --device GPU"
+timeout ${DEMO_S:-60} opforge demo --device GPU --epochs 5 2>&1 | tail -8
+
+step "whole suite"
+timeout ${SUITE_S:-150} $PYTEST -n 12 tests 2>&1 | tee "$OUT/suite.log" | tail -40
+step "done"
