@@ -482,7 +482,7 @@ GRAD_DB_LIST = [
     GradRecord("ZerosLike", _variants("ZerosLike"), _zeros_like_samples, zero=True),
     GradRecord("OnesLike", _variants("OnesLike"), _zeros_like_samples, zero=True),
     GradRecord("Fill", _variants("Fill"), _fill_samples, zero=True),
-    GradRecord("ArgMax", _variants("ArgMax", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
+    GradRecord("Argmax", _variants("Argmax", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
     GradRecord("OneHot", _variants("OneHot", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _one_hot_samples, zero=True),
 ]
 

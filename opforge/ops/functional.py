@@ -49,8 +49,8 @@ def squeeze(input_x, axis=()):
 
 
 @functools.cache
-def _argmax(axis: int) -> array_ops.ArgMax:
-    return array_ops.ArgMax(axis)
+def _argmax(axis: int) -> array_ops.Argmax:
+    return array_ops.Argmax(axis)
 
 
 def argmax(input_x, axis: int = -1):

@@ -1,5 +1,5 @@
 """Array operators: Cast, Reshape, ExpandDims, Squeeze, Transpose, BroadcastTo, Fill, ZerosLike,
-OnesLike, OneHot, ArgMax, Assign."""
+OnesLike, OneHot, Argmax, Assign."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ __all__ = [
     "ZerosLike",
     "OnesLike",
     "OneHot",
+    "Argmax",
     "ArgMax",
     "Assign",
 ]
@@ -353,8 +354,8 @@ class OneHot(_Operator):
         return validator.check_tensors_dtypes_same_and_valid(args, _REAL_NUMBER_TYPES, self.name)
 
 
-class ArgMax(_Operator):
-    """The index of the largest value along ``axis``: ``ArgMax(axis=-1, output_type=opforge.int32)(x)``
+class Argmax(_Operator):
+    """The index of the largest value along ``axis``: ``Argmax(axis=-1, output_type=opforge.int32)(x)``
     (``np.argmax``). Ties give the first index; NaN counts as the largest value (the first NaN wins).
     Taking the argmax of an axis of size 0 is a ValueError.
 
@@ -390,3 +391,6 @@ class Assign(_InplaceAssign):
     """
 
     valid_dtypes = mstype.all_types
+
+
+ArgMax = Argmax  # opforge's earlier spelling, kept as an alias; MindSpore spells it Argmax
