@@ -229,6 +229,7 @@ def cmd_demo(args) -> int:
         plot=args.plot,
         threads=args.threads,
         device=args.device,
+        model=args.model,
     )
 
 
@@ -259,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="import MODULE (a module name or a .py file) first, so the operators it registers are checked too",
     )
     doctor.set_defaults(func=cmd_doctor)
-    demo = sub.add_parser("demo", help="train an MLP on 8x8 digits with opforge.nn (pip install 'opforge[demo]')")
+    demo = sub.add_parser("demo", help="train an MLP or a LeNet on 8x8 digits with opforge.nn (pip install 'opforge[demo]')")
     demo.add_argument("--epochs", type=int, default=20, help="passes over the training set (default 20)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the weights and the batch order (default 0)")
     demo.add_argument("--batch-size", type=int, default=32, help="samples per step (default 32)")
@@ -268,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--plot", metavar="FILE", help="save loss and accuracy curves to this PNG")
     demo.add_argument("--threads", type=int, default=1, help="kernel threads (default 1: fastest for this size)")
     demo.add_argument("--device", choices=["CPU", "GPU"], default="CPU", help="where to train (default CPU)")
+    demo.add_argument("--model", choices=["mlp", "lenet"], default="mlp", help="the network (default mlp)")
     demo.set_defaults(func=cmd_demo)
     bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")
     from opforge.tools.bench import add_arguments as add_bench_arguments
