@@ -1,0 +1,333 @@
+// Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter (NCHW) by im2col + BLAS GEMM.
+//
+// The batch is cut into chunks of `nb` samples whose im2col columns ([K = C/group * kh * kw rows,
+// nb * oh * ow columns] per group) fit a budget; each chunk is one GEMM per group, so small images
+// (LeNet) still make one large GEMM and large ones (ResNet) one GEMM per sample written straight into
+// the output. im2col, col2im and the layout copies run in parallel over samples and channels with
+// ParallelFor; the GEMMs run on OpenBLAS's threads, which share opforge's OpenMP pool and thread count.
+// float16 / bfloat16 are computed in float32 (converted into the workspace).
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "core/blas.h"
+#include "kernels/cpu/conv_geometry.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+template <typename S>
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const S* a, int64_t lda, const S* b, int64_t ldb, S beta,
+          S* c, int64_t ldc) {
+  if constexpr (std::is_same_v<S, float>) {
+    blas::Sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    blas::Dgemm(ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
+// The sizes of one problem and how the batch is cut.
+struct ConvPlan {
+  Window2D g{};
+  int64_t cg = 0, og = 0, k = 0, p = 0;  // channels and out channels per group, GEMM depth, pixels per sample
+  int64_t nb = 1;                        // samples per chunk
+  bool empty = false;
+
+  void Init(const Window2D& win) {
+    g = win;
+    cg = g.c / g.group;
+    og = g.oc / g.group;
+    k = cg * g.kh * g.kw;
+    p = g.oh * g.ow;
+    empty = g.n == 0 || g.oc == 0 || p == 0 || k == 0;
+    // Enough columns per GEMM to keep BLAS busy, within a budget for the columns.
+    constexpr int64_t kMinColumns = 2048, kMaxColElements = int64_t{1} << 22;
+    nb = std::max<int64_t>(1, (kMinColumns + p - 1) / std::max<int64_t>(p, 1));
+    nb = std::min<int64_t>(nb, std::max<int64_t>(1, kMaxColElements / std::max<int64_t>(1, k * p)));
+    nb = std::max<int64_t>(1, std::min(nb, g.n));
+  }
+  int64_t col_elements() const { return k * nb * p; }
+  int64_t tmp_elements() const { return nb > 1 ? og * nb * p : 0; }
+};
+
+// The input range [lo, hi) of output columns j whose x = j * s - pad + q * d lies in [0, w).
+inline void ValidRange(int64_t w, int64_t ow, int64_t s, int64_t pad, int64_t off, int64_t* lo, int64_t* hi) {
+  // j * s + (off - pad) >= 0  and  < w
+  const int64_t base = off - pad;
+  int64_t a = base >= 0 ? 0 : (-base + s - 1) / s;
+  int64_t b = w - base <= 0 ? 0 : (w - base + s - 1) / s;
+  *lo = std::min(a, ow);
+  *hi = std::min(std::max(b, *lo), ow);
+}
+
+// im2col of samples [b0, b0 + nb), group grp: col[(c, p, q), s * P + i * ow + j].
+template <typename S>
+void Im2Col(const ConvPlan& pl, const S* x, int64_t b0, int64_t nb, int64_t grp, S* col) {
+  const Window2D& g = pl.g;
+  const int64_t cols = nb * pl.p, khw = g.kh * g.kw;
+  ParallelFor(nb * pl.k, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t t = begin; t < end; ++t) {
+                  const int64_t s = t / pl.k, r = t % pl.k;
+                  const int64_t c = r / khw, pq = r % khw, kp = pq / g.kw, kq = pq % g.kw;
+                  const S* plane = x + ((b0 + s) * g.c + grp * pl.cg + c) * g.h * g.w;
+                  S* dst = col + r * cols + s * pl.p;
+                  int64_t lo, hi;
+                  ValidRange(g.w, g.ow, g.sw, g.pl, kq * g.dw, &lo, &hi);
+                  for (int64_t i = 0; i < g.oh; ++i) {
+                    S* row = dst + i * g.ow;
+                    const int64_t y = i * g.sh - g.pt + kp * g.dh;
+                    if (y < 0 || y >= g.h) {
+                      std::fill(row, row + g.ow, S(0));
+                      continue;
+                    }
+                    const S* src = plane + y * g.w - g.pl + kq * g.dw;
+                    std::fill(row, row + lo, S(0));
+                    if (g.sw == 1) {
+                      if (hi > lo) std::memcpy(row + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(S));
+                    } else {
+                      for (int64_t j = lo; j < hi; ++j) row[j] = src[j * g.sw];
+                    }
+                    std::fill(row + hi, row + g.ow, S(0));
+                  }
+                }
+              });
+}
+
+// col2im: dx[b0 + s, grp * cg + c] += the columns of its rows; one (sample, channel) plane per task.
+template <typename S>
+void Col2Im(const ConvPlan& pl, const S* col, int64_t b0, int64_t nb, int64_t grp, S* dx) {
+  const Window2D& g = pl.g;
+  const int64_t cols = nb * pl.p;
+  ParallelFor(nb * pl.cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t t = begin; t < end; ++t) {
+                  const int64_t s = t / pl.cg, c = t % pl.cg;
+                  S* plane = dx + ((b0 + s) * g.c + grp * pl.cg + c) * g.h * g.w;
+                  for (int64_t kp = 0; kp < g.kh; ++kp) {
+                    for (int64_t kq = 0; kq < g.kw; ++kq) {
+                      const S* src = col + ((c * g.kh + kp) * g.kw + kq) * cols + s * pl.p;
+                      int64_t lo, hi;
+                      ValidRange(g.w, g.ow, g.sw, g.pl, kq * g.dw, &lo, &hi);
+                      for (int64_t i = 0; i < g.oh; ++i) {
+                        const int64_t y = i * g.sh - g.pt + kp * g.dh;
+                        if (y < 0 || y >= g.h) continue;
+                        S* dst = plane + y * g.w - g.pl + kq * g.dw;
+                        const S* row = src + i * g.ow;
+                        if (g.sw == 1) {
+                          for (int64_t j = lo; j < hi; ++j) dst[j] += row[j];
+                        } else {
+                          for (int64_t j = lo; j < hi; ++j) dst[j * g.sw] += row[j];
+                        }
+                      }
+                    }
+                  }
+                }
+              });
+}
+
+// [rows, nb * P] (chunk-major columns) <-> the NCHW tensor's samples [b0, b0 + nb), channels [c0, c0 + rows).
+template <typename S>
+void GatherRows(const S* t, int64_t channels, int64_t c0, int64_t rows, int64_t p, int64_t b0, int64_t nb, S* out) {
+  ParallelFor(rows * nb, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, p)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t u = begin; u < end; ++u) {
+                  const int64_t r = u / nb, s = u % nb;
+                  std::memcpy(out + r * nb * p + s * p, t + ((b0 + s) * channels + c0 + r) * p,
+                              static_cast<size_t>(p) * sizeof(S));
+                }
+              });
+}
+
+template <typename S>
+void ScatterRows(const S* in, int64_t channels, int64_t c0, int64_t rows, int64_t p, int64_t b0, int64_t nb, S* t) {
+  ParallelFor(rows * nb, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, p)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t u = begin; u < end; ++u) {
+                  const int64_t r = u / nb, s = u % nb;
+                  std::memcpy(t + ((b0 + s) * channels + c0 + r) * p, in + r * nb * p + s * p,
+                              static_cast<size_t>(p) * sizeof(S));
+                }
+              });
+}
+
+// The three problems on S = float or double arrays. ws: col_elements() + tmp_elements() scratch.
+template <typename S>
+void ConvForward(const ConvPlan& pl, const S* x, const S* w, S* y, S* ws) {
+  const Window2D& g = pl.g;
+  S* col = ws;
+  S* tmp = ws + pl.col_elements();
+  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
+    const int64_t nb = std::min(pl.nb, g.n - b0);
+    const int64_t cols = nb * pl.p;
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      Im2Col(pl, x, b0, nb, grp, col);
+      const S* wg = w + grp * pl.og * pl.k;
+      if (nb == 1) {
+        Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), y + (b0 * g.oc + grp * pl.og) * pl.p,
+                pl.p);
+      } else {
+        Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), tmp, cols);
+        ScatterRows(tmp, g.oc, grp * pl.og, pl.og, pl.p, b0, nb, y);
+      }
+    }
+  }
+}
+
+template <typename S>
+void ConvBackpropInput(const ConvPlan& pl, const S* dy, const S* w, S* dx, S* ws) {
+  const Window2D& g = pl.g;
+  S* col = ws;
+  S* tmp = ws + pl.col_elements();
+  const int64_t total = g.n * g.c * g.h * g.w;
+  ParallelFor(total, kParallelGrain, [&](int64_t begin, int64_t end) { std::fill(dx + begin, dx + end, S(0)); });
+  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
+    const int64_t nb = std::min(pl.nb, g.n - b0);
+    const int64_t cols = nb * pl.p;
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      const S* wg = w + grp * pl.og * pl.k;
+      const S* d;
+      if (nb == 1) {
+        d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
+      } else {
+        GatherRows(dy, g.oc, grp * pl.og, pl.og, pl.p, b0, nb, tmp);
+        d = tmp;
+      }
+      Gemm<S>(true, false, pl.k, cols, pl.og, wg, pl.k, d, cols, S(0), col, cols);  // W^T [K, og] @ dy [og, cols]
+      Col2Im(pl, col, b0, nb, grp, dx);
+    }
+  }
+}
+
+template <typename S>
+void ConvBackpropFilter(const ConvPlan& pl, const S* dy, const S* x, S* dw, S* ws) {
+  const Window2D& g = pl.g;
+  S* col = ws;
+  S* tmp = ws + pl.col_elements();
+  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
+    const int64_t nb = std::min(pl.nb, g.n - b0);
+    const int64_t cols = nb * pl.p;
+    const S beta = b0 == 0 ? S(0) : S(1);
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      Im2Col(pl, x, b0, nb, grp, col);
+      const S* d;
+      if (nb == 1) {
+        d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
+      } else {
+        GatherRows(dy, g.oc, grp * pl.og, pl.og, pl.p, b0, nb, tmp);
+        d = tmp;
+      }
+      // dW_g [og, K] (+)= dy [og, cols] @ col^T [cols, K]
+      Gemm<S>(false, true, pl.og, pl.k, cols, d, cols, col, cols, beta, dw + grp * pl.og * pl.k, pl.k);
+    }
+  }
+}
+
+enum class ConvKind { kForward, kInput, kFilter };
+
+template <typename T, ConvKind kKind>
+class ConvCpuKernel : public CpuKernel {
+  using S = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  static constexpr bool kConvert = !std::is_same_v<T, S>;
+
+ public:
+  void Init(const KernelContext& ctx) override {
+    const std::string& op = ctx.op_name();
+    OPF_CHECK(ctx.num_inputs() >= 2 && ctx.num_outputs() == 1,
+              "For '" << op << "', the kernel takes 2 tensor inputs and 1 output.");
+    const auto& a = ctx.input(0).shape;  // x (forward) or dout (grads)
+    const auto& b = ctx.input(1).shape;  // w (forward, input grad) or x (filter grad)
+    const auto& out = ctx.output(0).shape;
+    for (const auto* s : {&a, &b, &out}) {
+      OPF_CHECK(s->size() == 4, "For '" << op << "', the tensors must be 4-D (NCHW), but got " << ShapeToString(*s)
+                                        << ".");
+    }
+    // The forward problem's x, w and y shapes.
+    const std::vector<int64_t>& x = kKind == ConvKind::kForward ? a : (kKind == ConvKind::kInput ? out : b);
+    const std::vector<int64_t>& w = kKind == ConvKind::kFilter ? out : b;
+    const std::vector<int64_t>& y = kKind == ConvKind::kForward ? out : a;
+    Window2D g = MakeWindow2D(ctx, x, y, true);
+    OPF_CHECK(w[0] == g.oc && w[1] * g.group == g.c && w[2] == g.kh && w[3] == g.kw,
+              "For '" << op << "', the filter shape " << ShapeToString(w) << " does not match the input "
+                      << ShapeToString(x) << ", the output " << ShapeToString(y) << " and the attrs.");
+    plan_.Init(g);
+    n_x_ = g.n * g.c * g.h * g.w;
+    n_w_ = g.oc * (g.c / g.group) * g.kh * g.kw;
+    n_y_ = g.n * g.oc * g.oh * g.ow;
+    int64_t ws = plan_.empty ? 0 : plan_.col_elements() + plan_.tmp_elements();
+    if (kConvert) ws += n_x_ + n_w_ + n_y_;
+    SetWorkspaceBytes(ws * static_cast<int64_t>(sizeof(S)));
+  }
+
+  void Launch(const KernelArgs& args) override {
+    S* ws = args.workspace<S>();
+    const int64_t n_in0 = kKind == ConvKind::kForward ? n_x_ : n_y_;
+    const int64_t n_in1 = kKind == ConvKind::kFilter ? n_x_ : n_w_;
+    const int64_t n_out = kKind == ConvKind::kForward ? n_y_ : (kKind == ConvKind::kInput ? n_x_ : n_w_);
+    if (plan_.empty) {  // an empty sum: zeros
+      T* o = args.output<T>(0);
+      std::fill(o, o + n_out, Store<T>(compute_t<T>(0)));
+      return;
+    }
+    const S* in0;
+    const S* in1;
+    S* out;
+    S* scratch = ws;
+    if constexpr (kConvert) {
+      S* c0 = ws;
+      S* c1 = c0 + n_in0;
+      S* co = c1 + n_in1;
+      scratch = ws + n_x_ + n_w_ + n_y_;
+      Widen(args.input<T>(0), c0, n_in0);
+      Widen(args.input<T>(1), c1, n_in1);
+      in0 = c0;
+      in1 = c1;
+      out = co;
+    } else {
+      in0 = args.input<T>(0);
+      in1 = args.input<T>(1);
+      out = args.output<T>(0);
+    }
+    if constexpr (kKind == ConvKind::kForward) {
+      ConvForward<S>(plan_, in0, in1, out, scratch);
+    } else if constexpr (kKind == ConvKind::kInput) {
+      ConvBackpropInput<S>(plan_, in0, in1, out, scratch);
+    } else {
+      ConvBackpropFilter<S>(plan_, in0, in1, out, scratch);
+    }
+    if constexpr (kConvert) {
+      T* o = args.output<T>(0);
+      ParallelFor(n_out, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) o[i] = Store<T>(static_cast<compute_t<T>>(out[i]));
+      });
+    }
+  }
+
+ private:
+  static void Widen(const T* src, S* dst, int64_t n) {
+    ParallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) dst[i] = static_cast<S>(Load(src[i]));
+    });
+  }
+
+  ConvPlan plan_;
+  int64_t n_x_ = 0, n_w_ = 0, n_y_ = 0;
+};
+
+#define REG_CONV(T, ID)                                                                                       \
+  MS_REG_CPU_KERNEL(Conv2D, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),                 \
+                    ConvCpuKernel<T, ConvKind::kForward>);                                                    \
+  MS_REG_CPU_KERNEL(Conv2DBackpropInput, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),    \
+                    ConvCpuKernel<T, ConvKind::kInput>);                                                      \
+  MS_REG_CPU_KERNEL(Conv2DBackpropFilter, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),   \
+                    ConvCpuKernel<T, ConvKind::kFilter>)
+
+REG_CONV(float16, kNumberTypeFloat16);
+REG_CONV(bfloat16, kNumberTypeBFloat16);
+REG_CONV(float, kNumberTypeFloat32);
+REG_CONV(double, kNumberTypeFloat64);
+
+}  // namespace
+}  // namespace opforge
