@@ -215,6 +215,10 @@ CONV_VARIANTS = {
     "same group2": lambda: ops.Conv2D(out_channel=4, kernel_size=3, pad_mode="same", group=2),
     "1x1": lambda: ops.Conv2D(out_channel=6, kernel_size=1),
     "pad 2 s(2,1) k5": lambda: ops.Conv2D(out_channel=6, kernel_size=5, pad_mode="pad", pad=2, stride=(2, 1)),
+    # unit strides, no horizontal padding: the CPU's wide im2col layout, with vertical padding and groups
+    "pad (2,1,0,0) d(2,1) group3": lambda: ops.Conv2D(
+        out_channel=6, kernel_size=(3, 2), pad_mode="pad", pad=(2, 1, 0, 0), dilation=(2, 1), group=3
+    ),
 }
 
 # (N, H, W) per sample; channels are 3 * group. The last: many chunks and parallel im2col.

@@ -29,27 +29,40 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const S* a, int64_t
 }
 
 // The sizes of one problem and how the batch is cut.
+//
+// "Wide" columns: with unit strides and no horizontal padding, an output row is computed over the
+// whole input width (pw = w columns, the last w - ow of them unused), so the im2col row of one
+// (channel, kernel offset) is a single contiguous run of the input plane instead of oh runs of ow
+// elements: small images (LeNet) spend their time in the GEMM instead of in short copies. The
+// unused columns are dropped when the GEMM result is copied out, and zeroed where an output
+// gradient is copied in (so they add nothing to dx or dw).
 struct ConvPlan {
   Window2D g{};
-  int64_t cg = 0, og = 0, k = 0, p = 0;  // channels and out channels per group, GEMM depth, pixels per sample
-  int64_t nb = 1;                        // samples per chunk
-  bool empty = false;
+  int64_t cg = 0, og = 0, k = 0;  // channels and out channels per group, GEMM depth
+  int64_t pw = 0, p = 0;          // columns per output row (ow, or w when wide), per sample (oh * pw)
+  int64_t nb = 1;                 // samples per chunk
+  bool wide = false, empty = false;
 
   void Init(const Window2D& win) {
     g = win;
     cg = g.c / g.group;
     og = g.oc / g.group;
     k = cg * g.kh * g.kw;
-    p = g.oh * g.ow;
-    empty = g.n == 0 || g.oc == 0 || p == 0 || k == 0;
-    // Enough columns per GEMM to keep BLAS busy, within a budget for the columns.
-    constexpr int64_t kMinColumns = 2048, kMaxColElements = int64_t{1} << 22;
+    wide = g.sh == 1 && g.sw == 1 && g.pl == 0 && g.ow == g.w - g.dw * (g.kw - 1) && g.ow < g.w &&
+           g.ow * 2 >= g.w;  // at most twice the GEMM work
+    pw = wide ? g.w : g.ow;
+    p = g.oh * pw;
+    empty = g.n == 0 || g.oc == 0 || g.oh * g.ow == 0 || k == 0;
+    // Enough columns per GEMM to keep BLAS busy, within a budget for the columns (about L2).
+    constexpr int64_t kMinColumns = 512, kMaxColElements = int64_t{1} << 17;
     nb = std::max<int64_t>(1, (kMinColumns + p - 1) / std::max<int64_t>(p, 1));
     nb = std::min<int64_t>(nb, std::max<int64_t>(1, kMaxColElements / std::max<int64_t>(1, k * p)));
     nb = std::max<int64_t>(1, std::min(nb, g.n));
   }
+  // The GEMM reads and writes the tensor itself (one sample, no unused columns).
+  bool direct(int64_t chunk) const { return chunk == 1 && !wide; }
   int64_t col_elements() const { return k * nb * p; }
-  int64_t tmp_elements() const { return nb > 1 ? og * nb * p : 0; }
+  int64_t tmp_elements() const { return (nb > 1 || wide) ? og * nb * p : 0; }
 };
 
 // The input range [lo, hi) of output columns j whose x = j * s - pad + q * d lies in [0, w).
@@ -63,8 +76,41 @@ inline void ValidRange(int64_t w, int64_t ow, int64_t s, int64_t pad, int64_t of
 }
 
 // im2col of samples [b0, b0 + nb), group grp: col[(c, p, q), s * P + i * ow + j].
+// The valid output rows [i0, i1) of kernel row kp (unit vertical stride), for the wide layout.
+inline void WideRows(const Window2D& g, int64_t kp, int64_t* i0, int64_t* i1) {
+  const int64_t off = kp * g.dh - g.pt;  // y = i + off
+  *i0 = std::min(g.oh, std::max<int64_t>(0, -off));
+  *i1 = std::max(*i0, std::min(g.oh, g.h - off));
+}
+
+template <typename S>
+void Im2ColWide(const ConvPlan& pl, const S* x, int64_t b0, int64_t nb, int64_t grp, S* col) {
+  const Window2D& g = pl.g;
+  const int64_t cols = nb * pl.p, khw = g.kh * g.kw, hw = g.h * g.w;
+  ParallelFor(nb * pl.k, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t t = begin; t < end; ++t) {
+                  const int64_t s = t / pl.k, r = t % pl.k;
+                  const int64_t c = r / khw, pq = r % khw, kp = pq / g.kw, kq = pq % g.kw;
+                  const S* plane = x + ((b0 + s) * g.c + grp * pl.cg + c) * hw;
+                  S* __restrict dst = col + r * cols + s * pl.p;
+                  int64_t i0, i1;
+                  WideRows(g, kp, &i0, &i1);
+                  const int64_t start = (i0 + kp * g.dh - g.pt) * g.w + kq * g.dw;  // plane index of (i0, 0)
+                  const int64_t n = (i1 - i0) * g.w;
+                  const int64_t avail = std::max<int64_t>(0, std::min(n, hw - start));
+                  for (int64_t e = 0; e < i0 * g.w; ++e) dst[e] = S(0);
+                  const S* __restrict src = plane + start;
+                  S* __restrict d = dst + i0 * g.w;
+                  for (int64_t e = 0; e < avail; ++e) d[e] = src[e];
+                  for (int64_t e = i0 * g.w + avail; e < pl.p; ++e) dst[e] = S(0);
+                }
+              });
+}
+
 template <typename S>
 void Im2Col(const ConvPlan& pl, const S* x, int64_t b0, int64_t nb, int64_t grp, S* col) {
+  if (pl.wide) return Im2ColWide(pl, x, b0, nb, grp, col);
   const Window2D& g = pl.g;
   const int64_t cols = nb * pl.p, khw = g.kh * g.kw;
   ParallelFor(nb * pl.k, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p)),
@@ -76,21 +122,22 @@ void Im2Col(const ConvPlan& pl, const S* x, int64_t b0, int64_t nb, int64_t grp,
                   S* dst = col + r * cols + s * pl.p;
                   int64_t lo, hi;
                   ValidRange(g.w, g.ow, g.sw, g.pl, kq * g.dw, &lo, &hi);
+                  const int64_t ow = g.ow, sw = g.sw;
                   for (int64_t i = 0; i < g.oh; ++i) {
-                    S* row = dst + i * g.ow;
+                    S* __restrict row = dst + i * ow;
                     const int64_t y = i * g.sh - g.pt + kp * g.dh;
                     if (y < 0 || y >= g.h) {
-                      std::fill(row, row + g.ow, S(0));
+                      for (int64_t j = 0; j < ow; ++j) row[j] = S(0);
                       continue;
                     }
-                    const S* src = plane + y * g.w - g.pl + kq * g.dw;
-                    std::fill(row, row + lo, S(0));
-                    if (g.sw == 1) {
-                      if (hi > lo) std::memcpy(row + lo, src + lo, static_cast<size_t>(hi - lo) * sizeof(S));
+                    const S* __restrict src = plane + y * g.w - g.pl + kq * g.dw;
+                    for (int64_t j = 0; j < lo; ++j) row[j] = S(0);
+                    if (sw == 1) {
+                      for (int64_t j = lo; j < hi; ++j) row[j] = src[j];
                     } else {
-                      for (int64_t j = lo; j < hi; ++j) row[j] = src[j * g.sw];
+                      for (int64_t j = lo; j < hi; ++j) row[j] = src[j * sw];
                     }
-                    std::fill(row + hi, row + g.ow, S(0));
+                    for (int64_t j = hi; j < ow; ++j) row[j] = S(0);
                   }
                 }
               });
@@ -101,6 +148,28 @@ template <typename S>
 void Col2Im(const ConvPlan& pl, const S* col, int64_t b0, int64_t nb, int64_t grp, S* dx) {
   const Window2D& g = pl.g;
   const int64_t cols = nb * pl.p;
+  if (pl.wide) {  // the unused columns hold zeros: whole runs are added
+    const int64_t hw = g.h * g.w;
+    ParallelFor(nb * pl.cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t t = begin; t < end; ++t) {
+                    const int64_t s = t / pl.cg, c = t % pl.cg;
+                    S* __restrict plane = dx + ((b0 + s) * g.c + grp * pl.cg + c) * hw;
+                    for (int64_t kp = 0; kp < g.kh; ++kp) {
+                      int64_t i0, i1;
+                      WideRows(g, kp, &i0, &i1);
+                      for (int64_t kq = 0; kq < g.kw; ++kq) {
+                        const S* __restrict src = col + ((c * g.kh + kp) * g.kw + kq) * cols + s * pl.p + i0 * g.w;
+                        const int64_t start = (i0 + kp * g.dh - g.pt) * g.w + kq * g.dw;
+                        const int64_t n = std::max<int64_t>(0, std::min((i1 - i0) * g.w, hw - start));
+                        S* __restrict d = plane + start;
+                        for (int64_t e = 0; e < n; ++e) d[e] += src[e];
+                      }
+                    }
+                  }
+                });
+    return;
+  }
   ParallelFor(nb * pl.cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
               [&](int64_t begin, int64_t end) {
                 for (int64_t t = begin; t < end; ++t) {
@@ -128,27 +197,46 @@ void Col2Im(const ConvPlan& pl, const S* col, int64_t b0, int64_t nb, int64_t gr
               });
 }
 
-// [rows, nb * P] (chunk-major columns) <-> the NCHW tensor's samples [b0, b0 + nb), channels [c0, c0 + rows).
+// [rows, nb * P] (chunk-major columns, output rows pw apart) <-> the NCHW tensor's samples
+// [b0, b0 + nb), channels [c0, c0 + rows) (output rows ow apart). Gathering zeroes the unused columns.
 template <typename S>
-void GatherRows(const S* t, int64_t channels, int64_t c0, int64_t rows, int64_t p, int64_t b0, int64_t nb, S* out) {
+void GatherRows(const ConvPlan& pl, const S* t, int64_t channels, int64_t c0, int64_t rows, int64_t b0, int64_t nb,
+                S* out) {
+  const int64_t oh = pl.g.oh, ow = pl.g.ow, pw = pl.pw, p = pl.p;
   ParallelFor(rows * nb, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, p)),
               [&](int64_t begin, int64_t end) {
                 for (int64_t u = begin; u < end; ++u) {
                   const int64_t r = u / nb, s = u % nb;
-                  std::memcpy(out + r * nb * p + s * p, t + ((b0 + s) * channels + c0 + r) * p,
-                              static_cast<size_t>(p) * sizeof(S));
+                  S* __restrict dst = out + r * nb * p + s * p;
+                  const S* __restrict src = t + ((b0 + s) * channels + c0 + r) * oh * ow;
+                  if (pw == ow) {
+                    std::memcpy(dst, src, static_cast<size_t>(p) * sizeof(S));
+                    continue;
+                  }
+                  for (int64_t i = 0; i < oh; ++i) {
+                    for (int64_t j = 0; j < ow; ++j) dst[i * pw + j] = src[i * ow + j];
+                    for (int64_t j = ow; j < pw; ++j) dst[i * pw + j] = S(0);
+                  }
                 }
               });
 }
 
 template <typename S>
-void ScatterRows(const S* in, int64_t channels, int64_t c0, int64_t rows, int64_t p, int64_t b0, int64_t nb, S* t) {
+void ScatterRows(const ConvPlan& pl, const S* in, int64_t channels, int64_t c0, int64_t rows, int64_t b0, int64_t nb,
+                 S* t) {
+  const int64_t oh = pl.g.oh, ow = pl.g.ow, pw = pl.pw, p = pl.p;
   ParallelFor(rows * nb, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, p)),
               [&](int64_t begin, int64_t end) {
                 for (int64_t u = begin; u < end; ++u) {
                   const int64_t r = u / nb, s = u % nb;
-                  std::memcpy(t + ((b0 + s) * channels + c0 + r) * p, in + r * nb * p + s * p,
-                              static_cast<size_t>(p) * sizeof(S));
+                  const S* __restrict src = in + r * nb * p + s * p;
+                  S* __restrict dst = t + ((b0 + s) * channels + c0 + r) * oh * ow;
+                  if (pw == ow) {
+                    std::memcpy(dst, src, static_cast<size_t>(p) * sizeof(S));
+                    continue;
+                  }
+                  for (int64_t i = 0; i < oh; ++i)
+                    for (int64_t j = 0; j < ow; ++j) dst[i * ow + j] = src[i * pw + j];
                 }
               });
 }
@@ -165,12 +253,12 @@ void ConvForward(const ConvPlan& pl, const S* x, const S* w, S* y, S* ws) {
     for (int64_t grp = 0; grp < g.group; ++grp) {
       Im2Col(pl, x, b0, nb, grp, col);
       const S* wg = w + grp * pl.og * pl.k;
-      if (nb == 1) {
+      if (pl.direct(nb)) {
         Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), y + (b0 * g.oc + grp * pl.og) * pl.p,
                 pl.p);
       } else {
         Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), tmp, cols);
-        ScatterRows(tmp, g.oc, grp * pl.og, pl.og, pl.p, b0, nb, y);
+        ScatterRows(pl, tmp, g.oc, grp * pl.og, pl.og, b0, nb, y);
       }
     }
   }
@@ -189,10 +277,10 @@ void ConvBackpropInput(const ConvPlan& pl, const S* dy, const S* w, S* dx, S* ws
     for (int64_t grp = 0; grp < g.group; ++grp) {
       const S* wg = w + grp * pl.og * pl.k;
       const S* d;
-      if (nb == 1) {
+      if (pl.direct(nb)) {
         d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
       } else {
-        GatherRows(dy, g.oc, grp * pl.og, pl.og, pl.p, b0, nb, tmp);
+        GatherRows(pl, dy, g.oc, grp * pl.og, pl.og, b0, nb, tmp);
         d = tmp;
       }
       Gemm<S>(true, false, pl.k, cols, pl.og, wg, pl.k, d, cols, S(0), col, cols);  // W^T [K, og] @ dy [og, cols]
@@ -213,10 +301,10 @@ void ConvBackpropFilter(const ConvPlan& pl, const S* dy, const S* x, S* dw, S* w
     for (int64_t grp = 0; grp < g.group; ++grp) {
       Im2Col(pl, x, b0, nb, grp, col);
       const S* d;
-      if (nb == 1) {
+      if (pl.direct(nb)) {
         d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
       } else {
-        GatherRows(dy, g.oc, grp * pl.og, pl.og, pl.p, b0, nb, tmp);
+        GatherRows(pl, dy, g.oc, grp * pl.og, pl.og, b0, nb, tmp);
         d = tmp;
       }
       // dW_g [og, K] (+)= dy [og, cols] @ col^T [cols, K]
