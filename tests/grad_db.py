@@ -487,9 +487,94 @@ GRAD_DB_LIST = [
 ]
 
 
+# ---------------------------------------------------------------------------------------------
+# Convolution and pooling (bprop/grad_conv_ops.py)
+
+_CONV_GRAD_ATTRS = {
+    "valid k3": {"out_channel": 2, "kernel_size": 3},
+    "same s2 group2": {"out_channel": 4, "kernel_size": (3, 2), "pad_mode": "same", "stride": 2, "group": 2},
+    "pad d2": {"out_channel": 3, "kernel_size": 2, "pad_mode": "pad", "pad": (1, 0, 2, 1), "dilation": 2},
+}
+
+
+def _conv_grad_shapes(prim):
+    from opforge.primitives.conv_ops import conv_output_and_pads
+
+    c = 2 * prim.group
+    x_shape = (2, c, 5, 6)
+    w_shape = (prim.out_channel, 2, *prim.kernel_size)
+    t, b, left, right = prim.padding
+    oh = conv_output_and_pads("", 5, prim.kernel_size[0], prim.stride[2], prim.dilation[2], prim.pad_mode, (t, b))[0]
+    ow = conv_output_and_pads("", 6, prim.kernel_size[1], prim.stride[3], prim.dilation[3], prim.pad_mode, (left, right))[0]
+    return x_shape, w_shape, (2, prim.out_channel, oh, ow)
+
+
+def _conv2d_grad_samples(prim, rng):
+    x_shape, w_shape, _ = _conv_grad_shapes(prim)
+    yield GradSample((uniform(x_shape, rng=rng), uniform(w_shape, rng=rng)), f"x{list(x_shape)} w{list(w_shape)}")
+
+
+def _conv2d_input_grad_samples(prim, rng):
+    x_shape, w_shape, y_shape = _conv_grad_shapes(prim)
+    yield GradSample((uniform(y_shape, rng=rng), uniform(w_shape, rng=rng), x_shape), f"dy{list(y_shape)}")
+
+
+def _conv2d_filter_grad_samples(prim, rng):
+    x_shape, w_shape, y_shape = _conv_grad_shapes(prim)
+    yield GradSample((uniform(y_shape, rng=rng), uniform(x_shape, rng=rng), w_shape), f"dy{list(y_shape)}")
+
+
+_POOL_GRAD_ATTRS = {
+    "k2 s2 valid": {"kernel_size": 2, "strides": 2},
+    "k3 s1 same": {"kernel_size": 3, "strides": 1, "pad_mode": "same"},
+    "k(3,2) s(2,1) same": {"kernel_size": (3, 2), "strides": (2, 1), "pad_mode": "same"},
+}
+
+
+def _distinct(shape, rng):
+    """Values at least 0.05 apart, so each window's maximum is unique within eps."""
+    n = int(np.prod(shape))
+    return np.asarray(rng.permutation(n) * 0.05 - n * 0.025, np.float64).reshape(shape)
+
+
+def _pool_grad_samples_fd(prim, rng):
+    yield GradSample((_distinct((2, 2, 5, 6), rng),), "x[2, 2, 5, 6]")
+
+
+def _avg_pool_grad_grad_samples(prim, rng):
+    from opforge.primitives.conv_ops import conv_output_and_pads
+
+    x_shape = (2, 2, 5, 6)
+    oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]
+    ow = conv_output_and_pads("", 6, prim.kernel_size[3], prim.strides[3], 1, prim.pad_mode)[0]
+    y = (2, 2, oh, ow)
+    yield GradSample((uniform(x_shape, rng=rng), uniform(y, rng=rng), uniform(y, rng=rng)), f"x{list(x_shape)}")
+
+
+GRAD_DB_LIST += [
+    GradRecord("Conv2D", _variants("Conv2D", **_CONV_GRAD_ATTRS), _conv2d_grad_samples, second_order=True),
+    GradRecord(
+        "Conv2DBackpropInput",
+        _variants("Conv2DBackpropInput", **_CONV_GRAD_ATTRS),
+        _conv2d_input_grad_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "Conv2DBackpropFilter",
+        _variants("Conv2DBackpropFilter", **_CONV_GRAD_ATTRS),
+        _conv2d_filter_grad_samples,
+        second_order=True,
+    ),
+    GradRecord("MaxPool", _variants("MaxPool", **_POOL_GRAD_ATTRS), _pool_grad_samples_fd),
+    GradRecord("AvgPool", _variants("AvgPool", **_POOL_GRAD_ATTRS), _pool_grad_samples_fd, second_order=True),
+    GradRecord("AvgPoolGrad", _variants("AvgPoolGrad", **_POOL_GRAD_ATTRS), _avg_pool_grad_grad_samples),
+]
+
+
 GRAD_DB: dict = {r.name: r for r in GRAD_DB_LIST}
 assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
 
 # Operators that are not differentiable by design (in-place updates): they have no bprop, and using
 # them inside differentiated code raises a TypeError naming them.
-NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam"}
+# MaxPoolGrad has no bprop yet (its gradient needs a gather at the maxima, MindSpore's MaxPoolGradGrad).
+NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam", "MaxPoolGrad"}

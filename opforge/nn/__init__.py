@@ -15,6 +15,7 @@ from opforge.nn import init
 from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.init import get_seed, initializer, set_seed
+from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
 from opforge.nn.layers import Dense, Dropout, Elu, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, get_activation
 from opforge.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
@@ -29,6 +30,9 @@ __all__ = [
     "SequentialCell",
     "CellList",
     "Dense",
+    "Conv2d",
+    "MaxPool2d",
+    "AvgPool2d",
     "Flatten",
     "Dropout",
     "ReLU",

@@ -5,9 +5,10 @@ from opforge.dispatch import signature as sig
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.custom import Custom
-from opforge.ops.functional import argmax, expand_dims, mse_loss, ones_like, relu, sigmoid, squeeze, tanh, zeros_like
+from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
+from opforge.primitives.conv_ops import *
 from opforge.primitives.math_ops import *
 from opforge.primitives.nn_ops import *
 from opforge.primitives.primitive import (

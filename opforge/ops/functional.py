@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import types
 
 from opforge.primitives import array_ops, math_ops, nn_ops
 
@@ -81,3 +82,58 @@ def reduce_sum(keep_dims: bool = False) -> math_ops.ReduceSum:
 @functools.cache
 def reduce_mean(keep_dims: bool = False) -> math_ops.ReduceMean:
     return math_ops.ReduceMean(keep_dims)
+
+
+def _pair(value):
+    return tuple(value) if isinstance(value, (tuple, list)) else value
+
+
+@functools.cache
+def _conv2d(out_channel, kernel_size, stride, pad_mode, padding, dilation, groups):
+    from opforge.primitives import conv_ops
+
+    return conv_ops.Conv2D(
+        out_channel, kernel_size, pad_mode=pad_mode, pad=padding, stride=stride, dilation=dilation, group=groups
+    )
+
+
+def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):  # noqa: A002
+    """2-D convolution of ``input`` [N, C, H, W] with ``weight`` [O, C / groups, kh, kw], plus ``bias``
+    [O] when given (MindSpore's ``ops.conv2d``): the Conv2D primitive, then BiasAdd."""
+    shape = weight.shape
+    if len(shape) != 4:
+        raise ValueError(f"For 'conv2d', the 'weight' must be 4-D, but got shape {list(shape)}.")
+    prim = _conv2d(shape[0], (shape[2], shape[3]), _pair(stride), pad_mode, _pair(padding), _pair(dilation), groups)
+    out = prim(input, weight)
+    return out if bias is None else _bias_add(out, bias)
+
+
+_bias_add = nn_ops.BiasAdd()
+
+
+@functools.cache
+def _pool2d(name, kernel_size, stride, pad_mode):
+    from opforge.primitives import conv_ops
+
+    return getattr(conv_ops, name)(kernel_size=kernel_size, strides=stride, pad_mode=pad_mode)
+
+
+def max_pool2d(x, kernel_size, stride=None, pad_mode="valid"):
+    """2-D max pooling of ``x`` [N, C, H, W] (the MaxPool primitive); ``stride`` defaults to ``kernel_size``."""
+    kernel_size = _pair(kernel_size)
+    return _pool2d("MaxPool", kernel_size, kernel_size if stride is None else _pair(stride), pad_mode)(x)
+
+
+def avg_pool2d(x, kernel_size, stride=None, pad_mode="valid"):
+    """2-D average pooling of ``x`` [N, C, H, W] (the AvgPool primitive); ``stride`` defaults to ``kernel_size``."""
+    kernel_size = _pair(kernel_size)
+    return _pool2d("AvgPool", kernel_size, kernel_size if stride is None else _pair(stride), pad_mode)(x)
+
+
+# The functional API: every public function and primitive instance above (``from opforge.ops import *``
+# and ``opforge.ops.<name>`` expose these), not the modules they are built from.
+__all__ = sorted(
+    name
+    for name, value in dict(globals()).items()
+    if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations"
+)

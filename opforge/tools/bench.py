@@ -10,6 +10,10 @@ Suites:
   scalar) on 1,000; ``Elu()(x)``, a primitive constructed and called, on 5; ``Custom pyfunc``, an
   ``ops.Custom`` of a Python function on 5 (its numpy column: the function called directly, so the
   difference is the cost of the operator); MatMul 64x64 and 1024x1024.
+- ``conv``: Conv2D forward, and its backward (Conv2DBackpropInput and Conv2DBackpropFilter, both
+  gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
+  1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
+  block (32x64x56x56 -> 64 channels 3x3, pad 1). NumPy has no convolution: those columns are empty.
 - ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
@@ -30,10 +34,11 @@ import time
 
 __all__ = ["SUITES", "measure", "threads_limited", "build_cases", "run", "render", "main"]
 
-SUITES = ("ops", "train")
+SUITES = ("ops", "train", "conv")
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul"),
     "train": ("MLP train step", "grad relu(x).sum()"),
+    "conv": ("Conv2D fwd", "Conv2D bwd"),
 }
 LIBRARIES = ("opforge", "numpy", "torch")
 
@@ -338,10 +343,55 @@ def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
     return cases
 
 
+# (N, C, H, W, out channels, kernel, pad): LeNet's layers on batch 32, and a ResNet block.
+CONV_CASES = [
+    (32, 1, 8, 8, 6, 3, 0),
+    (32, 1, 28, 28, 6, 5, 0),
+    (32, 6, 14, 14, 16, 5, 0),
+    (32, 64, 56, 56, 64, 3, 1),
+]
+
+
+def _conv_cases(np, opforge, torch, quick: bool = False) -> list:
+    """Conv2D forward and backward (input and filter gradients) against PyTorch's."""
+    from opforge import ops
+
+    rng = np.random.default_rng(0)
+    cases = []
+    for n, c, h, w, o, k, pad in CONV_CASES[:2] if quick else CONV_CASES:
+        attrs = {"out_channel": o, "kernel_size": k, "pad_mode": "pad" if pad else "valid", "pad": pad}
+        conv, dgrad, wgrad = ops.Conv2D(**attrs), ops.Conv2DBackpropInput(**attrs), ops.Conv2DBackpropFilter(**attrs)
+        xa = rng.standard_normal((n, c, h, w), dtype=np.float32)
+        wa = rng.standard_normal((o, c, k, k), dtype=np.float32)
+        oh, ow = h + 2 * pad - k + 1, w + 2 * pad - k + 1
+        da = rng.standard_normal((n, o, oh, ow), dtype=np.float32)
+        x, wt, d = opforge.Tensor(xa), opforge.Tensor(wa), opforge.Tensor(da)
+        size = f"{n}x{c}x{h}x{w} {o}@{k}x{k}" + (f" p{pad}" if pad else "")
+        fwd = {"opforge": lambda x=x, wt=wt, conv=conv: conv(x, wt)}
+        bwd = {
+            "opforge": lambda d=d, wt=wt, x=x, dg=dgrad, wg=wgrad, xs=xa.shape, ws=wa.shape: (
+                dg(d, wt, xs),
+                wg(d, x, ws),
+            )
+        }
+        if torch is not None:
+            tx, tw, td = torch.from_numpy(xa), torch.from_numpy(wa), torch.from_numpy(da)
+            conv_bwd = torch.ops.aten.convolution_backward
+            fwd["torch"] = lambda tx=tx, tw=tw, pad=pad: torch.nn.functional.conv2d(tx, tw, padding=pad)
+            bwd["torch"] = lambda td=td, tx=tx, tw=tw, pad=pad: conv_bwd(
+                td, tx, tw, None, [1, 1], [pad, pad], [1, 1], False, [0, 0], 1, [True, True, False]
+            )
+        cases.append(("Conv2D fwd", size, fwd))
+        cases.append(("Conv2D bwd", size, bwd))
+    return cases
+
+
 def build_cases(suite: str, np, opforge, torch, quick: bool = False, log=print) -> list:
-    """``(name, size label, {library: callable})`` for every case of ``suite`` ("ops" or "train")."""
+    """``(name, size label, {library: callable})`` for every case of ``suite`` ("ops", "train" or "conv")."""
     if suite == "ops":
         return _ops_cases(np, opforge, torch, quick)
+    if suite == "conv":
+        return _conv_cases(np, opforge, torch, quick)
     if suite == "train":
         return _train_cases(np, opforge, torch, quick, log)
     raise ValueError(f"unknown benchmark suite {suite!r}; suites: {', '.join(SUITES)}")
@@ -506,7 +556,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--suite",
         action="append",
         choices=[*SUITES, "all"],
-        help="a suite to run: ops (ReLU, Add, MatMul) or train (an MLP step, grad of a tiny call); "
+        help="a suite to run: ops (ReLU, Add, MatMul), train (an MLP step, grad of a tiny call) or conv "
+        "(Conv2D forward and backward); "
         "repeat it for several (default: all)",
     )
     parser.add_argument("--op", help="run one case only (ReLU, Add, MatMul, 'MLP train step', ...)")

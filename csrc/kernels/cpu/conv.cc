@@ -1,0 +1,421 @@
+// Conv2D, Conv2DBackpropInput, Conv2DBackpropFilter (NCHW) by im2col + BLAS GEMM.
+//
+// The batch is cut into chunks of `nb` samples whose im2col columns ([K = C/group * kh * kw rows,
+// nb * oh * ow columns] per group) fit a budget; each chunk is one GEMM per group, so small images
+// (LeNet) still make one large GEMM and large ones (ResNet) one GEMM per sample written straight into
+// the output. im2col, col2im and the layout copies run in parallel over samples and channels with
+// ParallelFor; the GEMMs run on OpenBLAS's threads, which share opforge's OpenMP pool and thread count.
+// float16 / bfloat16 are computed in float32 (converted into the workspace).
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "core/blas.h"
+#include "kernels/cpu/conv_geometry.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+template <typename S>
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const S* a, int64_t lda, const S* b, int64_t ldb, S beta,
+          S* c, int64_t ldc) {
+  if constexpr (std::is_same_v<S, float>) {
+    blas::Sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    blas::Dgemm(ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
+// The sizes of one problem and how the batch is cut.
+//
+// "Wide" columns: with unit strides and no horizontal padding, an output row is computed over the
+// whole input width (pw = w columns, the last w - ow of them unused), so the im2col row of one
+// (channel, kernel offset) is a single contiguous run of the input plane instead of oh runs of ow
+// elements: small images (LeNet) spend their time in the GEMM instead of in short copies. The
+// unused columns are dropped when the GEMM result is copied out, and zeroed where an output
+// gradient is copied in (so they add nothing to dx or dw).
+struct ConvPlan {
+  Window2D g{};
+  int64_t cg = 0, og = 0, k = 0;  // channels and out channels per group, GEMM depth
+  int64_t pw = 0, p = 0;          // columns per output row (ow, or w when wide), per sample (oh * pw)
+  int64_t nb = 1;                 // samples per chunk
+  bool wide = false, empty = false;
+
+  void Init(const Window2D& win) {
+    g = win;
+    cg = g.c / g.group;
+    og = g.oc / g.group;
+    k = cg * g.kh * g.kw;
+    wide = g.sh == 1 && g.sw == 1 && g.pl == 0 && g.ow == g.w - g.dw * (g.kw - 1) && g.ow < g.w &&
+           g.ow * 2 >= g.w;  // at most twice the GEMM work
+    pw = wide ? g.w : g.ow;
+    p = g.oh * pw;
+    empty = g.n == 0 || g.oc == 0 || g.oh * g.ow == 0 || k == 0;
+    // Enough columns per GEMM to keep BLAS busy, within a budget for the columns (about L2).
+    constexpr int64_t kMinColumns = 512, kMaxColElements = int64_t{1} << 17;
+    nb = std::max<int64_t>(1, (kMinColumns + p - 1) / std::max<int64_t>(p, 1));
+    nb = std::min<int64_t>(nb, std::max<int64_t>(1, kMaxColElements / std::max<int64_t>(1, k * p)));
+    nb = std::max<int64_t>(1, std::min(nb, g.n));
+  }
+  // The GEMM reads and writes the tensor itself (one sample, no unused columns).
+  bool direct(int64_t chunk) const { return chunk == 1 && !wide; }
+  int64_t col_elements() const { return k * nb * p; }
+  int64_t tmp_elements() const { return (nb > 1 || wide) ? og * nb * p : 0; }
+};
+
+// The input range [lo, hi) of output columns j whose x = j * s - pad + q * d lies in [0, w).
+inline void ValidRange(int64_t w, int64_t ow, int64_t s, int64_t pad, int64_t off, int64_t* lo, int64_t* hi) {
+  // j * s + (off - pad) >= 0  and  < w
+  const int64_t base = off - pad;
+  int64_t a = base >= 0 ? 0 : (-base + s - 1) / s;
+  int64_t b = w - base <= 0 ? 0 : (w - base + s - 1) / s;
+  *lo = std::min(a, ow);
+  *hi = std::min(std::max(b, *lo), ow);
+}
+
+// im2col of samples [b0, b0 + nb), group grp: col[(c, p, q), s * P + i * ow + j].
+// The valid output rows [i0, i1) of kernel row kp (unit vertical stride), for the wide layout.
+inline void WideRows(const Window2D& g, int64_t kp, int64_t* i0, int64_t* i1) {
+  const int64_t off = kp * g.dh - g.pt;  // y = i + off
+  *i0 = std::min(g.oh, std::max<int64_t>(0, -off));
+  *i1 = std::max(*i0, std::min(g.oh, g.h - off));
+}
+
+template <typename S>
+void Im2ColWide(const ConvPlan& pl, const S* x, int64_t b0, int64_t nb, int64_t grp, S* col) {
+  const Window2D& g = pl.g;
+  const int64_t cols = nb * pl.p, khw = g.kh * g.kw, hw = g.h * g.w;
+  ParallelFor(nb * pl.k, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t t = begin; t < end; ++t) {
+                  const int64_t s = t / pl.k, r = t % pl.k;
+                  const int64_t c = r / khw, pq = r % khw, kp = pq / g.kw, kq = pq % g.kw;
+                  const S* plane = x + ((b0 + s) * g.c + grp * pl.cg + c) * hw;
+                  S* __restrict dst = col + r * cols + s * pl.p;
+                  int64_t i0, i1;
+                  WideRows(g, kp, &i0, &i1);
+                  const int64_t start = (i0 + kp * g.dh - g.pt) * g.w + kq * g.dw;  // plane index of (i0, 0)
+                  const int64_t n = (i1 - i0) * g.w;
+                  const int64_t avail = std::max<int64_t>(0, std::min(n, hw - start));
+                  for (int64_t e = 0; e < i0 * g.w; ++e) dst[e] = S(0);
+                  const S* __restrict src = plane + start;
+                  S* __restrict d = dst + i0 * g.w;
+                  for (int64_t e = 0; e < avail; ++e) d[e] = src[e];
+                  for (int64_t e = i0 * g.w + avail; e < pl.p; ++e) dst[e] = S(0);
+                }
+              });
+}
+
+template <typename S>
+void Im2Col(const ConvPlan& pl, const S* x, int64_t b0, int64_t nb, int64_t grp, S* col) {
+  if (pl.wide) return Im2ColWide(pl, x, b0, nb, grp, col);
+  const Window2D& g = pl.g;
+  const int64_t cols = nb * pl.p, khw = g.kh * g.kw;
+  ParallelFor(nb * pl.k, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t t = begin; t < end; ++t) {
+                  const int64_t s = t / pl.k, r = t % pl.k;
+                  const int64_t c = r / khw, pq = r % khw, kp = pq / g.kw, kq = pq % g.kw;
+                  const S* plane = x + ((b0 + s) * g.c + grp * pl.cg + c) * g.h * g.w;
+                  S* dst = col + r * cols + s * pl.p;
+                  int64_t lo, hi;
+                  ValidRange(g.w, g.ow, g.sw, g.pl, kq * g.dw, &lo, &hi);
+                  const int64_t ow = g.ow, sw = g.sw;
+                  for (int64_t i = 0; i < g.oh; ++i) {
+                    S* __restrict row = dst + i * ow;
+                    const int64_t y = i * g.sh - g.pt + kp * g.dh;
+                    if (y < 0 || y >= g.h) {
+                      for (int64_t j = 0; j < ow; ++j) row[j] = S(0);
+                      continue;
+                    }
+                    const S* __restrict src = plane + y * g.w - g.pl + kq * g.dw;
+                    for (int64_t j = 0; j < lo; ++j) row[j] = S(0);
+                    if (sw == 1) {
+                      for (int64_t j = lo; j < hi; ++j) row[j] = src[j];
+                    } else {
+                      for (int64_t j = lo; j < hi; ++j) row[j] = src[j * sw];
+                    }
+                    for (int64_t j = hi; j < ow; ++j) row[j] = S(0);
+                  }
+                }
+              });
+}
+
+// col2im: dx[b0 + s, grp * cg + c] += the columns of its rows; one (sample, channel) plane per task.
+template <typename S>
+void Col2Im(const ConvPlan& pl, const S* col, int64_t b0, int64_t nb, int64_t grp, S* dx) {
+  const Window2D& g = pl.g;
+  const int64_t cols = nb * pl.p;
+  if (pl.wide) {  // the unused columns hold zeros: whole runs are added
+    const int64_t hw = g.h * g.w;
+    ParallelFor(nb * pl.cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t t = begin; t < end; ++t) {
+                    const int64_t s = t / pl.cg, c = t % pl.cg;
+                    S* __restrict plane = dx + ((b0 + s) * g.c + grp * pl.cg + c) * hw;
+                    for (int64_t kp = 0; kp < g.kh; ++kp) {
+                      int64_t i0, i1;
+                      WideRows(g, kp, &i0, &i1);
+                      for (int64_t kq = 0; kq < g.kw; ++kq) {
+                        const S* __restrict src = col + ((c * g.kh + kp) * g.kw + kq) * cols + s * pl.p + i0 * g.w;
+                        const int64_t start = (i0 + kp * g.dh - g.pt) * g.w + kq * g.dw;
+                        const int64_t n = std::max<int64_t>(0, std::min((i1 - i0) * g.w, hw - start));
+                        S* __restrict d = plane + start;
+                        for (int64_t e = 0; e < n; ++e) d[e] += src[e];
+                      }
+                    }
+                  }
+                });
+    return;
+  }
+  ParallelFor(nb * pl.cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t t = begin; t < end; ++t) {
+                  const int64_t s = t / pl.cg, c = t % pl.cg;
+                  S* plane = dx + ((b0 + s) * g.c + grp * pl.cg + c) * g.h * g.w;
+                  for (int64_t kp = 0; kp < g.kh; ++kp) {
+                    for (int64_t kq = 0; kq < g.kw; ++kq) {
+                      const S* src = col + ((c * g.kh + kp) * g.kw + kq) * cols + s * pl.p;
+                      int64_t lo, hi;
+                      ValidRange(g.w, g.ow, g.sw, g.pl, kq * g.dw, &lo, &hi);
+                      for (int64_t i = 0; i < g.oh; ++i) {
+                        const int64_t y = i * g.sh - g.pt + kp * g.dh;
+                        if (y < 0 || y >= g.h) continue;
+                        S* dst = plane + y * g.w - g.pl + kq * g.dw;
+                        const S* row = src + i * g.ow;
+                        if (g.sw == 1) {
+                          for (int64_t j = lo; j < hi; ++j) dst[j] += row[j];
+                        } else {
+                          for (int64_t j = lo; j < hi; ++j) dst[j * g.sw] += row[j];
+                        }
+                      }
+                    }
+                  }
+                }
+              });
+}
+
+// [rows, nb * P] (chunk-major columns, output rows pw apart) <-> the NCHW tensor's samples
+// [b0, b0 + nb), channels [c0, c0 + rows) (output rows ow apart). Gathering zeroes the unused columns.
+template <typename S>
+void GatherRows(const ConvPlan& pl, const S* t, int64_t channels, int64_t c0, int64_t rows, int64_t b0, int64_t nb,
+                S* out) {
+  const int64_t oh = pl.g.oh, ow = pl.g.ow, pw = pl.pw, p = pl.p;
+  ParallelFor(rows * nb, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, p)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t u = begin; u < end; ++u) {
+                  const int64_t r = u / nb, s = u % nb;
+                  S* __restrict dst = out + r * nb * p + s * p;
+                  const S* __restrict src = t + ((b0 + s) * channels + c0 + r) * oh * ow;
+                  if (pw == ow) {
+                    std::memcpy(dst, src, static_cast<size_t>(p) * sizeof(S));
+                    continue;
+                  }
+                  for (int64_t i = 0; i < oh; ++i) {
+                    for (int64_t j = 0; j < ow; ++j) dst[i * pw + j] = src[i * ow + j];
+                    for (int64_t j = ow; j < pw; ++j) dst[i * pw + j] = S(0);
+                  }
+                }
+              });
+}
+
+template <typename S>
+void ScatterRows(const ConvPlan& pl, const S* in, int64_t channels, int64_t c0, int64_t rows, int64_t b0, int64_t nb,
+                 S* t) {
+  const int64_t oh = pl.g.oh, ow = pl.g.ow, pw = pl.pw, p = pl.p;
+  ParallelFor(rows * nb, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, p)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t u = begin; u < end; ++u) {
+                  const int64_t r = u / nb, s = u % nb;
+                  const S* __restrict src = in + r * nb * p + s * p;
+                  S* __restrict dst = t + ((b0 + s) * channels + c0 + r) * oh * ow;
+                  if (pw == ow) {
+                    std::memcpy(dst, src, static_cast<size_t>(p) * sizeof(S));
+                    continue;
+                  }
+                  for (int64_t i = 0; i < oh; ++i)
+                    for (int64_t j = 0; j < ow; ++j) dst[i * ow + j] = src[i * pw + j];
+                }
+              });
+}
+
+// The three problems on S = float or double arrays. ws: col_elements() + tmp_elements() scratch.
+template <typename S>
+void ConvForward(const ConvPlan& pl, const S* x, const S* w, S* y, S* ws) {
+  const Window2D& g = pl.g;
+  S* col = ws;
+  S* tmp = ws + pl.col_elements();
+  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
+    const int64_t nb = std::min(pl.nb, g.n - b0);
+    const int64_t cols = nb * pl.p;
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      Im2Col(pl, x, b0, nb, grp, col);
+      const S* wg = w + grp * pl.og * pl.k;
+      if (pl.direct(nb)) {
+        Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), y + (b0 * g.oc + grp * pl.og) * pl.p,
+                pl.p);
+      } else {
+        Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), tmp, cols);
+        ScatterRows(pl, tmp, g.oc, grp * pl.og, pl.og, b0, nb, y);
+      }
+    }
+  }
+}
+
+template <typename S>
+void ConvBackpropInput(const ConvPlan& pl, const S* dy, const S* w, S* dx, S* ws) {
+  const Window2D& g = pl.g;
+  S* col = ws;
+  S* tmp = ws + pl.col_elements();
+  const int64_t total = g.n * g.c * g.h * g.w;
+  ParallelFor(total, kParallelGrain, [&](int64_t begin, int64_t end) { std::fill(dx + begin, dx + end, S(0)); });
+  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
+    const int64_t nb = std::min(pl.nb, g.n - b0);
+    const int64_t cols = nb * pl.p;
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      const S* wg = w + grp * pl.og * pl.k;
+      const S* d;
+      if (pl.direct(nb)) {
+        d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
+      } else {
+        GatherRows(pl, dy, g.oc, grp * pl.og, pl.og, b0, nb, tmp);
+        d = tmp;
+      }
+      Gemm<S>(true, false, pl.k, cols, pl.og, wg, pl.k, d, cols, S(0), col, cols);  // W^T [K, og] @ dy [og, cols]
+      Col2Im(pl, col, b0, nb, grp, dx);
+    }
+  }
+}
+
+template <typename S>
+void ConvBackpropFilter(const ConvPlan& pl, const S* dy, const S* x, S* dw, S* ws) {
+  const Window2D& g = pl.g;
+  S* col = ws;
+  S* tmp = ws + pl.col_elements();
+  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
+    const int64_t nb = std::min(pl.nb, g.n - b0);
+    const int64_t cols = nb * pl.p;
+    const S beta = b0 == 0 ? S(0) : S(1);
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      Im2Col(pl, x, b0, nb, grp, col);
+      const S* d;
+      if (pl.direct(nb)) {
+        d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
+      } else {
+        GatherRows(pl, dy, g.oc, grp * pl.og, pl.og, b0, nb, tmp);
+        d = tmp;
+      }
+      // dW_g [og, K] (+)= dy [og, cols] @ col^T [cols, K]
+      Gemm<S>(false, true, pl.og, pl.k, cols, d, cols, col, cols, beta, dw + grp * pl.og * pl.k, pl.k);
+    }
+  }
+}
+
+enum class ConvKind { kForward, kInput, kFilter };
+
+template <typename T, ConvKind kKind>
+class ConvCpuKernel : public CpuKernel {
+  using S = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  static constexpr bool kConvert = !std::is_same_v<T, S>;
+
+ public:
+  void Init(const KernelContext& ctx) override {
+    const std::string& op = ctx.op_name();
+    OPF_CHECK(ctx.num_inputs() >= 2 && ctx.num_outputs() == 1,
+              "For '" << op << "', the kernel takes 2 tensor inputs and 1 output.");
+    const auto& a = ctx.input(0).shape;  // x (forward) or dout (grads)
+    const auto& b = ctx.input(1).shape;  // w (forward, input grad) or x (filter grad)
+    const auto& out = ctx.output(0).shape;
+    for (const auto* s : {&a, &b, &out}) {
+      OPF_CHECK(s->size() == 4, "For '" << op << "', the tensors must be 4-D (NCHW), but got " << ShapeToString(*s)
+                                        << ".");
+    }
+    // The forward problem's x, w and y shapes.
+    const std::vector<int64_t>& x = kKind == ConvKind::kForward ? a : (kKind == ConvKind::kInput ? out : b);
+    const std::vector<int64_t>& w = kKind == ConvKind::kFilter ? out : b;
+    const std::vector<int64_t>& y = kKind == ConvKind::kForward ? out : a;
+    Window2D g = MakeWindow2D(ctx, x, y, true);
+    OPF_CHECK(w[0] == g.oc && w[1] * g.group == g.c && w[2] == g.kh && w[3] == g.kw,
+              "For '" << op << "', the filter shape " << ShapeToString(w) << " does not match the input "
+                      << ShapeToString(x) << ", the output " << ShapeToString(y) << " and the attrs.");
+    plan_.Init(g);
+    n_x_ = g.n * g.c * g.h * g.w;
+    n_w_ = g.oc * (g.c / g.group) * g.kh * g.kw;
+    n_y_ = g.n * g.oc * g.oh * g.ow;
+    int64_t ws = plan_.empty ? 0 : plan_.col_elements() + plan_.tmp_elements();
+    if (kConvert) ws += n_x_ + n_w_ + n_y_;
+    SetWorkspaceBytes(ws * static_cast<int64_t>(sizeof(S)));
+  }
+
+  void Launch(const KernelArgs& args) override {
+    S* ws = args.workspace<S>();
+    const int64_t n_in0 = kKind == ConvKind::kForward ? n_x_ : n_y_;
+    const int64_t n_in1 = kKind == ConvKind::kFilter ? n_x_ : n_w_;
+    const int64_t n_out = kKind == ConvKind::kForward ? n_y_ : (kKind == ConvKind::kInput ? n_x_ : n_w_);
+    if (plan_.empty) {  // an empty sum: zeros
+      T* o = args.output<T>(0);
+      std::fill(o, o + n_out, Store<T>(compute_t<T>(0)));
+      return;
+    }
+    const S* in0;
+    const S* in1;
+    S* out;
+    S* scratch = ws;
+    if constexpr (kConvert) {
+      S* c0 = ws;
+      S* c1 = c0 + n_in0;
+      S* co = c1 + n_in1;
+      scratch = ws + n_x_ + n_w_ + n_y_;
+      Widen(args.input<T>(0), c0, n_in0);
+      Widen(args.input<T>(1), c1, n_in1);
+      in0 = c0;
+      in1 = c1;
+      out = co;
+    } else {
+      in0 = args.input<T>(0);
+      in1 = args.input<T>(1);
+      out = args.output<T>(0);
+    }
+    if constexpr (kKind == ConvKind::kForward) {
+      ConvForward<S>(plan_, in0, in1, out, scratch);
+    } else if constexpr (kKind == ConvKind::kInput) {
+      ConvBackpropInput<S>(plan_, in0, in1, out, scratch);
+    } else {
+      ConvBackpropFilter<S>(plan_, in0, in1, out, scratch);
+    }
+    if constexpr (kConvert) {
+      T* o = args.output<T>(0);
+      ParallelFor(n_out, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) o[i] = Store<T>(static_cast<compute_t<T>>(out[i]));
+      });
+    }
+  }
+
+ private:
+  static void Widen(const T* src, S* dst, int64_t n) {
+    ParallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) dst[i] = static_cast<S>(Load(src[i]));
+    });
+  }
+
+  ConvPlan plan_;
+  int64_t n_x_ = 0, n_w_ = 0, n_y_ = 0;
+};
+
+#define REG_CONV(T, ID)                                                                                       \
+  MS_REG_CPU_KERNEL(Conv2D, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),                 \
+                    ConvCpuKernel<T, ConvKind::kForward>);                                                    \
+  MS_REG_CPU_KERNEL(Conv2DBackpropInput, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),    \
+                    ConvCpuKernel<T, ConvKind::kInput>);                                                      \
+  MS_REG_CPU_KERNEL(Conv2DBackpropFilter, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),   \
+                    ConvCpuKernel<T, ConvKind::kFilter>)
+
+REG_CONV(float16, kNumberTypeFloat16);
+REG_CONV(bfloat16, kNumberTypeBFloat16);
+REG_CONV(float, kNumberTypeFloat32);
+REG_CONV(double, kNumberTypeFloat64);
+
+}  // namespace
+}  // namespace opforge

@@ -1,0 +1,21 @@
+"""AvgPoolGrad CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+avg_pool_grad_op_info = (
+    CpuRegOp("AvgPoolGrad")
+    .input(0, "x_origin", "required")
+    .input(1, "out_origin", "required")
+    .input(2, "grad", "required")
+    .output(0, "output", "required")
+    .attr("kernel_size", "required", "listInt", "all", None)
+    .attr("strides", "required", "listInt", "all", None)
+    .attr("pad_mode", "required", "str", "VALID,SAME", None)
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(avg_pool_grad_op_info)
+def _avg_pool_grad_cpu():
+    """AvgPoolGrad CPU registration."""

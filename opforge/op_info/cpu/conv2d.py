@@ -1,0 +1,23 @@
+"""Conv2D CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+conv2d_op_info = (
+    CpuRegOp("Conv2D")
+    .input(0, "x", "required")
+    .input(1, "w", "required")
+    .output(0, "output", "required")
+    .attr("kernel_size", "required", "listInt", "all", None)
+    .attr("stride", "required", "listInt", "all", None)
+    .attr("dilation", "required", "listInt", "all", None)
+    .attr("pad", "required", "listInt", "all", None)
+    .attr("pad_mode", "required", "str", "valid,same,pad", None)
+    .attr("group", "required", "int", "all", None)
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(conv2d_op_info)
+def _conv2d_cpu():
+    """Conv2D CPU registration."""
