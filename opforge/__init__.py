@@ -38,6 +38,7 @@ from opforge.bprop import GradOperation, grad, stop_gradient, value_and_grad
 from opforge.bprop import grad_array_ops as _grad_array_ops
 from opforge.bprop import grad_math_ops as _grad_math_ops
 from opforge.bprop import grad_nn_ops as _grad_nn_ops
+from opforge.bprop import grad_elemwise_ops as _grad_elemwise_ops
 from opforge.tools import profiler
 
 __version__ = "0.1.0"
