@@ -339,6 +339,78 @@ def _one_hot_samples(prim, rng):
     yield GradSample((indices.reshape(2, 2), 5, 1.0, 0.0), "indices[2, 2] depth=5, Python values")
 
 
+# -- the second batch of elementwise ops (grad_elemwise_ops.py) ------------------------------------
+
+
+def _remainder_samples(prim, rng):
+    """x / y at least 0.1 from an integer, so x mod y is smooth within eps (y away from 0)."""
+
+    def draw(xs, ys):
+        for _ in range(1000):
+            x, y = uniform(xs, -3.0, 3.0, rng), signed(ys, rng, 0.5, 2.0)
+            frac = np.abs(np.asarray(x / y) - np.round(x / y))
+            if np.all(frac >= 0.1):
+                return x, y
+        raise AssertionError("could not draw x / y away from integers")
+
+    for xs, ys in BINARY_SHAPES:
+        yield GradSample(draw(xs, ys), f"x{list(xs)} y{list(ys)}")
+    x, _ = draw((3, 4), ())
+    x = np.where(np.abs(x / 0.75 - np.round(x / 0.75)) < 0.1, x + 0.15, x)
+    yield GradSample((x, 0.75), "x[3, 4] y=Python 0.75")
+
+
+def _pow_samples(prim, rng):
+    yield from binary(lambda s, r: uniform(s, 0.3, 2.5, r), lambda s, r: uniform(s, -2.0, 2.0, r))(prim, rng)
+
+
+def _zero_unary_samples(prim, rng):
+    yield GradSample((away_from((3, 4), rng, (-2.0, -1.0, 0.0, 1.0, 2.0), margin=0.1, low=-2.5, high=2.5),), "x[3, 4]")
+    yield GradSample((np.array([1.5, -0.5]),), "x[2]")
+
+
+def _zero_compare_samples(prim, rng):
+    x = uniform((3, 4), rng=rng)
+    yield GradSample((x, np.where(rng.random((3, 4)) < 0.5, x, x + 1.0)), "float64 [3, 4]")
+    yield GradSample((uniform((2, 3), rng=rng), 0.5), "x[2, 3], Python 0.5")
+    yield GradSample((np.arange(4, dtype=np.int32), np.arange(4, dtype=np.int32)[::-1].copy()), "int32 [4]")
+
+
+def _zero_logical_samples(prim, rng):
+    a, b = rng.random((3, 4)) < 0.5, rng.random((4,)) < 0.5
+    if prim.name == "LogicalNot":
+        yield GradSample((a,), "bool [3, 4]")
+    else:
+        yield GradSample((a, b), "bool [3, 4], [4]")
+
+
+def _floor_div_grad_samples(prim, rng):
+    yield from _remainder_samples(prim, rng)
+
+
+ELEMWISE_GRAD_RECORDS = [
+    GradRecord("Abs", _variants("Abs"), unary(kinks=(0.0,)), second_order=True),
+    GradRecord("Erf", _variants("Erf"), unary(), second_order=True),
+    GradRecord("Pow", _variants("Pow"), _pow_samples, second_order=True),
+    GradRecord("Atan2", _variants("Atan2"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
+    GradRecord("Div", _variants("Div"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
+    GradRecord("Mod", _variants("Mod"), _remainder_samples, second_order=True),
+    GradRecord("FloorMod", _variants("FloorMod"), _remainder_samples, second_order=True),
+    GradRecord("GeLU", _variants("GeLU"), unary(-3.0, 3.0)),
+    GradRecord("Softplus", _variants("Softplus"), unary(-4.0, 4.0)),
+    GradRecord("HSigmoid", _variants("HSigmoid"), unary(-4.0, 4.0, kinks=(-3.0, 3.0))),
+    GradRecord("HSwish", _variants("HSwish"), unary(-4.0, 4.0, kinks=(-3.0, 3.0))),
+    *(GradRecord(n, _variants(n), _zero_unary_samples, zero=True) for n in ("Floor", "Ceil", "Round", "Sign")),
+    *(GradRecord(n, _variants(n), _zero_unary_samples, zero=True) for n in ("IsNan", "IsFinite")),
+    GradRecord("FloorDiv", _variants("FloorDiv"), _floor_div_grad_samples, zero=True),
+    *(
+        GradRecord(n, _variants(n), _zero_compare_samples, zero=True)
+        for n in ("Greater", "GreaterEqual", "Less", "LessEqual", "NotEqual")
+    ),
+    *(GradRecord(n, _variants(n), _zero_logical_samples, zero=True) for n in ("LogicalNot", "LogicalAnd", "LogicalOr")),
+]
+
+
 # ---------------------------------------------------------------------------------------------
 # The database
 
@@ -462,6 +534,7 @@ GRAD_DB_LIST = [
     GradRecord("Sqrt", _variants("Sqrt"), _sqrt_samples, second_order=True),
     GradRecord("SqrtGrad", _variants("SqrtGrad"), _sqrt_grad_samples, second_order=True),
     GradRecord("Equal", _variants("Equal"), _equal_samples, zero=True),
+    *ELEMWISE_GRAD_RECORDS,
     # -- array (grad_array_ops.py) -----------------------------------------------------------
     GradRecord("Cast", _variants("Cast"), _cast_samples, second_order=True),
     GradRecord("Reshape", _variants("Reshape"), _reshape_samples, second_order=True),

@@ -6,6 +6,7 @@ from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_r
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.custom import Custom
 from opforge.ops.functional import *  # the functional API (functional.__all__)
+from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
 from opforge.primitives.conv_ops import *

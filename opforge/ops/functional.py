@@ -130,6 +130,108 @@ def avg_pool2d(x, kernel_size, stride=None, pad_mode="valid"):
     return _pool2d("AvgPool", kernel_size, kernel_size if stride is None else _pair(stride), pad_mode)(x)
 
 
+# ---------------------------------------------------------------------------------------------
+# Elementwise math, second batch: MindSpore's functional names (ops.abs, ops.pow, ops.greater, ...).
+abs = math_ops.Abs()  # noqa: A001 (MindSpore's name)
+erf = math_ops.Erf()
+floor = math_ops.Floor()
+ceil = math_ops.Ceil()
+round = math_ops.Round()  # noqa: A001
+sign = math_ops.Sign()
+isnan = math_ops.IsNan()
+isfinite = math_ops.IsFinite()
+logical_not = math_ops.LogicalNot()
+logical_and = math_ops.LogicalAnd()
+logical_or = math_ops.LogicalOr()
+pow = math_ops.Pow()  # noqa: A001
+atan2 = math_ops.Atan2()
+floor_div = math_ops.FloorDiv()
+floor_divide = floor_div
+floor_mod = math_ops.FloorMod()
+remainder = floor_mod  # input - floor(input / other) * other
+fmod = math_ops.Mod()  # truncated, with the sign of input
+greater = math_ops.Greater()
+gt = greater
+greater_equal = math_ops.GreaterEqual()
+ge = greater_equal
+less = math_ops.Less()
+lt = less
+less_equal = math_ops.LessEqual()
+le = less_equal
+not_equal = math_ops.NotEqual()
+ne = not_equal
+hardsigmoid = nn_ops.HSigmoid()
+hardswish = nn_ops.HSwish()
+_div = math_ops.Div()
+_gelu = nn_ops.GeLU()
+_softplus = nn_ops.Softplus()
+
+
+def divide(input, other, rounding_mode=None):  # noqa: A002 (MindSpore's argument name)
+    """``input / other`` (MindSpore's ``ops.div`` / ``ops.divide``): ``rounding_mode`` None (the Div
+    primitive: true division for floats, truncation for integers), "floor" (FloorDiv) or "trunc"
+    (the quotient rounded toward zero)."""
+    if rounding_mode is None:
+        return _div(input, other)
+    if rounding_mode == "floor":
+        return floor_div(input, other)
+    if rounding_mode == "trunc":
+        q = _div(input, other)
+        if q.dtype.kind != "f":
+            return q  # integer Div already truncates
+        return sub(q, fmod(q, 1.0))
+    raise ValueError(f"For 'div', the 'rounding_mode' must be None, 'floor' or 'trunc', but got {rounding_mode!r}.")
+
+
+def gelu(input_x, approximate="tanh"):
+    """GeLU: ``approximate="tanh"`` the GeLU primitive (MindSpore's tanh formula), ``"none"`` the exact
+    :math:`x \\Phi(x) = x (1 + erf(x / \\sqrt 2)) / 2`."""
+    if approximate == "tanh":
+        return _gelu(input_x)
+    if approximate == "none":
+        return mul(mul(input_x, 0.5), add(erf(mul(input_x, 0.7071067811865476)), 1.0))
+    raise ValueError(f"For 'gelu', the 'approximate' must be 'tanh' or 'none', but got {approximate!r}.")
+
+
+def softplus(input, beta=1, threshold=20):  # noqa: A002
+    """:math:`\\frac{1}{\\beta} \\log(1 + e^{\\beta x})` (the Softplus primitive on ``beta * x``). The
+    primitive is overflow-free, so ``threshold`` (MindSpore's switch to the identity above it) only
+    changes results by under one ulp; it is accepted for MindSpore's signature."""
+    if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta == 0:
+        raise ValueError(f"For 'softplus', the 'beta' must be a nonzero number, but got {beta!r}.")
+    if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
+        raise TypeError(f"For 'softplus', the 'threshold' must be a number, but got {type(threshold).__name__}.")
+    if beta == 1:
+        return _softplus(input)
+    return div(_softplus(mul(input, float(beta))), float(beta))
+
+
+def leaky_relu(input, alpha=0.2):  # noqa: A002
+    """MindSpore's ``ops.leaky_relu``: :math:`\\max(\\alpha x, x)` (:math:`\\min` for alpha > 1), i.e.
+    x for x >= 0 and alpha * x below, built on Maximum / Minimum."""
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+        raise TypeError(f"For 'leaky_relu', the 'alpha' must be a number, but got {type(alpha).__name__}.")
+    select = minimum if alpha > 1 else maximum
+    return select(mul(input, float(alpha)), input)
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """MindSpore's ``ops.clip_by_value``: ``min(x, clip_value_max)`` then ``max(., clip_value_min)``
+    (Minimum / Maximum; a bound may be a Tensor or a number, None leaves that side open; when
+    min > max the result is min)."""
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("For 'clip_by_value', at least one of 'clip_value_min' and 'clip_value_max' must be given.")
+    out = x
+    if clip_value_max is not None:
+        out = minimum(out, clip_value_max)
+    if clip_value_min is not None:
+        out = maximum(out, clip_value_min)
+    return out
+
+
+clamp = clip_by_value
+
+
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``
 # and ``opforge.ops.<name>`` expose these), not the modules they are built from.
 __all__ = sorted(

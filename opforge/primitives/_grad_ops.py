@@ -7,7 +7,19 @@ from opforge.primitives._utils import _Operator
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
-__all__ = ["ReluGrad", "EluGrad", "SigmoidGrad", "TanhGrad", "SqrtGrad", "MaximumGrad", "MinimumGrad"]
+__all__ = [
+    "ReluGrad",
+    "EluGrad",
+    "SigmoidGrad",
+    "TanhGrad",
+    "SqrtGrad",
+    "MaximumGrad",
+    "MinimumGrad",
+    "GeLUGrad",
+    "SoftplusGrad",
+    "HSigmoidGrad",
+    "HSwishGrad",
+]
 
 
 class _ActivationGrad(_Operator):
@@ -124,3 +136,63 @@ class MinimumGrad(_MinMaxGrad):
     :math:`dx = dout` where :math:`x \le y`, else 0; :math:`dy = dout` where :math:`x > y`, else 0: ties go
     to x. NaN, shapes, ``grad_x``/``grad_y`` and dtypes: as for MaximumGrad.
     """
+
+
+class GeLUGrad(_Operator):
+    r"""``GeLUGrad()(dy, x, y)``: GeLU's gradient (y is GeLU's output, kept for MindSpore's signature):
+
+    .. math::
+        dx = dy \left(\tfrac12 (1 + t) + \tfrac12 x (1 - t^2) \sqrt{2/\pi} (1 + 3 \cdot 0.044715 x^2)\right),
+        \quad t = \tanh\left(\sqrt{2/\pi} (x + 0.044715 x^3)\right)
+
+    dtypes: float16, bfloat16, float32, float64.
+    """
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["dy", "x", "y"], outputs=["z"])
+
+    def infer_shape(self, dy, x, y):
+        for name, shape in (("x", x), ("y", y)):
+            if list(shape) != list(dy):
+                raise ValueError(
+                    f"For '{self.name}', 'dy' and '{name}' must have the same shape, "
+                    f"but got {list(dy)} and {list(shape)}."
+                )
+        return dy
+
+    def infer_dtype(self, dy, x, y):
+        return validator.check_tensors_dtypes_same_and_valid({"dy": dy, "x": x, "y": y}, mstype.float_type, self.name)
+
+
+class SoftplusGrad(_ActivationGrad):
+    r"""``SoftplusGrad()(gradients, features)``: :math:`dx = gradients \cdot \sigma(features)`
+    (features is Softplus's input). dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("gradients", "features")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["gradients", "features"], outputs=["backprops"])
+
+
+class HSigmoidGrad(_ActivationGrad):
+    r"""``HSigmoidGrad()(grads, input_x)``: :math:`dx = grads / 6` for :math:`-3 < x < 3`, else 0.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("grads", "input_x")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["grads", "input_x"], outputs=["output"])
+
+
+class HSwishGrad(_ActivationGrad):
+    r"""``HSwishGrad()(y_grad, x)``: :math:`dx = 0` for :math:`x \le -3`, ``y_grad`` for :math:`x \ge 3`,
+    else :math:`y\_grad \cdot (2x + 3) / 6`. dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("y_grad", "x")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["y_grad", "x"], outputs=["output"])

@@ -32,6 +32,28 @@ __all__ = [
     "ReduceMean",
     "ReduceMax",
     "AssignSub",
+    "Abs",
+    "Erf",
+    "Floor",
+    "Ceil",
+    "Round",
+    "Sign",
+    "IsNan",
+    "IsFinite",
+    "LogicalNot",
+    "Pow",
+    "Atan2",
+    "Div",
+    "FloorDiv",
+    "Mod",
+    "FloorMod",
+    "Greater",
+    "GreaterEqual",
+    "Less",
+    "LessEqual",
+    "NotEqual",
+    "LogicalAnd",
+    "LogicalOr",
 ]
 
 _REAL_NUMBER_TYPES = mstype.int_type + mstype.uint_type + mstype.float_type
@@ -287,3 +309,194 @@ class AssignSub(_InplaceAssign):
     """
 
     valid_dtypes = mstype.number_type
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise math, second batch: kernels in csrc/kernels/cpu/elemwise.cc and compare.cc, math in
+# csrc/include/opforge/functors/elemwise.h. dtypes below are the CPU's (the GPU mirrors them).
+
+
+class _UnaryNamed(_UnaryOp):
+    """A unary op with MindSpore's input/output names and dtypes of its own."""
+
+    io_names = (["x"], ["y"])
+
+    @prim_attr_register
+    def __init__(self):
+        inputs, outputs = self.io_names
+        self.init_prim_io_names(inputs=inputs, outputs=outputs)
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid(self.io_names[0][0], x_dtype, self.valid_dtypes, self.name)
+
+
+class Abs(_UnaryNamed):
+    r""":math:`y = |x|`, elementwise (for signed integers :math:`|INT\_MIN|` wraps to INT_MIN, as in NumPy).
+
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8.
+    """
+
+    io_names = (["input_x"], ["output"])
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class Erf(_UnaryNamed):
+    r""":math:`y = \frac{2}{\sqrt\pi} \int_0^x e^{-t^2} dt`. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Floor(_UnaryNamed):
+    r""":math:`y = \lfloor x \rfloor`. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Ceil(_UnaryNamed):
+    r""":math:`y = \lceil x \rceil`. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Round(_UnaryNamed):
+    r"""Rounds to the nearest integer, halves to even (``np.round``: 0.5 -> 0, 1.5 -> 2, -2.5 -> -2).
+
+    dtypes: float16, bfloat16, float32, float64; int32 and int64 (returned unchanged).
+    """
+
+    io_names = (["input_x"], ["output"])
+    valid_dtypes = mstype.float_type + mstype.int_type
+
+
+class Sign(_UnaryNamed):
+    r""":math:`y = -1, 0, 1` by the sign of x; NaN gives NaN, -0.0 gives 0 (``np.sign``).
+
+    dtypes: float16, bfloat16, float32, float64, int32, int64.
+    """
+
+    io_names = (["x"], ["output"])
+    valid_dtypes = mstype.float_type + mstype.int_type
+
+
+class _Predicate(_UnaryNamed):
+    io_names = (["x"], ["output"])
+
+    def infer_dtype(self, x_dtype):
+        super().infer_dtype(x_dtype)
+        return mstype.bool_
+
+
+class IsNan(_Predicate):
+    r""":math:`y = (x \text{ is NaN})`, a bool tensor. dtypes: float16, bfloat16, float32, float64."""
+
+
+class IsFinite(_Predicate):
+    r""":math:`y = (x \text{ is neither NaN nor } \pm\infty)`, a bool tensor (integers and bools: True).
+
+    dtypes: bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64.
+    """
+
+    valid_dtypes = (mstype.bool_,) + _REAL_NUMBER_TYPES
+
+
+class LogicalNot(_UnaryNamed):
+    r""":math:`y = \lnot x`. dtypes: bool."""
+
+    io_names = (["x"], ["output"])
+    valid_dtypes = (mstype.bool_,)
+
+
+class Pow(_BinaryOp):
+    r""":math:`out = x^{y}`, broadcast; x and y are promoted to one dtype.
+
+    Floats: C's ``pow`` (NaN for a negative base with a non-integer exponent). Integers: exact,
+    wrapping modulo :math:`2^{bits}` like NumPy; a negative exponent gives the truncated real power
+    (1 for x = 1, :math:`\pm 1` for x = -1, else 0) where NumPy raises.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class Atan2(_BinaryOp):
+    r""":math:`out = \operatorname{atan2}(x, y)`: the angle of the point (y, x) in :math:`[-\pi, \pi]`
+    (``np.arctan2(x, y)``), broadcast. dtypes: float16, bfloat16, float32, float64."""
+
+    valid_dtypes = mstype.float_type
+
+
+class Div(_BinaryOp):
+    r""":math:`out = x / y`, broadcast; x and y are promoted to one dtype, which the output keeps.
+
+    Floats: IEEE division (:math:`\pm\infty` or NaN for y = 0). Integers (MindSpore's CPU kernel):
+    truncated toward zero; :math:`x / 0` is 0 for x = 0, the dtype's maximum for x > 0 and its minimum
+    for x < 0; INT_MIN / -1 wraps to INT_MIN. Never a crash.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class FloorDiv(_BinaryOp):
+    r""":math:`out = \lfloor x / y \rfloor`, broadcast.
+
+    Floats: the floor of the quotient computed in double, as MindSpore (:math:`\pm\infty` or NaN for
+    y = 0). Integers: rounded
+    toward :math:`-\infty`; :math:`x // 0` as in Div (0, the maximum or the minimum by the sign of x);
+    INT_MIN // -1 wraps to INT_MIN. dtypes: as for Div.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class Mod(_BinaryOp):
+    r"""The truncated remainder :math:`out = x - y \cdot \operatorname{trunc}(x / y)`, with the sign of
+    x (C's ``fmod``, ``np.fmod``), broadcast. Floats: NaN for y = 0. Integers: :math:`x \bmod 0 = 0`
+    (as NumPy). dtypes: as for Div."""
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class FloorMod(_BinaryOp):
+    r"""The floored remainder :math:`out = x - y \lfloor x / y \rfloor`, with the sign of y (Python's
+    ``%``, ``np.mod``), broadcast. Floats: NaN for y = 0. Integers: :math:`x \bmod 0 = 0` (as NumPy).
+    dtypes: as for Div."""
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class _Compare(_BinaryOp):
+    """``x op y`` with broadcasting as a bool tensor; x and y are promoted to one dtype."""
+
+    valid_dtypes = (mstype.bool_,) + _REAL_NUMBER_TYPES
+
+    def infer_dtype(self, x_dtype, y_dtype):
+        super().infer_dtype(x_dtype, y_dtype)
+        return mstype.bool_
+
+
+class Greater(_Compare):
+    r""":math:`out = (x > y)`, broadcast, bool. NaN compares False.
+    dtypes: bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64."""
+
+
+class GreaterEqual(_Compare):
+    r""":math:`out = (x \ge y)`, broadcast, bool. NaN compares False. dtypes: as for Greater."""
+
+
+class Less(_Compare):
+    r""":math:`out = (x < y)`, broadcast, bool. NaN compares False. dtypes: as for Greater."""
+
+
+class LessEqual(_Compare):
+    r""":math:`out = (x \le y)`, broadcast, bool. NaN compares False. dtypes: as for Greater."""
+
+
+class NotEqual(_Compare):
+    r""":math:`out = (x \ne y)`, broadcast, bool. NaN differs from everything (True). dtypes: as for Greater."""
+
+
+class LogicalAnd(_Compare):
+    r""":math:`out = x \land y`, broadcast. dtypes: bool."""
+
+    valid_dtypes = (mstype.bool_,)
+
+
+class LogicalOr(_Compare):
+    r""":math:`out = x \lor y`, broadcast. dtypes: bool."""
+
+    valid_dtypes = (mstype.bool_,)

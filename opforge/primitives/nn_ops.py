@@ -22,6 +22,10 @@ __all__ = [
     "ApplyGradientDescent",
     "ApplyMomentum",
     "Adam",
+    "GeLU",
+    "Softplus",
+    "HSigmoid",
+    "HSwish",
 ]
 
 
@@ -394,3 +398,46 @@ class Adam(_Operator):
         args.update(zip(_ADAM_SCALARS, (beta1_power, beta2_power, lr, beta1, beta2, epsilon)))
         dtype = validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
         return dtype, dtype, dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# GeLU, Softplus, HSigmoid, HSwish (kernels: csrc/kernels/cpu/elemwise.cc, functors/elemwise.h)
+
+
+class _NamedActivation(_Activation):
+    io_names = (["x"], ["output"])
+
+    @prim_attr_register
+    def __init__(self):
+        inputs, outputs = self.io_names
+        self.init_prim_io_names(inputs=inputs, outputs=outputs)
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid(self.io_names[0][0], x_dtype, self.valid_dtypes, self.name)
+
+
+class GeLU(_NamedActivation):
+    r"""Gaussian error linear unit, MindSpore's tanh approximation:
+
+    .. math::
+        y = \frac{x}{2} \left(1 + \tanh\left(\sqrt{2 / \pi}\, (x + 0.044715 x^3)\right)\right)
+
+    dtypes: float16, bfloat16, float32, float64.
+    """
+
+
+class Softplus(_NamedActivation):
+    r""":math:`y = \log(1 + e^x)`, computed without overflow (:math:`x + \log(1 + e^{-x})` for x > 0).
+    dtypes: float16, bfloat16, float32, float64."""
+
+
+class HSigmoid(_NamedActivation):
+    r"""Hard sigmoid: :math:`y = \operatorname{relu6}(x + 3) / 6 = \min(\max((x + 3) / 6, 0), 1)`.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    io_names = (["input_x"], ["output"])
+
+
+class HSwish(_NamedActivation):
+    r"""Hard swish: :math:`y = x \cdot \operatorname{relu6}(x + 3) / 6`.
+    dtypes: float16, bfloat16, float32, float64."""
