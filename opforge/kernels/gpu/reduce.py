@@ -1,6 +1,6 @@
 """GPU kernels of ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceAll and ReduceAny: the
-reducers of ``opforge/functors/reduce.h`` (shared with the CPU kernels) in the passes of ``csrc/kernels/cuda/reduce.cuh``, for every KernelAttr
-the CPU registers.
+reducers of ``opforge/functors/reduce.h`` (shared with the CPU kernels) in the passes of
+``csrc/kernels/cuda/reduce.cuh``, for every KernelAttr the CPU registers.
 
 The input is seen as the CPU kernels see it: dims of size 1 dropped, neighbouring dims that are both
 kept or both reduced merged, so kept dims (selecting an output) alternate with reduced dims (walked
