@@ -412,6 +412,60 @@ ELEMWISE_GRAD_RECORDS = [
 
 
 # ---------------------------------------------------------------------------------------------
+# The norm helper's operators (reductions, normalisations, dropout, losses): samples
+
+
+def _reduce_prod_samples(prim, rng):
+    yield from _reduce_samples(prim, rng)
+    x = uniform((3, 4), rng=rng)
+    x[0, 1] = 0.0  # one zero in row 0: only that element gets a gradient
+    x[2, 0] = x[2, 3] = 0.0  # two zeros in row 2: no gradient in that row
+    yield GradSample((x, 1), "x[3, 4] axis=1 with zeros")
+
+
+class _MovingAsParameters:
+    """Calls BatchNorm(is_training=True) with its moving statistics (arguments 3 and 4) as fresh
+    Parameters, as training requires; y does not depend on them, so their gradients are zero."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    def __getattr__(self, name):
+        return getattr(self.prim, name)
+
+    def __call__(self, *args):
+        from opforge import Parameter
+
+        args = list(args)
+        for i in (3, 4):
+            args[i] = Parameter(args[i].asnumpy(), name=f"moving{i}")
+        return self.prim(*args)
+
+
+def _batch_norm_samples(prim, rng):
+    for shape in ((4, 3), (2, 3, 2, 2), (3, 2, 5)):
+        c = shape[1]
+        args = (uniform(shape, rng=rng), uniform((c,), rng=rng), uniform((c,), rng=rng), uniform((c,), rng=rng))
+        yield GradSample((*args, uniform((c,), 0.5, 2.0, rng)), f"x{list(shape)}")
+
+
+def _layer_norm_samples(prim, rng):
+    for shape in ((3, 4), (2, 3, 4), (2, 2, 3, 2)):
+        nd = len(shape)
+        if max(prim.begin_norm_axis, prim.begin_params_axis) >= nd:
+            continue
+        params_axis = prim.begin_params_axis % nd
+        pshape = shape[params_axis:]
+        x = uniform(shape, rng=rng)
+        yield GradSample((x, uniform(pshape, rng=rng), uniform(pshape, rng=rng)), f"x{list(shape)}")
+
+
+def _bool_samples(prim, rng):
+    yield GradSample((rng.uniform(size=(3, 4)) < 0.5, 1), "bool x[3, 4] axis=1")
+    yield GradSample((rng.uniform(size=(5,)) < 0.5, ()), "bool x[5] axis=()")
+
+
+# ---------------------------------------------------------------------------------------------
 # The database
 
 
@@ -516,6 +570,45 @@ GRAD_DB_LIST = [
         _reduce_max_samples,
         second_order=True,
     ),
+    # -- the norm helper's operators: reductions, normalisations, dropout, losses ------------
+    GradRecord(
+        "ReduceMin",
+        _variants("ReduceMin", **{"keep_dims=False": {}, "keep_dims=True": {"keep_dims": True}}),
+        _reduce_max_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "ReduceProd",
+        _variants("ReduceProd", **{"keep_dims=False": {}, "keep_dims=True": {"keep_dims": True}}),
+        _reduce_prod_samples,
+    ),
+    GradRecord("ReduceAll", _variants("ReduceAll"), _bool_samples, zero=True),
+    GradRecord("ReduceAny", _variants("ReduceAny"), _bool_samples, zero=True),
+    GradRecord(
+        "BatchNorm",
+        {
+            "inference": lambda: ops.BatchNorm(),
+            "training": lambda: _MovingAsParameters(ops.BatchNorm(is_training=True)),
+            "training,epsilon=1e-3": lambda: _MovingAsParameters(ops.BatchNorm(True, 1e-3, 0.3)),
+        },
+        _batch_norm_samples,
+        rtol=1e-5,
+        atol=1e-6,
+    ),
+    GradRecord(
+        "LayerNorm",
+        _variants(
+            "LayerNorm",
+            **{
+                "1,1": {},
+                "-1,-1": {"begin_norm_axis": -1, "begin_params_axis": -1},
+                "2,1": {"begin_norm_axis": 2, "begin_params_axis": 1},
+                "1,2,epsilon=1e-3": {"begin_norm_axis": 1, "begin_params_axis": 2, "epsilon": 1e-3},
+            },
+        ),
+        _layer_norm_samples,
+    ),
+    # -- end of the norm helper's block ----------------------------------------------------
     GradRecord("Maximum", _variants("Maximum"), binary(ties=True), second_order=True),
     GradRecord("Minimum", _variants("Minimum"), binary(ties=True), second_order=True),
     GradRecord(

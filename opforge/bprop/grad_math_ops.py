@@ -275,19 +275,56 @@ bprop_getters.register(G.MaximumGrad)(_min_max_grad_bprop(G.MaximumGrad))
 bprop_getters.register(G.MinimumGrad)(_min_max_grad_bprop(G.MinimumGrad))
 
 
-@bprop_getters.register(P.ReduceMax)
-def get_bprop_reduce_max(self):
+def _reduce_select_bprop(self):
     equal = P.Equal()
     reduce_sum = P.ReduceSum(keep_dims=True)
 
     def bprop(x, axis, out, dout):
-        # dout goes to the positions equal to the max, split evenly between ties.
+        # dout goes to the positions equal to the max (min), split evenly between ties.
         kept = reduced_shape(x.shape, axis) if x.ndim else ()
         out_b = _broadcast_back(out, x, axis)
         mask = F.cast(equal(x, out_b), dout.dtype)
         count = reduce_sum(mask, axis) if x.ndim else mask
         share = F.div(F.reshape(dout, kept) if x.ndim else dout, count)
         return F.mul(mask, broadcast_to(share, x.shape)), None
+
+    return bprop
+
+
+bprop_getters.register(P.ReduceMax)(_reduce_select_bprop)
+bprop_getters.register(P.ReduceMin)(_reduce_select_bprop)
+
+
+@bprop_getters.register(P.ReduceProd)
+def get_bprop_reduce_prod(self):
+    equal = P.Equal()
+    reduce_sum = P.ReduceSum(keep_dims=True)
+    reduce_prod = P.ReduceProd(keep_dims=True)
+
+    def bprop(x, axis, out, dout):
+        # d out / d x_i = the product of the other elements of x_i's slice, computed without dividing
+        # by zero: with z = (x == 0) and p = the product of the slice with its zeros replaced by 1,
+        # it is p / x_i where the slice has no zero, p at the one zero of a slice with one zero, else 0.
+        if not x.ndim:
+            return dout, None  # a 0-d input is its own product
+        z = F.cast(equal(x, F.zeros_like(x)), x.dtype)
+        safe = F.add(F.mul(x, F.sub(1.0, z)), z)
+        p = reduce_prod(safe, axis)
+        zeros = reduce_sum(z, axis)
+        none = F.cast(equal(zeros, F.zeros_like(zeros)), x.dtype)
+        one = F.cast(equal(zeros, F.ones_like(zeros)), x.dtype)
+        nonzero_part = F.mul(F.mul(F.sub(1.0, z), F.div(broadcast_to(p, x.shape), safe)), broadcast_to(none, x.shape))
+        others = F.add(nonzero_part, F.mul(z, broadcast_to(F.mul(p, one), x.shape)))
+        return F.mul(others, _broadcast_back(dout, x, axis)), None
+
+    return bprop
+
+
+@bprop_getters.register(P.ReduceAll)
+@bprop_getters.register(P.ReduceAny)
+def get_bprop_reduce_logical(self):
+    def bprop(x, axis, out, dout):
+        return zero_grads(x, axis)
 
     return bprop
 

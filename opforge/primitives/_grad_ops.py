@@ -19,6 +19,8 @@ __all__ = [
     "SoftplusGrad",
     "HSigmoidGrad",
     "HSwishGrad",
+    "BatchNormGrad",
+    "LayerNormGrad",
 ]
 
 
@@ -196,3 +198,81 @@ class HSwishGrad(_ActivationGrad):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["y_grad", "x"], outputs=["output"])
+class BatchNormGrad(_Operator):
+    r"""``BatchNormGrad(is_training=False, epsilon=1e-5, data_format="NCHW")(dy, x, scale, reserve_space_1,
+    reserve_space_2)`` returns ``(dx, dscale, dbias)`` for BatchNorm's ``y`` (reserve_space_1/2: the mean
+    and variance y was computed with). With :math:`r = 1 / \sqrt{var + \epsilon}`, M elements per channel:
+    :math:`dbias = \sum dy`, :math:`dscale = r \sum dy (x - mean)`; inference:
+    :math:`dx = dy \cdot scale \cdot r`; training (the statistics depend on x):
+    :math:`dx = scale \cdot r (dy - dbias / M - (x - mean) r \cdot dscale / M)`.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    @prim_attr_register
+    def __init__(self, is_training=False, epsilon=1e-5, data_format="NCHW"):
+        validator.check_value_type("is_training", is_training, [bool], self.name)
+        validator.check_value_type("epsilon", epsilon, [float], self.name)
+        validator.check_string(data_format, ["NCHW"], "data_format", self.name)
+        self.init_prim_io_names(
+            inputs=["dy", "x", "scale", "reserve_space_1", "reserve_space_2"], outputs=["dx", "bn_scale", "bn_bias"]
+        )
+
+    def infer_shape(self, dy, x, scale, mean, var):
+        if list(dy) != list(x):
+            raise ValueError(
+                f"For '{self.name}', 'dy' and 'x' must have the same shape, but got {list(dy)} and {list(x)}."
+            )
+        if len(x) < 2:
+            raise ValueError(f"For '{self.name}', the 'x' must have rank 2 or more, but got shape {list(x)}.")
+        for name, shape in (("scale", scale), ("reserve_space_1", mean), ("reserve_space_2", var)):
+            if list(shape) != [x[1]]:
+                raise ValueError(f"For '{self.name}', the '{name}' must have shape [{x[1]}], but got {list(shape)}.")
+        return x, scale, scale
+
+    def infer_dtype(self, dy, x, scale, mean, var):
+        args = {"dy": dy, "x": x, "scale": scale, "reserve_space_1": mean, "reserve_space_2": var}
+        t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
+        return t, t, t
+
+
+class LayerNormGrad(_Operator):
+    r"""``LayerNormGrad(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, dy, variance, mean, gamma)``
+    returns ``(dx, dgamma, dbeta)`` for LayerNorm's ``y``: with :math:`\hat x = (x - mean) r`,
+    :math:`r = 1 / \sqrt{variance + \epsilon}` and :math:`g = dy \cdot gamma` per row,
+    :math:`dx = r (g - \bar g - \hat x \overline{g \hat x})`; :math:`dgamma = \sum dy \hat x`,
+    :math:`dbeta = \sum dy` over the leading dims. dtypes: float16, bfloat16, float32, float64."""
+
+    @prim_attr_register
+    def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+        validator.check_value_type("begin_norm_axis", begin_norm_axis, [int], self.name)
+        validator.check_value_type("begin_params_axis", begin_params_axis, [int], self.name)
+        validator.check_value_type("epsilon", epsilon, [float], self.name)
+        self.init_prim_io_names(
+            inputs=["x", "dy", "variance", "mean", "gamma"], outputs=["pd_x", "pd_gamma", "pd_beta"]
+        )
+
+    def infer_shape(self, x, dy, variance, mean, gamma):
+        nd = len(x)
+        axes = []
+        for name in ("begin_norm_axis", "begin_params_axis"):
+            a = getattr(self, name)
+            if not -nd <= a < nd:
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must be in [{-nd}, {nd}) for 'x' of shape {list(x)}, but got {a}."
+                )
+            axes.append(a % nd)
+        stat = [d if i < axes[0] else 1 for i, d in enumerate(x)]
+        checks = (
+            ("dy", dy, list(x)),
+            ("variance", variance, stat),
+            ("mean", mean, stat),
+            ("gamma", gamma, list(x[axes[1] :])),
+        )
+        for name, shape, want in checks:
+            if list(shape) != want:
+                raise ValueError(f"For '{self.name}', the '{name}' must have shape {want}, but got {list(shape)}.")
+        return x, gamma, gamma
+
+    def infer_dtype(self, x, dy, variance, mean, gamma):
+        args = {"x": x, "dy": dy, "variance": variance, "mean": mean, "gamma": gamma}
+        t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
+        return t, t, t

@@ -31,6 +31,10 @@ __all__ = [
     "ReduceSum",
     "ReduceMean",
     "ReduceMax",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceAll",
+    "ReduceAny",
     "AssignSub",
     "Abs",
     "Erf",
@@ -279,15 +283,11 @@ class ReduceMean(_Reduce):
     valid_dtypes = mstype.float_type
 
 
-class ReduceMax(_Reduce):
-    r""":math:`y = \max_{axis} x`. ``ReduceMax(keep_dims=False)(x, axis=())``; ``axis=()`` reduces every axis.
-
-    A NaN in a reduced slice gives NaN (as ``np.max``). Reducing an axis of size 0 is a ValueError: the
-    maximum of no elements is undefined.
-    dtypes: numbers but complex.
-    """
+class _ReduceSelect(_Reduce):
+    """A reduction that selects an element (max, min): reducing an axis of size 0 is undefined."""
 
     valid_dtypes = _REAL_NUMBER_TYPES
+    _what = "maximum"
 
     def infer_shape(self, x_shape, axis):
         out = super().infer_shape(x_shape, axis)
@@ -296,9 +296,54 @@ class ReduceMax(_Reduce):
         if empty:
             raise ValueError(
                 f"For '{self.name}', cannot reduce the zero-size axis {empty[0]} of 'input_x' {list(x_shape)}: "
-                f"the maximum of no elements is undefined."
+                f"the {self._what} of no elements is undefined."
             )
         return out
+
+
+class ReduceMax(_ReduceSelect):
+    r""":math:`y = \max_{axis} x`. ``ReduceMax(keep_dims=False)(x, axis=())``; ``axis=()`` reduces every axis.
+
+    A NaN in a reduced slice gives NaN (as ``np.max``). Reducing an axis of size 0 is a ValueError: the
+    maximum of no elements is undefined.
+    dtypes: numbers but complex.
+    """
+
+
+class ReduceMin(_ReduceSelect):
+    r""":math:`y = \min_{axis} x`. ``ReduceMin(keep_dims=False)(x, axis=())``; ``axis=()`` reduces every axis.
+
+    A NaN in a reduced slice gives NaN (as ``np.min``). Reducing an axis of size 0 is a ValueError: the
+    minimum of no elements is undefined.
+    dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64
+    (int8/int16/uint8 widen losslessly).
+    """
+
+    _what = "minimum"
+
+
+class ReduceProd(_Reduce):
+    r""":math:`y = \prod_{axis} x`. ``ReduceProd(keep_dims=False)(x, axis=())``; an empty product is 1.
+
+    Floats multiply in double (float16/bfloat16 in float32); integers wrap modulo 2**bits like NumPy.
+    dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class _ReduceLogical(_Reduce):
+    valid_dtypes = (mstype.bool_,)
+
+
+class ReduceAll(_ReduceLogical):
+    r""":math:`y = \bigwedge_{axis} x` (logical and). ``ReduceAll(keep_dims=False)(x, axis=())``; an empty
+    reduction is True (``np.all``). dtypes: bool."""
+
+
+class ReduceAny(_ReduceLogical):
+    r""":math:`y = \bigvee_{axis} x` (logical or). ``ReduceAny(keep_dims=False)(x, axis=())``; an empty
+    reduction is False (``np.any``). dtypes: bool."""
 
 
 class AssignSub(_InplaceAssign):
