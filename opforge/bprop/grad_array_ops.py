@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from opforge.bprop._utils import sum_to_shape, zero_grads
+from opforge.bprop._utils import sum_to_shape, zero_grads, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
+from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as P
 
 
@@ -73,3 +74,141 @@ def _zero_bprop(self):
 
 for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.ArgMax):
     bprop_getters.register(_op)(_zero_bprop)
+
+
+# -- data movement -----------------------------------------------------------------------------------
+
+
+def _axis(axis: int, ndim: int) -> int:
+    return axis + ndim if axis < 0 else axis
+
+
+@bprop_getters.register(P.Concat)
+def get_bprop_concat(self):
+    def bprop(x, out, dout):
+        axis = _axis(self.axis, len(x[0].shape))
+        slice_ = P.Slice()
+        grads, start = [], 0
+        for t in x:
+            begin = [0] * len(t.shape)
+            begin[axis] = start
+            grads.append(slice_(dout, tuple(begin), tuple(t.shape)))
+            start += t.shape[axis]
+        return (tuple(grads),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Stack)
+def get_bprop_stack(self):
+    def bprop(x, out, dout):
+        parts = P.Unstack(self.axis)(dout)
+        return (tuple(parts) if isinstance(parts, tuple) else (parts,),)
+
+    return bprop
+
+
+def _tuple_dout(dout, out) -> tuple:
+    """The sensitivities of a multi-output op as a tuple (zeros where an output got none)."""
+    douts = dout if isinstance(dout, tuple) else (dout,)
+    outs = out if isinstance(out, tuple) else (out,)
+    return tuple(zeros_like(o) if d is None else d for d, o in zip(douts, outs))
+
+
+@bprop_getters.register(P.Split)
+def get_bprop_split(self):
+    concat = P.Concat(self.axis)
+
+    def bprop(x, out, dout):
+        return (concat(_tuple_dout(dout, out)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Unstack)
+def get_bprop_unstack(self):
+    stack = P.Stack(self.axis)
+
+    def bprop(x, out, dout):
+        return (stack(_tuple_dout(dout, out)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Slice)
+def get_bprop_slice(self):
+    slice_grad = G.SliceGrad()
+
+    def bprop(x, begin, size, out, dout):
+        return slice_grad(dout, x, begin, size), None, None
+
+    return bprop
+
+
+@bprop_getters.register(G.SliceGrad)
+def get_bprop_slice_grad(self):
+    slice_ = P.Slice()
+
+    def bprop(dy, x, begin, size, out, dout):
+        return slice_(dout, begin, size), zeros_like(x), None, None
+
+    return bprop
+
+
+def _masks(prim) -> dict:
+    names = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+    return {n: getattr(prim, n) for n in names}
+
+
+@bprop_getters.register(P.StridedSlice)
+def get_bprop_strided_slice(self):
+    grad = G.StridedSliceGrad(**_masks(self))
+
+    def bprop(x, begin, end, strides, out, dout):
+        return grad(dout, tuple(x.shape), begin, end, strides), None, None, None
+
+    return bprop
+
+
+@bprop_getters.register(G.StridedSliceGrad)
+def get_bprop_strided_slice_grad(self):
+    strided_slice = P.StridedSlice(**_masks(self))
+
+    def bprop(dy, shapex, begin, end, strides, out, dout):
+        return strided_slice(dout, begin, end, strides), None, None, None, None
+
+    return bprop
+
+
+@bprop_getters.register(P.ReverseV2)
+def get_bprop_reverse_v2(self):
+    reverse = P.ReverseV2(self.axis)
+
+    def bprop(x, out, dout):
+        return (reverse(dout),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Tile)
+def get_bprop_tile(self):
+    def bprop(x, multiples, out, dout):
+        padded = (1,) * (len(multiples) - len(x.shape)) + tuple(x.shape)
+        interleaved = []
+        for m, d in zip(multiples, padded):
+            interleaved += [m, d]
+        summed = F.reduce_sum()(F.reshape(dout, tuple(interleaved)), tuple(range(0, 2 * len(padded), 2)))
+        return F.reshape(summed, tuple(x.shape)), None
+
+    return bprop
+
+
+@bprop_getters.register(P.Select)
+def get_bprop_select(self):
+    select = P.Select()
+
+    def bprop(cond, x, y, out, dout):
+        zeros = zeros_like(dout)
+        return zeros_like(cond), select(cond, dout, zeros), select(cond, zeros, dout)
+
+    return bprop

@@ -176,11 +176,28 @@ def max(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
     return F.reduce_max(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_max(keepdims)(self, axis)
 
 
+def __getitem__(self, key):
+    """Basic indexing (ints, slices, None, Ellipsis) through StridedSlice."""
+    return F.getitem(self, key)
+
+
+def tile(self, multiples):
+    return F.tile(self, multiples)
+
+
+def flip(self, dims):
+    return F.flip(self, dims)
+
+
+def split(self, split_size_or_sections, axis=0):
+    return F.split(self, split_size_or_sections, axis)
+
+
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
-    expand_dims, squeeze, transpose, argmax, max,
+    expand_dims, squeeze, transpose, argmax, max, __getitem__, tile, flip, split,
 )  # fmt: skip
 
 

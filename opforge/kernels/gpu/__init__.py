@@ -6,6 +6,7 @@ like the CPU's. Importing this needs no CuPy: registrations are data; only a lau
 from opforge.device.gpu import GpuDevice
 from opforge.kernels.gpu import (
     argmax,
+    array,
     assign,
     bias_add,
     broadcast_to,
@@ -29,6 +30,7 @@ GpuDevice.provide_kernels(cast=cast.cast, fill=fill.fill)
 
 __all__ = [
     "argmax",
+    "array",
     "assign",
     "bias_add",
     "broadcast_to",

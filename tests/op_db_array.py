@@ -1,0 +1,428 @@
+"""Sweep records of the data-movement operators (csrc/kernels/cpu/array.cc, csrc/kernels/cuda/array.cu):
+Concat, Stack, Split, Unstack, Slice, StridedSlice, ReverseV2, Tile, Select, and the grad operators
+SliceGrad and StridedSliceGrad. Joined to ``OP_DB`` at the end of ``tests/op_db.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample, _t, make_array
+
+from opforge import dtype as mstype
+from opforge import ops
+
+# ---------------------------------------------------------------------------------------------
+# Concat, Stack
+
+CONCAT_CASES = {  # axis -> list of tuples of shapes
+    0: [((3,), (2,), (4,)), ((2, 3), (1, 3)), ((0, 3), (2, 3)), ((2, 3, 4),), ((LARGE[0] // 2, LARGE[1]),) * 2],
+    1: [((2, 3), (2, 1), (2, 0)), ((2, 3, 4), (2, 5, 4)), ((0, 3), (0, 2)), ((LARGE[0], 100), (LARGE[0], 156))],
+    -1: [((2, 3), (2, 2)), ((2, 3, 4), (2, 3, 1), (2, 3, 2)), ((3,), (3,))],
+}
+
+
+def _concat_samples(record, prim, ins, outs, rng):
+    for shapes in CONCAT_CASES[prim.axis]:
+        xs = tuple(make_array(s, ins[0], rng) for s in shapes)
+        yield Sample((xs,), desc=f"{[list(s) for s in shapes]} axis={prim.axis}")
+    if prim.axis == 0:
+        many = tuple(make_array((2, 3), ins[0], rng) for _ in range(20))  # more operands than the stack holds
+        yield Sample((many,), desc="20 tensors")
+        yield Sample(([make_array((2,), ins[0], rng), make_array((1,), ins[0], rng)],), desc="a list")
+
+
+def _concat_ref(prim, xs):
+    return np.concatenate(xs, axis=prim.axis)
+
+
+def _concat_errors():
+    f = ops.Concat
+    return [
+        ErrorInput("shapes-differ", lambda: f(1)((_t((2, 3)), _t((3, 3)))), ValueError, "except along"),
+        ErrorInput("ranks-differ", lambda: f()((_t((2, 3)), _t((3,)))), ValueError, "input_x[1]"),
+        ErrorInput("dtypes-differ", lambda: f()((_t((2,)), _t((2,), mstype.int32))), TypeError, "input_x[1]"),
+        ErrorInput("axis-out-of-range", lambda: f(2)((_t((2, 3)), _t((2, 3)))), ValueError, "axis"),
+        ErrorInput("0-d", lambda: f()((_t(()), _t(()))), ValueError, "0-d"),
+        ErrorInput("axis-float", lambda: f(0.0), TypeError, "axis"),
+        ErrorInput("not-a-tuple", lambda: f()(_t((2,))), TypeError, "tuple"),
+    ]
+
+
+STACK_CASES = {
+    0: [((3,), 2), ((2, 3), 3), ((), 4), ((0, 2), 2), (LARGE, 2)],
+    1: [((3,), 2), ((2, 3), 1), ((2, 3, 4), 3)],
+    -1: [((3,), 2), ((2, 3), 3), ((), 2)],
+}
+
+
+def _stack_samples(record, prim, ins, outs, rng):
+    for shape, n in STACK_CASES[prim.axis]:
+        xs = tuple(make_array(shape, ins[0], rng) for _ in range(n))
+        yield Sample((xs,), desc=f"{n} x {list(shape)} axis={prim.axis}")
+
+
+def _stack_errors():
+    f = ops.Stack
+    return [
+        ErrorInput("shapes-differ", lambda: f()((_t((2, 3)), _t((3, 2)))), ValueError, "input_x[1]"),
+        ErrorInput("dtypes-differ", lambda: f()((_t((2,)), _t((2,), mstype.int32))), TypeError, "input_x[1]"),
+        ErrorInput("axis-out-of-range", lambda: f(3)((_t((2, 3)), _t((2, 3)))), ValueError, "axis"),
+        ErrorInput("axis-str", lambda: f("0"), TypeError, "axis"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Split, Unstack
+
+SPLIT_CASES = {  # (axis, output_num) -> shapes
+    (0, 1): [(3,), (2, 3), (0, 2)],
+    (0, 2): [(4,), (2, 3), (6, 0)],
+    (1, 3): [(2, 3), (2, 6, 2), (0, 3), (LARGE[0], 258)],
+    (-1, 4): [(2, 8), (3, 2, 4)],
+    (0, 20): [(40, 3)],  # more outputs than the stack holds
+}
+
+
+def _split_samples(record, prim, ins, outs, rng):
+    for shape in SPLIT_CASES[(prim.axis, prim.output_num)]:
+        yield Sample((make_array(shape, ins[0], rng),), desc=f"x{list(shape)}")
+
+
+def _split_ref(prim, x):
+    return tuple(np.split(x, prim.output_num, axis=prim.axis))
+
+
+def _split_errors():
+    f = ops.Split
+    return [
+        ErrorInput("not-divisible", lambda: f(0, 2)(_t((3,))), ValueError, "divisible"),
+        ErrorInput("axis-out-of-range", lambda: f(2, 1)(_t((3, 2))), ValueError, "axis"),
+        ErrorInput("output_num-zero", lambda: f(0, 0), ValueError, "output_num"),
+        ErrorInput("output_num-float", lambda: f(0, 2.0), TypeError, "output_num"),
+        ErrorInput("0-d", lambda: f()(_t(())), ValueError, "0-d"),
+    ]
+
+
+UNSTACK_CASES = {0: [(3,), (2, 3), (4, 0), (LARGE[1], 280)], 1: [(2, 3), (2, 3, 4), (0, 2)], -1: [(3, 2), (2, 1)]}
+
+
+def _unstack_samples(record, prim, ins, outs, rng):
+    for shape in UNSTACK_CASES[prim.axis]:
+        yield Sample((make_array(shape, ins[0], rng),), desc=f"x{list(shape)}")
+
+
+def _unstack_ref(prim, x):
+    return tuple(np.moveaxis(x, prim.axis, 0))
+
+
+def _unstack_errors():
+    f = ops.Unstack
+    return [
+        ErrorInput("zero-size-axis", lambda: f()(_t((0, 2))), ValueError, "zero-size"),
+        ErrorInput("num-mismatch", lambda: f(0, 3)(_t((2, 2))), ValueError, "num"),
+        ErrorInput("axis-out-of-range", lambda: f(2)(_t((2, 2))), ValueError, "axis"),
+        ErrorInput("0-d", lambda: f()(_t(())), ValueError, "0-d"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Slice, StridedSlice, and their grads
+
+SLICE_CASES = [
+    ((5,), (1,), (3,)),
+    ((5,), (0,), (-1,)),
+    ((4, 5), (1, 2), (2, 3)),
+    ((4, 5), (0, 0), (4, 5)),
+    ((2, 3, 4), (1, 0, 1), (1, -1, 2)),
+    ((2, 3, 4), (0, 1, 0), (2, 2, 4)),
+    ((3, 4), (1, 1), (0, 2)),
+    ((), (), ()),
+    (LARGE, (7, 3), (200, 250)),
+]
+
+
+def _slice_samples(record, prim, ins, outs, rng):
+    for shape, begin, size in SLICE_CASES:
+        yield Sample((make_array(shape, ins[0], rng), begin, size), desc=f"x{list(shape)} begin={begin} size={size}")
+
+
+def _slice_ref(prim, x, begin, size):
+    return x[tuple(slice(b, x.shape[d] if s == -1 else b + s) for d, (b, s) in enumerate(zip(begin, size)))]
+
+
+def _slice_errors():
+    f = ops.Slice
+    return [
+        ErrorInput("out-of-range", lambda: f()(_t((3, 4)), (2, 0), (2, 4)), ValueError, "within"),
+        ErrorInput("negative-begin", lambda: f()(_t((3,)), (-1,), (1,)), ValueError, "within"),
+        ErrorInput("too-few-entries", lambda: f()(_t((3, 4)), (0,), (1,)), ValueError, "one entry per dim"),
+        ErrorInput("begin-float", lambda: f()(_t((3,)), (0.0,), (1,)), TypeError, "begin"),
+        ErrorInput("size-tensor", lambda: f()(_t((3,)), (0,), _t((1,))), TypeError, "'size' must be a constant"),
+    ]
+
+
+# (shape, begin, end, strides, masks (begin, end, ellipsis, new_axis, shrink)), with the NumPy index
+STRIDED_CASES = [
+    ((7,), (1,), (6,), (2,), (0, 0, 0, 0, 0), np.s_[1:6:2]),
+    ((7,), (-2,), (0,), (-1,), (0, 0, 0, 0, 0), np.s_[-2:0:-1]),
+    ((7,), (0,), (0,), (-2,), (1, 1, 0, 0, 0), np.s_[::-2]),
+    ((7,), (-100,), (100,), (3,), (0, 0, 0, 0, 0), np.s_[-100:100:3]),
+    ((7,), (5,), (2,), (1,), (0, 0, 0, 0, 0), np.s_[5:2]),
+    ((4, 5), (1, 0), (3, 5), (1, 2), (0, 0, 0, 0, 0), np.s_[1:3, 0:5:2]),
+    ((4, 5), (1, 0), (0, 0), (1, 1), (0, 2, 0, 0, 1), np.s_[1, 0:]),
+    ((4, 5), (0, -1), (0, 0), (1, 1), (1, 1, 0, 0, 2), np.s_[:, -1]),
+    ((2, 3, 4), (0, 1), (0, 3), (1, 1), (0, 0, 1, 0, 0), np.s_[..., 1:3]),
+    ((2, 3, 4), (0, 0, 1), (0, 0, 2), (1, 1, 1), (0, 0, 0, 2, 0), np.s_[0:0, None, 1:2]),
+    ((2, 3, 4), (1, 0, 0, 0), (0, 0, 0, 0), (1, 1, 1, -1), (8, 8, 4, 2, 1), np.s_[1, None, ..., ::-1]),
+    ((2, 3, 4), (0, 0, 0), (0, 0, 0), (1, 1, 1), (7, 7, 0, 0, 0), np.s_[:, :, :]),
+    ((0, 3), (0,), (0,), (1,), (1, 1, 0, 0, 0), np.s_[:]),
+    ((2, 1, 3, 1, 2, 1, 3, 2, 2), (0,), (2,), (1,), (0, 0, 0, 0, 0), np.s_[0:2]),
+    (LARGE, (3, 255), (270, 0), (5, -3), (0, 0, 0, 0, 0), np.s_[3:270:5, 255:0:-3]),
+]
+
+STRIDED_MASKS = sorted({c[4] for c in STRIDED_CASES})
+_MASK_NAMES = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+def _strided_variants(op):
+    return {str(m): (lambda m=m: op(**dict(zip(_MASK_NAMES, m)))) for m in STRIDED_MASKS}
+
+
+def _strided_samples(record, prim, ins, outs, rng):
+    masks = tuple(getattr(prim, n) for n in _MASK_NAMES)
+    for shape, begin, end, strides, m, index in STRIDED_CASES:
+        if m != masks:
+            continue
+        x = make_array(shape, ins[0], rng)
+        yield Sample((x, begin, end, strides), desc=f"x{list(shape)} [{index}]")
+
+
+def _strided_ref(prim, x, begin, end, strides):
+    masks = tuple(getattr(prim, n) for n in _MASK_NAMES)
+    for shape, b, e, s, m, index in STRIDED_CASES:
+        if (tuple(shape), b, e, s, m) == (x.shape, begin, end, strides, masks):
+            return x[index]
+    raise AssertionError("no case")
+
+
+def _strided_errors():
+    f = ops.StridedSlice
+    return [
+        ErrorInput("zero-stride", lambda: f()(_t((3,)), (0,), (2,), (0,)), ValueError, "strides"),
+        ErrorInput("shrink-out-of-range", lambda: f(shrink_axis_mask=1)(_t((3,)), (3,), (4,), (1,)), IndexError, "3"),
+        ErrorInput("too-many-entries", lambda: f()(_t((3,)), (0, 0), (1, 1), (1, 1)), ValueError, "more entries"),
+        ErrorInput("lengths-differ", lambda: f()(_t((3,)), (0,), (1, 1), (1,)), ValueError, "one length"),
+        ErrorInput(
+            "two-ellipses", lambda: f(ellipsis_mask=3)(_t((3,)), (0, 0), (1, 1), (1, 1)), ValueError, "ellipsis"
+        ),
+        ErrorInput("mask-negative", lambda: f(begin_mask=-1), ValueError, "begin_mask"),
+        ErrorInput("mask-float", lambda: f(end_mask=1.0), TypeError, "end_mask"),
+    ]
+
+
+def _slice_grad_samples(record, prim, ins, outs, rng):
+    for shape, begin, size in SLICE_CASES:
+        x = make_array(shape, ins[1], rng)
+        dy = np.asarray(_slice_ref(None, x, begin, size))
+        yield Sample((make_array(dy.shape, ins[0], rng), x, begin, size), desc=f"x{list(shape)} begin={begin}")
+
+
+def _slice_grad_ref(prim, dy, x, begin, size):
+    out = np.zeros_like(x)
+    out[tuple(slice(b, x.shape[d] if s == -1 else b + s) for d, (b, s) in enumerate(zip(begin, size)))] = dy
+    return out
+
+
+def _slice_grad_errors():
+    f = ops.SliceGrad
+    return [
+        ErrorInput("dy-shape", lambda: f()(_t((2,)), _t((3,)), (0,), (1,)), ValueError, "slice's shape"),
+        ErrorInput("dtypes-differ", lambda: f()(_t((1,)), _t((3,), mstype.int32), (0,), (1,)), TypeError, "dtype"),
+    ]
+
+
+def _strided_grad_samples(record, prim, ins, outs, rng):
+    masks = tuple(getattr(prim, n) for n in _MASK_NAMES)
+    for shape, begin, end, strides, m, index in STRIDED_CASES:
+        if m != masks:
+            continue
+        dy_shape = np.zeros(shape, np.int8)[index].shape
+        yield Sample((make_array(dy_shape, ins[0], rng), shape, begin, end, strides), desc=f"x{list(shape)} [{index}]")
+
+
+def _strided_grad_ref(prim, dy, shapex, begin, end, strides):
+    masks = tuple(getattr(prim, n) for n in _MASK_NAMES)
+    for shape, b, e, s, m, index in STRIDED_CASES:
+        if (tuple(shape), b, e, s, m) == (tuple(shapex), begin, end, strides, masks):
+            out = np.zeros(shapex, dy.dtype)
+            out[index] = dy
+            return out
+    raise AssertionError("no case")
+
+
+def _strided_grad_errors():
+    f = ops.StridedSliceGrad
+    return [
+        ErrorInput("dy-shape", lambda: f()(_t((2,)), (3,), (0,), (1,), (1,)), ValueError, "slice's shape"),
+        ErrorInput("shapex-negative", lambda: f()(_t((0,)), (-1,), (0,), (1,), (1,)), ValueError, "shapex"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# ReverseV2, Tile, Select
+
+REVERSE_CASES = {
+    (0,): [(5,), (3, 4), (0, 2), (LARGE)],
+    (1,): [(3, 4), (2, 3, 4)],
+    (0, -1): [(3, 4), (2, 3, 4), (1, 1)],
+    (): [(), (3,)],
+    (0, 1, 2): [(2, 3, 4), (2, 1, 3)],
+}
+
+
+def _reverse_samples(record, prim, ins, outs, rng):
+    for shape in REVERSE_CASES[prim.axis]:
+        yield Sample((make_array(shape, ins[0], rng),), desc=f"x{list(shape)} axis={prim.axis}")
+
+
+def _reverse_errors():
+    f = ops.ReverseV2
+    return [
+        ErrorInput("axis-out-of-range", lambda: f((2,))(_t((2, 3))), ValueError, "axis"),
+        ErrorInput("axis-twice", lambda: f((0, -2))(_t((2, 3))), ValueError, "twice"),
+        ErrorInput("axis-int", lambda: f(0), TypeError, "axis"),
+        ErrorInput("axis-float", lambda: f((0.0,)), TypeError, "axis"),
+    ]
+
+
+TILE_CASES = [
+    ((3,), (2,)),
+    ((3,), (1,)),
+    ((2, 3), (2, 3)),
+    ((2, 3), (1, 2)),
+    ((2, 3), (3, 1)),
+    ((2, 3), (2, 1, 1)),
+    ((), (3, 2)),
+    ((2, 1, 3), (1, 4, 1)),
+    ((2, 3), (0, 2)),
+    ((0, 3), (2, 2)),
+    ((LARGE[0], 64), (1, 4)),
+]
+
+
+def _tile_samples(record, prim, ins, outs, rng):
+    for shape, multiples in TILE_CASES:
+        yield Sample((make_array(shape, ins[0], rng), multiples), desc=f"x{list(shape)} multiples={multiples}")
+
+
+def _tile_errors():
+    f = ops.Tile
+    return [
+        ErrorInput("too-few-multiples", lambda: f()(_t((2, 3)), (2,)), ValueError, "at least as many"),
+        ErrorInput("negative", lambda: f()(_t((2,)), (-1,)), ValueError, ">= 0"),
+        ErrorInput("float", lambda: f()(_t((2,)), (2.0,)), TypeError, "multiples"),
+        ErrorInput("tensor", lambda: f()(_t((2,)), _t((2,))), TypeError, "'multiples' must be a constant"),
+    ]
+
+
+def _select_samples(record, prim, ins, outs, rng):
+    for shape in [(), (5,), (3, 4), (0, 2), LARGE]:
+        cond = rng.random(shape) < 0.5
+        x, y = make_array(shape, ins[1], rng), make_array(shape, ins[2], rng)
+        yield Sample((np.asarray(cond), x, y), desc=f"{list(shape)}")
+
+
+def _select_errors():
+    f = ops.Select
+    b = mstype.bool_
+    return [
+        ErrorInput("cond-float", lambda: f()(_t((2,)), _t((2,)), _t((2,))), TypeError, "cond"),
+        ErrorInput("shapes-differ", lambda: f()(_t((2,), b), _t((3,)), _t((3,))), ValueError, "one shape"),
+        ErrorInput("dtypes-differ", lambda: f()(_t((2,), b), _t((2,)), _t((2,), mstype.int32)), TypeError, "'y'"),
+    ]
+
+
+RECORDS = [
+    OpRecord(
+        "Concat",
+        {f"axis={a}": (lambda a=a: ops.Concat(a)) for a in CONCAT_CASES},
+        _concat_samples,
+        _concat_ref,
+        exact=True,
+        error_inputs=_concat_errors,
+    ),
+    OpRecord(
+        "Stack",
+        {f"axis={a}": (lambda a=a: ops.Stack(a)) for a in STACK_CASES},
+        _stack_samples,
+        lambda prim, xs: np.stack(xs, axis=prim.axis),
+        exact=True,
+        error_inputs=_stack_errors,
+    ),
+    OpRecord(
+        "Split",
+        {f"axis={a} output_num={n}": (lambda a=a, n=n: ops.Split(a, n)) for a, n in SPLIT_CASES},
+        _split_samples,
+        _split_ref,
+        exact=True,
+        error_inputs=_split_errors,
+    ),
+    OpRecord(
+        "Unstack",
+        {f"axis={a}": (lambda a=a: ops.Unstack(a)) for a in UNSTACK_CASES},
+        _unstack_samples,
+        _unstack_ref,
+        exact=True,
+        error_inputs=_unstack_errors,
+    ),
+    OpRecord("Slice", {"": ops.Slice}, _slice_samples, _slice_ref, exact=True, error_inputs=_slice_errors),
+    OpRecord(
+        "StridedSlice",
+        _strided_variants(ops.StridedSlice),
+        _strided_samples,
+        _strided_ref,
+        exact=True,
+        error_inputs=_strided_errors,
+    ),
+    OpRecord(
+        "SliceGrad",
+        {"": ops.SliceGrad},
+        _slice_grad_samples,
+        _slice_grad_ref,
+        args=(Arg(), Arg()),
+        exact=True,
+        error_inputs=_slice_grad_errors,
+    ),
+    OpRecord(
+        "StridedSliceGrad",
+        _strided_variants(ops.StridedSliceGrad),
+        _strided_grad_samples,
+        _strided_grad_ref,
+        exact=True,
+        error_inputs=_strided_grad_errors,
+    ),
+    OpRecord(
+        "ReverseV2",
+        {f"axis={a}": (lambda a=a: ops.ReverseV2(a)) for a in REVERSE_CASES},
+        _reverse_samples,
+        lambda prim, x: np.flip(x, prim.axis) if prim.axis else x,
+        exact=True,
+        error_inputs=_reverse_errors,
+    ),
+    OpRecord(
+        "Tile",
+        {"": ops.Tile},
+        _tile_samples,
+        lambda prim, x, multiples: np.tile(x, multiples),
+        exact=True,
+        error_inputs=_tile_errors,
+    ),
+    OpRecord(
+        "Select",
+        {"": ops.Select},
+        _select_samples,
+        lambda prim, cond, x, y: np.where(cond, x, y),
+        args=(Arg(), Arg(), Arg()),
+        exact=True,
+        error_inputs=_select_errors,
+    ),
+]
