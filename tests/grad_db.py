@@ -577,7 +577,33 @@ def _strided_key(m) -> str:
     return ",".join(f"{k}={v}" for k, v in m.items()) or "no masks"
 
 
+def _bmm_samples(prim, rng):
+    ta, tb = prim.transpose_a, prim.transpose_b
+    for bx, by, m, k, n in [((2,), (2,), 2, 3, 2), ((2, 1), (3,), 2, 2, 3), ((), (2,), 3, 2, 2)]:
+        a = uniform(bx + ((k, m) if ta else (m, k)), rng=rng)
+        b = uniform(by + ((n, k) if tb else (k, n)), rng=rng)
+        yield GradSample((a, b), f"x{list(a.shape)} y{list(b.shape)}")
+
+
 ARRAY_GRAD_RECORDS = [
+    GradRecord(
+        "AddN",
+        {"": _tuple_op(lambda: ops.AddN())},
+        _parts_samples([((2, 3),), ((2, 3), (2, 3)), ((3,), (3,), (3,))]),
+        second_order=True,
+    ),
+    GradRecord(
+        "BatchMatMul",
+        _variants(
+            "BatchMatMul",
+            NN={},
+            TN={"transpose_a": True},
+            NT={"transpose_b": True},
+            TT={"transpose_a": True, "transpose_b": True},
+        ),
+        _bmm_samples,
+        second_order=True,
+    ),
     GradRecord(
         "Concat",
         {"axis=0": _tuple_op(lambda: ops.Concat(0)), "axis=-1": _tuple_op(lambda: ops.Concat(-1))},

@@ -341,6 +341,91 @@ def _select_errors():
     ]
 
 
+# ---------------------------------------------------------------------------------------------
+# AddN, BatchMatMul
+
+
+def _add_n_samples(record, prim, ins, outs, rng):
+    for shape, k in [((), 2), ((5,), 1), ((3, 4), 3), ((0, 2), 2), (LARGE, 4), ((2, 3), 20)]:
+        xs = tuple(make_array(shape, ins[0], rng) for _ in range(k))
+        yield Sample((xs,), desc=f"{k} x {list(shape)}")
+    if ins[0].kind in "iu":
+        info = np.iinfo(ins[0].np_dtype)
+        hi = np.array([info.max, info.min], ins[0].np_dtype)
+        yield Sample(((hi, hi, np.ones(2, ins[0].np_dtype)),), desc="integer overflow wraps")
+
+
+def _add_n_ref(prim, xs):
+    total = xs[0]
+    for x in xs[1:]:
+        total = total + x
+    return total
+
+
+def _add_n_errors():
+    f = ops.AddN
+    return [
+        ErrorInput("shapes-differ", lambda: f()((_t((2,)), _t((3,)))), ValueError, "x[1]"),
+        ErrorInput("dtypes-differ", lambda: f()((_t((2,)), _t((2,), mstype.float64))), TypeError, "x[1]"),
+        ErrorInput("bool", lambda: f()((_t((2,), mstype.bool_),)), TypeError, "x[0]"),
+        ErrorInput("not-a-tuple", lambda: f()(_t((2,))), TypeError, "tuple"),
+    ]
+
+
+BMM_CASES = [  # (batch of x, batch of y, m, k, n)
+    ((2,), (2,), 3, 4, 5),
+    ((3, 2), (3, 2), 2, 3, 2),
+    ((4,), (), 3, 2, 3),
+    ((2, 1), (1, 3), 2, 2, 2),
+    ((2,), (2,), 0, 3, 2),
+    ((2,), (2,), 2, 0, 2),
+    ((0,), (0,), 2, 2, 2),
+    ((), (), 4, 3, 2),
+    ((8,), (8,), 40, 64, 48),
+]
+
+
+def _bmm_samples(record, prim, ins, outs, rng):
+    ta, tb = prim.transpose_a, prim.transpose_b
+    for bx, by, m, k, n in BMM_CASES:
+        a = make_array(bx + ((k, m) if ta else (m, k)), ins[0], rng, -2, 2)
+        b = make_array(by + ((n, k) if tb else (k, n)), ins[1], rng, -2, 2)
+        yield Sample((a, b), desc=f"x{list(a.shape)} y{list(b.shape)}")
+
+
+def _bmm_operands(prim, a, b):
+    return (a.swapaxes(-1, -2) if prim.transpose_a else a), (b.swapaxes(-1, -2) if prim.transpose_b else b)
+
+
+def _bmm_ref(prim, a, b):
+    a, b = _bmm_operands(prim, a, b)
+    return np.matmul(a, b)
+
+
+def _bmm_mag(prim, a, b):
+    a, b = _bmm_operands(prim, a, b)
+    return np.matmul(np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))
+
+
+def _bmm_errors():
+    f = ops.BatchMatMul
+    return [
+        ErrorInput("1d-input", lambda: f()(_t((3,)), _t((3, 2))), ValueError, "at least 2 dims"),
+        ErrorInput("inner-mismatch", lambda: f()(_t((2, 2, 3)), _t((2, 4, 2))), ValueError, "inner dimensions"),
+        ErrorInput("batch-mismatch", lambda: f()(_t((2, 2, 3)), _t((3, 3, 2))), ValueError, "broadcast"),
+        ErrorInput("transpose_a-int", lambda: f(transpose_a=1), TypeError, "transpose_a"),
+        ErrorInput("bool-inputs", lambda: f()(_t((2, 2), mstype.bool_), _t((2, 2), mstype.bool_)), TypeError),
+    ]
+
+
+def _bmm_variants():
+    out = {}
+    for ta in (False, True):
+        for tb in (False, True):
+            out[f"ta={ta} tb={tb}"] = lambda ta=ta, tb=tb: ops.BatchMatMul(ta, tb)
+    return out
+
+
 RECORDS = [
     OpRecord(
         "Concat",
@@ -424,5 +509,16 @@ RECORDS = [
         args=(Arg(), Arg(), Arg()),
         exact=True,
         error_inputs=_select_errors,
+    ),
+    OpRecord("AddN", {"": ops.AddN}, _add_n_samples, _add_n_ref, error_inputs=_add_n_errors),
+    OpRecord(
+        "BatchMatMul",
+        _bmm_variants(),
+        _bmm_samples,
+        _bmm_ref,
+        args=(Arg(), Arg()),
+        magnitude=_bmm_mag,
+        mag_tols={"Float32": 1e-5},
+        error_inputs=_bmm_errors,
     ),
 ]

@@ -6,7 +6,10 @@ from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_r
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.custom import Custom
 from opforge.ops.functional import (
+    addn,
     argmax,
+    batch_matmul,
+    bmm,
     cat,
     concat,
     expand_dims,

@@ -247,3 +247,26 @@ def getitem(tensor, key):
     if not begin:
         return tensor
     return _strided_slice(**masks)(tensor, begin, end, strides)
+
+
+_add_n = math_ops.AddN()
+
+
+def addn(x):
+    """The element-wise sum of a tuple (or list) of Tensors (MindSpore's ``ops.addn``)."""
+    return _add_n(tuple(x))
+
+
+@functools.cache
+def _batch_matmul(transpose_a=False, transpose_b=False) -> math_ops.BatchMatMul:
+    return math_ops.BatchMatMul(transpose_a, transpose_b)
+
+
+def bmm(input_x, mat2):
+    """Batched matrix product of ``input_x`` [..., M, K] and ``mat2`` [..., K, N] (``ops.bmm``)."""
+    return _batch_matmul()(input_x, mat2)
+
+
+def batch_matmul(x, y, transpose_a=False, transpose_b=False):
+    """``BatchMatMul(transpose_a, transpose_b)(x, y)`` as a function."""
+    return _batch_matmul(transpose_a, transpose_b)(x, y)

@@ -157,7 +157,9 @@ class EmulatedRuntime(GpuRuntime):
         self.launches += 1
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
-        np.matmul(a._host.T if transpose_a else a._host, b._host.T if transpose_b else b._host, out=out._host)
+        x = a._host.swapaxes(-1, -2) if transpose_a else a._host
+        y = b._host.swapaxes(-1, -2) if transpose_b else b._host
+        np.matmul(x, y, out=out._host)
 
     def memory_bytes(self) -> int:
         return 16 << 30

@@ -4,6 +4,7 @@
 // output), Select. The index math is functors/array_index.h; the host builds the plans
 // (opforge/kernels/gpu/array.py). Elements move as raw bytes of their size.
 #include "copy.cuh"
+#include "opforge/functors/add_n.h"
 #include "opforge/functors/array_index.h"
 
 namespace opforge {
@@ -33,6 +34,12 @@ __global__ void SplitKernel(const E* x, E* y, int64_t n, int64_t out_cols, int64
 template <typename E>
 __global__ void SelectKernel(const uint8_t* cond, const E* x, const E* y, E* out, int64_t n) {
   OPF_GRID_STRIDE_LOOP(i, n) { out[i] = cond[i] ? x[i] : y[i]; }
+}
+
+// AddN: xs is a device array of the k input pointers.
+template <typename T>
+__global__ void AddNKernel(const T* const* xs, int64_t k, T* out, int64_t n) {
+  OPF_GRID_STRIDE_LOOP(i, n) { out[i] = AddNAt(xs, k, i); }
 }
 
 }  // namespace cuda

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from opforge.errors import KernelError
-from opforge.kernels.gpu.cuda import CudaKernel
+from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.fill import fill
 from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
@@ -234,6 +234,22 @@ def _select_loop(spec, function, kernel):
     return run
 
 
+def _add_n_loop(spec, function, kernel):
+    """``AddNKernel<T>(xs, k, out, n)``, ``xs`` a device array of the inputs' pointers."""
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    n, k = numel(shape), len(spec.in_shapes)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        if n:
+            pointers = runtime.from_host(np.array([runtime.pointer(a) for a in arrays], np.uint64))
+            launch_1d(runtime, function, n, (pointers, np.int64(k), out, np.int64(n)))
+        return out
+
+    return run
+
+
 def _kernel(template: str, loop, position: int = 0):
     def make(attr):
         return CudaKernel(_SOURCE, f"opforge::cuda::{template}<{bytes_ctype(attr.inputs[position])}>", loop)
@@ -250,3 +266,6 @@ for _op in ("Concat", "Stack"):
 for _op in ("Split", "Unstack"):
     mirror_cpu_kernels(_op, _kernel("SplitKernel", _split_loop))
 mirror_cpu_kernels("Select", _kernel("SelectKernel", _select_loop, 1))
+mirror_cpu_kernels(
+    "AddN", lambda attr: CudaKernel(_SOURCE, f"opforge::cuda::AddNKernel<{ctype(attr.inputs[0])}>", _add_n_loop)
+)
