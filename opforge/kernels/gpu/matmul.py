@@ -1,5 +1,5 @@
-"""GPU kernels of MatMul and BatchMatMul (batch dims broadcast): the GPU runtime's library GEMM (cuBLAS through CuPy), with the
-transposes passed to it rather than copied.
+"""GPU kernels of MatMul and BatchMatMul (batch dims broadcast): the GPU runtime's library GEMM (cuBLAS
+through CuPy), with the transposes passed to it rather than copied.
 
 As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
 an empty inner dimension giving zeros; float16 and bfloat16 are widened to float32 by the GPU's Cast
