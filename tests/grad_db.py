@@ -585,7 +585,32 @@ def _bmm_samples(prim, rng):
         yield GradSample((a, b), f"x{list(a.shape)} y{list(b.shape)}")
 
 
+def _gather_samples(prim, rng):
+    for pshape, idx, axis in [
+        ((5,), [0, 3, 3], 0),
+        ((4, 3), [[1, 0], [3, 1]], 0),
+        ((2, 4, 3), [2, 2, 0], 1),
+        ((3, 4), 1, -1),
+    ]:
+        yield GradSample(
+            (uniform(pshape, rng=rng), np.asarray(idx, np.int32), axis), f"params{list(pshape)} axis={axis}"
+        )
+
+
+def _gather_nd_samples(prim, rng):
+    for xshape, idx in [((4, 3), [[1, 2], [1, 2], [0, 0]]), ((3, 4), [[2], [0]]), ((2, 3, 2), [[[1, 0]], [[0, 2]]])]:
+        yield GradSample((uniform(xshape, rng=rng), np.asarray(idx, np.int64)), f"x{list(xshape)}")
+
+
+def _segment_grad_samples(prim, rng):
+    for xshape, ids, n in [((4,), [0, 2, 0, 1], 3), ((3, 2), [1, 1, 0], 2), ((2, 2, 2), [[0, 1], [3, 1]], 4)]:
+        yield GradSample((uniform(xshape, rng=rng), np.asarray(ids, np.int32), n), f"x{list(xshape)} n={n}")
+
+
 ARRAY_GRAD_RECORDS = [
+    GradRecord("Gather", _variants("Gather"), _gather_samples, second_order=True),
+    GradRecord("GatherNd", _variants("GatherNd"), _gather_nd_samples, second_order=True),
+    GradRecord("UnsortedSegmentSum", _variants("UnsortedSegmentSum"), _segment_grad_samples, second_order=True),
     GradRecord(
         "AddN",
         {"": _tuple_op(lambda: ops.AddN())},
@@ -659,4 +684,4 @@ assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
 
 # Operators that are not differentiable by design (in-place updates): they have no bprop, and using
 # them inside differentiated code raises a TypeError naming them.
-NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam"}
+NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam", "ScatterNdUpdate"}

@@ -5,10 +5,11 @@ SliceGrad and StridedSliceGrad. Joined to ``OP_DB`` at the end of ``tests/op_db.
 from __future__ import annotations
 
 import numpy as np
-from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample, _t, make_array
+from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample, _p, _t, make_array
 
+from opforge import Tensor, ops
 from opforge import dtype as mstype
-from opforge import ops
+from opforge.errors import KernelError
 
 # ---------------------------------------------------------------------------------------------
 # Concat, Stack
@@ -426,6 +427,156 @@ def _bmm_variants():
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Gather, GatherNd, ScatterNdUpdate, UnsortedSegmentSum
+
+GATHER_CASES = [  # params shape, indices shape, axis
+    ((5,), (3,), 0),
+    ((5, 3), (2, 2), 0),
+    ((4, 5, 3), (6,), 1),
+    ((4, 5), (), 1),
+    ((4, 5), (0,), 0),
+    ((3, 4), (2,), -1),
+    ((LARGE[0], 256), (100,), 0),
+]
+
+
+def _indices(shape, high, dtype, rng):
+    return np.asarray(rng.integers(0, max(high, 1), size=shape)).astype(dtype.np_dtype)
+
+
+def _gather_samples(record, prim, ins, outs, rng):
+    for pshape, ishape, axis in GATHER_CASES:
+        params = make_array(pshape, ins[0], rng)
+        idx = _indices(ishape, pshape[axis], ins[1], rng)
+        yield Sample((params, idx, axis), desc=f"params{list(pshape)} indices{list(ishape)} axis={axis}")
+
+
+def _gather_errors():
+    f = ops.Gather
+    i32 = mstype.int32
+    return [
+        ErrorInput(
+            "index-too-large", lambda: f()(_t((3, 2)), Tensor(np.array([0, 3], np.int32)), 0), KernelError, "= 3"
+        ),
+        ErrorInput("index-negative", lambda: f()(_t((3, 2)), Tensor(np.array([-1], np.int64)), 0), KernelError, "= -1"),
+        ErrorInput("float-indices", lambda: f()(_t((3,)), _t((2,)), 0), TypeError, "input_indices"),
+        ErrorInput("axis-out-of-range", lambda: f()(_t((3,)), _t((2,), i32), 1), ValueError, "axis"),
+        ErrorInput("axis-tensor", lambda: f()(_t((3,)), _t((2,), i32), _t((), i32)), TypeError, "'axis'"),
+        ErrorInput("0-d-params", lambda: f()(_t(()), _t((2,), i32), 0), ValueError, "0-d"),
+    ]
+
+
+GATHER_ND_CASES = [  # x shape, indices shape (last dim K)
+    ((5,), (3, 1)),
+    ((4, 5), (2, 2)),
+    ((4, 5), (3, 1)),
+    ((2, 3, 4), (2, 2, 2)),
+    ((2, 3), (0, 2)),
+    ((3, 4), (2, 0)),
+    ((LARGE[0], 256), (50, 1)),
+]
+
+
+def _nd_indices(xshape, ishape, dtype, rng):
+    k = ishape[-1]
+    cols = [rng.integers(0, max(xshape[d], 1), size=ishape[:-1]) for d in range(k)]
+    out = np.stack(cols, axis=-1) if k else np.zeros(ishape, np.int64)
+    return np.asarray(out).reshape(ishape).astype(dtype.np_dtype)
+
+
+def _gather_nd_samples(record, prim, ins, outs, rng):
+    for xshape, ishape in GATHER_ND_CASES:
+        x = make_array(xshape, ins[0], rng)
+        yield Sample((x, _nd_indices(xshape, ishape, ins[1], rng)), desc=f"x{list(xshape)} indices{list(ishape)}")
+
+
+def _gather_nd_ref(prim, x, indices):
+    k = indices.shape[-1]
+    return x[tuple(indices[..., d] for d in range(k))] if k else np.broadcast_to(x, indices.shape[:-1] + x.shape)
+
+
+def _gather_nd_errors():
+    f = ops.GatherNd
+    return [
+        ErrorInput(
+            "index-out-of-range",
+            lambda: f()(_t((3, 2)), Tensor(np.array([[0, 1], [2, 2]], np.int32))),
+            KernelError,
+            "[2, 2]",
+        ),
+        ErrorInput("k-too-large", lambda: f()(_t((3,)), _t((1, 2), mstype.int32)), ValueError, "last dim"),
+        ErrorInput("float-indices", lambda: f()(_t((3,)), _t((1, 1))), TypeError, "indices"),
+    ]
+
+
+def _scatter_samples(record, prim, ins, outs, rng):
+    for xshape, ishape in [((5,), (3, 1)), ((4, 5), (2, 2)), ((4, 5), (3, 1)), ((2, 3, 4), (2, 2)), ((3,), (0, 1))]:
+        x = make_array(xshape, ins[0], rng)
+        k = ishape[-1]
+        # distinct rows, so the result does not depend on the order of writes
+        flat = rng.permutation(int(np.prod(xshape[:k])))[: int(np.prod(ishape[:-1]))]
+        idx = np.stack(np.unravel_index(flat, xshape[:k]), axis=-1).reshape(ishape).astype(ins[1].np_dtype)
+        updates = make_array(ishape[:-1] + xshape[k:], ins[2], rng)
+        yield Sample((x, idx, updates), desc=f"x{list(xshape)} indices{list(ishape)}")
+
+
+def _scatter_ref(prim, x, indices, updates):
+    out = x.copy()
+    k = indices.shape[-1]
+    out[tuple(indices[..., d] for d in range(k))] = updates
+    return out
+
+
+def _scatter_errors():
+    f = ops.ScatterNdUpdate
+    i32 = mstype.int32
+    return [
+        ErrorInput(
+            "index-out-of-range",
+            lambda: f()(_p((3,)), Tensor(np.array([[3]], np.int32)), _t((1,))),
+            KernelError,
+            "[3]",
+        ),
+        ErrorInput("updates-shape", lambda: f()(_p((3,)), _t((2, 1), i32), _t((3,))), ValueError, "updates"),
+        ErrorInput("not-a-parameter", lambda: f()(_t((3,)), _t((1, 1), i32), _t((1,))), TypeError, "Parameter"),
+        ErrorInput("use_locking-int", lambda: f(use_locking=1), TypeError, "use_locking"),
+    ]
+
+
+def _segment_samples(record, prim, ins, outs, rng):
+    for xshape, ishape, n in [
+        ((6,), (6,), 3),
+        ((5, 3), (5,), 4),
+        ((2, 3, 2), (2, 3), 5),
+        ((4, 2), (4,), 0),
+        ((0, 2), (0,), 3),
+    ]:
+        x = make_array(xshape, ins[0], rng)
+        ids = np.asarray(rng.integers(-1, n + 1, size=ishape)).astype(ins[1].np_dtype)  # some dropped
+        yield Sample((x, ids, n), desc=f"x{list(xshape)} ids{list(ishape)} num_segments={n}")
+
+
+def _segment_ref(prim, x, ids, n):
+    flat_ids = ids.reshape(-1)
+    rows = x.reshape((flat_ids.size,) + x.shape[ids.ndim :])
+    out = np.zeros((n,) + x.shape[ids.ndim :], x.dtype)
+    for i, s in enumerate(flat_ids):
+        if 0 <= s < n:
+            out[s] = out[s] + rows[i]
+    return out
+
+
+def _segment_errors():
+    f = ops.UnsortedSegmentSum
+    i32 = mstype.int32
+    return [
+        ErrorInput("ids-not-prefix", lambda: f()(_t((3, 2)), _t((2,), i32), 2), ValueError, "prefix"),
+        ErrorInput("negative-num", lambda: f()(_t((3,)), _t((3,), i32), -1), ValueError, "num_segments"),
+        ErrorInput("float-ids", lambda: f()(_t((3,)), _t((3,)), 2), TypeError, "segment_ids"),
+    ]
+
+
 RECORDS = [
     OpRecord(
         "Concat",
@@ -520,5 +671,41 @@ RECORDS = [
         magnitude=_bmm_mag,
         mag_tols={"Float32": 1e-5},
         error_inputs=_bmm_errors,
+    ),
+    OpRecord(
+        "Gather",
+        {"": ops.Gather},
+        _gather_samples,
+        lambda prim, params, idx, axis: np.take(params, idx, axis=axis),
+        args=(Arg(), Arg()),
+        exact=True,
+        error_inputs=_gather_errors,
+    ),
+    OpRecord(
+        "GatherNd",
+        {"": ops.GatherNd},
+        _gather_nd_samples,
+        _gather_nd_ref,
+        args=(Arg(), Arg()),
+        exact=True,
+        error_inputs=_gather_nd_errors,
+    ),
+    OpRecord(
+        "ScatterNdUpdate",
+        {"": ops.ScatterNdUpdate},
+        _scatter_samples,
+        _scatter_ref,
+        args=(Arg(), Arg(), Arg()),
+        exact=True,
+        params=(0,),
+        error_inputs=_scatter_errors,
+    ),
+    OpRecord(
+        "UnsortedSegmentSum",
+        {"": ops.UnsortedSegmentSum},
+        _segment_samples,
+        _segment_ref,
+        args=(Arg(), Arg()),
+        error_inputs=_segment_errors,
     ),
 ]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from opforge.bprop._utils import sum_to_shape, zero_grads, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as P
+from opforge.tensor import Tensor
 
 
 @bprop_getters.register(P.Cast)
@@ -210,5 +213,66 @@ def get_bprop_select(self):
     def bprop(cond, x, y, out, dout):
         zeros = zeros_like(dout)
         return zeros_like(cond), select(cond, dout, zeros), select(cond, zeros, dout)
+
+    return bprop
+
+
+@bprop_getters.register(P.Gather)
+def get_bprop_gather(self):
+    segment_sum = P.UnsortedSegmentSum()
+    transpose = P.Transpose()
+
+    def bprop(params, indices, axis, out, dout):
+        nd, ni = len(params.shape), len(indices.shape)
+        a = _axis(axis, nd)
+        # dout is params[:a] + indices + params[a+1:]: bring the indices' dims first, sum rows by index
+        # into params.shape[a] rows, and put that dim back at a.
+        perm = tuple(range(a, a + ni)) + tuple(range(a)) + tuple(range(a + ni, len(dout.shape)))
+        moved = transpose(dout, perm) if perm != tuple(range(len(perm))) else dout
+        summed = segment_sum(moved, indices, params.shape[a])
+        back = tuple(range(1, a + 1)) + (0,) + tuple(range(a + 1, nd))
+        grad = transpose(summed, back) if back != tuple(range(nd)) else summed
+        return grad, zeros_like(indices), None
+
+    return bprop
+
+
+@bprop_getters.register(P.UnsortedSegmentSum)
+def get_bprop_unsorted_segment_sum(self):
+    gather = P.Gather()
+
+    def bprop(x, segment_ids, num_segments, out, dout):
+        # Every id must be in [0, num_segments) here (Gather says which is not).
+        return gather(dout, segment_ids, 0), zeros_like(segment_ids), None
+
+    return bprop
+
+
+@bprop_getters.register(P.GatherNd)
+def get_bprop_gather_nd(self):
+    segment_sum = P.UnsortedSegmentSum()
+
+    def bprop(x, indices, out, dout):
+        k = indices.shape[-1]
+        x_shape = tuple(x.shape)
+        rows = 1
+        for d in indices.shape[:-1]:
+            rows *= d
+        inner = 1
+        for d in x_shape[k:]:
+            inner *= d
+        lead = 1
+        for d in x_shape[:k]:
+            lead *= d
+        # Each index row as one offset into the flattened leading k dims, then a segment sum of dout's rows.
+        strides = [1] * k
+        for d in range(k - 2, -1, -1):
+            strides[d] = strides[d + 1] * x_shape[d + 1]
+        stride_t = Tensor(np.asarray(strides, indices.dtype.np_dtype).reshape(k, 1), device=indices.device)
+        flat_idx = F.reshape(F.matmul(F.reshape(indices, (rows, k)), stride_t), (rows,)) if k else None
+        if flat_idx is None:
+            flat_idx = Tensor(np.zeros((rows,), indices.dtype.np_dtype), device=indices.device)
+        summed = segment_sum(F.reshape(dout, (rows, inner)), flat_idx, lead)
+        return F.reshape(summed, x_shape), zeros_like(indices)
 
     return bprop

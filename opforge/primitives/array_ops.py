@@ -37,6 +37,10 @@ __all__ = [
     "ReverseV2",
     "Tile",
     "Select",
+    "Gather",
+    "GatherNd",
+    "ScatterNdUpdate",
+    "UnsortedSegmentSum",
 ]
 
 _REAL_TYPES = (mstype.bool_,) + mstype.int_type + mstype.uint_type + mstype.float_type
@@ -772,3 +776,129 @@ class Select(_Operator):
     def infer_dtype(self, cond_dtype, x_dtype, y_dtype):
         validator.check_tensor_dtype_valid("cond", cond_dtype, (mstype.bool_,), self.name)
         return validator.check_tensors_dtypes_same_and_valid({"x": x_dtype, "y": y_dtype}, mstype.all_types, self.name)
+
+
+# -- indexing: Gather, GatherNd, ScatterNdUpdate, UnsortedSegmentSum -------------------------------------
+
+_INDEX_TYPES = (mstype.int32, mstype.int64)
+
+
+class Gather(_Operator):
+    r"""Takes slices along ``axis``: ``Gather()(input_params, input_indices, axis)``,
+    :math:`out[i_{<axis}, j, i_{>axis}] = params[i_{<axis}, indices[j], i_{>axis}]` (``np.take``); the output's
+    shape is ``params.shape[:axis] + indices.shape + params.shape[axis+1:]``. Every index must be in
+    :math:`[0, params.shape[axis])`: another is an error naming it (checked on the CPU; on the GPU the
+    indices are read back and checked before the launch). dtypes: params all; indices int32, int64.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("input_params"), sig.make_sig("input_indices"), sig.make_sig("axis"))
+    constant_inputs = ((2, "axis"),)
+
+    @prim_attr_register
+    def __init__(self, batch_dims=0):
+        validator.check_value_type("batch_dims", batch_dims, [int], self.name)
+        if batch_dims != 0:
+            raise ValueError(f"For '{self.name}', only 'batch_dims' 0 is supported, but got {batch_dims}.")
+        self.init_prim_io_names(inputs=["params", "indices", "axis"], outputs=["output"])
+
+    def infer_shape(self, params, indices, axis):
+        validator.check_value_type("axis", axis, [int], self.name)
+        if not params:
+            raise ValueError(f"For '{self.name}', the 'input_params' must have at least 1 dim, but got 0-d.")
+        a = _norm_axis(self.name, axis, len(params))
+        return list(params[:a]) + list(indices) + list(params[a + 1 :])
+
+    def infer_dtype(self, params, indices, axis):
+        validator.check_tensor_dtype_valid("input_indices", indices, _INDEX_TYPES, self.name)
+        return validator.check_tensor_dtype_valid("input_params", params, mstype.all_types, self.name)
+
+
+def _nd_shape(prim_name, x, indices, x_name="input_x") -> list:
+    if not indices:
+        raise ValueError(f"For '{prim_name}', the 'indices' must have at least 1 dim, but got 0-d.")
+    k = indices[-1]
+    if k > len(x) or k > 8:
+        raise ValueError(
+            f"For '{prim_name}', the last dim of 'indices' {list(indices)} must be at most the rank of '{x_name}' "
+            f"{list(x)} (and 8), but got {k}."
+        )
+    return list(indices[:-1]) + list(x[k:])
+
+
+class GatherNd(_Operator):
+    r"""Gathers slices by N-d indices: ``GatherNd()(input_x, indices)``; each row ``indices[..., :]`` of
+    length K addresses ``input_x[i_0, ..., i_{K-1}]``; the output's shape is ``indices.shape[:-1] +
+    x.shape[K:]``. Every coordinate must be in range (an error naming the row otherwise).
+    dtypes: input_x all; indices int32, int64."""
+
+    __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("indices"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["input_x", "indices"], outputs=["y"])
+
+    def infer_shape(self, x, indices):
+        return _nd_shape(self.name, x, indices)
+
+    def infer_dtype(self, x, indices):
+        validator.check_tensor_dtype_valid("indices", indices, _INDEX_TYPES, self.name)
+        return validator.check_tensor_dtype_valid("input_x", x, mstype.all_types, self.name)
+
+
+class ScatterNdUpdate(_Operator):
+    r"""In place: ``ScatterNdUpdate(use_locking=True)(input_x, indices, updates)`` writes each ``updates`` slice
+    into the Parameter ``input_x`` at the N-d index of its row of ``indices`` and returns ``input_x``.
+    ``updates`` has shape ``indices.shape[:-1] + input_x.shape[K:]``; out-of-range coordinates are an error.
+    Of two rows with one index, the CPU writes the last; the GPU any one. dtypes: all; indices int32, int64.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("input_x", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("indices", dtype=sig.sig_dtype.T1),
+        sig.make_sig("updates", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, use_locking=True):
+        validator.check_value_type("use_locking", use_locking, [bool], self.name)
+        self.init_prim_io_names(inputs=["input_x", "indices", "updates"], outputs=["y"])
+
+    def infer_shape(self, x, indices, updates):
+        want = _nd_shape(self.name, x, indices)
+        if list(updates) != want:
+            raise ValueError(f"For '{self.name}', the 'updates' must have shape {want}, but got {list(updates)}.")
+        return list(x)
+
+    def infer_dtype(self, x, indices, updates):
+        validator.check_tensor_dtype_valid("indices", indices, _INDEX_TYPES, self.name)
+        args = {"input_x": x, "updates": updates}
+        return validator.check_tensors_dtypes_same_and_valid(args, mstype.all_types, self.name)
+
+
+class UnsortedSegmentSum(_Operator):
+    r"""Sums rows by segment: ``UnsortedSegmentSum()(input_x, segment_ids, num_segments)``,
+    :math:`out[s] = \sum_{i: ids[i] = s} x[i]`; ``segment_ids``' shape is a prefix of ``input_x``'s and the
+    output's shape is ``[num_segments] + x.shape[ids.ndim:]``. Ids outside :math:`[0, num\_segments)` are
+    dropped (MindSpore's rule). dtypes: float16, bfloat16, float32, float64, int32, int64; ids int32, int64.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("x"), sig.make_sig("segment_ids"), sig.make_sig("num_segments"))
+    constant_inputs = ((2, "num_segments"),)
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x", "segment_ids", "num_segments"], outputs=["y"])
+
+    def infer_shape(self, x, ids, num_segments):
+        validator.check_value_type("num_segments", num_segments, [int], self.name)
+        validator.check_non_negative_int(num_segments, "num_segments", self.name)
+        if len(ids) > len(x) or list(x[: len(ids)]) != list(ids):
+            raise ValueError(
+                f"For '{self.name}', the 'segment_ids' shape {list(ids)} must be a prefix of the 'x' shape {list(x)}."
+            )
+        return [num_segments] + list(x[len(ids) :])
+
+    def infer_dtype(self, x, ids, num_segments):
+        validator.check_tensor_dtype_valid("segment_ids", ids, _INDEX_TYPES, self.name)
+        valid = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int32, mstype.int64)
+        return validator.check_tensor_dtype_valid("x", x, valid, self.name)
