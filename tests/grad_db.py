@@ -607,7 +607,36 @@ def _segment_grad_samples(prim, rng):
         yield GradSample((uniform(xshape, rng=rng), np.asarray(ids, np.int32), n), f"x{list(xshape)} n={n}")
 
 
+def _distinct(shape, rng):
+    """Values at least 0.1 apart (no ties, so the order is the same within eps)."""
+    n = int(np.prod(shape))
+    return np.asarray(rng.permutation(n) * 0.3 + rng.uniform(-0.05, 0.05, n), np.float64).reshape(shape)
+
+
+def _topk_samples(prim, rng):
+    for shape, k in [((5,), 2), ((3, 4), 3), ((2, 2, 3), 3)]:
+        yield GradSample((_distinct(shape, rng), k), f"x{list(shape)} k={k}")
+
+
+def _sort_grad_samples(prim, rng):
+    for shape in [(5,), (3, 4), (2, 3, 2)]:
+        if prim.axis < len(shape):
+            yield GradSample((_distinct(shape, rng),), f"x{list(shape)}")
+
+
 ARRAY_GRAD_RECORDS = [
+    GradRecord("Range", _variants("Range"), lambda prim, rng: [GradSample((0, 5, 1), "0..5")], zero=True),
+    GradRecord("TopK", _variants("TopK"), _topk_samples, second_order=True),
+    GradRecord(
+        "Sort",
+        {
+            "axis=-1": lambda: ops.Sort(),
+            "axis=0 descending": lambda: ops.Sort(0, True),
+            "axis=1": lambda: ops.Sort(1),
+        },
+        _sort_grad_samples,
+        second_order=True,
+    ),
     GradRecord("Gather", _variants("Gather"), _gather_samples, second_order=True),
     GradRecord("GatherNd", _variants("GatherNd"), _gather_nd_samples, second_order=True),
     GradRecord("UnsortedSegmentSum", _variants("UnsortedSegmentSum"), _segment_grad_samples, second_order=True),

@@ -5,7 +5,7 @@ SliceGrad and StridedSliceGrad. Joined to ``OP_DB`` at the end of ``tests/op_db.
 from __future__ import annotations
 
 import numpy as np
-from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample, _p, _t, make_array
+from op_db import LARGE, LARGE_N, Arg, ErrorInput, OpRecord, Sample, _p, _t, make_array
 
 from opforge import Tensor, ops
 from opforge import dtype as mstype
@@ -577,6 +577,116 @@ def _segment_errors():
     ]
 
 
+# ---------------------------------------------------------------------------------------------
+# Range
+
+RANGE_INT_CASES = [(0, 5, 1), (2, 11, 3), (5, 0, -2), (3, 3, 1), (-4, 4, 3), (0, LARGE_N, 1)]
+RANGE_FLOAT_CASES = [(0.0, 1.0, 0.1), (1, -2.5, -0.5), (0.5, 0.5, 1.0), (0, 10, 0.25), (-1e3, 1e3, 0.7)]
+
+
+def _range_samples(record, prim, ins, outs, rng):
+    for case in RANGE_INT_CASES if outs[0].kind == "i" else RANGE_FLOAT_CASES:
+        yield Sample(case, desc=f"range{case}")
+
+
+def _range_ref(prim, start, limit, delta):
+    n = len(np.arange(start, limit, delta))
+    return (
+        np.float64(start) + np.arange(n, dtype=np.float64) * np.float64(delta)
+        if isinstance(delta, float) or isinstance(start, float) or isinstance(limit, float)
+        else np.arange(start, limit, delta, dtype=np.int64)
+    )
+
+
+def _range_errors():
+    f = ops.Range
+    return [
+        ErrorInput("zero-delta", lambda: f()(0, 5, 0), ValueError, "delta"),
+        ErrorInput("wrong-direction", lambda: f()(0, 5, -1), ValueError, "toward"),
+        ErrorInput("too-long", lambda: f(maxlen=3)(0, 5, 1), ValueError, "maxlen"),
+        ErrorInput("tensor-start", lambda: f()(_t(()), 5, 1), TypeError, "'start' must be a constant"),
+        ErrorInput("str-limit", lambda: f()(0, "5", 1), TypeError, "limit"),
+        ErrorInput("nan", lambda: f()(0.0, float("nan"), 1.0), ValueError, "finite"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# TopK, Sort
+
+
+def _ordered_values(shape, dtype, rng):
+    """Few distinct values (many ties), with NaN and infinities for floats."""
+    if dtype.kind == "f":
+        vals = rng.choice(np.array([np.nan, -np.inf, np.inf, -1.5, 0.0, 2.0, 3.25, -0.0]), size=shape)
+        return np.asarray(vals).astype(dtype.np_dtype)
+    return make_array(shape, dtype, rng, -3, 3)
+
+
+def _sort_order(x, axis, descending):
+    """NumPy reference of the kernels' order: NaN greatest, ties by index (a stable sort)."""
+    moved = np.moveaxis(x, axis, -1)
+    keys = moved.astype(np.float64) if moved.dtype.kind == "f" else moved
+    if descending:
+        # stable descending with NaN first: sort by (not NaN, -value) ascending
+        if keys.dtype.kind == "f":
+            nan = np.isnan(keys)
+            order = np.lexsort((np.where(nan, 0.0, -keys), ~nan), axis=-1)
+        else:
+            order = np.argsort(-keys.astype(np.int64), axis=-1, kind="stable")
+    else:
+        order = np.argsort(keys, axis=-1, kind="stable")  # NaN last
+    values = np.take_along_axis(moved, order, axis=-1)
+    return np.moveaxis(values, -1, axis), np.moveaxis(order, -1, axis)
+
+
+SORT_SHAPES = [(5,), (3, 4), (2, 3, 4), (0, 3), (3, 1), (LARGE[1], 64)]
+
+
+def _sort_samples(record, prim, ins, outs, rng):
+    for shape in SORT_SHAPES:
+        if prim.axis >= len(shape):
+            continue
+        yield Sample((_ordered_values(shape, ins[0], rng),), desc=f"x{list(shape)} axis={prim.axis}")
+
+
+def _sort_ref(prim, x):
+    return _sort_order(x, prim.axis, prim.descending)
+
+
+def _sort_errors():
+    f = ops.Sort
+    return [
+        ErrorInput("axis-out-of-range", lambda: f(2)(_t((2, 3))), ValueError, "axis"),
+        ErrorInput("0-d", lambda: f()(_t(())), ValueError, "0-d"),
+        ErrorInput("bool-input", lambda: f()(_t((3,), mstype.bool_)), TypeError, "'x'"),
+        ErrorInput("descending-int", lambda: f(descending=1), TypeError, "descending"),
+    ]
+
+
+TOPK_CASES = [((5,), 2), ((3, 4), 4), ((2, 3, 4), 1), ((3, 4), 0), ((0, 3), 2), ((LARGE[1], 64), 10)]
+
+
+def _topk_samples(record, prim, ins, outs, rng):
+    for shape, k in TOPK_CASES:
+        yield Sample((_ordered_values(shape, ins[0], rng), k), desc=f"x{list(shape)} k={k}")
+
+
+def _topk_ref(prim, x, k):
+    values, indices = _sort_order(x, -1, True)
+    return values[..., :k], indices[..., :k]
+
+
+def _topk_errors():
+    f = ops.TopK
+    return [
+        ErrorInput("k-too-large", lambda: f()(_t((2, 3)), 4), ValueError, "'k'"),
+        ErrorInput("k-negative", lambda: f()(_t((2, 3)), -1), ValueError, "'k'"),
+        ErrorInput("k-float", lambda: f()(_t((2, 3)), 1.0), TypeError, "k"),
+        ErrorInput("0-d", lambda: f()(_t(()), 0), ValueError, "0-d"),
+        ErrorInput("sorted-int", lambda: f(sorted=1), TypeError, "sorted"),
+    ]
+
+
 RECORDS = [
     OpRecord(
         "Concat",
@@ -707,5 +817,22 @@ RECORDS = [
         _segment_ref,
         args=(Arg(), Arg()),
         error_inputs=_segment_errors,
+    ),
+    OpRecord("Range", {"": ops.Range}, _range_samples, _range_ref, args=(), error_inputs=_range_errors),
+    OpRecord(
+        "Sort",
+        {f"axis={a} descending={d}": (lambda a=a, d=d: ops.Sort(a, d)) for a in (-1, 0, 1) for d in (False, True)},
+        _sort_samples,
+        _sort_ref,
+        exact=True,
+        error_inputs=_sort_errors,
+    ),
+    OpRecord(
+        "TopK",
+        {"sorted=True": ops.TopK, "sorted=False": lambda: ops.TopK(sorted=False)},
+        _topk_samples,
+        _topk_ref,
+        exact=True,
+        error_inputs=_topk_errors,
     ),
 ]

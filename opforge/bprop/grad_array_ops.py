@@ -75,7 +75,7 @@ def _zero_bprop(self):
     return bprop
 
 
-for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.ArgMax):
+for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.ArgMax, P.Range):
     bprop_getters.register(_op)(_zero_bprop)
 
 
@@ -274,5 +274,49 @@ def get_bprop_gather_nd(self):
             flat_idx = Tensor(np.zeros((rows,), indices.dtype.np_dtype), device=indices.device)
         summed = segment_sum(F.reshape(dout, (rows, inner)), flat_idx, lead)
         return F.reshape(summed, x_shape), zeros_like(indices)
+
+    return bprop
+
+
+def _scatter_last(dvalues, indices, x_shape):
+    """Zeros of ``x_shape`` with ``dvalues[..., j]`` added at ``[..., indices[..., j]]`` (the last dim)."""
+    n = x_shape[-1]
+    k = indices.shape[-1]
+    rows = 1
+    for d in x_shape[:-1]:
+        rows *= d
+    offsets = Tensor((np.arange(rows, dtype=np.int64) * n).astype(np.int32).reshape(rows, 1), device=indices.device)
+    flat = F.reshape(F.add(F.reshape(indices, (rows, k)), offsets), (rows * k,))
+    summed = P.UnsortedSegmentSum()(F.reshape(dvalues, (rows * k,)), flat, rows * n)
+    return F.reshape(summed, tuple(x_shape))
+
+
+@bprop_getters.register(P.TopK)
+def get_bprop_top_k(self):
+    def bprop(x, k, out, dout):
+        dvalues = _tuple_dout(dout, out)[0]
+        return _scatter_last(dvalues, out[1], tuple(x.shape)), None
+
+    return bprop
+
+
+@bprop_getters.register(P.Sort)
+def get_bprop_sort(self):
+    transpose = P.Transpose()
+
+    def bprop(x, out, dout):
+        dvalues = _tuple_dout(dout, out)[0]
+        indices = out[1]
+        nd = len(x.shape)
+        a = _axis(self.axis, nd)
+        if a == nd - 1:
+            return (_scatter_last(dvalues, indices, tuple(x.shape)),)
+        perm = tuple(d for d in range(nd) if d != a) + (a,)  # the sorted dim last
+        inverse = [0] * nd
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        moved_shape = tuple(x.shape[p] for p in perm)
+        grad = _scatter_last(transpose(dvalues, perm), transpose(indices, perm), moved_shape)
+        return (transpose(grad, tuple(inverse)),)
 
     return bprop

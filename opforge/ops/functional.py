@@ -270,3 +270,48 @@ def bmm(input_x, mat2):
 def batch_matmul(x, y, transpose_a=False, transpose_b=False):
     """``BatchMatMul(transpose_a, transpose_b)(x, y)`` as a function."""
     return _batch_matmul(transpose_a, transpose_b)(x, y)
+
+
+@functools.cache
+def _range_prim(maxlen: int = 1000000) -> array_ops.Range:
+    return array_ops.Range(maxlen)
+
+
+def range(start, end=None, step=1):  # noqa: A001 (MindSpore's name)
+    """``[start, start + step, ...)`` below ``end`` (``ops.range``; one argument: ``range(end)``)."""
+    if end is None:
+        start, end = 0, start
+    return _range_prim()(start, end, step)
+
+
+@functools.cache
+def _top_k(sorted_: bool = True) -> array_ops.TopK:
+    return array_ops.TopK(sorted_)
+
+
+def topk(input, k, dim=None, largest=True, sorted=True):  # noqa: A002 (MindSpore's names)
+    """The ``k`` largest (``largest=False``: smallest) entries along ``dim`` (default: the last), as
+    ``(values, indices)`` (MindSpore's ``ops.topk``)."""
+    ndim = len(input.shape)
+    dim = ndim - 1 if dim is None else dim % ndim
+    if not largest:
+        values, indices = _sort(dim, False)(input)
+        begin, size = [0] * ndim, list(input.shape)
+        size[dim] = k
+        return slice_(values, tuple(begin), tuple(size)), slice_(indices, tuple(begin), tuple(size))
+    if dim == ndim - 1:
+        return _top_k(sorted)(input, k)
+    perm = tuple(d for d in builtins.range(ndim) if d != dim) + (dim,)
+    inverse = tuple(perm.index(d) for d in builtins.range(ndim))
+    values, indices = _top_k(sorted)(transpose(input, perm), k)
+    return transpose(values, inverse), transpose(indices, inverse)
+
+
+@functools.cache
+def _sort(axis: int = -1, descending: bool = False) -> array_ops.Sort:
+    return array_ops.Sort(axis, descending)
+
+
+def sort(input_x, axis=-1, descending=False):
+    """``(values, indices)`` of ``input_x`` sorted along ``axis`` (MindSpore's ``ops.sort``)."""
+    return _sort(axis, descending)(input_x)

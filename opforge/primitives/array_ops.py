@@ -41,6 +41,9 @@ __all__ = [
     "GatherNd",
     "ScatterNdUpdate",
     "UnsortedSegmentSum",
+    "Range",
+    "TopK",
+    "Sort",
 ]
 
 _REAL_TYPES = (mstype.bool_,) + mstype.int_type + mstype.uint_type + mstype.float_type
@@ -902,3 +905,107 @@ class UnsortedSegmentSum(_Operator):
         validator.check_tensor_dtype_valid("segment_ids", ids, _INDEX_TYPES, self.name)
         valid = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int32, mstype.int64)
         return validator.check_tensor_dtype_valid("x", x, valid, self.name)
+
+
+class Range(_Operator):
+    r"""A 1-D sequence: ``Range(maxlen=1000000)(start, limit, delta)``, :math:`out_i = start + i \cdot delta` for
+    :math:`i < \lceil (limit - start) / delta \rceil` (``np.arange``). ``start``, ``limit`` and ``delta`` are
+    Python numbers (the length must be known when the call is planned): all ints give int64, else float32.
+    ``delta`` must be nonzero and point from ``start`` toward ``limit`` (or the range is empty when they are
+    equal); the length must not exceed ``maxlen``. dtypes: int64, float32, on CPU and GPU.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("start"), sig.make_sig("limit"), sig.make_sig("delta"))
+    constant_inputs = ((0, "start"), (1, "limit"), (2, "delta"))
+
+    @prim_attr_register
+    def __init__(self, maxlen=1000000):
+        validator.check_value_type("maxlen", maxlen, [int], self.name)
+        validator.check_positive_int(maxlen, "maxlen", self.name)
+        self.init_prim_io_names(inputs=["start", "limit", "delta"], outputs=["output"])
+
+    def _values(self, start, limit, delta):
+        for name, v in (("start", start), ("limit", limit), ("delta", delta)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(
+                    f"For '{self.name}', the '{name}' must be a Python int or float, but got {type(v).__name__}."
+                )
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"For '{self.name}', the '{name}' must be finite, but got {v}.")
+        if delta == 0:
+            raise ValueError(f"For '{self.name}', the 'delta' must not be 0.")
+        if (limit - start) * delta < 0:
+            raise ValueError(
+                f"For '{self.name}', the 'delta' {delta} must point from 'start' {start} toward 'limit' {limit}."
+            )
+        if all(isinstance(v, int) for v in (start, limit, delta)):
+            length = -((start - limit) // delta)
+        else:
+            length = math.ceil((limit - start) / delta)
+        if length > self.maxlen:
+            raise ValueError(f"For '{self.name}', the length {length} exceeds 'maxlen' {self.maxlen}.")
+        return length
+
+    def infer_shape(self, start, limit, delta):
+        return [self._values(start, limit, delta)]
+
+    def infer_dtype(self, start, limit, delta):
+        self._values(start, limit, delta)
+        return mstype.int64 if all(isinstance(v, int) for v in (start, limit, delta)) else mstype.float32
+
+
+_SORT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int8, mstype.int16,
+               mstype.int32, mstype.int64, mstype.uint8)  # fmt: skip
+
+
+class TopK(_Operator):
+    r"""The ``k`` largest entries along the last dim: ``TopK(sorted=True)(input_x, k)`` returns ``(values,
+    indices)``, both of shape ``x.shape[:-1] + [k]``, indices int32. Values descend; NaN counts as the largest;
+    ties keep the smaller index first (the order is the same for ``sorted=False``).
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, on CPU and GPU."""
+
+    __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("k"))
+    constant_inputs = ((1, "k"),)
+
+    @prim_attr_register
+    def __init__(self, sorted=True):  # noqa: A002 (MindSpore's attribute name)
+        validator.check_value_type("sorted", sorted, [bool], self.name)
+        self.init_prim_io_names(inputs=["input", "k"], outputs=["values", "indices"])
+
+    def infer_shape(self, x, k):
+        validator.check_value_type("k", k, [int], self.name)
+        if not x:
+            raise ValueError(f"For '{self.name}', the 'input_x' must have at least 1 dim, but got 0-d.")
+        if not 0 <= k <= x[-1]:
+            raise ValueError(
+                f"For '{self.name}', the 'k' must be in [0, {x[-1]}] (the last dim of 'input_x'), but got {k}."
+            )
+        shape = list(x[:-1]) + [k]
+        return shape, list(shape)
+
+    def infer_dtype(self, x, k):
+        validator.check_tensor_dtype_valid("input_x", x, _SORT_TYPES, self.name)
+        return x, mstype.int32
+
+
+class Sort(_Operator):
+    r"""Sorts along ``axis``: ``Sort(axis=-1, descending=False)(x)`` returns ``(values, indices)`` (indices int32:
+    each value's position in ``x``). NaN sorts last ascending and first descending; ties keep the smaller
+    index first (stable). dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, on CPU
+    and GPU."""
+
+    @prim_attr_register
+    def __init__(self, axis=-1, descending=False):
+        validator.check_value_type("axis", axis, [int], self.name)
+        validator.check_value_type("descending", descending, [bool], self.name)
+        self.init_prim_io_names(inputs=["x"], outputs=["y1", "y2"])
+
+    def infer_shape(self, x):
+        if not x:
+            raise ValueError(f"For '{self.name}', the 'x' must have at least 1 dim, but got 0-d.")
+        _norm_axis(self.name, self.axis, len(x))
+        return list(x), list(x)
+
+    def infer_dtype(self, x):
+        validator.check_tensor_dtype_valid("x", x, _SORT_TYPES, self.name)
+        return x, mstype.int32

@@ -21,9 +21,11 @@ from opforge.kernels.gpu import (
     minmax,
     one_hot,
     optimizer,
+    range,
     reduce,
     reshape,
     softmax,
+    sort,
     transpose,
 )
 
@@ -46,8 +48,10 @@ __all__ = [
     "minmax",
     "one_hot",
     "optimizer",
+    "range",
     "reduce",
     "reshape",
     "softmax",
+    "sort",
     "transpose",
 ]
