@@ -737,10 +737,230 @@ GRAD_DB_LIST += [
 ]
 
 
+# Data movement (helper "array": Concat, Stack, Split, Unstack, Slice, StridedSlice, their grads,
+# ReverseV2, Tile, Select). Tuple-taking ops are differentiated through a wrapper taking the
+# elements as arguments.
+
+
+def _tuple_op(factory):
+    return lambda: lambda *xs: factory()(xs)
+
+
+def _parts_samples(shapes_list):
+    def samples(prim, rng):
+        for shapes in shapes_list:
+            yield GradSample(tuple(uniform(s, rng=rng) for s in shapes), f"{[list(s) for s in shapes]}")
+
+    return samples
+
+
+def _one_input(shapes):
+    def samples(prim, rng):
+        for shape in shapes:
+            yield GradSample((uniform(shape, rng=rng),), f"x{list(shape)}")
+
+    return samples
+
+
+def _slice_grad_samples(prim, rng):
+    for shape, begin, size in [((4, 5), (1, 2), (2, 3)), ((5,), (0,), (-1,)), ((2, 3, 4), (1, 0, 1), (1, -1, 2))]:
+        x = uniform(shape, rng=rng)
+        yield GradSample((x, begin, size), f"x{list(shape)} begin={begin} size={size}")
+
+
+def _slice_grad_grad_samples(prim, rng):
+    for shape, begin, size, dy in [((4, 5), (1, 2), (2, 3), (2, 3)), ((5,), (1,), (-1,), (4,))]:
+        yield GradSample((uniform(dy, rng=rng), uniform(shape, rng=rng), begin, size), f"x{list(shape)}", diff=(0,))
+
+
+_STRIDED = [  # masks, shape, begin, end, strides
+    ({}, (7,), (1,), (6,), (2,)),
+    ({}, (4, 5), (3, 4), (0, 0), (-1, -2)),
+    ({"shrink_axis_mask": 1, "end_mask": 2}, (4, 5), (1, 0), (0, 0), (1, 1)),
+    ({"ellipsis_mask": 1, "new_axis_mask": 2}, (2, 3, 4), (0, 0, 1), (0, 0, 3), (1, 1, 1)),
+]
+
+
+def _strided_samples_for(masks):
+    def samples(prim, rng):
+        for m, shape, begin, end, strides in _STRIDED:
+            if m == masks:
+                yield GradSample((uniform(shape, rng=rng), begin, end, strides), f"x{list(shape)}")
+
+    return samples
+
+
+def _strided_grad_samples_for(masks):
+    def samples(prim, rng):
+        for m, shape, begin, end, strides in _STRIDED:
+            if m == masks:
+                dy = ops.StridedSlice(**m)(_zeros(shape), begin, end, strides)
+                yield GradSample((uniform(dy.shape, rng=rng), shape, begin, end, strides), f"x{list(shape)}")
+
+    return samples
+
+
+def _zeros(shape):
+    from opforge import Tensor
+
+    return Tensor(np.zeros(shape, np.float64))
+
+
+def _tile_samples(prim, rng):
+    for shape, multiples in [((3,), (2,)), ((2, 3), (2, 1)), ((2, 3), (1, 2, 2)), ((), (3,))]:
+        yield GradSample((uniform(shape, rng=rng), multiples), f"x{list(shape)} multiples={multiples}")
+
+
+def _select_samples(prim, rng):
+    for shape in [(5,), (3, 4), ()]:
+        cond = np.asarray(rng.random(shape) < 0.5)
+        yield GradSample((cond, uniform(shape, rng=rng), uniform(shape, rng=rng)), f"{list(shape)}")
+
+
+def _set_masks(prim) -> dict:
+    names = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+    return {k: getattr(prim, k) for k in names if getattr(prim, k)}
+
+
+def _strided_key(m) -> str:
+    return ",".join(f"{k}={v}" for k, v in m.items()) or "no masks"
+
+
+def _bmm_samples(prim, rng):
+    ta, tb = prim.transpose_a, prim.transpose_b
+    for bx, by, m, k, n in [((2,), (2,), 2, 3, 2), ((2, 1), (3,), 2, 2, 3), ((), (2,), 3, 2, 2)]:
+        a = uniform(bx + ((k, m) if ta else (m, k)), rng=rng)
+        b = uniform(by + ((n, k) if tb else (k, n)), rng=rng)
+        yield GradSample((a, b), f"x{list(a.shape)} y{list(b.shape)}")
+
+
+def _gather_samples(prim, rng):
+    for pshape, idx, axis in [
+        ((5,), [0, 3, 3], 0),
+        ((4, 3), [[1, 0], [3, 1]], 0),
+        ((2, 4, 3), [2, 2, 0], 1),
+        ((3, 4), 1, -1),
+    ]:
+        yield GradSample(
+            (uniform(pshape, rng=rng), np.asarray(idx, np.int32), axis), f"params{list(pshape)} axis={axis}"
+        )
+
+
+def _gather_nd_samples(prim, rng):
+    for xshape, idx in [((4, 3), [[1, 2], [1, 2], [0, 0]]), ((3, 4), [[2], [0]]), ((2, 3, 2), [[[1, 0]], [[0, 2]]])]:
+        yield GradSample((uniform(xshape, rng=rng), np.asarray(idx, np.int64)), f"x{list(xshape)}")
+
+
+def _segment_grad_samples(prim, rng):
+    for xshape, ids, n in [((4,), [0, 2, 0, 1], 3), ((3, 2), [1, 1, 0], 2), ((2, 2, 2), [[0, 1], [3, 1]], 4)]:
+        yield GradSample((uniform(xshape, rng=rng), np.asarray(ids, np.int32), n), f"x{list(xshape)} n={n}")
+
+
+def _distinct(shape, rng):
+    """Values at least 0.1 apart (no ties, so the order is the same within eps)."""
+    n = int(np.prod(shape))
+    return np.asarray(rng.permutation(n) * 0.3 + rng.uniform(-0.05, 0.05, n), np.float64).reshape(shape)
+
+
+def _topk_samples(prim, rng):
+    for shape, k in [((5,), 2), ((3, 4), 3), ((2, 2, 3), 3)]:
+        yield GradSample((_distinct(shape, rng), k), f"x{list(shape)} k={k}")
+
+
+def _sort_grad_samples(prim, rng):
+    for shape in [(5,), (3, 4), (2, 3, 2)]:
+        if prim.axis < len(shape):
+            yield GradSample((_distinct(shape, rng),), f"x{list(shape)}")
+
+
+ARRAY_GRAD_RECORDS = [
+    GradRecord("Range", _variants("Range"), lambda prim, rng: [GradSample((0, 5, 1), "0..5")], zero=True),
+    GradRecord("TopK", _variants("TopK"), _topk_samples, second_order=True),
+    GradRecord(
+        "Sort",
+        {
+            "axis=-1": lambda: ops.Sort(),
+            "axis=0 descending": lambda: ops.Sort(0, True),
+            "axis=1": lambda: ops.Sort(1),
+        },
+        _sort_grad_samples,
+        second_order=True,
+    ),
+    GradRecord("Gather", _variants("Gather"), _gather_samples, second_order=True),
+    GradRecord("GatherNd", _variants("GatherNd"), _gather_nd_samples, second_order=True),
+    GradRecord("UnsortedSegmentSum", _variants("UnsortedSegmentSum"), _segment_grad_samples, second_order=True),
+    GradRecord(
+        "AddN",
+        {"": _tuple_op(lambda: ops.AddN())},
+        _parts_samples([((2, 3),), ((2, 3), (2, 3)), ((3,), (3,), (3,))]),
+        second_order=True,
+    ),
+    GradRecord(
+        "BatchMatMul",
+        _variants(
+            "BatchMatMul",
+            NN={},
+            TN={"transpose_a": True},
+            NT={"transpose_b": True},
+            TT={"transpose_a": True, "transpose_b": True},
+        ),
+        _bmm_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "Concat",
+        {"axis=0": _tuple_op(lambda: ops.Concat(0)), "axis=-1": _tuple_op(lambda: ops.Concat(-1))},
+        _parts_samples([((2, 3), (2, 3)), ((2, 3), (2, 3), (2, 3))]),
+        second_order=True,
+    ),
+    GradRecord(
+        "Stack",
+        {"axis=0": _tuple_op(lambda: ops.Stack(0)), "axis=1": _tuple_op(lambda: ops.Stack(1))},
+        _parts_samples([((2, 3), (2, 3)), ((3,), (3,), (3,))]),
+        second_order=True,
+    ),
+    GradRecord(
+        "Split",
+        {"axis=0 n=2": lambda: ops.Split(0, 2), "axis=1 n=3": lambda: ops.Split(1, 3)},
+        _one_input([(4, 3), (2, 6)]),
+        second_order=True,
+    ),
+    GradRecord(
+        "Unstack",
+        {"axis=0": lambda: ops.Unstack(0), "axis=-1": lambda: ops.Unstack(-1)},
+        _one_input([(3, 2), (2, 3, 2)]),
+        second_order=True,
+    ),
+    GradRecord("Slice", _variants("Slice"), _slice_grad_samples, second_order=True),
+    GradRecord("SliceGrad", _variants("SliceGrad"), _slice_grad_grad_samples, second_order=True),
+    GradRecord(
+        "StridedSlice",
+        {_strided_key(m): (lambda m=m: ops.StridedSlice(**m)) for m, *_ in _STRIDED},
+        lambda prim, rng: _strided_samples_for(_set_masks(prim))(prim, rng),
+        second_order=True,
+    ),
+    GradRecord(
+        "StridedSliceGrad",
+        {_strided_key(m): (lambda m=m: ops.StridedSliceGrad(**m)) for m, *_ in _STRIDED},
+        lambda prim, rng: _strided_grad_samples_for(_set_masks(prim))(prim, rng),
+        second_order=True,
+    ),
+    GradRecord(
+        "ReverseV2",
+        {"axis=(0,)": lambda: ops.ReverseV2((0,)), "axis=(0, -1)": lambda: ops.ReverseV2((0, -1))},
+        _one_input([(3, 4), (2, 3, 2)]),
+        second_order=True,
+    ),
+    GradRecord("Tile", _variants("Tile"), _tile_samples, second_order=True),
+    GradRecord("Select", _variants("Select"), _select_samples, second_order=True),
+]
+
+GRAD_DB_LIST = GRAD_DB_LIST + ARRAY_GRAD_RECORDS
+
 GRAD_DB: dict = {r.name: r for r in GRAD_DB_LIST}
 assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
 
 # Operators that are not differentiable by design (in-place updates): they have no bprop, and using
 # them inside differentiated code raises a TypeError naming them.
 # MaxPoolGrad has no bprop yet (its gradient needs a gather at the maxima, MindSpore's MaxPoolGradGrad).
-NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam", "MaxPoolGrad"}
+NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam", "MaxPoolGrad", "ScatterNdUpdate"}

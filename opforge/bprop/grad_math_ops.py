@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, reduced_shape, zero_grads
+from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, reduced_shape, sum_to_shape, zero_grads
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -333,5 +333,42 @@ def get_bprop_reduce_logical(self):
 def get_bprop_equal(self):
     def bprop(x, y, out, dout):
         return zero_grads(x, y)
+
+    return bprop
+
+
+@bprop_getters.register(P.AddN)
+def get_bprop_add_n(self):
+    def bprop(x, out, dout):
+        return (tuple(dout for _ in x),)
+
+    return bprop
+
+
+@bprop_getters.register(P.BatchMatMul)
+def get_bprop_batch_matmul(self):
+    ta, tb = self.transpose_a, self.transpose_b
+    # MatMul's four cases on the last two dims; broadcast batch dims summed back to each input's shape.
+    if not ta and not tb:
+        dx_op, dy_op = P.BatchMatMul(transpose_b=True), P.BatchMatMul(transpose_a=True)
+        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
+    elif ta and not tb:
+        dx_op, dy_op = P.BatchMatMul(transpose_b=True), P.BatchMatMul()
+        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
+    elif not ta and tb:
+        dx_op, dy_op = P.BatchMatMul(), P.BatchMatMul(transpose_a=True)
+        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
+    else:
+        dx_op = dy_op = P.BatchMatMul(transpose_a=True, transpose_b=True)
+        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
+
+    def bprop(x, y, out, dout):
+        dx = grad_for(x, sum_to_shape(grad_x(x, y, dout), x.shape)) if needs_input_grad(0) else None
+        dy = grad_for(y, sum_to_shape(grad_y(x, y, dout), y.shape)) if needs_input_grad(1) else None
+        return dx, dy
 
     return bprop

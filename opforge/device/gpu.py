@@ -72,8 +72,9 @@ class GpuRuntime:
         raise NotImplementedError
 
     def matmul(self, a, b, out, transpose_a: bool = False, transpose_b: bool = False) -> None:
-        """``out = op(a) @ op(b)`` for 2-d C-contiguous arrays, ``op`` transposing where asked (cuBLAS
-        through CuPy); integers wrap. ``out`` is C-contiguous of the result's shape."""
+        """``out = op(a) @ op(b)`` for C-contiguous arrays of at least 2 dims, ``op`` transposing the last
+        two dims where asked (cuBLAS through CuPy); leading dims are batch dims that broadcast as
+        ``np.matmul``'s (BatchMatMul); integers wrap. ``out`` is C-contiguous of the result's shape."""
         raise NotImplementedError
 
     def memory_bytes(self) -> int:

@@ -351,13 +351,28 @@ _ELEMWISE_METHODS = (
     atan2, floor_divide, remainder, fmod, greater, greater_equal, less, less_equal, not_equal,
     gt, ge, lt, le, ne, clip,
 )  # fmt: skip
+def __getitem__(self, key):
+    """Basic indexing (ints, slices, None, Ellipsis) through StridedSlice."""
+    return F.getitem(self, key)
+
+
+def tile(self, multiples):
+    return F.tile(self, multiples)
+
+
+def flip(self, dims):
+    return F.flip(self, dims)
+
+
+def split(self, split_size_or_sections, axis=0):
+    return F.split(self, split_size_or_sections, axis)
 
 
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
-    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS,
+    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split,
 )  # fmt: skip
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from opforge import dtype as mstype
+from opforge.dispatch import signature as sig
 from opforge.primitives._utils import _Operator
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
@@ -21,6 +22,8 @@ __all__ = [
     "HSwishGrad",
     "BatchNormGrad",
     "LayerNormGrad",
+    "SliceGrad",
+    "StridedSliceGrad",
 ]
 
 
@@ -276,3 +279,74 @@ class LayerNormGrad(_Operator):
         args = {"x": x, "dy": dy, "variance": variance, "mean": mean, "gamma": gamma}
         t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
         return t, t, t
+class SliceGrad(_Operator):
+    """Slice's backward: ``SliceGrad()(dy, x, begin, size)``, zeros of ``x``'s shape with ``dy`` at
+    ``x[begin : begin + size]``. ``dy`` and ``x`` have one dtype; ``x``'s values are not read. dtypes: all."""
+
+    __mindspore_signature__ = (sig.make_sig("dy"), sig.make_sig("x"), sig.make_sig("begin"), sig.make_sig("size"))
+    constant_inputs = ((2, "begin"), (3, "size"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["dy", "x", "begin", "size"], outputs=["output"])
+
+    def infer_shape(self, dy_shape, x_shape, begin, size):
+        from opforge.primitives.array_ops import Slice
+
+        want = Slice().infer_shape(x_shape, begin, size)
+        if list(dy_shape) != list(want):
+            raise ValueError(
+                f"For '{self.name}', the 'dy' must have the slice's shape {want}, but got {list(dy_shape)}."
+            )
+        return list(x_shape)
+
+    def infer_dtype(self, dy_dtype, x_dtype, begin, size):
+        args = {"dy": dy_dtype, "x": x_dtype}
+        return validator.check_tensors_dtypes_same_and_valid(args, mstype.all_types, self.name)
+
+
+class StridedSliceGrad(_Operator):
+    """StridedSlice's backward: ``StridedSliceGrad(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+    shrink_axis_mask=0)(dy, shapex, begin, end, strides)``: zeros of shape ``shapex`` (a tuple of ints) with
+    ``dy`` where the slice reads. dtypes: all."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("dy"),
+        sig.make_sig("shapex"),
+        sig.make_sig("begin"),
+        sig.make_sig("end"),
+        sig.make_sig("strides"),
+    )
+    constant_inputs = ((1, "shapex"), (2, "begin"), (3, "end"), (4, "strides"))
+
+    @prim_attr_register
+    def __init__(self, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0):
+        for name in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"):
+            value = getattr(self, name)
+            validator.check_value_type(name, value, [int], self.name)
+            validator.check_non_negative_int(value, name, self.name)
+        self.init_prim_io_names(inputs=["dy", "shapex", "begin", "end", "strides"], outputs=["output"])
+
+    def infer_shape(self, dy_shape, shapex, begin, end, strides):
+        from opforge.primitives.array_ops import _check_int_tuple, strided_slice_walk
+
+        shapex = _check_int_tuple(self.name, "shapex", shapex)
+        if any(d < 0 for d in shapex):
+            raise ValueError(f"For '{self.name}', the 'shapex' must hold dims >= 0, but got {list(shapex)}.")
+        masks = (self.begin_mask, self.end_mask, self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
+        want = strided_slice_walk(
+            self.name,
+            list(shapex),
+            _check_int_tuple(self.name, "begin", begin),
+            _check_int_tuple(self.name, "end", end),
+            _check_int_tuple(self.name, "strides", strides),
+            masks,
+        )[1]
+        if list(dy_shape) != list(want):
+            raise ValueError(
+                f"For '{self.name}', the 'dy' must have the slice's shape {want}, but got {list(dy_shape)}."
+            )
+        return list(shapex)
+
+    def infer_dtype(self, dy_dtype, shapex, begin, end, strides):
+        return validator.check_tensor_dtype_valid("dy", dy_dtype, mstype.all_types, self.name)

@@ -58,6 +58,8 @@ __all__ = [
     "NotEqual",
     "LogicalAnd",
     "LogicalOr",
+    "AddN",
+    "BatchMatMul",
 ]
 
 _REAL_NUMBER_TYPES = mstype.int_type + mstype.uint_type + mstype.float_type
@@ -545,3 +547,77 @@ class LogicalOr(_Compare):
     r""":math:`out = x \lor y`, broadcast. dtypes: bool."""
 
     valid_dtypes = (mstype.bool_,)
+_ADD_N_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int8, mstype.int16,
+                mstype.int32, mstype.int64, mstype.uint8)  # fmt: skip
+
+
+class AddN(_Operator):
+    r"""The element-wise sum of a tuple (or list) of Tensors of one shape and dtype: ``AddN()(x)``,
+    :math:`out = \sum_k x_k` (summed left to right in float for the half types, integers wrapping).
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, on CPU and GPU."""
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["inputs"], outputs=["sum"])
+
+    def infer_shape(self, inputs):
+        if not isinstance(inputs, tuple):
+            raise TypeError(f"For '{self.name}', the 'x' must be a tuple of Tensors.")
+        first = list(inputs[0])
+        for i, s in enumerate(inputs[1:], 1):
+            if list(s) != first:
+                raise ValueError(
+                    f"For '{self.name}', every element of 'x' must have the shape of 'x[0]' {first}, but 'x[{i}]' "
+                    f"has shape {list(s)}."
+                )
+        return first
+
+    def infer_dtype(self, inputs):
+        if not isinstance(inputs, tuple):
+            raise TypeError(f"For '{self.name}', the 'x' must be a tuple of Tensors.")
+        first = inputs[0]
+        for i, d in enumerate(inputs):
+            validator.check_tensor_dtype_valid(f"x[{i}]", d, _ADD_N_TYPES, self.name)
+            if d is not first:
+                raise TypeError(
+                    f"For '{self.name}', every element of 'x' must have the dtype of 'x[0]' ({first}), but 'x[{i}]' "
+                    f"is {d}."
+                )
+        return first
+
+
+class BatchMatMul(_Operator):
+    r"""Batched matrix product: ``BatchMatMul(transpose_a=False, transpose_b=False)(x, y)``,
+    :math:`out[..., :, :] = op(x[..., :, :]) \, op(y[..., :, :])` over the leading (batch) dims, which
+    broadcast as NumPy's; both inputs have at least 2 dims (``np.matmul``).
+
+    dtypes: float16, bfloat16, float32, float64 (BLAS / the GPU's GEMM; half types compute in float32),
+    int32, int64 (wrapping), on CPU and GPU.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("x", dtype=sig.sig_dtype.T), sig.make_sig("y", dtype=sig.sig_dtype.T))
+
+    @prim_attr_register
+    def __init__(self, transpose_a=False, transpose_b=False):
+        validator.check_value_type("transpose_a", transpose_a, [bool], self.name)
+        validator.check_value_type("transpose_b", transpose_b, [bool], self.name)
+        self.init_prim_io_names(inputs=["x1", "x2"], outputs=["output"])
+
+    def infer_shape(self, x, y):
+        if len(x) < 2 or len(y) < 2:
+            raise ValueError(
+                f"For '{self.name}', the inputs must have at least 2 dims, but got shapes {list(x)} and {list(y)}."
+            )
+        m, k1 = (x[-1], x[-2]) if self.transpose_a else (x[-2], x[-1])
+        k2, n = (y[-1], y[-2]) if self.transpose_b else (y[-2], y[-1])
+        if k1 != k2:
+            raise ValueError(
+                f"For '{self.name}', the inner dimensions must match (transpose_a={self.transpose_a}, "
+                f"transpose_b={self.transpose_b}), but got shapes {list(x)} and {list(y)}."
+            )
+        batch = broadcast_shape(self.name, list(x[:-2]), list(y[:-2]), "x", "y")
+        return list(batch) + [m, n]
+
+    def infer_dtype(self, x, y):
+        valid = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int32, mstype.int64)
+        return validator.check_tensors_dtypes_same_and_valid({"x": x, "y": y}, valid, self.name)

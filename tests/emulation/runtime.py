@@ -158,7 +158,8 @@ class EmulatedRuntime(GpuRuntime):
         self.launches += 1
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
-        a, b = (a._host.T if transpose_a else a._host), (b._host.T if transpose_b else b._host)
+        a = a._host.swapaxes(-1, -2) if transpose_a else a._host
+        b = b._host.swapaxes(-1, -2) if transpose_b else b._host
         if out._host.dtype == np.float16:  # cuBLAS's half GEMM: sums in float32, rounds once
             out._host[...] = np.matmul(a.astype(np.float32), b.astype(np.float32))
             return

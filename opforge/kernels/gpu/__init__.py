@@ -6,6 +6,7 @@ like the CPU's. Importing this needs no CuPy: registrations are data; only a lau
 from opforge.device.gpu import GpuDevice
 from opforge.kernels.gpu import (
     argmax,
+    array,
     assign,
     bias_add,
     broadcast_to,
@@ -15,6 +16,7 @@ from opforge.kernels.gpu import (
     elementwise,
     elemwise,
     fill,
+    gather,
     loops,
     loss,
     matmul,
@@ -22,9 +24,11 @@ from opforge.kernels.gpu import (
     normalization,
     one_hot,
     optimizer,
+    range,
     reduce,
     reshape,
     softmax,
+    sort,
     transpose,
 )
 
@@ -32,6 +36,7 @@ GpuDevice.provide_kernels(cast=cast.cast, fill=fill.fill)
 
 __all__ = [
     "argmax",
+    "array",
     "assign",
     "bias_add",
     "broadcast_to",
@@ -41,6 +46,7 @@ __all__ = [
     "elementwise",
     "elemwise",
     "fill",
+    "gather",
     "loops",
     "loss",
     "matmul",
@@ -48,8 +54,10 @@ __all__ = [
     "normalization",
     "one_hot",
     "optimizer",
+    "range",
     "reduce",
     "reshape",
     "softmax",
+    "sort",
     "transpose",
 ]
