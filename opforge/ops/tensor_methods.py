@@ -351,6 +351,8 @@ _ELEMWISE_METHODS = (
     atan2, floor_divide, remainder, fmod, greater, greater_equal, less, less_equal, not_equal,
     gt, ge, lt, le, ne, clip,
 )  # fmt: skip
+
+
 def __getitem__(self, key):
     """Basic indexing (ints, slices, None, Ellipsis) through StridedSlice."""
     return F.getitem(self, key)

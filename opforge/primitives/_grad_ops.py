@@ -201,6 +201,8 @@ class HSwishGrad(_ActivationGrad):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["y_grad", "x"], outputs=["output"])
+
+
 class BatchNormGrad(_Operator):
     r"""``BatchNormGrad(is_training=False, epsilon=1e-5, data_format="NCHW")(dy, x, scale, reserve_space_1,
     reserve_space_2)`` returns ``(dx, dscale, dbias)`` for BatchNorm's ``y`` (reserve_space_1/2: the mean
@@ -279,6 +281,8 @@ class LayerNormGrad(_Operator):
         args = {"x": x, "dy": dy, "variance": variance, "mean": mean, "gamma": gamma}
         t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
         return t, t, t
+
+
 class SliceGrad(_Operator):
     """Slice's backward: ``SliceGrad()(dy, x, begin, size)``, zeros of ``x``'s shape with ``dy`` at
     ``x[begin : begin + size]``. ``dy`` and ``x`` have one dtype; ``x``'s values are not read. dtypes: all."""

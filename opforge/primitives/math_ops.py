@@ -547,6 +547,8 @@ class LogicalOr(_Compare):
     r""":math:`out = x \lor y`, broadcast. dtypes: bool."""
 
     valid_dtypes = (mstype.bool_,)
+
+
 _ADD_N_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int8, mstype.int16,
                 mstype.int32, mstype.int64, mstype.uint8)  # fmt: skip
 

@@ -444,6 +444,8 @@ class HSigmoid(_NamedActivation):
 class HSwish(_NamedActivation):
     r"""Hard swish: :math:`y = x \cdot \operatorname{relu6}(x + 3) / 6`.
     dtypes: float16, bfloat16, float32, float64."""
+
+
 # Normalisations
 
 
