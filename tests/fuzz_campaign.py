@@ -206,7 +206,18 @@ class AsParameter:
     value: np.ndarray
 
 
+def _is_tensor_tuple(arg) -> bool:
+    """A tuple (or list) input of Tensors, such as Concat's, given as arrays or markers."""
+    return (
+        isinstance(arg, (tuple, list))
+        and len(arg) > 0
+        and all(isinstance(a, (np.ndarray, Raw, AsTensor, AsParameter)) for a in arg)
+    )
+
+
 def _materialise(arg, i: int, writes: frozenset):
+    if _is_tensor_tuple(arg):
+        return type(arg)(_materialise(a, i, writes) for a in arg)
     if isinstance(arg, Raw):
         return arg.value
     if isinstance(arg, AsTensor):
@@ -220,6 +231,8 @@ def _materialise(arg, i: int, writes: frozenset):
 
 def _ref_value(arg):
     """What the NumPy reference sees for an argument."""
+    if _is_tensor_tuple(arg):
+        return type(arg)(_ref_value(a) for a in arg)
     if isinstance(arg, (Raw, AsTensor, AsParameter)):
         arg = arg.value
     if isinstance(arg, np.ndarray):
@@ -327,18 +340,30 @@ def _check_structure(prim, result, call_args, read_before: dict) -> None:
             raise WrongResult(f"input {i}, which is only read, was modified")
 
 
-def _compare(bl: Baseline, variant_obj, ref_args, kwargs, actual: Tensor, finite_only: bool, signed_zeros: bool):
-    """Compare with the record's NumPy reference, when it has one for these arguments."""
+def _compare(bl: Baseline, variant_obj, ref_args, kwargs, actual, finite_only: bool, signed_zeros: bool):
+    """Compare with the record's NumPy reference, when it has one for these arguments. A tuple of
+    outputs (Split, TopK, ...) is compared output by output with the reference's sequence."""
     record = bl.record
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # references meet empty means and NaN on purpose
-            expected = np.asarray(record.ref(variant_obj, *[upcast(a) for a in ref_args], **kwargs))
+            expected = record.ref(variant_obj, *[upcast(a) for a in ref_args], **kwargs)
             magnitude = None
-            if record.magnitude is not None:
+            if record.magnitude is not None and not isinstance(actual, tuple):
                 magnitude = np.asarray(record.magnitude(variant_obj, *[upcast(a) for a in ref_args], **kwargs))
     except Exception:  # noqa: BLE001 - the reference does not cover these arguments: nothing to compare
         return
+    if isinstance(actual, tuple):
+        if not isinstance(expected, (tuple, list)) or len(expected) != len(actual):
+            count = len(expected) if isinstance(expected, (tuple, list)) else "one array"
+            raise WrongResult(f"{len(actual)} outputs, the reference gives {count}")
+        for a, e in zip(actual, expected):
+            _compare_output(record, a, np.asarray(e), None, finite_only, signed_zeros)
+        return
+    _compare_output(record, actual, np.asarray(expected), magnitude, finite_only, signed_zeros)
+
+
+def _compare_output(record, actual: Tensor, expected: np.ndarray, magnitude, finite_only: bool, signed_zeros: bool):
     dtype = actual.dtype
     if dtype.kind == "c" or expected.dtype == object:
         return

@@ -266,7 +266,10 @@ class _Call(NamedTuple):
 
 def _kernel_plan(call: _Call):
     prim, args, tensor_pos, metas = call.prim, call.args, call.tensor_pos, call.metas
-    out_shapes, out_dtypes = _normalise_outputs(prim, prim.__infer__(*metas))
+    inferred = prim.__infer__(*metas)
+    out_shapes, out_dtypes = _normalise_outputs(prim, inferred)
+    # One output inferred as a tuple (Split with output_num=1) is returned as a 1-tuple, as in MindSpore.
+    one_in_tuple = len(out_dtypes) == 1 and isinstance(inferred["dtype"], (tuple, list))
     in_dtypes = tuple(_slot_meta(metas, slot, "dtype") for slot in tensor_pos)
     device = get_device(call.backend)
     selection, run_on = _select(prim.name, call.backend, in_dtypes, out_dtypes)
@@ -296,12 +299,19 @@ def _kernel_plan(call: _Call):
     if scalars is not None:
         fast = _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars, _scalar_converter(prim, call))
         if fast is not None:
-            return fast
+            return _as_one_tuple(fast, label) if one_in_tuple else fast
     gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
     wrap = _wrapper(out_dtypes, device, aliases, writes)
     run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
     run.kernel = label
-    return run
+    return _as_one_tuple(run, label) if one_in_tuple else run
+
+
+def _as_one_tuple(run, label):
+    """``run`` giving its one output in a tuple."""
+    tupled = lambda call_args: (run(call_args),)  # noqa: E731
+    tupled.kernel = label
+    return tupled
 
 
 class CpuFallbackWarning(UserWarning):

@@ -146,24 +146,24 @@ class MLP(nn.Cell):
 
 
 class LeNet5(nn.Cell):
-    """LeNet-5 for 8x8 one-channel images (MindSpore's model zoo LeNet5, scaled to the digits):
-    ``conv 3x3 (6) -> ReLU -> max pool 2 -> conv 3x3 (16) -> ReLU -> max pool 2 -> flatten ->
-    Dense 64 -> 120 -> ReLU -> Dense 84 -> ReLU -> Dense classes``. Takes the 64 features of a sample
-    and views them as a 1x8x8 image."""
+    """LeNet-5's layout (MindSpore's model zoo LeNet5) for 8x8 one-channel images, wider than the
+    original 6 and 16 channels, which reached only 95-97% on the digits: ``conv 3x3 (32) -> ReLU -> max
+    pool 2 -> conv 3x3 (64) -> ReLU -> max pool 2 -> flatten -> Dense 128 -> ReLU -> Dense 64 -> ReLU ->
+    Dense classes``. Takes the 64 features of a sample and views them as a 1x8x8 image."""
 
-    def __init__(self, num_class: int = 10, num_channel: int = 1, side: int = 8):
+    def __init__(self, num_class: int = 10, num_channel: int = 1, side: int = 8, channels=(32, 64), hidden=(128, 64)):
         super().__init__()
         self.image_shape = (-1, num_channel, side, side)
         self.reshape = opforge.ops.Reshape()
-        self.conv1 = nn.Conv2d(num_channel, 6, 3, pad_mode="same", weight_init="he_uniform")
-        self.conv2 = nn.Conv2d(6, 16, 3, pad_mode="same", weight_init="he_uniform")
+        self.conv1 = nn.Conv2d(num_channel, channels[0], 3, pad_mode="same", weight_init="he_uniform")
+        self.conv2 = nn.Conv2d(channels[0], channels[1], 3, pad_mode="same", weight_init="he_uniform")
         self.relu = nn.ReLU()
         self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
         self.flatten = nn.Flatten()
-        flat = 16 * (side // 4) * (side // 4)
-        self.fc1 = nn.Dense(flat, 120, weight_init="he_uniform")
-        self.fc2 = nn.Dense(120, 84, weight_init="he_uniform")
-        self.fc3 = nn.Dense(84, num_class, weight_init="he_uniform")
+        flat = channels[1] * (side // 4) * (side // 4)
+        self.fc1 = nn.Dense(flat, hidden[0], weight_init="he_uniform")
+        self.fc2 = nn.Dense(hidden[0], hidden[1], weight_init="he_uniform")
+        self.fc3 = nn.Dense(hidden[1], num_class, weight_init="he_uniform")
 
     def construct(self, x):
         x = self.reshape(x, self.image_shape)
@@ -173,7 +173,7 @@ class LeNet5(nn.Cell):
         return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
 
 
-MODELS = {"mlp": "MLP 64 -> 128 -> ReLU -> 10", "lenet": "LeNet-5 (2 x conv 3x3 + max pool, 3 Dense)"}
+MODELS = {"mlp": "MLP 64 -> 128 -> ReLU -> 10", "lenet": "LeNet-5 (conv 3x3 32 and 64 channels, max pools, 3 Dense)"}
 
 
 def make_model(model: str, data: Dataset, hidden: int = 128) -> nn.Cell:
