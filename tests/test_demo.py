@@ -93,3 +93,16 @@ def test_default_training_reaches_95_percent_on_digits(optimizer):
         opforge.set_context(num_threads=threads)
     assert history.final_test_acc >= 0.95
     assert history.loss[-1] < 0.1 * history.loss[0]
+
+
+def test_lenet_reaches_97_percent_on_digits():
+    """`opforge demo --model lenet`: Conv2D, MaxPool, Flatten and Dense trained end to end."""
+    history = demo.train(demo.load_digits_dataset(), epochs=20, seed=0, model="lenet")[1]
+    assert history.final_test_acc >= 0.97
+    assert history.loss[-1] < history.loss[0] / 10
+
+
+def test_cli_demo_trains_lenet(capsys):
+    assert cli.main(["demo", "--model", "lenet", "--epochs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "LeNet-5" in out and "Conv2D" in out  # the banner and the profiler's kernel table
