@@ -390,6 +390,12 @@ def _floor_div_grad_samples(prim, rng):
 
 ELEMWISE_GRAD_RECORDS = [
     GradRecord("Abs", _variants("Abs"), unary(kinks=(0.0,)), second_order=True),
+    GradRecord(
+        "AbsGrad",
+        _variants("AbsGrad"),
+        _grad_op_samples(lambda s, rng: signed(s, rng, 0.2, 2.0), y_first=True),
+        second_order=True,
+    ),
     GradRecord("Erf", _variants("Erf"), unary(), second_order=True),
     GradRecord("Pow", _variants("Pow"), _pow_samples, second_order=True),
     GradRecord("Atan2", _variants("Atan2"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),

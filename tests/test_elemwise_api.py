@@ -192,3 +192,22 @@ def test_gradients_through_operators():
     np.testing.assert_allclose(_np(g), 3 * _np(x) ** 2)
     g = opforge.grad(lambda t: ops.ReduceSum()(abs(t - 1.0)))(x)
     assert _np(g).tolist() == [-1.0, 1.0, 1.0]
+
+
+def test_nn_cells():
+    from opforge import nn
+
+    x = Tensor(X)
+    hs = np.clip((X + 3) / 6, 0, 1)
+    np.testing.assert_allclose(_np(nn.HSigmoid()(x)), hs, rtol=1e-6)
+    np.testing.assert_allclose(_np(nn.HSwish()(x)), X * hs, rtol=1e-6)
+    np.testing.assert_allclose(_np(nn.LeakyReLU(0.1)(x)), np.where(X > 0, X, 0.1 * X), rtol=1e-6)
+    np.testing.assert_allclose(_np(nn.Softplus()(x)), np.logaddexp(0, X), rtol=1e-6)
+    np.testing.assert_allclose(_np(nn.GELU()(x)), _np(ops.GeLU()(x)))
+    np.testing.assert_allclose(_np(nn.GELU(approximate=False)(x)), _np(ops.gelu(x, "none")))
+    assert isinstance(nn.get_activation("gelu"), nn.GELU) and isinstance(nn.get_activation("hswish"), nn.HSwish)
+    assert "alpha=0.1" in repr(nn.LeakyReLU(0.1))
+    with pytest.raises(TypeError, match="For 'LeakyReLU', the 'alpha'"):
+        nn.LeakyReLU("0.1")
+    with pytest.raises(TypeError, match="For 'GELU', the 'approximate'"):
+        nn.GELU(approximate="tanh")

@@ -1,4 +1,4 @@
-"""bprops of the second batch of elementwise operators: Abs, Erf, Pow, Atan2, Div, Mod, FloorMod,
+"""bprops of the second batch of elementwise operators: Abs (AbsGrad, and its own), Erf, Pow, Atan2, Div, Mod, FloorMod,
 GeLU, Softplus, HSigmoid, HSwish (differentiable, written with primitives), and the piecewise
 constant ones (Floor, Ceil, Round, Sign, FloorDiv, the comparisons and logical ops, IsNan,
 IsFinite), whose gradients are zeros as in MindSpore."""
@@ -15,7 +15,6 @@ from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
 from opforge.tensor import Tensor
 
-_sign = P.Sign()
 _log = P.Log()
 _pow = P.Pow()
 _floor_div = P.FloorDiv()
@@ -24,9 +23,22 @@ _mod = P.Mod()
 
 @bprop_getters.register(P.Abs)
 def get_bprop_abs(self):
-    # d|x| = sign(x) dx (0 at 0, as MindSpore's AbsGrad).
+    # d|x| = sign(x) dx (0 at 0): MindSpore's AbsGrad.
+    abs_grad = G.AbsGrad()
+
     def bprop(x, out, dout):
-        return (F.mul(dout, _sign(x)),)
+        return (abs_grad(x, dout),)
+
+    return bprop
+
+
+@bprop_getters.register(G.AbsGrad)
+def get_bprop_abs_grad(self):
+    # AbsGrad(x, dy) = dy sign(x): linear in dy, piecewise constant in x.
+    abs_grad = G.AbsGrad()
+
+    def bprop(x, dy, out, dout):
+        return F.zeros_like(x), abs_grad(x, dout)
 
     return bprop
 

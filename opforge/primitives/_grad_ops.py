@@ -15,6 +15,7 @@ __all__ = [
     "SqrtGrad",
     "MaximumGrad",
     "MinimumGrad",
+    "AbsGrad",
     "GeLUGrad",
     "SoftplusGrad",
     "HSigmoidGrad",
@@ -196,3 +197,14 @@ class HSwishGrad(_ActivationGrad):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["y_grad", "x"], outputs=["output"])
+
+
+class AbsGrad(_ActivationGrad):
+    r"""``AbsGrad()(x, dy)``: :math:`dx = dy \cdot \operatorname{sign}(x)` (0 at x = 0), Abs's gradient.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("x", "dy")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["input_x", "input_dy"], outputs=["output"])
