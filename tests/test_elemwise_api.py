@@ -211,3 +211,9 @@ def test_nn_cells():
         nn.LeakyReLU("0.1")
     with pytest.raises(TypeError, match="For 'GELU', the 'approximate'"):
         nn.GELU(approximate="tanh")
+
+
+def test_comparison_with_numpy_scalar():
+    x = Tensor(X)
+    assert np.array_equal(_np(x < np.float32(0.5)), X < 0.5)
+    assert np.array_equal(_np(x != np.int64(0)), X != 0)
