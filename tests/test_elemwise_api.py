@@ -90,7 +90,14 @@ def test_clip_by_value():
     assert np.array_equal(_np(ops.clip_by_value(x, -1.0, 1.0)), np.clip(X, -1, 1))
     assert np.array_equal(_np(ops.clip_by_value(x, clip_value_max=0.5)), np.minimum(X, 0.5))
     assert np.array_equal(_np(ops.clip_by_value(x, Tensor(np.float32(0.0)))), np.maximum(X, 0))
-    assert np.array_equal(_np(ops.clamp(x, 1.0, 0.0)), np.ones_like(X))  # min > max: min, as MindSpore
+    assert np.array_equal(_np(ops.clamp(x, 1.0, 0.0)), np.zeros_like(X))  # min > max: max, as MindSpore
+    i = Tensor(np.array([-5, 0, 5], np.int32))
+    out = ops.clip_by_value(i, -1.5, 2.5)  # float bounds promote; the result keeps x's dtype
+    assert out.dtype is mstype.int32 and _np(out).tolist() == [-1, 0, 2]
+    a, b = ops.clip_by_value([x, i], -1, 1)
+    assert np.array_equal(_np(a), np.clip(X, -1, 1)) and _np(b).tolist() == [-1, 0, 1]
+    with pytest.raises(TypeError, match="For 'clip_by_value', the 'x'"):
+        ops.clip_by_value(Tensor(np.array([True])), 0, 1)
     assert np.array_equal(_np(x.clip(-1.0, 1.0)), np.clip(X, -1, 1))
     with pytest.raises(ValueError, match="For 'clip_by_value'"):
         ops.clip_by_value(x)
