@@ -384,22 +384,50 @@ def _zero_logical_samples(prim, rng):
         yield GradSample((a, b), "bool [3, 4], [4]")
 
 
+def _act_grad_samples(kinks=None):
+    """(dy, x) for SoftplusGrad, HSigmoidGrad, HSwishGrad: x in [-4, 4] away from the kinks."""
+
+    def samples(prim, rng):
+        for shape in [(5,), (3, 4), ()]:
+            x = uniform(shape, -4.0, 4.0, rng) if kinks is None else away_from(shape, rng, kinks, low=-4.0, high=4.0)
+            yield GradSample((uniform(shape, rng=rng), x), f"{list(shape)}")
+
+    return samples
+
+
+def _gelu_grad_samples(prim, rng):
+    for shape in [(5,), (3, 4), ()]:
+        x = uniform(shape, -3.0, 3.0, rng)
+        y = 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+        yield GradSample((uniform(shape, rng=rng), x, np.asarray(y)), f"{list(shape)}")
+
+
 def _floor_div_grad_samples(prim, rng):
     yield from _remainder_samples(prim, rng)
 
 
 ELEMWISE_GRAD_RECORDS = [
     GradRecord("Abs", _variants("Abs"), unary(kinks=(0.0,)), second_order=True),
+    GradRecord(
+        "AbsGrad",
+        _variants("AbsGrad"),
+        _grad_op_samples(lambda s, rng: signed(s, rng, 0.2, 2.0), y_first=True),
+        second_order=True,
+    ),
     GradRecord("Erf", _variants("Erf"), unary(), second_order=True),
     GradRecord("Pow", _variants("Pow"), _pow_samples, second_order=True),
     GradRecord("Atan2", _variants("Atan2"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
     GradRecord("Div", _variants("Div"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
     GradRecord("Mod", _variants("Mod"), _remainder_samples, second_order=True),
     GradRecord("FloorMod", _variants("FloorMod"), _remainder_samples, second_order=True),
-    GradRecord("GeLU", _variants("GeLU"), unary(-3.0, 3.0)),
-    GradRecord("Softplus", _variants("Softplus"), unary(-4.0, 4.0)),
-    GradRecord("HSigmoid", _variants("HSigmoid"), unary(-4.0, 4.0, kinks=(-3.0, 3.0))),
-    GradRecord("HSwish", _variants("HSwish"), unary(-4.0, 4.0, kinks=(-3.0, 3.0))),
+    GradRecord("GeLU", _variants("GeLU"), unary(-3.0, 3.0), second_order=True),
+    GradRecord("Softplus", _variants("Softplus"), unary(-4.0, 4.0), second_order=True),
+    GradRecord("HSigmoid", _variants("HSigmoid"), unary(-4.0, 4.0, kinks=(-3.0, 3.0)), second_order=True),
+    GradRecord("HSwish", _variants("HSwish"), unary(-4.0, 4.0, kinks=(-3.0, 3.0)), second_order=True),
+    GradRecord("GeLUGrad", _variants("GeLUGrad"), _gelu_grad_samples, second_order=True),
+    GradRecord("SoftplusGrad", _variants("SoftplusGrad"), _act_grad_samples(), second_order=True),
+    GradRecord("HSigmoidGrad", _variants("HSigmoidGrad"), _act_grad_samples((-3.0, 3.0)), second_order=True),
+    GradRecord("HSwishGrad", _variants("HSwishGrad"), _act_grad_samples((-3.0, 3.0)), second_order=True),
     *(GradRecord(n, _variants(n), _zero_unary_samples, zero=True) for n in ("Floor", "Ceil", "Round", "Sign")),
     *(GradRecord(n, _variants(n), _zero_unary_samples, zero=True) for n in ("IsNan", "IsFinite")),
     GradRecord("FloorDiv", _variants("FloorDiv"), _floor_div_grad_samples, zero=True),

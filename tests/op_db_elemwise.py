@@ -2,7 +2,7 @@
 
 Abs, Erf, Floor, Ceil, Round, Sign, IsNan, IsFinite, LogicalNot, Pow, Atan2, Div, FloorDiv, Mod,
 FloorMod, Greater, GreaterEqual, Less, LessEqual, NotEqual, LogicalAnd, LogicalOr (math_ops);
-GeLU, Softplus, HSigmoid, HSwish (nn_ops); GeLUGrad, SoftplusGrad, HSigmoidGrad, HSwishGrad
+GeLU, Softplus, HSigmoid, HSwish (nn_ops); AbsGrad, GeLUGrad, SoftplusGrad, HSigmoidGrad, HSwishGrad
 (_grad_ops). Kernels: csrc/kernels/cpu/elemwise.cc, compare.cc; functors/elemwise.h.
 """
 
@@ -361,6 +361,15 @@ RECORDS: list = [
         lambda prim, x: np.abs(x),
         kind="unary",
         error_inputs=_unary_int_errors(ops.Abs, "input_x"),
+    ),
+    OpRecord(
+        "AbsGrad",
+        {"": ops.AbsGrad},
+        same_shape_samples,
+        lambda prim, x, dy: np.where(x > 0, dy, np.where(x < 0, -dy, np.where(x == 0, 0.0, x))),
+        args=(_SMALL, Arg()),  # x from halves: zeros are common
+        kind="same_shape",
+        error_inputs=_grad_errors(ops.AbsGrad),
     ),
     _unary_float("Erf", lambda prim, x: _np_erf(x)),
     _unary_float("Floor", lambda prim, x: np.floor(x), -50.0, 50.0),

@@ -1,4 +1,4 @@
-"""bprops of the second batch of elementwise operators: Abs, Erf, Pow, Atan2, Div, Mod, FloorMod,
+"""bprops of the second batch of elementwise operators: Abs (AbsGrad, and its own), Erf, Pow, Atan2, Div, Mod, FloorMod,
 GeLU, Softplus, HSigmoid, HSwish (differentiable, written with primitives), and the piecewise
 constant ones (Floor, Ceil, Round, Sign, FloorDiv, the comparisons and logical ops, IsNan,
 IsFinite), whose gradients are zeros as in MindSpore."""
@@ -15,7 +15,6 @@ from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
 from opforge.tensor import Tensor
 
-_sign = P.Sign()
 _log = P.Log()
 _pow = P.Pow()
 _floor_div = P.FloorDiv()
@@ -24,9 +23,22 @@ _mod = P.Mod()
 
 @bprop_getters.register(P.Abs)
 def get_bprop_abs(self):
-    # d|x| = sign(x) dx (0 at 0, as MindSpore's AbsGrad).
+    # d|x| = sign(x) dx (0 at 0): MindSpore's AbsGrad.
+    abs_grad = G.AbsGrad()
+
     def bprop(x, out, dout):
-        return (F.mul(dout, _sign(x)),)
+        return (abs_grad(x, dout),)
+
+    return bprop
+
+
+@bprop_getters.register(G.AbsGrad)
+def get_bprop_abs_grad(self):
+    # AbsGrad(x, dy) = dy sign(x): linear in dy, piecewise constant in x.
+    abs_grad = G.AbsGrad()
+
+    def bprop(x, dy, out, dout):
+        return F.zeros_like(x), abs_grad(x, dout)
 
     return bprop
 
@@ -155,3 +167,64 @@ def _grad_of_input(grad_cls):
 bprop_getters.register(N.Softplus)(_grad_of_input(G.SoftplusGrad))
 bprop_getters.register(N.HSigmoid)(_grad_of_input(G.HSigmoidGrad))
 bprop_getters.register(N.HSwish)(_grad_of_input(G.HSwishGrad))
+
+
+# -- the activation grads, for higher-order gradients ------------------------------------------
+
+
+@bprop_getters.register(G.SoftplusGrad)
+def get_bprop_softplus_grad(self):
+    # SoftplusGrad(dy, x) = dy s(x), s = sigmoid: d/dy = s(x), d/dx = dy s (1 - s)
+    softplus_grad = G.SoftplusGrad()
+
+    def bprop(dy, x, out, dout):
+        s = F.sigmoid(x)
+        return softplus_grad(dout, x), F.mul(F.mul(dout, dy), F.mul(s, F.sub(1.0, s)))
+
+    return bprop
+
+
+@bprop_getters.register(G.HSigmoidGrad)
+def get_bprop_hsigmoid_grad(self):
+    # HSigmoidGrad(dy, x) = dy / 6 on (-3, 3): linear in dy, piecewise constant in x
+    hsigmoid_grad = G.HSigmoidGrad()
+
+    def bprop(dy, x, out, dout):
+        return hsigmoid_grad(dout, x), F.zeros_like(x)
+
+    return bprop
+
+
+@bprop_getters.register(G.HSwishGrad)
+def get_bprop_hswish_grad(self):
+    # HSwishGrad(dy, x) = dy g(x), g' = 1/3 on (-3, 3) (= 2 HSigmoidGrad(1, x)), else 0
+    hswish_grad = G.HSwishGrad()
+    hsigmoid_grad = G.HSigmoidGrad()
+
+    def bprop(dy, x, out, dout):
+        return hswish_grad(dout, x), F.mul(hsigmoid_grad(F.mul(dout, dy), x), 2.0)
+
+    return bprop
+
+
+_GELU_K = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+@bprop_getters.register(G.GeLUGrad)
+def get_bprop_gelu_grad(self):
+    # GeLUGrad(dy, x, y) = dy G'(x), with u = k (x + c x^3), t = tanh(u):
+    #   G'(x)  = (1 + t) / 2 + x (1 - t^2) u' / 2
+    #   G''(x) = (1 - t^2) (u' + x (u'' - 2 t u'^2) / 2),  u' = k (1 + 3 c x^2),  u'' = 6 k c x
+    gelu_grad = G.GeLUGrad()
+
+    def bprop(dy, x, y, out, dout):
+        x2 = F.mul(x, x)
+        t = F.tanh(F.mul(F.add(x, F.mul(F.mul(x2, x), _GELU_C)), _GELU_K))
+        du = F.mul(F.add(F.mul(x2, 3.0 * _GELU_C), 1.0), _GELU_K)
+        ddu = F.mul(x, 6.0 * _GELU_K * _GELU_C)
+        inner = F.add(du, F.mul(F.mul(x, F.sub(ddu, F.mul(F.mul(t, F.mul(du, du)), 2.0))), 0.5))
+        second = F.mul(F.sub(1.0, F.mul(t, t)), inner)
+        return gelu_grad(dout, x, y), F.mul(F.mul(dout, dy), second), F.zeros_like(y)
+
+    return bprop

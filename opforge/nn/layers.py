@@ -215,3 +215,80 @@ class Dropout(Cell):
         mask = (self.rng.random(x.shape) < self.keep_prob).astype(x.dtype.np_dtype)
         scale = np.asarray(1.0 / self.keep_prob, dtype=x.dtype.np_dtype)
         return self.mul(x, Tensor(mask * scale, device=x.device))
+
+
+# ---------------------------------------------------------------------------------------------
+# GELU, HSigmoid, HSwish, LeakyReLU, Softplus: MindSpore's cells over the elementwise primitives.
+
+
+class GELU(Cell):
+    """GeLU: ``approximate=True`` MindSpore's tanh formula (the GeLU primitive), False the exact
+    ``x * Phi(x)`` (``ops.gelu(x, "none")``)."""
+
+    def __init__(self, approximate: bool = True):
+        super().__init__()
+        if not isinstance(approximate, bool):
+            raise TypeError(f"For 'GELU', the 'approximate' must be a bool, but got {type(approximate).__name__}.")
+        self.approximate = approximate
+
+    def extend_repr(self) -> str:
+        return f"approximate={self.approximate}"
+
+    def construct(self, x):
+        return ops.gelu(x, "tanh" if self.approximate else "none")
+
+
+class HSigmoid(Cell):
+    """``relu6(x + 3) / 6`` (the HSigmoid primitive)."""
+
+    def __init__(self):
+        super().__init__()
+        self.hsigmoid = ops.HSigmoid()
+
+    def construct(self, x):
+        return self.hsigmoid(x)
+
+
+class HSwish(Cell):
+    """``x * relu6(x + 3) / 6`` (the HSwish primitive)."""
+
+    def __init__(self):
+        super().__init__()
+        self.hswish = ops.HSwish()
+
+    def construct(self, x):
+        return self.hswish(x)
+
+
+class LeakyReLU(Cell):
+    """``x`` for x >= 0, ``alpha * x`` below: ``ops.leaky_relu`` (Maximum, or Minimum for alpha > 1)."""
+
+    def __init__(self, alpha: float = 0.2):
+        super().__init__()
+        if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+            raise TypeError(f"For 'LeakyReLU', the 'alpha' must be a number, but got {type(alpha).__name__}.")
+        self.alpha = float(alpha)
+
+    def extend_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+    def construct(self, x):
+        return ops.leaky_relu(x, self.alpha)
+
+
+class Softplus(Cell):
+    """``log(1 + exp(beta * x)) / beta`` (``ops.softplus``; the Softplus primitive)."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def extend_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+    def construct(self, x):
+        return ops.softplus(x, self.beta, self.threshold)
+
+
+_ACTIVATIONS.update(gelu=GELU, hsigmoid=HSigmoid, hswish=HSwish, leakyrelu=LeakyReLU, softplus=Softplus)
+__all__ += ["GELU", "HSigmoid", "HSwish", "LeakyReLU", "Softplus"]

@@ -8,6 +8,7 @@ import types
 
 import numpy as np
 
+from opforge import dtype as mstype
 from opforge.primitives import array_ops, math_ops, nn_ops
 
 add = math_ops.Add()
@@ -219,16 +220,23 @@ def leaky_relu(input, alpha=0.2):  # noqa: A002
 
 
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
-    """MindSpore's ``ops.clip_by_value``: ``min(x, clip_value_max)`` then ``max(., clip_value_min)``
-    (Minimum / Maximum; a bound may be a Tensor or a number, None leaves that side open; when
-    min > max the result is min)."""
+    """MindSpore's ``ops.clip_by_value``: ``max(x, clip_value_min)`` then ``min(., clip_value_max)``
+    (Maximum / Minimum), so every element is ``clip_value_max`` when min > max. A bound may be a
+    Tensor or a number, None leaves that side open; the result keeps ``x``'s dtype. ``x`` may be a
+    list or tuple of Tensors, each clipped."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(clip_by_value(t, clip_value_min, clip_value_max) for t in x)
     if clip_value_min is None and clip_value_max is None:
         raise ValueError("For 'clip_by_value', at least one of 'clip_value_min' and 'clip_value_max' must be given.")
+    if getattr(x, "dtype", None) is mstype.bool_:
+        raise TypeError("For 'clip_by_value', the 'x' must be a Tensor of numbers, but got a bool Tensor.")
     out = x
-    if clip_value_max is not None:
-        out = minimum(out, clip_value_max)
     if clip_value_min is not None:
         out = maximum(out, clip_value_min)
+    if clip_value_max is not None:
+        out = minimum(out, clip_value_max)
+    if hasattr(x, "dtype") and out.dtype is not x.dtype:
+        out = cast(out, x.dtype)
     return out
 
 

@@ -182,7 +182,7 @@ def max(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
 
 # Elementwise math, second batch: Python operators and MindSpore's Tensor methods.
 def _is_operand(other) -> bool:
-    return isinstance(other, (Tensor, np.ndarray, bool, int, float))
+    return isinstance(other, (Tensor, np.ndarray, np.generic, bool, int, float))
 
 
 def __pow__(self, other):

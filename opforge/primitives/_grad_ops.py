@@ -16,6 +16,7 @@ __all__ = [
     "SqrtGrad",
     "MaximumGrad",
     "MinimumGrad",
+    "AbsGrad",
     "GeLUGrad",
     "SoftplusGrad",
     "HSigmoidGrad",
@@ -354,3 +355,12 @@ class StridedSliceGrad(_Operator):
 
     def infer_dtype(self, dy_dtype, shapex, begin, end, strides):
         return validator.check_tensor_dtype_valid("dy", dy_dtype, mstype.all_types, self.name)
+class AbsGrad(_ActivationGrad):
+    r"""``AbsGrad()(x, dy)``: :math:`dx = dy \cdot \operatorname{sign}(x)` (0 at x = 0), Abs's gradient.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("x", "dy")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["input_x", "input_dy"], outputs=["output"])

@@ -1,4 +1,4 @@
-// Abs, Erf, Floor, Ceil, Round, Sign, IsNan, IsFinite, LogicalNot; GeLU, Softplus, HSigmoid, HSwish
+// Abs, AbsGrad, Erf, Floor, Ceil, Round, Sign, IsNan, IsFinite, LogicalNot; GeLU, Softplus, HSigmoid, HSwish
 // and their grads; Pow, Atan2, Div, FloorDiv, Mod, FloorMod, LogicalAnd, LogicalOr with NumPy
 // broadcasting (math: opforge/functors/elemwise.h; the comparisons are in compare.cc).
 #include <type_traits>
@@ -98,6 +98,7 @@ class SameShapeTernaryCpuKernel : public CpuKernel {
 // Unary math
 REG_FLOATS(REG_UNARY, Abs, AbsOp);
 REG_INTS(REG_UNARY, Abs, AbsOp);
+REG_FLOATS(REG_SAME2, AbsGrad, AbsGradOp);
 REG_FLOATS(REG_UNARY, Erf, ErfOp);
 REG_FLOATS(REG_UNARY, Floor, FloorOp);
 REG_FLOATS(REG_UNARY, Ceil, CeilOp);

@@ -64,7 +64,7 @@ for _op in ("Abs", "Erf", "Floor", "Ceil", "Round", "Sign", "LogicalNot", "GeLU"
     mirror_cpu_kernels(_op, _unary(_SOURCE, f"{_op}Op"))
 for _op in ("IsNan", "IsFinite"):
     mirror_cpu_kernels(_op, _predicate(f"{_op}Op"))
-for _op in ("SoftplusGrad", "HSigmoidGrad", "HSwishGrad"):
+for _op in ("AbsGrad", "SoftplusGrad", "HSigmoidGrad", "HSwishGrad"):
     mirror_cpu_kernels(_op, _same_shape(_SOURCE, f"{_op}Op"))
 mirror_cpu_kernels("GeLUGrad", _ternary("GeLUGradOp"))
 for _op, _functor in (

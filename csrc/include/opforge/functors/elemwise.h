@@ -29,6 +29,14 @@ struct AbsOp {
   }
 };
 
+// AbsGrad(x, dy): dx = dy * sign(x), 0 at x = 0 (and NaN for a NaN x).
+struct AbsGradOp {
+  template <typename C>
+  OPF_HD C operator()(C x, C dy) const {
+    return x > C(0) ? dy : (x < C(0) ? static_cast<C>(-dy) : (x == C(0) ? C(0) : x));
+  }
+};
+
 struct ErfOp {
   template <typename C>
   OPF_HD C operator()(C x) const {

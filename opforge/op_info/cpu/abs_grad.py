@@ -1,0 +1,17 @@
+"""AbsGrad CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+abs_grad_op_info = (
+    CpuRegOp("AbsGrad")
+    .input(0, "input_x", "required")
+    .input(1, "input_dy", "required")
+    .output(0, "output", "required")
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(abs_grad_op_info)
+def _abs_grad_cpu():
+    """AbsGrad CPU registration."""
