@@ -142,3 +142,11 @@ def test_concat_of_many_and_split_into_many():
     parts = ops.Split(0, 40)(whole)
     assert len(parts) == 40 and parts[39].asnumpy().tolist() == [39.0, 39.0]
     assert opforge.ops.AddN()(xs).asnumpy().tolist() == [780.0, 780.0]
+
+
+def test_split_into_one_is_a_tuple_of_one():
+    t = Tensor(np.arange(4.0))
+    (part,) = ops.Split(0, 1)(t)
+    (row,) = ops.Unstack()(Tensor(np.ones((1, 3))))
+    assert part.shape == (4,) and row.shape == (3,)
+    np.testing.assert_array_equal(GradOperation()(lambda x: ops.Split(0, 1)(x)[0].sum())(t).asnumpy(), np.ones(4))

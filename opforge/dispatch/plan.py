@@ -266,7 +266,10 @@ class _Call(NamedTuple):
 
 def _kernel_plan(call: _Call):
     prim, args, tensor_pos, metas = call.prim, call.args, call.tensor_pos, call.metas
-    out_shapes, out_dtypes = _normalise_outputs(prim, prim.__infer__(*metas))
+    inferred = prim.__infer__(*metas)
+    out_shapes, out_dtypes = _normalise_outputs(prim, inferred)
+    # One output inferred as a tuple (Split into 1): the call returns a tuple of one Tensor, as MindSpore's.
+    one_tuple = isinstance(inferred["dtype"], (tuple, list)) and len(out_dtypes) == 1
     in_dtypes = tuple(_slot_meta(metas, slot, "dtype") for slot in tensor_pos)
     device = get_device(call.backend)
     selection, run_on = _select(prim.name, call.backend, in_dtypes, out_dtypes)
@@ -292,14 +295,17 @@ def _kernel_plan(call: _Call):
     if run_on is not device:
         launch = _through_host(launch, device, tuple(tensor_pos.index(j) for j in writes))
     label = KernelLabel(prim.name, selection.entry.backend, selection.entry.attr.short(), selection.entry.kind)
-    scalars = None if writes or run_on is not device else _fast_scalars(call)
+    scalars = None if writes or run_on is not device or one_tuple else _fast_scalars(call)
     if scalars is not None:
         fast = _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars, _scalar_converter(prim, call))
         if fast is not None:
             return fast
     gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
     wrap = _wrapper(out_dtypes, device, aliases, writes)
-    run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
+    if one_tuple:
+        run = lambda call_args: (wrap(launch(gather(call_args)), call_args),)  # noqa: E731
+    else:
+        run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
     run.kernel = label
     return run
 

@@ -561,7 +561,7 @@ class Unstack(_Operator):
     def __infer__(self, x):
         out = super().__infer__(x)
         if not isinstance(out["dtype"], tuple):
-            out["dtype"] = tuple(out["dtype"] for _ in out["shape"])
+            out["dtype"] = tuple(out["dtype"] for _ in out["shape"])  # one per output, a tuple even of one
         return out
 
 
