@@ -719,7 +719,7 @@ class ReverseV2(_Operator):
         ndim = len(x_shape)
         seen = set()
         for a in self.axis:
-            a = _norm_axis(self.name, a, max(ndim, 1) if ndim else 0) if ndim else _norm_axis(self.name, a, 0)
+            a = _norm_axis(self.name, a, ndim)
             if a in seen:
                 raise ValueError(f"For '{self.name}', the 'axis' {list(self.axis)} names the dim {a} twice.")
             seen.add(a)
