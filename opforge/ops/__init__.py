@@ -14,6 +14,8 @@ from opforge.ops.functional import (
     concat,
     expand_dims,
     flip,
+    gather,
+    gather_nd,
     mse_loss,
     ones_like,
     range,

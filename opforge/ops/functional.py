@@ -315,3 +315,19 @@ def _sort(axis: int = -1, descending: bool = False) -> array_ops.Sort:
 def sort(input_x, axis=-1, descending=False):
     """``(values, indices)`` of ``input_x`` sorted along ``axis`` (MindSpore's ``ops.sort``)."""
     return _sort(axis, descending)(input_x)
+
+
+gather_ = array_ops.Gather()
+
+
+def gather(input_params, input_indices, axis):
+    """Slices of ``input_params`` along ``axis`` at ``input_indices`` (MindSpore's ``ops.gather``)."""
+    return gather_(input_params, input_indices, axis)
+
+
+_gather_nd = array_ops.GatherNd()
+
+
+def gather_nd(input_x, indices):
+    """``GatherNd()(input_x, indices)`` (MindSpore's ``ops.gather_nd``)."""
+    return _gather_nd(input_x, indices)

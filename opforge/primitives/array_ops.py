@@ -565,6 +565,28 @@ class Unstack(_Operator):
         return out
 
 
+def slice_shape(prim_name, x_shape, begin, size) -> list:
+    """The shape of ``x[begin : begin + size]`` (``size`` -1: to the end), or the error naming ``prim_name``."""
+    begin = _check_int_tuple(prim_name, "begin", begin)
+    size = _check_int_tuple(prim_name, "size", size)
+    ndim = len(x_shape)
+    if len(begin) != ndim or len(size) != ndim:
+        raise ValueError(
+            f"For '{prim_name}', the 'begin' and 'size' must have one entry per dim of 'x' {list(x_shape)}, "
+            f"but got {list(begin)} and {list(size)}."
+        )
+    out = []
+    for d, (b, s, n) in enumerate(zip(begin, size, x_shape)):
+        length = n - b if s == -1 else s
+        if b < 0 or length < 0 or b + length > n:
+            raise ValueError(
+                f"For '{prim_name}', the slice begin {list(begin)} size {list(size)} must lie within 'x' "
+                f"{list(x_shape)}, but dim {d} does not (begin {b}, size {s})."
+            )
+        out.append(length)
+    return out
+
+
 class Slice(_Operator):
     r"""A contiguous block: ``Slice()(input_x, begin, size)``, ``y = x[begin[0]:begin[0]+size[0], ...]``.
     ``begin`` and ``size`` are tuples of ints, one per dim; ``size[d] = -1`` takes the rest of the dim.
@@ -578,24 +600,7 @@ class Slice(_Operator):
         self.init_prim_io_names(inputs=["x", "begin", "size"], outputs=["output"])
 
     def infer_shape(self, x_shape, begin, size):
-        begin = _check_int_tuple(self.name, "begin", begin)
-        size = _check_int_tuple(self.name, "size", size)
-        ndim = len(x_shape)
-        if len(begin) != ndim or len(size) != ndim:
-            raise ValueError(
-                f"For '{self.name}', the 'begin' and 'size' must have one entry per dim of 'x' {list(x_shape)}, "
-                f"but got {list(begin)} and {list(size)}."
-            )
-        out = []
-        for d, (b, s, n) in enumerate(zip(begin, size, x_shape)):
-            length = n - b if s == -1 else s
-            if b < 0 or length < 0 or b + length > n:
-                raise ValueError(
-                    f"For '{self.name}', the slice begin {list(begin)} size {list(size)} must lie within 'x' "
-                    f"{list(x_shape)}, but dim {d} does not (begin {b}, size {s})."
-                )
-            out.append(length)
-        return out
+        return slice_shape(self.name, x_shape, begin, size)
 
     def infer_dtype(self, x_dtype, begin, size):
         return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
@@ -688,7 +693,7 @@ class StridedSlice(_Operator):
         for name in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"):
             value = getattr(self, name)
             validator.check_value_type(name, value, [int], self.name)
-            validator.check_non_negative_int(value, name, self.name)
+            validator.check_int_range(value, 0, 2**63 - 1, Rel.INC_BOTH, name, self.name)  # an int64 bit mask
         self.init_prim_io_names(inputs=["x", "begin", "end", "strides"], outputs=["output"])
 
     def masks(self) -> tuple:
@@ -921,7 +926,7 @@ class Range(_Operator):
     @prim_attr_register
     def __init__(self, maxlen=1000000):
         validator.check_value_type("maxlen", maxlen, [int], self.name)
-        validator.check_positive_int(maxlen, "maxlen", self.name)
+        validator.check_int_range(maxlen, 1, 2**62, Rel.INC_BOTH, "maxlen", self.name)
         self.init_prim_io_names(inputs=["start", "limit", "delta"], outputs=["output"])
 
     def _values(self, start, limit, delta):
