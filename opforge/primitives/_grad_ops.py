@@ -187,7 +187,8 @@ class StridedSliceGrad(_Operator):
         self.init_prim_io_names(inputs=["dy", "shapex", "begin", "end", "strides"], outputs=["output"])
 
     def infer_shape(self, dy_shape, shapex, begin, end, strides):
-        from opforge.primitives.array_ops import _check_int_tuple, strided_slice_walk
+        from opforge.primitives.array_ops import _check_int64_tuple as _check_int_tuple
+        from opforge.primitives.array_ops import strided_slice_walk
 
         shapex = _check_int_tuple(self.name, "shapex", shapex)
         if any(d < 0 for d in shapex):

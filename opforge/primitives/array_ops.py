@@ -428,6 +428,15 @@ def _check_tensor_tuple(prim_name, arg_name, shapes, dtypes, valid=mstype.all_ty
     return first
 
 
+def _check_int64_tuple(prim_name, arg_name, value) -> tuple:
+    """A tuple of ints that each fit int64 (what a kernel receives them as)."""
+    value = _check_int_tuple(prim_name, arg_name, value)
+    for v in value:
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(f"For '{prim_name}', each of '{arg_name}' must fit int64, but got {list(value)}.")
+    return value
+
+
 def _norm_axis(prim_name, axis, ndim, arg_name="axis") -> int:
     if not -ndim <= axis < ndim:
         raise ValueError(f"For '{prim_name}', the '{arg_name}' must be in [{-ndim}, {ndim}), but got {axis}.")
@@ -493,16 +502,19 @@ class Stack(_Operator):
         return _check_tensor_tuple(self.name, "input_x", None, x_dtypes)
 
 
+_MAX_OUTPUTS = 65536  # Split's output_num: a tuple of that many Tensors at most
+
+
 class Split(_Operator):
     r"""Splits a tensor into ``output_num`` equal parts along ``axis``: ``Split(axis=0, output_num=1)(x)``
     returns a tuple of ``output_num`` Tensors (``np.split``). ``x.shape[axis]`` must be divisible by
-    ``output_num``. dtypes: all, on CPU and GPU."""
+    ``output_num`` (at most 65536). dtypes: all, on CPU and GPU."""
 
     @prim_attr_register
     def __init__(self, axis=0, output_num=1):
         validator.check_value_type("axis", axis, [int], self.name)
         validator.check_value_type("output_num", output_num, [int], self.name)
-        validator.check_positive_int(output_num, "output_num", self.name)
+        validator.check_int_range(output_num, 1, _MAX_OUTPUTS, Rel.INC_BOTH, "output_num", self.name)
         self.init_prim_io_names(inputs=["x"], outputs=["output"])
 
     def infer_shape(self, x_shape):
@@ -567,8 +579,8 @@ class Unstack(_Operator):
 
 def slice_shape(prim_name, x_shape, begin, size) -> list:
     """The shape of ``x[begin : begin + size]`` (``size`` -1: to the end), or the error naming ``prim_name``."""
-    begin = _check_int_tuple(prim_name, "begin", begin)
-    size = _check_int_tuple(prim_name, "size", size)
+    begin = _check_int64_tuple(prim_name, "begin", begin)
+    size = _check_int64_tuple(prim_name, "size", size)
     ndim = len(x_shape)
     if len(begin) != ndim or len(size) != ndim:
         raise ValueError(
@@ -700,9 +712,9 @@ class StridedSlice(_Operator):
         return (self.begin_mask, self.end_mask, self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
 
     def infer_shape(self, x_shape, begin, end, strides):
-        begin = _check_int_tuple(self.name, "begin", begin)
-        end = _check_int_tuple(self.name, "end", end)
-        strides = _check_int_tuple(self.name, "strides", strides)
+        begin = _check_int64_tuple(self.name, "begin", begin)
+        end = _check_int64_tuple(self.name, "end", end)
+        strides = _check_int64_tuple(self.name, "strides", strides)
         return strided_slice_walk(self.name, list(x_shape), begin, end, strides, self.masks())[1]
 
     def infer_dtype(self, x_dtype, begin, end, strides):
@@ -747,7 +759,7 @@ class Tile(_Operator):
         self.init_prim_io_names(inputs=["x", "multiples"], outputs=["output"])
 
     def infer_shape(self, x_shape, multiples):
-        multiples = _check_int_tuple(self.name, "multiples", multiples)
+        multiples = _check_int64_tuple(self.name, "multiples", multiples)
         if len(multiples) < len(x_shape):
             raise ValueError(
                 f"For '{self.name}', the 'multiples' {list(multiples)} must have at least as many entries as "
@@ -937,6 +949,8 @@ class Range(_Operator):
                 )
             if isinstance(v, float) and not math.isfinite(v):
                 raise ValueError(f"For '{self.name}', the '{name}' must be finite, but got {v}.")
+            if isinstance(v, int) and not -(2**63) <= v < 2**63:
+                raise ValueError(f"For '{self.name}', the '{name}' must fit int64, but got {v}.")
         if delta == 0:
             raise ValueError(f"For '{self.name}', the 'delta' must not be 0.")
         if (limit - start) * delta < 0:
@@ -946,7 +960,10 @@ class Range(_Operator):
         if all(isinstance(v, int) for v in (start, limit, delta)):
             length = -((start - limit) // delta)
         else:
-            length = math.ceil((limit - start) / delta)
+            quotient = (limit - start) / delta
+            if not quotient <= self.maxlen:  # also an infinite quotient
+                raise ValueError(f"For '{self.name}', the length {quotient} exceeds 'maxlen' {self.maxlen}.")
+            length = math.ceil(quotient)
         if length > self.maxlen:
             raise ValueError(f"For '{self.name}', the length {length} exceeds 'maxlen' {self.maxlen}.")
         return length
