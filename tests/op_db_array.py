@@ -590,12 +590,11 @@ def _range_samples(record, prim, ins, outs, rng):
 
 
 def _range_ref(prim, start, limit, delta):
+    start, limit, delta = (v.item() if isinstance(v, np.generic) else v for v in (start, limit, delta))
+    if all(isinstance(v, int) for v in (start, limit, delta)):
+        return np.arange(start, limit, delta, dtype=np.int64)
     n = len(np.arange(start, limit, delta))
-    return (
-        np.float64(start) + np.arange(n, dtype=np.float64) * np.float64(delta)
-        if isinstance(delta, float) or isinstance(start, float) or isinstance(limit, float)
-        else np.arange(start, limit, delta, dtype=np.int64)
-    )
+    return np.float64(start) + np.arange(n, dtype=np.float64) * np.float64(delta)
 
 
 def _range_errors():

@@ -142,3 +142,21 @@ def test_concat_of_many_and_split_into_many():
     parts = ops.Split(0, 40)(whole)
     assert len(parts) == 40 and parts[39].asnumpy().tolist() == [39.0, 39.0]
     assert opforge.ops.AddN()(xs).asnumpy().tolist() == [780.0, 780.0]
+
+
+def test_split_into_one_is_a_tuple_of_one():
+    t = Tensor(np.arange(4.0))
+    (part,) = ops.Split(0, 1)(t)
+    (row,) = ops.Unstack()(Tensor(np.ones((1, 3))))
+    assert part.shape == (4,) and row.shape == (3,)
+    np.testing.assert_array_equal(GradOperation()(lambda x: ops.Split(0, 1)(x)[0].sum())(t).asnumpy(), np.ones(4))
+
+
+def test_gather_functional_and_methods():
+    a = np.arange(12.0).reshape(3, 4)
+    t, idx = Tensor(a), Tensor(np.array([2, 0], np.int32))
+    np.testing.assert_array_equal(ops.gather(t, idx, 1).asnumpy(), a[:, [2, 0]])
+    np.testing.assert_array_equal(t.gather(idx, 0).asnumpy(), a[[2, 0]])
+    np.testing.assert_array_equal(ops.gather_nd(t, Tensor(np.array([[1, 3]], np.int64))).asnumpy(), [7.0])
+    np.testing.assert_array_equal(t.sort(descending=True)[0].asnumpy(), a[:, ::-1])
+    np.testing.assert_array_equal(t.topk(1)[1].asnumpy(), [[3], [3], [3]])

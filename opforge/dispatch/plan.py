@@ -268,8 +268,8 @@ def _kernel_plan(call: _Call):
     prim, args, tensor_pos, metas = call.prim, call.args, call.tensor_pos, call.metas
     inferred = prim.__infer__(*metas)
     out_shapes, out_dtypes = _normalise_outputs(prim, inferred)
-    # One output inferred as a tuple (Split with output_num=1) is returned as a 1-tuple, as in MindSpore.
-    one_in_tuple = len(out_dtypes) == 1 and isinstance(inferred["dtype"], (tuple, list))
+    # One output inferred as a tuple (Split into 1): the call returns a tuple of one Tensor, as MindSpore's.
+    one_tuple = isinstance(inferred["dtype"], (tuple, list)) and len(out_dtypes) == 1
     in_dtypes = tuple(_slot_meta(metas, slot, "dtype") for slot in tensor_pos)
     device = get_device(call.backend)
     selection, run_on = _select(prim.name, call.backend, in_dtypes, out_dtypes)
@@ -295,23 +295,19 @@ def _kernel_plan(call: _Call):
     if run_on is not device:
         launch = _through_host(launch, device, tuple(tensor_pos.index(j) for j in writes))
     label = KernelLabel(prim.name, selection.entry.backend, selection.entry.attr.short(), selection.entry.kind)
-    scalars = None if writes or run_on is not device else _fast_scalars(call)
+    scalars = None if writes or run_on is not device or one_tuple else _fast_scalars(call)
     if scalars is not None:
         fast = _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars, _scalar_converter(prim, call))
         if fast is not None:
-            return _as_one_tuple(fast, label) if one_in_tuple else fast
+            return fast
     gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
     wrap = _wrapper(out_dtypes, device, aliases, writes)
-    run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
+    if one_tuple:
+        run = lambda call_args: (wrap(launch(gather(call_args)), call_args),)  # noqa: E731
+    else:
+        run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
     run.kernel = label
-    return _as_one_tuple(run, label) if one_in_tuple else run
-
-
-def _as_one_tuple(run, label):
-    """``run`` giving its one output in a tuple."""
-    tupled = lambda call_args: (run(call_args),)  # noqa: E731
-    tupled.kernel = label
-    return tupled
+    return run
 
 
 class CpuFallbackWarning(UserWarning):

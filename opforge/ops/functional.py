@@ -474,6 +474,22 @@ def sort(input_x, axis=-1, descending=False):
     return _sort(axis, descending)(input_x)
 
 
+gather_ = array_ops.Gather()
+
+
+def gather(input_params, input_indices, axis):
+    """Slices of ``input_params`` along ``axis`` at ``input_indices`` (MindSpore's ``ops.gather``)."""
+    return gather_(input_params, input_indices, axis)
+
+
+_gather_nd = array_ops.GatherNd()
+
+
+def gather_nd(input_x, indices):
+    """``GatherNd()(input_x, indices)`` (MindSpore's ``ops.gather_nd``)."""
+    return _gather_nd(input_x, indices)
+
+
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``
 # and ``opforge.ops.<name>`` expose these), not the modules they are built from.
 __all__ = sorted(

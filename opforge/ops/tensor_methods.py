@@ -370,11 +370,24 @@ def split(self, split_size_or_sections, axis=0):
     return F.split(self, split_size_or_sections, axis)
 
 
+def gather(self, input_indices, axis):
+    """``Gather()(self, input_indices, axis)`` (MindSpore's ``Tensor.gather``)."""
+    return F.gather(self, input_indices, axis)
+
+
+def sort(self, axis=-1, descending=False):
+    return F.sort(self, axis, descending)
+
+
+def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 (MindSpore's name)
+    return F.topk(self, k, dim, largest, sorted)
+
+
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
-    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split,
+    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split, gather, sort, topk,
 )  # fmt: skip
 
 

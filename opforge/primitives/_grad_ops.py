@@ -6,6 +6,7 @@ from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
 from opforge.primitives._utils import _Operator
 from opforge.primitives.primitive import prim_attr_register
+from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
 
 __all__ = [
@@ -296,9 +297,9 @@ class SliceGrad(_Operator):
         self.init_prim_io_names(inputs=["dy", "x", "begin", "size"], outputs=["output"])
 
     def infer_shape(self, dy_shape, x_shape, begin, size):
-        from opforge.primitives.array_ops import Slice
+        from opforge.primitives.array_ops import slice_shape
 
-        want = Slice().infer_shape(x_shape, begin, size)
+        want = slice_shape(self.name, x_shape, begin, size)
         if list(dy_shape) != list(want):
             raise ValueError(
                 f"For '{self.name}', the 'dy' must have the slice's shape {want}, but got {list(dy_shape)}."
@@ -329,11 +330,12 @@ class StridedSliceGrad(_Operator):
         for name in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"):
             value = getattr(self, name)
             validator.check_value_type(name, value, [int], self.name)
-            validator.check_non_negative_int(value, name, self.name)
+            validator.check_int_range(value, 0, 2**63 - 1, Rel.INC_BOTH, name, self.name)  # an int64 bit mask
         self.init_prim_io_names(inputs=["dy", "shapex", "begin", "end", "strides"], outputs=["output"])
 
     def infer_shape(self, dy_shape, shapex, begin, end, strides):
-        from opforge.primitives.array_ops import _check_int_tuple, strided_slice_walk
+        from opforge.primitives.array_ops import _check_int64_tuple as _check_int_tuple
+        from opforge.primitives.array_ops import strided_slice_walk
 
         shapex = _check_int_tuple(self.name, "shapex", shapex)
         if any(d < 0 for d in shapex):

@@ -430,6 +430,15 @@ def _check_tensor_tuple(prim_name, arg_name, shapes, dtypes, valid=mstype.all_ty
     return first
 
 
+def _check_int64_tuple(prim_name, arg_name, value) -> tuple:
+    """A tuple of ints that each fit int64 (what a kernel receives them as)."""
+    value = _check_int_tuple(prim_name, arg_name, value)
+    for v in value:
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(f"For '{prim_name}', each of '{arg_name}' must fit int64, but got {list(value)}.")
+    return value
+
+
 def _norm_axis(prim_name, axis, ndim, arg_name="axis") -> int:
     if not -ndim <= axis < ndim:
         raise ValueError(f"For '{prim_name}', the '{arg_name}' must be in [{-ndim}, {ndim}), but got {axis}.")
@@ -495,16 +504,19 @@ class Stack(_Operator):
         return _check_tensor_tuple(self.name, "input_x", None, x_dtypes)
 
 
+_MAX_OUTPUTS = 65536  # Split's output_num: a tuple of that many Tensors at most
+
+
 class Split(_Operator):
     r"""Splits a tensor into ``output_num`` equal parts along ``axis``: ``Split(axis=0, output_num=1)(x)``
     returns a tuple of ``output_num`` Tensors (``np.split``). ``x.shape[axis]`` must be divisible by
-    ``output_num``. dtypes: all, on CPU and GPU."""
+    ``output_num`` (at most 65536). dtypes: all, on CPU and GPU."""
 
     @prim_attr_register
     def __init__(self, axis=0, output_num=1):
         validator.check_value_type("axis", axis, [int], self.name)
         validator.check_value_type("output_num", output_num, [int], self.name)
-        validator.check_positive_int(output_num, "output_num", self.name)
+        validator.check_int_range(output_num, 1, _MAX_OUTPUTS, Rel.INC_BOTH, "output_num", self.name)
         self.init_prim_io_names(inputs=["x"], outputs=["output"])
 
     def infer_shape(self, x_shape):
@@ -563,8 +575,30 @@ class Unstack(_Operator):
     def __infer__(self, x):
         out = super().__infer__(x)
         if not isinstance(out["dtype"], tuple):
-            out["dtype"] = tuple(out["dtype"] for _ in out["shape"])
+            out["dtype"] = tuple(out["dtype"] for _ in out["shape"])  # one per output, a tuple even of one
         return out
+
+
+def slice_shape(prim_name, x_shape, begin, size) -> list:
+    """The shape of ``x[begin : begin + size]`` (``size`` -1: to the end), or the error naming ``prim_name``."""
+    begin = _check_int64_tuple(prim_name, "begin", begin)
+    size = _check_int64_tuple(prim_name, "size", size)
+    ndim = len(x_shape)
+    if len(begin) != ndim or len(size) != ndim:
+        raise ValueError(
+            f"For '{prim_name}', the 'begin' and 'size' must have one entry per dim of 'x' {list(x_shape)}, "
+            f"but got {list(begin)} and {list(size)}."
+        )
+    out = []
+    for d, (b, s, n) in enumerate(zip(begin, size, x_shape)):
+        length = n - b if s == -1 else s
+        if b < 0 or length < 0 or b + length > n:
+            raise ValueError(
+                f"For '{prim_name}', the slice begin {list(begin)} size {list(size)} must lie within 'x' "
+                f"{list(x_shape)}, but dim {d} does not (begin {b}, size {s})."
+            )
+        out.append(length)
+    return out
 
 
 class Slice(_Operator):
@@ -580,24 +614,7 @@ class Slice(_Operator):
         self.init_prim_io_names(inputs=["x", "begin", "size"], outputs=["output"])
 
     def infer_shape(self, x_shape, begin, size):
-        begin = _check_int_tuple(self.name, "begin", begin)
-        size = _check_int_tuple(self.name, "size", size)
-        ndim = len(x_shape)
-        if len(begin) != ndim or len(size) != ndim:
-            raise ValueError(
-                f"For '{self.name}', the 'begin' and 'size' must have one entry per dim of 'x' {list(x_shape)}, "
-                f"but got {list(begin)} and {list(size)}."
-            )
-        out = []
-        for d, (b, s, n) in enumerate(zip(begin, size, x_shape)):
-            length = n - b if s == -1 else s
-            if b < 0 or length < 0 or b + length > n:
-                raise ValueError(
-                    f"For '{self.name}', the slice begin {list(begin)} size {list(size)} must lie within 'x' "
-                    f"{list(x_shape)}, but dim {d} does not (begin {b}, size {s})."
-                )
-            out.append(length)
-        return out
+        return slice_shape(self.name, x_shape, begin, size)
 
     def infer_dtype(self, x_dtype, begin, size):
         return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
@@ -690,16 +707,16 @@ class StridedSlice(_Operator):
         for name in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"):
             value = getattr(self, name)
             validator.check_value_type(name, value, [int], self.name)
-            validator.check_non_negative_int(value, name, self.name)
+            validator.check_int_range(value, 0, 2**63 - 1, Rel.INC_BOTH, name, self.name)  # an int64 bit mask
         self.init_prim_io_names(inputs=["x", "begin", "end", "strides"], outputs=["output"])
 
     def masks(self) -> tuple:
         return (self.begin_mask, self.end_mask, self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
 
     def infer_shape(self, x_shape, begin, end, strides):
-        begin = _check_int_tuple(self.name, "begin", begin)
-        end = _check_int_tuple(self.name, "end", end)
-        strides = _check_int_tuple(self.name, "strides", strides)
+        begin = _check_int64_tuple(self.name, "begin", begin)
+        end = _check_int64_tuple(self.name, "end", end)
+        strides = _check_int64_tuple(self.name, "strides", strides)
         return strided_slice_walk(self.name, list(x_shape), begin, end, strides, self.masks())[1]
 
     def infer_dtype(self, x_dtype, begin, end, strides):
@@ -721,7 +738,7 @@ class ReverseV2(_Operator):
         ndim = len(x_shape)
         seen = set()
         for a in self.axis:
-            a = _norm_axis(self.name, a, max(ndim, 1) if ndim else 0) if ndim else _norm_axis(self.name, a, 0)
+            a = _norm_axis(self.name, a, ndim)
             if a in seen:
                 raise ValueError(f"For '{self.name}', the 'axis' {list(self.axis)} names the dim {a} twice.")
             seen.add(a)
@@ -744,7 +761,7 @@ class Tile(_Operator):
         self.init_prim_io_names(inputs=["x", "multiples"], outputs=["output"])
 
     def infer_shape(self, x_shape, multiples):
-        multiples = _check_int_tuple(self.name, "multiples", multiples)
+        multiples = _check_int64_tuple(self.name, "multiples", multiples)
         if len(multiples) < len(x_shape):
             raise ValueError(
                 f"For '{self.name}', the 'multiples' {list(multiples)} must have at least as many entries as "
@@ -923,7 +940,7 @@ class Range(_Operator):
     @prim_attr_register
     def __init__(self, maxlen=1000000):
         validator.check_value_type("maxlen", maxlen, [int], self.name)
-        validator.check_positive_int(maxlen, "maxlen", self.name)
+        validator.check_int_range(maxlen, 1, 2**62, Rel.INC_BOTH, "maxlen", self.name)
         self.init_prim_io_names(inputs=["start", "limit", "delta"], outputs=["output"])
 
     def _values(self, start, limit, delta):
@@ -934,6 +951,8 @@ class Range(_Operator):
                 )
             if isinstance(v, float) and not math.isfinite(v):
                 raise ValueError(f"For '{self.name}', the '{name}' must be finite, but got {v}.")
+            if isinstance(v, int) and not -(2**63) <= v < 2**63:
+                raise ValueError(f"For '{self.name}', the '{name}' must fit int64, but got {v}.")
         if delta == 0:
             raise ValueError(f"For '{self.name}', the 'delta' must not be 0.")
         if (limit - start) * delta < 0:
@@ -943,7 +962,10 @@ class Range(_Operator):
         if all(isinstance(v, int) for v in (start, limit, delta)):
             length = -((start - limit) // delta)
         else:
-            length = math.ceil((limit - start) / delta)
+            quotient = (limit - start) / delta
+            if not quotient <= self.maxlen:  # also an infinite quotient
+                raise ValueError(f"For '{self.name}', the length {quotient} exceeds 'maxlen' {self.maxlen}.")
+            length = math.ceil(quotient)
         if length > self.maxlen:
             raise ValueError(f"For '{self.name}', the length {length} exceeds 'maxlen' {self.maxlen}.")
         return length
