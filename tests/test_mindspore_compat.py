@@ -108,3 +108,13 @@ def test_a_learning_rate_per_step(lrs):
         w = w - lr * 2 * w
     np.testing.assert_allclose(got, w, rtol=1e-6)
     assert int(opt.global_step.asnumpy()) == 3 and float(opt.get_lr().asnumpy()) == pytest.approx(0.05)
+
+
+def test_maximum_grad_returns_gradients_in_the_inputs_shapes():
+    # MindSpore's MaximumGrad sums each gradient over the dims its input was broadcast along.
+    x = Tensor(np.array([[1.0], [5.0]], np.float32))  # [2, 1]
+    y = Tensor(np.array([2.0, 3.0, 4.0], np.float32))  # [3]
+    dout = Tensor(np.ones((2, 3), np.float32))
+    dx, dy = P.MaximumGrad()(x, y, dout)
+    assert dx.shape == (2, 1) and dy.shape == (3,)
+    assert dx.asnumpy().tolist() == [[0.0], [3.0]] and dy.asnumpy().tolist() == [1.0, 1.0, 1.0]

@@ -242,7 +242,7 @@ def _min_max_bprop(grad_op_cls):
         grad_op = grad_op_cls()
 
         def bprop(x, y, out, dout):
-            # The grad op sends dout to the input the forward picked (x on ties), in dout's shape.
+            # The grad op sends dout to the input the forward picked (x on ties), summed to x's and y's shapes.
             dx, dy = grad_op(_in_dtype(x, dout), _in_dtype(y, dout), dout)
             return (grad_for(x, dx) if needs_input_grad(0) else None), (
                 grad_for(y, dy) if needs_input_grad(1) else None
@@ -258,10 +258,17 @@ def _min_max_grad_bprop(grad_op_cls):
         grad_op = grad_op_cls(grad_x=self.grad_x, grad_y=self.grad_y)
 
         def bprop(x, y, dout_fwd, out, dout):
-            # out = (dout_fwd * m, dout_fwd * (1 - m)) with a piecewise-constant mask m: no gradient for
-            # x and y; for dout_fwd the same routing applied to the incoming gradients.
+            # out = (sum_to_x(dout_fwd * m), sum_to_y(dout_fwd * (1 - m))) with a piecewise-constant mask m:
+            # no gradient for x and y; for dout_fwd, the incoming gradients broadcast back and routed by
+            # the same mask (x and y broadcast to dout_fwd's shape first, so nothing is summed).
             d_dx, d_dy = dout
-            ddout = F.add(grad_op(x, y, d_dx)[0], grad_op(x, y, d_dy)[1]) if needs_input_grad(2) else None
+            ddout = None
+            if needs_input_grad(2):
+                shape = dout_fwd.shape
+                bx, by = broadcast_to(x, shape), broadcast_to(y, shape)
+                ddout = F.add(
+                    grad_op(bx, by, broadcast_to(d_dx, shape))[0], grad_op(bx, by, broadcast_to(d_dy, shape))[1]
+                )
             return (*zero_grads(x, y), ddout)
 
         return bprop

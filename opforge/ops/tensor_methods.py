@@ -387,7 +387,8 @@ _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
-    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split, gather, sort, topk,
+    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split, gather,
+    sort, topk,
 )  # fmt: skip
 
 

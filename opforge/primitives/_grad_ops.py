@@ -100,7 +100,7 @@ class SqrtGrad(_ActivationGrad):
 
 
 class _MinMaxGrad(_Operator):
-    """(x, y, dout) -> (dx, dy): x and y broadcast to dout's shape; dx and dy have dout's shape."""
+    """(x, y, dout) -> (dx, dy): x and y broadcast to dout's shape; dx and dy have x's and y's shapes."""
 
     valid_dtypes = mstype.int_type + mstype.uint_type + mstype.float_type
 
@@ -118,7 +118,7 @@ class _MinMaxGrad(_Operator):
                     f"For '{self.name}', the '{name}' of shape {list(shape)} must broadcast to the shape of 'dout' "
                     f"{list(dout_shape)}, but it does not."
                 )
-        return list(dout_shape), list(dout_shape)
+        return list(x_shape), list(y_shape)
 
     def infer_dtype(self, x_dtype, y_dtype, dout_dtype):
         args = {"x": x_dtype, "y": y_dtype, "dout": dout_dtype}
@@ -131,8 +131,9 @@ class MaximumGrad(_MinMaxGrad):
 
     :math:`dx = dout` where :math:`x \ge y`, else 0; :math:`dy = dout` where :math:`x < y`, else 0: ties go
     to x. Where x or y is NaN, dout goes to the input Maximum took its NaN from (x when both are NaN), so
-    :math:`dx + dy = dout` always. x and y must broadcast to dout's shape; dx and dy have dout's shape (the
-    bprop sums them back to the input shapes). ``grad_x=False`` (``grad_y=False``) makes dx (dy) zeros.
+    :math:`dx + dy = dout` always. x and y must broadcast to dout's shape; dx and dy have x's and y's shapes,
+    as in MindSpore: where an input was broadcast, its gradient is summed over the broadcast dims.
+    ``grad_x=False`` (``grad_y=False``) makes dx (dy) zeros.
     dtypes: x, y and dout of one dtype: integers and floats.
     """
 
@@ -357,6 +358,8 @@ class StridedSliceGrad(_Operator):
 
     def infer_dtype(self, dy_dtype, shapex, begin, end, strides):
         return validator.check_tensor_dtype_valid("dy", dy_dtype, mstype.all_types, self.name)
+
+
 class AbsGrad(_ActivationGrad):
     r"""``AbsGrad()(x, dy)``: :math:`dx = dy \cdot \operatorname{sign}(x)` (0 at x = 0), Abs's gradient.
     dtypes: float16, bfloat16, float32, float64."""

@@ -23,7 +23,7 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import BLOCK, BLOCKS_PER_MULTIPROCESSOR, CudaKernel, ctype, function_for, grid_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 
-__all__ = ["ReducePlan", "ReducePasses", "chunks_for", "passes_for", "reduce_kernel", "reduce_plan"]
+__all__ = ["ReducePlan", "ReducePasses", "chunks_for", "passes_for", "reduce_kernel", "reduce_plan", "summer"]
 
 _MAX_DIMS = 8  # kMaxReduceDims of reduce.cuh
 # align=True: CuPy places a struct argument by its dtype's alignment, which must be the C++ struct's.
@@ -207,6 +207,30 @@ def _make(reducer: str):
         return reduce_kernel("reduce.cu", functor, t, t, loop)
 
     return make
+
+
+def summer(spec, dtype, from_shape, to_shape):
+    """``sum_to(array)``: a ``from_shape`` array of ``dtype`` summed over the dims along which ``to_shape``
+    was broadcast to it (the gradient of a broadcast), by ReduceSum's passes; None when the shapes hold
+    the same number of elements (nothing to sum)."""
+    if math.prod(from_shape) == math.prod(to_shape):
+        return None
+    device, runtime = spec.device, spec.device.runtime
+    lead = len(from_shape) - len(to_shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(to_shape) if d == 1 and from_shape[lead + i] != 1)
+    plan = reduce_plan(spec.op_name, from_shape, axes)
+    t = ctype(dtype)
+    passes = passes_for(
+        runtime, reduce_kernel("reduce.cu", f"opforge::SumReducer<{t}>", t, t, None), _acc_dtype("SumReducer", dtype)
+    )
+    chunks, size, np_dtype = chunks_for(runtime, plan), math.prod(from_shape), dtype.np_dtype
+
+    def sum_to(full):
+        out = device.empty(tuple(to_shape), np_dtype)
+        passes.run(device, plan, chunks, runtime.reshape(full, (size,)), runtime.reshape(out, (plan.outputs,)))
+        return out
+
+    return sum_to
 
 
 for _op, _reducer in (
