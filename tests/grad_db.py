@@ -388,6 +388,20 @@ def _layer_norm_samples(prim, rng):
         yield GradSample((x, uniform(pshape, rng=rng), uniform(pshape, rng=rng)), f"x{list(shape)}")
 
 
+def _cumsum_samples(prim, rng):
+    yield GradSample((uniform((3, 4), rng=rng), 1), "x[3, 4] axis=1")
+    yield GradSample((uniform((2, 3, 4), rng=rng), -3), "x[2, 3, 4] axis=-3")
+    yield GradSample((uniform((5,), rng=rng), 0), "x[5] axis=0")
+
+
+def _smooth_l1_samples(prim, rng):
+    for shape in ((7,), (3, 4)):
+        x = uniform(shape, rng=rng)
+        # |x - y| away from beta (the kink of the second derivative; the first is smooth).
+        d = away_from(shape, rng, (-prim.beta, prim.beta), margin=0.05, low=-2.0, high=2.0)
+        yield GradSample((x, x - d), f"x{list(shape)}")
+
+
 def _bool_samples(prim, rng):
     yield GradSample((rng.uniform(size=(3, 4)) < 0.5, 1), "bool x[3, 4] axis=1")
     yield GradSample((rng.uniform(size=(5,)) < 0.5, ()), "bool x[5] axis=()")
@@ -535,6 +549,34 @@ GRAD_DB_LIST = [
             },
         ),
         _layer_norm_samples,
+    ),
+    GradRecord("Argmin", _variants("Argmin", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
+    GradRecord(
+        "CumSum",
+        _variants(
+            "CumSum",
+            **{
+                "": {},
+                "exclusive": {"exclusive": True},
+                "reverse": {"reverse": True},
+                "both": {"exclusive": True, "reverse": True},
+            },
+        ),
+        _cumsum_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "Dropout",
+        _variants("Dropout", **{"keep_prob=0.5": {}, "keep_prob=0.8": {"keep_prob": 0.8, "Seed0": 3, "Seed1": 4}}),
+        unary(),
+    ),
+    GradRecord("L2Loss", _variants("L2Loss"), unary(), second_order=True),
+    GradRecord(
+        "SmoothL1Loss",
+        _variants(
+            "SmoothL1Loss", **{r: {"reduction": r} for r in ("none", "sum", "mean")}, **{"beta=0.5": {"beta": 0.5}}
+        ),
+        _smooth_l1_samples,
     ),
     # -- end of the norm helper's block ----------------------------------------------------
     GradRecord("Maximum", _variants("Maximum"), binary(ties=True), second_order=True),

@@ -71,5 +71,5 @@ def _zero_bprop(self):
     return bprop
 
 
-for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.ArgMax):
+for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.ArgMax, P.Argmin):
     bprop_getters.register(_op)(_zero_bprop)

@@ -335,3 +335,14 @@ def get_bprop_equal(self):
         return zero_grads(x, y)
 
     return bprop
+
+
+@bprop_getters.register(P.CumSum)
+def get_bprop_cumsum(self):
+    # The adjoint of a cumulative sum is the cumulative sum the other way round.
+    backward = P.CumSum(exclusive=self.exclusive, reverse=not self.reverse)
+
+    def bprop(x, axis, out, dout):
+        return backward(dout, axis), None
+
+    return bprop

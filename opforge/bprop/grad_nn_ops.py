@@ -271,3 +271,37 @@ def get_bprop_layer_norm(self):
         return dx, dgamma, dbeta
 
     return bprop
+
+
+# ---------------------------------------------------------------------------------------------
+# Dropout and losses
+
+
+@bprop_getters.register(P.Dropout)
+def get_bprop_dropout(self):
+    grad = G.DropoutGrad(keep_prob=self.keep_prob)
+
+    def bprop(x, out, dout):
+        # output = x * mask / keep_prob; the mask is a constant of the seeds (its gradient is dropped).
+        return (grad(dout[0], out[1]),)
+
+    return bprop
+
+
+@bprop_getters.register(P.L2Loss)
+def get_bprop_l2_loss(self):
+    def bprop(x, out, dout):
+        return (F.mul(x, dout),)
+
+    return bprop
+
+
+@bprop_getters.register(P.SmoothL1Loss)
+def get_bprop_smooth_l1_loss(self):
+    grad = G.SmoothL1LossGrad(beta=self.beta, reduction=self.reduction)
+
+    def bprop(logits, labels, out, dout):
+        d = grad(logits, labels, dout)
+        return d, (F.neg(d) if needs_input_grad(1) else None)
+
+    return bprop

@@ -17,6 +17,8 @@ __all__ = [
     "MinimumGrad",
     "BatchNormGrad",
     "LayerNormGrad",
+    "DropoutGrad",
+    "SmoothL1LossGrad",
 ]
 
 
@@ -214,3 +216,51 @@ class LayerNormGrad(_Operator):
         args = {"x": x, "dy": dy, "variance": variance, "mean": mean, "gamma": gamma}
         t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
         return t, t, t
+
+
+class DropoutGrad(_Operator):
+    r"""``DropoutGrad(keep_prob=0.5)(dy, mask)``: :math:`dx = dy \cdot mask / keep\_prob` (mask: Dropout's).
+    dtypes: float16, bfloat16, float32, float64."""
+
+    @prim_attr_register
+    def __init__(self, keep_prob=0.5):
+        validator.check_value_type("keep_prob", keep_prob, [float], self.name)
+        if not 0.0 < keep_prob <= 1.0:
+            raise ValueError(f"For '{self.name}', the 'keep_prob' must be in (0.0, 1.0], but got {keep_prob}.")
+        self.init_prim_io_names(inputs=["dy", "mask"], outputs=["output"])
+
+    def infer_shape(self, dy, mask):
+        if list(dy) != list(mask):
+            raise ValueError(
+                f"For '{self.name}', 'dy' and 'mask' must have the same shape, but got {list(dy)} and {list(mask)}."
+            )
+        return dy
+
+    def infer_dtype(self, dy, mask):
+        return validator.check_tensors_dtypes_same_and_valid({"dy": dy, "mask": mask}, mstype.float_type, self.name)
+
+
+class SmoothL1LossGrad(_Operator):
+    r"""``SmoothL1LossGrad(beta=1.0, reduction="none")(prediction, target, dout)``: the gradient of
+    SmoothL1Loss in ``prediction``, :math:`clip(d / \beta, -1, 1) \cdot dout` (``dout`` elementwise for
+    "none", 0-d for "sum"; "mean" also divides by the element count). dtypes: float16, bfloat16, float32,
+    float64."""
+
+    @prim_attr_register
+    def __init__(self, beta=1.0, reduction="none"):
+        validator.check_value_type("beta", beta, [float], self.name)
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        self.init_prim_io_names(inputs=["prediction", "target", "dout"], outputs=["gradient"])
+
+    def infer_shape(self, prediction, target, dout):
+        want = list(prediction) if self.reduction == "none" else []
+        if list(target) != list(prediction) or list(dout) != want:
+            raise ValueError(
+                f"For '{self.name}', the 'target' must have the shape of 'prediction' {list(prediction)} and the "
+                f"'dout' shape {want}, but got {list(target)} and {list(dout)}."
+            )
+        return prediction
+
+    def infer_dtype(self, prediction, target, dout):
+        args = {"prediction": prediction, "target": target, "dout": dout}
+        return validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)

@@ -24,6 +24,9 @@ __all__ = [
     "Adam",
     "BatchNorm",
     "LayerNorm",
+    "Dropout",
+    "L2Loss",
+    "SmoothL1Loss",
 ]
 
 
@@ -578,3 +581,79 @@ class LayerNorm(_Operator):
             {"input_x": x, "gamma": gamma, "beta": beta}, _SOFTMAX_DTYPES, self.name
         )
         return t, t, t
+
+
+# ---------------------------------------------------------------------------------------------
+# Dropout and losses
+
+
+class Dropout(_Operator):
+    r"""``Dropout(keep_prob=0.5, Seed0=0, Seed1=0)(x)`` returns ``(output, mask)``: each element is kept
+    with probability ``keep_prob`` and scaled by ``1 / keep_prob``, else zeroed; ``mask`` (x's dtype) is
+    1 where kept, 0 elsewhere, so ``output = x * mask / keep_prob``.
+
+    The generator is counter-based (``opforge/functors/random.h``): element i is kept when
+    :math:`U < keep\_prob` with U = the top 53 bits of SplitMix64(key ^ SplitMix64(i)) / 2^53 and
+    key = SplitMix64(SplitMix64(Seed0) ^ Seed1). The mask is a pure function of (Seed0, Seed1, element
+    index): the same seeds give the same mask on every call, backend and thread count (Seed0 = Seed1 = 0
+    is a seed like any other: unlike MindSpore, it does not draw a random seed). A different mask per
+    step takes different seeds (``nn.Dropout`` changes Seed1 every call).
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64.
+    """
+
+    @prim_attr_register
+    def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):  # noqa: N803 - MindSpore's attr names
+        validator.check_value_type("keep_prob", keep_prob, [float], self.name)
+        validator.check_float_range(keep_prob, 0.0, 1.0, Rel.INC_RIGHT, "keep_prob", self.name)
+        validator.check_value_type("Seed0", Seed0, [int], self.name)
+        validator.check_value_type("Seed1", Seed1, [int], self.name)
+        self.init_prim_io_names(inputs=["x"], outputs=["output", "mask"])
+
+    def infer_shape(self, x):
+        return x, x
+
+    def infer_dtype(self, x):
+        t = validator.check_tensor_dtype_valid("x", x, _SOFTMAX_DTYPES, self.name)
+        return t, t
+
+
+class L2Loss(_Operator):
+    r""":math:`loss = \sum x^2 / 2` as a 0-d Tensor: ``L2Loss()(input_x)``. Sums accumulate in double
+    (float16/bfloat16 in float32). dtypes (CPU, GPU): float16, bfloat16, float32, float64."""
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x"], outputs=["output"])
+
+    def infer_shape(self, x):
+        return []
+
+    def infer_dtype(self, x):
+        return validator.check_tensor_dtype_valid("input_x", x, _SOFTMAX_DTYPES, self.name)
+
+
+class SmoothL1Loss(_Operator):
+    r"""``SmoothL1Loss(beta=1.0, reduction="none")(logits, labels)``: with :math:`d = logits - labels`,
+    :math:`0.5 d^2 / \beta` where :math:`|d| < \beta`, else :math:`|d| - 0.5 \beta`; reduction "none"
+    (elementwise), "sum" or "mean" (0-d; the mean of no elements is NaN). ``beta`` > 0.
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64; logits and labels of one dtype and shape."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("logits", dtype=sig.sig_dtype.T),
+        sig.make_sig("labels", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, beta=1.0, reduction="none"):
+        validator.check_value_type("beta", beta, [float], self.name)
+        validator.check_float(beta, 0.0, Rel.GT, "beta", self.name)
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        self.init_prim_io_names(inputs=["prediction", "target"], outputs=["output"])
+
+    def infer_shape(self, logits, labels):
+        _check_same_shape(self.name, "logits", logits, {"labels": labels})
+        return logits if self.reduction == "none" else []
+
+    def infer_dtype(self, logits, labels):
+        args = {"logits": logits, "labels": labels}
+        return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
