@@ -16,7 +16,8 @@ from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import Dense, Dropout, Elu, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, get_activation
-from opforge.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
+from opforge.nn.loss import L1Loss, LossBase, MSELoss, SmoothL1Loss, SoftmaxCrossEntropyWithLogits
+from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
@@ -31,6 +32,9 @@ __all__ = [
     "Dense",
     "Flatten",
     "Dropout",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "LayerNorm",
     "ReLU",
     "Sigmoid",
     "Tanh",
@@ -41,6 +45,7 @@ __all__ = [
     "LossBase",
     "MSELoss",
     "L1Loss",
+    "SmoothL1Loss",
     "SoftmaxCrossEntropyWithLogits",
     "Optimizer",
     "SGD",

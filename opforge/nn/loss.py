@@ -6,7 +6,7 @@ from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.cell import Cell
 
-__all__ = ["LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits"]
+__all__ = ["LossBase", "MSELoss", "L1Loss", "SmoothL1Loss", "SoftmaxCrossEntropyWithLogits"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -127,3 +127,17 @@ def _scalar(value: float, dtype: mstype.Type):
     from opforge.tensor import Tensor
 
     return Tensor(value, dtype)
+
+
+class SmoothL1Loss(LossBase):
+    r"""Smooth L1: with :math:`d = x - y`, :math:`0.5 d^2 / \beta` where :math:`|d| < \beta`, else
+    :math:`|d| - 0.5 \beta`; reduction "none" (default, as MindSpore), "mean" or "sum". The SmoothL1Loss
+    primitive, differentiated by SmoothL1LossGrad. ``loss(logits, labels)``."""
+
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__(reduction)
+        self.beta = beta
+        self.smooth_l1 = ops.SmoothL1Loss(beta=beta, reduction=reduction)
+
+    def construct(self, logits, labels):
+        return self.smooth_l1(logits, labels)
