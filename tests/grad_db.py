@@ -402,6 +402,19 @@ def _smooth_l1_samples(prim, rng):
         yield GradSample((x, x - d), f"x{list(shape)}")
 
 
+def _bce_samples(prim, rng):
+    x = uniform((3, 4), -3.0, 3.0, rng)
+    y = uniform((3, 4), 0.0, 1.0, rng)
+    yield GradSample((x, y, uniform((3, 4), 0.5, 2.0, rng), uniform((3, 4), 0.5, 2.0, rng)), "all [3, 4]")
+    yield GradSample((x, y, uniform((4,), 0.5, 2.0, rng), uniform((), 0.5, 2.0, rng)), "weight [4], pos_weight []")
+
+
+def _nll_samples(prim, rng):
+    # Only logits are differentiated: labels are indices, weight gets no gradient by definition.
+    t = np.array([0, 2, 1, 2, 0], np.int32)
+    yield GradSample((uniform((5, 3), rng=rng), t, uniform((3,), 0.5, 2.0, rng)), "logits[5, 3]", diff=(0,))
+
+
 def _bool_samples(prim, rng):
     yield GradSample((rng.uniform(size=(3, 4)) < 0.5, 1), "bool x[3, 4] axis=1")
     yield GradSample((rng.uniform(size=(5,)) < 0.5, ()), "bool x[5] axis=()")
@@ -577,6 +590,23 @@ GRAD_DB_LIST = [
             "SmoothL1Loss", **{r: {"reduction": r} for r in ("none", "sum", "mean")}, **{"beta=0.5": {"beta": 0.5}}
         ),
         _smooth_l1_samples,
+    ),
+    GradRecord(
+        "BCEWithLogitsLoss",
+        _variants("BCEWithLogitsLoss", **{r: {"reduction": r} for r in ("none", "sum", "mean")}),
+        _bce_samples,
+    ),
+    GradRecord(
+        "NLLLoss",
+        _variants(
+            "NLLLoss",
+            **{
+                "mean": {},
+                "sum": {"reduction": "sum"},
+                "none,ignore_index=1": {"reduction": "none", "ignore_index": 1},
+            },
+        ),
+        _nll_samples,
     ),
     # -- end of the norm helper's block ----------------------------------------------------
     GradRecord("Maximum", _variants("Maximum"), binary(ties=True), second_order=True),

@@ -809,3 +809,172 @@ RECORDS += [
         error_inputs=_smooth_l1_grad_errors,
     ),
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# BCEWithLogitsLoss, NLLLoss, NLLLossGrad
+
+
+def _softplus(v):
+    return np.logaddexp(0.0, v)
+
+
+def _bce_terms(x, y, w, p):
+    return w * ((1.0 - y) * x + (1.0 + (p - 1.0) * y) * _softplus(-x))
+
+
+def _bce_ref(prim, x, y, w, p):
+    return _reduce_loss(prim, _bce_terms(x, y, w, p))
+
+
+def _bce_mag(prim, x, y, w, p):
+    return _reduce_loss(prim, np.abs(_bce_terms(x, y, w, p)))
+
+
+BCE_SHAPES = [((), ()), ((7,), (7,)), ((4, 5), (5,)), ((2, 3, 4), ()), ((0, 3), (3,)), (LARGE, (LARGE[-1],))]
+
+
+def _bce_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape, wshape in BCE_SHAPES:
+        x = make_array(shape, dtype, rng, -6.0, 6.0)
+        y = make_array(shape, dtype, rng, 0.0, 1.0)
+        w, p = make_array(wshape, dtype, rng, 0.1, 2.0), make_array(wshape, dtype, rng, 0.1, 3.0)
+        yield Sample((x, y, w, p), desc=f"x{list(shape)} weight{list(wshape)}")
+    if dtype.kind == "f":
+        x = np.array([-80.0, -20.0, 0.0, 20.0, 80.0]).astype(dtype.np_dtype)
+        y = np.array([1.0, 0.0, 0.5, 1.0, 0.0]).astype(dtype.np_dtype)
+        one = np.ones(5, dtype.np_dtype)
+        yield Sample((x, y, one, one), desc="large logits: stable")
+
+
+def _bce_errors():
+    f = ops.BCEWithLogitsLoss
+    x = _t((2, 3))
+    return [
+        ErrorInput("label-shape", lambda: f()(x, _t((3, 2)), _t((3,)), _t((3,))), ValueError, "'label'"),
+        ErrorInput("weight-not-broadcast", lambda: f()(x, x, _t((2,)), _t((3,))), ValueError, "broadcast"),
+        ErrorInput("pos_weight-bigger", lambda: f()(x, x, _t((3,)), _t((4, 2, 3))), ValueError, "pos_weight"),
+        ErrorInput("reduction-bad", lambda: f(reduction="avg"), ValueError, "reduction"),
+        ErrorInput("int32-inputs", lambda: f()(*[_t((2,), mstype.int32)] * 4), TypeError),
+        ErrorInput("wrong-arg-count", lambda: f()(x, x, x), TypeError),
+    ]
+
+
+def _nll_ref(prim, x, t, w):
+    x2 = x.reshape(-1, x.shape[-1])
+    t = t.reshape(-1).astype(np.int64)
+    keep = t != prim.ignore_index
+    tk = np.where(keep, t, 0)
+    wt = np.where(keep, w[tk], 0.0)
+    losses = -wt * x2[np.arange(len(tk)), tk]
+    total = wt.sum()
+    if prim.reduction == "none":
+        loss = losses.reshape(x.shape[:-1])
+    elif prim.reduction == "sum":
+        loss = np.asarray(losses.sum())
+    else:
+        with np.errstate(all="ignore"):
+            loss = np.asarray(losses.sum() / total)
+    return (loss, np.asarray(total))[prim.index]
+
+
+def _nll_samples(record, prim, ins, outs, rng):
+    dtype, ldtype = ins[0], ins[1]
+    for n, c in ((4, 3), (1, 5), (7, 1), (0, 3), (300, 10)):
+        x = make_array((n, c), dtype, rng)
+        t = rng.integers(0, c, n).astype(ldtype.np_dtype)
+        yield Sample((x, t, make_array((c,), dtype, rng, 0.2, 2.0)), desc=f"logits[{n}, {c}]")
+    x = make_array((5, 4), dtype, rng)
+    ig = prim.ignore_index
+    t = np.array([0, ig, 3, 1, ig], ldtype.np_dtype)
+    yield Sample((x, t, make_array((4,), dtype, rng, 0.2, 2.0)), desc="ignored rows")
+    yield Sample(
+        (make_array((4,), dtype, rng), np.array(2, ldtype.np_dtype), make_array((4,), dtype, rng, 0.2, 2.0)),
+        desc="1-D logits",
+    )
+
+
+def _nll_errors():
+    f = ops.NLLLoss
+    x, w = _t((3, 4)), _t((4,))
+    labels = Tensor(np.array([0, 1, 2], np.int32))
+    return [
+        ErrorInput("label-out-of-range", lambda: f()(x, Tensor(np.array([0, 4, 1], np.int32)), w), Exception, "labels"),
+        ErrorInput("labels-shape", lambda: f()(x, Tensor(np.array([0, 1], np.int32)), w), ValueError, "'labels'"),
+        ErrorInput("weight-shape", lambda: f()(x, labels, _t((3,))), ValueError, "'weight'"),
+        ErrorInput("logits-3d", lambda: f()(_t((2, 3, 4)), labels, w), ValueError, "1-D or 2-D"),
+        ErrorInput("float-labels", lambda: f()(x, _t((3,)), w), TypeError, "labels"),
+        ErrorInput("reduction-bad", lambda: f(reduction="avg"), ValueError, "reduction"),
+        ErrorInput("ignore_index-float", lambda: f(ignore_index=1.0), TypeError, "ignore_index"),
+    ]
+
+
+def _nll_grad_ref(prim, x, g, t, w, total):
+    x2 = x.reshape(-1, x.shape[-1])
+    t = t.reshape(-1).astype(np.int64)
+    out = np.zeros_like(x2)
+    for i, k in enumerate(t):
+        if k == prim.ignore_index:
+            continue
+        gi = g.reshape(-1)[i] if prim.reduction == "none" else g.reshape(-1)[0]
+        if prim.reduction == "mean":
+            gi = gi / total.reshape(-1)[0]
+        out[i, k] = -w[k] * gi
+    return out.reshape(x.shape)
+
+
+def _nll_grad_samples(record, prim, ins, outs, rng):
+    dtype, ldtype = ins[0], ins[2]
+    for n, c in ((4, 3), (1, 5), (0, 3), (300, 10)):
+        x = make_array((n, c), dtype, rng)
+        t = rng.integers(0, c, n).astype(ldtype.np_dtype)
+        if n > 2:
+            t[1] = prim.ignore_index
+        g = make_array((n,) if prim.reduction == "none" else (), dtype, rng)
+        total = make_array((), dtype, rng, 0.5, 3.0)
+        yield Sample((x, g, t, make_array((c,), dtype, rng, 0.2, 2.0), total), desc=f"logits[{n}, {c}]")
+
+
+def _nll_grad_errors():
+    f = ops.NLLLossGrad
+    return [
+        ErrorInput(
+            "weight-shape", lambda: f()(_t((3, 4)), _t(()), Tensor(np.zeros(3, np.int32)), _t((3,)), _t(())), ValueError
+        ),
+        ErrorInput("float-labels", lambda: f()(_t((3, 4)), _t(()), _t((3,)), _t((4,)), _t(())), TypeError, "labels"),
+    ]
+
+
+RECORDS += [
+    OpRecord(
+        "BCEWithLogitsLoss",
+        {**_reductions(ops.BCEWithLogitsLoss)},
+        _bce_samples,
+        _bce_ref,
+        args=(Arg(),) * 4,
+        magnitude=_bce_mag,
+        error_inputs=_bce_errors,
+    ),
+    OpRecord(
+        "NLLLoss",
+        {
+            **_prefixed("mean", _outputs(ops.NLLLoss, ("loss", "total_weight"))),
+            **_prefixed("sum", _outputs(lambda: ops.NLLLoss("sum"), ("loss",), (0,))),
+            **_prefixed("none,ignore_index=2", _outputs(lambda: ops.NLLLoss("none", 2), ("loss", "total_weight"))),
+        },
+        _nll_samples,
+        _nll_ref,
+        args=(Arg(),) * 3,
+        tols=_NORM_TOLS,
+        error_inputs=_nll_errors,
+    ),
+    OpRecord(
+        "NLLLossGrad",
+        {**_reductions(ops.NLLLossGrad), "sum,ignore_index=1": lambda: ops.NLLLossGrad("sum", 1)},
+        _nll_grad_samples,
+        _nll_grad_ref,
+        args=(Arg(),) * 5,
+        error_inputs=_nll_grad_errors,
+    ),
+]

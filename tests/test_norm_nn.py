@@ -108,3 +108,21 @@ def test_smooth_l1_loss_cell():
     out = loss(T([0.0, 0.5, 3.0]), T([0.0, 0.0, 0.0]))
     np.testing.assert_allclose(out.asnumpy(), (0.0 + 0.125 + 2.5) / 3, rtol=1e-6)
     assert nn.SmoothL1Loss()(T([1.0, 4.0]), T([0.0, 0.0])).shape == (2,)
+
+
+def test_bce_with_logits_and_nll_loss_cells(rng):
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    y = (rng.uniform(size=(4, 3)) < 0.5).astype(np.float32)
+    expected = np.mean((1 - y) * x + np.logaddexp(0, -x))
+    np.testing.assert_allclose(nn.BCEWithLogitsLoss()(T(x), T(y)).asnumpy(), expected, rtol=1e-5)
+    pw = T([2.0, 1.0, 0.5])
+    weighted = nn.BCEWithLogitsLoss(reduction="sum", pos_weight=pw)(T(x), T(y)).asnumpy()
+    p = np.array([2.0, 1.0, 0.5])
+    np.testing.assert_allclose(weighted, np.sum((1 - y) * x + (1 + (p - 1) * y) * np.logaddexp(0, -x)), rtol=1e-5)
+    logp = np.log(np.full((4, 3), 1 / 3, np.float32))
+    labels = Tensor(np.array([0, 2, 1, -100], np.int32))
+    np.testing.assert_allclose(nn.NLLLoss()(T(logp), labels).asnumpy(), np.log(3), rtol=1e-5)
+    g = opforge.grad(lambda t: nn.NLLLoss(reduction="sum")(t, labels))(T(logp)).asnumpy()
+    want = np.zeros((4, 3))
+    want[[0, 1, 2], [0, 2, 1]] = -1
+    np.testing.assert_array_equal(g, want)

@@ -16,7 +16,15 @@ from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import Dense, Dropout, Elu, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, get_activation
-from opforge.nn.loss import L1Loss, LossBase, MSELoss, SmoothL1Loss, SoftmaxCrossEntropyWithLogits
+from opforge.nn.loss import (
+    BCEWithLogitsLoss,
+    L1Loss,
+    LossBase,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+    SoftmaxCrossEntropyWithLogits,
+)
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
@@ -46,6 +54,8 @@ __all__ = [
     "MSELoss",
     "L1Loss",
     "SmoothL1Loss",
+    "BCEWithLogitsLoss",
+    "NLLLoss",
     "SoftmaxCrossEntropyWithLogits",
     "Optimizer",
     "SGD",

@@ -19,6 +19,7 @@ __all__ = [
     "LayerNormGrad",
     "DropoutGrad",
     "SmoothL1LossGrad",
+    "NLLLossGrad",
 ]
 
 
@@ -264,3 +265,30 @@ class SmoothL1LossGrad(_Operator):
     def infer_dtype(self, prediction, target, dout):
         args = {"prediction": prediction, "target": target, "dout": dout}
         return validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
+
+
+class NLLLossGrad(_Operator):
+    r"""``NLLLossGrad(reduction="mean", ignore_index=-100)(logits, loss_grad, labels, weight, total_weight)``:
+    the gradient of NLLLoss in ``logits``: :math:`-weight_{t_i} \cdot g_i` at :math:`(i, t_i)`, 0 elsewhere
+    and on ignored rows, with :math:`g_i` = ``loss_grad[i]`` ("none"), ``loss_grad`` ("sum") or
+    ``loss_grad / total_weight`` ("mean"). dtypes: float16, bfloat16, float32, float64; labels int32/int64."""
+
+    @prim_attr_register
+    def __init__(self, reduction="mean", ignore_index=-100):
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        validator.check_value_type("ignore_index", ignore_index, [int], self.name)
+        self.init_prim_io_names(inputs=["x", "loss_grad", "target", "weight", "total_weight"], outputs=["x_grad"])
+
+    def infer_shape(self, logits, loss_grad, labels, weight, total_weight):
+        if len(logits) not in (1, 2) or list(weight) != [logits[-1]]:
+            raise ValueError(
+                f"For '{self.name}', the 'logits' must be 1-D or 2-D and 'weight' [C], but got {list(logits)} "
+                f"and {list(weight)}."
+            )
+        return logits
+
+    def infer_dtype(self, logits, loss_grad, labels, weight, total_weight):
+        args = {"logits": logits, "loss_grad": loss_grad, "weight": weight, "total_weight": total_weight}
+        t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
+        validator.check_tensor_dtype_valid("labels", labels, (mstype.int32, mstype.int64), self.name)
+        return t

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _Operator
+from opforge.primitives._utils import _Operator, broadcast_shape
 from opforge.primitives.primitive import Primitive, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -27,6 +27,8 @@ __all__ = [
     "Dropout",
     "L2Loss",
     "SmoothL1Loss",
+    "BCEWithLogitsLoss",
+    "NLLLoss",
 ]
 
 
@@ -657,3 +659,103 @@ class SmoothL1Loss(_Operator):
     def infer_dtype(self, logits, labels):
         args = {"logits": logits, "labels": labels}
         return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+
+
+class BCEWithLogitsLoss(_Operator):
+    r"""``BCEWithLogitsLoss(reduction="mean")(logits, label, weight, pos_weight)``: binary cross entropy
+    on logits, :math:`\ell = -w (p\,y \log\sigma(x) + (1 - y) \log(1 - \sigma(x)))`, computed stably as
+    :math:`w ((1 - y) x + (1 + (p - 1) y)\,softplus(-x))`; reduction "none", "mean" or "sum" (0-d).
+    ``weight`` and ``pos_weight`` broadcast to the shape of ``logits`` (BroadcastTo, so their gradients
+    are summed back); ``label`` has the shape of ``logits``.
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64; all four of one dtype."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("logits", dtype=sig.sig_dtype.T),
+        sig.make_sig("label", dtype=sig.sig_dtype.T),
+        sig.make_sig("weight", dtype=sig.sig_dtype.T),
+        sig.make_sig("pos_weight", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, reduction="mean"):
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        self.init_prim_io_names(inputs=["logits", "label", "weight", "pos_weight"], outputs=["loss"])
+
+    def infer_shape(self, logits, label, weight, pos_weight):
+        _check_same_shape(self.name, "logits", logits, {"label": label})
+        for name, shape in (("weight", weight), ("pos_weight", pos_weight)):
+            if broadcast_shape(self.name, logits, shape, "logits", name) != list(logits):
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must broadcast to the shape of 'logits' {list(logits)}, "
+                    f"but got {list(shape)}."
+                )
+        return logits if self.reduction == "none" else []
+
+    def infer_dtype(self, logits, label, weight, pos_weight):
+        args = {"logits": logits, "label": label, "weight": weight, "pos_weight": pos_weight}
+        return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+
+    def __call__(self, *args, **kwargs):
+        from opforge.dispatch import binding
+        from opforge.primitives.array_ops import BroadcastTo
+        from opforge.tensor import Tensor
+
+        if kwargs or len(args) != 4:
+            args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
+        logits = args[0]
+        if isinstance(logits, Tensor):
+            args = list(args)
+            for i in (2, 3):  # the kernel takes weight and pos_weight in the shape of logits
+                a = args[i]
+                if isinstance(a, Tensor) and a.shape != logits.shape:
+                    target = broadcast_shape(self.name, logits.shape, a.shape, "logits", self._arg_name(i))
+                    if tuple(target) == logits.shape:
+                        args[i] = BroadcastTo(logits.shape)(a)
+        return _PRIMITIVE_CALL(self, *args)
+
+
+class NLLLoss(_Operator):
+    r"""``NLLLoss(reduction="mean", ignore_index=-100)(logits, labels, weight)`` returns ``(loss,
+    total_weight)``: :math:`\ell_i = -weight_{t_i} \cdot logits_{i, t_i}` (0 where
+    :math:`t_i` = ``ignore_index``), :math:`total\_weight = \sum weight_{t_i}` over the rows not ignored;
+    reduction "none" (``loss`` [N]), "sum" or "mean" (:math:`\sum \ell_i / total\_weight`, NaN when
+    every row is ignored). ``logits`` [N, C] or [C] (one row), ``labels`` [N] (or []) int32/int64 in
+    [0, C) or ``ignore_index``, ``weight`` [C]. A label out of range is an error.
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64 logits and weight."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("logits", dtype=sig.sig_dtype.T),
+        sig.make_sig("labels"),
+        sig.make_sig("weight", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, reduction="mean", ignore_index=-100):
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        validator.check_value_type("ignore_index", ignore_index, [int], self.name)
+        self.init_prim_io_names(inputs=["x", "target", "weight"], outputs=["loss", "total_weight"])
+
+    def infer_shape(self, logits, labels, weight):
+        if len(logits) not in (1, 2):
+            raise ValueError(f"For '{self.name}', the 'logits' must be 1-D or 2-D, but got shape {list(logits)}.")
+        n = logits[0] if len(logits) == 2 else None
+        want = [n] if n is not None else [[], [1]]
+        if (n is not None and list(labels) != [n]) or (n is None and list(labels) not in ([], [1])):
+            raise ValueError(
+                f"For '{self.name}', the 'labels' must have shape {want[0] if n is not None else '[] or [1]'} for "
+                f"'logits' {list(logits)}, but got {list(labels)}."
+            )
+        if list(weight) != [logits[-1]]:
+            raise ValueError(
+                f"For '{self.name}', the 'weight' must have shape [{logits[-1]}] (the classes of 'logits'), "
+                f"but got {list(weight)}."
+            )
+        loss = ([n] if n is not None else []) if self.reduction == "none" else []
+        return loss, []
+
+    def infer_dtype(self, logits, labels, weight):
+        t = validator.check_tensors_dtypes_same_and_valid(
+            {"logits": logits, "weight": weight}, _SOFTMAX_DTYPES, self.name
+        )
+        validator.check_tensor_dtype_valid("labels", labels, _LABEL_DTYPES, self.name)
+        return t, t

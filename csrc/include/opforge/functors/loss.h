@@ -21,4 +21,13 @@ OPF_HD S SmoothL1Grad(S d, S beta) {
   return g > S(1) ? S(1) : (g < S(-1) ? S(-1) : g);
 }
 
+// BCEWithLogitsLoss's term: w * ((1 - y) x + (1 + (pw - 1) y) softplus(-x)), the stable form of
+// -w (pw y log(sigmoid(x)) + (1 - y) log(1 - sigmoid(x))), with softplus(-x) = log1p(exp(-|x|)) + max(-x, 0).
+template <typename S>
+OPF_HD S BceWithLogits(S x, S y, S w, S pw) {
+  const S ax = x < S(0) ? -x : x;
+  const S sp = math::log1p(math::exp(-ax)) + (x < S(0) ? -x : S(0));
+  return w * ((S(1) - y) * x + (S(1) + (pw - S(1)) * y) * sp);
+}
+
 }  // namespace opforge
