@@ -5,7 +5,19 @@ from opforge.dispatch import signature as sig
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.custom import Custom
-from opforge.ops.functional import argmax, expand_dims, mse_loss, ones_like, relu, sigmoid, squeeze, tanh, zeros_like
+from opforge.ops.functional import (
+    argmax,
+    argmin,
+    cumsum,
+    expand_dims,
+    mse_loss,
+    ones_like,
+    relu,
+    sigmoid,
+    squeeze,
+    tanh,
+    zeros_like,
+)
 from opforge.ops.operations import Argmax
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *

@@ -176,11 +176,42 @@ def max(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
     return F.reduce_max(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_max(keepdims)(self, axis)
 
 
+def argmin(self, axis=None):
+    return F.argmin(self, -1 if axis is None else axis)
+
+
+def _reduce(prim, self, axis):
+    return prim(self) if type(axis) is tuple and not axis else prim(self, axis)
+
+
+def min(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
+    return _reduce(F.reduce_min(keepdims), self, axis)
+
+
+def prod(self, axis=(), keep_dims=False):
+    return _reduce(F.reduce_prod(keep_dims), self, axis)
+
+
+def all(self, axis=(), keep_dims=False):  # noqa: A001 (the Tensor method's name)
+    return _reduce(F.reduce_all(keep_dims), self, axis)
+
+
+def any(self, axis=(), keep_dims=False):  # noqa: A001 (the Tensor method's name)
+    return _reduce(F.reduce_any(keep_dims), self, axis)
+
+
+def cumsum(self, axis=None):
+    """The cumulative sum along ``axis``; ``None``: of the flattened Tensor (MindSpore's ``Tensor.cumsum``)."""
+    if axis is None:
+        return F.cumsum(F.reshape(self, (-1,)), 0)
+    return F.cumsum(self, axis)
+
+
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
-    expand_dims, squeeze, transpose, argmax, max,
+    expand_dims, squeeze, transpose, argmax, max, argmin, min, prod, all, any, cumsum,
 )  # fmt: skip
 
 
