@@ -394,6 +394,11 @@ def _cumsum_samples(prim, rng):
     yield GradSample((uniform((5,), rng=rng), 0), "x[5] axis=0")
 
 
+def _dropout_grad_samples(prim, rng):
+    mask = (rng.uniform(size=(3, 4)) < 0.5).astype(np.float64)
+    yield GradSample((uniform((3, 4), rng=rng), mask), "dy[3, 4], a 0/1 mask")
+
+
 def _smooth_l1_samples(prim, rng):
     for shape in ((7,), (3, 4)):
         x = uniform(shape, rng=rng)
@@ -583,6 +588,9 @@ GRAD_DB_LIST = [
         _variants("Dropout", **{"keep_prob=0.5": {}, "keep_prob=0.8": {"keep_prob": 0.8, "Seed0": 3, "Seed1": 4}}),
         unary(),
     ),
+    GradRecord(
+        "DropoutGrad", _variants("DropoutGrad", **{"": {}, "keep_prob=0.8": {"keep_prob": 0.8}}), _dropout_grad_samples
+    ),
     GradRecord("L2Loss", _variants("L2Loss"), unary(), second_order=True),
     GradRecord(
         "SmoothL1Loss",
@@ -658,3 +666,6 @@ assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
 # Operators that are not differentiable by design (in-place updates): they have no bprop, and using
 # them inside differentiated code raises a TypeError naming them.
 NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam"}
+# Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss) is
+# not implemented: differentiating through one raises a TypeError naming it.
+NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}

@@ -223,9 +223,8 @@ _NORM_TOLS = {
 
 
 class _Call:
-    """Calls ``factory()``'s primitive and gives output ``index``; for BatchNorm in training, the moving
-    statistics (arguments 3 and 4) become fresh Parameters first, and ``index`` "moving_mean" /
-    "moving_variance" gives the Parameter after its in-place update."""
+    """Calls ``prim`` and gives its output ``index`` (the sweep compares one Tensor), like op_db_nn's
+    ``_Output``; the bad-input campaign unwraps ``__dict__["prim"]`` and calls the primitive itself."""
 
     def __init__(self, prim, index):
         self.__dict__.update(prim=prim, index=index)
@@ -234,10 +233,38 @@ class _Call:
         return getattr(self.__dict__["prim"], name)
 
     def __call__(self, *args, **kwargs):
+        out = self.prim(*args, **kwargs)
+        assert isinstance(out, tuple) and len(out) == len(self.prim.output_names), f"{self.prim.name}: {out!r}"
+        return out[self.index]
+
+
+class _Training:
+    """BatchNorm(is_training=True): the moving statistics (arguments 3 and 4) become fresh Parameters
+    (copies, so the caller's inputs stay as they were), then output ``index``, or with "moving_mean" /
+    "moving_variance" that Parameter after its in-place update.
+
+    Training BatchNorm writes Parameters that are not its outputs, which the bad-input campaign's
+    in-place model (output i is the i-th RW_WRITE argument) cannot describe, so the campaign calls this
+    wrapper, not the primitive: its primitive is not ``__dict__["prim"]``, and ``_Training.of`` gives each
+    primitive class a subclass carrying its ``__mindspore_signature__``, which the campaign reads."""
+
+    @classmethod
+    def of(cls, prim, index):
+        sub = type(f"_Training{prim.name}", (cls,), {"__mindspore_signature__": type(prim).__mindspore_signature__})
+        obj = sub.__new__(sub)
+        obj.__dict__.update(_prim=prim, _index=index)
+        return obj
+
+    prim = property(lambda self: self.__dict__["_prim"])
+    index = property(lambda self: self.__dict__["_index"])
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["_prim"], name)
+
+    def __call__(self, *args, **kwargs):
         args = list(args)
-        training = self.prim.name == "BatchNorm" and self.prim.is_training
-        if training:
-            for i in (3, 4):
+        for i in (3, 4):
+            if isinstance(args[i], Tensor):  # Parameters too: a copy on the Tensor's device
                 args[i] = Parameter(args[i], name=f"moving{i}")
         out = self.prim(*args, **kwargs)
         assert isinstance(out, tuple) and len(out) == len(self.prim.output_names), f"{self.prim.name}: {out!r}"
@@ -249,7 +276,14 @@ class _Call:
 
 def _outputs(factory, names, indices=None):
     indices = indices or range(len(names))
-    return {f"{names[i] if isinstance(i, int) else i}": (lambda i=i: _Call(factory(), i)) for i in indices}
+
+    def make(i):
+        prim = factory()
+        if prim.name == "BatchNorm" and prim.is_training:
+            return _Training.of(prim, i)
+        return _Call(prim, i)
+
+    return {f"{names[i] if isinstance(i, int) else i}": (lambda i=i: make(i)) for i in indices}
 
 
 def _bn_axes(x):

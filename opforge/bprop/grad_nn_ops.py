@@ -347,3 +347,16 @@ def get_bprop_nll_loss(self):
         return grad(logits, dout[0], labels, weight, out[1]), None, zeros_like(weight)
 
     return bprop
+
+
+@bprop_getters.register(G.DropoutGrad)
+def get_bprop_dropout_grad(self):
+    grad = G.DropoutGrad(keep_prob=self.keep_prob)
+    keep_prob = self.keep_prob
+
+    def bprop(dy, mask, out, dout):
+        # out = dy * mask / keep_prob: linear in each.
+        d_mask = F.div(F.mul(dout, dy), keep_prob) if needs_input_grad(1) else None
+        return grad(dout, mask), d_mask
+
+    return bprop

@@ -503,6 +503,12 @@ class BatchNorm(_Operator):
         # a backward pass does not see the Parameters it updates below as inputs modified in place.
         plain = [Tensor._from_array(p._data, p._meta[0], p._meta[2]) for p in (mean, variance)]
         out = _PRIMITIVE_CALL(self, x, scale, bias, *plain)
+        stats = out[1].dtype
+        if mean.dtype is not stats or variance.dtype is not stats:
+            raise TypeError(
+                f"For '{self.name}', the 'mean' and 'variance' Parameters are updated in place with the batch "
+                f"statistics ({stats}), so they must have that dtype, but got {mean.dtype} and {variance.dtype}."
+            )
         _update_moving(self.momentum, x, mean, variance, out[1], out[2])
         return out
 
@@ -607,8 +613,12 @@ class Dropout(_Operator):
     def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):  # noqa: N803 - MindSpore's attr names
         validator.check_value_type("keep_prob", keep_prob, [float], self.name)
         validator.check_float_range(keep_prob, 0.0, 1.0, Rel.INC_RIGHT, "keep_prob", self.name)
-        validator.check_value_type("Seed0", Seed0, [int], self.name)
-        validator.check_value_type("Seed1", Seed1, [int], self.name)
+        for name, seed in (("Seed0", Seed0), ("Seed1", Seed1)):
+            validator.check_value_type(name, seed, [int], self.name)
+            if not -(2**63) <= seed < 2**63:
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must be an int64, in [-2**63, 2**63), but got {seed}."
+                )
         self.init_prim_io_names(inputs=["x"], outputs=["output", "mask"])
 
     def infer_shape(self, x):
