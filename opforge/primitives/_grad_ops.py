@@ -277,6 +277,8 @@ class NLLLossGrad(_Operator):
     def __init__(self, reduction="mean", ignore_index=-100):
         validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
         validator.check_value_type("ignore_index", ignore_index, [int], self.name)
+        if not -(2**63) <= ignore_index < 2**63:
+            raise ValueError(f"For '{self.name}', the 'ignore_index' must be an int64, but got {ignore_index}.")
         self.init_prim_io_names(inputs=["x", "loss_grad", "target", "weight", "total_weight"], outputs=["x_grad"])
 
     def infer_shape(self, logits, loss_grad, labels, weight, total_weight):

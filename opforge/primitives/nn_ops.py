@@ -743,6 +743,8 @@ class NLLLoss(_Operator):
     def __init__(self, reduction="mean", ignore_index=-100):
         validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
         validator.check_value_type("ignore_index", ignore_index, [int], self.name)
+        if not -(2**63) <= ignore_index < 2**63:
+            raise ValueError(f"For '{self.name}', the 'ignore_index' must be an int64, but got {ignore_index}.")
         self.init_prim_io_names(inputs=["x", "target", "weight"], outputs=["loss", "total_weight"])
 
     def infer_shape(self, logits, labels, weight):
