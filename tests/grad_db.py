@@ -488,6 +488,38 @@ def _layer_norm_samples(prim, rng):
         yield GradSample((x, uniform(pshape, rng=rng), uniform(pshape, rng=rng)), f"x{list(shape)}")
 
 
+def _cumsum_samples(prim, rng):
+    yield GradSample((uniform((3, 4), rng=rng), 1), "x[3, 4] axis=1")
+    yield GradSample((uniform((2, 3, 4), rng=rng), -3), "x[2, 3, 4] axis=-3")
+    yield GradSample((uniform((5,), rng=rng), 0), "x[5] axis=0")
+
+
+def _dropout_grad_samples(prim, rng):
+    mask = (rng.uniform(size=(3, 4)) < 0.5).astype(np.float64)
+    yield GradSample((uniform((3, 4), rng=rng), mask), "dy[3, 4], a 0/1 mask")
+
+
+def _smooth_l1_samples(prim, rng):
+    for shape in ((7,), (3, 4)):
+        x = uniform(shape, rng=rng)
+        # |x - y| away from beta (the kink of the second derivative; the first is smooth).
+        d = away_from(shape, rng, (-prim.beta, prim.beta), margin=0.05, low=-2.0, high=2.0)
+        yield GradSample((x, x - d), f"x{list(shape)}")
+
+
+def _bce_samples(prim, rng):
+    x = uniform((3, 4), -3.0, 3.0, rng)
+    y = uniform((3, 4), 0.0, 1.0, rng)
+    yield GradSample((x, y, uniform((3, 4), 0.5, 2.0, rng), uniform((3, 4), 0.5, 2.0, rng)), "all [3, 4]")
+    yield GradSample((x, y, uniform((4,), 0.5, 2.0, rng), uniform((), 0.5, 2.0, rng)), "weight [4], pos_weight []")
+
+
+def _nll_samples(prim, rng):
+    # Only logits are differentiated: labels are indices, weight gets no gradient by definition.
+    t = np.array([0, 2, 1, 2, 0], np.int32)
+    yield GradSample((uniform((5, 3), rng=rng), t, uniform((3,), 0.5, 2.0, rng)), "logits[5, 3]", diff=(0,))
+
+
 def _bool_samples(prim, rng):
     yield GradSample((rng.uniform(size=(3, 4)) < 0.5, 1), "bool x[3, 4] axis=1")
     yield GradSample((rng.uniform(size=(5,)) < 0.5, ()), "bool x[5] axis=()")
@@ -635,6 +667,54 @@ GRAD_DB_LIST = [
             },
         ),
         _layer_norm_samples,
+    ),
+    GradRecord("Argmin", _variants("Argmin", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
+    GradRecord(
+        "CumSum",
+        _variants(
+            "CumSum",
+            **{
+                "": {},
+                "exclusive": {"exclusive": True},
+                "reverse": {"reverse": True},
+                "both": {"exclusive": True, "reverse": True},
+            },
+        ),
+        _cumsum_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "Dropout",
+        _variants("Dropout", **{"keep_prob=0.5": {}, "keep_prob=0.8": {"keep_prob": 0.8, "Seed0": 3, "Seed1": 4}}),
+        unary(),
+    ),
+    GradRecord(
+        "DropoutGrad", _variants("DropoutGrad", **{"": {}, "keep_prob=0.8": {"keep_prob": 0.8}}), _dropout_grad_samples
+    ),
+    GradRecord("L2Loss", _variants("L2Loss"), unary(), second_order=True),
+    GradRecord(
+        "SmoothL1Loss",
+        _variants(
+            "SmoothL1Loss", **{r: {"reduction": r} for r in ("none", "sum", "mean")}, **{"beta=0.5": {"beta": 0.5}}
+        ),
+        _smooth_l1_samples,
+    ),
+    GradRecord(
+        "BCEWithLogitsLoss",
+        _variants("BCEWithLogitsLoss", **{r: {"reduction": r} for r in ("none", "sum", "mean")}),
+        _bce_samples,
+    ),
+    GradRecord(
+        "NLLLoss",
+        _variants(
+            "NLLLoss",
+            **{
+                "mean": {},
+                "sum": {"reduction": "sum"},
+                "none,ignore_index=1": {"reduction": "none", "ignore_index": 1},
+            },
+        ),
+        _nll_samples,
     ),
     # -- end of the norm helper's block ----------------------------------------------------
     GradRecord("Maximum", _variants("Maximum"), binary(ties=True), second_order=True),
@@ -1002,3 +1082,6 @@ NON_DIFFERENTIABLE = {
     "MaxPoolGrad",
     "ScatterNdUpdate",
 }
+# Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss) is
+# not implemented: differentiating through one raises a TypeError naming it.
+NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}

@@ -23,9 +23,11 @@ from op_db import (
     _t,
     make_array,
 )
+from op_db_math_array import _argmax_samples
 
 from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
+from opforge.errors import KernelNotFoundError
 
 # ---------------------------------------------------------------------------------------------
 # ReduceMin, ReduceProd, ReduceAll, ReduceAny
@@ -221,9 +223,8 @@ _NORM_TOLS = {
 
 
 class _Call:
-    """Calls ``factory()``'s primitive and gives output ``index``; for BatchNorm in training, the moving
-    statistics (arguments 3 and 4) become fresh Parameters first, and ``index`` "moving_mean" /
-    "moving_variance" gives the Parameter after its in-place update."""
+    """Calls ``prim`` and gives its output ``index`` (the sweep compares one Tensor), like op_db_nn's
+    ``_Output``; the bad-input campaign unwraps ``__dict__["prim"]`` and calls the primitive itself."""
 
     def __init__(self, prim, index):
         self.__dict__.update(prim=prim, index=index)
@@ -232,10 +233,38 @@ class _Call:
         return getattr(self.__dict__["prim"], name)
 
     def __call__(self, *args, **kwargs):
+        out = self.prim(*args, **kwargs)
+        assert isinstance(out, tuple) and len(out) == len(self.prim.output_names), f"{self.prim.name}: {out!r}"
+        return out[self.index]
+
+
+class _Training:
+    """BatchNorm(is_training=True): the moving statistics (arguments 3 and 4) become fresh Parameters
+    (copies, so the caller's inputs stay as they were), then output ``index``, or with "moving_mean" /
+    "moving_variance" that Parameter after its in-place update.
+
+    Training BatchNorm writes Parameters that are not its outputs, which the bad-input campaign's
+    in-place model (output i is the i-th RW_WRITE argument) cannot describe, so the campaign calls this
+    wrapper, not the primitive: its primitive is not ``__dict__["prim"]``, and ``_Training.of`` gives each
+    primitive class a subclass carrying its ``__mindspore_signature__``, which the campaign reads."""
+
+    @classmethod
+    def of(cls, prim, index):
+        sub = type(f"_Training{prim.name}", (cls,), {"__mindspore_signature__": type(prim).__mindspore_signature__})
+        obj = sub.__new__(sub)
+        obj.__dict__.update(_prim=prim, _index=index)
+        return obj
+
+    prim = property(lambda self: self.__dict__["_prim"])
+    index = property(lambda self: self.__dict__["_index"])
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["_prim"], name)
+
+    def __call__(self, *args, **kwargs):
         args = list(args)
-        training = self.prim.name == "BatchNorm" and self.prim.is_training
-        if training:
-            for i in (3, 4):
+        for i in (3, 4):
+            if isinstance(args[i], Tensor):  # Parameters too: a copy on the Tensor's device
                 args[i] = Parameter(args[i], name=f"moving{i}")
         out = self.prim(*args, **kwargs)
         assert isinstance(out, tuple) and len(out) == len(self.prim.output_names), f"{self.prim.name}: {out!r}"
@@ -247,7 +276,14 @@ class _Call:
 
 def _outputs(factory, names, indices=None):
     indices = indices or range(len(names))
-    return {f"{names[i] if isinstance(i, int) else i}": (lambda i=i: _Call(factory(), i)) for i in indices}
+
+    def make(i):
+        prim = factory()
+        if prim.name == "BatchNorm" and prim.is_training:
+            return _Training.of(prim, i)
+        return _Call(prim, i)
+
+    return {f"{names[i] if isinstance(i, int) else i}": (lambda i=i: make(i)) for i in indices}
 
 
 def _bn_axes(x):
@@ -527,5 +563,452 @@ RECORDS += [
         args=(Arg(),) * 5,
         tols=_NORM_TOLS,
         error_inputs=_ln_grad_errors,
+    ),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Argmin (ArgMax's samples: ties, NaN, extremes; the rule mirrored)
+
+
+def _argmin_variants():
+    out = {}
+    for axis in (-1, 0, 1):
+        for otype in (mstype.int32, mstype.int64):
+            out[f"axis={axis} {otype}"] = lambda a=axis, t=otype: ops.Argmin(axis=a, output_type=t)
+    return out
+
+
+def _argmin_ref(prim, x):
+    if x.ndim == 0:
+        return np.array(0)
+    return np.argmin(x, axis=prim.axis)
+
+
+def _argmin_errors():
+    f = ops.Argmin
+    return [
+        ErrorInput("axis-out-of-range", lambda: f(axis=2)(_t((2, 3))), ValueError, "axis"),
+        ErrorInput("zero-size-axis", lambda: f()(_t((3, 0))), ValueError, "argmin of the zero-size axis"),
+        ErrorInput("bool-input", lambda: f()(_t((3,), mstype.bool_)), TypeError, "'x'"),
+        ErrorInput("output_type-float32", lambda: f(output_type=mstype.float32), TypeError, "output_type"),
+        ErrorInput("axis-tuple", lambda: f(axis=(0,)), TypeError, "axis"),
+        ErrorInput("uint64-no-lossless-kernel", lambda: f()(_t((3,), mstype.uint64)), KernelNotFoundError),
+    ]
+
+
+RECORDS.append(
+    OpRecord("Argmin", _argmin_variants(), _argmax_samples, _argmin_ref, error_inputs=_argmin_errors),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# CumSum
+
+CUMSUM_CASES = [((), 0), ((7,), 0), ((4, 5), 1), ((4, 5), 0), ((2, 3, 4), -2), ((0, 3), 1), ((3, 0), 1), (LARGE, 1)]
+CUMSUM_CASES += [(LARGE, 0), ((70, 4, 256), 1)]
+
+
+def _cumsum_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape, axis in CUMSUM_CASES:
+        yield Sample((make_array(shape, dtype, rng), axis), desc=f"x{list(shape)} axis={axis}")
+    if dtype.kind == "i":
+        info = np.iinfo(dtype.np_dtype)
+        yield Sample((np.array([info.max, 1, info.max], dtype.np_dtype), 0), desc="integer overflow wraps")
+    else:
+        v = np.array([1.0, math.inf, 2.0, math.nan, 3.0]).astype(dtype.np_dtype)
+        yield Sample((v, 0), desc="inf and NaN propagate")
+
+
+def _cumsum_ref(prim, x, axis):
+    if x.ndim == 0:
+        return x if not prim.exclusive else np.zeros_like(x)
+    y = np.flip(x, axis) if prim.reverse else x
+    with np.errstate(all="ignore"):
+        c = np.cumsum(y, axis=axis, dtype=x.dtype if x.dtype.kind in "iu" else None)
+    if prim.exclusive and c.shape[axis]:  # shift by one: the sum of the elements before
+        c = np.concatenate([np.zeros_like(np.take(c, [0], axis)), np.take(c, range(c.shape[axis] - 1), axis)], axis)
+    return np.flip(c, axis) if prim.reverse else c
+
+
+def _cumsum_mag(prim, x, axis):
+    return _cumsum_ref(prim, np.abs(x.astype(np.float64)), axis)
+
+
+def _cumsum_errors():
+    f = ops.CumSum
+    return [
+        ErrorInput("axis-out-of-range", lambda: f()(_t((2, 3)), 2), ValueError, "axis"),
+        ErrorInput("axis-float", lambda: f()(_t((2, 3)), 1.0), TypeError, "axis"),
+        ErrorInput("axis-missing", lambda: f()(_t((2, 3))), TypeError),
+        ErrorInput("exclusive-int", lambda: f(exclusive=1), TypeError, "exclusive"),
+        ErrorInput("reverse-str", lambda: f(reverse="yes"), TypeError, "reverse"),
+        ErrorInput("bool-input", lambda: f()(_t((2,), mstype.bool_), 0), TypeError, "'x'"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Dropout, DropoutGrad: the reference re-implements the counter-based generator in NumPy
+
+_U64 = (1 << 64) - 1
+
+
+def _splitmix64(z):
+    z = (z + np.uint64(0x9E3779B97F4A7C15)) & np.uint64(_U64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def _dropout_mask(shape, keep_prob, seed0, seed1):
+    with np.errstate(over="ignore"):
+        key = _splitmix64(_splitmix64(np.uint64(seed0 & _U64)) ^ np.uint64(seed1 & _U64))
+        bits = _splitmix64(key ^ _splitmix64(np.arange(math.prod(shape), dtype=np.uint64)))
+    u = (bits >> np.uint64(11)).astype(np.float64) * (1.0 / 2.0**53)
+    return (u < keep_prob).reshape(shape)
+
+
+def _dropout_ref(prim, x):
+    mask = _dropout_mask(x.shape, prim.keep_prob, prim.Seed0, prim.Seed1)
+    return (np.where(mask, x * (1.0 / prim.keep_prob), 0.0), mask.astype(np.float64))[prim.index]
+
+
+def _dropout_samples(record, prim, ins, outs, rng):
+    for shape in [(), (7,), (4, 5), (2, 3, 4), (0, 3), LARGE]:
+        yield Sample((make_array(shape, ins[0], rng),), desc=f"x{list(shape)}")
+
+
+def _dropout_errors():
+    f = ops.Dropout
+    return [
+        ErrorInput("keep_prob-zero", lambda: f(keep_prob=0.0), ValueError, "keep_prob"),
+        ErrorInput("keep_prob-above-1", lambda: f(keep_prob=1.5), ValueError, "keep_prob"),
+        ErrorInput("keep_prob-int", lambda: f(keep_prob=1), TypeError, "keep_prob"),
+        ErrorInput("Seed0-float", lambda: f(Seed0=1.0), TypeError, "Seed0"),
+        ErrorInput("int32-input", lambda: f()(_t((2,), mstype.int32)), TypeError, "'x'"),
+    ]
+
+
+def _dropout_grad_ref(prim, dy, mask):
+    return dy * mask / prim.keep_prob
+
+
+def _dropout_grad_samples(record, prim, ins, outs, rng):
+    for shape in [(), (7,), (4, 5), (0, 3), LARGE]:
+        mask = (rng.uniform(size=shape) < 0.5).astype(ins[0].np_dtype)
+        yield Sample((make_array(shape, ins[0], rng), np.asarray(mask)), desc=f"dy{list(shape)}")
+
+
+def _dropout_grad_errors():
+    f = ops.DropoutGrad
+    return [
+        ErrorInput("shape-mismatch", lambda: f()(_t((2, 3)), _t((3, 2))), ValueError, "same shape"),
+        ErrorInput("keep_prob-zero", lambda: f(keep_prob=0.0), ValueError, "keep_prob"),
+        ErrorInput("int32-inputs", lambda: f()(_t((2,), mstype.int32), _t((2,), mstype.int32)), TypeError),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# L2Loss, SmoothL1Loss, SmoothL1LossGrad
+
+LOSS_SHAPES = [(), (7,), (4, 5), (2, 3, 4), (0, 3), LARGE]
+
+
+def _l2_samples(record, prim, ins, outs, rng):
+    for shape in LOSS_SHAPES:
+        yield Sample((make_array(shape, ins[0], rng),), desc=f"x{list(shape)}")
+
+
+def _smooth_l1(prim, d):
+    a = np.abs(d)
+    return np.where(a < prim.beta, 0.5 * d * d / prim.beta, a - 0.5 * prim.beta)
+
+
+def _reduce_loss(prim, v):
+    if prim.reduction == "none":
+        return v
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.asarray(v.sum() if prim.reduction == "sum" else v.mean())
+
+
+def _smooth_l1_ref(prim, x, y):
+    return _reduce_loss(prim, _smooth_l1(prim, x - y))
+
+
+def _smooth_l1_samples(record, prim, ins, outs, rng):
+    for shape in LOSS_SHAPES:
+        x, y = make_array(shape, ins[0], rng), make_array(shape, ins[0], rng)
+        yield Sample((x, y), desc=f"x{list(shape)}")
+
+
+def _smooth_l1_mag(prim, x, y):
+    return _reduce_loss(prim, np.abs(_smooth_l1(prim, x - y)))
+
+
+def _smooth_l1_errors():
+    f = ops.SmoothL1Loss
+    return [
+        ErrorInput("shape-mismatch", lambda: f()(_t((2, 3)), _t((3, 2))), ValueError, "'labels'"),
+        ErrorInput("beta-zero", lambda: f(beta=0.0), ValueError, "beta"),
+        ErrorInput("beta-int", lambda: f(beta=1), TypeError, "beta"),
+        ErrorInput("reduction-bad", lambda: f(reduction="avg"), ValueError, "reduction"),
+        ErrorInput("int32-inputs", lambda: f()(_t((2,), mstype.int32), _t((2,), mstype.int32)), TypeError),
+    ]
+
+
+def _smooth_l1_grad_ref(prim, x, y, dout):
+    g = np.clip((x - y) / prim.beta, -1.0, 1.0)
+    if prim.reduction == "mean":
+        return g * dout / max(x.size, 1)
+    return g * dout
+
+
+def _smooth_l1_grad_samples(record, prim, ins, outs, rng):
+    for shape in LOSS_SHAPES:
+        x, y = make_array(shape, ins[0], rng), make_array(shape, ins[0], rng)
+        dout = make_array(shape if prim.reduction == "none" else (), ins[0], rng)
+        yield Sample((x, y, dout), desc=f"x{list(shape)}")
+
+
+def _smooth_l1_grad_errors():
+    f = ops.SmoothL1LossGrad
+    return [
+        ErrorInput("dout-shape", lambda: f()(_t((2, 3)), _t((2, 3)), _t(())), ValueError, "'dout'"),
+        ErrorInput("reduction-bad", lambda: f(reduction="avg"), ValueError, "reduction"),
+    ]
+
+
+def _reductions(cls, **attrs):
+    return {r: (lambda r=r: cls(reduction=r, **attrs)) for r in ("none", "sum", "mean")}
+
+
+RECORDS += [
+    OpRecord(
+        "CumSum",
+        {
+            "": ops.CumSum,
+            "exclusive": lambda: ops.CumSum(exclusive=True),
+            "reverse": lambda: ops.CumSum(reverse=True),
+            "exclusive,reverse": lambda: ops.CumSum(True, True),
+        },
+        _cumsum_samples,
+        _cumsum_ref,
+        magnitude=_cumsum_mag,
+        error_inputs=_cumsum_errors,
+    ),
+    OpRecord(
+        "Dropout",
+        {
+            **_outputs(ops.Dropout, ("output", "mask")),
+            **_prefixed("keep_prob=0.8,Seed0=3,Seed1=7", _outputs(lambda: ops.Dropout(0.8, 3, 7), ("output", "mask"))),
+            **_prefixed("keep_prob=1.0", _outputs(lambda: ops.Dropout(1.0, 1, 2), ("output",), (0,))),
+        },
+        _dropout_samples,
+        _dropout_ref,
+        error_inputs=_dropout_errors,
+    ),
+    OpRecord(
+        "DropoutGrad",
+        {"": ops.DropoutGrad, "keep_prob=0.8": lambda: ops.DropoutGrad(0.8)},
+        _dropout_grad_samples,
+        _dropout_grad_ref,
+        args=(Arg(), Arg()),
+        error_inputs=_dropout_grad_errors,
+    ),
+    OpRecord(
+        "L2Loss",
+        {"": ops.L2Loss},
+        _l2_samples,
+        lambda prim, x: np.asarray((x * x).sum() / 2),
+        magnitude=lambda prim, x: np.asarray((x * x).sum() / 2),
+        error_inputs=lambda: [ErrorInput("int32-input", lambda: ops.L2Loss()(_t((2,), mstype.int32)), TypeError)],
+    ),
+    OpRecord(
+        "SmoothL1Loss",
+        {**_reductions(ops.SmoothL1Loss), "beta=0.5,none": lambda: ops.SmoothL1Loss(beta=0.5)},
+        _smooth_l1_samples,
+        _smooth_l1_ref,
+        args=(Arg(), Arg()),
+        magnitude=_smooth_l1_mag,
+        error_inputs=_smooth_l1_errors,
+    ),
+    OpRecord(
+        "SmoothL1LossGrad",
+        {**_reductions(ops.SmoothL1LossGrad), "beta=0.5,sum": lambda: ops.SmoothL1LossGrad(0.5, "sum")},
+        _smooth_l1_grad_samples,
+        _smooth_l1_grad_ref,
+        args=(Arg(),) * 3,
+        error_inputs=_smooth_l1_grad_errors,
+    ),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# BCEWithLogitsLoss, NLLLoss, NLLLossGrad
+
+
+def _softplus(v):
+    return np.logaddexp(0.0, v)
+
+
+def _bce_terms(x, y, w, p):
+    return w * ((1.0 - y) * x + (1.0 + (p - 1.0) * y) * _softplus(-x))
+
+
+def _bce_ref(prim, x, y, w, p):
+    return _reduce_loss(prim, _bce_terms(x, y, w, p))
+
+
+def _bce_mag(prim, x, y, w, p):
+    return _reduce_loss(prim, np.abs(_bce_terms(x, y, w, p)))
+
+
+BCE_SHAPES = [((), ()), ((7,), (7,)), ((4, 5), (5,)), ((2, 3, 4), ()), ((0, 3), (3,)), (LARGE, (LARGE[-1],))]
+
+
+def _bce_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape, wshape in BCE_SHAPES:
+        x = make_array(shape, dtype, rng, -6.0, 6.0)
+        y = make_array(shape, dtype, rng, 0.0, 1.0)
+        w, p = make_array(wshape, dtype, rng, 0.1, 2.0), make_array(wshape, dtype, rng, 0.1, 3.0)
+        yield Sample((x, y, w, p), desc=f"x{list(shape)} weight{list(wshape)}")
+    if dtype.kind == "f":
+        x = np.array([-80.0, -20.0, 0.0, 20.0, 80.0]).astype(dtype.np_dtype)
+        y = np.array([1.0, 0.0, 0.5, 1.0, 0.0]).astype(dtype.np_dtype)
+        one = np.ones(5, dtype.np_dtype)
+        yield Sample((x, y, one, one), desc="large logits: stable")
+
+
+def _bce_errors():
+    f = ops.BCEWithLogitsLoss
+    x = _t((2, 3))
+    return [
+        ErrorInput("label-shape", lambda: f()(x, _t((3, 2)), _t((3,)), _t((3,))), ValueError, "'label'"),
+        ErrorInput("weight-not-broadcast", lambda: f()(x, x, _t((2,)), _t((3,))), ValueError, "broadcast"),
+        ErrorInput("pos_weight-bigger", lambda: f()(x, x, _t((3,)), _t((4, 2, 3))), ValueError, "pos_weight"),
+        ErrorInput("reduction-bad", lambda: f(reduction="avg"), ValueError, "reduction"),
+        ErrorInput("int32-inputs", lambda: f()(*[_t((2,), mstype.int32)] * 4), TypeError),
+        ErrorInput("wrong-arg-count", lambda: f()(x, x, x), TypeError),
+    ]
+
+
+def _nll_ref(prim, x, t, w):
+    x2 = x.reshape(-1, x.shape[-1])
+    t = t.reshape(-1).astype(np.int64)
+    keep = t != prim.ignore_index
+    tk = np.where(keep, t, 0)
+    wt = np.where(keep, w[tk], 0.0)
+    losses = -wt * x2[np.arange(len(tk)), tk]
+    total = wt.sum()
+    if prim.reduction == "none":
+        loss = losses.reshape(x.shape[:-1])
+    elif prim.reduction == "sum":
+        loss = np.asarray(losses.sum())
+    else:
+        with np.errstate(all="ignore"):
+            loss = np.asarray(losses.sum() / total)
+    return (loss, np.asarray(total))[prim.index]
+
+
+def _nll_samples(record, prim, ins, outs, rng):
+    dtype, ldtype = ins[0], ins[1]
+    for n, c in ((4, 3), (1, 5), (7, 1), (0, 3), (300, 10)):
+        x = make_array((n, c), dtype, rng)
+        t = rng.integers(0, c, n).astype(ldtype.np_dtype)
+        yield Sample((x, t, make_array((c,), dtype, rng, 0.2, 2.0)), desc=f"logits[{n}, {c}]")
+    x = make_array((5, 4), dtype, rng)
+    ig = prim.ignore_index
+    t = np.array([0, ig, 3, 1, ig], ldtype.np_dtype)
+    yield Sample((x, t, make_array((4,), dtype, rng, 0.2, 2.0)), desc="ignored rows")
+    yield Sample(
+        (make_array((4,), dtype, rng), np.array(2, ldtype.np_dtype), make_array((4,), dtype, rng, 0.2, 2.0)),
+        desc="1-D logits",
+    )
+
+
+def _nll_errors():
+    f = ops.NLLLoss
+    x, w = _t((3, 4)), _t((4,))
+    labels = Tensor(np.array([0, 1, 2], np.int32))
+    return [
+        ErrorInput("label-out-of-range", lambda: f()(x, Tensor(np.array([0, 4, 1], np.int32)), w), Exception, "labels"),
+        ErrorInput("labels-shape", lambda: f()(x, Tensor(np.array([0, 1], np.int32)), w), ValueError, "'labels'"),
+        ErrorInput("weight-shape", lambda: f()(x, labels, _t((3,))), ValueError, "'weight'"),
+        ErrorInput("logits-3d", lambda: f()(_t((2, 3, 4)), labels, w), ValueError, "1-D or 2-D"),
+        ErrorInput("float-labels", lambda: f()(x, _t((3,)), w), TypeError, "labels"),
+        ErrorInput("reduction-bad", lambda: f(reduction="avg"), ValueError, "reduction"),
+        ErrorInput("ignore_index-float", lambda: f(ignore_index=1.0), TypeError, "ignore_index"),
+    ]
+
+
+def _nll_grad_ref(prim, x, g, t, w, total):
+    x2 = x.reshape(-1, x.shape[-1])
+    t = t.reshape(-1).astype(np.int64)
+    out = np.zeros_like(x2)
+    for i, k in enumerate(t):
+        if k == prim.ignore_index:
+            continue
+        gi = g.reshape(-1)[i] if prim.reduction == "none" else g.reshape(-1)[0]
+        if prim.reduction == "mean":
+            gi = gi / total.reshape(-1)[0]
+        out[i, k] = -w[k] * gi
+    return out.reshape(x.shape)
+
+
+def _nll_grad_samples(record, prim, ins, outs, rng):
+    dtype, ldtype = ins[0], ins[2]
+    for n, c in ((4, 3), (1, 5), (0, 3), (300, 10)):
+        x = make_array((n, c), dtype, rng)
+        t = rng.integers(0, c, n).astype(ldtype.np_dtype)
+        if n > 2:
+            t[1] = prim.ignore_index
+        g = make_array((n,) if prim.reduction == "none" else (), dtype, rng)
+        total = make_array((), dtype, rng, 0.5, 3.0)
+        yield Sample((x, g, t, make_array((c,), dtype, rng, 0.2, 2.0), total), desc=f"logits[{n}, {c}]")
+
+
+def _nll_grad_errors():
+    f = ops.NLLLossGrad
+    return [
+        ErrorInput(
+            "weight-shape", lambda: f()(_t((3, 4)), _t(()), Tensor(np.zeros(3, np.int32)), _t((3,)), _t(())), ValueError
+        ),
+        ErrorInput("float-labels", lambda: f()(_t((3, 4)), _t(()), _t((3,)), _t((4,)), _t(())), TypeError, "labels"),
+    ]
+
+
+RECORDS += [
+    OpRecord(
+        "BCEWithLogitsLoss",
+        {**_reductions(ops.BCEWithLogitsLoss)},
+        _bce_samples,
+        _bce_ref,
+        args=(Arg(),) * 4,
+        magnitude=_bce_mag,
+        error_inputs=_bce_errors,
+    ),
+    OpRecord(
+        "NLLLoss",
+        {
+            **_prefixed("mean", _outputs(ops.NLLLoss, ("loss", "total_weight"))),
+            **_prefixed("sum", _outputs(lambda: ops.NLLLoss("sum"), ("loss",), (0,))),
+            **_prefixed("none,ignore_index=2", _outputs(lambda: ops.NLLLoss("none", 2), ("loss", "total_weight"))),
+        },
+        _nll_samples,
+        _nll_ref,
+        args=(Arg(),) * 3,
+        tols=_NORM_TOLS,
+        error_inputs=_nll_errors,
+    ),
+    OpRecord(
+        "NLLLossGrad",
+        {**_reductions(ops.NLLLossGrad), "sum,ignore_index=1": lambda: ops.NLLLossGrad("sum", 1)},
+        _nll_grad_samples,
+        _nll_grad_ref,
+        args=(Arg(),) * 5,
+        error_inputs=_nll_grad_errors,
     ),
 ]

@@ -75,7 +75,7 @@ def _zero_bprop(self):
     return bprop
 
 
-for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.Argmax, P.Range):
+for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.Argmax, P.Range, P.Argmin):
     bprop_getters.register(_op)(_zero_bprop)
 
 

@@ -271,3 +271,92 @@ def get_bprop_layer_norm(self):
         return dx, dgamma, dbeta
 
     return bprop
+
+
+# ---------------------------------------------------------------------------------------------
+# Dropout and losses
+
+
+@bprop_getters.register(P.Dropout)
+def get_bprop_dropout(self):
+    grad = G.DropoutGrad(keep_prob=self.keep_prob)
+
+    def bprop(x, out, dout):
+        # output = x * mask / keep_prob; the mask is a constant of the seeds (its gradient is dropped).
+        return (grad(dout[0], out[1]),)
+
+    return bprop
+
+
+@bprop_getters.register(P.L2Loss)
+def get_bprop_l2_loss(self):
+    def bprop(x, out, dout):
+        return (F.mul(x, dout),)
+
+    return bprop
+
+
+@bprop_getters.register(P.SmoothL1Loss)
+def get_bprop_smooth_l1_loss(self):
+    grad = G.SmoothL1LossGrad(beta=self.beta, reduction=self.reduction)
+
+    def bprop(logits, labels, out, dout):
+        d = grad(logits, labels, dout)
+        return d, (F.neg(d) if needs_input_grad(1) else None)
+
+    return bprop
+
+
+@bprop_getters.register(P.BCEWithLogitsLoss)
+def get_bprop_bce_with_logits_loss(self):
+    reduction = self.reduction
+    relu, sigmoid, log1p, exp = P.ReLU(), P.Sigmoid(), M.Log1p(), M.Exp()
+
+    def bprop(logits, label, weight, pos_weight, out, dout):
+        # The primitive broadcast weight and pos_weight to the logits' shape (BroadcastTo, whose bprop
+        # sums their gradients back), so all four have one shape here.
+        x, y, w, p = logits, label, weight, pos_weight
+        d = dout if reduction == "none" else broadcast_to(dout, x.shape)
+        if reduction == "mean":
+            d = F.div(d, float(max(x.size, 1)))
+        neg_x = F.neg(x)
+        # softplus(-x) = log1p(exp(-|x|)) + relu(-x), stable for large |x|.
+        softplus = F.add(log1p(exp(F.neg(F.add(relu(x), relu(neg_x))))), relu(neg_x))
+        py = F.mul(p, y)
+        dw = dx = dy = dp = None
+        if needs_input_grad(0):  # w (sigmoid(x) (1 - y + p y) - p y)
+            dx = F.mul(F.mul(d, w), F.sub(F.mul(sigmoid(x), F.add(F.sub(1.0, y), py)), py))
+        if needs_input_grad(1):  # w ((p - 1) softplus(-x) - x)
+            dy = F.mul(F.mul(d, w), F.sub(F.mul(F.sub(p, 1.0), softplus), x))
+        if needs_input_grad(2):  # the unweighted loss
+            unweighted = F.add(F.mul(F.sub(1.0, y), x), F.mul(F.add(F.sub(1.0, y), py), softplus))
+            dw = F.mul(d, unweighted)
+        if needs_input_grad(3):  # w y softplus(-x)
+            dp = F.mul(F.mul(d, w), F.mul(y, softplus))
+        return dx, dy, dw, dp
+
+    return bprop
+
+
+@bprop_getters.register(P.NLLLoss)
+def get_bprop_nll_loss(self):
+    grad = G.NLLLossGrad(reduction=self.reduction, ignore_index=self.ignore_index)
+
+    def bprop(logits, labels, weight, out, dout):
+        # total_weight does not depend on logits; weight gets no gradient (as in MindSpore).
+        return grad(logits, dout[0], labels, weight, out[1]), None, zeros_like(weight)
+
+    return bprop
+
+
+@bprop_getters.register(G.DropoutGrad)
+def get_bprop_dropout_grad(self):
+    grad = G.DropoutGrad(keep_prob=self.keep_prob)
+    keep_prob = self.keep_prob
+
+    def bprop(dy, mask, out, dout):
+        # out = dy * mask / keep_prob: linear in each.
+        d_mask = F.div(F.mul(dout, dy), keep_prob) if needs_input_grad(1) else None
+        return grad(dout, mask), d_mask
+
+    return bprop

@@ -33,7 +33,16 @@ from opforge.nn.layers import (
     get_activation,
 )
 from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
-from opforge.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
+from opforge.nn.loss import (
+    BCEWithLogitsLoss,
+    L1Loss,
+    LossBase,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+    SoftmaxCrossEntropyWithLogits,
+)
+from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
@@ -51,6 +60,9 @@ __all__ = [
     "AvgPool2d",
     "Flatten",
     "Dropout",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "LayerNorm",
     "ReLU",
     "Sigmoid",
     "Tanh",
@@ -66,6 +78,9 @@ __all__ = [
     "LossBase",
     "MSELoss",
     "L1Loss",
+    "SmoothL1Loss",
+    "BCEWithLogitsLoss",
+    "NLLLoss",
     "SoftmaxCrossEntropyWithLogits",
     "Optimizer",
     "SGD",

@@ -8,7 +8,7 @@ from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn import init as _init
 from opforge.nn.cell import Cell
-from opforge.tensor import Parameter, Tensor
+from opforge.tensor import Parameter
 
 __all__ = [
     "Dense",
@@ -188,8 +188,10 @@ class Dropout(Cell):
     """Zeroes each element with probability ``p = 1 - keep_prob`` in training mode and scales the
     rest by ``1 / keep_prob``; the identity in evaluation mode (``set_train(False)``, the default).
 
-    The mask is drawn with NumPy from this cell's generator, seeded by ``seed`` or, without one,
-    from the global generator (``nn.set_seed``); the scaling is a Mul primitive, so it differentiates.
+    Runs the Dropout primitive (its counter-based generator, the same on the CPU and the GPU) with
+    ``Seed0`` = this cell's seed (``seed``, or drawn from the global generator, ``nn.set_seed``) and
+    ``Seed1`` = the number of training calls so far, so every step draws a new mask and two cells with
+    one seed draw the same sequence. Differentiates through the primitive's bprop (DropoutGrad).
     """
 
     def __init__(self, keep_prob: float = 0.5, p: float | None = None, seed: int | None = None, dtype=mstype.float32):
@@ -203,8 +205,7 @@ class Dropout(Cell):
         self.keep_prob = float(keep_prob)
         self.p = 1.0 - self.keep_prob
         self.seed = _init.derived_seed() if seed is None else int(seed)
-        self.rng = np.random.default_rng(self.seed)
-        self.mul = ops.Mul()
+        self.step = 0
 
     def extend_repr(self) -> str:
         return f"p={self.p:g}"
@@ -212,10 +213,8 @@ class Dropout(Cell):
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
-        mask = (self.rng.random(x.shape) < self.keep_prob).astype(x.dtype.np_dtype)
-        scale = np.asarray(1.0 / self.keep_prob, dtype=x.dtype.np_dtype)
-        return self.mul(x, Tensor(mask * scale, device=x.device))
-
+        step, self.step = self.step, self.step + 1
+        return ops.Dropout(keep_prob=self.keep_prob, Seed0=self.seed, Seed1=step)(x)[0]
 
 # ---------------------------------------------------------------------------------------------
 # GELU, HSigmoid, HSwish, LeakyReLU, Softplus: MindSpore's cells over the elementwise primitives.

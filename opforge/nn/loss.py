@@ -6,7 +6,15 @@ from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.cell import Cell
 
-__all__ = ["LossBase", "MSELoss", "L1Loss", "SoftmaxCrossEntropyWithLogits"]
+__all__ = [
+    "LossBase",
+    "MSELoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "BCEWithLogitsLoss",
+    "NLLLoss",
+    "SoftmaxCrossEntropyWithLogits",
+]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -127,3 +135,51 @@ def _scalar(value: float, dtype: mstype.Type):
     from opforge.tensor import Tensor
 
     return Tensor(value, dtype)
+
+
+class SmoothL1Loss(LossBase):
+    r"""Smooth L1: with :math:`d = x - y`, :math:`0.5 d^2 / \beta` where :math:`|d| < \beta`, else
+    :math:`|d| - 0.5 \beta`; reduction "none" (default, as MindSpore), "mean" or "sum". The SmoothL1Loss
+    primitive, differentiated by SmoothL1LossGrad. ``loss(logits, labels)``."""
+
+    def __init__(self, beta: float = 1.0, reduction: str = "none"):
+        super().__init__(reduction)
+        self.beta = beta
+        self.smooth_l1 = ops.SmoothL1Loss(beta=beta, reduction=reduction)
+
+    def construct(self, logits, labels):
+        return self.smooth_l1(logits, labels)
+
+
+class BCEWithLogitsLoss(LossBase):
+    r"""Binary cross entropy on logits (the BCEWithLogitsLoss primitive): ``loss(logits, labels)`` with
+    optional ``weight`` and ``pos_weight`` Tensors that broadcast to the logits' shape (ones when None)."""
+
+    def __init__(self, reduction: str = "mean", weight=None, pos_weight=None):
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+        self.bce = ops.BCEWithLogitsLoss(reduction=reduction)
+        self.ones_like = ops.OnesLike()
+
+    def construct(self, logits, labels):
+        ones = None if self.weight is not None and self.pos_weight is not None else self.ones_like(logits)
+        weight = self.weight if self.weight is not None else ones
+        pos_weight = self.pos_weight if self.pos_weight is not None else ones
+        return self.bce(logits, labels, weight, pos_weight)
+
+
+class NLLLoss(LossBase):
+    r"""Negative log likelihood of log-probabilities [N, C] (the NLLLoss primitive's loss):
+    ``loss(logits, labels)``, with an optional class ``weight`` [C] (ones when None) and ``ignore_index``."""
+
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.weight = weight
+        self.nll = ops.NLLLoss(reduction=reduction, ignore_index=ignore_index)
+        self.fill = ops.Fill()
+
+    def construct(self, logits, labels):
+        weight = self.weight
+        if weight is None:
+            weight = self.fill(logits.dtype, (logits.shape[-1],), 1.0)
+        return self.nll(logits, labels, weight)[0]

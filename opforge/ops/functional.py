@@ -36,6 +36,7 @@ sqrt = math_ops.Sqrt()
 square = math_ops.Square()
 transpose = array_ops.Transpose()
 _expand_dims = array_ops.ExpandDims()
+_l2_loss = nn_ops.L2Loss()
 
 
 def expand_dims(input_x, axis: int):
@@ -66,6 +67,51 @@ def argmax(input_x, axis: int = -1):
 @functools.cache
 def reduce_max(keep_dims: bool = False) -> math_ops.ReduceMax:
     return math_ops.ReduceMax(keep_dims)
+
+
+@functools.cache
+def _argmin(axis: int) -> array_ops.Argmin:
+    return array_ops.Argmin(axis)
+
+
+def argmin(input_x, axis: int = -1):
+    """The index of the smallest element along ``axis`` (int32; MindSpore's ``ops.argmin``)."""
+    return _argmin(axis)(input_x)
+
+
+@functools.cache
+def reduce_min(keep_dims: bool = False) -> math_ops.ReduceMin:
+    return math_ops.ReduceMin(keep_dims)
+
+
+@functools.cache
+def reduce_prod(keep_dims: bool = False) -> math_ops.ReduceProd:
+    return math_ops.ReduceProd(keep_dims)
+
+
+@functools.cache
+def reduce_all(keep_dims: bool = False) -> math_ops.ReduceAll:
+    return math_ops.ReduceAll(keep_dims)
+
+
+@functools.cache
+def reduce_any(keep_dims: bool = False) -> math_ops.ReduceAny:
+    return math_ops.ReduceAny(keep_dims)
+
+
+@functools.cache
+def _cumsum(exclusive: bool, reverse: bool) -> math_ops.CumSum:
+    return math_ops.CumSum(exclusive, reverse)
+
+
+def cumsum(x, axis: int, exclusive: bool = False, reverse: bool = False):
+    """The cumulative sum of ``x`` along ``axis`` (the CumSum primitive)."""
+    return _cumsum(exclusive, reverse)(x, axis)
+
+
+def l2_loss(x):
+    """``sum(x ** 2) / 2`` (the L2Loss primitive)."""
+    return _l2_loss(x)
 
 
 def mse_loss(input_x, target, reduction: str = "mean"):

@@ -381,6 +381,35 @@ def sort(self, axis=-1, descending=False):
 
 def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 (MindSpore's name)
     return F.topk(self, k, dim, largest, sorted)
+def argmin(self, axis=None):
+    return F.argmin(self, -1 if axis is None else axis)
+
+
+def _reduce(prim, self, axis):
+    return prim(self) if type(axis) is tuple and not axis else prim(self, axis)
+
+
+def min(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
+    return _reduce(F.reduce_min(keepdims), self, axis)
+
+
+def prod(self, axis=(), keep_dims=False):
+    return _reduce(F.reduce_prod(keep_dims), self, axis)
+
+
+def all(self, axis=(), keep_dims=False):  # noqa: A001 (the Tensor method's name)
+    return _reduce(F.reduce_all(keep_dims), self, axis)
+
+
+def any(self, axis=(), keep_dims=False):  # noqa: A001 (the Tensor method's name)
+    return _reduce(F.reduce_any(keep_dims), self, axis)
+
+
+def cumsum(self, axis=None):
+    """The cumulative sum along ``axis``; ``None``: of the flattened Tensor (MindSpore's ``Tensor.cumsum``)."""
+    if axis is None:
+        return F.cumsum(F.reshape(self, (-1,)), 0)
+    return F.cumsum(self, axis)
 
 
 _METHODS = (
@@ -388,7 +417,7 @@ _METHODS = (
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
     expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split, gather,
-    sort, topk,
+    sort, topk, argmin, min, prod, all, any, cumsum,
 )  # fmt: skip
 
 

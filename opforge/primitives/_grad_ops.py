@@ -26,6 +26,9 @@ __all__ = [
     "LayerNormGrad",
     "SliceGrad",
     "StridedSliceGrad",
+    "DropoutGrad",
+    "SmoothL1LossGrad",
+    "NLLLossGrad",
 ]
 
 
@@ -369,3 +372,78 @@ class AbsGrad(_ActivationGrad):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["input_x", "input_dy"], outputs=["output"])
+class DropoutGrad(_Operator):
+    r"""``DropoutGrad(keep_prob=0.5)(dy, mask)``: :math:`dx = dy \cdot mask / keep\_prob` (mask: Dropout's).
+    dtypes: float16, bfloat16, float32, float64."""
+
+    @prim_attr_register
+    def __init__(self, keep_prob=0.5):
+        validator.check_value_type("keep_prob", keep_prob, [float], self.name)
+        if not 0.0 < keep_prob <= 1.0:
+            raise ValueError(f"For '{self.name}', the 'keep_prob' must be in (0.0, 1.0], but got {keep_prob}.")
+        self.init_prim_io_names(inputs=["dy", "mask"], outputs=["output"])
+
+    def infer_shape(self, dy, mask):
+        if list(dy) != list(mask):
+            raise ValueError(
+                f"For '{self.name}', 'dy' and 'mask' must have the same shape, but got {list(dy)} and {list(mask)}."
+            )
+        return dy
+
+    def infer_dtype(self, dy, mask):
+        return validator.check_tensors_dtypes_same_and_valid({"dy": dy, "mask": mask}, mstype.float_type, self.name)
+
+
+class SmoothL1LossGrad(_Operator):
+    r"""``SmoothL1LossGrad(beta=1.0, reduction="none")(prediction, target, dout)``: the gradient of
+    SmoothL1Loss in ``prediction``, :math:`clip(d / \beta, -1, 1) \cdot dout` (``dout`` elementwise for
+    "none", 0-d for "sum"; "mean" also divides by the element count). dtypes: float16, bfloat16, float32,
+    float64."""
+
+    @prim_attr_register
+    def __init__(self, beta=1.0, reduction="none"):
+        validator.check_value_type("beta", beta, [float], self.name)
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        self.init_prim_io_names(inputs=["prediction", "target", "dout"], outputs=["gradient"])
+
+    def infer_shape(self, prediction, target, dout):
+        want = list(prediction) if self.reduction == "none" else []
+        if list(target) != list(prediction) or list(dout) != want:
+            raise ValueError(
+                f"For '{self.name}', the 'target' must have the shape of 'prediction' {list(prediction)} and the "
+                f"'dout' shape {want}, but got {list(target)} and {list(dout)}."
+            )
+        return prediction
+
+    def infer_dtype(self, prediction, target, dout):
+        args = {"prediction": prediction, "target": target, "dout": dout}
+        return validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
+
+
+class NLLLossGrad(_Operator):
+    r"""``NLLLossGrad(reduction="mean", ignore_index=-100)(logits, loss_grad, labels, weight, total_weight)``:
+    the gradient of NLLLoss in ``logits``: :math:`-weight_{t_i} \cdot g_i` at :math:`(i, t_i)`, 0 elsewhere
+    and on ignored rows, with :math:`g_i` = ``loss_grad[i]`` ("none"), ``loss_grad`` ("sum") or
+    ``loss_grad / total_weight`` ("mean"). dtypes: float16, bfloat16, float32, float64; labels int32/int64."""
+
+    @prim_attr_register
+    def __init__(self, reduction="mean", ignore_index=-100):
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        validator.check_value_type("ignore_index", ignore_index, [int], self.name)
+        if not -(2**63) <= ignore_index < 2**63:
+            raise ValueError(f"For '{self.name}', the 'ignore_index' must be an int64, but got {ignore_index}.")
+        self.init_prim_io_names(inputs=["x", "loss_grad", "target", "weight", "total_weight"], outputs=["x_grad"])
+
+    def infer_shape(self, logits, loss_grad, labels, weight, total_weight):
+        if len(logits) not in (1, 2) or list(weight) != [logits[-1]]:
+            raise ValueError(
+                f"For '{self.name}', the 'logits' must be 1-D or 2-D and 'weight' [C], but got {list(logits)} "
+                f"and {list(weight)}."
+            )
+        return logits
+
+    def infer_dtype(self, logits, loss_grad, labels, weight, total_weight):
+        args = {"logits": logits, "loss_grad": loss_grad, "weight": weight, "total_weight": total_weight}
+        t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
+        validator.check_tensor_dtype_valid("labels", labels, (mstype.int32, mstype.int64), self.name)
+        return t

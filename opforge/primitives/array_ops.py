@@ -28,6 +28,7 @@ __all__ = [
     "OneHot",
     "Argmax",
     "ArgMax",
+    "Argmin",
     "Assign",
     "Concat",
     "Stack",
@@ -384,19 +385,33 @@ class Argmax(_Operator):
         validator.check_subclass("output_type", output_type, (mstype.int32, mstype.int64), self.name)
         self.init_prim_io_names(inputs=["x"], outputs=["output"])
 
+    _what = "argmax"
+
     def infer_shape(self, x_shape):
         axis = validator.check_axis("axis", self.axis, len(x_shape), self.name)[0]
         if not x_shape:
             return []
         if x_shape[axis] == 0:
             raise ValueError(
-                f"For '{self.name}', cannot take the argmax of the zero-size axis {axis} of 'x' {list(x_shape)}."
+                f"For '{self.name}', cannot take the {self._what} of the zero-size axis {axis} of 'x' {list(x_shape)}."
             )
         return [d for i, d in enumerate(x_shape) if i != axis]
 
     def infer_dtype(self, x_dtype):
         validator.check_tensor_dtype_valid("x", x_dtype, _REAL_NUMBER_TYPES, self.name)
         return self.output_type
+
+
+class Argmin(Argmax):
+    """The index of the smallest value along ``axis``: ``Argmin(axis=-1, output_type=opforge.int32)(x)``
+    (``np.argmin``). Ties give the first index; NaN counts as the smallest value (the first NaN wins).
+    Taking the argmin of an axis of size 0 is a ValueError.
+
+    dtypes: integers and floats in (kernels: float16, bfloat16, float32, float64, int8, int16, int32,
+    int64, uint8); int32 or int64 (``output_type``) out.
+    """
+
+    _what = "argmin"
 
 
 class Assign(_InplaceAssign):

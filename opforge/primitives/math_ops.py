@@ -35,6 +35,7 @@ __all__ = [
     "ReduceProd",
     "ReduceAll",
     "ReduceAny",
+    "CumSum",
     "AssignSub",
     "Abs",
     "Erf",
@@ -346,6 +347,36 @@ class ReduceAll(_ReduceLogical):
 class ReduceAny(_ReduceLogical):
     r""":math:`y = \bigvee_{axis} x` (logical or). ``ReduceAny(keep_dims=False)(x, axis=())``; an empty
     reduction is False (``np.any``). dtypes: bool."""
+
+
+class CumSum(_Operator):
+    r"""Cumulative sum along ``axis``: ``CumSum(exclusive=False, reverse=False)(x, axis)``,
+    :math:`y_k = \sum_{j \le k} x_j` (exclusive: :math:`j < k`; reverse: from the end, :math:`j \ge k`,
+    exclusive :math:`j > k`). ``axis`` is a constant int in [-rank, rank).
+
+    Floats accumulate in double (float16/bfloat16 in float32), integers wrap modulo 2**bits as ReduceSum.
+    dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64
+    (int8/int16/uint8 widen losslessly).
+    """
+
+    __mindspore_signature__ = (sig.make_sig("x"), sig.make_sig("axis"))
+    constant_inputs = ((1, "axis"),)
+
+    @prim_attr_register
+    def __init__(self, exclusive=False, reverse=False):
+        validator.check_value_type("exclusive", exclusive, [bool], self.name)
+        validator.check_value_type("reverse", reverse, [bool], self.name)
+        self.init_prim_io_names(inputs=["x", "axis"], outputs=["y"])
+
+    def infer_shape(self, x_shape, axis):
+        validator.check_value_type("axis", axis, [int], self.name)
+        rank = max(len(x_shape), 1)
+        if not -rank <= axis < rank:
+            raise ValueError(f"For '{self.name}', the 'axis' must be in [{-rank}, {rank}), but got {axis}.")
+        return x_shape
+
+    def infer_dtype(self, x_dtype, axis):
+        return validator.check_tensor_dtype_valid("x", x_dtype, _REAL_NUMBER_TYPES, self.name)
 
 
 class AssignSub(_InplaceAssign):

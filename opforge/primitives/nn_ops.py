@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _Operator
+from opforge.primitives._utils import _Operator, broadcast_shape
 from opforge.primitives.primitive import Primitive, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -28,6 +28,11 @@ __all__ = [
     "HSwish",
     "BatchNorm",
     "LayerNorm",
+    "Dropout",
+    "L2Loss",
+    "SmoothL1Loss",
+    "BCEWithLogitsLoss",
+    "NLLLoss",
 ]
 
 
@@ -544,6 +549,12 @@ class BatchNorm(_Operator):
         # a backward pass does not see the Parameters it updates below as inputs modified in place.
         plain = [Tensor._from_array(p._data, p._meta[0], p._meta[2]) for p in (mean, variance)]
         out = _PRIMITIVE_CALL(self, x, scale, bias, *plain)
+        stats = out[1].dtype
+        if mean.dtype is not stats or variance.dtype is not stats:
+            raise TypeError(
+                f"For '{self.name}', the 'mean' and 'variance' Parameters are updated in place with the batch "
+                f"statistics ({stats}), so they must have that dtype, but got {mean.dtype} and {variance.dtype}."
+            )
         _update_moving(self.momentum, x, mean, variance, out[1], out[2])
         return out
 
@@ -624,3 +635,185 @@ class LayerNorm(_Operator):
             {"input_x": x, "gamma": gamma, "beta": beta}, _SOFTMAX_DTYPES, self.name
         )
         return t, t, t
+
+
+# ---------------------------------------------------------------------------------------------
+# Dropout and losses
+
+
+class Dropout(_Operator):
+    r"""``Dropout(keep_prob=0.5, Seed0=0, Seed1=0)(x)`` returns ``(output, mask)``: each element is kept
+    with probability ``keep_prob`` and scaled by ``1 / keep_prob``, else zeroed; ``mask`` (x's dtype) is
+    1 where kept, 0 elsewhere, so ``output = x * mask / keep_prob``.
+
+    The generator is counter-based (``opforge/functors/random.h``): element i is kept when
+    :math:`U < keep\_prob` with U = the top 53 bits of SplitMix64(key ^ SplitMix64(i)) / 2^53 and
+    key = SplitMix64(SplitMix64(Seed0) ^ Seed1). The mask is a pure function of (Seed0, Seed1, element
+    index): the same seeds give the same mask on every call, backend and thread count (Seed0 = Seed1 = 0
+    is a seed like any other: unlike MindSpore, it does not draw a random seed). A different mask per
+    step takes different seeds (``nn.Dropout`` changes Seed1 every call).
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64.
+    """
+
+    @prim_attr_register
+    def __init__(self, keep_prob=0.5, Seed0=0, Seed1=0):  # noqa: N803 - MindSpore's attr names
+        validator.check_value_type("keep_prob", keep_prob, [float], self.name)
+        validator.check_float_range(keep_prob, 0.0, 1.0, Rel.INC_RIGHT, "keep_prob", self.name)
+        for name, seed in (("Seed0", Seed0), ("Seed1", Seed1)):
+            validator.check_value_type(name, seed, [int], self.name)
+            if not -(2**63) <= seed < 2**63:
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must be an int64, in [-2**63, 2**63), but got {seed}."
+                )
+        self.init_prim_io_names(inputs=["x"], outputs=["output", "mask"])
+
+    def infer_shape(self, x):
+        return x, x
+
+    def infer_dtype(self, x):
+        t = validator.check_tensor_dtype_valid("x", x, _SOFTMAX_DTYPES, self.name)
+        return t, t
+
+
+class L2Loss(_Operator):
+    r""":math:`loss = \sum x^2 / 2` as a 0-d Tensor: ``L2Loss()(input_x)``. Sums accumulate in double
+    (float16/bfloat16 in float32). dtypes (CPU, GPU): float16, bfloat16, float32, float64."""
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x"], outputs=["output"])
+
+    def infer_shape(self, x):
+        return []
+
+    def infer_dtype(self, x):
+        return validator.check_tensor_dtype_valid("input_x", x, _SOFTMAX_DTYPES, self.name)
+
+
+class SmoothL1Loss(_Operator):
+    r"""``SmoothL1Loss(beta=1.0, reduction="none")(logits, labels)``: with :math:`d = logits - labels`,
+    :math:`0.5 d^2 / \beta` where :math:`|d| < \beta`, else :math:`|d| - 0.5 \beta`; reduction "none"
+    (elementwise), "sum" or "mean" (0-d; the mean of no elements is NaN). ``beta`` > 0.
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64; logits and labels of one dtype and shape."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("logits", dtype=sig.sig_dtype.T),
+        sig.make_sig("labels", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, beta=1.0, reduction="none"):
+        validator.check_value_type("beta", beta, [float], self.name)
+        validator.check_float(beta, 0.0, Rel.GT, "beta", self.name)
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        self.init_prim_io_names(inputs=["prediction", "target"], outputs=["output"])
+
+    def infer_shape(self, logits, labels):
+        _check_same_shape(self.name, "logits", logits, {"labels": labels})
+        return logits if self.reduction == "none" else []
+
+    def infer_dtype(self, logits, labels):
+        args = {"logits": logits, "labels": labels}
+        return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+
+
+class BCEWithLogitsLoss(_Operator):
+    r"""``BCEWithLogitsLoss(reduction="mean")(logits, label, weight, pos_weight)``: binary cross entropy
+    on logits, :math:`\ell = -w (p\,y \log\sigma(x) + (1 - y) \log(1 - \sigma(x)))`, computed stably as
+    :math:`w ((1 - y) x + (1 + (p - 1) y)\,softplus(-x))`; reduction "none", "mean" or "sum" (0-d).
+    ``weight`` and ``pos_weight`` broadcast to the shape of ``logits`` (BroadcastTo, so their gradients
+    are summed back); ``label`` has the shape of ``logits``.
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64; all four of one dtype."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("logits", dtype=sig.sig_dtype.T),
+        sig.make_sig("label", dtype=sig.sig_dtype.T),
+        sig.make_sig("weight", dtype=sig.sig_dtype.T),
+        sig.make_sig("pos_weight", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, reduction="mean"):
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        self.init_prim_io_names(inputs=["logits", "label", "weight", "pos_weight"], outputs=["loss"])
+
+    def infer_shape(self, logits, label, weight, pos_weight):
+        _check_same_shape(self.name, "logits", logits, {"label": label})
+        for name, shape in (("weight", weight), ("pos_weight", pos_weight)):
+            if broadcast_shape(self.name, logits, shape, "logits", name) != list(logits):
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must broadcast to the shape of 'logits' {list(logits)}, "
+                    f"but got {list(shape)}."
+                )
+        return logits if self.reduction == "none" else []
+
+    def infer_dtype(self, logits, label, weight, pos_weight):
+        args = {"logits": logits, "label": label, "weight": weight, "pos_weight": pos_weight}
+        return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+
+    def __call__(self, *args, **kwargs):
+        from opforge.dispatch import binding
+        from opforge.primitives.array_ops import BroadcastTo
+        from opforge.tensor import Tensor
+
+        if kwargs or len(args) != 4:
+            args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
+        logits = args[0]
+        if isinstance(logits, Tensor):
+            args = list(args)
+            for i in (2, 3):  # the kernel takes weight and pos_weight in the shape of logits
+                a = args[i]
+                if isinstance(a, Tensor) and a.shape != logits.shape:
+                    target = broadcast_shape(self.name, logits.shape, a.shape, "logits", self._arg_name(i))
+                    if tuple(target) == logits.shape:
+                        args[i] = BroadcastTo(logits.shape)(a)
+        return _PRIMITIVE_CALL(self, *args)
+
+
+class NLLLoss(_Operator):
+    r"""``NLLLoss(reduction="mean", ignore_index=-100)(logits, labels, weight)`` returns ``(loss,
+    total_weight)``: :math:`\ell_i = -weight_{t_i} \cdot logits_{i, t_i}` (0 where
+    :math:`t_i` = ``ignore_index``), :math:`total\_weight = \sum weight_{t_i}` over the rows not ignored;
+    reduction "none" (``loss`` [N]), "sum" or "mean" (:math:`\sum \ell_i / total\_weight`, NaN when
+    every row is ignored). ``logits`` [N, C] or [C] (one row), ``labels`` [N] (or []) int32/int64 in
+    [0, C) or ``ignore_index``, ``weight`` [C]. A label out of range is an error.
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64 logits and weight."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("logits", dtype=sig.sig_dtype.T),
+        sig.make_sig("labels"),
+        sig.make_sig("weight", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, reduction="mean", ignore_index=-100):
+        validator.check_string(reduction, ["none", "mean", "sum"], "reduction", self.name)
+        validator.check_value_type("ignore_index", ignore_index, [int], self.name)
+        if not -(2**63) <= ignore_index < 2**63:
+            raise ValueError(f"For '{self.name}', the 'ignore_index' must be an int64, but got {ignore_index}.")
+        self.init_prim_io_names(inputs=["x", "target", "weight"], outputs=["loss", "total_weight"])
+
+    def infer_shape(self, logits, labels, weight):
+        if len(logits) not in (1, 2):
+            raise ValueError(f"For '{self.name}', the 'logits' must be 1-D or 2-D, but got shape {list(logits)}.")
+        n = logits[0] if len(logits) == 2 else None
+        want = [n] if n is not None else [[], [1]]
+        if (n is not None and list(labels) != [n]) or (n is None and list(labels) not in ([], [1])):
+            raise ValueError(
+                f"For '{self.name}', the 'labels' must have shape {want[0] if n is not None else '[] or [1]'} for "
+                f"'logits' {list(logits)}, but got {list(labels)}."
+            )
+        if list(weight) != [logits[-1]]:
+            raise ValueError(
+                f"For '{self.name}', the 'weight' must have shape [{logits[-1]}] (the classes of 'logits'), "
+                f"but got {list(weight)}."
+            )
+        loss = ([n] if n is not None else []) if self.reduction == "none" else []
+        return loss, []
+
+    def infer_dtype(self, logits, labels, weight):
+        t = validator.check_tensors_dtypes_same_and_valid(
+            {"logits": logits, "weight": weight}, _SOFTMAX_DTYPES, self.name
+        )
+        validator.check_tensor_dtype_valid("labels", labels, _LABEL_DTYPES, self.name)
+        return t, t

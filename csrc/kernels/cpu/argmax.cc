@@ -1,4 +1,5 @@
-// Argmax(axis, output_type)(x): the index of the largest value along `axis` (np.argmax): ties give the
+// Argmax / Argmin(axis, output_type)(x): the index of the largest / smallest value (Argmin: np.argmin, the
+// same rules). Argmax: the index of the largest value along `axis` (np.argmax): ties give the
 // first index and NaN counts as the largest value (the first NaN wins). The output is int32 or int64.
 #include <algorithm>
 #include <cmath>
@@ -13,7 +14,7 @@
 namespace opforge {
 namespace {
 
-template <typename T, typename O>
+template <typename T, typename O, bool kMin = false>
 class ArgMaxCpuKernel : public CpuKernel {
   using C = compute_t<T>;
 
@@ -44,7 +45,7 @@ class ArgMaxCpuKernel : public CpuKernel {
                                                      << ", but got " << TypeIdName(y.dtype) << ".");
     OPF_CHECK(y.shape == want, "For '" << op << "', the output shape must be " << ShapeToString(want)
                                        << ", but got " << ShapeToString(y.shape) << ".");
-    OPF_CHECK(n_ > 0 || outer_ * inner_ == 0, "For '" << op << "', cannot take the argmax of the zero-size axis "
+    OPF_CHECK(n_ > 0 || outer_ * inner_ == 0, "For '" << op << "', cannot take the " << (kMin ? "argmin" : "argmax") << " of the zero-size axis "
                                                       << axis << " of input shape " << ShapeToString(x.shape)
                                                       << ".");
   }
@@ -78,7 +79,7 @@ class ArgMaxCpuKernel : public CpuKernel {
           const T* row = base + k * inner;
           for (int64_t i = 0; i < w; ++i) {
             const C v = Load(row[i]);
-            if (ArgMaxReplaces(v, best[i])) {
+            if (ArgReplaces<kMin>(v, best[i])) {
               best[i] = v;
               index[i] = k;
             }
@@ -94,6 +95,18 @@ class ArgMaxCpuKernel : public CpuKernel {
   // Two passes that vectorise better than one branchy scan: the largest value (and whether there is
   // a NaN), then the first index that holds it.
   static int64_t Row(const T* x, int64_t n) {
+    if constexpr (kMin) {  // Argmin: one scan with the rule of opforge/functors/argmax.h
+      C best = Load(x[0]);
+      int64_t index = 0;
+      for (int64_t k = 1; k < n; ++k) {
+        const C v = Load(x[k]);
+        if (ArgMinReplaces(v, best)) {
+          best = v;
+          index = k;
+        }
+      }
+      return index;
+    }
     bool nan = false;
     const C best = MaxScan<C>(x, n, static_cast<C>(Load(x[0])), &nan);
     if (nan) {
@@ -113,6 +126,11 @@ class ArgMaxCpuKernel : public CpuKernel {
                     ArgMaxCpuKernel<T, int32_t>);                                                       \
   MS_REG_CPU_KERNEL(Argmax, KernelAttr().AddInputAttr(TypeIdOf<T>::value).AddOutputAttr(kNumberTypeInt64), \
                     ArgMaxCpuKernel<T, int64_t>)
+#define REG_ARGMIN(T)                                                                                   \
+  MS_REG_CPU_KERNEL(Argmin, KernelAttr().AddInputAttr(TypeIdOf<T>::value).AddOutputAttr(kNumberTypeInt32), \
+                    ArgMaxCpuKernel<T, int32_t, true>);                                                  \
+  MS_REG_CPU_KERNEL(Argmin, KernelAttr().AddInputAttr(TypeIdOf<T>::value).AddOutputAttr(kNumberTypeInt64), \
+                    ArgMaxCpuKernel<T, int64_t, true>)
 
 REG_ARGMAX(float16);
 REG_ARGMAX(bfloat16);
@@ -123,6 +141,15 @@ REG_ARGMAX(int16_t);
 REG_ARGMAX(int32_t);
 REG_ARGMAX(int64_t);
 REG_ARGMAX(uint8_t);
+REG_ARGMIN(float16);
+REG_ARGMIN(bfloat16);
+REG_ARGMIN(float);
+REG_ARGMIN(double);
+REG_ARGMIN(int8_t);
+REG_ARGMIN(int16_t);
+REG_ARGMIN(int32_t);
+REG_ARGMIN(int64_t);
+REG_ARGMIN(uint8_t);
 
 }  // namespace
 }  // namespace opforge

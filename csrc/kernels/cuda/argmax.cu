@@ -1,4 +1,4 @@
-// Argmax: one thread per output element scans the axis (x viewed as [outer, n, inner]), with the CPU's
+// Argmax, Argmin: one thread per output element scans the axis (x viewed as [outer, n, inner]), with the CPU's
 // rule (opforge/functors/argmax.h): ties keep the first index, the first NaN wins.
 #include "opforge/cuda.h"
 #include "opforge/functors/argmax.h"
@@ -6,21 +6,31 @@
 namespace opforge {
 namespace cuda {
 
-template <typename T, typename O>
-__global__ void ArgMaxKernel(const T* x, O* y, int64_t outputs, int64_t n, int64_t inner) {
+template <bool kMin, typename T, typename O>
+__device__ void ArgScan(const T* x, O* y, int64_t outputs, int64_t n, int64_t inner) {
   OPF_GRID_STRIDE_LOOP(i, outputs) {
     const T* row = x + (i / inner) * n * inner + i % inner;
     compute_t<T> best = Load(row[0]);
     int64_t index = 0;
     for (int64_t k = 1; k < n; ++k) {
       const compute_t<T> v = Load(row[k * inner]);
-      if (ArgMaxReplaces(v, best)) {
+      if (ArgReplaces<kMin>(v, best)) {
         best = v;
         index = k;
       }
     }
     y[i] = static_cast<O>(index);
   }
+}
+
+template <typename T, typename O>
+__global__ void ArgMaxKernel(const T* x, O* y, int64_t outputs, int64_t n, int64_t inner) {
+  ArgScan<false>(x, y, outputs, n, inner);
+}
+
+template <typename T, typename O>
+__global__ void ArgMinKernel(const T* x, O* y, int64_t outputs, int64_t n, int64_t inner) {
+  ArgScan<true>(x, y, outputs, n, inner);
 }
 
 }  // namespace cuda

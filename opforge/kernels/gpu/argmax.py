@@ -28,7 +28,10 @@ def _axis_and_inner(spec) -> tuple:
     if out_shape != want:
         raise KernelError(f"For '{op}', the output shape must be {want}, but got {out_shape}.")
     if x[axis] == 0 and numel(want) > 0:
-        raise KernelError(f"For '{op}', cannot take the argmax of the zero-size axis {axis} of input shape {x}.")
+        raise KernelError(
+            f"For '{op}', cannot take the {'argmin' if op == 'Argmin' else 'argmax'} of the zero-size axis {axis} "
+            f"of input shape {x}."
+        )
     return x[axis], numel(x[axis + 1 :])
 
 
@@ -51,5 +54,11 @@ mirror_cpu_kernels(
     "Argmax",
     lambda attr: CudaKernel(
         "argmax.cu", f"opforge::cuda::ArgMaxKernel<{ctype(attr.inputs[0])}, {ctype(attr.outputs[0])}>", _argmax_loop
+    ),
+)
+mirror_cpu_kernels(
+    "Argmin",
+    lambda attr: CudaKernel(
+        "argmax.cu", f"opforge::cuda::ArgMinKernel<{ctype(attr.inputs[0])}, {ctype(attr.outputs[0])}>", _argmax_loop
     ),
 )

@@ -1,4 +1,4 @@
-// Argmax's rule for the best value along the axis (np.argmax), shared by the CPU kernels
+// Argmax's and Argmin's rules for the best value along the axis (np.argmax), shared by the CPU kernels
 // (csrc/kernels/cpu/argmax.cc) and the CUDA kernels (csrc/kernels/cuda/argmax.cu).
 #pragma once
 
@@ -12,6 +12,22 @@ namespace opforge {
 template <typename C>
 OPF_HD bool ArgMaxReplaces(C v, C best) {
   return !math::IsNan(best) && (v > best || math::IsNan(v));
+}
+
+// Argmin's rule (np.argmin): strictly smaller replaces (ties keep the first); the first NaN wins.
+template <typename C>
+OPF_HD bool ArgMinReplaces(C v, C best) {
+  return !math::IsNan(best) && (v < best || math::IsNan(v));
+}
+
+// The rule of ArgMax (kMin false) or Argmin (kMin true).
+template <bool kMin, typename C>
+OPF_HD bool ArgReplaces(C v, C best) {
+  if constexpr (kMin) {
+    return ArgMinReplaces(v, best);
+  } else {
+    return ArgMaxReplaces(v, best);
+  }
 }
 
 }  // namespace opforge

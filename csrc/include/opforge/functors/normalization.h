@@ -109,7 +109,9 @@ struct BatchNormGradDx {
   }
   OPF_HD T operator()(T dy, T x) const {
     using S = acc_t<T>;
-    const S v = k_dy * static_cast<S>(Load(dy)) + k_xmu * (static_cast<S>(Load(x)) - mean) + k_const;
+    // Inference has no (x - mean) term: skipped, so an infinite x does not turn 0 * inf into NaN.
+    const S xmu = k_xmu == S(0) ? S(0) : k_xmu * (static_cast<S>(Load(x)) - mean);
+    const S v = k_dy * static_cast<S>(Load(dy)) + xmu + k_const;
     return Store<T>(static_cast<compute_t<T>>(v));
   }
 };

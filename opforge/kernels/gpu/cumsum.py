@@ -1,0 +1,93 @@
+"""GPU kernels of CumSum, Dropout and DropoutGrad: the kernels of ``csrc/kernels/cuda/cumsum.cu``
+(the math of ``opforge/functors/scan.h`` and ``random.h``, shared with the CPU kernels), for every
+KernelAttr the CPU registers. CumSum takes one thread per line along the axis; Dropout one per element,
+with the counter-based generator keyed by (Seed0, Seed1), so the GPU's mask is the CPU's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.support import launch_1d
+
+__all__ = ["dropout_key"]
+
+_SOURCE = "cumsum.cu"
+_MASK = (1 << 64) - 1
+
+
+def _splitmix64(z: int) -> int:
+    z = (z + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def dropout_key(seed0: int, seed1: int) -> int:
+    """DropoutKey of ``opforge/functors/random.h``: SplitMix64(SplitMix64(seed0) ^ seed1)."""
+    return _splitmix64(_splitmix64(seed0 & _MASK) ^ (seed1 & _MASK))
+
+
+def _cumsum_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    x = list(spec.in_shapes[0])
+    axis = spec.attrs.get("axis", 0)
+    axis = axis[0] if isinstance(axis, (tuple, list)) else axis
+    rank = max(len(x), 1)
+    if not -rank <= axis < rank:
+        raise KernelError(f"For '{spec.op_name}', the 'axis' must be in [{-rank}, {rank}), but got {axis}.")
+    axis %= rank
+    n = x[axis] if x else 1
+    inner = math.prod(x[axis + 1 :])
+    lines = math.prod(x) // n if n else 0
+    flags = (np.int32(bool(spec.attrs.get("exclusive", False))), np.int32(bool(spec.attrs.get("reverse", False))))
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        out = device.empty(spec.out_shapes[0], np_dtype)
+        launch_1d(runtime, function, lines, (arrays[0], out, np.int64(lines), np.int64(n), np.int64(inner), *flags))
+        return out
+
+    return run
+
+
+def _dropout_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n = math.prod(spec.in_shapes[0])
+    key = np.uint64(dropout_key(int(spec.attrs.get("Seed0", 0)), int(spec.attrs.get("Seed1", 0))))
+    keep_prob = np.float64(spec.attrs.get("keep_prob", 0.5))
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        out, mask = device.empty(spec.out_shapes[0], np_dtype), device.empty(spec.out_shapes[1], np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], out, mask, np.int64(n), key, keep_prob))
+        return out, mask
+
+    return run
+
+
+def _dropout_grad_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n = math.prod(spec.in_shapes[0])
+    keep_prob = np.float64(spec.attrs.get("keep_prob", 0.5))
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        dx = device.empty(spec.out_shapes[0], np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], arrays[1], dx, np.int64(n), keep_prob))
+        return dx
+
+    return run
+
+
+def _make(name: str, loop):
+    return lambda attr: CudaKernel(_SOURCE, f"opforge::cuda::{name}<{ctype(attr.inputs[0])}>", loop)
+
+
+mirror_cpu_kernels("CumSum", _make("CumSumKernel", _cumsum_loop))
+mirror_cpu_kernels("Dropout", _make("DropoutKernel", _dropout_loop))
+mirror_cpu_kernels("DropoutGrad", _make("DropoutGradKernel", _dropout_grad_loop))

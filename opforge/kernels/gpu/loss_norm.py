@@ -1,0 +1,219 @@
+"""GPU kernels of L2Loss, SmoothL1Loss, SmoothL1LossGrad, BCEWithLogitsLoss, NLLLoss and NLLLossGrad: the kernels of
+``csrc/kernels/cuda/loss_norm.cu`` (the math of ``opforge/functors/loss.h``, shared with the CPU
+kernels), for every KernelAttr the CPU registers. A reduced loss writes its terms (in double) to a
+device workspace, one thread per element, and the passes of ``reduce.cuh`` add them up."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.reduce import ReducePlan, chunks_for, passes_for, reduce_kernel
+from opforge.kernels.gpu.support import launch_1d
+
+__all__ = []
+
+_SOURCE = "loss_norm.cu"
+
+
+def _sum_passes(runtime, kernel, first: int, n: int):
+    """The TermSum / TermMean passes among ``kernel``'s helpers from ``first``, and their plan for n terms."""
+    names = kernel.helpers[first : first + 4]  # ReduceKernel, Partial, Combine, Finish
+    passes = passes_for(runtime, CudaKernel(kernel.source, names[0], None, (), names[1:]), np.float64)
+    plan = ReducePlan((), ((n, 1),) if n else (), 1, n)
+    return passes, plan, chunks_for(runtime, plan)
+
+
+def _l2_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n = math.prod(spec.in_shapes[0])
+    passes, plan, chunks = _sum_passes(runtime, kernel, 0, n)
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        out = device.empty((), np_dtype)
+        terms = device.empty((n,), np.float64)
+        launch_1d(runtime, function, n, (arrays[0], terms, np.int64(n)))
+        passes.run(device, plan, chunks, terms, runtime.reshape(out, (1,)))
+        return out
+
+    return run
+
+
+def _smooth_l1_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n = math.prod(spec.in_shapes[0])
+    beta = np.float64(spec.attrs.get("beta", 1.0))
+    reduction = spec.attrs.get("reduction", "none")
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    if reduction == "none":
+        elementwise = function_for(runtime, kernel, kernel.helpers[0])
+
+        def run_none(arrays):
+            out = device.empty(spec.out_shapes[0], np_dtype)
+            launch_1d(runtime, elementwise, n, (arrays[0], arrays[1], out, np.int64(n), beta))
+            return out
+
+        return run_none
+    first = 1 if reduction == "sum" else 1 + len(kernel.helpers[1:]) // 2
+    passes, plan, chunks = _sum_passes(runtime, kernel, first, n)
+
+    def run(arrays):
+        out = device.empty((), np_dtype)
+        terms = device.empty((n,), np.float64)
+        launch_1d(runtime, function, n, (arrays[0], arrays[1], terms, np.int64(n), beta))
+        passes.run(device, plan, chunks, terms, runtime.reshape(out, (1,)))
+        return out
+
+    return run
+
+
+def _smooth_l1_grad_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n = math.prod(spec.in_shapes[0])
+    beta = np.float64(spec.attrs.get("beta", 1.0))
+    reduction = {"none": 0, "sum": 1, "mean": 2}[spec.attrs.get("reduction", "none")]
+    scale = np.float64(1.0 / max(n, 1) if reduction == 2 else 1.0)
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        dx = device.empty(spec.out_shapes[0], np_dtype)
+        args = (*arrays, dx, np.int64(n), beta, np.int32(reduction), scale)
+        launch_1d(runtime, function, n, args)
+        return dx
+
+    return run
+
+
+def _passes(reducer: str, t: str) -> tuple:
+    k = reduce_kernel(_SOURCE, f"opforge::cuda::{reducer}<{t}>", "double", t, None)
+    return (k.name, *k.helpers)
+
+
+def _make_l2(attr):
+    t = ctype(attr.inputs[0])
+    return CudaKernel(_SOURCE, f"opforge::cuda::L2LossTermsKernel<{t}>", _l2_loop, (), _passes("TermSum", t))
+
+
+def _make_smooth_l1(attr):
+    t = ctype(attr.inputs[0])
+    helpers = (f"opforge::cuda::SmoothL1NoneKernel<{t}>", *_passes("TermSum", t), *_passes("TermMean", t))
+    return CudaKernel(_SOURCE, f"opforge::cuda::SmoothL1TermsKernel<{t}>", _smooth_l1_loop, (), helpers)
+
+
+def _make_smooth_l1_grad(attr):
+    t = ctype(attr.inputs[0])
+    return CudaKernel(_SOURCE, f"opforge::cuda::SmoothL1LossGradKernel<{t}>", _smooth_l1_grad_loop)
+
+
+def _bce_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n = math.prod(spec.in_shapes[0])
+    reduction = spec.attrs.get("reduction", "mean")
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    if reduction == "none":
+        elementwise = function_for(runtime, kernel, kernel.helpers[0])
+
+        def run_none(arrays):
+            out = device.empty(spec.out_shapes[0], np_dtype)
+            launch_1d(runtime, elementwise, n, (*arrays, out, np.int64(n)))
+            return out
+
+        return run_none
+    passes, plan, chunks = _sum_passes(runtime, kernel, 1 if reduction == "sum" else 5, n)
+
+    def run(arrays):
+        out = device.empty((), np_dtype)
+        terms = device.empty((n,), np.float64)
+        launch_1d(runtime, function, n, (*arrays, terms, np.int64(n)))
+        passes.run(device, plan, chunks, terms, runtime.reshape(out, (1,)))
+        return out
+
+    return run
+
+
+def _check_nll_labels(spec, runtime, labels, n: int, c: int, ignore: int) -> None:
+    host = runtime.to_host(labels).reshape(-1)
+    bad = np.flatnonzero((host != ignore) & ((host < 0) | (host >= c)))
+    if bad.size:
+        i = int(bad[0])
+        raise KernelError(
+            f"For '{spec.op_name}', every 'labels' value must be in [0, {c}) or the ignore_index {ignore}, "
+            f"but got labels[{i}] = {int(host[i])}."
+        )
+
+
+def _nll_geometry(spec):
+    x = list(spec.in_shapes[0])
+    if len(x) not in (1, 2):
+        raise KernelError(f"For '{spec.op_name}', the 'logits' must be 1-D or 2-D, but got {x}.")
+    return (x[0] if len(x) == 2 else 1), x[-1]
+
+
+_REDUCTION = {"none": 0, "sum": 1, "mean": 2}
+
+
+def _nll_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n, c = _nll_geometry(spec)
+    ignore = int(spec.attrs.get("ignore_index", -100))
+    reduction = np.int32(_REDUCTION[spec.attrs.get("reduction", "mean")])
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        x, labels, w = arrays
+        if n:
+            _check_nll_labels(spec, runtime, labels, n, c, ignore)
+        loss, total = device.empty(spec.out_shapes[0], np_dtype), device.empty(spec.out_shapes[1], np_dtype)
+        args = (x, labels, w, loss, total, np.int64(n), np.int64(c), np.int64(ignore), reduction)
+        launch_1d(runtime, function, 1, args)
+        return loss, total
+
+    return run
+
+
+def _nll_grad_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n, c = _nll_geometry(spec)
+    ignore = int(spec.attrs.get("ignore_index", -100))
+    reduction = np.int32(_REDUCTION[spec.attrs.get("reduction", "mean")])
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        _, dout, labels, w, total = arrays
+        if n:
+            _check_nll_labels(spec, runtime, labels, n, c, ignore)
+        dx = device.empty(spec.out_shapes[0], np_dtype)
+        args = (dout, labels, w, total, dx, np.int64(n), np.int64(c), np.int64(ignore), reduction)
+        launch_1d(runtime, function, n, args)
+        return dx
+
+    return run
+
+
+def _make_bce(attr):
+    t = ctype(attr.inputs[0])
+    helpers = (f"opforge::cuda::BceNoneKernel<{t}>", *_passes("TermSum", t), *_passes("TermMean", t))
+    return CudaKernel(_SOURCE, f"opforge::cuda::BceTermsKernel<{t}>", _bce_loop, (), helpers)
+
+
+def _make_nll(attr):
+    t, label = ctype(attr.inputs[0]), ctype(attr.inputs[1])
+    return CudaKernel(_SOURCE, f"opforge::cuda::NllLossKernel<{t}, {label}>", _nll_loop)
+
+
+def _make_nll_grad(attr):
+    t, label = ctype(attr.inputs[0]), ctype(attr.inputs[2])
+    return CudaKernel(_SOURCE, f"opforge::cuda::NllLossGradKernel<{t}, {label}>", _nll_grad_loop)
+
+
+mirror_cpu_kernels("L2Loss", _make_l2)
+mirror_cpu_kernels("BCEWithLogitsLoss", _make_bce)
+mirror_cpu_kernels("NLLLoss", _make_nll)
+mirror_cpu_kernels("NLLLossGrad", _make_nll_grad)
+mirror_cpu_kernels("SmoothL1Loss", _make_smooth_l1)
+mirror_cpu_kernels("SmoothL1LossGrad", _make_smooth_l1_grad)

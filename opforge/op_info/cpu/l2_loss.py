@@ -1,0 +1,16 @@
+"""L2Loss CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+l2_loss_op_info = (
+    CpuRegOp("L2Loss")
+    .input(0, "x", "required")
+    .output(0, "output", "required")
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(l2_loss_op_info)
+def _l2_loss_cpu():
+    """L2Loss CPU registration."""
