@@ -377,6 +377,8 @@ def get_bprop_batch_matmul(self):
         dx = grad_for(x, sum_to_shape(grad_x(x, y, dout), x.shape)) if needs_input_grad(0) else None
         dy = grad_for(y, sum_to_shape(grad_y(x, y, dout), y.shape)) if needs_input_grad(1) else None
         return dx, dy
+
+
 @bprop_getters.register(P.CumSum)
 def get_bprop_cumsum(self):
     # The adjoint of a cumulative sum is the cumulative sum the other way round.

@@ -216,6 +216,7 @@ class Dropout(Cell):
         step, self.step = self.step, self.step + 1
         return ops.Dropout(keep_prob=self.keep_prob, Seed0=self.seed, Seed1=step)(x)[0]
 
+
 # ---------------------------------------------------------------------------------------------
 # GELU, HSigmoid, HSwish, LeakyReLU, Softplus: MindSpore's cells over the elementwise primitives.
 

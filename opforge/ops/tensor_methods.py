@@ -381,6 +381,8 @@ def sort(self, axis=-1, descending=False):
 
 def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 (MindSpore's name)
     return F.topk(self, k, dim, largest, sorted)
+
+
 def argmin(self, axis=None):
     return F.argmin(self, -1 if axis is None else axis)
 

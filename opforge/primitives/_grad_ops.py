@@ -372,6 +372,8 @@ class AbsGrad(_ActivationGrad):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["input_x", "input_dy"], outputs=["output"])
+
+
 class DropoutGrad(_Operator):
     r"""``DropoutGrad(keep_prob=0.5)(dy, mask)``: :math:`dx = dy \cdot mask / keep\_prob` (mask: Dropout's).
     dtypes: float16, bfloat16, float32, float64."""
