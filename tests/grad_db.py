@@ -505,7 +505,9 @@ def _conv_grad_shapes(prim):
     w_shape = (prim.out_channel, 2, *prim.kernel_size)
     t, b, left, right = prim.padding
     oh = conv_output_and_pads("", 5, prim.kernel_size[0], prim.stride[2], prim.dilation[2], prim.pad_mode, (t, b))[0]
-    ow = conv_output_and_pads("", 6, prim.kernel_size[1], prim.stride[3], prim.dilation[3], prim.pad_mode, (left, right))[0]
+    ow = conv_output_and_pads(
+        "", 6, prim.kernel_size[1], prim.stride[3], prim.dilation[3], prim.pad_mode, (left, right)
+    )[0]
     return x_shape, w_shape, (2, prim.out_channel, oh, ow)
 
 

@@ -86,7 +86,9 @@ def _conv_input_grad(prim, dy, w, input_size):
             for p in range(k[0]):
                 for q in range(k[1]):
                     view = _window(dxp[:, gi * cg : (gi + 1) * cg], p, q, oh, ow, s, d)
-                    view += np.einsum("nohw,oc->nchw", dy[:, gi * og : (gi + 1) * og], w[gi * og : (gi + 1) * og, :, p, q])
+                    view += np.einsum(
+                        "nohw,oc->nchw", dy[:, gi * og : (gi + 1) * og], w[gi * og : (gi + 1) * og, :, p, q]
+                    )
     return dxp[:, :, pt : pt + h, pl : pl + wd]
 
 
@@ -324,7 +326,9 @@ def _conv_errors():
         ErrorInput("in-channels", lambda: f(4, 3)(_t((1, 2, 6, 6)), w), ValueError, "input channels"),
         ErrorInput("input-too-small", lambda: f(4, 3)(_t((1, 3, 2, 2)), w), ValueError, "larger than the input"),
         ErrorInput("dtype-mismatch", lambda: f(4, 3)(x, _t((4, 3, 3, 3), mstype.float16)), TypeError, "same dtype"),
-        ErrorInput("int-inputs", lambda: f(4, 3)(_t((1, 3, 6, 6), mstype.int32), _t((4, 3, 3, 3), mstype.int32)), TypeError),
+        ErrorInput(
+            "int-inputs", lambda: f(4, 3)(_t((1, 3, 6, 6), mstype.int32), _t((4, 3, 3, 3), mstype.int32)), TypeError
+        ),
         ErrorInput("pad-without-pad-mode", lambda: f(4, 3, pad=1), ValueError, "pad_mode"),
         ErrorInput("pad_mode-value", lambda: f(4, 3, pad_mode="full"), ValueError, "pad_mode"),
         ErrorInput("pad-length", lambda: f(4, 3, pad_mode="pad", pad=(1, 2)), ValueError, "pad"),

@@ -15,8 +15,8 @@ from opforge.nn import init
 from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.init import get_seed, initializer, set_seed
-from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
 from opforge.nn.layers import Dense, Dropout, Elu, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, get_activation
+from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
 from opforge.nn.loss import L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell

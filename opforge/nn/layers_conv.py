@@ -22,7 +22,9 @@ def _positive_pair(cell, name, value) -> tuple:
         or len(value) != 2
         or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0 for v in value)
     ):
-        raise ValueError(f"For '{cell}', the '{name}' must be a positive int or a tuple of 2 positive ints, but got {value!r}.")
+        raise ValueError(
+            f"For '{cell}', the '{name}' must be a positive int or a tuple of 2 positive ints, but got {value!r}."
+        )
     return tuple(int(v) for v in value)
 
 

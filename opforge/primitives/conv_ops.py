@@ -173,7 +173,9 @@ class _ConvBase(_Operator):
             or len(size) != 4
             or any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in size)
         ):
-            raise ValueError(f"For '{self.name}', the '{arg_name}' must be a tuple of 4 non-negative ints, but got {size!r}.")
+            raise ValueError(
+                f"For '{self.name}', the '{arg_name}' must be a tuple of 4 non-negative ints, but got {size!r}."
+            )
         return list(size)
 
     def _float_dtypes(self, args: dict):
@@ -197,7 +199,16 @@ class Conv2D(_ConvBase):
 
     @prim_attr_register
     def __init__(
-        self, out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1, dilation=1, group=1, data_format="NCHW"
+        self,
+        out_channel,
+        kernel_size,
+        mode=1,
+        pad_mode="valid",
+        pad=0,
+        stride=1,
+        dilation=1,
+        group=1,
+        data_format="NCHW",
     ):
         self._init_conv(out_channel, kernel_size, mode, pad_mode, pad, stride, dilation, group, data_format)
         self.init_prim_io_names(inputs=["x", "w"], outputs=["output"])
