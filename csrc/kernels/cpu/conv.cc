@@ -330,7 +330,10 @@ void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   const int64_t nb_par = std::max<int64_t>(1, std::min(pl.nb, per_thread));
   const int64_t chunks_par = (n + nb_par - 1) / nb_par;
   const int64_t w_elements = g.oc * pl.k;
-  if (threads <= 1 || chunks_par < 2) {
+  // Below about a million multiply-adds a call takes tens of microseconds on one thread: waking a
+  // second one would cost as much.
+  const int64_t macs = g.n * g.oc * pl.k * g.oh * g.ow;
+  if (threads <= 1 || chunks_par < 2 || macs < (int64_t{1} << 20)) {
     S* col = ws;
     S* tmp = ws + pl.col_elements();
     for (int64_t b0 = 0; b0 < n; b0 += pl.nb) {
