@@ -25,7 +25,9 @@ def threads():
 @pytest.mark.parametrize(
     "shape,attrs",
     [
-        ((9, 3, 14, 14), {"out_channel": 8, "kernel_size": 5}),  # wide columns, several chunks
+        ((9, 3, 14, 14), {"out_channel": 8, "kernel_size": 5}),  # wide columns, several chunks, small: serial
+        ((16, 3, 20, 20), {"out_channel": 16, "kernel_size": 5}),  # wide columns, batch-parallel on 2 threads
+        ((16, 8, 24, 24), {"out_channel": 16, "kernel_size": 3, "pad_mode": "same", "group": 2}),  # groups, parallel
         ((5, 4, 20, 18), {"out_channel": 6, "kernel_size": 3, "pad_mode": "same", "stride": 2, "group": 2}),
         ((4, 8, 30, 30), {"out_channel": 16, "kernel_size": 3, "pad_mode": "pad", "pad": 1}),  # one sample a chunk
         (
