@@ -138,9 +138,12 @@ def _is_float(a: np.ndarray) -> bool:
 
 
 def upcast(a):
-    """What a reference sees: float arrays (bfloat16 included) as float64, others unchanged."""
+    """What a reference sees: float arrays (bfloat16 included) as float64, others unchanged (a tuple of
+    arrays element by element)."""
     if isinstance(a, np.ndarray) and _is_float(a):
         return a.astype(np.float64)
+    if _is_array_tuple(a):
+        return type(a)(upcast(e) for e in a)
     return a
 
 
@@ -165,9 +168,15 @@ def _tensors(args, device: str = "CPU", params: tuple = ()) -> tuple:
         if isinstance(a, np.ndarray):
             t = Tensor(a, device=device)
             out.append(Parameter(t, name=f"p{i}") if i in params else t)
+        elif _is_array_tuple(a):  # a variadic input (Concat's, AddN's): a tuple of Tensors
+            out.append(type(a)(Tensor(e, device=device) for e in a))
         else:
             out.append(a)
     return tuple(out)
+
+
+def _is_array_tuple(a) -> bool:
+    return isinstance(a, (tuple, list)) and len(a) > 0 and all(isinstance(e, np.ndarray) for e in a)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,6 +200,8 @@ def inferred_outputs(prim, args: tuple, kwargs: Optional[dict] = None) -> tuple:
             metas.append({"shape": list(a.shape), "dtype": targets.get(i, a.dtype), "value": None})
         elif i in targets:
             metas.append({"shape": [], "dtype": targets[i], "value": None})
+        elif plan.is_tensor_sequence(a):
+            metas.append({"shape": tuple(list(t.shape) for t in a), "dtype": tuple(t.dtype for t in a), "value": None})
         else:
             metas.append({"shape": a, "dtype": a, "value": a})
     return plan._normalise_outputs(prim, prim.__infer__(*metas))
@@ -236,6 +247,7 @@ def check_forward(
     check_infer: bool = True,
     transform: Optional[Callable] = None,
     where: str = "",
+    variadic_outputs: bool = False,
 ) -> None:
     """Call ``prim`` on ``sample`` on ``backend`` and check the outputs (raises AssertionError).
 
@@ -247,13 +259,20 @@ def check_forward(
     """
     if params is None:
         params = binding.written_positions(prim._signature())
-    data = [transform(a) if transform is not None and isinstance(a, np.ndarray) else a for a in sample.args]
+    data = list(sample.args)
+    if transform is not None:
+        data = [
+            transform(a) if isinstance(a, np.ndarray) else type(a)(map(transform, a)) if _is_array_tuple(a) else a
+            for a in data
+        ]
     call_args = _tensors(data, backend, tuple(params))
     if not any(isinstance(a, Tensor) for a in call_args):
         prim.set_device(backend)  # no tensor input says where to run (Fill)
-    before = [t.asnumpy().tobytes() if isinstance(t, Tensor) else None for t in call_args]
+    before = [_bytes_of(t) for t in call_args]
     inferred = inferred_outputs(prim, call_args, sample.kwargs) if check_infer else None
     outs = _outputs(prim(*call_args, **sample.kwargs))
+    if variadic_outputs and len(out_dtypes) == 1:  # an all_same kernel gives as many outputs as inferred
+        out_dtypes = tuple(out_dtypes) * len(outs)
     assert len(outs) == len(out_dtypes), f"{where}: {len(outs)} outputs, the kernel has {len(out_dtypes)}"
     for i, (out, out_dtype) in enumerate(zip(outs, out_dtypes)):
         assert isinstance(out, Tensor), f"{where}: output {i} is {type(out).__name__}, not a Tensor"
@@ -284,7 +303,15 @@ def check_forward(
                 assert_close(out.asnumpy(), e, out_dtype, tols=tols, exact=exact, bound_extra=extra, where=at)
     for i, t in enumerate(call_args):
         if before[i] is not None and i not in params:
-            assert t.asnumpy().tobytes() == before[i], f"{where}: input {i} was modified (it is not RW_WRITE)"
+            assert _bytes_of(t) == before[i], f"{where}: input {i} was modified (it is not RW_WRITE)"
+
+
+def _bytes_of(t):
+    if isinstance(t, Tensor):
+        return t.asnumpy().tobytes()
+    if isinstance(t, (tuple, list)) and t and all(isinstance(e, Tensor) for e in t):
+        return tuple(e.asnumpy().tobytes() for e in t)
+    return None
 
 
 def check_error_input(op_name: str, err: ErrorInput) -> None:

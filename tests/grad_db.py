@@ -339,6 +339,132 @@ def _one_hot_samples(prim, rng):
     yield GradSample((indices.reshape(2, 2), 5, 1.0, 0.0), "indices[2, 2] depth=5, Python values")
 
 
+# -- the second batch of elementwise ops (grad_elemwise_ops.py) ------------------------------------
+
+
+def _remainder_samples(prim, rng):
+    """x / y at least 0.1 from an integer, so x mod y is smooth within eps (y away from 0)."""
+
+    def draw(xs, ys):
+        for _ in range(1000):
+            x, y = uniform(xs, -3.0, 3.0, rng), signed(ys, rng, 0.5, 2.0)
+            frac = np.abs(np.asarray(x / y) - np.round(x / y))
+            if np.all(frac >= 0.1):
+                return x, y
+        raise AssertionError("could not draw x / y away from integers")
+
+    for xs, ys in BINARY_SHAPES:
+        yield GradSample(draw(xs, ys), f"x{list(xs)} y{list(ys)}")
+    x, _ = draw((3, 4), ())
+    x = np.where(np.abs(x / 0.75 - np.round(x / 0.75)) < 0.1, x + 0.15, x)
+    yield GradSample((x, 0.75), "x[3, 4] y=Python 0.75")
+
+
+def _pow_samples(prim, rng):
+    yield from binary(lambda s, r: uniform(s, 0.3, 2.5, r), lambda s, r: uniform(s, -2.0, 2.0, r))(prim, rng)
+
+
+def _zero_unary_samples(prim, rng):
+    yield GradSample((away_from((3, 4), rng, (-2.0, -1.0, 0.0, 1.0, 2.0), margin=0.1, low=-2.5, high=2.5),), "x[3, 4]")
+    yield GradSample((np.array([1.5, -0.5]),), "x[2]")
+
+
+def _zero_compare_samples(prim, rng):
+    x = uniform((3, 4), rng=rng)
+    yield GradSample((x, np.where(rng.random((3, 4)) < 0.5, x, x + 1.0)), "float64 [3, 4]")
+    yield GradSample((uniform((2, 3), rng=rng), 0.5), "x[2, 3], Python 0.5")
+    yield GradSample((np.arange(4, dtype=np.int32), np.arange(4, dtype=np.int32)[::-1].copy()), "int32 [4]")
+
+
+def _zero_logical_samples(prim, rng):
+    a, b = rng.random((3, 4)) < 0.5, rng.random((4,)) < 0.5
+    if prim.name == "LogicalNot":
+        yield GradSample((a,), "bool [3, 4]")
+    else:
+        yield GradSample((a, b), "bool [3, 4], [4]")
+
+
+def _floor_div_grad_samples(prim, rng):
+    yield from _remainder_samples(prim, rng)
+
+
+ELEMWISE_GRAD_RECORDS = [
+    GradRecord("Abs", _variants("Abs"), unary(kinks=(0.0,)), second_order=True),
+    GradRecord("Erf", _variants("Erf"), unary(), second_order=True),
+    GradRecord("Pow", _variants("Pow"), _pow_samples, second_order=True),
+    GradRecord("Atan2", _variants("Atan2"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
+    GradRecord("Div", _variants("Div"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
+    GradRecord("Mod", _variants("Mod"), _remainder_samples, second_order=True),
+    GradRecord("FloorMod", _variants("FloorMod"), _remainder_samples, second_order=True),
+    GradRecord("GeLU", _variants("GeLU"), unary(-3.0, 3.0)),
+    GradRecord("Softplus", _variants("Softplus"), unary(-4.0, 4.0)),
+    GradRecord("HSigmoid", _variants("HSigmoid"), unary(-4.0, 4.0, kinks=(-3.0, 3.0))),
+    GradRecord("HSwish", _variants("HSwish"), unary(-4.0, 4.0, kinks=(-3.0, 3.0))),
+    *(GradRecord(n, _variants(n), _zero_unary_samples, zero=True) for n in ("Floor", "Ceil", "Round", "Sign")),
+    *(GradRecord(n, _variants(n), _zero_unary_samples, zero=True) for n in ("IsNan", "IsFinite")),
+    GradRecord("FloorDiv", _variants("FloorDiv"), _floor_div_grad_samples, zero=True),
+    *(
+        GradRecord(n, _variants(n), _zero_compare_samples, zero=True)
+        for n in ("Greater", "GreaterEqual", "Less", "LessEqual", "NotEqual")
+    ),
+    *(GradRecord(n, _variants(n), _zero_logical_samples, zero=True) for n in ("LogicalNot", "LogicalAnd", "LogicalOr")),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# The norm helper's operators (reductions, normalisations, dropout, losses): samples
+
+
+def _reduce_prod_samples(prim, rng):
+    yield from _reduce_samples(prim, rng)
+    x = uniform((3, 4), rng=rng)
+    x[0, 1] = 0.0  # one zero in row 0: only that element gets a gradient
+    x[2, 0] = x[2, 3] = 0.0  # two zeros in row 2: no gradient in that row
+    yield GradSample((x, 1), "x[3, 4] axis=1 with zeros")
+
+
+class _MovingAsParameters:
+    """Calls BatchNorm(is_training=True) with its moving statistics (arguments 3 and 4) as fresh
+    Parameters, as training requires; y does not depend on them, so their gradients are zero."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    def __getattr__(self, name):
+        return getattr(self.prim, name)
+
+    def __call__(self, *args):
+        from opforge import Parameter
+
+        args = list(args)
+        for i in (3, 4):
+            args[i] = Parameter(args[i].asnumpy(), name=f"moving{i}")
+        return self.prim(*args)
+
+
+def _batch_norm_samples(prim, rng):
+    for shape in ((4, 3), (2, 3, 2, 2), (3, 2, 5)):
+        c = shape[1]
+        args = (uniform(shape, rng=rng), uniform((c,), rng=rng), uniform((c,), rng=rng), uniform((c,), rng=rng))
+        yield GradSample((*args, uniform((c,), 0.5, 2.0, rng)), f"x{list(shape)}")
+
+
+def _layer_norm_samples(prim, rng):
+    for shape in ((3, 4), (2, 3, 4), (2, 2, 3, 2)):
+        nd = len(shape)
+        if max(prim.begin_norm_axis, prim.begin_params_axis) >= nd:
+            continue
+        params_axis = prim.begin_params_axis % nd
+        pshape = shape[params_axis:]
+        x = uniform(shape, rng=rng)
+        yield GradSample((x, uniform(pshape, rng=rng), uniform(pshape, rng=rng)), f"x{list(shape)}")
+
+
+def _bool_samples(prim, rng):
+    yield GradSample((rng.uniform(size=(3, 4)) < 0.5, 1), "bool x[3, 4] axis=1")
+    yield GradSample((rng.uniform(size=(5,)) < 0.5, ()), "bool x[5] axis=()")
+
+
 # ---------------------------------------------------------------------------------------------
 # The database
 
@@ -444,6 +570,45 @@ GRAD_DB_LIST = [
         _reduce_max_samples,
         second_order=True,
     ),
+    # -- the norm helper's operators: reductions, normalisations, dropout, losses ------------
+    GradRecord(
+        "ReduceMin",
+        _variants("ReduceMin", **{"keep_dims=False": {}, "keep_dims=True": {"keep_dims": True}}),
+        _reduce_max_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "ReduceProd",
+        _variants("ReduceProd", **{"keep_dims=False": {}, "keep_dims=True": {"keep_dims": True}}),
+        _reduce_prod_samples,
+    ),
+    GradRecord("ReduceAll", _variants("ReduceAll"), _bool_samples, zero=True),
+    GradRecord("ReduceAny", _variants("ReduceAny"), _bool_samples, zero=True),
+    GradRecord(
+        "BatchNorm",
+        {
+            "inference": lambda: ops.BatchNorm(),
+            "training": lambda: _MovingAsParameters(ops.BatchNorm(is_training=True)),
+            "training,epsilon=1e-3": lambda: _MovingAsParameters(ops.BatchNorm(True, 1e-3, 0.3)),
+        },
+        _batch_norm_samples,
+        rtol=1e-5,
+        atol=1e-6,
+    ),
+    GradRecord(
+        "LayerNorm",
+        _variants(
+            "LayerNorm",
+            **{
+                "1,1": {},
+                "-1,-1": {"begin_norm_axis": -1, "begin_params_axis": -1},
+                "2,1": {"begin_norm_axis": 2, "begin_params_axis": 1},
+                "1,2,epsilon=1e-3": {"begin_norm_axis": 1, "begin_params_axis": 2, "epsilon": 1e-3},
+            },
+        ),
+        _layer_norm_samples,
+    ),
+    # -- end of the norm helper's block ----------------------------------------------------
     GradRecord("Maximum", _variants("Maximum"), binary(ties=True), second_order=True),
     GradRecord("Minimum", _variants("Minimum"), binary(ties=True), second_order=True),
     GradRecord(
@@ -462,6 +627,7 @@ GRAD_DB_LIST = [
     GradRecord("Sqrt", _variants("Sqrt"), _sqrt_samples, second_order=True),
     GradRecord("SqrtGrad", _variants("SqrtGrad"), _sqrt_grad_samples, second_order=True),
     GradRecord("Equal", _variants("Equal"), _equal_samples, zero=True),
+    *ELEMWISE_GRAD_RECORDS,
     # -- array (grad_array_ops.py) -----------------------------------------------------------
     GradRecord("Cast", _variants("Cast"), _cast_samples, second_order=True),
     GradRecord("Reshape", _variants("Reshape"), _reshape_samples, second_order=True),
@@ -482,7 +648,7 @@ GRAD_DB_LIST = [
     GradRecord("ZerosLike", _variants("ZerosLike"), _zeros_like_samples, zero=True),
     GradRecord("OnesLike", _variants("OnesLike"), _zeros_like_samples, zero=True),
     GradRecord("Fill", _variants("Fill"), _fill_samples, zero=True),
-    GradRecord("ArgMax", _variants("ArgMax", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
+    GradRecord("Argmax", _variants("Argmax", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
     GradRecord("OneHot", _variants("OneHot", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _one_hot_samples, zero=True),
 ]
 
@@ -604,9 +770,236 @@ GRAD_DB_LIST += [
 ]
 
 
+# Data movement (helper "array": Concat, Stack, Split, Unstack, Slice, StridedSlice, their grads,
+# ReverseV2, Tile, Select). Tuple-taking ops are differentiated through a wrapper taking the
+# elements as arguments.
+
+
+def _tuple_op(factory):
+    return lambda: lambda *xs: factory()(xs)
+
+
+def _parts_samples(shapes_list):
+    def samples(prim, rng):
+        for shapes in shapes_list:
+            yield GradSample(tuple(uniform(s, rng=rng) for s in shapes), f"{[list(s) for s in shapes]}")
+
+    return samples
+
+
+def _one_input(shapes):
+    def samples(prim, rng):
+        for shape in shapes:
+            yield GradSample((uniform(shape, rng=rng),), f"x{list(shape)}")
+
+    return samples
+
+
+def _slice_grad_samples(prim, rng):
+    for shape, begin, size in [((4, 5), (1, 2), (2, 3)), ((5,), (0,), (-1,)), ((2, 3, 4), (1, 0, 1), (1, -1, 2))]:
+        x = uniform(shape, rng=rng)
+        yield GradSample((x, begin, size), f"x{list(shape)} begin={begin} size={size}")
+
+
+def _slice_grad_grad_samples(prim, rng):
+    for shape, begin, size, dy in [((4, 5), (1, 2), (2, 3), (2, 3)), ((5,), (1,), (-1,), (4,))]:
+        yield GradSample((uniform(dy, rng=rng), uniform(shape, rng=rng), begin, size), f"x{list(shape)}", diff=(0,))
+
+
+_STRIDED = [  # masks, shape, begin, end, strides
+    ({}, (7,), (1,), (6,), (2,)),
+    ({}, (4, 5), (3, 4), (0, 0), (-1, -2)),
+    ({"shrink_axis_mask": 1, "end_mask": 2}, (4, 5), (1, 0), (0, 0), (1, 1)),
+    ({"ellipsis_mask": 1, "new_axis_mask": 2}, (2, 3, 4), (0, 0, 1), (0, 0, 3), (1, 1, 1)),
+]
+
+
+def _strided_samples_for(masks):
+    def samples(prim, rng):
+        for m, shape, begin, end, strides in _STRIDED:
+            if m == masks:
+                yield GradSample((uniform(shape, rng=rng), begin, end, strides), f"x{list(shape)}")
+
+    return samples
+
+
+def _strided_grad_samples_for(masks):
+    def samples(prim, rng):
+        for m, shape, begin, end, strides in _STRIDED:
+            if m == masks:
+                dy = ops.StridedSlice(**m)(_zeros(shape), begin, end, strides)
+                yield GradSample((uniform(dy.shape, rng=rng), shape, begin, end, strides), f"x{list(shape)}")
+
+    return samples
+
+
+def _zeros(shape):
+    from opforge import Tensor
+
+    return Tensor(np.zeros(shape, np.float64))
+
+
+def _tile_samples(prim, rng):
+    for shape, multiples in [((3,), (2,)), ((2, 3), (2, 1)), ((2, 3), (1, 2, 2)), ((), (3,))]:
+        yield GradSample((uniform(shape, rng=rng), multiples), f"x{list(shape)} multiples={multiples}")
+
+
+def _select_samples(prim, rng):
+    for shape in [(5,), (3, 4), ()]:
+        cond = np.asarray(rng.random(shape) < 0.5)
+        yield GradSample((cond, uniform(shape, rng=rng), uniform(shape, rng=rng)), f"{list(shape)}")
+
+
+def _set_masks(prim) -> dict:
+    names = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+    return {k: getattr(prim, k) for k in names if getattr(prim, k)}
+
+
+def _strided_key(m) -> str:
+    return ",".join(f"{k}={v}" for k, v in m.items()) or "no masks"
+
+
+def _bmm_samples(prim, rng):
+    ta, tb = prim.transpose_a, prim.transpose_b
+    for bx, by, m, k, n in [((2,), (2,), 2, 3, 2), ((2, 1), (3,), 2, 2, 3), ((), (2,), 3, 2, 2)]:
+        a = uniform(bx + ((k, m) if ta else (m, k)), rng=rng)
+        b = uniform(by + ((n, k) if tb else (k, n)), rng=rng)
+        yield GradSample((a, b), f"x{list(a.shape)} y{list(b.shape)}")
+
+
+def _gather_samples(prim, rng):
+    for pshape, idx, axis in [
+        ((5,), [0, 3, 3], 0),
+        ((4, 3), [[1, 0], [3, 1]], 0),
+        ((2, 4, 3), [2, 2, 0], 1),
+        ((3, 4), 1, -1),
+    ]:
+        yield GradSample(
+            (uniform(pshape, rng=rng), np.asarray(idx, np.int32), axis), f"params{list(pshape)} axis={axis}"
+        )
+
+
+def _gather_nd_samples(prim, rng):
+    for xshape, idx in [((4, 3), [[1, 2], [1, 2], [0, 0]]), ((3, 4), [[2], [0]]), ((2, 3, 2), [[[1, 0]], [[0, 2]]])]:
+        yield GradSample((uniform(xshape, rng=rng), np.asarray(idx, np.int64)), f"x{list(xshape)}")
+
+
+def _segment_grad_samples(prim, rng):
+    for xshape, ids, n in [((4,), [0, 2, 0, 1], 3), ((3, 2), [1, 1, 0], 2), ((2, 2, 2), [[0, 1], [3, 1]], 4)]:
+        yield GradSample((uniform(xshape, rng=rng), np.asarray(ids, np.int32), n), f"x{list(xshape)} n={n}")
+
+
+def _distinct(shape, rng):
+    """Values at least 0.1 apart (no ties, so the order is the same within eps)."""
+    n = int(np.prod(shape))
+    return np.asarray(rng.permutation(n) * 0.3 + rng.uniform(-0.05, 0.05, n), np.float64).reshape(shape)
+
+
+def _topk_samples(prim, rng):
+    for shape, k in [((5,), 2), ((3, 4), 3), ((2, 2, 3), 3)]:
+        yield GradSample((_distinct(shape, rng), k), f"x{list(shape)} k={k}")
+
+
+def _sort_grad_samples(prim, rng):
+    for shape in [(5,), (3, 4), (2, 3, 2)]:
+        if prim.axis < len(shape):
+            yield GradSample((_distinct(shape, rng),), f"x{list(shape)}")
+
+
+ARRAY_GRAD_RECORDS = [
+    GradRecord("Range", _variants("Range"), lambda prim, rng: [GradSample((0, 5, 1), "0..5")], zero=True),
+    GradRecord("TopK", _variants("TopK"), _topk_samples, second_order=True),
+    GradRecord(
+        "Sort",
+        {
+            "axis=-1": lambda: ops.Sort(),
+            "axis=0 descending": lambda: ops.Sort(0, True),
+            "axis=1": lambda: ops.Sort(1),
+        },
+        _sort_grad_samples,
+        second_order=True,
+    ),
+    GradRecord("Gather", _variants("Gather"), _gather_samples, second_order=True),
+    GradRecord("GatherNd", _variants("GatherNd"), _gather_nd_samples, second_order=True),
+    GradRecord("UnsortedSegmentSum", _variants("UnsortedSegmentSum"), _segment_grad_samples, second_order=True),
+    GradRecord(
+        "AddN",
+        {"": _tuple_op(lambda: ops.AddN())},
+        _parts_samples([((2, 3),), ((2, 3), (2, 3)), ((3,), (3,), (3,))]),
+        second_order=True,
+    ),
+    GradRecord(
+        "BatchMatMul",
+        _variants(
+            "BatchMatMul",
+            NN={},
+            TN={"transpose_a": True},
+            NT={"transpose_b": True},
+            TT={"transpose_a": True, "transpose_b": True},
+        ),
+        _bmm_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "Concat",
+        {"axis=0": _tuple_op(lambda: ops.Concat(0)), "axis=-1": _tuple_op(lambda: ops.Concat(-1))},
+        _parts_samples([((2, 3), (2, 3)), ((2, 3), (2, 3), (2, 3))]),
+        second_order=True,
+    ),
+    GradRecord(
+        "Stack",
+        {"axis=0": _tuple_op(lambda: ops.Stack(0)), "axis=1": _tuple_op(lambda: ops.Stack(1))},
+        _parts_samples([((2, 3), (2, 3)), ((3,), (3,), (3,))]),
+        second_order=True,
+    ),
+    GradRecord(
+        "Split",
+        {"axis=0 n=2": lambda: ops.Split(0, 2), "axis=1 n=3": lambda: ops.Split(1, 3)},
+        _one_input([(4, 3), (2, 6)]),
+        second_order=True,
+    ),
+    GradRecord(
+        "Unstack",
+        {"axis=0": lambda: ops.Unstack(0), "axis=-1": lambda: ops.Unstack(-1)},
+        _one_input([(3, 2), (2, 3, 2)]),
+        second_order=True,
+    ),
+    GradRecord("Slice", _variants("Slice"), _slice_grad_samples, second_order=True),
+    GradRecord("SliceGrad", _variants("SliceGrad"), _slice_grad_grad_samples, second_order=True),
+    GradRecord(
+        "StridedSlice",
+        {_strided_key(m): (lambda m=m: ops.StridedSlice(**m)) for m, *_ in _STRIDED},
+        lambda prim, rng: _strided_samples_for(_set_masks(prim))(prim, rng),
+        second_order=True,
+    ),
+    GradRecord(
+        "StridedSliceGrad",
+        {_strided_key(m): (lambda m=m: ops.StridedSliceGrad(**m)) for m, *_ in _STRIDED},
+        lambda prim, rng: _strided_grad_samples_for(_set_masks(prim))(prim, rng),
+        second_order=True,
+    ),
+    GradRecord(
+        "ReverseV2",
+        {"axis=(0,)": lambda: ops.ReverseV2((0,)), "axis=(0, -1)": lambda: ops.ReverseV2((0, -1))},
+        _one_input([(3, 4), (2, 3, 2)]),
+        second_order=True,
+    ),
+    GradRecord("Tile", _variants("Tile"), _tile_samples, second_order=True),
+    GradRecord("Select", _variants("Select"), _select_samples, second_order=True),
+]
+
+GRAD_DB_LIST = GRAD_DB_LIST + ARRAY_GRAD_RECORDS
+
 GRAD_DB: dict = {r.name: r for r in GRAD_DB_LIST}
 assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
 
 # Operators that are not differentiable by design (in-place updates): they have no bprop, and using
 # them inside differentiated code raises a TypeError naming them.
-NON_DIFFERENTIABLE = {"Assign", "AssignSub", "ApplyGradientDescent", "ApplyMomentum", "Adam"}
+NON_DIFFERENTIABLE = {
+    "Assign",
+    "AssignSub",
+    "ApplyGradientDescent",
+    "ApplyMomentum",
+    "Adam",
+    "ScatterNdUpdate",
+}

@@ -889,10 +889,15 @@ _RECORDS = [
 ]
 
 # Records kept in their own modules import the helpers above, so they join here, at the end.
+from op_db_array import RECORDS as _ARRAY_RECORDS  # noqa: E402
 from op_db_conv import RECORDS as _CONV_RECORDS  # noqa: E402
+from op_db_elemwise import RECORDS as _ELEMWISE_RECORDS  # noqa: E402
 from op_db_math_array import RECORDS as _MATH_ARRAY_RECORDS  # noqa: E402
 from op_db_nn import RECORDS as _NN_RECORDS  # noqa: E402
+from op_db_norm import RECORDS as _NORM_RECORDS  # noqa: E402
 
-_ALL_RECORDS = _RECORDS + _MATH_ARRAY_RECORDS + _NN_RECORDS + _CONV_RECORDS
+_ALL_RECORDS = (
+    _RECORDS + _MATH_ARRAY_RECORDS + _NN_RECORDS + _CONV_RECORDS + _ELEMWISE_RECORDS + _NORM_RECORDS + _ARRAY_RECORDS
+)
 OP_DB: dict = {r.name: r for r in _ALL_RECORDS}
 assert len(OP_DB) == len(_ALL_RECORDS), "two records for one op"

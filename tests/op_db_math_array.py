@@ -1,7 +1,7 @@
 """Sweep records (see op_db.py) for operators added after the first slice: math_array ops.
 
 Equal, Maximum, Minimum, Square, Sqrt, ReduceMax (math_ops); SqrtGrad, MaximumGrad, MinimumGrad
-(_grad_ops); ZerosLike, OnesLike, Fill, BroadcastTo, Transpose, ExpandDims, Squeeze, OneHot, ArgMax
+(_grad_ops); ZerosLike, OnesLike, Fill, BroadcastTo, Transpose, ExpandDims, Squeeze, OneHot, Argmax
 (array_ops).
 """
 
@@ -491,7 +491,7 @@ def _one_hot_errors():
 
 
 # ---------------------------------------------------------------------------------------------
-# ArgMax
+# Argmax
 
 ARGMAX_CASES = [
     ((), -1),
@@ -513,7 +513,7 @@ def _argmax_variants():
     out = {}
     for axis in (-1, 0, 1):
         for otype in (mstype.int32, mstype.int64):
-            out[f"axis={axis} {otype}"] = lambda a=axis, t=otype: ops.ArgMax(axis=a, output_type=t)
+            out[f"axis={axis} {otype}"] = lambda a=axis, t=otype: ops.Argmax(axis=a, output_type=t)
     return out
 
 
@@ -553,7 +553,7 @@ def _argmax_ref(prim, x):
 
 
 def _argmax_errors():
-    f = ops.ArgMax
+    f = ops.Argmax
     return [
         ErrorInput("axis-out-of-range", lambda: f(axis=2)(_t((2, 3))), ValueError, "axis"),
         ErrorInput("zero-size-axis", lambda: f()(_t((3, 0))), ValueError, "zero-size axis"),
@@ -725,7 +725,7 @@ RECORDS: list = [
         error_inputs=_one_hot_errors,
     ),
     OpRecord(
-        "ArgMax",
+        "Argmax",
         _argmax_variants(),
         _argmax_samples,
         _argmax_ref,

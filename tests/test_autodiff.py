@@ -645,7 +645,7 @@ def test_non_differentiable_operators_inside_a_differentiated_loss(rng):
 
     def loss(z):
         onehot = ops.OneHot()(labels, 3, t(1.0), t(0.0))
-        pred = ops.ArgMax()(z)  # int32: no gradient flows through it
+        pred = ops.Argmax()(z)  # int32: no gradient flows through it
         hits = ops.Cast()(ops.Equal()(pred, labels), mstype.float64)
         zero = ops.ZerosLike()(z)
         one = ops.Fill()(mstype.float64, (4, 3), 1.0)

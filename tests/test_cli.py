@@ -17,6 +17,7 @@ from opforge.op_info import CpuRegOp, DataType, OpInfo, OpInfoMismatchError, op_
 from opforge.op_info import registry as op_info_registry
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 from opforge.tools import cli
+from opforge.tools.op_reference import describe_kernels
 
 
 @pytest.fixture(autouse=True)
@@ -85,16 +86,16 @@ def test_ops_single_operator(capsys, builtin_registry):
 
 def test_ops_summarises_kernels_that_are_not_homogeneous():
     entries = registry.kernels_for("ReLU", "CPU")
-    assert cli._describe(entries) == ("(T) -> T", "Float16, BFloat16, Float32, Float64, Int32, Int64")
+    assert describe_kernels(entries) == ("(T) -> T", "Float16, BFloat16, Float32, Float64, Int32, Int64")
 
     class E:
         def __init__(self, attr):
             self.attr = attr
 
     mixed = [E(KernelAttr([mstype.float32, mstype.int32], [mstype.float32]))]
-    assert cli._describe(mixed) == ("per kernel", "Float32, Int32 -> Float32")
+    assert describe_kernels(mixed) == ("per kernel", "Float32, Int32 -> Float32")
     pairs = [E(KernelAttr([a], [b])) for a in mstype.float_type for b in mstype.int_type]
-    pattern, text = cli._describe(pairs)
+    pattern, text = describe_kernels(pairs)
     assert pattern == "any pair"
     assert text == "16 pairs of: BFloat16, Float16, Float32, Float64"
 

@@ -57,3 +57,13 @@ def test_cpp_blocks_compile(path, tmp_path):
 def test_cited_files_exist(path):
     missing = [p for p in CITED_PATH.findall(path.read_text()) if not (ROOT / p).exists()]
     assert missing == [], f"{path.name} cites files that are not in the repository: {missing}"
+
+
+def test_operator_reference_matches_the_registry():
+    """docs/operators.md is generated from the registries: regenerate it when an operator changes."""
+    from opforge.tools import op_reference
+
+    page = (ROOT / "docs" / "operators.md").read_text()
+    assert page == op_reference.render(), (
+        "docs/operators.md is out of date: run `python -m opforge.tools.op_reference --write docs/operators.md`"
+    )

@@ -17,7 +17,7 @@ from opforge.ops import signature as sig
 
 
 def test_module_paths_and_names():
-    assert P.Argmax is P.ArgMax and ops.Argmax is P.ArgMax
+    assert P.Argmax is P.ArgMax and ops.ArgMax is P.Argmax and P.Argmax.__name__ == "Argmax"
     assert C.GradOperation is ops.GradOperation is ms.GradOperation
     assert mstype.float32 is ms.float32
     assert sig.make_sig("x", sig.sig_rw.RW_WRITE).name == "x"
@@ -67,3 +67,44 @@ def test_a_mindspore_training_loop_with_parameter_tuple():
         ParameterTuple([Tensor(np.ones(2, np.float32))])
     clone = weights.clone("copy")
     assert all(isinstance(p, Parameter) and p.name.startswith("copy.") for p in clone)
+
+
+# ---------------------------------------------------------------------------------------------
+# Optimizers: MindSpore's argument orders, loss_scale and dynamic learning rates
+
+
+def _quadratic_step(optimizer_factory, steps=3):
+    """Parameters after ``steps`` updates of w on the loss sum(w^2) (gradient 2w), from w = [1, -2]."""
+    w = Parameter(Tensor(np.array([1.0, -2.0], np.float32)), name="w")
+    opt = optimizer_factory([w])
+    for _ in range(steps):
+        opt((Tensor(2 * w.asnumpy()),))
+    return w.asnumpy(), opt
+
+
+def test_momentum_takes_mindspores_positional_order():
+    # MindSpore: Momentum(params, learning_rate, momentum, weight_decay=0.0, loss_scale=1.0, use_nesterov=False)
+    opt = nn.Momentum([Parameter(Tensor(np.ones(2, np.float32)), name="p")], 0.1, 0.9, 0.01, 2.0, True)
+    assert (opt.weight_decay, opt.loss_scale, opt.use_nesterov) == (0.01, 2.0, True)
+
+
+def test_loss_scale_divides_the_gradients():
+    scaled, _ = _quadratic_step(lambda p: nn.SGD(p, learning_rate=0.1, loss_scale=4.0))
+    w = np.array([1.0, -2.0])
+    for _ in range(3):
+        w = w - 0.1 * (2 * w) / 4.0
+    np.testing.assert_allclose(scaled, w, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"For 'SGD', the 'loss_scale' must be in \(0.0, inf\), but got 0.0"):
+        nn.SGD([Parameter(Tensor(np.ones(1, np.float32)), name="q")], loss_scale=0.0)
+
+
+@pytest.mark.parametrize("lrs", [(0.1, 0.05), [0.1, 0.05], "tensor"])
+def test_a_learning_rate_per_step(lrs):
+    values = (0.1, 0.05)
+    lrs = Tensor(np.array(values, np.float32)) if lrs == "tensor" else lrs
+    got, opt = _quadratic_step(lambda p: nn.Momentum(p, lrs, 0.0), steps=3)
+    w = np.array([1.0, -2.0])
+    for lr in (0.1, 0.05, 0.05):  # the last value once the list runs out
+        w = w - lr * 2 * w
+    np.testing.assert_allclose(got, w, rtol=1e-6)
+    assert int(opt.global_step.asnumpy()) == 3 and float(opt.get_lr().asnumpy()) == pytest.approx(0.05)

@@ -384,7 +384,7 @@ def test_adam_matches_numpy(rng, kwargs):
     _run_steps(opt, params, _adam_ref(0.01, **kwargs), arrays, rng, steps=5)
     np.testing.assert_allclose(float(opt.beta1_power.asnumpy()), kwargs.get("beta1", 0.9) ** 5, rtol=1e-6)
     names = [p.name for p in opt.get_parameters()]
-    assert names == ["learning_rate", "moment1.p0", "moment1.p1", "moment2.p0", "moment2.p1"] + [
+    assert names == ["learning_rate", "global_step", "moment1.p0", "moment1.p1", "moment2.p0", "moment2.p1"] + [
         "beta1_power",
         "beta2_power",
     ]
@@ -510,11 +510,11 @@ def test_checkpoint_of_a_training_cell_holds_optimizer_state_and_loads_into_the_
     train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
     train(T(rng.standard_normal((4, 3), dtype=np.float32)), T(np.zeros((4, 2), np.float32)))
     saved = nn.load_checkpoint(nn.save_checkpoint(train, tmp_path / "train"))
-    assert set(saved) == {"weight", "bias", "learning_rate", "moments.weight", "moments.bias"}
+    assert set(saved) == {"weight", "bias", "learning_rate", "global_step", "moments.weight", "moments.bias"}
     np.testing.assert_array_equal(saved["moments.weight"].asnumpy(), opt.moments[0].asnumpy())
     fresh = nn.Dense(3, 2)
     not_loaded, unused = nn.load_param_into_net(fresh, saved)
-    assert not_loaded == [] and sorted(unused) == ["learning_rate", "moments.bias", "moments.weight"]
+    assert not_loaded == [] and sorted(unused) == ["global_step", "learning_rate", "moments.bias", "moments.weight"]
     np.testing.assert_array_equal(fresh.weight.asnumpy(), net.weight.asnumpy())
     with pytest.raises(ValueError, match="not used"):
         nn.load_param_into_net(fresh, saved, strict_load=True)

@@ -107,6 +107,7 @@ def run_sample(record, entry, prim, variant, sample, noncontig: bool = False) ->
         check_infer=not wrapped,
         transform=_non_contiguous if noncontig else None,
         where=where,
+        variadic_outputs=entry.attr.all_same,
     )
 
 
@@ -136,7 +137,11 @@ def test_kernel_non_contiguous_inputs(entry, rng):
     for variant, factory in record.variants.items():
         prim = factory()
         for sample in _samples(record, entry, prim, rng):
-            if not any(isinstance(a, np.ndarray) and a.size > 1 for a in sample.args):
+            if not any(
+                isinstance(e, np.ndarray) and e.size > 1
+                for a in sample.args
+                for e in (a if isinstance(a, tuple) else (a,))
+            ):
                 continue
             count += 1
             run_sample(record, entry, prim, variant, sample, noncontig=True)

@@ -166,9 +166,24 @@ class KernelInstance {
       throw py::value_error("For '" + op_name_ + "', the kernel expects " + std::to_string(inputs_.size()) +
                             " inputs, but got " + std::to_string(n_in) + ".");
     }
-    if (n_in > kMaxStackTensors || n_out + 1 > kMaxStackTensors) throw py::value_error("too many kernel operands");
-    std::array<OpfTensor, kMaxStackTensors> in{}, out{};
-    std::array<py::object, kMaxStackTensors> out_arrays;
+    // Up to kMaxStackTensors operands on the stack; more (Concat, AddN, Split of many) on the heap.
+    std::array<OpfTensor, kMaxStackTensors> in_stack{}, out_stack{};
+    std::array<py::object, kMaxStackTensors> out_stack_arrays;
+    std::vector<OpfTensor> in_heap, out_heap;
+    std::vector<py::object> out_heap_arrays;
+    OpfTensor* in = in_stack.data();
+    OpfTensor* out = out_stack.data();
+    py::object* out_arrays = out_stack_arrays.data();
+    if (n_in > kMaxStackTensors) {
+      in_heap.resize(n_in);
+      in = in_heap.data();
+    }
+    if (n_out + 1 > kMaxStackTensors) {
+      out_heap.resize(n_out + 1);
+      out_heap_arrays.resize(n_out);
+      out = out_heap.data();
+      out_arrays = out_heap_arrays.data();
+    }
     for (size_t i = 0; i < n_in; ++i) in[i] = Check(args[i], i);
     const auto& api = py::detail::npy_api::get();
     for (size_t i = 0; i < n_out; ++i) {
@@ -203,10 +218,10 @@ class KernelInstance {
     int32_t status;
     if (total_elements_ >= kReleaseGilElements) {
       py::gil_scoped_release release;
-      status = def_->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
+      status = def_->launch(kernel_, in, static_cast<int32_t>(n_in), out,
                                   static_cast<int32_t>(n_out), err, sizeof(err));
     } else {
-      status = def_->launch(kernel_, in.data(), static_cast<int32_t>(n_in), out.data(),
+      status = def_->launch(kernel_, in, static_cast<int32_t>(n_in), out,
                                   static_cast<int32_t>(n_out), err, sizeof(err));
     }
     if (status != 0) throw KernelError(err);
@@ -275,7 +290,8 @@ class KernelInstance {
       throw py::value_error(where + " takes " + std::to_string(d->n_inputs) + " inputs, but the plan has " +
                             std::to_string(in_types.size()) + ".");
     }
-    if (static_cast<int32_t>(out_types.size()) != d->n_outputs) {
+    const bool variadic_outs = d->all_same && d->n_outputs == 1;  // Split, Unstack: as many as planned
+    if (!variadic_outs && static_cast<int32_t>(out_types.size()) != d->n_outputs) {
       throw py::value_error(where + " has " + std::to_string(d->n_outputs) + " outputs, but the plan has " +
                             std::to_string(out_types.size()) + ".");
     }
@@ -284,7 +300,8 @@ class KernelInstance {
       CheckType(where + ": input " + std::to_string(i), want, in_types[i], in_np[i]);
     }
     for (size_t i = 0; i < out_types.size(); ++i) {
-      CheckType(where + ": output " + std::to_string(i), d->output_types[i], out_types[i], out_np[i]);
+      CheckType(where + ": output " + std::to_string(i), d->output_types[variadic_outs ? 0 : i], out_types[i],
+                out_np[i]);
     }
   }
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from opforge.bprop._utils import sum_to_shape, zero_grads
+import numpy as np
+
+from opforge.bprop._utils import sum_to_shape, zero_grads, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
+from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as P
+from opforge.tensor import Tensor
 
 
 @bprop_getters.register(P.Cast)
@@ -71,5 +75,248 @@ def _zero_bprop(self):
     return bprop
 
 
-for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.ArgMax):
+for _op in (P.ZerosLike, P.OnesLike, P.Fill, P.OneHot, P.Argmax, P.Range):
     bprop_getters.register(_op)(_zero_bprop)
+
+
+# -- data movement -----------------------------------------------------------------------------------
+
+
+def _axis(axis: int, ndim: int) -> int:
+    return axis + ndim if axis < 0 else axis
+
+
+@bprop_getters.register(P.Concat)
+def get_bprop_concat(self):
+    def bprop(x, out, dout):
+        axis = _axis(self.axis, len(x[0].shape))
+        slice_ = P.Slice()
+        grads, start = [], 0
+        for t in x:
+            begin = [0] * len(t.shape)
+            begin[axis] = start
+            grads.append(slice_(dout, tuple(begin), tuple(t.shape)))
+            start += t.shape[axis]
+        return (tuple(grads),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Stack)
+def get_bprop_stack(self):
+    def bprop(x, out, dout):
+        parts = P.Unstack(self.axis)(dout)
+        return (tuple(parts) if isinstance(parts, tuple) else (parts,),)
+
+    return bprop
+
+
+def _tuple_dout(dout, out) -> tuple:
+    """The sensitivities of a multi-output op as a tuple (zeros where an output got none)."""
+    douts = dout if isinstance(dout, tuple) else (dout,)
+    outs = out if isinstance(out, tuple) else (out,)
+    return tuple(zeros_like(o) if d is None else d for d, o in zip(douts, outs))
+
+
+@bprop_getters.register(P.Split)
+def get_bprop_split(self):
+    concat = P.Concat(self.axis)
+
+    def bprop(x, out, dout):
+        return (concat(_tuple_dout(dout, out)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Unstack)
+def get_bprop_unstack(self):
+    stack = P.Stack(self.axis)
+
+    def bprop(x, out, dout):
+        return (stack(_tuple_dout(dout, out)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Slice)
+def get_bprop_slice(self):
+    slice_grad = G.SliceGrad()
+
+    def bprop(x, begin, size, out, dout):
+        return slice_grad(dout, x, begin, size), None, None
+
+    return bprop
+
+
+@bprop_getters.register(G.SliceGrad)
+def get_bprop_slice_grad(self):
+    slice_ = P.Slice()
+
+    def bprop(dy, x, begin, size, out, dout):
+        return slice_(dout, begin, size), zeros_like(x), None, None
+
+    return bprop
+
+
+def _masks(prim) -> dict:
+    names = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+    return {n: getattr(prim, n) for n in names}
+
+
+@bprop_getters.register(P.StridedSlice)
+def get_bprop_strided_slice(self):
+    grad = G.StridedSliceGrad(**_masks(self))
+
+    def bprop(x, begin, end, strides, out, dout):
+        return grad(dout, tuple(x.shape), begin, end, strides), None, None, None
+
+    return bprop
+
+
+@bprop_getters.register(G.StridedSliceGrad)
+def get_bprop_strided_slice_grad(self):
+    strided_slice = P.StridedSlice(**_masks(self))
+
+    def bprop(dy, shapex, begin, end, strides, out, dout):
+        return strided_slice(dout, begin, end, strides), None, None, None, None
+
+    return bprop
+
+
+@bprop_getters.register(P.ReverseV2)
+def get_bprop_reverse_v2(self):
+    reverse = P.ReverseV2(self.axis)
+
+    def bprop(x, out, dout):
+        return (reverse(dout),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Tile)
+def get_bprop_tile(self):
+    def bprop(x, multiples, out, dout):
+        padded = (1,) * (len(multiples) - len(x.shape)) + tuple(x.shape)
+        interleaved = []
+        for m, d in zip(multiples, padded):
+            interleaved += [m, d]
+        summed = F.reduce_sum()(F.reshape(dout, tuple(interleaved)), tuple(range(0, 2 * len(padded), 2)))
+        return F.reshape(summed, tuple(x.shape)), None
+
+    return bprop
+
+
+@bprop_getters.register(P.Select)
+def get_bprop_select(self):
+    select = P.Select()
+
+    def bprop(cond, x, y, out, dout):
+        zeros = zeros_like(dout)
+        return zeros_like(cond), select(cond, dout, zeros), select(cond, zeros, dout)
+
+    return bprop
+
+
+@bprop_getters.register(P.Gather)
+def get_bprop_gather(self):
+    segment_sum = P.UnsortedSegmentSum()
+    transpose = P.Transpose()
+
+    def bprop(params, indices, axis, out, dout):
+        nd, ni = len(params.shape), len(indices.shape)
+        a = _axis(axis, nd)
+        # dout is params[:a] + indices + params[a+1:]: bring the indices' dims first, sum rows by index
+        # into params.shape[a] rows, and put that dim back at a.
+        perm = tuple(range(a, a + ni)) + tuple(range(a)) + tuple(range(a + ni, len(dout.shape)))
+        moved = transpose(dout, perm) if perm != tuple(range(len(perm))) else dout
+        summed = segment_sum(moved, indices, params.shape[a])
+        back = tuple(range(1, a + 1)) + (0,) + tuple(range(a + 1, nd))
+        grad = transpose(summed, back) if back != tuple(range(nd)) else summed
+        return grad, zeros_like(indices), None
+
+    return bprop
+
+
+@bprop_getters.register(P.UnsortedSegmentSum)
+def get_bprop_unsorted_segment_sum(self):
+    gather = P.Gather()
+
+    def bprop(x, segment_ids, num_segments, out, dout):
+        # Every id must be in [0, num_segments) here (Gather says which is not).
+        return gather(dout, segment_ids, 0), zeros_like(segment_ids), None
+
+    return bprop
+
+
+@bprop_getters.register(P.GatherNd)
+def get_bprop_gather_nd(self):
+    segment_sum = P.UnsortedSegmentSum()
+
+    def bprop(x, indices, out, dout):
+        k = indices.shape[-1]
+        x_shape = tuple(x.shape)
+        rows = 1
+        for d in indices.shape[:-1]:
+            rows *= d
+        inner = 1
+        for d in x_shape[k:]:
+            inner *= d
+        lead = 1
+        for d in x_shape[:k]:
+            lead *= d
+        # Each index row as one offset into the flattened leading k dims, then a segment sum of dout's rows.
+        strides = [1] * k
+        for d in range(k - 2, -1, -1):
+            strides[d] = strides[d + 1] * x_shape[d + 1]
+        stride_t = Tensor(np.asarray(strides, indices.dtype.np_dtype).reshape(k, 1), device=indices.device)
+        flat_idx = F.reshape(F.matmul(F.reshape(indices, (rows, k)), stride_t), (rows,)) if k else None
+        if flat_idx is None:
+            flat_idx = Tensor(np.zeros((rows,), indices.dtype.np_dtype), device=indices.device)
+        summed = segment_sum(F.reshape(dout, (rows, inner)), flat_idx, lead)
+        return F.reshape(summed, x_shape), zeros_like(indices)
+
+    return bprop
+
+
+def _scatter_last(dvalues, indices, x_shape):
+    """Zeros of ``x_shape`` with ``dvalues[..., j]`` added at ``[..., indices[..., j]]`` (the last dim)."""
+    n = x_shape[-1]
+    k = indices.shape[-1]
+    rows = 1
+    for d in x_shape[:-1]:
+        rows *= d
+    offsets = Tensor((np.arange(rows, dtype=np.int64) * n).astype(np.int32).reshape(rows, 1), device=indices.device)
+    flat = F.reshape(F.add(F.reshape(indices, (rows, k)), offsets), (rows * k,))
+    summed = P.UnsortedSegmentSum()(F.reshape(dvalues, (rows * k,)), flat, rows * n)
+    return F.reshape(summed, tuple(x_shape))
+
+
+@bprop_getters.register(P.TopK)
+def get_bprop_top_k(self):
+    def bprop(x, k, out, dout):
+        dvalues = _tuple_dout(dout, out)[0]
+        return _scatter_last(dvalues, out[1], tuple(x.shape)), None
+
+    return bprop
+
+
+@bprop_getters.register(P.Sort)
+def get_bprop_sort(self):
+    transpose = P.Transpose()
+
+    def bprop(x, out, dout):
+        dvalues = _tuple_dout(dout, out)[0]
+        indices = out[1]
+        nd = len(x.shape)
+        a = _axis(self.axis, nd)
+        if a == nd - 1:
+            return (_scatter_last(dvalues, indices, tuple(x.shape)),)
+        perm = tuple(d for d in range(nd) if d != a) + (a,)  # the sorted dim last
+        inverse = [0] * nd
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        moved_shape = tuple(x.shape[p] for p in perm)
+        grad = _scatter_last(transpose(dvalues, perm), transpose(indices, perm), moved_shape)
+        return (transpose(grad, tuple(inverse)),)
+
+    return bprop

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, reduced_shape, zero_grads
+from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, reduced_shape, sum_to_shape, zero_grads
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -275,13 +275,12 @@ bprop_getters.register(G.MaximumGrad)(_min_max_grad_bprop(G.MaximumGrad))
 bprop_getters.register(G.MinimumGrad)(_min_max_grad_bprop(G.MinimumGrad))
 
 
-@bprop_getters.register(P.ReduceMax)
-def get_bprop_reduce_max(self):
+def _reduce_select_bprop(self):
     equal = P.Equal()
     reduce_sum = P.ReduceSum(keep_dims=True)
 
     def bprop(x, axis, out, dout):
-        # dout goes to the positions equal to the max, split evenly between ties.
+        # dout goes to the positions equal to the max (min), split evenly between ties.
         kept = reduced_shape(x.shape, axis) if x.ndim else ()
         out_b = _broadcast_back(out, x, axis)
         mask = F.cast(equal(x, out_b), dout.dtype)
@@ -292,9 +291,84 @@ def get_bprop_reduce_max(self):
     return bprop
 
 
+bprop_getters.register(P.ReduceMax)(_reduce_select_bprop)
+bprop_getters.register(P.ReduceMin)(_reduce_select_bprop)
+
+
+@bprop_getters.register(P.ReduceProd)
+def get_bprop_reduce_prod(self):
+    equal = P.Equal()
+    reduce_sum = P.ReduceSum(keep_dims=True)
+    reduce_prod = P.ReduceProd(keep_dims=True)
+
+    def bprop(x, axis, out, dout):
+        # d out / d x_i = the product of the other elements of x_i's slice, computed without dividing
+        # by zero: with z = (x == 0) and p = the product of the slice with its zeros replaced by 1,
+        # it is p / x_i where the slice has no zero, p at the one zero of a slice with one zero, else 0.
+        if not x.ndim:
+            return dout, None  # a 0-d input is its own product
+        z = F.cast(equal(x, F.zeros_like(x)), x.dtype)
+        safe = F.add(F.mul(x, F.sub(1.0, z)), z)
+        p = reduce_prod(safe, axis)
+        zeros = reduce_sum(z, axis)
+        none = F.cast(equal(zeros, F.zeros_like(zeros)), x.dtype)
+        one = F.cast(equal(zeros, F.ones_like(zeros)), x.dtype)
+        nonzero_part = F.mul(F.mul(F.sub(1.0, z), F.div(broadcast_to(p, x.shape), safe)), broadcast_to(none, x.shape))
+        others = F.add(nonzero_part, F.mul(z, broadcast_to(F.mul(p, one), x.shape)))
+        return F.mul(others, _broadcast_back(dout, x, axis)), None
+
+    return bprop
+
+
+@bprop_getters.register(P.ReduceAll)
+@bprop_getters.register(P.ReduceAny)
+def get_bprop_reduce_logical(self):
+    def bprop(x, axis, out, dout):
+        return zero_grads(x, axis)
+
+    return bprop
+
+
 @bprop_getters.register(P.Equal)
 def get_bprop_equal(self):
     def bprop(x, y, out, dout):
         return zero_grads(x, y)
+
+    return bprop
+
+
+@bprop_getters.register(P.AddN)
+def get_bprop_add_n(self):
+    def bprop(x, out, dout):
+        return (tuple(dout for _ in x),)
+
+    return bprop
+
+
+@bprop_getters.register(P.BatchMatMul)
+def get_bprop_batch_matmul(self):
+    ta, tb = self.transpose_a, self.transpose_b
+    # MatMul's four cases on the last two dims; broadcast batch dims summed back to each input's shape.
+    if not ta and not tb:
+        dx_op, dy_op = P.BatchMatMul(transpose_b=True), P.BatchMatMul(transpose_a=True)
+        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
+    elif ta and not tb:
+        dx_op, dy_op = P.BatchMatMul(transpose_b=True), P.BatchMatMul()
+        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
+    elif not ta and tb:
+        dx_op, dy_op = P.BatchMatMul(), P.BatchMatMul(transpose_a=True)
+        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
+    else:
+        dx_op = dy_op = P.BatchMatMul(transpose_a=True, transpose_b=True)
+        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
+        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
+
+    def bprop(x, y, out, dout):
+        dx = grad_for(x, sum_to_shape(grad_x(x, y, dout), x.shape)) if needs_input_grad(0) else None
+        dy = grad_for(y, sum_to_shape(grad_y(x, y, dout), y.shape)) if needs_input_grad(1) else None
+        return dx, dy
 
     return bprop

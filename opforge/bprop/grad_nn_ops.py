@@ -6,7 +6,7 @@ no bprop: differentiating through one raises a TypeError naming it."""
 
 from __future__ import annotations
 
-from opforge.bprop._utils import needs_input_grad, sum_rows, zeros_like
+from opforge.bprop._utils import broadcast_to, needs_input_grad, sum_rows, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -201,3 +201,73 @@ def get_bprop_sparse_softmax_cross_entropy_with_logits(self):
         return F.div(dlogits, float(n)), dlabels
 
     return bprop_grad
+
+
+# ---------------------------------------------------------------------------------------------
+# Normalisations
+
+
+def _channel_view(t, x):
+    """A [C] tensor broadcast along axis 1 of ``x`` [N, C, ...]."""
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    return broadcast_to(F.reshape(t, shape), x.shape)
+
+
+def _stats_into_dx(dx, x, mean_b, d_mean_b, d_var_b, count):
+    """dx plus the gradient through a mean and a biased variance of ``count`` elements (all broadcast to
+    x's shape): d mean / d x = 1 / M, d var / d x = 2 (x - mean) / M."""
+    inv = 1.0 / max(count, 1)
+    through = F.add(F.mul(d_mean_b, inv), F.mul(F.mul(d_var_b, F.sub(x, mean_b)), 2.0 * inv))
+    return F.add(dx, through)
+
+
+@bprop_getters.register(P.BatchNorm)
+def get_bprop_batch_norm(self):
+    training, eps = self.is_training, self.epsilon
+    grad = G.BatchNormGrad(is_training=training, epsilon=eps)
+    rsqrt = M.Rsqrt()
+
+    def bprop(x, scale, bias, mean, variance, out, dout):
+        dy, d_bm, d_bv, d_r1, d_r2 = dout
+        d_mean_out, d_var_out = F.add(d_bm, d_r1), F.add(d_bv, d_r2)
+        save_mean, save_var = (out[3], out[4]) if training else (mean, variance)
+        dx, dscale, dbias = grad(dy, x, scale, save_mean, save_var)
+        if training:
+            # The batch statistics are outputs too: their gradients flow into x. The moving statistics
+            # are not read (the kernel gets plain Tensors), so they get none.
+            count = x.size // max(x.shape[1], 1)
+            mean_b = _channel_view(save_mean, x)
+            dx = _stats_into_dx(dx, x, mean_b, _channel_view(d_mean_out, x), _channel_view(d_var_out, x), count)
+            return dx, dscale, dbias, zeros_like(mean), zeros_like(variance)
+        # Inference: y depends on mean and variance, and batch_mean / batch_variance pass them through.
+        r = rsqrt(F.add(variance, eps))
+        d_mean = F.sub(d_mean_out, F.mul(F.mul(dbias, scale), r))
+        d_var = F.sub(d_var_out, F.mul(F.mul(F.mul(dscale, scale), F.mul(r, r)), 0.5))
+        return dx, dscale, dbias, d_mean, d_var
+
+    return bprop
+
+
+@bprop_getters.register(P.LayerNorm)
+def get_bprop_layer_norm(self):
+    grad = G.LayerNormGrad(self.begin_norm_axis, self.begin_params_axis, self.epsilon)
+
+    def bprop(x, gamma, beta, out, dout):
+        dy, d_mean, d_var = dout
+        _, mean, var = out
+        dx, dgamma, dbeta = grad(x, dy, var, mean, gamma)
+        norm_axis = self.begin_norm_axis % x.ndim
+        count = 1
+        for d in x.shape[norm_axis:]:
+            count *= d
+        dx = _stats_into_dx(
+            dx,
+            x,
+            broadcast_to(mean, x.shape),
+            broadcast_to(d_mean, x.shape),
+            broadcast_to(d_var, x.shape),
+            count,
+        )
+        return dx, dgamma, dbeta
+
+    return bprop

@@ -71,7 +71,8 @@ class CupyRuntime(GpuRuntime):
         function(grid, block, args)
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
-        cupy.matmul(a.T if transpose_a else a, b.T if transpose_b else b, out=out)  # cuBLAS reads the views
+        # cuBLAS reads the views; leading dims are batch dims, broadcast (BatchMatMul)
+        cupy.matmul(a.swapaxes(-1, -2) if transpose_a else a, b.swapaxes(-1, -2) if transpose_b else b, out=out)
 
     def memory_bytes(self) -> int:
         return int(cupy.cuda.runtime.memGetInfo()[1])

@@ -27,6 +27,7 @@ class GpuRuntime:
     array_type: type = object
     name: str = ""  # shown in errors and by `opforge doctor`
     multiprocessor_count: int = 1
+    max_grid_blocks: int = 2**31 - 1  # the most blocks a grid-stride launch is given
 
     def empty(self, shape: tuple, np_dtype):
         raise NotImplementedError
@@ -71,8 +72,9 @@ class GpuRuntime:
         raise NotImplementedError
 
     def matmul(self, a, b, out, transpose_a: bool = False, transpose_b: bool = False) -> None:
-        """``out = op(a) @ op(b)`` for 2-d C-contiguous arrays, ``op`` transposing where asked (cuBLAS
-        through CuPy); integers wrap. ``out`` is C-contiguous of the result's shape."""
+        """``out = op(a) @ op(b)`` for C-contiguous arrays of at least 2 dims, ``op`` transposing the last
+        two dims where asked (cuBLAS through CuPy); leading dims are batch dims that broadcast as
+        ``np.matmul``'s (BatchMatMul); integers wrap. ``out`` is C-contiguous of the result's shape."""
         raise NotImplementedError
 
     def memory_bytes(self) -> int:

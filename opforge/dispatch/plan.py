@@ -388,10 +388,13 @@ def _scalar_converter(prim, call: _Call):
     return convert
 
 
+_FAST_MAX_OUTPUTS = 16  # kMaxStackTensors of csrc/python/module.cc (Split into more: the Python plan)
+
+
 def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None):
     """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it)."""
     instance = getattr(launch, "__self__", None)
-    if not isinstance(instance, _C.KernelInstance):
+    if not isinstance(instance, _C.KernelInstance) or len(out_dtypes) > _FAST_MAX_OUTPUTS:
         return None
     metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
     plan = _C.FastPlan(instance, metas, list(scalars), convert)

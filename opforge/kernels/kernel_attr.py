@@ -39,6 +39,14 @@ class KernelAttr:
             return (self.inputs[0],) * n_inputs if self.inputs else None
         return self.inputs if len(self.inputs) == n_inputs else None
 
+    def output_dtypes_for(self, n_outputs: int) -> tuple | None:
+        """The dtypes this kernel gives for ``n_outputs`` outputs, or None if the count differs. An
+        ``all_same`` kernel with one output dtype gives any number of outputs of it (MindSpore's Split,
+        Unstack: the count is the primitive's)."""
+        if self.all_same and len(self.outputs) == 1:
+            return self.outputs * n_outputs
+        return self.outputs if len(self.outputs) == n_outputs else None
+
     def _key(self):
         return (self.inputs, self.outputs, self.all_same)
 

@@ -60,8 +60,8 @@ def make_launcher(
     written into, or -1; ``written`` lists every input the kernel writes in place.
     """
     entry = selection.entry
-    kernel_outs = entry.attr.outputs
-    if len(kernel_outs) != len(out_dtypes):
+    kernel_outs = entry.attr.output_dtypes_for(len(out_dtypes))
+    if kernel_outs is None:
         raise KernelError(
             f"For '{op_name}', the kernel {entry.attr} has {len(kernel_outs)} outputs, "
             f"but the primitive infers {len(out_dtypes)}."
@@ -78,7 +78,7 @@ def make_launcher(
 
 def _cpp_launcher(spec: LaunchSpec) -> Callable:
     """C++ kernels of the factory, on CPU arrays."""
-    outs = spec.entry.attr.outputs
+    outs = spec.entry.attr.output_dtypes_for(len(spec.out_shapes))
     instance = _C.KernelInstance(
         spec.entry.impl,
         spec.op_name,
@@ -116,7 +116,7 @@ def _python_launcher(spec: LaunchSpec) -> Callable:
         spec.op_name, spec.device, spec.out_shapes, spec.call_python, spec.inplace
     )  # fmt: skip
     fn = spec.entry.impl
-    out_dtypes = spec.entry.attr.outputs
+    out_dtypes = spec.entry.attr.output_dtypes_for(len(out_shapes))
     single = len(out_dtypes) == 1
 
     def run(arrays):

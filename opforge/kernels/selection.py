@@ -45,10 +45,11 @@ def _widening_cost(have: tuple, want: tuple):
     return cost
 
 
-def _outputs_fit(kernel_outs: tuple, wanted) -> bool:
+def _outputs_fit(attr, wanted) -> bool:
     if wanted is None:
         return True
-    return len(kernel_outs) == len(wanted) and all(
+    kernel_outs = attr.output_dtypes_for(len(wanted))
+    return kernel_outs is not None and all(
         k is w or mstype.can_cast_losslessly(w, k) for k, w in zip(kernel_outs, wanted)
     )
 
@@ -69,9 +70,11 @@ def _select(op_name: str, backend: str, input_dtypes: tuple, output_dtypes, vers
     best, best_cost = None, None
     for entry in candidates:
         want = entry.attr.input_dtypes_for(len(input_dtypes))
-        if want is None or not _outputs_fit(entry.attr.outputs, output_dtypes):
+        if want is None or not _outputs_fit(entry.attr, output_dtypes):
             continue
-        if want == input_dtypes and (output_dtypes is None or entry.attr.outputs == output_dtypes):
+        if want == input_dtypes and (
+            output_dtypes is None or entry.attr.output_dtypes_for(len(output_dtypes)) == output_dtypes
+        ):
             return Selection(entry, want)
         cost = _widening_cost(input_dtypes, want)
         if cost is not None and (best_cost is None or cost < best_cost):

@@ -10,8 +10,11 @@ parameter (what ``GradOperation(get_by_list=True)`` or ``grad(..., weights=...)`
 
 Optimizer state (``accum``, ``moments``, ``moment1``, ``moment2``, ``learning_rate``, beta powers) are
 Parameters with ``requires_grad=False`` registered on the optimizer, so they are saved with a
-checkpoint of a ``TrainOneStepCell``. ``weight_decay`` adds ``weight_decay * param`` to each
-gradient (with Mul and Add) before the update.
+checkpoint of a ``TrainOneStepCell``. Each step, as in MindSpore: the gradients are divided by
+``loss_scale`` (when it is not 1), ``weight_decay * param`` is added (Mul and Add), and the update runs
+with the step's learning rate: a float, a 0-d Tensor, or a list / tuple / 1-D Tensor of one value per
+step (a dynamic learning rate: step ``i`` uses ``learning_rate[i]``, the last value once they run out;
+``global_step`` counts the steps).
 """
 
 from __future__ import annotations
@@ -38,15 +41,30 @@ def _check_float(where: str, name: str, value, low: float = 0.0, high: float | N
     return value
 
 
+def _learning_rates(where: str, learning_rate) -> tuple:
+    """The learning rate as a tuple of floats: one, or one per step."""
+    if isinstance(learning_rate, Tensor):
+        if learning_rate.ndim > 1:
+            raise ValueError(
+                f"For '{where}', the 'learning_rate' Tensor must be 0-d or 1-d, but got {list(learning_rate.shape)}."
+            )
+        learning_rate = learning_rate.asnumpy().reshape(-1).tolist()
+    values = list(learning_rate) if isinstance(learning_rate, (list, tuple)) else [learning_rate]
+    if not values:
+        raise ValueError(f"For '{where}', the 'learning_rate' must hold at least one value, but got none.")
+    return tuple(_check_float(where, "learning_rate", v) for v in values)
+
+
 class Optimizer(Cell):
     """Base class of optimizers: holds the parameters, the learning rate and the weight decay.
 
     ``params`` is an iterable of Parameters (``net.trainable_params()``). ``learning_rate`` is a
-    float or a 0-d Tensor; it is kept as the Parameter ``optimizer.learning_rate`` (change it with
-    ``optimizer.learning_rate.set_data(0.01)``).
+    float or a 0-d Tensor, kept as the Parameter ``optimizer.learning_rate`` (change it with
+    ``optimizer.learning_rate.set_data(0.01)``), or one value per step (list, tuple or 1-D Tensor).
+    ``loss_scale`` (> 0) divides every gradient, undoing a loss scaled up against float16 underflow.
     """
 
-    def __init__(self, learning_rate, parameters, weight_decay: float = 0.0):
+    def __init__(self, learning_rate, parameters, weight_decay: float = 0.0, loss_scale: float = 1.0):
         super().__init__(auto_prefix=False)
         where = type(self).__name__
         if isinstance(parameters, Parameter):
@@ -63,16 +81,12 @@ class Optimizer(Cell):
             raise ValueError(f"For '{where}', the 'params' hold the same Parameter more than once.")
         self.parameters = tuple(parameters)
         self.weight_decay = _check_float(where, "weight_decay", weight_decay)
-        if isinstance(learning_rate, Tensor):
-            if learning_rate.shape != ():
-                raise ValueError(
-                    f"For '{where}', the 'learning_rate' Tensor must be 0-d, got {list(learning_rate.shape)}."
-                )
-            lr_value = float(learning_rate.asnumpy())
-        else:
-            lr_value = learning_rate
-        lr_value = _check_float(where, "learning_rate", lr_value)
-        self.learning_rate = Parameter(np.float32(lr_value), name="learning_rate", requires_grad=False)
+        self.loss_scale = _check_float(where, "loss_scale", loss_scale, 0.0, low_open=True)
+        schedule = _learning_rates(where, learning_rate)
+        self.dynamic_lr = len(schedule) > 1
+        self.learning_rate = Parameter(np.float32(schedule[0]), name="learning_rate", requires_grad=False)
+        self._lr_schedule = tuple(Tensor(np.float32(v)) for v in schedule) if self.dynamic_lr else ()
+        self.global_step = Parameter(np.int32(0), name="global_step", requires_grad=False)
         self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
         self._assign = ops.Assign()
         self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
@@ -116,6 +130,20 @@ class Optimizer(Cell):
             cached = self._constants[key] = (constant, self._cast(constant, dtype))
         return cached[1]
 
+    def scale_grad(self, gradients: tuple) -> tuple:
+        """Each gradient divided by ``loss_scale`` (unchanged when it is 1)."""
+        if self.loss_scale == 1.0:
+            return gradients
+        inverse = 1.0 / self.loss_scale
+        return tuple(self._mul(g, inverse) for g in gradients)
+
+    def _next_step(self) -> None:
+        """Set this step's learning rate (dynamic ones) and count the step in ``global_step``."""
+        step = int(self.global_step.asnumpy())  # read each time: a loaded checkpoint may have set it
+        if self.dynamic_lr:
+            self._assign(self.learning_rate, self._lr_schedule[min(step, len(self._lr_schedule) - 1)])
+        self.global_step.set_data(Tensor(np.int32(step + 1)))
+
     def decay_weight(self, gradients: tuple) -> tuple:
         """``grad + weight_decay * param`` for each parameter (unchanged when weight_decay is 0)."""
         if self.weight_decay == 0.0:
@@ -138,8 +166,14 @@ class Optimizer(Cell):
                 )
         return gradients
 
+    def _prepare(self, gradients) -> tuple:
+        """The gradients this step applies (checked, unscaled, decayed), the learning rate set."""
+        gradients = self.decay_weight(self.scale_grad(self._check_gradients(gradients)))
+        self._next_step()
+        return gradients
+
     def construct(self, gradients):
-        gradients = self.decay_weight(self._check_gradients(gradients))
+        gradients = self._prepare(gradients)
         apply = self.apply
         for i, (p, g) in enumerate(zip(self.parameters, gradients)):
             apply(i, p, g)
@@ -171,8 +205,9 @@ class SGD(Optimizer):
         dampening: float = 0.0,
         weight_decay: float = 0.0,
         nesterov: bool = False,
+        loss_scale: float = 1.0,
     ):
-        super().__init__(learning_rate, params, weight_decay)
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.momentum = _check_float("SGD", "momentum", momentum)
         self.dampening = _check_float("SGD", "dampening", dampening)
         if not isinstance(nesterov, bool):
@@ -208,8 +243,16 @@ class Momentum(Optimizer):
         a \leftarrow \mu a + g, \quad w \leftarrow w - lr \cdot (g + \mu a \text{ if use\_nesterov else } a)
     """
 
-    def __init__(self, params, learning_rate, momentum: float, use_nesterov: bool = False, weight_decay: float = 0.0):
-        super().__init__(learning_rate, params, weight_decay)
+    def __init__(
+        self,
+        params,
+        learning_rate,
+        momentum: float,
+        weight_decay: float = 0.0,
+        loss_scale: float = 1.0,
+        use_nesterov: bool = False,
+    ):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
         self.momentum = _check_float("Momentum", "momentum", momentum)
         if not isinstance(use_nesterov, bool):
             raise TypeError(f"For 'Momentum', the 'use_nesterov' must be bool, but got {type(use_nesterov).__name__}.")
@@ -244,10 +287,14 @@ class Adam(Optimizer):
         beta1: float = 0.9,
         beta2: float = 0.999,
         eps: float = 1e-8,
+        use_locking: bool = False,
         use_nesterov: bool = False,
         weight_decay: float = 0.0,
+        loss_scale: float = 1.0,
     ):
-        super().__init__(learning_rate, params, weight_decay)
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        if not isinstance(use_locking, bool):
+            raise TypeError(f"For 'Adam', the 'use_locking' must be bool, but got {type(use_locking).__name__}.")
         self.beta1 = _check_float("Adam", "beta1", beta1, 0.0, 1.0, low_open=True)
         self.beta2 = _check_float("Adam", "beta2", beta2, 0.0, 1.0, low_open=True)
         self.eps = _check_float("Adam", "eps", eps, 0.0, low_open=True)
@@ -264,7 +311,7 @@ class Adam(Optimizer):
         self._adam = ops.Adam(use_nesterov=use_nesterov)
 
     def construct(self, gradients):
-        gradients = self.decay_weight(self._check_gradients(gradients))
+        gradients = self._prepare(gradients)
         self._assign(self.beta1_power, self._mul(self.beta1_power, self.beta1_value))
         self._assign(self.beta2_power, self._mul(self.beta2_power, self.beta2_value))
         for i, (p, g) in enumerate(zip(self.parameters, gradients)):

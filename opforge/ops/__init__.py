@@ -5,21 +5,8 @@ from opforge.dispatch import signature as sig
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.custom import Custom
-from opforge.ops.functional import (
-    argmax,
-    avg_pool2d,
-    conv2d,
-    expand_dims,
-    max_pool2d,
-    mse_loss,
-    ones_like,
-    relu,
-    sigmoid,
-    squeeze,
-    tanh,
-    zeros_like,
-)
-from opforge.ops.operations import Argmax
+from opforge.ops.functional import *  # the functional API (functional.__all__)
+from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
 from opforge.primitives.conv_ops import *

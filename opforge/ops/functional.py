@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import builtins
 import functools
+import types
+
+import numpy as np
 
 from opforge.primitives import array_ops, math_ops, nn_ops
 
@@ -49,8 +53,8 @@ def squeeze(input_x, axis=()):
 
 
 @functools.cache
-def _argmax(axis: int) -> array_ops.ArgMax:
-    return array_ops.ArgMax(axis)
+def _argmax(axis: int) -> array_ops.Argmax:
+    return array_ops.Argmax(axis)
 
 
 def argmax(input_x, axis: int = -1):
@@ -127,3 +131,345 @@ def avg_pool2d(x, kernel_size, stride=None, pad_mode="valid"):
     """2-D average pooling of ``x`` [N, C, H, W] (the AvgPool primitive); ``stride`` defaults to ``kernel_size``."""
     kernel_size = _pair(kernel_size)
     return _pool2d("AvgPool", kernel_size, kernel_size if stride is None else _pair(stride), pad_mode)(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise math, second batch: MindSpore's functional names (ops.abs, ops.pow, ops.greater, ...).
+abs = math_ops.Abs()  # noqa: A001 (MindSpore's name)
+erf = math_ops.Erf()
+floor = math_ops.Floor()
+ceil = math_ops.Ceil()
+round = math_ops.Round()  # noqa: A001
+sign = math_ops.Sign()
+isnan = math_ops.IsNan()
+isfinite = math_ops.IsFinite()
+logical_not = math_ops.LogicalNot()
+logical_and = math_ops.LogicalAnd()
+logical_or = math_ops.LogicalOr()
+pow = math_ops.Pow()  # noqa: A001
+atan2 = math_ops.Atan2()
+floor_div = math_ops.FloorDiv()
+floor_divide = floor_div
+floor_mod = math_ops.FloorMod()
+remainder = floor_mod  # input - floor(input / other) * other
+fmod = math_ops.Mod()  # truncated, with the sign of input
+greater = math_ops.Greater()
+gt = greater
+greater_equal = math_ops.GreaterEqual()
+ge = greater_equal
+less = math_ops.Less()
+lt = less
+less_equal = math_ops.LessEqual()
+le = less_equal
+not_equal = math_ops.NotEqual()
+ne = not_equal
+hardsigmoid = nn_ops.HSigmoid()
+hardswish = nn_ops.HSwish()
+_div = math_ops.Div()
+_gelu = nn_ops.GeLU()
+_softplus = nn_ops.Softplus()
+
+
+def divide(input, other, rounding_mode=None):  # noqa: A002 (MindSpore's argument name)
+    """``input / other`` (MindSpore's ``ops.div`` / ``ops.divide``): ``rounding_mode`` None (the Div
+    primitive: true division for floats, truncation for integers), "floor" (FloorDiv) or "trunc"
+    (the quotient rounded toward zero)."""
+    if rounding_mode is None:
+        return _div(input, other)
+    if rounding_mode == "floor":
+        return floor_div(input, other)
+    if rounding_mode == "trunc":
+        q = _div(input, other)
+        if q.dtype.kind != "f":
+            return q  # integer Div already truncates
+        return sub(q, fmod(q, 1.0))
+    raise ValueError(f"For 'div', the 'rounding_mode' must be None, 'floor' or 'trunc', but got {rounding_mode!r}.")
+
+
+def gelu(input_x, approximate="tanh"):
+    """GeLU: ``approximate="tanh"`` the GeLU primitive (MindSpore's tanh formula), ``"none"`` the exact
+    :math:`x \\Phi(x) = x (1 + erf(x / \\sqrt 2)) / 2`."""
+    if approximate == "tanh":
+        return _gelu(input_x)
+    if approximate == "none":
+        return mul(mul(input_x, 0.5), add(erf(mul(input_x, 0.7071067811865476)), 1.0))
+    raise ValueError(f"For 'gelu', the 'approximate' must be 'tanh' or 'none', but got {approximate!r}.")
+
+
+def softplus(input, beta=1, threshold=20):  # noqa: A002
+    """:math:`\\frac{1}{\\beta} \\log(1 + e^{\\beta x})` (the Softplus primitive on ``beta * x``). The
+    primitive is overflow-free, so ``threshold`` (MindSpore's switch to the identity above it) only
+    changes results by under one ulp; it is accepted for MindSpore's signature."""
+    if not isinstance(beta, (int, float)) or isinstance(beta, bool) or beta == 0:
+        raise ValueError(f"For 'softplus', the 'beta' must be a nonzero number, but got {beta!r}.")
+    if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
+        raise TypeError(f"For 'softplus', the 'threshold' must be a number, but got {type(threshold).__name__}.")
+    if beta == 1:
+        return _softplus(input)
+    return div(_softplus(mul(input, float(beta))), float(beta))
+
+
+def leaky_relu(input, alpha=0.2):  # noqa: A002
+    """MindSpore's ``ops.leaky_relu``: :math:`\\max(\\alpha x, x)` (:math:`\\min` for alpha > 1), i.e.
+    x for x >= 0 and alpha * x below, built on Maximum / Minimum."""
+    if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+        raise TypeError(f"For 'leaky_relu', the 'alpha' must be a number, but got {type(alpha).__name__}.")
+    select = minimum if alpha > 1 else maximum
+    return select(mul(input, float(alpha)), input)
+
+
+def clip_by_value(x, clip_value_min=None, clip_value_max=None):
+    """MindSpore's ``ops.clip_by_value``: ``min(x, clip_value_max)`` then ``max(., clip_value_min)``
+    (Minimum / Maximum; a bound may be a Tensor or a number, None leaves that side open; when
+    min > max the result is min)."""
+    if clip_value_min is None and clip_value_max is None:
+        raise ValueError("For 'clip_by_value', at least one of 'clip_value_min' and 'clip_value_max' must be given.")
+    out = x
+    if clip_value_max is not None:
+        out = minimum(out, clip_value_max)
+    if clip_value_min is not None:
+        out = maximum(out, clip_value_min)
+    return out
+
+
+clamp = clip_by_value
+
+
+# -- data movement (MindSpore's ops.concat, ops.stack, ops.split, ops.slice, ...) -------------------
+
+slice_ = array_ops.Slice()
+select = array_ops.Select()
+_tile = array_ops.Tile()
+
+
+@functools.cache
+def _concat(axis: int) -> array_ops.Concat:
+    return array_ops.Concat(axis)
+
+
+def concat(tensors, axis: int = 0):
+    """Joins a tuple (or list) of Tensors along ``axis`` (MindSpore's ``ops.concat``)."""
+    return _concat(axis)(tuple(tensors))
+
+
+cat = concat
+
+
+@functools.cache
+def _stack(axis: int) -> array_ops.Stack:
+    return array_ops.Stack(axis)
+
+
+def stack(tensors, axis: int = 0):
+    """Stacks a tuple (or list) of Tensors of one shape along a new dim ``axis`` (``ops.stack``)."""
+    return _stack(axis)(tuple(tensors))
+
+
+@functools.cache
+def _unstack(axis: int) -> array_ops.Unstack:
+    return array_ops.Unstack(axis)
+
+
+def unstack(input_x, axis: int = 0):
+    """The tensors of ``input_x`` along ``axis``, as a tuple (``ops.unstack``)."""
+    out = _unstack(axis)(input_x)
+    return out if isinstance(out, tuple) else (out,)
+
+
+@functools.cache
+def _split(axis: int, output_num: int) -> array_ops.Split:
+    return array_ops.Split(axis, output_num)
+
+
+@functools.cache
+def _strided_slice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0):
+    return array_ops.StridedSlice(begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+
+
+def split(tensor, split_size_or_sections, axis: int = 0):
+    """Splits ``tensor`` along ``axis`` (MindSpore 2's ``ops.split``): an int is the size of each part
+    (the last may be smaller); a tuple or list gives each part's size. Returns a tuple of Tensors."""
+    dim = tensor.shape[axis]
+    if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
+        size = split_size_or_sections
+        if size <= 0:
+            raise ValueError(f"For 'split', the 'split_size_or_sections' must be > 0, but got {size}.")
+        if dim % size == 0:
+            out = _split(axis, dim // size)(tensor)
+            return out if isinstance(out, tuple) else (out,)
+        sections = [size] * (dim // size) + [dim % size]
+    elif isinstance(split_size_or_sections, (tuple, list)):
+        sections = list(split_size_or_sections)
+        if sum(sections) != dim or any(s < 0 for s in sections):
+            raise ValueError(
+                f"For 'split', the sections {sections} must be >= 0 and add up to the dim {axis} of size {dim}."
+            )
+    else:
+        raise TypeError(
+            f"For 'split', the 'split_size_or_sections' must be int, tuple or list, but got "
+            f"{type(split_size_or_sections).__name__}."
+        )
+    ndim = len(tensor.shape)
+    axis = axis % ndim
+    parts, start = [], 0
+    for s in sections:
+        begin = [0] * ndim
+        begin[axis] = start
+        size = list(tensor.shape)
+        size[axis] = s
+        parts.append(slice_(tensor, tuple(begin), tuple(size)))
+        start += s
+    return tuple(parts)
+
+
+def slice(input_x, begin, size):  # noqa: A001 (MindSpore's name)
+    """``input_x[begin : begin + size]`` per dim (``ops.slice``; ``size`` -1: to the end)."""
+    return slice_(input_x, tuple(begin), tuple(size))
+
+
+def strided_slice(input_x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                  shrink_axis_mask=0):  # fmt: skip
+    """MindSpore's ``ops.strided_slice``."""
+    prim = _strided_slice(begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+    return prim(input_x, tuple(begin), tuple(end), tuple(strides))
+
+
+@functools.cache
+def _reverse(axis: tuple) -> array_ops.ReverseV2:
+    return array_ops.ReverseV2(axis)
+
+
+def flip(input, dims):  # noqa: A002 (MindSpore's name)
+    """Reverses ``input`` along ``dims`` (an int or a tuple of ints; ``ops.flip``)."""
+    return _reverse((dims,) if isinstance(dims, int) else tuple(dims))(input)
+
+
+def reverse(x, axis):
+    """Reverses ``x`` along ``axis`` (MindSpore's ``ops.reverse``)."""
+    return flip(x, axis)
+
+
+def tile(input, multiples):  # noqa: A002 (MindSpore's name)
+    """Repeats ``input`` ``multiples[d]`` times along each dim (``ops.tile``)."""
+    return _tile(input, tuple(multiples))
+
+
+def _index_spec(key, ndim):
+    """A Tensor index of ints, slices, None and Ellipsis as StridedSlice's (begin, end, strides, masks)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    begin, end, strides = [], [], []
+    masks = {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0, "shrink_axis_mask": 0}
+    for i, k in enumerate(key):
+        bit = 1 << i
+        if k is Ellipsis:
+            masks["ellipsis_mask"] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif k is None:
+            masks["new_axis_mask"] |= bit
+            begin.append(0), end.append(0), strides.append(1)
+        elif isinstance(k, bool) or not isinstance(k, (int, np.integer, builtins.slice)):
+            raise TypeError(
+                f"For 'Tensor.__getitem__', an index must be an int, a slice, None or Ellipsis, but got "
+                f"{type(k).__name__}."
+            )
+        elif isinstance(k, (int, np.integer)):
+            masks["shrink_axis_mask"] |= bit
+            begin.append(int(k)), end.append(int(k) + 1), strides.append(1)
+        else:
+            step = 1 if k.step is None else int(k.step)
+            if step == 0:
+                raise ValueError("For 'Tensor.__getitem__', the slice step must not be 0.")
+            if k.start is None:
+                masks["begin_mask"] |= bit
+            if k.stop is None:
+                masks["end_mask"] |= bit
+            begin.append(0 if k.start is None else int(k.start))
+            end.append(0 if k.stop is None else int(k.stop))
+            strides.append(step)
+    return tuple(begin), tuple(end), tuple(strides), masks
+
+
+def getitem(tensor, key):
+    """``tensor[key]`` for ints, slices, None and Ellipsis, through StridedSlice."""
+    begin, end, strides, masks = _index_spec(key, tensor.ndim)
+    if not begin:
+        return tensor
+    return _strided_slice(**masks)(tensor, begin, end, strides)
+
+
+_add_n = math_ops.AddN()
+
+
+def addn(x):
+    """The element-wise sum of a tuple (or list) of Tensors (MindSpore's ``ops.addn``)."""
+    return _add_n(tuple(x))
+
+
+@functools.cache
+def _batch_matmul(transpose_a=False, transpose_b=False) -> math_ops.BatchMatMul:
+    return math_ops.BatchMatMul(transpose_a, transpose_b)
+
+
+def bmm(input_x, mat2):
+    """Batched matrix product of ``input_x`` [..., M, K] and ``mat2`` [..., K, N] (``ops.bmm``)."""
+    return _batch_matmul()(input_x, mat2)
+
+
+def batch_matmul(x, y, transpose_a=False, transpose_b=False):
+    """``BatchMatMul(transpose_a, transpose_b)(x, y)`` as a function."""
+    return _batch_matmul(transpose_a, transpose_b)(x, y)
+
+
+@functools.cache
+def _range_prim(maxlen: int = 1000000) -> array_ops.Range:
+    return array_ops.Range(maxlen)
+
+
+def range(start, end=None, step=1):  # noqa: A001 (MindSpore's name)
+    """``[start, start + step, ...)`` below ``end`` (``ops.range``; one argument: ``range(end)``)."""
+    if end is None:
+        start, end = 0, start
+    return _range_prim()(start, end, step)
+
+
+@functools.cache
+def _top_k(sorted_: bool = True) -> array_ops.TopK:
+    return array_ops.TopK(sorted_)
+
+
+def topk(input, k, dim=None, largest=True, sorted=True):  # noqa: A002 (MindSpore's names)
+    """The ``k`` largest (``largest=False``: smallest) entries along ``dim`` (default: the last), as
+    ``(values, indices)`` (MindSpore's ``ops.topk``)."""
+    ndim = len(input.shape)
+    dim = ndim - 1 if dim is None else dim % ndim
+    if not largest:
+        values, indices = _sort(dim, False)(input)
+        begin, size = [0] * ndim, list(input.shape)
+        size[dim] = k
+        return slice_(values, tuple(begin), tuple(size)), slice_(indices, tuple(begin), tuple(size))
+    if dim == ndim - 1:
+        return _top_k(sorted)(input, k)
+    perm = tuple(d for d in builtins.range(ndim) if d != dim) + (dim,)
+    inverse = tuple(perm.index(d) for d in builtins.range(ndim))
+    values, indices = _top_k(sorted)(transpose(input, perm), k)
+    return transpose(values, inverse), transpose(indices, inverse)
+
+
+@functools.cache
+def _sort(axis: int = -1, descending: bool = False) -> array_ops.Sort:
+    return array_ops.Sort(axis, descending)
+
+
+def sort(input_x, axis=-1, descending=False):
+    """``(values, indices)`` of ``input_x`` sorted along ``axis`` (MindSpore's ``ops.sort``)."""
+    return _sort(axis, descending)(input_x)
+
+
+# The functional API: every public function and primitive instance above (``from opforge.ops import *``
+# and ``opforge.ops.<name>`` expose these), not the modules they are built from.
+__all__ = sorted(
+    name
+    for name, value in dict(globals()).items()
+    if not name.startswith("_") and not isinstance(value, types.ModuleType) and name != "annotations"
+)

@@ -105,8 +105,12 @@ def mul(self, other):
     return F.mul(self, _operand(other))
 
 
-def div(self, other):
-    return F.div(self, _operand(other))
+def div(self, other, rounding_mode=None):
+    """MindSpore's ``Tensor.div``: RealDiv for a float division without rounding (as before), else
+    ``ops.div`` (Div, FloorDiv or the truncated quotient)."""
+    if rounding_mode is None and self.dtype.kind == "f":
+        return F.div(self, _operand(other))
+    return F.divide(self, _operand(other), rounding_mode)
 
 
 def matmul(self, other):
@@ -176,11 +180,201 @@ def max(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
     return F.reduce_max(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_max(keepdims)(self, axis)
 
 
+# Elementwise math, second batch: Python operators and MindSpore's Tensor methods.
+def _is_operand(other) -> bool:
+    return isinstance(other, (Tensor, np.ndarray, bool, int, float))
+
+
+def __pow__(self, other):
+    return F.pow(self, _operand(other))
+
+
+def __rpow__(self, other):
+    return F.pow(_operand(other), self)
+
+
+def __floordiv__(self, other):
+    return F.floor_div(self, _operand(other))
+
+
+def __rfloordiv__(self, other):
+    return F.floor_div(_operand(other), self)
+
+
+def __mod__(self, other):
+    return F.floor_mod(self, _operand(other))  # Python's %: the sign of the divisor
+
+
+def __rmod__(self, other):
+    return F.floor_mod(_operand(other), self)
+
+
+def __abs__(self):
+    return F.abs(self)
+
+
+# The comparisons answer NotImplemented for what is not an operand (None, a string), so Python falls
+# back to its own rule (`t != None` is True) instead of raising.
+def __lt__(self, other):
+    return F.less(self, _operand(other)) if _is_operand(other) else NotImplemented
+
+
+def __le__(self, other):
+    return F.less_equal(self, _operand(other)) if _is_operand(other) else NotImplemented
+
+
+def __gt__(self, other):
+    return F.greater(self, _operand(other)) if _is_operand(other) else NotImplemented
+
+
+def __ge__(self, other):
+    return F.greater_equal(self, _operand(other)) if _is_operand(other) else NotImplemented
+
+
+def __ne__(self, other):
+    return F.not_equal(self, _operand(other)) if _is_operand(other) else NotImplemented
+
+
+def abs(self):  # noqa: A001 (the Tensor method's name)
+    return F.abs(self)
+
+
+def pow(self, exponent):  # noqa: A001
+    return F.pow(self, _operand(exponent))
+
+
+def floor(self):
+    return F.floor(self)
+
+
+def ceil(self):
+    return F.ceil(self)
+
+
+def round(self):  # noqa: A001
+    return F.round(self)
+
+
+def sign(self):
+    return F.sign(self)
+
+
+def erf(self):
+    return F.erf(self)
+
+
+def isnan(self):
+    return F.isnan(self)
+
+
+def isfinite(self):
+    return F.isfinite(self)
+
+
+def logical_not(self):
+    return F.logical_not(self)
+
+
+def logical_and(self, other):
+    return F.logical_and(self, _operand(other))
+
+
+def logical_or(self, other):
+    return F.logical_or(self, _operand(other))
+
+
+def atan2(self, other):
+    return F.atan2(self, _operand(other))
+
+
+def floor_divide(self, other):
+    return F.floor_div(self, _operand(other))
+
+
+def remainder(self, divisor):
+    return F.floor_mod(self, _operand(divisor))
+
+
+def fmod(self, other):
+    return F.fmod(self, _operand(other))
+
+
+def greater(self, other):
+    return F.greater(self, _operand(other))
+
+
+def greater_equal(self, other):
+    return F.greater_equal(self, _operand(other))
+
+
+def less(self, other):
+    return F.less(self, _operand(other))
+
+
+def less_equal(self, other):
+    return F.less_equal(self, _operand(other))
+
+
+def not_equal(self, other):
+    return F.not_equal(self, _operand(other))
+
+
+def gt(self, other):
+    return F.greater(self, _operand(other))
+
+
+def ge(self, other):
+    return F.greater_equal(self, _operand(other))
+
+
+def lt(self, other):
+    return F.less(self, _operand(other))
+
+
+def le(self, other):
+    return F.less_equal(self, _operand(other))
+
+
+def ne(self, other):
+    return F.not_equal(self, _operand(other))
+
+
+def clip(self, xmin, xmax):
+    """MindSpore's ``Tensor.clip``: ``ops.clip_by_value(self, xmin, xmax)``."""
+    return F.clip_by_value(self, xmin, xmax)
+
+
+_ELEMWISE_METHODS = (
+    __pow__, __rpow__, __floordiv__, __rfloordiv__, __mod__, __rmod__, __abs__,
+    __lt__, __le__, __gt__, __ge__, __ne__,
+    abs, pow, floor, ceil, round, sign, erf, isnan, isfinite, logical_not, logical_and, logical_or,
+    atan2, floor_divide, remainder, fmod, greater, greater_equal, less, less_equal, not_equal,
+    gt, ge, lt, le, ne, clip,
+)  # fmt: skip
+
+
+def __getitem__(self, key):
+    """Basic indexing (ints, slices, None, Ellipsis) through StridedSlice."""
+    return F.getitem(self, key)
+
+
+def tile(self, multiples):
+    return F.tile(self, multiples)
+
+
+def flip(self, dims):
+    return F.flip(self, dims)
+
+
+def split(self, split_size_or_sections, axis=0):
+    return F.split(self, split_size_or_sections, axis)
+
+
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
-    expand_dims, squeeze, transpose, argmax, max,
+    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split,
 )  # fmt: skip
 
 
@@ -189,6 +383,8 @@ _OPERATORS = {
     __add__: (F.add, False), __radd__: (F.add, True), __sub__: (F.sub, False), __rsub__: (F.sub, True),
     __mul__: (F.mul, False), __rmul__: (F.mul, True), __truediv__: (F.div, False), __rtruediv__: (F.div, True),
     __matmul__: (F.matmul, False), __rmatmul__: (F.matmul, True),
+    __pow__: (F.pow, False), __rpow__: (F.pow, True), __floordiv__: (F.floor_div, False),
+    __rfloordiv__: (F.floor_div, True), __mod__: (F.floor_mod, False), __rmod__: (F.floor_mod, True),
 }  # fmt: skip
 
 

@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 from opforge import dtype as mstype
+from opforge.dispatch import signature as sig
 from opforge.primitives._utils import _Operator
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
-__all__ = ["ReluGrad", "EluGrad", "SigmoidGrad", "TanhGrad", "SqrtGrad", "MaximumGrad", "MinimumGrad"]
+__all__ = [
+    "ReluGrad",
+    "EluGrad",
+    "SigmoidGrad",
+    "TanhGrad",
+    "SqrtGrad",
+    "MaximumGrad",
+    "MinimumGrad",
+    "GeLUGrad",
+    "SoftplusGrad",
+    "HSigmoidGrad",
+    "HSwishGrad",
+    "BatchNormGrad",
+    "LayerNormGrad",
+    "SliceGrad",
+    "StridedSliceGrad",
+]
 
 
 class _ActivationGrad(_Operator):
@@ -124,3 +141,216 @@ class MinimumGrad(_MinMaxGrad):
     :math:`dx = dout` where :math:`x \le y`, else 0; :math:`dy = dout` where :math:`x > y`, else 0: ties go
     to x. NaN, shapes, ``grad_x``/``grad_y`` and dtypes: as for MaximumGrad.
     """
+
+
+class GeLUGrad(_Operator):
+    r"""``GeLUGrad()(dy, x, y)``: GeLU's gradient (y is GeLU's output, kept for MindSpore's signature):
+
+    .. math::
+        dx = dy \left(\tfrac12 (1 + t) + \tfrac12 x (1 - t^2) \sqrt{2/\pi} (1 + 3 \cdot 0.044715 x^2)\right),
+        \quad t = \tanh\left(\sqrt{2/\pi} (x + 0.044715 x^3)\right)
+
+    dtypes: float16, bfloat16, float32, float64.
+    """
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["dy", "x", "y"], outputs=["z"])
+
+    def infer_shape(self, dy, x, y):
+        for name, shape in (("x", x), ("y", y)):
+            if list(shape) != list(dy):
+                raise ValueError(
+                    f"For '{self.name}', 'dy' and '{name}' must have the same shape, "
+                    f"but got {list(dy)} and {list(shape)}."
+                )
+        return dy
+
+    def infer_dtype(self, dy, x, y):
+        return validator.check_tensors_dtypes_same_and_valid({"dy": dy, "x": x, "y": y}, mstype.float_type, self.name)
+
+
+class SoftplusGrad(_ActivationGrad):
+    r"""``SoftplusGrad()(gradients, features)``: :math:`dx = gradients \cdot \sigma(features)`
+    (features is Softplus's input). dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("gradients", "features")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["gradients", "features"], outputs=["backprops"])
+
+
+class HSigmoidGrad(_ActivationGrad):
+    r"""``HSigmoidGrad()(grads, input_x)``: :math:`dx = grads / 6` for :math:`-3 < x < 3`, else 0.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("grads", "input_x")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["grads", "input_x"], outputs=["output"])
+
+
+class HSwishGrad(_ActivationGrad):
+    r"""``HSwishGrad()(y_grad, x)``: :math:`dx = 0` for :math:`x \le -3`, ``y_grad`` for :math:`x \ge 3`,
+    else :math:`y\_grad \cdot (2x + 3) / 6`. dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("y_grad", "x")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["y_grad", "x"], outputs=["output"])
+
+
+class BatchNormGrad(_Operator):
+    r"""``BatchNormGrad(is_training=False, epsilon=1e-5, data_format="NCHW")(dy, x, scale, reserve_space_1,
+    reserve_space_2)`` returns ``(dx, dscale, dbias)`` for BatchNorm's ``y`` (reserve_space_1/2: the mean
+    and variance y was computed with). With :math:`r = 1 / \sqrt{var + \epsilon}`, M elements per channel:
+    :math:`dbias = \sum dy`, :math:`dscale = r \sum dy (x - mean)`; inference:
+    :math:`dx = dy \cdot scale \cdot r`; training (the statistics depend on x):
+    :math:`dx = scale \cdot r (dy - dbias / M - (x - mean) r \cdot dscale / M)`.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    @prim_attr_register
+    def __init__(self, is_training=False, epsilon=1e-5, data_format="NCHW"):
+        validator.check_value_type("is_training", is_training, [bool], self.name)
+        validator.check_value_type("epsilon", epsilon, [float], self.name)
+        validator.check_string(data_format, ["NCHW"], "data_format", self.name)
+        self.init_prim_io_names(
+            inputs=["dy", "x", "scale", "reserve_space_1", "reserve_space_2"], outputs=["dx", "bn_scale", "bn_bias"]
+        )
+
+    def infer_shape(self, dy, x, scale, mean, var):
+        if list(dy) != list(x):
+            raise ValueError(
+                f"For '{self.name}', 'dy' and 'x' must have the same shape, but got {list(dy)} and {list(x)}."
+            )
+        if len(x) < 2:
+            raise ValueError(f"For '{self.name}', the 'x' must have rank 2 or more, but got shape {list(x)}.")
+        for name, shape in (("scale", scale), ("reserve_space_1", mean), ("reserve_space_2", var)):
+            if list(shape) != [x[1]]:
+                raise ValueError(f"For '{self.name}', the '{name}' must have shape [{x[1]}], but got {list(shape)}.")
+        return x, scale, scale
+
+    def infer_dtype(self, dy, x, scale, mean, var):
+        args = {"dy": dy, "x": x, "scale": scale, "reserve_space_1": mean, "reserve_space_2": var}
+        t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
+        return t, t, t
+
+
+class LayerNormGrad(_Operator):
+    r"""``LayerNormGrad(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(x, dy, variance, mean, gamma)``
+    returns ``(dx, dgamma, dbeta)`` for LayerNorm's ``y``: with :math:`\hat x = (x - mean) r`,
+    :math:`r = 1 / \sqrt{variance + \epsilon}` and :math:`g = dy \cdot gamma` per row,
+    :math:`dx = r (g - \bar g - \hat x \overline{g \hat x})`; :math:`dgamma = \sum dy \hat x`,
+    :math:`dbeta = \sum dy` over the leading dims. dtypes: float16, bfloat16, float32, float64."""
+
+    @prim_attr_register
+    def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+        validator.check_value_type("begin_norm_axis", begin_norm_axis, [int], self.name)
+        validator.check_value_type("begin_params_axis", begin_params_axis, [int], self.name)
+        validator.check_value_type("epsilon", epsilon, [float], self.name)
+        self.init_prim_io_names(
+            inputs=["x", "dy", "variance", "mean", "gamma"], outputs=["pd_x", "pd_gamma", "pd_beta"]
+        )
+
+    def infer_shape(self, x, dy, variance, mean, gamma):
+        nd = len(x)
+        axes = []
+        for name in ("begin_norm_axis", "begin_params_axis"):
+            a = getattr(self, name)
+            if not -nd <= a < nd:
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must be in [{-nd}, {nd}) for 'x' of shape {list(x)}, but got {a}."
+                )
+            axes.append(a % nd)
+        stat = [d if i < axes[0] else 1 for i, d in enumerate(x)]
+        checks = (
+            ("dy", dy, list(x)),
+            ("variance", variance, stat),
+            ("mean", mean, stat),
+            ("gamma", gamma, list(x[axes[1] :])),
+        )
+        for name, shape, want in checks:
+            if list(shape) != want:
+                raise ValueError(f"For '{self.name}', the '{name}' must have shape {want}, but got {list(shape)}.")
+        return x, gamma, gamma
+
+    def infer_dtype(self, x, dy, variance, mean, gamma):
+        args = {"x": x, "dy": dy, "variance": variance, "mean": mean, "gamma": gamma}
+        t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
+        return t, t, t
+
+
+class SliceGrad(_Operator):
+    """Slice's backward: ``SliceGrad()(dy, x, begin, size)``, zeros of ``x``'s shape with ``dy`` at
+    ``x[begin : begin + size]``. ``dy`` and ``x`` have one dtype; ``x``'s values are not read. dtypes: all."""
+
+    __mindspore_signature__ = (sig.make_sig("dy"), sig.make_sig("x"), sig.make_sig("begin"), sig.make_sig("size"))
+    constant_inputs = ((2, "begin"), (3, "size"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["dy", "x", "begin", "size"], outputs=["output"])
+
+    def infer_shape(self, dy_shape, x_shape, begin, size):
+        from opforge.primitives.array_ops import Slice
+
+        want = Slice().infer_shape(x_shape, begin, size)
+        if list(dy_shape) != list(want):
+            raise ValueError(
+                f"For '{self.name}', the 'dy' must have the slice's shape {want}, but got {list(dy_shape)}."
+            )
+        return list(x_shape)
+
+    def infer_dtype(self, dy_dtype, x_dtype, begin, size):
+        args = {"dy": dy_dtype, "x": x_dtype}
+        return validator.check_tensors_dtypes_same_and_valid(args, mstype.all_types, self.name)
+
+
+class StridedSliceGrad(_Operator):
+    """StridedSlice's backward: ``StridedSliceGrad(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+    shrink_axis_mask=0)(dy, shapex, begin, end, strides)``: zeros of shape ``shapex`` (a tuple of ints) with
+    ``dy`` where the slice reads. dtypes: all."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("dy"),
+        sig.make_sig("shapex"),
+        sig.make_sig("begin"),
+        sig.make_sig("end"),
+        sig.make_sig("strides"),
+    )
+    constant_inputs = ((1, "shapex"), (2, "begin"), (3, "end"), (4, "strides"))
+
+    @prim_attr_register
+    def __init__(self, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0):
+        for name in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"):
+            value = getattr(self, name)
+            validator.check_value_type(name, value, [int], self.name)
+            validator.check_non_negative_int(value, name, self.name)
+        self.init_prim_io_names(inputs=["dy", "shapex", "begin", "end", "strides"], outputs=["output"])
+
+    def infer_shape(self, dy_shape, shapex, begin, end, strides):
+        from opforge.primitives.array_ops import _check_int_tuple, strided_slice_walk
+
+        shapex = _check_int_tuple(self.name, "shapex", shapex)
+        if any(d < 0 for d in shapex):
+            raise ValueError(f"For '{self.name}', the 'shapex' must hold dims >= 0, but got {list(shapex)}.")
+        masks = (self.begin_mask, self.end_mask, self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
+        want = strided_slice_walk(
+            self.name,
+            list(shapex),
+            _check_int_tuple(self.name, "begin", begin),
+            _check_int_tuple(self.name, "end", end),
+            _check_int_tuple(self.name, "strides", strides),
+            masks,
+        )[1]
+        if list(dy_shape) != list(want):
+            raise ValueError(
+                f"For '{self.name}', the 'dy' must have the slice's shape {want}, but got {list(dy_shape)}."
+            )
+        return list(shapex)
+
+    def infer_dtype(self, dy_dtype, shapex, begin, end, strides):
+        return validator.check_tensor_dtype_valid("dy", dy_dtype, mstype.all_types, self.name)

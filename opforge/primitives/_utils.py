@@ -37,7 +37,11 @@ class _Operator(PrimitiveWithInfer):
     def _check_inputs(self, args) -> None:
         constants = dict(self.constant_inputs)
         for i, meta in enumerate(args):
-            is_tensor = meta["value"] is None and isinstance(meta["dtype"], mstype.Type)
+            dtype = meta["dtype"]
+            is_tensor = meta["value"] is None and (
+                isinstance(dtype, mstype.Type)
+                or (isinstance(dtype, tuple) and all(isinstance(d, mstype.Type) for d in dtype))  # a tuple of Tensors
+            )
             if i in constants and is_tensor:
                 raise TypeError(
                     f"For '{self.name}', the '{constants[i]}' must be a constant (a Python value), but got a Tensor."

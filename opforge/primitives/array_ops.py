@@ -1,5 +1,5 @@
 """Array operators: Cast, Reshape, ExpandDims, Squeeze, Transpose, BroadcastTo, Fill, ZerosLike,
-OnesLike, OneHot, ArgMax, Assign."""
+OnesLike, OneHot, Argmax, Assign."""
 
 from __future__ import annotations
 
@@ -26,8 +26,25 @@ __all__ = [
     "ZerosLike",
     "OnesLike",
     "OneHot",
+    "Argmax",
     "ArgMax",
     "Assign",
+    "Concat",
+    "Stack",
+    "Split",
+    "Unstack",
+    "Slice",
+    "StridedSlice",
+    "ReverseV2",
+    "Tile",
+    "Select",
+    "Gather",
+    "GatherNd",
+    "ScatterNdUpdate",
+    "UnsortedSegmentSum",
+    "Range",
+    "TopK",
+    "Sort",
 ]
 
 _REAL_TYPES = (mstype.bool_,) + mstype.int_type + mstype.uint_type + mstype.float_type
@@ -353,8 +370,8 @@ class OneHot(_Operator):
         return validator.check_tensors_dtypes_same_and_valid(args, _REAL_NUMBER_TYPES, self.name)
 
 
-class ArgMax(_Operator):
-    """The index of the largest value along ``axis``: ``ArgMax(axis=-1, output_type=opforge.int32)(x)``
+class Argmax(_Operator):
+    """The index of the largest value along ``axis``: ``Argmax(axis=-1, output_type=opforge.int32)(x)``
     (``np.argmax``). Ties give the first index; NaN counts as the largest value (the first NaN wins).
     Taking the argmax of an axis of size 0 is a ValueError.
 
@@ -390,3 +407,607 @@ class Assign(_InplaceAssign):
     """
 
     valid_dtypes = mstype.all_types
+
+
+ArgMax = Argmax  # opforge's earlier spelling, kept as an alias; MindSpore spells it Argmax
+# -- data movement: Concat, Stack, Split, Unstack, Slice, StridedSlice, ReverseV2, Tile, Select ---------
+
+
+def _check_tensor_tuple(prim_name, arg_name, shapes, dtypes, valid=mstype.all_types):
+    """A non-empty tuple of Tensors of one dtype (inference sees a tuple of shapes and one of dtypes)."""
+    if not isinstance(dtypes, tuple) or not dtypes:
+        raise TypeError(
+            f"For '{prim_name}', the '{arg_name}' must be a non-empty tuple of Tensors, but got {dtypes!r}."
+        )
+    first = dtypes[0]
+    for i, d in enumerate(dtypes):
+        validator.check_tensor_dtype_valid(f"{arg_name}[{i}]", d, valid, prim_name)
+        if d is not first:
+            raise TypeError(
+                f"For '{prim_name}', every element of '{arg_name}' must have the dtype of '{arg_name}[0]' ({first}), "
+                f"but '{arg_name}[{i}]' is {d}."
+            )
+    return first
+
+
+def _norm_axis(prim_name, axis, ndim, arg_name="axis") -> int:
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"For '{prim_name}', the '{arg_name}' must be in [{-ndim}, {ndim}), but got {axis}.")
+    return axis % ndim
+
+
+class Concat(_Operator):
+    r"""Joins tensors along an existing dim: ``Concat(axis=0)(input_x)``, ``input_x`` a tuple (or list) of
+    Tensors of one dtype and rank whose shapes agree except along ``axis`` (``np.concatenate``).
+    :math:`axis \in [-ndim, ndim)`. dtypes: all, on CPU and GPU.
+    """
+
+    @prim_attr_register
+    def __init__(self, axis=0):
+        validator.check_value_type("axis", axis, [int], self.name)
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x_shapes):
+        if not isinstance(x_shapes, tuple):
+            raise TypeError(f"For '{self.name}', the 'input_x' must be a tuple of Tensors.")
+        first = list(x_shapes[0])
+        ndim = len(first)
+        if ndim == 0:
+            raise ValueError(f"For '{self.name}', the elements of 'input_x' must have at least 1 dim, but got 0-d.")
+        axis = _norm_axis(self.name, self.axis, ndim)
+        out = list(first)
+        for i, s in enumerate(x_shapes[1:], 1):
+            if len(s) != ndim or any(a != b for d, (a, b) in enumerate(zip(s, first)) if d != axis):
+                raise ValueError(
+                    f"For '{self.name}', every element of 'input_x' must have the shape of 'input_x[0]' {first} except "
+                    f"along 'axis' {axis}, but 'input_x[{i}]' has shape {list(s)}."
+                )
+            out[axis] += s[axis]
+        return out
+
+    def infer_dtype(self, x_dtypes):
+        return _check_tensor_tuple(self.name, "input_x", None, x_dtypes)
+
+
+class Stack(_Operator):
+    r"""Stacks tensors of one shape along a new dim: ``Stack(axis=0)(input_x)`` (``np.stack``);
+    :math:`axis \in [-(ndim+1), ndim+1)`. dtypes: all, on CPU and GPU."""
+
+    @prim_attr_register
+    def __init__(self, axis=0):
+        validator.check_value_type("axis", axis, [int], self.name)
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x_shapes):
+        if not isinstance(x_shapes, tuple):
+            raise TypeError(f"For '{self.name}', the 'input_x' must be a tuple of Tensors.")
+        first = list(x_shapes[0])
+        for i, s in enumerate(x_shapes[1:], 1):
+            if list(s) != first:
+                raise ValueError(
+                    f"For '{self.name}', every element of 'input_x' must have the shape of 'input_x[0]' {first}, "
+                    f"but 'input_x[{i}]' has shape {list(s)}."
+                )
+        axis = _norm_axis(self.name, self.axis, len(first) + 1)
+        return first[:axis] + [len(x_shapes)] + first[axis:]
+
+    def infer_dtype(self, x_dtypes):
+        return _check_tensor_tuple(self.name, "input_x", None, x_dtypes)
+
+
+class Split(_Operator):
+    r"""Splits a tensor into ``output_num`` equal parts along ``axis``: ``Split(axis=0, output_num=1)(x)``
+    returns a tuple of ``output_num`` Tensors (``np.split``). ``x.shape[axis]`` must be divisible by
+    ``output_num``. dtypes: all, on CPU and GPU."""
+
+    @prim_attr_register
+    def __init__(self, axis=0, output_num=1):
+        validator.check_value_type("axis", axis, [int], self.name)
+        validator.check_value_type("output_num", output_num, [int], self.name)
+        validator.check_positive_int(output_num, "output_num", self.name)
+        self.init_prim_io_names(inputs=["x"], outputs=["output"])
+
+    def infer_shape(self, x_shape):
+        ndim = len(x_shape)
+        if ndim == 0:
+            raise ValueError(f"For '{self.name}', the 'x' must have at least 1 dim, but got a 0-d Tensor.")
+        axis = _norm_axis(self.name, self.axis, ndim)
+        if x_shape[axis] % self.output_num:
+            raise ValueError(
+                f"For '{self.name}', the dim {axis} of 'x' {list(x_shape)} must be divisible by 'output_num' "
+                f"{self.output_num}, but got {x_shape[axis]}."
+            )
+        part = list(x_shape)
+        part[axis] //= self.output_num
+        return tuple(list(part) for _ in range(self.output_num))
+
+    def infer_dtype(self, x_dtype):
+        validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
+        return tuple(x_dtype for _ in range(self.output_num))
+
+
+class Unstack(_Operator):
+    r"""Unstacks a tensor along ``axis`` into ``x.shape[axis]`` tensors of one dim fewer:
+    ``Unstack(axis=0)(x)`` returns a tuple. ``num`` (MindSpore's, optional) must equal ``x.shape[axis]``
+    when given. dtypes: all, on CPU and GPU."""
+
+    @prim_attr_register
+    def __init__(self, axis=0, num=None):
+        validator.check_value_type("axis", axis, [int], self.name)
+        if num is not None:
+            validator.check_value_type("num", num, [int], self.name)
+            validator.check_positive_int(num, "num", self.name)
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def _count(self, x_shape):
+        ndim = len(x_shape)
+        if ndim == 0:
+            raise ValueError(f"For '{self.name}', the 'x' must have at least 1 dim, but got a 0-d Tensor.")
+        axis = _norm_axis(self.name, self.axis, ndim)
+        count = x_shape[axis]
+        if count == 0:
+            raise ValueError(f"For '{self.name}', cannot unstack the zero-size dim {axis} of 'x' {list(x_shape)}.")
+        if self.num is not None and self.num != count:
+            raise ValueError(f"For '{self.name}', the 'num' must be x.shape[{axis}] = {count}, but got {self.num}.")
+        return axis, count
+
+    def infer_shape(self, x_shape):
+        axis, count = self._count(x_shape)
+        part = [d for i, d in enumerate(x_shape) if i != axis]
+        return tuple(list(part) for _ in range(count))
+
+    def infer_dtype(self, x_dtype):
+        validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
+        return x_dtype
+
+    def __infer__(self, x):
+        out = super().__infer__(x)
+        if not isinstance(out["dtype"], tuple):
+            out["dtype"] = tuple(out["dtype"] for _ in out["shape"])
+        return out
+
+
+class Slice(_Operator):
+    r"""A contiguous block: ``Slice()(input_x, begin, size)``, ``y = x[begin[0]:begin[0]+size[0], ...]``.
+    ``begin`` and ``size`` are tuples of ints, one per dim; ``size[d] = -1`` takes the rest of the dim.
+    dtypes: all, on CPU and GPU."""
+
+    __mindspore_signature__ = (sig.make_sig("x"), sig.make_sig("begin"), sig.make_sig("size"))
+    constant_inputs = ((1, "begin"), (2, "size"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x", "begin", "size"], outputs=["output"])
+
+    def infer_shape(self, x_shape, begin, size):
+        begin = _check_int_tuple(self.name, "begin", begin)
+        size = _check_int_tuple(self.name, "size", size)
+        ndim = len(x_shape)
+        if len(begin) != ndim or len(size) != ndim:
+            raise ValueError(
+                f"For '{self.name}', the 'begin' and 'size' must have one entry per dim of 'x' {list(x_shape)}, "
+                f"but got {list(begin)} and {list(size)}."
+            )
+        out = []
+        for d, (b, s, n) in enumerate(zip(begin, size, x_shape)):
+            length = n - b if s == -1 else s
+            if b < 0 or length < 0 or b + length > n:
+                raise ValueError(
+                    f"For '{self.name}', the slice begin {list(begin)} size {list(size)} must lie within 'x' "
+                    f"{list(x_shape)}, but dim {d} does not (begin {b}, size {s})."
+                )
+            out.append(length)
+        return out
+
+    def infer_dtype(self, x_dtype, begin, size):
+        return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
+
+
+def strided_slice_walk(prim_name, x_shape, begin, end, strides, masks) -> tuple:
+    """StridedSlice's masks resolved (TensorFlow's rules): ``(walk, out_shape)`` where ``walk`` holds one
+    ``(start, step, length)`` per dim of ``x`` (a shrunk dim: length 1) and ``out_shape`` is the result's
+    (new axes added, shrunk dims removed). The C++ kernel (csrc/kernels/cpu/array.cc) resolves the same."""
+    begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask = masks
+    n, nd = len(begin), len(x_shape)
+    if len(end) != n or len(strides) != n:
+        raise ValueError(
+            f"For '{prim_name}', the 'begin', 'end' and 'strides' must have one length, but got {len(begin)}, "
+            f"{len(end)} and {len(strides)}."
+        )
+    if bin(ellipsis_mask).count("1") > 1:
+        raise ValueError(f"For '{prim_name}', the 'ellipsis_mask' may set at most one bit, but got {ellipsis_mask}.")
+    specified = sum(1 for i in range(n) if not (new_axis_mask >> i) & 1 and not (ellipsis_mask >> i) & 1)
+    walk, out, dim = [], [], 0
+
+    def full(d):
+        walk.append((0, 1, x_shape[d]))
+        out.append(x_shape[d])
+
+    for i in range(n):
+        if (ellipsis_mask >> i) & 1:
+            for _ in range(nd - specified):  # the dims the ellipsis stands for
+                full(dim)
+                dim += 1
+            continue
+        if (new_axis_mask >> i) & 1:
+            out.append(1)
+            continue
+        if dim >= nd:
+            raise ValueError(
+                f"For '{prim_name}', the slice has more entries ({specified}) than 'x' {list(x_shape)} has dims."
+            )
+        size, step = x_shape[dim], strides[i]
+        if step == 0:
+            raise ValueError(f"For '{prim_name}', the 'strides' must not hold 0, but got {list(strides)}.")
+        if (shrink_mask >> i) & 1:
+            b = begin[i] + size if begin[i] < 0 else begin[i]
+            if not 0 <= b < size:
+                raise IndexError(
+                    f"For '{prim_name}', the index {begin[i]} is out of range for dim {dim} of 'x' {list(x_shape)} "
+                    f"(size {size})."
+                )
+            walk.append((b, 1, 1))
+            dim += 1
+            continue
+        if step > 0:
+            lo, hi = 0, size
+            b = 0 if (begin_mask >> i) & 1 else min(max(begin[i] + size if begin[i] < 0 else begin[i], lo), hi)
+            e = size if (end_mask >> i) & 1 else min(max(end[i] + size if end[i] < 0 else end[i], lo), hi)
+            length = max(0, -(-(e - b) // step))
+        else:
+            lo, hi = -1, size - 1
+            b = size - 1 if (begin_mask >> i) & 1 else min(max(begin[i] + size if begin[i] < 0 else begin[i], lo), hi)
+            e = -1 if (end_mask >> i) & 1 else min(max(end[i] + size if end[i] < 0 else end[i], lo), hi)
+            length = max(0, -(-(b - e) // -step))
+        walk.append((b, step, length))
+        out.append(length)
+        dim += 1
+    while dim < nd:
+        full(dim)
+        dim += 1
+    return walk, out
+
+
+class StridedSlice(_Operator):
+    r"""NumPy-style strided slicing: ``StridedSlice(begin_mask=0, end_mask=0, ellipsis_mask=0,
+    new_axis_mask=0, shrink_axis_mask=0)(input_x, begin, end, strides)``, ``x[b0:e0:s0, b1:e1:s1, ...]``
+    with TensorFlow's (and MindSpore's) masks: bit i of ``begin_mask``/``end_mask`` ignores ``begin[i]``/
+    ``end[i]`` (the full range), of ``ellipsis_mask`` makes entry i an ellipsis, of ``new_axis_mask`` inserts
+    a dim of size 1, of ``shrink_axis_mask`` takes the single index ``begin[i]`` and removes the dim (an
+    index out of range is an IndexError). Out-of-range begins and ends are clamped. dtypes: all, on CPU and GPU.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("input_x"),
+        sig.make_sig("begin"),
+        sig.make_sig("end"),
+        sig.make_sig("strides"),
+    )
+    constant_inputs = ((1, "begin"), (2, "end"), (3, "strides"))
+
+    @prim_attr_register
+    def __init__(self, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0):
+        for name in ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask"):
+            value = getattr(self, name)
+            validator.check_value_type(name, value, [int], self.name)
+            validator.check_non_negative_int(value, name, self.name)
+        self.init_prim_io_names(inputs=["x", "begin", "end", "strides"], outputs=["output"])
+
+    def masks(self) -> tuple:
+        return (self.begin_mask, self.end_mask, self.ellipsis_mask, self.new_axis_mask, self.shrink_axis_mask)
+
+    def infer_shape(self, x_shape, begin, end, strides):
+        begin = _check_int_tuple(self.name, "begin", begin)
+        end = _check_int_tuple(self.name, "end", end)
+        strides = _check_int_tuple(self.name, "strides", strides)
+        return strided_slice_walk(self.name, list(x_shape), begin, end, strides, self.masks())[1]
+
+    def infer_dtype(self, x_dtype, begin, end, strides):
+        return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
+
+
+class ReverseV2(_Operator):
+    """Reverses the order of elements along the dims in ``axis``: ``ReverseV2(axis)(input_x)``
+    (``np.flip``); ``axis`` a tuple (or list) of distinct ints in :math:`[-ndim, ndim)`. dtypes: all, on CPU and GPU."""
+
+    @prim_attr_register
+    def __init__(self, axis):
+        validator.check_value_type("axis", axis, [list, tuple], self.name)
+        axis = _check_int_tuple(self.name, "axis", axis)
+        self.add_prim_attr("axis", axis)
+        self.init_prim_io_names(inputs=["x"], outputs=["output"])
+
+    def infer_shape(self, x_shape):
+        ndim = len(x_shape)
+        seen = set()
+        for a in self.axis:
+            a = _norm_axis(self.name, a, max(ndim, 1) if ndim else 0) if ndim else _norm_axis(self.name, a, 0)
+            if a in seen:
+                raise ValueError(f"For '{self.name}', the 'axis' {list(self.axis)} names the dim {a} twice.")
+            seen.add(a)
+        return list(x_shape)
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
+
+
+class Tile(_Operator):
+    r"""Repeats ``input_x`` ``multiples[d]`` times along each dim: ``Tile()(input_x, multiples)`` (``np.tile``).
+    ``multiples`` is a tuple of non-negative ints with at least as many entries as ``input_x`` has dims
+    (``input_x`` gets leading dims of size 1). dtypes: all, on CPU and GPU."""
+
+    __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("multiples"))
+    constant_inputs = ((1, "multiples"),)
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x", "multiples"], outputs=["output"])
+
+    def infer_shape(self, x_shape, multiples):
+        multiples = _check_int_tuple(self.name, "multiples", multiples)
+        if len(multiples) < len(x_shape):
+            raise ValueError(
+                f"For '{self.name}', the 'multiples' {list(multiples)} must have at least as many entries as "
+                f"'input_x' {list(x_shape)} has dims."
+            )
+        if any(m < 0 for m in multiples):
+            raise ValueError(f"For '{self.name}', each of 'multiples' must be >= 0, but got {list(multiples)}.")
+        padded = [1] * (len(multiples) - len(x_shape)) + list(x_shape)
+        return [d * m for d, m in zip(padded, multiples)]
+
+    def infer_dtype(self, x_dtype, multiples):
+        return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
+
+
+class Select(_Operator):
+    r"""Chooses elements: ``Select()(cond, x, y)``, :math:`out_i = x_i` where :math:`cond_i` else :math:`y_i`
+    (``np.where``). ``cond`` is bool; ``x`` and ``y`` have one dtype; all three have one shape.
+    dtypes: all, on CPU and GPU."""
+
+    __mindspore_signature__ = (sig.make_sig("cond"), sig.make_sig("x"), sig.make_sig("y"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["condition", "x", "y"], outputs=["output"])
+
+    def infer_shape(self, cond_shape, x_shape, y_shape):
+        if not list(cond_shape) == list(x_shape) == list(y_shape):
+            raise ValueError(
+                f"For '{self.name}', the 'cond', 'x' and 'y' must have one shape, but got {list(cond_shape)}, "
+                f"{list(x_shape)} and {list(y_shape)}."
+            )
+        return list(x_shape)
+
+    def infer_dtype(self, cond_dtype, x_dtype, y_dtype):
+        validator.check_tensor_dtype_valid("cond", cond_dtype, (mstype.bool_,), self.name)
+        return validator.check_tensors_dtypes_same_and_valid({"x": x_dtype, "y": y_dtype}, mstype.all_types, self.name)
+
+
+# -- indexing: Gather, GatherNd, ScatterNdUpdate, UnsortedSegmentSum -------------------------------------
+
+_INDEX_TYPES = (mstype.int32, mstype.int64)
+
+
+class Gather(_Operator):
+    r"""Takes slices along ``axis``: ``Gather()(input_params, input_indices, axis)``,
+    :math:`out[i_{<axis}, j, i_{>axis}] = params[i_{<axis}, indices[j], i_{>axis}]` (``np.take``); the output's
+    shape is ``params.shape[:axis] + indices.shape + params.shape[axis+1:]``. Every index must be in
+    :math:`[0, params.shape[axis])`: another is an error naming it (checked on the CPU; on the GPU the
+    indices are read back and checked before the launch). dtypes: params all; indices int32, int64.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("input_params"), sig.make_sig("input_indices"), sig.make_sig("axis"))
+    constant_inputs = ((2, "axis"),)
+
+    @prim_attr_register
+    def __init__(self, batch_dims=0):
+        validator.check_value_type("batch_dims", batch_dims, [int], self.name)
+        if batch_dims != 0:
+            raise ValueError(f"For '{self.name}', only 'batch_dims' 0 is supported, but got {batch_dims}.")
+        self.init_prim_io_names(inputs=["params", "indices", "axis"], outputs=["output"])
+
+    def infer_shape(self, params, indices, axis):
+        validator.check_value_type("axis", axis, [int], self.name)
+        if not params:
+            raise ValueError(f"For '{self.name}', the 'input_params' must have at least 1 dim, but got 0-d.")
+        a = _norm_axis(self.name, axis, len(params))
+        return list(params[:a]) + list(indices) + list(params[a + 1 :])
+
+    def infer_dtype(self, params, indices, axis):
+        validator.check_tensor_dtype_valid("input_indices", indices, _INDEX_TYPES, self.name)
+        return validator.check_tensor_dtype_valid("input_params", params, mstype.all_types, self.name)
+
+
+def _nd_shape(prim_name, x, indices, x_name="input_x") -> list:
+    if not indices:
+        raise ValueError(f"For '{prim_name}', the 'indices' must have at least 1 dim, but got 0-d.")
+    k = indices[-1]
+    if k > len(x) or k > 8:
+        raise ValueError(
+            f"For '{prim_name}', the last dim of 'indices' {list(indices)} must be at most the rank of '{x_name}' "
+            f"{list(x)} (and 8), but got {k}."
+        )
+    return list(indices[:-1]) + list(x[k:])
+
+
+class GatherNd(_Operator):
+    r"""Gathers slices by N-d indices: ``GatherNd()(input_x, indices)``; each row ``indices[..., :]`` of
+    length K addresses ``input_x[i_0, ..., i_{K-1}]``; the output's shape is ``indices.shape[:-1] +
+    x.shape[K:]``. Every coordinate must be in range (an error naming the row otherwise).
+    dtypes: input_x all; indices int32, int64."""
+
+    __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("indices"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["input_x", "indices"], outputs=["y"])
+
+    def infer_shape(self, x, indices):
+        return _nd_shape(self.name, x, indices)
+
+    def infer_dtype(self, x, indices):
+        validator.check_tensor_dtype_valid("indices", indices, _INDEX_TYPES, self.name)
+        return validator.check_tensor_dtype_valid("input_x", x, mstype.all_types, self.name)
+
+
+class ScatterNdUpdate(_Operator):
+    r"""In place: ``ScatterNdUpdate(use_locking=True)(input_x, indices, updates)`` writes each ``updates`` slice
+    into the Parameter ``input_x`` at the N-d index of its row of ``indices`` and returns ``input_x``.
+    ``updates`` has shape ``indices.shape[:-1] + input_x.shape[K:]``; out-of-range coordinates are an error.
+    Of two rows with one index, the CPU writes the last; the GPU any one. dtypes: all; indices int32, int64.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("input_x", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("indices", dtype=sig.sig_dtype.T1),
+        sig.make_sig("updates", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, use_locking=True):
+        validator.check_value_type("use_locking", use_locking, [bool], self.name)
+        self.init_prim_io_names(inputs=["input_x", "indices", "updates"], outputs=["y"])
+
+    def infer_shape(self, x, indices, updates):
+        want = _nd_shape(self.name, x, indices)
+        if list(updates) != want:
+            raise ValueError(f"For '{self.name}', the 'updates' must have shape {want}, but got {list(updates)}.")
+        return list(x)
+
+    def infer_dtype(self, x, indices, updates):
+        validator.check_tensor_dtype_valid("indices", indices, _INDEX_TYPES, self.name)
+        args = {"input_x": x, "updates": updates}
+        return validator.check_tensors_dtypes_same_and_valid(args, mstype.all_types, self.name)
+
+
+class UnsortedSegmentSum(_Operator):
+    r"""Sums rows by segment: ``UnsortedSegmentSum()(input_x, segment_ids, num_segments)``,
+    :math:`out[s] = \sum_{i: ids[i] = s} x[i]`; ``segment_ids``' shape is a prefix of ``input_x``'s and the
+    output's shape is ``[num_segments] + x.shape[ids.ndim:]``. Ids outside :math:`[0, num\_segments)` are
+    dropped (MindSpore's rule). dtypes: float16, bfloat16, float32, float64, int32, int64; ids int32, int64.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("x"), sig.make_sig("segment_ids"), sig.make_sig("num_segments"))
+    constant_inputs = ((2, "num_segments"),)
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x", "segment_ids", "num_segments"], outputs=["y"])
+
+    def infer_shape(self, x, ids, num_segments):
+        validator.check_value_type("num_segments", num_segments, [int], self.name)
+        validator.check_non_negative_int(num_segments, "num_segments", self.name)
+        if len(ids) > len(x) or list(x[: len(ids)]) != list(ids):
+            raise ValueError(
+                f"For '{self.name}', the 'segment_ids' shape {list(ids)} must be a prefix of the 'x' shape {list(x)}."
+            )
+        return [num_segments] + list(x[len(ids) :])
+
+    def infer_dtype(self, x, ids, num_segments):
+        validator.check_tensor_dtype_valid("segment_ids", ids, _INDEX_TYPES, self.name)
+        valid = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int32, mstype.int64)
+        return validator.check_tensor_dtype_valid("x", x, valid, self.name)
+
+
+class Range(_Operator):
+    r"""A 1-D sequence: ``Range(maxlen=1000000)(start, limit, delta)``, :math:`out_i = start + i \cdot delta` for
+    :math:`i < \lceil (limit - start) / delta \rceil` (``np.arange``). ``start``, ``limit`` and ``delta`` are
+    Python numbers (the length must be known when the call is planned): all ints give int64, else float32.
+    ``delta`` must be nonzero and point from ``start`` toward ``limit`` (or the range is empty when they are
+    equal); the length must not exceed ``maxlen``. dtypes: int64, float32, on CPU and GPU.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("start"), sig.make_sig("limit"), sig.make_sig("delta"))
+    constant_inputs = ((0, "start"), (1, "limit"), (2, "delta"))
+
+    @prim_attr_register
+    def __init__(self, maxlen=1000000):
+        validator.check_value_type("maxlen", maxlen, [int], self.name)
+        validator.check_positive_int(maxlen, "maxlen", self.name)
+        self.init_prim_io_names(inputs=["start", "limit", "delta"], outputs=["output"])
+
+    def _values(self, start, limit, delta):
+        for name, v in (("start", start), ("limit", limit), ("delta", delta)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(
+                    f"For '{self.name}', the '{name}' must be a Python int or float, but got {type(v).__name__}."
+                )
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"For '{self.name}', the '{name}' must be finite, but got {v}.")
+        if delta == 0:
+            raise ValueError(f"For '{self.name}', the 'delta' must not be 0.")
+        if (limit - start) * delta < 0:
+            raise ValueError(
+                f"For '{self.name}', the 'delta' {delta} must point from 'start' {start} toward 'limit' {limit}."
+            )
+        if all(isinstance(v, int) for v in (start, limit, delta)):
+            length = -((start - limit) // delta)
+        else:
+            length = math.ceil((limit - start) / delta)
+        if length > self.maxlen:
+            raise ValueError(f"For '{self.name}', the length {length} exceeds 'maxlen' {self.maxlen}.")
+        return length
+
+    def infer_shape(self, start, limit, delta):
+        return [self._values(start, limit, delta)]
+
+    def infer_dtype(self, start, limit, delta):
+        self._values(start, limit, delta)
+        return mstype.int64 if all(isinstance(v, int) for v in (start, limit, delta)) else mstype.float32
+
+
+_SORT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int8, mstype.int16,
+               mstype.int32, mstype.int64, mstype.uint8)  # fmt: skip
+
+
+class TopK(_Operator):
+    r"""The ``k`` largest entries along the last dim: ``TopK(sorted=True)(input_x, k)`` returns ``(values,
+    indices)``, both of shape ``x.shape[:-1] + [k]``, indices int32. Values descend; NaN counts as the largest;
+    ties keep the smaller index first (the order is the same for ``sorted=False``).
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, on CPU and GPU."""
+
+    __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("k"))
+    constant_inputs = ((1, "k"),)
+
+    @prim_attr_register
+    def __init__(self, sorted=True):  # noqa: A002 (MindSpore's attribute name)
+        validator.check_value_type("sorted", sorted, [bool], self.name)
+        self.init_prim_io_names(inputs=["input", "k"], outputs=["values", "indices"])
+
+    def infer_shape(self, x, k):
+        validator.check_value_type("k", k, [int], self.name)
+        if not x:
+            raise ValueError(f"For '{self.name}', the 'input_x' must have at least 1 dim, but got 0-d.")
+        if not 0 <= k <= x[-1]:
+            raise ValueError(
+                f"For '{self.name}', the 'k' must be in [0, {x[-1]}] (the last dim of 'input_x'), but got {k}."
+            )
+        shape = list(x[:-1]) + [k]
+        return shape, list(shape)
+
+    def infer_dtype(self, x, k):
+        validator.check_tensor_dtype_valid("input_x", x, _SORT_TYPES, self.name)
+        return x, mstype.int32
+
+
+class Sort(_Operator):
+    r"""Sorts along ``axis``: ``Sort(axis=-1, descending=False)(x)`` returns ``(values, indices)`` (indices int32:
+    each value's position in ``x``). NaN sorts last ascending and first descending; ties keep the smaller
+    index first (stable). dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, on CPU
+    and GPU."""
+
+    @prim_attr_register
+    def __init__(self, axis=-1, descending=False):
+        validator.check_value_type("axis", axis, [int], self.name)
+        validator.check_value_type("descending", descending, [bool], self.name)
+        self.init_prim_io_names(inputs=["x"], outputs=["y1", "y2"])
+
+    def infer_shape(self, x):
+        if not x:
+            raise ValueError(f"For '{self.name}', the 'x' must have at least 1 dim, but got 0-d.")
+        _norm_axis(self.name, self.axis, len(x))
+        return list(x), list(x)
+
+    def infer_dtype(self, x):
+        validator.check_tensor_dtype_valid("x", x, _SORT_TYPES, self.name)
+        return x, mstype.int32

@@ -31,7 +31,35 @@ __all__ = [
     "ReduceSum",
     "ReduceMean",
     "ReduceMax",
+    "ReduceMin",
+    "ReduceProd",
+    "ReduceAll",
+    "ReduceAny",
     "AssignSub",
+    "Abs",
+    "Erf",
+    "Floor",
+    "Ceil",
+    "Round",
+    "Sign",
+    "IsNan",
+    "IsFinite",
+    "LogicalNot",
+    "Pow",
+    "Atan2",
+    "Div",
+    "FloorDiv",
+    "Mod",
+    "FloorMod",
+    "Greater",
+    "GreaterEqual",
+    "Less",
+    "LessEqual",
+    "NotEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "AddN",
+    "BatchMatMul",
 ]
 
 _REAL_NUMBER_TYPES = mstype.int_type + mstype.uint_type + mstype.float_type
@@ -257,15 +285,11 @@ class ReduceMean(_Reduce):
     valid_dtypes = mstype.float_type
 
 
-class ReduceMax(_Reduce):
-    r""":math:`y = \max_{axis} x`. ``ReduceMax(keep_dims=False)(x, axis=())``; ``axis=()`` reduces every axis.
-
-    A NaN in a reduced slice gives NaN (as ``np.max``). Reducing an axis of size 0 is a ValueError: the
-    maximum of no elements is undefined.
-    dtypes: numbers but complex.
-    """
+class _ReduceSelect(_Reduce):
+    """A reduction that selects an element (max, min): reducing an axis of size 0 is undefined."""
 
     valid_dtypes = _REAL_NUMBER_TYPES
+    _what = "maximum"
 
     def infer_shape(self, x_shape, axis):
         out = super().infer_shape(x_shape, axis)
@@ -274,9 +298,54 @@ class ReduceMax(_Reduce):
         if empty:
             raise ValueError(
                 f"For '{self.name}', cannot reduce the zero-size axis {empty[0]} of 'input_x' {list(x_shape)}: "
-                f"the maximum of no elements is undefined."
+                f"the {self._what} of no elements is undefined."
             )
         return out
+
+
+class ReduceMax(_ReduceSelect):
+    r""":math:`y = \max_{axis} x`. ``ReduceMax(keep_dims=False)(x, axis=())``; ``axis=()`` reduces every axis.
+
+    A NaN in a reduced slice gives NaN (as ``np.max``). Reducing an axis of size 0 is a ValueError: the
+    maximum of no elements is undefined.
+    dtypes: numbers but complex.
+    """
+
+
+class ReduceMin(_ReduceSelect):
+    r""":math:`y = \min_{axis} x`. ``ReduceMin(keep_dims=False)(x, axis=())``; ``axis=()`` reduces every axis.
+
+    A NaN in a reduced slice gives NaN (as ``np.min``). Reducing an axis of size 0 is a ValueError: the
+    minimum of no elements is undefined.
+    dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64
+    (int8/int16/uint8 widen losslessly).
+    """
+
+    _what = "minimum"
+
+
+class ReduceProd(_Reduce):
+    r""":math:`y = \prod_{axis} x`. ``ReduceProd(keep_dims=False)(x, axis=())``; an empty product is 1.
+
+    Floats multiply in double (float16/bfloat16 in float32); integers wrap modulo 2**bits like NumPy.
+    dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class _ReduceLogical(_Reduce):
+    valid_dtypes = (mstype.bool_,)
+
+
+class ReduceAll(_ReduceLogical):
+    r""":math:`y = \bigwedge_{axis} x` (logical and). ``ReduceAll(keep_dims=False)(x, axis=())``; an empty
+    reduction is True (``np.all``). dtypes: bool."""
+
+
+class ReduceAny(_ReduceLogical):
+    r""":math:`y = \bigvee_{axis} x` (logical or). ``ReduceAny(keep_dims=False)(x, axis=())``; an empty
+    reduction is False (``np.any``). dtypes: bool."""
 
 
 class AssignSub(_InplaceAssign):
@@ -287,3 +356,270 @@ class AssignSub(_InplaceAssign):
     """
 
     valid_dtypes = mstype.number_type
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise math, second batch: kernels in csrc/kernels/cpu/elemwise.cc and compare.cc, math in
+# csrc/include/opforge/functors/elemwise.h. dtypes below are the CPU's (the GPU mirrors them).
+
+
+class _UnaryNamed(_UnaryOp):
+    """A unary op with MindSpore's input/output names and dtypes of its own."""
+
+    io_names = (["x"], ["y"])
+
+    @prim_attr_register
+    def __init__(self):
+        inputs, outputs = self.io_names
+        self.init_prim_io_names(inputs=inputs, outputs=outputs)
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid(self.io_names[0][0], x_dtype, self.valid_dtypes, self.name)
+
+
+class Abs(_UnaryNamed):
+    r""":math:`y = |x|`, elementwise (for signed integers :math:`|INT\_MIN|` wraps to INT_MIN, as in NumPy).
+
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8.
+    """
+
+    io_names = (["input_x"], ["output"])
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class Erf(_UnaryNamed):
+    r""":math:`y = \frac{2}{\sqrt\pi} \int_0^x e^{-t^2} dt`. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Floor(_UnaryNamed):
+    r""":math:`y = \lfloor x \rfloor`. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Ceil(_UnaryNamed):
+    r""":math:`y = \lceil x \rceil`. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Round(_UnaryNamed):
+    r"""Rounds to the nearest integer, halves to even (``np.round``: 0.5 -> 0, 1.5 -> 2, -2.5 -> -2).
+
+    dtypes: float16, bfloat16, float32, float64; int32 and int64 (returned unchanged).
+    """
+
+    io_names = (["input_x"], ["output"])
+    valid_dtypes = mstype.float_type + mstype.int_type
+
+
+class Sign(_UnaryNamed):
+    r""":math:`y = -1, 0, 1` by the sign of x; NaN gives NaN, -0.0 gives 0 (``np.sign``).
+
+    dtypes: float16, bfloat16, float32, float64, int32, int64.
+    """
+
+    io_names = (["x"], ["output"])
+    valid_dtypes = mstype.float_type + mstype.int_type
+
+
+class _Predicate(_UnaryNamed):
+    io_names = (["x"], ["output"])
+
+    def infer_dtype(self, x_dtype):
+        super().infer_dtype(x_dtype)
+        return mstype.bool_
+
+
+class IsNan(_Predicate):
+    r""":math:`y = (x \text{ is NaN})`, a bool tensor. dtypes: float16, bfloat16, float32, float64."""
+
+
+class IsFinite(_Predicate):
+    r""":math:`y = (x \text{ is neither NaN nor } \pm\infty)`, a bool tensor (integers and bools: True).
+
+    dtypes: bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64.
+    """
+
+    valid_dtypes = (mstype.bool_,) + _REAL_NUMBER_TYPES
+
+
+class LogicalNot(_UnaryNamed):
+    r""":math:`y = \lnot x`. dtypes: bool."""
+
+    io_names = (["x"], ["output"])
+    valid_dtypes = (mstype.bool_,)
+
+
+class Pow(_BinaryOp):
+    r""":math:`out = x^{y}`, broadcast; x and y are promoted to one dtype.
+
+    Floats: C's ``pow`` (NaN for a negative base with a non-integer exponent). Integers: exact,
+    wrapping modulo :math:`2^{bits}` like NumPy; a negative exponent gives the truncated real power
+    (1 for x = 1, :math:`\pm 1` for x = -1, else 0) where NumPy raises.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class Atan2(_BinaryOp):
+    r""":math:`out = \operatorname{atan2}(x, y)`: the angle of the point (y, x) in :math:`[-\pi, \pi]`
+    (``np.arctan2(x, y)``), broadcast. dtypes: float16, bfloat16, float32, float64."""
+
+    valid_dtypes = mstype.float_type
+
+
+class Div(_BinaryOp):
+    r""":math:`out = x / y`, broadcast; x and y are promoted to one dtype, which the output keeps.
+
+    Floats: IEEE division (:math:`\pm\infty` or NaN for y = 0). Integers (MindSpore's CPU kernel):
+    truncated toward zero; :math:`x / 0` is 0 for x = 0, the dtype's maximum for x > 0 and its minimum
+    for x < 0; INT_MIN / -1 wraps to INT_MIN. Never a crash.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class FloorDiv(_BinaryOp):
+    r""":math:`out = \lfloor x / y \rfloor`, broadcast.
+
+    Floats: the floor of the quotient computed in double, as MindSpore (:math:`\pm\infty` or NaN for
+    y = 0). Integers: rounded
+    toward :math:`-\infty`; :math:`x // 0` as in Div (0, the maximum or the minimum by the sign of x);
+    INT_MIN // -1 wraps to INT_MIN. dtypes: as for Div.
+    """
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class Mod(_BinaryOp):
+    r"""The truncated remainder :math:`out = x - y \cdot \operatorname{trunc}(x / y)`, with the sign of
+    x (C's ``fmod``, ``np.fmod``), broadcast. Floats: NaN for y = 0. Integers: :math:`x \bmod 0 = 0`
+    (as NumPy). dtypes: as for Div."""
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class FloorMod(_BinaryOp):
+    r"""The floored remainder :math:`out = x - y \lfloor x / y \rfloor`, with the sign of y (Python's
+    ``%``, ``np.mod``), broadcast. Floats: NaN for y = 0. Integers: :math:`x \bmod 0 = 0` (as NumPy).
+    dtypes: as for Div."""
+
+    valid_dtypes = _REAL_NUMBER_TYPES
+
+
+class _Compare(_BinaryOp):
+    """``x op y`` with broadcasting as a bool tensor; x and y are promoted to one dtype."""
+
+    valid_dtypes = (mstype.bool_,) + _REAL_NUMBER_TYPES
+
+    def infer_dtype(self, x_dtype, y_dtype):
+        super().infer_dtype(x_dtype, y_dtype)
+        return mstype.bool_
+
+
+class Greater(_Compare):
+    r""":math:`out = (x > y)`, broadcast, bool. NaN compares False.
+    dtypes: bool, int8, int16, int32, int64, uint8, float16, bfloat16, float32, float64."""
+
+
+class GreaterEqual(_Compare):
+    r""":math:`out = (x \ge y)`, broadcast, bool. NaN compares False. dtypes: as for Greater."""
+
+
+class Less(_Compare):
+    r""":math:`out = (x < y)`, broadcast, bool. NaN compares False. dtypes: as for Greater."""
+
+
+class LessEqual(_Compare):
+    r""":math:`out = (x \le y)`, broadcast, bool. NaN compares False. dtypes: as for Greater."""
+
+
+class NotEqual(_Compare):
+    r""":math:`out = (x \ne y)`, broadcast, bool. NaN differs from everything (True). dtypes: as for Greater."""
+
+
+class LogicalAnd(_Compare):
+    r""":math:`out = x \land y`, broadcast. dtypes: bool."""
+
+    valid_dtypes = (mstype.bool_,)
+
+
+class LogicalOr(_Compare):
+    r""":math:`out = x \lor y`, broadcast. dtypes: bool."""
+
+    valid_dtypes = (mstype.bool_,)
+
+
+_ADD_N_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int8, mstype.int16,
+                mstype.int32, mstype.int64, mstype.uint8)  # fmt: skip
+
+
+class AddN(_Operator):
+    r"""The element-wise sum of a tuple (or list) of Tensors of one shape and dtype: ``AddN()(x)``,
+    :math:`out = \sum_k x_k` (summed left to right in float for the half types, integers wrapping).
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, on CPU and GPU."""
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["inputs"], outputs=["sum"])
+
+    def infer_shape(self, inputs):
+        if not isinstance(inputs, tuple):
+            raise TypeError(f"For '{self.name}', the 'x' must be a tuple of Tensors.")
+        first = list(inputs[0])
+        for i, s in enumerate(inputs[1:], 1):
+            if list(s) != first:
+                raise ValueError(
+                    f"For '{self.name}', every element of 'x' must have the shape of 'x[0]' {first}, but 'x[{i}]' "
+                    f"has shape {list(s)}."
+                )
+        return first
+
+    def infer_dtype(self, inputs):
+        if not isinstance(inputs, tuple):
+            raise TypeError(f"For '{self.name}', the 'x' must be a tuple of Tensors.")
+        first = inputs[0]
+        for i, d in enumerate(inputs):
+            validator.check_tensor_dtype_valid(f"x[{i}]", d, _ADD_N_TYPES, self.name)
+            if d is not first:
+                raise TypeError(
+                    f"For '{self.name}', every element of 'x' must have the dtype of 'x[0]' ({first}), but 'x[{i}]' "
+                    f"is {d}."
+                )
+        return first
+
+
+class BatchMatMul(_Operator):
+    r"""Batched matrix product: ``BatchMatMul(transpose_a=False, transpose_b=False)(x, y)``,
+    :math:`out[..., :, :] = op(x[..., :, :]) \, op(y[..., :, :])` over the leading (batch) dims, which
+    broadcast as NumPy's; both inputs have at least 2 dims (``np.matmul``).
+
+    dtypes: float16, bfloat16, float32, float64 (BLAS / the GPU's GEMM; half types compute in float32),
+    int32, int64 (wrapping), on CPU and GPU.
+    """
+
+    __mindspore_signature__ = (sig.make_sig("x", dtype=sig.sig_dtype.T), sig.make_sig("y", dtype=sig.sig_dtype.T))
+
+    @prim_attr_register
+    def __init__(self, transpose_a=False, transpose_b=False):
+        validator.check_value_type("transpose_a", transpose_a, [bool], self.name)
+        validator.check_value_type("transpose_b", transpose_b, [bool], self.name)
+        self.init_prim_io_names(inputs=["x1", "x2"], outputs=["output"])
+
+    def infer_shape(self, x, y):
+        if len(x) < 2 or len(y) < 2:
+            raise ValueError(
+                f"For '{self.name}', the inputs must have at least 2 dims, but got shapes {list(x)} and {list(y)}."
+            )
+        m, k1 = (x[-1], x[-2]) if self.transpose_a else (x[-2], x[-1])
+        k2, n = (y[-1], y[-2]) if self.transpose_b else (y[-2], y[-1])
+        if k1 != k2:
+            raise ValueError(
+                f"For '{self.name}', the inner dimensions must match (transpose_a={self.transpose_a}, "
+                f"transpose_b={self.transpose_b}), but got shapes {list(x)} and {list(y)}."
+            )
+        batch = broadcast_shape(self.name, list(x[:-2]), list(y[:-2]), "x", "y")
+        return list(batch) + [m, n]
+
+    def infer_dtype(self, x, y):
+        valid = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64, mstype.int32, mstype.int64)
+        return validator.check_tensors_dtypes_same_and_valid({"x": x, "y": y}, valid, self.name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
 from opforge.primitives._utils import _Operator
-from opforge.primitives.primitive import prim_attr_register
+from opforge.primitives.primitive import Primitive, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
 
@@ -22,6 +22,12 @@ __all__ = [
     "ApplyGradientDescent",
     "ApplyMomentum",
     "Adam",
+    "GeLU",
+    "Softplus",
+    "HSigmoid",
+    "HSwish",
+    "BatchNorm",
+    "LayerNorm",
 ]
 
 
@@ -114,6 +120,7 @@ class BiasAdd(_Operator):
 # Softmax, the losses and the optimizers are defined for every float dtype; a backend without a
 # kernel for one (bfloat16 on the CPU) runs it widened losslessly, by kernel selection.
 _SOFTMAX_DTYPES = mstype.float_type
+_PRIMITIVE_CALL = Primitive.__call__  # the C call path, which BatchNorm's own __call__ wraps
 _LABEL_DTYPES = (mstype.int32, mstype.int64)
 
 
@@ -394,3 +401,226 @@ class Adam(_Operator):
         args.update(zip(_ADAM_SCALARS, (beta1_power, beta2_power, lr, beta1, beta2, epsilon)))
         dtype = validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
         return dtype, dtype, dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# GeLU, Softplus, HSigmoid, HSwish (kernels: csrc/kernels/cpu/elemwise.cc, functors/elemwise.h)
+
+
+class _NamedActivation(_Activation):
+    io_names = (["x"], ["output"])
+
+    @prim_attr_register
+    def __init__(self):
+        inputs, outputs = self.io_names
+        self.init_prim_io_names(inputs=inputs, outputs=outputs)
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid(self.io_names[0][0], x_dtype, self.valid_dtypes, self.name)
+
+
+class GeLU(_NamedActivation):
+    r"""Gaussian error linear unit, MindSpore's tanh approximation:
+
+    .. math::
+        y = \frac{x}{2} \left(1 + \tanh\left(\sqrt{2 / \pi}\, (x + 0.044715 x^3)\right)\right)
+
+    dtypes: float16, bfloat16, float32, float64.
+    """
+
+
+class Softplus(_NamedActivation):
+    r""":math:`y = \log(1 + e^x)`, computed without overflow (:math:`x + \log(1 + e^{-x})` for x > 0).
+    dtypes: float16, bfloat16, float32, float64."""
+
+
+class HSigmoid(_NamedActivation):
+    r"""Hard sigmoid: :math:`y = \operatorname{relu6}(x + 3) / 6 = \min(\max((x + 3) / 6, 0), 1)`.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    io_names = (["input_x"], ["output"])
+
+
+class HSwish(_NamedActivation):
+    r"""Hard swish: :math:`y = x \cdot \operatorname{relu6}(x + 3) / 6`.
+    dtypes: float16, bfloat16, float32, float64."""
+
+
+# Normalisations
+
+
+def _check_norm_vectors(prim_name: str, x_shape, vectors: dict, channel_axis: int = 1) -> None:
+    """Each of ``vectors`` (name -> shape) is [C] with C the channel dim of ``x_shape``."""
+    if len(x_shape) < 2:
+        raise ValueError(f"For '{prim_name}', the 'input_x' must have rank 2 or more, but got shape {list(x_shape)}.")
+    channels = x_shape[channel_axis]
+    for name, shape in vectors.items():
+        if list(shape) != [channels]:
+            raise ValueError(
+                f"For '{prim_name}', the '{name}' must have shape [{channels}] (the channel dim of 'input_x' "
+                f"{list(x_shape)}), but got {list(shape)}."
+            )
+
+
+class BatchNorm(_Operator):
+    r"""Batch normalisation over the channel axis 1 of ``input_x`` [N, C] or [N, C, H, W] (any rank >= 2):
+
+    .. math::
+        y = \frac{x - mean}{\sqrt{variance + \epsilon}} \cdot scale + bias
+
+    ``BatchNorm(is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW")(input_x, scale, bias,
+    mean, variance)`` returns ``(y, batch_mean, batch_variance, reserve_space_1, reserve_space_2)``.
+
+    * Inference (``is_training=False``): ``mean`` and ``variance`` are the moving statistics (Tensors
+      or Parameters); ``batch_mean``/``reserve_space_1`` are ``mean`` and ``batch_variance``/
+      ``reserve_space_2`` are ``variance``, passed through.
+    * Training (``is_training=True``): the statistics are the batch's per channel (over N, H, W): its
+      mean and biased variance (the one y uses), returned as ``batch_mean``/``reserve_space_1`` and
+      ``batch_variance``/``reserve_space_2``. ``mean`` and ``variance`` must be Parameters and are
+      updated in place, as MindSpore documents it:
+      :math:`moving \leftarrow (1 - momentum) \cdot moving + momentum \cdot batch`, with the
+      unbiased batch variance (:math:`\cdot M / (M - 1)`, M = N * H * W elements per channel) for the
+      moving variance (as MindSpore's CPU and GPU kernels and PyTorch do). The update runs after the
+      kernel, with primitives (Mul, Add, Assign), so it is traced too; it is not differentiated.
+
+    ``data_format``: "NCHW" only ("NHWC" is GPU-only in MindSpore and not supported here).
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64; all five inputs of one dtype. Statistics
+    are computed in float32 for the half types, in double for float32 and float64.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("input_x", dtype=sig.sig_dtype.T),
+        sig.make_sig("scale", dtype=sig.sig_dtype.T),
+        sig.make_sig("bias", dtype=sig.sig_dtype.T),
+        sig.make_sig("mean", dtype=sig.sig_dtype.T),
+        sig.make_sig("variance", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, is_training=False, epsilon=1e-5, momentum=0.1, data_format="NCHW"):
+        validator.check_value_type("is_training", is_training, [bool], self.name)
+        validator.check_value_type("epsilon", epsilon, [float], self.name)
+        validator.check_float_range(epsilon, 0.0, 1.0, Rel.INC_RIGHT, "epsilon", self.name)
+        validator.check_value_type("momentum", momentum, [float], self.name)
+        validator.check_float_range(momentum, 0.0, 1.0, Rel.INC_BOTH, "momentum", self.name)
+        validator.check_string(data_format, ["NCHW", "NHWC"], "data_format", self.name)
+        if data_format == "NHWC":
+            raise ValueError(
+                f"For '{self.name}', the 'data_format' 'NHWC' is not supported (MindSpore runs it on the GPU "
+                f"only); use 'NCHW'."
+            )
+        self.init_prim_io_names(
+            inputs=["x", "scale", "offset", "mean", "variance"],
+            outputs=["y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2"],
+        )
+
+    def infer_shape(self, x, scale, bias, mean, variance):
+        _check_norm_vectors(self.name, x, {"scale": scale, "bias": bias, "mean": mean, "variance": variance})
+        c = [x[1]]
+        return x, c, c, c, c
+
+    def infer_dtype(self, x, scale, bias, mean, variance):
+        args = {"input_x": x, "scale": scale, "bias": bias, "mean": mean, "variance": variance}
+        t = validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+        return t, t, t, t, t
+
+    def __call__(self, *args, **kwargs):
+        if not self.is_training:
+            return _PRIMITIVE_CALL(self, *args, **kwargs)
+        from opforge.common.parameter import Parameter
+        from opforge.dispatch import binding
+        from opforge.tensor import Tensor
+
+        if kwargs or len(args) != 5:
+            args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
+        x, scale, bias, mean, variance = args
+        for name, p in (("mean", mean), ("variance", variance)):
+            if not isinstance(p, Parameter):
+                raise TypeError(
+                    f"For '{self.name}', the '{name}' is updated in place when 'is_training' is True, so it must be "
+                    f"a Parameter, but got {type(p).__name__}."
+                )
+        # The kernel does not read the moving statistics in training: it gets them as plain Tensors, so
+        # a backward pass does not see the Parameters it updates below as inputs modified in place.
+        plain = [Tensor._from_array(p._data, p._meta[0], p._meta[2]) for p in (mean, variance)]
+        out = _PRIMITIVE_CALL(self, x, scale, bias, *plain)
+        _update_moving(self.momentum, x, mean, variance, out[1], out[2])
+        return out
+
+
+def _update_moving(momentum: float, x, mean, variance, batch_mean, batch_var) -> None:
+    """moving <- (1 - momentum) * moving + momentum * batch (the unbiased variance), in place."""
+    from opforge.ops import functional as F
+    from opforge.tensor import Tensor
+
+    def plain(t):  # the value without its history: the update is not differentiated
+        return Tensor._from_array(t._data, t._meta[0], t._meta[2])
+
+    count = 1
+    for i, d in enumerate(x.shape):
+        if i != 1:
+            count *= d
+    correction = count / (count - 1) if count > 1 else 1.0
+    keep = 1.0 - momentum
+    F.assign(mean, F.add(F.mul(plain(mean), keep), F.mul(plain(batch_mean), momentum)))
+    F.assign(variance, F.add(F.mul(plain(variance), keep), F.mul(plain(batch_var), momentum * correction)))
+
+
+class LayerNorm(_Operator):
+    r"""Layer normalisation over the dims of ``input_x`` from ``begin_norm_axis``:
+
+    .. math::
+        y = \frac{x - mean}{\sqrt{variance + \epsilon}} \cdot gamma + beta
+
+    ``LayerNorm(begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7)(input_x, gamma, beta)`` returns
+    ``(y, mean, variance)``; ``mean`` and ``variance`` (biased) have the shape of ``input_x`` with the
+    normalised dims set to 1. ``gamma`` and ``beta`` have the shape ``input_x.shape[begin_params_axis:]``
+    and broadcast over the leading dims. Axes may be negative.
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64; all inputs of one dtype. Statistics are
+    computed in float32 for the half types, in double for float32 and float64.
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("input_x", dtype=sig.sig_dtype.T),
+        sig.make_sig("gamma", dtype=sig.sig_dtype.T),
+        sig.make_sig("beta", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, begin_norm_axis=1, begin_params_axis=1, epsilon=1e-7):
+        validator.check_value_type("begin_norm_axis", begin_norm_axis, [int], self.name)
+        validator.check_value_type("begin_params_axis", begin_params_axis, [int], self.name)
+        validator.check_value_type("epsilon", epsilon, [float], self.name)
+        validator.check_float(epsilon, 0.0, Rel.GT, "epsilon", self.name)
+        self.init_prim_io_names(inputs=["x", "gamma", "beta"], outputs=["y", "mean", "variance"])
+
+    def _axes(self, x):
+        nd = len(x)
+        out = []
+        for name in ("begin_norm_axis", "begin_params_axis"):
+            a = getattr(self, name)
+            if not -nd <= a < nd:
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must be in [{-nd}, {nd}) for 'input_x' of shape {list(x)}, "
+                    f"but got {a}."
+                )
+            out.append(a % nd)
+        return out
+
+    def infer_shape(self, x, gamma, beta):
+        norm_axis, params_axis = self._axes(x)
+        want = list(x[params_axis:])
+        for name, shape in (("gamma", gamma), ("beta", beta)):
+            if list(shape) != want:
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must have shape {want} (the dims of 'input_x' {list(x)} from "
+                    f"begin_params_axis={self.begin_params_axis}), but got {list(shape)}."
+                )
+        stat = [d if i < norm_axis else 1 for i, d in enumerate(x)]
+        return x, stat, stat
+
+    def infer_dtype(self, x, gamma, beta):
+        t = validator.check_tensors_dtypes_same_and_valid(
+            {"input_x": x, "gamma": gamma, "beta": beta}, _SOFTMAX_DTYPES, self.name
+        )
+        return t, t, t

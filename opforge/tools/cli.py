@@ -21,6 +21,7 @@ from opforge.op_info import all_op_infos
 from opforge.op_info.reg_op import format_signature, kernel_signature
 from opforge.ops.custom import FUNC_TYPES as CUSTOM_KINDS  # the kernel kinds of ops.Custom: one per func_type
 from opforge.primitives import primitive_classes
+from opforge.tools.op_reference import describe_kernels
 
 __all__ = ["main", "doctor_problems"]
 
@@ -30,21 +31,6 @@ def _kernel_rows() -> list:
     for e in registry.all_kernels(include_disabled=True):
         rows.setdefault((e.op_name, e.backend), []).append(e)
     return sorted(rows.items())
-
-
-def _describe(entries) -> tuple:
-    """(pattern, dtypes): "(T, T) -> T" with T's dtypes when every kernel is homogeneous."""
-    attrs = [e.attr for e in entries]
-    if all(len(set(a.inputs + a.outputs)) == 1 for a in attrs):
-        a = attrs[0]
-        pattern = "(" + ", ".join(["T"] * len(a.inputs)) + (", ..." if a.all_same else "") + ") -> "
-        pattern += ", ".join(["T"] * len(a.outputs))
-        return pattern, ", ".join(str((x.inputs + x.outputs)[0]) for x in attrs)
-    sigs = [x.short() for x in attrs]
-    if len(sigs) > 8:  # Cast has every pair of dtypes: summarise
-        sources = sorted({str((x.inputs + x.outputs)[0]) for x in attrs}, key=str)
-        return "any pair", f"{len(sigs)} pairs of: " + ", ".join(sources)
-    return "per kernel", "\n".join(sigs)
 
 
 def cmd_ops(args) -> int:
@@ -60,7 +46,7 @@ def cmd_ops(args) -> int:
     for (op, backend), entries in _kernel_rows():
         if args.op and op != args.op:
             continue
-        pattern, dtypes = _describe(entries)
+        pattern, dtypes = describe_kernels(entries)
         table.add_row(
             op, backend, pattern, dtypes, _impl(entries, len(entries) - len(registry.kernels_for(op, backend)))
         )
@@ -68,8 +54,10 @@ def cmd_ops(args) -> int:
     console.print(table)
     n_kernels = len(registry.all_kernels(include_disabled=True))
     n_disabled = n_kernels - len(registry.all_kernels())
+    n_primitives = len({op for (op, _), _ in _kernel_rows()} & set(primitive_classes()))
     console.print(
-        f"{shown} operator/backend pairs, {n_kernels} kernels." + (f" {n_disabled} disabled." if n_disabled else "")
+        f"{n_primitives} primitives with kernels, {shown} operator/backend pairs, {n_kernels} kernels."
+        + (f" {n_disabled} disabled." if n_disabled else "")
     )
     return 0
 
@@ -229,6 +217,7 @@ def cmd_demo(args) -> int:
         plot=args.plot,
         threads=args.threads,
         device=args.device,
+        model=args.model,
     )
 
 
@@ -259,7 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="import MODULE (a module name or a .py file) first, so the operators it registers are checked too",
     )
     doctor.set_defaults(func=cmd_doctor)
-    demo = sub.add_parser("demo", help="train an MLP on 8x8 digits with opforge.nn (pip install 'opforge[demo]')")
+    demo = sub.add_parser(
+        "demo", help="train an MLP or a LeNet on 8x8 digits with opforge.nn (pip install 'opforge[demo]')"
+    )
     demo.add_argument("--epochs", type=int, default=20, help="passes over the training set (default 20)")
     demo.add_argument("--seed", type=int, default=0, help="seed of the weights and the batch order (default 0)")
     demo.add_argument("--batch-size", type=int, default=32, help="samples per step (default 32)")
@@ -268,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--plot", metavar="FILE", help="save loss and accuracy curves to this PNG")
     demo.add_argument("--threads", type=int, default=1, help="kernel threads (default 1: fastest for this size)")
     demo.add_argument("--device", choices=["CPU", "GPU"], default="CPU", help="where to train (default CPU)")
+    demo.add_argument("--model", choices=["mlp", "lenet"], default="mlp", help="the network (default mlp)")
     demo.set_defaults(func=cmd_demo)
     bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")
     from opforge.tools.bench import add_arguments as add_bench_arguments

@@ -6,6 +6,7 @@ only loads, standardises and batches the data and counts correct predictions. Th
 the profiler's table of the kernels that ran.
 
     opforge demo                        # 64 -> 128 -> 10 MLP, Adam, 20 epochs
+    opforge demo --model lenet          # LeNet-5 (two Conv2D + MaxPool stages, three Dense layers)
     opforge demo --optimizer momentum --lr 0.05 --epochs 30 --plot curves.png
 
 In Python, ``train(dataset, ...)`` runs the same loop without printing and returns a
@@ -32,6 +33,8 @@ __all__ = [
     "Dataset",
     "History",
     "MLP",
+    "LeNet5",
+    "MODELS",
     "load_digits_dataset",
     "synthetic_dataset",
     "make_optimizer",
@@ -142,6 +145,46 @@ class MLP(nn.Cell):
         return self.fc2(self.relu(self.fc1(x)))
 
 
+class LeNet5(nn.Cell):
+    """LeNet-5 for 8x8 one-channel images (MindSpore's model zoo LeNet5, scaled to the digits):
+    ``conv 3x3 (6) -> ReLU -> max pool 2 -> conv 3x3 (16) -> ReLU -> max pool 2 -> flatten ->
+    Dense 64 -> 120 -> ReLU -> Dense 84 -> ReLU -> Dense classes``. Takes the 64 features of a sample
+    and views them as a 1x8x8 image."""
+
+    def __init__(self, num_class: int = 10, num_channel: int = 1, side: int = 8):
+        super().__init__()
+        self.image_shape = (-1, num_channel, side, side)
+        self.reshape = opforge.ops.Reshape()
+        self.conv1 = nn.Conv2d(num_channel, 6, 3, pad_mode="same", weight_init="he_uniform")
+        self.conv2 = nn.Conv2d(6, 16, 3, pad_mode="same", weight_init="he_uniform")
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2, stride=2)
+        self.flatten = nn.Flatten()
+        flat = 16 * (side // 4) * (side // 4)
+        self.fc1 = nn.Dense(flat, 120, weight_init="he_uniform")
+        self.fc2 = nn.Dense(120, 84, weight_init="he_uniform")
+        self.fc3 = nn.Dense(84, num_class, weight_init="he_uniform")
+
+    def construct(self, x):
+        x = self.reshape(x, self.image_shape)
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.pool(self.relu(self.conv2(x)))
+        x = self.flatten(x)
+        return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
+
+
+MODELS = {"mlp": "MLP 64 -> 128 -> ReLU -> 10", "lenet": "LeNet-5 (2 x conv 3x3 + max pool, 3 Dense)"}
+
+
+def make_model(model: str, data: Dataset, hidden: int = 128) -> nn.Cell:
+    """The demo's network for ``model`` ("mlp" or "lenet") on ``data``."""
+    if model == "mlp":
+        return MLP(data.num_features, hidden, data.num_classes)
+    if model == "lenet":
+        return LeNet5(data.num_classes)
+    raise ValueError(f"unknown model {model!r}; choose one of {sorted(MODELS)}.")
+
+
 def make_optimizer(name: str, params, lr: float | None = None) -> nn.Optimizer:
     """ "adam", "momentum" (0.9) or "sgd", with the demo's default learning rate when ``lr`` is None."""
     key = name.lower()
@@ -178,8 +221,9 @@ def train(
     on_step: Callable | None = None,
     on_epoch: Callable | None = None,
     max_steps: int | None = None,
+    model: str = "mlp",
 ) -> tuple:
-    """Train an ``MLP`` on ``data``; returns ``(net, history)``.
+    """Train the ``model`` ("mlp" or "lenet") on ``data``; returns ``(net, history)``.
 
     ``seed`` fixes the initial weights and the batch order, so a run is reproducible.
     ``on_step(epoch, step, loss)`` and ``on_epoch(epoch, history)`` report progress;
@@ -188,7 +232,7 @@ def train(
     if epochs < 1 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be >= 1, but got {epochs} and {batch_size}.")
     nn.set_seed(seed)
-    net = MLP(data.num_features, hidden, data.num_classes)
+    net = make_model(model, data, hidden)
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = make_optimizer(optimizer, net.trainable_params(), lr)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
@@ -265,6 +309,7 @@ def run(
     threads: int | None = 1,
     console=None,
     device: str = "CPU",
+    model: str = "mlp",
 ) -> int:
     """The ``opforge demo`` command: train with a progress bar, print the per-epoch metrics, the
     final test accuracy and the profiler's kernel table. Returns the exit code.
@@ -287,6 +332,9 @@ def run(
             f"[bold red]error:[/bold red] --epochs and --batch-size must be >= 1 (got {epochs}, {batch_size})."
         )
         return 2
+    if model not in MODELS:
+        console.print(f"[bold red]error:[/bold red] unknown model {model!r}; choose {sorted(MODELS)}.")
+        return 2
     if optimizer.lower() not in DEFAULT_LR:
         console.print(f"[bold red]error:[/bold red] unknown optimizer {optimizer!r}; choose {sorted(DEFAULT_LR)}.")
         return 2
@@ -302,18 +350,18 @@ def run(
     if threads is not None:
         opforge.set_context(num_threads=threads)
     try:
-        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console)
+        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console, model)
     finally:
         opforge.set_context(num_threads=previous_threads, device_target=previous_device)
 
 
-def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console) -> int:
+def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, model="mlp") -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     lr_shown = DEFAULT_LR[optimizer.lower()] if lr is None else lr
     console.print(
-        f"[bold]opforge {opforge.__version__} demo[/bold]: MLP {data.num_features} -> 128 -> ReLU -> "
-        f"{data.num_classes} on {data.name}; {len(data.x_train)} train / {len(data.x_test)} test samples\n"
+        f"[bold]opforge {opforge.__version__} demo[/bold]: {MODELS[model]} on {data.name}; "
+        f"{len(data.x_train)} train / {len(data.x_test)} test samples\n"
         f"optimizer {optimizer} (lr {lr_shown:g}), batch {batch_size}, {epochs} epochs, seed {seed}, "
         f"device {opforge.get_context('device_target')}, kernel threads {opforge.get_context('num_threads')}",
         highlight=False,
@@ -345,7 +393,7 @@ def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console) 
         task = progress.add_task("train", total=steps_per_epoch, epoch=1, loss=float("nan"))
         _, history = train(
             data, epochs=epochs, batch_size=batch_size, lr=lr, optimizer=optimizer, seed=seed,
-            on_step=on_step, on_epoch=on_epoch,
+            on_step=on_step, on_epoch=on_epoch, model=model,
         )  # fmt: skip
     console.print(
         f"[bold green]final test accuracy: {history.final_test_acc:.2%}[/bold green] "

@@ -99,7 +99,8 @@ def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
 class EmulatedRuntime(GpuRuntime):
     array_type = EmulatedArray
     name = "emulated GPU (host)"
-    multiprocessor_count = 4  # a small grid: the grid-stride loops still take several turns on big inputs
+    multiprocessor_count = 4
+    max_grid_blocks = 64  # a small grid: the grid-stride loops still take several turns on big inputs
 
     def __init__(self):
         self.launches = 0  # counted so tests can see kernels really ran here
@@ -157,7 +158,12 @@ class EmulatedRuntime(GpuRuntime):
         self.launches += 1
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
-        np.matmul(a._host.T if transpose_a else a._host, b._host.T if transpose_b else b._host, out=out._host)
+        a = a._host.swapaxes(-1, -2) if transpose_a else a._host
+        b = b._host.swapaxes(-1, -2) if transpose_b else b._host
+        if out._host.dtype == np.float16:  # cuBLAS's half GEMM: sums in float32, rounds once
+            out._host[...] = np.matmul(a.astype(np.float32), b.astype(np.float32))
+            return
+        np.matmul(a, b, out=out._host)
 
     def memory_bytes(self) -> int:
         return 16 << 30

@@ -32,6 +32,23 @@ OPF_HD float BitsFloat(uint32_t x) {
 #endif
 }
 
+// double -> float as the CPU does it. On the GPU, a plain conversion would flush a subnormal result
+// to zero (CuPy compiles every module with -ftz=true) and make every NaN the canonical one; the
+// CPU (x86 cvtsd2ss) keeps subnormals, and a NaN's sign and top payload bits.
+OPF_HD float NarrowToFloat(double d) {
+#if defined(__CUDA_ARCH__)
+  if (d != d) {
+    const uint64_t b = static_cast<uint64_t>(__double_as_longlong(d));
+    return __uint_as_float(static_cast<uint32_t>(((b >> 32) & 0x80000000u) | 0x7fc00000u | ((b >> 29) & 0x3fffffu)));
+  }
+  float f;
+  asm("cvt.rn.f32.f64 %0, %1;" : "=f"(f) : "d"(d));  // no .ftz: subnormals kept
+  return f;
+#else
+  return static_cast<float>(d);
+#endif
+}
+
 }  // namespace half_bits
 
 struct float16 {
@@ -112,13 +129,14 @@ struct bfloat16 {
   OPF_HD explicit operator float() const { return ToFloat(bits); }
 
   static OPF_HD uint16_t FromFloat(float f) {
+    uint32_t x = half_bits::FloatBits(f);
+    // A NaN keeps its sign and top payload bits, quietened (cvt on the GPU would make it canonical).
+    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
 #if defined(__CUDA_ARCH__)
     uint16_t b;
     asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
     return b;
 #else
-    uint32_t x = half_bits::FloatBits(f);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
     x += 0x7fffu + ((x >> 16) & 1u);
     return static_cast<uint16_t>(x >> 16);
 #endif

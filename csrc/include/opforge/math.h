@@ -30,7 +30,26 @@ OPF_MATH_FN(sqrt)
 OPF_MATH_FN(fabs)
 OPF_MATH_FN(sin)
 OPF_MATH_FN(cos)
+OPF_MATH_FN(floor)
+OPF_MATH_FN(ceil)
+OPF_MATH_FN(rint)
+OPF_MATH_FN(erf)
 #undef OPF_MATH_FN
+
+// Two-argument functions: atan2(y, x), pow(x, y), fmod(x, y) (C's, so NumPy's arctan2, power, fmod).
+#if defined(__CUDA_ARCH__)
+#define OPF_MATH_FN2(NAME)                                              \
+  OPF_HD float NAME(float a, float b) { return ::NAME##f(a, b); }       \
+  OPF_HD double NAME(double a, double b) { return ::NAME(a, b); }
+#else
+#define OPF_MATH_FN2(NAME)                                              \
+  OPF_HD float NAME(float a, float b) { return std::NAME(a, b); }       \
+  OPF_HD double NAME(double a, double b) { return std::NAME(a, b); }
+#endif
+OPF_MATH_FN2(atan2)
+OPF_MATH_FN2(pow)
+OPF_MATH_FN2(fmod)
+#undef OPF_MATH_FN2
 
 // True only for NaN. The host asks std::isnan: GCC vectorises a loop around it (a float widened to
 // double and tested as x != x was not); the device tests x != x (-ffast-math is not used).

@@ -1,4 +1,4 @@
-// ArgMax(axis, output_type)(x): the index of the largest value along `axis` (np.argmax): ties give the
+// Argmax(axis, output_type)(x): the index of the largest value along `axis` (np.argmax): ties give the
 // first index and NaN counts as the largest value (the first NaN wins). The output is int32 or int64.
 #include <algorithm>
 #include <cmath>
@@ -109,9 +109,9 @@ class ArgMaxCpuKernel : public CpuKernel {
 };
 
 #define REG_ARGMAX(T)                                                                                   \
-  MS_REG_CPU_KERNEL(ArgMax, KernelAttr().AddInputAttr(TypeIdOf<T>::value).AddOutputAttr(kNumberTypeInt32), \
+  MS_REG_CPU_KERNEL(Argmax, KernelAttr().AddInputAttr(TypeIdOf<T>::value).AddOutputAttr(kNumberTypeInt32), \
                     ArgMaxCpuKernel<T, int32_t>);                                                       \
-  MS_REG_CPU_KERNEL(ArgMax, KernelAttr().AddInputAttr(TypeIdOf<T>::value).AddOutputAttr(kNumberTypeInt64), \
+  MS_REG_CPU_KERNEL(Argmax, KernelAttr().AddInputAttr(TypeIdOf<T>::value).AddOutputAttr(kNumberTypeInt64), \
                     ArgMaxCpuKernel<T, int64_t>)
 
 REG_ARGMAX(float16);

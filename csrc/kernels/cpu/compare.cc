@@ -1,9 +1,11 @@
-// Equal with NumPy broadcasting: out = (x == y), a bool tensor. NaN equals nothing, -0.0 == 0.0.
+// Equal, NotEqual, Greater, GreaterEqual, Less, LessEqual with NumPy broadcasting: out = (x op y), a bool
+// tensor. NaN equals nothing (NotEqual: true) and orders with nothing, -0.0 == 0.0.
 #include <algorithm>
 #include <type_traits>
 
 #include "kernels/cpu/broadcast.h"
 #include "opforge/functors/arithmetic.h"
+#include "opforge/functors/elemwise.h"
 
 namespace opforge {
 namespace {
@@ -111,6 +113,25 @@ REG_COMPARE(Equal, EqualOp, float16);
 REG_COMPARE(Equal, EqualOp, bfloat16);
 REG_COMPARE(Equal, EqualOp, float);
 REG_COMPARE(Equal, EqualOp, double);
+
+// bool, int8..int64, uint8 and the floats (functors: opforge/functors/elemwise.h).
+#define REG_COMPARE_ALL(OP, FUNCTOR) \
+  REG_COMPARE(OP, FUNCTOR, bool);     \
+  REG_COMPARE(OP, FUNCTOR, int8_t);   \
+  REG_COMPARE(OP, FUNCTOR, int16_t);  \
+  REG_COMPARE(OP, FUNCTOR, int32_t);  \
+  REG_COMPARE(OP, FUNCTOR, int64_t);  \
+  REG_COMPARE(OP, FUNCTOR, uint8_t);  \
+  REG_COMPARE(OP, FUNCTOR, float16);  \
+  REG_COMPARE(OP, FUNCTOR, bfloat16); \
+  REG_COMPARE(OP, FUNCTOR, float);    \
+  REG_COMPARE(OP, FUNCTOR, double)
+
+REG_COMPARE_ALL(NotEqual, NotEqualOp);
+REG_COMPARE_ALL(Greater, GreaterOp);
+REG_COMPARE_ALL(GreaterEqual, GreaterEqualOp);
+REG_COMPARE_ALL(Less, LessOp);
+REG_COMPARE_ALL(LessEqual, LessEqualOp);
 
 }  // namespace
 }  // namespace opforge

@@ -124,6 +124,112 @@ class MatMulCpuKernel : public CpuKernel {
   GemmShape g_;
 };
 
+// BatchMatMul: out[b] = op(x[bx]) @ op(y[by]) for every batch index b of the broadcast batch dims; each
+// product is MatMul's (BLAS for float32/float64, float32 BLAS for the half types, wrapping integers).
+template <typename T>
+class BatchMatMulCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    const std::string& op = ctx.op_name();
+    g_.trans_a = ctx.HasAttr("transpose_a") && ctx.GetBool("transpose_a");
+    g_.trans_b = ctx.HasAttr("transpose_b") && ctx.GetBool("transpose_b");
+    const auto& a = ctx.input(0).shape;
+    const auto& b = ctx.input(1).shape;
+    const auto& c = ctx.output(0).shape;
+    OPF_CHECK(a.size() >= 2 && b.size() >= 2 && c.size() >= 2,
+              "For '" << op << "', the inputs must have at least 2 dims, but got " << ShapeToString(a) << " and "
+                      << ShapeToString(b) << ".");
+    const size_t na = a.size(), nb = b.size(), nc = c.size();
+    g_.m = g_.trans_a ? a[na - 1] : a[na - 2];
+    g_.k = g_.trans_a ? a[na - 2] : a[na - 1];
+    const int64_t k2 = g_.trans_b ? b[nb - 1] : b[nb - 2];
+    g_.n = g_.trans_b ? b[nb - 2] : b[nb - 1];
+    OPF_CHECK(g_.k == k2 && c[nc - 2] == g_.m && c[nc - 1] == g_.n,
+              "For '" << op << "', the shapes " << ShapeToString(a) << " and " << ShapeToString(b)
+                      << " do not give the output " << ShapeToString(c) << ".");
+    g_.lda = a[na - 1];
+    g_.ldb = b[nb - 1];
+    // Batch offsets (in matrices) of x and y for each output batch index, broadcasting from the right.
+    const size_t nd = nc - 2;
+    int64_t batches = 1;
+    for (size_t d = 0; d < nd; ++d) batches *= c[d];
+    a_off_.assign(static_cast<size_t>(batches), 0);
+    b_off_.assign(static_cast<size_t>(batches), 0);
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      int64_t rem = bi, sa = 1, sb = 1, oa = 0, ob = 0;
+      for (size_t d = nd; d-- > 0;) {
+        const int64_t idx = rem % c[d];
+        rem /= c[d];
+        const size_t back = nd - d;  // 1 for the innermost batch dim
+        if (back <= na - 2) {
+          const int64_t da = a[na - 2 - back];
+          OPF_CHECK(da == 1 || da == c[d], "For '" << op << "', the batch dims of 'x' " << ShapeToString(a)
+                                                   << " do not broadcast to " << ShapeToString(c) << ".");
+          if (da != 1) oa += idx * sa;
+          sa *= da;
+        }
+        if (back <= nb - 2) {
+          const int64_t db = b[nb - 2 - back];
+          OPF_CHECK(db == 1 || db == c[d], "For '" << op << "', the batch dims of 'y' " << ShapeToString(b)
+                                                   << " do not broadcast to " << ShapeToString(c) << ".");
+          if (db != 1) ob += idx * sb;
+          sb *= db;
+        }
+      }
+      a_off_[bi] = oa;
+      b_off_[bi] = ob;
+    }
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* a = args.input<T>(0);
+    const T* b = args.input<T>(1);
+    T* c = args.output<T>(0);
+    const int64_t a_size = g_.m * g_.k, b_size = g_.k * g_.n, c_size = g_.m * g_.n;
+    const int64_t batches = static_cast<int64_t>(a_off_.size());
+    if (g_.empty()) {
+      std::fill(c, c + batches * c_size, Store<T>(compute_t<T>(0)));
+      return;
+    }
+    std::vector<float> fa, fb, fc;
+    if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double> && !std::is_integral_v<T>) {
+      fa.resize(static_cast<size_t>(a_size));
+      fb.resize(static_cast<size_t>(b_size));
+      fc.resize(static_cast<size_t>(c_size));
+    }
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      const T* ab = a + a_off_[bi] * a_size;
+      const T* bb = b + b_off_[bi] * b_size;
+      T* cb = c + bi * c_size;
+      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        Gemm(g_, ab, bb, cb);
+      } else if constexpr (std::is_integral_v<T>) {
+        IntGemm(g_, ab, bb, cb);
+      } else {
+        Convert(ab, fa.data(), a_size);
+        Convert(bb, fb.data(), b_size);
+        Gemm(g_, fa.data(), fb.data(), fc.data());
+        Convert(fc.data(), cb, c_size);
+      }
+    }
+  }
+
+ private:
+  GemmShape g_;
+  std::vector<int64_t> a_off_, b_off_;
+};
+
+#define REG_BATCH_MATMUL(T, ID)                                                                  \
+  MS_REG_CPU_KERNEL(BatchMatMul, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), \
+                    BatchMatMulCpuKernel<T>)
+
+REG_BATCH_MATMUL(float16, kNumberTypeFloat16);
+REG_BATCH_MATMUL(bfloat16, kNumberTypeBFloat16);
+REG_BATCH_MATMUL(float, kNumberTypeFloat32);
+REG_BATCH_MATMUL(double, kNumberTypeFloat64);
+REG_BATCH_MATMUL(int32_t, kNumberTypeInt32);
+REG_BATCH_MATMUL(int64_t, kNumberTypeInt64);
+
 #define REG_MATMUL(T, ID) \
   MS_REG_CPU_KERNEL(MatMul, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), MatMulCpuKernel<T>)
 

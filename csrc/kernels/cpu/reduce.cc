@@ -1,4 +1,4 @@
-// ReduceSum, ReduceMean, ReduceMax over the attr "axis" (empty: all axes), "keep_dims":
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceAll, ReduceAny over the attr "axis" (empty: all axes), "keep_dims":
 // out = sum(x), sum(x) / count or max(x) (NaN propagates, as in np.max).
 #include <algorithm>
 #include <cmath>
@@ -187,6 +187,34 @@ struct CpuMax : MaxReducer<T> {
   }
 };
 
+// Min, Prod, All, Any: the reducer's combine over a run (the compiler vectorises the simple loop).
+template <typename R, typename T>
+typename R::A RunOf(const T* x, int64_t n) {
+  typename R::A acc = R::Identity();
+  for (int64_t i = 0; i < n; ++i) acc = R::Combine(acc, R::Widen(x[i]));
+  return acc;
+}
+
+template <typename T>
+struct CpuMin : MinReducer<T> {
+  static typename MinReducer<T>::A Run(const T* x, int64_t n) { return RunOf<MinReducer<T>>(x, n); }
+};
+
+template <typename T>
+struct CpuProd : ProdReducer<T> {
+  static typename ProdReducer<T>::A Run(const T* x, int64_t n) { return RunOf<ProdReducer<T>>(x, n); }
+};
+
+template <typename T>
+struct CpuAll : AllReducer {
+  static unsigned char Run(const bool* x, int64_t n) { return RunOf<AllReducer>(x, n); }
+};
+
+template <typename T>
+struct CpuAny : AnyReducer {
+  static unsigned char Run(const bool* x, int64_t n) { return RunOf<AnyReducer>(x, n); }
+};
+
 template <typename T, typename R>
 class ReduceCpuKernel : public CpuKernel {
   using A = typename R::A;
@@ -298,6 +326,20 @@ REG_REDUCE(ReduceMax, float, kNumberTypeFloat32, CpuMax);
 REG_REDUCE(ReduceMax, double, kNumberTypeFloat64, CpuMax);
 REG_REDUCE(ReduceMax, int32_t, kNumberTypeInt32, CpuMax);
 REG_REDUCE(ReduceMax, int64_t, kNumberTypeInt64, CpuMax);
+REG_REDUCE(ReduceMin, float16, kNumberTypeFloat16, CpuMin);
+REG_REDUCE(ReduceMin, bfloat16, kNumberTypeBFloat16, CpuMin);
+REG_REDUCE(ReduceMin, float, kNumberTypeFloat32, CpuMin);
+REG_REDUCE(ReduceMin, double, kNumberTypeFloat64, CpuMin);
+REG_REDUCE(ReduceMin, int32_t, kNumberTypeInt32, CpuMin);
+REG_REDUCE(ReduceMin, int64_t, kNumberTypeInt64, CpuMin);
+REG_REDUCE(ReduceProd, float16, kNumberTypeFloat16, CpuProd);
+REG_REDUCE(ReduceProd, bfloat16, kNumberTypeBFloat16, CpuProd);
+REG_REDUCE(ReduceProd, float, kNumberTypeFloat32, CpuProd);
+REG_REDUCE(ReduceProd, double, kNumberTypeFloat64, CpuProd);
+REG_REDUCE(ReduceProd, int32_t, kNumberTypeInt32, CpuProd);
+REG_REDUCE(ReduceProd, int64_t, kNumberTypeInt64, CpuProd);
+REG_REDUCE(ReduceAll, bool, kNumberTypeBool, CpuAll);
+REG_REDUCE(ReduceAny, bool, kNumberTypeBool, CpuAny);
 
 }  // namespace
 }  // namespace opforge

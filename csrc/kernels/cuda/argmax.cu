@@ -1,4 +1,4 @@
-// ArgMax: one thread per output element scans the axis (x viewed as [outer, n, inner]), with the CPU's
+// Argmax: one thread per output element scans the axis (x viewed as [outer, n, inner]), with the CPU's
 // rule (opforge/functors/argmax.h): ties keep the first index, the first NaN wins.
 #include "opforge/cuda.h"
 #include "opforge/functors/argmax.h"

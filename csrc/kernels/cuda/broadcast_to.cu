@@ -8,9 +8,10 @@ namespace cuda {
 
 template <typename E>
 __global__ void BroadcastToKernel(const E* x, E* y, int64_t n, BroadcastIndex index) {
+  const bool narrow = FitsIn32Bits(n);
   OPF_GRID_STRIDE_LOOP(i, n) {
     int64_t ix, iy;
-    index.Offsets(i, &ix, &iy);
+    index.Offsets(i, narrow, &ix, &iy);
     y[i] = x[ix];
   }
 }

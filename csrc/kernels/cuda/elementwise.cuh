@@ -11,26 +11,42 @@ namespace cuda {
 // (_C.broadcast_plan): dims merged, strides 0 where an input is broadcast. ndim == 0: all three
 // have the same number of elements and the index is the offset.
 constexpr int kMaxBroadcastDims = 8;
+// Whether every flat index below n, and so every input offset of a broadcast onto n elements, fits
+// in 32 bits.
+OPF_HD bool FitsIn32Bits(int64_t n) { return n <= 0xffffffffLL; }
+
 struct BroadcastIndex {
   int64_t ndim;
   int64_t shape[kMaxBroadcastDims];
   int64_t a_stride[kMaxBroadcastDims];
   int64_t b_stride[kMaxBroadcastDims];
 
-  OPF_HD void Offsets(int64_t i, int64_t* ia, int64_t* ib) const {
+  // I: the index type. 64-bit division is many times slower than 32-bit on a GPU, so the kernel
+  // divides in 32 bits when every index fits (I = uint32_t).
+  OPF_HD void Offsets(int64_t flat, bool narrow, int64_t* ia, int64_t* ib) const {
+    if (narrow) {
+      OffsetsIn<uint32_t>(flat, ia, ib);
+    } else {
+      OffsetsIn<uint64_t>(flat, ia, ib);
+    }
+  }
+
+  template <typename I>
+  OPF_HD void OffsetsIn(int64_t flat, int64_t* ia, int64_t* ib) const {
     if (ndim == 0) {
-      *ia = *ib = i;
+      *ia = *ib = flat;
       return;
     }
-    int64_t a = 0, b = 0;
+    I i = static_cast<I>(flat), a = 0, b = 0;
     for (int64_t d = ndim - 1; d >= 0; --d) {
-      const int64_t c = i % shape[d];
-      i /= shape[d];
-      a += c * a_stride[d];
-      b += c * b_stride[d];
+      const I extent = static_cast<I>(shape[d]);
+      const I c = i % extent;
+      i /= extent;
+      a += c * static_cast<I>(a_stride[d]);
+      b += c * static_cast<I>(b_stride[d]);
     }
-    *ia = a;
-    *ib = b;
+    *ia = static_cast<int64_t>(a);
+    *ib = static_cast<int64_t>(b);
   }
 };
 
@@ -60,9 +76,10 @@ __global__ void SameShapeBinaryKernel(const T* a, const T* b, T* out, int64_t n,
 // out = op(a, b) with NumPy broadcasting; Out is T, or uint8_t for a comparison's bool.
 template <typename T, typename Out, typename Op>
 __global__ void BroadcastBinaryKernel(const T* a, const T* b, Out* out, int64_t n, BroadcastIndex index, Op op) {
+  const bool narrow = FitsIn32Bits(n);
   OPF_GRID_STRIDE_LOOP(i, n) {
     int64_t ia, ib;
-    index.Offsets(i, &ia, &ib);
+    index.Offsets(i, narrow, &ia, &ib);
     out[i] = StoreAs<Out, T>(op(Load(a[ia]), Load(b[ib])));
   }
 }

@@ -6,6 +6,7 @@ like the CPU's. Importing this needs no CuPy: registrations are data; only a lau
 from opforge.device.gpu import GpuDevice
 from opforge.kernels.gpu import (
     argmax,
+    array,
     assign,
     bias_add,
     broadcast_to,
@@ -13,16 +14,21 @@ from opforge.kernels.gpu import (
     conv,
     cuda,
     elementwise,
+    elemwise,
     fill,
+    gather,
     loops,
     loss,
     matmul,
     minmax,
+    normalization,
     one_hot,
     optimizer,
+    range,
     reduce,
     reshape,
     softmax,
+    sort,
     transpose,
 )
 
@@ -30,6 +36,7 @@ GpuDevice.provide_kernels(cast=cast.cast, fill=fill.fill)
 
 __all__ = [
     "argmax",
+    "array",
     "assign",
     "bias_add",
     "broadcast_to",
@@ -37,15 +44,20 @@ __all__ = [
     "conv",
     "cuda",
     "elementwise",
+    "elemwise",
     "fill",
+    "gather",
     "loops",
     "loss",
     "matmul",
     "minmax",
+    "normalization",
     "one_hot",
     "optimizer",
+    "range",
     "reduce",
     "reshape",
     "softmax",
+    "sort",
     "transpose",
 ]

@@ -1,4 +1,4 @@
-"""ArgMax on the GPU: ``ArgMaxKernel`` of ``csrc/kernels/cuda/argmax.cu``, one thread per output
+"""Argmax on the GPU: ``ArgMaxKernel`` of ``csrc/kernels/cuda/argmax.cu``, one thread per output
 element scanning the axis with the CPU's rule (ties keep the first index, the first NaN wins)."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _argmax_loop(spec, function, kernel):
 
 
 mirror_cpu_kernels(
-    "ArgMax",
+    "Argmax",
     lambda attr: CudaKernel(
         "argmax.cu", f"opforge::cuda::ArgMaxKernel<{ctype(attr.inputs[0])}, {ctype(attr.outputs[0])}>", _argmax_loop
     ),

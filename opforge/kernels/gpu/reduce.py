@@ -1,6 +1,6 @@
-"""GPU kernels of ReduceSum, ReduceMean and ReduceMax: the reducers of ``opforge/functors/reduce.h``
-(shared with the CPU kernels) in the passes of ``csrc/kernels/cuda/reduce.cuh``, for every KernelAttr
-the CPU registers.
+"""GPU kernels of ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceAll and ReduceAny: the
+reducers of ``opforge/functors/reduce.h`` (shared with the CPU kernels) in the passes of
+``csrc/kernels/cuda/reduce.cuh``, for every KernelAttr the CPU registers.
 
 The input is seen as the CPU kernels see it: dims of size 1 dropped, neighbouring dims that are both
 kept or both reduced merged, so kept dims (selecting an output) alternate with reduced dims (walked
@@ -191,7 +191,9 @@ _MAX_ACC = {"Float16": np.float32, "BFloat16": np.float32}
 
 
 def _acc_dtype(reducer: str, dtype) -> np.dtype:
-    if reducer == "MaxReducer":
+    if reducer in ("AllReducer", "AnyReducer"):
+        return np.dtype(np.uint8)
+    if reducer in ("MaxReducer", "MinReducer"):
         return np.dtype(_MAX_ACC.get(str(dtype), dtype.np_dtype))
     return np.dtype(_SUM_ACC.get(str(dtype), np.uint64))
 
@@ -200,11 +202,20 @@ def _make(reducer: str):
     def make(attr):
         t = ctype(attr.inputs[0])
         acc = _acc_dtype(reducer, attr.inputs[0])
-        loop = functools.partial(_reduce_loop, acc_dtype=acc, empty_ok=reducer != "MaxReducer")
-        return reduce_kernel("reduce.cu", f"opforge::{reducer}<{t}>", t, t, loop)
+        loop = functools.partial(_reduce_loop, acc_dtype=acc, empty_ok=reducer not in ("MaxReducer", "MinReducer"))
+        functor = f"opforge::{reducer}" if reducer in ("AllReducer", "AnyReducer") else f"opforge::{reducer}<{t}>"
+        return reduce_kernel("reduce.cu", functor, t, t, loop)
 
     return make
 
 
-for _op, _reducer in (("ReduceSum", "SumReducer"), ("ReduceMean", "MeanReducer"), ("ReduceMax", "MaxReducer")):
+for _op, _reducer in (
+    ("ReduceSum", "SumReducer"),
+    ("ReduceMean", "MeanReducer"),
+    ("ReduceMax", "MaxReducer"),
+    ("ReduceMin", "MinReducer"),
+    ("ReduceProd", "ProdReducer"),
+    ("ReduceAll", "AllReducer"),
+    ("ReduceAny", "AnyReducer"),
+):
     mirror_cpu_kernels(_op, _make(_reducer))

@@ -2,9 +2,6 @@
 
 from opforge.primitives._grad_ops import *  # noqa: F403
 from opforge.primitives.array_ops import *  # noqa: F403
-from opforge.primitives.array_ops import ArgMax
 from opforge.primitives.conv_ops import *  # noqa: F403
 from opforge.primitives.math_ops import *  # noqa: F403
 from opforge.primitives.nn_ops import *  # noqa: F403
-
-Argmax = ArgMax  # MindSpore spells it Argmax; ArgMax stays as an alias

@@ -1,4 +1,4 @@
-// ArgMax's rule for the best value along the axis (np.argmax), shared by the CPU kernels
+// Argmax's rule for the best value along the axis (np.argmax), shared by the CPU kernels
 // (csrc/kernels/cpu/argmax.cc) and the CUDA kernels (csrc/kernels/cuda/argmax.cu).
 #pragma once
 

@@ -67,6 +67,16 @@ OPF_HD I FloatToInt(double f) {
   }
 }
 
+// v as a float; from double as the CPU converts it (subnormals and NaN payloads kept on the GPU too).
+template <typename V>
+OPF_HD float ToFloat(V v) {
+  if constexpr (IsSame<V, double>::value) {
+    return half_bits::NarrowToFloat(v);
+  } else {
+    return static_cast<float>(v);
+  }
+}
+
 // v (a Widen()ed source value) as a D, stored.
 template <typename D, typename V>
 OPF_HD Storage<D> Convert(V v) {
@@ -77,7 +87,9 @@ OPF_HD Storage<D> Convert(V v) {
     h.bits = float16::FromDouble(v);  // one rounding, as NumPy
     return h;
   } else if constexpr (IsHalf<D>::value) {
-    return D(static_cast<float>(v));  // bfloat16 from double goes through float, as in ml_dtypes
+    return D(ToFloat(v));  // bfloat16 from double goes through float, as in ml_dtypes
+  } else if constexpr (IsSame<D, float>::value) {
+    return ToFloat(v);
   } else if constexpr (IsInt<D>::value && IsFloat<V>::value) {
     return FloatToInt<D>(static_cast<double>(v));
   } else {

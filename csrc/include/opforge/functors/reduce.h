@@ -1,4 +1,5 @@
-// The per-element math of the reductions (ReduceSum, ReduceMean, ReduceMax) and of the sums inside
+// The per-element math of the reductions (ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd,
+// ReduceAll, ReduceAny) and of the sums inside
 // Softmax and the losses: the type a sum accumulates in and the reducers (identity, widen, combine,
 // finish), shared by the CPU kernels (csrc/kernels/cpu/reduce.cc) and the CUDA kernels
 // (csrc/kernels/cuda/reduce.cuh). Host and device; no standard library (NVRTC has none).
@@ -52,6 +53,13 @@ OPF_HD C Lowest() {
   }
 }
 
+// The largest value of an integer type: ~0 when unsigned, 2^(bits-1) - 1 when signed.
+template <typename C>
+OPF_HD C Highest() {
+  using U = typename MakeUnsigned<C>::type;
+  return static_cast<C>(static_cast<U>(~static_cast<U>(Lowest<C>())));
+}
+
 }  // namespace limits
 
 // Reducers over elements of T: values are widened to A, combined (associatively, so any split of
@@ -95,6 +103,61 @@ struct MaxReducer {
   // The maximum of no elements is undefined (the primitive rejects it when inferring).
   static OPF_HD bool EmptyOk() { return false; }
   static OPF_HD T Empty() { return Store<T>(Identity()); }
+};
+
+template <typename T>
+struct MinReducer {
+  using A = compute_t<T>;  // exact: a minimum only selects
+  static OPF_HD A Identity() {
+    if constexpr (IsFloat<A>::value) {
+      return limits::Infinity<A>();
+    } else {
+      return limits::Highest<A>();
+    }
+  }
+  static OPF_HD A Widen(T v) { return Load(v); }
+  // A NaN on either side wins, so NaN propagates through every partial result (as np.min).
+  static OPF_HD A Combine(A a, A b) { return (a <= b || math::IsNan(a)) ? a : b; }
+  static OPF_HD T Finish(A m, int64_t) { return Store<T>(m); }
+  // The minimum of no elements is undefined (the primitive rejects it when inferring).
+  static OPF_HD bool EmptyOk() { return false; }
+  static OPF_HD T Empty() { return Store<T>(Identity()); }
+};
+
+// Product in the sum's accumulation type: floats in double (float16/bfloat16 in float), integers in
+// unsigned 64 bits, whose wrap-around gives the low bits of the exact product (NumPy's int prod).
+template <typename T>
+struct ProdReducer {
+  using A = acc_t<T>;
+  static OPF_HD A Identity() { return A(1); }
+  static OPF_HD A Widen(T v) { return static_cast<A>(Load(v)); }
+  static OPF_HD A Combine(A a, A b) { return a * b; }
+  static OPF_HD T Finish(A p, int64_t) { return Store<T>(static_cast<compute_t<T>>(p)); }
+  // NumPy: an empty product is 1.
+  static OPF_HD bool EmptyOk() { return true; }
+  static OPF_HD T Empty() { return Store<T>(compute_t<T>(1)); }
+};
+
+// Logical and / or over bools, accumulated as bytes 0 / 1 (a byte array of partial results works
+// where std::vector<bool> would not): an empty ReduceAll is true, an empty ReduceAny false (np.all, np.any).
+struct AllReducer {
+  using A = unsigned char;
+  static OPF_HD A Identity() { return 1; }
+  static OPF_HD A Widen(bool v) { return v ? 1 : 0; }
+  static OPF_HD A Combine(A a, A b) { return static_cast<A>(a & b); }
+  static OPF_HD bool Finish(A v, int64_t) { return v != 0; }
+  static OPF_HD bool EmptyOk() { return true; }
+  static OPF_HD bool Empty() { return true; }
+};
+
+struct AnyReducer {
+  using A = unsigned char;
+  static OPF_HD A Identity() { return 0; }
+  static OPF_HD A Widen(bool v) { return v ? 1 : 0; }
+  static OPF_HD A Combine(A a, A b) { return static_cast<A>(a | b); }
+  static OPF_HD bool Finish(A v, int64_t) { return v != 0; }
+  static OPF_HD bool EmptyOk() { return true; }
+  static OPF_HD bool Empty() { return false; }
 };
 
 }  // namespace opforge

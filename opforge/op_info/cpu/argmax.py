@@ -1,9 +1,9 @@
-"""ArgMax CPU op info."""
+"""Argmax CPU op info."""
 
 from opforge.op_info import CpuRegOp, DataType, op_info_register
 
 arg_max_op_info = (
-    CpuRegOp("ArgMax")
+    CpuRegOp("Argmax")
     .input(0, "x", "required")
     .output(0, "output", "required")
     .attr("axis", "optional", "int", "all", "-1")
@@ -32,4 +32,4 @@ arg_max_op_info = (
 
 @op_info_register(arg_max_op_info)
 def _arg_max_cpu():
-    """ArgMax CPU registration."""
+    """Argmax CPU registration."""

@@ -1,0 +1,253 @@
+// Gather(params, indices, axis), GatherNd(x, indices), ScatterNdUpdate(x, indices, updates) (in place)
+// and UnsortedSegmentSum(x, segment_ids, num_segments). Indices are int32 or int64; out-of-range
+// indices raise an error naming the op and the index (UnsortedSegmentSum drops ids outside
+// [0, num_segments), as MindSpore). The index math is functors/gather.h, shared with the CUDA kernels.
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "opforge/functors/gather.h"
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+struct alignas(8) Bytes16 {
+  uint64_t lo, hi;
+};
+
+int64_t Prod(const std::vector<int64_t>& s, size_t from, size_t to) {
+  int64_t p = 1;
+  for (size_t d = from; d < to; ++d) p *= s[d];
+  return p;
+}
+
+template <typename E, typename I>
+class GatherCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    const std::string& op = ctx.op_name();
+    const auto& params = ctx.input(0).shape;
+    const auto& indices = ctx.input(1).shape;
+    const int64_t nd = static_cast<int64_t>(params.size());
+    int64_t axis = ctx.GetInt("axis");
+    OPF_CHECK(axis >= -nd && axis < nd, "For '" << op << "', the 'axis' must be in [" << -nd << ", " << nd
+                                                << "), but got " << axis << ".");
+    if (axis < 0) axis += nd;
+    outer_ = Prod(params, 0, static_cast<size_t>(axis));
+    p_ = params[axis];
+    inner_ = Prod(params, static_cast<size_t>(axis) + 1, params.size());
+    n_ = Prod(indices, 0, indices.size());
+    std::vector<int64_t> want(params.begin(), params.begin() + axis);
+    want.insert(want.end(), indices.begin(), indices.end());
+    want.insert(want.end(), params.begin() + axis + 1, params.end());
+    OPF_CHECK(ctx.output(0).shape == want, "For '" << op << "', the output shape must be " << ShapeToString(want)
+                                                   << ", but got " << ShapeToString(ctx.output(0).shape) << ".");
+    total_ = outer_ * n_ * inner_;
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const E* params = args.input<E>(0);
+    const I* idx = args.input<I>(1);
+    E* out = args.output<E>(0);
+    if (total_ == 0) return;
+    for (int64_t j = 0; j < n_; ++j) {
+      const int64_t v = static_cast<int64_t>(idx[j]);
+      OPF_CHECK(v >= 0 && v < p_, "For 'Gather', every 'input_indices' value must be in [0, "
+                                      << p_ << "), but got input_indices[" << j << "] = " << v << ".");
+    }
+    const int64_t p = p_, n = n_, inner = inner_;
+    ParallelFor(total_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = params[GatherSource(idx, i, p, n, inner)];
+    });
+  }
+
+ private:
+  int64_t outer_ = 0, p_ = 0, inner_ = 0, n_ = 0, total_ = 0;
+};
+
+// x's leading k dims addressed by rows of k coordinates (indices [..., k]).
+NdIndex MakeNdIndex(const std::string& op, const std::vector<int64_t>& x, const std::vector<int64_t>& indices,
+                    int64_t* rows) {
+  OPF_CHECK(!indices.empty(), "For '" << op << "', the 'indices' must have at least 1 dim.");
+  const int64_t k = indices.back();
+  OPF_CHECK(k >= 0 && k <= static_cast<int64_t>(x.size()) && k <= kMaxNdIndexDims,
+            "For '" << op << "', the last dim of 'indices' " << ShapeToString(indices)
+                    << " must be at most the rank of 'x' " << ShapeToString(x) << " (and " << kMaxNdIndexDims
+                    << ").");
+  NdIndex nd{};
+  nd.k = k;
+  nd.inner = Prod(x, static_cast<size_t>(k), x.size());
+  for (int64_t d = 0; d < k; ++d) {
+    nd.dim[d] = x[d];
+    nd.stride[d] = Prod(x, static_cast<size_t>(d) + 1, x.size());
+  }
+  *rows = Prod(indices, 0, indices.size() - 1);
+  return nd;
+}
+
+template <typename I>
+void CheckNdRows(const std::string& op, const NdIndex& nd, const I* idx, int64_t rows,
+                 const std::vector<int64_t>& x) {
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t d = nd.BadCoordinate(idx, row);
+    if (d < 0) continue;
+    std::ostringstream coords;
+    for (int64_t c = 0; c < nd.k; ++c) coords << (c ? ", " : "") << static_cast<int64_t>(idx[row * nd.k + c]);
+    OPF_CHECK(false, "For '" << op << "', the index row " << row << " [" << coords.str()
+                             << "] of 'indices' is out of range for 'x' of shape " << ShapeToString(x)
+                             << ": its coordinate " << d << " must be in [0, " << nd.dim[d] << ").");
+  }
+}
+
+template <typename E, typename I>
+class GatherNdCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    x_ = ctx.input(0).shape;
+    const auto& indices = ctx.input(1).shape;
+    nd_ = MakeNdIndex(ctx.op_name(), x_, indices, &rows_);
+    std::vector<int64_t> want(indices.begin(), indices.end() - 1);
+    want.insert(want.end(), x_.begin() + nd_.k, x_.end());
+    OPF_CHECK(ctx.output(0).shape == want, "For '" << ctx.op_name() << "', the output shape must be "
+                                                   << ShapeToString(want) << ".");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const E* x = args.input<E>(0);
+    const I* idx = args.input<I>(1);
+    E* out = args.output<E>(0);
+    CheckNdRows("GatherNd", nd_, idx, rows_, x_);
+    const NdIndex nd = nd_;
+    ParallelFor(rows_ * nd.inner, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = x[nd.RowOffset(idx, i / nd.inner) + i % nd.inner];
+    });
+  }
+
+ private:
+  std::vector<int64_t> x_;
+  NdIndex nd_{};
+  int64_t rows_ = 0;
+};
+
+// In place: the output is input 0's buffer when the call writes the Parameter (else a copy of it).
+template <typename E, typename I>
+class ScatterNdUpdateCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    x_ = ctx.input(0).shape;
+    const auto& indices = ctx.input(1).shape;
+    nd_ = MakeNdIndex(ctx.op_name(), x_, indices, &rows_);
+    std::vector<int64_t> want(indices.begin(), indices.end() - 1);
+    want.insert(want.end(), x_.begin() + nd_.k, x_.end());
+    OPF_CHECK(ctx.input(2).shape == want, "For '" << ctx.op_name() << "', the 'updates' must have shape "
+                                                  << ShapeToString(want) << ", but got "
+                                                  << ShapeToString(ctx.input(2).shape) << ".");
+    numel_ = ctx.input(0).numel();
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const E* x = args.input<E>(0);
+    const I* idx = args.input<I>(1);
+    const E* updates = args.input<E>(2);
+    E* out = args.output<E>(0);
+    CheckNdRows("ScatterNdUpdate", nd_, idx, rows_, x_);
+    if (out != x && numel_ > 0) std::memcpy(static_cast<void*>(out), x, static_cast<size_t>(numel_) * sizeof(E));
+    const int64_t inner = nd_.inner;
+    for (int64_t row = 0; row < rows_; ++row) {  // in order: of two rows with one index, the last wins
+      if (inner > 0) {
+        std::memcpy(static_cast<void*>(out + nd_.RowOffset(idx, row)), updates + row * inner,
+                    static_cast<size_t>(inner) * sizeof(E));
+      }
+    }
+  }
+
+ private:
+  std::vector<int64_t> x_;
+  NdIndex nd_{};
+  int64_t rows_ = 0, numel_ = 0;
+};
+
+template <typename T, typename I>
+class UnsortedSegmentSumCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    const auto& x = ctx.input(0).shape;
+    const auto& ids = ctx.input(1).shape;
+    OPF_CHECK(ids.size() <= x.size() && std::equal(ids.begin(), ids.end(), x.begin()),
+              "For '" << ctx.op_name() << "', the 'segment_ids' shape " << ShapeToString(ids)
+                      << " must be a prefix of the 'x' shape " << ShapeToString(x) << ".");
+    rows_ = Prod(ids, 0, ids.size());
+    inner_ = Prod(x, ids.size(), x.size());
+    segments_ = ctx.GetInt("num_segments");
+    std::vector<int64_t> want{segments_};
+    want.insert(want.end(), x.begin() + static_cast<int64_t>(ids.size()), x.end());
+    OPF_CHECK(ctx.output(0).shape == want, "For '" << ctx.op_name() << "', the output shape must be "
+                                                   << ShapeToString(want) << ".");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    const I* ids = args.input<I>(1);
+    T* out = args.output<T>(0);
+    const int64_t total = segments_ * inner_;
+    std::vector<compute_t<T>> acc(static_cast<size_t>(total), compute_t<T>(0));
+    for (int64_t i = 0; i < rows_; ++i) {  // rows in order, as SegmentSumAt sums them
+      const int64_t s = static_cast<int64_t>(ids[i]);
+      if (s < 0 || s >= segments_) continue;
+      for (int64_t r = 0; r < inner_; ++r) acc[s * inner_ + r] = acc[s * inner_ + r] + Load(x[i * inner_ + r]);
+    }
+    for (int64_t i = 0; i < total; ++i) out[i] = Store<T>(acc[i]);
+  }
+
+ private:
+  int64_t rows_ = 0, inner_ = 0, segments_ = 0;
+};
+
+#define REG_GATHER(ID, E, IID, I)                                                                              \
+  MS_REG_CPU_KERNEL(Gather, KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddOutputAttr(ID),                 \
+                    GatherCpuKernel<E, I>);                                                                    \
+  MS_REG_CPU_KERNEL(GatherNd, KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddOutputAttr(ID),               \
+                    GatherNdCpuKernel<E, I>);                                                                  \
+  MS_REG_CPU_KERNEL(ScatterNdUpdate,                                                                           \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID),        \
+                    ScatterNdUpdateCpuKernel<E, I>)
+#define REG_GATHER_BOTH(ID, E)                   \
+  REG_GATHER(ID, E, kNumberTypeInt32, int32_t); \
+  REG_GATHER(ID, E, kNumberTypeInt64, int64_t)
+
+REG_GATHER_BOTH(kNumberTypeBool, uint8_t);
+REG_GATHER_BOTH(kNumberTypeInt8, uint8_t);
+REG_GATHER_BOTH(kNumberTypeInt16, uint16_t);
+REG_GATHER_BOTH(kNumberTypeInt32, uint32_t);
+REG_GATHER_BOTH(kNumberTypeInt64, uint64_t);
+REG_GATHER_BOTH(kNumberTypeUInt8, uint8_t);
+REG_GATHER_BOTH(kNumberTypeUInt16, uint16_t);
+REG_GATHER_BOTH(kNumberTypeUInt32, uint32_t);
+REG_GATHER_BOTH(kNumberTypeUInt64, uint64_t);
+REG_GATHER_BOTH(kNumberTypeFloat16, uint16_t);
+REG_GATHER_BOTH(kNumberTypeBFloat16, uint16_t);
+REG_GATHER_BOTH(kNumberTypeFloat32, uint32_t);
+REG_GATHER_BOTH(kNumberTypeFloat64, uint64_t);
+REG_GATHER_BOTH(kNumberTypeComplex64, uint64_t);
+REG_GATHER_BOTH(kNumberTypeComplex128, Bytes16);
+
+#define REG_USS(T, ID)                                                                                          \
+  MS_REG_CPU_KERNEL(UnsortedSegmentSum,                                                                         \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(kNumberTypeInt32).AddOutputAttr(ID),             \
+                    UnsortedSegmentSumCpuKernel<T, int32_t>);                                                  \
+  MS_REG_CPU_KERNEL(UnsortedSegmentSum,                                                                         \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(kNumberTypeInt64).AddOutputAttr(ID),             \
+                    UnsortedSegmentSumCpuKernel<T, int64_t>)
+
+REG_USS(float16, kNumberTypeFloat16);
+REG_USS(bfloat16, kNumberTypeBFloat16);
+REG_USS(float, kNumberTypeFloat32);
+REG_USS(double, kNumberTypeFloat64);
+REG_USS(int32_t, kNumberTypeInt32);
+REG_USS(int64_t, kNumberTypeInt64);
+
+}  // namespace
+}  // namespace opforge

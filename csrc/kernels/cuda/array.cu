@@ -1,0 +1,46 @@
+// Data-movement operators on the GPU (the CPU's csrc/kernels/cpu/array.cc): Slice, StridedSlice,
+// ReverseV2, Tile (StridedCopyKernel), SliceGrad, StridedSliceGrad (StridedScatterKernel into zeros),
+// Concat, Stack (ConcatKernel, one launch per input), Split, Unstack (SplitKernel, one launch per
+// output), Select. The index math is functors/array_index.h; the host builds the plans
+// (opforge/kernels/gpu/array.py). Elements move as raw bytes of their size.
+#include "copy.cuh"
+#include "opforge/functors/add_n.h"
+#include "opforge/functors/array_index.h"
+
+namespace opforge {
+namespace cuda {
+
+template <typename E>
+__global__ void StridedCopyKernel(const E* x, E* y, int64_t n, StridedIndex index) {
+  OPF_GRID_STRIDE_LOOP(i, n) { y[i] = x[index.Offset(i)]; }
+}
+
+// dx must hold zeros; the index never wraps, so no two threads write one element.
+template <typename E>
+__global__ void StridedScatterKernel(const E* dy, E* dx, int64_t n, StridedIndex index) {
+  OPF_GRID_STRIDE_LOOP(i, n) { dx[index.Offset(i)] = dy[i]; }
+}
+
+template <typename E>
+__global__ void ConcatKernel(const E* x, E* y, int64_t n, int64_t in_cols, int64_t out_cols, int64_t col0) {
+  OPF_GRID_STRIDE_LOOP(i, n) { y[ConcatOffset(i, in_cols, out_cols, col0)] = x[i]; }
+}
+
+template <typename E>
+__global__ void SplitKernel(const E* x, E* y, int64_t n, int64_t out_cols, int64_t in_cols, int64_t col0) {
+  OPF_GRID_STRIDE_LOOP(i, n) { y[i] = x[ConcatOffset(i, out_cols, in_cols, col0)]; }
+}
+
+template <typename E>
+__global__ void SelectKernel(const uint8_t* cond, const E* x, const E* y, E* out, int64_t n) {
+  OPF_GRID_STRIDE_LOOP(i, n) { out[i] = cond[i] ? x[i] : y[i]; }
+}
+
+// AddN: xs is a device array of the k input pointers.
+template <typename T>
+__global__ void AddNKernel(const T* const* xs, int64_t k, T* out, int64_t n) {
+  OPF_GRID_STRIDE_LOOP(i, n) { out[i] = AddNAt(xs, k, i); }
+}
+
+}  // namespace cuda
+}  // namespace opforge

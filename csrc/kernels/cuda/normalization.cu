@@ -1,0 +1,115 @@
+// BatchNorm, BatchNormGrad, LayerNorm, LayerNormGrad with the math of opforge/functors/normalization.h
+// (shared with csrc/kernels/cpu/normalization.cc). Grid-stride loops without shared memory or barriers
+// (so the tests' host emulation runs them): one thread per channel for the BatchNorm statistics and
+// sums, one per element for y and dx; one thread per row for LayerNorm and LayerNormGrad's dx, one
+// per gamma element for dgamma / dbeta. Instantiated by name (opforge/kernels/gpu/normalization.py).
+#include "opforge/cuda.h"
+#include "opforge/functors/normalization.h"
+
+namespace opforge {
+namespace cuda {
+
+// Per channel: training: the batch's mean and biased variance; inference: the given ones. Writes the
+// four statistics outputs and the affine coefficients (a, b) of y = x * a + b, in acc_t<T>.
+template <typename T>
+__global__ void BatchNormStatsKernel(const T* x, const T* scale, const T* bias, const T* mean_in, const T* var_in,
+                                     T* mean_out, T* var_out, T* reserve1, T* reserve2, acc_t<T>* coef, int64_t n,
+                                     int64_t c, int64_t s, int training, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  const BatchNormGeometry g{n, c, s};
+  OPF_GRID_STRIDE_LOOP(ch, c) {
+    S mean, var;
+    if (training) {
+      const Moments<T> st = BatchNormChannelMoments(x, g, ch);
+      mean = st.mean;
+      var = st.var;
+    } else {
+      mean = static_cast<S>(Load(mean_in[ch]));
+      var = static_cast<S>(Load(var_in[ch]));
+    }
+    const BatchNormAffine<T> f =
+        BatchNormAffine<T>::Of(static_cast<S>(Load(scale[ch])), static_cast<S>(Load(bias[ch])), mean, var, eps);
+    coef[2 * ch] = f.a;
+    coef[2 * ch + 1] = f.b;
+    const T m = training ? Store<T>(static_cast<C>(mean)) : mean_in[ch];
+    const T v = training ? Store<T>(static_cast<C>(var)) : var_in[ch];
+    mean_out[ch] = m;
+    reserve1[ch] = m;
+    var_out[ch] = v;
+    reserve2[ch] = v;
+  }
+}
+
+template <typename T>
+__global__ void BatchNormApplyKernel(const T* x, const acc_t<T>* coef, T* y, int64_t numel, int64_t c, int64_t s) {
+  OPF_GRID_STRIDE_LOOP(i, numel) {
+    const int64_t ch = (i / s) % c;
+    const BatchNormAffine<T> f{coef[2 * ch], coef[2 * ch + 1]};
+    y[i] = f(x[i]);
+  }
+}
+
+// Per channel: dscale, dbias and the coefficients of dx = k_dy * dy + k_xmu * (x - mean) + k_const
+// (4 values of acc_t<T> per channel).
+template <typename T>
+__global__ void BatchNormGradSumsKernel(const T* dy, const T* x, const T* scale, const T* mean_in, const T* var_in,
+                                        T* dscale, T* dbias, acc_t<T>* coef, int64_t n, int64_t c, int64_t s,
+                                        int training, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  const BatchNormGeometry g{n, c, s};
+  OPF_GRID_STRIDE_LOOP(ch, c) {
+    const S mean = static_cast<S>(Load(mean_in[ch]));
+    const S var = static_cast<S>(Load(var_in[ch]));
+    const BatchNormGradSums<T> sums = BatchNormGradChannelSums(dy, x, g, ch, mean);
+    dscale[ch] = Store<T>(static_cast<C>(sums.dy_xmu * InvStd(var, eps)));
+    dbias[ch] = Store<T>(static_cast<C>(sums.dy));
+    const BatchNormGradDx<T> f =
+        BatchNormGradDx<T>::Of(training != 0, static_cast<S>(Load(scale[ch])), mean, var, eps, sums, g.count());
+    coef[4 * ch] = f.k_dy;
+    coef[4 * ch + 1] = f.k_xmu;
+    coef[4 * ch + 2] = f.k_const;
+    coef[4 * ch + 3] = f.mean;
+  }
+}
+
+template <typename T>
+__global__ void BatchNormGradDxKernel(const T* dy, const T* x, const acc_t<T>* coef, T* dx, int64_t numel, int64_t c,
+                                      int64_t s) {
+  OPF_GRID_STRIDE_LOOP(i, numel) {
+    const int64_t ch = (i / s) % c;
+    const BatchNormGradDx<T> f{coef[4 * ch], coef[4 * ch + 1], coef[4 * ch + 2], coef[4 * ch + 3]};
+    dx[i] = f(dy[i], x[i]);
+  }
+}
+
+template <typename T>
+__global__ void LayerNormKernel(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* var, int64_t rows,
+                                int64_t m, int64_t p, double eps) {
+  OPF_GRID_STRIDE_LOOP(r, rows) {
+    if (m == 0) {
+      mean[r] = var[r] = Store<T>(limits::QuietNaN<compute_t<T>>());
+      continue;
+    }
+    LayerNormRow(x + r * m, gamma, beta, y + r * m, mean + r, var + r, m, p, r * m, eps);
+  }
+}
+
+template <typename T>
+__global__ void LayerNormGradDxKernel(const T* x, const T* dy, const T* var, const T* mean, const T* gamma, T* dx,
+                                      int64_t rows, int64_t m, int64_t p, double eps) {
+  OPF_GRID_STRIDE_LOOP(r, rows) {
+    if (m == 0) continue;
+    LayerNormGradRow(x + r * m, dy + r * m, gamma, mean[r], var[r], dx + r * m, m, p, r * m, eps);
+  }
+}
+
+template <typename T>
+__global__ void LayerNormGradParamKernel(const T* x, const T* dy, const T* var, const T* mean, T* dgamma, T* dbeta,
+                                         int64_t total, int64_t m, int64_t p, double eps) {
+  OPF_GRID_STRIDE_LOOP(q, p) { LayerNormGradParam(x, dy, mean, var, dgamma, dbeta, q, total, m, p, eps); }
+}
+
+}  // namespace cuda
+}  // namespace opforge

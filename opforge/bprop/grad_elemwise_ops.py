@@ -1,0 +1,157 @@
+"""bprops of the second batch of elementwise operators: Abs, Erf, Pow, Atan2, Div, Mod, FloorMod,
+GeLU, Softplus, HSigmoid, HSwish (differentiable, written with primitives), and the piecewise
+constant ones (Floor, Ceil, Round, Sign, FloorDiv, the comparisons and logical ops, IsNan,
+IsFinite), whose gradients are zeros as in MindSpore."""
+
+from __future__ import annotations
+
+import math
+
+from opforge.bprop._utils import grad_for, needs_input_grad, zero_grads
+from opforge.bprop.registry import bprop_getters
+from opforge.ops import functional as F
+from opforge.primitives import _grad_ops as G
+from opforge.primitives import math_ops as P
+from opforge.primitives import nn_ops as N
+from opforge.tensor import Tensor
+
+_sign = P.Sign()
+_log = P.Log()
+_pow = P.Pow()
+_floor_div = P.FloorDiv()
+_mod = P.Mod()
+
+
+@bprop_getters.register(P.Abs)
+def get_bprop_abs(self):
+    # d|x| = sign(x) dx (0 at 0, as MindSpore's AbsGrad).
+    def bprop(x, out, dout):
+        return (F.mul(dout, _sign(x)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.Erf)
+def get_bprop_erf(self):
+    # d erf(x) = 2 / sqrt(pi) exp(-x^2) dx
+    def bprop(x, out, dout):
+        return (F.mul(dout, F.mul(F.exp(F.neg(F.mul(x, x))), 2.0 / math.sqrt(math.pi))),)
+
+    return bprop
+
+
+def _zero_bprop(self):
+    def bprop(*args):
+        return zero_grads(*args[:-2])
+
+    return bprop
+
+
+for _prim in (
+    P.Floor,
+    P.Ceil,
+    P.Round,
+    P.Sign,
+    P.IsNan,
+    P.IsFinite,
+    P.LogicalNot,
+    P.FloorDiv,
+    P.Greater,
+    P.GreaterEqual,
+    P.Less,
+    P.LessEqual,
+    P.NotEqual,
+    P.LogicalAnd,
+    P.LogicalOr,
+):
+    bprop_getters.register(_prim)(_zero_bprop)
+
+
+@bprop_getters.register(P.Pow)
+def get_bprop_pow(self):
+    # d(x^y) = y x^(y-1) dx + x^y log(x) dy
+    def bprop(x, y, out, dout):
+        dx = dy = None
+        if isinstance(x, Tensor) and needs_input_grad(0):
+            y_1 = F.sub(y, 1) if isinstance(y, Tensor) else y - 1
+            dx = grad_for(x, F.mul(dout, F.mul(_pow(x, y_1), y)))
+        if isinstance(y, Tensor) and needs_input_grad(1):
+            log_x = _log(x) if isinstance(x, Tensor) else math.log(x)
+            dy = grad_for(y, F.mul(dout, F.mul(out, log_x)))
+        return dx, dy
+
+    return bprop
+
+
+@bprop_getters.register(P.Atan2)
+def get_bprop_atan2(self):
+    # atan2(x, y): d = (y dx - x dy) / (x^2 + y^2)
+    def bprop(x, y, out, dout):
+        g = F.div(dout, F.add(F.mul(x, x), F.mul(y, y)))
+        dx = grad_for(x, F.mul(g, y)) if isinstance(x, Tensor) and needs_input_grad(0) else None
+        dy = grad_for(y, F.neg(F.mul(g, x))) if isinstance(y, Tensor) and needs_input_grad(1) else None
+        return dx, dy
+
+    return bprop
+
+
+@bprop_getters.register(P.Div)
+def get_bprop_div(self):
+    # as RealDiv: dx = dout / y, dy = -dx * out
+    def bprop(x, y, out, dout):
+        dx = F.div(dout, y)
+        dy = grad_for(y, F.neg(F.mul(dx, out))) if isinstance(y, Tensor) and needs_input_grad(1) else None
+        return (grad_for(x, dx) if needs_input_grad(0) else None), dy
+
+    return bprop
+
+
+def _remainder_bprop(quotient):
+    # x mod y = x - y q(x / y) with q piecewise constant: dx = dout, dy = -dout q
+    def getter(self):
+        def bprop(x, y, out, dout):
+            dx = grad_for(x, dout) if needs_input_grad(0) else None
+            dy = None
+            if isinstance(y, Tensor) and needs_input_grad(1):
+                dy = grad_for(y, F.neg(F.mul(dout, quotient(x, y))))
+            return dx, dy
+
+        return bprop
+
+    return getter
+
+
+def _trunc_div(x, y):
+    q = F.div(x, y)
+    return F.sub(q, _mod(q, 1.0))  # trunc(q) = q - fmod(q, 1)
+
+
+bprop_getters.register(P.Mod)(_remainder_bprop(_trunc_div))
+bprop_getters.register(P.FloorMod)(_remainder_bprop(lambda x, y: _floor_div(x, y)))
+
+
+@bprop_getters.register(N.GeLU)
+def get_bprop_gelu(self):
+    gelu_grad = G.GeLUGrad()
+
+    def bprop(x, out, dout):
+        return (gelu_grad(dout, x, out),)
+
+    return bprop
+
+
+def _grad_of_input(grad_cls):
+    def getter(self):
+        grad_op = grad_cls()
+
+        def bprop(x, out, dout):
+            return (grad_op(dout, x),)
+
+        return bprop
+
+    return getter
+
+
+bprop_getters.register(N.Softplus)(_grad_of_input(G.SoftplusGrad))
+bprop_getters.register(N.HSigmoid)(_grad_of_input(G.HSigmoidGrad))
+bprop_getters.register(N.HSwish)(_grad_of_input(G.HSwishGrad))

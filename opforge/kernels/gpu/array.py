@@ -1,0 +1,271 @@
+"""Data-movement operators on the GPU: the kernels of ``csrc/kernels/cuda/array.cu`` for every KernelAttr
+the CPU registers (``csrc/kernels/cpu/array.cc``). The plans (which dims, strides and offsets each kernel
+walks, ``StridedIndex`` of ``functors/array_index.h``) are built here as the CPU kernels build theirs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.fill import fill
+from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
+from opforge.primitives.array_ops import strided_slice_walk
+
+__all__ = []
+
+_SOURCE = "array.cu"
+_MAX_DIMS = 8  # kMaxIndexDims of functors/array_index.h
+# align=True: CuPy places a struct argument by its dtype's alignment, which must be the C++ struct's.
+_INDEX_DTYPE = np.dtype(
+    [
+        ("ndim", np.int64),
+        ("base", np.int64),
+        ("size", np.int64, (_MAX_DIMS,)),
+        ("mod", np.int64, (_MAX_DIMS,)),
+        ("stride", np.int64, (_MAX_DIMS,)),
+    ],
+    align=True,
+)
+
+
+def _row_major(shape) -> list:
+    return [math.prod(shape[d + 1 :]) for d in range(len(shape))]
+
+
+class _Walk:
+    """Dims of a strided walk (size, mod, stride) and the base offset, as array.cc's ``Walk``."""
+
+    def __init__(self):
+        self.dims, self.base = [], 0
+
+    def add(self, size, mod, stride):
+        self.dims.append((size, mod, stride))
+
+    def count(self) -> int:
+        return math.prod(s for s, _, _ in self.dims)
+
+    def index(self, op_name: str):
+        merged = []
+        for size, mod, stride in self.dims:
+            if size == 1:
+                continue
+            if merged and mod == size and merged[-1][1] == merged[-1][0] and merged[-1][2] == stride * size:
+                s = merged[-1][0] * size
+                merged[-1] = (s, s, stride)
+                continue
+            merged.append((size, mod, stride))
+        if len(merged) > _MAX_DIMS:
+            raise KernelError(
+                f"For '{op_name}', the GPU kernel walks at most {_MAX_DIMS} dims after merging, but needs "
+                f"{len(merged)}."
+            )
+        index = np.zeros((), _INDEX_DTYPE)
+        index["ndim"] = len(merged)
+        index["base"] = self.base
+        for d, (size, mod, stride) in enumerate(merged):
+            index["size"][d], index["mod"][d], index["stride"][d] = size, mod, stride
+        return index[()]
+
+
+def _slice_walk(attrs, shape) -> _Walk:
+    strides, w = _row_major(shape), _Walk()
+    for d, (b, s) in enumerate(zip(attrs["begin"], attrs["size"])):
+        length = shape[d] - b if s == -1 else s
+        w.base += b * strides[d]
+        w.add(length, length, strides[d])
+    return w
+
+
+def _strided_slice_walk(op_name, attrs, shape) -> _Walk:
+    names = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+    masks = tuple(int(attrs.get(n, 0)) for n in names)
+    walk, _ = strided_slice_walk(op_name, list(shape), attrs["begin"], attrs["end"], attrs["strides"], masks)
+    strides, w = _row_major(shape), _Walk()
+    for d, (start, step, length) in enumerate(walk):
+        if length > 0:
+            w.base += start * strides[d]
+        w.add(length, length, step * strides[d])
+    return w
+
+
+def _reverse_walk(attrs, shape) -> _Walk:
+    nd = len(shape)
+    flip = {a % nd for a in attrs["axis"]} if nd else set()
+    strides, w = _row_major(shape), _Walk()
+    for d in range(nd):
+        if d in flip and shape[d] > 0:
+            w.base += (shape[d] - 1) * strides[d]
+            w.add(shape[d], shape[d], -strides[d])
+        else:
+            w.add(shape[d], shape[d], strides[d])
+    return w
+
+
+def _tile_walk(attrs, shape) -> _Walk:
+    multiples = list(attrs["multiples"])
+    padded = [1] * (len(multiples) - len(shape)) + list(shape)
+    strides, w = _row_major(padded), _Walk()
+    for d, m in enumerate(multiples):
+        size = padded[d] * m
+        w.add(size, size if m == 1 or size == 0 else padded[d], strides[d])
+    return w
+
+
+def _copy_loop(spec, function, kernel):
+    """``StridedCopyKernel<E>(x, y, n, index)``."""
+    op, shape, attrs = spec.op_name, list(spec.in_shapes[0]), spec.attrs
+    if op == "Slice":
+        w = _slice_walk(attrs, shape)
+    elif op == "StridedSlice":
+        w = _strided_slice_walk(op, attrs, shape)
+    elif op == "ReverseV2":
+        w = _reverse_walk(attrs, shape)
+    else:
+        w = _tile_walk(attrs, shape)
+    out_shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    n = numel(out_shape)
+    if w.count() != n:
+        raise KernelError(f"For '{op}', the output {list(out_shape)} must have {w.count()} elements, but has {n}.")
+    index = w.index(op)
+    device, runtime = spec.device, spec.device.runtime
+
+    def run(arrays):
+        out = device.empty(out_shape, np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), index))
+        return out
+
+    return run
+
+
+def _scatter_loop(spec, function, kernel):
+    """``StridedScatterKernel<E>(dy, dx, n, index)`` into zeros of the output's shape."""
+    op, out_shape = spec.op_name, list(spec.out_shapes[0])
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    if op == "SliceGrad":
+        w = _slice_walk(spec.attrs, out_shape)
+    else:
+        w = _strided_slice_walk(op, spec.attrs, out_shape)
+    n = numel(spec.in_shapes[0])
+    if w.count() != n:
+        raise KernelError(f"For '{op}', the 'dy' must have {w.count()} elements (the slice's), but has {n}.")
+    index = w.index(op)
+    device, runtime = spec.device, spec.device.runtime
+
+    def run(arrays):
+        out = device.empty(out_shape, np_dtype)
+        fill(device, out, np.zeros((), np_dtype))
+        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), index))
+        return out
+
+    return run
+
+
+def _parts(spec):
+    """(outer, cols of each part, total cols) for Concat/Stack (inputs are the parts) and Split/Unstack."""
+    op = spec.op_name
+    split = op in ("Split", "Unstack")
+    parts = spec.out_shapes if split else spec.in_shapes
+    first = list(parts[0])
+    ndim = len(first) + (1 if op in ("Stack", "Unstack") else 0)
+    axis = spec.attrs["axis"]
+    axis = axis + ndim if axis < 0 else axis
+    outer = math.prod(first[:axis])
+    cols = [0 if outer == 0 else numel(p) // outer for p in parts]
+    return outer, cols, sum(cols)
+
+
+def _concat_loop(spec, function, kernel):
+    """``ConcatKernel<E>(x_i, y, n_i, cols_i, total, col0_i)``, one launch per input."""
+    outer, cols, total = _parts(spec)
+    out_shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    offsets = np.cumsum([0] + cols[:-1]).tolist()
+
+    def run(arrays):
+        out = device.empty(out_shape, np_dtype)
+        for x, c, c0 in zip(arrays, cols, offsets):
+            launch_1d(
+                runtime, function, outer * c, (x, out, np.int64(outer * c), np.int64(c), np.int64(total), np.int64(c0))
+            )
+        return out
+
+    return run
+
+
+def _split_loop(spec, function, kernel):
+    """``SplitKernel<E>(x, y_i, n_i, cols_i, total, col0_i)``, one launch per output."""
+    outer, cols, total = _parts(spec)
+    device, runtime = spec.device, spec.device.runtime
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    offsets = np.cumsum([0] + cols[:-1]).tolist()
+    shapes = spec.out_shapes
+
+    def run(arrays):
+        outs = []
+        for shape, c, c0 in zip(shapes, cols, offsets):
+            out = device.empty(shape, np_dtype)
+            launch_1d(
+                runtime,
+                function,
+                outer * c,
+                (arrays[0], out, np.int64(outer * c), np.int64(c), np.int64(total), np.int64(c0)),
+            )
+            outs.append(out)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    return run
+
+
+def _select_loop(spec, function, kernel):
+    """``SelectKernel<E>(cond, x, y, out, n)``."""
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    n = numel(shape)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], arrays[1], arrays[2], out, np.int64(n)))
+        return out
+
+    return run
+
+
+def _add_n_loop(spec, function, kernel):
+    """``AddNKernel<T>(xs, k, out, n)``, ``xs`` a device array of the inputs' pointers."""
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    n, k = numel(shape), len(spec.in_shapes)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        if n:
+            pointers = runtime.from_host(np.array([runtime.pointer(a) for a in arrays], np.uint64))
+            launch_1d(runtime, function, n, (pointers, np.int64(k), out, np.int64(n)))
+        return out
+
+    return run
+
+
+def _kernel(template: str, loop, position: int = 0):
+    def make(attr):
+        return CudaKernel(_SOURCE, f"opforge::cuda::{template}<{bytes_ctype(attr.inputs[position])}>", loop)
+
+    return make
+
+
+for _op in ("Slice", "StridedSlice", "ReverseV2", "Tile"):
+    mirror_cpu_kernels(_op, _kernel("StridedCopyKernel", _copy_loop))
+for _op in ("SliceGrad", "StridedSliceGrad"):
+    mirror_cpu_kernels(_op, _kernel("StridedScatterKernel", _scatter_loop))
+for _op in ("Concat", "Stack"):
+    mirror_cpu_kernels(_op, _kernel("ConcatKernel", _concat_loop))
+for _op in ("Split", "Unstack"):
+    mirror_cpu_kernels(_op, _kernel("SplitKernel", _split_loop))
+mirror_cpu_kernels("Select", _kernel("SelectKernel", _select_loop, 1))
+mirror_cpu_kernels(
+    "AddN", lambda attr: CudaKernel(_SOURCE, f"opforge::cuda::AddNKernel<{ctype(attr.inputs[0])}>", _add_n_loop)
+)

@@ -1,0 +1,85 @@
+"""GPU kernels of the second batch of elementwise operators (``csrc/kernels/cuda/elemwise.cu``, math
+in ``opforge/functors/elemwise.h``): for every KernelAttr the CPU registers, the same functor in a
+loop of ``elementwise.cuh`` (or of elemwise.cu: bool predicates, the three-input GeLUGrad)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, functor_arg
+from opforge.kernels.gpu.elementwise import _broadcast, _same_shape, _unary, mirror_cpu_kernels
+from opforge.kernels.gpu.support import launch_1d, one_to_one
+
+__all__ = []
+
+_SOURCE = "elemwise.cu"
+
+
+def _predicate_loop(spec, function, kernel):
+    """``UnaryPredicateKernel<T, Op>(x, y, n, op)``: y = op(x) as bool bytes."""
+    return one_to_one(spec, function, functor_arg(kernel, spec.attrs))
+
+
+def _predicate(functor: str):
+    def make(attr):
+        name = f"opforge::cuda::UnaryPredicateKernel<{ctype(attr.inputs[0])}, opforge::{functor}>"
+        return CudaKernel(_SOURCE, name, _predicate_loop)
+
+    return make
+
+
+def _ternary_loop(spec, function, kernel):
+    """``SameShapeTernaryKernel<T, Op>(a, b, c, out, n, op)``: out = op(a, b, c), all of one shape."""
+    device, runtime = spec.device, spec.device.runtime
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    for s in spec.in_shapes[1:]:
+        if tuple(s) != tuple(spec.in_shapes[0]):
+            raise KernelError(
+                f"For '{spec.op_name}', the inputs must have the same shape, but got "
+                f"{list(spec.in_shapes[0])} and {list(s)}."
+            )
+    n = math.prod(shape)
+    op = functor_arg(kernel, spec.attrs)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], arrays[1], arrays[2], out, np.int64(n), op))
+        return out
+
+    return run
+
+
+def _ternary(functor: str):
+    def make(attr):
+        name = f"opforge::cuda::SameShapeTernaryKernel<{ctype(attr.inputs[0])}, opforge::{functor}>"
+        return CudaKernel(_SOURCE, name, _ternary_loop)
+
+    return make
+
+
+for _op in ("Abs", "Erf", "Floor", "Ceil", "Round", "Sign", "LogicalNot", "GeLU", "Softplus", "HSigmoid", "HSwish"):
+    mirror_cpu_kernels(_op, _unary(_SOURCE, f"{_op}Op"))
+for _op in ("IsNan", "IsFinite"):
+    mirror_cpu_kernels(_op, _predicate(f"{_op}Op"))
+for _op in ("SoftplusGrad", "HSigmoidGrad", "HSwishGrad"):
+    mirror_cpu_kernels(_op, _same_shape(_SOURCE, f"{_op}Op"))
+mirror_cpu_kernels("GeLUGrad", _ternary("GeLUGradOp"))
+for _op, _functor in (
+    ("Pow", "PowOp"),
+    ("Atan2", "Atan2Op"),
+    ("Div", "DivideOp"),
+    ("FloorDiv", "FloorDivOp"),
+    ("Mod", "ModOp"),
+    ("FloorMod", "FloorModOp"),
+    ("LogicalAnd", "LogicalAndOp"),
+    ("LogicalOr", "LogicalOrOp"),
+    ("NotEqual", "NotEqualOp"),
+    ("Greater", "GreaterOp"),
+    ("GreaterEqual", "GreaterEqualOp"),
+    ("Less", "LessOp"),
+    ("LessEqual", "LessEqualOp"),
+):
+    mirror_cpu_kernels(_op, _broadcast(_SOURCE, _functor))

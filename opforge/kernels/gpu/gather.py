@@ -1,0 +1,143 @@
+"""Gather, GatherNd, ScatterNdUpdate and UnsortedSegmentSum on the GPU: the kernels of
+``csrc/kernels/cuda/gather.cu`` for every KernelAttr the CPU registers. Out-of-range indices are an error,
+as on the CPU: the indices are read back to the host and checked before the launch (a synchronisation,
+as SparseSoftmaxCrossEntropyWithLogits does for its labels). ScatterNdUpdate writes the Parameter in place."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.fill import fill
+from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel, written_targets
+
+__all__ = []
+
+_SOURCE = "gather.cu"
+_MAX_DIMS = 8  # kMaxNdIndexDims of functors/gather.h
+_ND_DTYPE = np.dtype(
+    [("k", np.int64), ("inner", np.int64), ("dim", np.int64, (_MAX_DIMS,)), ("stride", np.int64, (_MAX_DIMS,))],
+    align=True,
+)
+
+
+def _gather_loop(spec, function, kernel):
+    """``GatherKernel<E, I>(params, indices, out, total, p, n, inner)``."""
+    params, indices = list(spec.in_shapes[0]), list(spec.in_shapes[1])
+    axis = spec.attrs["axis"] % len(params)
+    p, inner, n = params[axis], math.prod(params[axis + 1 :]), math.prod(indices)
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    total = numel(shape)
+
+    def run(arrays):
+        if total:
+            host = runtime.to_host(arrays[1]).reshape(-1)
+            bad = np.flatnonzero((host < 0) | (host >= p))
+            if bad.size:
+                j = int(bad[0])
+                raise KernelError(
+                    f"For 'Gather', every 'input_indices' value must be in [0, {p}), but got "
+                    f"input_indices[{j}] = {int(host[j])}."
+                )
+        out = device.empty(shape, np_dtype)
+        args = (arrays[0], arrays[1], out, np.int64(total), np.int64(p), np.int64(n), np.int64(inner))
+        launch_1d(runtime, function, total, args)
+        return out
+
+    return run
+
+
+def _nd_index(op_name, x, indices):
+    k = indices[-1]
+    nd = np.zeros((), _ND_DTYPE)
+    nd["k"], nd["inner"] = k, math.prod(x[k:])
+    for d in range(k):
+        nd["dim"][d], nd["stride"][d] = x[d], math.prod(x[d + 1 :])
+    return nd[()], math.prod(indices[:-1]), k
+
+
+def _check_rows(op_name, runtime, indices, rows, k, x) -> None:
+    if rows == 0 or k == 0:
+        return
+    host = runtime.to_host(indices).reshape(rows, k)
+    bad = (host < 0) | (host >= np.asarray(x[:k]))
+    if bad.any():
+        row = int(np.flatnonzero(bad.any(axis=1))[0])
+        d = int(np.flatnonzero(bad[row])[0])
+        coords = ", ".join(str(int(v)) for v in host[row])
+        raise KernelError(
+            f"For '{op_name}', the index row {row} [{coords}] of 'indices' is out of range for 'x' of shape {x}: "
+            f"its coordinate {d} must be in [0, {x[d]})."
+        )
+
+
+def _gather_nd_loop(spec, function, kernel):
+    """``GatherNdKernel<E, I>(x, indices, out, total, nd)``."""
+    x, indices = list(spec.in_shapes[0]), list(spec.in_shapes[1])
+    nd, rows, k = _nd_index(spec.op_name, x, indices)
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    total = numel(shape)
+
+    def run(arrays):
+        _check_rows("GatherNd", runtime, arrays[1], rows, k, x)
+        out = device.empty(shape, np_dtype)
+        launch_1d(runtime, function, total, (arrays[0], arrays[1], out, np.int64(total), nd))
+        return out
+
+    return run
+
+
+def _scatter_nd_update_loop(spec, function, kernel):
+    """``ScatterNdUpdateKernel<E, I>(updates, indices, x, total, nd)`` into the Parameter."""
+    x, indices = list(spec.in_shapes[0]), list(spec.in_shapes[1])
+    nd, rows, k = _nd_index(spec.op_name, x, indices)
+    runtime = spec.device.runtime
+    total = numel(spec.in_shapes[2])
+
+    def run(arrays):
+        _check_rows("ScatterNdUpdate", runtime, arrays[1], rows, k, x)
+        (target,) = written_targets(spec, arrays, 1)
+        launch_1d(runtime, function, total, (arrays[2], arrays[1], target, np.int64(total), nd))
+        return target
+
+    return run
+
+
+def _segment_sum_loop(spec, function, kernel):
+    """``UnsortedSegmentSumKernel<T, I>(x, ids, out, total, rows, inner)``."""
+    x, ids = list(spec.in_shapes[0]), list(spec.in_shapes[1])
+    rows, inner = math.prod(ids), math.prod(x[len(ids) :])
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    total = numel(shape)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        if total and not rows:
+            fill(device, out, np.zeros((), np_dtype))
+        elif total:
+            sizes = (np.int64(total), np.int64(rows), np.int64(inner))
+            launch_1d(runtime, function, total, (arrays[0], arrays[1], out, *sizes))
+        return out
+
+    return run
+
+
+def _make(template, loop, ctype_of=bytes_ctype):
+    def make(attr):
+        name = f"opforge::cuda::{template}<{ctype_of(attr.inputs[0])}, {ctype(attr.inputs[1])}>"
+        return CudaKernel(_SOURCE, name, loop)
+
+    return make
+
+
+mirror_cpu_kernels("Gather", _make("GatherKernel", _gather_loop))
+mirror_cpu_kernels("GatherNd", _make("GatherNdKernel", _gather_nd_loop))
+mirror_cpu_kernels("ScatterNdUpdate", _make("ScatterNdUpdateKernel", _scatter_nd_update_loop))
+mirror_cpu_kernels("UnsortedSegmentSum", _make("UnsortedSegmentSumKernel", _segment_sum_loop, ctype))

@@ -1,0 +1,143 @@
+"""GPU kernels of BatchNorm, BatchNormGrad, LayerNorm and LayerNormGrad: the kernels of
+``csrc/kernels/cuda/normalization.cu`` (the math of ``opforge/functors/normalization.h``, shared with
+the CPU kernels), for every KernelAttr the CPU registers.
+
+BatchNorm runs two passes: one thread per channel works out the statistics and the affine
+coefficients (in the accumulation type, into a device workspace), then one thread per element applies
+them. BatchNormGrad likewise (per-channel sums, then dx). LayerNorm takes one thread per row;
+LayerNormGrad one per row for dx and one per gamma element for dgamma and dbeta.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.support import launch_1d
+
+__all__ = []
+
+_SOURCE = "normalization.cu"
+# acc_t of opforge/functors/reduce.h: the type the statistics and coefficients are kept in.
+_ACC = {"Float16": np.float32, "BFloat16": np.float32, "Float32": np.float64, "Float64": np.float64}
+
+
+def _batch_geometry(spec, x_index: int) -> tuple:
+    x = list(spec.in_shapes[x_index])
+    if len(x) < 2:
+        raise KernelError(f"For '{spec.op_name}', the 'x' must have rank 2 or more, but got shape {x}.")
+    return x[0], x[1], math.prod(x[2:])
+
+
+def _batch_norm_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n, c, s = _batch_geometry(spec, 0)
+    apply = function_for(runtime, kernel, kernel.helpers[0])
+    acc = np.dtype(_ACC[str(spec.entry.attr.inputs[0])])
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    training = np.int32(1 if spec.attrs.get("is_training", False) else 0)
+    eps = np.float64(spec.attrs.get("epsilon", 1e-5))
+    numel = n * c * s
+    sizes = (np.int64(n), np.int64(c), np.int64(s))
+
+    def run(arrays):
+        y = device.empty(spec.out_shapes[0], np_dtype)
+        stats = [device.empty((c,), np_dtype) for _ in range(4)]
+        coef = device.empty((2 * c,), acc)
+        launch_1d(runtime, function, c, (*arrays, *stats, coef, *sizes, training, eps))
+        launch_1d(runtime, apply, numel, (arrays[0], coef, y, np.int64(numel), np.int64(c), np.int64(s)))
+        return (y, *stats)
+
+    return run
+
+
+def _batch_norm_grad_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n, c, s = _batch_geometry(spec, 1)
+    dx_fn = function_for(runtime, kernel, kernel.helpers[0])
+    acc = np.dtype(_ACC[str(spec.entry.attr.inputs[0])])
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    training = np.int32(1 if spec.attrs.get("is_training", False) else 0)
+    eps = np.float64(spec.attrs.get("epsilon", 1e-5))
+    numel = n * c * s
+    sizes = (np.int64(n), np.int64(c), np.int64(s))
+
+    def run(arrays):
+        dy, x = arrays[0], arrays[1]
+        dx = device.empty(spec.out_shapes[0], np_dtype)
+        dscale, dbias = device.empty((c,), np_dtype), device.empty((c,), np_dtype)
+        coef = device.empty((4 * c,), acc)
+        launch_1d(runtime, function, c, (*arrays, dscale, dbias, coef, *sizes, training, eps))
+        launch_1d(runtime, dx_fn, numel, (dy, x, coef, dx, np.int64(numel), np.int64(c), np.int64(s)))
+        return dx, dscale, dbias
+
+    return run
+
+
+def _layer_geometry(spec) -> tuple:
+    x = list(spec.in_shapes[0])
+    nd = len(x)
+    axes = []
+    for name in ("begin_norm_axis", "begin_params_axis"):
+        a = int(spec.attrs.get(name, 1))
+        if not -nd <= a < nd:
+            raise KernelError(
+                f"For '{spec.op_name}', the '{name}' must be in [{-nd}, {nd}) for 'input_x' of shape {x}, but got {a}."
+            )
+        axes.append(a % nd)
+    return math.prod(x[: axes[0]]), math.prod(x[axes[0] :]), math.prod(x[axes[1] :])
+
+
+def _layer_norm_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    rows, m, p = _layer_geometry(spec)
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    eps = np.float64(spec.attrs.get("epsilon", 1e-7))
+
+    def run(arrays):
+        outs = [device.empty(shape, np_dtype) for shape in spec.out_shapes]
+        launch_1d(runtime, function, rows, (*arrays, *outs, np.int64(rows), np.int64(m), np.int64(p), eps))
+        return tuple(outs)
+
+    return run
+
+
+def _layer_norm_grad_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    rows, m, p = _layer_geometry(spec)
+    param_fn = function_for(runtime, kernel, kernel.helpers[0])
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    eps = np.float64(spec.attrs.get("epsilon", 1e-7))
+    total = rows * m
+
+    def run(arrays):
+        x, dy, var, mean, gamma = arrays
+        dx, dgamma, dbeta = (device.empty(shape, np_dtype) for shape in spec.out_shapes)
+        launch_1d(runtime, function, rows, (x, dy, var, mean, gamma, dx, np.int64(rows), np.int64(m), np.int64(p), eps))
+        launch_1d(
+            runtime, param_fn, p, (x, dy, var, mean, dgamma, dbeta, np.int64(total), np.int64(m), np.int64(p), eps)
+        )
+        return dx, dgamma, dbeta
+
+    return run
+
+
+def _make(first: str, helpers: tuple, loop):
+    def make(attr):
+        t = ctype(attr.inputs[0])
+        names = tuple(f"opforge::cuda::{h}<{t}>" for h in helpers)
+        return CudaKernel(_SOURCE, f"opforge::cuda::{first}<{t}>", loop, (), names)
+
+    return make
+
+
+mirror_cpu_kernels("BatchNorm", _make("BatchNormStatsKernel", ("BatchNormApplyKernel",), _batch_norm_loop))
+mirror_cpu_kernels("BatchNormGrad", _make("BatchNormGradSumsKernel", ("BatchNormGradDxKernel",), _batch_norm_grad_loop))
+mirror_cpu_kernels("LayerNorm", _make("LayerNormKernel", (), _layer_norm_loop))
+mirror_cpu_kernels(
+    "LayerNormGrad", _make("LayerNormGradDxKernel", ("LayerNormGradParamKernel",), _layer_norm_grad_loop)
+)

@@ -1,0 +1,17 @@
+"""Atan2 CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+atan2_op_info = (
+    CpuRegOp("Atan2")
+    .input(0, "x", "required")
+    .input(1, "y", "required")
+    .output(0, "output", "required")
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(atan2_op_info)
+def _atan2_cpu():
+    """Atan2 CPU registration."""

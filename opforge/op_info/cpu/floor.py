@@ -1,0 +1,16 @@
+"""Floor CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+floor_op_info = (
+    CpuRegOp("Floor")
+    .input(0, "x", "required")
+    .output(0, "y", "required")
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(floor_op_info)
+def _floor_cpu():
+    """Floor CPU registration."""

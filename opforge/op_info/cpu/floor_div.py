@@ -1,0 +1,27 @@
+"""FloorDiv CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+floor_div_op_info = (
+    CpuRegOp("FloorDiv")
+    .input(0, "x", "required")
+    .input(1, "y", "required")
+    .output(0, "output", "required")
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I8_Default,
+        DataType.I16_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+        DataType.U8_Default,
+    )
+    .get_op_info()
+)
+
+
+@op_info_register(floor_div_op_info)
+def _floor_div_cpu():
+    """FloorDiv CPU registration."""

@@ -1,0 +1,17 @@
+"""HSigmoidGrad CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+hsigmoid_grad_op_info = (
+    CpuRegOp("HSigmoidGrad")
+    .input(0, "grads", "required")
+    .input(1, "input_x", "required")
+    .output(0, "output", "required")
+    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(hsigmoid_grad_op_info)
+def _hsigmoid_grad_cpu():
+    """HSigmoidGrad CPU registration."""

@@ -1,0 +1,25 @@
+"""IsFinite CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+is_finite_op_info = (
+    CpuRegOp("IsFinite")
+    .input(0, "x", "required")
+    .output(0, "output", "required")
+    .dtype_format(DataType.F16_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.BF16_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.F32_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.F64_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.I8_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.I16_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.I32_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.I64_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.U8_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.BOOL_Default, DataType.BOOL_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(is_finite_op_info)
+def _is_finite_cpu():
+    """IsFinite CPU registration."""

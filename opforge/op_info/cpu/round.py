@@ -1,0 +1,23 @@
+"""Round CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+round_op_info = (
+    CpuRegOp("Round")
+    .input(0, "input_x", "required")
+    .output(0, "output", "required")
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+    )
+    .get_op_info()
+)
+
+
+@op_info_register(round_op_info)
+def _round_cpu():
+    """Round CPU registration."""

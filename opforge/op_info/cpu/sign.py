@@ -1,0 +1,23 @@
+"""Sign CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+sign_op_info = (
+    CpuRegOp("Sign")
+    .input(0, "x", "required")
+    .output(0, "output", "required")
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.I32_Default,
+        DataType.I64_Default,
+    )
+    .get_op_info()
+)
+
+
+@op_info_register(sign_op_info)
+def _sign_cpu():
+    """Sign CPU registration."""

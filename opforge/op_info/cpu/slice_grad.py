@@ -1,0 +1,19 @@
+"""SliceGrad CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+slice_grad_op_info = (
+    CpuRegOp("SliceGrad")
+    .input(0, "dy", "required")
+    .input(1, "x", "required")
+    .output(0, "output", "required")
+    .attr("begin", "required", "listInt", "all")
+    .attr("size", "required", "listInt", "all")
+    .dtype_formats(*DataType.ALL_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(slice_grad_op_info)
+def _slice_grad_cpu():
+    """SliceGrad CPU registration."""

@@ -1,0 +1,25 @@
+"""StridedSliceGrad CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+strided_slice_grad_op_info = (
+    CpuRegOp("StridedSliceGrad")
+    .input(0, "dy", "required")
+    .output(0, "output", "required")
+    .attr("shapex", "required", "listInt", "all")
+    .attr("begin", "required", "listInt", "all")
+    .attr("end", "required", "listInt", "all")
+    .attr("strides", "required", "listInt", "all")
+    .attr("begin_mask", "optional", "int", "all", "0")
+    .attr("end_mask", "optional", "int", "all", "0")
+    .attr("ellipsis_mask", "optional", "int", "all", "0")
+    .attr("new_axis_mask", "optional", "int", "all", "0")
+    .attr("shrink_axis_mask", "optional", "int", "all", "0")
+    .dtype_formats(*DataType.ALL_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(strided_slice_grad_op_info)
+def _strided_slice_grad_cpu():
+    """StridedSliceGrad CPU registration."""

@@ -1,0 +1,531 @@
+"""Sweep records (see op_db.py) of the norm helper's operators: the reductions ReduceMin, ReduceProd,
+ReduceAll, ReduceAny (and later ones: Argmin, CumSum, the normalisations, Dropout, the losses).
+
+Multi-output operators are swept once per output (a variant per output), as op_db_nn.py does.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from op_db import (
+    LARGE,
+    Arg,
+    ErrorInput,
+    OpRecord,
+    Sample,
+    _np_axis,
+    _p,
+    _reduce_errors,
+    _reduce_samples,
+    _t,
+    make_array,
+)
+
+from opforge import Parameter, Tensor, ops
+from opforge import dtype as mstype
+
+# ---------------------------------------------------------------------------------------------
+# ReduceMin, ReduceProd, ReduceAll, ReduceAny
+
+
+def _reduce_min_samples(record, prim, ins, outs, rng):
+    yield from _reduce_samples(record, prim, ins, outs, rng)
+    dtype = ins[0]
+    x = make_array((4, 5), dtype, rng)
+    x[1, 2] = x[3, 0] = -7  # ties
+    yield Sample((x, 1), desc="ties")
+    if dtype.kind == "f":
+        v = np.array([[1.0, math.nan, 3.0], [math.inf, math.inf, math.inf], [-math.inf, 2.0, math.nan]])
+        for axis in ((), 0, 1):
+            yield Sample((v.astype(dtype.np_dtype), axis), desc=f"NaN propagates, infinities, axis={axis!r}")
+        big = make_array(LARGE, dtype, rng)
+        big[200, 17] = math.nan
+        for axis in ((), 0, 1):
+            yield Sample((big, axis), desc=f"one NaN in a large input, axis={axis!r}")
+    else:
+        info = np.iinfo(dtype.np_dtype)
+        v = np.array([[info.max, info.max], [info.max, info.min]], dtype.np_dtype)
+        yield Sample((v, 1), desc="integer extremes")
+
+
+def _reduce_min_ref(prim, x, axis=()):
+    if x.ndim == 0:
+        return x
+    return np.min(x, axis=_np_axis(axis), keepdims=prim.keep_dims)
+
+
+def _reduce_min_errors():
+    f = ops.ReduceMin
+    return _reduce_errors(f, float_only=False)() + [
+        ErrorInput("zero-size-axis", lambda: f()(_t((0, 3)), 0), ValueError, "minimum of no elements"),
+        ErrorInput("zero-size-all-axes", lambda: f()(_t((2, 0))), ValueError, "zero-size axis"),
+        ErrorInput("complex-input", lambda: f()(_t((2,), mstype.complex64)), TypeError, "input_x"),
+    ]
+
+
+def _prod_values(shape, dtype, rng):
+    # Values near 1 in magnitude so products of a few hundred stay finite and meaningful.
+    if dtype.kind == "f":
+        x = rng.uniform(0.9, 1.1, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+        return np.asarray(x).astype(dtype.np_dtype).reshape(shape)
+    return make_array(shape, dtype, rng, -3, 3)
+
+
+def _reduce_prod_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    cases = [
+        ((2, 3, 4), ()),
+        ((2, 3, 4), 1),
+        ((2, 3, 4), -1),
+        ((2, 3, 4), (0, 2)),
+        ((5,), 0),
+        ((1, 4, 1), (0, 2)),
+        ((), ()),
+        ((), 0),
+        ((0, 3), 1),
+        ((0, 3), 0),  # an empty product is 1
+        ((0, 3), ()),
+        ((LARGE[0], 8), 1),
+        ((8, LARGE[1]), 0),
+        ((70, 4, 256), (0, 2)),
+    ]
+    for shape, axis in cases:
+        yield Sample((_prod_values(shape, dtype, rng), axis), desc=f"x{list(shape)} axis={axis!r}")
+    x = _prod_values((3, 4), dtype, rng)
+    yield Sample((x,), desc="x[3, 4] axis omitted (every axis)")
+    yield Sample((x,), kwargs={"axis": 1}, desc="x[3, 4] axis=1 by keyword")
+    if dtype.kind == "i":
+        info = np.iinfo(dtype.np_dtype)
+        yield Sample((np.array([info.max, 3, info.max, -2], dtype.np_dtype), ()), desc="integer overflow wraps")
+    else:
+        v = np.array([[0.0, 2.0, math.inf], [math.nan, 1.0, 2.0], [-0.0, 3.0, 1.0]]).astype(dtype.np_dtype)
+        yield Sample((v, 1), desc="zero times inf, NaN, -0.0")
+
+
+def _reduce_prod_ref(prim, x, axis=()):
+    if x.ndim == 0:
+        return x
+    with np.errstate(all="ignore"):
+        if x.dtype.kind in "iu":
+            return np.prod(x, axis=_np_axis(axis), keepdims=prim.keep_dims, dtype=x.dtype)
+        return np.prod(x, axis=_np_axis(axis), keepdims=prim.keep_dims)
+
+
+def _reduce_prod_errors():
+    f = ops.ReduceProd
+    return _reduce_errors(f, float_only=False)() + [
+        ErrorInput("complex-input", lambda: f()(_t((2,), mstype.complex64)), TypeError, "input_x"),
+    ]
+
+
+def _bool_reduce_samples(record, prim, ins, outs, rng):
+    cases = [
+        ((2, 3, 4), ()),
+        ((2, 3, 4), 1),
+        ((2, 3, 4), -1),
+        ((2, 3, 4), (0, 2)),
+        ((5,), 0),
+        ((1, 4, 1), (0, 2)),
+        ((), ()),
+        ((), 0),
+        ((0, 3), 1),
+        ((0, 3), 0),
+        ((0, 3), ()),
+        (LARGE, ()),
+        (LARGE, 1),
+        (LARGE, 0),
+        ((70, 4, 256), (0, 2)),
+    ]
+    for p in (0.5, 0.02, 0.98):
+        for shape, axis in cases:
+            x = rng.uniform(size=shape) < p
+            yield Sample((np.asarray(x),), kwargs={"axis": axis}, desc=f"x{list(shape)} axis={axis!r} P(True)={p}")
+    yield Sample((np.ones(LARGE, np.bool_), ()), desc="all True")
+    yield Sample((np.zeros(LARGE, np.bool_), ()), desc="all False")
+
+
+def _logical_ref(fn):
+    def ref(prim, x, axis=()):
+        if x.ndim == 0:
+            return x
+        return fn(x, axis=_np_axis(axis), keepdims=prim.keep_dims)
+
+    return ref
+
+
+def _bool_reduce_errors(f):
+    def errors():
+        return [
+            ErrorInput("float-input", lambda: f()(_t((2, 3)), ()), TypeError, "input_x"),
+            ErrorInput("int32-input", lambda: f()(_t((2, 3), mstype.int32), ()), TypeError, "input_x"),
+            ErrorInput("axis-out-of-range", lambda: f()(_t((2, 3), mstype.bool_), 2), ValueError, "axis"),
+            ErrorInput("axis-twice", lambda: f()(_t((2, 3), mstype.bool_), (1, -1)), ValueError, "twice"),
+            ErrorInput("keep_dims-int", lambda: f(keep_dims=1), TypeError, "keep_dims"),
+        ]
+
+    return errors
+
+
+def _keep_dims_variants(cls):
+    return {"keep_dims=False": cls, "keep_dims=True": lambda: cls(keep_dims=True)}
+
+
+RECORDS = [
+    OpRecord(
+        "ReduceMin",
+        _keep_dims_variants(ops.ReduceMin),
+        _reduce_min_samples,
+        _reduce_min_ref,
+        exact=True,  # a minimum only selects: no rounding
+        error_inputs=_reduce_min_errors,
+    ),
+    OpRecord(
+        "ReduceProd",
+        _keep_dims_variants(ops.ReduceProd),
+        _reduce_prod_samples,
+        _reduce_prod_ref,
+        tols={"Float16": (2e-2, 1e-3), "BFloat16": (8e-2, 1e-2), "Float32": (1e-5, 1e-7)},
+        error_inputs=_reduce_prod_errors,
+    ),
+    OpRecord(
+        "ReduceAll",
+        _keep_dims_variants(ops.ReduceAll),
+        _bool_reduce_samples,
+        _logical_ref(np.all),
+        exact=True,
+        error_inputs=_bool_reduce_errors(ops.ReduceAll),
+    ),
+    OpRecord(
+        "ReduceAny",
+        _keep_dims_variants(ops.ReduceAny),
+        _bool_reduce_samples,
+        _logical_ref(np.any),
+        exact=True,
+        error_inputs=_bool_reduce_errors(ops.ReduceAny),
+    ),
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# BatchNorm, BatchNormGrad, LayerNorm, LayerNormGrad
+
+_NORM_TOLS = {
+    "Float16": (2e-2, 2e-2),
+    "BFloat16": (8e-2, 8e-2),
+    "Float32": (2e-5, 2e-5),
+    "Float64": (1e-10, 1e-10),
+}
+
+
+class _Call:
+    """Calls ``factory()``'s primitive and gives output ``index``; for BatchNorm in training, the moving
+    statistics (arguments 3 and 4) become fresh Parameters first, and ``index`` "moving_mean" /
+    "moving_variance" gives the Parameter after its in-place update."""
+
+    def __init__(self, prim, index):
+        self.__dict__.update(prim=prim, index=index)
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["prim"], name)
+
+    def __call__(self, *args, **kwargs):
+        args = list(args)
+        training = self.prim.name == "BatchNorm" and self.prim.is_training
+        if training:
+            for i in (3, 4):
+                args[i] = Parameter(args[i], name=f"moving{i}")
+        out = self.prim(*args, **kwargs)
+        assert isinstance(out, tuple) and len(out) == len(self.prim.output_names), f"{self.prim.name}: {out!r}"
+        if self.index in ("moving_mean", "moving_variance"):
+            moving = args[3 if self.index == "moving_mean" else 4]
+            return Tensor(moving.asnumpy(), device=moving.device)
+        return out[self.index]
+
+
+def _outputs(factory, names, indices=None):
+    indices = indices or range(len(names))
+    return {f"{names[i] if isinstance(i, int) else i}": (lambda i=i: _Call(factory(), i)) for i in indices}
+
+
+def _bn_axes(x):
+    return (0,) + tuple(range(2, x.ndim))
+
+
+def _bn_channel(v, x):
+    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+
+def _bn_stats(prim, x, mean, var):
+    if prim.is_training:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return x.mean(axis=_bn_axes(x)), x.var(axis=_bn_axes(x))
+    return mean, var
+
+
+def _bn_ref(prim, x, scale, bias, mean, var):
+    m, v = _bn_stats(prim, x, mean, var)
+    if prim.index in ("moving_mean", "moving_variance"):
+        count = x.size // x.shape[1]
+        mom = prim.momentum
+        if prim.index == "moving_mean":
+            return (1 - mom) * mean + mom * m
+        return (1 - mom) * var + mom * v * (count / (count - 1) if count > 1 else 1.0)
+    y = (x - _bn_channel(m, x)) / np.sqrt(_bn_channel(v, x) + prim.epsilon) * _bn_channel(scale, x)
+    y = y + _bn_channel(bias, x)
+    return (y, m, v, m, v)[prim.index]
+
+
+BN_SHAPES = [(2, 3), (5, 4), (1, 3), (4, 3, 5, 5), (2, 3, 7), (3, 2, 2, 3, 2), (16, 8, 32, 32)]
+
+
+def _positive(shape, dtype, rng):
+    return make_array(shape, dtype, rng, 0.5, 2.0)
+
+
+def _bn_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    shapes = BN_SHAPES + ([] if prim.is_training else [(0, 3), (0, 3, 2, 2)])
+    for shape in shapes:
+        c = shape[1]
+        x = make_array(shape, dtype, rng, -3.0, 3.0)
+        if not prim.is_training:
+            x = (x + 2.0).astype(dtype.np_dtype)  # moving statistics that are not the batch's
+        scale, bias = make_array((c,), dtype, rng), make_array((c,), dtype, rng)
+        mean, var = make_array((c,), dtype, rng), _positive((c,), dtype, rng)
+        yield Sample((x, scale, bias, mean, var), desc=f"x{list(shape)}")
+    if dtype.kind == "f" and prim.is_training:
+        x = (make_array((6, 2), dtype, rng, -1.0, 1.0) + 100.0).astype(dtype.np_dtype)
+        yield Sample((x, *(make_array((2,), dtype, rng, 0.5, 1.0) for _ in range(4))), desc="offset 100: two-pass")
+
+
+def _bn_errors():
+    f = ops.BatchNorm
+    x, c = _t((2, 3, 4, 4)), _t((3,))
+    return [
+        ErrorInput("scale-length", lambda: f()(x, _t((4,)), c, c, c), ValueError, "'scale' must have shape [3]"),
+        ErrorInput("variance-2d", lambda: f()(x, c, c, c, _t((3, 1))), ValueError, "'variance'"),
+        ErrorInput("x-rank-1", lambda: f()(_t((3,)), c, c, c, c), ValueError, "rank 2"),
+        ErrorInput("str-scale", lambda: f()(x, "1", c, c, c), TypeError, "scale"),
+        ErrorInput("int32-x", lambda: f()(*[_t(s, mstype.int32) for s in ((2, 3), (3,), (3,), (3,), (3,))]), TypeError),
+        ErrorInput("epsilon-int", lambda: f(epsilon=1), TypeError, "epsilon"),
+        ErrorInput("epsilon-zero", lambda: f(epsilon=0.0), ValueError, "epsilon"),
+        ErrorInput("momentum-above-1", lambda: f(momentum=1.5), ValueError, "momentum"),
+        ErrorInput("is_training-int", lambda: f(is_training=1), TypeError, "is_training"),
+        ErrorInput("data_format-NHWC", lambda: f(data_format="NHWC"), ValueError, "NHWC"),
+        ErrorInput("data_format-bad", lambda: f(data_format="NCDHW"), ValueError, "data_format"),
+        ErrorInput(
+            "training-mean-tensor", lambda: f(is_training=True)(x, c, c, c, _p((3,))), TypeError, "must be a Parameter"
+        ),
+        ErrorInput("wrong-arg-count", lambda: f()(x, c, c, c), TypeError),
+    ]
+
+
+def _bn_grad_ref(prim, dy, x, scale, mean, var):
+    axes = _bn_axes(x)
+    count = x.size // max(x.shape[1], 1)
+    r = 1.0 / np.sqrt(var + prim.epsilon)
+    xmu = x - _bn_channel(mean, x)
+    dbias = dy.sum(axis=axes)
+    dscale = (dy * xmu).sum(axis=axes) * r
+    k = _bn_channel(scale * r, x)
+    if prim.is_training and count:
+        dx = k * (dy - _bn_channel(dbias, x) / count - xmu * _bn_channel(r * dscale, x) / count)
+    else:
+        dx = k * dy
+    return (dx, dscale, dbias)[prim.index]
+
+
+def _bn_grad_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape in BN_SHAPES + [(0, 3)]:
+        c = shape[1]
+        x = make_array(shape, dtype, rng)
+        mean = x.astype(np.float64).mean(axis=_bn_axes(x)) if x.size else np.zeros(c)
+        args = (make_array(shape, dtype, rng), x, make_array((c,), dtype, rng), mean.astype(dtype.np_dtype))
+        yield Sample((*args, _positive((c,), dtype, rng)), desc=f"x{list(shape)}")
+
+
+def _bn_grad_errors():
+    f = ops.BatchNormGrad
+    x, c = _t((2, 3)), _t((3,))
+    return [
+        ErrorInput("dy-shape", lambda: f()(_t((2, 4)), x, c, c, c), ValueError, "same shape"),
+        ErrorInput("scale-length", lambda: f()(x, x, _t((2,)), c, c), ValueError, "scale"),
+        ErrorInput("dtype-mismatch", lambda: f()(x, x, c, c, _t((3,), mstype.float64)), TypeError),
+        ErrorInput("epsilon-int", lambda: f(epsilon=1), TypeError, "epsilon"),
+    ]
+
+
+def _ln_axes(prim, x):
+    nd = x.ndim
+    return prim.begin_norm_axis % nd, prim.begin_params_axis % nd
+
+
+def _ln_ref(prim, x, gamma, beta):
+    norm_axis, _ = _ln_axes(prim, x)
+    axes = tuple(range(norm_axis, x.ndim))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the mean of an empty row: NaN
+        mean = x.mean(axis=axes, keepdims=True)
+        var = x.var(axis=axes, keepdims=True)
+        y = (x - mean) / np.sqrt(var + prim.epsilon) * gamma + beta
+    return (y, mean, var)[prim.index]
+
+
+LN_SHAPES = [(3, 4), (2, 3, 4), (2, 3, 4, 5), (4, 1), (1, 6), (2, 0), (0, 4), (5, 3, 1), LARGE, (64, 8, 128)]
+
+
+def _ln_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape in LN_SHAPES:
+        nd = len(shape)
+        if not (-nd <= prim.begin_norm_axis < nd and -nd <= prim.begin_params_axis < nd):
+            continue
+        _, params_axis = _ln_axes(prim, np.empty(shape))
+        pshape = shape[params_axis:]
+        x = make_array(shape, dtype, rng)
+        yield Sample((x, make_array(pshape, dtype, rng), make_array(pshape, dtype, rng)), desc=f"x{list(shape)}")
+    if dtype.kind == "f" and prim.begin_norm_axis in (1, -1) and prim.begin_params_axis in (1, -1):
+        x = (make_array((3, 8), dtype, rng, -1.0, 1.0) + 50.0).astype(dtype.np_dtype)
+        g, b = make_array((8,), dtype, rng), make_array((8,), dtype, rng)
+        yield Sample((x, g, b), desc="offset 50: two-pass")
+        yield Sample((np.full((2, 5), 3.0, dtype.np_dtype), g[:5], b[:5]), desc="constant rows: variance 0")
+
+
+def _ln_errors():
+    f = ops.LayerNorm
+    x = _t((2, 3, 4))
+    return [
+        ErrorInput("gamma-shape", lambda: f()(x, _t((4,)), _t((3, 4))), ValueError, "'gamma' must have shape [3, 4]"),
+        ErrorInput("beta-shape", lambda: f()(x, _t((3, 4)), _t((3,))), ValueError, "'beta'"),
+        ErrorInput("begin_norm_axis-out-of-range", lambda: f(begin_norm_axis=3)(x, _t((3, 4)), _t((3, 4))), ValueError),
+        ErrorInput("begin_norm_axis-float", lambda: f(begin_norm_axis=1.0), TypeError, "begin_norm_axis"),
+        ErrorInput("epsilon-int", lambda: f(epsilon=1), TypeError, "epsilon"),
+        ErrorInput("epsilon-negative", lambda: f(epsilon=-1.0), ValueError, "epsilon"),
+        ErrorInput("str-gamma", lambda: f()(x, "1", _t((3, 4))), TypeError, "gamma"),
+        ErrorInput("int32-input", lambda: f()(*[_t(s, mstype.int32) for s in ((2, 3), (3,), (3,))]), TypeError),
+    ]
+
+
+def _ln_grad_ref(prim, x, dy, var, mean, gamma):
+    norm_axis, params_axis = _ln_axes(prim, x)
+    axes = tuple(range(norm_axis, x.ndim))
+    r = 1.0 / np.sqrt(var + prim.epsilon)
+    xhat = (x - mean) * r
+    g = dy * gamma
+    with np.errstate(all="ignore"):
+        dx = r * (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True))
+    lead = tuple(range(params_axis))
+    return (dx, (dy * xhat).sum(axis=lead), dy.sum(axis=lead))[prim.index]
+
+
+def _ln_grad_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape in LN_SHAPES:
+        nd = len(shape)
+        if not (-nd <= prim.begin_norm_axis < nd and -nd <= prim.begin_params_axis < nd) or 0 in shape:
+            continue
+        norm_axis, params_axis = _ln_axes(prim, np.empty(shape))
+        axes = tuple(range(norm_axis, nd))
+        x = make_array(shape, dtype, rng)
+        mean = x.astype(np.float64).mean(axis=axes, keepdims=True).astype(dtype.np_dtype)
+        var = _positive(mean.shape, dtype, rng)
+        args = (x, make_array(shape, dtype, rng), var, mean, make_array(shape[params_axis:], dtype, rng))
+        yield Sample(args, desc=f"x{list(shape)}")
+
+
+def _ln_grad_errors():
+    f = ops.LayerNormGrad
+    x, s = _t((2, 3)), _t((2, 1))
+    return [
+        ErrorInput("dy-shape", lambda: f()(x, _t((3, 2)), s, s, _t((3,))), ValueError, "'dy'"),
+        ErrorInput("mean-shape", lambda: f()(x, x, s, _t((2,)), _t((3,))), ValueError, "'mean'"),
+        ErrorInput("gamma-shape", lambda: f()(x, x, s, s, _t((2,))), ValueError, "'gamma'"),
+        ErrorInput("dtype-mismatch", lambda: f()(x, x, s, s, _t((3,), mstype.float64)), TypeError),
+    ]
+
+
+_BN_OUT = ("y", "batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2")
+_BN_GRAD_OUT = ("dx", "dscale", "dbias")
+_LN_OUT = ("y", "mean", "variance")
+
+
+def _prefixed(prefix, variants):
+    return {f"{prefix}/{k}": v for k, v in variants.items()}
+
+
+def _bn_variants():
+    out = _prefixed("inference", _outputs(ops.BatchNorm, _BN_OUT, (0, 1, 4)))
+    train = lambda: ops.BatchNorm(is_training=True)  # noqa: E731
+    out.update(_prefixed("training", _outputs(train, _BN_OUT, (0, 1, 2, 3, 4, "moving_mean", "moving_variance"))))
+    out.update(
+        _prefixed(
+            "training,epsilon=1e-3,momentum=0.3",
+            _outputs(lambda: ops.BatchNorm(True, 1e-3, 0.3), _BN_OUT, (0, "moving_variance")),
+        )
+    )
+    return out
+
+
+def _ln_variants():
+    out = _prefixed("1,1", _outputs(ops.LayerNorm, _LN_OUT))
+    out.update(_prefixed("-1,-1", _outputs(lambda: ops.LayerNorm(-1, -1), _LN_OUT, (0, 2))))
+    out.update(_prefixed("2,1", _outputs(lambda: ops.LayerNorm(2, 1), _LN_OUT, (0,))))
+    out.update(_prefixed("1,2", _outputs(lambda: ops.LayerNorm(1, 2), _LN_OUT, (0,))))
+    out.update(_prefixed("1,1,epsilon=1e-3", _outputs(lambda: ops.LayerNorm(1, 1, 1e-3), _LN_OUT, (0,))))
+    return out
+
+
+def _ln_grad_variants():
+    out = _prefixed("1,1", _outputs(ops.LayerNormGrad, _BN_GRAD_OUT))
+    out.update(_prefixed("-1,-1", _outputs(lambda: ops.LayerNormGrad(-1, -1), _BN_GRAD_OUT)))
+    out.update(_prefixed("2,1", _outputs(lambda: ops.LayerNormGrad(2, 1), _BN_GRAD_OUT)))
+    out.update(_prefixed("1,2,epsilon=1e-3", _outputs(lambda: ops.LayerNormGrad(1, 2, 1e-3), _BN_GRAD_OUT)))
+    return out
+
+
+RECORDS += [
+    OpRecord(
+        "BatchNorm",
+        _bn_variants(),
+        _bn_samples,
+        _bn_ref,
+        args=(Arg(),) * 5,
+        tols=_NORM_TOLS,
+        error_inputs=_bn_errors,
+    ),
+    OpRecord(
+        "BatchNormGrad",
+        {
+            **_prefixed("inference", _outputs(ops.BatchNormGrad, _BN_GRAD_OUT)),
+            **_prefixed("training", _outputs(lambda: ops.BatchNormGrad(is_training=True), _BN_GRAD_OUT)),
+        },
+        _bn_grad_samples,
+        _bn_grad_ref,
+        args=(Arg(),) * 5,
+        tols=_NORM_TOLS,
+        error_inputs=_bn_grad_errors,
+    ),
+    OpRecord(
+        "LayerNorm",
+        _ln_variants(),
+        _ln_samples,
+        _ln_ref,
+        args=(Arg(),) * 3,
+        tols=_NORM_TOLS,
+        error_inputs=_ln_errors,
+    ),
+    OpRecord(
+        "LayerNormGrad",
+        _ln_grad_variants(),
+        _ln_grad_samples,
+        _ln_grad_ref,
+        args=(Arg(),) * 5,
+        tols=_NORM_TOLS,
+        error_inputs=_ln_grad_errors,
+    ),
+]

@@ -1,0 +1,144 @@
+"""The array operators beyond their sweep records: the functional forms (ops.concat, ops.split, ops.topk, ...),
+Tensor indexing through StridedSlice, Tensor methods, out-of-range indices on the GPU (read back and
+checked before the launch), ScatterNdUpdate writing its Parameter, and gradients through the functional forms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import opforge
+from opforge import GradOperation, Parameter, Tensor, ops
+from opforge.errors import KernelError
+
+DEVICES = ["CPU", "GPU"]
+
+
+def _x(shape=(3, 4, 5), device="CPU"):
+    return np.arange(np.prod(shape), dtype=np.float32).reshape(shape), device
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "key",
+    [
+        1,
+        -1,
+        (1, 2),
+        slice(1, 3),
+        slice(None, None, -1),
+        (slice(None), 2),
+        (Ellipsis, 1),
+        (None, 0, slice(1, None, 2)),
+        (1, None, Ellipsis, slice(None, None, -2)),
+        (slice(-2, None), slice(None, 1), slice(4, 0, -3)),
+        (slice(10, 20),),
+    ],
+)
+def test_getitem_matches_numpy(key, device):
+    a, _ = _x()
+    t = Tensor(a, device=device)
+    np.testing.assert_array_equal(t[key].asnumpy(), a[key])
+
+
+def test_getitem_errors():
+    t = Tensor(np.zeros((3, 4), np.float32))
+    with pytest.raises(IndexError, match="StridedSlice"):
+        t[3]
+    with pytest.raises(TypeError, match="__getitem__"):
+        t[[0, 1]]
+    with pytest.raises(ValueError, match="StridedSlice"):
+        t[0, 0, 0]
+    assert [r.tolist() for r in Tensor(np.arange(4).reshape(2, 2))] == [[0, 1], [2, 3]]  # iteration stops
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_functional_forms(device):
+    a, _ = _x((4, 6))
+    t = Tensor(a, device=device)
+    np.testing.assert_array_equal(ops.concat([t, t], 1).asnumpy(), np.concatenate([a, a], 1))
+    np.testing.assert_array_equal(ops.cat((t, t)).asnumpy(), np.concatenate([a, a]))
+    np.testing.assert_array_equal(ops.stack([t, t], -1).asnumpy(), np.stack([a, a], -1))
+    parts = ops.split(t, 2, axis=1)
+    assert len(parts) == 3 and all(p.shape == (4, 2) for p in parts)
+    parts = ops.split(t, [1, 2, 3], axis=1)
+    np.testing.assert_array_equal(parts[2].asnumpy(), a[:, 3:])
+    parts = ops.split(t, 4, axis=1)  # the last part smaller
+    assert [p.shape for p in parts] == [(4, 4), (4, 2)]
+    assert len(ops.split(t, 4, axis=0)) == 1
+    assert [u.shape for u in ops.unstack(t, 1)] == [(4,)] * 6
+    np.testing.assert_array_equal(ops.slice(t, (1, 2), (2, -1)).asnumpy(), a[1:3, 2:])
+    np.testing.assert_array_equal(ops.flip(t, 0).asnumpy(), a[::-1])
+    np.testing.assert_array_equal(ops.reverse(t, (0, 1)).asnumpy(), a[::-1, ::-1])
+    np.testing.assert_array_equal(ops.tile(t, (2, 1, 1)).asnumpy(), np.tile(a, (2, 1, 1)))
+    np.testing.assert_array_equal(ops.addn([t, t, t]).asnumpy(), 3 * a)
+    cond = Tensor(a > 10, device=device)
+    np.testing.assert_array_equal(ops.select(cond, t, -t).asnumpy(), np.where(a > 10, a, -a))
+    np.testing.assert_array_equal(ops.range(2, 11, 3).asnumpy(), np.arange(2, 11, 3))
+    np.testing.assert_allclose(ops.range(5.0).asnumpy(), np.arange(5.0))
+    b = np.ones((2, 6, 3), np.float32)
+    np.testing.assert_allclose(
+        ops.bmm(Tensor(a[None].repeat(2, 0), device=device), Tensor(b, device=device)).asnumpy(), a @ b
+    )
+    values, indices = ops.topk(t, 2)
+    np.testing.assert_array_equal(values.asnumpy(), a[:, ::-1][:, :2])
+    np.testing.assert_array_equal(indices.asnumpy(), np.array([[5, 4]] * 4, np.int32))
+    values, indices = ops.topk(t, 1, dim=0, largest=False)
+    np.testing.assert_array_equal(values.asnumpy(), a[:1])
+    values, indices = ops.sort(t, axis=0, descending=True)
+    np.testing.assert_array_equal(values.asnumpy(), a[::-1])
+    np.testing.assert_array_equal(t.tile((1, 2)).asnumpy(), np.tile(a, (1, 2)))
+    np.testing.assert_array_equal(t.flip(1).asnumpy(), a[:, ::-1])
+    assert len(t.split(3, 1)) == 2
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_out_of_range_indices_name_the_op_and_index(device):
+    params = Tensor(np.zeros((3, 2), np.float32), device=device)
+    with pytest.raises(KernelError, match=r"For 'Gather'.*input_indices\[1\] = 3"):
+        ops.Gather()(params, Tensor(np.array([0, 3], np.int32), device=device), 0)
+    with pytest.raises(KernelError, match=r"For 'Gather'.*= -1"):
+        ops.Gather()(params, Tensor(np.array([-1], np.int64), device=device), 0)
+    with pytest.raises(KernelError, match=r"For 'GatherNd'.*row 1 \[2, 5\]"):
+        ops.GatherNd()(params, Tensor(np.array([[0, 1], [2, 5]], np.int32), device=device))
+    var = Parameter(Tensor(np.zeros((3,), np.float32), device=device), name="v")
+    with pytest.raises(KernelError, match=r"For 'ScatterNdUpdate'.*\[7\]"):
+        ops.ScatterNdUpdate()(
+            var, Tensor(np.array([[7]], np.int64), device=device), Tensor(np.ones(1, np.float32), device=device)
+        )
+    assert not var.asnumpy().any()  # nothing written
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scatter_nd_update_writes_the_parameter(device):
+    var = Parameter(Tensor(np.zeros((3, 2), np.float32), device=device), name="v")
+    out = ops.ScatterNdUpdate()(
+        var, Tensor(np.array([[2], [0]], np.int32), device=device), Tensor(np.ones((2, 2), np.float32), device=device)
+    )
+    assert out is var
+    np.testing.assert_array_equal(var.asnumpy(), [[1, 1], [0, 0], [1, 1]])
+
+
+def test_gradients_through_functional_forms():
+    a = Tensor(np.arange(12.0).reshape(3, 4))
+
+    def f(x):
+        parts = ops.split(x, [1, 3], axis=1)
+        top, _ = ops.topk(x, 2)
+        return ops.concat([parts[1] * 2.0, parts[0]], 1).sum() + x[1:, ::2].sum() + top.sum()
+
+    g = GradOperation()(f)(a).asnumpy()
+    want = np.full((3, 4), 2.0)
+    want[:, 0] = 1.0
+    want[1:, ::2] += 1.0
+    want[:, 2:] += 1.0
+    np.testing.assert_allclose(g, want)
+
+
+def test_concat_of_many_and_split_into_many():
+    xs = [Tensor(np.full((2,), i, np.float32)) for i in range(40)]
+    whole = ops.concat(xs)
+    assert whole.shape == (80,)
+    parts = ops.Split(0, 40)(whole)
+    assert len(parts) == 40 and parts[39].asnumpy().tolist() == [39.0, 39.0]
+    assert opforge.ops.AddN()(xs).asnumpy().tolist() == [780.0, 780.0]
