@@ -827,6 +827,28 @@ def _avg_pool_grad_grad_samples(prim, rng):
     yield GradSample((uniform(x_shape, rng=rng), uniform(y, rng=rng), uniform(y, rng=rng)), f"x{list(x_shape)}")
 
 
+def _max_pool_grad_grad_samples(prim, rng):
+    """MaxPoolGrad(x, out, dout): x with distinct values (the maxima stay put within eps)."""
+    from opforge.primitives.conv_ops import conv_output_and_pads
+
+    x_shape = (2, 2, 5, 6)
+    oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]
+    ow = conv_output_and_pads("", 6, prim.kernel_size[3], prim.strides[3], 1, prim.pad_mode)[0]
+    y = (2, 2, oh, ow)
+    yield GradSample((_distinct(x_shape, rng), uniform(y, rng=rng), uniform(y, rng=rng)), f"x{list(x_shape)}")
+
+
+def _max_pool_grad_grad_grad_samples(prim, rng):
+    """MaxPoolGradGrad(x, out, grad): grad has x's shape."""
+    from opforge.primitives.conv_ops import conv_output_and_pads
+
+    x_shape = (2, 2, 5, 6)
+    oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]
+    ow = conv_output_and_pads("", 6, prim.kernel_size[3], prim.strides[3], 1, prim.pad_mode)[0]
+    y = (2, 2, oh, ow)
+    yield GradSample((_distinct(x_shape, rng), uniform(y, rng=rng), uniform(x_shape, rng=rng)), f"x{list(x_shape)}")
+
+
 GRAD_DB_LIST += [
     GradRecord("Conv2D", _variants("Conv2D", **_CONV_GRAD_ATTRS), _conv2d_grad_samples, second_order=True),
     GradRecord(
@@ -841,9 +863,18 @@ GRAD_DB_LIST += [
         _conv2d_filter_grad_samples,
         second_order=True,
     ),
-    GradRecord("MaxPool", _variants("MaxPool", **_POOL_GRAD_ATTRS), _pool_grad_samples_fd),
+    GradRecord("MaxPool", _variants("MaxPool", **_POOL_GRAD_ATTRS), _pool_grad_samples_fd, second_order=True),
     GradRecord("AvgPool", _variants("AvgPool", **_POOL_GRAD_ATTRS), _pool_grad_samples_fd, second_order=True),
     GradRecord("AvgPoolGrad", _variants("AvgPoolGrad", **_POOL_GRAD_ATTRS), _avg_pool_grad_grad_samples),
+    GradRecord(
+        "MaxPoolGrad", _variants("MaxPoolGrad", **_POOL_GRAD_ATTRS), _max_pool_grad_grad_samples, second_order=True
+    ),
+    GradRecord(
+        "MaxPoolGradGrad",
+        _variants("MaxPoolGradGrad", **_POOL_GRAD_ATTRS),
+        _max_pool_grad_grad_grad_samples,
+        second_order=True,
+    ),
 ]
 
 
@@ -1072,14 +1103,12 @@ assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
 
 # Operators that are not differentiable by design (in-place updates): they have no bprop, and using
 # them inside differentiated code raises a TypeError naming them.
-# MaxPoolGrad has no bprop yet (its gradient needs a gather at the maxima, MindSpore's MaxPoolGradGrad).
 NON_DIFFERENTIABLE = {
     "Assign",
     "AssignSub",
     "ApplyGradientDescent",
     "ApplyMomentum",
     "Adam",
-    "MaxPoolGrad",
     "ScatterNdUpdate",
 }
 # Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss) is

@@ -198,6 +198,21 @@ def _max_pool_grad_ref(prim, x, out, dy):
     return dx
 
 
+def _max_pool_grad_grad_ref(prim, x, out, grad):
+    n, c, h, w = x.shape
+    oh, ow, *_ = _pool_geometry(prim, h, w)
+    y = np.zeros((n, c, oh, ow))
+    for (i, j), cells in _pool_windows(prim, h, w).items():
+        if not cells:
+            continue
+        vals = np.stack([x[:, :, yy, xx] for yy, xx in cells], axis=-1)
+        nan = np.isnan(vals)
+        first = np.where(nan.any(-1), nan.argmax(-1), np.argmax(np.where(nan, -np.inf, vals), axis=-1))
+        picked = np.stack([grad[:, :, yy, xx] for yy, xx in cells], axis=-1)
+        y[:, :, i, j] = np.take_along_axis(picked, first[..., None], axis=-1)[..., 0]
+    return y
+
+
 def _avg_pool_grad_ref(prim, x, out, dy):
     n, c, h, w = x.shape
     dx = np.zeros_like(x, dtype=np.float64)
@@ -312,6 +327,15 @@ def _pool_grad_samples(record, prim, ins, outs, rng):
         yield Sample((x, out, dy), desc=f"x{list(shape)}")
 
 
+def _pool_grad_grad_samples(record, prim, ins, outs, rng):
+    for shape in POOL_SHAPES:
+        x = make_array(shape, ins[0], rng, -3, 3)
+        oh, ow, *_ = _pool_geometry(prim, shape[2], shape[3])
+        out = make_array((shape[0], shape[1], oh, ow), ins[1], rng, -3, 3)  # not read by the kernels
+        grad = make_array(shape, ins[2], rng, -2, 2)
+        yield Sample((x, out, grad), desc=f"x{list(shape)}")
+
+
 # ---------------------------------------------------------------------------------------------
 # Error inputs
 
@@ -401,6 +425,20 @@ def _pool_grad_errors(name):
     return errors
 
 
+def _max_pool_grad_grad_errors():
+    f = ops.MaxPoolGradGrad
+    x = _t((1, 2, 4, 4))
+    return [
+        ErrorInput("grad-shape", lambda: f(2, 2)(x, _t((1, 2, 2, 2)), _t((1, 2, 2, 2))), ValueError, "grad"),
+        ErrorInput("out-shape", lambda: f(2, 2)(x, _t((1, 2, 1, 2)), x), ValueError, "out_origin"),
+        ErrorInput(
+            "int-inputs",
+            lambda: f(2, 2)(*(_t(s, mstype.int32) for s in ((1, 1, 2, 2), (1, 1, 1, 1), (1, 1, 2, 2)))),
+            TypeError,
+        ),
+    ]
+
+
 # float32 GEMMs sum K products; half types are widened and rounded once.
 _CONV_MAG = {"Float32": 1e-5, "Float16": 1e-3, "BFloat16": 8e-3}
 
@@ -461,5 +499,14 @@ RECORDS = [
         args=(Arg(), Arg(), Arg()),
         magnitude=_abs_args(_avg_pool_grad_ref),
         error_inputs=_pool_grad_errors("AvgPoolGrad"),
+    ),
+    OpRecord(
+        "MaxPoolGradGrad",
+        _pool_variants("MaxPoolGradGrad"),
+        _pool_grad_grad_samples,
+        _max_pool_grad_grad_ref,
+        args=(Arg(), Arg(), Arg()),
+        exact=True,
+        error_inputs=_max_pool_grad_grad_errors,
     ),
 ]

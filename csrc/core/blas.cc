@@ -64,6 +64,8 @@ void RunJobs(int /*sync*/, DojobFn dojob, int numjobs, size_t elsize, void* jobd
 SgemmFn g_sgemm = nullptr;
 DgemmFn g_dgemm = nullptr;
 SetThreadsFn g_set_threads = nullptr;
+using GetThreadsFn = int (*)();
+GetThreadsFn g_get_threads = nullptr;
 
 void* Resolve(void* handle, const std::string& name) {
   void* sym = dlsym(handle, name.c_str());
@@ -90,6 +92,7 @@ void Load(const std::string& path, const std::string& prefix) {
   g_sgemm = reinterpret_cast<SgemmFn>(Resolve(handle, prefix + "cblas_sgemm"));
   g_dgemm = reinterpret_cast<DgemmFn>(Resolve(handle, prefix + "cblas_dgemm"));
   g_set_threads = reinterpret_cast<SetThreadsFn>(dlsym(handle, (prefix + "openblas_set_num_threads").c_str()));
+  g_get_threads = reinterpret_cast<GetThreadsFn>(dlsym(handle, (prefix + "openblas_get_num_threads").c_str()));
   auto set_callback = reinterpret_cast<SetThreadsCallbackFn>(
       dlsym(handle, (prefix + "openblas_set_threads_callback_function").c_str()));
   if (set_callback != nullptr) set_callback(RunJobs);
@@ -100,6 +103,8 @@ bool Loaded() { return g_sgemm != nullptr; }
 void SetNumThreads(int n) {
   if (g_set_threads != nullptr) g_set_threads(n);
 }
+
+int GetNumThreads() { return g_get_threads != nullptr ? g_get_threads() : 0; }
 
 static void RequireLoaded() {
   if (!Loaded()) throw std::runtime_error("MatMul needs BLAS, but no BLAS library was loaded");

@@ -15,6 +15,8 @@ enum Transpose { kNoTrans = 111, kTrans = 112 };
 void Load(const std::string& path, const std::string& prefix);
 bool Loaded();
 void SetNumThreads(int n);
+// OpenBLAS's thread count (0 when the library cannot tell).
+int GetNumThreads();
 
 void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc);

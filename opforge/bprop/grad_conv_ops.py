@@ -2,8 +2,9 @@
 
 Conv2D's gradients are Conv2DBackpropInput and Conv2DBackpropFilter; those two are bilinear, so their
 own bprops are Conv2D and the other gradient (second order). MaxPool -> MaxPoolGrad, AvgPool ->
-AvgPoolGrad; AvgPoolGrad is linear in its ``grad`` input, whose gradient is AvgPool again. MaxPoolGrad
-has no bprop (a gradient through it would need a gather at the maxima, MaxPoolGradGrad)."""
+AvgPoolGrad; AvgPoolGrad is linear in its ``grad`` input, whose gradient is AvgPool again; MaxPoolGrad is
+linear in its ``grad`` input too, whose gradient is the gather at the maxima MaxPoolGradGrad, whose own
+gradient is MaxPoolGrad. The positions of the maxima have zero gradient."""
 
 from __future__ import annotations
 
@@ -100,5 +101,29 @@ def get_bprop_avg_pool_grad(self):
         d_x = zeros_like(x) if needs_input_grad(0) else None
         d_out = zeros_like(out_origin) if needs_input_grad(1) else None
         return d_x, d_out, pool(dout)
+
+    return bprop
+
+
+@bprop_getters.register(P.MaxPoolGrad)
+def get_bprop_max_pool_grad(self):
+    grad_grad = P.MaxPoolGradGrad(**_pool_attrs(self))
+
+    def bprop(x, out_origin, grad, out, dout):
+        d_x = zeros_like(x) if needs_input_grad(0) else None
+        d_out = zeros_like(out_origin) if needs_input_grad(1) else None
+        return d_x, d_out, grad_grad(x, out_origin, dout)
+
+    return bprop
+
+
+@bprop_getters.register(P.MaxPoolGradGrad)
+def get_bprop_max_pool_grad_grad(self):
+    pool_grad = P.MaxPoolGrad(**_pool_attrs(self))
+
+    def bprop(x, out_origin, grad, out, dout):
+        d_x = zeros_like(x) if needs_input_grad(0) else None
+        d_out = zeros_like(out_origin) if needs_input_grad(1) else None
+        return d_x, d_out, pool_grad(x, out_origin, dout)
 
     return bprop

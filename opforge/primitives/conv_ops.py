@@ -28,6 +28,7 @@ __all__ = [
     "AvgPool",
     "MaxPoolGrad",
     "AvgPoolGrad",
+    "MaxPoolGradGrad",
 ]
 
 _FLOATS = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64)
@@ -393,3 +394,33 @@ class MaxPoolGrad(_PoolGrad):
 class AvgPoolGrad(_PoolGrad):
     r"""The gradient of AvgPool: ``AvgPoolGrad(...)(x, out, dout)`` spreads each ``dout`` element evenly
     over the input elements of its window. dtypes: float16, bfloat16, float32, float64."""
+
+
+class MaxPoolGradGrad(_PoolBase):
+    r"""The gradient of MaxPoolGrad with respect to its ``grad`` input: ``MaxPoolGradGrad(...)(x, out,
+    grad)`` takes ``grad`` of x's shape and gives, for each output of MaxPool(x), the element of
+    ``grad`` at its window's maximum (the one MaxPoolGrad routes to). dtypes: float16, bfloat16,
+    float32, float64."""
+
+    @prim_attr_register
+    def __init__(self, kernel_size=1, strides=1, pad_mode="VALID", data_format="NCHW"):
+        self._init_pool(kernel_size, strides, pad_mode, data_format)
+        self.init_prim_io_names(inputs=["x_origin", "out_origin", "grad"], outputs=["output"])
+
+    def infer_shape(self, x_shape, out_shape, grad_shape):
+        want = self._out_shape(x_shape)
+        if list(out_shape) != want:
+            raise ValueError(
+                f"For '{self.name}', the 'out_origin' must have the pooled shape {want} of 'x_origin' "
+                f"{list(x_shape)}, but got {list(out_shape)}."
+            )
+        if list(grad_shape) != list(x_shape):
+            raise ValueError(
+                f"For '{self.name}', the 'grad' must have the shape of 'x_origin' {list(x_shape)}, "
+                f"but got {list(grad_shape)}."
+            )
+        return want
+
+    def infer_dtype(self, x_dtype, out_dtype, grad_dtype):
+        args = {"x_origin": x_dtype, "out_origin": out_dtype, "grad": grad_dtype}
+        return validator.check_tensors_dtypes_same_and_valid(args, _FLOATS, self.name)

@@ -378,7 +378,7 @@ def _conv_cases(np, opforge, torch, quick: bool = False) -> list:
             tx, tw, td = torch.from_numpy(xa), torch.from_numpy(wa), torch.from_numpy(da)
             conv_bwd = torch.ops.aten.convolution_backward
             fwd["torch"] = lambda tx=tx, tw=tw, pad=pad: torch.nn.functional.conv2d(tx, tw, padding=pad)
-            bwd["torch"] = lambda td=td, tx=tx, tw=tw, pad=pad: conv_bwd(
+            bwd["torch"] = lambda td=td, tx=tx, tw=tw, pad=pad, conv_bwd=conv_bwd: conv_bwd(
                 td, tx, tw, None, [1, 1], [pad, pad], [1, 1], False, [0, 0], 1, [True, True, False]
             )
         cases.append(("Conv2D fwd", size, fwd))

@@ -8,6 +8,7 @@
 // float16 / bfloat16 are computed in float32 (converted into the workspace).
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -241,79 +242,138 @@ void ScatterRows(const ConvPlan& pl, const S* in, int64_t channels, int64_t c0, 
               });
 }
 
-// The three problems on S = float or double arrays. ws: col_elements() + tmp_elements() scratch.
+// One chunk of samples [b0, b0 + nb) of each problem, on S = float or double arrays, with the scratch
+// `col` (col_elements()) and `tmp` (tmp_elements()) of a plan whose chunks hold at least nb samples.
 template <typename S>
-void ConvForward(const ConvPlan& pl, const S* x, const S* w, S* y, S* ws) {
+void ForwardChunk(const ConvPlan& pl, const S* x, const S* w, S* y, int64_t b0, int64_t nb, S* col, S* tmp) {
   const Window2D& g = pl.g;
-  S* col = ws;
-  S* tmp = ws + pl.col_elements();
-  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
-    const int64_t nb = std::min(pl.nb, g.n - b0);
-    const int64_t cols = nb * pl.p;
-    for (int64_t grp = 0; grp < g.group; ++grp) {
-      Im2Col(pl, x, b0, nb, grp, col);
-      const S* wg = w + grp * pl.og * pl.k;
-      if (pl.direct(nb)) {
-        Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), y + (b0 * g.oc + grp * pl.og) * pl.p,
-                pl.p);
-      } else {
-        Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), tmp, cols);
-        ScatterRows(pl, tmp, g.oc, grp * pl.og, pl.og, b0, nb, y);
-      }
+  const int64_t cols = nb * pl.p;
+  for (int64_t grp = 0; grp < g.group; ++grp) {
+    Im2Col(pl, x, b0, nb, grp, col);
+    const S* wg = w + grp * pl.og * pl.k;
+    if (pl.direct(nb)) {
+      Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), y + (b0 * g.oc + grp * pl.og) * pl.p, pl.p);
+    } else {
+      Gemm<S>(false, false, pl.og, cols, pl.k, wg, pl.k, col, cols, S(0), tmp, cols);
+      ScatterRows(pl, tmp, g.oc, grp * pl.og, pl.og, b0, nb, y);
     }
   }
 }
 
+// dx of the chunk's samples (overwritten).
 template <typename S>
-void ConvBackpropInput(const ConvPlan& pl, const S* dy, const S* w, S* dx, S* ws) {
+void InputChunk(const ConvPlan& pl, const S* dy, const S* w, S* dx, int64_t b0, int64_t nb, S* col, S* tmp) {
   const Window2D& g = pl.g;
-  S* col = ws;
-  S* tmp = ws + pl.col_elements();
-  const int64_t total = g.n * g.c * g.h * g.w;
-  ParallelFor(total, kParallelGrain, [&](int64_t begin, int64_t end) { std::fill(dx + begin, dx + end, S(0)); });
-  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
-    const int64_t nb = std::min(pl.nb, g.n - b0);
-    const int64_t cols = nb * pl.p;
-    for (int64_t grp = 0; grp < g.group; ++grp) {
-      const S* wg = w + grp * pl.og * pl.k;
-      const S* d;
-      if (pl.direct(nb)) {
-        d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
-      } else {
-        GatherRows(pl, dy, g.oc, grp * pl.og, pl.og, b0, nb, tmp);
-        d = tmp;
-      }
-      Gemm<S>(true, false, pl.k, cols, pl.og, wg, pl.k, d, cols, S(0), col, cols);  // W^T [K, og] @ dy [og, cols]
-      Col2Im(pl, col, b0, nb, grp, dx);
+  const int64_t cols = nb * pl.p, per_sample = g.c * g.h * g.w;
+  std::fill(dx + b0 * per_sample, dx + (b0 + nb) * per_sample, S(0));
+  for (int64_t grp = 0; grp < g.group; ++grp) {
+    const S* wg = w + grp * pl.og * pl.k;
+    const S* d;
+    if (pl.direct(nb)) {
+      d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
+    } else {
+      GatherRows(pl, dy, g.oc, grp * pl.og, pl.og, b0, nb, tmp);
+      d = tmp;
     }
+    Gemm<S>(true, false, pl.k, cols, pl.og, wg, pl.k, d, cols, S(0), col, cols);  // W^T [K, og] @ dy [og, cols]
+    Col2Im(pl, col, b0, nb, grp, dx);
   }
 }
 
+// dw (+)= the chunk's contribution; beta 0 overwrites.
 template <typename S>
-void ConvBackpropFilter(const ConvPlan& pl, const S* dy, const S* x, S* dw, S* ws) {
+void FilterChunk(const ConvPlan& pl, const S* dy, const S* x, S* dw, S beta, int64_t b0, int64_t nb, S* col, S* tmp) {
   const Window2D& g = pl.g;
-  S* col = ws;
-  S* tmp = ws + pl.col_elements();
-  for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
-    const int64_t nb = std::min(pl.nb, g.n - b0);
-    const int64_t cols = nb * pl.p;
-    const S beta = b0 == 0 ? S(0) : S(1);
-    for (int64_t grp = 0; grp < g.group; ++grp) {
-      Im2Col(pl, x, b0, nb, grp, col);
-      const S* d;
-      if (pl.direct(nb)) {
-        d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
-      } else {
-        GatherRows(pl, dy, g.oc, grp * pl.og, pl.og, b0, nb, tmp);
-        d = tmp;
-      }
-      // dW_g [og, K] (+)= dy [og, cols] @ col^T [cols, K]
-      Gemm<S>(false, true, pl.og, pl.k, cols, d, cols, col, cols, beta, dw + grp * pl.og * pl.k, pl.k);
+  const int64_t cols = nb * pl.p;
+  for (int64_t grp = 0; grp < g.group; ++grp) {
+    Im2Col(pl, x, b0, nb, grp, col);
+    const S* d;
+    if (pl.direct(nb)) {
+      d = dy + (b0 * g.oc + grp * pl.og) * pl.p;
+    } else {
+      GatherRows(pl, dy, g.oc, grp * pl.og, pl.og, b0, nb, tmp);
+      d = tmp;
     }
+    // dW_g [og, K] (+)= dy [og, cols] @ col^T [cols, K]
+    Gemm<S>(false, true, pl.og, pl.k, cols, d, cols, col, cols, beta, dw + grp * pl.og * pl.k, pl.k);
   }
 }
 
 enum class ConvKind { kForward, kInput, kFilter };
+
+// OpenBLAS on one thread inside the block: the batch-parallel path runs one GEMM per thread.
+class BlasOneThread {
+ public:
+  BlasOneThread() : saved_(blas::GetNumThreads()) {
+    if (saved_ > 1) blas::SetNumThreads(1);
+  }
+  ~BlasOneThread() {
+    if (saved_ > 1) blas::SetNumThreads(saved_);
+  }
+  BlasOneThread(const BlasOneThread&) = delete;
+  BlasOneThread& operator=(const BlasOneThread&) = delete;
+
+ private:
+  int saved_;
+};
+
+// Runs problem kKind over the whole batch. On one thread: chunk after chunk, with the workspace `ws`,
+// im2col in parallel regions and OpenBLAS's threads in the GEMMs. On several: the chunks split
+// across the threads, each with its own scratch and single-threaded GEMMs, so a call synchronises
+// once instead of at every GEMM (which on busy cores costs more than it gains); the filter
+// gradient sums the threads' partial dw.
+template <typename S, ConvKind kKind>
+void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
+  const Window2D& g = pl.g;
+  const int64_t n = g.n, threads = ParallelThreads();
+  const int64_t per_thread = (n + std::max<int64_t>(threads, 1) - 1) / std::max<int64_t>(threads, 1);
+  const int64_t nb_par = std::max<int64_t>(1, std::min(pl.nb, per_thread));
+  const int64_t chunks_par = (n + nb_par - 1) / nb_par;
+  const int64_t w_elements = g.oc * pl.k;
+  // Below about a million multiply-adds a call takes tens of microseconds on one thread: waking a
+  // second one would cost as much.
+  const int64_t macs = g.n * g.oc * pl.k * g.oh * g.ow;
+  if (threads <= 1 || chunks_par < 2 || macs < (int64_t{1} << 20)) {
+    S* col = ws;
+    S* tmp = ws + pl.col_elements();
+    for (int64_t b0 = 0; b0 < n; b0 += pl.nb) {
+      const int64_t nb = std::min(pl.nb, n - b0);
+      if constexpr (kKind == ConvKind::kForward) {
+        ForwardChunk(pl, a, b, out, b0, nb, col, tmp);
+      } else if constexpr (kKind == ConvKind::kInput) {
+        InputChunk(pl, a, b, out, b0, nb, col, tmp);
+      } else {
+        FilterChunk(pl, a, b, out, b0 == 0 ? S(0) : S(1), b0, nb, col, tmp);
+      }
+    }
+    return;
+  }
+  BlasOneThread one_thread;
+  std::mutex mu;
+  if constexpr (kKind == ConvKind::kFilter) std::fill(out, out + w_elements, S(0));
+  ParallelFor(chunks_par, 1, [&](int64_t begin, int64_t end) {
+    std::vector<S> scratch(static_cast<size_t>((pl.k + pl.og) * nb_par * pl.p +
+                                               (kKind == ConvKind::kFilter ? w_elements : 0)));
+    S* col = scratch.data();
+    S* tmp = col + pl.k * nb_par * pl.p;
+    S* part = tmp + pl.og * nb_par * pl.p;
+    for (int64_t ch = begin; ch < end; ++ch) {
+      const int64_t b0 = ch * nb_par, nb = std::min(nb_par, n - b0);
+      if constexpr (kKind == ConvKind::kForward) {
+        ForwardChunk(pl, a, b, out, b0, nb, col, tmp);
+      } else if constexpr (kKind == ConvKind::kInput) {
+        InputChunk(pl, a, b, out, b0, nb, col, tmp);
+      } else {
+        FilterChunk(pl, a, b, part, ch == begin ? S(0) : S(1), b0, nb, col, tmp);
+      }
+    }
+    if constexpr (kKind == ConvKind::kFilter) {
+      std::lock_guard<std::mutex> lock(mu);
+      for (int64_t e = 0; e < w_elements; ++e) out[e] += part[e];
+    }
+  });
+}
+
 
 template <typename T, ConvKind kKind>
 class ConvCpuKernel : public CpuKernel {
@@ -378,13 +438,7 @@ class ConvCpuKernel : public CpuKernel {
       in1 = args.input<T>(1);
       out = args.output<T>(0);
     }
-    if constexpr (kKind == ConvKind::kForward) {
-      ConvForward<S>(plan_, in0, in1, out, scratch);
-    } else if constexpr (kKind == ConvKind::kInput) {
-      ConvBackpropInput<S>(plan_, in0, in1, out, scratch);
-    } else {
-      ConvBackpropFilter<S>(plan_, in0, in1, out, scratch);
-    }
+    RunConv<S, kKind>(plan_, in0, in1, out, scratch);
     if constexpr (kConvert) {
       T* o = args.output<T>(0);
       ParallelFor(n_out, kParallelGrain, [&](int64_t begin, int64_t end) {

@@ -102,13 +102,56 @@ class PoolGradCpuKernel : public CpuKernel {
   Window2D g_{};
 };
 
+// MaxPoolGradGrad(x, out, grad) -> [n, c, oh, ow]: grad at each window's maximum.
+template <typename T>
+class MaxPoolGradGradCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    const std::string& op = ctx.op_name();
+    OPF_CHECK(ctx.num_inputs() == 3 && ctx.num_outputs() == 1, "For '" << op << "', the kernel takes 3 inputs and 1 output.");
+    g_ = MakeWindow2D(ctx, ctx.input(0).shape, ctx.output(0).shape, false);
+    OPF_CHECK(ctx.input(1).shape == ctx.output(0).shape && ctx.input(2).shape == ctx.input(0).shape && g_.oc == g_.c,
+              "For '" << op << "', 'out_origin' must have the pooled shape and 'grad' the shape of 'x_origin' "
+                      << ShapeToString(ctx.input(0).shape) << ".");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    const T* grad = args.input<T>(2);
+    T* y = args.output<T>(0);
+    const Window2D g = g_;
+    const int64_t planes = g.n * g.c, hw = g.h * g.w, ohw = g.oh * g.ow;
+    if (planes == 0 || ohw == 0) return;
+    ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw * g.kh * g.kw)),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t pl = begin; pl < end; ++pl) {
+                    const T* xp = x + pl * hw;
+                    const T* gp = grad + pl * hw;
+                    T* yp = y + pl * ohw;
+                    for (int64_t i = 0; i < g.oh; ++i) {
+                      for (int64_t j = 0; j < g.ow; ++j) {
+                        const int64_t a = MaxPoolArgmax(xp, g, i, j);
+                        yp[i * g.ow + j] = a >= 0 ? gp[a] : Store<T>(compute_t<T>(0));
+                      }
+                    }
+                  }
+                });
+  }
+
+ private:
+  Window2D g_{};
+};
+
 #define REG_POOL(T, ID)                                                                                           \
   MS_REG_CPU_KERNEL(MaxPool, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), PoolCpuKernel<T, true>);            \
   MS_REG_CPU_KERNEL(AvgPool, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), PoolCpuKernel<T, false>);           \
   MS_REG_CPU_KERNEL(MaxPoolGrad, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), \
                     PoolGradCpuKernel<T, true>);                                                                  \
   MS_REG_CPU_KERNEL(AvgPoolGrad, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), \
-                    PoolGradCpuKernel<T, false>)
+                    PoolGradCpuKernel<T, false>);                                                                 \
+  MS_REG_CPU_KERNEL(MaxPoolGradGrad,                                                                              \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),           \
+                    MaxPoolGradGradCpuKernel<T>)
 
 REG_POOL(float16, kNumberTypeFloat16);
 REG_POOL(bfloat16, kNumberTypeBFloat16);

@@ -56,5 +56,18 @@ __global__ void PoolGradKernel(const T* x, const T* out, const T* dy, T* dx, OPF
   }
 }
 
+// MaxPoolGradGrad: one thread per output, grad at its window's maximum.
+template <typename T>
+__global__ void MaxPoolGradGradKernel(const T* x, const T* out, const T* grad, T* y, OPF_POOL_PARAMS) {
+  OPF_POOL_MAKE(g);
+  (void)out;
+  OPF_GRID_STRIDE_LOOP(i, g.n * g.c * g.oh * g.ow) {
+    const int64_t j = i % g.ow, r = i / g.ow;
+    const int64_t ii = r % g.oh, plane = r / g.oh;
+    const int64_t a = MaxPoolArgmax(x + plane * g.h * g.w, g, ii, j);
+    y[i] = a >= 0 ? grad[plane * g.h * g.w + a] : Store<T>(compute_t<T>(0));
+  }
+}
+
 }  // namespace cuda
 }  // namespace opforge

@@ -56,13 +56,13 @@ def _conv_loop(kind: str):
     return loop
 
 
-def _pool_loop(grad: bool):
+def _pool_loop(grad: bool, grad_grad: bool = False):
     def loop(spec, function, kernel):
         """``PoolKernel<T, kMax>(x, y, ...)`` / ``PoolGradKernel<T, kMax>(x, out, dy, dx, ...)`` with
         ``(n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl)``."""
         device, runtime = spec.device, spec.device.runtime
         x = list(spec.in_shapes[0])
-        y = list(spec.in_shapes[2]) if grad else list(spec.out_shapes[0])
+        y = list(spec.in_shapes[2]) if grad and not grad_grad else list(spec.out_shapes[0])
         pt, pl, k, s, _, _ = _window(spec, x, y, False)
         geometry = tuple(np.int64(v) for v in (*x, y[2], y[3], *k, *s, pt, pl))
         shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
@@ -96,3 +96,9 @@ mirror_cpu_kernels("MaxPool", _pool("PoolKernel", True, False))
 mirror_cpu_kernels("AvgPool", _pool("PoolKernel", False, False))
 mirror_cpu_kernels("MaxPoolGrad", _pool("PoolGradKernel", True, True))
 mirror_cpu_kernels("AvgPoolGrad", _pool("PoolGradKernel", False, True))
+mirror_cpu_kernels(
+    "MaxPoolGradGrad",
+    lambda attr: CudaKernel(
+        "pool.cu", f"opforge::cuda::MaxPoolGradGradKernel<{ctype(attr.inputs[0])}>", _pool_loop(True, True)
+    ),
+)

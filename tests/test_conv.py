@@ -1,0 +1,123 @@
+"""Convolution and pooling beyond the sweep: the CPU Conv2D kernels on 1 and 2 threads (the
+chunk-by-chunk and the batch-parallel paths) against PyTorch-free NumPy references, the nn layers
+(Conv2d, MaxPool2d, AvgPool2d, Flatten) in a LeNet trained one step, the functional forms, and
+MindSpore's attr spellings."""
+
+from __future__ import annotations
+
+import numpy as np
+import op_db  # noqa: F401  (op_db imports op_db_conv at its end)
+import pytest
+from op_db_conv import _conv_filter_grad, _conv_fwd, _conv_input_grad
+
+import opforge
+from opforge import Tensor, nn, ops
+
+
+@pytest.fixture
+def threads():
+    before = opforge.get_context("num_threads")
+    yield lambda n: opforge.set_context(num_threads=n)
+    opforge.set_context(num_threads=before)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize(
+    "shape,attrs",
+    [
+        ((9, 3, 14, 14), {"out_channel": 8, "kernel_size": 5}),  # wide columns, several chunks, small: serial
+        ((16, 3, 20, 20), {"out_channel": 16, "kernel_size": 5}),  # wide columns, batch-parallel on 2 threads
+        ((16, 8, 24, 24), {"out_channel": 16, "kernel_size": 3, "pad_mode": "same", "group": 2}),  # groups, parallel
+        ((5, 4, 20, 18), {"out_channel": 6, "kernel_size": 3, "pad_mode": "same", "stride": 2, "group": 2}),
+        ((4, 8, 30, 30), {"out_channel": 16, "kernel_size": 3, "pad_mode": "pad", "pad": 1}),  # one sample a chunk
+        (
+            (3, 2, 9, 9),
+            {"out_channel": 4, "kernel_size": (2, 3), "pad_mode": "pad", "pad": (1, 0, 0, 0), "dilation": 2},
+        ),
+    ],
+)
+def test_conv2d_and_gradients_on_each_thread_count(threads, n_threads, shape, attrs, rng):
+    threads(n_threads)
+    conv = ops.Conv2D(**attrs)
+    dgrad, wgrad = ops.Conv2DBackpropInput(**attrs), ops.Conv2DBackpropFilter(**attrs)
+    c = shape[1]
+    w_shape = (attrs["out_channel"], c // attrs.get("group", 1), *conv.kernel_size)
+    x = rng.standard_normal(shape)
+    w = rng.standard_normal(w_shape)
+    y = _conv_fwd(conv, x, w)
+    dy = rng.standard_normal(y.shape)
+    for dtype, tol in ((np.float64, 1e-10), (np.float32, 1e-4)):
+        tx, tw, tdy = (Tensor(a.astype(dtype)) for a in (x, w, dy))
+        np.testing.assert_allclose(conv(tx, tw).asnumpy(), y, rtol=tol, atol=tol)
+        np.testing.assert_allclose(
+            dgrad(tdy, tw, shape).asnumpy(), _conv_input_grad(conv, dy, w, shape), rtol=tol, atol=tol
+        )
+        np.testing.assert_allclose(
+            wgrad(tdy, tx, w_shape).asnumpy(), _conv_filter_grad(conv, dy, x, w_shape), rtol=tol, atol=tol
+        )
+
+
+def test_lenet_trains_one_step_and_the_loss_falls(rng):
+    opforge.nn.set_seed(0)
+    net = nn.SequentialCell(
+        nn.Conv2d(1, 6, 5, pad_mode="valid", has_bias=True),
+        nn.ReLU(),
+        nn.MaxPool2d(kernel_size=2, stride=2),
+        nn.Conv2d(6, 16, 5, pad_mode="valid"),
+        nn.ReLU(),
+        nn.AvgPool2d(kernel_size=2, stride=2),
+        nn.Flatten(),
+        nn.Dense(16 * 4 * 4, 10),
+    )
+    x = Tensor(rng.standard_normal((8, 1, 28, 28)).astype(np.float32))
+    y = Tensor(rng.integers(0, 10, 8).astype(np.int32))
+    assert net(x).shape == (8, 10)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), learning_rate=0.05))
+    first = float(step(x, y).asnumpy())
+    for _ in range(5):
+        last = float(step(x, y).asnumpy())
+    assert last < first
+
+
+def test_conv2d_layer_matches_the_primitive_and_bias(rng):
+    layer = nn.Conv2d(3, 4, 3, stride=2, has_bias=True, bias_init="ones")
+    assert layer.weight.shape == (4, 3, 3, 3) and layer.bias.shape == (4,)
+    x = Tensor(rng.standard_normal((2, 3, 7, 7)).astype(np.float32))
+    out = layer(x).asnumpy()
+    ref = ops.Conv2D(4, 3, pad_mode="same", stride=2)(x, layer.weight).asnumpy() + 1
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    assert out.shape == (2, 4, 4, 4)  # "same": ceil(7 / 2)
+    with pytest.raises(ValueError, match="divisible by 'group'"):
+        nn.Conv2d(3, 4, 3, group=2)
+
+
+def test_functional_forms(rng):
+    x = Tensor(rng.standard_normal((2, 2, 6, 6)).astype(np.float32))
+    w = Tensor(rng.standard_normal((3, 2, 3, 3)).astype(np.float32))
+    b = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    out = ops.conv2d(x, w, b, pad_mode="pad", padding=1).asnumpy()
+    ref = ops.Conv2D(3, 3, pad_mode="pad", pad=1)(x, w).asnumpy() + np.array([1, 2, 3]).reshape(1, 3, 1, 1)
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    assert ops.max_pool2d(x, 2).shape == (2, 2, 3, 3)
+    np.testing.assert_allclose(
+        ops.avg_pool2d(x, 2).asnumpy(), x.asnumpy().reshape(2, 2, 3, 2, 3, 2).mean(axis=(3, 5)), rtol=1e-6
+    )
+
+
+def test_mindspore_attr_spellings():
+    conv = ops.Conv2D(out_channel=4, kernel_size=3, pad_mode="PAD", pad=(1, 2, 3, 4), stride=2, dilation=(1, 1, 2, 2))
+    assert conv.kernel_size == (3, 3) and conv.stride == (1, 1, 2, 2) and conv.dilation == (1, 1, 2, 2)
+    assert conv.pad_mode == "pad" and conv.attrs["pad"] == (1, 2, 3, 4) and conv.attrs["groups"] == 1
+    assert conv.attrs["format"] == "NCHW"
+    pool = ops.MaxPool(kernel_size=2, strides=(2, 1), pad_mode="same")
+    assert pool.kernel_size == (1, 1, 2, 2) and pool.strides == (1, 1, 2, 1) and pool.pad_mode == "SAME"
+    x = Tensor(np.ones((1, 1, 5, 5), np.float32))
+    assert pool(x).shape == (1, 1, 3, 5)
+    assert ops.MaxPool(3, 2)(x).shape == (1, 1, 2, 2)  # valid: ceil((5 - 3 + 1) / 2)
+
+
+def test_max_pool_gradient_goes_to_the_first_maximum():
+    x = Tensor(np.array([[[[1.0, 3.0], [3.0, 0.0]]]], np.float32))
+    g = opforge.grad(lambda t: ops.MaxPool(2, 2)(t).sum())(x)
+    np.testing.assert_array_equal(g.asnumpy(), [[[[0.0, 1.0], [0.0, 0.0]]]])
