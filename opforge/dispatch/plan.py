@@ -277,6 +277,7 @@ def _kernel_plan(call: _Call):
 
     attrs = {k: v for k, v in prim.attrs.items() if k not in _IO_ATTRS}
     attrs.update({prim._arg_name(i): v for i, v in call.const_values.items()})
+    _check_int64_attrs(prim.name, attrs)
     writes = binding.written_positions(prim._signature())
     aliases = tuple(writes[o] if o < len(writes) else -1 for o in range(len(out_shapes)))
     launch = make_launcher(
@@ -308,6 +309,20 @@ def _kernel_plan(call: _Call):
         run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
     run.kernel = label
     return run
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _check_int64_attrs(prim_name: str, attrs: dict) -> None:
+    """Kernels take integer attrs and constants as int64: a larger one is the caller's error, named."""
+    for name, value in attrs.items():
+        for v in value if isinstance(value, (tuple, list)) else (value,):
+            if isinstance(v, int) and not isinstance(v, bool) and not _INT64_MIN <= v <= _INT64_MAX:
+                raise ValueError(
+                    f"For '{prim_name}', the '{name}' must hold 64-bit integers (within [-2**63, 2**63 - 1]), "
+                    f"but got {value!r}."
+                )
 
 
 class CpuFallbackWarning(UserWarning):
