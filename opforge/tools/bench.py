@@ -38,7 +38,7 @@ SUITES = ("ops", "train", "conv")
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul"),
     "train": ("MLP train step", "grad relu(x).sum()"),
-    "conv": ("Conv2D fwd", "Conv2D bwd"),
+    "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
 }
 LIBRARIES = ("opforge", "numpy", "torch")
 
@@ -383,7 +383,47 @@ def _conv_cases(np, opforge, torch, quick: bool = False) -> list:
             )
         cases.append(("Conv2D fwd", size, fwd))
         cases.append(("Conv2D bwd", size, bwd))
+    cases.append(_lenet_case(np, opforge, torch))
     return cases
+
+
+LENET_BATCH = 32
+
+
+def _lenet_case(np, opforge, torch) -> tuple:
+    """One SGD step of the demo's LeNet-5 (``opforge demo --model lenet``) on a batch of 8x8 digits,
+    against the same network in PyTorch eager (Conv2d, ReLU, MaxPool2d, Linear, cross_entropy)."""
+    from opforge import nn
+    from opforge.tools.demo import LeNet5
+
+    rng = np.random.default_rng(0)
+    xa = rng.standard_normal((LENET_BATCH, 64), dtype=np.float32)
+    ya = rng.integers(0, 10, LENET_BATCH).astype(np.int32)
+    net = LeNet5()
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), nn.SGD(net.trainable_params(), learning_rate=LR))
+    x, y = opforge.Tensor(xa), opforge.Tensor(ya)
+    libs = {"opforge": lambda: step(x, y)}
+    if torch is not None:
+        t = torch.nn
+        tnet = t.Sequential(
+            t.Unflatten(1, (1, 8, 8)),
+            t.Conv2d(1, 32, 3, padding=1), t.ReLU(), t.MaxPool2d(2),
+            t.Conv2d(32, 64, 3, padding=1), t.ReLU(), t.MaxPool2d(2),
+            t.Flatten(), t.Linear(256, 128), t.ReLU(), t.Linear(128, 64), t.ReLU(), t.Linear(64, 10),
+        )  # fmt: skip
+        opt = torch.optim.SGD(tnet.parameters(), lr=LR)
+        tx, ty = torch.from_numpy(xa), torch.from_numpy(ya).long()
+
+        def torch_step():
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.cross_entropy(tnet(tx), ty)
+            loss.backward()
+            opt.step()
+            return loss
+
+        libs["torch"] = torch_step
+    return ("LeNet train step", f"{LENET_BATCH}x1x8x8", libs)
 
 
 def build_cases(suite: str, np, opforge, torch, quick: bool = False, log=print) -> list:
