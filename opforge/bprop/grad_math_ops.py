@@ -131,26 +131,25 @@ def get_bprop_log(self):
     return bprop
 
 
+def _matmul_grads(cls, ta: bool, tb: bool) -> tuple:
+    """``(grad_x, grad_y)`` of ``out = op(x) @ op(y)`` (``cls``: MatMul, or BatchMatMul on the last two
+    dims), each a function of ``(x, y, dout)``; every case keeps the products in layouts BLAS takes directly."""
+    if not ta and not tb:
+        dx_op, dy_op = cls(transpose_b=True), cls(transpose_a=True)
+        return (lambda x, y, d: dx_op(d, y)), (lambda x, y, d: dy_op(x, d))
+    if ta and not tb:
+        dx_op, dy_op = cls(transpose_b=True), cls()
+        return (lambda x, y, d: dx_op(y, d)), (lambda x, y, d: dy_op(x, d))
+    if not ta and tb:
+        dx_op, dy_op = cls(), cls(transpose_a=True)
+        return (lambda x, y, d: dx_op(d, y)), (lambda x, y, d: dy_op(d, x))
+    both = cls(transpose_a=True, transpose_b=True)
+    return (lambda x, y, d: both(y, d)), (lambda x, y, d: both(d, x))
+
+
 @bprop_getters.register(P.MatMul)
 def get_bprop_matmul(self):
-    ta, tb = self.transpose_a, self.transpose_b
-    # out = op(x) @ op(y); each case keeps the products in the layouts BLAS takes directly.
-    if not ta and not tb:
-        dx_op, dy_op = P.MatMul(transpose_b=True), P.MatMul(transpose_a=True)
-        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
-        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
-    elif ta and not tb:
-        dx_op, dy_op = P.MatMul(transpose_b=True), P.MatMul()
-        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
-        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
-    elif not ta and tb:
-        dx_op, dy_op = P.MatMul(), P.MatMul(transpose_a=True)
-        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
-        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
-    else:
-        dx_op, dy_op = P.MatMul(transpose_a=True, transpose_b=True), P.MatMul(transpose_a=True, transpose_b=True)
-        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
-        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
+    grad_x, grad_y = _matmul_grads(P.MatMul, self.transpose_a, self.transpose_b)
 
     def bprop(x, y, out, dout):
         # Mixed dtypes were promoted in the call (and are again in the products): cast back per input.
@@ -354,29 +353,15 @@ def get_bprop_add_n(self):
 
 @bprop_getters.register(P.BatchMatMul)
 def get_bprop_batch_matmul(self):
-    ta, tb = self.transpose_a, self.transpose_b
     # MatMul's four cases on the last two dims; broadcast batch dims summed back to each input's shape.
-    if not ta and not tb:
-        dx_op, dy_op = P.BatchMatMul(transpose_b=True), P.BatchMatMul(transpose_a=True)
-        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
-        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
-    elif ta and not tb:
-        dx_op, dy_op = P.BatchMatMul(transpose_b=True), P.BatchMatMul()
-        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
-        grad_y = lambda x, y, d: dy_op(x, d)  # noqa: E731
-    elif not ta and tb:
-        dx_op, dy_op = P.BatchMatMul(), P.BatchMatMul(transpose_a=True)
-        grad_x = lambda x, y, d: dx_op(d, y)  # noqa: E731
-        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
-    else:
-        dx_op = dy_op = P.BatchMatMul(transpose_a=True, transpose_b=True)
-        grad_x = lambda x, y, d: dx_op(y, d)  # noqa: E731
-        grad_y = lambda x, y, d: dy_op(d, x)  # noqa: E731
+    grad_x, grad_y = _matmul_grads(P.BatchMatMul, self.transpose_a, self.transpose_b)
 
     def bprop(x, y, out, dout):
         dx = grad_for(x, sum_to_shape(grad_x(x, y, dout), x.shape)) if needs_input_grad(0) else None
         dy = grad_for(y, sum_to_shape(grad_y(x, y, dout), y.shape)) if needs_input_grad(1) else None
         return dx, dy
+
+    return bprop
 
 
 @bprop_getters.register(P.CumSum)
