@@ -123,7 +123,7 @@ def _int_div_by_zero(a, dtype):
 
 
 def _div_ref(prim, x, y):
-    if np.asarray(x).dtype.kind == "f":
+    if np.asarray(x).dtype.kind in "fc" or np.asarray(y).dtype.kind in "fc":
         with np.errstate(all="ignore"):
             return np.true_divide(x, y)
     xs, ys, dtype = _int_pairs(x, y)

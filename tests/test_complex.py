@@ -49,7 +49,8 @@ def test_unary_special_values_match_numpy(name, dtype):
     with np.errstate(all="ignore"):
         expected = _UNARY[name](x.astype(np.complex128))
     if name == "Square":  # NumPy squares as x * x with no special cases, as the kernel does
-        expected = x.astype(np.complex128) * x.astype(np.complex128)
+        with np.errstate(all="ignore"):
+            expected = x.astype(np.complex128) * x.astype(np.complex128)
     _same(got.astype(np.complex128), expected, 1e-5 if dtype is mstype.complex64 else 1e-13)
 
 
@@ -73,7 +74,7 @@ def test_abs_of_complex_is_real(dtype, real):
     out = ops.Abs()(Tensor(x))
     assert out.dtype is real
     np.testing.assert_array_equal(out.asnumpy(), np.abs(x))  # hypot: inf wins over NaN
-    assert ops.Abs()(Tensor(np.array([3e38 + 4e38j], np.complex64))).asnumpy()[0] == np.float32(5e38)
+    assert ops.Abs()(Tensor(np.array([3e37 + 4e37j], np.complex64))).asnumpy()[0] == np.float32(5e37)
 
 
 def test_smith_division_does_not_overflow():
@@ -137,7 +138,7 @@ def _numeric_grad(f, args, i, r, eps=1e-6):
 
 
 def _rand(rng, shape, low=-1.5, high=1.5):
-    return rng.uniform(low, high, size=shape) + 1j * rng.uniform(low, high, size=shape)
+    return np.asarray(rng.uniform(low, high, size=shape) + 1j * rng.uniform(low, high, size=shape))
 
 
 _GRAD_CASES = [

@@ -178,22 +178,53 @@ OPF_HD Complex<T> tanh(Complex<T> z) {
   return Complex<T>(beta * rho * s / denom, t / denom);
 }
 
-// sin(z) = sin re cosh im + i cos re sinh im; exact zeros kept (sin(0 + iy) = 0 + i sinh y).
+// sinh(z) and cosh(z), with C99 Annex G's infinities and NaN (as FreeBSD's csinh / ccosh).
 template <typename T>
-OPF_HD Complex<T> sin(Complex<T> z) {
+OPF_HD Complex<T> sinh(Complex<T> z) {
   const T x = z.re, y = z.im;
-  if (y == T(0)) return Complex<T>(sin(x), y);
-  if (x == T(0)) return Complex<T>(x, sinh(y));
-  return Complex<T>(sin(x) * cosh(y), cos(x) * sinh(y));
+  if (IsFinite(x) && IsFinite(y)) {
+    if (y == T(0)) return Complex<T>(sinh(x), y);
+    return Complex<T>(sinh(x) * cos(y), cosh(x) * sin(y));
+  }
+  if (x == T(0)) return Complex<T>(x, y - y);  // +-0 + i inf / NaN
+  if (y == T(0)) return Complex<T>(x, y);
+  if (IsFinite(x)) return Complex<T>(y - y, y - y);
+  if (IsInf(x)) {
+    if (!IsFinite(y)) return Complex<T>(x, y - y);
+    return Complex<T>(x * cos(y), (T(1) / T(0)) * sin(y));
+  }
+  return Complex<T>((x * x) * (y - y), (x + x) * (y - y));
 }
 
-// cos(z) = cos re cosh im - i sin re sinh im.
+template <typename T>
+OPF_HD Complex<T> cosh(Complex<T> z) {
+  const T x = z.re, y = z.im;
+  if (IsFinite(x) && IsFinite(y)) {
+    if (y == T(0)) return Complex<T>(cosh(x), x * y);
+    return Complex<T>(cosh(x) * cos(y), sinh(x) * sin(y));
+  }
+  if (x == T(0)) return Complex<T>(y - y, x * copysign(T(0), y));
+  if (y == T(0)) return Complex<T>(x * x, IsInf(x) ? copysign(T(0), x) * y : copysign(T(0), (x + x) * y));
+  if (IsFinite(x)) return Complex<T>(y - y, x * (y - y));
+  if (IsInf(x)) {
+    if (!IsFinite(y)) return Complex<T>(x * x, x * (y - y));
+    return Complex<T>((x * x) * cos(y), x * sin(y));
+  }
+  return Complex<T>((x * x) * (y - y), (x + x) * (y - y));
+}
+
+// sin(z) = -i sinh(iz), cos(z) = cosh(iz).
+template <typename T>
+OPF_HD Complex<T> sin(Complex<T> z) {
+  // re inf or NaN with im +-inf: NaN + i inf (+inf, as glibc and so NumPy; C99 leaves the sign open)
+  if (!IsFinite(z.re) && IsInf(z.im)) return Complex<T>(z.re - z.re, T(1) / T(0));
+  const Complex<T> h = sinh(Complex<T>(-z.im, z.re));
+  return Complex<T>(h.im, -h.re);
+}
+
 template <typename T>
 OPF_HD Complex<T> cos(Complex<T> z) {
-  const T x = z.re, y = z.im;
-  if (y == T(0)) return Complex<T>(cos(x), IsFinite(x) ? -(sin(x) * y) : y);
-  if (x == T(0)) return Complex<T>(cosh(y), -x * y);
-  return Complex<T>(cos(x) * cosh(y), -(sin(x) * sinh(y)));
+  return cosh(Complex<T>(-z.im, z.re));
 }
 
 }  // namespace math
