@@ -68,6 +68,9 @@ DEFAULT_TOLS = {
     "BFloat16": (1.6e-2, 1e-5),
     "Float32": (1.3e-6, 1e-5),
     "Float64": (1e-7, 1e-7),
+    # complex: per part, relative to the magnitude |expected| (a part can cancel to near 0)
+    "Complex64": (2e-6, 1e-5),
+    "Complex128": (1e-7, 1e-7),
 }
 # Error budget relative to the sum of |terms| (reductions, MatMul): the kernels accumulate half
 # types in float32 and float32 in float32 or better.
@@ -138,10 +141,12 @@ def _is_float(a: np.ndarray) -> bool:
 
 
 def upcast(a):
-    """What a reference sees: float arrays (bfloat16 included) as float64, others unchanged (a tuple of
-    arrays element by element)."""
+    """What a reference sees: float arrays (bfloat16 included) as float64, complex arrays as complex128,
+    others unchanged (a tuple of arrays element by element)."""
     if isinstance(a, np.ndarray) and _is_float(a):
         return a.astype(np.float64)
+    if isinstance(a, np.ndarray) and a.dtype.kind == "c":
+        return a.astype(np.complex128)
     if _is_array_tuple(a):
         return type(a)(upcast(e) for e in a)
     return a
@@ -210,10 +215,31 @@ def inferred_outputs(prim, args: tuple, kwargs: Optional[dict] = None) -> tuple:
 def assert_close(actual, expected, out_dtype, *, tols=None, exact=False, bound_extra=None, where="") -> None:
     """``|actual - expected| <= atol + rtol * |expected| (+ bound_extra)`` per element, the tolerances
     of ``out_dtype`` (``tols`` overriding ``DEFAULT_TOLS`` by dtype name); NaN and infinities must
-    match exactly; integers, bools and ``exact`` comparisons must be equal."""
+    match exactly; integers, bools and ``exact`` comparisons must be equal. Complex values are compared
+    part by part, each within ``atol + rtol * |expected|`` (the complex magnitude)."""
     if exact or out_dtype.kind in "biu":
-        ok = np.array_equal(actual, expected, equal_nan=out_dtype.kind == "f")
+        ok = np.array_equal(actual, expected, equal_nan=out_dtype.kind in "fc")
         assert ok, f"{where}: expected {expected!r}, got {actual!r}"
+        return
+    if out_dtype.kind == "c":
+        a, e = np.asarray(actual).astype(np.complex128), np.asarray(expected).astype(np.complex128)
+        rtol, atol = dict(DEFAULT_TOLS, **(tols or {})).get(out_dtype.name, (0.0, 0.0))
+        mag = np.abs(e)
+        bound = atol + rtol * np.where(np.isfinite(mag), mag, 0.0)
+        if bound_extra is not None:
+            bound = bound + bound_extra
+        for part, ap, ep in (("real", a.real, e.real), ("imag", a.imag, e.imag)):
+            at = f"{where} ({part} part)"
+            special = ~np.isfinite(ep)
+            assert np.array_equal(np.isnan(ap), np.isnan(ep)), f"{at}: NaNs differ: expected {e!r}, got {a!r}"
+            inf = special & ~np.isnan(ep)
+            assert np.array_equal(ap[inf], ep[inf]), f"{at}: infinities differ: expected {e!r}, got {a!r}"
+            err = np.abs(ap - ep)
+            bad = ~special & ~(err <= bound)
+            assert not bad.any(), (
+                f"{at}: {int(bad.sum())} values out of tolerance; worst |error| {err[~special].max()} "
+                f"(expected {e[bad][:5]}, got {a[bad][:5]})"
+            )
         return
     a64, e64 = actual.astype(np.float64), expected.astype(np.float64)
     special = ~np.isfinite(e64)

@@ -1098,6 +1098,12 @@ ARRAY_GRAD_RECORDS = [
 
 GRAD_DB_LIST = GRAD_DB_LIST + ARRAY_GRAD_RECORDS
 
+# Conj (complex branch): on float64 samples it is the identity, so its bprop conj(dout) is dout. The
+# complex gradients of the holomorphic ops (dx = dout * conj(f'(x))) are checked against finite
+# differences of a real loss in tests/test_complex.py.
+COMPLEX_GRAD_RECORDS = [GradRecord("Conj", _variants("Conj"), unary(), second_order=True)]
+GRAD_DB_LIST = GRAD_DB_LIST + COMPLEX_GRAD_RECORDS
+
 GRAD_DB: dict = {r.name: r for r in GRAD_DB_LIST}
 assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
 

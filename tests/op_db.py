@@ -130,10 +130,26 @@ BROADCAST_SHAPES = [
 ]
 
 
+# Complex edge values (finite): signed zeros, the axes, the unit circle, tiny and large parts.
+COMPLEX_EDGES = [
+    *(0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0), 1 + 0j, -1 + 0j, 1j, -1j),
+    *(0.5 + 2j, -2.5 - 0.75j, -3 + 1e-3j, -3 - 1e-3j, 0.6 + 0.8j, 1e-20 + 1e-20j, 1e-3 - 4j, 2.5 + 0j),
+    *(-0.8 - 0.6j, 1.25 + 1.25j, 3 - 3j, -1e-7 + 1j),
+]
+
+
+def complex_edges(dtype, low=None, high=None) -> np.ndarray:
+    """``COMPLEX_EDGES`` (those with both parts in [low, high] when given) as ``dtype``."""
+    vals = [v for v in COMPLEX_EDGES if low is None or (low <= v.real <= high and low <= v.imag <= high)]
+    return np.array(vals, np.complex128).astype(dtype.np_dtype)
+
+
 def unary_samples(record, prim, ins, outs, rng):
     for shape in UNARY_SHAPES:
         x = record.make_arg(0, shape, ins[0], rng)
         yield Sample((x,), desc=f"x{list(shape)}")
+    if ins[0].kind == "c":
+        yield Sample((complex_edges(ins[0]),), desc="complex edge values")
 
 
 def same_shape_samples(record, prim, ins, outs, rng):
@@ -165,6 +181,12 @@ def binary_samples(record, prim, ins, outs, rng):
     yield Sample((scalar, record.make_arg(1, (5,), ins[1], rng)), desc=f"x=Python {scalar!r} y[5]")
     if ins[0].kind in "iu" and record.name in ("Add", "Sub", "Mul"):
         yield Sample(_wrap_values(ins[0]), desc="integer overflow wraps")
+    if ins[0].kind == "c":
+        c = 1.5 - 2j  # a Python complex is weak: it takes the tensor's complex dtype
+        yield Sample((record.make_arg(0, (3, 4), ins[0], rng), c), desc=f"x[3, 4] y=Python {c!r}")
+        edges = complex_edges(ins[0])
+        ys = edges[::-1] if record.name not in ("RealDiv", "Div") else np.where(edges[::-1] == 0, 1 + 1j, edges[::-1])
+        yield Sample((edges, ys.astype(ins[1].np_dtype)), desc="complex edge values")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,7 +262,6 @@ def _elu_errors():
 def _neg_errors():
     return [
         ErrorInput("bool-input", lambda: ops.Neg()(_t((2,), mstype.bool_)), TypeError, "x"),
-        ErrorInput("complex-input-no-kernel", lambda: ops.Neg()(_t((2,), mstype.complex128)), KernelNotFoundError),
         ErrorInput("uint64-input-no-lossless-kernel", lambda: ops.Neg()(_t((2,), mstype.uint64)), KernelNotFoundError),
         ErrorInput("wrong-arg-count", lambda: ops.Neg()(), TypeError),
     ]
@@ -271,12 +292,15 @@ def _binary_errors(prim_cls, valid_kinds):
             ErrorInput("string-operand", lambda: prim_cls()(_t((2,)), "a"), TypeError, "must be a Tensor or a number"),
             ErrorInput("too-many-args", lambda: prim_cls()(_t((2,)), _t((2,)), _t((2,))), TypeError),
             ErrorInput("wrong-arg-count", lambda: prim_cls()(_t((2,))), TypeError, "missing"),
-            ErrorInput(
-                "complex-no-kernel",
-                lambda: prim_cls()(_t((2,), mstype.complex64), _t((2,), mstype.complex64)),
-                TypeError,
-            ),
         ]
+        if "c" not in valid_kinds:
+            out.append(
+                ErrorInput(
+                    "complex-no-kernel",
+                    lambda: prim_cls()(_t((2,), mstype.complex64), _t((2,), mstype.complex64)),
+                    TypeError,
+                )
+            )
         if "b" not in valid_kinds:
             out.append(
                 ErrorInput("bool-inputs", lambda: prim_cls()(_t((2,), mstype.bool_), _t((2,), mstype.bool_)), TypeError)
@@ -552,6 +576,11 @@ def _cast_samples(record, prim, ins, outs, rng):
         vals = [int(info.max), int(info.min), 256 + 3, 65536 + 5, 2**31 + 7, -1, -129, -32769, -(2**31) - 9]
         vals = [v for v in vals if _representable(v, src)]
         yield Sample((_values_in(vals, src), dst), desc="int->int wraps modulo 2**bits like NumPy")
+    if src.kind == "c":
+        vals = [1 + 2j, -3.5 - 0.25j, 1j, -2j, complex(-0.0, 5.0), 0.5 - 0.5j, complex(math.nan, 1.0)]
+        vals += [complex(2.0, math.nan), complex(math.inf, -1.0), complex(-math.inf, math.inf)]
+        x = np.array(vals, np.complex128).astype(src.np_dtype)
+        yield Sample((x, dst), desc="complex with imaginary parts, NaN and inf parts")
     if src.name in ("Float32", "Int32") or dst.name in ("Float32",):
         big = np.resize(x, LARGE_N)
         yield Sample((big, dst), desc=f"large [{LARGE_N}]")
@@ -569,6 +598,8 @@ def _cast_ref(prim, x, dtype):
     with np.errstate(all="ignore"):
         if dtype.kind == "b":
             return x != 0
+        if x.dtype.kind == "c" and dtype.kind != "c":
+            x = x.real  # complex -> real: the real part, as NumPy (without its ComplexWarning)
         if x.dtype.kind == "f" and dtype.kind in "iu":
             info = np.iinfo(dtype.np_dtype)
             flat = [_float_to_int(float(v), info) for v in x.reshape(-1)]
@@ -581,7 +612,6 @@ def _cast_errors():
     return [
         ErrorInput("dtype-as-string", lambda: f()(_t((2,)), "float16"), TypeError, "dtype"),
         ErrorInput("dtype-as-numpy-type", lambda: f()(_t((2,)), np.float16), TypeError, "dtype"),
-        ErrorInput("complex-input-no-kernel", lambda: f()(_t((2,), mstype.complex64), mstype.float32), TypeError),
         ErrorInput("wrong-arg-count", lambda: f()(_t((2,))), TypeError, "missing"),
         ErrorInput("numpy-array-input", lambda: f()(np.ones(2, np.float32), mstype.float16), TypeError),
     ]
@@ -794,7 +824,7 @@ _RECORDS = [
         lambda prim, x, y: x + y,
         args=(Arg(), Arg()),
         kind="binary",
-        error_inputs=_binary_errors(ops.Add, "biuf"),
+        error_inputs=_binary_errors(ops.Add, "biufc"),
     ),
     OpRecord(
         "Sub",
@@ -803,7 +833,7 @@ _RECORDS = [
         lambda prim, x, y: x - y,
         args=(Arg(), Arg()),
         kind="binary",
-        error_inputs=_binary_errors(ops.Sub, "iuf"),
+        error_inputs=_binary_errors(ops.Sub, "iufc"),
     ),
     OpRecord(
         "Mul",
@@ -812,7 +842,7 @@ _RECORDS = [
         lambda prim, x, y: x * y,
         args=(Arg(), Arg()),
         kind="binary",
-        error_inputs=_binary_errors(ops.Mul, "biuf"),
+        error_inputs=_binary_errors(ops.Mul, "biufc"),
     ),
     OpRecord(
         "RealDiv",
@@ -821,7 +851,7 @@ _RECORDS = [
         _div_ref,
         args=(Arg(), Arg(nonzero=True)),  # |y| >= 0.5; division by 0 is in the special-values test
         kind="binary",
-        error_inputs=_binary_errors(ops.RealDiv, "f"),
+        error_inputs=_binary_errors(ops.RealDiv, "fc"),
     ),
     # -- MatMul, BiasAdd --------------------------------------------------------------------
     OpRecord(
@@ -890,6 +920,7 @@ _RECORDS = [
 
 # Records kept in their own modules import the helpers above, so they join here, at the end.
 from op_db_array import RECORDS as _ARRAY_RECORDS  # noqa: E402
+from op_db_complex import RECORDS as _COMPLEX_RECORDS  # noqa: E402
 from op_db_conv import RECORDS as _CONV_RECORDS  # noqa: E402
 from op_db_elemwise import RECORDS as _ELEMWISE_RECORDS  # noqa: E402
 from op_db_math_array import RECORDS as _MATH_ARRAY_RECORDS  # noqa: E402
@@ -897,7 +928,14 @@ from op_db_nn import RECORDS as _NN_RECORDS  # noqa: E402
 from op_db_norm import RECORDS as _NORM_RECORDS  # noqa: E402
 
 _ALL_RECORDS = (
-    _RECORDS + _MATH_ARRAY_RECORDS + _NN_RECORDS + _CONV_RECORDS + _ELEMWISE_RECORDS + _NORM_RECORDS + _ARRAY_RECORDS
+    _RECORDS
+    + _MATH_ARRAY_RECORDS
+    + _NN_RECORDS
+    + _CONV_RECORDS
+    + _ELEMWISE_RECORDS
+    + _NORM_RECORDS
+    + _ARRAY_RECORDS
+    + _COMPLEX_RECORDS
 )
 OP_DB: dict = {r.name: r for r in _ALL_RECORDS}
 assert len(OP_DB) == len(_ALL_RECORDS), "two records for one op"

@@ -91,6 +91,14 @@ def _division_samples(record, prim, ins, outs, rng):
             x = np.array([1.0, -1.0, 0.0, -0.0, 7.5, -7.5, 1e30, 3.0, -3.0]).astype(ins[0].np_dtype)
             y = np.array([0.0, 0.0, 0.0, 1.0, -2.0, 2.0, 3.0, -0.0, 0.5]).astype(ins[1].np_dtype)
         yield Sample((x, y), desc="signed zeros, division by zero")
+    if ins[0].kind == "c":  # Smith's division: no overflow or underflow in |y|^2
+        big = 1e300 if ins[0].name == "Complex128" else 1e36
+        tiny = 1e-300 if ins[0].name == "Complex128" else 1e-36
+        x = np.array([big + big * 1j, tiny - tiny * 1j, 1 + 1j, big, 3 - 4j, 1j]).astype(ins[0].np_dtype)
+        y = np.array([big - big * 1j, tiny + tiny * 1j, big * 1j, big + 1j, tiny * 1j, 1e-3 + 0j]).astype(
+            ins[1].np_dtype
+        )
+        yield Sample((x, y), desc="complex: huge and tiny divisors (scaled division)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,7 +123,7 @@ def _int_div_by_zero(a, dtype):
 
 
 def _div_ref(prim, x, y):
-    if np.asarray(x).dtype.kind == "f":
+    if np.asarray(x).dtype.kind in "fc" or np.asarray(y).dtype.kind in "fc":
         with np.errstate(all="ignore"):
             return np.true_divide(x, y)
     xs, ys, dtype = _int_pairs(x, y)
@@ -230,7 +238,7 @@ def _logical_samples(record, prim, ins, outs, rng):
 # Errors
 
 
-def _unary_int_errors(prim_cls, arg, unsigned_ok=True):
+def _unary_int_errors(prim_cls, arg, unsigned_ok=True, complex_ok=False):
     def errors():
         unsigned = (
             ErrorInput("uint64-no-lossless-kernel", lambda: prim_cls()(_t((2,), mstype.uint64)), KernelNotFoundError)
@@ -240,10 +248,13 @@ def _unary_int_errors(prim_cls, arg, unsigned_ok=True):
         return [
             unsigned,
             ErrorInput("bool-input", lambda: prim_cls()(_t((2,), mstype.bool_)), TypeError, arg),
-            ErrorInput("complex-input", lambda: prim_cls()(_t((2,), mstype.complex64)), TypeError, arg),
             ErrorInput("python-number", lambda: prim_cls()(2.0), TypeError),
             ErrorInput("wrong-arg-count", lambda: prim_cls()(_t((2,)), _t((2,))), TypeError),
-        ]
+        ] + (
+            []
+            if complex_ok
+            else [ErrorInput("complex-input", lambda: prim_cls()(_t((2,), mstype.complex64)), TypeError, arg)]
+        )
 
     return errors
 
@@ -336,7 +347,7 @@ def _compare(name, ref):
         lambda prim, x, y: ref(x, y),
         args=(_SMALL, _SMALL),
         kind="binary",
-        error_inputs=_int_binary_errors(getattr(ops, name), "biuf"),
+        error_inputs=_int_binary_errors(getattr(ops, name), "biufc" if name == "NotEqual" else "biuf"),
     )
 
 
@@ -348,7 +359,7 @@ def _division(name, ref):
         ref,
         args=(_SMALL, _SMALL),
         kind="binary",
-        error_inputs=_int_binary_errors(getattr(ops, name), "iuf"),
+        error_inputs=_int_binary_errors(getattr(ops, name), "iufc" if name == "Div" else "iuf"),
     )
 
 
@@ -360,7 +371,7 @@ RECORDS: list = [
         _abs_samples,
         lambda prim, x: np.abs(x),
         kind="unary",
-        error_inputs=_unary_int_errors(ops.Abs, "input_x"),
+        error_inputs=_unary_int_errors(ops.Abs, "input_x", complex_ok=True),
     ),
     OpRecord(
         "AbsGrad",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+from opforge import dtype as mstype
 from opforge.bprop.tape import needs_input_grad
 from opforge.ops import functional as F
 from opforge.primitives.array_ops import BroadcastTo, Squeeze
@@ -60,11 +61,36 @@ def sum_rows(t: Tensor) -> Tensor:
     return _squeeze0(F.matmul(ones, t))
 
 
+def is_complex(t) -> bool:
+    """Whether ``t`` is a complex Tensor or a Python complex number."""
+    return isinstance(t, complex) or (isinstance(t, Tensor) and t.dtype.kind == "c")
+
+
+def conj(t):
+    """``conj(t)`` for a complex Tensor or Python complex, ``t`` itself otherwise. A holomorphic
+    op's bprop is ``dx = dout * conj(f'(x))`` (MindSpore's and PyTorch's convention: the gradient of
+    a real loss L w.r.t. z = a + ib is dL/da + i dL/db)."""
+    if isinstance(t, complex):
+        return t.conjugate()
+    return F.conj(t) if is_complex(t) else t
+
+
+def _sum_complex_to_shape(dout: Tensor, shape: tuple) -> Tensor:
+    # The reductions have no complex kernels: sum the real and the imaginary parts apart (Cast to
+    # the real dtype takes the real part; re(-i z) = im(z)) and put them back together.
+    real = mstype.float32 if dout.dtype is mstype.complex64 else mstype.float64
+    re = sum_to_shape(F.cast(dout, real), shape)
+    im = sum_to_shape(F.cast(F.mul(dout, -1j), real), shape)
+    return F.add(F.cast(re, dout.dtype), F.mul(F.cast(im, dout.dtype), 1j))
+
+
 def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
     """Reduce a broadcast gradient back to the input's ``shape`` (the adjoint of broadcasting)."""
     shape = tuple(shape)
     if dout.shape == shape:
         return dout
+    if dout.dtype.kind == "c":
+        return _sum_complex_to_shape(dout, shape)
     axes = broadcast_axes(shape, dout.shape)
     if axes and axes == tuple(range(len(dout.shape) - len(shape))):  # only leading axes: no Reshape
         return sum_rows(dout) if axes == (0,) and len(shape) == 1 else F.reduce_sum(False)(dout, axes)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from opforge.bprop._utils import grad_for, needs_input_grad, zero_grads
+from opforge.bprop._utils import conj, grad_for, needs_input_grad, zero_grads
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -27,6 +27,11 @@ def get_bprop_abs(self):
     abs_grad = G.AbsGrad()
 
     def bprop(x, out, dout):
+        if x.dtype.kind == "c":
+            raise TypeError(
+                f"For 'Abs', the gradient of a complex input is not supported, but got {x.dtype}; "
+                "take Abs of its real and imaginary parts or differentiate x * conj(x) instead."
+            )
         return (abs_grad(x, dout),)
 
     return bprop
@@ -109,10 +114,10 @@ def get_bprop_atan2(self):
 
 @bprop_getters.register(P.Div)
 def get_bprop_div(self):
-    # as RealDiv: dx = dout / y, dy = -dx * out
+    # as RealDiv: dx = dout / y, dy = -dx * out (complex: dout / conj(y), -dx * conj(out))
     def bprop(x, y, out, dout):
-        dx = F.div(dout, y)
-        dy = grad_for(y, F.neg(F.mul(dx, out))) if isinstance(y, Tensor) and needs_input_grad(1) else None
+        dx = F.div(dout, conj(y))
+        dy = grad_for(y, F.neg(F.mul(dx, conj(out)))) if isinstance(y, Tensor) and needs_input_grad(1) else None
         return (grad_for(x, dx) if needs_input_grad(0) else None), dy
 
     return bprop

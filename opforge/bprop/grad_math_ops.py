@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, reduced_shape, sum_to_shape, zero_grads
+from opforge.bprop._utils import broadcast_to, conj, grad_for, needs_input_grad, reduced_shape, sum_to_shape, zero_grads
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -36,8 +36,9 @@ def get_bprop_sub(self):
 @bprop_getters.register(P.Mul)
 def get_bprop_mul(self):
     def bprop(x, y, out, dout):
-        dx = grad_for(x, F.mul(dout, y)) if isinstance(x, Tensor) and needs_input_grad(0) else None
-        dy = grad_for(y, F.mul(dout, x)) if isinstance(y, Tensor) and needs_input_grad(1) else None
+        # complex: dx = dout * conj(y), dy = dout * conj(x)
+        dx = grad_for(x, F.mul(dout, conj(y))) if isinstance(x, Tensor) and needs_input_grad(0) else None
+        dy = grad_for(y, F.mul(dout, conj(x))) if isinstance(y, Tensor) and needs_input_grad(1) else None
         return dx, dy
 
     return bprop
@@ -45,9 +46,10 @@ def get_bprop_mul(self):
 
 @bprop_getters.register(P.RealDiv)
 def get_bprop_real_div(self):
+    # complex: dx = dout / conj(y), dy = -dx * conj(out)
     def bprop(x, y, out, dout):
-        dx = F.div(dout, y)
-        dy = grad_for(y, F.neg(F.mul(dx, out))) if isinstance(y, Tensor) and needs_input_grad(1) else None
+        dx = F.div(dout, conj(y))
+        dy = grad_for(y, F.neg(F.mul(dx, conj(out)))) if isinstance(y, Tensor) and needs_input_grad(1) else None
         return (grad_for(x, dx) if needs_input_grad(0) else None), dy
 
     return bprop
@@ -64,7 +66,7 @@ def get_bprop_neg(self):
 @bprop_getters.register(P.Exp)
 def get_bprop_exp(self):
     def bprop(x, out, dout):
-        return (F.mul(dout, out),)
+        return (F.mul(dout, conj(out)),)
 
     return bprop
 
@@ -74,7 +76,7 @@ def get_bprop_sin(self):
     cos = P.Cos()
 
     def bprop(x, out, dout):
-        return (F.mul(dout, cos(x)),)
+        return (F.mul(dout, conj(cos(x))),)
 
     return bprop
 
@@ -84,7 +86,7 @@ def get_bprop_cos(self):
     sin = P.Sin()
 
     def bprop(x, out, dout):
-        return (F.neg(F.mul(dout, sin(x))),)
+        return (F.neg(F.mul(dout, conj(sin(x)))),)
 
     return bprop
 
@@ -126,7 +128,7 @@ def get_bprop_rsqrt(self):
 @bprop_getters.register(P.Log)
 def get_bprop_log(self):
     def bprop(x, out, dout):
-        return (F.div(dout, x),)
+        return (F.div(dout, conj(x)),)
 
     return bprop
 
@@ -201,7 +203,7 @@ def get_bprop_reduce_mean(self):
 @bprop_getters.register(P.Square)
 def get_bprop_square(self):
     def bprop(x, out, dout):
-        return (F.mul(F.mul(dout, x), 2.0),)
+        return (F.mul(F.mul(dout, conj(x)), 2.0),)
 
     return bprop
 
@@ -211,6 +213,8 @@ def get_bprop_sqrt(self):
     sqrt_grad = G.SqrtGrad()
 
     def bprop(x, out, dout):
+        if out.dtype.kind == "c":  # dx = dout / conj(2 out) (SqrtGrad is real)
+            return (F.div(dout, conj(F.mul(out, 2.0))),)
         return (sqrt_grad(out, dout),)
 
     return bprop
@@ -371,5 +375,14 @@ def get_bprop_cumsum(self):
 
     def bprop(x, axis, out, dout):
         return backward(dout, axis), None
+
+    return bprop
+
+
+@bprop_getters.register(P.Conj)
+def get_bprop_conj(self):
+    # conj is R-linear: its adjoint is conj itself.
+    def bprop(x, out, dout):
+        return (F.conj(dout),)
 
     return bprop

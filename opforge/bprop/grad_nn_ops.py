@@ -49,6 +49,8 @@ def get_bprop_tanh(self):
     tanh_grad = G.TanhGrad()
 
     def bprop(x, out, dout):
+        if out.dtype.kind == "c":  # dx = dout * conj(1 - out^2) (TanhGrad is real)
+            return (F.mul(dout, F.conj(F.sub(1.0, F.mul(out, out)))),)
         return (tanh_grad(out, dout),)
 
     return bprop

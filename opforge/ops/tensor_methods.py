@@ -157,6 +157,11 @@ def square(self):
     return F.square(self)
 
 
+def conj(self):
+    """The complex conjugate (MindSpore's ``Tensor.conj``; a real tensor is returned as it is)."""
+    return F.conj(self)
+
+
 def expand_dims(self, axis: int):
     return F.expand_dims(self, axis)
 
@@ -417,7 +422,7 @@ def cumsum(self, axis=None):
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
-    add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square,
+    add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square, conj,
     expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split, gather,
     sort, topk, argmin, min, prod, all, any, cumsum,
 )  # fmt: skip

@@ -69,8 +69,10 @@ def _check_int_tuple(prim_name, arg_name, value) -> tuple:
 class Cast(_Operator):
     r"""Converts to a dtype: ``Cast()(x, dtype)``, :math:`y = \mathrm{dtype}(x)`.
 
-    Floats to ints truncate toward zero; NaN becomes 0 and out-of-range values saturate.
-    dtypes: bool, int8-64, uint8-64, float16, bfloat16, float32, float64, in any pair.
+    Floats to ints truncate toward zero; NaN becomes 0 and out-of-range values saturate. A real
+    becomes a complex with a zero imaginary part; a complex becomes a real by its real part (as
+    NumPy, without a warning) and a bool by being nonzero.
+    dtypes: bool, int8-64, uint8-64, float16, bfloat16, float32, float64, complex64, complex128, in any pair.
     """
 
     __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("dtype"))

@@ -27,6 +27,7 @@ __all__ = [
     "Expm1",
     "Reciprocal",
     "Rsqrt",
+    "Conj",
     "MatMul",
     "ReduceSum",
     "ReduceMean",
@@ -64,6 +65,8 @@ __all__ = [
 ]
 
 _REAL_NUMBER_TYPES = mstype.int_type + mstype.uint_type + mstype.float_type
+_FLOAT_COMPLEX_TYPES = mstype.float_type + mstype.complex_type
+_COMPLEX_TO_REAL = {mstype.complex64: mstype.float32, mstype.complex128: mstype.float64}
 
 
 class _BinaryOp(_Operator):
@@ -104,9 +107,10 @@ class Mul(_BinaryOp):
 
 
 class RealDiv(_BinaryOp):
-    r""":math:`out = x / y`, broadcast. dtypes: float16, bfloat16, float32, float64."""
+    r""":math:`out = x / y`, broadcast. dtypes: float16, bfloat16, float32, float64, complex64, complex128
+    (complex: NumPy's scaled (Smith) division)."""
 
-    valid_dtypes = mstype.float_type
+    valid_dtypes = _FLOAT_COMPLEX_TYPES
 
 
 class Maximum(_BinaryOp):
@@ -135,10 +139,10 @@ class Equal(_BinaryOp):
     nothing (not even NaN) and -0.0 equals 0.0.
 
     ``Equal()(x, y)``: x and y (tensors or Python numbers) are promoted to one dtype.
-    dtypes: bool, integers and floats.
+    dtypes: bool, integers, floats, complex64, complex128 (complex: both parts equal).
     """
 
-    valid_dtypes = (mstype.bool_,) + _REAL_NUMBER_TYPES
+    valid_dtypes = (mstype.bool_,) + mstype.number_type
 
     def infer_dtype(self, x_dtype, y_dtype):
         super().infer_dtype(x_dtype, y_dtype)
@@ -166,19 +170,28 @@ class Neg(_UnaryOp):
 
 
 class Exp(_UnaryOp):
-    r""":math:`y = e^x`. dtypes: float16, bfloat16, float32, float64."""
+    r""":math:`y = e^x`. dtypes: float16, bfloat16, float32, float64, complex64, complex128."""
+
+    valid_dtypes = _FLOAT_COMPLEX_TYPES
 
 
 class Log(_UnaryOp):
-    r""":math:`y = \ln x` (NaN for x < 0, -inf at 0). dtypes: float16, bfloat16, float32, float64."""
+    r""":math:`y = \ln x` (NaN for x < 0, -inf at 0). dtypes: float16, bfloat16, float32, float64,
+    complex64, complex128 (complex: the principal branch, :math:`\ln|x| + i \arg x`)."""
+
+    valid_dtypes = _FLOAT_COMPLEX_TYPES
 
 
 class Sin(_UnaryOp):
-    r""":math:`y = \sin x`, elementwise."""
+    r""":math:`y = \sin x`, elementwise. dtypes: float16, bfloat16, float32, float64, complex64, complex128."""
+
+    valid_dtypes = _FLOAT_COMPLEX_TYPES
 
 
 class Cos(_UnaryOp):
-    r""":math:`y = \cos x`, elementwise."""
+    r""":math:`y = \cos x`, elementwise. dtypes: float16, bfloat16, float32, float64, complex64, complex128."""
+
+    valid_dtypes = _FLOAT_COMPLEX_TYPES
 
 
 class Log1p(_UnaryOp):
@@ -193,6 +206,24 @@ class Reciprocal(_UnaryOp):
     r""":math:`y = 1 / x` (inf at 0, as in NumPy)."""
 
 
+class Conj(_UnaryOp):
+    r""":math:`y = \overline{x} = re(x) - i\,im(x)`, elementwise (MindSpore's ``ops.Conj``); a real
+    tensor is its own conjugate.
+
+    ``Conj()(input)``. dtypes: complex64, complex128, float16, bfloat16, float32, float64, int32, int64.
+    Output: same shape and dtype.
+    """
+
+    valid_dtypes = mstype.complex_type + mstype.float_type + (mstype.int32, mstype.int64)
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["input"], outputs=["output"])
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid("input", x_dtype, self.valid_dtypes, self.name)
+
+
 class Rsqrt(_UnaryOp):
     r""":math:`y = 1 / \sqrt{x}` (NaN for x < 0, inf at 0)."""
 
@@ -200,15 +231,17 @@ class Rsqrt(_UnaryOp):
 class Square(_UnaryOp):
     r""":math:`y = x^2`, elementwise (integers wrap modulo :math:`2^{bits}` like NumPy).
 
-    dtypes: numbers.
+    dtypes: numbers (complex64, complex128 included).
     """
 
     valid_dtypes = mstype.number_type
 
 
 class Sqrt(_UnaryOp):
-    r""":math:`y = \sqrt{x}`, elementwise (NaN for x < 0, as in NumPy).
-    dtypes: float16, bfloat16, float32, float64."""
+    r""":math:`y = \sqrt{x}`, elementwise (NaN for x < 0, as in NumPy; complex: the principal root).
+    dtypes: float16, bfloat16, float32, float64, complex64, complex128."""
+
+    valid_dtypes = _FLOAT_COMPLEX_TYPES
 
 
 class MatMul(_Operator):
@@ -411,11 +444,16 @@ class _UnaryNamed(_UnaryOp):
 class Abs(_UnaryNamed):
     r""":math:`y = |x|`, elementwise (for signed integers :math:`|INT\_MIN|` wraps to INT_MIN, as in NumPy).
 
-    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8; complex64 and
+    complex128 give :math:`|x| = \operatorname{hypot}(re, im)` as float32 and float64 (MindSpore's Abs).
     """
 
     io_names = (["input_x"], ["output"])
-    valid_dtypes = _REAL_NUMBER_TYPES
+    valid_dtypes = _REAL_NUMBER_TYPES + mstype.complex_type
+
+    def infer_dtype(self, x_dtype):
+        x_dtype = super().infer_dtype(x_dtype)
+        return _COMPLEX_TO_REAL.get(x_dtype, x_dtype)
 
 
 class Erf(_UnaryNamed):
@@ -503,10 +541,11 @@ class Div(_BinaryOp):
     Floats: IEEE division (:math:`\pm\infty` or NaN for y = 0). Integers (MindSpore's CPU kernel):
     truncated toward zero; :math:`x / 0` is 0 for x = 0, the dtype's maximum for x > 0 and its minimum
     for x < 0; INT_MIN / -1 wraps to INT_MIN. Never a crash.
-    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8.
+    Complex: NumPy's scaled (Smith) division.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, complex64, complex128.
     """
 
-    valid_dtypes = _REAL_NUMBER_TYPES
+    valid_dtypes = _REAL_NUMBER_TYPES + mstype.complex_type
 
 
 class FloorDiv(_BinaryOp):
@@ -565,7 +604,10 @@ class LessEqual(_Compare):
 
 
 class NotEqual(_Compare):
-    r""":math:`out = (x \ne y)`, broadcast, bool. NaN differs from everything (True). dtypes: as for Greater."""
+    r""":math:`out = (x \ne y)`, broadcast, bool. NaN differs from everything (True).
+    dtypes: as for Greater, and complex64, complex128."""
+
+    valid_dtypes = (mstype.bool_,) + mstype.number_type
 
 
 class LogicalAnd(_Compare):

@@ -83,7 +83,10 @@ class Sigmoid(_Activation):
 
 
 class Tanh(_Activation):
-    r"""Hyperbolic tangent: :math:`y = \tanh(x)`. dtypes: float16, bfloat16, float32, float64."""
+    r"""Hyperbolic tangent: :math:`y = \tanh(x)`. dtypes: float16, bfloat16, float32, float64, complex64,
+    complex128."""
+
+    valid_dtypes = mstype.float_type + mstype.complex_type
 
     @prim_attr_register
     def __init__(self):

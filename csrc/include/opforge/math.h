@@ -26,6 +26,9 @@ OPF_MATH_FN(expm1)
 OPF_MATH_FN(log)
 OPF_MATH_FN(log1p)
 OPF_MATH_FN(tanh)
+OPF_MATH_FN(tan)
+OPF_MATH_FN(sinh)
+OPF_MATH_FN(cosh)
 OPF_MATH_FN(sqrt)
 OPF_MATH_FN(fabs)
 OPF_MATH_FN(sin)
@@ -49,6 +52,8 @@ OPF_MATH_FN(erf)
 OPF_MATH_FN2(atan2)
 OPF_MATH_FN2(pow)
 OPF_MATH_FN2(fmod)
+OPF_MATH_FN2(hypot)
+OPF_MATH_FN2(copysign)
 #undef OPF_MATH_FN2
 
 // True only for NaN. The host asks std::isnan: GCC vectorises a loop around it (a float widened to
@@ -68,3 +73,6 @@ OPF_HD bool IsNan(C v) {
 
 }  // namespace math
 }  // namespace opforge
+
+// The complex overloads of exp, log, sqrt, ... (complex64, complex128).
+#include "opforge/complex.h"

@@ -67,9 +67,15 @@ template <typename T>
 struct IsFloat {
   static constexpr bool value = IsSame<T, float>::value || IsSame<T, double>::value;
 };
+// complex64 / complex128 (opforge/complex.h specialises it).
+template <typename T>
+struct IsComplex {
+  static constexpr bool value = false;
+};
 template <typename T>
 struct IsIntegral {
-  static constexpr bool value = !IsFloat<T>::value;  // the compute types are integers, float or double
+  // the compute types are integers, float, double or complex
+  static constexpr bool value = !IsFloat<T>::value && !IsComplex<T>::value;
 };
 
 // The range of an integer type (NVRTC has no <limits>): digits as std::numeric_limits counts them

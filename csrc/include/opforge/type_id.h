@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "opforge/complex.h"
 #include "opforge/half.h"
 
 namespace opforge {
@@ -61,6 +62,8 @@ OPFORGE_TYPE_ID_OF(float16, kNumberTypeFloat16)
 OPFORGE_TYPE_ID_OF(bfloat16, kNumberTypeBFloat16)
 OPFORGE_TYPE_ID_OF(float, kNumberTypeFloat32)
 OPFORGE_TYPE_ID_OF(double, kNumberTypeFloat64)
+OPFORGE_TYPE_ID_OF(complex64, kNumberTypeComplex64)
+OPFORGE_TYPE_ID_OF(complex128, kNumberTypeComplex128)
 #undef OPFORGE_TYPE_ID_OF
 
 }  // namespace opforge

@@ -41,6 +41,14 @@ REG_FLOATS(REG_UNARY, Neg, NegOp);
 REG_SIGNED_INTS(REG_UNARY, Neg, NegOp);
 REG_FLOATS(REG_UNARY, Exp, ExpOp);
 REG_FLOATS(REG_UNARY, Log, LogOp);
+// complex64 / complex128 (opforge/complex.h).
+#define REG_COMPLEX(REG, OP, FUNCTOR)                    \
+  REG(OP, FUNCTOR, complex64, kNumberTypeComplex64); \
+  REG(OP, FUNCTOR, complex128, kNumberTypeComplex128)
+REG_COMPLEX(REG_UNARY, Tanh, TanhOp);
+REG_COMPLEX(REG_UNARY, Neg, NegOp);
+REG_COMPLEX(REG_UNARY, Exp, ExpOp);
+REG_COMPLEX(REG_UNARY, Log, LogOp);
 
 REG_FLOATS(REG_BINARY_SAME, ReluGrad, ReluGradOp);
 REG_FLOATS(REG_BINARY_SAME, EluGrad, EluGradOp);

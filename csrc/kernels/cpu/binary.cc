@@ -1,4 +1,4 @@
-// Add, Sub, Mul, RealDiv with NumPy broadcasting: out = x + y, x - y, x * y, x / y.
+// Add, Sub, Mul, RealDiv with NumPy broadcasting: out = x + y, x - y, x * y, x / y (real and complex).
 #include "kernels/cpu/broadcast.h"
 
 namespace opforge {
@@ -28,6 +28,14 @@ REG_INTS(Sub, SubOp);
 REG_FLOATS(Mul, MulOp);
 REG_INTS(Mul, MulOp);
 REG_FLOATS(RealDiv, DivOp);
+// complex64 / complex128 (opforge/complex.h: NumPy's product and Smith's division).
+#define REG_COMPLEX(OP, FUNCTOR)                              \
+  REG_BINARY(OP, FUNCTOR, complex64, kNumberTypeComplex64); \
+  REG_BINARY(OP, FUNCTOR, complex128, kNumberTypeComplex128)
+REG_COMPLEX(Add, AddOp);
+REG_COMPLEX(Sub, SubOp);
+REG_COMPLEX(Mul, MulOp);
+REG_COMPLEX(RealDiv, DivOp);
 
 }  // namespace
 }  // namespace opforge

@@ -62,7 +62,7 @@ struct KernelTag {
 
 template <typename S, typename D>
 constexpr auto CastKernelTag() {
-  if constexpr (std::is_same_v<S, D> || (kIsInt<S> && kIsInt<D> && sizeof(S) == sizeof(D))) {
+  if constexpr ((std::is_same_v<S, D> && sizeof(S) <= 8) || (kIsInt<S> && kIsInt<D> && sizeof(S) == sizeof(D))) {
     return KernelTag<CastCpuKernel<Bits<sizeof(S)>, Bits<sizeof(S)>>>{};
   } else if constexpr (kIsInt<D> && (kIsInt<S> || std::is_same_v<S, bool>)) {
     using Src = std::conditional_t<std::is_same_v<S, bool> || (sizeof(S) < sizeof(D)), S, Bits<sizeof(S)>>;
@@ -79,7 +79,7 @@ using CastKernelFor = typename decltype(CastKernelTag<S, D>())::type;
 template <typename... Ts>
 struct TypeList {};
 using CastTypes = TypeList<bool, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, float16,
-                           bfloat16, float, double>;
+                           bfloat16, float, double, complex64, complex128>;
 
 template <typename S, typename... Ds>
 void RegisterFrom(TypeList<Ds...>) {
@@ -94,7 +94,7 @@ bool RegisterAll(TypeList<Ss...>) {
   return true;
 }
 
-// 13 x 13 registrations, one per (source, destination) pair, identity included; 114 distinct kernels.
+// 15 x 15 registrations, one per (source, destination) pair, identity included.
 [[maybe_unused]] const bool g_cast_registered = RegisterAll(CastTypes{});
 
 }  // namespace

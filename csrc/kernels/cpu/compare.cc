@@ -113,6 +113,8 @@ REG_COMPARE(Equal, EqualOp, float16);
 REG_COMPARE(Equal, EqualOp, bfloat16);
 REG_COMPARE(Equal, EqualOp, float);
 REG_COMPARE(Equal, EqualOp, double);
+REG_COMPARE(Equal, EqualOp, complex64);
+REG_COMPARE(Equal, EqualOp, complex128);
 
 // bool, int8..int64, uint8 and the floats (functors: opforge/functors/elemwise.h).
 #define REG_COMPARE_ALL(OP, FUNCTOR) \
@@ -128,6 +130,8 @@ REG_COMPARE(Equal, EqualOp, double);
   REG_COMPARE(OP, FUNCTOR, double)
 
 REG_COMPARE_ALL(NotEqual, NotEqualOp);
+REG_COMPARE(NotEqual, NotEqualOp, complex64);
+REG_COMPARE(NotEqual, NotEqualOp, complex128);
 REG_COMPARE_ALL(Greater, GreaterOp);
 REG_COMPARE_ALL(GreaterEqual, GreaterEqualOp);
 REG_COMPARE_ALL(Less, LessOp);

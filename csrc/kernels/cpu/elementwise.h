@@ -45,6 +45,32 @@ class UnaryCpuKernel : public CpuKernel {
   Op op_;
 };
 
+// y = Op(x), elementwise, with an output dtype of its own (Abs of complex64 is float32).
+template <typename In, typename Out, typename Op>
+class UnaryToCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    const TensorMeta& in = ctx.input(0);
+    const TensorMeta& out = ctx.output(0);
+    OPF_CHECK(in.shape == out.shape && out.dtype == TypeIdOf<Out>::value,
+              "For '" << ctx.op_name() << "', the output must be " << TypeIdName(TypeIdOf<Out>::value)
+                      << ShapeToString(in.shape) << ", but got " << TypeIdName(out.dtype) << ShapeToString(out.shape)
+                      << ".");
+    n_ = in.numel();
+  }
+  void Launch(const KernelArgs& args) override {
+    const In* x = args.input<In>(0);
+    Out* y = args.output<Out>(0);
+    const Op op{};
+    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = static_cast<Out>(op(Load(x[i])));
+    });
+  }
+
+ private:
+  int64_t n_ = 0;
+};
+
 // out = Op(a, b) for two same-shape inputs (grad kernels: dx = Op(dy, y)).
 template <typename T, typename Op>
 class SameShapeBinaryCpuKernel : public CpuKernel {

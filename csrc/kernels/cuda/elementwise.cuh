@@ -67,6 +67,12 @@ __global__ void UnaryKernel(const T* x, T* y, int64_t n, Op op) {
   OPF_GRID_STRIDE_LOOP(i, n) { y[i] = Store<T>(op(Load(x[i]))); }
 }
 
+// y = op(x) with an output type of its own (Abs of complex64 is float32).
+template <typename In, typename Out, typename Op>
+__global__ void UnaryToKernel(const In* x, Out* y, int64_t n, Op op) {
+  OPF_GRID_STRIDE_LOOP(i, n) { y[i] = static_cast<Out>(op(Load(x[i]))); }
+}
+
 // out = op(a, b), a and b of out's shape (the grad kernels: dx = op(dy, y)).
 template <typename T, typename Op>
 __global__ void SameShapeBinaryKernel(const T* a, const T* b, T* out, int64_t n, Op op) {

@@ -51,6 +51,8 @@ _CTYPES = {
     "BFloat16": "opforge::bfloat16",
     "Float32": "float",
     "Float64": "double",
+    "Complex64": "opforge::complex64",
+    "Complex128": "opforge::complex128",
 }
 
 COMPILE_OPTIONS = ("--std=c++17",)

@@ -89,6 +89,7 @@ for _op, _functor in (
     ("Expm1", "Expm1Op"),
     ("Reciprocal", "ReciprocalOp"),
     ("Rsqrt", "RsqrtOp"),
+    ("Conj", "ConjOp"),
 ):
     mirror_cpu_kernels(_op, _unary("arithmetic.cu", _functor))
 mirror_cpu_kernels("SqrtGrad", _same_shape("arithmetic.cu", "SqrtGradOp"))

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from opforge.errors import KernelError
+from opforge.kernels.gpu import loops
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, functor_arg
 from opforge.kernels.gpu.elementwise import _broadcast, _same_shape, _unary, mirror_cpu_kernels
 from opforge.kernels.gpu.support import launch_1d, one_to_one
@@ -60,7 +61,17 @@ def _ternary(functor: str):
     return make
 
 
-for _op in ("Abs", "Erf", "Floor", "Ceil", "Round", "Sign", "LogicalNot", "GeLU", "Softplus", "HSigmoid", "HSwish"):
+def _abs(attr):
+    """Abs: the real AbsOp, or |z| of a complex input as its real dtype (UnaryToKernel, arithmetic.cu)."""
+    if "Complex" in str(attr.inputs[0]):
+        t, out = ctype(attr.inputs[0]), ctype(attr.outputs[0])
+        name = f"opforge::cuda::UnaryToKernel<{t}, {out}, opforge::ComplexAbsOp>"
+        return CudaKernel("arithmetic.cu", name, loops.unary)
+    return _unary(_SOURCE, "AbsOp")(attr)
+
+
+mirror_cpu_kernels("Abs", _abs)
+for _op in ("Erf", "Floor", "Ceil", "Round", "Sign", "LogicalNot", "GeLU", "Softplus", "HSigmoid", "HSwish"):
     mirror_cpu_kernels(_op, _unary(_SOURCE, f"{_op}Op"))
 for _op in ("IsNan", "IsFinite"):
     mirror_cpu_kernels(_op, _predicate(f"{_op}Op"))

@@ -17,6 +17,9 @@ abs_op_info = (
         DataType.I64_Default,
         DataType.U8_Default,
     )
+    # |z| of a complex tensor is its real dtype, as MindSpore's Abs.
+    .dtype_format(DataType.C64_Default, DataType.F32_Default)
+    .dtype_format(DataType.C128_Default, DataType.F64_Default)
     .get_op_info()
 )
 

@@ -17,6 +17,8 @@ div_op_info = (
         DataType.I32_Default,
         DataType.I64_Default,
         DataType.U8_Default,
+        DataType.C64_Default,
+        DataType.C128_Default,
     )
     .get_op_info()
 )

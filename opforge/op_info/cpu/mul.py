@@ -17,6 +17,8 @@ mul_op_info = (
         DataType.I8_Default,
         DataType.I16_Default,
         DataType.U8_Default,
+        DataType.C64_Default,
+        DataType.C128_Default,
     )
     .get_op_info()
 )

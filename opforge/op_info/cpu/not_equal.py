@@ -17,6 +17,8 @@ not_equal_op_info = (
     .dtype_format(DataType.BF16_Default, DataType.BF16_Default, DataType.BOOL_Default)
     .dtype_format(DataType.F32_Default, DataType.F32_Default, DataType.BOOL_Default)
     .dtype_format(DataType.F64_Default, DataType.F64_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.C64_Default, DataType.C64_Default, DataType.BOOL_Default)
+    .dtype_format(DataType.C128_Default, DataType.C128_Default, DataType.BOOL_Default)
     .get_op_info()
 )
 

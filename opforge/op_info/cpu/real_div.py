@@ -7,7 +7,14 @@ real_div_op_info = (
     .input(0, "x", "required")
     .input(1, "y", "required")
     .output(0, "output", "required")
-    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.C64_Default,
+        DataType.C128_Default,
+    )
     .get_op_info()
 )
 

@@ -6,7 +6,14 @@ sqrt_op_info = (
     CpuRegOp("Sqrt")
     .input(0, "x", "required")
     .output(0, "y", "required")
-    .dtype_formats(DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default)
+    .dtype_formats(
+        DataType.F16_Default,
+        DataType.BF16_Default,
+        DataType.F32_Default,
+        DataType.F64_Default,
+        DataType.C64_Default,
+        DataType.C128_Default,
+    )
     .get_op_info()
 )
 

@@ -13,6 +13,8 @@ square_op_info = (
         DataType.F64_Default,
         DataType.I32_Default,
         DataType.I64_Default,
+        DataType.C64_Default,
+        DataType.C128_Default,
     )
     .get_op_info()
 )

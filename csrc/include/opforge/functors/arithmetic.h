@@ -41,11 +41,11 @@ struct MulOp {
   }
 };
 
-// Floating point only: RealDiv is not registered for integers.
+// Floating point and complex only: RealDiv is not registered for integers.
 struct DivOp {
   template <typename C>
   OPF_HD C operator()(C a, C b) const {
-    static_assert(IsFloat<C>::value, "DivOp is for floating point types");
+    static_assert(!IsIntegral<C>::value, "DivOp is for floating point and complex types");
     return a / b;
   }
 };
@@ -144,6 +144,26 @@ struct MinimumOp {
   template <typename C>
   OPF_HD C operator()(C a, C b) const {
     return PicksX<false>(a, b) ? a : b;
+  }
+};
+
+// y = conj(x) = re - i im; real types are their own conjugate.
+struct ConjOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    if constexpr (IsComplex<C>::value) {
+      return math::conj(x);
+    } else {
+      return x;
+    }
+  }
+};
+
+// |z| of a complex z as its real type (Abs of complex64 is float32): hypot(re, im).
+struct ComplexAbsOp {
+  template <typename C>
+  OPF_HD auto operator()(C z) const {
+    return math::abs(z);
   }
 };
 

@@ -1,6 +1,6 @@
 // The per-element math of Cast (x.astype(dtype), NumPy's rules), shared by the CPU kernels
 // (csrc/kernels/cpu/cast.cc) and the CUDA kernels (csrc/kernels/cuda/cast.cu). The types are bool,
-// the (u)int8..64, float16, bfloat16, float and double; a bool is stored as a byte.
+// the (u)int8..64, float16, bfloat16, float, double, complex64 and complex128; a bool is stored as a byte.
 #pragma once
 
 #include "opforge/half.h"
@@ -80,7 +80,20 @@ OPF_HD float ToFloat(V v) {
 // v (a Widen()ed source value) as a D, stored.
 template <typename D, typename V>
 OPF_HD Storage<D> Convert(V v) {
-  if constexpr (IsSame<D, bool>::value) {
+  if constexpr (IsComplex<D>::value) {
+    using R = decltype(D{}.re);
+    if constexpr (IsComplex<V>::value) {
+      return D(Convert<R>(v.re), Convert<R>(v.im));
+    } else {
+      return D(Convert<R>(v), R(0));  // real -> complex: a zero imaginary part
+    }
+  } else if constexpr (IsComplex<V>::value) {
+    if constexpr (IsSame<D, bool>::value) {
+      return static_cast<uint8_t>(v.re != 0 || v.im != 0);  // nonzero, as NumPy
+    } else {
+      return Convert<D>(v.re);  // complex -> real: the real part, as NumPy
+    }
+  } else if constexpr (IsSame<D, bool>::value) {
     return static_cast<uint8_t>(v != V(0));  // NaN != 0, so NaN -> True as in NumPy
   } else if constexpr (IsSame<D, float16>::value && IsSame<V, double>::value) {
     float16 h;

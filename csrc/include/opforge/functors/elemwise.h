@@ -235,7 +235,7 @@ OPF_HD C IntDivByZero(C a) {
 struct DivideOp {
   template <typename C>
   OPF_HD C operator()(C a, C b) const {
-    if constexpr (IsFloat<C>::value) {
+    if constexpr (!IsIntegral<C>::value) {
       return a / b;
     } else {
       if (b == C(0)) return IntDivByZero(a);
