@@ -27,7 +27,6 @@ class GpuRuntime:
     array_type: type = object
     name: str = ""  # shown in errors and by `opforge doctor`
     multiprocessor_count: int = 1
-    max_grid_blocks: int = 2**31 - 1  # the most blocks a grid-stride launch is given
 
     def empty(self, shape: tuple, np_dtype):
         raise NotImplementedError

@@ -99,8 +99,7 @@ def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
 class EmulatedRuntime(GpuRuntime):
     array_type = EmulatedArray
     name = "emulated GPU (host)"
-    multiprocessor_count = 4
-    max_grid_blocks = 64  # a small grid: the grid-stride loops still take several turns on big inputs
+    multiprocessor_count = 4  # a small grid: the grid-stride loops still take several turns on big inputs
 
     def __init__(self):
         self.launches = 0  # counted so tests can see kernels really ran here
