@@ -537,6 +537,40 @@ def gather_nd(input_x, indices):
     return _gather_nd(input_x, indices)
 
 
+# Unary math and activations, MindSpore's functional names.
+sin = math_ops.Sin()
+cos = math_ops.Cos()
+log1p = math_ops.Log1p()
+expm1 = math_ops.Expm1()
+reciprocal = math_ops.Reciprocal()
+rsqrt = math_ops.Rsqrt()
+
+
+@functools.cache
+def _softmax(axis: int, log: bool):
+    return nn_ops.LogSoftmax(axis) if log else nn_ops.Softmax(axis)
+
+
+def softmax(x, axis=-1):
+    """:math:`e^{x_i} / \\sum_j e^{x_j}` along ``axis`` (MindSpore's ``ops.softmax``)."""
+    return _softmax(axis, False)(x)
+
+
+def log_softmax(logits, axis=-1):
+    """``log(softmax(logits))`` along ``axis``, computed stably (MindSpore's ``ops.log_softmax``)."""
+    return _softmax(axis, True)(logits)
+
+
+@functools.cache
+def _elu(alpha: float):
+    return nn_ops.Elu(alpha)
+
+
+def elu(input_x, alpha=1.0):
+    """MindSpore's ``ops.elu``: x for x > 0, else ``alpha * (exp(x) - 1)``."""
+    return _elu(float(alpha))(input_x)
+
+
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``
 # and ``opforge.ops.<name>`` expose these), not the modules they are built from.
 __all__ = sorted(
