@@ -25,7 +25,7 @@ from opforge.dtype import (
     uint32,
     uint64,
 )
-from opforge.context import get_context, set_context
+from opforge.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from opforge.device import memory
 from opforge.tensor import Parameter, Tensor, from_dlpack
 from opforge.errors import KernelError, KernelNotFoundError
@@ -41,6 +41,7 @@ from opforge.bprop import grad_nn_ops as _grad_nn_ops
 from opforge.bprop import grad_conv_ops as _grad_conv_ops
 from opforge.bprop import grad_elemwise_ops as _grad_elemwise_ops
 from opforge.tools import profiler
+from opforge.jit import JitFunction, TraceError, jit
 
 __version__ = "0.1.0"
 

@@ -7,10 +7,15 @@ import os
 from opforge import _C
 from opforge.device import BACKENDS, available_devices, get_device
 
-__all__ = ["set_context", "get_context", "available_devices"]
+__all__ = ["set_context", "get_context", "available_devices", "GRAPH_MODE", "PYNATIVE_MODE", "graph_mode"]
+
+# MindSpore's execution modes: PYNATIVE_MODE runs each call eagerly; GRAPH_MODE traces a Cell's
+# construct once per input signature and replays it (opforge.jit).
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
 
 # The thread count lives in the C core (one for the process).
-_state = {"device_target": "CPU", "cpu_fallback": False}
+_state = {"device_target": "CPU", "cpu_fallback": False, "mode": PYNATIVE_MODE}
 
 
 def _set_device_target(target) -> None:
@@ -36,11 +41,32 @@ def _set_num_threads(n) -> None:
     _C.set_num_threads(n)
 
 
-_SETTERS = {"device_target": _set_device_target, "num_threads": _set_num_threads, "cpu_fallback": _set_cpu_fallback}
+def _set_mode(mode) -> None:
+    if mode not in (GRAPH_MODE, PYNATIVE_MODE) or isinstance(mode, bool):
+        raise ValueError(
+            f"For 'set_context', the 'mode' must be GRAPH_MODE ({GRAPH_MODE}) or PYNATIVE_MODE ({PYNATIVE_MODE}), "
+            f"but got {mode!r}."
+        )
+    _state["mode"] = mode
+
+
+def graph_mode() -> bool:
+    """Whether Cells run traced (``set_context(mode=GRAPH_MODE)``)."""
+    return _state["mode"] == GRAPH_MODE
+
+
+_SETTERS = {
+    "device_target": _set_device_target,
+    "num_threads": _set_num_threads,
+    "cpu_fallback": _set_cpu_fallback,
+    "mode": _set_mode,
+}
 
 
 def set_context(**kwargs) -> None:
-    """Set context options: ``device_target`` ("CPU" or "GPU": where new Tensors are made and calls
+    """Set context options: ``mode`` (``PYNATIVE_MODE``, the default: every call runs eagerly;
+    ``GRAPH_MODE``: a Cell's ``construct`` is traced once per input signature and replayed, see
+    ``opforge.jit``), ``device_target`` ("CPU" or "GPU": where new Tensors are made and calls
     without Tensor inputs run), ``num_threads`` (CPU kernel threads; defaults to ``OMP_NUM_THREADS``
     when set, else every core) and ``cpu_fallback`` (False: an operator with no kernel on the inputs'
     device raises; True: it runs on the CPU through copies, with a ``CpuFallbackWarning`` once per

@@ -13,6 +13,8 @@ Operators and methods (``t + 1``, ``t.sum()``) are primitive calls, installed by
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from opforge import context
@@ -48,6 +50,22 @@ def _device_of(device) -> Device:
     return get_device(device or context.get_context("device_target"))
 
 
+# A trace (opforge.dispatch.trace) records operators only: while one runs on this thread it installs a
+# check here that every method reading a Tensor's data into Python (or writing it outside an
+# operator) calls first, so a value the replay would not recompute is refused where it is read.
+_reads = threading.local()
+
+
+def _set_read_check(check) -> None:
+    _reads.check = check
+
+
+def _check_read(t, what: str) -> None:
+    check = getattr(_reads, "check", None)
+    if check is not None:
+        check(t, what)
+
+
 class Tensor:
     """An n-dimensional array on a device, the value primitives take and return.
 
@@ -72,6 +90,7 @@ class Tensor:
             target = _target_dtype(input_data, dtype)
             source = input_data
             if isinstance(input_data, Tensor):
+                _check_read(input_data, "Tensor(Tensor)")
                 src_device = input_data._meta[2]
                 source = input_data._data if src_device is dev else src_device.to_host(input_data._data, copy=False)
             array = dev.asarray(source, target.np_dtype)
@@ -133,6 +152,7 @@ class Tensor:
     # -- conversion and devices -----------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
         """A NumPy copy of the data."""
+        _check_read(self, "Tensor.asnumpy")
         return self._meta[2].to_host(self._data)
 
     def to(self, device: str) -> Tensor:
@@ -144,6 +164,7 @@ class Tensor:
         return Tensor._from_array(target.asarray(host, self._meta[0].np_dtype), self._meta[0], target)
 
     def __array__(self, dtype=None, copy=None):
+        _check_read(self, "numpy.asarray(Tensor)")
         if copy is False and self._meta[2].name != "CPU":
             raise ValueError("A Tensor off the CPU cannot be viewed as a NumPy array without a copy.")
         host = self._meta[2].to_host(self._data, copy=copy is not False and copy is not None)
@@ -173,9 +194,11 @@ class Tensor:
 
     def item(self):
         """The single element as a Python number (read from the device's memory through it)."""
+        _check_read(self, "Tensor.item")
         return self._host_view().item()
 
     def tolist(self):
+        _check_read(self, "Tensor.tolist")
         return self._host_view().tolist()
 
     def __len__(self) -> int:
@@ -184,25 +207,29 @@ class Tensor:
         return self._meta[1][0]
 
     def __bool__(self) -> bool:
+        _check_read(self, "bool(Tensor)")
         return bool(self._host_view())
 
     def __float__(self) -> float:
+        _check_read(self, "float(Tensor)")
         return float(self._host_view())
 
     def __int__(self) -> int:
+        _check_read(self, "int(Tensor)")
         return int(self._host_view())
 
     def __index__(self) -> int:
+        _check_read(self, "Tensor.__index__")
         if self._meta[0].kind not in "iub":
             raise TypeError(f"only integer Tensors can be used as an index, but got {self._meta[0]}")
         return int(self._host_view())
 
     def __repr__(self) -> str:
-        body = np.array2string(self.asnumpy(), separator=", ")
+        body = np.array2string(self._meta[2].to_host(self._data), separator=", ")
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})"
 
     def __str__(self) -> str:
-        return str(self.asnumpy())
+        return str(self._meta[2].to_host(self._data))
 
 
 class Parameter(Tensor):
@@ -228,6 +255,7 @@ class Parameter(Tensor):
 
     def set_data(self, data) -> Parameter:
         """Replace the value (same shape and dtype), in place."""
+        _check_read(self, "Parameter.set_data")
         device = self._meta[2]
         source = data._data if isinstance(data, Tensor) else data
         array = device.asarray(source, self.dtype.np_dtype)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 
+from opforge import context
+from opforge.jit import JitFunction
 from opforge.tensor import Parameter
 
 __all__ = ["Cell", "SequentialCell", "CellList"]
@@ -199,7 +201,18 @@ class Cell:
         raise NotImplementedError(f"For '{type(self).__name__}', define construct().")
 
     def __call__(self, *args, **kwargs):
+        if context.graph_mode():
+            return self._graph(*args, **kwargs)
         return self.construct(*args, **kwargs)
+
+    @property
+    def _graph(self) -> JitFunction:
+        """This cell's construct, traced per input signature (graph mode); made on first use."""
+        jitted = self.__dict__.get("_jit_construct")
+        if jitted is None:
+            jitted = JitFunction(self.construct)
+            object.__setattr__(self, "_jit_construct", jitted)
+        return jitted
 
     # -- printing -------------------------------------------------------------------------------
     def extend_repr(self) -> str:

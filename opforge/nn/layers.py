@@ -6,6 +6,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.dispatch.trace import TraceError, tracing
 from opforge.nn import init as _init
 from opforge.nn.cell import Cell
 from opforge.tensor import Parameter
@@ -213,6 +214,12 @@ class Dropout(Cell):
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
+        if tracing():
+            raise TraceError(
+                "nn.Dropout in training mode draws a new mask per call from a Python counter, which a replay of "
+                "a trace (jit, GRAPH_MODE) would not advance: every step would reuse the first mask. Train it in "
+                "PYNATIVE_MODE, or keep the Dropout cell out of the jitted function."
+            )
         step, self.step = self.step, self.step + 1
         return ops.Dropout(keep_prob=self.keep_prob, Seed0=self.seed, Seed1=step)(x)[0]
 

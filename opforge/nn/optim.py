@@ -85,10 +85,11 @@ class Optimizer(Cell):
         schedule = _learning_rates(where, learning_rate)
         self.dynamic_lr = len(schedule) > 1
         self.learning_rate = Parameter(np.float32(schedule[0]), name="learning_rate", requires_grad=False)
-        self._lr_schedule = tuple(Tensor(np.float32(v)) for v in schedule) if self.dynamic_lr else ()
+        self._lr_schedule = Tensor(np.array(schedule, np.float32)) if self.dynamic_lr else None
         self.global_step = Parameter(np.int32(0), name="global_step", requires_grad=False)
         self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
         self._assign = ops.Assign()
+        self._gather, self._minimum = ops.Gather(), ops.Minimum()
         self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
 
     def _clone_state(self, prefix: str, init: float = 0.0) -> tuple:
@@ -138,11 +139,13 @@ class Optimizer(Cell):
         return tuple(self._mul(g, inverse) for g in gradients)
 
     def _next_step(self) -> None:
-        """Set this step's learning rate (dynamic ones) and count the step in ``global_step``."""
-        step = int(self.global_step.asnumpy())  # read each time: a loaded checkpoint may have set it
+        """Set this step's learning rate (dynamic ones) and count the step in ``global_step``, with
+        operators: a loaded checkpoint's step count is honoured, nothing is read back from the
+        device, and a traced step (graph mode) replays both."""
         if self.dynamic_lr:
-            self._assign(self.learning_rate, self._lr_schedule[min(step, len(self._lr_schedule) - 1)])
-        self.global_step.set_data(Tensor(np.int32(step + 1)))
+            last = self._lr_schedule.shape[0] - 1
+            self._assign(self.learning_rate, self._gather(self._lr_schedule, self._minimum(self.global_step, last), 0))
+        self._assign(self.global_step, self._add(self.global_step, 1))
 
     def decay_weight(self, gradients: tuple) -> tuple:
         """``grad + weight_decay * param`` for each parameter (unchanged when weight_decay is 0)."""

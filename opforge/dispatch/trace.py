@@ -1,0 +1,260 @@
+"""Traces: a function's primitive calls recorded once as plans, then replayed (``opforge.jit``).
+
+A ``Tracer`` is an interpreter at the bottom of the stack: the traced function runs eagerly once,
+and every primitive call it makes (its own, its cells', a tape's backward pass, an optimizer's
+in-place updates) is run by its cached plan and recorded as a ``Step``: the plan, where each
+argument comes from (an input of the function, an earlier step's output, or a constant: a Python
+value, a Parameter, a Tensor made outside the trace) and where its outputs go. A ``Trace`` replays
+the steps on new inputs of the same signature without running the function's Python: no binding,
+no inference, no selection; with no interpreter active, straight from plan to plan.
+
+What a trace cannot see is refused while tracing: reading a traced Tensor's data into Python (its
+value could steer Python code that a replay does not run), copying it outside an operator, or
+``Parameter.set_data`` (not an operator: a replay would not repeat it). ``TraceError`` names the
+line of the function that did it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import NamedTuple
+
+from opforge import tensor as tensor_module
+from opforge.dispatch.interpreter import Interpreter, current_interpreter
+from opforge.tensor import Parameter, Tensor
+
+__all__ = ["TraceError", "Tracer", "Trace", "Step", "tracing"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class TraceError(RuntimeError):
+    """Something a trace cannot record happened inside a jitted function."""
+
+
+def user_frame() -> str:
+    """``file:line`` of the innermost caller outside opforge (where the user's code did it)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIR):
+            return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>"
+
+
+# -- what a step's arguments and outputs are ----------------------------------------------------
+# An argument source is ("slot", i): the value in slot i of the replay's environment (slots 0..n-1
+# are the function's Tensor inputs, the rest the steps' outputs), ("const", value), or
+# ("seq", type, sources) for a tuple or list of them (AddN's, Concat's inputs).
+
+
+class Step(NamedTuple):
+    """One recorded primitive call."""
+
+    prim: object
+    plan: object
+    sources: tuple  # one argument source per argument
+    outputs: object  # the slot of its one output, or a tuple of slots (None: not a Tensor)
+
+
+class Trace:
+    """A recorded program: ``replay(inputs)`` runs its steps on new input Tensors of the same
+    signature and returns the function's outputs (the recorded output structure)."""
+
+    def __init__(self, n_inputs: int, steps: list, n_slots: int, outputs, where: str):
+        self.n_inputs = n_inputs
+        self.steps = steps
+        self.n_slots = n_slots
+        self.outputs = outputs  # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...])
+        self.where = where
+        self._program = _compile(steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def replay(self, inputs: list):
+        env = list(inputs)
+        env.extend([None] * (self.n_slots - len(env)))
+        interpreter = current_interpreter()
+        if interpreter is None:
+            for run in self._program:
+                run(env)
+        else:  # a tape or a profiler sees every call, as if the function had run
+            for step in self.steps:
+                _store(env, step.outputs, interpreter.process_primitive(step.prim, _arguments(env, step.sources)))
+        return _rebuild(env, self.outputs)
+
+
+def _argument(env, source):
+    kind = source[0]
+    if kind == "slot":
+        return env[source[1]]
+    if kind == "const":
+        return source[1]
+    return source[1](_argument(env, s) for s in source[2])
+
+
+def _arguments(env, sources) -> tuple:
+    return tuple([_argument(env, s) for s in sources])
+
+
+def _store(env, outputs, out) -> None:
+    if outputs.__class__ is int:
+        env[outputs] = out
+    elif outputs is not None:
+        for slot, value in zip(outputs, out):
+            if slot is not None:
+                env[slot] = value
+
+
+def _rebuild(env, spec):
+    kind = spec[0]
+    if kind == "slot":
+        return env[spec[1]]
+    if kind == "const":
+        return spec[1]
+    if kind == "dict":
+        return dict(zip(spec[1], (_rebuild(env, s) for s in spec[2])))
+    values = [_rebuild(env, s) for s in spec[1]]
+    return tuple(values) if kind == "tuple" else values
+
+
+def _compile(steps: list) -> list:
+    """One closure per step: the arguments filled from the environment into a template, the plan
+    run, the outputs stored (the replay loop runs no other Python)."""
+    return [_compile_step(step) for step in steps]
+
+
+def _compile_step(step: Step):
+    plan, outputs = step.plan, step.outputs
+    if all(s[0] == "slot" for s in step.sources):
+        slots = tuple(s[1] for s in step.sources)
+        if outputs.__class__ is int and len(slots) == 1:
+            (a,) = slots
+
+            def run_unary(env):
+                env[outputs] = plan((env[a],))
+
+            return run_unary
+        if outputs.__class__ is int and len(slots) == 2:
+            a, b = slots
+
+            def run_binary(env):
+                env[outputs] = plan((env[a], env[b]))
+
+            return run_binary
+
+    if all(s[0] in ("slot", "const") for s in step.sources):
+        template = [s[1] if s[0] == "const" else None for s in step.sources]
+        fills = tuple((i, s[1]) for i, s in enumerate(step.sources) if s[0] == "slot")
+
+        def run_flat(env):
+            args = template.copy()
+            for i, slot in fills:
+                args[i] = env[slot]
+            _store(env, outputs, plan(tuple(args)))
+
+        return run_flat
+
+    sources = step.sources
+
+    def run_general(env):
+        _store(env, outputs, plan(_arguments(env, sources)))
+
+    return run_general
+
+
+# -- recording ----------------------------------------------------------------------------------
+
+
+class Tracer(Interpreter):
+    """Records every primitive call while a function runs once (eagerly) on its inputs."""
+
+    def __init__(self, inputs: list, where: str):
+        self.parent = None
+        self.where = where
+        self.steps: list = []
+        self.keep: list = list(inputs)  # every tensor seen stays alive, so ids stay unique
+        self.slots = {id(t): i for i, t in enumerate(inputs)}
+        self.arrays = {id(t._data): i for i, t in enumerate(inputs)}  # aliases share an input's array
+        self.n_inputs = len(inputs)
+        self.n_slots = len(inputs)
+
+    def __enter__(self):
+        if current_interpreter() is not None:
+            raise TraceError(f"A trace of {self.where} starts under another interpreter; it must be the bottom one.")
+        super().__enter__()
+        tensor_module._set_read_check(self.check_read)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        tensor_module._set_read_check(None)
+        super().__exit__(*exc)
+
+    def process_primitive(self, prim, args: tuple):
+        plan = prim._plan_for(args)
+        out = plan(args)
+        self.steps.append(Step(prim, plan, tuple(self.source(a) for a in args), self.assign(out)))
+        return out
+
+    def source(self, value):
+        if isinstance(value, Tensor):
+            slot = self.slot_of(value)
+            return ("const", value) if slot is None else ("slot", slot)
+        if value.__class__ in (tuple, list) and any(isinstance(v, Tensor) for v in value):
+            return ("seq", value.__class__, tuple(self.source(v) for v in value))
+        return ("const", value)
+
+    def slot_of(self, t: Tensor):
+        slot = self.slots.get(id(t))
+        if slot is None and not isinstance(t, Parameter):
+            slot = self.arrays.get(id(t._data))  # a view made outside an operator (autodiff's aliases)
+            if slot is not None and self.keep[slot]._meta != t._meta:
+                slot = None
+        return slot
+
+    def assign(self, out):
+        if isinstance(out, Tensor):
+            return self.new_slot(out)
+        if out.__class__ in (tuple, list):
+            return tuple(self.new_slot(o) if isinstance(o, Tensor) else None for o in out)
+        return None  # a Python value (infer_value): constant for this signature
+
+    def new_slot(self, t: Tensor) -> int:
+        slot = self.n_slots
+        self.n_slots += 1
+        self.slots[id(t)] = slot
+        self.keep.append(t)
+        if not isinstance(t, Parameter):
+            self.arrays.setdefault(id(t._data), slot)
+        return slot
+
+    def output_spec(self, value):
+        if isinstance(value, Tensor):
+            slot = self.slot_of(value)
+            return ("const", value) if slot is None else ("slot", slot)
+        if value.__class__ in (tuple, list):
+            return (value.__class__.__name__, [self.output_spec(v) for v in value])
+        if value.__class__ is dict:
+            return ("dict", list(value), [self.output_spec(v) for v in value.values()])
+        return ("const", value)
+
+    def check_read(self, t: Tensor, what: str) -> None:
+        """Called by Tensor's methods that read data into Python or write outside an operator."""
+        if what == "Parameter.set_data" or isinstance(t, Parameter) or self.slot_of(t) is not None:
+            raise TraceError(
+                f"{what} on a Tensor inside {self.where} (at {user_frame()}): a trace records operators, "
+                f"and this reads or writes data outside them, so a replay would reuse the value of the first "
+                f"call. Compute it with operators, pass it as an argument, or call the function without jit."
+            )
+
+    def finish(self, value) -> Trace:
+        return Trace(self.n_inputs, self.steps, self.n_slots, self.output_spec(value), self.where)
+
+
+def tracing() -> bool:
+    """Whether a trace is recording on this thread (Python state changed now is not replayed)."""
+    interpreter = current_interpreter()
+    return interpreter is not None and any(isinstance(i, Tracer) for i in interpreter.enclosing())

@@ -1,0 +1,157 @@
+"""``opforge.jit``: trace a function (or a Cell) once per input signature, replay it after.
+
+``jit(fn)`` returns a ``JitFunction``. Its first call with a given signature (the Tensors' dtypes,
+shapes and devices, the other arguments by value, a Cell's training flag) runs ``fn`` once under a
+``Tracer`` (``opforge/dispatch/trace.py``): every primitive call is inferred, selected and recorded
+with its plan. Later calls with that signature replay the recorded plans without running ``fn``'s
+Python. A new signature traces again; at most ``max_traces`` traces are kept (least recently used
+first out). ``set_context(mode=GRAPH_MODE)`` makes every top-level ``Cell`` call go through a
+``JitFunction`` of its ``construct``, as MindSpore's graph mode compiles a Cell.
+
+Under a tape or a profiler (a gradient of a jitted function, ``opforge profile``) a recorded trace
+replays through that interpreter, so it records or times each call; without a trace for the
+signature, ``fn`` runs eagerly under it.
+
+``JitFunction.lower(*specs)`` is the shape-only dry run: the outputs' shapes and dtypes from
+``Tensor(shape=..., dtype=...)`` placeholders, with no kernel run (``opforge.dispatch.abstract``).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+
+from opforge import context
+from opforge.dispatch.interpreter import current_interpreter
+from opforge.dispatch.plan import freeze
+from opforge.dispatch.trace import TraceError, Tracer
+from opforge.kernels import registry
+from opforge.tensor import Tensor
+
+__all__ = ["jit", "JitFunction", "TraceError", "GRAPH_MODE", "PYNATIVE_MODE"]
+
+GRAPH_MODE = context.GRAPH_MODE
+PYNATIVE_MODE = context.PYNATIVE_MODE
+
+
+def _flatten(value, tensors: list):
+    """The signature key of one argument; its Tensors appended to ``tensors`` in order."""
+    if isinstance(value, Tensor):
+        tensors.append(value)
+        return value._meta
+    cls = value.__class__
+    if cls in (tuple, list):
+        return (cls, tuple([_flatten(v, tensors) for v in value]))
+    if cls is dict:
+        return (dict, tuple((k, _flatten(v, tensors)) for k, v in value.items()))
+    training = getattr(value, "training", None)  # a Cell passed as an argument: its mode too
+    if isinstance(training, bool):
+        return ("object", id(value), training)
+    return freeze("jit", "argument", value)
+
+
+class JitFunction:
+    """A function traced once per input signature and replayed (see the module docstring)."""
+
+    def __init__(self, fn, *, max_traces: int = 8, state=None):
+        if not callable(fn):
+            raise TypeError(f"For 'jit', the 'function' must be callable, but got {type(fn).__name__}.")
+        if isinstance(max_traces, bool) or not isinstance(max_traces, int) or max_traces < 1:
+            raise ValueError(f"For 'jit', the 'max_traces' must be an int >= 1, but got {max_traces!r}.")
+        self.fn = fn
+        self.max_traces = max_traces
+        self._state = state if state is not None else _default_state(fn)
+        self._traces: OrderedDict = OrderedDict()
+        self.traced = 0  # traces made (a growing count means the signature keeps changing)
+        functools.update_wrapper(self, fn, updated=())
+
+    @property
+    def where(self) -> str:
+        return f"jit({getattr(self.fn, '__qualname__', type(self.fn).__name__)})"
+
+    def _key(self, args: tuple, kwargs: dict):
+        tensors: list = []
+        key = (_flatten(args, tensors), _flatten(kwargs, tensors) if kwargs else None, self._state())
+        return key, tensors
+
+    def __call__(self, *args, **kwargs):
+        key, tensors = self._key(args, kwargs)
+        trace = self._traces.get(key)
+        if trace is not None and trace.version != registry.version():
+            trace = None  # a kernel was registered since: selection may differ
+        if current_interpreter() is not None:
+            # Under a tape or a profiler: replay through it, or run fn under it (no trace starts here).
+            return self.fn(*args, **kwargs) if trace is None else trace.replay(tensors)
+        if trace is None:
+            return self._trace(key, tensors, args, kwargs)
+        self._traces.move_to_end(key)
+        return trace.replay(tensors)
+
+    def _trace(self, key, tensors: list, args: tuple, kwargs: dict):
+        tracer = Tracer(tensors, self.where)
+        with tracer:
+            value = self.fn(*args, **kwargs)
+        trace = tracer.finish(value)
+        trace.version = registry.version()
+        self._traces[key] = trace
+        if len(self._traces) > self.max_traces:
+            self._traces.popitem(last=False)
+        self.traced += 1
+        return value
+
+    def traces(self) -> list:
+        """The kept traces, least recently used first."""
+        return list(self._traces.values())
+
+    def clear_cache(self) -> None:
+        self._traces.clear()
+
+    def lower(self, *specs, **kwargs):
+        """The outputs (placeholder Tensors: shapes and dtypes) for inputs like ``specs``, without
+        running a kernel."""
+        from opforge.dispatch.abstract import eval_shape
+
+        return eval_shape(self.fn, *specs, **kwargs)
+
+    def __get__(self, obj, objtype=None):
+        """``@jit`` on a method: one JitFunction per instance, kept on it."""
+        if obj is None:
+            return self
+        name = f"_jit_{getattr(self.fn, '__name__', 'method')}"
+        bound = obj.__dict__.get(name)
+        if bound is None:
+            bound = JitFunction(self.fn.__get__(obj, objtype), max_traces=self.max_traces)
+            obj.__dict__[name] = bound
+        return bound
+
+    def __repr__(self) -> str:
+        return f"<{self.where}: {len(self._traces)} trace(s)>"
+
+
+def _default_state(fn):
+    owner = getattr(fn, "__self__", fn)  # a Cell's construct, or a Cell
+    if isinstance(getattr(owner, "training", None), bool):
+        return lambda: owner.training
+    return _no_state
+
+
+def _no_state():
+    return None
+
+
+def jit(function=None, *, max_traces: int = 8, **options):
+    """Trace ``function`` once per input signature and replay it (MindSpore's ``mindspore.jit``):
+    ``jit(fn)``, ``@jit`` or ``@jit(max_traces=4)``, on functions, methods (``construct``) and Cells.
+    MindSpore's compile options (``jit_level``, ``capture_mode``, ``dynamic``, ``fullgraph``,
+    ``backend``, ``input_signature``) are accepted; opforge always traces (capture by running)."""
+    unknown = set(options) - _MINDSPORE_OPTIONS
+    if unknown:
+        raise TypeError(f"For 'jit', unknown options {sorted(unknown)}; MindSpore's are {sorted(_MINDSPORE_OPTIONS)}.")
+    if function is None:
+        return lambda fn: JitFunction(fn, max_traces=max_traces)
+    return JitFunction(function, max_traces=max_traces)
+
+
+_MINDSPORE_OPTIONS = frozenset(
+    {"jit_level", "capture_mode", "dynamic", "fullgraph", "backend", "input_signature", "mode", "jit_config"}
+)

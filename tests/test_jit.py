@@ -1,0 +1,339 @@
+"""opforge.jit and graph mode: trace once per signature, replay the recorded plans.
+
+The sweep part is generated from the kernel registry: every operator's first CPU kernel is traced
+on its sweep record's samples and replayed on fresh inputs of the same signature, and the replay
+must equal the eager call.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from op_db import OP_DB
+from test_op_sweep import KERNELS
+
+import opforge
+from opforge import GRAPH_MODE, PYNATIVE_MODE, Parameter, Tensor, nn, ops
+from opforge import dtype as mstype
+from opforge.kernels import KernelAttr, register_kernel
+from opforge.primitives import Primitive
+from opforge.testing import _tensors
+from opforge.tools.profiler import Profile
+
+
+@pytest.fixture
+def graph_mode():
+    opforge.set_context(mode=GRAPH_MODE)
+    try:
+        yield
+    finally:
+        opforge.set_context(mode=PYNATIVE_MODE)
+
+
+def _f32(*shape, seed=0):
+    return Tensor(np.random.default_rng(seed).standard_normal(shape).astype(np.float32))
+
+
+# -- functions ----------------------------------------------------------------------------------
+
+
+def test_a_replay_runs_no_python_of_the_function_and_equals_eager():
+    calls = []
+
+    def f(x, y):
+        calls.append(1)
+        z = x * y + 1.0
+        return ops.ReLU()(z) - y, ops.ReduceSum()(z, 1)
+
+    jf = opforge.jit(f)
+    x, y = _f32(4, 3), _f32(4, 3, seed=1)
+    first = jf(x, y)
+    for seed in range(3):
+        x2 = _f32(4, 3, seed=10 + seed)
+        got, want = jf(x2, y), f(x2, y)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.asnumpy(), w.asnumpy())
+    assert len(calls) == 1 + 3  # the trace, then one eager reference per loop; no replay ran f
+    assert jf.traced == 1 and len(jf.traces()[0]) == 5
+    assert isinstance(first, tuple) and len(first) == 2
+
+
+def test_a_new_signature_traces_again_and_the_cache_is_bounded():
+    jf = opforge.jit(lambda x, k: x * k, max_traces=2)
+    for n in (2, 3, 2, 4, 2):  # shapes 2 and 3, then 4 pushes out 3 (least recently used)
+        out = jf(_f32(n), 2.0)
+        np.testing.assert_allclose(out.asnumpy(), _f32(n).asnumpy() * 2)
+    assert jf.traced == 3 and len(jf.traces()) == 2
+    jf(_f32(2), 3.0)  # a constant argument is part of the signature
+    assert jf.traced == 4
+    np.testing.assert_allclose(jf(_f32(2), 3.0).asnumpy(), _f32(2).asnumpy() * 3)
+    assert jf.traced == 4
+
+
+def test_containers_in_and_out():
+    @opforge.jit
+    def f(d, pair):
+        a, b = pair
+        return {"sum": d["x"] + a, "list": [b, a * 2.0], "const": 7}
+
+    x, a, b = _f32(3), _f32(3, seed=1), _f32(3, seed=2)
+    f({"x": x}, (a, b))
+    out = f({"x": a}, (b, x))
+    np.testing.assert_allclose(out["sum"].asnumpy(), a.asnumpy() + b.asnumpy())
+    assert out["list"][0] is x and out["const"] == 7
+
+
+def test_reading_data_inside_a_trace_names_the_line():
+    @opforge.jit
+    def f(x):
+        if float(ops.ReduceSum()(x)) > 0:  # data-dependent Python
+            return x
+        return -x
+
+    with pytest.raises(opforge.TraceError, match=r"float\(Tensor\).*jit\(.*f\).*test_jit.py:\d+"):
+        f(_f32(3))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        lambda x, p: Tensor(x) * 2.0,
+        lambda x, p: p.set_data(Tensor(np.ones(3, np.float32))),
+        lambda x, p: x.asnumpy(),
+        lambda x, p: p.asnumpy(),
+    ],
+    ids=["copy", "set_data", "asnumpy", "parameter_read"],
+)
+def test_what_a_trace_cannot_record_is_refused(body):
+    p = Parameter(np.zeros(3, np.float32), name="p")
+    with pytest.raises(opforge.TraceError, match="a trace records operators"):
+        opforge.jit(lambda x: body(x, p))(_f32(3))
+
+
+def test_in_place_updates_of_parameters_are_replayed():
+    p = Parameter(np.zeros(3, np.float32), name="p")
+
+    @opforge.jit
+    def accumulate(x):
+        ops.Assign()(p, p + x)
+        return p * 1.0
+
+    x = _f32(3)
+    for i in range(1, 4):
+        out = accumulate(x)
+        np.testing.assert_allclose(p.asnumpy(), i * x.asnumpy(), rtol=1e-6)
+        np.testing.assert_allclose(out.asnumpy(), i * x.asnumpy(), rtol=1e-6)
+    assert accumulate.traced == 1
+
+
+def test_gradients_through_a_jitted_function():
+    f = lambda x: ops.ReduceSum()(ops.Tanh()(x) * x)  # noqa: E731
+    jf = opforge.jit(f)
+    x = _f32(5)
+    jf(x)  # traced: the gradient replays through the tape
+    np.testing.assert_allclose(opforge.grad(jf)(x).asnumpy(), opforge.grad(f)(x).asnumpy(), rtol=1e-6)
+    # and a jitted gradient (forward and backward pass recorded in one trace)
+    jg = opforge.jit(opforge.grad(f))
+    for seed in range(3):
+        x = _f32(5, seed=seed)
+        np.testing.assert_allclose(jg(x).asnumpy(), opforge.grad(f)(x).asnumpy(), rtol=1e-6)
+    assert jg.traced == 1
+
+
+def test_a_profiler_sees_every_replayed_kernel():
+    jf = opforge.jit(lambda x: ops.Exp()(x) + 1.0)
+    x = _f32(4)
+    jf(x)
+    with Profile() as prof:
+        jf(x)
+    assert {s.op for s in prof.stats()} == {"Exp", "Add"}
+
+
+def test_a_new_kernel_registration_makes_the_trace_stale(isolated_registries):
+    class JitProbe(Primitive):
+        def __init__(self):
+            super().__init__("JitProbe")
+
+        def infer_shape(self, x):
+            return x
+
+        def infer_dtype(self, x):
+            return x
+
+    attr = [KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32)]
+    register_kernel("JitProbe", "CPU", attr)(lambda x: x + 1)
+    jf = opforge.jit(lambda x: JitProbe()(x))
+    np.testing.assert_allclose(jf(_f32(2)).asnumpy(), _f32(2).asnumpy() + 1)
+    with pytest.warns(UserWarning):
+        register_kernel("JitProbe", "CPU", attr)(lambda x: x + 2)
+    np.testing.assert_allclose(jf(_f32(2)).asnumpy(), _f32(2).asnumpy() + 2)
+    assert jf.traced == 2
+
+
+def test_replays_in_threads_at_once_are_independent():
+    jf = opforge.jit(lambda x: ops.Sigmoid()(x) * x)
+    jf(_f32(64))
+    errors = []
+
+    def work(seed):
+        for i in range(50):
+            x = _f32(64, seed=seed * 100 + i)
+            want = ops.Sigmoid()(x).asnumpy() * x.asnumpy()
+            if not np.allclose(jf(x).asnumpy(), want, rtol=1e-6):
+                errors.append(seed)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and jf.traced == 1
+
+
+def test_bad_arguments_of_jit():
+    with pytest.raises(TypeError, match="'function' must be callable"):
+        opforge.jit(3)
+    with pytest.raises(ValueError, match="'max_traces' must be an int >= 1"):
+        opforge.jit(lambda x: x, max_traces=0)
+    with pytest.raises(TypeError, match="unknown options"):
+        opforge.jit(lambda x: x, speed="max")
+    with pytest.raises(TypeError, match="For 'jit', the 'argument' must be a Tensor, but got numpy.ndarray"):
+        opforge.jit(lambda x: x)(np.ones(2))
+    with pytest.raises(ValueError, match="'mode' must be GRAPH_MODE"):
+        opforge.set_context(mode=5)
+
+
+# -- Cells and graph mode -----------------------------------------------------------------------
+
+
+def _train(mode, steps, batch_norm=False, dynamic_lr=True):
+    opforge.set_context(mode=mode)
+    try:
+        rng = np.random.default_rng(0)
+        layers = [nn.Dense(8, 16, weight_init="normal"), nn.ReLU(), nn.Dense(16, 4, weight_init="normal")]
+        if batch_norm:
+            layers.insert(1, nn.BatchNorm1d(16))
+        net = nn.SequentialCell(layers)
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        lr = [0.1, 0.05, 0.02] if dynamic_lr else 0.1
+        opt = nn.Momentum(net.trainable_params(), learning_rate=lr, momentum=0.9)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+        losses = []
+        for _ in range(steps):
+            x = Tensor(rng.standard_normal((6, 8)).astype(np.float32))
+            y = Tensor(rng.integers(0, 4, 6).astype(np.int32))
+            losses.append(float(step(x, y).asnumpy()))
+        return losses, {p.name: p.asnumpy() for p in step.get_parameters()}, step
+    finally:
+        opforge.set_context(mode=PYNATIVE_MODE)
+
+
+@pytest.mark.parametrize("batch_norm", [False, True], ids=["mlp", "batchnorm"])
+def test_train_one_step_cell_in_graph_mode_equals_pynative(batch_norm):
+    nn.set_seed(3)
+    eager_losses, eager_params, _ = _train(PYNATIVE_MODE, 5, batch_norm)
+    nn.set_seed(3)
+    graph_losses, graph_params, step = _train(GRAPH_MODE, 5, batch_norm)
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-6)
+    assert eager_params.keys() == graph_params.keys()
+    for name in eager_params:
+        np.testing.assert_allclose(graph_params[name], eager_params[name], rtol=1e-5, atol=1e-7, err_msg=name)
+    assert graph_params["global_step"] == 5
+    assert step._graph.traced == 1
+
+
+def test_grad_operation_of_a_graph_mode_cell(graph_mode):
+    net = nn.Dense(3, 2)
+    x = _f32(4, 3)
+    out = net(x)  # traced
+    np.testing.assert_allclose(net(x).asnumpy(), out.asnumpy())
+    grad_fn = ops.GradOperation(get_by_list=True)(net, net.trainable_params())
+    graph_grads = grad_fn(x)
+    opforge.set_context(mode=PYNATIVE_MODE)
+    eager_grads = grad_fn(x)
+    for g, e in zip(graph_grads, eager_grads):
+        np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-6)
+
+
+def test_a_cell_is_retraced_when_its_mode_changes(graph_mode):
+    net = nn.SequentialCell([nn.Dense(4, 4), nn.BatchNorm1d(4)])
+    x = _f32(8, 4)
+    net.set_train(True)
+    net(x)
+    net.set_train(False)
+    out = net(x)
+    opforge.set_context(mode=PYNATIVE_MODE)
+    np.testing.assert_allclose(out.asnumpy(), net(x).asnumpy(), rtol=1e-6)
+    assert net._graph.traced == 2
+
+
+def test_jit_on_construct_and_on_a_cell():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(3, 2)
+
+        @opforge.jit
+        def construct(self, x):
+            return ops.ReLU()(self.fc(x))
+
+    net = Net()
+    x = _f32(2, 3)
+    want = ops.ReLU()(net.fc(x)).asnumpy()
+    np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-6)
+    assert net._jit_construct.traced == 1
+    jnet = opforge.jit(nn.Dense(3, 2))
+    np.testing.assert_allclose(jnet(x).asnumpy(), jnet.fn(x).asnumpy(), rtol=1e-6)
+
+
+def test_dropout_cannot_be_traced_in_training_mode(graph_mode):
+    drop = nn.Dropout(keep_prob=0.5)
+    drop.set_train(True)
+    with pytest.raises(opforge.TraceError, match="nn.Dropout in training mode"):
+        drop(_f32(4))
+    drop.set_train(False)
+    x = _f32(4)
+    assert drop(x) is x
+
+
+# -- the registry sweep: every operator traced and replayed ---------------------------------------
+
+_FIRST_CPU_KERNEL = {}
+for _e in KERNELS:
+    if _e.backend == "CPU" and _e.op_name in OP_DB:
+        _FIRST_CPU_KERNEL.setdefault(_e.op_name, _e)
+
+
+@pytest.mark.parametrize("entry", list(_FIRST_CPU_KERNEL.values()), ids=lambda e: e.op_name)
+def test_every_operator_replays_like_eager(entry, rng):
+    record = OP_DB[entry.op_name]
+    in_dtypes = tuple(entry.attr.input_dtypes_for(record.nin))
+    for factory in record.variants.values():
+        prim = factory()
+        if not isinstance(prim, Primitive):  # op_db_nn's wrappers copy their inputs into Parameters
+            continue
+        samples = list(record.sample_inputs(record, prim, in_dtypes, entry.attr.outputs, rng))
+        for sample in samples[:3]:
+            jf = opforge.jit(lambda *a, _p=prim, _kw=sample.kwargs: _p(*a, **_kw))
+            args = _tensors(sample.args, "CPU", record.params)
+            jf(*args)  # the trace
+            fresh = _tensors(sample.args, "CPU", record.params)
+            want = prim(*_tensors(sample.args, "CPU", record.params), **sample.kwargs)
+            got = jf(*fresh)
+            _assert_same(got, want, entry.op_name)
+
+
+def _assert_same(got, want, where):
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), where
+        for g, w in zip(got, want):
+            _assert_same(g, w, where)
+        return
+    if not isinstance(want, Tensor):
+        assert got == want, where
+        return
+    assert got.dtype == want.dtype and got.shape == want.shape, where
+    np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=where)
