@@ -70,6 +70,11 @@ class JitFunction:
         return f"jit({getattr(self.fn, '__qualname__', type(self.fn).__name__)})"
 
     def _key(self, args: tuple, kwargs: dict):
+        if not kwargs:  # the common call: Tensors only, keyed by their metas
+            try:
+                return (tuple([a._meta for a in args]), self._state()), args
+            except AttributeError:
+                pass
         tensors: list = []
         key = (_flatten(args, tensors), _flatten(kwargs, tensors) if kwargs else None, self._state())
         return key, tensors

@@ -596,6 +596,7 @@ class FastPlan {
   py::object kernel_label = py::none();  // what the profiler reports
 
  private:
+  friend class Program;
   py::object instance_;
   KernelInstance* kernel_;
   std::vector<py::object> metas_;
@@ -881,6 +882,163 @@ PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n, PyObject*
   }
 }
 
+// A trace replayed in C++ (opforge/dispatch/trace.py): the recorded steps run one after the other
+// on an environment of slots (the function's input Tensors, then every step's outputs). A step whose
+// plan is a FastPlan launches its kernel directly on the slots' arrays, its weak scalars converted
+// once when the program is built; any other plan is called with a tuple of its arguments. No
+// Python code runs between steps, and the environment is local to each run (threads may share a
+// program).
+class Program {
+ public:
+  // steps: [(plan, sources, outputs)]; a source is a slot (int) or ("const", value); outputs is a
+  // slot, None, or a tuple of slots / None.
+  Program(size_t n_slots, const py::list& steps) : n_slots_(n_slots) {
+    for (const auto& item : steps) {
+      auto t = item.cast<py::tuple>();
+      Step step;
+      step.plan = t[0];
+      step.fast = Py_TYPE(step.plan.ptr()) == g_fast_plan_type ? step.plan.cast<FastPlan*>() : nullptr;
+      size_t position = 0;
+      for (const auto& src : t[1].cast<py::list>()) {
+        step.sources.push_back(MakeSource(step, src, position++));
+      }
+      if (step.sources.size() > static_cast<size_t>(kMaxStackTensors)) step.fast = nullptr;
+      py::object outs = t[2];
+      if (outs.is_none()) {
+        step.single = false;
+      } else if (PyLong_Check(outs.ptr())) {
+        step.outputs.push_back(SlotIndex(outs));
+      } else {
+        step.single = false;
+        for (const auto& o : outs.cast<py::tuple>()) step.outputs.push_back(o.is_none() ? -1 : static_cast<int64_t>(SlotIndex(o)));
+      }
+      steps_.push_back(std::move(step));
+    }
+  }
+
+  // Runs on `inputs` (the Tensors of slots 0..n-1); returns the environment (a list, slot order).
+  py::list Run(const py::tuple& inputs) {
+    const size_t n_in = static_cast<size_t>(PyTuple_GET_SIZE(inputs.ptr()));
+    if (n_in > n_slots_) throw py::value_error("a trace's program got more inputs than it has slots");
+    std::vector<py::object> env(n_slots_);
+    for (size_t i = 0; i < n_in; ++i) env[i] = inputs[i];
+    for (const Step& step : steps_) {
+      if (step.fast != nullptr) {
+        RunFast(step, env);
+      } else {
+        RunPlanStep(step, env);
+      }
+    }
+    py::list out(n_slots_);
+    for (size_t i = 0; i < n_slots_; ++i) {
+      PyObject* v = env[i] ? env[i].release().ptr() : (Py_INCREF(Py_None), Py_None);
+      PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), v);
+    }
+    return out;
+  }
+
+  size_t size() const { return steps_.size(); }
+
+ private:
+  enum class Kind { kSlot, kTensor, kArray, kObject };
+  struct Source {
+    Kind kind;
+    size_t slot = 0;
+    py::object value;  // a constant: a Tensor, a 0-d array (a FastPlan's scalar) or any Python value
+  };
+  struct Step {
+    py::object plan;
+    FastPlan* fast = nullptr;
+    std::vector<Source> sources;
+    std::vector<int64_t> outputs;
+    bool single = true;
+  };
+
+  size_t SlotIndex(const py::handle& h) const {
+    const auto slot = h.cast<int64_t>();
+    if (slot < 0 || static_cast<size_t>(slot) >= n_slots_) throw py::value_error("a trace step names a missing slot");
+    return static_cast<size_t>(slot);
+  }
+
+  Source MakeSource(Step& step, const py::handle& src, size_t position) const {
+    if (PyLong_Check(src.ptr())) return Source{Kind::kSlot, SlotIndex(src), py::object()};
+    py::object value = src.cast<py::tuple>()[1];
+    if (PyObject_TypeCheck(value.ptr(), g_tensor.type)) return Source{Kind::kTensor, 0, value};
+    if (step.fast != nullptr) {
+      for (auto& slot : step.fast->slots_) {
+        if (slot.position() == position) {
+          py::object array = py::reinterpret_steal<py::object>(slot.Convert(value.ptr()));
+          if (!array) throw py::error_already_set();
+          return Source{Kind::kArray, 0, array};
+        }
+      }
+      step.fast = nullptr;  // a constant the FastPlan does not take: call the plan as Python does
+    }
+    return Source{Kind::kObject, 0, value};
+  }
+
+  static PyObject* TensorData(PyObject* t) {
+    if (!PyObject_TypeCheck(t, g_tensor.type) || Slot(t, g_tensor.data_offset) == nullptr) {
+      throw py::type_error("a trace step expected a Tensor in its slot");
+    }
+    return Slot(t, g_tensor.data_offset);
+  }
+
+  static void RunFast(const Step& step, std::vector<py::object>& env) {
+    std::array<PyObject*, kMaxStackTensors> arrays{};
+    const size_t n = step.sources.size();
+    for (size_t i = 0; i < n; ++i) {
+      const Source& s = step.sources[i];
+      switch (s.kind) {
+        case Kind::kSlot: arrays[i] = TensorData(env[s.slot].ptr()); break;
+        case Kind::kTensor: arrays[i] = TensorData(s.value.ptr()); break;
+        default: arrays[i] = s.value.ptr(); break;
+      }
+    }
+    py::object out = step.fast->kernel_->LaunchArrays(arrays.data(), n);
+    const auto& metas = step.fast->metas_;
+    if (metas.size() == 1) {
+      if (!step.outputs.empty()) {
+        env[static_cast<size_t>(step.outputs[0])] =
+            py::reinterpret_steal<py::object>(NewTensor(out.ptr(), metas[0].ptr()));
+      }
+      return;
+    }
+    for (size_t i = 0; i < metas.size() && i < step.outputs.size(); ++i) {
+      if (step.outputs[i] < 0) continue;
+      env[static_cast<size_t>(step.outputs[i])] =
+          py::reinterpret_steal<py::object>(NewTensor(PyTuple_GET_ITEM(out.ptr(), i), metas[i].ptr()));
+    }
+  }
+
+  static void RunPlanStep(const Step& step, std::vector<py::object>& env) {
+    const size_t n = step.sources.size();
+    py::tuple args(n);
+    for (size_t i = 0; i < n; ++i) {
+      const Source& s = step.sources[i];
+      PyObject* v = s.kind == Kind::kSlot ? env[s.slot].ptr() : s.value.ptr();
+      if (v == nullptr) throw py::value_error("a trace step reads a slot no step has written");
+      Py_INCREF(v);
+      PyTuple_SET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i), v);
+    }
+    py::object out = py::reinterpret_steal<py::object>(PyObject_CallOneArg(step.plan.ptr(), args.ptr()));
+    if (!out) throw py::error_already_set();
+    if (step.single) {
+      env[static_cast<size_t>(step.outputs[0])] = std::move(out);
+      return;
+    }
+    if (step.outputs.empty()) return;
+    if (!PyTuple_Check(out.ptr()) && !PyList_Check(out.ptr())) throw py::type_error("a trace step expected a tuple");
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(out);
+    for (size_t i = 0; i < step.outputs.size() && i < seq.size(); ++i) {
+      if (step.outputs[i] >= 0) env[static_cast<size_t>(step.outputs[i])] = seq[i];
+    }
+  }
+
+  size_t n_slots_;
+  std::vector<Step> steps_;
+};
+
 // Whether every argument is a Tensor or a Python number (what Primitive._call would pass on as is).
 bool AllPlain(PyObject* const* args, Py_ssize_t n) {
   for (Py_ssize_t i = 0; i < n; ++i) {
@@ -1139,6 +1297,10 @@ PYBIND11_MODULE(_C, m) {
            py::arg("convert") = py::none())
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
+  py::class_<Program>(m, "Program")
+      .def(py::init<size_t, const py::list&>(), py::arg("n_slots"), py::arg("steps"))
+      .def("run", &Program::Run, py::arg("inputs"), "Run the steps on the input Tensors; the environment.")
+      .def("__len__", &Program::size);
   m.def("make_primitive_call", &MakePrimitiveCall, py::arg("tensor_type"), py::arg("slow_call"),
         "The C implementation of Primitive.__call__ (the cached fast path).");
   m.add_object("run_cached", py::reinterpret_steal<py::object>(PyCFunction_New(&g_run_cached_def, nullptr)));

@@ -20,6 +20,7 @@ import os
 import sys
 from typing import NamedTuple
 
+from opforge import _C
 from opforge import tensor as tensor_module
 from opforge.dispatch.interpreter import Interpreter, current_interpreter
 from opforge.tensor import Parameter, Tensor
@@ -69,7 +70,8 @@ class Trace:
         self.n_slots = n_slots
         self.outputs = outputs  # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...])
         self.where = where
-        self._program = _compile(steps)
+        self._native = _native_program(steps, n_slots)
+        self._program = None if self._native is not None else _compile(steps)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -78,6 +80,8 @@ class Trace:
         env = list(inputs)
         env.extend([None] * (self.n_slots - len(env)))
         interpreter = current_interpreter()
+        if interpreter is None and self._native is not None:
+            return _rebuild(self._native.run(tuple(inputs)), self.outputs)
         if interpreter is None:
             for run in self._program:
                 run(env)
@@ -119,6 +123,17 @@ def _rebuild(env, spec):
         return dict(zip(spec[1], (_rebuild(env, s) for s in spec[2])))
     values = [_rebuild(env, s) for s in spec[1]]
     return tuple(values) if kind == "tuple" else values
+
+
+def _native_program(steps: list, n_slots: int):
+    """The steps as a ``_C.Program`` (run in C++), when every argument is a slot or a constant."""
+    encoded = []
+    for step in steps:
+        if any(s[0] == "seq" for s in step.sources):
+            return None
+        sources = [s[1] if s[0] == "slot" else s for s in step.sources]
+        encoded.append((step.plan, sources, step.outputs))
+    return _C.Program(n_slots, encoded)
 
 
 def _compile(steps: list) -> list:
