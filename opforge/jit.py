@@ -53,7 +53,7 @@ def _flatten(value, tensors: list):
 class JitFunction:
     """A function traced once per input signature and replayed (see the module docstring)."""
 
-    def __init__(self, fn, *, max_traces: int = 8, state=None):
+    def __init__(self, fn, *, max_traces: int = 8, state=None, input_signature=None):
         if not callable(fn):
             raise TypeError(f"For 'jit', the 'function' must be callable, but got {type(fn).__name__}.")
         if isinstance(max_traces, bool) or not isinstance(max_traces, int) or max_traces < 1:
@@ -62,6 +62,9 @@ class JitFunction:
         self.max_traces = max_traces
         self._state = state if state is not None else _default_state(fn)
         self._traces: OrderedDict = OrderedDict()
+        self._specs = tuple(input_signature) if input_signature is not None else None
+        self._first_of: dict = {}  # dynamic key -> the first trace made for it
+        self._polymorphic: dict = {}  # dynamic key -> a trace serving every shape it admits
         self.traced = 0  # traces made (a growing count means the signature keeps changing)
         functools.update_wrapper(self, fn, updated=())
 
@@ -79,8 +82,28 @@ class JitFunction:
         key = (_flatten(args, tensors), _flatten(kwargs, tensors) if kwargs else None, self._state())
         return key, tensors
 
+    def _dynamic_key(self, tensors) -> tuple | None:
+        """With input specs that leave dims unknown (``input_signature``, ``Cell.set_inputs``): the
+        key of the call with those dims as -1; else None."""
+        specs = self._specs if self._specs is not None else _cell_inputs(self.fn)
+        if not specs or len(specs) != len(tensors):
+            return None
+        key = []
+        for spec, t in zip(specs, tensors):
+            dims = _unknown_dims(spec)
+            dtype, shape, device = t._meta
+            if dims and len(spec.shape) == len(shape):
+                shape = tuple(-1 if i in dims else d for i, d in enumerate(shape))
+            key.append((dtype, shape, device))
+        return tuple(key), self._state()
+
     def __call__(self, *args, **kwargs):
         key, tensors = self._key(args, kwargs)
+        dynamic = self._dynamic_key(tensors) if self._specs is not None or hasattr(self.fn, "__self__") else None
+        if dynamic is not None and current_interpreter() is None:
+            shared = self._polymorphic.get(dynamic)
+            if shared is not None and shared.version == registry.version() and key not in self._traces:
+                return shared.replay_each(list(tensors))
         trace = self._traces.get(key)
         if trace is not None and trace.version != registry.version():
             trace = None  # a kernel was registered since: selection may differ
@@ -88,11 +111,11 @@ class JitFunction:
             # Under a tape or a profiler: replay through it, or run fn under it (no trace starts here).
             return self.fn(*args, **kwargs) if trace is None else trace.replay(tensors)
         if trace is None:
-            return self._trace(key, tensors, args, kwargs)
+            return self._trace(key, tensors, args, kwargs, dynamic)
         self._traces.move_to_end(key)
         return trace.replay(tensors)
 
-    def _trace(self, key, tensors: list, args: tuple, kwargs: dict):
+    def _trace(self, key, tensors: list, args: tuple, kwargs: dict, dynamic=None):
         tracer = Tracer(tensors, self.where)
         with tracer:
             value = self.fn(*args, **kwargs)
@@ -102,7 +125,16 @@ class JitFunction:
         if len(self._traces) > self.max_traces:
             self._traces.popitem(last=False)
         self.traced += 1
+        if dynamic is not None:
+            self._share(dynamic, trace)
         return value
+
+    def _share(self, dynamic, trace) -> None:
+        """A second shape of one dynamic key: when its trace records the same calls on the same
+        constants as the first's, it serves every later shape (call by call)."""
+        first = self._first_of.setdefault(dynamic, trace)
+        if first is not trace and dynamic not in self._polymorphic and first.same_program(trace):
+            self._polymorphic[dynamic] = trace
 
     def traces(self) -> list:
         """The kept traces, least recently used first."""
@@ -110,6 +142,8 @@ class JitFunction:
 
     def clear_cache(self) -> None:
         self._traces.clear()
+        self._first_of.clear()
+        self._polymorphic.clear()
 
     def lower(self, *specs, **kwargs):
         """The outputs (placeholder Tensors: shapes and dtypes) for inputs like ``specs``, without
@@ -133,6 +167,19 @@ class JitFunction:
         return f"<{self.where}: {len(self._traces)} trace(s)>"
 
 
+def _unknown_dims(spec) -> frozenset:
+    """The positions of a spec's unknown dims (None or negative)."""
+    if not isinstance(spec, Tensor):
+        return frozenset()
+    return frozenset(i for i, d in enumerate(spec.shape) if d is None or d < 0)
+
+
+def _cell_inputs(fn):
+    """The input specs ``Cell.set_inputs`` gave the Cell whose construct ``fn`` is, if any."""
+    get_inputs = getattr(getattr(fn, "__self__", None), "get_inputs", None)
+    return get_inputs() if callable(get_inputs) else None
+
+
 def _default_state(fn):
     owner = getattr(fn, "__self__", fn)  # a Cell's construct, or a Cell
     if isinstance(getattr(owner, "training", None), bool):
@@ -152,9 +199,10 @@ def jit(function=None, *, max_traces: int = 8, **options):
     unknown = set(options) - _MINDSPORE_OPTIONS
     if unknown:
         raise TypeError(f"For 'jit', unknown options {sorted(unknown)}; MindSpore's are {sorted(_MINDSPORE_OPTIONS)}.")
+    signature = options.get("input_signature")
     if function is None:
-        return lambda fn: JitFunction(fn, max_traces=max_traces)
-    return JitFunction(function, max_traces=max_traces)
+        return lambda fn: JitFunction(fn, max_traces=max_traces, input_signature=signature)
+    return JitFunction(function, max_traces=max_traces, input_signature=signature)
 
 
 _MINDSPORE_OPTIONS = frozenset(

@@ -22,7 +22,8 @@ from typing import NamedTuple
 
 from opforge import _C
 from opforge import tensor as tensor_module
-from opforge.dispatch.interpreter import Interpreter, current_interpreter
+from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
+from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["TraceError", "Tracer", "Trace", "Step", "tracing"]
@@ -85,10 +86,61 @@ class Trace:
         if interpreter is None:
             for run in self._program:
                 run(env)
-        else:  # a tape or a profiler sees every call, as if the function had run
-            for step in self.steps:
-                _store(env, step.outputs, interpreter.process_primitive(step.prim, _arguments(env, step.sources)))
+            return _rebuild(env, self.outputs)
+        return self.replay_each(inputs, interpreter)  # a tape or a profiler sees every call
+
+    def replay_each(self, inputs: list, interpreter=EVAL):
+        """Replay call by call through ``interpreter``, each call finding (or building) the plan for
+        its arguments' metas: how a trace serves inputs of other shapes (dynamic dims)."""
+        env = list(inputs)
+        env.extend([None] * (self.n_slots - len(env)))
+        for step in self.steps:
+            _store(env, step.outputs, interpreter.process_primitive(step.prim, _arguments(env, step.sources)))
         return _rebuild(env, self.outputs)
+
+    def same_program(self, other: Trace) -> bool:
+        """Whether ``other`` (a trace of the same function on inputs of other shapes) records the same
+        calls on the same constants: then one trace serves both shapes, call by call."""
+        if len(self.steps) != len(other.steps) or self.n_slots != other.n_slots:
+            return False
+        for a, b in zip(self.steps, other.steps):
+            if type(a.prim) is not type(b.prim) or _C.attrs_key(a.prim) != _C.attrs_key(b.prim):
+                return False
+            if a.outputs != b.outputs or not _same_sources(a.sources, b.sources):
+                return False
+        return _same_source(self.outputs, other.outputs)
+
+
+def _same_source(a, b) -> bool:
+    if a[0] != b[0] or len(a) != len(b):
+        return False
+    if a[0] == "slot":
+        return a[1] == b[1]
+    if a[0] == "const":
+        return _same_constant(a[1], b[1])
+    if a[0] == "seq":
+        return a[1] is b[1] and _same_sources(a[2], b[2])
+    if a[0] == "dict" and a[1] != b[1]:
+        return False
+    return _same_sources(a[-1], b[-1])  # "tuple", "list", "dict"
+
+
+def _same_sources(a, b) -> bool:
+    return len(a) == len(b) and all(_same_source(x, y) for x, y in zip(a, b))
+
+
+def _same_constant(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or isinstance(a, Parameter) or a._meta != b._meta:
+            return False
+        host = a._meta[2].to_host
+        return host(a._data).tobytes() == host(b._data).tobytes()
+    try:
+        return freeze("trace", "constant", a) == freeze("trace", "constant", b)
+    except TypeError:
+        return False
 
 
 def _argument(env, source):
