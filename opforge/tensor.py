@@ -176,10 +176,11 @@ class Tensor:
     @property
     def size(self) -> int:
         """The number of elements (-1 when a dim of a placeholder is unknown)."""
-        shape = self._meta[1]
-        if any(d < 0 for d in shape):
-            return -1
-        return int(np.prod(shape, dtype=np.int64)) if shape else 1
+        try:
+            return self._data.size
+        except AttributeError:  # a placeholder
+            shape = self._meta[1]
+            return -1 if any(d < 0 for d in shape) else int(np.prod(shape, dtype=np.int64))
 
     @property
     def itemsize(self) -> int:
@@ -187,8 +188,11 @@ class Tensor:
 
     @property
     def nbytes(self) -> int:
-        size = self.size
-        return -1 if size < 0 else size * self._meta[0].itemsize
+        try:
+            return self._data.nbytes
+        except AttributeError:  # a placeholder
+            size = self.size
+            return -1 if size < 0 else size * self._meta[0].itemsize
 
     # -- conversion and devices -----------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:

@@ -968,8 +968,11 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
   g_tensor.data_offset = SlotOffset(g_tensor.type, "_data");
   g_tensor.meta_offset = SlotOffset(g_tensor.type, "_meta");
   g_slow_call = slow_call.inc_ref().ptr();
-  if (py::hasattr(py::module_::import("opforge.tensor"), "PlaceholderError")) {
-    g_placeholder_error = py::module_::import("opforge.tensor").attr("PlaceholderError").inc_ref().ptr();
+  {
+    py::object tensor_module = py::module_::import("opforge.tensor");
+    if (py::hasattr(tensor_module, "PlaceholderError")) {
+      g_placeholder_error = py::object(tensor_module.attr("PlaceholderError")).release().ptr();
+    }
   }
   g_plans_name = PyUnicode_InternFromString("_plans");
   g_adopt_name = PyUnicode_InternFromString("_adopt_plans");

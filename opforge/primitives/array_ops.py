@@ -128,10 +128,11 @@ class Reshape(_Operator):
         if has_unknown(x_shape):  # the size is unknown: a -1 in 'shape' stays unknown (unless nothing is left)
             if unknown and known == 0:
                 raise ValueError(f"For '{self.name}', cannot reshape {list(x_shape)} into {shape}.")
-            if not is_unknown_rank(x_shape):
-                fixed = math.prod(d for d in x_shape if d >= 0)
-                if fixed == 0 and known != 0 and not unknown:
+            if not is_unknown_rank(x_shape) and 0 in x_shape:  # the size is 0 all the same
+                if known != 0 and not unknown:
                     raise ValueError(f"For '{self.name}', cannot reshape {list(x_shape)} (size 0) into {shape}.")
+                if unknown:
+                    shape[unknown[0]] = 0
             return shape
         if unknown:
             if known == 0 or size % known:
@@ -339,6 +340,8 @@ class _ConstantLike(_Operator):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    unknown_rank_ok = True
 
     def infer_shape(self, x_shape):
         return x_shape
@@ -713,9 +716,14 @@ def strided_slice_walk(prim_name, x_shape, begin, end, strides, masks) -> tuple:
         if step == 0:
             raise ValueError(f"For '{prim_name}', the 'strides' must not hold 0, but got {list(strides)}.")
         if size < 0:  # an unknown dim: a shrunk one goes, any other slice of it has an unknown length
-            walk.append((begin[i], step, 1 if (shrink_mask >> i) & 1 else UNKNOWN_DIM))
+            length = 1 if (shrink_mask >> i) & 1 else UNKNOWN_DIM
+            b, e = begin[i], end[i]
+            if length < 0 and not (begin_mask >> i) & 1 and not (end_mask >> i) & 1 and (b < 0) == (e < 0):
+                if (e - b) * step <= 0:  # from the same end, the slice runs the wrong way: empty for any size
+                    length = 0
+            walk.append((b, step, length))
             if not (shrink_mask >> i) & 1:
-                out.append(UNKNOWN_DIM)
+                out.append(length)
             dim += 1
             continue
         if (shrink_mask >> i) & 1:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _Operator, broadcast_shape, merge_dim, merge_shapes, same_dim, same_shape
+from opforge.primitives._utils import _Operator, broadcast_shape, has_unknown, merge_dim, merge_shapes, same_dim, same_shape
 from opforge.primitives.primitive import Primitive, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -676,6 +676,8 @@ class Dropout(_Operator):
                 )
         self.init_prim_io_names(inputs=["x"], outputs=["output", "mask"])
 
+    unknown_rank_ok = True
+
     def infer_shape(self, x):
         return x, x
 
@@ -691,6 +693,8 @@ class L2Loss(_Operator):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["x"], outputs=["output"])
+
+    unknown_rank_ok = True
 
     def infer_shape(self, x):
         return []
@@ -773,7 +777,7 @@ class BCEWithLogitsLoss(_Operator):
             args = list(args)
             for i in (2, 3):  # the kernel takes weight and pos_weight in the shape of logits
                 a = args[i]
-                if isinstance(a, Tensor) and a.shape != logits.shape:
+                if isinstance(a, Tensor) and a.shape != logits.shape and not has_unknown(logits.shape):
                     target = broadcast_shape(self.name, logits.shape, a.shape, "logits", self._arg_name(i))
                     if tuple(target) == logits.shape:
                         args[i] = BroadcastTo(logits.shape)(a)
