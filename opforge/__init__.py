@@ -49,3 +49,7 @@ from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge import common
 from opforge.common import ParameterTuple
+
+# Placeholders and the shape-only dry run (docs/dynamic_shape.md).
+from opforge.dispatch.abstract import eval_shape
+from opforge.tensor import PlaceholderError

@@ -21,7 +21,16 @@ from opforge import context
 from opforge import dtype as mstype
 from opforge.device import Device, get_device
 
-__all__ = ["Tensor", "Parameter", "from_dlpack"]
+__all__ = ["Tensor", "Parameter", "from_dlpack", "is_placeholder", "PlaceholderError", "UNKNOWN_DIM", "UNKNOWN_RANK"]
+
+UNKNOWN_DIM = -1  # a dimension of unknown size (MindSpore's abstract::Shape::kShapeDimAny)
+UNKNOWN_RANK = -2  # the one dim of the shape (-2,): the rank itself is unknown (kShapeRankAny)
+
+
+class PlaceholderError(RuntimeError):
+    """A placeholder Tensor (``Tensor(shape=[None, 3], dtype=...)``, or an output of ``eval_shape``)
+    was asked for data it does not have."""
+
 
 _NP_TO_TYPE = {t.np_dtype: t for t in mstype.all_types}
 # Python data without an explicit dtype follows MindSpore: floats become float32.
@@ -72,27 +81,45 @@ class Tensor:
     ``Tensor(input_data, dtype=None, shape=None, device=None)`` copies a list, scalar, NumPy array or
     Tensor. Without a dtype, Python floats become float32, ints int64 and bools bool; arrays keep
     their dtype. ``device`` defaults to a Tensor argument's device, else the context's ``device_target``.
+
+    Placeholders (MindSpore's dynamic-shape inputs): ``Tensor(shape=[None, 3], dtype=mstype.float32)``
+    has no data; a ``None`` (or ``-1``) dim is unknown and shows as ``-1``, and ``Tensor(shape=None,
+    dtype=...)`` has an unknown rank, shape ``(-2,)``. They are the input specs of
+    ``Cell.set_inputs`` and ``opforge.eval_shape``; reading their data raises ``PlaceholderError``.
+    ``init`` (an Initializer, as MindSpore's) fills a Tensor of a known ``shape`` and ``dtype``.
     """
 
     __slots__ = ("_data", "_meta", "__weakref__")
     __array_priority__ = 1000  # NumPy defers mixed operators (ndarray + Tensor) to the Tensor
 
-    def __init__(self, input_data=None, dtype=None, shape=None, device=None):
+    def __init__(self, input_data=None, dtype=None, shape=None, device=None, init=None):
         if device is None and isinstance(input_data, Tensor):
             device = input_data.device
         dev = _device_of(device)
         if input_data is None:
-            if shape is None:
+            if shape is None and dtype is None:
                 raise ValueError("For 'Tensor', give 'input_data', or 'shape' and 'dtype'.")
             target = mstype.to_dtype(dtype or mstype.float32)
-            array = dev.full(_shape_arg(shape), 0, target.np_dtype)
+            dims = _placeholder_shape(shape)
+            if dims is not None:  # a placeholder: no data
+                if init is not None:
+                    raise ValueError(
+                        f"For 'Tensor', the 'init' must be None when the shape is dynamic, but got shape "
+                        f"{list(dims)} and init={init!r}."
+                    )
+                self._meta = (target, dims, dev)
+                return
+            if init is not None:
+                array = dev.asarray(np.asarray(init(_shape_arg(shape))), target.np_dtype)
+            else:
+                array = dev.full(_shape_arg(shape), 0, target.np_dtype)
         else:
             target = _target_dtype(input_data, dtype)
             source = input_data
             if isinstance(input_data, Tensor):
                 _check_read(input_data, "Tensor(Tensor)")
-                src_device = input_data._meta[2]
-                source = input_data._data if src_device is dev else src_device.to_host(input_data._data, copy=False)
+                src_device, src = input_data._meta[2], input_data._require_data("__init__")
+                source = src if src_device is dev else src_device.to_host(src, copy=False)
             array = dev.asarray(source, target.np_dtype)
             if shape is not None and _shape_arg(shape) != array.shape:
                 array = array.reshape(_shape_arg(shape))
@@ -106,6 +133,34 @@ class Tensor:
         t._data = array
         t._meta = (dtype, array.shape, device)
         return t
+
+    @classmethod
+    def _placeholder(cls, dtype: mstype.Type, shape: tuple, device: Device) -> Tensor:
+        """A Tensor with a meta and no data (what abstract evaluation returns)."""
+        t = object.__new__(cls)
+        t._meta = (dtype, tuple(shape), device)
+        return t
+
+    def _require_data(self, what: str):
+        """The data, or a PlaceholderError saying that ``what`` needs data this Tensor lacks."""
+        try:
+            return self._data
+        except AttributeError:
+            raise PlaceholderError(
+                f"For 'Tensor.{what}', the Tensor is a placeholder (shape {list(self._meta[1])}, dtype "
+                f"{self._meta[0]}): it has no data. Give it data (Tensor(array)), or run the code under "
+                f"opforge.eval_shape, which needs only shapes and dtypes."
+            ) from None
+
+    def init_data(self) -> Tensor:
+        """The Tensor with its data (MindSpore's lazy initialisation; opforge fills ``init`` at once).
+        A placeholder has none: PlaceholderError."""
+        self._require_data("init_data")
+        return self
+
+    @property
+    def has_init(self) -> bool:
+        return False
 
     @classmethod
     def from_numpy(cls, array: np.ndarray) -> Tensor:
@@ -139,7 +194,12 @@ class Tensor:
 
     @property
     def size(self) -> int:
-        return self._data.size
+        """The number of elements (-1 when a dim of a placeholder is unknown)."""
+        try:
+            return self._data.size
+        except AttributeError:  # a placeholder
+            shape = self._meta[1]
+            return -1 if any(d < 0 for d in shape) else int(np.prod(shape, dtype=np.int64))
 
     @property
     def itemsize(self) -> int:
@@ -147,27 +207,32 @@ class Tensor:
 
     @property
     def nbytes(self) -> int:
-        return self._data.nbytes
+        try:
+            return self._data.nbytes
+        except AttributeError:  # a placeholder
+            size = self.size
+            return -1 if size < 0 else size * self._meta[0].itemsize
 
     # -- conversion and devices -----------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
         """A NumPy copy of the data."""
         _check_read(self, "Tensor.asnumpy")
-        return self._meta[2].to_host(self._data)
+        return self._meta[2].to_host(self._require_data("asnumpy"))
 
     def to(self, device: str) -> Tensor:
         """This tensor on ``device`` ("CPU" or "GPU"): itself if it is there, else a copy."""
         target = get_device(device)
         if target is self._meta[2]:
             return self
-        host = self._host_view()  # the source device reads its own memory
+        host = self._host_view("to")  # the source device reads its own memory
         return Tensor._from_array(target.asarray(host, self._meta[0].np_dtype), self._meta[0], target)
 
     def __array__(self, dtype=None, copy=None):
         _check_read(self, "numpy.asarray(Tensor)")
         if copy is False and self._meta[2].name != "CPU":
             raise ValueError("A Tensor off the CPU cannot be viewed as a NumPy array without a copy.")
-        host = self._meta[2].to_host(self._data, copy=copy is not False and copy is not None)
+        data = self._require_data("__array__")
+        host = self._meta[2].to_host(data, copy=copy is not False and copy is not None)
         if dtype is not None and host.dtype != dtype:
             if copy is False:
                 raise ValueError(f"Converting a {self.dtype} Tensor to {dtype} needs a copy, but copy=False.")
@@ -179,56 +244,62 @@ class Tensor:
         """The CUDA array interface of a GPU Tensor's data (CuPy, PyTorch, Numba read it without a copy)."""
         if self._meta[2].name != "GPU":
             raise AttributeError("A CPU Tensor has no __cuda_array_interface__; use __array_interface__ or DLPack.")
-        return self._data.__cuda_array_interface__
+        return self._require_data("__cuda_array_interface__").__cuda_array_interface__
 
     def __dlpack__(self, *args, **kwargs):
-        return self._data.__dlpack__(*args, **kwargs)
+        return self._require_data("__dlpack__").__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
-        return self._data.__dlpack_device__()
+        return self._require_data("__dlpack_device__").__dlpack_device__()
 
-    def _host_view(self):
+    def _host_view(self, what: str = "asnumpy"):
         """The data on the host, read through the tensor's device: a read-only view on the CPU, a
         copy from the GPU."""
-        return self._meta[2].to_host(self._data, copy=False)
+        return self._meta[2].to_host(self._require_data(what), copy=False)
 
     def item(self):
         """The single element as a Python number (read from the device's memory through it)."""
         _check_read(self, "Tensor.item")
-        return self._host_view().item()
+        return self._host_view("item").item()
 
     def tolist(self):
         _check_read(self, "Tensor.tolist")
-        return self._host_view().tolist()
+        return self._host_view("tolist").tolist()
 
     def __len__(self) -> int:
         if not self._meta[1]:
             raise TypeError("len() of a 0-d Tensor")
+        if self._meta[1][0] < 0:
+            raise TypeError(f"len() of a Tensor whose first dim is unknown (shape {list(self._meta[1])})")
         return self._meta[1][0]
 
     def __bool__(self) -> bool:
         _check_read(self, "bool(Tensor)")
-        return bool(self._host_view())
+        return bool(self._host_view("__bool__"))
 
     def __float__(self) -> float:
         _check_read(self, "float(Tensor)")
-        return float(self._host_view())
+        return float(self._host_view("__float__"))
 
     def __int__(self) -> int:
         _check_read(self, "int(Tensor)")
-        return int(self._host_view())
+        return int(self._host_view("__int__"))
 
     def __index__(self) -> int:
         _check_read(self, "Tensor.__index__")
         if self._meta[0].kind not in "iub":
             raise TypeError(f"only integer Tensors can be used as an index, but got {self._meta[0]}")
-        return int(self._host_view())
+        return int(self._host_view("__index__"))
 
     def __repr__(self) -> str:
-        body = np.array2string(self._meta[2].to_host(self._data), separator=", ")
+        if not hasattr(self, "_data"):
+            return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<placeholder: no data>)"
+        body = np.array2string(self._meta[2].to_host(self._data), separator=", ")  # printing is no trace read
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})"
 
     def __str__(self) -> str:
+        if not hasattr(self, "_data"):
+            return repr(self)
         return str(self._meta[2].to_host(self._data))
 
 
@@ -257,7 +328,7 @@ class Parameter(Tensor):
         """Replace the value (same shape and dtype), in place."""
         _check_read(self, "Parameter.set_data")
         device = self._meta[2]
-        source = data._data if isinstance(data, Tensor) else data
+        source = data._require_data("set_data") if isinstance(data, Tensor) else data
         array = device.asarray(source, self.dtype.np_dtype)
         if array.shape != self.shape:
             raise ValueError(
@@ -289,6 +360,39 @@ def from_dlpack(obj) -> Tensor:
     gpu = get_device("GPU")
     array = gpu.share(gpu.runtime.from_foreign(obj))
     return Tensor._from_array(array, mstype.nptype_to_dtype(array.dtype), gpu)
+
+
+def is_placeholder(t) -> bool:
+    """Whether ``t`` is a Tensor without data (a placeholder, or an output of abstract evaluation)."""
+    return isinstance(t, Tensor) and not hasattr(t, "_data")
+
+
+def _placeholder_shape(shape):
+    """The shape of a placeholder, MindSpore's way (``None`` or -1: an unknown dim, shown as -1; the
+    shape ``None`` or ``(-2,)``: an unknown rank), or None when ``shape`` is fully known."""
+    if shape is None:
+        return (UNKNOWN_RANK,)
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"For 'Tensor', the 'shape' must be a tuple or list of int, but got {type(shape).__name__}.")
+    dims = []
+    for d in shape:
+        if d is None:
+            dims.append(UNKNOWN_DIM)
+        elif isinstance(d, (int, np.integer)) and not isinstance(d, bool):
+            dims.append(int(d))
+        else:
+            raise TypeError(f"For 'Tensor', each dim of the 'shape' must be int or None, but got {d!r}.")
+    if dims == [UNKNOWN_RANK]:
+        return (UNKNOWN_RANK,)
+    bad = [d for d in dims if d < UNKNOWN_DIM]
+    if bad:
+        raise ValueError(
+            f"For 'Tensor', the dims of the 'shape' must be non-negative, None or -1 (the shape [-2]: an unknown "
+            f"rank), but got {list(shape)}."
+        )
+    return tuple(dims) if UNKNOWN_DIM in dims else None
 
 
 def _shape_arg(shape) -> tuple:

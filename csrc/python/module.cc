@@ -353,6 +353,7 @@ struct TensorLayout {  // where opforge.Tensor keeps its slots, read from the cl
 };
 
 TensorLayout g_tensor;
+PyObject* g_placeholder_error = nullptr;  // opforge.tensor.PlaceholderError, set with the fast path
 // The innermost interpreter of this thread (a tape, a profiler, a tracer), or null for plain eager
 // calls. Owned (one reference). Per thread, so gradients taken in several threads never meet.
 thread_local PyObject* t_interpreter = nullptr;
@@ -579,8 +580,15 @@ class FastPlan {
     }
     for (size_t i = 0; i < n; ++i) {
       if (arrays[i] != nullptr) continue;
-      if (!PyObject_TypeCheck(args[i], g_tensor.type) || Slot(args[i], g_tensor.data_offset) == nullptr) {
-        throw py::type_error("a FastPlan takes Tensors only");
+      if (!PyObject_TypeCheck(args[i], g_tensor.type)) throw py::type_error("a FastPlan takes Tensors only");
+      if (Slot(args[i], g_tensor.data_offset) == nullptr) {
+        // A placeholder (Tensor(shape=[None, 3], dtype=...), an output of eval_shape) has no data.
+        PyErr_SetString(g_placeholder_error ? g_placeholder_error : PyExc_RuntimeError,
+                        ("the input " + std::to_string(i) +
+                         " is a placeholder Tensor: it has no data to run a kernel on. Give it data, or run the "
+                         "code under opforge.eval_shape to get the output shapes and dtypes.")
+                            .c_str());
+        throw py::error_already_set();
       }
       arrays[i] = Slot(args[i], g_tensor.data_offset);
     }
@@ -1118,6 +1126,12 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
   g_tensor.data_offset = SlotOffset(g_tensor.type, "_data");
   g_tensor.meta_offset = SlotOffset(g_tensor.type, "_meta");
   g_slow_call = slow_call.inc_ref().ptr();
+  {
+    py::object tensor_module = py::module_::import("opforge.tensor");
+    if (py::hasattr(tensor_module, "PlaceholderError")) {
+      g_placeholder_error = py::object(tensor_module.attr("PlaceholderError")).release().ptr();
+    }
+  }
   g_plans_name = PyUnicode_InternFromString("_plans");
   g_adopt_name = PyUnicode_InternFromString("_adopt_plans");
   g_attrs_key_name = PyUnicode_InternFromString("_attrs_key");

@@ -50,7 +50,7 @@ def sum_rows(t: Tensor) -> Tensor:
     the ReduceSum kernel along the batch axis. Both are primitives, so it differentiates again.
     """
     dtype, shape, device = t._meta
-    if len(shape) != 2 or dtype.kind != "f" or dtype.itemsize < 4:
+    if len(shape) != 2 or dtype.kind != "f" or dtype.itemsize < 4 or shape[0] < 0:
         return F.reduce_sum(False)(t, (0,))
     key = (shape[0], dtype, device)
     ones = _ones_rows.get(key)
@@ -101,7 +101,13 @@ def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
 def broadcast_to(t: Tensor, shape: tuple) -> Tensor:
     """``t`` broadcast to ``shape`` (BroadcastTo; its adjoint is ``sum_to_shape``)."""
     shape = tuple(shape)
-    return t if t.shape == shape else _broadcast_to(shape)(t)
+    if t.shape == shape:
+        return t
+    if not hasattr(t, "_data") and any(d < 0 for d in shape):
+        # Abstract evaluation of a placeholder: BroadcastTo reads a -1 in 'shape' as "keep the input's
+        # dim", which a new leading dim has not; the result is the placeholder of the unknown shape.
+        return Tensor._placeholder(t.dtype, shape, t._meta[2])
+    return _broadcast_to(shape)(t)
 
 
 def grad_for(x, g):

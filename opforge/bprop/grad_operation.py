@@ -26,12 +26,16 @@ def stop_gradient(x):
         return type(x)(stop_gradient(v) for v in x)
     if not isinstance(x, Tensor):
         raise TypeError(f"For 'stop_gradient', the input must be a Tensor, but got {type(x).__name__}.")
+    if not hasattr(x, "_data"):  # a placeholder (abstract evaluation)
+        return Tensor._placeholder(*x._meta)
     return Tensor._from_array(x._data, *x._meta[::2])
 
 
 def _filled_like(t: Tensor, value) -> Tensor:
     # The default sensitivity is a constant: nothing depends on it, so it needs no primitive.
     dtype, shape, device = t._meta
+    if not hasattr(t, "_data"):  # a placeholder's (abstract evaluation): a placeholder of its meta
+        return Tensor._placeholder(dtype, shape, device)
     return Tensor._from_array(device.full(shape, value, dtype.np_dtype), dtype, device)
 
 
@@ -42,6 +46,8 @@ def _ones_like(t: Tensor) -> Tensor:
     ones = _ONES.get(t._meta)
     if ones is None:
         ones = _filled_like(t, 1)
+        if not hasattr(ones, "_data"):
+            return ones
         if ones._data.size <= 64 and ones._meta[2].name == "CPU":  # kept only when small
             ones._data.flags.writeable = False  # shared by every gradient call: never written
             if len(_ONES) >= 256:
@@ -97,7 +103,7 @@ def _alias(t):
     """
     if not _differentiable(t) or isinstance(t, Parameter):
         return t
-    alias = Tensor._from_array(t._data, *t._meta[::2])
+    alias = Tensor._from_array(t._data, *t._meta[::2]) if hasattr(t, "_data") else Tensor._placeholder(*t._meta)
     if _C.current_interpreter() is not None:  # an enclosing gradient call
         record_on_tapes(_IDENTITY, (t, t.shape), alias)
     return alias

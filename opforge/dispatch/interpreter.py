@@ -15,6 +15,7 @@ one thread never see another thread's calls. Primitives import this module; the 
 from __future__ import annotations
 
 from opforge import _C
+from opforge.dispatch.plan import check_no_placeholders
 
 __all__ = ["Interpreter", "EvalInterpreter", "EVAL", "current_interpreter"]
 
@@ -54,7 +55,13 @@ class EvalInterpreter(Interpreter):
 
     def process_primitive(self, prim, args: tuple):
         out = _C.run_cached(prim, args)  # the C fast path's lookup, under any interpreter
-        return prim._plan_for(args)(args) if out is None else out
+        if out is not None:
+            return out
+        try:
+            return prim._plan_for(args)(args)
+        except AttributeError:  # a cached plan read the data of a placeholder: say which
+            check_no_placeholders(prim, args)
+            raise
 
 
 EVAL = EvalInterpreter()

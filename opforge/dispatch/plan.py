@@ -24,12 +24,14 @@ from opforge.dispatch import binding
 from opforge.errors import KernelNotFoundError
 from opforge.kernels.launch import make_launcher
 from opforge.kernels.selection import select_kernel
-from opforge.tensor import Tensor
+from opforge.tensor import PlaceholderError, Tensor
 
 __all__ = [
     "CpuFallbackWarning",
     "KernelLabel",
     "build_plan",
+    "call_metas",
+    "check_no_placeholders",
     "plan_key",
     "remember",
     "freeze",
@@ -166,8 +168,13 @@ def _backend(prim, args: tuple, tensor_pos: list) -> str:
     return name or context.get_context("device_target")
 
 
-def _normalise_outputs(prim, inferred: dict):
-    """Check what ``__infer__`` returned and give (shapes, dtypes) tuples, one entry per output."""
+def _is_dim(d, unknown: bool) -> bool:
+    return isinstance(d, (int, np.integer)) and not isinstance(d, bool) and (d >= 0 or (unknown and d == -1))
+
+
+def _normalise_outputs(prim, inferred: dict, unknown: bool = False):
+    """Check what ``__infer__`` returned and give (shapes, dtypes) tuples, one entry per output.
+    With ``unknown`` (abstract evaluation) a dim may be -1 and a shape (-2,) (an unknown rank)."""
     shape, dtype = inferred["shape"], inferred["dtype"]
     multi = isinstance(dtype, (tuple, list))
     shapes = tuple(shape) if multi else (shape,)
@@ -176,11 +183,12 @@ def _normalise_outputs(prim, inferred: dict):
         raise TypeError(f"For '{prim.name}', infer gave {len(shapes)} shapes but {len(dtypes)} dtypes.")
     out_shapes = []
     for s in shapes:
-        if not isinstance(s, (list, tuple)) or not all(
-            isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0 for d in s
+        if not isinstance(s, (list, tuple)) or not (
+            all(_is_dim(d, unknown) for d in s) or (unknown and len(s) == 1 and s[0] == -2)
         ):
             raise TypeError(f"For '{prim.name}', infer_shape must give a list of non-negative ints, but gave {s!r}.")
-        out_shapes.append(_checked_shape(prim.name, tuple(int(d) for d in s)))
+        shape = tuple(int(d) for d in s)
+        out_shapes.append(shape if unknown else _checked_shape(prim.name, shape))
     for d in dtypes:
         if not isinstance(d, mstype.Type):
             raise TypeError(f"For '{prim.name}', infer_dtype must give an opforge dtype, but gave {d!r}.")
@@ -214,6 +222,30 @@ def _check_fits(prim_name: str, device, shapes: tuple, dtypes: tuple) -> None:
 
 def build_plan(prim, args: tuple):
     """Everything a call needs that depends only on metas, then the function that runs it."""
+    check_no_placeholders(prim, args)
+    call = call_metas(prim, args)
+    if prim._has_infer_value():
+        return _value_plan(prim, call.defaults, _try_kernel_plan(call))
+    return _kernel_plan(call)
+
+
+def check_no_placeholders(prim, args: tuple) -> None:
+    """A PlaceholderError naming the input when a Tensor argument (or an element of a tuple of
+    Tensors) has no data: a kernel cannot run on a placeholder."""
+    for i, a in enumerate(args):
+        for k, t in enumerate(a if is_tensor_sequence(a) else (a,)):
+            if isinstance(t, Tensor) and not hasattr(t, "_data"):
+                name = prim._arg_name(i) if a is t else f"{prim._arg_name(i)}[{k}]"
+                raise PlaceholderError(
+                    f"For '{prim.name}', the input '{name}' is a placeholder (shape {list(t.shape)}, dtype "
+                    f"{t.dtype}): it has no data to run a kernel on. Give it data, or run the code under "
+                    f"opforge.eval_shape to get the output shapes and dtypes."
+                )
+
+
+def call_metas(prim, args: tuple) -> _Call:
+    """Bind and promote a call's arguments and give every input's meta as inference takes it
+    (``{'shape', 'dtype', 'value'}``): what plans and abstract evaluation (dispatch/abstract.py) share."""
     signature = prim._signature()
     n_given = len(args)
     if signature:
@@ -245,10 +277,7 @@ def build_plan(prim, args: tuple):
             metas.append({"shape": a, "dtype": a, "value": a})
 
     backend = _backend(prim, args, tensor_pos)
-    call = _Call(prim, args, backend, tensor_pos, metas, const_values, targets, defaults)
-    if prim._has_infer_value():
-        return _value_plan(prim, defaults, _try_kernel_plan(call))
-    return _kernel_plan(call)
+    return _Call(prim, args, backend, tensor_pos, metas, const_values, targets, defaults)
 
 
 class _Call(NamedTuple):

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from opforge import context
 from opforge.jit import JitFunction
-from opforge.tensor import Parameter
+from opforge.tensor import Parameter, Tensor
 
 __all__ = ["Cell", "SequentialCell", "CellList"]
 
@@ -201,6 +201,9 @@ class Cell:
         raise NotImplementedError(f"For '{type(self).__name__}', define construct().")
 
     def __call__(self, *args, **kwargs):
+        specs = self.__dict__.get("_dynamic_shape_inputs")
+        if specs is not None:
+            _check_call_inputs(type(self).__name__, specs, args)
         if context.graph_mode():
             return self._graph(*args, **kwargs)
         return self.construct(*args, **kwargs)
@@ -213,6 +216,18 @@ class Cell:
             jitted = JitFunction(self.construct)
             object.__setattr__(self, "_jit_construct", jitted)
         return jitted
+
+    # -- dynamic shapes (docs/dynamic_shape.md) -------------------------------------------------
+    def set_inputs(self, *inputs) -> None:
+        """The input specs of later calls, as MindSpore's: placeholders such as
+        ``Tensor(shape=[None, 3], dtype=mstype.float32)`` (a None / -1 dim may vary, the shape None an
+        unknown rank) or concrete Tensors. Each call is checked against them (count, dtype, rank and
+        every known dim); ``opforge.eval_shape(cell)`` and ``jit`` read them (``get_inputs``)."""
+        object.__setattr__(self, "_dynamic_shape_inputs", tuple(inputs))
+
+    def get_inputs(self):
+        """The specs given to ``set_inputs``, or None."""
+        return self.__dict__.get("_dynamic_shape_inputs")
 
     # -- printing -------------------------------------------------------------------------------
     def extend_repr(self) -> str:
@@ -341,3 +356,22 @@ def _view(new: Cell, cells: OrderedDict, index: slice) -> Cell:
     for i, cell in enumerate(list(cells.values())[index]):
         new._cells[str(i)] = cell
     return new
+
+
+def _check_call_inputs(cell_name: str, specs: tuple, args: tuple) -> None:
+    """A call's inputs against the specs of ``set_inputs``: a clear error naming the cell and input."""
+    where = f"For '{cell_name}', the inputs were set by set_inputs"
+    if len(args) != len(specs):
+        raise TypeError(f"{where} to {len(specs)} inputs, but the call got {len(args)}.")
+    for i, (spec, arg) in enumerate(zip(specs, args)):
+        if not isinstance(spec, Tensor):
+            continue
+        if not isinstance(arg, Tensor):
+            raise TypeError(f"{where}: input {i} must be a Tensor, but got {type(arg).__name__}.")
+        if arg.dtype != spec.dtype:
+            raise TypeError(f"{where}: input {i} must have dtype {spec.dtype}, but got {arg.dtype}.")
+        want, got = spec.shape, arg.shape
+        if want == (-2,) or got == (-2,):
+            continue
+        if len(got) != len(want) or any(w >= 0 and g >= 0 and w != g for w, g in zip(want, got)):
+            raise ValueError(f"{where}: input {i} must have shape {list(want)} (-1: any size), but got {list(got)}.")

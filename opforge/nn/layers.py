@@ -150,7 +150,7 @@ class Dense(Cell):
 
     def construct(self, x):
         shape = x.shape
-        if not shape or shape[-1] != self.in_channels:
+        if not shape or shape[-1] not in (self.in_channels, -1):  # -1: a placeholder's unknown dim
             raise ValueError(
                 f"For 'Dense', the input's last dimension must be in_channels={self.in_channels}, "
                 f"but got shape {list(shape)}."
@@ -182,7 +182,10 @@ class Flatten(Cell):
     def construct(self, x):
         if x.ndim < 1:
             raise ValueError(f"For 'Flatten', the input must have at least 1 dimension, but got shape {list(x.shape)}.")
-        return self.reshape(x, (x.shape[0], -1) if x.shape[0] else (0, int(np.prod(x.shape[1:]))))
+        n, rest = x.shape[0], x.shape[1:]
+        if n < 0 and all(d >= 0 for d in rest):  # a placeholder's unknown batch: the rest is known
+            return self.reshape(x, (-1, int(np.prod(rest))))
+        return self.reshape(x, (n, -1) if n else (0, int(np.prod(rest))))
 
 
 class Dropout(Cell):

@@ -107,7 +107,8 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
                 f"For 'SoftmaxCrossEntropyWithLogits', the 'logits' must be 2-D [N, C], but got {list(logits.shape)}."
             )
         expected = logits.shape[:1] if self.sparse else logits.shape
-        if labels.shape != expected:
+        got = labels.shape
+        if len(got) != len(expected) or any(a != b and a >= 0 and b >= 0 for a, b in zip(got, expected)):
             kind = "class indices [N]" if self.sparse else "probabilities [N, C]"
             raise ValueError(
                 f"For 'SoftmaxCrossEntropyWithLogits' (sparse={self.sparse}), the 'labels' must be {kind} with "

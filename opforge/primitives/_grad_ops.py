@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _Operator
+from opforge.primitives._utils import _Operator, merge_shapes, same_dim, same_shape
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -38,12 +38,12 @@ class _ActivationGrad(_Operator):
     arg_names = ("dy", "y")
 
     def infer_shape(self, a, b):
-        if list(a) != list(b):
+        if not same_shape(a, b):
             raise ValueError(
                 f"For '{self.name}', '{self.arg_names[0]}' and '{self.arg_names[1]}' must have the same shape, "
                 f"but got {list(a)} and {list(b)}."
             )
-        return a
+        return merge_shapes(a, b)
 
     def infer_dtype(self, a, b):
         args = {self.arg_names[0]: a, self.arg_names[1]: b}
@@ -116,7 +116,7 @@ class _MinMaxGrad(_Operator):
     def infer_shape(self, x_shape, y_shape, dout_shape):
         for name, shape in (("x", x_shape), ("y", y_shape)):
             lead = len(dout_shape) - len(shape)
-            if lead < 0 or any(d not in (1, dout_shape[lead + i]) for i, d in enumerate(shape)):
+            if lead < 0 or any(d != 1 and not same_dim(d, dout_shape[lead + i]) for i, d in enumerate(shape)):
                 raise ValueError(
                     f"For '{self.name}', the '{name}' of shape {list(shape)} must broadcast to the shape of 'dout' "
                     f"{list(dout_shape)}, but it does not."
@@ -165,12 +165,12 @@ class GeLUGrad(_Operator):
 
     def infer_shape(self, dy, x, y):
         for name, shape in (("x", x), ("y", y)):
-            if list(shape) != list(dy):
+            if not same_shape(shape, dy):
                 raise ValueError(
                     f"For '{self.name}', 'dy' and '{name}' must have the same shape, "
                     f"but got {list(dy)} and {list(shape)}."
                 )
-        return dy
+        return merge_shapes(dy, x, y)
 
     def infer_dtype(self, dy, x, y):
         return validator.check_tensors_dtypes_same_and_valid({"dy": dy, "x": x, "y": y}, mstype.float_type, self.name)
@@ -228,16 +228,18 @@ class BatchNormGrad(_Operator):
         )
 
     def infer_shape(self, dy, x, scale, mean, var):
-        if list(dy) != list(x):
+        if not same_shape(dy, x):
             raise ValueError(
                 f"For '{self.name}', 'dy' and 'x' must have the same shape, but got {list(dy)} and {list(x)}."
             )
         if len(x) < 2:
             raise ValueError(f"For '{self.name}', the 'x' must have rank 2 or more, but got shape {list(x)}.")
         for name, shape in (("scale", scale), ("reserve_space_1", mean), ("reserve_space_2", var)):
-            if list(shape) != [x[1]]:
+            if not same_shape(shape, [x[1]]):
                 raise ValueError(f"For '{self.name}', the '{name}' must have shape [{x[1]}], but got {list(shape)}.")
-        return x, scale, scale
+        x = merge_shapes(x, dy)
+        c = merge_shapes([x[1]], scale, mean, var)
+        return [x[0], *c, *x[2:]], c, c
 
     def infer_dtype(self, dy, x, scale, mean, var):
         args = {"dy": dy, "x": x, "scale": scale, "reserve_space_1": mean, "reserve_space_2": var}
@@ -279,7 +281,7 @@ class LayerNormGrad(_Operator):
             ("gamma", gamma, list(x[axes[1] :])),
         )
         for name, shape, want in checks:
-            if list(shape) != want:
+            if not same_shape(shape, want):
                 raise ValueError(f"For '{self.name}', the '{name}' must have shape {want}, but got {list(shape)}.")
         return x, gamma, gamma
 
@@ -304,7 +306,7 @@ class SliceGrad(_Operator):
         from opforge.primitives.array_ops import slice_shape
 
         want = slice_shape(self.name, x_shape, begin, size)
-        if list(dy_shape) != list(want):
+        if not same_shape(dy_shape, want):
             raise ValueError(
                 f"For '{self.name}', the 'dy' must have the slice's shape {want}, but got {list(dy_shape)}."
             )
@@ -353,7 +355,7 @@ class StridedSliceGrad(_Operator):
             _check_int_tuple(self.name, "strides", strides),
             masks,
         )[1]
-        if list(dy_shape) != list(want):
+        if not same_shape(dy_shape, want):
             raise ValueError(
                 f"For '{self.name}', the 'dy' must have the slice's shape {want}, but got {list(dy_shape)}."
             )
@@ -386,11 +388,11 @@ class DropoutGrad(_Operator):
         self.init_prim_io_names(inputs=["dy", "mask"], outputs=["output"])
 
     def infer_shape(self, dy, mask):
-        if list(dy) != list(mask):
+        if not same_shape(dy, mask):
             raise ValueError(
                 f"For '{self.name}', 'dy' and 'mask' must have the same shape, but got {list(dy)} and {list(mask)}."
             )
-        return dy
+        return merge_shapes(dy, mask)
 
     def infer_dtype(self, dy, mask):
         return validator.check_tensors_dtypes_same_and_valid({"dy": dy, "mask": mask}, mstype.float_type, self.name)
@@ -410,12 +412,12 @@ class SmoothL1LossGrad(_Operator):
 
     def infer_shape(self, prediction, target, dout):
         want = list(prediction) if self.reduction == "none" else []
-        if list(target) != list(prediction) or list(dout) != want:
+        if not same_shape(target, prediction) or not same_shape(dout, want):
             raise ValueError(
                 f"For '{self.name}', the 'target' must have the shape of 'prediction' {list(prediction)} and the "
                 f"'dout' shape {want}, but got {list(target)} and {list(dout)}."
             )
-        return prediction
+        return merge_shapes(prediction, target, *([dout] if self.reduction == "none" else []))
 
     def infer_dtype(self, prediction, target, dout):
         args = {"prediction": prediction, "target": target, "dout": dout}
@@ -437,7 +439,7 @@ class NLLLossGrad(_Operator):
         self.init_prim_io_names(inputs=["x", "loss_grad", "target", "weight", "total_weight"], outputs=["x_grad"])
 
     def infer_shape(self, logits, loss_grad, labels, weight, total_weight):
-        if len(logits) not in (1, 2) or list(weight) != [logits[-1]]:
+        if len(logits) not in (1, 2) or not same_shape(weight, [logits[-1]]):
             raise ValueError(
                 f"For '{self.name}', the 'logits' must be 1-D or 2-D and 'weight' [C], but got {list(logits)} "
                 f"and {list(weight)}."

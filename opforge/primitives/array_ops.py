@@ -10,7 +10,17 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _InplaceAssign, _Operator
+from opforge.primitives._utils import (
+    UNKNOWN_DIM,
+    UNKNOWN_RANK,
+    _InplaceAssign,
+    _Operator,
+    has_unknown,
+    is_unknown_rank,
+    merge_dim,
+    require_known,
+    same_dim,
+)
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -82,6 +92,8 @@ class Cast(_Operator):
     def __init__(self):
         self.init_prim_io_names(inputs=["input_x", "dtype"], outputs=["output"])
 
+    unknown_rank_ok = True
+
     def infer_shape(self, x_shape, dtype):
         return x_shape
 
@@ -104,6 +116,8 @@ class Reshape(_Operator):
     def __init__(self):
         self.init_prim_io_names(inputs=["tensor", "shape"], outputs=["output"])
 
+    unknown_rank_ok = True
+
     def infer_shape(self, x_shape, shape):
         shape = list(_check_int_tuple(self.name, "shape", shape))
         size = math.prod(x_shape)
@@ -111,6 +125,15 @@ class Reshape(_Operator):
         if len(unknown) > 1 or any(d < -1 for d in shape):
             raise ValueError(f"For '{self.name}', the 'shape' may hold one -1 and no other negative, but got {shape}.")
         known = math.prod(d for d in shape if d != -1)
+        if has_unknown(x_shape):  # the size is unknown: a -1 in 'shape' stays unknown (unless nothing is left)
+            if unknown and known == 0:
+                raise ValueError(f"For '{self.name}', cannot reshape {list(x_shape)} into {shape}.")
+            if not is_unknown_rank(x_shape) and 0 in x_shape:  # the size is 0 all the same
+                if known != 0 and not unknown:
+                    raise ValueError(f"For '{self.name}', cannot reshape {list(x_shape)} (size 0) into {shape}.")
+                if unknown:
+                    shape[unknown[0]] = 0
+            return shape
         if unknown:
             if known == 0 or size % known:
                 raise ValueError(f"For '{self.name}', cannot reshape {list(x_shape)} (size {size}) into {shape}.")
@@ -162,6 +185,8 @@ class Squeeze(_Operator):
     def infer_shape(self, x_shape):
         ndim = len(x_shape)
         if not self.axis:
+            if has_unknown(x_shape):  # an unknown dim may be 1: the rank of the result is unknown
+                return [UNKNOWN_RANK]
             return [d for d in x_shape if d != 1]
         axes = []
         for a in self.axis:
@@ -173,7 +198,7 @@ class Squeeze(_Operator):
             a %= ndim
             if a in axes:
                 raise ValueError(f"For '{self.name}', the 'axis' {list(self.axis)} has the axis {a} twice.")
-            if x_shape[a] != 1:
+            if x_shape[a] not in (1, UNKNOWN_DIM):
                 raise ValueError(
                     f"For '{self.name}', the dim {a} of 'x' {list(x_shape)} to squeeze must be 1, but got {x_shape[a]}."
                 )
@@ -253,7 +278,7 @@ class BroadcastTo(_Operator):
             have = x_shape[i - lead]
             if d == -1:
                 d = have
-            if have not in (d, 1):
+            if have not in (d, 1) and have >= 0 and d >= 0:
                 raise ValueError(
                     f"For '{self.name}', 'x' of shape {list(x_shape)} cannot broadcast to 'shape' {target}: "
                     f"the dim {i - lead} of 'x' is {have}, which is neither 1 nor {d}."
@@ -315,6 +340,8 @@ class _ConstantLike(_Operator):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    unknown_rank_ok = True
 
     def infer_shape(self, x_shape):
         return x_shape
@@ -483,12 +510,13 @@ class Concat(_Operator):
         axis = _norm_axis(self.name, self.axis, ndim)
         out = list(first)
         for i, s in enumerate(x_shapes[1:], 1):
-            if len(s) != ndim or any(a != b for d, (a, b) in enumerate(zip(s, first)) if d != axis):
+            if len(s) != ndim or any(not same_dim(a, b) for d, (a, b) in enumerate(zip(s, out)) if d != axis):
                 raise ValueError(
                     f"For '{self.name}', every element of 'input_x' must have the shape of 'input_x[0]' {first} except "
                     f"along 'axis' {axis}, but 'input_x[{i}]' has shape {list(s)}."
                 )
-            out[axis] += s[axis]
+            along = UNKNOWN_DIM if out[axis] < 0 or s[axis] < 0 else out[axis] + s[axis]
+            out = [along if d == axis else merge_dim(a, b) for d, (a, b) in enumerate(zip(out, s))]
         return out
 
     def infer_dtype(self, x_dtypes):
@@ -509,11 +537,12 @@ class Stack(_Operator):
             raise TypeError(f"For '{self.name}', the 'input_x' must be a tuple of Tensors.")
         first = list(x_shapes[0])
         for i, s in enumerate(x_shapes[1:], 1):
-            if list(s) != first:
+            if len(s) != len(first) or not all(same_dim(a, b) for a, b in zip(first, s)):
                 raise ValueError(
-                    f"For '{self.name}', every element of 'input_x' must have the shape of 'input_x[0]' {first}, "
-                    f"but 'input_x[{i}]' has shape {list(s)}."
+                    f"For '{self.name}', every element of 'input_x' must have the shape of 'input_x[0]' "
+                    f"{list(x_shapes[0])}, but 'input_x[{i}]' has shape {list(s)}."
                 )
+            first = [merge_dim(a, b) for a, b in zip(first, s)]
         axis = _norm_axis(self.name, self.axis, len(first) + 1)
         return first[:axis] + [len(x_shapes)] + first[axis:]
 
@@ -541,13 +570,14 @@ class Split(_Operator):
         if ndim == 0:
             raise ValueError(f"For '{self.name}', the 'x' must have at least 1 dim, but got a 0-d Tensor.")
         axis = _norm_axis(self.name, self.axis, ndim)
-        if x_shape[axis] % self.output_num:
+        if x_shape[axis] >= 0 and x_shape[axis] % self.output_num:
             raise ValueError(
                 f"For '{self.name}', the dim {axis} of 'x' {list(x_shape)} must be divisible by 'output_num' "
                 f"{self.output_num}, but got {x_shape[axis]}."
             )
         part = list(x_shape)
-        part[axis] //= self.output_num
+        if part[axis] >= 0:
+            part[axis] //= self.output_num
         return tuple(list(part) for _ in range(self.output_num))
 
     def infer_dtype(self, x_dtype):
@@ -574,6 +604,10 @@ class Unstack(_Operator):
             raise ValueError(f"For '{self.name}', the 'x' must have at least 1 dim, but got a 0-d Tensor.")
         axis = _norm_axis(self.name, self.axis, ndim)
         count = x_shape[axis]
+        if count < 0:  # the number of outputs is the dim's size: known only when 'num' gives it
+            if self.num is None:
+                require_known(self.name, "x", x_shape, [axis], "the number of outputs is the size of 'axis'")
+            count = self.num
         if count == 0:
             raise ValueError(f"For '{self.name}', cannot unstack the zero-size dim {axis} of 'x' {list(x_shape)}.")
         if self.num is not None and self.num != count:
@@ -608,6 +642,14 @@ def slice_shape(prim_name, x_shape, begin, size) -> list:
         )
     out = []
     for d, (b, s, n) in enumerate(zip(begin, size, x_shape)):
+        if n < 0:  # an unknown dim: the slice is checked against it when its size is known
+            if b < 0 or s < -1:
+                raise ValueError(
+                    f"For '{prim_name}', the slice begin {list(begin)} size {list(size)} must lie within 'x' "
+                    f"{list(x_shape)}, but dim {d} does not (begin {b}, size {s})."
+                )
+            out.append(UNKNOWN_DIM if s == -1 else s)
+            continue
         length = n - b if s == -1 else s
         if b < 0 or length < 0 or b + length > n:
             raise ValueError(
@@ -673,6 +715,17 @@ def strided_slice_walk(prim_name, x_shape, begin, end, strides, masks) -> tuple:
         size, step = x_shape[dim], strides[i]
         if step == 0:
             raise ValueError(f"For '{prim_name}', the 'strides' must not hold 0, but got {list(strides)}.")
+        if size < 0:  # an unknown dim: a shrunk one goes, any other slice of it has an unknown length
+            length = 1 if (shrink_mask >> i) & 1 else UNKNOWN_DIM
+            b, e = begin[i], end[i]
+            if length < 0 and not (begin_mask >> i) & 1 and not (end_mask >> i) & 1 and (b < 0) == (e < 0):
+                if (e - b) * step <= 0:  # from the same end, the slice runs the wrong way: empty for any size
+                    length = 0
+            walk.append((b, step, length))
+            if not (shrink_mask >> i) & 1:
+                out.append(length)
+            dim += 1
+            continue
         if (shrink_mask >> i) & 1:
             b = begin[i] + size if begin[i] < 0 else begin[i]
             if not 0 <= b < size:
@@ -787,7 +840,7 @@ class Tile(_Operator):
         if any(m < 0 for m in multiples):
             raise ValueError(f"For '{self.name}', each of 'multiples' must be >= 0, but got {list(multiples)}.")
         padded = [1] * (len(multiples) - len(x_shape)) + list(x_shape)
-        return [d * m for d, m in zip(padded, multiples)]
+        return [d * m if d >= 0 or m == 0 else UNKNOWN_DIM for d, m in zip(padded, multiples)]
 
     def infer_dtype(self, x_dtype, multiples):
         return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
@@ -805,12 +858,14 @@ class Select(_Operator):
         self.init_prim_io_names(inputs=["condition", "x", "y"], outputs=["output"])
 
     def infer_shape(self, cond_shape, x_shape, y_shape):
-        if not list(cond_shape) == list(x_shape) == list(y_shape):
+        if not len(cond_shape) == len(x_shape) == len(y_shape) or not all(
+            same_dim(a, b) and same_dim(b, c) and same_dim(a, c) for a, b, c in zip(cond_shape, x_shape, y_shape)
+        ):
             raise ValueError(
                 f"For '{self.name}', the 'cond', 'x' and 'y' must have one shape, but got {list(cond_shape)}, "
                 f"{list(x_shape)} and {list(y_shape)}."
             )
-        return list(x_shape)
+        return [merge_dim(merge_dim(a, b), c) for a, b, c in zip(cond_shape, x_shape, y_shape)]
 
     def infer_dtype(self, cond_dtype, x_dtype, y_dtype):
         validator.check_tensor_dtype_valid("cond", cond_dtype, (mstype.bool_,), self.name)
@@ -855,6 +910,7 @@ class Gather(_Operator):
 def _nd_shape(prim_name, x, indices, x_name="input_x") -> list:
     if not indices:
         raise ValueError(f"For '{prim_name}', the 'indices' must have at least 1 dim, but got 0-d.")
+    require_known(prim_name, "indices", indices, [len(indices) - 1], "its last dim is the depth of each index")
     k = indices[-1]
     if k > len(x) or k > 8:
         raise ValueError(
@@ -904,7 +960,7 @@ class ScatterNdUpdate(_Operator):
 
     def infer_shape(self, x, indices, updates):
         want = _nd_shape(self.name, x, indices)
-        if list(updates) != want:
+        if len(updates) != len(want) or not all(same_dim(a, b) for a, b in zip(updates, want)):
             raise ValueError(f"For '{self.name}', the 'updates' must have shape {want}, but got {list(updates)}.")
         return list(x)
 
@@ -931,7 +987,7 @@ class UnsortedSegmentSum(_Operator):
     def infer_shape(self, x, ids, num_segments):
         validator.check_value_type("num_segments", num_segments, [int], self.name)
         validator.check_non_negative_int(num_segments, "num_segments", self.name)
-        if len(ids) > len(x) or list(x[: len(ids)]) != list(ids):
+        if len(ids) > len(x) or not all(same_dim(a, b) for a, b in zip(x, ids)):
             raise ValueError(
                 f"For '{self.name}', the 'segment_ids' shape {list(ids)} must be a prefix of the 'x' shape {list(x)}."
             )
@@ -1017,7 +1073,7 @@ class TopK(_Operator):
         validator.check_value_type("k", k, [int], self.name)
         if not x:
             raise ValueError(f"For '{self.name}', the 'input_x' must have at least 1 dim, but got 0-d.")
-        if not 0 <= k <= x[-1]:
+        if not 0 <= k <= (x[-1] if x[-1] >= 0 else k):
             raise ValueError(
                 f"For '{self.name}', the 'k' must be in [0, {x[-1]}] (the last dim of 'input_x'), but got {k}."
             )

@@ -16,7 +16,7 @@ the window's elements inside the input, count_include_pad=False, as MindSpore's 
 from __future__ import annotations
 
 from opforge import dtype as mstype
-from opforge.primitives._utils import _Operator
+from opforge.primitives._utils import UNKNOWN_DIM, _Operator, merge_shapes, same_shape
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
@@ -81,6 +81,9 @@ def conv_output_and_pads(prim_name, size, kernel, stride, dilation, pad_mode, pa
     ``pad_mode`` is any case of valid/same/pad, ``pad`` is (before, after) for "pad"."""
     mode = pad_mode.lower()
     span = dilation * (kernel - 1) + 1
+    if size < 0:  # an unknown input dim: an unknown output dim (the padding of "same" too)
+        before, after = pad if mode == "pad" else (UNKNOWN_DIM, UNKNOWN_DIM) if mode == "same" else (0, 0)
+        return UNKNOWN_DIM, before, after
     if mode == "valid":
         out, before, after = -(-(size - span + 1) // stride), 0, 0
     elif mode == "same":
@@ -157,12 +160,12 @@ class _ConvBase(_Operator):
     def _check_weight(self, w_shape, in_channels, w_name="weight") -> None:
         _check_4d(self.name, w_name, w_shape)
         want = [self.out_channel, None, *self.kernel_size]
-        if w_shape[0] != self.out_channel or list(w_shape[2:]) != list(self.kernel_size):
+        if not same_shape(w_shape, [self.out_channel, w_shape[1], *self.kernel_size]):
             raise ValueError(
                 f"For '{self.name}', the '{w_name}' must have shape [out_channel={self.out_channel}, "
                 f"in_channel/group, {want[2]}, {want[3]}], but got {list(w_shape)}."
             )
-        if in_channels != w_shape[1] * self.group:
+        if in_channels >= 0 and w_shape[1] >= 0 and in_channels != w_shape[1] * self.group:
             raise ValueError(
                 f"For '{self.name}', the input channels {in_channels} must equal the '{w_name}' dim 1 "
                 f"({w_shape[1]}) times 'group' ({self.group}), but they do not."
@@ -172,10 +175,11 @@ class _ConvBase(_Operator):
         if (
             not isinstance(size, (tuple, list))
             or len(size) != 4
-            or any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in size)
+            or any(isinstance(d, bool) or not isinstance(d, int) or d < UNKNOWN_DIM for d in size)
         ):
             raise ValueError(
-                f"For '{self.name}', the '{arg_name}' must be a tuple of 4 non-negative ints, but got {size!r}."
+                f"For '{self.name}', the '{arg_name}' must be a tuple of 4 non-negative ints (-1: an unknown dim, "
+                f"from a placeholder's shape), but got {size!r}."
             )
         return list(size)
 
@@ -255,7 +259,7 @@ class Conv2DBackpropInput(_ConvBase):
         _check_4d(self.name, "out_backprop", dout_shape)
         self._check_weight(w_shape, size[1], "filter")
         want = [size[0], self.out_channel, *self._out_hw(size[2], size[3])]
-        if list(dout_shape) != want:
+        if not same_shape(dout_shape, want):
             raise ValueError(
                 f"For '{self.name}', the 'out_backprop' must have the Conv2D output shape {want} for input_size "
                 f"{size}, but got {list(dout_shape)}."
@@ -298,7 +302,7 @@ class Conv2DBackpropFilter(_ConvBase):
         _check_4d(self.name, "input", x_shape)
         self._check_weight(size, x_shape[1], "filter_size")
         want = [x_shape[0], self.out_channel, *self._out_hw(x_shape[2], x_shape[3])]
-        if list(dout_shape) != want:
+        if not same_shape(dout_shape, want):
             raise ValueError(
                 f"For '{self.name}', the 'out_backprop' must have the Conv2D output shape {want} for input "
                 f"{list(x_shape)}, but got {list(dout_shape)}."
@@ -373,7 +377,7 @@ class _PoolGrad(_PoolBase):
     def infer_shape(self, x_shape, out_shape, dout_shape):
         want = self._out_shape(x_shape)
         for arg, shape in (("out_origin", out_shape), ("grad", dout_shape)):
-            if list(shape) != want:
+            if not same_shape(shape, want):
                 raise ValueError(
                     f"For '{self.name}', the '{arg}' must have the pooled shape {want} of 'x_origin' "
                     f"{list(x_shape)}, but got {list(shape)}."
@@ -409,17 +413,17 @@ class MaxPoolGradGrad(_PoolBase):
 
     def infer_shape(self, x_shape, out_shape, grad_shape):
         want = self._out_shape(x_shape)
-        if list(out_shape) != want:
+        if not same_shape(out_shape, want):
             raise ValueError(
                 f"For '{self.name}', the 'out_origin' must have the pooled shape {want} of 'x_origin' "
                 f"{list(x_shape)}, but got {list(out_shape)}."
             )
-        if list(grad_shape) != list(x_shape):
+        if not same_shape(grad_shape, x_shape):
             raise ValueError(
                 f"For '{self.name}', the 'grad' must have the shape of 'x_origin' {list(x_shape)}, "
                 f"but got {list(grad_shape)}."
             )
-        return want
+        return merge_shapes(want, out_shape)
 
     def infer_dtype(self, x_dtype, out_dtype, grad_dtype):
         args = {"x_origin": x_dtype, "out_origin": out_dtype, "grad": grad_dtype}

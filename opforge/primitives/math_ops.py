@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _InplaceAssign, _Operator, broadcast_shape
+from opforge.primitives._utils import (
+    _InplaceAssign,
+    _Operator,
+    broadcast_shape,
+    merge_dim,
+    same_dim,
+)
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
@@ -77,6 +83,7 @@ class _BinaryOp(_Operator):
         sig.make_sig("y", dtype=sig.sig_dtype.T),
     )
     valid_dtypes = mstype.number_type
+    unknown_rank_ok = True
 
     @prim_attr_register
     def __init__(self):
@@ -151,6 +158,7 @@ class Equal(_BinaryOp):
 
 class _UnaryOp(_Operator):
     valid_dtypes = mstype.float_type
+    unknown_rank_ok = True
 
     @prim_attr_register
     def __init__(self):
@@ -267,7 +275,7 @@ class MatMul(_Operator):
             raise ValueError(f"For '{self.name}', the inputs must be 2-D, but got shapes {list(x1)} and {list(x2)}.")
         m, k1 = (x1[1], x1[0]) if self.transpose_a else (x1[0], x1[1])
         k2, n = (x2[1], x2[0]) if self.transpose_b else (x2[0], x2[1])
-        if k1 != k2:
+        if not same_dim(k1, k2):
             raise ValueError(
                 f"For '{self.name}', the inner dimensions must match (transpose_a={self.transpose_a}, "
                 f"transpose_b={self.transpose_b}), but got shapes {list(x1)} and {list(x2)}."
@@ -640,11 +648,12 @@ class AddN(_Operator):
             raise TypeError(f"For '{self.name}', the 'x' must be a tuple of Tensors.")
         first = list(inputs[0])
         for i, s in enumerate(inputs[1:], 1):
-            if list(s) != first:
+            if len(s) != len(first) or not all(same_dim(a, b) for a, b in zip(first, s)):
                 raise ValueError(
-                    f"For '{self.name}', every element of 'x' must have the shape of 'x[0]' {first}, but 'x[{i}]' "
-                    f"has shape {list(s)}."
+                    f"For '{self.name}', every element of 'x' must have the shape of 'x[0]' {list(inputs[0])}, "
+                    f"but 'x[{i}]' has shape {list(s)}."
                 )
+            first = [merge_dim(a, b) for a, b in zip(first, s)]
         return first
 
     def infer_dtype(self, inputs):
@@ -685,7 +694,7 @@ class BatchMatMul(_Operator):
             )
         m, k1 = (x[-1], x[-2]) if self.transpose_a else (x[-2], x[-1])
         k2, n = (y[-1], y[-2]) if self.transpose_b else (y[-2], y[-1])
-        if k1 != k2:
+        if not same_dim(k1, k2):
             raise ValueError(
                 f"For '{self.name}', the inner dimensions must match (transpose_a={self.transpose_a}, "
                 f"transpose_b={self.transpose_b}), but got shapes {list(x)} and {list(y)}."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _Operator, broadcast_shape
+from opforge.primitives._utils import _Operator, broadcast_shape, has_unknown, merge_dim, merge_shapes, same_dim, same_shape
 from opforge.primitives.primitive import Primitive, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -40,6 +40,7 @@ class _Activation(_Operator):
     """An elementwise activation: same shape and dtype out; floats unless stated otherwise."""
 
     valid_dtypes = mstype.float_type
+    unknown_rank_ok = True
 
     def infer_shape(self, x_shape):
         return x_shape
@@ -110,12 +111,14 @@ class BiasAdd(_Operator):
         validator.check_int(len(x_shape), 2, Rel.GE, "input_x rank", self.name)
         validator.check_equal_int(len(b_shape), 1, "bias rank", self.name)
         channel = x_shape[1] if self.data_format == "NCHW" else x_shape[-1]
-        if b_shape[0] != channel:
+        if not same_dim(b_shape[0], channel):
             raise ValueError(
                 f"For '{self.name}', the 'bias' length must equal the channel dimension {channel} of "
                 f"'input_x' {list(x_shape)} ({self.data_format}), but got {b_shape[0]}."
             )
-        return x_shape
+        out = list(x_shape)
+        out[1 if self.data_format == "NCHW" else -1] = merge_dim(channel, b_shape[0])
+        return out
 
     def infer_dtype(self, x_dtype, b_dtype):
         args = {"input_x": x_dtype, "bias": b_dtype}
@@ -209,12 +212,13 @@ class SoftmaxCrossEntropyWithLogits(_Operator):
 
     def infer_shape(self, logits, labels):
         _check_logits_2d(self.name, logits)
-        if list(labels) != list(logits):
+        if not same_shape(labels, logits):
             raise ValueError(
                 f"For '{self.name}', the 'labels' must have the shape of 'logits' {list(logits)}, "
                 f"but got {list(labels)}."
             )
-        return [logits[0]], list(logits)
+        shape = merge_shapes(logits, labels)
+        return [shape[0]], shape
 
     def infer_dtype(self, logits, labels):
         dtype = validator.check_tensors_dtypes_same_and_valid(
@@ -246,12 +250,12 @@ class SparseSoftmaxCrossEntropyWithLogits(_Operator):
 
     def infer_shape(self, logits, labels):
         _check_logits_2d(self.name, logits)
-        if len(labels) != 1 or labels[0] != logits[0]:
+        if len(labels) != 1 or not same_dim(labels[0], logits[0]):
             raise ValueError(
                 f"For '{self.name}', the 'labels' must be 1-D [N] with N = {logits[0]} (the rows of 'logits' "
                 f"{list(logits)}), but got shape {list(labels)}."
             )
-        return list(logits) if self.is_grad else []
+        return [merge_dim(logits[0], labels[0]), logits[1]] if self.is_grad else []
 
     def infer_dtype(self, logits, labels):
         validator.check_tensor_dtype_valid("labels", labels, _LABEL_DTYPES, self.name)
@@ -263,7 +267,7 @@ class SparseSoftmaxCrossEntropyWithLogits(_Operator):
 
 
 def _check_scalar_shape(prim_name: str, arg_name: str, shape) -> None:
-    if not (len(shape) == 0 or list(shape) == [1]):
+    if not (len(shape) == 0 or (len(shape) == 1 and shape[0] in (1, -1))):
         raise ValueError(
             f"For '{prim_name}', the '{arg_name}' must be a scalar (a number, or a Tensor of shape [] or [1]), "
             f"but got shape {list(shape)}."
@@ -272,7 +276,7 @@ def _check_scalar_shape(prim_name: str, arg_name: str, shape) -> None:
 
 def _check_same_shape(prim_name: str, ref_name: str, ref, others: dict) -> None:
     for name, shape in others.items():
-        if list(shape) != list(ref):
+        if not same_shape(shape, ref):
             raise ValueError(
                 f"For '{prim_name}', the '{name}' must have the shape of '{ref_name}' {list(ref)}, "
                 f"but got {list(shape)}."
@@ -463,7 +467,7 @@ def _check_norm_vectors(prim_name: str, x_shape, vectors: dict, channel_axis: in
         raise ValueError(f"For '{prim_name}', the 'input_x' must have rank 2 or more, but got shape {list(x_shape)}.")
     channels = x_shape[channel_axis]
     for name, shape in vectors.items():
-        if list(shape) != [channels]:
+        if not same_shape(shape, [channels]):
             raise ValueError(
                 f"For '{prim_name}', the '{name}' must have shape [{channels}] (the channel dim of 'input_x' "
                 f"{list(x_shape)}), but got {list(shape)}."
@@ -524,8 +528,8 @@ class BatchNorm(_Operator):
 
     def infer_shape(self, x, scale, bias, mean, variance):
         _check_norm_vectors(self.name, x, {"scale": scale, "bias": bias, "mean": mean, "variance": variance})
-        c = [x[1]]
-        return x, c, c, c, c
+        c = merge_shapes([x[1]], scale, bias, mean, variance)
+        return [x[0], *c, *x[2:]], c, c, c, c
 
     def infer_dtype(self, x, scale, bias, mean, variance):
         args = {"input_x": x, "scale": scale, "bias": bias, "mean": mean, "variance": variance}
@@ -568,6 +572,8 @@ def _update_moving(momentum: float, x, mean, variance, batch_mean, batch_var) ->
     from opforge.tensor import Tensor
 
     def plain(t):  # the value without its history: the update is not differentiated
+        if not hasattr(t, "_data"):  # a placeholder (abstract evaluation)
+            return Tensor._placeholder(*t._meta)
         return Tensor._from_array(t._data, t._meta[0], t._meta[2])
 
     count = 1
@@ -625,7 +631,7 @@ class LayerNorm(_Operator):
         norm_axis, params_axis = self._axes(x)
         want = list(x[params_axis:])
         for name, shape in (("gamma", gamma), ("beta", beta)):
-            if list(shape) != want:
+            if not same_shape(shape, want):
                 raise ValueError(
                     f"For '{self.name}', the '{name}' must have shape {want} (the dims of 'input_x' {list(x)} from "
                     f"begin_params_axis={self.begin_params_axis}), but got {list(shape)}."
@@ -670,6 +676,8 @@ class Dropout(_Operator):
                 )
         self.init_prim_io_names(inputs=["x"], outputs=["output", "mask"])
 
+    unknown_rank_ok = True
+
     def infer_shape(self, x):
         return x, x
 
@@ -685,6 +693,8 @@ class L2Loss(_Operator):
     @prim_attr_register
     def __init__(self):
         self.init_prim_io_names(inputs=["x"], outputs=["output"])
+
+    unknown_rank_ok = True
 
     def infer_shape(self, x):
         return []
@@ -713,7 +723,7 @@ class SmoothL1Loss(_Operator):
 
     def infer_shape(self, logits, labels):
         _check_same_shape(self.name, "logits", logits, {"labels": labels})
-        return logits if self.reduction == "none" else []
+        return merge_shapes(logits, labels) if self.reduction == "none" else []
 
     def infer_dtype(self, logits, labels):
         args = {"logits": logits, "labels": labels}
@@ -742,8 +752,9 @@ class BCEWithLogitsLoss(_Operator):
 
     def infer_shape(self, logits, label, weight, pos_weight):
         _check_same_shape(self.name, "logits", logits, {"label": label})
+        logits = merge_shapes(logits, label)
         for name, shape in (("weight", weight), ("pos_weight", pos_weight)):
-            if broadcast_shape(self.name, logits, shape, "logits", name) != list(logits):
+            if not same_shape(broadcast_shape(self.name, logits, shape, "logits", name), logits):
                 raise ValueError(
                     f"For '{self.name}', the '{name}' must broadcast to the shape of 'logits' {list(logits)}, "
                     f"but got {list(shape)}."
@@ -766,7 +777,7 @@ class BCEWithLogitsLoss(_Operator):
             args = list(args)
             for i in (2, 3):  # the kernel takes weight and pos_weight in the shape of logits
                 a = args[i]
-                if isinstance(a, Tensor) and a.shape != logits.shape:
+                if isinstance(a, Tensor) and a.shape != logits.shape and not has_unknown(logits.shape):
                     target = broadcast_shape(self.name, logits.shape, a.shape, "logits", self._arg_name(i))
                     if tuple(target) == logits.shape:
                         args[i] = BroadcastTo(logits.shape)(a)
@@ -801,17 +812,19 @@ class NLLLoss(_Operator):
             raise ValueError(f"For '{self.name}', the 'logits' must be 1-D or 2-D, but got shape {list(logits)}.")
         n = logits[0] if len(logits) == 2 else None
         want = [n] if n is not None else [[], [1]]
-        if (n is not None and list(labels) != [n]) or (n is None and list(labels) not in ([], [1])):
+        if (n is not None and not same_shape(labels, [n])) or (
+            n is None and not (labels == [] or same_shape(labels, [1]))
+        ):
             raise ValueError(
                 f"For '{self.name}', the 'labels' must have shape {want[0] if n is not None else '[] or [1]'} for "
                 f"'logits' {list(logits)}, but got {list(labels)}."
             )
-        if list(weight) != [logits[-1]]:
+        if not same_shape(weight, [logits[-1]]):
             raise ValueError(
                 f"For '{self.name}', the 'weight' must have shape [{logits[-1]}] (the classes of 'logits'), "
                 f"but got {list(weight)}."
             )
-        loss = ([n] if n is not None else []) if self.reduction == "none" else []
+        loss = ([merge_dim(n, labels[0])] if n is not None else []) if self.reduction == "none" else []
         return loss, []
 
     def infer_dtype(self, logits, labels, weight):

@@ -170,7 +170,11 @@ class Primitive(metaclass=_PrimitiveType):
         args = tuple([plan.python_scalar(a) for a in args])  # NumPy scalars (in tuples too): Python numbers
         interpreter = _C.current_interpreter()
         if interpreter is None:
-            return self._plan_for(args)(args)
+            try:
+                return self._plan_for(args)(args)
+            except AttributeError:  # a cached plan read the data of a placeholder: say which
+                plan.check_no_placeholders(self, args)
+                raise
         return interpreter.process_primitive(self, args)
 
     def _plan_for(self, args: tuple):
