@@ -22,6 +22,7 @@ import functools
 from collections import OrderedDict
 
 from opforge import context
+from opforge.dispatch.abstract import eval_shape
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.dispatch.trace import TraceError, Tracer
@@ -147,9 +148,7 @@ class JitFunction:
 
     def lower(self, *specs, **kwargs):
         """The outputs (placeholder Tensors: shapes and dtypes) for inputs like ``specs``, without
-        running a kernel."""
-        from opforge.dispatch.abstract import eval_shape
-
+        running a kernel (``opforge.dispatch.abstract.eval_shape``)."""
         return eval_shape(self.fn, *specs, **kwargs)
 
     def __get__(self, obj, objtype=None):

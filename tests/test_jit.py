@@ -337,3 +337,38 @@ def _assert_same(got, want, where):
         return
     assert got.dtype == want.dtype and got.shape == want.shape, where
     np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=where)
+
+
+# -- dry runs and dynamic shapes ------------------------------------------------------------------
+
+
+def test_lower_gives_shapes_without_running_a_kernel():
+    net = nn.SequentialCell([nn.Dense(784, 32), nn.ReLU(), nn.Dense(32, 10)])
+    jf = opforge.jit(net)
+    with Profile() as prof:
+        out = jf.lower(Tensor(shape=[None, 784], dtype=mstype.float32))
+    assert tuple(out.shape) == (-1, 10) and out.dtype == mstype.float32
+    assert prof.stats() == [] and jf.traced == 0
+
+
+def test_one_trace_serves_every_batch_size_of_a_dynamic_signature():
+    net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3)])
+    spec = Tensor(shape=[None, 4], dtype=mstype.float32)
+    jf = opforge.jit(lambda x: ops.ReduceSum()(net(x), 1), input_signature=(spec,))
+    for batch in (2, 5, 7, 1, 9):
+        x = _f32(batch, 4, seed=batch)
+        np.testing.assert_allclose(jf(x).asnumpy(), ops.ReduceSum()(net(x), 1).asnumpy(), rtol=1e-6)
+    assert jf.traced == 2  # two shapes traced the same program: the rest replay it
+
+
+def test_a_trace_with_shape_dependent_constants_is_kept_per_shape(graph_mode):
+    class Scale(nn.Cell):
+        def construct(self, x):
+            return x * float(x.shape[0])  # a Python constant from the shape
+
+    cell = Scale()
+    cell.set_inputs(Tensor(shape=[None], dtype=mstype.float32))
+    for n in (2, 3, 4, 5):
+        x = _f32(n)
+        np.testing.assert_allclose(cell(x).asnumpy(), x.asnumpy() * n, rtol=1e-6)
+    assert cell._graph.traced == 4

@@ -14,6 +14,9 @@ Suites:
   gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
   1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
   block (32x64x56x56 -> 64 channels 3x3, pad 1). NumPy has no convolution: those columns are empty.
+- ``jit``: the MLP training step of ``train`` under ``opforge.jit`` (one trace, replayed), and a
+  chain of 20 elementwise operators (Add, Mul, ReLU, Neg, five times) on 16 floats, jitted: its
+  time per call divided by 20 is the replay's cost per operator.
 - ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
@@ -34,11 +37,12 @@ import time
 
 __all__ = ["SUITES", "measure", "threads_limited", "build_cases", "run", "render", "main"]
 
-SUITES = ("ops", "train", "conv")
+SUITES = ("ops", "train", "conv", "jit")
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
+    "jit": ("MLP train step (jit)", "20-op chain (jit)"),
 }
 LIBRARIES = ("opforge", "numpy", "torch")
 
@@ -235,8 +239,9 @@ def mlp_weights(np) -> tuple:
     return [w1, b1, w2, b2], x, y
 
 
-def opforge_step(np, opforge, weights, x, y) -> tuple:
-    """``(step, weights)``: one opforge.nn training step, and a function reading the weights back."""
+def opforge_step(np, opforge, weights, x, y, jit: bool = False) -> tuple:
+    """``(step, weights)``: one opforge.nn training step (traced once and replayed with ``jit``), and
+    a function reading the weights back."""
     from opforge import nn
 
     net = nn.SequentialCell(
@@ -246,6 +251,8 @@ def opforge_step(np, opforge, weights, x, y) -> tuple:
     )
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), nn.SGD(net.trainable_params(), learning_rate=LR))
+    if jit:
+        step = opforge.jit(step)
     tx, ty = opforge.Tensor(x), opforge.Tensor(y)
     params = net.trainable_params()
     return (lambda: step(tx, ty)), (lambda: [p.asnumpy() for p in params])
@@ -343,6 +350,57 @@ def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
     return cases
 
 
+def _jit_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
+    weights, x, y = mlp_weights(np)
+
+    def fresh() -> dict:
+        steps = {"opforge": opforge_step(np, opforge, weights, x, y, jit=True), "numpy": numpy_step(np, weights, x, y)}
+        if torch is not None:
+            steps["torch"] = torch_step(torch, weights, x, y)
+        return steps
+
+    gap = check_agreement(np, fresh())
+    log(f"  check: 3 jitted steps agree with NumPy's to {gap:.2g} (max |weight difference|)")
+    cases = [("MLP train step (jit)", f"{BATCH}x{IN}->{HIDDEN}->{OUT}", {k: v[0] for k, v in fresh().items()})]
+    cases.append(("20-op chain (jit)", "16", _chain_libs(np, opforge, torch)))
+    return cases
+
+
+def _chain_libs(np, opforge, torch) -> dict:
+    """20 elementwise calls on 16 floats: opforge jitted, NumPy and PyTorch eager."""
+    ops = opforge.ops
+    add, mul, relu, neg = ops.Add(), ops.Mul(), ops.ReLU(), ops.Neg()
+
+    def chain(a, b):
+        for _ in range(5):
+            a = neg(relu(mul(add(a, b), b)))
+        return a
+
+    a = np.linspace(-1, 1, 16, dtype=np.float32)
+    b = np.full(16, 0.5, np.float32)
+    jitted, ta, tb = opforge.jit(chain), opforge.Tensor(a), opforge.Tensor(b)
+    jitted(ta, tb)
+
+    def numpy_chain():
+        c = a
+        for _ in range(5):
+            c = -np.maximum((c + b) * b, 0)
+        return c
+
+    libs = {"opforge": lambda: jitted(ta, tb), "numpy": numpy_chain}
+    if torch is not None:
+        pa, pb = torch.from_numpy(a), torch.from_numpy(b)
+
+        def torch_chain():
+            c = pa
+            for _ in range(5):
+                c = -torch.relu((c + pb) * pb)
+            return c
+
+        libs["torch"] = torch_chain
+    return libs
+
+
 # (N, C, H, W, out channels, kernel, pad): LeNet's layers on batch 32, and a ResNet block.
 CONV_CASES = [
     (32, 1, 8, 8, 6, 3, 0),
@@ -427,11 +485,13 @@ def _lenet_case(np, opforge, torch) -> tuple:
 
 
 def build_cases(suite: str, np, opforge, torch, quick: bool = False, log=print) -> list:
-    """``(name, size label, {library: callable})`` for every case of ``suite`` ("ops", "train" or "conv")."""
+    """``(name, size label, {library: callable})`` for every case of ``suite`` (one of ``SUITES``)."""
     if suite == "ops":
         return _ops_cases(np, opforge, torch, quick)
     if suite == "conv":
         return _conv_cases(np, opforge, torch, quick)
+    if suite == "jit":
+        return _jit_cases(np, opforge, torch, quick, log)
     if suite == "train":
         return _train_cases(np, opforge, torch, quick, log)
     raise ValueError(f"unknown benchmark suite {suite!r}; suites: {', '.join(SUITES)}")
