@@ -25,7 +25,7 @@ from opforge import context
 from opforge.dispatch.abstract import eval_shape
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.plan import freeze
-from opforge.dispatch.trace import TraceError, Tracer
+from opforge.dispatch.trace import TraceError, Tracer, can_trace
 from opforge.kernels import registry
 from opforge.tensor import Tensor
 
@@ -108,9 +108,8 @@ class JitFunction:
         trace = self._traces.get(key)
         if trace is not None and trace.version != registry.version():
             trace = None  # a kernel was registered since: selection may differ
-        if current_interpreter() is not None:
-            # Under a tape or a profiler: replay through it, or run fn under it (no trace starts here).
-            return self.fn(*args, **kwargs) if trace is None else trace.replay(tensors)
+        if trace is None and not can_trace():  # under a tape: fn runs under it (no trace starts there)
+            return self.fn(*args, **kwargs)
         if trace is None:
             return self._trace(key, tensors, args, kwargs, dynamic)
         self._traces.move_to_end(key)

@@ -24,6 +24,9 @@ class Interpreter:
     """Base class. Subclasses override ``process_primitive`` and call ``self.parent``'s."""
 
     parent: Interpreter | None = None
+    # An interpreter that only observes calls (a profiler): a trace (opforge.jit) may start above it,
+    # and it sees the replays call by call.
+    observer: bool = False
 
     def process_primitive(self, prim, args: tuple):
         """Handle ``prim(*args)`` (arguments bound by position); returns the call's outputs."""

@@ -26,7 +26,7 @@ from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor
 
-__all__ = ["TraceError", "Tracer", "Trace", "Step", "tracing"]
+__all__ = ["TraceError", "Tracer", "Trace", "Step", "tracing", "can_trace"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -250,8 +250,8 @@ class Tracer(Interpreter):
         self.n_slots = len(inputs)
 
     def __enter__(self):
-        if current_interpreter() is not None:
-            raise TraceError(f"A trace of {self.where} starts under another interpreter; it must be the bottom one.")
+        if not can_trace():
+            raise TraceError(f"A trace of {self.where} starts under an interpreter that is not an observer.")
         super().__enter__()
         tensor_module._set_read_check(self.check_read)
         return self
@@ -325,3 +325,9 @@ def tracing() -> bool:
     """Whether a trace is recording on this thread (Python state changed now is not replayed)."""
     interpreter = current_interpreter()
     return interpreter is not None and any(isinstance(i, Tracer) for i in interpreter.enclosing())
+
+
+def can_trace() -> bool:
+    """Whether a trace may start on this thread: no interpreter is active but observers (a profiler)."""
+    interpreter = current_interpreter()
+    return interpreter is None or all(i.observer for i in interpreter.enclosing())

@@ -218,6 +218,7 @@ def cmd_demo(args) -> int:
         threads=args.threads,
         device=args.device,
         model=args.model,
+        mode=args.mode,
     )
 
 
@@ -260,6 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--threads", type=int, default=1, help="kernel threads (default 1: fastest for this size)")
     demo.add_argument("--device", choices=["CPU", "GPU"], default="CPU", help="where to train (default CPU)")
     demo.add_argument("--model", choices=["mlp", "lenet"], default="mlp", help="the network (default mlp)")
+    demo.add_argument(
+        "--mode", choices=["pynative", "graph"], default="pynative", help="graph: the training step traced once (jit)"
+    )
     demo.set_defaults(func=cmd_demo)
     bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")
     from opforge.tools.bench import add_arguments as add_bench_arguments

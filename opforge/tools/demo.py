@@ -222,12 +222,14 @@ def train(
     on_epoch: Callable | None = None,
     max_steps: int | None = None,
     model: str = "mlp",
+    graph: bool = False,
 ) -> tuple:
     """Train the ``model`` ("mlp" or "lenet") on ``data``; returns ``(net, history)``.
 
     ``seed`` fixes the initial weights and the batch order, so a run is reproducible.
     ``on_step(epoch, step, loss)`` and ``on_epoch(epoch, history)`` report progress;
-    ``max_steps`` stops early (for quick checks).
+    ``max_steps`` stops early (for quick checks). ``graph`` traces the training step once per batch
+    shape and replays it (``opforge.jit``, MindSpore's graph mode).
     """
     if epochs < 1 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be >= 1, but got {epochs} and {batch_size}.")
@@ -236,6 +238,8 @@ def train(
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = make_optimizer(optimizer, net.trainable_params(), lr)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+    if graph:
+        step = opforge.jit(step)
     order_rng = np.random.default_rng(seed)
     history = History()
     n = len(data.x_train)
@@ -310,6 +314,7 @@ def run(
     console=None,
     device: str = "CPU",
     model: str = "mlp",
+    mode: str = "pynative",
 ) -> int:
     """The ``opforge demo`` command: train with a progress bar, print the per-epoch metrics, the
     final test accuracy and the profiler's kernel table. Returns the exit code.
@@ -350,12 +355,12 @@ def run(
     if threads is not None:
         opforge.set_context(num_threads=threads)
     try:
-        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console, model)
+        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console, model, mode)
     finally:
         opforge.set_context(num_threads=previous_threads, device_target=previous_device)
 
 
-def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, model="mlp") -> int:
+def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, model="mlp", mode="pynative") -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     lr_shown = DEFAULT_LR[optimizer.lower()] if lr is None else lr
@@ -393,7 +398,7 @@ def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, 
         task = progress.add_task("train", total=steps_per_epoch, epoch=1, loss=float("nan"))
         _, history = train(
             data, epochs=epochs, batch_size=batch_size, lr=lr, optimizer=optimizer, seed=seed,
-            on_step=on_step, on_epoch=on_epoch, model=model,
+            on_step=on_step, on_epoch=on_epoch, model=model, graph=mode == "graph",
         )  # fmt: skip
     console.print(
         f"[bold green]final test accuracy: {history.final_test_acc:.2%}[/bold green] "

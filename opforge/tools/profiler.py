@@ -32,6 +32,8 @@ class Profile(Interpreter):
     """Collects per-kernel call counts and times while active (see ``profile()``): an interpreter,
     so it sees the calls of the thread that entered it."""
 
+    observer = True  # a trace may start above it (opforge.jit): it times the replays
+
     def __init__(self):
         self._stats: dict = {}
         self.wall_s = 0.0
