@@ -372,3 +372,13 @@ def test_a_trace_with_shape_dependent_constants_is_kept_per_shape(graph_mode):
         x = _f32(n)
         np.testing.assert_allclose(cell(x).asnumpy(), x.asnumpy() * n, rtol=1e-6)
     assert cell._graph.traced == 4
+
+
+@pytest.mark.parametrize("model", ["mlp", "lenet"])
+def test_the_demo_trains_the_same_in_graph_mode(model):
+    from opforge.tools import demo
+
+    data = demo.load_digits_dataset()
+    _, eager = demo.train(data, epochs=1, max_steps=12, model=model)
+    _, graph = demo.train(data, epochs=1, max_steps=12, model=model, graph=True)
+    np.testing.assert_allclose(graph.step_loss, eager.step_loss, rtol=1e-5)
