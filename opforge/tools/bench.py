@@ -326,18 +326,24 @@ def check_agreement(np, steps: dict) -> float:
     return gap
 
 
-def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
+def _mlp_case(np, opforge, torch, log, jit: bool = False) -> tuple:
+    """The MLP step case (eager or jitted opforge), after checking three steps agree across libraries."""
     weights, x, y = mlp_weights(np)
 
     def fresh() -> dict:
-        steps = {"opforge": opforge_step(np, opforge, weights, x, y), "numpy": numpy_step(np, weights, x, y)}
+        steps = {"opforge": opforge_step(np, opforge, weights, x, y, jit), "numpy": numpy_step(np, weights, x, y)}
         if torch is not None:
             steps["torch"] = torch_step(torch, weights, x, y)
         return steps
 
     gap = check_agreement(np, fresh())
     log(f"  check: 3 steps from the same weights agree to {gap:.2g} (max |weight difference|)")
-    cases = [("MLP train step", f"{BATCH}x{IN}->{HIDDEN}->{OUT}", {k: v[0] for k, v in fresh().items()})]
+    name = "MLP train step (jit)" if jit else "MLP train step"
+    return (name, f"{BATCH}x{IN}->{HIDDEN}->{OUT}", {k: v[0] for k, v in fresh().items()})
+
+
+def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
+    cases = [_mlp_case(np, opforge, torch, log)]
 
     relu = opforge.ops.ReLU()
     grad_fn = opforge.grad(lambda t: relu(t).sum())
@@ -351,17 +357,7 @@ def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
 
 
 def _jit_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
-    weights, x, y = mlp_weights(np)
-
-    def fresh() -> dict:
-        steps = {"opforge": opforge_step(np, opforge, weights, x, y, jit=True), "numpy": numpy_step(np, weights, x, y)}
-        if torch is not None:
-            steps["torch"] = torch_step(torch, weights, x, y)
-        return steps
-
-    gap = check_agreement(np, fresh())
-    log(f"  check: 3 jitted steps agree with NumPy's to {gap:.2g} (max |weight difference|)")
-    cases = [("MLP train step (jit)", f"{BATCH}x{IN}->{HIDDEN}->{OUT}", {k: v[0] for k, v in fresh().items()})]
+    cases = [_mlp_case(np, opforge, torch, log, jit=True)]
     cases.append(("20-op chain (jit)", "16", _chain_libs(np, opforge, torch)))
     return cases
 
