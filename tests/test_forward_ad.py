@@ -507,7 +507,10 @@ def test_a_bprop_that_is_not_differentiable_names_both_operators():
         match=r"differentiation of 'LayerNorm' is not available: its bprop applies 'LayerNormGrad' to dout",
     ):
         opforge.jvp(lambda a: ln(a, gamma, beta)[0], x, Tensor(np.ones((2, 3))))
+    with pytest.raises(TypeError, match=r"For 'jacfwd', forward-mode differentiation of 'LayerNorm' is not available"):
+        opforge.jacfwd(lambda a: ln(a, gamma, beta)[0])(x)
     # Reverse mode still works; it needs no bprop of LayerNormGrad.
+    assert opforge.jacrev(lambda a: ln(a, gamma, beta)[0])(x).shape == (2, 3, 2, 3)
     assert opforge.grad(lambda a: ln(a, gamma, beta)[0].sum())(x).shape == (2, 3)
     assert get_bprop(ln) is not None
 

@@ -143,18 +143,19 @@ class _NoTangentRule:
     """Stands on the tangent tape for a grad primitive with no bprop, applied to ``dout`` by the bprop of
     ``forward``: its rule raises only when a tangent reaches it."""
 
-    def __init__(self, prim, forward):
+    def __init__(self, prim, forward, where: str):
         self._prim = prim
         self.name = prim.name
         self.forward = getattr(forward, "name", None)
+        self.where = where
 
     def get_bprop(self) -> Callable:
-        grad_name, forward = self.name, self.forward
+        grad_name, forward, where = self.name, self.forward, self.where
 
         def bprop(*args):
             owner = f"'{forward}'" if forward else f"the operator whose bprop uses '{grad_name}'"
             raise TypeError(
-                f"For 'jvp', forward-mode differentiation of {owner} is not available: its bprop applies "
+                f"For '{where}', forward-mode differentiation of {owner} is not available: its bprop applies "
                 f"'{grad_name}' to dout, and '{grad_name}' has no bprop, so the bprop cannot be transposed. "
                 f"Forward mode transposes the registered bprops, which must be differentiable with respect to "
                 f"dout; register a bprop for '{grad_name}' to enable it."
@@ -183,12 +184,16 @@ def _differentiated_operator():
 class _TangentTape(Tape):
     """A tape of the reverse pass, tracking the cotangents: differentiated, it transposes the bprops."""
 
+    def __init__(self, where: str):
+        super().__init__()
+        self.where = where
+
     def record(self, prim, args: tuple, out) -> None:
         n = len(self.records)
         super().record(prim, args, out)
         if len(self.records) > n and not _has_bprop(prim):
             _, a, o, versions = self.records[-1]
-            self.records[-1] = (_NoTangentRule(prim, _differentiated_operator()), a, o, versions)
+            self.records[-1] = (_NoTangentRule(prim, _differentiated_operator(), self.where), a, o, versions)
 
 
 class _Linearization:
@@ -213,7 +218,7 @@ class _Linearization:
                 value = fn(*call_args)
             outs = _as_outputs(pick(value), where)
             us = tuple(_filled_like(o, 1) if _differentiable(o) else None for o in outs)
-            t2 = _TangentTape()
+            t2 = _TangentTape(where)
             for u in us:
                 if u is not None:
                     t2.watch(u)
