@@ -35,6 +35,7 @@ from opforge.op_info import gpu as _gpu_op_info
 from opforge.kernels import gpu as _gpu_kernels
 from opforge import ops, primitives
 from opforge.bprop import GradOperation, grad, stop_gradient, value_and_grad
+from opforge.bprop.forward import hvp, jacfwd, jacrev, jvp, linearize, vjp
 from opforge.bprop import grad_array_ops as _grad_array_ops
 from opforge.bprop import grad_math_ops as _grad_math_ops
 from opforge.bprop import grad_nn_ops as _grad_nn_ops

@@ -5,6 +5,7 @@ The bprop definitions themselves live in ``grad_nn_ops``, ``grad_math_ops`` and
 whether the gradient of its input ``i`` is used, and skip it (returning None) when it is not.
 """
 
+from opforge.bprop.forward import Jvp, Vjp, hvp, jacfwd, jacrev, jvp, linearize, vjp
 from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
 from opforge.bprop.registry import Registry, bprop_getters, get_bprop
 from opforge.bprop.tape import needs_input_grad
@@ -18,4 +19,12 @@ __all__ = [
     "value_and_grad",
     "stop_gradient",
     "needs_input_grad",
+    "jvp",
+    "vjp",
+    "linearize",
+    "jacfwd",
+    "jacrev",
+    "hvp",
+    "Jvp",
+    "Vjp",
 ]

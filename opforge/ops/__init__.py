@@ -1,5 +1,6 @@
 """``opforge.ops``: every operator class (``ops.Elu``), signature helpers and the functional ops."""
 
+from opforge.bprop.forward import Jvp, Vjp, hvp, jacfwd, jacrev, jvp, linearize, vjp  # forward mode (bprop/forward.py)
 from opforge.bprop.grad_operation import GradOperation
 from opforge.dispatch import signature as sig
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
