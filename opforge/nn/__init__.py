@@ -11,6 +11,7 @@ differentiate through their bprops.
 ``nn.set_seed(seed)`` seeds the weight initializers and Dropout masks.
 """
 
+from opforge.bprop.forward import Jvp, Vjp  # MindSpore 1.x's nn.Jvp / nn.Vjp
 from opforge.nn import init
 from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
@@ -47,6 +48,8 @@ from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "Jvp",
+    "Vjp",
     "init",
     "set_seed",
     "get_seed",
