@@ -48,3 +48,6 @@ from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge import common
 from opforge.common import ParameterTuple
+
+from opforge.ops import vmap
+from opforge.primitives.batching_array_ops import vmap_report

@@ -1,0 +1,64 @@
+"""Batching rules (vmap) of the nn operators: the activations and their gradients (elementwise),
+Softmax/LogSoftmax (the axis counted from the end) and BiasAdd. See ``opforge/dispatch/batching.py``."""
+
+from __future__ import annotations
+
+from opforge.dispatch.batching import batching_rules
+from opforge.primitives import _grad_ops as G
+from opforge.primitives import array_ops as A
+from opforge.primitives import math_ops as P
+from opforge.primitives import nn_ops as N
+from opforge.primitives.batching_array_ops import elem_rank, elementwise_rule, norm_axis, to_front, with_attrs
+
+batching_rules.register(N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish)(elementwise_rule())
+batching_rules.register(
+    G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad
+)(elementwise_rule(broadcasting=False))
+
+_reshape = A.Reshape()
+_add = P.Add()
+
+
+@batching_rules.register(N.Softmax, N.LogSoftmax)
+def _softmax_rule(prim, args, dims, size):
+    (x,) = args
+    rank = elem_rank(x, dims[0])
+    axis = prim.axis[0] if isinstance(prim.axis, (tuple, list)) else prim.axis
+    if rank == 0:
+        return prim(x), dims[0]  # a 0-d element: the operator's own check
+    axis = norm_axis(prim, axis, rank) - rank  # from the end: the batch dimension in front changes nothing
+    return with_attrs(prim, axis=axis)(to_front(x, dims[0])), 0
+
+
+@batching_rules.register(N.BiasAdd)
+def _bias_add_rule(prim, args, dims, size):
+    x, b = args
+    dx, db = dims
+    rank = elem_rank(x, dx)
+    if rank < 2 or elem_rank(b, db) != 1:  # the operator's own checks, on one element
+        raise ValueError(
+            f"For '{prim.name}', 'input_x' must have rank >= 2 and 'bias' rank 1, but got ranks {rank} and "
+            f"{elem_rank(b, db)}."
+        )
+    if db is None:
+        # The batch folded into the element's first (N) axis: one BiasAdd.
+        x = to_front(x, dx)
+        shape = tuple(x.shape)
+        out = prim(_reshape(x, (shape[0] * shape[1],) + shape[2:]), b)
+        return _reshape(out, shape), 0
+    # A batched bias: x + b placed on the channel axis of each element.
+    rank = elem_rank(x, dx)
+    if rank < 2:
+        raise ValueError(f"For '{prim.name}', the rank of 'input_x' must be at least 2, but got {rank}.")
+    b = to_front(b, db)
+    channel = 1 if prim.data_format == "NCHW" else rank - 1
+    xshape = tuple(x.shape) if dx is None else tuple(to_front(x, dx).shape[1:])
+    if xshape[channel] != b.shape[1]:
+        raise ValueError(
+            f"For '{prim.name}', the size of 'bias' must equal the channel size {xshape[channel]} of "
+            f"'input_x' {list(xshape)} ({prim.data_format}), but got {b.shape[1]}."
+        )
+    shape = [size] + [1] * rank
+    shape[1 + channel] = b.shape[1]
+    x = x if dx is None else to_front(x, dx)
+    return _add(x, _reshape(b, tuple(shape))), 0
