@@ -240,6 +240,12 @@ class BatchInterpreter(Interpreter):
 def _fallback(prim, vals: tuple, dims: tuple, size: int):
     """One call per batch element, the outputs stacked along a new axis 0."""
     name = prim.name
+    for s in prim.__mindspore_signature__:
+        if s.rw == sig_rw.RW_WRITE:
+            raise NotImplementedError(
+                f"For '{name}', vmap cannot batch an in-place operator (it writes '{s.name}'); "
+                "call it outside vmap, or write the batched update with operators that return new tensors."
+            )
     _fallback_calls[name] = _fallback_calls.get(name, 0) + 1
     if name not in _warned:
         _warned.add(name)
@@ -249,12 +255,6 @@ def _fallback(prim, vals: tuple, dims: tuple, size: int):
             VmapFallbackWarning,
             stacklevel=4,
         )
-    for s in prim.__mindspore_signature__:
-        if s.rw == sig_rw.RW_WRITE:
-            raise NotImplementedError(
-                f"For '{name}', vmap cannot batch an in-place operator (it writes '{s.name}'); "
-                "call it outside vmap, or write the batched update with operators that return new tensors."
-            )
     if size == 0:
         raise ValueError(
             f"For '{name}', vmap over a batch of size 0 needs a batching rule, and '{name}' has none "

@@ -70,9 +70,10 @@ def elem_shape(x, d) -> tuple:
 
 def norm_axis(prim, axis: int, rank: int, name: str = "axis") -> int:
     """``axis`` of a rank-``rank`` element in [0, rank), or the operator's ValueError."""
-    if not -rank <= axis < max(rank, 1) or (rank == 0 and axis not in (0, -1)):
-        raise ValueError(f"For '{prim.name}', the '{name}' must be in [{-rank}, {rank}), but got {axis}.")
-    return axis % rank if rank else 0
+    r = max(rank, 1)  # a 0-d element takes axis 0 or -1, as the operators' own checks
+    if not -r <= axis < r:
+        raise ValueError(f"For '{prim.name}', the '{name}' must be in [{-r}, {r}), but got {axis}.")
+    return axis % r if rank else 0
 
 
 def with_attrs(prim, **changes):
@@ -255,7 +256,7 @@ def _slice_rule(prim, args, dims, size):
 def _argmax_rule(prim, args, dims, size):
     (x,) = args
     rank = elem_rank(x, dims[0])
-    if rank == 0:  # the operator's own checks on a 0-d element
-        return prim(x), dims[0]
+    if rank == 0:  # a 0-d element: its one number along a unit axis
+        return _reshape(with_attrs(prim, axis=-1)(pad_rank(to_front(x, dims[0]), 1)), (size,)), 0
     axis = norm_axis(prim, prim.axis, rank) - rank  # negative: the batch dimension in front changes nothing
     return with_attrs(prim, axis=axis)(to_front(x, dims[0])), 0

@@ -8,7 +8,7 @@ from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
 from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
-from opforge.primitives.batching_array_ops import elem_rank, elementwise_rule, norm_axis, to_front, with_attrs
+from opforge.primitives.batching_array_ops import elem_rank, elementwise_rule, norm_axis, pad_rank, to_front, with_attrs
 
 batching_rules.register(N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish)(elementwise_rule())
 batching_rules.register(
@@ -24,8 +24,9 @@ def _softmax_rule(prim, args, dims, size):
     (x,) = args
     rank = elem_rank(x, dims[0])
     axis = prim.axis[0] if isinstance(prim.axis, (tuple, list)) else prim.axis
-    if rank == 0:
-        return prim(x), dims[0]  # a 0-d element: the operator's own check
+    if rank == 0:  # a 0-d element: its one number along a unit axis
+        norm_axis(prim, axis, 0)
+        return _reshape(with_attrs(prim, axis=-1)(pad_rank(to_front(x, dims[0]), 1)), (size,)), 0
     axis = norm_axis(prim, axis, rank) - rank  # from the end: the batch dimension in front changes nothing
     return with_attrs(prim, axis=axis)(to_front(x, dims[0])), 0
 
