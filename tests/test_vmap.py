@@ -84,7 +84,9 @@ def _element(record, sample, k, rng):
 
 
 def _fresh(record, t, a, rng):
-    if t >= record.nin:
+    """New values for a float input; integer and bool inputs (indices, labels, conditions) are
+    kept unless the operator is elementwise, as their values are tied to the other inputs."""
+    if t >= record.nin or (a.dtype.kind not in "fc" and not record.elementwise):
         return a
     try:
         return record.make_arg(t, a.shape, mstype.nptype_to_dtype(a.dtype), rng)
@@ -240,7 +242,7 @@ def _check_fallback(name, prim, sample, rng):
     tpos = [i for i, a in enumerate(sample.args) if _is_tensor_arg(a)]
     if not tpos:
         return
-    params = tuple(record.params)
+    params = tuple(record.params) + tuple(getattr(prim, "__dict__", {}).get("writes", ()))  # op_db_nn's _InPlace
     if not params:
         expected = [[o.asnumpy() for o in _outputs(prim(*_tensors(e), **sample.kwargs))] for e in elements]
     batched = [i for i in tpos if i not in params]
