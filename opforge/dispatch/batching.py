@@ -45,6 +45,7 @@ __all__ = [
     "set_axis_ops",
     "vmap",
     "fallback_calls",
+    "sequential",
     "is_batched",
 ]
 
@@ -237,7 +238,7 @@ class BatchInterpreter(Interpreter):
         return out if out_dims is None else _wrap(out, out_dims, self)
 
 
-def _fallback(prim, vals: tuple, dims: tuple, size: int):
+def _fallback(prim, vals: tuple, dims: tuple, size: int, reason: str | None = None):
     """One call per batch element, the outputs stacked along a new axis 0."""
     name = prim.name
     for s in prim.__mindspore_signature__:
@@ -249,8 +250,9 @@ def _fallback(prim, vals: tuple, dims: tuple, size: int):
     _fallback_calls[name] = _fallback_calls.get(name, 0) + 1
     if name not in _warned:
         _warned.add(name)
+        why = reason or "has no batching rule"
         warnings.warn(
-            f"vmap: '{name}' has no batching rule; it runs once per batch element and the results are stacked "
+            f"vmap: '{name}' {why}; it runs once per batch element and the results are stacked "
             "(correct, but slow). opforge.vmap_report() lists the operators with and without rules.",
             VmapFallbackWarning,
             stacklevel=4,
@@ -278,6 +280,12 @@ def _fallback(prim, vals: tuple, dims: tuple, size: int):
     if outs[0].__class__ is tuple:
         return tuple(stack([o[k] for o in outs], 0) for k in range(len(outs[0]))), 0
     return stack(outs, 0), 0
+
+
+def sequential(prim, args: tuple, dims: tuple, size: int, reason: str):
+    """For rules: the sequential fallback for the cases a rule does not batch (``reason`` says which,
+    in the warning: "batches only 'x'" reads "'Conv2D' batches only 'x'")."""
+    return _fallback(prim, args, dims, size, reason)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ Most rules move the batch dimensions to the front and call the operator on shift
 
 from __future__ import annotations
 
-from opforge.dispatch.batching import batching_rules, fallback_calls, set_axis_ops
+from opforge.dispatch.batching import batching_rules, fallback_calls, sequential, set_axis_ops
 from opforge.primitives import array_ops as A
 from opforge.primitives.primitive import primitive_classes
 
@@ -260,3 +260,58 @@ def _argmax_rule(prim, args, dims, size):
         return _reshape(with_attrs(prim, axis=-1)(pad_rank(to_front(x, dims[0]), 1)), (size,)), 0
     axis = norm_axis(prim, prim.axis, rank) - rank  # negative: the batch dimension in front changes nothing
     return with_attrs(prim, axis=axis)(to_front(x, dims[0])), 0
+
+
+@batching_rules.register(A.Gather)
+def _gather_rule(prim, args, dims, size):
+    params, indices, axis = args
+    dp, di = dims[0], dims[1]
+    if isinstance(axis, int) and dp is not None and di is None:
+        rank = elem_rank(params, dp)
+        return prim(to_front(params, dp), indices, norm_axis(prim, axis, rank) + 1), 0
+    if isinstance(axis, int) and dp is None and di is not None:
+        # The batch axis of the indices lands where the gathered axis was.
+        return prim(params, to_front(indices, di), axis), norm_axis(prim, axis, len(params.shape))
+    return sequential(prim, args, dims, size, "batches 'input_params' or 'input_indices', not both")
+
+
+@batching_rules.register(A.OneHot)
+def _one_hot_rule(prim, args, dims, size):
+    indices, depth, on_value, off_value = args
+    if any(d is not None for d in dims[1:]):
+        return sequential(prim, args, dims, size, "batches only 'indices'")
+    axis = prim.axis if prim.axis == -1 else prim.axis + 1
+    return with_attrs(prim, axis=axis)(to_front(indices, dims[0]), depth, on_value, off_value), 0
+
+
+@batching_rules.register(A.TopK)
+def _top_k_rule(prim, args, dims, size):
+    x, k = args
+    if elem_rank(x, dims[0]) == 0 or dims[1] is not None:
+        return sequential(prim, args, dims, size, "batches only an 'input_x' of rank >= 1")
+    return prim(to_front(x, dims[0]), k), 0  # along the last axis
+
+
+@batching_rules.register(A.Sort)
+def _sort_rule(prim, args, dims, size):
+    (x,) = args
+    rank = elem_rank(x, dims[0])
+    if rank == 0:
+        return sequential(prim, args, dims, size, "batches only an input of rank >= 1")
+    axis = norm_axis(prim, prim.axis, rank) - rank
+    return with_attrs(prim, axis=axis)(to_front(x, dims[0])), 0
+
+
+@batching_rules.register(A.ReverseV2)
+def _reverse_rule(prim, args, dims, size):
+    (x,) = args
+    rank = elem_rank(x, dims[0])
+    axis = tuple(norm_axis(prim, a, rank) + 1 for a in prim.axis)
+    return with_attrs(prim, axis=axis)(to_front(x, dims[0])), 0
+
+
+@batching_rules.register(A.Split)
+def _split_rule(prim, args, dims, size):
+    (x,) = args
+    rank = elem_rank(x, dims[0])
+    return with_attrs(prim, axis=norm_axis(prim, prim.axis, rank) + 1)(to_front(x, dims[0])), 0

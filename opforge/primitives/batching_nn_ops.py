@@ -1,14 +1,23 @@
-"""Batching rules (vmap) of the nn operators: the activations and their gradients (elementwise),
+"""Batching rules (vmap) of the nn and conv operators: the activations and their gradients (elementwise),
 Softmax/LogSoftmax (the axis counted from the end) and BiasAdd. See ``opforge/dispatch/batching.py``."""
 
 from __future__ import annotations
 
-from opforge.dispatch.batching import batching_rules
+from opforge.dispatch.batching import batching_rules, sequential
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
+from opforge.primitives import conv_ops as C
 from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
-from opforge.primitives.batching_array_ops import elem_rank, elementwise_rule, norm_axis, pad_rank, to_front, with_attrs
+from opforge.primitives.batching_array_ops import (
+    elem_rank,
+    elementwise_rule,
+    materialize,
+    norm_axis,
+    pad_rank,
+    to_front,
+    with_attrs,
+)
 
 batching_rules.register(N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish)(elementwise_rule())
 batching_rules.register(
@@ -63,3 +72,46 @@ def _bias_add_rule(prim, args, dims, size):
     shape[1 + channel] = b.shape[1]
     x = x if dx is None else to_front(x, dx)
     return _add(x, _reshape(b, tuple(shape))), 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Operators on a batch of samples (N first): the vmapped batch folded into N
+
+
+def fold_rule(folded: tuple, reason: str, size_arg: int | None = None):
+    """The rule of an operator whose inputs at ``folded`` have the samples first (N, ...) and whose
+    other inputs are shared (weights): the vmapped batch is folded into N (one call on B*N samples)
+    and unfolded from each output. A batched shared input runs sequentially. ``size_arg``: a constant
+    input giving an output shape (N first), multiplied by B."""
+
+    def rule(prim, args, dims, size):
+        if any(d is not None for i, d in enumerate(dims) if i not in folded):
+            return sequential(prim, args, dims, size, reason)
+        new = list(args)
+        n = None
+        for i in folded:
+            a = materialize(args[i], dims[i], size)
+            shape = tuple(a.shape)
+            if len(shape) < 2:
+                return sequential(prim, args, dims, size, reason)
+            n = shape[1]
+            new[i] = _reshape(a, (size * shape[1],) + shape[2:])
+        if size_arg is not None:
+            shape_arg = tuple(args[size_arg])
+            new[size_arg] = (size * shape_arg[0],) + shape_arg[1:]
+        out = prim(*new)
+        outs = out if isinstance(out, tuple) else (out,)
+        unfolded = tuple(_reshape(o, (size, n) + tuple(o.shape[1:])) for o in outs)
+        return (unfolded if isinstance(out, tuple) else unfolded[0]), 0
+
+    return rule
+
+
+batching_rules.register(C.Conv2D)(fold_rule((0,), "batches only 'x' (a batched weight needs one call per element)"))
+batching_rules.register(C.Conv2DBackpropInput)(
+    fold_rule((0,), "batches only 'dout' (a batched weight needs one call per element)", size_arg=2)
+)
+batching_rules.register(C.MaxPool, C.AvgPool)(fold_rule((0,), "batches only 'x'"))
+batching_rules.register(C.MaxPoolGrad, C.AvgPoolGrad, C.MaxPoolGradGrad)(fold_rule((0, 1, 2), "batches its inputs"))
+batching_rules.register(N.SoftmaxCrossEntropyWithLogits)(fold_rule((0, 1), "batches its inputs"))
+batching_rules.register(G.DropoutGrad)(elementwise_rule(broadcasting=False))
