@@ -115,3 +115,33 @@ batching_rules.register(C.MaxPool, C.AvgPool)(fold_rule((0,), "batches only 'x'"
 batching_rules.register(C.MaxPoolGrad, C.AvgPoolGrad, C.MaxPoolGradGrad)(fold_rule((0, 1, 2), "batches its inputs"))
 batching_rules.register(N.SoftmaxCrossEntropyWithLogits)(fold_rule((0, 1), "batches its inputs"))
 batching_rules.register(G.DropoutGrad)(elementwise_rule(broadcasting=False))
+
+
+# ---------------------------------------------------------------------------------------------
+# Losses with a reduction: per element "none", then reduced over the element's axes
+
+_reduce = {"mean": P.ReduceMean(), "sum": P.ReduceSum()}
+
+
+def _loss_rule(prim, args, dims, size):
+    tensors = [(a, d) for a, d in zip(args, dims) if hasattr(a, "shape")]
+    rank = max(elem_rank(a, d) for a, d in tensors)
+    new = [pad_rank(materialize(a, d, size), rank) if hasattr(a, "shape") else a for a, d in zip(args, dims)]
+    out = with_attrs(prim, reduction="none")(*new)
+    if prim.reduction == "none" or len(out.shape) == 1:
+        return out, 0
+    return _reduce[prim.reduction](out, tuple(range(1, len(out.shape)))), 0
+
+
+batching_rules.register(N.SmoothL1Loss, N.BCEWithLogitsLoss)(_loss_rule)
+
+
+@batching_rules.register(N.LayerNorm)
+def _layer_norm_rule(prim, args, dims, size):
+    x, gamma, beta = args
+    if dims[1] is not None or dims[2] is not None:
+        return sequential(prim, args, dims, size, "batches only 'input_x'")
+    rank = elem_rank(x, dims[0])
+    norm = norm_axis(prim, prim.begin_norm_axis, rank, "begin_norm_axis") + 1
+    params = norm_axis(prim, prim.begin_params_axis, rank, "begin_params_axis") + 1
+    return with_attrs(prim, begin_norm_axis=norm, begin_params_axis=params)(to_front(x, dims[0]), gamma, beta), 0
