@@ -315,3 +315,20 @@ def _split_rule(prim, args, dims, size):
     (x,) = args
     rank = elem_rank(x, dims[0])
     return with_attrs(prim, axis=norm_axis(prim, prim.axis, rank) + 1)(to_front(x, dims[0])), 0
+
+
+@batching_rules.register(A.StridedSlice)
+def _strided_slice_rule(prim, args, dims, size):
+    x, begin, end, strides = args
+    if any(d is not None for d in dims[1:]):
+        return sequential(prim, args, dims, size, "batches only 'input_x'")
+    # The batch axis first, taken whole: every mask shifted past it, its bits set in begin/end_mask.
+    shifted = with_attrs(
+        prim,
+        begin_mask=(prim.begin_mask << 1) | 1,
+        end_mask=(prim.end_mask << 1) | 1,
+        ellipsis_mask=prim.ellipsis_mask << 1,
+        new_axis_mask=prim.new_axis_mask << 1,
+        shrink_axis_mask=prim.shrink_axis_mask << 1,
+    )
+    return shifted(to_front(x, dims[0]), (0,) + tuple(begin), (size,) + tuple(end), (1,) + tuple(strides)), 0
