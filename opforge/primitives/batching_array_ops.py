@@ -9,6 +9,7 @@ Most rules move the batch dimensions to the front and call the operator on shift
 from __future__ import annotations
 
 from opforge.dispatch.batching import batching_rules, fallback_calls, sequential, set_axis_ops
+from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
 from opforge.primitives.primitive import primitive_classes
 
@@ -332,3 +333,25 @@ def _strided_slice_rule(prim, args, dims, size):
         shrink_axis_mask=prim.shrink_axis_mask << 1,
     )
     return shifted(to_front(x, dims[0]), (0,) + tuple(begin), (size,) + tuple(end), (1,) + tuple(strides)), 0
+
+
+@batching_rules.register(G.SliceGrad)
+def _slice_grad_rule(prim, args, dims, size):
+    dy, x, begin, size_arg = args
+    dy, x = materialize(dy, dims[0], size), materialize(x, dims[1], size)  # x: only its shape is read
+    return prim(dy, x, (0,) + tuple(begin), (size,) + tuple(size_arg)), 0
+
+
+@batching_rules.register(G.StridedSliceGrad)
+def _strided_slice_grad_rule(prim, args, dims, size):
+    dy, shapex, begin, end, strides = args
+    shifted = with_attrs(
+        prim,
+        begin_mask=(prim.begin_mask << 1) | 1,
+        end_mask=(prim.end_mask << 1) | 1,
+        ellipsis_mask=prim.ellipsis_mask << 1,
+        new_axis_mask=prim.new_axis_mask << 1,
+        shrink_axis_mask=prim.shrink_axis_mask << 1,
+    )
+    dy = to_front(dy, dims[0])
+    return shifted(dy, (size,) + tuple(shapex), (0,) + tuple(begin), (size,) + tuple(end), (1,) + tuple(strides)), 0
