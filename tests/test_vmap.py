@@ -472,3 +472,41 @@ def test_in_place_operator_is_refused():
     with pytest.raises(NotImplementedError, match="Assign"):
         opforge.vmap(lambda v: ops.Assign()(p, v))(Tensor(_f32(2, 3)))
     np.testing.assert_array_equal(p.asnumpy(), 0)
+
+
+def test_grad_of_vmap_of_grad():
+    # Higher order through vmap: the gradient of a sum of squared per-example gradients.
+    w_all, x = _f32(4, 3), _f32(4, 3, seed=1)
+
+    def loss(w, v):
+        return ops.Tanh()(v * w).sum()
+
+    def batched(w_all):
+        return (opforge.vmap(opforge.grad(loss))(w_all, Tensor(x)) ** 2).sum()
+
+    def looped(w_all):
+        total = None
+        for i in range(4):
+            term = (opforge.grad(loss)(w_all[i], Tensor(x[i])) ** 2).sum()
+            total = term if total is None else total + term
+        return total
+
+    got = opforge.grad(batched)(Tensor(w_all))
+    want = opforge.grad(looped)(Tensor(w_all))
+    np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_vmap_of_a_cell():
+    net = opforge.nn.Dense(4, 2)
+    x = _f32(5, 3, 4)
+    out = opforge.vmap(net)(Tensor(x))  # each element: a (3, 4) batch through the Dense layer
+    want = np.stack([net(Tensor(x[i])).asnumpy() for i in range(5)])
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_profiler_inside_and_outside_vmap():
+    x = Tensor(_f32(4, 3))
+    with opforge.profiler.profile() as p:
+        out = opforge.vmap(lambda v: ops.Exp()(v).sum())(x)
+    np.testing.assert_allclose(out.asnumpy(), np.exp(x.asnumpy()).sum(1), rtol=1e-6)
+    assert {s.op for s in p.stats()} >= {"Exp", "ReduceSum"}

@@ -29,6 +29,7 @@ module: the rule modules hand them in with ``set_axis_ops``.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Callable
 
@@ -238,6 +239,14 @@ class BatchInterpreter(Interpreter):
         return out if out_dims is None else _wrap(out, out_dims, self)
 
 
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside opforge, seen from the caller (the user's call)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("opforge."):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _fallback(prim, vals: tuple, dims: tuple, size: int, reason: str | None = None):
     """One call per batch element, the outputs stacked along a new axis 0."""
     name = prim.name
@@ -255,7 +264,7 @@ def _fallback(prim, vals: tuple, dims: tuple, size: int, reason: str | None = No
             f"vmap: '{name}' {why}; it runs once per batch element and the results are stacked "
             "(correct, but slow). opforge.vmap_report() lists the operators with and without rules.",
             VmapFallbackWarning,
-            stacklevel=4,
+            stacklevel=_user_stacklevel(),
         )
     if size == 0:
         raise ValueError(
