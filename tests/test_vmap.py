@@ -299,6 +299,11 @@ def test_rule_delegating_part_of_its_cases():
     np.testing.assert_array_equal(by_params.asnumpy(), np.stack([params[:, b][:, indices % 4] for b in range(5)]))
 
 
+def test_every_rule_is_swept():
+    # A rule without a sweep record (and a CPU kernel) would go untested.
+    assert sorted(batching_rules.names()) == RULED
+
+
 def test_report_lists():
     report = opforge.vmap_report()
     assert set(report["with_rule"]).isdisjoint(report["without_rule"])
