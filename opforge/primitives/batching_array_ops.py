@@ -355,3 +355,13 @@ def _strided_slice_grad_rule(prim, args, dims, size):
     )
     dy = to_front(dy, dims[0])
     return shifted(dy, (size,) + tuple(shapex), (0,) + tuple(begin), (size,) + tuple(end), (1,) + tuple(strides)), 0
+
+
+@batching_rules.register(A.UnsortedSegmentSum)
+def _unsorted_segment_sum_rule(prim, args, dims, size):
+    x, ids, num_segments = args
+    k = len(ids.shape) if hasattr(ids, "shape") else 0
+    if dims[1] is not None or dims[2] is not None or k > elem_rank(x, dims[0]):
+        return sequential(prim, args, dims, size, "batches only 'x'")
+    # The batch axis right after the segmented axes: it lands after the segments in the output.
+    return prim(moveaxis(x, dims[0], k), ids, num_segments), 1
