@@ -54,3 +54,5 @@ from opforge.common import ParameterTuple
 # Placeholders and the shape-only dry run (docs/dynamic_shape.md).
 from opforge.dispatch.abstract import eval_shape
 from opforge.tensor import PlaceholderError
+from opforge.ops import vmap
+from opforge.primitives.batching_array_ops import vmap_report

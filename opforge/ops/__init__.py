@@ -3,11 +3,15 @@
 from opforge.bprop.forward import Jvp, Vjp, hvp, jacfwd, jacrev, jvp, linearize, vjp  # forward mode (bprop/forward.py)
 from opforge.bprop.grad_operation import GradOperation
 from opforge.dispatch import signature as sig
+from opforge.dispatch.batching import vmap  # MindSpore's ops.vmap; the batching rules below
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.custom import Custom
 from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
+from opforge.primitives import batching_array_ops as _batching_array_ops
+from opforge.primitives import batching_math_ops as _batching_math_ops
+from opforge.primitives import batching_nn_ops as _batching_nn_ops
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
 from opforge.primitives.conv_ops import *
