@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _Operator, broadcast_shape, has_unknown, merge_dim, merge_shapes, same_dim, same_shape
+from opforge.primitives._utils import (
+    _Operator,
+    broadcast_shape,
+    has_unknown,
+    merge_dim,
+    merge_shapes,
+    same_dim,
+    same_shape,
+)
 from opforge.primitives.primitive import Primitive, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
