@@ -439,3 +439,20 @@ def test_set_inputs_unknown_rank_accepts_any_rank():
     net.set_inputs(Tensor(shape=None, dtype=mstype.float32))
     assert net(Tensor(np.ones((2, 3, 4), np.float32))).shape == (2, 3, 4)
     assert eval_shape(net).shape == (-2,)
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Momentum", "Adam"])
+def test_eval_shape_of_a_training_step_writes_nothing(optimizer, monkeypatch):
+    net = demo.MLP(num_features=8, hidden=4, num_classes=3)
+    params = net.trainable_params()
+    opt = {"SGD": lambda: nn.SGD(params, 0.1), "Momentum": lambda: nn.Momentum(params, 0.1, 0.9)}.get(
+        optimizer, lambda: nn.Adam(params)
+    )()
+    loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    step = nn.TrainOneStepCell(loss, opt)
+    before = [(p.asnumpy().copy(), p._version) for p in opt.parameters]
+    _no_kernels(monkeypatch)
+    out = eval_shape(step, Tensor(shape=[None, 8], dtype=mstype.float32), Tensor(shape=[None], dtype=mstype.int32))
+    assert out.shape == () and out.dtype == mstype.float32
+    for p, (value, version) in zip(opt.parameters, before):
+        assert np.array_equal(p.asnumpy(), value) and p._version == version

@@ -203,7 +203,7 @@ class Cell:
     def __call__(self, *args, **kwargs):
         specs = self.__dict__.get("_dynamic_shape_inputs")
         if specs is not None:
-            _check_call_inputs(type(self).__name__, specs, args)
+            _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
         if context.graph_mode():
             return self._graph(*args, **kwargs)
         return self.construct(*args, **kwargs)
@@ -358,11 +358,12 @@ def _view(new: Cell, cells: OrderedDict, index: slice) -> Cell:
     return new
 
 
-def _check_call_inputs(cell_name: str, specs: tuple, args: tuple) -> None:
-    """A call's inputs against the specs of ``set_inputs``: a clear error naming the cell and input."""
+def _check_call_inputs(cell_name: str, specs: tuple, args: tuple, n_keywords: int = 0) -> None:
+    """A call's inputs against the specs of ``set_inputs`` (the positional ones; keywords are counted):
+    a clear error naming the cell and input."""
     where = f"For '{cell_name}', the inputs were set by set_inputs"
-    if len(args) != len(specs):
-        raise TypeError(f"{where} to {len(specs)} inputs, but the call got {len(args)}.")
+    if len(args) + n_keywords != len(specs):
+        raise TypeError(f"{where} to {len(specs)} inputs, but the call got {len(args) + n_keywords}.")
     for i, (spec, arg) in enumerate(zip(specs, args)):
         if not isinstance(spec, Tensor):
             continue
