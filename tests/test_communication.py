@@ -172,8 +172,8 @@ def test_attrs_are_checked_naming_the_operator(world):
         ops.AllReduce("max")(Tensor(np.ones((2,), np.complex64)))
     with pytest.raises(ValueError, match="For 'AlltoAll', the 'split_count' must be the group size 1"):
         ops.AlltoAll(2, 0, 0)(Tensor(np.ones((2,), np.float32)))
-    with pytest.raises(ValueError, match="For 'Send', the 'dest_rank' must be another rank"):
-        ops.Send(0, 0)(Tensor(np.ones((2,), np.float32)))
+    with pytest.raises(ValueError, match="For 'Send', the 'dest_rank' must be a rank of the group"):
+        ops.Send(0, 1)(Tensor(np.ones((2,), np.float32)))
     with pytest.raises(ValueError, match="For 'Broadcast', the 'root_rank' must be in \\[0, 1\\)"):
         ops.Broadcast(1)((Tensor(np.ones((2,), np.float32)),))
 

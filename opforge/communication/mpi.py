@@ -86,6 +86,7 @@ class MpiCommunicator:
             "complex128": MPI.C_DOUBLE_COMPLEX, "bool": MPI.C_BOOL,
         }  # fmt: skip
         self._headers = np.empty((self.size, HEADER), np.int64)
+        self._pending = []  # sends to this rank itself, until its Receive takes them
 
     @property
     def group_name(self) -> str:
@@ -198,10 +199,14 @@ class MpiCommunicator:
         out[...] = np.concatenate(list(recv), axis=concat_dim) if n > 1 else recv[0]
 
     def send(self, op_name: str, x, dest: int, tag: int) -> None:
+        """Send ``x`` (the caller's own copy: it is not written until the send completes). A send to this
+        rank itself stays pending until this rank's Receive takes it."""
         self._check_peer(op_name, "dest_rank", dest)
-        h = header(6, 0, x)
-        r1 = self.comm.Isend(h, dest=dest, tag=tag)
+        r1 = self.comm.Isend(header(6, 0, x), dest=dest, tag=tag)
         r2 = self.comm.Isend(self._bytes(x), dest=dest, tag=tag)
+        if dest == self.rank:
+            self._pending += [r1, r2]
+            return
         self.wait(op_name, r1)
         self.wait(op_name, r2)
 
@@ -210,21 +215,22 @@ class MpiCommunicator:
         h = np.empty(HEADER, np.int64)
         self.wait(op_name, self.comm.Irecv(h, source=src, tag=tag))
         mine = header(6, 0, out)
-        if (h == mine).all():
-            self.wait(op_name, self.comm.Irecv(self._bytes(out), source=src, tag=tag))
-            return
-        scratch = np.empty(int(h[4]), np.uint8)  # take the message anyway, so the sender is not left waiting
-        self.wait(op_name, self.comm.Irecv(scratch, source=src, tag=tag))
-        raise CommunicationError(
-            f"For '{op_name}', rank {self.rank} of the group '{self.group_name}' expects {describe(mine)} from rank "
-            f"{src} (tag {tag}), but rank {src} sent {describe(h)}."
-        )
+        ok = (h == mine).all()
+        target = self._bytes(out) if ok else np.empty(int(h[4]), np.uint8)  # a mismatch is taken anyway,
+        self.wait(op_name, self.comm.Irecv(target, source=src, tag=tag))  # so the sender is not left waiting
+        if self._pending:
+            self._pending = [r for r in self._pending if not r.Test()]
+        if not ok:
+            raise CommunicationError(
+                f"For '{op_name}', rank {self.rank} of the group '{self.group_name}' expects {describe(mine)} from "
+                f"rank {src} (tag {tag}), but rank {src} sent {describe(h)}."
+            )
 
     def _check_peer(self, op_name: str, name: str, peer: int) -> None:
-        if not 0 <= peer < self.size or peer == self.rank:
+        if not 0 <= peer < self.size:
             raise ValueError(
-                f"For '{op_name}', the '{name}' must be another rank of the group '{self.group_name}' "
-                f"(in [0, {self.size}), not {self.rank}), but got {peer}."
+                f"For '{op_name}', the '{name}' must be a rank of the group '{self.group_name}' (in [0, {self.size})), "
+                f"but got {peer}."
             )
 
 
