@@ -235,3 +235,83 @@ class MpiCommunicator:
 
 
 _OP_CODES = {"sum": 1, "max": 2, "min": 3, "prod": 4}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The C++ AllReduce kernel (csrc/kernels/cpu/comm.cc) calls MPI itself: it is told the library mpi4py
+# loaded, the handles of the dtypes and ops, and each group's communicator (the MPICH ABI: ints).
+
+
+def _native():
+    import ctypes
+
+    from opforge import _C
+
+    lib = ctypes.CDLL(_C.__file__)
+    lib.opforge_comm_setup.argtypes = [ctypes.c_char_p]
+    lib.opforge_comm_set_handles.argtypes = [
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.POINTER(ctypes.c_int),
+    ]
+    lib.opforge_comm_set_group.argtypes = (
+        [ctypes.c_char_p, ctypes.c_char_p] + [ctypes.c_int] * 4 + [ctypes.c_double, ctypes.c_int]
+    )
+    return lib
+
+
+def _libmpi_path() -> str | None:
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                if "/libmpi" in path and ".so" in path:
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+def native_setup(MPI) -> bool:  # noqa: N803 - the mpi4py module
+    """Prepare the C++ kernels; False when this MPI is not one they can call (not the MPICH ABI)."""
+    import ctypes
+
+    if not MPI.Get_library_version().startswith("MPICH") or not 0 <= MPI.COMM_WORLD.handle < 2**31:
+        return False
+    path = _libmpi_path()
+    lib = _native()
+    if path is None or lib.opforge_comm_setup(path.encode()) != 0:
+        return False
+    types = {
+        "int8": MPI.INT8_T,
+        "int16": MPI.INT16_T,
+        "int32": MPI.INT32_T,
+        "int64": MPI.INT64_T,
+        "uint8": MPI.UINT8_T,
+        "uint16": MPI.UINT16_T,
+        "uint32": MPI.UINT32_T,
+        "uint64": MPI.UINT64_T,
+        "float16": MPI.FLOAT,
+        "bfloat16": MPI.FLOAT,
+        "float32": MPI.FLOAT,
+        "float64": MPI.DOUBLE,
+    }  # fmt: skip  (float16 and bfloat16 are reduced widened to float32)
+    handles = (ctypes.c_int * 16)()
+    for name, t in types.items():
+        handles[DTYPE_CODES[name]] = t.handle
+    ops = (ctypes.c_int * 4)(MPI.SUM.handle, MPI.MAX.handle, MPI.MIN.handle, MPI.PROD.handle)
+    lib.opforge_comm_set_handles(handles, 16, MPI.INT64_T.handle, ops)
+    return True
+
+
+def native_set_group(key: str, display: str, communicator) -> None:
+    """Tell the C++ kernels about a group (``communicator`` an MpiCommunicator), or forget it (None)."""
+    lib = _native()
+    if communicator is None:
+        lib.opforge_comm_set_group(key.encode(), b"", -1, 0, 0, 0, 0.0, 0)
+        return
+    c = communicator
+    lib.opforge_comm_set_group(
+        key.encode(), display.encode(), c.comm.handle, c.rank, c.size, c.world_rank, c.timeout, int(c.check)
+    )

@@ -1,0 +1,72 @@
+"""AllReduce against raw mpi4py, per call, on the same buffers: run under ``mpiexec -n 2 python -m
+opforge.tools.bench_comm``. Rank 0 prints one row per size: mpi4py's ``Allreduce`` (blocking, into a
+preallocated output), opforge's ``ops.AllReduce`` with and without the header check
+(``OPFORGE_COMM_CHECK``), and the difference in microseconds."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+
+def _time(fn, comm, repeat: int) -> float:
+    """The best of 7 rounds of the mean time per call (rounds start together on every rank): on a busy
+    machine the other rounds measure the other processes."""
+    fn()
+    rounds = []
+    for _ in range(7):
+        comm.Barrier()
+        start = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        rounds.append((time.perf_counter() - start) / repeat)
+    return float(min(rounds))
+
+
+def _set_check(world, on: bool) -> None:
+    from opforge.communication import management, mpi
+
+    world.check = on
+    if management._state.get("native"):
+        mpi.native_set_group("world", management.GlobalComm.WORLD_COMM_GROUP, world)
+
+
+def main(sizes=(4 << 10, 1 << 20, 64 << 20)) -> int:
+    from mpi4py import MPI
+
+    from opforge import Tensor, communication, ops
+
+    communication.init()
+    comm = MPI.COMM_WORLD
+    world = communication.management._state["device"].communicator("world")
+    rows = []
+    for nbytes in sizes:
+        n = nbytes // 4
+        x = np.random.default_rng(comm.Get_rank()).standard_normal(n).astype(np.float32)
+        out = np.empty_like(x)
+        repeat = max(3, min(2000, (256 << 20) // max(nbytes, 1) // 64))
+        t_mpi = _time(lambda: comm.Allreduce(x, out), comm, repeat)
+        t_mpi_alloc = _time(lambda: comm.Allreduce(x, np.empty_like(x)), comm, repeat)
+        xt, allreduce = Tensor(x), ops.AllReduce()
+        t_ops = _time(lambda: allreduce(xt), comm, repeat)
+        _set_check(world, False)
+        t_nocheck = _time(lambda: allreduce(xt), comm, repeat)
+        _set_check(world, True)
+        rows.append((nbytes, t_mpi, t_mpi_alloc, t_ops, t_nocheck))
+    if comm.Get_rank() == 0:
+        print(f"AllReduce float32 on {comm.Get_size()} ranks (us per call; best of 7 rounds)")
+        print(
+            f"{'bytes':>10} {'mpi4py':>10} {'mpi4py+alloc':>13} {'opforge':>10} {'no check':>10} {'diff':>8} {'ratio':>6}"
+        )
+        for nbytes, a, b, c, d in rows:
+            print(
+                f"{nbytes:>10} {a * 1e6:>10.2f} {b * 1e6:>13.2f} {c * 1e6:>10.2f} {d * 1e6:>10.2f} "
+                f"{(c - a) * 1e6:>8.2f} {c / a:>6.2f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
