@@ -33,6 +33,20 @@ def _set_check(world, on: bool) -> None:
         mpi.native_set_group("world", management.GlobalComm.WORLD_COMM_GROUP, world)
 
 
+def _row(nbytes: int, comm, world, ops, Tensor) -> tuple:  # noqa: N803
+    x = np.random.default_rng(comm.Get_rank()).standard_normal(nbytes // 4).astype(np.float32)
+    out = np.empty_like(x)
+    repeat = max(3, min(2000, (4 << 20) // max(nbytes, 1)))
+    t_mpi = _time(lambda: comm.Allreduce(x, out), comm, repeat)
+    t_mpi_alloc = _time(lambda: comm.Allreduce(x, np.empty_like(x)), comm, repeat)
+    xt, allreduce = Tensor(x), ops.AllReduce()
+    t_ops = _time(lambda: allreduce(xt), comm, repeat)
+    _set_check(world, False)
+    t_nocheck = _time(lambda: allreduce(xt), comm, repeat)
+    _set_check(world, True)
+    return nbytes, t_mpi, t_mpi_alloc, t_ops, t_nocheck
+
+
 def main(sizes=(4 << 10, 1 << 20, 64 << 20)) -> int:
     from mpi4py import MPI
 
@@ -41,25 +55,11 @@ def main(sizes=(4 << 10, 1 << 20, 64 << 20)) -> int:
     communication.init()
     comm = MPI.COMM_WORLD
     world = communication.management._state["device"].communicator("world")
-    rows = []
-    for nbytes in sizes:
-        n = nbytes // 4
-        x = np.random.default_rng(comm.Get_rank()).standard_normal(n).astype(np.float32)
-        out = np.empty_like(x)
-        repeat = max(3, min(2000, (256 << 20) // max(nbytes, 1) // 64))
-        t_mpi = _time(lambda: comm.Allreduce(x, out), comm, repeat)
-        t_mpi_alloc = _time(lambda: comm.Allreduce(x, np.empty_like(x)), comm, repeat)
-        xt, allreduce = Tensor(x), ops.AllReduce()
-        t_ops = _time(lambda: allreduce(xt), comm, repeat)
-        _set_check(world, False)
-        t_nocheck = _time(lambda: allreduce(xt), comm, repeat)
-        _set_check(world, True)
-        rows.append((nbytes, t_mpi, t_mpi_alloc, t_ops, t_nocheck))
+    rows = [_row(nbytes, comm, world, ops, Tensor) for nbytes in sizes]
     if comm.Get_rank() == 0:
         print(f"AllReduce float32 on {comm.Get_size()} ranks (us per call; best of 7 rounds)")
-        print(
-            f"{'bytes':>10} {'mpi4py':>10} {'mpi4py+alloc':>13} {'opforge':>10} {'no check':>10} {'diff':>8} {'ratio':>6}"
-        )
+        head = ("bytes", "mpi4py", "mpi4py+alloc", "opforge", "no check", "diff", "ratio")
+        print("{:>10} {:>10} {:>13} {:>10} {:>10} {:>8} {:>6}".format(*head))
         for nbytes, a, b, c, d in rows:
             print(
                 f"{nbytes:>10} {a * 1e6:>10.2f} {b * 1e6:>13.2f} {c * 1e6:>10.2f} {d * 1e6:>10.2f} "
