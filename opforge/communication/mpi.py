@@ -256,7 +256,7 @@ def _native():
         ctypes.POINTER(ctypes.c_int),
     ]
     lib.opforge_comm_set_group.argtypes = (
-        [ctypes.c_char_p, ctypes.c_char_p] + [ctypes.c_int] * 4 + [ctypes.c_double, ctypes.c_int]
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint] + [ctypes.c_int] * 3 + [ctypes.c_double, ctypes.c_int]
     )
     return lib
 
@@ -277,7 +277,7 @@ def native_setup(MPI) -> bool:  # noqa: N803 - the mpi4py module
     """Prepare the C++ kernels; False when this MPI is not one they can call (not the MPICH ABI)."""
     import ctypes
 
-    if not MPI.Get_library_version().startswith("MPICH") or not 0 <= MPI.COMM_WORLD.handle < 2**31:
+    if not MPI.Get_library_version().startswith("MPICH") or not 0 <= MPI.COMM_WORLD.handle < 2**32:
         return False
     path = _libmpi_path()
     lib = _native()
@@ -309,9 +309,16 @@ def native_set_group(key: str, display: str, communicator) -> None:
     """Tell the C++ kernels about a group (``communicator`` an MpiCommunicator), or forget it (None)."""
     lib = _native()
     if communicator is None:
-        lib.opforge_comm_set_group(key.encode(), b"", -1, 0, 0, 0, 0.0, 0)
+        lib.opforge_comm_set_group(key.encode(), b"", 0, 0, 0, 0, 0.0, 0)
         return
     c = communicator
     lib.opforge_comm_set_group(
-        key.encode(), display.encode(), c.comm.handle, c.rank, c.size, c.world_rank, c.timeout, int(c.check)
+        key.encode(),
+        display.encode(),
+        c.comm.handle & 0xFFFFFFFF,
+        c.rank,
+        c.size,
+        c.world_rank,
+        c.timeout,
+        int(c.check),
     )

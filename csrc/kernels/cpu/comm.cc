@@ -256,16 +256,17 @@ extern "C" OPFORGE_EXPORT void opforge_comm_set_handles(const int* types, int n,
   for (int i = 0; i < 4; ++i) st.ops[i] = ops[i];
 }
 
-// Add (or replace) a group; comm < 0 removes it.
-extern "C" OPFORGE_EXPORT void opforge_comm_set_group(const char* key, const char* display, int comm, int rank,
+// Add (or replace) a group; size 0 removes it. (Derived communicators' handles have the top bit set: the
+// handle travels as unsigned and is used as the int the ABI says it is.)
+extern "C" OPFORGE_EXPORT void opforge_comm_set_group(const char* key, const char* display, unsigned comm, int rank,
                                                       int size, int world_rank, double timeout, int check) {
   opforge::MpiState& st = opforge::State();
   std::lock_guard<std::mutex> lock(st.mu);
-  if (comm < 0) {
+  if (size <= 0) {
     st.groups.erase(key);
   } else {
     auto g = std::make_shared<opforge::Group>();
-    g->comm = comm;
+    g->comm = static_cast<opforge::MpiHandle>(comm);
     g->rank = rank;
     g->size = size;
     g->world_rank = world_rank;
