@@ -7,6 +7,7 @@ a job ends is killed (by pid, read from /proc)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -51,7 +52,7 @@ def run_mpi(script: str, n: int, timeout: float, **env):
     """(returncode, stdout + stderr, seconds) of ``mpiexec -n n python tests/mpi_scripts/script``."""
     marker = uuid.uuid4().hex
     full_env = {**os.environ, _MARK: marker, "OMP_NUM_THREADS": "1", **env}
-    cmd = [MPIEXEC, "-n", str(n), sys.executable, str(DIST / script)]
+    cmd = [MPIEXEC, "-n", str(n), sys.executable, str(DIST / script)]  # script may be an absolute path
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout)
@@ -69,6 +70,17 @@ def test_every_collective_and_bprop_against_numpy(n):
     assert rc == 0, out
     for r in range(n):
         assert f"OK rank {r} of {n}" in out, out
+
+
+def test_the_docs_run_on_two_ranks(tmp_path):
+    """docs/distributed.md's code blocks, under mpiexec -n 2 (tests/test_docs.py runs them in one process)."""
+    text = (Path(__file__).parent.parent / "docs" / "distributed.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    script = tmp_path / "distributed_md.py"
+    script.write_text("\n".join(blocks) + "\nprint(f'DOC OK rank {rank}', flush=True)\n")
+    rc, out, _ = run_mpi(str(script), 2, timeout=120)
+    assert rc == 0, out
+    assert "DOC OK rank 0" in out and "DOC OK rank 1" in out, out
 
 
 @pytest.mark.parametrize("n", [2, 3])
