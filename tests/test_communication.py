@@ -190,9 +190,18 @@ def test_attrs_are_checked_naming_the_operator(world):
         ops.Broadcast(1)((Tensor(np.ones((2,), np.float32)),))
 
 
-def test_the_collectives_are_listed_by_the_tools(world):
+def test_the_collectives_are_listed_by_the_tools(world, capsys):
+    from opforge.testing import opcheck
     from opforge.tools import profiler
-    from opforge.tools.cli import doctor_problems
+    from opforge.tools.cli import doctor_problems, main
+
+    assert main(["ops"]) == 0
+    listed = capsys.readouterr().out
+    for name in ("AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll", "Send", "Receive"):
+        assert name in listed
+    for prim in (ops.AllReduce(), ops.AllGather(), ops.ReduceScatter(), ops.AlltoAll(1, 0, 1)):
+        report = opcheck(prim, [(np.arange(6.0).reshape(2, 3),)], lambda x: x, backends=["CPU"], check_double_grad=True)
+        assert report.passed, str(report)
 
     assert not [p for p in doctor_problems() if any(k in p for k in ("AllReduce", "AllGather", "Broadcast"))]
     with profiler.Profile() as prof:
