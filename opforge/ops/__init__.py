@@ -14,6 +14,7 @@ from opforge.primitives import batching_math_ops as _batching_math_ops
 from opforge.primitives import batching_nn_ops as _batching_nn_ops
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
+from opforge.primitives.comm_ops import *
 from opforge.primitives.conv_ops import *
 from opforge.primitives.math_ops import *
 from opforge.primitives.nn_ops import *
