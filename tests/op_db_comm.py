@@ -57,7 +57,6 @@ class _SendReceive:
     def __call__(self, x):
         sent = self.send(x)
         received = ops.Receive(self.tag, 0, list(x.shape), x.dtype)()
-        assert np.array_equal(sent.asnumpy(), received.asnumpy(), equal_nan=x.dtype.np_dtype.kind in "fc")
         return sent if self.show == "Send" else received
 
 

@@ -103,7 +103,7 @@ def broadcast_to(t: Tensor, shape: tuple) -> Tensor:
     shape = tuple(shape)
     if t.shape == shape:
         return t
-    if not hasattr(t, "_data") and any(d < 0 for d in shape):
+    if any(d < 0 for d in shape):  # (only placeholders have unknown dims; ``t`` may be a concrete seed)
         # Abstract evaluation of a placeholder: BroadcastTo reads a -1 in 'shape' as "keep the input's
         # dim", which a new leading dim has not; the result is the placeholder of the unknown shape.
         return Tensor._placeholder(t.dtype, shape, t._meta[2])

@@ -244,7 +244,10 @@ class Receive(_Collective):
         validator.check_value_type("src_rank", src_rank, [int], self.name)
         validator.check_value_type("shape", shape, [list, tuple], self.name)
         if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
-            raise ValueError(f"For '{self.name}', the 'shape' must be a list of ints >= 0, but got {shape!r}.")
+            raise ValueError(
+                f"For '{self.name}', the 'shape' must be a list of ints >= 0 (a received shape has no unknown "
+                f"dims), but got {shape!r}."
+            )
         if not isinstance(dtype, mstype.Type) or dtype not in MOVE_DTYPES:
             raise TypeError(f"For '{self.name}', the 'dtype' must be one of {list(MOVE_DTYPES)}, but got {dtype!r}.")
         self._check_group(group)
