@@ -6,8 +6,22 @@ import os
 
 from opforge import _C
 from opforge.device import BACKENDS, available_devices, get_device
+from opforge.parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 
-__all__ = ["set_context", "get_context", "available_devices"]
+__all__ = [
+    "set_context",
+    "get_context",
+    "available_devices",
+    "ParallelMode",
+    "set_auto_parallel_context",
+    "get_auto_parallel_context",
+    "reset_auto_parallel_context",
+]
 
 # The thread count lives in the C core (one for the process).
 _state = {"device_target": "CPU", "cpu_fallback": False}
