@@ -39,6 +39,8 @@ from opforge import kernels, op_info
 from opforge.op_info import cpu as _cpu_op_info
 from opforge.op_info import gpu as _gpu_op_info
 from opforge.kernels import gpu as _gpu_kernels
+from opforge.kernels.cpu import comm as _cpu_comm_kernels
+from opforge import communication
 from opforge import ops, primitives
 from opforge.bprop import GradOperation, grad, stop_gradient, value_and_grad
 from opforge.bprop import grad_array_ops as _grad_array_ops
@@ -46,6 +48,7 @@ from opforge.bprop import grad_math_ops as _grad_math_ops
 from opforge.bprop import grad_nn_ops as _grad_nn_ops
 from opforge.bprop import grad_conv_ops as _grad_conv_ops
 from opforge.bprop import grad_elemwise_ops as _grad_elemwise_ops
+from opforge.bprop import grad_comm_ops as _grad_comm_ops
 from opforge.tools import profiler
 
 __version__ = "0.1.0"

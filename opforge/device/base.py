@@ -73,6 +73,21 @@ class Device:
     def synchronize(self) -> None:
         """Wait for this device's queued work (no-op on the CPU)."""
 
+    # -- communication ---------------------------------------------------------------------------
+    # A communicator per group (``opforge.communication`` makes them: MPI for the CPU, NCCL for the
+    # GPU); the collective kernels ask the device of their arrays for their group's.
+    def communicator(self, group: str):
+        """The communicator of ``group`` on this device, or None."""
+        return self.__dict__.get("_communicators", {}).get(group)
+
+    def set_communicator(self, group: str, communicator) -> None:
+        """Own ``communicator`` for ``group`` (None: drop the group's)."""
+        comms = self.__dict__.setdefault("_communicators", {})
+        if communicator is None:
+            comms.pop(group, None)
+        else:
+            comms[group] = communicator
+
 
 def register_device(device: Device) -> Device:
     """Make ``device`` available under ``device.name`` (one of ``BACKENDS``)."""

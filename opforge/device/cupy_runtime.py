@@ -1,4 +1,4 @@
-"""The GPU runtime on a real GPU: CuPy. The only module of opforge that calls CuPy.
+"""The GPU runtime on a real GPU: CuPy. With nccl.py (the communicators), the only module of opforge that calls CuPy.
 
 Arrays are CuPy arrays from CuPy's memory pool; kernels are compiled by NVRTC through
 ``cupy.RawModule`` (cached on disk by CuPy) and launched on CuPy's current stream; MatMul calls

@@ -9,6 +9,7 @@ from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
+from opforge.primitives.comm_ops import *
 from opforge.primitives.conv_ops import *
 from opforge.primitives.math_ops import *
 from opforge.primitives.nn_ops import *

@@ -1,0 +1,369 @@
+"""MindSpore's ``mindspore.communication.management``: initialising the communication service, the
+groups of ranks, and their communicators.
+
+``init()`` starts the engine of the context's device (``device_target``): MPI through mpi4py on the
+CPU (backend "mpi"), NCCL through CuPy on the GPU (backend "nccl", bootstrapped over MPI). Started by
+``mpiexec -n N python script.py`` it joins the N ranks; run alone it makes a world of one rank, so a
+script runs the same with and without a launcher. Every group gets a communicator, owned by the
+device (``Device.set_communicator``), which the collective kernels ask for by the group's name.
+
+Faults: after ``init`` in a world of more than one rank, an exception nobody catches ends the whole
+job (``MPI_Abort``) with a message naming the rank that raised, instead of leaving the other ranks
+waiting in their next collective; a collective waits at most ``OPFORGE_COMM_TIMEOUT`` seconds
+(default 300) and then raises on the rank that waited, naming the operator and the group.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+from opforge import context
+from opforge.device import get_device
+
+__all__ = [
+    "GlobalComm",
+    "HCCL_WORLD_COMM_GROUP",
+    "NCCL_WORLD_COMM_GROUP",
+    "MCCL_WORLD_COMM_GROUP",
+    "init",
+    "release",
+    "get_rank",
+    "get_local_rank",
+    "get_group_size",
+    "get_local_rank_size",
+    "get_world_rank_from_group_rank",
+    "get_group_rank_from_world_rank",
+    "create_group",
+    "destroy_group",
+    "CommunicationError",
+]
+
+HCCL_WORLD_COMM_GROUP = "hccl_world_group"
+NCCL_WORLD_COMM_GROUP = "nccl_world_group"
+MCCL_WORLD_COMM_GROUP = "mccl_world_group"
+# Every name of the world group: MindSpore's default argument (``GlobalComm.WORLD_COMM_GROUP`` read at
+# import, "hccl_world_group") and each backend's world name all mean the world here.
+_WORLD_NAMES = (HCCL_WORLD_COMM_GROUP, NCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GROUP)
+_WORLD = "world"  # the key of the world group's communicator on the device
+
+DEFAULT_TIMEOUT = 300.0  # seconds a collective waits for the other ranks (OPFORGE_COMM_TIMEOUT)
+
+
+class CommunicationError(RuntimeError):
+    """A collective failed: ranks disagree on shapes or dtypes, or a rank did not come in time."""
+
+
+class GlobalComm:
+    """The communication state, as MindSpore's: ``BACKEND`` ("mpi" on the CPU, "nccl" on the GPU,
+    "undefined" before ``init``), ``WORLD_COMM_GROUP`` (MindSpore's "hccl_world_group" before ``init``,
+    then "mccl_world_group" on the CPU and "nccl_world_group" on the GPU; every one of these names the
+    world group), ``INITED`` and ``CHECK_ENVS``."""
+
+    BACKEND = "undefined"
+    WORLD_COMM_GROUP = HCCL_WORLD_COMM_GROUP
+    INITED = False
+    CHECK_ENVS = True
+
+
+class _Group:
+    __slots__ = ("name", "ranks", "mpi_comm")
+
+    def __init__(self, name, ranks, mpi_comm):
+        self.name = name
+        self.ranks = tuple(ranks)  # world ranks, in group-rank order
+        self.mpi_comm = mpi_comm  # None on a rank outside the group
+
+
+_lock = threading.RLock()
+_state: dict = {"groups": {}, "device": None, "mpi": None, "local": (0, 1), "hook": None, "timeout": DEFAULT_TIMEOUT}
+
+
+_generation = [0]  # grows whenever the groups or their communicators change
+
+
+def generation() -> int:
+    """A number that changes whenever ``init``, ``release``, ``create_group`` or ``destroy_group`` ran:
+    a communicator looked up at one generation stays valid while it is current."""
+    return _generation[0]
+
+
+def _key(group: str) -> str:
+    return _WORLD if group in _WORLD_NAMES else group
+
+
+def _check_str(caller: str, name: str, value) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"For '{caller}', the '{name}' must be a str, but got {type(value).__name__}.")
+
+
+def require_init(caller: str) -> None:
+    """Raise naming ``caller`` when ``init`` has not run."""
+    if not GlobalComm.INITED:
+        raise RuntimeError(
+            f"For '{caller}', the communication service is not initialized: call "
+            "opforge.communication.init() first (under mpiexec for several ranks)."
+        )
+
+
+def _group(caller: str, group) -> _Group:
+    _check_str(caller, "group", group)
+    require_init(caller)
+    found = _state["groups"].get(_key(group))
+    if found is None:
+        names = [GlobalComm.WORLD_COMM_GROUP] + [g for g in _state["groups"] if g != _WORLD]
+        raise ValueError(
+            f"For '{caller}', the group '{group}' does not exist: create it with create_group first (groups: {names})."
+        )
+    return found
+
+
+def group_size(caller: str, group) -> int:
+    """The size of ``group``; errors name ``caller`` (a collective's inference calls this)."""
+    return len(_group(caller, group).ranks)
+
+
+def group_rank(caller: str, group) -> int:
+    """This process's rank in ``group``; errors name ``caller``."""
+    g = _group(caller, group)
+    rank = _state["mpi"].COMM_WORLD.Get_rank()
+    if rank not in g.ranks:
+        raise ValueError(
+            f"For '{caller}', this process (world rank {rank}) is not in the group '{group}' {list(g.ranks)}."
+        )
+    return g.ranks.index(rank)
+
+
+def communicator(caller: str, group, device):
+    """The communicator of ``group`` that ``device`` owns; errors name ``caller``."""
+    g = _group(caller, group)
+    comm = device.communicator(_key(group))
+    if comm is None:
+        if g.mpi_comm is None:
+            rank = _state["mpi"].COMM_WORLD.Get_rank()
+            raise ValueError(
+                f"For '{caller}', this process (world rank {rank}) is not in the group '{group}' {list(g.ranks)}."
+            )
+        raise RuntimeError(
+            f"For '{caller}', the {device.name} device has no communicator for the group '{group}': "
+            f"init() started the {GlobalComm.BACKEND} backend for {_state['device'].name} tensors."
+        )
+    return comm
+
+
+def _timeout() -> float:
+    text = os.environ.get("OPFORGE_COMM_TIMEOUT")
+    if text is None:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"For 'init', OPFORGE_COMM_TIMEOUT must be a number of seconds, but got {text!r}.") from None
+    if not value > 0:
+        raise ValueError(f"For 'init', OPFORGE_COMM_TIMEOUT must be > 0, but got {text!r}.")
+    return value
+
+
+def _checks_enabled() -> bool:
+    return os.environ.get("OPFORGE_COMM_CHECK", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _import_mpi():
+    try:
+        from mpi4py import MPI
+    except ImportError as e:
+        raise RuntimeError(
+            f"For 'init', mpi4py is needed for the communication service ({e}); install it with "
+            'pip install "opforge[dist]" (mpi4py and the mpich wheel).'
+        ) from e
+    return MPI
+
+
+def init(backend_name=None) -> None:
+    """Start the communication service: ``backend_name`` "mpi" (the CPU; MindSpore's "mccl" is taken as
+    the same) or "nccl" (the GPU), by default the one of ``get_context("device_target")``. Under
+    ``mpiexec -n N`` the world has N ranks; run alone, one. Calling it again changes nothing."""
+    if backend_name is not None:
+        _check_str("init", "backend_name", backend_name)
+    with _lock:
+        if GlobalComm.INITED:
+            return
+        target = context.get_context("device_target")
+        backend = backend_name or ("nccl" if target == "GPU" else "mpi")
+        if backend == "mccl":
+            backend = "mpi"
+        if backend not in ("mpi", "nccl"):
+            raise RuntimeError(
+                f"For 'init', the 'backend_name' must be 'mpi' (CPU) or 'nccl' (GPU), but got {backend_name!r}."
+            )
+        want = "GPU" if backend == "nccl" else "CPU"
+        if want != target:
+            raise RuntimeError(
+                f"For 'init', the backend '{backend}' runs {want} tensors, but the device_target is {target}: "
+                f"set_context(device_target='{want}') first, or init('{'nccl' if target == 'GPU' else 'mpi'}')."
+            )
+        MPI = _import_mpi()
+        device = get_device(want)
+        timeout, check = _timeout(), _checks_enabled()
+        world = MPI.COMM_WORLD
+        local = world.Split_type(MPI.COMM_TYPE_SHARED)
+        _state.update(mpi=MPI, device=device, local=(local.Get_rank(), local.Get_size()), timeout=timeout)
+        local.Free()
+        _state["groups"] = {_WORLD: _Group(_WORLD, range(world.Get_size()), world)}
+        device.set_communicator(_WORLD, _make_communicator(backend, device, world, _WORLD, timeout, check))
+        GlobalComm.BACKEND = backend
+        GlobalComm.WORLD_COMM_GROUP = NCCL_WORLD_COMM_GROUP if backend == "nccl" else MCCL_WORLD_COMM_GROUP
+        GlobalComm.INITED = True
+        _generation[0] += 1
+        if world.Get_size() > 1:
+            _install_excepthook(MPI)
+
+
+def _make_communicator(backend, device, mpi_comm, name, timeout, check):
+    if backend == "nccl":
+        from opforge.device.nccl import NcclCommunicator  # CuPy's NCCL: imported on the GPU only
+
+        return NcclCommunicator(device.runtime, mpi_comm, name, timeout, check)
+    from opforge.communication.mpi import MpiCommunicator
+
+    return MpiCommunicator(mpi_comm, name, timeout, check)
+
+
+def _install_excepthook(MPI) -> None:  # noqa: N803 - the mpi4py module
+    previous = sys.excepthook
+    rank = MPI.COMM_WORLD.Get_rank()
+
+    def abort_job(exc_type, exc, tb):
+        try:
+            previous(exc_type, exc, tb)
+            sys.stderr.write(
+                f"opforge.communication: rank {rank} raised {exc_type.__name__}: {exc}\n"
+                f"opforge.communication: rank {rank} ends the job on every rank (MPI_Abort).\n"
+            )
+            sys.stderr.flush()
+            sys.stdout.flush()
+        finally:
+            MPI.COMM_WORLD.Abort(1)
+
+    _state["hook"] = (previous, abort_job)
+    sys.excepthook = abort_job
+
+
+def release() -> None:
+    """Release the communicators and groups (MPI itself is finalized when the process exits). A later
+    ``init`` starts again."""
+    with _lock:
+        if not GlobalComm.INITED:
+            return
+        device = _state["device"]
+        for key, g in list(_state["groups"].items()):
+            device.set_communicator(key, None)
+            if key != _WORLD and g.mpi_comm is not None:
+                g.mpi_comm.Free()
+        _state["groups"] = {}
+        hook = _state["hook"]
+        if hook is not None and sys.excepthook is hook[1]:
+            sys.excepthook = hook[0]
+        _state["hook"] = None
+        GlobalComm.BACKEND = "undefined"
+        GlobalComm.WORLD_COMM_GROUP = HCCL_WORLD_COMM_GROUP
+        GlobalComm.INITED = False
+        _generation[0] += 1
+
+
+def get_rank(group=GlobalComm.WORLD_COMM_GROUP) -> int:
+    """This process's rank in ``group``."""
+    return group_rank("get_rank", group)
+
+
+def get_group_size(group=GlobalComm.WORLD_COMM_GROUP) -> int:
+    """The number of ranks in ``group``."""
+    return group_size("get_group_size", group)
+
+
+def get_local_rank(group=GlobalComm.WORLD_COMM_GROUP) -> int:
+    """This process's rank among the ranks of the world on its machine (the world group only)."""
+    _group("get_local_rank", group)
+    if _key(group) != _WORLD:
+        raise ValueError("For 'get_local_rank', only the world group is supported.")
+    return _state["local"][0]
+
+
+def get_local_rank_size(group=GlobalComm.WORLD_COMM_GROUP) -> int:
+    """The number of ranks of the world on this process's machine (the world group only)."""
+    _group("get_local_rank_size", group)
+    if _key(group) != _WORLD:
+        raise ValueError("For 'get_local_rank_size', only the world group is supported.")
+    return _state["local"][1]
+
+
+def get_world_rank_from_group_rank(group, group_rank_id) -> int:
+    g = _group("get_world_rank_from_group_rank", group)
+    if not isinstance(group_rank_id, int) or not 0 <= group_rank_id < len(g.ranks):
+        raise ValueError(
+            f"For 'get_world_rank_from_group_rank', the 'group_rank_id' must be in [0, {len(g.ranks)}), "
+            f"but got {group_rank_id!r}."
+        )
+    return g.ranks[group_rank_id]
+
+
+def get_group_rank_from_world_rank(world_rank_id, group) -> int:
+    g = _group("get_group_rank_from_world_rank", group)
+    if world_rank_id not in g.ranks:
+        raise ValueError(
+            f"For 'get_group_rank_from_world_rank', the world rank {world_rank_id!r} is not in the group "
+            f"'{group}' {list(g.ranks)}."
+        )
+    return g.ranks.index(world_rank_id)
+
+
+def create_group(group, rank_ids) -> None:
+    """Create the group ``group`` of the world ranks ``rank_ids`` (its ranks in that order). Every rank
+    in ``rank_ids`` must call it (a collective over them); a rank outside the group may call it too and
+    then knows the group without being in it."""
+    _check_str("create_group", "group", group)
+    require_init("create_group")
+    with _lock:
+        if group in _WORLD_NAMES or group == _WORLD or group in _state["groups"]:
+            raise ValueError(f"For 'create_group', the group '{group}' exists already.")
+        world = _state["mpi"].COMM_WORLD
+        size = world.Get_size()
+        if not isinstance(rank_ids, (list, tuple)) or not rank_ids:
+            raise TypeError(
+                f"For 'create_group', the 'rank_ids' must be a non-empty list of ints, but got {rank_ids!r}."
+            )
+        if not all(isinstance(r, int) and not isinstance(r, bool) and 0 <= r < size for r in rank_ids):
+            raise ValueError(
+                f"For 'create_group', every rank id must be an int in [0, {size}), but got {list(rank_ids)}."
+            )
+        if len(set(rank_ids)) != len(rank_ids):
+            raise ValueError(f"For 'create_group', the 'rank_ids' must not repeat a rank, but got {list(rank_ids)}.")
+        comm = None
+        if world.Get_rank() in rank_ids:
+            comm = world.Create_group(world.Get_group().Incl(list(rank_ids)), tag=7)
+        _state["groups"][group] = _Group(group, rank_ids, comm)
+        _generation[0] += 1
+        if comm is not None:
+            device = _state["device"]
+            device.set_communicator(
+                group,
+                _make_communicator(
+                    GlobalComm.BACKEND, device, comm, group, _state["timeout"], device.communicator(_WORLD).check
+                ),
+            )
+
+
+def destroy_group(group) -> None:
+    """Forget the group ``group`` (not the world) and free its communicator."""
+    _check_str("destroy_group", "group", group)
+    require_init("destroy_group")
+    with _lock:
+        if group in _WORLD_NAMES or group == _WORLD:
+            raise ValueError(f"For 'destroy_group', the world group '{group}' cannot be destroyed.")
+        g = _group("destroy_group", group)
+        _state["device"].set_communicator(group, None)
+        if g.mpi_comm is not None:
+            g.mpi_comm.Free()
+        del _state["groups"][group]
+        _generation[0] += 1

@@ -1,0 +1,165 @@
+"""The collectives' kernels, one builder per operator for both backends, and their launcher kind "comm".
+
+A "comm" kernel's ``impl`` is ``build(spec) -> run(arrays)``: the plan builds it once per metas and
+attrs; ``run`` takes an output from the device's allocator and hands the arrays to the communicator
+of the primitive's group that the device owns (``Device.communicator``: MPI on the CPU,
+``opforge/communication/mpi.py``; NCCL on the GPU, ``opforge/device/nccl.py``). The communicator is
+looked up again only when ``init``, ``release``, ``create_group`` or ``destroy_group`` ran since.
+"""
+
+from __future__ import annotations
+
+from opforge import dtype as mstype
+from opforge.communication import management
+from opforge.kernels import registry
+from opforge.kernels.kernel_attr import KernelAttr
+from opforge.kernels.launch import LaunchSpec, register_launcher
+
+__all__ = ["BUILDERS", "REDUCE_DTYPES", "MOVE_DTYPES", "register_comm_kernels"]
+
+REDUCE_DTYPES = mstype.int_type + mstype.uint_type + mstype.float_type + mstype.complex_type
+MOVE_DTYPES = mstype.all_types
+
+
+def _launcher(spec: LaunchSpec):
+    return spec.entry.impl(spec)
+
+
+register_launcher("comm", _launcher)
+
+
+class _Comm:
+    """The communicator of (operator, group, device), refreshed when the groups changed."""
+
+    __slots__ = ("op_name", "group", "device", "comm", "generation")
+
+    def __init__(self, spec: LaunchSpec):
+        self.op_name, self.group, self.device = spec.op_name, spec.attrs.get("group"), spec.device
+        self.generation = -1
+        self.comm = None
+
+    def get(self):
+        if self.generation != management.generation():
+            self.comm = management.communicator(self.op_name, self.group, self.device)
+            self.generation = management.generation()
+        return self.comm
+
+
+def _out(spec, i: int = 0):
+    return tuple(spec.out_shapes[i]), spec.entry.attr.output_dtypes_for(len(spec.out_shapes))[i].np_dtype
+
+
+def _all_reduce(spec):
+    comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
+    shape, np_dtype = _out(spec)
+    op = spec.attrs["op"]
+
+    def run(arrays):
+        c = comm.get()
+        out = empty(shape, np_dtype)
+        c.allreduce(op_name, arrays[0], out, op)
+        return out
+
+    return run
+
+
+def _reduce_scatter(spec):
+    comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
+    shape, np_dtype = _out(spec)
+    op = spec.attrs["op"]
+
+    def run(arrays):
+        c = comm.get()
+        out = empty(shape, np_dtype)
+        c.reduce_scatter(op_name, arrays[0], out, op)
+        return out
+
+    return run
+
+
+def _all_gather(spec):
+    comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
+    shape, np_dtype = _out(spec)
+
+    def run(arrays):
+        c = comm.get()
+        out = empty(shape, np_dtype)
+        c.allgather(op_name, arrays[0], out)
+        return out
+
+    return run
+
+
+def _broadcast(spec):
+    comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
+    outs = [_out(spec, i) for i in range(len(spec.out_shapes))]
+    root = spec.attrs["root_rank"]
+
+    def run(arrays):
+        c = comm.get()
+        results = tuple(empty(shape, np_dtype) for shape, np_dtype in outs)
+        c.broadcast(op_name, arrays, results, root)
+        return results if len(results) != 1 else results[0]
+
+    return run
+
+
+def _all_to_all(spec):
+    comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
+    shape, np_dtype = _out(spec)
+    nd = len(spec.in_shapes[0])
+    split_dim, concat_dim = spec.attrs["split_dim"] % nd, spec.attrs["concat_dim"] % nd
+
+    def run(arrays):
+        c = comm.get()
+        out = empty(shape, np_dtype)
+        c.alltoall(op_name, arrays[0], out, split_dim, concat_dim)
+        return out
+
+    return run
+
+
+def _send(spec):
+    comm, op_name, device = _Comm(spec), spec.op_name, spec.device
+    dest, tag = spec.attrs["dest_rank"], spec.attrs["sr_tag"]
+
+    def run(arrays):
+        c = comm.get()
+        c.send(op_name, arrays[0], dest, tag)
+        return device.asarray(arrays[0], None)
+
+    return run
+
+
+def _receive(spec):
+    comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
+    shape, np_dtype = _out(spec)
+    src, tag = spec.attrs["src_rank"], spec.attrs["sr_tag"]
+
+    def run(arrays):
+        c = comm.get()
+        out = empty(shape, np_dtype)
+        c.recv(op_name, out, src, tag)
+        return out
+
+    return run
+
+
+# operator -> (builder, dtypes, KernelAttr maker)
+BUILDERS = {
+    "AllReduce": (_all_reduce, REDUCE_DTYPES, lambda t: KernelAttr([t], [t])),
+    "ReduceScatter": (_reduce_scatter, REDUCE_DTYPES, lambda t: KernelAttr([t], [t])),
+    "AllGather": (_all_gather, MOVE_DTYPES, lambda t: KernelAttr([t], [t])),
+    "Broadcast": (_broadcast, MOVE_DTYPES, lambda t: KernelAttr([t], [t], all_same=True)),
+    "AlltoAll": (_all_to_all, MOVE_DTYPES, lambda t: KernelAttr([t], [t])),
+    "Send": (_send, MOVE_DTYPES, lambda t: KernelAttr([t], [t])),
+    "Receive": (_receive, MOVE_DTYPES, lambda t: KernelAttr([], [t])),
+}
+
+
+def register_comm_kernels(backend: str, source: str) -> None:
+    """Register every collective's kernels on ``backend`` (each dtype its KernelAttr), from ``source``."""
+    entries = []
+    for op_name, (build, dtypes, make_attr) in BUILDERS.items():
+        entries += [registry.KernelEntry(op_name, backend, make_attr(t), "comm", build, source) for t in dtypes]
+    registry.register_entries(entries)

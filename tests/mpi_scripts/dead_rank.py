@@ -1,0 +1,24 @@
+"""Run under mpiexec: rank 1 raises (FAULT=raise), exits (FAULT=exit) or hangs (FAULT=hang) while the
+others wait in an AllReduce; the job must end on every rank, naming rank 1 where it raised."""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+from opforge import Tensor, communication, ops
+
+communication.init()
+rank = communication.get_rank()
+fault = os.environ["FAULT"]
+if rank == 1:
+    if fault == "raise":
+        raise ValueError("a bug on rank 1")
+    if fault == "exit":
+        os._exit(3)
+    if fault == "hang":
+        time.sleep(3600)
+ops.AllReduce()(Tensor(np.ones((4,), np.float32)))
+print(f"rank {rank}: AllReduce returned", flush=True)
+sys.exit(0)
