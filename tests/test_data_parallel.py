@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import opforge
-from opforge import nn
+from opforge import communication, nn
 from opforge.bprop.grad_operation import _value_and_grad
 from opforge.context import ParallelMode
 from opforge.tools import cli, launch
@@ -80,6 +80,7 @@ def run_job(argv: list, n: int | None = None, timeout: float = 120.0, env: dict 
 
 @pytest.fixture(autouse=True)
 def _stand_alone():
+    communication.init()  # a world of one rank in this process
     opforge.reset_auto_parallel_context()
     yield
     opforge.reset_auto_parallel_context()
@@ -123,7 +124,7 @@ def test_context_defaults_set_get_reset():
         ({"global_rank": 4096}, ValueError, "'global_rank'"),
         ({"all_reduce_fusion_config": [3, 2]}, ValueError, "increasing"),
         ({"comm_fusion": {"allreduce": {"mode": "size", "config": -1}}}, ValueError, "MB > 0"),
-        ({"comm_fusion": {"allreduce": {"mode": "fast"}}}, ValueError, "'mode' must be"),
+        ({"comm_fusion": {"allreduce": {"mode": "fast"}}}, ValueError, r"\['mode'\] must be"),
         ({"nope": 1}, ValueError, "unknown option 'nope'"),
     ],
 )
@@ -174,8 +175,14 @@ def test_reducer_bad_input():
         nn.DistributedGradReducer(params, mean=1)
     with pytest.raises(ValueError, match="'degree' must be an int >= 1"):
         nn.DistributedGradReducer(params, degree=0)
-    with pytest.raises(ValueError, match="unknown group"):
+    with pytest.raises(ValueError, match="For 'DistributedGradReducer', the group 'nope' does not exist"):
         nn.DistributedGradReducer(params, group="nope")
+    communication.release()
+    try:
+        with pytest.raises(RuntimeError, match="For 'DistributedGradReducer', the communication service is not init"):
+            nn.DistributedGradReducer(params)
+    finally:
+        communication.init()
     reducer = nn.DistributedGradReducer(params)
     with pytest.raises(ValueError, match="one gradient per parameter"):
         reducer(())

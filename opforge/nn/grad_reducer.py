@@ -9,8 +9,11 @@ all-reduce starts (MPI's non-blocking ``Iallreduce``) as soon as its last gradie
 backward pass goes on; ``reducer(grads)`` starts what was not started, waits, and returns the reduced
 gradients.
 
-The collectives run on the MPI communicator of the group, the same communicator object the
-collective primitives' kernels use (``opforge.communication``); with one rank nothing is sent.
+The collectives run on the group's communicator, the same object the collective primitives' kernels
+use (``opforge.communication``, owned by the CPU device): ``Iallreduce`` on its mpi4py communicator,
+each wait bounded by ``OPFORGE_COMM_TIMEOUT`` through its ``wait`` (a rank that never comes raises a
+``CommunicationError`` naming the reducer and the group), the buckets' sizes checked once across the
+ranks when the reducer is built. ``communication.init()`` must have run. With one rank nothing is sent.
 """
 
 from __future__ import annotations
@@ -18,23 +21,28 @@ from __future__ import annotations
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.communication import management
+from opforge.communication.management import GlobalComm
 from opforge.nn.cell import Cell
 from opforge.parallel_context import _fusion_plan, get_auto_parallel_context
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["DistributedGradReducer"]
 
-WORLD_COMM_GROUP = "hccl_world_group"  # MindSpore's name of the world group (GlobalComm.WORLD_COMM_GROUP)
+_WHERE = "DistributedGradReducer"
 
 
-def _mpi_communicator(group):
-    """``(mpi4py communicator, rank, size)`` of ``group``."""
-    from mpi4py import MPI  # noqa: PLC0415 - MPI starts only in data-parallel runs (PROTOTYPE: until communication)
-
-    if group != WORLD_COMM_GROUP:
-        raise ValueError(f"For 'DistributedGradReducer', unknown group {group!r}.")
-    comm = MPI.COMM_WORLD
-    return comm, comm.Get_rank(), comm.Get_size()
+def _mpi_communicator(group, device):
+    """``(communicator, rank, size)`` of ``group``: the communicator object the collective primitives'
+    kernels use (``opforge.communication``'s, owned by the device), whose mpi4py ``comm`` the
+    buckets are all-reduced on and whose ``wait`` bounds each wait by ``OPFORGE_COMM_TIMEOUT``."""
+    comm = management.communicator(_WHERE, group, device)
+    if not hasattr(comm, "comm") or not hasattr(comm.comm, "Iallreduce"):
+        raise NotImplementedError(
+            f"For '{_WHERE}', the parameters live on the {device.name} device, whose '{GlobalComm.BACKEND}' "
+            f"communicator opforge's gradient reducer does not drive yet: data parallelism runs on the CPU (MPI)."
+        )
+    return comm, management.group_rank(_WHERE, group), management.group_size(_WHERE, group)
 
 
 class _Bucket:
@@ -83,11 +91,11 @@ class DistributedGradReducer(Cell):
         mean=True,
         degree=None,
         fusion_type: int = 1,
-        group: str = WORLD_COMM_GROUP,
+        group: str = GlobalComm.WORLD_COMM_GROUP,
         bucket_cap_mb: float | None = None,
     ):
         super().__init__(auto_prefix=False)
-        where = "DistributedGradReducer"
+        where = _WHERE
         if isinstance(parameters, Parameter):
             parameters = [parameters]
         params = list(parameters)
@@ -108,7 +116,7 @@ class DistributedGradReducer(Cell):
             isinstance(bucket_cap_mb, bool) or not isinstance(bucket_cap_mb, (int, float)) or bucket_cap_mb <= 0
         ):
             raise ValueError(f"For '{where}', the 'bucket_cap_mb' must be a number > 0, but got {bucket_cap_mb!r}.")
-        self._comm, self.rank, self.group_size = _mpi_communicator(group)
+        self._comm, self.rank, self.group_size = _mpi_communicator(group, params[0]._meta[2])
         if degree is None:
             degree = self.group_size
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
@@ -122,6 +130,8 @@ class DistributedGradReducer(Cell):
             for i, _ in b.slots:
                 self._bucket_of[i] = b
         self.num_collectives = 0
+        if self.group_size > 1:  # every rank reduces the same buckets, or every rank raises naming them
+            self._comm.check_same(_WHERE, 1, 0, [b.buffer for b in self._buckets])
 
     # -- buckets ---------------------------------------------------------------------------------
 
@@ -172,9 +182,8 @@ class DistributedGradReducer(Cell):
 
     def _start(self, bucket: _Bucket) -> None:
         if self.group_size > 1:
-            from mpi4py import MPI  # noqa: PLC0415 - loaded with the communicator
-
-            bucket.request = self._comm.Iallreduce(MPI.IN_PLACE, bucket.buffer, MPI.SUM)
+            comm = self._comm
+            bucket.request = comm.comm.Iallreduce(comm.MPI.IN_PLACE, bucket.buffer, comm.MPI.SUM)
             self.num_collectives += 1
         else:
             bucket.request = _DONE
@@ -225,7 +234,7 @@ class DistributedGradReducer(Cell):
             for bucket in self._buckets:
                 stale = [i for i, g in bucket.fed.items() if g is not grads[i]]
                 if stale and bucket.request is not None:  # fed other tensors than these: reduce these
-                    bucket.request.Wait()
+                    self._wait(bucket)
                     bucket.request, bucket.fed = None, {}
                 if bucket.request is None:
                     for i, view in bucket.slots:
@@ -233,19 +242,21 @@ class DistributedGradReducer(Cell):
                             self._copy_in(view, grads[i])
                     self._start(bucket)
             for bucket in self._buckets:
-                bucket.request.Wait()
+                self._wait(bucket)
                 if self.mean and self.degree != 1:
                     bucket.buffer *= bucket.np_dtype.type(1.0 / self.degree)
-        finally:
+        finally:  # after an error (a timeout), the requests are dropped: waiting again could hang
             for bucket in self._buckets:
-                if bucket.request is not None and bucket.request is not _DONE:
-                    bucket.request.Wait()
                 bucket.request, bucket.fed = None, {}
         out = [None] * len(grads)
         for bucket in self._buckets:
             for i, view in bucket.slots:
                 out[i] = self._as_grad(view, self.parameters[i])
         return tuple(out)
+
+    def _wait(self, bucket: _Bucket) -> None:
+        if bucket.request is not _DONE:
+            self._comm.wait(_WHERE, bucket.request)  # bounded by OPFORGE_COMM_TIMEOUT, naming the group
 
     @staticmethod
     def _as_grad(view: np.ndarray, p) -> Tensor:
@@ -263,7 +274,7 @@ class DistributedGradReducer(Cell):
         for bucket in self._buckets:
             for i, view in bucket.slots:
                 self._copy_in(view, self.parameters[i])
-            self._comm.Bcast(bucket.buffer, root=root)
+            self._comm.broadcast(_WHERE, [bucket.buffer], [bucket.buffer], root)
             self.num_collectives += 1
             for i, view in bucket.slots:
                 p = self.parameters[i]

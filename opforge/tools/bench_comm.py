@@ -94,7 +94,10 @@ def worker(quick: bool) -> dict:
 
     import opforge
 
+    from opforge.communication import init
+
     opforge.set_context(num_threads=1)
+    init()
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     min_time, repeats = (0.02, 3) if quick else (0.2, 7)

@@ -285,8 +285,8 @@ def train(
 
 def _mean_over_ranks(reducer, values: list) -> list:
     """The mean over the ranks of a list of floats (one all-reduce)."""
-    buffer = np.asarray(values, np.float64)
-    return (np.asarray(reducer._comm.allreduce(buffer)) / reducer.group_size).tolist()
+    total = opforge.ops.AllReduce(group=reducer.group)(opforge.Tensor(np.asarray(values, np.float64)))
+    return (total.asnumpy() / reducer.group_size).tolist()
 
 
 def plot_history(history: History, path: str) -> str:
@@ -380,8 +380,10 @@ def run(
     if threads is not None:
         opforge.set_context(num_threads=threads)
     if ranks > 1:
+        from opforge.communication import init
         from opforge.context import ParallelMode
 
+        init()
         opforge.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
     try:
         return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console, model, ranks)

@@ -17,6 +17,7 @@ from mpi4py import MPI
 
 import opforge
 from opforge import nn
+from opforge.communication import get_group_size, get_rank, init
 from opforge.context import ParallelMode
 
 parser = argparse.ArgumentParser()
@@ -26,8 +27,9 @@ parser.add_argument("--steps", type=int, default=5)
 parser.add_argument("--batch", type=int, default=12)
 args = parser.parse_args()
 
-comm = MPI.COMM_WORLD
-rank, size = comm.Get_rank(), comm.Get_size()
+init()
+rank, size = get_rank(), get_group_size()
+comm = MPI.COMM_WORLD  # the test's own gathering of the results
 opforge.set_context(num_threads=1)
 IN, HIDDEN, OUT = 20, 16, 4
 
