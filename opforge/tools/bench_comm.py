@@ -93,7 +93,6 @@ def worker(quick: bool) -> dict:
     from mpi4py import MPI
 
     import opforge
-
     from opforge.communication import init
 
     opforge.set_context(num_threads=1)
