@@ -27,6 +27,7 @@ from opforge.context import ParallelMode
 from opforge.tools import cli, launch
 
 HERE = pathlib.Path(__file__).parent
+DOC = HERE.parent / "docs" / "distributed_training.md"
 SCRIPTS = HERE / "dp_scripts"
 
 try:
@@ -251,6 +252,24 @@ def test_data_parallel_equals_one_process_on_the_whole_batches(n, extra):
 
 
 @needs_mpi
+def test_a_rank_that_raises_during_training_ends_the_job_naming_it():
+    start = time.monotonic()
+    result = run_job([str(SCRIPTS / "fault.py")], n=2, timeout=60, env={"FAULT": "raise"})
+    out = result.stdout + result.stderr
+    assert result.returncode != 0 and time.monotonic() - start < 40, out
+    assert "rank 1 raised ValueError: a bug on rank 1 at step 3" in out
+
+
+@needs_mpi
+def test_a_rank_that_hangs_during_training_times_out_in_the_reducer():
+    start = time.monotonic()
+    result = run_job([str(SCRIPTS / "fault.py")], n=2, timeout=60, env={"FAULT": "hang", "OPFORGE_COMM_TIMEOUT": "3"})
+    out = result.stdout + result.stderr
+    assert result.returncode != 0 and time.monotonic() - start < 40, out
+    assert "For 'DistributedGradReducer', rank 0 waited 3 s (OPFORGE_COMM_TIMEOUT)" in out
+
+
+@needs_mpi
 def test_opforge_run_launches_a_script_on_n_ranks(tmp_path):
     script = tmp_path / "hello.py"
     script.write_text(
@@ -299,3 +318,18 @@ def test_demo_with_two_workers_prints_from_rank_0_only():
     assert out.count("epoch   2") == 1
     accuracy = float(out.split("final test accuracy: ")[1].split("%")[0])
     assert accuracy > 80.0
+
+
+@needs_mpi
+def test_the_docs_code_runs_on_two_ranks(tmp_path):
+    """docs/distributed_training.md's Python blocks, in order, as one script on every rank of a 2-rank job
+    (tests/test_docs.py runs them in one process, a world of one rank)."""
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
+    assert len(blocks) >= 2
+    script = tmp_path / "doc.py"
+    script.write_text("\n".join(blocks) + "\nprint('DOC-OK', flush=True)\n")
+    result = run_job([str(script)], n=2, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("DOC-OK") == 2
