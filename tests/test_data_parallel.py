@@ -3,15 +3,14 @@ reduction, the tape's on_ready hook, ``opforge run`` and ``opforge demo --worker
 
 The equality tests start real ``mpiexec -n 2`` and ``-n 3`` jobs: every rank trains on its share of
 each global batch and must end with the parameters of one process trained on the whole batches.
-Each job has a timeout; on a timeout every process of the job (found by a marker in its environment,
-since Hydra starts each rank in a session of its own) is killed.
+Each job has a timeout; on a timeout every process of the job (found by ``OPFORGE_JOB_ID`` in its
+environment, since Hydra starts each rank in a session of its own) is killed.
 """
 
 from __future__ import annotations
 
 import os
 import pathlib
-import signal
 import subprocess
 import sys
 import time
@@ -24,7 +23,7 @@ import opforge
 from opforge import communication, nn
 from opforge.bprop.grad_operation import _value_and_grad
 from opforge.context import ParallelMode
-from opforge.tools import cli, launch
+from opforge.tools import bench_comm, cli, launch
 
 HERE = pathlib.Path(__file__).parent
 DOC = HERE.parent / "docs" / "distributed_training.md"
@@ -39,43 +38,25 @@ except (launch.MpiNotFoundError, ImportError):  # pragma: no cover - the dist ex
 needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason='needs MPI: pip install "opforge[dist]"')
 
 
-def _job_pids(marker: str) -> list:
-    pids = []
-    for entry in pathlib.Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if marker.encode() in (entry / "environ").read_bytes():
-                pids.append(int(entry.name))
-        except OSError:
-            continue
-    return pids
-
-
 def run_job(argv: list, n: int | None = None, timeout: float = 120.0, env: dict | None = None):
     """Run ``[mpiexec -n n python] *argv`` (or ``argv`` as is when ``n`` is None); returns the
     CompletedProcess. On a timeout, kill every process of the job and fail."""
-    marker = f"OPFORGE_TEST_JOB={uuid.uuid4().hex}"
-    full_env = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {})}
-    full_env[marker.split("=")[0]] = marker.split("=")[1]
+    job = uuid.uuid4().hex
+    full_env = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {}), launch.JOB_VARIABLE: job}
     cmd = argv if n is None else [MPIEXEC, "-n", str(n), sys.executable, *argv]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=full_env)
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        for pid in _job_pids(marker):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        launch.kill_job(job)
+        proc.kill()
         out, err = proc.communicate()
         pytest.fail(f"the job {cmd} did not finish in {timeout} s:\n{out}\n{err}")
     finally:
         deadline = time.monotonic() + 5
-        while _job_pids(marker) and time.monotonic() < deadline:  # nothing of the job outlives the test
+        while launch.job_processes(job) and time.monotonic() < deadline:  # nothing of the job outlives the test
             time.sleep(0.1)
-        for pid in _job_pids(marker):
-            os.kill(pid, signal.SIGKILL)
+        launch.kill_job(job)
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
@@ -333,3 +314,19 @@ def test_the_docs_code_runs_on_two_ranks(tmp_path):
     result = run_job([str(script)], n=2, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count("DOC-OK") == 2
+
+
+@needs_mpi
+def test_bench_comm_quick_run_without_torch():
+    """A smoke run of ``opforge bench --suite comm --quick`` (its own mpiexec jobs; times never asserted)."""
+    results = bench_comm.run(quick=True, use_torch=False, timeout=300)
+    assert results["ranks"] == 2 and results["params"] == 4 and results["collectives_per_step"] == 1
+    for key in ("dp_step", "half_steps", "grad_allreduce", "floor", "one_process_step"):
+        assert results[key] > 0, key
+    assert [row["size"] for row in results["allreduce"]] == ["4 KB", "1 MB"]
+    assert all(row["opforge"] > 0 and row["mpi4py"] > 0 for row in results["allreduce"])
+    assert results["dp_vs_one_process_max_diff"] < 1e-5  # the data-parallel step trains as one process
+    table = bench_comm.render(results)
+    assert "| AllReduce float32 4 KB |" in table and "us/call |" in table
+    assert "floor: half-batch steps + all-reduce" in table and "PyTorch DDP" not in table
+    assert "| collectives per step | 1 | parameters | 4 |" in table

@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import time
+import uuid
 
 __all__ = ["run", "render", "main"]
 
@@ -213,13 +214,17 @@ def _free_port() -> int:
 
 
 def _job(mode: str, quick: bool, timeout: float) -> dict:
-    from opforge.tools.launch import find_mpiexec
+    from opforge.tools.launch import JOB_VARIABLE, find_mpiexec, kill_job
 
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     env.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(_free_port()))
     cmd = [find_mpiexec(), "-n", "2", sys.executable, "-m", "opforge.tools.bench_comm", f"--{mode}"]
     cmd += ["--quick"] if quick else []
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    job = env[JOB_VARIABLE] = uuid.uuid4().hex
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    finally:
+        kill_job(job)  # ranks left by a timeout (Hydra starts them in sessions of their own)
     for line in proc.stdout.splitlines():
         if line.startswith(_MARK):
             return json.loads(line[len(_MARK) :])

@@ -68,12 +68,18 @@ def rank_environment(n: int, env: dict | None = None) -> dict:
 
 def run(n: int, argv: list, env: dict | None = None) -> int:
     """Run ``python *argv`` on ``n`` ranks and wait; returns mpiexec's exit code."""
+    import uuid
+
     _check_mpi4py()
     cmd = mpiexec_command(n, list(argv))
+    env = rank_environment(n, env)
+    job = env.setdefault(JOB_VARIABLE, uuid.uuid4().hex)  # an enclosing job's id is kept: it finds these too
     try:
-        return subprocess.call(cmd, env=rank_environment(n, env))
+        return subprocess.call(cmd, env=env)
     except KeyboardInterrupt:
         return 130
+    finally:
+        kill_job(job)  # no rank outlives the command (Hydra starts each in a session of its own)
 
 
 def world_size() -> int:
@@ -84,6 +90,43 @@ def world_size() -> int:
         if value.isdigit():
             return int(value)
     return 1
+
+
+JOB_VARIABLE = "OPFORGE_JOB_ID"
+
+
+def job_processes(job_id: str) -> list:
+    """The pids of the processes whose environment has ``OPFORGE_JOB_ID=job_id`` (Linux ``/proc``): the
+    ranks of a job, which Hydra starts in sessions of their own, so killing ``mpiexec`` leaves them."""
+    needle = f"{JOB_VARIABLE}={job_id}".encode() + b"\0"
+    pids = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return pids
+    for name in entries:
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as f:
+                if needle in f.read() + b"\0":
+                    pids.append(int(name))
+        except OSError:
+            continue
+    return pids
+
+
+def kill_job(job_id: str) -> list:
+    """SIGKILL every process of the job ``job_id``; returns their pids."""
+    import signal
+
+    pids = job_processes(job_id)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return pids
 
 
 def world_rank() -> int:
