@@ -130,6 +130,7 @@ class DistributedGradReducer(Cell):
             for i, _ in b.slots:
                 self._bucket_of[i] = b
         self.num_collectives = 0
+        self._scale = 1.0 / degree if mean and degree != 1 else None
         if self.group_size > 1:  # every rank reduces the same buckets, or every rank raises naming them
             self._comm.check_same(_WHERE, 1, 0, [b.buffer for b in self._buckets])
 
@@ -188,25 +189,29 @@ class DistributedGradReducer(Cell):
         else:
             bucket.request = _DONE
 
-    @staticmethod
-    def _copy_in(view: np.ndarray, grad) -> None:
+    def _copy_in(self, view: np.ndarray, grad, scale=None) -> None:
+        """``grad`` into its place in a bucket, times ``scale`` (the mean's 1/degree, applied on the way in
+        as DDP's pre-division: one pass over the gradient instead of two)."""
         data = grad._data
         if not isinstance(data, np.ndarray):
             data = grad._meta[2].to_host(data, copy=False)
-        np.copyto(view, data, casting="unsafe")
+        if scale is None:
+            np.copyto(view, data, casting="unsafe")
+        else:
+            np.multiply(data, scale, out=view, casting="unsafe")
 
     def ready(self, key, grad) -> None:
         """The tape's ``on_ready``: parameter ``id`` ``key``'s gradient is final; when it completes its
         bucket, the bucket's all-reduce starts now."""
         index = self._index.get(key)
-        if index is None:
+        if index is None or self.group_size == 1:
             return
         bucket = self._bucket_of[index]
         if bucket.request is not None or index in bucket.fed:
             return
         for i, view in bucket.slots:
             if i == index:
-                self._copy_in(view, grad)
+                self._copy_in(view, grad, self._scale)
                 break
         bucket.fed[index] = grad
         if len(bucket.fed) == len(bucket.slots):
@@ -230,6 +235,8 @@ class DistributedGradReducer(Cell):
                     f"For 'DistributedGradReducer', the gradient {i} ('{p.name}') must have shape {list(p.shape)}, "
                     f"but got {got}."
                 )
+        if self.group_size == 1 and self._scale is None:
+            return grads  # a world of one rank: nothing to add up
         try:
             for bucket in self._buckets:
                 stale = [i for i, g in bucket.fed.items() if g is not grads[i]]
@@ -239,12 +246,10 @@ class DistributedGradReducer(Cell):
                 if bucket.request is None:
                     for i, view in bucket.slots:
                         if i not in bucket.fed:
-                            self._copy_in(view, grads[i])
+                            self._copy_in(view, grads[i], self._scale)
                     self._start(bucket)
             for bucket in self._buckets:
                 self._wait(bucket)
-                if self.mean and self.degree != 1:
-                    bucket.buffer *= bucket.np_dtype.type(1.0 / self.degree)
         finally:  # after an error (a timeout), the requests are dropped: waiting again could hang
             for bucket in self._buckets:
                 bucket.request, bucket.fed = None, {}

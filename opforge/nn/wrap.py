@@ -84,7 +84,8 @@ class TrainOneStepCell(Cell):
             self.grad_reducer = DistributedGradReducer(self.weights, mean, degree)
             if get_auto_parallel_context("parameter_broadcast"):
                 self.grad_reducer.broadcast_parameters()
-            on_ready = self.grad_reducer.ready
+            if self.grad_reducer.group_size > 1:
+                on_ready = self.grad_reducer.ready
         self._value_and_grad = _value_and_grad(
             self.network, None, self.weights, False, "TrainOneStepCell", True, on_ready
         )
