@@ -1104,6 +1104,35 @@ GRAD_DB_LIST = GRAD_DB_LIST + ARRAY_GRAD_RECORDS
 COMPLEX_GRAD_RECORDS = [GradRecord("Conj", _variants("Conj"), unary(), second_order=True)]
 GRAD_DB_LIST = GRAD_DB_LIST + COMPLEX_GRAD_RECORDS
 
+# The collectives, in the world of one rank that tests/op_db_comm.py starts (each is an identity there):
+# their bprops are collectives too. Send's needs a second rank to send the gradient back, so it is
+# checked under mpiexec instead (GRAD_ELSEWHERE); Receive has no input to differentiate.
+COMM_GRAD_RECORDS = [
+    GradRecord(
+        "AllReduce",
+        {op: (lambda op=op: ops.AllReduce(op)) for op in ("sum", "max", "min")},
+        _one_input([(3, 4), (5,), ()]),
+        second_order=True,
+    ),
+    GradRecord("AllGather", _variants("AllGather"), _one_input([(3, 4), (5,)]), second_order=True),
+    GradRecord("ReduceScatter", _variants("ReduceScatter"), _one_input([(3, 4), (5,)]), second_order=True),
+    GradRecord(
+        "Broadcast",
+        {"root_rank=0": _tuple_op(lambda: ops.Broadcast(0))},
+        _parts_samples([((2, 3),), ((2, 3), (3,))]),
+        second_order=True,
+    ),
+    GradRecord(
+        "AlltoAll",
+        {"0->1": lambda: ops.AlltoAll(1, 0, 1), "-1->0": lambda: ops.AlltoAll(1, -1, 0)},
+        _one_input([(3, 4), (2, 3, 2)]),
+        second_order=True,
+    ),
+]
+GRAD_DB_LIST = GRAD_DB_LIST + COMM_GRAD_RECORDS
+# Operators whose gradients are checked elsewhere, where they can run.
+GRAD_ELSEWHERE = {"Send": "tests/mpi_scripts/collectives.py under mpiexec -n 2 and -n 3 (tests/test_communication.py)"}
+
 GRAD_DB: dict = {r.name: r for r in GRAD_DB_LIST}
 assert len(GRAD_DB) == len(GRAD_DB_LIST), "two gradient records for one op"
 
@@ -1120,3 +1149,5 @@ NON_DIFFERENTIABLE = {
 # Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss) is
 # not implemented: differentiating through one raises a TypeError naming it.
 NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}
+# Receive takes no input: nothing to differentiate (the receiving rank sends a gradient back with Send).
+NON_DIFFERENTIABLE |= {"Receive"}

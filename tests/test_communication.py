@@ -7,6 +7,7 @@ a job ends is killed (by pid, read from /proc)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -51,7 +52,7 @@ def run_mpi(script: str, n: int, timeout: float, **env):
     """(returncode, stdout + stderr, seconds) of ``mpiexec -n n python tests/mpi_scripts/script``."""
     marker = uuid.uuid4().hex
     full_env = {**os.environ, _MARK: marker, "OMP_NUM_THREADS": "1", **env}
-    cmd = [MPIEXEC, "-n", str(n), sys.executable, str(DIST / script)]
+    cmd = [MPIEXEC, "-n", str(n), sys.executable, str(DIST / script)]  # script may be an absolute path
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout)
@@ -69,6 +70,17 @@ def test_every_collective_and_bprop_against_numpy(n):
     assert rc == 0, out
     for r in range(n):
         assert f"OK rank {r} of {n}" in out, out
+
+
+def test_the_docs_run_on_two_ranks(tmp_path):
+    """docs/distributed.md's code blocks, under mpiexec -n 2 (tests/test_docs.py runs them in one process)."""
+    text = (Path(__file__).parent.parent / "docs" / "distributed.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    script = tmp_path / "distributed_md.py"
+    script.write_text("\n".join(blocks) + "\nprint(f'DOC OK rank {rank}', flush=True)\n")
+    rc, out, _ = run_mpi(str(script), 2, timeout=120)
+    assert rc == 0, out
+    assert "DOC OK rank 0" in out and "DOC OK rank 1" in out, out
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -172,17 +184,30 @@ def test_attrs_are_checked_naming_the_operator(world):
         ops.AllReduce("max")(Tensor(np.ones((2,), np.complex64)))
     with pytest.raises(ValueError, match="For 'AlltoAll', the 'split_count' must be the group size 1"):
         ops.AlltoAll(2, 0, 0)(Tensor(np.ones((2,), np.float32)))
-    with pytest.raises(ValueError, match="For 'Send', the 'dest_rank' must be another rank"):
-        ops.Send(0, 0)(Tensor(np.ones((2,), np.float32)))
+    with pytest.raises(ValueError, match="For 'Send', the 'dest_rank' must be a rank of the group"):
+        ops.Send(0, 1)(Tensor(np.ones((2,), np.float32)))
     with pytest.raises(ValueError, match="For 'Broadcast', the 'root_rank' must be in \\[0, 1\\)"):
         ops.Broadcast(1)((Tensor(np.ones((2,), np.float32)),))
 
 
-def test_the_collectives_are_listed_by_the_tools(world):
+def test_the_collectives_are_listed_by_the_tools(world, capsys):
+    from opforge.testing import opcheck
     from opforge.tools import profiler
-    from opforge.tools.cli import doctor_problems
+    from opforge.tools.cli import doctor_problems, main
+
+    assert main(["ops"]) == 0
+    listed = capsys.readouterr().out
+    for name in ("AllReduce", "AllGather", "ReduceScatter", "Broadcast", "AlltoAll", "Send", "Receive"):
+        assert name in listed
+    for prim in (ops.AllReduce(), ops.AllGather(), ops.ReduceScatter(), ops.AlltoAll(1, 0, 1)):
+        report = opcheck(prim, [(np.arange(6.0).reshape(2, 3),)], lambda x: x, backends=["CPU"], check_double_grad=True)
+        assert report.passed, str(report)
 
     assert not [p for p in doctor_problems() if any(k in p for k in ("AllReduce", "AllGather", "Broadcast"))]
     with profiler.Profile() as prof:
         ops.AllReduce()(Tensor(np.ones((4,), np.float32)))
-    assert [(s.op, s.backend, s.impl) for s in prof.stats()] == [("AllReduce", "CPU", "comm")]
+        ops.AllGather()(Tensor(np.ones((4,), np.float32)))
+    assert sorted((s.op, s.backend, s.impl) for s in prof.stats()) == [
+        ("AllGather", "CPU", "comm"),
+        ("AllReduce", "CPU", "cpp"),
+    ]

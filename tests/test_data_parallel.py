@@ -23,7 +23,7 @@ import opforge
 from opforge import communication, nn
 from opforge.bprop.grad_operation import _value_and_grad
 from opforge.context import ParallelMode
-from opforge.tools import bench_comm, cli, launch
+from opforge.tools import bench_parallel, cli, launch
 
 HERE = pathlib.Path(__file__).parent
 DOC = HERE.parent / "docs" / "distributed_training.md"
@@ -317,16 +317,16 @@ def test_the_docs_code_runs_on_two_ranks(tmp_path):
 
 
 @needs_mpi
-def test_bench_comm_quick_run_without_torch():
+def test_bench_suite_comm_quick_run_without_torch():
     """A smoke run of ``opforge bench --suite comm --quick`` (its own mpiexec jobs; times never asserted)."""
-    results = bench_comm.run(quick=True, use_torch=False, timeout=300)
+    results = bench_parallel.run(quick=True, use_torch=False, timeout=300)
     assert results["ranks"] == 2 and results["params"] == 4 and results["collectives_per_step"] == 1
     for key in ("dp_step", "half_steps", "grad_allreduce", "floor", "one_process_step"):
         assert results[key] > 0, key
     assert [row["size"] for row in results["allreduce"]] == ["4 KB", "1 MB"]
     assert all(row["opforge"] > 0 and row["mpi4py"] > 0 for row in results["allreduce"])
     assert results["dp_vs_one_process_max_diff"] < 1e-5  # the data-parallel step trains as one process
-    table = bench_comm.render(results)
+    table = bench_parallel.render(results)
     assert "| AllReduce float32 4 KB |" in table and "us/call |" in table
     assert "floor: half-batch steps + all-reduce" in table and "PyTorch DDP" not in table
     assert "| collectives per step | 1 | parameters | 4 |" in table

@@ -95,11 +95,3 @@ def get_bprop_send(self):
         return (F.add(receive(), dout),)
 
     return bprop
-
-
-@bprop_getters.register(P.Receive)
-def get_bprop_receive(self):
-    def bprop(out, dout):
-        return ()
-
-    return bprop

@@ -21,6 +21,7 @@ import threading
 
 from opforge import context
 from opforge.device import get_device
+from opforge.errors import KernelError
 
 __all__ = [
     "GlobalComm",
@@ -51,8 +52,9 @@ _WORLD = "world"  # the key of the world group's communicator on the device
 DEFAULT_TIMEOUT = 300.0  # seconds a collective waits for the other ranks (OPFORGE_COMM_TIMEOUT)
 
 
-class CommunicationError(RuntimeError):
-    """A collective failed: ranks disagree on shapes or dtypes, or a rank did not come in time."""
+class CommunicationError(KernelError):
+    """A collective failed: ranks disagree on shapes or dtypes, or a rank did not come in time. (The C++
+    AllReduce kernels raise their base class, ``KernelError``, with the same messages.)"""
 
 
 class GlobalComm:
@@ -211,7 +213,10 @@ def init(backend_name=None) -> None:
         _state.update(mpi=MPI, device=device, local=(local.Get_rank(), local.Get_size()), timeout=timeout)
         local.Free()
         _state["groups"] = {_WORLD: _Group(_WORLD, range(world.Get_size()), world)}
-        device.set_communicator(_WORLD, _make_communicator(backend, device, world, _WORLD, timeout, check))
+        world_comm = _make_communicator(backend, device, world, _WORLD, timeout, check)
+        device.set_communicator(_WORLD, world_comm)
+        if backend == "mpi":
+            _start_native(MPI, world_comm)
         GlobalComm.BACKEND = backend
         GlobalComm.WORLD_COMM_GROUP = NCCL_WORLD_COMM_GROUP if backend == "nccl" else MCCL_WORLD_COMM_GROUP
         GlobalComm.INITED = True
@@ -228,6 +233,28 @@ def _make_communicator(backend, device, mpi_comm, name, timeout, check):
     from opforge.communication.mpi import MpiCommunicator
 
     return MpiCommunicator(mpi_comm, name, timeout, check)
+
+
+def _start_native(MPI, world_comm) -> None:  # noqa: N803 - the mpi4py module
+    """The C++ AllReduce kernels call MPI directly (csrc/kernels/cpu/comm.cc); with an MPI they cannot
+    call (not the MPICH ABI), the Python kernels take their place."""
+    from opforge.communication import mpi
+
+    if _state.get("native") is None:
+        _state["native"] = mpi.native_setup(MPI)
+        if not _state["native"]:
+            from opforge.kernels.comm import register_python_all_reduce
+
+            register_python_all_reduce()
+    if _state["native"]:
+        mpi.native_set_group(_WORLD, MCCL_WORLD_COMM_GROUP, world_comm)
+
+
+def _native_group(key: str, display: str, communicator) -> None:
+    if _state.get("native"):
+        from opforge.communication import mpi
+
+        mpi.native_set_group(key, display, communicator)
 
 
 def _install_excepthook(MPI) -> None:  # noqa: N803 - the mpi4py module
@@ -259,6 +286,7 @@ def release() -> None:
         device = _state["device"]
         for key, g in list(_state["groups"].items()):
             device.set_communicator(key, None)
+            _native_group(key, key, None)
             if key != _WORLD and g.mpi_comm is not None:
                 g.mpi_comm.Free()
         _state["groups"] = {}
@@ -346,12 +374,12 @@ def create_group(group, rank_ids) -> None:
         _generation[0] += 1
         if comm is not None:
             device = _state["device"]
-            device.set_communicator(
-                group,
-                _make_communicator(
-                    GlobalComm.BACKEND, device, comm, group, _state["timeout"], device.communicator(_WORLD).check
-                ),
+            made = _make_communicator(
+                GlobalComm.BACKEND, device, comm, group, _state["timeout"], device.communicator(_WORLD).check
             )
+            device.set_communicator(group, made)
+            if GlobalComm.BACKEND == "mpi":
+                _native_group(group, group, made)
 
 
 def destroy_group(group) -> None:
@@ -363,6 +391,7 @@ def destroy_group(group) -> None:
             raise ValueError(f"For 'destroy_group', the world group '{group}' cannot be destroyed.")
         g = _group("destroy_group", group)
         _state["device"].set_communicator(group, None)
+        _native_group(group, group, None)
         if g.mpi_comm is not None:
             g.mpi_comm.Free()
         del _state["groups"][group]

@@ -86,6 +86,7 @@ class MpiCommunicator:
             "complex128": MPI.C_DOUBLE_COMPLEX, "bool": MPI.C_BOOL,
         }  # fmt: skip
         self._headers = np.empty((self.size, HEADER), np.int64)
+        self._pending = []  # sends to this rank itself, until its Receive takes them
 
     @property
     def group_name(self) -> str:
@@ -198,10 +199,14 @@ class MpiCommunicator:
         out[...] = np.concatenate(list(recv), axis=concat_dim) if n > 1 else recv[0]
 
     def send(self, op_name: str, x, dest: int, tag: int) -> None:
+        """Send ``x`` (the caller's own copy: it is not written until the send completes). A send to this
+        rank itself stays pending until this rank's Receive takes it."""
         self._check_peer(op_name, "dest_rank", dest)
-        h = header(6, 0, x)
-        r1 = self.comm.Isend(h, dest=dest, tag=tag)
+        r1 = self.comm.Isend(header(6, 0, x), dest=dest, tag=tag)
         r2 = self.comm.Isend(self._bytes(x), dest=dest, tag=tag)
+        if dest == self.rank:
+            self._pending += [r1, r2]
+            return
         self.wait(op_name, r1)
         self.wait(op_name, r2)
 
@@ -210,22 +215,110 @@ class MpiCommunicator:
         h = np.empty(HEADER, np.int64)
         self.wait(op_name, self.comm.Irecv(h, source=src, tag=tag))
         mine = header(6, 0, out)
-        if (h == mine).all():
-            self.wait(op_name, self.comm.Irecv(self._bytes(out), source=src, tag=tag))
-            return
-        scratch = np.empty(int(h[4]), np.uint8)  # take the message anyway, so the sender is not left waiting
-        self.wait(op_name, self.comm.Irecv(scratch, source=src, tag=tag))
-        raise CommunicationError(
-            f"For '{op_name}', rank {self.rank} of the group '{self.group_name}' expects {describe(mine)} from rank "
-            f"{src} (tag {tag}), but rank {src} sent {describe(h)}."
-        )
+        ok = (h == mine).all()
+        target = self._bytes(out) if ok else np.empty(int(h[4]), np.uint8)  # a mismatch is taken anyway,
+        self.wait(op_name, self.comm.Irecv(target, source=src, tag=tag))  # so the sender is not left waiting
+        if self._pending:
+            self._pending = [r for r in self._pending if not r.Test()]
+        if not ok:
+            raise CommunicationError(
+                f"For '{op_name}', rank {self.rank} of the group '{self.group_name}' expects {describe(mine)} from "
+                f"rank {src} (tag {tag}), but rank {src} sent {describe(h)}."
+            )
 
     def _check_peer(self, op_name: str, name: str, peer: int) -> None:
-        if not 0 <= peer < self.size or peer == self.rank:
+        if not 0 <= peer < self.size:
             raise ValueError(
-                f"For '{op_name}', the '{name}' must be another rank of the group '{self.group_name}' "
-                f"(in [0, {self.size}), not {self.rank}), but got {peer}."
+                f"For '{op_name}', the '{name}' must be a rank of the group '{self.group_name}' (in [0, {self.size})), "
+                f"but got {peer}."
             )
 
 
 _OP_CODES = {"sum": 1, "max": 2, "min": 3, "prod": 4}
+
+
+# ---------------------------------------------------------------------------------------------------
+# The C++ AllReduce kernel (csrc/kernels/cpu/comm.cc) calls MPI itself: it is told the library mpi4py
+# loaded, the handles of the dtypes and ops, and each group's communicator (the MPICH ABI: ints).
+
+
+def _native():
+    import ctypes
+
+    from opforge import _C
+
+    lib = ctypes.CDLL(_C.__file__)
+    lib.opforge_comm_setup.argtypes = [ctypes.c_char_p]
+    lib.opforge_comm_set_handles.argtypes = [
+        ctypes.POINTER(ctypes.c_int),
+        ctypes.c_int,
+        ctypes.c_int,
+        ctypes.POINTER(ctypes.c_int),
+    ]
+    lib.opforge_comm_set_group.argtypes = (
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint] + [ctypes.c_int] * 3 + [ctypes.c_double, ctypes.c_int]
+    )
+    return lib
+
+
+def _libmpi_path() -> str | None:
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                if "/libmpi" in path and ".so" in path:
+                    return path
+    except OSError:
+        pass
+    return None
+
+
+def native_setup(MPI) -> bool:  # noqa: N803 - the mpi4py module
+    """Prepare the C++ kernels; False when this MPI is not one they can call (not the MPICH ABI)."""
+    import ctypes
+
+    if not MPI.Get_library_version().startswith("MPICH") or not 0 <= MPI.COMM_WORLD.handle < 2**32:
+        return False
+    path = _libmpi_path()
+    lib = _native()
+    if path is None or lib.opforge_comm_setup(path.encode()) != 0:
+        return False
+    types = {
+        "int8": MPI.INT8_T,
+        "int16": MPI.INT16_T,
+        "int32": MPI.INT32_T,
+        "int64": MPI.INT64_T,
+        "uint8": MPI.UINT8_T,
+        "uint16": MPI.UINT16_T,
+        "uint32": MPI.UINT32_T,
+        "uint64": MPI.UINT64_T,
+        "float16": MPI.FLOAT,
+        "bfloat16": MPI.FLOAT,
+        "float32": MPI.FLOAT,
+        "float64": MPI.DOUBLE,
+    }  # fmt: skip  (float16 and bfloat16 are reduced widened to float32)
+    handles = (ctypes.c_int * 16)()
+    for name, t in types.items():
+        handles[DTYPE_CODES[name]] = t.handle
+    ops = (ctypes.c_int * 4)(MPI.SUM.handle, MPI.MAX.handle, MPI.MIN.handle, MPI.PROD.handle)
+    lib.opforge_comm_set_handles(handles, 16, MPI.INT64_T.handle, ops)
+    return True
+
+
+def native_set_group(key: str, display: str, communicator) -> None:
+    """Tell the C++ kernels about a group (``communicator`` an MpiCommunicator), or forget it (None)."""
+    lib = _native()
+    if communicator is None:
+        lib.opforge_comm_set_group(key.encode(), b"", 0, 0, 0, 0, 0.0, 0)
+        return
+    c = communicator
+    lib.opforge_comm_set_group(
+        key.encode(),
+        display.encode(),
+        c.comm.handle & 0xFFFFFFFF,
+        c.rank,
+        c.size,
+        c.world_rank,
+        c.timeout,
+        int(c.check),
+    )

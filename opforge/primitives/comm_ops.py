@@ -200,7 +200,8 @@ class AlltoAll(_Collective):
 class Send(_Collective):
     r"""``Send(sr_tag, dest_rank, group=GlobalComm.WORLD_COMM_GROUP)(input_x)``: sends ``input_x`` to
     the rank ``dest_rank`` of ``group``, which takes it with ``Receive(sr_tag, src_rank, shape, dtype)``
-    (same ``sr_tag``). Returns a copy of ``input_x``. dtypes: every dtype."""
+    (same ``sr_tag``). Returns a copy of ``input_x``. A rank may send to itself: the message waits for its
+    own Receive (on the CPU). dtypes: every dtype."""
 
     @prim_attr_register
     def __init__(self, sr_tag, dest_rank, group=GlobalComm.WORLD_COMM_GROUP, group_back=GlobalComm.WORLD_COMM_GROUP):
@@ -247,9 +248,9 @@ class Receive(_Collective):
 
 
 def _check_peer(op_name, name, peer, group) -> None:
-    n, me = group_size(op_name, group), group_rank(op_name, group)
-    if not 0 <= peer < n or peer == me:
+    n = group_size(op_name, group)
+    group_rank(op_name, group)  # this process must be in the group
+    if not 0 <= peer < n:
         raise ValueError(
-            f"For '{op_name}', the '{name}' must be another rank of the group '{group}' (in [0, {n}), not {me}), "
-            f"but got {peer}."
+            f"For '{op_name}', the '{name}' must be a rank of the group '{group}' (in [0, {n})), but got {peer}."
         )

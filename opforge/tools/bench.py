@@ -621,9 +621,9 @@ def run_from_args(args, rich: bool = True) -> int:
 
         return bench_gpu.run()
     if args.suite and "comm" in args.suite:
-        from opforge.tools import bench_comm
+        from opforge.tools import bench_parallel
 
-        return bench_comm.run_from_args(args)
+        return bench_parallel.run_from_args(args)
     suites = list(SUITES) if not args.suite or "all" in args.suite else list(dict.fromkeys(args.suite))
     rows, versions = run(
         suites, args.threads, args.op, args.quick, not args.no_torch, pool=False if args.no_pool else None
