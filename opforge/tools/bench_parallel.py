@@ -9,7 +9,9 @@ The command starts its own ``mpiexec -n 2`` jobs (one thread per rank) and print
   (mean), SGD lr 0.01, global batch 128: 64 per rank) with ``TrainOneStepCell`` in DATA_PARALLEL mode,
   against the *floor* this machine allows without overlap: the two half-batch steps running side by
   side with no reduction, plus mpi4py's all-reduce of the same gradients (one fused buffer). All three
-  times are printed, with the one-process step on the whole batch for reference.
+  times are printed, with the one-process step on the whole batch for reference, and the half-batch
+  steps in lockstep (a barrier after each step, no reduction): the data-parallel step waits for the
+  slower rank at every step, which the floor does not, and on a busy machine that wait dominates.
 - The same step in PyTorch DDP (gloo, 2 ranks x 1 thread, same network, weights and batches).
 - The number of collectives per step (against the number of parameters).
 
@@ -21,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import time
@@ -34,21 +35,24 @@ BATCH, IN, HIDDEN, OUT, LR = 128, 784, 256, 10, 0.01
 _MARK = "BENCH-COMM-JSON "
 
 
-def _timed(comm, fn, number: int, repeats: int) -> float:
-    """Median seconds per call over ``repeats`` batches of ``number`` calls, all ranks in step
-    (a barrier before and after each batch); every rank returns the slowest rank's time."""
+def _timed_together(comm, fns: dict, number: int, repeats: int) -> dict:
+    """Seconds per call of each of ``fns`` ({name: callable}): ``repeats`` rounds, each timing a batch of
+    ``number`` calls of every function in turn (all ranks in step: a barrier before and after each
+    batch), so that a busy machine slows them alike; the best round of each, the slowest rank's."""
     from mpi4py import MPI
 
-    fn()
-    samples = []
+    for fn in fns.values():
+        fn()
+    best = dict.fromkeys(fns, float("inf"))
     for _ in range(repeats):
-        comm.Barrier()
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        comm.Barrier()
-        samples.append(time.perf_counter() - start)
-    return comm.allreduce(statistics.median(samples) / number, op=MPI.MAX)
+        for name, fn in fns.items():
+            comm.Barrier()
+            start = time.perf_counter()
+            for _ in range(number):
+                fn()
+            comm.Barrier()
+            best[name] = min(best[name], (time.perf_counter() - start) / number)
+    return {name: comm.allreduce(t, op=MPI.MAX) for name, t in best.items()}
 
 
 def _calibrate(comm, fn, min_time: float) -> int:
@@ -89,8 +93,9 @@ def _opforge_step(opforge, weights, data_parallel: bool):
     return net, step
 
 
-def worker(quick: bool) -> dict:
-    """One rank of the opforge job: every measurement but PyTorch's. Returns rank 0's results."""
+def worker(quick: bool, with_torch: bool) -> dict:
+    """One rank of the job: every measurement (PyTorch DDP's too, in the same processes, its rounds
+    interleaved with opforge's). Returns the results (the same on every rank)."""
     import numpy as np
     from mpi4py import MPI
 
@@ -101,7 +106,7 @@ def worker(quick: bool) -> dict:
     init()
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
-    min_time, repeats = (0.02, 3) if quick else (0.2, 7)
+    min_time, repeats = (0.02, 3) if quick else (0.2, 9)
     results: dict = {"ranks": size, "allreduce": [], "quick": quick}
 
     all_reduce = getattr(opforge.ops, "AllReduce", None)
@@ -115,12 +120,13 @@ def worker(quick: bool) -> dict:
 
         row = {"size": label, "bytes": x.nbytes}
         number = _calibrate(comm, raw, min_time)
-        row["mpi4py"] = _timed(comm, raw, number, repeats)
+        fns = {"mpi4py": raw}
         if all_reduce is not None:
             prim = all_reduce()
             out = prim(t)
             assert np.all(out.asnumpy() == size * (size + 1) / 2), "AllReduce gave a wrong sum"
-            row["opforge"] = _timed(comm, lambda prim=prim, t=t: prim(t), number, repeats)
+            fns["opforge"] = lambda prim=prim, t=t: prim(t)
+        row.update(_timed_together(comm, fns, number, repeats))
         results["allreduce"].append(row)
 
     weights, xs, ys = _data(np)
@@ -143,31 +149,34 @@ def worker(quick: bool) -> dict:
         for a, b in zip(net.trainable_params(), one_net.trainable_params())
     )
     results["dp_vs_one_process_max_diff"] = comm.allreduce(diff, op=MPI.MAX)
-    number = _calibrate(comm, lambda: dp_step(x_local, y_local), min_time)
-    results["dp_step"] = _timed(comm, lambda: dp_step(x_local, y_local), number, repeats)
     # The floor: half-batch steps side by side, no reduction; plus the all-reduce of the gradients.
     _, half_step = _opforge_step(opforge, weights, data_parallel=False)
-    results["half_steps"] = _timed(comm, lambda: half_step(x_local, y_local), number, repeats)
     flat = np.zeros(sum(w.size for w in weights), np.float32)
-    results["grad_allreduce"] = _timed(comm, lambda: comm.Allreduce(MPI.IN_PLACE, flat, op=MPI.SUM), number, repeats)
+    number = _calibrate(comm, lambda: dp_step(x_local, y_local), min_time)
+    fns = {
+        "dp_step": lambda: dp_step(x_local, y_local),
+        "half_steps": lambda: half_step(x_local, y_local),
+        "grad_allreduce": lambda: comm.Allreduce(MPI.IN_PLACE, flat, op=MPI.SUM),
+        # The floor's steps in lockstep (a barrier after each): what waiting for the slower rank costs.
+        "half_steps_lockstep": lambda: (half_step(x_local, y_local), comm.Barrier()),
+        # One process on the whole batch: rank 0 alone, the others wait at the barrier.
+        "one_process_step": lambda: one_step(x_all, y_all) if rank == 0 else None,
+    }
+    if with_torch:
+        fns["ddp_step"], results["torch"] = _torch_ddp_step(rank, size)
+    results.update(_timed_together(comm, fns, number, repeats))
     results["floor"] = results["half_steps"] + results["grad_allreduce"]
-    # One process on the whole batch (rank 0; the others wait).
-    if rank == 0:
-        from opforge.tools.bench import measure
-
-        results["one_process_step"] = measure(lambda: one_step(x_all, y_all), min_time, repeats)
-    comm.Barrier()
     return results
 
 
-def torch_worker(quick: bool) -> dict:
-    """One rank of the PyTorch DDP job (gloo); the address and port come from the environment."""
+def _torch_ddp_step(rank: int, size: int):
+    """PyTorch DDP (gloo, 1 thread) on this rank: ``(step, version)``, the same network, weights, loss,
+    optimizer and batch share as the opforge step. MASTER_ADDR / MASTER_PORT come from the environment."""
     import numpy as np
     import torch
     import torch.distributed as dist
 
     torch.set_num_threads(1)
-    rank, size = int(os.environ["PMI_RANK"]), int(os.environ["PMI_SIZE"])
     dist.init_process_group("gloo", rank=rank, world_size=size)
     weights, xs, ys = _data(np)
     net = torch.nn.Sequential(torch.nn.Linear(IN, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, OUT))
@@ -187,25 +196,7 @@ def torch_worker(quick: bool) -> dict:
         loss.backward()
         opt.step()
 
-    min_time, repeats = (0.02, 3) if quick else (0.2, 7)
-    step()
-    start = time.perf_counter()
-    step()
-    one = time.perf_counter() - start
-    number = torch.tensor([max(1, int(min_time / max(one, 1e-7)))])
-    dist.all_reduce(number, op=dist.ReduceOp.MIN)
-    samples = []
-    for _ in range(repeats):
-        dist.barrier()
-        start = time.perf_counter()
-        for _ in range(int(number)):
-            step()
-        dist.barrier()
-        samples.append((time.perf_counter() - start) / int(number))
-    t = torch.tensor([statistics.median(samples)], dtype=torch.float64)
-    dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    dist.destroy_process_group()
-    return {"ddp_step": float(t), "torch": torch.__version__}
+    return step, torch.__version__
 
 
 def _free_port() -> int:
@@ -233,16 +224,13 @@ def _job(mode: str, quick: bool, timeout: float) -> dict:
 
 
 def run(quick: bool = False, use_torch: bool = True, timeout: float = 600.0) -> dict:
-    """Run the jobs; returns the measurements (seconds)."""
-    results = _job("worker", quick, timeout)
+    """Run the job; returns the measurements (seconds)."""
     if use_torch:
         try:
             import torch  # noqa: F401
         except ImportError:
             use_torch = False
-    if use_torch:
-        results.update(_job("torch-worker", quick, timeout))
-    return results
+    return _job("worker-torch" if use_torch else "worker", quick, timeout)
 
 
 def _us(seconds: float) -> str:
@@ -280,6 +268,10 @@ def render(results: dict) -> str:
     )
     lines.append(f"| (floor part) half-batch steps side by side, no reduction | | | {_us(results['half_steps'])} | |")
     lines.append(f"| (floor part) mpi4py all-reduce of the gradients | | | {_us(results['grad_allreduce'])} | |")
+    lines.append(
+        f"| (diagnostic) half-batch steps in lockstep, a barrier per step | | | "
+        f"{_us(results['half_steps_lockstep'])} | |"
+    )
     if "one_process_step" in results:
         one = results["one_process_step"]
         lines.append(f"| {name} | {_us(dp)} | one process, whole batch | {_us(one)} | {dp / one:.2f}x |")
@@ -317,8 +309,8 @@ def run_from_args(args) -> int:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     quick = "--quick" in argv
-    if "--worker" in argv or "--torch-worker" in argv:
-        results = worker(quick) if "--worker" in argv else torch_worker(quick)
+    if "--worker" in argv or "--worker-torch" in argv:
+        results = worker(quick, "--worker-torch" in argv)
         rank = int(os.environ.get("PMI_RANK", "0"))
         if rank == 0:
             print(_MARK + json.dumps(results), flush=True)
