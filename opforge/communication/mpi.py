@@ -164,6 +164,12 @@ class MpiCommunicator:
             return
         self.wait(op_name, self.comm.Iallreduce(self._typed(x), self._typed(out), self.ops[op]))
 
+    def start_allreduce(self, x, out, op: str = "sum"):
+        """Start an all-reduce of the host arrays ``x`` into ``out`` (MPI types only: no float16 or
+        bfloat16) and return its request, to ``wait`` for later: what a gradient reducer overlaps with
+        the backward pass. No header check: the caller's buckets are the same on every rank."""
+        return self.comm.Iallreduce(self._typed(x), self._typed(out), self.ops[op])
+
     def reduce_scatter(self, op_name: str, x, out, op: str) -> None:
         self.check_same(op_name, 2, _OP_CODES[op], (x,))
         if x.dtype.name in _HALF:

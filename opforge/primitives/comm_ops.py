@@ -88,9 +88,11 @@ class AllGather(_Collective):
 
     def infer_shape(self, x_shape):
         n = self._size()
+        if _unknown_rank(x_shape):
+            return list(x_shape)
         if len(x_shape) == 0:
             raise ValueError(f"For '{self.name}', the 'input_x' must have at least 1 dim, but got a 0-d tensor.")
-        return [x_shape[0] * n, *x_shape[1:]]
+        return [x_shape[0] * n if x_shape[0] >= 0 else x_shape[0], *x_shape[1:]]
 
     def infer_dtype(self, x_dtype):
         return validator.check_tensor_dtype_valid("input_x", x_dtype, MOVE_DTYPES, self.name)
@@ -109,6 +111,8 @@ class ReduceScatter(_Collective):
 
     def infer_shape(self, x_shape):
         n = self._size()
+        if _unknown_rank(x_shape) or (len(x_shape) > 0 and x_shape[0] < 0):
+            return list(x_shape)
         if len(x_shape) == 0 or x_shape[0] % n != 0:
             raise ValueError(
                 f"For '{self.name}', the first dim of 'input_x' must be a multiple of the group size {n}, "
@@ -180,9 +184,16 @@ class AlltoAll(_Collective):
                 f"For '{self.name}', the 'split_count' must be the group size {n}, but got {self.split_count}."
             )
         nd = len(x_shape)
+        if _unknown_rank(x_shape):
+            return list(x_shape)
         if nd == 0:
             raise ValueError(f"For '{self.name}', the 'x' must have at least 1 dim, but got a 0-d tensor.")
         s, c = self._dim("split_dim", self.split_dim, nd), self._dim("concat_dim", self.concat_dim, nd)
+        if x_shape[s] < 0 or x_shape[c] < 0:  # an unknown dim (a placeholder): unknown in the output too
+            out = list(x_shape)
+            out[s] = out[s] // n if out[s] >= 0 else -1
+            out[c] = out[c] * n if out[c] >= 0 else -1
+            return out
         if x_shape[s] % n != 0:
             raise ValueError(
                 f"For '{self.name}', the dim {s} ('split_dim') of 'x' must be a multiple of 'split_count' {n}, "
@@ -245,6 +256,11 @@ class Receive(_Collective):
 
     def infer_dtype(self):
         return self.dtype
+
+
+def _unknown_rank(shape) -> bool:
+    """A placeholder's shape of unknown rank ([-2])."""
+    return len(shape) == 1 and shape[0] == -2
 
 
 def _check_peer(op_name, name, peer, group) -> None:

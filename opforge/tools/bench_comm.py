@@ -11,18 +11,21 @@ import time
 import numpy as np
 
 
-def _time(fn, comm, repeat: int) -> float:
-    """The best of 7 rounds of the mean time per call (rounds start together on every rank): on a busy
-    machine the other rounds measure the other processes."""
-    fn()
-    rounds = []
-    for _ in range(7):
-        comm.Barrier()
-        start = time.perf_counter()
-        for _ in range(repeat):
-            fn()
-        rounds.append((time.perf_counter() - start) / repeat)
-    return float(min(rounds))
+def _time(fns, comm, repeat: int, rounds: int = 9) -> list:
+    """For each function, the best over ``rounds`` of the mean time per call. The functions take turns
+    within each round (their rounds start together on every rank), so a busy spell of the machine
+    hits all of them alike; the best round is the one the other processes disturbed least."""
+    for fn in fns:
+        fn()
+    best = [float("inf")] * len(fns)
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            comm.Barrier()
+            start = time.perf_counter()
+            for _ in range(repeat):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - start) / repeat)
+    return best
 
 
 def _set_check(world, on: bool) -> None:
@@ -37,12 +40,14 @@ def _row(nbytes: int, comm, world, ops, Tensor) -> tuple:  # noqa: N803
     x = np.random.default_rng(comm.Get_rank()).standard_normal(nbytes // 4).astype(np.float32)
     out = np.empty_like(x)
     repeat = max(3, min(2000, (4 << 20) // max(nbytes, 1)))
-    t_mpi = _time(lambda: comm.Allreduce(x, out), comm, repeat)
-    t_mpi_alloc = _time(lambda: comm.Allreduce(x, np.empty_like(x)), comm, repeat)
     xt, allreduce = Tensor(x), ops.AllReduce()
-    t_ops = _time(lambda: allreduce(xt), comm, repeat)
+    t_mpi, t_mpi_alloc, t_ops = _time(
+        [lambda: comm.Allreduce(x, out), lambda: comm.Allreduce(x, np.empty_like(x)), lambda: allreduce(xt)],
+        comm,
+        repeat,
+    )
     _set_check(world, False)
-    t_nocheck = _time(lambda: allreduce(xt), comm, repeat)
+    (t_nocheck,) = _time([lambda: allreduce(xt)], comm, repeat)
     _set_check(world, True)
     return nbytes, t_mpi, t_mpi_alloc, t_ops, t_nocheck
 
@@ -57,7 +62,7 @@ def main(sizes=(4 << 10, 1 << 20, 64 << 20)) -> int:
     world = communication.management._state["device"].communicator("world")
     rows = [_row(nbytes, comm, world, ops, Tensor) for nbytes in sizes]
     if comm.Get_rank() == 0:
-        print(f"AllReduce float32 on {comm.Get_size()} ranks (us per call; best of 7 rounds)")
+        print(f"AllReduce float32 on {comm.Get_size()} ranks (us per call; best of 9 interleaved rounds)")
         head = ("bytes", "mpi4py", "mpi4py+alloc", "opforge", "no check", "diff", "ratio")
         print("{:>10} {:>10} {:>13} {:>10} {:>10} {:>8} {:>6}".format(*head))
         for nbytes, a, b, c, d in rows:

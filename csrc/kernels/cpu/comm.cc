@@ -32,6 +32,7 @@ struct MpiStatus {
   int words[8];
 };
 using IallreduceFn = int (*)(const void*, void*, int, MpiHandle, MpiHandle, MpiHandle, int*);
+using AllreduceFn = int (*)(const void*, void*, int, MpiHandle, MpiHandle, MpiHandle);
 using IallgatherFn = int (*)(const void*, int, MpiHandle, void*, int, MpiHandle, MpiHandle, int*);
 using TestFn = int (*)(int*, int*, MpiStatus*);
 
@@ -46,6 +47,7 @@ struct Group {
 struct MpiState {
   std::mutex mu;
   IallreduceFn iallreduce = nullptr;
+  AllreduceFn allreduce = nullptr;
   IallgatherFn iallgather = nullptr;
   TestFn test = nullptr;
   MpiHandle types[kNumberTypeEnd] = {};  // by opforge type id; 0: none
@@ -156,27 +158,38 @@ class AllReduceCpuKernel : public CpuKernel {
                         "(under mpiexec for several ranks).");
     }
     const Group& g = *group_ptr_;
-    if (g.check && g.size > 1) CheckSame(g);
-    const MpiHandle type = st.types[TypeIdOf<W>::value];
-    int request = 0;
+    // After the header exchange every rank of the group has arrived, so the payload can take MPI's
+    // blocking all-reduce (faster than the non-blocking one for large buffers) without risking a hang;
+    // without the exchange it polls a non-blocking one until the deadline.
+    const bool arrived = g.check && g.size > 1;
+    if (arrived) CheckSame(g);
     if constexpr (std::is_same<T, W>::value) {
-      if (st.iallreduce(args.input<T>(0), args.output<T>(0), static_cast<int>(n_), type, st.ops[op_index_], g.comm,
-                        &request) != 0)
-        throw KernelError("For '" + op_ + "', MPI_Iallreduce failed.");
-      Wait(op_, g, &request);
+      Reduce(g, args.input<T>(0), args.output<T>(0), arrived);
     } else {  // float16 and bfloat16: reduced in float32, rounded once at the end
       W* wide = args.workspace<W>();
       const T* x = args.input<T>(0);
       for (int64_t i = 0; i < n_; ++i) wide[i] = static_cast<W>(x[i]);
-      if (st.iallreduce(wide, wide + n_, static_cast<int>(n_), type, st.ops[op_index_], g.comm, &request) != 0)
-        throw KernelError("For '" + op_ + "', MPI_Iallreduce failed.");
-      Wait(op_, g, &request);
+      Reduce(g, wide, wide + n_, arrived);
       T* out = args.output<T>(0);
       for (int64_t i = 0; i < n_; ++i) out[i] = static_cast<T>(wide[n_ + i]);
     }
   }
 
  private:
+  void Reduce(const Group& g, const void* in, void* out, bool blocking) {
+    MpiState& st = State();
+    const MpiHandle type = st.types[TypeIdOf<W>::value], op = st.ops[op_index_];
+    if (blocking) {
+      if (st.allreduce(in, out, static_cast<int>(n_), type, op, g.comm) != 0)
+        throw KernelError("For '" + op_ + "', MPI_Allreduce failed.");
+      return;
+    }
+    int request = 0;
+    if (st.iallreduce(in, out, static_cast<int>(n_), type, op, g.comm, &request) != 0)
+      throw KernelError("For '" + op_ + "', MPI_Iallreduce failed.");
+    Wait(op_, g, &request);
+  }
+
   void CheckSame(const Group& g) {
     MpiState& st = State();
     rows_.resize(static_cast<size_t>(g.size) * kHeader);
@@ -240,7 +253,8 @@ extern "C" OPFORGE_EXPORT int opforge_comm_setup(const char* libmpi) {
   st.iallreduce = reinterpret_cast<opforge::IallreduceFn>(dlsym(lib, "MPI_Iallreduce"));
   st.iallgather = reinterpret_cast<opforge::IallgatherFn>(dlsym(lib, "MPI_Iallgather"));
   st.test = reinterpret_cast<opforge::TestFn>(dlsym(lib, "MPI_Test"));
-  if (!st.iallreduce || !st.iallgather || !st.test) {
+  st.allreduce = reinterpret_cast<opforge::AllreduceFn>(dlsym(lib, "MPI_Allreduce"));
+  if (!st.iallreduce || !st.iallgather || !st.test || !st.allreduce) {
     st.iallreduce = nullptr;
     return 2;
   }
