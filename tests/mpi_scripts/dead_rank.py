@@ -13,6 +13,7 @@ communication.init()
 rank = communication.get_rank()
 fault = os.environ["FAULT"]
 if rank == 1:
+    print(f"FAULT AT {time.time():.3f}", flush=True)
     if fault == "raise":
         raise ValueError("a bug on rank 1")
     if fault == "exit":
