@@ -26,6 +26,12 @@ from opforge.dtype import (
     uint64,
 )
 from opforge.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from opforge.context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from opforge.device import memory
 from opforge.tensor import Parameter, Tensor, from_dlpack
 from opforge.errors import KernelError, KernelNotFoundError

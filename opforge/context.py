@@ -6,8 +6,25 @@ import os
 
 from opforge import _C
 from opforge.device import BACKENDS, available_devices, get_device
+from opforge.parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 
-__all__ = ["set_context", "get_context", "available_devices", "GRAPH_MODE", "PYNATIVE_MODE", "graph_mode"]
+__all__ = [
+    "set_context",
+    "get_context",
+    "available_devices",
+    "GRAPH_MODE",
+    "PYNATIVE_MODE",
+    "graph_mode",
+    "ParallelMode",
+    "set_auto_parallel_context",
+    "get_auto_parallel_context",
+    "reset_auto_parallel_context",
+]
 
 # MindSpore's execution modes: PYNATIVE_MODE runs each call eagerly; GRAPH_MODE traces a Cell's
 # construct once per input signature and replays it (opforge.jit).

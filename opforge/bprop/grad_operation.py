@@ -109,11 +109,12 @@ def _alias(t):
     return alias
 
 
-def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, has_aux: bool = False):
+def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, has_aux: bool = False, on_ready=None):
     """Run ``fn`` on a tape watching the arguments at ``positions`` and ``weights``; returns
     ``(value, {id: grad}, call_args)``, ``call_args`` being the arguments as ``fn`` saw them.
 
     The tape (every intermediate tensor of the call) is released as soon as the backward pass ends.
+    ``on_ready(id, grad)`` hears of each watched tensor's gradient as soon as it is final (``backward``).
     """
     if positions:
         call_args = list(args)
@@ -137,7 +138,7 @@ def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, 
                 f"but got {type(value).__name__}."
             )
         outs = _as_outputs(value[0] if has_aux else value, where)
-        grads = backward(tape, outs, _senses(outs, sens, where), keep)
+        grads = backward(tape, outs, _senses(outs, sens, where), keep, on_ready)
     finally:
         tape.release()
     return value, grads, call_args
@@ -227,9 +228,12 @@ def _positions(grad_position, n_args: int, where: str) -> tuple:
     return positions
 
 
-def _value_and_grad(fn, grad_position, weights, has_aux, where: str, with_sens: bool = False) -> Callable:
+def _value_and_grad(
+    fn, grad_position, weights, has_aux, where: str, with_sens: bool = False, on_ready=None
+) -> Callable:
     """``run(*args) -> (value, grads)``; with ``with_sens``, ``run(sens, *args)`` where ``sens`` is
-    None (ones) or a float filling the output's sensitivity (the gradients scale with it)."""
+    None (ones) or a float filling the output's sensitivity (the gradients scale with it).
+    ``on_ready(id, grad)``: called during the backward pass for each gradient as soon as it is final."""
     if not callable(fn):
         raise TypeError(f"For '{where}', the 'fn' must be callable, but got {type(fn).__name__}.")
     _check_position_type(grad_position, where)
@@ -248,7 +252,7 @@ def _value_and_grad(fn, grad_position, weights, has_aux, where: str, with_sens: 
         for p in fixed:
             if not -n <= p < n:
                 _positions(grad_position, n, where)  # raises naming the position
-        value, grads, call_args = _run(fn, args, fixed, weight_list, sens, where, has_aux)
+        value, grads, call_args = _run(fn, args, fixed, weight_list, sens, where, has_aux, on_ready)
         if single:
             pos_grads = _grad_of(grads, call_args[grad_position])
         else:

@@ -202,7 +202,22 @@ def _accumulate_sequence(prim, inputs, grads_of, grads: dict, tracked: dict, add
         grads[id(t)] = g if prev is None else add(prev, g)
 
 
-def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
+def _final_at(records: list, keep) -> list:
+    """``[(record index, id), ...]`` in increasing index: for each kept tensor, the first call that
+    read it. Once the backward pass has gone below that index, the tensor's gradient is final."""
+    first: dict = {}
+    for i, (_, args, _, _) in enumerate(records):
+        for a in args:
+            if a.__class__ in _SEQUENCES:
+                for t in a:
+                    if id(t) in keep and id(t) not in first:
+                        first[id(t)] = i
+            elif id(a) in keep and id(a) not in first:
+                first[id(a)] = i
+    return sorted((i, key) for key, i in first.items())
+
+
+def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None, on_ready=None) -> dict:
     """Propagate ``senses`` (one per output) back through ``tape``; returns ``{id(tensor): grad}``.
 
     Gradients are accumulated with the Add primitive and unreached outputs of multi-output
@@ -211,10 +226,16 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
     ``needs_input_grad`` which of its inputs need one. With ``keep`` (a set of ids), the gradient
     of any other tensor is dropped as soon as the call that made it has been differentiated, so
     intermediate gradients do not pile up.
+
+    ``on_ready(id, grad)`` (with ``keep``) is called for each kept tensor as soon as its gradient is
+    final: after the bprop of the first call that read it, while the rest of the pass goes on (a
+    data-parallel reducer starts all-reducing a bucket there). Kept tensors that got no gradient are
+    not reported.
     """
     add = F.add
     grads: dict = {}
     tracked = tape.tracked
+    pending = _final_at(tape.records, keep) if on_ready is not None and keep else []
 
     for out, sens in zip(outputs, senses):
         key = id(out)
@@ -224,7 +245,12 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
 
     saved = getattr(_state, "needs", None)
     try:
-        for prim, args, out, versions in reversed(tape.records):
+        for index in range(len(tape.records) - 1, -1, -1):
+            while pending and pending[-1][0] > index:  # read first by a call already differentiated
+                _, key = pending.pop()
+                if key in grads:
+                    on_ready(key, grads[key])
+            prim, args, out, versions = tape.records[index]
             if out.__class__ is tuple:
                 douts = [grads.get(id(o)) for o in out]
                 if all(d is None for d in douts):
@@ -268,6 +294,9 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None) -> dict:
                 key = id(a)
                 prev = grads.get(key)
                 grads[key] = g if prev is None else add(prev, g)
+        for _, key in reversed(pending):
+            if key in grads:
+                on_ready(key, grads[key])
     finally:
         _state.needs = saved
     return grads

@@ -15,6 +15,7 @@ from opforge.bprop.forward import Jvp, Vjp  # MindSpore 1.x's nn.Jvp / nn.Vjp
 from opforge.nn import init
 from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge.nn.grad_reducer import DistributedGradReducer
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import (
     GELU,
@@ -92,6 +93,7 @@ __all__ = [
     "WithLossCell",
     "WithEvalCell",
     "TrainOneStepCell",
+    "DistributedGradReducer",
     "save_checkpoint",
     "load_checkpoint",
     "load_param_into_net",

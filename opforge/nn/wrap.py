@@ -5,8 +5,11 @@ from __future__ import annotations
 import numbers
 
 from opforge.bprop.grad_operation import _value_and_grad
+from opforge.dispatch.trace import TraceError, tracing
 from opforge.nn.cell import Cell
+from opforge.nn.grad_reducer import DistributedGradReducer
 from opforge.nn.optim import Optimizer
+from opforge.parallel_context import ParallelMode, _is_set, get_auto_parallel_context
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
 
@@ -50,6 +53,13 @@ class TrainOneStepCell(Cell):
     ``network`` is usually a ``WithLossCell``. ``sens`` is the loss's sensitivity (as MindSpore's
     ``F.fill(loss.dtype, loss.shape, sens)``): the gradients are ``sens`` times those of the loss.
     The network is put in training mode.
+
+    Data parallel (``set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL)``), as
+    MindSpore's: ``reducer_flag`` is True and ``grad_reducer`` is an ``nn.DistributedGradReducer`` of the
+    weights (``mean`` from ``gradients_mean``, ``degree`` from ``device_num`` when it was set, else the
+    world's size) that all-reduces the gradients before the optimizer, each fused bucket starting while
+    the backward pass goes on. With ``parameter_broadcast`` (on by default) the weights are broadcast
+    from rank 0 here, so every rank starts equal.
     """
 
     def __init__(self, network: Cell, optimizer: Optimizer, sens: float = 1.0):
@@ -65,10 +75,32 @@ class TrainOneStepCell(Cell):
         self.optimizer = optimizer
         self.weights = optimizer.parameters
         self.sens = float(sens)
-        self._value_and_grad = _value_and_grad(self.network, None, self.weights, False, "TrainOneStepCell", True)
+        self.parallel_mode = get_auto_parallel_context("parallel_mode")
+        self.reducer_flag = self.parallel_mode == ParallelMode.DATA_PARALLEL
+        self.grad_reducer = None
+        on_ready = None
+        if self.reducer_flag:
+            mean = get_auto_parallel_context("gradients_mean")
+            degree = get_auto_parallel_context("device_num") if _is_set("device_num") else None
+            self.grad_reducer = DistributedGradReducer(self.weights, mean, degree)
+            if get_auto_parallel_context("parameter_broadcast"):
+                self.grad_reducer.broadcast_parameters()
+            if self.grad_reducer.group_size > 1:
+                on_ready = self.grad_reducer.ready
+        self._value_and_grad = _value_and_grad(
+            self.network, None, self.weights, False, "TrainOneStepCell", True, on_ready
+        )
 
     def construct(self, *inputs):
         sens = self.sens
         loss, grads = self._value_and_grad(None if sens == 1.0 else float(sens), *inputs)
+        if self.reducer_flag:
+            if tracing():
+                raise TraceError(
+                    "For 'TrainOneStepCell', data-parallel gradient reduction fills buckets and all-reduces them "
+                    "over MPI outside operators, which a trace (jit, GRAPH_MODE) cannot replay: train data-parallel "
+                    "in PYNATIVE_MODE."
+                )
+            grads = self._cells["grad_reducer"](grads)
         self._cells["optimizer"](grads)  # (attribute access to a Cell goes through __getattr__)
         return loss

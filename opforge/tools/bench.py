@@ -651,9 +651,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suite",
         action="append",
-        choices=[*SUITES, "all"],
+        choices=[*SUITES, "all", "comm"],
         help="a suite to run: ops (ReLU, Add, MatMul), train (an MLP step, grad of a tiny call) or conv "
-        "(Conv2D forward and backward); "
+        "(Conv2D forward and backward), comm (AllReduce vs mpi4py, a 2-rank data-parallel step vs its floor and "
+        "PyTorch DDP: starts its own mpiexec jobs, not part of 'all'); "
         "repeat it for several (default: all)",
     )
     parser.add_argument("--op", help="run one case only (ReLU, Add, MatMul, 'MLP train step', ...)")
@@ -675,6 +676,10 @@ def run_from_args(args, rich: bool = True) -> int:
         from opforge.tools import bench_gpu
 
         return bench_gpu.run()
+    if args.suite and "comm" in args.suite:
+        from opforge.tools import bench_parallel
+
+        return bench_parallel.run_from_args(args)
     suites = list(SUITES) if not args.suite or "all" in args.suite else list(dict.fromkeys(args.suite))
     rows, versions = run(
         suites, args.threads, args.op, args.quick, not args.no_torch, pool=False if args.no_pool else None

@@ -208,6 +208,12 @@ def cmd_demo(args) -> int:
     """Train an MLP on scikit-learn's 8x8 digits with opforge.nn (needs the demo extra)."""
     from opforge.tools import demo
 
+    workers = getattr(args, "workers", 1)
+    if workers < 1:
+        print(f"opforge demo: --workers must be >= 1, but got {workers}", file=sys.stderr)
+        return 2
+    if workers > 1:
+        return _relaunch_demo(args, workers)
     return demo.run(
         epochs=args.epochs,
         seed=args.seed,
@@ -222,11 +228,39 @@ def cmd_demo(args) -> int:
     )
 
 
+def _relaunch_demo(args, workers: int) -> int:
+    """``opforge demo --workers N``: the same demo on N MPI ranks (mpiexec), data-parallel."""
+    from opforge.tools import launch
+
+    if launch.world_size() > 1:  # already under mpiexec: this rank trains
+        args.workers = 1
+        return cmd_demo(args)
+    argv = ["-m", "opforge.tools.demo", "--epochs", str(args.epochs), "--seed", str(args.seed)]
+    argv += ["--batch-size", str(args.batch_size), "--optimizer", args.optimizer, "--threads", str(args.threads)]
+    argv += ["--device", args.device, "--model", args.model]
+    if args.lr is not None:
+        argv += ["--lr", repr(args.lr)]
+    if args.plot:
+        argv += ["--plot", args.plot]
+    try:
+        return launch.run(workers, argv)
+    except launch.MpiNotFoundError as e:
+        print(f"opforge demo: --workers {workers} needs MPI: {e}", file=sys.stderr)
+        return 1
+
+
 def cmd_bench(args) -> int:
     """Time opforge against NumPy and PyTorch (when installed): operators and training, with ratios."""
     from opforge.tools import bench
 
     return bench.run_from_args(args)
+
+
+def cmd_run(args) -> int:
+    """Start the script on ``-n`` ranks under the installed MPI's mpiexec."""
+    from opforge.tools import launch
+
+    return launch.main(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -264,12 +298,22 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument(
         "--mode", choices=["pynative", "graph"], default="pynative", help="graph: the training step traced once (jit)"
     )
+    demo.add_argument(
+        "--workers", type=int, default=1, help="train data-parallel on N MPI ranks (relaunches under mpiexec)"
+    )
     demo.set_defaults(func=cmd_demo)
     bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")
     from opforge.tools.bench import add_arguments as add_bench_arguments
 
     add_bench_arguments(bench_parser)
     bench_parser.set_defaults(func=cmd_bench)
+    run_parser = sub.add_parser(
+        "run", help="run a script on N MPI ranks: opforge run -n 2 script.py [args] (wraps mpiexec)"
+    )
+    run_parser.add_argument("-n", type=int, required=True, help="the number of ranks (processes)")
+    run_parser.add_argument("script", help="the Python script every rank runs")
+    run_parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
+    run_parser.set_defaults(func=cmd_run)
     return parser
 
 

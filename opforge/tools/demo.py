@@ -16,6 +16,7 @@ In Python, ``train(dataset, ...)`` runs the same loop without printing and retur
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from dataclasses import dataclass, field
@@ -80,6 +81,8 @@ class History:
     step_loss: list = field(default_factory=list)
     epoch_seconds: list = field(default_factory=list)
     seconds: float = 0.0
+    ranks: int = 1  # data parallel: the number of ranks, and the all-reduces each step ran
+    collectives_per_step: int = 0
 
     @property
     def final_test_acc(self) -> float:
@@ -230,6 +233,11 @@ def train(
     ``on_step(epoch, step, loss)`` and ``on_epoch(epoch, history)`` report progress;
     ``max_steps`` stops early (for quick checks). ``graph`` traces the training step once per batch
     shape and replays it (``opforge.jit``, MindSpore's graph mode).
+
+    Data parallel (``parallel_mode`` DATA_PARALLEL in the auto-parallel context, e.g. under
+    ``opforge demo --workers 2``): every rank draws the same batches and trains on its slice of each
+    (``np.array_split``), the gradients are all-reduced with ``gradients_mean``, and the per-step and
+    per-epoch losses recorded are the means over the ranks.
     """
     if epochs < 1 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be >= 1, but got {epochs} and {batch_size}.")
@@ -238,10 +246,12 @@ def train(
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = make_optimizer(optimizer, net.trainable_params(), lr)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+    reducer = step.grad_reducer if step.reducer_flag else None
     if graph:
         step = opforge.jit(step)
+    rank, ranks = (reducer.rank, reducer.group_size) if reducer is not None else (0, 1)
     order_rng = np.random.default_rng(seed)
-    history = History()
+    history = History(ranks=ranks, collectives_per_step=reducer.collectives_per_step if reducer is not None else 0)
     n = len(data.x_train)
     steps_done = 0
     start = time.perf_counter()
@@ -251,6 +261,8 @@ def train(
         losses = []
         for i, first in enumerate(range(0, n, batch_size)):
             idx = order[first : first + batch_size]
+            if ranks > 1:
+                idx = np.array_split(idx, ranks)[rank]
             loss = float(step(opforge.Tensor(data.x_train[idx]), opforge.Tensor(data.y_train[idx])).asnumpy())
             losses.append(loss)
             history.step_loss.append(loss)
@@ -259,6 +271,9 @@ def train(
                 on_step(epoch, i + 1, loss)
             if max_steps is not None and steps_done >= max_steps:
                 break
+        if ranks > 1:  # the mean over the ranks of each step's loss
+            losses = _mean_over_ranks(reducer, losses)
+            history.step_loss[-len(losses) :] = losses
         history.loss.append(float(np.mean(losses)))
         history.train_acc.append(accuracy(net, data.x_train, data.y_train))
         history.test_acc.append(accuracy(net, data.x_test, data.y_test))
@@ -270,6 +285,12 @@ def train(
     history.seconds = time.perf_counter() - start
     net.set_train(False)
     return net, history
+
+
+def _mean_over_ranks(reducer, values: list) -> list:
+    """The mean over the ranks of a list of floats (one all-reduce)."""
+    total = opforge.ops.AllReduce(group=reducer.group)(opforge.Tensor(np.asarray(values, np.float64)))
+    return (total.asnumpy() / reducer.group_size).tolist()
 
 
 def plot_history(history: History, path: str) -> str:
@@ -319,12 +340,21 @@ def run(
     """The ``opforge demo`` command: train with a progress bar, print the per-epoch metrics, the
     final test accuracy and the profiler's kernel table. Returns the exit code.
 
+    Started on several MPI ranks (``opforge demo --workers 2`` relaunches itself under mpiexec;
+    ``mpiexec -n 2 opforge demo`` too), it trains data-parallel: each rank takes its share of every
+    batch of ``batch_size`` (the global batch), and only rank 0 prints.
+
     ``threads`` sets the kernel thread count (``opforge.set_context(num_threads=...)``; None keeps
     it): one thread is fastest for tensors this small. ``device`` ("CPU" or "GPU") is where the
     network trains (``opforge.set_context(device_target=...)``).
     """
     from rich.console import Console
 
+    from opforge.tools.launch import world_rank, world_size
+
+    ranks = world_size()
+    if ranks > 1 and world_rank() != 0:  # only rank 0 prints
+        console = Console(file=io.StringIO(), width=120)
     # Printed to a file or a pipe, rich assumes 80 columns: too narrow for the kernel table.
     console = console or Console(width=None if sys.stdout.isatty() else 120)
     try:
@@ -354,13 +384,23 @@ def run(
         return 1
     if threads is not None:
         opforge.set_context(num_threads=threads)
+    if ranks > 1:
+        from opforge.communication import init
+        from opforge.context import ParallelMode
+
+        init()
+        opforge.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
     try:
-        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console, model, mode)
+        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console, model, ranks, mode)
     finally:
         opforge.set_context(num_threads=previous_threads, device_target=previous_device)
+        if ranks > 1:
+            opforge.reset_auto_parallel_context()
 
 
-def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, model="mlp", mode="pynative") -> int:
+def _run(
+    data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, model="mlp", ranks=1, mode="pynative"
+) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     lr_shown = DEFAULT_LR[optimizer.lower()] if lr is None else lr
@@ -368,7 +408,13 @@ def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, 
         f"[bold]opforge {opforge.__version__} demo[/bold]: {MODELS[model]} on {data.name}; "
         f"{len(data.x_train)} train / {len(data.x_test)} test samples\n"
         f"optimizer {optimizer} (lr {lr_shown:g}), batch {batch_size}, {epochs} epochs, seed {seed}, "
-        f"device {opforge.get_context('device_target')}, kernel threads {opforge.get_context('num_threads')}",
+        f"device {opforge.get_context('device_target')}, kernel threads {opforge.get_context('num_threads')}"
+        + (
+            f"\ndata parallel on {ranks} MPI ranks: {batch_size // ranks} samples per rank per step, "
+            f"gradients all-reduced (mean) in fused buckets"
+            if ranks > 1
+            else ""
+        ),
         highlight=False,
     )
     steps_per_epoch = -(-len(data.x_train) // batch_size)
@@ -396,7 +442,7 @@ def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, 
 
     with opforge.profiler.profile() as prof, progress:
         task = progress.add_task("train", total=steps_per_epoch, epoch=1, loss=float("nan"))
-        _, history = train(
+        net, history = train(
             data, epochs=epochs, batch_size=batch_size, lr=lr, optimizer=optimizer, seed=seed,
             on_step=on_step, on_epoch=on_epoch, model=model, graph=mode == "graph",
         )  # fmt: skip
@@ -405,6 +451,12 @@ def _run(data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, 
         f"({len(data.x_test)} test samples; trained in {history.seconds:.1f} s)",
         highlight=False,
     )
+    if history.ranks > 1:
+        console.print(
+            f"data parallel: {history.ranks} ranks, {history.collectives_per_step} all-reduce(s) per step for "
+            f"{len(net.trainable_params())} parameters",
+            highlight=False,
+        )
     if plot:
         try:
             console.print(f"curves saved to {plot_history(history, plot)}")

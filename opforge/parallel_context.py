@@ -1,0 +1,191 @@
+"""The auto-parallel context (MindSpore's ``set_auto_parallel_context``): how training spreads over ranks.
+
+opforge runs data parallelism only (as MindSpore on the CPU): ``parallel_mode`` is
+``ParallelMode.STAND_ALONE`` (the default) or ``ParallelMode.DATA_PARALLEL``. In data-parallel mode
+``nn.TrainOneStepCell`` builds an ``nn.DistributedGradReducer`` that all-reduces the gradients over
+the world group before the optimizer runs (divided by the number of ranks when ``gradients_mean``).
+
+Options and defaults (MindSpore's names):
+
+- ``parallel_mode`` ("stand_alone"): "stand_alone" or "data_parallel"; MindSpore's
+  "hybrid_parallel", "semi_auto_parallel" and "auto_parallel" are refused with a clear error.
+- ``gradients_mean`` (False): divide the all-reduced gradients by the number of ranks.
+- ``device_num`` (1, or the world's size once set to None / never set): the divisor of the mean;
+  read as the group's size when it was not set.
+- ``global_rank`` (0): recorded; the rank a process has comes from ``opforge.communication``.
+- ``parameter_broadcast`` (True): broadcast every trained Parameter from rank 0 when the
+  ``TrainOneStepCell`` is built, so that every rank starts from the same weights. MindSpore's default
+  is False because its graph compiler starts ranks from one seed; opforge's eager ranks initialise
+  their weights independently, so the broadcast is on unless it is switched off.
+- ``all_reduce_fusion_config`` ([]): parameter indices where a new fusion bucket starts
+  (``[2, 4]`` on 6 parameters: buckets 0-1, 2-3, 4-5). Empty: buckets by size.
+- ``comm_fusion`` ({"allreduce": {"mode": "auto", "config": None}}): MindSpore's fusion setting for the
+  all-reduce: mode "auto" (buckets of 25 MB, PyTorch DDP's default; MindSpore's "auto" is 64 MB),
+  "size" (``config`` in MB) or "index" (``config`` a list like ``all_reduce_fusion_config``).
+"""
+
+from __future__ import annotations
+
+import copy
+
+__all__ = [
+    "ParallelMode",
+    "set_auto_parallel_context",
+    "get_auto_parallel_context",
+    "reset_auto_parallel_context",
+    "DEFAULT_BUCKET_MB",
+]
+
+DEFAULT_BUCKET_MB = 25.0  # PyTorch DDP's bucket_cap_mb
+
+
+class ParallelMode:
+    """The parallel modes, MindSpore's names and values."""
+
+    STAND_ALONE = "stand_alone"
+    DATA_PARALLEL = "data_parallel"
+    HYBRID_PARALLEL = "hybrid_parallel"
+    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
+    AUTO_PARALLEL = "auto_parallel"
+    MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
+
+
+_SUPPORTED_MODES = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL)
+
+_DEFAULTS = {
+    "parallel_mode": ParallelMode.STAND_ALONE,
+    "gradients_mean": False,
+    "device_num": 1,
+    "global_rank": 0,
+    "parameter_broadcast": True,
+    "all_reduce_fusion_config": [],
+    "comm_fusion": {"allreduce": {"mode": "auto", "config": None}},
+}
+_state: dict = copy.deepcopy(_DEFAULTS)
+_explicit: set = set()  # the options set by the user since the last reset
+
+
+def _where(name: str) -> str:
+    return f"For 'set_auto_parallel_context', the '{name}'"
+
+
+def _check_bool(name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"{_where(name)} must be bool, but got {type(value).__name__}.")
+    return value
+
+
+def _check_int(name, value, low, high):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{_where(name)} must be int, but got {type(value).__name__}.")
+    if not low <= value <= high:
+        raise ValueError(f"{_where(name)} must be in [{low}, {high}], but got {value}.")
+    return value
+
+
+def _check_mode(name, value):
+    if not isinstance(value, str):
+        raise TypeError(f"{_where(name)} must be str, but got {type(value).__name__}.")
+    if value not in ParallelMode.MODE_LIST:
+        raise ValueError(f"{_where(name)} must be one of {ParallelMode.MODE_LIST}, but got {value!r}.")
+    if value not in _SUPPORTED_MODES:
+        raise ValueError(
+            f"{_where(name)} {value!r} is not supported by opforge: only {list(_SUPPORTED_MODES)} "
+            f"(data parallelism) are."
+        )
+    return value
+
+
+def _check_indices(name, value):
+    if not isinstance(value, (list, tuple)) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+        raise TypeError(f"{_where(name)} must be a list of int, but got {value!r}.")
+    value = list(value)
+    if any(i <= 0 for i in value) or any(b <= a for a, b in zip(value, value[1:])):
+        raise ValueError(f"{_where(name)} must hold increasing parameter indices > 0, but got {value}.")
+    return value
+
+
+def _check_comm_fusion(name, value):
+    if not isinstance(value, dict):
+        raise TypeError(f"{_where(name)} must be a dict, but got {type(value).__name__}.")
+    unknown = set(value) - {"allreduce", "allgather", "reducescatter", "openstate"}
+    if unknown:
+        raise ValueError(f"{_where(name)} has unknown keys {sorted(unknown)}; opforge fuses 'allreduce'.")
+    result = copy.deepcopy(_DEFAULTS["comm_fusion"])
+    for key, item in value.items():
+        if key == "openstate":
+            _check_bool("comm_fusion['openstate']", item)
+            result[key] = item
+            continue
+        if not isinstance(item, dict) or set(item) - {"mode", "config"}:
+            raise ValueError(f"{_where(name)}[{key!r}] must be a dict with 'mode' and 'config', but got {item!r}.")
+        mode = item.get("mode", "auto")
+        config = item.get("config")
+        if mode == "auto":
+            config = None
+        elif mode == "size":
+            if isinstance(config, bool) or not isinstance(config, (int, float)) or config <= 0:
+                raise ValueError(f"{_where(name)}[{key!r}] mode 'size' needs a 'config' in MB > 0, but got {config!r}.")
+        elif mode == "index":
+            config = _check_indices(f"comm_fusion['{key}']['config']", config)
+        else:
+            raise ValueError(f"{_where(name)}[{key!r}]['mode'] must be 'auto', 'size' or 'index', but got {mode!r}.")
+        result[key] = {"mode": mode, "config": config}
+    return result
+
+
+_CHECKS = {
+    "parallel_mode": _check_mode,
+    "gradients_mean": _check_bool,
+    "device_num": lambda n, v: _check_int(n, v, 1, 4096),
+    "global_rank": lambda n, v: _check_int(n, v, 0, 4095),
+    "parameter_broadcast": _check_bool,
+    "all_reduce_fusion_config": _check_indices,
+    "comm_fusion": _check_comm_fusion,
+}
+
+
+def set_auto_parallel_context(**kwargs) -> None:
+    """Set auto-parallel options by name (see the module's docstring for each option and its default)."""
+    checked = {}
+    for key, value in kwargs.items():
+        check = _CHECKS.get(key)
+        if check is None:
+            raise ValueError(f"For 'set_auto_parallel_context', unknown option '{key}'; options: {sorted(_CHECKS)}.")
+        checked[key] = check(key, value)
+    _state.update(checked)  # all or nothing: a bad option leaves the context as it was
+    _explicit.update(checked)
+
+
+def get_auto_parallel_context(attr_key: str):
+    """Read one auto-parallel option."""
+    if attr_key not in _CHECKS:
+        raise ValueError(f"For 'get_auto_parallel_context', unknown option '{attr_key}'; options: {sorted(_CHECKS)}.")
+    return copy.deepcopy(_state[attr_key])
+
+
+def reset_auto_parallel_context() -> None:
+    """Every option back to its default (stand-alone mode)."""
+    _state.clear()
+    _state.update(copy.deepcopy(_DEFAULTS))
+    _explicit.clear()
+
+
+def _is_set(attr_key: str) -> bool:
+    """Whether the user set ``attr_key`` since the last reset (``device_num`` defaults to the group size)."""
+    return attr_key in _explicit
+
+
+def _fusion_plan() -> tuple:
+    """``("size", megabytes)`` or ``("index", [indices])``: how the gradient reducer builds its buckets.
+
+    ``all_reduce_fusion_config`` wins when set; else ``comm_fusion['allreduce']``."""
+    indices = _state["all_reduce_fusion_config"]
+    if indices:
+        return "index", list(indices)
+    fusion = _state["comm_fusion"].get("allreduce", {"mode": "auto"})
+    if fusion["mode"] == "index":
+        return "index", list(fusion["config"])
+    if fusion["mode"] == "size":
+        return "size", float(fusion["config"])
+    return "size", DEFAULT_BUCKET_MB

@@ -1,0 +1,26 @@
+"""Run under mpiexec: data-parallel training where rank 1 raises (FAULT=raise) or hangs (FAULT=hang)
+at step 3. The job must end on every rank: naming rank 1 where it raised, and with the reducer's
+timeout error (OPFORGE_COMM_TIMEOUT) on the ranks that waited for a rank that hangs."""
+
+import os
+import time
+
+import numpy as np
+
+import opforge
+from opforge import nn
+from opforge.communication import get_rank, init
+
+init()
+rank = get_rank()
+opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+net = nn.Dense(8, 2)
+step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+x, y = opforge.Tensor(np.ones((4, 8), np.float32)), opforge.Tensor(np.zeros((4, 2), np.float32))
+for i in range(5):
+    if i == 3 and rank == 1:
+        if os.environ["FAULT"] == "raise":
+            raise ValueError("a bug on rank 1 at step 3")
+        time.sleep(3600)
+    step(x, y)
+    print(f"rank {rank}: step {i} done", flush=True)
