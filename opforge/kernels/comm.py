@@ -49,32 +49,26 @@ def _out(spec, i: int = 0):
     return tuple(spec.out_shapes[i]), spec.entry.attr.output_dtypes_for(len(spec.out_shapes))[i].np_dtype
 
 
-def _all_reduce(spec):
-    comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
-    shape, np_dtype = _out(spec)
-    op = spec.attrs["op"]
+def _reduction(method: str):
+    """A kernel factory for a reducing collective: ``communicator.<method>(op_name, x, out, op)``."""
 
-    def run(arrays):
-        c = comm.get()
-        out = empty(shape, np_dtype)
-        c.allreduce(op_name, arrays[0], out, op)
-        return out
+    def factory(spec):
+        comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
+        shape, np_dtype = _out(spec)
+        op = spec.attrs["op"]
 
-    return run
+        def run(arrays):
+            out = empty(shape, np_dtype)
+            getattr(comm.get(), method)(op_name, arrays[0], out, op)
+            return out
+
+        return run
+
+    return factory
 
 
-def _reduce_scatter(spec):
-    comm, op_name, empty = _Comm(spec), spec.op_name, spec.device.empty
-    shape, np_dtype = _out(spec)
-    op = spec.attrs["op"]
-
-    def run(arrays):
-        c = comm.get()
-        out = empty(shape, np_dtype)
-        c.reduce_scatter(op_name, arrays[0], out, op)
-        return out
-
-    return run
+_all_reduce = _reduction("allreduce")
+_reduce_scatter = _reduction("reduce_scatter")
 
 
 def _all_gather(spec):
