@@ -48,8 +48,6 @@ class _SendReceive:
     """``Send`` to this rank itself, then the matching ``Receive`` (what the sweep compares is one or
     the other's output); the variant's name says which."""
 
-    __mindspore_signature__ = ops.Send.__mindspore_signature__  # Send's inputs (the pair takes Send's x)
-
     def __init__(self, show: str, tag: int):
         self.__dict__.update(show=show, tag=tag, send=ops.Send(tag, 0))
 

@@ -208,6 +208,15 @@ class AlltoAll(_Collective):
         return validator.check_tensor_dtype_valid("x", x_dtype, MOVE_DTYPES, self.name)
 
 
+_MAX_TAG = 32767  # the largest tag every MPI must accept (MPI_TAG_UB is at least this)
+
+
+def _check_tag(sr_tag, prim_name: str) -> None:
+    validator.check_value_type("sr_tag", sr_tag, [int], prim_name)
+    if not 0 <= sr_tag <= _MAX_TAG:
+        raise ValueError(f"For '{prim_name}', the 'sr_tag' must be in [0, {_MAX_TAG}] (MPI's tags), but got {sr_tag}.")
+
+
 class Send(_Collective):
     r"""``Send(sr_tag, dest_rank, group=GlobalComm.WORLD_COMM_GROUP)(input_x)``: sends ``input_x`` to
     the rank ``dest_rank`` of ``group``, which takes it with ``Receive(sr_tag, src_rank, shape, dtype)``
@@ -216,8 +225,7 @@ class Send(_Collective):
 
     @prim_attr_register
     def __init__(self, sr_tag, dest_rank, group=GlobalComm.WORLD_COMM_GROUP, group_back=GlobalComm.WORLD_COMM_GROUP):
-        validator.check_value_type("sr_tag", sr_tag, [int], self.name)
-        validator.check_non_negative_int(sr_tag, "sr_tag", self.name)
+        _check_tag(sr_tag, self.name)
         validator.check_value_type("dest_rank", dest_rank, [int], self.name)
         self._check_group(group)
         self.init_prim_io_names(inputs=["input_x"], outputs=["output"])
@@ -239,8 +247,7 @@ class Receive(_Collective):
     def __init__(
         self, sr_tag, src_rank, shape, dtype, group=GlobalComm.WORLD_COMM_GROUP, group_back=GlobalComm.WORLD_COMM_GROUP
     ):
-        validator.check_value_type("sr_tag", sr_tag, [int], self.name)
-        validator.check_non_negative_int(sr_tag, "sr_tag", self.name)
+        _check_tag(sr_tag, self.name)
         validator.check_value_type("src_rank", src_rank, [int], self.name)
         validator.check_value_type("shape", shape, [list, tuple], self.name)
         if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
