@@ -100,20 +100,18 @@ class JitFunction:
 
     def __call__(self, *args, **kwargs):
         key, tensors = self._key(args, kwargs)
+        trace = self._traces.get(key)
+        if trace is not None and trace.version == registry.version():  # (else a kernel was registered since)
+            self._traces.move_to_end(key)
+            return trace.replay(tensors)
         dynamic = self._dynamic_key(tensors) if self._specs is not None or hasattr(self.fn, "__self__") else None
         if dynamic is not None and current_interpreter() is None:
             shared = self._polymorphic.get(dynamic)
-            if shared is not None and shared.version == registry.version() and key not in self._traces:
+            if shared is not None and shared.version == registry.version():
                 return shared.replay_each(list(tensors))
-        trace = self._traces.get(key)
-        if trace is not None and trace.version != registry.version():
-            trace = None  # a kernel was registered since: selection may differ
-        if trace is None and not can_trace():  # under a tape: fn runs under it (no trace starts there)
+        if not can_trace():  # under a tape: fn runs under it (no trace starts there)
             return self.fn(*args, **kwargs)
-        if trace is None:
-            return self._trace(key, tensors, args, kwargs, dynamic)
-        self._traces.move_to_end(key)
-        return trace.replay(tensors)
+        return self._trace(key, tensors, args, kwargs, dynamic)
 
     def _trace(self, key, tensors: list, args: tuple, kwargs: dict, dynamic=None):
         tracer = Tracer(tensors, self.where)

@@ -78,11 +78,11 @@ class Trace:
         return len(self.steps)
 
     def replay(self, inputs: list):
-        env = list(inputs)
-        env.extend([None] * (self.n_slots - len(env)))
         interpreter = current_interpreter()
         if interpreter is None and self._native is not None:
             return _rebuild(self._native.run(tuple(inputs)), self.outputs)
+        env = list(inputs)
+        env.extend([None] * (self.n_slots - len(env)))
         if interpreter is None:
             for run in self._program:
                 run(env)
@@ -167,7 +167,7 @@ def _store(env, outputs, out) -> None:
 
 def _rebuild(env, spec):
     kind = spec[0]
-    if kind == "slot":
+    if kind == "slot":  # (the common output: one Tensor)
         return env[spec[1]]
     if kind == "const":
         return spec[1]
