@@ -35,6 +35,7 @@ from typing import Callable
 
 from opforge import _C
 from opforge.dispatch.interpreter import EVAL, Interpreter
+from opforge.dispatch.op_table import OpTable
 from opforge.dispatch.signature import sig_rw
 from opforge.tensor import Tensor
 
@@ -55,54 +56,8 @@ class VmapFallbackWarning(UserWarning):
     """An operator without a batching rule ran once per batch element under vmap."""
 
 
-class _RuleTable:
-    """Operator (class or name) -> batching rule; lookups by the class's name, then its bases'."""
-
-    def __init__(self):
-        self._by_name: dict = {}
-
-    @staticmethod
-    def _name(key) -> str:
-        if isinstance(key, str):
-            return key
-        if isinstance(key, type):
-            return key.__name__
-        raise TypeError(f"a batching rule key must be a Primitive class or an operator name, but got {key!r}")
-
-    def register(self, *keys) -> Callable:
-        """Decorator: ``@batching_rules.register(P.Add, P.Sub)`` (classes or names)."""
-        names = [self._name(k) for k in keys]
-
-        def deco(fn: Callable) -> Callable:
-            if not callable(fn):
-                raise TypeError(f"a batching rule for {names} must be callable, but got {type(fn).__name__}")
-            for name in names:
-                self._by_name[name] = fn
-            return fn
-
-        return deco
-
-    def unregister(self, key) -> None:
-        name = self._name(key)
-        if name not in self._by_name:
-            raise KeyError(f"no batching rule is registered for '{name}'")
-        del self._by_name[name]
-
-    def get(self, prim):
-        """The rule of a primitive instance (its own ``vmap_rule`` attribute first), else None."""
-        own = getattr(prim, "vmap_rule", None)
-        if own is not None:
-            return own
-        return self._by_name.get(type(prim).__name__)
-
-    def __contains__(self, key) -> bool:
-        return self._name(key) in self._by_name
-
-    def names(self) -> list:
-        return sorted(self._by_name)
-
-
-batching_rules = _RuleTable()
+# Operator -> rule(prim, args, dims, size); a primitive instance's own ``vmap_rule`` comes first.
+batching_rules = OpTable("batching rule")
 
 
 class _AxisOps:
@@ -223,7 +178,7 @@ class BatchInterpreter(Interpreter):
         if len(vals) < nsig:  # defaults: constants, never batched
             vals = list(prim._bound_inputs(tuple(vals)))
             dims += [None] * (len(vals) - len(dims))
-        rule = batching_rules.get(prim)
+        rule = getattr(prim, "vmap_rule", None) or batching_rules.get(type(prim))
         previous = _C.set_interpreter(None if parent is EVAL else parent)  # the rule's calls go below
         try:
             if rule is not None:
