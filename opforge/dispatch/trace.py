@@ -71,8 +71,7 @@ class Trace:
         self.n_slots = n_slots
         self.outputs = outputs  # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...])
         self.where = where
-        self._native = _native_program(steps, n_slots)
-        self._program = None if self._native is not None else _compile(steps)
+        self._native = _native_program(steps, n_slots)  # None: a step takes a tuple of Tensors
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -81,11 +80,11 @@ class Trace:
         interpreter = current_interpreter()
         if interpreter is None and self._native is not None:
             return _rebuild(self._native.run(tuple(inputs)), self.outputs)
-        env = list(inputs)
-        env.extend([None] * (self.n_slots - len(env)))
-        if interpreter is None:
-            for run in self._program:
-                run(env)
+        if interpreter is None:  # the recorded plans, from Python
+            env = list(inputs)
+            env.extend([None] * (self.n_slots - len(env)))
+            for step in self.steps:
+                _store(env, step.outputs, step.plan(_arguments(env, step.sources)))
             return _rebuild(env, self.outputs)
         return self.replay_each(inputs, interpreter)  # a tape or a profiler sees every call
 
@@ -186,51 +185,6 @@ def _native_program(steps: list, n_slots: int):
         sources = [s[1] if s[0] == "slot" else s for s in step.sources]
         encoded.append((step.plan, sources, step.outputs))
     return _C.Program(n_slots, encoded)
-
-
-def _compile(steps: list) -> list:
-    """One closure per step: the arguments filled from the environment into a template, the plan
-    run, the outputs stored (the replay loop runs no other Python)."""
-    return [_compile_step(step) for step in steps]
-
-
-def _compile_step(step: Step):
-    plan, outputs = step.plan, step.outputs
-    if all(s[0] == "slot" for s in step.sources):
-        slots = tuple(s[1] for s in step.sources)
-        if outputs.__class__ is int and len(slots) == 1:
-            (a,) = slots
-
-            def run_unary(env):
-                env[outputs] = plan((env[a],))
-
-            return run_unary
-        if outputs.__class__ is int and len(slots) == 2:
-            a, b = slots
-
-            def run_binary(env):
-                env[outputs] = plan((env[a], env[b]))
-
-            return run_binary
-
-    if all(s[0] in ("slot", "const") for s in step.sources):
-        template = [s[1] if s[0] == "const" else None for s in step.sources]
-        fills = tuple((i, s[1]) for i, s in enumerate(step.sources) if s[0] == "slot")
-
-        def run_flat(env):
-            args = template.copy()
-            for i, slot in fills:
-                args[i] = env[slot]
-            _store(env, outputs, plan(tuple(args)))
-
-        return run_flat
-
-    sources = step.sources
-
-    def run_general(env):
-        _store(env, outputs, plan(_arguments(env, sources)))
-
-    return run_general
 
 
 # -- recording ----------------------------------------------------------------------------------

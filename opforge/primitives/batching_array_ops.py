@@ -219,21 +219,13 @@ def _tile_rule(prim, args, dims, size):
     return prim(x, (1,) + multiples), 0
 
 
-@batching_rules.register(A.Concat)
-def _concat_rule(prim, args, dims, size):
+@batching_rules.register(A.Concat, A.Stack)
+def _join_rule(prim, args, dims, size):
+    """Concat and Stack: every part batched on axis 0, the join one axis further (Stack's axis counts
+    the new dim, so its element rank is one more)."""
     (xs,) = args
     ds = dims[0]
-    rank = elem_rank(xs[0], ds[0])
-    axis = norm_axis(prim, prim.axis, rank)
-    parts = tuple(materialize(x, d, size) for x, d in zip(xs, ds))
-    return with_attrs(prim, axis=axis + 1)(parts), 0
-
-
-@batching_rules.register(A.Stack)
-def _stack_rule(prim, args, dims, size):
-    (xs,) = args
-    ds = dims[0]
-    rank = elem_rank(xs[0], ds[0]) + 1
+    rank = elem_rank(xs[0], ds[0]) + (1 if isinstance(prim, A.Stack) else 0)
     axis = norm_axis(prim, prim.axis, rank)
     parts = tuple(materialize(x, d, size) for x, d in zip(xs, ds))
     return with_attrs(prim, axis=axis + 1)(parts), 0
