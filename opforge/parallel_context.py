@@ -50,7 +50,12 @@ class ParallelMode:
     MODE_LIST = [STAND_ALONE, DATA_PARALLEL, HYBRID_PARALLEL, SEMI_AUTO_PARALLEL, AUTO_PARALLEL]
 
 
-_SUPPORTED_MODES = (ParallelMode.STAND_ALONE, ParallelMode.DATA_PARALLEL)
+_SUPPORTED_MODES = (
+    ParallelMode.STAND_ALONE,
+    ParallelMode.DATA_PARALLEL,
+    ParallelMode.SEMI_AUTO_PARALLEL,
+    ParallelMode.AUTO_PARALLEL,
+)
 
 _DEFAULTS = {
     "parallel_mode": ParallelMode.STAND_ALONE,
@@ -60,6 +65,8 @@ _DEFAULTS = {
     "parameter_broadcast": True,
     "all_reduce_fusion_config": [],
     "comm_fusion": {"allreduce": {"mode": "auto", "config": None}},
+    "full_batch": False,
+    "search_mode": "sharding_propagation",
 }
 _state: dict = copy.deepcopy(_DEFAULTS)
 _explicit: set = set()  # the options set by the user since the last reset
@@ -142,7 +149,23 @@ _CHECKS = {
     "parameter_broadcast": _check_bool,
     "all_reduce_fusion_config": _check_indices,
     "comm_fusion": _check_comm_fusion,
+    "full_batch": _check_bool,
+    "search_mode": lambda n, v: _check_search_mode(n, v),
 }
+
+
+def _check_search_mode(name, value):
+    if value not in ("sharding_propagation", "recursive_programming", "dynamic_programming"):
+        raise ValueError(f"{_where(name)} must be 'sharding_propagation', but got {value!r}.")
+    if value != "sharding_propagation":
+        raise ValueError(f"{_where(name)} {value!r} is not supported by opforge: only 'sharding_propagation' is.")
+    return value
+
+
+def operator_parallel() -> bool:
+    """Whether operators run sharded (SEMI_AUTO_PARALLEL or AUTO_PARALLEL): ``Cell.__call__`` then runs the
+    outermost cell under the sharding interpreter (``opforge/dispatch/sharding.py``)."""
+    return _state["parallel_mode"] in (ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.AUTO_PARALLEL)
 
 
 def set_auto_parallel_context(**kwargs) -> None:

@@ -17,7 +17,9 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from opforge import context
+from opforge.dispatch import sharding
 from opforge.jit import JitFunction
+from opforge.parallel_context import get_auto_parallel_context, operator_parallel
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["Cell", "SequentialCell", "CellList"]
@@ -204,6 +206,13 @@ class Cell:
         specs = self.__dict__.get("_dynamic_shape_inputs")
         if specs is not None:
             _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
+        if operator_parallel() and not sharding.active():
+            with sharding.ShardInterpreter():  # the outermost cell: every operator below runs sharded
+                args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
+                return self._run(args, kwargs)
+        return self._run(args, kwargs)
+
+    def _run(self, args, kwargs):
         if context.graph_mode():
             return self._graph(*args, **kwargs)
         return self.construct(*args, **kwargs)

@@ -12,6 +12,7 @@ from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (roundi
 from opforge.primitives import batching_array_ops as _batching_array_ops
 from opforge.primitives import batching_math_ops as _batching_math_ops
 from opforge.primitives import batching_nn_ops as _batching_nn_ops
+from opforge.primitives import sharding_ops as _sharding_ops
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
 from opforge.primitives.comm_ops import *

@@ -77,6 +77,9 @@ class Primitive(metaclass=_PrimitiveType):
     output_names = None
     _device = None
     _attrs_key = None  # the key its plans are shared under, once _adopt_plans has run
+    # The sharding strategy of ``shard`` (semi-auto parallel): one tuple of split counts per tensor input.
+    in_strategy = None
+    out_strategy = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -91,6 +94,21 @@ class Primitive(metaclass=_PrimitiveType):
         self.attrs[name] = value
         if _is_field(type(self), name):
             self.__dict__[name] = value
+        self._forget_plans()
+        return self
+
+    def shard(self, in_strategy, out_strategy=None) -> Primitive:
+        """MindSpore's ``shard``: how to split each tensor input across the devices in semi-auto parallel
+        mode, one tuple per tensor input with one split count per dim (``MatMul().shard(((2, 1), (1, 1)))``
+        splits the rows of ``x`` in two). ``out_strategy`` lays the output out so afterwards. Outside
+        SEMI_AUTO_PARALLEL / AUTO_PARALLEL the strategy is recorded and ignored (docs/parallel.md)."""
+        in_strategy = _check_strategy(self.name, "in_strategy", in_strategy)
+        self.attrs["in_strategy"] = in_strategy
+        self.__dict__["in_strategy"] = in_strategy
+        if out_strategy is not None:
+            out_strategy = _check_strategy(self.name, "out_strategy", out_strategy)
+            self.attrs["out_strategy"] = out_strategy
+            self.__dict__["out_strategy"] = out_strategy
         self._forget_plans()
         return self
 
@@ -310,6 +328,23 @@ class PrimitiveWithCheck(Primitive):
 # would do it too, but then Python cannot specialise any attribute read of a primitive: each cost
 # about 0.1 us, and the call paths read many.)
 _STATE = frozenset({"name", "attrs", "init_attrs"})
+
+
+def _check_strategy(prim_name: str, arg: str, strategy) -> tuple:
+    """A strategy as a tuple of tuples of positive ints, or a TypeError/ValueError naming the operator."""
+    if not isinstance(strategy, (tuple, list)) or not all(isinstance(s, (tuple, list)) for s in strategy):
+        raise TypeError(
+            f"For '{prim_name}.shard', the '{arg}' must be a tuple of tuples of ints (one per tensor input), "
+            f"but got {strategy!r}."
+        )
+    out = []
+    for s in strategy:
+        if not all(isinstance(c, int) and not isinstance(c, bool) for c in s):
+            raise TypeError(f"For '{prim_name}.shard', the '{arg}' must hold ints, but got {strategy!r}.")
+        if any(c < 1 for c in s):
+            raise ValueError(f"For '{prim_name}.shard', every split count of '{arg}' must be >= 1, but got {strategy!r}.")
+        out.append(tuple(s))
+    return tuple(out)
 
 
 def _is_field(cls, name) -> bool:

@@ -1,0 +1,486 @@
+"""Operator-level parallelism (MindSpore's ``shard`` in SEMI_AUTO_PARALLEL mode): layouts, the sharding
+interpreter and the table of sharding rules.
+
+Every rank runs the same program (SPMD). A *sharded tensor* looks like the whole (global) tensor - its
+``shape`` and ``dtype`` are the global ones, so a tape, a loss or a user's code see what one process
+would see - while its data is a ``ShardedValue``: this rank's block (a real Tensor) and its ``TensorLayout``.
+
+A layout is MindSpore's pair of a *device matrix* (the ranks arranged as a grid, ``mesh``: one size per
+axis, row-major, the last axis fastest) and a *tensor map* (``dims``: for each tensor dimension, the
+mesh axis it is split over, or None when every rank along the mesh holds all of it). A fully
+replicated tensor is an ordinary Tensor.
+
+While a network runs in SEMI_AUTO_PARALLEL mode the ``ShardInterpreter`` is on the thread's
+interpreter stack (``Cell.__call__`` installs it around the outermost cell's call), so every primitive
+call reaches its ``process_primitive``, which
+
+* passes a call that reads no sharded tensor and carries no strategy to its parent unchanged;
+* else asks the operator's *sharding rule* (registered with ``@sharding_rules.register(P.MatMul)`` next
+  to the primitives, ``opforge/primitives/sharding_ops.py``) for a ``ShardPlan``: the layout each tensor
+  input must have (from the primitive's strategy, ``prim.shard(...)``, or propagated from the inputs'
+  layouts), the layouts of the outputs, the mesh axes over which an output holds partial results (an
+  AllReduce completes them: row-parallel MatMul), and the local arguments (shapes divided);
+* redistributes each input to its layout with the collectives already in opforge (AllGather over the
+  ranks of one mesh axis, a local Slice, AllReduce for partials), calls the primitive on the local
+  blocks below this interpreter, and wraps the outputs;
+* runs an operator without a rule on replicated inputs, warning once with its name.
+
+A tape above this interpreter records the global calls, and its backward pass (bprops are primitives)
+runs through the same rules, so gradients come out with the layouts of the parameters they belong to.
+Parameters are split in place the first time a strategy needs them split (their memory then is the
+block's), and so are the optimizer states updated with them.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from opforge import _C
+from opforge.dispatch.interpreter import EVAL, Interpreter
+from opforge.dispatch.op_table import OpTable
+from opforge.dispatch.signature import sig_rw
+from opforge.tensor import Parameter, Tensor
+
+__all__ = [
+    "TensorLayout",
+    "ShardedValue",
+    "ShardPlan",
+    "ShardInterpreter",
+    "ShardingWarning",
+    "sharding_rules",
+    "set_collective_ops",
+    "is_sharded",
+    "layout_of",
+    "local_of",
+    "replicated",
+    "world_mesh",
+]
+
+
+class ShardingWarning(UserWarning):
+    """An operator without a sharding rule ran on replicated inputs."""
+
+
+# Operator -> rule(prim, args, layouts, strategy) -> ShardPlan
+sharding_rules = OpTable("sharding rule")
+
+
+# ---------------------------------------------------------------------------------------------
+# Layouts
+
+
+@dataclass(frozen=True)
+class TensorLayout:
+    """``mesh``: the device matrix (sizes, the last axis fastest); ``dims``: per tensor dim, the mesh axis
+    splitting it or None. Size-1 mesh axes are dropped, so equal layouts compare equal."""
+
+    mesh: tuple
+    dims: tuple
+
+    @staticmethod
+    def make(mesh, dims) -> TensorLayout:
+        mesh, dims = tuple(int(m) for m in mesh), tuple(dims)
+        keep = [i for i, m in enumerate(mesh) if m > 1]
+        renumber = {old: new for new, old in enumerate(keep)}
+        return TensorLayout(tuple(mesh[i] for i in keep), tuple(renumber.get(d) if d is not None else None for d in dims))
+
+    @property
+    def is_replicated(self) -> bool:
+        return all(d is None for d in self.dims)
+
+    def splits(self, i: int) -> int:
+        d = self.dims[i]
+        return 1 if d is None else self.mesh[d]
+
+    def local_shape(self, shape) -> tuple:
+        return tuple(s // self.splits(i) for i, s in enumerate(shape))
+
+    def with_dims(self, dims) -> TensorLayout:
+        return TensorLayout(self.mesh, tuple(dims))
+
+    def tensor_map(self) -> tuple:
+        """MindSpore's tensor map: per dim, the mesh axis counted from the right, or -1."""
+        n = len(self.mesh)
+        return tuple(-1 if d is None else n - 1 - d for d in self.dims)
+
+    def __str__(self) -> str:
+        return f"Layout(device_matrix={list(self.mesh)}, tensor_map={list(self.tensor_map())})"
+
+
+def world_mesh(size: int) -> tuple:
+    return (size,)
+
+
+def replicated(rank: int, mesh=()) -> TensorLayout:
+    return TensorLayout(tuple(m for m in mesh if m > 1), (None,) * rank)
+
+
+def mesh_with_repeat(world: int, axes, op_name: str) -> tuple:
+    """The device matrix of a strategy: its axes, after a leading axis of the ranks that repeat the work
+    (MindSpore's repeated calculation) when the strategy uses fewer ranks than the world has."""
+    used = math.prod(axes)
+    if used <= 0 or world % used:
+        raise ValueError(
+            f"For '{op_name}', the strategy uses {used} devices, which does not divide the {world} devices of "
+            "the parallel context (set_auto_parallel_context(device_num=...) or the world's size)."
+        )
+    return (world // used, *axes)
+
+
+def coords(rank: int, mesh) -> tuple:
+    out = []
+    for m in reversed(mesh):
+        out.append(rank % m)
+        rank //= m
+    return tuple(reversed(out))
+
+
+def axis_ranks(rank: int, mesh, axis: int) -> list:
+    """The world ranks along mesh axis ``axis`` through ``rank`` (in the axis' order)."""
+    c = list(coords(rank, mesh))
+    ranks = []
+    for i in range(mesh[axis]):
+        c[axis] = i
+        r = 0
+        for m, ci in zip(mesh, c):
+            r = r * m + ci
+        ranks.append(r)
+    return ranks
+
+
+# ---------------------------------------------------------------------------------------------
+# Sharded tensors
+
+
+class ShardedValue:
+    """The data of a sharded tensor: ``local`` (this rank's block, a Tensor) and its ``layout``; ``shape``
+    is the global shape."""
+
+    __slots__ = ("local", "layout", "shape")
+
+    def __init__(self, local: Tensor, layout: TensorLayout, shape: tuple):
+        self.local, self.layout, self.shape = local, layout, tuple(shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.local._meta[0].itemsize
+
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"This Tensor is sharded across ranks ({self.layout}, global shape {list(self.shape)}): each rank "
+            "holds one block. Read it after an operator that needs it whole, or gather it with "
+            "opforge.parallel.gather(t)."
+        )
+
+    def __repr__(self) -> str:
+        return f"ShardedValue(shape={list(self.shape)}, {self.layout}, local={list(self.local.shape)})"
+
+
+def is_sharded(t) -> bool:
+    return isinstance(t, Tensor) and getattr(t, "_data", None).__class__ is ShardedValue
+
+
+def layout_of(t) -> TensorLayout:
+    data = getattr(t, "_data", None)
+    if data.__class__ is ShardedValue:
+        return data.layout
+    return replicated(len(t._meta[1]))
+
+
+def local_of(t):
+    data = getattr(t, "_data", None)
+    return data.local if data.__class__ is ShardedValue else t
+
+
+def _wrap(local: Tensor, layout: TensorLayout, shape: tuple) -> Tensor:
+    if layout.is_replicated:
+        return local
+    return Tensor._from_array(ShardedValue(local, layout, shape), local._meta[0], local._meta[2])
+
+
+# ---------------------------------------------------------------------------------------------
+# The collectives the interpreter moves blocks with (primitives, above this module)
+
+
+class _CollectiveOps:
+    """Set by ``set_collective_ops`` (``opforge/primitives/sharding_ops.py``)."""
+
+    all_gather = all_reduce = slice = None  # (x, dim, group) / (x, op, group) / (x, dim, index, parts)
+    world = group = None  # () -> (rank, size) / (ranks) -> group name
+
+
+_ops = _CollectiveOps()
+
+
+def set_collective_ops(*, all_gather, all_reduce, slice, world, group) -> None:
+    """``all_gather(x, dim, group)`` (blocks concatenated along ``dim`` in group order),
+    ``all_reduce(x, op, group)``, ``slice(x, dim, index, parts)`` (block ``index`` of ``parts`` along
+    ``dim``), ``world() -> (rank, size)`` and ``group(ranks) -> name`` (the communication group of
+    those world ranks, created on first use), written with primitives."""
+    _ops.all_gather, _ops.all_reduce, _ops.slice, _ops.world, _ops.group = all_gather, all_reduce, slice, world, group
+
+
+def _group_along(mesh, axis: int):
+    rank, _ = _ops.world()
+    return _ops.group(tuple(axis_ranks(rank, mesh, axis)))
+
+
+def redistribute(x: Tensor, src: TensorLayout, dst: TensorLayout, shape: tuple) -> Tensor:
+    """``x`` (this rank's block of a tensor of global ``shape`` laid out as ``src``) as its block under ``dst``."""
+    if src == dst:
+        return x
+    if src.mesh != dst.mesh and not src.is_replicated:  # different device matrices: through the whole tensor
+        x = redistribute(x, src, replicated(len(shape), src.mesh), shape)
+        src = replicated(len(shape), dst.mesh)
+    rank, _ = _ops.world()
+    for i, (a, b) in enumerate(zip(src.dims, dst.dims)):
+        if a is not None and a != b:  # gather what dst does not split (or splits otherwise)
+            x = _ops.all_gather(x, i, _group_along(src.mesh, a))
+    here = coords(rank, dst.mesh) if dst.mesh else ()
+    for i, (a, b) in enumerate(zip(src.dims, dst.dims)):
+        if b is not None and a != b:
+            x = _ops.slice(x, i, here[b], dst.mesh[b])
+    return x
+
+
+def _check_divisible(prim_name: str, arg: str, shape: tuple, layout: TensorLayout) -> None:
+    for i, s in enumerate(shape):
+        k = layout.splits(i)
+        if s % k:
+            raise ValueError(
+                f"For '{prim_name}', the strategy splits dim {i} of '{arg}' (size {s}) into {k} parts, but {s} "
+                f"is not a multiple of {k}."
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Plans
+
+
+@dataclass
+class ShardPlan:
+    """What a rule decides for one call.
+
+    ``inputs``: per argument, the layout a tensor must have (None for non-tensor arguments or a tensor
+    taken as it comes); ``outputs``: the layout of each output; ``partial``: per output, the reduction
+    ("sum", "max", "min", "prod", "mean") and the mesh axes over which the local results are partial;
+    ``args``: the arguments of the local call where they differ (local shapes), by position;
+    ``local``: the primitive of the local call (default: the same)."""
+
+    inputs: list
+    outputs: list
+    partial: dict = field(default_factory=dict)
+    args: dict = field(default_factory=dict)
+    local: Optional[object] = None
+
+
+_REDUCE_OPS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "mean": "sum"}
+
+
+def _finish_partial(out: Tensor, how: str, axes: tuple, mesh: tuple) -> Tensor:
+    for axis in axes:
+        out = _ops.all_reduce(out, _REDUCE_OPS[how], _group_along(mesh, axis))
+        if how == "mean":
+            out = out * (1.0 / mesh[axis])
+    return out
+
+
+_warned: set = set()
+_replicated_calls: dict = {}
+
+
+def _replicated_plan(prim, args: tuple, layouts: tuple) -> ShardPlan:
+    name = prim.name
+    _replicated_calls[name] = _replicated_calls.get(name, 0) + 1
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(
+            f"semi-auto parallel: '{name}' has no sharding rule; it runs on whole (gathered) inputs on every "
+            "rank. opforge.dispatch.sharding.replicated_calls() counts such calls.",
+            ShardingWarning,
+            stacklevel=3,
+        )
+    inputs = [None if lay is None else replicated(len(lay.dims)) for lay in layouts]
+    return ShardPlan(inputs=inputs, outputs=None)
+
+
+def replicated_calls() -> dict:
+    """Operator name -> calls that ran replicated for want of a rule."""
+    return dict(_replicated_calls)
+
+
+_active = threading.local()
+
+
+def active() -> bool:
+    """Whether a ShardInterpreter is installed on this thread."""
+    return getattr(_active, "depth", 0) > 0
+
+
+def batch_inputs(args: tuple, full_batch: bool) -> tuple:
+    """The outermost cell's Tensor arguments: with ``full_batch`` every rank holds the whole batch
+    (replicated); else each rank's Tensor is its block of the global batch (split along dim 0 over all
+    ranks), as MindSpore's semi-auto parallel reads a dataset."""
+    if full_batch:
+        return args
+    _, size = _ops.world()
+    out = []
+    for a in args:
+        if isinstance(a, Tensor) and not is_sharded(a) and len(a._meta[1]) > 0 and size > 1:
+            shape = a._meta[1]
+            layout = TensorLayout((size,), (0,) + (None,) * (len(shape) - 1))
+            a = _wrap(a, layout, (shape[0] * size, *shape[1:]))
+        out.append(a)
+    return tuple(out)
+
+
+class ShardInterpreter(Interpreter):
+    """Runs primitive calls that read sharded tensors or carry a strategy by their sharding rule."""
+
+    def __init__(self):
+        self.parent = None
+
+    def __enter__(self):
+        super().__enter__()
+        _active.depth = getattr(_active, "depth", 0) + 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _active.depth -= 1
+        super().__exit__(*exc)
+
+    def process_primitive(self, prim, args: tuple):
+        strategy = getattr(prim, "in_strategy", None)
+        if strategy is None and not any(_reads_sharded(a) for a in args):
+            return self.parent.process_primitive(prim, args)
+        nsig = len(prim.__mindspore_signature__)
+        if len(args) < nsig:
+            args = tuple(prim._bound_inputs(tuple(args)))
+        layouts = tuple(_layout_or_none(a) for a in args)
+        parent = self.parent
+        previous = _C.set_interpreter(None if parent is EVAL else parent)  # the local calls go below
+        try:
+            return self._run(prim, args, layouts, strategy)
+        finally:
+            _C.set_interpreter(previous)
+
+    def _run(self, prim, args: tuple, layouts: tuple, strategy):
+        rule = sharding_rules.get(type(prim))
+        plan = rule(prim, args, layouts, strategy) if rule is not None else None
+        if plan is None:
+            if strategy is not None:
+                raise ValueError(
+                    f"For '{prim.name}', a sharding strategy was set (shard({strategy})), but opforge has no "
+                    "sharding rule for it; register one with @sharding_rules.register(...)."
+                )
+            plan = _replicated_plan(prim, args, layouts)
+        local_args = []
+        for i, (a, want) in enumerate(zip(args, plan.inputs)):
+            if i in plan.args:
+                local_args.append(plan.args[i])
+            elif isinstance(a, Tensor) and want is not None:
+                local_args.append(self._as_layout(prim, i, a, want))
+            elif isinstance(a, (tuple, list)) and a and isinstance(want, (tuple, list)):
+                local_args.append(type(a)(self._as_layout(prim, i, t, w) for t, w in zip(a, want)))
+            else:
+                local_args.append(local_of(a) if isinstance(a, Tensor) else a)
+        local_prim = plan.local if plan.local is not None else prim
+        out = local_prim(*local_args)
+        outs = out if isinstance(out, tuple) else (out,)
+        layouts_out = plan.outputs or [replicated(len(o._meta[1])) for o in outs]
+        results = []
+        for k, (o, lay) in enumerate(zip(outs, layouts_out)):
+            if k in plan.partial:
+                how, axes = plan.partial[k]
+                o = _finish_partial(o, how, axes, lay.mesh)
+            results.append(self._output(prim, args, k, o, lay))
+        return tuple(results) if isinstance(out, tuple) else results[0]
+
+    def _as_layout(self, prim, i: int, t, want: TensorLayout):
+        if not isinstance(t, Tensor):
+            return t
+        shape = t._meta[1]
+        have = layout_of(t)
+        if have.dims == want.dims and (have.is_replicated or have.mesh == want.mesh):
+            return local_of(t)
+        _check_divisible(prim.name, prim._arg_name(i), shape, want)
+        block = redistribute(local_of(t), have, want, shape)
+        if isinstance(t, Parameter) and have.is_replicated and not want.is_replicated:
+            # A parameter (or an optimizer state) is split once, in place: its memory is its block's.
+            _split_in_place(t, block, want)
+            return local_of(t)
+        return block
+
+    @staticmethod
+    def _output(prim, args: tuple, k: int, local: Tensor, layout: TensorLayout):
+        written = _written_input(prim, args, k)
+        if written is not None:  # an in-place output is the Parameter it wrote (MindSpore's convention)
+            return written
+        shape = tuple(s * layout.splits(i) for i, s in enumerate(local._meta[1]))
+        return _wrap(local, layout, shape)
+
+
+def _writes(prim, i: int) -> bool:
+    sig = prim.__mindspore_signature__
+    return i < len(sig) and sig[i].rw == sig_rw.RW_WRITE
+
+
+def _written_input(prim, args: tuple, k: int):
+    """The Parameter written as output ``k`` (the k-th RW_WRITE argument), or None."""
+    n = 0
+    for i, s in enumerate(prim.__mindspore_signature__):
+        if s.rw == sig_rw.RW_WRITE:
+            if n == k:
+                return args[i]
+            n += 1
+    return None
+
+
+def _split_in_place(param: Parameter, block: Tensor, layout: TensorLayout) -> None:
+    local = Parameter(block, name=param.name, requires_grad=param.requires_grad)
+    param._data = ShardedValue(local, layout, param._meta[1])
+
+
+def _reads_sharded(a) -> bool:
+    if isinstance(a, Tensor):
+        return a._data.__class__ is ShardedValue if hasattr(a, "_data") else False
+    if isinstance(a, (tuple, list)):
+        return any(_reads_sharded(t) for t in a)
+    return False
+
+
+def _layout_or_none(a):
+    if isinstance(a, Tensor):
+        return layout_of(a)
+    if isinstance(a, (tuple, list)) and a and all(isinstance(t, Tensor) for t in a):
+        return tuple(layout_of(t) for t in a)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers for rules
+
+
+def strategy_layout(mesh: tuple, axes_of_dims: tuple) -> TensorLayout:
+    """A layout on ``mesh`` (with its repeat axis first) whose dim i is split over mesh axis
+    ``axes_of_dims[i]`` (an index into the strategy's axes, i.e. mesh axis + 1) or None."""
+    return TensorLayout.make(mesh, tuple(None if a is None else a for a in axes_of_dims))
+
+
+def follow(layout: TensorLayout, dims) -> TensorLayout:
+    return TensorLayout(layout.mesh, tuple(dims))
+
+
+RuleFn = Callable[..., Optional[ShardPlan]]

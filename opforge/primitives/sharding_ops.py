@@ -1,0 +1,502 @@
+"""Sharding rules (semi-auto parallel, ``Primitive.shard``) of the operators. See ``opforge/dispatch/sharding.py``.
+
+A rule is ``rule(prim, args, layouts, strategy) -> ShardPlan``: ``args`` are the global arguments (bound by
+position), ``layouts`` each tensor argument's current ``TensorLayout`` (None for the others), ``strategy``
+the primitive's ``in_strategy`` (MindSpore's: one tuple of split counts per tensor input) or None, in
+which case the rule follows the layouts its inputs already have (sharding propagation).
+"""
+
+from __future__ import annotations
+
+import math
+
+from opforge.communication.management import GlobalComm, create_group, get_group_size, get_rank
+from opforge.dispatch.sharding import (
+    ShardPlan,
+    TensorLayout,
+    coords,
+    mesh_with_repeat,
+    replicated,
+    set_collective_ops,
+    sharding_rules,
+)
+from opforge.primitives import _grad_ops as G
+from opforge.primitives import array_ops as A
+from opforge.primitives import comm_ops as K
+from opforge.primitives import math_ops as P
+from opforge.primitives import nn_ops as N
+
+__all__ = ["elementwise_rule", "world_size"]
+
+# ---------------------------------------------------------------------------------------------
+# The collectives the interpreter redistributes with
+
+_groups: dict = {}  # tuple of world ranks -> group name
+_prims: dict = {}  # (kind, group, op) -> primitive
+
+
+def world_size() -> int:
+    return get_group_size()
+
+
+def _world():
+    return get_rank(), get_group_size()
+
+
+def _group(ranks: tuple) -> str:
+    name = _groups.get(ranks)
+    if name is None:
+        if list(ranks) == list(range(get_group_size())):
+            name = GlobalComm.WORLD_COMM_GROUP
+        else:
+            name = "opforge_shard_" + "_".join(map(str, ranks))
+            create_group(name, list(ranks))
+        _groups[ranks] = name
+    return name
+
+
+def _prim(kind, group, op=None):
+    key = (kind, group, op)
+    p = _prims.get(key)
+    if p is None:
+        p = K.AllGather(group=group) if kind == "gather" else K.AllReduce(op=op, group=group)
+        _prims[key] = p
+    return p
+
+
+_transpose = A.Transpose()
+_slice = A.Slice()
+
+
+def _swap(x, dim):
+    perm = list(range(len(x.shape)))
+    perm[0], perm[dim] = perm[dim], perm[0]
+    return _transpose(x, tuple(perm))
+
+
+def _all_gather(x, dim, group):
+    if dim == 0:
+        return _prim("gather", group)(x)
+    return _swap(_prim("gather", group)(_swap(x, dim)), dim)
+
+
+def _all_reduce(x, op, group):
+    return _prim("reduce", group, op)(x)
+
+
+def _block(x, dim, index, parts):
+    shape = x.shape
+    size = shape[dim] // parts
+    begin = tuple(index * size if i == dim else 0 for i in range(len(shape)))
+    sizes = tuple(size if i == dim else s for i, s in enumerate(shape))
+    return _slice(x, begin, sizes)
+
+
+set_collective_ops(all_gather=_all_gather, all_reduce=_all_reduce, slice=_block, world=_world, group=_group)
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _shape(a) -> tuple:
+    return tuple(a._meta[1])
+
+
+def _tensor_positions(args, layouts) -> list:
+    return [i for i, lay in enumerate(layouts) if isinstance(lay, TensorLayout)]
+
+
+def _check_strategy(prim, strategy, ranks: list) -> None:
+    if len(strategy) != len(ranks):
+        raise ValueError(
+            f"For '{prim.name}', the strategy must have one tuple per tensor input ({len(ranks)}), but got "
+            f"{len(strategy)}: {strategy}."
+        )
+    for k, (s, r) in enumerate(zip(strategy, ranks)):
+        if len(s) != r:
+            raise ValueError(
+                f"For '{prim.name}', the strategy of input {k} must have one entry per dim ({r}), but got {s}."
+            )
+
+
+def _first_mesh(layouts) -> tuple:
+    for lay in layouts:
+        if isinstance(lay, TensorLayout) and not lay.is_replicated:
+            return lay.mesh
+    return (world_size(),)
+
+
+def _on_mesh(lay: TensorLayout, mesh: tuple) -> TensorLayout:
+    """``lay`` when it is on ``mesh``, else replicated there (redistribution goes through the whole tensor)."""
+    if lay.mesh == mesh:
+        return lay
+    return replicated(len(lay.dims), mesh)
+
+
+def _drop_repeats(dims: list) -> tuple:
+    """A mesh axis splits at most one dim: later uses are dropped."""
+    seen, out = set(), []
+    for d in dims:
+        if d is not None and d in seen:
+            out.append(None)
+            continue
+        if d is not None:
+            seen.add(d)
+        out.append(d)
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise operators (broadcasting): the output follows the inputs, or the strategy
+
+
+def elementwise_rule(nout: int = 1):
+    def rule(prim, args, layouts, strategy):
+        pos = _tensor_positions(args, layouts)
+        shapes = [_shape(args[i]) for i in pos]
+        rank = max((len(s) for s in shapes), default=0)
+        out_shape = [1] * rank
+        for s in shapes:
+            for j, d in enumerate(s):
+                k = rank - len(s) + j
+                out_shape[k] = max(out_shape[k], d)
+        if strategy is not None:
+            _check_strategy(prim, strategy, [len(s) for s in shapes])
+            axes = [1] * rank
+            for s, st in zip(shapes, strategy):
+                for j, c in enumerate(st):
+                    k = rank - len(s) + j
+                    if c > 1:
+                        if axes[k] not in (1, c):
+                            raise ValueError(
+                                f"For '{prim.name}', the strategies {strategy} split dim {k} of the output both "
+                                f"{axes[k]} and {c} ways; inputs must agree."
+                            )
+                        axes[k] = c
+            mesh = mesh_with_repeat(world_size(), axes, prim.name)
+            out_dims = [k + 1 for k in range(rank)]
+            lay_out = TensorLayout.make(mesh, out_dims)
+        else:
+            mesh = _first_mesh([layouts[i] for i in pos])
+            out_dims = [None] * rank
+            for i, s in zip(pos, shapes):
+                lay = _on_mesh(layouts[i], mesh)
+                for j, d in enumerate(lay.dims):
+                    k = rank - len(s) + j
+                    if d is not None and s[j] == out_shape[k] and out_dims[k] is None:
+                        out_dims[k] = d
+            lay_out = TensorLayout(mesh, _drop_repeats(out_dims))
+        inputs = [None] * len(args)
+        for i, s in zip(pos, shapes):
+            dims = [lay_out.dims[rank - len(s) + j] if s[j] == out_shape[rank - len(s) + j] else None for j in range(len(s))]
+            inputs[i] = lay_out.with_dims(dims)
+        return ShardPlan(inputs=inputs, outputs=[lay_out] * nout)
+
+    return rule
+
+
+_ELEMENTWISE = (
+    P.Neg, P.Exp, P.Log, P.Sin, P.Cos, P.Log1p, P.Expm1, P.Reciprocal, P.Rsqrt, P.Square, P.Sqrt,
+    P.Abs, P.Erf, P.Floor, P.Ceil, P.Round, P.Sign, P.IsNan, P.IsFinite, P.LogicalNot,
+    P.Add, P.Sub, P.Mul, P.RealDiv, P.Maximum, P.Minimum, P.Equal, P.Pow, P.Div, P.FloorDiv,
+    P.Greater, P.GreaterEqual, P.Less, P.LessEqual, P.NotEqual, P.LogicalAnd, P.LogicalOr,
+    A.Cast, A.ZerosLike, A.OnesLike, A.Select,
+    N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish,
+    G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad,
+    G.SqrtGrad, G.AbsGrad, G.DropoutGrad,
+)  # fmt: skip
+sharding_rules.register(*_ELEMENTWISE)(elementwise_rule())
+sharding_rules.register(N.Dropout)(elementwise_rule(nout=2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Matrix products
+
+
+def _matmul_axes(strategy, prim, ta: bool, tb: bool, batch: int):
+    """(mesh sizes of batch..., m, k, n) from a MatMul/BatchMatMul strategy in the inputs' stored order."""
+    sx, sw = (tuple(s) for s in strategy)
+    xm, xk = (sx[-1], sx[-2]) if ta else (sx[-2], sx[-1])
+    wk, wn = (sw[-1], sw[-2]) if tb else (sw[-2], sw[-1])
+    if xk != wk:
+        raise ValueError(
+            f"For '{prim.name}', the strategy splits the contracted dim of 'x' {xk} ways and of 'y' {wk} ways; "
+            f"they must be equal, but got {strategy}."
+        )
+    if sx[:-2] != sw[:-2]:
+        raise ValueError(f"For '{prim.name}', the batch dims of the strategy must agree, but got {strategy}.")
+    return (*sx[:batch], xm, xk, wn)
+
+
+def _matmul_rule(prim, args, layouts, strategy):
+    x, w = args[0], args[1]
+    ta = bool(getattr(prim, "transpose_a", False) or getattr(prim, "transpose_x1", False))
+    tb = bool(getattr(prim, "transpose_b", False) or getattr(prim, "transpose_x2", False))
+    rx, rw = len(_shape(x)), len(_shape(w))
+    if rx != rw or rx < 2:
+        return None  # broadcasting batch dims: replicated
+    batch = rx - 2
+    if strategy is not None:
+        _check_strategy(prim, strategy, [rx, rw])
+        sizes = _matmul_axes(strategy, prim, ta, tb, batch)
+        mesh = mesh_with_repeat(world_size(), sizes, prim.name)
+        axes = list(range(1, len(sizes) + 1))
+        bdims, m, k, n = axes[:batch], axes[batch], axes[batch + 1], axes[batch + 2]
+        canon = TensorLayout.make
+    else:
+        mesh = _first_mesh(layouts[:2])
+        lx, lw = _on_mesh(layouts[0], mesh), _on_mesh(layouts[1], mesh)
+        xm, xk = (lx.dims[-1], lx.dims[-2]) if ta else (lx.dims[-2], lx.dims[-1])
+        wk, wn = (lw.dims[-1], lw.dims[-2]) if tb else (lw.dims[-2], lw.dims[-1])
+        bdims = list(lx.dims[:batch])
+        m, k, n = xm, (xk if xk is not None else wk), wn
+        dims = _drop_repeats([*bdims, m, k, n])
+        bdims, (m, k, n) = list(dims[:batch]), dims[batch:]
+        canon = TensorLayout
+    x_dims = [*bdims, *((k, m) if ta else (m, k))]
+    w_dims = [*bdims, *((n, k) if tb else (k, n))]
+    lay_x, lay_w, lay_o = canon(mesh, x_dims), canon(mesh, w_dims), canon(mesh, [*bdims, m, n])
+    plan = ShardPlan(inputs=[lay_x, lay_w] + [None] * (len(args) - 2), outputs=[lay_o])
+    k_axis = canon(mesh, [k]).dims[0]
+    if k_axis is not None:
+        plan.partial[0] = ("sum", (k_axis,))
+    return plan
+
+
+sharding_rules.register(P.MatMul, P.BatchMatMul)(_matmul_rule)
+
+
+@sharding_rules.register(N.BiasAdd)
+def _bias_add_rule(prim, args, layouts, strategy):
+    x = args[0]
+    rank = len(_shape(x))
+    channel = 1 if rank > 1 else 0
+    if strategy is not None:
+        _check_strategy(prim, strategy, [rank, 1])
+        if strategy[1][0] != strategy[0][channel]:
+            raise ValueError(
+                f"For '{prim.name}', the strategy of 'bias' must split it as 'input_x''s channel dim, but got {strategy}."
+            )
+        mesh = mesh_with_repeat(world_size(), strategy[0], prim.name)
+        lay = TensorLayout.make(mesh, list(range(1, rank + 1)))
+    else:
+        mesh = _first_mesh(layouts[:2])
+        lay = _on_mesh(layouts[0], mesh)
+        if lay.dims[channel] is None and layouts[1].dims[0] is not None and layouts[1].mesh == mesh:
+            lay = lay.with_dims([layouts[1].dims[0] if i == channel else d for i, d in enumerate(lay.dims)])
+            lay = lay.with_dims(_drop_repeats(list(lay.dims)))
+    return ShardPlan(inputs=[lay, lay.with_dims([lay.dims[channel]])], outputs=[lay])
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions: the split reduced dims leave partial results
+
+
+def _norm_axes(axis, rank: int) -> tuple:
+    if axis is None or axis == () or axis == []:
+        return tuple(range(rank))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return tuple(a % rank if rank else 0 for a in axes)
+
+
+_REDUCE_KIND = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "ReduceMin": "min", "ReduceProd": "prod"}
+
+
+@sharding_rules.register(P.ReduceSum, P.ReduceMean, P.ReduceMax, P.ReduceMin, P.ReduceProd)
+def _reduce_rule(prim, args, layouts, strategy):
+    x = args[0]
+    rank = len(_shape(x))
+    if strategy is not None:
+        _check_strategy(prim, strategy[:1], [rank])
+        mesh = mesh_with_repeat(world_size(), strategy[0], prim.name)
+        lay = TensorLayout.make(mesh, list(range(1, rank + 1)))
+    else:
+        lay = layouts[0]
+    axes = _norm_axes(args[1] if len(args) > 1 else (), rank)
+    split = tuple(lay.dims[a] for a in axes if lay.dims[a] is not None)
+    keep = [None if i in axes else d for i, d in enumerate(lay.dims)] if prim.keep_dims else [
+        d for i, d in enumerate(lay.dims) if i not in axes
+    ]
+    plan = ShardPlan(inputs=[lay] + [None] * (len(args) - 1), outputs=[TensorLayout(lay.mesh, tuple(keep))])
+    if split:
+        plan.partial[0] = (_REDUCE_KIND[prim.name], split)
+    return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# Operators along an axis: that axis whole, the others follow
+
+
+def _unsplit(lay: TensorLayout, axes) -> TensorLayout:
+    return lay.with_dims([None if i in axes else d for i, d in enumerate(lay.dims)])
+
+
+def _strategy_or(prim, strategy, layouts, rank):
+    if strategy is None:
+        return layouts[0]
+    _check_strategy(prim, strategy[:1], [rank])
+    mesh = mesh_with_repeat(world_size(), strategy[0], prim.name)
+    return TensorLayout.make(mesh, list(range(1, rank + 1)))
+
+
+@sharding_rules.register(N.Softmax, N.LogSoftmax)
+def _softmax_rule(prim, args, layouts, strategy):
+    rank = len(_shape(args[0]))
+    axis = prim.axis if isinstance(prim.axis, (tuple, list)) else (prim.axis,)
+    lay = _unsplit(_strategy_or(prim, strategy, layouts, rank), [a % rank for a in axis])
+    return ShardPlan(inputs=[lay], outputs=[lay])
+
+
+@sharding_rules.register(N.LayerNorm)
+def _layer_norm_rule(prim, args, layouts, strategy):
+    rank = len(_shape(args[0]))
+    begin = prim.begin_norm_axis % rank
+    lay = _unsplit(_strategy_or(prim, strategy, layouts, rank), range(begin, rank))
+    params = [replicated(len(_shape(a)), lay.mesh) for a in args[1:3]]
+    return ShardPlan(inputs=[lay, *params], outputs=[lay, lay, lay])
+
+
+@sharding_rules.register(N.SoftmaxCrossEntropyWithLogits)
+def _softmax_ce_rule(prim, args, layouts, strategy):
+    lay = _unsplit(_strategy_or(prim, strategy, layouts, 2), [1])
+    return ShardPlan(inputs=[lay, lay], outputs=[lay.with_dims([lay.dims[0]]), lay])
+
+
+@sharding_rules.register(N.SparseSoftmaxCrossEntropyWithLogits)
+def _sparse_ce_rule(prim, args, layouts, strategy):
+    lay = _unsplit(_strategy_or(prim, strategy, layouts, 2), [1])
+    labels = lay.with_dims([lay.dims[0]])
+    if prim.is_grad:
+        return ShardPlan(inputs=[lay, labels], outputs=[lay])
+    plan = ShardPlan(inputs=[lay, labels], outputs=[lay.with_dims([])])
+    if lay.dims[0] is not None:  # the mean over equal batch blocks: the mean of the blocks' means
+        plan.partial[0] = ("mean", (lay.dims[0],))
+    return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# Shape operators
+
+
+@sharding_rules.register(A.Transpose)
+def _transpose_rule(prim, args, layouts, strategy):
+    lay = _strategy_or(prim, strategy, layouts, len(_shape(args[0])))
+    perm = tuple(args[1])
+    return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims([lay.dims[p] for p in perm])])
+
+
+@sharding_rules.register(A.ExpandDims)
+def _expand_dims_rule(prim, args, layouts, strategy):
+    lay = layouts[0]
+    axis = args[1] % (len(lay.dims) + 1)
+    dims = list(lay.dims)
+    dims.insert(axis, None)
+    return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims(dims)])
+
+
+@sharding_rules.register(A.Squeeze)
+def _squeeze_rule(prim, args, layouts, strategy):
+    shape = _shape(args[0])
+    lay = layouts[0]
+    axis = prim.axis if isinstance(prim.axis, (tuple, list)) else (prim.axis,)
+    gone = [a % len(shape) for a in axis] if axis else [i for i, s in enumerate(shape) if s == 1]
+    return ShardPlan(inputs=[lay], outputs=[lay.with_dims([d for i, d in enumerate(lay.dims) if i not in gone])])
+
+
+def _resolve_shape(shape, size: int) -> tuple:
+    shape = list(shape)
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        shape[shape.index(-1)] = size // known if known else 0
+    return tuple(shape)
+
+
+@sharding_rules.register(A.Reshape)
+def _reshape_rule(prim, args, layouts, strategy):
+    x_shape = _shape(args[0])
+    out = _resolve_shape(args[1], math.prod(x_shape))
+    lay = layouts[0]
+    split = [i for i, d in enumerate(lay.dims) if d is not None]
+    # A split leading (or trailing) dim that the reshape keeps stays split: its blocks reshape alone.
+    for i, j in ((0, 0), (len(x_shape) - 1, len(out) - 1)):
+        if split == [i] and out and x_shape[i] == out[j] and len(out) > j >= 0:
+            parts = lay.splits(i)
+            local = tuple(s // parts if k == j else s for k, s in enumerate(out))
+            dims = [lay.dims[i] if k == j else None for k in range(len(out))]
+            return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims(dims)], args={1: local})
+    whole = replicated(len(x_shape), lay.mesh)
+    return ShardPlan(inputs=[whole, None], outputs=[replicated(len(out), lay.mesh)], args={1: out})
+
+
+# ---------------------------------------------------------------------------------------------
+# Gather: a table split by rows (a sharded embedding) or by columns
+
+
+_sub = P.Sub()
+_mul = P.Mul()
+_cast = A.Cast()
+_ge = P.GreaterEqual()
+_lt = P.Less()
+_and = P.LogicalAnd()
+_select = A.Select()
+_zeros_like = A.ZerosLike()
+_expand = A.ExpandDims()
+
+
+def _row_block_gather(table, indices, axis, offset: int, rows: int):
+    local = _sub(indices, offset)
+    inside = _and(_ge(local, 0), _lt(local, rows))
+    safe = _select(inside, local, _zeros_like(local))
+    out = A.Gather()(table, safe, axis)
+    mask = _cast(inside, out.dtype)
+    for _ in range(len(table.shape) - 1):
+        mask = _expand(mask, -1)
+    return _mul(out, mask)
+
+
+@sharding_rules.register(A.Gather)
+def _gather_rule(prim, args, layouts, strategy):
+    table, indices, axis = args[0], args[1], args[2]
+    rank = len(_shape(table))
+    axis = axis % rank
+    lay = _strategy_or(prim, strategy[:1] if strategy is not None else None, layouts, rank)
+    idx = replicated(len(_shape(indices)), lay.mesh)
+    n_idx = len(_shape(indices))
+    out_dims = [*lay.dims[:axis], *([None] * n_idx), *lay.dims[axis + 1 :]]
+    out = lay.with_dims(out_dims)
+    if lay.dims[axis] is None:
+        return ShardPlan(inputs=[lay, idx, None], outputs=[out])
+    mesh_axis = lay.dims[axis]
+    rows = _shape(table)[axis] // lay.mesh[mesh_axis]
+    offset = coords(get_rank(), lay.mesh)[mesh_axis] * rows
+
+    def local(t, i, a):
+        return _row_block_gather(t, i, a, offset, rows)
+
+    plan = ShardPlan(inputs=[lay, idx, None], outputs=[out], local=local)
+    plan.partial[0] = ("sum", (mesh_axis,))
+    return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# In-place updates (optimizers, Assign): everything of the variable's shape takes its layout
+
+
+def _inplace_rule(prim, args, layouts, strategy):
+    var_shape = _shape(args[0])
+    lay = None
+    for a, l in zip(args, layouts):
+        if isinstance(l, TensorLayout) and _shape(a) == var_shape and not l.is_replicated:
+            lay = l
+            break
+    if lay is None:
+        lay = layouts[0]
+    inputs = [
+        (lay if _shape(a) == var_shape else replicated(len(_shape(a)), lay.mesh)) if isinstance(l, TensorLayout) else None
+        for a, l in zip(args, layouts)
+    ]
+    return ShardPlan(inputs=inputs, outputs=[lay] * len(prim.__mindspore_signature__))
+
+
+sharding_rules.register(N.ApplyMomentum, N.ApplyGradientDescent, N.Adam, A.Assign, P.AssignSub)(_inplace_rule)
