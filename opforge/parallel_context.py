@@ -1,14 +1,19 @@
 """The auto-parallel context (MindSpore's ``set_auto_parallel_context``): how training spreads over ranks.
 
-opforge runs data parallelism only (as MindSpore on the CPU): ``parallel_mode`` is
-``ParallelMode.STAND_ALONE`` (the default) or ``ParallelMode.DATA_PARALLEL``. In data-parallel mode
+``parallel_mode`` is ``ParallelMode.STAND_ALONE`` (the default), ``ParallelMode.DATA_PARALLEL``, or
+``SEMI_AUTO_PARALLEL`` / ``AUTO_PARALLEL``, where operators run split across the ranks by their
+strategies (``Primitive.shard``; in AUTO_PARALLEL the operators without one follow their inputs' layouts,
+which SEMI_AUTO_PARALLEL does too): see docs/parallel.md. In data-parallel mode
 ``nn.TrainOneStepCell`` builds an ``nn.DistributedGradReducer`` that all-reduces the gradients over
 the world group before the optimizer runs (divided by the number of ranks when ``gradients_mean``).
 
 Options and defaults (MindSpore's names):
 
-- ``parallel_mode`` ("stand_alone"): "stand_alone" or "data_parallel"; MindSpore's
-  "hybrid_parallel", "semi_auto_parallel" and "auto_parallel" are refused with a clear error.
+- ``parallel_mode`` ("stand_alone"): "stand_alone", "data_parallel", "semi_auto_parallel" or
+  "auto_parallel"; MindSpore's "hybrid_parallel" is refused with a clear error.
+- ``full_batch`` (False): in (semi-)auto parallel mode, whether every rank reads the whole batch (True) or
+  its own block of it, the global batch being the ranks' batches concatenated (False).
+- ``search_mode`` ("sharding_propagation"): how AUTO_PARALLEL lays out operators without a strategy.
 - ``gradients_mean`` (False): divide the all-reduced gradients by the number of ranks.
 - ``device_num`` (1, or the world's size once set to None / never set): the divisor of the mean;
   read as the group's size when it was not set.

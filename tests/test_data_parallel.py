@@ -99,7 +99,7 @@ def test_context_defaults_set_get_reset():
 @pytest.mark.parametrize(
     "kwargs, error, match",
     [
-        ({"parallel_mode": "semi_auto_parallel"}, ValueError, "not supported by opforge"),
+        ({"parallel_mode": "hybrid_parallel"}, ValueError, "not supported by opforge"),
         ({"parallel_mode": "nope"}, ValueError, "must be one of"),
         ({"gradients_mean": 1}, TypeError, "'gradients_mean' must be bool"),
         ({"device_num": 0}, ValueError, r"'device_num' must be in \[1, 4096\]"),

@@ -367,8 +367,12 @@ def _softmax_ce_rule(prim, args, layouts, strategy):
 def _sparse_ce_rule(prim, args, layouts, strategy):
     lay = _unsplit(_strategy_or(prim, strategy, layouts, 2), [1])
     labels = lay.with_dims([lay.dims[0]])
-    if prim.is_grad:
-        return ShardPlan(inputs=[lay, labels], outputs=[lay])
+    if prim.is_grad:  # the gradient of the mean: each block's is divided by the block's size, not the batch's
+        plan = ShardPlan(inputs=[lay, labels], outputs=[lay])
+        if lay.dims[0] is not None:
+            scale = 1.0 / lay.mesh[lay.dims[0]]
+            plan.local = lambda logits, y: _mul(prim(logits, y), scale)
+        return plan
     plan = ShardPlan(inputs=[lay, labels], outputs=[lay.with_dims([])])
     if lay.dims[0] is not None:  # the mean over equal batch blocks: the mean of the blocks' means
         plan.partial[0] = ("mean", (lay.dims[0],))
@@ -412,21 +416,37 @@ def _resolve_shape(shape, size: int) -> tuple:
     return tuple(shape)
 
 
+def _reshape_target(x_shape, out, i: int, parts: int):
+    """The output dim that input dim ``i`` (split ``parts`` ways) becomes the outer factor of, or None: the
+    dims before both hold the same number of elements, and that output dim divides into ``parts``."""
+    before = math.prod(x_shape[:i])
+    acc = 1
+    for j, s in enumerate(out):
+        if acc == before and s % parts == 0 and s >= parts:
+            if s <= x_shape[i] and x_shape[i] % s == 0 or s % x_shape[i] == 0:
+                return j
+        acc *= s
+        if acc > before:
+            return None
+    return None
+
+
 @sharding_rules.register(A.Reshape)
 def _reshape_rule(prim, args, layouts, strategy):
     x_shape = _shape(args[0])
     out = _resolve_shape(args[1], math.prod(x_shape))
     lay = layouts[0]
-    split = [i for i, d in enumerate(lay.dims) if d is not None]
-    # A split leading (or trailing) dim that the reshape keeps stays split: its blocks reshape alone.
-    for i, j in ((0, 0), (len(x_shape) - 1, len(out) - 1)):
-        if split == [i] and out and x_shape[i] == out[j] and len(out) > j >= 0:
-            parts = lay.splits(i)
-            local = tuple(s // parts if k == j else s for k, s in enumerate(out))
-            dims = [lay.dims[i] if k == j else None for k in range(len(out))]
-            return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims(dims)], args={1: local})
-    whole = replicated(len(x_shape), lay.mesh)
-    return ShardPlan(inputs=[whole, None], outputs=[replicated(len(out), lay.mesh)], args={1: out})
+    dims, local = [None] * len(out), list(out)
+    for i, d in enumerate(lay.dims):
+        if d is None:
+            continue
+        j = _reshape_target(x_shape, out, i, lay.mesh[d])
+        if j is None or dims[j] is not None:  # the split does not survive the reshape: reshape it whole
+            whole = replicated(len(x_shape), lay.mesh)
+            return ShardPlan(inputs=[whole, None], outputs=[replicated(len(out), lay.mesh)], args={1: out})
+        dims[j] = d
+        local[j] //= lay.mesh[d]
+    return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims(dims)], args={1: tuple(local)})
 
 
 # ---------------------------------------------------------------------------------------------

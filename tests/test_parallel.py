@@ -1,0 +1,108 @@
+"""Semi-auto parallel (``Primitive.shard``): layouts and rules in one process, and real ``mpiexec -n 2`` /
+``-n 4`` jobs that train sharded networks to the parameters of one process (tests/mpi_scripts/)."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+import opforge
+from opforge import communication, ops
+from opforge.dispatch.sharding import TensorLayout, axis_ranks, coords, mesh_with_repeat, sharding_rules
+from test_data_parallel import needs_mpi, run_job
+
+SCRIPTS = pathlib.Path(__file__).parent / "mpi_scripts"
+
+
+@pytest.fixture(autouse=True)
+def _stand_alone():
+    communication.init()
+    opforge.reset_auto_parallel_context()
+    yield
+    opforge.reset_auto_parallel_context()
+
+
+def test_layout_drops_unit_axes_and_speaks_mindspore_tensor_maps():
+    lay = TensorLayout.make((1, 2, 1, 4), (1, 3))
+    assert lay.mesh == (2, 4) and lay.dims == (0, 1)
+    assert lay.tensor_map() == (1, 0)  # MindSpore counts device-matrix axes from the right
+    assert lay.local_shape((8, 16)) == (4, 4)
+    assert "device_matrix=[2, 4]" in str(lay)
+
+
+def test_mesh_coordinates_are_row_major():
+    assert [coords(r, (2, 3)) for r in range(6)] == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]
+    assert axis_ranks(4, (2, 3), 0) == [1, 4] and axis_ranks(4, (2, 3), 1) == [3, 4, 5]
+
+
+def test_strategy_needing_more_devices_than_the_world_is_refused():
+    with pytest.raises(ValueError, match="'MatMul'.*uses 4 devices.*2 devices"):
+        mesh_with_repeat(2, (2, 2), "MatMul")
+    assert mesh_with_repeat(8, (2, 2), "MatMul") == (2, 2, 2)
+
+
+@pytest.mark.parametrize(
+    "strategy, error, match",
+    [
+        ([[1, 2]], TypeError, "tuple of tuples"),  # a list of lists is fine; a flat list is not
+        (((1, 2), (0, 1)), ValueError, ">= 1"),
+        (((1, 2.0),), TypeError, "must hold ints"),
+    ],
+)
+def test_shard_checks_its_strategy(strategy, error, match):
+    if strategy == [[1, 2]]:
+        assert ops.MatMul().shard(strategy).in_strategy == ((1, 2),)
+        with pytest.raises(TypeError, match=match):
+            ops.MatMul().shard((1, 2))
+        return
+    with pytest.raises(error, match=rf"'MatMul.shard'.*{match}"):
+        ops.MatMul().shard(strategy)
+
+
+def test_strategy_is_ignored_outside_semi_auto_parallel():
+    x = opforge.Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    out = ops.MatMul().shard(((2, 1), (1, 1)))(x, ops.Transpose()(x, (1, 0)))
+    np.testing.assert_allclose(out.asnumpy(), x.asnumpy() @ x.asnumpy().T)
+
+
+def test_rule_table_covers_the_operators_networks_use():
+    for name in ("MatMul", "BatchMatMul", "BiasAdd", "Add", "Mul", "ReLU", "GeLU", "Softmax", "LogSoftmax",
+                 "ReduceSum", "ReduceMean", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Gather",
+                 "LayerNorm", "Dropout", "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits",
+                 "ApplyMomentum", "Adam"):  # fmt: skip
+        assert name in sharding_rules, name
+
+
+def _tp_ok(out: str):
+    m = re.search(r"TP-OK (\S+) (\d+) (\d+)", out)
+    assert m, out
+    return float(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+@needs_mpi
+@pytest.mark.parametrize(
+    "model, n, optimizer",
+    [
+        ("mlp", 2, "momentum"),
+        ("mlp", 2, "adam"),
+        ("mlp", 4, "momentum"),
+        ("embedding", 2, "adam"),
+        ("encoder", 2, "adam"),
+        ("encoder", 4, "momentum"),
+        ("batch", 2, "momentum"),
+    ],
+)
+def test_sharded_training_equals_one_process(model, n, optimizer):
+    job = run_job([str(SCRIPTS / "tensor_parallel.py"), "--model", model, "--optimizer", optimizer], n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    worst, local_bytes, whole_bytes = _tp_ok(job.stdout)
+    assert worst <= 1e-5
+    if model == "mlp":  # the two weights are split n ways; the output bias stays whole on every rank
+        assert local_bytes < whole_bytes / n + 64
+    elif model == "batch":  # data parallel: every rank holds every weight
+        assert local_bytes == whole_bytes
+    else:
+        assert local_bytes < whole_bytes
