@@ -70,7 +70,9 @@ class Encoder(nn.Cell):
 
     def __init__(self, tensor_parallel: bool):
         super().__init__()
-        self.q, self.k, self.v = (nn.Dense(IN, IN, weight_init="he_uniform") for _ in range(3))
+        # The key projection has no bias: softmax makes its gradient zero, and Adam would amplify the rounding
+        # noise of a zero gradient into updates of the learning rate's size.
+        self.q, self.k, self.v = (nn.Dense(IN, IN, weight_init="he_uniform", has_bias=name != "k") for name in "qkv")
         self.o = nn.Dense(IN, IN, weight_init="he_uniform")
         self.ff1 = nn.Dense(IN, HIDDEN, weight_init="he_uniform", activation="gelu")
         self.ff2 = nn.Dense(HIDDEN, IN, weight_init="he_uniform")
@@ -84,7 +86,8 @@ class Encoder(nn.Cell):
         if tensor_parallel:
             for dense in (self.q, self.k, self.v, self.ff1):
                 dense.matmul.shard(((1, 1), (size, 1)))
-                dense.bias_add.shard(((1, size), (size,)))
+                if dense.has_bias:
+                    dense.bias_add.shard(((1, size), (size,)))
             for dense in (self.o, self.ff2):
                 dense.matmul.shard(((1, size), (1, size)))
 
