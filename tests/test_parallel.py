@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import pathlib
 import re
+import sys
 
 import numpy as np
 import pytest
+from test_data_parallel import needs_mpi, run_job
 
 import opforge
 from opforge import communication, ops
 from opforge.dispatch.sharding import TensorLayout, axis_ranks, coords, mesh_with_repeat, sharding_rules
-from test_data_parallel import needs_mpi, run_job
 
 SCRIPTS = pathlib.Path(__file__).parent / "mpi_scripts"
 
@@ -106,3 +107,23 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
         assert local_bytes == whole_bytes
     else:
         assert local_bytes < whole_bytes
+
+
+@needs_mpi
+def test_mismatched_strategies_raise_on_every_rank_naming_the_operator():
+    job = run_job([str(SCRIPTS / "strategy_mismatch.py")], n=2, timeout=120)
+    lines = [line for line in job.stdout.splitlines() if line.startswith("MISMATCH-OK")]
+    assert sorted(line.split(":")[0] for line in lines) == ["MISMATCH-OK 0", "MISMATCH-OK 1"], job.stdout + job.stderr
+    assert all("For 'MatMul'" in line and "((2, 1), (1, 1))" in line and "((1, 2), (2, 1))" in line for line in lines)
+
+
+@needs_mpi
+@pytest.mark.parametrize("fault, how", [("exit", "exited with code 3"), ("signal", "was killed by SIGKILL")])
+def test_opforge_run_names_a_dead_rank(fault, how):
+    job = run_job(
+        [sys.executable, "-m", "opforge", "run", "-n", "2", str(SCRIPTS / "rank_death.py")],
+        timeout=120,
+        env={"FAULT": fault, "OPFORGE_COMM_TIMEOUT": "30"},
+    )
+    assert job.returncode != 0
+    assert re.search(rf"opforge run: rank 1 \(pid \d+\) {how}", job.stderr), job.stderr

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -86,7 +87,9 @@ class TensorLayout:
         mesh, dims = tuple(int(m) for m in mesh), tuple(dims)
         keep = [i for i, m in enumerate(mesh) if m > 1]
         renumber = {old: new for new, old in enumerate(keep)}
-        return TensorLayout(tuple(mesh[i] for i in keep), tuple(renumber.get(d) if d is not None else None for d in dims))
+        return TensorLayout(
+            tuple(mesh[i] for i in keep), tuple(renumber.get(d) if d is not None else None for d in dims)
+        )
 
     @property
     def is_replicated(self) -> bool:
@@ -219,17 +222,57 @@ class _CollectiveOps:
 
     all_gather = all_reduce = slice = None  # (x, dim, group) / (x, op, group) / (x, dim, index, parts)
     world = group = None  # () -> (rank, size) / (ranks) -> group name
+    exchange = None  # (tuple of ints) -> every rank's tuple, in rank order
 
 
 _ops = _CollectiveOps()
 
 
-def set_collective_ops(*, all_gather, all_reduce, slice, world, group) -> None:
+def set_collective_ops(*, all_gather, all_reduce, slice, world, group, exchange) -> None:
     """``all_gather(x, dim, group)`` (blocks concatenated along ``dim`` in group order),
     ``all_reduce(x, op, group)``, ``slice(x, dim, index, parts)`` (block ``index`` of ``parts`` along
     ``dim``), ``world() -> (rank, size)`` and ``group(ranks) -> name`` (the communication group of
-    those world ranks, created on first use), written with primitives."""
+    those world ranks, created on first use) and ``exchange(values) -> [values of each rank]``, written
+    with primitives."""
     _ops.all_gather, _ops.all_reduce, _ops.slice, _ops.world, _ops.group = all_gather, all_reduce, slice, world, group
+    _ops.exchange = exchange
+
+
+_STRATEGY_WORDS = 24  # a strategy travels as this many ints: the operator's name's CRC, then the split counts
+
+
+def _encode(prim_name: str, strategy) -> tuple:
+    words = [zlib.crc32(prim_name.encode())]
+    for s in strategy or ():
+        words += [*s, -1]
+    words = words[:_STRATEGY_WORDS]
+    return tuple(words + [0] * (_STRATEGY_WORDS - len(words)))
+
+
+def _decode(words) -> tuple:
+    strategy, current = [], []
+    for w in list(words)[1:]:
+        if w == -1:
+            strategy.append(tuple(current))
+            current = []
+        elif w == 0:
+            break
+        else:
+            current.append(int(w))
+    return tuple(strategy)
+
+
+def check_same_strategy(prim) -> None:
+    """Every rank must give an operator the same strategy: a rank that differs would run other collectives
+    and hang or compute garbage. Checked at the operator's first sharded call; raises on every rank."""
+    mine = _encode(prim.name, prim.in_strategy)
+    everyone = _ops.exchange(mine)
+    if any(tuple(e) != mine for e in everyone):
+        shown = ", ".join(f"rank {r}: {_decode(e)}" for r, e in enumerate(everyone))
+        raise ValueError(
+            f"For '{prim.name}', the ranks gave different sharding strategies ({shown}); every rank must run "
+            "the same program with the same shard() strategies."
+        )
 
 
 def _group_along(mesh, axis: int):
@@ -377,6 +420,9 @@ class ShardInterpreter(Interpreter):
             _C.set_interpreter(previous)
 
     def _run(self, prim, args: tuple, layouts: tuple, strategy):
+        if strategy is not None and not prim.__dict__.get("_strategy_checked"):
+            check_same_strategy(prim)
+            prim.__dict__["_strategy_checked"] = True
         rule = sharding_rules.get(type(prim))
         plan = rule(prim, args, layouts, strategy) if rule is not None else None
         if plan is None:

@@ -342,7 +342,9 @@ def _check_strategy(prim_name: str, arg: str, strategy) -> tuple:
         if not all(isinstance(c, int) and not isinstance(c, bool) for c in s):
             raise TypeError(f"For '{prim_name}.shard', the '{arg}' must hold ints, but got {strategy!r}.")
         if any(c < 1 for c in s):
-            raise ValueError(f"For '{prim_name}.shard', every split count of '{arg}' must be >= 1, but got {strategy!r}.")
+            raise ValueError(
+                f"For '{prim_name}.shard', every split count of '{arg}' must be >= 1, but got {strategy!r}."
+            )
         out.append(tuple(s))
     return tuple(out)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from opforge.communication.management import GlobalComm, create_group, get_group_size, get_rank
 from opforge.dispatch.sharding import (
     ShardPlan,
@@ -25,6 +27,7 @@ from opforge.primitives import array_ops as A
 from opforge.primitives import comm_ops as K
 from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
+from opforge.tensor import Tensor
 
 __all__ = ["elementwise_rule", "world_size"]
 
@@ -92,7 +95,17 @@ def _block(x, dim, index, parts):
     return _slice(x, begin, sizes)
 
 
-set_collective_ops(all_gather=_all_gather, all_reduce=_all_reduce, slice=_block, world=_world, group=_group)
+def _exchange(values: tuple) -> list:
+    size = get_group_size()
+    if size == 1:
+        return [tuple(values)]
+    gathered = _prim("gather", GlobalComm.WORLD_COMM_GROUP)(Tensor(np.array([values], np.int64)))
+    return [tuple(int(v) for v in row) for row in gathered.asnumpy()]
+
+
+set_collective_ops(
+    all_gather=_all_gather, all_reduce=_all_reduce, slice=_block, world=_world, group=_group, exchange=_exchange
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -189,7 +202,9 @@ def elementwise_rule(nout: int = 1):
             lay_out = TensorLayout(mesh, _drop_repeats(out_dims))
         inputs = [None] * len(args)
         for i, s in zip(pos, shapes):
-            dims = [lay_out.dims[rank - len(s) + j] if s[j] == out_shape[rank - len(s) + j] else None for j in range(len(s))]
+            dims = [
+                lay_out.dims[rank - len(s) + j] if s[j] == out_shape[rank - len(s) + j] else None for j in range(len(s))
+            ]
             inputs[i] = lay_out.with_dims(dims)
         return ShardPlan(inputs=inputs, outputs=[lay_out] * nout)
 
@@ -315,9 +330,11 @@ def _reduce_rule(prim, args, layouts, strategy):
         lay = layouts[0]
     axes = _norm_axes(args[1] if len(args) > 1 else (), rank)
     split = tuple(lay.dims[a] for a in axes if lay.dims[a] is not None)
-    keep = [None if i in axes else d for i, d in enumerate(lay.dims)] if prim.keep_dims else [
-        d for i, d in enumerate(lay.dims) if i not in axes
-    ]
+    keep = (
+        [None if i in axes else d for i, d in enumerate(lay.dims)]
+        if prim.keep_dims
+        else [d for i, d in enumerate(lay.dims) if i not in axes]
+    )
     plan = ShardPlan(inputs=[lay] + [None] * (len(args) - 1), outputs=[TensorLayout(lay.mesh, tuple(keep))])
     if split:
         plan.partial[0] = (_REDUCE_KIND[prim.name], split)
@@ -506,15 +523,17 @@ def _gather_rule(prim, args, layouts, strategy):
 def _inplace_rule(prim, args, layouts, strategy):
     var_shape = _shape(args[0])
     lay = None
-    for a, l in zip(args, layouts):
-        if isinstance(l, TensorLayout) and _shape(a) == var_shape and not l.is_replicated:
-            lay = l
+    for a, have in zip(args, layouts):
+        if isinstance(have, TensorLayout) and _shape(a) == var_shape and not have.is_replicated:
+            lay = have
             break
     if lay is None:
         lay = layouts[0]
     inputs = [
-        (lay if _shape(a) == var_shape else replicated(len(_shape(a)), lay.mesh)) if isinstance(l, TensorLayout) else None
-        for a, l in zip(args, layouts)
+        (lay if _shape(a) == var_shape else replicated(len(_shape(a)), lay.mesh))
+        if isinstance(have, TensorLayout)
+        else None
+        for a, have in zip(args, layouts)
     ]
     return ShardPlan(inputs=inputs, outputs=[lay] * len(prim.__mindspore_signature__))
 

@@ -52,11 +52,15 @@ def _check_mpi4py() -> None:
         raise MpiNotFoundError(f"mpi4py is not installed. {MPI_INSTALL_HINT}") from None
 
 
+RANK_GUARD = str(pathlib.Path(__file__).with_name("rank_guard.py"))
+
+
 def mpiexec_command(n: int, argv: list, mpiexec: str | None = None) -> list:
-    """``[mpiexec, -n, N, python, *argv]``."""
+    """``[mpiexec, -n, N, python, rank_guard.py, *argv]``: each rank runs under a guard that names it
+    when it dies (rank_guard.py)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"the number of ranks must be an int >= 1, but got {n!r}.")
-    return [mpiexec or find_mpiexec(), "-n", str(n), sys.executable, *argv]
+    return [mpiexec or find_mpiexec(), "-n", str(n), sys.executable, RANK_GUARD, *argv]
 
 
 def rank_environment(n: int, env: dict | None = None) -> dict:

@@ -18,7 +18,6 @@ from mpi4py import MPI
 import opforge
 from opforge import nn, ops
 from opforge.communication import get_group_size, get_rank, init
-from opforge.context import ParallelMode
 from opforge.dispatch.sharding import local_of
 
 parser = argparse.ArgumentParser()
@@ -53,7 +52,9 @@ class Embedding(nn.Cell):
 
     def __init__(self, tensor_parallel: bool):
         super().__init__()
-        self.table = opforge.Parameter(opforge.Tensor(np.random.default_rng(3).standard_normal((VOCAB, IN)).astype(np.float32)), name="table")
+        self.table = opforge.Parameter(
+            opforge.Tensor(np.random.default_rng(3).standard_normal((VOCAB, IN)).astype(np.float32)), name="table"
+        )
         self.gather = ops.Gather()
         self.mean = ops.ReduceMean()
         self.fc = nn.Dense(IN, OUT, weight_init="he_uniform")
@@ -151,7 +152,10 @@ def inputs():
     return rng.standard_normal((BATCH, IN)).astype(np.float32)
 
 
-data = [(inputs(), rng.integers(0, OUT, BATCH // 4 if args.model == "encoder" else BATCH).astype(np.int32)) for _ in range(args.steps)]
+data = [
+    (inputs(), rng.integers(0, OUT, BATCH // 4 if args.model == "encoder" else BATCH).astype(np.int32))
+    for _ in range(args.steps)
+]
 
 full_batch = args.model != "batch"
 opforge.set_auto_parallel_context(parallel_mode=args.mode, device_num=size, full_batch=full_batch)
@@ -159,7 +163,9 @@ if full_batch:
     net, losses = train(True, data)
 else:  # each rank reads its block of every global batch
     block = BATCH // size
-    net, losses = train(True, [(x[rank * block : (rank + 1) * block], y[rank * block : (rank + 1) * block]) for x, y in data])
+    net, losses = train(
+        True, [(x[rank * block : (rank + 1) * block], y[rank * block : (rank + 1) * block]) for x, y in data]
+    )
 blocks = {p.name: local_of(p).asnumpy() for p in net.trainable_params()}
 local_bytes = sum(b.nbytes for b in blocks.values())
 gathered = MPI.COMM_WORLD.gather(blocks, root=0)
