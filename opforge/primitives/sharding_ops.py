@@ -291,7 +291,7 @@ def _bias_add_rule(prim, args, layouts, strategy):
         _check_strategy(prim, strategy, [rank, 1])
         if strategy[1][0] != strategy[0][channel]:
             raise ValueError(
-                f"For '{prim.name}', the strategy of 'bias' must split it as 'input_x''s channel dim, but got {strategy}."
+                f"For '{prim.name}', the strategy must split 'bias' as the channel of 'input_x', but got {strategy}."
             )
         mesh = mesh_with_repeat(world_size(), strategy[0], prim.name)
         lay = TensorLayout.make(mesh, list(range(1, rank + 1)))
