@@ -14,6 +14,9 @@ Options and defaults (MindSpore's names):
 - ``full_batch`` (False): in (semi-)auto parallel mode, whether every rank reads the whole batch (True) or
   its own block of it, the global batch being the ranks' batches concatenated (False).
 - ``search_mode`` ("sharding_propagation"): how AUTO_PARALLEL lays out operators without a strategy.
+- ``enable_parallel_optimizer`` (False): optimizer parallel (ZeRO stage 1) in DATA_PARALLEL and (semi-)auto
+  parallel mode: each rank keeps and updates 1/N of every optimizer state (split along dim 0 when it
+  divides), then the updated blocks of the weights are all-gathered, so every rank holds whole weights.
 - ``gradients_mean`` (False): divide the all-reduced gradients by the number of ranks.
 - ``device_num`` (1, or the world's size once set to None / never set): the divisor of the mean;
   read as the group's size when it was not set.
@@ -72,6 +75,7 @@ _DEFAULTS = {
     "comm_fusion": {"allreduce": {"mode": "auto", "config": None}},
     "full_batch": False,
     "search_mode": "sharding_propagation",
+    "enable_parallel_optimizer": False,
 }
 _state: dict = copy.deepcopy(_DEFAULTS)
 _explicit: set = set()  # the options set by the user since the last reset
@@ -155,6 +159,7 @@ _CHECKS = {
     "all_reduce_fusion_config": _check_indices,
     "comm_fusion": _check_comm_fusion,
     "full_batch": _check_bool,
+    "enable_parallel_optimizer": _check_bool,
     "search_mode": lambda n, v: _check_search_mode(n, v),
 }
 
@@ -171,6 +176,11 @@ def operator_parallel() -> bool:
     """Whether operators run sharded (SEMI_AUTO_PARALLEL or AUTO_PARALLEL): ``Cell.__call__`` then runs the
     outermost cell under the sharding interpreter (``opforge/dispatch/sharding.py``)."""
     return _state["parallel_mode"] in (ParallelMode.SEMI_AUTO_PARALLEL, ParallelMode.AUTO_PARALLEL)
+
+
+def optimizer_parallel() -> bool:
+    """Whether optimizer states are split across the ranks (``enable_parallel_optimizer`` in a parallel mode)."""
+    return _state["enable_parallel_optimizer"] and _state["parallel_mode"] != ParallelMode.STAND_ALONE
 
 
 def set_auto_parallel_context(**kwargs) -> None:

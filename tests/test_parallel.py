@@ -78,9 +78,11 @@ def test_rule_table_covers_the_operators_networks_use():
 
 
 def _tp_ok(out: str):
-    m = re.search(r"TP-OK (\S+) (\d+) (\d+)", out)
+    """(max relative difference, weight bytes per rank, weight bytes of one process, optimizer state bytes
+    per rank, optimizer state bytes of one process)."""
+    m = re.search(r"TP-OK (\S+) (\d+) (\d+) (\d+) (\d+)", out)
     assert m, out
-    return float(m.group(1)), int(m.group(2)), int(m.group(3))
+    return (float(m.group(1)), *(int(g) for g in m.groups()[1:]))
 
 
 @needs_mpi
@@ -94,17 +96,22 @@ def _tp_ok(out: str):
         ("encoder", 2, "adam"),
         ("encoder", 4, "momentum"),
         ("batch", 2, "momentum"),
+        ("zero", 2, "adam"),
+        ("zero", 4, "momentum"),
     ],
 )
 def test_sharded_training_equals_one_process(model, n, optimizer):
     job = run_job([str(SCRIPTS / "tensor_parallel.py"), "--model", model, "--optimizer", optimizer], n=n, timeout=240)
     assert job.returncode == 0, job.stdout + job.stderr
-    worst, local_bytes, whole_bytes = _tp_ok(job.stdout)
+    worst, local_bytes, whole_bytes, local_states, whole_states = _tp_ok(job.stdout)
     assert worst <= 1e-5
     if model == "mlp":  # the two weights are split n ways; the output bias stays whole on every rank
         assert local_bytes < whole_bytes / n + 64
     elif model == "batch":  # data parallel: every rank holds every weight
         assert local_bytes == whole_bytes
+    elif model == "zero":  # optimizer parallel: whole weights, 1/n of the states (beside a few scalars)
+        assert local_bytes == whole_bytes
+        assert local_states <= whole_states / n + 16
     else:
         assert local_bytes < whole_bytes
 

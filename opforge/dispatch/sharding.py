@@ -223,19 +223,20 @@ class _CollectiveOps:
     all_gather = all_reduce = slice = None  # (x, dim, group) / (x, op, group) / (x, dim, index, parts)
     world = group = None  # () -> (rank, size) / (ranks) -> group name
     exchange = None  # (tuple of ints) -> every rank's tuple, in rank order
+    assign = None  # (parameter, value): write value into parameter in place
 
 
 _ops = _CollectiveOps()
 
 
-def set_collective_ops(*, all_gather, all_reduce, slice, world, group, exchange) -> None:
+def set_collective_ops(*, all_gather, all_reduce, slice, world, group, exchange, assign) -> None:
     """``all_gather(x, dim, group)`` (blocks concatenated along ``dim`` in group order),
     ``all_reduce(x, op, group)``, ``slice(x, dim, index, parts)`` (block ``index`` of ``parts`` along
     ``dim``), ``world() -> (rank, size)`` and ``group(ranks) -> name`` (the communication group of
     those world ranks, created on first use) and ``exchange(values) -> [values of each rank]``, written
     with primitives."""
     _ops.all_gather, _ops.all_reduce, _ops.slice, _ops.world, _ops.group = all_gather, all_reduce, slice, world, group
-    _ops.exchange = exchange
+    _ops.exchange, _ops.assign = exchange, assign
 
 
 _STRATEGY_WORDS = 24  # a strategy travels as this many ints: the operator's name's CRC, then the split counts
@@ -327,6 +328,7 @@ class ShardPlan:
     partial: dict = field(default_factory=dict)
     args: dict = field(default_factory=dict)
     local: Optional[object] = None
+    keep_whole: set = field(default_factory=set)  # written Parameters updated by blocks, gathered back whole
 
 
 _REDUCE_OPS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "mean": "sum"}
@@ -389,11 +391,18 @@ def batch_inputs(args: tuple, full_batch: bool) -> tuple:
     return tuple(out)
 
 
-class ShardInterpreter(Interpreter):
-    """Runs primitive calls that read sharded tensors or carry a strategy by their sharding rule."""
+# The optimizers' in-place updates (their rules split the states under optimizer parallel): operator names.
+optimizer_updates: set = set()
 
-    def __init__(self):
+
+class ShardInterpreter(Interpreter):
+    """Runs primitive calls that read sharded tensors or carry a strategy by their sharding rule; with
+    ``optimizer_parallel`` the optimizers' updates too, even on whole tensors (ZeRO stage 1)."""
+
+    def __init__(self, optimizer_parallel: bool = False, strategies: bool = True):
         self.parent = None
+        self.optimizer_parallel = optimizer_parallel
+        self.strategies = strategies  # False in DATA_PARALLEL mode, where shard() strategies are ignored
 
     def __enter__(self):
         super().__enter__()
@@ -405,8 +414,12 @@ class ShardInterpreter(Interpreter):
         super().__exit__(*exc)
 
     def process_primitive(self, prim, args: tuple):
-        strategy = getattr(prim, "in_strategy", None)
-        if strategy is None and not any(_reads_sharded(a) for a in args):
+        strategy = getattr(prim, "in_strategy", None) if self.strategies else None
+        if (
+            strategy is None
+            and not any(_reads_sharded(a) for a in args)
+            and not (self.optimizer_parallel and prim.name in optimizer_updates)
+        ):
             return self.parent.process_primitive(prim, args)
         nsig = len(prim.__mindspore_signature__)
         if len(args) < nsig:
@@ -425,6 +438,8 @@ class ShardInterpreter(Interpreter):
             prim.__dict__["_strategy_checked"] = True
         rule = sharding_rules.get(type(prim))
         plan = rule(prim, args, layouts, strategy) if rule is not None else None
+        if plan is not None and self.optimizer_parallel and prim.name in optimizer_updates:
+            plan = zero_plan(prim, args, plan)
         if plan is None:
             if strategy is not None:
                 raise ValueError(
@@ -433,8 +448,13 @@ class ShardInterpreter(Interpreter):
                 )
             plan = _replicated_plan(prim, args, layouts)
         local_args = []
+        kept_whole = {}
         for i, (a, want) in enumerate(zip(args, plan.inputs)):
-            if i in plan.args:
+            if i in plan.keep_whole:  # a weight updated by blocks and gathered back whole (ZeRO stage 1)
+                block = redistribute(local_of(a), layout_of(a), want, a._meta[1])
+                kept_whole[i] = Parameter(block, name=a.name, requires_grad=a.requires_grad)
+                local_args.append(kept_whole[i])
+            elif i in plan.args:
                 local_args.append(plan.args[i])
             elif isinstance(a, Tensor) and want is not None:
                 local_args.append(self._as_layout(prim, i, a, want))
@@ -444,6 +464,9 @@ class ShardInterpreter(Interpreter):
                 local_args.append(local_of(a) if isinstance(a, Tensor) else a)
         local_prim = plan.local if plan.local is not None else prim
         out = local_prim(*local_args)
+        for i, block in kept_whole.items():
+            whole = redistribute(block, plan.inputs[i], layout_of(args[i]), args[i]._meta[1])
+            _ops.assign(local_of(args[i]), whole)
         outs = out if isinstance(out, tuple) else (out,)
         layouts_out = plan.outputs or [replicated(len(o._meta[1])) for o in outs]
         results = []
@@ -476,6 +499,23 @@ class ShardInterpreter(Interpreter):
             return written
         shape = tuple(s * layout.splits(i) for i, s in enumerate(local._meta[1]))
         return _wrap(local, layout, shape)
+
+
+def zero_plan(prim, args: tuple, plan: ShardPlan) -> ShardPlan:
+    """ZeRO stage 1 for an optimizer update whose variable is whole: the states (the other written
+    Parameters) are split along dim 0 over all ranks, once and in place; the variable is updated by its
+    block and gathered back whole; the gradient and the rest of the variable's shape are taken by blocks."""
+    var = args[0]
+    shape = var._meta[1]
+    _, size = _ops.world()
+    if not layout_of(var).is_replicated or not shape or shape[0] % size or size == 1:
+        return plan  # already split by a strategy, a scalar, or rows that do not divide
+    block = TensorLayout((size,), (0,) + (None,) * (len(shape) - 1))
+    inputs = list(plan.inputs)
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and a._meta[1] == shape:
+            inputs[i] = block
+    return ShardPlan(inputs=inputs, outputs=plan.outputs, keep_whole={0})
 
 
 def _writes(prim, i: int) -> bool:

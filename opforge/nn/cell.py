@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from opforge import context
 from opforge.dispatch import sharding
 from opforge.jit import JitFunction
-from opforge.parallel_context import get_auto_parallel_context, operator_parallel
+from opforge.parallel_context import get_auto_parallel_context, operator_parallel, optimizer_parallel
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["Cell", "SequentialCell", "CellList"]
@@ -206,9 +206,11 @@ class Cell:
         specs = self.__dict__.get("_dynamic_shape_inputs")
         if specs is not None:
             _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
-        if operator_parallel() and not sharding.active():
-            with sharding.ShardInterpreter():  # the outermost cell: every operator below runs sharded
-                args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
+        if (operator_parallel() or optimizer_parallel()) and not sharding.active():
+            # The outermost cell: every operator below runs sharded, and the optimizers' updates split
+            with sharding.ShardInterpreter(optimizer_parallel=optimizer_parallel(), strategies=operator_parallel()):
+                if operator_parallel():
+                    args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
                 return self._run(args, kwargs)
         return self._run(args, kwargs)
 

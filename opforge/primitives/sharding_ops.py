@@ -18,6 +18,7 @@ from opforge.dispatch.sharding import (
     TensorLayout,
     coords,
     mesh_with_repeat,
+    optimizer_updates,
     replicated,
     set_collective_ops,
     sharding_rules,
@@ -103,8 +104,16 @@ def _exchange(values: tuple) -> list:
     return [tuple(int(v) for v in row) for row in gathered.asnumpy()]
 
 
+_assign = A.Assign()
+
 set_collective_ops(
-    all_gather=_all_gather, all_reduce=_all_reduce, slice=_block, world=_world, group=_group, exchange=_exchange
+    all_gather=_all_gather,
+    all_reduce=_all_reduce,
+    slice=_block,
+    world=_world,
+    group=_group,
+    exchange=_exchange,
+    assign=lambda p, v: _assign(p, v),
 )
 
 
@@ -539,3 +548,4 @@ def _inplace_rule(prim, args, layouts, strategy):
 
 
 sharding_rules.register(N.ApplyMomentum, N.ApplyGradientDescent, N.Adam, A.Assign, P.AssignSub)(_inplace_rule)
+optimizer_updates.update({"ApplyMomentum", "ApplyGradientDescent", "Adam"})
