@@ -17,6 +17,8 @@ Options and defaults (MindSpore's names):
 - ``enable_parallel_optimizer`` (False): optimizer parallel (ZeRO stage 1) in DATA_PARALLEL and (semi-)auto
   parallel mode: each rank keeps and updates 1/N of every optimizer state (split along dim 0 when it
   divides), then the updated blocks of the weights are all-gathered, so every rank holds whole weights.
+- ``pipeline_stages`` (1): the number of pipeline stages the ranks are split into (``Cell.pipeline_stage``,
+  ``nn.PipelineCell``; opforge/nn/pipeline.py).
 - ``gradients_mean`` (False): divide the all-reduced gradients by the number of ranks.
 - ``device_num`` (1, or the world's size once set to None / never set): the divisor of the mean;
   read as the group's size when it was not set.
@@ -76,6 +78,7 @@ _DEFAULTS = {
     "full_batch": False,
     "search_mode": "sharding_propagation",
     "enable_parallel_optimizer": False,
+    "pipeline_stages": 1,
 }
 _state: dict = copy.deepcopy(_DEFAULTS)
 _explicit: set = set()  # the options set by the user since the last reset
@@ -160,6 +163,7 @@ _CHECKS = {
     "comm_fusion": _check_comm_fusion,
     "full_batch": _check_bool,
     "enable_parallel_optimizer": _check_bool,
+    "pipeline_stages": lambda n, v: _check_int(n, v, 1, 4096),
     "search_mode": lambda n, v: _check_search_mode(n, v),
 }
 

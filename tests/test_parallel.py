@@ -134,3 +134,19 @@ def test_opforge_run_names_a_dead_rank(fault, how):
     )
     assert job.returncode != 0
     assert re.search(rf"opforge run: rank 1 \(pid \d+\) {how}", job.stderr), job.stderr
+
+
+@needs_mpi
+@pytest.mark.parametrize("n, optimizer", [(2, "momentum"), (4, "adam")])
+def test_two_stage_pipeline_equals_one_process(n, optimizer):
+    job = run_job([str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer], n=n, timeout=180)
+    assert job.returncode == 0, job.stdout + job.stderr
+    m = re.search(r"PIPE-OK (\S+) True", job.stdout)
+    assert m and float(m.group(1)) <= 1e-5, job.stdout + job.stderr
+
+
+def test_pipeline_cell_checks_its_arguments():
+    with pytest.raises(ValueError, match="'micro_size' must be an int >= 1"):
+        opforge.nn.PipelineCell(opforge.nn.Dense(2, 2), 0)
+    with pytest.raises(TypeError, match="'network' must be a Cell"):
+        opforge.nn.PipelineCell(lambda x: x, 2)

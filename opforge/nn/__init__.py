@@ -46,6 +46,7 @@ from opforge.nn.loss import (
 )
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
+from opforge.nn.pipeline import PipelineCell
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "initializer",
     "Cell",
     "SequentialCell",
+    "PipelineCell",
     "CellList",
     "Dense",
     "Conv2d",

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from opforge import context
-from opforge.dispatch import sharding
+from opforge.dispatch import pipeline, sharding
 from opforge.jit import JitFunction
 from opforge.parallel_context import get_auto_parallel_context, operator_parallel, optimizer_parallel
 from opforge.tensor import Parameter, Tensor
@@ -215,6 +215,12 @@ class Cell:
         return self._run(args, kwargs)
 
     def _run(self, args, kwargs):
+        run = pipeline.current_run()
+        if run is not None and "pipeline_stage" in self.__dict__:
+            return run.call(self, args, kwargs)  # this rank runs, sends, receives or only shapes it
+        return self._call_construct(args, kwargs)
+
+    def _call_construct(self, args, kwargs):
         if context.graph_mode():
             return self._graph(*args, **kwargs)
         return self.construct(*args, **kwargs)

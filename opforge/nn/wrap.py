@@ -9,6 +9,7 @@ from opforge.dispatch.trace import TraceError, tracing
 from opforge.nn.cell import Cell
 from opforge.nn.grad_reducer import DistributedGradReducer
 from opforge.nn.optim import Optimizer
+from opforge.nn.pipeline import PipelineCell
 from opforge.parallel_context import ParallelMode, _is_set, get_auto_parallel_context
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
@@ -93,7 +94,10 @@ class TrainOneStepCell(Cell):
 
     def construct(self, *inputs):
         sens = self.sens
-        loss, grads = self._value_and_grad(None if sens == 1.0 else float(sens), *inputs)
+        if isinstance(self.network, PipelineCell):  # its 1F1B schedule differentiates stage by stage
+            loss, grads = self.network.value_and_grad(self.weights, *inputs)
+        else:
+            loss, grads = self._value_and_grad(None if sens == 1.0 else float(sens), *inputs)
         if self.reducer_flag:
             if tracing():
                 raise TraceError(

@@ -1,0 +1,229 @@
+"""Pipeline parallel (MindSpore's ``pipeline_stages``, ``Cell.pipeline_stage`` and ``nn.PipelineCell``).
+
+The ranks are split into ``pipeline_stages`` stages in order (stage = rank // (world // stages)); a cell
+given ``cell.pipeline_stage = k`` runs on the ranks of stage k only. ``PipelineCell(network, micro_size)``
+cuts each batch into ``micro_size`` micro-batches along dim 0 and runs them through the stages with the
+1F1B schedule: a stage runs ``stages - stage - 1`` forward passes ahead, then alternates one forward and
+one backward, then finishes the backward passes. Between stages the boundary tensors travel with
+``ops.Send`` / ``ops.Receive`` forward and their gradients backward; each stage differentiates only its
+own part (a tape per micro-batch), seeded at the last stage by the loss and elsewhere by the gradient the
+next stage sent back. The gradients are the mean over the micro-batches, so a step equals one process
+trained on the whole batch (the loss being a mean over the batch). The loss a step returns is the mean
+of the micro-batches' losses, on every rank (broadcast from the last stage).
+
+Operators with no data on this rank (the other stages' cells, a loss computed past this stage) are only
+shape-inferred. Every rank keeps every parameter, but only its stage's are trained; the others keep
+their initial values there.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from opforge import dtype as mstype
+from opforge import ops
+from opforge.bprop.tape import Tape, backward
+from opforge.communication.management import get_group_size, get_rank
+from opforge.dispatch import pipeline as run_context
+from opforge.dispatch.abstract import AbstractInterpreter, abstract_call
+from opforge.dispatch.interpreter import Interpreter
+from opforge.nn.cell import Cell
+from opforge.parallel_context import get_auto_parallel_context
+from opforge.tensor import Tensor
+
+__all__ = ["PipelineCell", "stage_of_rank"]
+
+_FORWARD_TAG, _BACKWARD_TAG, _TAGS_PER_MICRO = 1000, 17000, 16
+
+
+def stage_of_rank(rank: int, world: int, stages: int) -> int:
+    if stages < 1 or world % stages:
+        raise ValueError(
+            f"For 'PipelineCell', the 'pipeline_stages' ({stages}) must divide the number of devices ({world})."
+        )
+    return rank // (world // stages)
+
+
+def _has_data(t) -> bool:
+    return isinstance(t, Tensor) and hasattr(t, "_data")
+
+
+class _ShapesOnly(Interpreter):
+    """A call reading a tensor without data (another stage's result) is only shape-inferred."""
+
+    def process_primitive(self, prim, args: tuple):
+        if any(isinstance(a, Tensor) and not _has_data(a) for a in args):
+            return abstract_call(prim, args, False)[0]
+        return self.parent.process_primitive(prim, args)
+
+
+class _MicroBatch:
+    """One micro-batch's forward pass on this stage: its tape, what it received and what it sends."""
+
+    def __init__(self, index: int):
+        self.index = index
+        self.tape = Tape()
+        self.received: list = []  # boundary inputs from the previous stage (watched)
+        self.sent: list = []  # boundary outputs for the next stage
+        self.loss = None
+
+
+class _Run:
+    """The state of one PipelineCell step on this rank (the ``Cell.__call__`` hook's target)."""
+
+    def __init__(self, stage: int, stages: int, rank: int, per_stage: int):
+        self.stage, self.stages = stage, stages
+        self.prev = rank - per_stage if stage > 0 else None
+        self.next = rank + per_stage if stage < stages - 1 else None
+        self.micro = None
+        self.abstract = 0
+
+    def call(self, cell, args: tuple, kwargs: dict):
+        t = cell.pipeline_stage
+        if self.abstract or t == self.stage:
+            if not self.abstract:
+                args = tuple(self._receive(a, k) if isinstance(a, Tensor) and not _has_data(a) else a
+                             for k, a in enumerate(args))  # fmt: skip
+            return cell._call_construct(args, kwargs)
+        if t == self.stage + 1:
+            self.micro.sent.extend(a for a in args if _has_data(a))
+        return self._shapes_of(cell, args, kwargs)
+
+    def _shapes_of(self, cell, args, kwargs):
+        self.abstract += 1
+        try:
+            with AbstractInterpreter():
+                out = cell._call_construct(args, kwargs)
+        finally:
+            self.abstract -= 1
+        return out
+
+    def _receive(self, placeholder: Tensor, k: int) -> Tensor:
+        if self.prev is None:
+            raise ValueError(
+                f"For 'PipelineCell', a cell of stage {self.stage} received a tensor without data but this is the "
+                "first stage: give the network its inputs."
+            )
+        tag = _FORWARD_TAG + self.micro.index * _TAGS_PER_MICRO + len(self.micro.received)
+        dtype, shape, _ = placeholder._meta
+        t = ops.Receive(tag, self.prev, tuple(shape), dtype)()
+        self.micro.tape.watch(t)
+        self.micro.received.append(t)
+        return t
+
+
+class PipelineCell(Cell):
+    """``PipelineCell(network, micro_size)``: ``network`` (usually a ``WithLossCell``) run in ``micro_size``
+    micro-batches through the pipeline stages (module docstring). ``TrainOneStepCell`` recognises it and
+    trains with its 1F1B schedule; called alone it returns the mean loss of the micro-batches."""
+
+    def __init__(self, network: Cell, micro_size: int):
+        super().__init__(auto_prefix=False)
+        if not isinstance(network, Cell):
+            raise TypeError(f"For 'PipelineCell', the 'network' must be a Cell, but got {type(network).__name__}.")
+        if isinstance(micro_size, bool) or not isinstance(micro_size, int) or micro_size < 1:
+            raise ValueError(f"For 'PipelineCell', the 'micro_size' must be an int >= 1, but got {micro_size!r}.")
+        self.network = network
+        self.micro_size = micro_size
+
+    def construct(self, *inputs):
+        loss, _ = self.value_and_grad((), *inputs)
+        return loss
+
+    # -- the schedule ---------------------------------------------------------------------------------
+    def _split(self, inputs: tuple) -> list:
+        m = self.micro_size
+        parts = []
+        for x in inputs:
+            n = x.shape[0]
+            if n % m:
+                raise ValueError(f"For 'PipelineCell', the batch ({n}) must be a multiple of the 'micro_size' ({m}).")
+            size = n // m
+            parts.append([x[i * size : (i + 1) * size] for i in range(m)])
+        return [tuple(p[i] for p in parts) for i in range(m)]
+
+    def value_and_grad(self, weights, *inputs):
+        """``(loss, grads)``: one step's mean loss and the gradients of ``weights`` (zeros for the weights
+        of other stages), by the 1F1B schedule."""
+        stages = get_auto_parallel_context("pipeline_stages")
+        rank, world = get_rank(), get_group_size()
+        stage = stage_of_rank(rank, world, stages)
+        run = _Run(stage, stages, rank, world // stages)
+        micros = self._split(inputs)
+        m = self.micro_size
+        warm = min(stages - stage - 1, m)
+        grads = [None] * len(weights)
+        waiting: deque = deque()
+        losses = []
+        pending_sends: list = []
+        with run_context.running(run):
+            for i in range(m):
+                mb = self._forward(run, i, micros[i], weights)
+                waiting.append(mb)
+                if mb.loss is not None:
+                    losses.append(mb.loss)
+                if i < warm:
+                    self._send_forward(run, mb)
+                    continue
+                pending_sends.append(mb)  # sent after the next backward's receive: no crossing sends
+                self._backward(run, waiting.popleft(), weights, grads, m)
+                for sent in pending_sends:
+                    self._send_forward(run, sent)
+                pending_sends.clear()
+            while waiting:
+                self._backward(run, waiting.popleft(), weights, grads, m)
+        grads = tuple(ops.ZerosLike()(w) if g is None else g for w, g in zip(weights, grads))
+        return self._loss(run, losses, world, stages), grads
+
+    def _forward(self, run: _Run, index: int, inputs: tuple, weights) -> _MicroBatch:
+        mb = _MicroBatch(index)
+        run.micro = mb
+        with mb.tape:
+            for w in weights:
+                mb.tape.watch(w)
+            with _ShapesOnly():
+                out = self.network(*inputs)
+        if run.next is None:  # the last stage holds the loss
+            mb.loss = out
+        return mb
+
+    def _send_forward(self, run: _Run, mb: _MicroBatch) -> None:
+        if run.next is None:
+            return
+        for k, t in enumerate(mb.sent):
+            ops.Send(_FORWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next)(t)
+
+    def _backward(self, run: _Run, mb: _MicroBatch, weights, grads: list, m: int) -> None:
+        if run.next is None:
+            outputs = (mb.loss,)
+            senses = (ops.OnesLike()(mb.loss) * (1.0 / m),)
+        else:
+            outputs = tuple(mb.sent)
+            senses = tuple(
+                ops.Receive(_BACKWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next, tuple(t.shape), t.dtype)()
+                for k, t in enumerate(mb.sent)
+            )
+        found = backward(mb.tape, outputs, senses)
+        for j, w in enumerate(weights):
+            g = found.get(id(w))
+            if g is not None:
+                grads[j] = g if grads[j] is None else grads[j] + g
+        if run.prev is not None:
+            for k, t in enumerate(mb.received):
+                g = found.get(id(t))
+                ops.Send(_BACKWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.prev)(
+                    ops.ZerosLike()(t) if g is None else g
+                )
+
+    def _loss(self, run: _Run, losses: list, world: int, stages: int):
+        last = world - world // stages  # the first rank of the last stage holds the loss everyone gets
+        if losses:
+            mean = losses[0]
+            for x in losses[1:]:
+                mean = mean + x
+            mean = mean * (1.0 / len(losses))
+        else:
+            mean = Tensor(0.0, mstype.float32)
+        if world == 1:
+            return mean
+        return ops.Broadcast(last)((mean,))[0]

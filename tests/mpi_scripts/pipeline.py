@@ -1,0 +1,80 @@
+"""Run under ``mpiexec -n N`` (N a multiple of 2): a 2-stage pipeline (``pipeline_stage``, ``PipelineCell``,
+1F1B over 4 micro-batches) trains to the parameters of one process on the whole batches. Rank 0 gathers
+each parameter from the first rank of the stage that trains it and prints "PIPE-OK <max relative
+difference> <losses equal>" or exits 1."""
+
+import argparse
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+import opforge
+from opforge import nn
+from opforge.communication import get_group_size, get_rank, init
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--optimizer", default="momentum", choices=["momentum", "adam"])
+parser.add_argument("--steps", type=int, default=3)
+args = parser.parse_args()
+
+init()
+rank, size = get_rank(), get_group_size()
+IN, HIDDEN, OUT, BATCH, MICRO = 10, 16, 4, 16, 4
+
+
+class Net(nn.Cell):
+    def __init__(self, staged: bool):
+        super().__init__()
+        self.fc1 = nn.Dense(IN, HIDDEN, weight_init="he_uniform", bias_init="normal", activation="tanh")
+        self.fc2 = nn.Dense(HIDDEN, HIDDEN, weight_init="he_uniform", activation="relu")
+        self.fc3 = nn.Dense(HIDDEN, OUT, weight_init="he_uniform")
+        if staged:
+            self.fc1.pipeline_stage = 0
+            self.fc2.pipeline_stage = 1
+            self.fc3.pipeline_stage = 1
+
+    def construct(self, x):
+        return self.fc3(self.fc2(self.fc1(x)))
+
+
+def train(staged: bool, data):
+    nn.set_seed(0)
+    net = Net(staged)
+    loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    params = net.trainable_params()
+    opt = nn.Adam(params, learning_rate=0.01) if args.optimizer == "adam" else nn.Momentum(params, 0.05, 0.9)
+    step = nn.TrainOneStepCell(nn.PipelineCell(loss, MICRO) if staged else loss, opt)
+    losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    return net, losses
+
+
+rng = np.random.default_rng(2)
+data = [
+    (rng.standard_normal((BATCH, IN)).astype(np.float32), rng.integers(0, OUT, BATCH).astype(np.int32))
+    for _ in range(args.steps)
+]
+opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", pipeline_stages=2, full_batch=True)
+net, losses = train(True, data)
+mine = {p.name: p.asnumpy() for p in net.trainable_params()}
+gathered = MPI.COMM_WORLD.gather(mine, root=0)
+opforge.reset_auto_parallel_context()
+
+if rank == 0:
+    ref_net, ref_losses = train(False, data)
+    owner = {"fc1": 0, "fc2": size // 2, "fc3": size // 2}
+    worst = 0.0
+    for p in ref_net.trainable_params():
+        got = gathered[owner[p.name.split(".")[0]]][p.name]
+        whole = p.asnumpy()
+        diff = float(np.max(np.abs(got - whole)) / max(np.max(np.abs(whole)), 1.0))
+        worst = max(worst, diff)
+        if diff > 1e-5:
+            print(f"PIPE-FAIL {p.name}: relative difference {diff:.3g}", flush=True)
+            MPI.COMM_WORLD.Abort(1)
+    same = bool(np.allclose(losses, ref_losses, rtol=1e-5, atol=1e-6))
+    if not same:
+        print(f"PIPE-FAIL losses {losses} != {ref_losses}", flush=True)
+        MPI.COMM_WORLD.Abort(1)
+    print(f"PIPE-OK {worst:.3g} {same}", flush=True)
+sys.exit(0)
