@@ -150,3 +150,25 @@ def test_pipeline_cell_checks_its_arguments():
         opforge.nn.PipelineCell(opforge.nn.Dense(2, 2), 0)
     with pytest.raises(TypeError, match="'network' must be a Cell"):
         opforge.nn.PipelineCell(lambda x: x, 2)
+
+
+@needs_mpi
+def test_the_docs_code_runs_on_two_ranks(tmp_path):
+    """docs/parallel.md's Python blocks, in order, as one script on every rank of a 2-rank job
+    (tests/test_docs.py runs them in one process, a world of one rank)."""
+    doc = pathlib.Path(__file__).parent.parent / "docs" / "parallel.md"
+    blocks = re.findall(r"```python\n(.*?)```", doc.read_text(), re.S)
+    script = tmp_path / "doc.py"
+    script.write_text("\n".join(blocks) + "\nprint('DOC-OK', flush=True)\n")
+    result = run_job([str(script)], n=2, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("DOC-OK") == 2
+
+
+def test_the_docs_figure_is_drawn(tmp_path):
+    from opforge.tools import parallel_figure
+
+    path = tmp_path / "layouts.png"
+    parallel_figure.draw(str(path))
+    assert path.stat().st_size > 10_000
+    assert parallel_figure.owners(TensorLayout((2,), (0, None)), (8, 6), 5, 0) == [1]
