@@ -172,3 +172,14 @@ def test_the_docs_figure_is_drawn(tmp_path):
     parallel_figure.draw(str(path))
     assert path.stat().st_size > 10_000
     assert parallel_figure.owners(TensorLayout((2,), (0, None)), (8, 6), 5, 0) == [1]
+
+
+@needs_mpi
+def test_demo_tensor_parallel_prints_the_accuracy_of_one_process():
+    args = [sys.executable, "-m", "opforge", "demo", "--epochs", "2"]
+    tp = run_job([*args, "--workers", "2", "--parallel", "tensor"], timeout=240)
+    one = run_job(args, timeout=240)
+    assert tp.returncode == 0 and one.returncode == 0, tp.stdout + tp.stderr + one.stderr
+    assert "tensor parallel on 2 MPI ranks" in tp.stdout
+    accuracy = re.compile(r"final test accuracy: ([\d.]+)%")
+    assert accuracy.search(tp.stdout).group(1) == accuracy.search(one.stdout).group(1)

@@ -225,6 +225,7 @@ def cmd_demo(args) -> int:
         device=args.device,
         model=args.model,
         mode=args.mode,
+        parallel=args.parallel,
     )
 
 
@@ -237,7 +238,7 @@ def _relaunch_demo(args, workers: int) -> int:
         return cmd_demo(args)
     argv = ["-m", "opforge.tools.demo", "--epochs", str(args.epochs), "--seed", str(args.seed)]
     argv += ["--batch-size", str(args.batch_size), "--optimizer", args.optimizer, "--threads", str(args.threads)]
-    argv += ["--device", args.device, "--model", args.model]
+    argv += ["--device", args.device, "--model", args.model, "--parallel", args.parallel]
     if args.lr is not None:
         argv += ["--lr", repr(args.lr)]
     if args.plot:
@@ -299,7 +300,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode", choices=["pynative", "graph"], default="pynative", help="graph: the training step traced once (jit)"
     )
     demo.add_argument(
-        "--workers", type=int, default=1, help="train data-parallel on N MPI ranks (relaunches under mpiexec)"
+        "--parallel",
+        choices=["data", "tensor"],
+        default="data",
+        help="with --workers: data parallel (default) or tensor parallel (the MLP's Dense layers split, docs/parallel.md)",
+    )
+    demo.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="train on N MPI ranks (relaunches under mpiexec): data parallel, or see --parallel",
     )
     demo.set_defaults(func=cmd_demo)
     bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")

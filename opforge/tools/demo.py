@@ -188,6 +188,18 @@ def make_model(model: str, data: Dataset, hidden: int = 128) -> nn.Cell:
     raise ValueError(f"unknown model {model!r}; choose one of {sorted(MODELS)}.")
 
 
+def shard_mlp(net: MLP) -> None:
+    """Megatron-style tensor parallelism over all ranks: fc1 column-parallel, fc2 row-parallel."""
+    from opforge.communication import get_group_size
+
+    if not isinstance(net, MLP):
+        raise ValueError(f"tensor parallel shards the MLP only, not {type(net).__name__}.")
+    n = get_group_size()
+    net.fc1.matmul.shard(((1, 1), (n, 1)))
+    net.fc1.bias_add.shard(((1, n), (n,)))
+    net.fc2.matmul.shard(((1, n), (1, n)))
+
+
 def make_optimizer(name: str, params, lr: float | None = None) -> nn.Optimizer:
     """ "adam", "momentum" (0.9) or "sgd", with the demo's default learning rate when ``lr`` is None."""
     key = name.lower()
@@ -226,6 +238,7 @@ def train(
     max_steps: int | None = None,
     model: str = "mlp",
     graph: bool = False,
+    parallel: str = "data",
 ) -> tuple:
     """Train the ``model`` ("mlp" or "lenet") on ``data``; returns ``(net, history)``.
 
@@ -238,11 +251,18 @@ def train(
     ``opforge demo --workers 2``): every rank draws the same batches and trains on its slice of each
     (``np.array_split``), the gradients are all-reduced with ``gradients_mean``, and the per-step and
     per-epoch losses recorded are the means over the ranks.
+
+    Tensor parallel (``parallel="tensor"`` in SEMI_AUTO_PARALLEL mode, ``opforge demo --workers 2
+    --parallel tensor``): every rank takes the whole batch, the MLP's first Dense is column-parallel and
+    the second row-parallel (docs/parallel.md), so each rank holds 1/N of the weights and the training
+    equals one process.
     """
     if epochs < 1 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be >= 1, but got {epochs} and {batch_size}.")
     nn.set_seed(seed)
     net = make_model(model, data, hidden)
+    if parallel == "tensor":
+        shard_mlp(net)
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = make_optimizer(optimizer, net.trainable_params(), lr)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
@@ -336,6 +356,7 @@ def run(
     device: str = "CPU",
     model: str = "mlp",
     mode: str = "pynative",
+    parallel: str = "data",
 ) -> int:
     """The ``opforge demo`` command: train with a progress bar, print the per-epoch metrics, the
     final test accuracy and the profiler's kernel table. Returns the exit code.
@@ -384,14 +405,22 @@ def run(
         return 1
     if threads is not None:
         opforge.set_context(num_threads=threads)
+    if parallel == "tensor" and model != "mlp":
+        console.print("[bold red]error:[/bold red] --parallel tensor shards the MLP (--model mlp) only.")
+        return 2
     if ranks > 1:
         from opforge.communication import init
         from opforge.context import ParallelMode
 
         init()
-        opforge.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
+        if parallel == "tensor":
+            opforge.set_auto_parallel_context(parallel_mode=ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
+        else:
+            opforge.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    else:
+        parallel = "data"  # one rank: nothing to split
     try:
-        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console, model, ranks, mode)
+        return _run(data, epochs, seed, batch_size, lr, optimizer, plot, console, model, ranks, mode, parallel)
     finally:
         opforge.set_context(num_threads=previous_threads, device_target=previous_device)
         if ranks > 1:
@@ -399,7 +428,18 @@ def run(
 
 
 def _run(
-    data: Dataset, epochs, seed, batch_size, lr, optimizer, plot, console, model="mlp", ranks=1, mode="pynative"
+    data: Dataset,
+    epochs,
+    seed,
+    batch_size,
+    lr,
+    optimizer,
+    plot,
+    console,
+    model="mlp",
+    ranks=1,
+    mode="pynative",
+    parallel="data",
 ) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -410,7 +450,10 @@ def _run(
         f"optimizer {optimizer} (lr {lr_shown:g}), batch {batch_size}, {epochs} epochs, seed {seed}, "
         f"device {opforge.get_context('device_target')}, kernel threads {opforge.get_context('num_threads')}"
         + (
-            f"\ndata parallel on {ranks} MPI ranks: {batch_size // ranks} samples per rank per step, "
+            f"\ntensor parallel on {ranks} MPI ranks: the whole batch on every rank, fc1 column-parallel and fc2 "
+            f"row-parallel (1/{ranks} of their weights per rank)"
+            if ranks > 1 and parallel == "tensor"
+            else f"\ndata parallel on {ranks} MPI ranks: {batch_size // ranks} samples per rank per step, "
             f"gradients all-reduced (mean) in fused buckets"
             if ranks > 1
             else ""
@@ -444,7 +487,7 @@ def _run(
         task = progress.add_task("train", total=steps_per_epoch, epoch=1, loss=float("nan"))
         net, history = train(
             data, epochs=epochs, batch_size=batch_size, lr=lr, optimizer=optimizer, seed=seed,
-            on_step=on_step, on_epoch=on_epoch, model=model, graph=mode == "graph",
+            on_step=on_step, on_epoch=on_epoch, model=model, graph=mode == "graph", parallel=parallel,
         )  # fmt: skip
     console.print(
         f"[bold green]final test accuracy: {history.final_test_acc:.2%}[/bold green] "
