@@ -303,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--parallel",
         choices=["data", "tensor"],
         default="data",
-        help="with --workers: data parallel (default) or tensor parallel (the MLP's Dense layers split, docs/parallel.md)",
+        help="with --workers: data parallel (default) or tensor parallel (the MLP's Dense layers split)",
     )
     demo.add_argument(
         "--workers",
