@@ -98,10 +98,17 @@ def _tp_ok(out: str):
         ("batch", 2, "momentum"),
         ("zero", 2, "adam"),
         ("zero", 4, "momentum"),
+        ("mlp-graph", 2, "adam"),
+        ("encoder-graph", 2, "momentum"),
     ],
 )
 def test_sharded_training_equals_one_process(model, n, optimizer):
-    job = run_job([str(SCRIPTS / "tensor_parallel.py"), "--model", model, "--optimizer", optimizer], n=n, timeout=240)
+    """``-graph``: in GRAPH_MODE, each rank's local program traced once (after the eager first step)."""
+    argv = [str(SCRIPTS / "tensor_parallel.py"), "--optimizer", optimizer]
+    if model.endswith("-graph"):
+        model = model[: -len("-graph")]
+        argv.append("--graph")
+    job = run_job([*argv, "--model", model], n=n, timeout=240)
     assert job.returncode == 0, job.stdout + job.stderr
     worst, local_bytes, whole_bytes, local_states, whole_states = _tp_ok(job.stdout)
     assert worst <= 1e-5

@@ -300,6 +300,16 @@ def release() -> None:
         _generation[0] += 1
 
 
+def allgather_object(value) -> list:
+    """Every rank's ``value`` (a small picklable object), in rank order, over the world (MPI, which NCCL's
+    bootstrap uses too). For agreements outside operators, such as the ranks' sharding strategies."""
+    require_init("allgather_object")
+    mpi = _state["mpi"]
+    if mpi is None:  # a world of one rank
+        return [value]
+    return mpi.COMM_WORLD.allgather(value)
+
+
 def get_rank(group=GlobalComm.WORLD_COMM_GROUP) -> int:
     """This process's rank in ``group``."""
     return group_rank("get_rank", group)

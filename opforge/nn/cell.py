@@ -27,6 +27,12 @@ __all__ = ["Cell", "SequentialCell", "CellList"]
 _DEFAULT_NAME = "Parameter"
 
 
+def _traceable_parallel() -> bool:
+    """Whether a parallel step can be traced: optimizer parallel (it makes weight blocks per step) and
+    pipelines (tapes per micro-batch) run eagerly in GRAPH_MODE too."""
+    return not optimizer_parallel() and get_auto_parallel_context("pipeline_stages") == 1
+
+
 class Cell:
     """Base class of networks. Subclass it, assign Parameters and Cells in ``__init__`` and compute
     in ``construct``::
@@ -207,12 +213,30 @@ class Cell:
         if specs is not None:
             _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
         if (operator_parallel() or optimizer_parallel()) and not sharding.active():
-            # The outermost cell: every operator below runs sharded, and the optimizers' updates split
-            with sharding.ShardInterpreter(optimizer_parallel=optimizer_parallel(), strategies=operator_parallel()):
-                if operator_parallel():
-                    args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
-                return self._run(args, kwargs)
+            if context.graph_mode() and self.__dict__.get("_sharded_laid_out") and _traceable_parallel():
+                # the trace records each rank's local program (the interpreter runs inside it)
+                return self._sharded_graph(*args, **kwargs)
+            out = self._sharded(*args, **kwargs)
+            # The first call splits the parameters in place; later ones may be traced.
+            object.__setattr__(self, "_sharded_laid_out", True)
+            return out
         return self._run(args, kwargs)
+
+    def _sharded(self, *args, **kwargs):
+        """The outermost cell's call in a parallel mode: every operator below runs sharded, and the
+        optimizers' updates split (docs/parallel.md)."""
+        with sharding.ShardInterpreter(optimizer_parallel=optimizer_parallel(), strategies=operator_parallel()):
+            if operator_parallel():
+                args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
+            return self._call_construct(args, kwargs)
+
+    @property
+    def _sharded_graph(self) -> JitFunction:
+        jitted = self.__dict__.get("_jit_sharded")
+        if jitted is None:
+            jitted = JitFunction(self._sharded)
+            object.__setattr__(self, "_jit_sharded", jitted)
+        return jitted
 
     def _run(self, args, kwargs):
         run = pipeline.current_run()

@@ -12,7 +12,13 @@ import math
 
 import numpy as np
 
-from opforge.communication.management import GlobalComm, create_group, get_group_size, get_rank
+from opforge.communication.management import (
+    GlobalComm,
+    allgather_object,
+    create_group,
+    get_group_size,
+    get_rank,
+)
 from opforge.dispatch.sharding import (
     ShardPlan,
     TensorLayout,
@@ -97,11 +103,8 @@ def _block(x, dim, index, parts):
 
 
 def _exchange(values: tuple) -> list:
-    size = get_group_size()
-    if size == 1:
-        return [tuple(values)]
-    gathered = _prim("gather", GlobalComm.WORLD_COMM_GROUP)(Tensor(np.array([values], np.int64)))
-    return [tuple(int(v) for v in row) for row in gathered.asnumpy()]
+    # Outside operators: a trace (jit) must not record the check, and it reads the values on the host.
+    return [tuple(v) for v in allgather_object(tuple(values))]
 
 
 _assign = A.Assign()

@@ -24,10 +24,13 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--optimizer", default="momentum", choices=["momentum", "adam", "sgd"])
 parser.add_argument("--steps", type=int, default=4)
 parser.add_argument("--mode", default="semi_auto_parallel")
+parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
 parser.add_argument("--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero"])
 args = parser.parse_args()
 
 init()
+if args.graph:
+    opforge.set_context(mode=opforge.GRAPH_MODE)
 rank, size = get_rank(), get_group_size()
 IN, HIDDEN, OUT, BATCH = 12, 8 * size, 4, 16
 
@@ -138,6 +141,8 @@ def train(tensor_parallel: bool, data):
         opt = nn.SGD(params, learning_rate=0.1)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
     losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    if args.graph and tensor_parallel:  # the first step ran eagerly (laying the weights out), then one trace
+        assert len(step._sharded_graph.traces()) == 1, step._sharded_graph
     return net, losses, opt
 
 
