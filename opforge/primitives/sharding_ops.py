@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from opforge.communication.management import (
     GlobalComm,
     allgather_object,
@@ -34,7 +32,6 @@ from opforge.primitives import array_ops as A
 from opforge.primitives import comm_ops as K
 from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
-from opforge.tensor import Tensor
 
 __all__ = ["elementwise_rule", "world_size"]
 
