@@ -659,7 +659,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=[*SUITES, "all", "comm"],
         help="a suite to run: ops (ReLU, Add, MatMul), train (an MLP step, grad of a tiny call), conv "
-        "(Conv2D forward and backward, a LeNet step), jit (traced steps and chains), models (a ResNet-50 step), comm (AllReduce vs mpi4py, a 2-rank data-parallel step vs its floor and "
+        "(Conv2D forward and backward, a LeNet step), jit (traced steps and chains), models (a ResNet-50 step), "
+        "comm (AllReduce vs mpi4py, a 2-rank data-parallel step vs its floor and "
         "PyTorch DDP: starts its own mpiexec jobs, not part of 'all'); "
         "repeat it for several (default: all)",
     )
