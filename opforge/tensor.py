@@ -324,6 +324,11 @@ class Parameter(Tensor):
         self.requires_grad = requires_grad
         self._version = 0
 
+    @property
+    def data(self) -> Parameter:
+        """The Parameter itself (MindSpore's ``Parameter.data``: ``p.data.shape``, ``p.data.asnumpy()``)."""
+        return self
+
     def set_data(self, data) -> Parameter:
         """Replace the value (same shape and dtype), in place."""
         _check_read(self, "Parameter.set_data")

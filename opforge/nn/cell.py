@@ -143,6 +143,11 @@ class Cell:
             p.name = name
 
     # -- traversal ------------------------------------------------------------------------------
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict:
+        """MindSpore's: initialise the parameters' data. opforge's parameters hold their data from the start
+        (initialisers run when a Parameter is made), so this only returns ``{name: parameter}``."""
+        return dict(self.parameters_and_names())
+
     def cells_and_names(self, cells=None, name_prefix: str = "") -> Iterator:
         """(name, cell) for this cell ('' or ``name_prefix``) and every sub-cell, depth first, each once."""
         seen = set() if cells is None else cells

@@ -1,8 +1,9 @@
 """Weight initializers (MindSpore's ``common.initializer``) and the seed they draw from.
 
 ``initializer(init, shape, dtype)`` gives a Tensor filled by ``init``: a name ("normal",
-"uniform", "zeros", "ones", "xavier_uniform", "he_uniform", "he_normal"), an ``Initializer``
-instance, a number (a constant), or a Tensor / NumPy array of the right shape.
+"uniform", "zeros", "ones", "xavier_uniform", "xavier_normal", "he_uniform", "he_normal",
+"truncatedNormal"; case-insensitive), an ``Initializer`` instance or class, a number (a constant), or a
+Tensor / NumPy array of the right shape.
 
 Random initializers (and ``nn.Dropout`` masks) draw from one NumPy generator. Seed it with
 ``opforge.nn.set_seed(seed)`` (also ``opforge.nn.init.set_seed``) for reproducible networks;
@@ -29,6 +30,8 @@ __all__ = [
     "One",
     "Constant",
     "XavierUniform",
+    "XavierNormal",
+    "TruncatedNormal",
     "HeUniform",
     "HeNormal",
     "initializer",
@@ -144,6 +147,26 @@ class One(Constant):
         self._kwargs = {}
 
 
+class TruncatedNormal(Initializer):
+    """N(mean, sigma^2) truncated to [a, b] (redrawn outside): MindSpore's ``TruncatedNormal(sigma=0.01,
+    mean=0.0, a=-2.0, b=2.0)``, the bounds absolute as MindSpore's are."""
+
+    def __init__(self, sigma: float = 0.01, mean: float = 0.0, a: float = -2.0, b: float = 2.0):
+        super().__init__(sigma=sigma, mean=mean, a=a, b=b)
+        if not a < b:
+            raise ValueError(f"For 'TruncatedNormal', the bounds must satisfy a < b, but got a={a}, b={b}.")
+        self.sigma, self.mean, self.a, self.b = float(sigma), float(mean), float(a), float(b)
+
+    def sample(self, shape):
+        rng = _rng()
+        out = rng.normal(self.mean, self.sigma, shape)
+        outside = (out < self.a) | (out > self.b)
+        while outside.any():  # redraw the few outside the bounds
+            out[outside] = rng.normal(self.mean, self.sigma, int(outside.sum()))
+            outside = (out < self.a) | (out > self.b)
+        return out
+
+
 class XavierUniform(Initializer):
     """Glorot uniform: U(-b, b) with b = gain * sqrt(6 / (fan_in + fan_out))."""
 
@@ -155,6 +178,18 @@ class XavierUniform(Initializer):
         fan_in, fan_out = _fans(shape)
         bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
         return _rng().uniform(-bound, bound, shape)
+
+
+class XavierNormal(Initializer):
+    """Glorot normal: N(0, s^2) with s = gain * sqrt(2 / (fan_in + fan_out))."""
+
+    def __init__(self, gain: float = 1.0):
+        super().__init__(gain=gain)
+        self.gain = float(gain)
+
+    def sample(self, shape):
+        fan_in, fan_out = _fans(shape)
+        return _rng().normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
 
 
 class _He(Initializer):
@@ -193,6 +228,9 @@ _BY_NAME = {
     "ones": One,
     "one": One,
     "xavier_uniform": XavierUniform,
+    "xavier_normal": XavierNormal,
+    "truncatednormal": TruncatedNormal,
+    "truncated_normal": TruncatedNormal,
     "he_uniform": HeUniform,
     "he_normal": HeNormal,
 }

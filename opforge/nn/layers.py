@@ -9,7 +9,7 @@ from opforge import ops
 from opforge.dispatch.trace import TraceError, tracing
 from opforge.nn import init as _init
 from opforge.nn.cell import Cell
-from opforge.tensor import Parameter
+from opforge.tensor import Parameter, Tensor
 
 __all__ = [
     "Dense",
@@ -302,3 +302,61 @@ class Softplus(Cell):
 
 _ACTIVATIONS.update(gelu=GELU, hsigmoid=HSigmoid, hswish=HSwish, leakyrelu=LeakyReLU, softplus=Softplus)
 __all__ += ["GELU", "HSigmoid", "HSwish", "LeakyReLU", "Softplus"]
+
+
+class Identity(Cell):
+    """MindSpore's ``nn.Identity``: returns its input unchanged (a placeholder layer, such as ViT's pool)."""
+
+    def construct(self, x):
+        return x
+
+
+class Embedding(Cell):
+    r"""MindSpore's ``nn.Embedding(vocab_size, embedding_size, use_one_hot=False, embedding_table='normal',
+    dtype=mstype.float32, padding_idx=None)``: ``out[..., :] = table[ids[...], :]`` for integer ``ids`` of any
+    shape, giving ``ids.shape + (embedding_size,)``. The table is a Parameter (``embedding_table``) drawn by
+    ``embedding_table`` (an initializer name, Initializer, Tensor or array); ``padding_idx`` zeroes that row
+    at the start. The lookup is the Gather primitive (its gradient a scatter-add into the table's rows);
+    ``use_one_hot`` computes it as OneHot(ids) @ table instead, as MindSpore does."""
+
+    def __init__(
+        self, vocab_size, embedding_size, use_one_hot=False, embedding_table="normal", dtype=mstype.float32,
+        padding_idx=None,
+    ):  # fmt: skip
+        super().__init__()
+        for name, value in (("vocab_size", vocab_size), ("embedding_size", embedding_size)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"For 'Embedding', the '{name}' must be an int >= 1, but got {value!r}.")
+        if padding_idx is not None and not -vocab_size <= int(padding_idx) < vocab_size:
+            raise ValueError(
+                f"For 'Embedding', the 'padding_idx' must be in [{-vocab_size}, {vocab_size}), but got {padding_idx}."
+            )
+        self.vocab_size, self.embedding_size = int(vocab_size), int(embedding_size)
+        self.use_one_hot, self.padding_idx = bool(use_one_hot), padding_idx
+        table = _init.initializer(embedding_table, (self.vocab_size, self.embedding_size), dtype)
+        if padding_idx is not None:
+            data = table.asnumpy().copy()
+            data[int(padding_idx)] = 0
+            table = Tensor(data)
+        self.embedding_table = Parameter(table, "embedding_table")
+        self.gather = ops.Gather()
+        self.one_hot = ops.OneHot()
+        self.matmul = ops.MatMul()
+        self.reshape = ops.Reshape()
+
+    def construct(self, ids):
+        if ids.dtype not in (mstype.int32, mstype.int64):
+            raise TypeError(f"For 'Embedding', the 'input' must be int32 or int64 ids, but got {ids.dtype}.")
+        if not self.use_one_hot:
+            return self.gather(self.embedding_table, ids, 0)
+        flat = self.reshape(ids, (-1,))
+        on = Tensor(1.0, self.embedding_table.dtype)
+        off = Tensor(0.0, self.embedding_table.dtype)
+        rows = self.matmul(self.one_hot(flat, self.vocab_size, on, off), self.embedding_table)
+        return self.reshape(rows, (*ids.shape, self.embedding_size))
+
+    def extend_repr(self) -> str:
+        return f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, use_one_hot={self.use_one_hot}"
+
+
+__all__ += ["Identity", "Embedding"]

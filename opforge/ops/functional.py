@@ -571,6 +571,17 @@ def elu(input_x, alpha=1.0):
     return _elu(float(alpha))(input_x)
 
 
+@functools.lru_cache(maxsize=256)
+def _broadcast_to(shape: tuple) -> array_ops.BroadcastTo:
+    return array_ops.BroadcastTo(shape)
+
+
+def broadcast_to(input, shape):  # noqa: A002 (MindSpore's argument name)
+    """MindSpore's ``ops.broadcast_to``: ``input`` broadcast to ``shape`` (NumPy's rules; a -1 keeps the
+    dim of ``input`` there)."""
+    return _broadcast_to(tuple(int(d) for d in shape))(input)
+
+
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``
 # and ``opforge.ops.<name>`` expose these), not the modules they are built from.
 __all__ = sorted(

@@ -1,0 +1,252 @@
+"""``opforge.numpy``: the common ``mindspore.numpy`` functions networks call, each a thin function over
+opforge's primitives (so they run on the CPU and the GPU, are differentiable and are recorded by jit).
+
+Creation: ``zeros``, ``ones``, ``full``, ``zeros_like``, ``ones_like``, ``full_like``, ``empty``, ``arange``,
+``linspace``, ``eye``, ``array``/``asarray``. Shape: ``reshape``, ``transpose``, ``expand_dims``, ``squeeze``,
+``concatenate``, ``stack``, ``split``, ``tile``, ``flip``, ``broadcast_to``. Math: ``add``, ``subtract``,
+``multiply``, ``divide``, ``true_divide``, ``power``, ``negative``, ``abs``/``absolute``, ``exp``, ``log``,
+``sqrt``, ``square``, ``maximum``, ``minimum``, ``clip``, ``where``, ``matmul``, ``dot``. Reductions: ``sum``,
+``mean``, ``max``/``amax``, ``min``/``amin``, ``prod``, ``argmax``, ``argmin``, ``cumsum``. Tests: ``isnan``,
+``isfinite``.
+
+Not here yet (MindSpore has them): the linear-algebra, FFT, random, set and sorting families, ``pad``,
+``histogram`` and most of the less common element-wise functions. ``dtype`` arguments accept opforge
+dtypes, NumPy dtypes and their names ("float32").
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as _np
+
+from opforge import dtype as mstype
+from opforge import ops
+from opforge.ops import functional as F
+from opforge.tensor import Tensor
+
+__all__ = [
+    "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "empty", "arange", "linspace", "eye",
+    "array", "asarray", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "split",
+    "tile", "flip", "broadcast_to", "add", "subtract", "multiply", "divide", "true_divide", "power",
+    "negative", "abs", "absolute", "exp", "log", "sqrt", "square", "maximum", "minimum", "clip", "where",
+    "matmul", "dot", "sum", "mean", "max", "amax", "min", "amin", "prod", "argmax", "argmin", "cumsum",
+    "isnan", "isfinite",
+]  # fmt: skip
+
+_fill = ops.Fill()
+
+
+def _dtype(dtype, default=mstype.float32):
+    return default if dtype is None else mstype.to_dtype(dtype)
+
+
+def _shape(shape) -> tuple:
+    return (int(shape),) if isinstance(shape, (int, _np.integer)) else tuple(int(d) for d in shape)
+
+
+# -- creation ----------------------------------------------------------------------------------------
+
+
+def full(shape, fill_value, dtype=None):
+    """A Tensor of ``shape`` filled with ``fill_value`` (the Fill primitive)."""
+    if dtype is None:
+        dtype = mstype.bool_ if isinstance(fill_value, bool) else (
+            mstype.int32 if isinstance(fill_value, int) else mstype.float32
+        )  # fmt: skip
+    return _fill(_dtype(dtype), _shape(shape), fill_value)
+
+
+def zeros(shape, dtype=mstype.float32):
+    return full(shape, 0, _dtype(dtype))
+
+
+def ones(shape, dtype=mstype.float32):
+    return full(shape, 1, _dtype(dtype))
+
+
+def empty(shape, dtype=mstype.float32):
+    """As MindSpore's: a Tensor of ``shape`` (zero-filled, so no uninitialised memory is ever read)."""
+    return zeros(shape, dtype)
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    return full(a.shape if shape is None else shape, fill_value, a.dtype if dtype is None else dtype)
+
+
+def zeros_like(a, dtype=None, shape=None):
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None):
+    return full_like(a, 1, dtype, shape)
+
+
+def array(obj, dtype=None, copy=True, ndmin=0):
+    """A Tensor from a Python sequence, a NumPy array or a Tensor."""
+    if isinstance(obj, Tensor):
+        out = obj if dtype is None else F.cast(obj, _dtype(dtype))
+    else:
+        data = _np.array(obj, copy=True, ndmin=ndmin)
+        if dtype is None and data.dtype == _np.float64:
+            data = data.astype(_np.float32)  # MindSpore's default float type
+        out = Tensor(data) if dtype is None else Tensor(data, dtype=_dtype(dtype))
+    for _ in builtins.range(ndmin - out.ndim):
+        out = F.expand_dims(out, 0)
+    return out
+
+
+def asarray(a, dtype=None):
+    return array(a, dtype, copy=False)
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    """Evenly spaced values in [start, stop) (the Range primitive)."""
+    out = F.range(start, stop, step)
+    return out if dtype is None else F.cast(out, _dtype(dtype))
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None):
+    values = _np.linspace(start, stop, int(num), endpoint=endpoint)
+    return Tensor(values.astype(_dtype(dtype).np_dtype))
+
+
+def eye(N, M=None, k=0, dtype=mstype.float32):  # noqa: N803 (NumPy's names)
+    return Tensor(_np.eye(N, M, k).astype(_dtype(dtype).np_dtype))
+
+
+# -- shapes ------------------------------------------------------------------------------------------
+
+
+def reshape(x, newshape):
+    return F.reshape(x, _shape(newshape))
+
+
+def transpose(a, axes=None):
+    axes = tuple(builtins.range(a.ndim - 1, -1, -1)) if axes is None else tuple(axes)
+    return F.transpose(a, axes)
+
+
+def expand_dims(a, axis):
+    return F.expand_dims(a, axis)
+
+
+def squeeze(a, axis=None):
+    return F.squeeze(a, () if axis is None else axis)
+
+
+def concatenate(arrays, axis=0):
+    return F.concat(tuple(arrays), axis)
+
+
+def stack(arrays, axis=0):
+    return F.stack(tuple(arrays), axis)
+
+
+def split(x, indices_or_sections, axis=0):
+    return F.split(x, indices_or_sections, axis)
+
+
+def tile(a, reps):
+    return F.tile(a, _shape(reps))
+
+
+def flip(m, axis=None):
+    return F.flip(m, tuple(builtins.range(m.ndim)) if axis is None else axis)
+
+
+def broadcast_to(array, shape):  # noqa: A002 (NumPy's name)
+    return F.broadcast_to(array, shape)
+
+
+# -- math --------------------------------------------------------------------------------------------
+
+add, subtract, multiply, divide = F.add, F.sub, F.mul, F.div
+true_divide = divide
+negative, exp, log, sqrt, square = F.neg, F.exp, F.log, F.sqrt, F.square
+maximum, minimum = F.maximum, F.minimum
+_pow, _abs = ops.Pow(), ops.Abs()
+_select, _isnan, _isfinite = ops.Select(), ops.IsNan(), ops.IsFinite()
+
+
+def power(x1, x2):
+    return _pow(x1, x2)
+
+
+def abs(x):  # noqa: A001 (NumPy's name)
+    return _abs(x)
+
+
+absolute = abs
+
+
+def clip(a, a_min, a_max):
+    return F.clip_by_value(a, a_min, a_max)
+
+
+def where(condition, x, y):
+    return _select(condition, x, y)
+
+
+def matmul(x1, x2):
+    if x1.ndim <= 2 and x2.ndim <= 2:
+        return F.matmul(x1, x2)
+    return F.batch_matmul(x1, x2)
+
+
+def dot(a, b):
+    return matmul(a, b)
+
+
+def isnan(x):
+    return _isnan(x)
+
+
+def isfinite(x):
+    return _isfinite(x)
+
+
+# -- reductions --------------------------------------------------------------------------------------
+
+
+def _axis(axis):
+    return () if axis is None else axis
+
+
+def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001 (NumPy's name)
+    out = F.reduce_sum(keepdims)(a, _axis(axis))
+    return out if dtype is None else F.cast(out, _dtype(dtype))
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    out = F.reduce_mean(keepdims)(a, _axis(axis))
+    return out if dtype is None else F.cast(out, _dtype(dtype))
+
+
+def amax(a, axis=None, keepdims=False):
+    return F.reduce_max(keepdims)(a, _axis(axis))
+
+
+def amin(a, axis=None, keepdims=False):
+    return F.reduce_min(keepdims)(a, _axis(axis))
+
+
+max = amax  # noqa: A001 (NumPy's name)
+min = amin  # noqa: A001 (NumPy's name)
+
+
+def prod(a, axis=None, keepdims=False):
+    return F.reduce_prod(keepdims)(a, _axis(axis))
+
+
+def argmax(a, axis=None):
+    return F.argmax(reshape(a, (-1,)) if axis is None else a, -1 if axis is None else axis)
+
+
+def argmin(a, axis=None):
+    return F.argmin(reshape(a, (-1,)) if axis is None else a, -1 if axis is None else axis)
+
+
+def cumsum(a, axis=None, dtype=None):
+    out = F.cumsum(reshape(a, (-1,)) if axis is None else a, 0 if axis is None else axis)
+    return out if dtype is None else F.cast(out, _dtype(dtype))
