@@ -423,6 +423,8 @@ ELEMWISE_GRAD_RECORDS = [
     GradRecord("GeLU", _variants("GeLU"), unary(-3.0, 3.0), second_order=True),
     GradRecord("Softplus", _variants("Softplus"), unary(-4.0, 4.0), second_order=True),
     GradRecord("HSigmoid", _variants("HSigmoid"), unary(-4.0, 4.0, kinks=(-3.0, 3.0)), second_order=True),
+    GradRecord("ReLU6", _variants("ReLU6"), unary(-2.0, 8.0, kinks=(0.0, 6.0)), second_order=True),
+    GradRecord("ReLU6Grad", _variants("ReLU6Grad"), _act_grad_samples((0.0, 6.0)), second_order=True),
     GradRecord("HSwish", _variants("HSwish"), unary(-4.0, 4.0, kinks=(-3.0, 3.0)), second_order=True),
     GradRecord("GeLUGrad", _variants("GeLUGrad"), _gelu_grad_samples, second_order=True),
     GradRecord("SoftplusGrad", _variants("SoftplusGrad"), _act_grad_samples(), second_order=True),

@@ -431,6 +431,7 @@ RECORDS: list = [
     _unary_float("Softplus", lambda prim, x: np.logaddexp(0.0, x), -20.0, 20.0),
     _unary_float("HSigmoid", lambda prim, x: _hsigmoid(x), -5.0, 5.0),
     _unary_float("HSwish", lambda prim, x: x * _hsigmoid(x), -5.0, 5.0),
+    _unary_float("ReLU6", lambda prim, x: np.clip(x, 0.0, 6.0), -3.0, 9.0),
     OpRecord(
         "GeLUGrad",
         {"": ops.GeLUGrad},
@@ -457,6 +458,15 @@ RECORDS: list = [
         args=(Arg(), Arg(-5.0, 5.0)),
         kind="same_shape",
         error_inputs=_grad_errors(ops.HSigmoidGrad),
+    ),
+    OpRecord(
+        "ReLU6Grad",
+        {"": ops.ReLU6Grad},
+        same_shape_samples,
+        lambda prim, dy, x: np.where((x > 0.0) & (x < 6.0), dy, 0.0),
+        args=(Arg(), Arg(-3.0, 9.0)),
+        kind="same_shape",
+        error_inputs=_grad_errors(ops.ReLU6Grad),
     ),
     OpRecord(
         "HSwishGrad",

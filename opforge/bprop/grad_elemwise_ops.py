@@ -172,6 +172,7 @@ def _grad_of_input(grad_cls):
 bprop_getters.register(N.Softplus)(_grad_of_input(G.SoftplusGrad))
 bprop_getters.register(N.HSigmoid)(_grad_of_input(G.HSigmoidGrad))
 bprop_getters.register(N.HSwish)(_grad_of_input(G.HSwishGrad))
+bprop_getters.register(N.ReLU6)(_grad_of_input(G.ReLU6Grad))
 
 
 # -- the activation grads, for higher-order gradients ------------------------------------------
@@ -185,6 +186,17 @@ def get_bprop_softplus_grad(self):
     def bprop(dy, x, out, dout):
         s = F.sigmoid(x)
         return softplus_grad(dout, x), F.mul(F.mul(dout, dy), F.mul(s, F.sub(1.0, s)))
+
+    return bprop
+
+
+@bprop_getters.register(G.ReLU6Grad)
+def get_bprop_relu6_grad(self):
+    # ReLU6Grad(dy, x) = dy on (0, 6): linear in dy, piecewise constant in x
+    relu6_grad = G.ReLU6Grad()
+
+    def bprop(dy, x, out, dout):
+        return relu6_grad(dout, x), F.zeros_like(x)
 
     return bprop
 

@@ -300,8 +300,21 @@ class Softplus(Cell):
         return ops.softplus(x, self.beta, self.threshold)
 
 
-_ACTIVATIONS.update(gelu=GELU, hsigmoid=HSigmoid, hswish=HSwish, leakyrelu=LeakyReLU, softplus=Softplus)
-__all__ += ["GELU", "HSigmoid", "HSwish", "LeakyReLU", "Softplus"]
+class ReLU6(Cell):
+    """``min(max(x, 0), 6)`` (the ReLU6 primitive)."""
+
+    def __init__(self):
+        super().__init__()
+        self.relu6 = ops.ReLU6()
+
+    def construct(self, x):
+        return self.relu6(x)
+
+
+_ACTIVATIONS.update(
+    gelu=GELU, hsigmoid=HSigmoid, hswish=HSwish, leakyrelu=LeakyReLU, softplus=Softplus, relu6=ReLU6
+)
+__all__ += ["GELU", "HSigmoid", "HSwish", "LeakyReLU", "Softplus", "ReLU6"]
 
 
 class Identity(Cell):

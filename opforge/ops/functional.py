@@ -212,6 +212,7 @@ le = less_equal
 not_equal = math_ops.NotEqual()
 ne = not_equal
 hardsigmoid = nn_ops.HSigmoid()
+relu6 = nn_ops.ReLU6()
 hardswish = nn_ops.HSwish()
 _div = math_ops.Div()
 _gelu = nn_ops.GeLU()

@@ -21,6 +21,7 @@ __all__ = [
     "GeLUGrad",
     "SoftplusGrad",
     "HSigmoidGrad",
+    "ReLU6Grad",
     "HSwishGrad",
     "BatchNormGrad",
     "LayerNormGrad",
@@ -197,6 +198,16 @@ class HSigmoidGrad(_ActivationGrad):
     def __init__(self):
         self.init_prim_io_names(inputs=["grads", "input_x"], outputs=["output"])
 
+
+class ReLU6Grad(_ActivationGrad):
+    r"""``ReLU6Grad()(y_grad, x)``: :math:`dx = y\_grad` for :math:`0 < x < 6`, else 0.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    arg_names = ("y_grad", "x")
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["y_grad", "x"], outputs=["output"])
 
 class HSwishGrad(_ActivationGrad):
     r"""``HSwishGrad()(y_grad, x)``: :math:`dx = 0` for :math:`x \le -3`, ``y_grad`` for :math:`x \ge 3`,

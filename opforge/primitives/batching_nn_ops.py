@@ -19,9 +19,12 @@ from opforge.primitives.batching_array_ops import (
     with_attrs,
 )
 
-batching_rules.register(N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish)(elementwise_rule())
+batching_rules.register(N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish, N.ReLU6)(
+    elementwise_rule()
+)
 batching_rules.register(
-    G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad
+    G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad,
+    G.ReLU6Grad,
 )(elementwise_rule(broadcasting=False))
 
 _reshape = A.Reshape()

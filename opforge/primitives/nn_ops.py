@@ -33,6 +33,7 @@ __all__ = [
     "GeLU",
     "Softplus",
     "HSigmoid",
+    "ReLU6",
     "HSwish",
     "BatchNorm",
     "LayerNorm",
@@ -459,6 +460,11 @@ class HSigmoid(_NamedActivation):
     dtypes: float16, bfloat16, float32, float64."""
 
     io_names = (["input_x"], ["output"])
+
+
+class ReLU6(_NamedActivation):
+    r"""ReLU capped at 6: :math:`y = \min(\max(x, 0), 6)` (MobileNet's activation).
+    dtypes: float16, bfloat16, float32, float64."""
 
 
 class HSwish(_NamedActivation):

@@ -226,7 +226,7 @@ _ELEMENTWISE = (
     P.Add, P.Sub, P.Mul, P.RealDiv, P.Maximum, P.Minimum, P.Equal, P.Pow, P.Div, P.FloorDiv,
     P.Greater, P.GreaterEqual, P.Less, P.LessEqual, P.NotEqual, P.LogicalAnd, P.LogicalOr,
     A.Cast, A.ZerosLike, A.OnesLike, A.Select,
-    N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish,
+    N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish, N.ReLU6, G.ReLU6Grad,
     G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad,
     G.SqrtGrad, G.AbsGrad, G.DropoutGrad,
 )  # fmt: skip

@@ -1,4 +1,4 @@
-// Abs, AbsGrad, Erf, Floor, Ceil, Round, Sign, IsNan, IsFinite, LogicalNot; GeLU, Softplus, HSigmoid, HSwish
+// Abs, AbsGrad, Erf, Floor, Ceil, Round, Sign, IsNan, IsFinite, LogicalNot; GeLU, Softplus, HSigmoid, HSwish, ReLU6
 // and their grads; Pow, Atan2, Div, FloorDiv, Mod, FloorMod, LogicalAnd, LogicalOr with NumPy
 // broadcasting (math: opforge/functors/elemwise.h; the comparisons are in compare.cc).
 #include <type_traits>
@@ -124,6 +124,8 @@ REG_FLOATS(REG_UNARY, HSigmoid, HSigmoidOp);
 REG_FLOATS(REG_SAME2, HSigmoidGrad, HSigmoidGradOp);
 REG_FLOATS(REG_UNARY, HSwish, HSwishOp);
 REG_FLOATS(REG_SAME2, HSwishGrad, HSwishGradOp);
+REG_FLOATS(REG_UNARY, ReLU6, ReLU6Op);
+REG_FLOATS(REG_SAME2, ReLU6Grad, ReLU6GradOp);
 
 // Binary arithmetic with broadcasting
 REG_FLOATS(REG_BROADCAST, Pow, PowOp);

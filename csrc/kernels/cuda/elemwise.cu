@@ -1,4 +1,4 @@
-// Abs, Erf, Floor, Ceil, Round, Sign, IsNan, IsFinite, LogicalNot; GeLU, Softplus, HSigmoid, HSwish
+// Abs, Erf, Floor, Ceil, Round, Sign, IsNan, IsFinite, LogicalNot; GeLU, Softplus, HSigmoid, HSwish, ReLU6
 // and their grads; Pow, Atan2, Div, FloorDiv, Mod, FloorMod, LogicalAnd, LogicalOr (broadcasting);
 // NotEqual, Greater, GreaterEqual, Less, LessEqual (broadcasting, bool out): the math of
 // opforge/functors/elemwise.h in the loops of elementwise.cuh (opforge/kernels/gpu/elemwise.py).

@@ -71,11 +71,11 @@ def _abs(attr):
 
 
 mirror_cpu_kernels("Abs", _abs)
-for _op in ("Erf", "Floor", "Ceil", "Round", "Sign", "LogicalNot", "GeLU", "Softplus", "HSigmoid", "HSwish"):
+for _op in ("Erf", "Floor", "Ceil", "Round", "Sign", "LogicalNot", "GeLU", "Softplus", "HSigmoid", "HSwish", "ReLU6"):
     mirror_cpu_kernels(_op, _unary(_SOURCE, f"{_op}Op"))
 for _op in ("IsNan", "IsFinite"):
     mirror_cpu_kernels(_op, _predicate(f"{_op}Op"))
-for _op in ("AbsGrad", "SoftplusGrad", "HSigmoidGrad", "HSwishGrad"):
+for _op in ("AbsGrad", "SoftplusGrad", "HSigmoidGrad", "HSwishGrad", "ReLU6Grad"):
     mirror_cpu_kernels(_op, _same_shape(_SOURCE, f"{_op}Op"))
 mirror_cpu_kernels("GeLUGrad", _ternary("GeLUGradOp"))
 for _op, _functor in (

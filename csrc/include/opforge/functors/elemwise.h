@@ -1,7 +1,7 @@
 // The per-element math of the second batch of elementwise operators, shared by the CPU kernels
 // (csrc/kernels/cpu/elemwise.cc, compare.cc) and the CUDA kernels (csrc/kernels/cuda/elemwise.cu):
 //   unary     Abs, Erf, Floor, Ceil, Round, Sign, IsNan, IsFinite, LogicalNot
-//   activ.    GeLU, Softplus, HSigmoid, HSwish and their grads
+//   activ.    GeLU, Softplus, HSigmoid, HSwish, ReLU6 and their grads
 //   binary    Pow, Atan2, Div, FloorDiv, Mod, FloorMod, LogicalAnd, LogicalOr
 //   compare   Greater, GreaterEqual, Less, LessEqual, NotEqual
 // Functors see values in compute_t<T> (float for the half types; bool tensors as their bytes).
@@ -167,6 +167,22 @@ struct HSigmoidGradOp {
   template <typename C>
   OPF_HD C operator()(C dy, C x) const {
     return (x > C(-3) && x < C(3)) ? dy / C(6) : C(0);
+  }
+};
+
+// y = min(max(x, 0), 6); NaN propagates.
+struct ReLU6Op {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return x < C(0) ? C(0) : (x > C(6) ? C(6) : x);
+  }
+};
+
+// ReLU6Grad(dy, x): dx = dy for 0 < x < 6, else 0 (MindSpore's: the kinks take no gradient).
+struct ReLU6GradOp {
+  template <typename C>
+  OPF_HD C operator()(C dy, C x) const {
+    return (x > C(0) && x < C(6)) ? dy : C(0);
   }
 };
 
