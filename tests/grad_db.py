@@ -1095,6 +1095,9 @@ ARRAY_GRAD_RECORDS = [
         second_order=True,
     ),
     GradRecord("Tile", _variants("Tile"), _tile_samples, second_order=True),
+    GradRecord(
+        "Pad", {"((1,0),(2,1))": lambda: ops.Pad(((1, 0), (2, 1)))}, _one_input([(3, 4), (2, 1)]), second_order=True
+    ),
     GradRecord("Select", _variants("Select"), _select_samples, second_order=True),
 ]
 

@@ -325,6 +325,31 @@ def _tile_errors():
     ]
 
 
+PAD_CASES = {
+    "1d": ((2, 3),),
+    "2d": ((1, 0), (2, 1)),
+    "3d": ((0, 0), (1, 1), (0, 3)),
+    "none": ((0, 0), (0, 0)),
+}
+PAD_SHAPES = {"1d": [(5,), (0,)], "2d": [(3, 4), (0, 2)], "3d": [(2, 3, 4), (2, 300, 257)], "none": [(3, 4)]}
+
+
+def _pad_samples(record, prim, ins, outs, rng):
+    name = next(k for k, v in PAD_CASES.items() if v == prim.paddings)
+    for shape in PAD_SHAPES[name]:
+        yield Sample((make_array(shape, ins[0], rng),), desc=f"x{list(shape)} paddings={prim.paddings}")
+
+
+def _pad_errors():
+    f = ops.Pad
+    return [
+        ErrorInput("negative", lambda: f(((0, -1),)), ValueError, "non-negative"),
+        ErrorInput("not-pairs", lambda: f((1, 2)), ValueError, "pairs"),
+        ErrorInput("rank", lambda: f(((1, 1),))(_t((2, 3))), ValueError, "one pair per dim"),
+        ErrorInput("float", lambda: f(((1.0, 1),)), ValueError, "ints"),
+    ]
+
+
 def _select_samples(record, prim, ins, outs, rng):
     for shape in [(), (5,), (3, 4), (0, 2), LARGE]:
         cond = rng.random(shape) < 0.5
@@ -752,6 +777,14 @@ RECORDS = [
         lambda prim, x: np.flip(x, prim.axis) if prim.axis else x,
         exact=True,
         error_inputs=_reverse_errors,
+    ),
+    OpRecord(
+        "Pad",
+        {k: (lambda p=p: ops.Pad(p)) for k, p in PAD_CASES.items()},
+        _pad_samples,
+        lambda prim, x: np.pad(x, prim.paddings),
+        exact=True,
+        error_inputs=_pad_errors,
     ),
     OpRecord(
         "Tile",

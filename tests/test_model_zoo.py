@@ -3,16 +3,15 @@
 
 import numpy as np
 import pytest
-
-import opforge
-from opforge import nn
 from opforge.dataset import GeneratorDataset
 from opforge.train import Callback, LossMonitor, Model
-
 from zoo.lstm import SentimentNet
 from zoo.mobilenetv2 import mobilenet_v2
 from zoo.resnet import resnet18, resnet50
 from zoo.vit import ViT
+
+import opforge
+from opforge import nn
 
 
 class StepLosses(Callback):

@@ -183,6 +183,17 @@ def get_bprop_strided_slice_grad(self):
     return bprop
 
 
+@bprop_getters.register(P.Pad)
+def get_bprop_pad(self):
+    slice_ = P.Slice()
+    begin = tuple(b for b, _ in self.paddings)
+
+    def bprop(x, out, dout):
+        return (slice_(dout, begin, tuple(x.shape)),)
+
+    return bprop
+
+
 @bprop_getters.register(P.ReverseV2)
 def get_bprop_reverse_v2(self):
     reverse = P.ReverseV2(self.axis)

@@ -95,7 +95,8 @@ def _cpp_launcher(spec: LaunchSpec) -> Callable:
 
 
 def _cpp_attrs(attrs: dict) -> dict:
-    """Keep the attrs a C++ kernel can receive; dtypes travel as their type ids."""
+    """Keep the attrs a C++ kernel can receive; dtypes travel as their type ids, a tuple of int tuples as
+    its ints row by row."""
     out = {}
     for name, value in attrs.items():
         if isinstance(value, mstype.Type):
@@ -106,7 +107,13 @@ def _cpp_attrs(attrs: dict) -> dict:
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in value
         ):
             out[name] = tuple(value)
+        elif isinstance(value, (tuple, list)) and value and all(_is_int_tuple(v) for v in value):
+            out[name] = tuple(int(x) for row in value for x in row)  # Pad's ((b0, a0), ...) flattened by rows
     return out
+
+
+def _is_int_tuple(v) -> bool:
+    return isinstance(v, (tuple, list)) and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
 
 
 def _python_launcher(spec: LaunchSpec) -> Callable:

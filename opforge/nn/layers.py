@@ -311,10 +311,30 @@ class ReLU6(Cell):
         return self.relu6(x)
 
 
-_ACTIVATIONS.update(
-    gelu=GELU, hsigmoid=HSigmoid, hswish=HSwish, leakyrelu=LeakyReLU, softplus=Softplus, relu6=ReLU6
-)
+_ACTIVATIONS.update(gelu=GELU, hsigmoid=HSigmoid, hswish=HSwish, leakyrelu=LeakyReLU, softplus=Softplus, relu6=ReLU6)
 __all__ += ["GELU", "HSigmoid", "HSwish", "LeakyReLU", "Softplus", "ReLU6"]
+
+
+class Pad(Cell):
+    """MindSpore's ``nn.Pad(paddings, mode="CONSTANT")``: ``paddings`` one (before, after) pair per dim;
+    "CONSTANT" pads with zeros (the Pad primitive), "REFLECT" and "SYMMETRIC" with the input's mirror image
+    (without and with the edge; ``ops.functional.mirror_pad``, built from Slice, ReverseV2 and Concat)."""
+
+    def __init__(self, paddings, mode="CONSTANT"):
+        super().__init__()
+        if not isinstance(mode, str) or mode.upper() not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+            raise ValueError(f"For 'Pad', the 'mode' must be 'CONSTANT', 'REFLECT' or 'SYMMETRIC', but got {mode!r}.")
+        self.mode = mode.upper()
+        self.paddings = tuple(tuple(p) for p in paddings)
+        self.pad = ops.Pad(self.paddings) if self.mode == "CONSTANT" else None
+
+    def construct(self, x):
+        if self.pad is not None:
+            return self.pad(x)
+        return ops.functional.mirror_pad(x, self.paddings, self.mode)
+
+    def extend_repr(self) -> str:
+        return f"paddings={self.paddings}, mode={self.mode}"
 
 
 class Identity(Cell):
@@ -372,4 +392,4 @@ class Embedding(Cell):
         return f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, use_one_hot={self.use_one_hot}"
 
 
-__all__ += ["Identity", "Embedding"]
+__all__ += ["Identity", "Embedding", "Pad"]

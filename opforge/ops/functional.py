@@ -573,6 +573,80 @@ def elu(input_x, alpha=1.0):
 
 
 @functools.lru_cache(maxsize=256)
+def _pad(paddings: tuple) -> array_ops.Pad:
+    return array_ops.Pad(paddings)
+
+
+_PAD_MODES = ("constant", "reflect", "symmetric", "replicate")
+
+
+def _edge(x, dim: int, begin: int, size: int, mode: str):
+    """The ``size`` elements padded on one side of ``dim``: mirrored (reflect, symmetric) or the edge repeated."""
+    shape = x.shape
+    if mode == "replicate":
+        part = slice(x, tuple(begin if d == dim else 0 for d in builtins.range(len(shape))),
+                     tuple(1 if d == dim else s for d, s in enumerate(shape)))  # fmt: skip
+        return tile(part, tuple(size if d == dim else 1 for d in builtins.range(len(shape))))
+    part = slice(x, tuple(begin if d == dim else 0 for d in builtins.range(len(shape))),
+                 tuple(size if d == dim else s for d, s in enumerate(shape)))  # fmt: skip
+    return _reverse((dim,))(part)
+
+
+def mirror_pad(x, paddings, mode: str = "reflect"):
+    """``x`` padded by ``paddings`` (one (before, after) pair per dim) with its mirror image: "reflect"
+    leaves the edge out (``np.pad``'s reflect), "symmetric" repeats it, "replicate" repeats the edge element;
+    written with Slice, ReverseV2, Tile and Concat, so it is differentiable everywhere."""
+    mode = mode.lower()
+    for dim, (before, after) in enumerate(paddings):
+        if not before and not after:
+            continue
+        n = x.shape[dim]
+        limit = n - 1 if mode == "reflect" else n
+        if before > limit or after > limit or (mode == "replicate" and n == 0):
+            raise ValueError(
+                f"For 'pad', mode '{mode}' pads dim {dim} of size {n} by at most {max(limit, 0)} on each side, but "
+                f"got ({before}, {after})."
+            )
+        parts = []
+        if before:
+            start = 0 if mode == "replicate" else (1 if mode == "reflect" else 0)
+            parts.append(_edge(x, dim, start, before, mode))
+        parts.append(x)
+        if after:
+            start = n - 1 if mode == "replicate" else (n - 1 - after if mode == "reflect" else n - after)
+            parts.append(_edge(x, dim, start, after, mode))
+        x = concat(tuple(parts), dim)
+    return x
+
+
+def pad(input_x, padding, mode="constant", value=None):
+    """MindSpore's ``ops.pad``: ``padding`` is a flat tuple of (before, after) pairs starting from the last dim
+    (``(left, right, top, bottom, ...)``); ``mode`` "constant" (filled with ``value``, default 0; the Pad
+    primitive), "reflect", "symmetric" or "replicate" (``mirror_pad``)."""
+    padding = tuple(padding)
+    if len(padding) % 2 or len(padding) // 2 > len(input_x.shape):
+        raise ValueError(
+            f"For 'pad', the 'padding' must hold (before, after) pairs for at most {len(input_x.shape)} dims, "
+            f"but got {padding}."
+        )
+    if not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in padding):
+        raise ValueError(f"For 'pad', the 'padding' must be non-negative ints, but got {padding}.")
+    if not isinstance(mode, str) or mode.lower() not in _PAD_MODES:
+        raise ValueError(f"For 'pad', the 'mode' must be one of {list(_PAD_MODES)}, but got {mode!r}.")
+    pairs = [(0, 0)] * len(input_x.shape)
+    for k in builtins.range(len(padding) // 2):
+        pairs[len(pairs) - 1 - k] = (padding[2 * k], padding[2 * k + 1])
+    pairs = tuple(pairs)
+    if mode.lower() != "constant":
+        return mirror_pad(input_x, pairs, mode)
+    out = _pad(pairs)(input_x)
+    if value is None or value == 0:
+        return out
+    inside = _pad(pairs)(ones_like(input_x))
+    return add(out, mul(sub(ones_like(inside), inside), value))
+
+
+@functools.lru_cache(maxsize=256)
 def _broadcast_to(shape: tuple) -> array_ops.BroadcastTo:
     return array_ops.BroadcastTo(shape)
 

@@ -209,6 +209,7 @@ class ReLU6Grad(_ActivationGrad):
     def __init__(self):
         self.init_prim_io_names(inputs=["y_grad", "x"], outputs=["output"])
 
+
 class HSwishGrad(_ActivationGrad):
     r"""``HSwishGrad()(y_grad, x)``: :math:`dx = 0` for :math:`x \le -3`, ``y_grad`` for :math:`x \ge 3`,
     else :math:`y\_grad \cdot (2x + 3) / 6`. dtypes: float16, bfloat16, float32, float64."""

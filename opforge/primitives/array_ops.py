@@ -46,6 +46,7 @@ __all__ = [
     "Unstack",
     "Slice",
     "StridedSlice",
+    "Pad",
     "ReverseV2",
     "Tile",
     "Select",
@@ -790,6 +791,41 @@ class StridedSlice(_Operator):
         return strided_slice_walk(self.name, list(x_shape), begin, end, strides, self.masks())[1]
 
     def infer_dtype(self, x_dtype, begin, end, strides):
+        return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
+
+
+class Pad(_Operator):
+    r"""Zero padding: ``Pad(paddings)(input_x)``, ``paddings`` a tuple of one ``(before, after)`` pair of
+    non-negative ints per dim of ``input_x``; output dim d is ``x.shape[d] + before + after`` with ``x`` at
+    ``[before, before + x.shape[d])`` and zeros elsewhere (``np.pad`` with zeros). dtypes: all, on CPU and GPU."""
+
+    @prim_attr_register
+    def __init__(self, paddings):
+        validator.check_value_type("paddings", paddings, [tuple, list], self.name)
+        pairs = []
+        for pair in paddings:
+            if (
+                not isinstance(pair, (tuple, list))
+                or len(pair) != 2
+                or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in pair)
+            ):
+                raise ValueError(
+                    f"For '{self.name}', the 'paddings' must be a tuple of (before, after) pairs of non-negative "
+                    f"ints, but got {paddings!r}."
+                )
+            pairs.append((int(pair[0]), int(pair[1])))
+        self.add_prim_attr("paddings", tuple(pairs))
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x_shape):
+        if len(self.paddings) != len(x_shape):
+            raise ValueError(
+                f"For '{self.name}', the 'paddings' must have one pair per dim of 'input_x' ({len(x_shape)}), but "
+                f"got {len(self.paddings)}."
+            )
+        return [d if d < 0 else d + b + a for d, (b, a) in zip(x_shape, self.paddings)]
+
+    def infer_dtype(self, x_dtype):
         return validator.check_tensor_dtype_valid("input_x", x_dtype, mstype.all_types, self.name)
 
 

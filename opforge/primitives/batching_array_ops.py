@@ -239,6 +239,12 @@ def _unstack_rule(prim, args, dims, size):
     return with_attrs(prim, axis=axis + 1)(to_front(x, dims[0])), 0
 
 
+@batching_rules.register(A.Pad)
+def _pad_rule(prim, args, dims, size):
+    (x,) = args
+    return with_attrs(prim, paddings=((0, 0), *prim.paddings))(to_front(x, dims[0])), 0
+
+
 @batching_rules.register(A.Slice)
 def _slice_rule(prim, args, dims, size):
     x, begin, size_arg = args

@@ -23,7 +23,14 @@ batching_rules.register(N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.
     elementwise_rule()
 )
 batching_rules.register(
-    G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad,
+    G.ReluGrad,
+    G.EluGrad,
+    G.SigmoidGrad,
+    G.TanhGrad,
+    G.SoftplusGrad,
+    G.HSigmoidGrad,
+    G.HSwishGrad,
+    G.GeLUGrad,
     G.ReLU6Grad,
 )(elementwise_rule(broadcasting=False))
 

@@ -16,8 +16,7 @@ def lstm_default_state(batch_size, hidden_size, num_layers, bidirectional):
 
 
 class SentimentNet(nn.Cell):
-    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, bidirectional, num_classes, weight,
-                 batch_size):
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, bidirectional, num_classes, weight, batch_size):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, embed_size, embedding_table=weight)
         self.embedding.embedding_table.requires_grad = False

@@ -5,8 +5,8 @@ inverted residuals, a backbone and a head whose weights are set in ``_initialize
 import numpy as np
 
 import opforge
-import opforge.numpy
 import opforge.nn as nn
+import opforge.numpy
 from opforge import Tensor
 from opforge.ops import operations as P
 
@@ -76,8 +76,9 @@ class InvertedResidual(nn.Cell):
 
 
 class MobileNetV2Backbone(nn.Cell):
-    def __init__(self, width_mult=1.0, inverted_residual_setting=None, round_nearest=8, input_channel=32,
-                 last_channel=1280):
+    def __init__(
+        self, width_mult=1.0, inverted_residual_setting=None, round_nearest=8, input_channel=32, last_channel=1280
+    ):
         super().__init__()
         self.cfgs = inverted_residual_setting or [
             # t, c, n, s

@@ -92,8 +92,19 @@ class TransformerEncoder(nn.Cell):
 
 
 class ViT(nn.Cell):
-    def __init__(self, image_size=32, input_channels=3, patch_size=8, embed_dim=64, num_layers=2, num_heads=4,
-                 mlp_dim=128, keep_prob=1.0, num_classes=10, pool="cls"):
+    def __init__(
+        self,
+        image_size=32,
+        input_channels=3,
+        patch_size=8,
+        embed_dim=64,
+        num_layers=2,
+        num_heads=4,
+        mlp_dim=128,
+        keep_prob=1.0,
+        num_classes=10,
+        pool="cls",
+    ):
         super().__init__()
         self.patch_embedding = PatchEmbedding(image_size, patch_size, embed_dim, input_channels)
         num_patches = self.patch_embedding.num_patches

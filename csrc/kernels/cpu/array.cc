@@ -1,4 +1,5 @@
 // Data-movement operators: Slice, StridedSlice, ReverseV2, Tile (a StridedIndex per output element),
+// Pad, SliceGrad and StridedSliceGrad (the same, scattered into zeros),
 // Concat and Stack (rows of each input copied into the output's rows), Split and Unstack (the
 // reverse), Select. Elements move as raw bytes of their size, so every dtype of one size shares a
 // kernel. The index math is functors/array_index.h, shared with csrc/kernels/cuda/array.cu; the
@@ -93,6 +94,27 @@ Walk SliceWalk(const KernelContext& ctx, const std::vector<int64_t>& in) {
                       << " must lie within 'x' " << ShapeToString(in) << ".");
     w.base += begin[d] * strides[d];
     w.Add(len, len, strides[d]);
+  }
+  return w;
+}
+
+// Pad(paddings): x is the block of the output that starts at each dim's 'before' padding (the output's
+// other elements are zeros), so Pad is SliceGrad's scatter with begin = the 'before' paddings.
+Walk PadWalk(const KernelContext& ctx, const std::vector<int64_t>& x, const std::vector<int64_t>& out) {
+  const std::string& op = ctx.op_name();
+  const std::vector<int64_t> paddings = ctx.GetInts("paddings");  // flattened (before, after) pairs
+  OPF_CHECK(paddings.size() == 2 * x.size() && out.size() == x.size(),
+            "For '" << op << "', the 'paddings' must hold one (before, after) pair per dim of 'x' "
+                    << ShapeToString(x) << ", but got " << paddings.size() << " numbers.");
+  const std::vector<int64_t> strides = RowMajorStrides(out);
+  Walk w;
+  for (size_t d = 0; d < x.size(); ++d) {
+    const int64_t before = paddings[2 * d], after = paddings[2 * d + 1];
+    OPF_CHECK(before >= 0 && after >= 0 && out[d] == x[d] + before + after,
+              "For '" << op << "', the output " << ShapeToString(out) << " must be 'x' " << ShapeToString(x)
+                      << " padded by non-negative 'paddings'.");
+    w.base += before * strides[d];
+    w.Add(x[d], x[d], strides[d]);
   }
   return w;
 }
@@ -262,6 +284,8 @@ class StridedScatterCpuKernel : public CpuKernel {
     } else if (op == "StridedSliceGrad") {
       OPF_CHECK(ctx.GetInts("shapex") == dx.shape, "For '" << op << "', the output must have the shape 'shapex'.");
       w = StridedSliceWalk(ctx, dx.shape);
+    } else if (op == "Pad") {
+      w = PadWalk(ctx, dy.shape, dx.shape);
     } else {
       OPF_CHECK(false, "The strided scatter kernel does not run '" << op << "'.");
     }
@@ -401,6 +425,7 @@ class SelectCpuKernel : public CpuKernel {
                     StridedScatterCpuKernel<E>)
 #define REG_ARRAY_ALL(ID, E) \
   REG_SCATTER(StridedSliceGrad, ID, E); \
+  REG_SCATTER(Pad, ID, E); \
   REG_SLICE_GRAD(ID, E); \
   REG_ONE(Slice, ID, E);     \
   REG_ONE(StridedSlice, ID, E); \

@@ -147,6 +147,9 @@ def _scatter_loop(spec, function, kernel):
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     if op == "SliceGrad":
         w = _slice_walk(spec.attrs, out_shape)
+    elif op == "Pad":  # x is the output's block at the 'before' paddings
+        begin = [p[0] for p in spec.attrs["paddings"]]
+        w = _slice_walk({"begin": begin, "size": list(spec.in_shapes[0])}, out_shape)
     else:
         w = _strided_slice_walk(op, spec.attrs, out_shape)
     n = numel(spec.in_shapes[0])
@@ -259,7 +262,7 @@ def _kernel(template: str, loop, position: int = 0):
 
 for _op in ("Slice", "StridedSlice", "ReverseV2", "Tile"):
     mirror_cpu_kernels(_op, _kernel("StridedCopyKernel", _copy_loop))
-for _op in ("SliceGrad", "StridedSliceGrad"):
+for _op in ("SliceGrad", "StridedSliceGrad", "Pad"):
     mirror_cpu_kernels(_op, _kernel("StridedScatterKernel", _scatter_loop))
 for _op in ("Concat", "Stack"):
     mirror_cpu_kernels(_op, _kernel("ConcatKernel", _concat_loop))
