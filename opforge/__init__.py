@@ -59,6 +59,9 @@ from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge import common
 from opforge.common import ParameterTuple
+from opforge import dataset, numpy, train
+from opforge.train import Model
+from opforge.nn.init import set_seed
 
 # Placeholders and the shape-only dry run (docs/dynamic_shape.md).
 from opforge.dispatch.abstract import eval_shape

@@ -1,0 +1,28 @@
+"""``opforge.dataset.config``: the seed of the datasets' shuffles (MindSpore's ``dataset.config``)."""
+
+from __future__ import annotations
+
+__all__ = ["set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel_workers"]
+
+_state = {"seed": None, "workers": 1}
+
+
+def set_seed(seed: int) -> None:
+    """Make every shuffle reproducible: epoch e of a dataset is shuffled the same way in every run."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"For 'set_seed', the 'seed' must be an int >= 0, but got {seed!r}.")
+    _state["seed"] = seed
+
+
+def get_seed():
+    return _state["seed"]
+
+
+def set_num_parallel_workers(num: int) -> None:
+    if isinstance(num, bool) or not isinstance(num, int) or num < 1:
+        raise ValueError(f"For 'set_num_parallel_workers', the 'num' must be an int >= 1, but got {num!r}.")
+    _state["workers"] = num
+
+
+def get_num_parallel_workers() -> int:
+    return _state["workers"]

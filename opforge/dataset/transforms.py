@@ -1,0 +1,47 @@
+"""``opforge.dataset.transforms``: the general transforms of MindSpore's ``dataset.transforms`` (on NumPy
+arrays, for ``Dataset.map``): ``Compose``, ``TypeCast``, ``OneHot``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge import dtype as mstype
+
+__all__ = ["Compose", "TypeCast", "OneHot"]
+
+
+class Compose:
+    """The transforms in order, as one."""
+
+    def __init__(self, transforms):
+        self.transforms = list(transforms)
+
+    def __call__(self, *values):
+        for t in self.transforms:
+            out = t(*values)
+            values = out if isinstance(out, tuple) else (out,)
+        return values if len(values) > 1 else values[0]
+
+
+class TypeCast:
+    """The array as ``data_type`` (an opforge or NumPy dtype, or its name)."""
+
+    def __init__(self, data_type):
+        self.np_dtype = mstype.to_dtype(data_type).np_dtype
+
+    def __call__(self, x):
+        return np.asarray(x).astype(self.np_dtype)
+
+
+class OneHot:
+    """Integer labels as one-hot rows of ``num_classes`` (float32), with optional label smoothing."""
+
+    def __init__(self, num_classes: int, smoothing_rate: float = 0.0):
+        self.num_classes, self.smoothing_rate = int(num_classes), float(smoothing_rate)
+
+    def __call__(self, label):
+        label = np.asarray(label)
+        out = np.eye(self.num_classes, dtype=np.float32)[label]
+        if self.smoothing_rate:
+            out = out * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes
+        return out

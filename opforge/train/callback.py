@@ -1,0 +1,270 @@
+"""Callbacks of ``Model.train`` / ``Model.eval`` (MindSpore's ``mindspore.train`` callbacks).
+
+A ``Callback`` overrides the hooks it needs, each given the ``RunContext``: ``on_train_begin``,
+``on_train_epoch_begin``, ``on_train_step_begin``, ``on_train_step_end``, ``on_train_epoch_end``,
+``on_train_end`` and the ``on_eval_*`` ones (MindSpore's older names ``begin``, ``epoch_begin``,
+``step_begin``, ``step_end``, ``epoch_end``, ``end`` are called for training too).
+``run_context.original_args()`` holds the fields MindSpore gives (``cur_epoch_num``, ``cur_step_num``,
+``batch_num``, ``epoch_num``, ``net_outputs``, ``train_network``, ``optimizer``, ``loss_fn``, ...);
+``run_context.request_stop()`` ends training after the current step."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from opforge.nn.checkpoint import save_checkpoint
+from opforge.tensor import Tensor
+
+__all__ = [
+    "Callback", "RunContext", "CallbackParam", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
+    "History", "LambdaCallback", "EarlyStopping",
+]  # fmt: skip
+
+
+class CallbackParam(dict):
+    """The run's fields, readable as attributes (``cb_params.cur_epoch_num``) and keys."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+
+class RunContext:
+    def __init__(self, original_args: CallbackParam):
+        self._original_args = original_args
+        self._stop_requested = False
+
+    def original_args(self) -> CallbackParam:
+        return self._original_args
+
+    def request_stop(self) -> None:
+        self._stop_requested = True
+
+    def get_stop_requested(self) -> bool:
+        return self._stop_requested
+
+
+class Callback:
+    """Base class; every hook does nothing."""
+
+    def on_train_begin(self, run_context):
+        self.begin(run_context)
+
+    def on_train_epoch_begin(self, run_context):
+        self.epoch_begin(run_context)
+
+    def on_train_step_begin(self, run_context):
+        self.step_begin(run_context)
+
+    def on_train_step_end(self, run_context):
+        self.step_end(run_context)
+
+    def on_train_epoch_end(self, run_context):
+        self.epoch_end(run_context)
+
+    def on_train_end(self, run_context):
+        self.end(run_context)
+
+    def on_eval_begin(self, run_context):
+        pass
+
+    def on_eval_epoch_begin(self, run_context):
+        pass
+
+    def on_eval_step_begin(self, run_context):
+        pass
+
+    def on_eval_step_end(self, run_context):
+        pass
+
+    def on_eval_epoch_end(self, run_context):
+        pass
+
+    def on_eval_end(self, run_context):
+        pass
+
+    # MindSpore's older names, called by the training hooks above
+    def begin(self, run_context):
+        pass
+
+    def epoch_begin(self, run_context):
+        pass
+
+    def step_begin(self, run_context):
+        pass
+
+    def step_end(self, run_context):
+        pass
+
+    def epoch_end(self, run_context):
+        pass
+
+    def end(self, run_context):
+        pass
+
+
+def _loss_value(outputs) -> float:
+    if isinstance(outputs, (tuple, list)):
+        outputs = outputs[0]
+    if isinstance(outputs, Tensor):
+        return float(np.mean(outputs.asnumpy()))
+    return float(outputs)
+
+
+class LossMonitor(Callback):
+    """Prints ``epoch: E step: S, loss is L`` every ``per_print_times`` steps (and at each epoch's end)."""
+
+    def __init__(self, per_print_times: int = 1):
+        if isinstance(per_print_times, bool) or not isinstance(per_print_times, int) or per_print_times < 0:
+            raise ValueError(f"For 'LossMonitor', the 'per_print_times' must be an int >= 0, got {per_print_times!r}.")
+        self._per_print_times = per_print_times
+
+    def on_train_step_end(self, run_context):
+        cb = run_context.original_args()
+        loss = _loss_value(cb.net_outputs)
+        step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
+        if not np.isfinite(loss):
+            raise ValueError(
+                f"epoch: {cb.cur_epoch_num} step: {step_in_epoch}. Invalid loss {loss}, terminating training."
+            )
+        if self._per_print_times and cb.cur_step_num % self._per_print_times == 0:
+            print(f"epoch: {cb.cur_epoch_num} step: {step_in_epoch}, loss is {loss}", flush=True)
+
+
+class TimeMonitor(Callback):
+    """Prints each epoch's time and the time per step."""
+
+    def __init__(self, data_size=None):
+        self.data_size = data_size
+
+    def on_train_epoch_begin(self, run_context):
+        self._start = time.perf_counter()
+
+    def on_train_epoch_end(self, run_context):
+        seconds = time.perf_counter() - self._start
+        steps = self.data_size or run_context.original_args().batch_num
+        print(
+            f"epoch time: {seconds * 1000:.3f} ms, per step time: {seconds * 1000 / max(steps, 1):.3f} ms", flush=True
+        )
+
+
+class CheckpointConfig:
+    """When ``ModelCheckpoint`` saves: every ``save_checkpoint_steps`` steps (or ``save_checkpoint_seconds``),
+    keeping the last ``keep_checkpoint_max`` files."""
+
+    def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
+                 keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False):  # fmt: skip
+        if save_checkpoint_steps is not None and (
+            not isinstance(save_checkpoint_steps, int) or save_checkpoint_steps < 0
+        ):
+            raise ValueError(
+                f"For 'CheckpointConfig', the 'save_checkpoint_steps' must be an int >= 0, not {save_checkpoint_steps!r}."
+            )
+        self.save_checkpoint_steps = save_checkpoint_steps
+        self.save_checkpoint_seconds = save_checkpoint_seconds
+        self.keep_checkpoint_max = keep_checkpoint_max
+
+
+class ModelCheckpoint(Callback):
+    """Saves the network's parameters as ``{directory}/{prefix}-{epoch}_{step}.ckpt`` (MindSpore's names),
+    as ``config`` says, and at the end of training."""
+
+    def __init__(self, prefix="CKP", directory=None, config=None):
+        self.prefix = prefix
+        self.directory = directory or os.getcwd()
+        self.config = config or CheckpointConfig()
+        self.saved: list = []
+        self._last_time = time.monotonic()
+
+    def on_train_step_end(self, run_context):
+        cb = run_context.original_args()
+        steps, seconds = self.config.save_checkpoint_steps, self.config.save_checkpoint_seconds
+        due = (steps and cb.cur_step_num % steps == 0) or (seconds and time.monotonic() - self._last_time >= seconds)
+        if due:
+            self._save(cb)
+
+    def on_train_end(self, run_context):
+        cb = run_context.original_args()
+        if not self.saved or not self.saved[-1].endswith(f"-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.ckpt"):
+            self._save(cb)
+
+    @staticmethod
+    def _step_in_epoch(cb) -> int:
+        return (cb.cur_step_num - 1) % cb.batch_num + 1
+
+    def _save(self, cb):
+        os.makedirs(self.directory, exist_ok=True)
+        path = os.path.join(self.directory, f"{self.prefix}-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.ckpt")
+        save_checkpoint(cb.train_network, path)
+        self.saved.append(path)
+        self._last_time = time.monotonic()
+        while self.config.keep_checkpoint_max and len(self.saved) > self.config.keep_checkpoint_max:
+            old = self.saved.pop(0)
+            if os.path.exists(old):
+                os.remove(old)
+
+    @property
+    def latest_ckpt_file_name(self):
+        return self.saved[-1] if self.saved else None
+
+
+class History(Callback):
+    """``epoch`` (the epochs run) and ``history`` (``{"net_output": [per-epoch loss], metric: [...]}``)."""
+
+    def __init__(self):
+        self.epoch, self.history = [], {}
+
+    def on_train_epoch_end(self, run_context):
+        cb = run_context.original_args()
+        self.epoch.append(cb.cur_epoch_num)
+        self.history.setdefault("net_output", []).append(_loss_value(cb.net_outputs))
+        for name, value in (cb.get("metrics") or {}).items():
+            self.history.setdefault(name, []).append(value)
+
+
+class LambdaCallback(Callback):
+    """A callback of functions: ``LambdaCallback(on_train_step_end=lambda run_context: ...)``."""
+
+    _HOOKS = ("on_train_begin", "on_train_epoch_begin", "on_train_step_begin", "on_train_step_end",
+              "on_train_epoch_end", "on_train_end", "on_eval_begin", "on_eval_epoch_begin", "on_eval_step_begin",
+              "on_eval_step_end", "on_eval_epoch_end", "on_eval_end")  # fmt: skip
+
+    def __init__(self, **hooks):
+        unknown = set(hooks) - set(self._HOOKS)
+        if unknown:
+            raise ValueError(f"For 'LambdaCallback', unknown hooks {sorted(unknown)}; hooks: {list(self._HOOKS)}.")
+        for name, fn in hooks.items():
+            setattr(self, name, fn)
+
+
+class EarlyStopping(Callback):
+    """Stops training when ``monitor`` (the epoch's loss, or a metric of ``Model.fit``'s validation) has not
+    improved by ``min_delta`` for ``patience`` epochs."""
+
+    def __init__(self, monitor="loss", min_delta=0.0, patience=0, mode="auto", baseline=None):
+        self.monitor, self.min_delta, self.patience = monitor, abs(min_delta), patience
+        self.sign = 1.0 if mode == "max" or (mode == "auto" and "acc" in monitor) else -1.0
+        self.best, self.wait, self.stopped_epoch = None, 0, 0
+
+    def on_train_epoch_end(self, run_context):
+        cb = run_context.original_args()
+        value = (cb.get("metrics") or {}).get(self.monitor)
+        if value is None:
+            value = _loss_value(cb.net_outputs) if self.monitor == "loss" else None
+        if value is None:
+            return
+        if self.best is None or self.sign * (value - self.best) > self.min_delta:
+            self.best, self.wait = value, 0
+            return
+        self.wait += 1
+        if self.wait > self.patience:
+            self.stopped_epoch = cb.cur_epoch_num
+            run_context.request_stop()

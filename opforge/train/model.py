@@ -1,0 +1,188 @@
+"""``Model``: MindSpore's high-level training API over opforge's cells (``mindspore.train.Model``).
+
+``Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None, eval_indexes=None,
+amp_level="O0")``: with ``loss_fn`` and ``optimizer`` the training step is
+``TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)``; with an optimizer and no loss the network
+already returns the loss. ``train(epoch, train_dataset, callbacks=None, dataset_sink_mode=False)`` runs the
+step on every batch of the dataset (its columns passed in order), calling the callbacks;
+``eval(valid_dataset)`` returns ``{metric name: value}``; ``predict(*data)`` runs the network;
+``fit`` trains and evaluates after each epoch. In GRAPH_MODE (``set_context(mode=GRAPH_MODE)``) the step
+is traced once and replayed (``opforge.jit``); in DATA_PARALLEL mode ``TrainOneStepCell`` all-reduces
+the gradients, each rank reading its shard of the dataset (``num_shards``/``shard_id``).
+``dataset_sink_mode=True`` is accepted and runs as False (opforge has no device queue to sink into).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge.nn.cell import Cell
+from opforge.nn.optim import Optimizer
+from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+from opforge.tensor import Tensor
+from opforge.train.callback import Callback, CallbackParam, RunContext
+from opforge.train.metrics import Loss, Metric, get_metric_fn
+
+__all__ = ["Model"]
+
+
+def _metrics(metrics) -> dict:
+    if metrics is None:
+        return {}
+    if isinstance(metrics, dict):
+        out = {}
+        for name, m in metrics.items():
+            if not isinstance(m, Metric):
+                raise TypeError(f"For 'Model', the metric '{name}' must be a Metric, but got {type(m).__name__}.")
+            out[name] = m
+        return out
+    if isinstance(metrics, (set, list, tuple)):
+        return {name: get_metric_fn(name) for name in metrics}
+    raise TypeError(f"For 'Model', the 'metrics' must be a set of names or a dict of Metrics, but got {metrics!r}.")
+
+
+def _callbacks(callbacks) -> list:
+    if callbacks is None:
+        return []
+    callbacks = list(callbacks) if isinstance(callbacks, (list, tuple)) else [callbacks]
+    for cb in callbacks:
+        if not isinstance(cb, Callback):
+            raise TypeError(f"For 'Model', each callback must be a Callback, but got {type(cb).__name__}.")
+    return callbacks
+
+
+def _tensors(row) -> tuple:
+    return tuple(v if isinstance(v, Tensor) else Tensor(np.asarray(v)) for v in row)
+
+
+class Model:
+    def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None, eval_indexes=None,
+                 amp_level="O0", boost_level="O0", **kwargs):  # fmt: skip
+        if not isinstance(network, Cell):
+            raise TypeError(f"For 'Model', the 'network' must be a Cell, but got {type(network).__name__}.")
+        if optimizer is not None and not isinstance(optimizer, Optimizer):
+            raise TypeError(f"For 'Model', the 'optimizer' must be an Optimizer, but got {type(optimizer).__name__}.")
+        if amp_level not in ("O0", "O1", "O2", "O3", "auto"):
+            raise ValueError(f"For 'Model', the 'amp_level' must be 'O0'..'O3' or 'auto', but got {amp_level!r}.")
+        if eval_indexes is not None and len(eval_indexes) != 3:
+            raise ValueError("For 'Model', the 'eval_indexes' must be [loss index, output index, label index].")
+        self._network, self._loss_fn, self._optimizer = network, loss_fn, optimizer
+        self._metric_fns = _metrics(metrics)
+        self._eval_indexes = eval_indexes
+        self._train_network = self._build_train_network()
+        self._eval_network = eval_network or (WithEvalCell(network, loss_fn) if loss_fn is not None else None)
+        if self._metric_fns and self._eval_network is None:
+            raise ValueError("For 'Model', metrics need a 'loss_fn' or an 'eval_network' to evaluate with.")
+
+    def _build_train_network(self):
+        if self._optimizer is None:
+            return None
+        net = self._network if self._loss_fn is None else WithLossCell(self._network, self._loss_fn)
+        return TrainOneStepCell(net, self._optimizer)
+
+    @property
+    def train_network(self):
+        return self._train_network
+
+    @property
+    def predict_network(self):
+        return self._network
+
+    @property
+    def eval_network(self):
+        return self._eval_network
+
+    # -- training ----------------------------------------------------------------------------------
+    def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
+        """Train ``epoch - initial_epoch`` epochs on ``train_dataset`` (its columns in order are the training
+        network's inputs, usually data and label)."""
+        self._check_epoch(epoch, initial_epoch)
+        if self._train_network is None:
+            raise RuntimeError("For 'Model.train', the Model needs an 'optimizer' to train.")
+        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, valid=None)
+
+    def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
+            dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0):  # fmt: skip
+        """Train, evaluating on ``valid_dataset`` every ``valid_frequency`` epochs (the metrics go to the
+        callbacks as ``run_context.original_args().metrics`` and are printed)."""
+        self._check_epoch(epoch, initial_epoch)
+        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, (valid_dataset, valid_frequency))
+
+    @staticmethod
+    def _check_epoch(epoch, initial_epoch):
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+            raise ValueError(f"For 'Model.train', the 'epoch' must be an int >= 1, but got {epoch!r}.")
+        if not isinstance(initial_epoch, int) or not 0 <= initial_epoch < epoch:
+            raise ValueError(
+                f"For 'Model.train', the 'initial_epoch' must be in [0, {epoch}), but got {initial_epoch!r}."
+            )
+
+    def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid):
+        net = self._train_network
+        batch_num = dataset.get_dataset_size()
+        cb = CallbackParam(
+            train_network=net, network=self._network, loss_fn=self._loss_fn, optimizer=self._optimizer,
+            epoch_num=epoch, batch_num=batch_num, cur_epoch_num=initial_epoch, cur_step_num=initial_epoch * batch_num,
+            train_dataset=dataset, net_outputs=None, mode="train", metrics=None,
+        )  # fmt: skip
+        run_context = RunContext(cb)
+        net.set_train(True)
+        self._hook(callbacks, "on_train_begin", run_context)
+        for e in range(initial_epoch, epoch):
+            cb.cur_epoch_num = e + 1
+            self._hook(callbacks, "on_train_epoch_begin", run_context)
+            for row in dataset.create_tuple_iterator():
+                cb.cur_step_num += 1
+                self._hook(callbacks, "on_train_step_begin", run_context)
+                cb.net_outputs = net(*_tensors(row))
+                self._hook(callbacks, "on_train_step_end", run_context)
+                if run_context.get_stop_requested():
+                    break
+            if valid is not None and valid[0] is not None and (e + 1) % valid[1] == 0:
+                cb.metrics = self.eval(valid[0])
+                net.set_train(True)
+                print(f"Eval result: epoch {e + 1}, metrics: {cb.metrics}", flush=True)
+            self._hook(callbacks, "on_train_epoch_end", run_context)
+            if run_context.get_stop_requested():
+                break
+        self._hook(callbacks, "on_train_end", run_context)
+
+    @staticmethod
+    def _hook(callbacks, name, run_context):
+        for c in callbacks:
+            getattr(c, name)(run_context)
+
+    # -- evaluation and prediction -----------------------------------------------------------------
+    def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False) -> dict:
+        """``{metric name: value}`` over ``valid_dataset`` (data and label columns)."""
+        if not self._metric_fns:
+            raise ValueError("For 'Model.eval', the Model needs 'metrics' to evaluate.")
+        callbacks = _callbacks(callbacks)
+        net = self._eval_network
+        net.set_train(False)
+        for m in self._metric_fns.values():
+            m.clear()
+        cb = CallbackParam(eval_network=net, valid_dataset=valid_dataset, cur_step_num=0, net_outputs=None, mode="eval")
+        run_context = RunContext(cb)
+        self._hook(callbacks, "on_eval_begin", run_context)
+        for row in valid_dataset.create_tuple_iterator():
+            cb.cur_step_num += 1
+            self._hook(callbacks, "on_eval_step_begin", run_context)
+            outputs = net(*_tensors(row))
+            cb.net_outputs = outputs
+            loss_i, out_i, label_i = self._eval_indexes or (0, 1, 2)
+            for m in self._metric_fns.values():
+                if isinstance(m, Loss):
+                    m.update(outputs[loss_i])
+                else:
+                    m.update(outputs[out_i], outputs[label_i])
+            self._hook(callbacks, "on_eval_step_end", run_context)
+        result = {name: m.eval() for name, m in self._metric_fns.items()}
+        cb.metrics = result
+        self._hook(callbacks, "on_eval_end", run_context)
+        return result
+
+    def predict(self, *predict_data):
+        """The network's outputs on ``predict_data`` (evaluation mode)."""
+        self._network.set_train(False)
+        return self._network(*_tensors(predict_data))
