@@ -166,7 +166,7 @@ class CheckpointConfig:
             not isinstance(save_checkpoint_steps, int) or save_checkpoint_steps < 0
         ):
             raise ValueError(
-                f"For 'CheckpointConfig', the 'save_checkpoint_steps' must be an int >= 0, not {save_checkpoint_steps!r}."
+                f"For 'CheckpointConfig', the 'save_checkpoint_steps' must be an int >= 0: {save_checkpoint_steps!r}."
             )
         self.save_checkpoint_steps = save_checkpoint_steps
         self.save_checkpoint_seconds = save_checkpoint_seconds
