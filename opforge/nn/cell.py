@@ -225,7 +225,7 @@ class Cell:
             # The first call splits the parameters in place; later ones may be traced.
             object.__setattr__(self, "_sharded_laid_out", True)
             return out
-        return self._run(args, kwargs)
+        return self._dispatch_call(args, kwargs)
 
     def _sharded(self, *args, **kwargs):
         """The outermost cell's call in a parallel mode: every operator below runs sharded, and the
@@ -243,7 +243,7 @@ class Cell:
             object.__setattr__(self, "_jit_sharded", jitted)
         return jitted
 
-    def _run(self, args, kwargs):
+    def _dispatch_call(self, args, kwargs):
         run = pipeline.current_run()
         if run is not None and "pipeline_stage" in self.__dict__:
             return run.call(self, args, kwargs)  # this rank runs, sends, receives or only shapes it
