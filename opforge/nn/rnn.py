@@ -55,7 +55,9 @@ class LSTM(Cell):
             for suffix in ("", "_reverse")[: self.num_directions]:
                 names = (f"weight_ih_l{layer}{suffix}", f"weight_hh_l{layer}{suffix}")
                 setattr(self, names[0], Parameter(_uniform((4 * hidden_size, in_size), bound, self.dtype), names[0]))
-                setattr(self, names[1], Parameter(_uniform((4 * hidden_size, hidden_size), bound, self.dtype), names[1]))
+                setattr(
+                    self, names[1], Parameter(_uniform((4 * hidden_size, hidden_size), bound, self.dtype), names[1])
+                )
                 if self.has_bias:
                     for b in (f"bias_ih_l{layer}{suffix}", f"bias_hh_l{layer}{suffix}"):
                         setattr(self, b, Parameter(_uniform((4 * hidden_size,), bound, self.dtype), b))
@@ -86,15 +88,21 @@ class LSTM(Cell):
             h0, c0 = hx
             for name, t in (("h0", h0), ("c0", c0)):
                 if tuple(t.shape) != shape:
-                    raise ValueError(f"For 'LSTM', the '{name}' must have shape {list(shape)}, but got {list(t.shape)}.")
+                    raise ValueError(
+                        f"For 'LSTM', the '{name}' must have shape {list(shape)}, but got {list(t.shape)}."
+                    )
         mask = None if seq_length is None else self._mask(seq_length, seq, batch, x.dtype)
         h_n, c_n = [], []
         layer_in = x
         for layer in range(self.num_layers):
             outs = []
-            for d, (suffix, prim) in enumerate((("", self.forward_layer), ("_reverse", self.backward_layer))[: self.num_directions]):
+            for d, (suffix, prim) in enumerate(
+                (("", self.forward_layer), ("_reverse", self.backward_layer))[: self.num_directions]
+            ):
                 k = layer * self.num_directions + d
-                y, h, c = self._direction(prim, layer_in, h0[k], c0[k], self._layer_params(layer, suffix), mask, seq_length)
+                y, h, c = self._direction(
+                    prim, layer_in, h0[k], c0[k], self._layer_params(layer, suffix), mask, seq_length
+                )
                 outs.append(y)
                 h_n.append(h)
                 c_n.append(c)

@@ -482,14 +482,15 @@ class LSTMLayerGrad(_Operator):
     def infer_shape(self, x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n):
         from opforge.primitives.nn_ops import check_lstm_shapes
 
-        seq, batch, _, hidden = check_lstm_shapes(self.name, x, h0, c0, w_ih, w_hh, [4 * (w_ih[0] // 4)])
+        seq, batch, _, hidden = check_lstm_shapes(self.name, x, h0, c0, w_ih, w_hh, [-1])
+        four = 4 * hidden if hidden >= 0 else -1
         for name, shape, want in (
-            ("y", y, [seq, batch, hidden]), ("gates", gates, [seq, batch, 4 * hidden]), ("c", c, [seq, batch, hidden]),
+            ("y", y, [seq, batch, hidden]), ("gates", gates, [seq, batch, four]), ("c", c, [seq, batch, hidden]),
             ("dy", dy, [seq, batch, hidden]), ("dh_n", dh_n, [batch, hidden]), ("dc_n", dc_n, [batch, hidden]),
         ):  # fmt: skip
             if not same_shape(shape, want):
                 raise ValueError(f"For '{self.name}', the '{name}' must have shape {want}, but got {list(shape)}.")
-        return list(x), list(h0), list(c0), list(w_ih), list(w_hh), [4 * hidden]
+        return list(x), list(h0), list(c0), list(w_ih), list(w_hh), [four]
 
     def infer_dtype(self, *dtypes):
         t = validator.check_tensors_dtypes_same_and_valid(

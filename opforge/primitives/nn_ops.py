@@ -668,21 +668,29 @@ _RNN_DTYPES = (mstype.float32, mstype.float64)
 
 
 def check_lstm_shapes(prim_name: str, x, h0, c0, w_ih, w_hh, bias) -> tuple:
-    """``(seq, batch, input, hidden)`` of an LSTM layer's inputs, or a ValueError naming the input."""
+    """``(seq, batch, input, hidden)`` of an LSTM layer's inputs (-1 where unknown), or a ValueError naming
+    the input. An unknown rank is refused: the layer needs its [seq, batch, input] layout."""
+    for name, shape in (("x", x), ("h0", h0), ("c0", c0), ("w_ih", w_ih), ("w_hh", w_hh), ("bias", bias)):
+        if len(shape) == 1 and shape[0] == -2:
+            raise ValueError(f"For '{prim_name}', the rank of '{name}' is unknown; it needs a known rank.")
     if len(x) != 3:
         raise ValueError(f"For '{prim_name}', the 'x' must be [seq, batch, input], but got {list(x)}.")
-    if len(w_ih) != 2 or w_ih[0] % 4 or w_ih[1] != x[2]:
+    if len(w_ih) != 2 or (w_ih[0] >= 0 and w_ih[0] % 4) or not same_dim(w_ih[1], x[2]):
         raise ValueError(
             f"For '{prim_name}', the 'w_ih' must be [4 * hidden, {x[2]}] (the input size of 'x'), but got {list(w_ih)}."
         )
-    hidden = w_ih[0] // 4
+    hidden = w_ih[0] // 4 if w_ih[0] >= 0 else -1
+    for name, shape, want in (("w_hh", w_hh, [-1, -1]), ("bias", bias, [-1])):
+        if len(shape) == len(want) and hidden < 0 and shape[-1] >= 0:
+            hidden = shape[-1] if name == "w_hh" else shape[0] // 4
+    four = 4 * hidden if hidden >= 0 else -1
     for name, shape, want in (
-        ("h0", h0, [x[1], hidden]), ("c0", c0, [x[1], hidden]), ("w_hh", w_hh, [4 * hidden, hidden]),
-        ("bias", bias, [4 * hidden]),
+        ("h0", h0, [x[1], hidden]), ("c0", c0, [x[1], hidden]), ("w_hh", w_hh, [four, hidden]), ("bias", bias, [four]),
     ):  # fmt: skip
         if not same_shape(shape, want):
             raise ValueError(f"For '{prim_name}', the '{name}' must have shape {want}, but got {list(shape)}.")
-    return x[0], x[1], x[2], hidden
+    batch = merge_dim(x[1], merge_dim(h0[0], c0[0]))
+    return x[0], batch, merge_dim(x[2], w_ih[1]), hidden
 
 
 class LSTMLayer(_Operator):
@@ -707,11 +715,14 @@ class LSTMLayer(_Operator):
     @prim_attr_register
     def __init__(self, reverse=False):
         validator.check_value_type("reverse", reverse, [bool], self.name)
-        self.init_prim_io_names(inputs=["x", "h0", "c0", "w_ih", "w_hh", "bias"], outputs=["y", "h_n", "c_n", "gates", "c"])
+        self.init_prim_io_names(
+            inputs=["x", "h0", "c0", "w_ih", "w_hh", "bias"], outputs=["y", "h_n", "c_n", "gates", "c"]
+        )
 
     def infer_shape(self, x, h0, c0, w_ih, w_hh, bias):
         seq, batch, _, hidden = check_lstm_shapes(self.name, x, h0, c0, w_ih, w_hh, bias)
-        return [seq, batch, hidden], [batch, hidden], [batch, hidden], [seq, batch, 4 * hidden], [seq, batch, hidden]
+        four = 4 * hidden if hidden >= 0 else -1
+        return [seq, batch, hidden], [batch, hidden], [batch, hidden], [seq, batch, four], [seq, batch, hidden]
 
     def infer_dtype(self, x, h0, c0, w_ih, w_hh, bias):
         args = {"x": x, "h0": h0, "c0": c0, "w_ih": w_ih, "w_hh": w_hh, "bias": bias}
