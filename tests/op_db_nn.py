@@ -102,7 +102,22 @@ class _InPlace:
 # ---------------------------------------------------------------------------------------------
 # Softmax, LogSoftmax
 
-SOFTMAX_SHAPES = [(), (1,), (7,), (4, 5), (2, 1, 3), (2, 3, 4), (1, 1, 1, 3), (0,), (3, 0, 2), (0, 4), LARGE]
+# (3, 33), (2, 1000), LARGE: rows of 32+ along the last axis take a GPU block each (not a multiple of it)
+SOFTMAX_SHAPES = [
+    (),
+    (1,),
+    (7,),
+    (4, 5),
+    (2, 1, 3),
+    (2, 3, 4),
+    (1, 1, 1, 3),
+    (0,),
+    (3, 0, 2),
+    (0, 4),
+    (3, 33),
+    (2, 1000),
+    LARGE,
+]
 SOFTMAX_LARGE_3D = (70, 4, 256)  # axis 1: the strided (column-block) path, in parallel
 
 _INF, _NAN = np.inf, np.nan
@@ -131,6 +146,9 @@ def _softmax_samples(record, prim, ins, outs, rng):
         yield Sample((record.make_arg(0, shape, ins[0], rng),), desc=f"logits{list(shape)} axis={axis}")
     special = SPECIAL_LOGITS if axis in (1, -1) else SPECIAL_LOGITS.T  # each case lies along the axis
     yield Sample((special.astype(ins[0].np_dtype),), desc=f"-inf, NaN, +inf, large logits along axis {axis}")
+    long = np.tile(SPECIAL_LOGITS, (1, 10))  # the same cases in rows of 40: the block-per-row path
+    long = long if axis in (1, -1) else long.T
+    yield Sample((long.astype(ins[0].np_dtype),), desc=f"-inf, NaN, +inf, large logits in rows of 40 along axis {axis}")
 
 
 def _softmax_errors(prim_cls):
