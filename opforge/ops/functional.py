@@ -267,6 +267,72 @@ def leaky_relu(input, alpha=0.2):  # noqa: A002
     return select(mul(input, float(alpha)), input)
 
 
+# -- the activations of MindSpore's nn list: SeLU, CeLU, Softsign, HShrink, SoftShrink and Mish are
+# primitives; silu, logsigmoid, hardtanh, tanhshrink and prelu are composed of primitives as MindSpore's are.
+
+selu = nn_ops.SeLU()
+softsign = nn_ops.Softsign()
+mish = nn_ops.Mish()
+
+
+def _number(op: str, name: str, value) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"For '{op}', the '{name}' must be a number, but got {type(value).__name__}.")
+    return float(value)
+
+
+def celu(x, alpha=1.0):
+    """MindSpore's ``ops.celu``: x for x > 0, else ``alpha * (exp(x / alpha) - 1)`` (the CeLU primitive)."""
+    return nn_ops.CeLU(_number("celu", "alpha", alpha))(x)
+
+
+def hardshrink(x, lambd=0.5):
+    """MindSpore's ``ops.hardshrink``: x where ``|x| > lambd``, else 0 (the HShrink primitive)."""
+    return nn_ops.HShrink(_number("hardshrink", "lambd", lambd))(x)
+
+
+def softshrink(x, lambd=0.5):
+    """MindSpore's ``ops.softshrink``: x - lambd above lambd, x + lambd below -lambd, else 0 (SoftShrink)."""
+    return nn_ops.SoftShrink(_number("softshrink", "lambd", lambd))(x)
+
+
+def silu(x):
+    """MindSpore's ``ops.silu``: ``x * sigmoid(x)``."""
+    return mul(x, sigmoid(x))
+
+
+def logsigmoid(x):
+    """``log(sigmoid(x))``, computed as ``-softplus(-x)`` so that it neither overflows nor loses digits."""
+    return neg(_softplus(neg(x)))
+
+
+def hardtanh(x, min_val=-1.0, max_val=1.0):
+    """MindSpore's ``ops.hardtanh``: x clipped to [min_val, max_val] (Maximum then Minimum)."""
+    low, high = _number("hardtanh", "min_val", min_val), _number("hardtanh", "max_val", max_val)
+    if low > high:
+        raise ValueError(f"For 'hardtanh', the 'min_val' must be <= 'max_val', but got {low} and {high}.")
+    return minimum(maximum(x, low), high)
+
+
+def tanhshrink(x):
+    """``x - tanh(x)``."""
+    return sub(x, tanh(x))
+
+
+def prelu(x, weight):
+    """MindSpore's ``ops.prelu``: x for x > 0, else ``weight * x``, ``weight`` a [C] Tensor over the channel
+    dim (dim 1; the last dim of a 1-D x) or a [1] Tensor shared by all (Select of x and x * weight)."""
+    channels = 1 if x.ndim == 0 else (x.shape[1] if x.ndim >= 2 else x.shape[0])
+    if weight.ndim != 1 or weight.shape[0] not in (1, channels):
+        raise ValueError(
+            f"For 'prelu', the 'weight' must be a 1-D Tensor of 1 or {channels} (the channels) elements, "
+            f"but got shape {list(weight.shape)}."
+        )
+    if x.ndim >= 2:
+        weight = reshape(weight, (weight.shape[0],) + (1,) * (x.ndim - 2))
+    return select(greater(x, 0.0), x, mul(x, weight))
+
+
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     """MindSpore's ``ops.clip_by_value``: ``max(x, clip_value_min)`` then ``min(., clip_value_max)``
     (Maximum / Minimum), so every element is ``clip_value_max`` when min > max. A bound may be a

@@ -36,6 +36,12 @@ __all__ = [
     "HSigmoid",
     "ReLU6",
     "HSwish",
+    "SeLU",
+    "CeLU",
+    "Softsign",
+    "HShrink",
+    "SoftShrink",
+    "Mish",
     "BatchNorm",
     "LayerNorm",
     "Dropout",
@@ -470,6 +476,66 @@ class ReLU6(_NamedActivation):
 
 class HSwish(_NamedActivation):
     r"""Hard swish: :math:`y = x \cdot \operatorname{relu6}(x + 3) / 6`.
+    dtypes: float16, bfloat16, float32, float64."""
+
+
+# SeLU, CeLU, Softsign, HShrink, SoftShrink, Mish (kernels: csrc/kernels/cpu/nn_activation.cc,
+# functors/nn_activation.h; bprops composed of primitives: bprop/grad_nn_activation_ops.py)
+
+
+class SeLU(_NamedActivation):
+    r"""Scaled exponential linear unit: :math:`y = s\,x` for :math:`x > 0`, else
+    :math:`s\,\alpha (e^x - 1)`, with :math:`\alpha \approx 1.6732632`, :math:`s \approx 1.0507010`.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    io_names = (["input_x"], ["output"])
+
+
+class CeLU(_NamedActivation):
+    r"""Continuously differentiable ELU: :math:`y = x` for :math:`x > 0`, else
+    :math:`\alpha (e^{x / \alpha} - 1)`. Attr ``alpha`` (float, not 0; default 1.0).
+    dtypes: float16, bfloat16, float32, float64."""
+
+    io_names = (["input_x"], ["output"])
+
+    @prim_attr_register
+    def __init__(self, alpha=1.0):
+        validator.check_value_type("alpha", alpha, [float], self.name)
+        if alpha == 0.0:
+            raise ValueError(f"For '{self.name}', the 'alpha' must not be 0, but got {alpha}.")
+        self.init_prim_io_names(inputs=["input_x"], outputs=["output"])
+
+
+class Softsign(_NamedActivation):
+    r""":math:`y = x / (1 + |x|)`. dtypes: float16, bfloat16, float32, float64."""
+
+    io_names = (["input_x"], ["output"])
+
+
+class _Shrink(_NamedActivation):
+    io_names = (["input_x"], ["output"])
+
+    @prim_attr_register
+    def __init__(self, lambd=0.5):
+        validator.check_value_type("lambd", lambd, [float], self.name)
+        if not lambd >= 0.0:
+            raise ValueError(f"For '{self.name}', the 'lambd' must be >= 0, but got {lambd}.")
+        self.init_prim_io_names(inputs=["input_x"], outputs=["output"])
+
+
+class HShrink(_Shrink):
+    r"""Hard shrink: :math:`y = x` where :math:`|x| > \lambda`, else 0. Attr ``lambd`` (float >= 0, default
+    0.5). dtypes: float16, bfloat16, float32, float64."""
+
+
+class SoftShrink(_Shrink):
+    r"""Soft shrink: :math:`y = x - \lambda` for :math:`x > \lambda`, :math:`x + \lambda` for
+    :math:`x < -\lambda`, else 0. Attr ``lambd`` (float >= 0, default 0.5).
+    dtypes: float16, bfloat16, float32, float64."""
+
+
+class Mish(_NamedActivation):
+    r""":math:`y = x \tanh(\log(1 + e^x))` (the softplus computed without overflow).
     dtypes: float16, bfloat16, float32, float64."""
 
 

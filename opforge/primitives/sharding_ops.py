@@ -229,6 +229,7 @@ _ELEMENTWISE = (
     N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish, N.ReLU6, G.ReLU6Grad,
     G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad,
     G.SqrtGrad, G.AbsGrad, G.DropoutGrad,
+    N.SeLU, N.CeLU, N.Softsign, N.HShrink, N.SoftShrink, N.Mish,
 )  # fmt: skip
 sharding_rules.register(*_ELEMENTWISE)(elementwise_rule())
 sharding_rules.register(N.Dropout)(elementwise_rule(nout=2))
