@@ -1169,6 +1169,33 @@ COMM_GRAD_RECORDS = [
     ),
 ]
 GRAD_DB_LIST = GRAD_DB_LIST + COMM_GRAD_RECORDS
+
+# -- the activations of MindSpore's nn list (bprops composed in grad_nn_activation_ops.py) -----------
+_SHRINK_KINKS = (-1.5, -0.5, 0.5, 1.5)  # +-lambd of both variants
+NN_ACTIVATION_GRAD_RECORDS = [
+    GradRecord("SeLU", _variants("SeLU"), unary(-3.0, 3.0, kinks=(0.0,)), second_order=True),
+    GradRecord(
+        "CeLU",
+        _variants("CeLU", **{"alpha=1.0": {}, "alpha=0.5": {"alpha": 0.5}, "alpha=-2.0": {"alpha": -2.0}}),
+        unary(-3.0, 3.0, kinks=(0.0,)),
+        second_order=True,
+    ),
+    GradRecord("Softsign", _variants("Softsign"), unary(-4.0, 4.0, kinks=(0.0,)), second_order=True),
+    GradRecord(
+        "HShrink",
+        _variants("HShrink", **{"lambd=0.5": {}, "lambd=1.5": {"lambd": 1.5}}),
+        unary(-3.0, 3.0, kinks=_SHRINK_KINKS),
+        second_order=True,
+    ),
+    GradRecord(
+        "SoftShrink",
+        _variants("SoftShrink", **{"lambd=0.5": {}, "lambd=1.5": {"lambd": 1.5}}),
+        unary(-3.0, 3.0, kinks=_SHRINK_KINKS),
+        second_order=True,
+    ),
+    GradRecord("Mish", _variants("Mish"), unary(-4.0, 4.0), second_order=True),
+]
+GRAD_DB_LIST = GRAD_DB_LIST + NN_ACTIVATION_GRAD_RECORDS
 # Operators whose gradients are checked elsewhere, where they can run.
 GRAD_ELSEWHERE = {"Send": "tests/mpi_scripts/collectives.py under mpiexec -n 2 and -n 3 (tests/test_communication.py)"}
 
@@ -1190,3 +1217,4 @@ NON_DIFFERENTIABLE = {
 NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}
 # Receive takes no input: nothing to differentiate (the receiving rank sends a gradient back with Send).
 NON_DIFFERENTIABLE |= {"Receive"}
+
