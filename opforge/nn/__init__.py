@@ -38,6 +38,19 @@ from opforge.nn.layers import (
     Tanh,
     get_activation,
 )
+from opforge.nn.activation import (
+    CELU,
+    HShrink,
+    Hardtanh,
+    LogSigmoid,
+    Mish,
+    PReLU,
+    SeLU,
+    SiLU,
+    SoftShrink,
+    Softsign,
+    Tanhshrink,
+)
 from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
 from opforge.nn.loss import (
     BCEWithLogitsLoss,
@@ -92,6 +105,17 @@ __all__ = [
     "HSwish",
     "LeakyReLU",
     "Softplus",
+    "SeLU",
+    "CELU",
+    "Softsign",
+    "HShrink",
+    "SoftShrink",
+    "Mish",
+    "SiLU",
+    "LogSigmoid",
+    "Hardtanh",
+    "Tanhshrink",
+    "PReLU",
     "LossBase",
     "MSELoss",
     "L1Loss",
