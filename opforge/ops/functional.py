@@ -638,6 +638,30 @@ def elu(input_x, alpha=1.0):
     return _elu(float(alpha))(input_x)
 
 
+class MirrorPad:
+    """MindSpore's ``ops.MirrorPad(mode="REFLECT")``: ``MirrorPad(mode)(input_x, paddings)`` with ``paddings``
+    an int Tensor (or nested sequence) of shape [ndim, 2], one (before, after) pair per dim. "REFLECT" leaves
+    the edge out, "SYMMETRIC" repeats it. Not a kernel of its own: ``mirror_pad`` composes Slice, ReverseV2
+    and Concat, so its gradient is theirs (MirrorPadGrad's sum of the mirrored parts onto the edge)."""
+
+    def __init__(self, mode="REFLECT"):
+        if not isinstance(mode, str) or mode.upper() not in ("REFLECT", "SYMMETRIC"):
+            raise ValueError(f"For 'MirrorPad', the 'mode' must be 'REFLECT' or 'SYMMETRIC', but got {mode!r}.")
+        self.mode = mode.upper()
+
+    def __call__(self, input_x, paddings):
+        pairs = np.asarray(paddings.asnumpy() if hasattr(paddings, "asnumpy") else paddings)
+        if pairs.dtype.kind not in "iu" or pairs.shape != (input_x.ndim, 2) or (pairs < 0).any():
+            raise ValueError(
+                f"For 'MirrorPad', the 'paddings' must be non-negative ints of shape [{input_x.ndim}, 2] (one "
+                f"(before, after) pair per dim of 'input_x'), but got {pairs.dtype} values of shape {list(pairs.shape)}."
+            )
+        return mirror_pad(input_x, tuple((int(b), int(a)) for b, a in pairs), self.mode)
+
+    def __repr__(self) -> str:
+        return f"MirrorPad(mode={self.mode!r})"
+
+
 @functools.lru_cache(maxsize=256)
 def _pad(paddings: tuple) -> array_ops.Pad:
     return array_ops.Pad(paddings)
