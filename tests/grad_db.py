@@ -1217,4 +1217,3 @@ NON_DIFFERENTIABLE = {
 NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}
 # Receive takes no input: nothing to differentiate (the receiving rank sends a gradient back with Send).
 NON_DIFFERENTIABLE |= {"Receive"}
-

@@ -13,6 +13,19 @@ differentiate through their bprops.
 
 from opforge.bprop.forward import Jvp, Vjp  # MindSpore 1.x's nn.Jvp / nn.Vjp
 from opforge.nn import init
+from opforge.nn.activation import (
+    CELU,
+    Hardtanh,
+    HShrink,
+    LogSigmoid,
+    Mish,
+    PReLU,
+    SeLU,
+    SiLU,
+    SoftShrink,
+    Softsign,
+    Tanhshrink,
+)
 from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.grad_reducer import DistributedGradReducer
@@ -37,19 +50,6 @@ from opforge.nn.layers import (
     Softplus,
     Tanh,
     get_activation,
-)
-from opforge.nn.activation import (
-    CELU,
-    HShrink,
-    Hardtanh,
-    LogSigmoid,
-    Mish,
-    PReLU,
-    SeLU,
-    SiLU,
-    SoftShrink,
-    Softsign,
-    Tanhshrink,
 )
 from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
 from opforge.nn.loss import (

@@ -2,7 +2,8 @@
 
 ``initializer(init, shape, dtype)`` gives a Tensor filled by ``init``: a name ("normal",
 "uniform", "zeros", "ones", "xavier_uniform", "xavier_normal", "he_uniform", "he_normal",
-"truncatedNormal", "orthogonal", "identity", "dirac"; case-insensitive), an ``Initializer`` instance or class, a number (a constant), or a
+"truncatedNormal", "orthogonal", "identity", "dirac"; case-insensitive), an ``Initializer`` instance or
+class, a number (a constant), or a
 Tensor / NumPy array of the right shape.
 
 Random initializers (and ``nn.Dropout`` masks) draw from one NumPy generator. Seed it with

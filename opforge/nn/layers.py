@@ -314,7 +314,15 @@ class ReLU6(Cell):
         return self.relu6(x)
 
 
-_ACTIVATIONS.update(gelu=GELU, hsigmoid=HSigmoid, hswish=HSwish, leakyrelu=LeakyReLU, softplus=Softplus, relu6=ReLU6, logsoftmax=LogSoftmax)
+_ACTIVATIONS.update(
+    gelu=GELU,
+    hsigmoid=HSigmoid,
+    hswish=HSwish,
+    leakyrelu=LeakyReLU,
+    softplus=Softplus,
+    relu6=ReLU6,
+    logsoftmax=LogSoftmax,
+)
 __all__ += ["GELU", "HSigmoid", "HSwish", "LeakyReLU", "Softplus", "ReLU6"]
 
 

@@ -654,7 +654,8 @@ class MirrorPad:
         if pairs.dtype.kind not in "iu" or pairs.shape != (input_x.ndim, 2) or (pairs < 0).any():
             raise ValueError(
                 f"For 'MirrorPad', the 'paddings' must be non-negative ints of shape [{input_x.ndim}, 2] (one "
-                f"(before, after) pair per dim of 'input_x'), but got {pairs.dtype} values of shape {list(pairs.shape)}."
+                f"(before, after) pair per dim of 'input_x'), but got {pairs.dtype} values of shape "
+                f"{list(pairs.shape)}."
             )
         return mirror_pad(input_x, tuple((int(b), int(a)) for b, a in pairs), self.mode)
 
