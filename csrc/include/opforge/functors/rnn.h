@@ -1,4 +1,4 @@
-// The LSTM cell's per-element math, shared by the C++ kernels (csrc/kernels/cpu/rnn.cc) and the CUDA
+// The recurrent cells' per-element math (LSTM, GRU, plain RNN), shared by the C++ kernels (csrc/kernels/cpu/rnn.cc) and the CUDA
 // kernels (csrc/kernels/cuda/rnn.cu). Gates are laid out [i | f | g | o] (MindSpore's and PyTorch's
 // order), each H wide; z holds their pre-activations x W_ih^T + h W_hh^T + b.
 //
@@ -45,6 +45,52 @@ OPF_HD C LstmCellBackward(const C* gates, int64_t j, int64_t hidden, C c_prev, C
   dz[2 * hidden + j] = dc_total * i * (C(1) - g * g);
   dz[3 * hidden + j] = dh * tc * o * (C(1) - o);
   return dc_total * f;
+}
+
+// GRU (gates r, z, n, MindSpore's and PyTorch's order): gi = x W_ih^T + b_ih, gh = h W_hh^T + b_hh,
+//   r = sigmoid(gi_r + gh_r), z = sigmoid(gi_z + gh_z), n = tanh(gi_n + r * gh_n),  h = n + z * (h_prev - n).
+// g is one row of 4H: on entry gi in its first 3H; on exit r, z, n and gh_n (what the backward needs).
+template <typename C>
+OPF_HD C GruCellForward(C* g, const C* gh, int64_t j, int64_t hidden, C h_prev) {
+  const C r = LstmSigmoid(g[j] + gh[j]);
+  const C z = LstmSigmoid(g[hidden + j] + gh[hidden + j]);
+  const C ghn = gh[2 * hidden + j];
+  const C n = math::tanh(g[2 * hidden + j] + r * ghn);
+  g[j] = r;
+  g[hidden + j] = z;
+  g[2 * hidden + j] = n;
+  g[3 * hidden + j] = ghn;
+  return n + z * (h_prev - n);
+}
+
+// The GRU's backward of element j: from the saved row g (r, z, n, gh_n), h_prev and the gradient dh of h,
+// writes the gradients of gi (dgi) and of gh (dgh), 3H rows each; returns the direct part of dh_prev (the
+// part through W_hh is dgh W_hh).
+template <typename C>
+OPF_HD C GruCellBackward(const C* g, int64_t j, int64_t hidden, C h_prev, C dh, C* dgi, C* dgh) {
+  const C r = g[j], z = g[hidden + j], n = g[2 * hidden + j], ghn = g[3 * hidden + j];
+  const C dn = dh * (C(1) - z) * (C(1) - n * n);
+  const C dz = dh * (h_prev - n) * z * (C(1) - z);
+  const C dr = dn * ghn * r * (C(1) - r);
+  dgi[j] = dr;
+  dgi[hidden + j] = dz;
+  dgi[2 * hidden + j] = dn;
+  dgh[j] = dr;
+  dgh[hidden + j] = dz;
+  dgh[2 * hidden + j] = dn * r;
+  return dh * z;
+}
+
+// Plain RNN: h = act(x W_ih^T + h_prev W_hh^T + b), act tanh or relu (MindSpore's nonlinearity).
+template <typename C>
+OPF_HD C RnnActivate(C z, bool relu) {
+  return relu ? (z > C(0) ? z : C(0)) : math::tanh(z);
+}
+
+// d act / d z, from the output h = act(z).
+template <typename C>
+OPF_HD C RnnActivateGrad(C h, bool relu) {
+  return relu ? (h > C(0) ? C(1) : C(0)) : C(1) - h * h;
 }
 
 }  // namespace opforge
