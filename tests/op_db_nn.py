@@ -829,7 +829,7 @@ RECORDS += [
         _rnn_samples,
         lambda prim, *args: rnn_forward_ref(*args, reverse=prim.reverse, nonlinearity=prim.nonlinearity)[prim.index],
         args=(Arg(),) * 5,
-        tols={"Float32": (1e-4, 1e-5)},  # relu lets the values grow along the sequence
+        tols={"Float32": (1e-4, 2e-4)},  # relu lets the values (and the rounding of their sums) grow
         error_inputs=_rnn_errors,
     ),
     OpRecord(
