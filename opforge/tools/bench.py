@@ -17,8 +17,7 @@ Suites:
 - ``jit``: the MLP training step of ``train`` under ``opforge.jit`` (one trace, replayed), and a
   chain of 20 elementwise operators (Add, Mul, ReLU, Neg, five times) on 16 floats, jitted: its
   time per call divided by 20 is the replay's cost per operator.
-- ``models``: training steps of real networks (``opforge/tools/bench_models.py``): ResNet-50, an LSTM
-  forward and backward.
+- ``models``: training steps of real networks (``opforge/tools/bench_models.py``): ResNet-50.
 - ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
@@ -47,7 +46,7 @@ SUITE_CASES = {
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "20-op chain (jit)"),
-    "models": ("ResNet-50 train step", "LSTM fwd+bwd"),
+    "models": ("ResNet-50 train step",),
 }
 LIBRARIES = ("opforge", "numpy", "torch")
 
@@ -660,8 +659,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=[*SUITES, "all", "comm"],
         help="a suite to run: ops (ReLU, Add, MatMul), train (an MLP step, grad of a tiny call), conv "
-        "(Conv2D forward and backward, a LeNet step), jit (traced steps and chains), models (a ResNet-50 step, "
-        "an LSTM forward and backward), "
+        "(Conv2D forward and backward, a LeNet step), jit (traced steps and chains), models (a ResNet-50 step), "
         "comm (AllReduce vs mpi4py, a 2-rank data-parallel step vs its floor and "
         "PyTorch DDP: starts its own mpiexec jobs, not part of 'all'); "
         "repeat it for several (default: all)",

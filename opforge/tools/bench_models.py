@@ -1,8 +1,7 @@
 """The ``models`` suite of ``opforge bench``: training steps of real networks, side by side with the same
 network in PyTorch eager (the same layers, initialisation aside; times only, never asserted).
 
-Cases: a ResNet-50 training step (batch 8, 3x64x64, Momentum); an LSTM's forward and backward (2 layers,
-bidirectional, sequence 128, batch 8, hidden 128). Recurrent and attention layers add their
+Cases: a ResNet-50 training step (batch 8, 3x64x64, Momentum). Recurrent and attention layers add their
 cases to ``MODEL_CASES`` from their own functions below."""
 
 from __future__ import annotations
@@ -118,40 +117,8 @@ def resnet50_case(np, opforge, torch, quick: bool = False) -> tuple:
     return ("ResNet-50 train step", size, libs)
 
 
-LSTM_SEQ, LSTM_BATCH, LSTM_SIZE, LSTM_LAYERS = 128, 8, 128, 2
-
-
-def lstm_case(np, opforge, torch, quick: bool = False) -> tuple:
-    """Forward and backward (the gradients of every weight and of the input) of a 2-layer bidirectional
-    ``nn.LSTM`` (input and hidden 128) over a sequence of 128 (``quick``: 32) with batch 8, beside
-    ``torch.nn.LSTM`` of the same sizes."""
-    from opforge import nn
-
-    seq = 32 if quick else LSTM_SEQ
-    xa = np.random.default_rng(0).standard_normal((seq, LSTM_BATCH, LSTM_SIZE), dtype=np.float32)
-    net = nn.LSTM(LSTM_SIZE, LSTM_SIZE, num_layers=LSTM_LAYERS, bidirectional=True)
-    weights = net.trainable_params()
-    grad = opforge.grad(lambda x: net(x)[0].sum(), 0, weights)
-    x = opforge.Tensor(xa)
-    libs = {"opforge": lambda: grad(x)}
-    if torch is not None:
-        tnet = torch.nn.LSTM(LSTM_SIZE, LSTM_SIZE, num_layers=LSTM_LAYERS, bidirectional=True)
-        tx = torch.from_numpy(xa).requires_grad_(True)
-
-        def torch_step():
-            tnet.zero_grad(set_to_none=True)
-            tx.grad = None
-            out = tnet(tx)[0].sum()
-            out.backward()
-            return out
-
-        libs["torch"] = torch_step
-    size = f"seq {seq}, batch {LSTM_BATCH}, hidden {LSTM_SIZE}, {LSTM_LAYERS} layers, bidirectional"
-    return ("LSTM fwd+bwd", size, libs)
-
-
 # Each: (np, opforge, torch, quick) -> (name, size label, {library: callable})
-MODEL_CASES = [resnet50_case, lstm_case]
+MODEL_CASES = [resnet50_case]
 
 
 def model_cases(np, opforge, torch, quick: bool = False) -> list:
