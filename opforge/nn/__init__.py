@@ -51,7 +51,7 @@ from opforge.nn.loss import (
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.pipeline import PipelineCell
-from opforge.nn.rnn import LSTM, LSTMCell
+from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
@@ -69,6 +69,10 @@ __all__ = [
     "PipelineCell",
     "LSTM",
     "LSTMCell",
+    "GRU",
+    "GRUCell",
+    "RNN",
+    "RNNCell",
     "CellList",
     "Dense",
     "Conv2d",
