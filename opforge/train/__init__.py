@@ -19,6 +19,8 @@ from opforge.train.metrics import (
     Accuracy,
     Loss,
     Metric,
+    Precision,
+    Recall,
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
@@ -28,5 +30,5 @@ from opforge.train.model import Model
 __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
     "History", "LambdaCallback", "EarlyStopping", "Metric", "Accuracy", "Loss", "MAE", "MSE",
-    "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "callback", "metrics",
+    "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Precision", "Recall", "callback", "metrics",
 ]  # fmt: skip

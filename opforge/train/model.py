@@ -8,7 +8,8 @@ step on every batch of the dataset (its columns passed in order), calling the ca
 ``eval(valid_dataset)`` returns ``{metric name: value}``; ``predict(*data)`` runs the network;
 ``fit`` trains and evaluates after each epoch. In GRAPH_MODE (``set_context(mode=GRAPH_MODE)``) the step
 is traced once and replayed (``opforge.jit``); in DATA_PARALLEL mode ``TrainOneStepCell`` all-reduces
-the gradients, each rank reading its shard of the dataset (``num_shards``/``shard_id``).
+the gradients, each rank reading its shard of the dataset (``num_shards``/``shard_id``); with both,
+the forward and backward pass are traced and the reduction runs eagerly between them and the update.
 ``dataset_sink_mode=True`` is accepted and runs as False (opforge has no device queue to sink into).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opforge import context
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
@@ -119,6 +121,7 @@ class Model:
 
     def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid):
         net = self._train_network
+        step = self._train_step(net)
         batch_num = dataset.get_dataset_size()
         cb = CallbackParam(
             train_network=net, network=self._network, loss_fn=self._loss_fn, optimizer=self._optimizer,
@@ -134,7 +137,7 @@ class Model:
             for row in dataset.create_tuple_iterator():
                 cb.cur_step_num += 1
                 self._hook(callbacks, "on_train_step_begin", run_context)
-                cb.net_outputs = net(*_tensors(row))
+                cb.net_outputs = step(*_tensors(row))
                 self._hook(callbacks, "on_train_step_end", run_context)
                 if run_context.get_stop_requested():
                     break
@@ -146,6 +149,14 @@ class Model:
             if run_context.get_stop_requested():
                 break
         self._hook(callbacks, "on_train_end", run_context)
+
+    @staticmethod
+    def _train_step(net):
+        """The training cell's call; data-parallel in GRAPH_MODE, its construct (the gradient reduction
+        talks MPI outside operators, which a trace cannot replay) with the network inside it traced."""
+        if getattr(net, "reducer_flag", False) and context.graph_mode():
+            return net.construct
+        return net
 
     @staticmethod
     def _hook(callbacks, name, run_context):
