@@ -1,4 +1,5 @@
-"""Metrics (MindSpore's ``mindspore.train`` metrics, also ``mindspore.nn``'s): ``clear()``, ``update(*inputs)``, ``eval()``.
+"""Metrics (MindSpore's ``mindspore.train`` metrics, also ``mindspore.nn``'s): ``clear()``,
+``update(*inputs)``, ``eval()``.
 
 ``update`` takes what ``Model.eval`` passes: the network's outputs (logits) and the labels (class ids or
 one-hot rows); ``Loss`` takes the loss."""

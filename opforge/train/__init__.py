@@ -30,5 +30,6 @@ from opforge.train.model import Model
 __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
     "History", "LambdaCallback", "EarlyStopping", "Metric", "Accuracy", "Loss", "MAE", "MSE",
-    "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "Precision", "Recall", "callback", "metrics",
+    "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+    "Precision", "Recall", "callback", "metrics",
 ]  # fmt: skip
