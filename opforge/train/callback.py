@@ -203,8 +203,7 @@ class ModelCheckpoint(Callback):
     def _save(self, cb):
         os.makedirs(self.directory, exist_ok=True)
         path = os.path.join(self.directory, f"{self.prefix}-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.ckpt")
-        save_checkpoint(cb.train_network, path)
-        self.saved.append(path)
+        self.saved.append(save_checkpoint(cb.train_network, path))
         self._last_time = time.monotonic()
         while self.config.keep_checkpoint_max and len(self.saved) > self.config.keep_checkpoint_max:
             old = self.saved.pop(0)
