@@ -220,9 +220,28 @@ def test_initial_epoch_and_request_stop():
 
 def test_early_stopping_on_a_validation_metric():
     model, _ = make_model(metrics={"acc": Accuracy()}, lr=0.0)  # nothing improves: stop after patience
-    stop, epochs = EarlyStopping(monitor="acc", patience=1), History()
+    stop, epochs = EarlyStopping(monitor="acc", patience=2), History()
     model.fit(10, dataset(), valid_dataset=dataset(), callbacks=[epochs, stop])
     assert epochs.epoch == [1, 2, 3] and stop.stopped_epoch == 3 and len(epochs.history["acc"]) == 3
+
+
+def test_early_stopping_on_eval_loss_restores_the_best_weights():
+    model, net = make_model(metrics={"loss"}, lr=1.0)  # too large a step: the validation loss grows
+
+    class Weights(Callback):
+        def __init__(self):
+            self.after = []
+
+        def on_train_epoch_end(self, run_context):
+            self.after.append([p.asnumpy().copy() for p in net.trainable_params()])
+
+    weights = Weights()
+    stop = EarlyStopping(patience=1, restore_best_weights=True)  # monitor "eval_loss": fit's Loss metric
+    model.fit(10, dataset(), valid_dataset=dataset(), callbacks=[weights, stop])
+    assert 1 < stop.stopped_epoch < 10
+    best_epoch = stop.stopped_epoch - stop.patience  # the wait counts the epochs since the best
+    for p, w in zip(net.trainable_params(), weights.after[best_epoch - 1]):
+        np.testing.assert_array_equal(p.asnumpy(), w)
 
 
 def test_model_checkpoint_files_follow_mindspore_names(tmp_path):

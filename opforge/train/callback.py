@@ -245,25 +245,49 @@ class LambdaCallback(Callback):
 
 
 class EarlyStopping(Callback):
-    """Stops training when ``monitor`` (the epoch's loss, or a metric of ``Model.fit``'s validation) has not
-    improved by ``min_delta`` for ``patience`` epochs."""
+    """Stops training when ``monitor`` has not improved by more than ``min_delta`` for ``patience`` epochs
+    (MindSpore's and Keras' rule: each epoch without improvement counts; at ``patience`` it stops, so
+    ``patience=0`` stops at the first). ``monitor``: "loss" (the epoch's last training loss), "eval_loss"
+    (the validation loss of ``Model.fit``: its ``Loss`` metric) or the name of one of ``fit``'s metrics.
+    ``mode`` "auto" maximises accuracy-like names and minimises the rest. With ``restore_best_weights``
+    the network gets the parameters of its best epoch back when it stops."""
 
-    def __init__(self, monitor="loss", min_delta=0.0, patience=0, mode="auto", baseline=None):
-        self.monitor, self.min_delta, self.patience = monitor, abs(min_delta), patience
+    def __init__(self, monitor="eval_loss", min_delta=0, patience=0, verbose=False, mode="auto", baseline=None,
+                 restore_best_weights=False):  # fmt: skip
+        if mode not in ("auto", "min", "max"):
+            raise ValueError(f"For 'EarlyStopping', the 'mode' must be 'auto', 'min' or 'max', but got {mode!r}.")
+        self.monitor, self.min_delta, self.patience, self.verbose = monitor, abs(min_delta), patience, verbose
         self.sign = 1.0 if mode == "max" or (mode == "auto" and "acc" in monitor) else -1.0
-        self.best, self.wait, self.stopped_epoch = None, 0, 0
+        self.baseline, self.restore_best_weights = baseline, restore_best_weights
+        self.best, self.wait, self.stopped_epoch, self._best_weights = baseline, 0, 0, None
+
+    def _value(self, cb):
+        metrics = cb.get("metrics") or {}
+        if self.monitor == "loss":
+            return _loss_value(cb.net_outputs)
+        if self.monitor in metrics:
+            return metrics[self.monitor]
+        if self.monitor == "eval_loss":
+            losses = [v for name, v in metrics.items() if name in ("loss", "eval_loss")]
+            return losses[0] if losses else None
+        return None
 
     def on_train_epoch_end(self, run_context):
         cb = run_context.original_args()
-        value = (cb.get("metrics") or {}).get(self.monitor)
-        if value is None:
-            value = _loss_value(cb.net_outputs) if self.monitor == "loss" else None
-        if value is None:
+        value = self._value(cb)
+        if value is None:  # nothing to monitor this epoch (no validation ran)
             return
         if self.best is None or self.sign * (value - self.best) > self.min_delta:
             self.best, self.wait = value, 0
+            if self.restore_best_weights:
+                self._best_weights = [p.asnumpy().copy() for p in cb.network.trainable_params()]
             return
         self.wait += 1
-        if self.wait > self.patience:
+        if self.wait >= self.patience:
             self.stopped_epoch = cb.cur_epoch_num
             run_context.request_stop()
+            if self._best_weights is not None:
+                for p, w in zip(cb.network.trainable_params(), self._best_weights):
+                    p.set_data(Tensor(w))
+            if self.verbose:
+                print(f"Epoch {self.stopped_epoch}: early stopping ({self.monitor} best {self.best}).", flush=True)
