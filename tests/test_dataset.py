@@ -189,3 +189,21 @@ def test_transforms_typecast_onehot_compose_in_map():
     image, label = next(data.create_tuple_iterator(output_numpy=True))
     assert image.shape == (3, 4, 4) and image.dtype == np.float32 and float(image[0, 0, 0]) == 0.5
     assert label.dtype == np.int32
+
+
+def test_dataset_size_is_counted_without_reading_rows():
+    calls = []
+
+    def op(x):
+        calls.append(1)
+        return x
+
+    base = ds.GeneratorDataset(Squares(23), ["i", "sq"]).map(op, "sq").shuffle(4)
+    shard = ds.NumpySlicesDataset(np.arange(9), num_shards=2, shard_id=1)
+    pipelines = [base.batch(5), base.batch(5, drop_remainder=True), base.repeat(3).batch(4), base.skip(20).take(9),
+                 base.take(7).project("i").rename("i", "j"), shard]  # fmt: skip
+    sizes = [p.get_dataset_size() for p in pipelines]
+    assert sizes == [5, 4, 18, 3, 7, 5] and not calls
+    assert sizes == [sum(1 for _ in p.create_tuple_iterator(output_numpy=True)) for p in pipelines]
+    with pytest.raises(RuntimeError, match="repeat"):
+        base.repeat().get_dataset_size()

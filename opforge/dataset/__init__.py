@@ -57,7 +57,11 @@ class Dataset:
         return list(self._columns)
 
     def get_dataset_size(self) -> int:
-        """The number of rows (batches after ``batch``) of one epoch."""
+        """The number of rows (batches after ``batch``) of one epoch: counted from the source's length
+        through the operations, without reading a row, unless an iterable source must be read to count."""
+        return self._size()
+
+    def _size(self) -> int:
         return sum(1 for _ in self._rows(0))
 
     def __iter__(self):
@@ -155,6 +159,9 @@ class _Source(Dataset):
         if self._num_samples is not None:
             idx = idx[: self._num_samples]
         return idx
+
+    def _size(self) -> int:
+        return super()._size() if self._length is None else len(self._indices(0))
 
     def _rows(self, epoch: int):
         if self._length is None:
@@ -291,12 +298,19 @@ class _Op(Dataset):
         super().__init__(parent._columns if column_names is None else column_names)
         self.parent = parent
 
+    def _size(self) -> int:  # one row out per row in (map, shuffle, project, rename)
+        return self.parent._size()
+
 
 class _Batch(_Op):
     def __init__(self, parent, batch_size, drop_remainder):
         super().__init__(parent)
         self.batch_size = _check_positive("batch", "batch_size", batch_size)
         self.drop_remainder = bool(drop_remainder)
+
+    def _size(self) -> int:
+        n = self.parent._size()
+        return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
 
     def _rows(self, epoch):
         rows = []
@@ -407,6 +421,11 @@ class _Repeat(_Op):
             _check_positive("repeat", "count", count)
         self.count = None if count in (None, -1) else int(count)
 
+    def _size(self) -> int:
+        if self.count is None:
+            raise RuntimeError("For 'get_dataset_size', a dataset repeated forever (repeat(-1)) has no size.")
+        return self.parent._size() * self.count
+
     def _rows(self, epoch):
         for k in itertools.count() if self.count is None else range(self.count):
             yield from self.parent._rows(epoch * (self.count or 1) + k)
@@ -417,6 +436,10 @@ class _Take(_Op):
         super().__init__(parent)
         self.count = int(count)
 
+    def _size(self) -> int:
+        n = self.parent._size()
+        return n if self.count == -1 else min(n, self.count)
+
     def _rows(self, epoch):
         rows = self.parent._rows(epoch)
         yield from (rows if self.count == -1 else itertools.islice(rows, self.count))
@@ -426,6 +449,9 @@ class _Skip(_Op):
     def __init__(self, parent, count):
         super().__init__(parent)
         self.count = int(count)
+
+    def _size(self) -> int:
+        return max(0, self.parent._size() - self.count)
 
     def _rows(self, epoch):
         yield from itertools.islice(self.parent._rows(epoch), self.count, None)
