@@ -144,6 +144,8 @@ class Recorder(Callback):
         self.calls.append((name, cb.cur_epoch_num, cb.cur_step_num))
         assert cb.epoch_num == 3 and cb.batch_num == 2
         assert isinstance(cb.train_network, nn.TrainOneStepCell) and isinstance(cb.optimizer, nn.Momentum)
+        assert cb.parallel_mode == "stand_alone" and cb.device_number == 1 and cb.dataset_sink_mode is False
+        assert isinstance(cb.loss_fn, nn.SoftmaxCrossEntropyWithLogits) and self in cb.list_callback
 
     def on_train_begin(self, rc):
         self._record("train_begin", rc)

@@ -18,9 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from opforge import context
+from opforge.communication import GlobalComm, get_group_size
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
@@ -51,6 +53,10 @@ def _callbacks(callbacks) -> list:
         if not isinstance(cb, Callback):
             raise TypeError(f"For 'Model', each callback must be a Callback, but got {type(cb).__name__}.")
     return callbacks
+
+
+def _device_number() -> int:
+    return get_group_size() if GlobalComm.INITED else 1  # (not initialised: a world of one)
 
 
 def _tensors(row) -> tuple:
@@ -101,14 +107,15 @@ class Model:
         self._check_epoch(epoch, initial_epoch)
         if self._train_network is None:
             raise RuntimeError("For 'Model.train', the Model needs an 'optimizer' to train.")
-        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, valid=None)
+        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, None, dataset_sink_mode)
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0):  # fmt: skip
         """Train, evaluating on ``valid_dataset`` every ``valid_frequency`` epochs (the metrics go to the
         callbacks as ``run_context.original_args().metrics`` and are printed)."""
         self._check_epoch(epoch, initial_epoch)
-        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, (valid_dataset, valid_frequency))
+        valid = (valid_dataset, valid_frequency)
+        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, valid, dataset_sink_mode)
 
     @staticmethod
     def _check_epoch(epoch, initial_epoch):
@@ -119,14 +126,16 @@ class Model:
                 f"For 'Model.train', the 'initial_epoch' must be in [0, {epoch}), but got {initial_epoch!r}."
             )
 
-    def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid):
+    def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid, sink_mode=False):
         net = self._train_network
         step = self._train_step(net)
         batch_num = dataset.get_dataset_size()
         cb = CallbackParam(
             train_network=net, network=self._network, loss_fn=self._loss_fn, optimizer=self._optimizer,
             epoch_num=epoch, batch_num=batch_num, cur_epoch_num=initial_epoch, cur_step_num=initial_epoch * batch_num,
-            train_dataset=dataset, net_outputs=None, mode="train", metrics=None,
+            train_dataset=dataset, net_outputs=None, mode="train", metrics=None, list_callback=callbacks,
+            parallel_mode=get_auto_parallel_context("parallel_mode"), device_number=_device_number(),
+            dataset_sink_mode=sink_mode,
         )  # fmt: skip
         run_context = RunContext(cb)
         net.set_train(True)
