@@ -2,11 +2,13 @@
 callbacks (order and run-context fields), ModelCheckpoint's files, the metrics, graph mode and early stop.
 The data-parallel Model.train runs under ``mpiexec -n 2`` (tests/dp_scripts/model_train.py)."""
 
+import io
 import os
 import re
 
 import numpy as np
 import pytest
+from rich.console import Console
 from test_data_parallel import SCRIPTS, needs_mpi, run_job
 
 import opforge
@@ -24,6 +26,7 @@ from opforge.train import (
     Model,
     ModelCheckpoint,
     Precision,
+    ProgressBar,
     Recall,
     TimeMonitor,
     Top1CategoricalAccuracy,
@@ -274,6 +277,14 @@ def test_graph_mode_gives_the_losses_of_pynative():
     for g, e in zip(graph_params, eager_params):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
     assert model.train_network._graph.traced >= 1  # the step was traced, then replayed
+
+
+def test_progress_bar_shows_each_epoch_with_its_loss():
+    console = Console(file=io.StringIO(), force_terminal=True, width=100)
+    model, _ = make_model()
+    model.train(2, dataset(), callbacks=[ProgressBar(console)])
+    shown = console.file.getvalue()
+    assert "epoch 1/2" in shown and "epoch 2/2" in shown and "6/6" in shown and "loss " in shown
 
 
 def test_numpy_slices_dataset_and_sink_mode_accepted():

@@ -10,6 +10,7 @@ from opforge.train.callback import (
     LambdaCallback,
     LossMonitor,
     ModelCheckpoint,
+    ProgressBar,
     RunContext,
     TimeMonitor,
 )
@@ -29,7 +30,7 @@ from opforge.train.model import Model
 
 __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
-    "History", "LambdaCallback", "EarlyStopping", "Metric", "Accuracy", "Loss", "MAE", "MSE",
+    "ProgressBar", "History", "LambdaCallback", "EarlyStopping", "Metric", "Accuracy", "Loss", "MAE", "MSE",
     "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
     "Precision", "Recall", "callback", "metrics",
 ]  # fmt: skip

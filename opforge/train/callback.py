@@ -14,13 +14,15 @@ import os
 import time
 
 import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from opforge.nn.checkpoint import save_checkpoint
 from opforge.tensor import Tensor
 
 __all__ = [
     "Callback", "RunContext", "CallbackParam", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
-    "History", "LambdaCallback", "EarlyStopping",
+    "History", "LambdaCallback", "EarlyStopping", "ProgressBar",
 ]  # fmt: skip
 
 
@@ -291,3 +293,29 @@ class EarlyStopping(Callback):
                     p.set_data(Tensor(w))
             if self.verbose:
                 print(f"Epoch {self.stopped_epoch}: early stopping ({self.monitor} best {self.best}).", flush=True)
+
+
+class ProgressBar(Callback):
+    """A progress bar per epoch with the last loss (opforge's; MindSpore has none). ``Model.train`` and
+    ``fit`` add one when standard output is a terminal and no ``LossMonitor`` prints the losses (``fit``
+    prints each validation's metrics after the epoch's bar)."""
+
+    def __init__(self, console: Console | None = None):
+        self.console = console or Console()
+        self._progress = None
+
+    def on_train_epoch_begin(self, run_context):
+        cb = run_context.original_args()
+        self._progress = Progress(
+            TextColumn(f"epoch {cb.cur_epoch_num}/{cb.epoch_num}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), TextColumn("{task.fields[loss]}"), console=self.console,
+        )  # fmt: skip
+        self._task = self._progress.add_task("train", total=cb.batch_num, loss="")
+        self._progress.start()
+
+    def on_train_step_end(self, run_context):
+        loss = _loss_value(run_context.original_args().net_outputs)
+        self._progress.update(self._task, advance=1, loss=f"loss {loss:.4f}")
+
+    def on_train_epoch_end(self, run_context):
+        self._progress.stop()

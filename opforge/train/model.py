@@ -15,16 +15,18 @@ the forward and backward pass are traced and the reduction runs eagerly between 
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from opforge import context
-from opforge.communication import GlobalComm, get_group_size
+from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor
-from opforge.train.callback import Callback, CallbackParam, RunContext
+from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
 
 __all__ = ["Model"]
@@ -57,6 +59,13 @@ def _callbacks(callbacks) -> list:
 
 def _device_number() -> int:
     return get_group_size() if GlobalComm.INITED else 1  # (not initialised: a world of one)
+
+
+def _show_progress(callbacks) -> bool:
+    """A progress bar on a terminal (rank 0's only), unless a callback prints the losses already."""
+    rank = get_rank() if GlobalComm.INITED else 0
+    printing = any(isinstance(c, (LossMonitor, ProgressBar)) for c in callbacks)
+    return sys.stdout.isatty() and rank == 0 and not printing
 
 
 def _tensors(row) -> tuple:
@@ -127,6 +136,8 @@ class Model:
             )
 
     def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid, sink_mode=False):
+        if _show_progress(callbacks):
+            callbacks = [*callbacks, ProgressBar()]
         net = self._train_network
         step = self._train_step(net)
         batch_num = dataset.get_dataset_size()
