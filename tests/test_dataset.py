@@ -207,3 +207,18 @@ def test_dataset_size_is_counted_without_reading_rows():
     assert sizes == [sum(1 for _ in p.create_tuple_iterator(output_numpy=True)) for p in pipelines]
     with pytest.raises(RuntimeError, match="repeat"):
         base.repeat().get_dataset_size()
+
+
+def test_map_workers_stream_the_rows_and_nest_with_source_workers():
+    def endless():  # an error after 40 rows: reading the epoch whole first would meet it
+        for i in range(40):
+            yield (np.array(i),)
+        raise OSError("end of the stream")
+
+    data = ds.GeneratorDataset(endless, ["x"]).map(
+        lambda x: x * 2, "x", num_parallel_workers=2, python_multiprocessing=True
+    )
+    assert [int(v) for v in _column(data.take(5))] == [0, 2, 4, 6, 8]
+    nested = ds.GeneratorDataset(Squares(30), ["i", "sq"], shuffle=False, num_parallel_workers=2)
+    nested = nested.map(lambda i: i + 100, "i", num_parallel_workers=3, python_multiprocessing=True)
+    assert [int(v) for v in _column(nested)] == list(range(100, 130))

@@ -20,6 +20,7 @@ shuffling and sharding, ``bucket_batch_by_length``, padded batches, dataset sink
 
 from __future__ import annotations
 
+import collections
 import itertools
 import multiprocessing
 import random
@@ -191,26 +192,32 @@ class _Source(Dataset):
 _worker_fn = [None]  # the function forked workers run: inherited, so lambdas and local sources need no pickling
 
 
+def _set_worker_fn(fn) -> None:  # a forked worker's initializer: fn is inherited, not pickled
+    _worker_fn[0] = fn
+
+
 def _run_worker_fn(item):
     return _worker_fn[0](item)
 
 
-def _pool_map(fn, items: list, workers: int, processes: bool) -> list:
+def _pool_imap(fn, items, workers: int, processes: bool):
     """``fn`` over ``items`` in ``workers`` forked processes (threads without fork or with ``processes``
-    False), results in order."""
+    False), yielding the results in order. The items are taken in chunks of a few per worker, so an epoch
+    streams through the workers instead of being read whole first."""
+    chunk = workers * 4
+    items = iter(items)
     if processes and "fork" in multiprocessing.get_all_start_methods():
-        _worker_fn[0] = fn
-        try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                return pool.map(_run_worker_fn, items, chunksize=max(1, len(items) // (workers * 8)))
-        finally:
-            _worker_fn[0] = None
+        with multiprocessing.get_context("fork").Pool(workers, _set_worker_fn, (fn,)) as pool:
+            while batch := list(itertools.islice(items, chunk)):
+                yield from pool.map(_run_worker_fn, batch)
+        return
     with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(fn, items))
+        while batch := list(itertools.islice(items, chunk)):
+            yield from pool.map(fn, batch)
 
 
 def _parallel(fn, items, workers: int, processes: bool):
-    return _pool_map(fn, [int(i) for i in items], workers, processes)
+    return _pool_imap(fn, (int(i) for i in items), workers, processes)
 
 
 class GeneratorDataset(_Source):
@@ -410,8 +417,16 @@ class _Map(_Op):
 
 
 def _parallel_rows(fn, rows, workers: int, processes: bool):
-    rows = list(rows)
-    return zip(rows, _pool_map(fn, rows, workers, processes))
+    """``(row, fn(row))`` pairs in order, ``fn`` run by the workers."""
+    kept = collections.deque()
+
+    def remember(rows):
+        for row in rows:
+            kept.append(row)
+            yield row
+
+    for out in _pool_imap(fn, remember(rows), workers, processes):
+        yield kept.popleft(), out
 
 
 class _Repeat(_Op):
