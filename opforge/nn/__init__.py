@@ -48,6 +48,18 @@ from opforge.nn.loss import (
     SmoothL1Loss,
     SoftmaxCrossEntropyWithLogits,
 )
+from opforge.nn.metrics import (
+    MAE,
+    MSE,
+    Accuracy,
+    Loss,
+    Metric,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+)
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.pipeline import PipelineCell
@@ -55,6 +67,8 @@ from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "Metric", "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "TopKCategoricalAccuracy",
+    "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",  # (MindSpore 1.x's nn.metrics; also opforge.train's)
     "Jvp",
     "Vjp",
     "init",
