@@ -501,6 +501,35 @@ def _lstm_samples(prim, rng):
         )
 
 
+class _LeadingResults:
+    """A primitive's first ``n`` results: the rest (GRULayer's saved gates) are for the backward pass and
+    take no gradient."""
+
+    def __init__(self, prim, n):
+        self.prim, self.n = prim, n
+
+    def __getattr__(self, name):
+        return getattr(self.prim, name)
+
+    def __call__(self, *args):
+        return self.prim(*args)[: self.n]
+
+
+def _recurrent_samples(n_gates, n_vectors):
+    """GRU (3 gates, 2 bias vectors) or RNN (1 gate, 1 vector) layer inputs in U(-1, 1)."""
+
+    def samples(prim, rng):
+        for seq, batch, inp, hidden in ((4, 2, 3, 5), (1, 1, 2, 1)):
+            sizes = [(seq, batch, inp), (batch, hidden), (n_gates * hidden, inp), (n_gates * hidden, hidden)]
+            sizes += [(n_gates * hidden,)] * n_vectors
+            yield GradSample(
+                tuple(uniform(s, -1.0, 1.0, rng=rng) for s in sizes),
+                f"seq={seq} batch={batch} input={inp} hidden={hidden}",
+            )
+
+    return samples
+
+
 def _batch_norm_samples(prim, rng):
     for shape in ((4, 3), (2, 3, 2, 2), (3, 2, 5)):
         c = shape[1]
@@ -703,6 +732,21 @@ GRAD_DB_LIST = [
         "LSTMLayer",
         {"": lambda: _LstmResults(ops.LSTMLayer()), "reverse": lambda: _LstmResults(ops.LSTMLayer(True))},
         _lstm_samples,
+    ),
+    GradRecord(
+        "GRULayer",
+        {"": lambda: _LeadingResults(ops.GRULayer(), 2), "reverse": lambda: _LeadingResults(ops.GRULayer(True), 2)},
+        _recurrent_samples(3, 2),
+    ),
+    GradRecord(
+        "RNNLayer",
+        {
+            "": lambda: ops.RNNLayer(),
+            "reverse": lambda: ops.RNNLayer(True),
+            "relu": lambda: ops.RNNLayer(nonlinearity="relu"),
+            "reverse,relu": lambda: ops.RNNLayer(True, "relu"),
+        },
+        _recurrent_samples(1, 1),
     ),
     GradRecord("Argmin", _variants("Argmin", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
     GradRecord(

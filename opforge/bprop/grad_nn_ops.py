@@ -377,3 +377,25 @@ def get_bprop_lstm_layer(self):
         return grad(x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n)
 
     return bprop
+
+
+@bprop_getters.register(P.GRULayer)
+def get_bprop_gru_layer(self):
+    """BPTT in one kernel (GRULayerGrad) from the saved gates; the gates output takes no gradient."""
+    grad = G.GRULayerGrad(self.reverse)
+
+    def bprop(x, h0, w_ih, w_hh, b_ih, b_hh, out, dout):
+        return grad(x, h0, w_ih, w_hh, out[0], out[2], dout[0], dout[1])
+
+    return bprop
+
+
+@bprop_getters.register(P.RNNLayer)
+def get_bprop_rnn_layer(self):
+    """BPTT in one kernel (RNNLayerGrad); the activation's derivative comes from the outputs."""
+    grad = G.RNNLayerGrad(self.reverse, self.nonlinearity)
+
+    def bprop(x, h0, w_ih, w_hh, bias, out, dout):
+        return grad(x, h0, w_ih, w_hh, out[0], dout[0], dout[1])
+
+    return bprop

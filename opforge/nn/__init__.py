@@ -61,13 +61,27 @@ from opforge.nn.loss import (
     SmoothL1Loss,
     SoftmaxCrossEntropyWithLogits,
 )
+from opforge.nn.metrics import (
+    MAE,
+    MSE,
+    Accuracy,
+    Loss,
+    Metric,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+)
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.pipeline import PipelineCell
-from opforge.nn.rnn import LSTM, LSTMCell
+from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "Metric", "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "TopKCategoricalAccuracy",
+    "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",  # (MindSpore 1.x's nn.metrics; also opforge.train's)
     "Jvp",
     "Vjp",
     "init",
@@ -82,6 +96,10 @@ __all__ = [
     "PipelineCell",
     "LSTM",
     "LSTMCell",
+    "GRU",
+    "GRUCell",
+    "RNN",
+    "RNNCell",
     "CellList",
     "Dense",
     "Conv2d",
