@@ -1256,8 +1256,9 @@ NON_DIFFERENTIABLE = {
     "Adam",
     "ScatterNdUpdate",
 }
-# Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss) is
-# not implemented: differentiating through one raises a TypeError naming it.
+# Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss, the
+# recurrent layers) is not implemented: differentiating through one raises a TypeError naming it.
 NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}
+NON_DIFFERENTIABLE |= {"LSTMLayerGrad", "GRULayerGrad", "RNNLayerGrad"}
 # Receive takes no input: nothing to differentiate (the receiving rank sends a gradient back with Send).
 NON_DIFFERENTIABLE |= {"Receive"}
