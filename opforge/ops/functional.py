@@ -9,7 +9,7 @@ import types
 import numpy as np
 
 from opforge import dtype as mstype
-from opforge.primitives import array_ops, math_ops, nn_ops
+from opforge.primitives import array_ops, math_ext_ops, math_ops, nn_ops
 
 add = math_ops.Add()
 sub = math_ops.Sub()
@@ -655,6 +655,32 @@ def broadcast_to(input, shape):  # noqa: A002 (MindSpore's argument name)
     """MindSpore's ``ops.broadcast_to``: ``input`` broadcast to ``shape`` (NumPy's rules; a -1 keeps the
     dim of ``input`` there)."""
     return _broadcast_to(tuple(int(d) for d in shape))(input)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise math, third batch (math_ext_ops): MindSpore's functional names and aliases.
+sinh = math_ext_ops.Sinh()
+cosh = math_ext_ops.Cosh()
+tan = math_ext_ops.Tan()
+asin = arcsin = math_ext_ops.Asin()
+acos = arccos = math_ext_ops.ACos()
+atan = arctan = math_ext_ops.Atan()
+asinh = arcsinh = math_ext_ops.Asinh()
+acosh = arccosh = math_ext_ops.Acosh()
+atanh = arctanh = math_ext_ops.Atanh()
+erfc = math_ext_ops.Erfc()
+rint = math_ext_ops.Rint()
+trunc = math_ext_ops.Trunc()
+inv = math_ext_ops.Inv()
+invert = math_ext_ops.Invert()
+bitwise_and = math_ext_ops.BitwiseAnd()
+bitwise_or = math_ext_ops.BitwiseOr()
+bitwise_xor = math_ext_ops.BitwiseXor()
+xdivy = math_ext_ops.Xdivy()
+xlogy = math_ext_ops.Xlogy()
+logical_xor = math_ext_ops.LogicalXor()
+_squared_difference = math_ext_ops.SquaredDifference()
+_div_no_nan = math_ext_ops.DivNoNan()
 
 
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``
