@@ -18,7 +18,7 @@ div = math_ops.RealDiv()
 neg = math_ops.Neg()
 exp = math_ops.Exp()
 log = math_ops.Log()
-matmul = math_ops.MatMul()
+_matmul_2d = math_ops.MatMul()
 relu = nn_ops.ReLU()
 sigmoid = nn_ops.Sigmoid()
 tanh = nn_ops.Tanh()
@@ -465,6 +465,25 @@ def addn(x):
 @functools.cache
 def _batch_matmul(transpose_a=False, transpose_b=False) -> math_ops.BatchMatMul:
     return math_ops.BatchMatMul(transpose_a, transpose_b)
+
+
+def matmul(input, other):  # noqa: A002 (MindSpore's argument name)
+    """Matrix product as ``np.matmul`` (MindSpore's ``ops.matmul``): 2-D inputs take the MatMul
+    primitive, N-D ones BatchMatMul with the batch dims broadcast; a 1-D ``input`` is a row and a 1-D
+    ``other`` a column, whose dim is removed from the result."""
+    for name, value in (("input", input), ("other", other)):
+        if not isinstance(getattr(value, "ndim", None), int) or isinstance(value, np.ndarray):
+            raise TypeError(f"For 'matmul', the '{name}' must be a Tensor, but got {type(value).__name__}.")
+        if value.ndim == 0:
+            raise ValueError(f"For 'matmul', the '{name}' must have at least 1 dim, but got a scalar.")
+    a = expand_dims(input, 0) if input.ndim == 1 else input
+    b = expand_dims(other, 1) if other.ndim == 1 else other
+    out = _matmul_2d(a, b) if a.ndim == 2 and b.ndim == 2 else _batch_matmul()(a, b)
+    if other.ndim == 1:
+        out = squeeze(out, -1)
+    if input.ndim == 1:
+        out = squeeze(out, -1 if other.ndim == 1 else -2)
+    return out
 
 
 def bmm(input_x, mat2):

@@ -37,14 +37,6 @@ OPF_MATH_FN(floor)
 OPF_MATH_FN(ceil)
 OPF_MATH_FN(rint)
 OPF_MATH_FN(erf)
-OPF_MATH_FN(erfc)
-OPF_MATH_FN(trunc)
-OPF_MATH_FN(asin)
-OPF_MATH_FN(acos)
-OPF_MATH_FN(atan)
-OPF_MATH_FN(asinh)
-OPF_MATH_FN(acosh)
-OPF_MATH_FN(atanh)
 #undef OPF_MATH_FN
 
 // Two-argument functions: atan2(y, x), pow(x, y), fmod(x, y) (C's, so NumPy's arctan2, power, fmod).

@@ -10,6 +10,29 @@
 #include "opforge/portable.h"
 
 namespace opforge {
+namespace math {
+
+// The C math functions only these operators use (the shared ones are in opforge/math.h).
+#if defined(__CUDA_ARCH__)
+#define OPF_EXT_MATH_FN(NAME)                              \
+  OPF_HD float NAME(float x) { return ::NAME##f(x); }      \
+  OPF_HD double NAME(double x) { return ::NAME(x); }
+#else
+#define OPF_EXT_MATH_FN(NAME)                              \
+  OPF_HD float NAME(float x) { return std::NAME(x); }      \
+  OPF_HD double NAME(double x) { return std::NAME(x); }
+#endif
+OPF_EXT_MATH_FN(erfc)
+OPF_EXT_MATH_FN(trunc)
+OPF_EXT_MATH_FN(asin)
+OPF_EXT_MATH_FN(acos)
+OPF_EXT_MATH_FN(atan)
+OPF_EXT_MATH_FN(asinh)
+OPF_EXT_MATH_FN(acosh)
+OPF_EXT_MATH_FN(atanh)
+#undef OPF_EXT_MATH_FN
+
+}  // namespace math
 
 // One functor per C math function of one argument (the half types compute in float).
 #define OPF_UNARY_MATH_FUNCTOR(NAME, FN) \
