@@ -9,6 +9,7 @@ import types
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
 from opforge.primitives import array_ops, math_ext_ops, math_ops, nn_ops
 
 add = math_ops.Add()
