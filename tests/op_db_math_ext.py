@@ -21,6 +21,7 @@ from op_db import (
     binary_samples,
     unary_samples,
 )
+from op_db_elemwise import _logical_samples
 
 from opforge import dtype as mstype
 from opforge import ops
@@ -186,8 +187,9 @@ RECORDS: list = [
     OpRecord(
         "LogicalXor",
         {"": ops.LogicalXor},
-        binary_samples,
+        _logical_samples,
         lambda prim, x, y: np.logical_xor(x, y),
+        args=(Arg(), Arg()),
         kind="binary",
         error_inputs=lambda: [
             ErrorInput("float-inputs", lambda: ops.LogicalXor()(_t((2,)), _t((2,))), TypeError, "x"),
