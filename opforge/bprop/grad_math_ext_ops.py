@@ -93,7 +93,7 @@ bprop_getters.register(X.SquaredDifference)(
 bprop_getters.register(X.Xdivy)(
     _binary(
         lambda x, y, out, dout: F.mul(_xdivy(_nonzero(x), y), dout),
-        lambda x, y, out, dout: F.mul(_xdivy(F.neg(x), F.mul(y, y)), dout),
+        lambda x, y, out, dout: F.neg(F.mul(_xdivy(x, F.mul(y, y)), dout)),
     )
 )
 # x log y (0 where x = 0): dx = [x != 0] log y dout, dy = x / y dout (0 where x = 0)
