@@ -50,6 +50,7 @@ from opforge.bprop import grad_nn_ops as _grad_nn_ops
 from opforge.bprop import grad_conv_ops as _grad_conv_ops
 from opforge.bprop import grad_elemwise_ops as _grad_elemwise_ops
 from opforge.bprop import grad_nn_activation_ops as _grad_nn_activation_ops
+from opforge.bprop import grad_math_ext_ops as _grad_math_ext_ops
 from opforge.bprop import grad_comm_ops as _grad_comm_ops
 from opforge.tools import profiler
 from opforge.jit import JitFunction, TraceError, jit

@@ -441,6 +441,43 @@ ELEMWISE_GRAD_RECORDS = [
 ]
 
 
+# The third elementwise batch (math_ext_ops): smooth ones in their domains, the rest zero.
+def _positive(s, rng):
+    return uniform(s, 0.5, 2.0, rng)
+
+
+def _int_pair_samples(prim, rng):
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    if prim.name == "Invert":
+        yield GradSample((x,), "int32 [3, 4]")
+    else:
+        yield GradSample((x, np.arange(4, dtype=np.int32)), "int32 [3, 4], [4]")
+
+
+MATH_EXT_GRAD_RECORDS = [
+    GradRecord("Sinh", _variants("Sinh"), unary(), second_order=True),
+    GradRecord("Cosh", _variants("Cosh"), unary(), second_order=True),
+    GradRecord("Tan", _variants("Tan"), unary(-1.2, 1.2), second_order=True),
+    GradRecord("Asin", _variants("Asin"), unary(-0.8, 0.8), second_order=True),
+    GradRecord("ACos", _variants("ACos"), unary(-0.8, 0.8), second_order=True),
+    GradRecord("Atan", _variants("Atan"), unary(), second_order=True),
+    GradRecord("Asinh", _variants("Asinh"), unary(), second_order=True),
+    GradRecord("Acosh", _variants("Acosh"), unary(1.2, 3.0), second_order=True),
+    GradRecord("Atanh", _variants("Atanh"), unary(-0.8, 0.8), second_order=True),
+    GradRecord("Erfc", _variants("Erfc"), unary(), second_order=True),
+    GradRecord("Inv", _variants("Inv"), unary(0.5, 2.0), second_order=True),
+    GradRecord("SquaredDifference", _variants("SquaredDifference"), binary(), second_order=True),
+    GradRecord("Xdivy", _variants("Xdivy"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
+    GradRecord("Xlogy", _variants("Xlogy"), binary(make_y=_positive), second_order=True),
+    GradRecord("DivNoNan", _variants("DivNoNan"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0))),
+    *(GradRecord(n, _variants(n), _zero_unary_samples, zero=True) for n in ("Rint", "Trunc")),
+    *(
+        GradRecord(n, _variants(n), _int_pair_samples, zero=True)
+        for n in ("Invert", "BitwiseAnd", "BitwiseOr", "BitwiseXor")
+    ),
+    GradRecord("LogicalXor", _variants("LogicalXor"), _zero_logical_samples, zero=True),
+]
+
 # ---------------------------------------------------------------------------------------------
 # The norm helper's operators (reductions, normalisations, dropout, losses): samples
 
@@ -816,6 +853,7 @@ GRAD_DB_LIST = [
     GradRecord("SqrtGrad", _variants("SqrtGrad"), _sqrt_grad_samples, second_order=True),
     GradRecord("Equal", _variants("Equal"), _equal_samples, zero=True),
     *ELEMWISE_GRAD_RECORDS,
+    *MATH_EXT_GRAD_RECORDS,
     # -- array (grad_array_ops.py) -----------------------------------------------------------
     GradRecord("Cast", _variants("Cast"), _cast_samples, second_order=True),
     GradRecord("Reshape", _variants("Reshape"), _reshape_samples, second_order=True),

@@ -925,6 +925,7 @@ from op_db_complex import RECORDS as _COMPLEX_RECORDS  # noqa: E402
 from op_db_conv import RECORDS as _CONV_RECORDS  # noqa: E402
 from op_db_elemwise import RECORDS as _ELEMWISE_RECORDS  # noqa: E402
 from op_db_math_array import RECORDS as _MATH_ARRAY_RECORDS  # noqa: E402
+from op_db_math_ext import RECORDS as _MATH_EXT_RECORDS  # noqa: E402
 from op_db_nn import RECORDS as _NN_RECORDS  # noqa: E402
 from op_db_nn_activation import RECORDS as _NN_ACTIVATION_RECORDS  # noqa: E402
 from op_db_norm import RECORDS as _NORM_RECORDS  # noqa: E402
@@ -932,6 +933,7 @@ from op_db_norm import RECORDS as _NORM_RECORDS  # noqa: E402
 _ALL_RECORDS = (
     _RECORDS
     + _MATH_ARRAY_RECORDS
+    + _MATH_EXT_RECORDS
     + _NN_RECORDS
     + _NN_ACTIVATION_RECORDS
     + _CONV_RECORDS

@@ -75,9 +75,7 @@ class _Output:
 
 
 def _equal_errors():
-    return _binary_errors(ops.Equal, "biufc")() + [
-        ErrorInput("uint64-no-lossless-kernel", lambda: ops.Equal()(_t((2,), mstype.uint64), 1), KernelNotFoundError),
-    ]
+    return _binary_errors(ops.Equal, "biufc")()
 
 
 def _minmax_errors(prim_cls):

@@ -203,9 +203,7 @@ def where(condition, x, y):
 
 
 def matmul(x1, x2):
-    if x1.ndim <= 2 and x2.ndim <= 2:
-        return F.matmul(x1, x2)
-    return F.batch_matmul(x1, x2)
+    return F.matmul(x1, x2)
 
 
 def dot(a, b):

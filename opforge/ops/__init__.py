@@ -17,6 +17,7 @@ from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
 from opforge.primitives.comm_ops import *
 from opforge.primitives.conv_ops import *
+from opforge.primitives.math_ext_ops import *
 from opforge.primitives.math_ops import *
 from opforge.primitives.nn_ops import *
 from opforge.primitives.primitive import (

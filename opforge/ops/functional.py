@@ -9,7 +9,8 @@ import types
 import numpy as np
 
 from opforge import dtype as mstype
-from opforge.primitives import array_ops, math_ops, nn_ops
+from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
+from opforge.primitives import array_ops, math_ext_ops, math_ops, nn_ops
 
 add = math_ops.Add()
 sub = math_ops.Sub()
@@ -18,7 +19,7 @@ div = math_ops.RealDiv()
 neg = math_ops.Neg()
 exp = math_ops.Exp()
 log = math_ops.Log()
-matmul = math_ops.MatMul()
+_matmul_2d = math_ops.MatMul()
 relu = nn_ops.ReLU()
 sigmoid = nn_ops.Sigmoid()
 tanh = nn_ops.Tanh()
@@ -533,6 +534,25 @@ def _batch_matmul(transpose_a=False, transpose_b=False) -> math_ops.BatchMatMul:
     return math_ops.BatchMatMul(transpose_a, transpose_b)
 
 
+def matmul(input, other):  # noqa: A002 (MindSpore's argument name)
+    """Matrix product as ``np.matmul`` (MindSpore's ``ops.matmul``): 2-D inputs take the MatMul
+    primitive, N-D ones BatchMatMul with the batch dims broadcast; a 1-D ``input`` is a row and a 1-D
+    ``other`` a column, whose dim is removed from the result."""
+    for name, value in (("input", input), ("other", other)):
+        if not isinstance(getattr(value, "ndim", None), int) or isinstance(value, np.ndarray):
+            raise TypeError(f"For 'matmul', the '{name}' must be a Tensor, but got {type(value).__name__}.")
+        if value.ndim == 0:
+            raise ValueError(f"For 'matmul', the '{name}' must have at least 1 dim, but got a scalar.")
+    a = expand_dims(input, 0) if input.ndim == 1 else input
+    b = expand_dims(other, 1) if other.ndim == 1 else other
+    out = _matmul_2d(a, b) if a.ndim == 2 and b.ndim == 2 else _batch_matmul()(a, b)
+    if other.ndim == 1:
+        out = squeeze(out, -1)
+    if input.ndim == 1:
+        out = squeeze(out, -1 if other.ndim == 1 else -2)
+    return out
+
+
 def bmm(input_x, mat2):
     """Batched matrix product of ``input_x`` [..., M, K] and ``mat2`` [..., K, N] (``ops.bmm``)."""
     return _batch_matmul()(input_x, mat2)
@@ -746,6 +766,32 @@ def broadcast_to(input, shape):  # noqa: A002 (MindSpore's argument name)
     """MindSpore's ``ops.broadcast_to``: ``input`` broadcast to ``shape`` (NumPy's rules; a -1 keeps the
     dim of ``input`` there)."""
     return _broadcast_to(tuple(int(d) for d in shape))(input)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise math, third batch (math_ext_ops): MindSpore's functional names and aliases.
+sinh = math_ext_ops.Sinh()
+cosh = math_ext_ops.Cosh()
+tan = math_ext_ops.Tan()
+asin = arcsin = math_ext_ops.Asin()
+acos = arccos = math_ext_ops.ACos()
+atan = arctan = math_ext_ops.Atan()
+asinh = arcsinh = math_ext_ops.Asinh()
+acosh = arccosh = math_ext_ops.Acosh()
+atanh = arctanh = math_ext_ops.Atanh()
+erfc = math_ext_ops.Erfc()
+rint = math_ext_ops.Rint()
+trunc = math_ext_ops.Trunc()
+inv = math_ext_ops.Inv()
+invert = math_ext_ops.Invert()
+bitwise_and = math_ext_ops.BitwiseAnd()
+bitwise_or = math_ext_ops.BitwiseOr()
+bitwise_xor = math_ext_ops.BitwiseXor()
+xdivy = math_ext_ops.Xdivy()
+xlogy = math_ext_ops.Xlogy()
+logical_xor = math_ext_ops.LogicalXor()
+_squared_difference = math_ext_ops.SquaredDifference()
+_div_no_nan = math_ext_ops.DivNoNan()
 
 
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``

@@ -432,7 +432,6 @@ _METHODS = (
 _OPERATORS = {
     __add__: (F.add, False), __radd__: (F.add, True), __sub__: (F.sub, False), __rsub__: (F.sub, True),
     __mul__: (F.mul, False), __rmul__: (F.mul, True), __truediv__: (F.div, False), __rtruediv__: (F.div, True),
-    __matmul__: (F.matmul, False), __rmatmul__: (F.matmul, True),
     __pow__: (F.pow, False), __rpow__: (F.pow, True), __floordiv__: (F.floor_div, False),
     __rfloordiv__: (F.floor_div, True), __mod__: (F.floor_mod, False), __rmod__: (F.floor_mod, True),
 }  # fmt: skip

@@ -30,6 +30,7 @@ from opforge.dispatch.sharding import (
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
 from opforge.primitives import comm_ops as K
+from opforge.primitives import math_ext_ops as X
 from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
 
@@ -231,7 +232,7 @@ _ELEMENTWISE = (
     G.SqrtGrad, G.AbsGrad, G.DropoutGrad,
     N.SeLU, N.CeLU, N.Softsign, N.HShrink, N.SoftShrink, N.Mish,
 )  # fmt: skip
-sharding_rules.register(*_ELEMENTWISE)(elementwise_rule())
+sharding_rules.register(*_ELEMENTWISE, *(getattr(X, name) for name in X.__all__))(elementwise_rule())
 sharding_rules.register(N.Dropout)(elementwise_rule(nout=2))
 
 

@@ -22,6 +22,7 @@ from opforge.kernels.gpu import (
     loops,
     loss,
     loss_norm,
+    math_ext,
     matmul,
     minmax,
     nn_activation,
