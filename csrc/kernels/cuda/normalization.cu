@@ -1,8 +1,10 @@
 // BatchNorm, BatchNormGrad, LayerNorm, LayerNormGrad with the math of opforge/functors/normalization.h
-// (shared with csrc/kernels/cpu/normalization.cc). Grid-stride loops without shared memory or barriers
-// (so the tests' host emulation runs them): one thread per channel for the BatchNorm statistics and
-// sums, one per element for y and dx; one thread per row for LayerNorm and LayerNormGrad's dx, one
-// per gamma element for dgamma / dbeta. Instantiated by name (opforge/kernels/gpu/normalization.py).
+// (shared with csrc/kernels/cpu/normalization.cc): one thread per channel for the BatchNorm statistics and
+// sums, one per element for y and dx; LayerNorm and LayerNormGrad's dx a block per row when rows are long
+// (two block sums each: mean then variance, or sum(g) and sum(g * xhat); block.cuh), else one thread per
+// row; one thread per gamma element for dgamma / dbeta. Instantiated by name
+// (opforge/kernels/gpu/normalization.py).
+#include "block.cuh"
 #include "opforge/cuda.h"
 #include "opforge/functors/normalization.h"
 
@@ -109,6 +111,69 @@ template <typename T>
 __global__ void LayerNormGradParamKernel(const T* x, const T* dy, const T* var, const T* mean, T* dgamma, T* dbeta,
                                          int64_t total, int64_t m, int64_t p, double eps) {
   OPF_GRID_STRIDE_LOOP(q, p) { LayerNormGradParam(x, dy, mean, var, dgamma, dbeta, q, total, m, p, eps); }
+}
+
+// LayerNorm with a block of kBlock threads per row of m >= 1 elements (rows taken block by block): the
+// mean, then the biased variance about it (two passes, as the CPU), then y; coalesced and deterministic.
+template <typename T, int kBlock>
+__global__ void LayerNormRowsKernel(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* var, int64_t rows,
+                                    int64_t m, int64_t p, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  __shared__ S cells[kBlock / 32 + 1];
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * m;
+    T* yr = y + r * m;
+    S sum = 0;
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) sum += static_cast<S>(Load(xr[j]));
+    const S mu = BlockSum<S, kBlock>(sum, cells) / static_cast<S>(m);
+    S sq = 0;
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) {
+      const S d = static_cast<S>(Load(xr[j])) - mu;
+      sq += d * d;
+    }
+    const S v = BlockSum<S, kBlock>(sq, cells) / static_cast<S>(m);
+    const S rstd = InvStd(v, eps);
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) {
+      const int64_t q = (r * m + j) % p;
+      const S out = LayerNormElement(static_cast<S>(Load(xr[j])), mu, rstd, static_cast<S>(Load(gamma[q])),
+                                     static_cast<S>(Load(beta[q])));
+      yr[j] = Store<T>(static_cast<C>(out));
+    }
+    if (threadIdx.x == 0) {
+      mean[r] = Store<T>(static_cast<C>(mu));
+      var[r] = Store<T>(static_cast<C>(v));
+    }
+  }
+}
+
+// LayerNormGrad's dx with a block per row of m >= 1 elements: sum(g) and sum(g * xhat), then dx.
+template <typename T, int kBlock>
+__global__ void LayerNormGradDxRowsKernel(const T* x, const T* dy, const T* var, const T* mean, const T* gamma, T* dx,
+                                          int64_t rows, int64_t m, int64_t p, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  __shared__ S cells[kBlock / 32 + 1];
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * m;
+    const T* dyr = dy + r * m;
+    const S mu = static_cast<S>(Load(mean[r]));
+    const S rstd = InvStd(static_cast<S>(Load(var[r])), eps);
+    S sg = 0, sgx = 0;
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) {
+      const S g = static_cast<S>(Load(dyr[j])) * static_cast<S>(Load(gamma[(r * m + j) % p]));
+      sg += g;
+      sgx += g * (static_cast<S>(Load(xr[j])) - mu) * rstd;
+    }
+    const S inv_m = S(1) / static_cast<S>(m);
+    const S mg = BlockSum<S, kBlock>(sg, cells) * inv_m;
+    const S mgx = BlockSum<S, kBlock>(sgx, cells) * inv_m;
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) {
+      const S g = static_cast<S>(Load(dyr[j])) * static_cast<S>(Load(gamma[(r * m + j) % p]));
+      const S xhat = (static_cast<S>(Load(xr[j])) - mu) * rstd;
+      dx[r * m + j] = Store<T>(static_cast<C>(LayerNormGradElement(g, xhat, rstd, mg, mgx)));
+    }
+  }
 }
 
 }  // namespace cuda
