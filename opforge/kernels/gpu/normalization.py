@@ -1,13 +1,14 @@
 """GPU kernels of BatchNorm, BatchNormGrad, LayerNorm and LayerNormGrad: the kernels of
-``csrc/kernels/cuda/normalization.cu`` (the math of ``opforge/functors/normalization.h``, shared with
-the CPU kernels), for every KernelAttr the CPU registers.
+``csrc/kernels/cuda/normalization.cu`` (the math of ``opforge/functors/normalization.h``, shared with the CPU
+kernels), for every KernelAttr the CPU registers.
 
-BatchNorm runs two passes: one thread per channel works out the statistics and the affine
-coefficients (in the accumulation type, into a device workspace), then one thread per element applies
-them. BatchNormGrad likewise (per-channel sums, then dx). LayerNorm and LayerNormGrad's dx take a block
-per row when rows have at least ``ROW_BLOCK_MIN`` elements (``LayerNormRowsKernel``,
-``LayerNormGradDxRowsKernel``: block sums of warp shuffles and shared memory), else one thread per row;
-LayerNormGrad's dgamma and dbeta one thread per gamma element.
+BatchNorm runs two passes: a block per channel (``BatchNormStatsRowsKernel``, when training over channels of
+at least ``ROW_BLOCK_MIN`` elements; else one thread per channel) works out the statistics and the affine
+coefficients (in the accumulation type, into a device workspace), then one thread per element applies them.
+BatchNormGrad likewise (per-channel sums, ``BatchNormGradSumsRowsKernel``, then dx). LayerNorm and
+LayerNormGrad's dx take a block per row when rows have at least ``ROW_BLOCK_MIN`` elements
+(``LayerNormRowsKernel``, ``LayerNormGradDxRowsKernel``: block sums of warp shuffles and shared memory), else
+one thread per row; LayerNormGrad's dgamma and dbeta one thread per gamma element.
 """
 
 from __future__ import annotations
@@ -49,11 +50,14 @@ def _batch_norm_loop(spec, function, kernel):
     numel = n * c * s
     sizes = (np.int64(n), np.int64(c), np.int64(s))
 
+    # Inference reads the given statistics: nothing to sum, a thread per channel.
+    stats_fn = _row_launcher(runtime, function, kernel, kernel.helpers[1], c, n * s if training else 0)
+
     def run(arrays):
         y = device.empty(spec.out_shapes[0], np_dtype)
         stats = [device.empty((c,), np_dtype) for _ in range(4)]
         coef = device.empty((2 * c,), acc)
-        launch_1d(runtime, function, c, (*arrays, *stats, coef, *sizes, training, eps))
+        stats_fn((*arrays, *stats, coef, *sizes, training, eps))
         launch_1d(runtime, apply, numel, (arrays[0], coef, y, np.int64(numel), np.int64(c), np.int64(s)))
         return (y, *stats)
 
@@ -71,12 +75,14 @@ def _batch_norm_grad_loop(spec, function, kernel):
     numel = n * c * s
     sizes = (np.int64(n), np.int64(c), np.int64(s))
 
+    sums_fn = _row_launcher(runtime, function, kernel, kernel.helpers[1], c, n * s)
+
     def run(arrays):
         dy, x = arrays[0], arrays[1]
         dx = device.empty(spec.out_shapes[0], np_dtype)
         dscale, dbias = device.empty((c,), np_dtype), device.empty((c,), np_dtype)
         coef = device.empty((4 * c,), acc)
-        launch_1d(runtime, function, c, (*arrays, dscale, dbias, coef, *sizes, training, eps))
+        sums_fn((*arrays, dscale, dbias, coef, *sizes, training, eps))
         launch_1d(runtime, dx_fn, numel, (dy, x, coef, dx, np.int64(numel), np.int64(c), np.int64(s)))
         return dx, dscale, dbias
 
@@ -98,8 +104,8 @@ def _layer_geometry(spec) -> tuple:
 
 
 def _row_launcher(runtime, function, kernel, rows_name: str, rows: int, m: int):
-    """``launch(args)``: a block per row by the helper ``rows_name`` when rows are long enough, else a
-    thread per row by ``function``."""
+    """``launch(args)`` over ``rows`` rows (or channels) of ``m`` elements: a block per row by the helper
+    ``rows_name`` when rows are long enough, else a thread per row by ``function``."""
     if m >= ROW_BLOCK_MIN and rows:
         rows_fn = function_for(runtime, kernel, rows_name)
         grid, block = (min(rows, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1)
@@ -158,8 +164,13 @@ def _make(first: str, helpers: tuple, loop):
     return make
 
 
-mirror_cpu_kernels("BatchNorm", _make("BatchNormStatsKernel", ("BatchNormApplyKernel",), _batch_norm_loop))
-mirror_cpu_kernels("BatchNormGrad", _make("BatchNormGradSumsKernel", ("BatchNormGradDxKernel",), _batch_norm_grad_loop))
+mirror_cpu_kernels(
+    "BatchNorm", _make("BatchNormStatsKernel", ("BatchNormApplyKernel", "BatchNormStatsRowsKernel"), _batch_norm_loop)
+)
+mirror_cpu_kernels(
+    "BatchNormGrad",
+    _make("BatchNormGradSumsKernel", ("BatchNormGradDxKernel", "BatchNormGradSumsRowsKernel"), _batch_norm_grad_loop),
+)
 mirror_cpu_kernels("LayerNorm", _make("LayerNormKernel", ("LayerNormRowsKernel",), _layer_norm_loop))
 mirror_cpu_kernels(
     "LayerNormGrad",
