@@ -18,7 +18,7 @@ __device__ SoftmaxPiece<S> WarpMergeSoftmax(SoftmaxPiece<S> p) {
   return p;
 }
 
-constexpr int SoftmaxCells(int block) { return 2 * (block / 32 + 1); }
+OPF_HD constexpr int SoftmaxCells(int block) { return 2 * (block / 32 + 1); }
 
 // The statistics of the contiguous row x[0, n) (n >= 1), returned to every thread of the block (kBlock
 // threads, a multiple of 32). `cells`: SoftmaxCells(kBlock) shared values; the caller synchronises
