@@ -12,10 +12,7 @@
 // writes without a barrier between them gives different results from run to run, and the tests catch
 // it. A thread that exits while others wait at a barrier, lanes of one warp at different intrinsics, or a
 // deadlock end the launch with an error naming the kernel's block and threads (opf_emu_error).
-// `__shared__` variables are per block: static storage, since blocks run one after another, gathered in one
-// section (opf_emu_shared; the module is compiled with -fno-weak so that template and inline functions'
-// variables may share it) that is filled with 0xff bytes before each block: a read before any
-// write gives NaN (floating types) or -1 (integers), not the previous block's value. Atomics are
+// `__shared__` variables are per block: static storage, since blocks run one after another. Atomics are
 // plain read-modify-writes: fibers never preempt each other. The first block of a launch runs on fibers;
 // when none of its threads reached a synchronisation point (the grid-stride loops of most kernels), the
 // other blocks run their threads one after another on the caller's stack, which is several times
@@ -41,11 +38,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static __attribute__((section("opf_emu_shared")))
-
-// The bounds of the module's __shared__ variables (set by the linker; null when there are none).
-extern "C" char __start_opf_emu_shared[] __attribute__((weak, visibility("hidden")));
-extern "C" char __stop_opf_emu_shared[] __attribute__((weak, visibility("hidden")));
+#define __shared__ static
 #define __restrict__
 
 struct dim3 {
@@ -278,12 +271,6 @@ inline uint64_t NextSeed() {
   return fixed ? std::strtoull(fixed, nullptr, 10) + n : 0x9e3779b97f4a7c15ULL * (n + 1);
 }
 
-// Garbage in every __shared__ variable, so that a read before the block wrote it is caught.
-inline void PoisonShared() {
-  if (__start_opf_emu_shared != nullptr && __stop_opf_emu_shared > __start_opf_emu_shared)
-    std::memset(__start_opf_emu_shared, 0xff, static_cast<size_t>(__stop_opf_emu_shared - __start_opf_emu_shared));
-}
-
 // Runs one block on fibers; returns false with b->error set on a synchronisation error.
 inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
   b->Prepare(n);
@@ -363,7 +350,6 @@ int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, vo
     for (unsigned by = 0; by < grid[1]; ++by)
       for (unsigned bx = 0; bx < grid[0]; ++bx) {
         block_index = dim3{bx, by, bz};
-        PoisonShared();
         if (!fibers) {
           for (unsigned tz = 0; tz < block[2]; ++tz)
             for (unsigned ty = 0; ty < block[1]; ++ty)

@@ -88,7 +88,7 @@ def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
         if not lib.exists():
             src = _cache_dir() / f"{key}.cc"
             src.write_text(source)
-            cmd = ["g++", "-std=c++17", "-O2", "-shared", "-fPIC", "-fno-weak", "-w", "-include", str(HERE / "cuda_host.h")]
+            cmd = ["g++", "-std=c++17", "-O2", "-shared", "-fPIC", "-w", "-include", str(HERE / "cuda_host.h")]
             cmd += includes
             tmp = lib.with_suffix(f".{os.getpid()}.tmp")
             result = subprocess.run([*cmd, str(src), "-o", str(tmp)], capture_output=True, text=True)
