@@ -175,7 +175,7 @@ def _softmax_errors(prim_cls):
 # ---------------------------------------------------------------------------------------------
 # SoftmaxCrossEntropyWithLogits (dense labels)
 
-SCE_SHAPES = [(1, 1), (3, 5), (8, 10), (2, 1), (0, 4), (4, 0), LARGE]
+SCE_SHAPES = [(1, 1), (3, 5), (8, 10), (2, 1), (0, 4), (4, 0), LARGE, (3, 1000)]  # 1000: a GPU block per row
 SCE_SPECIAL_LOGITS = np.array(
     [
         [1000.0, 0.0, -1000.0, 999.0],
@@ -205,6 +205,13 @@ def _sce_samples(record, prim, ins, outs, rng):
         (SCE_SPECIAL_LOGITS.astype(dtype.np_dtype), SCE_SPECIAL_LABELS.astype(dtype.np_dtype)),
         desc="large logits, -inf logits",
     )
+    yield Sample(
+        (
+            np.tile(SCE_SPECIAL_LOGITS, (1, 25)).astype(dtype.np_dtype),
+            (np.tile(SCE_SPECIAL_LABELS, (1, 25)) / 25).astype(dtype.np_dtype),
+        ),
+        desc="large logits, -inf logits in rows of 100 (a GPU block per row)",
+    )
 
 
 def _sce_ref(prim, logits, labels):
@@ -231,7 +238,7 @@ def _sce_errors():
 # ---------------------------------------------------------------------------------------------
 # SparseSoftmaxCrossEntropyWithLogits (class-index labels)
 
-SPARSE_SHAPES = [(1, 1), (3, 5), (8, 10), (5, 1), (0, 4), (0, 0), (1000, 70), LARGE]
+SPARSE_SHAPES = [(1, 1), (3, 5), (8, 10), (5, 1), (0, 4), (0, 0), (1000, 70), LARGE, (3, 1000)]
 
 
 def _sparse_samples(record, prim, ins, outs, rng):
@@ -242,6 +249,8 @@ def _sparse_samples(record, prim, ins, outs, rng):
         yield Sample((logits, labels), desc=f"logits[{n}, {c}]")
     labels = np.array([2, 0, 1, 3], label_dtype.np_dtype)  # never on the -inf logit
     yield Sample((SCE_SPECIAL_LOGITS.astype(dtype.np_dtype), labels), desc="large logits, -inf logits")
+    wide = np.tile(SCE_SPECIAL_LOGITS, (1, 25)).astype(dtype.np_dtype)  # rows of 100: a GPU block per row
+    yield Sample((wide, (labels + 96).astype(label_dtype.np_dtype)), desc="large logits, -inf logits in rows of 100")
     c = 7
     yield Sample((make_array((3, c), dtype, rng), np.array([0, c - 1, 0], label_dtype.np_dtype)), desc="labels 0, C-1")
 

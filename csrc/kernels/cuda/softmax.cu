@@ -8,6 +8,7 @@
 // Instantiated by name (opforge/kernels/gpu/softmax.py registers which).
 #include "opforge/cuda.h"
 #include "opforge/functors/softmax.h"
+#include "softmax.cuh"
 
 namespace opforge {
 namespace cuda {
@@ -28,17 +29,6 @@ __global__ void SoftmaxKernel(const T* x, T* y, int64_t outer, int64_t n, int64_
       yr[k * inner] = Store<T>(static_cast<C>(kLog ? LogSoftmaxOf(v, st, scale) : SoftmaxOf(v, st, scale)));
     }
   }
-}
-
-constexpr unsigned kFullMask = 0xffffffffu;
-
-template <typename S>
-__device__ SoftmaxPiece<S> WarpMergeSoftmax(SoftmaxPiece<S> p) {
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const SoftmaxPiece<S> other{__shfl_xor_sync(kFullMask, p.max, offset), __shfl_xor_sync(kFullMask, p.sum, offset)};
-    p = SoftmaxMerge(p, other);
-  }
-  return p;
 }
 
 // kBlock threads (a multiple of 32) per row; rows taken block by block (grid-stride over rows).
