@@ -3,6 +3,11 @@ user called, importing from the checkout, a CLI that tells the truth, MindSpore'
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -50,3 +55,19 @@ def test_opcheck_accepts_python_numbers():
 def test_opcheck_names_a_bad_sample(bad):
     with pytest.raises(TypeError, match=r"For 'opcheck', sample 1 must be a Sample, a tuple of arguments"):
         opcheck(ops.Elu(), [(np.ones(2),), bad], _elu)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Importing the checkout without its built extension
+
+
+def test_import_from_a_source_tree_without_the_extension_says_what_to_do(tmp_path):
+    src = os.path.dirname(opforge.__file__)
+    shutil.copytree(src, tmp_path / "opforge", ignore=shutil.ignore_patterns("_C*", "__pycache__", "*.so"))
+    numpy_dir = os.path.dirname(os.path.dirname(np.__file__))
+    # -S: no site, so no editable-install finder; the copy comes first on the path, as the cwd would
+    code = f"import sys; sys.path[:0] = [{str(tmp_path)!r}, {numpy_dir!r}]; import opforge"
+    r = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert "circular import" not in r.stderr
+    assert "opforge._C" in r.stderr and "pip install -e ." in r.stderr and "another directory" in r.stderr
