@@ -14,6 +14,7 @@ import pytest
 import opforge
 from opforge import ops
 from opforge.testing import Sample, opcheck
+from opforge.tools import bench, cli, cuda_check
 
 
 def _elu(x):
@@ -71,3 +72,77 @@ def test_import_from_a_source_tree_without_the_extension_says_what_to_do(tmp_pat
     assert r.returncode != 0
     assert "circular import" not in r.stderr
     assert "opforge._C" in r.stderr and "pip install -e ." in r.stderr and "another directory" in r.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. The CLI tells the truth
+
+
+def _cli(capsys, *argv):
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_ops_matches_names_ignoring_case(capsys):
+    code, out = _cli(capsys, "ops", "--op", "relu")
+    assert code == 0 and "ReLU" in out and "2 operator/backend pairs" in out
+
+
+@pytest.mark.parametrize("name, hint", [("NoSuchOp", "opforge ops` lists them all"), ("Rel", "did you mean ReLU")])
+def test_ops_without_a_match_exits_1_and_suggests(capsys, name, hint):
+    code, out = _cli(capsys, "ops", "--op", name)
+    assert code == 1 and f"no operator named '{name}'" in out and hint in out
+
+
+def test_ops_imports_a_users_module(capsys, tmp_path, monkeypatch, isolated_registries):
+    module = tmp_path / "twice_ops.py"
+    module.write_text(
+        "import numpy as np\n"
+        "from opforge import dtype as mstype\n"
+        "from opforge.kernels import KernelAttr, register_kernel\n"
+        "from opforge.primitives import PrimitiveWithInfer, prim_attr_register\n"
+        "class TwiceCli(PrimitiveWithInfer):\n"
+        "    @prim_attr_register\n"
+        "    def __init__(self):\n"
+        "        self.init_prim_io_names(inputs=['x'], outputs=['y'])\n"
+        "@register_kernel('TwiceCli', 'CPU', KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32))\n"
+        "def twice(x):\n"
+        "    return 2 * x\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, out = _cli(capsys, "ops", "--import", "twice_ops.py", "--op", "twicecli")
+    assert code == 0 and "TwiceCli" in out and "1 operator/backend pairs" in out
+
+
+def test_doctor_cuda_without_nvrtc_is_a_note(capsys, monkeypatch):
+    monkeypatch.setattr(cuda_check, "find_nvrtc", lambda: None)
+    code, out = _cli(capsys, "doctor", "--cuda")
+    assert code == 0 and "note:" in out and "nvidia-cuda-nvrtc" in out and "error" not in out
+
+
+def test_bench_help_describes_every_suite(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--help"])
+    out = capsys.readouterr().out
+    for suite in (*bench.SUITES, "comm"):
+        assert f"- ``{suite}``" in out, suite
+    assert "rough" in out
+
+
+def test_a_send_never_received_is_taken_back_before_mpi_ends(tmp_path):
+    pytest.importorskip("mpi4py")
+    script = tmp_path / "send_only.py"
+    script.write_text(
+        "import numpy as np\n"
+        "import opforge\n"
+        "from opforge import ops\n"
+        "from opforge.communication import init\n"
+        "init()\n"
+        "ops.Send(1, 0)(opforge.Tensor(np.ones(2, np.float32)))  # to this rank itself, never received\n"
+        "ops.Send(2, 0)(opforge.Tensor(np.ones(3, np.float32)))\n"
+        "print('sent')\n"
+    )
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "sent" in r.stdout, r.stderr
+    assert "pending" not in r.stderr, r.stderr
