@@ -106,7 +106,8 @@ def test_ops_imports_a_users_module(capsys, tmp_path, monkeypatch, isolated_regi
         "    @prim_attr_register\n"
         "    def __init__(self):\n"
         "        self.init_prim_io_names(inputs=['x'], outputs=['y'])\n"
-        "@register_kernel('TwiceCli', 'CPU', KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32))\n"
+        "F32 = KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32)\n"
+        "@register_kernel('TwiceCli', 'CPU', F32)\n"
         "def twice(x):\n"
         "    return 2 * x\n"
     )
