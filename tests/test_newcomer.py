@@ -4,6 +4,7 @@ user called, importing from the checkout, a CLI that tells the truth, MindSpore'
 from __future__ import annotations
 
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -147,3 +148,25 @@ def test_a_send_never_received_is_taken_back_before_mpi_ends(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and "sent" in r.stdout, r.stderr
     assert "pending" not in r.stderr, r.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. A suite that fits a developer's loop: `python -m pytest` runs on every core
+
+
+def test_pytest_runs_in_parallel_with_the_serial_jobs_grouped():
+    tomllib = pytest.importorskip("tomllib")
+    root = pathlib.Path(__file__).parent.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text())
+    addopts = config["tool"]["pytest"]["ini_options"]["addopts"].split()
+    assert "-n" in addopts and "--dist" in addopts and addopts[addopts.index("--dist") + 1] == "loadgroup"
+    assert any(r.startswith("pytest-xdist") for r in config["project"]["optional-dependencies"]["test"])
+    import test_bench
+    import test_communication
+    import test_data_parallel
+
+    def group(marks):
+        return [m.args for m in marks if m.name == "xdist_group"]
+
+    assert group(test_data_parallel.test_data_parallel_equals_one_process_on_the_whole_batches.pytestmark) == [("mpi",)]
+    assert group([test_communication.pytestmark]) == [("mpi",)] and group([test_bench.pytestmark]) == [("bench",)]
