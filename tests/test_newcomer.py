@@ -3,6 +3,7 @@ user called, importing from the checkout, a CLI that tells the truth, MindSpore'
 
 from __future__ import annotations
 
+import ast
 import os
 import pathlib
 import shutil
@@ -170,3 +171,38 @@ def test_pytest_runs_in_parallel_with_the_serial_jobs_grouped():
 
     assert group(test_data_parallel.test_data_parallel_equals_one_process_on_the_whole_batches.pytestmark) == [("mpi",)]
     assert group([test_communication.pytestmark]) == [("mpi",)] and group([test_bench.pytestmark]) == [("bench",)]
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. Layering: nothing imports what sits above it
+
+
+def _imported_modules(path: pathlib.Path) -> set:
+    """Every module a source file imports, at the top or inside a function."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+    return names
+
+
+@pytest.mark.parametrize(
+    "layer, above",
+    [
+        ("device", ("opforge.communication", "opforge.primitives", "opforge.ops", "opforge.kernels")),
+        ("kernels/gpu", ("opforge.primitives", "opforge.ops")),
+        ("primitives", ("opforge.ops", "opforge.nn", "opforge.bprop")),
+    ],
+)
+def test_no_layer_imports_one_above_it(layer, above):
+    root = pathlib.Path(opforge.__file__).parent
+    bad = [
+        f"{path.relative_to(root)} imports {name}"
+        for path in sorted((root / layer).rglob("*.py"))
+        for name in sorted(_imported_modules(path))
+        if name.startswith(above)
+    ]
+    assert not bad, "\n".join(bad)

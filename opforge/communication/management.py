@@ -238,7 +238,7 @@ def _close(communicator) -> None:
 
 def _make_communicator(backend, device, mpi_comm, name, timeout, check):
     if backend == "nccl":
-        from opforge.device.nccl import NcclCommunicator  # CuPy's NCCL: imported on the GPU only
+        from opforge.communication.nccl import NcclCommunicator  # CuPy's NCCL: imported on the GPU only
 
         return NcclCommunicator(device.runtime, mpi_comm, name, timeout, check)
     from opforge.communication.mpi import MpiCommunicator
