@@ -206,3 +206,103 @@ def test_no_layer_imports_one_above_it(layer, above):
         if name.startswith(above)
     ]
     assert not bad, "\n".join(bad)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. MindSpore names users reach for first
+
+
+def test_set_seed_and_transpose_property():
+    opforge.set_seed(3)
+    x = opforge.Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    np.testing.assert_array_equal(x.T.asnumpy(), x.asnumpy().T)
+
+
+def test_boolean_mask_getitem_and_its_gradient():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = opforge.Tensor(a)
+    np.testing.assert_array_equal(x[x > 2].asnumpy(), a[a > 2])
+    rows = np.array([False, True])
+    np.testing.assert_array_equal(x[opforge.Tensor(rows)].asnumpy(), a[rows])
+    g = opforge.grad(lambda t: (t[t > 2] * 3).sum())(x)
+    np.testing.assert_array_equal(g.asnumpy(), np.where(a > 2, 3.0, 0.0))
+    with pytest.raises(IndexError, match="boolean mask must have the shape"):
+        x[opforge.Tensor(np.array([True, False, True]))]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [(0, 1), (slice(None), 1), (Ellipsis, slice(1, None)), 1, "mask"],
+    ids=["int", "slice", "ellipsis", "row", "mask"],
+)
+def test_setitem_values_match_numpy(key):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    x = opforge.Tensor(a)
+    if key == "mask":
+        key_t, key = x > 2, a > 2
+    else:
+        key_t = key
+    expected = a.copy()
+    expected[key] = -7
+    x[key_t] = -7.0
+    np.testing.assert_array_equal(x.asnumpy(), expected)
+    assert x.dtype is opforge.float32
+
+
+def test_setitem_is_differentiable_in_the_tensor_and_the_value():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+    def f(x, v):
+        y = x * 2
+        before = y.sum()  # read before the assignment: sees the old value
+        y[:, 1] = v * 3
+        return (y * y).sum() + before
+
+    g = opforge.grad(f, grad_position=(0, 1))(opforge.Tensor(a), opforge.Tensor(np.array([1.0, 2.0], np.float32)))
+    expected_x = np.where(np.arange(3) == 1, 0.0, 8 * a) + 2
+    np.testing.assert_allclose(g[0].asnumpy(), expected_x)
+    np.testing.assert_allclose(g[1].asnumpy(), [18.0, 36.0])
+
+
+def test_setitem_into_a_differentiated_input_raises():
+    def f(x):
+        x[0] = 1.0
+        return x.sum()
+
+    with pytest.raises(RuntimeError, match="Tensor.__setitem__"):
+        opforge.grad(f)(opforge.Tensor(np.ones(3, np.float32)))
+
+
+def test_setitem_on_a_parameter_bumps_its_version():
+    p = opforge.Parameter(opforge.Tensor(np.zeros(3, np.float32)), name="p")
+    version = p._version
+    p[1] = 2.0
+    assert p._version == version + 1 and p.asnumpy().tolist() == [0.0, 2.0, 0.0]
+
+
+def test_zeros_ones_depend_print(capsys):
+    from opforge.ops import operations as P
+
+    assert ops.Zeros()((2, 3), opforge.float32).asnumpy().tolist() == [[0.0] * 3] * 2
+    assert P.Ones()(2, opforge.int32).dtype is opforge.int32
+    assert ops.zeros(3).dtype is opforge.float32 and ops.ones((2, 2)).asnumpy().sum() == 4
+    assert ops.Depend()(5, 6) == 5
+    ops.Print()("value:", opforge.Tensor(np.array([1.5], np.float32)))
+    out = capsys.readouterr().out
+    assert "value:" in out and "1.5" in out
+
+
+def test_cell_to_float_casts_the_inputs_of_every_cell():
+    seen = []
+
+    class Probe(opforge.nn.Cell):
+        def construct(self, x):
+            seen.append(x.dtype)
+            return x
+
+    outer = opforge.nn.SequentialCell(Probe(), Probe())
+    assert outer.to_float(opforge.float16) is outer
+    outer(opforge.Tensor(np.ones(2, np.float32)))
+    assert seen == [opforge.float16, opforge.float16]
+    with pytest.raises(ValueError, match="For 'to_float', the 'dst_type'"):
+        outer.to_float(opforge.int32)

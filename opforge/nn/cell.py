@@ -17,10 +17,20 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from opforge import context
+from opforge import dtype as mstype
 from opforge.dispatch import pipeline, sharding
 from opforge.jit import JitFunction
 from opforge.parallel_context import get_auto_parallel_context, operator_parallel, optimizer_parallel
+from opforge.primitives.array_ops import Cast
 from opforge.tensor import Parameter, Tensor
+
+_TO_FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32)
+_cast = Cast()
+
+
+def _is_float_tensor(a) -> bool:
+    return isinstance(a, Tensor) and a.dtype.kind == "f"
+
 
 __all__ = ["Cell", "SequentialCell", "CellList"]
 
@@ -205,6 +215,18 @@ class Cell:
             object.__setattr__(cell, "training", mode)
         return self
 
+    def to_float(self, dst_type) -> Cell:
+        """Run this cell and every cell in it with its float Tensor inputs cast to ``dst_type``
+        (float16, bfloat16 or float32; MindSpore's mixed precision by cell); returns the cell."""
+        if dst_type not in _TO_FLOAT_TYPES:
+            raise ValueError(
+                f"For 'to_float', the 'dst_type' must be one of {[str(t) for t in _TO_FLOAT_TYPES]}, "
+                f"but got {dst_type}."
+            )
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_to_float", dst_type)
+        return self
+
     def set_grad(self, requires_grad: bool = True) -> Cell:
         """Accepted for MindSpore compatibility: eager gradients need no preparation."""
         return self
@@ -244,6 +266,9 @@ class Cell:
         return jitted
 
     def _run(self, args, kwargs):
+        dst = self.__dict__.get("_to_float")
+        if dst is not None:
+            args = tuple(_cast(a, dst) if _is_float_tensor(a) and a.dtype is not dst else a for a in args)
         run = pipeline.current_run()
         if run is not None and "pipeline_stage" in self.__dict__:
             return run.call(self, args, kwargs)  # this rank runs, sends, receives or only shapes it
