@@ -120,6 +120,7 @@ def test_ops_imports_a_users_module(capsys, tmp_path, monkeypatch, isolated_regi
 
 def test_doctor_cuda_without_nvrtc_is_a_note(capsys, monkeypatch):
     monkeypatch.setattr(cuda_check, "find_nvrtc", lambda: None)
+    monkeypatch.setattr(cli, "doctor_problems", lambda: [])  # the registries are another test's subject
     code, out = _cli(capsys, "doctor", "--cuda")
     assert code == 0 and "note:" in out and "nvidia-cuda-nvrtc" in out and "error" not in out
 
@@ -306,3 +307,84 @@ def test_cell_to_float_casts_the_inputs_of_every_cell():
     assert seen == [opforge.float16, opforge.float16]
     with pytest.raises(ValueError, match="For 'to_float', the 'dst_type'"):
         outer.to_float(opforge.int32)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. Errors name what the user called; one dtype rule
+
+
+def test_dense_promotes_float64_inputs_as_matmul_does_and_keeps_the_weights_dtype():
+    dense = opforge.nn.Dense(3, 2)
+    x = opforge.Tensor(np.ones((2, 3)))  # float64, the weights float32
+    assert dense(x).dtype is opforge.float64
+    dx, (dw, db) = opforge.grad(lambda x: dense(x).sum(), grad_position=0, weights=dense.trainable_params())(x)
+    assert dx.dtype is opforge.float64 and dw.dtype is opforge.float32 and db.dtype is opforge.float32
+    assert ops.BiasAdd()(x, opforge.Tensor(np.ones(3, np.float32))).dtype is opforge.float64
+
+
+def test_a_cells_error_names_the_cell_and_its_inputs_first():
+    with pytest.raises(ValueError, match=r"^For 'Dense', the input's last dimension"):  # its own check: unchanged
+        opforge.nn.SequentialCell(opforge.nn.Dense(3, 2))(opforge.Tensor(np.ones((2, 4), np.float32)))
+
+    class Net(opforge.nn.Cell):
+        def construct(self, x, y):
+            return ops.MatMul()(x, y)
+
+    with pytest.raises(
+        ValueError, match=r"^For 'Net' \(a Cell\) called with x=Tensor\(Float32, \[2, 3\]\), y=.*For 'MatMul'"
+    ):
+        Net()(opforge.Tensor(np.ones((2, 3), np.float32)), opforge.Tensor(np.ones((2, 3), np.float32)))
+
+
+def test_sparse_softmax_cross_entropy_names_its_labels():
+    loss = opforge.nn.SoftmaxCrossEntropyWithLogits(sparse=True)
+    with pytest.raises(TypeError, match=r"^For 'SoftmaxCrossEntropyWithLogits' \(sparse=True\), the 'labels' must be"):
+        loss(opforge.Tensor(np.ones((2, 3), np.float32)), opforge.Tensor(np.ones(2, np.float32)))
+
+
+def _twice_class():
+    from opforge.primitives import PrimitiveWithInfer, prim_attr_register
+
+    class TwiceNew(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self):
+            self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+        def infer_shape(self, s):
+            return s
+
+        def infer_dtype(self, d):
+            return d
+
+    return TwiceNew
+
+
+def test_a_kernel_under_a_name_no_operator_has_warns_and_the_miss_says_so(isolated_registries):
+    from opforge import dtype as mstype
+    from opforge.kernels import KernelAttr, UnknownOperatorWarning, register_kernel
+
+    twice = _twice_class()
+    attr = KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32)
+    with pytest.warns(UnknownOperatorWarning, match="did you mean 'TwiceNew'"):
+        register_kernel("twicenew", "CPU", attr)(lambda x: 2 * x)
+    with pytest.raises(opforge.KernelNotFoundError, match="Kernels are registered under 'twicenew'"):
+        twice()(opforge.Tensor(np.ones(2, np.float32)))
+
+
+def test_a_missing_bprop_suggests_the_users_class(isolated_registries):
+    from opforge import dtype as mstype
+    from opforge.kernels import KernelAttr, register_kernel
+
+    twice = _twice_class()
+    attr = KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32)
+    register_kernel("TwiceNew", "CPU", attr)(lambda x: 2 * x)
+    with pytest.raises(TypeError, match=r"@bprop_getters.register\(TwiceNew\)"):
+        opforge.grad(lambda x: twice()(x).sum())(opforge.Tensor(np.ones(2, np.float32)))
+
+
+def test_huge_numbers_name_the_operator():
+    with pytest.raises(OverflowError, match=r"^For 'Equal', the 'x'"):
+        ops.Equal()(2**70, opforge.Tensor(np.ones(2, np.int32)))
+    one = opforge.Tensor(np.float32(1))
+    with pytest.raises(ValueError, match=r"^For 'OneHot'"):
+        ops.OneHot()(opforge.Tensor(np.array([0, 1], np.int32)), 2**32 + 1, one, one)

@@ -28,6 +28,36 @@ _TO_FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32)
 _cast = Cast()
 
 
+def _describe_inputs(cell, args, kwargs) -> str:
+    """``x=Tensor(Float64, [2, 3])``: the call's arguments under construct's parameter names."""
+    code = getattr(type(cell).construct, "__code__", None)
+    names = code.co_varnames[1 : code.co_argcount] if code is not None else ()
+
+    def show(v):
+        return f"Tensor({v.dtype}, {list(v.shape)})" if isinstance(v, Tensor) else type(v).__name__
+
+    parts = [f"{names[i] if i < len(names) else f'arg{i}'}={show(a)}" for i, a in enumerate(args)]
+    return ", ".join(parts + [f"{k}={show(v)}" for k, v in kwargs.items()])
+
+
+def _named_by_cell(cell, error: Exception, args, kwargs) -> Exception:
+    """``error`` led by the Cell the user called and its inputs (the operator's own message follows); the
+    innermost Cell names it, the enclosing ones pass it on unchanged."""
+    if getattr(error, "_opforge_cell", None) is not None:
+        return error
+    name = type(cell).__name__
+    if str(error).startswith(f"For '{name}'"):  # the Cell's own check: it names itself already
+        error._opforge_cell = name
+        return error
+    message = f"For '{name}' (a Cell) called with {_describe_inputs(cell, args, kwargs)}: {error}"
+    try:
+        named = type(error)(message)
+    except Exception:  # an exception type that takes other arguments: keep it as it is
+        named = error
+    named._opforge_cell = name
+    return named
+
+
 def _is_float_tensor(a) -> bool:
     return isinstance(a, Tensor) and a.dtype.kind == "f"
 
@@ -272,7 +302,10 @@ class Cell:
         run = pipeline.current_run()
         if run is not None and "pipeline_stage" in self.__dict__:
             return run.call(self, args, kwargs)  # this rank runs, sends, receives or only shapes it
-        return self._call_construct(args, kwargs)
+        try:
+            return self._call_construct(args, kwargs)
+        except (TypeError, ValueError) as e:
+            raise _named_by_cell(self, e, args, kwargs) from e
 
     def _call_construct(self, args, kwargs):
         if context.graph_mode():

@@ -110,9 +110,14 @@ class BiasAdd(_Operator):
     r"""Adds a 1-D bias along the channel axis: :math:`y[n, c, \ldots] = x[n, c, \ldots] + b[c]`.
 
     Attr ``data_format``: "NCHW" (channel axis 1, default) or "NHWC" (channel axis last).
-    Inputs: ``input_x`` (ndim >= 2) and ``bias`` of the same dtype: float16, bfloat16, float32,
-    float64, int32 or int64.
+    Inputs: ``input_x`` (ndim >= 2) and ``bias``, one dtype group (promoted as Add's, docs/dtypes.md):
+    float16, bfloat16, float32, float64, int32 or int64.
     """
+
+    __mindspore_signature__ = (
+        sig.make_sig("input_x", dtype=sig.sig_dtype.T),
+        sig.make_sig("bias", dtype=sig.sig_dtype.T),
+    )
 
     @prim_attr_register
     def __init__(self, data_format="NCHW"):
