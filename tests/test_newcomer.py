@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -388,3 +389,27 @@ def test_huge_numbers_name_the_operator():
     one = opforge.Tensor(np.float32(1))
     with pytest.raises(ValueError, match=r"^For 'OneHot'"):
         ops.OneHot()(opforge.Tensor(np.array([0, 1], np.int32)), 2**32 + 1, one, one)
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. Docs that match the code
+
+
+def test_the_readme_speed_sentence_names_the_bench_run_and_its_cases():
+    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    sentence = readme[readme.index("A cached call runs entirely in C") :].split("Large outputs")[0]
+    assert "opforge bench --suite ops" in sentence
+    for case in re.findall(r"`(ReLU|x \+ 1)`", sentence):
+        assert case in bench.SUITE_CASES["ops"], case
+    assert re.search(r"\d{4}-\d{2}-\d{2}", sentence), "the day it was measured"
+
+
+def test_mindspore_md_says_nothing_is_missing_that_exists():
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "mindspore.md").read_text()
+    assert "not yet" not in text
+
+
+@pytest.mark.xdist_group("bench")
+def test_bench_quick_warns_that_its_figures_are_rough(capsys):
+    assert cli.main(["bench", "--suite", "ops", "--op", "ReLU", "--quick", "--no-torch"]) == 0
+    assert "rough" in capsys.readouterr().err
