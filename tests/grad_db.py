@@ -472,6 +472,35 @@ class _MovingAsParameters:
         return self.prim(*args)
 
 
+class _LstmResults:
+    """LSTMLayer's results (y, h_n, c_n): its other outputs (the activated gates, every c) are saved for the
+    backward pass and take no gradient."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    def __getattr__(self, name):
+        return getattr(self.prim, name)
+
+    def __call__(self, *args):
+        return self.prim(*args)[:3]
+
+
+def _lstm_samples(prim, rng):
+    for seq, batch, inp, hidden in ((4, 2, 3, 5), (1, 1, 2, 1)):
+        sizes = [
+            (seq, batch, inp),
+            (batch, hidden),
+            (batch, hidden),
+            (4 * hidden, inp),
+            (4 * hidden, hidden),
+            (4 * hidden,),
+        ]
+        yield GradSample(
+            tuple(uniform(s, rng=rng) for s in sizes), f"seq={seq} batch={batch} input={inp} hidden={hidden}"
+        )
+
+
 def _batch_norm_samples(prim, rng):
     for shape in ((4, 3), (2, 3, 2, 2), (3, 2, 5)):
         c = shape[1]
@@ -669,6 +698,11 @@ GRAD_DB_LIST = [
             },
         ),
         _layer_norm_samples,
+    ),
+    GradRecord(
+        "LSTMLayer",
+        {"": lambda: _LstmResults(ops.LSTMLayer()), "reverse": lambda: _LstmResults(ops.LSTMLayer(True))},
+        _lstm_samples,
     ),
     GradRecord("Argmin", _variants("Argmin", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
     GradRecord(

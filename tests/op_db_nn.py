@@ -102,7 +102,22 @@ class _InPlace:
 # ---------------------------------------------------------------------------------------------
 # Softmax, LogSoftmax
 
-SOFTMAX_SHAPES = [(), (1,), (7,), (4, 5), (2, 1, 3), (2, 3, 4), (1, 1, 1, 3), (0,), (3, 0, 2), (0, 4), LARGE]
+# (3, 33), (2, 1000), LARGE: rows of 32+ along the last axis take a GPU block each (not a multiple of it)
+SOFTMAX_SHAPES = [
+    (),
+    (1,),
+    (7,),
+    (4, 5),
+    (2, 1, 3),
+    (2, 3, 4),
+    (1, 1, 1, 3),
+    (0,),
+    (3, 0, 2),
+    (0, 4),
+    (3, 33),
+    (2, 1000),
+    LARGE,
+]
 SOFTMAX_LARGE_3D = (70, 4, 256)  # axis 1: the strided (column-block) path, in parallel
 
 _INF, _NAN = np.inf, np.nan
@@ -131,6 +146,9 @@ def _softmax_samples(record, prim, ins, outs, rng):
         yield Sample((record.make_arg(0, shape, ins[0], rng),), desc=f"logits{list(shape)} axis={axis}")
     special = SPECIAL_LOGITS if axis in (1, -1) else SPECIAL_LOGITS.T  # each case lies along the axis
     yield Sample((special.astype(ins[0].np_dtype),), desc=f"-inf, NaN, +inf, large logits along axis {axis}")
+    long = np.tile(SPECIAL_LOGITS, (1, 10))  # the same cases in rows of 40: the block-per-row path
+    long = long if axis in (1, -1) else long.T
+    yield Sample((long.astype(ins[0].np_dtype),), desc=f"-inf, NaN, +inf, large logits in rows of 40 along axis {axis}")
 
 
 def _softmax_errors(prim_cls):
@@ -514,5 +532,132 @@ RECORDS: list = [
         _adam_ref,
         args=(Arg(),) * 10,
         error_inputs=_adam_errors,
+    ),
+]
+
+
+# -- LSTMLayer / LSTMLayerGrad: one layer and direction over a sequence ---------------------------
+
+LSTM_SHAPES = [(5, 3, 4, 6), (1, 1, 1, 1), (0, 2, 3, 4), (7, 2, 3, 33)]  # (seq, batch, input, hidden)
+_LSTM_OUT = ("y", "h_n", "c_n", "gates", "c")
+_LSTM_GRAD_OUT = ("dx", "dh0", "dc0", "dw_ih", "dw_hh", "dbias")
+
+
+def _sigmoid64(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def lstm_forward_ref(x, h0, c0, w_ih, w_hh, bias, reverse=False):
+    """NumPy's LSTM layer: (y, h_n, c_n, activated gates, c) in float64."""
+    seq, hidden = x.shape[0], h0.shape[1]
+    y = np.zeros((seq, *h0.shape))
+    gates = np.zeros((seq, h0.shape[0], 4 * hidden))
+    cs = np.zeros_like(y)
+    h, c = h0.astype(np.float64), c0.astype(np.float64)
+    for k in range(seq):
+        t = seq - 1 - k if reverse else k
+        z = x[t] @ w_ih.T + h @ w_hh.T + bias
+        i, f, o = _sigmoid64(z[:, :hidden]), _sigmoid64(z[:, hidden : 2 * hidden]), _sigmoid64(z[:, 3 * hidden :])
+        g = np.tanh(z[:, 2 * hidden : 3 * hidden])
+        c = f * c + i * g
+        h = o * np.tanh(c)
+        y[t], cs[t], gates[t] = h, c, np.concatenate([i, f, g, o], axis=1)
+    return y, h, c, gates, cs
+
+
+def lstm_backward_ref(x, h0, c0, w_ih, w_hh, y, gates, cs, dy, dh_n, dc_n, reverse=False):
+    seq, hidden = x.shape[0], h0.shape[1]
+    order = list(range(seq - 1, -1, -1)) if reverse else list(range(seq))
+    dx, dw_ih, dw_hh = np.zeros_like(x, np.float64), np.zeros_like(w_ih, np.float64), np.zeros_like(w_hh, np.float64)
+    dbias = np.zeros(4 * hidden)
+    dh, dc = dh_n.astype(np.float64), dc_n.astype(np.float64)
+    for k in range(seq - 1, -1, -1):
+        t = order[k]
+        h_prev = h0 if k == 0 else y[order[k - 1]]
+        c_prev = c0 if k == 0 else cs[order[k - 1]]
+        i, f, g, o = (gates[t][:, j * hidden : (j + 1) * hidden] for j in range(4))
+        tc = np.tanh(cs[t])
+        dh_t = dy[t] + dh
+        dct = dc + dh_t * o * (1 - tc * tc)
+        dz = np.concatenate([dct * g * i * (1 - i), dct * c_prev * f * (1 - f), dct * i * (1 - g * g),
+                             dh_t * tc * o * (1 - o)], axis=1)  # fmt: skip
+        dc = dct * f
+        dh = dz @ w_hh
+        dx[t] = dz @ w_ih
+        dw_ih += dz.T @ x[t]
+        dw_hh += dz.T @ h_prev
+        dbias += dz.sum(0)
+    return dx, dh, dc, dw_ih, dw_hh, dbias
+
+
+def _lstm_inputs(shape, dtype, rng):
+    seq, batch, inp, hidden = shape
+    sizes = [
+        (seq, batch, inp),
+        (batch, hidden),
+        (batch, hidden),
+        (4 * hidden, inp),
+        (4 * hidden, hidden),
+        (4 * hidden,),
+    ]
+    return [make_array(s, dtype, rng, -1.0, 1.0) for s in sizes]
+
+
+def _lstm_samples(record, prim, ins, outs, rng):
+    for shape in LSTM_SHAPES:
+        yield Sample(tuple(_lstm_inputs(shape, ins[0], rng)), desc=f"(seq, batch, input, hidden)={shape}")
+
+
+def _lstm_grad_samples(record, prim, ins, outs, rng):
+    for shape in LSTM_SHAPES:
+        x, h0, c0, w_ih, w_hh, bias = _lstm_inputs(shape, ins[0], rng)
+        y, _, _, gates, cs = lstm_forward_ref(x, h0, c0, w_ih, w_hh, bias, prim.reverse)
+        seq, batch, _, hidden = shape
+        dy = make_array((seq, batch, hidden), ins[0], rng)
+        dh_n, dc_n = make_array((batch, hidden), ins[0], rng), make_array((batch, hidden), ins[0], rng)
+        saved = [a.astype(ins[0].np_dtype) for a in (y, gates, cs)]
+        yield Sample((x, h0, c0, w_ih, w_hh, *saved, dy, dh_n, dc_n), desc=f"(seq, batch, input, hidden)={shape}")
+
+
+def _lstm_errors():
+    f = ops.LSTMLayer
+    good = [(5, 3, 4), (3, 6), (3, 6), (24, 4), (24, 6), (24,)]
+    bad_bias = [*good[:5], (23,)]
+    return [
+        ErrorInput("bias-shape", lambda: f()(*[_t(s) for s in bad_bias]), ValueError, "'bias' must have shape"),
+        ErrorInput("x-rank", lambda: f()(*[_t(s) for s in [(5, 4), *good[1:]]]), ValueError, "'x' must be"),
+        ErrorInput("int", lambda: f()(*[_t(s, mstype.int32) for s in good]), TypeError, "LSTMLayer"),
+        ErrorInput("reverse", lambda: f(reverse=1), TypeError, "reverse"),
+    ]
+
+
+RECORDS += [
+    OpRecord(
+        "LSTMLayer",
+        {
+            **{f"{name}": (lambda k=k: _Output(ops.LSTMLayer(), k)) for k, name in enumerate(_LSTM_OUT)},
+            **{
+                f"reverse,{name}": (lambda k=k: _Output(ops.LSTMLayer(True), k)) for k, name in enumerate(_LSTM_OUT[:3])
+            },
+        },
+        _lstm_samples,
+        lambda prim, *args: lstm_forward_ref(*args, reverse=prim.reverse)[prim.index],
+        args=(Arg(),) * 6,
+        tols={"float32": (2e-5, 2e-6)},
+        error_inputs=_lstm_errors,
+    ),
+    OpRecord(
+        "LSTMLayerGrad",
+        {
+            **{f"{name}": (lambda k=k: _Output(ops.LSTMLayerGrad(), k)) for k, name in enumerate(_LSTM_GRAD_OUT)},
+            **{
+                f"reverse,{name}": (lambda k=k: _Output(ops.LSTMLayerGrad(True), k))
+                for k, name in enumerate(_LSTM_GRAD_OUT)
+            },
+        },
+        _lstm_grad_samples,
+        lambda prim, *args: lstm_backward_ref(*args, reverse=prim.reverse)[prim.index],
+        args=(Arg(),) * 11,
+        tols={"float32": (1e-4, 1e-5)},
     ),
 ]

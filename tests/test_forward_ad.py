@@ -29,6 +29,7 @@ NO_FORWARD_MODE = {  # operator -> the grad primitive its bprop applies to dout,
     "LayerNorm": "LayerNormGrad",
     "SmoothL1Loss": "SmoothL1LossGrad",
     "NLLLoss": "NLLLossGrad",
+    "LSTMLayer": "LSTMLayerGrad",
 }
 
 

@@ -363,3 +363,18 @@ def get_bprop_dropout_grad(self):
         return grad(dout, mask), d_mask
 
     return bprop
+
+
+@bprop_getters.register(P.LSTMLayer)
+def get_bprop_lstm_layer(self):
+    """BPTT in one kernel (LSTMLayerGrad); the saved gates and cell states are the forward's outputs, so
+    nothing is recomputed. The gates and c outputs are for the backward pass: their gradients are not
+    propagated (they are zero for a user's loss, which reads y, h_n and c_n)."""
+    grad = G.LSTMLayerGrad(self.reverse)
+
+    def bprop(x, h0, c0, w_ih, w_hh, bias, out, dout):
+        y, _, _, gates, c = out
+        dy, dh_n, dc_n = dout[0], dout[1], dout[2]
+        return grad(x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n)
+
+    return bprop

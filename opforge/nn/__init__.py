@@ -51,6 +51,7 @@ from opforge.nn.loss import (
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.pipeline import PipelineCell
+from opforge.nn.rnn import LSTM, LSTMCell
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
@@ -66,6 +67,8 @@ __all__ = [
     "Pad",
     "Embedding",
     "PipelineCell",
+    "LSTM",
+    "LSTMCell",
     "CellList",
     "Dense",
     "Conv2d",

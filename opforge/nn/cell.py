@@ -277,7 +277,7 @@ class Cell:
             # The first call splits the parameters in place; later ones may be traced.
             object.__setattr__(self, "_sharded_laid_out", True)
             return out
-        return self._run(args, kwargs)
+        return self._dispatch_call(args, kwargs)
 
     def _sharded(self, *args, **kwargs):
         """The outermost cell's call in a parallel mode: every operator below runs sharded, and the
@@ -295,7 +295,7 @@ class Cell:
             object.__setattr__(self, "_jit_sharded", jitted)
         return jitted
 
-    def _run(self, args, kwargs):
+    def _dispatch_call(self, args, kwargs):
         dst = self.__dict__.get("_to_float")
         if dst is not None:
             args = tuple(_cast(a, dst) if _is_float_tensor(a) and a.dtype is not dst else a for a in args)

@@ -11,6 +11,7 @@ from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
 
 __all__ = [
+    "LSTMLayerGrad",
     "ReluGrad",
     "EluGrad",
     "SigmoidGrad",
@@ -463,3 +464,36 @@ class NLLLossGrad(_Operator):
         t = validator.check_tensors_dtypes_same_and_valid(args, mstype.float_type, self.name)
         validator.check_tensor_dtype_valid("labels", labels, (mstype.int32, mstype.int64), self.name)
         return t
+
+
+class LSTMLayerGrad(_Operator):
+    r"""LSTMLayer's backward (BPTT, one kernel over the sequence): ``LSTMLayerGrad(reverse=False)(x, h0, c0,
+    w_ih, w_hh, y, gates, c, dy, dh_n, dc_n)`` returns ``(dx, dh0, dc0, dw_ih, dw_hh, dbias)``, the gradients
+    of the forward's inputs given those of its outputs ``y``, ``h_n`` and ``c_n``. dtypes: float32, float64."""
+
+    _NAMES = ("x", "h0", "c0", "w_ih", "w_hh", "y", "gates", "c", "dy", "dh_n", "dc_n")
+    __mindspore_signature__ = tuple(sig.make_sig(n, dtype=sig.sig_dtype.T) for n in _NAMES)
+
+    @prim_attr_register
+    def __init__(self, reverse=False):
+        validator.check_value_type("reverse", reverse, [bool], self.name)
+        self.init_prim_io_names(inputs=list(self._NAMES), outputs=["dx", "dh0", "dc0", "dw_ih", "dw_hh", "dbias"])
+
+    def infer_shape(self, x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n):
+        from opforge.primitives.nn_ops import check_lstm_shapes
+
+        seq, batch, _, hidden = check_lstm_shapes(self.name, x, h0, c0, w_ih, w_hh, [-1])
+        four = 4 * hidden if hidden >= 0 else -1
+        for name, shape, want in (
+            ("y", y, [seq, batch, hidden]), ("gates", gates, [seq, batch, four]), ("c", c, [seq, batch, hidden]),
+            ("dy", dy, [seq, batch, hidden]), ("dh_n", dh_n, [batch, hidden]), ("dc_n", dc_n, [batch, hidden]),
+        ):  # fmt: skip
+            if not same_shape(shape, want):
+                raise ValueError(f"For '{self.name}', the '{name}' must have shape {want}, but got {list(shape)}.")
+        return list(x), list(h0), list(c0), list(w_ih), list(w_hh), [four]
+
+    def infer_dtype(self, *dtypes):
+        t = validator.check_tensors_dtypes_same_and_valid(
+            dict(zip(self._NAMES, dtypes)), (mstype.float32, mstype.float64), self.name
+        )
+        return (t,) * 6

@@ -21,6 +21,7 @@ from opforge.primitives.validator import Validator as validator
 from opforge.tensor import Tensor
 
 __all__ = [
+    "LSTMLayer",
     "ReLU",
     "Elu",
     "Sigmoid",
@@ -668,6 +669,75 @@ class LayerNorm(_Operator):
             {"input_x": x, "gamma": gamma, "beta": beta}, _SOFTMAX_DTYPES, self.name
         )
         return t, t, t
+
+
+# ---------------------------------------------------------------------------------------------
+# Recurrent layers
+
+_RNN_DTYPES = (mstype.float32, mstype.float64)
+
+
+def check_lstm_shapes(prim_name: str, x, h0, c0, w_ih, w_hh, bias) -> tuple:
+    """``(seq, batch, input, hidden)`` of an LSTM layer's inputs (-1 where unknown), or a ValueError naming
+    the input. An unknown rank is refused: the layer needs its [seq, batch, input] layout."""
+    for name, shape in (("x", x), ("h0", h0), ("c0", c0), ("w_ih", w_ih), ("w_hh", w_hh), ("bias", bias)):
+        if len(shape) == 1 and shape[0] == -2:
+            raise ValueError(f"For '{prim_name}', the rank of '{name}' is unknown; it needs a known rank.")
+    if len(x) != 3:
+        raise ValueError(f"For '{prim_name}', the 'x' must be [seq, batch, input], but got {list(x)}.")
+    if len(w_ih) != 2 or (w_ih[0] >= 0 and w_ih[0] % 4) or not same_dim(w_ih[1], x[2]):
+        raise ValueError(
+            f"For '{prim_name}', the 'w_ih' must be [4 * hidden, {x[2]}] (the input size of 'x'), but got {list(w_ih)}."
+        )
+    hidden = w_ih[0] // 4 if w_ih[0] >= 0 else -1
+    for name, shape, want in (("w_hh", w_hh, [-1, -1]), ("bias", bias, [-1])):
+        if len(shape) == len(want) and hidden < 0 and shape[-1] >= 0:
+            hidden = shape[-1] if name == "w_hh" else shape[0] // 4
+    four = 4 * hidden if hidden >= 0 else -1
+    for name, shape, want in (
+        ("h0", h0, [x[1], hidden]), ("c0", c0, [x[1], hidden]), ("w_hh", w_hh, [four, hidden]), ("bias", bias, [four]),
+    ):  # fmt: skip
+        if not same_shape(shape, want):
+            raise ValueError(f"For '{prim_name}', the '{name}' must have shape {want}, but got {list(shape)}.")
+    batch = merge_dim(x[1], merge_dim(h0[0], c0[0]))
+    return x[0], batch, merge_dim(x[2], w_ih[1]), hidden
+
+
+class LSTMLayer(_Operator):
+    r"""One layer and direction of an LSTM over a whole sequence, the recurrence in one kernel (C++ on the
+    CPU, CUDA on the GPU): ``LSTMLayer(reverse=False)(x, h0, c0, w_ih, w_hh, bias)`` with ``x`` [seq, batch,
+    input], ``h0``/``c0`` [batch, hidden], ``w_ih`` [4 hidden, input], ``w_hh`` [4 hidden, hidden], ``bias``
+    [4 hidden] (``b_ih + b_hh``); gates in the order i, f, g, o:
+
+    .. math::
+        z_t = x_t W_{ih}^T + h_{t-1} W_{hh}^T + b,\quad (i, f, g, o) = (\sigma, \sigma, 	anh, \sigma)(z_t),\quad
+        c_t = f c_{t-1} + i g,\quad h_t = o 	anh(c_t)
+
+    ``reverse`` runs the sequence from its last step (the backward direction of a bidirectional LSTM).
+    Returns ``(y, h_n, c_n, gates, c)``: every step's ``h`` [seq, batch, hidden], the last ``h`` and ``c``,
+    and what the backward pass needs (the activated gates [seq, batch, 4 hidden] and every ``c``).
+    dtypes (CPU, GPU): float32, float64."""
+
+    __mindspore_signature__ = tuple(
+        sig.make_sig(n, dtype=sig.sig_dtype.T) for n in ("x", "h0", "c0", "w_ih", "w_hh", "bias")
+    )
+
+    @prim_attr_register
+    def __init__(self, reverse=False):
+        validator.check_value_type("reverse", reverse, [bool], self.name)
+        self.init_prim_io_names(
+            inputs=["x", "h0", "c0", "w_ih", "w_hh", "bias"], outputs=["y", "h_n", "c_n", "gates", "c"]
+        )
+
+    def infer_shape(self, x, h0, c0, w_ih, w_hh, bias):
+        seq, batch, _, hidden = check_lstm_shapes(self.name, x, h0, c0, w_ih, w_hh, bias)
+        four = 4 * hidden if hidden >= 0 else -1
+        return [seq, batch, hidden], [batch, hidden], [batch, hidden], [seq, batch, four], [seq, batch, hidden]
+
+    def infer_dtype(self, x, h0, c0, w_ih, w_hh, bias):
+        args = {"x": x, "h0": h0, "c0": c0, "w_ih": w_ih, "w_hh": w_hh, "bias": bias}
+        t = validator.check_tensors_dtypes_same_and_valid(args, _RNN_DTYPES, self.name)
+        return t, t, t, t, t
 
 
 # ---------------------------------------------------------------------------------------------

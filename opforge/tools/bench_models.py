@@ -1,8 +1,8 @@
 """The ``models`` suite of ``opforge bench``: training steps of real networks, side by side with the same
 network in PyTorch eager (the same layers, initialisation aside; times only, never asserted).
 
-Cases: a ResNet-50 training step (batch 8, 3x64x64, Momentum). Recurrent and attention layers add their
-cases to ``MODEL_CASES`` from their own functions below."""
+Cases: a ResNet-50 training step (batch 8, 3x64x64, Momentum) and a 2-layer bidirectional LSTM's forward
+and backward (sequence 128, batch 8, hidden 128)."""
 
 from __future__ import annotations
 
@@ -117,8 +117,37 @@ def resnet50_case(np, opforge, torch, quick: bool = False) -> tuple:
     return ("ResNet-50 train step", size, libs)
 
 
+LSTM_SEQ, LSTM_BATCH, LSTM_HIDDEN, LSTM_LAYERS = 128, 8, 128, 2
+
+
+def lstm_case(np, opforge, torch, quick: bool = False) -> tuple:
+    """Forward and backward of a 2-layer bidirectional LSTM (sequence 128, batch 8, hidden 128, input 128),
+    the gradients of every weight, against torch.nn.LSTM."""
+    from opforge import nn
+
+    seq = 16 if quick else LSTM_SEQ
+    rng = np.random.default_rng(0)
+    xa = rng.standard_normal((seq, LSTM_BATCH, LSTM_HIDDEN), dtype=np.float32)
+    net = nn.LSTM(LSTM_HIDDEN, LSTM_HIDDEN, num_layers=LSTM_LAYERS, bidirectional=True)
+    x = opforge.Tensor(xa)
+    grad = opforge.grad(lambda t: net(t)[0].sum(), None, net.trainable_params())
+    libs = {"opforge": lambda: grad(x)}
+    if torch is not None:
+        tnet = torch.nn.LSTM(LSTM_HIDDEN, LSTM_HIDDEN, num_layers=LSTM_LAYERS, bidirectional=True)
+        tx = torch.from_numpy(xa)
+
+        def torch_step():
+            tnet.zero_grad(set_to_none=True)
+            out = tnet(tx)[0].sum()
+            out.backward()
+            return out
+
+        libs["torch"] = torch_step
+    return ("LSTM fwd+bwd", f"seq {seq}, batch {LSTM_BATCH}, hidden {LSTM_HIDDEN}, 2 layers, bidir", libs)
+
+
 # Each: (np, opforge, torch, quick) -> (name, size label, {library: callable})
-MODEL_CASES = [resnet50_case]
+MODEL_CASES = [resnet50_case, lstm_case]
 
 
 def model_cases(np, opforge, torch, quick: bool = False) -> list:

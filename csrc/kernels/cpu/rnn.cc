@@ -1,0 +1,174 @@
+// LSTMLayer and LSTMLayerGrad: one layer and direction of an LSTM over a whole sequence (the recurrence in
+// C++, not a Python loop per step). The input projection of every step is one GEMM; each step adds
+// h_{t-1} W_hh^T with a GEMM and runs the cell math of functors/rnn.h. The backward pass walks the
+// sequence in reverse (BPTT) and ends with three GEMMs for dx, dW_ih and dW_hh. float32 and float64.
+#include <cstring>
+#include <vector>
+
+#include "core/blas.h"
+#include "opforge/functors/rnn.h"
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+template <typename T>
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // an empty sum: beta * c
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : c[i * ldc + j] * beta;
+    return;
+  }
+  if constexpr (std::is_same_v<T, float>) {
+    blas::Sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  } else {
+    blas::Dgemm(ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
+// The sizes of one layer: x [T, B, I], h [B, H], gates [T, B, 4H].
+struct LstmShape {
+  int64_t t = 0, b = 0, in = 0, h = 0;
+  bool reverse = false;
+
+  // Inputs 0-4 are x, h0, c0, w_ih, w_hh in both kernels; the forward's input 5 is the bias.
+  void Init(const KernelContext& ctx, bool forward) {
+    const std::string& op = ctx.op_name();
+    const auto& x = ctx.input(0).shape;
+    const auto& w_ih = ctx.input(3).shape;
+    OPF_CHECK(x.size() == 3 && w_ih.size() == 2, "For '" << op << "', 'x' must be [seq, batch, input] and 'w_ih' "
+                                                          << "[4 * hidden, input], but got " << ShapeToString(x)
+                                                          << " and " << ShapeToString(w_ih) << ".");
+    t = x[0];
+    b = x[1];
+    in = x[2];
+    OPF_CHECK(w_ih[0] % 4 == 0 && w_ih[1] == in, "For '" << op << "', 'w_ih' must be [4 * hidden, " << in
+                                                         << "], but got " << ShapeToString(w_ih) << ".");
+    h = w_ih[0] / 4;
+    const std::vector<int64_t> bh{b, h}, hh{4 * h, h}, bias{4 * h};
+    OPF_CHECK(ctx.input(1).shape == bh && ctx.input(2).shape == bh,
+              "For '" << op << "', 'h0' and 'c0' must be " << ShapeToString(bh) << ".");
+    OPF_CHECK(ctx.input(4).shape == hh, "For '" << op << "', 'w_hh' must be " << ShapeToString(hh) << ".");
+    OPF_CHECK(!forward || ctx.input(5).shape == bias,
+              "For '" << op << "', 'bias' must be " << ShapeToString(bias) << ".");
+    reverse = ctx.HasAttr("reverse") && ctx.GetBool("reverse");
+  }
+  // The step processed k-th (0-based): the sequence in order, or backwards for the reverse direction.
+  int64_t Step(int64_t k) const { return reverse ? t - 1 - k : k; }
+};
+
+// Inputs x, h0, c0, w_ih, w_hh, bias; outputs y [T, B, H], h_n, c_n, gates [T, B, 4H] (activated), c [T, B, H].
+template <typename T>
+class LstmLayerCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override { s_.Init(ctx, true); }
+
+  void Launch(const KernelArgs& args) override {
+    const LstmShape s = s_;
+    const int64_t g4 = 4 * s.h;
+    const T *x = args.input<T>(0), *h0 = args.input<T>(1), *c0 = args.input<T>(2);
+    const T *w_ih = args.input<T>(3), *w_hh = args.input<T>(4), *bias = args.input<T>(5);
+    T *y = args.output<T>(0), *hn = args.output<T>(1), *cn = args.output<T>(2);
+    T *gates = args.output<T>(3), *cs = args.output<T>(4);
+    // Every step's input projection at once: gates = x W_ih^T + bias.
+    for (int64_t r = 0; r < s.t * s.b; ++r) std::memcpy(gates + r * g4, bias, sizeof(T) * g4);
+    Gemm<T>(false, true, s.t * s.b, g4, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
+    std::memcpy(hn, h0, sizeof(T) * s.b * s.h);
+    std::memcpy(cn, c0, sizeof(T) * s.b * s.h);
+    for (int64_t k = 0; k < s.t; ++k) {
+      const int64_t t = s.Step(k);
+      T* z = gates + t * s.b * g4;
+      Gemm<T>(false, true, s.b, g4, s.h, hn, s.h, w_hh, s.h, T(1), z, g4);  // z += h_{t-1} W_hh^T
+      T* yt = y + t * s.b * s.h;
+      T* ct = cs + t * s.b * s.h;
+      ParallelFor(s.b * s.h, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) {
+          const int64_t row = e / s.h, j = e % s.h;
+          ct[e] = LstmCellForward(z + row * g4, j, s.h, cn[e], yt + e);
+        }
+      });
+      std::memcpy(hn, yt, sizeof(T) * s.b * s.h);
+      std::memcpy(cn, ct, sizeof(T) * s.b * s.h);
+    }
+  }
+
+ private:
+  LstmShape s_;
+};
+
+// Inputs x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n; outputs dx, dh0, dc0, dw_ih, dw_hh, dbias.
+template <typename T>
+class LstmLayerGradCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    s_.Init(ctx, false);
+    const int64_t rows = s_.t * s_.b;
+    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H]
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (rows * 4 * s_.h + rows * s_.h + 2 * s_.b * s_.h));
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const LstmShape s = s_;
+    const int64_t g4 = 4 * s.h, bh = s.b * s.h, rows = s.t * s.b;
+    const T *x = args.input<T>(0), *h0 = args.input<T>(1), *c0 = args.input<T>(2);
+    const T *w_ih = args.input<T>(3), *w_hh = args.input<T>(4), *y = args.input<T>(5);
+    const T *gates = args.input<T>(6), *cs = args.input<T>(7), *dy = args.input<T>(8);
+    const T *dhn = args.input<T>(9), *dcn = args.input<T>(10);
+    T *dx = args.output<T>(0), *dh0 = args.output<T>(1), *dc0 = args.output<T>(2);
+    T *dw_ih = args.output<T>(3), *dw_hh = args.output<T>(4), *dbias = args.output<T>(5);
+    T* dz = args.workspace<T>();
+    T* h_prev = dz + rows * g4;
+    T* dh = h_prev + rows * s.h;
+    T* dc = dh + bh;
+    std::memcpy(dh, dhn, sizeof(T) * bh);
+    std::memcpy(dc, dcn, sizeof(T) * bh);
+    for (int64_t k = s.t - 1; k >= 0; --k) {
+      const int64_t t = s.Step(k);
+      const T* hp = k == 0 ? h0 : y + s.Step(k - 1) * bh;  // h_{t-1}: the state the step started from
+      const T* cp = k == 0 ? c0 : cs + s.Step(k - 1) * bh;
+      std::memcpy(h_prev + t * bh, hp, sizeof(T) * bh);
+      const T* zt = gates + t * s.b * g4;
+      T* dzt = dz + t * s.b * g4;
+      const T* ct = cs + t * bh;
+      const T* dyt = dy + t * bh;
+      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) {
+          const int64_t row = e / s.h, j = e % s.h;
+          dc[e] = LstmCellBackward(zt + row * g4, j, s.h, cp[e], ct[e], dyt[e] + dh[e], dc[e], dzt + row * g4);
+        }
+      });
+      Gemm<T>(false, false, s.b, s.h, g4, dzt, g4, w_hh, s.h, T(0), dh, s.h);  // dh_{t-1} = dz W_hh
+    }
+    std::memcpy(dh0, dh, sizeof(T) * bh);
+    std::memcpy(dc0, dc, sizeof(T) * bh);
+    Gemm<T>(false, false, rows, s.in, g4, dz, g4, w_ih, s.in, T(0), dx, s.in);       // dx = dz W_ih
+    Gemm<T>(true, false, g4, s.in, rows, dz, g4, x, s.in, T(0), dw_ih, s.in);        // dW_ih = dz^T x
+    Gemm<T>(true, false, g4, s.h, rows, dz, g4, h_prev, s.h, T(0), dw_hh, s.h);     // dW_hh = dz^T h_prev
+    for (int64_t j = 0; j < g4; ++j) dbias[j] = T(0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < g4; ++j) dbias[j] += dz[r * g4 + j];
+  }
+
+ private:
+  LstmShape s_;
+};
+
+KernelAttr SameAttr(TypeId id, int n_in, int n_out) {
+  KernelAttr attr;
+  for (int i = 0; i < n_in; ++i) attr.AddInputAttr(id);
+  for (int i = 0; i < n_out; ++i) attr.AddOutputAttr(id);
+  return attr;
+}
+
+#define REG_LSTM(ID, T)                                                   \
+  MS_REG_CPU_KERNEL(LSTMLayer, SameAttr(ID, 6, 5), LstmLayerCpuKernel<T>); \
+  MS_REG_CPU_KERNEL(LSTMLayerGrad, SameAttr(ID, 11, 6), LstmLayerGradCpuKernel<T>)
+
+REG_LSTM(kNumberTypeFloat32, float);
+REG_LSTM(kNumberTypeFloat64, double);
+
+}  // namespace
+}  // namespace opforge

@@ -1,0 +1,59 @@
+// LSTMLayer and LSTMLayerGrad on the GPU: the GEMMs are the runtime's library GEMM (cuBLAS through
+// CuPy), launched per step by opforge/kernels/gpu/rnn.py; these kernels are the per-step cell math of
+// functors/rnn.h, one thread per (batch row, hidden unit), each owning its four gate entries.
+#include "opforge/cuda.h"
+#include "opforge/functors/rnn.h"
+
+namespace opforge {
+namespace cuda {
+
+// Step t: z = gates[t] (x W_ih^T, precomputed) + hw (h_{t-1} W_hh^T) + bias, then the cell; writes the
+// activated gates in place, c and h into the sequence outputs and into the carried h and c.
+template <typename T>
+__global__ void LstmForwardStepKernel(T* gates, const T* hw, const T* bias, T* y, T* cs, T* h, T* c, int64_t t,
+                                      int64_t batch, int64_t hidden) {
+  const int64_t n = batch * hidden, g4 = 4 * hidden;
+  OPF_GRID_STRIDE_LOOP(e, n) {
+    const int64_t row = e / hidden, j = e % hidden;
+    T* z = gates + (t * batch + row) * g4;
+    const T* r = hw + row * g4;
+    for (int64_t k = 0; k < 4; ++k) z[k * hidden + j] += r[k * hidden + j] + bias[k * hidden + j];
+    T out;
+    const T cell = LstmCellForward(z, j, hidden, c[e], &out);
+    cs[t * n + e] = cell;
+    y[t * n + e] = out;
+    c[e] = cell;
+    h[e] = out;
+  }
+}
+
+// Step t of BPTT (prev: the step the forward ran before t, or -1): dh = dy[t] + dh_next; writes the
+// gate gradients into dz[t] and dz_step (the step's GEMM operand), the carried dc, and h_{t-1} into h_prev.
+template <typename T>
+__global__ void LstmBackwardStepKernel(const T* gates, const T* cs, const T* c0, const T* y, const T* h0, const T* dy,
+                                       const T* dh_next, T* dc, T* dz, T* dz_step, T* h_prev, int64_t t, int64_t prev,
+                                       int64_t batch, int64_t hidden) {
+  const int64_t n = batch * hidden, g4 = 4 * hidden;
+  OPF_GRID_STRIDE_LOOP(e, n) {
+    const int64_t row = e / hidden, j = e % hidden;
+    const T c_prev = prev < 0 ? c0[e] : cs[prev * n + e];
+    h_prev[t * n + e] = prev < 0 ? h0[e] : y[prev * n + e];
+    T* dzt = dz + (t * batch + row) * g4;
+    dc[e] = LstmCellBackward(gates + (t * batch + row) * g4, j, hidden, c_prev, cs[t * n + e], dy[t * n + e] + dh_next[e],
+                             dc[e], dzt);
+    for (int64_t k = 0; k < 4; ++k) dz_step[row * g4 + k * hidden + j] = dzt[k * hidden + j];
+  }
+}
+
+// out[j] = sum of the rows of x [rows, cols] (the bias gradient), one thread per column.
+template <typename T>
+__global__ void SumRowsKernel(const T* x, T* out, int64_t rows, int64_t cols) {
+  OPF_GRID_STRIDE_LOOP(j, cols) {
+    T acc = T(0);
+    for (int64_t r = 0; r < rows; ++r) acc += x[r * cols + j];
+    out[j] = acc;
+  }
+}
+
+}  // namespace cuda
+}  // namespace opforge
