@@ -890,7 +890,7 @@ _CONV_GRAD_ATTRS = {
 
 
 def _conv_grad_shapes(prim):
-    from opforge.primitives.conv_ops import conv_output_and_pads
+    from opforge.geometry import conv_output_and_pads
 
     c = 2 * prim.group
     x_shape = (2, c, 5, 6)
@@ -936,7 +936,7 @@ def _pool_grad_samples_fd(prim, rng):
 
 
 def _avg_pool_grad_grad_samples(prim, rng):
-    from opforge.primitives.conv_ops import conv_output_and_pads
+    from opforge.geometry import conv_output_and_pads
 
     x_shape = (2, 2, 5, 6)
     oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]
@@ -947,7 +947,7 @@ def _avg_pool_grad_grad_samples(prim, rng):
 
 def _max_pool_grad_grad_samples(prim, rng):
     """MaxPoolGrad(x, out, dout): x with distinct values (the maxima stay put within eps)."""
-    from opforge.primitives.conv_ops import conv_output_and_pads
+    from opforge.geometry import conv_output_and_pads
 
     x_shape = (2, 2, 5, 6)
     oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]
@@ -958,7 +958,7 @@ def _max_pool_grad_grad_samples(prim, rng):
 
 def _max_pool_grad_grad_grad_samples(prim, rng):
     """MaxPoolGradGrad(x, out, grad): grad has x's shape."""
-    from opforge.primitives.conv_ops import conv_output_and_pads
+    from opforge.geometry import conv_output_and_pads
 
     x_shape = (2, 2, 5, 6)
     oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]

@@ -11,6 +11,7 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
 from opforge.primitives import array_ops, math_ext_ops, math_ops, nn_ops
+from opforge.tensor import Tensor
 
 add = math_ops.Add()
 sub = math_ops.Sub()
@@ -513,14 +514,6 @@ def _index_spec(key, ndim):
     return tuple(begin), tuple(end), tuple(strides), masks
 
 
-def getitem(tensor, key):
-    """``tensor[key]`` for ints, slices, None and Ellipsis, through StridedSlice."""
-    begin, end, strides, masks = _index_spec(key, tensor.ndim)
-    if not begin:
-        return tensor
-    return _strided_slice(**masks)(tensor, begin, end, strides)
-
-
 _add_n = math_ops.AddN()
 
 
@@ -792,6 +785,103 @@ xlogy = math_ext_ops.Xlogy()
 logical_xor = math_ext_ops.LogicalXor()
 _squared_difference = math_ext_ops.SquaredDifference()
 _div_no_nan = math_ext_ops.DivNoNan()
+
+
+# ---------------------------------------------------------------------------------------------
+# Boolean masks and item assignment (Tensor.__getitem__ / __setitem__), through primitives so they
+# are differentiable: the positions an index names are computed on the host from the index alone.
+
+
+def _host_key(key):
+    """``key`` with Tensors (boolean masks, integer indices) as NumPy arrays, for NumPy's indexing rules."""
+    items = key if isinstance(key, tuple) else (key,)
+    out = tuple(k.asnumpy() if isinstance(k, Tensor) else k for k in items)
+    return out if isinstance(key, tuple) else out[0]
+
+
+def _is_mask(key) -> bool:
+    if isinstance(key, Tensor):
+        return key.dtype is mstype.bool_
+    return isinstance(key, np.ndarray) and key.dtype == np.bool_
+
+
+def masked_getitem(tensor, mask):
+    """``tensor[mask]`` for a boolean ``mask`` of the leading dims' shape: the selected elements (or rows),
+    in order, as GatherNd of their coordinates."""
+    m = mask.asnumpy() if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.shape != tuple(tensor.shape[: m.ndim]):
+        raise IndexError(
+            f"For 'Tensor.__getitem__', a boolean mask must have the shape of the indexed dims "
+            f"{list(tensor.shape[: m.ndim])}, but got {list(m.shape)}."
+        )
+    coords = Tensor(np.argwhere(m).astype(np.int64), device=tensor.device)
+    return _gather_nd(tensor, coords)
+
+
+def getitem(tensor, key):
+    """``tensor[key]``: ints, slices, None and Ellipsis through StridedSlice; a boolean mask through GatherNd."""
+    if _is_mask(key):
+        return masked_getitem(tensor, key)
+    begin, end, strides, masks = _index_spec(key, tensor.ndim)
+    if not begin:
+        return tensor
+    return _strided_slice(**masks)(tensor, begin, end, strides)
+
+
+def _positions(shape: tuple, key) -> np.ndarray:
+    """The flat positions of ``tensor[key]``'s elements, in its shape (NumPy's basic and mask indexing)."""
+    index = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+    try:
+        return np.asarray(index[_host_key(key)])
+    except (IndexError, TypeError, ValueError) as e:
+        raise type(e)(
+            f"For 'Tensor.__setitem__', the index {key!r} does not index a tensor of shape {list(shape)}: {e}"
+        ) from None
+
+
+def setitem(tensor, key, value):
+    """A copy of ``tensor`` with ``tensor[key]`` set to ``value`` (a Tensor or a number, broadcast to the
+    indexed shape and cast to ``tensor``'s dtype): ``Select(covered, Gather(value, source), tensor)``,
+    differentiable in ``tensor`` (where not overwritten) and in ``value``. A position named twice takes
+    the last value, as NumPy."""
+    shape = tuple(tensor.shape)
+    pos = _positions(shape, key)
+    if not isinstance(value, Tensor):
+        value = Tensor(np.asarray(value, tensor.dtype.np_dtype), device=tensor.device)
+    elif value.dtype is not tensor.dtype:
+        value = cast(value, tensor.dtype)
+    if pos.size == 0:
+        return tensor
+    if tuple(value.shape) != pos.shape:
+        value = broadcast_to(value, pos.shape)
+    source = np.zeros(int(np.prod(shape, dtype=np.int64)), np.int64)
+    covered = np.zeros(source.shape, np.bool_)
+    source[pos.ravel()] = np.arange(pos.size)
+    covered[pos.ravel()] = True
+    picked = gather_(reshape(value, (-1,)), Tensor(source.reshape(shape), device=tensor.device), 0)
+    return select(Tensor(covered.reshape(shape), device=tensor.device), picked, tensor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Constants and graph-mode helpers MindSpore users reach for first
+
+
+def zeros(size, dtype=None):
+    """A tensor of ``size`` (an int or a tuple) filled with 0, ``dtype`` default float32 (``ops.zeros``)."""
+    return _filled("zeros", size, dtype, 0)
+
+
+def ones(shape, dtype=None):
+    """A tensor of ``shape`` (an int or a tuple) filled with 1, ``dtype`` default float32 (``ops.ones``)."""
+    return _filled("ones", shape, dtype, 1)
+
+
+def _filled(name: str, shape, dtype, value):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"For '{name}', the shape must be an int or a tuple of ints, but got {type(shape).__name__}.")
+    return fill(mstype.float32 if dtype is None else dtype, tuple(shape), value)
 
 
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``

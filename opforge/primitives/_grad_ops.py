@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
+from opforge.geometry import strided_slice_walk
 from opforge.primitives._utils import _Operator, merge_shapes, same_dim, same_shape
 from opforge.primitives.nn_ops import _RNN_DTYPES, check_lstm_shapes, check_nonlinearity, check_rnn_shapes
 from opforge.primitives.primitive import prim_attr_register
@@ -357,7 +358,6 @@ class StridedSliceGrad(_Operator):
 
     def infer_shape(self, dy_shape, shapex, begin, end, strides):
         from opforge.primitives.array_ops import _check_int64_tuple as _check_int_tuple
-        from opforge.primitives.array_ops import strided_slice_walk
 
         shapex = _check_int_tuple(self.name, "shapex", shapex)
         if any(d < 0 for d in shapex):

@@ -13,9 +13,12 @@ from opforge.primitives._utils import (
     same_dim,
     same_shape,
 )
+from opforge.primitives.array_ops import Assign
+from opforge.primitives.math_ops import Add, Mul
 from opforge.primitives.primitive import Primitive, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
+from opforge.tensor import Tensor
 
 __all__ = [
     "LSTMLayer",
@@ -116,9 +119,14 @@ class BiasAdd(_Operator):
     r"""Adds a 1-D bias along the channel axis: :math:`y[n, c, \ldots] = x[n, c, \ldots] + b[c]`.
 
     Attr ``data_format``: "NCHW" (channel axis 1, default) or "NHWC" (channel axis last).
-    Inputs: ``input_x`` (ndim >= 2) and ``bias`` of the same dtype: float16, bfloat16, float32,
-    float64, int32 or int64.
+    Inputs: ``input_x`` (ndim >= 2) and ``bias``, one dtype group (promoted as Add's, docs/dtypes.md):
+    float16, bfloat16, float32, float64, int32 or int64.
     """
+
+    __mindspore_signature__ = (
+        sig.make_sig("input_x", dtype=sig.sig_dtype.T),
+        sig.make_sig("bias", dtype=sig.sig_dtype.T),
+    )
 
     @prim_attr_register
     def __init__(self, data_format="NCHW"):
@@ -624,7 +632,6 @@ class BatchNorm(_Operator):
             return _PRIMITIVE_CALL(self, *args, **kwargs)
         from opforge.common.parameter import Parameter
         from opforge.dispatch import binding
-        from opforge.tensor import Tensor
 
         if kwargs or len(args) != 5:
             args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
@@ -650,9 +657,8 @@ class BatchNorm(_Operator):
 
 
 def _update_moving(momentum: float, x, mean, variance, batch_mean, batch_var) -> None:
-    """moving <- (1 - momentum) * moving + momentum * batch (the unbiased variance), in place."""
-    from opforge.ops import functional as F
-    from opforge.tensor import Tensor
+    """moving <- (1 - momentum) * moving + momentum * batch (the unbiased variance), in place: the
+    primitives themselves (the functional face sits above the operators)."""
 
     def plain(t):  # the value without its history: the update is not differentiated
         if not hasattr(t, "_data"):  # a placeholder (abstract evaluation)
@@ -665,8 +671,12 @@ def _update_moving(momentum: float, x, mean, variance, batch_mean, batch_var) ->
             count *= d
     correction = count / (count - 1) if count > 1 else 1.0
     keep = 1.0 - momentum
-    F.assign(mean, F.add(F.mul(plain(mean), keep), F.mul(plain(batch_mean), momentum)))
-    F.assign(variance, F.add(F.mul(plain(variance), keep), F.mul(plain(batch_var), momentum * correction)))
+    assign, add, mul = _MOVING_UPDATE
+    assign(mean, add(mul(plain(mean), keep), mul(plain(batch_mean), momentum)))
+    assign(variance, add(mul(plain(variance), keep), mul(plain(batch_var), momentum * correction)))
+
+
+_MOVING_UPDATE = (Assign(), Add(), Mul())
 
 
 class LayerNorm(_Operator):

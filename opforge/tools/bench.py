@@ -22,6 +22,10 @@ Suites:
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
   element: the fixed cost of a differentiated call.
+- ``comm`` (not part of ``all``: it starts its own mpiexec jobs): AllReduce against mpi4py's
+  Allreduce, and a 2-rank data-parallel training step against its floor and PyTorch DDP.
+
+``--quick`` runs small sizes with short timings: a smoke run whose figures are rough.
 
     opforge bench                          # every suite, 1 thread
     opforge bench --suite train --threads 2 --markdown out.md
@@ -41,6 +45,10 @@ from opforge.tools import bench_models
 __all__ = ["SUITES", "measure", "threads_limited", "build_cases", "run", "render", "main"]
 
 SUITES = ("ops", "train", "conv", "jit", "models")
+QUICK_WARNING = (
+    "opforge bench: warning: --quick times small sizes over a few milliseconds; its figures are rough "
+    "(a smoke run), not ones to quote: run without --quick for those."
+)
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul"),
     "train": ("MLP train step", "grad relu(x).sum()"),
@@ -665,7 +673,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "repeat it for several (default: all)",
     )
     parser.add_argument("--op", help="run one case only (ReLU, Add, MatMul, 'MLP train step', ...)")
-    parser.add_argument("--quick", action="store_true", help="small sizes, short timings: a smoke run")
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, short timings: a smoke run (its figures are rough)"
+    )
     parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even when it is installed")
     parser.add_argument("--no-pool", action="store_true", help="opforge's kernel outputs without the caching allocator")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown to this file")
@@ -687,6 +697,8 @@ def run_from_args(args, rich: bool = True) -> int:
         from opforge.tools import bench_parallel
 
         return bench_parallel.run_from_args(args)
+    if args.quick:
+        print(QUICK_WARNING, file=sys.stderr)
     suites = list(SUITES) if not args.suite or "all" in args.suite else list(dict.fromkeys(args.suite))
     rows, versions = run(
         suites, args.threads, args.op, args.quick, not args.no_torch, pool=False if args.no_pool else None
@@ -707,7 +719,9 @@ def run_from_args(args, rich: bool = True) -> int:
 
 
 def main(argv=None, rich: bool = True) -> int:
-    parser = argparse.ArgumentParser(prog="opforge bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="opforge bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_arguments(parser)
     return run_from_args(parser.parse_args(argv), rich)
 

@@ -1,5 +1,6 @@
 """MindSpore's ``ops.operations`` (imported as ``P``): every primitive class, by MindSpore's names."""
 
+from opforge.ops.frontend_ops import Depend, Ones, Print, Zeros  # noqa: F401  (built from other primitives)
 from opforge.primitives._grad_ops import *  # noqa: F403
 from opforge.primitives.array_ops import *  # noqa: F403
 from opforge.primitives.comm_ops import *  # noqa: F403
