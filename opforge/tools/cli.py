@@ -41,7 +41,7 @@ def _matching_ops(wanted: str, names) -> list:
 
 def _closest_ops(wanted: str, names) -> list:
     by_lower = {n.lower(): n for n in names}
-    return [by_lower[m] for m in difflib.get_close_matches(wanted.lower(), list(by_lower), n=3, cutoff=0.5)]
+    return [by_lower[m] for m in difflib.get_close_matches(wanted.lower(), list(by_lower), n=3, cutoff=0.6)]
 
 
 def cmd_ops(args) -> int:
