@@ -8,6 +8,7 @@ from opforge.kernels.gpu import (
     argmax,
     array,
     assign,
+    attention,
     bias_add,
     broadcast_to,
     cast,
