@@ -536,7 +536,9 @@ def _attention_samples(prim, rng):
             uniform((b, h, lk, dv), rng=rng),
             uniform(mask_shape, rng=rng),
         )
-        yield GradSample(args, f"q[{b}, {h}, {lq}, {d}] k[.., {lk}, ..] v[.., {dv}] mask{list(mask_shape)}", diff=(0, 1, 2))
+        yield GradSample(
+            args, f"q[{b}, {h}, {lq}, {d}] k[.., {lk}, ..] v[.., {dv}] mask{list(mask_shape)}", diff=(0, 1, 2)
+        )
 
 
 def _layer_norm_samples(prim, rng):

@@ -272,7 +272,9 @@ class _TinyViT(nn.Cell):
         super().__init__()
         self.patch, self.patches = patch, patches
         self.embed = nn.Dense(patch * patch, d_model)
-        self.pos = opforge.Parameter(Tensor(np.random.default_rng(0).normal(0, 0.02, (1, patches, d_model)).astype(np.float32)), "pos")
+        self.pos = opforge.Parameter(
+            Tensor(np.random.default_rng(0).normal(0, 0.02, (1, patches, d_model)).astype(np.float32)), "pos"
+        )
         layer = nn.TransformerEncoderLayer(d_model, 2, 2 * d_model, dropout=0.0, batch_first=True)
         self.encoder = nn.TransformerEncoder(layer, 2, nn.LayerNorm((d_model,)))
         self.head = nn.Dense(d_model, classes)

@@ -262,7 +262,9 @@ class MultiheadAttention(Cell):
 def _activation(name: str, activation):
     if isinstance(activation, str):
         if activation not in ("relu", "gelu"):
-            raise ValueError(f"For '{name}', the 'activation' must be 'relu', 'gelu' or a Cell, but got {activation!r}.")
+            raise ValueError(
+                f"For '{name}', the 'activation' must be 'relu', 'gelu' or a Cell, but got {activation!r}."
+            )
         return get_activation(activation)
     if isinstance(activation, Cell) or callable(activation):
         return activation

@@ -678,13 +678,14 @@ def _additive_mask(attn_mask, dtype):
     elif attn_mask.dtype != dtype:
         attn_mask = cast(attn_mask, dtype)
     if attn_mask.ndim > 4:
-        raise ValueError(f"For 'scaled_dot_product_attention', the 'attn_mask' must have at most 4 dims, "
-                         f"but got shape {list(attn_mask.shape)}.")
+        raise ValueError(
+            f"For 'scaled_dot_product_attention', the 'attn_mask' must have at most 4 dims, "
+            f"but got shape {list(attn_mask.shape)}."
+        )
     return reshape(attn_mask, (1,) * (4 - attn_mask.ndim) + tuple(attn_mask.shape))
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-                                 seed=0):
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, seed=0):
     r"""Fused attention, :math:`softmax(Q K^T \cdot scale + mask) V` with dropout on the probabilities, by the
     ``ScaledDotProductAttention`` primitive (no (Lq, Lk) buffer; the backward recomputes the scores).
 

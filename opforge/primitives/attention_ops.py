@@ -37,7 +37,9 @@ def _check_qkv_mask(name: str, q, k, v, mask) -> None:
             raise ValueError(f"For '{name}', the '{arg}' must be 4-D (batch, heads, seq, dim), but got {list(shape)}.")
     b, h, lq, d = q
     if list(k) != [b, h, k[2], d]:
-        raise ValueError(f"For '{name}', the 'key' must have shape [{b}, {h}, Lk, {d}] like 'query', but got {list(k)}.")
+        raise ValueError(
+            f"For '{name}', the 'key' must have shape [{b}, {h}, Lk, {d}] like 'query', but got {list(k)}."
+        )
     if list(v[:3]) != list(k[:3]):
         raise ValueError(
             f"For '{name}', the 'value' must have shape [{b}, {h}, {k[2]}, Dv] like 'key', but got {list(v)}."
@@ -108,7 +110,9 @@ class ScaledDotProductAttentionGrad(_Operator):
             if list(shape) != want:
                 raise ValueError(f"For '{self.name}', the '{arg}' must have shape {want}, but got {list(shape)}.")
         if list(lse) != list(q[:3]):
-            raise ValueError(f"For '{self.name}', the 'softmax_lse' must have shape {list(q[:3])}, but got {list(lse)}.")
+            raise ValueError(
+                f"For '{self.name}', the 'softmax_lse' must have shape {list(q[:3])}, but got {list(lse)}."
+            )
         return list(q), list(k), list(v)
 
     def infer_dtype(self, q, k, v, mask, out, dout, lse):

@@ -43,6 +43,7 @@ __all__ = [
     "argmax",
     "array",
     "assign",
+    "attention",
     "bias_add",
     "broadcast_to",
     "cast",
