@@ -59,6 +59,7 @@ from opforge.bprop import grad_array_ops as _grad_array_ops
 from opforge.bprop import grad_math_ops as _grad_math_ops
 from opforge.bprop import grad_nn_ops as _grad_nn_ops
 from opforge.bprop import grad_conv_ops as _grad_conv_ops
+from opforge.bprop import grad_attention_ops as _grad_attention_ops
 from opforge.bprop import grad_elemwise_ops as _grad_elemwise_ops
 from opforge.bprop import grad_nn_activation_ops as _grad_nn_activation_ops
 from opforge.bprop import grad_math_ext_ops as _grad_math_ext_ops

@@ -574,6 +574,39 @@ def _batch_norm_samples(prim, rng):
         yield GradSample((*args, uniform((c,), 0.5, 2.0, rng)), f"x{list(shape)}")
 
 
+class _AttentionOutput:
+    """ScaledDotProductAttention's output alone: softmax_lse is a statistic saved for the backward pass and
+    takes no gradient."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    def __getattr__(self, name):
+        return getattr(self.prim, name)
+
+    def __call__(self, *args):
+        return self.prim(*args)[:1]
+
+
+def _attention_samples(prim, rng):
+    # Lq != Lk, D not a multiple of the vector width; (2, 2, 40, 70): more than one query and key block
+    # (32 and 64) with partial last blocks. The mask is not differentiated (its gradient is zero).
+    for b, h, lq, lk, d, dv, mask_shape in (
+        (1, 2, 3, 5, 3, 2, (1, 1, 1, 1)),
+        (2, 1, 4, 4, 5, 5, (2, 1, 4, 4)),
+        (1, 2, 40, 70, 3, 2, (1, 2, 1, 70)),
+    ):
+        args = (
+            uniform((b, h, lq, d), rng=rng),
+            uniform((b, h, lk, d), rng=rng),
+            uniform((b, h, lk, dv), rng=rng),
+            uniform(mask_shape, rng=rng),
+        )
+        yield GradSample(
+            args, f"q[{b}, {h}, {lq}, {d}] k[.., {lk}, ..] v[.., {dv}] mask{list(mask_shape)}", diff=(0, 1, 2)
+        )
+
+
 def _layer_norm_samples(prim, rng):
     for shape in ((3, 4), (2, 3, 4), (2, 2, 3, 2)):
         nd = len(shape)
@@ -764,6 +797,15 @@ GRAD_DB_LIST = [
             },
         ),
         _layer_norm_samples,
+    ),
+    GradRecord(
+        "ScaledDotProductAttention",
+        {
+            "": lambda: _AttentionOutput(ops.ScaledDotProductAttention(0.5)),
+            "causal": lambda: _AttentionOutput(ops.ScaledDotProductAttention(0.7, is_causal=True)),
+            "keep_prob=0.8": lambda: _AttentionOutput(ops.ScaledDotProductAttention(0.5, 0.8, False, 3, 4)),
+        },
+        _attention_samples,
     ),
     GradRecord(
         "LSTMLayer",
@@ -1297,6 +1339,6 @@ NON_DIFFERENTIABLE = {
 # Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss, the
 # recurrent layers) is not implemented: differentiating through one raises a TypeError naming it.
 NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}
-NON_DIFFERENTIABLE |= {"LSTMLayerGrad", "GRULayerGrad", "RNNLayerGrad"}
+NON_DIFFERENTIABLE |= {"LSTMLayerGrad", "GRULayerGrad", "RNNLayerGrad", "ScaledDotProductAttentionGrad"}
 # Receive takes no input: nothing to differentiate (the receiving rank sends a gradient back with Send).
 NON_DIFFERENTIABLE |= {"Receive"}

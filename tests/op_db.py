@@ -921,6 +921,7 @@ _RECORDS = [
 
 # Records kept in their own modules import the helpers above, so they join here, at the end.
 from op_db_array import RECORDS as _ARRAY_RECORDS  # noqa: E402
+from op_db_attention import RECORDS as _ATTENTION_RECORDS  # noqa: E402
 from op_db_comm import RECORDS as _COMM_RECORDS  # noqa: E402
 from op_db_complex import RECORDS as _COMPLEX_RECORDS  # noqa: E402
 from op_db_conv import RECORDS as _CONV_RECORDS  # noqa: E402
@@ -943,6 +944,7 @@ _ALL_RECORDS = (
     + _ARRAY_RECORDS
     + _COMPLEX_RECORDS
     + _COMM_RECORDS
+    + _ATTENTION_RECORDS
 )
 OP_DB: dict = {r.name: r for r in _ALL_RECORDS}
 assert len(OP_DB) == len(_ALL_RECORDS), "two records for one op"

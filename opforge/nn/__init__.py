@@ -77,11 +77,33 @@ from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from opforge.nn.transformer import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
-    "Metric", "Accuracy", "Loss", "MAE", "MSE", "Precision", "Recall", "TopKCategoricalAccuracy",
-    "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",  # (MindSpore 1.x's nn.metrics; also opforge.train's)
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    "Metric",
+    "Accuracy",
+    "Loss",
+    "MAE",
+    "MSE",
+    "Precision",
+    "Recall",
+    "TopKCategoricalAccuracy",
+    "Top1CategoricalAccuracy",
+    "Top5CategoricalAccuracy",  # (MindSpore 1.x's nn.metrics; also opforge.train's)
     "Jvp",
     "Vjp",
     "init",

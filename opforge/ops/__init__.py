@@ -16,6 +16,7 @@ from opforge.primitives import batching_nn_ops as _batching_nn_ops
 from opforge.primitives import sharding_ops as _sharding_ops
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
+from opforge.primitives.attention_ops import *
 from opforge.primitives.comm_ops import *
 from opforge.primitives.conv_ops import *
 from opforge.primitives.math_ext_ops import *

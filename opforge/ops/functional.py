@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import types
 
 import numpy as np
 
 from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
-from opforge.primitives import array_ops, math_ext_ops, math_ops, nn_ops
+from opforge.primitives import array_ops, attention_ops, math_ext_ops, math_ops, nn_ops
 from opforge.tensor import Tensor
 
 add = math_ops.Add()
@@ -882,6 +883,52 @@ def _filled(name: str, shape, dtype, value):
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"For '{name}', the shape must be an int or a tuple of ints, but got {type(shape).__name__}.")
     return fill(mstype.float32 if dtype is None else dtype, tuple(shape), value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fused attention (ScaledDotProductAttention, FlashAttention-style kernels).
+_attention_calls = itertools.count()  # Seed1 of each call with dropout: a new mask every call
+
+
+@functools.cache
+def _attention(scale: float, keep_prob: float, is_causal: bool, seed0: int, seed1: int):
+    return attention_ops.ScaledDotProductAttention(scale, keep_prob, is_causal, seed0, seed1)
+
+
+def _additive_mask(attn_mask, dtype):
+    """``attn_mask`` as a 4-D additive mask of ``dtype``: None gives a (1, 1, 1, 1) zero (no Lq*Lk buffer);
+    a bool mask gives 0 where True (the score takes part) and -inf where False."""
+    if attn_mask is None:
+        return fill(dtype, (1, 1, 1, 1), 0.0)
+    if attn_mask.dtype == mstype.bool_:
+        shape = tuple(attn_mask.shape)
+        attn_mask = select(attn_mask, fill(dtype, shape, 0.0), fill(dtype, shape, float("-inf")))
+    elif attn_mask.dtype != dtype:
+        attn_mask = cast(attn_mask, dtype)
+    if attn_mask.ndim > 4:
+        raise ValueError(
+            f"For 'scaled_dot_product_attention', the 'attn_mask' must have at most 4 dims, "
+            f"but got shape {list(attn_mask.shape)}."
+        )
+    return reshape(attn_mask, (1,) * (4 - attn_mask.ndim) + tuple(attn_mask.shape))
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, seed=0):
+    r"""Fused attention, :math:`softmax(Q K^T \cdot scale + mask) V` with dropout on the probabilities, by the
+    ``ScaledDotProductAttention`` primitive (no (Lq, Lk) buffer; the backward recomputes the scores).
+
+    ``query`` (B, H, Lq, D), ``key`` (B, H, Lk, D), ``value`` (B, H, Lk, Dv); ``attn_mask`` None, a bool mask
+    (True: the score takes part) or an additive float mask, broadcastable to (B, H, Lq, Lk); ``dropout_p`` the
+    probability of dropping a probability (the mask is Dropout's generator with Seed0 = ``seed`` and Seed1 =
+    a per-process call counter, so each call draws a new one); ``is_causal`` hides key j > query i; ``scale``
+    defaults to :math:`1/\sqrt{D}`. Returns (B, H, Lq, Dv)."""
+    if scale is None:
+        scale = 1.0 / float(np.sqrt(query.shape[-1]))
+    if not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"For 'scaled_dot_product_attention', the 'dropout_p' must be in [0, 1), but got {dropout_p}.")
+    seed1 = next(_attention_calls) if dropout_p > 0.0 else 0
+    prim = _attention(float(scale), 1.0 - float(dropout_p), bool(is_causal), int(seed), seed1)
+    return prim(query, key, value, _additive_mask(attn_mask, query.dtype))[0]
 
 
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``

@@ -17,7 +17,8 @@ Suites:
 - ``jit``: the MLP training step of ``train`` under ``opforge.jit`` (one trace, replayed), and a
   chain of 20 elementwise operators (Add, Mul, ReLU, Neg, five times) on 16 floats, jitted: its
   time per call divided by 20 is the replay's cost per operator.
-- ``models``: real networks (``opforge/tools/bench_models.py``): a ResNet-50 step, an LSTM fwd+bwd.
+- ``models``: real networks (``opforge/tools/bench_models.py``): a ResNet-50 step, an LSTM fwd+bwd, a
+  Transformer encoder layer fwd+bwd.
 - ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
@@ -54,7 +55,7 @@ SUITE_CASES = {
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "20-op chain (jit)"),
-    "models": ("ResNet-50 train step", "LSTM fwd+bwd"),
+    "models": ("ResNet-50 train step", "LSTM fwd+bwd", "Transformer encoder layer fwd+bwd"),
 }
 LIBRARIES = ("opforge", "numpy", "torch")
 
