@@ -56,13 +56,21 @@ def _ref(prim, q, k, v, mask):
 
 
 def _grad_ref(prim, q, k, v, mask, out, dout, lse):
-    q, k, v, dout = (np.asarray(a, np.float64) for a in (q, k, v, dout))
-    _, _, p = _forward64(prim, q, k, v, mask)
-    dv = np.einsum("bhij,bhid->bhjd", p, dout)
-    dp = dout @ np.swapaxes(v, -1, -2)
-    ds = p * (dp - np.sum(dp * p, axis=-1, keepdims=True))
-    dq = prim.scale * ds @ k
-    dk = prim.scale * np.einsum("bhij,bhid->bhjd", ds, q)
+    """The backward's contract: p = exp(s - lse) and D = sum(dout * out) from the given lse and out (as
+    FlashAttention's backward takes them), a score with p == 0 adding nothing (so infinities in dout or v
+    behind a hidden score do not turn into NaN)."""
+    q, k, v, out, dout, lse = (np.asarray(a, np.float64) for a in (q, k, v, out, dout, lse))
+    s = _scores64(prim, q, k, mask)
+    with np.errstate(all="ignore"):
+        p = np.exp(s - lse[..., None])
+        delta = np.sum(dout * out, axis=-1)
+        dq, dk, dv = np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
+        for b, h, i, j in zip(*np.nonzero(p)):
+            pij = p[b, h, i, j]
+            dv[b, h, j] += pij * dout[b, h, i]
+            ds = prim.scale * pij * (np.dot(dout[b, h, i], v[b, h, j]) - delta[b, h, i])
+            dq[b, h, i] += ds * k[b, h, j]
+            dk[b, h, j] += ds * q[b, h, i]
     return (dq, dk, dv)[prim.index]
 
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from opforge import dtype as mstype
-from opforge.primitives._utils import _Operator
+from opforge.primitives._utils import _Operator, merge_dim, same_dim, same_shape
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
@@ -32,24 +32,32 @@ def _check_attrs(prim) -> None:
 
 
 def _check_qkv_mask(name: str, q, k, v, mask) -> None:
+    """The shapes of query, key, value and mask agree; unknown dims (-1) agree with anything, and an unknown
+    rank is refused (the kernel needs the (batch, heads, seq, dim) layout)."""
     for arg, shape in (("query", q), ("key", k), ("value", v), ("attn_mask", mask)):
+        if len(shape) == 1 and shape[0] == -2:
+            raise ValueError(f"For '{name}', the rank of '{arg}' is unknown; it must be 4-D (batch, heads, seq, dim).")
         if len(shape) != 4:
             raise ValueError(f"For '{name}', the '{arg}' must be 4-D (batch, heads, seq, dim), but got {list(shape)}.")
     b, h, lq, d = q
-    if list(k) != [b, h, k[2], d]:
+    if not same_shape(k, [b, h, k[2], d]):
         raise ValueError(
             f"For '{name}', the 'key' must have shape [{b}, {h}, Lk, {d}] like 'query', but got {list(k)}."
         )
-    if list(v[:3]) != list(k[:3]):
+    if not same_shape(v[:3], k[:3]):
         raise ValueError(
             f"For '{name}', the 'value' must have shape [{b}, {h}, {k[2]}, Dv] like 'key', but got {list(v)}."
         )
     for got, full in zip(mask, (b, h, lq, k[2])):
-        if got not in (1, full):
+        if got != 1 and not same_dim(got, full):
             raise ValueError(
                 f"For '{name}', the 'attn_mask' must broadcast to [{b}, {h}, {lq}, {k[2]}] (each dim 1 or equal), "
                 f"but got {list(mask)}."
             )
+
+
+def _out_shape(q, k, v) -> list:
+    return [merge_dim(q[0], k[0]), merge_dim(q[1], k[1]), q[2], v[3]]
 
 
 class ScaledDotProductAttention(_Operator):
@@ -79,7 +87,8 @@ class ScaledDotProductAttention(_Operator):
 
     def infer_shape(self, q, k, v, mask):
         _check_qkv_mask(self.name, q, k, v, mask)
-        return [*q[:3], v[3]], list(q[:3])
+        out = _out_shape(q, k, v)
+        return out, out[:3]
 
     def infer_dtype(self, q, k, v, mask):
         args = {"query": q, "key": k, "value": v, "attn_mask": mask}
@@ -105,14 +114,11 @@ class ScaledDotProductAttentionGrad(_Operator):
 
     def infer_shape(self, q, k, v, mask, out, dout, lse):
         _check_qkv_mask(self.name, q, k, v, mask)
-        want = [*q[:3], v[3]]
-        for arg, shape in (("output", out), ("dout", dout)):
-            if list(shape) != want:
-                raise ValueError(f"For '{self.name}', the '{arg}' must have shape {want}, but got {list(shape)}.")
-        if list(lse) != list(q[:3]):
-            raise ValueError(
-                f"For '{self.name}', the 'softmax_lse' must have shape {list(q[:3])}, but got {list(lse)}."
-            )
+        want = _out_shape(q, k, v)
+        for arg, shape in (("output", out), ("dout", dout), ("softmax_lse", lse)):
+            if not same_shape(shape, want if arg != "softmax_lse" else want[:3]):
+                expected = want if arg != "softmax_lse" else want[:3]
+                raise ValueError(f"For '{self.name}', the '{arg}' must have shape {expected}, but got {list(shape)}.")
         return list(q), list(k), list(v)
 
     def infer_dtype(self, q, k, v, mask, out, dout, lse):
