@@ -143,8 +143,7 @@ inline float Log1p(float x) {
   const float c = (x - (uc - 1.0f)) / uc;
   const float y = e * kLn2Hi + (lm + (e * kLn2Lo + c));
   const float inf = __builtin_inff();
-  const float big = Select(x > 1.0e30f, Log(x), y);  // u - 1 loses x there; log(x) is log1p(x) in float
-  return Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, Select(x == inf, inf, Select((x != x) | (x == 0.0f), x, big))));
+  return Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, Select(x == inf, inf, Select((x != x) | (x == 0.0f), x, y))));
 }
 
 // tanh x = e / (e + 2), e = expm1(2|x|), with x's sign; 3 ulp. tanh rounds to 1 beyond 9.1, so
