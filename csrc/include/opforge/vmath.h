@@ -135,7 +135,7 @@ inline float Log(float x) {
 // log(1 + x), 2 ulp: log(u) for u = 1 + x rounded, corrected by (x - (u - 1)) / u.
 inline float Log1p(float x) {
   const float u = 1.0f + x;
-  const float uc = Select((u > 0.0f) & (u < 3.4e38f), u, 1.0f);
+  const float uc = Select((u > 0.0f) & (u <= 3.40282347e38f), u, 1.0f);  // finite u
   float e;
   const float lm = LogPositive(uc, &e);
   constexpr float kLn2Hi = 0.693145751953125f;
