@@ -1,7 +1,18 @@
 """opforge: operators in the MindSpore primitive style, with kernels selected at run time."""
 
 # isort: skip_file  (the layers in order: device and tensor, kernels, primitives, autodiff, nn, tools)
+import importlib.util as _importlib_util
 import os as _os
+
+# A checkout imported in place of the installed package (`python -c "import opforge"` in the repository
+# root after a non-editable install) has the sources but not the built extension: say so plainly.
+if _importlib_util.find_spec("opforge._C") is None:
+    raise ImportError(
+        f"opforge's C extension (opforge._C) is not built next to the sources in {_os.path.dirname(__file__)}. "
+        "This is the source tree, imported instead of the installed package because it is on sys.path (the "
+        "current directory is the repository root). Run Python from another directory to use the installed "
+        "opforge, or install the checkout in place: pip install -e ."
+    )
 
 # Before libgomp loads with opforge._C: OpenMP workers that spin after a parallel kernel starve
 # OpenBLAS's own threads (a 2-thread MLP step ran 10x slower) and, on a shared machine, the thread
@@ -51,7 +62,10 @@ from opforge.bprop import grad_array_ops as _grad_array_ops
 from opforge.bprop import grad_math_ops as _grad_math_ops
 from opforge.bprop import grad_nn_ops as _grad_nn_ops
 from opforge.bprop import grad_conv_ops as _grad_conv_ops
+from opforge.bprop import grad_attention_ops as _grad_attention_ops
 from opforge.bprop import grad_elemwise_ops as _grad_elemwise_ops
+from opforge.bprop import grad_nn_activation_ops as _grad_nn_activation_ops
+from opforge.bprop import grad_math_ext_ops as _grad_math_ext_ops
 from opforge.bprop import grad_comm_ops as _grad_comm_ops
 from opforge.tools import profiler
 from opforge.jit import JitFunction, TraceError, jit

@@ -86,8 +86,9 @@ GRAD_SETTINGS = {"Float64": (1e-6, 1e-5, 1e-6), "Float32": (1e-3, 1e-2, 1e-3)}
 
 @dataclass
 class Sample:
-    """One call: ``args`` in order (an ``np.ndarray`` becomes a Tensor, anything else is passed as it
-    is: an axis, a shape, a dtype, a Python number) and ``kwargs`` by keyword."""
+    """One call: ``args`` in order (an ``np.ndarray`` or a ``Tensor`` is a tensor input, cast to each
+    kernel's dtypes; anything else is passed as it is: an axis, a shape, a dtype, a Python number) and
+    ``kwargs`` by keyword."""
 
     args: tuple
     kwargs: dict = field(default_factory=dict)
@@ -569,16 +570,44 @@ def _available_backends() -> list:
     return out
 
 
+def _sample_arg(a):
+    """A Tensor becomes its host array and a NumPy scalar a 0-d array (tensor inputs); a tuple or list of
+    Tensors (a variadic input) a tuple of arrays; anything else (an axis, a shape, a dtype, a Python
+    number) stays as it is."""
+    if isinstance(a, Tensor):
+        return a.asnumpy()
+    if isinstance(a, np.generic):
+        return np.asarray(a)
+    if isinstance(a, (tuple, list)) and a and all(isinstance(e, (Tensor, np.ndarray)) for e in a):
+        return type(a)(_sample_arg(e) for e in a)
+    return a
+
+
+_SAMPLE_KINDS = "a Sample, a tuple of arguments, or one Tensor, NumPy array or Python number"
+
+
+def _as_sample(s, index: int, where: str) -> Sample:
+    if isinstance(s, Sample):
+        return s
+    if isinstance(s, (tuple, list)):
+        return Sample(tuple(s))
+    if isinstance(s, (Tensor, np.ndarray, np.generic)):
+        return Sample((s,))  # one tensor input
+    if isinstance(s, (bool, int, float, complex)):
+        return Sample((np.asarray(s),))  # one 0-d tensor input (in a tuple a number stays a number: an axis)
+    raise TypeError(f"For '{where}', sample {index} must be {_SAMPLE_KINDS}, but got {type(s).__name__}: {s!r}.")
+
+
 def _as_samples(samples, where: str) -> list:
+    if isinstance(samples, (Sample, Tensor, np.ndarray)):
+        raise TypeError(
+            f"For '{where}', the samples must be a list of samples ({_SAMPLE_KINDS} each), "
+            f"but got one {type(samples).__name__}; wrap it in a list."
+        )
     out = []
-    for s in samples:
-        if isinstance(s, tuple):
-            s = Sample(s)
-        elif not isinstance(s, Sample):
-            raise TypeError(f"For '{where}', each sample must be a Sample or a tuple of arguments, but got {s!r}.")
-        # NumPy scalars (what 0-d computations return) are 0-d arrays: tensor inputs.
-        args = tuple(np.asarray(a) if isinstance(a, np.generic) else a for a in s.args)
-        out.append(Sample(args, dict(s.kwargs), s.desc))
+    for index, s in enumerate(samples):
+        s = _as_sample(s, index, where)
+        out.append(Sample(tuple(_sample_arg(a) for a in s.args), dict(s.kwargs), s.desc))
     for s in out:
         if not s.desc:
             s.desc = shapes_desc(s.args) + "".join(f", {k}={v!r}" for k, v in s.kwargs.items())
@@ -692,7 +721,8 @@ def opcheck(
 ) -> OpCheckReport:
     """Check operator ``op`` (a primitive instance) on every kernel registered for ``op.name``.
 
-    ``samples``: ``Sample``s or tuples of arguments; each array is cast, in order, to the input dtypes
+    ``samples``: ``Sample``s or tuples of arguments (or one Tensor, array or Python number: a one-input
+    sample); each array or Tensor is cast, in order, to the input dtypes
     of the kernel under test. ``reference(*args, **kwargs)`` gives the expected outputs from float64
     inputs (``None``: shapes and dtypes only). ``error_inputs``: ``ErrorInput``s. ``backends``: default
     every backend that can run here. ``tols``: ``{dtype name: (rtol, atol)}`` over ``DEFAULT_TOLS``.

@@ -45,7 +45,7 @@ if [[ "${OPFORGE_SANITIZE_REBUILD:-0}" == 1 ]] || ! "$VENV/bin/python" -c "impor
   "$VENV/bin/pip" install -q scikit-build-core pybind11
   # The same compiler as the preloaded runtimes, so the instrumented code matches them.
   # RelWithDebInfo and no strip: reports name files and lines.
-  CXX="$CXX" "$VENV/bin/pip" install -q --no-build-isolation -e ".[test]" \
+  CXX="$CXX" "$VENV/bin/pip" install -q --no-build-isolation -e ".[test,dist]" \
     --config-settings=build-dir="$BUILD_DIR" \
     --config-settings=cmake.build-type=RelWithDebInfo \
     --config-settings=install.strip=false \

@@ -441,6 +441,43 @@ ELEMWISE_GRAD_RECORDS = [
 ]
 
 
+# The third elementwise batch (math_ext_ops): smooth ones in their domains, the rest zero.
+def _positive(s, rng):
+    return uniform(s, 0.5, 2.0, rng)
+
+
+def _int_pair_samples(prim, rng):
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    if prim.name == "Invert":
+        yield GradSample((x,), "int32 [3, 4]")
+    else:
+        yield GradSample((x, np.arange(4, dtype=np.int32)), "int32 [3, 4], [4]")
+
+
+MATH_EXT_GRAD_RECORDS = [
+    GradRecord("Sinh", _variants("Sinh"), unary(), second_order=True),
+    GradRecord("Cosh", _variants("Cosh"), unary(), second_order=True),
+    GradRecord("Tan", _variants("Tan"), unary(-1.2, 1.2), second_order=True),
+    GradRecord("Asin", _variants("Asin"), unary(-0.8, 0.8), second_order=True),
+    GradRecord("ACos", _variants("ACos"), unary(-0.8, 0.8), second_order=True),
+    GradRecord("Atan", _variants("Atan"), unary(), second_order=True),
+    GradRecord("Asinh", _variants("Asinh"), unary(), second_order=True),
+    GradRecord("Acosh", _variants("Acosh"), unary(1.2, 3.0), second_order=True),
+    GradRecord("Atanh", _variants("Atanh"), unary(-0.8, 0.8), second_order=True),
+    GradRecord("Erfc", _variants("Erfc"), unary(), second_order=True),
+    GradRecord("Inv", _variants("Inv"), unary(0.5, 2.0), second_order=True),
+    GradRecord("SquaredDifference", _variants("SquaredDifference"), binary(), second_order=True),
+    GradRecord("Xdivy", _variants("Xdivy"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
+    GradRecord("Xlogy", _variants("Xlogy"), binary(make_y=_positive), second_order=True),
+    GradRecord("DivNoNan", _variants("DivNoNan"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0))),
+    *(GradRecord(n, _variants(n), _zero_unary_samples, zero=True) for n in ("Rint", "Trunc")),
+    *(
+        GradRecord(n, _variants(n), _int_pair_samples, zero=True)
+        for n in ("Invert", "BitwiseAnd", "BitwiseOr", "BitwiseXor")
+    ),
+    GradRecord("LogicalXor", _variants("LogicalXor"), _zero_logical_samples, zero=True),
+]
+
 # ---------------------------------------------------------------------------------------------
 # The norm helper's operators (reductions, normalisations, dropout, losses): samples
 
@@ -501,11 +538,73 @@ def _lstm_samples(prim, rng):
         )
 
 
+class _LeadingResults:
+    """A primitive's first ``n`` results: the rest (GRULayer's saved gates) are for the backward pass and
+    take no gradient."""
+
+    def __init__(self, prim, n):
+        self.prim, self.n = prim, n
+
+    def __getattr__(self, name):
+        return getattr(self.prim, name)
+
+    def __call__(self, *args):
+        return self.prim(*args)[: self.n]
+
+
+def _recurrent_samples(n_gates, n_vectors):
+    """GRU (3 gates, 2 bias vectors) or RNN (1 gate, 1 vector) layer inputs in U(-1, 1)."""
+
+    def samples(prim, rng):
+        for seq, batch, inp, hidden in ((4, 2, 3, 5), (1, 1, 2, 1)):
+            sizes = [(seq, batch, inp), (batch, hidden), (n_gates * hidden, inp), (n_gates * hidden, hidden)]
+            sizes += [(n_gates * hidden,)] * n_vectors
+            yield GradSample(
+                tuple(uniform(s, -1.0, 1.0, rng=rng) for s in sizes),
+                f"seq={seq} batch={batch} input={inp} hidden={hidden}",
+            )
+
+    return samples
+
+
 def _batch_norm_samples(prim, rng):
     for shape in ((4, 3), (2, 3, 2, 2), (3, 2, 5)):
         c = shape[1]
         args = (uniform(shape, rng=rng), uniform((c,), rng=rng), uniform((c,), rng=rng), uniform((c,), rng=rng))
         yield GradSample((*args, uniform((c,), 0.5, 2.0, rng)), f"x{list(shape)}")
+
+
+class _AttentionOutput:
+    """ScaledDotProductAttention's output alone: softmax_lse is a statistic saved for the backward pass and
+    takes no gradient."""
+
+    def __init__(self, prim):
+        self.prim = prim
+
+    def __getattr__(self, name):
+        return getattr(self.prim, name)
+
+    def __call__(self, *args):
+        return self.prim(*args)[:1]
+
+
+def _attention_samples(prim, rng):
+    # Lq != Lk, D not a multiple of the vector width; (2, 2, 40, 70): more than one query and key block
+    # (32 and 64) with partial last blocks. The mask is not differentiated (its gradient is zero).
+    for b, h, lq, lk, d, dv, mask_shape in (
+        (1, 2, 3, 5, 3, 2, (1, 1, 1, 1)),
+        (2, 1, 4, 4, 5, 5, (2, 1, 4, 4)),
+        (1, 2, 40, 70, 3, 2, (1, 2, 1, 70)),
+    ):
+        args = (
+            uniform((b, h, lq, d), rng=rng),
+            uniform((b, h, lk, d), rng=rng),
+            uniform((b, h, lk, dv), rng=rng),
+            uniform(mask_shape, rng=rng),
+        )
+        yield GradSample(
+            args, f"q[{b}, {h}, {lq}, {d}] k[.., {lk}, ..] v[.., {dv}] mask{list(mask_shape)}", diff=(0, 1, 2)
+        )
 
 
 def _layer_norm_samples(prim, rng):
@@ -700,9 +799,33 @@ GRAD_DB_LIST = [
         _layer_norm_samples,
     ),
     GradRecord(
+        "ScaledDotProductAttention",
+        {
+            "": lambda: _AttentionOutput(ops.ScaledDotProductAttention(0.5)),
+            "causal": lambda: _AttentionOutput(ops.ScaledDotProductAttention(0.7, is_causal=True)),
+            "keep_prob=0.8": lambda: _AttentionOutput(ops.ScaledDotProductAttention(0.5, 0.8, False, 3, 4)),
+        },
+        _attention_samples,
+    ),
+    GradRecord(
         "LSTMLayer",
         {"": lambda: _LstmResults(ops.LSTMLayer()), "reverse": lambda: _LstmResults(ops.LSTMLayer(True))},
         _lstm_samples,
+    ),
+    GradRecord(
+        "GRULayer",
+        {"": lambda: _LeadingResults(ops.GRULayer(), 2), "reverse": lambda: _LeadingResults(ops.GRULayer(True), 2)},
+        _recurrent_samples(3, 2),
+    ),
+    GradRecord(
+        "RNNLayer",
+        {
+            "": lambda: ops.RNNLayer(),
+            "reverse": lambda: ops.RNNLayer(True),
+            "relu": lambda: ops.RNNLayer(nonlinearity="relu"),
+            "reverse,relu": lambda: ops.RNNLayer(True, "relu"),
+        },
+        _recurrent_samples(1, 1),
     ),
     GradRecord("Argmin", _variants("Argmin", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
     GradRecord(
@@ -772,6 +895,7 @@ GRAD_DB_LIST = [
     GradRecord("SqrtGrad", _variants("SqrtGrad"), _sqrt_grad_samples, second_order=True),
     GradRecord("Equal", _variants("Equal"), _equal_samples, zero=True),
     *ELEMWISE_GRAD_RECORDS,
+    *MATH_EXT_GRAD_RECORDS,
     # -- array (grad_array_ops.py) -----------------------------------------------------------
     GradRecord("Cast", _variants("Cast"), _cast_samples, second_order=True),
     GradRecord("Reshape", _variants("Reshape"), _reshape_samples, second_order=True),
@@ -808,7 +932,7 @@ _CONV_GRAD_ATTRS = {
 
 
 def _conv_grad_shapes(prim):
-    from opforge.primitives.conv_ops import conv_output_and_pads
+    from opforge.geometry import conv_output_and_pads
 
     c = 2 * prim.group
     x_shape = (2, c, 5, 6)
@@ -854,7 +978,7 @@ def _pool_grad_samples_fd(prim, rng):
 
 
 def _avg_pool_grad_grad_samples(prim, rng):
-    from opforge.primitives.conv_ops import conv_output_and_pads
+    from opforge.geometry import conv_output_and_pads
 
     x_shape = (2, 2, 5, 6)
     oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]
@@ -865,7 +989,7 @@ def _avg_pool_grad_grad_samples(prim, rng):
 
 def _max_pool_grad_grad_samples(prim, rng):
     """MaxPoolGrad(x, out, dout): x with distinct values (the maxima stay put within eps)."""
-    from opforge.primitives.conv_ops import conv_output_and_pads
+    from opforge.geometry import conv_output_and_pads
 
     x_shape = (2, 2, 5, 6)
     oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]
@@ -876,7 +1000,7 @@ def _max_pool_grad_grad_samples(prim, rng):
 
 def _max_pool_grad_grad_grad_samples(prim, rng):
     """MaxPoolGradGrad(x, out, grad): grad has x's shape."""
-    from opforge.primitives.conv_ops import conv_output_and_pads
+    from opforge.geometry import conv_output_and_pads
 
     x_shape = (2, 2, 5, 6)
     oh = conv_output_and_pads("", 5, prim.kernel_size[2], prim.strides[2], 1, prim.pad_mode)[0]
@@ -1169,6 +1293,33 @@ COMM_GRAD_RECORDS = [
     ),
 ]
 GRAD_DB_LIST = GRAD_DB_LIST + COMM_GRAD_RECORDS
+
+# -- the activations of MindSpore's nn list (bprops composed in grad_nn_activation_ops.py) -----------
+_SHRINK_KINKS = (-1.5, -0.5, 0.5, 1.5)  # +-lambd of both variants
+NN_ACTIVATION_GRAD_RECORDS = [
+    GradRecord("SeLU", _variants("SeLU"), unary(-3.0, 3.0, kinks=(0.0,)), second_order=True),
+    GradRecord(
+        "CeLU",
+        _variants("CeLU", **{"alpha=1.0": {}, "alpha=0.5": {"alpha": 0.5}, "alpha=-2.0": {"alpha": -2.0}}),
+        unary(-3.0, 3.0, kinks=(0.0,)),
+        second_order=True,
+    ),
+    GradRecord("Softsign", _variants("Softsign"), unary(-4.0, 4.0, kinks=(0.0,)), second_order=True),
+    GradRecord(
+        "HShrink",
+        _variants("HShrink", **{"lambd=0.5": {}, "lambd=1.5": {"lambd": 1.5}}),
+        unary(-3.0, 3.0, kinks=_SHRINK_KINKS),
+        second_order=True,
+    ),
+    GradRecord(
+        "SoftShrink",
+        _variants("SoftShrink", **{"lambd=0.5": {}, "lambd=1.5": {"lambd": 1.5}}),
+        unary(-3.0, 3.0, kinks=_SHRINK_KINKS),
+        second_order=True,
+    ),
+    GradRecord("Mish", _variants("Mish"), unary(-4.0, 4.0), second_order=True),
+]
+GRAD_DB_LIST = GRAD_DB_LIST + NN_ACTIVATION_GRAD_RECORDS
 # Operators whose gradients are checked elsewhere, where they can run.
 GRAD_ELSEWHERE = {"Send": "tests/mpi_scripts/collectives.py under mpiexec -n 2 and -n 3 (tests/test_communication.py)"}
 
@@ -1185,8 +1336,9 @@ NON_DIFFERENTIABLE = {
     "Adam",
     "ScatterNdUpdate",
 }
-# Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss) is
-# not implemented: differentiating through one raises a TypeError naming it.
+# Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss, the
+# recurrent layers) is not implemented: differentiating through one raises a TypeError naming it.
 NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}
+NON_DIFFERENTIABLE |= {"LSTMLayerGrad", "GRULayerGrad", "RNNLayerGrad", "ScaledDotProductAttentionGrad"}
 # Receive takes no input: nothing to differentiate (the receiving rank sends a gradient back with Send).
 NON_DIFFERENTIABLE |= {"Receive"}

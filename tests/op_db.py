@@ -401,7 +401,8 @@ def _bias_add_errors():
         ErrorInput("bias-length-nhwc", lambda: f(data_format="NHWC")(_t((2, 3, 4)), _t((3,))), ValueError, "channel"),
         ErrorInput("data_format-value", lambda: f(data_format="NCDHW"), ValueError, "data_format"),
         ErrorInput("data_format-type", lambda: f(data_format=1), TypeError, "data_format"),
-        ErrorInput("dtype-mismatch", lambda: f()(_t((2, 3)), _t((3,), mstype.float16)), TypeError, "same dtype"),
+        # float32 with float16 is promoted (one dtype group, docs/dtypes.md); a string is no tensor
+        ErrorInput("bias-not-a-tensor", lambda: f()(_t((2, 3)), "b"), TypeError, "'bias' must be a Tensor or a number"),
         ErrorInput("bool-inputs", lambda: f()(_t((2, 3), mstype.bool_), _t((3,), mstype.bool_)), TypeError),
         ErrorInput("wrong-arg-count", lambda: f()(_t((2, 3))), TypeError),
     ]
@@ -920,24 +921,30 @@ _RECORDS = [
 
 # Records kept in their own modules import the helpers above, so they join here, at the end.
 from op_db_array import RECORDS as _ARRAY_RECORDS  # noqa: E402
+from op_db_attention import RECORDS as _ATTENTION_RECORDS  # noqa: E402
 from op_db_comm import RECORDS as _COMM_RECORDS  # noqa: E402
 from op_db_complex import RECORDS as _COMPLEX_RECORDS  # noqa: E402
 from op_db_conv import RECORDS as _CONV_RECORDS  # noqa: E402
 from op_db_elemwise import RECORDS as _ELEMWISE_RECORDS  # noqa: E402
 from op_db_math_array import RECORDS as _MATH_ARRAY_RECORDS  # noqa: E402
+from op_db_math_ext import RECORDS as _MATH_EXT_RECORDS  # noqa: E402
 from op_db_nn import RECORDS as _NN_RECORDS  # noqa: E402
+from op_db_nn_activation import RECORDS as _NN_ACTIVATION_RECORDS  # noqa: E402
 from op_db_norm import RECORDS as _NORM_RECORDS  # noqa: E402
 
 _ALL_RECORDS = (
     _RECORDS
     + _MATH_ARRAY_RECORDS
+    + _MATH_EXT_RECORDS
     + _NN_RECORDS
+    + _NN_ACTIVATION_RECORDS
     + _CONV_RECORDS
     + _ELEMWISE_RECORDS
     + _NORM_RECORDS
     + _ARRAY_RECORDS
     + _COMPLEX_RECORDS
     + _COMM_RECORDS
+    + _ATTENTION_RECORDS
 )
 OP_DB: dict = {r.name: r for r in _ALL_RECORDS}
 assert len(OP_DB) == len(_ALL_RECORDS), "two records for one op"

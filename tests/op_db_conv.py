@@ -13,7 +13,7 @@ from op_db import Arg, ErrorInput, OpRecord, Sample, _t, make_array
 
 from opforge import dtype as mstype
 from opforge import ops
-from opforge.primitives.conv_ops import conv_output_and_pads
+from opforge.geometry import conv_output_and_pads
 
 # ---------------------------------------------------------------------------------------------
 # Geometry

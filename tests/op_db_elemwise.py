@@ -347,7 +347,7 @@ def _compare(name, ref):
         lambda prim, x, y: ref(x, y),
         args=(_SMALL, _SMALL),
         kind="binary",
-        error_inputs=_int_binary_errors(getattr(ops, name), "biufc" if name == "NotEqual" else "biuf"),
+        error_inputs=_binary_errors(getattr(ops, name), "biufc" if name == "NotEqual" else "biuf"),
     )
 
 

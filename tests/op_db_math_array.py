@@ -75,9 +75,7 @@ class _Output:
 
 
 def _equal_errors():
-    return _binary_errors(ops.Equal, "biufc")() + [
-        ErrorInput("uint64-no-lossless-kernel", lambda: ops.Equal()(_t((2,), mstype.uint64), 1), KernelNotFoundError),
-    ]
+    return _binary_errors(ops.Equal, "biufc")()
 
 
 def _minmax_errors(prim_cls):
@@ -513,6 +511,7 @@ ARGMAX_CASES = [
     (LARGE, -1),
     (LARGE, 0),
     ((70, 4, 256), 1),
+    ((3, 1000), -1),  # rows of a GPU block each, not a multiple of its 256 threads
 ]
 
 
@@ -547,6 +546,12 @@ def _argmax_samples(record, prim, ins, outs, rng):
                 ]
             )
             yield Sample((v.astype(dtype.np_dtype),), desc="the first NaN wins; ties: the first")
+            v = np.zeros((4, 700))
+            v[0, [650, 300, 301]] = math.nan  # NaNs in different threads' parts of a GPU block's row
+            v[1, [699, 5, 260]] = math.inf  # ties between parts: the first
+            v[2, :] = -1.0
+            v[3, [10, 11, 690]] = -math.inf
+            yield Sample((v.astype(dtype.np_dtype),), desc="rows of 700: the first NaN, ties across parts")
         else:
             info = np.iinfo(dtype.np_dtype)
             v = np.array([[info.min, info.min], [info.max, info.max], [info.min, info.max]], dtype.np_dtype)

@@ -102,7 +102,22 @@ class _InPlace:
 # ---------------------------------------------------------------------------------------------
 # Softmax, LogSoftmax
 
-SOFTMAX_SHAPES = [(), (1,), (7,), (4, 5), (2, 1, 3), (2, 3, 4), (1, 1, 1, 3), (0,), (3, 0, 2), (0, 4), LARGE]
+# (3, 33), (2, 1000), LARGE: rows of 32+ along the last axis take a GPU block each (not a multiple of it)
+SOFTMAX_SHAPES = [
+    (),
+    (1,),
+    (7,),
+    (4, 5),
+    (2, 1, 3),
+    (2, 3, 4),
+    (1, 1, 1, 3),
+    (0,),
+    (3, 0, 2),
+    (0, 4),
+    (3, 33),
+    (2, 1000),
+    LARGE,
+]
 SOFTMAX_LARGE_3D = (70, 4, 256)  # axis 1: the strided (column-block) path, in parallel
 
 _INF, _NAN = np.inf, np.nan
@@ -131,6 +146,9 @@ def _softmax_samples(record, prim, ins, outs, rng):
         yield Sample((record.make_arg(0, shape, ins[0], rng),), desc=f"logits{list(shape)} axis={axis}")
     special = SPECIAL_LOGITS if axis in (1, -1) else SPECIAL_LOGITS.T  # each case lies along the axis
     yield Sample((special.astype(ins[0].np_dtype),), desc=f"-inf, NaN, +inf, large logits along axis {axis}")
+    long = np.tile(SPECIAL_LOGITS, (1, 10))  # the same cases in rows of 40: the block-per-row path
+    long = long if axis in (1, -1) else long.T
+    yield Sample((long.astype(ins[0].np_dtype),), desc=f"-inf, NaN, +inf, large logits in rows of 40 along axis {axis}")
 
 
 def _softmax_errors(prim_cls):
@@ -157,7 +175,7 @@ def _softmax_errors(prim_cls):
 # ---------------------------------------------------------------------------------------------
 # SoftmaxCrossEntropyWithLogits (dense labels)
 
-SCE_SHAPES = [(1, 1), (3, 5), (8, 10), (2, 1), (0, 4), (4, 0), LARGE]
+SCE_SHAPES = [(1, 1), (3, 5), (8, 10), (2, 1), (0, 4), (4, 0), LARGE, (3, 1000)]  # 1000: a GPU block per row
 SCE_SPECIAL_LOGITS = np.array(
     [
         [1000.0, 0.0, -1000.0, 999.0],
@@ -187,6 +205,13 @@ def _sce_samples(record, prim, ins, outs, rng):
         (SCE_SPECIAL_LOGITS.astype(dtype.np_dtype), SCE_SPECIAL_LABELS.astype(dtype.np_dtype)),
         desc="large logits, -inf logits",
     )
+    yield Sample(
+        (
+            np.tile(SCE_SPECIAL_LOGITS, (1, 25)).astype(dtype.np_dtype),
+            (np.tile(SCE_SPECIAL_LABELS, (1, 25)) / 25).astype(dtype.np_dtype),
+        ),
+        desc="large logits, -inf logits in rows of 100 (a GPU block per row)",
+    )
 
 
 def _sce_ref(prim, logits, labels):
@@ -213,7 +238,7 @@ def _sce_errors():
 # ---------------------------------------------------------------------------------------------
 # SparseSoftmaxCrossEntropyWithLogits (class-index labels)
 
-SPARSE_SHAPES = [(1, 1), (3, 5), (8, 10), (5, 1), (0, 4), (0, 0), (1000, 70), LARGE]
+SPARSE_SHAPES = [(1, 1), (3, 5), (8, 10), (5, 1), (0, 4), (0, 0), (1000, 70), LARGE, (3, 1000)]
 
 
 def _sparse_samples(record, prim, ins, outs, rng):
@@ -224,6 +249,8 @@ def _sparse_samples(record, prim, ins, outs, rng):
         yield Sample((logits, labels), desc=f"logits[{n}, {c}]")
     labels = np.array([2, 0, 1, 3], label_dtype.np_dtype)  # never on the -inf logit
     yield Sample((SCE_SPECIAL_LOGITS.astype(dtype.np_dtype), labels), desc="large logits, -inf logits")
+    wide = np.tile(SCE_SPECIAL_LOGITS, (1, 25)).astype(dtype.np_dtype)  # rows of 100: a GPU block per row
+    yield Sample((wide, (labels + 96).astype(label_dtype.np_dtype)), desc="large logits, -inf logits in rows of 100")
     c = 7
     yield Sample((make_array((3, c), dtype, rng), np.array([0, c - 1, 0], label_dtype.np_dtype)), desc="labels 0, C-1")
 
@@ -625,7 +652,7 @@ RECORDS += [
         _lstm_samples,
         lambda prim, *args: lstm_forward_ref(*args, reverse=prim.reverse)[prim.index],
         args=(Arg(),) * 6,
-        tols={"float32": (2e-5, 2e-6)},
+        tols={"Float32": (2e-5, 2e-6)},
         error_inputs=_lstm_errors,
     ),
     OpRecord(
@@ -640,6 +667,204 @@ RECORDS += [
         _lstm_grad_samples,
         lambda prim, *args: lstm_backward_ref(*args, reverse=prim.reverse)[prim.index],
         args=(Arg(),) * 11,
-        tols={"float32": (1e-4, 1e-5)},
+        tols={"Float32": (1e-4, 1e-5)},
+    ),
+]
+
+
+# -- GRULayer / RNNLayer and their grads ---------------------------------------------------------
+
+RNN_SHAPES = [(5, 3, 4, 6), (1, 1, 1, 1), (0, 2, 3, 4), (7, 2, 3, 33)]  # (seq, batch, input, hidden)
+_GRU_OUT = ("y", "h_n", "gates")
+_GRU_GRAD_OUT = ("dx", "dh0", "dw_ih", "dw_hh", "db_ih", "db_hh")
+_RNN_GRAD_OUT = ("dx", "dh0", "dw_ih", "dw_hh", "dbias")
+
+
+def _order(seq, reverse):
+    return list(range(seq - 1, -1, -1)) if reverse else list(range(seq))
+
+
+def gru_forward_ref(x, h0, w_ih, w_hh, b_ih, b_hh, reverse=False):
+    """NumPy's GRU layer (gates r, z, n): (y, h_n, saved gates [r, z, n, h W_hn^T + b_hn]) in float64."""
+    seq, hidden = x.shape[0], h0.shape[1]
+    y = np.zeros((seq, *h0.shape))
+    gates = np.zeros((seq, h0.shape[0], 4 * hidden))
+    h = h0.astype(np.float64)
+    for t in _order(seq, reverse):
+        gi, gh = x[t] @ w_ih.T + b_ih, h @ w_hh.T + b_hh
+        r = _sigmoid64(gi[:, :hidden] + gh[:, :hidden])
+        z = _sigmoid64(gi[:, hidden : 2 * hidden] + gh[:, hidden : 2 * hidden])
+        n = np.tanh(gi[:, 2 * hidden :] + r * gh[:, 2 * hidden :])
+        h = (1 - z) * n + z * h
+        y[t], gates[t] = h, np.concatenate([r, z, n, gh[:, 2 * hidden :]], axis=1)
+    return y, h, gates
+
+
+def gru_backward_ref(x, h0, w_ih, w_hh, y, gates, dy, dh_n, reverse=False):
+    seq, hidden = x.shape[0], h0.shape[1]
+    order = _order(seq, reverse)
+    dx, dw_ih, dw_hh = np.zeros_like(x, np.float64), np.zeros_like(w_ih, np.float64), np.zeros_like(w_hh, np.float64)
+    db_ih, db_hh = np.zeros(3 * hidden), np.zeros(3 * hidden)
+    dh = dh_n.astype(np.float64)
+    for k in range(seq - 1, -1, -1):
+        t = order[k]
+        h_prev = h0 if k == 0 else y[order[k - 1]]
+        r, z, n, ghn = (gates[t][:, j * hidden : (j + 1) * hidden] for j in range(4))
+        dh_t = dy[t] + dh
+        dn = dh_t * (1 - z) * (1 - n * n)
+        dz = dh_t * (h_prev - n) * z * (1 - z)
+        dr = dn * ghn * r * (1 - r)
+        dgi, dgh = np.concatenate([dr, dz, dn], axis=1), np.concatenate([dr, dz, dn * r], axis=1)
+        dh = dh_t * z + dgh @ w_hh
+        dx[t] = dgi @ w_ih
+        dw_ih += dgi.T @ x[t]
+        dw_hh += dgh.T @ h_prev
+        db_ih += dgi.sum(0)
+        db_hh += dgh.sum(0)
+    return dx, dh, dw_ih, dw_hh, db_ih, db_hh
+
+
+def _rnn_act(z, nonlinearity):
+    return np.maximum(z, 0) if nonlinearity == "relu" else np.tanh(z)
+
+
+def rnn_forward_ref(x, h0, w_ih, w_hh, bias, reverse=False, nonlinearity="tanh"):
+    """NumPy's plain RNN layer: (y, h_n) in float64."""
+    y = np.zeros((x.shape[0], *h0.shape))
+    h = h0.astype(np.float64)
+    for t in _order(x.shape[0], reverse):
+        h = _rnn_act(x[t] @ w_ih.T + h @ w_hh.T + bias, nonlinearity)
+        y[t] = h
+    return y, h
+
+
+def rnn_backward_ref(x, h0, w_ih, w_hh, y, dy, dh_n, reverse=False, nonlinearity="tanh"):
+    order = _order(x.shape[0], reverse)
+    dx, dw_ih, dw_hh = np.zeros_like(x, np.float64), np.zeros_like(w_ih, np.float64), np.zeros_like(w_hh, np.float64)
+    dbias = np.zeros(w_ih.shape[0])
+    dh = dh_n.astype(np.float64)
+    for k in range(x.shape[0] - 1, -1, -1):
+        t = order[k]
+        h_prev = h0 if k == 0 else y[order[k - 1]]
+        d_act = (y[t] > 0).astype(np.float64) if nonlinearity == "relu" else 1 - y[t] * y[t]
+        dz = (dy[t] + dh) * d_act
+        dh = dz @ w_hh
+        dx[t] = dz @ w_ih
+        dw_ih += dz.T @ x[t]
+        dw_hh += dz.T @ h_prev
+        dbias += dz.sum(0)
+    return dx, dh, dw_ih, dw_hh, dbias
+
+
+def rnn_layer_inputs(shape, n_gates, n_vectors, dtype, rng):
+    """x, h0, w_ih, w_hh and n_vectors bias vectors of a GRU (n_gates 3) or RNN (1) layer in U(-1, 1)."""
+    seq, batch, inp, hidden = shape
+    sizes = [(seq, batch, inp), (batch, hidden), (n_gates * hidden, inp), (n_gates * hidden, hidden)]
+    sizes += [(n_gates * hidden,)] * n_vectors
+    return [make_array(s, dtype, rng, -1.0, 1.0) for s in sizes]
+
+
+def _gru_samples(record, prim, ins, outs, rng):
+    for shape in RNN_SHAPES:
+        yield Sample(tuple(rnn_layer_inputs(shape, 3, 2, ins[0], rng)), desc=f"(seq, batch, input, hidden)={shape}")
+
+
+def _gru_grad_samples(record, prim, ins, outs, rng):
+    for shape in RNN_SHAPES:
+        x, h0, w_ih, w_hh, b_ih, b_hh = rnn_layer_inputs(shape, 3, 2, ins[0], rng)
+        y, _, gates = gru_forward_ref(x, h0, w_ih, w_hh, b_ih, b_hh, prim.reverse)
+        seq, batch, _, hidden = shape
+        dy, dh_n = make_array((seq, batch, hidden), ins[0], rng), make_array((batch, hidden), ins[0], rng)
+        saved = [a.astype(ins[0].np_dtype) for a in (y, gates)]
+        yield Sample((x, h0, w_ih, w_hh, *saved, dy, dh_n), desc=f"(seq, batch, input, hidden)={shape}")
+
+
+def _rnn_samples(record, prim, ins, outs, rng):
+    for shape in RNN_SHAPES:
+        yield Sample(tuple(rnn_layer_inputs(shape, 1, 1, ins[0], rng)), desc=f"(seq, batch, input, hidden)={shape}")
+
+
+def _rnn_grad_samples(record, prim, ins, outs, rng):
+    for shape in RNN_SHAPES:
+        x, h0, w_ih, w_hh, bias = rnn_layer_inputs(shape, 1, 1, ins[0], rng)
+        y, _ = rnn_forward_ref(x, h0, w_ih, w_hh, bias, prim.reverse, prim.nonlinearity)
+        seq, batch, _, hidden = shape
+        dy, dh_n = make_array((seq, batch, hidden), ins[0], rng), make_array((batch, hidden), ins[0], rng)
+        yield Sample(
+            (x, h0, w_ih, w_hh, y.astype(ins[0].np_dtype), dy, dh_n), desc=f"(seq, batch, input, hidden)={shape}"
+        )
+
+
+def _gru_errors():
+    f = ops.GRULayer
+    good = [(5, 3, 4), (3, 6), (18, 4), (18, 6), (18,), (18,)]
+    return [
+        ErrorInput(
+            "b_hh-shape", lambda: f()(*[_t(s) for s in [*good[:5], (17,)]]), ValueError, "'b_hh' must have shape"
+        ),
+        ErrorInput(
+            "w_ih-rows", lambda: f()(*[_t(s) for s in [good[0], good[1], (17, 4), *good[3:]]]), ValueError, "'w_ih'"
+        ),
+        ErrorInput("int", lambda: f()(*[_t(s, mstype.int32) for s in good]), TypeError, "GRULayer"),
+        ErrorInput("reverse", lambda: f(reverse="yes"), TypeError, "reverse"),
+    ]
+
+
+def _rnn_errors():
+    f = ops.RNNLayer
+    good = [(5, 3, 4), (3, 6), (6, 4), (6, 6), (6,)]
+    return [
+        ErrorInput("h0-shape", lambda: f()(*[_t(s) for s in [good[0], (2, 6), *good[2:]]]), ValueError, "'h0' must"),
+        ErrorInput("x-rank", lambda: f()(*[_t(s) for s in [(5, 4), *good[1:]]]), ValueError, "'x' must be"),
+        ErrorInput("nonlinearity", lambda: f(nonlinearity="sigmoid"), ValueError, "'nonlinearity' must be"),
+        ErrorInput("float16", lambda: f()(*[_t(s, mstype.float16) for s in good]), TypeError, "RNNLayer"),
+    ]
+
+
+def _rnn_variants(make, names, acts=("tanh", "relu")):
+    """``{variant: factory}`` over the directions and activations of an RNN primitive, one per output."""
+    variants = {}
+    for reverse in (False, True):
+        for act in acts:
+            for k, name in enumerate(names):
+                label = ",".join(p for p in ("reverse" if reverse else "", act if act != "tanh" else "", name) if p)
+                variants[label] = lambda k=k, r=reverse, a=act: _Output(make(r, a), k)
+    return variants
+
+
+RECORDS += [
+    OpRecord(
+        "GRULayer",
+        _rnn_variants(lambda r, a: ops.GRULayer(r), _GRU_OUT, acts=("tanh",)),
+        _gru_samples,
+        lambda prim, *args: gru_forward_ref(*args, reverse=prim.reverse)[prim.index],
+        args=(Arg(),) * 6,
+        tols={"Float32": (2e-5, 2e-6)},
+        error_inputs=_gru_errors,
+    ),
+    OpRecord(
+        "GRULayerGrad",
+        _rnn_variants(lambda r, a: ops.GRULayerGrad(r), _GRU_GRAD_OUT, acts=("tanh",)),
+        _gru_grad_samples,
+        lambda prim, *args: gru_backward_ref(*args, reverse=prim.reverse)[prim.index],
+        args=(Arg(),) * 8,
+        tols={"Float32": (1e-4, 1e-5)},
+    ),
+    OpRecord(
+        "RNNLayer",
+        _rnn_variants(lambda r, a: ops.RNNLayer(r, a), ("y", "h_n")),
+        _rnn_samples,
+        lambda prim, *args: rnn_forward_ref(*args, reverse=prim.reverse, nonlinearity=prim.nonlinearity)[prim.index],
+        args=(Arg(),) * 5,
+        tols={"Float32": (1e-4, 2e-4)},  # relu lets the values (and the rounding of their sums) grow
+        error_inputs=_rnn_errors,
+    ),
+    OpRecord(
+        "RNNLayerGrad",
+        _rnn_variants(lambda r, a: ops.RNNLayerGrad(r, a), _RNN_GRAD_OUT),
+        _rnn_grad_samples,
+        lambda prim, *args: rnn_backward_ref(*args, reverse=prim.reverse, nonlinearity=prim.nonlinearity)[prim.index],
+        args=(Arg(),) * 7,
+        tols={"Float32": (3e-4, 1e-4)},
     ),
 ]

@@ -412,7 +412,9 @@ def _ln_ref(prim, x, gamma, beta):
     return (y, mean, var)[prim.index]
 
 
+# (2, 67) and (3, 1000): rows that take a GPU block each, not a multiple of the block's 256 threads.
 LN_SHAPES = [(3, 4), (2, 3, 4), (2, 3, 4, 5), (4, 1), (1, 6), (2, 0), (0, 4), (5, 3, 1), LARGE, (64, 8, 128)]
+LN_SHAPES += [(2, 67), (3, 1000)]
 
 
 def _ln_samples(record, prim, ins, outs, rng):
@@ -429,6 +431,9 @@ def _ln_samples(record, prim, ins, outs, rng):
         x = (make_array((3, 8), dtype, rng, -1.0, 1.0) + 50.0).astype(dtype.np_dtype)
         g, b = make_array((8,), dtype, rng), make_array((8,), dtype, rng)
         yield Sample((x, g, b), desc="offset 50: two-pass")
+        x = (make_array((2, 300), dtype, rng, -1.0, 1.0) + 50.0).astype(dtype.np_dtype)
+        g, b = make_array((300,), dtype, rng), make_array((300,), dtype, rng)
+        yield Sample((x, g, b), desc="offset 50, rows of 300: two-pass block sums")
         yield Sample((np.full((2, 5), 3.0, dtype.np_dtype), g[:5], b[:5]), desc="constant rows: variance 0")
 
 

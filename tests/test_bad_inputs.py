@@ -249,12 +249,12 @@ def test_real_div_of_ints_is_a_clear_type_error():
         ops.RealDiv()(x, x)
 
 
-def test_bias_add_dtype_mismatch():
-    with pytest.raises(
-        TypeError,
-        match=r"^For 'BiasAdd', the 'bias' must have the same dtype as 'input_x' \(Float32\), but got Float64\.$",
-    ):
-        ops.BiasAdd()(Tensor(np.zeros((2, 3), np.float32)), Tensor(np.zeros(3, np.float64)))
+def test_bias_add_promotes_as_add_does():
+    """One dtype rule (docs/dtypes.md): BiasAdd's inputs are one dtype group, as MatMul's and Add's."""
+    out = ops.BiasAdd()(Tensor(np.zeros((2, 3), np.float32)), Tensor(np.zeros(3, np.float64)))
+    assert out.dtype is opforge.float64
+    with pytest.raises(TypeError, match=r"^For 'BiasAdd', the 'bias' must be a Tensor or a number, but got str\.$"):
+        ops.BiasAdd()(Tensor(np.zeros((2, 3), np.float32)), "x")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,9 @@ import pytest
 import opforge
 from opforge.tools import bench, cli
 
+# Benchmarks run one after another on one pytest-xdist worker: timings never overlap each other.
+pytestmark = pytest.mark.xdist_group("bench")
+
 
 @pytest.fixture(autouse=True)
 def _wide_terminal(monkeypatch):

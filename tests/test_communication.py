@@ -22,6 +22,8 @@ import pytest
 import opforge
 from opforge import Tensor, communication, ops
 
+# The mpiexec jobs run one at a time, on one pytest-xdist worker (tests/test_data_parallel.py's group).
+pytestmark = pytest.mark.xdist_group("mpi")
 MPI = pytest.importorskip("mpi4py.MPI", reason='the collectives need mpi4py: pip install -e ".[test,dist]"')
 MPIEXEC = shutil.which("mpiexec") or str(Path(sys.executable).parent / "mpiexec")
 DIST = Path(__file__).parent / "mpi_scripts"

@@ -39,3 +39,22 @@ def test_compile_errors_reach_the_user(tmp_path):
         ("Broken",),
     )
     assert not ok and "undeclared_name" in log and "broken.cu" in log
+
+
+def test_a_compile_is_cached_by_the_content_it_depends_on(tmp_path, monkeypatch):
+    """A source compiled once is not compiled again while its code, headers, options and NVRTC are
+    the same; a change to the code compiles it again."""
+    monkeypatch.setenv("OPFORGE_NVRTC_CACHE_DIR", str(tmp_path))
+    source = min(SOURCES, key=lambda s: source_path(s).stat().st_size)
+    first = cuda_check.compile_all(architectures=("sm_80",), sources={source})
+    again = cuda_check.compile_all(architectures=("sm_80",), sources={source})
+    assert [r.cached for r in first] == [False] and [r.cached for r in again] == [True]
+    assert again[0].ok and again[0].cubin_bytes == first[0].cubin_bytes and again[0].names == first[0].names
+    assert len(list(tmp_path.glob("*.json"))) == 1
+    fresh = cuda_check.compile_all(architectures=("sm_80",), sources={source}, cache=False)
+    assert [r.cached for r in fresh] == [False]
+    code, names, dirs = source_path(source).read_text(), SOURCES[source], cuda_check.include_dirs(source)
+    key = cuda_check._cache_key("13.0", source, code, ["-a"], names, dirs)
+    assert key != cuda_check._cache_key("13.0", source, code + " ", ["-a"], names, dirs)
+    assert key != cuda_check._cache_key("13.1", source, code, ["-a"], names, dirs)
+    assert key != cuda_check._cache_key("13.0", source, code, ["-b"], names, dirs)

@@ -35,7 +35,15 @@ try:
 except (launch.MpiNotFoundError, ImportError):  # pragma: no cover - the dist extra installs both
     MPIEXEC = None
 
-needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason='needs MPI: pip install "opforge[dist]"')
+_skip_without_mpi = pytest.mark.skipif(MPIEXEC is None, reason='needs MPI: pip install "opforge[dist]"')
+# The mpiexec jobs share one pytest-xdist worker (`--dist loadgroup`), so they never run at once: each
+# starts 2-4 ranks that poll their requests, and several jobs together oversubscribe the cores.
+mpi_jobs = pytest.mark.xdist_group("mpi")
+
+
+def needs_mpi(test):
+    """A test that starts mpiexec jobs: skipped without MPI, and in the "mpi" xdist group."""
+    return _skip_without_mpi(mpi_jobs(test))
 
 
 def run_job(argv: list, n: int | None = None, timeout: float = 120.0, env: dict | None = None):

@@ -30,6 +30,8 @@ NO_FORWARD_MODE = {  # operator -> the grad primitive its bprop applies to dout,
     "SmoothL1Loss": "SmoothL1LossGrad",
     "NLLLoss": "NLLLossGrad",
     "LSTMLayer": "LSTMLayerGrad",
+    "GRULayer": "GRULayerGrad",
+    "RNNLayer": "RNNLayerGrad",
 }
 
 

@@ -93,12 +93,14 @@ def run_sample(record, entry, prim, variant, sample, noncontig: bool = False) ->
     (``opforge.testing.check_forward``, what ``opcheck`` runs on a user's operator)."""
     where = f"{kernel_id(entry)} [{variant}] {sample.desc or shapes_desc(sample.args)}"
     wrapped = not isinstance(prim, Primitive)  # op_db_nn's wrappers return one output of several
+    index = getattr(prim, "index", 0)  # the output a wrapper gives (its dtype may differ from output 0's)
+    index = index if isinstance(index, int) else 0
     check_forward(
         prim,
         sample,
         functools.partial(record.ref, prim),
         entry.backend,
-        entry.attr.outputs[:1] if wrapped else entry.attr.outputs,
+        entry.attr.outputs[index : index + 1] if wrapped else entry.attr.outputs,
         params=record.params,
         tols=record.tols,
         mag_tols=record.mag_tols,

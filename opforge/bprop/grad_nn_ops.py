@@ -6,7 +6,7 @@ no bprop: differentiating through one raises a TypeError naming it."""
 
 from __future__ import annotations
 
-from opforge.bprop._utils import broadcast_to, needs_input_grad, sum_rows, zeros_like
+from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, sum_rows, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -62,13 +62,14 @@ def get_bprop_bias_add(self):
     channel_last = self.data_format == "NHWC"
 
     def bprop(x, bias, out, dout):
+        dx = grad_for(x, dout)  # in x's dtype when the call promoted it (docs/dtypes.md)
         if not needs_input_grad(1):
-            return dout, None
+            return dx, None
         ndim = len(x.shape)
         if ndim == 2:  # [N, C] (a Dense layer): the sum over the batch
-            return dout, sum_rows(dout)
+            return dx, grad_for(bias, sum_rows(dout))
         axes = tuple(range(ndim - 1)) if channel_last else (0, *range(2, ndim))  # every axis but the channel's
-        return dout, reduce_sum(dout, axes)
+        return dx, grad_for(bias, reduce_sum(dout, axes))
 
     return bprop
 
@@ -375,5 +376,27 @@ def get_bprop_lstm_layer(self):
         y, _, _, gates, c = out
         dy, dh_n, dc_n = dout[0], dout[1], dout[2]
         return grad(x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n)
+
+    return bprop
+
+
+@bprop_getters.register(P.GRULayer)
+def get_bprop_gru_layer(self):
+    """BPTT in one kernel (GRULayerGrad) from the saved gates; the gates output takes no gradient."""
+    grad = G.GRULayerGrad(self.reverse)
+
+    def bprop(x, h0, w_ih, w_hh, b_ih, b_hh, out, dout):
+        return grad(x, h0, w_ih, w_hh, out[0], out[2], dout[0], dout[1])
+
+    return bprop
+
+
+@bprop_getters.register(P.RNNLayer)
+def get_bprop_rnn_layer(self):
+    """BPTT in one kernel (RNNLayerGrad); the activation's derivative comes from the outputs."""
+    grad = G.RNNLayerGrad(self.reverse, self.nonlinearity)
+
+    def bprop(x, h0, w_ih, w_hh, bias, out, dout):
+        return grad(x, h0, w_ih, w_hh, out[0], dout[0], dout[1])
 
     return bprop

@@ -36,14 +36,21 @@ def get_bprop(prim) -> Callable:
     else:
         getter = bprop_getters.get(prim.name) or bprop_getters.get(type(prim))
         if getter is None:
+            cls = _class_reference(type(prim))
             raise TypeError(
                 f"For '{prim.name}', no bprop is registered, so it cannot be differentiated. "
-                f"Register one with @bprop_getters.register(ops.{prim.name}) or define {prim.name}.get_bprop()."
+                f"Register one with @bprop_getters.register({cls}) or define {type(prim).__name__}.get_bprop()."
             )
         bprop = _cached(prim, getter)
     if not callable(bprop):
         raise TypeError(f"For '{prim.name}', the bprop getter must return a function, but got {type(bprop).__name__}.")
     return bprop
+
+
+def _class_reference(cls) -> str:
+    """How the user names the operator's class: ``ops.Elu`` for a built-in one, else the class itself
+    (a user's class is not in ``opforge.ops``)."""
+    return f"ops.{cls.__name__}" if cls.__module__.startswith("opforge.primitives") else cls.__name__
 
 
 def _cached(prim, getter) -> Callable:

@@ -99,6 +99,33 @@ class Tape(Interpreter):
                 versions = (versions or ()) + ((i, a._version),)
         self.records.append((prim, args, out, versions))
 
+    def swap_tensors(self, updated, old) -> None:
+        """``updated`` now holds the value ``old`` was computed to have, and ``old`` the value ``updated``
+        had (``Tensor.__setitem__``): each takes the other's place in the records, so the calls that read
+        ``updated`` before see its old value and the later ones the new. A watched tensor (a leaf whose
+        gradient is the answer) cannot move: assigning into it raises."""
+        tracked = self.tracked
+        if id(updated) in tracked and not any(
+            r[2] is updated or (r[2].__class__ is tuple and any(o is updated for o in r[2])) for r in self.records
+        ):
+            raise RuntimeError(
+                "For 'Tensor.__setitem__', the Tensor is an input whose gradient is being taken, so it cannot be "
+                "assigned into in place (its gradient would be lost): assign into a copy (y = x * 1; y[...] = v)."
+            )
+
+        def swap(t):
+            return old if t is updated else updated if t is old else t
+
+        was_updated, was_old = tracked.pop(id(updated), None), tracked.pop(id(old), None)
+        if was_updated is not None:
+            tracked[id(old)] = old
+        if was_old is not None:
+            tracked[id(updated)] = updated
+        for i, (prim, args, out, versions) in enumerate(self.records):
+            args = tuple(type(a)(swap(t) for t in a) if a.__class__ in _SEQUENCES else swap(a) for a in args)
+            out = tuple(swap(o) for o in out) if out.__class__ is tuple else swap(out)
+            self.records[i] = (prim, args, out, versions)
+
     def release(self) -> None:
         """Drop every tensor and call the tape holds (after the backward pass)."""
         self.tracked = {}

@@ -15,6 +15,7 @@ waiting in their next collective; a collective waits at most ``OPFORGE_COMM_TIME
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
@@ -223,11 +224,21 @@ def init(backend_name=None) -> None:
         _generation[0] += 1
         if world.Get_size() > 1:
             _install_excepthook(MPI)
+        if not _state.get("atexit"):  # before mpi4py's own exit hook finalizes MPI (atexit runs in reverse)
+            atexit.register(release)
+            _state["atexit"] = True
+
+
+def _close(communicator) -> None:
+    """Let a communicator finish what it holds (an MPI request on its communicator) before it is dropped."""
+    close = getattr(communicator, "close", None)
+    if close is not None:
+        close()
 
 
 def _make_communicator(backend, device, mpi_comm, name, timeout, check):
     if backend == "nccl":
-        from opforge.device.nccl import NcclCommunicator  # CuPy's NCCL: imported on the GPU only
+        from opforge.communication.nccl import NcclCommunicator  # CuPy's NCCL: imported on the GPU only
 
         return NcclCommunicator(device.runtime, mpi_comm, name, timeout, check)
     from opforge.communication.mpi import MpiCommunicator
@@ -285,6 +296,8 @@ def release() -> None:
             return
         device = _state["device"]
         for key, g in list(_state["groups"].items()):
+            if g.mpi_comm is not None:
+                _close(device.communicator(key))
             device.set_communicator(key, None)
             _native_group(key, key, None)
             if key != _WORLD and g.mpi_comm is not None:
@@ -400,6 +413,8 @@ def destroy_group(group) -> None:
         if group in _WORLD_NAMES or group == _WORLD:
             raise ValueError(f"For 'destroy_group', the world group '{group}' cannot be destroyed.")
         g = _group("destroy_group", group)
+        if g.mpi_comm is not None:
+            _close(_state["device"].communicator(group))
         _state["device"].set_communicator(group, None)
         _native_group(group, group, None)
         if g.mpi_comm is not None:

@@ -216,6 +216,16 @@ class MpiCommunicator:
         self.wait(op_name, r1)
         self.wait(op_name, r2)
 
+    def close(self) -> None:
+        """Take back the sends to this rank itself that no Receive took: each holds a request on the
+        communicator, and MPI would end the process reporting them as pending references. Such a send
+        is complete locally (its message waits in this rank's queue), so it is received and dropped."""
+        status = self.MPI.Status()
+        while self._pending and self.comm.Iprobe(source=self.rank, tag=self.MPI.ANY_TAG, status=status):
+            self.comm.Recv(np.empty(status.Get_count(self.MPI.BYTE), np.uint8), source=self.rank, tag=status.tag)
+            self._pending = [r for r in self._pending if not r.Test()]
+        self._pending = []
+
     def recv(self, op_name: str, out, src: int, tag: int) -> None:
         self._check_peer(op_name, "src_rank", src)
         h = np.empty(HEADER, np.int64)

@@ -20,6 +20,7 @@ shuffling and sharding, ``bucket_batch_by_length``, padded batches, dataset sink
 
 from __future__ import annotations
 
+import collections
 import itertools
 import multiprocessing
 import random
@@ -57,7 +58,11 @@ class Dataset:
         return list(self._columns)
 
     def get_dataset_size(self) -> int:
-        """The number of rows (batches after ``batch``) of one epoch."""
+        """The number of rows (batches after ``batch``) of one epoch: counted from the source's length
+        through the operations, without reading a row, unless an iterable source must be read to count."""
+        return self._size()
+
+    def _size(self) -> int:
         return sum(1 for _ in self._rows(0))
 
     def __iter__(self):
@@ -156,6 +161,9 @@ class _Source(Dataset):
             idx = idx[: self._num_samples]
         return idx
 
+    def _size(self) -> int:
+        return super()._size() if self._length is None else len(self._indices(0))
+
     def _rows(self, epoch: int):
         if self._length is None:
             rows = self._iterate()
@@ -184,26 +192,32 @@ class _Source(Dataset):
 _worker_fn = [None]  # the function forked workers run: inherited, so lambdas and local sources need no pickling
 
 
+def _set_worker_fn(fn) -> None:  # a forked worker's initializer: fn is inherited, not pickled
+    _worker_fn[0] = fn
+
+
 def _run_worker_fn(item):
     return _worker_fn[0](item)
 
 
-def _pool_map(fn, items: list, workers: int, processes: bool) -> list:
+def _pool_imap(fn, items, workers: int, processes: bool):
     """``fn`` over ``items`` in ``workers`` forked processes (threads without fork or with ``processes``
-    False), results in order."""
+    False), yielding the results in order. The items are taken in chunks of a few per worker, so an epoch
+    streams through the workers instead of being read whole first."""
+    chunk = workers * 4
+    items = iter(items)
     if processes and "fork" in multiprocessing.get_all_start_methods():
-        _worker_fn[0] = fn
-        try:
-            with multiprocessing.get_context("fork").Pool(workers) as pool:
-                return pool.map(_run_worker_fn, items, chunksize=max(1, len(items) // (workers * 8)))
-        finally:
-            _worker_fn[0] = None
+        with multiprocessing.get_context("fork").Pool(workers, _set_worker_fn, (fn,)) as pool:
+            while batch := list(itertools.islice(items, chunk)):
+                yield from pool.map(_run_worker_fn, batch)
+        return
     with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(fn, items))
+        while batch := list(itertools.islice(items, chunk)):
+            yield from pool.map(fn, batch)
 
 
 def _parallel(fn, items, workers: int, processes: bool):
-    return _pool_map(fn, [int(i) for i in items], workers, processes)
+    return _pool_imap(fn, (int(i) for i in items), workers, processes)
 
 
 class GeneratorDataset(_Source):
@@ -291,12 +305,19 @@ class _Op(Dataset):
         super().__init__(parent._columns if column_names is None else column_names)
         self.parent = parent
 
+    def _size(self) -> int:  # one row out per row in (map, shuffle, project, rename)
+        return self.parent._size()
+
 
 class _Batch(_Op):
     def __init__(self, parent, batch_size, drop_remainder):
         super().__init__(parent)
         self.batch_size = _check_positive("batch", "batch_size", batch_size)
         self.drop_remainder = bool(drop_remainder)
+
+    def _size(self) -> int:
+        n = self.parent._size()
+        return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
 
     def _rows(self, epoch):
         rows = []
@@ -396,8 +417,16 @@ class _Map(_Op):
 
 
 def _parallel_rows(fn, rows, workers: int, processes: bool):
-    rows = list(rows)
-    return zip(rows, _pool_map(fn, rows, workers, processes))
+    """``(row, fn(row))`` pairs in order, ``fn`` run by the workers."""
+    kept = collections.deque()
+
+    def remember(rows):
+        for row in rows:
+            kept.append(row)
+            yield row
+
+    for out in _pool_imap(fn, remember(rows), workers, processes):
+        yield kept.popleft(), out
 
 
 class _Repeat(_Op):
@@ -406,6 +435,11 @@ class _Repeat(_Op):
         if count is not None and count != -1:
             _check_positive("repeat", "count", count)
         self.count = None if count in (None, -1) else int(count)
+
+    def _size(self) -> int:
+        if self.count is None:
+            raise RuntimeError("For 'get_dataset_size', a dataset repeated forever (repeat(-1)) has no size.")
+        return self.parent._size() * self.count
 
     def _rows(self, epoch):
         for k in itertools.count() if self.count is None else range(self.count):
@@ -417,6 +451,10 @@ class _Take(_Op):
         super().__init__(parent)
         self.count = int(count)
 
+    def _size(self) -> int:
+        n = self.parent._size()
+        return n if self.count == -1 else min(n, self.count)
+
     def _rows(self, epoch):
         rows = self.parent._rows(epoch)
         yield from (rows if self.count == -1 else itertools.islice(rows, self.count))
@@ -426,6 +464,9 @@ class _Skip(_Op):
     def __init__(self, parent, count):
         super().__init__(parent)
         self.count = int(count)
+
+    def _size(self) -> int:
+        return max(0, self.parent._size() - self.count)
 
     def _rows(self, epoch):
         yield from itertools.islice(self.parent._rows(epoch), self.count, None)

@@ -18,6 +18,14 @@ class Device:
     Arrays a device hands to kernels are *kernel-ready*: C-contiguous, aligned, native byte order.
     """
 
+    # A device is the process's one instance of its backend (its allocator, streams, communicators):
+    # copying a Tensor or a Cell shares it.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     name: str = ""
     array_type: type = object
 

@@ -32,6 +32,17 @@ class Interpreter:
         """Handle ``prim(*args)`` (arguments bound by position); returns the call's outputs."""
         return self.parent.process_primitive(prim, args)
 
+    def swap_tensors(self, updated, old) -> None:
+        """``updated`` was assigned into in place (``Tensor.__setitem__``): its contents and those of
+        ``old`` (the new value's Tensor, computed by primitive calls) were swapped, so ``updated`` holds
+        the new value and ``old`` the value ``updated`` had. An interpreter that knows tensors by identity
+        swaps them too; one that only observes calls has nothing to do; any other refuses."""
+        if not self.observer:
+            raise TypeError(
+                f"For 'Tensor.__setitem__', assigning into a Tensor in place is not supported under "
+                f"{type(self).__name__}: compute the updated tensor instead (ops.setitem)."
+            )
+
     def __enter__(self):
         if self.parent is not None:
             raise RuntimeError(f"{type(self).__name__} is already active; an interpreter is entered once at a time.")

@@ -3,7 +3,7 @@
 A "comm" kernel's ``impl`` is ``build(spec) -> run(arrays)``: the plan builds it once per metas and
 attrs; ``run`` takes an output from the device's allocator and hands the arrays to the communicator
 of the primitive's group that the device owns (``Device.communicator``: MPI on the CPU,
-``opforge/communication/mpi.py``; NCCL on the GPU, ``opforge/device/nccl.py``). The communicator is
+``opforge/communication/mpi.py``; NCCL on the GPU, ``opforge/communication/nccl.py``). The communicator is
 looked up again only when ``init``, ``release``, ``create_group`` or ``destroy_group`` ran since.
 """
 

@@ -14,6 +14,7 @@ Many authors add kernels to it, so the rules are explicit:
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import threading
 import warnings
@@ -47,6 +48,45 @@ __all__ = [
 
 class KernelOverrideWarning(UserWarning):
     """A registration replaced the kernel registered earlier for the same (operator, backend, KernelAttr)."""
+
+
+class UnknownOperatorWarning(UserWarning):
+    """``register_kernel`` named no operator but one close to it (``"twice"`` for ``Twice``): calls find
+    kernels by the primitive's name, so the kernel would stay unused."""
+
+
+# Where the operator names come from: the primitives layer (above this one) sets it when it loads.
+_operator_names: list = []
+
+
+def set_operator_names(source: Callable) -> None:
+    """``source()`` gives the names of the operators defined so far (the Primitive classes)."""
+    _operator_names[:] = [source]
+
+
+def closest_names(name: str, names) -> list:
+    """The names equal to ``name`` ignoring case, else the close spellings (at most 3)."""
+    names = list(names)
+    same = [n for n in names if n.lower() == name.lower() and n != name]
+    return same or difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+
+
+def _check_operator_name(op_name: str, stacklevel: int) -> None:
+    """Warn when ``op_name`` is no operator's name but close to one: a name far from every operator's may
+    be one whose Primitive is defined later, and passes silently."""
+    if not _operator_names:
+        return
+    names = set(_operator_names[0]())
+    if op_name in names:
+        return
+    close = closest_names(op_name, names)
+    if close:
+        warnings.warn(
+            f"register_kernel: no operator is named '{op_name}'; did you mean {' or '.join(repr(n) for n in close)}? "
+            "Kernels are found by the Primitive's class name, so a call will not find this kernel.",
+            UnknownOperatorWarning,
+            stacklevel=stacklevel + 1,
+        )
 
 
 @dataclass(frozen=True)
@@ -259,6 +299,7 @@ def register_kernel(op_name: str, backend: str, kernel_attrs) -> Callable:
 
     def decorator(fn: Callable) -> Callable:
         source = f"python:{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', fn)}"
+        _check_operator_name(op_name, stacklevel=2)
         _register([KernelEntry(op_name, backend, attr, "python", fn, source) for attr in attrs], stacklevel=2)
         return fn
 

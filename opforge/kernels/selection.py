@@ -110,7 +110,12 @@ def _nothing_message(op_name, backend, input_dtypes, output_dtypes) -> str:
             f"received inputs: {_received(input_dtypes, output_dtypes)})."
         )
     if get_op_info(op_name, backend) is None:
-        return f"For '{op_name}', nothing is registered for the {backend} backend: no op info and no kernel."
+        registered = {e.op_name for e in registry.all_kernels(include_disabled=True) if e.backend == backend}
+        close = registry.closest_names(op_name, registered)
+        hint = (
+            f" Kernels are registered under {' and '.join(repr(n) for n in close)}: a misspelt name?" if close else ""
+        )
+        return f"For '{op_name}', nothing is registered for the {backend} backend: no op info and no kernel.{hint}"
     got = _received(input_dtypes, output_dtypes)
     return f"For '{op_name}', no {backend} kernel is registered (received inputs: {got})."
 

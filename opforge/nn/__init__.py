@@ -13,6 +13,19 @@ differentiate through their bprops.
 
 from opforge.bprop.forward import Jvp, Vjp  # MindSpore 1.x's nn.Jvp / nn.Vjp
 from opforge.nn import init
+from opforge.nn.activation import (
+    CELU,
+    Hardtanh,
+    HShrink,
+    LogSigmoid,
+    Mish,
+    PReLU,
+    SeLU,
+    SiLU,
+    SoftShrink,
+    Softsign,
+    Tanhshrink,
+)
 from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.grad_reducer import DistributedGradReducer
@@ -48,13 +61,49 @@ from opforge.nn.loss import (
     SmoothL1Loss,
     SoftmaxCrossEntropyWithLogits,
 )
+from opforge.nn.metrics import (
+    MAE,
+    MSE,
+    Accuracy,
+    Loss,
+    Metric,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+)
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.pipeline import PipelineCell
-from opforge.nn.rnn import LSTM, LSTMCell
+from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from opforge.nn.transformer import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    "Metric",
+    "Accuracy",
+    "Loss",
+    "MAE",
+    "MSE",
+    "Precision",
+    "Recall",
+    "TopKCategoricalAccuracy",
+    "Top1CategoricalAccuracy",
+    "Top5CategoricalAccuracy",  # (MindSpore 1.x's nn.metrics; also opforge.train's)
     "Jvp",
     "Vjp",
     "init",
@@ -69,6 +118,10 @@ __all__ = [
     "PipelineCell",
     "LSTM",
     "LSTMCell",
+    "GRU",
+    "GRUCell",
+    "RNN",
+    "RNNCell",
     "CellList",
     "Dense",
     "Conv2d",
@@ -92,6 +145,17 @@ __all__ = [
     "HSwish",
     "LeakyReLU",
     "Softplus",
+    "SeLU",
+    "CELU",
+    "Softsign",
+    "HShrink",
+    "SoftShrink",
+    "Mish",
+    "SiLU",
+    "LogSigmoid",
+    "Hardtanh",
+    "Tanhshrink",
+    "PReLU",
     "LossBase",
     "MSELoss",
     "L1Loss",

@@ -17,10 +17,50 @@ from collections import OrderedDict
 from collections.abc import Iterator
 
 from opforge import context
+from opforge import dtype as mstype
 from opforge.dispatch import pipeline, sharding
 from opforge.jit import JitFunction
 from opforge.parallel_context import get_auto_parallel_context, operator_parallel, optimizer_parallel
+from opforge.primitives.array_ops import Cast
 from opforge.tensor import Parameter, Tensor
+
+_TO_FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32)
+_cast = Cast()
+
+
+def _describe_inputs(cell, args, kwargs) -> str:
+    """``x=Tensor(Float64, [2, 3])``: the call's arguments under construct's parameter names."""
+    code = getattr(type(cell).construct, "__code__", None)
+    names = code.co_varnames[1 : code.co_argcount] if code is not None else ()
+
+    def show(v):
+        return f"Tensor({v.dtype}, {list(v.shape)})" if isinstance(v, Tensor) else type(v).__name__
+
+    parts = [f"{names[i] if i < len(names) else f'arg{i}'}={show(a)}" for i, a in enumerate(args)]
+    return ", ".join(parts + [f"{k}={show(v)}" for k, v in kwargs.items()])
+
+
+def _named_by_cell(cell, error: Exception, args, kwargs) -> Exception:
+    """``error`` led by the Cell the user called and its inputs (the operator's own message follows); the
+    innermost Cell names it, the enclosing ones pass it on unchanged."""
+    if getattr(error, "_opforge_cell", None) is not None:
+        return error
+    name = type(cell).__name__
+    if str(error).startswith(f"For '{name}'"):  # the Cell's own check: it names itself already
+        error._opforge_cell = name
+        return error
+    message = f"For '{name}' (a Cell) called with {_describe_inputs(cell, args, kwargs)}: {error}"
+    try:
+        named = type(error)(message)
+    except Exception:  # an exception type that takes other arguments: keep it as it is
+        named = error
+    named._opforge_cell = name
+    return named
+
+
+def _is_float_tensor(a) -> bool:
+    return isinstance(a, Tensor) and a.dtype.kind == "f"
+
 
 __all__ = ["Cell", "SequentialCell", "CellList"]
 
@@ -205,6 +245,18 @@ class Cell:
             object.__setattr__(cell, "training", mode)
         return self
 
+    def to_float(self, dst_type) -> Cell:
+        """Run this cell and every cell in it with its float Tensor inputs cast to ``dst_type``
+        (float16, bfloat16 or float32; MindSpore's mixed precision by cell); returns the cell."""
+        if dst_type not in _TO_FLOAT_TYPES:
+            raise ValueError(
+                f"For 'to_float', the 'dst_type' must be one of {[str(t) for t in _TO_FLOAT_TYPES]}, "
+                f"but got {dst_type}."
+            )
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_to_float", dst_type)
+        return self
+
     def set_grad(self, requires_grad: bool = True) -> Cell:
         """Accepted for MindSpore compatibility: eager gradients need no preparation."""
         return self
@@ -244,10 +296,16 @@ class Cell:
         return jitted
 
     def _dispatch_call(self, args, kwargs):
+        dst = self.__dict__.get("_to_float")
+        if dst is not None:
+            args = tuple(_cast(a, dst) if _is_float_tensor(a) and a.dtype is not dst else a for a in args)
         run = pipeline.current_run()
         if run is not None and "pipeline_stage" in self.__dict__:
             return run.call(self, args, kwargs)  # this rank runs, sends, receives or only shapes it
-        return self._call_construct(args, kwargs)
+        try:
+            return self._call_construct(args, kwargs)
+        except (TypeError, ValueError) as e:
+            raise _named_by_cell(self, e, args, kwargs) from e
 
     def _call_construct(self, args, kwargs):
         if context.graph_mode():

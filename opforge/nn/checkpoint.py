@@ -65,9 +65,10 @@ def _named_tensors(save_obj) -> list:
 
 def save_checkpoint(save_obj, ckpt_file_name) -> str:
     """Save the parameters of ``save_obj`` (a Cell, ``{name: Tensor}`` or a list of Parameters)
-    to ``ckpt_file_name`` (``.npz`` is appended when missing); returns the path written."""
+    to ``ckpt_file_name`` (an NPZ archive; ``.npz`` is appended unless the name ends with ``.npz`` or
+    MindSpore's ``.ckpt``); returns the path written."""
     path = os.fspath(ckpt_file_name)
-    if not path.endswith(".npz"):
+    if not path.endswith((".npz", ".ckpt")):
         path += ".npz"
     arrays, meta = {}, {"format": _FORMAT, "dtypes": {}, "requires_grad": {}, "order": []}
     for i, (name, t) in enumerate(_named_tensors(save_obj)):

@@ -224,6 +224,11 @@ class DistributedGradReducer(Cell):
             if b.request is not None and b.request is not _DONE and b is not bucket:
                 b.request.Test()
 
+    def _call_construct(self, args, kwargs):
+        # Always eager, GRAPH_MODE too: the reduction talks MPI outside operators, so a trace of it would
+        # record nothing and replay the first step's gradients.
+        return self.construct(*args, **kwargs)
+
     def construct(self, grads):
         grads = tuple(grads)
         if len(grads) != len(self.parameters):

@@ -2,7 +2,8 @@
 
 ``initializer(init, shape, dtype)`` gives a Tensor filled by ``init``: a name ("normal",
 "uniform", "zeros", "ones", "xavier_uniform", "xavier_normal", "he_uniform", "he_normal",
-"truncatedNormal"; case-insensitive), an ``Initializer`` instance or class, a number (a constant), or a
+"truncatedNormal", "orthogonal", "identity", "dirac"; case-insensitive), an ``Initializer`` instance or
+class, a number (a constant), or a
 Tensor / NumPy array of the right shape.
 
 Random initializers (and ``nn.Dropout`` masks) draw from one NumPy generator. Seed it with
@@ -34,6 +35,9 @@ __all__ = [
     "TruncatedNormal",
     "HeUniform",
     "HeNormal",
+    "Orthogonal",
+    "Identity",
+    "Dirac",
     "initializer",
 ]
 
@@ -220,6 +224,61 @@ class HeNormal(_He):
         return _rng().normal(0.0, self._std(shape), shape)
 
 
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times ``gain``: the Q of a QR factorisation of a normal [rows, cols] draw
+    (rows = shape[0], cols = the product of the rest; sign-corrected so the draw is uniform over the
+    orthogonal group), reshaped to ``shape``. MindSpore's ``Orthogonal(gain=1.)``; needs 2+ dims."""
+
+    def __init__(self, gain: float = 1.0):
+        super().__init__(gain=gain)
+        self.gain = float(gain)
+
+    def sample(self, shape):
+        if len(shape) < 2:
+            raise ValueError(f"For 'Orthogonal', the shape must have at least 2 dims, but got {list(shape)}.")
+        rows, cols = shape[0], math.prod(shape[1:])
+        flat = _rng().normal(0.0, 1.0, (max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(flat)
+        q = q * np.where(np.diag(r) < 0, -1.0, 1.0)  # the sign of R's diagonal, for a uniform Q
+        if rows < cols:
+            q = q.T
+        return self.gain * q.reshape(shape)
+
+
+class Identity(Initializer):
+    """The 2-D identity matrix (ones on the main diagonal of a [rows, cols] shape): MindSpore's ``Identity``."""
+
+    def sample(self, shape):
+        if len(shape) != 2:
+            raise ValueError(f"For 'Identity', the shape must have 2 dims, but got {list(shape)}.")
+        return np.eye(shape[0], shape[1])
+
+
+class Dirac(Initializer):
+    """A convolution weight [out, in / groups, *kernel] that passes its input through: in each of ``groups``
+    groups, output channel i takes input channel i at the kernel's centre (MindSpore's ``Dirac(groups=1)``)."""
+
+    def __init__(self, groups: int = 1):
+        super().__init__(groups=groups)
+        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+            raise ValueError(f"For 'Dirac', the 'groups' must be an int >= 1, but got {groups!r}.")
+        self.groups = int(groups)
+
+    def sample(self, shape):
+        if len(shape) not in (3, 4, 5) or shape[0] % self.groups:
+            raise ValueError(
+                f"For 'Dirac', the shape must have 3, 4 or 5 dims with dim 0 divisible by groups={self.groups}, "
+                f"but got {list(shape)}."
+            )
+        out = np.zeros(shape)
+        per_group = shape[0] // self.groups
+        centre = tuple(k // 2 for k in shape[2:])
+        for g in range(self.groups):
+            for i in range(min(per_group, shape[1])):
+                out[(g * per_group + i, i, *centre)] = 1.0
+        return out
+
+
 _BY_NAME = {
     "normal": Normal,
     "uniform": Uniform,
@@ -233,6 +292,9 @@ _BY_NAME = {
     "truncated_normal": TruncatedNormal,
     "he_uniform": HeUniform,
     "he_normal": HeNormal,
+    "orthogonal": Orthogonal,
+    "identity": Identity,
+    "dirac": Dirac,
 }
 
 

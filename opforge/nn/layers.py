@@ -106,8 +106,11 @@ class LogSoftmax(Cell):
 _ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "elu": Elu, "softmax": Softmax}
 
 
-def get_activation(name):
-    """An activation cell from its name ("relu", "sigmoid", "tanh", "elu", "softmax"); a Cell passes through."""
+def get_activation(name, prim_name=None):
+    """An activation cell from its MindSpore name ("relu", "relu6", "sigmoid", "tanh", "elu", "softmax",
+    "logsoftmax", "gelu", "hswish", "hsigmoid", "leakyrelu", "softplus", and those of nn/activation.py:
+    "selu", "celu", "silu", "softsign", "hshrink", "softshrink", "mish", "logsigmoid", "hardtanh",
+    "tanhshrink", "prelu"; case-insensitive); None or a Cell passes through."""
     if name is None or isinstance(name, Cell):
         return name
     if isinstance(name, str) and name.lower() in _ACTIVATIONS:
@@ -311,7 +314,15 @@ class ReLU6(Cell):
         return self.relu6(x)
 
 
-_ACTIVATIONS.update(gelu=GELU, hsigmoid=HSigmoid, hswish=HSwish, leakyrelu=LeakyReLU, softplus=Softplus, relu6=ReLU6)
+_ACTIVATIONS.update(
+    gelu=GELU,
+    hsigmoid=HSigmoid,
+    hswish=HSwish,
+    leakyrelu=LeakyReLU,
+    softplus=Softplus,
+    relu6=ReLU6,
+    logsoftmax=LogSoftmax,
+)
 __all__ += ["GELU", "HSigmoid", "HSwish", "LeakyReLU", "Softplus", "ReLU6"]
 
 

@@ -114,6 +114,12 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
                 f"For 'SoftmaxCrossEntropyWithLogits' (sparse={self.sparse}), the 'labels' must be {kind} with "
                 f"shape {list(expected)}, but got {list(labels.shape)}."
             )
+        if self.sparse and labels.dtype not in (mstype.int32, mstype.int64):
+            raise TypeError(
+                f"For 'SoftmaxCrossEntropyWithLogits' (sparse=True), the 'labels' must be class indices of dtype "
+                f"Int32 or Int64, but got {labels.dtype}: cast them (labels.astype(opforge.int32)), or use "
+                f"sparse=False for probabilities."
+            )
 
     def construct(self, logits, labels):
         self._check(logits, labels)

@@ -3,7 +3,7 @@ opforge's primitives (so they run on the CPU and the GPU, are differentiable and
 
 Creation: ``zeros``, ``ones``, ``full``, ``zeros_like``, ``ones_like``, ``full_like``, ``empty``, ``arange``,
 ``linspace``, ``eye``, ``array``/``asarray``. Shape: ``reshape``, ``transpose``, ``expand_dims``, ``squeeze``,
-``concatenate``, ``stack``, ``split``, ``tile``, ``flip``, ``broadcast_to``. Math: ``add``, ``subtract``,
+``concatenate``, ``stack``, ``split``, ``tile``, ``repeat``, ``flip``, ``broadcast_to``. Math: ``add``, ``subtract``,
 ``multiply``, ``divide``, ``true_divide``, ``power``, ``negative``, ``abs``/``absolute``, ``exp``, ``log``,
 ``sqrt``, ``square``, ``maximum``, ``minimum``, ``clip``, ``where``, ``matmul``, ``dot``. Reductions: ``sum``,
 ``mean``, ``max``/``amax``, ``min``/``amin``, ``prod``, ``argmax``, ``argmin``, ``cumsum``. Tests: ``isnan``,
@@ -28,7 +28,7 @@ from opforge.tensor import Tensor
 __all__ = [
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "empty", "arange", "linspace", "eye",
     "array", "asarray", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "split",
-    "tile", "flip", "broadcast_to", "add", "subtract", "multiply", "divide", "true_divide", "power",
+    "tile", "repeat", "flip", "broadcast_to", "add", "subtract", "multiply", "divide", "true_divide", "power",
     "negative", "abs", "absolute", "exp", "log", "sqrt", "square", "maximum", "minimum", "clip", "where",
     "matmul", "dot", "sum", "mean", "max", "amax", "min", "amin", "prod", "argmax", "argmin", "cumsum",
     "isnan", "isfinite",
@@ -151,6 +151,20 @@ def tile(a, reps):
     return F.tile(a, _shape(reps))
 
 
+def repeat(a, repeats, axis=None):
+    """Each element repeated ``repeats`` times (an int, or one count per element along ``axis``), along
+    ``axis`` (the flattened array when None): a Gather of the repeated indices, so the gradient sums the
+    copies back."""
+    if axis is None:
+        a, axis = F.reshape(a, (-1,)), 0
+    axis = axis + a.ndim if axis < 0 else axis
+    counts = _np.asarray(repeats)
+    if counts.dtype.kind not in "iu" or (counts < 0).any() or counts.ndim > 1:
+        raise ValueError(f"For 'repeat', the 'repeats' must be non-negative ints, but got {repeats!r}.")
+    index = _np.repeat(_np.arange(a.shape[axis]), counts)
+    return F.gather(a, Tensor(index.astype(_np.int32)), axis)
+
+
 def flip(m, axis=None):
     return F.flip(m, tuple(builtins.range(m.ndim)) if axis is None else axis)
 
@@ -189,9 +203,7 @@ def where(condition, x, y):
 
 
 def matmul(x1, x2):
-    if x1.ndim <= 2 and x2.ndim <= 2:
-        return F.matmul(x1, x2)
-    return F.batch_matmul(x1, x2)
+    return F.matmul(x1, x2)
 
 
 def dot(a, b):

@@ -7,6 +7,7 @@ from opforge.dispatch.batching import vmap  # MindSpore's ops.vmap; the batching
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.custom import Custom
+from opforge.ops.frontend_ops import Depend, Ones, Print, Zeros
 from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
 from opforge.primitives import batching_array_ops as _batching_array_ops
@@ -15,8 +16,10 @@ from opforge.primitives import batching_nn_ops as _batching_nn_ops
 from opforge.primitives import sharding_ops as _sharding_ops
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
+from opforge.primitives.attention_ops import *
 from opforge.primitives.comm_ops import *
 from opforge.primitives.conv_ops import *
+from opforge.primitives.math_ext_ops import *
 from opforge.primitives.math_ops import *
 from opforge.primitives.nn_ops import *
 from opforge.primitives.primitive import (

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import types
 
 import numpy as np
 
 from opforge import dtype as mstype
-from opforge.primitives import array_ops, math_ops, nn_ops
+from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
+from opforge.primitives import array_ops, attention_ops, math_ext_ops, math_ops, nn_ops
+from opforge.tensor import Tensor
 
 add = math_ops.Add()
 sub = math_ops.Sub()
@@ -18,7 +21,7 @@ div = math_ops.RealDiv()
 neg = math_ops.Neg()
 exp = math_ops.Exp()
 log = math_ops.Log()
-matmul = math_ops.MatMul()
+_matmul_2d = math_ops.MatMul()
 relu = nn_ops.ReLU()
 sigmoid = nn_ops.Sigmoid()
 tanh = nn_ops.Tanh()
@@ -267,6 +270,72 @@ def leaky_relu(input, alpha=0.2):  # noqa: A002
     return select(mul(input, float(alpha)), input)
 
 
+# -- the activations of MindSpore's nn list: SeLU, CeLU, Softsign, HShrink, SoftShrink and Mish are
+# primitives; silu, logsigmoid, hardtanh, tanhshrink and prelu are composed of primitives as MindSpore's are.
+
+selu = nn_ops.SeLU()
+softsign = nn_ops.Softsign()
+mish = nn_ops.Mish()
+
+
+def _number(op: str, name: str, value) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"For '{op}', the '{name}' must be a number, but got {type(value).__name__}.")
+    return float(value)
+
+
+def celu(x, alpha=1.0):
+    """MindSpore's ``ops.celu``: x for x > 0, else ``alpha * (exp(x / alpha) - 1)`` (the CeLU primitive)."""
+    return nn_ops.CeLU(_number("celu", "alpha", alpha))(x)
+
+
+def hardshrink(x, lambd=0.5):
+    """MindSpore's ``ops.hardshrink``: x where ``|x| > lambd``, else 0 (the HShrink primitive)."""
+    return nn_ops.HShrink(_number("hardshrink", "lambd", lambd))(x)
+
+
+def softshrink(x, lambd=0.5):
+    """MindSpore's ``ops.softshrink``: x - lambd above lambd, x + lambd below -lambd, else 0 (SoftShrink)."""
+    return nn_ops.SoftShrink(_number("softshrink", "lambd", lambd))(x)
+
+
+def silu(x):
+    """MindSpore's ``ops.silu``: ``x * sigmoid(x)``."""
+    return mul(x, sigmoid(x))
+
+
+def logsigmoid(x):
+    """``log(sigmoid(x))``, computed as ``-softplus(-x)`` so that it neither overflows nor loses digits."""
+    return neg(_softplus(neg(x)))
+
+
+def hardtanh(x, min_val=-1.0, max_val=1.0):
+    """MindSpore's ``ops.hardtanh``: x clipped to [min_val, max_val] (Maximum then Minimum)."""
+    low, high = _number("hardtanh", "min_val", min_val), _number("hardtanh", "max_val", max_val)
+    if low > high:
+        raise ValueError(f"For 'hardtanh', the 'min_val' must be <= 'max_val', but got {low} and {high}.")
+    return minimum(maximum(x, low), high)
+
+
+def tanhshrink(x):
+    """``x - tanh(x)``."""
+    return sub(x, tanh(x))
+
+
+def prelu(x, weight):
+    """MindSpore's ``ops.prelu``: x for x > 0, else ``weight * x``, ``weight`` a [C] Tensor over the channel
+    dim (dim 1; the last dim of a 1-D x) or a [1] Tensor shared by all (Select of x and x * weight)."""
+    channels = 1 if x.ndim == 0 else (x.shape[1] if x.ndim >= 2 else x.shape[0])
+    if weight.ndim != 1 or weight.shape[0] not in (1, channels):
+        raise ValueError(
+            f"For 'prelu', the 'weight' must be a 1-D Tensor of 1 or {channels} (the channels) elements, "
+            f"but got shape {list(weight.shape)}."
+        )
+    if x.ndim >= 2:
+        weight = reshape(weight, (weight.shape[0],) + (1,) * (x.ndim - 2))
+    return select(greater(x, 0.0), x, mul(x, weight))
+
+
 def clip_by_value(x, clip_value_min=None, clip_value_max=None):
     """MindSpore's ``ops.clip_by_value``: ``max(x, clip_value_min)`` then ``min(., clip_value_max)``
     (Maximum / Minimum), so every element is ``clip_value_max`` when min > max. A bound may be a
@@ -446,14 +515,6 @@ def _index_spec(key, ndim):
     return tuple(begin), tuple(end), tuple(strides), masks
 
 
-def getitem(tensor, key):
-    """``tensor[key]`` for ints, slices, None and Ellipsis, through StridedSlice."""
-    begin, end, strides, masks = _index_spec(key, tensor.ndim)
-    if not begin:
-        return tensor
-    return _strided_slice(**masks)(tensor, begin, end, strides)
-
-
 _add_n = math_ops.AddN()
 
 
@@ -465,6 +526,25 @@ def addn(x):
 @functools.cache
 def _batch_matmul(transpose_a=False, transpose_b=False) -> math_ops.BatchMatMul:
     return math_ops.BatchMatMul(transpose_a, transpose_b)
+
+
+def matmul(input, other):  # noqa: A002 (MindSpore's argument name)
+    """Matrix product as ``np.matmul`` (MindSpore's ``ops.matmul``): 2-D inputs take the MatMul
+    primitive, N-D ones BatchMatMul with the batch dims broadcast; a 1-D ``input`` is a row and a 1-D
+    ``other`` a column, whose dim is removed from the result."""
+    for name, value in (("input", input), ("other", other)):
+        if not isinstance(getattr(value, "ndim", None), int) or isinstance(value, np.ndarray):
+            raise TypeError(f"For 'matmul', the '{name}' must be a Tensor, but got {type(value).__name__}.")
+        if value.ndim == 0:
+            raise ValueError(f"For 'matmul', the '{name}' must have at least 1 dim, but got a scalar.")
+    a = expand_dims(input, 0) if input.ndim == 1 else input
+    b = expand_dims(other, 1) if other.ndim == 1 else other
+    out = _matmul_2d(a, b) if a.ndim == 2 and b.ndim == 2 else _batch_matmul()(a, b)
+    if other.ndim == 1:
+        out = squeeze(out, -1)
+    if input.ndim == 1:
+        out = squeeze(out, -1 if other.ndim == 1 else -2)
+    return out
 
 
 def bmm(input_x, mat2):
@@ -572,6 +652,31 @@ def elu(input_x, alpha=1.0):
     return _elu(float(alpha))(input_x)
 
 
+class MirrorPad:
+    """MindSpore's ``ops.MirrorPad(mode="REFLECT")``: ``MirrorPad(mode)(input_x, paddings)`` with ``paddings``
+    an int Tensor (or nested sequence) of shape [ndim, 2], one (before, after) pair per dim. "REFLECT" leaves
+    the edge out, "SYMMETRIC" repeats it. Not a kernel of its own: ``mirror_pad`` composes Slice, ReverseV2
+    and Concat, so its gradient is theirs (MirrorPadGrad's sum of the mirrored parts onto the edge)."""
+
+    def __init__(self, mode="REFLECT"):
+        if not isinstance(mode, str) or mode.upper() not in ("REFLECT", "SYMMETRIC"):
+            raise ValueError(f"For 'MirrorPad', the 'mode' must be 'REFLECT' or 'SYMMETRIC', but got {mode!r}.")
+        self.mode = mode.upper()
+
+    def __call__(self, input_x, paddings):
+        pairs = np.asarray(paddings.asnumpy() if hasattr(paddings, "asnumpy") else paddings)
+        if pairs.dtype.kind not in "iu" or pairs.shape != (input_x.ndim, 2) or (pairs < 0).any():
+            raise ValueError(
+                f"For 'MirrorPad', the 'paddings' must be non-negative ints of shape [{input_x.ndim}, 2] (one "
+                f"(before, after) pair per dim of 'input_x'), but got {pairs.dtype} values of shape "
+                f"{list(pairs.shape)}."
+            )
+        return mirror_pad(input_x, tuple((int(b), int(a)) for b, a in pairs), self.mode)
+
+    def __repr__(self) -> str:
+        return f"MirrorPad(mode={self.mode!r})"
+
+
 @functools.lru_cache(maxsize=256)
 def _pad(paddings: tuple) -> array_ops.Pad:
     return array_ops.Pad(paddings)
@@ -655,6 +760,175 @@ def broadcast_to(input, shape):  # noqa: A002 (MindSpore's argument name)
     """MindSpore's ``ops.broadcast_to``: ``input`` broadcast to ``shape`` (NumPy's rules; a -1 keeps the
     dim of ``input`` there)."""
     return _broadcast_to(tuple(int(d) for d in shape))(input)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise math, third batch (math_ext_ops): MindSpore's functional names and aliases.
+sinh = math_ext_ops.Sinh()
+cosh = math_ext_ops.Cosh()
+tan = math_ext_ops.Tan()
+asin = arcsin = math_ext_ops.Asin()
+acos = arccos = math_ext_ops.ACos()
+atan = arctan = math_ext_ops.Atan()
+asinh = arcsinh = math_ext_ops.Asinh()
+acosh = arccosh = math_ext_ops.Acosh()
+atanh = arctanh = math_ext_ops.Atanh()
+erfc = math_ext_ops.Erfc()
+rint = math_ext_ops.Rint()
+trunc = math_ext_ops.Trunc()
+inv = math_ext_ops.Inv()
+invert = math_ext_ops.Invert()
+bitwise_and = math_ext_ops.BitwiseAnd()
+bitwise_or = math_ext_ops.BitwiseOr()
+bitwise_xor = math_ext_ops.BitwiseXor()
+xdivy = math_ext_ops.Xdivy()
+xlogy = math_ext_ops.Xlogy()
+logical_xor = math_ext_ops.LogicalXor()
+_squared_difference = math_ext_ops.SquaredDifference()
+_div_no_nan = math_ext_ops.DivNoNan()
+
+
+# ---------------------------------------------------------------------------------------------
+# Boolean masks and item assignment (Tensor.__getitem__ / __setitem__), through primitives so they
+# are differentiable: the positions an index names are computed on the host from the index alone.
+
+
+def _host_key(key):
+    """``key`` with Tensors (boolean masks, integer indices) as NumPy arrays, for NumPy's indexing rules."""
+    items = key if isinstance(key, tuple) else (key,)
+    out = tuple(k.asnumpy() if isinstance(k, Tensor) else k for k in items)
+    return out if isinstance(key, tuple) else out[0]
+
+
+def _is_mask(key) -> bool:
+    if isinstance(key, Tensor):
+        return key.dtype is mstype.bool_
+    return isinstance(key, np.ndarray) and key.dtype == np.bool_
+
+
+def masked_getitem(tensor, mask):
+    """``tensor[mask]`` for a boolean ``mask`` of the leading dims' shape: the selected elements (or rows),
+    in order, as GatherNd of their coordinates."""
+    m = mask.asnumpy() if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.shape != tuple(tensor.shape[: m.ndim]):
+        raise IndexError(
+            f"For 'Tensor.__getitem__', a boolean mask must have the shape of the indexed dims "
+            f"{list(tensor.shape[: m.ndim])}, but got {list(m.shape)}."
+        )
+    coords = Tensor(np.argwhere(m).astype(np.int64), device=tensor.device)
+    return _gather_nd(tensor, coords)
+
+
+def getitem(tensor, key):
+    """``tensor[key]``: ints, slices, None and Ellipsis through StridedSlice; a boolean mask through GatherNd."""
+    if _is_mask(key):
+        return masked_getitem(tensor, key)
+    begin, end, strides, masks = _index_spec(key, tensor.ndim)
+    if not begin:
+        return tensor
+    return _strided_slice(**masks)(tensor, begin, end, strides)
+
+
+def _positions(shape: tuple, key) -> np.ndarray:
+    """The flat positions of ``tensor[key]``'s elements, in its shape (NumPy's basic and mask indexing)."""
+    index = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+    try:
+        return np.asarray(index[_host_key(key)])
+    except (IndexError, TypeError, ValueError) as e:
+        raise type(e)(
+            f"For 'Tensor.__setitem__', the index {key!r} does not index a tensor of shape {list(shape)}: {e}"
+        ) from None
+
+
+def setitem(tensor, key, value):
+    """A copy of ``tensor`` with ``tensor[key]`` set to ``value`` (a Tensor or a number, broadcast to the
+    indexed shape and cast to ``tensor``'s dtype): ``Select(covered, Gather(value, source), tensor)``,
+    differentiable in ``tensor`` (where not overwritten) and in ``value``. A position named twice takes
+    the last value, as NumPy."""
+    shape = tuple(tensor.shape)
+    pos = _positions(shape, key)
+    if not isinstance(value, Tensor):
+        value = Tensor(np.asarray(value, tensor.dtype.np_dtype), device=tensor.device)
+    elif value.dtype is not tensor.dtype:
+        value = cast(value, tensor.dtype)
+    if pos.size == 0:
+        return tensor
+    if tuple(value.shape) != pos.shape:
+        value = broadcast_to(value, pos.shape)
+    source = np.zeros(int(np.prod(shape, dtype=np.int64)), np.int64)
+    covered = np.zeros(source.shape, np.bool_)
+    source[pos.ravel()] = np.arange(pos.size)
+    covered[pos.ravel()] = True
+    picked = gather_(reshape(value, (-1,)), Tensor(source.reshape(shape), device=tensor.device), 0)
+    return select(Tensor(covered.reshape(shape), device=tensor.device), picked, tensor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Constants and graph-mode helpers MindSpore users reach for first
+
+
+def zeros(size, dtype=None):
+    """A tensor of ``size`` (an int or a tuple) filled with 0, ``dtype`` default float32 (``ops.zeros``)."""
+    return _filled("zeros", size, dtype, 0)
+
+
+def ones(shape, dtype=None):
+    """A tensor of ``shape`` (an int or a tuple) filled with 1, ``dtype`` default float32 (``ops.ones``)."""
+    return _filled("ones", shape, dtype, 1)
+
+
+def _filled(name: str, shape, dtype, value):
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (int(shape),)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"For '{name}', the shape must be an int or a tuple of ints, but got {type(shape).__name__}.")
+    return fill(mstype.float32 if dtype is None else dtype, tuple(shape), value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fused attention (ScaledDotProductAttention, FlashAttention-style kernels).
+_attention_calls = itertools.count()  # Seed1 of each call with dropout: a new mask every call
+
+
+@functools.cache
+def _attention(scale: float, keep_prob: float, is_causal: bool, seed0: int, seed1: int):
+    return attention_ops.ScaledDotProductAttention(scale, keep_prob, is_causal, seed0, seed1)
+
+
+def _additive_mask(attn_mask, dtype):
+    """``attn_mask`` as a 4-D additive mask of ``dtype``: None gives a (1, 1, 1, 1) zero (no Lq*Lk buffer);
+    a bool mask gives 0 where True (the score takes part) and -inf where False."""
+    if attn_mask is None:
+        return fill(dtype, (1, 1, 1, 1), 0.0)
+    if attn_mask.dtype == mstype.bool_:
+        shape = tuple(attn_mask.shape)
+        attn_mask = select(attn_mask, fill(dtype, shape, 0.0), fill(dtype, shape, float("-inf")))
+    elif attn_mask.dtype != dtype:
+        attn_mask = cast(attn_mask, dtype)
+    if attn_mask.ndim > 4:
+        raise ValueError(
+            f"For 'scaled_dot_product_attention', the 'attn_mask' must have at most 4 dims, "
+            f"but got shape {list(attn_mask.shape)}."
+        )
+    return reshape(attn_mask, (1,) * (4 - attn_mask.ndim) + tuple(attn_mask.shape))
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, seed=0):
+    r"""Fused attention, :math:`softmax(Q K^T \cdot scale + mask) V` with dropout on the probabilities, by the
+    ``ScaledDotProductAttention`` primitive (no (Lq, Lk) buffer; the backward recomputes the scores).
+
+    ``query`` (B, H, Lq, D), ``key`` (B, H, Lk, D), ``value`` (B, H, Lk, Dv); ``attn_mask`` None, a bool mask
+    (True: the score takes part) or an additive float mask, broadcastable to (B, H, Lq, Lk); ``dropout_p`` the
+    probability of dropping a probability (the mask is Dropout's generator with Seed0 = ``seed`` and Seed1 =
+    a per-process call counter, so each call draws a new one); ``is_causal`` hides key j > query i; ``scale``
+    defaults to :math:`1/\sqrt{D}`. Returns (B, H, Lq, Dv)."""
+    if scale is None:
+        scale = 1.0 / float(np.sqrt(query.shape[-1]))
+    if not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"For 'scaled_dot_product_attention', the 'dropout_p' must be in [0, 1), but got {dropout_p}.")
+    seed1 = next(_attention_calls) if dropout_p > 0.0 else 0
+    prim = _attention(float(scale), 1.0 - float(dropout_p), bool(is_causal), int(seed), seed1)
+    return prim(query, key, value, _additive_mask(attn_mask, query.dtype))[0]
 
 
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``

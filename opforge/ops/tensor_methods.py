@@ -10,8 +10,9 @@ import numpy as np
 
 from opforge import _C
 from opforge import dtype as mstype
+from opforge.dispatch.interpreter import current_interpreter
 from opforge.ops import functional as F
-from opforge.tensor import Tensor
+from opforge.tensor import Parameter, Tensor
 
 __all__ = ["install"]
 
@@ -359,8 +360,40 @@ _ELEMWISE_METHODS = (
 
 
 def __getitem__(self, key):
-    """Basic indexing (ints, slices, None, Ellipsis) through StridedSlice."""
+    """Basic indexing (ints, slices, None, Ellipsis) through StridedSlice; a boolean mask through GatherNd."""
     return F.getitem(self, key)
+
+
+def __setitem__(self, key, value):
+    """``self[key] = value`` (basic, slice and boolean-mask indices; ``value`` a Tensor or a number,
+    broadcast and cast to ``self``'s dtype), in place as MindSpore's: ``self`` takes the updated value,
+    computed by primitives (``ops.setitem``), so it is differentiable: under a gradient, the calls
+    that read ``self`` before see its old value. A Parameter is written as an in-place operator writes it
+    (its version moves on, so a backward pass that saved it raises)."""
+    updated = F.setitem(self, key, value)
+    if updated is self:
+        return
+    if isinstance(self, Parameter):
+        self._data, self._meta = updated._data, updated._meta
+        self._version += 1
+        return
+    interpreter = current_interpreter()
+    enclosing = list(interpreter.enclosing()) if interpreter is not None else []
+    self._data, updated._data = updated._data, self._data
+    self._meta, updated._meta = updated._meta, self._meta
+    try:
+        for interp in enclosing:
+            interp.swap_tensors(self, updated)
+    except Exception:
+        self._data, updated._data = updated._data, self._data  # the assignment did not happen
+        self._meta, updated._meta = updated._meta, self._meta
+        raise
+
+
+@property
+def T(self):  # noqa: N802 (MindSpore's name)
+    """The tensor with its dims reversed (MindSpore's ``Tensor.T``)."""
+    return F.transpose(self, tuple(range(self.ndim - 1, -1, -1)))
 
 
 def tile(self, multiples):
@@ -423,8 +456,8 @@ _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square, conj,
-    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, tile, flip, split, gather,
-    sort, topk, argmin, min, prod, all, any, cumsum,
+    expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, __setitem__, tile, flip, split,
+    gather, sort, topk, argmin, min, prod, all, any, cumsum,
 )  # fmt: skip
 
 
@@ -432,7 +465,6 @@ _METHODS = (
 _OPERATORS = {
     __add__: (F.add, False), __radd__: (F.add, True), __sub__: (F.sub, False), __rsub__: (F.sub, True),
     __mul__: (F.mul, False), __rmul__: (F.mul, True), __truediv__: (F.div, False), __rtruediv__: (F.div, True),
-    __matmul__: (F.matmul, False), __rmatmul__: (F.matmul, True),
     __pow__: (F.pow, False), __rpow__: (F.pow, True), __floordiv__: (F.floor_div, False),
     __rfloordiv__: (F.floor_div, True), __mod__: (F.floor_mod, False), __rmod__: (F.floor_mod, True),
 }  # fmt: skip
@@ -450,6 +482,7 @@ def _method(fn):
 def install() -> None:
     for fn in _METHODS:
         setattr(Tensor, fn.__name__, _method(fn))
+    Tensor.T = T
 
 
 install()

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
+from opforge.geometry import strided_slice_walk
 from opforge.primitives._utils import _Operator, merge_shapes, same_dim, same_shape
+from opforge.primitives.nn_ops import _RNN_DTYPES, check_lstm_shapes, check_nonlinearity, check_rnn_shapes
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
 
 __all__ = [
     "LSTMLayerGrad",
+    "GRULayerGrad",
+    "RNNLayerGrad",
     "ReluGrad",
     "EluGrad",
     "SigmoidGrad",
@@ -354,7 +358,6 @@ class StridedSliceGrad(_Operator):
 
     def infer_shape(self, dy_shape, shapex, begin, end, strides):
         from opforge.primitives.array_ops import _check_int64_tuple as _check_int_tuple
-        from opforge.primitives.array_ops import strided_slice_walk
 
         shapex = _check_int_tuple(self.name, "shapex", shapex)
         if any(d < 0 for d in shapex):
@@ -480,8 +483,6 @@ class LSTMLayerGrad(_Operator):
         self.init_prim_io_names(inputs=list(self._NAMES), outputs=["dx", "dh0", "dc0", "dw_ih", "dw_hh", "dbias"])
 
     def infer_shape(self, x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n):
-        from opforge.primitives.nn_ops import check_lstm_shapes
-
         seq, batch, _, hidden = check_lstm_shapes(self.name, x, h0, c0, w_ih, w_hh, [-1])
         four = 4 * hidden if hidden >= 0 else -1
         for name, shape, want in (
@@ -497,3 +498,64 @@ class LSTMLayerGrad(_Operator):
             dict(zip(self._NAMES, dtypes)), (mstype.float32, mstype.float64), self.name
         )
         return (t,) * 6
+
+
+def _check_saved(prim_name, **shapes):
+    """Each of ``shapes`` is ``(shape, wanted)``: a ValueError naming the first that does not match."""
+    for name, (shape, want) in shapes.items():
+        if not same_shape(shape, want):
+            raise ValueError(f"For '{prim_name}', the '{name}' must have shape {want}, but got {list(shape)}.")
+
+
+class GRULayerGrad(_Operator):
+    r"""GRULayer's backward (BPTT, one kernel over the sequence): ``GRULayerGrad(reverse=False)(x, h0, w_ih,
+    w_hh, y, gates, dy, dh_n)`` returns ``(dx, dh0, dw_ih, dw_hh, db_ih, db_hh)``, the gradients of the
+    forward's inputs given those of its outputs ``y`` and ``h_n``. dtypes: float32, float64."""
+
+    _NAMES = ("x", "h0", "w_ih", "w_hh", "y", "gates", "dy", "dh_n")
+    __mindspore_signature__ = tuple(sig.make_sig(n, dtype=sig.sig_dtype.T) for n in _NAMES)
+
+    @prim_attr_register
+    def __init__(self, reverse=False):
+        validator.check_value_type("reverse", reverse, [bool], self.name)
+        self.init_prim_io_names(inputs=list(self._NAMES), outputs=["dx", "dh0", "dw_ih", "dw_hh", "db_ih", "db_hh"])
+
+    def infer_shape(self, x, h0, w_ih, w_hh, y, gates, dy, dh_n):
+        seq, batch, _, hidden = check_rnn_shapes(self.name, 3, x, h0, w_ih, w_hh)
+        four = 4 * hidden if hidden >= 0 else -1
+        _check_saved(
+            self.name, y=(y, [seq, batch, hidden]), gates=(gates, [seq, batch, four]),
+            dy=(dy, [seq, batch, hidden]), dh_n=(dh_n, [batch, hidden]),
+        )  # fmt: skip
+        three = [3 * hidden if hidden >= 0 else -1]
+        return list(x), list(h0), list(w_ih), list(w_hh), three, three
+
+    def infer_dtype(self, *dtypes):
+        t = validator.check_tensors_dtypes_same_and_valid(dict(zip(self._NAMES, dtypes)), _RNN_DTYPES, self.name)
+        return (t,) * 6
+
+
+class RNNLayerGrad(_Operator):
+    r"""RNNLayer's backward (BPTT, one kernel over the sequence): ``RNNLayerGrad(reverse=False,
+    nonlinearity='tanh')(x, h0, w_ih, w_hh, y, dy, dh_n)`` returns ``(dx, dh0, dw_ih, dw_hh, dbias)``; the
+    activation's derivative comes from the saved outputs ``y``. dtypes: float32, float64."""
+
+    _NAMES = ("x", "h0", "w_ih", "w_hh", "y", "dy", "dh_n")
+    __mindspore_signature__ = tuple(sig.make_sig(n, dtype=sig.sig_dtype.T) for n in _NAMES)
+
+    @prim_attr_register
+    def __init__(self, reverse=False, nonlinearity="tanh"):
+        validator.check_value_type("reverse", reverse, [bool], self.name)
+        check_nonlinearity(self.name, nonlinearity)
+        self.init_prim_io_names(inputs=list(self._NAMES), outputs=["dx", "dh0", "dw_ih", "dw_hh", "dbias"])
+
+    def infer_shape(self, x, h0, w_ih, w_hh, y, dy, dh_n):
+        seq, batch, _, hidden = check_rnn_shapes(self.name, 1, x, h0, w_ih, w_hh)
+        _check_saved(
+            self.name, y=(y, [seq, batch, hidden]), dy=(dy, [seq, batch, hidden]), dh_n=(dh_n, [batch, hidden])
+        )
+        return list(x), list(h0), list(w_ih), list(w_hh), [hidden]
+
+    def infer_dtype(self, *dtypes):
+        t = validator.check_tensors_dtypes_same_and_valid(dict(zip(self._NAMES, dtypes)), _RNN_DTYPES, self.name)
+        return (t,) * 5

@@ -10,6 +10,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
+from opforge.geometry import strided_slice_walk
 from opforge.primitives._utils import (
     UNKNOWN_DIM,
     UNKNOWN_RANK,
@@ -678,82 +679,6 @@ class Slice(_Operator):
 
     def infer_dtype(self, x_dtype, begin, size):
         return validator.check_tensor_dtype_valid("x", x_dtype, mstype.all_types, self.name)
-
-
-def strided_slice_walk(prim_name, x_shape, begin, end, strides, masks) -> tuple:
-    """StridedSlice's masks resolved (TensorFlow's rules): ``(walk, out_shape)`` where ``walk`` holds one
-    ``(start, step, length)`` per dim of ``x`` (a shrunk dim: length 1) and ``out_shape`` is the result's
-    (new axes added, shrunk dims removed). The C++ kernel (csrc/kernels/cpu/array.cc) resolves the same."""
-    begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_mask = masks
-    n, nd = len(begin), len(x_shape)
-    if len(end) != n or len(strides) != n:
-        raise ValueError(
-            f"For '{prim_name}', the 'begin', 'end' and 'strides' must have one length, but got {len(begin)}, "
-            f"{len(end)} and {len(strides)}."
-        )
-    if bin(ellipsis_mask).count("1") > 1:
-        raise ValueError(f"For '{prim_name}', the 'ellipsis_mask' may set at most one bit, but got {ellipsis_mask}.")
-    specified = sum(1 for i in range(n) if not (new_axis_mask >> i) & 1 and not (ellipsis_mask >> i) & 1)
-    walk, out, dim = [], [], 0
-
-    def full(d):
-        walk.append((0, 1, x_shape[d]))
-        out.append(x_shape[d])
-
-    for i in range(n):
-        if (ellipsis_mask >> i) & 1:
-            for _ in range(nd - specified):  # the dims the ellipsis stands for
-                full(dim)
-                dim += 1
-            continue
-        if (new_axis_mask >> i) & 1:
-            out.append(1)
-            continue
-        if dim >= nd:
-            raise ValueError(
-                f"For '{prim_name}', the slice has more entries ({specified}) than 'x' {list(x_shape)} has dims."
-            )
-        size, step = x_shape[dim], strides[i]
-        if step == 0:
-            raise ValueError(f"For '{prim_name}', the 'strides' must not hold 0, but got {list(strides)}.")
-        if size < 0:  # an unknown dim: a shrunk one goes, any other slice of it has an unknown length
-            length = 1 if (shrink_mask >> i) & 1 else UNKNOWN_DIM
-            b, e = begin[i], end[i]
-            if length < 0 and not (begin_mask >> i) & 1 and not (end_mask >> i) & 1 and (b < 0) == (e < 0):
-                if (e - b) * step <= 0:  # from the same end, the slice runs the wrong way: empty for any size
-                    length = 0
-            walk.append((b, step, length))
-            if not (shrink_mask >> i) & 1:
-                out.append(length)
-            dim += 1
-            continue
-        if (shrink_mask >> i) & 1:
-            b = begin[i] + size if begin[i] < 0 else begin[i]
-            if not 0 <= b < size:
-                raise IndexError(
-                    f"For '{prim_name}', the index {begin[i]} is out of range for dim {dim} of 'x' {list(x_shape)} "
-                    f"(size {size})."
-                )
-            walk.append((b, 1, 1))
-            dim += 1
-            continue
-        if step > 0:
-            lo, hi = 0, size
-            b = 0 if (begin_mask >> i) & 1 else min(max(begin[i] + size if begin[i] < 0 else begin[i], lo), hi)
-            e = size if (end_mask >> i) & 1 else min(max(end[i] + size if end[i] < 0 else end[i], lo), hi)
-            length = max(0, -(-(e - b) // step))
-        else:
-            lo, hi = -1, size - 1
-            b = size - 1 if (begin_mask >> i) & 1 else min(max(begin[i] + size if begin[i] < 0 else begin[i], lo), hi)
-            e = -1 if (end_mask >> i) & 1 else min(max(end[i] + size if end[i] < 0 else end[i], lo), hi)
-            length = max(0, -(-(b - e) // -step))
-        walk.append((b, step, length))
-        out.append(length)
-        dim += 1
-    while dim < nd:
-        full(dim)
-        dim += 1
-    return walk, out
 
 
 class StridedSlice(_Operator):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from opforge.dispatch.batching import batching_rules
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
+from opforge.primitives import math_ext_ops as X
 from opforge.primitives import math_ops as P
 from opforge.primitives.batching_array_ops import (
     elem_rank,
@@ -19,6 +20,9 @@ from opforge.primitives.batching_array_ops import (
 
 _reshape = A.Reshape()
 
+# The third elementwise batch (math_ext_ops), every one unary or broadcasting binary.
+_ELEMENTWISE_EXT = tuple(getattr(X, name) for name in X.__all__)
+
 _ELEMENTWISE = (
     # unary
     P.Neg, P.Exp, P.Log, P.Sin, P.Cos, P.Log1p, P.Expm1, P.Reciprocal, P.Conj, P.Rsqrt, P.Square, P.Sqrt,
@@ -27,7 +31,7 @@ _ELEMENTWISE = (
     P.Add, P.Sub, P.Mul, P.RealDiv, P.Maximum, P.Minimum, P.Equal, P.Pow, P.Atan2, P.Div, P.FloorDiv,
     P.Mod, P.FloorMod, P.Greater, P.GreaterEqual, P.Less, P.LessEqual, P.NotEqual, P.LogicalAnd, P.LogicalOr,
 )  # fmt: skip
-batching_rules.register(*_ELEMENTWISE)(elementwise_rule())
+batching_rules.register(*_ELEMENTWISE, *_ELEMENTWISE_EXT)(elementwise_rule())
 
 # Gradient operators of the elementwise family: inputs of one shape.
 batching_rules.register(G.SqrtGrad, G.AbsGrad)(elementwise_rule(broadcasting=False))

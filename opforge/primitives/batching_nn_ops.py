@@ -22,6 +22,7 @@ from opforge.primitives.batching_array_ops import (
 batching_rules.register(N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish, N.ReLU6)(
     elementwise_rule()
 )
+batching_rules.register(N.SeLU, N.CeLU, N.Softsign, N.HShrink, N.SoftShrink, N.Mish)(elementwise_rule())
 batching_rules.register(
     G.ReluGrad,
     G.EluGrad,

@@ -16,6 +16,7 @@ the window's elements inside the input, count_include_pad=False, as MindSpore's 
 from __future__ import annotations
 
 from opforge import dtype as mstype
+from opforge.geometry import conv_output_and_pads
 from opforge.primitives._utils import UNKNOWN_DIM, _Operator, merge_shapes, same_shape
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
@@ -74,31 +75,6 @@ def _pad4(prim_name, pad) -> tuple:
         if p < 0:
             raise ValueError(f"For '{prim_name}', the 'pad' must hold non-negative ints, but got {pad!r}.")
     return tuple(pad)
-
-
-def conv_output_and_pads(prim_name, size, kernel, stride, dilation, pad_mode, pad=(0, 0)) -> tuple:
-    """``(out, pad_before, pad_after)`` of one spatial dim (see the module docstring);
-    ``pad_mode`` is any case of valid/same/pad, ``pad`` is (before, after) for "pad"."""
-    mode = pad_mode.lower()
-    span = dilation * (kernel - 1) + 1
-    if size < 0:  # an unknown input dim: an unknown output dim (the padding of "same" too)
-        before, after = pad if mode == "pad" else (UNKNOWN_DIM, UNKNOWN_DIM) if mode == "same" else (0, 0)
-        return UNKNOWN_DIM, before, after
-    if mode == "valid":
-        out, before, after = -(-(size - span + 1) // stride), 0, 0
-    elif mode == "same":
-        out = -(-size // stride)
-        total = max(0, (out - 1) * stride + span - size)
-        before, after = total // 2, total - total // 2
-    else:
-        before, after = pad
-        out = (size + before + after - span) // stride + 1
-    if out <= 0 and size > 0:
-        raise ValueError(
-            f"For '{prim_name}', the window (kernel {kernel}, dilation {dilation}, padding {before}+{after}) is "
-            f"larger than the input dim {size}: the output would have size {out}, but it must be positive."
-        )
-    return max(out, 0), before, after
 
 
 def _check_4d(prim_name, arg_name, shape) -> None:

@@ -13,12 +13,17 @@ from opforge.primitives._utils import (
     same_dim,
     same_shape,
 )
+from opforge.primitives.array_ops import Assign
+from opforge.primitives.math_ops import Add, Mul
 from opforge.primitives.primitive import Primitive, prim_attr_register
 from opforge.primitives.validator import Rel
 from opforge.primitives.validator import Validator as validator
+from opforge.tensor import Tensor
 
 __all__ = [
     "LSTMLayer",
+    "GRULayer",
+    "RNNLayer",
     "ReLU",
     "Elu",
     "Sigmoid",
@@ -36,6 +41,12 @@ __all__ = [
     "HSigmoid",
     "ReLU6",
     "HSwish",
+    "SeLU",
+    "CeLU",
+    "Softsign",
+    "HShrink",
+    "SoftShrink",
+    "Mish",
     "BatchNorm",
     "LayerNorm",
     "Dropout",
@@ -108,9 +119,14 @@ class BiasAdd(_Operator):
     r"""Adds a 1-D bias along the channel axis: :math:`y[n, c, \ldots] = x[n, c, \ldots] + b[c]`.
 
     Attr ``data_format``: "NCHW" (channel axis 1, default) or "NHWC" (channel axis last).
-    Inputs: ``input_x`` (ndim >= 2) and ``bias`` of the same dtype: float16, bfloat16, float32,
-    float64, int32 or int64.
+    Inputs: ``input_x`` (ndim >= 2) and ``bias``, one dtype group (promoted as Add's, docs/dtypes.md):
+    float16, bfloat16, float32, float64, int32 or int64.
     """
+
+    __mindspore_signature__ = (
+        sig.make_sig("input_x", dtype=sig.sig_dtype.T),
+        sig.make_sig("bias", dtype=sig.sig_dtype.T),
+    )
 
     @prim_attr_register
     def __init__(self, data_format="NCHW"):
@@ -473,6 +489,66 @@ class HSwish(_NamedActivation):
     dtypes: float16, bfloat16, float32, float64."""
 
 
+# SeLU, CeLU, Softsign, HShrink, SoftShrink, Mish (kernels: csrc/kernels/cpu/nn_activation.cc,
+# functors/nn_activation.h; bprops composed of primitives: bprop/grad_nn_activation_ops.py)
+
+
+class SeLU(_NamedActivation):
+    r"""Scaled exponential linear unit: :math:`y = s\,x` for :math:`x > 0`, else
+    :math:`s\,\alpha (e^x - 1)`, with :math:`\alpha \approx 1.6732632`, :math:`s \approx 1.0507010`.
+    dtypes: float16, bfloat16, float32, float64."""
+
+    io_names = (["input_x"], ["output"])
+
+
+class CeLU(_NamedActivation):
+    r"""Continuously differentiable ELU: :math:`y = x` for :math:`x > 0`, else
+    :math:`\alpha (e^{x / \alpha} - 1)`. Attr ``alpha`` (float, not 0; default 1.0).
+    dtypes: float16, bfloat16, float32, float64."""
+
+    io_names = (["input_x"], ["output"])
+
+    @prim_attr_register
+    def __init__(self, alpha=1.0):
+        validator.check_value_type("alpha", alpha, [float], self.name)
+        if alpha == 0.0:
+            raise ValueError(f"For '{self.name}', the 'alpha' must not be 0, but got {alpha}.")
+        self.init_prim_io_names(inputs=["input_x"], outputs=["output"])
+
+
+class Softsign(_NamedActivation):
+    r""":math:`y = x / (1 + |x|)`. dtypes: float16, bfloat16, float32, float64."""
+
+    io_names = (["input_x"], ["output"])
+
+
+class _Shrink(_NamedActivation):
+    io_names = (["input_x"], ["output"])
+
+    @prim_attr_register
+    def __init__(self, lambd=0.5):
+        validator.check_value_type("lambd", lambd, [float], self.name)
+        if not lambd >= 0.0:
+            raise ValueError(f"For '{self.name}', the 'lambd' must be >= 0, but got {lambd}.")
+        self.init_prim_io_names(inputs=["input_x"], outputs=["output"])
+
+
+class HShrink(_Shrink):
+    r"""Hard shrink: :math:`y = x` where :math:`|x| > \lambda`, else 0. Attr ``lambd`` (float >= 0, default
+    0.5). dtypes: float16, bfloat16, float32, float64."""
+
+
+class SoftShrink(_Shrink):
+    r"""Soft shrink: :math:`y = x - \lambda` for :math:`x > \lambda`, :math:`x + \lambda` for
+    :math:`x < -\lambda`, else 0. Attr ``lambd`` (float >= 0, default 0.5).
+    dtypes: float16, bfloat16, float32, float64."""
+
+
+class Mish(_NamedActivation):
+    r""":math:`y = x \tanh(\log(1 + e^x))` (the softplus computed without overflow).
+    dtypes: float16, bfloat16, float32, float64."""
+
+
 # Normalisations
 
 
@@ -556,7 +632,6 @@ class BatchNorm(_Operator):
             return _PRIMITIVE_CALL(self, *args, **kwargs)
         from opforge.common.parameter import Parameter
         from opforge.dispatch import binding
-        from opforge.tensor import Tensor
 
         if kwargs or len(args) != 5:
             args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
@@ -582,9 +657,8 @@ class BatchNorm(_Operator):
 
 
 def _update_moving(momentum: float, x, mean, variance, batch_mean, batch_var) -> None:
-    """moving <- (1 - momentum) * moving + momentum * batch (the unbiased variance), in place."""
-    from opforge.ops import functional as F
-    from opforge.tensor import Tensor
+    """moving <- (1 - momentum) * moving + momentum * batch (the unbiased variance), in place: the
+    primitives themselves (the functional face sits above the operators)."""
 
     def plain(t):  # the value without its history: the update is not differentiated
         if not hasattr(t, "_data"):  # a placeholder (abstract evaluation)
@@ -597,8 +671,12 @@ def _update_moving(momentum: float, x, mean, variance, batch_mean, batch_var) ->
             count *= d
     correction = count / (count - 1) if count > 1 else 1.0
     keep = 1.0 - momentum
-    F.assign(mean, F.add(F.mul(plain(mean), keep), F.mul(plain(batch_mean), momentum)))
-    F.assign(variance, F.add(F.mul(plain(variance), keep), F.mul(plain(batch_var), momentum * correction)))
+    assign, add, mul = _MOVING_UPDATE
+    assign(mean, add(mul(plain(mean), keep), mul(plain(batch_mean), momentum)))
+    assign(variance, add(mul(plain(variance), keep), mul(plain(batch_var), momentum * correction)))
+
+
+_MOVING_UPDATE = (Assign(), Add(), Mul())
 
 
 class LayerNorm(_Operator):
@@ -700,8 +778,8 @@ class LSTMLayer(_Operator):
     [4 hidden] (``b_ih + b_hh``); gates in the order i, f, g, o:
 
     .. math::
-        z_t = x_t W_{ih}^T + h_{t-1} W_{hh}^T + b,\quad (i, f, g, o) = (\sigma, \sigma, 	anh, \sigma)(z_t),\quad
-        c_t = f c_{t-1} + i g,\quad h_t = o 	anh(c_t)
+        z_t = x_t W_{ih}^T + h_{t-1} W_{hh}^T + b,\quad (i, f, g, o) = (\sigma, \sigma, \tanh, \sigma)(z_t),\quad
+        c_t = f c_{t-1} + i g,\quad h_t = o \tanh(c_t)
 
     ``reverse`` runs the sequence from its last step (the backward direction of a bidirectional LSTM).
     Returns ``(y, h_n, c_n, gates, c)``: every step's ``h`` [seq, batch, hidden], the last ``h`` and ``c``,
@@ -728,6 +806,103 @@ class LSTMLayer(_Operator):
         args = {"x": x, "h0": h0, "c0": c0, "w_ih": w_ih, "w_hh": w_hh, "bias": bias}
         t = validator.check_tensors_dtypes_same_and_valid(args, _RNN_DTYPES, self.name)
         return t, t, t, t, t
+
+
+def check_rnn_shapes(prim_name, n_gates, x, h0, w_ih, w_hh, **vectors):
+    """``(seq, batch, input, hidden)`` of a GRU (``n_gates`` 3) or plain RNN (1) layer's inputs (-1 where
+    unknown): ``x`` [seq, batch, input], ``h0`` [batch, hidden], ``w_ih`` [n_gates hidden, input], ``w_hh``
+    [n_gates hidden, hidden] and each of ``vectors`` [n_gates hidden]; else a ValueError naming the input."""
+    named = {"x": x, "h0": h0, "w_ih": w_ih, "w_hh": w_hh, **vectors}
+    for name, shape in named.items():
+        if len(shape) == 1 and shape[0] == -2:
+            raise ValueError(f"For '{prim_name}', the rank of '{name}' is unknown; it needs a known rank.")
+    if len(x) != 3:
+        raise ValueError(f"For '{prim_name}', the 'x' must be [seq, batch, input], but got {list(x)}.")
+    if len(w_ih) != 2 or (w_ih[0] >= 0 and w_ih[0] % n_gates) or not same_dim(w_ih[1], x[2]):
+        raise ValueError(
+            f"For '{prim_name}', the 'w_ih' must be [{n_gates} * hidden, {x[2]}] (the input size of 'x'), "
+            f"but got {list(w_ih)}."
+        )
+    hidden = w_ih[0] // n_gates if w_ih[0] >= 0 else -1
+    if hidden < 0 and len(w_hh) == 2 and w_hh[1] >= 0:
+        hidden = w_hh[1]
+    rows = n_gates * hidden if hidden >= 0 else -1
+    wants = {"h0": [x[1], hidden], "w_hh": [rows, hidden], **{name: [rows] for name in vectors}}
+    for name, want in wants.items():
+        if not same_shape(named[name], want):
+            raise ValueError(f"For '{prim_name}', the '{name}' must have shape {want}, but got {list(named[name])}.")
+    return x[0], merge_dim(x[1], h0[0]), merge_dim(x[2], w_ih[1]), hidden
+
+
+def check_nonlinearity(prim_name, nonlinearity):
+    """MindSpore's RNN activations: 'tanh' or 'relu'."""
+    validator.check_value_type("nonlinearity", nonlinearity, [str], prim_name)
+    if nonlinearity not in ("tanh", "relu"):
+        raise ValueError(f"For '{prim_name}', the 'nonlinearity' must be 'tanh' or 'relu', but got {nonlinearity!r}.")
+
+
+class GRULayer(_Operator):
+    r"""One layer and direction of a GRU over a whole sequence, the recurrence in one kernel (C++ on the
+    CPU, CUDA on the GPU): ``GRULayer(reverse=False)(x, h0, w_ih, w_hh, b_ih, b_hh)`` with ``x`` [seq,
+    batch, input], ``h0`` [batch, hidden], ``w_ih`` [3 hidden, input], ``w_hh`` [3 hidden, hidden], ``b_ih``
+    and ``b_hh`` [3 hidden]; gates in MindSpore's order r, z, n:
+
+    .. math::
+        r = \sigma(x W_{ir}^T + b_{ir} + h W_{hr}^T + b_{hr}),\quad
+        z = \sigma(x W_{iz}^T + b_{iz} + h W_{hz}^T + b_{hz}),\\
+        n = \tanh(x W_{in}^T + b_{in} + r (h W_{hn}^T + b_{hn})),\quad h' = (1 - z) n + z h
+
+    ``reverse`` runs the sequence from its last step. Returns ``(y, h_n, gates)``: every step's ``h`` [seq,
+    batch, hidden], the last ``h``, and what the backward pass needs ([seq, batch, 4 hidden]: r, z, n and
+    :math:`h W_{hn}^T + b_{hn}`). dtypes (CPU, GPU): float32, float64."""
+
+    __mindspore_signature__ = tuple(
+        sig.make_sig(n, dtype=sig.sig_dtype.T) for n in ("x", "h0", "w_ih", "w_hh", "b_ih", "b_hh")
+    )
+
+    @prim_attr_register
+    def __init__(self, reverse=False):
+        validator.check_value_type("reverse", reverse, [bool], self.name)
+        self.init_prim_io_names(inputs=["x", "h0", "w_ih", "w_hh", "b_ih", "b_hh"], outputs=["y", "h_n", "gates"])
+
+    def infer_shape(self, x, h0, w_ih, w_hh, b_ih, b_hh):
+        seq, batch, _, hidden = check_rnn_shapes(self.name, 3, x, h0, w_ih, w_hh, b_ih=b_ih, b_hh=b_hh)
+        return [seq, batch, hidden], [batch, hidden], [seq, batch, 4 * hidden if hidden >= 0 else -1]
+
+    def infer_dtype(self, x, h0, w_ih, w_hh, b_ih, b_hh):
+        args = {"x": x, "h0": h0, "w_ih": w_ih, "w_hh": w_hh, "b_ih": b_ih, "b_hh": b_hh}
+        t = validator.check_tensors_dtypes_same_and_valid(args, _RNN_DTYPES, self.name)
+        return t, t, t
+
+
+class RNNLayer(_Operator):
+    r"""One layer and direction of a plain (Elman) RNN over a whole sequence, the recurrence in one kernel
+    (C++ on the CPU, CUDA on the GPU): ``RNNLayer(reverse=False, nonlinearity='tanh')(x, h0, w_ih, w_hh,
+    bias)`` with ``x`` [seq, batch, input], ``h0`` [batch, hidden], ``w_ih`` [hidden, input], ``w_hh``
+    [hidden, hidden], ``bias`` [hidden] (``b_ih + b_hh``):
+
+    .. math::
+        h_t = \mathrm{act}(x_t W_{ih}^T + h_{t-1} W_{hh}^T + b),\quad \mathrm{act} = \tanh \text{ or relu}
+
+    ``reverse`` runs the sequence from its last step. Returns ``(y, h_n)``: every step's ``h`` [seq, batch,
+    hidden] and the last one. dtypes (CPU, GPU): float32, float64."""
+
+    __mindspore_signature__ = tuple(sig.make_sig(n, dtype=sig.sig_dtype.T) for n in ("x", "h0", "w_ih", "w_hh", "bias"))
+
+    @prim_attr_register
+    def __init__(self, reverse=False, nonlinearity="tanh"):
+        validator.check_value_type("reverse", reverse, [bool], self.name)
+        check_nonlinearity(self.name, nonlinearity)
+        self.init_prim_io_names(inputs=["x", "h0", "w_ih", "w_hh", "bias"], outputs=["y", "h_n"])
+
+    def infer_shape(self, x, h0, w_ih, w_hh, bias):
+        seq, batch, _, hidden = check_rnn_shapes(self.name, 1, x, h0, w_ih, w_hh, bias=bias)
+        return [seq, batch, hidden], [batch, hidden]
+
+    def infer_dtype(self, x, h0, w_ih, w_hh, bias):
+        args = {"x": x, "h0": h0, "w_ih": w_ih, "w_hh": w_hh, "bias": bias}
+        t = validator.check_tensors_dtypes_same_and_valid(args, _RNN_DTYPES, self.name)
+        return t, t
 
 
 # ---------------------------------------------------------------------------------------------

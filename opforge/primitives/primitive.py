@@ -384,6 +384,9 @@ def primitive_classes() -> dict:
     return dict(_classes)
 
 
+registry.set_operator_names(_classes.keys)  # register_kernel warns about a name no operator has
+
+
 def _first_tensor(prim_name, values, what):
     for v in values:
         if what == "dtype" and isinstance(v, mstype.Type):

@@ -30,6 +30,7 @@ from opforge.dispatch.sharding import (
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
 from opforge.primitives import comm_ops as K
+from opforge.primitives import math_ext_ops as X
 from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
 
@@ -229,8 +230,9 @@ _ELEMENTWISE = (
     N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish, N.ReLU6, G.ReLU6Grad,
     G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad,
     G.SqrtGrad, G.AbsGrad, G.DropoutGrad,
+    N.SeLU, N.CeLU, N.Softsign, N.HShrink, N.SoftShrink, N.Mish,
 )  # fmt: skip
-sharding_rules.register(*_ELEMENTWISE)(elementwise_rule())
+sharding_rules.register(*_ELEMENTWISE, *(getattr(X, name) for name in X.__all__))(elementwise_rule())
 sharding_rules.register(N.Dropout)(elementwise_rule(nout=2))
 
 

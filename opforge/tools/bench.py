@@ -19,13 +19,18 @@ Suites:
 - ``jit``: the MLP training step of ``train`` under ``opforge.jit`` (one trace, replayed), and a
   chain of 20 elementwise operators (Add, Mul, ReLU, Neg, five times) on 16 floats, jitted: its
   time per call divided by 20 is the replay's cost per operator.
-- ``models``: real networks (``opforge/tools/bench_models.py``): a ResNet-50 step, an LSTM fwd+bwd.
+- ``models``: real networks (``opforge/tools/bench_models.py``): a ResNet-50 step, an LSTM fwd+bwd, a
+  Transformer encoder layer fwd+bwd.
 - ``load`` (not in ``all``): Add and Exp on 1M floats at 1 and 2 threads while another process keeps
   a core busy, and the ratio (``opforge/tools/bench_load.py``).
 - ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
   element: the fixed cost of a differentiated call.
+- ``comm`` (not part of ``all``: it starts its own mpiexec jobs): AllReduce against mpi4py's
+  Allreduce, and a 2-rank data-parallel training step against its floor and PyTorch DDP.
+
+``--quick`` runs small sizes with short timings: a smoke run whose figures are rough.
 
     opforge bench                          # every suite, 1 thread
     opforge bench --suite train --threads 2 --markdown out.md
@@ -45,13 +50,17 @@ from opforge.tools import bench_load, bench_models
 __all__ = ["SUITES", "measure", "threads_limited", "build_cases", "run", "render", "main"]
 
 SUITES = ("ops", "train", "conv", "jit", "models")
+QUICK_WARNING = (
+    "opforge bench: warning: --quick times small sizes over a few milliseconds; its figures are rough "
+    "(a smoke run), not ones to quote: run without --quick for those."
+)
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul")
     + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "20-op chain (jit)"),
-    "models": ("ResNet-50 train step", "LSTM fwd+bwd"),
+    "models": ("ResNet-50 train step", "LSTM fwd+bwd", "Transformer encoder layer fwd+bwd"),
 }
 LIBRARIES = ("opforge", "numpy", "torch")
 
@@ -714,7 +723,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "repeat it for several (default: all)",
     )
     parser.add_argument("--op", help="run one case only (ReLU, Add, MatMul, 'MLP train step', ...)")
-    parser.add_argument("--quick", action="store_true", help="small sizes, short timings: a smoke run")
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes, short timings: a smoke run (its figures are rough)"
+    )
     parser.add_argument("--no-torch", action="store_true", help="leave PyTorch out even when it is installed")
     parser.add_argument("--no-pool", action="store_true", help="opforge's kernel outputs without the caching allocator")
     parser.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown to this file")
@@ -736,6 +747,8 @@ def run_from_args(args, rich: bool = True) -> int:
         from opforge.tools import bench_parallel
 
         return bench_parallel.run_from_args(args)
+    if args.quick:
+        print(QUICK_WARNING, file=sys.stderr)
     if args.suite and "load" in args.suite:
         table = bench_load.render(bench_load.run(measure, threads_limited, not args.no_torch, args.quick))
         print(table)
@@ -763,7 +776,9 @@ def run_from_args(args, rich: bool = True) -> int:
 
 
 def main(argv=None, rich: bool = True) -> int:
-    parser = argparse.ArgumentParser(prog="opforge bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="opforge bench", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_arguments(parser)
     return run_from_args(parser.parse_args(argv), rich)
 

@@ -1,8 +1,9 @@
 """The ``models`` suite of ``opforge bench``: training steps of real networks, side by side with the same
 network in PyTorch eager (the same layers, initialisation aside; times only, never asserted).
 
-Cases: a ResNet-50 training step (batch 8, 3x64x64, Momentum) and a 2-layer bidirectional LSTM's forward
-and backward (sequence 128, batch 8, hidden 128)."""
+Cases: a ResNet-50 training step (batch 8, 3x64x64, Momentum), a 2-layer bidirectional LSTM's forward
+and backward (sequence 128, batch 8, hidden 128) and a Transformer encoder layer's forward and backward
+(batch 8, sequence 256, d_model 256, 4 heads)."""
 
 from __future__ import annotations
 
@@ -146,8 +147,39 @@ def lstm_case(np, opforge, torch, quick: bool = False) -> tuple:
     return ("LSTM fwd+bwd", f"seq {seq}, batch {LSTM_BATCH}, hidden {LSTM_HIDDEN}, 2 layers, bidir", libs)
 
 
+ENC_BATCH, ENC_SEQ, ENC_DMODEL, ENC_HEADS = 8, 256, 256, 4
+
+
+def transformer_encoder_case(np, opforge, torch, quick: bool = False) -> tuple:
+    """Forward and backward of one Transformer encoder layer (batch 8, sequence 256, d_model 256, 4 heads,
+    feed-forward 1024, dropout 0, batch_first), the gradients of every weight, against
+    torch.nn.TransformerEncoderLayer. opforge's attention is the fused ScaledDotProductAttention."""
+    from opforge import nn
+
+    seq = 32 if quick else ENC_SEQ
+    rng = np.random.default_rng(0)
+    xa = rng.standard_normal((ENC_BATCH, seq, ENC_DMODEL), dtype=np.float32)
+    net = nn.TransformerEncoderLayer(ENC_DMODEL, ENC_HEADS, 4 * ENC_DMODEL, dropout=0.0, batch_first=True)
+    x = opforge.Tensor(xa)
+    grad = opforge.grad(lambda t: net(t).sum(), None, net.trainable_params())
+    libs = {"opforge": lambda: grad(x)}
+    if torch is not None:
+        tnet = torch.nn.TransformerEncoderLayer(ENC_DMODEL, ENC_HEADS, 4 * ENC_DMODEL, dropout=0.0, batch_first=True)
+        tx = torch.from_numpy(xa)
+
+        def torch_step():
+            tnet.zero_grad(set_to_none=True)
+            out = tnet(tx).sum()
+            out.backward()
+            return out
+
+        libs["torch"] = torch_step
+    size = f"batch {ENC_BATCH}, seq {seq}, d_model {ENC_DMODEL}, {ENC_HEADS} heads"
+    return ("Transformer encoder layer fwd+bwd", size, libs)
+
+
 # Each: (np, opforge, torch, quick) -> (name, size label, {library: callable})
-MODEL_CASES = [resnet50_case, lstm_case]
+MODEL_CASES = [resnet50_case, lstm_case, transformer_encoder_case]
 
 
 def model_cases(np, opforge, torch, quick: bool = False) -> list:

@@ -4,6 +4,7 @@ checks a user's operators too), ``demo`` (train an MLP on digits) and ``bench`` 
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.util
 import os
@@ -33,9 +34,31 @@ def _kernel_rows() -> list:
     return sorted(rows.items())
 
 
+def _matching_ops(wanted: str, names) -> list:
+    """The operator names equal to ``wanted`` ignoring case (``relu`` is ``ReLU``)."""
+    return [n for n in names if n.lower() == wanted.lower()]
+
+
+def _closest_ops(wanted: str, names) -> list:
+    by_lower = {n.lower(): n for n in names}
+    return [by_lower[m] for m in difflib.get_close_matches(wanted.lower(), list(by_lower), n=3, cutoff=0.6)]
+
+
 def cmd_ops(args) -> int:
-    """Print every operator x backend with its kernel dtype signatures."""
+    """Print every operator x backend with its kernel dtype signatures (exit 1 when ``--op`` matches none)."""
     console = Console()
+    if getattr(args, "imports", None) and _import_modules(args.imports, console) is None:
+        return 1
+    rows = _kernel_rows()
+    wanted = None
+    if args.op:
+        names = sorted({op for (op, _), _ in rows})
+        wanted = set(_matching_ops(args.op, names))
+        if not wanted:
+            close = _closest_ops(args.op, names)
+            hint = f"; did you mean {' or '.join(close)}?" if close else "; `opforge ops` lists them all"
+            console.print(f"[bold red]error:[/bold red] no operator named {escape(args.op)!r} has a kernel{hint}")
+            return 1
     table = Table(title=f"opforge {opforge.__version__}: operators x backends x dtypes")
     table.add_column("Operator", style="bold cyan")
     table.add_column("Backend")
@@ -43,8 +66,8 @@ def cmd_ops(args) -> int:
     table.add_column("dtypes")
     table.add_column("Impl", style="dim")
     shown = 0
-    for (op, backend), entries in _kernel_rows():
-        if args.op and op != args.op:
+    for (op, backend), entries in rows:
+        if wanted is not None and op not in wanted:
             continue
         pattern, dtypes = describe_kernels(entries)
         table.add_row(
@@ -54,7 +77,7 @@ def cmd_ops(args) -> int:
     console.print(table)
     n_kernels = len(registry.all_kernels(include_disabled=True))
     n_disabled = n_kernels - len(registry.all_kernels())
-    n_primitives = len({op for (op, _), _ in _kernel_rows()} & set(primitive_classes()))
+    n_primitives = len({op for (op, _), _ in rows} & set(primitive_classes()))
     console.print(
         f"{n_primitives} primitives with kernels, {shown} operator/backend pairs, {n_kernels} kernels."
         + (f" {n_disabled} disabled." if n_disabled else "")
@@ -189,6 +212,9 @@ def _check_cuda(console) -> int:
     """Compile every CUDA kernel with NVRTC; print each compiler error in full."""
     from opforge.tools import cuda_check
 
+    if cuda_check.find_nvrtc() is None:  # a CPU-only install: nothing is wrong, the check cannot run here
+        console.print(f"[yellow]note:[/yellow] CUDA kernels not compiled: {escape(cuda_check.NVRTC_MISSING)}")
+        return 0
     try:
         results = cuda_check.compile_all(progress=lambda msg: console.print(f"  {msg}", highlight=False))
     except RuntimeError as e:
@@ -268,7 +294,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="opforge", description="opforge: operators, kernels and their registry")
     sub = parser.add_subparsers(dest="command", required=True)
     ops = sub.add_parser("ops", help="table of every operator x backend x dtype signature")
-    ops.add_argument("--op", help="show one operator only")
+    ops.add_argument("--op", help="show one operator only (any case: relu is ReLU)")
+    ops.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        metavar="MODULE",
+        help="import MODULE (a module name or a .py file) first, so the operators it registers are listed too",
+    )
     ops.set_defaults(func=cmd_ops)
     doctor = sub.add_parser("doctor", help="check that op info and kernels agree")
     doctor.add_argument(
@@ -312,7 +345,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="train on N MPI ranks (relaunches under mpiexec): data parallel, or see --parallel",
     )
     demo.set_defaults(func=cmd_demo)
-    bench_parser = sub.add_parser("bench", help="time opforge vs NumPy vs PyTorch: operators and a training step")
+    from opforge.tools import bench
+
+    bench_parser = sub.add_parser(
+        "bench",
+        help="time opforge vs NumPy vs PyTorch: operators and a training step",
+        description=bench.__doc__,  # what every suite times
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     from opforge.tools.bench import add_arguments as add_bench_arguments
 
     add_bench_arguments(bench_parser)

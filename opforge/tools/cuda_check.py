@@ -3,22 +3,30 @@
 registered for it (NVRTC name expressions), for each target architecture (default sm_80 and sm_90).
 
 Used by the tests and by ``opforge doctor --cuda``; a syntax or type error in a kernel fails them,
-with the compiler's log.
+with the compiler's log. A successful compile is remembered in a cache keyed by everything that decides
+its result (the source, every header it may include, the instantiations, the options and NVRTC's
+version), so a source that did not change is not compiled again: ``$OPFORGE_NVRTC_CACHE_DIR``, else
+``$XDG_CACHE_HOME/opforge/nvrtc`` (``~/.cache/...``); ``cache=False`` compiles everything.
 """
 
 from __future__ import annotations
 
 import ctypes
 import glob
+import hashlib
+import json
 import os
-from dataclasses import dataclass
+import pathlib
+import tempfile
+from dataclasses import asdict, dataclass
 
 from opforge.kernels import registry
-from opforge.kernels.gpu.cuda import COMPILE_OPTIONS, device_kernel_names, include_dirs, source_path
+from opforge.kernels.gpu.cuda import COMPILE_OPTIONS, _headers_digest, device_kernel_names, include_dirs, source_path
 
-__all__ = ["ARCHITECTURES", "CompileResult", "find_nvrtc", "kernel_names_by_source", "compile_all"]
+__all__ = ["ARCHITECTURES", "CompileResult", "find_nvrtc", "kernel_names_by_source", "compile_all", "cache_dir"]
 
 ARCHITECTURES = ("sm_80", "sm_90")
+NVRTC_MISSING = 'NVRTC was not found: pip install nvidia-cuda-nvrtc (in opforge\'s "test" extra)'
 
 
 @dataclass
@@ -29,6 +37,7 @@ class CompileResult:
     ok: bool
     log: str
     cubin_bytes: int = 0
+    cached: bool = False  # True when the result came from the cache, not from NVRTC
 
 
 def find_nvrtc() -> str | None:
@@ -75,6 +84,11 @@ class _Nvrtc:
         self.lib = ctypes.CDLL(path)
         self.lib.nvrtcGetErrorString.restype = ctypes.c_char_p
 
+    def version(self) -> str:
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        self.check(self.lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)), "nvrtcVersion")
+        return f"{major.value}.{minor.value}"
+
     def check(self, status: int, what: str) -> None:
         if status != 0:
             raise RuntimeError(f"{what}: {self.lib.nvrtcGetErrorString(status).decode()}")
@@ -104,23 +118,72 @@ class _Nvrtc:
             self.lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
-def compile_all(architectures=ARCHITECTURES, nvrtc_path: str | None = None, progress=None, sources=None) -> list:
+def cache_dir() -> pathlib.Path:
+    """``$OPFORGE_NVRTC_CACHE_DIR``, else ``$XDG_CACHE_HOME/opforge/nvrtc`` (``~/.cache/opforge/nvrtc``)."""
+    env = os.environ.get("OPFORGE_NVRTC_CACHE_DIR")
+    if env:
+        return pathlib.Path(env)
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(cache) / "opforge" / "nvrtc"
+
+
+def _cache_key(nvrtc_version: str, source: str, code: str, options: list, names: tuple, dirs: tuple) -> str:
+    h = hashlib.sha256()
+    for part in (nvrtc_version, source, code, "\0".join(options), "\0".join(names), _headers_digest(dirs)):
+        h.update(part.encode())
+        h.update(b"\1")
+    return h.hexdigest()
+
+
+def _cached(key: str):
+    try:
+        return json.loads((cache_dir() / f"{key}.json").read_text())
+    except (OSError, ValueError):  # absent, or torn by a crash: compile again
+        return None
+
+
+def _remember(key: str, result: CompileResult) -> None:
+    """Write the record atomically (a rename), so parallel test workers never read half of one."""
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            json.dump(asdict(result), f)
+        os.replace(tmp, folder / f"{key}.json")
+    except OSError:  # a read-only home: the check still ran, it is only not remembered
+        pass
+
+
+def compile_all(
+    architectures=ARCHITECTURES, nvrtc_path: str | None = None, progress=None, sources=None, cache: bool = True
+) -> list:
     """Compile every source (or those named in ``sources``) for every architecture; returns a
-    CompileResult per (source, arch)."""
+    CompileResult per (source, arch). With ``cache``, a compile that succeeded before with the same
+    inputs is not repeated (its result has ``cached=True``); failures are always compiled again."""
     path = nvrtc_path or find_nvrtc()
     if path is None:
-        raise RuntimeError('NVRTC was not found: pip install nvidia-cuda-nvrtc (in opforge\'s "test" extra)')
+        raise RuntimeError(NVRTC_MISSING)
     nvrtc = _Nvrtc(path)
+    version = nvrtc.version()
     results = []
     for source, names in kernel_names_by_source().items():
         if sources is not None and source not in sources:
             continue
         code = source_path(source).read_text()
-        include = [f"-I{d}" for d in include_dirs(source)]
+        dirs = include_dirs(source)
+        include = [f"-I{d}" for d in dirs]
         for arch in architectures:
+            options = [*COMPILE_OPTIONS, f"--gpu-architecture={arch}", *include]
+            key = _cache_key(version, source, code, options, names, dirs)
+            record = _cached(key) if cache else None
+            if record is not None and record.get("ok"):
+                results.append(CompileResult(**dict(record, names=tuple(record["names"]), cached=True)))
+                continue
             if progress is not None:
                 progress(f"compiling {source} for {arch} ({len(names)} kernels)")
-            options = [*COMPILE_OPTIONS, f"--gpu-architecture={arch}", *include]
             ok, log, size = nvrtc.compile(source, code, options, names)
             results.append(CompileResult(source, arch, names, ok, log, size))
+            if ok and cache:
+                _remember(key, results[-1])
     return results

@@ -10,6 +10,7 @@ from opforge.train.callback import (
     LambdaCallback,
     LossMonitor,
     ModelCheckpoint,
+    ProgressBar,
     RunContext,
     TimeMonitor,
 )
@@ -19,6 +20,8 @@ from opforge.train.metrics import (
     Accuracy,
     Loss,
     Metric,
+    Precision,
+    Recall,
     Top1CategoricalAccuracy,
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
@@ -27,6 +30,7 @@ from opforge.train.model import Model
 
 __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
-    "History", "LambdaCallback", "EarlyStopping", "Metric", "Accuracy", "Loss", "MAE", "MSE",
-    "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "callback", "metrics",
+    "ProgressBar", "History", "LambdaCallback", "EarlyStopping", "Metric", "Accuracy", "Loss", "MAE", "MSE",
+    "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+    "Precision", "Recall", "callback", "metrics",
 ]  # fmt: skip

@@ -14,13 +14,15 @@ import os
 import time
 
 import numpy as np
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from opforge.nn.checkpoint import save_checkpoint
 from opforge.tensor import Tensor
 
 __all__ = [
     "Callback", "RunContext", "CallbackParam", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
-    "History", "LambdaCallback", "EarlyStopping",
+    "History", "LambdaCallback", "EarlyStopping", "ProgressBar",
 ]  # fmt: skip
 
 
@@ -203,8 +205,7 @@ class ModelCheckpoint(Callback):
     def _save(self, cb):
         os.makedirs(self.directory, exist_ok=True)
         path = os.path.join(self.directory, f"{self.prefix}-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.ckpt")
-        save_checkpoint(cb.train_network, path)
-        self.saved.append(path)
+        self.saved.append(save_checkpoint(cb.train_network, path))
         self._last_time = time.monotonic()
         while self.config.keep_checkpoint_max and len(self.saved) > self.config.keep_checkpoint_max:
             old = self.saved.pop(0)
@@ -246,25 +247,75 @@ class LambdaCallback(Callback):
 
 
 class EarlyStopping(Callback):
-    """Stops training when ``monitor`` (the epoch's loss, or a metric of ``Model.fit``'s validation) has not
-    improved by ``min_delta`` for ``patience`` epochs."""
+    """Stops training when ``monitor`` has not improved by more than ``min_delta`` for ``patience`` epochs
+    (MindSpore's and Keras' rule: each epoch without improvement counts; at ``patience`` it stops, so
+    ``patience=0`` stops at the first). ``monitor``: "loss" (the epoch's last training loss), "eval_loss"
+    (the validation loss of ``Model.fit``: its ``Loss`` metric) or the name of one of ``fit``'s metrics.
+    ``mode`` "auto" maximises accuracy-like names and minimises the rest. With ``restore_best_weights``
+    the network gets the parameters of its best epoch back when it stops."""
 
-    def __init__(self, monitor="loss", min_delta=0.0, patience=0, mode="auto", baseline=None):
-        self.monitor, self.min_delta, self.patience = monitor, abs(min_delta), patience
+    def __init__(self, monitor="eval_loss", min_delta=0, patience=0, verbose=False, mode="auto", baseline=None,
+                 restore_best_weights=False):  # fmt: skip
+        if mode not in ("auto", "min", "max"):
+            raise ValueError(f"For 'EarlyStopping', the 'mode' must be 'auto', 'min' or 'max', but got {mode!r}.")
+        self.monitor, self.min_delta, self.patience, self.verbose = monitor, abs(min_delta), patience, verbose
         self.sign = 1.0 if mode == "max" or (mode == "auto" and "acc" in monitor) else -1.0
-        self.best, self.wait, self.stopped_epoch = None, 0, 0
+        self.baseline, self.restore_best_weights = baseline, restore_best_weights
+        self.best, self.wait, self.stopped_epoch, self._best_weights = baseline, 0, 0, None
+
+    def _value(self, cb):
+        metrics = cb.get("metrics") or {}
+        if self.monitor == "loss":
+            return _loss_value(cb.net_outputs)
+        if self.monitor in metrics:
+            return metrics[self.monitor]
+        if self.monitor == "eval_loss":
+            losses = [v for name, v in metrics.items() if name in ("loss", "eval_loss")]
+            return losses[0] if losses else None
+        return None
 
     def on_train_epoch_end(self, run_context):
         cb = run_context.original_args()
-        value = (cb.get("metrics") or {}).get(self.monitor)
-        if value is None:
-            value = _loss_value(cb.net_outputs) if self.monitor == "loss" else None
-        if value is None:
+        value = self._value(cb)
+        if value is None:  # nothing to monitor this epoch (no validation ran)
             return
         if self.best is None or self.sign * (value - self.best) > self.min_delta:
             self.best, self.wait = value, 0
+            if self.restore_best_weights:
+                self._best_weights = [p.asnumpy().copy() for p in cb.network.trainable_params()]
             return
         self.wait += 1
-        if self.wait > self.patience:
+        if self.wait >= self.patience:
             self.stopped_epoch = cb.cur_epoch_num
             run_context.request_stop()
+            if self._best_weights is not None:
+                for p, w in zip(cb.network.trainable_params(), self._best_weights):
+                    p.set_data(Tensor(w))
+            if self.verbose:
+                print(f"Epoch {self.stopped_epoch}: early stopping ({self.monitor} best {self.best}).", flush=True)
+
+
+class ProgressBar(Callback):
+    """A progress bar per epoch with the last loss (opforge's; MindSpore has none). ``Model.train`` and
+    ``fit`` add one when standard output is a terminal and no ``LossMonitor`` prints the losses (``fit``
+    prints each validation's metrics after the epoch's bar)."""
+
+    def __init__(self, console: Console | None = None):
+        self.console = console or Console()
+        self._progress = None
+
+    def on_train_epoch_begin(self, run_context):
+        cb = run_context.original_args()
+        self._progress = Progress(
+            TextColumn(f"epoch {cb.cur_epoch_num}/{cb.epoch_num}"), BarColumn(), MofNCompleteColumn(),
+            TimeElapsedColumn(), TextColumn("{task.fields[loss]}"), console=self.console,
+        )  # fmt: skip
+        self._task = self._progress.add_task("train", total=cb.batch_num, loss="")
+        self._progress.start()
+
+    def on_train_step_end(self, run_context):
+        loss = _loss_value(run_context.original_args().net_outputs)
+        self._progress.update(self._task, advance=1, loss=f"loss {loss:.4f}")
+
+    def on_train_epoch_end(self, run_context):
+        self._progress.stop()

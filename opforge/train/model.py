@@ -8,19 +8,25 @@ step on every batch of the dataset (its columns passed in order), calling the ca
 ``eval(valid_dataset)`` returns ``{metric name: value}``; ``predict(*data)`` runs the network;
 ``fit`` trains and evaluates after each epoch. In GRAPH_MODE (``set_context(mode=GRAPH_MODE)``) the step
 is traced once and replayed (``opforge.jit``); in DATA_PARALLEL mode ``TrainOneStepCell`` all-reduces
-the gradients, each rank reading its shard of the dataset (``num_shards``/``shard_id``).
+the gradients, each rank reading its shard of the dataset (``num_shards``/``shard_id``); with both,
+the forward and backward pass are traced and the reduction runs eagerly between them and the update.
 ``dataset_sink_mode=True`` is accepted and runs as False (opforge has no device queue to sink into).
 """
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
+from opforge import context
+from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor
-from opforge.train.callback import Callback, CallbackParam, RunContext
+from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
 
 __all__ = ["Model"]
@@ -49,6 +55,17 @@ def _callbacks(callbacks) -> list:
         if not isinstance(cb, Callback):
             raise TypeError(f"For 'Model', each callback must be a Callback, but got {type(cb).__name__}.")
     return callbacks
+
+
+def _device_number() -> int:
+    return get_group_size() if GlobalComm.INITED else 1  # (not initialised: a world of one)
+
+
+def _show_progress(callbacks) -> bool:
+    """A progress bar on a terminal (rank 0's only), unless a callback prints the losses already."""
+    rank = get_rank() if GlobalComm.INITED else 0
+    printing = any(isinstance(c, (LossMonitor, ProgressBar)) for c in callbacks)
+    return sys.stdout.isatty() and rank == 0 and not printing
 
 
 def _tensors(row) -> tuple:
@@ -99,14 +116,15 @@ class Model:
         self._check_epoch(epoch, initial_epoch)
         if self._train_network is None:
             raise RuntimeError("For 'Model.train', the Model needs an 'optimizer' to train.")
-        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, valid=None)
+        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, None, dataset_sink_mode)
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0):  # fmt: skip
         """Train, evaluating on ``valid_dataset`` every ``valid_frequency`` epochs (the metrics go to the
         callbacks as ``run_context.original_args().metrics`` and are printed)."""
         self._check_epoch(epoch, initial_epoch)
-        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, (valid_dataset, valid_frequency))
+        valid = (valid_dataset, valid_frequency)
+        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, valid, dataset_sink_mode)
 
     @staticmethod
     def _check_epoch(epoch, initial_epoch):
@@ -117,13 +135,18 @@ class Model:
                 f"For 'Model.train', the 'initial_epoch' must be in [0, {epoch}), but got {initial_epoch!r}."
             )
 
-    def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid):
+    def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid, sink_mode=False):
+        if _show_progress(callbacks):
+            callbacks = [*callbacks, ProgressBar()]
         net = self._train_network
+        step = self._train_step(net)
         batch_num = dataset.get_dataset_size()
         cb = CallbackParam(
             train_network=net, network=self._network, loss_fn=self._loss_fn, optimizer=self._optimizer,
             epoch_num=epoch, batch_num=batch_num, cur_epoch_num=initial_epoch, cur_step_num=initial_epoch * batch_num,
-            train_dataset=dataset, net_outputs=None, mode="train", metrics=None,
+            train_dataset=dataset, net_outputs=None, mode="train", metrics=None, list_callback=callbacks,
+            parallel_mode=get_auto_parallel_context("parallel_mode"), device_number=_device_number(),
+            dataset_sink_mode=sink_mode,
         )  # fmt: skip
         run_context = RunContext(cb)
         net.set_train(True)
@@ -134,7 +157,7 @@ class Model:
             for row in dataset.create_tuple_iterator():
                 cb.cur_step_num += 1
                 self._hook(callbacks, "on_train_step_begin", run_context)
-                cb.net_outputs = net(*_tensors(row))
+                cb.net_outputs = step(*_tensors(row))
                 self._hook(callbacks, "on_train_step_end", run_context)
                 if run_context.get_stop_requested():
                     break
@@ -146,6 +169,14 @@ class Model:
             if run_context.get_stop_requested():
                 break
         self._hook(callbacks, "on_train_end", run_context)
+
+    @staticmethod
+    def _train_step(net):
+        """The training cell's call; data-parallel in GRAPH_MODE, its construct (the gradient reduction
+        talks MPI outside operators, which a trace cannot replay) with the network inside it traced."""
+        if getattr(net, "reducer_flag", False) and context.graph_mode():
+            return net.construct
+        return net
 
     @staticmethod
     def _hook(callbacks, name, run_context):

@@ -1,19 +1,45 @@
-// The host emulation of CUDA used by the tests: a .cu file of opforge compiles as host C++ with
-// this header forced in front (g++ -include), and opf_emu::Launch runs a kernel the way the GPU
-// would, block by block and thread by thread, with the grid and block sizes of the real launch.
-// Only kernels without shared memory or barriers can run here (each thread runs to the end
-// before the next starts); those with them are listed in tests/emulation/runtime.py.
+// The host emulation of CUDA used by the tests: a .cu file of opforge compiles as host C++ with this
+// header forced in front (g++ -include), and opf_emu::Launch runs a kernel the way a GPU would, block by
+// block with the grid and block sizes of the real launch.
+//
+// The threads of a block run concurrently as cooperative fibers (one stack each, switched by a few lines
+// of assembly on x86-64, ucontext elsewhere). A thread runs until it reaches a synchronisation point:
+//   __syncthreads()                 every thread of the block must arrive, then all go on;
+//   __shfl*_sync, __ballot_sync, __any_sync, __all_sync, __syncwarp
+//                                   the lanes of its warp (32 threads) exchange values there.
+// Between synchronisation points the threads run in a shuffled order (a new permutation every round,
+// seeded per launch; OPF_EMU_SEED fixes the seed), so a kernel that reads shared memory another thread
+// writes without a barrier between them gives different results from run to run, and the tests catch
+// it. A thread that exits while others wait at a barrier, lanes of one warp at different intrinsics, or a
+// deadlock end the launch with an error naming the kernel's block and threads (opf_emu_error).
+// `__shared__` variables are per block: static storage, since blocks run one after another. Atomics are
+// plain read-modify-writes: fibers never preempt each other. The first block of a launch runs on fibers;
+// when none of its threads reached a synchronisation point (the grid-stride loops of most kernels), the
+// other blocks run their threads one after another on the caller's stack, which is several times
+// faster. A thread of such a block that then synchronises is an error (a barrier in some blocks only).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
 
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __shared__ static
+#define __restrict__
 
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
@@ -23,31 +49,447 @@ namespace opf_emu {
 
 inline thread_local dim3 thread_index, block_index, block_dim, grid_dim;
 
+// ---------------------------------------------------------------------------------------------
+// Context switching
+
+#if defined(__x86_64__)
+// Saves the callee-saved registers on the current stack, stores its pointer in *from, loads `to` and
+// restores what is saved there (System V ABI: rbx, rbp, r12-r15; the rest are the caller's to save).
+extern "C" void opf_emu_switch(void** from, void* to);
+asm(R"(
+  .text
+  .globl opf_emu_switch
+  .type opf_emu_switch,@function
+opf_emu_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size opf_emu_switch, .-opf_emu_switch
+  .section .note.GNU-stack,"",@progbits
+  .text
+)");
+#endif
+
+enum class Wait { kRunnable, kBarrier, kWarp, kDone };
+enum class WarpOp { kNone, kShfl, kBallot, kSync };
+
+struct Fiber {
+  int tid = 0;  // linear thread index in the block
+  dim3 index;
+  Wait wait = Wait::kRunnable;
+  WarpOp op = WarpOp::kNone;
+  uint64_t value = 0;   // the lane's value at a warp op
+  int src = 0;          // the lane it reads (shfl)
+  unsigned mask = 0;    // the participating lanes
+  uint64_t result = 0;  // what the warp op gives it
+#if defined(__x86_64__)
+  void* sp = nullptr;
+#else
+  ucontext_t context;
+#endif
+  char* stack = nullptr;
+};
+
+constexpr size_t kStackBytes = 64 * 1024;
+
+struct Block;
+inline thread_local Block* current_block = nullptr;
+
+struct Block {
+  std::vector<Fiber> fibers;
+  Fiber* running = nullptr;
+  std::string error;
+  void (*body)(void*) = nullptr;  // runs the kernel for the thread in thread_index
+  void* body_arg = nullptr;
+#if defined(__x86_64__)
+  void* scheduler_sp = nullptr;
+#else
+  ucontext_t scheduler;
+#endif
+  std::vector<char> stacks;
+
+  void Prepare(int n) {
+    if (stacks.size() < static_cast<size_t>(n) * kStackBytes) stacks.resize(static_cast<size_t>(n) * kStackBytes);
+    fibers.assign(static_cast<size_t>(n), Fiber{});
+    for (int i = 0; i < n; ++i) fibers[i].stack = stacks.data() + static_cast<size_t>(i) * kStackBytes;
+  }
+};
+
+[[noreturn]] inline void FiberMain();
+
+inline void StartFiber(Fiber* f) {
+#if defined(__x86_64__)
+  // A stack whose first switch "returns" into FiberMain, 16-byte aligned as a call would leave it.
+  uintptr_t top = reinterpret_cast<uintptr_t>(f->stack + kStackBytes) & ~uintptr_t(15);
+  void** sp = reinterpret_cast<void**>(top);
+  *--sp = nullptr;                                        // FiberMain's (never used) return address
+  *--sp = reinterpret_cast<void*>(&FiberMain);            // where the switch returns to
+  for (int r = 0; r < 6; ++r) *--sp = nullptr;            // rbp, rbx, r12-r15
+  f->sp = sp;
+#else
+  getcontext(&f->context);
+  f->context.uc_stack.ss_sp = f->stack;
+  f->context.uc_stack.ss_size = kStackBytes;
+  f->context.uc_link = nullptr;
+  makecontext(&f->context, reinterpret_cast<void (*)()>(&FiberMain), 0);
+#endif
+}
+
+inline void SwitchToFiber(Block* b, Fiber* f) {
+  b->running = f;
+  thread_index = f->index;
+#if defined(__x86_64__)
+  opf_emu_switch(&b->scheduler_sp, f->sp);
+#else
+  swapcontext(&b->scheduler, &f->context);
+#endif
+  b->running = nullptr;
+}
+
+// From a fiber back to the scheduler (the fiber resumes here when it is switched to again).
+inline void Yield() {
+  Block* b = current_block;
+  Fiber* f = b->running;
+#if defined(__x86_64__)
+  opf_emu_switch(&f->sp, b->scheduler_sp);
+#else
+  swapcontext(&f->context, &b->scheduler);
+#endif
+  thread_index = f->index;
+}
+
+[[noreturn]] inline void FiberMain() {
+  Block* b = current_block;
+  b->body(b->body_arg);
+  b->running->wait = Wait::kDone;
+  Yield();
+  std::abort();  // a finished fiber is never resumed
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synchronisation points (called from kernels)
+
+inline bool InFiber() { return current_block != nullptr && current_block->running != nullptr; }
+inline thread_local bool synced_outside = false;  // a block run without fibers reached a synchronisation point
+inline thread_local bool synced = false;          // a thread of the block reached a synchronisation point
+
+inline void Barrier() {
+  synced = true;
+  if (!InFiber()) {
+    synced_outside = true;
+    return;
+  }
+  Block* b = current_block;
+  b->running->wait = Wait::kBarrier;
+  Yield();
+}
+
+inline uint64_t WarpExchange(WarpOp op, unsigned mask, uint64_t value, int src) {
+  synced = true;
+  if (!InFiber()) {
+    synced_outside = true;
+    return value;
+  }
+  Block* b = current_block;
+  Fiber* f = b->running;
+  f->wait = Wait::kWarp;
+  f->op = op;
+  f->mask = mask;
+  f->value = value;
+  f->src = src;
+  Yield();
+  return f->result;
+}
+
+inline int LinearTid() {
+  return static_cast<int>(thread_index.x + block_dim.x * (thread_index.y + block_dim.y * thread_index.z));
+}
+inline int LaneId() { return LinearTid() % 32; }
+
+// The warp ops resolved: for each warp whose live lanes all wait at one op, give each its result.
+inline bool ResolveWarps(Block* b) {
+  bool progress = false;
+  const int n = static_cast<int>(b->fibers.size());
+  for (int w = 0; w < n; w += 32) {
+    const int end = std::min(n, w + 32);
+    bool any = false, all = true;
+    WarpOp op = WarpOp::kNone;
+    for (int t = w; t < end; ++t) {
+      Fiber& f = b->fibers[t];
+      if (f.wait == Wait::kDone) continue;
+      if (f.wait != Wait::kWarp) {
+        all = false;
+        continue;
+      }
+      if (any && f.op != op) {
+        b->error = "lanes of warp " + std::to_string(w / 32) + " wait at different warp intrinsics";
+        return false;
+      }
+      any = true;
+      op = f.op;
+    }
+    if (!any || !all) continue;
+    uint64_t ballot = 0;
+    for (int t = w; t < end; ++t) {
+      Fiber& f = b->fibers[t];
+      if (f.wait == Wait::kWarp && f.value) ballot |= uint64_t(1) << (t - w);
+    }
+    for (int t = w; t < end; ++t) {
+      Fiber& f = b->fibers[t];
+      if (f.wait != Wait::kWarp) continue;
+      if (op == WarpOp::kShfl) {
+        const int src = w + f.src;
+        const bool live = f.src >= 0 && f.src < 32 && src < end && b->fibers[src].wait == Wait::kWarp;
+        f.result = live ? b->fibers[src].value : f.value;
+      } else if (op == WarpOp::kBallot) {
+        f.result = ballot & f.mask;
+      }
+    }
+    for (int t = w; t < end; ++t)  // released only once every lane has its result
+      if (b->fibers[t].wait == Wait::kWarp) b->fibers[t].wait = Wait::kRunnable;
+    progress = true;
+  }
+  return progress;
+}
+
+inline uint64_t NextSeed() {
+  static std::atomic<uint64_t> launches{0};
+  static const char* fixed = std::getenv("OPF_EMU_SEED");
+  const uint64_t n = launches.fetch_add(1);
+  return fixed ? std::strtoull(fixed, nullptr, 10) + n : 0x9e3779b97f4a7c15ULL * (n + 1);
+}
+
+// Runs one block on fibers; returns false with b->error set on a synchronisation error.
+inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
+  b->Prepare(n);
+  for (int t = 0; t < n; ++t) {
+    Fiber& f = b->fibers[t];
+    f.tid = t;
+    f.index = dim3{static_cast<unsigned>(t % block_dim.x), static_cast<unsigned>((t / block_dim.x) % block_dim.y),
+                   static_cast<unsigned>(t / (block_dim.x * block_dim.y))};
+    StartFiber(&f);
+  }
+  std::vector<int> order(static_cast<size_t>(n));
+  for (int t = 0; t < n; ++t) order[t] = t;
+  while (true) {
+    std::shuffle(order.begin(), order.end(), rng);
+    bool ran = false;
+    for (int t : order) {
+      Fiber& f = b->fibers[t];
+      if (f.wait != Wait::kRunnable) continue;
+      SwitchToFiber(b, &f);  // runs to its next synchronisation point or its end
+      ran = true;
+    }
+    if (!b->error.empty()) return false;
+    int done = 0, at_barrier = 0;
+    for (const Fiber& f : b->fibers) {
+      done += f.wait == Wait::kDone;
+      at_barrier += f.wait == Wait::kBarrier;
+    }
+    if (done == n) return true;
+    if (ResolveWarps(b) || ran) continue;
+    if (!b->error.empty()) return false;
+    if (at_barrier + done == n && done == 0) {
+      for (Fiber& f : b->fibers) f.wait = Wait::kRunnable;
+      continue;
+    }
+    if (at_barrier + done == n) {
+      b->error = std::to_string(done) + " thread(s) exited while " + std::to_string(at_barrier) +
+                 " wait at __syncthreads() (a barrier every thread of the block must reach)";
+    } else {
+      b->error = "the block's threads wait at different synchronisation points (a barrier inside divergent "
+                 "code, or a warp intrinsic some lanes never reach)";
+    }
+    return false;
+  }
+}
+
+inline thread_local std::string last_error;
+inline thread_local Block block_state;  // the fibers' stacks, reused by every launch of this thread
+
 template <typename... A, std::size_t... I>
 void Call(void (*kernel)(A...), void** args, std::index_sequence<I...>) {
   kernel(*static_cast<std::remove_cv_t<std::remove_reference_t<A>>*>(args[I])...);
 }
 
-// args[i] points at the bytes of parameter i, as cuLaunchKernel's kernelParams do.
 template <typename... A>
-void Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, void** args) {
+struct Body {
+  void (*kernel)(A...);
+  void** args;
+  static void Run(void* self) {
+    auto* me = static_cast<Body*>(self);
+    Call(me->kernel, me->args, std::index_sequence_for<A...>{});
+  }
+};
+
+// args[i] points at the bytes of parameter i, as cuLaunchKernel's kernelParams do. Returns 0, or 1 with
+// the error in opf_emu_error().
+template <typename... A>
+int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, void** args) {
   grid_dim = dim3{grid[0], grid[1], grid[2]};
   block_dim = dim3{block[0], block[1], block[2]};
+  const int n = static_cast<int>(block[0] * block[1] * block[2]);
+  Body<A...> body{kernel, args};
+  Block& state = block_state;
+  std::mt19937_64 rng(NextSeed());
+  bool fibers = true;  // until the first block has shown the kernel never synchronises
+  synced = synced_outside = false;
   for (unsigned bz = 0; bz < grid[2]; ++bz)
     for (unsigned by = 0; by < grid[1]; ++by)
-      for (unsigned bx = 0; bx < grid[0]; ++bx)
-        for (unsigned tz = 0; tz < block[2]; ++tz)
-          for (unsigned ty = 0; ty < block[1]; ++ty)
-            for (unsigned tx = 0; tx < block[0]; ++tx) {
-              block_index = dim3{bx, by, bz};
-              thread_index = dim3{tx, ty, tz};
-              Call(kernel, args, std::index_sequence_for<A...>{});
-            }
+      for (unsigned bx = 0; bx < grid[0]; ++bx) {
+        block_index = dim3{bx, by, bz};
+        if (!fibers) {
+          for (unsigned tz = 0; tz < block[2]; ++tz)
+            for (unsigned ty = 0; ty < block[1]; ++ty)
+              for (unsigned tx = 0; tx < block[0]; ++tx) {
+                thread_index = dim3{tx, ty, tz};
+                Call(kernel, args, std::index_sequence_for<A...>{});
+              }
+          if (synced_outside) {
+            last_error = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " + std::to_string(bz) +
+                         ") reached a synchronisation point that the launch's first block never reached (a "
+                         "barrier or warp intrinsic in some blocks only)";
+            return 1;
+          }
+          continue;
+        }
+        state.error.clear();
+        state.body = &Body<A...>::Run;
+        state.body_arg = &body;
+        current_block = &state;
+        const bool ok = RunBlockOnFibers(&state, n, rng);
+        current_block = nullptr;
+        if (!ok) {
+          last_error = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " + std::to_string(bz) +
+                       ") of " + std::to_string(n) + " threads: " + state.error;
+          return 1;
+        }
+        fibers = synced;
+      }
+  return 0;
+}
+
+template <typename T>
+uint64_t Bits(T v) {
+  static_assert(sizeof(T) <= 8, "warp intrinsics move values of at most 8 bytes");
+  uint64_t out = 0;
+  std::memcpy(&out, &v, sizeof(T));
+  return out;
+}
+
+template <typename T>
+T FromBits(uint64_t bits) {
+  T v;
+  std::memcpy(&v, &bits, sizeof(T));
+  return v;
 }
 
 }  // namespace opf_emu
+
+// Each emulated module is one translation unit (a .cu and its launchers), so this is defined once per library.
+extern "C" __attribute__((visibility("default"), used)) const char* opf_emu_error() {
+  return opf_emu::last_error.c_str();
+}
 
 #define threadIdx opf_emu::thread_index
 #define blockIdx opf_emu::block_index
 #define blockDim opf_emu::block_dim
 #define gridDim opf_emu::grid_dim
+#define warpSize 32
+
+inline void __syncthreads() {
+  opf_emu::Barrier();
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu) {
+  opf_emu::WarpExchange(opf_emu::WarpOp::kSync, mask, 0, 0);
+}
+inline void __threadfence() {}
+inline void __threadfence_block() {}
+
+inline int opf_emu_segment_lane(int lane, int width) { return lane - lane % width; }
+
+template <typename T>
+T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {
+  const int lane = opf_emu::LaneId();
+  const int src = opf_emu_segment_lane(lane, width) + ((src_lane % width) + width) % width;
+  return opf_emu::FromBits<T>(opf_emu::WarpExchange(opf_emu::WarpOp::kShfl, mask, opf_emu::Bits(var), src));
+}
+template <typename T>
+T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
+  const int lane = opf_emu::LaneId();
+  const int base = opf_emu_segment_lane(lane, width);
+  int src = lane ^ lane_mask;
+  if (src < base || src >= base + width) src = lane;
+  return opf_emu::FromBits<T>(opf_emu::WarpExchange(opf_emu::WarpOp::kShfl, mask, opf_emu::Bits(var), src));
+}
+template <typename T>
+T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  const int lane = opf_emu::LaneId();
+  const int base = opf_emu_segment_lane(lane, width);
+  int src = lane + static_cast<int>(delta);
+  if (src >= base + width) src = lane;
+  return opf_emu::FromBits<T>(opf_emu::WarpExchange(opf_emu::WarpOp::kShfl, mask, opf_emu::Bits(var), src));
+}
+template <typename T>
+T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  const int lane = opf_emu::LaneId();
+  const int base = opf_emu_segment_lane(lane, width);
+  int src = lane - static_cast<int>(delta);
+  if (src < base) src = lane;
+  return opf_emu::FromBits<T>(opf_emu::WarpExchange(opf_emu::WarpOp::kShfl, mask, opf_emu::Bits(var), src));
+}
+inline unsigned __ballot_sync(unsigned mask, int predicate) {
+  return static_cast<unsigned>(opf_emu::WarpExchange(opf_emu::WarpOp::kBallot, mask, predicate != 0, 0));
+}
+inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
+inline int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == __ballot_sync(mask, 1); }
+inline unsigned __activemask() { return 0xffffffffu; }
+
+template <typename T>
+T atomicAdd(T* address, T value) {
+  const T old = *address;
+  *address = old + value;
+  return old;
+}
+template <typename T>
+T atomicSub(T* address, T value) {
+  const T old = *address;
+  *address = old - value;
+  return old;
+}
+template <typename T>
+T atomicMax(T* address, T value) {
+  const T old = *address;
+  if (value > old) *address = value;
+  return old;
+}
+template <typename T>
+T atomicMin(T* address, T value) {
+  const T old = *address;
+  if (value < old) *address = value;
+  return old;
+}
+template <typename T>
+T atomicExch(T* address, T value) {
+  const T old = *address;
+  *address = value;
+  return old;
+}
+template <typename T>
+T atomicCAS(T* address, T compare, T value) {
+  const T old = *address;
+  if (old == compare) *address = value;
+  return old;
+}

@@ -1,4 +1,5 @@
-"""A GPU runtime that runs opforge's CUDA sources on the host, for the tests.
+"""A GPU runtime that runs opforge's CUDA sources on the host, for the tests (the threads of a block as
+concurrent fibers with real barriers, warp intrinsics and shared memory: cuda_host.h).
 
 Each ``.cu`` file is compiled by g++ as host C++ with ``cuda_host.h`` forced in front, plus one
 ``extern "C"`` entry per requested template instantiation (the names CuPy would pass to NVRTC as
@@ -7,7 +8,6 @@ Each ``.cu`` file is compiled by g++ as host C++ with ``cuda_host.h`` forced in 
 conversion to NumPy, so code that would read GPU memory from the host fails here too.
 
 Library calls stand in for the GPU libraries: MatMul (cuBLAS through CuPy) runs NumPy's matmul.
-Kernels that need shared memory or barriers cannot run here (``GPU_ONLY_KERNELS``).
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ import numpy as np
 
 from opforge.device.gpu import GpuRuntime
 
-__all__ = ["EmulatedArray", "EmulatedRuntime", "GPU_ONLY_KERNELS"]
+__all__ = ["EmulatedArray", "EmulatedKernelError", "EmulatedRuntime"]
 
 HERE = pathlib.Path(__file__).resolve().parent
-# Kernels that use shared memory or barriers, so only a GPU runs them (none today: every CUDA kernel
-# of opforge is a grid-stride loop, reductions included; MatMul calls the runtime's library GEMM).
-GPU_ONLY_KERNELS: tuple = ()
+
+
+class EmulatedKernelError(RuntimeError):
+    """A kernel broke the rules of a block's synchronisation on the emulated GPU (a thread left a barrier
+    the others wait at, lanes of a warp at different intrinsics, a deadlock)."""
 
 
 class EmulatedArray:
@@ -74,8 +76,8 @@ def _cache_dir() -> pathlib.Path:
 
 def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
     launchers = "".join(
-        f'extern "C" void opf_emu_launch_{i}(const unsigned* g, const unsigned* b, void** a) '
-        f"{{ opf_emu::Launch(&{name}, g, b, a); }}\n"
+        f'extern "C" int opf_emu_launch_{i}(const unsigned* g, const unsigned* b, void** a) '
+        f"{{ return opf_emu::Launch(&{name}, g, b, a); }}\n"
         for i, name in enumerate(names)
     )
     source = code + "\n// the emulation's entry points\n" + launchers
@@ -134,7 +136,7 @@ class EmulatedRuntime(GpuRuntime):
 
         def get_function(expr):
             fn = getattr(library, f"opf_emu_launch_{index[expr]}")
-            fn.restype = None
+            fn.restype = ctypes.c_int
             return _Function(fn, expr, library)
 
         return get_function
@@ -153,7 +155,10 @@ class EmulatedRuntime(GpuRuntime):
         argv = (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
         g = (ctypes.c_uint * 3)(*grid)
         b = (ctypes.c_uint * 3)(*block)
-        function.fn(g, b, argv)
+        if function.fn(g, b, argv) != 0:
+            error = function.library.opf_emu_error
+            error.restype = ctypes.c_char_p
+            raise EmulatedKernelError(f"For the kernel {function.name}, {error().decode()}.")
         self.launches += 1
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:

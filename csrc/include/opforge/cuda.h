@@ -5,6 +5,12 @@
 #include "opforge/half.h"
 #include "opforge/portable.h"
 
+// Untyped, 16-byte aligned storage for __shared__ arrays of any element type (a __shared__ variable may
+// not have a constructor): `__shared__ SharedWords raw[n]; T* cells = reinterpret_cast<T*>(raw);`.
+struct alignas(16) SharedWords {
+  unsigned long long lo, hi;
+};
+
 // for (int64_t i = first index of this thread; i < n; i += threads in the grid)
 #define OPF_GRID_STRIDE_LOOP(i, n)                                                              \
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,                 \

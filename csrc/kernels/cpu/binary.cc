@@ -13,13 +13,16 @@ namespace {
   REG_BINARY(OP, FUNCTOR, float, kNumberTypeFloat32);     \
   REG_BINARY(OP, FUNCTOR, double, kNumberTypeFloat64)
 // Integer arithmetic wraps around like NumPy's (see WrapType). Wrapped + - * give the same bits for
-// int8 and uint8, so int8 shares uint8's kernels.
+// int8 and uint8, so int8 shares uint8's kernels. uint16..uint64 as MindSpore's CPU registers them.
 #define REG_INTS(OP, FUNCTOR)                          \
   REG_BINARY(OP, FUNCTOR, uint8_t, kNumberTypeInt8);  \
   REG_BINARY(OP, FUNCTOR, int16_t, kNumberTypeInt16); \
   REG_BINARY(OP, FUNCTOR, int32_t, kNumberTypeInt32); \
   REG_BINARY(OP, FUNCTOR, int64_t, kNumberTypeInt64); \
-  REG_BINARY(OP, FUNCTOR, uint8_t, kNumberTypeUInt8)
+  REG_BINARY(OP, FUNCTOR, uint8_t, kNumberTypeUInt8);  \
+  REG_BINARY(OP, FUNCTOR, uint16_t, kNumberTypeUInt16); \
+  REG_BINARY(OP, FUNCTOR, uint32_t, kNumberTypeUInt32); \
+  REG_BINARY(OP, FUNCTOR, uint64_t, kNumberTypeUInt64)
 
 REG_FLOATS(Add, AddOp);
 REG_INTS(Add, AddOp);

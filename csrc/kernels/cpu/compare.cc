@@ -109,6 +109,9 @@ REG_COMPARE(Equal, EqualOp, int16_t);
 REG_COMPARE(Equal, EqualOp, int32_t);
 REG_COMPARE(Equal, EqualOp, int64_t);
 REG_COMPARE(Equal, EqualOp, uint8_t);
+REG_COMPARE(Equal, EqualOp, uint16_t);
+REG_COMPARE(Equal, EqualOp, uint32_t);
+REG_COMPARE(Equal, EqualOp, uint64_t);
 REG_COMPARE(Equal, EqualOp, float16);
 REG_COMPARE(Equal, EqualOp, bfloat16);
 REG_COMPARE(Equal, EqualOp, float);
@@ -116,7 +119,7 @@ REG_COMPARE(Equal, EqualOp, double);
 REG_COMPARE(Equal, EqualOp, complex64);
 REG_COMPARE(Equal, EqualOp, complex128);
 
-// bool, int8..int64, uint8 and the floats (functors: opforge/functors/elemwise.h).
+// bool, int8..int64, uint8..uint64 and the floats (functors: opforge/functors/elemwise.h).
 #define REG_COMPARE_ALL(OP, FUNCTOR) \
   REG_COMPARE(OP, FUNCTOR, bool);     \
   REG_COMPARE(OP, FUNCTOR, int8_t);   \
@@ -124,6 +127,9 @@ REG_COMPARE(Equal, EqualOp, complex128);
   REG_COMPARE(OP, FUNCTOR, int32_t);  \
   REG_COMPARE(OP, FUNCTOR, int64_t);  \
   REG_COMPARE(OP, FUNCTOR, uint8_t);  \
+  REG_COMPARE(OP, FUNCTOR, uint16_t); \
+  REG_COMPARE(OP, FUNCTOR, uint32_t); \
+  REG_COMPARE(OP, FUNCTOR, uint64_t); \
   REG_COMPARE(OP, FUNCTOR, float16);  \
   REG_COMPARE(OP, FUNCTOR, bfloat16); \
   REG_COMPARE(OP, FUNCTOR, float);    \

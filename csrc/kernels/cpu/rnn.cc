@@ -1,4 +1,4 @@
-// LSTMLayer and LSTMLayerGrad: one layer and direction of an LSTM over a whole sequence (the recurrence in
+// LSTMLayer, GRULayer, RNNLayer and their grads: one layer and direction of a recurrent net over a whole sequence (the recurrence in
 // C++, not a Python loop per step). The input projection of every step is one GEMM; each step adds
 // h_{t-1} W_hh^T with a GEMM and runs the cell math of functors/rnn.h. The backward pass walks the
 // sequence in reverse (BPTT) and ends with three GEMMs for dx, dW_ih and dW_hh. float32 and float64.
@@ -156,6 +156,223 @@ class LstmLayerGradCpuKernel : public CpuKernel {
   LstmShape s_;
 };
 
+// The sizes of a GRU or RNN layer (inputs x, h0, w_ih, w_hh, ...): x [T, B, I], h [B, H], w_ih [G * H, I].
+struct SeqShape {
+  int64_t t = 0, b = 0, in = 0, h = 0, gates = 1;
+  bool reverse = false;
+
+  void Init(const KernelContext& ctx, int64_t n_gates) {
+    const std::string& op = ctx.op_name();
+    const auto& x = ctx.input(0).shape;
+    const auto& w_ih = ctx.input(2).shape;
+    OPF_CHECK(x.size() == 3 && w_ih.size() == 2 && w_ih[0] % n_gates == 0 && w_ih[1] == x[2],
+              "For '" << op << "', 'x' must be [seq, batch, input] and 'w_ih' [" << n_gates
+                      << " * hidden, input], but got " << ShapeToString(x) << " and " << ShapeToString(w_ih) << ".");
+    t = x[0];
+    b = x[1];
+    in = x[2];
+    gates = n_gates;
+    h = w_ih[0] / n_gates;
+    const std::vector<int64_t> bh{b, h}, hh{n_gates * h, h};
+    OPF_CHECK(ctx.input(1).shape == bh, "For '" << op << "', 'h0' must be " << ShapeToString(bh) << ".");
+    OPF_CHECK(ctx.input(3).shape == hh, "For '" << op << "', 'w_hh' must be " << ShapeToString(hh) << ".");
+    reverse = ctx.HasAttr("reverse") && ctx.GetBool("reverse");
+  }
+  int64_t Step(int64_t k) const { return reverse ? t - 1 - k : k; }
+};
+
+// Fills each of `rows` rows (stride ld) with bias[0, n).
+template <typename T>
+void FillRows(T* out, int64_t rows, int64_t n, int64_t ld, const T* bias) {
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(out + r * ld, bias, sizeof(T) * n);
+}
+
+// out[0, n) (+)= the column sums of x [rows, n].
+template <typename T>
+void SumRows(const T* x, int64_t rows, int64_t n, T* out) {
+  for (int64_t j = 0; j < n; ++j) out[j] = T(0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t j = 0; j < n; ++j) out[j] += x[r * n + j];
+}
+
+// GRULayer. Inputs x, h0, w_ih [3H, I], w_hh [3H, H], b_ih, b_hh [3H]; outputs y [T, B, H], h_n, and the
+// saved gates [T, B, 4H] (r, z, n, gh_n per row).
+template <typename T>
+class GruLayerCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    s_.Init(ctx, 3);
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * s_.b * 3 * s_.h);  // gh of one step
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const SeqShape s = s_;
+    const int64_t g3 = 3 * s.h, g4 = 4 * s.h, bh = s.b * s.h;
+    const T *x = args.input<T>(0), *h0 = args.input<T>(1), *w_ih = args.input<T>(2), *w_hh = args.input<T>(3);
+    const T *b_ih = args.input<T>(4), *b_hh = args.input<T>(5);
+    T *y = args.output<T>(0), *hn = args.output<T>(1), *gates = args.output<T>(2);
+    T* gh = args.workspace<T>();
+    // Every step's input projection at once, into the first 3H columns of each gates row.
+    FillRows(gates, s.t * s.b, g3, g4, b_ih);
+    Gemm<T>(false, true, s.t * s.b, g3, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
+    std::memcpy(hn, h0, sizeof(T) * bh);
+    for (int64_t k = 0; k < s.t; ++k) {
+      const int64_t t = s.Step(k);
+      FillRows(gh, s.b, g3, g3, b_hh);
+      Gemm<T>(false, true, s.b, g3, s.h, hn, s.h, w_hh, s.h, T(1), gh, g3);  // gh = h_{t-1} W_hh^T + b_hh
+      T* z = gates + t * s.b * g4;
+      T* yt = y + t * bh;
+      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) {
+          const int64_t row = e / s.h, j = e % s.h;
+          yt[e] = GruCellForward(z + row * g4, gh + row * g3, j, s.h, hn[e]);
+        }
+      });
+      std::memcpy(hn, yt, sizeof(T) * bh);
+    }
+  }
+
+ private:
+  SeqShape s_;
+};
+
+// GRULayerGrad. Inputs x, h0, w_ih, w_hh, y, gates, dy, dh_n; outputs dx, dh0, dw_ih, dw_hh, db_ih, db_hh.
+template <typename T>
+class GruLayerGradCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    s_.Init(ctx, 3);
+    const int64_t rows = s_.t * s_.b;
+    // dgi and dgh [T, B, 3H], h_prev [T, B, H], dh [B, H]
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * 3 * s_.h + rows * s_.h + s_.b * s_.h));
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const SeqShape s = s_;
+    const int64_t g3 = 3 * s.h, g4 = 4 * s.h, bh = s.b * s.h, rows = s.t * s.b;
+    const T *x = args.input<T>(0), *h0 = args.input<T>(1), *w_ih = args.input<T>(2), *w_hh = args.input<T>(3);
+    const T *y = args.input<T>(4), *gates = args.input<T>(5), *dy = args.input<T>(6), *dhn = args.input<T>(7);
+    T *dx = args.output<T>(0), *dh0 = args.output<T>(1), *dw_ih = args.output<T>(2), *dw_hh = args.output<T>(3);
+    T *db_ih = args.output<T>(4), *db_hh = args.output<T>(5);
+    T* dgi = args.workspace<T>();
+    T* dgh = dgi + rows * g3;
+    T* h_prev = dgh + rows * g3;
+    T* dh = h_prev + rows * s.h;
+    std::memcpy(dh, dhn, sizeof(T) * bh);
+    for (int64_t k = s.t - 1; k >= 0; --k) {
+      const int64_t t = s.Step(k);
+      const T* hp = k == 0 ? h0 : y + s.Step(k - 1) * bh;
+      std::memcpy(h_prev + t * bh, hp, sizeof(T) * bh);
+      const T* gt = gates + t * s.b * g4;
+      const T* dyt = dy + t * bh;
+      T *dgit = dgi + t * s.b * g3, *dght = dgh + t * s.b * g3;
+      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) {
+          const int64_t row = e / s.h, j = e % s.h;
+          dh[e] = GruCellBackward(gt + row * g4, j, s.h, hp[e], dyt[e] + dh[e], dgit + row * g3, dght + row * g3);
+        }
+      });
+      Gemm<T>(false, false, s.b, s.h, g3, dght, g3, w_hh, s.h, T(1), dh, s.h);  // dh_{t-1} += dgh W_hh
+    }
+    std::memcpy(dh0, dh, sizeof(T) * bh);
+    Gemm<T>(false, false, rows, s.in, g3, dgi, g3, w_ih, s.in, T(0), dx, s.in);    // dx = dgi W_ih
+    Gemm<T>(true, false, g3, s.in, rows, dgi, g3, x, s.in, T(0), dw_ih, s.in);     // dW_ih = dgi^T x
+    Gemm<T>(true, false, g3, s.h, rows, dgh, g3, h_prev, s.h, T(0), dw_hh, s.h);  // dW_hh = dgh^T h_prev
+    SumRows(dgi, rows, g3, db_ih);
+    SumRows(dgh, rows, g3, db_hh);
+  }
+
+ private:
+  SeqShape s_;
+};
+
+bool RnnRelu(const KernelContext& ctx) {
+  const std::string act = ctx.HasAttr("nonlinearity") ? ctx.GetStr("nonlinearity") : "tanh";
+  OPF_CHECK(act == "tanh" || act == "relu",
+            "For '" << ctx.op_name() << "', 'nonlinearity' must be 'tanh' or 'relu', but got '" << act << "'.");
+  return act == "relu";
+}
+
+// RNNLayer. Inputs x, h0, w_ih [H, I], w_hh [H, H], bias [H] (b_ih + b_hh); outputs y [T, B, H], h_n.
+template <typename T>
+class RnnLayerCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    s_.Init(ctx, 1);
+    relu_ = RnnRelu(ctx);
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const SeqShape s = s_;
+    const bool relu = relu_;
+    const int64_t bh = s.b * s.h;
+    const T *x = args.input<T>(0), *h0 = args.input<T>(1), *w_ih = args.input<T>(2), *w_hh = args.input<T>(3);
+    const T* bias = args.input<T>(4);
+    T *y = args.output<T>(0), *hn = args.output<T>(1);
+    // y holds every step's pre-activation until its step runs: x W_ih^T + b, then + h_{t-1} W_hh^T.
+    FillRows(y, s.t * s.b, s.h, s.h, bias);
+    Gemm<T>(false, true, s.t * s.b, s.h, s.in, x, s.in, w_ih, s.in, T(1), y, s.h);
+    std::memcpy(hn, h0, sizeof(T) * bh);
+    for (int64_t k = 0; k < s.t; ++k) {
+      T* yt = y + s.Step(k) * bh;
+      Gemm<T>(false, true, s.b, s.h, s.h, hn, s.h, w_hh, s.h, T(1), yt, s.h);
+      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) yt[e] = RnnActivate(yt[e], relu);
+      });
+      std::memcpy(hn, yt, sizeof(T) * bh);
+    }
+  }
+
+ private:
+  SeqShape s_;
+  bool relu_ = false;
+};
+
+// RNNLayerGrad. Inputs x, h0, w_ih, w_hh, y, dy, dh_n; outputs dx, dh0, dw_ih, dw_hh, dbias.
+template <typename T>
+class RnnLayerGradCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    s_.Init(ctx, 1);
+    relu_ = RnnRelu(ctx);
+    const int64_t rows = s_.t * s_.b;
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * s_.h + s_.b * s_.h));  // dz, h_prev, dh
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const SeqShape s = s_;
+    const bool relu = relu_;
+    const int64_t bh = s.b * s.h, rows = s.t * s.b;
+    const T *x = args.input<T>(0), *h0 = args.input<T>(1), *w_ih = args.input<T>(2), *w_hh = args.input<T>(3);
+    const T *y = args.input<T>(4), *dy = args.input<T>(5), *dhn = args.input<T>(6);
+    T *dx = args.output<T>(0), *dh0 = args.output<T>(1), *dw_ih = args.output<T>(2), *dw_hh = args.output<T>(3);
+    T* dbias = args.output<T>(4);
+    T* dz = args.workspace<T>();
+    T* h_prev = dz + rows * s.h;
+    T* dh = h_prev + rows * s.h;
+    std::memcpy(dh, dhn, sizeof(T) * bh);
+    for (int64_t k = s.t - 1; k >= 0; --k) {
+      const int64_t t = s.Step(k);
+      std::memcpy(h_prev + t * bh, k == 0 ? h0 : y + s.Step(k - 1) * bh, sizeof(T) * bh);
+      const T *yt = y + t * bh, *dyt = dy + t * bh;
+      T* dzt = dz + t * bh;
+      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t e = begin; e < end; ++e) dzt[e] = (dyt[e] + dh[e]) * RnnActivateGrad(yt[e], relu);
+      });
+      Gemm<T>(false, false, s.b, s.h, s.h, dzt, s.h, w_hh, s.h, T(0), dh, s.h);  // dh_{t-1} = dz W_hh
+    }
+    std::memcpy(dh0, dh, sizeof(T) * bh);
+    Gemm<T>(false, false, rows, s.in, s.h, dz, s.h, w_ih, s.in, T(0), dx, s.in);
+    Gemm<T>(true, false, s.h, s.in, rows, dz, s.h, x, s.in, T(0), dw_ih, s.in);
+    Gemm<T>(true, false, s.h, s.h, rows, dz, s.h, h_prev, s.h, T(0), dw_hh, s.h);
+    SumRows(dz, rows, s.h, dbias);
+  }
+
+ private:
+  SeqShape s_;
+  bool relu_ = false;
+};
+
 KernelAttr SameAttr(TypeId id, int n_in, int n_out) {
   KernelAttr attr;
   for (int i = 0; i < n_in; ++i) attr.AddInputAttr(id);
@@ -169,6 +386,15 @@ KernelAttr SameAttr(TypeId id, int n_in, int n_out) {
 
 REG_LSTM(kNumberTypeFloat32, float);
 REG_LSTM(kNumberTypeFloat64, double);
+
+#define REG_GRU_RNN(ID, T)                                                       \
+  MS_REG_CPU_KERNEL(GRULayer, SameAttr(ID, 6, 3), GruLayerCpuKernel<T>);         \
+  MS_REG_CPU_KERNEL(GRULayerGrad, SameAttr(ID, 8, 6), GruLayerGradCpuKernel<T>); \
+  MS_REG_CPU_KERNEL(RNNLayer, SameAttr(ID, 5, 2), RnnLayerCpuKernel<T>);         \
+  MS_REG_CPU_KERNEL(RNNLayerGrad, SameAttr(ID, 7, 5), RnnLayerGradCpuKernel<T>)
+
+REG_GRU_RNN(kNumberTypeFloat32, float);
+REG_GRU_RNN(kNumberTypeFloat64, double);
 
 }  // namespace
 }  // namespace opforge

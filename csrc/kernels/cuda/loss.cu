@@ -1,5 +1,6 @@
-// The softmax cross-entropy losses over logits [N, C], one thread per row, with the math of
-// opforge/functors/softmax.h (as csrc/kernels/cpu/loss.cc):
+// The softmax cross-entropy losses over logits [N, C] with the math of opforge/functors/softmax.h (as
+// csrc/kernels/cpu/loss.cc): one thread per row, or for rows of many classes a block per row (the *Rows
+// kernels: online max and sum merged by warp shuffles and shared memory, softmax.cuh):
 //   SoftmaxCrossEntropyKernel: loss[i] = -sum(labels * log_softmax), backprop = softmax - labels;
 //   SparseSoftmaxCrossEntropyGradKernel: (softmax - onehot(labels)) / N;
 //   SparseSoftmaxCrossEntropyLossKernel: each row's -log_softmax[label] in double, whose mean the
@@ -9,6 +10,7 @@
 #include "opforge/cuda.h"
 #include "opforge/functors/softmax.h"
 #include "reduce.cuh"
+#include "softmax.cuh"
 
 namespace opforge {
 namespace cuda {
@@ -66,6 +68,78 @@ __global__ void SparseSoftmaxCrossEntropyLossKernel(const T* x, const L* labels,
     // -log_softmax[label] = log(s) + max - x[label]
     const S loss = (math::log(st.sum) + static_cast<S>(st.max)) - static_cast<S>(Load(xi[labels[i]]));
     row_loss[i] = static_cast<double>(loss);
+  }
+}
+
+// SoftmaxCrossEntropyKernel with a block of kBlock threads per row of c >= 1 classes.
+template <typename T, int kBlock>
+__global__ void SoftmaxCrossEntropyRowsKernel(const T* x, const T* labels, T* loss, T* backprop, int64_t n,
+                                              int64_t c) {
+  using C = compute_t<T>;
+  using S = acc_t<T>;
+  __shared__ S cells[SoftmaxCells(kBlock)];
+  for (int64_t r = blockIdx.x; r < n; r += gridDim.x) {
+    const T* xr = x + r * c;
+    const T* lr = labels + r * c;
+    T* br = backprop + r * c;
+    const SoftmaxRowStats<T> st = BlockSoftmaxStats<T, kBlock>(xr, c, cells);
+    const S log_sum = math::log(st.sum), inv = S(1) / st.sum;
+    S acc = 0;
+    for (int64_t j = threadIdx.x; j < c; j += kBlock) {
+      const C v = Load(xr[j]);
+      const S label = static_cast<S>(Load(lr[j]));
+      acc += label * LogSoftmaxOf(v, st, log_sum);
+      br[j] = Store<T>(static_cast<C>(SoftmaxOf(v, st, inv) - label));
+    }
+    acc = BlockSum<S, kBlock>(acc, cells);
+    if (threadIdx.x == 0) loss[r] = Store<T>(static_cast<C>(-acc));
+    __syncthreads();  // the shared cells are the next row's
+  }
+}
+
+// SparseSoftmaxCrossEntropyGradKernel with a block per row of c >= 1 classes.
+template <typename T, typename L, int kBlock>
+__global__ void SparseSoftmaxCrossEntropyGradRowsKernel(const T* x, const L* labels, T* grad, int64_t n, int64_t c) {
+  using C = compute_t<T>;
+  using S = acc_t<T>;
+  __shared__ S cells[SoftmaxCells(kBlock)];
+  const S scale = S(1) / static_cast<S>(n);
+  for (int64_t r = blockIdx.x; r < n; r += gridDim.x) {
+    const T* xr = x + r * c;
+    T* gr = grad + r * c;
+    if (!ValidLabel(labels[r], c)) {  // the same for the whole block: no barrier is skipped by some only
+      for (int64_t j = threadIdx.x; j < c; j += kBlock) gr[j] = Store<T>(limits::QuietNaN<C>());
+      continue;
+    }
+    const int64_t label = static_cast<int64_t>(labels[r]);
+    const SoftmaxRowStats<T> st = BlockSoftmaxStats<T, kBlock>(xr, c, cells);
+    const S inv = S(1) / st.sum;
+    for (int64_t j = threadIdx.x; j < c; j += kBlock) {
+      const S p = SoftmaxOf(Load(xr[j]), st, inv);
+      gr[j] = Store<T>(static_cast<C>((p - (j == label ? S(1) : S(0))) * scale));
+    }
+    __syncthreads();
+  }
+}
+
+// SparseSoftmaxCrossEntropyLossKernel with a block per row of c >= 1 classes.
+template <typename T, typename L, int kBlock>
+__global__ void SparseSoftmaxCrossEntropyLossRowsKernel(const T* x, const L* labels, double* row_loss, int64_t n,
+                                                        int64_t c) {
+  using S = acc_t<T>;
+  __shared__ S cells[SoftmaxCells(kBlock)];
+  for (int64_t r = blockIdx.x; r < n; r += gridDim.x) {
+    if (!ValidLabel(labels[r], c)) {  // the same for the whole block
+      if (threadIdx.x == 0) row_loss[r] = limits::QuietNaN<double>();
+      continue;
+    }
+    const T* xr = x + r * c;
+    const SoftmaxRowStats<T> st = BlockSoftmaxStats<T, kBlock>(xr, c, cells);
+    if (threadIdx.x == 0) {
+      const S loss = (math::log(st.sum) + static_cast<S>(st.max)) - static_cast<S>(Load(xr[labels[r]]));
+      row_loss[r] = static_cast<double>(loss);
+    }
+    __syncthreads();
   }
 }
 

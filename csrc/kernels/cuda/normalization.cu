@@ -1,8 +1,11 @@
 // BatchNorm, BatchNormGrad, LayerNorm, LayerNormGrad with the math of opforge/functors/normalization.h
-// (shared with csrc/kernels/cpu/normalization.cc). Grid-stride loops without shared memory or barriers
-// (so the tests' host emulation runs them): one thread per channel for the BatchNorm statistics and
-// sums, one per element for y and dx; one thread per row for LayerNorm and LayerNormGrad's dx, one
-// per gamma element for dgamma / dbeta. Instantiated by name (opforge/kernels/gpu/normalization.py).
+// (shared with csrc/kernels/cpu/normalization.cc): the BatchNorm statistics and gradient sums a block per
+// channel when channels have many elements (block sums, block.cuh), else one thread per channel; one thread
+// per element for y and dx; LayerNorm and LayerNormGrad's dx a block per row when rows are long
+// (two block sums each: mean then variance, or sum(g) and sum(g * xhat); block.cuh), else one thread per
+// row; one thread per gamma element for dgamma / dbeta. Instantiated by name
+// (opforge/kernels/gpu/normalization.py).
+#include "block.cuh"
 #include "opforge/cuda.h"
 #include "opforge/functors/normalization.h"
 
@@ -11,12 +14,32 @@ namespace cuda {
 
 // Per channel: training: the batch's mean and biased variance; inference: the given ones. Writes the
 // four statistics outputs and the affine coefficients (a, b) of y = x * a + b, in acc_t<T>.
+// Writes channel ch's four statistics outputs and its affine coefficients (a, b) of y = x * a + b, in
+// acc_t<T>, from its mean and variance (the batch's when training, else the given ones).
+template <typename T>
+__device__ void BatchNormStoreChannel(const T* scale, const T* bias, const T* mean_in, const T* var_in, T* mean_out,
+                                      T* var_out, T* reserve1, T* reserve2, acc_t<T>* coef, int64_t ch, int training,
+                                      acc_t<T> mean, acc_t<T> var, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  const BatchNormAffine<T> f =
+      BatchNormAffine<T>::Of(static_cast<S>(Load(scale[ch])), static_cast<S>(Load(bias[ch])), mean, var, eps);
+  coef[2 * ch] = f.a;
+  coef[2 * ch + 1] = f.b;
+  const T m = training ? Store<T>(static_cast<C>(mean)) : mean_in[ch];
+  const T v = training ? Store<T>(static_cast<C>(var)) : var_in[ch];
+  mean_out[ch] = m;
+  reserve1[ch] = m;
+  var_out[ch] = v;
+  reserve2[ch] = v;
+}
+
+// Per channel, one thread each: training: the batch's mean and biased variance; inference: the given ones.
 template <typename T>
 __global__ void BatchNormStatsKernel(const T* x, const T* scale, const T* bias, const T* mean_in, const T* var_in,
                                      T* mean_out, T* var_out, T* reserve1, T* reserve2, acc_t<T>* coef, int64_t n,
                                      int64_t c, int64_t s, int training, double eps) {
   using S = acc_t<T>;
-  using C = compute_t<T>;
   const BatchNormGeometry g{n, c, s};
   OPF_GRID_STRIDE_LOOP(ch, c) {
     S mean, var;
@@ -28,16 +51,34 @@ __global__ void BatchNormStatsKernel(const T* x, const T* scale, const T* bias, 
       mean = static_cast<S>(Load(mean_in[ch]));
       var = static_cast<S>(Load(var_in[ch]));
     }
-    const BatchNormAffine<T> f =
-        BatchNormAffine<T>::Of(static_cast<S>(Load(scale[ch])), static_cast<S>(Load(bias[ch])), mean, var, eps);
-    coef[2 * ch] = f.a;
-    coef[2 * ch + 1] = f.b;
-    const T m = training ? Store<T>(static_cast<C>(mean)) : mean_in[ch];
-    const T v = training ? Store<T>(static_cast<C>(var)) : var_in[ch];
-    mean_out[ch] = m;
-    reserve1[ch] = m;
-    var_out[ch] = v;
-    reserve2[ch] = v;
+    BatchNormStoreChannel(scale, bias, mean_in, var_in, mean_out, var_out, reserve1, reserve2, coef, ch, training,
+                          mean, var, eps);
+  }
+}
+
+// Training's statistics with a block of kBlock threads per channel of n * s >= 1 elements: the mean, then
+// the biased variance about it (two block sums, as the CPU's two passes).
+template <typename T, int kBlock>
+__global__ void BatchNormStatsRowsKernel(const T* x, const T* scale, const T* bias, const T* mean_in,
+                                         const T* var_in, T* mean_out, T* var_out, T* reserve1, T* reserve2,
+                                         acc_t<T>* coef, int64_t n, int64_t c, int64_t s, int training, double eps) {
+  using S = acc_t<T>;
+  __shared__ S cells[kBlock / 32 + 1];
+  const BatchNormGeometry g{n, c, s};
+  const int64_t m = g.count();
+  for (int64_t ch = blockIdx.x; ch < c; ch += gridDim.x) {
+    S sum = 0;
+    for (int64_t k = threadIdx.x; k < m; k += kBlock) sum += static_cast<S>(Load(x[g.Index(k / s, ch, k % s)]));
+    const S mean = BlockSum<S, kBlock>(sum, cells) / static_cast<S>(m);
+    S sq = 0;
+    for (int64_t k = threadIdx.x; k < m; k += kBlock) {
+      const S d = static_cast<S>(Load(x[g.Index(k / s, ch, k % s)])) - mean;
+      sq += d * d;
+    }
+    const S var = BlockSum<S, kBlock>(sq, cells) / static_cast<S>(m);
+    if (threadIdx.x == 0)
+      BatchNormStoreChannel(scale, bias, mean_in, var_in, mean_out, var_out, reserve1, reserve2, coef, ch, training,
+                            mean, var, eps);
   }
 }
 
@@ -52,25 +93,61 @@ __global__ void BatchNormApplyKernel(const T* x, const acc_t<T>* coef, T* y, int
 
 // Per channel: dscale, dbias and the coefficients of dx = k_dy * dy + k_xmu * (x - mean) + k_const
 // (4 values of acc_t<T> per channel).
+// Writes channel ch's dscale, dbias and the coefficients of dx from its sums.
+template <typename T>
+__device__ void BatchNormGradStoreChannel(const T* scale, T* dscale, T* dbias, acc_t<T>* coef, int64_t ch,
+                                          acc_t<T> mean, acc_t<T> var, const BatchNormGradSums<T>& sums,
+                                          int64_t count, int training, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  dscale[ch] = Store<T>(static_cast<C>(sums.dy_xmu * InvStd(var, eps)));
+  dbias[ch] = Store<T>(static_cast<C>(sums.dy));
+  const BatchNormGradDx<T> f =
+      BatchNormGradDx<T>::Of(training != 0, static_cast<S>(Load(scale[ch])), mean, var, eps, sums, count);
+  coef[4 * ch] = f.k_dy;
+  coef[4 * ch + 1] = f.k_xmu;
+  coef[4 * ch + 2] = f.k_const;
+  coef[4 * ch + 3] = f.mean;
+}
+
+// Per channel, one thread each: dscale, dbias and the coefficients of
+// dx = k_dy * dy + k_xmu * (x - mean) + k_const (4 values of acc_t<T> per channel).
 template <typename T>
 __global__ void BatchNormGradSumsKernel(const T* dy, const T* x, const T* scale, const T* mean_in, const T* var_in,
                                         T* dscale, T* dbias, acc_t<T>* coef, int64_t n, int64_t c, int64_t s,
                                         int training, double eps) {
   using S = acc_t<T>;
-  using C = compute_t<T>;
   const BatchNormGeometry g{n, c, s};
   OPF_GRID_STRIDE_LOOP(ch, c) {
     const S mean = static_cast<S>(Load(mean_in[ch]));
     const S var = static_cast<S>(Load(var_in[ch]));
     const BatchNormGradSums<T> sums = BatchNormGradChannelSums(dy, x, g, ch, mean);
-    dscale[ch] = Store<T>(static_cast<C>(sums.dy_xmu * InvStd(var, eps)));
-    dbias[ch] = Store<T>(static_cast<C>(sums.dy));
-    const BatchNormGradDx<T> f =
-        BatchNormGradDx<T>::Of(training != 0, static_cast<S>(Load(scale[ch])), mean, var, eps, sums, g.count());
-    coef[4 * ch] = f.k_dy;
-    coef[4 * ch + 1] = f.k_xmu;
-    coef[4 * ch + 2] = f.k_const;
-    coef[4 * ch + 3] = f.mean;
+    BatchNormGradStoreChannel(scale, dscale, dbias, coef, ch, mean, var, sums, g.count(), training, eps);
+  }
+}
+
+// BatchNormGradSumsKernel with a block of kBlock threads per channel: sum(dy) and sum(dy * (x - mean)).
+template <typename T, int kBlock>
+__global__ void BatchNormGradSumsRowsKernel(const T* dy, const T* x, const T* scale, const T* mean_in,
+                                            const T* var_in, T* dscale, T* dbias, acc_t<T>* coef, int64_t n,
+                                            int64_t c, int64_t s, int training, double eps) {
+  using S = acc_t<T>;
+  __shared__ S cells[kBlock / 32 + 1];
+  const BatchNormGeometry g{n, c, s};
+  const int64_t m = g.count();
+  for (int64_t ch = blockIdx.x; ch < c; ch += gridDim.x) {
+    const S mean = static_cast<S>(Load(mean_in[ch]));
+    S sdy = 0, sdx = 0;
+    for (int64_t k = threadIdx.x; k < m; k += kBlock) {
+      const int64_t i = g.Index(k / s, ch, k % s);
+      const S d = static_cast<S>(Load(dy[i]));
+      sdy += d;
+      sdx += d * (static_cast<S>(Load(x[i])) - mean);
+    }
+    const BatchNormGradSums<T> sums{BlockSum<S, kBlock>(sdy, cells), BlockSum<S, kBlock>(sdx, cells)};
+    if (threadIdx.x == 0)
+      BatchNormGradStoreChannel(scale, dscale, dbias, coef, ch, mean, static_cast<S>(Load(var_in[ch])), sums, m,
+                                training, eps);
   }
 }
 
@@ -109,6 +186,69 @@ template <typename T>
 __global__ void LayerNormGradParamKernel(const T* x, const T* dy, const T* var, const T* mean, T* dgamma, T* dbeta,
                                          int64_t total, int64_t m, int64_t p, double eps) {
   OPF_GRID_STRIDE_LOOP(q, p) { LayerNormGradParam(x, dy, mean, var, dgamma, dbeta, q, total, m, p, eps); }
+}
+
+// LayerNorm with a block of kBlock threads per row of m >= 1 elements (rows taken block by block): the
+// mean, then the biased variance about it (two passes, as the CPU), then y; coalesced and deterministic.
+template <typename T, int kBlock>
+__global__ void LayerNormRowsKernel(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* var, int64_t rows,
+                                    int64_t m, int64_t p, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  __shared__ S cells[kBlock / 32 + 1];
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * m;
+    T* yr = y + r * m;
+    S sum = 0;
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) sum += static_cast<S>(Load(xr[j]));
+    const S mu = BlockSum<S, kBlock>(sum, cells) / static_cast<S>(m);
+    S sq = 0;
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) {
+      const S d = static_cast<S>(Load(xr[j])) - mu;
+      sq += d * d;
+    }
+    const S v = BlockSum<S, kBlock>(sq, cells) / static_cast<S>(m);
+    const S rstd = InvStd(v, eps);
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) {
+      const int64_t q = (r * m + j) % p;
+      const S out = LayerNormElement(static_cast<S>(Load(xr[j])), mu, rstd, static_cast<S>(Load(gamma[q])),
+                                     static_cast<S>(Load(beta[q])));
+      yr[j] = Store<T>(static_cast<C>(out));
+    }
+    if (threadIdx.x == 0) {
+      mean[r] = Store<T>(static_cast<C>(mu));
+      var[r] = Store<T>(static_cast<C>(v));
+    }
+  }
+}
+
+// LayerNormGrad's dx with a block per row of m >= 1 elements: sum(g) and sum(g * xhat), then dx.
+template <typename T, int kBlock>
+__global__ void LayerNormGradDxRowsKernel(const T* x, const T* dy, const T* var, const T* mean, const T* gamma, T* dx,
+                                          int64_t rows, int64_t m, int64_t p, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  __shared__ S cells[kBlock / 32 + 1];
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * m;
+    const T* dyr = dy + r * m;
+    const S mu = static_cast<S>(Load(mean[r]));
+    const S rstd = InvStd(static_cast<S>(Load(var[r])), eps);
+    S sg = 0, sgx = 0;
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) {
+      const S g = static_cast<S>(Load(dyr[j])) * static_cast<S>(Load(gamma[(r * m + j) % p]));
+      sg += g;
+      sgx += g * (static_cast<S>(Load(xr[j])) - mu) * rstd;
+    }
+    const S inv_m = S(1) / static_cast<S>(m);
+    const S mg = BlockSum<S, kBlock>(sg, cells) * inv_m;
+    const S mgx = BlockSum<S, kBlock>(sgx, cells) * inv_m;
+    for (int64_t j = threadIdx.x; j < m; j += kBlock) {
+      const S g = static_cast<S>(Load(dyr[j])) * static_cast<S>(Load(gamma[(r * m + j) % p]));
+      const S xhat = (static_cast<S>(Load(xr[j])) - mu) * rstd;
+      dx[r * m + j] = Store<T>(static_cast<C>(LayerNormGradElement(g, xhat, rstd, mg, mgx)));
+    }
+  }
 }
 
 }  // namespace cuda

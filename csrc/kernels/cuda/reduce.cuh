@@ -1,6 +1,10 @@
-// Reductions as grid-stride loops, without shared memory or barriers (so the tests' host emulation
-// runs them): the reducers of opforge/functors/reduce.h over the input seen as kept dims (which
-// select an output) and reduced dims (walked for each output), merged as the CPU kernels merge them.
+// Reductions: the reducers of opforge/functors/reduce.h over the input seen as kept dims (which select an
+// output) and reduced dims (walked for each output), merged as the CPU kernels merge them.
+//
+// Rows whose reduced elements are contiguous (the innermost dim reduced) take blocks: each block reduces
+// a chunk of one output with a shared-memory tree (ReduceBlockKernel); one block per output finishes in
+// that pass, more write a partial per block that ReduceBlockFinishKernel combines, one block per output.
+// The tree's order is fixed, so a shape and launch give one result.
 //
 // Few outputs over many elements split each output's reduced elements into `chunks` strided
 // chunks (chunk c takes elements c, c + chunks, ...): ReducePartialKernel writes one partial
@@ -95,6 +99,58 @@ __global__ void ReduceFinishKernel(const typename R::A* partial, Out* out, int64
     typename R::A acc = R::Identity();
     for (int64_t c = 0; c < n; ++c) acc = R::Combine(acc, partial[c * ix.outputs + o]);
     out[o] = R::Finish(acc, ix.count);
+  }
+}
+
+// The combination of every thread's `acc` in the block (a tree over shared memory; kBlock a power of 2),
+// returned to every thread. The caller synchronises before `cells` is written again.
+template <typename R, int kBlock>
+__device__ typename R::A BlockCombine(typename R::A acc, typename R::A* cells) {
+  cells[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = kBlock / 2; s > 0; s >>= 1) {
+    if (static_cast<int>(threadIdx.x) < s) cells[threadIdx.x] = R::Combine(cells[threadIdx.x], cells[threadIdx.x + s]);
+    __syncthreads();
+  }
+  return cells[0];
+}
+
+// Block b reduces chunk c = b % per_output of output o = b / per_output: thread t takes the chunk's
+// elements t, t + kBlock, ... (chunk c starts at c * kBlock and steps per_output * kBlock). With one chunk
+// per output it stores the result, else the chunk's partial at partial[c * outputs + o].
+template <typename R, typename In, typename Out, int kBlock>
+__global__ void ReduceBlockKernel(const In* x, typename R::A* partial, Out* out, ReduceIndex ix, int64_t per_output) {
+  using A = typename R::A;
+  // Raw words: an accumulator type may have a constructor, which a __shared__ variable must not.
+  __shared__ SharedWords raw[(kBlock * sizeof(A) + sizeof(SharedWords) - 1) / sizeof(SharedWords)];
+  A* cells = reinterpret_cast<A*>(raw);
+  for (int64_t b = blockIdx.x; b < ix.outputs * per_output; b += gridDim.x) {
+    const int64_t o = b / per_output, c = b % per_output;
+    A acc = ReduceStrided<R>(x, ix, ix.KeptOffset(o), c * kBlock + threadIdx.x, per_output * kBlock);
+    acc = BlockCombine<R, kBlock>(acc, cells);
+    if (threadIdx.x == 0) {
+      if (per_output == 1) {
+        out[o] = ix.count == 0 ? R::Empty() : R::Finish(acc, ix.count);
+      } else {
+        partial[c * ix.outputs + o] = acc;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// out[o] = Finish(the combination of partial[c * outputs + o], c < per_output): a block per output.
+template <typename R, typename Out, int kBlock>
+__global__ void ReduceBlockFinishKernel(const typename R::A* partial, Out* out, int64_t per_output, ReduceIndex ix) {
+  using A = typename R::A;
+  __shared__ SharedWords raw[(kBlock * sizeof(A) + sizeof(SharedWords) - 1) / sizeof(SharedWords)];
+  A* cells = reinterpret_cast<A*>(raw);
+  for (int64_t o = blockIdx.x; o < ix.outputs; o += gridDim.x) {
+    A acc = R::Identity();
+    for (int64_t c = threadIdx.x; c < per_output; c += kBlock) acc = R::Combine(acc, partial[c * ix.outputs + o]);
+    acc = BlockCombine<R, kBlock>(acc, cells);
+    if (threadIdx.x == 0) out[o] = R::Finish(acc, ix.count);
+    __syncthreads();
   }
 }
 

@@ -1,10 +1,14 @@
-// Softmax and LogSoftmax along one axis, the input seen as [outer, n, inner] around it: one thread
-// per row (outer * inner rows of n elements, neighbouring threads on neighbouring columns), looping
-// over the row three times (max, sum of exponentials, write) with the math of
-// opforge/functors/softmax.h. Correct for any n, and without shared memory, so the tests' host
-// emulation runs it. Instantiated by name (opforge/kernels/gpu/softmax.py registers which).
+// Softmax and LogSoftmax along one axis, the input seen as [outer, n, inner] around it, with the math of
+// opforge/functors/softmax.h:
+// - rows along the last axis (inner == 1) of 32 or more elements: a block per row (SoftmaxRowsKernel).
+//   Each thread builds the online statistics (max, sum of exp) of its strided elements in one read, the
+//   warps merge them with shuffles and the block through shared memory, then every thread writes its
+//   elements: two reads and one write per element, coalesced, and deterministic for a shape;
+// - otherwise (short rows, or rows across the inner dims): one thread per row (SoftmaxKernel).
+// Instantiated by name (opforge/kernels/gpu/softmax.py registers which).
 #include "opforge/cuda.h"
 #include "opforge/functors/softmax.h"
+#include "softmax.cuh"
 
 namespace opforge {
 namespace cuda {
@@ -24,6 +28,47 @@ __global__ void SoftmaxKernel(const T* x, T* y, int64_t outer, int64_t n, int64_
       const C v = Load(xr[k * inner]);
       yr[k * inner] = Store<T>(static_cast<C>(kLog ? LogSoftmaxOf(v, st, scale) : SoftmaxOf(v, st, scale)));
     }
+  }
+}
+
+// kBlock threads (a multiple of 32) per row; rows taken block by block (grid-stride over rows).
+template <typename T, bool kLog, int kBlock>
+__global__ void SoftmaxRowsKernel(const T* x, T* y, int64_t rows, int64_t n) {
+  using C = compute_t<T>;
+  using S = acc_t<T>;
+  constexpr int kWarps = kBlock / 32;
+  __shared__ S warp_max[kWarps];
+  __shared__ S warp_sum[kWarps];
+  __shared__ S row_max[1];
+  __shared__ S row_scale[1];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    SoftmaxPiece<S> piece{S(0), S(0)};
+    for (int64_t k = threadIdx.x; k < n; k += kBlock) piece = SoftmaxMerge(piece, SoftmaxPiece<S>{S(Load(xr[k])), S(1)});
+    piece = WarpMergeSoftmax(piece);
+    if (lane == 0) {
+      warp_max[warp] = piece.max;
+      warp_sum[warp] = piece.sum;
+    }
+    __syncthreads();
+    if (warp == 0) {
+      piece = lane < kWarps ? SoftmaxPiece<S>{warp_max[lane], warp_sum[lane]} : SoftmaxPiece<S>{S(0), S(0)};
+      piece = WarpMergeSoftmax(piece);
+      if (lane == 0) {
+        row_max[0] = piece.max;
+        row_scale[0] = kLog ? S(math::log(piece.sum)) : S(1) / piece.sum;
+      }
+    }
+    __syncthreads();
+    const SoftmaxRowStats<T> st{static_cast<C>(row_max[0]), S(0)};
+    const S scale = row_scale[0];
+    for (int64_t k = threadIdx.x; k < n; k += kBlock) {
+      const C v = Load(xr[k]);
+      yr[k] = Store<T>(static_cast<C>(kLog ? LogSoftmaxOf(v, st, scale) : SoftmaxOf(v, st, scale)));
+    }
+    __syncthreads();  // the shared cells are the next row's
   }
 }
 

@@ -1,16 +1,22 @@
-"""Argmax on the GPU: ``ArgMaxKernel`` of ``csrc/kernels/cuda/argmax.cu``, one thread per output
-element scanning the axis with the CPU's rule (ties keep the first index, the first NaN wins)."""
+"""Argmax and Argmin on the GPU (``csrc/kernels/cuda/argmax.cu``, the CPU's rule: ties keep the first
+index, the first NaN wins): contiguous rows (the last axis) of at least ``ROW_BLOCK_MIN`` elements take a
+block each (``ArgRowsKernel``: warp shuffles and shared memory); otherwise one thread per output element
+scans the axis (``ArgMaxKernel`` / ``ArgMinKernel``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from opforge.errors import KernelError
-from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.support import launch_1d, numel
 
 __all__ = []
+
+ROW_BLOCK = 256  # threads per row of ArgRowsKernel (kBlock)
+ROW_BLOCK_MIN = 256  # a contiguous row this long takes a block
+_MAX_GRID = 65535
 
 
 def _axis_and_inner(spec) -> tuple:
@@ -36,11 +42,22 @@ def _axis_and_inner(spec) -> tuple:
 
 
 def _argmax_loop(spec, function, kernel):
-    """``ArgMaxKernel<T, O>(x, y, outputs, n, inner)``."""
+    """``ArgRowsKernel<kMin, T, O, 256>(x, y, rows, n)`` for long contiguous rows, else
+    ``ArgMaxKernel<T, O>(x, y, outputs, n, inner)`` (or ArgMin's)."""
     device, runtime = spec.device, spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     n, inner = _axis_and_inner(spec)
     outputs = numel(shape)
+    if inner == 1 and n >= ROW_BLOCK_MIN and outputs:
+        rows_fn = function_for(runtime, kernel, kernel.helpers[0])
+        grid, block = (min(outputs, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1)
+
+        def run_rows(arrays):
+            out = device.empty(shape, np_dtype)
+            runtime.launch(rows_fn, grid, block, (arrays[0], out, np.int64(outputs), np.int64(n)))
+            return out
+
+        return run_rows
 
     def run(arrays):
         out = device.empty(shape, np_dtype)
@@ -50,15 +67,14 @@ def _argmax_loop(spec, function, kernel):
     return run
 
 
-mirror_cpu_kernels(
-    "Argmax",
-    lambda attr: CudaKernel(
-        "argmax.cu", f"opforge::cuda::ArgMaxKernel<{ctype(attr.inputs[0])}, {ctype(attr.outputs[0])}>", _argmax_loop
-    ),
-)
-mirror_cpu_kernels(
-    "Argmin",
-    lambda attr: CudaKernel(
-        "argmax.cu", f"opforge::cuda::ArgMinKernel<{ctype(attr.inputs[0])}, {ctype(attr.outputs[0])}>", _argmax_loop
-    ),
-)
+def _make(name: str, k_min: str):
+    def make(attr):
+        t, o = ctype(attr.inputs[0]), ctype(attr.outputs[0])
+        rows = f"opforge::cuda::ArgRowsKernel<{k_min}, {t}, {o}, {ROW_BLOCK}>"
+        return CudaKernel("argmax.cu", f"opforge::cuda::{name}<{t}, {o}>", _argmax_loop, helpers=(rows,))
+
+    return make
+
+
+mirror_cpu_kernels("Argmax", _make("ArgMaxKernel", "false"))
+mirror_cpu_kernels("Argmin", _make("ArgMinKernel", "true"))

@@ -9,11 +9,11 @@ import math
 import numpy as np
 
 from opforge.errors import KernelError
+from opforge.geometry import strided_slice_walk
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.fill import fill
 from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
-from opforge.primitives.array_ops import strided_slice_walk
 
 __all__ = []
 

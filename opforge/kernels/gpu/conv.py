@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from opforge.errors import KernelError
+from opforge.geometry import conv_output_and_pads
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.support import launch_1d, numel
-from opforge.primitives.conv_ops import conv_output_and_pads
 
 __all__ = []
 

@@ -1,6 +1,8 @@
 """GPU kernels of SoftmaxCrossEntropyWithLogits and SparseSoftmaxCrossEntropyWithLogits (both modes
-of ``is_grad``): the kernels of ``csrc/kernels/cuda/loss.cu``, one thread per row, for every
-KernelAttr the CPU registers. The sparse loss's mean over rows runs the passes of ``reduce.cuh``.
+of ``is_grad``): the kernels of ``csrc/kernels/cuda/loss.cu`` for every KernelAttr the CPU registers:
+rows of at least ``ROW_BLOCK_MIN`` classes take a block each (the ``*RowsKernel`` kernels: online max and
+sum merged by warp shuffles and shared memory), shorter rows a thread each. The sparse loss's mean over
+rows runs the passes of ``reduce.cuh``.
 
 Labels outside [0, C) are an error, as on the CPU: the labels are read back to the host and checked
 before the launch (a synchronisation; the kernels also never read outside a row).
@@ -20,11 +22,30 @@ from opforge.kernels.gpu.reduce import ReducePlan, chunks_for, passes_for, reduc
 __all__ = []
 
 _SOURCE = "loss.cu"
+ROW_BLOCK = 256  # threads per row of the *RowsKernel kernels (their kBlock)
+ROW_BLOCK_MIN = 64  # rows of this many classes take a block; fewer a thread
+_MAX_GRID = 65535
 
 
-def _launch_rows(runtime, function, n: int, args: tuple) -> None:
-    if n > 0:
-        runtime.launch(function, grid_for(runtime, n), (BLOCK, 1, 1), args)
+def _row_launcher(runtime, kernel, thread_name: str, n: int, c: int):
+    """``launch(args)`` over the n rows: a block per row (the ``thread_name``'s *Rows twin among
+    ``kernel``'s helpers) when rows have at least ``ROW_BLOCK_MIN`` classes, else a thread per row."""
+    if c >= ROW_BLOCK_MIN:
+        function, grid, block = function_for(runtime, kernel, _rows(thread_name)), (min(n, _MAX_GRID), 1, 1), ROW_BLOCK
+    else:
+        function, grid, block = function_for(runtime, kernel, thread_name), grid_for(runtime, n), BLOCK
+
+    def launch(args):
+        if n > 0:
+            runtime.launch(function, grid, (block, 1, 1), args)
+
+    return launch
+
+
+def _rows(name: str) -> str:
+    """The block-per-row twin of a thread-per-row kernel's name expression."""
+    base, _, args = name.partition("<")
+    return f"{base.removesuffix('Kernel')}RowsKernel<{args[:-1]}, {ROW_BLOCK}>"
 
 
 def _sce_loop(spec, function, kernel):
@@ -33,11 +54,12 @@ def _sce_loop(spec, function, kernel):
     n, c = spec.in_shapes[0]
     outs = spec.entry.attr.outputs
     sizes = (np.int64(n), np.int64(c))
+    launch = _row_launcher(runtime, kernel, kernel.name, n, c)
 
     def run(arrays):
         loss = device.empty(spec.out_shapes[0], outs[0].np_dtype)
         backprop = device.empty(spec.out_shapes[1], outs[1].np_dtype)
-        _launch_rows(runtime, function, n, (arrays[0], arrays[1], loss, backprop, *sizes))
+        launch((arrays[0], arrays[1], loss, backprop, *sizes))
         return loss, backprop
 
     return run
@@ -62,18 +84,18 @@ def _sparse_loop(spec, function, kernel, loss_name: str):
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     sizes = (np.int64(n), np.int64(c))
     if spec.attrs.get("is_grad", False):
-        grad = function_for(runtime, kernel)
+        grad = _row_launcher(runtime, kernel, kernel.name, n, c)
 
         def run_grad(arrays):
             if n:
                 _check_labels(runtime, arrays[1], n, c)
             out = device.empty(shape, np_dtype)
-            _launch_rows(runtime, grad, n, (arrays[0], arrays[1], out, *sizes))
+            grad((arrays[0], arrays[1], out, *sizes))
             return out
 
         return run_grad
 
-    row_losses = function_for(runtime, kernel, loss_name)
+    row_losses = _row_launcher(runtime, kernel, loss_name, n, c)
     mean = passes_for(runtime, _mean_kernel(kernel), np.float64)
     plan = ReducePlan((), ((n, 1),) if n else (), 1, n)
     chunks = chunks_for(runtime, plan)
@@ -83,7 +105,7 @@ def _sparse_loop(spec, function, kernel, loss_name: str):
         losses = device.empty((n,), np.float64)
         if n:
             _check_labels(runtime, arrays[1], n, c)
-            _launch_rows(runtime, row_losses, n, (arrays[0], arrays[1], losses, *sizes))
+            row_losses((arrays[0], arrays[1], losses, *sizes))
         mean.run(device, plan, chunks, losses, runtime.reshape(out, (1,)))
         return out
 
@@ -91,25 +113,27 @@ def _sparse_loop(spec, function, kernel, loss_name: str):
 
 
 def _mean_kernel(kernel: CudaKernel) -> CudaKernel:
-    """The RowLossMean passes among ``kernel``'s helpers (after the grad kernel's name and the row losses')."""
-    names = kernel.helpers[1:]
+    """The RowLossMean passes among ``kernel``'s helpers (after the row losses' and the *Rows kernels')."""
+    names = kernel.helpers[3:]
     return CudaKernel(kernel.source, names[0], None, (), names[1:])
 
 
 def _make_sce(attr):
-    return CudaKernel(_SOURCE, f"opforge::cuda::SoftmaxCrossEntropyKernel<{ctype(attr.inputs[0])}>", _sce_loop)
+    name = f"opforge::cuda::SoftmaxCrossEntropyKernel<{ctype(attr.inputs[0])}>"
+    return CudaKernel(_SOURCE, name, _sce_loop, (), (_rows(name),))
 
 
 def _make_sparse(attr):
     t, label = ctype(attr.inputs[0]), ctype(attr.inputs[1])
     loss_name = f"opforge::cuda::SparseSoftmaxCrossEntropyLossKernel<{t}, {label}>"
+    grad_name = f"opforge::cuda::SparseSoftmaxCrossEntropyGradKernel<{t}, {label}>"
     mean = reduce_kernel(_SOURCE, f"opforge::cuda::RowLossMean<{t}>", "double", t, None)
     return CudaKernel(
         _SOURCE,
-        f"opforge::cuda::SparseSoftmaxCrossEntropyGradKernel<{t}, {label}>",
+        grad_name,
         functools.partial(_sparse_loop, loss_name=loss_name),
         (),
-        (loss_name, mean.name, *mean.helpers),
+        (loss_name, _rows(grad_name), _rows(loss_name), mean.name, *mean.helpers),
     )
 
 

@@ -1,11 +1,14 @@
 """GPU kernels of BatchNorm, BatchNormGrad, LayerNorm and LayerNormGrad: the kernels of
-``csrc/kernels/cuda/normalization.cu`` (the math of ``opforge/functors/normalization.h``, shared with
-the CPU kernels), for every KernelAttr the CPU registers.
+``csrc/kernels/cuda/normalization.cu`` (the math of ``opforge/functors/normalization.h``, shared with the CPU
+kernels), for every KernelAttr the CPU registers.
 
-BatchNorm runs two passes: one thread per channel works out the statistics and the affine
-coefficients (in the accumulation type, into a device workspace), then one thread per element applies
-them. BatchNormGrad likewise (per-channel sums, then dx). LayerNorm takes one thread per row;
-LayerNormGrad one per row for dx and one per gamma element for dgamma and dbeta.
+BatchNorm runs two passes: a block per channel (``BatchNormStatsRowsKernel``, when training over channels of
+at least ``ROW_BLOCK_MIN`` elements; else one thread per channel) works out the statistics and the affine
+coefficients (in the accumulation type, into a device workspace), then one thread per element applies them.
+BatchNormGrad likewise (per-channel sums, ``BatchNormGradSumsRowsKernel``, then dx). LayerNorm and
+LayerNormGrad's dx take a block per row when rows have at least ``ROW_BLOCK_MIN`` elements
+(``LayerNormRowsKernel``, ``LayerNormGradDxRowsKernel``: block sums of warp shuffles and shared memory), else
+one thread per row; LayerNormGrad's dgamma and dbeta one thread per gamma element.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from opforge.kernels.gpu.support import launch_1d
 __all__ = []
 
 _SOURCE = "normalization.cu"
+ROW_BLOCK = 256  # threads per row of the *RowsKernel kernels (their kBlock)
+ROW_BLOCK_MIN = 64  # a row this long takes a block; shorter ones a thread
+_MAX_GRID = 65535
 # acc_t of opforge/functors/reduce.h: the type the statistics and coefficients are kept in.
 _ACC = {"Float16": np.float32, "BFloat16": np.float32, "Float32": np.float64, "Float64": np.float64}
 
@@ -44,11 +50,14 @@ def _batch_norm_loop(spec, function, kernel):
     numel = n * c * s
     sizes = (np.int64(n), np.int64(c), np.int64(s))
 
+    # Inference reads the given statistics: nothing to sum, a thread per channel.
+    stats_fn = _row_launcher(runtime, function, kernel, kernel.helpers[1], c, n * s if training else 0)
+
     def run(arrays):
         y = device.empty(spec.out_shapes[0], np_dtype)
         stats = [device.empty((c,), np_dtype) for _ in range(4)]
         coef = device.empty((2 * c,), acc)
-        launch_1d(runtime, function, c, (*arrays, *stats, coef, *sizes, training, eps))
+        stats_fn((*arrays, *stats, coef, *sizes, training, eps))
         launch_1d(runtime, apply, numel, (arrays[0], coef, y, np.int64(numel), np.int64(c), np.int64(s)))
         return (y, *stats)
 
@@ -66,12 +75,14 @@ def _batch_norm_grad_loop(spec, function, kernel):
     numel = n * c * s
     sizes = (np.int64(n), np.int64(c), np.int64(s))
 
+    sums_fn = _row_launcher(runtime, function, kernel, kernel.helpers[1], c, n * s)
+
     def run(arrays):
         dy, x = arrays[0], arrays[1]
         dx = device.empty(spec.out_shapes[0], np_dtype)
         dscale, dbias = device.empty((c,), np_dtype), device.empty((c,), np_dtype)
         coef = device.empty((4 * c,), acc)
-        launch_1d(runtime, function, c, (*arrays, dscale, dbias, coef, *sizes, training, eps))
+        sums_fn((*arrays, dscale, dbias, coef, *sizes, training, eps))
         launch_1d(runtime, dx_fn, numel, (dy, x, coef, dx, np.int64(numel), np.int64(c), np.int64(s)))
         return dx, dscale, dbias
 
@@ -92,15 +103,26 @@ def _layer_geometry(spec) -> tuple:
     return math.prod(x[: axes[0]]), math.prod(x[axes[0] :]), math.prod(x[axes[1] :])
 
 
+def _row_launcher(runtime, function, kernel, rows_name: str, rows: int, m: int):
+    """``launch(args)`` over ``rows`` rows (or channels) of ``m`` elements: a block per row by the helper
+    ``rows_name`` when rows are long enough, else a thread per row by ``function``."""
+    if m >= ROW_BLOCK_MIN and rows:
+        rows_fn = function_for(runtime, kernel, rows_name)
+        grid, block = (min(rows, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1)
+        return lambda args: runtime.launch(rows_fn, grid, block, args)
+    return lambda args: launch_1d(runtime, function, rows, args)
+
+
 def _layer_norm_loop(spec, function, kernel):
     device, runtime = spec.device, spec.device.runtime
     rows, m, p = _layer_geometry(spec)
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     eps = np.float64(spec.attrs.get("epsilon", 1e-7))
+    launch = _row_launcher(runtime, function, kernel, kernel.helpers[0], rows, m)
 
     def run(arrays):
         outs = [device.empty(shape, np_dtype) for shape in spec.out_shapes]
-        launch_1d(runtime, function, rows, (*arrays, *outs, np.int64(rows), np.int64(m), np.int64(p), eps))
+        launch((*arrays, *outs, np.int64(rows), np.int64(m), np.int64(p), eps))
         return tuple(outs)
 
     return run
@@ -113,11 +135,12 @@ def _layer_norm_grad_loop(spec, function, kernel):
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     eps = np.float64(spec.attrs.get("epsilon", 1e-7))
     total = rows * m
+    launch = _row_launcher(runtime, function, kernel, kernel.helpers[1], rows, m)
 
     def run(arrays):
         x, dy, var, mean, gamma = arrays
         dx, dgamma, dbeta = (device.empty(shape, np_dtype) for shape in spec.out_shapes)
-        launch_1d(runtime, function, rows, (x, dy, var, mean, gamma, dx, np.int64(rows), np.int64(m), np.int64(p), eps))
+        launch((x, dy, var, mean, gamma, dx, np.int64(rows), np.int64(m), np.int64(p), eps))
         launch_1d(
             runtime, param_fn, p, (x, dy, var, mean, dgamma, dbeta, np.int64(total), np.int64(m), np.int64(p), eps)
         )
@@ -126,18 +149,30 @@ def _layer_norm_grad_loop(spec, function, kernel):
     return run
 
 
+def _instance(name: str, t: str) -> str:
+    """``name`` instantiated for the C type ``t`` (and for ``ROW_BLOCK`` threads: a *RowsKernel)."""
+    args = f"{t}, {ROW_BLOCK}" if name.endswith("RowsKernel") else t
+    return f"opforge::cuda::{name}<{args}>"
+
+
 def _make(first: str, helpers: tuple, loop):
     def make(attr):
         t = ctype(attr.inputs[0])
-        names = tuple(f"opforge::cuda::{h}<{t}>" for h in helpers)
+        names = tuple(_instance(h, t) for h in helpers)
         return CudaKernel(_SOURCE, f"opforge::cuda::{first}<{t}>", loop, (), names)
 
     return make
 
 
-mirror_cpu_kernels("BatchNorm", _make("BatchNormStatsKernel", ("BatchNormApplyKernel",), _batch_norm_loop))
-mirror_cpu_kernels("BatchNormGrad", _make("BatchNormGradSumsKernel", ("BatchNormGradDxKernel",), _batch_norm_grad_loop))
-mirror_cpu_kernels("LayerNorm", _make("LayerNormKernel", (), _layer_norm_loop))
 mirror_cpu_kernels(
-    "LayerNormGrad", _make("LayerNormGradDxKernel", ("LayerNormGradParamKernel",), _layer_norm_grad_loop)
+    "BatchNorm", _make("BatchNormStatsKernel", ("BatchNormApplyKernel", "BatchNormStatsRowsKernel"), _batch_norm_loop)
+)
+mirror_cpu_kernels(
+    "BatchNormGrad",
+    _make("BatchNormGradSumsKernel", ("BatchNormGradDxKernel", "BatchNormGradSumsRowsKernel"), _batch_norm_grad_loop),
+)
+mirror_cpu_kernels("LayerNorm", _make("LayerNormKernel", ("LayerNormRowsKernel",), _layer_norm_loop))
+mirror_cpu_kernels(
+    "LayerNormGrad",
+    _make("LayerNormGradDxKernel", ("LayerNormGradParamKernel", "LayerNormGradDxRowsKernel"), _layer_norm_grad_loop),
 )

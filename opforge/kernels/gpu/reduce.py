@@ -8,7 +8,9 @@ for each output). Many outputs take one pass, one thread per output. Few outputs
 (a full reduction) split each output's elements into strided chunks, one thread per (output, chunk),
 writing partial results in the accumulation type to a device workspace; the partials are folded
 (``_FOLD`` at a time) until few are left, and a last pass combines them per output and stores.
-No pass uses shared memory or barriers, so the tests' host emulation runs them all.
+Contiguous rows of at least 256 elements take blocks instead (shared-memory trees: one pass when a block
+per output fills the GPU, else a partial per block and one finishing block per output); the tests' host
+emulation runs every pass with its barriers.
 """
 
 from __future__ import annotations
@@ -111,18 +113,49 @@ def chunks_for(runtime, plan: ReducePlan) -> int:
     return max(1, min(-(-threads // max(plan.outputs, 1)), plan.count // _MIN_CHUNK))
 
 
+REDUCE_BLOCK = 256  # threads of ReduceBlockKernel (kBlock)
+_BLOCK_MIN_COUNT = 256  # elements per output from which contiguous rows take blocks
+_MAX_GRID = 65535
+
+
 class ReducePasses:
     """The compiled passes of one reducer (``names``: ReduceKernel, ReducePartialKernel,
-    ReduceCombineKernel, ReduceFinishKernel), accumulating in NumPy's ``acc_dtype``; ``run`` launches them."""
+    ReduceCombineKernel, ReduceFinishKernel, and optionally ReduceBlockKernel, ReduceBlockFinishKernel),
+    accumulating in NumPy's ``acc_dtype``; ``run`` launches them."""
 
     def __init__(self, runtime, kernel: CudaKernel, names: tuple, acc_dtype):
         self.runtime, self.acc_dtype = runtime, np.dtype(acc_dtype)
-        self.one_pass, self.partial, self.combine, self.finish = (function_for(runtime, kernel, n) for n in names)
+        functions = [function_for(runtime, kernel, n) for n in names]
+        self.one_pass, self.partial, self.combine, self.finish = functions[:4]
+        self.block, self.block_finish = functions[4:6] if len(functions) >= 6 else (None, None)
+
+    def _blocks_per_output(self, plan: ReducePlan) -> int:
+        """How many blocks reduce each output (0: the rows are not contiguous, or too short for blocks)."""
+        if self.block is None or plan.count < _BLOCK_MIN_COUNT or plan.reduced[-1][1] != 1:
+            return 0
+        fill = self.runtime.multiprocessor_count * BLOCKS_PER_MULTIPROCESSOR * BLOCK
+        wanted = -(-fill // (plan.outputs * REDUCE_BLOCK))
+        return max(1, min(wanted, plan.count // (REDUCE_BLOCK * 4)))
+
+    def _run_blocks(self, device, plan: ReducePlan, per_output: int, x, out) -> None:
+        runtime, block = self.runtime, (REDUCE_BLOCK, 1, 1)
+        index = plan.index(1)
+        blocks = plan.outputs * per_output
+        partial = device.empty((blocks if per_output > 1 else 1,), self.acc_dtype)
+        args = (x, partial, out, index, np.int64(per_output))
+        runtime.launch(self.block, (min(blocks, _MAX_GRID), 1, 1), block, args)
+        if per_output > 1:
+            args = (partial, out, np.int64(per_output), index)
+            runtime.launch(self.block_finish, (min(plan.outputs, _MAX_GRID), 1, 1), block, args)
 
     def run(self, device, plan: ReducePlan, chunks: int, x, out) -> None:
         """out[o] = the reduction of output o's elements of ``x`` (flat device arrays)."""
         runtime = self.runtime
         if plan.outputs == 0:
+            return
+        per_output = self._blocks_per_output(plan)
+        if per_output:
+            self._run_blocks(device, plan, per_output, x, out)
             return
         block = (BLOCK, 1, 1)
         if chunks <= 1 or plan.count == 0:
@@ -152,6 +185,8 @@ def reduce_kernel(source: str, reducer: str, in_t: str, out_t: str, loop) -> Cud
         f"{ns}ReducePartialKernel<{reducer}, {in_t}>",
         f"{ns}ReduceCombineKernel<{reducer}>",
         f"{ns}ReduceFinishKernel<{reducer}, {out_t}>",
+        f"{ns}ReduceBlockKernel<{reducer}, {in_t}, {out_t}, {REDUCE_BLOCK}>",
+        f"{ns}ReduceBlockFinishKernel<{reducer}, {out_t}, {REDUCE_BLOCK}>",
     )
     return CudaKernel(source, names[0], loop, (), names[1:])
 

@@ -1,6 +1,7 @@
-"""GPU kernels of Softmax and LogSoftmax: ``SoftmaxKernel`` of ``csrc/kernels/cuda/softmax.cu`` (one
-thread per row along the axis, the math of ``opforge/functors/softmax.h``), for every KernelAttr the
-CPU registers."""
+"""GPU kernels of Softmax and LogSoftmax (``csrc/kernels/cuda/softmax.cu``, the math of
+``opforge/functors/softmax.h``), for every KernelAttr the CPU registers: rows along the last axis of at
+least ``ROW_BLOCK_MIN`` elements take a block each (``SoftmaxRowsKernel``: online statistics merged by warp
+shuffles and shared memory); other rows a thread each (``SoftmaxKernel``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 
 import numpy as np
 
-from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, ctype, grid_for
+from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, ctype, function_for, grid_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 
 __all__ = ["axis_geometry"]
@@ -25,12 +26,29 @@ def axis_geometry(shape, axis) -> tuple:
     return math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1 :])
 
 
+ROW_BLOCK = 256  # threads per row of SoftmaxRowsKernel
+ROW_BLOCK_MIN = 32  # a row this long (along the last axis) takes a block; shorter ones a thread
+_MAX_GRID = 65535
+
+
 def _softmax_loop(spec, function, kernel):
-    """``SoftmaxKernel<T, kLog>(x, y, outer, n, inner)``."""
+    """``SoftmaxRowsKernel<T, kLog, 256>(x, y, rows, n)`` for long contiguous rows, else
+    ``SoftmaxKernel<T, kLog>(x, y, outer, n, inner)``."""
     device, runtime = spec.device, spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     outer, n, inner = axis_geometry(spec.in_shapes[0], spec.attrs.get("axis", -1))
     rows = outer * inner if n else 0  # rows of no elements: nothing to write
+    if inner == 1 and n >= ROW_BLOCK_MIN:
+        rows_fn = function_for(runtime, kernel, kernel.helpers[0])
+        grid, args = (min(rows, _MAX_GRID), 1, 1), (np.int64(rows), np.int64(n))
+
+        def run(arrays):
+            out = device.empty(shape, np_dtype)
+            if rows:
+                runtime.launch(rows_fn, grid, (ROW_BLOCK, 1, 1), (arrays[0], out, *args))
+            return out
+
+        return run
     args = (np.int64(outer), np.int64(n), np.int64(inner))
 
     def run(arrays):
@@ -44,8 +62,9 @@ def _softmax_loop(spec, function, kernel):
 
 def _make(log: bool):
     def make(attr):
-        name = f"opforge::cuda::SoftmaxKernel<{ctype(attr.inputs[0])}, {'true' if log else 'false'}>"
-        return CudaKernel("softmax.cu", name, _softmax_loop)
+        t, flag = ctype(attr.inputs[0]), "true" if log else "false"
+        rows = f"opforge::cuda::SoftmaxRowsKernel<{t}, {flag}, {ROW_BLOCK}>"
+        return CudaKernel("softmax.cu", f"opforge::cuda::SoftmaxKernel<{t}, {flag}>", _softmax_loop, helpers=(rows,))
 
     return make
 

@@ -17,6 +17,9 @@ mul_op_info = (
         DataType.I8_Default,
         DataType.I16_Default,
         DataType.U8_Default,
+        DataType.U16_Default,
+        DataType.U32_Default,
+        DataType.U64_Default,
         DataType.C64_Default,
         DataType.C128_Default,
     )

@@ -30,4 +30,14 @@ OPF_HD bool ArgReplaces(C v, C best) {
   }
 }
 
+// Of the winners (v, i) and (best, best_i) of two disjoint parts of the axis, whether (v, i) wins: it
+// replaces by the rule, or neither replaces the other (equal values, or both NaN) and it comes first.
+// Merging the parts' winners in any order gives the sequential scan's index (the GPU's block trees).
+template <bool kMin, typename C>
+OPF_HD bool ArgBeats(C v, int64_t i, C best, int64_t best_i) {
+  if (ArgReplaces<kMin>(v, best)) return true;
+  if (ArgReplaces<kMin>(best, v)) return false;
+  return i < best_i;
+}
+
 }  // namespace opforge

@@ -138,6 +138,19 @@ OPF_HD Moments<T> LayerNormRowMoments(const T* x, int64_t m) {
   return {mean, sq / static_cast<S>(m)};
 }
 
+// One element of LayerNorm (the CPU's rows and the GPU's blocks): y = (x - mean) * rstd * gamma + beta.
+template <typename S>
+OPF_HD S LayerNormElement(S x, S mean, S rstd, S gamma, S beta) {
+  return (x - mean) * rstd * gamma + beta;
+}
+
+// One element of LayerNormGrad's dx from g = dy * gamma, xhat = (x - mean) * rstd and the row's means
+// mg = mean(g), mgx = mean(g * xhat).
+template <typename S>
+OPF_HD S LayerNormGradElement(S g, S xhat, S rstd, S mg, S mgx) {
+  return rstd * (g - mg - xhat * mgx);
+}
+
 // One row of LayerNorm: y = (x - mean) * rstd * gamma + beta; `first` is the row's first element
 // index in x (so gamma[(first + j) % p]). Writes the row's mean and variance.
 template <typename T>
@@ -149,8 +162,8 @@ OPF_HD void LayerNormRow(const T* x, const T* gamma, const T* beta, T* y, T* mea
   const S rstd = InvStd(st.var, eps);
   for (int64_t j = 0; j < m; ++j) {
     const int64_t q = (first + j) % p;
-    const S v = (static_cast<S>(Load(x[j])) - st.mean) * rstd * static_cast<S>(Load(gamma[q])) +
-                static_cast<S>(Load(beta[q]));
+    const S v = LayerNormElement(static_cast<S>(Load(x[j])), st.mean, rstd, static_cast<S>(Load(gamma[q])),
+                                 static_cast<S>(Load(beta[q])));
     y[j] = Store<T>(static_cast<C>(v));
   }
   *mean_out = Store<T>(static_cast<C>(st.mean));
@@ -177,7 +190,7 @@ OPF_HD void LayerNormGradRow(const T* x, const T* dy, const T* gamma, T mean_in,
   for (int64_t j = 0; j < m; ++j) {
     const S g = static_cast<S>(Load(dy[j])) * static_cast<S>(Load(gamma[(first + j) % p]));
     const S xhat = (static_cast<S>(Load(x[j])) - mean) * rstd;
-    dx[j] = Store<T>(static_cast<C>(rstd * (g - mg - xhat * mgx)));
+    dx[j] = Store<T>(static_cast<C>(LayerNormGradElement(g, xhat, rstd, mg, mgx)));
   }
 }
 

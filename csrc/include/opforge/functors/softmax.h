@@ -32,6 +32,26 @@ OPF_HD SoftmaxRowStats<T> SoftmaxStats(const T* x, int64_t n, int64_t stride) {
   return {m, s};
 }
 
+// Softmax statistics built online, in pieces merged in any tree (a GPU block's threads and warps): a
+// piece is (max, sum of exp(x - max)); sum == 0 marks an empty piece (a non-empty one has sum >= 1, or
+// NaN). Merging gives the same row result as SoftmaxStats: NaN and +inf make the row NaN, -inf elements
+// add 0 (a piece of only -inf counts them, so a row of only -inf is NaN as the formula gives).
+template <typename S>
+struct SoftmaxPiece {
+  S max;
+  S sum;
+};
+
+template <typename S>
+OPF_HD SoftmaxPiece<S> SoftmaxMerge(SoftmaxPiece<S> a, SoftmaxPiece<S> b) {
+  if (a.sum == S(0)) return b;
+  if (b.sum == S(0)) return a;
+  const S neg_inf = -limits::Infinity<S>();
+  if (a.max == neg_inf && b.max == neg_inf) return {neg_inf, a.sum + b.sum};  // counted, weighed later
+  const S m = b.max > a.max ? b.max : a.max;  // a NaN max stays (and makes the sum NaN)
+  return {m, a.sum * static_cast<S>(math::exp(a.max - m)) + b.sum * static_cast<S>(math::exp(b.max - m))};
+}
+
 // exp(v - max) / sum, given inv = 1 / sum.
 template <typename T>
 OPF_HD acc_t<T> SoftmaxOf(compute_t<T> v, const SoftmaxRowStats<T>& st, acc_t<T> inv) {

@@ -91,11 +91,16 @@ class CenterCrop:
 
 
 def _rng():
+    """The random transforms' generator: fresh entropy, or one stream per dataset seed (set_seed)."""
     seed = config.get_seed()
-    return np.random.default_rng() if seed is None else _seeded
+    if seed is None:
+        return np.random.default_rng()
+    if _seeded.get("seed") != seed:
+        _seeded.update(seed=seed, rng=np.random.default_rng(seed))
+    return _seeded["rng"]
 
 
-_seeded = np.random.default_rng(0)
+_seeded: dict = {}
 
 
 class RandomCrop:

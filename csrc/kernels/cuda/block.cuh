@@ -1,0 +1,40 @@
+// Block-level building blocks of the GPU kernels: sums over a warp (shuffles) and over a block (shuffles,
+// then one shared cell per warp). The tests' host emulation runs them with real barriers and shuffles.
+#pragma once
+
+#include "opforge/cuda.h"
+
+namespace opforge {
+namespace cuda {
+
+constexpr unsigned kAllLanes = 0xffffffffu;
+
+// The sum of v over the 32 lanes of the warp, returned to every lane (a fixed butterfly: deterministic).
+template <typename S>
+__device__ S WarpSum(S v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kAllLanes, v, offset);
+  return v;
+}
+
+// The sum of every thread's v over the block, returned to every thread; kBlock threads (a multiple of 32,
+// at most 1024) in x. `cells` holds kBlock / 32 + 1 shared values. A call may follow another on the same
+// cells without a barrier between them: each call's writes come after a barrier every thread's reads
+// of the previous call precede.
+template <typename S, int kBlock>
+__device__ S BlockSum(S v, S* cells) {
+  constexpr int kWarps = kBlock / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  v = WarpSum(v);
+  if (lane == 0) cells[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    S w = lane < kWarps ? cells[lane] : S(0);
+    w = WarpSum(w);
+    if (lane == 0) cells[kWarps] = w;
+  }
+  __syncthreads();
+  return cells[kWarps];
+}
+
+}  // namespace cuda
+}  // namespace opforge

@@ -1,0 +1,85 @@
+"""MindSpore's argument forms beyond the sweeps: N-D ops.matmul / Tensor.matmul against np.matmul,
+ops.functional.vmap, and the functional names of the third elementwise batch."""
+
+import numpy as np
+import pytest
+
+import opforge
+from opforge import Tensor, ops
+
+
+def _rand(shape, rng):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [
+        ((3, 4), (4, 5)),
+        ((2, 3, 4), (4, 5)),
+        ((4,), (2, 4, 5)),
+        ((2, 3, 4), (4,)),
+        ((4,), (4,)),
+        ((2, 1, 3, 4), (5, 4, 2)),
+        ((3, 4), (6, 4, 2)),
+    ],
+)
+def test_matmul_nd_matches_numpy(a_shape, b_shape):
+    rng = np.random.default_rng(0)
+    a, b = _rand(a_shape, rng), _rand(b_shape, rng)
+    want = np.matmul(a, b)
+    for got in (ops.matmul(Tensor(a), Tensor(b)), Tensor(a).matmul(Tensor(b)), Tensor(a) @ Tensor(b)):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_nd_gradient_matches_numpy():
+    rng = np.random.default_rng(1)
+    a, b = _rand((2, 1, 3, 4), rng), _rand((5, 4, 2), rng)
+    da, db = opforge.grad(lambda x, y: ops.matmul(x, y).sum(), grad_position=(0, 1))(Tensor(a), Tensor(b))
+    ones = np.ones((2, 5, 3, 2), np.float32)
+    want_a = np.matmul(ones, np.swapaxes(b, -1, -2)).sum(axis=1, keepdims=True)
+    want_b = np.matmul(np.swapaxes(a, -1, -2), ones).sum(axis=0)
+    np.testing.assert_allclose(da.asnumpy(), want_a, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(db.asnumpy(), want_b, rtol=1e-5, atol=1e-5)
+
+
+def test_matmul_bad_input_names_the_argument():
+    with pytest.raises(ValueError, match="'input'"):
+        ops.matmul(Tensor(np.float32(1.0)), Tensor(np.ones(3, np.float32)))
+    with pytest.raises(TypeError, match="'other'"):
+        ops.matmul(Tensor(np.ones(3, np.float32)), [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="broadcast"):
+        ops.matmul(Tensor(np.ones((2, 3, 4), np.float32)), Tensor(np.ones((3, 4, 5), np.float32)))
+
+
+def test_functional_vmap_is_ops_vmap():
+    assert ops.functional.vmap is ops.vmap
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    out = ops.functional.vmap(lambda v: ops.sinh(v), in_axes=0)(x)
+    np.testing.assert_allclose(out.asnumpy(), np.sinh(x.asnumpy()), rtol=1e-6)
+
+
+def test_functional_names_of_the_third_batch():
+    x = np.array([0.25, -0.5, 0.75], np.float32)
+    cases = {
+        ops.arcsin: np.arcsin,
+        ops.acos: np.arccos,
+        ops.arctanh: np.arctanh,
+        ops.trunc: np.trunc,
+        ops.erfc: lambda v: 1.0 - np.vectorize(__import__("math").erf)(v),
+    }
+    for fn, ref in cases.items():
+        np.testing.assert_allclose(fn(Tensor(x)).asnumpy(), ref(x), rtol=1e-5, atol=1e-6)
+    i = np.array([5, 12, 255], np.uint8)
+    j = np.array([3, 10, 15], np.uint8)
+    assert ops.bitwise_xor(Tensor(i), Tensor(j)).asnumpy().tolist() == np.bitwise_xor(i, j).tolist()
+    assert ops.invert(Tensor(i)).asnumpy().tolist() == np.invert(i).tolist()
+    np.testing.assert_allclose(ops.xlogy(Tensor(x), Tensor(np.abs(x))).asnumpy(), x * np.log(np.abs(x)), rtol=1e-6)
+
+
+def test_unsigned_bitwise_keep_the_dtype():
+    a = Tensor(np.array([2**64 - 1, 1], np.uint64))
+    out = ops.BitwiseAnd()(a, Tensor(np.array([0xFF, 3], np.uint64)))
+    assert out.dtype == opforge.uint64
+    assert out.asnumpy().tolist() == [0xFF, 1]

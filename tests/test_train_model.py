@@ -1,0 +1,314 @@
+"""opforge.train as MindSpore's mindspore.train: Model.train/eval/predict/fit over opforge.dataset, the
+callbacks (order and run-context fields), ModelCheckpoint's files, the metrics, graph mode and early stop.
+The data-parallel Model.train runs under ``mpiexec -n 2`` (tests/dp_scripts/model_train.py)."""
+
+import io
+import os
+import re
+
+import numpy as np
+import pytest
+from rich.console import Console
+from test_data_parallel import SCRIPTS, needs_mpi, run_job
+
+import opforge
+from opforge import GRAPH_MODE, PYNATIVE_MODE, Tensor, nn
+from opforge.dataset import GeneratorDataset, NumpySlicesDataset
+from opforge.train import (
+    Accuracy,
+    Callback,
+    CheckpointConfig,
+    EarlyStopping,
+    History,
+    LambdaCallback,
+    Loss,
+    LossMonitor,
+    Model,
+    ModelCheckpoint,
+    Precision,
+    ProgressBar,
+    Recall,
+    TimeMonitor,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+)
+
+IN, CLASSES, N = 6, 3, 48
+
+
+class MLP(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(IN, 16)
+        self.act = nn.ReLU()
+        self.fc2 = nn.Dense(16, CLASSES)
+
+    def construct(self, x):
+        return self.fc2(self.act(self.fc1(x)))
+
+
+class Blobs:
+    """A random-access source: three separable clusters of points."""
+
+    def __init__(self, n=N, seed=0):
+        centers = np.random.default_rng(99).standard_normal((CLASSES, IN)).astype(np.float32) * 3
+        rng = np.random.default_rng(seed)
+        self.y = rng.integers(0, CLASSES, n).astype(np.int32)
+        self.x = (centers[self.y] + rng.standard_normal((n, IN))).astype(np.float32)
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+    def __len__(self):
+        return len(self.y)
+
+
+class StepLosses(Callback):
+    def __init__(self):
+        self.losses = []
+
+    def on_train_step_end(self, run_context):
+        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
+
+
+@pytest.fixture(autouse=True)
+def _pynative():
+    yield
+    opforge.set_context(mode=PYNATIVE_MODE)
+
+
+def make_model(metrics=None, lr=0.05):
+    opforge.set_seed(0)
+    net = MLP()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), learning_rate=lr, momentum=0.9)
+    return Model(net, loss_fn=loss, optimizer=opt, metrics=metrics), net
+
+
+def dataset(batch=8, source=None):
+    return GeneratorDataset(source or Blobs(), ["data", "label"], shuffle=False).batch(batch)
+
+
+def test_train_loses_loss_and_eval_equals_hand_computed_metrics():
+    model, net = make_model(metrics={"acc": Accuracy(), "loss": Loss(), "top1": Top1CategoricalAccuracy()})
+    steps = StepLosses()
+    model.train(8, dataset(), callbacks=[steps])
+    assert len(steps.losses) == 8 * 6 and all(np.isfinite(steps.losses))
+    assert np.mean(steps.losses[-6:]) < 0.5 * np.mean(steps.losses[:6])
+
+    valid = Blobs(30, seed=1)
+    result = model.eval(dataset(7, valid))
+    logits = net(Tensor(valid.x)).asnumpy()
+    assert result["acc"] == pytest.approx(float((logits.argmax(1) == valid.y).mean()))
+    assert result["top1"] == result["acc"] and result["acc"] > 0.8
+    shifted = logits - logits.max(1, keepdims=True)
+    nll = -(shifted[np.arange(30), valid.y] - np.log(np.exp(shifted).sum(1)))
+    per_batch = [nll[i : i + 7].mean() for i in range(0, 30, 7)]  # Loss: the mean of the batches' losses
+    assert result["loss"] == pytest.approx(float(np.mean(per_batch)), rel=1e-5)
+    np.testing.assert_allclose(model.predict(Tensor(valid.x)).asnumpy(), logits, rtol=1e-6)
+
+
+def test_metric_names_as_a_set_and_nn_reexports():
+    model, _ = make_model(metrics={"acc", "loss"})
+    assert set(model.eval(dataset())) == {"acc", "loss"}
+    assert nn.Accuracy is Accuracy and opforge.train.metrics.Accuracy is Accuracy
+    with pytest.raises(ValueError, match="'Model.eval'.*metrics"):
+        make_model()[0].eval(dataset())
+
+
+def test_precision_recall_topk_against_hand_counts():
+    logits = np.array([[0.9, 0.1, 0.0], [0.2, 0.7, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]], np.float32)
+    labels = np.array([0, 1, 2, 2])
+    precision, recall = Precision(), Recall()
+    precision.update(logits, labels)
+    recall.update(Tensor(logits), Tensor(labels))
+    np.testing.assert_allclose(precision.eval(), [1.0, 0.5, 1.0])  # predicted 0,1,1,2
+    np.testing.assert_allclose(recall.eval(), [1.0, 1.0, 0.5])
+    assert recall.eval(average=True) == pytest.approx(2.5 / 3)
+    top5 = Top5CategoricalAccuracy()
+    top5.update(np.eye(6)[[0, 1]], np.array([5, 1]))
+    assert top5.eval() == 0.5  # sample 0's label 5 has the smallest logit of six, sixth of them
+    accuracy = Accuracy()
+    accuracy.update(logits, np.eye(3)[labels])  # one-hot labels too
+    assert accuracy.eval() == 0.75
+    accuracy.clear()
+    with pytest.raises(RuntimeError, match="'Accuracy'.*update"):
+        accuracy.eval()
+
+
+class Recorder(Callback):
+    """Every hook it sees, with the run context's fields at that point."""
+
+    def __init__(self):
+        self.calls = []
+
+    def _record(self, name, run_context):
+        cb = run_context.original_args()
+        self.calls.append((name, cb.cur_epoch_num, cb.cur_step_num))
+        assert cb.epoch_num == 3 and cb.batch_num == 2
+        assert isinstance(cb.train_network, nn.TrainOneStepCell) and isinstance(cb.optimizer, nn.Momentum)
+        assert cb.parallel_mode == "stand_alone" and cb.device_number == 1 and cb.dataset_sink_mode is False
+        assert isinstance(cb.loss_fn, nn.SoftmaxCrossEntropyWithLogits) and self in cb.list_callback
+
+    def on_train_begin(self, rc):
+        self._record("train_begin", rc)
+
+    def on_train_epoch_begin(self, rc):
+        self._record("epoch_begin", rc)
+
+    def on_train_step_begin(self, rc):
+        self._record("step_begin", rc)
+
+    def on_train_step_end(self, rc):
+        self._record("step_end", rc)
+        assert isinstance(rc.original_args().net_outputs, Tensor)
+
+    def on_train_epoch_end(self, rc):
+        self._record("epoch_end", rc)
+
+    def on_train_end(self, rc):
+        self._record("train_end", rc)
+
+
+class OldNames(Callback):
+    def __init__(self):
+        self.calls = []
+
+    def begin(self, rc):
+        self.calls.append("begin")
+
+    def epoch_begin(self, rc):
+        self.calls.append("epoch_begin")
+
+    def step_end(self, rc):
+        self.calls.append("step_end")
+
+    def epoch_end(self, rc):
+        self.calls.append("epoch_end")
+
+    def end(self, rc):
+        self.calls.append("end")
+
+
+def test_callbacks_in_mindsporess_order_with_the_run_context_fields(capsys):
+    model, _ = make_model()
+    recorder, old, history = Recorder(), OldNames(), History()
+    lam = []
+    data = dataset(batch=24)  # two steps per epoch
+    model.train(3, data, callbacks=[recorder, old, history, LossMonitor(1), LambdaCallback(on_train_end=lam.append)])
+    epoch = lambda e, s: [("epoch_begin", e, s), ("step_begin", e, s + 1), ("step_end", e, s + 1),  # noqa: E731
+                          ("step_begin", e, s + 2), ("step_end", e, s + 2), ("epoch_end", e, s + 2)]  # fmt: skip
+    want = [("train_begin", 0, 0), *epoch(1, 0), *epoch(2, 2), *epoch(3, 4), ("train_end", 3, 6)]
+    assert recorder.calls == want
+    assert old.calls == ["begin"] + ["epoch_begin", "step_end", "step_end", "epoch_end"] * 3 + ["end"]
+    assert history.epoch == [1, 2, 3] and len(history.history["net_output"]) == 3
+    assert len(lam) == 1 and lam[0].original_args().cur_step_num == 6
+    printed = capsys.readouterr().out
+    assert re.findall(r"epoch: (\d) step: (\d), loss is [-\d.e]+", printed) == [
+        (str(e), str(s)) for e in (1, 2, 3) for s in (1, 2)
+    ]
+
+
+def test_initial_epoch_and_request_stop():
+    model, _ = make_model()
+    recorder = Recorder()
+
+    class StopAtStep3(Callback):
+        def on_train_step_end(self, run_context):
+            if run_context.original_args().cur_step_num == 3:
+                run_context.request_stop()
+
+    model.train(3, dataset(batch=24), callbacks=[recorder, StopAtStep3()], initial_epoch=1)
+    steps = [c for c in recorder.calls if c[0] == "step_end"]
+    assert steps == [("step_end", 2, 3)] and recorder.calls[-1] == ("train_end", 2, 3)
+
+
+def test_early_stopping_on_a_validation_metric():
+    model, _ = make_model(metrics={"acc": Accuracy()}, lr=0.0)  # nothing improves: stop after patience
+    stop, epochs = EarlyStopping(monitor="acc", patience=2), History()
+    model.fit(10, dataset(), valid_dataset=dataset(), callbacks=[epochs, stop])
+    assert epochs.epoch == [1, 2, 3] and stop.stopped_epoch == 3 and len(epochs.history["acc"]) == 3
+
+
+def test_early_stopping_on_eval_loss_restores_the_best_weights():
+    model, net = make_model(metrics={"loss"}, lr=1.0)  # too large a step: the validation loss grows
+
+    class Weights(Callback):
+        def __init__(self):
+            self.after = []
+
+        def on_train_epoch_end(self, run_context):
+            self.after.append([p.asnumpy().copy() for p in net.trainable_params()])
+
+    weights = Weights()
+    stop = EarlyStopping(patience=1, restore_best_weights=True)  # monitor "eval_loss": fit's Loss metric
+    model.fit(10, dataset(), valid_dataset=dataset(), callbacks=[weights, stop])
+    assert 1 < stop.stopped_epoch < 10
+    best_epoch = stop.stopped_epoch - stop.patience  # the wait counts the epochs since the best
+    for p, w in zip(net.trainable_params(), weights.after[best_epoch - 1]):
+        np.testing.assert_array_equal(p.asnumpy(), w)
+
+
+def test_model_checkpoint_files_follow_mindspore_names(tmp_path):
+    model, net = make_model()
+    config = CheckpointConfig(save_checkpoint_steps=4, keep_checkpoint_max=2)
+    ckpt = ModelCheckpoint(prefix="mlp", directory=str(tmp_path), config=config)
+    model.train(2, dataset(), callbacks=[ckpt, TimeMonitor()])  # 6 steps an epoch: saves at 4, 8, 12
+    assert sorted(os.listdir(tmp_path)) == ["mlp-2_2.ckpt", "mlp-2_6.ckpt"]  # kept the last 2
+    assert ckpt.latest_ckpt_file_name == str(tmp_path / "mlp-2_6.ckpt")
+    saved = opforge.load_checkpoint(ckpt.latest_ckpt_file_name)
+    for p in net.trainable_params():
+        np.testing.assert_array_equal(saved[p.name].asnumpy(), p.asnumpy())
+    with pytest.raises(ValueError, match="'CheckpointConfig'.*'save_checkpoint_steps'"):
+        CheckpointConfig(save_checkpoint_steps=-1)
+
+
+def test_graph_mode_gives_the_losses_of_pynative():
+    def losses(mode):
+        opforge.set_context(mode=mode)
+        model, net = make_model(metrics={"acc", "loss"})
+        steps = StepLosses()
+        model.train(2, dataset(), callbacks=[steps])
+        steps.losses.append(model.eval(dataset())["loss"])
+        return steps.losses, [p.asnumpy() for p in net.trainable_params()], model
+
+    eager, eager_params, _ = losses(PYNATIVE_MODE)
+    graph, graph_params, model = losses(GRAPH_MODE)
+    np.testing.assert_allclose(graph, eager, rtol=1e-5, atol=1e-6)  # the steps' losses, then eval's
+    for g, e in zip(graph_params, eager_params):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+    assert model.train_network._graph.traced >= 1  # the step was traced, then replayed
+
+
+def test_progress_bar_shows_each_epoch_with_its_loss():
+    console = Console(file=io.StringIO(), force_terminal=True, width=100)
+    model, _ = make_model()
+    model.train(2, dataset(), callbacks=[ProgressBar(console)])
+    shown = console.file.getvalue()
+    assert "epoch 1/2" in shown and "epoch 2/2" in shown and "6/6" in shown and "loss " in shown
+
+
+def test_numpy_slices_dataset_and_sink_mode_accepted():
+    blobs = Blobs()
+    data = NumpySlicesDataset({"data": blobs.x, "label": blobs.y}, shuffle=False).batch(16)
+    model, _ = make_model(metrics={"acc"})
+    steps = StepLosses()
+    model.train(2, data, callbacks=steps, dataset_sink_mode=True)
+    assert len(steps.losses) == 6
+
+
+def test_bad_arguments_name_model():
+    net = MLP()
+    with pytest.raises(TypeError, match="'Model'.*'network'"):
+        Model(object())
+    with pytest.raises(ValueError, match="'Model.train'.*'epoch'"):
+        Model(net, nn.MSELoss(), nn.SGD(net.trainable_params())).train(0, dataset())
+    with pytest.raises(RuntimeError, match="'Model.train'.*'optimizer'"):
+        Model(net, nn.MSELoss()).train(1, dataset())
+
+
+@needs_mpi
+def test_data_parallel_model_train_equals_one_process():
+    result = run_job([str(SCRIPTS / "model_train.py")], n=2, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "MODEL-DP-OK" in result.stdout, result.stdout + result.stderr
