@@ -14,10 +14,13 @@ if _importlib_util.find_spec("opforge._C") is None:
         "opforge, or install the checkout in place: pip install -e ."
     )
 
-# Before libgomp loads with opforge._C: OpenMP workers that spin for long after a parallel kernel
-# starve OpenBLAS's own threads (a 2-thread MLP step ran 10x slower). Short spins keep both fast.
+# Before libgomp loads with opforge._C: OpenMP workers that spin after a parallel kernel starve
+# OpenBLAS's own threads (a 2-thread MLP step ran 10x slower) and, on a shared machine, the thread
+# still working (with another process on one of 2 cores, a 2-thread Add on 1M floats took 39x its
+# 1-thread time at GOMP_SPINCOUNT=10000, 1.3x at 300, 1.3x at 0, Exp 3.8x / 1.1x / 1.04x). Waiting
+# workers sleep at once (passive); OMP_WAIT_POLICY or GOMP_SPINCOUNT set by the user win.
 if "OMP_WAIT_POLICY" not in _os.environ:
-    _os.environ.setdefault("GOMP_SPINCOUNT", "10000")
+    _os.environ.setdefault("GOMP_SPINCOUNT", "0")
 from opforge import dtype
 from opforge.dtype import (
     bfloat16,

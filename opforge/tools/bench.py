@@ -9,7 +9,9 @@ Suites:
 - ``ops``: ReLU and Add from 1 to 16M elements; ``x + 1`` and ``x * 2.0`` (a Tensor and a Python
   scalar) on 1,000; ``Elu()(x)``, a primitive constructed and called, on 5; ``Custom pyfunc``, an
   ``ops.Custom`` of a Python function on 5 (its numpy column: the function called directly, so the
-  difference is the cost of the operator); MatMul 64x64 and 1024x1024.
+  difference is the cost of the operator); MatMul 64x64 and 1024x1024; the transcendental functions
+  (Exp, Log, Tanh, Sigmoid, Erf, GeLU, Softplus, Expm1, Log1p, Elu, Sin, Cos) on 1M float32 against
+  NumPy's (SciPy's expit and erf where NumPy has none) and PyTorch's.
 - ``conv``: Conv2D forward, and its backward (Conv2DBackpropInput and Conv2DBackpropFilter, both
   gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
   1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
@@ -19,6 +21,8 @@ Suites:
   time per call divided by 20 is the replay's cost per operator.
 - ``models``: real networks (``opforge/tools/bench_models.py``): a ResNet-50 step, an LSTM fwd+bwd, a
   Transformer encoder layer fwd+bwd.
+- ``load`` (not in ``all``): Add and Exp on 1M floats at 1 and 2 threads while another process keeps
+  a core busy, and the ratio (``opforge/tools/bench_load.py``).
 - ``train``: one MLP training step (batch 64, 784 -> 256 -> ReLU -> 10, sparse softmax cross
   entropy, SGD lr 0.01: forward, backward and the in-place update; the implementations start from
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
@@ -41,7 +45,7 @@ import statistics
 import sys
 import time
 
-from opforge.tools import bench_models
+from opforge.tools import bench_load, bench_models
 
 __all__ = ["SUITES", "measure", "threads_limited", "build_cases", "run", "render", "main"]
 
@@ -51,7 +55,8 @@ QUICK_WARNING = (
     "(a smoke run), not ones to quote: run without --quick for those."
 )
 SUITE_CASES = {
-    "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul"),
+    "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul")
+    + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "20-op chain (jit)"),
@@ -194,6 +199,49 @@ def _ops_cases(np, opforge, torch, quick: bool = False) -> list:
             ta, tb = torch.from_numpy(a), torch.from_numpy(b)
             libs["torch"] = lambda ta=ta, tb=tb: torch.matmul(ta, tb)
         cases.append(("MatMul", f"{n}x{n}", libs))
+    return cases + _transcendental_cases(np, opforge, torch, rng, 1_000 if quick else 1_000_000)
+
+
+def _gelu_tanh_np(np, a):
+    return 0.5 * a * (1 + np.tanh(np.float32(0.7978845608028654) * (a + np.float32(0.044715) * a * a * a)))
+
+
+def _transcendental_cases(np, opforge, torch, rng, n) -> list:
+    """The vectorised math (csrc/include/opforge/vmath.h) against NumPy's and PyTorch's, float32.
+    Log and Log1p take |x| so that every library computes finite values."""
+    from opforge import ops
+
+    try:
+        from scipy import special
+    except ImportError:
+        special = None
+    a = rng.standard_normal(n, dtype=np.float32)
+    pos = np.abs(a)
+    f = torch.nn.functional if torch is not None else None
+    table = (  # name, primitive, input, NumPy (None: none), PyTorch
+        ("Exp", ops.Exp(), a, np.exp, lambda t: torch.exp(t)),
+        ("Log", ops.Log(), pos, np.log, lambda t: torch.log(t)),
+        ("Tanh", ops.Tanh(), a, np.tanh, lambda t: torch.tanh(t)),
+        ("Sigmoid", ops.Sigmoid(), a, special and special.expit, lambda t: torch.sigmoid(t)),
+        ("Erf", ops.Erf(), a, special and special.erf, lambda t: torch.erf(t)),
+        ("GeLU", ops.GeLU(), a, lambda v: _gelu_tanh_np(np, v), lambda t: f.gelu(t, approximate="tanh")),
+        ("Softplus", ops.Softplus(), a, lambda v: np.logaddexp(np.float32(0), v), lambda t: f.softplus(t)),
+        ("Expm1", ops.Expm1(), a, np.expm1, lambda t: torch.expm1(t)),
+        ("Log1p", ops.Log1p(), pos, np.log1p, lambda t: torch.log1p(t)),
+        ("Elu", ops.Elu(), a, lambda v: np.where(v > 0, v, np.expm1(v)), lambda t: f.elu(t)),
+        ("Sin", ops.Sin(), a, np.sin, lambda t: torch.sin(t)),
+        ("Cos", ops.Cos(), a, np.cos, lambda t: torch.cos(t)),
+    )
+    cases = []
+    for name, primitive, v, np_fn, torch_fn in table:
+        x = opforge.Tensor(v)
+        libs = {"opforge": lambda p=primitive, x=x: p(x)}
+        if np_fn is not None:
+            libs["numpy"] = lambda g=np_fn, v=v: g(v)
+        if torch is not None:
+            tv = torch.from_numpy(v)
+            libs["torch"] = lambda g=torch_fn, t=tv: g(t)
+        cases.append((name, f"{n:,}", libs))
     return cases
 
 
@@ -666,11 +714,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--suite",
         action="append",
-        choices=[*SUITES, "all", "comm"],
+        choices=[*SUITES, "all", "comm", "load"],
         help="a suite to run: ops (ReLU, Add, MatMul), train (an MLP step, grad of a tiny call), conv "
         "(Conv2D forward and backward, a LeNet step), jit (traced steps and chains), models (a ResNet-50 step), "
         "comm (AllReduce vs mpi4py, a 2-rank data-parallel step vs its floor and "
-        "PyTorch DDP: starts its own mpiexec jobs, not part of 'all'); "
+        "PyTorch DDP: starts its own mpiexec jobs, not part of 'all'), load (Add and Exp on 1 and 2 threads "
+        "while another process keeps a core busy: the 2-thread / 1-thread ratio; not part of 'all'); "
         "repeat it for several (default: all)",
     )
     parser.add_argument("--op", help="run one case only (ReLU, Add, MatMul, 'MLP train step', ...)")
@@ -700,6 +749,13 @@ def run_from_args(args, rich: bool = True) -> int:
         return bench_parallel.run_from_args(args)
     if args.quick:
         print(QUICK_WARNING, file=sys.stderr)
+    if args.suite and "load" in args.suite:
+        table = bench_load.render(bench_load.run(measure, threads_limited, not args.no_torch, args.quick))
+        print(table)
+        if args.markdown:
+            with open(args.markdown, "w") as f:
+                f.write(table)
+        return 0
     suites = list(SUITES) if not args.suite or "all" in args.suite else list(dict.fromkeys(args.suite))
     rows, versions = run(
         suites, args.threads, args.op, args.quick, not args.no_torch, pool=False if args.no_pool else None

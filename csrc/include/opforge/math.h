@@ -3,6 +3,7 @@
 #pragma once
 
 #include "opforge/portable.h"
+#include "opforge/vmath.h"
 
 #if !defined(__CUDACC_RTC__)
 #include <cmath>
@@ -21,11 +22,23 @@ namespace math {
   OPF_HD double NAME(double x) { return std::NAME(x); }
 #endif
 
-OPF_MATH_FN(exp)
-OPF_MATH_FN(expm1)
-OPF_MATH_FN(log)
-OPF_MATH_FN(log1p)
-OPF_MATH_FN(tanh)
+// The transcendental float functions the CPU vectorises: on the host, float goes to the branch-free
+// versions of opforge/vmath.h (accuracy in ulps stated there); double and the device keep C's / CUDA's.
+#if defined(__CUDA_ARCH__)
+#define OPF_VMATH_FN(NAME, VNAME) OPF_MATH_FN(NAME)
+#else
+#define OPF_VMATH_FN(NAME, VNAME)                           \
+  OPF_HD float NAME(float x) { return vmath::VNAME(x); }   \
+  OPF_HD double NAME(double x) { return std::NAME(x); }
+#endif
+
+OPF_VMATH_FN(exp, Exp)
+OPF_VMATH_FN(expm1, Expm1)
+OPF_VMATH_FN(log, Log)
+OPF_VMATH_FN(log1p, Log1p)
+OPF_VMATH_FN(tanh, Tanh)
+OPF_VMATH_FN(erf, Erf)
+#undef OPF_VMATH_FN
 OPF_MATH_FN(tan)
 OPF_MATH_FN(sinh)
 OPF_MATH_FN(cosh)
@@ -36,7 +49,6 @@ OPF_MATH_FN(cos)
 OPF_MATH_FN(floor)
 OPF_MATH_FN(ceil)
 OPF_MATH_FN(rint)
-OPF_MATH_FN(erf)
 #undef OPF_MATH_FN
 
 // Two-argument functions: atan2(y, x), pow(x, y), fmod(x, y) (C's, so NumPy's arctan2, power, fmod).
@@ -55,6 +67,16 @@ OPF_MATH_FN2(fmod)
 OPF_MATH_FN2(hypot)
 OPF_MATH_FN2(copysign)
 #undef OPF_MATH_FN2
+
+// c ? a : b with both arms already computed. On the host a float goes through bit masks so that the
+// loop around it vectorises (GCC keeps a ?: with floating-point arms as a branch); elsewhere ?:.
+template <typename C>
+OPF_HD C Select(bool c, C a, C b) {
+#if !defined(__CUDA_ARCH__) && !defined(__CUDACC_RTC__)
+  if constexpr (sizeof(C) == 4 && IsFloat<C>::value) return vmath::Select(c, a, b);
+#endif
+  return c ? a : b;
+}
 
 // True only for NaN. The host asks std::isnan: GCC vectorises a loop around it (a float widened to
 // double and tested as x != x was not); the device tests x != x (-ffast-math is not used).

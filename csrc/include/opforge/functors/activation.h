@@ -16,23 +16,28 @@ struct ReluOp {
   }
 };
 
-// y = x if x > 0 else alpha * (exp(x) - 1).
+// y = x if x > 0 else alpha * (exp(x) - 1). Both arms computed and selected: the CPU loop
+// vectorises (float: expm1 within 2 ulp, opforge/vmath.h).
 struct EluOp {
   double alpha = 1.0;
   template <typename C>
   OPF_HD C operator()(C x) const {
-    return x > C(0) ? x : static_cast<C>(alpha) * math::expm1(x);
+    return math::Select(x > C(0), x, static_cast<C>(alpha) * math::expm1(x));
   }
 };
 
-// y = 1 / (1 + exp(-x)).
+// y = 1 / (1 + exp(-x)), as e / (1 + e) with e = exp(-|x|) for x < 0, so that it reaches the
+// denormals instead of 1 / inf = 0 (float: 3 ulp on the CPU, where it vectorises).
 struct SigmoidOp {
   template <typename C>
   OPF_HD C operator()(C x) const {
-    return C(1) / (C(1) + math::exp(-x));
+    const C e = math::exp(x < C(0) ? x : -x);
+    const C s = C(1) / (C(1) + e);
+    return math::Select(x < C(0), e * s, s);
   }
 };
 
+// float: 3 ulp on the CPU (opforge/vmath.h), vectorised; CUDA's tanhf on the device.
 struct TanhOp {
   template <typename C>
   OPF_HD C operator()(C x) const {
@@ -52,6 +57,7 @@ struct NegOp {
   }
 };
 
+// float: 1 ulp on the CPU (opforge/vmath.h), vectorised; CUDA's expf on the device.
 struct ExpOp {
   template <typename C>
   OPF_HD C operator()(C x) const {
@@ -59,6 +65,7 @@ struct ExpOp {
   }
 };
 
+// float: 1 ulp on the CPU (opforge/vmath.h), vectorised; CUDA's logf on the device.
 struct LogOp {
   template <typename C>
   OPF_HD C operator()(C x) const {

@@ -1,0 +1,56 @@
+"""OpenMP threads on a shared machine: opforge's workers wait passively (no spinning), so a 2-thread
+call with another process on one of 2 cores costs about its 1-thread time instead of 20-200x
+(measured by ``opforge bench --suite load``). The tests check the configuration libgomp reports,
+not times."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = (
+    "import opforge; from opforge import ops; opforge.set_context(num_threads=2); ops.Add()(opforge.Tensor([1.0]), 1.0)"
+)
+
+
+def _libgomp_settings(**env_overrides) -> str:
+    """What libgomp prints of its settings (OMP_DISPLAY_ENV) in a fresh process importing opforge."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env.update(OMP_DISPLAY_ENV="VERBOSE", **env_overrides)
+    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stderr + done.stdout
+
+
+def test_workers_wait_passively_by_default():
+    settings = _libgomp_settings()
+    assert "GOMP_SPINCOUNT = '0'" in settings
+    assert "OMP_WAIT_POLICY = 'PASSIVE'" in settings
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "expected"),
+    [
+        ("OMP_WAIT_POLICY", "ACTIVE", "OMP_WAIT_POLICY = 'ACTIVE'"),
+        ("GOMP_SPINCOUNT", "5000", "GOMP_SPINCOUNT = '5000'"),
+    ],
+)
+def test_the_users_setting_wins(var, value, expected):
+    assert expected in _libgomp_settings(**{var: value})
+
+
+def test_load_bench_reports_both_thread_counts():
+    from opforge.tools import bench, bench_load
+
+    rows = bench_load.run(bench.measure, bench.threads_limited, use_torch=False, quick=True, log=lambda *_: None)
+    assert {(name, lib) for name, lib, _, _ in rows} == {
+        ("Add", "opforge"),
+        ("Add", "numpy"),
+        ("Exp", "opforge"),
+        ("Exp", "numpy"),
+    }
+    assert all(t1 > 0 and t2 > 0 for _, _, t1, t2 in rows)
+    assert "2 threads / 1 thread" in bench_load.render(rows)
