@@ -60,6 +60,7 @@ __all__ = [
     "loops",
     "loss",
     "loss_norm",
+    "math_ext",
     "matmul",
     "nn_activation",
     "rnn",
