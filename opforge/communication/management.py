@@ -274,11 +274,13 @@ def _install_excepthook(MPI) -> None:  # noqa: N803 - the mpi4py module
 
     def abort_job(exc_type, exc, tb):
         try:
-            previous(exc_type, exc, tb)
+            # The summary first: when the abort tears the job down, mpiexec may drop the end of the output.
             sys.stderr.write(
                 f"opforge.communication: rank {rank} raised {exc_type.__name__}: {exc}\n"
                 f"opforge.communication: rank {rank} ends the job on every rank (MPI_Abort).\n"
             )
+            sys.stderr.flush()
+            previous(exc_type, exc, tb)
             sys.stderr.flush()
             sys.stdout.flush()
         finally:
