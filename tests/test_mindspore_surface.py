@@ -6,6 +6,7 @@ import pytest
 
 import opforge
 from opforge import Tensor, ops
+from opforge import dtype as ms
 
 
 def _rand(shape, rng):
@@ -83,3 +84,30 @@ def test_unsigned_bitwise_keep_the_dtype():
     out = ops.BitwiseAnd()(a, Tensor(np.array([0xFF, 3], np.uint64)))
     assert out.dtype == opforge.uint64
     assert out.asnumpy().tolist() == [0xFF, 1]
+
+
+def test_functional_spellings_of_mindspore_2():
+    """ops.sum/mean/prod/amax/amin with MindSpore 2.x's keyword names, and the shape and fill functions."""
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    x = Tensor(a)
+    np.testing.assert_allclose(ops.sum(x, dim=1, keepdim=True).asnumpy(), a.sum(1, keepdims=True))
+    np.testing.assert_allclose(ops.sum(x).asnumpy(), a.sum())
+    assert ops.sum(x, dtype=ms.float64).dtype == ms.float64
+    np.testing.assert_allclose(ops.mean(x, axis=(0, 2), keep_dims=False).asnumpy(), a.mean((0, 2)))
+    np.testing.assert_allclose(ops.prod(x + 1, axis=2).asnumpy(), (a + 1).prod(2), rtol=1e-5)
+    np.testing.assert_array_equal(ops.amax(x, axis=0, keepdims=True).asnumpy(), a.max(0, keepdims=True))
+    np.testing.assert_array_equal(ops.amin(x, axis=-1).asnumpy(), a.min(-1))
+    np.testing.assert_array_equal(ops.permute(x, (2, 0, 1)).asnumpy(), a.transpose(2, 0, 1))
+    assert ops.unsqueeze(x, 1).shape == (2, 1, 3, 4)
+    assert ops.flatten(x).shape == (2, 12) and ops.flatten(x, start_dim=0).shape == (24,)
+    assert ops.flatten(x, start_dim=1, end_dim=-2).shape == (2, 3, 4)
+    np.testing.assert_array_equal(ops.where(x > 5, x, 0.0).asnumpy(), np.where(a > 5, a, 0))
+    np.testing.assert_array_equal(ops.masked_fill(x, x > 5, -1.0).asnumpy(), np.where(a > 5, -1, a))
+    assert ops.full((2, 2), 3).dtype == ms.int64 and float(ops.full((1,), 2.5).asnumpy()[0]) == 2.5
+    np.testing.assert_array_equal(ops.arange(0, 5, 2).asnumpy(), [0, 2, 4])
+    on, off = Tensor(1.0, ms.float32), Tensor(0.0, ms.float32)
+    np.testing.assert_array_equal(
+        ops.one_hot(Tensor(np.array([0, 2], np.int32)), 3, on, off).asnumpy(), np.eye(3)[[0, 2]]
+    )
+    with pytest.raises(ValueError, match="'flatten'.*order 'C'"):
+        ops.flatten(x, "F")

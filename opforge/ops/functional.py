@@ -425,7 +425,7 @@ def split(tensor, split_size_or_sections, axis: int = 0):
         sections = [size] * (dim // size) + [dim % size]
     elif isinstance(split_size_or_sections, (tuple, list)):
         sections = list(split_size_or_sections)
-        if sum(sections) != dim or any(s < 0 for s in sections):
+        if builtins.sum(sections) != dim or any(s < 0 for s in sections):
             raise ValueError(
                 f"For 'split', the sections {sections} must be >= 0 and add up to the dim {axis} of size {dim}."
             )
@@ -883,6 +883,109 @@ def _filled(name: str, shape, dtype, value):
     if not isinstance(shape, (tuple, list)):
         raise TypeError(f"For '{name}', the shape must be an int or a tuple of ints, but got {type(shape).__name__}.")
     return fill(mstype.float32 if dtype is None else dtype, tuple(shape), value)
+
+
+# ---------------------------------------------------------------------------------------------
+# MindSpore 2.x's functional spellings of the reductions and shape functions (keyword names as there)
+
+
+def _axes(axis):
+    return () if axis is None else axis
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002 (MindSpore's names)
+    """``ops.sum``: the sum over ``dim`` (an int, a tuple, or None for every dim), cast to ``dtype`` first."""
+    if dtype is not None:
+        input = cast(input, dtype)
+    return reduce_sum(bool(keepdim))(input, _axes(dim))
+
+
+def mean(input, axis=None, keep_dims=False):  # noqa: A002 (MindSpore's name)
+    """``ops.mean``: the mean over ``axis`` (an int, a tuple, or None for every dim)."""
+    return reduce_mean(bool(keep_dims))(input, _axes(axis))
+
+
+def prod(input, axis=None, keep_dims=False):  # noqa: A002 (MindSpore's name)
+    """``ops.prod``: the product over ``axis``."""
+    return reduce_prod(bool(keep_dims))(input, _axes(axis))
+
+
+def amax(input, axis=None, keepdims=False):  # noqa: A002 (MindSpore's name)
+    """``ops.amax``: the maximum over ``axis``."""
+    return reduce_max(bool(keepdims))(input, _axes(axis))
+
+
+def amin(input, axis=None, keepdims=False):  # noqa: A002 (MindSpore's name)
+    """``ops.amin``: the minimum over ``axis``."""
+    return reduce_min(bool(keepdims))(input, _axes(axis))
+
+
+def permute(input, axis):  # noqa: A002 (MindSpore's name)
+    """``ops.permute``: the dims of ``input`` in the order ``axis`` (Transpose)."""
+    return transpose(input, tuple(axis))
+
+
+def unsqueeze(input, dim):  # noqa: A002 (MindSpore's name)
+    """``ops.unsqueeze``: a new dim of size 1 at ``dim``."""
+    return expand_dims(input, dim)
+
+
+def flatten(input, order="C", *, start_dim=1, end_dim=-1):  # noqa: A002 (MindSpore's name)
+    """``ops.flatten``: the dims from ``start_dim`` to ``end_dim`` merged into one (row-major only)."""
+    if order != "C":
+        raise ValueError(f"For 'flatten', only order 'C' is supported, but got {order!r}.")
+    shape = tuple(input.shape)
+    if not shape:
+        return reshape(input, (1,))
+    start, end = start_dim % len(shape), end_dim % len(shape)
+    if start > end:
+        raise ValueError(f"For 'flatten', 'start_dim' {start_dim} comes after 'end_dim' {end_dim}.")
+    merged = int(np.prod(shape[start : end + 1], dtype=np.int64))
+    return reshape(input, (*shape[:start], merged, *shape[end + 1 :]))
+
+
+def where(condition, x, y):
+    """``ops.where``: ``x`` where ``condition`` holds, else ``y`` (Select, with NumPy broadcasting of the three)."""
+    shape = np.broadcast_shapes(*(tuple(t.shape) if isinstance(t, Tensor) else () for t in (condition, x, y)))
+    x = x if isinstance(x, Tensor) else fill(y.dtype if isinstance(y, Tensor) else mstype.float32, shape, x)
+    y = y if isinstance(y, Tensor) else fill(x.dtype, shape, y)
+    return select(*(broadcast_to(t, shape) if tuple(t.shape) != shape else t for t in (condition, x, y)))
+
+
+def masked_fill(input_x, mask, value):
+    """``ops.masked_fill``: ``value`` where ``mask`` is True, else ``input_x``."""
+    return where(
+        mask, fill(input_x.dtype, tuple(input_x.shape), value) if not isinstance(value, Tensor) else value, input_x
+    )
+
+
+def full(size, fill_value, *, dtype=None):
+    """``ops.full``: a tensor of ``size`` filled with ``fill_value`` (float32 unless ``dtype`` says)."""
+    size = (int(size),) if isinstance(size, (int, np.integer)) else tuple(size)
+    if dtype is None:
+        dtype = mstype.bool_ if isinstance(fill_value, bool) else (
+            mstype.int64 if isinstance(fill_value, int) else mstype.float32
+        )  # fmt: skip
+    return fill(dtype, size, fill_value)
+
+
+def arange(start=0, end=None, step=1, *, dtype=None):
+    """``ops.arange``: the values ``start, start + step, ...`` below ``end`` (Range)."""
+    out = range(start, end, step)
+    return out if dtype is None else cast(out, dtype)
+
+
+_one_hot = array_ops.OneHot
+
+
+@functools.lru_cache(maxsize=16)
+def _one_hot_prim(axis: int):
+    return _one_hot(axis)
+
+
+def one_hot(indices, depth, on_value, off_value, axis=-1):
+    """``ops.one_hot``: ``on_value`` at each index along a new dim of ``depth`` at ``axis``, ``off_value`` elsewhere."""
+    return _one_hot_prim(int(axis))(indices, depth, on_value, off_value)
 
 
 # ---------------------------------------------------------------------------------------------
