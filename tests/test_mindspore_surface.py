@@ -111,3 +111,22 @@ def test_functional_spellings_of_mindspore_2():
     )
     with pytest.raises(ValueError, match="'flatten'.*order 'C'"):
         ops.flatten(x, "F")
+
+
+def test_shape_tensor_shape_and_unique():
+    x = Tensor(np.array([[3, 1], [3, 2]], np.int32))
+    assert ops.Shape()(x) == (2, 2) and ops.shape(x) == (2, 2)
+    np.testing.assert_array_equal(ops.TensorShape()(x).asnumpy(), [2, 2])
+    assert ops.dyn_shape(x).dtype == ms.int64 and ops.DynamicShape(ms.int32)(x).dtype == ms.int32
+    y, idx = ops.unique(x)
+    np.testing.assert_array_equal(y.asnumpy(), [1, 2, 3])
+    np.testing.assert_array_equal(y.asnumpy()[idx.asnumpy()], x.asnumpy().reshape(-1))
+    assert idx.dtype == ms.int32
+    with pytest.raises(ValueError, match="'Unique'.*1-D"):
+        ops.Unique()(x)
+    with pytest.raises(TypeError, match="'Shape'.*Tensor"):
+        ops.Shape()([1, 2])
+    placeholder = Tensor(shape=[None, 3], dtype=ms.float32)
+    assert ops.Shape()(placeholder) == (-1, 3)
+    with pytest.raises(ValueError, match="'TensorShape'.*unknown"):
+        ops.TensorShape()(placeholder)

@@ -7,7 +7,19 @@ from opforge.dispatch.batching import vmap  # MindSpore's ops.vmap; the batching
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.custom import Custom
-from opforge.ops.frontend_ops import Depend, Ones, Print, Zeros
+from opforge.ops.frontend_ops import (
+    Depend,
+    DynamicShape,
+    Ones,
+    Print,
+    Shape,
+    TensorShape,
+    Unique,
+    Zeros,
+    dyn_shape,
+    shape,
+    unique,
+)
 from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
 from opforge.primitives import batching_array_ops as _batching_array_ops

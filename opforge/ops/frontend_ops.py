@@ -1,6 +1,7 @@
 """MindSpore operator classes that opforge builds from other primitives, with no kernel of their own:
-``Zeros``, ``Ones`` (Fill), ``Depend`` (graph-mode ordering: eagerly its first input) and ``Print``.
-They are constructed and called as MindSpore's (``ops.Zeros()((2, 3), mstype.float32)``)."""
+``Zeros``, ``Ones`` (Fill), ``Depend`` (graph-mode ordering: eagerly its first input), ``Print``, ``Shape``
+(the shape as a tuple), ``TensorShape``/``DynamicShape`` (the shape as an int Tensor) and ``Unique`` (on the
+host). They are constructed and called as MindSpore's (``ops.Zeros()((2, 3), mstype.float32)``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from opforge import dtype as mstype
 from opforge.ops import functional as F
 from opforge.tensor import Tensor
 
-__all__ = ["Zeros", "Ones", "Depend", "Print"]
+__all__ = [
+    "Zeros", "Ones", "Depend", "Print", "Shape", "TensorShape", "DynamicShape", "Unique",
+    "shape", "dyn_shape", "unique",
+]  # fmt: skip
 
 
 class _Filled:
@@ -54,3 +58,71 @@ class Print:
                 raise TypeError(
                     f"For 'Print', each input must be a Tensor, a string or a number, but got {type(x).__name__}."
                 )
+
+
+def _tensor_arg(op_name: str, x) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For '{op_name}', the 'input_x' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+class Shape:
+    """``Shape()(input_x)``: the shape of ``input_x`` as a tuple of ints (-1 where a placeholder's dim is
+    unknown), as MindSpore's."""
+
+    def __call__(self, input_x):
+        return tuple(_tensor_arg("Shape", input_x).shape)
+
+
+class TensorShape:
+    """``TensorShape(dtype=mstype.int64)()(input_x)``: the shape of ``input_x`` as a 1-D int Tensor."""
+
+    def __init__(self, dtype=mstype.int64):
+        self.dtype = mstype.to_dtype(dtype)
+        if self.dtype not in (mstype.int32, mstype.int64):
+            raise TypeError(f"For '{type(self).__name__}', the 'dtype' must be int32 or int64, but got {self.dtype}.")
+
+    def __call__(self, input_x):
+        shape = tuple(_tensor_arg(type(self).__name__, input_x).shape)
+        if any(d < 0 for d in shape):
+            raise ValueError(
+                f"For '{type(self).__name__}', the shape {list(shape)} has unknown dims: there is no value to give yet."
+            )
+        return Tensor(np.asarray(shape, self.dtype.np_dtype), device=input_x.device)
+
+
+class DynamicShape(TensorShape):
+    """``DynamicShape()(input_x)``: MindSpore's older name of TensorShape."""
+
+
+class Unique:
+    """``Unique()(input_x)`` for a 1-D ``input_x``: ``(y, idx)`` with ``y`` the distinct values in ascending
+    order and ``idx`` (int32) the position in ``y`` of each element, so ``y[idx] == input_x``. The output's
+    length depends on the data, so it is computed on the host (``np.unique``; a GPU tensor is copied there and
+    back); not differentiable, and reading the data inside ``jit`` raises a TraceError."""
+
+    def __call__(self, input_x):
+        x = _tensor_arg("Unique", input_x)
+        if x.ndim != 1:
+            raise ValueError(f"For 'Unique', the 'input_x' must be 1-D, but got shape {list(x.shape)}.")
+        values, inverse = np.unique(x.asnumpy(), return_inverse=True)
+        return (
+            Tensor(values.astype(x.dtype.np_dtype), dtype=x.dtype, device=x.device),
+            Tensor(inverse.reshape(-1).astype(np.int32), device=x.device),
+        )
+
+
+def shape(input_x) -> tuple:
+    """MindSpore's ``ops.shape``: ``input_x``'s shape as a tuple."""
+    return Shape()(input_x)
+
+
+def dyn_shape(input_x) -> Tensor:
+    """MindSpore's ``ops.dyn_shape``: ``input_x``'s shape as an int64 Tensor."""
+    return TensorShape()(input_x)
+
+
+def unique(input) -> tuple:  # noqa: A002 (MindSpore's argument name)
+    """MindSpore's ``ops.unique``: ``(output, idx)`` of ``Unique`` (the input flattened first)."""
+    x = input if input.ndim == 1 else F.reshape(input, (-1,))
+    return Unique()(x)
