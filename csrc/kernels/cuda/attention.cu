@@ -12,6 +12,7 @@ namespace opforge {
 namespace cuda {
 
 constexpr int kMaxDim = 256;
+static_assert(kMaxDim <= 256, "per-thread accumulators of kMaxDim values live in local memory");
 
 struct AttentionShape {
   int64_t bh, h, lq, lk, d, dv;
