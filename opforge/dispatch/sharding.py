@@ -38,7 +38,7 @@ import threading
 import warnings
 import zlib
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 from opforge import _C
 from opforge.dispatch.interpreter import EVAL, Interpreter
@@ -58,7 +58,6 @@ __all__ = [
     "layout_of",
     "local_of",
     "replicated",
-    "world_mesh",
 ]
 
 
@@ -112,10 +111,6 @@ class TensorLayout:
 
     def __str__(self) -> str:
         return f"Layout(device_matrix={list(self.mesh)}, tensor_map={list(self.tensor_map())})"
-
-
-def world_mesh(size: int) -> tuple:
-    return (size,)
 
 
 def replicated(rank: int, mesh=()) -> TensorLayout:
@@ -518,11 +513,6 @@ def zero_plan(prim, args: tuple, plan: ShardPlan) -> ShardPlan:
     return ShardPlan(inputs=inputs, outputs=plan.outputs, keep_whole={0})
 
 
-def _writes(prim, i: int) -> bool:
-    sig = prim.__mindspore_signature__
-    return i < len(sig) and sig[i].rw == sig_rw.RW_WRITE
-
-
 def _written_input(prim, args: tuple, k: int):
     """The Parameter written as output ``k`` (the k-th RW_WRITE argument), or None."""
     n = 0
@@ -553,20 +543,3 @@ def _layout_or_none(a):
     if isinstance(a, (tuple, list)) and a and all(isinstance(t, Tensor) for t in a):
         return tuple(layout_of(t) for t in a)
     return None
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers for rules
-
-
-def strategy_layout(mesh: tuple, axes_of_dims: tuple) -> TensorLayout:
-    """A layout on ``mesh`` (with its repeat axis first) whose dim i is split over mesh axis
-    ``axes_of_dims[i]`` (an index into the strategy's axes, i.e. mesh axis + 1) or None."""
-    return TensorLayout.make(mesh, tuple(None if a is None else a for a in axes_of_dims))
-
-
-def follow(layout: TensorLayout, dims) -> TensorLayout:
-    return TensorLayout(layout.mesh, tuple(dims))
-
-
-RuleFn = Callable[..., Optional[ShardPlan]]

@@ -45,15 +45,17 @@ class Metric:
             raise ValueError(f"For '{type(self).__name__}.update', give {n} inputs, but got {len(inputs)}.")
 
 
+def _check_eval_type(name: str, eval_type: str) -> str:
+    if eval_type not in ("classification", "multilabel"):
+        raise ValueError(f"For '{name}', the 'eval_type' must be 'classification' or 'multilabel', got {eval_type!r}.")
+    return eval_type
+
+
 class Accuracy(Metric):
     """The fraction of samples whose largest logit is the label's class (``eval_type`` "classification")."""
 
     def __init__(self, eval_type: str = "classification"):
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(
-                f"For 'Accuracy', the 'eval_type' must be 'classification' or 'multilabel', got {eval_type!r}."
-            )
-        self.eval_type = eval_type
+        self.eval_type = _check_eval_type(type(self).__name__, eval_type)
         super().__init__()
 
     def clear(self) -> None:
@@ -162,12 +164,7 @@ class _PerClass(Metric):
     ``eval(average=False)`` gives one value per class (an array), ``average=True`` their mean."""
 
     def __init__(self, eval_type: str = "classification"):
-        if eval_type not in ("classification", "multilabel"):
-            raise ValueError(
-                f"For '{type(self).__name__}', the 'eval_type' must be 'classification' or 'multilabel', "
-                f"got {eval_type!r}."
-            )
-        self.eval_type = eval_type
+        self.eval_type = _check_eval_type(type(self).__name__, eval_type)
         super().__init__()
 
     def clear(self) -> None:

@@ -285,6 +285,11 @@ class _FeedForward(Cell):
         return self.linear2(self.dropout(self.activation(self.linear1(x))))
 
 
+def _norms(n: int, d_model, eps, dtype) -> tuple:
+    """The ``n`` LayerNorms of a Transformer layer, over its last dim."""
+    return tuple(LayerNorm((d_model,), epsilon=eps, dtype=dtype) for _ in range(n))
+
+
 def _dropout(p: float) -> Dropout:
     return Dropout(p=p) if p > 0 else Dropout(keep_prob=1.0)
 
@@ -313,8 +318,7 @@ class TransformerEncoderLayer(Cell):
         dropout = _check_dropout(name, dropout)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout, batch_first=batch_first, dtype=dtype)
         self.ff = _FeedForward(d_model, dim_feedforward, dropout, _activation(name, activation), dtype)
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
+        self.norm1, self.norm2 = _norms(2, d_model, layer_norm_eps, dtype)
         self.dropout1, self.dropout2 = _dropout(dropout), _dropout(dropout)
         self.norm_first = bool(norm_first)
 
@@ -354,9 +358,7 @@ class TransformerDecoderLayer(Cell):
         self.self_attn = MultiheadAttention(d_model, nhead, dropout, batch_first=batch_first, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout, batch_first=batch_first, dtype=dtype)
         self.ff = _FeedForward(d_model, dim_feedforward, dropout, _activation(name, activation), dtype)
-        self.norm1 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm2 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
-        self.norm3 = LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype)
+        self.norm1, self.norm2, self.norm3 = _norms(3, d_model, layer_norm_eps, dtype)
         self.dropout1, self.dropout2, self.dropout3 = _dropout(dropout), _dropout(dropout), _dropout(dropout)
         self.norm_first = bool(norm_first)
 
