@@ -4,7 +4,7 @@
 #include <type_traits>
 
 #include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_registration.h"
 #include "opforge/functors/elemwise.h"
 
 namespace opforge {
@@ -65,9 +65,6 @@ class SameShapeTernaryCpuKernel : public CpuKernel {
   int64_t n_ = 0;
 };
 
-#define OPF_ID(T) TypeIdOf<T>::value
-#define REG_UNARY(OP, FUNCTOR, T) \
-  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(OPF_ID(T)).AddOutputAttr(OPF_ID(T)), UnaryCpuKernel<T, FUNCTOR>)
 #define REG_PREDICATE(OP, FUNCTOR, T)                                                              \
   MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(OPF_ID(T)).AddOutputAttr(kNumberTypeBool), \
                     UnaryPredicateCpuKernel<T, FUNCTOR>)
@@ -80,14 +77,6 @@ class SameShapeTernaryCpuKernel : public CpuKernel {
       KernelAttr().AddInputAttr(OPF_ID(T)).AddInputAttr(OPF_ID(T)).AddInputAttr(OPF_ID(T)).AddOutputAttr( \
           OPF_ID(T)),                                                                                    \
       SameShapeTernaryCpuKernel<T, FUNCTOR>)
-#define REG_BROADCAST(OP, FUNCTOR, T)                                                                     \
-  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(OPF_ID(T)).AddInputAttr(OPF_ID(T)).AddOutputAttr(OPF_ID(T)), \
-                    BroadcastBinaryCpuKernel<T, FUNCTOR>)
-#define REG_FLOATS(REG, OP, FUNCTOR) \
-  REG(OP, FUNCTOR, float16);         \
-  REG(OP, FUNCTOR, bfloat16);        \
-  REG(OP, FUNCTOR, float);           \
-  REG(OP, FUNCTOR, double)
 #define REG_INTS(REG, OP, FUNCTOR) \
   REG(OP, FUNCTOR, int8_t);        \
   REG(OP, FUNCTOR, int16_t);       \

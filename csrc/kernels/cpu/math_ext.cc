@@ -2,23 +2,12 @@
 // BitwiseOr, BitwiseXor; SquaredDifference, Xdivy, Xlogy, DivNoNan, LogicalXor with NumPy broadcasting
 // (math: opforge/functors/math_ext.h).
 #include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_registration.h"
 #include "opforge/functors/math_ext.h"
 
 namespace opforge {
 namespace {
 
-#define OPF_ID(T) TypeIdOf<T>::value
-#define REG_UNARY(OP, FUNCTOR, T) \
-  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(OPF_ID(T)).AddOutputAttr(OPF_ID(T)), UnaryCpuKernel<T, FUNCTOR>)
-#define REG_BROADCAST(OP, FUNCTOR, T)                                                                     \
-  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(OPF_ID(T)).AddInputAttr(OPF_ID(T)).AddOutputAttr(OPF_ID(T)), \
-                    BroadcastBinaryCpuKernel<T, FUNCTOR>)
-#define REG_FLOATS(REG, OP, FUNCTOR) \
-  REG(OP, FUNCTOR, float16);         \
-  REG(OP, FUNCTOR, bfloat16);        \
-  REG(OP, FUNCTOR, float);           \
-  REG(OP, FUNCTOR, double)
 // Every integer type, signed and unsigned (the bitwise operators).
 #define REG_ALL_INTS(REG, OP, FUNCTOR) \
   REG(OP, FUNCTOR, int8_t);            \

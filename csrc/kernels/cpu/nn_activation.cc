@@ -1,6 +1,6 @@
 // SeLU, CeLU, Softsign, HShrink, SoftShrink, Mish (math: opforge/functors/nn_activation.h); their
 // gradients are composed of other primitives (opforge/bprop/grad_nn_activation_ops.py).
-#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_registration.h"
 #include "opforge/functors/nn_activation.h"
 
 namespace opforge {
@@ -22,20 +22,13 @@ struct FunctorFrom<SoftShrinkOp> {
 
 namespace {
 
-#define REG_UNARY(OP, FUNCTOR, T, ID) \
-  MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), UnaryCpuKernel<T, FUNCTOR>)
-#define REG_FLOATS(OP, FUNCTOR)                          \
-  REG_UNARY(OP, FUNCTOR, float16, kNumberTypeFloat16);   \
-  REG_UNARY(OP, FUNCTOR, bfloat16, kNumberTypeBFloat16); \
-  REG_UNARY(OP, FUNCTOR, float, kNumberTypeFloat32);     \
-  REG_UNARY(OP, FUNCTOR, double, kNumberTypeFloat64)
 
-REG_FLOATS(SeLU, SeLUOp);
-REG_FLOATS(CeLU, CeLUOp);
-REG_FLOATS(Softsign, SoftsignOp);
-REG_FLOATS(HShrink, HShrinkOp);
-REG_FLOATS(SoftShrink, SoftShrinkOp);
-REG_FLOATS(Mish, MishOp);
+REG_FLOATS(REG_UNARY, SeLU, SeLUOp);
+REG_FLOATS(REG_UNARY, CeLU, CeLUOp);
+REG_FLOATS(REG_UNARY, Softsign, SoftsignOp);
+REG_FLOATS(REG_UNARY, HShrink, HShrinkOp);
+REG_FLOATS(REG_UNARY, SoftShrink, SoftShrinkOp);
+REG_FLOATS(REG_UNARY, Mish, MishOp);
 
 }  // namespace
 }  // namespace opforge
