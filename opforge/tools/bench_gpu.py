@@ -5,6 +5,9 @@
 * MatMul against ``cupy.matmul`` on the same arrays (goal: within 5%).
 * Host overhead per call on one element: ``ops.ReLU()`` against a ``cupy.ElementwiseKernel``
   doing the same (goal: lower).
+* Row and layout kernels (Softmax, reductions, LayerNorm, Argmax, CumSum, Transpose, Sort,
+  TopK, Conv2D and its backprops, pooling) against PyTorch eager on the same GPU, as ratios
+  (goal: <= 1.5; PyTorch is skipped when absent).
 
 Times come from CUDA events on CuPy's current stream (medians of repeated batches). Without
 CuPy or a GPU it says why and exits cleanly.
@@ -74,6 +77,86 @@ def _elementwise_rows(cupy, opforge, ops) -> list:
     return rows
 
 
+def _row_cases(cupy, opforge, ops, torch):
+    """(name, opforge call, torch call) on the same device arrays, float32."""
+    rand = lambda *shape: cupy.random.standard_normal(shape, dtype=cupy.float32)  # noqa: E731
+    wide, tall, norm = rand(4096, 4096), rand(65536, 128), rand(8192, 1024)
+    image, weight = rand(32, 64, 56, 56), rand(64, 64, 3, 3)
+    dout = rand(32, 64, 56, 56)
+    T = lambda a: opforge.Tensor(a, device="GPU")  # noqa: E731
+    P = torch.from_dlpack  # zero-copy views of the same memory
+    gamma, beta = cupy.ones(1024, cupy.float32), cupy.zeros(1024, cupy.float32)
+    conv = ops.Conv2D(64, 3, pad_mode="pad", pad=1)
+    conv_dx = ops.Conv2DBackpropInput(64, 3, pad_mode="pad", pad=1)
+    conv_dw = ops.Conv2DBackpropFilter(64, 3, pad_mode="pad", pad=1)
+    tf = torch.nn.functional
+    return [
+        ("Softmax 4096x4096", lambda: ops.Softmax()(T(wide)), lambda: torch.softmax(P(wide), -1)),
+        ("Softmax 65536x128", lambda: ops.Softmax()(T(tall)), lambda: torch.softmax(P(tall), -1)),
+        ("LogSoftmax 4096x4096", lambda: ops.LogSoftmax()(T(wide)), lambda: torch.log_softmax(P(wide), -1)),
+        ("ReduceSum rows 4096x4096", lambda: ops.ReduceSum()(T(wide), -1), lambda: P(wide).sum(-1)),
+        ("ReduceSum cols 4096x4096", lambda: ops.ReduceSum()(T(wide), 0), lambda: P(wide).sum(0)),
+        ("ReduceSum all 4096x4096", lambda: ops.ReduceSum()(T(wide)), lambda: P(wide).sum()),
+        ("ReduceMax rows 65536x128", lambda: ops.ReduceMax()(T(tall), -1), lambda: P(tall).amax(-1)),
+        ("Argmax rows 4096x4096", lambda: ops.Argmax()(T(wide)), lambda: P(wide).argmax(-1)),
+        (
+            "LayerNorm 8192x1024",
+            lambda: ops.LayerNorm(-1, -1)(T(norm), T(gamma), T(beta)),
+            lambda: tf.layer_norm(P(norm), (1024,), P(gamma), P(beta)),
+        ),
+        ("CumSum rows 4096x4096", lambda: ops.CumSum()(T(wide), -1), lambda: P(wide).cumsum(-1)),
+        ("Transpose 4096x4096", lambda: ops.Transpose()(T(wide), (1, 0)), lambda: P(wide).t().contiguous()),
+        ("Sort rows 4096x4096", lambda: ops.Sort()(T(wide)), lambda: torch.sort(P(wide), -1)),
+        ("TopK k=8 4096x4096", lambda: ops.TopK()(T(wide), 8), lambda: torch.topk(P(wide), 8)),
+        (
+            "Conv2D 32x64x56x56 3x3",
+            lambda: conv(T(image), T(weight)),
+            lambda: tf.conv2d(P(image), P(weight), padding=1),
+        ),
+        (
+            "Conv2DBackpropInput",
+            lambda: conv_dx(T(dout), T(weight), (32, 64, 56, 56)),
+            lambda: torch.ops.aten.convolution_backward(
+                P(dout), P(image), P(weight), None, (1, 1), (1, 1), (1, 1), False, (0, 0), 1, (True, False, False)
+            ),
+        ),
+        (
+            "Conv2DBackpropFilter",
+            lambda: conv_dw(T(dout), T(image), (64, 64, 3, 3)),
+            lambda: torch.ops.aten.convolution_backward(
+                P(dout), P(image), P(weight), None, (1, 1), (1, 1), (1, 1), False, (0, 0), 1, (False, True, False)
+            ),
+        ),
+        (
+            "MaxPool 3x3/2 32x64x56x56",
+            lambda: ops.MaxPool(3, 2, "valid")(T(image)),
+            lambda: tf.max_pool2d(P(image), 3, 2),
+        ),
+    ]
+
+
+def _row_table(cupy, opforge, ops):
+    from rich.table import Table
+
+    table = Table(title="Row and layout kernels, float32, against PyTorch eager (goal: ratio <= 1.5)")
+    for col in ("kernel", "opforge us", "torch us", "ratio"):
+        table.add_column(col, justify="right" if col != "kernel" else "left")
+    try:
+        import torch
+    except ImportError:
+        table.add_row("PyTorch is not installed", "", "", "")
+        return table
+    for name, ours, theirs in _row_cases(cupy, opforge, ops, torch):
+        try:
+            t_of = _gpu_time(cupy, ours, number=5)
+            t_pt = _gpu_time(cupy, theirs, number=5)
+        except Exception as e:  # one failing kernel must not hide the others' figures
+            table.add_row(name, f"failed: {type(e).__name__}: {str(e)[:120]}", "", "")
+            continue
+        table.add_row(name, f"{t_of * 1e6:,.1f}", f"{t_pt * 1e6:,.1f}", f"{t_of / t_pt:.2f}")
+    return table
+
+
 def run(console=None) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -118,6 +201,8 @@ def run(console=None) -> int:
             t_cp = _gpu_time(cupy, lambda a=a, b=b: cupy.matmul(a, b), number=5)
             table.add_row(dtype, f"{size}x{size}", f"{t_of * 1e6:,.1f}", f"{t_cp * 1e6:,.1f}", f"{t_of / t_cp:.2f}")
     console.print(table)
+
+    console.print(_row_table(cupy, opforge, ops))
 
     one = opforge.Tensor(cupy.ones(1, dtype=cupy.float32), device="GPU")
     relu_cupy = cupy.ElementwiseKernel("float32 x", "float32 y", "y = x < 0 ? 0 : x", "opforge_bench_relu")
