@@ -36,5 +36,53 @@ __device__ S BlockSum(S v, S* cells) {
   return cells[kWarps];
 }
 
+// The max over the 32 lanes of the warp (a NaN may be dropped: callers that need NaN to spread get it
+// from a later sum, as softmax's exp(x - max) does).
+template <typename S>
+__device__ S WarpMax(S v) {
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    const S other = __shfl_xor_sync(kAllLanes, v, offset);
+    v = other > v ? other : v;
+  }
+  return v;
+}
+
+// BlockSum's twin for the max.
+template <typename S, int kBlock>
+__device__ S BlockMax(S v, S* cells) {
+  constexpr int kWarps = kBlock / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  v = WarpMax(v);
+  if (lane == 0) cells[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    S w = lane < kWarps ? cells[lane] : cells[0];
+    w = WarpMax(w);
+    if (lane == 0) cells[kWarps] = w;
+  }
+  __syncthreads();
+  return cells[kWarps];
+}
+
+// A reduction over a group of kGroup threads: one warp (kGroup == 32, no shared memory, no barrier:
+// the warps of a block work on different rows) or the whole block of kGroup threads.
+template <int kGroup, typename S>
+__device__ S GroupSum(S v, S* cells) {
+  if constexpr (kGroup == 32) {
+    return WarpSum(v);
+  } else {
+    return BlockSum<S, kGroup>(v, cells);
+  }
+}
+
+template <int kGroup, typename S>
+__device__ S GroupMax(S v, S* cells) {
+  if constexpr (kGroup == 32) {
+    return WarpMax(v);
+  } else {
+    return BlockMax<S, kGroup>(v, cells);
+  }
+}
+
 }  // namespace cuda
 }  // namespace opforge

@@ -1,10 +1,13 @@
 // Softmax and LogSoftmax along one axis, the input seen as [outer, n, inner] around it, with the math of
 // opforge/functors/softmax.h:
-// - rows along the last axis (inner == 1) of 32 or more elements: a block per row (SoftmaxRowsKernel).
-//   Each thread builds the online statistics (max, sum of exp) of its strided elements in one read, the
-//   warps merge them with shuffles and the block through shared memory, then every thread writes its
-//   elements: two reads and one write per element, coalesced, and deterministic for a shape;
-// - otherwise (short rows, or rows across the inner dims): one thread per row (SoftmaxKernel).
+// - rows along the last axis (inner == 1) that fit in the registers of a warp or a block
+//   (SoftmaxRegisterKernel): one read and one write per element; the loads of a thread are independent,
+//   so they are all in flight at once (the latency of HBM, not its bandwidth, bounded the strided loop);
+// - longer rows: a block per row (SoftmaxRowsKernel). Each thread builds the online statistics (max,
+//   sum of exp) of its strided elements in one read, the warps merge them with shuffles and the block
+//   through shared memory, then every thread writes its elements: two reads and one write per element;
+// - otherwise (rows across the inner dims): one thread per row (SoftmaxKernel).
+// All are coalesced and deterministic for a shape.
 // Instantiated by name (opforge/kernels/gpu/softmax.py registers which).
 #include "opforge/cuda.h"
 #include "opforge/functors/softmax.h"
@@ -27,6 +30,47 @@ __global__ void SoftmaxKernel(const T* x, T* y, int64_t outer, int64_t n, int64_
     for (int64_t k = 0; k < n; ++k) {
       const C v = Load(xr[k * inner]);
       yr[k * inner] = Store<T>(static_cast<C>(kLog ? LogSoftmaxOf(v, st, scale) : SoftmaxOf(v, st, scale)));
+    }
+  }
+}
+
+// A group of kGroup threads per row (a warp, several rows to a block, or the block of kGroup threads),
+// each thread holding kPer elements of the row in registers: rows of n <= kGroup * kPer elements. The
+// plain two-pass formula of SoftmaxStats over the registers (max, then the sum of exp(x - max)):
+// NaN, +inf and all -inf rows come out NaN as on the CPU.
+template <typename T, bool kLog, int kGroup, int kPer>
+__global__ void SoftmaxRegisterKernel(const T* x, T* y, int64_t rows, int64_t n) {
+  using C = compute_t<T>;
+  using S = acc_t<T>;
+  __shared__ S cells[kGroup == 32 ? 1 : kGroup / 32 + 1];
+  const int groups_per_block = static_cast<int>(blockDim.x) / kGroup;
+  const int lane = static_cast<int>(threadIdx.x) % kGroup, group = static_cast<int>(threadIdx.x) / kGroup;
+  const C neg_inf = -limits::Infinity<C>();
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * groups_per_block + group; r < rows;
+       r += static_cast<int64_t>(gridDim.x) * groups_per_block) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    C v[kPer];
+    C m = neg_inf;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const int64_t k = static_cast<int64_t>(j) * kGroup + lane;
+      v[j] = k < n ? static_cast<C>(Load(xr[k])) : neg_inf;
+      m = v[j] > m ? v[j] : m;
+    }
+    m = static_cast<C>(GroupMax<kGroup>(static_cast<S>(m), cells));
+    S s = S(0);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      if (static_cast<int64_t>(j) * kGroup + lane < n) s += static_cast<S>(math::exp(v[j] - m));
+    }
+    s = GroupSum<kGroup>(s, cells);
+    const SoftmaxRowStats<T> st{m, s};
+    const S scale = kLog ? S(math::log(s)) : S(1) / s;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const int64_t k = static_cast<int64_t>(j) * kGroup + lane;
+      if (k < n) yr[k] = Store<T>(static_cast<C>(kLog ? LogSoftmaxOf(v[j], st, scale) : SoftmaxOf(v[j], st, scale)));
     }
   }
 }
