@@ -54,12 +54,25 @@ struct ReduceIndex {
   }
 };
 
-// The reduced elements first, first + step, ... of the output whose elements start at `base`.
+// The reduced elements first, first + step, ... of the output whose elements start at `base`, four at a
+// time into four accumulators: the four loads are independent, so they are in flight together (one
+// dependent load after another left a thread waiting on memory latency). The order is fixed by the
+// shape and launch, so the result is deterministic.
 template <typename R, typename In>
 OPF_HD typename R::A ReduceStrided(const In* x, const ReduceIndex& ix, int64_t base, int64_t first, int64_t step) {
-  typename R::A acc = R::Identity();
-  for (int64_t r = first; r < ix.count; r += step) acc = R::Combine(acc, R::Widen(x[base + ix.ReducedOffset(r)]));
-  return acc;
+  using A = typename R::A;
+  A acc0 = R::Identity(), acc1 = R::Identity(), acc2 = R::Identity(), acc3 = R::Identity();
+  int64_t r = first;
+  for (; r + 3 * step < ix.count; r += 4 * step) {
+    const In v0 = x[base + ix.ReducedOffset(r)], v1 = x[base + ix.ReducedOffset(r + step)];
+    const In v2 = x[base + ix.ReducedOffset(r + 2 * step)], v3 = x[base + ix.ReducedOffset(r + 3 * step)];
+    acc0 = R::Combine(acc0, R::Widen(v0));
+    acc1 = R::Combine(acc1, R::Widen(v1));
+    acc2 = R::Combine(acc2, R::Widen(v2));
+    acc3 = R::Combine(acc3, R::Widen(v3));
+  }
+  for (; r < ix.count; r += step) acc0 = R::Combine(acc0, R::Widen(x[base + ix.ReducedOffset(r)]));
+  return R::Combine(R::Combine(acc0, acc1), R::Combine(acc2, acc3));
 }
 
 // One pass: one thread per output.
