@@ -3,7 +3,8 @@
 # build opforge there, then run what only a real GPU can run, most important first, each step under
 # its own time limit so that a slow step cannot starve the next:
 #   1. the GPU tests (the registry sweep of every GPU kernel, the GPU, user-CUDA and NVRTC tests),
-#   2. `opforge bench --device GPU` (bandwidth vs a device copy, MatMul vs cupy.matmul, host overhead),
+#   2. `opforge bench --device GPU` (bandwidth vs a device copy, MatMul vs cupy.matmul, host overhead,
+#      row and layout kernels vs PyTorch), then the device time of each kernel (scripts/gpu_kernel_times.py),
 #   3. `opforge demo --device GPU` (the MLP trained on the GPU),
 #   4. the whole suite, with the real GPU in place of the host emulation.
 # Wheels the machine lacks travel in .whl/ (scipy-openblas32 for the build). Logs go to $OUT.
@@ -36,6 +37,9 @@ timeout ${GPU_TESTS_S:-200} $PYTEST -n ${WORKERS:-14} -k "(GPU or gpu or cuda or
 
 step "bench --device GPU"
 timeout ${BENCH_S:-100} opforge bench --device GPU 2>&1 | tee "$OUT/bench_gpu.log"
+
+step "device time per kernel (CUPTI)"
+timeout ${KTIMES_S:-60} $PY scripts/gpu_kernel_times.py 2>&1 | tee "$OUT/kernel_times.log"
 
 if [ "${DEMO_S:-60}" != 0 ]; then
   step "demo --device GPU"
