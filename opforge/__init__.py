@@ -54,6 +54,7 @@ from opforge.op_info import cpu as _cpu_op_info
 from opforge.op_info import gpu as _gpu_op_info
 from opforge.kernels import gpu as _gpu_kernels
 from opforge.kernels.cpu import comm as _cpu_comm_kernels
+from opforge.kernels.cpu import fused as _cpu_fuser
 from opforge import communication
 from opforge import ops, primitives
 from opforge.bprop import GradOperation, grad, stop_gradient, value_and_grad

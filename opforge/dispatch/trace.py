@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from opforge import _C
 from opforge import tensor as tensor_module
+from opforge.dispatch import fusion
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor
@@ -65,13 +66,14 @@ class Trace:
     """A recorded program: ``replay(inputs)`` runs its steps on new input Tensors of the same
     signature and returns the function's outputs (the recorded output structure)."""
 
-    def __init__(self, n_inputs: int, steps: list, n_slots: int, outputs, where: str):
+    def __init__(self, n_inputs: int, steps: list, n_slots: int, outputs, where: str, program: list | None = None):
         self.n_inputs = n_inputs
-        self.steps = steps
+        self.steps = steps  # as recorded: what a tape or a profiler replays, call by call
+        self.program = steps if program is None else program  # compiled (fused): what a replay runs
         self.n_slots = n_slots
         self.outputs = outputs  # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...])
         self.where = where
-        self._native = _native_program(steps, n_slots)  # None: a step takes a tuple of Tensors
+        self._native = _native_program(self.program, n_slots)  # None: a step takes a tuple of Tensors
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -83,7 +85,7 @@ class Trace:
         if interpreter is None:  # the recorded plans, from Python
             env = list(inputs)
             env.extend([None] * (self.n_slots - len(env)))
-            for step in self.steps:
+            for step in self.program:
                 _store(env, step.outputs, step.plan(_arguments(env, step.sources)))
             return _rebuild(env, self.outputs)
         return self.replay_each(inputs, interpreter)  # a tape or a profiler sees every call
@@ -193,9 +195,10 @@ def _native_program(steps: list, n_slots: int):
 class Tracer(Interpreter):
     """Records every primitive call while a function runs once (eagerly) on its inputs."""
 
-    def __init__(self, inputs: list, where: str):
+    def __init__(self, inputs: list, where: str, fuse: bool = True):
         self.parent = None
         self.where = where
+        self.fuse = fuse
         self.steps: list = []
         self.keep: list = list(inputs)  # every tensor seen stays alive, so ids stay unique
         self.slots = {id(t): i for i, t in enumerate(inputs)}
@@ -272,7 +275,9 @@ class Tracer(Interpreter):
             )
 
     def finish(self, value) -> Trace:
-        return Trace(self.n_inputs, self.steps, self.n_slots, self.output_spec(value), self.where)
+        outputs = self.output_spec(value)
+        program = fusion.fuse(self.steps, lambda slot: self.keep[slot]._meta, outputs) if self.fuse else None
+        return Trace(self.n_inputs, self.steps, self.n_slots, outputs, self.where, program)
 
 
 def tracing() -> bool:

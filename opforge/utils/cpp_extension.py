@@ -290,7 +290,14 @@ def load_inline(
     _check_name(name)
     texts = [cpp_sources] if isinstance(cpp_sources, str) else list(cpp_sources)
     root = pathlib.Path(build_directory) if build_directory is not None else default_build_root()
-    folder = root / "inline" / f"{name}-{_sha256(chr(0).join(texts).encode())[:16]}"
+    paths = write_sources(name, texts, root)
+    return load(name, paths, extra_cflags, extra_ldflags, extra_include_paths, build_directory, verbose)
+
+
+def write_sources(name: str, texts: list, root) -> list:
+    """``texts`` as files ``<root>/inline/<name>-<digest>/<name>_<i>.cc`` (a file is rewritten only when
+    its text changed, atomically: a concurrent build sees the old file or the whole new one)."""
+    folder = pathlib.Path(root) / "inline" / f"{name}-{_sha256(chr(0).join(texts).encode())[:16]}"
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for i, text in enumerate(texts):
@@ -300,7 +307,7 @@ def load_inline(
             tmp.write_text(text)
             os.replace(tmp, path)
         paths.append(path)
-    return load(name, paths, extra_cflags, extra_ldflags, extra_include_paths, build_directory, verbose)
+    return paths
 
 
 # ---------------------------------------------------------------------------------------------

@@ -71,7 +71,10 @@ class CudaKernel:
     lists the functor's fields as (attr name, NumPy dtype, default), passed as the functor's bytes;
     ``helpers`` names further instantiations the loop launches (``function_for(runtime, kernel,
     name)``), compiled with the rest of the source. An empty ``name``: the loop calls a library
-    routine of the runtime (``source`` names it) and gets no function.
+    routine of the runtime (``source`` names it) and gets no function. ``functor_type`` and ``arity``
+    name the per-element functor of a plain elementwise kernel (``out[i] = op(x[i])`` or
+    ``op(a[i], b[i])``) for the trace compiler's fusion (``opforge/dispatch/fusion.py``); "" and 0
+    for any other kernel.
     """
 
     source: str
@@ -79,6 +82,8 @@ class CudaKernel:
     loop: Callable
     functor: tuple = ()
     helpers: tuple = ()
+    functor_type: str = ""
+    arity: int = 0
 
 
 def functor_arg(kernel: CudaKernel, attrs: dict):

@@ -24,7 +24,8 @@ def mirror_cpu_kernels(op_name: str, make) -> None:
 def _unary(source: str, functor: str, fields: tuple = ()):
     def make(attr):
         t = ctype(attr.inputs[0])
-        return CudaKernel(source, f"opforge::cuda::UnaryKernel<{t}, opforge::{functor}>", loops.unary, fields)
+        name = f"opforge::cuda::UnaryKernel<{t}, opforge::{functor}>"
+        return CudaKernel(source, name, loops.unary, fields, functor_type=f"opforge::{functor}", arity=1)
 
     return make
 
@@ -32,9 +33,8 @@ def _unary(source: str, functor: str, fields: tuple = ()):
 def _same_shape(source: str, functor: str, fields: tuple = ()):
     def make(attr):
         t = ctype(attr.inputs[0])
-        return CudaKernel(
-            source, f"opforge::cuda::SameShapeBinaryKernel<{t}, opforge::{functor}>", loops.same_shape_binary, fields
-        )
+        name = f"opforge::cuda::SameShapeBinaryKernel<{t}, opforge::{functor}>"
+        return CudaKernel(source, name, loops.same_shape_binary, fields, functor_type=f"opforge::{functor}", arity=2)
 
     return make
 
@@ -43,7 +43,7 @@ def _broadcast(source: str, functor: str):
     def make(attr):
         t, out = ctype(attr.inputs[0]), ctype(attr.outputs[0])
         name = f"opforge::cuda::BroadcastBinaryKernel<{t}, {out}, opforge::{functor}>"
-        return CudaKernel(source, name, loops.broadcast_binary)
+        return CudaKernel(source, name, loops.broadcast_binary, functor_type=f"opforge::{functor}", arity=2)
 
     return make
 

@@ -1,0 +1,162 @@
+"""Elementwise fusion, a pass of the trace compiler: runs of recorded elementwise calls become one
+call of a kernel generated from their functors (``opforge/kernels/fusion.py``; the CPU's in
+``opforge/kernels/cpu/fused.py``).
+
+A run is a sequence of consecutive steps, each an operator whose built-in kernel applies one
+functor element by element (ReLU, Exp, Add, Mul, ..., the activations' gradients), all on Tensors
+of one dtype, shape and device (weak Python scalars allowed), with at least ``MIN_ELEMENTS``
+elements (below that one call of the fused kernel costs more than the calls it replaces). The
+fused step reads the run's inputs once and writes only the values read after it (by a later step
+or as the function's outputs); the values between never reach memory. The pass never changes a
+result: a value is computed by the same functor in the same dtype as the unfused kernel computes it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from opforge.kernels.fusion import Expression, FusedGroup, elementwise_functor, fuser_for
+from opforge.tensor import Tensor
+
+__all__ = ["MIN_ELEMENTS", "fuse", "FusedStep"]
+
+MIN_ELEMENTS = 4096
+
+
+class FusedStep(NamedTuple):
+    """A step of the compiled program: ``plan(args)`` runs the fused kernel on the Tensors of
+    ``sources``; ``outputs`` are the slots it writes."""
+
+    prim: object  # None: not a primitive call (a tape replays the original steps)
+    plan: object
+    sources: tuple
+    outputs: object
+
+
+class _Fusable(NamedTuple):
+    functor: str
+    key: tuple  # (dtype, shape, device): one per run
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _fusable(step, meta_of) -> _Fusable | None:
+    """What makes ``step`` part of a run, or None."""
+    if step.prim is None or step.outputs.__class__ is not int:
+        return None
+    dtype, shape, device = meta_of(step.outputs)
+    if math.prod(shape) < MIN_ELEMENTS or fuser_for(device.name) is None:
+        return None
+    found = elementwise_functor(step.prim.name, dtype, step.prim.attrs)
+    if found is None or found[1] != len(step.sources):
+        return None
+    for source in step.sources:
+        if source[0] == "slot":
+            if meta_of(source[1]) != (dtype, shape, device):
+                return None
+        elif source[0] != "const" or not (_number(source[1]) or _tensor_of(source[1], (dtype, shape, device))):
+            return None
+    return _Fusable(found[0], (dtype, shape, device))
+
+
+def _tensor_of(value, meta) -> bool:
+    return isinstance(value, Tensor) and value._meta == meta
+
+
+def _runs(steps, meta_of) -> list:
+    """``[(start, stop, [functor per step], key)]``: the maximal runs of two or more fusable steps."""
+    runs, start, functors, key = [], None, [], None
+    for i, step in enumerate([*steps, None]):
+        f = _fusable(step, meta_of) if step is not None else None
+        if f is not None and start is not None and f.key == key:
+            functors.append(f.functor)
+            continue
+        if start is not None and i - start >= 2:
+            runs.append((start, i, functors, key))
+        start, functors, key = (i, [f.functor], f.key) if f is not None else (None, [], None)
+    return runs
+
+
+def _reads(steps, outputs_spec) -> dict:
+    """slot -> the indices of the steps that read it (len(steps) for the function's outputs)."""
+    reads: dict = {}
+
+    def visit(source, at):
+        if source[0] == "slot":
+            reads.setdefault(source[1], set()).add(at)
+        elif source[0] == "seq":
+            for s in source[2]:
+                visit(s, at)
+
+    for i, step in enumerate(steps):
+        for source in step.sources:
+            visit(source, i)
+
+    def visit_output(spec):
+        kind = spec[0]
+        if kind == "slot":
+            reads.setdefault(spec[1], set()).add(len(steps))
+        elif kind in ("tuple", "list", "dict"):
+            for s in spec[-1]:
+                visit_output(s)
+
+    visit_output(outputs_spec)
+    return reads
+
+
+def _group(steps, start, stop, functors, key, reads):
+    """The FusedGroup of steps[start:stop], its input sources and its output slots."""
+    dtype, shape, device = key
+    inputs, input_index, scalars, expressions, value_of = [], {}, [], [], {}
+    for step, functor in zip(steps[start:stop], functors):
+        operands = []
+        for source in step.sources:
+            if source[0] == "slot" and source[1] in value_of:
+                operands.append(("value", value_of[source[1]]))
+            elif source[0] == "const" and not isinstance(source[1], Tensor):
+                operands.append(("scalar", len(scalars)))
+                scalars.append(float(source[1]))
+            else:
+                ident = ("slot", source[1]) if source[0] == "slot" else ("const", id(source[1]))
+                if ident not in input_index:
+                    input_index[ident] = len(inputs)
+                    inputs.append(source)
+                operands.append(("in", input_index[ident]))
+        value_of[step.outputs] = len(expressions)
+        expressions.append(Expression(functor, tuple(operands)))
+    live = [slot for slot in value_of if any(at >= stop or at < start for at in reads.get(slot, ()))]
+    group = FusedGroup(
+        dtype,
+        tuple(shape),
+        device,
+        len(inputs),
+        tuple(scalars),
+        tuple(expressions),
+        tuple(value_of[s] for s in live),
+        tuple(s.prim.name for s in steps[start:stop]),
+    )
+    return group, tuple(inputs), tuple(live)
+
+
+def fuse(steps: list, meta_of, outputs_spec) -> list:
+    """``steps`` with every run of fusable elementwise steps replaced by one ``FusedStep``.
+    ``meta_of(slot)``: the (dtype, shape, device) of a slot's Tensor."""
+    runs = _runs(steps, meta_of)
+    if not runs:
+        return list(steps)
+    reads = _reads(steps, outputs_spec)
+    fused, at = [], 0
+    for start, stop, functors, key in runs:
+        fused.extend(steps[at:start])
+        group, inputs, live = _group(steps, start, stop, functors, key, reads)
+        run = fuser_for(key[2].name)(group)
+        if run is None:  # the backend does not fuse this group
+            fused.extend(steps[start:stop])
+        elif live:
+            fused.append(FusedStep(None, run, inputs, live))
+        at = stop
+    fused.extend(steps[at:])
+    return fused

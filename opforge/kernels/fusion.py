@@ -1,0 +1,84 @@
+"""What the trace compiler's elementwise fusion needs from the kernels: which functor an operator's
+elementwise kernel applies, and, per backend, a *fuser* that turns a group of such calls into one
+kernel generated from the same functor headers.
+
+A ``FusedGroup`` describes the group independently of the backend: every value has one dtype and one
+shape; ``expressions`` apply functors to operands that are the group's inputs (``("in", k)``), weak
+scalars (``("scalar", k)``) or earlier expressions (``("value", k)``); ``outputs`` are the expressions
+the rest of the program reads. A backend registers ``fuser(group) -> run(inputs) -> outputs`` with
+``register_fuser`` (the CPU: C++ through the build cache of ``opforge.utils.cpp_extension``,
+``opforge/kernels/cpu/fused.py``).
+
+The functor of an operator comes from its built-in GPU kernel (``CudaKernel.functor_type``): the GPU
+and the CPU kernels apply the same functor (``csrc/include/opforge/functors/``), so this is the one
+place it is written down.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from opforge import dtype as mstype
+from opforge.kernels import registry
+
+__all__ = ["Expression", "FusedGroup", "elementwise_functor", "fuser_for", "register_fuser"]
+
+
+class Expression(NamedTuple):
+    """``functor(*operands)``: ``functor`` a C++ expression constructing the functor (fields filled in)."""
+
+    functor: str
+    operands: tuple  # ("in", k) | ("scalar", k) | ("value", k)
+
+
+class FusedGroup(NamedTuple):
+    dtype: mstype.Type
+    shape: tuple
+    device: object
+    n_inputs: int
+    scalars: tuple  # the weak scalars' values, as floats
+    expressions: tuple
+    outputs: tuple  # indices into expressions
+    ops: tuple  # the operators fused, in order (for names and errors)
+
+
+_FUSERS: dict = {}
+
+
+def register_fuser(backend: str, fuser: Callable) -> None:
+    """``fuser(group)`` returns ``run(input_tensors) -> tuple of output tensors`` for ``backend``."""
+    _FUSERS[backend] = fuser
+
+
+def fuser_for(backend: str):
+    return _FUSERS.get(backend)
+
+
+def _literal(value, np_type: str) -> str:
+    """A C++ literal of a functor field: exact for floats (hexadecimal), plain for ints and bools."""
+    if np_type.startswith("float"):
+        return float(value).hex()
+    if np_type == "bool":
+        return "true" if value else "false"
+    return str(int(value))
+
+
+def elementwise_functor(op_name: str, dtype: mstype.Type, attrs: dict):
+    """``(functor expression, arity)`` of ``op_name``'s built-in elementwise kernel for inputs and
+    output of ``dtype`` on every backend, or None (not a plain elementwise kernel, or a kernel a user
+    registered in place of the built-in one)."""
+    gpu = [e for e in registry.kernels_for(op_name, "GPU") if _is_same_dtype(e.attr, dtype)]
+    cpu = [e for e in registry.kernels_for(op_name, "CPU") if _is_same_dtype(e.attr, dtype)]
+    # (built-in CUDA kernels' source is "cuda:<file>")
+    if len(gpu) != 1 or len(cpu) != 1 or not gpu[0].source.startswith("cuda:") or cpu[0].source != "builtin":
+        return None
+    kernel = gpu[0].impl
+    arity = getattr(kernel, "arity", 0)
+    if not arity or len(gpu[0].attr.inputs) != arity:
+        return None
+    fields = ", ".join(_literal(attrs.get(name, default), t) for name, t, default in kernel.functor)
+    return f"{kernel.functor_type}{{{fields}}}", arity
+
+
+def _is_same_dtype(attr, dtype) -> bool:
+    return all(d == dtype for d in attr.inputs) and list(attr.outputs) == [dtype]

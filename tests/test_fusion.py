@@ -1,0 +1,104 @@
+"""Elementwise fusion under jit (opforge/dispatch/fusion.py, opforge/kernels/cpu/fused.py): generated
+from the registry, every operator whose built-in kernel is a plain elementwise functor is fused and
+must give what its unfused kernel gives."""
+
+import numpy as np
+import pytest
+
+import opforge
+from opforge import dtype as mstype
+from opforge import ops
+from opforge.dispatch import fusion
+from opforge.kernels import KernelAttr, registry
+from opforge.kernels.fusion import elementwise_functor
+
+N = fusion.MIN_ELEMENTS + 37  # not a multiple of any vector width
+
+
+def _fusable_ops(dtype) -> list:
+    """(name, arity) of every operator with a fusable kernel for ``dtype`` that builds with its defaults."""
+    found = []
+    for name in sorted({e.op_name for e in registry.all_kernels()}):
+        prim_cls = getattr(ops, name, None)
+        if prim_cls is None:
+            continue
+        try:
+            prim = prim_cls()
+        except TypeError:  # a required attribute: not generated here
+            continue
+        functor = elementwise_functor(name, dtype, prim.attrs)
+        if functor is not None:
+            found.append((prim, functor[1]))
+    return found
+
+
+@pytest.mark.parametrize("dtype", [mstype.float32, mstype.float64])
+def test_every_fusable_operator_matches_its_kernel(dtype):
+    found = _fusable_ops(dtype)
+    assert len(found) >= 40, [p.name for p, _ in found]  # the registry's elementwise families
+    rng = np.random.default_rng(0)
+    x = opforge.Tensor((rng.random(N) * 1.6 + 0.2).astype(dtype.np_dtype))  # in every op's domain
+    y = opforge.Tensor((rng.random(N) * 1.6 + 0.2).astype(dtype.np_dtype))
+
+    def each(a, b):
+        return tuple(prim(a) if arity == 1 else prim(a, b) for prim, arity in found)
+
+    fused = opforge.jit(each)
+    fused(x, y)
+    trace = fused.traces()[0]
+    assert len(trace.program) == 1 and len(trace.steps) == len(found)  # one kernel for them all
+    # The same functor in the same dtype; a compiler may still contract a * b + c into an FMA in one
+    # loop and not the other, which shows where a gradient cancels (TanhGrad's 1 - y * y near 1).
+    rtol, atol = (1e-5, 1e-6) if dtype == mstype.float32 else (1e-12, 1e-14)
+    for (prim, _), got, want in zip(found, fused(x, y), each(x, y)):
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=rtol, atol=atol, err_msg=prim.name)
+
+
+def _chain(a, b):
+    relu, add, mul, neg = ops.ReLU(), ops.Add(), ops.Mul(), ops.Neg()
+    c = relu(add(a, b))
+    d = neg(mul(c, 0.5))  # weak scalar
+    return ops.Exp()(d), c  # c read after the run: written; the others stay in registers
+
+
+def test_intermediates_read_later_are_written_and_others_are_not():
+    rng = np.random.default_rng(1)
+    x, y = (opforge.Tensor(rng.standard_normal((64, 100)).astype(np.float32)) for _ in range(2))
+    fused = opforge.jit(_chain)
+    fused(x, y)
+    (step,) = fused.traces()[0].program
+    assert len(step.outputs) == 2
+    for got, want in zip(fused(x, y), _chain(x, y)):
+        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+
+
+def test_fuse_false_and_small_tensors_run_every_kernel():
+    x = opforge.Tensor(np.ones((64, 100), np.float32))
+    unfused = opforge.jit(_chain, fuse=False)
+    unfused(x, x)
+    trace = unfused.traces()[0]
+    assert trace.program is trace.steps
+    small = opforge.Tensor(np.ones(16, np.float32))
+    tiny = opforge.jit(_chain)
+    tiny(small, small)
+    assert len(tiny.traces()[0].program) == len(tiny.traces()[0].steps)
+
+
+def test_a_gradient_through_a_fused_function_replays_the_recorded_calls():
+    rng = np.random.default_rng(2)
+    x, y = (opforge.Tensor(rng.standard_normal(N).astype(np.float32)) for _ in range(2))
+    fused = opforge.jit(lambda a, b: _chain(a, b)[0])
+    fused(x, y)
+    grad = opforge.grad(lambda a, b: ops.ReduceSum()(fused(a, b)))(x, y)
+    want = opforge.grad(lambda a, b: ops.ReduceSum()(_chain(a, b)[0]))(x, y)
+    np.testing.assert_allclose(grad.asnumpy(), want.asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.usefixtures("isolated_registries")
+def test_a_kernel_registered_by_a_user_is_not_fused():
+    assert elementwise_functor("ReLU", mstype.float32, {}) is not None
+    attr = KernelAttr().add_input_attr(mstype.float32).add_output_attr(mstype.float32)
+    with pytest.warns(Warning):  # it replaces the built-in kernel
+        registry.register_kernel("ReLU", "CPU", attr)(lambda x: np.maximum(x, 0))
+    assert elementwise_functor("ReLU", mstype.float32, {}) is None
+    assert elementwise_functor("ReLU", mstype.float64, {}) is not None
