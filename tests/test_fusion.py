@@ -10,7 +10,10 @@ from opforge import dtype as mstype
 from opforge import ops
 from opforge.dispatch import fusion
 from opforge.kernels import KernelAttr, registry
-from opforge.kernels.fusion import elementwise_functor
+from opforge.kernels.fusion import Expression, FusedGroup, elementwise_functor
+from opforge.kernels.gpu.cuda import include_dirs
+from opforge.kernels.gpu.fused import cuda_source
+from opforge.tools import cuda_check
 
 N = fusion.MIN_ELEMENTS + 37  # not a multiple of any vector width
 
@@ -32,13 +35,14 @@ def _fusable_ops(dtype) -> list:
     return found
 
 
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
 @pytest.mark.parametrize("dtype", [mstype.float32, mstype.float64])
-def test_every_fusable_operator_matches_its_kernel(dtype):
+def test_every_fusable_operator_matches_its_kernel(dtype, device):
     found = _fusable_ops(dtype)
     assert len(found) >= 40, [p.name for p, _ in found]  # the registry's elementwise families
     rng = np.random.default_rng(0)
-    x = opforge.Tensor((rng.random(N) * 1.6 + 0.2).astype(dtype.np_dtype))  # in every op's domain
-    y = opforge.Tensor((rng.random(N) * 1.6 + 0.2).astype(dtype.np_dtype))
+    x = opforge.Tensor((rng.random(N) * 1.6 + 0.2).astype(dtype.np_dtype), device=device)  # every op's domain
+    y = opforge.Tensor((rng.random(N) * 1.6 + 0.2).astype(dtype.np_dtype), device=device)
 
     def each(a, b):
         return tuple(prim(a) if arity == 1 else prim(a, b) for prim, arity in found)
@@ -61,9 +65,10 @@ def _chain(a, b):
     return ops.Exp()(d), c  # c read after the run: written; the others stay in registers
 
 
-def test_intermediates_read_later_are_written_and_others_are_not():
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
+def test_intermediates_read_later_are_written_and_others_are_not(device):
     rng = np.random.default_rng(1)
-    x, y = (opforge.Tensor(rng.standard_normal((64, 100)).astype(np.float32)) for _ in range(2))
+    x, y = (opforge.Tensor(rng.standard_normal((64, 100)).astype(np.float32), device=device) for _ in range(2))
     fused = opforge.jit(_chain)
     fused(x, y)
     (step,) = fused.traces()[0].program
@@ -102,3 +107,24 @@ def test_a_kernel_registered_by_a_user_is_not_fused():
         registry.register_kernel("ReLU", "CPU", attr)(lambda x: np.maximum(x, 0))
     assert elementwise_functor("ReLU", mstype.float32, {}) is None
     assert elementwise_functor("ReLU", mstype.float64, {}) is not None
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_the_fused_cuda_kernel_compiles_with_nvrtc(arch):
+    """The emulation runs the generated CUDA on the host; NVRTC compiles it for the real GPUs."""
+    found = _fusable_ops(mstype.float32)
+    group = FusedGroup(
+        mstype.float32,
+        (N,),
+        opforge.device.get_device("GPU"),
+        2,
+        (0.5,),
+        tuple(Expression(elementwise_functor(p.name, mstype.float32, p.attrs)[0], (("in", 0),) * a) for p, a in found)
+        + (Expression("opforge::MulOp{}", (("value", 0), ("scalar", 0))),),
+        (0, len(found)),
+        tuple(p.name for p, _ in found),
+    )
+    nvrtc = cuda_check._Nvrtc(cuda_check.find_nvrtc())
+    options = [f"--gpu-architecture={arch}", "--std=c++17", *(f"-I{d}" for d in include_dirs("elementwise.cuh"))]
+    ok, log, _ = nvrtc.compile("fused.cu", cuda_source(group), options, ("opforge::cuda::FusedKernel<0>",))
+    assert ok, log

@@ -16,12 +16,22 @@ place it is written down.
 
 from __future__ import annotations
 
+import pathlib
 from typing import Callable, NamedTuple
 
 from opforge import dtype as mstype
+from opforge import sysconfig
 from opforge.kernels import registry
 
-__all__ = ["Expression", "FusedGroup", "elementwise_functor", "fuser_for", "register_fuser"]
+__all__ = [
+    "Expression",
+    "FusedGroup",
+    "elementwise_functor",
+    "fuser_for",
+    "functor_headers",
+    "loop_body",
+    "register_fuser",
+]
 
 
 class Expression(NamedTuple):
@@ -52,6 +62,24 @@ def register_fuser(backend: str, fuser: Callable) -> None:
 
 def fuser_for(backend: str):
     return _FUSERS.get(backend)
+
+
+def functor_headers() -> list:
+    """Every functor header (a group may draw on any of them; each is small and guarded)."""
+    folder = pathlib.Path(sysconfig.get_include()) / "opforge" / "functors"
+    return sorted(f"opforge/functors/{p.name}" for p in folder.glob("*.h"))
+
+
+def loop_body(group: FusedGroup, indent: str) -> list:
+    """The C++ statements for element ``i`` (both backends): ``in<k>`` and ``out<k>`` are the
+    arrays, ``s<k>`` the scalars, ``T`` the element type."""
+    refs = {"in": "in{}[i]", "scalar": "s{}", "value": "v{}"}
+    lines = []
+    for k, e in enumerate(group.expressions):
+        args = ", ".join(refs[kind].format(j) for kind, j in e.operands)
+        lines.append(f"{indent}const T v{k} = static_cast<T>({e.functor}({args}));")
+    lines += [f"{indent}out{k}[i] = v{e};" for k, e in enumerate(group.outputs)]
+    return lines
 
 
 def _literal(value, np_type: str) -> str:

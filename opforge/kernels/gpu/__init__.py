@@ -19,6 +19,7 @@ from opforge.kernels.gpu import (
     elementwise,
     elemwise,
     fill,
+    fused,
     gather,
     loops,
     loss,
