@@ -62,7 +62,7 @@ SUITE_CASES = {
     "jit": ("MLP train step (jit)", "20-op chain (jit)"),
     "models": ("ResNet-50 train step", "LSTM fwd+bwd", "Transformer encoder layer fwd+bwd"),
 }
-LIBRARIES = ("opforge", "numpy", "torch")
+LIBRARIES = ("opforge", "numpy", "torch", "torch.compile", "jax.jit")
 
 # The training step.
 BATCH, IN, HIDDEN, OUT, LR = 64, 784, 256, 10, 0.01
@@ -419,12 +419,15 @@ def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
 
 def _jit_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
     cases = [_mlp_case(np, opforge, torch, log, jit=True)]
-    cases.append(("20-op chain (jit)", "16", _chain_libs(np, opforge, torch)))
+    for n in (16,) if quick else (16, 1 << 20):
+        label = "1M" if n == 1 << 20 else str(n)
+        cases.append(("20-op chain (jit)", label, _chain_libs(np, opforge, torch, n, compiled=not quick)))
     return cases
 
 
-def _chain_libs(np, opforge, torch) -> dict:
-    """20 elementwise calls on 16 floats: opforge jitted, NumPy and PyTorch eager."""
+def _chain_libs(np, opforge, torch, n: int = 16, compiled: bool = False) -> dict:
+    """20 elementwise calls on ``n`` floats: opforge jitted (fused into one loop), NumPy and PyTorch eager,
+    and with ``compiled`` ``torch.compile`` and ``jax.jit`` where they are installed and work here."""
     ops = opforge.ops
     add, mul, relu, neg = ops.Add(), ops.Mul(), ops.ReLU(), ops.Neg()
 
@@ -433,8 +436,8 @@ def _chain_libs(np, opforge, torch) -> dict:
             a = neg(relu(mul(add(a, b), b)))
         return a
 
-    a = np.linspace(-1, 1, 16, dtype=np.float32)
-    b = np.full(16, 0.5, np.float32)
+    a = np.linspace(-1, 1, n, dtype=np.float32)
+    b = np.full(n, 0.5, np.float32)
     jitted, ta, tb = opforge.jit(chain), opforge.Tensor(a), opforge.Tensor(b)
     jitted(ta, tb)
 
@@ -455,7 +458,35 @@ def _chain_libs(np, opforge, torch) -> dict:
             return c
 
         libs["torch"] = torch_chain
+        if compiled:
+            libs.update(_compiled_peer("torch.compile", lambda: torch.compile(torch_chain)))
+    if compiled:
+        libs.update(_compiled_peer("jax.jit", lambda: _jax_chain(a, b)))
     return libs
+
+
+def _compiled_peer(name: str, make) -> dict:
+    """``{name: fn}`` after one warm-up call (the compile), or {} where the compiler is missing or fails."""
+    try:
+        fn = make()
+        fn()
+    except Exception:  # noqa: BLE001 - a peer that cannot compile here is left out of the table
+        return {}
+    return {name: fn}
+
+
+def _jax_chain(a, b):
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def chain(x, y):
+        for _ in range(5):
+            x = -jnp.maximum((x + y) * y, 0)
+        return x
+
+    ja, jb = jnp.asarray(a), jnp.asarray(b)
+    return lambda: chain(ja, jb).block_until_ready()
 
 
 # (N, C, H, W, out channels, kernel, pad): LeNet's layers on batch 32, and a ResNet block.
@@ -600,6 +631,13 @@ def run(
     versions = {"numpy": np.__version__, "opforge": opforge.__version__}
     if torch is not None:
         versions["torch"] = torch.__version__
+    used = {lib for row in rows for lib in row[3]}
+    if "torch.compile" in used:
+        versions["torch.compile"] = versions["torch"]
+    if "jax.jit" in used:
+        import jax
+
+        versions["jax.jit"] = jax.__version__
     versions["numpy BLAS threads"] = note
     return rows, versions
 
