@@ -61,6 +61,15 @@ def _elementwise_rows(cupy, opforge, ops) -> list:
     copy_s = _gpu_time(cupy, lambda: cupy.copyto(dst, src))
     copy_bw = 2 * src.nbytes / copy_s
     rows = [("copy (device to device)", f"{N_ELEMENTWISE:,}", copy_s, copy_bw, 1.0)]
+    add, mul, relu, neg = ops.Add(), ops.Mul(), ops.ReLU(), ops.Neg()
+
+    def chain(a, b):
+        for _ in range(5):
+            a = neg(relu(mul(add(a, b), b)))
+        return a
+
+    fused = opforge.jit(chain)
+    fused(x, y)  # traced and compiled: one kernel for the 20 calls
     cases = [
         ("ReLU", lambda: ops.ReLU()(x), 2),
         ("Sigmoid", lambda: ops.Sigmoid()(x), 2),
@@ -69,6 +78,7 @@ def _elementwise_rows(cupy, opforge, ops) -> list:
         ("Add", lambda: ops.Add()(x, y), 3),
         ("Mul", lambda: ops.Mul()(x, y), 3),
         ("Add (a row broadcast)", lambda: ops.Add()(square, row), 2),
+        ("20-op chain, jit (fused)", lambda: fused(x, y), 3),
     ]
     for name, fn, arrays in cases:
         t = _gpu_time(cupy, fn)
