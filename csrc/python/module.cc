@@ -898,8 +898,8 @@ PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n, PyObject*
 // program).
 class Program {
  public:
-  // steps: [(plan, sources, outputs)]; a source is a slot (int) or ("const", value); outputs is a
-  // slot, None, or a tuple of slots / None.
+  // steps: [(plan, sources, outputs[, release])]; a source is a slot (int) or ("const", value);
+  // outputs is a slot, None, or a tuple of slots / None; release lists the slots to drop after the step.
   Program(size_t n_slots, const py::list& steps) : n_slots_(n_slots) {
     for (const auto& item : steps) {
       auto t = item.cast<py::tuple>();
@@ -911,6 +911,9 @@ class Program {
         step.sources.push_back(MakeSource(step, src, position++));
       }
       if (step.sources.size() > static_cast<size_t>(kMaxStackTensors)) step.fast = nullptr;
+      if (t.size() > 3) {
+        for (const auto& r : t[3].cast<py::list>()) step.release.push_back(SlotIndex(r));
+      }
       py::object outs = t[2];
       if (outs.is_none()) {
         step.single = false;
@@ -936,6 +939,9 @@ class Program {
       } else {
         RunPlanStep(step, env);
       }
+      // Values no later step reads: their buffers go back to the allocator now, so the next
+      // step's output reuses memory still in cache (and the peak is the live set's, not the sum).
+      for (size_t slot : step.release) env[slot] = py::object();
     }
     py::list out(n_slots_);
     for (size_t i = 0; i < n_slots_; ++i) {
@@ -959,6 +965,7 @@ class Program {
     FastPlan* fast = nullptr;
     std::vector<Source> sources;
     std::vector<int64_t> outputs;
+    std::vector<size_t> release;  // slots dropped after this step (their last reader)
     bool single = true;
   };
 

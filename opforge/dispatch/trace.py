@@ -73,7 +73,7 @@ class Trace:
         self.n_slots = n_slots
         self.outputs = outputs  # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...])
         self.where = where
-        self._native = _native_program(self.program, n_slots)  # None: a step takes a tuple of Tensors
+        self._native = _native_program(self.program, n_slots, n_inputs, outputs)  # None: a step takes a tuple
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -178,15 +178,43 @@ def _rebuild(env, spec):
     return tuple(values) if kind == "tuple" else values
 
 
-def _native_program(steps: list, n_slots: int):
-    """The steps as a ``_C.Program`` (run in C++), when every argument is a slot or a constant."""
-    encoded = []
-    for step in steps:
+def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec):
+    """The steps as a ``_C.Program`` (run in C++), when every argument is a slot or a constant. Each
+    step releases the slots it reads or writes last (buffer planning: a value's memory is reused as
+    soon as nothing later reads it), except the function's inputs and outputs."""
+    encoded, last = [], {}
+    for i, step in enumerate(steps):
         if any(s[0] == "seq" for s in step.sources):
             return None
+        for s in step.sources:
+            if s[0] == "slot":
+                last[s[1]] = i
+        for slot in _written(step.outputs):
+            last.setdefault(slot, i)  # written and never read: dropped at once
+    kept = set(range(n_inputs)) | _output_slots(outputs_spec)
+    release: dict = {}
+    for slot, i in last.items():
+        if slot not in kept:
+            release.setdefault(i, []).append(slot)
+    for i, step in enumerate(steps):
         sources = [s[1] if s[0] == "slot" else s for s in step.sources]
-        encoded.append((step.plan, sources, step.outputs))
+        encoded.append((step.plan, sources, step.outputs, sorted(release.get(i, ()))))
     return _C.Program(n_slots, encoded)
+
+
+def _written(outputs) -> tuple:
+    if outputs.__class__ is int:
+        return (outputs,)
+    return tuple(s for s in outputs or () if s is not None)
+
+
+def _output_slots(spec) -> set:
+    kind = spec[0]
+    if kind == "slot":
+        return {spec[1]}
+    if kind in ("tuple", "list", "dict"):
+        return set().union(*(_output_slots(s) for s in spec[-1]))
+    return set()
 
 
 # -- recording ----------------------------------------------------------------------------------
