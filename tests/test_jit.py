@@ -402,3 +402,33 @@ def test_a_replay_frees_each_value_after_its_last_reader():
     assert opforge.memory.stats()["peak_bytes_in_use"] <= 2 * x.nbytes
     np.testing.assert_array_equal(out.asnumpy(), np.full(1 << 20, 11, np.float32))
     assert same is out
+
+
+def test_a_repeated_call_is_computed_once_and_a_write_between_keeps_both():
+    """Common subexpressions: the same primitive and attrs on the same arguments run once in the
+    replay; a Parameter written in between (an in-place update) is read again."""
+    matmul, relu = ops.MatMul(), ops.ReLU()
+
+    def twice(x, w):
+        return relu(matmul(x, w)) + relu(matmul(x, w))
+
+    x, w = Tensor(np.ones((4, 3), np.float32)), Tensor(np.ones((3, 2), np.float32))
+    jitted = opforge.jit(twice)
+    jitted(x, w)
+    trace = jitted.traces()[0]
+    assert len(trace.steps) == 5 and len(trace.program) == 3
+    np.testing.assert_array_equal(jitted(x, w).asnumpy(), twice(x, w).asnumpy())
+
+    p = Parameter(Tensor(np.ones(3, np.float32)), name="p")
+    assign, mul = ops.Assign(), ops.Mul()
+
+    def read_write_read(x):
+        before = mul(p, x)
+        assign(p, x)
+        return before, mul(p, x)
+
+    jitted = opforge.jit(read_write_read)
+    jitted(Tensor(np.full(3, 2.0, np.float32)))
+    before, after = jitted(Tensor(np.full(3, 3.0, np.float32)))
+    np.testing.assert_array_equal(before.asnumpy(), np.full(3, 6.0))  # p was 2 before this call
+    np.testing.assert_array_equal(after.asnumpy(), np.full(3, 9.0))

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from opforge import _C
 from opforge import tensor as tensor_module
-from opforge.dispatch import fusion
+from opforge.dispatch import cse, fusion
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor
@@ -66,14 +66,16 @@ class Trace:
     """A recorded program: ``replay(inputs)`` runs its steps on new input Tensors of the same
     signature and returns the function's outputs (the recorded output structure)."""
 
-    def __init__(self, n_inputs: int, steps: list, n_slots: int, outputs, where: str, program: list | None = None):
+    def __init__(self, n_inputs: int, steps: list, n_slots: int, outputs, where: str, compiled=None):
         self.n_inputs = n_inputs
         self.steps = steps  # as recorded: what a tape or a profiler replays, call by call
-        self.program = steps if program is None else program  # compiled (fused): what a replay runs
         self.n_slots = n_slots
         self.outputs = outputs  # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...])
         self.where = where
-        self._native = _native_program(self.program, n_slots, n_inputs, outputs)  # None: a step takes a tuple
+        # compiled (repeated calls merged, elementwise runs fused): what a replay runs, and where its
+        # outputs are
+        self.program, self.program_outputs = compiled if compiled is not None else (steps, outputs)
+        self._native = _native_program(self.program, n_slots, n_inputs, self.program_outputs)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -81,13 +83,13 @@ class Trace:
     def replay(self, inputs: list):
         interpreter = current_interpreter()
         if interpreter is None and self._native is not None:
-            return _rebuild(self._native.run(tuple(inputs)), self.outputs)
-        if interpreter is None:  # the recorded plans, from Python
+            return _rebuild(self._native.run(tuple(inputs)), self.program_outputs)
+        if interpreter is None:  # the compiled plans, from Python
             env = list(inputs)
             env.extend([None] * (self.n_slots - len(env)))
             for step in self.program:
                 _store(env, step.outputs, step.plan(_arguments(env, step.sources)))
-            return _rebuild(env, self.outputs)
+            return _rebuild(env, self.program_outputs)
         return self.replay_each(inputs, interpreter)  # a tape or a profiler sees every call
 
     def replay_each(self, inputs: list, interpreter=EVAL):
@@ -304,8 +306,15 @@ class Tracer(Interpreter):
 
     def finish(self, value) -> Trace:
         outputs = self.output_spec(value)
-        program = fusion.fuse(self.steps, lambda slot: self.keep[slot]._meta, outputs) if self.fuse else None
-        return Trace(self.n_inputs, self.steps, self.n_slots, outputs, self.where, program)
+        return Trace(self.n_inputs, self.steps, self.n_slots, outputs, self.where, self.compile(outputs))
+
+    def compile(self, outputs):
+        """(program, its outputs) from the compiler's passes, or None without them."""
+        if not self.fuse:
+            return None
+        steps, merged = cse.eliminate(self.steps)
+        outputs = cse.remap_outputs(outputs, merged)
+        return fusion.fuse(steps, lambda slot: self.keep[slot]._meta, outputs), outputs
 
 
 def tracing() -> bool:

@@ -39,6 +39,8 @@ MOVE_DTYPES = mstype.all_types
 class _Collective(_Operator):
     """A collective over ``group``: checks the attrs common to all of them."""
 
+    side_effect = True  # every rank must take part in every call: two identical ones are two
+
     def _check_group(self, group) -> None:
         validator.check_value_type("group", group, [str], self.name)
 

@@ -72,6 +72,9 @@ class Primitive(metaclass=_PrimitiveType):
     """
 
     __mindspore_signature__ = ()
+    # A call that acts beyond its outputs (a collective talks to other ranks): a trace never merges
+    # two such calls (opforge/dispatch/cse.py), as MindSpore's side_effect_* flags keep them apart.
+    side_effect = False
     # Defaults read from the class until an instance sets its own (construction sets only the rest).
     input_names = None
     output_names = None

@@ -57,6 +57,7 @@ __all__ = [
     "elementwise",
     "elemwise",
     "fill",
+    "fused",
     "gather",
     "loops",
     "loss",
