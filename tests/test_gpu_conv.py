@@ -1,6 +1,7 @@
-"""The GPU's Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter (im2col + the runtime's GEMM,
-opforge/kernels/gpu/conv.py) against the CPU kernels, on the GPU the tests run: groups (depthwise too),
-dilations, strides, the pad modes, odd sizes, a batch cut into several chunks and an empty batch."""
+"""The GPU's Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter (im2col + the runtime's GEMM, the direct
+sums where a group has one output channel: opforge/kernels/gpu/conv.py) against the CPU kernels, on the GPU
+the tests run: groups (depthwise too), dilations, strides, the pad modes, odd sizes, a batch cut into several
+chunks and an empty batch."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ CASES = {
         {"kernel_size": (2, 5), "pad_mode": "same", "stride": (1, 3), "group": 2},
     ),
     "depthwise same d2": (3, 5, 8, 6, 5, {"kernel_size": 3, "pad_mode": "same", "dilation": 2, "group": 5}),
+    "one output channel s2": (2, 3, 6, 7, 1, {"kernel_size": 3, "pad_mode": "same", "stride": 2}),
+    "group 2 one output channel each": (2, 4, 6, 6, 2, {"kernel_size": (2, 3), "group": 2, "dilation": (2, 1)}),
     "1x1": (2, 6, 5, 7, 4, {"kernel_size": 1}),
     "1x1 group 3 stride 2": (2, 6, 5, 7, 9, {"kernel_size": 1, "stride": 2, "group": 3}),
     "1x1 pad": (2, 3, 4, 4, 2, {"kernel_size": 1, "pad_mode": "pad", "pad": (1, 0, 0, 1)}),

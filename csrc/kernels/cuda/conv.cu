@@ -5,8 +5,9 @@
 // The columns of a chunk are laid out [nb, c, kh, kw, oh, ow] == [nb, group, K, P] (K = c / group * kh * kw,
 // P = oh * ow), so the weights viewed as [group, oc / group, K] times the columns give [nb, oc, oh, ow]: the
 // NCHW output, with no copy. Col2Im takes a thread per input element summing the column entries that read
-// it (no atomics: the same inputs give the same bits). Window math of opforge/functors/conv.h; no shared
-// memory, so the tests' host emulation runs them. The geometry travels as int64 scalars.
+// it (no atomics: the same inputs give the same bits). Where a group has one output channel (depthwise), the
+// forward and the input gradient are the direct sums instead (below). Window math of opforge/functors/conv.h;
+// no shared memory, so the tests' host emulation runs them. The geometry travels as int64 scalars.
 #include "opforge/cuda.h"
 #include "opforge/functors/conv.h"
 
@@ -90,6 +91,30 @@ __global__ void SampleSumKernel(const T* part, T* dw, int64_t nb, int64_t group,
     A s = accumulate ? static_cast<A>(Load(dw[i])) : A(0);
     for (int64_t b = 0; b < nb; ++b) s += static_cast<A>(Load(src[b * per_sample]));
     dw[i] = Store<T>(static_cast<compute_t<T>>(s));
+  }
+}
+
+// The direct sums of opforge/functors/conv.h, a thread per output element: Conv2D and Conv2DBackpropInput
+// where a group has one output channel (depthwise among them), whose GEMM would be a matrix-vector product.
+template <typename T>
+__global__ void Conv2DKernel(const T* x, const T* wt, T* y, OPF_WINDOW_PARAMS) {
+  OPF_WINDOW_MAKE(g);
+  OPF_GRID_STRIDE_LOOP(i, g.n * g.oc * g.oh * g.ow) {
+    const int64_t j = i % g.ow, r = i / g.ow;
+    const int64_t ii = r % g.oh, r2 = r / g.oh;
+    const int64_t o = r2 % g.oc, b = r2 / g.oc;
+    y[i] = Store<T>(ConvOutputAt(x, wt, g, b, o, ii, j));
+  }
+}
+
+template <typename T>
+__global__ void Conv2DBackpropInputKernel(const T* dy, const T* wt, T* dx, OPF_WINDOW_PARAMS) {
+  OPF_WINDOW_MAKE(g);
+  OPF_GRID_STRIDE_LOOP(i, g.n * g.c * g.h * g.w) {
+    const int64_t xx = i % g.w, r = i / g.w;
+    const int64_t y = r % g.h, r2 = r / g.h;
+    const int64_t ch = r2 % g.c, b = r2 / g.c;
+    dx[i] = Store<T>(ConvInputGradAt(dy, wt, g, b, ch, y, xx));
   }
 }
 

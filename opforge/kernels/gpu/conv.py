@@ -9,8 +9,11 @@ one batched GEMM of the runtime (``runtime.matmul``: cuBLAS through CuPy) with t
 transposed, then ``Col2ImKernel`` (a thread per input element summing the entries that read it: no atomics,
 the same bits every run). Conv2DBackpropFilter is a GEMM per sample of the columns and the output gradient,
 then ``SampleSumKernel`` sums the samples in order. A 1x1 window with unit strides and no padding uses the
-input itself as the columns. float32, float64 and float16 (cuBLAS's half GEMM, summing in float32) are GEMMs
-of their own type; bfloat16 is widened to float32 by the GPU's Cast kernels and rounded back, as MatMul does.
+input itself as the columns. Where a group has one output channel (depthwise among them) the GEMM would be a
+matrix-vector product reusing nothing: Conv2D and Conv2DBackpropInput run the direct sums instead
+(``Conv2DKernel``, ``Conv2DBackpropInputKernel``: a thread per output element). float32, float64 and
+float16 (cuBLAS's half GEMM, summing in float32) run in their own type; bfloat16 is widened to float32 by the
+GPU's Cast kernels and rounded back, as MatMul does.
 
 Pooling runs the direct kernels of ``pool.cu`` (a thread per output element, the window math of
 ``opforge/functors/conv.h`` the CPU kernels use).
@@ -123,7 +126,15 @@ class _Buffers:
         return array
 
 
-_IM2COL, _COL2IM, _COPY, _SAMPLE_SUM = range(4)
+_IM2COL, _COL2IM, _COPY, _SAMPLE_SUM, _DIRECT_FORWARD, _DIRECT_INPUT = range(6)
+_HELPERS = (
+    "Im2ColKernel",
+    "Col2ImKernel",
+    "CopySpanKernel",
+    "SampleSumKernel",
+    "Conv2DKernel",
+    "Conv2DBackpropInputKernel",
+)
 
 
 def _columns(device, cv: _Conv, x, b0: int, m: int, buffers: _Buffers):
@@ -202,13 +213,27 @@ def _filter_grad(device, cv: _Conv, dout, x, np_dtype):
     return dw
 
 
+def _direct(index: int):
+    """Conv2D (or its input gradient) by the direct sums, a thread per output element."""
+
+    def step(device, cv: _Conv, a, b, np_dtype):
+        forward = index == _DIRECT_FORWARD
+        shape = (cv.n, cv.oc, cv.oh, cv.ow) if forward else (cv.n, cv.c, cv.h, cv.w)
+        out = device.empty(shape, np_dtype)
+        launch_1d(device.runtime, cv.functions[index], numel(shape), (a, b, out, *cv.args))
+        return out
+
+    return step
+
+
 _STEPS = {"forward": _forward, "input": _input_grad, "filter": _filter_grad}
+_DIRECT_STEPS = {"forward": _direct(_DIRECT_FORWARD), "input": _direct(_DIRECT_INPUT)}
 
 
 def _conv_loop(kind: str):
     def loop(spec, function, kernel):
-        """im2col + GEMM: ``kernel.helpers`` are the Im2Col, Col2Im, CopySpan and SampleSum instantiations of
-        the GEMM's dtype."""
+        """im2col + GEMM, or the direct sums where a group has one output channel: ``kernel.helpers`` are the
+        ``_HELPERS`` instantiations of the GEMM's dtype."""
         device, runtime = spec.device, spec.device.runtime
         a, b, out = (list(s) for s in (*spec.in_shapes[:2], spec.out_shapes[0]))
         x = {"forward": a, "input": out, "filter": b}[kind]
@@ -220,7 +245,7 @@ def _conv_loop(kind: str):
         cv = _Conv(*x, y[1], y[2], y[3], group, window, args, functions)
         shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
         gemm_dtype = np.dtype(np.float32) if dtype in GEMM_VIA_FLOAT32 else np.dtype(dtype.np_dtype)
-        step = _STEPS[kind]
+        step = _DIRECT_STEPS[kind] if cv.og == 1 and kind in _DIRECT_STEPS else _STEPS[kind]
 
         def run(arrays):
             if cv.empty:
@@ -237,14 +262,11 @@ def _conv_loop(kind: str):
 
 
 def _conv(kind: str):
-    """The GEMM path's kernels for one KernelAttr: named by the first kernel the op launches."""
+    """The kernels of one KernelAttr, named by the first kernel the GEMM path launches."""
 
     def make(attr):
         t = "float" if attr.inputs[0] in GEMM_VIA_FLOAT32 else ctype(attr.inputs[0])
-        helpers = tuple(
-            f"opforge::cuda::{name}<{t}>"
-            for name in ("Im2ColKernel", "Col2ImKernel", "CopySpanKernel", "SampleSumKernel")
-        )
+        helpers = tuple(f"opforge::cuda::{name}<{t}>" for name in _HELPERS)
         first = helpers[_COL2IM if kind == "input" else _IM2COL]
         return CudaKernel("conv.cu", first, _conv_loop(kind), helpers=helpers)
 

@@ -92,4 +92,57 @@ OPF_HD compute_t<T> AvgPoolWindow(const T* plane, const Window2D& g, int64_t i, 
   return static_cast<compute_t<T>>(count > 0 ? s / static_cast<A>(count) : A(0));
 }
 
+// One Conv2D output element out[b, o, i, j] by the direct sum (the GPU's kernel where a group has one output
+// channel, depthwise among them: there a GEMM would reuse nothing; else both backends use GEMM).
+template <typename T>
+OPF_HD compute_t<T> ConvOutputAt(const T* x, const T* w, const Window2D& g, int64_t b, int64_t o, int64_t i,
+                                 int64_t j) {
+  using A = acc_t<T>;
+  const int64_t cg = g.c / g.group, og = g.oc / g.group;
+  const int64_t c0 = (o / og) * cg;
+  A s = A(0);
+  for (int64_t c = 0; c < cg; ++c) {
+    const T* xp = x + ((b * g.c) + c0 + c) * g.h * g.w;
+    const T* wp = w + ((o * cg) + c) * g.kh * g.kw;
+    for (int64_t p = 0; p < g.kh; ++p) {
+      const int64_t y = i * g.sh - g.pt + p * g.dh;
+      if (y < 0 || y >= g.h) continue;
+      for (int64_t q = 0; q < g.kw; ++q) {
+        const int64_t xx = j * g.sw - g.pl + q * g.dw;
+        if (xx < 0 || xx >= g.w) continue;
+        s += static_cast<A>(Load(xp[y * g.w + xx])) * static_cast<A>(Load(wp[p * g.kw + q]));
+      }
+    }
+  }
+  return static_cast<compute_t<T>>(s);
+}
+
+// dx[b, c, y, xx] of Conv2D: the sum over the outputs whose windows read it.
+template <typename T>
+OPF_HD compute_t<T> ConvInputGradAt(const T* dout, const T* w, const Window2D& g, int64_t b, int64_t c, int64_t y,
+                                    int64_t xx) {
+  using A = acc_t<T>;
+  const int64_t cg = g.c / g.group, og = g.oc / g.group;
+  const int64_t grp = c / cg, ci = c % cg;
+  A s = A(0);
+  for (int64_t p = 0; p < g.kh; ++p) {
+    const int64_t ty = y + g.pt - p * g.dh;
+    if (ty < 0 || ty % g.sh != 0) continue;
+    const int64_t i = ty / g.sh;
+    if (i >= g.oh) continue;
+    for (int64_t q = 0; q < g.kw; ++q) {
+      const int64_t tx = xx + g.pl - q * g.dw;
+      if (tx < 0 || tx % g.sw != 0) continue;
+      const int64_t j = tx / g.sw;
+      if (j >= g.ow) continue;
+      for (int64_t oo = 0; oo < og; ++oo) {
+        const int64_t o = grp * og + oo;
+        s += static_cast<A>(Load(dout[((b * g.oc + o) * g.oh + i) * g.ow + j])) *
+             static_cast<A>(Load(w[((o * cg + ci) * g.kh + p) * g.kw + q]));
+      }
+    }
+  }
+  return static_cast<compute_t<T>>(s);
+}
+
 }  // namespace opforge
