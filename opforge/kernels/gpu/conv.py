@@ -65,7 +65,7 @@ def _window(spec, x, y, conv: bool) -> tuple:
 @dataclass(frozen=True)
 class _Conv:
     """One convolution problem: the forward's x [n, c, h, w] and y [n, oc, oh, ow], the kernels' int64
-    window arguments, and the compiled Im2Col, Col2Im, CopySpan and SampleSum functions."""
+    window arguments, and the compiled ``_HELPERS`` (indexed by ``_IM2COL`` ...)."""
 
     n: int
     c: int
