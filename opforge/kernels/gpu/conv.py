@@ -1,18 +1,42 @@
-"""Conv2D, its two gradients, MaxPool, AvgPool and their gradients on the GPU: the direct kernels of
-``csrc/kernels/cuda/conv.cu`` and ``pool.cu`` (one thread per output element, the window math of
-``opforge/functors/conv.h`` the CPU kernels use), for every KernelAttr the CPU registers."""
+"""Conv2D, its two gradients, MaxPool, AvgPool and their gradients on the GPU, for every KernelAttr the
+CPU registers.
+
+The convolutions are im2col + GEMM, as on the CPU (``csrc/kernels/cpu/conv.cc``): the batch runs in chunks
+of samples whose im2col columns stay under ``COLUMN_BYTES``; per chunk ``csrc/kernels/cuda/conv.cu``'s
+``Im2ColKernel`` lays the columns out as [samples, group, K, oh * ow] (K = in channels / group * kh * kw) and
+one batched GEMM of the runtime (``runtime.matmul``: cuBLAS through CuPy) with the weights viewed as
+[group, out channels / group, K] writes the NCHW output. Conv2DBackpropInput is the GEMM with the weights
+transposed, then ``Col2ImKernel`` (a thread per input element summing the entries that read it: no atomics,
+the same bits every run). Conv2DBackpropFilter is a GEMM per sample of the columns and the output gradient,
+then ``SampleSumKernel`` sums the samples in order. A 1x1 window with unit strides and no padding uses the
+input itself as the columns. Where a group has one output channel (depthwise among them) the GEMM would be a
+matrix-vector product reusing nothing: Conv2D and Conv2DBackpropInput run the direct sums instead
+(``Conv2DKernel``, ``Conv2DBackpropInputKernel``: a thread per output element). float32, float64 and
+float16 (cuBLAS's half GEMM, summing in float32) run in their own type; bfloat16 is widened to float32 by the
+GPU's Cast kernels and rounded back, as MatMul does.
+
+Pooling runs the direct kernels of ``pool.cu`` (a thread per output element, the window math of
+``opforge/functors/conv.h`` the CPU kernels use).
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from opforge.errors import KernelError
 from opforge.geometry import conv_output_and_pads
-from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.matmul import GEMM_VIA_FLOAT32
 from opforge.kernels.gpu.support import launch_1d, numel
 
-__all__ = []
+__all__ = ["COLUMN_BYTES"]
+
+# The most bytes of im2col columns (and, for the filter gradient, per-sample GEMM results) one chunk of the
+# batch holds: a large batch or image runs in several chunks instead of one buffer of any size.
+COLUMN_BYTES = 256 << 20
 
 
 def _window(spec, x, y, conv: bool) -> tuple:
@@ -34,26 +58,219 @@ def _window(spec, x, y, conv: bool) -> tuple:
     return pt, pl, k, s, d, group
 
 
+# ---------------------------------------------------------------------------------------------
+# Convolutions: im2col + GEMM
+
+
+@dataclass(frozen=True)
+class _Conv:
+    """One convolution problem: the forward's x [n, c, h, w] and y [n, oc, oh, ow], the kernels' int64
+    window arguments, and the compiled ``_HELPERS`` (indexed by ``_IM2COL`` ...)."""
+
+    n: int
+    c: int
+    h: int
+    w: int
+    oc: int
+    oh: int
+    ow: int
+    group: int
+    window: tuple  # (kh, kw, sh, sw, dh, dw, pt, pl)
+    args: tuple  # the kernels' OPF_WINDOW_PARAMS
+    functions: tuple
+
+    @property
+    def k(self) -> int:  # the GEMM depth: in channels per group times the window
+        return self.c // self.group * self.window[0] * self.window[1]
+
+    @property
+    def og(self) -> int:
+        return self.oc // self.group
+
+    @property
+    def p(self) -> int:  # outputs per channel
+        return self.oh * self.ow
+
+    @property
+    def empty(self) -> bool:  # nothing to compute, or empty sums: zeros
+        return self.n == 0 or self.oc == 0 or self.p == 0 or self.k == 0
+
+    @property
+    def pointwise(self) -> bool:
+        """A 1x1 window, unit strides, no padding: the columns are the input itself."""
+        kh, kw, sh, sw, _, _, pt, pl = self.window
+        return (kh, kw, sh, sw, pt, pl) == (1, 1, 1, 1, 0, 0) and (self.oh, self.ow) == (self.h, self.w)
+
+    def chunk(self, itemsize: int, filter_grad: bool) -> int:
+        """Samples per chunk: as many as keep the columns (and the per-sample dw) under COLUMN_BYTES."""
+        per_sample = self.c * self.window[0] * self.window[1] * self.p + (self.oc * self.k if filter_grad else 0)
+        return max(1, min(self.n, COLUMN_BYTES // max(1, per_sample * itemsize)))
+
+
+def _chunks(n: int, nb: int):
+    for b0 in range(0, n, nb):
+        yield b0, min(nb, n - b0)
+
+
+class _Buffers:
+    """Scratch arrays of one call, reallocated only when a chunk's shape changes (the last chunk)."""
+
+    def __init__(self, device, np_dtype):
+        self.device, self.np_dtype, self.arrays = device, np_dtype, {}
+
+    def get(self, name: str, shape: tuple):
+        array = self.arrays.get(name)
+        if array is None or tuple(array.shape) != shape:
+            self.arrays[name] = None  # let the pool reuse the old one
+            array = self.arrays[name] = self.device.empty(shape, self.np_dtype)
+        return array
+
+
+_IM2COL, _COL2IM, _COPY, _SAMPLE_SUM, _DIRECT_FORWARD, _DIRECT_INPUT = range(6)
+_HELPERS = (
+    "Im2ColKernel",
+    "Col2ImKernel",
+    "CopySpanKernel",
+    "SampleSumKernel",
+    "Conv2DKernel",
+    "Conv2DBackpropInputKernel",
+)
+
+
+def _columns(device, cv: _Conv, x, b0: int, m: int, buffers: _Buffers):
+    """The [m, group, K, P] columns of samples [b0, b0 + m): x itself for a pointwise whole batch."""
+    runtime = device.runtime
+    if cv.pointwise and m == cv.n:
+        return runtime.reshape(x, (m, cv.group, cv.k, cv.p))
+    cols = buffers.get("cols", (m, cv.group, cv.k, cv.p))
+    launch_1d(runtime, cv.functions[_IM2COL], m * cv.c * cv.p, (x, cols, np.int64(b0), np.int64(m), *cv.args))
+    return cols
+
+
+def _out_rows(device, cv: _Conv, dout, b0: int, m: int, buffers: _Buffers):
+    """dout's samples [b0, b0 + m) as [m, group, og, P]: a view of the whole batch, else a copy."""
+    runtime = device.runtime
+    if m == cv.n:
+        return runtime.reshape(dout, (m, cv.group, cv.og, cv.p))
+    rows = buffers.get("rows", (m, cv.group, cv.og, cv.p))
+    span = m * cv.oc * cv.p
+    launch_1d(
+        runtime, cv.functions[_COPY], span, (dout, np.int64(b0 * cv.oc * cv.p), rows, np.int64(0), np.int64(span))
+    )
+    return rows
+
+
+def _forward(device, cv: _Conv, x, w, np_dtype):
+    runtime = device.runtime
+    y = device.empty((cv.n, cv.oc, cv.oh, cv.ow), np_dtype)
+    weights = runtime.reshape(w, (cv.group, cv.og, cv.k))
+    buffers = _Buffers(device, np_dtype)
+    for b0, m in _chunks(cv.n, cv.chunk(np.dtype(np_dtype).itemsize, False)):
+        cols = _columns(device, cv, x, b0, m, buffers)
+        if m == cv.n:  # the GEMM writes the output itself
+            runtime.matmul(weights, cols, runtime.reshape(y, (m, cv.group, cv.og, cv.p)))
+            continue
+        rows = buffers.get("rows", (m, cv.group, cv.og, cv.p))
+        runtime.matmul(weights, cols, rows)
+        span = m * cv.oc * cv.p
+        launch_1d(
+            runtime, cv.functions[_COPY], span, (rows, np.int64(0), y, np.int64(b0 * cv.oc * cv.p), np.int64(span))
+        )
+    return y
+
+
+def _input_grad(device, cv: _Conv, dout, w, np_dtype):
+    runtime = device.runtime
+    dx = device.empty((cv.n, cv.c, cv.h, cv.w), np_dtype)
+    weights = runtime.reshape(w, (cv.group, cv.og, cv.k))
+    buffers = _Buffers(device, np_dtype)
+    for b0, m in _chunks(cv.n, cv.chunk(np.dtype(np_dtype).itemsize, False)):
+        rows = _out_rows(device, cv, dout, b0, m, buffers)
+        if cv.pointwise and m == cv.n:  # the columns are dx itself
+            runtime.matmul(weights, rows, runtime.reshape(dx, (m, cv.group, cv.k, cv.p)), transpose_a=True)
+            continue
+        cols = buffers.get("cols", (m, cv.group, cv.k, cv.p))
+        runtime.matmul(weights, rows, cols, transpose_a=True)  # W^T [K, og] @ dout [og, P] per sample and group
+        launch_1d(
+            runtime, cv.functions[_COL2IM], m * cv.c * cv.h * cv.w, (cols, dx, np.int64(b0), np.int64(m), *cv.args)
+        )
+    return dx
+
+
+def _filter_grad(device, cv: _Conv, dout, x, np_dtype):
+    runtime = device.runtime
+    dw = device.empty((cv.oc, cv.c // cv.group, *cv.window[:2]), np_dtype)
+    buffers = _Buffers(device, np_dtype)
+    for b0, m in _chunks(cv.n, cv.chunk(np.dtype(np_dtype).itemsize, True)):
+        cols = _columns(device, cv, x, b0, m, buffers)
+        rows = _out_rows(device, cv, dout, b0, m, buffers)
+        # [K, og] per sample and group: the columns stay as they are (the transposed operand is dout, the
+        # smaller one), and SampleSum transposes while it sums.
+        part = buffers.get("part", (m, cv.group, cv.k, cv.og))
+        runtime.matmul(cols, rows, part, transpose_b=True)
+        args = (part, dw, np.int64(m), np.int64(cv.group), np.int64(cv.og), np.int64(cv.k), np.int64(b0 > 0))
+        launch_1d(runtime, cv.functions[_SAMPLE_SUM], cv.oc * cv.k, args)
+    return dw
+
+
+def _direct(index: int):
+    """Conv2D (or its input gradient) by the direct sums, a thread per output element."""
+
+    def step(device, cv: _Conv, a, b, np_dtype):
+        forward = index == _DIRECT_FORWARD
+        shape = (cv.n, cv.oc, cv.oh, cv.ow) if forward else (cv.n, cv.c, cv.h, cv.w)
+        out = device.empty(shape, np_dtype)
+        launch_1d(device.runtime, cv.functions[index], numel(shape), (a, b, out, *cv.args))
+        return out
+
+    return step
+
+
+_STEPS = {"forward": _forward, "input": _input_grad, "filter": _filter_grad}
+_DIRECT_STEPS = {"forward": _direct(_DIRECT_FORWARD), "input": _direct(_DIRECT_INPUT)}
+
+
 def _conv_loop(kind: str):
     def loop(spec, function, kernel):
-        """``Conv2D*Kernel<T>(a, b, out, n, c, h, w, oc, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, group)``."""
+        """im2col + GEMM, or the direct sums where a group has one output channel: ``kernel.helpers`` are the
+        ``_HELPERS`` instantiations of the GEMM's dtype."""
         device, runtime = spec.device, spec.device.runtime
         a, b, out = (list(s) for s in (*spec.in_shapes[:2], spec.out_shapes[0]))
         x = {"forward": a, "input": out, "filter": b}[kind]
         y = a if kind != "forward" else out
         pt, pl, k, s, d, group = _window(spec, x, y, True)
-        geometry = tuple(np.int64(v) for v in (*x, y[1], y[2], y[3], *k, *s, *d, pt, pl, group))
-        shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-        n = numel(shape)
+        window = (*k, *s, *d, pt, pl)
+        args = tuple(np.int64(v) for v in (*x, y[1], y[2], y[3], *window, group))
+        functions = tuple(function_for(runtime, kernel, name) for name in kernel.helpers)
+        cv = _Conv(*x, y[1], y[2], y[3], group, window, args, functions)
+        shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
+        gemm_dtype = np.dtype(np.float32) if dtype in GEMM_VIA_FLOAT32 else np.dtype(dtype.np_dtype)
+        step = _DIRECT_STEPS[kind] if cv.og == 1 and kind in _DIRECT_STEPS else _STEPS[kind]
 
         def run(arrays):
-            result = device.empty(shape, np_dtype)
-            launch_1d(runtime, function, n, (arrays[0], arrays[1], result, *geometry))
-            return result
+            if cv.empty:
+                return device.full(shape, 0, dtype.np_dtype)
+            first, second = arrays[0], arrays[1]
+            if gemm_dtype != dtype.np_dtype:
+                first, second = device.cast(first, gemm_dtype), device.cast(second, gemm_dtype)
+            result = step(device, cv, first, second, gemm_dtype)
+            return result if result.dtype == dtype.np_dtype else device.cast(result, dtype.np_dtype)
 
         return run
 
     return loop
+
+
+def _conv(kind: str):
+    """The kernels of one KernelAttr, named by the first kernel the GEMM path launches."""
+
+    def make(attr):
+        t = "float" if attr.inputs[0] in GEMM_VIA_FLOAT32 else ctype(attr.inputs[0])
+        helpers = tuple(f"opforge::cuda::{name}<{t}>" for name in _HELPERS)
+        first = helpers[_COL2IM if kind == "input" else _IM2COL]
+        return CudaKernel("conv.cu", first, _conv_loop(kind), helpers=helpers)
+
+    return make
 
 
 def _pool_loop(grad: bool, grad_grad: bool = False):
@@ -78,10 +295,6 @@ def _pool_loop(grad: bool, grad_grad: bool = False):
     return loop
 
 
-def _conv(name: str, kind: str):
-    return lambda attr: CudaKernel("conv.cu", f"opforge::cuda::{name}<{ctype(attr.inputs[0])}>", _conv_loop(kind))
-
-
 def _pool(name: str, is_max: bool, grad: bool):
     flag = "true" if is_max else "false"
     return lambda attr: CudaKernel(
@@ -89,9 +302,9 @@ def _pool(name: str, is_max: bool, grad: bool):
     )
 
 
-mirror_cpu_kernels("Conv2D", _conv("Conv2DKernel", "forward"))
-mirror_cpu_kernels("Conv2DBackpropInput", _conv("Conv2DBackpropInputKernel", "input"))
-mirror_cpu_kernels("Conv2DBackpropFilter", _conv("Conv2DBackpropFilterKernel", "filter"))
+mirror_cpu_kernels("Conv2D", _conv("forward"))
+mirror_cpu_kernels("Conv2DBackpropInput", _conv("input"))
+mirror_cpu_kernels("Conv2DBackpropFilter", _conv("filter"))
 mirror_cpu_kernels("MaxPool", _pool("PoolKernel", True, False))
 mirror_cpu_kernels("AvgPool", _pool("PoolKernel", False, False))
 mirror_cpu_kernels("MaxPoolGrad", _pool("PoolGradKernel", True, True))

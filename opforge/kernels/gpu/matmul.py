@@ -17,9 +17,9 @@ from opforge import dtype as mstype
 from opforge.kernels import registry
 from opforge.kernels.gpu.cuda import CudaKernel, register_cuda_kernels
 
-__all__ = []
+__all__ = ["GEMM_VIA_FLOAT32"]
 
-_VIA_FLOAT32 = (mstype.bfloat16,)  # GEMM in float32: no bfloat16 GEMM through CuPy
+GEMM_VIA_FLOAT32 = (mstype.bfloat16,)  # GEMM in float32: no bfloat16 GEMM through CuPy
 
 
 def _matmul_loop(spec, function, kernel):
@@ -28,7 +28,7 @@ def _matmul_loop(spec, function, kernel):
     ta, tb = bool(spec.attrs.get("transpose_a", False)), bool(spec.attrs.get("transpose_b", False))
     shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
     k = spec.in_shapes[0][-2 if ta else -1]
-    half = dtype in _VIA_FLOAT32
+    half = dtype in GEMM_VIA_FLOAT32
 
     def run(arrays):
         a, b = arrays

@@ -92,7 +92,8 @@ OPF_HD compute_t<T> AvgPoolWindow(const T* plane, const Window2D& g, int64_t i, 
   return static_cast<compute_t<T>>(count > 0 ? s / static_cast<A>(count) : A(0));
 }
 
-// One Conv2D output element out[b, o, i, j] by the direct sum (the GPU's kernel; the CPU uses GEMM).
+// One Conv2D output element out[b, o, i, j] by the direct sum (the GPU's kernel where a group has one output
+// channel, depthwise among them: there a GEMM would reuse nothing; else both backends use GEMM).
 template <typename T>
 OPF_HD compute_t<T> ConvOutputAt(const T* x, const T* w, const Window2D& g, int64_t b, int64_t o, int64_t i,
                                  int64_t j) {
@@ -138,30 +139,6 @@ OPF_HD compute_t<T> ConvInputGradAt(const T* dout, const T* w, const Window2D& g
         const int64_t o = grp * og + oo;
         s += static_cast<A>(Load(dout[((b * g.oc + o) * g.oh + i) * g.ow + j])) *
              static_cast<A>(Load(w[((o * cg + ci) * g.kh + p) * g.kw + q]));
-      }
-    }
-  }
-  return static_cast<compute_t<T>>(s);
-}
-
-// dw[o, ci, p, q] of Conv2D: the sum over the batch and the outputs.
-template <typename T>
-OPF_HD compute_t<T> ConvFilterGradAt(const T* dout, const T* x, const Window2D& g, int64_t o, int64_t ci, int64_t p,
-                                     int64_t q) {
-  using A = acc_t<T>;
-  const int64_t cg = g.c / g.group, og = g.oc / g.group;
-  const int64_t c = (o / og) * cg + ci;
-  A s = A(0);
-  for (int64_t b = 0; b < g.n; ++b) {
-    const T* xp = x + (b * g.c + c) * g.h * g.w;
-    const T* dp = dout + (b * g.oc + o) * g.oh * g.ow;
-    for (int64_t i = 0; i < g.oh; ++i) {
-      const int64_t y = i * g.sh - g.pt + p * g.dh;
-      if (y < 0 || y >= g.h) continue;
-      for (int64_t j = 0; j < g.ow; ++j) {
-        const int64_t xx = j * g.sw - g.pl + q * g.dw;
-        if (xx < 0 || xx >= g.w) continue;
-        s += static_cast<A>(Load(xp[y * g.w + xx])) * static_cast<A>(Load(dp[i * g.ow + j]));
       }
     }
   }
