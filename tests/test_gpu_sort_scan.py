@@ -100,3 +100,37 @@ def test_sort_of_empty_and_bfloat16(rng):
         cpu = [t.astype(opforge.float32).asnumpy() for t in ops.Sort(-1, descending)(x)]
         gpu = [t.astype(opforge.float32).asnumpy() for t in ops.Sort(-1, descending)(x.to("GPU"))]
         _same(cpu, gpu)
+
+
+# CumSum: rows of a block (ROW_SCAN_MIN and longer: one tile, a partial tile, several tiles), shorter rows
+# and other axes (a thread per line)
+CUMSUM_SHAPES = [((3, 256), -1), ((2, 300), 1), ((2, 2048), -1), ((1, 2049), -1), ((2, 5001), -1), ((5000,), 0)]
+CUMSUM_SHAPES += [((3, 255), -1), ((300, 3), 0), ((0, 300), 1), ((4, 0), 1)]
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, False), (False, True), (True, True)])
+def test_cumsum_matches_the_cpu(dtype, exclusive, reverse, rng):
+    for shape, axis in CUMSUM_SHAPES:
+        if np.dtype(dtype).kind == "i":
+            info = np.iinfo(dtype)  # sums that wrap
+            x = rng.integers(info.max // 4, info.max, size=shape, dtype=dtype) * rng.choice([-1, 1], size=shape)
+            x = x.astype(dtype)
+        else:
+            x = rng.standard_normal(shape).astype(dtype)
+        (cpu,), (gpu,) = _on_both(ops.CumSum(exclusive, reverse), x, axis)
+        assert cpu.dtype == gpu.dtype and cpu.shape == gpu.shape
+        if np.dtype(dtype).kind == "i":
+            np.testing.assert_array_equal(cpu, gpu)
+        else:  # the block sums in another order than the CPU's serial sum (in acc_t: double for float32)
+            scale = np.cumsum(np.abs(x.astype(np.float64)), axis=axis) + 1
+            rtol = {np.float16: 2e-3, np.float32: 1e-6, np.float64: 1e-12}[dtype]
+            assert np.all(np.abs(cpu.astype(np.float64) - gpu.astype(np.float64)) <= rtol * scale)
+
+
+def test_cumsum_block_rows_propagate_inf_and_nan():
+    x = np.ones((2, 3000), np.float32)
+    x[0, 700], x[0, 2500], x[1, 2100] = np.inf, -np.inf, np.nan
+    (cpu,), (gpu,) = _on_both(ops.CumSum(), x, 1)
+    np.testing.assert_array_equal(cpu, gpu)
+    assert np.isnan(gpu[0, 2500:]).all() and np.isinf(gpu[0, 700:2500]).all() and np.isnan(gpu[1, 2100:]).all()
