@@ -1,6 +1,6 @@
 """Sort, TopK and CumSum on the GPU against the CPU kernels, on the ways the GPU kernels take: Sort and TopK
-ranked in place (short rows), through the library sort of packed 32- or 64-bit keys, or in two stable passes
-(opforge/kernels/gpu/sort.py); CumSum's block scan of contiguous rows and its line-per-thread loop
+ranked in place (short rows), sorted by a block in shared memory, through the library sort of packed 32- or
+64-bit keys, or in two stable passes (opforge/kernels/gpu/sort.py); CumSum's block scan of contiguous rows and its line-per-thread loop
 (opforge/kernels/gpu/cumsum.py)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 import opforge
 from opforge import Tensor, ops
-from opforge.kernels.gpu.sort import RANK_SORT_MAX_N, sort_plan
+from opforge.kernels.gpu.sort import BLOCK_SORT_MAX_N, RANK_SORT_MAX_N, sort_plan
 
 
 def _on_both(op, *args):
@@ -41,12 +41,14 @@ def _same(cpu, gpu):
 # (dtype, n): rows of n take each way (sort_plan) with the shapes below
 SORT_CASES = [
     (np.float32, 7),  # ranked in place
-    (np.float16, 40),  # packed in 32 bits
-    (np.int8, 300),  # packed in 32 bits
-    (np.float32, 40),  # packed in 64 bits
-    (np.int32, 33),  # packed in 64 bits
-    (np.float64, 40),  # two passes
-    (np.int64, 21),  # two passes
+    (np.float16, 40),  # a block, 32-bit keys
+    (np.int8, 300),  # a block, 32-bit keys
+    (np.float32, 513),  # a block of the larger capacity, 64-bit keys
+    (np.int32, 33),  # a block, 64-bit keys
+    (np.float16, 4097),  # the library's sort, packed in 32 bits
+    (np.float32, 5000),  # the library's sort, packed in 64 bits
+    (np.float64, 40),  # the library's sort, two passes
+    (np.int64, 21),  # the library's sort, two passes
 ]
 
 
@@ -60,9 +62,18 @@ def test_sort_matches_the_cpu_on_every_axis(dtype, n, descending, rng):
 
 
 def test_the_cases_take_every_way():
-    ways = {sort_plan(8 * np.dtype(d).itemsize, 8, n)[:2] for d, n in SORT_CASES}
-    assert ways == {("rank",), ("packed", 32), ("packed", 64), ("two_pass",)}
-    assert sort_plan(32, 1, RANK_SORT_MAX_N + 1)[:2] == ("packed", 64)
+    ways = {sort_plan(8 * np.dtype(d).itemsize, 8, n)[:3] for d, n in SORT_CASES}
+    assert ways == {
+        ("rank",),
+        ("block", 512, 32),
+        ("block", 512, 64),
+        ("block", BLOCK_SORT_MAX_N, 64),
+        ("packed", 32, 13),
+        ("packed", 64, 13),
+        ("two_pass",),
+    }
+    assert sort_plan(32, 1, RANK_SORT_MAX_N + 1)[:2] == ("block", 512)
+    assert sort_plan(32, 1, BLOCK_SORT_MAX_N + 1)[:2] == ("packed", 64)
     assert sort_plan(32, 1 << 19, 1 << 13) == ("packed", 64, 13, 45)  # 19 + 32 + 13 bits
     assert sort_plan(32, 1 << 20, 1 << 13) == ("two_pass",)  # 65 bits
     assert sort_plan(16, 1, 1 << 16) == ("packed", 32, 16, 32)  # one row: no row bits

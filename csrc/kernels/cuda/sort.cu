@@ -128,6 +128,47 @@ __global__ void GatherTwoPassKernel(const T* x, const int64_t* by_key, const int
   }
 }
 
+// A block per row of at most kCapacity elements (x viewed as [outer, n, inner]; row r is (r / inner, r % inner)):
+// the row's keys (order key << index_bits | index: unique, so the order is exact) in shared memory, padded to
+// `padded` (a power of two >= n) with the greatest key, sorted by a bitonic network; the first k written out.
+// The padding never ties a real key: order key and index take fewer bits than K.
+template <typename T, typename K, int kCapacity>
+__global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64_t rows, int64_t n, int64_t inner,
+                                  int64_t k, int padded, int index_bits, bool descending) {
+  __shared__ K keys[kCapacity];
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const K index_mask = static_cast<K>((static_cast<K>(1) << index_bits) - 1);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int64_t o = r / inner, c = r % inner;
+    const T* row = x + o * n * inner + c;
+    for (int i = tid; i < padded; i += threads) {
+      keys[i] = i < n ? static_cast<K>(static_cast<K>(OrderKey(row[i * inner], descending)) << index_bits) |
+                            static_cast<K>(i)
+                      : static_cast<K>(~static_cast<K>(0));
+    }
+    for (int size = 2; size <= padded; size <<= 1) {
+      for (int stride = size >> 1; stride > 0; stride >>= 1) {
+        __syncthreads();
+        for (int t = tid; t < padded / 2; t += threads) {  // pair (a, a + stride), ascending where a & size == 0
+          const int a = 2 * t - (t & (stride - 1)), b = a + stride;
+          const K p = keys[a], q = keys[b];
+          if ((p > q) == ((a & size) == 0)) {
+            keys[a] = q;
+            keys[b] = p;
+          }
+        }
+      }
+    }
+    __syncthreads();
+    for (int64_t slot = tid; slot < k; slot += threads) {
+      const int64_t j = static_cast<int64_t>(keys[slot] & index_mask), at = (o * k + slot) * inner + c;
+      values[at] = row[j * inner];
+      indices[at] = static_cast<int32_t>(j);
+    }
+    __syncthreads();  // the keys are read before the next row's are written
+  }
+}
+
 // Short rows: each element placed at its rank in its row, when that rank is below k.
 template <typename T>
 __global__ void RankSortKernel(const T* x, T* values, int32_t* indices, int64_t total, int64_t n, int64_t inner,
