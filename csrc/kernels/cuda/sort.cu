@@ -130,11 +130,23 @@ __global__ void GatherTwoPassKernel(const T* x, const int64_t* by_key, const int
 
 // A block per row of at most kCapacity elements (x viewed as [outer, n, inner]; row r is (r / inner, r % inner)):
 // the row's keys (order key << index_bits | index: unique, so the order is exact) in shared memory, padded to
-// `padded` (a power of two >= n) with the greatest key, sorted by a bitonic network; the first k written out.
-// The padding never ties a real key: order key and index take fewer bits than K.
+// `padded` (a power of two >= n) with the greatest key, which never ties a real one (order key and index take
+// fewer bits than K). Bitonic networks then sort runs of `run` keys (a power of two >= k), and while more than
+// one run is left, each pair of runs (A, B) keeps min(A[i], B[run - 1 - i]): a bitonic sequence holding the
+// `run` least keys of the two, which a bitonic merge sorts. The first k keys of the last run are written out.
+// run == padded: a full bitonic sort (Sort); a small run does far less work (TopK).
+template <typename K>
+__device__ void CompareExchange(K* keys, int a, int b, bool ascending) {
+  const K p = keys[a], q = keys[b];
+  if ((p > q) == ascending) {
+    keys[a] = q;
+    keys[b] = p;
+  }
+}
+
 template <typename T, typename K, int kCapacity>
 __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64_t rows, int64_t n, int64_t inner,
-                                  int64_t k, int padded, int index_bits, bool descending) {
+                                  int64_t k, int padded, int run, int index_bits, bool descending) {
   __shared__ K keys[kCapacity];
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
   const K index_mask = static_cast<K>((static_cast<K>(1) << index_bits) - 1);
@@ -146,16 +158,30 @@ __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64
                             static_cast<K>(i)
                       : static_cast<K>(~static_cast<K>(0));
     }
-    for (int size = 2; size <= padded; size <<= 1) {
+    // Sort every run ascending: bitonic sequences of growing size (alternating directions), run-sized last.
+    for (int size = 2; size <= run; size <<= 1) {
       for (int stride = size >> 1; stride > 0; stride >>= 1) {
         __syncthreads();
-        for (int t = tid; t < padded / 2; t += threads) {  // pair (a, a + stride), ascending where a & size == 0
-          const int a = 2 * t - (t & (stride - 1)), b = a + stride;
-          const K p = keys[a], q = keys[b];
-          if ((p > q) == ((a & size) == 0)) {
-            keys[a] = q;
-            keys[b] = p;
-          }
+        for (int t = tid; t < padded / 2; t += threads) {
+          const int a = 2 * t - (t & (stride - 1));
+          CompareExchange(keys, a, a + stride, size == run || (a & size) == 0);
+        }
+      }
+    }
+    // Halve the runs until one is left: the runs in use start `step` apart.
+    for (int step = run; step < padded; step <<= 1) {
+      const int pairs = padded / (2 * step);
+      __syncthreads();
+      for (int t = tid; t < pairs * run; t += threads) {
+        const int base = (t / run) * 2 * step, i = t % run;
+        const K other = keys[base + step + run - 1 - i];
+        if (other < keys[base + i]) keys[base + i] = other;
+      }
+      for (int stride = run >> 1; stride > 0; stride >>= 1) {
+        __syncthreads();
+        for (int t = tid; t < pairs * (run / 2); t += threads) {
+          const int u = t % (run / 2), a = (t / (run / 2)) * 2 * step + 2 * u - (u & (stride - 1));
+          CompareExchange(keys, a, a + stride, true);
         }
       }
     }
