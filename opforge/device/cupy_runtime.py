@@ -2,7 +2,8 @@
 
 Arrays are CuPy arrays from CuPy's memory pool; kernels are compiled by NVRTC through
 ``cupy.RawModule`` (cached on disk by CuPy) and launched on CuPy's current stream; MatMul calls
-cuBLAS through ``cupy.matmul``. Install with ``pip install "opforge[gpu]"``.
+cuBLAS through ``cupy.matmul``; Sort and TopK sort 1-d unsigned integers with CUB's radix sort (through
+``ndarray.sort`` and ``cupy.argsort``). Install with ``pip install "opforge[gpu]"``.
 """
 
 from __future__ import annotations
@@ -73,6 +74,12 @@ class CupyRuntime(GpuRuntime):
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
         # cuBLAS reads the views; leading dims are batch dims, broadcast (BatchMatMul)
         cupy.matmul(a.swapaxes(-1, -2) if transpose_a else a, b.swapaxes(-1, -2) if transpose_b else b, out=out)
+
+    def sort(self, keys) -> None:
+        keys.sort()  # 1-d unsigned integers: thrust's radix sort (CUB)
+
+    def argsort(self, keys):
+        return cupy.argsort(keys)  # 1-d: a stable radix sort of (key, position) pairs
 
     def memory_bytes(self) -> int:
         return int(cupy.cuda.runtime.memGetInfo()[1])

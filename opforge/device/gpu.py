@@ -76,6 +76,16 @@ class GpuRuntime:
         ``np.matmul``'s (BatchMatMul); integers wrap. ``out`` is C-contiguous of the result's shape."""
         raise NotImplementedError
 
+    def sort(self, keys) -> None:
+        """Sort a 1-d array of unsigned integers in place, ascending (CUB's radix sort through CuPy). Sort and
+        TopK pack what they sort into such keys (``opforge/kernels/gpu/sort.py``)."""
+        raise NotImplementedError
+
+    def argsort(self, keys):
+        """The positions (a new int64 array) that sort a 1-d array of unsigned integers ascending, stably: equal
+        keys keep their order (CUB's radix sort of key-position pairs through CuPy)."""
+        raise NotImplementedError
+
     def memory_bytes(self) -> int:
         raise NotImplementedError
 

@@ -7,7 +7,8 @@ Each ``.cu`` file is compiled by g++ as host C++ with ``cuda_host.h`` forced in 
 "Device" arrays are ``EmulatedArray``s: host memory that, like CuPy's arrays, refuses implicit
 conversion to NumPy, so code that would read GPU memory from the host fails here too.
 
-Library calls stand in for the GPU libraries: MatMul (cuBLAS through CuPy) runs NumPy's matmul.
+Library calls stand in for the GPU libraries: MatMul (cuBLAS through CuPy) runs NumPy's matmul, the sort of
+unsigned keys (CUB through CuPy) NumPy's stable sort.
 """
 
 from __future__ import annotations
@@ -168,6 +169,12 @@ class EmulatedRuntime(GpuRuntime):
             out._host[...] = np.matmul(a.astype(np.float32), b.astype(np.float32))
             return
         np.matmul(a, b, out=out._host)
+
+    def sort(self, keys) -> None:
+        keys._host.sort(kind="stable")
+
+    def argsort(self, keys):
+        return EmulatedArray(np.argsort(keys._host, kind="stable").astype(np.int64, copy=False))
 
     def memory_bytes(self) -> int:
         return 16 << 30

@@ -84,5 +84,43 @@ __device__ S GroupMax(S v, S* cells) {
   }
 }
 
+// The inclusive prefix sum of v over the lanes of the warp (lane l gets lanes 0..l), in log2(32) shuffles.
+template <typename S>
+__device__ S WarpInclusiveScan(S v) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  for (int offset = 1; offset < 32; offset <<= 1) {
+    const S other = __shfl_up_sync(kAllLanes, v, offset);
+    if (lane >= offset) v += other;
+  }
+  return v;
+}
+
+// The exclusive prefix sum of v over the threads of the block in thread order (thread t gets threads 0..t-1),
+// and the block's total in *total; kBlock threads (a multiple of 32, at most 1024) in x. `cells` holds
+// kBlock / 32 + 1 shared values. A call may follow another on the same cells without a barrier between them:
+// a warp's cell is written only by that warp, after its lanes' reads of the previous call (the shuffles
+// before the write take every lane), and the others only after the first barrier.
+template <typename S, int kBlock>
+__device__ S BlockExclusiveScan(S v, S* cells, S* total) {
+  constexpr int kWarps = kBlock / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const S inclusive = WarpInclusiveScan(v);
+  S before = __shfl_up_sync(kAllLanes, inclusive, 1);  // exclusive within the warp
+  if (lane == 0) before = S(0);
+  if (lane == 31) cells[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    const S warp_total = lane < kWarps ? cells[lane] : S(0);
+    const S through = WarpInclusiveScan(warp_total);
+    S warps_before = __shfl_up_sync(kAllLanes, through, 1);
+    if (lane == 0) warps_before = S(0);
+    if (lane < kWarps) cells[lane] = warps_before;
+    if (lane == kWarps - 1) cells[kWarps] = through;
+  }
+  __syncthreads();
+  *total = cells[kWarps];
+  return cells[warp] + before;
+}
+
 }  // namespace cuda
 }  // namespace opforge

@@ -1,7 +1,9 @@
 // CumSum, Dropout and DropoutGrad on the GPU with the math of opforge/functors/scan.h and random.h
-// (shared with csrc/kernels/cpu/cumsum.cc): one thread per line for CumSum (x viewed as
-// [outer, n, inner]), one per element for Dropout (the counter-based generator gives every backend the
-// same mask for the same seeds). Instantiated by name (opforge/kernels/gpu/cumsum.py).
+// (shared with csrc/kernels/cpu/cumsum.cc). CumSum (x viewed as [outer, n, inner]): a block scans each long
+// contiguous row (CumSumRowsKernel), else one thread per line (CumSumKernel). Dropout: one thread per element
+// (the counter-based generator gives every backend the same mask for the same seeds). Instantiated by name
+// (opforge/kernels/gpu/cumsum.py).
+#include "block.cuh"
 #include "opforge/cuda.h"
 #include "opforge/functors/random.h"
 #include "opforge/functors/scan.h"
@@ -14,6 +16,47 @@ __global__ void CumSumKernel(const T* x, T* y, int64_t lines, int64_t n, int64_t
   OPF_GRID_STRIDE_LOOP(l, lines) {
     const int64_t base = (l / inner) * n * inner + l % inner;
     CumSumLine(x + base, y + base, n, inner, exclusive != 0, reverse != 0);
+  }
+}
+
+// Contiguous rows (inner == 1), one block of kBlock threads per row, in tiles of kBlock * chunk elements
+// (chunk = the elements per thread, at most kItems): each thread sums its `chunk` neighbouring elements of
+// the tile, the block scans those sums (BlockExclusiveScan), then each thread writes its elements from its
+// prefix; the tile's total carries into the next. Sums in acc_t<T> as CumSumLine, in another order: floats
+// may round differently from the CPU's serial sum, integers wrap to the same result.
+template <typename T, int kBlock, int kItems>
+__global__ void CumSumRowsKernel(const T* x, T* y, int64_t rows, int64_t n, int chunk, int exclusive,
+                                 int reverse) {
+  using A = acc_t<T>;
+  __shared__ A cells[kBlock / 32 + 1];
+  const int64_t tile = static_cast<int64_t>(kBlock) * chunk;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    A carry = A(0);
+    for (int64_t start = 0; start < n; start += tile) {
+      const int64_t first = start + static_cast<int64_t>(threadIdx.x) * chunk;  // in scan order
+      A v[kItems];
+      A mine = A(0);
+#pragma unroll
+      for (int q = 0; q < kItems; ++q) {
+        const int64_t p = first + q;
+        v[q] = q < chunk && p < n ? SumReducer<T>::Widen(xr[reverse ? n - 1 - p : p]) : A(0);
+        mine += v[q];
+      }
+      A tile_total;
+      A acc = carry + BlockExclusiveScan<A, kBlock>(mine, cells, &tile_total);
+#pragma unroll
+      for (int q = 0; q < kItems; ++q) {
+        const int64_t p = first + q;
+        if (q < chunk && p < n) {
+          if (!exclusive) acc += v[q];
+          yr[reverse ? n - 1 - p : p] = SumReducer<T>::Finish(acc, 1);
+          if (exclusive) acc += v[q];
+        }
+      }
+      carry += tile_total;
+    }
   }
 }
 

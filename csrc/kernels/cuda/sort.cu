@@ -1,12 +1,201 @@
-// Sort and TopK on the GPU (the CPU's csrc/kernels/cpu/sort.cc): one thread per element places it at
-// its rank in its row (functors/sort.h), when that rank is below k. O(n) work per element: for the
-// moderate row lengths of sorting along a dim; deterministic, with the CPU's order.
+// Sort and TopK on the GPU (the CPU's csrc/kernels/cpu/sort.cc), in the order of functors/sort.h: NaN
+// greatest, ties by index. Two ways (opforge/kernels/gpu/sort.py picks one):
+//  - Through the GPU library's radix sort of unsigned integers (runtime.sort / runtime.argsort: CUB through
+//    CuPy). Each element becomes an order key, an unsigned integer whose ascending order is the order
+//    asked for (SortKey below), packed with its row and its index in one word when they fit (a stable
+//    sort then follows from the unique keys), else sorted in two stable passes (by key, then by row).
+//  - RankSortKernel for short rows: one thread per element places it at its rank in its row (O(n) work per
+//    element, one launch).
 #include "opforge/cuda.h"
 #include "opforge/functors/sort.h"
 
 namespace opforge {
 namespace cuda {
 
+// The order key of a float's bits (U: the unsigned type of its width): every NaN the greatest key, -0 and
+// +0 one key, the rest in the order of the values (negative: all bits flipped; positive: the sign set).
+template <typename U>
+__device__ U FloatOrderKey(U bits, bool nan, bool zero) {
+  constexpr U kSign = static_cast<U>(static_cast<U>(1) << (sizeof(U) * 8 - 1));
+  if (nan) return static_cast<U>(~static_cast<U>(0));
+  if (zero) return kSign;
+  return (bits & kSign) ? static_cast<U>(~bits) : static_cast<U>(bits | kSign);
+}
+
+// SortKey<T>::Of(v): an unsigned integer (type U) whose ascending order is SortsBefore's ascending order of
+// the values, equal values (all NaNs, -0 and +0) on equal keys.
+template <typename T>
+struct SortKey {  // integers: the sign bit flipped
+  using U = typename MakeUnsigned<T>::type;
+  static __device__ U Of(T v) {
+    constexpr U kFlip = IntLimits<T>::kSigned ? static_cast<U>(static_cast<U>(1) << (sizeof(U) * 8 - 1)) : U(0);
+    return static_cast<U>(static_cast<U>(v) ^ kFlip);
+  }
+};
+
+template <>
+struct SortKey<float> {
+  using U = uint32_t;
+  static __device__ U Of(float v) { return FloatOrderKey<U>(half_bits::FloatBits(v), v != v, v == 0.0f); }
+};
+
+__device__ uint64_t DoubleBits(double d) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint64_t>(__double_as_longlong(d));
+#else
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof(bits));
+  return bits;
+#endif
+}
+
+template <>
+struct SortKey<double> {
+  using U = uint64_t;
+  static __device__ U Of(double v) { return FloatOrderKey<U>(DoubleBits(v), v != v, v == 0.0); }
+};
+
+template <typename H>
+struct HalfSortKey {  // float16 and bfloat16: their own 16 bits
+  using U = uint16_t;
+  static __device__ U Of(H v) {
+    const float f = static_cast<float>(v);
+    return FloatOrderKey<U>(v.bits, f != f, f == 0.0f);
+  }
+};
+template <>
+struct SortKey<float16> : HalfSortKey<float16> {};
+template <>
+struct SortKey<bfloat16> : HalfSortKey<bfloat16> {};
+
+template <typename T>
+__device__ typename SortKey<T>::U OrderKey(T v, bool descending) {
+  using U = typename SortKey<T>::U;
+  const U key = SortKey<T>::Of(v);
+  return descending ? static_cast<U>(~key) : key;  // NaN first, larger first; ties still by index
+}
+
+// x viewed as [outer, n, inner], sorted along n: element i is (o, j, c), of row o * inner + c.
+// keys[i] = row << row_shift | order key << index_bits | j, in one word K (uint32_t or uint64_t) that
+// holds all three: ascending keys are the rows one after the other, each in the order asked for.
+template <typename T, typename K>
+__global__ void PackSortKeysKernel(const T* x, K* keys, int64_t total, int64_t n, int64_t inner, int index_bits,
+                                   int row_shift, bool descending) {
+  constexpr int kWidth = static_cast<int>(sizeof(K) * 8);
+  OPF_GRID_STRIDE_LOOP(i, total) {
+    const int64_t c = i % inner, j = (i / inner) % n, o = i / (inner * n);
+    const K row = static_cast<K>(o * inner + c);
+    const K high = row_shift < kWidth ? static_cast<K>(row << row_shift) : K(0);  // one row: no row bits
+    keys[i] = high | static_cast<K>(static_cast<K>(OrderKey(x[i], descending)) << index_bits) | static_cast<K>(j);
+  }
+}
+
+// The first k of each sorted row of packed keys: values (and int32 indices) of shape [outer, k, inner].
+template <typename T, typename K>
+__global__ void UnpackSortedKernel(const T* x, const K* sorted, T* values, int32_t* indices, int64_t total_out,
+                                   int64_t n, int64_t inner, int64_t k, K index_mask) {
+  OPF_GRID_STRIDE_LOOP(t, total_out) {
+    const int64_t c = t % inner, slot = (t / inner) % k, o = t / (inner * k);
+    const int64_t j = static_cast<int64_t>(sorted[(o * inner + c) * n + slot] & index_mask);
+    values[t] = x[(o * n + j) * inner + c];
+    indices[t] = static_cast<int32_t>(j);
+  }
+}
+
+// Two stable passes, when row, key and index do not fit one word: the order keys alone ...
+template <typename T>
+__global__ void OrderKeysKernel(const T* x, typename SortKey<T>::U* keys, int64_t total, bool descending) {
+  OPF_GRID_STRIDE_LOOP(i, total) { keys[i] = OrderKey(x[i], descending); }
+}
+
+// ... sorted (by_key: element positions); then the row of each element in that order, sorted stably ...
+__global__ void RowKeysKernel(const int64_t* by_key, uint64_t* rows, int64_t total, int64_t n, int64_t inner) {
+  OPF_GRID_STRIDE_LOOP(t, total) {
+    const int64_t i = by_key[t];
+    rows[t] = static_cast<uint64_t>((i / (n * inner)) * inner + i % inner);
+  }
+}
+
+// ... (by_row: positions in by_key): element by_key[by_row[r * n + slot]] is the slot-th of row r.
+template <typename T>
+__global__ void GatherTwoPassKernel(const T* x, const int64_t* by_key, const int64_t* by_row, T* values,
+                                    int32_t* indices, int64_t total_out, int64_t n, int64_t inner, int64_t k) {
+  OPF_GRID_STRIDE_LOOP(t, total_out) {
+    const int64_t c = t % inner, slot = (t / inner) % k, o = t / (inner * k);
+    const int64_t i = by_key[by_row[(o * inner + c) * n + slot]];
+    values[t] = x[i];
+    indices[t] = static_cast<int32_t>((i / inner) % n);
+  }
+}
+
+// A block per row of at most kCapacity elements (x viewed as [outer, n, inner]; row r is (r / inner, r % inner)):
+// the row's keys (order key << index_bits | index: unique, so the order is exact) in shared memory, padded to
+// `padded` (a power of two >= n) with the greatest key, which never ties a real one (order key and index take
+// fewer bits than K). Bitonic networks then sort runs of `run` keys (a power of two >= k), and while more than
+// one run is left, each pair of runs (A, B) keeps min(A[i], B[run - 1 - i]): a bitonic sequence holding the
+// `run` least keys of the two, which a bitonic merge sorts. The first k keys of the last run are written out.
+// run == padded: a full bitonic sort (Sort); a small run does far less work (TopK).
+template <typename K>
+__device__ void CompareExchange(K* keys, int a, int b, bool ascending) {
+  const K p = keys[a], q = keys[b];
+  if ((p > q) == ascending) {
+    keys[a] = q;
+    keys[b] = p;
+  }
+}
+
+template <typename T, typename K, int kCapacity>
+__global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64_t rows, int64_t n, int64_t inner,
+                                  int64_t k, int padded, int run, int index_bits, bool descending) {
+  __shared__ K keys[kCapacity];
+  const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
+  const K index_mask = static_cast<K>((static_cast<K>(1) << index_bits) - 1);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int64_t o = r / inner, c = r % inner;
+    const T* row = x + o * n * inner + c;
+    for (int i = tid; i < padded; i += threads) {
+      keys[i] = i < n ? static_cast<K>(static_cast<K>(OrderKey(row[i * inner], descending)) << index_bits) |
+                            static_cast<K>(i)
+                      : static_cast<K>(~static_cast<K>(0));
+    }
+    // Sort every run ascending: bitonic sequences of growing size (alternating directions), run-sized last.
+    for (int size = 2; size <= run; size <<= 1) {
+      for (int stride = size >> 1; stride > 0; stride >>= 1) {
+        __syncthreads();
+        for (int t = tid; t < padded / 2; t += threads) {
+          const int a = 2 * t - (t & (stride - 1));
+          CompareExchange(keys, a, a + stride, size == run || (a & size) == 0);
+        }
+      }
+    }
+    // Halve the runs until one is left: the runs in use start `step` apart.
+    for (int step = run; step < padded; step <<= 1) {
+      const int pairs = padded / (2 * step);
+      __syncthreads();
+      for (int t = tid; t < pairs * run; t += threads) {
+        const int base = (t / run) * 2 * step, i = t % run;
+        const K other = keys[base + step + run - 1 - i];
+        if (other < keys[base + i]) keys[base + i] = other;
+      }
+      for (int stride = run >> 1; stride > 0; stride >>= 1) {
+        __syncthreads();
+        for (int t = tid; t < pairs * (run / 2); t += threads) {
+          const int u = t % (run / 2), a = (t / (run / 2)) * 2 * step + 2 * u - (u & (stride - 1));
+          CompareExchange(keys, a, a + stride, true);
+        }
+      }
+    }
+    __syncthreads();
+    for (int64_t slot = tid; slot < k; slot += threads) {
+      const int64_t j = static_cast<int64_t>(keys[slot] & index_mask), at = (o * k + slot) * inner + c;
+      values[at] = row[j * inner];
+      indices[at] = static_cast<int32_t>(j);
+    }
+    __syncthreads();  // the keys are read before the next row's are written
+  }
+}
+
+// Short rows: each element placed at its rank in its row, when that rank is below k.
 template <typename T>
 __global__ void RankSortKernel(const T* x, T* values, int32_t* indices, int64_t total, int64_t n, int64_t inner,
                                int64_t k, bool descending) {

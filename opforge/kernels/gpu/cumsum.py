@@ -1,7 +1,10 @@
 """GPU kernels of CumSum, Dropout and DropoutGrad: the kernels of ``csrc/kernels/cuda/cumsum.cu``
 (the math of ``opforge/functors/scan.h`` and ``random.h``, shared with the CPU kernels), for every
-KernelAttr the CPU registers. CumSum takes one thread per line along the axis; Dropout one per element,
-with the counter-based generator keyed by (Seed0, Seed1), so the GPU's mask is the CPU's."""
+KernelAttr the CPU registers. CumSum along the last axis over rows of at least ``ROW_SCAN_MIN`` elements
+takes a block per row (``CumSumRowsKernel``: a block scan of per-thread chunks, tile after tile with a
+carried prefix); otherwise one thread per line along the axis (coalesced when the axis is not the last:
+neighbouring threads take neighbouring lines). Dropout takes one thread per element, with the
+counter-based generator keyed by (Seed0, Seed1), so the GPU's mask is the CPU's."""
 
 from __future__ import annotations
 
@@ -10,13 +13,17 @@ import math
 import numpy as np
 
 from opforge.errors import KernelError
-from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.support import launch_1d
 
 __all__ = ["dropout_key"]
 
 _SOURCE = "cumsum.cu"
+ROW_SCAN_BLOCK = 256  # threads per row of CumSumRowsKernel (kBlock)
+ROW_SCAN_ITEMS = 8  # elements a thread takes per tile at most (kItems): tiles of up to 2048
+ROW_SCAN_MIN = 256  # a contiguous row this long takes a block; shorter ones a thread
+_MAX_GRID = 65535
 _MASK = (1 << 64) - 1
 
 
@@ -46,6 +53,18 @@ def _cumsum_loop(spec, function, kernel):
     lines = math.prod(x) // n if n else 0
     flags = (np.int32(bool(spec.attrs.get("exclusive", False))), np.int32(bool(spec.attrs.get("reverse", False))))
     np_dtype = spec.entry.attr.outputs[0].np_dtype
+    if inner == 1 and n >= ROW_SCAN_MIN:
+        rows_fn = function_for(runtime, kernel, kernel.helpers[0])
+        chunk = min(ROW_SCAN_ITEMS, -(-n // ROW_SCAN_BLOCK))  # fewer per thread on rows shorter than a tile
+        grid, args = (min(lines, _MAX_GRID), 1, 1), (np.int64(lines), np.int64(n), np.int32(chunk), *flags)
+
+        def run_rows(arrays):
+            out = device.empty(spec.out_shapes[0], np_dtype)
+            if lines:
+                runtime.launch(rows_fn, grid, (ROW_SCAN_BLOCK, 1, 1), (arrays[0], out, *args))
+            return out
+
+        return run_rows
 
     def run(arrays):
         out = device.empty(spec.out_shapes[0], np_dtype)
@@ -88,6 +107,12 @@ def _make(name: str, loop):
     return lambda attr: CudaKernel(_SOURCE, f"opforge::cuda::{name}<{ctype(attr.inputs[0])}>", loop)
 
 
-mirror_cpu_kernels("CumSum", _make("CumSumKernel", _cumsum_loop))
+def _make_cumsum(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    rows = f"opforge::cuda::CumSumRowsKernel<{t}, {ROW_SCAN_BLOCK}, {ROW_SCAN_ITEMS}>"
+    return CudaKernel(_SOURCE, f"opforge::cuda::CumSumKernel<{t}>", _cumsum_loop, helpers=(rows,))
+
+
+mirror_cpu_kernels("CumSum", _make_cumsum)
 mirror_cpu_kernels("Dropout", _make("DropoutKernel", _dropout_loop))
 mirror_cpu_kernels("DropoutGrad", _make("DropoutGradKernel", _dropout_grad_loop))
