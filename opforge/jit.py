@@ -139,6 +139,12 @@ class JitFunction:
         """The kept traces, least recently used first."""
         return list(self._traces.values())
 
+    def explain(self) -> str:
+        """What the trace compiler did to the most recent trace (``Trace.explain``)."""
+        if not self._traces:
+            return f"{self.where}: not traced yet"
+        return next(reversed(self._traces.values())).explain()
+
     def clear_cache(self) -> None:
         self._traces.clear()
         self._first_of.clear()

@@ -26,12 +26,13 @@ MIN_ELEMENTS = 4096
 
 class FusedStep(NamedTuple):
     """A step of the compiled program: ``plan(args)`` runs the fused kernel on the Tensors of
-    ``sources``; ``outputs`` are the slots it writes."""
+    ``sources``; ``outputs`` are the slots it writes; ``group`` says what was fused."""
 
     prim: object  # None: not a primitive call (a tape replays the original steps)
     plan: object
     sources: tuple
     outputs: object
+    group: FusedGroup
 
 
 class _Fusable(NamedTuple):
@@ -156,7 +157,7 @@ def fuse(steps: list, meta_of, outputs_spec) -> list:
         if run is None:  # the backend does not fuse this group
             fused.extend(steps[start:stop])
         elif live:
-            fused.append(FusedStep(None, run, inputs, live))
+            fused.append(FusedStep(None, run, inputs, live, group))
         at = stop
     fused.extend(steps[at:])
     return fused

@@ -92,6 +92,27 @@ class Trace:
             return _rebuild(env, self.program_outputs)
         return self.replay_each(inputs, interpreter)  # a tape or a profiler sees every call
 
+    def explain(self) -> str:
+        """What the compiler did: the calls recorded, then each step a replay runs (a primitive, or a
+        fused kernel with the calls it replaces and the values it writes)."""
+        fused = [s for s in self.program if isinstance(s, fusion.FusedStep)]
+        merged = len(self.steps) - len(self.program) - sum(len(s.group.ops) - 1 for s in fused)
+        lines = [
+            f"{self.where}: {len(self.steps)} calls recorded; {len(self.program)} steps replayed"
+            f" ({merged} repeated calls merged)"
+        ]
+        for step in self.program:
+            if not isinstance(step, fusion.FusedStep):
+                lines.append(f"  {step.prim.name}")
+            else:
+                group = step.group
+                shape = "x".join(map(str, group.shape))
+                lines.append(
+                    f"  fused[{len(group.ops)}] {' '.join(group.ops)} on {group.dtype} {shape} ({group.device.name}):"
+                    f" {group.n_inputs} inputs read, {len(group.outputs)} outputs written"
+                )
+        return "\n".join(lines)
+
     def replay_each(self, inputs: list, interpreter=EVAL):
         """Replay call by call through ``interpreter``, each call finding (or building) the plan for
         its arguments' metas: how a trace serves inputs of other shapes (dynamic dims)."""
