@@ -141,43 +141,13 @@ __device__ void CompareExchange(K* keys, int a, int b, bool ascending) {
   }
 }
 
-constexpr int kSortItems = 8;  // keys a thread of BitonicRowsKernel owns for the stages of short strides
-
-// The stages of strides first_stride, first_stride / 2, ..., 1 (below kSortItems) of a bitonic network on the
-// kSortItems keys this thread owns, in registers (one read and one write of shared memory for all of them):
-// ascending where all_ascending or (key position & size) == 0.
-template <typename K>
-__device__ void OwnStages(K* keys, int first_stride, int size, bool all_ascending) {
-  const int base = static_cast<int>(threadIdx.x) * kSortItems;
-  K v[kSortItems];
-#pragma unroll
-  for (int l = 0; l < kSortItems; ++l) v[l] = keys[base + l];
-#pragma unroll
-  for (int stride = kSortItems / 2; stride > 0; stride >>= 1) {
-    if (stride > first_stride) continue;
-#pragma unroll
-    for (int l = 0; l < kSortItems; ++l) {
-      if ((l & stride) == 0) {
-        const K p = v[l], q = v[l + stride];
-        if ((p > q) == (all_ascending || ((base + l) & size) == 0)) {
-          v[l] = q;
-          v[l + stride] = p;
-        }
-      }
-    }
-  }
-#pragma unroll
-  for (int l = 0; l < kSortItems; ++l) keys[base + l] = v[l];
-}
-
 // A block per row of at most kCapacity elements (x viewed as [outer, n, inner]; row r is (r / inner, r % inner)):
 // the row's keys (order key << index_bits | index: unique, so the order is exact) in shared memory, padded to
 // `padded` (a power of two >= n) with the greatest key, which never ties a real one (order key and index take
 // fewer bits than K). Bitonic networks then sort runs of `run` keys (a power of two >= k), and while more than
 // one run is left, each pair of runs (A, B) keeps min(A[i], B[run - 1 - i]): a bitonic sequence holding the
 // `run` least keys of the two, which a bitonic merge sorts. The first k keys of the last run are written out.
-// run == padded: a full bitonic sort (Sort); a small run does far less work (TopK). With kSortItems keys per
-// thread (padded == blockDim.x * kSortItems), the stages of strides below kSortItems run in registers.
+// run == padded: a full bitonic sort (Sort); a small run does far less work (TopK).
 template <typename T, typename K, int kCapacity>
 __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64_t rows, int64_t n, int64_t inner,
                                   int64_t k, int padded, int run, int index_bits, bool descending) {
@@ -192,15 +162,10 @@ __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64
                             static_cast<K>(i)
                       : static_cast<K>(~static_cast<K>(0));
     }
-    const bool own = padded == threads * kSortItems;
     // Sort every run ascending: bitonic sequences of growing size (alternating directions), run-sized last.
     for (int size = 2; size <= run; size <<= 1) {
       for (int stride = size >> 1; stride > 0; stride >>= 1) {
         __syncthreads();
-        if (own && stride < kSortItems) {
-          OwnStages(keys, stride, size, size == run);
-          break;
-        }
         for (int t = tid; t < padded / 2; t += threads) {
           const int a = 2 * t - (t & (stride - 1));
           CompareExchange(keys, a, a + stride, size == run || (a & size) == 0);
@@ -218,10 +183,6 @@ __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64
       }
       for (int stride = run >> 1; stride > 0; stride >>= 1) {
         __syncthreads();
-        if (own && stride < kSortItems) {
-          if ((tid * kSortItems) % (2 * step) < run) OwnStages(keys, stride, run, true);  // a run in use
-          break;
-        }
         for (int t = tid; t < pairs * (run / 2); t += threads) {
           const int u = t % (run / 2), a = (t / (run / 2)) * 2 * step + 2 * u - (u & (stride - 1));
           CompareExchange(keys, a, a + stride, true);

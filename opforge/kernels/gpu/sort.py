@@ -33,8 +33,7 @@ __all__ = ["BLOCK_SORT_MAX_N", "RANK_SORT_MAX_N", "sort_plan"]
 
 RANK_SORT_MAX_N = 16  # rows this short are ranked in place: O(n) per element beats a sort
 BLOCK_SORT_MAX_N = 4096  # rows up to this long are sorted by a block in shared memory (kCapacity)
-_BLOCK_CAPACITIES = (512, BLOCK_SORT_MAX_N)  # BitonicRowsKernel's kCapacity
-_SORT_ITEMS = 8  # kSortItems: the keys of a thread of BitonicRowsKernel
+_BLOCK_CAPACITIES = (512, BLOCK_SORT_MAX_N)  # BitonicRowsKernel's kCapacity; an eighth of it threads
 _MAX_GRID = 65535
 
 _KEY_DTYPES = {32: np.uint32, 64: np.uint64}  # the packed words: (row, order key, index)
@@ -104,8 +103,7 @@ def _sort_loop(spec, function, kernel):
         block = function_for(runtime, kernel, names[f"block{capacity}"])
         padded = 1 << index_bits
         run = 1 << max(k - 1, 0).bit_length()  # the sorted runs: the least power of two >= k
-        threads = (max(32, padded // _SORT_ITEMS), 1, 1)  # kSortItems keys each, from 256 keys on
-        grid = (min(rows, _MAX_GRID), 1, 1)
+        grid, threads = (min(rows, _MAX_GRID), 1, 1), (capacity // 8, 1, 1)
         tail = (np.int64(rows), *geometry, np.int64(k), np.int32(padded), np.int32(run), np.int32(index_bits), flag)
 
         def run_block(arrays):
