@@ -1,7 +1,7 @@
 """Sort, TopK and CumSum on the GPU against the CPU kernels, on the ways the GPU kernels take: Sort and TopK
 ranked in place (short rows), sorted by a block in shared memory, through the library sort of packed 32- or
-64-bit keys, or in two stable passes (opforge/kernels/gpu/sort.py); CumSum's block scan of contiguous rows and its line-per-thread loop
-(opforge/kernels/gpu/cumsum.py)."""
+64-bit keys, or in two stable passes (opforge/kernels/gpu/sort.py); CumSum's block scan of contiguous rows
+and its line-per-thread loop (opforge/kernels/gpu/cumsum.py)."""
 
 from __future__ import annotations
 
@@ -45,6 +45,8 @@ SORT_CASES = [
     (np.int8, 300),  # a block, 32-bit keys
     (np.float32, 513),  # a block of the larger capacity, 64-bit keys
     (np.int32, 33),  # a block, 64-bit keys
+    (np.int16, 200),  # a block, 256 keys with the padding
+    (np.float32, 3000),  # a block, 4096 keys with the padding
     (np.float16, 4097),  # the library's sort, packed in 32 bits
     (np.float32, 5000),  # the library's sort, packed in 64 bits
     (np.float64, 40),  # the library's sort, two passes

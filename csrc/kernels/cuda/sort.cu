@@ -1,9 +1,12 @@
 // Sort and TopK on the GPU (the CPU's csrc/kernels/cpu/sort.cc), in the order of functors/sort.h: NaN
-// greatest, ties by index. Two ways (opforge/kernels/gpu/sort.py picks one):
-//  - Through the GPU library's radix sort of unsigned integers (runtime.sort / runtime.argsort: CUB through
-//    CuPy). Each element becomes an order key, an unsigned integer whose ascending order is the order
-//    asked for (SortKey below), packed with its row and its index in one word when they fit (a stable
-//    sort then follows from the unique keys), else sorted in two stable passes (by key, then by row).
+// greatest, ties by index. Each element becomes an order key, an unsigned integer whose ascending order is the
+// order asked for (SortKey below), packed with its index (and its row) so that every key is unique. Three ways
+// (opforge/kernels/gpu/sort.py picks one):
+//  - Rows of at most 4096 elements of at most 32 bits: a block per row sorts the row's keys in shared memory
+//    with bitonic networks, only the least k for TopK (BitonicRowsKernel).
+//  - Longer rows, and 64-bit elements: the GPU library's radix sort of unsigned integers (runtime.sort /
+//    runtime.argsort: CUB through CuPy), of row, key and index packed in one word when they fit, else in two
+//    stable passes (by key, then by row).
 //  - RankSortKernel for short rows: one thread per element places it at its rank in its row (O(n) work per
 //    element, one launch).
 #include "opforge/cuda.h"
@@ -128,13 +131,7 @@ __global__ void GatherTwoPassKernel(const T* x, const int64_t* by_key, const int
   }
 }
 
-// A block per row of at most kCapacity elements (x viewed as [outer, n, inner]; row r is (r / inner, r % inner)):
-// the row's keys (order key << index_bits | index: unique, so the order is exact) in shared memory, padded to
-// `padded` (a power of two >= n) with the greatest key, which never ties a real one (order key and index take
-// fewer bits than K). Bitonic networks then sort runs of `run` keys (a power of two >= k), and while more than
-// one run is left, each pair of runs (A, B) keeps min(A[i], B[run - 1 - i]): a bitonic sequence holding the
-// `run` least keys of the two, which a bitonic merge sorts. The first k keys of the last run are written out.
-// run == padded: a full bitonic sort (Sort); a small run does far less work (TopK).
+// keys[a] and keys[b] in the order asked for.
 template <typename K>
 __device__ void CompareExchange(K* keys, int a, int b, bool ascending) {
   const K p = keys[a], q = keys[b];
@@ -144,6 +141,13 @@ __device__ void CompareExchange(K* keys, int a, int b, bool ascending) {
   }
 }
 
+// A block per row of at most kCapacity elements (x viewed as [outer, n, inner]; row r is (r / inner, r % inner)):
+// the row's keys (order key << index_bits | index: unique, so the order is exact) in shared memory, padded to
+// `padded` (a power of two >= n) with the greatest key, which never ties a real one (order key and index take
+// fewer bits than K). Bitonic networks then sort runs of `run` keys (a power of two >= k), and while more than
+// one run is left, each pair of runs (A, B) keeps min(A[i], B[run - 1 - i]): a bitonic sequence holding the
+// `run` least keys of the two, which a bitonic merge sorts. The first k keys of the last run are written out.
+// run == padded: a full bitonic sort (Sort); a small run does far less work (TopK).
 template <typename T, typename K, int kCapacity>
 __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64_t rows, int64_t n, int64_t inner,
                                   int64_t k, int padded, int run, int index_bits, bool descending) {
