@@ -2,12 +2,15 @@
 // its grad, FlashAttention-style, with the math of opforge/functors/attention.h (shared with
 // csrc/kernels/cuda/attention.cu). The forward streams over key blocks with an online softmax per query row,
 // so its scratch is O(block * (block + D)) per task and never Lq * Lk; it keeps only out and the per-row
-// logsumexp. The grad recomputes the scores block by block. Values are computed in compute_t<T> (float for
-// float16). The mask broadcasts to [B, H, Lq, Lk] (a dim of 1 has stride 0).
+// logsumexp. The grad recomputes the scores block by block. Every product of blocks (Q K^T, P V, and the
+// grad's dO V^T, P^T dO, dS K, dS^T Q) is an OpenBLAS GEMM (kernels/cpu/gemm.h) on single-threaded BLAS, the
+// threads taking (batch, head, query block) tasks. Values are computed in compute_t<T> (float for float16).
+// The mask broadcasts to [B, H, Lq, Lk] (a dim of 1 has stride 0).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "kernels/cpu/gemm.h"
 #include "opforge/functors/attention.h"
 #include "opforge/half.h"
 #include "opforge/kernel.h"
@@ -16,8 +19,8 @@
 namespace opforge {
 namespace {
 
-constexpr int64_t kBlockQ = 32;  // query rows per task / block
-constexpr int64_t kBlockK = 64;  // keys per block
+constexpr int64_t kBlockQ = 64;   // query rows per task / block
+constexpr int64_t kBlockK = 128;  // keys per block
 
 struct AttentionGeometry {
   int64_t b = 0, h = 0, lq = 0, lk = 0, d = 0, dv = 0;
@@ -72,38 +75,27 @@ AttentionGeometry GeometryOf(const KernelContext& ctx) {
   return g;
 }
 
-template <typename C>
-inline C Dot(const C* a, const C* b, int64_t n) {
-  C acc = 0;
-#pragma omp simd reduction(+ : acc)
-  for (int64_t t = 0; t < n; ++t) acc += a[t] * b[t];
-  return acc;
-}
-
-template <typename C>
-inline void Axpy(C alpha, const C* x, C* y, int64_t n) {
-#pragma omp simd
-  for (int64_t t = 0; t < n; ++t) y[t] += alpha * x[t];
-}
-
 template <typename T, typename C>
 void LoadRows(const T* src, int64_t rows, int64_t cols, C* dst) {
   for (int64_t t = 0; t < rows * cols; ++t) dst[t] = static_cast<C>(Load(src[t]));
 }
 
 // Scores of rows [i0, i0 + nq) against keys [j0, j0 + nk): scale * q.k + mask, -inf where causal hides them.
+// qb holds the nq query rows, kb the nk key rows (d each); s gets [nq, nk].
 template <typename T, typename C>
 void Scores(const AttentionGeometry& g, int64_t bh, int64_t i0, int64_t nq, int64_t j0, int64_t nk, const C* qb,
             const C* kb, const T* mask, C* s) {
+  Gemm<C>(false, true, nq, nk, g.d, qb, g.d, kb, g.d, C(0), s, nk);
   const C scale = static_cast<C>(g.scale);
   for (int64_t r = 0; r < nq; ++r) {
     const int64_t i = i0 + r;
     const T* mrow = mask + g.MaskOffset(bh, i);
+    C* srow = s + r * nk;
     for (int64_t c = 0; c < nk; ++c) {
       const int64_t j = j0 + c;
-      C v = scale * Dot(qb + r * g.d, kb + c * g.d, g.d) + static_cast<C>(Load(mrow[j * g.mask_stride[3]]));
+      C v = scale * srow[c] + static_cast<C>(Load(mrow[j * g.mask_stride[3]]));
       if (AttentionCausalHidden(g.causal, i, j)) v = -limits::Infinity<C>();
-      s[r * nk + c] = v;
+      srow[c] = v;
     }
   }
 }
@@ -132,6 +124,7 @@ class AttentionCpuKernel : public CpuKernel {
     C* lse = args.output<C>(1);
     const int64_t per_task = kBlockQ * g.lk * (g.d + g.dv);
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, per_task));
+    BlasOneThread one_thread;
     ParallelFor(g.bh() * q_blocks, grain, [&](int64_t begin, int64_t end) {
       std::vector<C> qb(kBlockQ * g.d), kb(kBlockK * g.d), vb(kBlockK * g.dv), o(kBlockQ * g.dv), s(kBlockQ * kBlockK);
       std::vector<C> m(kBlockQ), l(kBlockQ);
@@ -158,7 +151,7 @@ class AttentionCpuKernel : public CpuKernel {
       LoadRows(k + (bh * g.lk + j0) * g.d, nk, g.d, kb);
       LoadRows(v + (bh * g.lk + j0) * g.dv, nk, g.dv, vb);
       Scores<T, C>(g, bh, i0, nq, j0, nk, qb, kb, mask, s);
-      for (int64_t r = 0; r < nq; ++r) {
+      for (int64_t r = 0; r < nq; ++r) {  // s becomes the block's dropped probabilities
         C* srow = s + r * nk;
         C m_new = m[r];
         for (int64_t c = 0; c < nk; ++c) m_new = srow[c] > m_new ? srow[c] : m_new;
@@ -169,12 +162,14 @@ class AttentionCpuKernel : public CpuKernel {
         for (int64_t c = 0; c < nk; ++c) {
           const C p = AttentionProb(srow[c], m_new);
           sum += p;
-          const C drop = AttentionDropScale<C>(g.key, AttentionDropIndex(bh, i0 + r, j0 + c, g.lq, g.lk), g.keep_prob);
-          if (p * drop != C(0)) Axpy(p * drop, vb + c * g.dv, orow, g.dv);
+          srow[c] = g.keep_prob >= 1.0 ? p
+                                       : p * AttentionDropScale<C>(g.key, AttentionDropIndex(bh, i0 + r, j0 + c, g.lq, g.lk),
+                                                                   g.keep_prob);
         }
         l[r] = l[r] * alpha + sum;
         m[r] = m_new;
       }
+      Gemm<C>(false, false, nq, g.dv, nk, s, nk, vb, g.dv, C(1), o, g.dv);  // o += P V
     }
     for (int64_t r = 0; r < nq; ++r) {
       const int64_t i = i0 + r;
@@ -214,6 +209,7 @@ class AttentionGradCpuKernel : public CpuKernel {
     T* dq = args.output<T>(0);
     T* dk = args.output<T>(1);
     T* dv = args.output<T>(2);
+    BlasOneThread one_thread;
     ParallelFor(g.bh(), 1, [&](int64_t begin, int64_t end) {
       for (int64_t bh = begin; bh < end; ++bh) Head(g, bh, in, dq, dk, dv);
     });
@@ -228,7 +224,8 @@ class AttentionGradCpuKernel : public CpuKernel {
   static void Head(const AttentionGeometry& g, int64_t bh, const Inputs& in, T* dq_out, T* dk_out, T* dv_out) {
     const int64_t lq = g.lq, lk = g.lk, d = g.d, dvn = g.dv;
     std::vector<C> q(lq * d), k(lk * d), v(lk * dvn), dout(lq * dvn), delta(lq, C(0));
-    std::vector<C> dq(lq * d, C(0)), dk(lk * d, C(0)), dv(lk * dvn, C(0)), s(kBlockQ * kBlockK);
+    std::vector<C> dq(lq * d, C(0)), dk(lk * d, C(0)), dv(lk * dvn, C(0));
+    std::vector<C> s(kBlockQ * kBlockK), pd(kBlockQ * kBlockK), ds(kBlockQ * kBlockK);
     LoadRows(in.q + bh * lq * d, lq, d, q.data());
     LoadRows(in.k + bh * lk * d, lk, d, k.data());
     LoadRows(in.v + bh * lk * dvn, lk, dvn, v.data());
@@ -242,25 +239,30 @@ class AttentionGradCpuKernel : public CpuKernel {
     for (int64_t i0 = 0; i0 < lq; i0 += kBlockQ) {
       const int64_t nq = std::min(kBlockQ, lq - i0);
       const int64_t j_end = g.causal ? std::min(lk, i0 + nq) : lk;
+      const C* qb = q.data() + i0 * d;
+      const C* gob = dout.data() + i0 * dvn;
       for (int64_t j0 = 0; j0 < j_end; j0 += kBlockK) {
         const int64_t nk = std::min(kBlockK, j_end - j0);
-        Scores<T, C>(g, bh, i0, nq, j0, nk, q.data() + i0 * d, k.data() + j0 * d, in.mask, s.data());
+        const C* kb = k.data() + j0 * d;
+        const C* vb = v.data() + j0 * dvn;
+        Scores<T, C>(g, bh, i0, nq, j0, nk, qb, kb, in.mask, s.data());
+        Gemm<C>(false, true, nq, nk, dvn, gob, dvn, vb, dvn, C(0), ds.data(), nk);  // dP = dO V^T
         for (int64_t r = 0; r < nq; ++r) {
           const int64_t i = i0 + r;
           const C lse = in.lse[bh * lq + i];
-          const C* go = dout.data() + i * dvn;
           for (int64_t c = 0; c < nk; ++c) {
-            const int64_t j = j0 + c;
-            const C p = AttentionProb(s[r * nk + c], lse);
-            if (p == C(0)) continue;
-            const C drop = AttentionDropScale<C>(g.key, AttentionDropIndex(bh, i, j, lq, lk), g.keep_prob);
-            if (drop != C(0)) Axpy(p * drop, go, dv.data() + j * dvn, dvn);
-            const C dp = drop * Dot(go, v.data() + j * dvn, dvn);
-            const C ds = scale * p * (dp - delta[i]);
-            Axpy(ds, k.data() + j * d, dq.data() + i * d, d);
-            Axpy(ds, q.data() + i * d, dk.data() + j * d, d);
+            const int64_t e = r * nk + c;
+            const C p = AttentionProb(s[e], lse);
+            const C drop = g.keep_prob >= 1.0
+                               ? C(1)
+                               : AttentionDropScale<C>(g.key, AttentionDropIndex(bh, i, j0 + c, lq, lk), g.keep_prob);
+            pd[e] = p * drop;
+            ds[e] = scale * p * (drop * ds[e] - delta[i]);  // dS = scale * P * (dP' - delta)
           }
         }
+        Gemm<C>(true, false, nk, dvn, nq, pd.data(), nk, gob, dvn, C(1), dv.data() + j0 * dvn, dvn);  // dV += P'^T dO
+        Gemm<C>(false, false, nq, d, nk, ds.data(), nk, kb, d, C(1), dq.data() + i0 * d, d);         // dQ += dS K
+        Gemm<C>(true, false, nk, d, nq, ds.data(), nk, qb, d, C(1), dk.data() + j0 * d, d);          // dK += dS^T Q
       }
     }
     StoreRows(dq, dq_out + bh * lq * d);

@@ -12,22 +12,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/blas.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/conv_geometry.h"
 #include "opforge/parallel.h"
 
 namespace opforge {
 namespace {
-
-template <typename S>
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const S* a, int64_t lda, const S* b, int64_t ldb, S beta,
-          S* c, int64_t ldc) {
-  if constexpr (std::is_same_v<S, float>) {
-    blas::Sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
-  } else {
-    blas::Dgemm(ta, tb, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
-  }
-}
 
 // The sizes of one problem and how the batch is cut.
 //
@@ -300,22 +290,6 @@ void FilterChunk(const ConvPlan& pl, const S* dy, const S* x, S* dw, S beta, int
 }
 
 enum class ConvKind { kForward, kInput, kFilter };
-
-// OpenBLAS on one thread inside the block: the batch-parallel path runs one GEMM per thread.
-class BlasOneThread {
- public:
-  BlasOneThread() : saved_(blas::GetNumThreads()) {
-    if (saved_ > 1) blas::SetNumThreads(1);
-  }
-  ~BlasOneThread() {
-    if (saved_ > 1) blas::SetNumThreads(saved_);
-  }
-  BlasOneThread(const BlasOneThread&) = delete;
-  BlasOneThread& operator=(const BlasOneThread&) = delete;
-
- private:
-  int saved_;
-};
 
 // Runs problem kKind over the whole batch. On one thread: chunk after chunk, with the workspace `ws`,
 // im2col in parallel regions and OpenBLAS's threads in the GEMMs. On several: the chunks split
