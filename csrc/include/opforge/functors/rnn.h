@@ -23,16 +23,13 @@ OPF_HD C LstmSigmoid(C x) {
 template <typename C>
 OPF_HD C RnnTanh(C x) {
   if constexpr (sizeof(C) == sizeof(float)) {
-    const C a = x < C(0) ? -x : x;
-    C r;
-    if (a < C(0.0625)) {
-      const C a2 = a * a;
-      r = a * (C(1) - a2 * (C(1) / C(3) - a2 * C(2) / C(15)));
-    } else {
-      const C t = math::exp(C(-2) * a);
-      r = (C(1) - t) / (C(1) + t);
-    }
-    return x < C(0) ? -r : r;
+    // Both arms computed and selected (no branch), so the cells' loops vectorise.
+    const C a = math::Select(x < C(0), -x, x);
+    const C a2 = a * a;
+    const C small = a * (C(1) - a2 * (C(1) / C(3) - a2 * C(2) / C(15)));
+    const C t = math::exp(C(-2) * a);
+    const C r = math::Select(a < C(0.0625), small, (C(1) - t) / (C(1) + t));
+    return math::Select(x < C(0), -r, r);
   } else {
     return math::tanh(x);
   }
