@@ -73,8 +73,8 @@ def test_intermediates_read_later_are_written_and_others_are_not(device):
     fused(x, y)
     (step,) = fused.traces()[0].program
     assert len(step.outputs) == 2
-    for got, want in zip(fused(x, y), _chain(x, y)):
-        np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+    for got, want in zip(fused(x, y), _chain(x, y)):  # (Exp: the same functor, built with other flags)
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
 
 
 def test_fuse_false_and_small_tensors_run_every_kernel():

@@ -16,24 +16,31 @@ __device__ S WarpSum(S v) {
   return v;
 }
 
-// The sum of every thread's v over the block, returned to every thread; kBlock threads (a multiple of 32,
-// at most 1024) in x. `cells` holds kBlock / 32 + 1 shared values. A call may follow another on the same
-// cells without a barrier between them: each call's writes come after a barrier every thread's reads
-// of the previous call precede.
-template <typename S, int kBlock>
-__device__ S BlockSum(S v, S* cells) {
+// The combination of every thread's v over the block, returned to every thread: each warp's by
+// warp_reduce (WarpSum, WarpMax), then the warps' in warp 0, lanes past the last warp reading `pad`
+// (kPadFirst: the first warp's result, for a max; else S(0), for a sum). kBlock threads (a multiple
+// of 32, at most 1024) in x; `cells` holds kBlock / 32 + 1 shared values. A call may follow another on
+// the same cells without a barrier between them: each call's writes come after a barrier every thread's
+// reads of the previous call precede.
+template <int kBlock, bool kPadFirst, typename S, typename WarpReduce>
+__device__ S BlockReduce(S v, S* cells, WarpReduce warp_reduce) {
   constexpr int kWarps = kBlock / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
-  v = WarpSum(v);
+  v = warp_reduce(v);
   if (lane == 0) cells[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    S w = lane < kWarps ? cells[lane] : S(0);
-    w = WarpSum(w);
+    S w = lane < kWarps ? cells[lane] : (kPadFirst ? cells[0] : S(0));
+    w = warp_reduce(w);
     if (lane == 0) cells[kWarps] = w;
   }
   __syncthreads();
   return cells[kWarps];
+}
+
+template <typename S, int kBlock>
+__device__ S BlockSum(S v, S* cells) {
+  return BlockReduce<kBlock, false>(v, cells, [](S x) { return WarpSum(x); });
 }
 
 // The max over the 32 lanes of the warp (a NaN may be dropped: callers that need NaN to spread get it
@@ -47,21 +54,9 @@ __device__ S WarpMax(S v) {
   return v;
 }
 
-// BlockSum's twin for the max.
 template <typename S, int kBlock>
 __device__ S BlockMax(S v, S* cells) {
-  constexpr int kWarps = kBlock / 32;
-  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
-  v = WarpMax(v);
-  if (lane == 0) cells[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    S w = lane < kWarps ? cells[lane] : cells[0];
-    w = WarpMax(w);
-    if (lane == 0) cells[kWarps] = w;
-  }
-  __syncthreads();
-  return cells[kWarps];
+  return BlockReduce<kBlock, true>(v, cells, [](S x) { return WarpMax(x); });
 }
 
 // A reduction over a group of kGroup threads: one warp (kGroup == 32, no shared memory, no barrier:

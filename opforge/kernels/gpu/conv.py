@@ -153,11 +153,14 @@ def _out_rows(device, cv: _Conv, dout, b0: int, m: int, buffers: _Buffers):
     if m == cv.n:
         return runtime.reshape(dout, (m, cv.group, cv.og, cv.p))
     rows = buffers.get("rows", (m, cv.group, cv.og, cv.p))
-    span = m * cv.oc * cv.p
-    launch_1d(
-        runtime, cv.functions[_COPY], span, (dout, np.int64(b0 * cv.oc * cv.p), rows, np.int64(0), np.int64(span))
-    )
+    _copy_span(runtime, cv, dout, b0 * cv.oc * cv.p, rows, 0, m * cv.oc * cv.p)
     return rows
+
+
+def _copy_span(runtime, cv: _Conv, src, src_offset: int, dst, dst_offset: int, span: int) -> None:
+    """dst[dst_offset:][:span] = src[src_offset:][:span] (CopySpanKernel): a chunk into or out of a batch."""
+    args = (src, np.int64(src_offset), dst, np.int64(dst_offset), np.int64(span))
+    launch_1d(runtime, cv.functions[_COPY], span, args)
 
 
 def _forward(device, cv: _Conv, x, w, np_dtype):
@@ -172,10 +175,7 @@ def _forward(device, cv: _Conv, x, w, np_dtype):
             continue
         rows = buffers.get("rows", (m, cv.group, cv.og, cv.p))
         runtime.matmul(weights, cols, rows)
-        span = m * cv.oc * cv.p
-        launch_1d(
-            runtime, cv.functions[_COPY], span, (rows, np.int64(0), y, np.int64(b0 * cv.oc * cv.p), np.int64(span))
-        )
+        _copy_span(runtime, cv, rows, 0, y, b0 * cv.oc * cv.p, m * cv.oc * cv.p)
     return y
 
 
