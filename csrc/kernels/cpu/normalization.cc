@@ -260,6 +260,10 @@ class LayerNormGradCpuKernel : public CpuKernel {
         }
       });
     }
+    if (g.m > 0 && g.p == g.m) {
+      ParamGradsByRows(x, dy, mean, var, dgamma, dbeta, g);
+      return;
+    }
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, total / std::max<int64_t>(1, g.p)));
     ParallelFor(g.p, grain, [&](int64_t begin, int64_t end) {
       for (int64_t q = begin; q < end; ++q) {
@@ -269,6 +273,45 @@ class LayerNormGradCpuKernel : public CpuKernel {
   }
 
  private:
+  // dgamma and dbeta when the params span a row (the usual LayerNorm): rows in fixed chunks, each chunk's
+  // sums over its rows in a vector of p (contiguous, so the loops vectorise; rstd once per row), then the
+  // chunks' vectors added in chunk order. The order depends on the shape only, not on the threads.
+  void ParamGradsByRows(const T* x, const T* dy, const T* mean, const T* var, T* dgamma, T* dbeta,
+                        const LayerNormGeometry& g) const {
+    using S = acc_t<T>;
+    using C = compute_t<T>;
+    constexpr int64_t kChunkRows = 64;
+    const int64_t p = g.p, chunks = (g.rows + kChunkRows - 1) / kChunkRows;
+    std::vector<S> sums(static_cast<size_t>(chunks * 2 * p), S(0));
+    const double eps = eps_;
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, kChunkRows * p));
+    ParallelFor(chunks, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        S* sg = sums.data() + c * 2 * p;
+        S* sb = sg + p;
+        for (int64_t r = c * kChunkRows; r < std::min(g.rows, (c + 1) * kChunkRows); ++r) {
+          const S mu = static_cast<S>(Load(mean[r])), rstd = InvStd(static_cast<S>(Load(var[r])), eps);
+          const T* xr = x + r * p;
+          const T* dr = dy + r * p;
+          for (int64_t q = 0; q < p; ++q) {
+            const S d = static_cast<S>(Load(dr[q]));
+            sg[q] += d * (static_cast<S>(Load(xr[q])) - mu) * rstd;
+            sb[q] += d;
+          }
+        }
+      }
+    });
+    for (int64_t q = 0; q < p; ++q) {
+      S tg = 0, tb = 0;
+      for (int64_t c = 0; c < chunks; ++c) {
+        tg += sums[c * 2 * p + q];
+        tb += sums[c * 2 * p + p + q];
+      }
+      dgamma[q] = Store<T>(static_cast<C>(tg));
+      dbeta[q] = Store<T>(static_cast<C>(tb));
+    }
+  }
+
   LayerNormGeometry g_{0, 0, 0};
   double eps_ = 1e-7;
 };

@@ -161,7 +161,7 @@ OPF_HD void LayerNormRow(const T* x, const T* gamma, const T* beta, T* y, T* mea
   const Moments<T> st = LayerNormRowMoments(x, m);
   const S rstd = InvStd(st.var, eps);
   for (int64_t j = 0; j < m; ++j) {
-    const int64_t q = (first + j) % p;
+    const int64_t q = p == m ? j : (first + j) % p;  // (the common case without a division: the loop vectorises)
     const S v = LayerNormElement(static_cast<S>(Load(x[j])), st.mean, rstd, static_cast<S>(Load(gamma[q])),
                                  static_cast<S>(Load(beta[q])));
     y[j] = Store<T>(static_cast<C>(v));
@@ -181,14 +181,14 @@ OPF_HD void LayerNormGradRow(const T* x, const T* dy, const T* gamma, T mean_in,
   const S rstd = InvStd(static_cast<S>(Load(var_in)), eps);
   S sg = 0, sgx = 0;
   for (int64_t j = 0; j < m; ++j) {
-    const S g = static_cast<S>(Load(dy[j])) * static_cast<S>(Load(gamma[(first + j) % p]));
+    const S g = static_cast<S>(Load(dy[j])) * static_cast<S>(Load(gamma[p == m ? j : (first + j) % p]));
     sg += g;
     sgx += g * (static_cast<S>(Load(x[j])) - mean) * rstd;
   }
   const S inv_m = S(1) / static_cast<S>(m);
   const S mg = sg * inv_m, mgx = sgx * inv_m;
   for (int64_t j = 0; j < m; ++j) {
-    const S g = static_cast<S>(Load(dy[j])) * static_cast<S>(Load(gamma[(first + j) % p]));
+    const S g = static_cast<S>(Load(dy[j])) * static_cast<S>(Load(gamma[p == m ? j : (first + j) % p]));
     const S xhat = (static_cast<S>(Load(x[j])) - mean) * rstd;
     dx[j] = Store<T>(static_cast<C>(LayerNormGradElement(g, xhat, rstd, mg, mgx)));
   }
