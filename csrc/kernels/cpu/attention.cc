@@ -87,15 +87,15 @@ void Scores(const AttentionGeometry& g, int64_t bh, int64_t i0, int64_t nq, int6
             const C* kb, const T* mask, C* s) {
   Gemm<C>(false, true, nq, nk, g.d, qb, g.d, kb, g.d, C(0), s, nk);
   const C scale = static_cast<C>(g.scale);
+  const int64_t mask_step = g.mask_stride[3];
   for (int64_t r = 0; r < nq; ++r) {
     const int64_t i = i0 + r;
-    const T* mrow = mask + g.MaskOffset(bh, i);
+    const T* mrow = mask + g.MaskOffset(bh, i) + j0 * mask_step;
     C* srow = s + r * nk;
-    for (int64_t c = 0; c < nk; ++c) {
-      const int64_t j = j0 + c;
-      C v = scale * srow[c] + static_cast<C>(Load(mrow[j * g.mask_stride[3]]));
-      if (AttentionCausalHidden(g.causal, i, j)) v = -limits::Infinity<C>();
-      srow[c] = v;
+#pragma omp simd
+    for (int64_t c = 0; c < nk; ++c) srow[c] = scale * srow[c] + static_cast<C>(Load(mrow[c * mask_step]));
+    for (int64_t c = std::max<int64_t>(0, i + 1 - j0); g.causal && c < nk; ++c) {  // the keys after i
+      srow[c] = -limits::Infinity<C>();
     }
   }
 }
@@ -159,12 +159,14 @@ class AttentionCpuKernel : public CpuKernel {
         C* orow = o + r * g.dv;
         for (int64_t t = 0; t < g.dv; ++t) orow[t] *= alpha;
         C sum = 0;
+#pragma omp simd reduction(+ : sum)
         for (int64_t c = 0; c < nk; ++c) {
           const C p = AttentionProb(srow[c], m_new);
           sum += p;
-          srow[c] = g.keep_prob >= 1.0 ? p
-                                       : p * AttentionDropScale<C>(g.key, AttentionDropIndex(bh, i0 + r, j0 + c, g.lq, g.lk),
-                                                                   g.keep_prob);
+          srow[c] = p;
+        }
+        for (int64_t c = 0; g.keep_prob < 1.0 && c < nk; ++c) {
+          srow[c] *= AttentionDropScale<C>(g.key, AttentionDropIndex(bh, i0 + r, j0 + c, g.lq, g.lk), g.keep_prob);
         }
         l[r] = l[r] * alpha + sum;
         m[r] = m_new;
@@ -249,15 +251,20 @@ class AttentionGradCpuKernel : public CpuKernel {
         Gemm<C>(false, true, nq, nk, dvn, gob, dvn, vb, dvn, C(0), ds.data(), nk);  // dP = dO V^T
         for (int64_t r = 0; r < nq; ++r) {
           const int64_t i = i0 + r;
-          const C lse = in.lse[bh * lq + i];
+          const C lse = in.lse[bh * lq + i], di = delta[i];
+          C* pr = pd.data() + r * nk;  // the dropout scale of each score, then P' = P * scale
+          C* dr = ds.data() + r * nk;  // dP, then dS = scale * P * (dP * drop - delta)
+          const C* sr = s.data() + r * nk;
           for (int64_t c = 0; c < nk; ++c) {
-            const int64_t e = r * nk + c;
-            const C p = AttentionProb(s[e], lse);
-            const C drop = g.keep_prob >= 1.0
-                               ? C(1)
-                               : AttentionDropScale<C>(g.key, AttentionDropIndex(bh, i, j0 + c, lq, lk), g.keep_prob);
-            pd[e] = p * drop;
-            ds[e] = scale * p * (drop * ds[e] - delta[i]);  // dS = scale * P * (dP' - delta)
+            pr[c] = g.keep_prob >= 1.0
+                        ? C(1)
+                        : AttentionDropScale<C>(g.key, AttentionDropIndex(bh, i, j0 + c, lq, lk), g.keep_prob);
+          }
+#pragma omp simd
+          for (int64_t c = 0; c < nk; ++c) {
+            const C p = AttentionProb(sr[c], lse);
+            dr[c] = scale * p * (pr[c] * dr[c] - di);
+            pr[c] *= p;
           }
         }
         Gemm<C>(true, false, nk, dvn, nq, pd.data(), nk, gob, dvn, C(1), dv.data() + j0 * dvn, dvn);  // dV += P'^T dO

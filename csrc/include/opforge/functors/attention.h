@@ -45,8 +45,7 @@ OPF_HD C AttentionRescale(C m_old, C m_new) {
 // e^(s - m) for a score against the running maximum (0 for s = -inf).
 template <typename C>
 OPF_HD C AttentionProb(C s, C m) {
-  if (s == -limits::Infinity<C>()) return C(0);
-  return math::exp(s - m);
+  return math::Select(s == -limits::Infinity<C>(), C(0), math::exp(s - m));  // (no branch: loops vectorise)
 }
 
 // The row's logsumexp from its maximum and sum: m + log(l).
