@@ -128,3 +128,23 @@ def test_the_fused_cuda_kernel_compiles_with_nvrtc(arch):
     options = [f"--gpu-architecture={arch}", "--std=c++17", *(f"-I{d}" for d in include_dirs("elementwise.cuh"))]
     ok, log, _ = nvrtc.compile("fused.cu", cuda_source(group), options, ("opforge::cuda::FusedKernel<0>",))
     assert ok, log
+
+
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
+def test_inputs_broadcast_from_trailing_dims_fuse(device):
+    """relu(x * gamma + beta) with per-channel gamma and beta and a 1-element shift: one kernel, the
+    rows of the broadcast inputs read in place."""
+    rng = np.random.default_rng(3)
+    x = opforge.Tensor(rng.standard_normal((97, 64)).astype(np.float32), device=device)
+    gamma = opforge.Tensor(rng.standard_normal(64).astype(np.float32), device=device)
+    beta = opforge.Tensor(rng.standard_normal((1, 64)).astype(np.float32), device=device)
+    shift = opforge.Tensor(np.array([0.25], np.float32), device=device)
+
+    def affine(a, g, b, s):
+        return ops.ReLU()(ops.Sub()(ops.Add()(ops.Mul()(a, g), b), s))
+
+    fused = opforge.jit(affine)
+    fused(x, gamma, beta, shift)
+    assert len(fused.traces()[0].program) == 1
+    got, want = fused(x, gamma, beta, shift), affine(x, gamma, beta, shift)
+    np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6, atol=1e-7)

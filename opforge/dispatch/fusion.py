@@ -3,9 +3,11 @@ call of a kernel generated from their functors (``opforge/kernels/fusion.py``; t
 ``opforge/kernels/cpu/fused.py``).
 
 A run is a sequence of consecutive steps, each an operator whose built-in kernel applies one
-functor element by element (ReLU, Exp, Add, Mul, ..., the activations' gradients), all on Tensors
-of one dtype, shape and device (weak Python scalars allowed), with at least ``MIN_ELEMENTS``
-elements (below that one call of the fused kernel costs more than the calls it replaces). The
+functor element by element (ReLU, Exp, Add, Mul, ..., the activations' gradients), all with outputs
+of one dtype, shape and device and at least ``MIN_ELEMENTS`` elements (below that one call of the
+fused kernel costs more than the calls it replaces). Their inputs have that shape, or broadcast to
+it from its trailing dims (a bias row, a per-channel scale: one such row length per run), or are
+single values (a 1-element Tensor, a weak Python scalar). The
 fused step reads the run's inputs once and writes only the values read after it (by a later step
 or as the function's outputs); the values between never reach memory. The pass never changes a
 result: a value is computed by the same functor in the same dtype as the unfused kernel computes it.
@@ -38,6 +40,20 @@ class FusedStep(NamedTuple):
 class _Fusable(NamedTuple):
     functor: str
     key: tuple  # (dtype, shape, device): one per run
+    row: int | None  # the length of the rows its broadcast inputs repeat, if any
+
+
+def period(shape, full) -> int | None:
+    """How many elements of ``shape`` repeat along ``full`` when it broadcasts from its trailing dims
+    (all of them for ``full`` itself, 1 for a single value), or None when it does not broadcast so."""
+    shape, full = tuple(shape), tuple(full)
+    if shape == full:
+        return math.prod(full)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    if len(shape) <= len(full) and full[len(full) - len(shape) :] == shape:
+        return math.prod(shape)
+    return None
 
 
 def _number(value) -> bool:
@@ -54,30 +70,36 @@ def _fusable(step, meta_of) -> _Fusable | None:
     found = elementwise_functor(step.prim.name, dtype, step.prim.attrs)
     if found is None or found[1] != len(step.sources):
         return None
+    n, rows = math.prod(shape), set()
     for source in step.sources:
-        if source[0] == "slot":
-            if meta_of(source[1]) != (dtype, shape, device):
-                return None
-        elif source[0] != "const" or not (_number(source[1]) or _tensor_of(source[1], (dtype, shape, device))):
+        if source[0] == "const" and _number(source[1]):
+            continue
+        if source[0] not in ("slot", "const") or (source[0] == "const" and not isinstance(source[1], Tensor)):
             return None
-    return _Fusable(found[0], (dtype, shape, device))
-
-
-def _tensor_of(value, meta) -> bool:
-    return isinstance(value, Tensor) and value._meta == meta
+        t_dtype, t_shape, t_device = meta_of(source[1]) if source[0] == "slot" else source[1]._meta
+        repeat = period(t_shape, shape)
+        if t_dtype != dtype or t_device is not device or repeat is None:
+            return None
+        if repeat not in (1, n):
+            rows.add(repeat)
+    if len(rows) > 1:
+        return None
+    return _Fusable(found[0], (dtype, shape, device), rows.pop() if rows else None)
 
 
 def _runs(steps, meta_of) -> list:
     """``[(start, stop, [functor per step], key)]``: the maximal runs of two or more fusable steps."""
-    runs, start, functors, key = [], None, [], None
+    runs, start, functors, key, row = [], None, [], None, None
     for i, step in enumerate([*steps, None]):
         f = _fusable(step, meta_of) if step is not None else None
-        if f is not None and start is not None and f.key == key:
+        rows_agree = f is not None and (row is None or f.row is None or row == f.row)
+        if f is not None and start is not None and f.key == key and rows_agree:
             functors.append(f.functor)
+            row = row or f.row
             continue
         if start is not None and i - start >= 2:
             runs.append((start, i, functors, key))
-        start, functors, key = (i, [f.functor], f.key) if f is not None else (None, [], None)
+        start, functors, key, row = (i, [f.functor], f.key, f.row) if f is not None else (None, [], None, None)
     return runs
 
 
@@ -108,10 +130,10 @@ def _reads(steps, outputs_spec) -> dict:
     return reads
 
 
-def _group(steps, start, stop, functors, key, reads):
+def _group(steps, start, stop, functors, key, reads, meta_of):
     """The FusedGroup of steps[start:stop], its input sources and its output slots."""
     dtype, shape, device = key
-    inputs, input_index, scalars, expressions, value_of = [], {}, [], [], {}
+    inputs, input_index, scalars, expressions, value_of, periods = [], {}, [], [], {}, []
     for step, functor in zip(steps[start:stop], functors):
         operands = []
         for source in step.sources:
@@ -125,6 +147,8 @@ def _group(steps, start, stop, functors, key, reads):
                 if ident not in input_index:
                     input_index[ident] = len(inputs)
                     inputs.append(source)
+                    meta = meta_of(source[1]) if source[0] == "slot" else source[1]._meta
+                    periods.append(period(meta[1], shape))
                 operands.append(("in", input_index[ident]))
         value_of[step.outputs] = len(expressions)
         expressions.append(Expression(functor, tuple(operands)))
@@ -138,6 +162,7 @@ def _group(steps, start, stop, functors, key, reads):
         tuple(expressions),
         tuple(value_of[s] for s in live),
         tuple(s.prim.name for s in steps[start:stop]),
+        tuple(periods),
     )
     return group, tuple(inputs), tuple(live)
 
@@ -152,7 +177,7 @@ def fuse(steps: list, meta_of, outputs_spec) -> list:
     fused, at = [], 0
     for start, stop, functors, key in runs:
         fused.extend(steps[at:start])
-        group, inputs, live = _group(steps, start, stop, functors, key, reads)
+        group, inputs, live = _group(steps, start, stop, functors, key, reads, meta_of)
         run = fuser_for(key[2].name)(group)
         if run is None:  # the backend does not fuse this group
             fused.extend(steps[start:stop])

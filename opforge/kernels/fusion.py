@@ -16,6 +16,7 @@ place it is written down.
 
 from __future__ import annotations
 
+import math
 import pathlib
 from typing import Callable, NamedTuple
 
@@ -50,6 +51,16 @@ class FusedGroup(NamedTuple):
     expressions: tuple
     outputs: tuple  # indices into expressions
     ops: tuple  # the operators fused, in order (for names and errors)
+    periods: tuple = ()  # per input: its elements repeated along the values (n: none; 1: one value)
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def row(self) -> int:
+        """The length of the rows the broadcast inputs repeat (0: none)."""
+        return next((p for p in self.periods if p not in (1, self.numel)), 0)
 
 
 _FUSERS: dict = {}
@@ -70,13 +81,22 @@ def functor_headers() -> list:
     return sorted(f"opforge/functors/{p.name}" for p in folder.glob("*.h"))
 
 
-def loop_body(group: FusedGroup, indent: str) -> list:
+def loop_body(group: FusedGroup, indent: str, row_index: str) -> list:
     """The C++ statements for element ``i`` (both backends): ``in<k>`` and ``out<k>`` are the
-    arrays, ``s<k>`` the scalars, ``T`` the element type."""
-    refs = {"in": "in{}[i]", "scalar": "s{}", "value": "v{}"}
+    arrays, ``s<k>`` the scalars, ``T`` the element type; an input repeated along rows is read at
+    ``row_index`` (the element's place in its row), a single value at 0."""
+
+    def ref(kind: str, j: int) -> str:
+        if kind == "scalar":
+            return f"s{j}"
+        if kind == "value":
+            return f"v{j}"
+        repeat = group.periods[j] if group.periods else group.numel
+        return f"in{j}[{'i' if repeat == group.numel else '0' if repeat == 1 else row_index}]"
+
     lines = []
     for k, e in enumerate(group.expressions):
-        args = ", ".join(refs[kind].format(j) for kind, j in e.operands)
+        args = ", ".join(ref(kind, j) for kind, j in e.operands)
         lines.append(f"{indent}const T v{k} = static_cast<T>({e.functor}({args}));")
     lines += [f"{indent}out{k}[i] = v{e};" for k, e in enumerate(group.outputs)]
     return lines

@@ -55,16 +55,25 @@ def cpp_source(group: FusedGroup) -> str:
     lines += [f"  const T* __restrict in{k} = in[{k}];" for k in range(group.n_inputs)]
     lines += [f"  T* __restrict out{k} = out[{k}];" for k in range(len(group.outputs))]
     lines.append("  (void)s;")
-    lines.append("  for (int64_t i = begin; i < end; ++i) {")
-    lines += loop_body(group, "    ")
-    lines += ["  }", "}", "}  // namespace", ""]
+    if group.row:  # [begin, end) are rows of `row` elements: the broadcast inputs read at j
+        lines.append("  for (int64_t r = begin; r < end; ++r) {")
+        lines.append(f"    for (int64_t j = 0; j < {group.row}; ++j) {{")
+        lines.append(f"      const int64_t i = r * {group.row} + j;")
+        lines += loop_body(group, "      ", "j")
+        lines += ["    }", "  }", "}", "}  // namespace", ""]
+    else:
+        lines.append("  for (int64_t i = begin; i < end; ++i) {")
+        lines += loop_body(group, "    ", "i")
+        lines += ["  }", "}", "}  // namespace", ""]
     n_scalars = max(len(group.scalars), 1)
     lines += [
         f'extern "C" __attribute__((visibility("default"))) void {_ENTRY}(',
         "    const void* const* in, void* const* out, const double* scalars, int64_t n) {",
         f"  T s[{n_scalars}] = {{}};",
         f"  for (int k = 0; k < {len(group.scalars)}; ++k) s[k] = static_cast<T>(scalars[k]);",
-        "  opforge::ParallelFor(n, opforge::kParallelGrain, [&](int64_t begin, int64_t end) {",
+        f"  const int64_t units = n / {max(group.row, 1)};  // elements, or rows of broadcast inputs",
+        f"  const int64_t grain = std::max<int64_t>(1, opforge::kParallelGrain / {max(group.row, 1)});",
+        "  opforge::ParallelFor(units, grain, [&](int64_t begin, int64_t end) {",
         "    Body(reinterpret_cast<const T* const*>(in), reinterpret_cast<T* const*>(out), s, begin, end);",
         "  });",
         "}",

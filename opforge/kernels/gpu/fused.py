@@ -41,7 +41,7 @@ def cuda_source(group: FusedGroup) -> str:
         "template <int kUnused>",
         f"__global__ void FusedKernel({', '.join(params)}) {{",
         "  OPF_GRID_STRIDE_LOOP(i, n) {",
-        *loop_body(group, "    "),
+        *loop_body(group, "    ", f"i % {max(group.row, 1)}"),
         "  }",
         "}",
         "}  // namespace cuda",
