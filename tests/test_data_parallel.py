@@ -254,10 +254,13 @@ def test_a_rank_that_raises_during_training_ends_the_job_naming_it():
 
 
 @needs_mpi
-def test_a_rank_that_hangs_during_training_times_out_in_the_reducer():
+def test_a_rank_that_hangs_during_training_times_out_in_the_reducer(tmp_path):
     start = time.monotonic()
-    result = run_job([str(SCRIPTS / "fault.py")], n=2, timeout=60, env={"FAULT": "hang", "OPFORGE_COMM_TIMEOUT": "3"})
+    log = tmp_path / "fault"
+    env = {"FAULT": "hang", "OPFORGE_COMM_TIMEOUT": "3", "FAULT_LOG": str(log)}
+    result = run_job([str(SCRIPTS / "fault.py")], n=2, timeout=60, env=env)
     out = result.stdout + result.stderr
+    out += "".join(p.read_text() for p in tmp_path.glob("fault.*"))  # (the launcher may lose the last output)
     assert result.returncode != 0 and time.monotonic() - start < 40, out
     assert "For 'DistributedGradReducer', rank 0 waited 3 s (OPFORGE_COMM_TIMEOUT)" in out
 

@@ -17,10 +17,17 @@ opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.DATA_PARALL
 net = nn.Dense(8, 2)
 step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
 x, y = opforge.Tensor(np.ones((4, 8), np.float32)), opforge.Tensor(np.zeros((4, 2), np.float32))
-for i in range(5):
-    if i == 3 and rank == 1:
-        if os.environ["FAULT"] == "raise":
-            raise ValueError("a bug on rank 1 at step 3")
-        time.sleep(3600)
-    step(x, y)
-    print(f"rank {rank}: step {i} done", flush=True)
+try:
+    for i in range(5):
+        if i == 3 and rank == 1:
+            if os.environ["FAULT"] == "raise":
+                raise ValueError("a bug on rank 1 at step 3")
+            time.sleep(3600)
+        step(x, y)
+        print(f"rank {rank}: step {i} done", flush=True)
+except Exception as e:
+    # MPI's launcher sometimes loses an aborting rank's last output: the error also goes to a file.
+    if os.environ.get("FAULT_LOG"):
+        with open(f"{os.environ['FAULT_LOG']}.{rank}", "w") as f:
+            f.write(f"{type(e).__name__}: {e}\n")
+    raise
