@@ -14,13 +14,15 @@ if _importlib_util.find_spec("opforge._C") is None:
         "opforge, or install the checkout in place: pip install -e ."
     )
 
-# Before libgomp loads with opforge._C: OpenMP workers that spin after a parallel kernel starve
+# Before libgomp loads with opforge._C: OpenMP workers that spin long after a parallel kernel starve
 # OpenBLAS's own threads (a 2-thread MLP step ran 10x slower) and, on a shared machine, the thread
 # still working (with another process on one of 2 cores, a 2-thread Add on 1M floats took 39x its
-# 1-thread time at GOMP_SPINCOUNT=10000, 1.3x at 300, 1.3x at 0, Exp 3.8x / 1.1x / 1.04x). Waiting
-# workers sleep at once (passive); OMP_WAIT_POLICY or GOMP_SPINCOUNT set by the user win.
+# 1-thread time at GOMP_SPINCOUNT=10000, 2.4x at 3000, 1.1-1.2x at 1000 and at 0). Sleeping at once
+# (0) made back-to-back small kernels pay a wake-up each: a 2-thread ResNet-50 step took 199 ms at 0,
+# 166 ms at 1000. So workers spin briefly, then sleep; OMP_WAIT_POLICY or GOMP_SPINCOUNT set by the
+# user win.
 if "OMP_WAIT_POLICY" not in _os.environ:
-    _os.environ.setdefault("GOMP_SPINCOUNT", "0")
+    _os.environ.setdefault("GOMP_SPINCOUNT", "1000")
 from opforge import dtype
 from opforge.dtype import (
     bfloat16,
