@@ -59,23 +59,16 @@ __device__ S BlockMax(S v, S* cells) {
   return BlockReduce<kBlock, true>(v, cells, [](S x) { return WarpMax(x); });
 }
 
-// A reduction over a group of kGroup threads: one warp (kGroup == 32, no shared memory, no barrier:
-// the warps of a block work on different rows) or the whole block of kGroup threads.
-template <int kGroup, typename S>
-__device__ S GroupSum(S v, S* cells) {
+// The sum (kMax false) or the max of v over a group of kGroup threads: one warp (kGroup == 32, no shared
+// memory, no barrier: the warps of a block work on different rows) or the whole block of kGroup threads.
+template <int kGroup, bool kMax, typename S>
+__device__ S GroupReduce(S v, S* cells) {
   if constexpr (kGroup == 32) {
+    if constexpr (kMax) return WarpMax(v);
     return WarpSum(v);
   } else {
+    if constexpr (kMax) return BlockMax<S, kGroup>(v, cells);
     return BlockSum<S, kGroup>(v, cells);
-  }
-}
-
-template <int kGroup, typename S>
-__device__ S GroupMax(S v, S* cells) {
-  if constexpr (kGroup == 32) {
-    return WarpMax(v);
-  } else {
-    return BlockMax<S, kGroup>(v, cells);
   }
 }
 

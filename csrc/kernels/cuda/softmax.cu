@@ -58,13 +58,13 @@ __global__ void SoftmaxRegisterKernel(const T* x, T* y, int64_t rows, int64_t n)
       v[j] = k < n ? static_cast<C>(Load(xr[k])) : neg_inf;
       m = v[j] > m ? v[j] : m;
     }
-    m = static_cast<C>(GroupMax<kGroup>(static_cast<S>(m), cells));
+    m = static_cast<C>(GroupReduce<kGroup, true>(static_cast<S>(m), cells));
     S s = S(0);
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
       if (static_cast<int64_t>(j) * kGroup + lane < n) s += static_cast<S>(math::exp(v[j] - m));
     }
-    s = GroupSum<kGroup>(s, cells);
+    s = GroupReduce<kGroup, false>(s, cells);
     const SoftmaxRowStats<T> st{m, s};
     const S scale = kLog ? S(math::log(s)) : S(1) / s;
 #pragma unroll
