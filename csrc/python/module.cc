@@ -1063,6 +1063,32 @@ bool AllPlain(PyObject* const* args, Py_ssize_t n) {
 }
 
 PyObject* g_process_name = nullptr;  // "process_primitive", interned
+PyObject* g_constant_inputs_name = nullptr;  // "constant_inputs", interned
+
+// Whether a Tensor sits where the primitive takes a Python value (Primitive.constant_inputs, pairs of
+// (position, name)): Primitive._call folds it to its value, so the call takes the Python path.
+bool FoldsConstants(PyObject* primitive, PyObject* const* args, Py_ssize_t n) {
+  PyObject* constants = PyObject_GetAttr(primitive, g_constant_inputs_name);
+  if (constants == nullptr) {
+    PyErr_Clear();
+    return false;
+  }
+  bool folds = false;
+  if (PyTuple_Check(constants)) {
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(constants) && !folds; ++k) {
+      PyObject* pair = PyTuple_GET_ITEM(constants, k);
+      if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) < 1) continue;
+      const Py_ssize_t i = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
+      if (i == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        continue;
+      }
+      folds = i >= 0 && i < n && PyObject_TypeCheck(args[i], g_tensor.type);
+    }
+  }
+  Py_DECREF(constants);
+  return folds;
+}
 
 PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -1073,7 +1099,8 @@ PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t narg
       Py_DECREF(plan);
       return result;
     }
-  } else if (nargs >= 1 && kwnames == nullptr && AllPlain(args + 1, nargs - 1)) {
+  } else if (nargs >= 1 && kwnames == nullptr && AllPlain(args + 1, nargs - 1) &&
+             !FoldsConstants(args[0], args + 1, nargs - 1)) {
     // Primitive._call's own work for these arguments: hand the call to the thread's interpreter.
     PyObject* call_args = PyTuple_New(nargs - 1);
     if (call_args == nullptr) return nullptr;
@@ -1143,6 +1170,7 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
   g_adopt_name = PyUnicode_InternFromString("_adopt_plans");
   g_attrs_key_name = PyUnicode_InternFromString("_attrs_key");
   g_process_name = PyUnicode_InternFromString("process_primitive");
+  g_constant_inputs_name = PyUnicode_InternFromString("constant_inputs");
   PyTypeObject* weak_types[4] = {&PyBool_Type, &PyLong_Type, &PyFloat_Type, &PyComplex_Type};
   for (int i = 0; i < 4; ++i) {
     Py_XDECREF(g_weak_keys[i]);

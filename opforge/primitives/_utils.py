@@ -85,13 +85,13 @@ class _Operator(PrimitiveWithInfer):
     is checked to be what it must be, so they see a shape where they expect one; after them, each
     output's size is checked to be addressable, so a huge shape is refused before any allocation.
 
-    Inputs named in ``constant_inputs`` (``(position, name)`` pairs) must be Python values: a Tensor
-    there would reach ``infer_shape`` as its shape, a list of ints that looks like a valid ``perm``
-    or ``shape``. Every other input must be a Tensor (a number in a dtype group is one by then: the
-    call path promotes it): a constant there would reach ``infer_shape`` as its value.
+    Inputs named in ``constant_inputs`` (``(position, name)`` pairs) must be Python values (the call
+    folds a Tensor with data to its value): a Tensor there would reach ``infer_shape`` as its shape, a
+    list of ints that looks like a valid ``perm`` or ``shape``. Every other input must be a Tensor (a
+    number in a dtype group is one by then: the call path promotes it): a constant there would reach
+    ``infer_shape`` as its value.
     """
 
-    constant_inputs: tuple = ()
     # Whether infer_shape takes inputs of unknown rank (the shape [-2]); else a clear error says so.
     unknown_rank_ok: bool = False
 

@@ -75,6 +75,9 @@ class Primitive(metaclass=_PrimitiveType):
     # A call that acts beyond its outputs (a collective talks to other ranks): a trace never merges
     # two such calls (opforge/dispatch/cse.py), as MindSpore's side_effect_* flags keep them apart.
     side_effect = False
+    # (position, name) of the inputs that are Python values (an axis, a shape, a range's bounds). A Tensor
+    # given there is folded to its value at the call, as MindSpore folds constant Tensors.
+    constant_inputs: tuple = ()
     # Defaults read from the class until an instance sets its own (construction sets only the rest).
     input_names = None
     output_names = None
@@ -189,6 +192,8 @@ class Primitive(metaclass=_PrimitiveType):
         if kwargs:
             args = binding.bind_arguments(self.name, self._call_signature(), args, kwargs)
         args = tuple([plan.python_scalar(a) for a in args])  # NumPy scalars (in tuples too): Python numbers
+        if self.constant_inputs:
+            args = self._fold_constant_tensors(args)
         interpreter = _C.current_interpreter()
         if interpreter is None:
             try:
@@ -197,6 +202,23 @@ class Primitive(metaclass=_PrimitiveType):
                 plan.check_no_placeholders(self, args)
                 raise
         return interpreter.process_primitive(self, args)
+
+    def _fold_constant_tensors(self, args: tuple) -> tuple:
+        """Tensors at ``constant_inputs`` as their values, as MindSpore folds constant Tensors: integer
+        and bool ones of any rank (an axis, a shape: ``ReduceSum()(x, Tensor(1))``,
+        ``Reshape()(x, Tensor([2, 3]))``; 1-d and more as tuples) and 0-d floats (a bound, a fill value:
+        ``Range()(Tensor(0.0), Tensor(1.0), Tensor(0.25))``). Any other Tensor, or one with no data,
+        stays, for the check that names it; inside a trace, reading a traced one raises TraceError."""
+        folded = list(args)
+        for i, _ in self.constant_inputs:
+            t = folded[i] if i < len(folded) else None
+            if not isinstance(t, Tensor) or t._data is None:
+                continue
+            whole = t.dtype in mstype.int_type or t.dtype in mstype.uint_type or t.dtype == mstype.bool_
+            if whole or (t.dtype in mstype.float_type and t.ndim == 0):
+                value = t.asnumpy().tolist()
+                folded[i] = tuple(value) if isinstance(value, list) else value
+        return tuple(folded)
 
     def _plan_for(self, args: tuple):
         """The plan for a call with these arguments: cached per metas, else built."""
