@@ -87,12 +87,16 @@ def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
     lib = _cache_dir() / f"{key}.so"
     with _compile_lock:
         if not lib.exists():
-            src = _cache_dir() / f"{key}.cc"
+            # Each process compiles its own copy of the source: another process (a test worker) compiling
+            # the same key must never rewrite the file this compiler is reading (a source cut short once
+            # built a library without some entry points, which a worker then kept loaded).
+            src = lib.with_suffix(f".{os.getpid()}.cc")
             src.write_text(source)
             cmd = ["g++", "-std=c++17", "-O2", "-shared", "-fPIC", "-w", "-include", str(HERE / "cuda_host.h")]
             cmd += includes
             tmp = lib.with_suffix(f".{os.getpid()}.tmp")
             result = subprocess.run([*cmd, str(src), "-o", str(tmp)], capture_output=True, text=True)
+            src.unlink(missing_ok=True)
             if result.returncode != 0:
                 raise RuntimeError(f"the emulated GPU could not compile its kernels:\n{result.stderr[-6000:]}")
             os.replace(tmp, lib)  # atomic: a concurrent reader sees the old file or the whole new one
