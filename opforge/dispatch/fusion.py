@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from opforge.kernels.fusion import Expression, FusedGroup, elementwise_functor, fuser_for
+from opforge.kernels.fusion import FUSED_CTYPES, Expression, FusedGroup, elementwise_functor, fuser_for
 from opforge.tensor import Tensor
 
 __all__ = ["MIN_ELEMENTS", "fuse", "FusedStep"]
@@ -65,7 +65,7 @@ def _fusable(step, meta_of) -> _Fusable | None:
     if step.prim is None or step.outputs.__class__ is not int:
         return None
     dtype, shape, device = meta_of(step.outputs)
-    if math.prod(shape) < MIN_ELEMENTS or fuser_for(device.name) is None:
+    if math.prod(shape) < MIN_ELEMENTS or dtype not in FUSED_CTYPES or fuser_for(device.name) is None:
         return None
     found = elementwise_functor(step.prim.name, dtype, step.prim.attrs)
     if found is None or found[1] != len(step.sources):
@@ -178,11 +178,8 @@ def fuse(steps: list, meta_of, outputs_spec) -> list:
     for start, stop, functors, key in runs:
         fused.extend(steps[at:start])
         group, inputs, live = _group(steps, start, stop, functors, key, reads, meta_of)
-        run = fuser_for(key[2].name)(group)
-        if run is None:  # the backend does not fuse this group
-            fused.extend(steps[start:stop])
-        elif live:
-            fused.append(FusedStep(None, run, inputs, live, group))
+        if live:  # (a run none of whose values is read after it does nothing)
+            fused.append(FusedStep(None, fuser_for(key[2].name)(group), inputs, live, group))
         at = stop
     fused.extend(steps[at:])
     return fused

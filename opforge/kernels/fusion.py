@@ -25,6 +25,7 @@ from opforge import sysconfig
 from opforge.kernels import registry
 
 __all__ = [
+    "FUSED_CTYPES",
     "Expression",
     "FusedGroup",
     "elementwise_functor",
@@ -62,6 +63,10 @@ class FusedGroup(NamedTuple):
         """The length of the rows the broadcast inputs repeat (0: none)."""
         return next((p for p in self.periods if p not in (1, self.numel)), 0)
 
+
+# The dtypes a fused kernel computes in, and their C++ type (both backends): those whose compute type is
+# themselves, so each fused value is what the unfused kernel would have stored.
+FUSED_CTYPES = {mstype.float32: "float", mstype.float64: "double"}
 
 _FUSERS: dict = {}
 

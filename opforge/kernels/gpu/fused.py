@@ -15,20 +15,18 @@ import math
 
 import numpy as np
 
-from opforge import dtype as mstype
-from opforge.kernels.fusion import FusedGroup, functor_headers, loop_body, register_fuser
+from opforge.kernels.fusion import FUSED_CTYPES, FusedGroup, functor_headers, loop_body, register_fuser
 from opforge.kernels.gpu.cuda import BLOCK, COMPILE_OPTIONS, grid_for, include_dirs
 from opforge.tensor import Tensor
 
 __all__ = ["cuda_source"]
 
-_FUSED_DTYPES = {mstype.float32: ("float", np.float32), mstype.float64: ("double", np.float64)}
 _NAME = "opforge::cuda::FusedKernel<0>"
 
 
 def cuda_source(group: FusedGroup) -> str:
     """The CUDA of one fused grid-stride loop ``FusedKernel<0>(in..., out..., s..., n)``."""
-    t = _FUSED_DTYPES[group.dtype][0]
+    t = FUSED_CTYPES[group.dtype]
     params = [f"const T* __restrict__ in{k}" for k in range(group.n_inputs)]
     params += [f"T* __restrict__ out{k}" for k in range(len(group.outputs))]
     params += [f"T s{k}" for k in range(len(group.scalars))] + ["int64_t n"]
@@ -57,11 +55,9 @@ def _compiled(runtime, source: str):
 
 
 def _fuser(group: FusedGroup):
-    if group.dtype not in _FUSED_DTYPES or group.device.name != "GPU":
-        return None
     device = group.device
     runtime = device.runtime
-    np_type = _FUSED_DTYPES[group.dtype][1]
+    np_type = np.dtype(group.dtype.np_dtype).type
     shape, n = tuple(group.shape), math.prod(group.shape)
     function = _compiled(runtime, cuda_source(group))
     tail = (*(np_type(s) for s in group.scalars), np.int64(n))

@@ -41,13 +41,12 @@ def register_shape(n: int):
 
 
 def register_launch(runtime, kernel, rows: int, n: int) -> tuple:
-    """(function, grid, block, tail args) for ``rows`` rows of ``n`` of the register kernel among
-    ``kernel``'s helpers whose instantiation ends in ``, group, per>``."""
+    """(function, grid, block, tail args) of the register kernel that takes ``rows`` rows of ``n``."""
     group, per = register_shape(n)
     threads = WARP_ROWS_BLOCK if group == 32 else group
     per_block = threads // group
-    name = next(h for h in kernel.helpers if h.endswith(f", {group}, {per}>"))
-    function = function_for(runtime, kernel, name)
+    # helpers: SoftmaxRowsKernel, then one register kernel per REGISTER_SHAPES entry, in its order
+    function = function_for(runtime, kernel, kernel.helpers[1 + REGISTER_SHAPES.index((group, per))])
     grid = (max(1, min(-(-rows // per_block), _MAX_GRID)), 1, 1)
     return function, grid, (threads, 1, 1), (np.int64(rows), np.int64(n))
 
