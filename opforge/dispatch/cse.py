@@ -11,7 +11,7 @@ from opforge import _C
 from opforge.dispatch.signature import sig_rw
 from opforge.tensor import Tensor
 
-__all__ = ["eliminate"]
+__all__ = ["eliminate", "output_slots", "remap_outputs"]
 
 
 def _pure(prim) -> bool:
@@ -45,6 +45,16 @@ def _key_of(source):
     except TypeError:
         return None
     return ("value", type(value), value)
+
+
+def output_slots(spec) -> set:
+    """The slots a trace's output spec returns."""
+    kind = spec[0]
+    if kind == "slot":
+        return {spec[1]}
+    if kind in ("tuple", "list", "dict"):
+        return set().union(*(output_slots(s) for s in spec[-1]))
+    return set()
 
 
 def remap_outputs(spec, mapping):

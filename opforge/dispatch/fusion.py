@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from opforge.dispatch.cse import output_slots
 from opforge.kernels.fusion import FUSED_CTYPES, Expression, FusedGroup, elementwise_functor, fuser_for
 from opforge.tensor import Tensor
 
@@ -118,15 +119,8 @@ def _reads(steps, outputs_spec) -> dict:
         for source in step.sources:
             visit(source, i)
 
-    def visit_output(spec):
-        kind = spec[0]
-        if kind == "slot":
-            reads.setdefault(spec[1], set()).add(len(steps))
-        elif kind in ("tuple", "list", "dict"):
-            for s in spec[-1]:
-                visit_output(s)
-
-    visit_output(outputs_spec)
+    for slot in output_slots(outputs_spec):
+        reads.setdefault(slot, set()).add(len(steps))
     return reads
 
 

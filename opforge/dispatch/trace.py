@@ -214,7 +214,7 @@ def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec):
                 last[s[1]] = i
         for slot in _written(step.outputs):
             last.setdefault(slot, i)  # written and never read: dropped at once
-    kept = set(range(n_inputs)) | _output_slots(outputs_spec)
+    kept = set(range(n_inputs)) | cse.output_slots(outputs_spec)
     release: dict = {}
     for slot, i in last.items():
         if slot not in kept:
@@ -229,15 +229,6 @@ def _written(outputs) -> tuple:
     if outputs.__class__ is int:
         return (outputs,)
     return tuple(s for s in outputs or () if s is not None)
-
-
-def _output_slots(spec) -> set:
-    kind = spec[0]
-    if kind == "slot":
-        return {spec[1]}
-    if kind in ("tuple", "list", "dict"):
-        return set().union(*(_output_slots(s) for s in spec[-1]))
-    return set()
 
 
 # -- recording ----------------------------------------------------------------------------------
