@@ -22,6 +22,7 @@ import functools
 from collections import OrderedDict
 
 from opforge import context
+from opforge.dispatch import symbolic
 from opforge.dispatch.abstract import eval_shape
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.plan import freeze
@@ -51,6 +52,18 @@ def _flatten(value, tensors: list):
     return freeze("jit", "argument", value)
 
 
+def _substituted(value, tensors):
+    """``value`` with its Tensors replaced, in ``_flatten``'s order, by the next of ``tensors``."""
+    if isinstance(value, Tensor):
+        return next(tensors)
+    cls = value.__class__
+    if cls in (tuple, list):
+        return cls([_substituted(v, tensors) for v in value])
+    if cls is dict:
+        return {k: _substituted(v, tensors) for k, v in value.items()}
+    return value
+
+
 class JitFunction:
     """A function traced once per input signature and replayed (see the module docstring)."""
 
@@ -65,9 +78,8 @@ class JitFunction:
         self._state = state if state is not None else _default_state(fn)
         self._traces: OrderedDict = OrderedDict()
         self._specs = tuple(input_signature) if input_signature is not None else None
-        self._first_of: dict = {}  # dynamic key -> the first trace made for it
-        self._polymorphic: dict = {}  # dynamic key -> a trace serving every shape it admits
-        self.traced = 0  # traces made (a growing count means the signature keeps changing)
+        self._symbolic: dict = {}  # dynamic key -> its SymbolicProgram (None: its sizes change the program)
+        self.traced = 0  # runs of fn traced (a growing count means the signature keeps changing)
         functools.update_wrapper(self, fn, updated=())
 
     @property
@@ -84,20 +96,23 @@ class JitFunction:
         key = (_flatten(args, tensors), _flatten(kwargs, tensors) if kwargs else None, self._state())
         return key, tensors
 
-    def _dynamic_key(self, tensors) -> tuple | None:
-        """With input specs that leave dims unknown (``input_signature``, ``Cell.set_inputs``): the
-        key of the call with those dims as -1; else None."""
+    def _dynamic(self, tensors) -> tuple | None:
+        """With input specs that leave dims unknown (``input_signature``, ``Cell.set_inputs``): the key
+        of the call with those dims as -1, and each input's unknown dims; else None."""
         specs = self._specs if self._specs is not None else _cell_inputs(self.fn)
         if not specs or len(specs) != len(tensors):
             return None
-        key = []
+        key, unknown = [], []
         for spec, t in zip(specs, tensors):
             dims = _unknown_dims(spec)
             dtype, shape, device = t._meta
-            if dims and len(spec.shape) == len(shape):
-                shape = tuple(-1 if i in dims else d for i, d in enumerate(shape))
-            key.append((dtype, shape, device))
-        return tuple(key), self._state()
+            if not dims or len(spec.shape) != len(shape):
+                dims = frozenset()
+            unknown.append(dims)
+            key.append((dtype, tuple(-1 if i in dims else d for i, d in enumerate(shape)), device))
+        if not any(unknown):
+            return None
+        return (tuple(key), self._state()), unknown
 
     def __call__(self, *args, **kwargs):
         key, tensors = self._key(args, kwargs)
@@ -105,11 +120,14 @@ class JitFunction:
         if trace is not None and trace.version == registry.version():  # (else a kernel was registered since)
             self._traces.move_to_end(key)
             return trace.replay(tensors)
-        dynamic = self._dynamic_key(tensors) if self._specs is not None or hasattr(self.fn, "__self__") else None
+        dynamic = self._dynamic(tensors) if self._specs is not None or hasattr(self.fn, "__self__") else None
         if dynamic is not None and current_interpreter() is None:
-            shared = self._polymorphic.get(dynamic)
-            if shared is not None and shared.version == registry.version():
-                return shared.replay_each(list(tensors))
+            program = self._symbolic.get(dynamic[0])
+            offsets = program.symbols.offsets(tensors) if program is not None else None
+            if offsets is not None and program.version == registry.version():
+                trace, value = program.instantiate(list(tensors), offsets, self.where, self.fuse)
+                self._keep(key, trace)
+                return value
         if not can_trace():  # under a tape: fn runs under it (no trace starts there)
             return self.fn(*args, **kwargs)
         return self._trace(key, tensors, args, kwargs, dynamic)
@@ -120,35 +138,41 @@ class JitFunction:
             value = self.fn(*args, **kwargs)
         trace = tracer.finish(value)
         trace.version = registry.version()
+        self._keep(key, trace)
+        self.traced += 1
+        if dynamic is not None and dynamic[0] not in self._symbolic:
+            self._symbolic[dynamic[0]] = symbolic.derive(
+                trace, list(tensors), dynamic[1], functools.partial(self._dry_run, args, kwargs), trace.version
+            )
+        return value
+
+    def _dry_run(self, args: tuple, kwargs: dict, placeholders: list):
+        """``fn`` called with ``placeholders`` in place of its Tensor arguments (in ``_flatten``'s order)."""
+        args, kwargs = _substituted((args, kwargs), iter(placeholders))
+        return self.fn(*args, **kwargs)
+
+    def _keep(self, key, trace) -> None:
         self._traces[key] = trace
         if len(self._traces) > self.max_traces:
             self._traces.popitem(last=False)
-        self.traced += 1
-        if dynamic is not None:
-            self._share(dynamic, trace)
-        return value
-
-    def _share(self, dynamic, trace) -> None:
-        """A second shape of one dynamic key: when its trace records the same calls on the same
-        constants as the first's, it serves every later shape (call by call)."""
-        first = self._first_of.setdefault(dynamic, trace)
-        if first is not trace and dynamic not in self._polymorphic and first.same_program(trace):
-            self._polymorphic[dynamic] = trace
 
     def traces(self) -> list:
         """The kept traces, least recently used first."""
         return list(self._traces.values())
 
     def explain(self) -> str:
-        """What the trace compiler did to the most recent trace (``Trace.explain``)."""
+        """What the trace compiler did to the most recent trace (``Trace.explain``), and whether one
+        symbolic trace serves every size of the unknown dims (``opforge/dispatch/symbolic.py``)."""
         if not self._traces:
             return f"{self.where}: not traced yet"
-        return next(reversed(self._traces.values())).explain()
+        lines = [next(reversed(self._traces.values())).explain()]
+        for program in self._symbolic.values():
+            lines.append(f"  dynamic dims: {program.describe()}" if program else "  dynamic dims: a trace per size")
+        return "\n".join(lines)
 
     def clear_cache(self) -> None:
         self._traces.clear()
-        self._first_of.clear()
-        self._polymorphic.clear()
+        self._symbolic.clear()
 
     def lower(self, *specs, **kwargs):
         """The outputs (placeholder Tensors: shapes and dtypes) for inputs like ``specs``, without

@@ -355,23 +355,76 @@ def test_one_trace_serves_every_batch_size_of_a_dynamic_signature():
     net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 3)])
     spec = Tensor(shape=[None, 4], dtype=mstype.float32)
     jf = opforge.jit(lambda x: ops.ReduceSum()(net(x), 1), input_signature=(spec,))
-    for batch in (2, 5, 7, 1, 9):
+    for batch in (2, 5, 7, 1, 9, 5):
         x = _f32(batch, 4, seed=batch)
         np.testing.assert_allclose(jf(x).asnumpy(), ops.ReduceSum()(net(x), 1).asnumpy(), rtol=1e-6)
-    assert jf.traced == 2  # two shapes traced the same program: the rest replay it
+    assert jf.traced == 1  # the first size traced; the others instantiated its symbolic program
+    assert len(jf.traces()) == 5 and "one symbolic trace serves every size (s0=2" in jf.explain()
 
 
-def test_a_trace_with_shape_dependent_constants_is_kept_per_shape(graph_mode):
-    class Scale(nn.Cell):
+class _ScaleAndFold(nn.Cell):
+    """Constants computed from the batch size: a factor and a Reshape's target shape."""
+
+    def construct(self, x):
+        n = x.shape[0]
+        folded = ops.Reshape()(x * float(n), (2 * n, x.shape[1] // 2))
+        return ops.ReduceSum()(folded, 1) + 1.0 / self.scale(n)
+
+    def scale(self, n):
+        return 4.0
+
+
+def test_constants_affine_in_a_size_are_computed_at_replay(graph_mode):
+    cell = _ScaleAndFold()
+    cell.set_inputs(Tensor(shape=[None, 6], dtype=mstype.float32))
+    for n in (2, 3, 4, 5, 3):
+        x = _f32(n, 6, seed=n)
+        want = (x.asnumpy() * n).reshape(2 * n, 3).sum(1) + 0.25
+        np.testing.assert_allclose(cell(x).asnumpy(), want, rtol=1e-6)
+    assert cell._graph.traced == 1 and "2 constants fitted" in cell._graph.explain()
+
+
+def test_a_constant_not_affine_in_a_size_keeps_a_trace_per_size(graph_mode):
+    class Mean(nn.Cell):
         def construct(self, x):
-            return x * float(x.shape[0])  # a Python constant from the shape
+            return ops.ReduceSum()(x) * (1.0 / x.shape[0])  # 1/n: not affine in n
 
-    cell = Scale()
+    cell = Mean()
     cell.set_inputs(Tensor(shape=[None], dtype=mstype.float32))
     for n in (2, 3, 4, 5):
-        x = _f32(n)
-        np.testing.assert_allclose(cell(x).asnumpy(), x.asnumpy() * n, rtol=1e-6)
-    assert cell._graph.traced == 4
+        x = _f32(n, seed=n)
+        np.testing.assert_allclose(cell(x).asnumpy(), x.asnumpy().mean(), rtol=1e-6)
+    assert cell._graph.traced == 4 and "a trace per size" in cell._graph.explain()
+
+
+def test_a_training_step_with_a_dynamic_batch_is_traced_once():
+    """Forward, backward and Momentum's update with the data's and the labels' batch dims one symbol:
+    one trace, and the same weights as PyNative."""
+
+    def run(mode):
+        nn.set_seed(5)
+        opforge.set_context(mode=mode)
+        try:
+            net = nn.SequentialCell([nn.Dense(8, 16), nn.ReLU(), nn.Dense(16, 4)])
+            loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+            step.set_inputs(Tensor(shape=[None, 8], dtype=mstype.float32), Tensor(shape=[None], dtype=mstype.int32))
+            rng = np.random.default_rng(0)
+            losses = []
+            for batch in (6, 3, 8, 3, 5):
+                x = Tensor(rng.standard_normal((batch, 8)).astype(np.float32))
+                y = Tensor(rng.integers(0, 4, batch).astype(np.int32))
+                losses.append(float(step(x, y).asnumpy()))
+            return losses, [p.asnumpy() for p in net.trainable_params()], step
+        finally:
+            opforge.set_context(mode=PYNATIVE_MODE)
+
+    eager_losses, eager_weights, _ = run(PYNATIVE_MODE)
+    graph_losses, graph_weights, step = run(GRAPH_MODE)
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-5)
+    for g, e in zip(graph_weights, eager_weights):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7)
+    assert step._graph.traced == 1
 
 
 @pytest.mark.parametrize("model", ["mlp", "lenet"])

@@ -25,9 +25,9 @@ from opforge import tensor as tensor_module
 from opforge.dispatch import cse, fusion
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
-from opforge.tensor import Parameter, Tensor
+from opforge.tensor import Parameter, Tensor, is_placeholder
 
-__all__ = ["TraceError", "Tracer", "Trace", "Step", "tracing", "can_trace"]
+__all__ = ["TraceError", "Tracer", "Trace", "Step", "replay_steps", "same_constant", "tracing", "can_trace"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -114,46 +114,13 @@ class Trace:
         return "\n".join(lines)
 
     def replay_each(self, inputs: list, interpreter=EVAL):
-        """Replay call by call through ``interpreter``, each call finding (or building) the plan for
-        its arguments' metas: how a trace serves inputs of other shapes (dynamic dims)."""
-        env = list(inputs)
-        env.extend([None] * (self.n_slots - len(env)))
-        for step in self.steps:
-            _store(env, step.outputs, interpreter.process_primitive(step.prim, _arguments(env, step.sources)))
-        return _rebuild(env, self.outputs)
-
-    def same_program(self, other: Trace) -> bool:
-        """Whether ``other`` (a trace of the same function on inputs of other shapes) records the same
-        calls on the same constants: then one trace serves both shapes, call by call."""
-        if len(self.steps) != len(other.steps) or self.n_slots != other.n_slots:
-            return False
-        for a, b in zip(self.steps, other.steps):
-            if type(a.prim) is not type(b.prim) or _C.attrs_key(a.prim) != _C.attrs_key(b.prim):
-                return False
-            if a.outputs != b.outputs or not _same_sources(a.sources, b.sources):
-                return False
-        return _same_source(self.outputs, other.outputs)
+        """Replay call by call through ``interpreter`` (a tape or a profiler sees every call), each call
+        finding (or building) the plan for its arguments' metas."""
+        return replay_steps(self.steps, self.n_slots, self.outputs, inputs, interpreter)
 
 
-def _same_source(a, b) -> bool:
-    if a[0] != b[0] or len(a) != len(b):
-        return False
-    if a[0] == "slot":
-        return a[1] == b[1]
-    if a[0] == "const":
-        return _same_constant(a[1], b[1])
-    if a[0] == "seq":
-        return a[1] is b[1] and _same_sources(a[2], b[2])
-    if a[0] == "dict" and a[1] != b[1]:
-        return False
-    return _same_sources(a[-1], b[-1])  # "tuple", "list", "dict"
-
-
-def _same_sources(a, b) -> bool:
-    return len(a) == len(b) and all(_same_source(x, y) for x, y in zip(a, b))
-
-
-def _same_constant(a, b) -> bool:
+def same_constant(a, b) -> bool:
+    """Whether two constants of a call are the same value (Tensors by metas and bytes)."""
     if a is b:
         return True
     if isinstance(a, Tensor) or isinstance(b, Tensor):
@@ -165,6 +132,15 @@ def _same_constant(a, b) -> bool:
         return freeze("trace", "constant", a) == freeze("trace", "constant", b)
     except TypeError:
         return False
+
+
+def replay_steps(steps, n_slots: int, outputs, inputs, interpreter):
+    """Run ``steps`` on ``inputs`` call by call through ``interpreter``; the outputs as ``outputs`` says."""
+    env = list(inputs)
+    env.extend([None] * (n_slots - len(env)))
+    for step in steps:
+        _store(env, step.outputs, interpreter.process_primitive(step.prim, _arguments(env, step.sources)))
+    return _rebuild(env, outputs)
 
 
 def _argument(env, source):
@@ -244,7 +220,8 @@ class Tracer(Interpreter):
         self.steps: list = []
         self.keep: list = list(inputs)  # every tensor seen stays alive, so ids stay unique
         self.slots = {id(t): i for i, t in enumerate(inputs)}
-        self.arrays = {id(t._data): i for i, t in enumerate(inputs)}  # aliases share an input's array
+        # aliases share an input's array (placeholders, in a dry run, have none)
+        self.arrays = {id(t._data): i for i, t in enumerate(inputs) if not is_placeholder(t)}
         self.n_inputs = len(inputs)
         self.n_slots = len(inputs)
 
@@ -275,7 +252,7 @@ class Tracer(Interpreter):
 
     def slot_of(self, t: Tensor):
         slot = self.slots.get(id(t))
-        if slot is None and not isinstance(t, Parameter):
+        if slot is None and not isinstance(t, Parameter) and not is_placeholder(t):
             slot = self.arrays.get(id(t._data))  # a view made outside an operator (autodiff's aliases)
             if slot is not None and self.keep[slot]._meta != t._meta:
                 slot = None
@@ -293,7 +270,7 @@ class Tracer(Interpreter):
         self.n_slots += 1
         self.slots[id(t)] = slot
         self.keep.append(t)
-        if not isinstance(t, Parameter):
+        if not isinstance(t, Parameter) and not is_placeholder(t):
             self.arrays.setdefault(id(t._data), slot)
         return slot
 
