@@ -148,3 +148,112 @@ def test_inputs_broadcast_from_trailing_dims_fuse(device):
     assert len(fused.traces()[0].program) == 1
     got, want = fused(x, gamma, beta, shift), affine(x, gamma, beta, shift)
     np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6, atol=1e-7)
+
+
+SOFT_CLIP_H = r"""
+#pragma once
+#include "opforge/math.h"
+#include "opforge/portable.h"
+
+// y = limit * tanh(x / limit): a user's functor, shared by their kernels and the fused ones.
+struct SoftClipOp {
+  double limit;
+  template <typename T>
+  OPF_HD T operator()(T x) const {
+    const T l = static_cast<T>(limit);
+    return l * opforge::math::tanh(x / l);
+  }
+};
+"""
+
+SOFT_CLIP_CPP = (
+    r"""
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+"""
+    + SOFT_CLIP_H
+    + r"""
+namespace {
+using namespace opforge;
+
+template <typename T>
+class SoftClipKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    op_ = SoftClipOp{ctx.GetFloat("limit")};
+    n_ = ctx.input(0).numel();
+  }
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* y = args.output<T>(0);
+    const SoftClipOp op = op_;
+    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = op(x[i]);
+    });
+  }
+
+ private:
+  SoftClipOp op_{1.0};
+  int64_t n_ = 0;
+};
+}  // namespace
+
+MS_REG_CPU_KERNEL(SoftClip, KernelAttr().AddInputAttr(kNumberTypeFloat32).AddOutputAttr(kNumberTypeFloat32),
+                  SoftClipKernel<float>);
+"""
+)
+
+
+@pytest.mark.usefixtures("isolated_registries")
+def test_a_users_functor_operator_fuses_like_a_built_in(monkeypatch):
+    from opforge.kernels import fusion as kernel_fusion
+    from opforge.op_info import CpuRegOp, DataType, op_info_register
+    from opforge.primitives import PrimitiveWithInfer, prim_attr_register
+    from opforge.utils import cpp_extension
+
+    class SoftClip(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self, limit=1.0):
+            self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+        def infer_shape(self, x_shape):
+            return x_shape
+
+        def infer_dtype(self, x_dtype):
+            return x_dtype
+
+    op_info_register(
+        CpuRegOp("SoftClip")
+        .input(0, "x", "required")
+        .output(0, "y", "required")
+        .attr("limit", "optional", "float", "all", "1.0")
+        .dtype_format(DataType.F32_Default, DataType.F32_Default)
+        .get_op_info()
+    )
+    cpp_extension.load_inline("soft_clip_fusion_test", SOFT_CLIP_CPP)
+    monkeypatch.setattr(kernel_fusion, "_USER_FUNCTORS", {})
+    kernel_fusion.register_functor("SoftClip", "SoftClipOp", SOFT_CLIP_H, arity=1, fields=(("limit", "float64", 1.0),))
+
+    clip, add, relu = SoftClip(limit=2.5), ops.Add(), ops.ReLU()
+    chain = lambda a, b: relu(add(clip(add(a, b)), b))  # noqa: E731
+    rng = np.random.default_rng(1)
+    x = opforge.Tensor(rng.standard_normal(N).astype(np.float32) * 4)
+    y = opforge.Tensor(rng.standard_normal(N).astype(np.float32))
+    fused = opforge.jit(chain)
+    got = fused(x, y)
+    assert "fused[4] Add SoftClip Add ReLU" in fused.explain()
+    np.testing.assert_allclose(got.asnumpy(), chain(x, y).asnumpy(), rtol=1e-6, atol=1e-6)
+    want = np.maximum(2.5 * np.tanh((x.asnumpy() + y.asnumpy()) / 2.5) + y.asnumpy(), 0)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    # NVRTC takes the same prelude for the GPU's fused kernel
+    group = fused.traces()[0].program[0].group
+    assert SOFT_CLIP_H in cuda_source(group)
+
+
+def test_register_functor_checks_its_arguments():
+    from opforge.kernels import fusion as kernel_fusion
+
+    with pytest.raises(ValueError, match="For 'SoftClip', the functor's 'arity' must be 1, 2 or 3, but got 0"):
+        kernel_fusion.register_functor("SoftClip", "SoftClipOp", SOFT_CLIP_H, arity=0)
+    with pytest.raises(ValueError, match="the functor 'OtherOp' is not defined in the header given"):
+        kernel_fusion.register_functor("SoftClip", "OtherOp", SOFT_CLIP_H, arity=1)

@@ -3,7 +3,8 @@ call of a kernel generated from their functors (``opforge/kernels/fusion.py``; t
 ``opforge/kernels/cpu/fused.py``).
 
 A run is a sequence of consecutive steps, each an operator whose built-in kernel applies one
-functor element by element (ReLU, Exp, Add, Mul, ..., the activations' gradients), all with outputs
+functor element by element (ReLU, Exp, Add, Mul, ..., the activations' gradients; or a user's
+operator declared with ``opforge.kernels.fusion.register_functor``), all with outputs
 of one dtype, shape and device and at least ``MIN_ELEMENTS`` elements (below that one call of the
 fused kernel costs more than the calls it replaces). Their inputs have that shape, or broadcast to
 it from its trailing dims (a bias row, a per-channel scale: one such row length per run), or are
@@ -39,7 +40,7 @@ class FusedStep(NamedTuple):
 
 
 class _Fusable(NamedTuple):
-    functor: str
+    functor: tuple  # (the C++ constructing it, the C++ defining a user's functor or "")
     key: tuple  # (dtype, shape, device): one per run
     row: int | None  # the length of the rows its broadcast inputs repeat, if any
 
@@ -85,7 +86,7 @@ def _fusable(step, meta_of) -> _Fusable | None:
             rows.add(repeat)
     if len(rows) > 1:
         return None
-    return _Fusable(found[0], (dtype, shape, device), rows.pop() if rows else None)
+    return _Fusable((found[0], found[2]), (dtype, shape, device), rows.pop() if rows else None)
 
 
 def _runs(steps, meta_of) -> list:
@@ -128,7 +129,8 @@ def _group(steps, start, stop, functors, key, reads, meta_of):
     """The FusedGroup of steps[start:stop], its input sources and its output slots."""
     dtype, shape, device = key
     inputs, input_index, scalars, expressions, value_of, periods = [], {}, [], [], {}, []
-    for step, functor in zip(steps[start:stop], functors):
+    preludes = tuple(dict.fromkeys(p for _, p in functors if p))  # users' functors, each once
+    for step, (functor, _) in zip(steps[start:stop], functors):
         operands = []
         for source in step.sources:
             if source[0] == "slot" and source[1] in value_of:
@@ -157,6 +159,7 @@ def _group(steps, start, stop, functors, key, reads, meta_of):
         tuple(value_of[s] for s in live),
         tuple(s.prim.name for s in steps[start:stop]),
         tuple(periods),
+        preludes,
     )
     return group, tuple(inputs), tuple(live)
 

@@ -32,6 +32,7 @@ __all__ = [
     "fuser_for",
     "functor_headers",
     "loop_body",
+    "register_functor",
     "register_fuser",
 ]
 
@@ -53,6 +54,7 @@ class FusedGroup(NamedTuple):
     outputs: tuple  # indices into expressions
     ops: tuple  # the operators fused, in order (for names and errors)
     periods: tuple = ()  # per input: its elements repeated along the values (n: none; 1: one value)
+    preludes: tuple = ()  # the C++ of users' functors the expressions apply (inlined in the source)
 
     @property
     def numel(self) -> int:
@@ -78,6 +80,32 @@ def register_fuser(backend: str, fuser: Callable) -> None:
 
 def fuser_for(backend: str):
     return _FUSERS.get(backend)
+
+
+class UserFunctor(NamedTuple):
+    """A user's operator whose kernels apply ``functor`` element by element (``register_functor``)."""
+
+    functor: str  # the C++ type, e.g. "my::SoftClipOp"
+    arity: int
+    source: str  # the C++ defining it (a header's text)
+    fields: tuple  # (attr name, NumPy dtype, default) per field, in the struct's order
+
+
+_USER_FUNCTORS: dict = {}
+
+
+def register_functor(op_name: str, functor: str, header, arity: int, fields: tuple = ()) -> None:
+    """Declare that ``op_name``'s kernels compute ``out[i] = functor{fields}(in0[i], ...)``: the
+    functor (a struct with a ``__host__ __device__`` call operator, ``OPF_HD`` from
+    ``opforge/portable.h``) defined in ``header`` (a path, or its text), its fields read from the
+    primitive's attrs as ``fields`` lists them ((attr name, NumPy dtype, default), in the struct's
+    order). Under ``jit`` the operator then fuses with its elementwise neighbours like a built-in."""
+    if not isinstance(arity, int) or arity not in (1, 2, 3):
+        raise ValueError(f"For '{op_name}', the functor's 'arity' must be 1, 2 or 3, but got {arity!r}.")
+    text = pathlib.Path(header).read_text() if isinstance(header, pathlib.Path) or "\n" not in str(header) else header
+    if functor.split("::")[-1] not in text:
+        raise ValueError(f"For '{op_name}', the functor '{functor}' is not defined in the header given.")
+    _USER_FUNCTORS[op_name] = UserFunctor(functor, arity, text, tuple(fields))
 
 
 def functor_headers() -> list:
@@ -117,9 +145,13 @@ def _literal(value, np_type: str) -> str:
 
 
 def elementwise_functor(op_name: str, dtype: mstype.Type, attrs: dict):
-    """``(functor expression, arity)`` of ``op_name``'s built-in elementwise kernel for inputs and
-    output of ``dtype`` on every backend, or None (not a plain elementwise kernel, or a kernel a user
-    registered in place of the built-in one)."""
+    """``(functor expression, arity, prelude)`` of ``op_name``'s elementwise kernel for inputs and
+    output of ``dtype``: a user's declared functor (``register_functor``; prelude: its C++), or the
+    functor of the built-in kernels on every backend (prelude ""); None when neither (not a plain
+    elementwise kernel, or a kernel a user registered in place of the built-in one)."""
+    user = _USER_FUNCTORS.get(op_name)
+    if user is not None:
+        return _expression(user.functor, user.fields, attrs), user.arity, user.source
     gpu = [e for e in registry.kernels_for(op_name, "GPU") if _is_same_dtype(e.attr, dtype)]
     cpu = [e for e in registry.kernels_for(op_name, "CPU") if _is_same_dtype(e.attr, dtype)]
     # (built-in CUDA kernels' source is "cuda:<file>")
@@ -129,8 +161,12 @@ def elementwise_functor(op_name: str, dtype: mstype.Type, attrs: dict):
     arity = getattr(kernel, "arity", 0)
     if not arity or len(gpu[0].attr.inputs) != arity:
         return None
-    fields = ", ".join(_literal(attrs.get(name, default), t) for name, t, default in kernel.functor)
-    return f"{kernel.functor_type}{{{fields}}}", arity
+    return _expression(kernel.functor_type, kernel.functor, attrs), arity, ""
+
+
+def _expression(functor: str, fields: tuple, attrs: dict) -> str:
+    """The C++ constructing ``functor`` with its fields from ``attrs``."""
+    return f"{functor}{{{', '.join(_literal(attrs.get(name, default), t) for name, t, default in fields)}}}"
 
 
 def _is_same_dtype(attr, dtype) -> bool:
