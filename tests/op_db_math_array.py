@@ -79,16 +79,7 @@ def _equal_errors():
 
 
 def _minmax_errors(prim_cls):
-    def errors():
-        return _binary_errors(prim_cls, "iuf")() + [
-            ErrorInput(
-                "uint64-no-lossless-kernel",
-                lambda: prim_cls()(_t((2,), mstype.uint64), _t((2,), mstype.uint64)),
-                KernelNotFoundError,
-            ),
-        ]
-
-    return errors
+    return _binary_errors(prim_cls, "iuf")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ def _reduce_min_samples(record, prim, ins, outs, rng):
     yield from _reduce_samples(record, prim, ins, outs, rng)
     dtype = ins[0]
     x = make_array((4, 5), dtype, rng)
-    x[1, 2] = x[3, 0] = -7  # ties
+    x[1, 2] = x[3, 0] = 0 if dtype.kind == "u" else -7  # ties, below the samples' values
     yield Sample((x, 1), desc="ties")
     if dtype.kind == "f":
         v = np.array([[1.0, math.nan, 3.0], [math.inf, math.inf, math.inf], [-math.inf, 2.0, math.nan]])

@@ -138,7 +138,10 @@ class MinMaxGradCpuKernel : public CpuKernel {
   REG_BINARY(OP, FUNCTOR, int16_t);  \
   REG_BINARY(OP, FUNCTOR, int32_t);  \
   REG_BINARY(OP, FUNCTOR, int64_t);  \
-  REG_BINARY(OP, FUNCTOR, uint8_t)
+  REG_BINARY(OP, FUNCTOR, uint8_t);   \
+  REG_BINARY(OP, FUNCTOR, uint16_t);  \
+  REG_BINARY(OP, FUNCTOR, uint32_t);  \
+  REG_BINARY(OP, FUNCTOR, uint64_t)
 
 REG_MINMAX(Maximum, MaximumOp);
 REG_MINMAX(Minimum, MinimumOp);

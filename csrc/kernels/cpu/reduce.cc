@@ -307,6 +307,7 @@ class ReduceCpuKernel : public CpuKernel {
   ReducePlan plan_;
 };
 
+// Every integer type, as MindSpore's CPU registers the reductions.
 #define REG_REDUCE(OP, T, ID, REDUCER) \
   MS_REG_CPU_KERNEL(OP, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), ReduceCpuKernel<T, REDUCER<T>>)
 
@@ -316,6 +317,12 @@ REG_REDUCE(ReduceSum, float, kNumberTypeFloat32, CpuSum);
 REG_REDUCE(ReduceSum, double, kNumberTypeFloat64, CpuSum);
 REG_REDUCE(ReduceSum, int32_t, kNumberTypeInt32, CpuSum);
 REG_REDUCE(ReduceSum, int64_t, kNumberTypeInt64, CpuSum);
+REG_REDUCE(ReduceSum, int8_t, kNumberTypeInt8, CpuSum);
+REG_REDUCE(ReduceSum, int16_t, kNumberTypeInt16, CpuSum);
+REG_REDUCE(ReduceSum, uint8_t, kNumberTypeUInt8, CpuSum);
+REG_REDUCE(ReduceSum, uint16_t, kNumberTypeUInt16, CpuSum);
+REG_REDUCE(ReduceSum, uint32_t, kNumberTypeUInt32, CpuSum);
+REG_REDUCE(ReduceSum, uint64_t, kNumberTypeUInt64, CpuSum);
 REG_REDUCE(ReduceMean, float16, kNumberTypeFloat16, CpuMean);
 REG_REDUCE(ReduceMean, bfloat16, kNumberTypeBFloat16, CpuMean);
 REG_REDUCE(ReduceMean, float, kNumberTypeFloat32, CpuMean);
@@ -326,18 +333,36 @@ REG_REDUCE(ReduceMax, float, kNumberTypeFloat32, CpuMax);
 REG_REDUCE(ReduceMax, double, kNumberTypeFloat64, CpuMax);
 REG_REDUCE(ReduceMax, int32_t, kNumberTypeInt32, CpuMax);
 REG_REDUCE(ReduceMax, int64_t, kNumberTypeInt64, CpuMax);
+REG_REDUCE(ReduceMax, int8_t, kNumberTypeInt8, CpuMax);
+REG_REDUCE(ReduceMax, int16_t, kNumberTypeInt16, CpuMax);
+REG_REDUCE(ReduceMax, uint8_t, kNumberTypeUInt8, CpuMax);
+REG_REDUCE(ReduceMax, uint16_t, kNumberTypeUInt16, CpuMax);
+REG_REDUCE(ReduceMax, uint32_t, kNumberTypeUInt32, CpuMax);
+REG_REDUCE(ReduceMax, uint64_t, kNumberTypeUInt64, CpuMax);
 REG_REDUCE(ReduceMin, float16, kNumberTypeFloat16, CpuMin);
 REG_REDUCE(ReduceMin, bfloat16, kNumberTypeBFloat16, CpuMin);
 REG_REDUCE(ReduceMin, float, kNumberTypeFloat32, CpuMin);
 REG_REDUCE(ReduceMin, double, kNumberTypeFloat64, CpuMin);
 REG_REDUCE(ReduceMin, int32_t, kNumberTypeInt32, CpuMin);
 REG_REDUCE(ReduceMin, int64_t, kNumberTypeInt64, CpuMin);
+REG_REDUCE(ReduceMin, int8_t, kNumberTypeInt8, CpuMin);
+REG_REDUCE(ReduceMin, int16_t, kNumberTypeInt16, CpuMin);
+REG_REDUCE(ReduceMin, uint8_t, kNumberTypeUInt8, CpuMin);
+REG_REDUCE(ReduceMin, uint16_t, kNumberTypeUInt16, CpuMin);
+REG_REDUCE(ReduceMin, uint32_t, kNumberTypeUInt32, CpuMin);
+REG_REDUCE(ReduceMin, uint64_t, kNumberTypeUInt64, CpuMin);
 REG_REDUCE(ReduceProd, float16, kNumberTypeFloat16, CpuProd);
 REG_REDUCE(ReduceProd, bfloat16, kNumberTypeBFloat16, CpuProd);
 REG_REDUCE(ReduceProd, float, kNumberTypeFloat32, CpuProd);
 REG_REDUCE(ReduceProd, double, kNumberTypeFloat64, CpuProd);
 REG_REDUCE(ReduceProd, int32_t, kNumberTypeInt32, CpuProd);
 REG_REDUCE(ReduceProd, int64_t, kNumberTypeInt64, CpuProd);
+REG_REDUCE(ReduceProd, int8_t, kNumberTypeInt8, CpuProd);
+REG_REDUCE(ReduceProd, int16_t, kNumberTypeInt16, CpuProd);
+REG_REDUCE(ReduceProd, uint8_t, kNumberTypeUInt8, CpuProd);
+REG_REDUCE(ReduceProd, uint16_t, kNumberTypeUInt16, CpuProd);
+REG_REDUCE(ReduceProd, uint32_t, kNumberTypeUInt32, CpuProd);
+REG_REDUCE(ReduceProd, uint64_t, kNumberTypeUInt64, CpuProd);
 REG_REDUCE(ReduceAll, bool, kNumberTypeBool, CpuAll);
 REG_REDUCE(ReduceAny, bool, kNumberTypeBool, CpuAny);
 

@@ -17,6 +17,9 @@ maximum_op_info = (
         DataType.I32_Default,
         DataType.I64_Default,
         DataType.U8_Default,
+        DataType.U16_Default,
+        DataType.U32_Default,
+        DataType.U64_Default,
     )
     .get_op_info()
 )

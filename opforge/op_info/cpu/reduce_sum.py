@@ -13,8 +13,14 @@ reduce_sum_op_info = (
         DataType.BF16_Default,
         DataType.F32_Default,
         DataType.F64_Default,
+        DataType.I8_Default,
+        DataType.I16_Default,
         DataType.I32_Default,
         DataType.I64_Default,
+        DataType.U8_Default,
+        DataType.U16_Default,
+        DataType.U32_Default,
+        DataType.U64_Default,
     )
     .get_op_info()
 )
