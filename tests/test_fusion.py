@@ -257,3 +257,69 @@ def test_register_functor_checks_its_arguments():
         kernel_fusion.register_functor("SoftClip", "SoftClipOp", SOFT_CLIP_H, arity=0)
     with pytest.raises(ValueError, match="the functor 'OtherOp' is not defined in the header given"):
         kernel_fusion.register_functor("SoftClip", "OtherOp", SOFT_CLIP_H, arity=1)
+
+
+# -- runs ending in a reduction -----------------------------------------------------------------
+
+_REDUCTIONS = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
+_SHAPE = (5, 7, 131)  # 4,585 elements: above MIN_ELEMENTS, rows not a multiple of the vector width
+
+
+@pytest.mark.parametrize("keep_dims", [False, True])
+@pytest.mark.parametrize("axis", [(), -1, (1, 2), [2, 1, 0]], ids=["all", "last", "last-two", "all-listed"])
+@pytest.mark.parametrize("dtype", [mstype.float32, mstype.float64])
+@pytest.mark.parametrize("name", _REDUCTIONS)
+def test_a_run_ending_in_a_reduction_is_one_kernel(name, dtype, axis, keep_dims):
+    reduce, sub, mul, relu = getattr(ops, name)(keep_dims=keep_dims), ops.Sub(), ops.Mul(), ops.ReLU()
+
+    def loss(a, b):
+        d = sub(a, b)
+        return reduce(relu(mul(d, d)) - b, axis)  # b: a row broadcast from the trailing dim
+
+    rng = np.random.default_rng(2)
+    a = opforge.Tensor(rng.standard_normal(_SHAPE).astype(dtype.np_dtype))
+    b = opforge.Tensor(rng.standard_normal(_SHAPE[-1:]).astype(dtype.np_dtype))
+    fused = opforge.jit(loss)
+    got = fused(a, b)
+    program = fused.traces()[0].program
+    assert len(program) == 1 and program[0].group.reduction.reducer == name[6:] + "Reducer", fused.explain()
+    rtol = 1e-6 if dtype == mstype.float32 else 1e-13
+    want = loss(a, b)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=rtol, atol=rtol)
+
+
+def test_a_reduced_value_read_elsewhere_is_written_too():
+    square, rsum = ops.Square(), ops.ReduceSum()
+    x = opforge.Tensor(np.linspace(-2, 2, N).astype(np.float32))
+
+    def f(a):
+        s = square(a + 1.0)
+        return rsum(s), s
+
+    total, s = opforge.jit(f)(x)
+    np.testing.assert_allclose(s.asnumpy(), (x.asnumpy() + 1) ** 2, rtol=1e-6)
+    np.testing.assert_allclose(total.asnumpy(), np.sum((x.asnumpy().astype(np.float64) + 1) ** 2), rtol=1e-6)
+
+
+def test_a_fused_reduction_does_not_depend_on_the_thread_count():
+    """Segments of fixed length, combined in order: 1 and 2 threads give the same bits."""
+    f = lambda a: ops.ReduceSum()(ops.Exp()(a * 0.001))  # noqa: E731
+    x = opforge.Tensor(np.random.default_rng(3).standard_normal(1 << 18).astype(np.float32))
+    results, before = [], opforge.get_context("num_threads")
+    for threads in (1, 2):
+        opforge.set_context(num_threads=threads)
+        try:
+            results.append(opforge.jit(f)(x).asnumpy())
+        finally:
+            opforge.set_context(num_threads=before)
+    assert results[0].tobytes() == results[1].tobytes()
+
+
+@pytest.mark.parametrize("axis", [0, (0, 1)], ids=["first", "leading"])
+def test_a_reduction_over_leading_dims_is_not_fused(axis):
+    f = lambda a: ops.ReduceSum()(ops.ReLU()(a) * 2.0, axis)  # noqa: E731
+    x = opforge.Tensor(np.ones(_SHAPE, np.float32))
+    jf = opforge.jit(f)
+    np.testing.assert_allclose(jf(x).asnumpy(), f(x).asnumpy())
+    assert [getattr(s.prim, "name", "fused") for s in jf.traces()[0].program] == ["fused", "ReduceSum"]

@@ -20,7 +20,15 @@ import math
 from typing import NamedTuple
 
 from opforge.dispatch.cse import output_slots
-from opforge.kernels.fusion import FUSED_CTYPES, Expression, FusedGroup, elementwise_functor, fuser_for
+from opforge.kernels.fusion import (
+    FUSED_CTYPES,
+    Expression,
+    FusedGroup,
+    Reduction,
+    elementwise_functor,
+    fuser_for,
+    fuses_reductions,
+)
 from opforge.tensor import Tensor
 
 __all__ = ["MIN_ELEMENTS", "fuse", "FusedStep"]
@@ -90,7 +98,9 @@ def _fusable(step, meta_of) -> _Fusable | None:
 
 
 def _runs(steps, meta_of) -> list:
-    """``[(start, stop, [functor per step], key)]``: the maximal runs of two or more fusable steps."""
+    """``[(start, stop, [functor per step], key, reduction)]``: the maximal runs of two or more fusable
+    steps, and of one or more followed by a reduction of one of their values that the backend fuses
+    (``reduction``: ``(Reduction, the slot it reads)``, the reduction being ``steps[stop - 1]``)."""
     runs, start, functors, key, row = [], None, [], None, None
     for i, step in enumerate([*steps, None]):
         f = _fusable(step, meta_of) if step is not None else None
@@ -99,10 +109,50 @@ def _runs(steps, meta_of) -> list:
             functors.append(f.functor)
             row = row or f.row
             continue
-        if start is not None and i - start >= 2:
-            runs.append((start, i, functors, key))
+        if start is not None:
+            reduction = _reduction(step, key, {s.outputs for s in steps[start:i]}, meta_of) if step else None
+            if reduction is not None:
+                runs.append((start, i + 1, functors, key, reduction))
+            elif i - start >= 2:
+                runs.append((start, i, functors, key, None))
         start, functors, key, row = (i, [f.functor], f.key, f.row) if f is not None else (None, [], None, None)
     return runs
+
+
+# The reductions a run may end in, by operator: their reducer in opforge/functors/reduce.h.
+_REDUCERS = {
+    "ReduceSum": "SumReducer",
+    "ReduceMean": "MeanReducer",
+    "ReduceMax": "MaxReducer",
+    "ReduceMin": "MinReducer",
+}
+
+
+def _reduction(step, key, produced: set, meta_of):
+    """``(Reduction, slot)`` when ``step`` reduces a value of the run (``produced``: its slots) over
+    trailing dims (all of them, or the last few) and the backend fuses reductions; else None."""
+    reducer = _REDUCERS.get(getattr(step.prim, "name", None))
+    dtype, shape, device = key
+    if reducer is None or step.outputs.__class__ is not int or not fuses_reductions(device.name):
+        return None
+    source, axis = step.sources[0], step.sources[1] if len(step.sources) > 1 else ("const", ())
+    if source[0] != "slot" or source[1] not in produced or axis[0] != "const":
+        return None
+    reduced = _trailing_axes(axis[1], len(shape))
+    out_dtype, out_shape, _ = meta_of(step.outputs)
+    if reduced is None or out_dtype != dtype:
+        return None
+    return Reduction(reducer, -1, math.prod(shape[len(shape) - reduced :]), tuple(out_shape)), source[1]
+
+
+def _trailing_axes(axis, ndim: int) -> int | None:
+    """How many trailing dims ``axis`` (MindSpore's: an int, a tuple or list of them, () for all)
+    reduces, or None when it is not the last few."""
+    axes = (axis,) if isinstance(axis, int) else tuple(axis) if isinstance(axis, (tuple, list)) else None
+    if axes is None or not all(isinstance(a, int) and -ndim <= a < ndim for a in axes):
+        return None
+    found = sorted({a % ndim for a in axes}) if axes else list(range(ndim))
+    return len(found) if found == list(range(ndim - len(found), ndim)) and found else None
 
 
 def _reads(steps, outputs_spec) -> dict:
@@ -125,8 +175,9 @@ def _reads(steps, outputs_spec) -> dict:
     return reads
 
 
-def _group(steps, start, stop, functors, key, reads, meta_of):
-    """The FusedGroup of steps[start:stop], its input sources and its output slots."""
+def _group(steps, start, stop, functors, key, reduction, reads, meta_of):
+    """The FusedGroup of steps[start:stop], its input sources and its output slots (the reduction's
+    last, when the run ends in one)."""
     dtype, shape, device = key
     inputs, input_index, scalars, expressions, value_of, periods = [], {}, [], [], {}, []
     preludes = tuple(dict.fromkeys(p for _, p in functors if p))  # users' functors, each once
@@ -149,6 +200,10 @@ def _group(steps, start, stop, functors, key, reads, meta_of):
         value_of[step.outputs] = len(expressions)
         expressions.append(Expression(functor, tuple(operands)))
     live = [slot for slot in value_of if any(at >= stop or at < start for at in reads.get(slot, ()))]
+    written = tuple(live)
+    if reduction is not None:
+        reduction = reduction[0]._replace(value=value_of[reduction[1]])
+        written += (steps[stop - 1].outputs,)
     group = FusedGroup(
         dtype,
         tuple(shape),
@@ -160,8 +215,9 @@ def _group(steps, start, stop, functors, key, reads, meta_of):
         tuple(s.prim.name for s in steps[start:stop]),
         tuple(periods),
         preludes,
+        reduction,
     )
-    return group, tuple(inputs), tuple(live)
+    return group, tuple(inputs), written
 
 
 def fuse(steps: list, meta_of, outputs_spec) -> list:
@@ -172,11 +228,11 @@ def fuse(steps: list, meta_of, outputs_spec) -> list:
         return list(steps)
     reads = _reads(steps, outputs_spec)
     fused, at = [], 0
-    for start, stop, functors, key in runs:
+    for start, stop, functors, key, reduction in runs:
         fused.extend(steps[at:start])
-        group, inputs, live = _group(steps, start, stop, functors, key, reads, meta_of)
-        if live:  # (a run none of whose values is read after it does nothing)
-            fused.append(FusedStep(None, fuser_for(key[2].name)(group), inputs, live, group))
+        group, inputs, written = _group(steps, start, stop, functors, key, reduction, reads, meta_of)
+        if written:  # (a run none of whose values is read after it does nothing)
+            fused.append(FusedStep(None, fuser_for(key[2].name)(group), inputs, written, group))
         at = stop
     fused.extend(steps[at:])
     return fused

@@ -109,7 +109,7 @@ class Trace:
                 shape = "x".join(map(str, group.shape))
                 lines.append(
                     f"  fused[{len(group.ops)}] {' '.join(group.ops)} on {group.dtype} {shape} ({group.device.name}):"
-                    f" {group.n_inputs} inputs read, {len(group.outputs)} outputs written"
+                    f" {group.n_inputs} inputs read, {len(group.outputs)} outputs written{_reduced(group)}"
                 )
         return "\n".join(lines)
 
@@ -117,6 +117,14 @@ class Trace:
         """Replay call by call through ``interpreter`` (a tape or a profiler sees every call), each call
         finding (or building) the plan for its arguments' metas."""
         return replay_steps(self.steps, self.n_slots, self.outputs, inputs, interpreter)
+
+
+def _reduced(group) -> str:
+    red = group.reduction
+    if red is None:
+        return ""
+    kind, shape = red.reducer[: -len("Reducer")].lower(), "x".join(map(str, red.shape)) or "one value"
+    return f", then {kind} over rows of {red.row} to {shape}"
 
 
 def same_constant(a, b) -> bool:

@@ -28,6 +28,8 @@ __all__ = [
     "FUSED_CTYPES",
     "Expression",
     "FusedGroup",
+    "Reduction",
+    "fuses_reductions",
     "elementwise_functor",
     "fuser_for",
     "functor_headers",
@@ -44,6 +46,17 @@ class Expression(NamedTuple):
     operands: tuple  # ("in", k) | ("scalar", k) | ("value", k)
 
 
+class Reduction(NamedTuple):
+    """A reduction ending a group: ``reducer`` (a reducer of ``opforge/functors/reduce.h``, e.g.
+    "SumReducer") folds expression ``value`` over rows of ``row`` consecutive elements (the trailing
+    dims reduced), one output per row, of ``shape``."""
+
+    reducer: str
+    value: int
+    row: int
+    shape: tuple
+
+
 class FusedGroup(NamedTuple):
     dtype: mstype.Type
     shape: tuple
@@ -55,6 +68,7 @@ class FusedGroup(NamedTuple):
     ops: tuple  # the operators fused, in order (for names and errors)
     periods: tuple = ()  # per input: its elements repeated along the values (n: none; 1: one value)
     preludes: tuple = ()  # the C++ of users' functors the expressions apply (inlined in the source)
+    reduction: Reduction | None = None  # a reduction of one value, written after the outputs
 
     @property
     def numel(self) -> int:
@@ -71,15 +85,23 @@ class FusedGroup(NamedTuple):
 FUSED_CTYPES = {mstype.float32: "float", mstype.float64: "double"}
 
 _FUSERS: dict = {}
+_REDUCING: set = set()
 
 
-def register_fuser(backend: str, fuser: Callable) -> None:
-    """``fuser(group)`` returns ``run(input_tensors) -> tuple of output tensors`` for ``backend``."""
+def register_fuser(backend: str, fuser: Callable, reductions: bool = False) -> None:
+    """``fuser(group)`` returns ``run(input_tensors) -> tuple of output tensors`` for ``backend``;
+    ``reductions``: it also takes groups ending in a ``Reduction`` (its output comes last)."""
     _FUSERS[backend] = fuser
+    if reductions:
+        _REDUCING.add(backend)
 
 
 def fuser_for(backend: str):
     return _FUSERS.get(backend)
+
+
+def fuses_reductions(backend: str) -> bool:
+    return backend in _REDUCING
 
 
 class UserFunctor(NamedTuple):

@@ -4,6 +4,8 @@ the functor headers the CPU kernels use, compiled through the build cache of
 when a header changes) and called through ctypes (the GIL released).
 
 The loop reads each input once and writes each output once; the values between stay in registers.
+A group ending in a reduction folds its value in fixed segments of each reduced row (partial results
+combined in order, so the result does not depend on the thread count).
 It is split across threads as the CPU kernels are (``ParallelFor``) and built for the same vector
 widths (``target_clones``), in the dtypes of ``FUSED_CTYPES``.
 """
@@ -38,6 +40,7 @@ def cpp_source(group: FusedGroup) -> str:
     lines += [
         '#include "opforge/kernel.h"  // the kernel ABI: the loader binds the thread count through it',
         '#include "opforge/parallel.h"',
+        "#include <vector>",
         "#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)",
         '#define OPF_FUSED_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))',
         "#else",
@@ -45,12 +48,35 @@ def cpp_source(group: FusedGroup) -> str:
         "#endif",
         "namespace {",
         f"using T = {t};",
-        "OPF_FUSED_CLONES void Body(const T* const* in, T* const* out, const T* s, int64_t begin, int64_t end) {",
     ]
-    lines += [f"  const T s{k} = s[{k}];" for k in range(len(group.scalars))]
+    body = _reducing_body if group.reduction is not None else _elementwise_body
+    return "\n".join(lines + body(group)) + "\n"
+
+
+def _pointers(group: FusedGroup) -> list:
+    lines = [f"  const T s{k} = s[{k}];" for k in range(len(group.scalars))]
     lines += [f"  const T* __restrict in{k} = in[{k}];" for k in range(group.n_inputs)]
     lines += [f"  T* __restrict out{k} = out[{k}];" for k in range(len(group.outputs))]
-    lines.append("  (void)s;")
+    return lines + ["  (void)s;"]
+
+
+def _scalars(group: FusedGroup) -> list:
+    return [
+        f"  T s[{max(len(group.scalars), 1)}] = {{}};",
+        f"  for (int k = 0; k < {len(group.scalars)}; ++k) s[k] = static_cast<T>(scalars[k]);",
+    ]
+
+
+_HEAD = (
+    f'extern "C" __attribute__((visibility("default"))) void {_ENTRY}(',
+    "    const void* const* in, void* const* out, const double* scalars, int64_t n) {",
+)
+
+
+def _elementwise_body(group: FusedGroup) -> list:
+    """``Body`` over [begin, end) elements (or rows of the broadcast inputs), split across threads."""
+    lines = ["OPF_FUSED_CLONES void Body(const T* const* in, T* const* out, const T* s, int64_t begin, int64_t end) {"]
+    lines += _pointers(group)
     if group.row:  # [begin, end) are rows of `row` elements: the broadcast inputs read at j
         lines.append("  for (int64_t r = begin; r < end; ++r) {")
         lines.append(f"    for (int64_t j = 0; j < {group.row}; ++j) {{")
@@ -61,12 +87,9 @@ def cpp_source(group: FusedGroup) -> str:
         lines.append("  for (int64_t i = begin; i < end; ++i) {")
         lines += loop_body(group, "    ", "i")
         lines += ["  }", "}", "}  // namespace", ""]
-    n_scalars = max(len(group.scalars), 1)
-    lines += [
-        f'extern "C" __attribute__((visibility("default"))) void {_ENTRY}(',
-        "    const void* const* in, void* const* out, const double* scalars, int64_t n) {",
-        f"  T s[{n_scalars}] = {{}};",
-        f"  for (int k = 0; k < {len(group.scalars)}; ++k) s[k] = static_cast<T>(scalars[k]);",
+    return lines + [
+        *_HEAD,
+        *_scalars(group),
         f"  const int64_t units = n / {max(group.row, 1)};  // elements, or rows of broadcast inputs",
         f"  const int64_t grain = std::max<int64_t>(1, opforge::kParallelGrain / {max(group.row, 1)});",
         "  opforge::ParallelFor(units, grain, [&](int64_t begin, int64_t end) {",
@@ -74,7 +97,72 @@ def cpp_source(group: FusedGroup) -> str:
         "  });",
         "}",
     ]
-    return "\n".join(lines) + "\n"
+
+
+# A reduced row is folded in segments of this many elements (fixed, so the result does not depend
+# on the thread count), each with _LANES independent accumulators (the fold's latency hidden).
+_SEGMENT, _LANES = 16384, 8
+
+
+def _reducing_body(group: FusedGroup) -> list:
+    """``Segments`` folds value ``reduction.value`` over segments of the reduced rows into partial
+    results (the other outputs written on the way); the entry combines each row's partials in order."""
+    red = group.reduction
+    length, segments = red.row, -(-red.row // _SEGMENT)
+    where = f"i % {group.row}" if group.row else "i"  # an input broadcast along rows of group.row
+
+    def element(indent: str, lane: str) -> list:
+        fold = f"{indent}acc[{lane}] = R::Combine(acc[{lane}], R::Widen(v{red.value}));"
+        return [*loop_body(group, indent, where), fold]
+
+    lines = [
+        f"using R = opforge::{red.reducer}<T>;",
+        "using A = typename R::A;",
+        "OPF_FUSED_CLONES void Segments(const T* const* in, T* const* out, const T* s, A* partial, int64_t begin,",
+        "                               int64_t end) {",
+        *_pointers(group),
+        "  for (int64_t item = begin; item < end; ++item) {",
+        f"    const int64_t row = item / {segments}, first = (item % {segments}) * {_SEGMENT};",
+        f"    const int64_t last = std::min<int64_t>(first + {_SEGMENT}, {length});",
+        f"    A acc[{_LANES}];",
+        f"    for (int l = 0; l < {_LANES}; ++l) acc[l] = R::Identity();",
+        "    int64_t j = first;",
+        f"    for (; j + {_LANES} <= last; j += {_LANES}) {{",
+        f"      for (int l = 0; l < {_LANES}; ++l) {{",
+        f"        const int64_t i = row * {length} + j + l;",
+        *element("        ", "l"),
+        "      }",
+        "    }",
+        "    for (; j < last; ++j) {",
+        f"      const int64_t i = row * {length} + j;",
+        *element("      ", "0"),
+        "    }",
+        "    A total = acc[0];",
+        f"    for (int l = 1; l < {_LANES}; ++l) total = R::Combine(total, acc[l]);",
+        "    partial[item] = total;",
+        "  }",
+        "}",
+        "}  // namespace",
+        "",
+    ]
+    return lines + [
+        *_HEAD,
+        *_scalars(group),
+        f"  const int64_t rows = n / {length};",
+        f"  std::vector<A> partial(static_cast<size_t>(rows * {segments}));",
+        f"  const int64_t grain = std::max<int64_t>(1, opforge::kParallelGrain / {min(length, _SEGMENT)});",
+        f"  opforge::ParallelFor(rows * {segments}, grain, [&](int64_t begin, int64_t end) {{",
+        "    Segments(reinterpret_cast<const T* const*>(in), reinterpret_cast<T* const*>(out), s, partial.data(),",
+        "             begin, end);",
+        "  });",
+        f"  T* reduced = static_cast<T*>(out[{len(group.outputs)}]);",
+        "  for (int64_t r = 0; r < rows; ++r) {",
+        f"    A total = partial[r * {segments}];",
+        f"    for (int64_t g = 1; g < {segments}; ++g) total = R::Combine(total, partial[r * {segments} + g]);",
+        f"    reduced[r] = R::Finish(total, {length});",
+        "  }",
+        "}",
+    ]
 
 
 @functools.cache
@@ -95,13 +183,14 @@ def _fuser(group: FusedGroup):
     device, np_dtype, shape = group.device, group.dtype.np_dtype, tuple(group.shape)
     n = math.prod(shape)
     n_out = len(group.outputs)
+    shapes = [shape] * n_out + ([tuple(group.reduction.shape)] if group.reduction is not None else [])
     scalars = (ctypes.c_double * max(len(group.scalars), 1))(*group.scalars)
     in_ptrs = ctypes.c_void_p * max(group.n_inputs, 1)
-    out_ptrs = ctypes.c_void_p * n_out
+    out_ptrs = ctypes.c_void_p * len(shapes)
 
     def run(inputs):
         arrays = [np.ascontiguousarray(t._data) for t in inputs]
-        outs = [device.empty(shape, np_dtype) for _ in range(n_out)]
+        outs = [device.empty(s, np_dtype) for s in shapes]
         function(
             in_ptrs(*[a.ctypes.data for a in arrays]),
             out_ptrs(*[o.ctypes.data for o in outs]),
@@ -113,4 +202,4 @@ def _fuser(group: FusedGroup):
     return run
 
 
-register_fuser("CPU", _fuser)
+register_fuser("CPU", _fuser, reductions=True)
