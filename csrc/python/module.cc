@@ -19,6 +19,8 @@
 #include "core/factory.h"
 #include "core/runtime.h"
 #include "python/memory.h"
+#include "python/slots.h"
+#include "python/tape.h"
 #include "opforge/broadcast_plan.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
@@ -361,18 +363,6 @@ PyObject* g_slow_call = nullptr;  // Primitive._call
 PyObject* g_plans_name = nullptr;  // "_plans", interned
 PyObject* g_adopt_name = nullptr;  // "_adopt_plans", interned
 PyTypeObject* g_fast_plan_type = nullptr;
-
-Py_ssize_t SlotOffset(PyTypeObject* type, const char* name) {
-  PyObject* descr = PyDict_GetItemString(type->tp_dict, name);  // borrowed
-  if (descr == nullptr || Py_TYPE(descr) != &PyMemberDescr_Type) {
-    throw py::type_error(std::string("the Tensor class has no slot '") + name + "'");
-  }
-  return reinterpret_cast<PyMemberDescrObject*>(descr)->d_member->offset;
-}
-
-inline PyObject*& Slot(PyObject* obj, Py_ssize_t offset) {
-  return *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(obj) + offset);
-}
 
 // A Tensor around `array` with a precomputed meta tuple (dtype, shape, device): no Python code runs.
 PyObject* NewTensor(PyObject* array, PyObject* meta) {
@@ -1090,6 +1080,22 @@ bool FoldsConstants(PyObject* primitive, PyObject* const* args, Py_ssize_t n) {
   return folds;
 }
 
+// A call under an eager tape: the cached plan's result, recorded on the tape; None (a new reference)
+// when the call has no cached plan yet; null on error.
+PyObject* RecordedCall(PyObject* tape, PyObject* primitive, PyObject* call_args) {
+  PyObject* const* items = &PyTuple_GET_ITEM(call_args, 0);
+  const Py_ssize_t n = PyTuple_GET_SIZE(call_args);
+  PyObject* plan = FindPlan(primitive, items, n);
+  if (plan == nullptr) {
+    PyErr_Clear();  // (as run_cached: the Python path finds or builds the plan, and reports)
+    Py_RETURN_NONE;
+  }
+  PyObject* result = RunPlan(plan, items, n, call_args);
+  Py_DECREF(plan);
+  if (result != nullptr && tape::Record(tape, primitive, call_args, result) < 0) Py_CLEAR(result);
+  return result;
+}
+
 PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs >= 1 && kwnames == nullptr && t_interpreter == nullptr) {
@@ -1107,6 +1113,14 @@ PyObject* PrimitiveCall(PyObject* /*module*/, PyObject* const* args, size_t narg
     for (Py_ssize_t i = 1; i < nargs; ++i) {
       Py_INCREF(args[i]);
       PyTuple_SET_ITEM(call_args, i - 1, args[i]);
+    }
+    if (tape::IsEagerTape(t_interpreter)) {  // Tape.process_primitive, in C: run the cached plan, record
+      PyObject* result = RecordedCall(t_interpreter, args[0], call_args);
+      if (result != Py_None) {
+        Py_DECREF(call_args);
+        return result;
+      }
+      Py_DECREF(result);  // no cached plan yet: the Python path builds it
     }
     PyObject* interpreter = t_interpreter;
     Py_INCREF(interpreter);  // the call may replace this thread's interpreter
@@ -1375,4 +1389,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_interpreter", &SetInterpreter, py::arg("interpreter"),
         "Install this thread's innermost interpreter (None: eager); returns the previous one.");
   m.def("current_interpreter", &CurrentInterpreter, "This thread's innermost interpreter, or None (eager).");
+  tape::Bind(m);
 }

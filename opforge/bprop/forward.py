@@ -27,7 +27,6 @@ nest: ``jvp`` of ``grad`` is a Hessian-vector product (``hvp``), ``jacfwd(jacrev
 
 from __future__ import annotations
 
-import sys
 from typing import Callable
 
 import numpy as np
@@ -42,7 +41,7 @@ from opforge.bprop.grad_operation import (
     value_and_grad,
 )
 from opforge.bprop.registry import bprop_getters
-from opforge.bprop.tape import Tape, _differentiable, backward
+from opforge.bprop.tape import Tape, _differentiable, backward, differentiated_operator
 from opforge.ops import functional as F
 from opforge.primitives.array_ops import Reshape, Stack
 from opforge.tensor import Tensor
@@ -170,17 +169,6 @@ def _has_bprop(prim) -> bool:
     return prim.name in bprop_getters or type(prim) in bprop_getters
 
 
-def _differentiated_operator():
-    """The operator whose bprop is running: the ``prim`` of the innermost ``backward`` frame."""
-    frame = sys._getframe(1)
-    code = backward.__code__
-    while frame is not None:
-        if frame.f_code is code:
-            return frame.f_locals.get("prim")
-        frame = frame.f_back
-    return None
-
-
 class _TangentTape(Tape):
     """A tape of the reverse pass, tracking the cotangents: differentiated, it transposes the bprops."""
 
@@ -193,7 +181,7 @@ class _TangentTape(Tape):
         super().record(prim, args, out)
         if len(self.records) > n and not _has_bprop(prim):
             _, a, o, versions = self.records[-1]
-            self.records[-1] = (_NoTangentRule(prim, _differentiated_operator(), self.where), a, o, versions)
+            self.records[-1] = (_NoTangentRule(prim, differentiated_operator(), self.where), a, o, versions)
 
 
 class _Linearization:

@@ -29,7 +29,7 @@ from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.ops import functional as F
 from opforge.tensor import Parameter, Tensor
 
-__all__ = ["Tape", "record_on_tapes", "backward", "needs_input_grad"]
+__all__ = ["Tape", "record_on_tapes", "backward", "needs_input_grad", "differentiated_operator"]
 
 _SEQUENCES = (tuple, list)  # a variadic input: its gradient is a tuple, one per element
 
@@ -39,15 +39,6 @@ _DIFF_DTYPES = frozenset(t for t in mstype.all_types if t.kind in "fc")
 
 def _differentiable(t) -> bool:
     return isinstance(t, Tensor) and t._meta[0] in _DIFF_DTYPES
-
-
-def _versions(args: tuple):
-    """The versions of the Parameters among ``args``: ``((index, version), ...)`` or None."""
-    versions = None
-    for i, a in enumerate(args):
-        if isinstance(a, Parameter):
-            versions = (versions or ()) + ((i, a._version),)
-    return versions
 
 
 class Tape(Interpreter):
@@ -76,28 +67,11 @@ class Tape(Interpreter):
         return out
 
     def record(self, prim, args: tuple, out) -> None:
-        """Record a call if it reads a tracked tensor; its differentiable outputs become tracked."""
-        tracked = self.tracked
-        for a in args:
-            if id(a) in tracked:
-                break
-            if a.__class__ in _SEQUENCES and any(id(t) in tracked for t in a):
-                break  # a tuple of Tensors (AddN's inputs) with a tracked element
-        else:
-            return
-        if len(args) < len(prim.__mindspore_signature__):  # defaults: constants, never tracked; bprops take them
-            args = prim._bound_inputs(args)
-        if out.__class__ is tuple:
-            for o in out:
-                if id(o) not in tracked and _differentiable(o):
-                    tracked[id(o)] = o
-        elif id(out) not in tracked and _differentiable(out):
-            tracked[id(out)] = out
-        versions = None  # of the Parameters it saved (_versions, inlined: this runs for every call)
-        for i, a in enumerate(args):
-            if isinstance(a, Parameter):
-                versions = (versions or ()) + ((i, a._version),)
-        self.records.append((prim, args, out, versions))
+        """Record a call if it reads a tracked tensor (a Tensor of ``args``, or an element of a tuple
+        of them); its differentiable outputs become tracked. The record is ``(prim, args with the
+        defaults filled in, out, versions of the Parameters among args or None)``. In C
+        (``csrc/python/tape.cc``): the fast call path records there directly."""
+        _C.tape_record(self, prim, args, out)
 
     def swap_tensors(self, updated, old) -> None:
         """``updated`` now holds the value ``old`` was computed to have, and ``old`` the value ``updated``
@@ -155,6 +129,7 @@ def record_on_tapes(prim, args: tuple, out) -> None:
 # backward pass, e.g. a bprop called directly): all of them.
 _state = threading.local()
 _state.needs = None
+_state.prim = None  # the operator whose bprop is running (set by the backward pass)
 
 
 def needs_input_grad(index: int) -> bool:
@@ -165,6 +140,11 @@ def needs_input_grad(index: int) -> bool:
     """
     needs = getattr(_state, "needs", None)
     return needs is None or needs[index]
+
+
+def differentiated_operator():
+    """The operator whose bprop is running on this thread (the innermost backward pass), or None."""
+    return getattr(_state, "prim", None)
 
 
 def _describe(t) -> str:
@@ -257,73 +237,26 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None, on_ready=None
     ``on_ready(id, grad)`` (with ``keep``) is called for each kept tensor as soon as its gradient is
     final: after the bprop of the first call that read it, while the rest of the pass goes on (a
     data-parallel reducer starts all-reducing a bucket there). Kept tensors that got no gradient are
-    not reported.
+    not reported. The walk runs in C (``csrc/python/tape.cc``), calling the bprops and the checks here.
     """
-    add = F.add
-    grads: dict = {}
-    tracked = tape.tracked
     pending = _final_at(tape.records, keep) if on_ready is not None and keep else []
+    return _C.tape_backward(tape, tuple(outputs), tuple(senses), keep, pending, on_ready)
 
-    for out, sens in zip(outputs, senses):
-        key = id(out)
-        if key in tracked:
-            prev = grads.get(key)
-            grads[key] = sens if prev is None else add(prev, sens)
 
-    saved = getattr(_state, "needs", None)
-    try:
-        for index in range(len(tape.records) - 1, -1, -1):
-            while pending and pending[-1][0] > index:  # read first by a call already differentiated
-                _, key = pending.pop()
-                if key in grads:
-                    on_ready(key, grads[key])
-            prim, args, out, versions = tape.records[index]
-            if out.__class__ is tuple:
-                douts = [grads.get(id(o)) for o in out]
-                if all(d is None for d in douts):
-                    continue
-                dout = tuple(F.zeros_like(o) if d is None else d for o, d in zip(out, douts))
-            else:
-                dout = grads.get(id(out))
-                if dout is None:
-                    continue
-            if versions is not None:
-                _check_versions(prim, args, versions)
-            needs = tuple(map(tracked.__contains__, map(id, args)))
-            if not all(needs):  # a tuple of Tensors is needed when one of its elements is
-                needs = tuple(
-                    n or (a.__class__ in _SEQUENCES and any(id(t) in tracked for t in a)) for a, n in zip(args, needs)
-                )
-            _state.needs = needs
-            try:
-                in_grads = get_bprop(prim)(*args, out, dout)
-            except Exception as e:
-                _add_note(e, prim)
-                raise
-            if in_grads.__class__ is not tuple or len(in_grads) != len(args):
-                in_grads = _check_grads(prim, args, in_grads, needs)
-            if keep is not None:
-                if out.__class__ is tuple:
-                    for o in out:
-                        if id(o) not in keep:
-                            grads.pop(id(o), None)
-                elif id(out) not in keep:
-                    grads.pop(id(out), None)
-            for a, g, need in zip(args, in_grads, needs):
-                if not need:
-                    continue
-                if a.__class__ in _SEQUENCES:
-                    _accumulate_sequence(prim, a, g, grads, tracked, add)
-                    continue
-                # The fast form of _check_grads: a Tensor of the input's dtype and shape.
-                if not isinstance(g, Tensor) or g._meta[0] is not a._meta[0] or g._meta[1] != a._meta[1]:
-                    _check_grads(prim, args, in_grads, needs)
-                key = id(a)
-                prev = grads.get(key)
-                grads[key] = g if prev is None else add(prev, g)
-        for _, key in reversed(pending):
-            if key in grads:
-                on_ready(key, grads[key])
-    finally:
-        _state.needs = saved
-    return grads
+_C.configure_tape(
+    Tape,
+    EVAL,
+    Tensor,
+    Parameter,
+    _DIFF_DTYPES,
+    _state,
+    {
+        "add": F.add,
+        "zeros_like": F.zeros_like,
+        "get_bprop": get_bprop,
+        "check_versions": _check_versions,
+        "check_grads": _check_grads,
+        "accumulate_sequence": _accumulate_sequence,
+        "add_note": _add_note,
+    },
+)
