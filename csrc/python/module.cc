@@ -327,6 +327,30 @@ class KernelInstance {
 
   std::string Where(size_t i) const { return "For '" + op_name_ + "', the kernel's input " + std::to_string(i); }
 
+ public:
+  // A kernel whose one output is input `view_of` in another shape (Reshape, ExpandDims, Squeeze):
+  // callers that know the input is never written in place (not a Parameter) take View instead of a launch.
+  int view_of() const { return view_of_; }
+  void set_view_of(int input) {
+    if (input >= 0 && (outputs_.size() != 1 || static_cast<size_t>(input) >= inputs_.size() ||
+                       inputs_[input].numel != outputs_[0].numel || inputs_[input].type_id != outputs_[0].type_id)) {
+      throw py::value_error("For '" + op_name_ + "', only a kernel whose one output has the input's elements and "
+                            "dtype can give a view of it.");
+    }
+    view_of_ = input;
+  }
+  // The output as a view of the input array `array` (it was checked as a launch checks it).
+  py::object View(PyObject* array) const {
+    Check(array, static_cast<size_t>(view_of_));
+    std::vector<Py_intptr_t> dims(outputs_[0].shape.begin(), outputs_[0].shape.end());
+    py::detail::npy_api::PyArray_Dims shape{dims.data(), static_cast<int>(dims.size())};
+    PyObject* view = py::detail::npy_api::get().PyArray_Newshape_(array, &shape, 0);  // 0: C order
+    if (view == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(view);
+  }
+
+ private:
+  int view_of_ = -1;
   // The definition, and the library that holds its code: the instance keeps the library loaded.
   const OpfKernelDef* def_ = nullptr;
   std::shared_ptr<void> library_;
@@ -582,7 +606,9 @@ class FastPlan {
       }
       arrays[i] = Slot(args[i], g_tensor.data_offset);
     }
-    py::object out = kernel_->LaunchArrays(arrays.data(), n);
+    const int view = kernel_->view_of();
+    py::object out = view >= 0 && Py_TYPE(args[view]) == g_tensor.type ? kernel_->View(arrays[view])
+                                                                         : kernel_->LaunchArrays(arrays.data(), n);
     if (metas_.size() == 1) return py::reinterpret_steal<py::object>(NewTensor(out.ptr(), metas_[0].ptr()));
     py::tuple result(metas_.size());
     for (size_t i = 0; i < metas_.size(); ++i) {
@@ -1000,7 +1026,14 @@ class Program {
         default: arrays[i] = s.value.ptr(); break;
       }
     }
-    py::object out = step.fast->kernel_->LaunchArrays(arrays.data(), n);
+    const KernelInstance* kernel = step.fast->kernel_;
+    const int view = kernel->view_of();
+    PyObject* viewed = nullptr;  // the Tensor a view would be of: never a Parameter (written in place)
+    if (view >= 0 && step.sources[view].kind == Kind::kSlot) viewed = env[step.sources[view].slot].ptr();
+    if (view >= 0 && step.sources[view].kind == Kind::kTensor) viewed = step.sources[view].value.ptr();
+    py::object out = viewed != nullptr && Py_TYPE(viewed) == g_tensor.type
+                         ? kernel->View(arrays[view])
+                         : step.fast->kernel_->LaunchArrays(arrays.data(), n);
     const auto& metas = step.fast->metas_;
     if (metas.size() == 1) {
       if (!step.outputs.empty()) {
@@ -1349,7 +1382,12 @@ PYBIND11_MODULE(_C, m) {
            py::arg("index"), py::arg("op_name"), py::arg("in_shapes"), py::arg("in_types"), py::arg("in_dtypes"),
            py::arg("out_shapes"), py::arg("out_types"), py::arg("out_dtypes"), py::arg("attrs"),
            py::arg("inplace"))
-      .def("launch", &KernelInstance::Launch, py::arg("inputs"));
+      .def("launch", &KernelInstance::Launch, py::arg("inputs"))
+      .def_property("view_of", &KernelInstance::view_of, &KernelInstance::set_view_of,
+                    "The input the one output is a view of (Reshape and the like), or -1.")
+      .def(
+          "view", [](const KernelInstance& k, py::object array) { return k.View(array.ptr()); }, py::arg("array"),
+          "The output as a view of the input array (view_of set).");
 
   py::class_<FastPlan>(m, "FastPlan", py::custom_type_setup([](PyHeapTypeObject* type) {
                          type->ht_type.tp_call = FastPlanCall;

@@ -329,9 +329,15 @@ def _kernel_plan(call: _Call):
     if scalars is not None:
         fast = _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars, _scalar_converter(prim, call))
         if fast is not None:
+            _allow_view(prim, launch, tensor_pos)  # (the FastPlan gives a view where it may)
             return fast
     gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
     wrap = _wrapper(out_dtypes, device, aliases, writes)
+    if not writes and _allow_view(prim, launch, tensor_pos):
+        launch = _view_or_launch(launch)
+        run = lambda call_args: wrap(launch(gather(call_args), call_args[0]), call_args)  # noqa: E731
+        run.kernel = label
+        return run
     if one_tuple:
         run = lambda call_args: (wrap(launch(gather(call_args)), call_args),)  # noqa: E731
     else:
@@ -439,6 +445,27 @@ def _scalar_converter(prim, call: _Call):
 
 
 _FAST_MAX_OUTPUTS = 16  # kMaxStackTensors of csrc/python/module.cc (Split into more: the Python plan)
+
+
+def _allow_view(prim, launch, tensor_pos) -> bool:
+    """For an operator whose output is a view of its first input (``Primitive.output_is_view``) run by
+    a bare C++ kernel: mark the kernel so (``view_of``); whether it was."""
+    instance = getattr(launch, "__self__", None)
+    if not prim.output_is_view or not isinstance(instance, _C.KernelInstance) or list(tensor_pos[:1]) != [0]:
+        return False
+    instance.view_of = 0
+    return True
+
+
+def _view_or_launch(launch):
+    """``run(arrays, first_argument)``: a view of the first array when the first argument is a plain
+    Tensor (never written in place), else the kernel's copy (a Parameter's data changes under a view)."""
+    view = launch.__self__.view
+
+    def run(arrays, first):
+        return view(arrays[0]) if first.__class__ is Tensor else launch(arrays)
+
+    return run
 
 
 def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None):

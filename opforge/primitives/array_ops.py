@@ -108,8 +108,11 @@ class Cast(_Operator):
 
 class Reshape(_Operator):
     """Gives the data a new shape with the same number of elements: ``Reshape()(x, shape)``.
-    One entry of ``shape`` may be -1 (inferred). dtypes: all.
+    One entry of ``shape`` may be -1 (inferred). The output shares the input's data (a Parameter's is
+    copied). dtypes: all.
     """
+
+    output_is_view = True
 
     __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("shape"))
     constant_inputs = ((1, "shape"),)
@@ -151,8 +154,10 @@ class Reshape(_Operator):
 class ExpandDims(_Operator):
     """Inserts a dim of size 1 at ``axis``: ``ExpandDims()(x, axis)``; ``axis`` is an int in
     :math:`[-ndim - 1, ndim]` (a negative axis counts from the end of the output's dims).
-    The data is copied unchanged. dtypes: all.
+    The output shares the input's data (a Parameter's is copied). dtypes: all.
     """
+
+    output_is_view = True
 
     __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("axis"))
     constant_inputs = ((1, "axis"),)
@@ -174,8 +179,10 @@ class ExpandDims(_Operator):
 class Squeeze(_Operator):
     """Removes dims of size 1: ``Squeeze(axis=())(x)``. With ``axis=()`` every size-1 dim goes; otherwise
     ``axis`` (an int or a tuple of ints in :math:`[-ndim, ndim)`) names the dims to remove, and each must
-    have size 1 (else ValueError). The data is copied unchanged. dtypes: all.
+    have size 1 (else ValueError). The output shares the input's data (a Parameter's is copied). dtypes: all.
     """
+
+    output_is_view = True
 
     @prim_attr_register
     def __init__(self, axis=()):

@@ -75,6 +75,10 @@ class Primitive(metaclass=_PrimitiveType):
     # A call that acts beyond its outputs (a collective talks to other ranks): a trace never merges
     # two such calls (opforge/dispatch/cse.py), as MindSpore's side_effect_* flags keep them apart.
     side_effect = False
+    # The one output is the first input's data in another shape (Reshape, ExpandDims, Squeeze): on the
+    # CPU a call then returns a view of that input instead of launching a copy, unless the input is a
+    # Parameter (written in place later, which a view would show).
+    output_is_view = False
     # (position, name) of the inputs that are Python values (an axis, a shape, a range's bounds). A Tensor
     # given there is folded to its value at the call, as MindSpore folds constant Tensors.
     constant_inputs: tuple = ()
