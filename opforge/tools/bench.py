@@ -16,8 +16,8 @@ Suites:
   gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
   1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
   block (32x64x56x56 -> 64 channels 3x3, pad 1). NumPy has no convolution: those columns are empty.
-- ``jit``: the MLP training step of ``train`` under ``opforge.jit`` (one trace, replayed), and a
-  chain of 20 elementwise operators (Add, Mul, ReLU, Neg, five times) on 16 floats, jitted: its
+- ``jit``: the MLP training step of ``train`` and the LeNet-5 step of ``conv`` under ``opforge.jit``
+  (one trace, replayed), and a chain of 20 elementwise operators (Add, Mul, ReLU, Neg, five times) on 16 floats, jitted: its
   time per call divided by 20 is the replay's cost per operator.
 - ``models``: real networks (``opforge/tools/bench_models.py``): a ResNet-50 step, an LSTM fwd+bwd, a
   Transformer encoder layer fwd+bwd.
@@ -59,7 +59,7 @@ SUITE_CASES = {
     + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
-    "jit": ("MLP train step (jit)", "20-op chain (jit)"),
+    "jit": ("MLP train step (jit)", "LeNet train step (jit)", "20-op chain (jit)"),
     "models": ("ResNet-50 train step", "LSTM fwd+bwd", "Transformer encoder layer fwd+bwd"),
 }
 LIBRARIES = ("opforge", "numpy", "torch", "torch.compile", "jax.jit")
@@ -418,7 +418,7 @@ def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
 
 
 def _jit_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
-    cases = [_mlp_case(np, opforge, torch, log, jit=True)]
+    cases = [_mlp_case(np, opforge, torch, log, jit=True), _lenet_case(np, opforge, torch, jit=True)]
     for n in (16,) if quick else (16, 1 << 20):
         label = "1M" if n == 1 << 20 else str(n)
         cases.append(("20-op chain (jit)", label, _chain_libs(np, opforge, torch, n, compiled=not quick)))
@@ -536,9 +536,10 @@ def _conv_cases(np, opforge, torch, quick: bool = False) -> list:
 LENET_BATCH = 32
 
 
-def _lenet_case(np, opforge, torch) -> tuple:
-    """One SGD step of the demo's LeNet-5 (``opforge demo --model lenet``) on a batch of 8x8 digits,
-    against the same network in PyTorch eager (Conv2d, ReLU, MaxPool2d, Linear, cross_entropy)."""
+def _lenet_case(np, opforge, torch, jit: bool = False) -> tuple:
+    """One SGD step of the demo's LeNet-5 (``opforge demo --model lenet``) on a batch of 8x8 digits
+    (traced once and replayed with ``jit``), against the same network in PyTorch eager (Conv2d, ReLU,
+    MaxPool2d, Linear, cross_entropy)."""
     from opforge import nn
     from opforge.tools.demo import LeNet5
 
@@ -548,6 +549,8 @@ def _lenet_case(np, opforge, torch) -> tuple:
     net = LeNet5()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), nn.SGD(net.trainable_params(), learning_rate=LR))
+    if jit:
+        step = opforge.jit(step)
     x, y = opforge.Tensor(xa), opforge.Tensor(ya)
     libs = {"opforge": lambda: step(x, y)}
     if torch is not None:
@@ -569,7 +572,7 @@ def _lenet_case(np, opforge, torch) -> tuple:
             return loss
 
         libs["torch"] = torch_step
-    return ("LeNet train step", f"{LENET_BATCH}x1x8x8", libs)
+    return ("LeNet train step (jit)" if jit else "LeNet train step", f"{LENET_BATCH}x1x8x8", libs)
 
 
 def build_cases(suite: str, np, opforge, torch, quick: bool = False, log=print) -> list:

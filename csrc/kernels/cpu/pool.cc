@@ -1,12 +1,97 @@
 // MaxPool, AvgPool (NCHW) and their gradients MaxPoolGrad, AvgPoolGrad (x, out, dout) -> dx, with the
 // window math of opforge/functors/conv.h; the (sample, channel) planes run in parallel.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/cpu/conv_geometry.h"
 #include "opforge/parallel.h"
 
 namespace opforge {
 namespace {
+
+// The output columns [first, last) of a row whose windows lie inside the input's columns.
+inline void InteriorColumns(const Window2D& g, int64_t* first, int64_t* last) {
+  const int64_t lo = (g.pl + g.sw - 1) / g.sw;
+  const int64_t span = g.w - g.kw + g.pl;
+  const int64_t hi = span < 0 ? 0 : span / g.sw + 1;
+  *first = std::min(lo, g.ow);
+  *last = std::clamp(hi, *first, g.ow);
+}
+
+// take ? a : b, through the bits (no branch).
+template <typename C>
+inline C Select(bool take, C a, C b) {
+  using U = std::conditional_t<sizeof(C) == 8, uint64_t, uint32_t>;
+  static_assert(sizeof(C) == sizeof(U), "a float or a double");
+  U ua, ub;
+  std::memcpy(&ua, &a, sizeof(C));
+  std::memcpy(&ub, &b, sizeof(C));
+  const U mask = U(0) - static_cast<U>(take);
+  const U bits = (ua & mask) | (ub & ~mask);
+  C out;
+  std::memcpy(&out, &bits, sizeof(C));
+  return out;
+}
+
+// Max pooling of output row i of one plane: idx[j] where the maximum of window (i, j) is (-1: an
+// empty window) and m[j] its value, by MaxPoolArgmax's rule (the first maximum; a NaN wins, the first
+// NaN stays). The columns whose windows lie inside the input go branch-free, window element by window
+// element across the row (the compiler vectorises them); the edges take MaxPoolArgmax.
+template <typename T>
+void MaxPoolRow(const T* __restrict xp, const Window2D& g, int64_t i, compute_t<T>* __restrict m,
+                int64_t* __restrict idx) {
+  using C = compute_t<T>;
+  int64_t first, last;
+  InteriorColumns(g, &first, &last);
+  for (int64_t j = 0; j < g.ow; ++j) {
+    if (j == first) j = last;
+    if (j >= g.ow) break;
+    idx[j] = MaxPoolArgmax(xp, g, i, j);
+    m[j] = idx[j] >= 0 ? Load(xp[idx[j]]) : -limits::Infinity<C>();
+  }
+  const int64_t sw = g.sw, w = g.w;  // (locals: the stores below cannot change them)
+  bool started = false;
+  for (int64_t p = 0; p < g.kh; ++p) {
+    const int64_t y = i * g.sh - g.pt + p;
+    if (y < 0 || y >= g.h) continue;
+    for (int64_t q = 0; q < g.kw; ++q) {
+      const int64_t base = y * w - g.pl + q;  // element (y, j * sw - pl + q) is xp[base + j * sw]
+      if (!started) {
+        for (int64_t j = first; j < last; ++j) {
+          idx[j] = base + j * sw;
+          m[j] = Load(xp[base + j * sw]);
+        }
+        started = true;
+        continue;
+      }
+      for (int64_t j = first; j < last; ++j) {
+        const C v = Load(xp[base + j * sw]);
+        const C cur = m[j];
+        // Selected by masks, not branches: random data makes a branch on the maximum mispredict often.
+        const bool take = ((v > cur) | (v != v)) & (cur == cur);  // (x != x: x is NaN)
+        m[j] = Select(take, v, cur);
+        idx[j] ^= (idx[j] ^ (base + j * sw)) & -static_cast<int64_t>(take);
+      }
+    }
+  }
+  if (!started) {
+    for (int64_t j = first; j < last; ++j) {
+      idx[j] = -1;
+      m[j] = -limits::Infinity<C>();
+    }
+  }
+}
+
+// Per thread: a row's maxima and their places.
+template <typename T>
+struct RowScratch {
+  explicit RowScratch(int64_t ow) : m(static_cast<size_t>(ow)), idx(static_cast<size_t>(ow)) {}
+  std::vector<compute_t<T>> m;
+  std::vector<int64_t> idx;
+};
 
 template <typename T, bool kMax>
 class PoolCpuKernel : public CpuKernel {
@@ -25,17 +110,16 @@ class PoolCpuKernel : public CpuKernel {
     if (planes == 0 || ohw == 0) return;
     ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw * g.kh * g.kw)),
                 [&](int64_t begin, int64_t end) {
+                  RowScratch<T> row(kMax ? g.ow : 0);
                   for (int64_t pl = begin; pl < end; ++pl) {
                     const T* xp = x + pl * hw;
                     T* yp = y + pl * ohw;
                     for (int64_t i = 0; i < g.oh; ++i) {
-                      for (int64_t j = 0; j < g.ow; ++j) {
-                        if constexpr (kMax) {
-                          const int64_t a = MaxPoolArgmax(xp, g, i, j);
-                          yp[i * g.ow + j] = a >= 0 ? xp[a] : Store<T>(-limits::Infinity<compute_t<T>>());
-                        } else {
-                          yp[i * g.ow + j] = Store<T>(AvgPoolWindow(xp, g, i, j));
-                        }
+                      if constexpr (kMax) {
+                        MaxPoolRow(xp, g, i, row.m.data(), row.idx.data());
+                        for (int64_t j = 0; j < g.ow; ++j) yp[i * g.ow + j] = Store<T>(row.m[j]);
+                      } else {
+                        for (int64_t j = 0; j < g.ow; ++j) yp[i * g.ow + j] = Store<T>(AvgPoolWindow(xp, g, i, j));
                       }
                     }
                   }
@@ -68,18 +152,41 @@ class PoolGradCpuKernel : public CpuKernel {
     const Window2D g = g_;
     const int64_t planes = g.n * g.c, hw = g.h * g.w, ohw = g.oh * g.ow;
     if (planes == 0 || hw == 0) return;
-    ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, hw + ohw * g.kh * g.kw)),
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, hw + ohw * g.kh * g.kw));
+    if constexpr (kMax) {
+      if (g.sh >= g.kh && g.sw >= g.kw) {  // disjoint windows: an input element gets one gradient at most
+        ParallelFor(planes, grain, [&](int64_t begin, int64_t end) {
+          RowScratch<T> row(g.ow);
+          for (int64_t pl = begin; pl < end; ++pl) {
+            const T* dp = dy + pl * ohw;
+            T* out = dx + pl * hw;
+            std::fill(out, out + hw, Store<T>(C(0)));
+            for (int64_t i = 0; i < g.oh; ++i) {
+              MaxPoolRow(x + pl * hw, g, i, row.m.data(), row.idx.data());
+              for (int64_t j = 0; j < g.ow; ++j) {
+                const int64_t a = row.idx[j];
+                if (a >= 0) out[a] = Store<T>(static_cast<C>(A(0) + static_cast<A>(Load(dp[i * g.ow + j]))));
+              }
+            }
+          }
+        });
+        return;
+      }
+    }
+    ParallelFor(planes, grain,
                 [&](int64_t begin, int64_t end) {
                   std::vector<A> acc(static_cast<size_t>(hw));
+                  RowScratch<T> row(kMax ? g.ow : 0);
                   for (int64_t pl = begin; pl < end; ++pl) {
                     const T* xp = x + pl * hw;
                     const T* dp = dy + pl * ohw;
                     std::fill(acc.begin(), acc.end(), A(0));
                     for (int64_t i = 0; i < g.oh; ++i) {
+                      if constexpr (kMax) MaxPoolRow(xp, g, i, row.m.data(), row.idx.data());
                       for (int64_t j = 0; j < g.ow; ++j) {
                         const A d = static_cast<A>(Load(dp[i * g.ow + j]));
                         if constexpr (kMax) {
-                          const int64_t a = MaxPoolArgmax(xp, g, i, j);
+                          const int64_t a = row.idx[j];
                           if (a >= 0) acc[a] += d;
                         } else {
                           const int64_t count = AvgPoolCount(g, i, j);
@@ -124,13 +231,15 @@ class MaxPoolGradGradCpuKernel : public CpuKernel {
     if (planes == 0 || ohw == 0) return;
     ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw * g.kh * g.kw)),
                 [&](int64_t begin, int64_t end) {
+                  RowScratch<T> row(g.ow);
                   for (int64_t pl = begin; pl < end; ++pl) {
                     const T* xp = x + pl * hw;
                     const T* gp = grad + pl * hw;
                     T* yp = y + pl * ohw;
                     for (int64_t i = 0; i < g.oh; ++i) {
+                      MaxPoolRow(xp, g, i, row.m.data(), row.idx.data());
                       for (int64_t j = 0; j < g.ow; ++j) {
-                        const int64_t a = MaxPoolArgmax(xp, g, i, j);
+                        const int64_t a = row.idx[j];
                         yp[i * g.ow + j] = a >= 0 ? gp[a] : Store<T>(compute_t<T>(0));
                       }
                     }
