@@ -818,3 +818,16 @@ def test_bprop_cache_is_rebuilt_when_another_getter_is_registered(cube):
     bprop_getters.register(AutodiffCube)(lambda self: lambda x, out, dout: (dout,))  # any registration
     rebuilt = get_bprop(prim)
     assert rebuilt is not first and get_bprop(prim) is rebuilt
+
+
+def test_a_plain_tape_records_cached_calls_in_c(monkeypatch, xy):
+    """Under a Tape over eager evaluation, a call with a cached plan is run and recorded by the C fast
+    path (csrc/python/tape.cc): Tape.process_primitive, the Python path, is not entered."""
+    x, y = xy
+    grad_fn = opforge.grad(f_xy)
+    want = grad_fn(x, y)  # builds and caches the plans
+    entered = []
+    original = Tape.process_primitive
+    monkeypatch.setattr(Tape, "process_primitive", lambda self, *a: entered.append(a[0].name) or original(self, *a))
+    close(grad_fn(x, y), npv(want), rtol=0)
+    assert entered == []
