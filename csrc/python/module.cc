@@ -162,7 +162,8 @@ class KernelInstance {
   }
 
   // The same on a C array of array objects (the dispatcher's fast path has no tuple to build).
-  py::object LaunchArrays(PyObject* const* args, size_t n_in) {
+  // `reuse`: an array for output 0 that nothing else references (a trace's arena), or null.
+  py::object LaunchArrays(PyObject* const* args, size_t n_in, PyObject* reuse = nullptr) {
     const size_t n_out = outputs_.size();
     if (n_in != inputs_.size()) {
       throw py::value_error("For '" + op_name_ + "', the kernel expects " + std::to_string(inputs_.size()) +
@@ -197,6 +198,8 @@ class KernelInstance {
                                 " is written in place, but its array is read-only.");
         }
         out_arrays[i] = py::reinterpret_borrow<py::object>(target);
+      } else if (i == 0 && reuse != nullptr) {
+        out_arrays[i] = py::reinterpret_borrow<py::object>(reuse);
       } else {
         PyObject* descr = t.np_dtype.inc_ref().ptr();  // NewFromDescr steals a reference
         out_arrays[i] = py::reinterpret_steal<py::object>(
@@ -331,6 +334,14 @@ class KernelInstance {
   // A kernel whose one output is input `view_of` in another shape (Reshape, ExpandDims, Squeeze):
   // callers that know the input is never written in place (not a Parameter) take View instead of a launch.
   int view_of() const { return view_of_; }
+  // The (type, shape) of output 0 when the kernel allocates it (one output, not written in place):
+  // the key under which a trace's arena keeps buffers for it. Empty otherwise.
+  std::vector<int64_t> ArenaKey() const {
+    if (outputs_.size() != 1 || inplace_[0] >= 0 || view_of_ >= 0) return {};
+    std::vector<int64_t> key{outputs_[0].type_id};
+    key.insert(key.end(), outputs_[0].shape.begin(), outputs_[0].shape.end());
+    return key;
+  }
   void set_view_of(int input) {
     if (input >= 0 && (outputs_.size() != 1 || static_cast<size_t>(input) >= inputs_.size() ||
                        inputs_[input].numel != outputs_[0].numel || inputs_[input].type_id != outputs_[0].type_id)) {
@@ -916,7 +927,7 @@ class Program {
  public:
   // steps: [(plan, sources, outputs[, release])]; a source is a slot (int) or ("const", value);
   // outputs is a slot, None, or a tuple of slots / None; release lists the slots to drop after the step.
-  Program(size_t n_slots, const py::list& steps) : n_slots_(n_slots) {
+  Program(size_t n_slots, const py::list& steps) : n_slots_(n_slots), slot_arena_(n_slots, -1) {
     for (const auto& item : steps) {
       auto t = item.cast<py::tuple>();
       Step step;
@@ -939,6 +950,13 @@ class Program {
         step.single = false;
         for (const auto& o : outs.cast<py::tuple>()) step.outputs.push_back(o.is_none() ? -1 : static_cast<int64_t>(SlotIndex(o)));
       }
+      if (step.fast != nullptr && step.outputs.size() == 1 && step.single) {
+        std::vector<int64_t> key = step.fast->kernel_->ArenaKey();
+        if (!key.empty()) {
+          step.arena = ArenaIndex(key);
+          slot_arena_[static_cast<size_t>(step.outputs[0])] = step.arena;
+        }
+      }
       steps_.push_back(std::move(step));
     }
   }
@@ -955,9 +973,9 @@ class Program {
       } else {
         RunPlanStep(step, env);
       }
-      // Values no later step reads: their buffers go back to the allocator now, so the next
-      // step's output reuses memory still in cache (and the peak is the live set's, not the sum).
-      for (size_t slot : step.release) env[slot] = py::object();
+      // Values no later step reads: their buffers go back to the arena (or the allocator) now, so the
+      // next step's output reuses memory still in cache (and the peak is the live set's, not the sum).
+      for (size_t slot : step.release) Release(env, slot);
     }
     py::list out(n_slots_);
     for (size_t i = 0; i < n_slots_; ++i) {
@@ -983,7 +1001,51 @@ class Program {
     std::vector<int64_t> outputs;
     std::vector<size_t> release;  // slots dropped after this step (their last reader)
     bool single = true;
+    int arena = -1;  // the arena list its output's buffer comes from, or -1 (allocated)
   };
+
+  // The arena: buffers of released intermediates, kept across replays by (type, shape), so a replay
+  // allocates only what it returns. A buffer is reused only while nothing else references it (a
+  // view of it, a Tensor kept by a Python step): its reference count tells.
+  int ArenaIndex(const std::vector<int64_t>& key) {
+    auto found = std::find(arena_keys_.begin(), arena_keys_.end(), key);
+    if (found != arena_keys_.end()) return static_cast<int>(found - arena_keys_.begin());
+    arena_keys_.push_back(key);
+    arena_.emplace_back();
+    return static_cast<int>(arena_.size() - 1);
+  }
+
+  // A free buffer of list `index` (a new reference), or null.
+  PyObject* TakeBuffer(int index) {
+    auto& free = arena_[static_cast<size_t>(index)];
+    while (!free.empty()) {
+      py::object buffer = std::move(free.back());
+      free.pop_back();
+      if (Py_REFCNT(buffer.ptr()) == 1) return buffer.release().ptr();
+    }
+    return nullptr;
+  }
+
+  // Drops slot `slot`; an intermediate's buffer that nothing else holds goes back to its arena list.
+  void Release(std::vector<py::object>& env, size_t slot) {
+    const int index = slot_arena_[slot];
+    PyObject* tensor = env[slot].ptr();
+    if (index < 0 || tensor == nullptr || Py_REFCNT(tensor) != 1 || Py_TYPE(tensor) != g_tensor.type) {
+      env[slot] = py::object();
+      return;
+    }
+    py::object buffer = py::reinterpret_borrow<py::object>(Slot(tensor, g_tensor.data_offset));
+    env[slot] = py::object();
+    if (buffer && Py_REFCNT(buffer.ptr()) == 1 && arena_[static_cast<size_t>(index)].size() < kMaxArenaBuffers) {
+      arena_[static_cast<size_t>(index)].push_back(std::move(buffer));
+    }
+  }
+
+  static constexpr size_t kMaxArenaBuffers = 8;  // per (type, shape): a bound, should a replay misbehave
+  size_t n_slots_;
+  std::vector<int> slot_arena_;
+  std::vector<std::vector<int64_t>> arena_keys_;
+  std::vector<std::vector<py::object>> arena_;
 
   size_t SlotIndex(const py::handle& h) const {
     const auto slot = h.cast<int64_t>();
@@ -1015,7 +1077,7 @@ class Program {
     return Slot(t, g_tensor.data_offset);
   }
 
-  static void RunFast(const Step& step, std::vector<py::object>& env) {
+  void RunFast(const Step& step, std::vector<py::object>& env) {
     std::array<PyObject*, kMaxStackTensors> arrays{};
     const size_t n = step.sources.size();
     for (size_t i = 0; i < n; ++i) {
@@ -1031,9 +1093,13 @@ class Program {
     PyObject* viewed = nullptr;  // the Tensor a view would be of: never a Parameter (written in place)
     if (view >= 0 && step.sources[view].kind == Kind::kSlot) viewed = env[step.sources[view].slot].ptr();
     if (view >= 0 && step.sources[view].kind == Kind::kTensor) viewed = step.sources[view].value.ptr();
-    py::object out = viewed != nullptr && Py_TYPE(viewed) == g_tensor.type
-                         ? kernel->View(arrays[view])
-                         : step.fast->kernel_->LaunchArrays(arrays.data(), n);
+    py::object out;
+    if (viewed != nullptr && Py_TYPE(viewed) == g_tensor.type) {
+      out = kernel->View(arrays[view]);
+    } else {
+      py::object reuse = step.arena >= 0 ? py::reinterpret_steal<py::object>(TakeBuffer(step.arena)) : py::object();
+      out = step.fast->kernel_->LaunchArrays(arrays.data(), n, reuse.ptr());
+    }
     const auto& metas = step.fast->metas_;
     if (metas.size() == 1) {
       if (!step.outputs.empty()) {
@@ -1073,7 +1139,6 @@ class Program {
     }
   }
 
-  size_t n_slots_;
   std::vector<Step> steps_;
 };
 
