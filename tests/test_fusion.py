@@ -10,7 +10,7 @@ from opforge import dtype as mstype
 from opforge import ops
 from opforge.dispatch import fusion
 from opforge.kernels import KernelAttr, registry
-from opforge.kernels.fusion import Expression, FusedGroup, elementwise_functor
+from opforge.kernels.fusion import Expression, FusedGroup, Reduction, elementwise_functor
 from opforge.kernels.gpu.cuda import include_dirs
 from opforge.kernels.gpu.fused import cuda_source
 from opforge.tools import cuda_check
@@ -109,8 +109,9 @@ def test_a_kernel_registered_by_a_user_is_not_fused():
     assert elementwise_functor("ReLU", mstype.float64, {}) is not None
 
 
+@pytest.mark.parametrize("reduction", [None, "MaxReducer", "MeanReducer"])
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-def test_the_fused_cuda_kernel_compiles_with_nvrtc(arch):
+def test_the_fused_cuda_kernel_compiles_with_nvrtc(arch, reduction):
     """The emulation runs the generated CUDA on the host; NVRTC compiles it for the real GPUs."""
     found = _fusable_ops(mstype.float32)
     group = FusedGroup(
@@ -124,9 +125,13 @@ def test_the_fused_cuda_kernel_compiles_with_nvrtc(arch):
         (0, len(found)),
         tuple(p.name for p, _ in found),
     )
+    names = ("opforge::cuda::FusedKernel<0>",)
+    if reduction is not None:  # the value of the last expression folded over all N elements
+        group = group._replace(reduction=Reduction(reduction, len(found), N, ()))
+        names += ("opforge::cuda::FusedFinish<0>",)
     nvrtc = cuda_check._Nvrtc(cuda_check.find_nvrtc())
     options = [f"--gpu-architecture={arch}", "--std=c++17", *(f"-I{d}" for d in include_dirs("elementwise.cuh"))]
-    ok, log, _ = nvrtc.compile("fused.cu", cuda_source(group), options, ("opforge::cuda::FusedKernel<0>",))
+    ok, log, _ = nvrtc.compile("fused.cu", cuda_source(group), options, names)
     assert ok, log
 
 
@@ -265,11 +270,19 @@ _REDUCTIONS = ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin")
 _SHAPE = (5, 7, 131)  # 4,585 elements: above MIN_ELEMENTS, rows not a multiple of the vector width
 
 
-@pytest.mark.parametrize("keep_dims", [False, True])
-@pytest.mark.parametrize("axis", [(), -1, (1, 2), [2, 1, 0]], ids=["all", "last", "last-two", "all-listed"])
-@pytest.mark.parametrize("dtype", [mstype.float32, mstype.float64])
+# Per reducer, both dtypes, every form of trailing axes and both keep_dims (each case compiles a kernel).
+_REDUCTION_FORMS = [
+    pytest.param(mstype.float32, (), False, id="float32-all"),
+    pytest.param(mstype.float32, -1, True, id="float32-last-keep_dims"),
+    pytest.param(mstype.float64, (1, 2), False, id="float64-last-two"),
+    pytest.param(mstype.float64, [2, 1, 0], True, id="float64-all-listed-keep_dims"),
+]
+
+
+@pytest.mark.parametrize("dtype, axis, keep_dims", _REDUCTION_FORMS)
 @pytest.mark.parametrize("name", _REDUCTIONS)
-def test_a_run_ending_in_a_reduction_is_one_kernel(name, dtype, axis, keep_dims):
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
+def test_a_run_ending_in_a_reduction_is_one_kernel(device, name, dtype, axis, keep_dims):
     reduce, sub, mul, relu = getattr(ops, name)(keep_dims=keep_dims), ops.Sub(), ops.Mul(), ops.ReLU()
 
     def loss(a, b):
@@ -277,8 +290,8 @@ def test_a_run_ending_in_a_reduction_is_one_kernel(name, dtype, axis, keep_dims)
         return reduce(relu(mul(d, d)) - b, axis)  # b: a row broadcast from the trailing dim
 
     rng = np.random.default_rng(2)
-    a = opforge.Tensor(rng.standard_normal(_SHAPE).astype(dtype.np_dtype))
-    b = opforge.Tensor(rng.standard_normal(_SHAPE[-1:]).astype(dtype.np_dtype))
+    a = opforge.Tensor(rng.standard_normal(_SHAPE).astype(dtype.np_dtype), device=device)
+    b = opforge.Tensor(rng.standard_normal(_SHAPE[-1:]).astype(dtype.np_dtype), device=device)
     fused = opforge.jit(loss)
     got = fused(a, b)
     program = fused.traces()[0].program
@@ -289,9 +302,10 @@ def test_a_run_ending_in_a_reduction_is_one_kernel(name, dtype, axis, keep_dims)
     np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=rtol, atol=rtol)
 
 
-def test_a_reduced_value_read_elsewhere_is_written_too():
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
+def test_a_reduced_value_read_elsewhere_is_written_too(device):
     square, rsum = ops.Square(), ops.ReduceSum()
-    x = opforge.Tensor(np.linspace(-2, 2, N).astype(np.float32))
+    x = opforge.Tensor(np.linspace(-2, 2, N).astype(np.float32), device=device)
 
     def f(a):
         s = square(a + 1.0)
