@@ -17,8 +17,8 @@ Suites:
   1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
   block (32x64x56x56 -> 64 channels 3x3, pad 1). NumPy has no convolution: those columns are empty.
 - ``jit``: the MLP training step of ``train`` and the LeNet-5 step of ``conv`` under ``opforge.jit``
-  (one trace, replayed), and a chain of 20 elementwise operators (Add, Mul, ReLU, Neg, five times) on 16 floats, jitted: its
-  time per call divided by 20 is the replay's cost per operator.
+  (one trace, replayed), and a chain of 20 elementwise operators (Add, Mul, ReLU, Neg, five times) on
+  16 floats, jitted: its time per call divided by 20 is the replay's cost per operator.
 - ``models``: real networks (``opforge/tools/bench_models.py``): a ResNet-50 step, an LSTM fwd+bwd, a
   Transformer encoder layer fwd+bwd.
 - ``load`` (not in ``all``): Add and Exp on 1M floats at 1 and 2 threads while another process keeps
