@@ -518,3 +518,15 @@ def test_a_repeated_call_is_computed_once_and_a_write_between_keeps_both():
     before, after = jitted(Tensor(np.full(3, 3.0, np.float32)))
     np.testing.assert_array_equal(before.asnumpy(), np.full(3, 6.0))  # p was 2 before this call
     np.testing.assert_array_equal(after.asnumpy(), np.full(3, 9.0))
+
+
+def test_explain_says_which_steps_enter_python_and_why():
+    net = nn.Dense(4, 3)
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = opforge.jit(nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt))
+    step(_f32(8, 4), Tensor(np.zeros(8, np.int32)))
+    text = step.explain()
+    assert "run without entering Python" in text.splitlines()[0]
+    assert "ApplyGradientDescent  [Python: writes a Parameter in place" in text
+    assert "  MatMul\n" in text  # a native step carries no mark

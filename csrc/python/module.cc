@@ -986,6 +986,12 @@ class Program {
   }
 
   size_t size() const { return steps_.size(); }
+  // Per step: whether it runs without entering Python (a FastPlan whose every argument it takes).
+  std::vector<bool> native() const {
+    std::vector<bool> out;
+    for (const Step& step : steps_) out.push_back(step.fast != nullptr);
+    return out;
+  }
 
  private:
   enum class Kind { kSlot, kTensor, kArray, kObject };
@@ -1466,7 +1472,8 @@ PYBIND11_MODULE(_C, m) {
   py::class_<Program>(m, "Program")
       .def(py::init<size_t, const py::list&>(), py::arg("n_slots"), py::arg("steps"))
       .def("run", &Program::Run, py::arg("inputs"), "Run the steps on the input Tensors; the environment.")
-      .def("__len__", &Program::size);
+      .def("__len__", &Program::size)
+      .def("native", &Program::native, "Per step: whether it runs without entering Python.");
   m.def("make_primitive_call", &MakePrimitiveCall, py::arg("tensor_type"), py::arg("slow_call"),
         "The C implementation of Primitive.__call__ (the cached fast path).");
   m.add_object("run_cached", py::reinterpret_steal<py::object>(PyCFunction_New(&g_run_cached_def, nullptr)));

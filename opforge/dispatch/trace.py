@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from opforge import _C
 from opforge import tensor as tensor_module
-from opforge.dispatch import cse, fusion
+from opforge.dispatch import binding, cse, fusion
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor, is_placeholder
@@ -97,19 +97,21 @@ class Trace:
         fused kernel with the calls it replaces and the values it writes)."""
         fused = [s for s in self.program if isinstance(s, fusion.FusedStep)]
         merged = len(self.steps) - len(self.program) - sum(len(s.group.ops) - 1 for s in fused)
+        native = self._native.native() if self._native is not None else [False] * len(self.program)
         lines = [
             f"{self.where}: {len(self.steps)} calls recorded; {len(self.program)} steps replayed"
-            f" ({merged} repeated calls merged)"
+            f" ({merged} repeated calls merged; {sum(native)} run without entering Python)"
         ]
-        for step in self.program:
+        for step, in_c in zip(self.program, native):
+            why = "" if in_c else f"  [Python: {_why_python(step, self._native is not None)}]"
             if not isinstance(step, fusion.FusedStep):
-                lines.append(f"  {step.prim.name}")
+                lines.append(f"  {step.prim.name}{why}")
             else:
                 group = step.group
                 shape = "x".join(map(str, group.shape))
                 lines.append(
                     f"  fused[{len(group.ops)}] {' '.join(group.ops)} on {group.dtype} {shape} ({group.device.name}):"
-                    f" {group.n_inputs} inputs read, {len(group.outputs)} outputs written{_reduced(group)}"
+                    f" {group.n_inputs} inputs read, {len(group.outputs)} outputs written{_reduced(group)}{why}"
                 )
         return "\n".join(lines)
 
@@ -117,6 +119,22 @@ class Trace:
         """Replay call by call through ``interpreter`` (a tape or a profiler sees every call), each call
         finding (or building) the plan for its arguments' metas."""
         return replay_steps(self.steps, self.n_slots, self.outputs, inputs, interpreter)
+
+
+def _why_python(step, native_program: bool) -> str:
+    """Why a replayed step enters Python (explain)."""
+    if not native_program:
+        return "the program has a step with a tuple of Tensors, so the replay runs in Python"
+    if isinstance(step, fusion.FusedStep):
+        return "a fused kernel, called through ctypes"
+    if not isinstance(step.plan, _C.FastPlan):
+        if binding.written_positions(step.prim._signature()):
+            return "writes a Parameter in place (the plan bumps its version and returns it)"
+        constants = [type(s[1]).__name__ for s in step.sources if s[0] == "const" and not isinstance(s[1], Tensor)]
+        if any(name not in ("int", "float", "bool", "complex") for name in constants):
+            return f"takes a constant argument ({', '.join(sorted(set(constants)))})"
+        return "a kernel with casts around it, a Python kernel, or another device's"
+    return "a constant argument the native step does not take"
 
 
 def _reduced(group) -> str:
