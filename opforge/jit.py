@@ -19,6 +19,7 @@ signature, ``fn`` runs eagerly under it.
 from __future__ import annotations
 
 import functools
+import operator
 from collections import OrderedDict
 
 from opforge import context
@@ -34,6 +35,9 @@ __all__ = ["jit", "JitFunction", "TraceError", "GRAPH_MODE", "PYNATIVE_MODE"]
 
 GRAPH_MODE = context.GRAPH_MODE
 PYNATIVE_MODE = context.PYNATIVE_MODE
+
+
+_META = operator.attrgetter("_meta")
 
 
 def _flatten(value, tensors: list):
@@ -89,7 +93,7 @@ class JitFunction:
     def _key(self, args: tuple, kwargs: dict):
         if not kwargs:  # the common call: Tensors only, keyed by their metas
             try:
-                return (tuple([a._meta for a in args]), self._state()), args
+                return (tuple(map(_META, args)), self._state()), args
             except AttributeError:
                 pass
         tensors: list = []

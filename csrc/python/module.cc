@@ -923,11 +923,107 @@ PyObject* RunPlan(PyObject* plan, PyObject* const* args, Py_ssize_t n, PyObject*
 // once when the program is built; any other plan is called with a tuple of its arguments. No
 // Python code runs between steps, and the environment is local to each run (threads may share a
 // program).
+// A fused elementwise kernel (opforge/kernels/cpu/fused.py), called without a Python frame:
+// fn(inputs, outputs, scalars, n), the C entry of a library the fuser built, at `address`.
+using FusedEntry = void (*)(const void* const*, void* const*, const double*, int64_t);
+PyTypeObject* g_fused_call_type = nullptr;
+
+class FusedCall {
+ public:
+  FusedCall(uintptr_t address, py::object keep_alive, size_t n_inputs, std::vector<py::object> out_metas,
+            const std::vector<py::dtype>& out_dtypes, const std::vector<std::vector<int64_t>>& out_shapes,
+            std::vector<double> scalars, int64_t n)
+      : entry_(reinterpret_cast<FusedEntry>(address)), keep_alive_(std::move(keep_alive)), n_inputs_(n_inputs),
+        metas_(std::move(out_metas)), scalars_(std::move(scalars)), n_(n) {
+    if (address == 0 || metas_.size() != out_dtypes.size() || metas_.size() != out_shapes.size() || metas_.empty()) {
+      throw py::value_error("FusedCall(address, keep_alive, n_inputs, metas, dtypes, shapes, scalars, n)");
+    }
+    for (size_t i = 0; i < metas_.size(); ++i) {
+      int64_t numel = 1;
+      for (int64_t d : out_shapes[i]) numel *= d;
+      outputs_.push_back(PlannedTensor{out_shapes[i], 0, out_dtypes[i], numel, 1});
+    }
+    if (scalars_.empty()) scalars_.push_back(0.0);  // (the entry reads no scalar then)
+  }
+
+  // The outputs (a tuple of Tensors) of the kernel on `args`, a tuple of n_inputs Tensors.
+  py::object Call(PyObject* args) {
+    if (!PyTuple_Check(args) || static_cast<size_t>(PyTuple_GET_SIZE(args)) != n_inputs_) {
+      throw py::type_error("a fused kernel takes a tuple of " + std::to_string(n_inputs_) + " Tensors");
+    }
+    std::vector<py::object> arrays(n_inputs_);
+    std::vector<const void*> in(std::max<size_t>(n_inputs_, 1));
+    for (size_t i = 0; i < n_inputs_; ++i) {
+      PyObject* t = PyTuple_GET_ITEM(args, static_cast<Py_ssize_t>(i));
+      if (!PyObject_TypeCheck(t, g_tensor.type) || Slot(t, g_tensor.data_offset) == nullptr) {
+        throw py::type_error("a fused kernel takes Tensors with data");
+      }
+      py::array a = py::array::ensure(py::handle(Slot(t, g_tensor.data_offset)), py::array::c_style);
+      if (!a) throw py::error_already_set();
+      in[i] = a.data();
+      arrays[i] = std::move(a);
+    }
+    const auto& api = py::detail::npy_api::get();
+    std::vector<py::object> outs(outputs_.size());
+    std::vector<void*> out(outputs_.size());
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const PlannedTensor& t = outputs_[i];
+      outs[i] = py::reinterpret_steal<py::object>(memory::NewArray(api, t.np_dtype.inc_ref().ptr(),
+                                                                   static_cast<int>(t.shape.size()), t.shape.data(),
+                                                                   t.numel));
+      if (!outs[i]) throw py::error_already_set();
+      out[i] = py::detail::array_proxy(outs[i].ptr())->data;
+    }
+    if (n_ >= kReleaseGilElements) {
+      py::gil_scoped_release unlocked;
+      entry_(in.data(), out.data(), scalars_.data(), n_);
+    } else {
+      entry_(in.data(), out.data(), scalars_.data(), n_);
+    }
+    py::tuple result(outs.size());
+    for (size_t i = 0; i < outs.size(); ++i) {
+      PyTuple_SET_ITEM(result.ptr(), static_cast<Py_ssize_t>(i), NewTensor(outs[i].ptr(), metas_[i].ptr()));
+    }
+    return std::move(result);
+  }
+
+ private:
+  static constexpr int64_t kReleaseGilElements = 1 << 15;  // (releasing costs more than a tiny loop)
+  FusedEntry entry_;
+  py::object keep_alive_;  // the library's handle: its code stays mapped
+  size_t n_inputs_;
+  std::vector<py::object> metas_;
+  std::vector<PlannedTensor> outputs_;
+  std::vector<double> scalars_;
+  int64_t n_;
+};
+
+PyObject* FusedCallCall(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if ((kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) || PyTuple_GET_SIZE(args) != 1) {
+    PyErr_SetString(PyExc_TypeError, "a fused kernel is called with one tuple of Tensors: run(inputs)");
+    return nullptr;
+  }
+  try {
+    return py::handle(self).cast<FusedCall*>()->Call(PyTuple_GET_ITEM(args, 0)).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+}
+
 class Program {
  public:
   // steps: [(plan, sources, outputs[, release])]; a source is a slot (int) or ("const", value);
   // outputs is a slot, None, or a tuple of slots / None; release lists the slots to drop after the step.
-  Program(size_t n_slots, const py::list& steps) : n_slots_(n_slots), slot_arena_(n_slots, -1) {
+  // returns: the slots Run gives back, in order (the function's outputs).
+  Program(size_t n_slots, const py::list& steps, std::vector<size_t> returns)
+      : n_slots_(n_slots), slot_arena_(n_slots, -1), returns_(std::move(returns)) {
+    for (size_t slot : returns_) {
+      if (slot >= n_slots_) throw py::value_error("a trace's program returns a missing slot");
+    }
     for (const auto& item : steps) {
       auto t = item.cast<py::tuple>();
       Step step;
@@ -961,7 +1057,7 @@ class Program {
     }
   }
 
-  // Runs on `inputs` (the Tensors of slots 0..n-1); returns the environment (a list, slot order).
+  // Runs on `inputs` (the Tensors of slots 0..n-1); returns the values of the returned slots (a list).
   py::list Run(const py::tuple& inputs) {
     const size_t n_in = static_cast<size_t>(PyTuple_GET_SIZE(inputs.ptr()));
     if (n_in > n_slots_) throw py::value_error("a trace's program got more inputs than it has slots");
@@ -977,10 +1073,10 @@ class Program {
       // next step's output reuses memory still in cache (and the peak is the live set's, not the sum).
       for (size_t slot : step.release) Release(env, slot);
     }
-    py::list out(n_slots_);
-    for (size_t i = 0; i < n_slots_; ++i) {
-      PyObject* v = env[i] ? env[i].release().ptr() : (Py_INCREF(Py_None), Py_None);
-      PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i), v);
+    py::list out(returns_.size());
+    for (size_t k = 0; k < returns_.size(); ++k) {
+      const py::object& v = env[returns_[k]];
+      PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(k), (v ? v : py::none()).inc_ref().ptr());
     }
     return out;
   }
@@ -989,7 +1085,7 @@ class Program {
   // Per step: whether it runs without entering Python (a FastPlan whose every argument it takes).
   std::vector<bool> native() const {
     std::vector<bool> out;
-    for (const Step& step : steps_) out.push_back(step.fast != nullptr);
+    for (const Step& step : steps_) out.push_back(step.fast != nullptr || Py_TYPE(step.plan.ptr()) == g_fused_call_type);
     return out;
   }
 
@@ -1050,6 +1146,7 @@ class Program {
   static constexpr size_t kMaxArenaBuffers = 8;  // per (type, shape): a bound, should a replay misbehave
   size_t n_slots_;
   std::vector<int> slot_arena_;
+  std::vector<size_t> returns_;
   std::vector<std::vector<int64_t>> arena_keys_;
   std::vector<std::vector<py::object>> arena_;
 
@@ -1469,9 +1566,18 @@ PYBIND11_MODULE(_C, m) {
            py::arg("convert") = py::none())
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
+  py::class_<FusedCall>(m, "FusedCall", py::custom_type_setup([](PyHeapTypeObject* type) {
+                          type->ht_type.tp_call = FusedCallCall;
+                        }))
+      .def(py::init<uintptr_t, py::object, size_t, std::vector<py::object>, const std::vector<py::dtype>&,
+                    const std::vector<std::vector<int64_t>>&, std::vector<double>, int64_t>(),
+           py::arg("address"), py::arg("keep_alive"), py::arg("n_inputs"), py::arg("out_metas"), py::arg("out_dtypes"),
+           py::arg("out_shapes"), py::arg("scalars"), py::arg("n"));
+  g_fused_call_type = reinterpret_cast<PyTypeObject*>(py::type::of<FusedCall>().ptr());
   py::class_<Program>(m, "Program")
-      .def(py::init<size_t, const py::list&>(), py::arg("n_slots"), py::arg("steps"))
-      .def("run", &Program::Run, py::arg("inputs"), "Run the steps on the input Tensors; the environment.")
+      .def(py::init<size_t, const py::list&, std::vector<size_t>>(), py::arg("n_slots"), py::arg("steps"),
+           py::arg("returns"))
+      .def("run", &Program::Run, py::arg("inputs"), "Run the steps on the input Tensors; the returned slots' values.")
       .def("__len__", &Program::size)
       .def("native", &Program::native, "Per step: whether it runs without entering Python.");
   m.def("make_primitive_call", &MakePrimitiveCall, py::arg("tensor_type"), py::arg("slow_call"),

@@ -5,8 +5,9 @@ call of a kernel generated from their functors (``opforge/kernels/fusion.py``; t
 A run is a sequence of consecutive steps, each an operator whose built-in kernel applies one
 functor element by element (ReLU, Exp, Add, Mul, ..., the activations' gradients; or a user's
 operator declared with ``opforge.kernels.fusion.register_functor``), all with outputs
-of one dtype, shape and device and at least ``MIN_ELEMENTS`` elements (below that one call of the
-fused kernel costs more than the calls it replaces). Their inputs have that shape, or broadcast to
+of one dtype, shape and device, with at least ``MIN_ELEMENTS`` elements or at least ``MIN_SMALL_RUN``
+steps (a short run on few elements costs more to compile than it saves; a long one replaces many
+launches by one). Their inputs have that shape, or broadcast to
 it from its trailing dims (a bias row, a per-channel scale: one such row length per run), or are
 single values (a 1-element Tensor, a weak Python scalar). The
 fused step reads the run's inputs once and writes only the values read after it (by a later step
@@ -31,9 +32,10 @@ from opforge.kernels.fusion import (
 )
 from opforge.tensor import Tensor
 
-__all__ = ["MIN_ELEMENTS", "fuse", "FusedStep"]
+__all__ = ["MIN_ELEMENTS", "MIN_SMALL_RUN", "fuse", "FusedStep"]
 
 MIN_ELEMENTS = 4096
+MIN_SMALL_RUN = 8
 
 
 class FusedStep(NamedTuple):
@@ -75,7 +77,7 @@ def _fusable(step, meta_of) -> _Fusable | None:
     if step.prim is None or step.outputs.__class__ is not int:
         return None
     dtype, shape, device = meta_of(step.outputs)
-    if math.prod(shape) < MIN_ELEMENTS or dtype not in FUSED_CTYPES or fuser_for(device.name) is None:
+    if dtype not in FUSED_CTYPES or fuser_for(device.name) is None:
         return None
     found = elementwise_functor(step.prim.name, dtype, step.prim.attrs)
     if found is None or found[1] != len(step.sources):
@@ -111,9 +113,10 @@ def _runs(steps, meta_of) -> list:
             continue
         if start is not None:
             reduction = _reduction(step, key, {s.outputs for s in steps[start:i]}, meta_of) if step else None
-            if reduction is not None:
+            big = math.prod(key[1]) >= MIN_ELEMENTS
+            if reduction is not None and big:
                 runs.append((start, i + 1, functors, key, reduction))
-            elif i - start >= 2:
+            elif i - start >= (2 if big else MIN_SMALL_RUN):
                 runs.append((start, i, functors, key, None))
         start, functors, key, row = (i, [f.functor], f.key, f.row) if f is not None else (None, [], None, None)
     return runs

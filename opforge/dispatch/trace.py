@@ -75,7 +75,10 @@ class Trace:
         # compiled (repeated calls merged, elementwise runs fused): what a replay runs, and where its
         # outputs are
         self.program, self.program_outputs = compiled if compiled is not None else (steps, outputs)
-        self._native = _native_program(self.program, n_slots, n_inputs, self.program_outputs)
+        returned = sorted(cse.output_slots(self.program_outputs))
+        # the outputs as the native replay gives them back: the returned slots' values, in order
+        self._native_outputs = cse.remap_outputs(self.program_outputs, {s: k for k, s in enumerate(returned)})
+        self._native = _native_program(self.program, n_slots, n_inputs, self.program_outputs, returned)
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -83,7 +86,9 @@ class Trace:
     def replay(self, inputs: list):
         interpreter = current_interpreter()
         if interpreter is None and self._native is not None:
-            return _rebuild(self._native.run(tuple(inputs)), self.program_outputs)
+            returned = self._native.run(tuple(inputs))
+            spec = self._native_outputs
+            return returned[0] if spec == _FIRST else _rebuild(returned, spec)
         if interpreter is None:  # the compiled plans, from Python
             env = list(inputs)
             env.extend([None] * (self.n_slots - len(env)))
@@ -119,6 +124,9 @@ class Trace:
         """Replay call by call through ``interpreter`` (a tape or a profiler sees every call), each call
         finding (or building) the plan for its arguments' metas."""
         return replay_steps(self.steps, self.n_slots, self.outputs, inputs, interpreter)
+
+
+_FIRST = ("slot", 0)  # the common output spec of a native replay: one Tensor
 
 
 def _why_python(step, native_program: bool) -> str:
@@ -203,7 +211,7 @@ def _rebuild(env, spec):
     return tuple(values) if kind == "tuple" else values
 
 
-def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec):
+def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec, returned: list):
     """The steps as a ``_C.Program`` (run in C++), when every argument is a slot or a constant. Each
     step releases the slots it reads or writes last (buffer planning: a value's memory is reused as
     soon as nothing later reads it), except the function's inputs and outputs."""
@@ -224,7 +232,7 @@ def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec):
     for i, step in enumerate(steps):
         sources = [s[1] if s[0] == "slot" else s for s in step.sources]
         encoded.append((step.plan, sources, step.outputs, sorted(release.get(i, ()))))
-    return _C.Program(n_slots, encoded)
+    return _C.Program(n_slots, encoded, returned)
 
 
 def _written(outputs) -> tuple:

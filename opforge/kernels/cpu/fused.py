@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
+from opforge import _C
 from opforge.kernels import registry
 from opforge.kernels.fusion import FUSED_CTYPES, FusedGroup, functor_headers, loop_body, register_fuser
-from opforge.tensor import Tensor
 from opforge.utils import cpp_extension
 
 __all__ = ["cpp_source"]
@@ -179,27 +179,21 @@ def _compiled(source: str):
 
 
 def _fuser(group: FusedGroup):
+    """``run(inputs) -> outputs``: a ``_C.FusedCall`` of the group's entry, called without a Python frame
+    (a trace's native replay calls it directly; inputs that are not C-contiguous are copied first)."""
     function = _compiled(cpp_source(group))
-    device, np_dtype, shape = group.device, group.dtype.np_dtype, tuple(group.shape)
-    n = math.prod(shape)
-    n_out = len(group.outputs)
-    shapes = [shape] * n_out + ([tuple(group.reduction.shape)] if group.reduction is not None else [])
-    scalars = (ctypes.c_double * max(len(group.scalars), 1))(*group.scalars)
-    in_ptrs = ctypes.c_void_p * max(group.n_inputs, 1)
-    out_ptrs = ctypes.c_void_p * len(shapes)
-
-    def run(inputs):
-        arrays = [np.ascontiguousarray(t._data) for t in inputs]
-        outs = [device.empty(s, np_dtype) for s in shapes]
-        function(
-            in_ptrs(*[a.ctypes.data for a in arrays]),
-            out_ptrs(*[o.ctypes.data for o in outs]),
-            scalars,
-            n,
-        )
-        return tuple(Tensor._from_array(o, group.dtype, device) for o in outs)
-
-    return run
+    device, dtype, shape = group.device, group.dtype, tuple(group.shape)
+    shapes = [shape] * len(group.outputs) + ([tuple(group.reduction.shape)] if group.reduction is not None else [])
+    return _C.FusedCall(
+        ctypes.cast(function, ctypes.c_void_p).value,
+        function,
+        group.n_inputs,
+        [(dtype, s, device) for s in shapes],
+        [np.dtype(dtype.np_dtype)] * len(shapes),
+        [list(s) for s in shapes],
+        [float(v) for v in group.scalars],
+        math.prod(shape),
+    )
 
 
 register_fuser("CPU", _fuser, reductions=True)
