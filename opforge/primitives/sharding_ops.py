@@ -63,11 +63,19 @@ def _group(ranks: tuple) -> str:
     return name
 
 
+_MAKERS = {
+    "gather": lambda group, op: K.AllGather(group=group),
+    "reduce": lambda group, op: K.AllReduce(op=op, group=group),
+    "scatter": lambda group, op: K.ReduceScatter(op=op, group=group),
+    "alltoall": lambda group, dims: K.AlltoAll(get_group_size(group), dims[0], dims[1], group),
+}
+
+
 def _prim(kind, group, op=None):
     key = (kind, group, op)
     p = _prims.get(key)
     if p is None:
-        p = K.AllGather(group=group) if kind == "gather" else K.AllReduce(op=op, group=group)
+        p = _MAKERS[kind](group, op)
         _prims[key] = p
     return p
 
@@ -92,6 +100,16 @@ def _all_reduce(x, op, group):
     return _prim("reduce", group, op)(x)
 
 
+def _reduce_scatter(x, dim, op, group):
+    if dim == 0:
+        return _prim("scatter", group, op)(x)
+    return _swap(_prim("scatter", group, op)(_swap(x, dim)), dim)
+
+
+def _all_to_all(x, split_dim, concat_dim, group):
+    return _prim("alltoall", group, (split_dim, concat_dim))(x)
+
+
 def _block(x, dim, index, parts):
     shape = x.shape
     size = shape[dim] // parts
@@ -110,6 +128,8 @@ _assign = A.Assign()
 set_collective_ops(
     all_gather=_all_gather,
     all_reduce=_all_reduce,
+    reduce_scatter=_reduce_scatter,
+    all_to_all=_all_to_all,
     slice=_block,
     world=_world,
     group=_group,
