@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 import sys
@@ -121,6 +122,25 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
         assert local_states <= whole_states / n + 16
     else:
         assert local_bytes < whole_bytes
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_redistribution_sends_less_reduce_scatter_and_alltoall(n):
+    """A partial sum read split (a row-parallel Dense feeding a row-split ReLU) takes one ReduceScatter; a
+    tensor moving from split rows to split columns (the ReLU feeding a column-split Tanh) one AlltoAll,
+    forward and backward, and training still equals one process."""
+    argv = [str(SCRIPTS / "tensor_parallel.py"), "--model", "seqpar", "--optimizer", "momentum"]
+    job = run_job(argv, n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert _tp_ok(job.stdout)[0] <= 1e-5
+    counts = json.loads(re.search(r"COUNTS (.*)", job.stdout).group(1))
+    # forward: ReduceScatter (fc2 -> ReLU), AlltoAll (ReLU -> Tanh), AllReduce (the head's partial sum, whole)
+    assert counts["forward"] == {"ReduceScatter": 1, "AlltoAll": 1, "AllReduce": 1}
+    backward = {k: counts["step"].get(k, 0) - counts["forward"].get(k, 0) for k in counts["step"]}
+    # backward: Tanh's gradient back to split rows (AlltoAll), fc2's weight gradient (a partial sum over the
+    # rows) to its column block (ReduceScatter)
+    assert backward["ReduceScatter"] >= 1 and backward["AlltoAll"] >= 1
 
 
 @needs_mpi

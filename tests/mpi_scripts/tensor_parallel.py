@@ -10,6 +10,7 @@ compares the whole parameters with one process trained from the same initial wei
 """
 
 import argparse
+import json
 import sys
 
 import numpy as np
@@ -18,14 +19,14 @@ from mpi4py import MPI
 import opforge
 from opforge import nn, ops
 from opforge.communication import get_group_size, get_rank, init
-from opforge.dispatch.sharding import local_of
+from opforge.dispatch.sharding import local_of, redistribution_counts
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--optimizer", default="momentum", choices=["momentum", "adam", "sgd"])
 parser.add_argument("--steps", type=int, default=4)
 parser.add_argument("--mode", default="semi_auto_parallel")
 parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
-parser.add_argument("--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero"])
+parser.add_argument("--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "seqpar"])
 args = parser.parse_args()
 
 init()
@@ -124,7 +125,36 @@ class BatchSplit(nn.Cell):
         return self.fc2(self.fc1(x))
 
 
-MODELS = {"mlp": MLP, "embedding": Embedding, "encoder": Encoder, "batch": BatchSplit, "zero": BatchSplit}
+class SequenceParallel(nn.Cell):
+    """Megatron's sequence parallelism: a row-parallel Dense whose partial sums a row-split ReLU reads (one
+    ReduceScatter, not an AllReduce and a slice), then a column-split Tanh (one AlltoAll moves the split
+    from the rows to the columns, not an AllGather and a slice)."""
+
+    def __init__(self, tensor_parallel: bool):
+        super().__init__()
+        self.fc1 = nn.Dense(IN, HIDDEN, weight_init="he_uniform", bias_init="normal")
+        self.fc2 = nn.Dense(HIDDEN, IN, weight_init="he_uniform", has_bias=False)
+        self.relu, self.tanh = ops.ReLU(), ops.Tanh()
+        self.head = nn.Dense(IN, OUT, weight_init="he_uniform")
+        if tensor_parallel:
+            self.fc1.matmul.shard(((1, 1), (size, 1)))
+            self.fc1.bias_add.shard(((1, size), (size,)))
+            self.fc2.matmul.shard(((1, size), (1, size)))
+            self.relu.shard(((size, 1),))
+            self.tanh.shard(((1, size),))
+
+    def construct(self, x):
+        return self.head(self.tanh(self.relu(self.fc2(self.fc1(x)))))
+
+
+MODELS = {
+    "seqpar": SequenceParallel,
+    "mlp": MLP,
+    "embedding": Embedding,
+    "encoder": Encoder,
+    "batch": BatchSplit,
+    "zero": BatchSplit,
+}
 VOCAB, HEADS, SEQ = 8 * size, size, 6
 
 
@@ -140,7 +170,15 @@ def train(tensor_parallel: bool, data):
     else:
         opt = nn.SGD(params, learning_rate=0.1)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
-    losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data[:-1]]
+    # The last step and a forward pass alone: the collectives the interpreter ran in each
+    redistribution_counts(reset=True)
+    x, y = data[-1]
+    losses.append(float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()))
+    step_counts = redistribution_counts(reset=True)
+    net(opforge.Tensor(x))
+    if tensor_parallel:
+        counts.update(step=step_counts, forward=redistribution_counts(reset=True))
     if args.graph and tensor_parallel:  # the first step ran eagerly (laying the weights out), then one trace
         assert len(step._sharded_graph.traces()) == 1, step._sharded_graph
     return net, losses, opt
@@ -154,6 +192,7 @@ def state_bytes(opt) -> int:
 
 
 rng = np.random.default_rng(1)
+counts = {}
 
 
 def inputs():
@@ -211,5 +250,6 @@ if rank == 0:
     if args.model != "zero" and not np.allclose(losses, ref_losses, rtol=1e-5, atol=1e-6):
         print(f"TP-FAIL losses {losses} != {ref_losses}", flush=True)
         MPI.COMM_WORLD.Abort(1)
+    print("COUNTS", json.dumps(counts), flush=True)
     print(f"TP-OK {worst:.3g} {local_bytes} {ref_bytes} {local_states} {state_bytes(ref_opt)}", flush=True)
 sys.exit(0)
