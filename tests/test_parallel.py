@@ -144,6 +144,21 @@ def test_redistribution_sends_less_reduce_scatter_and_alltoall(n):
 
 
 @needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_vocabulary_parallel_gather_backward_makes_only_the_local_block(n):
+    """The gradient of a row-split embedding table is each rank's block (a local segment sum of the rows in
+    its vocabulary range), equal to one process's rows; no whole-table gradient is sliced."""
+    job = run_job(
+        [str(SCRIPTS / "tensor_parallel.py"), "--model", "embedding", "--optimizer", "adam"], n=n, timeout=240
+    )
+    assert job.returncode == 0, job.stdout + job.stderr
+    local_rows, whole_rows, diff = re.search(r"GRAD-BLOCK (\d+) (\d+) (\S+)", job.stdout).groups()
+    assert int(local_rows) * n == int(whole_rows) and float(diff) <= 1e-5
+    counts = json.loads(re.search(r"COUNTS (.*)", job.stdout).group(1))
+    assert counts["step"] == {"AllReduce": 1}  # the forward's masked lookup; the backward moves nothing
+
+
+@needs_mpi
 def test_mismatched_strategies_raise_on_every_rank_naming_the_operator():
     job = run_job([str(SCRIPTS / "strategy_mismatch.py")], n=2, timeout=120)
     lines = [line for line in job.stdout.splitlines() if line.startswith("MISMATCH-OK")]

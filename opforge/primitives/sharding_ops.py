@@ -510,6 +510,7 @@ _and = P.LogicalAnd()
 _select = A.Select()
 _zeros_like = A.ZerosLike()
 _expand = A.ExpandDims()
+_segment_sum = A.UnsortedSegmentSum()
 
 
 def _row_block_gather(table, indices, axis, offset: int, rows: int):
@@ -544,6 +545,34 @@ def _gather_rule(prim, args, layouts, strategy):
 
     plan = ShardPlan(inputs=[lay, idx, None], outputs=[out], local=local)
     plan.partial[0] = ("sum", (mesh_axis,))
+    return plan
+
+
+@sharding_rules.register(A.UnsortedSegmentSum)
+def _segment_sum_rule(prim, args, layouts, strategy):
+    """The segments (output rows) split by ``out_strategy`` (the gradient of a vocabulary-parallel Gather:
+    each rank sums only the rows of its block, ids shifted by its offset, the others dropped); else the
+    ids' dims split leave partial sums."""
+    x, ids, num = args[0], args[1], args[2]
+    ni, rank = len(_shape(ids)), len(_shape(x))
+    out_strategy = getattr(prim, "out_strategy", None)
+    if strategy is not None and out_strategy is not None:
+        _check_strategy(prim, strategy, [rank, ni])
+        mesh = mesh_with_repeat(world_size(), out_strategy[0], prim.name)
+        out = TensorLayout.make(mesh, list(range(1, rank - ni + 2)))
+        x_lay = out.with_dims([None] * ni + list(out.dims[1:]))
+    else:
+        x_lay = _on_mesh(layouts[0], _first_mesh(layouts[:2]))
+        out = x_lay.with_dims((None, *x_lay.dims[ni:]))
+    plan = ShardPlan(inputs=[x_lay, x_lay.with_dims(x_lay.dims[:ni]), None], outputs=[out])
+    split = tuple(d for d in x_lay.dims[:ni] if d is not None)
+    if split:
+        plan.partial[0] = ("sum", split)
+    if out.dims[0] is not None:
+        rows = num // out.mesh[out.dims[0]]
+        offset = coords(get_rank(), out.mesh)[out.dims[0]] * rows
+        plan.local = lambda data, i, n: _segment_sum(data, _sub(i, offset), n)
+        plan.args[2] = rows
     return plan
 
 
