@@ -104,7 +104,8 @@ def _tp_ok(out: str):
     ],
 )
 def test_sharded_training_equals_one_process(model, n, optimizer):
-    """``-graph``: in GRAPH_MODE, each rank's local program traced once (after the eager first step)."""
+    """``-graph``: in GRAPH_MODE, each rank's local program traced once (after the eager first step). The bytes
+    are the allocator's (``opforge.memory.stats()``), freed when the optimizer and the network are dropped."""
     argv = [str(SCRIPTS / "tensor_parallel.py"), "--optimizer", optimizer]
     if model.endswith("-graph"):
         model = model[: -len("-graph")]
@@ -156,6 +157,18 @@ def test_vocabulary_parallel_gather_backward_makes_only_the_local_block(n):
     assert int(local_rows) * n == int(whole_rows) and float(diff) <= 1e-5
     counts = json.loads(re.search(r"COUNTS (.*)", job.stdout).group(1))
     assert counts["step"] == {"AllReduce": 1}  # the forward's masked lookup; the backward moves nothing
+
+
+@needs_mpi
+def test_tensor_parallel_mlp_holds_half_the_parameter_bytes_by_the_allocator():
+    """Per-rank memory as ``opforge.memory.stats()`` counts it (the bytes freed when the optimizer, then the
+    network, are dropped): 2 ranks each hold about half of one process's weights and optimizer states."""
+    job = run_job([str(SCRIPTS / "tensor_parallel.py"), "--model", "mlp", "--optimizer", "adam"], n=2, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    worst, local_bytes, whole_bytes, local_states, whole_states = _tp_ok(job.stdout)
+    assert worst <= 1e-5 and whole_bytes > 0 and whole_states > 0
+    assert 0.45 <= local_bytes / whole_bytes <= 0.55  # both weights halved; the output bias (4 floats) whole
+    assert 0.45 <= local_states / whole_states <= 0.55
 
 
 @needs_mpi

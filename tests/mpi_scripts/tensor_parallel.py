@@ -10,6 +10,7 @@ compares the whole parameters with one process trained from the same initial wei
 """
 
 import argparse
+import gc
 import json
 import sys
 
@@ -17,7 +18,7 @@ import numpy as np
 from mpi4py import MPI
 
 import opforge
-from opforge import nn, ops
+from opforge import memory, nn, ops
 from opforge.communication import get_group_size, get_rank, init
 from opforge.dispatch.sharding import local_of, redistribution_counts
 
@@ -30,6 +31,7 @@ parser.add_argument("--model", default="mlp", choices=["mlp", "embedding", "enco
 args = parser.parse_args()
 
 init()
+memory.set_min_pooled_bytes(0)  # every array from the caching pool, so its stats count every weight and state
 if args.graph:
     opforge.set_context(mode=opforge.GRAPH_MODE)
 rank, size = get_rank(), get_group_size()
@@ -202,11 +204,12 @@ def train(tensor_parallel: bool, data):
     return net, losses, opt
 
 
-def state_bytes(opt) -> int:
-    """The bytes of this rank's optimizer states (its blocks under optimizer parallel)."""
-    weights = {id(p) for p in opt.parameters}
-    states = [p for _, p in opt.parameters_and_names() if id(p) not in weights]
-    return sum(local_of(p).asnumpy().nbytes for p in states)
+def released_bytes(holder: list) -> int:
+    """The bytes the allocator frees (``opforge.memory.stats()``) when the objects in ``holder`` go."""
+    before = memory.stats()["requested_bytes_in_use"]
+    holder.clear()
+    gc.collect()
+    return before - memory.stats()["requested_bytes_in_use"]
 
 
 rng = np.random.default_rng(1)
@@ -239,14 +242,19 @@ else:  # each rank reads its block of every global batch
     block = BATCH // size
     blocks = [(x[rank * block : (rank + 1) * block], y[rank * block : (rank + 1) * block]) for x, y in data]
     net, losses, opt = train(True, blocks)
-local_states = state_bytes(opt)
 blocks = {p.name: local_of(p).asnumpy() for p in net.trainable_params()}
-local_bytes = sum(b.nbytes for b in blocks.values())
 gathered = MPI.COMM_WORLD.gather(blocks, root=0)
 if args.model == "embedding":  # the table's gradient: only this rank's block of rows, never the whole table
     grad = local_of(table_gradient(net, *data[0])).asnumpy()
     assert grad.shape == local_of(net.table).shape == (VOCAB // size, IN), (grad.shape, local_of(net.table).shape)
     grad_blocks = MPI.COMM_WORLD.gather(grad, root=0)
+# This rank's optimizer states, then its weights, as the allocator counts them (sharded: the blocks only)
+held = [opt]
+del opt
+local_states = released_bytes(held)
+held = [net]
+del net
+local_bytes = released_bytes(held)
 opforge.reset_auto_parallel_context()
 
 if rank == 0:
@@ -272,11 +280,17 @@ if rank == 0:
         grad_diff = float(np.max(np.abs(np.concatenate(grad_blocks) - ref_grad)) / max(np.max(np.abs(ref_grad)), 1e-12))
         print(f"GRAD-BLOCK {grad.shape[0]} {ref_grad.shape[0]} {grad_diff:.3g}", flush=True)
         worst = max(worst, grad_diff)
-    ref_bytes = sum(p.asnumpy().nbytes for p in ref_net.trainable_params())
+    del p
+    held = [ref_opt]
+    del ref_opt
+    ref_states = released_bytes(held)
+    held = [ref_net]
+    del ref_net
+    ref_bytes = released_bytes(held)
     # Under data parallel each rank's loss is its block's; the parameters are compared instead.
     if args.model != "zero" and not np.allclose(losses, ref_losses, rtol=1e-5, atol=1e-6):
         print(f"TP-FAIL losses {losses} != {ref_losses}", flush=True)
         MPI.COMM_WORLD.Abort(1)
     print("COUNTS", json.dumps(counts), flush=True)
-    print(f"TP-OK {worst:.3g} {local_bytes} {ref_bytes} {local_states} {state_bytes(ref_opt)}", flush=True)
+    print(f"TP-OK {worst:.3g} {local_bytes} {ref_bytes} {local_states} {ref_states}", flush=True)
 sys.exit(0)
