@@ -20,9 +20,13 @@ call reaches its ``process_primitive``, which
   input must have (from the primitive's strategy, ``prim.shard(...)``, or propagated from the inputs'
   layouts), the layouts of the outputs, the mesh axes over which an output holds partial results (an
   AllReduce completes them: row-parallel MatMul), and the local arguments (shapes divided);
-* redistributes each input to its layout with the collectives already in opforge (AllGather over the
-  ranks of one mesh axis, a local Slice, AllReduce for partials), calls the primitive on the local
-  blocks below this interpreter, and wraps the outputs;
+* redistributes each input to its layout with the collectives already in opforge, the one that sends
+  least: an AlltoAll moves a mesh axis from one dim to another, else an AllGather over the ranks of one
+  mesh axis and a local Slice; calls the primitive on the local blocks below this interpreter, and
+  wraps the outputs;
+* keeps an output's partial results pending (``ShardedValue.pending``) until an operator reads it: a
+  ReduceScatter when the reader wants it split along a dim over a pending axis, else an AllReduce (the
+  outermost cell's outputs are completed as it returns);
 * runs an operator without a rule on replicated inputs, warning once with its name.
 
 A tape above this interpreter records the global calls, and its backward pass (bprops are primitives)
