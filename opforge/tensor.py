@@ -314,6 +314,7 @@ class Parameter(Tensor):
 
     def __init__(self, default_input, name: str | None = None, requires_grad: bool = True, dtype=None):
         super().__init__(default_input, dtype=dtype)  # a copy: a Parameter owns its data
+        self._own_pooled()
         if name is not None and not isinstance(name, str):
             raise TypeError(f"For 'Parameter', the 'name' must be str, but got {type(name).__name__}.")
         if not isinstance(requires_grad, bool):
@@ -323,6 +324,18 @@ class Parameter(Tensor):
         self.name = name or "Parameter"
         self.requires_grad = requires_grad
         self._version = 0
+
+    def _own_pooled(self) -> None:
+        """Hold the value in memory from the device's allocator (the caching pool on the CPU), as kernel
+        outputs are, so ``opforge.memory.stats()`` counts the weights and optimizer states a process keeps
+        (a sharded weight: its block only, docs/parallel.md)."""
+        data = getattr(self, "_data", None)
+        if data is None:
+            return  # a placeholder
+        device = self._meta[2]
+        own = device.empty(self._meta[1], data.dtype)
+        device.write(own, data)
+        self._data = own
 
     @property
     def data(self) -> Parameter:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 import sys
@@ -103,7 +104,8 @@ def _tp_ok(out: str):
     ],
 )
 def test_sharded_training_equals_one_process(model, n, optimizer):
-    """``-graph``: in GRAPH_MODE, each rank's local program traced once (after the eager first step)."""
+    """``-graph``: in GRAPH_MODE, each rank's local program traced once (after the eager first step). The bytes
+    are the allocator's (``opforge.memory.stats()``), freed when the optimizer and the network are dropped."""
     argv = [str(SCRIPTS / "tensor_parallel.py"), "--optimizer", optimizer]
     if model.endswith("-graph"):
         model = model[: -len("-graph")]
@@ -121,6 +123,52 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
         assert local_states <= whole_states / n + 16
     else:
         assert local_bytes < whole_bytes
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_redistribution_sends_less_reduce_scatter_and_alltoall(n):
+    """A partial sum read split (a row-parallel Dense feeding a row-split ReLU) takes one ReduceScatter; a
+    tensor moving from split rows to split columns (the ReLU feeding a column-split Tanh) one AlltoAll,
+    forward and backward, and training still equals one process."""
+    argv = [str(SCRIPTS / "tensor_parallel.py"), "--model", "seqpar", "--optimizer", "momentum"]
+    job = run_job(argv, n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert _tp_ok(job.stdout)[0] <= 1e-5
+    counts = json.loads(re.search(r"COUNTS (.*)", job.stdout).group(1))
+    # forward: ReduceScatter (fc2 -> ReLU), AlltoAll (ReLU -> Tanh), AllReduce (the head's partial sum, whole)
+    assert counts["forward"] == {"ReduceScatter": 1, "AlltoAll": 1, "AllReduce": 1}
+    backward = {k: counts["step"].get(k, 0) - counts["forward"].get(k, 0) for k in counts["step"]}
+    # backward: Tanh's gradient back to split rows (AlltoAll), fc2's weight gradient (a partial sum over the
+    # rows) to its column block (ReduceScatter)
+    assert backward["ReduceScatter"] >= 1 and backward["AlltoAll"] >= 1
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_vocabulary_parallel_gather_backward_makes_only_the_local_block(n):
+    """The gradient of a row-split embedding table is each rank's block (a local segment sum of the rows in
+    its vocabulary range), equal to one process's rows; no whole-table gradient is sliced."""
+    job = run_job(
+        [str(SCRIPTS / "tensor_parallel.py"), "--model", "embedding", "--optimizer", "adam"], n=n, timeout=240
+    )
+    assert job.returncode == 0, job.stdout + job.stderr
+    local_rows, whole_rows, diff = re.search(r"GRAD-BLOCK (\d+) (\d+) (\S+)", job.stdout).groups()
+    assert int(local_rows) * n == int(whole_rows) and float(diff) <= 1e-5
+    counts = json.loads(re.search(r"COUNTS (.*)", job.stdout).group(1))
+    assert counts["step"] == {"AllReduce": 1}  # the forward's masked lookup; the backward moves nothing
+
+
+@needs_mpi
+def test_tensor_parallel_mlp_holds_half_the_parameter_bytes_by_the_allocator():
+    """Per-rank memory as ``opforge.memory.stats()`` counts it (the bytes freed when the optimizer, then the
+    network, are dropped): 2 ranks each hold about half of one process's weights and optimizer states."""
+    job = run_job([str(SCRIPTS / "tensor_parallel.py"), "--model", "mlp", "--optimizer", "adam"], n=2, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    worst, local_bytes, whole_bytes, local_states, whole_states = _tp_ok(job.stdout)
+    assert worst <= 1e-5 and whole_bytes > 0 and whole_states > 0
+    assert 0.45 <= local_bytes / whole_bytes <= 0.55  # both weights halved; the output bias (4 floats) whole
+    assert 0.45 <= local_states / whole_states <= 0.55
 
 
 @needs_mpi

@@ -230,8 +230,19 @@ def get_bprop_select(self):
 
 @bprop_getters.register(P.Gather)
 def get_bprop_gather(self):
-    segment_sum = P.UnsortedSegmentSum()
     transpose = P.Transpose()
+    sums = {}  # (gathered axis, ranks of the moved dout and of the indices) -> UnsortedSegmentSum
+
+    def segment_sum(a: int, moved_rank: int, ni: int):
+        key = (a, moved_rank, ni)
+        op = sums.get(key)
+        if op is None:
+            op = sums[key] = P.UnsortedSegmentSum()
+            table = getattr(self, "in_strategy", None)
+            if table is not None:  # semi-auto parallel: the gradient laid out as the table (each rank its block)
+                s = table[0]
+                op.shard(((1,) * moved_rank, (1,) * ni), out_strategy=((s[a], *s[:a], *s[a + 1 :]),))
+        return op
 
     def bprop(params, indices, axis, out, dout):
         nd, ni = len(params.shape), len(indices.shape)
@@ -240,7 +251,7 @@ def get_bprop_gather(self):
         # into params.shape[a] rows, and put that dim back at a.
         perm = tuple(range(a, a + ni)) + tuple(range(a)) + tuple(range(a + ni, len(dout.shape)))
         moved = transpose(dout, perm) if perm != tuple(range(len(perm))) else dout
-        summed = segment_sum(moved, indices, params.shape[a])
+        summed = segment_sum(a, len(perm), ni)(moved, indices, params.shape[a])
         back = tuple(range(1, a + 1)) + (0,) + tuple(range(a + 1, nd))
         grad = transpose(summed, back) if back != tuple(range(nd)) else summed
         return grad, zeros_like(indices), None

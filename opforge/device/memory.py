@@ -6,7 +6,8 @@ NumPy's allocator: when the last array or view of a block dies, the block goes b
 and the next output of the same size bucket reuses it, already mapped and faulted in. A fresh
 64 MB output costs thousands of page faults; a pooled one none, which makes a 16M-element ReLU
 about twice as fast as with a fresh output. Smaller arrays keep NumPy's allocation, which is
-faster for them.
+faster for them. Parameters keep their values in memory from the same allocator (``Parameter``
+copies its initial value into it), so the statistics count weights and optimizer states too.
 
 * Buckets: a request is rounded up to a multiple of 4 KiB up to 16 KiB, then to one of four
   steps per power of two (at most 25% larger). Blocks are page aligned (so 64-byte aligned).

@@ -20,9 +20,13 @@ call reaches its ``process_primitive``, which
   input must have (from the primitive's strategy, ``prim.shard(...)``, or propagated from the inputs'
   layouts), the layouts of the outputs, the mesh axes over which an output holds partial results (an
   AllReduce completes them: row-parallel MatMul), and the local arguments (shapes divided);
-* redistributes each input to its layout with the collectives already in opforge (AllGather over the
-  ranks of one mesh axis, a local Slice, AllReduce for partials), calls the primitive on the local
-  blocks below this interpreter, and wraps the outputs;
+* redistributes each input to its layout with the collectives already in opforge, the one that sends
+  least: an AlltoAll moves a mesh axis from one dim to another, else an AllGather over the ranks of one
+  mesh axis and a local Slice; calls the primitive on the local blocks below this interpreter, and
+  wraps the outputs;
+* keeps an output's partial results pending (``ShardedValue.pending``) until an operator reads it: a
+  ReduceScatter when the reader wants it split along a dim over a pending axis, else an AllReduce (the
+  outermost cell's outputs are completed as it returns);
 * runs an operator without a rule on replicated inputs, warning once with its name.
 
 A tape above this interpreter records the global calls, and its backward pass (bprops are primitives)
@@ -156,12 +160,18 @@ def axis_ranks(rank: int, mesh, axis: int) -> list:
 
 class ShardedValue:
     """The data of a sharded tensor: ``local`` (this rank's block, a Tensor) and its ``layout``; ``shape``
-    is the global shape."""
+    is the global shape.
 
-    __slots__ = ("local", "layout", "shape")
+    ``pending``: None, or ``(how, axes)`` when ``local`` is this rank's *partial* result of a reduction
+    (``how``: "sum", "mean", ...) over the ranks of those mesh axes, not completed yet: the consumer
+    decides how (a ReduceScatter when it wants the tensor split along a dim, an AllReduce when whole).
+    ``done``: the blocks already made from a pending value, by target layout."""
 
-    def __init__(self, local: Tensor, layout: TensorLayout, shape: tuple):
+    __slots__ = ("local", "layout", "shape", "pending", "done")
+
+    def __init__(self, local: Tensor, layout: TensorLayout, shape: tuple, pending=None):
         self.local, self.layout, self.shape = local, layout, tuple(shape)
+        self.pending, self.done = pending, {}
 
     @property
     def ndim(self) -> int:
@@ -175,7 +185,17 @@ class ShardedValue:
     def nbytes(self) -> int:
         return self.size * self.local._meta[0].itemsize
 
+    def complete(self) -> Tensor:
+        """The block under ``layout``, the pending reduction done (an AllReduce over each pending axis)."""
+        if self.pending is not None:
+            how, axes = self.pending
+            self.local = _finish_partial(self.local, how, axes, self.layout.mesh)
+            self.pending, self.done = None, {}
+        return self.local
+
     def __array__(self, *args, **kwargs):
+        if self.layout.is_replicated:  # a partial sum read whole: every rank reads it the same
+            return self.complete().__array__(*args, **kwargs)
         raise RuntimeError(
             f"This Tensor is sharded across ranks ({self.layout}, global shape {list(self.shape)}): each rank "
             "holds one block. Read it after an operator that needs it whole, or gather it with "
@@ -183,7 +203,8 @@ class ShardedValue:
         )
 
     def __repr__(self) -> str:
-        return f"ShardedValue(shape={list(self.shape)}, {self.layout}, local={list(self.local.shape)})"
+        partial = f", partial {self.pending}" if self.pending is not None else ""
+        return f"ShardedValue(shape={list(self.shape)}, {self.layout}, local={list(self.local.shape)}{partial})"
 
 
 def is_sharded(t) -> bool:
@@ -198,14 +219,24 @@ def layout_of(t) -> TensorLayout:
 
 
 def local_of(t):
+    """This rank's block of ``t`` (a pending partial result completed first)."""
     data = getattr(t, "_data", None)
-    return data.local if data.__class__ is ShardedValue else t
+    return data.complete() if data.__class__ is ShardedValue else t
 
 
-def _wrap(local: Tensor, layout: TensorLayout, shape: tuple) -> Tensor:
-    if layout.is_replicated:
+def finish(out):
+    """The outermost cell's outputs: partial results completed, replicated ones as plain Tensors."""
+    if isinstance(out, (tuple, list)):
+        return type(out)(finish(o) for o in out)
+    if is_sharded(out) and out._data.layout.is_replicated:
+        out._data = out._data.complete()._data  # the same Tensor (a tape may have recorded it), now plain
+    return out
+
+
+def _wrap(local: Tensor, layout: TensorLayout, shape: tuple, pending=None) -> Tensor:
+    if layout.is_replicated and pending is None:
         return local
-    return Tensor._from_array(ShardedValue(local, layout, shape), local._meta[0], local._meta[2])
+    return Tensor._from_array(ShardedValue(local, layout, shape, pending), local._meta[0], local._meta[2])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,6 +247,7 @@ class _CollectiveOps:
     """Set by ``set_collective_ops`` (``opforge/primitives/sharding_ops.py``)."""
 
     all_gather = all_reduce = slice = None  # (x, dim, group) / (x, op, group) / (x, dim, index, parts)
+    reduce_scatter = all_to_all = None  # (x, dim, op, group) / (x, split_dim, concat_dim, group)
     world = group = None  # () -> (rank, size) / (ranks) -> group name
     exchange = None  # (tuple of ints) -> every rank's tuple, in rank order
     assign = None  # (parameter, value): write value into parameter in place
@@ -224,14 +256,35 @@ class _CollectiveOps:
 _ops = _CollectiveOps()
 
 
-def set_collective_ops(*, all_gather, all_reduce, slice, world, group, exchange, assign) -> None:
+def set_collective_ops(
+    *, all_gather, all_reduce, reduce_scatter, all_to_all, slice, world, group, exchange, assign
+) -> None:
     """``all_gather(x, dim, group)`` (blocks concatenated along ``dim`` in group order),
-    ``all_reduce(x, op, group)``, ``slice(x, dim, index, parts)`` (block ``index`` of ``parts`` along
-    ``dim``), ``world() -> (rank, size)`` and ``group(ranks) -> name`` (the communication group of
-    those world ranks, created on first use) and ``exchange(values) -> [values of each rank]``, written
-    with primitives."""
+    ``all_reduce(x, op, group)``, ``reduce_scatter(x, dim, op, group)`` (the reduction's block of this
+    rank along ``dim``), ``all_to_all(x, split_dim, concat_dim, group)`` (MindSpore's AlltoAll),
+    ``slice(x, dim, index, parts)`` (block ``index`` of ``parts`` along ``dim``), ``world() -> (rank,
+    size)`` and ``group(ranks) -> name`` (the communication group of those world ranks, created on first
+    use) and ``exchange(values) -> [values of each rank]``, written with primitives."""
     _ops.all_gather, _ops.all_reduce, _ops.slice, _ops.world, _ops.group = all_gather, all_reduce, slice, world, group
+    _ops.reduce_scatter, _ops.all_to_all = reduce_scatter, all_to_all
     _ops.exchange, _ops.assign = exchange, assign
+
+
+_counts: dict = {}
+
+
+def _count(name: str) -> None:
+    _counts[name] = _counts.get(name, 0) + 1
+
+
+def redistribution_counts(reset: bool = False) -> dict:
+    """Collective name ("AllGather", "AllReduce", "ReduceScatter", "AlltoAll") or "Slice" -> how many the
+    interpreter has run to redistribute tensors and complete partial results (forward and backward);
+    ``reset`` zeroes the counts after reading them."""
+    out = dict(_counts)
+    if reset:
+        _counts.clear()
+    return out
 
 
 _STRATEGY_WORDS = 24  # a strategy travels as this many ints: the operator's name's CRC, then the split counts
@@ -277,21 +330,68 @@ def _group_along(mesh, axis: int):
 
 
 def redistribute(x: Tensor, src: TensorLayout, dst: TensorLayout, shape: tuple) -> Tensor:
-    """``x`` (this rank's block of a tensor of global ``shape`` laid out as ``src``) as its block under ``dst``."""
+    """``x`` (this rank's block of a tensor of global ``shape`` laid out as ``src``) as its block under ``dst``:
+    an AlltoAll for a mesh axis that moves from one dim to another, then an AllGather over the ranks of each
+    axis ``dst`` does not split as ``src`` does, then a local slice for each split ``dst`` adds."""
     if src == dst:
         return x
     if src.mesh != dst.mesh and not src.is_replicated:  # different device matrices: through the whole tensor
         x = redistribute(x, src, replicated(len(shape), src.mesh), shape)
         src = replicated(len(shape), dst.mesh)
+    x, src = _move_splits(x, src, dst)
     rank, _ = _ops.world()
     for i, (a, b) in enumerate(zip(src.dims, dst.dims)):
         if a is not None and a != b:  # gather what dst does not split (or splits otherwise)
+            _count("AllGather")
             x = _ops.all_gather(x, i, _group_along(src.mesh, a))
     here = coords(rank, dst.mesh) if dst.mesh else ()
     for i, (a, b) in enumerate(zip(src.dims, dst.dims)):
         if b is not None and a != b:
+            _count("Slice")
             x = _ops.slice(x, i, here[b], dst.mesh[b])
     return x
+
+
+def _move_splits(x: Tensor, src: TensorLayout, dst: TensorLayout):
+    """A mesh axis splitting dim i under ``src`` and dim j under ``dst`` (j whole under ``src``): one
+    AlltoAll over that axis' ranks sends each rank only the parts of its new block it lacks (1/n of the
+    block each way), where an AllGather would bring the whole dim i and a slice drop most of it."""
+    if src.mesh != dst.mesh:
+        return x, src
+    dims = list(src.dims)
+    for i in range(len(dims)):
+        a = dims[i]
+        if a is None or dst.dims[i] == a:
+            continue
+        j = next((j for j, b in enumerate(dst.dims) if b == a and dims[j] is None), None)
+        if j is not None:
+            _count("AlltoAll")
+            x = _ops.all_to_all(x, j, i, _group_along(src.mesh, a))
+            dims[i], dims[j] = None, a
+    return x, src.with_dims(dims)
+
+
+def _scatter_partial(data: ShardedValue, want: TensorLayout, shape: tuple):
+    """A pending partial sum (or mean) wanted split along a dim over one of its pending axes: a
+    ReduceScatter there (each rank receives only its block of the sum) instead of an AllReduce and a
+    slice; None when no dim of ``want`` is split over a pending axis."""
+    how, axes = data.pending
+    have = data.layout
+    if how not in ("sum", "mean") or want.mesh != have.mesh:
+        return None
+    d = next((d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b in axes), None)
+    if d is None:
+        return None
+    axis = want.dims[d]
+    _count("ReduceScatter")
+    x = _ops.reduce_scatter(data.local, d, "sum", _group_along(have.mesh, axis))
+    if how == "mean":
+        x = x * (1.0 / have.mesh[axis])
+    rest = tuple(a for a in axes if a != axis)
+    if rest:
+        x = _finish_partial(x, how, rest, have.mesh)
+    split = have.with_dims([axis if i == d else a for i, a in enumerate(have.dims)])
+    return redistribute(x, split, want, shape)
 
 
 def _check_divisible(prim_name: str, arg: str, shape: tuple, layout: TensorLayout) -> None:
@@ -331,6 +431,7 @@ _REDUCE_OPS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "mean":
 
 def _finish_partial(out: Tensor, how: str, axes: tuple, mesh: tuple) -> Tensor:
     for axis in axes:
+        _count("AllReduce")
         out = _ops.all_reduce(out, _REDUCE_OPS[how], _group_along(mesh, axis))
         if how == "mean":
             out = out * (1.0 / mesh[axis])
@@ -466,10 +567,10 @@ class ShardInterpreter(Interpreter):
         layouts_out = plan.outputs or [replicated(len(o._meta[1])) for o in outs]
         results = []
         for k, (o, lay) in enumerate(zip(outs, layouts_out)):
-            if k in plan.partial:
-                how, axes = plan.partial[k]
-                o = _finish_partial(o, how, axes, lay.mesh)
-            results.append(self._output(prim, args, k, o, lay))
+            pending = plan.partial.get(k)
+            if pending is not None and _written_input(prim, args, k) is not None:
+                o, pending = _finish_partial(o, *pending, lay.mesh), None  # a Parameter holds whole values
+            results.append(self._output(prim, args, k, o, lay, pending))
         return tuple(results) if isinstance(out, tuple) else results[0]
 
     def _as_layout(self, prim, i: int, t, want: TensorLayout):
@@ -477,6 +578,16 @@ class ShardInterpreter(Interpreter):
             return t
         shape = t._meta[1]
         have = layout_of(t)
+        data = t._data
+        if data.__class__ is ShardedValue and data.pending is not None:
+            key = (tuple(want.mesh), tuple(want.dims))
+            block = data.done.get(key)
+            if block is None:
+                _check_divisible(prim.name, prim._arg_name(i), shape, want)
+                block = _scatter_partial(data, want, shape)
+            if block is not None:
+                data.done[key] = block  # a second reader (a bprop) takes the same block
+                return block
         if have.dims == want.dims and (have.is_replicated or have.mesh == want.mesh):
             return local_of(t)
         _check_divisible(prim.name, prim._arg_name(i), shape, want)
@@ -488,12 +599,12 @@ class ShardInterpreter(Interpreter):
         return block
 
     @staticmethod
-    def _output(prim, args: tuple, k: int, local: Tensor, layout: TensorLayout):
+    def _output(prim, args: tuple, k: int, local: Tensor, layout: TensorLayout, pending=None):
         written = _written_input(prim, args, k)
         if written is not None:  # an in-place output is the Parameter it wrote (MindSpore's convention)
             return written
         shape = tuple(s * layout.splits(i) for i, s in enumerate(local._meta[1]))
-        return _wrap(local, layout, shape)
+        return _wrap(local, layout, shape, pending)
 
 
 def zero_plan(prim, args: tuple, plan: ShardPlan) -> ShardPlan:

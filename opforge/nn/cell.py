@@ -285,7 +285,7 @@ class Cell:
         with sharding.ShardInterpreter(optimizer_parallel=optimizer_parallel(), strategies=operator_parallel()):
             if operator_parallel():
                 args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
-            return self._call_construct(args, kwargs)
+            return sharding.finish(self._call_construct(args, kwargs))
 
     @property
     def _sharded_graph(self) -> JitFunction:

@@ -63,11 +63,19 @@ def _group(ranks: tuple) -> str:
     return name
 
 
+_MAKERS = {
+    "gather": lambda group, op: K.AllGather(group=group),
+    "reduce": lambda group, op: K.AllReduce(op=op, group=group),
+    "scatter": lambda group, op: K.ReduceScatter(op=op, group=group),
+    "alltoall": lambda group, dims: K.AlltoAll(get_group_size(group), dims[0], dims[1], group),
+}
+
+
 def _prim(kind, group, op=None):
     key = (kind, group, op)
     p = _prims.get(key)
     if p is None:
-        p = K.AllGather(group=group) if kind == "gather" else K.AllReduce(op=op, group=group)
+        p = _MAKERS[kind](group, op)
         _prims[key] = p
     return p
 
@@ -92,6 +100,16 @@ def _all_reduce(x, op, group):
     return _prim("reduce", group, op)(x)
 
 
+def _reduce_scatter(x, dim, op, group):
+    if dim == 0:
+        return _prim("scatter", group, op)(x)
+    return _swap(_prim("scatter", group, op)(_swap(x, dim)), dim)
+
+
+def _all_to_all(x, split_dim, concat_dim, group):
+    return _prim("alltoall", group, (split_dim, concat_dim))(x)
+
+
 def _block(x, dim, index, parts):
     shape = x.shape
     size = shape[dim] // parts
@@ -110,6 +128,8 @@ _assign = A.Assign()
 set_collective_ops(
     all_gather=_all_gather,
     all_reduce=_all_reduce,
+    reduce_scatter=_reduce_scatter,
+    all_to_all=_all_to_all,
     slice=_block,
     world=_world,
     group=_group,
@@ -490,6 +510,7 @@ _and = P.LogicalAnd()
 _select = A.Select()
 _zeros_like = A.ZerosLike()
 _expand = A.ExpandDims()
+_segment_sum = A.UnsortedSegmentSum()
 
 
 def _row_block_gather(table, indices, axis, offset: int, rows: int):
@@ -524,6 +545,34 @@ def _gather_rule(prim, args, layouts, strategy):
 
     plan = ShardPlan(inputs=[lay, idx, None], outputs=[out], local=local)
     plan.partial[0] = ("sum", (mesh_axis,))
+    return plan
+
+
+@sharding_rules.register(A.UnsortedSegmentSum)
+def _segment_sum_rule(prim, args, layouts, strategy):
+    """The segments (output rows) split by ``out_strategy`` (the gradient of a vocabulary-parallel Gather:
+    each rank sums only the rows of its block, ids shifted by its offset, the others dropped); else the
+    ids' dims split leave partial sums."""
+    x, ids, num = args[0], args[1], args[2]
+    ni, rank = len(_shape(ids)), len(_shape(x))
+    out_strategy = getattr(prim, "out_strategy", None)
+    if strategy is not None and out_strategy is not None:
+        _check_strategy(prim, strategy, [rank, ni])
+        mesh = mesh_with_repeat(world_size(), out_strategy[0], prim.name)
+        out = TensorLayout.make(mesh, list(range(1, rank - ni + 2)))
+        x_lay = out.with_dims([None] * ni + list(out.dims[1:]))
+    else:
+        x_lay = _on_mesh(layouts[0], _first_mesh(layouts[:2]))
+        out = x_lay.with_dims((None, *x_lay.dims[ni:]))
+    plan = ShardPlan(inputs=[x_lay, x_lay.with_dims(x_lay.dims[:ni]), None], outputs=[out])
+    split = tuple(d for d in x_lay.dims[:ni] if d is not None)
+    if split:
+        plan.partial[0] = ("sum", split)
+    if out.dims[0] is not None:
+        rows = num // out.mesh[out.dims[0]]
+        offset = coords(get_rank(), out.mesh)[out.dims[0]] * rows
+        plan.local = lambda data, i, n: _segment_sum(data, _sub(i, offset), n)
+        plan.args[2] = rows
     return plan
 
 

@@ -10,25 +10,28 @@ compares the whole parameters with one process trained from the same initial wei
 """
 
 import argparse
+import gc
+import json
 import sys
 
 import numpy as np
 from mpi4py import MPI
 
 import opforge
-from opforge import nn, ops
+from opforge import memory, nn, ops
 from opforge.communication import get_group_size, get_rank, init
-from opforge.dispatch.sharding import local_of
+from opforge.dispatch.sharding import local_of, redistribution_counts
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--optimizer", default="momentum", choices=["momentum", "adam", "sgd"])
 parser.add_argument("--steps", type=int, default=4)
 parser.add_argument("--mode", default="semi_auto_parallel")
 parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
-parser.add_argument("--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero"])
+parser.add_argument("--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "seqpar"])
 args = parser.parse_args()
 
 init()
+memory.set_min_pooled_bytes(0)  # every array from the caching pool, so its stats count every weight and state
 if args.graph:
     opforge.set_context(mode=opforge.GRAPH_MODE)
 rank, size = get_rank(), get_group_size()
@@ -124,7 +127,54 @@ class BatchSplit(nn.Cell):
         return self.fc2(self.fc1(x))
 
 
-MODELS = {"mlp": MLP, "embedding": Embedding, "encoder": Encoder, "batch": BatchSplit, "zero": BatchSplit}
+class SequenceParallel(nn.Cell):
+    """Megatron's sequence parallelism: a row-parallel Dense whose partial sums a row-split ReLU reads (one
+    ReduceScatter, not an AllReduce and a slice), then a column-split Tanh (one AlltoAll moves the split
+    from the rows to the columns, not an AllGather and a slice)."""
+
+    def __init__(self, tensor_parallel: bool):
+        super().__init__()
+        self.fc1 = nn.Dense(IN, HIDDEN, weight_init="he_uniform", bias_init="normal")
+        self.fc2 = nn.Dense(HIDDEN, IN, weight_init="he_uniform", has_bias=False)
+        self.relu, self.tanh = ops.ReLU(), ops.Tanh()
+        self.head = nn.Dense(IN, OUT, weight_init="he_uniform")
+        if tensor_parallel:
+            self.fc1.matmul.shard(((1, 1), (size, 1)))
+            self.fc1.bias_add.shard(((1, size), (size,)))
+            self.fc2.matmul.shard(((1, size), (1, size)))
+            self.relu.shard(((size, 1),))
+            self.tanh.shard(((1, size),))
+
+    def construct(self, x):
+        return self.head(self.tanh(self.relu(self.fc2(self.fc1(x)))))
+
+
+class TableGradient(nn.Cell):
+    """The gradient of the loss with respect to an embedding table, taken inside the outermost cell (so the
+    backward runs sharded, as in a training step)."""
+
+    def __init__(self, net, table):
+        super().__init__()
+        self.net = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+        self.grad = ops.GradOperation(get_by_list=True)
+        self.weights = opforge.ParameterTuple([table])
+
+    def construct(self, x, y):
+        return self.grad(self.net, self.weights)(x, y)[0]
+
+
+def table_gradient(net, x, y):
+    return TableGradient(net, net.table)(opforge.Tensor(x), opforge.Tensor(y))
+
+
+MODELS = {
+    "seqpar": SequenceParallel,
+    "mlp": MLP,
+    "embedding": Embedding,
+    "encoder": Encoder,
+    "batch": BatchSplit,
+    "zero": BatchSplit,
+}
 VOCAB, HEADS, SEQ = 8 * size, size, 6
 
 
@@ -140,20 +190,30 @@ def train(tensor_parallel: bool, data):
     else:
         opt = nn.SGD(params, learning_rate=0.1)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
-    losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data[:-1]]
+    # The last step and a forward pass alone: the collectives the interpreter ran in each
+    redistribution_counts(reset=True)
+    x, y = data[-1]
+    losses.append(float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()))
+    step_counts = redistribution_counts(reset=True)
+    net(opforge.Tensor(x))
+    if tensor_parallel:
+        counts.update(step=step_counts, forward=redistribution_counts(reset=True))
     if args.graph and tensor_parallel:  # the first step ran eagerly (laying the weights out), then one trace
         assert len(step._sharded_graph.traces()) == 1, step._sharded_graph
     return net, losses, opt
 
 
-def state_bytes(opt) -> int:
-    """The bytes of this rank's optimizer states (its blocks under optimizer parallel)."""
-    weights = {id(p) for p in opt.parameters}
-    states = [p for _, p in opt.parameters_and_names() if id(p) not in weights]
-    return sum(local_of(p).asnumpy().nbytes for p in states)
+def released_bytes(holder: list) -> int:
+    """The bytes the allocator frees (``opforge.memory.stats()``) when the objects in ``holder`` go."""
+    before = memory.stats()["requested_bytes_in_use"]
+    holder.clear()
+    gc.collect()
+    return before - memory.stats()["requested_bytes_in_use"]
 
 
 rng = np.random.default_rng(1)
+counts = {}
 
 
 def inputs():
@@ -182,10 +242,19 @@ else:  # each rank reads its block of every global batch
     block = BATCH // size
     blocks = [(x[rank * block : (rank + 1) * block], y[rank * block : (rank + 1) * block]) for x, y in data]
     net, losses, opt = train(True, blocks)
-local_states = state_bytes(opt)
 blocks = {p.name: local_of(p).asnumpy() for p in net.trainable_params()}
-local_bytes = sum(b.nbytes for b in blocks.values())
 gathered = MPI.COMM_WORLD.gather(blocks, root=0)
+if args.model == "embedding":  # the table's gradient: only this rank's block of rows, never the whole table
+    grad = local_of(table_gradient(net, *data[0])).asnumpy()
+    assert grad.shape == local_of(net.table).shape == (VOCAB // size, IN), (grad.shape, local_of(net.table).shape)
+    grad_blocks = MPI.COMM_WORLD.gather(grad, root=0)
+# This rank's optimizer states, then its weights, as the allocator counts them (sharded: the blocks only)
+held = [opt]
+del opt
+local_states = released_bytes(held)
+held = [net]
+del net
+local_bytes = released_bytes(held)
 opforge.reset_auto_parallel_context()
 
 if rank == 0:
@@ -206,10 +275,22 @@ if rank == 0:
         if diff > 1e-5:
             print(f"TP-FAIL {p.name}: relative difference {diff:.3g}", flush=True)
             MPI.COMM_WORLD.Abort(1)
-    ref_bytes = sum(p.asnumpy().nbytes for p in ref_net.trainable_params())
+    if args.model == "embedding":
+        ref_grad = table_gradient(ref_net, *data[0]).asnumpy()
+        grad_diff = float(np.max(np.abs(np.concatenate(grad_blocks) - ref_grad)) / max(np.max(np.abs(ref_grad)), 1e-12))
+        print(f"GRAD-BLOCK {grad.shape[0]} {ref_grad.shape[0]} {grad_diff:.3g}", flush=True)
+        worst = max(worst, grad_diff)
+    del p
+    held = [ref_opt]
+    del ref_opt
+    ref_states = released_bytes(held)
+    held = [ref_net]
+    del ref_net
+    ref_bytes = released_bytes(held)
     # Under data parallel each rank's loss is its block's; the parameters are compared instead.
     if args.model != "zero" and not np.allclose(losses, ref_losses, rtol=1e-5, atol=1e-6):
         print(f"TP-FAIL losses {losses} != {ref_losses}", flush=True)
         MPI.COMM_WORLD.Abort(1)
-    print(f"TP-OK {worst:.3g} {local_bytes} {ref_bytes} {local_states} {state_bytes(ref_opt)}", flush=True)
+    print("COUNTS", json.dumps(counts), flush=True)
+    print(f"TP-OK {worst:.3g} {local_bytes} {ref_bytes} {local_states} {ref_states}", flush=True)
 sys.exit(0)
