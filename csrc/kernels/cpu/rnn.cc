@@ -1,7 +1,8 @@
 // LSTMLayer, GRULayer, RNNLayer and their grads: one layer and direction of a recurrent net over a whole sequence (the recurrence in
 // C++, not a Python loop per step). The input projection of every step is one GEMM; each step adds
-// h_{t-1} W_hh^T with a GEMM and runs the cell math of functors/rnn.h. The backward pass walks the
-// sequence in reverse (BPTT) and ends with three GEMMs for dx, dW_ih and dW_hh. float32 and float64.
+// h_{t-1} W_hh^T with a small GEMM on a copy of W_hh packed once per call (StepGemm below) and runs the
+// cell math of functors/rnn.h. The backward pass walks the sequence in reverse (BPTT) and ends with
+// three GEMMs for dx, dW_ih and dW_hh over every step at once. float32 and float64.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -14,6 +15,88 @@
 
 namespace opforge {
 namespace {
+
+// The per-step product of a recurrence, c [m, n] (+)= a [m, k] b [k, n] with m the batch (a few rows):
+// BLAS repacks b on every call, which for 8 rows cost as much as the arithmetic (a step's GEMM ran at
+// half the speed of the big ones). Here b is packed once per call into panels of kLanes columns
+// ([panel][k][kLanes], zero-padded), and each step streams the panels through register accumulators of
+// 4 rows. Deterministic: every element is summed over k in order.
+template <typename T>
+constexpr int64_t kLanes = 64 / static_cast<int64_t>(sizeof(T));  // one 64-byte vector
+
+template <typename T>
+int64_t PackedPanelsSize(int64_t k, int64_t n) {
+  return (n + kLanes<T> - 1) / kLanes<T> * kLanes<T> * k;
+}
+
+// Packs b [k, n] (b(i, j) = src[j * ld + i] when `trans`, else src[i * ld + j]) into `out`.
+template <typename T>
+void PackPanels(bool trans, int64_t k, int64_t n, const T* src, int64_t ld, T* out) {
+  constexpr int64_t L = kLanes<T>;
+  for (int64_t p = 0; p * L < n; ++p) {
+    for (int64_t i = 0; i < k; ++i) {
+      T* o = out + (p * k + i) * L;
+      for (int64_t j = 0; j < L; ++j) {
+        const int64_t col = p * L + j;
+        o[j] = col >= n ? T(0) : trans ? src[col * ld + i] : src[i * ld + col];
+      }
+    }
+  }
+}
+
+// R rows of c (+)= a b, b packed by PackPanels. The accumulators are GCC/Clang vectors of 64 bytes: one
+// AVX-512 register, two AVX2 ones, four SSE ones, whichever clone the CPU runs.
+template <typename T, int R>
+OPF_VECTOR_CLONES void StepGemmRows(const T* a, int64_t lda, const T* packed, int64_t k, int64_t n, bool accumulate,
+                                    T* c, int64_t ldc) {
+  typedef T Vec __attribute__((vector_size(64)));
+  constexpr int64_t L = kLanes<T>;
+  for (int64_t p = 0; p * L < n; ++p) {
+    const T* panel = packed + p * k * L;
+    Vec acc[R] = {};
+    for (int64_t i = 0; i < k; ++i) {
+      Vec w;
+      std::memcpy(&w, panel + i * L, sizeof(Vec));
+      for (int r = 0; r < R; ++r) acc[r] += a[r * lda + i] * w;
+    }
+    const int64_t cols = std::min(L, n - p * L);
+    for (int r = 0; r < R; ++r) {
+      T* cr = c + r * ldc + p * L;
+      if (cols == L) {
+        Vec out = acc[r];
+        if (accumulate) {
+          Vec old;
+          std::memcpy(&old, cr, sizeof(Vec));
+          out += old;
+        }
+        std::memcpy(cr, &out, sizeof(Vec));
+      } else {
+        for (int64_t j = 0; j < cols; ++j) cr[j] = (accumulate ? cr[j] : T(0)) + acc[r][j];
+      }
+    }
+  }
+}
+
+// c [m, n] = a [m, k] b (+ c when `accumulate`), b packed by PackPanels.
+template <typename T>
+void StepGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* packed, bool accumulate, T* c,
+              int64_t ldc) {
+  int64_t r = 0;
+  for (; r + 4 <= m; r += 4) StepGemmRows<T, 4>(a + r * lda, lda, packed, k, n, accumulate, c + r * ldc, ldc);
+  switch (m - r) {
+    case 3:
+      StepGemmRows<T, 3>(a + r * lda, lda, packed, k, n, accumulate, c + r * ldc, ldc);
+      break;
+    case 2:
+      StepGemmRows<T, 2>(a + r * lda, lda, packed, k, n, accumulate, c + r * ldc, ldc);
+      break;
+    case 1:
+      StepGemmRows<T, 1>(a + r * lda, lda, packed, k, n, accumulate, c + r * ldc, ldc);
+      break;
+    default:
+      break;
+  }
+}
 
 // The LSTM cell over whole rows: each row's H elements in one loop the compiler vectorises (the cell's
 // exp-based sigmoid and tanh in opforge/vmath.h; an element-by-element loop with a division for the row
@@ -79,7 +162,10 @@ struct LstmShape {
 template <typename T>
 class LstmLayerCpuKernel : public CpuKernel {
  public:
-  void Init(const KernelContext& ctx) override { s_.Init(ctx, true); }
+  void Init(const KernelContext& ctx) override {
+    s_.Init(ctx, true);
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * PackedPanelsSize<T>(s_.h, 4 * s_.h));  // W_hh^T packed
+  }
 
   void Launch(const KernelArgs& args) override {
     const LstmShape s = s_;
@@ -88,6 +174,8 @@ class LstmLayerCpuKernel : public CpuKernel {
     const T *w_ih = args.input<T>(3), *w_hh = args.input<T>(4), *bias = args.input<T>(5);
     T *y = args.output<T>(0), *hn = args.output<T>(1), *cn = args.output<T>(2);
     T *gates = args.output<T>(3), *cs = args.output<T>(4);
+    T* w_hh_t = args.workspace<T>();
+    PackPanels(true, s.h, g4, w_hh, s.h, w_hh_t);
     // Every step's input projection at once: gates = x W_ih^T + bias.
     for (int64_t r = 0; r < s.t * s.b; ++r) std::memcpy(gates + r * g4, bias, sizeof(T) * g4);
     Gemm<T>(false, true, s.t * s.b, g4, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
@@ -96,7 +184,7 @@ class LstmLayerCpuKernel : public CpuKernel {
     for (int64_t k = 0; k < s.t; ++k) {
       const int64_t t = s.Step(k);
       T* z = gates + t * s.b * g4;
-      Gemm<T>(false, true, s.b, g4, s.h, hn, s.h, w_hh, s.h, T(1), z, g4);  // z += h_{t-1} W_hh^T
+      StepGemm(s.b, g4, s.h, hn, s.h, w_hh_t, true, z, g4);  // z += h_{t-1} W_hh^T
       T* yt = y + t * s.b * s.h;
       T* ct = cs + t * s.b * s.h;
       const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, s.h));
@@ -119,8 +207,9 @@ class LstmLayerGradCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, false);
     const int64_t rows = s_.t * s_.b;
-    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H]
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (rows * 4 * s_.h + rows * s_.h + 2 * s_.b * s_.h));
+    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H], W_hh packed
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (rows * 4 * s_.h + rows * s_.h + 2 * s_.b * s_.h + PackedPanelsSize<T>(4 * s_.h, s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -136,6 +225,8 @@ class LstmLayerGradCpuKernel : public CpuKernel {
     T* h_prev = dz + rows * g4;
     T* dh = h_prev + rows * s.h;
     T* dc = dh + bh;
+    T* w_hh_p = dc + bh;
+    PackPanels(false, g4, s.h, w_hh, s.h, w_hh_p);
     std::memcpy(dh, dhn, sizeof(T) * bh);
     std::memcpy(dc, dcn, sizeof(T) * bh);
     for (int64_t k = s.t - 1; k >= 0; --k) {
@@ -152,7 +243,7 @@ class LstmLayerGradCpuKernel : public CpuKernel {
         const int64_t o = begin * s.h, zo = begin * g4;
         LstmBackwardRows(zt + zo, cp + o, ct + o, dyt + o, dh + o, dc + o, dzt + zo, end - begin, s.h);
       });
-      Gemm<T>(false, false, s.b, s.h, g4, dzt, g4, w_hh, s.h, T(0), dh, s.h);  // dh_{t-1} = dz W_hh
+      StepGemm(s.b, s.h, g4, dzt, g4, w_hh_p, false, dh, s.h);  // dh_{t-1} = dz W_hh
     }
     std::memcpy(dh0, dh, sizeof(T) * bh);
     std::memcpy(dc0, dc, sizeof(T) * bh);
@@ -214,7 +305,8 @@ class GruLayerCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 3);
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * s_.b * 3 * s_.h);  // gh of one step
+    // gh of one step, W_hh^T packed
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (s_.b * 3 * s_.h + PackedPanelsSize<T>(s_.h, 3 * s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -224,6 +316,8 @@ class GruLayerCpuKernel : public CpuKernel {
     const T *b_ih = args.input<T>(4), *b_hh = args.input<T>(5);
     T *y = args.output<T>(0), *hn = args.output<T>(1), *gates = args.output<T>(2);
     T* gh = args.workspace<T>();
+    T* w_hh_t = gh + s.b * g3;
+    PackPanels(true, s.h, g3, w_hh, s.h, w_hh_t);
     // Every step's input projection at once, into the first 3H columns of each gates row.
     FillRows(gates, s.t * s.b, g3, g4, b_ih);
     Gemm<T>(false, true, s.t * s.b, g3, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
@@ -231,7 +325,7 @@ class GruLayerCpuKernel : public CpuKernel {
     for (int64_t k = 0; k < s.t; ++k) {
       const int64_t t = s.Step(k);
       FillRows(gh, s.b, g3, g3, b_hh);
-      Gemm<T>(false, true, s.b, g3, s.h, hn, s.h, w_hh, s.h, T(1), gh, g3);  // gh = h_{t-1} W_hh^T + b_hh
+      StepGemm(s.b, g3, s.h, hn, s.h, w_hh_t, true, gh, g3);  // gh = h_{t-1} W_hh^T + b_hh
       T* z = gates + t * s.b * g4;
       T* yt = y + t * bh;
       ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
@@ -255,8 +349,9 @@ class GruLayerGradCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 3);
     const int64_t rows = s_.t * s_.b;
-    // dgi and dgh [T, B, 3H], h_prev [T, B, H], dh [B, H]
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * 3 * s_.h + rows * s_.h + s_.b * s_.h));
+    // dgi and dgh [T, B, 3H], h_prev [T, B, H], dh [B, H], W_hh packed
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (2 * rows * 3 * s_.h + rows * s_.h + s_.b * s_.h + PackedPanelsSize<T>(3 * s_.h, s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -270,6 +365,8 @@ class GruLayerGradCpuKernel : public CpuKernel {
     T* dgh = dgi + rows * g3;
     T* h_prev = dgh + rows * g3;
     T* dh = h_prev + rows * s.h;
+    T* w_hh_p = dh + bh;
+    PackPanels(false, g3, s.h, w_hh, s.h, w_hh_p);
     std::memcpy(dh, dhn, sizeof(T) * bh);
     for (int64_t k = s.t - 1; k >= 0; --k) {
       const int64_t t = s.Step(k);
@@ -284,7 +381,7 @@ class GruLayerGradCpuKernel : public CpuKernel {
           dh[e] = GruCellBackward(gt + row * g4, j, s.h, hp[e], dyt[e] + dh[e], dgit + row * g3, dght + row * g3);
         }
       });
-      Gemm<T>(false, false, s.b, s.h, g3, dght, g3, w_hh, s.h, T(1), dh, s.h);  // dh_{t-1} += dgh W_hh
+      StepGemm(s.b, s.h, g3, dght, g3, w_hh_p, true, dh, s.h);  // dh_{t-1} += dgh W_hh
     }
     std::memcpy(dh0, dh, sizeof(T) * bh);
     Gemm<T>(false, false, rows, s.in, g3, dgi, g3, w_ih, s.in, T(0), dx, s.in);    // dx = dgi W_ih
@@ -312,6 +409,7 @@ class RnnLayerCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 1);
     relu_ = RnnRelu(ctx);
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * PackedPanelsSize<T>(s_.h, s_.h));  // W_hh^T packed
   }
 
   void Launch(const KernelArgs& args) override {
@@ -321,13 +419,15 @@ class RnnLayerCpuKernel : public CpuKernel {
     const T *x = args.input<T>(0), *h0 = args.input<T>(1), *w_ih = args.input<T>(2), *w_hh = args.input<T>(3);
     const T* bias = args.input<T>(4);
     T *y = args.output<T>(0), *hn = args.output<T>(1);
+    T* w_hh_t = args.workspace<T>();
+    PackPanels(true, s.h, s.h, w_hh, s.h, w_hh_t);
     // y holds every step's pre-activation until its step runs: x W_ih^T + b, then + h_{t-1} W_hh^T.
     FillRows(y, s.t * s.b, s.h, s.h, bias);
     Gemm<T>(false, true, s.t * s.b, s.h, s.in, x, s.in, w_ih, s.in, T(1), y, s.h);
     std::memcpy(hn, h0, sizeof(T) * bh);
     for (int64_t k = 0; k < s.t; ++k) {
       T* yt = y + s.Step(k) * bh;
-      Gemm<T>(false, true, s.b, s.h, s.h, hn, s.h, w_hh, s.h, T(1), yt, s.h);
+      StepGemm(s.b, s.h, s.h, hn, s.h, w_hh_t, true, yt, s.h);
       ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
         for (int64_t e = begin; e < end; ++e) yt[e] = RnnActivate(yt[e], relu);
       });
@@ -348,7 +448,8 @@ class RnnLayerGradCpuKernel : public CpuKernel {
     s_.Init(ctx, 1);
     relu_ = RnnRelu(ctx);
     const int64_t rows = s_.t * s_.b;
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * s_.h + s_.b * s_.h));  // dz, h_prev, dh
+    // dz, h_prev, dh, W_hh packed
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * s_.h + s_.b * s_.h + PackedPanelsSize<T>(s_.h, s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -362,6 +463,8 @@ class RnnLayerGradCpuKernel : public CpuKernel {
     T* dz = args.workspace<T>();
     T* h_prev = dz + rows * s.h;
     T* dh = h_prev + rows * s.h;
+    T* w_hh_p = dh + bh;
+    PackPanels(false, s.h, s.h, w_hh, s.h, w_hh_p);
     std::memcpy(dh, dhn, sizeof(T) * bh);
     for (int64_t k = s.t - 1; k >= 0; --k) {
       const int64_t t = s.Step(k);
@@ -371,7 +474,7 @@ class RnnLayerGradCpuKernel : public CpuKernel {
       ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
         for (int64_t e = begin; e < end; ++e) dzt[e] = (dyt[e] + dh[e]) * RnnActivateGrad(yt[e], relu);
       });
-      Gemm<T>(false, false, s.b, s.h, s.h, dzt, s.h, w_hh, s.h, T(0), dh, s.h);  // dh_{t-1} = dz W_hh
+      StepGemm(s.b, s.h, s.h, dzt, s.h, w_hh_p, false, dh, s.h);  // dh_{t-1} = dz W_hh
     }
     std::memcpy(dh0, dh, sizeof(T) * bh);
     Gemm<T>(false, false, rows, s.in, s.h, dz, s.h, w_ih, s.in, T(0), dx, s.in);
