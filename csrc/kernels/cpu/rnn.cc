@@ -98,6 +98,16 @@ void StepGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T*
   }
 }
 
+// Runs body(begin, end) over the batch rows [0, batch) split across the threads. The rows of a recurrence
+// are independent (row r of a step reads only row r of the step before), so each thread runs the whole
+// sequence for its rows with no synchronisation per step; each row's arithmetic is the same on any
+// number of threads.
+template <typename F>
+void ForBatchRows(int64_t batch, F&& body) {
+  constexpr int64_t kRowsPerThread = 4;  // one register block of StepGemm
+  ParallelFor(batch, kRowsPerThread, body);
+}
+
 // The LSTM cell over whole rows: each row's H elements in one loop the compiler vectorises (the cell's
 // exp-based sigmoid and tanh in opforge/vmath.h; an element-by-element loop with a division for the row
 // took most of an LSTM's time). z [rows, 4H] and dz [rows, 4H]; the states [rows, H].
@@ -179,21 +189,22 @@ class LstmLayerCpuKernel : public CpuKernel {
     // Every step's input projection at once: gates = x W_ih^T + bias.
     for (int64_t r = 0; r < s.t * s.b; ++r) std::memcpy(gates + r * g4, bias, sizeof(T) * g4);
     Gemm<T>(false, true, s.t * s.b, g4, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
-    std::memcpy(hn, h0, sizeof(T) * s.b * s.h);
-    std::memcpy(cn, c0, sizeof(T) * s.b * s.h);
-    for (int64_t k = 0; k < s.t; ++k) {
-      const int64_t t = s.Step(k);
-      T* z = gates + t * s.b * g4;
-      StepGemm(s.b, g4, s.h, hn, s.h, w_hh_t, true, z, g4);  // z += h_{t-1} W_hh^T
-      T* yt = y + t * s.b * s.h;
-      T* ct = cs + t * s.b * s.h;
-      const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, s.h));
-      ParallelFor(s.b, grain, [&](int64_t begin, int64_t end) {
-        LstmForwardRows(z + begin * g4, cn + begin * s.h, ct + begin * s.h, yt + begin * s.h, end - begin, s.h);
-      });
-      std::memcpy(hn, yt, sizeof(T) * s.b * s.h);
-      std::memcpy(cn, ct, sizeof(T) * s.b * s.h);
-    }
+    const int64_t bh = s.b * s.h;
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      const T *hp = h0 + o, *cp = c0 + o;  // h_{t-1} and c_{t-1} of these rows
+      for (int64_t k = 0; k < s.t; ++k) {
+        const int64_t t = s.Step(k);
+        T* z = gates + (t * s.b + begin) * g4;
+        StepGemm(rows, g4, s.h, hp, s.h, w_hh_t, true, z, g4);  // z += h_{t-1} W_hh^T
+        T *yt = y + t * bh + o, *ct = cs + t * bh + o;
+        LstmForwardRows(z, cp, ct, yt, rows, s.h);
+        hp = yt;
+        cp = ct;
+      }
+      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
+      std::memcpy(cn + o, cp, sizeof(T) * rows * s.h);
+    });
   }
 
  private:
@@ -227,26 +238,24 @@ class LstmLayerGradCpuKernel : public CpuKernel {
     T* dc = dh + bh;
     T* w_hh_p = dc + bh;
     PackPanels(false, g4, s.h, w_hh, s.h, w_hh_p);
-    std::memcpy(dh, dhn, sizeof(T) * bh);
-    std::memcpy(dc, dcn, sizeof(T) * bh);
-    for (int64_t k = s.t - 1; k >= 0; --k) {
-      const int64_t t = s.Step(k);
-      const T* hp = k == 0 ? h0 : y + s.Step(k - 1) * bh;  // h_{t-1}: the state the step started from
-      const T* cp = k == 0 ? c0 : cs + s.Step(k - 1) * bh;
-      std::memcpy(h_prev + t * bh, hp, sizeof(T) * bh);
-      const T* zt = gates + t * s.b * g4;
-      T* dzt = dz + t * s.b * g4;
-      const T* ct = cs + t * bh;
-      const T* dyt = dy + t * bh;
-      const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, s.h));
-      ParallelFor(s.b, grain, [&](int64_t begin, int64_t end) {
-        const int64_t o = begin * s.h, zo = begin * g4;
-        LstmBackwardRows(zt + zo, cp + o, ct + o, dyt + o, dh + o, dc + o, dzt + zo, end - begin, s.h);
-      });
-      StepGemm(s.b, s.h, g4, dzt, g4, w_hh_p, false, dh, s.h);  // dh_{t-1} = dz W_hh
-    }
-    std::memcpy(dh0, dh, sizeof(T) * bh);
-    std::memcpy(dc0, dc, sizeof(T) * bh);
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      T *dh_r = dh + o, *dc_r = dc + o;
+      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
+      std::memcpy(dc_r, dcn + o, sizeof(T) * rows * s.h);
+      for (int64_t k = s.t - 1; k >= 0; --k) {
+        const int64_t t = s.Step(k);
+        // h_{t-1} and c_{t-1}: the states the step started from
+        const T* hp = (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o;
+        const T* cp = (k == 0 ? c0 : cs + s.Step(k - 1) * bh) + o;
+        std::memcpy(h_prev + t * bh + o, hp, sizeof(T) * rows * s.h);
+        const int64_t zo = (t * s.b + begin) * g4;
+        LstmBackwardRows(gates + zo, cp, cs + t * bh + o, dy + t * bh + o, dh_r, dc_r, dz + zo, rows, s.h);
+        StepGemm(rows, s.h, g4, dz + zo, g4, w_hh_p, false, dh_r, s.h);  // dh_{t-1} = dz W_hh
+      }
+      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
+      std::memcpy(dc0 + o, dc_r, sizeof(T) * rows * s.h);
+    });
     Gemm<T>(false, false, rows, s.in, g4, dz, g4, w_ih, s.in, T(0), dx, s.in);       // dx = dz W_ih
     Gemm<T>(true, false, g4, s.in, rows, dz, g4, x, s.in, T(0), dw_ih, s.in);        // dW_ih = dz^T x
     Gemm<T>(true, false, g4, s.h, rows, dz, g4, h_prev, s.h, T(0), dw_hh, s.h);     // dW_hh = dz^T h_prev
@@ -298,6 +307,34 @@ void SumRows(const T* x, int64_t rows, int64_t n, T* out) {
     for (int64_t j = 0; j < n; ++j) out[j] += x[r * n + j];
 }
 
+// The GRU cell over whole rows (vectorised like the LSTM's): g [rows, 4H] (gi in, saved gates out),
+// gh [rows, 3H], the states [rows, H].
+template <typename T>
+OPF_VECTOR_CLONES void GruForwardRows(T* g, const T* gh, const T* h_prev, T* h, int64_t rows, int64_t hidden) {
+  for (int64_t r = 0; r < rows; ++r) {
+    T* gr = g + r * 4 * hidden;
+    const T* ghr = gh + r * 3 * hidden;
+    const int64_t o = r * hidden;
+#pragma omp simd
+    for (int64_t j = 0; j < hidden; ++j) h[o + j] = GruCellForward(gr, ghr, j, hidden, h_prev[o + j]);
+  }
+}
+
+// dh [rows, H] holds the gradient of h on entry (without dy) and the direct part of dh_prev on exit.
+template <typename T>
+OPF_VECTOR_CLONES void GruBackwardRows(const T* g, const T* h_prev, const T* dy, T* dh, T* dgi, T* dgh, int64_t rows,
+                                       int64_t hidden) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* gr = g + r * 4 * hidden;
+    T *dgir = dgi + r * 3 * hidden, *dghr = dgh + r * 3 * hidden;
+    const int64_t o = r * hidden;
+#pragma omp simd
+    for (int64_t j = 0; j < hidden; ++j) {
+      dh[o + j] = GruCellBackward(gr, j, hidden, h_prev[o + j], dy[o + j] + dh[o + j], dgir, dghr);
+    }
+  }
+}
+
 // GRULayer. Inputs x, h0, w_ih [3H, I], w_hh [3H, H], b_ih, b_hh [3H]; outputs y [T, B, H], h_n, and the
 // saved gates [T, B, 4H] (r, z, n, gh_n per row).
 template <typename T>
@@ -321,21 +358,20 @@ class GruLayerCpuKernel : public CpuKernel {
     // Every step's input projection at once, into the first 3H columns of each gates row.
     FillRows(gates, s.t * s.b, g3, g4, b_ih);
     Gemm<T>(false, true, s.t * s.b, g3, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
-    std::memcpy(hn, h0, sizeof(T) * bh);
-    for (int64_t k = 0; k < s.t; ++k) {
-      const int64_t t = s.Step(k);
-      FillRows(gh, s.b, g3, g3, b_hh);
-      StepGemm(s.b, g3, s.h, hn, s.h, w_hh_t, true, gh, g3);  // gh = h_{t-1} W_hh^T + b_hh
-      T* z = gates + t * s.b * g4;
-      T* yt = y + t * bh;
-      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) {
-          const int64_t row = e / s.h, j = e % s.h;
-          yt[e] = GruCellForward(z + row * g4, gh + row * g3, j, s.h, hn[e]);
-        }
-      });
-      std::memcpy(hn, yt, sizeof(T) * bh);
-    }
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      const T* hp = h0 + o;
+      T* gh_r = gh + begin * g3;
+      for (int64_t k = 0; k < s.t; ++k) {
+        const int64_t t = s.Step(k);
+        FillRows(gh_r, rows, g3, g3, b_hh);
+        StepGemm(rows, g3, s.h, hp, s.h, w_hh_t, true, gh_r, g3);  // gh = h_{t-1} W_hh^T + b_hh
+        T* yt = y + t * bh + o;
+        GruForwardRows(gates + (t * s.b + begin) * g4, gh_r, hp, yt, rows, s.h);
+        hp = yt;
+      }
+      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
+    });
   }
 
  private:
@@ -367,23 +403,20 @@ class GruLayerGradCpuKernel : public CpuKernel {
     T* dh = h_prev + rows * s.h;
     T* w_hh_p = dh + bh;
     PackPanels(false, g3, s.h, w_hh, s.h, w_hh_p);
-    std::memcpy(dh, dhn, sizeof(T) * bh);
-    for (int64_t k = s.t - 1; k >= 0; --k) {
-      const int64_t t = s.Step(k);
-      const T* hp = k == 0 ? h0 : y + s.Step(k - 1) * bh;
-      std::memcpy(h_prev + t * bh, hp, sizeof(T) * bh);
-      const T* gt = gates + t * s.b * g4;
-      const T* dyt = dy + t * bh;
-      T *dgit = dgi + t * s.b * g3, *dght = dgh + t * s.b * g3;
-      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) {
-          const int64_t row = e / s.h, j = e % s.h;
-          dh[e] = GruCellBackward(gt + row * g4, j, s.h, hp[e], dyt[e] + dh[e], dgit + row * g3, dght + row * g3);
-        }
-      });
-      StepGemm(s.b, s.h, g3, dght, g3, w_hh_p, true, dh, s.h);  // dh_{t-1} += dgh W_hh
-    }
-    std::memcpy(dh0, dh, sizeof(T) * bh);
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      T* dh_r = dh + o;
+      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
+      for (int64_t k = s.t - 1; k >= 0; --k) {
+        const int64_t t = s.Step(k);
+        const T* hp = (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o;
+        std::memcpy(h_prev + t * bh + o, hp, sizeof(T) * rows * s.h);
+        const int64_t go = (t * s.b + begin) * g3;
+        GruBackwardRows(gates + (t * s.b + begin) * g4, hp, dy + t * bh + o, dh_r, dgi + go, dgh + go, rows, s.h);
+        StepGemm(rows, s.h, g3, dgh + go, g3, w_hh_p, true, dh_r, s.h);  // dh_{t-1} += dgh W_hh
+      }
+      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
+    });
     Gemm<T>(false, false, rows, s.in, g3, dgi, g3, w_ih, s.in, T(0), dx, s.in);    // dx = dgi W_ih
     Gemm<T>(true, false, g3, s.in, rows, dgi, g3, x, s.in, T(0), dw_ih, s.in);     // dW_ih = dgi^T x
     Gemm<T>(true, false, g3, s.h, rows, dgh, g3, h_prev, s.h, T(0), dw_hh, s.h);  // dW_hh = dgh^T h_prev
@@ -400,6 +433,19 @@ bool RnnRelu(const KernelContext& ctx) {
   OPF_CHECK(act == "tanh" || act == "relu",
             "For '" << ctx.op_name() << "', 'nonlinearity' must be 'tanh' or 'relu', but got '" << act << "'.");
   return act == "relu";
+}
+
+// The plain RNN's activation over n elements in place, and its backward dz = (dy + dh) act'(y).
+template <typename T>
+OPF_VECTOR_CLONES void RnnForwardRows(T* z, int64_t n, bool relu) {
+#pragma omp simd
+  for (int64_t e = 0; e < n; ++e) z[e] = RnnActivate(z[e], relu);
+}
+
+template <typename T>
+OPF_VECTOR_CLONES void RnnBackwardRows(const T* y, const T* dy, const T* dh, T* dz, int64_t n, bool relu) {
+#pragma omp simd
+  for (int64_t e = 0; e < n; ++e) dz[e] = (dy[e] + dh[e]) * RnnActivateGrad(y[e], relu);
 }
 
 // RNNLayer. Inputs x, h0, w_ih [H, I], w_hh [H, H], bias [H] (b_ih + b_hh); outputs y [T, B, H], h_n.
@@ -424,15 +470,17 @@ class RnnLayerCpuKernel : public CpuKernel {
     // y holds every step's pre-activation until its step runs: x W_ih^T + b, then + h_{t-1} W_hh^T.
     FillRows(y, s.t * s.b, s.h, s.h, bias);
     Gemm<T>(false, true, s.t * s.b, s.h, s.in, x, s.in, w_ih, s.in, T(1), y, s.h);
-    std::memcpy(hn, h0, sizeof(T) * bh);
-    for (int64_t k = 0; k < s.t; ++k) {
-      T* yt = y + s.Step(k) * bh;
-      StepGemm(s.b, s.h, s.h, hn, s.h, w_hh_t, true, yt, s.h);
-      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) yt[e] = RnnActivate(yt[e], relu);
-      });
-      std::memcpy(hn, yt, sizeof(T) * bh);
-    }
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      const T* hp = h0 + o;
+      for (int64_t k = 0; k < s.t; ++k) {
+        T* yt = y + s.Step(k) * bh + o;
+        StepGemm(rows, s.h, s.h, hp, s.h, w_hh_t, true, yt, s.h);
+        RnnForwardRows(yt, rows * s.h, relu);
+        hp = yt;
+      }
+      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
+    });
   }
 
  private:
@@ -465,18 +513,19 @@ class RnnLayerGradCpuKernel : public CpuKernel {
     T* dh = h_prev + rows * s.h;
     T* w_hh_p = dh + bh;
     PackPanels(false, s.h, s.h, w_hh, s.h, w_hh_p);
-    std::memcpy(dh, dhn, sizeof(T) * bh);
-    for (int64_t k = s.t - 1; k >= 0; --k) {
-      const int64_t t = s.Step(k);
-      std::memcpy(h_prev + t * bh, k == 0 ? h0 : y + s.Step(k - 1) * bh, sizeof(T) * bh);
-      const T *yt = y + t * bh, *dyt = dy + t * bh;
-      T* dzt = dz + t * bh;
-      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) dzt[e] = (dyt[e] + dh[e]) * RnnActivateGrad(yt[e], relu);
-      });
-      StepGemm(s.b, s.h, s.h, dzt, s.h, w_hh_p, false, dh, s.h);  // dh_{t-1} = dz W_hh
-    }
-    std::memcpy(dh0, dh, sizeof(T) * bh);
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      T* dh_r = dh + o;
+      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
+      for (int64_t k = s.t - 1; k >= 0; --k) {
+        const int64_t t = s.Step(k);
+        std::memcpy(h_prev + t * bh + o, (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o, sizeof(T) * rows * s.h);
+        T* dzt = dz + t * bh + o;
+        RnnBackwardRows(y + t * bh + o, dy + t * bh + o, dh_r, dzt, rows * s.h, relu);
+        StepGemm(rows, s.h, s.h, dzt, s.h, w_hh_p, false, dh_r, s.h);  // dh_{t-1} = dz W_hh
+      }
+      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
+    });
     Gemm<T>(false, false, rows, s.in, s.h, dz, s.h, w_ih, s.in, T(0), dx, s.in);
     Gemm<T>(true, false, s.h, s.in, rows, dz, s.h, x, s.in, T(0), dw_ih, s.in);
     Gemm<T>(true, false, s.h, s.h, rows, dz, s.h, h_prev, s.h, T(0), dw_hh, s.h);
