@@ -44,26 +44,29 @@ void PackPanels(bool trans, int64_t k, int64_t n, const T* src, int64_t ld, T* o
   }
 }
 
-// R rows of c (+)= a b, b packed by PackPanels. The accumulators are GCC/Clang vectors of 64 bytes: one
-// AVX-512 register, two AVX2 ones, four SSE ones, whichever clone the CPU runs.
-template <typename T, int R>
-OPF_VECTOR_CLONES void StepGemmRows(const T* a, int64_t lda, const T* packed, int64_t k, int64_t n, bool accumulate,
-                                    T* c, int64_t ldc) {
+// R rows of c (+)= a b over NP panels of b (packed by PackPanels, `cols` columns in the last one), a(r, i) =
+// a[r * lda + i * ak]. The accumulators are GCC/Clang vectors of 64 bytes: one AVX-512 register, two AVX2
+// ones, four SSE ones, whichever clone the CPU runs; 4 rows by 2 panels keep 8 FMAs in flight.
+template <typename T, int R, int NP>
+OPF_VECTOR_CLONES void PanelRows(const T* a, int64_t lda, int64_t ak, const T* panels, int64_t k, int64_t cols,
+                                 bool accumulate, T* c, int64_t ldc) {
   typedef T Vec __attribute__((vector_size(64)));
   constexpr int64_t L = kLanes<T>;
-  for (int64_t p = 0; p * L < n; ++p) {
-    const T* panel = packed + p * k * L;
-    Vec acc[R] = {};
-    for (int64_t i = 0; i < k; ++i) {
-      Vec w;
-      std::memcpy(&w, panel + i * L, sizeof(Vec));
-      for (int r = 0; r < R; ++r) acc[r] += a[r * lda + i] * w;
-    }
-    const int64_t cols = std::min(L, n - p * L);
+  Vec acc[R][NP] = {};
+  for (int64_t i = 0; i < k; ++i) {
+    Vec w[NP];
+    for (int q = 0; q < NP; ++q) std::memcpy(&w[q], panels + (q * k + i) * L, sizeof(Vec));
     for (int r = 0; r < R; ++r) {
-      T* cr = c + r * ldc + p * L;
-      if (cols == L) {
-        Vec out = acc[r];
+      const T v = a[r * lda + i * ak];
+      for (int q = 0; q < NP; ++q) acc[r][q] += v * w[q];
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int q = 0; q < NP; ++q) {
+      T* cr = c + r * ldc + q * L;
+      const int64_t width = q == NP - 1 ? cols : L;
+      if (width == L) {
+        Vec out = acc[r][q];
         if (accumulate) {
           Vec old;
           std::memcpy(&old, cr, sizeof(Vec));
@@ -71,30 +74,67 @@ OPF_VECTOR_CLONES void StepGemmRows(const T* a, int64_t lda, const T* packed, in
         }
         std::memcpy(cr, &out, sizeof(Vec));
       } else {
-        for (int64_t j = 0; j < cols; ++j) cr[j] = (accumulate ? cr[j] : T(0)) + acc[r][j];
+        for (int64_t j = 0; j < width; ++j) cr[j] = (accumulate ? cr[j] : T(0)) + acc[r][q][j];
       }
     }
   }
 }
 
-// c [m, n] = a [m, k] b (+ c when `accumulate`), b packed by PackPanels.
-template <typename T>
-void StepGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* packed, bool accumulate, T* c,
-              int64_t ldc) {
+template <typename T, int NP>
+void PanelRowsAny(int64_t m, const T* a, int64_t lda, int64_t ak, const T* panels, int64_t k, int64_t cols,
+                  bool accumulate, T* c, int64_t ldc) {
   int64_t r = 0;
-  for (; r + 4 <= m; r += 4) StepGemmRows<T, 4>(a + r * lda, lda, packed, k, n, accumulate, c + r * ldc, ldc);
+  for (; r + 4 <= m; r += 4) PanelRows<T, 4, NP>(a + r * lda, lda, ak, panels, k, cols, accumulate, c + r * ldc, ldc);
+  const T* ar = a + r * lda;
+  T* cr = c + r * ldc;
   switch (m - r) {
     case 3:
-      StepGemmRows<T, 3>(a + r * lda, lda, packed, k, n, accumulate, c + r * ldc, ldc);
+      PanelRows<T, 3, NP>(ar, lda, ak, panels, k, cols, accumulate, cr, ldc);
       break;
     case 2:
-      StepGemmRows<T, 2>(a + r * lda, lda, packed, k, n, accumulate, c + r * ldc, ldc);
+      PanelRows<T, 2, NP>(ar, lda, ak, panels, k, cols, accumulate, cr, ldc);
       break;
     case 1:
-      StepGemmRows<T, 1>(a + r * lda, lda, packed, k, n, accumulate, c + r * ldc, ldc);
+      PanelRows<T, 1, NP>(ar, lda, ak, panels, k, cols, accumulate, cr, ldc);
       break;
     default:
       break;
+  }
+}
+
+// c [m, n] = a [m, k] b (+ c when `accumulate`), b packed by PackPanels, a(r, i) = a[r * lda + i * ak].
+template <typename T>
+void PackedGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, int64_t ak, const T* packed,
+                bool accumulate, T* c, int64_t ldc) {
+  constexpr int64_t L = kLanes<T>;
+  for (int64_t p = 0; p * L < n; p += 2) {
+    const T* panels = packed + p * k * L;
+    if ((p + 1) * L < n) {
+      PanelRowsAny<T, 2>(m, a, lda, ak, panels, k, std::min(L, n - (p + 1) * L), accumulate, c + p * L, ldc);
+    } else {
+      PanelRowsAny<T, 1>(m, a, lda, ak, panels, k, n - p * L, accumulate, c + p * L, ldc);
+    }
+  }
+}
+
+// The per-step product: c [m, n] (+)= a [m, k] (rows of stride lda) b.
+template <typename T>
+void StepGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* packed, bool accumulate, T* c,
+              int64_t ldc) {
+  PackedGemm(m, n, k, a, lda, int64_t{1}, packed, accumulate, c, ldc);
+}
+
+// out [n, m] = the transpose of a [m, n], in tiles that stay in cache.
+template <typename T>
+void Transpose(const T* a, int64_t m, int64_t n, T* out) {
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < m; i0 += kTile) {
+    for (int64_t j0 = 0; j0 < n; j0 += kTile) {
+      const int64_t i1 = std::min(m, i0 + kTile), j1 = std::min(n, j0 + kTile);
+      for (int64_t j = j0; j < j1; ++j) {
+        for (int64_t i = i0; i < i1; ++i) out[j * m + i] = a[i * n + j];
+      }
+    }
   }
 }
 
@@ -174,7 +214,9 @@ class LstmLayerCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, true);
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * PackedPanelsSize<T>(s_.h, 4 * s_.h));  // W_hh^T packed
+    // W_hh^T and W_ih^T packed
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (PackedPanelsSize<T>(s_.h, 4 * s_.h) + PackedPanelsSize<T>(s_.in, 4 * s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -188,7 +230,9 @@ class LstmLayerCpuKernel : public CpuKernel {
     PackPanels(true, s.h, g4, w_hh, s.h, w_hh_t);
     // Every step's input projection at once: gates = x W_ih^T + bias.
     for (int64_t r = 0; r < s.t * s.b; ++r) std::memcpy(gates + r * g4, bias, sizeof(T) * g4);
-    Gemm<T>(false, true, s.t * s.b, g4, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
+    T* w_ih_t = w_hh_t + PackedPanelsSize<T>(s.h, g4);
+    PackPanels(true, s.in, g4, w_ih, s.in, w_ih_t);
+    PackedGemm(s.t * s.b, g4, s.in, x, s.in, int64_t{1}, w_ih_t, true, gates, g4);
     const int64_t bh = s.b * s.h;
     ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
       const int64_t rows = end - begin, o = begin * s.h;
@@ -218,9 +262,11 @@ class LstmLayerGradCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, false);
     const int64_t rows = s_.t * s_.b;
-    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H], W_hh packed
+    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H]; packed: W_hh, W_ih, x and h_prev
     SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
-                      (rows * 4 * s_.h + rows * s_.h + 2 * s_.b * s_.h + PackedPanelsSize<T>(4 * s_.h, s_.h)));
+                      (rows * 4 * s_.h + rows * s_.h + 2 * s_.b * s_.h + PackedPanelsSize<T>(4 * s_.h, s_.h) +
+                       PackedPanelsSize<T>(4 * s_.h, s_.in) + PackedPanelsSize<T>(rows, s_.in) +
+                       PackedPanelsSize<T>(rows, s_.h) + rows * 4 * s_.h));  // and dz^T
   }
 
   void Launch(const KernelArgs& args) override {
@@ -256,9 +302,17 @@ class LstmLayerGradCpuKernel : public CpuKernel {
       std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
       std::memcpy(dc0 + o, dc_r, sizeof(T) * rows * s.h);
     });
-    Gemm<T>(false, false, rows, s.in, g4, dz, g4, w_ih, s.in, T(0), dx, s.in);       // dx = dz W_ih
-    Gemm<T>(true, false, g4, s.in, rows, dz, g4, x, s.in, T(0), dw_ih, s.in);        // dW_ih = dz^T x
-    Gemm<T>(true, false, g4, s.h, rows, dz, g4, h_prev, s.h, T(0), dw_hh, s.h);     // dW_hh = dz^T h_prev
+    T* w_ih_p = w_hh_p + PackedPanelsSize<T>(g4, s.h);
+    T* x_p = w_ih_p + PackedPanelsSize<T>(g4, s.in);
+    T* h_prev_p = x_p + PackedPanelsSize<T>(rows, s.in);
+    PackPanels(false, g4, s.in, w_ih, s.in, w_ih_p);
+    PackPanels(false, rows, s.in, x, s.in, x_p);
+    PackPanels(false, rows, s.h, h_prev, s.h, h_prev_p);
+    PackedGemm(rows, s.in, g4, dz, g4, int64_t{1}, w_ih_p, false, dx, s.in);      // dx = dz W_ih
+    T* dz_t = h_prev_p + PackedPanelsSize<T>(rows, s.h);
+    Transpose(dz, rows, g4, dz_t);
+    PackedGemm(g4, s.in, rows, dz_t, rows, int64_t{1}, x_p, false, dw_ih, s.in);      // dW_ih = dz^T x
+    PackedGemm(g4, s.h, rows, dz_t, rows, int64_t{1}, h_prev_p, false, dw_hh, s.h);  // dW_hh = dz^T h_prev
     for (int64_t j = 0; j < g4; ++j) dbias[j] = T(0);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < g4; ++j) dbias[j] += dz[r * g4 + j];
