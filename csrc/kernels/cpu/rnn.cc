@@ -1,14 +1,15 @@
 // LSTMLayer, GRULayer, RNNLayer and their grads: one layer and direction of a recurrent net over a whole sequence (the recurrence in
-// C++, not a Python loop per step). The input projection of every step is one GEMM; each step adds
-// h_{t-1} W_hh^T with a small GEMM on a copy of W_hh packed once per call (StepGemm below) and runs the
-// cell math of functors/rnn.h. The backward pass walks the sequence in reverse (BPTT) and ends with
-// three GEMMs for dx, dW_ih and dW_hh over every step at once. float32 and float64.
+// C++, not a Python loop per step), the way cuDNN and PyTorch structure it. The input projection of every
+// step is one GEMM before the recurrence; each step adds h_{t-1} W_hh^T (a GEMM of a few rows) and runs the
+// cell math of functors/rnn.h. The backward pass walks the sequence in reverse (BPTT) and ends with one GEMM
+// each for dx, dW_ih and dW_hh over every step. The GEMMs are PackedGemm below (the weights packed once per
+// call), and the threads split the batch rows, each running the whole sequence for its rows. float32 and
+// float64; the results do not depend on the thread count.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
-#include "kernels/cpu/gemm.h"
 #include "opforge/functors/rnn.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
@@ -138,6 +139,46 @@ void Transpose(const T* a, int64_t m, int64_t n, T* out) {
   }
 }
 
+// Every step's input projection at once: out [rows, g] (row stride ldo, holding the bias) += x [rows, in]
+// W_ih^T, W_ih [g, in] packed into `scratch` (ProjectScratch elements).
+template <typename T>
+int64_t ProjectScratch(int64_t in, int64_t g) {
+  return PackedPanelsSize<T>(in, g);
+}
+
+template <typename T>
+void ProjectInputs(int64_t rows, int64_t g, int64_t in, const T* x, const T* w_ih, T* out, int64_t ldo, T* scratch) {
+  PackPanels(true, in, g, w_ih, in, scratch);
+  PackedGemm(rows, g, in, x, in, int64_t{1}, scratch, true, out, ldo);
+}
+
+// After BPTT, over every step at once: dx = dz_x W_ih, dW_ih = dz_x^T x and dW_hh = dz_h^T h_prev, with dz_x
+// and dz_h [rows, g] (the same array for the LSTM and RNN, the GRU's dgi and dgh), x [rows, in], h_prev
+// [rows, h]. The weight gradients read dz transposed (so the GEMM streams it); scratch: WeightGradScratch.
+template <typename T>
+int64_t WeightGradScratch(int64_t rows, int64_t g, int64_t in, int64_t h, bool separate_dz_h) {
+  return PackedPanelsSize<T>(g, in) + PackedPanelsSize<T>(rows, in) + PackedPanelsSize<T>(rows, h) +
+         (separate_dz_h ? 2 : 1) * rows * g;
+}
+
+template <typename T>
+void InputAndWeightGrads(int64_t rows, int64_t g, int64_t in, int64_t h, const T* x, const T* h_prev, const T* w_ih,
+                         const T* dz_x, const T* dz_h, T* dx, T* dw_ih, T* dw_hh, T* scratch) {
+  T* w_ih_p = scratch;
+  T* x_p = w_ih_p + PackedPanelsSize<T>(g, in);
+  T* h_prev_p = x_p + PackedPanelsSize<T>(rows, in);
+  T* dz_x_t = h_prev_p + PackedPanelsSize<T>(rows, h);
+  T* dz_h_t = dz_h == dz_x ? dz_x_t : dz_x_t + rows * g;
+  PackPanels(false, g, in, w_ih, in, w_ih_p);
+  PackPanels(false, rows, in, x, in, x_p);
+  PackPanels(false, rows, h, h_prev, h, h_prev_p);
+  Transpose(dz_x, rows, g, dz_x_t);
+  if (dz_h != dz_x) Transpose(dz_h, rows, g, dz_h_t);
+  PackedGemm(rows, in, g, dz_x, g, int64_t{1}, w_ih_p, false, dx, in);            // dx = dz_x W_ih
+  PackedGemm(g, in, rows, dz_x_t, rows, int64_t{1}, x_p, false, dw_ih, in);       // dW_ih = dz_x^T x
+  PackedGemm(g, h, rows, dz_h_t, rows, int64_t{1}, h_prev_p, false, dw_hh, h);  // dW_hh = dz_h^T h_prev
+}
+
 // Runs body(begin, end) over the batch rows [0, batch) split across the threads. The rows of a recurrence
 // are independent (row r of a step reads only row r of the step before), so each thread runs the whole
 // sequence for its rows with no synchronisation per step; each row's arithmetic is the same on any
@@ -214,9 +255,9 @@ class LstmLayerCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, true);
-    // W_hh^T and W_ih^T packed
+    // W_hh^T packed, then the input projection's scratch
     SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
-                      (PackedPanelsSize<T>(s_.h, 4 * s_.h) + PackedPanelsSize<T>(s_.in, 4 * s_.h)));
+                      (PackedPanelsSize<T>(s_.h, 4 * s_.h) + ProjectScratch<T>(s_.in, 4 * s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -230,9 +271,7 @@ class LstmLayerCpuKernel : public CpuKernel {
     PackPanels(true, s.h, g4, w_hh, s.h, w_hh_t);
     // Every step's input projection at once: gates = x W_ih^T + bias.
     for (int64_t r = 0; r < s.t * s.b; ++r) std::memcpy(gates + r * g4, bias, sizeof(T) * g4);
-    T* w_ih_t = w_hh_t + PackedPanelsSize<T>(s.h, g4);
-    PackPanels(true, s.in, g4, w_ih, s.in, w_ih_t);
-    PackedGemm(s.t * s.b, g4, s.in, x, s.in, int64_t{1}, w_ih_t, true, gates, g4);
+    ProjectInputs(s.t * s.b, g4, s.in, x, w_ih, gates, g4, w_hh_t + PackedPanelsSize<T>(s.h, g4));
     const int64_t bh = s.b * s.h;
     ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
       const int64_t rows = end - begin, o = begin * s.h;
@@ -262,11 +301,10 @@ class LstmLayerGradCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, false);
     const int64_t rows = s_.t * s_.b;
-    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H]; packed: W_hh, W_ih, x and h_prev
+    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H], W_hh packed, the weight gradients' scratch
     SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
                       (rows * 4 * s_.h + rows * s_.h + 2 * s_.b * s_.h + PackedPanelsSize<T>(4 * s_.h, s_.h) +
-                       PackedPanelsSize<T>(4 * s_.h, s_.in) + PackedPanelsSize<T>(rows, s_.in) +
-                       PackedPanelsSize<T>(rows, s_.h) + rows * 4 * s_.h));  // and dz^T
+                       WeightGradScratch<T>(rows, 4 * s_.h, s_.in, s_.h, false)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -302,17 +340,8 @@ class LstmLayerGradCpuKernel : public CpuKernel {
       std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
       std::memcpy(dc0 + o, dc_r, sizeof(T) * rows * s.h);
     });
-    T* w_ih_p = w_hh_p + PackedPanelsSize<T>(g4, s.h);
-    T* x_p = w_ih_p + PackedPanelsSize<T>(g4, s.in);
-    T* h_prev_p = x_p + PackedPanelsSize<T>(rows, s.in);
-    PackPanels(false, g4, s.in, w_ih, s.in, w_ih_p);
-    PackPanels(false, rows, s.in, x, s.in, x_p);
-    PackPanels(false, rows, s.h, h_prev, s.h, h_prev_p);
-    PackedGemm(rows, s.in, g4, dz, g4, int64_t{1}, w_ih_p, false, dx, s.in);      // dx = dz W_ih
-    T* dz_t = h_prev_p + PackedPanelsSize<T>(rows, s.h);
-    Transpose(dz, rows, g4, dz_t);
-    PackedGemm(g4, s.in, rows, dz_t, rows, int64_t{1}, x_p, false, dw_ih, s.in);      // dW_ih = dz^T x
-    PackedGemm(g4, s.h, rows, dz_t, rows, int64_t{1}, h_prev_p, false, dw_hh, s.h);  // dW_hh = dz^T h_prev
+    InputAndWeightGrads(rows, g4, s.in, s.h, x, h_prev, w_ih, dz, dz, dx, dw_ih, dw_hh,
+                        w_hh_p + PackedPanelsSize<T>(g4, s.h));
     for (int64_t j = 0; j < g4; ++j) dbias[j] = T(0);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < g4; ++j) dbias[j] += dz[r * g4 + j];
@@ -397,7 +426,8 @@ class GruLayerCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 3);
     // gh of one step, W_hh^T packed
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (s_.b * 3 * s_.h + PackedPanelsSize<T>(s_.h, 3 * s_.h)));
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (s_.b * 3 * s_.h + PackedPanelsSize<T>(s_.h, 3 * s_.h) + ProjectScratch<T>(s_.in, 3 * s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -411,7 +441,7 @@ class GruLayerCpuKernel : public CpuKernel {
     PackPanels(true, s.h, g3, w_hh, s.h, w_hh_t);
     // Every step's input projection at once, into the first 3H columns of each gates row.
     FillRows(gates, s.t * s.b, g3, g4, b_ih);
-    Gemm<T>(false, true, s.t * s.b, g3, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
+    ProjectInputs(s.t * s.b, g3, s.in, x, w_ih, gates, g4, w_hh_t + PackedPanelsSize<T>(s.h, g3));
     ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
       const int64_t rows = end - begin, o = begin * s.h;
       const T* hp = h0 + o;
@@ -441,7 +471,8 @@ class GruLayerGradCpuKernel : public CpuKernel {
     const int64_t rows = s_.t * s_.b;
     // dgi and dgh [T, B, 3H], h_prev [T, B, H], dh [B, H], W_hh packed
     SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
-                      (2 * rows * 3 * s_.h + rows * s_.h + s_.b * s_.h + PackedPanelsSize<T>(3 * s_.h, s_.h)));
+                      (2 * rows * 3 * s_.h + rows * s_.h + s_.b * s_.h + PackedPanelsSize<T>(3 * s_.h, s_.h) +
+                       WeightGradScratch<T>(rows, 3 * s_.h, s_.in, s_.h, true)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -471,9 +502,8 @@ class GruLayerGradCpuKernel : public CpuKernel {
       }
       std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
     });
-    Gemm<T>(false, false, rows, s.in, g3, dgi, g3, w_ih, s.in, T(0), dx, s.in);    // dx = dgi W_ih
-    Gemm<T>(true, false, g3, s.in, rows, dgi, g3, x, s.in, T(0), dw_ih, s.in);     // dW_ih = dgi^T x
-    Gemm<T>(true, false, g3, s.h, rows, dgh, g3, h_prev, s.h, T(0), dw_hh, s.h);  // dW_hh = dgh^T h_prev
+    InputAndWeightGrads(rows, g3, s.in, s.h, x, h_prev, w_ih, dgi, dgh, dx, dw_ih, dw_hh,
+                        w_hh_p + PackedPanelsSize<T>(g3, s.h));
     SumRows(dgi, rows, g3, db_ih);
     SumRows(dgh, rows, g3, db_hh);
   }
@@ -509,7 +539,8 @@ class RnnLayerCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 1);
     relu_ = RnnRelu(ctx);
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * PackedPanelsSize<T>(s_.h, s_.h));  // W_hh^T packed
+    // W_hh^T packed, the input projection's scratch
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (PackedPanelsSize<T>(s_.h, s_.h) + ProjectScratch<T>(s_.in, s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -523,7 +554,7 @@ class RnnLayerCpuKernel : public CpuKernel {
     PackPanels(true, s.h, s.h, w_hh, s.h, w_hh_t);
     // y holds every step's pre-activation until its step runs: x W_ih^T + b, then + h_{t-1} W_hh^T.
     FillRows(y, s.t * s.b, s.h, s.h, bias);
-    Gemm<T>(false, true, s.t * s.b, s.h, s.in, x, s.in, w_ih, s.in, T(1), y, s.h);
+    ProjectInputs(s.t * s.b, s.h, s.in, x, w_ih, y, s.h, w_hh_t + PackedPanelsSize<T>(s.h, s.h));
     ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
       const int64_t rows = end - begin, o = begin * s.h;
       const T* hp = h0 + o;
@@ -551,7 +582,8 @@ class RnnLayerGradCpuKernel : public CpuKernel {
     relu_ = RnnRelu(ctx);
     const int64_t rows = s_.t * s_.b;
     // dz, h_prev, dh, W_hh packed
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * s_.h + s_.b * s_.h + PackedPanelsSize<T>(s_.h, s_.h)));
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * s_.h + s_.b * s_.h + PackedPanelsSize<T>(s_.h, s_.h) +
+                                                         WeightGradScratch<T>(rows, s_.h, s_.in, s_.h, false)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -580,9 +612,8 @@ class RnnLayerGradCpuKernel : public CpuKernel {
       }
       std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
     });
-    Gemm<T>(false, false, rows, s.in, s.h, dz, s.h, w_ih, s.in, T(0), dx, s.in);
-    Gemm<T>(true, false, s.h, s.in, rows, dz, s.h, x, s.in, T(0), dw_ih, s.in);
-    Gemm<T>(true, false, s.h, s.h, rows, dz, s.h, h_prev, s.h, T(0), dw_hh, s.h);
+    InputAndWeightGrads(rows, s.h, s.in, s.h, x, h_prev, w_ih, dz, dz, dx, dw_ih, dw_hh,
+                        w_hh_p + PackedPanelsSize<T>(s.h, s.h));
     SumRows(dz, rows, s.h, dbias);
   }
 
