@@ -104,18 +104,28 @@ void PanelRowsAny(int64_t m, const T* a, int64_t lda, int64_t ak, const T* panel
 }
 
 // c [m, n] = a [m, k] b (+ c when `accumulate`), b packed by PackPanels, a(r, i) = a[r * lda + i * ak].
+// A large product is split across the threads by blocks of 4 rows: every element is computed the same way
+// on any number of threads.
 template <typename T>
 void PackedGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, int64_t ak, const T* packed,
                 bool accumulate, T* c, int64_t ldc) {
   constexpr int64_t L = kLanes<T>;
-  for (int64_t p = 0; p * L < n; p += 2) {
-    const T* panels = packed + p * k * L;
-    if ((p + 1) * L < n) {
-      PanelRowsAny<T, 2>(m, a, lda, ak, panels, k, std::min(L, n - (p + 1) * L), accumulate, c + p * L, ldc);
-    } else {
-      PanelRowsAny<T, 1>(m, a, lda, ak, panels, k, n - p * L, accumulate, c + p * L, ldc);
+  constexpr int64_t kSerialMacs = int64_t{1} << 20;  // below this a second thread costs more than it saves
+  const int64_t blocks = (m + 3) / 4;
+  const int64_t grain = m * n * k < kSerialMacs ? std::max<int64_t>(1, blocks) : 1;
+  ParallelFor(blocks, grain, [&](int64_t begin, int64_t end) {
+    const int64_t r0 = begin * 4, rows = std::min(m, end * 4) - r0;
+    const T* ar = a + r0 * lda;
+    T* cr = c + r0 * ldc;
+    for (int64_t p = 0; p * L < n; p += 2) {
+      const T* panels = packed + p * k * L;
+      if ((p + 1) * L < n) {
+        PanelRowsAny<T, 2>(rows, ar, lda, ak, panels, k, std::min(L, n - (p + 1) * L), accumulate, cr + p * L, ldc);
+      } else {
+        PanelRowsAny<T, 1>(rows, ar, lda, ak, panels, k, n - p * L, accumulate, cr + p * L, ldc);
+      }
     }
-  }
+  });
 }
 
 // The per-step product: c [m, n] (+)= a [m, k] (rows of stride lda) b.
