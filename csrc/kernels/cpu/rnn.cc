@@ -1,19 +1,205 @@
-// LSTMLayer, GRULayer, RNNLayer and their grads: one layer and direction of a recurrent net over a whole sequence (the recurrence in
-// C++, not a Python loop per step). The input projection of every step is one GEMM; each step adds
-// h_{t-1} W_hh^T with a GEMM and runs the cell math of functors/rnn.h. The backward pass walks the
-// sequence in reverse (BPTT) and ends with three GEMMs for dx, dW_ih and dW_hh. float32 and float64.
+// LSTMLayer, GRULayer, RNNLayer and their grads: one layer and direction of a recurrent net over a whole
+// sequence (the recurrence in C++, not a Python loop per step), structured the way cuDNN and PyTorch do it.
+// The input projection of every step is one GEMM before the recurrence; each step adds h_{t-1} W_hh^T (a
+// GEMM of a few rows) and runs the cell math of functors/rnn.h. The backward pass walks the sequence in
+// reverse (BPTT) and ends with one GEMM each for dx, dW_ih and dW_hh over every step. The GEMMs are
+// PackedGemm below (the weights packed once per call), and the threads split the batch rows, each running
+// the whole sequence for its rows. float32 and float64; the results do not depend on the thread count.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "kernels/cpu/elementwise.h"
-#include "kernels/cpu/gemm.h"
 #include "opforge/functors/rnn.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 
 namespace opforge {
 namespace {
+
+// The recurrences' GEMMs, c [m, n] (+)= a [m, k] b [k, n], with b packed once per call into panels of kLanes
+// columns ([panel][k][kLanes], zero-padded) streamed through register accumulators of 4 rows. Through
+// OpenBLAS the per-step product (m = the batch, a few rows) repacked W_hh on every step and ran at half the
+// speed of the large ones; and the large ones ran OpenBLAS's AVX2 kernels (OPENBLAS_CORETYPE=Haswell on the
+// dev machine), where these loops compile to AVX-512 (the 2-layer bidirectional LSTM of bench_models:
+// forward + backward 50 -> 28 ms CPU time on 1 thread). Deterministic: every element is summed over k in
+// order, whatever the thread count.
+template <typename T>
+constexpr int64_t kLanes = 64 / static_cast<int64_t>(sizeof(T));  // one 64-byte vector
+
+template <typename T>
+int64_t PackedPanelsSize(int64_t k, int64_t n) {
+  return (n + kLanes<T> - 1) / kLanes<T> * kLanes<T> * k;
+}
+
+// Packs b [k, n] (b(i, j) = src[j * ld + i] when `trans`, else src[i * ld + j]) into `out`.
+template <typename T>
+void PackPanels(bool trans, int64_t k, int64_t n, const T* src, int64_t ld, T* out) {
+  constexpr int64_t L = kLanes<T>;
+  for (int64_t p = 0; p * L < n; ++p) {
+    for (int64_t i = 0; i < k; ++i) {
+      T* o = out + (p * k + i) * L;
+      for (int64_t j = 0; j < L; ++j) {
+        const int64_t col = p * L + j;
+        o[j] = col >= n ? T(0) : trans ? src[col * ld + i] : src[i * ld + col];
+      }
+    }
+  }
+}
+
+// R rows of c (+)= a b over NP panels of b (packed by PackPanels, `cols` columns in the last one), a(r, i) =
+// a[r * lda + i * ak]. The accumulators are GCC/Clang vectors of 64 bytes: one AVX-512 register, two AVX2
+// ones, four SSE ones, whichever clone the CPU runs; 4 rows by 2 panels keep 8 FMAs in flight.
+template <typename T, int R, int NP>
+OPF_VECTOR_CLONES void PanelRows(const T* a, int64_t lda, int64_t ak, const T* panels, int64_t k, int64_t cols,
+                                 bool accumulate, T* c, int64_t ldc) {
+  typedef T Vec __attribute__((vector_size(64)));
+  constexpr int64_t L = kLanes<T>;
+  Vec acc[R][NP] = {};
+  for (int64_t i = 0; i < k; ++i) {
+    Vec w[NP];
+    for (int q = 0; q < NP; ++q) std::memcpy(&w[q], panels + (q * k + i) * L, sizeof(Vec));
+    for (int r = 0; r < R; ++r) {
+      const T v = a[r * lda + i * ak];
+      for (int q = 0; q < NP; ++q) acc[r][q] += v * w[q];
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int q = 0; q < NP; ++q) {
+      T* cr = c + r * ldc + q * L;
+      const int64_t width = q == NP - 1 ? cols : L;
+      if (width == L) {
+        Vec out = acc[r][q];
+        if (accumulate) {
+          Vec old;
+          std::memcpy(&old, cr, sizeof(Vec));
+          out += old;
+        }
+        std::memcpy(cr, &out, sizeof(Vec));
+      } else {
+        for (int64_t j = 0; j < width; ++j) cr[j] = (accumulate ? cr[j] : T(0)) + acc[r][q][j];
+      }
+    }
+  }
+}
+
+template <typename T, int NP>
+void PanelRowsAny(int64_t m, const T* a, int64_t lda, int64_t ak, const T* panels, int64_t k, int64_t cols,
+                  bool accumulate, T* c, int64_t ldc) {
+  int64_t r = 0;
+  for (; r + 4 <= m; r += 4) PanelRows<T, 4, NP>(a + r * lda, lda, ak, panels, k, cols, accumulate, c + r * ldc, ldc);
+  const T* ar = a + r * lda;
+  T* cr = c + r * ldc;
+  switch (m - r) {
+    case 3:
+      PanelRows<T, 3, NP>(ar, lda, ak, panels, k, cols, accumulate, cr, ldc);
+      break;
+    case 2:
+      PanelRows<T, 2, NP>(ar, lda, ak, panels, k, cols, accumulate, cr, ldc);
+      break;
+    case 1:
+      PanelRows<T, 1, NP>(ar, lda, ak, panels, k, cols, accumulate, cr, ldc);
+      break;
+    default:
+      break;
+  }
+}
+
+// c [m, n] = a [m, k] b (+ c when `accumulate`), b packed by PackPanels, a(r, i) = a[r * lda + i * ak].
+// A large product is split across the threads by blocks of 4 rows: every element is computed the same way
+// on any number of threads.
+template <typename T>
+void PackedGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, int64_t ak, const T* packed,
+                bool accumulate, T* c, int64_t ldc) {
+  constexpr int64_t L = kLanes<T>;
+  constexpr int64_t kSerialMacs = int64_t{1} << 20;  // below this a second thread costs more than it saves
+  const int64_t blocks = (m + 3) / 4;
+  const int64_t grain = m * n * k < kSerialMacs ? std::max<int64_t>(1, blocks) : 1;
+  ParallelFor(blocks, grain, [&](int64_t begin, int64_t end) {
+    const int64_t r0 = begin * 4, rows = std::min(m, end * 4) - r0;
+    const T* ar = a + r0 * lda;
+    T* cr = c + r0 * ldc;
+    for (int64_t p = 0; p * L < n; p += 2) {
+      const T* panels = packed + p * k * L;
+      if ((p + 1) * L < n) {
+        PanelRowsAny<T, 2>(rows, ar, lda, ak, panels, k, std::min(L, n - (p + 1) * L), accumulate, cr + p * L, ldc);
+      } else {
+        PanelRowsAny<T, 1>(rows, ar, lda, ak, panels, k, n - p * L, accumulate, cr + p * L, ldc);
+      }
+    }
+  });
+}
+
+// The per-step product: c [m, n] (+)= a [m, k] (rows of stride lda) b.
+template <typename T>
+void StepGemm(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* packed, bool accumulate, T* c,
+              int64_t ldc) {
+  PackedGemm(m, n, k, a, lda, int64_t{1}, packed, accumulate, c, ldc);
+}
+
+// out [n, m] = the transpose of a [m, n], in tiles that stay in cache.
+template <typename T>
+void Transpose(const T* a, int64_t m, int64_t n, T* out) {
+  constexpr int64_t kTile = 32;
+  for (int64_t i0 = 0; i0 < m; i0 += kTile) {
+    for (int64_t j0 = 0; j0 < n; j0 += kTile) {
+      const int64_t i1 = std::min(m, i0 + kTile), j1 = std::min(n, j0 + kTile);
+      for (int64_t j = j0; j < j1; ++j) {
+        for (int64_t i = i0; i < i1; ++i) out[j * m + i] = a[i * n + j];
+      }
+    }
+  }
+}
+
+// Every step's input projection at once: out [rows, g] (row stride ldo, holding the bias) += x [rows, in]
+// W_ih^T, W_ih [g, in] packed into `scratch` (ProjectScratch elements).
+template <typename T>
+int64_t ProjectScratch(int64_t in, int64_t g) {
+  return PackedPanelsSize<T>(in, g);
+}
+
+template <typename T>
+void ProjectInputs(int64_t rows, int64_t g, int64_t in, const T* x, const T* w_ih, T* out, int64_t ldo, T* scratch) {
+  PackPanels(true, in, g, w_ih, in, scratch);
+  PackedGemm(rows, g, in, x, in, int64_t{1}, scratch, true, out, ldo);
+}
+
+// After BPTT, over every step at once: dx = dz_x W_ih, dW_ih = dz_x^T x and dW_hh = dz_h^T h_prev, with dz_x
+// and dz_h [rows, g] (the same array for the LSTM and RNN, the GRU's dgi and dgh), x [rows, in], h_prev
+// [rows, h]. The weight gradients read dz transposed (so the GEMM streams it); scratch: WeightGradScratch.
+template <typename T>
+int64_t WeightGradScratch(int64_t rows, int64_t g, int64_t in, int64_t h, bool separate_dz_h) {
+  return PackedPanelsSize<T>(g, in) + PackedPanelsSize<T>(rows, in) + PackedPanelsSize<T>(rows, h) +
+         (separate_dz_h ? 2 : 1) * rows * g;
+}
+
+template <typename T>
+void InputAndWeightGrads(int64_t rows, int64_t g, int64_t in, int64_t h, const T* x, const T* h_prev, const T* w_ih,
+                         const T* dz_x, const T* dz_h, T* dx, T* dw_ih, T* dw_hh, T* scratch) {
+  T* w_ih_p = scratch;
+  T* x_p = w_ih_p + PackedPanelsSize<T>(g, in);
+  T* h_prev_p = x_p + PackedPanelsSize<T>(rows, in);
+  T* dz_x_t = h_prev_p + PackedPanelsSize<T>(rows, h);
+  T* dz_h_t = dz_h == dz_x ? dz_x_t : dz_x_t + rows * g;
+  PackPanels(false, g, in, w_ih, in, w_ih_p);
+  PackPanels(false, rows, in, x, in, x_p);
+  PackPanels(false, rows, h, h_prev, h, h_prev_p);
+  Transpose(dz_x, rows, g, dz_x_t);
+  if (dz_h != dz_x) Transpose(dz_h, rows, g, dz_h_t);
+  PackedGemm(rows, in, g, dz_x, g, int64_t{1}, w_ih_p, false, dx, in);            // dx = dz_x W_ih
+  PackedGemm(g, in, rows, dz_x_t, rows, int64_t{1}, x_p, false, dw_ih, in);       // dW_ih = dz_x^T x
+  PackedGemm(g, h, rows, dz_h_t, rows, int64_t{1}, h_prev_p, false, dw_hh, h);  // dW_hh = dz_h^T h_prev
+}
+
+// Runs body(begin, end) over the batch rows [0, batch) split across the threads. The rows of a recurrence
+// are independent (row r of a step reads only row r of the step before), so each thread runs the whole
+// sequence for its rows with no synchronisation per step; each row's arithmetic is the same on any
+// number of threads.
+template <typename F>
+void ForBatchRows(int64_t batch, F&& body) {
+  constexpr int64_t kRowsPerThread = 4;  // one register block of StepGemm
+  ParallelFor(batch, kRowsPerThread, body);
+}
 
 // The LSTM cell over whole rows: each row's H elements in one loop the compiler vectorises (the cell's
 // exp-based sigmoid and tanh in opforge/vmath.h; an element-by-element loop with a division for the row
@@ -79,7 +265,12 @@ struct LstmShape {
 template <typename T>
 class LstmLayerCpuKernel : public CpuKernel {
  public:
-  void Init(const KernelContext& ctx) override { s_.Init(ctx, true); }
+  void Init(const KernelContext& ctx) override {
+    s_.Init(ctx, true);
+    // W_hh^T packed, then the input projection's scratch
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (PackedPanelsSize<T>(s_.h, 4 * s_.h) + ProjectScratch<T>(s_.in, 4 * s_.h)));
+  }
 
   void Launch(const KernelArgs& args) override {
     const LstmShape s = s_;
@@ -88,24 +279,27 @@ class LstmLayerCpuKernel : public CpuKernel {
     const T *w_ih = args.input<T>(3), *w_hh = args.input<T>(4), *bias = args.input<T>(5);
     T *y = args.output<T>(0), *hn = args.output<T>(1), *cn = args.output<T>(2);
     T *gates = args.output<T>(3), *cs = args.output<T>(4);
+    T* w_hh_t = args.workspace<T>();
+    PackPanels(true, s.h, g4, w_hh, s.h, w_hh_t);
     // Every step's input projection at once: gates = x W_ih^T + bias.
     for (int64_t r = 0; r < s.t * s.b; ++r) std::memcpy(gates + r * g4, bias, sizeof(T) * g4);
-    Gemm<T>(false, true, s.t * s.b, g4, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
-    std::memcpy(hn, h0, sizeof(T) * s.b * s.h);
-    std::memcpy(cn, c0, sizeof(T) * s.b * s.h);
-    for (int64_t k = 0; k < s.t; ++k) {
-      const int64_t t = s.Step(k);
-      T* z = gates + t * s.b * g4;
-      Gemm<T>(false, true, s.b, g4, s.h, hn, s.h, w_hh, s.h, T(1), z, g4);  // z += h_{t-1} W_hh^T
-      T* yt = y + t * s.b * s.h;
-      T* ct = cs + t * s.b * s.h;
-      const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, s.h));
-      ParallelFor(s.b, grain, [&](int64_t begin, int64_t end) {
-        LstmForwardRows(z + begin * g4, cn + begin * s.h, ct + begin * s.h, yt + begin * s.h, end - begin, s.h);
-      });
-      std::memcpy(hn, yt, sizeof(T) * s.b * s.h);
-      std::memcpy(cn, ct, sizeof(T) * s.b * s.h);
-    }
+    ProjectInputs(s.t * s.b, g4, s.in, x, w_ih, gates, g4, w_hh_t + PackedPanelsSize<T>(s.h, g4));
+    const int64_t bh = s.b * s.h;
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      const T *hp = h0 + o, *cp = c0 + o;  // h_{t-1} and c_{t-1} of these rows
+      for (int64_t k = 0; k < s.t; ++k) {
+        const int64_t t = s.Step(k);
+        T* z = gates + (t * s.b + begin) * g4;
+        StepGemm(rows, g4, s.h, hp, s.h, w_hh_t, true, z, g4);  // z += h_{t-1} W_hh^T
+        T *yt = y + t * bh + o, *ct = cs + t * bh + o;
+        LstmForwardRows(z, cp, ct, yt, rows, s.h);
+        hp = yt;
+        cp = ct;
+      }
+      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
+      std::memcpy(cn + o, cp, sizeof(T) * rows * s.h);
+    });
   }
 
  private:
@@ -119,8 +313,10 @@ class LstmLayerGradCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, false);
     const int64_t rows = s_.t * s_.b;
-    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H]
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (rows * 4 * s_.h + rows * s_.h + 2 * s_.b * s_.h));
+    // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H], W_hh packed, the weight gradients' scratch
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (rows * 4 * s_.h + rows * s_.h + 2 * s_.b * s_.h + PackedPanelsSize<T>(4 * s_.h, s_.h) +
+                       WeightGradScratch<T>(rows, 4 * s_.h, s_.in, s_.h, false)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -136,29 +332,28 @@ class LstmLayerGradCpuKernel : public CpuKernel {
     T* h_prev = dz + rows * g4;
     T* dh = h_prev + rows * s.h;
     T* dc = dh + bh;
-    std::memcpy(dh, dhn, sizeof(T) * bh);
-    std::memcpy(dc, dcn, sizeof(T) * bh);
-    for (int64_t k = s.t - 1; k >= 0; --k) {
-      const int64_t t = s.Step(k);
-      const T* hp = k == 0 ? h0 : y + s.Step(k - 1) * bh;  // h_{t-1}: the state the step started from
-      const T* cp = k == 0 ? c0 : cs + s.Step(k - 1) * bh;
-      std::memcpy(h_prev + t * bh, hp, sizeof(T) * bh);
-      const T* zt = gates + t * s.b * g4;
-      T* dzt = dz + t * s.b * g4;
-      const T* ct = cs + t * bh;
-      const T* dyt = dy + t * bh;
-      const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, s.h));
-      ParallelFor(s.b, grain, [&](int64_t begin, int64_t end) {
-        const int64_t o = begin * s.h, zo = begin * g4;
-        LstmBackwardRows(zt + zo, cp + o, ct + o, dyt + o, dh + o, dc + o, dzt + zo, end - begin, s.h);
-      });
-      Gemm<T>(false, false, s.b, s.h, g4, dzt, g4, w_hh, s.h, T(0), dh, s.h);  // dh_{t-1} = dz W_hh
-    }
-    std::memcpy(dh0, dh, sizeof(T) * bh);
-    std::memcpy(dc0, dc, sizeof(T) * bh);
-    Gemm<T>(false, false, rows, s.in, g4, dz, g4, w_ih, s.in, T(0), dx, s.in);       // dx = dz W_ih
-    Gemm<T>(true, false, g4, s.in, rows, dz, g4, x, s.in, T(0), dw_ih, s.in);        // dW_ih = dz^T x
-    Gemm<T>(true, false, g4, s.h, rows, dz, g4, h_prev, s.h, T(0), dw_hh, s.h);     // dW_hh = dz^T h_prev
+    T* w_hh_p = dc + bh;
+    PackPanels(false, g4, s.h, w_hh, s.h, w_hh_p);
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      T *dh_r = dh + o, *dc_r = dc + o;
+      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
+      std::memcpy(dc_r, dcn + o, sizeof(T) * rows * s.h);
+      for (int64_t k = s.t - 1; k >= 0; --k) {
+        const int64_t t = s.Step(k);
+        // h_{t-1} and c_{t-1}: the states the step started from
+        const T* hp = (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o;
+        const T* cp = (k == 0 ? c0 : cs + s.Step(k - 1) * bh) + o;
+        std::memcpy(h_prev + t * bh + o, hp, sizeof(T) * rows * s.h);
+        const int64_t zo = (t * s.b + begin) * g4;
+        LstmBackwardRows(gates + zo, cp, cs + t * bh + o, dy + t * bh + o, dh_r, dc_r, dz + zo, rows, s.h);
+        StepGemm(rows, s.h, g4, dz + zo, g4, w_hh_p, false, dh_r, s.h);  // dh_{t-1} = dz W_hh
+      }
+      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
+      std::memcpy(dc0 + o, dc_r, sizeof(T) * rows * s.h);
+    });
+    InputAndWeightGrads(rows, g4, s.in, s.h, x, h_prev, w_ih, dz, dz, dx, dw_ih, dw_hh,
+                        w_hh_p + PackedPanelsSize<T>(g4, s.h));
     for (int64_t j = 0; j < g4; ++j) dbias[j] = T(0);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < g4; ++j) dbias[j] += dz[r * g4 + j];
@@ -207,6 +402,34 @@ void SumRows(const T* x, int64_t rows, int64_t n, T* out) {
     for (int64_t j = 0; j < n; ++j) out[j] += x[r * n + j];
 }
 
+// The GRU cell over whole rows (vectorised like the LSTM's): g [rows, 4H] (gi in, saved gates out),
+// gh [rows, 3H], the states [rows, H].
+template <typename T>
+OPF_VECTOR_CLONES void GruForwardRows(T* g, const T* gh, const T* h_prev, T* h, int64_t rows, int64_t hidden) {
+  for (int64_t r = 0; r < rows; ++r) {
+    T* gr = g + r * 4 * hidden;
+    const T* ghr = gh + r * 3 * hidden;
+    const int64_t o = r * hidden;
+#pragma omp simd
+    for (int64_t j = 0; j < hidden; ++j) h[o + j] = GruCellForward(gr, ghr, j, hidden, h_prev[o + j]);
+  }
+}
+
+// dh [rows, H] holds the gradient of h on entry (without dy) and the direct part of dh_prev on exit.
+template <typename T>
+OPF_VECTOR_CLONES void GruBackwardRows(const T* g, const T* h_prev, const T* dy, T* dh, T* dgi, T* dgh, int64_t rows,
+                                       int64_t hidden) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* gr = g + r * 4 * hidden;
+    T *dgir = dgi + r * 3 * hidden, *dghr = dgh + r * 3 * hidden;
+    const int64_t o = r * hidden;
+#pragma omp simd
+    for (int64_t j = 0; j < hidden; ++j) {
+      dh[o + j] = GruCellBackward(gr, j, hidden, h_prev[o + j], dy[o + j] + dh[o + j], dgir, dghr);
+    }
+  }
+}
+
 // GRULayer. Inputs x, h0, w_ih [3H, I], w_hh [3H, H], b_ih, b_hh [3H]; outputs y [T, B, H], h_n, and the
 // saved gates [T, B, 4H] (r, z, n, gh_n per row).
 template <typename T>
@@ -214,7 +437,9 @@ class GruLayerCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 3);
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * s_.b * 3 * s_.h);  // gh of one step
+    // gh of one step, W_hh^T packed
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (s_.b * 3 * s_.h + PackedPanelsSize<T>(s_.h, 3 * s_.h) + ProjectScratch<T>(s_.in, 3 * s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -224,24 +449,25 @@ class GruLayerCpuKernel : public CpuKernel {
     const T *b_ih = args.input<T>(4), *b_hh = args.input<T>(5);
     T *y = args.output<T>(0), *hn = args.output<T>(1), *gates = args.output<T>(2);
     T* gh = args.workspace<T>();
+    T* w_hh_t = gh + s.b * g3;
+    PackPanels(true, s.h, g3, w_hh, s.h, w_hh_t);
     // Every step's input projection at once, into the first 3H columns of each gates row.
     FillRows(gates, s.t * s.b, g3, g4, b_ih);
-    Gemm<T>(false, true, s.t * s.b, g3, s.in, x, s.in, w_ih, s.in, T(1), gates, g4);
-    std::memcpy(hn, h0, sizeof(T) * bh);
-    for (int64_t k = 0; k < s.t; ++k) {
-      const int64_t t = s.Step(k);
-      FillRows(gh, s.b, g3, g3, b_hh);
-      Gemm<T>(false, true, s.b, g3, s.h, hn, s.h, w_hh, s.h, T(1), gh, g3);  // gh = h_{t-1} W_hh^T + b_hh
-      T* z = gates + t * s.b * g4;
-      T* yt = y + t * bh;
-      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) {
-          const int64_t row = e / s.h, j = e % s.h;
-          yt[e] = GruCellForward(z + row * g4, gh + row * g3, j, s.h, hn[e]);
-        }
-      });
-      std::memcpy(hn, yt, sizeof(T) * bh);
-    }
+    ProjectInputs(s.t * s.b, g3, s.in, x, w_ih, gates, g4, w_hh_t + PackedPanelsSize<T>(s.h, g3));
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      const T* hp = h0 + o;
+      T* gh_r = gh + begin * g3;
+      for (int64_t k = 0; k < s.t; ++k) {
+        const int64_t t = s.Step(k);
+        FillRows(gh_r, rows, g3, g3, b_hh);
+        StepGemm(rows, g3, s.h, hp, s.h, w_hh_t, true, gh_r, g3);  // gh = h_{t-1} W_hh^T + b_hh
+        T* yt = y + t * bh + o;
+        GruForwardRows(gates + (t * s.b + begin) * g4, gh_r, hp, yt, rows, s.h);
+        hp = yt;
+      }
+      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
+    });
   }
 
  private:
@@ -255,8 +481,10 @@ class GruLayerGradCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 3);
     const int64_t rows = s_.t * s_.b;
-    // dgi and dgh [T, B, 3H], h_prev [T, B, H], dh [B, H]
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * 3 * s_.h + rows * s_.h + s_.b * s_.h));
+    // dgi and dgh [T, B, 3H], h_prev [T, B, H], dh [B, H], W_hh packed
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (2 * rows * 3 * s_.h + rows * s_.h + s_.b * s_.h + PackedPanelsSize<T>(3 * s_.h, s_.h) +
+                       WeightGradScratch<T>(rows, 3 * s_.h, s_.in, s_.h, true)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -270,26 +498,24 @@ class GruLayerGradCpuKernel : public CpuKernel {
     T* dgh = dgi + rows * g3;
     T* h_prev = dgh + rows * g3;
     T* dh = h_prev + rows * s.h;
-    std::memcpy(dh, dhn, sizeof(T) * bh);
-    for (int64_t k = s.t - 1; k >= 0; --k) {
-      const int64_t t = s.Step(k);
-      const T* hp = k == 0 ? h0 : y + s.Step(k - 1) * bh;
-      std::memcpy(h_prev + t * bh, hp, sizeof(T) * bh);
-      const T* gt = gates + t * s.b * g4;
-      const T* dyt = dy + t * bh;
-      T *dgit = dgi + t * s.b * g3, *dght = dgh + t * s.b * g3;
-      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) {
-          const int64_t row = e / s.h, j = e % s.h;
-          dh[e] = GruCellBackward(gt + row * g4, j, s.h, hp[e], dyt[e] + dh[e], dgit + row * g3, dght + row * g3);
-        }
-      });
-      Gemm<T>(false, false, s.b, s.h, g3, dght, g3, w_hh, s.h, T(1), dh, s.h);  // dh_{t-1} += dgh W_hh
-    }
-    std::memcpy(dh0, dh, sizeof(T) * bh);
-    Gemm<T>(false, false, rows, s.in, g3, dgi, g3, w_ih, s.in, T(0), dx, s.in);    // dx = dgi W_ih
-    Gemm<T>(true, false, g3, s.in, rows, dgi, g3, x, s.in, T(0), dw_ih, s.in);     // dW_ih = dgi^T x
-    Gemm<T>(true, false, g3, s.h, rows, dgh, g3, h_prev, s.h, T(0), dw_hh, s.h);  // dW_hh = dgh^T h_prev
+    T* w_hh_p = dh + bh;
+    PackPanels(false, g3, s.h, w_hh, s.h, w_hh_p);
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      T* dh_r = dh + o;
+      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
+      for (int64_t k = s.t - 1; k >= 0; --k) {
+        const int64_t t = s.Step(k);
+        const T* hp = (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o;
+        std::memcpy(h_prev + t * bh + o, hp, sizeof(T) * rows * s.h);
+        const int64_t go = (t * s.b + begin) * g3;
+        GruBackwardRows(gates + (t * s.b + begin) * g4, hp, dy + t * bh + o, dh_r, dgi + go, dgh + go, rows, s.h);
+        StepGemm(rows, s.h, g3, dgh + go, g3, w_hh_p, true, dh_r, s.h);  // dh_{t-1} += dgh W_hh
+      }
+      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
+    });
+    InputAndWeightGrads(rows, g3, s.in, s.h, x, h_prev, w_ih, dgi, dgh, dx, dw_ih, dw_hh,
+                        w_hh_p + PackedPanelsSize<T>(g3, s.h));
     SumRows(dgi, rows, g3, db_ih);
     SumRows(dgh, rows, g3, db_hh);
   }
@@ -305,6 +531,19 @@ bool RnnRelu(const KernelContext& ctx) {
   return act == "relu";
 }
 
+// The plain RNN's activation over n elements in place, and its backward dz = (dy + dh) act'(y).
+template <typename T>
+OPF_VECTOR_CLONES void RnnForwardRows(T* z, int64_t n, bool relu) {
+#pragma omp simd
+  for (int64_t e = 0; e < n; ++e) z[e] = RnnActivate(z[e], relu);
+}
+
+template <typename T>
+OPF_VECTOR_CLONES void RnnBackwardRows(const T* y, const T* dy, const T* dh, T* dz, int64_t n, bool relu) {
+#pragma omp simd
+  for (int64_t e = 0; e < n; ++e) dz[e] = (dy[e] + dh[e]) * RnnActivateGrad(y[e], relu);
+}
+
 // RNNLayer. Inputs x, h0, w_ih [H, I], w_hh [H, H], bias [H] (b_ih + b_hh); outputs y [T, B, H], h_n.
 template <typename T>
 class RnnLayerCpuKernel : public CpuKernel {
@@ -312,6 +551,9 @@ class RnnLayerCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 1);
     relu_ = RnnRelu(ctx);
+    // W_hh^T packed, the input projection's scratch
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (PackedPanelsSize<T>(s_.h, s_.h) + ProjectScratch<T>(s_.in, s_.h)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -321,18 +563,22 @@ class RnnLayerCpuKernel : public CpuKernel {
     const T *x = args.input<T>(0), *h0 = args.input<T>(1), *w_ih = args.input<T>(2), *w_hh = args.input<T>(3);
     const T* bias = args.input<T>(4);
     T *y = args.output<T>(0), *hn = args.output<T>(1);
+    T* w_hh_t = args.workspace<T>();
+    PackPanels(true, s.h, s.h, w_hh, s.h, w_hh_t);
     // y holds every step's pre-activation until its step runs: x W_ih^T + b, then + h_{t-1} W_hh^T.
     FillRows(y, s.t * s.b, s.h, s.h, bias);
-    Gemm<T>(false, true, s.t * s.b, s.h, s.in, x, s.in, w_ih, s.in, T(1), y, s.h);
-    std::memcpy(hn, h0, sizeof(T) * bh);
-    for (int64_t k = 0; k < s.t; ++k) {
-      T* yt = y + s.Step(k) * bh;
-      Gemm<T>(false, true, s.b, s.h, s.h, hn, s.h, w_hh, s.h, T(1), yt, s.h);
-      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) yt[e] = RnnActivate(yt[e], relu);
-      });
-      std::memcpy(hn, yt, sizeof(T) * bh);
-    }
+    ProjectInputs(s.t * s.b, s.h, s.in, x, w_ih, y, s.h, w_hh_t + PackedPanelsSize<T>(s.h, s.h));
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      const T* hp = h0 + o;
+      for (int64_t k = 0; k < s.t; ++k) {
+        T* yt = y + s.Step(k) * bh + o;
+        StepGemm(rows, s.h, s.h, hp, s.h, w_hh_t, true, yt, s.h);
+        RnnForwardRows(yt, rows * s.h, relu);
+        hp = yt;
+      }
+      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
+    });
   }
 
  private:
@@ -348,7 +594,10 @@ class RnnLayerGradCpuKernel : public CpuKernel {
     s_.Init(ctx, 1);
     relu_ = RnnRelu(ctx);
     const int64_t rows = s_.t * s_.b;
-    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) * (2 * rows * s_.h + s_.b * s_.h));  // dz, h_prev, dh
+    // dz, h_prev, dh, W_hh packed, the weight gradients' scratch
+    SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
+                      (2 * rows * s_.h + s_.b * s_.h + PackedPanelsSize<T>(s_.h, s_.h) +
+                       WeightGradScratch<T>(rows, s_.h, s_.in, s_.h, false)));
   }
 
   void Launch(const KernelArgs& args) override {
@@ -362,21 +611,23 @@ class RnnLayerGradCpuKernel : public CpuKernel {
     T* dz = args.workspace<T>();
     T* h_prev = dz + rows * s.h;
     T* dh = h_prev + rows * s.h;
-    std::memcpy(dh, dhn, sizeof(T) * bh);
-    for (int64_t k = s.t - 1; k >= 0; --k) {
-      const int64_t t = s.Step(k);
-      std::memcpy(h_prev + t * bh, k == 0 ? h0 : y + s.Step(k - 1) * bh, sizeof(T) * bh);
-      const T *yt = y + t * bh, *dyt = dy + t * bh;
-      T* dzt = dz + t * bh;
-      ParallelFor(bh, kParallelGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t e = begin; e < end; ++e) dzt[e] = (dyt[e] + dh[e]) * RnnActivateGrad(yt[e], relu);
-      });
-      Gemm<T>(false, false, s.b, s.h, s.h, dzt, s.h, w_hh, s.h, T(0), dh, s.h);  // dh_{t-1} = dz W_hh
-    }
-    std::memcpy(dh0, dh, sizeof(T) * bh);
-    Gemm<T>(false, false, rows, s.in, s.h, dz, s.h, w_ih, s.in, T(0), dx, s.in);
-    Gemm<T>(true, false, s.h, s.in, rows, dz, s.h, x, s.in, T(0), dw_ih, s.in);
-    Gemm<T>(true, false, s.h, s.h, rows, dz, s.h, h_prev, s.h, T(0), dw_hh, s.h);
+    T* w_hh_p = dh + bh;
+    PackPanels(false, s.h, s.h, w_hh, s.h, w_hh_p);
+    ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
+      const int64_t rows = end - begin, o = begin * s.h;
+      T* dh_r = dh + o;
+      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
+      for (int64_t k = s.t - 1; k >= 0; --k) {
+        const int64_t t = s.Step(k);
+        std::memcpy(h_prev + t * bh + o, (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o, sizeof(T) * rows * s.h);
+        T* dzt = dz + t * bh + o;
+        RnnBackwardRows(y + t * bh + o, dy + t * bh + o, dh_r, dzt, rows * s.h, relu);
+        StepGemm(rows, s.h, s.h, dzt, s.h, w_hh_p, false, dh_r, s.h);  // dh_{t-1} = dz W_hh
+      }
+      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
+    });
+    InputAndWeightGrads(rows, s.h, s.in, s.h, x, h_prev, w_ih, dz, dz, dx, dw_ih, dw_hh,
+                        w_hh_p + PackedPanelsSize<T>(s.h, s.h));
     SumRows(dz, rows, s.h, dbias);
   }
 
