@@ -41,6 +41,19 @@ CASES = {
     "Sigmoid": (ops.Sigmoid, special.expit, 3),
     "Softplus": (ops.Softplus, lambda x: np.logaddexp(0.0, x), 3),
     "Elu": (ops.Elu, lambda x: np.where(x > 0, x, np.expm1(x)), 2),
+    "SeLU": (ops.SeLU, lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)), 3),
+    "Sin": (ops.Sin, np.sin, 2),
+    "Cos": (ops.Cos, np.cos, 2),
+    "Tan": (ops.Tan, np.tan, 3),
+    "Atan": (ops.Atan, np.arctan, 2),
+    "Asin": (ops.Asin, np.arcsin, 2),
+    "ACos": (ops.ACos, np.arccos, 2),
+    "Sinh": (ops.Sinh, np.sinh, 3),
+    "Cosh": (ops.Cosh, np.cosh, 2),
+    "Asinh": (ops.Asinh, np.arcsinh, 3),
+    "Acosh": (ops.Acosh, np.arccosh, 3),
+    "Atanh": (ops.Atanh, np.arctanh, 3),
+    "Erfc": (ops.Erfc, special.erfc, 4),
 }
 
 

@@ -155,15 +155,12 @@ inline float Tanh(float x) {
   const float r = ReduceLn2(2.0f * ac, &k);
   const float p = Expm1Reduced(r);
   const float t = Pow2i(k);
-  const float e = Select(k == 0, p, (t - 1.0f) + t * p);
+  const float e = (t - 1.0f) + t * p;  // k = 0: exactly p
   return CopySign(e / (e + 2.0f), x);
 }
 
-// erf x, 4 ulp. |x| < 1: the Maclaurin series (to x^21); beyond: 1 - erfc, erfc x = e^{-x^2} P(t)
-// with Abramowitz and Stegun's 7.1.26 polynomial in t = 1 / (1 + p x) (absolute error 1.5e-7);
-// erf rounds to 1 beyond 3.92.
-inline float Erf(float x) {
-  const float a = Abs(x);
+// erf x for |x| < 1 by the Maclaurin series (to x^21).
+inline float ErfSeries(float x) {
   const float z = x * x;
   float s = -1.0f / (3628800.0f * 21);  // n = 10 of (-1)^(n+1) / (n! (2n + 1)); n = 11 is below 2^-40
   s = s * z + 1.0f / (362880.0f * 19);
@@ -177,7 +174,15 @@ inline float Erf(float x) {
   s = s * z + 1.0f / 3;
   s = s * z;
   constexpr float kTwoOverSqrtPi = 1.12837916709551257f;
-  const float small = kTwoOverSqrtPi * (x - x * s);
+  return kTwoOverSqrtPi * (x - x * s);
+}
+
+// erf x, 4 ulp. |x| < 1: the Maclaurin series (to x^21); beyond: 1 - erfc, erfc x = e^{-x^2} P(t)
+// with Abramowitz and Stegun's 7.1.26 polynomial in t = 1 / (1 + p x) (absolute error 1.5e-7);
+// erf rounds to 1 beyond 3.92.
+inline float Erf(float x) {
+  const float a = Abs(x);
+  const float small = ErfSeries(x);
   const float ac = Select(a > 4.0f, 4.0f, a);
   const float t = 1.0f / (1.0f + 0.3275911f * ac);
   float p = 1.061405429f;
@@ -188,6 +193,309 @@ inline float Erf(float x) {
   p = p * t;
   const float large = CopySign(1.0f - p * Exp(-ac * ac), x);
   return Select(a < 1.0f, Select(a == 0.0f, x, small), large);  // NaN: large is NaN; -0 stays -0
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trigonometric functions. Cody-Waite reduction x = j pi/2 + r, |r| <= pi/4, with pi/2 in four parts
+// (12, 12, 12 and 24 significant bits) so that j * part is exact for |j| < 2^12: exact enough for
+// |x| <= kTrigVectorMax. Beyond it (and for inf / NaN) callers take the scalar path (TrigInVectorRange).
+
+constexpr float kTrigVectorMax = 6000.0f;
+
+inline bool TrigInVectorRange(float x) { return Abs(x) <= kTrigVectorMax; }
+
+// r = x - j pi/2 and the quadrant j & 3.
+inline float ReducePio2(float x, int32_t* quadrant) {
+  constexpr float kTwoOverPi = 0.636619772367581343f;
+  constexpr float kP1 = 1.57080078125f;
+  constexpr float kP2 = -4.453584551811218e-06f;
+  constexpr float kP3 = -8.706138032721356e-10f;
+  constexpr float kP4 = 6.223371969669989e-14f;
+  const float j = RoundSmall(Select(TrigInVectorRange(x), x, 0.0f) * kTwoOverPi);
+  *quadrant = static_cast<int32_t>(j) & 3;
+  return (((x - j * kP1) - j * kP2) - j * kP3) - j * kP4;
+}
+
+// sin r and cos r for |r| <= pi/4 (Taylor to r^11 and r^10: truncation below 2^-28 relative).
+inline float SinReduced(float r) {
+  const float z = r * r;
+  float p = -1.0f / 39916800;
+  p = p * z + 1.0f / 362880;
+  p = p * z - 1.0f / 5040;
+  p = p * z + 1.0f / 120;
+  p = p * z - 1.0f / 6;
+  return r + r * z * p;
+}
+
+inline float CosReduced(float r) {
+  const float z = r * r;
+  float p = -1.0f / 3628800;
+  p = p * z + 1.0f / 40320;
+  p = p * z - 1.0f / 720;
+  p = p * z + 1.0f / 24;
+  return (1.0f - 0.5f * z) + z * z * p;
+}
+
+// sin x for |x| <= kTrigVectorMax, 2 ulp; -0 stays -0, NaN stays NaN.
+inline float SinSmall(float x) {
+  int32_t q;
+  const float r = ReducePio2(x, &q);
+  const float v = Select((q & 1) != 0, CosReduced(r), SinReduced(r));
+  return FromBits(Bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
+}
+
+inline float CosSmall(float x) {
+  int32_t q;
+  const float r = ReducePio2(x, &q);
+  q = (q + 1) & 3;
+  const float v = Select((q & 1) != 0, CosReduced(r), SinReduced(r));
+  return FromBits(Bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
+}
+
+// tan x = sin r / cos r (q even) or -cos r / sin r (q odd), 3 ulp.
+inline float TanSmall(float x) {
+  int32_t q;
+  const float r = ReducePio2(x, &q);
+  const float s = SinReduced(r);
+  const float c = CosReduced(r);
+  const bool odd = (q & 1) != 0;
+  return Select(odd, -c, s) / Select(odd, s, c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inverse trigonometric functions. The polynomials are least-squares fits near minimax (relative
+// error below 4e-7 of a correction term that is at most 6% of the result).
+
+// atan t for |t| <= tan(pi/8): t + t z P(z), z = t^2.
+inline float AtanReduced(float t) {
+  const float z = t * t;
+  float p = -0.06456542760133743f;
+  p = p * z + 0.10745330154895782f;
+  p = p * z - 0.14264129102230072f;
+  p = p * z + 0.1999954730272293f;
+  p = p * z - 0.3333333134651184f;
+  return t + t * z * p;
+}
+
+// atan x, 2 ulp: |x| > tan(3pi/8): pi/2 + atan(-1/|x|); |x| > tan(pi/8): pi/4 + atan((|x|-1)/(|x|+1)).
+inline float Atan(float x) {
+  constexpr float kPio2 = 1.57079632679489662f;
+  constexpr float kPio4 = 0.785398163397448310f;
+  const float a = Abs(x);
+  const bool big = a > 2.41421356237309505f;
+  const bool mid = a > 0.414213562373095049f;
+  const float num = Select(big, -1.0f, Select(mid, a - 1.0f, a));
+  const float den = Select(big, a, Select(mid, a + 1.0f, 1.0f));
+  const float offset = Select(big, kPio2, Select(mid, kPio4, 0.0f));
+  return CopySign(offset + AtanReduced(num / den), x);  // NaN: num / den is NaN
+}
+
+// asin a for 0 <= a <= 1/2: a + a z P(z), z = a^2.
+inline float AsinReduced(float a, float z) {
+  float p = 0.038195107132196426f;
+  p = p * z + 0.02650003507733345f;
+  p = p * z + 0.04500977694988251f;
+  p = p * z + 0.07498814165592194f;
+  p = p * z + 0.16666673123836517f;
+  return a + a * z * p;
+}
+
+// asin x, 2 ulp: |x| <= 1/2 directly; beyond, pi/2 - 2 asin(s), s = sqrt((1 - |x|) / 2).
+inline float Asin(float x) {
+  constexpr float kPio2 = 1.57079632679489662f;
+  const float a = Abs(x);
+  const bool small = a <= 0.5f;
+  const float z = Select(small, a * a, 0.5f * (1.0f - a));  // |x| > 1: z < 0, sqrt gives NaN
+  const float s = __builtin_sqrtf(z);
+  const float r = AsinReduced(Select(small, a, s), z);
+  return CopySign(Select(small, r, kPio2 - 2.0f * r), x);
+}
+
+// acos x, 2 ulp: pi/2 - asin x for |x| <= 1/2; 2 asin(s) for x > 1/2; pi - 2 asin(s) for x < -1/2.
+inline float Acos(float x) {
+  constexpr float kPio2 = 1.57079632679489662f;
+  constexpr float kPi = 3.14159265358979324f;
+  const float a = Abs(x);
+  const bool small = a <= 0.5f;
+  const float z = Select(small, a * a, 0.5f * (1.0f - a));
+  const float s = __builtin_sqrtf(z);
+  const float r = AsinReduced(Select(small, a, s), z);
+  const float large = Select(x > 0.0f, 2.0f * r, kPi - 2.0f * r);
+  return Select(small, kPio2 - CopySign(r, x), large);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hyperbolic functions
+
+// e^x / 2 without overflow up to x = 89.4 (where sinh and cosh still are finite): Exp's scaling by
+// 2^(k - 1).
+inline float HalfExp(float x) {
+  const float xc = Select(x < -104.0f, -104.0f, Select(x > 90.0f, 90.0f, x));
+  int32_t k;
+  const float r = ReduceLn2(xc, &k);
+  const float p = Expm1Reduced(r) + 1.0f;
+  const int32_t k1 = (k - 1) >> 1;
+  return p * Pow2i(k1) * Pow2i(k - 1 - k1);
+}
+
+// sinh x, 2 ulp: |x| < 1, the Maclaurin series (to x^13); beyond, e^|x|/2 - e^-|x|/2.
+inline float Sinh(float x) {
+  const float a = Abs(x);
+  const float z = a * a;
+  float p = 1.0f / 6227020800.0f;
+  p = p * z + 1.0f / 39916800;
+  p = p * z + 1.0f / 362880;
+  p = p * z + 1.0f / 5040;
+  p = p * z + 1.0f / 120;
+  p = p * z + 1.0f / 6;
+  const float small = a + a * z * p;
+  const float h = HalfExp(a);
+  return CopySign(Select(a < 1.0f, small, h - 0.25f / h), x);  // NaN: h is NaN
+}
+
+// cosh x = e^|x|/2 + e^-|x|/2, 2 ulp.
+inline float Cosh(float x) {
+  const float h = HalfExp(Abs(x));
+  return h + 0.25f / h;
+}
+
+// asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign; log|x| + log 2 beyond 2^12
+// (x^2 would overflow), 3 ulp.
+inline float Asinh(float x) {
+  constexpr float kLn2 = 0.693147180559945309f;
+  const float a = Abs(x);
+  const float ac = Select(a > 4096.0f, 1.0f, a);
+  const float z = ac * ac;
+  const float moderate = Log1p(ac + z / (1.0f + __builtin_sqrtf(1.0f + z)));
+  const float large = Log(a) + kLn2;
+  return CopySign(Select(a > 4096.0f, large, moderate), x);
+}
+
+// acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact); log x + log 2 beyond 2^12; NaN below 1. 3 ulp.
+inline float Acosh(float x) {
+  constexpr float kLn2 = 0.693147180559945309f;
+  const float t = Select(x > 4096.0f, 0.0f, x - 1.0f);
+  const float moderate = Log1p(t + __builtin_sqrtf(2.0f * t + t * t));
+  const float large = Log(x) + kLn2;
+  return Select(x < 1.0f, __builtin_nanf(""), Select(x > 4096.0f, large, moderate));  // NaN: moderate
+}
+
+// atanh x = log1p(2|x| / (1 - |x|)) / 2 with x's sign, 3 ulp; +-inf at +-1, NaN beyond.
+inline float Atanh(float x) {
+  const float a = Abs(x);
+  const float y = 0.5f * Log1p((2.0f * a) / (1.0f - a));
+  return CopySign(Select(a > 1.0f, __builtin_nanf(""), y), x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// erfc
+
+// e^(hi + lo) for |lo| <= 2^-12 |hi| (an argument carried in two floats), 1 ulp.
+inline float ExpHiLo(float hi, float lo) {
+  const float hc = Select(hi < -104.0f, -104.0f, Select(hi > 89.0f, 89.0f, hi));
+  int32_t k;
+  const float r = ReduceLn2(hc, &k) + lo;
+  const float p = Expm1Reduced(r) + 1.0f;
+  const int32_t k1 = k >> 1;
+  return p * Pow2i(k1) * Pow2i(k - k1);
+}
+
+// erfc x, 4 ulp. |x| < 1/2: 1 - erf x. Beyond: erfc |x| = e^(-x^2) g(t), t = 2 / (2 + |x|), g a fit of
+// erfcx = e^(x^2) erfc x over [1/2, 10.1] (erfc is 0 in float beyond 10.06); e^(-x^2) with x^2 in two
+// parts (x split into 12-bit halves, so each product is exact); erfc(-|x|) = 2 - erfc |x|.
+inline float Erfc(float x) {
+  const float a = Abs(x);
+  const float ac = Select(a > 10.1f, 10.1f, a);  // NaN passes through
+  const float t = 2.0f / (2.0f + ac);
+  float g = -0.0744413286447525f;
+  g = g * t + 0.35137543082237244f;
+  g = g * t - 0.6112508773803711f;
+  g = g * t + 0.4067457616329193f;
+  g = g * t - 0.10843516141176224f;
+  g = g * t + 0.23559986054897308f;
+  g = g * t + 0.23476006090641022f;
+  g = g * t + 0.2836557626724243f;
+  g = g * t + 0.2819787859916687f;
+  g = g * t + 3.7665072341042105e-06f;
+  const float ah = FromBits(Bits(ac) & 0xfffff000u);
+  const float al = ac - ah;
+  const float hi = -(ah * ah);
+  const float lo = -((2.0f * ah + al) * al);
+  const float e = ExpHiLo(hi, lo) * g;
+  const float large = Select(x < 0.0f, 2.0f - e, e);
+  return Select(a < 0.5f, 1.0f - ErfSeries(x), large);
+}
+
+// ---------------------------------------------------------------------------------------------
+// pow, in double: log2|x| to about 2^-34 relative, y log2|x| and 2^(y log2|x|) in double, one rounding
+// to float at the end (1 ulp), with C's special cases.
+
+// log2 of a positive finite (or denormal) float, in double.
+inline double Log2Double(float x) {
+  const bool denormal = x < 1.17549435e-38f;
+  const float xs = Select(denormal, x * 8388608.0f, x);
+  const uint32_t shifted = Bits(xs) - 0x3f3504f3u;
+  const int32_t e = (static_cast<int32_t>(shifted) >> 23) - (denormal ? 23 : 0);
+  const double m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
+  const double s = (m - 1.0) / (m + 1.0);  // log m = 2 atanh s, |s| < 0.172
+  const double z = s * s;
+  double p = 1.0 / 11;
+  p = p * z + 1.0 / 9;
+  p = p * z + 1.0 / 7;
+  p = p * z + 1.0 / 5;
+  p = p * z + 1.0 / 3;
+  constexpr double kTwoOverLn2 = 2.88539008177792681;
+  return static_cast<double>(e) + kTwoOverLn2 * (s + s * z * p);
+}
+
+// 2^t in double for t clamped to [-160, 130] (float's range and a margin), relative 2^-32.
+inline double Exp2Double(double t) {
+  const double tc = t < -160.0 ? -160.0 : (t > 130.0 ? 130.0 : t);  // NaN: both false, stays NaN
+  constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52: k's bits end up in km's low bits
+  const double km = tc + kMagic;
+  const double k = km - kMagic;
+  const double u = (tc - k) * 0.693147180559945309;
+  double p = 1.0 / 40320;
+  p = p * u + 1.0 / 5040;
+  p = p * u + 1.0 / 720;
+  p = p * u + 1.0 / 120;
+  p = p * u + 1.0 / 24;
+  p = p * u + 1.0 / 6;
+  p = p * u + 0.5;
+  p = p * u + 1.0;
+  p = p * u + 1.0;
+  uint64_t bits;
+  std::memcpy(&bits, &km, sizeof bits);
+  bits = (bits + 1023) << 52;  // (k + 1023) in the exponent field: 2^k
+  double scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+// x^y as C's powf: pow(x, +-0) = 1 and pow(1, y) = 1 (NaN y too); a negative base takes an integer
+// exponent (NaN otherwise), the result negative for an odd one; zeros and infinities by C's table.
+inline float Pow(float x, float y) {
+  const float ay = Abs(y);
+  const float yr = (ay + 8388608.0f) - 8388608.0f;  // |y| rounded, exact below 2^23
+  const bool is_int = (ay >= 8388608.0f) | (yr == ay);
+  const int32_t yi = static_cast<int32_t>(Select(ay < 16777216.0f, ay, 0.0f));
+  const bool odd = is_int & ((yi & 1) != 0);
+  const float ax = Abs(x);
+  const float safe = Select((ax > 0.0f) & (ax < __builtin_inff()), ax, 1.0f);
+  const double l = Log2Double(safe);
+  const float inf = __builtin_inff();
+  // log2|x| for 0 and inf stands in as -+1000: t then saturates to +-inf or 0 by y's sign.
+  const double lx = ax == 0.0f ? -1000.0 : (ax == inf ? 1000.0 : l);
+  const double t = static_cast<double>(y) * lx;
+  const float mag = static_cast<float>(Exp2Double(t));
+  // |x| = 1 with y = +-inf, and y = 0 or x = 1, give 1; |x| != 1 with y = +-inf: by the table.
+  const bool y_inf = ay == inf;
+  const float inf_case = Select(ax < 1.0f, Select(y > 0.0f, 0.0f, inf), Select(y > 0.0f, inf, 0.0f));
+  float r = Select(y_inf, Select(ax == 1.0f, 1.0f, inf_case), mag);
+  r = Select((x != x) | (y != y), __builtin_nanf(""), r);
+  r = FromBits(Bits(r) | (static_cast<uint32_t>(odd & (Bits(x) >> 31 != 0)) << 31));
+  r = Select((x < 0.0f) & (x > -inf) & !is_int, __builtin_nanf(""), r);
+  return Select((y == 0.0f) | (x == 1.0f), 1.0f, r);
 }
 
 }  // namespace vmath

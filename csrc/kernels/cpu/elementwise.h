@@ -2,6 +2,8 @@
 // opforge/functors/ (the math the CUDA kernels share).
 #pragma once
 
+#include <type_traits>
+
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 
@@ -23,10 +25,34 @@ struct FunctorFrom {
 #define OPF_VECTOR_CLONES
 #endif
 
-// y[i] = Op(x[i]) for i in [0, n).
+// A functor whose float math is branch-free on part of the domain only (Sin, Cos, Tan: the argument
+// reduction) names that path: Op::Vector(x), exact where Op::VectorDomain(x) (OPF_TRIG_VECTOR_PATH).
+template <typename Op, typename C, typename = void>
+struct HasVectorPath : std::false_type {};
+template <typename Op>
+struct HasVectorPath<Op, float, std::void_t<decltype(Op::Vector(0.0f)), decltype(Op::VectorDomain(0.0f))>>
+    : std::true_type {};
+
+// y[i] = Op(x[i]) for i in [0, n). With a vector path: block by block, the vector loop when every
+// element of the block is in its domain (the usual case), else the functor's own (scalar) loop.
 template <typename In, typename Out, typename Op>
 OPF_VECTOR_CLONES void UnaryLoop(const In* x, Out* y, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) y[i] = Store<Out>(op(Load(x[i])));
+  using C = decltype(Load(x[0]));
+  if constexpr (HasVectorPath<Op, C>::value) {
+    constexpr int64_t kBlock = 2048;
+    for (int64_t begin = 0; begin < n; begin += kBlock) {
+      const int64_t end = n - begin < kBlock ? n : begin + kBlock;
+      int outside = 0;
+      for (int64_t i = begin; i < end; ++i) outside |= !Op::VectorDomain(Load(x[i]));
+      if (outside == 0) {
+        for (int64_t i = begin; i < end; ++i) y[i] = Store<Out>(Op::Vector(Load(x[i])));
+      } else {
+        for (int64_t i = begin; i < end; ++i) y[i] = Store<Out>(op(Load(x[i])));
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = Store<Out>(op(Load(x[i])));
+  }
 }
 
 // out[i] = Op(a[i], b[i]) for i in [0, n).
