@@ -196,8 +196,8 @@ inline float Erf(float x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Trigonometric functions. Cody-Waite reduction x = j pi/2 + r, |r| <= pi/4, with pi/2 in four parts
-// (12, 12, 12 and 24 significant bits) so that j * part is exact for |j| < 2^12: exact enough for
+// Trigonometric functions. Cody-Waite reduction x = j pi/2 + r, |r| <= pi/4, with pi/2 in three parts
+// (12, 12 and 24 significant bits) so that j * part is exact for the first two for |j| < 2^12: enough for
 // |x| <= kTrigVectorMax. Beyond it (and for inf / NaN) callers take the scalar path (TrigInVectorRange).
 
 constexpr float kTrigVectorMax = 6000.0f;
@@ -209,11 +209,10 @@ inline float ReducePio2(float x, int32_t* quadrant) {
   constexpr float kTwoOverPi = 0.636619772367581343f;
   constexpr float kP1 = 1.57080078125f;
   constexpr float kP2 = -4.453584551811218e-06f;
-  constexpr float kP3 = -8.706138032721356e-10f;
-  constexpr float kP4 = 6.223371969669989e-14f;
+  constexpr float kP3 = -8.705515752716053e-10f;
   const float j = RoundSmall(Select(TrigInVectorRange(x), x, 0.0f) * kTwoOverPi);
   *quadrant = static_cast<int32_t>(j) & 3;
-  return (((x - j * kP1) - j * kP2) - j * kP3) - j * kP4;
+  return ((x - j * kP1) - j * kP2) - j * kP3;
 }
 
 // sin r and cos r for |r| <= pi/4 (Taylor to r^11 and r^10: truncation below 2^-28 relative).
@@ -236,7 +235,7 @@ inline float CosReduced(float r) {
   return (1.0f - 0.5f * z) + z * z * p;
 }
 
-// sin x for |x| <= kTrigVectorMax, 2 ulp; -0 stays -0, NaN stays NaN.
+// sin x for |x| <= kTrigVectorMax, 3 ulp; -0 stays -0, NaN stays NaN.
 inline float SinSmall(float x) {
   int32_t q;
   const float r = ReducePio2(x, &q);
@@ -252,7 +251,7 @@ inline float CosSmall(float x) {
   return FromBits(Bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
 }
 
-// tan x = sin r / cos r (q even) or -cos r / sin r (q odd), 3 ulp.
+// tan x = sin r / cos r (q even) or -cos r / sin r (q odd), 4 ulp.
 inline float TanSmall(float x) {
   int32_t q;
   const float r = ReducePio2(x, &q);
@@ -277,7 +276,8 @@ inline float AtanReduced(float t) {
   return t + t * z * p;
 }
 
-// atan x, 2 ulp: |x| > tan(3pi/8): pi/2 + atan(-1/|x|); |x| > tan(pi/8): pi/4 + atan((|x|-1)/(|x|+1)).
+// atan x, 3 ulp: |x| > tan(3pi/8): pi/2 + atan(-1/|x|); |x| > tan(pi/8): pi/4 + atan((|x|-1)/(|x|+1)),
+// the offset in two parts (its rounding error is an ulp of a result near pi/8).
 inline float Atan(float x) {
   constexpr float kPio2 = 1.57079632679489662f;
   constexpr float kPio4 = 0.785398163397448310f;
@@ -287,7 +287,8 @@ inline float Atan(float x) {
   const float num = Select(big, -1.0f, Select(mid, a - 1.0f, a));
   const float den = Select(big, a, Select(mid, a + 1.0f, 1.0f));
   const float offset = Select(big, kPio2, Select(mid, kPio4, 0.0f));
-  return CopySign(offset + AtanReduced(num / den), x);  // NaN: num / den is NaN
+  const float offset_lo = Select(big, -4.3711390001862426e-08f, Select(mid, -2.1855695000931213e-08f, 0.0f));
+  return CopySign(offset + (AtanReduced(num / den) + offset_lo), x);  // NaN: num / den is NaN
 }
 
 // asin a for 0 <= a <= 1/2: a + a z P(z), z = a^2.
@@ -300,7 +301,8 @@ inline float AsinReduced(float a, float z) {
   return a + a * z * p;
 }
 
-// asin x, 2 ulp: |x| <= 1/2 directly; beyond, pi/2 - 2 asin(s), s = sqrt((1 - |x|) / 2).
+// asin x, 3 ulp: |x| <= 1/2 directly; beyond, pi/2 - 2 asin(s), s = sqrt((1 - |x|) / 2) (pi/2 - 2 asin s
+// is exact; the error of asin s counts double in a result down to pi/6).
 inline float Asin(float x) {
   constexpr float kPio2 = 1.57079632679489662f;
   const float a = Abs(x);
@@ -308,7 +310,7 @@ inline float Asin(float x) {
   const float z = Select(small, a * a, 0.5f * (1.0f - a));  // |x| > 1: z < 0, sqrt gives NaN
   const float s = __builtin_sqrtf(z);
   const float r = AsinReduced(Select(small, a, s), z);
-  return CopySign(Select(small, r, kPio2 - 2.0f * r), x);
+  return CopySign(Select(small, r, (kPio2 - 2.0f * r) - 4.3711390001862426e-08f), x);
 }
 
 // acos x, 2 ulp: pi/2 - asin x for |x| <= 1/2; 2 asin(s) for x > 1/2; pi - 2 asin(s) for x < -1/2.
@@ -321,7 +323,7 @@ inline float Acos(float x) {
   const float s = __builtin_sqrtf(z);
   const float r = AsinReduced(Select(small, a, s), z);
   const float large = Select(x > 0.0f, 2.0f * r, kPi - 2.0f * r);
-  return Select(small, kPio2 - CopySign(r, x), large);
+  return Select(small, kPio2 - (CopySign(r, x) + 4.3711390001862426e-08f), large);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -400,28 +402,28 @@ inline float ExpHiLo(float hi, float lo) {
   return p * Pow2i(k1) * Pow2i(k - k1);
 }
 
-// erfc x, 4 ulp. |x| < 1/2: 1 - erf x. Beyond: erfc |x| = e^(-x^2) g(t), t = 2 / (2 + |x|), g a fit of
+// erfc x, 3 ulp. |x| < 1/2: 1 - erf x. Beyond: erfc |x| = e^(-x^2) g(t), t = 2 / (2 + |x|), g a fit of
 // erfcx = e^(x^2) erfc x over [1/2, 10.1] (erfc is 0 in float beyond 10.06); e^(-x^2) with x^2 in two
 // parts (x split into 12-bit halves, so each product is exact); erfc(-|x|) = 2 - erfc |x|.
 inline float Erfc(float x) {
   const float a = Abs(x);
   const float ac = Select(a > 10.1f, 10.1f, a);  // NaN passes through
-  const float t = 2.0f / (2.0f + ac);
-  float g = -0.0744413286447525f;
-  g = g * t + 0.35137543082237244f;
-  g = g * t - 0.6112508773803711f;
-  g = g * t + 0.4067457616329193f;
-  g = g * t - 0.10843516141176224f;
-  g = g * t + 0.23559986054897308f;
-  g = g * t + 0.23476006090641022f;
-  g = g * t + 0.2836557626724243f;
-  g = g * t + 0.2819787859916687f;
-  g = g * t + 3.7665072341042105e-06f;
+  const double t = 2.0 / (2.0 + static_cast<double>(ac));  // in double: g's terms partly cancel
+  double g = -0.07444132708647255;
+  g = g * t + 0.35137543645889613;
+  g = g * t - 0.6112508480374477;
+  g = g * t + 0.4067457487408205;
+  g = g * t - 0.10843515823135738;
+  g = g * t + 0.2355998639021449;
+  g = g * t + 0.23476006197868524;
+  g = g * t + 0.2836557558730082;
+  g = g * t + 0.28197879696343237;
+  g = g * t + 3.7665072757953234e-06;
   const float ah = FromBits(Bits(ac) & 0xfffff000u);
   const float al = ac - ah;
   const float hi = -(ah * ah);
   const float lo = -((2.0f * ah + al) * al);
-  const float e = ExpHiLo(hi, lo) * g;
+  const float e = static_cast<float>(static_cast<double>(ExpHiLo(hi, lo)) * g);
   const float large = Select(x < 0.0f, 2.0f - e, e);
   return Select(a < 0.5f, 1.0f - ErfSeries(x), large);
 }
