@@ -21,13 +21,17 @@
 namespace opforge {
 namespace vmath {
 
-inline uint32_t Bits(float x) {
+// Forced inline: in a kernel file with many instantiations GCC's inliner gave up on the larger ones
+// (Asinh's Log1p and Log), and a call in the loop body stops the vectoriser.
+#define OPF_VINLINE inline __attribute__((always_inline))
+
+OPF_VINLINE uint32_t Bits(float x) {
   uint32_t u;
   std::memcpy(&u, &x, sizeof u);
   return u;
 }
 
-inline float FromBits(uint32_t u) {
+OPF_VINLINE float FromBits(uint32_t u) {
   float x;
   std::memcpy(&x, &u, sizeof x);
   return x;
@@ -35,25 +39,36 @@ inline float FromBits(uint32_t u) {
 
 // c ? a : b with both already computed, as bit masks: GCC does not if-convert a ?: whose arms do
 // floating-point work (it could trap), and the loop would not vectorise.
-inline float Select(bool c, float a, float b) {
+OPF_VINLINE float Select(bool c, float a, float b) {
   const uint32_t mask = 0u - static_cast<uint32_t>(c);
   return FromBits((Bits(a) & mask) | (Bits(b) & ~mask));
 }
 
-inline float Abs(float x) { return FromBits(Bits(x) & 0x7fffffffu); }
-inline float CopySign(float mag, float sign) { return FromBits((Bits(mag) & 0x7fffffffu) | (Bits(sign) & 0x80000000u)); }
+OPF_VINLINE double SelectD(bool c, double a, double b) {
+  const uint64_t mask = 0ull - static_cast<uint64_t>(c);
+  uint64_t ua, ub;
+  std::memcpy(&ua, &a, sizeof ua);
+  std::memcpy(&ub, &b, sizeof ub);
+  const uint64_t u = (ua & mask) | (ub & ~mask);
+  double r;
+  std::memcpy(&r, &u, sizeof r);
+  return r;
+}
+
+OPF_VINLINE float Abs(float x) { return FromBits(Bits(x) & 0x7fffffffu); }
+OPF_VINLINE float CopySign(float mag, float sign) { return FromBits((Bits(mag) & 0x7fffffffu) | (Bits(sign) & 0x80000000u)); }
 
 // Round to the nearest integer (ties to even) for |x| < 2^22, by the 1.5 * 2^23 trick (no SSE4.1 needed).
-inline float RoundSmall(float x) {
+OPF_VINLINE float RoundSmall(float x) {
   constexpr float kMagic = 12582912.0f;
   return (x + kMagic) - kMagic;
 }
 
 // 2^k for integer k in [-126, 127], from its bits.
-inline float Pow2i(int32_t k) { return FromBits(static_cast<uint32_t>(k + 127) << 23); }
+OPF_VINLINE float Pow2i(int32_t k) { return FromBits(static_cast<uint32_t>(k + 127) << 23); }
 
 // e^r - 1 for |r| <= ln2 / 2 (Taylor to r^8: the truncation error is below 2^-32 relative).
-inline float Expm1Reduced(float r) {
+OPF_VINLINE float Expm1Reduced(float r) {
   float p = 1.0f / 40320;
   p = p * r + 1.0f / 5040;
   p = p * r + 1.0f / 720;
@@ -65,7 +80,7 @@ inline float Expm1Reduced(float r) {
 }
 
 // x = k ln2 + r, |r| <= ln2 / 2, for |x| < 2^21; ln2 in two parts so k * kLn2Hi is exact.
-inline float ReduceLn2(float x, int32_t* k) {
+OPF_VINLINE float ReduceLn2(float x, int32_t* k) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693145751953125f;  // 11 significant bits
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
@@ -75,7 +90,7 @@ inline float ReduceLn2(float x, int32_t* k) {
 }
 
 // e^x, 1 ulp. Scaled by 2^k in two halves so results down to the denormals and up to inf come out.
-inline float Exp(float x) {
+OPF_VINLINE float Exp(float x) {
   const float xc = Select(x < -104.0f, -104.0f, Select(x > 89.0f, 89.0f, x));  // NaN passes through
   int32_t k;
   const float r = ReduceLn2(xc, &k);
@@ -85,7 +100,7 @@ inline float Exp(float x) {
 }
 
 // e^x - 1, 2 ulp: (2^k - 1) + 2^k expm1(r); r = x exactly for |x| <= ln2 / 2.
-inline float Expm1(float x) {
+OPF_VINLINE float Expm1(float x) {
   const float xc = Select(x < -18.0f, -18.0f, Select(x > 88.8f, 88.8f, x));
   int32_t k;
   const float r = ReduceLn2(xc, &k);
@@ -100,7 +115,7 @@ inline float Expm1(float x) {
 
 // log of a positive finite normal-or-denormal x, 1 ulp (fdlibm's reduction: x = 2^e (1 + f),
 // sqrt(1/2) <= 1 + f < sqrt(2), s = f / (2 + f), log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2))).
-inline float LogPositive(float x, float* e_out) {
+OPF_VINLINE float LogPositive(float x, float* e_out) {
   const bool denormal = x < 1.17549435e-38f;
   const float xs = Select(denormal, x * 8388608.0f, x);  // 2^23
   const uint32_t u = Bits(xs);
@@ -122,7 +137,7 @@ inline float LogPositive(float x, float* e_out) {
   return f - (hfsq - s * (hfsq + r));
 }
 
-inline float Log(float x) {
+OPF_VINLINE float Log(float x) {
   constexpr float kLn2Hi = 0.693145751953125f;
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
   float e;
@@ -133,7 +148,7 @@ inline float Log(float x) {
 }
 
 // log(1 + x), 2 ulp: log(u) for u = 1 + x rounded, corrected by (x - (u - 1)) / u.
-inline float Log1p(float x) {
+OPF_VINLINE float Log1p(float x) {
   const float u = 1.0f + x;
   const float uc = Select((u > 0.0f) & (u <= 3.40282347e38f), u, 1.0f);  // finite u
   float e;
@@ -148,7 +163,7 @@ inline float Log1p(float x) {
 
 // tanh x = e / (e + 2), e = expm1(2|x|), with x's sign; 3 ulp. tanh rounds to 1 beyond 9.1, so
 // 2|x| <= 18.2 and expm1 needs none of its range checks (k <= 27).
-inline float Tanh(float x) {
+OPF_VINLINE float Tanh(float x) {
   const float a = Abs(x);
   const float ac = Select(a > 9.1f, 9.1f, a);  // NaN passes through
   int32_t k;
@@ -160,7 +175,7 @@ inline float Tanh(float x) {
 }
 
 // erf x for |x| < 1 by the Maclaurin series (to x^21).
-inline float ErfSeries(float x) {
+OPF_VINLINE float ErfSeries(float x) {
   const float z = x * x;
   float s = -1.0f / (3628800.0f * 21);  // n = 10 of (-1)^(n+1) / (n! (2n + 1)); n = 11 is below 2^-40
   s = s * z + 1.0f / (362880.0f * 19);
@@ -180,7 +195,7 @@ inline float ErfSeries(float x) {
 // erf x, 4 ulp. |x| < 1: the Maclaurin series (to x^21); beyond: 1 - erfc, erfc x = e^{-x^2} P(t)
 // with Abramowitz and Stegun's 7.1.26 polynomial in t = 1 / (1 + p x) (absolute error 1.5e-7);
 // erf rounds to 1 beyond 3.92.
-inline float Erf(float x) {
+OPF_VINLINE float Erf(float x) {
   const float a = Abs(x);
   const float small = ErfSeries(x);
   const float ac = Select(a > 4.0f, 4.0f, a);
@@ -202,10 +217,10 @@ inline float Erf(float x) {
 
 constexpr float kTrigVectorMax = 6000.0f;
 
-inline bool TrigInVectorRange(float x) { return Abs(x) <= kTrigVectorMax; }
+OPF_VINLINE bool TrigInVectorRange(float x) { return Abs(x) <= kTrigVectorMax; }
 
 // r = x - j pi/2 and the quadrant j & 3.
-inline float ReducePio2(float x, int32_t* quadrant) {
+OPF_VINLINE float ReducePio2(float x, int32_t* quadrant) {
   constexpr float kTwoOverPi = 0.636619772367581343f;
   constexpr float kP1 = 1.57080078125f;
   constexpr float kP2 = -4.453584551811218e-06f;
@@ -216,7 +231,7 @@ inline float ReducePio2(float x, int32_t* quadrant) {
 }
 
 // sin r and cos r for |r| <= pi/4 (Taylor to r^11 and r^10: truncation below 2^-28 relative).
-inline float SinReduced(float r) {
+OPF_VINLINE float SinReduced(float r) {
   const float z = r * r;
   float p = -1.0f / 39916800;
   p = p * z + 1.0f / 362880;
@@ -226,7 +241,7 @@ inline float SinReduced(float r) {
   return r + r * z * p;
 }
 
-inline float CosReduced(float r) {
+OPF_VINLINE float CosReduced(float r) {
   const float z = r * r;
   float p = -1.0f / 3628800;
   p = p * z + 1.0f / 40320;
@@ -236,14 +251,14 @@ inline float CosReduced(float r) {
 }
 
 // sin x for |x| <= kTrigVectorMax, 3 ulp; -0 stays -0, NaN stays NaN.
-inline float SinSmall(float x) {
+OPF_VINLINE float SinSmall(float x) {
   int32_t q;
   const float r = ReducePio2(x, &q);
   const float v = Select((q & 1) != 0, CosReduced(r), SinReduced(r));
   return FromBits(Bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
 }
 
-inline float CosSmall(float x) {
+OPF_VINLINE float CosSmall(float x) {
   int32_t q;
   const float r = ReducePio2(x, &q);
   q = (q + 1) & 3;
@@ -252,7 +267,7 @@ inline float CosSmall(float x) {
 }
 
 // tan x = sin r / cos r (q even) or -cos r / sin r (q odd), 4 ulp.
-inline float TanSmall(float x) {
+OPF_VINLINE float TanSmall(float x) {
   int32_t q;
   const float r = ReducePio2(x, &q);
   const float s = SinReduced(r);
@@ -266,7 +281,7 @@ inline float TanSmall(float x) {
 // error below 4e-7 of a correction term that is at most 6% of the result).
 
 // atan t for |t| <= tan(pi/8): t + t z P(z), z = t^2.
-inline float AtanReduced(float t) {
+OPF_VINLINE float AtanReduced(float t) {
   const float z = t * t;
   float p = -0.06456542760133743f;
   p = p * z + 0.10745330154895782f;
@@ -278,7 +293,7 @@ inline float AtanReduced(float t) {
 
 // atan x, 3 ulp: |x| > tan(3pi/8): pi/2 + atan(-1/|x|); |x| > tan(pi/8): pi/4 + atan((|x|-1)/(|x|+1)),
 // the offset in two parts (its rounding error is an ulp of a result near pi/8).
-inline float Atan(float x) {
+OPF_VINLINE float Atan(float x) {
   constexpr float kPio2 = 1.57079632679489662f;
   constexpr float kPio4 = 0.785398163397448310f;
   const float a = Abs(x);
@@ -292,7 +307,7 @@ inline float Atan(float x) {
 }
 
 // asin a for 0 <= a <= 1/2: a + a z P(z), z = a^2.
-inline float AsinReduced(float a, float z) {
+OPF_VINLINE float AsinReduced(float a, float z) {
   float p = 0.038195107132196426f;
   p = p * z + 0.02650003507733345f;
   p = p * z + 0.04500977694988251f;
@@ -303,7 +318,7 @@ inline float AsinReduced(float a, float z) {
 
 // asin x, 3 ulp: |x| <= 1/2 directly; beyond, pi/2 - 2 asin(s), s = sqrt((1 - |x|) / 2) (pi/2 - 2 asin s
 // is exact; the error of asin s counts double in a result down to pi/6).
-inline float Asin(float x) {
+OPF_VINLINE float Asin(float x) {
   constexpr float kPio2 = 1.57079632679489662f;
   const float a = Abs(x);
   const bool small = a <= 0.5f;
@@ -314,7 +329,7 @@ inline float Asin(float x) {
 }
 
 // acos x, 2 ulp: pi/2 - asin x for |x| <= 1/2; 2 asin(s) for x > 1/2; pi - 2 asin(s) for x < -1/2.
-inline float Acos(float x) {
+OPF_VINLINE float Acos(float x) {
   constexpr float kPio2 = 1.57079632679489662f;
   constexpr float kPi = 3.14159265358979324f;
   const float a = Abs(x);
@@ -331,7 +346,7 @@ inline float Acos(float x) {
 
 // e^x / 2 without overflow up to x = 89.4 (where sinh and cosh still are finite): Exp's scaling by
 // 2^(k - 1).
-inline float HalfExp(float x) {
+OPF_VINLINE float HalfExp(float x) {
   const float xc = Select(x < -104.0f, -104.0f, Select(x > 90.0f, 90.0f, x));
   int32_t k;
   const float r = ReduceLn2(xc, &k);
@@ -341,7 +356,7 @@ inline float HalfExp(float x) {
 }
 
 // sinh x, 2 ulp: |x| < 1, the Maclaurin series (to x^13); beyond, e^|x|/2 - e^-|x|/2.
-inline float Sinh(float x) {
+OPF_VINLINE float Sinh(float x) {
   const float a = Abs(x);
   const float z = a * a;
   float p = 1.0f / 6227020800.0f;
@@ -356,14 +371,14 @@ inline float Sinh(float x) {
 }
 
 // cosh x = e^|x|/2 + e^-|x|/2, 2 ulp.
-inline float Cosh(float x) {
+OPF_VINLINE float Cosh(float x) {
   const float h = HalfExp(Abs(x));
   return h + 0.25f / h;
 }
 
 // asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign; log|x| + log 2 beyond 2^12
 // (x^2 would overflow), 3 ulp.
-inline float Asinh(float x) {
+OPF_VINLINE float Asinh(float x) {
   constexpr float kLn2 = 0.693147180559945309f;
   const float a = Abs(x);
   const float ac = Select(a > 4096.0f, 1.0f, a);
@@ -374,7 +389,7 @@ inline float Asinh(float x) {
 }
 
 // acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact); log x + log 2 beyond 2^12; NaN below 1. 3 ulp.
-inline float Acosh(float x) {
+OPF_VINLINE float Acosh(float x) {
   constexpr float kLn2 = 0.693147180559945309f;
   const float t = Select(x > 4096.0f, 0.0f, x - 1.0f);
   const float moderate = Log1p(t + __builtin_sqrtf(2.0f * t + t * t));
@@ -383,7 +398,7 @@ inline float Acosh(float x) {
 }
 
 // atanh x = log1p(2|x| / (1 - |x|)) / 2 with x's sign, 3 ulp; +-inf at +-1, NaN beyond.
-inline float Atanh(float x) {
+OPF_VINLINE float Atanh(float x) {
   const float a = Abs(x);
   const float y = 0.5f * Log1p((2.0f * a) / (1.0f - a));
   return CopySign(Select(a > 1.0f, __builtin_nanf(""), y), x);
@@ -393,7 +408,7 @@ inline float Atanh(float x) {
 // erfc
 
 // e^(hi + lo) for |lo| <= 2^-12 |hi| (an argument carried in two floats), 1 ulp.
-inline float ExpHiLo(float hi, float lo) {
+OPF_VINLINE float ExpHiLo(float hi, float lo) {
   const float hc = Select(hi < -104.0f, -104.0f, Select(hi > 89.0f, 89.0f, hi));
   int32_t k;
   const float r = ReduceLn2(hc, &k) + lo;
@@ -405,7 +420,7 @@ inline float ExpHiLo(float hi, float lo) {
 // erfc x, 3 ulp. |x| < 1/2: 1 - erf x. Beyond: erfc |x| = e^(-x^2) g(t), t = 2 / (2 + |x|), g a fit of
 // erfcx = e^(x^2) erfc x over [1/2, 10.1] (erfc is 0 in float beyond 10.06); e^(-x^2) with x^2 in two
 // parts (x split into 12-bit halves, so each product is exact); erfc(-|x|) = 2 - erfc |x|.
-inline float Erfc(float x) {
+OPF_VINLINE float Erfc(float x) {
   const float a = Abs(x);
   const float ac = Select(a > 10.1f, 10.1f, a);  // NaN passes through
   const double t = 2.0 / (2.0 + static_cast<double>(ac));  // in double: g's terms partly cancel
@@ -433,7 +448,7 @@ inline float Erfc(float x) {
 // to float at the end (1 ulp), with C's special cases.
 
 // log2 of a positive finite (or denormal) float, in double.
-inline double Log2Double(float x) {
+OPF_VINLINE double Log2Double(float x) {
   const bool denormal = x < 1.17549435e-38f;
   const float xs = Select(denormal, x * 8388608.0f, x);
   const uint32_t shifted = Bits(xs) - 0x3f3504f3u;
@@ -451,8 +466,8 @@ inline double Log2Double(float x) {
 }
 
 // 2^t in double for t clamped to [-160, 130] (float's range and a margin), relative 2^-32.
-inline double Exp2Double(double t) {
-  const double tc = t < -160.0 ? -160.0 : (t > 130.0 ? 130.0 : t);  // NaN: both false, stays NaN
+OPF_VINLINE double Exp2Double(double t) {
+  const double tc = SelectD(t < -160.0, -160.0, SelectD(t > 130.0, 130.0, t));  // NaN stays NaN
   constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52: k's bits end up in km's low bits
   const double km = tc + kMagic;
   const double k = km - kMagic;
@@ -476,31 +491,34 @@ inline double Exp2Double(double t) {
 
 // x^y as C's powf: pow(x, +-0) = 1 and pow(1, y) = 1 (NaN y too); a negative base takes an integer
 // exponent (NaN otherwise), the result negative for an odd one; zeros and infinities by C's table.
-inline float Pow(float x, float y) {
+OPF_VINLINE float Pow(float x, float y) {
   const float ay = Abs(y);
   const float yr = (ay + 8388608.0f) - 8388608.0f;  // |y| rounded, exact below 2^23
   const bool is_int = (ay >= 8388608.0f) | (yr == ay);
   const int32_t yi = static_cast<int32_t>(Select(ay < 16777216.0f, ay, 0.0f));
-  const bool odd = is_int & ((yi & 1) != 0);
+  // The sign bit where y is an odd integer (in integers: a bool & bool here stopped the vectoriser).
+  const uint32_t odd_sign = (static_cast<uint32_t>(yi) << 31) & (0u - static_cast<uint32_t>(is_int));
   const float ax = Abs(x);
   const float safe = Select((ax > 0.0f) & (ax < __builtin_inff()), ax, 1.0f);
-  const double l = Log2Double(safe);
   const float inf = __builtin_inff();
-  // log2|x| for 0 and inf stands in as -+1000: t then saturates to +-inf or 0 by y's sign.
-  const double lx = ax == 0.0f ? -1000.0 : (ax == inf ? 1000.0 : l);
-  const double t = static_cast<double>(y) * lx;
+  const double t = static_cast<double>(y) * Log2Double(safe);
   const float mag = static_cast<float>(Exp2Double(t));
-  // |x| = 1 with y = +-inf, and y = 0 or x = 1, give 1; |x| != 1 with y = +-inf: by the table.
-  const bool y_inf = ay == inf;
-  const float inf_case = Select(ax < 1.0f, Select(y > 0.0f, 0.0f, inf), Select(y > 0.0f, inf, 0.0f));
-  float r = Select(y_inf, Select(ax == 1.0f, 1.0f, inf_case), mag);
+  // By C's table: x = 0 gives 0 for y > 0, inf for y < 0; |x| = inf the reverse; |x| < 1 with
+  // y = +-inf gives 0 / inf, |x| > 1 inf / 0, |x| = 1 gives 1.
+  const bool up = y > 0.0f;
+  const float zero_case = Select(up, 0.0f, inf);
+  const float inf_x_case = Select(up, inf, 0.0f);
+  const float inf_y_case = Select(ax == 1.0f, 1.0f, Select(ax < 1.0f, zero_case, inf_x_case));
+  float r = Select(ay == inf, inf_y_case, Select(ax == 0.0f, zero_case, Select(ax == inf, inf_x_case, mag)));
   r = Select((x != x) | (y != y), __builtin_nanf(""), r);
-  r = FromBits(Bits(r) | (static_cast<uint32_t>(odd & (Bits(x) >> 31 != 0)) << 31));
+  r = FromBits(Bits(r) | (odd_sign & Bits(x)));  // a negative base to an odd power
   r = Select((x < 0.0f) & (x > -inf) & !is_int, __builtin_nanf(""), r);
   return Select((y == 0.0f) | (x == 1.0f), 1.0f, r);
 }
 
 }  // namespace vmath
 }  // namespace opforge
+
+#undef OPF_VINLINE
 
 #endif

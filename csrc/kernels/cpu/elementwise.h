@@ -20,7 +20,9 @@ struct FunctorFrom {
 // the baseline x86-64; the dynamic loader picks the widest the CPU runs (an ifunc), so the library still
 // runs on any x86-64. The vectorised math of opforge/vmath.h runs 3x faster on AVX-512 than on SSE2.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define OPF_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+// flatten: everything the loop calls is inlined into it (in a kernel file with many instantiations GCC's
+// inliner left Asinh's functor a call, and a call in the loop body stops the vectoriser).
+#define OPF_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten))
 #else
 #define OPF_VECTOR_CLONES
 #endif
@@ -59,6 +61,12 @@ OPF_VECTOR_CLONES void UnaryLoop(const In* x, Out* y, int64_t n, Op op) {
 template <typename T, typename Op>
 OPF_VECTOR_CLONES void BinaryLoop(const T* a, const T* b, T* out, int64_t n, Op op) {
   for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(op(Load(a[i]), Load(b[i])));
+}
+
+// out[i] = Op(a[i], s) (or Op(s, a[i]) with ScalarFirst) for i in [0, n): one operand broadcast.
+template <bool ScalarFirst, typename T, typename Op>
+OPF_VECTOR_CLONES void BinaryScalarLoop(const T* a, compute_t<T> s, T* out, int64_t n, Op op) {
+  for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(ScalarFirst ? op(s, Load(a[i])) : op(Load(a[i]), s));
 }
 
 // Elementwise kernels write one output element per input element: the metas must agree.
