@@ -81,19 +81,23 @@ OPF_MATH_FN(rint)
   OPF_HD float NAME(float a, float b) { return std::NAME(a, b); }       \
   OPF_HD double NAME(double a, double b) { return std::NAME(a, b); }
 #endif
-OPF_MATH_FN2(atan2)
 OPF_MATH_FN2(fmod)
 OPF_MATH_FN2(hypot)
 OPF_MATH_FN2(copysign)
 #undef OPF_MATH_FN2
 
 // pow: float on the host in vmath (double inside, C's special cases); double and the device: C's / CUDA's.
+// atan2 likewise (vmath::Atan2).
 #if defined(__CUDA_ARCH__)
 OPF_HD float pow(float a, float b) { return ::powf(a, b); }
 OPF_HD double pow(double a, double b) { return ::pow(a, b); }
+OPF_HD float atan2(float a, float b) { return ::atan2f(a, b); }
+OPF_HD double atan2(double a, double b) { return ::atan2(a, b); }
 #else
 OPF_HD float pow(float a, float b) { return vmath::Pow(a, b); }
 OPF_HD double pow(double a, double b) { return std::pow(a, b); }
+OPF_HD float atan2(float a, float b) { return vmath::Atan2(a, b); }
+OPF_HD double atan2(double a, double b) { return std::atan2(a, b); }
 #endif
 
 // c ? a : b with both arms already computed. On the host a float goes through bit masks so that the

@@ -113,8 +113,8 @@ OPF_VINLINE float Expm1(float x) {
   return Select(x > 88.8f, __builtin_inff(), Select(x < -18.0f, -1.0f, Select(x == 0.0f, x, y)));
 }
 
-// log of a positive finite normal-or-denormal x, 1 ulp (fdlibm's reduction: x = 2^e (1 + f),
-// sqrt(1/2) <= 1 + f < sqrt(2), s = f / (2 + f), log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2))).
+// log of a positive finite normal-or-denormal x (x = 2^e (1 + f), sqrt(1/2) <= 1 + f < sqrt(2)); the
+// result is log(1 + f), e is returned.
 OPF_VINLINE float LogPositive(float x, float* e_out) {
   const bool denormal = x < 1.17549435e-38f;
   const float xs = Select(denormal, x * 8388608.0f, x);  // 2^23
@@ -125,16 +125,17 @@ OPF_VINLINE float LogPositive(float x, float* e_out) {
   const float m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
   *e_out = static_cast<float>(e - (denormal ? 23 : 0));
   const float f = m - 1.0f;
-  const float s = f / (2.0f + f);
-  const float z = s * s;
-  float r = 2.0f / 11;
-  r = r * z + 2.0f / 9;
-  r = r * z + 2.0f / 7;
-  r = r * z + 2.0f / 5;
-  r = r * z + 2.0f / 3;
-  r = r * z;
-  const float hfsq = 0.5f * f * f;
-  return f - (hfsq - s * (hfsq + r));
+  // log(1 + f) = f - f^2/2 + f^3 P(f): a least-squares fit near minimax (P within 3e-7), no division.
+  float p = 0.06717745214700699f;
+  p = p * f - 0.12033456563949585f;
+  p = p * f + 0.1204051747918129f;
+  p = p * f - 0.12367486208677292f;
+  p = p * f + 0.1420617252588272f;
+  p = p * f - 0.16669142246246338f;
+  p = p * f + 0.20002056658267975f;
+  p = p * f - 0.24999994039535522f;
+  p = p * f + 0.33333325386047363f;
+  return f + f * f * (f * p - 0.5f);
 }
 
 OPF_VINLINE float Log(float x) {
@@ -157,8 +158,10 @@ OPF_VINLINE float Log1p(float x) {
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
   const float c = (x - (uc - 1.0f)) / uc;
   const float y = e * kLn2Hi + (lm + (e * kLn2Lo + c));
+  // x <= -1, inf and +-0 by hand (NaN comes through: c is NaN): NaN, -inf, and x itself.
   const float inf = __builtin_inff();
-  return Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, Select(x == inf, inf, Select((x != x) | (x == 0.0f), x, y))));
+  const bool special = (x <= -1.0f) | (x == inf) | (x == 0.0f);
+  return Select(special, Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, x)), y);
 }
 
 // tanh x = e / (e + 2), e = expm1(2|x|), with x's sign; 3 ulp. tanh rounds to 1 beyond 9.1, so
@@ -306,6 +309,29 @@ OPF_VINLINE float Atan(float x) {
   return CopySign(offset + (AtanReduced(num / den) + offset_lo), x);  // NaN: num / den is NaN
 }
 
+// atan2(y, x), 3 ulp, C's specials: with a = min(|x|, |y|), b = max, atan(a / b) (or pi/4 + atan((a - b) /
+// (a + b)) beyond tan(pi/8): one division), then pi/2 - it when |y| > |x|, pi - it when x < 0, y's sign.
+// Both zero: 0 or pi by x's sign bit; both infinite: pi/4 or 3pi/4.
+OPF_VINLINE float Atan2(float y, float x) {
+  constexpr float kPio2 = 1.57079632679489662f, kPio2Lo = -4.3711390001862426e-08f;
+  constexpr float kPio4 = 0.785398163397448310f, kPio4Lo = -2.1855695000931213e-08f;
+  constexpr float kPi = 3.14159265358979324f, kPiLo = -8.742278012618954e-08f;
+  const float ax = Abs(x), ay = Abs(y);
+  const bool swap = ay > ax;
+  const float a = Select(swap, ax, ay), b = Select(swap, ay, ax);
+  const bool mid = a > 0.414213562373095049f * b;
+  const float t = Select(mid, a - b, a) / Select(mid, a + b, b);
+  const float r = Select(mid, kPio4, 0.0f) + (AtanReduced(t) + Select(mid, kPio4Lo, 0.0f));  // [0, pi/4]
+  const float r1 = Select(swap, kPio2 - r + kPio2Lo, r);
+  const bool x_neg = (Bits(x) >> 31) != 0;
+  float v = Select(x_neg, kPi - r1 + kPiLo, r1);
+  const float inf = __builtin_inff();
+  const bool both_inf = (ax == inf) & (ay == inf);
+  v = Select(both_inf, Select(x_neg, 3.0f * kPio4, kPio4), v);
+  v = Select((ax == 0.0f) & (ay == 0.0f), Select(x_neg, kPi, 0.0f), v);
+  return CopySign(v, y);  // NaN: t is NaN (0/0 and inf/inf are handled above)
+}
+
 // asin a for 0 <= a <= 1/2: a + a z P(z), z = a^2.
 OPF_VINLINE float AsinReduced(float a, float z) {
   float p = 0.038195107132196426f;
@@ -376,32 +402,43 @@ OPF_VINLINE float Cosh(float x) {
   return h + 0.25f / h;
 }
 
-// asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign; log|x| + log 2 beyond 2^12
-// (x^2 would overflow), 3 ulp.
+// asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign; beyond 2^12 (x^2 would overflow)
+// log1p(|x| - 1) + log 2 = log(2|x|) (|x| - 1 is exact there). 3 ulp.
 OPF_VINLINE float Asinh(float x) {
   constexpr float kLn2 = 0.693147180559945309f;
   const float a = Abs(x);
-  const float ac = Select(a > 4096.0f, 1.0f, a);
+  const bool large = a > 4096.0f;
+  const float ac = Select(large, 1.0f, a);
   const float z = ac * ac;
-  const float moderate = Log1p(ac + z / (1.0f + __builtin_sqrtf(1.0f + z)));
-  const float large = Log(a) + kLn2;
-  return CopySign(Select(a > 4096.0f, large, moderate), x);
+  const float v = Select(large, a - 1.0f, ac + z / (1.0f + __builtin_sqrtf(1.0f + z)));
+  return CopySign(Log1p(v) + Select(large, kLn2, 0.0f), x);
 }
 
-// acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact); log x + log 2 beyond 2^12; NaN below 1. 3 ulp.
+// acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact); beyond 2^12 log1p(x - 1) + log 2; NaN below 1.
+// 3 ulp.
 OPF_VINLINE float Acosh(float x) {
   constexpr float kLn2 = 0.693147180559945309f;
-  const float t = Select(x > 4096.0f, 0.0f, x - 1.0f);
-  const float moderate = Log1p(t + __builtin_sqrtf(2.0f * t + t * t));
-  const float large = Log(x) + kLn2;
-  return Select(x < 1.0f, __builtin_nanf(""), Select(x > 4096.0f, large, moderate));  // NaN: moderate
+  const bool large = x > 4096.0f;
+  const float t = Select(large, 0.0f, x - 1.0f);
+  const float v = Select(large, x - 1.0f, t + __builtin_sqrtf(2.0f * t + t * t));
+  const float y = Log1p(v) + Select(large, kLn2, 0.0f);
+  return Select(x < 1.0f, __builtin_nanf(""), y);  // NaN: v is NaN
 }
 
-// atanh x = log1p(2|x| / (1 - |x|)) / 2 with x's sign, 3 ulp; +-inf at +-1, NaN beyond.
+// atanh x with x's sign, 3 ulp: |x| < 1/2, |x| + |x| z P(z) (z = x^2, a fit); beyond, log((1 + |x|) /
+// (1 - |x|)) / 2 (1 - |x| exact); +-inf at +-1, NaN beyond.
 OPF_VINLINE float Atanh(float x) {
   const float a = Abs(x);
-  const float y = 0.5f * Log1p((2.0f * a) / (1.0f - a));
-  return CopySign(Select(a > 1.0f, __builtin_nanf(""), y), x);
+  const float z = a * a;
+  float p = 0.15784598886966705f;
+  p = p * z + 0.06473713368177414f;
+  p = p * z + 0.11473961919546127f;
+  p = p * z + 0.1426365077495575f;
+  p = p * z + 0.20000481605529785f;
+  p = p * z + 0.3333333134651184f;
+  const float small = a + a * z * p;
+  const float large = 0.5f * Log((1.0f + a) / (1.0f - a));
+  return CopySign(Select(a > 1.0f, __builtin_nanf(""), Select(a < 0.5f, small, large)), x);
 }
 
 // ---------------------------------------------------------------------------------------------
