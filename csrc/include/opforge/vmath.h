@@ -230,7 +230,8 @@ OPF_VINLINE float ReducePio2(float x, int32_t* quadrant) {
   constexpr float kP3 = -8.705515752716053e-10f;
   const float j = RoundSmall(Select(TrigInVectorRange(x), x, 0.0f) * kTwoOverPi);
   *quadrant = static_cast<int32_t>(j) & 3;
-  return ((x - j * kP1) - j * kP2) - j * kP3;
+  // j = 0: r = x exactly (and -0 stays -0: subtracting j * kP2 = -0 would turn it into +0).
+  return Select(j == 0.0f, x, ((x - j * kP1) - j * kP2) - j * kP3);
 }
 
 // sin r and cos r for |r| <= pi/4 (Taylor to r^11 and r^10: truncation below 2^-28 relative).
@@ -241,7 +242,7 @@ OPF_VINLINE float SinReduced(float r) {
   p = p * z - 1.0f / 5040;
   p = p * z + 1.0f / 120;
   p = p * z - 1.0f / 6;
-  return r + r * z * p;
+  return Select(r == 0.0f, r, r + r * z * p);  // -0 stays -0
 }
 
 OPF_VINLINE float CosReduced(float r) {
@@ -269,7 +270,8 @@ OPF_VINLINE float CosSmall(float x) {
   return FromBits(Bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
 }
 
-// tan x = sin r / cos r (q even) or -cos r / sin r (q odd), 4 ulp.
+// tan x = sin r / cos r (q even) or -cos r / sin r (q odd), 5 ulp (the reduction's rounding, up to an
+// ulp of r, counts twice near |r| = pi/4).
 OPF_VINLINE float TanSmall(float x) {
   int32_t q;
   const float r = ReducePio2(x, &q);
@@ -318,7 +320,9 @@ OPF_VINLINE float Atan2(float y, float x) {
   constexpr float kPi = 3.14159265358979324f, kPiLo = -8.742278012618954e-08f;
   const float ax = Abs(x), ay = Abs(y);
   const bool swap = ay > ax;
-  const float a = Select(swap, ax, ay), b = Select(swap, ay, ax);
+  // Scaled down near float's max: a + b below must not overflow (inf / inf is handled apart).
+  const float scale = Select(Select(swap, ay, ax) > 1e37f, 0.25f, 1.0f);
+  const float a = Select(swap, ax, ay) * scale, b = Select(swap, ay, ax) * scale;
   const bool mid = a > 0.414213562373095049f * b;
   const float t = Select(mid, a - b, a) / Select(mid, a + b, b);
   const float r = Select(mid, kPio4, 0.0f) + (AtanReduced(t) + Select(mid, kPio4Lo, 0.0f));  // [0, pi/4]
