@@ -1,12 +1,13 @@
 // float32 elementary functions for the CPU written branch-free (selects, integer bit tricks,
-// polynomials), so that GCC vectorises an elementwise loop around them at -O3 with the baseline
-// x86-64 ISA (SSE2) and wider where the build targets it. glibc's scalar expf/tanhf/... stop the
-// vectoriser (a call per element): Tanh on 1M floats took 40 ms with them.
+// polynomials), so that GCC vectorises an elementwise loop around them at -O3 (AVX-512, AVX2 and the
+// baseline x86-64; Pow needs AVX2 for its double arithmetic to vectorise). glibc's scalar expf/tanhf/...
+// stop the vectoriser (a call per element): Tanh on 1M floats took 40 ms with them.
 //
-// Accuracy, measured over 2^21 random float32 bit patterns plus the specials against a float64
-// reference (tests/test_vmath.py asserts these bounds):
-//   Exp 1 ulp, Expm1 2 ulp, Log 1 ulp, Log1p 2 ulp, Tanh 3 ulp, Erf 4 ulp (measured: 0.96, 1.28,
-//   0.82, 1.44, 2.18, 2.95 on AVX-512).
+// Accuracy against a float64 reference over 2^20 random float32 bit patterns, dense [-10, 10] and the
+// specials (tests/test_vmath.py asserts the bounds; docs/benchmarks.md lists the measured maxima):
+//   Exp 1 ulp, Expm1 2, Log 1, Log1p 2, Tanh 3, Erf 4, Erfc 3, Sin 3, Cos 3, Tan 5 (|x| <= 6000; beyond,
+//   C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 3, Acosh 3, Atanh 3, Pow 1.
+// double stays on C's functions (the CPU's float64 kernels call libm; not vectorised).
 // Specials follow C: NaN in, NaN out; exp(-inf) = 0, exp(inf) = inf; log(0) = -inf, log(x < 0) = NaN;
 // -0.0 keeps its sign where C keeps it. Denormal inputs and outputs are handled (no flush to zero).
 //
