@@ -38,14 +38,34 @@ OPF_VMATH_FN(log, Log)
 OPF_VMATH_FN(log1p, Log1p)
 OPF_VMATH_FN(tanh, Tanh)
 OPF_VMATH_FN(erf, Erf)
+OPF_VMATH_FN(sinh, Sinh)
+OPF_VMATH_FN(cosh, Cosh)
 #undef OPF_VMATH_FN
-OPF_MATH_FN(tan)
-OPF_MATH_FN(sinh)
-OPF_MATH_FN(cosh)
 OPF_MATH_FN(sqrt)
 OPF_MATH_FN(fabs)
-OPF_MATH_FN(sin)
-OPF_MATH_FN(cos)
+
+// sin, cos, tan: on the host a float within vmath's reduction range takes the branch-free version,
+// beyond it (|x| > 6000, inf, NaN) C's. The branch keeps a loop around it scalar: the CPU's elementwise
+// loop takes the vector path block by block instead (SinOp::Vector, kernels/cpu/elementwise.h).
+#if defined(__CUDA_ARCH__)
+#define OPF_TRIG_FN(NAME, VNAME) OPF_MATH_FN(NAME)
+#else
+#define OPF_TRIG_FN(NAME, VNAME)                                                                     \
+  OPF_HD float NAME(float x) { return vmath::TrigInVectorRange(x) ? vmath::VNAME(x) : std::NAME(x); } \
+  OPF_HD double NAME(double x) { return std::NAME(x); }
+#endif
+// In a functor: the branch-free float path and where it holds, for the CPU's elementwise loop.
+#if !defined(__CUDA_ARCH__) && !defined(__CUDACC_RTC__)
+#define OPF_TRIG_VECTOR_PATH(VNAME)                                     \
+  static float Vector(float x) { return vmath::VNAME(x); }             \
+  static bool VectorDomain(float x) { return vmath::TrigInVectorRange(x); }
+#else
+#define OPF_TRIG_VECTOR_PATH(VNAME)
+#endif
+OPF_TRIG_FN(sin, SinSmall)
+OPF_TRIG_FN(cos, CosSmall)
+OPF_TRIG_FN(tan, TanSmall)
+#undef OPF_TRIG_FN
 OPF_MATH_FN(floor)
 OPF_MATH_FN(ceil)
 OPF_MATH_FN(rint)
@@ -61,12 +81,24 @@ OPF_MATH_FN(rint)
   OPF_HD float NAME(float a, float b) { return std::NAME(a, b); }       \
   OPF_HD double NAME(double a, double b) { return std::NAME(a, b); }
 #endif
-OPF_MATH_FN2(atan2)
-OPF_MATH_FN2(pow)
 OPF_MATH_FN2(fmod)
 OPF_MATH_FN2(hypot)
 OPF_MATH_FN2(copysign)
 #undef OPF_MATH_FN2
+
+// pow: float on the host in vmath (double inside, C's special cases); double and the device: C's / CUDA's.
+// atan2 likewise (vmath::Atan2).
+#if defined(__CUDA_ARCH__)
+OPF_HD float pow(float a, float b) { return ::powf(a, b); }
+OPF_HD double pow(double a, double b) { return ::pow(a, b); }
+OPF_HD float atan2(float a, float b) { return ::atan2f(a, b); }
+OPF_HD double atan2(double a, double b) { return ::atan2(a, b); }
+#else
+OPF_HD float pow(float a, float b) { return vmath::Pow(a, b); }
+OPF_HD double pow(double a, double b) { return std::pow(a, b); }
+OPF_HD float atan2(float a, float b) { return vmath::Atan2(a, b); }
+OPF_HD double atan2(double a, double b) { return std::atan2(a, b); }
+#endif
 
 // c ? a : b with both arms already computed. On the host a float goes through bit masks so that the
 // loop around it vectorises (GCC keeps a ?: with floating-point arms as a branch); elsewhere ?:.

@@ -1,12 +1,13 @@
 // float32 elementary functions for the CPU written branch-free (selects, integer bit tricks,
-// polynomials), so that GCC vectorises an elementwise loop around them at -O3 with the baseline
-// x86-64 ISA (SSE2) and wider where the build targets it. glibc's scalar expf/tanhf/... stop the
-// vectoriser (a call per element): Tanh on 1M floats took 40 ms with them.
+// polynomials), so that GCC vectorises an elementwise loop around them at -O3 (AVX-512, AVX2 and the
+// baseline x86-64; Pow needs AVX2 for its double arithmetic to vectorise). glibc's scalar expf/tanhf/...
+// stop the vectoriser (a call per element): Tanh on 1M floats took 40 ms with them.
 //
-// Accuracy, measured over 2^21 random float32 bit patterns plus the specials against a float64
-// reference (tests/test_vmath.py asserts these bounds):
-//   Exp 1 ulp, Expm1 2 ulp, Log 1 ulp, Log1p 2 ulp, Tanh 3 ulp, Erf 4 ulp (measured: 0.96, 1.28,
-//   0.82, 1.44, 2.18, 2.95 on AVX-512).
+// Accuracy against a float64 reference over 2^20 random float32 bit patterns, dense [-10, 10] and the
+// specials (tests/test_vmath.py asserts the bounds; docs/benchmarks.md lists the measured maxima):
+//   Exp 1 ulp, Expm1 2, Log 1, Log1p 2, Tanh 3, Erf 4, Erfc 3, Sin 3, Cos 3, Tan 5 (|x| <= 6000; beyond,
+//   C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 3, Acosh 3, Atanh 3, Pow 1.
+// double stays on C's functions (the CPU's float64 kernels call libm; not vectorised).
 // Specials follow C: NaN in, NaN out; exp(-inf) = 0, exp(inf) = inf; log(0) = -inf, log(x < 0) = NaN;
 // -0.0 keeps its sign where C keeps it. Denormal inputs and outputs are handled (no flush to zero).
 //
@@ -21,13 +22,17 @@
 namespace opforge {
 namespace vmath {
 
-inline uint32_t Bits(float x) {
+// Forced inline: in a kernel file with many instantiations GCC's inliner gave up on the larger ones
+// (Asinh's Log1p and Log), and a call in the loop body stops the vectoriser.
+#define OPF_VINLINE inline __attribute__((always_inline))
+
+OPF_VINLINE uint32_t Bits(float x) {
   uint32_t u;
   std::memcpy(&u, &x, sizeof u);
   return u;
 }
 
-inline float FromBits(uint32_t u) {
+OPF_VINLINE float FromBits(uint32_t u) {
   float x;
   std::memcpy(&x, &u, sizeof x);
   return x;
@@ -35,25 +40,36 @@ inline float FromBits(uint32_t u) {
 
 // c ? a : b with both already computed, as bit masks: GCC does not if-convert a ?: whose arms do
 // floating-point work (it could trap), and the loop would not vectorise.
-inline float Select(bool c, float a, float b) {
+OPF_VINLINE float Select(bool c, float a, float b) {
   const uint32_t mask = 0u - static_cast<uint32_t>(c);
   return FromBits((Bits(a) & mask) | (Bits(b) & ~mask));
 }
 
-inline float Abs(float x) { return FromBits(Bits(x) & 0x7fffffffu); }
-inline float CopySign(float mag, float sign) { return FromBits((Bits(mag) & 0x7fffffffu) | (Bits(sign) & 0x80000000u)); }
+OPF_VINLINE double SelectD(bool c, double a, double b) {
+  const uint64_t mask = 0ull - static_cast<uint64_t>(c);
+  uint64_t ua, ub;
+  std::memcpy(&ua, &a, sizeof ua);
+  std::memcpy(&ub, &b, sizeof ub);
+  const uint64_t u = (ua & mask) | (ub & ~mask);
+  double r;
+  std::memcpy(&r, &u, sizeof r);
+  return r;
+}
+
+OPF_VINLINE float Abs(float x) { return FromBits(Bits(x) & 0x7fffffffu); }
+OPF_VINLINE float CopySign(float mag, float sign) { return FromBits((Bits(mag) & 0x7fffffffu) | (Bits(sign) & 0x80000000u)); }
 
 // Round to the nearest integer (ties to even) for |x| < 2^22, by the 1.5 * 2^23 trick (no SSE4.1 needed).
-inline float RoundSmall(float x) {
+OPF_VINLINE float RoundSmall(float x) {
   constexpr float kMagic = 12582912.0f;
   return (x + kMagic) - kMagic;
 }
 
 // 2^k for integer k in [-126, 127], from its bits.
-inline float Pow2i(int32_t k) { return FromBits(static_cast<uint32_t>(k + 127) << 23); }
+OPF_VINLINE float Pow2i(int32_t k) { return FromBits(static_cast<uint32_t>(k + 127) << 23); }
 
 // e^r - 1 for |r| <= ln2 / 2 (Taylor to r^8: the truncation error is below 2^-32 relative).
-inline float Expm1Reduced(float r) {
+OPF_VINLINE float Expm1Reduced(float r) {
   float p = 1.0f / 40320;
   p = p * r + 1.0f / 5040;
   p = p * r + 1.0f / 720;
@@ -65,7 +81,7 @@ inline float Expm1Reduced(float r) {
 }
 
 // x = k ln2 + r, |r| <= ln2 / 2, for |x| < 2^21; ln2 in two parts so k * kLn2Hi is exact.
-inline float ReduceLn2(float x, int32_t* k) {
+OPF_VINLINE float ReduceLn2(float x, int32_t* k) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693145751953125f;  // 11 significant bits
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
@@ -75,7 +91,7 @@ inline float ReduceLn2(float x, int32_t* k) {
 }
 
 // e^x, 1 ulp. Scaled by 2^k in two halves so results down to the denormals and up to inf come out.
-inline float Exp(float x) {
+OPF_VINLINE float Exp(float x) {
   const float xc = Select(x < -104.0f, -104.0f, Select(x > 89.0f, 89.0f, x));  // NaN passes through
   int32_t k;
   const float r = ReduceLn2(xc, &k);
@@ -85,7 +101,7 @@ inline float Exp(float x) {
 }
 
 // e^x - 1, 2 ulp: (2^k - 1) + 2^k expm1(r); r = x exactly for |x| <= ln2 / 2.
-inline float Expm1(float x) {
+OPF_VINLINE float Expm1(float x) {
   const float xc = Select(x < -18.0f, -18.0f, Select(x > 88.8f, 88.8f, x));
   int32_t k;
   const float r = ReduceLn2(xc, &k);
@@ -98,9 +114,9 @@ inline float Expm1(float x) {
   return Select(x > 88.8f, __builtin_inff(), Select(x < -18.0f, -1.0f, Select(x == 0.0f, x, y)));
 }
 
-// log of a positive finite normal-or-denormal x, 1 ulp (fdlibm's reduction: x = 2^e (1 + f),
-// sqrt(1/2) <= 1 + f < sqrt(2), s = f / (2 + f), log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2))).
-inline float LogPositive(float x, float* e_out) {
+// log of a positive finite normal-or-denormal x (x = 2^e (1 + f), sqrt(1/2) <= 1 + f < sqrt(2)); the
+// result is log(1 + f), e is returned.
+OPF_VINLINE float LogPositive(float x, float* e_out) {
   const bool denormal = x < 1.17549435e-38f;
   const float xs = Select(denormal, x * 8388608.0f, x);  // 2^23
   const uint32_t u = Bits(xs);
@@ -110,19 +126,20 @@ inline float LogPositive(float x, float* e_out) {
   const float m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
   *e_out = static_cast<float>(e - (denormal ? 23 : 0));
   const float f = m - 1.0f;
-  const float s = f / (2.0f + f);
-  const float z = s * s;
-  float r = 2.0f / 11;
-  r = r * z + 2.0f / 9;
-  r = r * z + 2.0f / 7;
-  r = r * z + 2.0f / 5;
-  r = r * z + 2.0f / 3;
-  r = r * z;
-  const float hfsq = 0.5f * f * f;
-  return f - (hfsq - s * (hfsq + r));
+  // log(1 + f) = f - f^2/2 + f^3 P(f): a least-squares fit near minimax (P within 3e-7), no division.
+  float p = 0.06717745214700699f;
+  p = p * f - 0.12033456563949585f;
+  p = p * f + 0.1204051747918129f;
+  p = p * f - 0.12367486208677292f;
+  p = p * f + 0.1420617252588272f;
+  p = p * f - 0.16669142246246338f;
+  p = p * f + 0.20002056658267975f;
+  p = p * f - 0.24999994039535522f;
+  p = p * f + 0.33333325386047363f;
+  return f + f * f * (f * p - 0.5f);
 }
 
-inline float Log(float x) {
+OPF_VINLINE float Log(float x) {
   constexpr float kLn2Hi = 0.693145751953125f;
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
   float e;
@@ -133,7 +150,7 @@ inline float Log(float x) {
 }
 
 // log(1 + x), 2 ulp: log(u) for u = 1 + x rounded, corrected by (x - (u - 1)) / u.
-inline float Log1p(float x) {
+OPF_VINLINE float Log1p(float x) {
   const float u = 1.0f + x;
   const float uc = Select((u > 0.0f) & (u <= 3.40282347e38f), u, 1.0f);  // finite u
   float e;
@@ -142,28 +159,27 @@ inline float Log1p(float x) {
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
   const float c = (x - (uc - 1.0f)) / uc;
   const float y = e * kLn2Hi + (lm + (e * kLn2Lo + c));
+  // x <= -1, inf and +-0 by hand (NaN comes through: c is NaN): NaN, -inf, and x itself.
   const float inf = __builtin_inff();
-  return Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, Select(x == inf, inf, Select((x != x) | (x == 0.0f), x, y))));
+  const bool special = (x <= -1.0f) | (x == inf) | (x == 0.0f);
+  return Select(special, Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, x)), y);
 }
 
 // tanh x = e / (e + 2), e = expm1(2|x|), with x's sign; 3 ulp. tanh rounds to 1 beyond 9.1, so
 // 2|x| <= 18.2 and expm1 needs none of its range checks (k <= 27).
-inline float Tanh(float x) {
+OPF_VINLINE float Tanh(float x) {
   const float a = Abs(x);
   const float ac = Select(a > 9.1f, 9.1f, a);  // NaN passes through
   int32_t k;
   const float r = ReduceLn2(2.0f * ac, &k);
   const float p = Expm1Reduced(r);
   const float t = Pow2i(k);
-  const float e = Select(k == 0, p, (t - 1.0f) + t * p);
+  const float e = (t - 1.0f) + t * p;  // k = 0: exactly p
   return CopySign(e / (e + 2.0f), x);
 }
 
-// erf x, 4 ulp. |x| < 1: the Maclaurin series (to x^21); beyond: 1 - erfc, erfc x = e^{-x^2} P(t)
-// with Abramowitz and Stegun's 7.1.26 polynomial in t = 1 / (1 + p x) (absolute error 1.5e-7);
-// erf rounds to 1 beyond 3.92.
-inline float Erf(float x) {
-  const float a = Abs(x);
+// erf x for |x| < 1 by the Maclaurin series (to x^21).
+OPF_VINLINE float ErfSeries(float x) {
   const float z = x * x;
   float s = -1.0f / (3628800.0f * 21);  // n = 10 of (-1)^(n+1) / (n! (2n + 1)); n = 11 is below 2^-40
   s = s * z + 1.0f / (362880.0f * 19);
@@ -177,7 +193,15 @@ inline float Erf(float x) {
   s = s * z + 1.0f / 3;
   s = s * z;
   constexpr float kTwoOverSqrtPi = 1.12837916709551257f;
-  const float small = kTwoOverSqrtPi * (x - x * s);
+  return kTwoOverSqrtPi * (x - x * s);
+}
+
+// erf x, 4 ulp. |x| < 1: the Maclaurin series (to x^21); beyond: 1 - erfc, erfc x = e^{-x^2} P(t)
+// with Abramowitz and Stegun's 7.1.26 polynomial in t = 1 / (1 + p x) (absolute error 1.5e-7);
+// erf rounds to 1 beyond 3.92.
+OPF_VINLINE float Erf(float x) {
+  const float a = Abs(x);
+  const float small = ErfSeries(x);
   const float ac = Select(a > 4.0f, 4.0f, a);
   const float t = 1.0f / (1.0f + 0.3275911f * ac);
   float p = 1.061405429f;
@@ -190,7 +214,353 @@ inline float Erf(float x) {
   return Select(a < 1.0f, Select(a == 0.0f, x, small), large);  // NaN: large is NaN; -0 stays -0
 }
 
+// ---------------------------------------------------------------------------------------------
+// Trigonometric functions. Cody-Waite reduction x = j pi/2 + r, |r| <= pi/4, with pi/2 in three parts
+// (12, 12 and 24 significant bits) so that j * part is exact for the first two for |j| < 2^12: enough for
+// |x| <= kTrigVectorMax. Beyond it (and for inf / NaN) callers take the scalar path (TrigInVectorRange).
+
+constexpr float kTrigVectorMax = 6000.0f;
+
+OPF_VINLINE bool TrigInVectorRange(float x) { return Abs(x) <= kTrigVectorMax; }
+
+// r = x - j pi/2 and the quadrant j & 3.
+OPF_VINLINE float ReducePio2(float x, int32_t* quadrant) {
+  constexpr float kTwoOverPi = 0.636619772367581343f;
+  constexpr float kP1 = 1.57080078125f;
+  constexpr float kP2 = -4.453584551811218e-06f;
+  constexpr float kP3 = -8.705515752716053e-10f;
+  const float j = RoundSmall(Select(TrigInVectorRange(x), x, 0.0f) * kTwoOverPi);
+  *quadrant = static_cast<int32_t>(j) & 3;
+  // j = 0: r = x exactly (and -0 stays -0: subtracting j * kP2 = -0 would turn it into +0).
+  return Select(j == 0.0f, x, ((x - j * kP1) - j * kP2) - j * kP3);
+}
+
+// sin r and cos r for |r| <= pi/4 (Taylor to r^11 and r^10: truncation below 2^-28 relative).
+OPF_VINLINE float SinReduced(float r) {
+  const float z = r * r;
+  float p = -1.0f / 39916800;
+  p = p * z + 1.0f / 362880;
+  p = p * z - 1.0f / 5040;
+  p = p * z + 1.0f / 120;
+  p = p * z - 1.0f / 6;
+  return Select(r == 0.0f, r, r + r * z * p);  // -0 stays -0
+}
+
+OPF_VINLINE float CosReduced(float r) {
+  const float z = r * r;
+  float p = -1.0f / 3628800;
+  p = p * z + 1.0f / 40320;
+  p = p * z - 1.0f / 720;
+  p = p * z + 1.0f / 24;
+  return (1.0f - 0.5f * z) + z * z * p;
+}
+
+// sin x for |x| <= kTrigVectorMax, 3 ulp; -0 stays -0, NaN stays NaN.
+OPF_VINLINE float SinSmall(float x) {
+  int32_t q;
+  const float r = ReducePio2(x, &q);
+  const float v = Select((q & 1) != 0, CosReduced(r), SinReduced(r));
+  return FromBits(Bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
+}
+
+OPF_VINLINE float CosSmall(float x) {
+  int32_t q;
+  const float r = ReducePio2(x, &q);
+  q = (q + 1) & 3;
+  const float v = Select((q & 1) != 0, CosReduced(r), SinReduced(r));
+  return FromBits(Bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
+}
+
+// tan x = sin r / cos r (q even) or -cos r / sin r (q odd), 5 ulp (the reduction's rounding, up to an
+// ulp of r, counts twice near |r| = pi/4).
+OPF_VINLINE float TanSmall(float x) {
+  int32_t q;
+  const float r = ReducePio2(x, &q);
+  const float s = SinReduced(r);
+  const float c = CosReduced(r);
+  const bool odd = (q & 1) != 0;
+  return Select(odd, -c, s) / Select(odd, s, c);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inverse trigonometric functions. The polynomials are least-squares fits near minimax (relative
+// error below 4e-7 of a correction term that is at most 6% of the result).
+
+// atan t for |t| <= tan(pi/8): t + t z P(z), z = t^2.
+OPF_VINLINE float AtanReduced(float t) {
+  const float z = t * t;
+  float p = -0.06456542760133743f;
+  p = p * z + 0.10745330154895782f;
+  p = p * z - 0.14264129102230072f;
+  p = p * z + 0.1999954730272293f;
+  p = p * z - 0.3333333134651184f;
+  return t + t * z * p;
+}
+
+// atan x, 3 ulp: |x| > tan(3pi/8): pi/2 + atan(-1/|x|); |x| > tan(pi/8): pi/4 + atan((|x|-1)/(|x|+1)),
+// the offset in two parts (its rounding error is an ulp of a result near pi/8).
+OPF_VINLINE float Atan(float x) {
+  constexpr float kPio2 = 1.57079632679489662f;
+  constexpr float kPio4 = 0.785398163397448310f;
+  const float a = Abs(x);
+  const bool big = a > 2.41421356237309505f;
+  const bool mid = a > 0.414213562373095049f;
+  const float num = Select(big, -1.0f, Select(mid, a - 1.0f, a));
+  const float den = Select(big, a, Select(mid, a + 1.0f, 1.0f));
+  const float offset = Select(big, kPio2, Select(mid, kPio4, 0.0f));
+  const float offset_lo = Select(big, -4.3711390001862426e-08f, Select(mid, -2.1855695000931213e-08f, 0.0f));
+  return CopySign(offset + (AtanReduced(num / den) + offset_lo), x);  // NaN: num / den is NaN
+}
+
+// atan2(y, x), 3 ulp, C's specials: with a = min(|x|, |y|), b = max, atan(a / b) (or pi/4 + atan((a - b) /
+// (a + b)) beyond tan(pi/8): one division), then pi/2 - it when |y| > |x|, pi - it when x < 0, y's sign.
+// Both zero: 0 or pi by x's sign bit; both infinite: pi/4 or 3pi/4.
+OPF_VINLINE float Atan2(float y, float x) {
+  constexpr float kPio2 = 1.57079632679489662f, kPio2Lo = -4.3711390001862426e-08f;
+  constexpr float kPio4 = 0.785398163397448310f, kPio4Lo = -2.1855695000931213e-08f;
+  constexpr float kPi = 3.14159265358979324f, kPiLo = -8.742278012618954e-08f;
+  const float ax = Abs(x), ay = Abs(y);
+  const bool swap = ay > ax;
+  // Scaled down near float's max: a + b below must not overflow (inf / inf is handled apart).
+  const float scale = Select(Select(swap, ay, ax) > 1e37f, 0.25f, 1.0f);
+  const float a = Select(swap, ax, ay) * scale, b = Select(swap, ay, ax) * scale;
+  const bool mid = a > 0.414213562373095049f * b;
+  const float t = Select(mid, a - b, a) / Select(mid, a + b, b);
+  const float r = Select(mid, kPio4, 0.0f) + (AtanReduced(t) + Select(mid, kPio4Lo, 0.0f));  // [0, pi/4]
+  const float r1 = Select(swap, kPio2 - r + kPio2Lo, r);
+  const bool x_neg = (Bits(x) >> 31) != 0;
+  float v = Select(x_neg, kPi - r1 + kPiLo, r1);
+  const float inf = __builtin_inff();
+  const bool both_inf = (ax == inf) & (ay == inf);
+  v = Select(both_inf, Select(x_neg, 3.0f * kPio4, kPio4), v);
+  v = Select((ax == 0.0f) & (ay == 0.0f), Select(x_neg, kPi, 0.0f), v);
+  return CopySign(v, y);  // NaN: t is NaN (0/0 and inf/inf are handled above)
+}
+
+// asin a for 0 <= a <= 1/2: a + a z P(z), z = a^2.
+OPF_VINLINE float AsinReduced(float a, float z) {
+  float p = 0.038195107132196426f;
+  p = p * z + 0.02650003507733345f;
+  p = p * z + 0.04500977694988251f;
+  p = p * z + 0.07498814165592194f;
+  p = p * z + 0.16666673123836517f;
+  return a + a * z * p;
+}
+
+// asin x, 3 ulp: |x| <= 1/2 directly; beyond, pi/2 - 2 asin(s), s = sqrt((1 - |x|) / 2) (pi/2 - 2 asin s
+// is exact; the error of asin s counts double in a result down to pi/6).
+OPF_VINLINE float Asin(float x) {
+  constexpr float kPio2 = 1.57079632679489662f;
+  const float a = Abs(x);
+  const bool small = a <= 0.5f;
+  const float z = Select(small, a * a, 0.5f * (1.0f - a));  // |x| > 1: z < 0, sqrt gives NaN
+  const float s = __builtin_sqrtf(z);
+  const float r = AsinReduced(Select(small, a, s), z);
+  return CopySign(Select(small, r, (kPio2 - 2.0f * r) - 4.3711390001862426e-08f), x);
+}
+
+// acos x, 2 ulp: pi/2 - asin x for |x| <= 1/2; 2 asin(s) for x > 1/2; pi - 2 asin(s) for x < -1/2.
+OPF_VINLINE float Acos(float x) {
+  constexpr float kPio2 = 1.57079632679489662f;
+  constexpr float kPi = 3.14159265358979324f;
+  const float a = Abs(x);
+  const bool small = a <= 0.5f;
+  const float z = Select(small, a * a, 0.5f * (1.0f - a));
+  const float s = __builtin_sqrtf(z);
+  const float r = AsinReduced(Select(small, a, s), z);
+  const float large = Select(x > 0.0f, 2.0f * r, kPi - 2.0f * r);
+  return Select(small, kPio2 - (CopySign(r, x) + 4.3711390001862426e-08f), large);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hyperbolic functions
+
+// e^x / 2 without overflow up to x = 89.4 (where sinh and cosh still are finite): Exp's scaling by
+// 2^(k - 1).
+OPF_VINLINE float HalfExp(float x) {
+  const float xc = Select(x < -104.0f, -104.0f, Select(x > 90.0f, 90.0f, x));
+  int32_t k;
+  const float r = ReduceLn2(xc, &k);
+  const float p = Expm1Reduced(r) + 1.0f;
+  const int32_t k1 = (k - 1) >> 1;
+  return p * Pow2i(k1) * Pow2i(k - 1 - k1);
+}
+
+// sinh x, 2 ulp: |x| < 1, the Maclaurin series (to x^13); beyond, e^|x|/2 - e^-|x|/2.
+OPF_VINLINE float Sinh(float x) {
+  const float a = Abs(x);
+  const float z = a * a;
+  float p = 1.0f / 6227020800.0f;
+  p = p * z + 1.0f / 39916800;
+  p = p * z + 1.0f / 362880;
+  p = p * z + 1.0f / 5040;
+  p = p * z + 1.0f / 120;
+  p = p * z + 1.0f / 6;
+  const float small = a + a * z * p;
+  const float h = HalfExp(a);
+  return CopySign(Select(a < 1.0f, small, h - 0.25f / h), x);  // NaN: h is NaN
+}
+
+// cosh x = e^|x|/2 + e^-|x|/2, 2 ulp.
+OPF_VINLINE float Cosh(float x) {
+  const float h = HalfExp(Abs(x));
+  return h + 0.25f / h;
+}
+
+// asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign; beyond 2^12 (x^2 would overflow)
+// log1p(|x| - 1) + log 2 = log(2|x|) (|x| - 1 is exact there). 3 ulp.
+OPF_VINLINE float Asinh(float x) {
+  constexpr float kLn2 = 0.693147180559945309f;
+  const float a = Abs(x);
+  const bool large = a > 4096.0f;
+  const float ac = Select(large, 1.0f, a);
+  const float z = ac * ac;
+  const float v = Select(large, a - 1.0f, ac + z / (1.0f + __builtin_sqrtf(1.0f + z)));
+  return CopySign(Log1p(v) + Select(large, kLn2, 0.0f), x);
+}
+
+// acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact); beyond 2^12 log1p(x - 1) + log 2; NaN below 1.
+// 3 ulp.
+OPF_VINLINE float Acosh(float x) {
+  constexpr float kLn2 = 0.693147180559945309f;
+  const bool large = x > 4096.0f;
+  const float t = Select(large, 0.0f, x - 1.0f);
+  const float v = Select(large, x - 1.0f, t + __builtin_sqrtf(2.0f * t + t * t));
+  const float y = Log1p(v) + Select(large, kLn2, 0.0f);
+  return Select(x < 1.0f, __builtin_nanf(""), y);  // NaN: v is NaN
+}
+
+// atanh x with x's sign, 3 ulp: |x| < 1/2, |x| + |x| z P(z) (z = x^2, a fit); beyond, log((1 + |x|) /
+// (1 - |x|)) / 2 (1 - |x| exact); +-inf at +-1, NaN beyond.
+OPF_VINLINE float Atanh(float x) {
+  const float a = Abs(x);
+  const float z = a * a;
+  float p = 0.15784598886966705f;
+  p = p * z + 0.06473713368177414f;
+  p = p * z + 0.11473961919546127f;
+  p = p * z + 0.1426365077495575f;
+  p = p * z + 0.20000481605529785f;
+  p = p * z + 0.3333333134651184f;
+  const float small = a + a * z * p;
+  const float large = 0.5f * Log((1.0f + a) / (1.0f - a));
+  return CopySign(Select(a > 1.0f, __builtin_nanf(""), Select(a < 0.5f, small, large)), x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// erfc
+
+// e^(hi + lo) for |lo| <= 2^-12 |hi| (an argument carried in two floats), 1 ulp.
+OPF_VINLINE float ExpHiLo(float hi, float lo) {
+  const float hc = Select(hi < -104.0f, -104.0f, Select(hi > 89.0f, 89.0f, hi));
+  int32_t k;
+  const float r = ReduceLn2(hc, &k) + lo;
+  const float p = Expm1Reduced(r) + 1.0f;
+  const int32_t k1 = k >> 1;
+  return p * Pow2i(k1) * Pow2i(k - k1);
+}
+
+// erfc x, 3 ulp. |x| < 1/2: 1 - erf x. Beyond: erfc |x| = e^(-x^2) g(t), t = 2 / (2 + |x|), g a fit of
+// erfcx = e^(x^2) erfc x over [1/2, 10.1] (erfc is 0 in float beyond 10.06); e^(-x^2) with x^2 in two
+// parts (x split into 12-bit halves, so each product is exact); erfc(-|x|) = 2 - erfc |x|.
+OPF_VINLINE float Erfc(float x) {
+  const float a = Abs(x);
+  const float ac = Select(a > 10.1f, 10.1f, a);  // NaN passes through
+  const double t = 2.0 / (2.0 + static_cast<double>(ac));  // in double: g's terms partly cancel
+  double g = -0.07444132708647255;
+  g = g * t + 0.35137543645889613;
+  g = g * t - 0.6112508480374477;
+  g = g * t + 0.4067457487408205;
+  g = g * t - 0.10843515823135738;
+  g = g * t + 0.2355998639021449;
+  g = g * t + 0.23476006197868524;
+  g = g * t + 0.2836557558730082;
+  g = g * t + 0.28197879696343237;
+  g = g * t + 3.7665072757953234e-06;
+  const float ah = FromBits(Bits(ac) & 0xfffff000u);
+  const float al = ac - ah;
+  const float hi = -(ah * ah);
+  const float lo = -((2.0f * ah + al) * al);
+  const float e = static_cast<float>(static_cast<double>(ExpHiLo(hi, lo)) * g);
+  const float large = Select(x < 0.0f, 2.0f - e, e);
+  return Select(a < 0.5f, 1.0f - ErfSeries(x), large);
+}
+
+// ---------------------------------------------------------------------------------------------
+// pow, in double: log2|x| to about 2^-34 relative, y log2|x| and 2^(y log2|x|) in double, one rounding
+// to float at the end (1 ulp), with C's special cases.
+
+// log2 of a positive finite (or denormal) float, in double.
+OPF_VINLINE double Log2Double(float x) {
+  const bool denormal = x < 1.17549435e-38f;
+  const float xs = Select(denormal, x * 8388608.0f, x);
+  const uint32_t shifted = Bits(xs) - 0x3f3504f3u;
+  const int32_t e = (static_cast<int32_t>(shifted) >> 23) - (denormal ? 23 : 0);
+  const double m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
+  const double s = (m - 1.0) / (m + 1.0);  // log m = 2 atanh s, |s| < 0.172
+  const double z = s * s;
+  double p = 1.0 / 11;
+  p = p * z + 1.0 / 9;
+  p = p * z + 1.0 / 7;
+  p = p * z + 1.0 / 5;
+  p = p * z + 1.0 / 3;
+  constexpr double kTwoOverLn2 = 2.88539008177792681;
+  return static_cast<double>(e) + kTwoOverLn2 * (s + s * z * p);
+}
+
+// 2^t in double for t clamped to [-160, 130] (float's range and a margin), relative 2^-32.
+OPF_VINLINE double Exp2Double(double t) {
+  const double tc = SelectD(t < -160.0, -160.0, SelectD(t > 130.0, 130.0, t));  // NaN stays NaN
+  constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52: k's bits end up in km's low bits
+  const double km = tc + kMagic;
+  const double k = km - kMagic;
+  const double u = (tc - k) * 0.693147180559945309;
+  double p = 1.0 / 40320;
+  p = p * u + 1.0 / 5040;
+  p = p * u + 1.0 / 720;
+  p = p * u + 1.0 / 120;
+  p = p * u + 1.0 / 24;
+  p = p * u + 1.0 / 6;
+  p = p * u + 0.5;
+  p = p * u + 1.0;
+  p = p * u + 1.0;
+  uint64_t bits;
+  std::memcpy(&bits, &km, sizeof bits);
+  bits = (bits + 1023) << 52;  // (k + 1023) in the exponent field: 2^k
+  double scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+// x^y as C's powf: pow(x, +-0) = 1 and pow(1, y) = 1 (NaN y too); a negative base takes an integer
+// exponent (NaN otherwise), the result negative for an odd one; zeros and infinities by C's table.
+OPF_VINLINE float Pow(float x, float y) {
+  const float ay = Abs(y);
+  const float yr = (ay + 8388608.0f) - 8388608.0f;  // |y| rounded, exact below 2^23
+  const bool is_int = (ay >= 8388608.0f) | (yr == ay);
+  const int32_t yi = static_cast<int32_t>(Select(ay < 16777216.0f, ay, 0.0f));
+  // The sign bit where y is an odd integer (in integers: a bool & bool here stopped the vectoriser).
+  const uint32_t odd_sign = (static_cast<uint32_t>(yi) << 31) & (0u - static_cast<uint32_t>(is_int));
+  const float ax = Abs(x);
+  const float safe = Select((ax > 0.0f) & (ax < __builtin_inff()), ax, 1.0f);
+  const float inf = __builtin_inff();
+  const double t = static_cast<double>(y) * Log2Double(safe);
+  const float mag = static_cast<float>(Exp2Double(t));
+  // By C's table: x = 0 gives 0 for y > 0, inf for y < 0; |x| = inf the reverse; |x| < 1 with
+  // y = +-inf gives 0 / inf, |x| > 1 inf / 0, |x| = 1 gives 1.
+  const bool up = y > 0.0f;
+  const float zero_case = Select(up, 0.0f, inf);
+  const float inf_x_case = Select(up, inf, 0.0f);
+  const float inf_y_case = Select(ax == 1.0f, 1.0f, Select(ax < 1.0f, zero_case, inf_x_case));
+  float r = Select(ay == inf, inf_y_case, Select(ax == 0.0f, zero_case, Select(ax == inf, inf_x_case, mag)));
+  r = Select((x != x) | (y != y), __builtin_nanf(""), r);
+  r = FromBits(Bits(r) | (odd_sign & Bits(x)));  // a negative base to an odd power
+  r = Select((x < 0.0f) & (x > -inf) & !is_int, __builtin_nanf(""), r);
+  return Select((y == 0.0f) | (x == 1.0f), 1.0f, r);
+}
+
 }  // namespace vmath
 }  // namespace opforge
+
+#undef OPF_VINLINE
 
 #endif

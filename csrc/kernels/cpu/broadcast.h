@@ -59,13 +59,11 @@ class BroadcastBinaryCpuKernel : public CpuKernel {
   // pointers are parameters so that byte-typed stores (int8) cannot alias them: no reloads.
   static void Run(const Op op, const T* a, bool a_moves, const T* b, bool b_moves, T* out, int64_t n) {
     if (a_moves && b_moves) {
-      for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(op(Load(a[i]), Load(b[i])));
+      BinaryLoop(a, b, out, n, op);
     } else if (a_moves) {
-      const compute_t<T> bv = Load(b[0]);
-      for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(op(Load(a[i]), bv));
+      BinaryScalarLoop<false>(a, Load(b[0]), out, n, op);
     } else if (b_moves) {
-      const compute_t<T> av = Load(a[0]);
-      for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(op(av, Load(b[i])));
+      BinaryScalarLoop<true>(b, Load(a[0]), out, n, op);
     } else {
       std::fill(out, out + n, Store<T>(op(Load(a[0]), Load(b[0]))));
     }

@@ -2,6 +2,8 @@
 // opforge/functors/ (the math the CUDA kernels share).
 #pragma once
 
+#include <type_traits>
+
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 
@@ -18,21 +20,53 @@ struct FunctorFrom {
 // the baseline x86-64; the dynamic loader picks the widest the CPU runs (an ifunc), so the library still
 // runs on any x86-64. The vectorised math of opforge/vmath.h runs 3x faster on AVX-512 than on SSE2.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define OPF_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+// flatten: everything the loop calls is inlined into it (in a kernel file with many instantiations GCC's
+// inliner left Asinh's functor a call, and a call in the loop body stops the vectoriser).
+#define OPF_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten))
 #else
 #define OPF_VECTOR_CLONES
 #endif
 
-// y[i] = Op(x[i]) for i in [0, n).
+// A functor whose float math is branch-free on part of the domain only (Sin, Cos, Tan: the argument
+// reduction) names that path: Op::Vector(x), exact where Op::VectorDomain(x) (OPF_TRIG_VECTOR_PATH).
+template <typename Op, typename C, typename = void>
+struct HasVectorPath : std::false_type {};
+template <typename Op>
+struct HasVectorPath<Op, float, std::void_t<decltype(Op::Vector(0.0f)), decltype(Op::VectorDomain(0.0f))>>
+    : std::true_type {};
+
+// y[i] = Op(x[i]) for i in [0, n). With a vector path: block by block, the vector loop when every
+// element of the block is in its domain (the usual case), else the functor's own (scalar) loop.
 template <typename In, typename Out, typename Op>
 OPF_VECTOR_CLONES void UnaryLoop(const In* x, Out* y, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) y[i] = Store<Out>(op(Load(x[i])));
+  using C = decltype(Load(x[0]));
+  if constexpr (HasVectorPath<Op, C>::value) {
+    constexpr int64_t kBlock = 2048;
+    for (int64_t begin = 0; begin < n; begin += kBlock) {
+      const int64_t end = n - begin < kBlock ? n : begin + kBlock;
+      int outside = 0;
+      for (int64_t i = begin; i < end; ++i) outside |= !Op::VectorDomain(Load(x[i]));
+      if (outside == 0) {
+        for (int64_t i = begin; i < end; ++i) y[i] = Store<Out>(Op::Vector(Load(x[i])));
+      } else {
+        for (int64_t i = begin; i < end; ++i) y[i] = Store<Out>(op(Load(x[i])));
+      }
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = Store<Out>(op(Load(x[i])));
+  }
 }
 
 // out[i] = Op(a[i], b[i]) for i in [0, n).
 template <typename T, typename Op>
 OPF_VECTOR_CLONES void BinaryLoop(const T* a, const T* b, T* out, int64_t n, Op op) {
   for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(op(Load(a[i]), Load(b[i])));
+}
+
+// out[i] = Op(a[i], s) (or Op(s, a[i]) with ScalarFirst) for i in [0, n): one operand broadcast.
+template <bool ScalarFirst, typename T, typename Op>
+OPF_VECTOR_CLONES void BinaryScalarLoop(const T* a, compute_t<T> s, T* out, int64_t n, Op op) {
+  for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(ScalarFirst ? op(s, Load(a[i])) : op(Load(a[i]), s));
 }
 
 // Elementwise kernels write one output element per input element: the metas must agree.

@@ -85,6 +85,7 @@ struct SinOp {
   OPF_HD C operator()(C x) const {
     return math::sin(x);
   }
+  OPF_TRIG_VECTOR_PATH(SinSmall)
 };
 
 struct CosOp {
@@ -92,6 +93,7 @@ struct CosOp {
   OPF_HD C operator()(C x) const {
     return math::cos(x);
   }
+  OPF_TRIG_VECTOR_PATH(CosSmall)
 };
 
 // y = log(1 + x), accurate near 0.

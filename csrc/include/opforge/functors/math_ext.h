@@ -22,15 +22,27 @@ namespace math {
   OPF_HD float NAME(float x) { return std::NAME(x); }      \
   OPF_HD double NAME(double x) { return std::NAME(x); }
 #endif
-OPF_EXT_MATH_FN(erfc)
 OPF_EXT_MATH_FN(trunc)
-OPF_EXT_MATH_FN(asin)
-OPF_EXT_MATH_FN(acos)
-OPF_EXT_MATH_FN(atan)
-OPF_EXT_MATH_FN(asinh)
-OPF_EXT_MATH_FN(acosh)
-OPF_EXT_MATH_FN(atanh)
 #undef OPF_EXT_MATH_FN
+
+// The float versions the CPU vectorises (opforge/vmath.h, ulps stated there); double and the device: C's.
+#if defined(__CUDA_ARCH__)
+#define OPF_EXT_VMATH_FN(NAME, VNAME)                      \
+  OPF_HD float NAME(float x) { return ::NAME##f(x); }      \
+  OPF_HD double NAME(double x) { return ::NAME(x); }
+#else
+#define OPF_EXT_VMATH_FN(NAME, VNAME)                      \
+  OPF_HD float NAME(float x) { return vmath::VNAME(x); }   \
+  OPF_HD double NAME(double x) { return std::NAME(x); }
+#endif
+OPF_EXT_VMATH_FN(erfc, Erfc)
+OPF_EXT_VMATH_FN(asin, Asin)
+OPF_EXT_VMATH_FN(acos, Acos)
+OPF_EXT_VMATH_FN(atan, Atan)
+OPF_EXT_VMATH_FN(asinh, Asinh)
+OPF_EXT_VMATH_FN(acosh, Acosh)
+OPF_EXT_VMATH_FN(atanh, Atanh)
+#undef OPF_EXT_VMATH_FN
 
 }  // namespace math
 
@@ -44,7 +56,6 @@ OPF_EXT_MATH_FN(atanh)
   };
 OPF_UNARY_MATH_FUNCTOR(SinhOp, sinh)
 OPF_UNARY_MATH_FUNCTOR(CoshOp, cosh)
-OPF_UNARY_MATH_FUNCTOR(TanOp, tan)
 OPF_UNARY_MATH_FUNCTOR(AsinOp, asin)
 OPF_UNARY_MATH_FUNCTOR(AcosOp, acos)
 OPF_UNARY_MATH_FUNCTOR(AtanOp, atan)
@@ -54,6 +65,14 @@ OPF_UNARY_MATH_FUNCTOR(AtanhOp, atanh)
 OPF_UNARY_MATH_FUNCTOR(ErfcOp, erfc)
 OPF_UNARY_MATH_FUNCTOR(RintOp, rint)
 #undef OPF_UNARY_MATH_FUNCTOR
+
+struct TanOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return math::tan(x);
+  }
+  OPF_TRIG_VECTOR_PATH(TanSmall)
+};
 
 // Rounds toward zero; integers are returned as they are.
 struct TruncOp {
