@@ -12,8 +12,11 @@
 // writes without a barrier between them gives different results from run to run, and the tests catch
 // it. A thread that exits while others wait at a barrier, lanes of one warp at different intrinsics, or a
 // deadlock end the launch with an error naming the kernel's block and threads (opf_emu_error).
-// `__shared__` variables are per block: static storage, since blocks run one after another. Atomics are
-// plain read-modify-writes: fibers never preempt each other. The first block of a launch runs on fibers;
+// `__shared__` variables (static and `extern`, the launch's dynamic size) are per block: slots of one
+// arena per host thread, since blocks run one after another, filled with a poison pattern before each
+// block (NaN in every float type, near the maximum in every integer type of 16 bits or more), so a kernel
+// that reads shared memory its block never wrote gives wrong results. Atomics are plain
+// read-modify-writes: fibers never preempt each other. The first block of a launch runs on fibers;
 // when none of its threads reached a synchronisation point (the grid-stride loops of most kernels), the
 // other blocks run their threads one after another on the caller's stack, which is several times
 // faster. A thread of such a block that then synchronises is an error (a barrier in some blocks only).
@@ -38,7 +41,9 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static
+// A marker runtime.py rewrites (see "Shared memory" below); left in place it fails to compile.
+#define __shared__ __opf_emu_shared__
+#define __align__(n) __attribute__((aligned(n)))
 #define __restrict__
 
 struct dim3 {
@@ -48,6 +53,89 @@ struct dim3 {
 namespace opf_emu {
 
 inline thread_local dim3 thread_index, block_index, block_dim, grid_dim;
+
+// ---------------------------------------------------------------------------------------------
+// Shared memory. runtime.py rewrites each declaration of the preprocessed unit (C++ has no per-block
+// storage class): `__shared__ T name[N];` into a reference to a slot of this host thread's arena,
+//   auto& name = opf_emu::SharedStatic([]() -> auto& { static T name[N]; return name; }());
+// (the lambda's static is never used: its address names the declaration, one per template instance),
+// and `extern __shared__ T buf[];` into `T* const buf = opf_emu::DynamicShared();`, the launch's dynamic
+// shared memory. Both are poisoned before every block, so what a block reads before writing is not what
+// the previous block left. Slots are laid out afresh by each launch, so a kernel without shared memory
+// (the grid-stride loops) poisons nothing.
+
+// Bytes FF 7F repeated from even addresses: the 16-bit word 0x7FFF, so float16, bfloat16, float32 and
+// float64 read a NaN, and int16/int32/int64 read a value near their maximum (0x7FFF, 0x7FFF7FFF, ...).
+inline void Poison(void* begin, size_t bytes) {
+  auto* p = static_cast<unsigned char*>(begin);
+  auto* end = p + bytes;
+  if (p < end && (reinterpret_cast<uintptr_t>(p) & 1)) *p++ = 0x7F;
+  for (; p + 1 < end; p += 2) {
+    p[0] = 0xFF;
+    p[1] = 0x7F;
+  }
+  if (p < end) *p = 0xFF;
+}
+
+constexpr size_t kSharedBytes = 48 * 1024;  // static + dynamic shared memory of a block without opting in
+constexpr size_t kSharedAlign = 16;
+
+struct alignas(kSharedAlign) SharedChunk {
+  unsigned char bytes[kSharedAlign];
+};
+
+struct SharedMemory {
+  std::vector<SharedChunk> arena = std::vector<SharedChunk>(kSharedBytes / sizeof(SharedChunk));  // the
+                                                          // static variables, in the order first met
+  std::vector<std::pair<const void*, size_t>> slots;      // declaration -> offset in the arena
+  size_t used = 0;                                         // bytes of the arena this launch has laid out
+  std::vector<SharedChunk> dynamic;                        // the launch's dynamic shared memory
+  size_t dynamic_bytes = 0;
+  bool overflow = false;  // static + dynamic past kSharedBytes: the launch fails after the block
+
+  void StartLaunch(size_t dynamic_size) {
+    slots.clear();
+    used = 0;
+    overflow = false;
+    dynamic_bytes = dynamic_size;
+    dynamic.resize((dynamic_size + sizeof(SharedChunk) - 1) / sizeof(SharedChunk));
+  }
+  void PoisonAll() {
+    if (used > 0) Poison(arena.data(), used);
+    if (dynamic_bytes > 0) Poison(dynamic.data(), dynamic_bytes);
+  }
+  void* Slot(const void* site, size_t bytes) {
+    for (const auto& s : slots)
+      if (s.first == site) return reinterpret_cast<unsigned char*>(arena.data()) + s.second;
+    const size_t offset = (used + kSharedAlign - 1) / kSharedAlign * kSharedAlign;
+    if (offset + bytes + dynamic_bytes > kSharedBytes) {
+      overflow = true;  // still a valid pointer, so the block can finish before the error is reported
+      static thread_local std::vector<std::vector<SharedChunk>> spill;
+      spill.emplace_back((bytes + sizeof(SharedChunk) - 1) / sizeof(SharedChunk));
+      return spill.back().data();
+    }
+    slots.emplace_back(site, offset);
+    used = offset + bytes;
+    void* slot = reinterpret_cast<unsigned char*>(arena.data()) + offset;
+    Poison(slot, bytes);
+    return slot;
+  }
+};
+
+inline thread_local SharedMemory shared_memory;
+
+template <typename V>
+V& SharedStatic(V& site) {
+  return *static_cast<V*>(shared_memory.Slot(&site, sizeof(V)));
+}
+
+struct DynamicSharedPointer {
+  template <typename T>
+  operator T*() const {
+    return shared_memory.dynamic_bytes > 0 ? reinterpret_cast<T*>(shared_memory.dynamic.data()) : nullptr;
+  }
+};
+inline DynamicSharedPointer DynamicShared() { return {}; }
 
 // ---------------------------------------------------------------------------------------------
 // Context switching
@@ -334,10 +422,37 @@ struct Body {
   }
 };
 
-// args[i] points at the bytes of parameter i, as cuLaunchKernel's kernelParams do. Returns 0, or 1 with
-// the error in opf_emu_error().
+inline std::string BlockName(unsigned bx, unsigned by, unsigned bz) {
+  return "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " + std::to_string(bz) + ")";
+}
+
+inline int SharedOverflow(unsigned bx, unsigned by, unsigned bz, size_t dynamic_bytes) {
+  last_error = BlockName(bx, by, bz) + " uses more than " + std::to_string(kSharedBytes) +
+               " bytes of shared memory (its static __shared__ variables and " + std::to_string(dynamic_bytes) +
+               " dynamic bytes), more than a block gets without opting in";
+  return 1;
+}
+
+// What a GPU refuses to launch (cudaErrorInvalidConfiguration / invalid value); empty when valid.
+inline std::string InvalidLaunch(const unsigned* grid, const unsigned* block, size_t shared_bytes) {
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || block[0] == 0 || block[1] == 0 || block[2] == 0)
+    return "a grid or block with a zero dimension is an invalid launch on a GPU (launch nothing instead)";
+  if (static_cast<uint64_t>(block[0]) * block[1] * block[2] > 1024)
+    return "a block of more than 1024 threads is an invalid launch on a GPU";
+  if (shared_bytes > kSharedBytes)
+    return "a launch asks for " + std::to_string(shared_bytes) + " bytes of dynamic shared memory, more than the " +
+           std::to_string(kSharedBytes) + " a block gets without opting in";
+  return {};
+}
+
+// args[i] points at the bytes of parameter i, as cuLaunchKernel's kernelParams do; shared_bytes is the
+// launch's dynamic shared memory. Returns 0, or 1 with the error in opf_emu_error().
 template <typename... A>
-int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, void** args) {
+int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, void** args, size_t shared_bytes) {
+  last_error = InvalidLaunch(grid, block, shared_bytes);
+  if (!last_error.empty()) return 1;
+  SharedMemory& shared = shared_memory;
+  shared.StartLaunch(shared_bytes);
   grid_dim = dim3{grid[0], grid[1], grid[2]};
   block_dim = dim3{block[0], block[1], block[2]};
   const int n = static_cast<int>(block[0] * block[1] * block[2]);
@@ -350,6 +465,7 @@ int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, vo
     for (unsigned by = 0; by < grid[1]; ++by)
       for (unsigned bx = 0; bx < grid[0]; ++bx) {
         block_index = dim3{bx, by, bz};
+        shared.PoisonAll();  // every block starts with poisoned shared memory
         if (!fibers) {
           for (unsigned tz = 0; tz < block[2]; ++tz)
             for (unsigned ty = 0; ty < block[1]; ++ty)
@@ -357,9 +473,10 @@ int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, vo
                 thread_index = dim3{tx, ty, tz};
                 Call(kernel, args, std::index_sequence_for<A...>{});
               }
+          if (shared.overflow) return SharedOverflow(bx, by, bz, shared_bytes);
           if (synced_outside) {
-            last_error = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " + std::to_string(bz) +
-                         ") reached a synchronisation point that the launch's first block never reached (a "
+            last_error = BlockName(bx, by, bz) +
+                         " reached a synchronisation point that the launch's first block never reached (a "
                          "barrier or warp intrinsic in some blocks only)";
             return 1;
           }
@@ -372,10 +489,10 @@ int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, vo
         const bool ok = RunBlockOnFibers(&state, n, rng);
         current_block = nullptr;
         if (!ok) {
-          last_error = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " + std::to_string(bz) +
-                       ") of " + std::to_string(n) + " threads: " + state.error;
+          last_error = BlockName(bx, by, bz) + " of " + std::to_string(n) + " threads: " + state.error;
           return 1;
         }
+        if (shared.overflow) return SharedOverflow(bx, by, bz, shared_bytes);
         fibers = synced;
       }
   return 0;
