@@ -37,6 +37,18 @@
 #include <ucontext.h>
 #endif
 
+// Under ThreadSanitizer (scripts/tsan.sh) each fiber is a TSan fiber, switched without synchronisation,
+// so accesses of two threads of a block race unless a barrier or warp op orders them: those release and
+// acquire a sync object per generation. The emulation's own bookkeeping is not instrumented (OPF_EMU_QUIET).
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define OPF_EMU_TSAN 1
+#define OPF_EMU_QUIET __attribute__((no_sanitize_thread, noinline))
+#else
+#define OPF_EMU_TSAN 0
+#define OPF_EMU_QUIET
+#endif
+
 #define __global__
 #define __device__
 #define __host__
@@ -66,7 +78,7 @@ inline thread_local dim3 thread_index, block_index, block_dim, grid_dim;
 
 // Bytes FF 7F repeated from even addresses: the 16-bit word 0x7FFF, so float16, bfloat16, float32 and
 // float64 read a NaN, and int16/int32/int64 read a value near their maximum (0x7FFF, 0x7FFF7FFF, ...).
-inline void Poison(void* begin, size_t bytes) {
+OPF_EMU_QUIET inline void Poison(void* begin, size_t bytes) {
   auto* p = static_cast<unsigned char*>(begin);
   auto* end = p + bytes;
   if (p < end && (reinterpret_cast<uintptr_t>(p) & 1)) *p++ = 0x7F;
@@ -87,14 +99,15 @@ struct alignas(kSharedAlign) SharedChunk {
 struct SharedMemory {
   std::vector<SharedChunk> arena = std::vector<SharedChunk>(kSharedBytes / sizeof(SharedChunk));  // the
                                                           // static variables, in the order first met
-  std::vector<std::pair<const void*, size_t>> slots;      // declaration -> offset in the arena
+  std::pair<const void*, size_t> slots[256];              // declaration -> offset in the arena
+  size_t slot_count = 0;
   size_t used = 0;                                         // bytes of the arena this launch has laid out
   std::vector<SharedChunk> dynamic;                        // the launch's dynamic shared memory
   size_t dynamic_bytes = 0;
   bool overflow = false;  // static + dynamic past kSharedBytes: the launch fails after the block
 
   void StartLaunch(size_t dynamic_size) {
-    slots.clear();
+    slot_count = 0;
     used = 0;
     overflow = false;
     dynamic_bytes = dynamic_size;
@@ -104,17 +117,17 @@ struct SharedMemory {
     if (used > 0) Poison(arena.data(), used);
     if (dynamic_bytes > 0) Poison(dynamic.data(), dynamic_bytes);
   }
-  void* Slot(const void* site, size_t bytes) {
-    for (const auto& s : slots)
-      if (s.first == site) return reinterpret_cast<unsigned char*>(arena.data()) + s.second;
+  OPF_EMU_QUIET void* Slot(const void* site, size_t bytes) {
+    for (size_t i = 0; i < slot_count; ++i)
+      if (slots[i].first == site) return reinterpret_cast<unsigned char*>(arena.data()) + slots[i].second;
     const size_t offset = (used + kSharedAlign - 1) / kSharedAlign * kSharedAlign;
-    if (offset + bytes + dynamic_bytes > kSharedBytes) {
+    if (offset + bytes + dynamic_bytes > kSharedBytes || slot_count == std::size(slots)) {
       overflow = true;  // still a valid pointer, so the block can finish before the error is reported
       static thread_local std::vector<std::vector<SharedChunk>> spill;
       spill.emplace_back((bytes + sizeof(SharedChunk) - 1) / sizeof(SharedChunk));
       return spill.back().data();
     }
-    slots.emplace_back(site, offset);
+    slots[slot_count++] = {site, offset};
     used = offset + bytes;
     void* slot = reinterpret_cast<unsigned char*>(arena.data()) + offset;
     Poison(slot, bytes);
@@ -182,6 +195,8 @@ struct Fiber {
   int src = 0;          // the lane it reads (shfl)
   unsigned mask = 0;    // the participating lanes
   uint64_t result = 0;  // what the warp op gives it
+  unsigned barriers = 0, warp_ops = 0;  // passed so far: the generation of the next one (TSan's sync objects)
+  void* tsan = nullptr;                 // its TSan fiber
 #if defined(__x86_64__)
   void* sp = nullptr;
 #else
@@ -207,17 +222,55 @@ struct Block {
   ucontext_t scheduler;
 #endif
   std::vector<char> stacks;
+  // TSan: a fiber context per thread (kept between blocks: a finished fiber's shadow stack is empty), the
+  // scheduler's, and the sync objects (start, end, barrier and per-warp generations modulo 2).
+  std::vector<void*> tsan_fibers;
+  void* tsan_scheduler = nullptr;
+  std::vector<char> tsan_sync;
 
-  void Prepare(int n) {
+  OPF_EMU_QUIET void Prepare(int n) {
     if (stacks.size() < static_cast<size_t>(n) * kStackBytes) stacks.resize(static_cast<size_t>(n) * kStackBytes);
     fibers.assign(static_cast<size_t>(n), Fiber{});
     for (int i = 0; i < n; ++i) fibers[i].stack = stacks.data() + static_cast<size_t>(i) * kStackBytes;
+#if OPF_EMU_TSAN
+    tsan_scheduler = __tsan_get_current_fiber();
+    while (tsan_fibers.size() < static_cast<size_t>(n)) tsan_fibers.push_back(__tsan_create_fiber(0));
+    for (int i = 0; i < n; ++i) fibers[i].tsan = tsan_fibers[i];
+    tsan_sync.resize(4 + 2 * static_cast<size_t>((n + 31) / 32));
+#endif
   }
+  // After an error its fibers stopped inside the kernel: their TSan contexts are not reused.
+  OPF_EMU_QUIET void DropFibers() {
+#if OPF_EMU_TSAN
+    for (void* f : tsan_fibers) __tsan_destroy_fiber(f);
+    tsan_fibers.clear();
+#endif
+  }
+  void* StartSync() { return &tsan_sync[0]; }
+  void* EndSync() { return &tsan_sync[1]; }
+  void* BarrierSync(unsigned generation) { return &tsan_sync[2 + generation % 2]; }
+  void* WarpSync(int warp, unsigned generation) { return &tsan_sync[4 + 2 * warp + generation % 2]; }
 };
+
+// Happens-before edges for TSan (nothing otherwise).
+inline void TsanRelease(void* sync) {
+#if OPF_EMU_TSAN
+  __tsan_release(sync);
+#else
+  (void)sync;
+#endif
+}
+inline void TsanAcquire(void* sync) {
+#if OPF_EMU_TSAN
+  __tsan_acquire(sync);
+#else
+  (void)sync;
+#endif
+}
 
 [[noreturn]] inline void FiberMain();
 
-inline void StartFiber(Fiber* f) {
+OPF_EMU_QUIET inline void StartFiber(Fiber* f) {
 #if defined(__x86_64__)
   // A stack whose first switch "returns" into FiberMain, 16-byte aligned as a call would leave it.
   uintptr_t top = reinterpret_cast<uintptr_t>(f->stack + kStackBytes) & ~uintptr_t(15);
@@ -235,9 +288,12 @@ inline void StartFiber(Fiber* f) {
 #endif
 }
 
-inline void SwitchToFiber(Block* b, Fiber* f) {
+OPF_EMU_QUIET inline void SwitchToFiber(Block* b, Fiber* f) {
   b->running = f;
   thread_index = f->index;
+#if OPF_EMU_TSAN
+  __tsan_switch_to_fiber(f->tsan, __tsan_switch_to_fiber_no_sync);
+#endif
 #if defined(__x86_64__)
   opf_emu_switch(&b->scheduler_sp, f->sp);
 #else
@@ -247,9 +303,12 @@ inline void SwitchToFiber(Block* b, Fiber* f) {
 }
 
 // From a fiber back to the scheduler (the fiber resumes here when it is switched to again).
-inline void Yield() {
+OPF_EMU_QUIET inline void Yield() {
   Block* b = current_block;
   Fiber* f = b->running;
+#if OPF_EMU_TSAN
+  __tsan_switch_to_fiber(b->tsan_scheduler, __tsan_switch_to_fiber_no_sync);
+#endif
 #if defined(__x86_64__)
   opf_emu_switch(&f->sp, b->scheduler_sp);
 #else
@@ -258,9 +317,11 @@ inline void Yield() {
   thread_index = f->index;
 }
 
-[[noreturn]] inline void FiberMain() {
+[[noreturn]] OPF_EMU_QUIET inline void FiberMain() {
   Block* b = current_block;
+  TsanAcquire(b->StartSync());  // after what the host did before the block (poison, inputs)
   b->body(b->body_arg);
+  TsanRelease(b->EndSync());  // before what the host does after it (next block, reading outputs)
   b->running->wait = Wait::kDone;
   Yield();
   std::abort();  // a finished fiber is never resumed
@@ -273,18 +334,22 @@ inline bool InFiber() { return current_block != nullptr && current_block->runnin
 inline thread_local bool synced_outside = false;  // a block run without fibers reached a synchronisation point
 inline thread_local bool synced = false;          // a thread of the block reached a synchronisation point
 
-inline void Barrier() {
+OPF_EMU_QUIET inline void Barrier() {
   synced = true;
   if (!InFiber()) {
     synced_outside = true;
     return;
   }
   Block* b = current_block;
-  b->running->wait = Wait::kBarrier;
+  Fiber* f = b->running;
+  void* sync = b->BarrierSync(f->barriers++);
+  TsanRelease(sync);
+  f->wait = Wait::kBarrier;
   Yield();
+  TsanAcquire(sync);
 }
 
-inline uint64_t WarpExchange(WarpOp op, unsigned mask, uint64_t value, int src) {
+OPF_EMU_QUIET inline uint64_t WarpExchange(WarpOp op, unsigned mask, uint64_t value, int src) {
   synced = true;
   if (!InFiber()) {
     synced_outside = true;
@@ -297,7 +362,10 @@ inline uint64_t WarpExchange(WarpOp op, unsigned mask, uint64_t value, int src) 
   f->mask = mask;
   f->value = value;
   f->src = src;
+  void* sync = b->WarpSync(f->tid / 32, f->warp_ops++);
+  TsanRelease(sync);
   Yield();
+  TsanAcquire(sync);
   return f->result;
 }
 
@@ -307,7 +375,7 @@ inline int LinearTid() {
 inline int LaneId() { return LinearTid() % 32; }
 
 // The warp ops resolved: for each warp whose live lanes all wait at one op, give each its result.
-inline bool ResolveWarps(Block* b) {
+OPF_EMU_QUIET inline bool ResolveWarps(Block* b) {
   bool progress = false;
   const int n = static_cast<int>(b->fibers.size());
   for (int w = 0; w < n; w += 32) {
@@ -360,8 +428,9 @@ inline uint64_t NextSeed() {
 }
 
 // Runs one block on fibers; returns false with b->error set on a synchronisation error.
-inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
+OPF_EMU_QUIET inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
   b->Prepare(n);
+  TsanRelease(b->StartSync());
   for (int t = 0; t < n; ++t) {
     Fiber& f = b->fibers[t];
     f.tid = t;
@@ -380,15 +449,18 @@ inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
       SwitchToFiber(b, &f);  // runs to its next synchronisation point or its end
       ran = true;
     }
-    if (!b->error.empty()) return false;
+    if (!b->error.empty()) return b->DropFibers(), false;
     int done = 0, at_barrier = 0;
     for (const Fiber& f : b->fibers) {
       done += f.wait == Wait::kDone;
       at_barrier += f.wait == Wait::kBarrier;
     }
-    if (done == n) return true;
+    if (done == n) {
+      TsanAcquire(b->EndSync());
+      return true;
+    }
     if (ResolveWarps(b) || ran) continue;
-    if (!b->error.empty()) return false;
+    if (!b->error.empty()) return b->DropFibers(), false;
     if (at_barrier + done == n && done == 0) {
       for (Fiber& f : b->fibers) f.wait = Wait::kRunnable;
       continue;
@@ -400,6 +472,7 @@ inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
       b->error = "the block's threads wait at different synchronisation points (a barrier inside divergent "
                  "code, or a warp intrinsic some lanes never reach)";
     }
+    b->DropFibers();
     return false;
   }
 }
@@ -574,39 +647,47 @@ inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask,
 inline int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == __ballot_sync(mask, 1); }
 inline unsigned __activemask() { return 0xffffffffu; }
 
+namespace opf_emu {
+// A read-modify-write of *address: plain, since fibers never preempt each other; under TSan a relaxed
+// atomic compare-and-swap, so that atomics of two threads are not reported as a race.
+template <typename T, typename F>
+T AtomicUpdate(T* address, F update) {
+#if OPF_EMU_TSAN
+  T old;
+  __atomic_load(address, &old, __ATOMIC_RELAXED);
+  T next = update(old);
+  while (!__atomic_compare_exchange(address, &old, &next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    next = update(old);
+  return old;
+#else
+  const T old = *address;
+  *address = update(old);
+  return old;
+#endif
+}
+}  // namespace opf_emu
+
 template <typename T>
 T atomicAdd(T* address, T value) {
-  const T old = *address;
-  *address = old + value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return T(old + value); });
 }
 template <typename T>
 T atomicSub(T* address, T value) {
-  const T old = *address;
-  *address = old - value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return T(old - value); });
 }
 template <typename T>
 T atomicMax(T* address, T value) {
-  const T old = *address;
-  if (value > old) *address = value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return value > old ? value : old; });
 }
 template <typename T>
 T atomicMin(T* address, T value) {
-  const T old = *address;
-  if (value < old) *address = value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return value < old ? value : old; });
 }
 template <typename T>
 T atomicExch(T* address, T value) {
-  const T old = *address;
-  *address = value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T) { return value; });
 }
 template <typename T>
 T atomicCAS(T* address, T compare, T value) {
-  const T old = *address;
-  if (old == compare) *address = value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return old == compare ? value : old; });
 }
