@@ -226,7 +226,7 @@ struct Block {
   // scheduler's, and the sync objects (start, end, barrier and per-warp generations modulo 2).
   std::vector<void*> tsan_fibers;
   void* tsan_scheduler = nullptr;
-  std::vector<char> tsan_sync;
+  char tsan_sync[4 + 2 * 32];  // addresses only: start, end, barrier x2, then warp x2 for up to 32 warps
 
   OPF_EMU_QUIET void Prepare(int n) {
     if (stacks.size() < static_cast<size_t>(n) * kStackBytes) stacks.resize(static_cast<size_t>(n) * kStackBytes);
@@ -236,12 +236,20 @@ struct Block {
     tsan_scheduler = __tsan_get_current_fiber();
     while (tsan_fibers.size() < static_cast<size_t>(n)) tsan_fibers.push_back(__tsan_create_fiber(0));
     for (int i = 0; i < n; ++i) fibers[i].tsan = tsan_fibers[i];
-    tsan_sync.resize(4 + 2 * static_cast<size_t>((n + 31) / 32));
 #endif
   }
-  // After an error its fibers stopped inside the kernel: their TSan contexts are not reused.
+  // After an error its fibers stopped inside the kernel: what they did comes before what the host does
+  // next (as if they had finished), and their TSan contexts are not reused.
   OPF_EMU_QUIET void DropFibers() {
 #if OPF_EMU_TSAN
+    void** contexts = tsan_fibers.data();  // raw loops: std's helpers are instrumented, even in here
+    void* end = EndSync();
+    for (size_t i = 0, count = tsan_fibers.size(); i < count; ++i) {
+      __tsan_switch_to_fiber(contexts[i], __tsan_switch_to_fiber_no_sync);
+      __tsan_release(end);
+    }
+    __tsan_switch_to_fiber(tsan_scheduler, __tsan_switch_to_fiber_no_sync);
+    __tsan_acquire(EndSync());
     for (void* f : tsan_fibers) __tsan_destroy_fiber(f);
     tsan_fibers.clear();
 #endif

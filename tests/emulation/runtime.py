@@ -70,6 +70,8 @@ class _Function:
 
 
 _compile_lock = threading.Lock()
+# Part of the cache key: a change to how sources are rewritten compiles them again.
+_REWRITER_VERSION = "shared-memory rewrite 1"
 # More g++ flags for every module (scripts/tsan.sh builds them with ThreadSanitizer); part of the cache key.
 _EXTRA_FLAGS = tuple(os.environ.get("OPF_EMU_CXXFLAGS", "").split())
 
@@ -111,7 +113,9 @@ def _rewrite_shared(preprocessed: str) -> str:
 
 
 def _run(cmd: list) -> None:
-    result = subprocess.run(cmd, capture_output=True, text=True)
+    # The compiler runs without the sanitizer runtime a test run may preload (scripts/tsan.sh).
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if result.returncode != 0:
         raise RuntimeError(f"the emulated GPU could not compile its kernels:\n{result.stderr[-6000:]}")
 
@@ -124,7 +128,7 @@ def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
     )
     source = code + "\n// the emulation's entry points\n" + launchers
     includes = [o for o in options if o.startswith("-I")]
-    parts = [source, *includes, *_EXTRA_FLAGS, (HERE / "cuda_host.h").read_text(), pathlib.Path(__file__).read_text()]
+    parts = [source, *includes, *_EXTRA_FLAGS, (HERE / "cuda_host.h").read_text(), _REWRITER_VERSION]
     key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
     lib = _cache_dir() / f"{key}.so"
     with _compile_lock:
