@@ -213,7 +213,9 @@ def test_extern_shared_block_reduction_matches_numpy(kernels, n, dtype, np_dtype
     blocks = max(1, -(-n // threads))
     out = _arr(np.full(blocks, -1, np_dtype))
     shared = threads * np.dtype(np_dtype).itemsize
-    runtime.launch(get(f"ExternBlockSum<{dtype}>"), (blocks, 1, 1), (threads, 1, 1), (_arr(x), out, np.int64(n)), shared)
+    runtime.launch(
+        get(f"ExternBlockSum<{dtype}>"), (blocks, 1, 1), (threads, 1, 1), (_arr(x), out, np.int64(n)), shared
+    )
     expected = [x[b * threads : (b + 1) * threads].sum(dtype=np.float64) for b in range(blocks)]
     np.testing.assert_allclose(out._host, expected, rtol=1e-5 if dtype == "float" else 1e-12, atol=1e-6)
 

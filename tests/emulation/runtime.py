@@ -71,7 +71,7 @@ class _Function:
 
 _compile_lock = threading.Lock()
 # Part of the cache key: a change to how sources are rewritten compiles them again.
-_REWRITER_VERSION = "shared-memory rewrite 1"
+_REWRITER_VERSION = "shared-memory rewrite 2"
 # More g++ flags for every module (scripts/tsan.sh builds them with ThreadSanitizer); part of the cache key.
 _EXTRA_FLAGS = tuple(os.environ.get("OPF_EMU_CXXFLAGS", "").split())
 
@@ -87,17 +87,20 @@ _SHARED = "__opf_emu_shared__"
 _EXTERN_SHARED = re.compile(r"\bextern\s+" + _SHARED + r"\s+(?P<type>[^;{}]*?)\b(?P<name>\w+)\s*\[\s*\]\s*;")
 _STATIC_SHARED = re.compile(r"\b" + _SHARED + r"\s+(?P<decl>[^;{}]*);")
 _NAME = re.compile(r"(\w+)\s*$")
+_BRACKETS = re.compile(r"\[[^\[\]]*\]")
 
 
 def _static_shared(match: re.Match) -> str:
     """``__shared__ T name[N];`` as a reference to a slot of the block's shared memory (cuda_host.h's
     SharedStatic): the lambda's static, never used, names the declaration in each template instance."""
     decl = match["decl"].strip()
-    head = decl.split("[", 1)[0]
-    name = _NAME.search(head)
-    if name is None or "," in head or "=" in decl:
-        raise RuntimeError(f"the emulated GPU cannot read the __shared__ declaration `{decl};` (one variable per "
-                           "declaration, without an initialiser)")
+    outside = _BRACKETS.sub("[]", decl)  # the extents' expressions may hold `==` or `,`
+    name = _NAME.search(outside.split("[", 1)[0])
+    if name is None or "," in outside or "=" in outside:
+        raise RuntimeError(
+            f"the emulated GPU cannot read the __shared__ declaration `{decl};` (one variable per "
+            "declaration, without an initialiser)"
+        )
     name = name[1]
     return f"auto& {name} = opf_emu::SharedStatic([]() -> auto& {{ static {decl}; return {name}; }}());"
 
