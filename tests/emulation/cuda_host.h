@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -205,7 +206,9 @@ struct Fiber {
   char* stack = nullptr;
 };
 
-constexpr size_t kStackBytes = 64 * 1024;
+// A fiber's stack. TSan's instrumentation and its reports (symbolised on the stack of the thread that
+// races) need far more; the pages are not touched until used.
+constexpr size_t kStackBytes = OPF_EMU_TSAN ? 4 * 1024 * 1024 : 64 * 1024;
 
 struct Block;
 inline thread_local Block* current_block = nullptr;
@@ -221,7 +224,8 @@ struct Block {
 #else
   ucontext_t scheduler;
 #endif
-  std::vector<char> stacks;
+  std::unique_ptr<char[]> stacks;  // not value-initialised: untouched pages cost no memory
+  size_t stack_count = 0;
   // TSan: a fiber context per thread (kept between blocks: a finished fiber's shadow stack is empty), the
   // scheduler's, and the sync objects (start, end, barrier and per-warp generations modulo 2).
   std::vector<void*> tsan_fibers;
@@ -229,9 +233,12 @@ struct Block {
   char tsan_sync[4 + 2 * 32];  // addresses only: start, end, barrier x2, then warp x2 for up to 32 warps
 
   OPF_EMU_QUIET void Prepare(int n) {
-    if (stacks.size() < static_cast<size_t>(n) * kStackBytes) stacks.resize(static_cast<size_t>(n) * kStackBytes);
+    if (stack_count < static_cast<size_t>(n)) {
+      stacks.reset(new char[static_cast<size_t>(n) * kStackBytes]);
+      stack_count = static_cast<size_t>(n);
+    }
     fibers.assign(static_cast<size_t>(n), Fiber{});
-    for (int i = 0; i < n; ++i) fibers[i].stack = stacks.data() + static_cast<size_t>(i) * kStackBytes;
+    for (int i = 0; i < n; ++i) fibers[i].stack = stacks.get() + static_cast<size_t>(i) * kStackBytes;
 #if OPF_EMU_TSAN
     tsan_scheduler = __tsan_get_current_fiber();
     while (tsan_fibers.size() < static_cast<size_t>(n)) tsan_fibers.push_back(__tsan_create_fiber(0));
