@@ -69,11 +69,50 @@ __global__ void EarlyExit(float* out, int64_t n) {
 }
 
 __global__ void AtomicCount(int* counter) { atomicAdd(counter, 1); }
+
+// Reads a shared cell its block never wrote: what the previous block left there without poisoning.
+template <typename T>
+__global__ void ReadBeforeWrite(T* out) {
+  __shared__ T cell[64];
+  if (blockIdx.x == 0) cell[threadIdx.x] = T(7);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = cell[threadIdx.x];
+}
+
+// A block tree over dynamic shared memory (the launch gives blockDim.x values); blocks tile x, the
+// last one partly out of range.
+template <typename T>
+__global__ void ExternBlockSum(const T* x, T* out, int64_t n) {
+  extern __shared__ __align__(16) unsigned char raw[];
+  T* partial = reinterpret_cast<T*>(raw);
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  partial[threadIdx.x] = i < n ? x[i] : T(0);
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+
+// The same tree forgetting the threads past the end: their cells are never written.
+__global__ void ExternSumSkippingTail(const float* x, float* out, int64_t n) {
+  extern __shared__ float cells[];
+  const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) cells[threadIdx.x] = x[i];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) cells[threadIdx.x] += cells[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = cells[0];
+}
 """
 
 NAMES = (
     "BlockSum<float>", "BlockSum<double>", "RacySum", "MissingBarrier", "WarpSum", "ShuffleDown", "Ballot",
-    "EarlyExit", "AtomicCount",
+    "EarlyExit", "AtomicCount", "ReadBeforeWrite<float>", "ReadBeforeWrite<int>", "ReadBeforeWrite<double>",
+    "ExternBlockSum<float>", "ExternBlockSum<double>", "ExternSumSkippingTail",
 )  # fmt: skip
 
 
@@ -149,3 +188,61 @@ def test_atomics_count_every_thread(kernels):
     counter = _arr(np.zeros(1, np.int32))
     runtime.launch(get("AtomicCount"), (5, 1, 1), (128, 1, 1), (counter,))
     assert int(counter._host[0]) == 640
+
+
+@pytest.mark.parametrize(("dtype", "np_dtype"), [("float", np.float32), ("double", np.float64), ("int", np.int32)])
+def test_shared_memory_a_block_did_not_write_is_poisoned(kernels, dtype, np_dtype):
+    """Only block 0 writes the cells; the other blocks read poison (NaN, or a huge integer), not block 0's 7."""
+    runtime, get = kernels
+    out = _arr(np.zeros(3 * 64, np_dtype))
+    runtime.launch(get(f"ReadBeforeWrite<{dtype}>"), (3, 1, 1), (64, 1, 1), (out,))
+    first, rest = out._host[:64], out._host[64:]
+    np.testing.assert_array_equal(first, 7)
+    if np_dtype == np.int32:
+        assert (rest == 0x7FFF7FFF).all()
+    else:
+        assert np.isnan(rest).all()
+
+
+@pytest.mark.parametrize("n", [0, 1, 100, 255, 256, 257, 1000, 4096 * 3 + 7])
+@pytest.mark.parametrize(("dtype", "np_dtype"), [("float", np.float32), ("double", np.float64)])
+def test_extern_shared_block_reduction_matches_numpy(kernels, n, dtype, np_dtype):
+    runtime, get = kernels
+    threads = 128
+    x = np.random.default_rng(n).standard_normal(n).astype(np_dtype)
+    blocks = max(1, -(-n // threads))
+    out = _arr(np.full(blocks, -1, np_dtype))
+    shared = threads * np.dtype(np_dtype).itemsize
+    runtime.launch(
+        get(f"ExternBlockSum<{dtype}>"), (blocks, 1, 1), (threads, 1, 1), (_arr(x), out, np.int64(n)), shared
+    )
+    expected = [x[b * threads : (b + 1) * threads].sum(dtype=np.float64) for b in range(blocks)]
+    np.testing.assert_allclose(out._host, expected, rtol=1e-5 if dtype == "float" else 1e-12, atol=1e-6)
+
+
+def test_extern_shared_cells_left_unwritten_are_poisoned(kernels):
+    """A tree that leaves the out-of-range cells unset sums poison into the last block."""
+    runtime, get = kernels
+    n, threads = 300, 128
+    x = np.ones(n, np.float32)
+    out = _arr(np.zeros(3, np.float32))
+    runtime.launch(get("ExternSumSkippingTail"), (3, 1, 1), (threads, 1, 1), (_arr(x), out, np.int64(n)), threads * 4)
+    np.testing.assert_array_equal(out._host[:2], [128.0, 128.0])
+    assert np.isnan(out._host[2])
+
+
+@pytest.mark.parametrize(
+    ("grid", "block", "shared", "match"),
+    [
+        ((0, 1, 1), (128, 1, 1), 512, "zero dimension"),
+        ((1, 1, 1), (0, 1, 1), 0, "zero dimension"),
+        ((1, 1, 1), (2048, 1, 1), 0, "more than 1024 threads"),
+        ((1, 1, 1), (128, 1, 1), 64 * 1024, "65536 bytes of dynamic shared memory"),
+    ],
+)
+def test_a_launch_a_gpu_refuses_is_an_error(kernels, grid, block, shared, match):
+    """A zero-size grid (an empty input launched anyway), too many threads or too much shared memory."""
+    runtime, get = kernels
+    x, out = _arr(np.zeros(0, np.float32)), _arr(np.zeros(1, np.float32))
+    with pytest.raises(EmulatedKernelError, match=match):
+        runtime.launch(get("ExternBlockSum<float>"), grid, block, (x, out, np.int64(0)), shared)

@@ -68,8 +68,8 @@ class CupyRuntime(GpuRuntime):
         module = cupy.RawModule(code=code, options=options, name_expressions=name_expressions)
         return module.get_function
 
-    def launch(self, function, grid, block, args) -> None:
-        function(grid, block, args)
+    def launch(self, function, grid, block, args, shared_mem=0) -> None:
+        function(grid, block, args, shared_mem=shared_mem)
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
         # cuBLAS reads the views; leading dims are batch dims, broadcast (BatchMatMul)

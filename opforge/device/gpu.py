@@ -65,9 +65,10 @@ class GpuRuntime:
         """Compile (or find in the cache) ``code``; returns ``function(name_expression)``."""
         raise NotImplementedError
 
-    def launch(self, function, grid: tuple, block: tuple, args: tuple) -> None:
+    def launch(self, function, grid: tuple, block: tuple, args: tuple, shared_mem: int = 0) -> None:
         """Run a kernel on the current stream; ``args`` are arrays and NumPy scalars (structured
-        ones for struct parameters)."""
+        ones for struct parameters); ``shared_mem`` bytes of dynamic shared memory per block (the
+        kernel's ``extern __shared__`` array)."""
         raise NotImplementedError
 
     def matmul(self, a, b, out, transpose_a: bool = False, transpose_b: bool = False) -> None:

@@ -12,8 +12,11 @@
 // writes without a barrier between them gives different results from run to run, and the tests catch
 // it. A thread that exits while others wait at a barrier, lanes of one warp at different intrinsics, or a
 // deadlock end the launch with an error naming the kernel's block and threads (opf_emu_error).
-// `__shared__` variables are per block: static storage, since blocks run one after another. Atomics are
-// plain read-modify-writes: fibers never preempt each other. The first block of a launch runs on fibers;
+// `__shared__` variables (static and `extern`, the launch's dynamic size) are per block: slots of one
+// arena per host thread, since blocks run one after another, filled with a poison pattern before each
+// block (NaN in every float type, near the maximum in every integer type of 16 bits or more), so a kernel
+// that reads shared memory its block never wrote gives wrong results. Atomics are plain
+// read-modify-writes: fibers never preempt each other. The first block of a launch runs on fibers;
 // when none of its threads reached a synchronisation point (the grid-stride loops of most kernels), the
 // other blocks run their threads one after another on the caller's stack, which is several times
 // faster. A thread of such a block that then synchronises is an error (a barrier in some blocks only).
@@ -25,6 +28,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -34,11 +38,25 @@
 #include <ucontext.h>
 #endif
 
+// Under ThreadSanitizer (scripts/tsan.sh) each fiber is a TSan fiber, switched without synchronisation,
+// so accesses of two threads of a block race unless a barrier or warp op orders them: those release and
+// acquire a sync object per generation. The emulation's own bookkeeping is not instrumented (OPF_EMU_QUIET).
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#define OPF_EMU_TSAN 1
+#define OPF_EMU_QUIET __attribute__((no_sanitize_thread, noinline))
+#else
+#define OPF_EMU_TSAN 0
+#define OPF_EMU_QUIET
+#endif
+
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static
+// A marker runtime.py rewrites (see "Shared memory" below); left in place it fails to compile.
+#define __shared__ __opf_emu_shared__
+#define __align__(n) __attribute__((aligned(n)))
 #define __restrict__
 
 struct dim3 {
@@ -48,6 +66,90 @@ struct dim3 {
 namespace opf_emu {
 
 inline thread_local dim3 thread_index, block_index, block_dim, grid_dim;
+
+// ---------------------------------------------------------------------------------------------
+// Shared memory. runtime.py rewrites each declaration of the preprocessed unit (C++ has no per-block
+// storage class): `__shared__ T name[N];` into a reference to a slot of this host thread's arena,
+//   auto& name = opf_emu::SharedStatic([]() -> auto& { static T name[N]; return name; }());
+// (the lambda's static is never used: its address names the declaration, one per template instance),
+// and `extern __shared__ T buf[];` into `T* const buf = opf_emu::DynamicShared();`, the launch's dynamic
+// shared memory. Both are poisoned before every block, so what a block reads before writing is not what
+// the previous block left. Slots are laid out afresh by each launch, so a kernel without shared memory
+// (the grid-stride loops) poisons nothing.
+
+// Bytes FF 7F repeated from even addresses: the 16-bit word 0x7FFF, so float16, bfloat16, float32 and
+// float64 read a NaN, and int16/int32/int64 read a value near their maximum (0x7FFF, 0x7FFF7FFF, ...).
+OPF_EMU_QUIET inline void Poison(void* begin, size_t bytes) {
+  auto* p = static_cast<unsigned char*>(begin);
+  auto* end = p + bytes;
+  if (p < end && (reinterpret_cast<uintptr_t>(p) & 1)) *p++ = 0x7F;
+  for (; p + 1 < end; p += 2) {
+    p[0] = 0xFF;
+    p[1] = 0x7F;
+  }
+  if (p < end) *p = 0xFF;
+}
+
+constexpr size_t kSharedBytes = 48 * 1024;  // static + dynamic shared memory of a block without opting in
+constexpr size_t kSharedAlign = 16;
+
+struct alignas(kSharedAlign) SharedChunk {
+  unsigned char bytes[kSharedAlign];
+};
+
+struct SharedMemory {
+  std::vector<SharedChunk> arena = std::vector<SharedChunk>(kSharedBytes / sizeof(SharedChunk));  // the
+                                                          // static variables, in the order first met
+  std::pair<const void*, size_t> slots[256];              // declaration -> offset in the arena
+  size_t slot_count = 0;
+  size_t used = 0;                                         // bytes of the arena this launch has laid out
+  std::vector<SharedChunk> dynamic;                        // the launch's dynamic shared memory
+  size_t dynamic_bytes = 0;
+  bool overflow = false;  // static + dynamic past kSharedBytes: the launch fails after the block
+
+  void StartLaunch(size_t dynamic_size) {
+    slot_count = 0;
+    used = 0;
+    overflow = false;
+    dynamic_bytes = dynamic_size;
+    dynamic.resize((dynamic_size + sizeof(SharedChunk) - 1) / sizeof(SharedChunk));
+  }
+  void PoisonAll() {
+    if (used > 0) Poison(arena.data(), used);
+    if (dynamic_bytes > 0) Poison(dynamic.data(), dynamic_bytes);
+  }
+  OPF_EMU_QUIET void* Slot(const void* site, size_t bytes) {
+    for (size_t i = 0; i < slot_count; ++i)
+      if (slots[i].first == site) return reinterpret_cast<unsigned char*>(arena.data()) + slots[i].second;
+    const size_t offset = (used + kSharedAlign - 1) / kSharedAlign * kSharedAlign;
+    if (offset + bytes + dynamic_bytes > kSharedBytes || slot_count == std::size(slots)) {
+      overflow = true;  // still a valid pointer, so the block can finish before the error is reported
+      static thread_local std::vector<std::vector<SharedChunk>> spill;
+      spill.emplace_back((bytes + sizeof(SharedChunk) - 1) / sizeof(SharedChunk));
+      return spill.back().data();
+    }
+    slots[slot_count++] = {site, offset};
+    used = offset + bytes;
+    void* slot = reinterpret_cast<unsigned char*>(arena.data()) + offset;
+    Poison(slot, bytes);
+    return slot;
+  }
+};
+
+inline thread_local SharedMemory shared_memory;
+
+template <typename V>
+V& SharedStatic(V& site) {
+  return *static_cast<V*>(shared_memory.Slot(&site, sizeof(V)));
+}
+
+struct DynamicSharedPointer {
+  template <typename T>
+  operator T*() const {
+    return shared_memory.dynamic_bytes > 0 ? reinterpret_cast<T*>(shared_memory.dynamic.data()) : nullptr;
+  }
+};
+inline DynamicSharedPointer DynamicShared() { return {}; }
 
 // ---------------------------------------------------------------------------------------------
 // Context switching
@@ -94,6 +196,8 @@ struct Fiber {
   int src = 0;          // the lane it reads (shfl)
   unsigned mask = 0;    // the participating lanes
   uint64_t result = 0;  // what the warp op gives it
+  unsigned barriers = 0, warp_ops = 0;  // passed so far: the generation of the next one (TSan's sync objects)
+  void* tsan = nullptr;                 // its TSan fiber
 #if defined(__x86_64__)
   void* sp = nullptr;
 #else
@@ -102,7 +206,9 @@ struct Fiber {
   char* stack = nullptr;
 };
 
-constexpr size_t kStackBytes = 64 * 1024;
+// A fiber's stack. TSan's instrumentation and its reports (symbolised on the stack of the thread that
+// races) need far more; the pages are not touched until used.
+constexpr size_t kStackBytes = OPF_EMU_TSAN ? 4 * 1024 * 1024 : 64 * 1024;
 
 struct Block;
 inline thread_local Block* current_block = nullptr;
@@ -118,18 +224,68 @@ struct Block {
 #else
   ucontext_t scheduler;
 #endif
-  std::vector<char> stacks;
+  std::unique_ptr<char[]> stacks;  // not value-initialised: untouched pages cost no memory
+  size_t stack_count = 0;
+  // TSan: a fiber context per thread (kept between blocks: a finished fiber's shadow stack is empty), the
+  // scheduler's, and the sync objects (start, end, barrier and per-warp generations modulo 2).
+  std::vector<void*> tsan_fibers;
+  void* tsan_scheduler = nullptr;
+  char tsan_sync[4 + 2 * 32];  // addresses only: start, end, barrier x2, then warp x2 for up to 32 warps
 
-  void Prepare(int n) {
-    if (stacks.size() < static_cast<size_t>(n) * kStackBytes) stacks.resize(static_cast<size_t>(n) * kStackBytes);
+  OPF_EMU_QUIET void Prepare(int n) {
+    if (stack_count < static_cast<size_t>(n)) {
+      stacks.reset(new char[static_cast<size_t>(n) * kStackBytes]);
+      stack_count = static_cast<size_t>(n);
+    }
     fibers.assign(static_cast<size_t>(n), Fiber{});
-    for (int i = 0; i < n; ++i) fibers[i].stack = stacks.data() + static_cast<size_t>(i) * kStackBytes;
+    for (int i = 0; i < n; ++i) fibers[i].stack = stacks.get() + static_cast<size_t>(i) * kStackBytes;
+#if OPF_EMU_TSAN
+    tsan_scheduler = __tsan_get_current_fiber();
+    while (tsan_fibers.size() < static_cast<size_t>(n)) tsan_fibers.push_back(__tsan_create_fiber(0));
+    for (int i = 0; i < n; ++i) fibers[i].tsan = tsan_fibers[i];
+#endif
   }
+  // After an error its fibers stopped inside the kernel: what they did comes before what the host does
+  // next (as if they had finished), and their TSan contexts are not reused.
+  OPF_EMU_QUIET void DropFibers() {
+#if OPF_EMU_TSAN
+    void** contexts = tsan_fibers.data();  // raw loops: std's helpers are instrumented, even in here
+    void* end = EndSync();
+    for (size_t i = 0, count = tsan_fibers.size(); i < count; ++i) {
+      __tsan_switch_to_fiber(contexts[i], __tsan_switch_to_fiber_no_sync);
+      __tsan_release(end);
+    }
+    __tsan_switch_to_fiber(tsan_scheduler, __tsan_switch_to_fiber_no_sync);
+    __tsan_acquire(EndSync());
+    for (void* f : tsan_fibers) __tsan_destroy_fiber(f);
+    tsan_fibers.clear();
+#endif
+  }
+  void* StartSync() { return &tsan_sync[0]; }
+  void* EndSync() { return &tsan_sync[1]; }
+  void* BarrierSync(unsigned generation) { return &tsan_sync[2 + generation % 2]; }
+  void* WarpSync(int warp, unsigned generation) { return &tsan_sync[4 + 2 * warp + generation % 2]; }
 };
+
+// Happens-before edges for TSan (nothing otherwise).
+inline void TsanRelease(void* sync) {
+#if OPF_EMU_TSAN
+  __tsan_release(sync);
+#else
+  (void)sync;
+#endif
+}
+inline void TsanAcquire(void* sync) {
+#if OPF_EMU_TSAN
+  __tsan_acquire(sync);
+#else
+  (void)sync;
+#endif
+}
 
 [[noreturn]] inline void FiberMain();
 
-inline void StartFiber(Fiber* f) {
+OPF_EMU_QUIET inline void StartFiber(Fiber* f) {
 #if defined(__x86_64__)
   // A stack whose first switch "returns" into FiberMain, 16-byte aligned as a call would leave it.
   uintptr_t top = reinterpret_cast<uintptr_t>(f->stack + kStackBytes) & ~uintptr_t(15);
@@ -147,9 +303,12 @@ inline void StartFiber(Fiber* f) {
 #endif
 }
 
-inline void SwitchToFiber(Block* b, Fiber* f) {
+OPF_EMU_QUIET inline void SwitchToFiber(Block* b, Fiber* f) {
   b->running = f;
   thread_index = f->index;
+#if OPF_EMU_TSAN
+  __tsan_switch_to_fiber(f->tsan, __tsan_switch_to_fiber_no_sync);
+#endif
 #if defined(__x86_64__)
   opf_emu_switch(&b->scheduler_sp, f->sp);
 #else
@@ -159,9 +318,12 @@ inline void SwitchToFiber(Block* b, Fiber* f) {
 }
 
 // From a fiber back to the scheduler (the fiber resumes here when it is switched to again).
-inline void Yield() {
+OPF_EMU_QUIET inline void Yield() {
   Block* b = current_block;
   Fiber* f = b->running;
+#if OPF_EMU_TSAN
+  __tsan_switch_to_fiber(b->tsan_scheduler, __tsan_switch_to_fiber_no_sync);
+#endif
 #if defined(__x86_64__)
   opf_emu_switch(&f->sp, b->scheduler_sp);
 #else
@@ -170,9 +332,11 @@ inline void Yield() {
   thread_index = f->index;
 }
 
-[[noreturn]] inline void FiberMain() {
+[[noreturn]] OPF_EMU_QUIET inline void FiberMain() {
   Block* b = current_block;
+  TsanAcquire(b->StartSync());  // after what the host did before the block (poison, inputs)
   b->body(b->body_arg);
+  TsanRelease(b->EndSync());  // before what the host does after it (next block, reading outputs)
   b->running->wait = Wait::kDone;
   Yield();
   std::abort();  // a finished fiber is never resumed
@@ -185,18 +349,22 @@ inline bool InFiber() { return current_block != nullptr && current_block->runnin
 inline thread_local bool synced_outside = false;  // a block run without fibers reached a synchronisation point
 inline thread_local bool synced = false;          // a thread of the block reached a synchronisation point
 
-inline void Barrier() {
+OPF_EMU_QUIET inline void Barrier() {
   synced = true;
   if (!InFiber()) {
     synced_outside = true;
     return;
   }
   Block* b = current_block;
-  b->running->wait = Wait::kBarrier;
+  Fiber* f = b->running;
+  void* sync = b->BarrierSync(f->barriers++);
+  TsanRelease(sync);
+  f->wait = Wait::kBarrier;
   Yield();
+  TsanAcquire(sync);
 }
 
-inline uint64_t WarpExchange(WarpOp op, unsigned mask, uint64_t value, int src) {
+OPF_EMU_QUIET inline uint64_t WarpExchange(WarpOp op, unsigned mask, uint64_t value, int src) {
   synced = true;
   if (!InFiber()) {
     synced_outside = true;
@@ -209,7 +377,10 @@ inline uint64_t WarpExchange(WarpOp op, unsigned mask, uint64_t value, int src) 
   f->mask = mask;
   f->value = value;
   f->src = src;
+  void* sync = b->WarpSync(f->tid / 32, f->warp_ops++);
+  TsanRelease(sync);
   Yield();
+  TsanAcquire(sync);
   return f->result;
 }
 
@@ -219,7 +390,7 @@ inline int LinearTid() {
 inline int LaneId() { return LinearTid() % 32; }
 
 // The warp ops resolved: for each warp whose live lanes all wait at one op, give each its result.
-inline bool ResolveWarps(Block* b) {
+OPF_EMU_QUIET inline bool ResolveWarps(Block* b) {
   bool progress = false;
   const int n = static_cast<int>(b->fibers.size());
   for (int w = 0; w < n; w += 32) {
@@ -272,8 +443,9 @@ inline uint64_t NextSeed() {
 }
 
 // Runs one block on fibers; returns false with b->error set on a synchronisation error.
-inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
+OPF_EMU_QUIET inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
   b->Prepare(n);
+  TsanRelease(b->StartSync());
   for (int t = 0; t < n; ++t) {
     Fiber& f = b->fibers[t];
     f.tid = t;
@@ -292,15 +464,18 @@ inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
       SwitchToFiber(b, &f);  // runs to its next synchronisation point or its end
       ran = true;
     }
-    if (!b->error.empty()) return false;
+    if (!b->error.empty()) return b->DropFibers(), false;
     int done = 0, at_barrier = 0;
     for (const Fiber& f : b->fibers) {
       done += f.wait == Wait::kDone;
       at_barrier += f.wait == Wait::kBarrier;
     }
-    if (done == n) return true;
+    if (done == n) {
+      TsanAcquire(b->EndSync());
+      return true;
+    }
     if (ResolveWarps(b) || ran) continue;
-    if (!b->error.empty()) return false;
+    if (!b->error.empty()) return b->DropFibers(), false;
     if (at_barrier + done == n && done == 0) {
       for (Fiber& f : b->fibers) f.wait = Wait::kRunnable;
       continue;
@@ -312,6 +487,7 @@ inline bool RunBlockOnFibers(Block* b, int n, std::mt19937_64& rng) {
       b->error = "the block's threads wait at different synchronisation points (a barrier inside divergent "
                  "code, or a warp intrinsic some lanes never reach)";
     }
+    b->DropFibers();
     return false;
   }
 }
@@ -334,10 +510,37 @@ struct Body {
   }
 };
 
-// args[i] points at the bytes of parameter i, as cuLaunchKernel's kernelParams do. Returns 0, or 1 with
-// the error in opf_emu_error().
+inline std::string BlockName(unsigned bx, unsigned by, unsigned bz) {
+  return "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " + std::to_string(bz) + ")";
+}
+
+inline int SharedOverflow(unsigned bx, unsigned by, unsigned bz, size_t dynamic_bytes) {
+  last_error = BlockName(bx, by, bz) + " uses more than " + std::to_string(kSharedBytes) +
+               " bytes of shared memory (its static __shared__ variables and " + std::to_string(dynamic_bytes) +
+               " dynamic bytes), more than a block gets without opting in";
+  return 1;
+}
+
+// What a GPU refuses to launch (cudaErrorInvalidConfiguration / invalid value); empty when valid.
+inline std::string InvalidLaunch(const unsigned* grid, const unsigned* block, size_t shared_bytes) {
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0 || block[0] == 0 || block[1] == 0 || block[2] == 0)
+    return "a grid or block with a zero dimension is an invalid launch on a GPU (launch nothing instead)";
+  if (static_cast<uint64_t>(block[0]) * block[1] * block[2] > 1024)
+    return "a block of more than 1024 threads is an invalid launch on a GPU";
+  if (shared_bytes > kSharedBytes)
+    return "a launch asks for " + std::to_string(shared_bytes) + " bytes of dynamic shared memory, more than the " +
+           std::to_string(kSharedBytes) + " a block gets without opting in";
+  return {};
+}
+
+// args[i] points at the bytes of parameter i, as cuLaunchKernel's kernelParams do; shared_bytes is the
+// launch's dynamic shared memory. Returns 0, or 1 with the error in opf_emu_error().
 template <typename... A>
-int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, void** args) {
+int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, void** args, size_t shared_bytes) {
+  last_error = InvalidLaunch(grid, block, shared_bytes);
+  if (!last_error.empty()) return 1;
+  SharedMemory& shared = shared_memory;
+  shared.StartLaunch(shared_bytes);
   grid_dim = dim3{grid[0], grid[1], grid[2]};
   block_dim = dim3{block[0], block[1], block[2]};
   const int n = static_cast<int>(block[0] * block[1] * block[2]);
@@ -350,6 +553,7 @@ int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, vo
     for (unsigned by = 0; by < grid[1]; ++by)
       for (unsigned bx = 0; bx < grid[0]; ++bx) {
         block_index = dim3{bx, by, bz};
+        shared.PoisonAll();  // every block starts with poisoned shared memory
         if (!fibers) {
           for (unsigned tz = 0; tz < block[2]; ++tz)
             for (unsigned ty = 0; ty < block[1]; ++ty)
@@ -357,9 +561,10 @@ int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, vo
                 thread_index = dim3{tx, ty, tz};
                 Call(kernel, args, std::index_sequence_for<A...>{});
               }
+          if (shared.overflow) return SharedOverflow(bx, by, bz, shared_bytes);
           if (synced_outside) {
-            last_error = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " + std::to_string(bz) +
-                         ") reached a synchronisation point that the launch's first block never reached (a "
+            last_error = BlockName(bx, by, bz) +
+                         " reached a synchronisation point that the launch's first block never reached (a "
                          "barrier or warp intrinsic in some blocks only)";
             return 1;
           }
@@ -372,10 +577,10 @@ int Launch(void (*kernel)(A...), const unsigned* grid, const unsigned* block, vo
         const bool ok = RunBlockOnFibers(&state, n, rng);
         current_block = nullptr;
         if (!ok) {
-          last_error = "block (" + std::to_string(bx) + ", " + std::to_string(by) + ", " + std::to_string(bz) +
-                       ") of " + std::to_string(n) + " threads: " + state.error;
+          last_error = BlockName(bx, by, bz) + " of " + std::to_string(n) + " threads: " + state.error;
           return 1;
         }
+        if (shared.overflow) return SharedOverflow(bx, by, bz, shared_bytes);
         fibers = synced;
       }
   return 0;
@@ -457,39 +662,47 @@ inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask,
 inline int __all_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) == __ballot_sync(mask, 1); }
 inline unsigned __activemask() { return 0xffffffffu; }
 
+namespace opf_emu {
+// A read-modify-write of *address: plain, since fibers never preempt each other; under TSan a relaxed
+// atomic compare-and-swap, so that atomics of two threads are not reported as a race.
+template <typename T, typename F>
+T AtomicUpdate(T* address, F update) {
+#if OPF_EMU_TSAN
+  T old;
+  __atomic_load(address, &old, __ATOMIC_RELAXED);
+  T next = update(old);
+  while (!__atomic_compare_exchange(address, &old, &next, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    next = update(old);
+  return old;
+#else
+  const T old = *address;
+  *address = update(old);
+  return old;
+#endif
+}
+}  // namespace opf_emu
+
 template <typename T>
 T atomicAdd(T* address, T value) {
-  const T old = *address;
-  *address = old + value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return T(old + value); });
 }
 template <typename T>
 T atomicSub(T* address, T value) {
-  const T old = *address;
-  *address = old - value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return T(old - value); });
 }
 template <typename T>
 T atomicMax(T* address, T value) {
-  const T old = *address;
-  if (value > old) *address = value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return value > old ? value : old; });
 }
 template <typename T>
 T atomicMin(T* address, T value) {
-  const T old = *address;
-  if (value < old) *address = value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return value < old ? value : old; });
 }
 template <typename T>
 T atomicExch(T* address, T value) {
-  const T old = *address;
-  *address = value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T) { return value; });
 }
 template <typename T>
 T atomicCAS(T* address, T compare, T value) {
-  const T old = *address;
-  if (old == compare) *address = value;
-  return old;
+  return opf_emu::AtomicUpdate(address, [&](T old) { return old == compare ? value : old; });
 }

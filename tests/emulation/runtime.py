@@ -3,7 +3,9 @@ concurrent fibers with real barriers, warp intrinsics and shared memory: cuda_ho
 
 Each ``.cu`` file is compiled by g++ as host C++ with ``cuda_host.h`` forced in front, plus one
 ``extern "C"`` entry per requested template instantiation (the names CuPy would pass to NVRTC as
-``name_expressions``); a launch calls the kernel for every block and thread of the real grid.
+``name_expressions``); a launch calls the kernel for every block and thread of the real grid. The
+source is preprocessed first (its headers included) so that each ``extern __shared__ T buf[];`` can be
+rewritten into a pointer to the launch's dynamic shared memory, which C++ has no declaration for.
 "Device" arrays are ``EmulatedArray``s: host memory that, like CuPy's arrays, refuses implicit
 conversion to NumPy, so code that would read GPU memory from the host fails here too.
 
@@ -17,6 +19,7 @@ import ctypes
 import hashlib
 import os
 import pathlib
+import re
 import subprocess
 import tempfile
 import threading
@@ -67,6 +70,10 @@ class _Function:
 
 
 _compile_lock = threading.Lock()
+# Part of the cache key: a change to how sources are rewritten compiles them again.
+_REWRITER_VERSION = "shared-memory rewrite 2"
+# More g++ flags for every module (scripts/tsan.sh builds them with ThreadSanitizer); part of the cache key.
+_EXTRA_FLAGS = tuple(os.environ.get("OPF_EMU_CXXFLAGS", "").split())
 
 
 def _cache_dir() -> pathlib.Path:
@@ -75,15 +82,57 @@ def _cache_dir() -> pathlib.Path:
     return path
 
 
+# cuda_host.h's `__shared__` once preprocessed: a marker that fails to compile unless rewritten here.
+_SHARED = "__opf_emu_shared__"
+_EXTERN_SHARED = re.compile(r"\bextern\s+" + _SHARED + r"\s+(?P<type>[^;{}]*?)\b(?P<name>\w+)\s*\[\s*\]\s*;")
+_STATIC_SHARED = re.compile(r"\b" + _SHARED + r"\s+(?P<decl>[^;{}]*);")
+_NAME = re.compile(r"(\w+)\s*$")
+_BRACKETS = re.compile(r"\[[^\[\]]*\]")
+
+
+def _static_shared(match: re.Match) -> str:
+    """``__shared__ T name[N];`` as a reference to a slot of the block's shared memory (cuda_host.h's
+    SharedStatic): the lambda's static, never used, names the declaration in each template instance."""
+    decl = match["decl"].strip()
+    outside = _BRACKETS.sub("[]", decl)  # the extents' expressions may hold `==` or `,`
+    name = _NAME.search(outside.split("[", 1)[0])
+    if name is None or "," in outside or "=" in outside:
+        raise RuntimeError(
+            f"the emulated GPU cannot read the __shared__ declaration `{decl};` (one variable per "
+            "declaration, without an initialiser)"
+        )
+    name = name[1]
+    return f"auto& {name} = opf_emu::SharedStatic([]() -> auto& {{ static {decl}; return {name}; }}());"
+
+
+def _rewrite_shared(preprocessed: str) -> str:
+    """Each ``extern __shared__ T buf[];`` as ``T* const buf = opf_emu::DynamicShared();`` (the launch's
+    dynamic shared memory, which a pointer reads and writes as the unsized array would), then each other
+    ``__shared__`` declaration as a slot of the block's static shared memory."""
+    code = _EXTERN_SHARED.sub(
+        lambda m: f"{m['type'].strip()}* const {m['name']} = opf_emu::DynamicShared();", preprocessed
+    )
+    return _STATIC_SHARED.sub(_static_shared, code)
+
+
+def _run(cmd: list) -> None:
+    # The compiler runs without the sanitizer runtime a test run may preload (scripts/tsan.sh).
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise RuntimeError(f"the emulated GPU could not compile its kernels:\n{result.stderr[-6000:]}")
+
+
 def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
     launchers = "".join(
-        f'extern "C" int opf_emu_launch_{i}(const unsigned* g, const unsigned* b, void** a) '
-        f"{{ return opf_emu::Launch(&{name}, g, b, a); }}\n"
+        f'extern "C" int opf_emu_launch_{i}(const unsigned* g, const unsigned* b, void** a, size_t s) '
+        f"{{ return opf_emu::Launch(&{name}, g, b, a, s); }}\n"
         for i, name in enumerate(names)
     )
     source = code + "\n// the emulation's entry points\n" + launchers
     includes = [o for o in options if o.startswith("-I")]
-    key = hashlib.sha256("\0".join([source, *includes, (HERE / "cuda_host.h").read_text()]).encode()).hexdigest()[:24]
+    parts = [source, *includes, *_EXTRA_FLAGS, (HERE / "cuda_host.h").read_text(), _REWRITER_VERSION]
+    key = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
     lib = _cache_dir() / f"{key}.so"
     with _compile_lock:
         if not lib.exists():
@@ -92,13 +141,16 @@ def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
             # built a library without some entry points, which a worker then kept loaded).
             src = lib.with_suffix(f".{os.getpid()}.cc")
             src.write_text(source)
-            cmd = ["g++", "-std=c++17", "-O2", "-shared", "-fPIC", "-w", "-include", str(HERE / "cuda_host.h")]
-            cmd += includes
+            flags = ["-std=c++17", *_EXTRA_FLAGS]
             tmp = lib.with_suffix(f".{os.getpid()}.tmp")
-            result = subprocess.run([*cmd, str(src), "-o", str(tmp)], capture_output=True, text=True)
-            src.unlink(missing_ok=True)
-            if result.returncode != 0:
-                raise RuntimeError(f"the emulated GPU could not compile its kernels:\n{result.stderr[-6000:]}")
+            unit = lib.with_suffix(f".{os.getpid()}.ii")
+            try:
+                _run(["g++", *flags, "-E", "-include", str(HERE / "cuda_host.h"), *includes, str(src), "-o", str(unit)])
+                unit.write_text(_rewrite_shared(unit.read_text()))
+                _run(["g++", *flags, "-O2", "-shared", "-fPIC", "-w", str(unit), "-o", str(tmp)])
+            finally:
+                src.unlink(missing_ok=True)
+                unit.unlink(missing_ok=True)
             os.replace(tmp, lib)  # atomic: a concurrent reader sees the old file or the whole new one
     return ctypes.CDLL(str(lib))
 
@@ -146,7 +198,7 @@ class EmulatedRuntime(GpuRuntime):
 
         return get_function
 
-    def launch(self, function, grid, block, args) -> None:
+    def launch(self, function, grid, block, args, shared_mem=0) -> None:
         holders, pointers = [], []
         for a in args:
             if isinstance(a, EmulatedArray):
@@ -160,7 +212,7 @@ class EmulatedRuntime(GpuRuntime):
         argv = (ctypes.c_void_p * max(len(pointers), 1))(*pointers)
         g = (ctypes.c_uint * 3)(*grid)
         b = (ctypes.c_uint * 3)(*block)
-        if function.fn(g, b, argv) != 0:
+        if function.fn(g, b, argv, ctypes.c_size_t(shared_mem)) != 0:
             error = function.library.opf_emu_error
             error.restype = ctypes.c_char_p
             raise EmulatedKernelError(f"For the kernel {function.name}, {error().decode()}.")
