@@ -58,7 +58,12 @@ class BroadcastBinaryCpuKernel : public CpuKernel {
   // One contiguous output run; an input that does not move is a scalar for the whole run. The
   // pointers are parameters so that byte-typed stores (int8) cannot alias them: no reloads.
   static void Run(const Op op, const T* a, bool a_moves, const T* b, bool b_moves, T* out, int64_t n) {
-    if (a_moves && b_moves) {
+    if constexpr (IsComplex<T>::value) {
+      // A plain loop: the cloned loops' FMA contraction turns a complex product's exact cancellation
+      // (a*d - b*c of equal terms) into a rounding residue where NumPy gives 0.
+      const compute_t<T> av = Load(a[0]), bv = Load(b[0]);
+      for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(op(a_moves ? Load(a[i]) : av, b_moves ? Load(b[i]) : bv));
+    } else if (a_moves && b_moves) {
       BinaryLoop(a, b, out, n, op);
     } else if (a_moves) {
       BinaryScalarLoop<false>(a, Load(b[0]), out, n, op);
