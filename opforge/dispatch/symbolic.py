@@ -255,7 +255,7 @@ class SymbolicProgram:
 
     def __init__(self, symbols: Symbols, trace: Trace, steps: list, outputs, version):
         self.symbols = symbols
-        self.n_inputs, self.n_slots = trace.n_inputs, trace.n_slots
+        self.n_slots = trace.n_slots
         self.steps = steps
         self.outputs = outputs
         self.version = version  # the kernel registry's, as a Trace's

@@ -12,6 +12,7 @@
 namespace opforge {
 namespace math {
 
+// OPF_MATH_FN and OPF_VMATH_FN stay defined: functors/math_ext.h declares its functions with them.
 #if defined(__CUDA_ARCH__)
 #define OPF_MATH_FN(NAME)                                  \
   OPF_HD float NAME(float x) { return ::NAME##f(x); }      \
@@ -40,7 +41,6 @@ OPF_VMATH_FN(tanh, Tanh)
 OPF_VMATH_FN(erf, Erf)
 OPF_VMATH_FN(sinh, Sinh)
 OPF_VMATH_FN(cosh, Cosh)
-#undef OPF_VMATH_FN
 OPF_MATH_FN(sqrt)
 OPF_MATH_FN(fabs)
 
@@ -69,7 +69,6 @@ OPF_TRIG_FN(tan, TanSmall)
 OPF_MATH_FN(floor)
 OPF_MATH_FN(ceil)
 OPF_MATH_FN(rint)
-#undef OPF_MATH_FN
 
 // Two-argument functions: atan2(y, x), pow(x, y), fmod(x, y) (C's, so NumPy's arctan2, power, fmod).
 #if defined(__CUDA_ARCH__)
@@ -100,12 +99,14 @@ OPF_HD float atan2(float a, float b) { return vmath::Atan2(a, b); }
 OPF_HD double atan2(double a, double b) { return std::atan2(a, b); }
 #endif
 
-// c ? a : b with both arms already computed. On the host a float goes through bit masks so that the
-// loop around it vectorises (GCC keeps a ?: with floating-point arms as a branch); elsewhere ?:.
+// c ? a : b with both arms already computed. On the host a float or a double goes through bit masks so
+// that the loop around it vectorises and no branch mispredicts (GCC keeps a ?: with floating-point arms
+// as a branch); elsewhere ?:.
 template <typename C>
 OPF_HD C Select(bool c, C a, C b) {
 #if !defined(__CUDA_ARCH__) && !defined(__CUDACC_RTC__)
   if constexpr (sizeof(C) == 4 && IsFloat<C>::value) return vmath::Select(c, a, b);
+  if constexpr (sizeof(C) == 8 && IsFloat<C>::value) return vmath::SelectD(c, a, b);
 #endif
   return c ? a : b;
 }

@@ -1,9 +1,6 @@
 // MaxPool, AvgPool (NCHW) and their gradients MaxPoolGrad, AvgPoolGrad (x, out, dout) -> dx, with the
 // window math of opforge/functors/conv.h; the (sample, channel) planes run in parallel.
 #include <algorithm>
-#include <cstdint>
-#include <cstring>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/conv_geometry.h"
@@ -19,21 +16,6 @@ inline void InteriorColumns(const Window2D& g, int64_t* first, int64_t* last) {
   const int64_t hi = span < 0 ? 0 : span / g.sw + 1;
   *first = std::min(lo, g.ow);
   *last = std::clamp(hi, *first, g.ow);
-}
-
-// take ? a : b, through the bits (no branch).
-template <typename C>
-inline C Select(bool take, C a, C b) {
-  using U = std::conditional_t<sizeof(C) == 8, uint64_t, uint32_t>;
-  static_assert(sizeof(C) == sizeof(U), "a float or a double");
-  U ua, ub;
-  std::memcpy(&ua, &a, sizeof(C));
-  std::memcpy(&ub, &b, sizeof(C));
-  const U mask = U(0) - static_cast<U>(take);
-  const U bits = (ua & mask) | (ub & ~mask);
-  C out;
-  std::memcpy(&out, &bits, sizeof(C));
-  return out;
 }
 
 // Max pooling of output row i of one plane: idx[j] where the maximum of window (i, j) is (-1: an
@@ -72,7 +54,7 @@ void MaxPoolRow(const T* __restrict xp, const Window2D& g, int64_t i, compute_t<
         const C cur = m[j];
         // Selected by masks, not branches: random data makes a branch on the maximum mispredict often.
         const bool take = ((v > cur) | (v != v)) & (cur == cur);  // (x != x: x is NaN)
-        m[j] = Select(take, v, cur);
+        m[j] = math::Select(take, v, cur);
         idx[j] ^= (idx[j] ^ (base + j * sw)) & -static_cast<int64_t>(take);
       }
     }

@@ -29,7 +29,6 @@ _ENTRY = "opforge_fused"
 # As CMakeLists.txt builds the CPU kernels (gnu++17 contracts a * b + c into FMAs): the same functor
 # then rounds the same way fused and unfused.
 _FLAGS = ["-std=gnu++17", "-ffp-contract=fast", "-fno-math-errno"]
-_SIGNATURE = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 
 
 def cpp_source(group: FusedGroup) -> str:
@@ -167,15 +166,14 @@ def _reducing_body(group: FusedGroup) -> list:
 
 @functools.cache
 def _compiled(source: str):
-    """The ctypes function of ``source``, built (or found in the build cache) and loaded once."""
+    """The entry of ``source`` (a ctypes function: its address is what the FusedCall calls), built (or
+    found in the build cache) and loaded once."""
     name = "opforge_fused"
     folder = cpp_extension.default_build_root() / "fused"
     (path,) = cpp_extension.write_sources(name, [source], folder)
     library = cpp_extension.build_library(name, [path], _FLAGS, build_directory=folder)
     registry.load_library(library.path)  # no kernels; binds ParallelFor to set_context(num_threads=...)
-    function = getattr(ctypes.CDLL(str(library.path)), _ENTRY)
-    function.argtypes, function.restype = _SIGNATURE, None
-    return function
+    return getattr(ctypes.CDLL(str(library.path)), _ENTRY)
 
 
 def _fuser(group: FusedGroup):

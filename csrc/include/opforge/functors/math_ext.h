@@ -12,37 +12,17 @@
 namespace opforge {
 namespace math {
 
-// The C math functions only these operators use (the shared ones are in opforge/math.h).
-#if defined(__CUDA_ARCH__)
-#define OPF_EXT_MATH_FN(NAME)                              \
-  OPF_HD float NAME(float x) { return ::NAME##f(x); }      \
-  OPF_HD double NAME(double x) { return ::NAME(x); }
-#else
-#define OPF_EXT_MATH_FN(NAME)                              \
-  OPF_HD float NAME(float x) { return std::NAME(x); }      \
-  OPF_HD double NAME(double x) { return std::NAME(x); }
-#endif
-OPF_EXT_MATH_FN(trunc)
-#undef OPF_EXT_MATH_FN
+// The C math functions only these operators use (the shared ones, and the macros, are in opforge/math.h).
+OPF_MATH_FN(trunc)
 
 // The float versions the CPU vectorises (opforge/vmath.h, ulps stated there); double and the device: C's.
-#if defined(__CUDA_ARCH__)
-#define OPF_EXT_VMATH_FN(NAME, VNAME)                      \
-  OPF_HD float NAME(float x) { return ::NAME##f(x); }      \
-  OPF_HD double NAME(double x) { return ::NAME(x); }
-#else
-#define OPF_EXT_VMATH_FN(NAME, VNAME)                      \
-  OPF_HD float NAME(float x) { return vmath::VNAME(x); }   \
-  OPF_HD double NAME(double x) { return std::NAME(x); }
-#endif
-OPF_EXT_VMATH_FN(erfc, Erfc)
-OPF_EXT_VMATH_FN(asin, Asin)
-OPF_EXT_VMATH_FN(acos, Acos)
-OPF_EXT_VMATH_FN(atan, Atan)
-OPF_EXT_VMATH_FN(asinh, Asinh)
-OPF_EXT_VMATH_FN(acosh, Acosh)
-OPF_EXT_VMATH_FN(atanh, Atanh)
-#undef OPF_EXT_VMATH_FN
+OPF_VMATH_FN(erfc, Erfc)
+OPF_VMATH_FN(asin, Asin)
+OPF_VMATH_FN(acos, Acos)
+OPF_VMATH_FN(atan, Atan)
+OPF_VMATH_FN(asinh, Asinh)
+OPF_VMATH_FN(acosh, Acosh)
+OPF_VMATH_FN(atanh, Atanh)
 
 }  // namespace math
 
