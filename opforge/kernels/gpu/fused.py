@@ -18,6 +18,7 @@ import numpy as np
 
 from opforge.kernels.fusion import FUSED_CTYPES, FusedGroup, functor_headers, loop_body, register_fuser
 from opforge.kernels.gpu.cuda import BLOCK, COMPILE_OPTIONS, grid_for, include_dirs
+from opforge.kernels.gpu.reduce import accumulator_dtype
 from opforge.tensor import Tensor
 
 __all__ = ["cuda_source"]
@@ -129,8 +130,7 @@ def _reducing_run(group: FusedGroup, runtime, np_type, shape, n):
     device, red = group.device, group.reduction
     kernel, finish = _compiled(runtime, cuda_source(group), (_NAME, _FINISH))
     rows, segments = n // red.row, -(-red.row // _SEGMENT)
-    # the reducer's accumulator (opforge/functors/reduce.h): sums of float32 in float64
-    acc = np.float64 if red.reducer in ("SumReducer", "MeanReducer") else np_type
+    acc = accumulator_dtype(red.reducer, group.dtype)
     scalars, n_out = tuple(np_type(s) for s in group.scalars), len(group.outputs)
 
     def run(inputs):

@@ -225,7 +225,8 @@ _SUM_ACC = {"Float16": np.float32, "BFloat16": np.float32, "Float32": np.float64
 _MAX_ACC = {"Float16": np.float32, "BFloat16": np.float32}
 
 
-def _acc_dtype(reducer: str, dtype) -> np.dtype:
+def accumulator_dtype(reducer: str, dtype) -> np.dtype:
+    """The dtype ``reducer`` (of opforge/functors/reduce.h) accumulates ``dtype`` in, as NumPy's."""
     if reducer in ("AllReducer", "AnyReducer"):
         return np.dtype(np.uint8)
     if reducer in ("MaxReducer", "MinReducer"):
@@ -236,7 +237,7 @@ def _acc_dtype(reducer: str, dtype) -> np.dtype:
 def _make(reducer: str):
     def make(attr):
         t = ctype(attr.inputs[0])
-        acc = _acc_dtype(reducer, attr.inputs[0])
+        acc = accumulator_dtype(reducer, attr.inputs[0])
         loop = functools.partial(_reduce_loop, acc_dtype=acc, empty_ok=reducer not in ("MaxReducer", "MinReducer"))
         functor = f"opforge::{reducer}" if reducer in ("AllReducer", "AnyReducer") else f"opforge::{reducer}<{t}>"
         return reduce_kernel("reduce.cu", functor, t, t, loop)
@@ -256,7 +257,9 @@ def summer(spec, dtype, from_shape, to_shape):
     plan = reduce_plan(spec.op_name, from_shape, axes)
     t = ctype(dtype)
     passes = passes_for(
-        runtime, reduce_kernel("reduce.cu", f"opforge::SumReducer<{t}>", t, t, None), _acc_dtype("SumReducer", dtype)
+        runtime,
+        reduce_kernel("reduce.cu", f"opforge::SumReducer<{t}>", t, t, None),
+        accumulator_dtype("SumReducer", dtype),
     )
     chunks, size, np_dtype = chunks_for(runtime, plan), math.prod(from_shape), dtype.np_dtype
 
