@@ -85,7 +85,9 @@ OPF_VINLINE float ReduceLn2(float x, int32_t* k) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693145751953125f;  // 11 significant bits
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
-  const float kf = RoundSmall(x * kLog2e);
+  // (a NaN, which callers let through their clamps, takes k = 0: no float-to-int conversion of NaN, and
+  // no overflow in the exponent arithmetic after; the NaN stays in the returned r)
+  const float kf = RoundSmall(Select(x == x, x, 0.0f) * kLog2e);
   *k = static_cast<int32_t>(kf);
   return (x - kf * kLn2Hi) - kf * kLn2Lo;
 }
