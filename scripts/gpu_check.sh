@@ -2,10 +2,11 @@
 # The GPU checks, on a machine with an NVIDIA GPU and CuPy but no network (the `device` tool's):
 # build opforge there, then run what only a real GPU can run, most important first, each step under
 # its own time limit so that a slow step cannot starve the next:
-#   1. the GPU tests (the registry sweep of every GPU kernel, the GPU, user-CUDA and NVRTC tests),
+#   1. the GPU tests (the registry sweep of every GPU kernel, the GPU, user-CUDA and NVRTC tests, NCCL on a
+#      1-rank communicator and data-parallel training on the GPU: tests/test_gpu_nccl.py),
 #   2. `opforge bench --device GPU` (bandwidth vs a device copy, MatMul vs cupy.matmul, host overhead,
 #      row and layout kernels vs PyTorch), then the device time of each kernel (scripts/gpu_kernel_times.py),
-#   3. `opforge demo --device GPU` (the MLP trained on the GPU),
+#   3. `opforge demo --device GPU`: the MLP, LeNet, and the MLP in graph mode (a jitted step on the GPU),
 #   4. the whole suite, with the real GPU in place of the host emulation.
 # Wheels the machine lacks travel in .whl/ (scipy-openblas32 for the build). Logs go to $OUT.
 set -uo pipefail
@@ -35,16 +36,19 @@ step "GPU tests"
 timeout ${GPU_TESTS_S:-200} $PYTEST -n ${WORKERS:-14} -k "(GPU or gpu or cuda or Cuda) and not compile" tests 2>&1 \
   | tee "$OUT/gpu_tests.log" | tail -40
 
+if [ "${DEMO_S:-60}" != 0 ]; then
+  step "demo --device GPU"
+  for args in "--epochs 5" "--model lenet --epochs 2" "--mode graph --epochs 5"; do
+    echo "--- opforge demo --device GPU $args"
+    timeout ${DEMO_S:-60} opforge demo --device GPU $args 2>&1 | tail -6
+  done 2>&1 | tee "$OUT/demo.log"
+fi
+
 step "bench --device GPU"
 timeout ${BENCH_S:-100} opforge bench --device GPU 2>&1 | tee "$OUT/bench_gpu.log"
 
 step "device time per kernel (CUPTI)"
 timeout ${KTIMES_S:-60} $PY scripts/gpu_kernel_times.py 2>&1 | tee "$OUT/kernel_times.log"
-
-if [ "${DEMO_S:-60}" != 0 ]; then
-  step "demo --device GPU"
-  timeout ${DEMO_S:-60} opforge demo --device GPU --epochs 5 2>&1 | tail -8
-fi
 
 if [ "${SUITE_S:-150}" != 0 ]; then
   step "whole suite"
