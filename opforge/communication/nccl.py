@@ -4,9 +4,10 @@ to the others over the group's MPI communicator, which also carries the header c
 the CPU's, ``opforge/communication/mpi.py``) before each collective.
 
 Importing this module needs no CuPy (``init`` imports it on the GPU only); making a communicator
-does. NOT RUN YET: this machine has no GPU and the tests' CUDA emulation has no NCCL, so none of
-this has run; the timeout of the CPU's communicator covers the header exchange only (NCCL calls are
-queued on the stream and return at once).
+does. The tests' CUDA emulation has no NCCL: this runs on a real GPU only (``tests/test_gpu_nccl.py``,
+a 1-rank communicator: every collective for every dtype, and the data-parallel TrainOneStepCell; first
+run on an H100, 2026-11-27). The timeout of the CPU's communicator covers the header exchange only
+(NCCL calls are queued on the stream and return at once).
 
 NCCL has no int16, uint16, bool or complex types: data movement sends bytes; reductions of int16 and
 uint16 run in int32 (the same wrapped result: 2**16 divides 2**32), bfloat16 in float32 where the
@@ -45,6 +46,10 @@ class NcclCommunicator:
         }  # fmt: skip
         if hasattr(nccl, "NCCL_BFLOAT16"):
             self.types["bfloat16"] = nccl.NCCL_BFLOAT16
+
+    def check_same(self, op_name: str, kind: int, code: int, arrays) -> None:
+        """Every rank about to run the same collective on the same arrays, over MPI (the CPU's check)."""
+        self.host.check_same(op_name, kind, code, arrays)
 
     def _stream(self) -> int:
         return self.cupy.cuda.get_current_stream().ptr

@@ -65,6 +65,11 @@ class Device:
         """Copy ``src`` into ``dst`` in place (same shape; cast to ``dst``'s dtype)."""
         raise NotImplementedError
 
+    def view(self, array, offset: int, shape: tuple):
+        """A view of ``shape`` over the elements of the 1-D C-contiguous ``array`` from ``offset`` on
+        (the gradient buckets' slots): writing it writes ``array``."""
+        raise NotImplementedError
+
     def is_writable(self, array) -> bool:
         raise NotImplementedError
 

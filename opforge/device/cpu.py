@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -68,6 +69,9 @@ class CpuDevice(Device):
 
     def write(self, dst: np.ndarray, src: np.ndarray) -> None:
         dst[...] = src
+
+    def view(self, array: np.ndarray, offset: int, shape: tuple) -> np.ndarray:
+        return array[offset : offset + math.prod(shape)].reshape(shape)
 
     def is_writable(self, array: np.ndarray) -> bool:
         return array.flags.writeable

@@ -8,6 +8,8 @@ cuBLAS through ``cupy.matmul``; Sort and TopK sort 1-d unsigned integers with CU
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from opforge.device.gpu import GpuRuntime
@@ -63,6 +65,9 @@ class CupyRuntime(GpuRuntime):
 
     def reshape(self, array, shape):
         return array.reshape(shape)
+
+    def view(self, array, offset, shape):
+        return array[offset : offset + math.prod(shape)].reshape(shape)
 
     def load_module(self, name, code, options, name_expressions):
         module = cupy.RawModule(code=code, options=options, name_expressions=name_expressions)

@@ -61,6 +61,10 @@ class GpuRuntime:
         """A view of a C-contiguous array with another shape."""
         raise NotImplementedError
 
+    def view(self, array, offset: int, shape: tuple):
+        """A view of ``shape`` over the elements of the 1-D C-contiguous ``array`` from ``offset`` on."""
+        raise NotImplementedError
+
     def load_module(self, name: str, code: str, options: tuple, name_expressions: tuple):
         """Compile (or find in the cache) ``code``; returns ``function(name_expression)``."""
         raise NotImplementedError
@@ -168,6 +172,9 @@ class GpuDevice(Device):
         if src.shape != dst.shape:
             raise ValueError(f"Cannot write a {src.shape} array into a {dst.shape} one.")
         self.runtime.copy(dst, self.runtime.contiguous(src))
+
+    def view(self, array, offset: int, shape: tuple):
+        return self.runtime.view(array, offset, tuple(shape))
 
     def is_writable(self, array) -> bool:
         return True  # device memory has no read-only flag; Parameters are checked by the dispatcher

@@ -10,11 +10,18 @@ backward pass goes on; ``reducer(grads)`` starts what was not started, waits, an
 gradients.
 
 The collectives run on the group's communicator, the same object the collective primitives' kernels
-use (``opforge.communication``, owned by the CPU device): an ``Iallreduce`` in place on its mpi4py
-communicator (``comm``), each wait bounded by ``OPFORGE_COMM_TIMEOUT`` through its ``wait`` (a rank
-that never comes raises a ``CommunicationError`` naming the reducer and the group), the buckets'
-sizes checked once across the ranks when the reducer is built. ``communication.init()`` must have
-run. With one rank nothing is sent.
+use (``opforge.communication``, owned by the parameters' device), and the buckets live on that device:
+
+- CPU (MPI): an ``Iallreduce`` in place on the communicator's mpi4py ``comm``, each wait bounded by
+  ``OPFORGE_COMM_TIMEOUT`` through its ``wait`` (a rank that never comes raises a
+  ``CommunicationError`` naming the reducer and the group); the mean's 1/degree is applied as the
+  gradients are copied in.
+- GPU (NCCL): the buckets are device arrays, all-reduced in place by NCCL on the current stream, so
+  the kernels after it wait for it on the GPU and the host never does; the mean is applied to the
+  reduced gradients (one kernel each).
+
+The buckets' sizes are checked once across the ranks when the reducer is built.
+``communication.init()`` must have run. With one rank nothing is sent.
 """
 
 from __future__ import annotations
@@ -33,32 +40,28 @@ __all__ = ["DistributedGradReducer"]
 _WHERE = "DistributedGradReducer"
 
 
-def _mpi_communicator(group, device):
+def _communicator(group, device):
     """``(communicator, rank, size)`` of ``group``: the communicator object the collective primitives'
-    kernels use (``opforge.communication``'s, owned by the device), on whose mpi4py ``comm`` the
-    buckets are all-reduced in place and whose ``wait`` bounds each wait by ``OPFORGE_COMM_TIMEOUT``."""
-    comm = management.communicator(_WHERE, group, device)
-    if not hasattr(comm, "comm") or not hasattr(comm.comm, "Iallreduce"):
-        raise NotImplementedError(
-            f"For '{_WHERE}', the parameters live on the {device.name} device, whose '{GlobalComm.BACKEND}' "
-            f"communicator opforge's gradient reducer does not drive yet: data parallelism runs on the CPU (MPI)."
-        )
-    return comm, management.group_rank(_WHERE, group), management.group_size(_WHERE, group)
+    kernels use (``opforge.communication``'s, owned by ``device``); None for a group of one rank,
+    which sends nothing."""
+    rank, size = management.group_rank(_WHERE, group), management.group_size(_WHERE, group)
+    return (management.communicator(_WHERE, group, device) if size > 1 else None), rank, size
 
 
 class _Bucket:
-    """One flat buffer of the parameters' gradients (``slots``: a view per parameter), all-reduced in place."""
+    """One flat buffer of the parameters' gradients on their device (``slots``: a view per parameter),
+    all-reduced in place."""
 
     __slots__ = ("buffer", "slots", "np_dtype", "request", "filled", "fed")
 
-    def __init__(self, indices, params, np_dtype):
+    def __init__(self, indices, params, np_dtype, device):
         sizes = [int(np.prod(params[i].shape, dtype=np.int64)) for i in indices]
         self.np_dtype = np_dtype
-        self.buffer = np.zeros(sum(sizes), np_dtype)
+        self.buffer = device.empty((sum(sizes),), np_dtype)  # every element is a slot's: all written
         self.slots = []  # (param index, view of the buffer in the parameter's shape)
         offset = 0
         for i, n in zip(indices, sizes):
-            self.slots.append((i, self.buffer[offset : offset + n].reshape(params[i].shape)))
+            self.slots.append((i, device.view(self.buffer, offset, tuple(params[i].shape))))
             offset += n
         self.request = None
         self.filled = 0
@@ -117,7 +120,9 @@ class DistributedGradReducer(Cell):
             isinstance(bucket_cap_mb, bool) or not isinstance(bucket_cap_mb, (int, float)) or bucket_cap_mb <= 0
         ):
             raise ValueError(f"For '{where}', the 'bucket_cap_mb' must be a number > 0, but got {bucket_cap_mb!r}.")
-        self._comm, self.rank, self.group_size = _mpi_communicator(group, params[0]._meta[2])
+        self._device = params[0]._meta[2]
+        self._on_host = self._device.name == "CPU"
+        self._comm, self.rank, self.group_size = _communicator(group, self._device)
         if degree is None:
             degree = self.group_size
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
@@ -168,7 +173,7 @@ class DistributedGradReducer(Cell):
             by_dtype: dict = {}
             for i in indices:
                 by_dtype.setdefault(self._buffer_dtype(params[i]), []).append(i)
-            buckets += [_Bucket(idx, params, dt) for dt, idx in by_dtype.items()]
+            buckets += [_Bucket(idx, params, dt, self._device) for dt, idx in by_dtype.items()]
         return buckets
 
     @property
@@ -183,25 +188,27 @@ class DistributedGradReducer(Cell):
     # -- reduction -------------------------------------------------------------------------------
 
     def _start(self, bucket: _Bucket) -> None:
-        if self.group_size > 1:
+        bucket.request = _DONE
+        if self.group_size == 1:
+            return
+        comm = self._comm
+        if self._on_host:
             # In place (MPI_IN_PLACE) on the communicator's mpi4py comm: an output buffer as large as the
             # bucket (the communicator's start_allreduce) made the 2-rank MLP step 10-40% slower.
-            comm = self._comm
             bucket.request = comm.comm.Iallreduce(comm.MPI.IN_PLACE, bucket.buffer, comm.MPI.SUM)
-            self.num_collectives += 1
-        else:
-            bucket.request = _DONE
+        else:  # NCCL, queued on the stream: the kernels reading the bucket run after it
+            comm.allreduce(_WHERE, bucket.buffer, bucket.buffer, "sum")
+        self.num_collectives += 1
 
-    def _copy_in(self, view: np.ndarray, grad, scale=None) -> None:
-        """``grad`` into its place in a bucket, times ``scale`` (the mean's 1/degree, applied on the way in
-        as DDP's pre-division: one pass over the gradient instead of two)."""
-        data = grad._data
-        if not isinstance(data, np.ndarray):
-            data = grad._meta[2].to_host(data, copy=False)
-        if scale is None:
-            np.copyto(view, data, casting="unsafe")
+    def _copy_in(self, view, grad, scale=None) -> None:
+        """``grad`` into its place in a bucket, on the CPU times ``scale`` (the mean's 1/degree, applied on
+        the way in as DDP's pre-division: one pass over the gradient instead of two)."""
+        if not self._on_host:
+            self._device.write(view, grad._data)  # the scale comes after the reduction (_as_grad)
+        elif scale is None:
+            np.copyto(view, grad._data, casting="unsafe")
         else:
-            np.multiply(data, scale, out=view, casting="unsafe")
+            np.multiply(grad._data, scale, out=view, casting="unsafe")
 
     def ready(self, key, grad) -> None:
         """The tape's ``on_ready``: parameter ``id`` ``key``'s gradient is final; when it completes its
@@ -271,14 +278,17 @@ class DistributedGradReducer(Cell):
         if bucket.request is not _DONE:
             self._comm.wait(_WHERE, bucket.request)  # bounded by OPFORGE_COMM_TIMEOUT, naming the group
 
-    @staticmethod
-    def _as_grad(view: np.ndarray, p) -> Tensor:
+    def _as_grad(self, view, p) -> Tensor:
+        """The reduced gradient of ``p`` in its dtype: a view of the bucket where the dtypes agree."""
         dtype, device = p._meta[0], p._meta[2]
-        if view.dtype != np.dtype(dtype.np_dtype):
-            view = view.astype(dtype.np_dtype)
-        if device.name == "CPU":
+        if self._on_host:
+            if view.dtype != np.dtype(dtype.np_dtype):
+                view = view.astype(dtype.np_dtype)
             return Tensor._from_array(view, dtype, device)
-        return Tensor(view, dtype=dtype).to(device.name)
+        grad = Tensor._from_array(view, mstype.nptype_to_dtype(view.dtype), device)
+        if self._scale is not None:
+            grad = grad * self._scale
+        return grad if grad.dtype == dtype else grad.astype(dtype)
 
     def broadcast_parameters(self, root: int = 0) -> None:
         """Every parameter set to ``root``'s value (one broadcast per bucket), so all ranks start equal."""
@@ -291,8 +301,8 @@ class DistributedGradReducer(Cell):
             self.num_collectives += 1
             for i, view in bucket.slots:
                 p = self.parameters[i]
-                if isinstance(p, Parameter):
-                    p.set_data(view.astype(p.dtype.np_dtype) if view.dtype != np.dtype(p.dtype.np_dtype) else view)
+                if isinstance(p, Parameter):  # a copy: the bucket is the next step's
+                    p.set_data(Tensor._from_array(self._device.asarray(view, p.dtype.np_dtype), p.dtype, self._device))
 
     def extend_repr(self) -> str:
         return (

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import math
 import os
 import pathlib
 import re
@@ -186,6 +187,9 @@ class EmulatedRuntime(GpuRuntime):
 
     def reshape(self, array, shape):
         return array.reshape(shape)
+
+    def view(self, array, offset, shape):
+        return EmulatedArray(array._host[offset : offset + math.prod(shape)].reshape(shape))
 
     def load_module(self, name, code, options, name_expressions):
         library = _compile(code, options, tuple(name_expressions))

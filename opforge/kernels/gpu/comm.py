@@ -3,7 +3,8 @@
 (``opforge/kernels/comm.py``).
 
 They need a real GPU and NCCL: the tests' host emulation has no NCCL, so the sweep skips them (their
-source is not "python:opforge.", see tests/test_op_sweep.py) and nothing here has run on a GPU yet."""
+source is not "python:opforge.", see tests/test_op_sweep.py); tests/test_gpu_nccl.py runs every one of
+them for every dtype on a lent GPU (a 1-rank communicator)."""
 
 from opforge.kernels.comm import register_comm_kernels
 
