@@ -71,14 +71,16 @@ def _substituted(value, tensors):
 class JitFunction:
     """A function traced once per input signature and replayed (see the module docstring)."""
 
-    def __init__(self, fn, *, max_traces: int = 8, state=None, input_signature=None, fuse: bool = True):
+    def __init__(
+        self, fn, *, max_traces: int = 8, state=None, input_signature=None, fuse: bool = True, device_graph: bool = True
+    ):
         if not callable(fn):
             raise TypeError(f"For 'jit', the 'function' must be callable, but got {type(fn).__name__}.")
         if isinstance(max_traces, bool) or not isinstance(max_traces, int) or max_traces < 1:
             raise ValueError(f"For 'jit', the 'max_traces' must be an int >= 1, but got {max_traces!r}.")
         self.fn = fn
         self.max_traces = max_traces
-        self.fuse = bool(fuse)
+        self.fuse, self.device_graph = bool(fuse), bool(device_graph)
         self._state = state if state is not None else _default_state(fn)
         self._traces: OrderedDict = OrderedDict()
         self._specs = tuple(input_signature) if input_signature is not None else None
@@ -129,7 +131,7 @@ class JitFunction:
             program = self._symbolic.get(dynamic[0])
             offsets = program.symbols.offsets(tensors) if program is not None else None
             if offsets is not None and program.version == registry.version():
-                trace, value = program.instantiate(list(tensors), offsets, self.where, self.fuse)
+                trace, value = program.instantiate(list(tensors), offsets, self.where, self.fuse, self.device_graph)
                 self._keep(key, trace)
                 return value
         if not can_trace():  # under a tape: fn runs under it (no trace starts there)
@@ -137,7 +139,7 @@ class JitFunction:
         return self._trace(key, tensors, args, kwargs, dynamic)
 
     def _trace(self, key, tensors: list, args: tuple, kwargs: dict, dynamic=None):
-        tracer = Tracer(tensors, self.where, fuse=self.fuse)
+        tracer = Tracer(tensors, self.where, fuse=self.fuse, graph=self.device_graph)
         with tracer:
             value = self.fn(*args, **kwargs)
         trace = tracer.finish(value)
@@ -190,7 +192,12 @@ class JitFunction:
         name = f"_jit_{getattr(self.fn, '__name__', 'method')}"
         bound = obj.__dict__.get(name)
         if bound is None:
-            bound = JitFunction(self.fn.__get__(obj, objtype), max_traces=self.max_traces, fuse=self.fuse)
+            bound = JitFunction(
+                self.fn.__get__(obj, objtype),
+                max_traces=self.max_traces,
+                fuse=self.fuse,
+                device_graph=self.device_graph,
+            )
             obj.__dict__[name] = bound
         return bound
 
@@ -222,20 +229,23 @@ def _no_state():
     return None
 
 
-def jit(function=None, *, max_traces: int = 8, fuse: bool = True, **options):
+def jit(function=None, *, max_traces: int = 8, fuse: bool = True, device_graph: bool = True, **options):
     """Trace ``function`` once per input signature and replay it (MindSpore's ``mindspore.jit``):
     ``jit(fn)``, ``@jit`` or ``@jit(max_traces=4)``, on functions, methods (``construct``) and Cells.
     MindSpore's compile options (``jit_level``, ``capture_mode``, ``dynamic``, ``fullgraph``,
     ``backend``, ``input_signature``) are accepted; opforge always traces (capture by running).
     ``fuse=False`` turns elementwise fusion off (``opforge/dispatch/fusion.py``): the replay then
-    runs every recorded kernel; results are the same either way."""
+    runs every recorded kernel; results are the same either way. On the GPU a trace is captured as one
+    device graph after its first replays (``opforge/dispatch/device_graph.py``); ``device_graph=False``
+    keeps launching kernel by kernel."""
     unknown = set(options) - _MINDSPORE_OPTIONS
     if unknown:
         raise TypeError(f"For 'jit', unknown options {sorted(unknown)}; MindSpore's are {sorted(_MINDSPORE_OPTIONS)}.")
     signature = options.get("input_signature")
+    kwargs = {"max_traces": max_traces, "input_signature": signature, "fuse": fuse, "device_graph": device_graph}
     if function is None:
-        return lambda fn: JitFunction(fn, max_traces=max_traces, input_signature=signature, fuse=fuse)
-    return JitFunction(function, max_traces=max_traces, input_signature=signature, fuse=fuse)
+        return lambda fn: JitFunction(fn, **kwargs)
+    return JitFunction(function, **kwargs)
 
 
 _MINDSPORE_OPTIONS = frozenset(

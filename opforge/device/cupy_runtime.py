@@ -3,16 +3,19 @@
 Arrays are CuPy arrays from CuPy's memory pool; kernels are compiled by NVRTC through
 ``cupy.RawModule`` (cached on disk by CuPy) and launched on CuPy's current stream; MatMul calls
 cuBLAS through ``cupy.matmul``; Sort and TopK sort 1-d unsigned integers with CUB's radix sort (through
-``ndarray.sort`` and ``cupy.argsort``). Install with ``pip install "opforge[gpu]"``.
+``ndarray.sort`` and ``cupy.argsort``). Device graphs are CUDA graphs captured on a stream of their
+own (``cupy.cuda.Graph``). Install with ``pip install "opforge[gpu]"``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 
 import numpy as np
 
-from opforge.device.gpu import GpuRuntime
+from opforge.device.gpu import GpuRuntime, GraphCaptureError
 
 try:
     import cupy
@@ -25,6 +28,7 @@ __all__ = ["CupyRuntime"]
 class CupyRuntime(GpuRuntime):
     array_type = cupy.ndarray
     name = "CuPy"
+    supports_graphs = True
 
     def __init__(self):
         try:
@@ -36,14 +40,18 @@ class CupyRuntime(GpuRuntime):
         props = cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)
         self.multiprocessor_count = int(props["multiProcessorCount"])
         self.device_name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+        self._graph_stream = None  # made on first use
+        self._capturing = threading.local()  # .checks: the after_launch list of the graph being recorded
 
     def empty(self, shape, np_dtype):
         return cupy.empty(shape, np_dtype)
 
     def from_host(self, host):
+        self._refuse_in_capture("a copy from the host")
         return cupy.asarray(host)
 
     def to_host(self, array) -> np.ndarray:
+        self._refuse_in_capture("a copy to the host")
         return cupy.asnumpy(array)
 
     def from_foreign(self, obj):
@@ -90,4 +98,70 @@ class CupyRuntime(GpuRuntime):
         return int(cupy.cuda.runtime.memGetInfo()[1])
 
     def synchronize(self) -> None:
+        self._refuse_in_capture("a synchronisation")
         cupy.cuda.get_current_stream().synchronize()
+
+    # -- CUDA graphs --------------------------------------------------------------------------------
+    def _refuse_in_capture(self, what: str) -> None:
+        if self.capturing():
+            raise GraphCaptureError(f"{what} while a CUDA graph was being captured")
+
+    def capturing(self) -> bool:
+        return getattr(self._capturing, "checks", None) is not None
+
+    def after_launch(self, check) -> None:
+        self._capturing.checks.append(check)
+
+    @contextlib.contextmanager
+    def graph_stream(self):
+        if self._graph_stream is None:
+            self._graph_stream = cupy.cuda.Stream(non_blocking=True)
+        stream, current = self._graph_stream, cupy.cuda.get_current_stream()
+        stream.wait_event(current.record())
+        try:
+            with stream:
+                yield
+        finally:
+            current.wait_event(stream.record())
+
+    def capture(self, record):
+        stream = cupy.cuda.get_current_stream()
+        kept = []  # every block allocated while recording: the graph's kernels keep their addresses
+        pool = cupy.get_default_memory_pool()
+
+        def allocate(size):
+            memory = pool.malloc(size)
+            kept.append(memory)
+            return memory
+
+        self._capturing.checks = checks = []
+        try:
+            with cupy.cuda.using_allocator(allocate):
+                # relaxed: the pool may still call cudaMalloc; copies and synchronisations are refused above
+                stream.begin_capture(cupy.cuda.runtime.streamCaptureModeRelaxed)
+                try:
+                    result = record()
+                except BaseException:
+                    with contextlib.suppress(Exception):
+                        stream.end_capture()
+                    raise
+                graph = stream.end_capture()
+        except cupy.cuda.runtime.CUDARuntimeError as e:  # work CUDA itself refused to capture
+            raise GraphCaptureError(f"CUDA refused the capture ({e})") from e
+        finally:
+            self._capturing.checks = None
+        return result, _CupyGraph(graph, kept, checks)
+
+
+class _CupyGraph:
+    """A captured CUDA graph, the memory its kernels use, and the host checks after each launch."""
+
+    __slots__ = ("graph", "kept", "checks")
+
+    def __init__(self, graph, kept, checks):
+        self.graph, self.kept, self.checks = graph, kept, checks
+
+    def launch(self) -> None:
+        self.graph.launch(cupy.cuda.get_current_stream())
+        for check in self.checks:
+            check()

@@ -17,7 +17,15 @@ import numpy as np
 
 from opforge.device.base import Device, register_device, register_device_factory
 
-__all__ = ["GpuDevice", "GpuRuntime", "use_runtime"]
+__all__ = ["GpuDevice", "GpuRuntime", "GraphCaptureError", "use_runtime"]
+
+
+_MAX_SCALARS = 4096  # weak scalars kept on the device (a few bytes each)
+
+
+class GraphCaptureError(RuntimeError):
+    """Work that a device graph cannot hold was asked for while one was being captured (a copy to or
+    from the host, a synchronisation): the capture is abandoned and the work runs as before."""
 
 
 class GpuRuntime:
@@ -26,6 +34,7 @@ class GpuRuntime:
 
     array_type: type = object
     name: str = ""  # shown in errors and by `opforge doctor`
+    supports_graphs: bool = False  # graph_stream() and capture() work
     multiprocessor_count: int = 1
 
     def empty(self, shape: tuple, np_dtype):
@@ -97,6 +106,29 @@ class GpuRuntime:
     def synchronize(self) -> None:
         raise NotImplementedError
 
+    # -- device graphs: a replay captured once and launched whole (``opforge/dispatch/device_graph.py``)
+    def graph_stream(self):
+        """A context in which queued work goes to the stream graphs are captured on, ordered after the
+        work already queued on the current stream and before the work queued on it later."""
+        raise NotImplementedError
+
+    def capture(self, record):
+        """``(record(), graph)``: the device work ``record()`` queues, recorded into a graph and not run
+        (a CUDA graph through stream capture); ``graph.launch()`` runs it on the current stream. Memory
+        allocated while recording stays allocated while the graph lives (its kernels keep the addresses).
+        Raises ``GraphCaptureError`` where ``record`` copies to or from the host or synchronises. Called
+        inside ``graph_stream()``, after a run of the same work there (so its allocations are settled)."""
+        raise NotImplementedError
+
+    def capturing(self) -> bool:
+        """Whether this thread is recording a graph now (so host copies are refused)."""
+        return False
+
+    def after_launch(self, check) -> None:
+        """While recording: ``check()`` runs on the host after every launch of the graph (it may copy to
+        the host and raise), for what a kernel's launch glue checks on the host outside graphs."""
+        raise NotImplementedError
+
 
 class GpuDevice(Device):
     """Arrays of a ``GpuRuntime``; kernel-ready means C-contiguous (allocations are aligned)."""
@@ -111,6 +143,7 @@ class GpuDevice(Device):
     def __init__(self, runtime: GpuRuntime):
         self.runtime = runtime
         self.array_type = runtime.array_type
+        self._scalars: dict = {}  # (dtype, bytes) -> 0-d device array (``scalar``)
 
     @classmethod
     def provide_kernels(cls, *, cast=None, fill=None) -> None:
@@ -153,7 +186,16 @@ class GpuDevice(Device):
         return out
 
     def scalar(self, value, np_dtype):
-        return self.runtime.from_host(np.asarray(value, dtype=np_dtype))
+        # One device copy per value, kept: a weak scalar is only ever read, and a call (or a captured
+        # graph, which cannot copy from the host) then finds it on the device.
+        host = np.asarray(value, dtype=np_dtype)
+        key = (host.dtype, host.tobytes())
+        array = self._scalars.get(key)
+        if array is None:
+            if len(self._scalars) >= _MAX_SCALARS:
+                self._scalars.clear()
+            array = self._scalars[key] = self.runtime.from_host(host)
+        return array
 
     def cast(self, array, np_dtype):
         return self._kernel(self._cast_kernel, "Cast")(self, array, np.dtype(np_dtype))

@@ -261,11 +261,11 @@ class SymbolicProgram:
         self.version = version  # the kernel registry's, as a Trace's
         self.fitted = sum(_depends(s.sources) for s in steps) + _depends((outputs,))
 
-    def instantiate(self, tensors: list, offsets: tuple, where: str, fuse: bool):
+    def instantiate(self, tensors: list, offsets: tuple, where: str, fuse: bool, graph: bool = True):
         """Run the program on ``tensors`` (symbols moved by ``offsets``) under a ``Tracer``: returns the
         compiled ``Trace`` of this size and the call's outputs."""
         steps = [Step(s.prim, None, _sources_at(s.sources, offsets), s.outputs) for s in self.steps]
-        tracer = Tracer(list(tensors), where, fuse=fuse)
+        tracer = Tracer(list(tensors), where, fuse=fuse, graph=graph)
         with tracer:
             value = replay_steps(steps, self.n_slots, _source_at(self.outputs, offsets), tensors, tracer)
         trace = tracer.finish(value)

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from opforge import _C
 from opforge import tensor as tensor_module
-from opforge.dispatch import binding, cse, fusion
+from opforge.dispatch import binding, cse, device_graph, fusion
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor, is_placeholder
@@ -66,7 +66,9 @@ class Trace:
     """A recorded program: ``replay(inputs)`` runs its steps on new input Tensors of the same
     signature and returns the function's outputs (the recorded output structure)."""
 
-    def __init__(self, n_inputs: int, steps: list, n_slots: int, outputs, where: str, compiled=None):
+    def __init__(
+        self, n_inputs: int, steps: list, n_slots: int, outputs, where: str, compiled=None, graph: bool = True
+    ):
         self.n_inputs = n_inputs
         self.steps = steps  # as recorded: what a tape or a profiler replays, call by call
         self.n_slots = n_slots
@@ -79,23 +81,33 @@ class Trace:
         # the outputs as the native replay gives them back: the returned slots' values, in order
         self._native_outputs = cse.remap_outputs(self.program_outputs, {s: k for k, s in enumerate(returned)})
         self._native = _native_program(self.program, n_slots, n_inputs, self.program_outputs, returned)
+        # a GPU program: replayed as one device graph once captured (opforge/dispatch/device_graph.py)
+        self.device_graph = device_graph.for_program(self.program) if graph else None
 
     def __len__(self) -> int:
         return len(self.steps)
 
     def replay(self, inputs: list):
-        interpreter = current_interpreter()
-        if interpreter is None and self._native is not None:
+        if current_interpreter() is not None:
+            return self.replay_each(inputs, current_interpreter())  # a tape or a profiler sees every call
+        if self.device_graph is not None:
+            return self.device_graph.replay(self.run_program, inputs)
+        return self.run_program(inputs)
+
+    def run_program(self, inputs: list, each=None):
+        """The compiled program on ``inputs``: natively where it can, else its plans from Python, then
+        calling ``each(step)`` before each step where given."""
+        if self._native is not None and each is None:
             returned = self._native.run(tuple(inputs))
             spec = self._native_outputs
             return returned[0] if spec == _FIRST else _rebuild(returned, spec)
-        if interpreter is None:  # the compiled plans, from Python
-            env = list(inputs)
-            env.extend([None] * (self.n_slots - len(env)))
-            for step in self.program:
-                _store(env, step.outputs, step.plan(_arguments(env, step.sources)))
-            return _rebuild(env, self.program_outputs)
-        return self.replay_each(inputs, interpreter)  # a tape or a profiler sees every call
+        env = list(inputs)
+        env.extend([None] * (self.n_slots - len(env)))
+        for step in self.program:
+            if each is not None:
+                each(step)
+            _store(env, step.outputs, step.plan(_arguments(env, step.sources)))
+        return _rebuild(env, self.program_outputs)
 
     def explain(self) -> str:
         """What the compiler did: the calls recorded, then each step a replay runs (a primitive, or a
@@ -107,6 +119,8 @@ class Trace:
             f"{self.where}: {len(self.steps)} calls recorded; {len(self.program)} steps replayed"
             f" ({merged} repeated calls merged; {sum(native)} run without entering Python)"
         ]
+        if self.device_graph is not None:
+            lines.append(f"  ({self.device_graph.explain()})")
         for step, in_c in zip(self.program, native):
             why = "" if in_c else f"  [Python: {_why_python(step, self._native is not None)}]"
             if not isinstance(step, fusion.FusedStep):
@@ -247,10 +261,10 @@ def _written(outputs) -> tuple:
 class Tracer(Interpreter):
     """Records every primitive call while a function runs once (eagerly) on its inputs."""
 
-    def __init__(self, inputs: list, where: str, fuse: bool = True):
+    def __init__(self, inputs: list, where: str, fuse: bool = True, graph: bool = True):
         self.parent = None
         self.where = where
-        self.fuse = fuse
+        self.fuse, self.graph = fuse, graph
         self.steps: list = []
         self.keep: list = list(inputs)  # every tensor seen stays alive, so ids stay unique
         self.slots = {id(t): i for i, t in enumerate(inputs)}
@@ -329,7 +343,7 @@ class Tracer(Interpreter):
 
     def finish(self, value) -> Trace:
         outputs = self.output_spec(value)
-        return Trace(self.n_inputs, self.steps, self.n_slots, outputs, self.where, self.compile(outputs))
+        return Trace(self.n_inputs, self.steps, self.n_slots, outputs, self.where, self.compile(outputs), self.graph)
 
     def compile(self, outputs):
         """(program, its outputs) from the compiler's passes, or None without them."""

@@ -15,6 +15,7 @@ unsigned keys (CUB through CuPy) NumPy's stable sort.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import math
@@ -27,7 +28,7 @@ import threading
 
 import numpy as np
 
-from opforge.device.gpu import GpuRuntime
+from opforge.device.gpu import GpuRuntime, GraphCaptureError
 
 __all__ = ["EmulatedArray", "EmulatedKernelError", "EmulatedRuntime"]
 
@@ -159,22 +160,28 @@ def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
 class EmulatedRuntime(GpuRuntime):
     array_type = EmulatedArray
     name = "emulated GPU (host)"
+    supports_graphs = True
     multiprocessor_count = 4  # a small grid: the grid-stride loops still take several turns on big inputs
 
     def __init__(self):
         self.launches = 0  # counted so tests can see kernels really ran here
+        self.graphs_launched = 0
+        self._recording = threading.local()  # .ops: the work of the graph this thread captures
 
     def empty(self, shape, np_dtype):
         return EmulatedArray(np.empty(shape, np_dtype))
 
     def from_host(self, host):
+        self._refuse_in_capture("a copy from the host")
         return EmulatedArray(np.array(host, order="C", copy=True))
 
     def to_host(self, array) -> np.ndarray:
+        self._refuse_in_capture("a copy to the host")
         return array._host.copy()
 
     def copy(self, dst, src) -> None:
-        np.copyto(dst._host, src._host)
+        if not self._recorded(self.copy, dst, src):
+            np.copyto(dst._host, src._host)
 
     def contiguous(self, array):
         return array  # EmulatedArrays are always C-contiguous
@@ -203,6 +210,8 @@ class EmulatedRuntime(GpuRuntime):
         return get_function
 
     def launch(self, function, grid, block, args, shared_mem=0) -> None:
+        if self._recorded(self.launch, function, grid, block, args, shared_mem):
+            return
         holders, pointers = [], []
         for a in args:
             if isinstance(a, EmulatedArray):
@@ -223,6 +232,8 @@ class EmulatedRuntime(GpuRuntime):
         self.launches += 1
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
+        if self._recorded(self.matmul, a, b, out, transpose_a, transpose_b):
+            return
         a = a._host.swapaxes(-1, -2) if transpose_a else a._host
         b = b._host.swapaxes(-1, -2) if transpose_b else b._host
         if out._host.dtype == np.float16:  # cuBLAS's half GEMM: sums in float32, rounds once
@@ -231,13 +242,66 @@ class EmulatedRuntime(GpuRuntime):
         np.matmul(a, b, out=out._host)
 
     def sort(self, keys) -> None:
-        keys._host.sort(kind="stable")
+        if not self._recorded(self.sort, keys):
+            keys._host.sort(kind="stable")
 
     def argsort(self, keys):
-        return EmulatedArray(np.argsort(keys._host, kind="stable").astype(np.int64, copy=False))
+        out = EmulatedArray(np.empty(keys.shape, np.int64))
+        if not self._recorded(self._argsort_into, keys, out):
+            self._argsort_into(keys, out)
+        return out
+
+    @staticmethod
+    def _argsort_into(keys, out) -> None:
+        out._host[...] = np.argsort(keys._host, kind="stable")
 
     def memory_bytes(self) -> int:
         return 16 << 30
 
     def synchronize(self) -> None:
-        pass
+        self._refuse_in_capture("a synchronisation")
+
+    # -- device graphs: the work recorded as calls, replayed in order (as a CUDA graph's nodes) -----
+    def _refuse_in_capture(self, what: str) -> None:
+        if self.capturing():
+            raise GraphCaptureError(f"{what} while a graph was being captured")
+
+    def capturing(self) -> bool:
+        return getattr(self._recording, "ops", None) is not None
+
+    def after_launch(self, check) -> None:
+        self._recording.checks.append(check)
+
+    def _recorded(self, method, *args) -> bool:
+        """While capturing: record the call for the graph (not run now, as CUDA's capture) and say so."""
+        ops = getattr(self._recording, "ops", None)
+        if ops is None:
+            return False
+        ops.append((method, args))
+        return True
+
+    @contextlib.contextmanager
+    def graph_stream(self):
+        yield  # one stream: the work is in order already
+
+    def capture(self, record):
+        self._recording.ops, self._recording.checks = ops, checks = [], []
+        try:
+            result = record()
+        finally:
+            self._recording.ops = None
+        return result, _EmulatedGraph(self, ops, checks)
+
+
+class _EmulatedGraph:
+    """The recorded calls of a capture; ``launch()`` runs them again, on the same arrays."""
+
+    def __init__(self, runtime, ops, checks):
+        self.runtime, self.ops, self.checks = runtime, ops, checks
+
+    def launch(self) -> None:
+        for method, args in self.ops:
+            method(*args)
+        self.runtime.graphs_launched += 1
+        for check in self.checks:
+            check()

@@ -1,7 +1,8 @@
 """Gather, GatherNd, ScatterNdUpdate and UnsortedSegmentSum on the GPU: the kernels of
 ``csrc/kernels/cuda/gather.cu`` for every KernelAttr the CPU registers. Out-of-range indices are an error,
 as on the CPU: the indices are read back to the host and checked before the launch (a synchronisation,
-as SparseSoftmaxCrossEntropyWithLogits does for its labels). ScatterNdUpdate writes the Parameter in place."""
+as SparseSoftmaxCrossEntropyWithLogits does for its labels); Gather's, inside a captured device graph, on the
+device at each launch (``range_check.py``). ScatterNdUpdate writes the Parameter in place."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.fill import fill
+from opforge.kernels.gpu.range_check import checked_indices
 from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel, written_targets
 
 __all__ = []
@@ -34,18 +36,15 @@ def _gather_loop(spec, function, kernel):
     device, runtime = spec.device, spec.device.runtime
     total = numel(shape)
 
+    def error(j, value):
+        return KernelError(
+            f"For 'Gather', every 'input_indices' value must be in [0, {p}), but got input_indices[{j}] = {value}."
+        )
+
     def run(arrays):
-        if total:
-            host = runtime.to_host(arrays[1]).reshape(-1)
-            bad = np.flatnonzero((host < 0) | (host >= p))
-            if bad.size:
-                j = int(bad[0])
-                raise KernelError(
-                    f"For 'Gather', every 'input_indices' value must be in [0, {p}), but got "
-                    f"input_indices[{j}] = {int(host[j])}."
-                )
+        indices = checked_indices(device, arrays[1], p, error) if total else arrays[1]
         out = device.empty(shape, np_dtype)
-        args = (arrays[0], arrays[1], out, np.int64(total), np.int64(p), np.int64(n), np.int64(inner))
+        args = (arrays[0], indices, out, np.int64(total), np.int64(p), np.int64(n), np.int64(inner))
         launch_1d(runtime, function, total, args)
         return out
 

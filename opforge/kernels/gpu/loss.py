@@ -17,6 +17,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, ctype, function_for, grid_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.range_check import checked_indices
 from opforge.kernels.gpu.reduce import ReducePlan, chunks_for, passes_for, reduce_kernel
 
 __all__ = []
@@ -65,15 +66,14 @@ def _sce_loop(spec, function, kernel):
     return run
 
 
-def _check_labels(runtime, labels, n: int, c: int) -> None:
-    host = runtime.to_host(labels)
-    bad = np.flatnonzero((host < 0) | (host >= c))
-    if bad.size:
-        i = int(bad[0])
-        raise KernelError(
+def _checked_labels(device, labels, c: int):
+    def error(i, value):
+        return KernelError(
             f"For 'SparseSoftmaxCrossEntropyWithLogits', every 'labels' value must be a class index in [0, {c}), "
-            f"but got labels[{i}] = {int(host[i])}."
+            f"but got labels[{i}] = {value}."
         )
+
+    return checked_indices(device, labels, c, error)
 
 
 def _sparse_loop(spec, function, kernel, loss_name: str):
@@ -87,10 +87,9 @@ def _sparse_loop(spec, function, kernel, loss_name: str):
         grad = _row_launcher(runtime, kernel, kernel.name, n, c)
 
         def run_grad(arrays):
-            if n:
-                _check_labels(runtime, arrays[1], n, c)
+            labels = _checked_labels(device, arrays[1], c)
             out = device.empty(shape, np_dtype)
-            grad((arrays[0], arrays[1], out, *sizes))
+            grad((arrays[0], labels, out, *sizes))
             return out
 
         return run_grad
@@ -104,8 +103,7 @@ def _sparse_loop(spec, function, kernel, loss_name: str):
         out = device.empty(shape, np_dtype)
         losses = device.empty((n,), np.float64)
         if n:
-            _check_labels(runtime, arrays[1], n, c)
-            row_losses((arrays[0], arrays[1], losses, *sizes))
+            row_losses((arrays[0], _checked_labels(device, arrays[1], c), losses, *sizes))
         mean.run(device, plan, chunks, losses, runtime.reshape(out, (1,)))
         return out
 
