@@ -300,9 +300,10 @@ def mlp_weights(np) -> tuple:
     return [w1, b1, w2, b2], x, y
 
 
-def opforge_step(np, opforge, weights, x, y, jit: bool = False) -> tuple:
-    """``(step, weights)``: one opforge.nn training step (traced once and replayed with ``jit``), and
-    a function reading the weights back."""
+def opforge_step(np, opforge, weights, x, y, jit: bool = False, device_graph: bool = True) -> tuple:
+    """``(step, weights)``: one opforge.nn training step (traced once and replayed with ``jit``, as one
+    device graph on the GPU unless ``device_graph`` is False), and a function reading the weights back.
+    Tensors are made on the context's device_target."""
     from opforge import nn
 
     net = nn.SequentialCell(
@@ -313,7 +314,7 @@ def opforge_step(np, opforge, weights, x, y, jit: bool = False) -> tuple:
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), nn.SGD(net.trainable_params(), learning_rate=LR))
     if jit:
-        step = opforge.jit(step)
+        step = opforge.jit(step, device_graph=device_graph)
     tx, ty = opforge.Tensor(x), opforge.Tensor(y)
     params = net.trainable_params()
     return (lambda: step(tx, ty)), (lambda: [p.asnumpy() for p in params])
@@ -350,14 +351,15 @@ def numpy_step(np, weights, x, y) -> tuple:
     return step, (lambda: [w1, b1, w2, b2])
 
 
-def torch_step(torch, weights, x, y) -> tuple:
-    """The same step with PyTorch eager (nn.Linear, cross_entropy, optim.SGD)."""
+def torch_step(torch, weights, x, y, device: str = "cpu") -> tuple:
+    """The same step with PyTorch eager (nn.Linear, cross_entropy, optim.SGD) on ``device``."""
     net = torch.nn.Sequential(torch.nn.Linear(IN, HIDDEN), torch.nn.ReLU(), torch.nn.Linear(HIDDEN, OUT))
     with torch.no_grad():
         for p, w in zip(net.parameters(), weights):
             p.copy_(torch.from_numpy(w))
+    net.to(device)
     opt = torch.optim.SGD(net.parameters(), lr=LR)
-    tx, ty = torch.from_numpy(x), torch.from_numpy(y).long()
+    tx, ty = torch.from_numpy(x).to(device), torch.from_numpy(y).long().to(device)
 
     def step():
         opt.zero_grad(set_to_none=True)
@@ -366,7 +368,7 @@ def torch_step(torch, weights, x, y) -> tuple:
         opt.step()
         return loss
 
-    return step, (lambda: [p.detach().numpy().copy() for p in net.parameters()])
+    return step, (lambda: [p.detach().cpu().numpy().copy() for p in net.parameters()])
 
 
 def check_agreement(np, steps: dict) -> float:
@@ -536,10 +538,10 @@ def _conv_cases(np, opforge, torch, quick: bool = False) -> list:
 LENET_BATCH = 32
 
 
-def _lenet_case(np, opforge, torch, jit: bool = False) -> tuple:
+def _lenet_case(np, opforge, torch, jit: bool = False, torch_device: str = "cpu", device_graph: bool = True) -> tuple:
     """One SGD step of the demo's LeNet-5 (``opforge demo --model lenet``) on a batch of 8x8 digits
-    (traced once and replayed with ``jit``), against the same network in PyTorch eager (Conv2d, ReLU,
-    MaxPool2d, Linear, cross_entropy)."""
+    (traced once and replayed with ``jit``; opforge's Tensors on the context's device_target), against
+    the same network in PyTorch eager (Conv2d, ReLU, MaxPool2d, Linear, cross_entropy) on ``torch_device``."""
     from opforge import nn
     from opforge.tools.demo import LeNet5
 
@@ -550,7 +552,7 @@ def _lenet_case(np, opforge, torch, jit: bool = False) -> tuple:
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), nn.SGD(net.trainable_params(), learning_rate=LR))
     if jit:
-        step = opforge.jit(step)
+        step = opforge.jit(step, device_graph=device_graph)
     x, y = opforge.Tensor(xa), opforge.Tensor(ya)
     libs = {"opforge": lambda: step(x, y)}
     if torch is not None:
@@ -561,8 +563,9 @@ def _lenet_case(np, opforge, torch, jit: bool = False) -> tuple:
             t.Conv2d(32, 64, 3, padding=1), t.ReLU(), t.MaxPool2d(2),
             t.Flatten(), t.Linear(256, 128), t.ReLU(), t.Linear(128, 64), t.ReLU(), t.Linear(64, 10),
         )  # fmt: skip
+        tnet.to(torch_device)
         opt = torch.optim.SGD(tnet.parameters(), lr=LR)
-        tx, ty = torch.from_numpy(xa), torch.from_numpy(ya).long()
+        tx, ty = torch.from_numpy(xa).to(torch_device), torch.from_numpy(ya).long().to(torch_device)
 
         def torch_step():
             opt.zero_grad(set_to_none=True)

@@ -8,6 +8,10 @@
 * Row and layout kernels (Softmax, reductions, LayerNorm, Argmax, CumSum, Transpose, Sort,
   TopK, Conv2D and its backprops, pooling) against PyTorch eager on the same GPU, as ratios
   (goal: <= 1.5; PyTorch is skipped when absent).
+* Training steps (the MLP and LeNet-5 steps of ``opforge bench --suite jit``) on the GPU: opforge
+  eager, jitted launching kernel by kernel, and jitted as one device graph, against PyTorch CUDA eager
+  (goal: the MLP step under jit at most PyTorch's); wall time per step, the device synchronised after
+  each batch of steps, the libraries interleaved.
 
 Times come from CUDA events on CuPy's current stream (medians of repeated batches). Without
 CuPy or a GPU it says why and exits cleanly.
@@ -169,6 +173,65 @@ def _row_table(cupy, opforge, ops):
     return table
 
 
+def _step_times(steps: dict, sync, repeats: int = 7, number: int = 30) -> dict:
+    """Median wall seconds per call of each of ``steps``, interleaved, ``sync()`` after each batch."""
+    for fn in steps.values():
+        fn()
+        fn()  # past a jit's trace and first replay (a device graph is captured at the third call)
+        fn()
+    sync()
+    samples = {name: [] for name in steps}
+    for _ in range(repeats):
+        for name, fn in steps.items():
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            sync()
+            samples[name].append((time.perf_counter() - t0) / number)
+    return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def _training_table(cupy, opforge):
+    import numpy as np
+    from rich.table import Table
+
+    from opforge.tools import bench
+
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    table = Table(title="Training steps on the GPU against PyTorch CUDA eager (goal: jit <= 1.0)")
+    for col in ("step", "variant", "opforge us", "torch us", "ratio"):
+        table.add_column(col, justify="right" if col not in ("step", "variant") else "left")
+    weights, x, y = bench.mlp_weights(np)
+    variants = {"eager": {"jit": False}, "jit, kernel by kernel": {"jit": True, "device_graph": False}}
+    variants["jit, one device graph"] = {"jit": True}
+    opforge.set_context(device_target="GPU")
+    try:
+        for step_name in ("MLP", "LeNet-5"):
+            steps = {}
+            for variant, options in variants.items():
+                if step_name == "MLP":
+                    steps[variant] = bench.opforge_step(np, opforge, weights, x, y, **options)[0]
+                else:
+                    steps[variant] = bench._lenet_case(np, opforge, torch, torch_device="cuda", **options)[2]["opforge"]
+            if torch is not None:
+                steps["torch"] = (
+                    bench.torch_step(torch, weights, x, y, device="cuda")[0]
+                    if step_name == "MLP"
+                    else bench._lenet_case(np, opforge, torch, torch_device="cuda")[2]["torch"]
+                )
+            times = _step_times(steps, lambda: (cupy.cuda.Device().synchronize(), torch and torch.cuda.synchronize()))
+            t_pt = times.pop("torch", None)
+            for variant, t in times.items():
+                ratio = f"{t / t_pt:.2f}" if t_pt else ""
+                table.add_row(step_name, variant, f"{t * 1e6:,.1f}", f"{t_pt * 1e6:,.1f}" if t_pt else "-", ratio)
+    finally:
+        opforge.set_context(device_target="CPU")
+    return table
+
+
 def run(console=None) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -215,6 +278,7 @@ def run(console=None) -> int:
     console.print(table)
 
     console.print(_row_table(cupy, opforge, ops))
+    console.print(_training_table(cupy, opforge))
 
     one = opforge.Tensor(cupy.ones(1, dtype=cupy.float32), device="GPU")
     relu_cupy = cupy.ElementwiseKernel("float32 x", "float32 y", "y = x < 0 ? 0 : x", "opforge_bench_relu")
