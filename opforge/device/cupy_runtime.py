@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from opforge.device import cublas
 from opforge.device.gpu import GpuRuntime, GraphCaptureError
 
 try:
@@ -85,6 +86,10 @@ class CupyRuntime(GpuRuntime):
         function(grid, block, args, shared_mem=shared_mem)
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
+        if self.capturing():  # CuPy refuses cuBLAS calls in a capture: cuBLAS itself, directly
+            stream = cupy.cuda.get_current_stream().ptr
+            cublas.gemm(cupy.cuda.device.get_cublas_handle(), stream, a, b, out, transpose_a, transpose_b)
+            return
         # cuBLAS reads the views; leading dims are batch dims, broadcast (BatchMatMul)
         cupy.matmul(a.swapaxes(-1, -2) if transpose_a else a, b.swapaxes(-1, -2) if transpose_b else b, out=out)
 
@@ -104,7 +109,7 @@ class CupyRuntime(GpuRuntime):
     # -- CUDA graphs --------------------------------------------------------------------------------
     def _refuse_in_capture(self, what: str) -> None:
         if self.capturing():
-            raise GraphCaptureError(f"{what} while a CUDA graph was being captured")
+            raise GraphCaptureError(f"{what} while a graph was being captured")
 
     def capturing(self) -> bool:
         return getattr(self._capturing, "checks", None) is not None

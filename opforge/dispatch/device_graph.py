@@ -93,6 +93,9 @@ class DeviceGraph:
         except GraphCaptureError as e:
             self.why_not = f"{e} (in {_name(at[-1]) if at else 'the program'})"
             return
+        except Exception as e:  # the library refused something else: the call's result stands, without a graph
+            self.why_not = f"{type(e).__name__}: {e} (in {_name(at[-1]) if at else 'the program'})"
+            return
         self.captures += 1
         self.constants = [(t, t._data) for t, _ in self.constants]
         self.graph, self.static, self.outputs = graph, static, outputs
