@@ -71,6 +71,15 @@ def test_device_graph_false_and_the_cpu_keep_launching_kernel_by_kernel():
     assert "device graph" not in jf.explain()
 
 
+def test_no_graph_where_copying_the_inputs_and_outputs_costs_more_than_the_launches_save():
+    jf = opforge.jit(lambda x: ops.ReLU()(x) * 2.0)  # one fused kernel on 8 MiB in, 8 MiB out
+    for i in range(CAPTURE_AT + 2):
+        x = _gpu(2 << 20, seed=i)
+        np.testing.assert_array_equal(jf(x).asnumpy(), np.maximum(x.asnumpy(), 0) * 2.0)
+    graph = _graph_of(jf)
+    assert graph.graph is None and "would take longer to copy in and out than the launches" in graph.why_not
+
+
 def test_a_function_returning_its_input_or_a_parameter_returns_those_objects():
     p = Parameter(_gpu(3), name="p")
     jf = opforge.jit(lambda x: (x, p, x * 3.0))

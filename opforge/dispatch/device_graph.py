@@ -9,7 +9,8 @@ copies of the graph's outputs (the next launch overwrites them). Host work betwe
 made per call, the launch glue of each kernel: all gone from the replay.
 
 What a graph cannot hold is found by the capture, which then gives up, and the trace replays as before;
-``Trace.explain()`` says why (``why_not``):
+``Trace.explain()`` says why (``why_not``). Nor is a graph captured where copying the inputs and outputs
+would cost more than the launches it saves (``COPY_BYTES_PER_STEP``: a few large elementwise kernels).
 
 - a step on another device, or an input that is a Parameter (its kernel would write the static copy);
 - a copy to or from the host, or a synchronisation, inside a step (the runtime refuses them while
@@ -31,6 +32,10 @@ __all__ = ["CAPTURE_AT", "DeviceGraph", "for_program"]
 
 CAPTURE_AT = 2  # the replay after which the graph is captured (the first ones compile and allocate)
 MAX_CAPTURES = 3  # captures again after constants changed arrays, then gives up
+# A launch saves the host time of each step (about 10 us) and costs a copy of the inputs and outputs:
+# a graph is captured only where they come to at most this many bytes per step (a 20-call chain fused
+# into one kernel on 64 MB tensors ran 2x slower as a graph, H200, 2026-11-27).
+COPY_BYTES_PER_STEP = 4 << 20
 
 
 def for_program(program: list):
@@ -58,6 +63,7 @@ class DeviceGraph:
 
     def __init__(self, program: list, device):
         self.device, self.runtime = device, device.runtime
+        self.steps = len(program)
         self.constants = _tensor_constants(program)  # (tensor, its array when captured)
         self.written = _written_parameters(program)
         self.replays = 0  # since the last capture (or the trace)
@@ -78,12 +84,19 @@ class DeviceGraph:
             return run(inputs)
         with self.runtime.graph_stream():  # the capture's allocations come from this stream's blocks
             result = run(inputs)
-            self._capture(run, inputs)
+            self._capture(run, inputs, result)
         return result
 
-    def _capture(self, run, inputs: list) -> None:
+    def _capture(self, run, inputs: list, result) -> None:
         self.why_not = _refusal(inputs, self.device, self.captures)
         if self.why_not is not None:
+            return
+        copied = sum(t.nbytes for t in inputs) + sum(t.nbytes for t in _tensors(result))
+        if copied > COPY_BYTES_PER_STEP * self.steps:
+            self.why_not = (
+                f"its inputs and outputs ({copied / 2**20:.1f} MiB) would take longer to copy in and out than the "
+                f"launches of its {self.steps} steps take"
+            )
             return
         device = self.device
         static = [Tensor._from_array(device.empty(t.shape, t.dtype.np_dtype), t.dtype, device) for t in inputs]
@@ -161,6 +174,18 @@ def _written_parameters(program: list) -> list:
             if i < len(step.sources) and step.sources[i][0] == "const" and isinstance(step.sources[i][1], Parameter):
                 out.append(step.sources[i][1])
     return out
+
+
+def _tensors(value):
+    """The Tensors in an output structure."""
+    if isinstance(value, Tensor):
+        yield value
+    elif value.__class__ in (tuple, list):
+        for v in value:
+            yield from _tensors(v)
+    elif value.__class__ is dict:
+        for v in value.values():
+            yield from _tensors(v)
 
 
 def _fresh(value, by_static: dict, device):
