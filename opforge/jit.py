@@ -126,7 +126,16 @@ class JitFunction:
         if trace is not None and trace.version == registry.version():  # (else a kernel was registered since)
             self._traces.move_to_end(key)
             return trace.replay(tensors)
-        dynamic = self._dynamic(tensors) if self._specs is not None or hasattr(self.fn, "__self__") else None
+        aliases = _aliases(tensors)
+        if aliases:  # one Tensor at several positions: a trace of its own, whose steps read one slot for them
+            key = (key, aliases)
+            trace = self._traces.get(key)
+            if trace is not None and trace.version == registry.version():
+                self._traces.move_to_end(key)
+                return trace.replay(tensors)
+        dynamic = None
+        if not aliases and (self._specs is not None or hasattr(self.fn, "__self__")):
+            dynamic = self._dynamic(tensors)
         if dynamic is not None and current_interpreter() is None:
             program = self._symbolic.get(dynamic[0])
             offsets = program.symbols.offsets(tensors) if program is not None else None
@@ -203,6 +212,17 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<{self.where}: {len(self._traces)} trace(s)>"
+
+
+def _aliases(tensors) -> tuple:
+    """``(first, later)`` position pairs of a Tensor given at several positions."""
+    first: dict = {}
+    pairs = []
+    for i, t in enumerate(tensors):
+        j = first.setdefault(id(t), i)
+        if j != i:
+            pairs.append((j, i))
+    return tuple(pairs)
 
 
 def _unknown_dims(spec) -> frozenset:

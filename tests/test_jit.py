@@ -72,6 +72,16 @@ def test_a_new_signature_traces_again_and_the_cache_is_bounded():
     assert jf.traced == 4
 
 
+def test_a_tensor_given_twice_gets_a_trace_of_its_own():
+    jf = opforge.jit(lambda a, b: a - b * 2.0)
+    x, y, z = _f32(3, seed=1), _f32(3, seed=2), _f32(3, seed=3)
+    np.testing.assert_allclose(jf(x, x).asnumpy(), -x.asnumpy(), rtol=1e-6)  # traced with a == b
+    np.testing.assert_allclose(jf(y, z).asnumpy(), y.asnumpy() - 2 * z.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(jf(z, z).asnumpy(), -z.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(jf(z, y).asnumpy(), z.asnumpy() - 2 * y.asnumpy(), rtol=1e-6)
+    assert jf.traced == 2
+
+
 def test_containers_in_and_out():
     @opforge.jit
     def f(d, pair):
