@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from opforge import Tensor
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register
 
 
@@ -15,3 +18,17 @@ def user_op(name: str):
 
     UserOp.__name__ = UserOp.__qualname__ = name
     return UserOp
+
+
+def assert_same_outputs(got, want, where: str) -> None:
+    """Two calls' outputs equal bit for bit: the same structure, dtypes, shapes and values."""
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), where
+        for g, w in zip(got, want):
+            assert_same_outputs(g, w, where)
+        return
+    if not isinstance(want, Tensor):
+        assert got == want, where
+        return
+    assert got.dtype == want.dtype and got.shape == want.shape, where
+    np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=where)

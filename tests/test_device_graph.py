@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import GPU, GPU_IS_EMULATED
+from helpers import assert_same_outputs
 from op_db import OP_DB
 from test_op_sweep import KERNELS
 
@@ -205,19 +206,6 @@ def test_every_gpu_operator_replays_through_a_device_graph_like_eager(entry, rng
     for _ in range(CAPTURE_AT + 2):
         want = prim(*_tensors(sample.args, "GPU", record.params), **sample.kwargs)
         got = jf(*_tensors(sample.args, "GPU", record.params))
-        _assert_same(got, want, entry.op_name)
+        assert_same_outputs(got, want, entry.op_name)
     graph = _graph_of(jf)
     assert graph is None or graph.graph is not None or graph.why_not, entry.op_name
-
-
-def _assert_same(got, want, where):
-    if isinstance(want, (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(want), where
-        for g, w in zip(got, want):
-            _assert_same(g, w, where)
-        return
-    if not isinstance(want, Tensor):
-        assert got == want, where
-        return
-    assert got.dtype == want.dtype and got.shape == want.shape, where
-    np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=where)

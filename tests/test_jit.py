@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 import pytest
+from helpers import assert_same_outputs
 from op_db import OP_DB
 from test_op_sweep import KERNELS
 
@@ -333,20 +334,7 @@ def test_every_operator_replays_like_eager(entry, rng):
             fresh = _tensors(sample.args, "CPU", record.params)
             want = prim(*_tensors(sample.args, "CPU", record.params), **sample.kwargs)
             got = jf(*fresh)
-            _assert_same(got, want, entry.op_name)
-
-
-def _assert_same(got, want, where):
-    if isinstance(want, (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(want), where
-        for g, w in zip(got, want):
-            _assert_same(g, w, where)
-        return
-    if not isinstance(want, Tensor):
-        assert got == want, where
-        return
-    assert got.dtype == want.dtype and got.shape == want.shape, where
-    np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=where)
+            assert_same_outputs(got, want, entry.op_name)
 
 
 # -- dry runs and dynamic shapes ------------------------------------------------------------------
