@@ -25,7 +25,7 @@ import numpy as np
 
 from opforge import ops
 from opforge.nn.cell import Cell
-from opforge.tensor import Parameter, Tensor
+from opforge.tensor import Parameter, Tensor, is_placeholder
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam"]
 
@@ -93,11 +93,15 @@ class Optimizer(Cell):
         self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
 
     def _clone_state(self, prefix: str, init: float = 0.0) -> tuple:
-        """One zero-filled state Parameter per parameter, named ``prefix.<param name>``."""
+        """One zero-filled state Parameter per parameter, named ``prefix.<param name>``; a placeholder
+        for a parameter without data (another pipeline stage's: this rank does not train it)."""
         state = []
         for p in self.parameters:
             device = p._meta[2]
-            value = Tensor._from_array(device.full(p.shape, init, p.dtype.np_dtype), p.dtype, device)
+            if is_placeholder(p):
+                value = Tensor(shape=p.shape, dtype=p.dtype)
+            else:
+                value = Tensor._from_array(device.full(p.shape, init, p.dtype.np_dtype), p.dtype, device)
             s = Parameter(value, name=f"{prefix}.{p.name}", requires_grad=False)
             self.insert_param_to_cell(s.name, s)
             state.append(s)
@@ -151,7 +155,10 @@ class Optimizer(Cell):
         """``grad + weight_decay * param`` for each parameter (unchanged when weight_decay is 0)."""
         if self.weight_decay == 0.0:
             return gradients
-        return tuple(self._add(g, self._mul(p, self.weight_decay)) for p, g in zip(self.parameters, gradients))
+        return tuple(
+            g if is_placeholder(p) else self._add(g, self._mul(p, self.weight_decay))
+            for p, g in zip(self.parameters, gradients)
+        )
 
     def _check_gradients(self, gradients) -> tuple:
         gradients = tuple(gradients)
@@ -176,11 +183,16 @@ class Optimizer(Cell):
         return gradients
 
     def construct(self, gradients):
-        gradients = self._prepare(gradients)
+        self._apply_all(self._prepare(gradients))
+        return self.parameters
+
+    def _apply_all(self, gradients) -> None:
+        """``apply`` each parameter's gradient, skipping parameters without data (another pipeline
+        stage's: ``opforge/nn/pipeline.py``)."""
         apply = self.apply
         for i, (p, g) in enumerate(zip(self.parameters, gradients)):
-            apply(i, p, g)
-        return self.parameters
+            if not is_placeholder(p):
+                apply(i, p, g)
 
     def apply(self, index: int, param: Parameter, grad) -> None:
         raise NotImplementedError
@@ -317,8 +329,7 @@ class Adam(Optimizer):
         gradients = self._prepare(gradients)
         self._assign(self.beta1_power, self._mul(self.beta1_power, self.beta1_value))
         self._assign(self.beta2_power, self._mul(self.beta2_power, self.beta2_value))
-        for i, (p, g) in enumerate(zip(self.parameters, gradients)):
-            self.apply(i, p, g)
+        self._apply_all(gradients)
         return self.parameters
 
     def apply(self, index, param, grad):

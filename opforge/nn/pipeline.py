@@ -12,8 +12,9 @@ trained on the whole batch (the loss being a mean over the batch). The loss a st
 of the micro-batches' losses, on every rank (broadcast from the last stage).
 
 Operators with no data on this rank (the other stages' cells, a loss computed past this stage) are only
-shape-inferred. Every rank keeps every parameter, but only its stage's are trained; the others keep
-their initial values there.
+shape-inferred. A rank keeps only its stage's parameters: ``PipelineCell`` drops the data of the others
+(they stay as placeholders, their shapes known), so an optimizer made after it keeps no state for them
+and skips them, and ``opforge.memory.stats()`` counts this stage's weights only.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from collections import deque
 from opforge import dtype as mstype
 from opforge import ops
 from opforge.bprop.tape import Tape, backward
-from opforge.communication.management import get_group_size, get_rank
+from opforge.communication.management import GlobalComm, get_group_size, get_rank
 from opforge.dispatch import pipeline as run_context
 from opforge.dispatch.abstract import AbstractInterpreter, abstract_call
 from opforge.dispatch.interpreter import Interpreter
 from opforge.nn.cell import Cell
 from opforge.parallel_context import get_auto_parallel_context
-from opforge.tensor import Tensor
+from opforge.tensor import Tensor, is_placeholder
 
 __all__ = ["PipelineCell", "stage_of_rank"]
 
@@ -112,6 +113,26 @@ class _Run:
         return t
 
 
+def _release_other_stages(network: Cell) -> None:
+    """Drop the data of every parameter another stage trains (the nearest enclosing ``pipeline_stage``
+    says whose a parameter is): this rank never reads it."""
+    stages = get_auto_parallel_context("pipeline_stages")
+    if stages == 1 or not GlobalComm.INITED:
+        return
+    stage = stage_of_rank(get_rank(), get_group_size(), stages)
+
+    def walk(cell: Cell, owner) -> None:
+        owner = cell.__dict__.get("pipeline_stage", owner)
+        params, cells = cell._registries()
+        for p in params.values():
+            if owner is not None and owner != stage and not is_placeholder(p):
+                del p._data  # a placeholder now: its shape and dtype stay
+        for child in cells.values():
+            walk(child, owner)
+
+    walk(network, None)
+
+
 class PipelineCell(Cell):
     """``PipelineCell(network, micro_size)``: ``network`` (usually a ``WithLossCell``) run in ``micro_size``
     micro-batches through the pipeline stages (module docstring). ``TrainOneStepCell`` recognises it and
@@ -125,6 +146,7 @@ class PipelineCell(Cell):
             raise ValueError(f"For 'PipelineCell', the 'micro_size' must be an int >= 1, but got {micro_size!r}.")
         self.network = network
         self.micro_size = micro_size
+        _release_other_stages(network)
 
     def construct(self, *inputs):
         loss, _ = self.value_and_grad((), *inputs)
@@ -172,7 +194,9 @@ class PipelineCell(Cell):
                 pending_sends.clear()
             while waiting:
                 self._backward(run, waiting.popleft(), weights, grads, m)
-        grads = tuple(ops.ZerosLike()(w) if g is None else g for w, g in zip(weights, grads))
+        grads = tuple(
+            (w if is_placeholder(w) else ops.ZerosLike()(w)) if g is None else g for w, g in zip(weights, grads)
+        )
         return self._loss(run, losses, world, stages), grads
 
     def _forward(self, run: _Run, index: int, inputs: tuple, weights) -> _MicroBatch:

@@ -1,7 +1,7 @@
 """Run under ``mpiexec -n N`` (N a multiple of 2): a 2-stage pipeline (``pipeline_stage``, ``PipelineCell``,
-1F1B over 4 micro-batches) trains to the parameters of one process on the whole batches. Rank 0 gathers
-each parameter from the first rank of the stage that trains it and prints "PIPE-OK <max relative
-difference> <losses equal>" or exits 1."""
+1F1B over 4 micro-batches) trains to the parameters of one process on the whole batches, each rank holding
+only its stage's parameters. Rank 0 gathers each parameter from the first rank of the stage that trains
+it and prints "PIPE-OK <max relative difference> <losses equal>" or exits 1."""
 
 import argparse
 import sys
@@ -12,6 +12,7 @@ from mpi4py import MPI
 import opforge
 from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
+from opforge.tensor import is_placeholder
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--optimizer", default="momentum", choices=["momentum", "adam"])
@@ -56,7 +57,13 @@ data = [
 ]
 opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", pipeline_stages=2, full_batch=True)
 net, losses = train(True, data)
-mine = {p.name: p.asnumpy() for p in net.trainable_params()}
+stage = rank // (size // 2)
+mine = {p.name: p.asnumpy() for p in net.trainable_params() if not is_placeholder(p)}
+# each rank holds its stage's weights only: fc1 on stage 0, fc2 and fc3 on stage 1
+expected = {"fc1.weight", "fc1.bias"} if stage == 0 else {"fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"}
+if set(mine) != expected:
+    print(f"PIPE-FAIL rank {rank} holds {sorted(mine)}, expected {sorted(expected)}", flush=True)
+    MPI.COMM_WORLD.Abort(1)
 gathered = MPI.COMM_WORLD.gather(mine, root=0)
 opforge.reset_auto_parallel_context()
 
