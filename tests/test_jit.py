@@ -518,6 +518,18 @@ def test_a_repeated_call_is_computed_once_and_a_write_between_keeps_both():
     np.testing.assert_array_equal(after.asnumpy(), np.full(3, 9.0))
 
 
+def test_a_native_in_place_step_writes_the_parameter_and_moves_its_version():
+    w = Parameter(_f32(3), name="w")
+    jf = opforge.jit(lambda d: ops.Assign()(w, d * 2.0))
+    for i in range(3):
+        before = w._version
+        d = _f32(3, seed=i)
+        assert jf(d) is w
+        np.testing.assert_array_equal(w.asnumpy(), d.asnumpy() * 2.0)
+        assert w._version == before + 1
+    assert "1 run without entering Python" not in jf.explain() and "[Python" not in jf.explain()
+
+
 def test_explain_says_which_steps_enter_python_and_why():
     net = nn.Dense(4, 3)
     opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
@@ -526,5 +538,12 @@ def test_explain_says_which_steps_enter_python_and_why():
     step(_f32(8, 4), Tensor(np.zeros(8, np.int32)))
     text = step.explain()
     assert "run without entering Python" in text.splitlines()[0]
-    assert "ApplyGradientDescent  [Python: writes a Parameter in place" in text
-    assert "  MatMul\n" in text  # a native step carries no mark
+    assert "  MatMul\n" in text and "  ApplyGradientDescent\n" in text  # native steps carry no mark
+    # a Parameter the trace holds is written natively; one given as an argument goes through its plan,
+    # which checks at every call that it is a writable Parameter
+    assign = opforge.jit(lambda p, v: ops.Assign()(p, v))
+    assign(Parameter(_f32(3), name="p"), _f32(3, seed=1))
+    assert "Assign  [Python: writes a Parameter in place" in assign.explain()
+    reshape = opforge.jit(lambda x: ops.Reshape()(x, (3, 2)))
+    reshape(_f32(6))
+    assert "0 repeated calls merged; 1 run without entering Python" in reshape.explain()  # the tuple folded in

@@ -577,11 +577,23 @@ class FastPlan {
  public:
   // `scalars`: (position, NumPy dtype) of each argument that is a weak Python scalar (the others
   // are Tensors); `convert(position, value)` makes the arrays the plan does not make itself.
+  // `written` (a trace's in-place steps, run by a Program only): for each output, the argument it is
+  // written into (the Parameter the step returns), or -1; every such argument's version moves on.
   FastPlan(py::object instance, std::vector<py::object> out_metas,
-           const std::vector<std::pair<size_t, py::dtype>>& scalars, py::object convert)
-      : instance_(std::move(instance)), kernel_(instance_.cast<KernelInstance*>()), metas_(std::move(out_metas)) {
+           const std::vector<std::pair<size_t, py::dtype>>& scalars, py::object convert,
+           std::vector<int64_t> written)
+      : instance_(std::move(instance)),
+        kernel_(instance_.cast<KernelInstance*>()),
+        metas_(std::move(out_metas)),
+        written_(std::move(written)) {
     if (metas_.empty() || metas_.size() > static_cast<size_t>(kMaxStackTensors)) {
       throw py::value_error("a FastPlan needs 1 to 16 outputs");
+    }
+    if (!written_.empty() && written_.size() != metas_.size()) {
+      throw py::value_error("a FastPlan's 'written' names an argument or -1 per output");
+    }
+    for (int64_t w : written_) {
+      if (w >= kMaxStackTensors) throw py::value_error("a FastPlan writes a missing argument");
     }
     if (!scalars.empty() && convert.is_none()) throw py::value_error("a FastPlan with scalars needs a converter");
     for (const auto& [position, dtype] : scalars) {
@@ -592,6 +604,7 @@ class FastPlan {
 
   py::object Run(PyObject* const* args, size_t n) {
     if (n > static_cast<size_t>(kMaxStackTensors)) throw py::value_error("too many kernel operands");
+    if (!written_.empty()) throw py::type_error("a FastPlan writing its arguments runs in a trace's Program only");
     std::array<PyObject*, kMaxStackTensors> arrays{};
     std::array<py::object, kMaxStackTensors> converted;  // keeps the scalars' arrays alive
     for (auto& slot : slots_) {
@@ -636,6 +649,7 @@ class FastPlan {
   KernelInstance* kernel_;
   std::vector<py::object> metas_;
   std::deque<ScalarSlot> slots_;  // a deque: slots never move once made
+  std::vector<int64_t> written_;  // per output: the argument it is written into, or -1 (empty: none)
 };
 
 // The cache key of a call whose arguments are all Tensors or Python numbers: a tuple of ArgKeys.
@@ -1046,7 +1060,7 @@ class Program {
         step.single = false;
         for (const auto& o : outs.cast<py::tuple>()) step.outputs.push_back(o.is_none() ? -1 : static_cast<int64_t>(SlotIndex(o)));
       }
-      if (step.fast != nullptr && step.outputs.size() == 1 && step.single) {
+      if (step.fast != nullptr && step.outputs.size() == 1 && step.single && step.fast->written_.empty()) {
         std::vector<int64_t> key = step.fast->kernel_->ArenaKey();
         if (!key.empty()) {
           step.arena = ArenaIndex(key);
@@ -1204,6 +1218,10 @@ class Program {
       out = step.fast->kernel_->LaunchArrays(arrays.data(), n, reuse.ptr());
     }
     const auto& metas = step.fast->metas_;
+    if (!step.fast->written_.empty()) {
+      StoreWritten(step, out, arrays, env);
+      return;
+    }
     if (metas.size() == 1) {
       if (!step.outputs.empty()) {
         env[static_cast<size_t>(step.outputs[0])] =
@@ -1215,6 +1233,37 @@ class Program {
       if (step.outputs[i] < 0) continue;
       env[static_cast<size_t>(step.outputs[i])] =
           py::reinterpret_steal<py::object>(NewTensor(PyTuple_GET_ITEM(out.ptr(), i), metas[i].ptr()));
+    }
+  }
+
+  // An in-place step's outputs: each written output is the argument (a Parameter) the kernel wrote into,
+  // whose version moves on (as the Python plan's wrapper does: a backward pass that saved it raises).
+  void StoreWritten(const Step& step, const py::object& out, const std::array<PyObject*, kMaxStackTensors>& arrays,
+                    std::vector<py::object>& env) {
+    static PyObject* const version_str = PyUnicode_InternFromString("_version");
+    const auto& written = step.fast->written_;
+    const size_t n_out = written.size();
+    for (size_t i = 0; i < n_out; ++i) {
+      PyObject* array = n_out == 1 ? out.ptr() : PyTuple_GET_ITEM(out.ptr(), static_cast<Py_ssize_t>(i));
+      const int64_t w = written[i];
+      py::object value;
+      if (w < 0) {
+        value = py::reinterpret_steal<py::object>(NewTensor(array, step.fast->metas_[i].ptr()));
+      } else {
+        if (array != arrays[static_cast<size_t>(w)]) throw std::runtime_error("an in-place kernel returned a new array");
+        const Source& s = step.sources[static_cast<size_t>(w)];
+        value = s.kind == Kind::kSlot ? env[s.slot] : s.value;
+      }
+      if (i < step.outputs.size() && step.outputs[i] >= 0) env[static_cast<size_t>(step.outputs[i])] = value;
+    }
+    for (int64_t w : written) {  // each written argument once, as the wrapper bumps each written position
+      if (w < 0) continue;
+      const Source& s = step.sources[static_cast<size_t>(w)];
+      PyObject* param = s.kind == Kind::kSlot ? env[s.slot].ptr() : s.value.ptr();
+      py::object version = py::reinterpret_steal<py::object>(PyObject_GetAttr(param, version_str));
+      if (!version) throw py::error_already_set();
+      py::object next = py::reinterpret_steal<py::object>(PyNumber_Add(version.ptr(), py::int_(1).ptr()));
+      if (!next || PyObject_SetAttr(param, version_str, next.ptr()) != 0) throw py::error_already_set();
     }
   }
 
@@ -1561,9 +1610,9 @@ PYBIND11_MODULE(_C, m) {
                          type->ht_type.tp_call = FastPlanCall;
                        }))
       .def(py::init<py::object, std::vector<py::object>, const std::vector<std::pair<size_t, py::dtype>>&,
-                    py::object>(),
+                    py::object, std::vector<int64_t>>(),
            py::arg("instance"), py::arg("out_metas"), py::arg("scalars") = std::vector<std::pair<size_t, py::dtype>>(),
-           py::arg("convert") = py::none())
+           py::arg("convert") = py::none(), py::arg("written") = std::vector<int64_t>())
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
   py::class_<FusedCall>(m, "FusedCall", py::custom_type_setup([](PyHeapTypeObject* type) {

@@ -333,16 +333,21 @@ def _kernel_plan(call: _Call):
             return fast
     gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
     wrap = _wrapper(out_dtypes, device, aliases, writes)
+    # For a trace: the same kernel as a FastPlan of the Tensor arguments alone, where the others are
+    # constants the kernel never sees (a shape tuple), so a replay runs the step natively.
+    tensors_only = None if run_on is not device or one_tuple else _tensors_only(call, bool(writes))
+    if tensors_only is not None:
+        written = [tensor_pos.index(j) if j >= 0 else -1 for j in aliases] if writes else []
+        tensors_only = _fast_plan(launch, out_dtypes, out_shapes, device, label, written=written)
     if not writes and _allow_view(prim, launch, tensor_pos):
         launch = _view_or_launch(launch)
         run = lambda call_args: wrap(launch(gather(call_args), call_args[0]), call_args)  # noqa: E731
-        run.kernel = label
-        return run
-    if one_tuple:
+    elif one_tuple:
         run = lambda call_args: (wrap(launch(gather(call_args)), call_args),)  # noqa: E731
     else:
         run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
     run.kernel = label
+    run.tensors_only = (tensors_only, tuple(tensor_pos)) if tensors_only is not None else None
     return run
 
 
@@ -431,6 +436,18 @@ def _fast_scalars(call: _Call):
     return scalars
 
 
+def _tensors_only(call: _Call, writes: bool):
+    """Whether the kernel's inputs are exactly the call's Tensor arguments, uncast, the other arguments
+    being constants folded into the plan (a shape, a filter size), or the call writes Parameters in
+    place: then a FastPlan of those Tensors runs it in a trace's Program (``run.tensors_only``)."""
+    if not call.tensor_pos or (not writes and len(call.tensor_pos) == len(call.args) - len(call.defaults)):
+        return None  # no Tensor, or nothing to leave out (the FastPlan proper, when it applies)
+    for i in call.tensor_pos:
+        if i.__class__ is not int or not isinstance(call.args[i], Tensor) or call.targets.get(i) is not None:
+            return None
+    return True
+
+
 def _scalar_converter(prim, call: _Call):
     """``convert(position, value) -> array``: a weak scalar as the kernel's 0-d input (the FastPlan
     converts the common ones itself; this one raises the operator's errors)."""
@@ -468,13 +485,14 @@ def _view_or_launch(launch):
     return run
 
 
-def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None):
-    """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it)."""
+def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None, written=()):
+    """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it);
+    ``written``: per output, the argument it is written into or -1 (a trace's in-place step)."""
     instance = getattr(launch, "__self__", None)
     if not isinstance(instance, _C.KernelInstance) or len(out_dtypes) > _FAST_MAX_OUTPUTS:
         return None
     metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
-    plan = _C.FastPlan(instance, metas, list(scalars), convert)
+    plan = _C.FastPlan(instance, metas, list(scalars), convert, list(written))
     plan.kernel = label
     return plan
 

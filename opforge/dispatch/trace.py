@@ -244,9 +244,23 @@ def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec, retu
         if slot not in kept:
             release.setdefault(i, []).append(slot)
     for i, step in enumerate(steps):
-        sources = [s[1] if s[0] == "slot" else s for s in step.sources]
-        encoded.append((step.plan, sources, step.outputs, sorted(release.get(i, ()))))
+        plan, sources = step.plan, step.sources
+        tensors_only = getattr(plan, "tensors_only", None)
+        if tensors_only is not None and _writes_constants(step):  # the kernel of the Tensors alone
+            plan, sources = tensors_only[0], [sources[k] for k in tensors_only[1]]
+        sources = [s[1] if s[0] == "slot" else s for s in sources]
+        encoded.append((plan, sources, step.outputs, sorted(release.get(i, ()))))
     return _C.Program(n_slots, encoded, returned)
+
+
+def _writes_constants(step) -> bool:
+    """Whether every argument the step writes in place is a Parameter the trace holds (checked when it
+    was recorded), not a slot that a later call could fill with something else."""
+    signature = step.prim._signature() if step.prim is not None else ()
+    return all(
+        i < len(step.sources) and step.sources[i][0] == "const" and isinstance(step.sources[i][1], Parameter)
+        for i in binding.written_positions(signature)
+    )
 
 
 def _written(outputs) -> tuple:
