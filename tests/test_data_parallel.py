@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import time
@@ -263,6 +264,27 @@ def test_a_rank_that_hangs_during_training_times_out_in_the_reducer(tmp_path):
     out += "".join(p.read_text() for p in tmp_path.glob("fault.*"))  # (the launcher may lose the last output)
     assert result.returncode != 0 and time.monotonic() - start < 40, out
     assert "For 'DistributedGradReducer', rank 0 waited 3 s (OPFORGE_COMM_TIMEOUT)" in out
+
+
+@needs_mpi
+@pytest.mark.parametrize(
+    "fault, named",
+    [
+        ("raise", r"opforge\.communication: rank 1 raised ValueError: a bug on rank 1 at step 3"),  # excepthook
+        ("exit", r"opforge run: rank 1 \(pid \d+\) exited with code 3"),  # the rank guard
+        ("signal", r"opforge run: rank 1 \(pid \d+\) was killed by SIGKILL"),
+    ],
+)
+def test_opforge_run_names_a_rank_that_dies_during_data_parallel_training(fault, named):
+    """Rank 1 dies at step 3 while rank 0 waits for it in the reducer's all-reduce: under ``opforge run``
+    the job ends (well before rank 0's reducer would time out) naming rank 1 and how it died."""
+    start = time.monotonic()
+    argv = [sys.executable, "-m", "opforge", "run", "-n", "2", str(SCRIPTS / "fault.py")]
+    result = run_job(argv, timeout=90, env={"FAULT": fault, "OPFORGE_COMM_TIMEOUT": "60"})
+    out = result.stdout + result.stderr
+    assert result.returncode != 0 and time.monotonic() - start < 50, out
+    assert re.search(named, out), out
+    assert "rank 0: step 2 done" in out and "step 3 done" not in out and "step 4 done" not in out
 
 
 @needs_mpi

@@ -16,6 +16,7 @@ MIN, PROD) by widening to float32, reducing in float32 and rounding once to the 
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -40,6 +41,10 @@ _MAX_DIMS = 8
 HEADER = 5 + _MAX_DIMS  # kind, attr code, dtype, ndim, nbytes, dims...
 
 _SPINS = 200  # Test() calls before yielding the core between polls (ranks may share cores)
+# os.sched_yield, not time.sleep(0): Linux sleeps at least the timer slack (50 us; 70-75 us measured here)
+# even for 0 s, and a rank that sleeps does not progress its part of a non-blocking collective, so each
+# sleep stalled its partners too (the 2-rank MLP step of bench --suite comm: 10-25% slower).
+_yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
 def header(kind: int, code: int, array) -> np.ndarray:
@@ -103,7 +108,7 @@ class MpiCommunicator:
         while not request.Test():
             spins += 1
             if spins > _SPINS:
-                time.sleep(0)  # let a rank sharing this core run
+                _yield()  # let a rank sharing this core run
                 if spins % 64 == 0 and time.monotonic() > deadline:
                     raise CommunicationError(
                         f"For '{op_name}', rank {self.world_rank} waited {self.timeout:g} s (OPFORGE_COMM_TIMEOUT) "

@@ -52,7 +52,7 @@ class _Bucket:
     """One flat buffer of the parameters' gradients on their device (``slots``: a view per parameter),
     all-reduced in place."""
 
-    __slots__ = ("buffer", "slots", "np_dtype", "request", "filled", "fed")
+    __slots__ = ("buffer", "slots", "np_dtype", "request", "fed")
 
     def __init__(self, indices, params, np_dtype, device):
         sizes = [int(np.prod(params[i].shape, dtype=np.int64)) for i in indices]
@@ -64,7 +64,6 @@ class _Bucket:
             self.slots.append((i, device.view(self.buffer, offset, tuple(params[i].shape))))
             offset += n
         self.request = None
-        self.filled = 0
         self.fed = {}  # param index -> the gradient Tensor copied in through ready()
 
     @property
@@ -131,10 +130,8 @@ class DistributedGradReducer(Cell):
         self.mean, self.degree, self.group, self.fusion_type = mean, degree, group, fusion_type
         self._index = {id(p): i for i, p in enumerate(params)}
         self._buckets = self._make_buckets(params, fusion_type, bucket_cap_mb)
-        self._bucket_of = {}
-        for b in self._buckets:
-            for i, _ in b.slots:
-                self._bucket_of[i] = b
+        self._slot_of = {i: (b, view) for b in self._buckets for i, view in b.slots}  # ready()'s lookup
+        self._in_flight = []  # the requests ready() started this step, until a Test() completes them
         self.num_collectives = 0
         self._scale = 1.0 / degree if mean and degree != 1 else None
         if self.group_size > 1:  # every rank reduces the same buckets, or every rank raises naming them
@@ -216,20 +213,18 @@ class DistributedGradReducer(Cell):
         index = self._index.get(key)
         if index is None or self.group_size == 1:
             return
-        bucket = self._bucket_of[index]
+        bucket, view = self._slot_of[index]
         if bucket.request is not None or index in bucket.fed:
             return
-        for i, view in bucket.slots:
-            if i == index:
-                self._copy_in(view, grad, self._scale)
-                break
+        self._copy_in(view, grad, self._scale)
         bucket.fed[index] = grad
+        in_flight = self._in_flight
+        if in_flight:  # MPI progresses a non-blocking collective only inside MPI calls: test those in flight
+            in_flight[:] = [r for r in in_flight if not r.Test()]
         if len(bucket.fed) == len(bucket.slots):
             self._start(bucket)
-        # MPI progresses a non-blocking collective only inside MPI calls: test the ones in flight.
-        for b in self._buckets:
-            if b.request is not None and b.request is not _DONE and b is not bucket:
-                b.request.Test()
+            if self._on_host:
+                in_flight.append(bucket.request)
 
     def _call_construct(self, args, kwargs):
         # Always eager, GRAPH_MODE too: the reduction talks MPI outside operators, so a trace of it would
@@ -268,6 +263,7 @@ class DistributedGradReducer(Cell):
         finally:  # after an error (a timeout), the requests are dropped: waiting again could hang
             for bucket in self._buckets:
                 bucket.request, bucket.fed = None, {}
+            self._in_flight.clear()
         out = [None] * len(grads)
         for bucket in self._buckets:
             for i, view in bucket.slots:

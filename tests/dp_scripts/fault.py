@@ -1,8 +1,11 @@
-"""Run under mpiexec: data-parallel training where rank 1 raises (FAULT=raise) or hangs (FAULT=hang)
-at step 3. The job must end on every rank: naming rank 1 where it raised, and with the reducer's
-timeout error (OPFORGE_COMM_TIMEOUT) on the ranks that waited for a rank that hangs."""
+"""Run under mpiexec or ``opforge run``: data-parallel training where rank 1, at step 3, raises
+(FAULT=raise), exits (FAULT=exit: ``os._exit(3)``), is killed (FAULT=signal: SIGKILL) or hangs
+(FAULT=hang), while rank 0 waits for it in the reducer. The job must end on every rank: naming rank 1
+where it died, and with the reducer's timeout error (OPFORGE_COMM_TIMEOUT) on the ranks that waited
+for a rank that hangs."""
 
 import os
+import signal
 import time
 
 import numpy as np
@@ -20,8 +23,13 @@ x, y = opforge.Tensor(np.ones((4, 8), np.float32)), opforge.Tensor(np.zeros((4, 
 try:
     for i in range(5):
         if i == 3 and rank == 1:
-            if os.environ["FAULT"] == "raise":
+            fault = os.environ["FAULT"]
+            if fault == "raise":
                 raise ValueError("a bug on rank 1 at step 3")
+            if fault == "exit":
+                os._exit(3)
+            if fault == "signal":
+                os.kill(os.getpid(), signal.SIGKILL)
             time.sleep(3600)
         step(x, y)
         print(f"rank {rank}: step {i} done", flush=True)
