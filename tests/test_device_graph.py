@@ -9,6 +9,8 @@ or the capture gave up (and said why).
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 from conftest import GPU, GPU_IS_EMULATED
@@ -209,3 +211,27 @@ def test_every_gpu_operator_replays_through_a_device_graph_like_eager(entry, rng
         assert_same_outputs(got, want, entry.op_name)
     graph = _graph_of(jf)
     assert graph is None or graph.graph is not None or graph.why_not, entry.op_name
+
+
+def test_replays_in_threads_at_once_each_get_their_own_result():
+    jf = opforge.jit(_mlp)
+    w1, w2 = _gpu(7, 9, seed=1), _gpu(9, 3, seed=2)
+    jf(_gpu(5, 7), w1, w2)
+    errors = []
+
+    def worker(k):
+        try:
+            for i in range(6):
+                x = _gpu(5, 7, seed=10 * k + i)
+                got, want = jf(x, w1, w2)[0], _mlp(x, w1, w2)[0]
+                np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert _graph_of(jf).graph is not None

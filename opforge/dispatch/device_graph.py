@@ -23,6 +23,8 @@ The Parameters the steps write have their versions bumped at each launch, as the
 
 from __future__ import annotations
 
+import threading
+
 from opforge.device import get_device
 from opforge.device.gpu import GraphCaptureError
 from opforge.dispatch import binding
@@ -70,22 +72,24 @@ class DeviceGraph:
         self.captures = 0
         self.graph = None
         self.why_not = None  # why the trace replays without a graph, once it is known
+        self._lock = threading.Lock()
 
     def replay(self, run, inputs: list):
         """The trace's outputs for ``inputs``; ``run(inputs, each=None)`` is the trace's replay without a
         graph (``Trace.run_program``)."""
-        if self.graph is not None:
-            if all(t._data is array for t, array in self.constants):
-                return self._launch(inputs)
-            self.graph = None  # a Parameter got a new array: capture again
-            self.replays = 0
-        self.replays += 1
-        if self.why_not is not None or self.replays < CAPTURE_AT:
-            return run(inputs)
-        with self.runtime.graph_stream():  # the capture's allocations come from this stream's blocks
-            result = run(inputs)
-            self._capture(run, inputs, result)
-        return result
+        with self._lock:  # one thread at a time copies into the static inputs, launches, copies out
+            if self.graph is not None:
+                if all(t._data is array for t, array in self.constants):
+                    return self._launch(inputs)
+                self.graph = None  # a Parameter got a new array: capture again
+                self.replays = 0
+            self.replays += 1
+            if self.why_not is None and self.replays >= CAPTURE_AT:
+                with self.runtime.graph_stream():  # the capture's allocations come from this stream's blocks
+                    result = run(inputs)
+                    self._capture(run, inputs, result)
+                return result
+        return run(inputs)
 
     def _capture(self, run, inputs: list, result) -> None:
         self.why_not = _refusal(inputs, self.device, self.captures)
