@@ -28,6 +28,15 @@ from opforge.nn.activation import (
 )
 from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge.nn.dynamic_lr import (
+    cosine_decay_lr,
+    exponential_decay_lr,
+    inverse_decay_lr,
+    natural_exp_decay_lr,
+    piecewise_constant_lr,
+    polynomial_decay_lr,
+    warmup_lr,
+)
 from opforge.nn.grad_reducer import DistributedGradReducer
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import (
@@ -52,6 +61,15 @@ from opforge.nn.layers import (
     get_activation,
 )
 from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
+from opforge.nn.learning_rate_schedule import (
+    CosineDecayLR,
+    ExponentialDecayLR,
+    InverseDecayLR,
+    LearningRateSchedule,
+    NaturalExpDecayLR,
+    PolynomialDecayLR,
+    WarmUpLR,
+)
 from opforge.nn.loss import (
     BCEWithLogitsLoss,
     L1Loss,
@@ -167,6 +185,21 @@ __all__ = [
     "SGD",
     "Momentum",
     "Adam",
+    # learning-rate schedules (Cells) and dynamic learning rates (lists)
+    "LearningRateSchedule",
+    "ExponentialDecayLR",
+    "NaturalExpDecayLR",
+    "InverseDecayLR",
+    "CosineDecayLR",
+    "PolynomialDecayLR",
+    "WarmUpLR",
+    "piecewise_constant_lr",
+    "exponential_decay_lr",
+    "natural_exp_decay_lr",
+    "inverse_decay_lr",
+    "cosine_decay_lr",
+    "polynomial_decay_lr",
+    "warmup_lr",
     "WithLossCell",
     "WithEvalCell",
     "TrainOneStepCell",

@@ -12,9 +12,10 @@ Optimizer state (``accum``, ``moments``, ``moment1``, ``moment2``, ``learning_ra
 Parameters with ``requires_grad=False`` registered on the optimizer, so they are saved with a
 checkpoint of a ``TrainOneStepCell``. Each step, as in MindSpore: the gradients are divided by
 ``loss_scale`` (when it is not 1), ``weight_decay * param`` is added (Mul and Add), and the update runs
-with the step's learning rate: a float, a 0-d Tensor, or a list / tuple / 1-D Tensor of one value per
+with the step's learning rate: a float, a 0-d Tensor, a list / tuple / 1-D Tensor of one value per
 step (a dynamic learning rate: step ``i`` uses ``learning_rate[i]``, the last value once they run out;
-``global_step`` counts the steps).
+``global_step`` counts the steps), or a ``LearningRateSchedule`` Cell (``nn.CosineDecayLR``...), evaluated
+at ``global_step`` each step.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ import numbers
 
 import numpy as np
 
+from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.cell import Cell
+from opforge.nn.learning_rate_schedule import LearningRateSchedule
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam"]
@@ -82,13 +85,20 @@ class Optimizer(Cell):
         self.parameters = tuple(parameters)
         self.weight_decay = _check_float(where, "weight_decay", weight_decay)
         self.loss_scale = _check_float(where, "loss_scale", loss_scale, 0.0, low_open=True)
-        schedule = _learning_rates(where, learning_rate)
-        self.dynamic_lr = len(schedule) > 1
+        if isinstance(learning_rate, Cell) and not isinstance(learning_rate, LearningRateSchedule):
+            raise TypeError(
+                f"For '{where}', a Cell given as 'learning_rate' must be a LearningRateSchedule, but got "
+                f"{type(learning_rate).__name__}."
+            )
+        # A schedule Cell is evaluated at global_step each step; otherwise one value or a list of them.
+        self.lr_schedule_cell = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
+        schedule = (0.0,) if self.lr_schedule_cell is not None else _learning_rates(where, learning_rate)
+        self.dynamic_lr = len(schedule) > 1 or self.lr_schedule_cell is not None
         self.learning_rate = Parameter(np.float32(schedule[0]), name="learning_rate", requires_grad=False)
-        self._lr_schedule = Tensor(np.array(schedule, np.float32)) if self.dynamic_lr else None
+        self._lr_schedule = Tensor(np.array(schedule, np.float32)) if len(schedule) > 1 else None
         self.global_step = Parameter(np.int32(0), name="global_step", requires_grad=False)
         self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
-        self._assign = ops.Assign()
+        self._assign, self._reshape = ops.Assign(), ops.Reshape()
         self._gather, self._minimum = ops.Gather(), ops.Minimum()
         self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
 
@@ -142,7 +152,10 @@ class Optimizer(Cell):
         """Set this step's learning rate (dynamic ones) and count the step in ``global_step``, with
         operators: a loaded checkpoint's step count is honoured, nothing is read back from the
         device, and a traced step (graph mode) replays both."""
-        if self.dynamic_lr:
+        if self.lr_schedule_cell is not None:
+            rate = self._cast(self.lr_schedule_cell(self.global_step), mstype.float32)
+            self._assign(self.learning_rate, self._reshape(rate, ()))
+        elif self.dynamic_lr:
             last = self._lr_schedule.shape[0] - 1
             self._assign(self.learning_rate, self._gather(self._lr_schedule, self._minimum(self.global_step, last), 0))
         self._assign(self.global_step, self._add(self.global_step, 1))
