@@ -203,3 +203,190 @@ def test_optimizer_rejects_a_cell_that_is_no_schedule():
     net = nn.Dense(2, 3)
     with pytest.raises(TypeError, match="must be a LearningRateSchedule, but got ReLU"):
         nn.SGD(net.trainable_params(), learning_rate=nn.ReLU())
+
+
+# -- losses ------------------------------------------------------------------------------------
+
+
+def _log_softmax(x, axis):
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def _np_cross_entropy(x, t, weight=None, ignore_index=-100, reduction="mean", eps=0.0):
+    """MindSpore's cross_entropy in NumPy (float64): class indices or probabilities."""
+    class_dim = 0 if x.ndim == 1 else 1
+    classes = x.shape[class_dim]
+    lp = _log_softmax(x, class_dim)
+    w = np.ones(classes) if weight is None else weight
+    w_b = w.reshape((classes,) + (1,) * (x.ndim - 1 - class_dim))
+    if t.dtype.kind == "f":
+        t = t * (1 - eps) + eps / classes
+        prod = lp * t * w_b
+        if reduction == "mean":
+            return -prod.sum() / (x.size / classes)
+        return -prod.sum() if reduction == "sum" else -prod.sum(axis=class_dim)
+    keep = t != ignore_index
+    safe = np.where(keep, t, 0)
+    picked = np.take_along_axis(lp, np.expand_dims(safe, class_dim), class_dim).squeeze(class_dim)
+    loss = np.where(keep, -w[safe] * picked, 0.0)
+    loss_w = np.where(keep, w[safe], 0.0)
+    smooth = np.where(keep, -lp.sum(axis=class_dim), 0.0)
+    if reduction == "sum":
+        loss, smooth = loss.sum(), smooth.sum()
+    elif reduction == "mean":
+        loss, smooth = loss.sum() / loss_w.sum(), smooth.mean()
+    return (1 - eps) * loss + eps / classes * smooth
+
+
+def _numeric_grad(fn, x, step=1e-6):
+    grad = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[i] += step
+        minus[i] -= step
+        grad[i] = (fn(plus) - fn(minus)) / (2 * step)
+    return grad
+
+
+def _check_loss(loss_fn, x, target, expected_fn, *, grad=True):
+    out = loss_fn(Tensor(x), Tensor(target))
+    np.testing.assert_allclose(out.asnumpy(), expected_fn(x), rtol=1e-10, atol=1e-12)
+    if grad:
+        engine = opforge.grad(lambda a: loss_fn(a, Tensor(target)).sum())(Tensor(x)).asnumpy()
+        numeric = _numeric_grad(lambda a: float(np.sum(expected_fn(a))), x)
+        np.testing.assert_allclose(engine, numeric, rtol=1e-5, atol=1e-7)
+
+
+CE_CASES = {
+    "plain": {},
+    "weight": {"weight": True},
+    "ignore": {"ignore_index": 2},
+    "smooth": {"label_smoothing": 0.2},
+    "all": {"weight": True, "ignore_index": 0, "label_smoothing": 0.1},
+}
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("case", list(CE_CASES))
+@pytest.mark.parametrize("shape", [(6, 4), (3, 4, 2, 2)], ids=["2d", "4d"])
+def test_cross_entropy_loss_class_indices(shape, case, reduction):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape)
+    t = rng.integers(0, shape[1], (shape[0],) + shape[2:]).astype(np.int32)
+    t.flat[0] = 2  # ignore_index=2 drops at least one
+    opts = dict(CE_CASES[case])
+    weight = rng.uniform(0.5, 2.0, shape[1]) if opts.pop("weight", False) else None
+    eps = opts.pop("label_smoothing", 0.0)
+    ignore = opts.pop("ignore_index", -100)
+    loss = nn.CrossEntropyLoss(
+        None if weight is None else Tensor(weight), ignore_index=ignore, reduction=reduction, label_smoothing=eps
+    )
+    _check_loss(loss, x, t, lambda a: _np_cross_entropy(a, t, weight, ignore, reduction, eps))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("eps", [0.0, 0.3])
+def test_cross_entropy_loss_class_probabilities(reduction, eps):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((5, 3))
+    p = rng.dirichlet(np.ones(3), 5)
+    weight = rng.uniform(0.5, 2.0, 3)
+    loss = nn.CrossEntropyLoss(Tensor(weight), reduction=reduction, label_smoothing=eps)
+    _check_loss(loss, x, p, lambda a: _np_cross_entropy(a, p, weight, reduction=reduction, eps=eps))
+
+
+def test_cross_entropy_of_one_sample_and_float32():
+    x = np.array([1.0, 2.0, 0.5], np.float32)
+    out = nn.CrossEntropyLoss(reduction="none")(Tensor(x), Tensor(np.int32(1)))
+    assert out.shape == () and float(out.asnumpy()) == pytest.approx(-_log_softmax(x.astype(np.float64), 0)[1])
+    x2 = np.random.default_rng(0).standard_normal((8, 10)).astype(np.float32)
+    t2 = np.arange(8, dtype=np.int64)
+    out = opforge.ops.cross_entropy(Tensor(x2), Tensor(t2))
+    assert out.dtype == opforge.float32
+    np.testing.assert_allclose(out.asnumpy(), _np_cross_entropy(x2.astype(np.float64), t2), rtol=1e-5)
+
+
+def test_cross_entropy_loss_rejects_bad_input():
+    x = Tensor(np.zeros((4, 3), np.float32))
+    with pytest.raises(ValueError, match="'target' must have shape \\[4\\]"):
+        nn.CrossEntropyLoss()(x, Tensor(np.zeros((4, 1), np.int32)))
+    with pytest.raises(ValueError, match="'weight' must be a 1-D Tensor of 3"):
+        nn.CrossEntropyLoss(Tensor(np.ones(2, np.float32)))(x, Tensor(np.zeros(4, np.int32)))
+    with pytest.raises(ValueError, match="'label_smoothing' must be in \\[0, 1\\]"):
+        nn.CrossEntropyLoss(label_smoothing=1.5)
+    with pytest.raises(ValueError, match="'reduction' must be one of"):
+        nn.CrossEntropyLoss(reduction="batchmean")
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_bce_loss(reduction, weighted):
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.05, 0.95, (4, 3))
+    y = rng.uniform(0.0, 1.0, (4, 3))
+    weight = rng.uniform(0.5, 2.0, (4, 3)) if weighted else None
+
+    def expected(a):
+        loss = -(y * np.log(a) + (1 - y) * np.log(1 - a)) * (1.0 if weight is None else weight)
+        return {"mean": loss.mean(), "sum": loss.sum(), "none": loss}[reduction]
+
+    loss = nn.BCELoss(None if weight is None else Tensor(weight), reduction)
+    _check_loss(loss, x, y, expected)
+    np.testing.assert_allclose(
+        opforge.ops.binary_cross_entropy(
+            Tensor(x), Tensor(y), None if weight is None else Tensor(weight), reduction
+        ).asnumpy(),
+        expected(x),
+        rtol=1e-12,
+    )
+
+
+def test_bce_loss_clamps_the_logs():
+    out = nn.BCELoss(reduction="none")(
+        Tensor(np.array([0.0, 1.0], np.float32)), Tensor(np.array([1.0, 0.0], np.float32))
+    )
+    np.testing.assert_allclose(out.asnumpy(), [-np.log(np.float32(1e-12))] * 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
+def test_kl_div_loss(reduction):
+    rng = np.random.default_rng(4)
+    x = _log_softmax(rng.standard_normal((3, 4)), 1)
+    y = rng.dirichlet(np.ones(4), 3)
+    y[0, 1] = 0.0  # y * log(y) is 0 there
+
+    def expected(a):
+        loss = np.where(y > 0, y * (np.log(np.where(y > 0, y, 1.0)) - a), 0.0)
+        return {"mean": loss.mean(), "sum": loss.sum(), "none": loss, "batchmean": loss.sum() / 3}[reduction]
+
+    _check_loss(nn.KLDivLoss(reduction), x, y, expected)
+    np.testing.assert_allclose(opforge.ops.kl_div(Tensor(x), Tensor(y), reduction).asnumpy(), expected(x), rtol=1e-12)
+
+
+def test_kl_div_loss_rejects_an_unknown_reduction():
+    with pytest.raises(ValueError, match="'reduction' must be one of"):
+        nn.KLDivLoss("max")
+
+
+def test_cross_entropy_loss_trains_in_graph_mode_as_in_pynative():
+    def run(mode):
+        opforge.set_context(mode=mode)
+        try:
+            nn.set_seed(2)
+            rng = np.random.default_rng(0)
+            net = nn.Dense(6, 4)
+            loss = nn.CrossEntropyLoss(Tensor(np.array([1.0, 2.0, 1.0, 0.5], np.float32)), 3, label_smoothing=0.1)
+            step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
+            losses = []
+            for _ in range(4):
+                x = Tensor(rng.standard_normal((5, 6)).astype(np.float32))
+                y = Tensor(rng.integers(0, 4, 5).astype(np.int32))
+                losses.append(float(step(x, y).asnumpy()))
+            return losses
+        finally:
+            opforge.set_context(mode=PYNATIVE_MODE)
+
+    eager = run(PYNATIVE_MODE)
+    assert eager[-1] < eager[0]
+    np.testing.assert_allclose(run(GRAPH_MODE), eager, rtol=1e-6)

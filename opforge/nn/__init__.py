@@ -71,7 +71,10 @@ from opforge.nn.learning_rate_schedule import (
     WarmUpLR,
 )
 from opforge.nn.loss import (
+    BCELoss,
     BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    KLDivLoss,
     L1Loss,
     LossBase,
     MSELoss,
@@ -181,6 +184,9 @@ __all__ = [
     "BCEWithLogitsLoss",
     "NLLLoss",
     "SoftmaxCrossEntropyWithLogits",
+    "CrossEntropyLoss",
+    "BCELoss",
+    "KLDivLoss",
     "Optimizer",
     "SGD",
     "Momentum",
