@@ -390,3 +390,155 @@ def test_cross_entropy_loss_trains_in_graph_mode_as_in_pynative():
     eager = run(PYNATIVE_MODE)
     assert eager[-1] < eager[0]
     np.testing.assert_allclose(run(GRAPH_MODE), eager, rtol=1e-6)
+
+
+# -- RMSProp, Adagrad, AdamWeightDecay ----------------------------------------------------------------
+
+
+def _f32(*values):
+    """The hyperparameters as the optimizers keep them: float32 scalars (as MindSpore's)."""
+    return [float(np.float32(v)) for v in values]
+
+
+def _np_rmsprop(w, grads, lr, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False, weight_decay=0.0):
+    """MindSpore's documented RMSProp in NumPy (float64); mean_square starts at 1."""
+    decay, momentum, epsilon = _f32(decay, momentum, epsilon)
+    lr = _f32(*lr) if isinstance(lr, list) else _f32(lr)[0]
+    ms, mom, mg = np.ones_like(w), np.zeros_like(w), np.zeros_like(w)
+    for step, g in enumerate(grads):
+        g = g + weight_decay * w
+        rate = lr[step] if isinstance(lr, list) else lr
+        ms = decay * ms + (1 - decay) * g * g
+        if centered:
+            mg = decay * mg + (1 - decay) * g
+            mom = momentum * mom + rate * g / np.sqrt(ms - mg * mg + epsilon)
+        else:
+            mom = momentum * mom + rate * g / np.sqrt(ms + epsilon)
+        w = w - mom
+    return w
+
+
+def _np_adagrad(w, grads, lr, accum=0.1, update_slots=True, weight_decay=0.0):
+    (lr,) = _f32(lr)
+    h = np.full_like(w, accum)
+    for g in grads:
+        g = g + weight_decay * w
+        if update_slots:
+            h = h + g * g
+        w = w - lr * g / np.sqrt(h)
+    return w
+
+
+def _np_adam_weight_decay(w, grads, lr, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+    lr, beta1, beta2, eps, weight_decay = _f32(lr, beta1, beta2, eps, weight_decay)
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for g in grads:
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        w = w - lr * (m / (np.sqrt(v) + eps) + weight_decay * w)
+    return w
+
+
+OPTIMIZER_CASES = {
+    "RMSProp": (lambda p: nn.RMSProp(p, 0.01), lambda w, gs: _np_rmsprop(w, gs, 0.01)),
+    "RMSProp-momentum": (
+        lambda p: nn.RMSProp(p, 0.01, decay=0.8, momentum=0.9, epsilon=1e-6, weight_decay=0.01),
+        lambda w, gs: _np_rmsprop(w, gs, 0.01, 0.8, 0.9, 1e-6, weight_decay=0.01),
+    ),
+    "RMSProp-centered": (
+        lambda p: nn.RMSProp(p, 0.01, momentum=0.5, centered=True),
+        lambda w, gs: _np_rmsprop(w, gs, 0.01, momentum=0.5, centered=True),
+    ),
+    "RMSProp-dynamic-lr": (
+        lambda p: nn.RMSProp(p, [0.02, 0.01, 0.005], centered=True),
+        lambda w, gs: _np_rmsprop(w, gs, [0.02, 0.01, 0.005, 0.005, 0.005], centered=True),
+    ),
+    "Adagrad": (lambda p: nn.Adagrad(p, learning_rate=0.1), lambda w, gs: _np_adagrad(w, gs, 0.1)),
+    "Adagrad-options": (
+        lambda p: nn.Adagrad(p, accum=0.5, learning_rate=0.05, update_slots=False, weight_decay=0.1),
+        lambda w, gs: _np_adagrad(w, gs, 0.05, 0.5, update_slots=False, weight_decay=0.1),
+    ),
+    "AdamWeightDecay": (lambda p: nn.AdamWeightDecay(p, 0.01), lambda w, gs: _np_adam_weight_decay(w, gs, 0.01)),
+    "AdamWeightDecay-decay": (
+        lambda p: nn.AdamWeightDecay(p, 0.01, beta1=0.8, beta2=0.99, eps=1e-8, weight_decay=0.1),
+        lambda w, gs: _np_adam_weight_decay(w, gs, 0.01, 0.8, 0.99, 1e-8, 0.1),
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32], ids=["float64", "float32"])
+@pytest.mark.parametrize("case", list(OPTIMIZER_CASES))
+def test_optimizer_matches_numpy_over_several_steps(case, dtype):
+    make, reference = OPTIMIZER_CASES[case]
+    rng = np.random.default_rng(7)
+    w0 = [rng.standard_normal((3, 4)), rng.standard_normal(5)]
+    grads = [[rng.standard_normal(w.shape) for w in w0] for _ in range(5)]
+    params = [opforge.Parameter(Tensor(w.astype(dtype)), name=f"w{i}") for i, w in enumerate(w0)]
+    opt = make(params)
+    for step_grads in grads:
+        opt(tuple(Tensor(g.astype(dtype)) for g in step_grads))
+    tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == np.float64 else {"rtol": 2e-5, "atol": 1e-6}
+    for i, p in enumerate(params):
+        expected = reference(w0[i], [g[i] for g in grads])
+        np.testing.assert_allclose(p.asnumpy(), expected, **tol, err_msg=f"{case} w{i}")
+    assert int(opt.global_step.asnumpy()) == 5
+
+
+def test_optimizer_state_names_follow_mindspore():
+    net = nn.Dense(2, 3)
+    names = lambda opt: sorted(p.name for p in opt.get_parameters())  # noqa: E731
+    assert names(nn.RMSProp(net.trainable_params(), centered=True)) == sorted(
+        ["learning_rate", "global_step"]
+        + [f"{prefix}.{n}" for prefix in ("mean_grad", "mean_square", "moment") for n in ("weight", "bias")]
+    )
+    assert "accum.weight" in names(nn.Adagrad(net.trainable_params()))
+    assert {"adam_m.weight", "adam_v.bias"} <= set(names(nn.AdamWeightDecay(net.trainable_params())))
+    opt = nn.Adagrad(net.trainable_params(), accum=0.25)
+    np.testing.assert_array_equal(opt.accum[0].asnumpy(), np.full((3, 2), 0.25, np.float32))
+
+
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda p: nn.RMSProp(p, decay=-0.1), ValueError, "'decay' must be in"),
+        (lambda p: nn.RMSProp(p, epsilon=0.0), ValueError, "'epsilon' must be in"),
+        (lambda p: nn.RMSProp(p, centered=1), TypeError, "'centered' must be bool"),
+        (lambda p: nn.Adagrad(p, accum=-1.0), ValueError, "'accum' must be in"),
+        (lambda p: nn.Adagrad(p, update_slots="yes"), TypeError, "'update_slots' must be bool"),
+        (lambda p: nn.AdamWeightDecay(p, beta1=1.0), ValueError, "'beta1' must be in"),
+        (lambda p: nn.AdamWeightDecay(p, eps=-1e-6), ValueError, "'eps' must be in"),
+    ],
+)
+def test_new_optimizers_reject_bad_arguments(make, error, message):
+    with pytest.raises(error, match=message):
+        make(nn.Dense(2, 3).trainable_params())
+
+
+def test_new_optimizers_update_float16_parameters():
+    w0 = np.array([0.5, -1.0, 2.0], np.float16)
+    g = np.array([0.25, 0.5, -1.0], np.float16)
+    for make, reference in (OPTIMIZER_CASES["RMSProp-centered"], OPTIMIZER_CASES["AdamWeightDecay-decay"]):
+        p = opforge.Parameter(Tensor(w0), name="w")
+        opt = make([p])
+        opt((Tensor(g),))
+        assert p.dtype == opforge.float16
+        np.testing.assert_allclose(p.asnumpy(), reference(w0.astype(np.float64), [g.astype(np.float64)]), rtol=2e-3)
+
+
+OPTIMIZERS.update(
+    RMSProp=lambda params, lr: nn.RMSProp(params, lr, centered=True),
+    Adagrad=lambda params, lr: nn.Adagrad(params, learning_rate=lr),
+    AdamWeightDecay=lambda params, lr: nn.AdamWeightDecay(params, lr, weight_decay=0.01),
+)
+
+
+@pytest.mark.parametrize("kind", ["RMSProp", "Adagrad", "AdamWeightDecay"])
+def test_new_optimizers_take_a_schedule_and_train_in_graph_mode(kind):
+    schedule = nn.WarmUpLR(0.05, 3)
+    eager_rates, eager_losses, eager, _ = _train(PYNATIVE_MODE, kind, schedule)
+    np.testing.assert_allclose(eager_rates, [0.05 * min(s, 3) / 3 for s in range(6)], rtol=1e-6)
+    graph_rates, graph_losses, graph, opt = _train(GRAPH_MODE, kind, nn.WarmUpLR(0.05, 3))
+    np.testing.assert_allclose(graph_losses, eager_losses, rtol=1e-5)
+    for name in eager:
+        np.testing.assert_allclose(graph[name], eager[name], rtol=1e-5, atol=1e-7, err_msg=name)
+    assert int(opt.global_step.asnumpy()) == 6

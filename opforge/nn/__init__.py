@@ -95,7 +95,7 @@ from opforge.nn.metrics import (
     TopKCategoricalAccuracy,
 )
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
+from opforge.nn.optim import SGD, Adagrad, Adam, AdamWeightDecay, Momentum, Optimizer, RMSProp
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from opforge.nn.transformer import (
@@ -191,6 +191,9 @@ __all__ = [
     "SGD",
     "Momentum",
     "Adam",
+    "RMSProp",
+    "Adagrad",
+    "AdamWeightDecay",
     # learning-rate schedules (Cells) and dynamic learning rates (lists)
     "LearningRateSchedule",
     "ExponentialDecayLR",
