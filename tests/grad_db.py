@@ -1334,6 +1334,10 @@ NON_DIFFERENTIABLE = {
     "ApplyGradientDescent",
     "ApplyMomentum",
     "Adam",
+    "ApplyRMSProp",
+    "ApplyCenteredRMSProp",
+    "ApplyAdagrad",
+    "AdamWeightDecay",
     "ScatterNdUpdate",
 }
 # Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss, the

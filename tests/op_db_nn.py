@@ -1,7 +1,8 @@
 """Sweep records (see op_db.py) for operators added after the first slice: nn ops.
 
 Softmax, LogSoftmax, SoftmaxCrossEntropyWithLogits, SparseSoftmaxCrossEntropyWithLogits and the
-optimizer updates ApplyGradientDescent, ApplyMomentum and Adam.
+optimizer updates ApplyGradientDescent, ApplyMomentum, Adam, ApplyRMSProp, ApplyCenteredRMSProp,
+ApplyAdagrad and AdamWeightDecay.
 
 The sweep compares one output Tensor per call and, for in-place ops, expects that output to be
 the one Parameter the record names. So the two-output SoftmaxCrossEntropyWithLogits is swept
@@ -541,6 +542,190 @@ RECORDS: list = [
         _adam_ref,
         args=(Arg(),) * 10,
         error_inputs=_adam_errors,
+    ),
+]
+
+
+# -- ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad, AdamWeightDecay ---------------------------
+
+# Scalars exact in float16, so Python floats (converted to the dtype) match the float64 reference.
+RMS_SCALARS = {"learning_rate": 0.0625, "decay": 0.875, "momentum": 0.5, "epsilon": 2.0**-10}
+AWD_SCALARS = {"lr": 0.0625, "beta1": 0.875, "beta2": 0.96875, "epsilon": 2.0**-20, "decay": 0.125}
+
+
+def _scalar_args(values: dict, dtype, i: int) -> list:
+    return [_scalar_forms(value, dtype, i + k) for k, value in enumerate(values.values())]
+
+
+def _rms_prop_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for i, shape in enumerate(OPT_SHAPES):
+        var, mom, grad = (make_array(shape, dtype, rng) for _ in range(3))
+        ms = make_array(shape, dtype, rng, 0.01, 1.0)
+        lr, decay, momentum, eps = _scalar_args(RMS_SCALARS, dtype, i)
+        yield Sample((var, ms, mom, lr, grad, decay, momentum, eps), desc=f"var{list(shape)}")
+
+
+def _rms_prop_ref(prim, var, ms, mom, lr, grad, decay, momentum, epsilon):
+    lr, decay, momentum, epsilon = (_scalar(s) for s in (lr, decay, momentum, epsilon))
+    ms = ms * decay + (1.0 - decay) * grad * grad
+    mom = mom * momentum + lr * grad / np.sqrt(ms + epsilon)
+    return (var - mom, ms, mom)[prim.param]
+
+
+def _centered_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for i, shape in enumerate(OPT_SHAPES):
+        var, mom, grad = (make_array(shape, dtype, rng) for _ in range(3))
+        mg = make_array(shape, dtype, rng, -1.0, 1.0)
+        # mean_square >= mean_gradient ** 2 (a variance), so ms - mg ** 2 + epsilon stays positive.
+        ms = np.asarray(mg.astype(np.float64) ** 2 + make_array(shape, dtype, rng, 0.05, 1.0)).astype(mg.dtype)
+        lr, decay, momentum, eps = _scalar_args(RMS_SCALARS, dtype, i)
+        yield Sample((var, mg, ms, mom, grad, lr, decay, momentum, eps), desc=f"var{list(shape)}")
+
+
+def _centered_ref(prim, var, mg, ms, mom, grad, lr, decay, momentum, epsilon):
+    lr, decay, momentum, epsilon = (_scalar(s) for s in (lr, decay, momentum, epsilon))
+    mg = mg * decay + (1.0 - decay) * grad
+    ms = ms * decay + (1.0 - decay) * grad * grad
+    mom = mom * momentum + lr * grad / np.sqrt(ms - mg * mg + epsilon)
+    return (var - mom, mg, ms, mom)[prim.param]
+
+
+def _adagrad_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for i, shape in enumerate(OPT_SHAPES):
+        var, grad = make_array(shape, dtype, rng), make_array(shape, dtype, rng)
+        accum = make_array(shape, dtype, rng, 0.1, 1.0)
+        yield Sample((var, accum, _scalar_forms(0.125, dtype, i), grad), desc=f"var{list(shape)}")
+
+
+def _adagrad_ref(prim, var, accum, lr, grad):
+    if prim.update_slots:
+        accum = accum + grad * grad
+    return (var - _scalar(lr) * grad / np.sqrt(accum), accum)[prim.param]
+
+
+def _awd_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for i, shape in enumerate(OPT_SHAPES):
+        var, m, grad = (
+            make_array(shape, dtype, rng),
+            make_array(shape, dtype, rng, -1, 1),
+            make_array(shape, dtype, rng),
+        )
+        v = make_array(shape, dtype, rng, 0.01, 1.0)
+        yield Sample((var, m, v, *_scalar_args(AWD_SCALARS, dtype, i), grad), desc=f"var{list(shape)}")
+
+
+def _awd_ref(prim, var, m, v, lr, beta1, beta2, epsilon, decay, gradient):
+    lr, b1, b2, eps, decay = (_scalar(s) for s in (lr, beta1, beta2, epsilon, decay))
+    m = b1 * m + (1.0 - b1) * gradient
+    v = b2 * v + (1.0 - b2) * gradient * gradient
+    return (var - lr * (m / (np.sqrt(v) + eps) + decay * var), m, v)[prim.param]
+
+
+def _new_optimizer_errors(prim_cls, n_states: int, build, attr: str, scalar: str):
+    """Errors every one of these updates raises: ``build(states, grad, scalar_value)`` calls the op with
+    ``states`` (var first) and one scalar argument (``scalar``) replaced."""
+    states = lambda *kinds: [_p((2,)) if k == "p" else k for k in kinds]  # noqa: E731
+    good = ["p"] * n_states
+    return [
+        ErrorInput(
+            "var-not-parameter",
+            lambda: build(prim_cls(), states(_t((2,)), *good[1:]), _t((2,)), 0.1),
+            TypeError,
+            "Parameter",
+        ),
+        ErrorInput(
+            "state-dtype",
+            lambda: build(prim_cls(), states(*good[:-1], _p((2,), mstype.float16)), _t((2,)), 0.1),
+            TypeError,
+            "dtype of 'var'",
+        ),
+        ErrorInput(
+            "state-shape",
+            lambda: build(prim_cls(), states(*good[:-1], _p((3,))), _t((2,)), 0.1),
+            ValueError,
+            "shape of 'var'",
+        ),
+        ErrorInput(
+            "grad-shape", lambda: build(prim_cls(), states(*good), _t((2, 1)), 0.1), ValueError, "shape of 'var'"
+        ),
+        ErrorInput(f"{scalar}-shape", lambda: build(prim_cls(), states(*good), _t((2,)), _t((2,))), ValueError, scalar),
+        ErrorInput(f"{scalar}-str", lambda: build(prim_cls(), states(*good), _t((2,)), "0.1"), TypeError, scalar),
+        ErrorInput(f"{attr}-int", lambda: prim_cls(**{attr: 1}), TypeError, attr),
+        ErrorInput("wrong-arg-count", lambda: prim_cls()(_p((2,)), _p((2,))), TypeError, "missing"),
+    ]
+
+
+def _rms_prop_errors():
+    return _new_optimizer_errors(
+        ops.ApplyRMSProp, 3, lambda f, s, g, x: f(*s, 0.1, g, x, 0.5, 1e-10), "use_locking", "decay"
+    )
+
+
+def _centered_errors():
+    return _new_optimizer_errors(
+        ops.ApplyCenteredRMSProp, 4, lambda f, s, g, x: f(*s, g, 0.1, 0.9, x, 1e-10), "use_locking", "momentum"
+    )
+
+
+def _adagrad_errors():
+    return _new_optimizer_errors(ops.ApplyAdagrad, 2, lambda f, s, g, x: f(*s, x, g), "update_slots", "lr")
+
+
+def _awd_errors():
+    return _new_optimizer_errors(
+        ops.AdamWeightDecay, 3, lambda f, s, g, x: f(*s, 0.01, 0.9, 0.999, 1e-6, x, g), "use_locking", "decay"
+    )
+
+
+def _in_place_variants(prim_cls, names: tuple, attrs=({},)) -> dict:
+    """One variant per written Parameter (and attr set): the sweep compares that Parameter."""
+    writes = tuple(range(len(names)))
+    variants = {}
+    for attr in attrs:
+        prefix = "".join(f"{k}={v}/" for k, v in attr.items())
+        for param, name in enumerate(names):
+            variants[prefix + name] = functools.partial(
+                lambda p, a: _InPlace(prim_cls(**a), writes=writes, param=p), param, attr
+            )
+    return variants
+
+
+RECORDS += [
+    OpRecord(
+        "ApplyRMSProp",
+        _in_place_variants(ops.ApplyRMSProp, ("var", "mean_square", "moment")),
+        _rms_prop_samples,
+        _rms_prop_ref,
+        args=(Arg(),) * 8,
+        error_inputs=_rms_prop_errors,
+    ),
+    OpRecord(
+        "ApplyCenteredRMSProp",
+        _in_place_variants(ops.ApplyCenteredRMSProp, ("var", "mean_gradient", "mean_square", "moment")),
+        _centered_samples,
+        _centered_ref,
+        args=(Arg(),) * 9,
+        error_inputs=_centered_errors,
+    ),
+    OpRecord(
+        "ApplyAdagrad",
+        _in_place_variants(ops.ApplyAdagrad, ("var", "accum"), ({}, {"update_slots": False})),
+        _adagrad_samples,
+        _adagrad_ref,
+        args=(Arg(),) * 4,
+        error_inputs=_adagrad_errors,
+    ),
+    OpRecord(
+        "AdamWeightDecay",
+        _in_place_variants(ops.AdamWeightDecay, ("var", "m", "v")),
+        _awd_samples,
+        _awd_ref,
+        args=(Arg(),) * 9,
+        error_inputs=_awd_errors,
     ),
 ]
 

@@ -1,8 +1,9 @@
 """bprops of the neural-network operators (primitives/nn_ops.py) and of the activation grad operators
 (ReluGrad, EluGrad, SigmoidGrad, TanhGrad), for higher-order gradients.
 
-The optimizer updates (ApplyGradientDescent, ApplyMomentum, Adam) write Parameters in place and have
-no bprop: differentiating through one raises a TypeError naming it."""
+The optimizer updates (ApplyGradientDescent, ApplyMomentum, Adam, ApplyRMSProp, ApplyCenteredRMSProp,
+ApplyAdagrad, AdamWeightDecay) write Parameters in place and have no bprop: differentiating through
+one raises a TypeError naming it."""
 
 from __future__ import annotations
 

@@ -28,6 +28,15 @@ from opforge.nn.activation import (
 )
 from opforge.nn.cell import Cell, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge.nn.dynamic_lr import (
+    cosine_decay_lr,
+    exponential_decay_lr,
+    inverse_decay_lr,
+    natural_exp_decay_lr,
+    piecewise_constant_lr,
+    polynomial_decay_lr,
+    warmup_lr,
+)
 from opforge.nn.grad_reducer import DistributedGradReducer
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import (
@@ -52,8 +61,20 @@ from opforge.nn.layers import (
     get_activation,
 )
 from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
+from opforge.nn.learning_rate_schedule import (
+    CosineDecayLR,
+    ExponentialDecayLR,
+    InverseDecayLR,
+    LearningRateSchedule,
+    NaturalExpDecayLR,
+    PolynomialDecayLR,
+    WarmUpLR,
+)
 from opforge.nn.loss import (
+    BCELoss,
     BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    KLDivLoss,
     L1Loss,
     LossBase,
     MSELoss,
@@ -74,7 +95,7 @@ from opforge.nn.metrics import (
     TopKCategoricalAccuracy,
 )
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
-from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
+from opforge.nn.optim import SGD, Adagrad, Adam, AdamWeightDecay, Momentum, Optimizer, RMSProp
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from opforge.nn.transformer import (
@@ -163,10 +184,31 @@ __all__ = [
     "BCEWithLogitsLoss",
     "NLLLoss",
     "SoftmaxCrossEntropyWithLogits",
+    "CrossEntropyLoss",
+    "BCELoss",
+    "KLDivLoss",
     "Optimizer",
     "SGD",
     "Momentum",
     "Adam",
+    "RMSProp",
+    "Adagrad",
+    "AdamWeightDecay",
+    # learning-rate schedules (Cells) and dynamic learning rates (lists)
+    "LearningRateSchedule",
+    "ExponentialDecayLR",
+    "NaturalExpDecayLR",
+    "InverseDecayLR",
+    "CosineDecayLR",
+    "PolynomialDecayLR",
+    "WarmUpLR",
+    "piecewise_constant_lr",
+    "exponential_decay_lr",
+    "natural_exp_decay_lr",
+    "inverse_decay_lr",
+    "cosine_decay_lr",
+    "polynomial_decay_lr",
+    "warmup_lr",
     "WithLossCell",
     "WithEvalCell",
     "TrainOneStepCell",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.cell import Cell
+from opforge.ops.functional_loss import binary_cross_entropy, cross_entropy, kl_div
 
 __all__ = [
     "LossBase",
@@ -14,6 +15,9 @@ __all__ = [
     "BCEWithLogitsLoss",
     "NLLLoss",
     "SoftmaxCrossEntropyWithLogits",
+    "CrossEntropyLoss",
+    "BCELoss",
+    "KLDivLoss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -190,3 +194,66 @@ class NLLLoss(LossBase):
         if weight is None:
             weight = self.fill(logits.dtype, (logits.shape[-1],), 1.0)
         return self.nll(logits, labels, weight)[0]
+
+
+class CrossEntropyLoss(LossBase):
+    r"""MindSpore's ``nn.CrossEntropyLoss(weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0)``:
+    the cross entropy of ``softmax(logits)`` along the class dim (1; 0 for a 1-D input) and ``labels``, either
+    class indices (int32/int64, shape of the logits without the class dim; :math:`l_n = -w_{y_n}
+    \log p_{n, y_n}`, 0 where :math:`y_n` is ``ignore_index``, "mean" divides by the summed weights of the
+    kept samples) or class probabilities (the logits' shape and dtype; :math:`l_n = -\sum_c w_c y_{n,c}
+    \log p_{n,c}`). ``weight`` is a [C] Tensor (None: ones); ``label_smoothing`` :math:`\epsilon` mixes in
+    the uniform distribution. ``ops.cross_entropy`` computes it (LogSoftmax, OneHot, Mul, ReduceSum).
+    float16, float32, float64. ``loss(logits, labels)``."""
+
+    def __init__(self, weight=None, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0):
+        super().__init__(reduction)
+        if isinstance(ignore_index, bool) or not isinstance(ignore_index, int):
+            raise TypeError(
+                f"For 'CrossEntropyLoss', the 'ignore_index' must be an int, but got {type(ignore_index).__name__}."
+            )
+        if isinstance(label_smoothing, bool) or not isinstance(label_smoothing, (int, float)):
+            raise TypeError(
+                f"For 'CrossEntropyLoss', the 'label_smoothing' must be a float, but got "
+                f"{type(label_smoothing).__name__}."
+            )
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(
+                f"For 'CrossEntropyLoss', the 'label_smoothing' must be in [0, 1], but got {label_smoothing}."
+            )
+        self.weight, self.ignore_index, self.label_smoothing = weight, ignore_index, float(label_smoothing)
+
+    def construct(self, logits, labels):
+        return cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction, self.label_smoothing)
+
+    def extend_repr(self) -> str:
+        return f"ignore_index={self.ignore_index}, reduction={self.reduction}, label_smoothing={self.label_smoothing}"
+
+
+class BCELoss(LossBase):
+    r"""MindSpore's ``nn.BCELoss(weight=None, reduction='mean')``: binary cross entropy of probabilities,
+    :math:`l_i = -w_i (y_i \log x_i + (1 - y_i) \log(1 - x_i))` (logs of arguments clamped to >= 1e-12),
+    ``weight`` broadcasting to the logits (None: ones). ``ops.binary_cross_entropy`` computes it.
+    float16, float32, float64. ``loss(logits, labels)``."""
+
+    def __init__(self, weight=None, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.weight = weight
+
+    def construct(self, logits, labels):
+        return binary_cross_entropy(logits, labels, self.weight, self.reduction)
+
+
+class KLDivLoss(LossBase):
+    r"""MindSpore's ``nn.KLDivLoss(reduction='mean')``: :math:`l_i = y_i (\log y_i - x_i)` for log-probabilities
+    ``logits`` and probabilities ``labels`` (0 where :math:`y_i = 0`); ``reduction`` "none", "mean" (over all
+    elements), "sum" or "batchmean" (the sum over dim 0's size). ``ops.kl_div`` computes it.
+    float16, float32, float64. ``loss(logits, labels)``."""
+
+    def __init__(self, reduction: str = "mean"):
+        # LossBase checks the three common reductions; "batchmean" is KLDivLoss's own.
+        super().__init__("sum" if reduction == "batchmean" else reduction)
+        self.reduction = reduction
+
+    def construct(self, logits, labels):
+        return kl_div(logits, labels, self.reduction)

@@ -7,14 +7,18 @@ parameter (what ``GradOperation(get_by_list=True)`` or ``grad(..., weights=...)`
 - ``Momentum``: ApplyMomentum.
 - ``Adam``: the Adam primitive; ``beta1_power`` / ``beta2_power`` are Parameters updated with
   Mul and Assign.
+- ``RMSProp``: ApplyRMSProp, or ApplyCenteredRMSProp when ``centered``.
+- ``Adagrad``: ApplyAdagrad.
+- ``AdamWeightDecay``: the AdamWeightDecay primitive (decoupled weight decay, no bias correction).
 
 Optimizer state (``accum``, ``moments``, ``moment1``, ``moment2``, ``learning_rate``, beta powers) are
 Parameters with ``requires_grad=False`` registered on the optimizer, so they are saved with a
 checkpoint of a ``TrainOneStepCell``. Each step, as in MindSpore: the gradients are divided by
 ``loss_scale`` (when it is not 1), ``weight_decay * param`` is added (Mul and Add), and the update runs
-with the step's learning rate: a float, a 0-d Tensor, or a list / tuple / 1-D Tensor of one value per
+with the step's learning rate: a float, a 0-d Tensor, a list / tuple / 1-D Tensor of one value per
 step (a dynamic learning rate: step ``i`` uses ``learning_rate[i]``, the last value once they run out;
-``global_step`` counts the steps).
+``global_step`` counts the steps), or a ``LearningRateSchedule`` Cell (``nn.CosineDecayLR``...), evaluated
+at ``global_step`` each step.
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ import numbers
 
 import numpy as np
 
+from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.cell import Cell
+from opforge.nn.learning_rate_schedule import LearningRateSchedule
 from opforge.tensor import Parameter, Tensor, is_placeholder
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "RMSProp", "Adagrad", "AdamWeightDecay"]
 
 
 def _check_float(where: str, name: str, value, low: float = 0.0, high: float | None = None, low_open=False):
@@ -82,19 +88,26 @@ class Optimizer(Cell):
         self.parameters = tuple(parameters)
         self.weight_decay = _check_float(where, "weight_decay", weight_decay)
         self.loss_scale = _check_float(where, "loss_scale", loss_scale, 0.0, low_open=True)
-        schedule = _learning_rates(where, learning_rate)
-        self.dynamic_lr = len(schedule) > 1
+        if isinstance(learning_rate, Cell) and not isinstance(learning_rate, LearningRateSchedule):
+            raise TypeError(
+                f"For '{where}', a Cell given as 'learning_rate' must be a LearningRateSchedule, but got "
+                f"{type(learning_rate).__name__}."
+            )
+        # A schedule Cell is evaluated at global_step each step; otherwise one value or a list of them.
+        self.lr_schedule_cell = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
+        schedule = (0.0,) if self.lr_schedule_cell is not None else _learning_rates(where, learning_rate)
+        self.dynamic_lr = len(schedule) > 1 or self.lr_schedule_cell is not None
         self.learning_rate = Parameter(np.float32(schedule[0]), name="learning_rate", requires_grad=False)
-        self._lr_schedule = Tensor(np.array(schedule, np.float32)) if self.dynamic_lr else None
+        self._lr_schedule = Tensor(np.array(schedule, np.float32)) if len(schedule) > 1 else None
         self.global_step = Parameter(np.int32(0), name="global_step", requires_grad=False)
         self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
-        self._assign = ops.Assign()
+        self._assign, self._reshape = ops.Assign(), ops.Reshape()
         self._gather, self._minimum = ops.Gather(), ops.Minimum()
         self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
 
     def _clone_state(self, prefix: str, init: float = 0.0) -> tuple:
-        """One zero-filled state Parameter per parameter, named ``prefix.<param name>``; a placeholder
-        for a parameter without data (another pipeline stage's: this rank does not train it)."""
+        """One state Parameter per parameter, filled with ``init``, named ``prefix.<param name>``; a
+        placeholder for a parameter without data (another pipeline stage's: this rank does not train it)."""
         state = []
         for p in self.parameters:
             device = p._meta[2]
@@ -146,7 +159,10 @@ class Optimizer(Cell):
         """Set this step's learning rate (dynamic ones) and count the step in ``global_step``, with
         operators: a loaded checkpoint's step count is honoured, nothing is read back from the
         device, and a traced step (graph mode) replays both."""
-        if self.dynamic_lr:
+        if self.lr_schedule_cell is not None:
+            rate = self._cast(self.lr_schedule_cell(self.global_step), mstype.float32)
+            self._assign(self.learning_rate, self._reshape(rate, ()))
+        elif self.dynamic_lr:
             last = self._lr_schedule.shape[0] - 1
             self._assign(self.learning_rate, self._gather(self._lr_schedule, self._minimum(self.global_step, last), 0))
         self._assign(self.global_step, self._add(self.global_step, 1))
@@ -346,6 +362,138 @@ class Adam(Optimizer):
             constant(self.eps_value, param),
             grad,
         )
+
+    def extend_repr(self) -> str:
+        return super().extend_repr() + f", beta1={self.beta1:g}, beta2={self.beta2:g}, eps={self.eps:g}"
+
+
+def _check_bool(where: str, name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{where}', the '{name}' must be bool, but got {type(value).__name__}.")
+    return value
+
+
+class RMSProp(Optimizer):
+    r"""RMSProp (MindSpore's ``nn.RMSProp``, the ApplyRMSProp / ApplyCenteredRMSProp primitives):
+
+    .. math::
+        s \leftarrow \rho s + (1 - \rho) g^2, \quad
+        m \leftarrow \beta m + lr \frac{g}{\sqrt{s + \epsilon}}, \quad w \leftarrow w - m
+
+    with ``centered``: :math:`\bar g \leftarrow \rho \bar g + (1 - \rho) g` and
+    :math:`\sqrt{s - \bar g^2 + \epsilon}` in the denominator. :math:`\rho` is ``decay``, :math:`\beta`
+    ``momentum``. State: ``mean_square`` (starting at 1, as MindSpore), ``moment`` (0) and, centered,
+    ``mean_grad`` (0).
+    """
+
+    def __init__(
+        self,
+        params,
+        learning_rate=0.1,
+        decay: float = 0.9,
+        momentum: float = 0.0,
+        epsilon: float = 1e-10,
+        use_locking: bool = False,
+        centered: bool = False,
+        loss_scale: float = 1.0,
+        weight_decay: float = 0.0,
+    ):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.decay = _check_float("RMSProp", "decay", decay)
+        self.momentum = _check_float("RMSProp", "momentum", momentum)
+        self.epsilon = _check_float("RMSProp", "epsilon", epsilon, 0.0, low_open=True)
+        _check_bool("RMSProp", "use_locking", use_locking)
+        self.centered = _check_bool("RMSProp", "centered", centered)
+        self.mg = self._clone_state("mean_grad") if centered else ()
+        self.ms = self._clone_state("mean_square", 1.0)
+        self.moment = self._clone_state("moment")
+        self.decay_value = self._constant(self.decay)
+        self.momentum_value = self._constant(self.momentum)
+        self.epsilon_value = self._constant(self.epsilon)
+        self.opt = ops.ApplyCenteredRMSProp(use_locking) if centered else ops.ApplyRMSProp(use_locking)
+
+    def apply(self, index, param, grad):
+        lr = self._like(self._params["learning_rate"], param)
+        decay, momentum, epsilon = (
+            self._constant_like(c, param) for c in (self.decay_value, self.momentum_value, self.epsilon_value)
+        )
+        if self.centered:
+            self.opt(param, self.mg[index], self.ms[index], self.moment[index], grad, lr, decay, momentum, epsilon)
+        else:
+            self.opt(param, self.ms[index], self.moment[index], lr, grad, decay, momentum, epsilon)
+
+    def extend_repr(self) -> str:
+        return super().extend_repr() + f", decay={self.decay:g}, momentum={self.momentum:g}, centered={self.centered}"
+
+
+class Adagrad(Optimizer):
+    r"""Adagrad (MindSpore's ``nn.Adagrad``, the ApplyAdagrad primitive):
+
+    .. math::
+        h \leftarrow h + g^2, \quad w \leftarrow w - lr \frac{g}{\sqrt{h}}
+
+    with the accumulation :math:`h` (``accum.*``) starting at ``accum`` (>= 0; 0.1 by default, as MindSpore);
+    ``update_slots=False`` leaves it as it is.
+    """
+
+    def __init__(
+        self,
+        params,
+        accum: float = 0.1,
+        learning_rate=0.001,
+        update_slots: bool = True,
+        loss_scale: float = 1.0,
+        weight_decay: float = 0.0,
+    ):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self.initial_accum = _check_float("Adagrad", "accum", accum)
+        self.update_slots = _check_bool("Adagrad", "update_slots", update_slots)
+        self.accum = self._clone_state("accum", self.initial_accum)
+        self.opt = ops.ApplyAdagrad(update_slots=update_slots)
+
+    def apply(self, index, param, grad):
+        self.opt(param, self.accum[index], self._like(self._params["learning_rate"], param), grad)
+
+    def extend_repr(self) -> str:
+        return super().extend_repr() + f", accum={self.initial_accum:g}, update_slots={self.update_slots}"
+
+
+class AdamWeightDecay(Optimizer):
+    r"""Adam with decoupled weight decay (MindSpore's ``nn.AdamWeightDecay``, the AdamWeightDecay primitive):
+
+    .. math::
+        m \leftarrow \beta_1 m + (1 - \beta_1) g, \quad v \leftarrow \beta_2 v + (1 - \beta_2) g^2, \quad
+        w \leftarrow w - lr \left(\frac{m}{\sqrt{v} + \epsilon} + weight\_decay \cdot w\right)
+
+    No bias correction, and the weight decay is applied in the update, not added to the gradient.
+    State: ``adam_m.*`` and ``adam_v.*`` (0).
+    """
+
+    def __init__(
+        self,
+        params,
+        learning_rate=1e-3,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+    ):
+        super().__init__(learning_rate, params, weight_decay)
+        self.beta1 = _check_float("AdamWeightDecay", "beta1", beta1, 0.0, 1.0, low_open=True)
+        self.beta2 = _check_float("AdamWeightDecay", "beta2", beta2, 0.0, 1.0, low_open=True)
+        self.eps = _check_float("AdamWeightDecay", "eps", eps, 0.0, low_open=True)
+        self.moments1 = self._clone_state("adam_m")
+        self.moments2 = self._clone_state("adam_v")
+        self.scalars = tuple(self._constant(v) for v in (self.beta1, self.beta2, self.eps, self.weight_decay))
+        self.opt = ops.AdamWeightDecay()
+
+    def decay_weight(self, gradients: tuple) -> tuple:
+        return gradients  # the primitive decays the weights itself
+
+    def apply(self, index, param, grad):
+        beta1, beta2, eps, decay = (self._constant_like(c, param) for c in self.scalars)
+        lr = self._like(self._params["learning_rate"], param)
+        self.opt(param, self.moments1[index], self.moments2[index], lr, beta1, beta2, eps, decay, grad)
 
     def extend_repr(self) -> str:
         return super().extend_repr() + f", beta1={self.beta1:g}, beta2={self.beta2:g}, eps={self.eps:g}"

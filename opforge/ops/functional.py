@@ -11,6 +11,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
+from opforge.ops.functional_loss import binary_cross_entropy, cross_entropy, kl_div, nll_loss  # noqa: F401
 from opforge.primitives import array_ops, attention_ops, math_ext_ops, math_ops, nn_ops
 from opforge.tensor import Tensor
 

@@ -36,6 +36,10 @@ __all__ = [
     "ApplyGradientDescent",
     "ApplyMomentum",
     "Adam",
+    "ApplyRMSProp",
+    "ApplyCenteredRMSProp",
+    "ApplyAdagrad",
+    "AdamWeightDecay",
     "GeLU",
     "Softplus",
     "HSigmoid",
@@ -439,6 +443,156 @@ class Adam(_Operator):
         args.update(zip(_ADAM_SCALARS, (beta1_power, beta2_power, lr, beta1, beta2, epsilon)))
         dtype = validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
         return dtype, dtype, dtype
+
+
+def _check_optimizer_inputs(prim, names: tuple, shapes: tuple, tensors: tuple, scalars: tuple) -> None:
+    """``tensors`` (names) have the shape of the first, ``scalars`` are [] or [1]."""
+    by_name = dict(zip(names, shapes))
+    _check_same_shape(prim.name, tensors[0], by_name[tensors[0]], {n: by_name[n] for n in tensors[1:]})
+    for name in scalars:
+        _check_scalar_shape(prim.name, name, by_name[name])
+
+
+def _optimizer_dtype(prim, names: tuple, dtypes: tuple):
+    return validator.check_tensors_dtypes_same_and_valid(dict(zip(names, dtypes)), _SOFTMAX_DTYPES, prim.name)
+
+
+class _ApplyOptimizer(_Operator):
+    """An in-place optimizer update: ``io`` names the inputs, ``tensors`` those of the var's shape (the
+    var first), ``scalars`` the rest; ``outputs`` how many outputs (the first Parameters) it returns."""
+
+    io: tuple = ()
+    tensors: tuple = ()
+    scalars: tuple = ()
+    outputs: tuple = ("var",)
+
+    def _init_io(self):
+        self.init_prim_io_names(inputs=list(self.io), outputs=list(self.outputs))
+
+    def infer_shape(self, *shapes):
+        _check_optimizer_inputs(self, self.io, shapes, self.tensors, self.scalars)
+        return shapes[0] if len(self.outputs) == 1 else (shapes[0],) * len(self.outputs)
+
+    def infer_dtype(self, *dtypes):
+        dtype = _optimizer_dtype(self, self.io, dtypes)
+        return dtype if len(self.outputs) == 1 else (dtype,) * len(self.outputs)
+
+
+def _optimizer_signature(io: tuple, written: tuple) -> tuple:
+    return tuple(
+        sig.make_sig(name, sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T)
+        if name in written
+        else sig.make_sig(name, dtype=sig.sig_dtype.T)
+        for name in io
+    )
+
+
+class ApplyRMSProp(_ApplyOptimizer):
+    r"""RMSProp, in place (MindSpore's ``ops.ApplyRMSProp``):
+
+    .. math::
+        s \leftarrow \rho s + (1 - \rho) g^2 \\
+        m \leftarrow \beta m + \eta \frac{g}{\sqrt{s + \epsilon}} \\
+        w \leftarrow w - m
+
+    with :math:`s` ``mean_square``, :math:`m` ``moment``, :math:`\rho` ``decay``, :math:`\beta`
+    ``momentum``, :math:`\eta` ``learning_rate``. Attr ``use_locking`` (bool, default False; accepted
+    for MindSpore compatibility). Inputs: ``var``, ``mean_square``, ``moment`` (Parameters of one dtype,
+    written in place), ``learning_rate``, ``grad`` (the shape of ``var``), ``decay``, ``momentum``,
+    ``epsilon`` (Python numbers or Tensors of shape [] or [1]); all in one dtype group, cast to the
+    Parameters' dtype when lossless. dtypes: float16 (computed in float32), float32, float64.
+    Output: ``var``, the Parameter itself (``mean_square`` and ``moment`` are updated in place too).
+    """
+
+    io = ("var", "mean_square", "moment", "learning_rate", "grad", "decay", "momentum", "epsilon")
+    tensors = ("var", "mean_square", "moment", "grad")
+    scalars = ("learning_rate", "decay", "momentum", "epsilon")
+    __mindspore_signature__ = _optimizer_signature(io, ("var", "mean_square", "moment"))
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        validator.check_value_type("use_locking", use_locking, [bool], self.name)
+        self._init_io()
+
+
+class ApplyCenteredRMSProp(_ApplyOptimizer):
+    r"""Centered RMSProp, in place (MindSpore's ``ops.ApplyCenteredRMSProp``):
+
+    .. math::
+        \bar g \leftarrow \rho \bar g + (1 - \rho) g \\
+        s \leftarrow \rho s + (1 - \rho) g^2 \\
+        m \leftarrow \beta m + \eta \frac{g}{\sqrt{s - \bar g^2 + \epsilon}} \\
+        w \leftarrow w - m
+
+    with :math:`\bar g` ``mean_gradient``, :math:`s` ``mean_square``, :math:`m` ``moment``. Attr
+    ``use_locking`` (bool, default False). Inputs, in MindSpore's order: ``var``, ``mean_gradient``,
+    ``mean_square``, ``moment`` (Parameters of one dtype, written in place), ``grad`` (the shape of
+    ``var``), ``learning_rate``, ``decay``, ``momentum``, ``epsilon`` (Python numbers or Tensors of
+    shape [] or [1]); one dtype group. dtypes: float16 (computed in float32), float32, float64.
+    Output: ``var``, the Parameter itself.
+    """
+
+    io = ("var", "mean_gradient", "mean_square", "moment", "grad", "learning_rate", "decay", "momentum", "epsilon")
+    tensors = ("var", "mean_gradient", "mean_square", "moment", "grad")
+    scalars = ("learning_rate", "decay", "momentum", "epsilon")
+    __mindspore_signature__ = _optimizer_signature(io, ("var", "mean_gradient", "mean_square", "moment"))
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        validator.check_value_type("use_locking", use_locking, [bool], self.name)
+        self._init_io()
+
+
+class ApplyAdagrad(_ApplyOptimizer):
+    r"""Adagrad, in place (MindSpore's ``ops.ApplyAdagrad``):
+
+    .. math::
+        accum \leftarrow accum + g^2 \\
+        var \leftarrow var - lr \frac{g}{\sqrt{accum}}
+
+    (``accum`` is left as it is when ``update_slots`` is False). Attr ``update_slots`` (bool, default
+    True). Inputs: ``var``, ``accum`` (Parameters of one dtype, written in place), ``lr`` (a Python
+    number or a Tensor of shape [] or [1]), ``grad`` (the shape of ``var``); one dtype group. dtypes:
+    float16 (computed in float32), float32, float64. Outputs: ``(var, accum)``, the Parameters themselves.
+    """
+
+    io = ("var", "accum", "lr", "grad")
+    tensors = ("var", "accum", "grad")
+    scalars = ("lr",)
+    outputs = ("var", "accum")
+    __mindspore_signature__ = _optimizer_signature(io, ("var", "accum"))
+
+    @prim_attr_register
+    def __init__(self, update_slots=True):
+        validator.check_value_type("update_slots", update_slots, [bool], self.name)
+        self._init_io()
+
+
+class AdamWeightDecay(_ApplyOptimizer):
+    r"""Adam with decoupled weight decay and no bias correction, in place (MindSpore's
+    ``ops.AdamWeightDecay``):
+
+    .. math::
+        m \leftarrow \beta_1 m + (1 - \beta_1) g \\
+        v \leftarrow \beta_2 v + (1 - \beta_2) g^2 \\
+        var \leftarrow var - lr \left(\frac{m}{\sqrt{v} + \epsilon} + decay \cdot var\right)
+
+    Attr ``use_locking`` (bool, default False). Inputs: ``var``, ``m``, ``v`` (Parameters of one dtype,
+    written in place), ``lr``, ``beta1``, ``beta2``, ``epsilon``, ``decay`` (Python numbers or Tensors
+    of shape [] or [1]) and ``gradient`` (the shape of ``var``); one dtype group. dtypes: float16
+    (computed in float32), float32, float64. Outputs: ``(var, m, v)``, the Parameters themselves.
+    """
+
+    io = ("var", "m", "v", "lr", "beta1", "beta2", "epsilon", "decay", "gradient")
+    tensors = ("var", "m", "v", "gradient")
+    scalars = ("lr", "beta1", "beta2", "epsilon", "decay")
+    outputs = ("var", "m", "v")
+    __mindspore_signature__ = _optimizer_signature(io, ("var", "m", "v"))
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        validator.check_value_type("use_locking", use_locking, [bool], self.name)
+        self._init_io()
 
 
 # ---------------------------------------------------------------------------------------------

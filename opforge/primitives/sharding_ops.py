@@ -598,5 +598,14 @@ def _inplace_rule(prim, args, layouts, strategy):
     return ShardPlan(inputs=inputs, outputs=[lay] * len(prim.__mindspore_signature__))
 
 
-sharding_rules.register(N.ApplyMomentum, N.ApplyGradientDescent, N.Adam, A.Assign, P.AssignSub)(_inplace_rule)
-optimizer_updates.update({"ApplyMomentum", "ApplyGradientDescent", "Adam"})
+_OPTIMIZER_UPDATES = (
+    N.ApplyMomentum,
+    N.ApplyGradientDescent,
+    N.Adam,
+    N.ApplyRMSProp,
+    N.ApplyCenteredRMSProp,
+    N.ApplyAdagrad,
+    N.AdamWeightDecay,
+)
+sharding_rules.register(*_OPTIMIZER_UPDATES, A.Assign, P.AssignSub)(_inplace_rule)
+optimizer_updates.update(prim.__name__ for prim in _OPTIMIZER_UPDATES)

@@ -1,7 +1,8 @@
-"""ApplyGradientDescent, ApplyMomentum and Adam on the GPU, in place: the kernels of
-``csrc/kernels/cuda/optimizer.cu`` (the updates of ``opforge/functors/optimizer.h``, the CPU's) write
-var (and ApplyMomentum's accumulation, Adam's m and v) into the Parameters' own buffers; the launcher
-returns the written inputs as the outputs. The scalar inputs stay on the device."""
+"""ApplyGradientDescent, ApplyMomentum, Adam, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad and
+AdamWeightDecay on the GPU, in place: the kernels of ``csrc/kernels/cuda/optimizer.cu`` (the updates of
+``opforge/functors/optimizer.h``, the CPU's) write var and the state inputs (ApplyMomentum's
+accumulation, Adam's m and v, ...) into the Parameters' own buffers; the launcher returns the written
+inputs as the outputs. The scalar inputs stay on the device."""
 
 from __future__ import annotations
 
@@ -78,10 +79,75 @@ def _adam_loop(spec, function, kernel):
     return run
 
 
+def _rms_prop_loop(spec, function, kernel):
+    """``ApplyRMSPropKernel<T>(var, mean_square, moment, lr, grad, decay, momentum, epsilon, n)``; the
+    mean_square and moment inputs are written in place too (RW_WRITE, not outputs)."""
+    n = _check(
+        spec, {3: "learning_rate", 5: "decay", 6: "momentum", 7: "epsilon"}, {1: "mean_square", 2: "moment", 4: "grad"}
+    )
+    runtime = spec.device.runtime
+
+    def run(arrays):
+        (var,) = written_targets(spec, arrays, 1)
+        launch_1d(runtime, function, n, (var, *arrays[1:8], np.int64(n)))
+        return var
+
+    return run
+
+
+def _centered_rms_prop_loop(spec, function, kernel):
+    """``ApplyCenteredRMSPropKernel<T>(var, mean_gradient, mean_square, moment, grad, lr, decay, momentum,
+    epsilon, n)``; the three states are written in place too."""
+    n = _check(
+        spec,
+        {5: "learning_rate", 6: "decay", 7: "momentum", 8: "epsilon"},
+        {1: "mean_gradient", 2: "mean_square", 3: "moment", 4: "grad"},
+    )
+    runtime = spec.device.runtime
+
+    def run(arrays):
+        (var,) = written_targets(spec, arrays, 1)
+        launch_1d(runtime, function, n, (var, *arrays[1:9], np.int64(n)))
+        return var
+
+    return run
+
+
+def _adagrad_loop(spec, function, kernel):
+    """``ApplyAdagradKernel<T>(var, accum, lr, grad, n, update_slots)``."""
+    n = _check(spec, {2: "lr"}, {1: "accum", 3: "grad"})
+    runtime = spec.device.runtime
+    update_slots = np.uint8(bool(spec.attrs.get("update_slots", True)))
+
+    def run(arrays):
+        var, accum = written_targets(spec, arrays, 2)
+        launch_1d(runtime, function, n, (var, accum, *arrays[2:4], np.int64(n), update_slots))
+        return var, accum
+
+    return run
+
+
+def _adam_weight_decay_loop(spec, function, kernel):
+    """``AdamWeightDecayKernel<T>(var, m, v, lr, beta1, beta2, epsilon, decay, gradient, n)``."""
+    n = _check(spec, {3: "lr", 4: "beta1", 5: "beta2", 6: "epsilon", 7: "decay"}, {1: "m", 2: "v", 8: "gradient"})
+    runtime = spec.device.runtime
+
+    def run(arrays):
+        var, m, v = written_targets(spec, arrays, 3)
+        launch_1d(runtime, function, n, (var, m, v, *arrays[3:9], np.int64(n)))
+        return var, m, v
+
+    return run
+
+
 for _op, _kernel, _loop in (
     ("ApplyGradientDescent", "ApplyGradientDescentKernel", _gradient_descent_loop),
     ("ApplyMomentum", "ApplyMomentumKernel", _momentum_loop),
     ("Adam", "AdamKernel", _adam_loop),
+    ("ApplyRMSProp", "ApplyRMSPropKernel", _rms_prop_loop),
+    ("ApplyCenteredRMSProp", "ApplyCenteredRMSPropKernel", _centered_rms_prop_loop),
+    ("ApplyAdagrad", "ApplyAdagradKernel", _adagrad_loop),
+    ("AdamWeightDecay", "AdamWeightDecayKernel", _adam_weight_decay_loop),
 ):
     mirror_cpu_kernels(
         _op,

@@ -1,4 +1,5 @@
-// The per-element updates of ApplyGradientDescent, ApplyMomentum and Adam, shared by the CPU kernels
+// The per-element updates of ApplyGradientDescent, ApplyMomentum, Adam, ApplyRMSProp,
+// ApplyCenteredRMSProp, ApplyAdagrad and AdamWeightDecay, shared by the CPU kernels
 // (csrc/kernels/cpu/optimizer.cc) and the CUDA kernels (csrc/kernels/cuda/optimizer.cu). Values are
 // in compute_t<T> (float for the half types); the scalar inputs (0-d or [1] tensors of T) are read
 // through a pointer by From(), on the host by the CPU and by each thread on the GPU, so both read
@@ -77,6 +78,89 @@ struct AdamUpdate {
     *m = m_new;
     *v = v_new;
     return var - lr_t * step / (math::sqrt(v_new) + epsilon);
+  }
+};
+
+// ms = ms * decay + (1 - decay) * g * g;  mom = mom * momentum + lr * g / sqrt(ms + epsilon);  var -= mom.
+// Returns the new var and sets *ms and *mom.
+template <typename C>
+struct RMSPropUpdate {
+  C lr, decay, momentum, epsilon;
+
+  template <typename T>
+  static OPF_HD RMSPropUpdate From(const T* lr, const T* decay, const T* momentum, const T* epsilon) {
+    return {static_cast<C>(optimizer::ScalarOf(lr)), static_cast<C>(optimizer::ScalarOf(decay)),
+            static_cast<C>(optimizer::ScalarOf(momentum)), static_cast<C>(optimizer::ScalarOf(epsilon))};
+  }
+  OPF_HD C operator()(C var, C* ms, C* mom, C g) const {
+    const C ms_new = *ms * decay + (C(1) - decay) * g * g;
+    const C mom_new = *mom * momentum + lr * g / math::sqrt(ms_new + epsilon);
+    *ms = ms_new;
+    *mom = mom_new;
+    return var - mom_new;
+  }
+};
+
+// Centered: mg = mg * decay + (1 - decay) * g;  ms = ms * decay + (1 - decay) * g * g;
+// mom = mom * momentum + lr * g / sqrt(ms - mg * mg + epsilon);  var -= mom.
+// Returns the new var and sets *mg, *ms and *mom.
+template <typename C>
+struct CenteredRMSPropUpdate {
+  C lr, decay, momentum, epsilon;
+
+  template <typename T>
+  static OPF_HD CenteredRMSPropUpdate From(const T* lr, const T* decay, const T* momentum, const T* epsilon) {
+    return {static_cast<C>(optimizer::ScalarOf(lr)), static_cast<C>(optimizer::ScalarOf(decay)),
+            static_cast<C>(optimizer::ScalarOf(momentum)), static_cast<C>(optimizer::ScalarOf(epsilon))};
+  }
+  OPF_HD C operator()(C var, C* mg, C* ms, C* mom, C g) const {
+    const C mg_new = *mg * decay + (C(1) - decay) * g;
+    const C ms_new = *ms * decay + (C(1) - decay) * g * g;
+    const C mom_new = *mom * momentum + lr * g / math::sqrt(ms_new - mg_new * mg_new + epsilon);
+    *mg = mg_new;
+    *ms = ms_new;
+    *mom = mom_new;
+    return var - mom_new;
+  }
+};
+
+// accum += g * g (when update_slots);  var -= lr * g / sqrt(accum). Returns the new var, sets *accum.
+template <typename C>
+struct AdagradUpdate {
+  C lr;
+  bool update_slots;
+
+  template <typename T>
+  static OPF_HD AdagradUpdate From(const T* lr, bool update_slots) {
+    return {static_cast<C>(optimizer::ScalarOf(lr)), update_slots};
+  }
+  OPF_HD C operator()(C var, C* accum, C g) const {
+    const C a = update_slots ? *accum + g * g : *accum;
+    *accum = a;
+    return var - lr * g / math::sqrt(a);
+  }
+};
+
+// m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g * g;
+// var -= lr * (m / (sqrt(v) + epsilon) + decay * var)   (no bias correction; decoupled weight decay).
+// Returns the new var and sets *m and *v.
+template <typename C>
+struct AdamWeightDecayUpdate {
+  C lr, beta1, beta2, epsilon, decay;
+
+  template <typename T>
+  static OPF_HD AdamWeightDecayUpdate From(const T* lr, const T* beta1, const T* beta2, const T* epsilon,
+                                           const T* decay) {
+    return {static_cast<C>(optimizer::ScalarOf(lr)), static_cast<C>(optimizer::ScalarOf(beta1)),
+            static_cast<C>(optimizer::ScalarOf(beta2)), static_cast<C>(optimizer::ScalarOf(epsilon)),
+            static_cast<C>(optimizer::ScalarOf(decay))};
+  }
+  OPF_HD C operator()(C var, C* m, C* v, C g) const {
+    const C m_new = beta1 * *m + (C(1) - beta1) * g;
+    const C v_new = beta2 * *v + (C(1) - beta2) * g * g;
+    *m = m_new;
+    *v = v_new;
+    return var - lr * (m_new / (math::sqrt(v_new) + epsilon) + decay * var);
   }
 };
 
