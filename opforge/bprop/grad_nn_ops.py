@@ -369,24 +369,35 @@ def get_bprop_dropout_grad(self):
 def get_bprop_lstm_layer(self):
     """BPTT in one kernel (LSTMLayerGrad); the saved gates and cell states are the forward's outputs, so
     nothing is recomputed. The gates and c outputs are for the backward pass: their gradients are not
-    propagated (they are zero for a user's loss, which reads y, h_n and c_n)."""
-    grad = G.LSTMLayerGrad(self.reverse)
+    propagated (they are zero for a user's loss, which reads y, h_n and c_n). An x that needs no gradient
+    (the first layer's input) skips its product."""
+    grads = _by_compute_dx(G.LSTMLayerGrad, self.reverse)
 
     def bprop(x, h0, c0, w_ih, w_hh, bias, out, dout):
         y, _, _, gates, c = out
         dy, dh_n, dc_n = dout[0], dout[1], dout[2]
-        return grad(x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n)
+        return _drop_dx(grads[needs_input_grad(0)](x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n))
 
     return bprop
+
+
+def _by_compute_dx(grad_class, *args) -> dict:
+    """The layer's grad primitive for each answer of ``needs_input_grad(0)``: the one that skips dx for False."""
+    return {True: grad_class(*args), False: grad_class(*args, compute_dx=False)}
+
+
+def _drop_dx(grads: tuple) -> tuple:
+    """No gradient for an x that needs none (the kernel left its dx zeros)."""
+    return grads if needs_input_grad(0) else (None, *grads[1:])
 
 
 @bprop_getters.register(P.GRULayer)
 def get_bprop_gru_layer(self):
     """BPTT in one kernel (GRULayerGrad) from the saved gates; the gates output takes no gradient."""
-    grad = G.GRULayerGrad(self.reverse)
+    grads = _by_compute_dx(G.GRULayerGrad, self.reverse)
 
     def bprop(x, h0, w_ih, w_hh, b_ih, b_hh, out, dout):
-        return grad(x, h0, w_ih, w_hh, out[0], out[2], dout[0], dout[1])
+        return _drop_dx(grads[needs_input_grad(0)](x, h0, w_ih, w_hh, out[0], out[2], dout[0], dout[1]))
 
     return bprop
 
@@ -394,9 +405,9 @@ def get_bprop_gru_layer(self):
 @bprop_getters.register(P.RNNLayer)
 def get_bprop_rnn_layer(self):
     """BPTT in one kernel (RNNLayerGrad); the activation's derivative comes from the outputs."""
-    grad = G.RNNLayerGrad(self.reverse, self.nonlinearity)
+    grads = _by_compute_dx(G.RNNLayerGrad, self.reverse, self.nonlinearity)
 
     def bprop(x, h0, w_ih, w_hh, bias, out, dout):
-        return grad(x, h0, w_ih, w_hh, out[0], dout[0], dout[1])
+        return _drop_dx(grads[needs_input_grad(0)](x, h0, w_ih, w_hh, out[0], dout[0], dout[1]))
 
     return bprop
