@@ -6,7 +6,7 @@ no bprop: differentiating through one raises a TypeError naming it."""
 
 from __future__ import annotations
 
-from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, sum_rows, zeros_like
+from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, output_grad_reached, sum_rows, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -236,11 +236,13 @@ def get_bprop_batch_norm(self):
         save_mean, save_var = (out[3], out[4]) if training else (mean, variance)
         dx, dscale, dbias = grad(dy, x, scale, save_mean, save_var)
         if training:
-            # The batch statistics are outputs too: their gradients flow into x. The moving statistics
-            # are not read (the kernel gets plain Tensors), so they get none.
-            count = x.size // max(x.shape[1], 1)
-            mean_b = _channel_view(save_mean, x)
-            dx = _stats_into_dx(dx, x, mean_b, _channel_view(d_mean_out, x), _channel_view(d_var_out, x), count)
+            # The batch statistics are outputs too: their gradients flow into x (unless nobody read them,
+            # as in a training step: nine passes over x per layer for zeros). The moving statistics are
+            # not read (the kernel gets plain Tensors), so they get none.
+            if any(output_grad_reached(i) for i in range(1, 5)):
+                count = x.size // max(x.shape[1], 1)
+                mean_b = _channel_view(save_mean, x)
+                dx = _stats_into_dx(dx, x, mean_b, _channel_view(d_mean_out, x), _channel_view(d_var_out, x), count)
             return dx, dscale, dbias, zeros_like(mean), zeros_like(variance)
         # Inference: y depends on mean and variance, and batch_mean / batch_variance pass them through.
         r = rsqrt(F.add(variance, eps))
@@ -259,6 +261,8 @@ def get_bprop_layer_norm(self):
         dy, d_mean, d_var = dout
         _, mean, var = out
         dx, dgamma, dbeta = grad(x, dy, var, mean, gamma)
+        if not (output_grad_reached(1) or output_grad_reached(2)):  # mean and variance unread
+            return dx, dgamma, dbeta
         norm_axis = self.begin_norm_axis % x.ndim
         count = 1
         for d in x.shape[norm_axis:]:

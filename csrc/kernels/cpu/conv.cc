@@ -8,6 +8,7 @@
 // float16 / bfloat16 are computed in float32 (converted into the workspace).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -295,7 +296,11 @@ enum class ConvKind { kForward, kInput, kFilter };
 // im2col in parallel regions and OpenBLAS's threads in the GEMMs. On several: the chunks split
 // across the threads, each with its own scratch and single-threaded GEMMs, so a call synchronises
 // once instead of at every GEMM (which on busy cores costs more than it gains); the filter
-// gradient sums the threads' partial dw.
+// gradient sums the threads' partial dw. The split needs enough columns per thread: each thread
+// streams all the weights (and the filter gradient writes and sums a partial dw of them all), so
+// with small images and large filters (ResNet-50's last stages at 64x64: 16 columns per thread for
+// 2.4M weights) the split spent more on the weights than on the products, and the chunks run one
+// after the other instead, OpenBLAS's threads splitting each GEMM's output channels.
 template <typename S, ConvKind kKind>
 void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   const Window2D& g = pl.g;
@@ -307,7 +312,8 @@ void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   // Below about a million multiply-adds a call takes tens of microseconds on one thread: waking a
   // second one would cost as much.
   const int64_t macs = g.n * g.oc * pl.k * g.oh * g.ow;
-  if (threads <= 1 || chunks_par < 2 || macs < (int64_t{1} << 20)) {
+  constexpr int64_t kMinColumnsPerThread = 256;
+  if (threads <= 1 || chunks_par < 2 || macs < (int64_t{1} << 20) || per_thread * pl.p < kMinColumnsPerThread) {
     S* col = ws;
     S* tmp = ws + pl.col_elements();
     for (int64_t b0 = 0; b0 < n; b0 += pl.nb) {
@@ -326,9 +332,10 @@ void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   std::mutex mu;
   if constexpr (kKind == ConvKind::kFilter) std::fill(out, out + w_elements, S(0));
   ParallelFor(chunks_par, 1, [&](int64_t begin, int64_t end) {
-    std::vector<S> scratch(static_cast<size_t>((pl.k + pl.og) * nb_par * pl.p +
-                                               (kKind == ConvKind::kFilter ? w_elements : 0)));
-    S* col = scratch.data();
+    // Uninitialised (every element is written before it is read): zeroing it cost as much as small GEMMs.
+    std::unique_ptr<S[]> scratch(new S[static_cast<size_t>((pl.k + pl.og) * nb_par * pl.p +
+                                                           (kKind == ConvKind::kFilter ? w_elements : 0))]);
+    S* col = scratch.get();
     S* tmp = col + pl.k * nb_par * pl.p;
     S* part = tmp + pl.og * nb_par * pl.p;
     for (int64_t ch = begin; ch < end; ++ch) {
