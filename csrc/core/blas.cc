@@ -32,7 +32,8 @@ using ThreadsCallbackFn = void (*)(int sync, DojobFn dojob, int numjobs, size_t 
                                    int dojob_data);
 using SetThreadsCallbackFn = void (*)(ThreadsCallbackFn);
 
-// OpenBLAS's parallel jobs run on opforge's OpenMP threads, so BLAS and the elementwise kernels
+// OpenBLAS runs on one thread (SplitGemm below splits the GEMMs), but something else (threadpoolctl) may
+// raise its count; then its parallel jobs run on opforge's OpenMP threads, so BLAS and the elementwise kernels
 // share one pool: two pools on the same cores spin against each other (on 2 cores a training
 // step ran 2x slower on 2 threads than with OpenMP on 1). The jobs of a GEMM wait for each other,
 // so they must all run at once: each on a thread of the team, and any the team lacks (nested

@@ -4,7 +4,7 @@
 // nb * oh * ow columns] per group) fit a budget; each chunk is one GEMM per group, so small images
 // (LeNet) still make one large GEMM and large ones (ResNet) one GEMM per sample written straight into
 // the output. im2col, col2im and the layout copies run in parallel over samples and channels with
-// ParallelFor; the GEMMs run on OpenBLAS's threads, which share opforge's OpenMP pool and thread count.
+// ParallelFor; a GEMM is split across opforge's threads by blas::Sgemm (OpenBLAS itself on one thread).
 // float16 / bfloat16 are computed in float32 (converted into the workspace).
 #include <algorithm>
 #include <cstring>
@@ -346,15 +346,15 @@ void RunConvByChannels(const ConvPlan& pl, const S* a, const S* b, S* out) {
 }
 
 // Runs problem kKind over the whole batch. On one thread: chunk after chunk, with the workspace `ws`,
-// im2col in parallel regions and OpenBLAS's threads in the GEMMs. On several: the chunks split
+// im2col in parallel regions and the GEMMs split by blas::Sgemm. On several: the chunks split
 // across the threads, each with its own scratch and single-threaded GEMMs, so a call synchronises
 // once instead of at every GEMM (which on busy cores costs more than it gains); the filter
 // gradient sums the threads' partial dw. The split needs enough columns per thread: each thread
 // streams all the weights (and the filter gradient writes and sums a partial dw of them all), so
 // with small images and large filters (ResNet-50's last stages at 64x64: 16 columns per thread for
 // 2.4M weights) the split spent more on the weights than on the products: there the threads split
-// the channels instead (RunConvByChannels; OpenBLAS's own threads would synchronise inside every
-// GEMM, which on busy cores is the slowest of all).
+// the channels instead (RunConvByChannels: one synchronisation per call, where each chunk's im2col and
+// GEMM regions would make several).
 template <typename S, ConvKind kKind>
 void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   const Window2D& g = pl.g;
