@@ -129,16 +129,17 @@ void SplitGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
   constexpr int64_t kSerialMacs = int64_t{1} << 21;  // below, a second thread costs about what it saves
   const bool by_rows = m >= n;
   const int64_t len = by_rows ? m : n, blocks = (len + kBlock - 1) / kBlock;
-  bool split = runtime::NumThreads() > 1 && blocks > 1 && m * n * k >= kSerialMacs;
+  bool nested = false;
 #ifdef _OPENMP
-  split = split && !omp_in_parallel();
+  nested = omp_in_parallel();
 #endif
-  if (!split) {
+  // Something (threadpoolctl) may have raised OpenBLAS's count since Load: back to one (not from inside a
+  // region, where the threads of a kernel's own split would race on it; those kernels hold BlasOneThread).
+  if (!nested && g_get_threads != nullptr && g_set_threads != nullptr && g_get_threads() != 1) g_set_threads(1);
+  if (nested || runtime::NumThreads() <= 1 || blocks < 2 || m * n * k < kSerialMacs) {
     call(m, n, a, b, c);
     return;
   }
-  // Something (threadpoolctl) may have raised OpenBLAS's count since Load; its threads must stay idle here.
-  if (g_get_threads != nullptr && g_set_threads != nullptr && g_get_threads() != 1) g_set_threads(1);
   ParallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
     const int64_t lo = begin * kBlock, hi = std::min(len, end * kBlock);
     if (by_rows) {
