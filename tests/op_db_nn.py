@@ -825,6 +825,18 @@ def _lstm_errors():
     ]
 
 
+def _no_dx_variants(make, names) -> dict:
+    """A layer grad's ``compute_dx=False`` variants, one per output: dx is zeros, the rest as computed."""
+    return {f"no_dx,{name}": (lambda k=k: _Output(make(), k)) for k, name in enumerate(names)}
+
+
+def _layer_grad_output(prim, grads):
+    """Output ``prim.index`` of a layer grad's reference: dx is zeros when the primitive does not compute it."""
+    if prim.index == 0 and not prim.compute_dx:
+        return np.zeros_like(grads[0])
+    return grads[prim.index]
+
+
 RECORDS += [
     OpRecord(
         "LSTMLayer",
@@ -848,9 +860,10 @@ RECORDS += [
                 f"reverse,{name}": (lambda k=k: _Output(ops.LSTMLayerGrad(True), k))
                 for k, name in enumerate(_LSTM_GRAD_OUT)
             },
+            **_no_dx_variants(lambda: ops.LSTMLayerGrad(compute_dx=False), _LSTM_GRAD_OUT),
         },
         _lstm_grad_samples,
-        lambda prim, *args: lstm_backward_ref(*args, reverse=prim.reverse)[prim.index],
+        lambda prim, *args: _layer_grad_output(prim, lstm_backward_ref(*args, reverse=prim.reverse)),
         args=(Arg(),) * 11,
         tols={"Float32": (1e-4, 1e-5)},
     ),
@@ -1029,9 +1042,12 @@ RECORDS += [
     ),
     OpRecord(
         "GRULayerGrad",
-        _rnn_variants(lambda r, a: ops.GRULayerGrad(r), _GRU_GRAD_OUT, acts=("tanh",)),
+        {
+            **_rnn_variants(lambda r, a: ops.GRULayerGrad(r), _GRU_GRAD_OUT, acts=("tanh",)),
+            **_no_dx_variants(lambda: ops.GRULayerGrad(compute_dx=False), _GRU_GRAD_OUT),
+        },
         _gru_grad_samples,
-        lambda prim, *args: gru_backward_ref(*args, reverse=prim.reverse)[prim.index],
+        lambda prim, *args: _layer_grad_output(prim, gru_backward_ref(*args, reverse=prim.reverse)),
         args=(Arg(),) * 8,
         tols={"Float32": (1e-4, 1e-5)},
     ),
@@ -1046,9 +1062,14 @@ RECORDS += [
     ),
     OpRecord(
         "RNNLayerGrad",
-        _rnn_variants(lambda r, a: ops.RNNLayerGrad(r, a), _RNN_GRAD_OUT),
+        {
+            **_rnn_variants(lambda r, a: ops.RNNLayerGrad(r, a), _RNN_GRAD_OUT),
+            **_no_dx_variants(lambda: ops.RNNLayerGrad(compute_dx=False), _RNN_GRAD_OUT),
+        },
         _rnn_grad_samples,
-        lambda prim, *args: rnn_backward_ref(*args, reverse=prim.reverse, nonlinearity=prim.nonlinearity)[prim.index],
+        lambda prim, *args: _layer_grad_output(
+            prim, rnn_backward_ref(*args, reverse=prim.reverse, nonlinearity=prim.nonlinearity)
+        ),
         args=(Arg(),) * 7,
         tols={"Float32": (3e-4, 1e-4)},
     ),

@@ -768,6 +768,79 @@ def test_needs_input_grad_tells_a_bprop_which_inputs_are_differentiated(cube):
         select_kernel.cache_clear()
 
 
+def test_output_grad_reached_tells_a_bprop_which_outputs_got_a_gradient():
+    from opforge.bprop import output_grad_reached
+
+    seen = []
+
+    class AutodiffPair(PrimitiveWithInfer):
+        @prim_attr_register
+        def __init__(self):
+            self.init_prim_io_names(inputs=["x"], outputs=["double", "square"])
+
+        def infer_shape(self, x):
+            return x, x
+
+        def infer_dtype(self, x):
+            return x, x
+
+    register_kernel(
+        "AutodiffPair",
+        "CPU",
+        KernelAttr().add_input_attr(mstype.float64).add_output_attr(mstype.float64).add_output_attr(mstype.float64),
+    )(lambda x: (2 * x, x * x))
+
+    @bprop_getters.register(AutodiffPair)
+    def get_bprop_pair(self):
+        def bprop(x, out, dout):
+            reached = (output_grad_reached(0), output_grad_reached(1))
+            seen.append(reached)
+            dx = mul(dout[0], 2.0)
+            return (add(dx, mul(dout[1], mul(x, 2.0))) if reached[1] else dx,)
+
+        return bprop
+
+    try:
+        x = t([1.0, 3.0])
+        pair = AutodiffPair()
+        close(opforge.grad(lambda a: reduce_sum(pair(a)[0]))(x), [2.0, 2.0])
+        close(opforge.grad(lambda a: reduce_sum(pair(a)[1]))(x), [2.0, 6.0])
+        close(opforge.grad(lambda a: reduce_sum(add(pair(a)[0], pair(a)[1])))(x), [4.0, 8.0])
+        assert seen == [(True, False), (False, True), (False, True), (True, False)]
+        assert output_grad_reached(0) and output_grad_reached(7)  # outside a backward pass: every output
+    finally:
+        registry._table.pop(("AutodiffPair", "CPU"), None)
+        bprop_getters.unregister("AutodiffPair")
+        select_kernel.cache_clear()
+
+
+@pytest.mark.parametrize("norm", ["BatchNorm", "LayerNorm"])
+def test_norm_gradient_without_its_statistics_matches_the_full_one(norm, rng):
+    # Nobody reads the batch statistics: the bprop leaves their (zero) terms out; with zero senses on
+    # them (reached, so computed) the gradients are the same.
+    x = t(rng.standard_normal((4, 3, 5)))
+    scale, bias = t(rng.uniform(0.5, 1.5, 3)), t(rng.standard_normal(3))
+    if norm == "BatchNorm":
+        prim = ops.BatchNorm(is_training=True)
+        moving = [Parameter(np.zeros(3), name="mm"), Parameter(np.ones(3), name="mv")]
+        call = lambda a, g, b: prim(a, g, b, *moving)  # noqa: E731
+    else:
+        prim = ops.LayerNorm(begin_norm_axis=1, begin_params_axis=2)
+        scale, bias = t(rng.uniform(0.5, 1.5, 5)), t(rng.standard_normal(5))
+        call = prim
+    r = t(rng.standard_normal((4, 3, 5)))
+    grad_y = GradOperation(get_all=True)(lambda a, g, b: reduce_sum(mul(call(a, g, b)[0], r)))
+    skipped = grad_y(x, scale, bias)
+    outs = call(x, scale, bias)
+    senses = (r, *(t(np.zeros(o.shape)) for o in outs[1:]))
+    grad_all = GradOperation(get_all=True, sens_param=True)(call)
+    full = grad_all(x, scale, bias, senses)
+    assert "Sub" not in _kernel_calls(lambda: grad_y(x, scale, bias))  # x - mean: the statistics' term
+    assert "Sub" in _kernel_calls(lambda: grad_all(x, scale, bias, senses))
+    for a, b in zip(skipped, full):
+        np.testing.assert_allclose(npv(a), npv(b), rtol=1e-12, atol=1e-12)
+
+
 def test_second_order_through_a_skipped_product_matches_finite_differences(rng):
     # The inner gradient is with respect to w only (its pass skips d/dx of x @ w); the outer one
     # differentiates that gradient with respect to x, through the products the inner pass recorded.

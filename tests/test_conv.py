@@ -30,6 +30,11 @@ def threads():
         ((16, 8, 24, 24), {"out_channel": 16, "kernel_size": 3, "pad_mode": "same", "group": 2}),  # groups, parallel
         ((5, 4, 20, 18), {"out_channel": 6, "kernel_size": 3, "pad_mode": "same", "stride": 2, "group": 2}),
         ((4, 8, 30, 30), {"out_channel": 16, "kernel_size": 3, "pad_mode": "pad", "pad": 1}),  # one sample a chunk
+        # Small images, few columns per thread: on 2 threads the threads split the channels
+        ((8, 64, 4, 4), {"out_channel": 64, "kernel_size": 3, "pad_mode": "pad", "pad": 1}),  # 8 samples a chunk
+        ((4, 256, 6, 6), {"out_channel": 32, "kernel_size": 3, "pad_mode": "pad", "pad": 1}),  # one sample a chunk
+        ((8, 32, 6, 6), {"out_channel": 64, "kernel_size": 3}),  # wide columns
+        ((8, 256, 4, 4), {"out_channel": 512, "kernel_size": 1, "stride": 2}),
         (
             (3, 2, 9, 9),
             {"out_channel": 4, "kernel_size": (2, 3), "pad_mode": "pad", "pad": (1, 0, 0, 0), "dilation": 2},

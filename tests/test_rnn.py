@@ -181,6 +181,23 @@ def test_gradients_match_finite_differences(mode, rng):
         np.testing.assert_allclose(dw.asnumpy().flat[0], numeric(at_w), rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("mode", list(MODES))
+def test_weight_gradients_without_the_input_gradient(mode, rng):
+    """With x needing no gradient the first layer's grad skips dx (compute_dx=False): the weights'
+    gradients are those computed along with dx."""
+    net = _make(mode, 3, 5, num_layers=2, bidirectional=True, dtype=mstype.float64)
+    x = Tensor(rng.uniform(-1, 1, (6, 2, 3)))
+    weights = net.trainable_params()
+
+    def loss(inp):
+        return net(inp)[0].sum()
+
+    _, with_dx = opforge.grad(loss, 0, weights)(x)
+    without_dx = opforge.grad(loss, None, weights)(x)
+    for a, b in zip(with_dx, without_dx):
+        np.testing.assert_allclose(b.asnumpy(), a.asnumpy(), rtol=1e-12, atol=1e-12)
+
+
 def test_dropout_between_layers_only_in_training(rng):
     net = nn.GRU(3, 8, num_layers=2, dropout=0.5)
     x = Tensor(rng.uniform(-1, 1, (5, 2, 3)).astype(np.float32))

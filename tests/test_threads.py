@@ -54,3 +54,38 @@ def test_load_bench_reports_both_thread_counts():
     }
     assert all(t1 > 0 and t2 > 0 for _, _, t1, t2 in rows)
     assert "2 threads / 1 thread" in bench_load.render(rows)
+
+
+@pytest.fixture
+def two_threads():
+    import opforge
+
+    before = opforge.get_context("num_threads")
+    opforge.set_context(num_threads=2)
+    yield
+    opforge.set_context(num_threads=before)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    ("transpose_a", "transpose_b", "m", "k", "n"),
+    [
+        (False, False, 300, 200, 100),  # taller than wide: the threads split C's rows
+        (True, False, 40, 300, 500),  # wider: its columns
+        (False, True, 257, 129, 65),  # blocks that do not divide the rows
+        (True, True, 33, 150, 600),
+    ],
+)
+def test_matmul_split_across_two_threads(two_threads, dtype, transpose_a, transpose_b, m, k, n):
+    import numpy as np
+
+    import opforge
+    from opforge import ops
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((k, m) if transpose_a else (m, k)).astype(dtype)
+    b = rng.standard_normal((n, k) if transpose_b else (k, n)).astype(dtype)
+    got = ops.MatMul(transpose_a, transpose_b)(opforge.Tensor(a), opforge.Tensor(b)).asnumpy()
+    want = (a.T if transpose_a else a).astype(np.float64) @ (b.T if transpose_b else b).astype(np.float64)
+    tol = 1e-4 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)

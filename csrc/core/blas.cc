@@ -1,9 +1,11 @@
 #include "core/blas.h"
 
 #include "core/runtime.h"
+#include "opforge/parallel.h"
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 #include <thread>
@@ -30,7 +32,8 @@ using ThreadsCallbackFn = void (*)(int sync, DojobFn dojob, int numjobs, size_t 
                                    int dojob_data);
 using SetThreadsCallbackFn = void (*)(ThreadsCallbackFn);
 
-// OpenBLAS's parallel jobs run on opforge's OpenMP threads, so BLAS and the elementwise kernels
+// OpenBLAS runs on one thread (SplitGemm below splits the GEMMs), but something else (threadpoolctl) may
+// raise its count; then its parallel jobs run on opforge's OpenMP threads, so BLAS and the elementwise kernels
 // share one pool: two pools on the same cores spin against each other (on 2 cores a training
 // step ran 2x slower on 2 threads than with OpenMP on 1). The jobs of a GEMM wait for each other,
 // so they must all run at once: each on a thread of the team, and any the team lacks (nested
@@ -96,6 +99,7 @@ void Load(const std::string& path, const std::string& prefix) {
   auto set_callback = reinterpret_cast<SetThreadsCallbackFn>(
       dlsym(handle, (prefix + "openblas_set_threads_callback_function").c_str()));
   if (set_callback != nullptr) set_callback(RunJobs);
+  if (g_set_threads != nullptr) g_set_threads(1);  // opforge's threads split the GEMMs (SplitGemm)
 }
 
 bool Loaded() { return g_sgemm != nullptr; }
@@ -110,20 +114,70 @@ static void RequireLoaded() {
   if (!Loaded()) throw std::runtime_error("MatMul needs BLAS, but no BLAS library was loaded");
 }
 
+namespace {
+
+// One GEMM across opforge's threads: OpenBLAS on one thread, each thread a block of C's rows of its own (of
+// its columns when C is wider than tall), in multiples of kBlock. OpenBLAS's own threads share packed panels
+// and wait for each other inside every GEMM: on cores that other processes keep busy, one descheduled
+// thread stalls the others (the Transformer encoder layer of bench_models spent 8x longer in MatMul on 2
+// threads than on 1 on a shared 2-core machine); here a GEMM synchronises once, at its end. Inside a
+// parallel region (a kernel's own split) it runs on the calling thread. `call(m, n, a, b, c)` runs one block.
+template <typename T, typename Call>
+void SplitGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+               int64_t ldb, T* c, int64_t ldc, Call call) {
+  constexpr int64_t kBlock = 16;                     // a few of OpenBLAS's register tiles
+  constexpr int64_t kSerialMacs = int64_t{1} << 21;  // below, a second thread costs about what it saves
+  const bool by_rows = m >= n;
+  const int64_t len = by_rows ? m : n, blocks = (len + kBlock - 1) / kBlock;
+  bool nested = false;
+#ifdef _OPENMP
+  nested = omp_in_parallel();
+#endif
+  // Something (threadpoolctl) may have raised OpenBLAS's count since Load: back to one (not from inside a
+  // region, where the threads of a kernel's own split would race on it; those kernels hold BlasOneThread).
+  if (!nested && g_get_threads != nullptr && g_set_threads != nullptr && g_get_threads() != 1) g_set_threads(1);
+  if (nested || runtime::NumThreads() <= 1 || blocks < 2 || m * n * k < kSerialMacs) {
+    call(m, n, a, b, c);
+    return;
+  }
+  ParallelFor(blocks, 1, [&](int64_t begin, int64_t end) {
+    const int64_t lo = begin * kBlock, hi = std::min(len, end * kBlock);
+    if (by_rows) {
+      call(hi - lo, n, a + (trans_a ? lo : lo * lda), b, c + lo * ldc);
+    } else {
+      call(m, hi - lo, a, b + (trans_b ? lo * ldb : lo), c + lo);
+    }
+  });
+}
+
+}  // namespace
+
 void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   RequireLoaded();
-  g_sgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, CheckedInt(m, "m"),
-          CheckedInt(n, "n"), CheckedInt(k, "k"), alpha, a, CheckedInt(lda, "lda"), b, CheckedInt(ldb, "ldb"), beta,
-          c, CheckedInt(ldc, "ldc"));
+  const int ik = CheckedInt(k, "k"), ia = CheckedInt(lda, "lda"), ib = CheckedInt(ldb, "ldb");
+  const int ic = CheckedInt(ldc, "ldc");
+  CheckedInt(m, "m");
+  CheckedInt(n, "n");
+  SplitGemm<float>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
+                   [&](int64_t mm, int64_t nn, const float* aa, const float* bb, float* cc) {
+                     g_sgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans,
+                             static_cast<int>(mm), static_cast<int>(nn), ik, alpha, aa, ia, bb, ib, beta, cc, ic);
+                   });
 }
 
 void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
            int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
   RequireLoaded();
-  g_dgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, CheckedInt(m, "m"),
-          CheckedInt(n, "n"), CheckedInt(k, "k"), alpha, a, CheckedInt(lda, "lda"), b, CheckedInt(ldb, "ldb"), beta,
-          c, CheckedInt(ldc, "ldc"));
+  const int ik = CheckedInt(k, "k"), ia = CheckedInt(lda, "lda"), ib = CheckedInt(ldb, "ldb");
+  const int ic = CheckedInt(ldc, "ldc");
+  CheckedInt(m, "m");
+  CheckedInt(n, "n");
+  SplitGemm<double>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
+                    [&](int64_t mm, int64_t nn, const double* aa, const double* bb, double* cc) {
+                      g_dgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans,
+                              static_cast<int>(mm), static_cast<int>(nn), ik, alpha, aa, ia, bb, ib, beta, cc, ic);
+                    });
 }
 
 }  // namespace blas

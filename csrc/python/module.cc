@@ -1514,7 +1514,7 @@ py::list Describe(const std::vector<size_t>& indices) {
 void SetNumThreads(int n) {
   if (n < 1) throw py::value_error("num_threads must be >= 1, but got " + std::to_string(n));
   runtime::SetNumThreads(n);
-  blas::SetNumThreads(n);  // OpenBLAS's count is process-wide already
+  blas::SetNumThreads(1);  // OpenBLAS stays on one thread (threadpoolctl may have set it): blas::Sgemm splits
 }
 
 // A test hook: runs a parallel region over n elements (ParallelFor's default grain) and returns

@@ -18,7 +18,8 @@ struct TapeConfig {
   PyTypeObject* parameter_type = nullptr;
   Py_ssize_t version_offset = 0;
   PyObject* diff_dtypes = nullptr;  // frozenset of the dtypes gradients flow through
-  PyObject* state = nullptr;  // the threading.local whose `needs` bprops read (needs_input_grad)
+  PyObject* state = nullptr;  // the threading.local whose `needs` and `reached` bprops read (needs_input_grad,
+                              // output_grad_reached)
   // Python helpers for the rare paths: add, zeros_like, get_bprop, _check_versions, _check_grads,
   // _accumulate_sequence, _add_note
   PyObject* add = nullptr;
@@ -32,6 +33,7 @@ struct TapeConfig {
   PyObject* records_name = nullptr;
   PyObject* parent_name = nullptr;
   PyObject* needs_name = nullptr;
+  PyObject* reached_name = nullptr;
   PyObject* prim_name = nullptr;
   PyObject* signature_name = nullptr;
   PyObject* bound_inputs_name = nullptr;
@@ -161,8 +163,10 @@ int Accumulate(PyObject* grads, PyObject* key, PyObject* g) {
 }
 
 // The gradient of a tape record's output(s): a Tensor, a tuple (zeros where an output got none), or
-// None when no output got one (a new reference; null on error).
-PyObject* OutputGradient(PyObject* grads, PyObject* out) {
+// None when no output got one (a new reference; null on error). `*reached` (a new reference when the
+// gradient is a tuple, else None): per output, whether it got a gradient rather than zeros.
+PyObject* OutputGradient(PyObject* grads, PyObject* out, PyObject** reached) {
+  *reached = Py_NewRef(Py_None);
   if (!PyTuple_Check(out)) {
     PyObject* key = IdOf(out);
     if (key == nullptr) return nullptr;
@@ -196,15 +200,24 @@ PyObject* OutputGradient(PyObject* grads, PyObject* out) {
     Py_DECREF(douts);  // (its items are all null)
     Py_RETURN_NONE;
   }
+  PyObject* flags = PyTuple_New(n);
+  if (flags == nullptr) {
+    Py_DECREF(douts);
+    return nullptr;
+  }
   for (Py_ssize_t i = 0; i < n; ++i) {
-    if (PyTuple_GET_ITEM(douts, i) != nullptr) continue;
+    const bool got = PyTuple_GET_ITEM(douts, i) != nullptr;
+    PyTuple_SET_ITEM(flags, i, Py_NewRef(got ? Py_True : Py_False));
+    if (got) continue;
     PyObject* zeros = PyObject_CallOneArg(g_tape.zeros_like, PyTuple_GET_ITEM(out, i));
     if (zeros == nullptr) {
       Py_DECREF(douts);  // (null items are skipped)
+      Py_DECREF(flags);
       return nullptr;
     }
     PyTuple_SET_ITEM(douts, i, zeros);
   }
+  Py_SETREF(*reached, flags);
   return douts;
 }
 
@@ -344,11 +357,12 @@ int BackwardStep(PyObject* record, PyObject* grads, PyObject* tracked, PyObject*
   PyObject* args = PyTuple_GET_ITEM(record, 1);
   PyObject* out = PyTuple_GET_ITEM(record, 2);
   PyObject* versions = PyTuple_GET_ITEM(record, 3);
-  PyObject* dout = OutputGradient(grads, out);
-  if (dout == nullptr) return -1;
-  if (dout == Py_None) {
-    Py_DECREF(dout);
-    return 0;
+  PyObject* reached = nullptr;
+  PyObject* dout = OutputGradient(grads, out, &reached);
+  if (dout == nullptr || dout == Py_None) {
+    Py_XDECREF(dout);
+    Py_DECREF(reached);
+    return dout == nullptr ? -1 : 0;
   }
   int status = 0;
   if (versions != Py_None) {
@@ -358,11 +372,14 @@ int BackwardStep(PyObject* record, PyObject* grads, PyObject* tracked, PyObject*
   }
   PyObject* needs = status == 0 ? Needs(tracked, args) : nullptr;
   if (needs == nullptr || PyObject_SetAttr(g_tape.state, g_tape.needs_name, needs) < 0 ||
+      PyObject_SetAttr(g_tape.state, g_tape.reached_name, reached) < 0 ||
       PyObject_SetAttr(g_tape.state, g_tape.prim_name, prim) < 0) {
     Py_XDECREF(needs);
+    Py_DECREF(reached);
     Py_DECREF(dout);
     return -1;
   }
+  Py_DECREF(reached);
   PyObject* in_grads = CallBprop(prim, args, out, dout);
   Py_DECREF(dout);
   if (in_grads != nullptr && (!PyTuple_Check(in_grads) || PyTuple_GET_SIZE(in_grads) != PyTuple_GET_SIZE(args))) {
@@ -391,8 +408,8 @@ py::object Backward(py::object tape, py::tuple outputs, py::tuple senses, py::ob
     const int found = PyDict_Contains(tracked.ptr(), key);
     if (found < 0 || (found == 1 && Accumulate(grads.ptr(), key, senses[i].ptr()) < 0)) throw py::error_already_set();
   }
-  // The thread's state (`needs`, `prim`) is set per record and restored at the end (passes nest).
-  PyObject* saved[2] = {g_tape.needs_name, g_tape.prim_name};
+  // The thread's state (`needs`, `reached`, `prim`) is set per record and restored at the end (passes nest).
+  PyObject* saved[3] = {g_tape.needs_name, g_tape.reached_name, g_tape.prim_name};
   for (PyObject*& value : saved) {
     PyObject* name = value;
     value = PyObject_GetAttr(g_tape.state, name);
@@ -416,9 +433,9 @@ py::object Backward(py::object tape, py::tuple outputs, py::tuple senses, py::ob
   PyObject *type, *value, *traceback;
   PyErr_Fetch(&type, &value, &traceback);  // (restoring the state must not lose the error)
   if (PyObject_SetAttr(g_tape.state, g_tape.needs_name, saved[0]) < 0) PyErr_Clear();
-  if (PyObject_SetAttr(g_tape.state, g_tape.prim_name, saved[1]) < 0) PyErr_Clear();
-  Py_DECREF(saved[0]);
-  Py_DECREF(saved[1]);
+  if (PyObject_SetAttr(g_tape.state, g_tape.reached_name, saved[1]) < 0) PyErr_Clear();
+  if (PyObject_SetAttr(g_tape.state, g_tape.prim_name, saved[2]) < 0) PyErr_Clear();
+  for (PyObject* value : saved) Py_DECREF(value);
   PyErr_Restore(type, value, traceback);
   if (status < 0) throw py::error_already_set();
   return std::move(grads);
@@ -456,6 +473,7 @@ void Configure(py::object tape_type, py::object eval, py::object tensor_type, py
   g_tape.records_name = Interned("records");
   g_tape.parent_name = Interned("parent");
   g_tape.needs_name = Interned("needs");
+  g_tape.reached_name = Interned("reached");
   g_tape.prim_name = Interned("prim");
   g_tape.signature_name = Interned("__mindspore_signature__");
   g_tape.bound_inputs_name = Interned("_bound_inputs");

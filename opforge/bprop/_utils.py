@@ -5,13 +5,14 @@ from __future__ import annotations
 import functools
 
 from opforge import dtype as mstype
-from opforge.bprop.tape import needs_input_grad
+from opforge.bprop.tape import needs_input_grad, output_grad_reached
 from opforge.ops import functional as F
 from opforge.primitives.array_ops import BroadcastTo, Squeeze
 from opforge.tensor import Tensor
 
 __all__ = [
     "needs_input_grad",
+    "output_grad_reached",
     "broadcast_axes",
     "sum_to_shape",
     "sum_rows",

@@ -7,7 +7,7 @@ one raises a TypeError naming it."""
 
 from __future__ import annotations
 
-from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, sum_rows, zeros_like
+from opforge.bprop._utils import broadcast_to, grad_for, needs_input_grad, output_grad_reached, sum_rows, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
@@ -237,11 +237,13 @@ def get_bprop_batch_norm(self):
         save_mean, save_var = (out[3], out[4]) if training else (mean, variance)
         dx, dscale, dbias = grad(dy, x, scale, save_mean, save_var)
         if training:
-            # The batch statistics are outputs too: their gradients flow into x. The moving statistics
-            # are not read (the kernel gets plain Tensors), so they get none.
-            count = x.size // max(x.shape[1], 1)
-            mean_b = _channel_view(save_mean, x)
-            dx = _stats_into_dx(dx, x, mean_b, _channel_view(d_mean_out, x), _channel_view(d_var_out, x), count)
+            # The batch statistics are outputs too: their gradients flow into x (unless nobody read them,
+            # as in a training step: nine passes over x per layer for zeros). The moving statistics are
+            # not read (the kernel gets plain Tensors), so they get none.
+            if any(output_grad_reached(i) for i in range(1, 5)):
+                count = x.size // max(x.shape[1], 1)
+                mean_b = _channel_view(save_mean, x)
+                dx = _stats_into_dx(dx, x, mean_b, _channel_view(d_mean_out, x), _channel_view(d_var_out, x), count)
             return dx, dscale, dbias, zeros_like(mean), zeros_like(variance)
         # Inference: y depends on mean and variance, and batch_mean / batch_variance pass them through.
         r = rsqrt(F.add(variance, eps))
@@ -260,6 +262,8 @@ def get_bprop_layer_norm(self):
         dy, d_mean, d_var = dout
         _, mean, var = out
         dx, dgamma, dbeta = grad(x, dy, var, mean, gamma)
+        if not (output_grad_reached(1) or output_grad_reached(2)):  # mean and variance unread
+            return dx, dgamma, dbeta
         norm_axis = self.begin_norm_axis % x.ndim
         count = 1
         for d in x.shape[norm_axis:]:
@@ -370,24 +374,35 @@ def get_bprop_dropout_grad(self):
 def get_bprop_lstm_layer(self):
     """BPTT in one kernel (LSTMLayerGrad); the saved gates and cell states are the forward's outputs, so
     nothing is recomputed. The gates and c outputs are for the backward pass: their gradients are not
-    propagated (they are zero for a user's loss, which reads y, h_n and c_n)."""
-    grad = G.LSTMLayerGrad(self.reverse)
+    propagated (they are zero for a user's loss, which reads y, h_n and c_n). An x that needs no gradient
+    (the first layer's input) skips its product."""
+    grads = _by_compute_dx(G.LSTMLayerGrad, self.reverse)
 
     def bprop(x, h0, c0, w_ih, w_hh, bias, out, dout):
         y, _, _, gates, c = out
         dy, dh_n, dc_n = dout[0], dout[1], dout[2]
-        return grad(x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n)
+        return _drop_dx(grads[needs_input_grad(0)](x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n))
 
     return bprop
+
+
+def _by_compute_dx(grad_class, *args) -> dict:
+    """The layer's grad primitive for each answer of ``needs_input_grad(0)``: the one that skips dx for False."""
+    return {True: grad_class(*args), False: grad_class(*args, compute_dx=False)}
+
+
+def _drop_dx(grads: tuple) -> tuple:
+    """No gradient for an x that needs none (the kernel left its dx zeros)."""
+    return grads if needs_input_grad(0) else (None, *grads[1:])
 
 
 @bprop_getters.register(P.GRULayer)
 def get_bprop_gru_layer(self):
     """BPTT in one kernel (GRULayerGrad) from the saved gates; the gates output takes no gradient."""
-    grad = G.GRULayerGrad(self.reverse)
+    grads = _by_compute_dx(G.GRULayerGrad, self.reverse)
 
     def bprop(x, h0, w_ih, w_hh, b_ih, b_hh, out, dout):
-        return grad(x, h0, w_ih, w_hh, out[0], out[2], dout[0], dout[1])
+        return _drop_dx(grads[needs_input_grad(0)](x, h0, w_ih, w_hh, out[0], out[2], dout[0], dout[1]))
 
     return bprop
 
@@ -395,9 +410,9 @@ def get_bprop_gru_layer(self):
 @bprop_getters.register(P.RNNLayer)
 def get_bprop_rnn_layer(self):
     """BPTT in one kernel (RNNLayerGrad); the activation's derivative comes from the outputs."""
-    grad = G.RNNLayerGrad(self.reverse, self.nonlinearity)
+    grads = _by_compute_dx(G.RNNLayerGrad, self.reverse, self.nonlinearity)
 
     def bprop(x, h0, w_ih, w_hh, bias, out, dout):
-        return grad(x, h0, w_ih, w_hh, out[0], dout[0], dout[1])
+        return _drop_dx(grads[needs_input_grad(0)](x, h0, w_ih, w_hh, out[0], dout[0], dout[1]))
 
     return bprop

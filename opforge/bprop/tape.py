@@ -15,7 +15,10 @@ whether input ``i`` of the call is tracked by the tape being differentiated (a w
 one computed from one). The gradient of any other input (data, labels, constants, tensors of an
 enclosing gradient only) is dropped by the backward pass, so a bprop may skip it and return None.
 That holds under enclosing tapes too: an inner gradient call returns only the gradients of its own
-tracked tensors, so what it skips is used by no order of differentiation.
+tracked tensors, so what it skips is used by no order of differentiation. Likewise
+``output_grad_reached(i)`` says whether output ``i`` of a multi-output call got a gradient or zeros
+made by the pass, so a bprop may leave out the terms of an output nobody read (BatchNorm's batch
+statistics).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.ops import functional as F
 from opforge.tensor import Parameter, Tensor
 
-__all__ = ["Tape", "record_on_tapes", "backward", "needs_input_grad", "differentiated_operator"]
+__all__ = ["Tape", "record_on_tapes", "backward", "needs_input_grad", "output_grad_reached", "differentiated_operator"]
 
 _SEQUENCES = (tuple, list)  # a variadic input: its gradient is a tuple, one per element
 
@@ -129,6 +132,7 @@ def record_on_tapes(prim, args: tuple, out) -> None:
 # backward pass, e.g. a bprop called directly): all of them.
 _state = threading.local()
 _state.needs = None
+_state.reached = None  # per output of a multi-output call: whether it got a gradient (not zeros)
 _state.prim = None  # the operator whose bprop is running (set by the backward pass)
 
 
@@ -140,6 +144,14 @@ def needs_input_grad(index: int) -> bool:
     """
     needs = getattr(_state, "needs", None)
     return needs is None or needs[index]
+
+
+def output_grad_reached(index: int) -> bool:
+    """For bprops: whether output ``index`` of the call being differentiated got a gradient. False when
+    nothing read it: its ``dout`` holds zeros the backward pass made, and the bprop may leave out the
+    terms that multiply it. True outside a backward pass and for single-output calls."""
+    reached = getattr(_state, "reached", None)
+    return reached is None or reached[index]
 
 
 def differentiated_operator():

@@ -470,16 +470,19 @@ class NLLLossGrad(_Operator):
 
 
 class LSTMLayerGrad(_Operator):
-    r"""LSTMLayer's backward (BPTT, one kernel over the sequence): ``LSTMLayerGrad(reverse=False)(x, h0, c0,
-    w_ih, w_hh, y, gates, c, dy, dh_n, dc_n)`` returns ``(dx, dh0, dc0, dw_ih, dw_hh, dbias)``, the gradients
-    of the forward's inputs given those of its outputs ``y``, ``h_n`` and ``c_n``. dtypes: float32, float64."""
+    r"""LSTMLayer's backward (BPTT, one kernel over the sequence): ``LSTMLayerGrad(reverse=False,
+    compute_dx=True)(x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n)`` returns ``(dx, dh0, dc0, dw_ih,
+    dw_hh, dbias)``, the gradients of the forward's inputs given those of its outputs ``y``, ``h_n`` and
+    ``c_n``. ``compute_dx=False``: ``dx`` is zeros, not computed (the bprop's ``x`` needs no gradient).
+    dtypes: float32, float64."""
 
     _NAMES = ("x", "h0", "c0", "w_ih", "w_hh", "y", "gates", "c", "dy", "dh_n", "dc_n")
     __mindspore_signature__ = tuple(sig.make_sig(n, dtype=sig.sig_dtype.T) for n in _NAMES)
 
     @prim_attr_register
-    def __init__(self, reverse=False):
+    def __init__(self, reverse=False, compute_dx=True):
         validator.check_value_type("reverse", reverse, [bool], self.name)
+        validator.check_value_type("compute_dx", compute_dx, [bool], self.name)
         self.init_prim_io_names(inputs=list(self._NAMES), outputs=["dx", "dh0", "dc0", "dw_ih", "dw_hh", "dbias"])
 
     def infer_shape(self, x, h0, c0, w_ih, w_hh, y, gates, c, dy, dh_n, dc_n):
@@ -508,16 +511,18 @@ def _check_saved(prim_name, **shapes):
 
 
 class GRULayerGrad(_Operator):
-    r"""GRULayer's backward (BPTT, one kernel over the sequence): ``GRULayerGrad(reverse=False)(x, h0, w_ih,
-    w_hh, y, gates, dy, dh_n)`` returns ``(dx, dh0, dw_ih, dw_hh, db_ih, db_hh)``, the gradients of the
-    forward's inputs given those of its outputs ``y`` and ``h_n``. dtypes: float32, float64."""
+    r"""GRULayer's backward (BPTT, one kernel over the sequence): ``GRULayerGrad(reverse=False,
+    compute_dx=True)(x, h0, w_ih, w_hh, y, gates, dy, dh_n)`` returns ``(dx, dh0, dw_ih, dw_hh, db_ih,
+    db_hh)``, the gradients of the forward's inputs given those of its outputs ``y`` and ``h_n``;
+    ``compute_dx=False``: ``dx`` is zeros, not computed. dtypes: float32, float64."""
 
     _NAMES = ("x", "h0", "w_ih", "w_hh", "y", "gates", "dy", "dh_n")
     __mindspore_signature__ = tuple(sig.make_sig(n, dtype=sig.sig_dtype.T) for n in _NAMES)
 
     @prim_attr_register
-    def __init__(self, reverse=False):
+    def __init__(self, reverse=False, compute_dx=True):
         validator.check_value_type("reverse", reverse, [bool], self.name)
+        validator.check_value_type("compute_dx", compute_dx, [bool], self.name)
         self.init_prim_io_names(inputs=list(self._NAMES), outputs=["dx", "dh0", "dw_ih", "dw_hh", "db_ih", "db_hh"])
 
     def infer_shape(self, x, h0, w_ih, w_hh, y, gates, dy, dh_n):
@@ -537,15 +542,17 @@ class GRULayerGrad(_Operator):
 
 class RNNLayerGrad(_Operator):
     r"""RNNLayer's backward (BPTT, one kernel over the sequence): ``RNNLayerGrad(reverse=False,
-    nonlinearity='tanh')(x, h0, w_ih, w_hh, y, dy, dh_n)`` returns ``(dx, dh0, dw_ih, dw_hh, dbias)``; the
-    activation's derivative comes from the saved outputs ``y``. dtypes: float32, float64."""
+    nonlinearity='tanh', compute_dx=True)(x, h0, w_ih, w_hh, y, dy, dh_n)`` returns ``(dx, dh0, dw_ih, dw_hh,
+    dbias)``; the activation's derivative comes from the saved outputs ``y``; ``compute_dx=False``: ``dx`` is
+    zeros, not computed. dtypes: float32, float64."""
 
     _NAMES = ("x", "h0", "w_ih", "w_hh", "y", "dy", "dh_n")
     __mindspore_signature__ = tuple(sig.make_sig(n, dtype=sig.sig_dtype.T) for n in _NAMES)
 
     @prim_attr_register
-    def __init__(self, reverse=False, nonlinearity="tanh"):
+    def __init__(self, reverse=False, nonlinearity="tanh", compute_dx=True):
         validator.check_value_type("reverse", reverse, [bool], self.name)
+        validator.check_value_type("compute_dx", compute_dx, [bool], self.name)
         check_nonlinearity(self.name, nonlinearity)
         self.init_prim_io_names(inputs=list(self._NAMES), outputs=["dx", "dh0", "dw_ih", "dw_hh", "dbias"])
 

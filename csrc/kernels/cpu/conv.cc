@@ -4,10 +4,11 @@
 // nb * oh * ow columns] per group) fit a budget; each chunk is one GEMM per group, so small images
 // (LeNet) still make one large GEMM and large ones (ResNet) one GEMM per sample written straight into
 // the output. im2col, col2im and the layout copies run in parallel over samples and channels with
-// ParallelFor; the GEMMs run on OpenBLAS's threads, which share opforge's OpenMP pool and thread count.
+// ParallelFor; a GEMM is split across opforge's threads by blas::Sgemm (OpenBLAS itself on one thread).
 // float16 / bfloat16 are computed in float32 (converted into the workspace).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <vector>
@@ -134,17 +135,19 @@ void Im2Col(const ConvPlan& pl, const S* x, int64_t b0, int64_t nb, int64_t grp,
               });
 }
 
-// col2im: dx[b0 + s, grp * cg + c] += the columns of its rows; one (sample, channel) plane per task.
+// col2im: dx[b0 + s, grp * cg + c] += the columns of its rows; one (sample, channel) plane per task. Only
+// the channels [c_begin, c_begin + c_count) of the group when c_count >= 0.
 template <typename S>
-void Col2Im(const ConvPlan& pl, const S* col, int64_t b0, int64_t nb, int64_t grp, S* dx) {
+void Col2Im(const ConvPlan& pl, const S* col, int64_t b0, int64_t nb, int64_t grp, S* dx, int64_t c_begin = 0,
+            int64_t c_count = -1) {
   const Window2D& g = pl.g;
-  const int64_t cols = nb * pl.p;
+  const int64_t cols = nb * pl.p, cn = c_count >= 0 ? c_count : pl.cg;
   if (pl.wide) {  // the unused columns hold zeros: whole runs are added
     const int64_t hw = g.h * g.w;
-    ParallelFor(nb * pl.cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
+    ParallelFor(nb * cn, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
                 [&](int64_t begin, int64_t end) {
                   for (int64_t t = begin; t < end; ++t) {
-                    const int64_t s = t / pl.cg, c = t % pl.cg;
+                    const int64_t s = t / cn, c = c_begin + t % cn;
                     S* __restrict plane = dx + ((b0 + s) * g.c + grp * pl.cg + c) * hw;
                     for (int64_t kp = 0; kp < g.kh; ++kp) {
                       int64_t i0, i1;
@@ -161,10 +164,10 @@ void Col2Im(const ConvPlan& pl, const S* col, int64_t b0, int64_t nb, int64_t gr
                 });
     return;
   }
-  ParallelFor(nb * pl.cg, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
+  ParallelFor(nb * cn, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, pl.p * g.kh * g.kw)),
               [&](int64_t begin, int64_t end) {
                 for (int64_t t = begin; t < end; ++t) {
-                  const int64_t s = t / pl.cg, c = t % pl.cg;
+                  const int64_t s = t / cn, c = c_begin + t % cn;
                   S* plane = dx + ((b0 + s) * g.c + grp * pl.cg + c) * g.h * g.w;
                   for (int64_t kp = 0; kp < g.kh; ++kp) {
                     for (int64_t kq = 0; kq < g.kw; ++kq) {
@@ -291,11 +294,67 @@ void FilterChunk(const ConvPlan& pl, const S* dy, const S* x, S* dw, S beta, int
 
 enum class ConvKind { kForward, kInput, kFilter };
 
+// Several threads, few columns per thread (small images, large filters: ResNet-50's late stages at 64x64),
+// one group: each thread runs every chunk for its own slice of the channels (output channels for the
+// forward and the filter gradient, input channels for the input gradient), computing the chunk's im2col
+// (or gathering its dy) itself: a small cost next to its GEMM there. One synchronisation per call, each
+// thread reads its slice of the weights only, and no partial sums. a, b, out as in RunConv.
+template <typename S, ConvKind kKind>
+void RunConvByChannels(const ConvPlan& pl, const S* a, const S* b, S* out) {
+  const Window2D& g = pl.g;
+  const int64_t khw = g.kh * g.kw, hw = g.h * g.w;
+  BlasOneThread one_thread;
+  ParallelFor(kKind == ConvKind::kInput ? g.c : g.oc, 1, [&](int64_t u0, int64_t u1) {
+    const int64_t rows = u1 - u0;
+    std::unique_ptr<S[]> scratch(new S[static_cast<size_t>(pl.col_elements() + pl.og * pl.nb * pl.p)]);
+    S* col = scratch.get();
+    S* tmp = col + pl.col_elements();
+    for (int64_t b0 = 0; b0 < g.n; b0 += pl.nb) {
+      const int64_t nb = std::min(pl.nb, g.n - b0), cols = nb * pl.p;
+      if constexpr (kKind == ConvKind::kForward) {  // y[:, u0:u1] = W[u0:u1] col
+        Im2Col(pl, a, b0, nb, 0, col);
+        if (pl.direct(nb)) {
+          Gemm<S>(false, false, rows, cols, pl.k, b + u0 * pl.k, pl.k, col, cols, S(0), out + (b0 * g.oc + u0) * pl.p,
+                  pl.p);
+        } else {
+          Gemm<S>(false, false, rows, cols, pl.k, b + u0 * pl.k, pl.k, col, cols, S(0), tmp, cols);
+          ScatterRows(pl, tmp, g.oc, u0, rows, b0, nb, out);
+        }
+      } else if constexpr (kKind == ConvKind::kFilter) {  // dW[u0:u1] (+)= dy[:, u0:u1] col^T
+        Im2Col(pl, b, b0, nb, 0, col);
+        const S* d = tmp;
+        if (pl.direct(nb)) {
+          d = a + (b0 * g.oc + u0) * pl.p;
+        } else {
+          GatherRows(pl, a, g.oc, u0, rows, b0, nb, tmp);
+        }
+        Gemm<S>(false, true, rows, pl.k, cols, d, cols, col, cols, b0 == 0 ? S(0) : S(1), out + u0 * pl.k, pl.k);
+      } else {  // dx[:, u0:u1]: the col rows of those channels, W[:, rows]^T dy, then col2im
+        const S* d = tmp;
+        if (pl.direct(nb)) {
+          d = a + b0 * g.oc * pl.p;
+        } else {
+          GatherRows(pl, a, g.oc, 0, pl.og, b0, nb, tmp);
+        }
+        const int64_t r0 = u0 * khw;
+        Gemm<S>(true, false, rows * khw, cols, pl.og, b + r0, pl.k, d, cols, S(0), col + r0 * cols, cols);
+        for (int64_t s = b0; s < b0 + nb; ++s) std::fill(out + (s * g.c + u0) * hw, out + (s * g.c + u1) * hw, S(0));
+        Col2Im(pl, col, b0, nb, 0, out, u0, rows);
+      }
+    }
+  });
+}
+
 // Runs problem kKind over the whole batch. On one thread: chunk after chunk, with the workspace `ws`,
-// im2col in parallel regions and OpenBLAS's threads in the GEMMs. On several: the chunks split
+// im2col in parallel regions and the GEMMs split by blas::Sgemm. On several: the chunks split
 // across the threads, each with its own scratch and single-threaded GEMMs, so a call synchronises
 // once instead of at every GEMM (which on busy cores costs more than it gains); the filter
-// gradient sums the threads' partial dw.
+// gradient sums the threads' partial dw. The split needs enough columns per thread: each thread
+// streams all the weights (and the filter gradient writes and sums a partial dw of them all), so
+// with small images and large filters (ResNet-50's last stages at 64x64: 16 columns per thread for
+// 2.4M weights) the split spent more on the weights than on the products: there the threads split
+// the channels instead (RunConvByChannels: one synchronisation per call, where each chunk's im2col and
+// GEMM regions would make several).
 template <typename S, ConvKind kKind>
 void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   const Window2D& g = pl.g;
@@ -307,7 +366,13 @@ void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   // Below about a million multiply-adds a call takes tens of microseconds on one thread: waking a
   // second one would cost as much.
   const int64_t macs = g.n * g.oc * pl.k * g.oh * g.ow;
-  if (threads <= 1 || chunks_par < 2 || macs < (int64_t{1} << 20)) {
+  constexpr int64_t kMinColumnsPerThread = 256;
+  const bool small = macs < (int64_t{1} << 20);
+  if (threads > 1 && !small && per_thread * pl.p < kMinColumnsPerThread && g.group == 1) {
+    RunConvByChannels<S, kKind>(pl, a, b, out);
+    return;
+  }
+  if (threads <= 1 || chunks_par < 2 || small) {
     S* col = ws;
     S* tmp = ws + pl.col_elements();
     for (int64_t b0 = 0; b0 < n; b0 += pl.nb) {
@@ -326,9 +391,10 @@ void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   std::mutex mu;
   if constexpr (kKind == ConvKind::kFilter) std::fill(out, out + w_elements, S(0));
   ParallelFor(chunks_par, 1, [&](int64_t begin, int64_t end) {
-    std::vector<S> scratch(static_cast<size_t>((pl.k + pl.og) * nb_par * pl.p +
-                                               (kKind == ConvKind::kFilter ? w_elements : 0)));
-    S* col = scratch.data();
+    // Uninitialised (every element is written before it is read): zeroing it cost as much as small GEMMs.
+    std::unique_ptr<S[]> scratch(new S[static_cast<size_t>((pl.k + pl.og) * nb_par * pl.p +
+                                                           (kKind == ConvKind::kFilter ? w_elements : 0))]);
+    S* col = scratch.get();
     S* tmp = col + pl.k * nb_par * pl.p;
     S* part = tmp + pl.og * nb_par * pl.p;
     for (int64_t ch = begin; ch < end; ++ch) {

@@ -167,6 +167,8 @@ void ProjectInputs(int64_t rows, int64_t g, int64_t in, const T* x, const T* w_i
 // After BPTT, over every step at once: dx = dz_x W_ih, dW_ih = dz_x^T x and dW_hh = dz_h^T h_prev, with dz_x
 // and dz_h [rows, g] (the same array for the LSTM and RNN, the GRU's dgi and dgh), x [rows, in], h_prev
 // [rows, h]. The weight gradients read dz transposed (so the GEMM streams it); scratch: WeightGradScratch.
+// dx is zeros when `compute_dx` is false (the bprop's input needs no gradient: the first layer's input,
+// a tenth of the backward's arithmetic in the 2-layer bidirectional LSTM of bench_models).
 template <typename T>
 int64_t WeightGradScratch(int64_t rows, int64_t g, int64_t in, int64_t h, bool separate_dz_h) {
   return PackedPanelsSize<T>(g, in) + PackedPanelsSize<T>(rows, in) + PackedPanelsSize<T>(rows, h) +
@@ -175,21 +177,28 @@ int64_t WeightGradScratch(int64_t rows, int64_t g, int64_t in, int64_t h, bool s
 
 template <typename T>
 void InputAndWeightGrads(int64_t rows, int64_t g, int64_t in, int64_t h, const T* x, const T* h_prev, const T* w_ih,
-                         const T* dz_x, const T* dz_h, T* dx, T* dw_ih, T* dw_hh, T* scratch) {
+                         const T* dz_x, const T* dz_h, bool compute_dx, T* dx, T* dw_ih, T* dw_hh, T* scratch) {
   T* w_ih_p = scratch;
   T* x_p = w_ih_p + PackedPanelsSize<T>(g, in);
   T* h_prev_p = x_p + PackedPanelsSize<T>(rows, in);
   T* dz_x_t = h_prev_p + PackedPanelsSize<T>(rows, h);
   T* dz_h_t = dz_h == dz_x ? dz_x_t : dz_x_t + rows * g;
-  PackPanels(false, g, in, w_ih, in, w_ih_p);
   PackPanels(false, rows, in, x, in, x_p);
   PackPanels(false, rows, h, h_prev, h, h_prev_p);
   Transpose(dz_x, rows, g, dz_x_t);
   if (dz_h != dz_x) Transpose(dz_h, rows, g, dz_h_t);
-  PackedGemm(rows, in, g, dz_x, g, int64_t{1}, w_ih_p, false, dx, in);            // dx = dz_x W_ih
+  if (compute_dx) {
+    PackPanels(false, g, in, w_ih, in, w_ih_p);
+    PackedGemm(rows, in, g, dz_x, g, int64_t{1}, w_ih_p, false, dx, in);  // dx = dz_x W_ih
+  } else if (rows * in > 0) {
+    std::memset(static_cast<void*>(dx), 0, sizeof(T) * static_cast<size_t>(rows * in));
+  }
   PackedGemm(g, in, rows, dz_x_t, rows, int64_t{1}, x_p, false, dw_ih, in);       // dW_ih = dz_x^T x
   PackedGemm(g, h, rows, dz_h_t, rows, int64_t{1}, h_prev_p, false, dw_hh, h);  // dW_hh = dz_h^T h_prev
 }
+
+// The grads' 'compute_dx' attribute (default true): false when the bprop needs no gradient of x.
+bool ComputeDx(const KernelContext& ctx) { return !ctx.HasAttr("compute_dx") || ctx.GetBool("compute_dx"); }
 
 // Runs body(begin, end) over the batch rows [0, batch) split across the threads. The rows of a recurrence
 // are independent (row r of a step reads only row r of the step before), so each thread runs the whole
@@ -312,6 +321,7 @@ class LstmLayerGradCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, false);
+    compute_dx_ = ComputeDx(ctx);
     const int64_t rows = s_.t * s_.b;
     // dz [T, B, 4H], h_prev [T, B, H], dh and dc [B, H], W_hh packed, the weight gradients' scratch
     SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
@@ -352,7 +362,7 @@ class LstmLayerGradCpuKernel : public CpuKernel {
       std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
       std::memcpy(dc0 + o, dc_r, sizeof(T) * rows * s.h);
     });
-    InputAndWeightGrads(rows, g4, s.in, s.h, x, h_prev, w_ih, dz, dz, dx, dw_ih, dw_hh,
+    InputAndWeightGrads(rows, g4, s.in, s.h, x, h_prev, w_ih, dz, dz, compute_dx_, dx, dw_ih, dw_hh,
                         w_hh_p + PackedPanelsSize<T>(g4, s.h));
     for (int64_t j = 0; j < g4; ++j) dbias[j] = T(0);
     for (int64_t r = 0; r < rows; ++r)
@@ -361,6 +371,7 @@ class LstmLayerGradCpuKernel : public CpuKernel {
 
  private:
   LstmShape s_;
+  bool compute_dx_ = true;
 };
 
 // The sizes of a GRU or RNN layer (inputs x, h0, w_ih, w_hh, ...): x [T, B, I], h [B, H], w_ih [G * H, I].
@@ -480,6 +491,7 @@ class GruLayerGradCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 3);
+    compute_dx_ = ComputeDx(ctx);
     const int64_t rows = s_.t * s_.b;
     // dgi and dgh [T, B, 3H], h_prev [T, B, H], dh [B, H], W_hh packed
     SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
@@ -514,7 +526,7 @@ class GruLayerGradCpuKernel : public CpuKernel {
       }
       std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
     });
-    InputAndWeightGrads(rows, g3, s.in, s.h, x, h_prev, w_ih, dgi, dgh, dx, dw_ih, dw_hh,
+    InputAndWeightGrads(rows, g3, s.in, s.h, x, h_prev, w_ih, dgi, dgh, compute_dx_, dx, dw_ih, dw_hh,
                         w_hh_p + PackedPanelsSize<T>(g3, s.h));
     SumRows(dgi, rows, g3, db_ih);
     SumRows(dgh, rows, g3, db_hh);
@@ -522,6 +534,7 @@ class GruLayerGradCpuKernel : public CpuKernel {
 
  private:
   SeqShape s_;
+  bool compute_dx_ = true;
 };
 
 bool RnnRelu(const KernelContext& ctx) {
@@ -593,6 +606,7 @@ class RnnLayerGradCpuKernel : public CpuKernel {
   void Init(const KernelContext& ctx) override {
     s_.Init(ctx, 1);
     relu_ = RnnRelu(ctx);
+    compute_dx_ = ComputeDx(ctx);
     const int64_t rows = s_.t * s_.b;
     // dz, h_prev, dh, W_hh packed, the weight gradients' scratch
     SetWorkspaceBytes(static_cast<int64_t>(sizeof(T)) *
@@ -626,7 +640,7 @@ class RnnLayerGradCpuKernel : public CpuKernel {
       }
       std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
     });
-    InputAndWeightGrads(rows, s.h, s.in, s.h, x, h_prev, w_ih, dz, dz, dx, dw_ih, dw_hh,
+    InputAndWeightGrads(rows, s.h, s.in, s.h, x, h_prev, w_ih, dz, dz, compute_dx_, dx, dw_ih, dw_hh,
                         w_hh_p + PackedPanelsSize<T>(s.h, s.h));
     SumRows(dz, rows, s.h, dbias);
   }
@@ -634,6 +648,7 @@ class RnnLayerGradCpuKernel : public CpuKernel {
  private:
   SeqShape s_;
   bool relu_ = false;
+  bool compute_dx_ = true;
 };
 
 KernelAttr SameAttr(TypeId id, int n_in, int n_out) {

@@ -74,11 +74,8 @@ def _backward_loop(spec, function, kernel):
         dx = device.full((seq, batch, inp), 0, np_dtype)
         dw_ih, dw_hh = device.full((g4, inp), 0, np_dtype), device.full((g4, hidden), 0, np_dtype)
         dbias = device.full((g4,), 0, np_dtype)
+        _weight_grads(runtime, (dz, dz), x, h_prev, w_ih, dx, dw_ih, dw_hh, rows, inp, hidden, _compute_dx(spec))
         if rows and g4:
-            if inp:
-                runtime.matmul(dz, w_ih, runtime.reshape(dx, (rows, inp)), False, False)
-                runtime.matmul(dz, runtime.reshape(x, (rows, inp)), dw_ih, True, False)
-            runtime.matmul(dz, runtime.reshape(h_prev, (rows, hidden)), dw_hh, True, False)
             launch_1d(runtime, sum_rows, g4, (dz, dbias, np.int64(rows), np.int64(g4)))
         return dx, dh, dc, dw_ih, dw_hh, dbias
 
@@ -102,13 +99,19 @@ def _project(runtime, x, w, out, rows, inp, cols):
         runtime.matmul(runtime.reshape(x, (rows, inp)), w, out, False, True)
 
 
-def _weight_grads(runtime, dz, x, h_prev, w_ih, dx, dw_ih, dw_hh, rows, inp, hidden):
-    """dx = dz W_ih, dW_ih = dz^T x, dW_hh = dz_h^T h_prev (dz_h: dz, or the GRU's dgh)."""
+def _compute_dx(spec) -> bool:
+    """The grads' ``compute_dx`` attribute: False leaves dx zeros (the bprop's x needs no gradient)."""
+    return bool(spec.attrs.get("compute_dx", True))
+
+
+def _weight_grads(runtime, dz, x, h_prev, w_ih, dx, dw_ih, dw_hh, rows, inp, hidden, compute_dx):
+    """dx = dz W_ih (when ``compute_dx``), dW_ih = dz^T x, dW_hh = dz_h^T h_prev (dz_h: dz, or the GRU's dgh)."""
     dz_x, dz_h = dz
     if not rows or not dz_x.shape[1]:
         return
     if inp:
-        runtime.matmul(dz_x, w_ih, runtime.reshape(dx, (rows, inp)), False, False)
+        if compute_dx:
+            runtime.matmul(dz_x, w_ih, runtime.reshape(dx, (rows, inp)), False, False)
         runtime.matmul(dz_x, runtime.reshape(x, (rows, inp)), dw_ih, True, False)
     if hidden:
         runtime.matmul(dz_h, runtime.reshape(h_prev, (rows, hidden)), dw_hh, True, False)
@@ -166,7 +169,7 @@ def _gru_backward_loop(spec, function, kernel):
         dx = device.full((seq, batch, inp), 0, np_dtype)
         dw_ih, dw_hh = device.full((g3, inp), 0, np_dtype), device.full((g3, hidden), 0, np_dtype)
         db_ih, db_hh = device.full((g3,), 0, np_dtype), device.full((g3,), 0, np_dtype)
-        _weight_grads(runtime, (dgi, dgh), x, h_prev, w_ih, dx, dw_ih, dw_hh, rows, inp, hidden)
+        _weight_grads(runtime, (dgi, dgh), x, h_prev, w_ih, dx, dw_ih, dw_hh, rows, inp, hidden, _compute_dx(spec))
         if rows and g3:
             launch_1d(runtime, sum_rows, g3, (dgi, db_ih, np.int64(rows), np.int64(g3)))
             launch_1d(runtime, sum_rows, g3, (dgh, db_hh, np.int64(rows), np.int64(g3)))
@@ -220,7 +223,7 @@ def _rnn_backward_loop(spec, function, kernel):
         dx = device.full((seq, batch, inp), 0, np_dtype)
         dw_ih, dw_hh = device.full((hidden, inp), 0, np_dtype), device.full((hidden, hidden), 0, np_dtype)
         dbias = device.full((hidden,), 0, np_dtype)
-        _weight_grads(runtime, (dz, dz), x, h_prev, w_ih, dx, dw_ih, dw_hh, rows, inp, hidden)
+        _weight_grads(runtime, (dz, dz), x, h_prev, w_ih, dx, dw_ih, dw_hh, rows, inp, hidden, _compute_dx(spec))
         if rows and hidden:
             launch_1d(runtime, sum_rows, hidden, (dz, dbias, np.int64(rows), np.int64(hidden)))
         return dx, dh, dw_ih, dw_hh, dbias

@@ -19,6 +19,7 @@ gru_layer_grad_op_info = (
     .output(4, "db_ih", "required")
     .output(5, "db_hh", "required")
     .attr("reverse", "optional", "bool", "all", "False")
+    .attr("compute_dx", "optional", "bool", "all", "True")
     .dtype_format(*[DataType.F32_Default] * 14)
     .dtype_format(*[DataType.F64_Default] * 14)
     .get_op_info()

@@ -22,6 +22,7 @@ lstm_layer_grad_op_info = (
     .output(4, "dw_hh", "required")
     .output(5, "dbias", "required")
     .attr("reverse", "optional", "bool", "all", "False")
+    .attr("compute_dx", "optional", "bool", "all", "True")
     .dtype_format(*[DataType.F32_Default] * 17)
     .dtype_format(*[DataType.F64_Default] * 17)
     .get_op_info()

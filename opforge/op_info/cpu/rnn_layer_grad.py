@@ -17,6 +17,7 @@ rnn_layer_grad_op_info = (
     .output(3, "dw_hh", "required")
     .output(4, "dbias", "required")
     .attr("reverse", "optional", "bool", "all", "False")
+    .attr("compute_dx", "optional", "bool", "all", "True")
     .attr("nonlinearity", "optional", "str", "tanh,relu", "tanh")
     .dtype_format(*[DataType.F32_Default] * 12)
     .dtype_format(*[DataType.F64_Default] * 12)
