@@ -73,7 +73,7 @@ from opforge.nn.metrics import (
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
 )
-from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adam, Momentum, Optimizer
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -132,6 +132,8 @@ __all__ = [
     "BatchNorm1d",
     "BatchNorm2d",
     "LayerNorm",
+    "GroupNorm",
+    "InstanceNorm2d",
     "ReLU",
     "Sigmoid",
     "Tanh",
