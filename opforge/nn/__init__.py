@@ -51,7 +51,7 @@ from opforge.nn.layers import (
     Tanh,
     get_activation,
 )
-from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
+from opforge.nn.layers_conv import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, MaxPool1d, MaxPool2d
 from opforge.nn.loss import (
     BCEWithLogitsLoss,
     L1Loss,
@@ -127,6 +127,10 @@ __all__ = [
     "Conv2d",
     "MaxPool2d",
     "AvgPool2d",
+    "AdaptiveAvgPool2d",
+    "Conv1d",
+    "MaxPool1d",
+    "AvgPool1d",
     "Flatten",
     "Dropout",
     "BatchNorm1d",

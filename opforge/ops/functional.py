@@ -184,6 +184,19 @@ def avg_pool2d(x, kernel_size, stride=None, pad_mode="valid"):
     return _pool2d("AvgPool", kernel_size, kernel_size if stride is None else _pair(stride), pad_mode)(x)
 
 
+@functools.cache
+def _adaptive_avg_pool2d(output_size):
+    from opforge.primitives import conv_ops
+
+    return conv_ops.AdaptiveAvgPool2D(output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002 (MindSpore's name)
+    """2-D adaptive average pooling of ``input`` [C, H, W] or [N, C, H, W] to ``output_size`` (an int, or a pair
+    of ints or None): the AdaptiveAvgPool2D primitive, MindSpore's ``ops.adaptive_avg_pool2d``."""
+    return _adaptive_avg_pool2d(output_size)(input)
+
+
 # ---------------------------------------------------------------------------------------------
 # Elementwise math, second batch: MindSpore's functional names (ops.abs, ops.pow, ops.greater, ...).
 abs = math_ops.Abs()  # noqa: A001 (MindSpore's name)
