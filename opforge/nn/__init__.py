@@ -52,6 +52,7 @@ from opforge.nn.layers import (
     get_activation,
 )
 from opforge.nn.layers_conv import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, MaxPool1d, MaxPool2d
+from opforge.nn.layers_image import PixelShuffle, Upsample
 from opforge.nn.loss import (
     BCEWithLogitsLoss,
     L1Loss,
@@ -131,6 +132,8 @@ __all__ = [
     "Conv1d",
     "MaxPool1d",
     "AvgPool1d",
+    "PixelShuffle",
+    "Upsample",
     "Flatten",
     "Dropout",
     "BatchNorm1d",
