@@ -1038,6 +1038,31 @@ GRAD_DB_LIST += [
 ]
 
 
+# AdaptiveAvgPool2D (overlapping windows: 5 -> 3; larger outputs: 3 -> 5) and its gradient, linear in dy.
+_ADAPTIVE_GRAD_SIZES = {"(3, 2)": (3, 2), "(None, 5)": (None, 5), "1": 1}
+
+
+def _adaptive_pool_grad_samples(prim, rng):
+    yield GradSample((uniform((2, 2, 5, 4), rng=rng),), "x[2, 2, 5, 4]")
+    yield GradSample((uniform((2, 5, 3), rng=rng),), "x[2, 5, 3]")
+
+
+def _adaptive_pool_grad_grad_samples(prim, rng):
+    yield GradSample((uniform((2, 2, 3, 2), rng=rng), (2, 2, 5, 4)), "dy[2, 2, 3, 2] x[2, 2, 5, 4]")
+    yield GradSample((uniform((2, 4, 5), rng=rng), (2, 3, 3)), "dy[2, 4, 5] x[2, 3, 3]")
+
+
+GRAD_DB_LIST += [
+    GradRecord(
+        "AdaptiveAvgPool2D",
+        _variants("AdaptiveAvgPool2D", **{k: {"output_size": v} for k, v in _ADAPTIVE_GRAD_SIZES.items()}),
+        _adaptive_pool_grad_samples,
+        second_order=True,
+    ),
+    GradRecord("AdaptiveAvgPool2DGrad", _variants("AdaptiveAvgPool2DGrad"), _adaptive_pool_grad_grad_samples),
+]
+
+
 # Data movement (helper "array": Concat, Stack, Split, Unstack, Slice, StridedSlice, their grads,
 # ReverseV2, Tile, Select). Tuple-taking ops are differentiated through a wrapper taking the
 # elements as arguments.

@@ -1,5 +1,6 @@
 """Sweep records (see op_db.py) for convolution and pooling: Conv2D, Conv2DBackpropInput,
-Conv2DBackpropFilter, MaxPool, AvgPool, MaxPoolGrad, AvgPoolGrad (NCHW).
+Conv2DBackpropFilter, MaxPool, AvgPool, MaxPoolGrad, AvgPoolGrad (NCHW), AdaptiveAvgPool2D and
+AdaptiveAvgPool2DGrad.
 
 The NumPy references pad explicitly (zeros for the convolutions, -inf for MaxPool, nothing counted
 for AvgPool) and sum window offsets with einsum; the backward references are the adjoints, built the
@@ -439,6 +440,93 @@ def _max_pool_grad_grad_errors():
     ]
 
 
+# ---------------------------------------------------------------------------------------------
+# AdaptiveAvgPool2D and its gradient: references by explicit windows (floor / ceil of i * in / out)
+
+
+def _adaptive_windows(size, out):
+    return [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+
+
+def _adaptive_out(prim, x_shape):
+    return tuple(x if s == -1 else s for x, s in zip(x_shape[-2:], prim.output_size))
+
+
+def _adaptive_ref(prim, x):
+    x = x.astype(np.float64)
+    oh, ow = _adaptive_out(prim, x.shape)
+    out = np.zeros((*x.shape[:-2], oh, ow))
+    for i, (y0, y1) in enumerate(_adaptive_windows(x.shape[-2], oh)):
+        for j, (x0, x1) in enumerate(_adaptive_windows(x.shape[-1], ow)):
+            out[..., i, j] = x[..., y0:y1, x0:x1].mean(axis=(-2, -1))
+    return out
+
+
+def _adaptive_grad_ref(prim, dy, shape):
+    dy = dy.astype(np.float64)
+    dx = np.zeros(shape)
+    oh, ow = dy.shape[-2:]
+    for i, (y0, y1) in enumerate(_adaptive_windows(shape[-2], oh)):
+        for j, (x0, x1) in enumerate(_adaptive_windows(shape[-1], ow)):
+            dx[..., y0:y1, x0:x1] += dy[..., i : i + 1, j : j + 1] / ((y1 - y0) * (x1 - x0))
+    return dx
+
+
+ADAPTIVE_VARIANTS = {"2": 2, "(3, None)": (3, None), "(None, 2)": (None, 2), "(1, 1)": (1, 1), "(5, 7) larger": (5, 7)}
+ADAPTIVE_SHAPES = [(2, 3, 6, 6), (1, 2, 7, 5), (3, 4, 5), (0, 2, 4, 4), (2, 0, 3, 3), (8, 16, 28, 28)]
+
+
+def _adaptive_variants():
+    return {label: (lambda s=size: ops.AdaptiveAvgPool2D(s)) for label, size in ADAPTIVE_VARIANTS.items()}
+
+
+def _adaptive_samples(record, prim, ins, outs, rng):
+    for shape in ADAPTIVE_SHAPES:
+        yield Sample((make_array(shape, ins[0], rng, -3, 3),), desc=f"x{list(shape)}")
+
+
+# (input shape, pooled size) pairs: every window geometry of the forward's variants, and larger outputs.
+ADAPTIVE_GRAD_CASES = [
+    (shape, _adaptive_out(ops.AdaptiveAvgPool2D(size), shape))
+    for shape in ADAPTIVE_SHAPES
+    for size in ADAPTIVE_VARIANTS.values()
+][::3]
+
+
+def _adaptive_grad_samples(record, prim, ins, outs, rng):
+    for shape, pooled in ADAPTIVE_GRAD_CASES:
+        dy = make_array((*shape[:-2], *pooled), ins[0], rng, -2, 2)
+        yield Sample((dy, shape), desc=f"dy{list(dy.shape)} x{list(shape)}")
+
+
+def _adaptive_errors():
+    f = ops.AdaptiveAvgPool2D
+    return [
+        ErrorInput("2d-x", lambda: f(2)(_t((4, 4))), ValueError, "3-D or 4-D"),
+        ErrorInput("5d-x", lambda: f(2)(_t((1, 1, 1, 4, 4))), ValueError, "3-D or 4-D"),
+        ErrorInput("empty-plane", lambda: f(2)(_t((1, 1, 0, 4))), ValueError, "non-empty"),
+        ErrorInput("int-input", lambda: f(2)(_t((1, 1, 4, 4), mstype.int32)), TypeError, "input_x"),
+        ErrorInput("bf16-input", lambda: f(2)(_t((1, 1, 4, 4), mstype.bfloat16)), TypeError, "input_x"),
+        ErrorInput("output_size-zero", lambda: f(0), ValueError, "positive"),
+        ErrorInput("output_size-length", lambda: f((1, 2, 3)), ValueError, "2 elements"),
+        ErrorInput("output_size-float", lambda: f((1.5, 2)), TypeError, "output_size"),
+        ErrorInput("output_size-list", lambda: f([2, 2]), TypeError, "output_size"),
+        ErrorInput("output_size-bool", lambda: f(True), TypeError, "output_size"),
+    ]
+
+
+def _adaptive_grad_errors():
+    f = ops.AdaptiveAvgPool2DGrad
+    dy = _t((1, 2, 2, 2))
+    return [
+        ErrorInput("shape-rank", lambda: f()(dy, (2, 4, 4)), ValueError, "leading dims"),
+        ErrorInput("shape-leading", lambda: f()(dy, (1, 3, 4, 4)), ValueError, "leading dims"),
+        ErrorInput("shape-zero", lambda: f()(dy, (1, 2, 0, 4)), ValueError, "positive"),
+        ErrorInput("shape-tensor", lambda: f()(dy, _t((4,))), TypeError, "constant"),
+        ErrorInput("int-grad", lambda: f()(_t((1, 2, 2, 2), mstype.int32), (1, 2, 4, 4)), TypeError, "input_grad"),
+    ]
+
+
 # float32 GEMMs sum K products; half types are widened and rounded once.
 _CONV_MAG = {"Float32": 1e-5, "Float16": 1e-3, "BFloat16": 8e-3}
 
@@ -508,5 +596,21 @@ RECORDS = [
         args=(Arg(), Arg(), Arg()),
         exact=True,
         error_inputs=_max_pool_grad_grad_errors,
+    ),
+    OpRecord(
+        "AdaptiveAvgPool2D",
+        _adaptive_variants(),
+        _adaptive_samples,
+        _adaptive_ref,
+        magnitude=_abs_args(_adaptive_ref),
+        error_inputs=_adaptive_errors,
+    ),
+    OpRecord(
+        "AdaptiveAvgPool2DGrad",
+        {"": ops.AdaptiveAvgPool2DGrad},
+        _adaptive_grad_samples,
+        _adaptive_grad_ref,
+        magnitude=_abs_args(_adaptive_grad_ref),
+        error_inputs=_adaptive_grad_errors,
     ),
 ]

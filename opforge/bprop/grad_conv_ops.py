@@ -4,7 +4,8 @@ Conv2D's gradients are Conv2DBackpropInput and Conv2DBackpropFilter; those two a
 own bprops are Conv2D and the other gradient (second order). MaxPool -> MaxPoolGrad, AvgPool ->
 AvgPoolGrad; AvgPoolGrad is linear in its ``grad`` input, whose gradient is AvgPool again; MaxPoolGrad is
 linear in its ``grad`` input too, whose gradient is the gather at the maxima MaxPoolGradGrad, whose own
-gradient is MaxPoolGrad. The positions of the maxima have zero gradient."""
+gradient is MaxPoolGrad. The positions of the maxima have zero gradient. AdaptiveAvgPool2D ->
+AdaptiveAvgPool2DGrad, linear in its input, whose gradient is AdaptiveAvgPool2D to its input's size."""
 
 from __future__ import annotations
 
@@ -125,5 +126,24 @@ def get_bprop_max_pool_grad_grad(self):
         d_x = zeros_like(x) if needs_input_grad(0) else None
         d_out = zeros_like(out_origin) if needs_input_grad(1) else None
         return d_x, d_out, pool_grad(x, out_origin, dout)
+
+    return bprop
+
+
+@bprop_getters.register(P.AdaptiveAvgPool2D)
+def get_bprop_adaptive_avg_pool2d(self):
+    grad = P.AdaptiveAvgPool2DGrad()
+
+    def bprop(x, out, dout):
+        return (grad(dout, tuple(x.shape)),)
+
+    return bprop
+
+
+@bprop_getters.register(P.AdaptiveAvgPool2DGrad)
+def get_bprop_adaptive_avg_pool2d_grad(self):
+    def bprop(dy, orig_input_shape, out, dout):
+        # Linear in dy: its adjoint is the pooling back to dy's size.
+        return P.AdaptiveAvgPool2D(tuple(dy.shape[-2:]))(dout), None
 
     return bprop

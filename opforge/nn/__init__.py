@@ -60,7 +60,8 @@ from opforge.nn.layers import (
     Tanh,
     get_activation,
 )
-from opforge.nn.layers_conv import AvgPool2d, Conv2d, MaxPool2d
+from opforge.nn.layers_conv import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, MaxPool1d, MaxPool2d
+from opforge.nn.layers_image import PixelShuffle, Upsample
 from opforge.nn.learning_rate_schedule import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -94,7 +95,7 @@ from opforge.nn.metrics import (
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
 )
-from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adagrad, Adam, AdamWeightDecay, Momentum, Optimizer, RMSProp
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
@@ -148,11 +149,19 @@ __all__ = [
     "Conv2d",
     "MaxPool2d",
     "AvgPool2d",
+    "AdaptiveAvgPool2d",
+    "Conv1d",
+    "MaxPool1d",
+    "AvgPool1d",
+    "PixelShuffle",
+    "Upsample",
     "Flatten",
     "Dropout",
     "BatchNorm1d",
     "BatchNorm2d",
     "LayerNorm",
+    "GroupNorm",
+    "InstanceNorm2d",
     "ReLU",
     "Sigmoid",
     "Tanh",

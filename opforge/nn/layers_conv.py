@@ -1,5 +1,7 @@
-"""Convolution and pooling layers (MindSpore's ``nn.Conv2d``, ``nn.MaxPool2d``, ``nn.AvgPool2d``), NCHW,
-built from the Conv2D, BiasAdd, MaxPool and AvgPool primitives."""
+"""Convolution and pooling layers (MindSpore's ``nn.Conv2d``, ``nn.MaxPool2d``, ``nn.AvgPool2d``,
+``nn.AdaptiveAvgPool2d``), NCHW, built from the Conv2D, BiasAdd, MaxPool, AvgPool and AdaptiveAvgPool2D
+primitives; ``nn.Conv1d``, ``nn.MaxPool1d`` and ``nn.AvgPool1d`` as MindSpore builds them, the 2-D ones over
+an inserted H dim of 1 (ExpandDims, then Squeeze)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn import init as _init
 from opforge.nn.cell import Cell
-from opforge.tensor import Parameter
+from opforge.tensor import Parameter, Tensor
 
-__all__ = ["Conv2d", "MaxPool2d", "AvgPool2d"]
+__all__ = ["Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Conv1d", "MaxPool1d", "AvgPool1d"]
 
 
 def _positive_pair(cell, name, value) -> tuple:
@@ -54,20 +56,21 @@ class Conv2d(Cell):
         dtype=mstype.float32,
     ):
         super().__init__()
+        cls = type(self).__name__
         for name, value in (("in_channels", in_channels), ("out_channels", out_channels), ("group", group)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-                raise ValueError(f"For 'Conv2d', the '{name}' must be a positive int, but got {value!r}.")
+                raise ValueError(f"For '{cls}', the '{name}' must be a positive int, but got {value!r}.")
         if in_channels % group or out_channels % group:
             raise ValueError(
-                f"For 'Conv2d', the 'in_channels' ({in_channels}) and 'out_channels' ({out_channels}) must be "
+                f"For '{cls}', the 'in_channels' ({in_channels}) and 'out_channels' ({out_channels}) must be "
                 f"divisible by 'group' ({group})."
             )
         if not isinstance(has_bias, bool):
-            raise TypeError(f"For 'Conv2d', the 'has_bias' must be bool, but got {type(has_bias).__name__}.")
+            raise TypeError(f"For '{cls}', the 'has_bias' must be bool, but got {type(has_bias).__name__}.")
         self.in_channels, self.out_channels, self.group = int(in_channels), int(out_channels), int(group)
-        self.kernel_size = _positive_pair("Conv2d", "kernel_size", kernel_size)
-        self.stride = _positive_pair("Conv2d", "stride", stride)
-        self.dilation = _positive_pair("Conv2d", "dilation", dilation)
+        self.kernel_size = _positive_pair(cls, "kernel_size", kernel_size)
+        self.stride = _positive_pair(cls, "stride", stride)
+        self.dilation = _positive_pair(cls, "dilation", dilation)
         self.pad_mode, self.padding, self.has_bias, self.data_format = pad_mode, padding, has_bias, data_format
         self.conv2d = ops.Conv2D(
             out_channel=self.out_channels,
@@ -128,5 +131,153 @@ class MaxPool2d(_Pool2d):
 
 class AvgPool2d(_Pool2d):
     """2-D average pooling (MindSpore's ``nn.AvgPool2d``): the AvgPool primitive, NCHW."""
+
+    _prim = "AvgPool"
+
+
+class AdaptiveAvgPool2d(Cell):
+    """2-D adaptive average pooling (MindSpore's ``nn.AdaptiveAvgPool2d``) of [N, C, H, W] or [C, H, W] to
+    ``output_size`` (an int, or a pair of ints or None: None keeps that dim): the AdaptiveAvgPool2D primitive,
+    whose docstring gives the windows."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+        self.adaptive_avgpool2d = ops.AdaptiveAvgPool2D(output_size)
+
+    def construct(self, input):  # noqa: A002 (MindSpore's name)
+        return self.adaptive_avgpool2d(input)
+
+    def extend_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+def _positive_int(cell, name, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"For '{cell}', the '{name}' must be an int, but got {type(value).__name__}.")
+    if value < 1:
+        raise ValueError(f"For '{cell}', the '{name}' must be at least 1, but got {value}.")
+    return int(value)
+
+
+def _check_ncl(cell, x) -> None:
+    if x.ndim != 3:
+        raise ValueError(f"For '{cell}', the input must be 3-D (N, C, L), but got shape {list(x.shape)}.")
+
+
+class Conv1d(Conv2d):
+    r"""1-D convolution layer (MindSpore's ``nn.Conv1d``) of ``x`` [N, in_channels, L]:
+    :math:`out_j = \sum_i \mathrm{ccor}(W_{ij}, x_i) + b_j`, computed as MindSpore does: Conv2D over x
+    expanded to [N, C, 1, L] with a (1, kernel_size) window, then the H dim squeezed out.
+
+    ``kernel_size``, ``stride`` and ``dilation`` are ints; ``padding`` a non-negative int (left and right) or a
+    pair (left, right), used with ``pad_mode`` "pad" ("same" by default, or "valid"). The ``weight`` Parameter
+    has MindSpore's shape [out_channels, in_channels / group, 1, kernel_size] (a 3-D Tensor ``weight_init``
+    gets the 1 inserted), ``bias`` [out_channels] when ``has_bias``. dtypes: Conv2D's.
+    """
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        pad_mode="same",
+        padding=0,
+        dilation=1,
+        group=1,
+        has_bias=False,
+        weight_init="normal",
+        bias_init="zeros",
+        dtype=mstype.float32,
+    ):
+        kernel_size = _positive_int("Conv1d", "kernel_size", kernel_size)
+        stride = _positive_int("Conv1d", "stride", stride)
+        dilation = _positive_int("Conv1d", "dilation", dilation)
+        if isinstance(padding, tuple) and len(padding) == 2:
+            left, right = padding
+        else:
+            left = right = padding
+        for p in (left, right):
+            if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 0:
+                raise ValueError(
+                    f"For 'Conv1d', the 'padding' must be a non-negative int or a pair of them, but got {padding!r}."
+                )
+        if isinstance(weight_init, (Tensor, np.ndarray)):
+            array = np.asarray(weight_init.asnumpy() if isinstance(weight_init, Tensor) else weight_init)
+            if array.ndim != 3:
+                raise ValueError(
+                    f"For 'Conv1d', a Tensor 'weight_init' must be 3-D [out, in / group, k], "
+                    f"but got shape {list(array.shape)}."
+                )
+            weight_init = np.expand_dims(array, 2)
+        super().__init__(
+            in_channels,
+            out_channels,
+            (1, kernel_size),
+            (1, stride),
+            pad_mode,
+            (0, 0, int(left), int(right)),
+            (1, dilation),
+            group,
+            has_bias,
+            weight_init,
+            bias_init,
+            "NCHW",
+            dtype,
+        )
+        self.expand_dims = ops.ExpandDims()
+        self.squeeze = ops.Squeeze(2)
+
+    def construct(self, x):
+        _check_ncl("Conv1d", x)
+        return self.squeeze(super().construct(self.expand_dims(x, 2)))
+
+
+class _Pool1d(Cell):
+    _prim = None
+
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid"):
+        super().__init__()
+        name = type(self).__name__
+        self.kernel_size = _positive_int(name, "kernel_size", kernel_size)
+        self.stride = _positive_int(name, "stride", stride)
+        self.pad_mode = pad_mode
+        self.pool = getattr(ops, self._prim)(
+            kernel_size=(1, self.kernel_size), strides=(1, self.stride), pad_mode=pad_mode
+        )
+        self.expand_dims = ops.ExpandDims()
+        self.squeeze = ops.Squeeze(2)
+        self.squeeze_batch = ops.Squeeze(0)
+
+    def construct(self, x):
+        if x.ndim not in (2, 3):
+            raise ValueError(
+                f"For '{type(self).__name__}', the input must be 3-D (N, C, L) or 2-D (C, L), "
+                f"but got shape {list(x.shape)}."
+            )
+        if x.ndim == 2:  # an unbatched (C, L)
+            return self.squeeze_batch(self._pool3d(self.expand_dims(x, 0)))
+        return self._pool3d(x)
+
+    def _pool3d(self, x):
+        return self.squeeze(self.pool(self.expand_dims(x, 2)))
+
+    def extend_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}"
+
+
+class MaxPool1d(_Pool1d):
+    """1-D max pooling (MindSpore's ``nn.MaxPool1d``) of [N, C, L] (or [C, L]): each output is the maximum of its
+    ``kernel_size`` window, windows ``stride`` apart; ``pad_mode`` "valid" or "same" (padded with -inf). The
+    MaxPool primitive over an inserted H dim of 1, as MindSpore builds it. dtypes: MaxPool's."""
+
+    _prim = "MaxPool"
+
+
+class AvgPool1d(_Pool1d):
+    """1-D average pooling (MindSpore's ``nn.AvgPool1d``) of [N, C, L] (or [C, L]): each output is the mean of
+    the elements of its ``kernel_size`` window inside the input, windows ``stride`` apart; ``pad_mode``
+    "valid" or "same". The AvgPool primitive over an inserted H dim of 1. dtypes: AvgPool's."""
 
     _prim = "AvgPool"

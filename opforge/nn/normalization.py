@@ -1,15 +1,17 @@
-"""Normalisation layers (MindSpore's ``nn.BatchNorm1d``, ``nn.BatchNorm2d``, ``nn.LayerNorm``), built on
-the BatchNorm and LayerNorm primitives."""
+"""Normalisation layers (MindSpore's ``nn.BatchNorm1d``, ``nn.BatchNorm2d``, ``nn.LayerNorm``, ``nn.GroupNorm``,
+``nn.InstanceNorm2d``): the first three on the BatchNorm and LayerNorm primitives, GroupNorm and InstanceNorm2d
+composed of ReduceMean, Square, Sqrt and the arithmetic primitives, as MindSpore's GroupNorm is."""
 
 from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.bprop import stop_gradient
 from opforge.nn import init as _init
 from opforge.nn.cell import Cell
 from opforge.tensor import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm", "InstanceNorm2d"]
 
 
 def _check_float(cls: str, name: str, value, low: float, high: float, low_open: bool = False) -> float:
@@ -145,3 +147,152 @@ class LayerNorm(Cell):
 
     def construct(self, x):
         return self.layer_norm(x, self.gamma, self.beta)[0]
+
+
+def _check_int(cls: str, name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For '{cls}', the '{name}' must be an int, but got {type(value).__name__}.")
+    if value < 1:
+        raise ValueError(f"For '{cls}', the '{name}' must be at least 1, but got {value}.")
+    return value
+
+
+def _check_type(cls: str, name: str, value, types: tuple, what: str):
+    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        raise TypeError(f"For '{cls}', the '{name}' must be {what}, but got {type(value).__name__}.")
+    return value
+
+
+def _normalize(x, axes: tuple, eps: float):
+    """(x - E[x]) / sqrt(Var[x] + eps) over ``axes`` (the biased variance), with the mean and variance."""
+    mean = ops.ReduceMean(keep_dims=True)(x, axes)
+    centred = x - mean
+    var = ops.ReduceMean(keep_dims=True)(ops.Square()(centred), axes)
+    return centred / ops.Sqrt()(var + eps), mean, var
+
+
+class GroupNorm(Cell):
+    r"""Group normalisation (MindSpore's ``nn.GroupNorm``) of ``x`` [N, C, *]: the C channels are split into
+    ``num_groups`` groups of C / num_groups consecutive channels, and each sample's group is normalised over
+    its channels and spatial positions, then scaled and shifted per channel:
+
+    .. math::
+        y = \frac{x - \mathrm{E}[x]}{\sqrt{\mathrm{Var}[x] + \epsilon}} * \gamma + \beta
+
+    (the biased variance). ``gamma`` and ``beta`` have shape [num_channels] (initialised by ``gamma_init``
+    "ones" and ``beta_init`` "zeros"); they are Parameters only when ``affine``, else constant Tensors.
+    ``eps`` must be a float (1e-5). Composed of ReduceMean, Square, Sqrt, Reshape and arithmetic primitives,
+    so it runs on every backend and dtype those run (float16, bfloat16, float32, float64 on the CPU and the
+    GPU) and its gradient comes from their bprops.
+    """
+
+    def __init__(
+        self,
+        num_groups,
+        num_channels,
+        eps=1e-05,
+        affine=True,
+        gamma_init="ones",
+        beta_init="zeros",
+        dtype=mstype.float32,
+    ):
+        super().__init__()
+        self.num_groups = _check_int("GroupNorm", "num_groups", num_groups)
+        self.num_channels = _check_int("GroupNorm", "num_channels", num_channels)
+        if num_channels % num_groups:
+            raise ValueError(
+                f"For 'GroupNorm', the 'num_channels' must be divisible by 'num_groups', "
+                f"but got 'num_channels': {num_channels}, 'num_groups': {num_groups}."
+            )
+        self.eps = _check_type("GroupNorm", "eps", eps, (float,), "a float")
+        self.affine = _check_type("GroupNorm", "affine", affine, (bool,), "bool")
+        gamma = _init.initializer(gamma_init, (num_channels,), dtype)
+        beta = _init.initializer(beta_init, (num_channels,), dtype)
+        if affine:
+            self.gamma = Parameter(gamma, "gamma")
+            self.beta = Parameter(beta, "beta")
+        else:
+            self.gamma, self.beta = gamma, beta
+
+    def construct(self, x):
+        shape = tuple(x.shape)
+        if len(shape) < 2 or shape[1] != self.num_channels:
+            raise ValueError(
+                f"For 'GroupNorm', the input must have shape (N, {self.num_channels}, *), but got {list(shape)}."
+            )
+        grouped = ops.Reshape()(x, (shape[0], self.num_groups, -1))
+        y = ops.Reshape()(_normalize(grouped, (2,), self.eps)[0], shape)
+        param_shape = (-1,) + (1,) * (len(shape) - 2)
+        return y * ops.Reshape()(self.gamma, param_shape) + ops.Reshape()(self.beta, param_shape)
+
+    def extend_repr(self) -> str:
+        return f"num_groups={self.num_groups}, num_channels={self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class InstanceNorm2d(Cell):
+    r"""Instance normalisation (MindSpore's ``nn.InstanceNorm2d``) of ``x`` [N, C, H, W]: each sample's
+    channel is normalised over its H x W positions, in training and evaluation alike, then scaled and
+    shifted per channel:
+
+    .. math::
+        y = \frac{x - \mathrm{E}[x]}{\sqrt{\mathrm{Var}[x] + \epsilon}} * \gamma + \beta
+
+    (the biased variance). Parameters as MindSpore names them: ``gamma`` and ``beta`` [num_features]
+    (trainable when ``affine``), and the statistics ``moving_mean`` (named "mean", zeros) and
+    ``moving_variance`` ("variance", ones), never read by the output. In training mode (``set_train()``)
+    they follow the running-average rule of MindSpore's GPU kernel (cuDNN's):
+    :math:`moving = (1 - momentum) \cdot moving + momentum \cdot observed`, the observed statistics
+    being the instance means and unbiased variances averaged over the batch. ``eps`` and ``momentum``
+    must be floats (1e-5, 0.1, momentum in [0, 1]). Composed of ReduceMean, Square, Sqrt and
+    arithmetic primitives: float16, bfloat16, float32, float64 on the CPU and the GPU.
+    """
+
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        gamma_init="ones",
+        beta_init="zeros",
+        dtype=mstype.float32,
+    ):
+        super().__init__()
+        cls = "InstanceNorm2d"
+        self.num_features = _check_int(cls, "num_features", num_features)
+        self.eps = _check_type(cls, "eps", eps, (float,), "a float")
+        self.momentum = _check_type(cls, "momentum", momentum, (float,), "a float")
+        if not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"For '{cls}', the 'momentum' must be in [0, 1], but got {momentum}.")
+        self.affine = _check_type(cls, "affine", affine, (bool,), "bool")
+        c = (num_features,)
+        self.moving_mean = Parameter(_init.initializer("zeros", c, dtype), "mean", requires_grad=False)
+        self.moving_variance = Parameter(_init.initializer("ones", c, dtype), "variance", requires_grad=False)
+        self.gamma = Parameter(_init.initializer(gamma_init, c, dtype), "gamma", requires_grad=affine)
+        self.beta = Parameter(_init.initializer(beta_init, c, dtype), "beta", requires_grad=affine)
+
+    def construct(self, x):
+        shape = tuple(x.shape)
+        if len(shape) != 4 or shape[1] != self.num_features:
+            raise ValueError(
+                f"For 'InstanceNorm2d', the input must have shape (N, {self.num_features}, H, W), "
+                f"but got {list(shape)}."
+            )
+        y, mean, var = _normalize(x, (2, 3), self.eps)
+        if self.training:
+            self._update_statistics(mean, var, shape[2] * shape[3])
+        return y * ops.Reshape()(self.gamma, (-1, 1, 1)) + ops.Reshape()(self.beta, (-1, 1, 1))
+
+    def _update_statistics(self, mean, var, count: int) -> None:
+        dtype = self.moving_mean.dtype
+        mean = ops.Cast()(ops.ReduceMean()(stop_gradient(mean), (0, 2, 3)), dtype)
+        unbiased = ops.ReduceMean()(stop_gradient(var), (0, 2, 3)) * (count / max(count - 1, 1))
+        m = self.momentum
+        ops.Assign()(self.moving_mean, self.moving_mean * (1.0 - m) + mean * m)
+        ops.Assign()(self.moving_variance, self.moving_variance * (1.0 - m) + ops.Cast()(unbiased, dtype) * m)
+
+    def extend_repr(self) -> str:
+        return (
+            f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, gamma={self.gamma.name}, "
+            f"beta={self.beta.name}, moving_mean={self.moving_mean.name}, moving_variance={self.moving_variance.name}"
+        )

@@ -185,6 +185,87 @@ def avg_pool2d(x, kernel_size, stride=None, pad_mode="valid"):
     return _pool2d("AvgPool", kernel_size, kernel_size if stride is None else _pair(stride), pad_mode)(x)
 
 
+@functools.cache
+def _adaptive_avg_pool2d(output_size):
+    from opforge.primitives import conv_ops
+
+    return conv_ops.AdaptiveAvgPool2D(output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002 (MindSpore's name)
+    """2-D adaptive average pooling of ``input`` [C, H, W] or [N, C, H, W] to ``output_size`` (an int, or a pair
+    of ints or None): the AdaptiveAvgPool2D primitive, MindSpore's ``ops.adaptive_avg_pool2d``."""
+    return _adaptive_avg_pool2d(output_size)(input)
+
+
+def pixel_shuffle(input, upscale_factor):  # noqa: A002 (MindSpore's name)
+    """MindSpore's ``ops.pixel_shuffle``: [*, C * r * r, H, W] -> [*, C, H * r, W * r] with r = ``upscale_factor``,
+    out[..., c, h * r + i, w * r + j] = input[..., c * r * r + i * r + j, h, w]; Reshape and Transpose."""
+    if isinstance(upscale_factor, bool) or not isinstance(upscale_factor, int) or upscale_factor < 1:
+        raise ValueError(
+            f"For 'pixel_shuffle', the 'upscale_factor' must be a positive int, but got {upscale_factor!r}."
+        )
+    shape = tuple(input.shape)
+    r = upscale_factor
+    if len(shape) < 3 or shape[-3] % (r * r):
+        raise ValueError(
+            f"For 'pixel_shuffle', the input must have rank 3 or more and a channel dim (-3) divisible by "
+            f"upscale_factor ** 2 = {r * r}, but got shape {list(shape)}."
+        )
+    *lead, c, h, w = shape
+    k = len(lead)
+    x = reshape(input, (*lead, c // (r * r), r, r, h, w))
+    x = transpose(x, (*builtins.range(k), k, k + 3, k + 1, k + 4, k + 2))
+    return reshape(x, (*lead, c // (r * r), h * r, w * r))
+
+
+def _nearest_source(size: int, out: int, scale) -> np.ndarray:
+    """The source index of each output position along one dim: floor(dst * size / out), or floor(dst / scale)
+    with a given scale factor (MindSpore's nearest rule), clamped to the input."""
+    step = size / out if scale is None else 1.0 / scale
+    return np.minimum(np.floor(np.arange(out) * step), size - 1).astype(np.int32)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):  # noqa: A002
+    """MindSpore's ``ops.interpolate`` for ``mode="nearest"`` (the one mode opforge has) on [N, C, *spatial]
+    inputs of 1 to 3 spatial dims: output position d of a dim reads input floor(d * in / out) (with ``size``, or
+    with ``recompute_scale_factor``) or floor(d / scale) (with ``scale_factor``; out = floor(in * scale)).
+    One Gather per spatial dim, so its gradient sums the copies back."""
+    if mode != "nearest":
+        raise ValueError(f"For 'interpolate', only mode 'nearest' is implemented in opforge, but got {mode!r}.")
+    if align_corners is not None:
+        raise ValueError(
+            f"For 'interpolate', 'align_corners' must be None for mode 'nearest', but got {align_corners}."
+        )
+    shape = tuple(input.shape)
+    dims = len(shape) - 2
+    if dims not in (1, 2, 3):
+        raise ValueError(f"For 'interpolate', the input must be 3-D, 4-D or 5-D, but got shape {list(shape)}.")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("For 'interpolate', exactly one of 'size' and 'scale_factor' must be given.")
+    spatial = shape[2:]
+    if size is not None:
+        sizes = (size,) * dims if isinstance(size, int) else tuple(size)
+        scales = (None,) * dims
+    else:
+        scales = (scale_factor,) * dims if isinstance(scale_factor, (int, float)) else tuple(scale_factor)
+        sizes = tuple(int(np.floor(n * s)) for n, s in zip(spatial, scales))
+        if recompute_scale_factor:
+            scales = (None,) * dims
+    if len(sizes) != dims or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 for v in sizes):
+        raise ValueError(
+            f"For 'interpolate', the output size must be {dims} positive ints for input {list(shape)}, but got {sizes}."
+        )
+    out = input
+    for axis, (n, o, scale) in enumerate(zip(spatial, sizes, scales), start=2):
+        if o != n or scale not in (None, 1, 1.0):
+            out = gather_(out, Tensor(_nearest_source(n, o, scale)), axis)
+    return out
+
+
+upsample = interpolate  # MindSpore's alias
+
+
 # ---------------------------------------------------------------------------------------------
 # Elementwise math, second batch: MindSpore's functional names (ops.abs, ops.pow, ops.greater, ...).
 abs = math_ops.Abs()  # noqa: A001 (MindSpore's name)

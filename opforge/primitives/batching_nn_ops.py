@@ -123,6 +123,8 @@ batching_rules.register(C.Conv2DBackpropInput)(
     fold_rule((0,), "batches only 'dout' (a batched weight needs one call per element)", size_arg=2)
 )
 batching_rules.register(C.MaxPool, C.AvgPool)(fold_rule((0,), "batches only 'x'"))
+batching_rules.register(C.AdaptiveAvgPool2D)(fold_rule((0,), "batches 'x'"))
+batching_rules.register(C.AdaptiveAvgPool2DGrad)(fold_rule((0,), "batches 'input_grad'", size_arg=1))
 batching_rules.register(C.MaxPoolGrad, C.AvgPoolGrad, C.MaxPoolGradGrad)(fold_rule((0, 1, 2), "batches its inputs"))
 batching_rules.register(N.SoftmaxCrossEntropyWithLogits)(fold_rule((0, 1), "batches its inputs"))
 batching_rules.register(G.DropoutGrad)(elementwise_rule(broadcasting=False))

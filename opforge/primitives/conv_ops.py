@@ -1,5 +1,6 @@
 """Convolution and pooling (NCHW), as MindSpore defines them: Conv2D with its two gradients
-(Conv2DBackpropInput, Conv2DBackpropFilter), MaxPool and AvgPool with MaxPoolGrad and AvgPoolGrad.
+(Conv2DBackpropInput, Conv2DBackpropFilter), MaxPool and AvgPool with MaxPoolGrad and AvgPoolGrad,
+AdaptiveAvgPool2D with AdaptiveAvgPool2DGrad.
 
 Output sizes (per spatial dim, input ``n``, kernel ``k``, stride ``s``, dilation ``d``):
 
@@ -30,6 +31,8 @@ __all__ = [
     "MaxPoolGrad",
     "AvgPoolGrad",
     "MaxPoolGradGrad",
+    "AdaptiveAvgPool2D",
+    "AdaptiveAvgPool2DGrad",
 ]
 
 _FLOATS = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64)
@@ -404,3 +407,100 @@ class MaxPoolGradGrad(_PoolBase):
     def infer_dtype(self, x_dtype, out_dtype, grad_dtype):
         args = {"x_origin": x_dtype, "out_origin": out_dtype, "grad": grad_dtype}
         return validator.check_tensors_dtypes_same_and_valid(args, _FLOATS, self.name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Adaptive pooling
+
+_ADAPTIVE_FLOATS = (mstype.float16, mstype.float32, mstype.float64)
+
+
+class AdaptiveAvgPool2D(_Operator):
+    r"""2-D adaptive average pooling of ``x`` [C, H, W] or [N, C, H, W] to ``output_size`` (MindSpore's
+    ``ops.AdaptiveAvgPool2D``): output (i, j) is the mean of the window
+
+    .. math::
+        h_{start} = \lfloor i H_{in} / H_{out} \rfloor,\quad h_{end} = \lceil (i + 1) H_{in} / H_{out} \rceil,
+        \quad w_{start} = \lfloor j W_{in} / W_{out} \rfloor,\quad w_{end} = \lceil (j + 1) W_{in} / W_{out} \rceil,
+
+        y(i, j) = \frac{\sum x[h_{start}:h_{end}, w_{start}:w_{end}]}{(h_{end} - h_{start})(w_{end} - w_{start})}
+
+    ``output_size``: an int h (an h x h output) or a pair (h, w) whose entries are positive ints or None (that
+    dim keeps the input's size); stored as the attr ``output_size`` with None as -1. The output shape is
+    ``x.shape[:-2] + (h_out, w_out)``. dtypes: float16, float32, float64 (MindSpore's), on the CPU and the GPU.
+    """
+
+    @prim_attr_register
+    def __init__(self, output_size):
+        name = self.name
+        if isinstance(output_size, bool) or not isinstance(output_size, (int, tuple)):
+            raise TypeError(
+                f"For '{name}', the 'output_size' must be an int or a tuple of 2 ints or None, "
+                f"but got {type(output_size).__name__}."
+            )
+        if isinstance(output_size, tuple) and len(output_size) != 2:
+            raise ValueError(
+                f"For '{name}', the 'output_size' tuple must have 2 elements, but got {len(output_size)}: "
+                f"{output_size!r}."
+            )
+        sizes = (output_size, output_size) if isinstance(output_size, int) else output_size
+        for v in sizes:
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(
+                    f"For '{name}', the 'output_size' must hold ints or None, but got {type(v).__name__}: "
+                    f"{output_size!r}."
+                )
+            if v <= 0:
+                raise ValueError(f"For '{name}', the 'output_size' must hold positive ints, but got {output_size!r}.")
+        self.output_size = tuple(-1 if v is None else v for v in sizes)
+        self.add_prim_attr("output_size", self.output_size)
+        self.init_prim_io_names(inputs=["x"], outputs=["y"])
+
+    def infer_shape(self, x_shape):
+        if len(x_shape) not in (3, 4):
+            raise ValueError(f"For '{self.name}', the 'input_x' must be 3-D or 4-D, but got shape {list(x_shape)}.")
+        for d in x_shape[-2:]:
+            if d == 0:
+                raise ValueError(
+                    f"For '{self.name}', the 'input_x' must have non-empty H and W, but got shape {list(x_shape)}."
+                )
+        out = [x if s == -1 else s for x, s in zip(x_shape[-2:], self.output_size)]
+        return [*x_shape[:-2], *out]
+
+    def infer_dtype(self, x_dtype):
+        return validator.check_tensor_dtype_valid("input_x", x_dtype, _ADAPTIVE_FLOATS, self.name)
+
+
+class AdaptiveAvgPool2DGrad(_Operator):
+    r"""The gradient of AdaptiveAvgPool2D (MindSpore's ``AdaptiveAvgPool2DGrad``):
+    ``AdaptiveAvgPool2DGrad()(input_grad, orig_input_shape)`` gives dx of shape ``orig_input_shape`` (a
+    constant: a tuple, or an integer Tensor folded to one) whose element (y, x) is
+    :math:`\sum dy(i, j) / |window(i, j)|` over the outputs (i, j) whose windows hold it. The pooled size is
+    ``input_grad``'s last two dims. dtypes: float16, float32, float64."""
+
+    constant_inputs = ((1, "orig_input_shape"),)
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["input_grad", "orig_input_shape"], outputs=["output"])
+
+    def infer_shape(self, dy_shape, orig_input_shape):
+        shape = orig_input_shape
+        if not isinstance(shape, tuple) or any(isinstance(d, bool) or not isinstance(d, int) for d in shape):
+            raise TypeError(f"For '{self.name}', the 'orig_input_shape' must be a tuple of ints, but got {shape!r}.")
+        if len(shape) not in (3, 4) or len(dy_shape) != len(shape) or not same_shape(dy_shape[:-2], shape[:-2]):
+            raise ValueError(
+                f"For '{self.name}', the 'input_grad' {list(dy_shape)} and 'orig_input_shape' {list(shape)} must be "
+                f"3-D or 4-D with the same leading dims."
+            )
+        if any(d <= 0 for d in shape[-2:]) or any(d == 0 for d in dy_shape[-2:]):
+            raise ValueError(
+                f"For '{self.name}', the input and pooled H and W must be positive, but got {list(shape)} and "
+                f"{list(dy_shape)}."
+            )
+        return list(shape)
+
+    def infer_dtype(self, dy_dtype, orig_input_shape):
+        return validator.check_tensor_dtype_valid("input_grad", dy_dtype, _ADAPTIVE_FLOATS, self.name)

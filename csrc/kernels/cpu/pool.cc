@@ -1,4 +1,5 @@
-// MaxPool, AvgPool (NCHW) and their gradients MaxPoolGrad, AvgPoolGrad (x, out, dout) -> dx, with the
+// MaxPool, AvgPool (NCHW) and their gradients MaxPoolGrad, AvgPoolGrad (x, out, dout) -> dx, and
+// AdaptiveAvgPool2D with AdaptiveAvgPool2DGrad (dout) -> dx, with the
 // window math of opforge/functors/conv.h; the (sample, channel) planes run in parallel.
 #include <algorithm>
 #include <vector>
@@ -232,6 +233,70 @@ class MaxPoolGradGradCpuKernel : public CpuKernel {
  private:
   Window2D g_{};
 };
+
+// AdaptiveAvgPool2D (x [..., h, w] -> y [..., oh, ow]) and AdaptiveAvgPool2DGrad (dy [..., oh, ow] -> dx
+// [..., h, w]): a plane per leading index, each element by the functors of opforge/functors/conv.h (the
+// gradient gathers from the outputs whose windows hold it, as on the GPU).
+template <typename T, bool kGrad>
+class AdaptiveAvgPoolCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    const std::string& op = ctx.op_name();
+    const std::vector<int64_t>& in = ctx.input(0).shape;
+    const std::vector<int64_t>& out = ctx.output(0).shape;
+    OPF_CHECK(in.size() >= 2 && in.size() == out.size(),
+              "For '" << op << "', the input and output must have the same rank of 2 or more, but got "
+                      << ShapeToString(in) << " and " << ShapeToString(out) << ".");
+    planes_ = 1;
+    for (size_t d = 0; d + 2 < in.size(); ++d) {
+      OPF_CHECK(in[d] == out[d], "For '" << op << "', the leading dims of " << ShapeToString(in) << " and "
+                                         << ShapeToString(out) << " must agree.");
+      planes_ *= in[d];
+    }
+    const std::vector<int64_t>& x = kGrad ? out : in;  // the forward's input and output planes
+    const std::vector<int64_t>& y = kGrad ? in : out;
+    h_ = x[x.size() - 2];
+    w_ = x[x.size() - 1];
+    oh_ = y[y.size() - 2];
+    ow_ = y[y.size() - 1];
+    OPF_CHECK(planes_ == 0 || (h_ > 0 && w_ > 0 && oh_ > 0 && ow_ > 0),
+              "For '" << op << "', the input and pooled planes must be non-empty, but got " << h_ << " x " << w_
+                      << " and " << oh_ << " x " << ow_ << ".");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* src = args.input<T>(0);
+    T* dst = args.output<T>(0);
+    const int64_t h = h_, w = w_, oh = oh_, ow = ow_;
+    const int64_t src_plane = kGrad ? oh * ow : h * w, dst_plane = kGrad ? h * w : oh * ow;
+    if (planes_ == 0 || dst_plane == 0) return;
+    ParallelFor(planes_, std::max<int64_t>(1, kParallelGrain / (src_plane + dst_plane)),
+                [&](int64_t begin, int64_t end) {
+                  for (int64_t p = begin; p < end; ++p) {
+                    const T* sp = src + p * src_plane;
+                    T* dp = dst + p * dst_plane;
+                    const int64_t rows = kGrad ? h : oh, cols = kGrad ? w : ow;
+                    for (int64_t i = 0; i < rows; ++i)
+                      for (int64_t j = 0; j < cols; ++j)
+                        dp[i * cols + j] = Store<T>(kGrad ? AdaptiveAvgPoolGradAt(sp, h, w, oh, ow, i, j)
+                                                          : AdaptiveAvgPoolAt(sp, h, w, oh, ow, i, j));
+                  }
+                });
+  }
+
+ private:
+  int64_t planes_ = 0, h_ = 0, w_ = 0, oh_ = 0, ow_ = 0;
+};
+
+#define REG_ADAPTIVE_POOL(T, ID)                                                                              \
+  MS_REG_CPU_KERNEL(AdaptiveAvgPool2D, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID),                       \
+                    AdaptiveAvgPoolCpuKernel<T, false>);                                                      \
+  MS_REG_CPU_KERNEL(AdaptiveAvgPool2DGrad, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID),                   \
+                    AdaptiveAvgPoolCpuKernel<T, true>)
+
+REG_ADAPTIVE_POOL(float16, kNumberTypeFloat16);
+REG_ADAPTIVE_POOL(float, kNumberTypeFloat32);
+REG_ADAPTIVE_POOL(double, kNumberTypeFloat64);
 
 #define REG_POOL(T, ID)                                                                                           \
   MS_REG_CPU_KERNEL(MaxPool, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), PoolCpuKernel<T, true>);            \

@@ -1,4 +1,4 @@
-// MaxPool, AvgPool (NCHW) and MaxPoolGrad, AvgPoolGrad: one thread per output (forward) or per input
+// MaxPool, AvgPool (NCHW) and MaxPoolGrad, AvgPoolGrad, AdaptiveAvgPool2D and its gradient: one thread per output (forward) or per input
 // element (gradients, which gather from the outputs whose windows cover it, so no atomics), with the
 // window math of opforge/functors/conv.h that the CPU kernels use.
 #include "opforge/cuda.h"
@@ -66,6 +66,22 @@ __global__ void MaxPoolGradGradKernel(const T* x, const T* out, const T* grad, T
     const int64_t ii = r % g.oh, plane = r / g.oh;
     const int64_t a = MaxPoolArgmax(x + plane * g.h * g.w, g, ii, j);
     y[i] = a >= 0 ? grad[plane * g.h * g.w + a] : Store<T>(compute_t<T>(0));
+  }
+}
+
+// AdaptiveAvgPool2D (kGrad false: src x, one thread per output) and AdaptiveAvgPool2DGrad (kGrad true: src dy,
+// one thread per input element gathering from the outputs whose windows hold it: no atomics), over
+// `planes` planes of [h, w] input and [oh, ow] output, by the functors the CPU kernels use.
+template <typename T, bool kGrad>
+__global__ void AdaptiveAvgPoolKernel(const T* src, T* dst, int64_t planes, int64_t h, int64_t w, int64_t oh,
+                                      int64_t ow) {
+  const int64_t rows = kGrad ? h : oh, cols = kGrad ? w : ow;
+  const int64_t src_plane = kGrad ? oh * ow : h * w;
+  OPF_GRID_STRIDE_LOOP(e, planes * rows * cols) {
+    const int64_t j = e % cols, r = e / cols;
+    const int64_t i = r % rows, plane = r / rows;
+    const T* sp = src + plane * src_plane;
+    dst[e] = Store<T>(kGrad ? AdaptiveAvgPoolGradAt(sp, h, w, oh, ow, i, j) : AdaptiveAvgPoolAt(sp, h, w, oh, ow, i, j));
   }
 }
 

@@ -16,7 +16,8 @@ float16 (cuBLAS's half GEMM, summing in float32) run in their own type; bfloat16
 GPU's Cast kernels and rounded back, as MatMul does.
 
 Pooling runs the direct kernels of ``pool.cu`` (a thread per output element, the window math of
-``opforge/functors/conv.h`` the CPU kernels use).
+``opforge/functors/conv.h`` the CPU kernels use); AdaptiveAvgPool2D's gradient a thread per input element,
+gathering from the outputs whose windows hold it.
 """
 
 from __future__ import annotations
@@ -315,3 +316,39 @@ mirror_cpu_kernels(
         "pool.cu", f"opforge::cuda::MaxPoolGradGradKernel<{ctype(attr.inputs[0])}>", _pool_loop(True, True)
     ),
 )
+
+
+def _adaptive_pool_loop(grad: bool):
+    def loop(spec, function, kernel):
+        """``AdaptiveAvgPoolKernel<T, kGrad>(src, dst, planes, h, w, oh, ow)`` over the leading dims' planes."""
+        device, runtime = spec.device, spec.device.runtime
+        src, dst = list(spec.in_shapes[0]), list(spec.out_shapes[0])
+        x, y = (dst, src) if grad else (src, dst)
+        if len(x) < 2 or len(x) != len(y) or x[:-2] != y[:-2]:
+            raise KernelError(f"For '{spec.op_name}', the shapes {x} and {y} do not pool one into the other.")
+        planes = int(np.prod(x[:-2], dtype=np.int64))
+        if planes and 0 in (*x[-2:], *y[-2:]):
+            raise KernelError(f"For '{spec.op_name}', the input and pooled planes must be non-empty: {x}, {y}.")
+        geometry = tuple(np.int64(v) for v in (planes, *x[-2:], *y[-2:]))
+        shape, np_dtype = tuple(dst), spec.entry.attr.outputs[0].np_dtype
+        n = numel(shape)
+
+        def run(arrays):
+            result = device.empty(shape, np_dtype)
+            launch_1d(runtime, function, n, (arrays[0], result, *geometry))
+            return result
+
+        return run
+
+    return loop
+
+
+def _adaptive_pool(grad: bool):
+    flag = "true" if grad else "false"
+    return lambda attr: CudaKernel(
+        "pool.cu", f"opforge::cuda::AdaptiveAvgPoolKernel<{ctype(attr.inputs[0])}, {flag}>", _adaptive_pool_loop(grad)
+    )
+
+
+mirror_cpu_kernels("AdaptiveAvgPool2D", _adaptive_pool(False))
+mirror_cpu_kernels("AdaptiveAvgPool2DGrad", _adaptive_pool(True))

@@ -1,4 +1,4 @@
-// The geometry and window math of Conv2D, MaxPool and AvgPool (NCHW) and their gradients, shared by the
+// The geometry and window math of Conv2D, MaxPool, AvgPool and AdaptiveAvgPool2D (NCHW) and their gradients, shared by the
 // CPU kernels (csrc/kernels/cpu/conv.cc, pool.cc) and the CUDA kernels (csrc/kernels/cuda/conv.cu,
 // pool.cu). Host and device; no standard library (NVRTC has none).
 #pragma once
@@ -90,6 +90,46 @@ OPF_HD compute_t<T> AvgPoolWindow(const T* plane, const Window2D& g, int64_t i, 
   }
   const int64_t count = AvgPoolCount(g, i, j);
   return static_cast<compute_t<T>>(count > 0 ? s / static_cast<A>(count) : A(0));
+}
+
+// AdaptiveAvgPool2D's windows along one dim of `in` elements pooled to `out`: output i averages
+// [floor(i * in / out), ceil((i + 1) * in / out)), MindSpore's (and PyTorch's) rule.
+OPF_HD int64_t AdaptiveStart(int64_t i, int64_t in, int64_t out) { return (i * in) / out; }
+OPF_HD int64_t AdaptiveEnd(int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; }
+
+// The mean of the window of output (i, j) of one [h, w] plane pooled to [oh, ow], accumulated in acc_t<T>.
+template <typename T>
+OPF_HD compute_t<T> AdaptiveAvgPoolAt(const T* plane, int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t i,
+                                      int64_t j) {
+  using A = acc_t<T>;
+  const int64_t y0 = AdaptiveStart(i, h, oh), y1 = AdaptiveEnd(i, h, oh);
+  const int64_t x0 = AdaptiveStart(j, w, ow), x1 = AdaptiveEnd(j, w, ow);
+  A s = A(0);
+  for (int64_t y = y0; y < y1; ++y)
+    for (int64_t x = x0; x < x1; ++x) s += static_cast<A>(Load(plane[y * w + x]));
+  return static_cast<compute_t<T>>(s / static_cast<A>((y1 - y0) * (x1 - x0)));
+}
+
+// The gradient of AdaptiveAvgPool2D at input (y, x) of one plane: the sum over the outputs whose windows
+// hold it of dout / window size. Output i's window holds y exactly for i in
+// [floor(y * out / in), ceil((y + 1) * out / in)), clamped to the outputs.
+template <typename T>
+OPF_HD compute_t<T> AdaptiveAvgPoolGradAt(const T* dplane, int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t y,
+                                          int64_t x) {
+  using A = acc_t<T>;
+  const int64_t i0 = (y * oh) / h, j0 = (x * ow) / w;
+  int64_t i1 = ((y + 1) * oh + h - 1) / h, j1 = ((x + 1) * ow + w - 1) / w;
+  if (i1 > oh) i1 = oh;
+  if (j1 > ow) j1 = ow;
+  A s = A(0);
+  for (int64_t i = i0; i < i1; ++i) {
+    const int64_t rows = AdaptiveEnd(i, h, oh) - AdaptiveStart(i, h, oh);
+    for (int64_t j = j0; j < j1; ++j) {
+      const int64_t count = rows * (AdaptiveEnd(j, w, ow) - AdaptiveStart(j, w, ow));
+      s += static_cast<A>(Load(dplane[i * ow + j])) / static_cast<A>(count);
+    }
+  }
+  return static_cast<compute_t<T>>(s);
 }
 
 // One Conv2D output element out[b, o, i, j] by the direct sum (the GPU's kernel where a group has one output
