@@ -50,9 +50,9 @@ CASES = {
     "ACos": (ops.ACos, np.arccos, 2),
     "Sinh": (ops.Sinh, np.sinh, 3),
     "Cosh": (ops.Cosh, np.cosh, 2),
-    "Asinh": (ops.Asinh, np.arcsinh, 3),
+    "Asinh": (ops.Asinh, np.arcsinh, 2),
     "Acosh": (ops.Acosh, np.arccosh, 3),
-    "Atanh": (ops.Atanh, np.arctanh, 3),
+    "Atanh": (ops.Atanh, np.arctanh, 2),
     "Erfc": (ops.Erfc, special.erfc, 3),
 }
 

@@ -6,7 +6,7 @@
 // Accuracy against a float64 reference over 2^20 random float32 bit patterns, dense [-10, 10] and the
 // specials (tests/test_vmath.py asserts the bounds; docs/benchmarks.md lists the measured maxima):
 //   Exp 1 ulp, Expm1 2, Log 1, Log1p 2, Tanh 3, Erf 4, Erfc 3, Sin 3, Cos 3, Tan 5 (|x| <= 6000; beyond,
-//   C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 3, Acosh 3, Atanh 3, Pow 1.
+//   C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 2, Acosh 3, Atanh 2, Pow 1.
 // double stays on C's functions (the CPU's float64 kernels call libm; not vectorised).
 // Specials follow C: NaN in, NaN out; exp(-inf) = 0, exp(inf) = inf; log(0) = -inf, log(x < 0) = NaN;
 // -0.0 keeps its sign where C keeps it. Denormal inputs and outputs are handled (no flush to zero).
@@ -116,6 +116,21 @@ OPF_VINLINE float Expm1(float x) {
   return Select(x > 88.8f, __builtin_inff(), Select(x < -18.0f, -1.0f, Select(x == 0.0f, x, y)));
 }
 
+// log(1 + f) for sqrt(1/2) - 1 <= f < sqrt(2) - 1: f - f^2/2 + f^3 P(f), a least-squares fit near
+// minimax (P within 3e-7), no division.
+OPF_VINLINE float LogReduced(float f) {
+  float p = 0.06717745214700699f;
+  p = p * f - 0.12033456563949585f;
+  p = p * f + 0.1204051747918129f;
+  p = p * f - 0.12367486208677292f;
+  p = p * f + 0.1420617252588272f;
+  p = p * f - 0.16669142246246338f;
+  p = p * f + 0.20002056658267975f;
+  p = p * f - 0.24999994039535522f;
+  p = p * f + 0.33333325386047363f;
+  return f + f * f * (f * p - 0.5f);
+}
+
 // log of a positive finite normal-or-denormal x (x = 2^e (1 + f), sqrt(1/2) <= 1 + f < sqrt(2)); the
 // result is log(1 + f), e is returned.
 OPF_VINLINE float LogPositive(float x, float* e_out) {
@@ -127,18 +142,7 @@ OPF_VINLINE float LogPositive(float x, float* e_out) {
   const int32_t e = static_cast<int32_t>(shifted) >> 23;
   const float m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
   *e_out = static_cast<float>(e - (denormal ? 23 : 0));
-  const float f = m - 1.0f;
-  // log(1 + f) = f - f^2/2 + f^3 P(f): a least-squares fit near minimax (P within 3e-7), no division.
-  float p = 0.06717745214700699f;
-  p = p * f - 0.12033456563949585f;
-  p = p * f + 0.1204051747918129f;
-  p = p * f - 0.12367486208677292f;
-  p = p * f + 0.1420617252588272f;
-  p = p * f - 0.16669142246246338f;
-  p = p * f + 0.20002056658267975f;
-  p = p * f - 0.24999994039535522f;
-  p = p * f + 0.33333325386047363f;
-  return f + f * f * (f * p - 0.5f);
+  return LogReduced(m - 1.0f);
 }
 
 OPF_VINLINE float Log(float x) {
@@ -165,6 +169,21 @@ OPF_VINLINE float Log1p(float x) {
   const float inf = __builtin_inff();
   const bool special = (x <= -1.0f) | (x == inf) | (x == 0.0f);
   return Select(special, Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, x)), y);
+}
+
+// log(1 + t) + k ln2 for finite t > -1 with 1 + t < 2^126, 1 ulp (without k), no special cases: a NaN
+// t gives NaN, other t outside the domain garbage. With 1 + t = 2^e m rounded, m in [sqrt(1/2), sqrt(2)),
+// the exact m - 1 = t 2^-e + (2^-e - 1) is a float (for e <= 24; beyond, its rounding is far below an ulp
+// of the result): no division corrects the rounding of 1 + t as in Log1p. (2^-e - 1 is -0 for e = 0, so
+// that a -0 t gives a -0 f.)
+OPF_VINLINE float Log1pScaled(float t, int32_t k) {
+  constexpr float kLn2Hi = 0.693145751953125f;
+  constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+  const int32_t e = static_cast<int32_t>(Bits(1.0f + t) - 0x3f3504f3u) >> 23;
+  const float s = FromBits(static_cast<uint32_t>(127 - e) << 23);  // 2^-e (unsigned: a NaN's e is garbage)
+  const float f = t * s - (1.0f - s);
+  const float ek = static_cast<float>(e + k);
+  return ek * kLn2Hi + (LogReduced(f) + ek * kLn2Lo);
 }
 
 // tanh x = e / (e + 2), e = expm1(2|x|), with x's sign; 3 ulp. tanh rounds to 1 beyond 9.1, so
@@ -409,43 +428,37 @@ OPF_VINLINE float Cosh(float x) {
   return h + 0.25f / h;
 }
 
-// asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign; beyond 2^12 (x^2 would overflow)
-// log1p(|x| - 1) + log 2 = log(2|x|) (|x| - 1 is exact there). 3 ulp.
+// asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign, 3 ulp; beyond 2^15 (x^2 would
+// overflow near 2^64) log(2|x|) = log1p(|x| / 8 - 1) + 4 log 2 (|x| / 8 - 1 is exact there).
 OPF_VINLINE float Asinh(float x) {
-  constexpr float kLn2 = 0.693147180559945309f;
   const float a = Abs(x);
-  const bool large = a > 4096.0f;
-  const float ac = Select(large, 1.0f, a);
-  const float z = ac * ac;
-  const float v = Select(large, a - 1.0f, ac + z / (1.0f + __builtin_sqrtf(1.0f + z)));
-  return CopySign(Log1p(v) + Select(large, kLn2, 0.0f), x);
+  const bool large = a > 32768.0f;
+  const float z = a * a;
+  const float t = Select(large, a * 0.125f - 1.0f, a + z / (1.0f + __builtin_sqrtf(1.0f + z)));
+  const float y = Log1pScaled(t, large ? 4 : 0);  // NaN: t is NaN
+  return CopySign(Select(a == __builtin_inff(), a, y), x);
 }
 
-// acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact); beyond 2^12 log1p(x - 1) + log 2; NaN below 1.
-// 3 ulp.
+// acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact), 3 ulp; beyond 2^15 log1p(x / 8 - 1) + 4 log 2.
+// x < 1, NaN and inf take sqrt(x - 1): NaN, NaN, inf.
 OPF_VINLINE float Acosh(float x) {
-  constexpr float kLn2 = 0.693147180559945309f;
-  const bool large = x > 4096.0f;
-  const float t = Select(large, 0.0f, x - 1.0f);
-  const float v = Select(large, x - 1.0f, t + __builtin_sqrtf(2.0f * t + t * t));
-  const float y = Log1p(v) + Select(large, kLn2, 0.0f);
-  return Select(x < 1.0f, __builtin_nanf(""), y);  // NaN: v is NaN
+  const bool large = x > 32768.0f;
+  const float t = x - 1.0f;
+  const float r = __builtin_sqrtf(t);
+  const float y = Log1pScaled(Select(large, x * 0.125f - 1.0f, t + __builtin_sqrtf(t * t + 2.0f * t)), large ? 4 : 0);
+  const bool finite_domain = Bits(x) - 0x3f800000u < 0x40000000u;  // 1 <= x < inf
+  return Select(finite_domain, y, r);
 }
 
-// atanh x with x's sign, 3 ulp: |x| < 1/2, |x| + |x| z P(z) (z = x^2, a fit); beyond, log((1 + |x|) /
-// (1 - |x|)) / 2 (1 - |x| exact); +-inf at +-1, NaN beyond.
+// atanh x = log1p(t) / 2 with t = 2|x| / (1 - |x|) = 2|x| (1 + g), g = |x| / (1 - |x|) (1 - |x| rounds
+// below 1/2, but its error counts only in g's share of t), x's sign; 3 ulp. |x| >= 1 takes sqrt(g): inf at
+// 1, NaN beyond.
 OPF_VINLINE float Atanh(float x) {
   const float a = Abs(x);
-  const float z = a * a;
-  float p = 0.15784598886966705f;
-  p = p * z + 0.06473713368177414f;
-  p = p * z + 0.11473961919546127f;
-  p = p * z + 0.1426365077495575f;
-  p = p * z + 0.20000481605529785f;
-  p = p * z + 0.3333333134651184f;
-  const float small = a + a * z * p;
-  const float large = 0.5f * Log((1.0f + a) / (1.0f - a));
-  return CopySign(Select(a > 1.0f, __builtin_nanf(""), Select(a < 0.5f, small, large)), x);
+  const float g = a / (1.0f - a);
+  const float two_a = a + a;
+  const float y = 0.5f * Log1pScaled(two_a * g + two_a, 0);  // NaN: g is NaN
+  return CopySign(Select(a >= 1.0f, __builtin_sqrtf(g), y), x);
 }
 
 // ---------------------------------------------------------------------------------------------
