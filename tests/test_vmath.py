@@ -218,7 +218,11 @@ def test_pow_vector_path_negative_bases_and_scalar_operands():
             ref = np.power(np.float64(xs), np.float64(ys))
             err = ulp_error(got, ref)
         worst = int(np.argmax(err))
-        assert err[worst] <= 1, (np.broadcast_to(xs, got.shape)[worst], np.broadcast_to(ys, got.shape)[worst], got[worst])
+        assert err[worst] <= 1, (
+            np.broadcast_to(xs, got.shape)[worst],
+            np.broadcast_to(ys, got.shape)[worst],
+            got[worst],
+        )
         signed = ~np.isnan(ref)
         assert np.array_equal(np.signbit(got[signed]), np.signbit(ref[signed]))
 

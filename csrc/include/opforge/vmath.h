@@ -536,7 +536,8 @@ OPF_VINLINE double Exp2Double(double t) {
   int64_t bits;
   std::memcpy(&bits, &km, sizeof bits);
   constexpr int64_t kMagicBits = 0x4338000000000000;
-  bits = bits < kMagicBits - 1000 ? kMagicBits - 1000 : (bits > kMagicBits + 1000 ? kMagicBits + 1000 : bits);  // NaN too
+  // k within +-1000 (a NaN too: its bits are beyond either bound)
+  bits = bits < kMagicBits - 1000 ? kMagicBits - 1000 : (bits > kMagicBits + 1000 ? kMagicBits + 1000 : bits);
   bits = static_cast<int64_t>(static_cast<uint64_t>(bits + 1023) << 52);  // (k + 1023) in the exponent field: 2^k
   double scale;
   std::memcpy(&scale, &bits, sizeof scale);

@@ -82,7 +82,9 @@ inline void TwoPassLoop(A a_at, B b_at, T* out, int64_t n, Op op) {
       outside |= !Op::VectorDomain(a_at(begin + i), b_at(begin + i));
     }
     if (outside == 0) {
-      for (int64_t i = 0; i < m; ++i) out[begin + i] = Store<T>(Op::VectorSecond(t[i], a_at(begin + i), b_at(begin + i)));
+      for (int64_t i = 0; i < m; ++i) {
+        out[begin + i] = Store<T>(Op::VectorSecond(t[i], a_at(begin + i), b_at(begin + i)));
+      }
     } else {
       for (int64_t i = 0; i < m; ++i) out[begin + i] = Store<T>(op(a_at(begin + i), b_at(begin + i)));
     }
