@@ -86,7 +86,8 @@ OPF_MATH_FN2(copysign)
 #undef OPF_MATH_FN2
 
 // pow: float on the host in vmath (double inside, C's special cases); double and the device: C's / CUDA's.
-// atan2 likewise (vmath::Atan2).
+// atan2 likewise (vmath::Atan2). PowOp also names vmath's two passes for the CPU's loops
+// (OPF_TWO_PASS_VECTOR_PATH, kernels/cpu/elementwise.h).
 #if defined(__CUDA_ARCH__)
 OPF_HD float pow(float a, float b) { return ::powf(a, b); }
 OPF_HD double pow(double a, double b) { return ::pow(a, b); }
@@ -97,6 +98,14 @@ OPF_HD float pow(float a, float b) { return vmath::Pow(a, b); }
 OPF_HD double pow(double a, double b) { return std::pow(a, b); }
 OPF_HD float atan2(float a, float b) { return vmath::Atan2(a, b); }
 OPF_HD double atan2(double a, double b) { return std::atan2(a, b); }
+#endif
+#if !defined(__CUDA_ARCH__) && !defined(__CUDACC_RTC__)
+#define OPF_TWO_PASS_VECTOR_PATH(FIRST, SECOND, DOMAIN)                                          \
+  static double VectorFirst(float a, float b) { return vmath::FIRST(a, b); }                     \
+  static float VectorSecond(double t, float a, float b) { return vmath::SECOND(t, a, b); }       \
+  static bool VectorDomain(float a, float b) { return vmath::DOMAIN(a, b); }
+#else
+#define OPF_TWO_PASS_VECTOR_PATH(FIRST, SECOND, DOMAIN)
 #endif
 
 // c ? a : b with both arms already computed. On the host a float or a double goes through bit masks so

@@ -6,7 +6,7 @@
 // Accuracy against a float64 reference over 2^20 random float32 bit patterns, dense [-10, 10] and the
 // specials (tests/test_vmath.py asserts the bounds; docs/benchmarks.md lists the measured maxima):
 //   Exp 1 ulp, Expm1 2, Log 1, Log1p 2, Tanh 3, Erf 4, Erfc 3, Sin 3, Cos 3, Tan 5 (|x| <= 6000; beyond,
-//   C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 3, Acosh 3, Atanh 3, Pow 1.
+//   C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 2, Acosh 3, Atanh 2, Pow 1.
 // double stays on C's functions (the CPU's float64 kernels call libm; not vectorised).
 // Specials follow C: NaN in, NaN out; exp(-inf) = 0, exp(inf) = inf; log(0) = -inf, log(x < 0) = NaN;
 // -0.0 keeps its sign where C keeps it. Denormal inputs and outputs are handled (no flush to zero).
@@ -116,19 +116,9 @@ OPF_VINLINE float Expm1(float x) {
   return Select(x > 88.8f, __builtin_inff(), Select(x < -18.0f, -1.0f, Select(x == 0.0f, x, y)));
 }
 
-// log of a positive finite normal-or-denormal x (x = 2^e (1 + f), sqrt(1/2) <= 1 + f < sqrt(2)); the
-// result is log(1 + f), e is returned.
-OPF_VINLINE float LogPositive(float x, float* e_out) {
-  const bool denormal = x < 1.17549435e-38f;
-  const float xs = Select(denormal, x * 8388608.0f, x);  // 2^23
-  const uint32_t u = Bits(xs);
-  // Subtracting the bits of sqrt(1/2) puts 1 + f in [sqrt(1/2), sqrt(2)).
-  const uint32_t shifted = u - 0x3f3504f3u;
-  const int32_t e = static_cast<int32_t>(shifted) >> 23;
-  const float m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
-  *e_out = static_cast<float>(e - (denormal ? 23 : 0));
-  const float f = m - 1.0f;
-  // log(1 + f) = f - f^2/2 + f^3 P(f): a least-squares fit near minimax (P within 3e-7), no division.
+// log(1 + f) for sqrt(1/2) - 1 <= f < sqrt(2) - 1: f - f^2/2 + f^3 P(f), a least-squares fit near
+// minimax (P within 3e-7), no division.
+OPF_VINLINE float LogReduced(float f) {
   float p = 0.06717745214700699f;
   p = p * f - 0.12033456563949585f;
   p = p * f + 0.1204051747918129f;
@@ -141,6 +131,20 @@ OPF_VINLINE float LogPositive(float x, float* e_out) {
   return f + f * f * (f * p - 0.5f);
 }
 
+// log of a positive finite normal-or-denormal x (x = 2^e (1 + f), sqrt(1/2) <= 1 + f < sqrt(2)); the
+// result is log(1 + f), e is returned.
+OPF_VINLINE float LogPositive(float x, float* e_out) {
+  const bool denormal = x < 1.17549435e-38f;
+  const float xs = Select(denormal, x * 8388608.0f, x);  // 2^23
+  const uint32_t u = Bits(xs);
+  // Subtracting the bits of sqrt(1/2) puts 1 + f in [sqrt(1/2), sqrt(2)).
+  const uint32_t shifted = u - 0x3f3504f3u;
+  const int32_t e = static_cast<int32_t>(shifted) >> 23;
+  const float m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
+  *e_out = static_cast<float>(e - (denormal ? 23 : 0));
+  return LogReduced(m - 1.0f);
+}
+
 OPF_VINLINE float Log(float x) {
   constexpr float kLn2Hi = 0.693145751953125f;
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
@@ -151,17 +155,27 @@ OPF_VINLINE float Log(float x) {
   return Select(x < 0.0f, __builtin_nanf(""), Select(x == 0.0f, -inf, Select(x == inf, inf, Select(x != x, x, y))));
 }
 
-// log(1 + x), 2 ulp: log(u) for u = 1 + x rounded, corrected by (x - (u - 1)) / u.
-OPF_VINLINE float Log1p(float x) {
-  const float u = 1.0f + x;
-  const float uc = Select((u > 0.0f) & (u <= 3.40282347e38f), u, 1.0f);  // finite u
-  float e;
-  const float lm = LogPositive(uc, &e);
+// log(1 + t) + k ln2 for finite t > -1 with 1 + t < 2^126, 1.5 ulp (without k), no special cases: a NaN
+// t gives NaN, other t outside the domain garbage. With 1 + t = 2^e m rounded, m in [sqrt(1/2), sqrt(2)),
+// the exact m - 1 = t 2^-e + (2^-e - 1) is a float (for e <= 24; beyond, its rounding is far below an ulp
+// of the result): the rounding of 1 + t needs no correction (a division). k = 0 keeps a -0 t's sign only
+// to f (the callers copy signs themselves).
+OPF_VINLINE float Log1pScaled(float t, int32_t k) {
   constexpr float kLn2Hi = 0.693145751953125f;
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
-  const float c = (x - (uc - 1.0f)) / uc;
-  const float y = e * kLn2Hi + (lm + (e * kLn2Lo + c));
-  // x <= -1, inf and +-0 by hand (NaN comes through: c is NaN): NaN, -inf, and x itself.
+  const int32_t e = static_cast<int32_t>(Bits(1.0f + t) - 0x3f3504f3u) >> 23;
+  const float s = FromBits(static_cast<uint32_t>(127 - e) << 23);  // 2^-e (unsigned: a NaN's e is garbage)
+  const float f = t * s - (1.0f - s);
+  const float ek = static_cast<float>(e + k);
+  return ek * kLn2Hi + (LogReduced(f) + ek * kLn2Lo);
+}
+
+// log(1 + x), 2 ulp: Log1pScaled; beyond 2^24 (1 + x must stay below 2^126) log x = log1p(x / 256 - 1)
+// + 8 log 2 (x / 256 - 1 is exact there, and log(1 + 1/x) below 2^-28 of the result).
+OPF_VINLINE float Log1p(float x) {
+  const bool large = x > 16777216.0f;
+  const float y = Log1pScaled(Select(large, x * 0.00390625f - 1.0f, x), large ? 8 : 0);
+  // x <= -1, inf and +-0 by hand (NaN comes through): NaN, -inf, and x itself.
   const float inf = __builtin_inff();
   const bool special = (x <= -1.0f) | (x == inf) | (x == 0.0f);
   return Select(special, Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, x)), y);
@@ -409,43 +423,37 @@ OPF_VINLINE float Cosh(float x) {
   return h + 0.25f / h;
 }
 
-// asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign; beyond 2^12 (x^2 would overflow)
-// log1p(|x| - 1) + log 2 = log(2|x|) (|x| - 1 is exact there). 3 ulp.
+// asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign, 3 ulp; beyond 2^15 (x^2 would
+// overflow near 2^64) log(2|x|) = log1p(|x| / 8 - 1) + 4 log 2 (|x| / 8 - 1 is exact there).
 OPF_VINLINE float Asinh(float x) {
-  constexpr float kLn2 = 0.693147180559945309f;
   const float a = Abs(x);
-  const bool large = a > 4096.0f;
-  const float ac = Select(large, 1.0f, a);
-  const float z = ac * ac;
-  const float v = Select(large, a - 1.0f, ac + z / (1.0f + __builtin_sqrtf(1.0f + z)));
-  return CopySign(Log1p(v) + Select(large, kLn2, 0.0f), x);
+  const bool large = a > 32768.0f;
+  const float z = a * a;
+  const float t = Select(large, a * 0.125f - 1.0f, a + z / (1.0f + __builtin_sqrtf(1.0f + z)));
+  const float y = Log1pScaled(t, large ? 4 : 0);  // NaN: t is NaN
+  return CopySign(Select(a == __builtin_inff(), a, y), x);
 }
 
-// acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact); beyond 2^12 log1p(x - 1) + log 2; NaN below 1.
-// 3 ulp.
+// acosh x = log1p(t + sqrt(2t + t^2)), t = x - 1 (exact), 3 ulp; beyond 2^15 log1p(x / 8 - 1) + 4 log 2.
+// x < 1, NaN and inf take sqrt(x - 1): NaN, NaN, inf.
 OPF_VINLINE float Acosh(float x) {
-  constexpr float kLn2 = 0.693147180559945309f;
-  const bool large = x > 4096.0f;
-  const float t = Select(large, 0.0f, x - 1.0f);
-  const float v = Select(large, x - 1.0f, t + __builtin_sqrtf(2.0f * t + t * t));
-  const float y = Log1p(v) + Select(large, kLn2, 0.0f);
-  return Select(x < 1.0f, __builtin_nanf(""), y);  // NaN: v is NaN
+  const bool large = x > 32768.0f;
+  const float t = x - 1.0f;
+  const float r = __builtin_sqrtf(t);
+  const float y = Log1pScaled(Select(large, x * 0.125f - 1.0f, t + __builtin_sqrtf(t * t + 2.0f * t)), large ? 4 : 0);
+  const bool finite_domain = Bits(x) - 0x3f800000u < 0x40000000u;  // 1 <= x < inf
+  return Select(finite_domain, y, r);
 }
 
-// atanh x with x's sign, 3 ulp: |x| < 1/2, |x| + |x| z P(z) (z = x^2, a fit); beyond, log((1 + |x|) /
-// (1 - |x|)) / 2 (1 - |x| exact); +-inf at +-1, NaN beyond.
+// atanh x = log1p(t) / 2 with t = 2|x| / (1 - |x|) = 2|x| (1 + g), g = |x| / (1 - |x|) (1 - |x| rounds
+// below 1/2, but its error counts only in g's share of t), x's sign; 3 ulp. |x| >= 1 takes sqrt(g): inf at
+// 1, NaN beyond.
 OPF_VINLINE float Atanh(float x) {
   const float a = Abs(x);
-  const float z = a * a;
-  float p = 0.15784598886966705f;
-  p = p * z + 0.06473713368177414f;
-  p = p * z + 0.11473961919546127f;
-  p = p * z + 0.1426365077495575f;
-  p = p * z + 0.20000481605529785f;
-  p = p * z + 0.3333333134651184f;
-  const float small = a + a * z * p;
-  const float large = 0.5f * Log((1.0f + a) / (1.0f - a));
-  return CopySign(Select(a > 1.0f, __builtin_nanf(""), Select(a < 0.5f, small, large)), x);
+  const float g = a / (1.0f - a);
+  const float two_a = a + a;
+  const float y = 0.5f * Log1pScaled(two_a * g + two_a, 0);  // NaN: g is NaN
+  return CopySign(Select(a >= 1.0f, __builtin_sqrtf(g), y), x);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -488,53 +496,78 @@ OPF_VINLINE float Erfc(float x) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// pow, in double: log2|x| to about 2^-34 relative, y log2|x| and 2^(y log2|x|) in double, one rounding
-// to float at the end (1 ulp), with C's special cases.
+// pow, in double: log2|x| to about 2^-36 relative, y log2|x| and 2^(y log2|x|) (2^-26.8) in double, one
+// rounding to float at the end (1 ulp), with C's special cases. The CPU's loops take it in two passes over
+// a block, y log2|x| (PowExponent) then 2^t (PowFromExponent): in one pass the dependency chain per element
+// was too long for the core to overlap enough elements (1.4x slower); a block of ordinary arguments
+// (PowVectorDomain) skips the special cases, which cost as much as the rest (Pow: the whole domain).
+
+// log2 of 2^offset x for a positive finite normal float x, in double: x = 2^e m, m in [sqrt(1/2),
+// sqrt(2)), log2 m = s Q(s^2) with s = (m - 1) / (m + 1) and Q a fit (relative error 2^-36), by Estrin's
+// scheme (a shorter chain than Horner's).
+OPF_VINLINE double Log2Normal(float x, int32_t offset) {
+  const uint32_t shifted = Bits(x) - 0x3f3504f3u;
+  const double m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
+  const double s = (m - 1.0) / (m + 1.0);
+  const double z = s * s;
+  const double z2 = z * z;
+  const double q = (2.8853900817864164 + z * 0.9617966781462626) +
+                   z2 * ((0.5770826397580395 + z * 0.41173075665051395) + z2 * 0.33963616735605723);
+  return static_cast<double>((static_cast<int32_t>(shifted) >> 23) + offset) + s * q;
+}
 
 // log2 of a positive finite (or denormal) float, in double.
 OPF_VINLINE double Log2Double(float x) {
   const bool denormal = x < 1.17549435e-38f;
-  const float xs = Select(denormal, x * 8388608.0f, x);
-  const uint32_t shifted = Bits(xs) - 0x3f3504f3u;
-  const int32_t e = (static_cast<int32_t>(shifted) >> 23) - (denormal ? 23 : 0);
-  const double m = FromBits((shifted & 0x007fffffu) + 0x3f3504f3u);
-  const double s = (m - 1.0) / (m + 1.0);  // log m = 2 atanh s, |s| < 0.172
-  const double z = s * s;
-  double p = 1.0 / 11;
-  p = p * z + 1.0 / 9;
-  p = p * z + 1.0 / 7;
-  p = p * z + 1.0 / 5;
-  p = p * z + 1.0 / 3;
-  constexpr double kTwoOverLn2 = 2.88539008177792681;
-  return static_cast<double>(e) + kTwoOverLn2 * (s + s * z * p);
+  return Log2Normal(Select(denormal, x * 8388608.0f, x), denormal ? -23 : 0);
 }
 
-// 2^t in double for t clamped to [-160, 130] (float's range and a margin), relative 2^-32.
+// 2^t in double for |t| < 2^51 or NaN, relative 2^-26.8: a fit of degree 6 on [-1/2, 1/2] (Estrin's
+// scheme), scaled by 2^k through the exponent's bits, k clamped to +-1000 (beyond float's range either
+// way: the result rounds to float as inf or 0).
 OPF_VINLINE double Exp2Double(double t) {
-  const double tc = SelectD(t < -160.0, -160.0, SelectD(t > 130.0, 130.0, t));  // NaN stays NaN
   constexpr double kMagic = 6755399441055744.0;  // 1.5 * 2^52: k's bits end up in km's low bits
-  const double km = tc + kMagic;
-  const double k = km - kMagic;
-  const double u = (tc - k) * 0.693147180559945309;
-  double p = 1.0 / 40320;
-  p = p * u + 1.0 / 5040;
-  p = p * u + 1.0 / 720;
-  p = p * u + 1.0 / 120;
-  p = p * u + 1.0 / 24;
-  p = p * u + 1.0 / 6;
-  p = p * u + 0.5;
-  p = p * u + 1.0;
-  p = p * u + 1.0;
-  uint64_t bits;
+  const double km = t + kMagic;
+  const double r = t - (km - kMagic);
+  const double r2 = r * r;
+  const double p = (1.0 + r * 0.693147185425301) +
+                   r2 * ((0.24022648910977568 + r * 0.05550368667706787) +
+                         r2 * ((0.009618436075842639 + r * 0.0013385071210053323) + r2 * 0.00015323991131598811));
+  int64_t bits;
   std::memcpy(&bits, &km, sizeof bits);
-  bits = (bits + 1023) << 52;  // (k + 1023) in the exponent field: 2^k
+  constexpr int64_t kMagicBits = 0x4338000000000000;
+  // k within +-1000 (a NaN too: its bits are beyond either bound)
+  bits = bits < kMagicBits - 1000 ? kMagicBits - 1000 : (bits > kMagicBits + 1000 ? kMagicBits + 1000 : bits);
+  bits = static_cast<int64_t>(static_cast<uint64_t>(bits + 1023) << 52);  // (k + 1023) in the exponent field: 2^k
   double scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return p * scale;
 }
 
-// x^y as C's powf: pow(x, +-0) = 1 and pow(1, y) = 1 (NaN y too); a negative base takes an integer
-// exponent (NaN otherwise), the result negative for an odd one; zeros and infinities by C's table.
+// The arguments PowExponent and PowFromExponent take: x finite, normal and nonzero (either sign), |y| < 2^23.
+OPF_VINLINE bool PowVectorDomain(float x, float y) {
+  return ((Bits(x) & 0x7fffffffu) - 0x00800000u < 0x7f000000u) & (Abs(y) < 8388608.0f);
+}
+
+// |y| rounded to an integer (|y| < 2^23), as the float |y| + 2^23 whose lowest bit is its parity.
+OPF_VINLINE float RoundedPlus2p23(float ay) { return ay + 8388608.0f; }
+
+// First pass: y log2|x| in double; NaN for a negative x and a y that is not an integer.
+OPF_VINLINE double PowExponent(float x, float y) {
+  const float ay = Abs(y);
+  const bool fraction = (RoundedPlus2p23(ay) - 8388608.0f) != ay;
+  return static_cast<double>(Select((x < 0.0f) & fraction, __builtin_nanf(""), y)) * Log2Normal(Abs(x), 0);
+}
+
+// Second pass: 2^t rounded to float, with x's sign for an odd y.
+OPF_VINLINE float PowFromExponent(double t, float x, float y) {
+  const uint32_t odd_sign = Bits(RoundedPlus2p23(Abs(y))) << 31;
+  return FromBits(Bits(static_cast<float>(Exp2Double(t))) | (odd_sign & Bits(x)));
+}
+
+// x^y as C's powf, any arguments: pow(x, +-0) = 1 and pow(1, y) = 1 (NaN y too); a negative base takes an
+// integer exponent (NaN otherwise), the result negative for an odd one; zeros and infinities by C's table.
+// Equal to PowFromExponent(PowExponent(x, y), x, y) in PowVectorDomain (the same arithmetic).
 OPF_VINLINE float Pow(float x, float y) {
   const float ay = Abs(y);
   const float yr = (ay + 8388608.0f) - 8388608.0f;  // |y| rounded, exact below 2^23
@@ -545,8 +578,8 @@ OPF_VINLINE float Pow(float x, float y) {
   const float ax = Abs(x);
   const float safe = Select((ax > 0.0f) & (ax < __builtin_inff()), ax, 1.0f);
   const float inf = __builtin_inff();
-  const double t = static_cast<double>(y) * Log2Double(safe);
-  const float mag = static_cast<float>(Exp2Double(t));
+  const double t = static_cast<double>(y) * Log2Double(safe);  // +-inf for an infinite y
+  const float mag = static_cast<float>(Exp2Double(SelectD(t < -160.0, -160.0, SelectD(t > 130.0, 130.0, t))));
   // By C's table: x = 0 gives 0 for y > 0, inf for y < 0; |x| = inf the reverse; |x| < 1 with
   // y = +-inf gives 0 / inf, |x| > 1 inf / 0, |x| = 1 gives 1.
   const bool up = y > 0.0f;

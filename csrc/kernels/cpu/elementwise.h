@@ -57,16 +57,64 @@ OPF_VECTOR_CLONES void UnaryLoop(const In* x, Out* y, int64_t n, Op op) {
   }
 }
 
+// A binary functor whose float math runs in two passes over a block (Pow, OPF_TWO_PASS_VECTOR_PATH):
+// t = Op::VectorFirst(a, b) (a double) for the block, then Op::VectorSecond(t, a, b), which holds where
+// Op::VectorDomain(a, b); a block with any pair outside takes the functor's own loop. Two short
+// dependency chains per element let the core overlap more elements than one long one.
+template <typename Op, typename C, typename = void>
+struct HasTwoPassPath : std::false_type {};
+template <typename Op>
+struct HasTwoPassPath<Op, float,
+                      std::void_t<decltype(Op::VectorFirst(0.0f, 0.0f)), decltype(Op::VectorSecond(0.0, 0.0f, 0.0f)),
+                                  decltype(Op::VectorDomain(0.0f, 0.0f))>> : std::true_type {};
+
+// out[i] = op(a_at(i), b_at(i)) for i in [0, n) by OPF_TWO_PASS_VECTOR_PATH's blocks (inlined into the
+// cloned loops below).
+template <typename T, typename Op, typename A, typename B>
+inline void TwoPassLoop(A a_at, B b_at, T* out, int64_t n, Op op) {
+  constexpr int64_t kBlock = 1024;
+  double t[kBlock];
+  for (int64_t begin = 0; begin < n; begin += kBlock) {
+    const int64_t m = n - begin < kBlock ? n - begin : kBlock;
+    int outside = 0;
+    for (int64_t i = 0; i < m; ++i) {
+      t[i] = Op::VectorFirst(a_at(begin + i), b_at(begin + i));
+      outside |= !Op::VectorDomain(a_at(begin + i), b_at(begin + i));
+    }
+    if (outside == 0) {
+      for (int64_t i = 0; i < m; ++i) {
+        out[begin + i] = Store<T>(Op::VectorSecond(t[i], a_at(begin + i), b_at(begin + i)));
+      }
+    } else {
+      for (int64_t i = 0; i < m; ++i) out[begin + i] = Store<T>(op(a_at(begin + i), b_at(begin + i)));
+    }
+  }
+}
+
 // out[i] = Op(a[i], b[i]) for i in [0, n).
 template <typename T, typename Op>
 OPF_VECTOR_CLONES void BinaryLoop(const T* a, const T* b, T* out, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(op(Load(a[i]), Load(b[i])));
+  if constexpr (HasTwoPassPath<Op, compute_t<T>>::value) {
+    TwoPassLoop<T>([a](int64_t i) { return Load(a[i]); }, [b](int64_t i) { return Load(b[i]); }, out, n, op);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(op(Load(a[i]), Load(b[i])));
+  }
 }
 
 // out[i] = Op(a[i], s) (or Op(s, a[i]) with ScalarFirst) for i in [0, n): one operand broadcast.
 template <bool ScalarFirst, typename T, typename Op>
 OPF_VECTOR_CLONES void BinaryScalarLoop(const T* a, compute_t<T> s, T* out, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(ScalarFirst ? op(s, Load(a[i])) : op(Load(a[i]), s));
+  if constexpr (HasTwoPassPath<Op, compute_t<T>>::value) {
+    const auto vector = [a](int64_t i) { return Load(a[i]); };
+    const auto scalar = [s](int64_t) { return s; };
+    if constexpr (ScalarFirst) {
+      TwoPassLoop<T>(scalar, vector, out, n, op);
+    } else {
+      TwoPassLoop<T>(vector, scalar, out, n, op);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = Store<T>(ScalarFirst ? op(s, Load(a[i])) : op(Load(a[i]), s));
+  }
 }
 
 // Elementwise kernels write one output element per input element: the metas must agree.

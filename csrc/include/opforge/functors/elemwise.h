@@ -232,6 +232,7 @@ struct PowOp {
       return static_cast<C>(result);
     }
   }
+  OPF_TWO_PASS_VECTOR_PATH(PowExponent, PowFromExponent, PowVectorDomain)
 };
 
 // atan2(x, y): the angle of the point (y, x), MindSpore's Atan2(x, y) = np.arctan2(x, y).
