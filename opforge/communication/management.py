@@ -19,6 +19,7 @@ import atexit
 import os
 import sys
 import threading
+import time
 
 from opforge import context
 from opforge.device import get_device
@@ -51,6 +52,7 @@ _WORLD_NAMES = (HCCL_WORLD_COMM_GROUP, NCCL_WORLD_COMM_GROUP, MCCL_WORLD_COMM_GR
 _WORLD = "world"  # the key of the world group's communicator on the device
 
 DEFAULT_TIMEOUT = 300.0  # seconds a collective waits for the other ranks (OPFORGE_COMM_TIMEOUT)
+_ABORT_GRACE_S = 0.5  # a raising rank waits this long for its summary to leave before MPI_Abort
 
 
 class CommunicationError(KernelError):
@@ -283,6 +285,9 @@ def _install_excepthook(MPI) -> None:  # noqa: N803 - the mpi4py module
             previous(exc_type, exc, tb)
             sys.stderr.flush()
             sys.stdout.flush()
+            # mpiexec forwards a rank's output from a pipe; an abort at once can tear the job down
+            # before the summary is passed on (seen on a loaded 2-core machine): give it a moment
+            time.sleep(_ABORT_GRACE_S)
         finally:
             MPI.COMM_WORLD.Abort(1)
 
