@@ -71,6 +71,8 @@ class DeviceGraph:
         self.replays = 0  # since the last capture (or the trace)
         self.captures = 0
         self.graph = None
+        self.static: list = []  # the graph's own inputs, which each launch's inputs are copied into
+        self.outputs = None  # the graph's outputs, copied out after each launch
         self.why_not = None  # why the trace replays without a graph, once it is known
         self._lock = threading.Lock()
 

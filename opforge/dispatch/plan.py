@@ -335,10 +335,11 @@ def _kernel_plan(call: _Call):
     wrap = _wrapper(out_dtypes, device, aliases, writes)
     # For a trace: the same kernel as a FastPlan of the Tensor arguments alone, where the others are
     # constants the kernel never sees (a shape tuple), so a replay runs the step natively.
-    tensors_only = None if run_on is not device or one_tuple else _tensors_only(call, bool(writes))
-    if tensors_only is not None:
+    tensors_only = None
+    if run_on is device and not one_tuple and _tensors_only(call, bool(writes)):
         written = [tensor_pos.index(j) if j >= 0 else -1 for j in aliases] if writes else []
-        tensors_only = _fast_plan(launch, out_dtypes, out_shapes, device, label, written=written)
+        fast = _fast_plan(launch, out_dtypes, out_shapes, device, label, written=written)
+        tensors_only = (fast, tuple(tensor_pos)) if fast is not None else None
     if not writes and _allow_view(prim, launch, tensor_pos):
         launch = _view_or_launch(launch)
         run = lambda call_args: wrap(launch(gather(call_args), call_args[0]), call_args)  # noqa: E731
@@ -347,7 +348,7 @@ def _kernel_plan(call: _Call):
     else:
         run = lambda call_args: wrap(launch(gather(call_args)), call_args)  # noqa: E731
     run.kernel = label
-    run.tensors_only = (tensors_only, tuple(tensor_pos)) if tensors_only is not None else None
+    run.tensors_only = tensors_only
     return run
 
 
@@ -436,16 +437,15 @@ def _fast_scalars(call: _Call):
     return scalars
 
 
-def _tensors_only(call: _Call, writes: bool):
+def _tensors_only(call: _Call, writes: bool) -> bool:
     """Whether the kernel's inputs are exactly the call's Tensor arguments, uncast, the other arguments
     being constants folded into the plan (a shape, a filter size), or the call writes Parameters in
     place: then a FastPlan of those Tensors runs it in a trace's Program (``run.tensors_only``)."""
     if not call.tensor_pos or (not writes and len(call.tensor_pos) == len(call.args) - len(call.defaults)):
-        return None  # no Tensor, or nothing to leave out (the FastPlan proper, when it applies)
-    for i in call.tensor_pos:
-        if i.__class__ is not int or not isinstance(call.args[i], Tensor) or call.targets.get(i) is not None:
-            return None
-    return True
+        return False  # no Tensor, or nothing to leave out (the FastPlan proper, when it applies)
+    return all(
+        i.__class__ is int and isinstance(call.args[i], Tensor) and call.targets.get(i) is None for i in call.tensor_pos
+    )
 
 
 def _scalar_converter(prim, call: _Call):
