@@ -27,8 +27,9 @@ __all__ = ["cpp_source"]
 
 _ENTRY = "opforge_fused"
 # As CMakeLists.txt builds the CPU kernels (gnu++17 contracts a * b + c into FMAs): the same functor
-# then rounds the same way fused and unfused.
-_FLAGS = ["-std=gnu++17", "-ffp-contract=fast", "-fno-math-errno"]
+# then rounds the same way fused and unfused. Without traps to keep, GCC turns a functor's selects
+# (ReLU's x < 0 ? 0 : x) into vector blends and maxes; else an AVX2 loop with one stays scalar.
+_FLAGS = ["-std=gnu++17", "-ffp-contract=fast", "-fno-math-errno", "-fno-trapping-math"]
 
 
 def cpp_source(group: FusedGroup) -> str:
