@@ -69,6 +69,8 @@ DgemmFn g_dgemm = nullptr;
 SetThreadsFn g_set_threads = nullptr;
 using GetThreadsFn = int (*)();
 GetThreadsFn g_get_threads = nullptr;
+using CoreNameFn = char* (*)();
+CoreNameFn g_core_name = nullptr;
 
 void* Resolve(void* handle, const std::string& name) {
   void* sym = dlsym(handle, name.c_str());
@@ -96,6 +98,7 @@ void Load(const std::string& path, const std::string& prefix) {
   g_dgemm = reinterpret_cast<DgemmFn>(Resolve(handle, prefix + "cblas_dgemm"));
   g_set_threads = reinterpret_cast<SetThreadsFn>(dlsym(handle, (prefix + "openblas_set_num_threads").c_str()));
   g_get_threads = reinterpret_cast<GetThreadsFn>(dlsym(handle, (prefix + "openblas_get_num_threads").c_str()));
+  g_core_name = reinterpret_cast<CoreNameFn>(dlsym(handle, (prefix + "openblas_get_corename").c_str()));
   auto set_callback = reinterpret_cast<SetThreadsCallbackFn>(
       dlsym(handle, (prefix + "openblas_set_threads_callback_function").c_str()));
   if (set_callback != nullptr) set_callback(RunJobs);
@@ -103,6 +106,11 @@ void Load(const std::string& path, const std::string& prefix) {
 }
 
 bool Loaded() { return g_sgemm != nullptr; }
+
+std::string CoreName() {
+  const char* name = g_core_name != nullptr ? g_core_name() : nullptr;
+  return name != nullptr ? name : "";
+}
 
 void SetNumThreads(int n) {
   if (g_set_threads != nullptr) g_set_threads(n);

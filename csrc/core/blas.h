@@ -14,6 +14,9 @@ enum Transpose { kNoTrans = 111, kTrans = 112 };
 // Loads the library and resolves the symbols, whose names carry `prefix` (e.g. "scipy_").
 void Load(const std::string& path, const std::string& prefix);
 bool Loaded();
+// The CPU kernels OpenBLAS chose (its core, e.g. "Haswell", "SkylakeX"; OPENBLAS_CORETYPE overrides it),
+// or "" when the library cannot tell.
+std::string CoreName();
 void SetNumThreads(int n);
 // OpenBLAS's thread count (0 when the library cannot tell).
 int GetNumThreads();

@@ -1583,6 +1583,7 @@ PYBIND11_MODULE(_C, m) {
       "3 general (merged dims and element strides, 0 where broadcast).");
   m.def("load_blas", &blas::Load, py::arg("path"), py::arg("prefix"));
   m.def("blas_loaded", &blas::Loaded);
+  m.def("blas_core", &blas::CoreName, "The CPU kernels OpenBLAS runs (its core name), or '' when it cannot tell.");
   m.def("set_num_threads", &SetNumThreads, py::arg("n"),
         "Set the threads every parallel kernel region (and BLAS) uses, in every thread of the process.");
   m.def("get_num_threads", &runtime::NumThreads, "The threads a parallel kernel region uses now.");

@@ -645,7 +645,17 @@ def run(
 
         versions["jax.jit"] = jax.__version__
     versions["numpy BLAS threads"] = note
+    versions["OpenBLAS core"] = opforge_blas_core()
     return rows, versions
+
+
+def opforge_blas_core() -> str:
+    """The kernels opforge's OpenBLAS runs, and whether the environment chose them (the machines here set
+    OPENBLAS_CORETYPE=Haswell: AVX2 kernels where OpenBLAS would pick its AVX-512 ones)."""
+    from opforge import _C
+
+    core = _C.blas_core() or "unknown"
+    return f"{core} (OPENBLAS_CORETYPE)" if os.environ.get("OPENBLAS_CORETYPE") else core
 
 
 def _fmt_us(seconds) -> str:
@@ -679,7 +689,7 @@ def machine_line(versions: dict, threads: int) -> str:
     warning = f" (NumPy's BLAS threads {note})" if note.startswith("not") else ""
     return (
         f"Machine: {_cpu_name()}, {os.cpu_count()} cores; threads: {threads}{warning}; "
-        f"Python {sys.version.split()[0]}; {libs}."
+        f"OpenBLAS kernels: {versions.get('OpenBLAS core', 'unknown')}; Python {sys.version.split()[0]}; {libs}."
     )
 
 
