@@ -62,6 +62,9 @@ __all__ = [
     "layout_of",
     "local_of",
     "replicated",
+    "read_cost",
+    "redistribution_cost",
+    "redistribution_volume",
 ]
 
 
@@ -84,6 +87,10 @@ class TensorLayout:
 
     mesh: tuple
     dims: tuple
+
+    def __post_init__(self):  # tuples, however built: layouts compare and hash by value
+        object.__setattr__(self, "mesh", tuple(self.mesh))
+        object.__setattr__(self, "dims", tuple(self.dims))
 
     @staticmethod
     def make(mesh, dims) -> TensorLayout:
@@ -271,10 +278,15 @@ def set_collective_ops(
 
 
 _counts: dict = {}
+_received: dict = {}
 
 
-def _count(name: str) -> None:
+def _count(name: str, x: Tensor | None = None, ranks: int = 1, factor: float = 0.0) -> None:
+    """One more ``name``; a rank of a group of ``ranks`` receives ``factor * (ranks - 1) / ranks`` times
+    the block ``x`` (an AllGather ``ranks``, a ring AllReduce 2, a ReduceScatter or an AlltoAll 1)."""
     _counts[name] = _counts.get(name, 0) + 1
+    if x is not None:
+        _received[name] = _received.get(name, 0.0) + factor * math.prod(x._meta[1]) * (ranks - 1) / ranks
 
 
 def redistribution_counts(reset: bool = False) -> dict:
@@ -284,6 +296,14 @@ def redistribution_counts(reset: bool = False) -> dict:
     out = dict(_counts)
     if reset:
         _counts.clear()
+    return out
+
+
+def redistribution_volume(reset: bool = False) -> dict:
+    """Collective name -> the elements this rank has received through it (the counts' volume)."""
+    out = {name: int(v) for name, v in _received.items()}
+    if reset:
+        _received.clear()
     return out
 
 
@@ -342,7 +362,7 @@ def redistribute(x: Tensor, src: TensorLayout, dst: TensorLayout, shape: tuple) 
     rank, _ = _ops.world()
     for i, (a, b) in enumerate(zip(src.dims, dst.dims)):
         if a is not None and a != b:  # gather what dst does not split (or splits otherwise)
-            _count("AllGather")
+            _count("AllGather", x, src.mesh[a], src.mesh[a])
             x = _ops.all_gather(x, i, _group_along(src.mesh, a))
     here = coords(rank, dst.mesh) if dst.mesh else ()
     for i, (a, b) in enumerate(zip(src.dims, dst.dims)):
@@ -350,6 +370,53 @@ def redistribute(x: Tensor, src: TensorLayout, dst: TensorLayout, shape: tuple) 
             _count("Slice")
             x = _ops.slice(x, i, here[b], dst.mesh[b])
     return x
+
+
+def redistribution_cost(src: TensorLayout, dst: TensorLayout, shape: tuple) -> float:
+    """The elements a rank receives when ``redistribute`` takes a tensor of global ``shape`` from ``src`` to
+    ``dst`` (the steps it takes: through the whole tensor across device matrices, an AlltoAll per moved
+    axis, an AllGather per axis ``dst`` drops; slices are free). Propagation compares choices by it."""
+    if src == dst:
+        return 0.0
+    if src.mesh != dst.mesh:
+        return 0.0 if src.is_replicated else float(math.prod(shape) - math.prod(src.local_shape(shape)))
+    block, cost, dims = float(math.prod(src.local_shape(shape))), 0.0, list(src.dims)
+    for i, a in enumerate(dims):
+        if a is not None and dst.dims[i] != a and any(b == a and dims[j] is None for j, b in enumerate(dst.dims)):
+            cost += block * (src.mesh[a] - 1) / src.mesh[a]  # an AlltoAll: the block's size stays
+            j = next(j for j, b in enumerate(dst.dims) if b == a and dims[j] is None)
+            dims[i], dims[j] = None, a
+    for i, a in enumerate(dims):
+        if a is not None and dst.dims[i] != a:
+            cost += block * (src.mesh[a] - 1)  # an AllGather: the block grows mesh[a] times
+            block *= src.mesh[a]
+    return cost
+
+
+def read_cost(t, want: TensorLayout) -> float:
+    """The elements a rank receives when the interpreter gives ``t`` the layout ``want`` (``_as_layout``): a
+    pending partial result completed (a ReduceScatter where ``want`` splits a dim over a pending axis, an
+    AllReduce over the others; nothing when that block was made already), then ``redistribution_cost``."""
+    if not isinstance(t, Tensor):
+        return 0.0
+    shape, have, data, cost = tuple(t._meta[1]), layout_of(t), t._data, 0.0
+    if data.__class__ is ShardedValue and data.pending is not None:
+        if (tuple(want.mesh), tuple(want.dims)) in data.done:
+            return 0.0
+        how, axes = data.pending
+        block = math.prod(have.local_shape(shape))
+        scatter = how in ("sum", "mean") and want.mesh == have.mesh
+        d = next((d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b in axes), None)
+        if scatter and d is not None:
+            axis = want.dims[d]
+            cost += block * (have.mesh[axis] - 1) / have.mesh[axis]
+            block /= have.mesh[axis]
+            have = have.with_dims([axis if i == d else a for i, a in enumerate(have.dims)])
+            axes = tuple(a for a in axes if a != axis)
+        cost += sum(2.0 * block * (have.mesh[a] - 1) / have.mesh[a] for a in axes)
+    if have.dims == want.dims and (have.is_replicated or have.mesh == want.mesh):
+        return cost
+    return cost + redistribution_cost(have, want, shape)
 
 
 def _move_splits(x: Tensor, src: TensorLayout, dst: TensorLayout):
@@ -365,7 +432,7 @@ def _move_splits(x: Tensor, src: TensorLayout, dst: TensorLayout):
             continue
         j = next((j for j, b in enumerate(dst.dims) if b == a and dims[j] is None), None)
         if j is not None:
-            _count("AlltoAll")
+            _count("AlltoAll", x, src.mesh[a], 1.0)
             x = _ops.all_to_all(x, j, i, _group_along(src.mesh, a))
             dims[i], dims[j] = None, a
     return x, src.with_dims(dims)
@@ -383,7 +450,7 @@ def _scatter_partial(data: ShardedValue, want: TensorLayout, shape: tuple):
     if d is None:
         return None
     axis = want.dims[d]
-    _count("ReduceScatter")
+    _count("ReduceScatter", data.local, have.mesh[axis], 1.0)
     x = _ops.reduce_scatter(data.local, d, "sum", _group_along(have.mesh, axis))
     if how == "mean":
         x = x * (1.0 / have.mesh[axis])
@@ -431,7 +498,7 @@ _REDUCE_OPS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "mean":
 
 def _finish_partial(out: Tensor, how: str, axes: tuple, mesh: tuple) -> Tensor:
     for axis in axes:
-        _count("AllReduce")
+        _count("AllReduce", out, mesh[axis], 2.0)
         out = _ops.all_reduce(out, _REDUCE_OPS[how], _group_along(mesh, axis))
         if how == "mean":
             out = out * (1.0 / mesh[axis])

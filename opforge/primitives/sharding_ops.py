@@ -8,6 +8,7 @@ which case the rule follows the layouts its inputs already have (sharding propag
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from opforge.communication.management import (
@@ -23,6 +24,7 @@ from opforge.dispatch.sharding import (
     coords,
     mesh_with_repeat,
     optimizer_updates,
+    read_cost,
     replicated,
     set_collective_ops,
     sharding_rules,
@@ -220,25 +222,47 @@ def elementwise_rule(nout: int = 1):
             mesh = mesh_with_repeat(world_size(), axes, prim.name)
             out_dims = [k + 1 for k in range(rank)]
             lay_out = TensorLayout.make(mesh, out_dims)
-        else:
-            mesh = _first_mesh([layouts[i] for i in pos])
-            out_dims = [None] * rank
-            for i, s in zip(pos, shapes):
-                lay = _on_mesh(layouts[i], mesh)
-                for j, d in enumerate(lay.dims):
-                    k = rank - len(s) + j
-                    if d is not None and s[j] == out_shape[k] and out_dims[k] is None:
-                        out_dims[k] = d
-            lay_out = TensorLayout(mesh, _drop_repeats(out_dims))
-        inputs = [None] * len(args)
-        for i, s in zip(pos, shapes):
-            dims = [
-                lay_out.dims[rank - len(s) + j] if s[j] == out_shape[rank - len(s) + j] else None for j in range(len(s))
-            ]
-            inputs[i] = lay_out.with_dims(dims)
-        return ShardPlan(inputs=inputs, outputs=[lay_out] * nout)
+            return _elementwise_plan(args, pos, shapes, out_shape, lay_out, nout)
+        # propagation: the output follows one input's layout (the others' splits filling its whole dims);
+        # of those, the one moving the fewest elements, then splitting most; ties go to the first input
+        best, best_key = None, None
+        for first in range(max(len(pos), 1)):
+            order = pos[first:] + pos[:first]
+            lay_out = _follow_inputs(order, [shapes[pos.index(i)] for i in order], layouts, out_shape)
+            plan = _elementwise_plan(args, pos, shapes, out_shape, lay_out, nout)
+            split = sum(d is not None for d in lay_out.dims)
+            key = (_plan_cost(plan, args, tuple(out_shape)), -split)
+            if best_key is None or key < best_key:
+                best, best_key = plan, key
+        return best
 
     return rule
+
+
+def _follow_inputs(order, shapes, layouts, out_shape) -> TensorLayout:
+    """The output layout taking each dim's split from the first input in ``order`` that splits it."""
+    rank = len(out_shape)
+    mesh = _first_mesh([layouts[i] for i in order])
+    out_dims = [None] * rank
+    for i, s in zip(order, shapes):
+        lay = _on_mesh(layouts[i], mesh)
+        for j, d in enumerate(lay.dims):
+            k = rank - len(s) + j
+            if d is not None and s[j] == out_shape[k] and out_dims[k] is None:
+                out_dims[k] = d
+    return TensorLayout(mesh, _drop_repeats(out_dims))
+
+
+def _elementwise_plan(args, pos, shapes, out_shape, lay_out: TensorLayout, nout: int) -> ShardPlan:
+    """Each input laid out as the output on the dims it does not broadcast."""
+    rank = len(out_shape)
+    inputs = [None] * len(args)
+    for i, s in zip(pos, shapes):
+        dims = [
+            lay_out.dims[rank - len(s) + j] if s[j] == out_shape[rank - len(s) + j] else None for j in range(len(s))
+        ]
+        inputs[i] = lay_out.with_dims(dims)
+    return ShardPlan(inputs=inputs, outputs=[lay_out] * nout)
 
 
 _ELEMENTWISE = (
@@ -283,23 +307,18 @@ def _matmul_rule(prim, args, layouts, strategy):
     if rx != rw or rx < 2:
         return None  # broadcasting batch dims: replicated
     batch = rx - 2
-    if strategy is not None:
-        _check_strategy(prim, strategy, [rx, rw])
-        sizes = _matmul_axes(strategy, prim, ta, tb, batch)
-        mesh = mesh_with_repeat(world_size(), sizes, prim.name)
-        axes = list(range(1, len(sizes) + 1))
-        bdims, m, k, n = axes[:batch], axes[batch], axes[batch + 1], axes[batch + 2]
-        canon = TensorLayout.make
-    else:
-        mesh = _first_mesh(layouts[:2])
-        lx, lw = _on_mesh(layouts[0], mesh), _on_mesh(layouts[1], mesh)
-        xm, xk = (lx.dims[-1], lx.dims[-2]) if ta else (lx.dims[-2], lx.dims[-1])
-        wk, wn = (lw.dims[-1], lw.dims[-2]) if tb else (lw.dims[-2], lw.dims[-1])
-        bdims = list(lx.dims[:batch])
-        m, k, n = xm, (xk if xk is not None else wk), wn
-        dims = _drop_repeats([*bdims, m, k, n])
-        bdims, (m, k, n) = list(dims[:batch]), dims[batch:]
-        canon = TensorLayout
+    if strategy is None:
+        return _cheapest_matmul_plan(args, layouts, _first_mesh(layouts[:2]), ta, tb, batch)
+    _check_strategy(prim, strategy, [rx, rw])
+    sizes = _matmul_axes(strategy, prim, ta, tb, batch)
+    mesh = mesh_with_repeat(world_size(), sizes, prim.name)
+    axes = list(range(1, len(sizes) + 1))
+    return _matmul_plan(args, TensorLayout.make, mesh, axes[:batch], axes[batch:], ta, tb)
+
+
+def _matmul_plan(args, canon, mesh, bdims, mkn, ta: bool, tb: bool) -> ShardPlan:
+    """The plan splitting the batch dims over ``bdims`` and m, k, n over the mesh axes ``mkn``."""
+    m, k, n = mkn
     x_dims = [*bdims, *((k, m) if ta else (m, k))]
     w_dims = [*bdims, *((n, k) if tb else (k, n))]
     lay_x, lay_w, lay_o = canon(mesh, x_dims), canon(mesh, w_dims), canon(mesh, [*bdims, m, n])
@@ -308,6 +327,41 @@ def _matmul_rule(prim, args, layouts, strategy):
     if k_axis is not None:
         plan.partial[0] = ("sum", (k_axis,))
     return plan
+
+
+def _cheapest_matmul_plan(args, layouts, mesh, ta: bool, tb: bool, batch: int) -> ShardPlan:
+    """Propagation: of the splits the inputs' layouts offer (m from x, n from y, the contracted k from
+    either; one mesh axis splits one of them), the plan that moves the fewest elements (``_plan_cost``),
+    then the one splitting most; ties go to x's layout (m, then x's k, then n)."""
+    lx, lw = _on_mesh(layouts[0], mesh), _on_mesh(layouts[1], mesh)
+    xm, xk = (lx.dims[-1], lx.dims[-2]) if ta else (lx.dims[-2], lx.dims[-1])
+    wk, wn = (lw.dims[-1], lw.dims[-2]) if tb else (lw.dims[-2], lw.dims[-1])
+    bdims = list(lx.dims[:batch])
+    taken = {d for d in bdims if d is not None}
+    sx, sw = _shape(args[0]), _shape(args[1])
+    out_shape = (*sx[:batch], sx[-1] if ta else sx[-2], sw[-2] if tb else sw[-1])
+    best, best_key = None, None
+    ks = (xk, wk, None) if xk is not None else (wk, None)
+    for mkn in itertools.product(dict.fromkeys((xm, None)), dict.fromkeys(ks), dict.fromkeys((wn, None))):
+        used = [d for d in mkn if d is not None]
+        if len(set(used)) != len(used) or taken.intersection(used):
+            continue
+        plan = _matmul_plan(args, TensorLayout, mesh, bdims, mkn, ta, tb)
+        key = (_plan_cost(plan, args, out_shape), -len(used))
+        if best_key is None or key < best_key:
+            best, best_key = plan, key
+    return best
+
+
+def _plan_cost(plan: ShardPlan, args, out_shape: tuple) -> float:
+    """The elements a rank receives to run ``plan``: its inputs given the plan's layouts (``read_cost``),
+    and its partial output completed (at least a ReduceScatter; its reader decides)."""
+    cost = sum(read_cost(args[i], want) for i, want in enumerate(plan.inputs) if want is not None)
+    for k, (_, axes) in plan.partial.items():
+        out = plan.outputs[k]
+        block = math.prod(out.local_shape(out_shape))
+        cost += sum(block * (out.mesh[a] - 1) / out.mesh[a] for a in axes)
+    return cost
 
 
 sharding_rules.register(P.MatMul, P.BatchMatMul)(_matmul_rule)

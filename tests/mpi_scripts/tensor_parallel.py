@@ -20,7 +20,7 @@ from mpi4py import MPI
 import opforge
 from opforge import memory, nn, ops
 from opforge.communication import get_group_size, get_rank, init
-from opforge.dispatch.sharding import local_of, redistribution_counts
+from opforge.dispatch.sharding import local_of, redistribution_counts, redistribution_volume
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--optimizer", default="momentum", choices=["momentum", "adam", "sgd"])
@@ -192,13 +192,14 @@ def train(tensor_parallel: bool, data):
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
     losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data[:-1]]
     # The last step and a forward pass alone: the collectives the interpreter ran in each
-    redistribution_counts(reset=True)
+    redistribution_counts(reset=True), redistribution_volume(reset=True)
     x, y = data[-1]
     losses.append(float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()))
-    step_counts = redistribution_counts(reset=True)
+    step_counts, step_volume = redistribution_counts(reset=True), redistribution_volume(reset=True)
     net(opforge.Tensor(x))
     if tensor_parallel:
         counts.update(step=step_counts, forward=redistribution_counts(reset=True))
+        counts.update(step_volume=step_volume, forward_volume=redistribution_volume(reset=True))
     if args.graph and tensor_parallel:  # the first step ran eagerly (laying the weights out), then one trace
         assert len(step._sharded_graph.traces()) == 1, step._sharded_graph
     return net, losses, opt
