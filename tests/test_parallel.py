@@ -76,6 +76,12 @@ def test_elementwise_propagation_follows_the_cheaper_input():
     assert plan.outputs[0].dims == (0, None) and plan.inputs[0].dims == (None,)
 
 
+def test_reading_a_sharded_tensor_names_the_way_to_gather_it():
+    t = _split((8, 4), (0, None))
+    with pytest.raises(RuntimeError, match="sharded across ranks.*gather_whole"):
+        t.asnumpy()
+
+
 def test_strategy_needing_more_devices_than_the_world_is_refused():
     with pytest.raises(ValueError, match="'MatMul'.*uses 4 devices.*2 devices"):
         mesh_with_repeat(2, (2, 2), "MatMul")
@@ -179,6 +185,17 @@ def test_redistribution_sends_less_reduce_scatter_and_alltoall(n):
     # The backward's MatMuls choose by cost which input to move (the fixed order before, m then k then n,
     # received 624 and 1,320 elements a step on 2 and 4 ranks)
     assert sum(counts["step_volume"].values()) <= {2: 560, 4: 600}[n]
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_a_partial_sum_read_split_two_ways_is_reduced_once(n):
+    """A row-parallel MatMul read by a row-split ReLU (a ReduceScatter) and a column-split Tanh: the second
+    reader's block comes from the first's reduced block (an AlltoAll), not from a second ReduceScatter."""
+    job = run_job([str(SCRIPTS / "partial_two_readers.py")], n=n, timeout=120)
+    assert job.returncode == 0, job.stdout + job.stderr
+    counts = json.loads(re.search(r"PARTIAL-OK \S+ (.*)", job.stdout).group(1))
+    assert counts.get("ReduceScatter") == 1 and counts.get("AlltoAll") == 1 and "AllReduce" not in counts
 
 
 @needs_mpi

@@ -58,6 +58,7 @@ __all__ = [
     "ShardingWarning",
     "sharding_rules",
     "set_collective_ops",
+    "gather_whole",
     "is_sharded",
     "layout_of",
     "local_of",
@@ -205,9 +206,14 @@ class ShardedValue:
             return self.complete().__array__(*args, **kwargs)
         raise RuntimeError(
             f"This Tensor is sharded across ranks ({self.layout}, global shape {list(self.shape)}): each rank "
-            "holds one block. Read it after an operator that needs it whole, or gather it with "
-            "opforge.parallel.gather(t)."
+            "holds one block. Read it after an operator that needs it whole, or gather it on every rank with "
+            "opforge.dispatch.sharding.gather_whole(t)."
         )
+
+    def copy(self):
+        """What ``Tensor.asnumpy`` reads on the CPU: the value when every rank holds it whole, else the error
+        of ``__array__``."""
+        return self.__array__().copy()
 
     def __repr__(self) -> str:
         partial = f", partial {self.pending}" if self.pending is not None else ""
@@ -229,6 +235,15 @@ def local_of(t):
     """This rank's block of ``t`` (a pending partial result completed first)."""
     data = getattr(t, "_data", None)
     return data.complete() if data.__class__ is ShardedValue else t
+
+
+def gather_whole(t) -> Tensor:
+    """The whole (global) value of ``t`` on every rank: its blocks all-gathered (a pending partial result
+    completed first); ``t`` itself when it is not sharded."""
+    data = getattr(t, "_data", None)
+    if data.__class__ is not ShardedValue:
+        return t
+    return redistribute(data.complete(), data.layout, replicated(len(data.shape), data.layout.mesh), data.shape)
 
 
 def finish(out):
@@ -396,13 +411,14 @@ def redistribution_cost(src: TensorLayout, dst: TensorLayout, shape: tuple) -> f
 def read_cost(t, want: TensorLayout) -> float:
     """The elements a rank receives when the interpreter gives ``t`` the layout ``want`` (``_as_layout``): a
     pending partial result completed (a ReduceScatter where ``want`` splits a dim over a pending axis, an
-    AllReduce over the others; nothing when that block was made already), then ``redistribution_cost``."""
+    AllReduce over the others; once one reader has its block, the cheapest redistribution of a block made
+    already), then ``redistribution_cost``."""
     if not isinstance(t, Tensor):
         return 0.0
     shape, have, data, cost = tuple(t._meta[1]), layout_of(t), t._data, 0.0
     if data.__class__ is ShardedValue and data.pending is not None:
-        if (tuple(want.mesh), tuple(want.dims)) in data.done:
-            return 0.0
+        if data.done:
+            return _cheapest_done(data, want)[0]
         how, axes = data.pending
         block = math.prod(have.local_shape(shape))
         scatter = how in ("sum", "mean") and want.mesh == have.mesh
@@ -459,6 +475,20 @@ def _scatter_partial(data: ShardedValue, want: TensorLayout, shape: tuple):
         x = _finish_partial(x, how, rest, have.mesh)
     split = have.with_dims([axis if i == d else a for i, a in enumerate(have.dims)])
     return redistribute(x, split, want, shape)
+
+
+def _cheapest_done(data: ShardedValue, want: TensorLayout):
+    """``(cost, layout, block)`` of the block made already from a pending value (``data.done``) that is
+    cheapest to redistribute to ``want``."""
+    found = [(TensorLayout(*key), block) for key, block in data.done.items()]
+    return min(((redistribution_cost(lay, want, data.shape), lay, b) for lay, b in found), key=lambda c: c[0])
+
+
+def _from_done(data: ShardedValue, want: TensorLayout) -> Tensor:
+    """A pending partial sum already reduced for one reader, wanted otherwise by another: its reduced block
+    redistributed (an AlltoAll or an AllGather of a block) instead of a second reduction of the whole."""
+    _, have, block = _cheapest_done(data, want)
+    return redistribute(block, have, want, data.shape)
 
 
 def _check_divisible(prim_name: str, arg: str, shape: tuple, layout: TensorLayout) -> None:
@@ -651,7 +681,7 @@ class ShardInterpreter(Interpreter):
             block = data.done.get(key)
             if block is None:
                 _check_divisible(prim.name, prim._arg_name(i), shape, want)
-                block = _scatter_partial(data, want, shape)
+                block = _from_done(data, want) if data.done else _scatter_partial(data, want, shape)
             if block is not None:
                 data.done[key] = block  # a second reader (a bprop) takes the same block
                 return block
