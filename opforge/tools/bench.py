@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import importlib.util
 import os
 import statistics
 import sys
@@ -371,6 +373,32 @@ def torch_step(torch, weights, x, y, device: str = "cpu") -> tuple:
     return step, (lambda: [p.detach().cpu().numpy().copy() for p in net.parameters()])
 
 
+def jax_step(np, weights, x, y) -> tuple:
+    """The same step as one ``jax.jit`` function (loss and gradients by ``jax.value_and_grad``, SGD written
+    out), the weights carried from call to call and donated to the next (updated in place)."""
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(params, x, y):
+        w1, b1, w2, b2 = params
+        logits = jnp.maximum(x @ w1.T + b1, 0) @ w2.T + b2
+        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], axis=1))
+
+    @functools.partial(jax.jit, donate_argnums=0)
+    def update(params, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        return loss, [p - LR * g for p, g in zip(params, grads)]
+
+    state = [[jnp.asarray(w) for w in weights]]
+    jx, jy = jnp.asarray(x), jnp.asarray(y)
+
+    def step():
+        loss, state[0] = update(state[0], jx, jy)
+        return loss.block_until_ready()
+
+    return step, (lambda: [np.asarray(w) for w in state[0]])
+
+
 def check_agreement(np, steps: dict) -> float:
     """Run each implementation's step three times from the same weights; the largest weight gap
     from NumPy's (an AssertionError above 1e-4)."""
@@ -389,7 +417,7 @@ def check_agreement(np, steps: dict) -> float:
     return gap
 
 
-def _mlp_case(np, opforge, torch, log, jit: bool = False) -> tuple:
+def _mlp_case(np, opforge, torch, log, jit: bool = False, quick: bool = False) -> tuple:
     """The MLP step case (eager or jitted opforge), after checking three steps agree across libraries."""
     weights, x, y = mlp_weights(np)
 
@@ -397,6 +425,8 @@ def _mlp_case(np, opforge, torch, log, jit: bool = False) -> tuple:
         steps = {"opforge": opforge_step(np, opforge, weights, x, y, jit), "numpy": numpy_step(np, weights, x, y)}
         if torch is not None:
             steps["torch"] = torch_step(torch, weights, x, y)
+        if jit and not quick and _installed("jax"):
+            steps["jax.jit"] = jax_step(np, weights, x, y)
         return steps
 
     gap = check_agreement(np, fresh())
@@ -420,7 +450,7 @@ def _train_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
 
 
 def _jit_cases(np, opforge, torch, quick: bool = False, log=print) -> list:
-    cases = [_mlp_case(np, opforge, torch, log, jit=True), _lenet_case(np, opforge, torch, jit=True)]
+    cases = [_mlp_case(np, opforge, torch, log, jit=True, quick=quick), _lenet_case(np, opforge, torch, jit=True)]
     for n in (16,) if quick else (16, 1 << 20):
         label = "1M" if n == 1 << 20 else str(n)
         cases.append(("20-op chain (jit)", label, _chain_libs(np, opforge, torch, n, compiled=not quick)))
@@ -465,6 +495,10 @@ def _chain_libs(np, opforge, torch, n: int = 16, compiled: bool = False) -> dict
     if compiled:
         libs.update(_compiled_peer("jax.jit", lambda: _jax_chain(a, b)))
     return libs
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
 
 
 def _compiled_peer(name: str, make) -> dict:
