@@ -89,3 +89,59 @@ def test_matmul_split_across_two_threads(two_threads, dtype, transpose_a, transp
     want = (a.T if transpose_a else a).astype(np.float64) @ (b.T if transpose_b else b).astype(np.float64)
     tol = 1e-4 if dtype == "float32" else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+_CHUNKS_PROBE = r"""
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+
+#define EXPORT extern "C" __attribute__((visibility("default")))
+
+// Every element of [0, n) visited once, whatever chunks the threads claimed.
+EXPORT void visit_each(int64_t n, int32_t* hits) {
+  opforge::ParallelForChunks(n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) __atomic_add_fetch(&hits[i], 1, __ATOMIC_RELAXED);
+  });
+}
+
+// The regions run serially after `late` regions whose caller waited longer than it worked.
+EXPORT int serial_regions_after(int late) {
+  for (int i = 0; i < late; ++i) opforge::detail::RecordRegion(1, 2);
+  opforge::detail::RecordRegion(2, 1);  // an on-time region: the count starts again
+  for (int i = 0; i < late; ++i) opforge::detail::RecordRegion(1, 2);
+  int serial = 0;
+  while (opforge::detail::BackOff()) ++serial;
+  return serial;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def chunks_probe(tmp_path_factory):
+    import ctypes
+
+    from opforge.kernels import registry
+    from opforge.utils import cpp_extension
+
+    root = tmp_path_factory.mktemp("chunks")
+    (source,) = cpp_extension.write_sources("chunks_probe", [_CHUNKS_PROBE], root)
+    library = cpp_extension.build_library("chunks_probe", [source], build_directory=root)
+    registry.load_library(library.path)  # binds its ParallelForChunks to set_context(num_threads=...)
+    return ctypes.CDLL(str(library.path))
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 8, 9, 1000, 32769])
+def test_chunked_regions_visit_each_element_once(two_threads, chunks_probe, n):
+    import ctypes
+
+    import numpy as np
+
+    hits = np.zeros(n, np.int32)
+    chunks_probe.visit_each(ctypes.c_int64(n), hits.ctypes.data_as(ctypes.c_void_p))
+    assert (hits == 1).all()
+
+
+def test_regions_back_off_to_one_thread_after_two_late_ones_in_a_row(chunks_probe):
+    assert chunks_probe.serial_regions_after(1) == 0  # one late region, then an on-time one: no back-off
+    assert chunks_probe.serial_regions_after(2) == 64  # kSerialRegions, then the threads again
+    assert chunks_probe.serial_regions_after(0) == 0

@@ -29,7 +29,7 @@ class CastCpuKernel : public CpuKernel {
     if constexpr (std::is_same_v<S, D>) {
       if (n_ > 0 && static_cast<const void*>(x) != static_cast<void*>(y)) std::memcpy(y, x, n_ * sizeof(S));
     } else {
-      ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) { Run(x + begin, y + begin, end - begin); });
+      ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) { Run(x + begin, y + begin, end - begin); });
     }
   }
 

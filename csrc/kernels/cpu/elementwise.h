@@ -138,7 +138,7 @@ class UnaryCpuKernel : public CpuKernel {
     const T* x = args.input<T>(0);
     T* y = args.output<T>(0);
     const Op op = op_;
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) { UnaryLoop(x + begin, y + begin, end - begin, op); });
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) { UnaryLoop(x + begin, y + begin, end - begin, op); });
   }
 
  private:
@@ -163,7 +163,7 @@ class UnaryToCpuKernel : public CpuKernel {
     const In* x = args.input<In>(0);
     Out* y = args.output<Out>(0);
     const Op op{};
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) y[i] = static_cast<Out>(op(Load(x[i])));
     });
   }
@@ -189,7 +189,7 @@ class SameShapeBinaryCpuKernel : public CpuKernel {
     const T* b = args.input<T>(1);
     T* out = args.output<T>(0);
     const Op op = op_;
-    ParallelFor(n_, kParallelGrain,
+    ParallelForChunks(n_, kParallelGrain,
                 [&](int64_t begin, int64_t end) { BinaryLoop(a + begin, b + begin, out + begin, end - begin, op); });
   }
 

@@ -28,7 +28,7 @@ class UnaryPredicateCpuKernel : public CpuKernel {
     const S* x = args.input<S>(0);
     uint8_t* y = args.output<uint8_t>(0);
     const Op op{};
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) y[i] = op(Load(x[i])) ? 1 : 0;
     });
   }
@@ -56,7 +56,7 @@ class SameShapeTernaryCpuKernel : public CpuKernel {
     const T* c = args.input<T>(2);
     T* out = args.output<T>(0);
     const Op op{};
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) out[i] = Store<T>(op(Load(a[i]), Load(b[i]), Load(c[i])));
     });
   }

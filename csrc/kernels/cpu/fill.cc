@@ -84,7 +84,7 @@ Storage<T> Convert(const std::string& op, const Scalar& s) {
 
 template <typename S>
 void ParallelFill(S* out, int64_t n, S value) {
-  ParallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) { std::fill(out + begin, out + end, value); });
+  ParallelForChunks(n, kParallelGrain, [&](int64_t begin, int64_t end) { std::fill(out + begin, out + end, value); });
 }
 
 // Writes one value everywhere; only its size matters, so all dtypes of a size share this Launch and

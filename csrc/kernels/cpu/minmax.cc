@@ -46,7 +46,7 @@ class MinMaxGradCpuKernel : public CpuKernel {
       LaunchSummed(x, y, g, dx, dy);
       return;
     }
-    ParallelFor(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
       switch (p.kind) {
         case BroadcastPlan::kSame:
           Run(x + begin, 1, y + begin, 1, g + begin, dx + begin, dy + begin, end - begin, gx, gy);

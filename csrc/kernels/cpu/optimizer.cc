@@ -80,7 +80,7 @@ class ApplyGradientDescentCpuKernel : public CpuKernel {
     const T* delta = args.input<T>(2);
     T* out = args.output<T>(0);
     const auto update = GradientDescentUpdate<C>::From(args.input<T>(1));
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) out[i] = Store<T>(update(Load(var[i]), Load(delta[i])));
     });
   }
@@ -112,7 +112,7 @@ class ApplyMomentumCpuKernel : public CpuKernel {
     const T* grad = args.input<T>(3);
     T* out = args.output<T>(0);
     const auto update = MomentumUpdate<C>::From(args.input<T>(2), args.input<T>(4), gradient_scale_, use_nesterov_);
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         C a = Load(acc[i]);
         const C var_new = update(Load(var[i]), &a, Load(grad[i]));
@@ -157,7 +157,7 @@ class AdamCpuKernel : public CpuKernel {
     T* v_out = args.output<T>(2);
     const auto update = AdamUpdate<C>::From(args.input<T>(3), args.input<T>(4), args.input<T>(5), args.input<T>(6),
                                             args.input<T>(7), args.input<T>(8), use_nesterov_);
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         C mi = Load(m[i]), vi = Load(v[i]);
         const C var_new = update(Load(var[i]), &mi, &vi, Load(grad[i]));
@@ -207,7 +207,7 @@ class RMSPropCpuKernel : public CpuKernel {
             *epsilon = args.input<T>(s + 2);
     if constexpr (Centered) {
       const auto update = CenteredRMSPropUpdate<C>::From(lr, decay, momentum, epsilon);
-      ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           C mg = Load(states[0][i]), ms = Load(states[1][i]), mom = Load(states[2][i]);
           const C var_new = update(Load(var[i]), &mg, &ms, &mom, Load(grad[i]));
@@ -219,7 +219,7 @@ class RMSPropCpuKernel : public CpuKernel {
       });
     } else {
       const auto update = RMSPropUpdate<C>::From(lr, decay, momentum, epsilon);
-      ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+      ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           C ms = Load(states[0][i]), mom = Load(states[1][i]);
           const C var_new = update(Load(var[i]), &ms, &mom, Load(grad[i]));
@@ -258,7 +258,7 @@ class ApplyAdagradCpuKernel : public CpuKernel {
     T* var_out = args.output<T>(0);
     T* accum_out = args.output<T>(1);
     const auto update = AdagradUpdate<C>::From(args.input<T>(2), update_slots_);
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         C a = Load(accum[i]);
         const C var_new = update(Load(var[i]), &a, Load(grad[i]));
@@ -301,7 +301,7 @@ class AdamWeightDecayCpuKernel : public CpuKernel {
     T* v_out = args.output<T>(2);
     const auto update = AdamWeightDecayUpdate<C>::From(args.input<T>(3), args.input<T>(4), args.input<T>(5),
                                                        args.input<T>(6), args.input<T>(7));
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         C mi = Load(m[i]), vi = Load(v[i]);
         const C var_new = update(Load(var[i]), &mi, &vi, Load(grad[i]));

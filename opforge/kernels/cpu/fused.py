@@ -6,7 +6,7 @@ when a header changes) and called through ctypes (the GIL released).
 The loop reads each input once and writes each output once; the values between stay in registers.
 A group ending in a reduction folds its value in fixed segments of each reduced row (partial results
 combined in order, so the result does not depend on the thread count).
-It is split across threads as the CPU kernels are (``ParallelFor``) and built for the same vector
+It is split across threads as the elementwise CPU kernels are (``ParallelForChunks``) and built for the same vector
 widths (``target_clones``), in the dtypes of ``FUSED_CTYPES``.
 """
 
@@ -92,7 +92,7 @@ def _elementwise_body(group: FusedGroup) -> list:
         *_scalars(group),
         f"  const int64_t units = n / {max(group.row, 1)};  // elements, or rows of broadcast inputs",
         f"  const int64_t grain = std::max<int64_t>(1, opforge::kParallelGrain / {max(group.row, 1)});",
-        "  opforge::ParallelFor(units, grain, [&](int64_t begin, int64_t end) {",
+        "  opforge::ParallelForChunks(units, grain, [&](int64_t begin, int64_t end) {",
         "    Body(reinterpret_cast<const T* const*>(in), reinterpret_cast<T* const*>(out), s, begin, end);",
         "  });",
         "}",
@@ -151,7 +151,7 @@ def _reducing_body(group: FusedGroup) -> list:
         f"  const int64_t rows = n / {length};",
         f"  std::vector<A> partial(static_cast<size_t>(rows * {segments}));",
         f"  const int64_t grain = std::max<int64_t>(1, opforge::kParallelGrain / {min(length, _SEGMENT)});",
-        f"  opforge::ParallelFor(rows * {segments}, grain, [&](int64_t begin, int64_t end) {{",
+        f"  opforge::ParallelForChunks(rows * {segments}, grain, [&](int64_t begin, int64_t end) {{",
         "    Segments(reinterpret_cast<const T* const*>(in), reinterpret_cast<T* const*>(out), s, partial.data(),",
         "             begin, end);",
         "  });",
