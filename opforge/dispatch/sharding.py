@@ -48,6 +48,7 @@ from opforge import _C
 from opforge.dispatch.interpreter import EVAL, Interpreter
 from opforge.dispatch.op_table import OpTable
 from opforge.dispatch.signature import sig_rw
+from opforge.dispatch.trace import tracing
 from opforge.tensor import Parameter, Tensor
 
 __all__ = [
@@ -645,7 +646,7 @@ class ShardInterpreter(Interpreter):
         for i, (a, want) in enumerate(zip(args, plan.inputs)):
             if i in plan.keep_whole:  # a weight updated by blocks and gathered back whole (ZeRO stage 1)
                 block = redistribute(local_of(a), layout_of(a), want, a._meta[1])
-                kept_whole[i] = Parameter(block, name=a.name, requires_grad=a.requires_grad)
+                kept_whole[i] = _block_parameter(a, block)
                 local_args.append(kept_whole[i])
             elif i in plan.args:
                 local_args.append(plan.args[i])
@@ -719,6 +720,38 @@ def zero_plan(prim, args: tuple, plan: ShardPlan) -> ShardPlan:
         if isinstance(a, Tensor) and a._meta[1] == shape:
             inputs[i] = block
     return ShardPlan(inputs=inputs, outputs=plan.outputs, keep_whole={0})
+
+
+def _block_parameter(weight: Parameter, block: Tensor) -> Parameter:
+    """A Parameter holding ``block`` (this rank's rows of ``weight``) for an in-place update. Eagerly a copy
+    of it; while a trace records, a Parameter the trace keeps, filled by an Assign (an operator: every
+    replay refills it from the weight as it is then, where a copy made outside operators would replay the
+    first step's rows)."""
+    if not tracing():
+        return Parameter(block, name=weight.name, requires_grad=weight.requires_grad)
+    dtype, shape, device = block._meta
+    empty = Tensor._from_array(device.empty(shape, dtype.np_dtype), dtype, device)
+    holder = Parameter(empty, name=weight.name, requires_grad=weight.requires_grad)
+    _ops.assign(holder, block)
+    return holder
+
+
+def pending_over_ranks(grads: tuple, mean: bool, degree: int) -> tuple:
+    """Data-parallel gradients (each rank's own, whole) as partial sums over all ranks left pending, divided
+    by ``degree`` when ``mean``: the optimizer update that reads one as its block (ZeRO stage 1) completes it
+    with a ReduceScatter, one that reads it whole with an AllReduce. Collectives are operators here, so a
+    trace records them (the bucketed ``DistributedGradReducer`` talks MPI outside operators)."""
+    _, size = _ops.world()
+    if size == 1:
+        return grads if not mean or degree == 1 else tuple(g * (1.0 / degree) for g in grads)
+    how = "mean" if mean and degree == size else "sum"
+    out = []
+    for g in grads:
+        if mean and degree != size:
+            g = g * (1.0 / degree)
+        shape = g._meta[1]
+        out.append(_wrap(g, TensorLayout((size,), (None,) * len(shape)), shape, (how, (0,))))
+    return tuple(out)
 
 
 def _written_input(prim, args: tuple, k: int):

@@ -68,9 +68,9 @@ _DEFAULT_NAME = "Parameter"
 
 
 def _traceable_parallel() -> bool:
-    """Whether a parallel step can be traced: optimizer parallel (it makes weight blocks per step) and
-    pipelines (tapes per micro-batch) run eagerly in GRAPH_MODE too."""
-    return not optimizer_parallel() and get_auto_parallel_context("pipeline_stages") == 1
+    """Whether a parallel step can be traced: pipelines (tapes per micro-batch) run eagerly in GRAPH_MODE
+    too."""
+    return get_auto_parallel_context("pipeline_stages") == 1
 
 
 class Cell:

@@ -31,6 +31,7 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge.communication import management
 from opforge.communication.management import GlobalComm
+from opforge.dispatch.trace import tracing
 from opforge.nn.cell import Cell
 from opforge.parallel_context import _fusion_plan, get_auto_parallel_context
 from opforge.tensor import Parameter, Tensor
@@ -211,7 +212,7 @@ class DistributedGradReducer(Cell):
         """The tape's ``on_ready``: parameter ``id`` ``key``'s gradient is final; when it completes its
         bucket, the bucket's all-reduce starts now."""
         index = self._index.get(key)
-        if index is None or self.group_size == 1:
+        if index is None or self.group_size == 1 or tracing():  # a trace reduces with operators instead
             return
         bucket, view = self._slot_of[index]
         if bucket.request is not None or index in bucket.fed:

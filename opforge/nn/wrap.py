@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 from opforge.bprop.grad_operation import _value_and_grad
+from opforge.dispatch import sharding
 from opforge.dispatch.trace import TraceError, tracing
 from opforge.nn.cell import Cell
 from opforge.nn.grad_reducer import DistributedGradReducer
@@ -99,12 +100,22 @@ class TrainOneStepCell(Cell):
         else:
             loss, grads = self._value_and_grad(None if sens == 1.0 else float(sens), *inputs)
         if self.reducer_flag:
-            if tracing():
-                raise TraceError(
-                    "For 'TrainOneStepCell', data-parallel gradient reduction fills buckets and all-reduces them "
-                    "over MPI outside operators, which a trace (jit, GRAPH_MODE) cannot replay: train data-parallel "
-                    "in PYNATIVE_MODE."
-                )
-            grads = self._cells["grad_reducer"](grads)
+            grads = self._reduce(grads)
         self._cells["optimizer"](grads)  # (attribute access to a Cell goes through __getattr__)
         return loss
+
+    def _reduce(self, grads: tuple) -> tuple:
+        """The data-parallel gradients, reduced over the ranks. Eagerly by the bucketed reducer (its
+        all-reduces overlap the backward pass); while a trace records an optimizer-parallel step, left as
+        pending partial sums that the sharded optimizer update reduce-scatters (collectives as operators,
+        which the trace replays)."""
+        if not tracing():
+            return self._cells["grad_reducer"](grads)
+        if sharding.active():  # optimizer parallel: the sharding interpreter runs the updates
+            reducer = self._cells["grad_reducer"]
+            return sharding.pending_over_ranks(grads, reducer.mean, reducer.degree)
+        raise TraceError(
+            "For 'TrainOneStepCell', data-parallel gradient reduction fills buckets and all-reduces them "
+            "over MPI outside operators, which a trace (jit, GRAPH_MODE) cannot replay: train data-parallel "
+            "in PYNATIVE_MODE, or with enable_parallel_optimizer=True (its reduction is made of operators)."
+        )

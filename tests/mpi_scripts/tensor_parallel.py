@@ -201,12 +201,17 @@ def train(tensor_parallel: bool, data):
         counts.update(step=step_counts, forward=redistribution_counts(reset=True))
         counts.update(step_volume=step_volume, forward_volume=redistribution_volume(reset=True))
     if args.graph and tensor_parallel:  # the first step ran eagerly (laying the weights out), then one trace
-        assert len(step._sharded_graph.traces()) == 1, step._sharded_graph
+        graph = step._sharded_graph
+        assert len(graph.traces()) == 1 and graph.traced == 1, graph
+        if args.model == "zero":  # the gradients reduce-scattered and the weights all-gathered by the replay
+            explained = graph.explain()
+            assert "ReduceScatter" in explained and "AllGather" in explained, explained
     return net, losses, opt
 
 
 def released_bytes(holder: list) -> int:
     """The bytes the allocator frees (``opforge.memory.stats()``) when the objects in ``holder`` go."""
+    gc.collect()  # garbage already unreachable first: a training cell and its traces (a cycle in GRAPH_MODE)
     before = memory.stats()["requested_bytes_in_use"]
     holder.clear()
     gc.collect()
