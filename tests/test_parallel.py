@@ -143,11 +143,19 @@ def _tp_ok(out: str):
         ("zero", 4, "momentum"),
         ("mlp-graph", 2, "adam"),
         ("encoder-graph", 2, "momentum"),
+        ("zero-graph", 2, "adam"),
+        ("zero-graph", 4, "momentum"),
+        ("zero-semi", 2, "adam"),
+        ("zero-semi-graph", 2, "momentum"),
+        ("zero-semi-graph", 4, "adam"),
     ],
 )
 def test_sharded_training_equals_one_process(model, n, optimizer):
-    """``-graph``: in GRAPH_MODE, each rank's local program traced once (after the eager first step). The bytes
-    are the allocator's (``opforge.memory.stats()``), freed when the optimizer and the network are dropped."""
+    """``-graph``: in GRAPH_MODE, each rank's local program traced once (after the eager first step) and
+    replayed by the later steps (the script checks the trace count; with optimizer parallel, that the trace
+    holds the ReduceScatter and AllGather). ``zero``: data parallel with optimizer parallel; ``zero-semi``:
+    the batch split by a strategy in SEMI_AUTO_PARALLEL, with optimizer parallel. The bytes are the
+    allocator's (``opforge.memory.stats()``), freed when the optimizer and the network are dropped."""
     argv = [str(SCRIPTS / "tensor_parallel.py"), "--optimizer", optimizer]
     if model.endswith("-graph"):
         model = model[: -len("-graph")]
@@ -160,7 +168,7 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
         assert local_bytes < whole_bytes / n + 64
     elif model == "batch":  # data parallel: every rank holds every weight
         assert local_bytes == whole_bytes
-    elif model == "zero":  # optimizer parallel: whole weights, 1/n of the states (beside a few scalars)
+    elif model.startswith("zero"):  # optimizer parallel: whole weights, 1/n of the states (beside a few scalars)
         assert local_bytes == whole_bytes
         assert local_states <= whole_states / n + 16
     else:
@@ -246,9 +254,14 @@ def test_opforge_run_names_a_dead_rank(fault, how):
 
 
 @needs_mpi
-@pytest.mark.parametrize("n, optimizer", [(2, "momentum"), (4, "adam")])
-def test_two_stage_pipeline_equals_one_process(n, optimizer):
-    job = run_job([str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer], n=n, timeout=180)
+@pytest.mark.parametrize("n, optimizer, graph", [(2, "momentum", False), (4, "adam", False), (2, "adam", True),
+                                                  (4, "momentum", True)])  # fmt: skip
+def test_two_stage_pipeline_equals_one_process(n, optimizer, graph):
+    """``graph``: in GRAPH_MODE each rank's whole 1F1B step (its stage's forward and backward passes of every
+    micro-batch, the Send/Receive between stages, the update) is one trace, replayed from the third step
+    (the script checks the trace count and that the trace holds the Send and Receive)."""
+    argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4"] + (["--graph"] if graph else [])
+    job = run_job(argv, n=n, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr
     m = re.search(r"PIPE-OK (\S+) True", job.stdout)
     assert m and float(m.group(1)) <= 1e-5, job.stdout + job.stderr

@@ -67,12 +67,6 @@ __all__ = ["Cell", "SequentialCell", "CellList"]
 _DEFAULT_NAME = "Parameter"
 
 
-def _traceable_parallel() -> bool:
-    """Whether a parallel step can be traced: pipelines (tapes per micro-batch) run eagerly in GRAPH_MODE
-    too."""
-    return get_auto_parallel_context("pipeline_stages") == 1
-
-
 class Cell:
     """Base class of networks. Subclass it, assign Parameters and Cells in ``__init__`` and compute
     in ``construct``::
@@ -270,8 +264,10 @@ class Cell:
         if specs is not None:
             _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
         if (operator_parallel() or optimizer_parallel()) and not sharding.active():
-            if context.graph_mode() and self.__dict__.get("_sharded_laid_out") and _traceable_parallel():
-                # the trace records each rank's local program (the interpreter runs inside it)
+            if context.graph_mode() and self.__dict__.get("_sharded_laid_out"):
+                # the trace records each rank's local program (the interpreter runs inside it): the local
+                # calls with their collectives, optimizer parallel's reduce-scatters, updates and all-gathers,
+                # a pipeline's 1F1B schedule with its Send/Receive
                 return self._sharded_graph(*args, **kwargs)
             out = self._sharded(*args, **kwargs)
             # The first call splits the parameters in place; later ones may be traced.

@@ -24,7 +24,7 @@ from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
-from opforge.parallel_context import get_auto_parallel_context
+from opforge.parallel_context import get_auto_parallel_context, optimizer_parallel
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
@@ -172,9 +172,10 @@ class Model:
 
     @staticmethod
     def _train_step(net):
-        """The training cell's call; data-parallel in GRAPH_MODE, its construct (the gradient reduction
-        talks MPI outside operators, which a trace cannot replay) with the network inside it traced."""
-        if getattr(net, "reducer_flag", False) and context.graph_mode():
+        """The training cell's call; data-parallel in GRAPH_MODE, its construct (the bucketed gradient
+        reduction talks MPI outside operators, which a trace cannot replay) with the network inside it
+        traced. With optimizer parallel the whole step is traced (its reduction is made of operators)."""
+        if getattr(net, "reducer_flag", False) and context.graph_mode() and not optimizer_parallel():
             return net.construct
         return net
 

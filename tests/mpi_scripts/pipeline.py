@@ -17,9 +17,12 @@ from opforge.tensor import is_placeholder
 parser = argparse.ArgumentParser()
 parser.add_argument("--optimizer", default="momentum", choices=["momentum", "adam"])
 parser.add_argument("--steps", type=int, default=3)
+parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
 args = parser.parse_args()
 
 init()
+if args.graph:
+    opforge.set_context(mode=opforge.GRAPH_MODE)
 rank, size = get_rank(), get_group_size()
 IN, HIDDEN, OUT, BATCH, MICRO = 10, 16, 4, 16, 4
 
@@ -47,6 +50,11 @@ def train(staged: bool, data):
     opt = nn.Adam(params, learning_rate=0.01) if args.optimizer == "adam" else nn.Momentum(params, 0.05, 0.9)
     step = nn.TrainOneStepCell(nn.PipelineCell(loss, MICRO) if staged else loss, opt)
     losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    if args.graph and staged:  # the first step ran eagerly, the second was traced, the later ones replayed it
+        graph = step._sharded_graph
+        assert len(graph.traces()) == 1 and graph.traced == 1, graph
+        explained = graph.explain()
+        assert ("Send" in explained) and ("Receive" in explained), explained
     return net, losses
 
 

@@ -27,7 +27,9 @@ parser.add_argument("--optimizer", default="momentum", choices=["momentum", "ada
 parser.add_argument("--steps", type=int, default=4)
 parser.add_argument("--mode", default="semi_auto_parallel")
 parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
-parser.add_argument("--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "seqpar"])
+parser.add_argument(
+    "--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "zero-semi", "seqpar"]
+)
 args = parser.parse_args()
 
 init()
@@ -174,6 +176,7 @@ MODELS = {
     "encoder": Encoder,
     "batch": BatchSplit,
     "zero": BatchSplit,
+    "zero-semi": BatchSplit,
 }
 VOCAB, HEADS, SEQ = 8 * size, size, 6
 
@@ -203,7 +206,7 @@ def train(tensor_parallel: bool, data):
     if args.graph and tensor_parallel:  # the first step ran eagerly (laying the weights out), then one trace
         graph = step._sharded_graph
         assert len(graph.traces()) == 1 and graph.traced == 1, graph
-        if args.model == "zero":  # the gradients reduce-scattered and the weights all-gathered by the replay
+        if args.model.startswith("zero"):  # the gradients reduce-scattered and the weights all-gathered by the replay
             explained = graph.explain()
             assert "ReduceScatter" in explained and "AllGather" in explained, explained
     return net, losses, opt
@@ -235,10 +238,14 @@ data = [
     for _ in range(args.steps)
 ]
 
-full_batch = args.model not in ("batch", "zero")
+full_batch = args.model not in ("batch", "zero", "zero-semi")
 if args.model == "zero":  # data parallel with optimizer parallel (ZeRO stage 1)
     opforge.set_auto_parallel_context(
         parallel_mode="data_parallel", gradients_mean=True, enable_parallel_optimizer=True, device_num=size
+    )
+elif args.model == "zero-semi":  # the batch split by a strategy, the gradients' partial sums reduce-scattered
+    opforge.set_auto_parallel_context(
+        parallel_mode=args.mode, device_num=size, full_batch=False, enable_parallel_optimizer=True
     )
 else:
     opforge.set_auto_parallel_context(parallel_mode=args.mode, device_num=size, full_batch=full_batch)
@@ -294,7 +301,7 @@ if rank == 0:
     del ref_net
     ref_bytes = released_bytes(held)
     # Under data parallel each rank's loss is its block's; the parameters are compared instead.
-    if args.model != "zero" and not np.allclose(losses, ref_losses, rtol=1e-5, atol=1e-6):
+    if not args.model.startswith("zero") and not np.allclose(losses, ref_losses, rtol=1e-5, atol=1e-6):
         print(f"TP-FAIL losses {losses} != {ref_losses}", flush=True)
         MPI.COMM_WORLD.Abort(1)
     print("COUNTS", json.dumps(counts), flush=True)
