@@ -308,7 +308,10 @@ def test_bad_arguments_name_model():
 
 
 @needs_mpi
-def test_data_parallel_model_train_equals_one_process():
-    result = run_job([str(SCRIPTS / "model_train.py")], n=2, timeout=180)
+@pytest.mark.parametrize("parallel_optimizer", [False, True])
+def test_data_parallel_model_train_equals_one_process(parallel_optimizer):
+    """In GRAPH_MODE; with the parallel optimizer the whole step is one trace (the script checks it)."""
+    argv = [str(SCRIPTS / "model_train.py")] + (["--parallel-optimizer"] if parallel_optimizer else [])
+    result = run_job(argv, n=2, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "MODEL-DP-OK" in result.stdout, result.stdout + result.stderr

@@ -6,9 +6,13 @@ with ``gradients_mean`` and a mean loss; rank 0 then trains one process (stand-a
 the whole batches from the same initial weights and compares every rank's parameters and its own
 losses' mean with it. Prints "MODEL-DP-OK ..." on success; exits 1 naming what differs otherwise.
 
-    mpiexec -n 2 python tests/dp_scripts/model_train.py
+With ``--parallel-optimizer`` (``enable_parallel_optimizer=True``, ZeRO stage 1) the whole training step is
+traced once and replayed (the gradients reduce-scattered, the weights all-gathered, as operators).
+
+    mpiexec -n 2 python tests/dp_scripts/model_train.py [--parallel-optimizer]
 """
 
+import argparse
 import sys
 
 import numpy as np
@@ -20,6 +24,10 @@ from opforge.communication import get_group_size, get_rank, init
 from opforge.context import ParallelMode
 from opforge.dataset import GeneratorDataset
 from opforge.train import Callback, Model
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--parallel-optimizer", action="store_true")
+args = parser.parse_args()
 
 init()
 rank, size = get_rank(), get_group_size()
@@ -58,10 +66,15 @@ def train(shards):
     data = GeneratorDataset(Source(), ["data", "label"], shuffle=False, **shard).batch(BATCH // (shards or 1))
     losses = Losses()
     model.train(EPOCHS, data, callbacks=[losses])
+    if args.parallel_optimizer and shards:  # the first step eager (laying the states out), then one trace
+        graph = model.train_network._sharded_graph
+        assert graph.traced == 1 and "ReduceScatter" in graph.explain(), graph.explain()
     return [p.asnumpy() for p in net.trainable_params()], losses.losses
 
 
-opforge.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
+opforge.set_auto_parallel_context(
+    parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True, enable_parallel_optimizer=args.parallel_optimizer
+)
 opforge.set_context(mode=opforge.GRAPH_MODE)
 mine, my_losses = train(size)
 everyone = comm.gather((mine, my_losses), root=0)
