@@ -16,7 +16,8 @@ Options and defaults (MindSpore's names):
 - ``search_mode`` ("sharding_propagation"): how AUTO_PARALLEL lays out operators without a strategy.
 - ``enable_parallel_optimizer`` (False): optimizer parallel (ZeRO stage 1) in DATA_PARALLEL and (semi-)auto
   parallel mode: each rank keeps and updates 1/N of every optimizer state (split along dim 0 when it
-  divides), then the updated blocks of the weights are all-gathered, so every rank holds whole weights.
+  divides; with pipeline stages, N is the ranks of one stage), then the updated blocks of the weights are
+  all-gathered, so every rank holds whole weights.
 - ``pipeline_stages`` (1): the number of pipeline stages the ranks are split into (``Cell.pipeline_stage``,
   ``nn.PipelineCell``; opforge/nn/pipeline.py).
 - ``gradients_mean`` (False): divide the all-reduced gradients by the number of ranks.

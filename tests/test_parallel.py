@@ -254,13 +254,23 @@ def test_opforge_run_names_a_dead_rank(fault, how):
 
 
 @needs_mpi
-@pytest.mark.parametrize("n, optimizer, graph", [(2, "momentum", False), (4, "adam", False), (2, "adam", True),
-                                                  (4, "momentum", True)])  # fmt: skip
-def test_two_stage_pipeline_equals_one_process(n, optimizer, graph):
-    """``graph``: in GRAPH_MODE each rank's whole 1F1B step (its stage's forward and backward passes of every
+@pytest.mark.parametrize(
+    "n, optimizer, flags",
+    [
+        (2, "momentum", []),
+        (4, "adam", []),
+        (2, "adam", ["--graph"]),
+        (4, "momentum", ["--graph"]),
+        (4, "adam", ["--parallel-optimizer"]),
+        (4, "momentum", ["--parallel-optimizer", "--graph"]),
+    ],
+)
+def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
+    """``--graph``: in GRAPH_MODE each rank's whole 1F1B step (its stage's forward and backward passes of every
     micro-batch, the Send/Receive between stages, the update) is one trace, replayed from the third step
-    (the script checks the trace count and that the trace holds the Send and Receive)."""
-    argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4"] + (["--graph"] if graph else [])
+    (the script checks the trace count and that the trace holds the Send and Receive).
+    ``--parallel-optimizer``: the ranks of a stage split its optimizer states (the script checks the blocks)."""
+    argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4", *flags]
     job = run_job(argv, n=n, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr
     m = re.search(r"PIPE-OK (\S+) True", job.stdout)

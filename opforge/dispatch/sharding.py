@@ -593,10 +593,11 @@ class ShardInterpreter(Interpreter):
     """Runs primitive calls that read sharded tensors or carry a strategy by their sharding rule; with
     ``optimizer_parallel`` the optimizers' updates too, even on whole tensors (ZeRO stage 1)."""
 
-    def __init__(self, optimizer_parallel: bool = False, strategies: bool = True):
+    def __init__(self, optimizer_parallel: bool = False, strategies: bool = True, pipeline_stages: int = 1):
         self.parent = None
         self.optimizer_parallel = optimizer_parallel
         self.strategies = strategies  # False in DATA_PARALLEL mode, where shard() strategies are ignored
+        self.pipeline_stages = pipeline_stages  # optimizer parallel splits over the ranks of one stage
 
     def __enter__(self):
         super().__enter__()
@@ -633,7 +634,7 @@ class ShardInterpreter(Interpreter):
         rule = sharding_rules.get(type(prim))
         plan = rule(prim, args, layouts, strategy) if rule is not None else None
         if plan is not None and self.optimizer_parallel and prim.name in optimizer_updates:
-            plan = zero_plan(prim, args, plan)
+            plan = zero_plan(prim, args, plan, self.pipeline_stages)
         if plan is None:
             if strategy is not None:
                 raise ValueError(
@@ -705,16 +706,18 @@ class ShardInterpreter(Interpreter):
         return _wrap(local, layout, shape, pending)
 
 
-def zero_plan(prim, args: tuple, plan: ShardPlan) -> ShardPlan:
+def zero_plan(prim, args: tuple, plan: ShardPlan, pipeline_stages: int = 1) -> ShardPlan:
     """ZeRO stage 1 for an optimizer update whose variable is whole: the states (the other written
-    Parameters) are split along dim 0 over all ranks, once and in place; the variable is updated by its
-    block and gathered back whole; the gradient and the rest of the variable's shape are taken by blocks."""
+    Parameters) are split along dim 0 over the ranks of this rank's pipeline stage (all ranks without a
+    pipeline), once and in place; the variable is updated by its block and gathered back whole; the
+    gradient and the rest of the variable's shape are taken by blocks."""
     var = args[0]
     shape = var._meta[1]
-    _, size = _ops.world()
+    _, world = _ops.world()
+    size = world // pipeline_stages  # the ranks of a stage: consecutive, the mesh's last axis
     if not layout_of(var).is_replicated or not shape or shape[0] % size or size == 1:
         return plan  # already split by a strategy, a scalar, or rows that do not divide
-    block = TensorLayout((size,), (0,) + (None,) * (len(shape) - 1))
+    block = TensorLayout.make((pipeline_stages, size), (1,) + (None,) * (len(shape) - 1))
     inputs = list(plan.inputs)
     for i, a in enumerate(args):
         if isinstance(a, Tensor) and a._meta[1] == shape:

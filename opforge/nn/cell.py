@@ -278,7 +278,11 @@ class Cell:
     def _sharded(self, *args, **kwargs):
         """The outermost cell's call in a parallel mode: every operator below runs sharded, and the
         optimizers' updates split (docs/parallel.md)."""
-        with sharding.ShardInterpreter(optimizer_parallel=optimizer_parallel(), strategies=operator_parallel()):
+        with sharding.ShardInterpreter(
+            optimizer_parallel=optimizer_parallel(),
+            strategies=operator_parallel(),
+            pipeline_stages=get_auto_parallel_context("pipeline_stages"),
+        ):
             if operator_parallel():
                 args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
             return sharding.finish(self._call_construct(args, kwargs))

@@ -12,12 +12,18 @@ from mpi4py import MPI
 import opforge
 from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
+from opforge.dispatch.sharding import local_of
 from opforge.tensor import is_placeholder
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--optimizer", default="momentum", choices=["momentum", "adam"])
 parser.add_argument("--steps", type=int, default=3)
 parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
+parser.add_argument(
+    "--parallel-optimizer",
+    action="store_true",
+    help="optimizer parallel within each stage (its ranks split the states)",
+)
 args = parser.parse_args()
 
 init()
@@ -50,6 +56,13 @@ def train(staged: bool, data):
     opt = nn.Adam(params, learning_rate=0.01) if args.optimizer == "adam" else nn.Momentum(params, 0.05, 0.9)
     step = nn.TrainOneStepCell(nn.PipelineCell(loss, MICRO) if staged else loss, opt)
     losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    if args.parallel_optimizer and staged:  # each state 1/n of the parameter on the n ranks of a stage
+        per_stage = size // 2
+        states = opt.moment1 if args.optimizer == "adam" else opt.moments
+        split = [(p, m) for p, m in zip(params, states) if not is_placeholder(p) and p.shape[0] % per_stage == 0]
+        assert split, "no state of this stage to split"
+        for p, m in split:
+            assert local_of(m).shape[0] == p.shape[0] // per_stage, (p.name, local_of(m).shape, p.shape)
     if args.graph and staged:  # the first step ran eagerly, the second was traced, the later ones replayed it
         graph = step._sharded_graph
         assert len(graph.traces()) == 1 and graph.traced == 1, graph
@@ -63,7 +76,12 @@ data = [
     (rng.standard_normal((BATCH, IN)).astype(np.float32), rng.integers(0, OUT, BATCH).astype(np.int32))
     for _ in range(args.steps)
 ]
-opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", pipeline_stages=2, full_batch=True)
+opforge.set_auto_parallel_context(
+    parallel_mode="semi_auto_parallel",
+    pipeline_stages=2,
+    full_batch=True,
+    enable_parallel_optimizer=args.parallel_optimizer,
+)
 net, losses = train(True, data)
 stage = rank // (size // 2)
 mine = {p.name: p.asnumpy() for p in net.trainable_params() if not is_placeholder(p)}
