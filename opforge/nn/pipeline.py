@@ -9,7 +9,7 @@ one backward, then finishes the backward passes. Between stages the boundary ten
 own part (a tape per micro-batch), seeded at the last stage by the loss and elsewhere by the gradient the
 next stage sent back. The gradients are the mean over the micro-batches, so a step equals one process
 trained on the whole batch (the loss being a mean over the batch). The loss a step returns is the mean
-of the micro-batches' losses, on every rank (broadcast from the last stage).
+of the micro-batches' losses, on every rank (from the first rank of the last stage).
 
 Operators with no data on this rank (the other stages' cells, a loss computed past this stage) are only
 shape-inferred. A rank keeps only its stage's parameters: ``PipelineCell`` drops the data of the others
@@ -197,7 +197,7 @@ class PipelineCell(Cell):
         grads = tuple(
             (w if is_placeholder(w) else ops.ZerosLike()(w)) if g is None else g for w, g in zip(weights, grads)
         )
-        return self._loss(run, losses, world, stages), grads
+        return self._loss(losses, rank, world, stages), grads
 
     def _forward(self, run: _Run, index: int, inputs: tuple, weights) -> _MicroBatch:
         mb = _MicroBatch(index)
@@ -239,15 +239,19 @@ class PipelineCell(Cell):
                     ops.ZerosLike()(t) if g is None else g
                 )
 
-    def _loss(self, run: _Run, losses: list, world: int, stages: int):
+    def _loss(self, losses: list, rank: int, world: int, stages: int):
         last = world - world // stages  # the first rank of the last stage holds the loss everyone gets
         if losses:
             mean = losses[0]
             for x in losses[1:]:
                 mean = mean + x
             mean = mean * (1.0 / len(losses))
+            if world == 1:
+                return mean
+            if rank != last:
+                mean = ops.ZerosLike()(mean)
         else:
             mean = Tensor(0.0, mstype.float32)
-        if world == 1:
-            return mean
-        return ops.Broadcast(last)((mean,))[0]
+        # A sum of that rank's loss and every other rank's zero gives everyone the loss exactly, with a
+        # collective on one Tensor, which a trace's native replay runs (Broadcast's is a tuple)
+        return ops.AllReduce()(mean)
