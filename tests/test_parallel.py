@@ -176,6 +176,13 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
 
 
 @needs_mpi
+def test_graph_mode_optimizer_parallel_reads_a_weight_set_between_replays():
+    job = run_job([str(SCRIPTS / "graph_set_data.py")], n=2, timeout=180)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert job.stdout.count("SET-DATA-OK") == 2, job.stdout + job.stderr
+
+
+@needs_mpi
 @pytest.mark.parametrize("n", [2, 4])
 def test_redistribution_sends_less_reduce_scatter_and_alltoall(n):
     """A partial sum read split (a row-parallel Dense feeding a row-split ReLU) takes one ReduceScatter; a
