@@ -246,12 +246,12 @@ class PipelineCell(Cell):
             for x in losses[1:]:
                 mean = mean + x
             mean = mean * (1.0 / len(losses))
-            if world == 1:
-                return mean
-            if rank != last:
-                mean = ops.ZerosLike()(mean)
         else:
             mean = Tensor(0.0, mstype.float32)
+        if world == 1:
+            return mean
+        if rank != last and losses:  # another rank of the last stage: the same loss, counted once
+            mean = ops.ZerosLike()(mean)
         # A sum of that rank's loss and every other rank's zero gives everyone the loss exactly, with a
         # collective on one Tensor, which a trace's native replay runs (Broadcast's is a tuple)
         return ops.AllReduce()(mean)
