@@ -5,7 +5,7 @@
 //
 // Accuracy against a float64 reference over 2^20 random float32 bit patterns, dense [-10, 10] and the
 // specials (tests/test_vmath.py asserts the bounds; docs/benchmarks.md lists the measured maxima):
-//   Exp 1 ulp, Expm1 2, Log 1, Log1p 2, Tanh 3, Erf 4, Erfc 3, Sin 3, Cos 3, Tan 5 (|x| <= 6000; beyond,
+//   Exp 1 ulp, Expm1 2, Log 1, Log1p 2, Tanh 3, Sigmoid 3, Erf 4, Erfc 3, Sin 3, Cos 3, Tan 5 (|x| <= 6000; beyond,
 //   C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 2, Acosh 3, Atanh 2, Pow 1.
 // double stays on C's functions (the CPU's float64 kernels call libm; not vectorised).
 // Specials follow C: NaN in, NaN out; exp(-inf) = 0, exp(inf) = inf; log(0) = -inf, log(x < 0) = NaN;
@@ -181,17 +181,51 @@ OPF_VINLINE float Log1p(float x) {
   return Select(special, Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, x)), y);
 }
 
-// tanh x = e / (e + 2), e = expm1(2|x|), with x's sign; 3 ulp. tanh rounds to 1 beyond 9.1, so
-// 2|x| <= 18.2 and expm1 needs none of its range checks (k <= 27).
+// tanh x = (e^2a - 1) / (e^2a + 1), a = |x|, with x's sign; 3 ulp. With 2a = k ln2 + 2h (|2h| <= ln2 / 2)
+// and q = expm1(2h): (q + 1 - 2^-k) / (q + 1 + 2^-k), one division; 1 -+ 2^-k are exact (k <= 24, and
+// beyond, tanh is 1 to float), and for k = 0 the numerator is q itself (no cancellation for small a).
+// tanh rounds to 1 beyond 9.1, so k <= 27. No libm call, no range checks: vectorises in full.
 OPF_VINLINE float Tanh(float x) {
+  constexpr float kMagic = 12582912.0f;  // RoundSmall's 1.5 * 2^23: k sits in the low bits of m
   const float a = Abs(x);
-  const float ac = Select(a > 9.1f, 9.1f, a);  // NaN passes through
-  int32_t k;
-  const float r = ReduceLn2(2.0f * ac, &k);
-  const float p = Expm1Reduced(r);
-  const float t = Pow2i(k);
-  const float e = (t - 1.0f) + t * p;  // k = 0: exactly p
-  return CopySign(e / (e + 2.0f), x);
+  const float ac = 9.1f < a ? 9.1f : a;  // minps: NaN passes through
+  const float m = ac * 2.88539008177792681f + kMagic;  // 2 / ln2
+  const float kf = m - kMagic;
+  const float h = (ac - kf * 0.3465728759765625f) - kf * 7.14303410154708616e-7f;  // ln2 / 2 in two parts
+  // expm1(2h) / 2 = h + h^2 P(h): a least-squares fit near minimax of expm1 (relative error 0.3 ulp).
+  float p = 0.04442362114787102f;
+  p = p * h + 0.13387492299079895f;
+  p = p * h + 0.33333778381347656f;
+  p = p * h + 0.6666615605354309f;
+  p = p * h + 0.9999999403953552f;
+  const float half_q = h + (h * h) * p;
+  const float s = FromBits((Bits(kMagic) + 127u - Bits(m)) << 23);  // 2^-k (a NaN's is garbage: q is NaN)
+  const float t = (half_q * 2.0f + (1.0f - s)) / (half_q * 2.0f + (1.0f + s));
+  return FromBits(Bits(t) | (Bits(x) & 0x80000000u));  // t >= 0 (+0 at 0): x's sign; -0 stays -0
+}
+
+// sigmoid x = 1 / (1 + e^-x), 3 ulp. With -x = k ln2 + r (|r| <= ln2 / 2): 2^(24-k) / (2^(24-k) + 2^24 e^r),
+// one division whose operands stay normal floats for -x in [-18, 104] (24 - k in [-126, 50]), so that
+// results down to the denormals come out rounded once (sigmoid rounds to 1 below -x = -18 and to 0
+// beyond 104). e^r by a fit of degree 6 (relative error 0.3 ulp). No libm call, no range checks.
+OPF_VINLINE float Sigmoid(float x) {
+  constexpr float kMagic = 12582912.0f;
+  constexpr float kLn2Hi = 0.693145751953125f;
+  constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+  const float lo = x < -104.0f ? -104.0f : x;  // maxps and minps: NaN passes through
+  const float xc = 18.0f < lo ? 18.0f : lo;
+  const float m = xc * -1.44269504088896341f + kMagic;  // k = round(-x / ln2)
+  const float kf = m - kMagic;
+  const float r = (-xc - kf * kLn2Hi) - kf * kLn2Lo;
+  float p = 0.0013882381608709693f;
+  p = p * r + 0.008367182686924934f;
+  p = p * r + 0.04166722297668457f;
+  p = p * r + 0.16666539013385773f;
+  p = p * r + 0.4999999701976776f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const float num = FromBits((Bits(kMagic) + 151u - Bits(m)) << 23);  // 2^(24 - k)
+  return num / (p * 16777216.0f + num);  // NaN: p is NaN
 }
 
 // erf x for |x| < 1 by the Maclaurin series (to x^21).
