@@ -200,7 +200,7 @@ OPF_VINLINE float ExpReducedFit(float r) {
 OPF_VINLINE float Tanh(float x) {
   constexpr float kMagic = 12582912.0f;  // RoundSmall's 1.5 * 2^23: k sits in the low bits of m
   const float a = Abs(x);
-  const float ac = 9.1f < a ? 9.1f : a;  // minps: NaN passes through
+  const float ac = Select(a > 9.1f, 9.1f, a);  // NaN passes through
   const float m = ac * 2.88539008177792681f + kMagic;  // 2 / ln2
   const float kf = m - kMagic;
   const float h = (ac - kf * 0.3465728759765625f) - kf * 7.14303410154708616e-7f;  // ln2 / 2 in two parts
@@ -224,8 +224,7 @@ OPF_VINLINE float Sigmoid(float x) {
   constexpr float kMagic = 12582912.0f;
   constexpr float kLn2Hi = 0.693145751953125f;
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
-  const float lo = x < -104.0f ? -104.0f : x;  // maxps and minps: NaN passes through
-  const float xc = 18.0f < lo ? 18.0f : lo;
+  const float xc = Select(x < -104.0f, -104.0f, Select(x > 18.0f, 18.0f, x));  // NaN passes through
   const float m = xc * -1.44269504088896341f + kMagic;  // k = round(-x / ln2)
   const float kf = m - kMagic;
   const float r = (-xc - kf * kLn2Hi) - kf * kLn2Lo;
@@ -442,7 +441,7 @@ OPF_VINLINE float QuarterExp(float a) {
   constexpr float kMagic = 12582912.0f;  // RoundSmall's 1.5 * 2^23: k sits in the low bits of m
   constexpr float kLn2Hi = 0.693145751953125f;
   constexpr float kLn2Lo = 1.42860682030941723212e-6f;
-  const float ac = 89.5f < a ? 89.5f : a;  // minps: NaN passes through
+  const float ac = Select(a > 89.5f, 89.5f, a);  // NaN passes through
   const float m = ac * 1.44269504088896341f + kMagic;
   const float kf = m - kMagic;
   const float r = (ac - kf * kLn2Hi) - kf * kLn2Lo;
