@@ -44,7 +44,7 @@ CASES = {
     "SeLU": (ops.SeLU, lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)), 3),
     "Sin": (ops.Sin, np.sin, 3),
     "Cos": (ops.Cos, np.cos, 3),
-    "Tan": (ops.Tan, np.tan, 5),
+    "Tan": (ops.Tan, np.tan, 4),
     "Atan": (ops.Atan, np.arctan, 3),
     "Asin": (ops.Asin, np.arcsin, 3),
     "ACos": (ops.ACos, np.arccos, 2),

@@ -120,6 +120,22 @@ OPF_HD C Select(bool c, C a, C b) {
   return c ? a : b;
 }
 
+// sigmoid x = 1 / (1 + e^-x). On the host a float takes vmath::Sigmoid (3 ulp, vectorised); double and
+// the device take e / (1 + e) with e = exp(-|x|) for x < 0, so that results reach the denormals instead of
+// 1 / inf = 0.
+template <typename C>
+OPF_HD C SigmoidByExp(C x) {
+  const C e = exp(x < C(0) ? x : -x);
+  const C s = C(1) / (C(1) + e);
+  return Select(x < C(0), e * s, s);
+}
+#if defined(__CUDA_ARCH__)
+OPF_HD float sigmoid(float x) { return SigmoidByExp(x); }
+#else
+OPF_HD float sigmoid(float x) { return vmath::Sigmoid(x); }
+#endif
+OPF_HD double sigmoid(double x) { return SigmoidByExp(x); }
+
 // True only for NaN. The host asks std::isnan: GCC vectorises a loop around it (a float widened to
 // double and tested as x != x was not); the device tests x != x (-ffast-math is not used).
 template <typename C>

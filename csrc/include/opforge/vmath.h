@@ -5,8 +5,8 @@
 //
 // Accuracy against a float64 reference over 2^20 random float32 bit patterns, dense [-10, 10] and the
 // specials (tests/test_vmath.py asserts the bounds; docs/benchmarks.md lists the measured maxima):
-//   Exp 1 ulp, Expm1 2, Log 1, Log1p 2, Tanh 3, Erf 4, Erfc 3, Sin 3, Cos 3, Tan 5 (|x| <= 6000; beyond,
-//   C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 2, Acosh 3, Atanh 2, Pow 1.
+//   Exp 1 ulp, Expm1 2, Log 1, Log1p 2, Tanh 3, Sigmoid 3, Erf 4, Erfc 3, Sin 3, Cos 3, Tan 4 (|x| <= 6000;
+//   beyond, C's), Atan 3, Asin 3, Acos 2, Atan2 3, Sinh 3, Cosh 2, Asinh 2, Acosh 3, Atanh 2, Pow 1.
 // double stays on C's functions (the CPU's float64 kernels call libm; not vectorised).
 // Specials follow C: NaN in, NaN out; exp(-inf) = 0, exp(inf) = inf; log(0) = -inf, log(x < 0) = NaN;
 // -0.0 keeps its sign where C keeps it. Denormal inputs and outputs are handled (no flush to zero).
@@ -39,7 +39,8 @@ OPF_VINLINE float FromBits(uint32_t u) {
 }
 
 // c ? a : b with both already computed, as bit masks: GCC does not if-convert a ?: whose arms do
-// floating-point work (it could trap), and the loop would not vectorise.
+// floating-point work (it could trap), and the loop would not vectorise. Even a float clamp with plain
+// arms (9.1f < a ? 9.1f : a) stayed a branch in the AVX2 clone (the AVX-512 one masked it).
 OPF_VINLINE float Select(bool c, float a, float b) {
   const uint32_t mask = 0u - static_cast<uint32_t>(c);
   return FromBits((Bits(a) & mask) | (Bits(b) & ~mask));
@@ -181,17 +182,55 @@ OPF_VINLINE float Log1p(float x) {
   return Select(special, Select(x < -1.0f, __builtin_nanf(""), Select(x == -1.0f, -inf, x)), y);
 }
 
-// tanh x = e / (e + 2), e = expm1(2|x|), with x's sign; 3 ulp. tanh rounds to 1 beyond 9.1, so
-// 2|x| <= 18.2 and expm1 needs none of its range checks (k <= 27).
+// e^r for |r| <= ln2 / 2: 1 + r + r^2 P(r), P a least-squares fit near minimax of degree 4 (relative
+// error 0.3 ulp; Expm1Reduced's Taylor series of degree 8 costs two more steps).
+OPF_VINLINE float ExpReducedFit(float r) {
+  float p = 0.0013882381608709693f;
+  p = p * r + 0.008367182686924934f;
+  p = p * r + 0.04166722297668457f;
+  p = p * r + 0.16666539013385773f;
+  p = p * r + 0.4999999701976776f;
+  p = p * r + 1.0f;
+  return p * r + 1.0f;
+}
+
+// tanh x = (e^2a - 1) / (e^2a + 1), a = |x|, with x's sign; 3 ulp. With 2a = k ln2 + 2h (|2h| <= ln2 / 2)
+// and q = expm1(2h): (q + 1 - 2^-k) / (q + 1 + 2^-k), one division; 1 -+ 2^-k are exact (k <= 24, and
+// beyond, tanh is 1 to float), and for k = 0 the numerator is q itself (no cancellation for small a).
+// tanh rounds to 1 beyond 9.1, so k <= 27. No libm call, no range checks: vectorises in full.
 OPF_VINLINE float Tanh(float x) {
+  constexpr float kMagic = 12582912.0f;  // RoundSmall's 1.5 * 2^23: k sits in the low bits of m
   const float a = Abs(x);
   const float ac = Select(a > 9.1f, 9.1f, a);  // NaN passes through
-  int32_t k;
-  const float r = ReduceLn2(2.0f * ac, &k);
-  const float p = Expm1Reduced(r);
-  const float t = Pow2i(k);
-  const float e = (t - 1.0f) + t * p;  // k = 0: exactly p
-  return CopySign(e / (e + 2.0f), x);
+  const float m = ac * 2.88539008177792681f + kMagic;  // 2 / ln2
+  const float kf = m - kMagic;
+  const float h = (ac - kf * 0.3465728759765625f) - kf * 7.14303410154708616e-7f;  // ln2 / 2 in two parts
+  // expm1(2h) / 2 = h + h^2 P(h): a least-squares fit near minimax of expm1 (relative error 0.3 ulp).
+  float p = 0.04442362114787102f;
+  p = p * h + 0.13387492299079895f;
+  p = p * h + 0.33333778381347656f;
+  p = p * h + 0.6666615605354309f;
+  p = p * h + 0.9999999403953552f;
+  const float half_q = h + (h * h) * p;
+  const float s = FromBits((Bits(kMagic) + 127u - Bits(m)) << 23);  // 2^-k (a NaN's is garbage: q is NaN)
+  const float t = (half_q * 2.0f + (1.0f - s)) / (half_q * 2.0f + (1.0f + s));
+  return FromBits(Bits(t) | (Bits(x) & 0x80000000u));  // t >= 0 (+0 at 0): x's sign; -0 stays -0
+}
+
+// sigmoid x = 1 / (1 + e^-x), 3 ulp. With -x = k ln2 + r (|r| <= ln2 / 2): 2^(24-k) / (2^(24-k) + 2^24 e^r),
+// one division whose operands stay normal floats for -x in [-18, 104] (24 - k in [-126, 50]), so that
+// results down to the denormals come out rounded once (sigmoid rounds to 1 below -x = -18 and to 0
+// beyond 104). No libm call, no range checks.
+OPF_VINLINE float Sigmoid(float x) {
+  constexpr float kMagic = 12582912.0f;
+  constexpr float kLn2Hi = 0.693145751953125f;
+  constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+  const float xc = Select(x < -104.0f, -104.0f, Select(x > 18.0f, 18.0f, x));  // NaN passes through
+  const float m = xc * -1.44269504088896341f + kMagic;  // k = round(-x / ln2)
+  const float kf = m - kMagic;
+  const float r = (-xc - kf * kLn2Hi) - kf * kLn2Lo;
+  const float num = FromBits((Bits(kMagic) + 151u - Bits(m)) << 23);  // 2^(24 - k)
+  return num / (ExpReducedFit(r) * 16777216.0f + num);  // NaN: e^r is NaN
 }
 
 // erf x for |x| < 1 by the Maclaurin series (to x^21).
@@ -287,15 +326,21 @@ OPF_VINLINE float CosSmall(float x) {
   return FromBits(Bits(v) ^ (static_cast<uint32_t>(q & 2) << 30));
 }
 
-// tan x = sin r / cos r (q even) or -cos r / sin r (q odd), 5 ulp (the reduction's rounding, up to an
-// ulp of r, counts twice near |r| = pi/4).
+// tan x = tan r (q even) or -1 / tan r (q odd), 4 ulp (the reduction's rounding, up to an ulp of r,
+// counts in full near |r| = pi/4); tan r = r + r z P(z), z = r^2, P a least-squares fit near minimax of
+// degree 5 (relative error 0.3 ulp on |r| <= pi/4). -0 stays -0 (r + -0 * ...).
 OPF_VINLINE float TanSmall(float x) {
   int32_t q;
   const float r = ReducePio2(x, &q);
-  const float s = SinReduced(r);
-  const float c = CosReduced(r);
-  const bool odd = (q & 1) != 0;
-  return Select(odd, -c, s) / Select(odd, s, c);
+  const float z = r * r;
+  float p = 0.00939570739865303f;
+  p = p * z + 0.003102801041677594f;
+  p = p * z + 0.024440618231892586f;
+  p = p * z + 0.05340839922428131f;
+  p = p * z + 0.13338834047317505f;
+  p = p * z + 0.33333155512809753f;
+  const float t = r + r * z * p;
+  return Select((q & 1) != 0, -1.0f / t, t);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -391,18 +436,21 @@ OPF_VINLINE float Acos(float x) {
 // ---------------------------------------------------------------------------------------------
 // Hyperbolic functions
 
-// e^x / 2 without overflow up to x = 89.4 (where sinh and cosh still are finite): Exp's scaling by
-// 2^(k - 1).
-OPF_VINLINE float HalfExp(float x) {
-  const float xc = Select(x < -104.0f, -104.0f, Select(x > 90.0f, 90.0f, x));
-  int32_t k;
-  const float r = ReduceLn2(xc, &k);
-  const float p = Expm1Reduced(r) + 1.0f;
-  const int32_t k1 = (k - 1) >> 1;
-  return p * Pow2i(k1) * Pow2i(k - 1 - k1);
+// e^a / 4 for a >= 0, NaN or inf, without overflow up to a = 89.5 (sinh and cosh overflow from 89.4):
+// with a = k ln2 + r, e^r 2^(k - 2), a normal scale for k in [0, 129].
+OPF_VINLINE float QuarterExp(float a) {
+  constexpr float kMagic = 12582912.0f;  // RoundSmall's 1.5 * 2^23: k sits in the low bits of m
+  constexpr float kLn2Hi = 0.693145751953125f;
+  constexpr float kLn2Lo = 1.42860682030941723212e-6f;
+  const float ac = Select(a > 89.5f, 89.5f, a);  // NaN passes through
+  const float m = ac * 1.44269504088896341f + kMagic;
+  const float kf = m - kMagic;
+  const float r = (ac - kf * kLn2Hi) - kf * kLn2Lo;
+  return ExpReducedFit(r) * FromBits((Bits(m) + (125u - Bits(kMagic))) << 23);  // 2^(k - 2)
 }
 
-// sinh x, 2 ulp: |x| < 1, the Maclaurin series (to x^13); beyond, e^|x|/2 - e^-|x|/2.
+// sinh x, 2 ulp: |x| < 1, the Maclaurin series (to x^13); beyond, e^|x|/2 - e^-|x|/2 = 2g - 1/(8g),
+// g = e^|x|/4 (2g overflows to inf where sinh does).
 OPF_VINLINE float Sinh(float x) {
   const float a = Abs(x);
   const float z = a * a;
@@ -413,14 +461,14 @@ OPF_VINLINE float Sinh(float x) {
   p = p * z + 1.0f / 120;
   p = p * z + 1.0f / 6;
   const float small = a + a * z * p;
-  const float h = HalfExp(a);
-  return CopySign(Select(a < 1.0f, small, h - 0.25f / h), x);  // NaN: h is NaN
+  const float g = QuarterExp(a);
+  return CopySign(Select(a < 1.0f, small, g * 2.0f - 0.125f / g), x);  // NaN: g is NaN
 }
 
-// cosh x = e^|x|/2 + e^-|x|/2, 2 ulp.
+// cosh x = e^|x|/2 + e^-|x|/2 = 2g + 1/(8g), g = e^|x|/4; 2 ulp.
 OPF_VINLINE float Cosh(float x) {
-  const float h = HalfExp(Abs(x));
-  return h + 0.25f / h;
+  const float g = QuarterExp(Abs(x));
+  return g * 2.0f + 0.125f / g;
 }
 
 // asinh x = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))) with x's sign, 3 ulp; beyond 2^15 (x^2 would
