@@ -39,6 +39,13 @@ def threads():
             (3, 2, 9, 9),
             {"out_channel": 4, "kernel_size": (2, 3), "pad_mode": "pad", "pad": (1, 0, 0, 0), "dilation": 2},
         ),
+        # Small planes the size of the output (flat columns): LeNet's two convolutions, several chunks of
+        # samples, an even kernel's uneven "same" padding with a dilation, a plane of one row
+        ((32, 1, 8, 8), {"out_channel": 32, "kernel_size": 3, "pad_mode": "same"}),
+        ((32, 32, 4, 4), {"out_channel": 64, "kernel_size": 3, "pad_mode": "same"}),
+        ((17, 64, 8, 8), {"out_channel": 8, "kernel_size": 3, "pad_mode": "same"}),
+        ((6, 5, 5, 7), {"out_channel": 7, "kernel_size": (2, 4), "pad_mode": "same", "dilation": (2, 1)}),
+        ((4, 3, 1, 9), {"out_channel": 2, "kernel_size": (1, 3), "pad_mode": "pad", "pad": (0, 0, 2, 0)}),
     ],
 )
 def test_conv2d_and_gradients_on_each_thread_count(threads, n_threads, shape, attrs, rng):
