@@ -564,6 +564,13 @@ void RunFlat(const ConvPlan& pl, const FlatPlan& fp, const S* a, const S* b, S* 
   }
   const int64_t w_elements = g.oc * pl.k;
   const int64_t per_thread = std::min(fp.nb, (n + threads - 1) / threads);
+  // Few columns per thread (large filters on small images, ResNet-50's late stages): splitting the samples
+  // would have each thread stream all the weights; RunConv splits the channels instead.
+  constexpr int64_t kMinColumnsPerThread = 256;
+  if (per_thread * fp.hw < kMinColumnsPerThread) {
+    RunConv<S, kKind>(pl, a, b, out, ws);
+    return;
+  }
   BlasOneThread one_thread;
   std::mutex mu;
   if constexpr (kKind == ConvKind::kFilter) std::fill(out, out + w_elements, S(0));
@@ -614,9 +621,9 @@ class ConvCpuKernel : public CpuKernel {
     n_x_ = g.n * g.c * g.h * g.w;
     n_w_ = g.oc * (g.c / g.group) * g.kh * g.kw;
     n_y_ = g.n * g.oc * g.oh * g.ow;
-    int64_t ws = plan_.empty ? 0
-                 : flat_.use ? flat_.scratch_elements(plan_, flat_.nb)
-                             : plan_.col_elements() + plan_.tmp_elements();
+    // (RunFlat hands some multi-threaded problems to RunConv: room for both)
+    int64_t ws = plan_.empty ? 0 : plan_.col_elements() + plan_.tmp_elements();
+    if (flat_.use) ws = std::max(ws, flat_.scratch_elements(plan_, flat_.nb));
     if (kConvert) ws += n_x_ + n_w_ + n_y_;
     SetWorkspaceBytes(ws * static_cast<int64_t>(sizeof(S)));
   }
