@@ -427,7 +427,19 @@ struct FlatPlan {
   bool use = false;
   int64_t hw = 0, khw = 0, margin = 0, nb = 1;  // nb: samples per chunk on one thread
   std::vector<int64_t> off;                     // [khw]
-  std::vector<uint8_t> valid;                   // [khw][hw]
+  // [khw][hw]: all ones where the input element is inside, zeros in the padding, as masks for the bits of a
+  // float and of a double (the copies go branch-free: a branch on the mask mispredicted at every plane edge)
+  std::vector<uint32_t> valid32;
+  std::vector<uint64_t> valid64;
+
+  template <typename S>
+  const auto* valid() const {
+    if constexpr (sizeof(S) == 4) {
+      return valid32.data();
+    } else {
+      return valid64.data();
+    }
+  }
 
   void Init(const ConvPlan& pl) {
     const Window2D& g = pl.g;
@@ -438,7 +450,8 @@ struct FlatPlan {
     hw = g.h * g.w;
     khw = g.kh * g.kw;
     off.assign(static_cast<size_t>(khw), 0);
-    valid.assign(static_cast<size_t>(khw * hw), 0);
+    valid32.assign(static_cast<size_t>(khw * hw), 0);
+    valid64.assign(static_cast<size_t>(khw * hw), 0);
     margin = 0;
     for (int64_t kp = 0; kp < g.kh; ++kp) {
       for (int64_t kq = 0; kq < g.kw; ++kq) {
@@ -447,7 +460,9 @@ struct FlatPlan {
         margin = std::max(margin, off[kk] < 0 ? -off[kk] : off[kk]);
         for (int64_t i = 0; i < g.h; ++i) {
           for (int64_t j = 0; j < g.w; ++j) {
-            valid[kk * hw + i * g.w + j] = i + dy >= 0 && i + dy < g.h && j + dx >= 0 && j + dx < g.w;
+            const bool inside = i + dy >= 0 && i + dy < g.h && j + dx >= 0 && j + dx < g.w;
+            valid32[kk * hw + i * g.w + j] = inside ? ~uint32_t{0} : 0;
+            valid64[kk * hw + i * g.w + j] = inside ? ~uint64_t{0} : 0;
           }
         }
       }
@@ -476,21 +491,28 @@ void FromChannelMajor(const S* xc, int64_t channels, int64_t hw, int64_t b0, int
       std::memcpy(t + ((b0 + s) * channels + c) * hw, xc + (c * nb + s) * hw, static_cast<size_t>(hw) * sizeof(S));
 }
 
+// v where the mask's bits are all ones, +0 where they are zeros.
+template <typename S, typename U>
+inline S Masked(S v, U mask) {
+  U u;
+  std::memcpy(&u, &v, sizeof u);
+  u &= mask;
+  std::memcpy(&v, &u, sizeof u);
+  return v;
+}
+
 // col[(c, kk)][s * hw + e] = valid[kk][e] ? xc[c][s * hw + e + off[kk]] : 0.
-template <typename S>
+template <typename S, typename U>
 OPF_VECTOR_CLONES void FlatIm2Col(const S* __restrict xc, int64_t channels, int64_t nb, int64_t hw, int64_t khw,
-                                  const int64_t* off, const uint8_t* valid, S* __restrict col) {
+                                  const int64_t* off, const U* valid, S* __restrict col) {
   const int64_t cols = nb * hw;
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t kk = 0; kk < khw; ++kk) {
       const S* __restrict src = xc + c * cols + off[kk];
       S* __restrict dst = col + (c * khw + kk) * cols;
-      const uint8_t* __restrict m = valid + kk * hw;
+      const U* __restrict m = valid + kk * hw;
       for (int64_t s = 0; s < nb; ++s) {
-        for (int64_t e = 0; e < hw; ++e) {
-          const S v = src[s * hw + e];
-          dst[s * hw + e] = m[e] ? v : S(0);
-        }
+        for (int64_t e = 0; e < hw; ++e) dst[s * hw + e] = Masked(src[s * hw + e], m[e]);
       }
     }
   }
@@ -498,20 +520,17 @@ OPF_VECTOR_CLONES void FlatIm2Col(const S* __restrict xc, int64_t channels, int6
 
 // dxc[c][s * hw + e + off[kk]] += col[(c, kk)][s * hw + e] where valid[kk][e]: dxc zeroed before, margins
 // included (the masked elements add zeros there).
-template <typename S>
+template <typename S, typename U>
 OPF_VECTOR_CLONES void FlatCol2Im(const S* __restrict col, int64_t channels, int64_t nb, int64_t hw, int64_t khw,
-                                  const int64_t* off, const uint8_t* valid, S* __restrict dxc) {
+                                  const int64_t* off, const U* valid, S* __restrict dxc) {
   const int64_t cols = nb * hw;
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t kk = 0; kk < khw; ++kk) {
       const S* __restrict src = col + (c * khw + kk) * cols;
       S* __restrict dst = dxc + c * cols + off[kk];
-      const uint8_t* __restrict m = valid + kk * hw;
+      const U* __restrict m = valid + kk * hw;
       for (int64_t s = 0; s < nb; ++s) {
-        for (int64_t e = 0; e < hw; ++e) {
-          const S v = src[s * hw + e];
-          dst[s * hw + e] += m[e] ? v : S(0);
-        }
+        for (int64_t e = 0; e < hw; ++e) dst[s * hw + e] += Masked(src[s * hw + e], m[e]);
       }
     }
   }
@@ -531,18 +550,18 @@ void FlatChunk(const ConvPlan& pl, const FlatPlan& fp, const S* a, const S* b, S
   std::fill(xc + g.c * cols, col, S(0));
   if constexpr (kKind == ConvKind::kForward) {  // y = W col
     ToChannelMajor(a, g.c, hw, b0, nb, xc);
-    FlatIm2Col(xc, g.c, nb, hw, fp.khw, fp.off.data(), fp.valid.data(), col);
+    FlatIm2Col(xc, g.c, nb, hw, fp.khw, fp.off.data(), fp.template valid<S>(), col);
     Gemm<S>(false, false, g.oc, cols, pl.k, b, pl.k, col, cols, S(0), yc, cols);
     FromChannelMajor(yc, g.oc, hw, b0, nb, out);
   } else if constexpr (kKind == ConvKind::kInput) {  // col = W^T dy, then col2im
     ToChannelMajor(a, g.oc, hw, b0, nb, yc);
     Gemm<S>(true, false, pl.k, cols, g.oc, b, pl.k, yc, cols, S(0), col, cols);
     std::fill(xc, xc + g.c * cols, S(0));
-    FlatCol2Im(col, g.c, nb, hw, fp.khw, fp.off.data(), fp.valid.data(), xc);
+    FlatCol2Im(col, g.c, nb, hw, fp.khw, fp.off.data(), fp.template valid<S>(), xc);
     FromChannelMajor(xc, g.c, hw, b0, nb, out);
   } else {  // dW (+)= dy col^T
     ToChannelMajor(b, g.c, hw, b0, nb, xc);
-    FlatIm2Col(xc, g.c, nb, hw, fp.khw, fp.off.data(), fp.valid.data(), col);
+    FlatIm2Col(xc, g.c, nb, hw, fp.khw, fp.off.data(), fp.template valid<S>(), col);
     ToChannelMajor(a, g.oc, hw, b0, nb, yc);
     Gemm<S>(false, true, g.oc, pl.k, cols, yc, cols, col, cols, beta, out, pl.k);
   }
