@@ -148,12 +148,13 @@ def _max_pool_2x2_reference(x):
 
 
 # LeNet's planes (blocks of whole row pairs), blocks that end inside a plane, long rows (a multiple of 16
-# outputs) with an odd column, odd sizes, and widths no vector path takes
+# outputs) with an odd column, odd sizes, widths no vector path takes, and (the last three) enough planes
+# for two threads, one of them ending inside a plane
 @pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize(
     "shape",
     [(32, 32, 8, 8), (32, 64, 4, 4), (1, 5, 6, 4), (3, 7, 12, 8), (2, 2, 5, 32), (1, 2, 6, 33), (2, 1, 4, 64),
-     (2, 3, 5, 7), (1, 3, 6, 6), (65, 33, 4, 4)],
+     (2, 3, 5, 7), (1, 3, 6, 6), (130, 64, 8, 8), (259, 127, 4, 4), (4, 40, 64, 64)],
 )  # fmt: skip
 def test_max_pool_2x2_and_its_gradient_match_the_first_maximum_rule(threads, n_threads, shape, rng):
     threads(n_threads)

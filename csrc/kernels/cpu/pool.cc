@@ -294,9 +294,11 @@ void MaxPool2x2Vectorised(const S* x, const S* dy, S* y, S* dx, int64_t planes, 
   }
 }
 
-// Planes per task: enough work to pay for a thread.
-inline int64_t Pool2x2Grain(const Window2D& g) {
-  return std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, g.h * g.w));
+// Planes per task: enough work to pay for a thread. The vector blocks take about 0.1 ns an input
+// element (LeNet's first MaxPoolGrad, 64K elements: 10 us), so they split only above 8 grains: waking
+// the second thread cost more than it saved there, the more so on busy cores.
+inline int64_t Pool2x2Grain(const Window2D& g, bool vectorised) {
+  return std::max<int64_t>(1, (vectorised ? 8 : 1) * kParallelGrain / std::max<int64_t>(1, g.h * g.w));
 }
 
 // Per thread: a row's maxima and their places.
@@ -325,7 +327,7 @@ class PoolCpuKernel : public CpuKernel {
     if (kMax && IsPool2x2(g)) {
       bool rows = false;
       const bool vectorised = Pool2x2Vectorised<T>(g, &rows);
-      ParallelFor(planes, Pool2x2Grain(g), [&](int64_t begin, int64_t end) {
+      ParallelFor(planes, Pool2x2Grain(g, vectorised), [&](int64_t begin, int64_t end) {
         if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
           if (vectorised) {
             return MaxPool2x2Vectorised<T>(x + begin * hw, nullptr, y + begin * ohw, nullptr, end - begin, g.h,
@@ -385,7 +387,7 @@ class PoolGradCpuKernel : public CpuKernel {
       if (IsPool2x2(g)) {
         bool rows = false;
         const bool vectorised = Pool2x2Vectorised<T>(g, &rows);
-        ParallelFor(planes, Pool2x2Grain(g), [&](int64_t begin, int64_t end) {
+        ParallelFor(planes, Pool2x2Grain(g, vectorised), [&](int64_t begin, int64_t end) {
           if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
             if (vectorised) {
               return MaxPool2x2Vectorised<T>(x + begin * hw, dy + begin * ohw, nullptr, dx + begin * hw,
