@@ -171,7 +171,7 @@ struct Pool2x2Tables {
 // The block loop below is compiled for AVX-512 (x86-64-v4) alone and runs where the CPU has it: GCC 12
 // lowers vector comparisons to scalar code, lane by lane, in target_clones' clones (before it knows
 // their target), which made it slower than the scalar loops.
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define OPF_POOL_VECTORS 1
 #define OPF_POOL_TARGET __attribute__((target("arch=x86-64-v4")))
 inline bool PoolVectorsRun() {
