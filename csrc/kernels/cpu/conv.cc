@@ -5,7 +5,8 @@
 // (LeNet) still make one large GEMM and large ones (ResNet) one GEMM per sample written straight into
 // the output. im2col, col2im and the layout copies run in parallel over samples and channels with
 // ParallelFor; a GEMM is split across opforge's threads by blas::Sgemm (OpenBLAS itself on one thread).
-// float16 / bfloat16 are computed in float32 (converted into the workspace).
+// float16 / bfloat16 are computed in float32 (converted into the workspace). Small planes at unit stride
+// whose output is the input's size (LeNet's) take flat columns instead (FlatPlan, RunFlat).
 #include <algorithm>
 #include <cstring>
 #include <memory>

@@ -1,6 +1,8 @@
 // MaxPool, AvgPool (NCHW) and their gradients MaxPoolGrad, AvgPoolGrad (x, out, dout) -> dx, and
 // AdaptiveAvgPool2D with AdaptiveAvgPool2DGrad (dout) -> dx, with the
-// window math of opforge/functors/conv.h; the (sample, channel) planes run in parallel.
+// window math of opforge/functors/conv.h; the (sample, channel) planes run in parallel. MaxPool and
+// MaxPoolGrad with 2x2 windows at stride 2 and no padding go straight over the rows (IsPool2x2), in AVX-512
+// blocks where the CPU has it.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
