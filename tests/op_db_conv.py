@@ -231,6 +231,8 @@ CONV_VARIANTS = {
     "same k(3,2) s2": lambda: ops.Conv2D(out_channel=4, kernel_size=(3, 2), pad_mode="same", stride=2),
     "pad (1,2,0,1) d2": lambda: ops.Conv2D(out_channel=5, kernel_size=3, pad_mode="pad", pad=(1, 2, 0, 1), dilation=2),
     "same group2": lambda: ops.Conv2D(out_channel=4, kernel_size=3, pad_mode="same", group=2),
+    # unit strides, the output plane the input's: the CPU's flat columns on planes of up to 64 elements
+    "same k3": lambda: ops.Conv2D(out_channel=4, kernel_size=3, pad_mode="same"),
     "1x1": lambda: ops.Conv2D(out_channel=6, kernel_size=1),
     "pad 2 s(2,1) k5": lambda: ops.Conv2D(out_channel=6, kernel_size=5, pad_mode="pad", pad=2, stride=(2, 1)),
     # unit strides, no horizontal padding: the CPU's wide im2col layout, with vertical padding and groups

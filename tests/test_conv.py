@@ -39,6 +39,13 @@ def threads():
             (3, 2, 9, 9),
             {"out_channel": 4, "kernel_size": (2, 3), "pad_mode": "pad", "pad": (1, 0, 0, 0), "dilation": 2},
         ),
+        # Small planes the size of the output (flat columns): LeNet's two convolutions, several chunks of
+        # samples, an even kernel's uneven "same" padding with a dilation, a plane of one row
+        ((32, 1, 8, 8), {"out_channel": 32, "kernel_size": 3, "pad_mode": "same"}),
+        ((32, 32, 4, 4), {"out_channel": 64, "kernel_size": 3, "pad_mode": "same"}),
+        ((17, 64, 8, 8), {"out_channel": 8, "kernel_size": 3, "pad_mode": "same"}),
+        ((6, 5, 5, 7), {"out_channel": 7, "kernel_size": (2, 4), "pad_mode": "same", "dilation": (2, 1)}),
+        ((4, 3, 1, 9), {"out_channel": 2, "kernel_size": (1, 3), "pad_mode": "pad", "pad": (0, 0, 2, 0)}),
     ],
 )
 def test_conv2d_and_gradients_on_each_thread_count(threads, n_threads, shape, attrs, rng):
@@ -126,3 +133,42 @@ def test_max_pool_gradient_goes_to_the_first_maximum():
     x = Tensor(np.array([[[[1.0, 3.0], [3.0, 0.0]]]], np.float32))
     g = opforge.grad(lambda t: ops.MaxPool(2, 2)(t).sum())(x)
     np.testing.assert_array_equal(g.asnumpy(), [[[[0.0, 1.0], [0.0, 0.0]]]])
+
+
+def _max_pool_2x2_reference(x):
+    """MaxPool 2x2 stride 2 (valid) by MaxPoolArgmax's rule, and which window element (2 p + q) won."""
+    oh, ow = x.shape[2] // 2, x.shape[3] // 2
+    win = [x[:, :, p : 2 * oh : 2, q : 2 * ow : 2] for p in (0, 1) for q in (0, 1)]
+    m, k = win[0].copy(), np.zeros(win[0].shape, int)
+    for e in (1, 2, 3):
+        v = win[e]
+        take = ((v > m) | np.isnan(v)) & ~np.isnan(m)  # larger or a NaN, unless a NaN is already there
+        m, k = np.where(take, v, m), np.where(take, e, k)
+    return m, k
+
+
+# LeNet's planes (blocks of whole row pairs), blocks that end inside a plane, long rows (a multiple of 16
+# outputs) with an odd column, odd sizes, widths no vector path takes, and (the last three) enough planes
+# for two threads, one of them ending inside a plane
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize(
+    "shape",
+    [(32, 32, 8, 8), (32, 64, 4, 4), (1, 5, 6, 4), (3, 7, 12, 8), (2, 2, 5, 32), (1, 2, 6, 33), (2, 1, 4, 64),
+     (2, 3, 5, 7), (1, 3, 6, 6), (130, 64, 8, 8), (259, 127, 4, 4), (4, 40, 64, 64)],
+)  # fmt: skip
+def test_max_pool_2x2_and_its_gradient_match_the_first_maximum_rule(threads, n_threads, shape, rng):
+    threads(n_threads)
+    pool, grad = ops.MaxPool(kernel_size=2, strides=2), ops.MaxPoolGrad(kernel_size=2, strides=2)
+    base = rng.integers(-3, 3, shape).astype(np.float64)  # ties in most windows
+    base.reshape(-1)[rng.choice(base.size, base.size // 10, replace=False)] = np.nan
+    oh, ow = shape[2] // 2, shape[3] // 2
+    dy = rng.standard_normal((*shape[:2], oh, ow))
+    for dtype in (np.float32, np.float64, np.float16):
+        x, d = base.astype(dtype), dy.astype(dtype)
+        m, k = _max_pool_2x2_reference(x)
+        out = pool(Tensor(x)).asnumpy()
+        np.testing.assert_array_equal(out, m)
+        want = np.zeros(shape, dtype)
+        for e in range(4):
+            want[:, :, e // 2 : 2 * oh : 2, e % 2 : 2 * ow : 2] = np.where(k == e, d, 0)
+        np.testing.assert_array_equal(grad(Tensor(x), Tensor(out), Tensor(d)).asnumpy(), want)

@@ -5,7 +5,8 @@
 // (LeNet) still make one large GEMM and large ones (ResNet) one GEMM per sample written straight into
 // the output. im2col, col2im and the layout copies run in parallel over samples and channels with
 // ParallelFor; a GEMM is split across opforge's threads by blas::Sgemm (OpenBLAS itself on one thread).
-// float16 / bfloat16 are computed in float32 (converted into the workspace).
+// float16 / bfloat16 are computed in float32 (converted into the workspace). Small planes at unit stride
+// whose output is the input's size (LeNet's) take flat columns instead (FlatPlan, RunFlat).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -13,8 +14,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/gemm.h"
 #include "opforge/parallel.h"
 
 namespace opforge {
@@ -414,6 +416,200 @@ void RunConv(const ConvPlan& pl, const S* a, const S* b, S* out, S* ws) {
   });
 }
 
+// Small planes ("flat" columns: LeNet's 8x8 and 4x4). With unit strides and an output plane the size of the
+// input's (pad_mode same), output element e = (i, j) of kernel offset (kp, kq) reads input element e + off,
+// off = (kp * dh - pt) * w + kq * dw - pl, or the padding (a zero) where `valid` says so. With the chunk laid
+// channel-major, xc[c][s * hw + e], the im2col row of (c, kp, kq) is one masked copy of channel c's run
+// shifted by off, instead of oh runs of ow elements per sample (4x4 planes made the generic im2col 37,000
+// copies of 4 per LeNet step), and col2im the same masked, shifted add. A chunk's GEMM covers all its
+// samples. The runs are read up to `margin` elements past their ends (masked), so the channel-major
+// buffers have zeroed margins before and after.
+struct FlatPlan {
+  bool use = false;
+  int64_t hw = 0, khw = 0, margin = 0, nb = 1;  // nb: samples per chunk on one thread
+  std::vector<int64_t> off;                     // [khw]
+  // [khw][hw]: all ones where the input element is inside, zeros in the padding, as masks for the bits of a
+  // float and of a double (the copies go branch-free: a branch on the mask mispredicted at every plane edge)
+  std::vector<uint32_t> valid32;
+  std::vector<uint64_t> valid64;
+
+  template <typename S>
+  const auto* valid() const {
+    if constexpr (sizeof(S) == 4) {
+      return valid32.data();
+    } else {
+      return valid64.data();
+    }
+  }
+
+  void Init(const ConvPlan& pl) {
+    const Window2D& g = pl.g;
+    constexpr int64_t kMaxPlane = 64, kMaxColElements = int64_t{1} << 18;
+    use = !pl.empty && g.group == 1 && g.sh == 1 && g.sw == 1 && g.oh == g.h && g.ow == g.w &&
+          g.h * g.w <= kMaxPlane;
+    if (!use) return;
+    hw = g.h * g.w;
+    khw = g.kh * g.kw;
+    off.assign(static_cast<size_t>(khw), 0);
+    valid32.assign(static_cast<size_t>(khw * hw), 0);
+    valid64.assign(static_cast<size_t>(khw * hw), 0);
+    margin = 0;
+    for (int64_t kp = 0; kp < g.kh; ++kp) {
+      for (int64_t kq = 0; kq < g.kw; ++kq) {
+        const int64_t kk = kp * g.kw + kq, dy = kp * g.dh - g.pt, dx = kq * g.dw - g.pl;
+        off[kk] = dy * g.w + dx;
+        margin = std::max(margin, off[kk] < 0 ? -off[kk] : off[kk]);
+        for (int64_t i = 0; i < g.h; ++i) {
+          for (int64_t j = 0; j < g.w; ++j) {
+            const bool inside = i + dy >= 0 && i + dy < g.h && j + dx >= 0 && j + dx < g.w;
+            valid32[kk * hw + i * g.w + j] = inside ? ~uint32_t{0} : 0;
+            valid64[kk * hw + i * g.w + j] = inside ? ~uint64_t{0} : 0;
+          }
+        }
+      }
+    }
+    nb = std::max<int64_t>(1, std::min(g.n, kMaxColElements / std::max<int64_t>(1, pl.k * hw)));
+  }
+  // Scratch of a chunk of nb samples: the channel-major input (or dx) with its margins, the columns and the
+  // channel-major output (or dy).
+  int64_t scratch_elements(const ConvPlan& pl, int64_t samples) const {
+    return 2 * margin + (pl.g.c + pl.k + pl.g.oc) * samples * hw;
+  }
+};
+
+// xc[c][s * hw + e] = t[b0 + s][c][e] (t with `channels` channels) for c < channels, s < nb, and back.
+template <typename S>
+void ToChannelMajor(const S* t, int64_t channels, int64_t hw, int64_t b0, int64_t nb, S* xc) {
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t s = 0; s < nb; ++s)
+      std::memcpy(xc + (c * nb + s) * hw, t + ((b0 + s) * channels + c) * hw, static_cast<size_t>(hw) * sizeof(S));
+}
+
+template <typename S>
+void FromChannelMajor(const S* xc, int64_t channels, int64_t hw, int64_t b0, int64_t nb, S* t) {
+  for (int64_t s = 0; s < nb; ++s)
+    for (int64_t c = 0; c < channels; ++c)
+      std::memcpy(t + ((b0 + s) * channels + c) * hw, xc + (c * nb + s) * hw, static_cast<size_t>(hw) * sizeof(S));
+}
+
+// v where the mask's bits are all ones, +0 where they are zeros.
+template <typename S, typename U>
+inline S Masked(S v, U mask) {
+  U u;
+  std::memcpy(&u, &v, sizeof u);
+  u &= mask;
+  std::memcpy(&v, &u, sizeof u);
+  return v;
+}
+
+// col[(c, kk)][s * hw + e] = valid[kk][e] ? xc[c][s * hw + e + off[kk]] : 0.
+template <typename S, typename U>
+OPF_VECTOR_CLONES void FlatIm2Col(const S* __restrict xc, int64_t channels, int64_t nb, int64_t hw, int64_t khw,
+                                  const int64_t* off, const U* valid, S* __restrict col) {
+  const int64_t cols = nb * hw;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kk = 0; kk < khw; ++kk) {
+      const S* __restrict src = xc + c * cols + off[kk];
+      S* __restrict dst = col + (c * khw + kk) * cols;
+      const U* __restrict m = valid + kk * hw;
+      for (int64_t s = 0; s < nb; ++s) {
+        for (int64_t e = 0; e < hw; ++e) dst[s * hw + e] = Masked(src[s * hw + e], m[e]);
+      }
+    }
+  }
+}
+
+// dxc[c][s * hw + e + off[kk]] += col[(c, kk)][s * hw + e] where valid[kk][e]: dxc zeroed before, margins
+// included (the masked elements add zeros there).
+template <typename S, typename U>
+OPF_VECTOR_CLONES void FlatCol2Im(const S* __restrict col, int64_t channels, int64_t nb, int64_t hw, int64_t khw,
+                                  const int64_t* off, const U* valid, S* __restrict dxc) {
+  const int64_t cols = nb * hw;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kk = 0; kk < khw; ++kk) {
+      const S* __restrict src = col + (c * khw + kk) * cols;
+      S* __restrict dst = dxc + c * cols + off[kk];
+      const U* __restrict m = valid + kk * hw;
+      for (int64_t s = 0; s < nb; ++s) {
+        for (int64_t e = 0; e < hw; ++e) dst[s * hw + e] += Masked(src[s * hw + e], m[e]);
+      }
+    }
+  }
+}
+
+// One chunk, samples [b0, b0 + nb), of problem kKind (a, b, out as in RunConv) in `scratch`
+// (FlatPlan::scratch_elements(nb)); the filter gradient adds beta * dw.
+template <typename S, ConvKind kKind>
+void FlatChunk(const ConvPlan& pl, const FlatPlan& fp, const S* a, const S* b, S* out, S beta, int64_t b0, int64_t nb,
+               S* scratch) {
+  const Window2D& g = pl.g;
+  const int64_t hw = fp.hw, cols = nb * hw;
+  S* xc = scratch + fp.margin;  // [c][cols], margins on both sides
+  S* col = xc + g.c * cols + fp.margin;
+  S* yc = col + pl.k * cols;  // [oc][cols]
+  std::fill(scratch, xc, S(0));
+  std::fill(xc + g.c * cols, col, S(0));
+  if constexpr (kKind == ConvKind::kForward) {  // y = W col
+    ToChannelMajor(a, g.c, hw, b0, nb, xc);
+    FlatIm2Col(xc, g.c, nb, hw, fp.khw, fp.off.data(), fp.template valid<S>(), col);
+    Gemm<S>(false, false, g.oc, cols, pl.k, b, pl.k, col, cols, S(0), yc, cols);
+    FromChannelMajor(yc, g.oc, hw, b0, nb, out);
+  } else if constexpr (kKind == ConvKind::kInput) {  // col = W^T dy, then col2im
+    ToChannelMajor(a, g.oc, hw, b0, nb, yc);
+    Gemm<S>(true, false, pl.k, cols, g.oc, b, pl.k, yc, cols, S(0), col, cols);
+    std::fill(xc, xc + g.c * cols, S(0));
+    FlatCol2Im(col, g.c, nb, hw, fp.khw, fp.off.data(), fp.template valid<S>(), xc);
+    FromChannelMajor(xc, g.c, hw, b0, nb, out);
+  } else {  // dW (+)= dy col^T
+    ToChannelMajor(b, g.c, hw, b0, nb, xc);
+    FlatIm2Col(xc, g.c, nb, hw, fp.khw, fp.off.data(), fp.template valid<S>(), col);
+    ToChannelMajor(a, g.oc, hw, b0, nb, yc);
+    Gemm<S>(false, true, g.oc, pl.k, cols, yc, cols, col, cols, beta, out, pl.k);
+  }
+}
+
+// Problem kKind over the batch by flat chunks: on one thread in `ws` (scratch_elements(fp.nb)); on
+// several, the samples split across the threads, each with its own scratch and single-threaded GEMMs, the
+// filter gradient summing the threads' partial dw.
+template <typename S, ConvKind kKind>
+void RunFlat(const ConvPlan& pl, const FlatPlan& fp, const S* a, const S* b, S* out, S* ws) {
+  const Window2D& g = pl.g;
+  const int64_t n = g.n, threads = ParallelThreads();
+  const int64_t macs = g.n * g.oc * pl.k * g.oh * g.ow;
+  if (threads <= 1 || n < 2 || macs < (int64_t{1} << 20)) {  // below: a second thread costs as much as it saves
+    for (int64_t b0 = 0; b0 < n; b0 += fp.nb) {
+      FlatChunk<S, kKind>(pl, fp, a, b, out, b0 == 0 ? S(0) : S(1), b0, std::min(fp.nb, n - b0), ws);
+    }
+    return;
+  }
+  const int64_t w_elements = g.oc * pl.k;
+  const int64_t per_thread = std::min(fp.nb, (n + threads - 1) / threads);
+  // Few columns per thread (large filters on small images, ResNet-50's late stages): splitting the samples
+  // would have each thread stream all the weights; RunConv splits the channels instead.
+  constexpr int64_t kMinColumnsPerThread = 256;
+  if (per_thread * fp.hw < kMinColumnsPerThread) {
+    RunConv<S, kKind>(pl, a, b, out, ws);
+    return;
+  }
+  BlasOneThread one_thread;
+  std::mutex mu;
+  if constexpr (kKind == ConvKind::kFilter) std::fill(out, out + w_elements, S(0));
+  ParallelFor((n + per_thread - 1) / per_thread, 1, [&](int64_t begin, int64_t end) {
+    const int64_t part = kKind == ConvKind::kFilter ? w_elements : 0;
+    std::unique_ptr<S[]> scratch(new S[static_cast<size_t>(fp.scratch_elements(pl, per_thread) + part)]);
+    S* dw = scratch.get() + fp.scratch_elements(pl, per_thread);
+    for (int64_t ch = begin; ch < end; ++ch) {
+      const int64_t b0 = ch * per_thread, nb = std::min(per_thread, n - b0);
+      FlatChunk<S, kKind>(pl, fp, a, b, kKind == ConvKind::kFilter ? dw : out, ch == begin ? S(0) : S(1), b0, nb,
+                          scratch.get());
+    }
+    if constexpr (kKind == ConvKind::kFilter) {
+      std::lock_guard<std::mutex> lock(mu);
+      for (int64_t e = 0; e < w_elements; ++e) out[e] += dw[e];
+    }
+  });
+}
+
 
 template <typename T, ConvKind kKind>
 class ConvCpuKernel : public CpuKernel {
@@ -441,10 +637,13 @@ class ConvCpuKernel : public CpuKernel {
               "For '" << op << "', the filter shape " << ShapeToString(w) << " does not match the input "
                       << ShapeToString(x) << ", the output " << ShapeToString(y) << " and the attrs.");
     plan_.Init(g);
+    flat_.Init(plan_);
     n_x_ = g.n * g.c * g.h * g.w;
     n_w_ = g.oc * (g.c / g.group) * g.kh * g.kw;
     n_y_ = g.n * g.oc * g.oh * g.ow;
+    // (RunFlat hands some multi-threaded problems to RunConv: room for both)
     int64_t ws = plan_.empty ? 0 : plan_.col_elements() + plan_.tmp_elements();
+    if (flat_.use) ws = std::max(ws, flat_.scratch_elements(plan_, flat_.nb));
     if (kConvert) ws += n_x_ + n_w_ + n_y_;
     SetWorkspaceBytes(ws * static_cast<int64_t>(sizeof(S)));
   }
@@ -478,7 +677,11 @@ class ConvCpuKernel : public CpuKernel {
       in1 = args.input<T>(1);
       out = args.output<T>(0);
     }
-    RunConv<S, kKind>(plan_, in0, in1, out, scratch);
+    if (flat_.use) {
+      RunFlat<S, kKind>(plan_, flat_, in0, in1, out, scratch);
+    } else {
+      RunConv<S, kKind>(plan_, in0, in1, out, scratch);
+    }
     if constexpr (kConvert) {
       T* o = args.output<T>(0);
       ParallelFor(n_out, kParallelGrain, [&](int64_t begin, int64_t end) {
@@ -495,6 +698,7 @@ class ConvCpuKernel : public CpuKernel {
   }
 
   ConvPlan plan_;
+  FlatPlan flat_;
   int64_t n_x_ = 0, n_w_ = 0, n_y_ = 0;
 };
 

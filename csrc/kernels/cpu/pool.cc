@@ -1,10 +1,15 @@
 // MaxPool, AvgPool (NCHW) and their gradients MaxPoolGrad, AvgPoolGrad (x, out, dout) -> dx, and
 // AdaptiveAvgPool2D with AdaptiveAvgPool2DGrad (dout) -> dx, with the
-// window math of opforge/functors/conv.h; the (sample, channel) planes run in parallel.
+// window math of opforge/functors/conv.h; the (sample, channel) planes run in parallel. MaxPool and
+// MaxPoolGrad with 2x2 windows at stride 2 and no padding go straight over the rows (IsPool2x2), in AVX-512
+// blocks where the CPU has it.
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cpu/conv_geometry.h"
+#include "kernels/cpu/elementwise.h"
 #include "opforge/parallel.h"
 
 namespace opforge {
@@ -68,6 +73,236 @@ void MaxPoolRow(const T* __restrict xp, const Window2D& g, int64_t i, compute_t<
   }
 }
 
+// 2x2 windows at stride 2 without padding (LeNet's, most CNNs' pooling): each output reads its own four
+// inputs. The generic path's per-row set-up (window bounds, scratch rows) cost more than the maxima on
+// small planes (a MaxPool of 32x32x8x8 took ~100 us); these loops run straight over the rows.
+inline bool IsPool2x2(const Window2D& g) {
+  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.pt == 0 && g.pl == 0 && 2 * g.oh <= g.h &&
+         2 * g.ow <= g.w;
+}
+
+// MaxPoolArgmax's rule for one step of the scan (v the next window element, cur the maximum so far): take
+// v when it is larger or a NaN, unless cur is already a NaN. The scan of (a, b, c, d) equals the pairwise
+// (a, b), (c, d) then the two winners (earlier winners keep ties and NaNs), so both give the same maximum
+// and the same (first) place.
+template <typename C>
+inline bool MaxTakes(C v, C cur) {
+  return ((v > cur) | (v != v)) & (cur == cur);  // (x != x: x is NaN)
+}
+
+// The maxima of the 2x2 windows of `planes` [h, w] planes: output (i, j) of a plane from input rows 2i and
+// 2i + 1, columns 2j and 2j + 1.
+template <typename T>
+OPF_VECTOR_CLONES void MaxPool2x2Rows(const T* __restrict x, T* __restrict y, int64_t planes, int64_t h, int64_t w,
+                                      int64_t oh, int64_t ow) {
+  using C = compute_t<T>;
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    for (int64_t i = 0; i < oh; ++i) {
+      const T* __restrict top = x + pl * h * w + 2 * i * w;
+      const T* __restrict bot = top + w;
+      T* __restrict out = y + (pl * oh + i) * ow;
+      for (int64_t j = 0; j < ow; ++j) {
+        const C a = Load(top[2 * j]), b = Load(top[2 * j + 1]), c = Load(bot[2 * j]), d = Load(bot[2 * j + 1]);
+        const C ab = math::Select(MaxTakes(b, a), b, a);
+        const C cd = math::Select(MaxTakes(d, c), d, c);
+        out[j] = Store<T>(math::Select(MaxTakes(cd, ab), cd, ab));
+      }
+    }
+  }
+}
+
+// MaxPoolGrad of the 2x2 windows: dy of each window to its maximum (the forward's place), zeros to the
+// other three; the rows and columns no window covers (odd h or w) get zeros.
+template <typename T>
+OPF_VECTOR_CLONES void MaxPoolGrad2x2Rows(const T* __restrict x, const T* __restrict dy, T* __restrict dx,
+                                          int64_t planes, int64_t h, int64_t w, int64_t oh, int64_t ow) {
+  using C = compute_t<T>;
+  const T zero = Store<T>(C(0));
+  for (int64_t pl = 0; pl < planes; ++pl) {
+    for (int64_t i = 0; i < oh; ++i) {
+      const T* __restrict top = x + pl * h * w + 2 * i * w;
+      const T* __restrict bot = top + w;
+      T* __restrict dtop = dx + pl * h * w + 2 * i * w;
+      T* __restrict dbot = dtop + w;
+      const T* __restrict d = dy + (pl * oh + i) * ow;
+      for (int64_t j = 0; j < ow; ++j) {
+        const C a = Load(top[2 * j]), b = Load(top[2 * j + 1]), c = Load(bot[2 * j]), e = Load(bot[2 * j + 1]);
+        const bool take_b = MaxTakes(b, a), take_e = MaxTakes(e, c);
+        const C ab = math::Select(take_b, b, a), ce = math::Select(take_e, e, c);
+        const bool bottom = MaxTakes(ce, ab);
+        const C g = Load(d[j]);
+        dtop[2 * j] = Store<T>(math::Select(!bottom & !take_b, g, C(0)));
+        dtop[2 * j + 1] = Store<T>(math::Select(!bottom & take_b, g, C(0)));
+        dbot[2 * j] = Store<T>(math::Select(bottom & !take_e, g, C(0)));
+        dbot[2 * j + 1] = Store<T>(math::Select(bottom & take_e, g, C(0)));
+      }
+      for (int64_t col = 2 * ow; col < w; ++col) dtop[col] = dbot[col] = zero;
+    }
+    T* __restrict rest = dx + pl * h * w + 2 * oh * w;
+    for (int64_t e = 0; e < (h - 2 * oh) * w; ++e) rest[e] = zero;
+  }
+}
+
+// The same on float and double in vectors of L = 64 bytes (one AVX-512 register): a block of L outputs
+// reads 4 vectors of inputs, either L / ow whole row pairs (L a multiple of ow, the planes tiled exactly:
+// LeNet's 4- and 2-wide outputs) or the top and bottom runs of L outputs of one row pair (ow a multiple
+// of L); fixed permutations pick each window element's vector out of them and spread the gradient back.
+template <typename S>
+struct Pool2x2Tables {
+  static constexpr int L = 64 / static_cast<int>(sizeof(S));
+  using I = std::conditional_t<sizeof(S) == 4, int32_t, int64_t>;
+  // With `run` outputs per row pair in a block (ow, or L for long rows): pick[pq][o] is where window
+  // element pq (2 p + q) of output o lies in the block's 4 L inputs; input k belongs to output out[k] as its
+  // window element pq[k].
+  I pick[4][L], out[4 * L], pq[4 * L];
+
+  explicit Pool2x2Tables(int64_t run) {
+    for (int k = 0; k < 4 * L; ++k) {
+      const int64_t r = k / (4 * run), rem = k % (4 * run), p = rem / (2 * run), col = rem % (2 * run);
+      out[k] = static_cast<I>(r * run + col / 2);
+      pq[k] = static_cast<I>(2 * p + col % 2);
+    }
+    for (int e = 0; e < 4; ++e) {
+      for (int o = 0; o < L; ++o) {
+        pick[e][o] = static_cast<I>((o / run) * 4 * run + (e / 2) * 2 * run + 2 * (o % run) + e % 2);
+      }
+    }
+  }
+};
+
+// The block loop below is compiled for AVX-512 (x86-64-v4) alone and runs where the CPU has it: GCC 12
+// lowers vector comparisons to scalar code, lane by lane, in target_clones' clones (before it knows
+// their target), which made it slower than the scalar loops.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OPF_POOL_VECTORS 1
+#define OPF_POOL_TARGET __attribute__((target("arch=x86-64-v4")))
+inline bool PoolVectorsRun() {
+  static const bool v4 = __builtin_cpu_supports("x86-64-v4");
+  return v4;
+}
+#else
+#define OPF_POOL_VECTORS 0
+#define OPF_POOL_TARGET
+inline bool PoolVectorsRun() { return false; }
+#endif
+
+// Whether the vector path takes this pooling: an AVX-512 CPU, and exact tiling and L a multiple of ow
+// (`rows`: blocks of whole row pairs), or ow a multiple of L.
+template <typename T>
+inline bool Pool2x2Vectorised(const Window2D& g, bool* rows) {
+  if constexpr (OPF_POOL_VECTORS && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    if (!PoolVectorsRun()) return false;
+    constexpr int64_t L = Pool2x2Tables<T>::L;
+    *rows = g.h == 2 * g.oh && g.w == 2 * g.ow && L % g.ow == 0;
+    return *rows || g.ow % L == 0;
+  }
+  (void)g;
+  *rows = false;
+  return false;
+}
+
+// MaxPool (dx null) or MaxPoolGrad of `blocks` blocks of L outputs (see above). Everything is written out
+// in this one function: a helper compiled for the baseline x86-64 would have its vector operations
+// lowered to scalar code.
+template <typename S>
+OPF_POOL_TARGET void Pool2x2Blocks(const S* x, const S* dy, S* y, S* dx, int64_t blocks, int64_t h, int64_t w,
+                                     int64_t oh, int64_t ow, bool rows) {
+  using Tab = Pool2x2Tables<S>;
+  using I = typename Tab::I;
+  constexpr int64_t L = Tab::L;
+  typedef S V __attribute__((vector_size(64)));
+  typedef I M __attribute__((vector_size(64)));
+  const Tab tab(rows ? ow : L);
+  M pick[4], out[4], pq[4];
+  std::memcpy(pick, tab.pick, sizeof(pick));
+  std::memcpy(out, tab.out, sizeof(out));
+  std::memcpy(pq, tab.pq, sizeof(pq));
+  const M one = M{} + 1, low = M{} + (2 * L - 1), half = M{} + 2 * L;
+  const int64_t per_row = rows ? 0 : ow / L;
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    int64_t in, o, down;  // the block's top run, its first output, its bottom run's distance from the top
+    if (rows) {
+      o = blk * L;
+      in = 4 * o;
+      down = 2 * L;
+    } else {
+      const int64_t r = blk / per_row, jb = blk % per_row, pl = r / oh, i = r % oh;
+      in = pl * h * w + 2 * i * w + 2 * jb * L;
+      o = r * ow + jb * L;
+      down = w;
+    }
+    V z[4];
+    std::memcpy(&z[0], x + in, 2 * sizeof(V));
+    std::memcpy(&z[2], x + in + down, 2 * sizeof(V));
+    V win[4];  // the window elements a, b, c, d of the L outputs
+    for (int e = 0; e < 4; ++e) {
+      const M local = pick[e] & low, upper = pick[e] < half;
+      const V lo = __builtin_shuffle(z[0], z[1], local), hi = __builtin_shuffle(z[2], z[3], local);
+      win[e] = reinterpret_cast<V>((reinterpret_cast<M>(lo) & upper) | (reinterpret_cast<M>(hi) & ~upper));
+    }
+    // MaxTakes lane by lane (lanes of a comparison are -1 where true), then the pairwise maxima.
+    const M tb = ((win[1] > win[0]) | (win[1] != win[1])) & (win[0] == win[0]);
+    const M td = ((win[3] > win[2]) | (win[3] != win[3])) & (win[2] == win[2]);
+    const V ab = reinterpret_cast<V>((reinterpret_cast<M>(win[1]) & tb) | (reinterpret_cast<M>(win[0]) & ~tb));
+    const V cd = reinterpret_cast<V>((reinterpret_cast<M>(win[3]) & td) | (reinterpret_cast<M>(win[2]) & ~td));
+    const M bottom = ((cd > ab) | (cd != cd)) & (ab == ab);
+    if (dx == nullptr) {
+      const V m = reinterpret_cast<V>((reinterpret_cast<M>(cd) & bottom) | (reinterpret_cast<M>(ab) & ~bottom));
+      std::memcpy(y + o, &m, sizeof(V));
+      continue;
+    }
+    const M winner = (bottom & ((td & one) + 2)) | (~bottom & (tb & one));
+    V g;
+    std::memcpy(&g, dy + o, sizeof(V));
+    V dz[4];
+    for (int e = 0; e < 4; ++e) {
+      const V ge = __builtin_shuffle(g, out[e]);
+      const M we = __builtin_shuffle(winner, out[e]);
+      dz[e] = reinterpret_cast<V>(reinterpret_cast<M>(ge) & (we == pq[e]));
+    }
+    std::memcpy(dx + in, &dz[0], 2 * sizeof(V));
+    std::memcpy(dx + in + down, &dz[2], 2 * sizeof(V));
+  }
+}
+
+// MaxPool (dx null) or MaxPoolGrad of `planes` planes: the vector blocks, then what they leave (the row
+// pairs after the last whole block, or the columns and rows no window covers) by the scalar loops.
+template <typename S>
+void MaxPool2x2Vectorised(const S* x, const S* dy, S* y, S* dx, int64_t planes, int64_t h, int64_t w, int64_t oh,
+                          int64_t ow, bool rows) {
+  constexpr int64_t L = Pool2x2Tables<S>::L;
+  if (!rows) {
+    Pool2x2Blocks(x, dy, y, dx, planes * oh * (ow / L), h, w, oh, ow, false);
+    if (dx == nullptr) return;
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      S* plane = dx + pl * h * w;
+      for (int64_t i = 0; i < 2 * oh; ++i) std::fill(plane + i * w + 2 * ow, plane + (i + 1) * w, S(0));
+      std::fill(plane + 2 * oh * w, plane + h * w, S(0));
+    }
+    return;
+  }
+  const int64_t total = planes * oh * ow, whole = total / L * L;
+  Pool2x2Blocks(x, dy, y, dx, whole / L, h, w, oh, ow, true);
+  if (whole == total) return;
+  // The blocks end on a row pair (ow divides L): the rest, from row pair `pairs` of plane `done` on.
+  const int64_t done = whole / (oh * ow), pairs = whole / ow - done * oh, skip = done * h * w + pairs * 2 * w;
+  if (dx == nullptr) {
+    MaxPool2x2Rows(x + skip, y + whole, 1, h - 2 * pairs, w, oh - pairs, ow);
+    MaxPool2x2Rows(x + (done + 1) * h * w, y + (done + 1) * oh * ow, planes - done - 1, h, w, oh, ow);
+  } else {
+    MaxPoolGrad2x2Rows(x + skip, dy + whole, dx + skip, 1, h - 2 * pairs, w, oh - pairs, ow);
+    MaxPoolGrad2x2Rows(x + (done + 1) * h * w, dy + (done + 1) * oh * ow, dx + (done + 1) * h * w, planes - done - 1,
+                       h, w, oh, ow);
+  }
+}
+
+// Planes per task: enough work to pay for a thread. The vector blocks take about 0.1 ns an input
+// element (LeNet's first MaxPoolGrad, 64K elements: 10 us), so they split only above 8 grains: waking
+// the second thread cost more than it saved there, the more so on busy cores.
+inline int64_t Pool2x2Grain(const Window2D& g, bool vectorised) {
+  return std::max<int64_t>(1, (vectorised ? 8 : 1) * kParallelGrain / std::max<int64_t>(1, g.h * g.w));
+}
+
 // Per thread: a row's maxima and their places.
 template <typename T>
 struct RowScratch {
@@ -91,6 +326,20 @@ class PoolCpuKernel : public CpuKernel {
     const Window2D g = g_;
     const int64_t planes = g.n * g.c, hw = g.h * g.w, ohw = g.oh * g.ow;
     if (planes == 0 || ohw == 0) return;
+    if (kMax && IsPool2x2(g)) {
+      bool rows = false;
+      const bool vectorised = Pool2x2Vectorised<T>(g, &rows);
+      ParallelFor(planes, Pool2x2Grain(g, vectorised), [&](int64_t begin, int64_t end) {
+        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+          if (vectorised) {
+            return MaxPool2x2Vectorised<T>(x + begin * hw, nullptr, y + begin * ohw, nullptr, end - begin, g.h,
+                                           g.w, g.oh, g.ow, rows);
+          }
+        }
+        MaxPool2x2Rows(x + begin * hw, y + begin * ohw, end - begin, g.h, g.w, g.oh, g.ow);
+      });
+      return;
+    }
     ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw * g.kh * g.kw)),
                 [&](int64_t begin, int64_t end) {
                   RowScratch<T> row(kMax ? g.ow : 0);
@@ -137,6 +386,20 @@ class PoolGradCpuKernel : public CpuKernel {
     if (planes == 0 || hw == 0) return;
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, hw + ohw * g.kh * g.kw));
     if constexpr (kMax) {
+      if (IsPool2x2(g)) {
+        bool rows = false;
+        const bool vectorised = Pool2x2Vectorised<T>(g, &rows);
+        ParallelFor(planes, Pool2x2Grain(g, vectorised), [&](int64_t begin, int64_t end) {
+          if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+            if (vectorised) {
+              return MaxPool2x2Vectorised<T>(x + begin * hw, dy + begin * ohw, nullptr, dx + begin * hw,
+                                             end - begin, g.h, g.w, g.oh, g.ow, rows);
+            }
+          }
+          MaxPoolGrad2x2Rows(x + begin * hw, dy + begin * ohw, dx + begin * hw, end - begin, g.h, g.w, g.oh, g.ow);
+        });
+        return;
+      }
       if (g.sh >= g.kh && g.sw >= g.kw) {  // disjoint windows: an input element gets one gradient at most
         ParallelFor(planes, grain, [&](int64_t begin, int64_t end) {
           RowScratch<T> row(g.ow);
