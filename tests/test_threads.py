@@ -104,13 +104,23 @@ EXPORT void visit_each(int64_t n, int32_t* hits) {
   });
 }
 
-// The regions run serially after `late` regions whose caller waited longer than it worked.
+// How many regions run serially after `late` late regions (an on-time one first: the count starts again).
 EXPORT int serial_regions_after(int late) {
-  for (int i = 0; i < late; ++i) opforge::detail::RecordRegion(1, 2);
-  opforge::detail::RecordRegion(2, 1);  // an on-time region: the count starts again
+  opforge::detail::RecordRegion(2, 1);
   for (int i = 0; i < late; ++i) opforge::detail::RecordRegion(1, 2);
   int serial = 0;
   while (opforge::detail::BackOff()) ++serial;
+  return serial;
+}
+
+// After a back-off, each late try backs off twice as long.
+EXPORT int serial_regions_after_late_tries(int tries) {
+  int serial = 0;
+  for (int i = 0; i < tries; ++i) {
+    opforge::detail::RecordRegion(1, 2);
+    serial = 0;
+    while (opforge::detail::BackOff()) ++serial;
+  }
   return serial;
 }
 """
@@ -142,6 +152,9 @@ def test_chunked_regions_visit_each_element_once(two_threads, chunks_probe, n):
 
 
 def test_regions_back_off_to_one_thread_after_two_late_ones_in_a_row(chunks_probe):
-    assert chunks_probe.serial_regions_after(1) == 0  # one late region, then an on-time one: no back-off
+    assert chunks_probe.serial_regions_after(1) == 0  # one late region: no back-off
     assert chunks_probe.serial_regions_after(2) == 64  # kSerialRegions, then the threads again
+    assert chunks_probe.serial_regions_after_late_tries(1) == 128  # the try was late: twice as long
+    assert chunks_probe.serial_regions_after_late_tries(7) == 8192  # up to kMaxSerialRegions
+    assert chunks_probe.serial_regions_after(2) == 64  # a region on time started the count again
     assert chunks_probe.serial_regions_after(0) == 0

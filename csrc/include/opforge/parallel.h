@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <ctime>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -82,14 +83,18 @@ inline void ParallelFor(int64_t n, int64_t grain, F&& body) {
 
 namespace detail {
 
-// When a parallel region's other threads come late (the OS runs another process on their cores), the
-// caller waits for them at the region's end longer than it worked: two such regions in a row and the
-// next kSerialRegions run on the calling thread alone, then a region tries the threads again.
+// When a parallel region's other threads come late (the OS runs another process on their cores, or
+// shares the caller's with them), the region takes longer than the caller alone would have. Two such regions in a row and the
+// next kSerialRegions run on the calling thread alone; then a region tries the threads again, and if it
+// is late too, twice as many run alone (up to kMaxSerialRegions), so that the tries cost little while
+// the cores stay taken. A region on time starts the count again.
 constexpr int kSerialRegions = 64;
+constexpr int kMaxSerialRegions = 8192;
 
 struct Contention {
-  std::atomic<int> serial{0};   // regions left to run serially
-  std::atomic<int> strikes{0};  // late regions in a row
+  std::atomic<int> serial{0};               // regions left to run serially
+  std::atomic<int> strikes{0};              // late regions in a row
+  std::atomic<int> span{kSerialRegions};    // how many run serially at the next back-off
 };
 
 __attribute__((visibility("hidden"))) inline Contention& contention() {
@@ -102,14 +107,28 @@ inline int64_t NowNs() {
       .count();
 }
 
-// Record one region: the caller worked `worked` ns, then waited `waited` ns for the others.
-inline void RecordRegion(int64_t worked, int64_t waited) {
+// The CPU time of the calling thread (ns): what its chunks cost, however the OS shared its core.
+inline int64_t ThreadCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return int64_t{t.tv_sec} * 1000000000 + t.tv_nsec;
+}
+
+// Record one region: it took `wall` ns, where one thread alone would have taken about `serial` ns (the
+// caller's CPU time per chunk times the chunks). Slower than that, it was late.
+inline void RecordRegion(int64_t serial, int64_t wall) {
   Contention& c = contention();
-  if (waited <= worked) {
+  if (wall <= serial) {
     c.strikes.store(0, std::memory_order_relaxed);
-  } else if (c.strikes.fetch_add(1, std::memory_order_relaxed) + 1 >= 2) {
+    c.span.store(kSerialRegions, std::memory_order_relaxed);
+    return;
+  }
+  const int span = c.span.load(std::memory_order_relaxed);
+  const int needed = span > kSerialRegions ? 1 : 2;  // after a back-off, one late try is enough
+  if (c.strikes.fetch_add(1, std::memory_order_relaxed) + 1 >= needed) {
     c.strikes.store(0, std::memory_order_relaxed);
-    c.serial.store(kSerialRegions, std::memory_order_relaxed);
+    c.serial.store(span, std::memory_order_relaxed);
+    c.span.store(std::min(2 * span, kMaxSerialRegions), std::memory_order_relaxed);
   }
 }
 
@@ -139,16 +158,19 @@ inline void ParallelForChunks(int64_t n, int64_t grain, F&& body) {
     const int64_t chunk = (n + pieces - 1) / pieces;
     std::atomic<int64_t> next{0};
     const int64_t start = detail::NowNs();
-    int64_t caller_done = start;
+    int64_t caller_cpu = 0, caller_chunks = 0;
 #pragma omp parallel num_threads(static_cast<int>(want))
     {
+      const bool caller = omp_get_thread_num() == 0;
+      const int64_t cpu = caller ? detail::ThreadCpuNs() : 0;
+      int64_t done = 0;
       for (int64_t c = next.fetch_add(1, std::memory_order_relaxed); c * chunk < n;
-           c = next.fetch_add(1, std::memory_order_relaxed)) {
+           c = next.fetch_add(1, std::memory_order_relaxed), ++done) {
         body(c * chunk, std::min(n, (c + 1) * chunk));
       }
-      if (omp_get_thread_num() == 0) caller_done = detail::NowNs();
+      if (caller) caller_cpu = detail::ThreadCpuNs() - cpu, caller_chunks = done;
     }
-    detail::RecordRegion(caller_done - start, detail::NowNs() - caller_done);
+    if (caller_chunks > 0) detail::RecordRegion(caller_cpu * pieces / caller_chunks, detail::NowNs() - start);
     return;
   }
 #endif

@@ -30,7 +30,7 @@ class AddNCpuKernel : public CpuKernel {
     T* out = args.output<T>(0);
     const T* const* p = xs.data();
     const int64_t k = k_;
-    ParallelFor(n_, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, k_)), [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, k_)), [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) out[i] = AddNAt(p, k, i);
     });
   }

@@ -45,7 +45,7 @@ class BiasAddCpuKernel : public CpuKernel {
     const AddOp add;
     if (c == 0 || outer_ == 0 || inner == 0) return;
     if (inner == 1) {  // channel last: every row of C elements gets the whole bias vector
-      ParallelFor(outer_, std::max<int64_t>(1, kParallelGrain / c), [&](int64_t begin, int64_t end) {
+      ParallelForChunks(outer_, std::max<int64_t>(1, kParallelGrain / c), [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
           const T* xr = x + r * c;
           T* outr = out + r * c;
@@ -55,7 +55,7 @@ class BiasAddCpuKernel : public CpuKernel {
       return;
     }
     // Channel first: plane p (of `inner` elements) belongs to channel p % C.
-    ParallelFor(outer_ * c, std::max<int64_t>(1, kParallelGrain / inner), [&](int64_t begin, int64_t end) {
+    ParallelForChunks(outer_ * c, std::max<int64_t>(1, kParallelGrain / inner), [&](int64_t begin, int64_t end) {
       for (int64_t p = begin; p < end; ++p) {
         const compute_t<T> b = Load(bias[p % c]);
         const T* xp = x + p * inner;

@@ -30,22 +30,22 @@ class BroadcastBinaryCpuKernel : public CpuKernel {
     const BroadcastPlan& p = plan_;
     switch (p.kind) {
       case BroadcastPlan::kSame:
-        ParallelFor(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+        ParallelForChunks(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
           Run(op, a + begin, true, b + begin, true, out + begin, end - begin);
         });
         break;
       case BroadcastPlan::kScalarA:
-        ParallelFor(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+        ParallelForChunks(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
           Run(op, a, false, b + begin, true, out + begin, end - begin);
         });
         break;
       case BroadcastPlan::kScalarB:
-        ParallelFor(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+        ParallelForChunks(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
           Run(op, a + begin, true, b, false, out + begin, end - begin);
         });
         break;
       case BroadcastPlan::kGeneral:
-        ParallelFor(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+        ParallelForChunks(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
           p.ForEachRun(begin, end, [&](int64_t o, int64_t ia, int64_t ib, int64_t n) {
             Run(op, a + ia, p.a_strides.back() != 0, b + ib, p.b_strides.back() != 0, out + o, n);
           });

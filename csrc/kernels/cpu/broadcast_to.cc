@@ -34,17 +34,17 @@ class BroadcastToCpuKernel : public CpuKernel {
     const BroadcastPlan& p = plan_;
     switch (p.kind) {
       case BroadcastPlan::kSame:  // as many elements as the output: the same data
-        ParallelFor(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+        ParallelForChunks(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
           std::memcpy(y + begin, x + begin, static_cast<size_t>(end - begin) * sizeof(E));
         });
         break;
       case BroadcastPlan::kScalarA:  // one element everywhere
-        ParallelFor(p.numel, kParallelGrain,
+        ParallelForChunks(p.numel, kParallelGrain,
                     [&](int64_t begin, int64_t end) { std::fill(y + begin, y + end, x[0]); });
         break;
       case BroadcastPlan::kScalarB:  // cannot happen: the second operand is the output itself
       case BroadcastPlan::kGeneral:
-        ParallelFor(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+        ParallelForChunks(p.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
           const bool moves = p.a_strides.back() != 0;
           p.ForEachRun(begin, end, [&](int64_t o, int64_t ix, int64_t, int64_t n) {
             if (moves) {

@@ -26,7 +26,7 @@ class RangeCpuKernel : public CpuKernel {
   void Launch(const KernelArgs& args) override {
     T* out = args.output<T>(0);
     const RangeOp<T> op = op_;
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
+    ParallelForChunks(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) out[i] = op(i);
     });
   }
