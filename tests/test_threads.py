@@ -104,8 +104,10 @@ EXPORT void visit_each(int64_t n, int32_t* hits) {
   });
 }
 
-// How many regions run serially after `late` late regions (an on-time one first: the count starts again).
+// How many regions run serially after `late` late regions (an on-time one first: the count starts again;
+// and no back-off left by the regions of other tests).
 EXPORT int serial_regions_after(int late) {
+  opforge::detail::contention().serial.store(0);
   opforge::detail::RecordRegion(2, 1);
   for (int i = 0; i < late; ++i) opforge::detail::RecordRegion(1, 2);
   int serial = 0;
