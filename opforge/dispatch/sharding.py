@@ -63,6 +63,7 @@ __all__ = [
     "is_sharded",
     "layout_of",
     "local_of",
+    "pending_of",
     "replicated",
     "read_cost",
     "redistribution_cost",
@@ -223,6 +224,12 @@ class ShardedValue:
 
 def is_sharded(t) -> bool:
     return isinstance(t, Tensor) and getattr(t, "_data", None).__class__ is ShardedValue
+
+
+def pending_of(t):
+    """``(how, axes)`` of a tensor holding pending partial results, else None."""
+    data = getattr(t, "_data", None) if isinstance(t, Tensor) else None
+    return data.pending if data.__class__ is ShardedValue else None
 
 
 def layout_of(t) -> TensorLayout:
@@ -514,7 +521,9 @@ class ShardPlan:
     taken as it comes); ``outputs``: the layout of each output; ``partial``: per output, the reduction
     ("sum", "max", "min", "prod", "mean") and the mesh axes over which the local results are partial;
     ``args``: the arguments of the local call where they differ (local shapes), by position;
-    ``local``: the primitive of the local call (default: the same)."""
+    ``local``: the primitive of the local call (default: the same); ``keep_partial``: the inputs read as
+    their pending partial blocks, not completed (a linear operator: its ``partial`` output then holds the
+    same partial results; the rule gives such an input the layout it has)."""
 
     inputs: list
     outputs: list
@@ -522,6 +531,7 @@ class ShardPlan:
     args: dict = field(default_factory=dict)
     local: Optional[object] = None
     keep_whole: set = field(default_factory=set)  # written Parameters updated by blocks, gathered back whole
+    keep_partial: set = field(default_factory=set)
 
 
 _REDUCE_OPS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "mean": "sum"}
@@ -651,6 +661,8 @@ class ShardInterpreter(Interpreter):
                 local_args.append(kept_whole[i])
             elif i in plan.args:
                 local_args.append(plan.args[i])
+            elif i in plan.keep_partial:  # a linear operator: the partial block as it is, still partial
+                local_args.append(a._data.local)
             elif isinstance(a, Tensor) and want is not None:
                 local_args.append(self._as_layout(prim, i, a, want))
             elif isinstance(a, (tuple, list)) and a and isinstance(want, (tuple, list)):

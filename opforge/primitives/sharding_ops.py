@@ -22,19 +22,23 @@ from opforge.dispatch.sharding import (
     ShardPlan,
     TensorLayout,
     coords,
+    layout_of,
     mesh_with_repeat,
     optimizer_updates,
+    pending_of,
     read_cost,
     replicated,
     set_collective_ops,
     sharding_rules,
 )
+from opforge.dtype import float_type
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
 from opforge.primitives import comm_ops as K
 from opforge.primitives import math_ext_ops as X
 from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
+from opforge.tensor import Tensor
 
 __all__ = ["elementwise_rule", "world_size"]
 
@@ -222,14 +226,14 @@ def elementwise_rule(nout: int = 1):
             mesh = mesh_with_repeat(world_size(), axes, prim.name)
             out_dims = [k + 1 for k in range(rank)]
             lay_out = TensorLayout.make(mesh, out_dims)
-            return _elementwise_plan(args, pos, shapes, out_shape, lay_out, nout)
+            return _elementwise_plan(prim, args, pos, shapes, out_shape, lay_out, nout)
         # propagation: the output follows one input's layout (the others' splits filling its whole dims);
         # of those, the one moving the fewest elements, then splitting most; ties go to the first input
         best, best_key = None, None
         for first in range(max(len(pos), 1)):
             order = pos[first:] + pos[:first]
             lay_out = _follow_inputs(order, [shapes[pos.index(i)] for i in order], layouts, out_shape)
-            plan = _elementwise_plan(args, pos, shapes, out_shape, lay_out, nout)
+            plan = _elementwise_plan(prim, args, pos, shapes, out_shape, lay_out, nout)
             split = sum(d is not None for d in lay_out.dims)
             key = (_plan_cost(plan, args, tuple(out_shape)), -split)
             if best_key is None or key < best_key:
@@ -253,8 +257,9 @@ def _follow_inputs(order, shapes, layouts, out_shape) -> TensorLayout:
     return TensorLayout(mesh, _drop_repeats(out_dims))
 
 
-def _elementwise_plan(args, pos, shapes, out_shape, lay_out: TensorLayout, nout: int) -> ShardPlan:
-    """Each input laid out as the output on the dims it does not broadcast."""
+def _elementwise_plan(prim, args, pos, shapes, out_shape, lay_out: TensorLayout, nout: int) -> ShardPlan:
+    """Each input laid out as the output on the dims it does not broadcast; pending partial sums read by a
+    linear operator kept pending (``_keep_partial``)."""
     rank = len(out_shape)
     inputs = [None] * len(args)
     for i, s in zip(pos, shapes):
@@ -262,7 +267,56 @@ def _elementwise_plan(args, pos, shapes, out_shape, lay_out: TensorLayout, nout:
             lay_out.dims[rank - len(s) + j] if s[j] == out_shape[rank - len(s) + j] else None for j in range(len(s))
         ]
         inputs[i] = lay_out.with_dims(dims)
-    return ShardPlan(inputs=inputs, outputs=[lay_out] * nout)
+    return _keep_partial(prim, args, ShardPlan(inputs=inputs, outputs=[lay_out] * nout))
+
+
+# Linear operators -> the inputs that may hold pending partial sums: the sum of the ranks' results is the
+# result of the sum (a scale, a negation, a float cast, the sum of two partial sums of one reduction)
+_LINEAR = {P.Neg: (0,), A.Cast: (0,), P.Mul: (0, 1), P.RealDiv: (0,), P.Div: (0,), P.Add: (0, 1), P.Sub: (0, 1)}
+
+
+def _keep_partial(prim, args, plan: ShardPlan) -> ShardPlan:
+    """A linear operator reading pending partial sums (or means) of one reduction, each in the layout it
+    has, keeps them pending: its output holds the partial results of the same reduction, completed (a
+    ReduceScatter or an AllReduce) once by the reader that needs them. An Add or Sub of a partial sum and a
+    whole operand counts the whole one once per reduction: only the ranks at coordinate 0 of the pending
+    axes add it (the others add zero); a partial mean adds it on every rank (the mean of ``p_i + r`` is
+    ``mean(p) + r``). Otherwise ``plan`` is unchanged (the inputs completed as they are read)."""
+    slots = _LINEAR.get(type(prim))
+    partial = [i for i, a in enumerate(args) if pending_of(a) is not None]
+    if slots is None or not partial or any(i not in slots for i in partial):
+        return plan
+    how, axes = pending = pending_of(args[partial[0]])
+    out = plan.outputs[0]
+    if (
+        how not in ("sum", "mean")
+        or any(pending_of(args[i]) != pending or plan.inputs[i] != layout_of(args[i]) for i in partial)
+        or set(out.dims) & set(axes)  # the output split over a pending axis: a ReduceScatter first
+        or (type(prim) is P.Mul and len(partial) > 1)  # a product of two partial sums is not linear
+        or (type(prim) is A.Cast and args[1] not in float_type)
+    ):
+        return plan
+    whole = [i for i in slots if i not in partial and type(prim) in (P.Add, P.Sub)]
+    if whole:
+        other = args[whole[0]]
+        if isinstance(other, bool) or not isinstance(other, (Tensor, int, float)):
+            return plan
+        here = coords(get_rank(), out.mesh)
+        if how == "sum" and any(here[a] for a in axes):
+            plan.local = _with_zero(prim, whole[0])
+    plan.keep_partial = set(partial)
+    plan.partial = {0: pending}
+    return plan
+
+
+def _with_zero(prim, k: int):
+    """``prim``'s local call with argument ``k`` replaced by zeros (of its block's shape and dtype)."""
+
+    def local(*args):
+        zero = _zeros_like(args[k]) if isinstance(args[k], Tensor) else type(args[k])(0)
+        return prim(*(zero if i == k else a for i, a in enumerate(args)))
+
+    return local
 
 
 _ELEMENTWISE = (
@@ -356,7 +410,11 @@ def _cheapest_matmul_plan(args, layouts, mesh, ta: bool, tb: bool, batch: int) -
 def _plan_cost(plan: ShardPlan, args, out_shape: tuple) -> float:
     """The elements a rank receives to run ``plan``: its inputs given the plan's layouts (``read_cost``),
     and its partial output completed (at least a ReduceScatter; its reader decides)."""
-    cost = sum(read_cost(args[i], want) for i, want in enumerate(plan.inputs) if want is not None)
+    cost = sum(
+        read_cost(args[i], want)
+        for i, want in enumerate(plan.inputs)
+        if want is not None and i not in plan.keep_partial  # kept partial: read as it is
+    )
     for k, (_, axes) in plan.partial.items():
         out = plan.outputs[k]
         block = math.prod(out.local_shape(out_shape))

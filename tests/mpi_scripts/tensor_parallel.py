@@ -27,6 +27,7 @@ parser.add_argument("--optimizer", default="momentum", choices=["momentum", "ada
 parser.add_argument("--steps", type=int, default=4)
 parser.add_argument("--mode", default="semi_auto_parallel")
 parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
+parser.add_argument("--weight-decay", type=float, default=0.0, help="the optimizer's weight_decay")
 parser.add_argument(
     "--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "zero-semi", "seqpar"]
 )
@@ -187,11 +188,11 @@ def train(tensor_parallel: bool, data):
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     params = net.trainable_params()
     if args.optimizer == "adam":
-        opt = nn.Adam(params, learning_rate=0.01)
+        opt = nn.Adam(params, learning_rate=0.01, weight_decay=args.weight_decay)
     elif args.optimizer == "momentum":
-        opt = nn.Momentum(params, learning_rate=0.05, momentum=0.9)
+        opt = nn.Momentum(params, learning_rate=0.05, momentum=0.9, weight_decay=args.weight_decay)
     else:
-        opt = nn.SGD(params, learning_rate=0.1)
+        opt = nn.SGD(params, learning_rate=0.1, weight_decay=args.weight_decay)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
     losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data[:-1]]
     # The last step and a forward pass alone: the collectives the interpreter ran in each
@@ -208,6 +209,9 @@ def train(tensor_parallel: bool, data):
         assert len(graph.traces()) == 1 and graph.traced == 1, graph
         if args.model.startswith("zero"):  # the gradients reduce-scattered and the weights all-gathered by the replay
             explained = graph.explain()
+            counts["trace"] = {k: explained.count(f"  {k}") for k in ("AllReduce", "ReduceScatter", "AllGather")}
+            if get_rank() == 0:
+                print("TRACE", json.dumps(counts["trace"]), flush=True)
             assert "ReduceScatter" in explained and "AllGather" in explained, explained
     return net, losses, opt
 
