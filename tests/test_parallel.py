@@ -176,6 +176,24 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
 
 
 @needs_mpi
+@pytest.mark.parametrize("model, n", [("zero", 2), ("zero", 4), ("zero-semi", 2)])
+def test_optimizer_parallel_with_weight_decay_reduce_scatters_the_gradients(model, n):
+    """Adam(weight_decay=...) traced in GRAPH_MODE: the decay's Add (gradient + decay * weight) keeps the
+    gradient's partial sum pending, so the update of a weight's block still reduce-scatters it."""
+    argv = [str(SCRIPTS / "tensor_parallel.py"), "--model", model, "--optimizer", "adam", "--graph"]
+    job = run_job([*argv, "--weight-decay", "0.01"], n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert _tp_ok(job.stdout)[0] <= 1e-5
+    trace = json.loads(re.search(r"TRACE (.*)", job.stdout).group(1))
+    # the same collectives as without decay (zero: the four parameters' gradients reduce-scattered)
+    assert trace == (
+        {"AllReduce": 0, "ReduceScatter": 4, "AllGather": 4}
+        if model == "zero"
+        else {"AllReduce": 3, "ReduceScatter": 2, "AllGather": 4}
+    )
+
+
+@needs_mpi
 def test_graph_mode_optimizer_parallel_reads_a_weight_set_between_replays():
     job = run_job([str(SCRIPTS / "graph_set_data.py")], n=2, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr
@@ -211,6 +229,20 @@ def test_a_partial_sum_read_split_two_ways_is_reduced_once(n):
     assert job.returncode == 0, job.stdout + job.stderr
     counts = json.loads(re.search(r"PARTIAL-OK \S+ (.*)", job.stdout).group(1))
     assert counts.get("ReduceScatter") == 1 and counts.get("AlltoAll") == 1 and "AllReduce" not in counts
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_linear_operators_keep_a_partial_sum_pending(n):
+    """Row-parallel MatMuls' partial sums through ``* 2.0``, Neg, a whole bias subtracted, the sum of two
+    partial sums and ``/ 4.0``, then a row-split ReLU: one ReduceScatter completes them (no AllReduce), and
+    the result equals NumPy's (the bias counted once: only the ranks at coordinate 0 subtract it)."""
+    job = run_job([str(SCRIPTS / "partial_linear.py")], n=n, timeout=120)
+    assert job.returncode == 0, job.stdout + job.stderr
+    got = json.loads(re.search(r"LINEAR-OK \S+ (.*)", job.stdout).group(1))
+    assert got["counts"].get("ReduceScatter") == 1 and "AllReduce" not in got["counts"]
+    # one ReduceScatter of the (8n, 4n) output: each rank receives (n - 1)/n of it
+    assert got["volume"] == {"ReduceScatter": 32 * n * n * (n - 1) // n}
 
 
 @needs_mpi
