@@ -26,7 +26,9 @@ call reaches its ``process_primitive``, which
   wraps the outputs;
 * keeps an output's partial results pending (``ShardedValue.pending``) until an operator reads it: a
   ReduceScatter when the reader wants it split along a dim over a pending axis, else an AllReduce (the
-  outermost cell's outputs are completed as it returns);
+  outermost cell's outputs are completed as it returns); a linear operator (a scale, Neg, Add or Sub of
+  partial sums, ``ShardPlan.keep_partial``) reads the partial blocks as they are and its output stays
+  pending;
 * runs an operator without a rule on replicated inputs, warning once with its name.
 
 A tape above this interpreter records the global calls, and its backward pass (bprops are primitives)

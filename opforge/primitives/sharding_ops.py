@@ -294,6 +294,7 @@ def _keep_partial(prim, args, plan: ShardPlan) -> ShardPlan:
         or set(out.dims) & set(axes)  # the output split over a pending axis: a ReduceScatter first
         or (type(prim) is P.Mul and len(partial) > 1)  # a product of two partial sums is not linear
         or (type(prim) is A.Cast and args[1] not in float_type)
+        or (type(prim) in (P.RealDiv, P.Div) and args[0].dtype not in float_type)  # an integer quotient rounds
     ):
         return plan
     whole = [i for i in slots if i not in partial and type(prim) in (P.Add, P.Sub)]
