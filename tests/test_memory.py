@@ -338,3 +338,27 @@ def test_no_leak_over_many_iterations(rng):
     assert _delta(s0, s1, "misses") == 0  # steady state: every output reuses a cached block
     assert _delta(s0, s1, "hits") == 900
     assert s1["bytes_reserved"] == s0["bytes_reserved"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t: ops.Mul()(t, 0.01),  # a weak scalar: the plan converts it on every call
+        lambda t: ops.Add()(t, t),
+        lambda t: ops.Cast()(t, opforge.float64),
+        lambda t: ops.Assign()(t, ops.ZerosLike()(t)),  # an in-place write
+    ],
+    ids=["weak-scalar", "tensors", "constant", "in-place"],
+)
+def test_a_cached_plan_keeps_no_argument_alive(call):
+    """The plan a call builds is cached for every later call with the same metas: it must not hold the
+    first call's arguments (a Parameter decayed by an optimizer stayed alive, with its memory, after its
+    network was dropped)."""
+    import weakref
+
+    t = opforge.Parameter(opforge.Tensor(np.ones((3, 5), np.float32)), name="w")
+    call(t)
+    alive = weakref.ref(t)
+    del t
+    gc.collect()
+    assert alive() is None

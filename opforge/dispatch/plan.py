@@ -451,10 +451,10 @@ def _tensors_only(call: _Call, writes: bool) -> bool:
 def _scalar_converter(prim, call: _Call):
     """``convert(position, value) -> array``: a weak scalar as the kernel's 0-d input (the FastPlan
     converts the common ones itself; this one raises the operator's errors)."""
-    device = get_device(call.backend)
+    device, targets = get_device(call.backend), call.targets  # not the call: the cached plan would keep its args
 
     def convert(i, value):
-        target = call.targets[i]
+        target = targets[i]
         binding.check_scalar_fits(prim.name, prim._arg_name(i), value, target)
         return device.scalar(value, target.np_dtype)
 
