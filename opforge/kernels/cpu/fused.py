@@ -58,7 +58,7 @@ def _pointers(group: FusedGroup) -> list:
     lines = [f"  const T s{k} = s[{k}];" for k in range(len(group.scalars))]
     lines += [f"  const T* __restrict in{k} = in[{k}];" for k in range(group.n_inputs)]
     lines += [f"  T* __restrict out{k} = out[{k}];" for k in range(len(group.outputs))]
-    return lines + ["  (void)s;"]
+    return lines + ["  (void)s;", "  (void)out;  // a reduction may write nothing else"]
 
 
 def _scalars(group: FusedGroup) -> list:
