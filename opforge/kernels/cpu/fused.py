@@ -144,21 +144,22 @@ _SEGMENT, _LANES = 16384, 8
 def _reducing_body(group: FusedGroup) -> list:
     """``Segments`` folds value ``reduction.value`` over segments of the reduced rows into partial
     results (the other outputs written on the way); the entry combines each row's partials in order.
-    With two passes a block of the segment is folded again (from the accumulators it started from)
-    when its first pass met an argument outside a vector path's domain: the same lanes in the same order."""
+    With two passes a block's values are computed first (at the full vector width; again, by the
+    functors, when an argument fell outside a vector path's domain), then folded: the same lanes in the
+    same order."""
     red = group.reduction
     length, segments = red.row, -(-red.row // _SEGMENT)
     where = f"i % {group.row}" if group.row else "i"  # an input broadcast along rows of group.row
+    combine = "acc[{lane}] = R::Combine(acc[{lane}], R::Widen({value}));"
 
-    def fold(indent: str, first: str, last: str, apply: str | None = None) -> list:
+    def computed(indent: str, lane: str) -> list:
+        return [*loop_body(group, indent, where), indent + combine.format(lane=lane, value=f"v{red.value}")]
+
+    def buffered(indent: str, lane: str) -> list:
+        return [indent + combine.format(lane=lane, value="values[i - base]")]
+
+    def fold(indent: str, first: str, last: str, element) -> list:
         """Elements [first, last) of the segment, _LANES at a time, the rest (at the segment's end) on lane 0."""
-        body = (
-            functools.partial(loop_body, group) if apply is None else functools.partial(loop_body, group, apply=apply)
-        )
-
-        def element(indent: str, lane: str) -> list:
-            return [*body(indent, where), f"{indent}acc[{lane}] = R::Combine(acc[{lane}], R::Widen(v{red.value}));"]
-
         return [
             f"{indent}int64_t j = {first};",
             f"{indent}for (; j + {_LANES} <= {last}; j += {_LANES}) {{",
@@ -170,6 +171,18 @@ def _reducing_body(group: FusedGroup) -> list:
             f"{indent}for (; j < {last}; ++j) {{",
             f"{indent}  const int64_t i = row * {length} + j;",
             *element(indent + "  ", "0"),
+            f"{indent}}}",
+        ]
+
+    def values(indent: str, apply: str | None = None) -> list:
+        """The block's values into ``values`` (the outputs written on the way)."""
+        body = (
+            loop_body(group, indent + "  ", where) if apply is None else loop_body(group, indent + "  ", where, apply)
+        )
+        return [
+            f"{indent}for (int64_t i = base; i < base + (stop - start); ++i) {{",
+            *body,
+            f"{indent}  values[i - base] = v{red.value};",
             f"{indent}}}",
         ]
 
@@ -187,20 +200,17 @@ def _reducing_body(group: FusedGroup) -> list:
         f"    for (int l = 0; l < {_LANES}; ++l) acc[l] = R::Identity();",
         "    if constexpr (kTwoPasses) {",
         f"      for (int64_t start = first; start < last; start += {_BLOCK}) {{  // a multiple of {_LANES}",
-        f"        const int64_t stop = std::min<int64_t>(start + {_BLOCK}, last);",
-        f"        A before[{_LANES}];",
-        f"        for (int l = 0; l < {_LANES}; ++l) before[l] = acc[l];",
+        f"        const int64_t stop = std::min<int64_t>(start + {_BLOCK}, last), base = row * {length} + start;",
+        f"        T values[{_BLOCK}];",
         "        int outside = 0;",
-        "        {",
-        *fold("          ", "start", "stop", _FAST),
-        "        }",
+        *values("        ", _FAST),
         "        if (outside != 0) {",
-        f"          for (int l = 0; l < {_LANES}; ++l) acc[l] = before[l];",
-        *fold("          ", "start", "stop"),
+        *values("          "),
         "        }",
+        *fold("        ", "start", "stop", buffered),
         "      }",
         "    } else {",
-        *fold("      ", "first", "last"),
+        *fold("      ", "first", "last", computed),
         "    }",
         "    A total = acc[0];",
         f"    for (int l = 1; l < {_LANES}; ++l) total = R::Combine(total, acc[l]);",
