@@ -337,3 +337,54 @@ def test_a_reduction_over_leading_dims_is_not_fused(axis):
     jf = opforge.jit(f)
     np.testing.assert_allclose(jf(x).asnumpy(), f(x).asnumpy())
     assert [getattr(s.prim, "name", "fused") for s in jf.traces()[0].program] == ["fused", "ReduceSum"]
+
+
+def _with_outliers(n: int, seed: int) -> np.ndarray:
+    """float32 in [-10, 10], but the 2nd and 4th blocks of 1024 hold values beyond the trig functors' vector
+    path (|x| > 6000, inf, NaN): those blocks take the fused loop's second pass, the others only its first."""
+    x = (np.random.default_rng(seed).random(n) * 20 - 10).astype(np.float32)
+    x[[1024 + 5, 3 * 1024 + 700]] = [7.5e5, -np.inf]
+    x[3 * 1024 + 3] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("row", [0, 131], ids=["flat", "broadcast-row"])
+def test_sin_cos_tan_fused_give_their_kernels_bits(row):
+    """Sin, Cos and Tan take their vector path in a fused loop's first pass (opforge/fused_loop.h); a block
+    with an argument beyond it (an input, or a value computed in the loop) is computed again by the functors.
+    Either way each element is what the unfused kernels give, bit for bit (no a * b + c here to contract)."""
+    sin, cos, tan, mul, add = ops.Sin(), ops.Cos(), ops.Tan(), ops.Mul(), ops.Add()
+
+    def f(a, b):
+        s = sin(a)
+        c = cos(mul(s, b))  # |s * b| up to 9000: beyond the vector path where b is
+        return tan(add(c, a)), c
+
+    n = 5 * 1024 + 37 if not row else 40 * row
+    a = opforge.Tensor(_with_outliers(n, 4).reshape((-1, row) if row else (n,)))
+    b_np = np.full(row or n, 0.5, np.float32)
+    b_np[17 if row else 2 * 1024 + 9] = 9000.0
+    b = opforge.Tensor(b_np)
+    fused, unfused = opforge.jit(f), opforge.jit(f, fuse=False)
+    fused(a, b)  # traced (the kernels run one by one)
+    got, want = fused(a, b), unfused(a, b)  # replayed: one fused kernel
+    assert len(fused.traces()[0].program) == 1, fused.explain()
+    for g, w in zip(got, want):
+        assert g.asnumpy().tobytes() == w.asnumpy().tobytes()
+
+
+def test_a_fused_reduction_of_sin_folds_its_kernels_values():
+    """A reduced block whose first pass met an argument beyond Sin's vector path is folded again from the
+    accumulators it started from: the sum equals the fused sum of the unfused kernel's values."""
+    sin, neg, rsum = ops.Sin(), ops.Neg(), ops.ReduceSum()
+    x = opforge.Tensor(_with_outliers((1 << 15) + 37, 5))  # two segments of 16384
+    x_np = x.asnumpy().copy()
+    x_np[[3 * 1024 + 3, 3 * 1024 + 700]] = 1.0  # NaN, inf: would hide the sum
+    x = opforge.Tensor(x_np)
+    fused, folded = opforge.jit(lambda a: rsum(sin(a))), opforge.jit(lambda v: rsum(neg(neg(v))))
+    values = sin(x)
+    fused(x), folded(values)  # traced (the kernels run one by one)
+    got, want = fused(x), folded(values)  # replayed: the same folds of the same values
+    assert len(fused.traces()[0].program) == 1 and len(folded.traces()[0].program) == 1
+    assert got.asnumpy().tobytes() == want.asnumpy().tobytes()
+    np.testing.assert_allclose(got.asnumpy(), np.sum(np.sin(x_np.astype(np.float64))), rtol=1e-5)

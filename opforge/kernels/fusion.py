@@ -136,10 +136,11 @@ def functor_headers() -> list:
     return sorted(f"opforge/functors/{p.name}" for p in folder.glob("*.h"))
 
 
-def loop_body(group: FusedGroup, indent: str, row_index: str) -> list:
+def loop_body(group: FusedGroup, indent: str, row_index: str, apply: str = "static_cast<T>({functor}({args}))") -> list:
     """The C++ statements for element ``i`` (both backends): ``in<k>`` and ``out<k>`` are the
     arrays, ``s<k>`` the scalars, ``T`` the element type; an input repeated along rows is read at
-    ``row_index`` (the element's place in its row), a single value at 0."""
+    ``row_index`` (the element's place in its row), a single value at 0. ``apply`` is the C++ of a
+    functor's application (``{functor}``: its construction, ``{args}``: the operands)."""
 
     def ref(kind: str, j: int) -> str:
         if kind == "scalar":
@@ -152,7 +153,7 @@ def loop_body(group: FusedGroup, indent: str, row_index: str) -> list:
     lines = []
     for k, e in enumerate(group.expressions):
         args = ", ".join(ref(kind, j) for kind, j in e.operands)
-        lines.append(f"{indent}const T v{k} = static_cast<T>({e.functor}({args}));")
+        lines.append(f"{indent}const T v{k} = {apply.format(functor=e.functor, args=args)};")
     lines += [f"{indent}out{k}[i] = v{e};" for k, e in enumerate(group.outputs)]
     return lines
 

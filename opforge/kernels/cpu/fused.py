@@ -40,6 +40,7 @@ def cpp_source(group: FusedGroup) -> str:
     lines += [
         '#include "opforge/kernel.h"  // the kernel ABI: the loader binds the thread count through it',
         '#include "opforge/parallel.h"',
+        '#include "opforge/fused_loop.h"  // the two passes of Sin, Cos and Tan',
         "#include <vector>",
         "#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)",
         '#define OPF_FUSED_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))',
@@ -57,7 +58,7 @@ def _pointers(group: FusedGroup) -> list:
     lines = [f"  const T s{k} = s[{k}];" for k in range(len(group.scalars))]
     lines += [f"  const T* __restrict in{k} = in[{k}];" for k in range(group.n_inputs)]
     lines += [f"  T* __restrict out{k} = out[{k}];" for k in range(len(group.outputs))]
-    return lines + ["  (void)s;"]
+    return lines + ["  (void)s;", "  (void)out;  // a reduction may write nothing else"]
 
 
 def _scalars(group: FusedGroup) -> list:
@@ -73,20 +74,56 @@ _HEAD = (
 )
 
 
+# Sin, Cos and Tan take a block's first pass on their vector path (opforge/fused_loop.h): a block is
+# computed again, with the functors themselves, only when an argument fell outside its domain.
+_BLOCK = 1024
+_FAST = "opforge::fused::Fast<T>(outside, {functor}, {args})"
+
+
+def _two_passes(group: FusedGroup) -> str:
+    """The C++ constant: whether ``group``'s loop takes the two passes (a functor with a vector path)."""
+    functors = "".join(f", decltype({e.functor})" for e in group.expressions)
+    return f"constexpr bool kTwoPasses = opforge::fused::kAnyVectorPath<T{functors}>;"
+
+
+def _units(group: FusedGroup, indent: str, first: str, last: str, apply: str | None = None) -> list:
+    """The loop computing units [first, last): elements, or rows of ``group.row`` elements."""
+    body = functools.partial(loop_body, group) if apply is None else functools.partial(loop_body, group, apply=apply)
+    if not group.row:
+        return [f"{indent}for (int64_t i = {first}; i < {last}; ++i) {{", *body(indent + "  ", "i"), f"{indent}}}"]
+    return [
+        f"{indent}for (int64_t r = {first}; r < {last}; ++r) {{",
+        f"{indent}  for (int64_t j = 0; j < {group.row}; ++j) {{",
+        f"{indent}    const int64_t i = r * {group.row} + j;",
+        *body(indent + "    ", "j"),
+        f"{indent}  }}",
+        f"{indent}}}",
+    ]
+
+
 def _elementwise_body(group: FusedGroup) -> list:
     """``Body`` over [begin, end) elements (or rows of the broadcast inputs), split across threads."""
-    lines = ["OPF_FUSED_CLONES void Body(const T* const* in, T* const* out, const T* s, int64_t begin, int64_t end) {"]
-    lines += _pointers(group)
-    if group.row:  # [begin, end) are rows of `row` elements: the broadcast inputs read at j
-        lines.append("  for (int64_t r = begin; r < end; ++r) {")
-        lines.append(f"    for (int64_t j = 0; j < {group.row}; ++j) {{")
-        lines.append(f"      const int64_t i = r * {group.row} + j;")
-        lines += loop_body(group, "      ", "j")
-        lines += ["    }", "  }", "}", "}  // namespace", ""]
-    else:
-        lines.append("  for (int64_t i = begin; i < end; ++i) {")
-        lines += loop_body(group, "    ", "i")
-        lines += ["  }", "}", "}  // namespace", ""]
+    block = max(1, _BLOCK // max(group.row, 1))  # units
+    lines = [
+        _two_passes(group),
+        "OPF_FUSED_CLONES void Body(const T* const* in, T* const* out, const T* s, int64_t begin, int64_t end) {",
+        *_pointers(group),
+        "  if constexpr (kTwoPasses) {",
+        f"    for (int64_t first = begin; first < end; first += {block}) {{",
+        f"      const int64_t last = std::min<int64_t>(first + {block}, end);",
+        "      int outside = 0;",
+        *_units(group, "      ", "first", "last", _FAST),
+        "      if (outside != 0) {",
+        *_units(group, "        ", "first", "last"),
+        "      }",
+        "    }",
+        "  } else {",
+        *_units(group, "    ", "begin", "end"),
+        "  }",
+        "}",
+        "}  // namespace",
+        "",
+    ]
     return lines + [
         *_HEAD,
         *_scalars(group),
@@ -106,18 +143,53 @@ _SEGMENT, _LANES = 16384, 8
 
 def _reducing_body(group: FusedGroup) -> list:
     """``Segments`` folds value ``reduction.value`` over segments of the reduced rows into partial
-    results (the other outputs written on the way); the entry combines each row's partials in order."""
+    results (the other outputs written on the way); the entry combines each row's partials in order.
+    With two passes a block's values are computed first (at the full vector width; again, by the
+    functors, when an argument fell outside a vector path's domain), then folded: the same lanes in the
+    same order."""
     red = group.reduction
     length, segments = red.row, -(-red.row // _SEGMENT)
     where = f"i % {group.row}" if group.row else "i"  # an input broadcast along rows of group.row
+    combine = "acc[{lane}] = R::Combine(acc[{lane}], R::Widen({value}));"
 
-    def element(indent: str, lane: str) -> list:
-        fold = f"{indent}acc[{lane}] = R::Combine(acc[{lane}], R::Widen(v{red.value}));"
-        return [*loop_body(group, indent, where), fold]
+    def computed(indent: str, lane: str) -> list:
+        return [*loop_body(group, indent, where), indent + combine.format(lane=lane, value=f"v{red.value}")]
+
+    def buffered(indent: str, lane: str) -> list:
+        return [indent + combine.format(lane=lane, value="values[i - base]")]
+
+    def fold(indent: str, first: str, last: str, element) -> list:
+        """Elements [first, last) of the segment, _LANES at a time, the rest (at the segment's end) on lane 0."""
+        return [
+            f"{indent}int64_t j = {first};",
+            f"{indent}for (; j + {_LANES} <= {last}; j += {_LANES}) {{",
+            f"{indent}  for (int l = 0; l < {_LANES}; ++l) {{",
+            f"{indent}    const int64_t i = row * {length} + j + l;",
+            *element(indent + "    ", "l"),
+            f"{indent}  }}",
+            f"{indent}}}",
+            f"{indent}for (; j < {last}; ++j) {{",
+            f"{indent}  const int64_t i = row * {length} + j;",
+            *element(indent + "  ", "0"),
+            f"{indent}}}",
+        ]
+
+    def values(indent: str, apply: str | None = None) -> list:
+        """The block's values into ``values`` (the outputs written on the way)."""
+        body = (
+            loop_body(group, indent + "  ", where) if apply is None else loop_body(group, indent + "  ", where, apply)
+        )
+        return [
+            f"{indent}for (int64_t i = base; i < base + (stop - start); ++i) {{",
+            *body,
+            f"{indent}  values[i - base] = v{red.value};",
+            f"{indent}}}",
+        ]
 
     lines = [
         f"using R = opforge::{red.reducer}<T>;",
         "using A = typename R::A;",
+        _two_passes(group),
         "OPF_FUSED_CLONES void Segments(const T* const* in, T* const* out, const T* s, A* partial, int64_t begin,",
         "                               int64_t end) {",
         *_pointers(group),
@@ -126,16 +198,19 @@ def _reducing_body(group: FusedGroup) -> list:
         f"    const int64_t last = std::min<int64_t>(first + {_SEGMENT}, {length});",
         f"    A acc[{_LANES}];",
         f"    for (int l = 0; l < {_LANES}; ++l) acc[l] = R::Identity();",
-        "    int64_t j = first;",
-        f"    for (; j + {_LANES} <= last; j += {_LANES}) {{",
-        f"      for (int l = 0; l < {_LANES}; ++l) {{",
-        f"        const int64_t i = row * {length} + j + l;",
-        *element("        ", "l"),
+        "    if constexpr (kTwoPasses) {",
+        f"      for (int64_t start = first; start < last; start += {_BLOCK}) {{  // a multiple of {_LANES}",
+        f"        const int64_t stop = std::min<int64_t>(start + {_BLOCK}, last), base = row * {length} + start;",
+        f"        T values[{_BLOCK}];",
+        "        int outside = 0;",
+        *values("        ", _FAST),
+        "        if (outside != 0) {",
+        *values("          "),
+        "        }",
+        *fold("        ", "start", "stop", buffered),
         "      }",
-        "    }",
-        "    for (; j < last; ++j) {",
-        f"      const int64_t i = row * {length} + j;",
-        *element("      ", "0"),
+        "    } else {",
+        *fold("      ", "first", "last", computed),
         "    }",
         "    A total = acc[0];",
         f"    for (int l = 1; l < {_LANES}; ++l) total = R::Combine(total, acc[l]);",
