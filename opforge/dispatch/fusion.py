@@ -11,8 +11,10 @@ launches by one). Their inputs have that shape, or broadcast to
 it from its trailing dims (a bias row, a per-channel scale: one such row length per run), or are
 single values (a 1-element Tensor, a weak Python scalar). The
 fused step reads the run's inputs once and writes only the values read after it (by a later step
-or as the function's outputs); the values between never reach memory. The pass never changes a
-result: a value is computed by the same functor in the same dtype as the unfused kernel computes it.
+or as the function's outputs); the values between never reach memory. A value is computed by the same
+functor in the same dtype as the unfused kernel computes it; on the CPU a product feeding a sum may be
+contracted into one fused multiply-add across the two operators (as inside a functor), so such chains
+agree with the unfused ones to within the rounding of one operation, not bit for bit.
 """
 
 from __future__ import annotations
