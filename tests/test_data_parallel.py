@@ -225,6 +225,7 @@ def test_train_one_step_cell_stand_alone_has_no_reducer_and_one_rank_data_parall
     "n, extra",
     [
         (2, ["--optimizer", "momentum"]),
+        (2, ["--optimizer", "momentum", "--graph"]),  # GRAPH_MODE, the TrainOneStepCell called directly
         (2, ["--optimizer", "adam", "--bucket-mb", "0.001"]),  # a bucket per 1 KB: several overlapped all-reduces
         (3, ["--optimizer", "adam"]),
         (3, ["--optimizer", "sgd", "--bucket-mb", "0.0005"]),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 
+from opforge import context
 from opforge.bprop.grad_operation import _value_and_grad
 from opforge.dispatch import sharding
 from opforge.dispatch.trace import TraceError, tracing
@@ -11,7 +12,7 @@ from opforge.nn.cell import Cell
 from opforge.nn.grad_reducer import DistributedGradReducer
 from opforge.nn.optim import Optimizer
 from opforge.nn.pipeline import PipelineCell
-from opforge.parallel_context import ParallelMode, _is_set, get_auto_parallel_context
+from opforge.parallel_context import ParallelMode, _is_set, get_auto_parallel_context, optimizer_parallel
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
 
@@ -92,6 +93,15 @@ class TrainOneStepCell(Cell):
         self._value_and_grad = _value_and_grad(
             self.network, None, self.weights, False, "TrainOneStepCell", True, on_ready
         )
+
+    def _call_construct(self, args, kwargs):
+        # Data parallel in GRAPH_MODE (MindSpore's usual distributed loop): the bucketed gradient reduction
+        # talks MPI outside operators, which a trace cannot replay, so the step runs eagerly, as in
+        # PYNATIVE_MODE. With optimizer parallel the whole step is traced (its reduction is made of
+        # operators: Cell.__call__'s sharded graph).
+        if self.reducer_flag and context.graph_mode() and not optimizer_parallel() and not tracing():
+            return self.construct(*args, **kwargs)
+        return super()._call_construct(args, kwargs)
 
     def construct(self, *inputs):
         sens = self.sens

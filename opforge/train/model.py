@@ -8,8 +8,9 @@ step on every batch of the dataset (its columns passed in order), calling the ca
 ``eval(valid_dataset)`` returns ``{metric name: value}``; ``predict(*data)`` runs the network;
 ``fit`` trains and evaluates after each epoch. In GRAPH_MODE (``set_context(mode=GRAPH_MODE)``) the step
 is traced once and replayed (``opforge.jit``); in DATA_PARALLEL mode ``TrainOneStepCell`` all-reduces
-the gradients, each rank reading its shard of the dataset (``num_shards``/``shard_id``); with both,
-the forward and backward pass are traced and the reduction runs eagerly between them and the update.
+the gradients, each rank reading its shard of the dataset (``num_shards``/``shard_id``); with both, the
+step runs eagerly (its bucketed reduction talks MPI outside operators), unless the parallel optimizer is
+on (``enable_parallel_optimizer``): then the whole step is one trace.
 ``dataset_sink_mode=True`` is accepted and runs as False (opforge has no device queue to sink into).
 """
 
@@ -19,12 +20,11 @@ import sys
 
 import numpy as np
 
-from opforge import context
 from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
-from opforge.parallel_context import get_auto_parallel_context, optimizer_parallel
+from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
@@ -139,7 +139,7 @@ class Model:
         if _show_progress(callbacks):
             callbacks = [*callbacks, ProgressBar()]
         net = self._train_network
-        step = self._train_step(net)
+        step = net
         batch_num = dataset.get_dataset_size()
         cb = CallbackParam(
             train_network=net, network=self._network, loss_fn=self._loss_fn, optimizer=self._optimizer,
@@ -169,15 +169,6 @@ class Model:
             if run_context.get_stop_requested():
                 break
         self._hook(callbacks, "on_train_end", run_context)
-
-    @staticmethod
-    def _train_step(net):
-        """The training cell's call; data-parallel in GRAPH_MODE, its construct (the bucketed gradient
-        reduction talks MPI outside operators, which a trace cannot replay) with the network inside it
-        traced. With optimizer parallel the whole step is traced (its reduction is made of operators)."""
-        if getattr(net, "reducer_flag", False) and context.graph_mode() and not optimizer_parallel():
-            return net.construct
-        return net
 
     @staticmethod
     def _hook(callbacks, name, run_context):

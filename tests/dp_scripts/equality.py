@@ -25,6 +25,9 @@ parser.add_argument("--optimizer", default="momentum", choices=["momentum", "ada
 parser.add_argument("--bucket-mb", type=float, default=None, help="comm_fusion size (default: 25 MB buckets)")
 parser.add_argument("--steps", type=int, default=5)
 parser.add_argument("--batch", type=int, default=12)
+parser.add_argument(
+    "--graph", action="store_true", help="GRAPH_MODE: the TrainOneStepCell called as MindSpore's loop does"
+)
 args = parser.parse_args()
 
 init()
@@ -74,8 +77,12 @@ net, step, _ = make_step(seed=1 + rank)
 reducer = step.grad_reducer
 n_params = len(net.trainable_params())
 per = args.batch // size
+if args.graph:
+    opforge.set_context(mode=opforge.GRAPH_MODE)
 for x, y in batches:
     step(opforge.Tensor(x[rank * per : (rank + 1) * per]), opforge.Tensor(y[rank * per : (rank + 1) * per]))
+if args.graph:  # it ran (eagerly: the bucketed reduction talks MPI outside operators), as MindSpore's loop
+    opforge.set_context(mode=opforge.PYNATIVE_MODE)
 mine = [p.asnumpy() for p in net.trainable_params()]
 everyone = comm.gather(mine, root=0)
 
