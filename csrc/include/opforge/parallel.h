@@ -84,17 +84,17 @@ inline void ParallelFor(int64_t n, int64_t grain, F&& body) {
 namespace detail {
 
 // When a parallel region's other threads come late (the OS runs another process on their cores, or
-// shares the caller's with them), the region takes longer than the caller alone would have. Two such regions in a row and the
-// next kSerialRegions run on the calling thread alone; then a region tries the threads again, and if it
-// is late too, twice as many run alone (up to kMaxSerialRegions), so that the tries cost little while
-// the cores stay taken. A region on time starts the count again.
+// shares the caller's with them), the region takes longer than the caller alone would have. Two such
+// regions in a row and the next kSerialRegions run on the calling thread alone; then a region tries the
+// threads again, and if it is late too, twice as many run alone (up to kMaxSerialRegions), so that the
+// tries cost little while the cores stay taken. A region on time starts the count again.
 constexpr int kSerialRegions = 64;
 constexpr int kMaxSerialRegions = 8192;
 
 struct Contention {
-  std::atomic<int> serial{0};               // regions left to run serially
-  std::atomic<int> strikes{0};              // late regions in a row
-  std::atomic<int> span{kSerialRegions};    // how many run serially at the next back-off
+  std::atomic<int> serial{0};             // regions left to run serially
+  std::atomic<int> strikes{0};            // late regions in a row
+  std::atomic<int> span{kSerialRegions};  // how many run serially at the next back-off
 };
 
 __attribute__((visibility("hidden"))) inline Contention& contention() {
