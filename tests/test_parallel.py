@@ -225,7 +225,7 @@ def test_redistribution_sends_less_reduce_scatter_and_alltoall(n):
 def test_a_partial_sum_read_split_two_ways_is_reduced_once(n):
     """A row-parallel MatMul read by a row-split ReLU (a ReduceScatter) and a column-split Tanh: the second
     reader's block comes from the first's reduced block (an AlltoAll), not from a second ReduceScatter."""
-    job = run_job([str(SCRIPTS / "partial_two_readers.py")], n=n, timeout=120)
+    job = run_job([str(SCRIPTS / "partial_two_readers.py")], n=n, timeout=240)
     assert job.returncode == 0, job.stdout + job.stderr
     counts = json.loads(re.search(r"PARTIAL-OK \S+ (.*)", job.stdout).group(1))
     assert counts.get("ReduceScatter") == 1 and counts.get("AlltoAll") == 1 and "AllReduce" not in counts
@@ -237,7 +237,7 @@ def test_linear_operators_keep_a_partial_sum_pending(n):
     """Row-parallel MatMuls' partial sums through ``* 2.0``, Neg, a whole bias subtracted, the sum of two
     partial sums and ``/ 4.0``, then a row-split ReLU: one ReduceScatter completes them (no AllReduce), and
     the result equals NumPy's (the bias counted once: only the ranks at coordinate 0 subtract it)."""
-    job = run_job([str(SCRIPTS / "partial_linear.py")], n=n, timeout=120)
+    job = run_job([str(SCRIPTS / "partial_linear.py")], n=n, timeout=240)
     assert job.returncode == 0, job.stdout + job.stderr
     got = json.loads(re.search(r"LINEAR-OK \S+ (.*)", job.stdout).group(1))
     assert got["counts"].get("ReduceScatter") == 1 and "AllReduce" not in got["counts"]
