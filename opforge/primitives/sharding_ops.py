@@ -229,16 +229,10 @@ def elementwise_rule(nout: int = 1):
             return _elementwise_plan(prim, args, pos, shapes, out_shape, lay_out, nout)
         # propagation: the output follows one input's layout (the others' splits filling its whole dims);
         # of those, the one moving the fewest elements, then splitting most; ties go to the first input
-        best, best_key = None, None
-        for first in range(max(len(pos), 1)):
-            order = pos[first:] + pos[:first]
-            lay_out = _follow_inputs(order, [shapes[pos.index(i)] for i in order], layouts, out_shape)
-            plan = _elementwise_plan(prim, args, pos, shapes, out_shape, lay_out, nout)
-            split = sum(d is not None for d in lay_out.dims)
-            key = (_plan_cost(plan, args, tuple(out_shape)), -split)
-            if best_key is None or key < best_key:
-                best, best_key = plan, key
-        return best
+        orders = [pos[first:] + pos[:first] for first in range(max(len(pos), 1))]
+        outs = [_follow_inputs(order, [shapes[pos.index(i)] for i in order], layouts, out_shape) for order in orders]
+        plans = [(_elementwise_plan(prim, args, pos, shapes, out_shape, lay, nout), _splits(lay.dims)) for lay in outs]
+        return _cheapest(plans, args, tuple(out_shape))
 
     return rule
 
@@ -395,17 +389,30 @@ def _cheapest_matmul_plan(args, layouts, mesh, ta: bool, tb: bool, batch: int) -
     taken = {d for d in bdims if d is not None}
     sx, sw = _shape(args[0]), _shape(args[1])
     out_shape = (*sx[:batch], sx[-1] if ta else sx[-2], sw[-2] if tb else sw[-1])
-    best, best_key = None, None
     ks = (xk, wk, None) if xk is not None else (wk, None)
-    for mkn in itertools.product(dict.fromkeys((xm, None)), dict.fromkeys(ks), dict.fromkeys((wn, None))):
-        used = [d for d in mkn if d is not None]
-        if len(set(used)) != len(used) or taken.intersection(used):
-            continue
-        plan = _matmul_plan(args, TensorLayout, mesh, bdims, mkn, ta, tb)
-        key = (_plan_cost(plan, args, out_shape), -len(used))
-        if best_key is None or key < best_key:
-            best, best_key = plan, key
-    return best
+    choices = [
+        mkn
+        for mkn in itertools.product(dict.fromkeys((xm, None)), dict.fromkeys(ks), dict.fromkeys((wn, None)))
+        if _distinct_axes(mkn, taken)
+    ]
+    plans = [(_matmul_plan(args, TensorLayout, mesh, bdims, mkn, ta, tb), _splits(mkn)) for mkn in choices]
+    return _cheapest(plans, args, out_shape)
+
+
+def _splits(axes) -> int:
+    return sum(d is not None for d in axes)
+
+
+def _distinct_axes(axes, taken: set) -> bool:
+    """Whether no mesh axis in ``axes`` repeats or is in ``taken`` (a mesh axis splits one dim)."""
+    used = [d for d in axes if d is not None]
+    return len(set(used)) == len(used) and not taken.intersection(used)
+
+
+def _cheapest(candidates: list, args, out_shape: tuple) -> ShardPlan:
+    """Of ``(plan, dims it splits)`` candidates, the plan moving the fewest elements (``_plan_cost``), then
+    the one splitting most; ties go to the first."""
+    return min(candidates, key=lambda c: (_plan_cost(c[0], args, out_shape), -c[1]))[0]
 
 
 def _plan_cost(plan: ShardPlan, args, out_shape: tuple) -> float:
