@@ -158,34 +158,32 @@ void SplitGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
   });
 }
 
+// A GEMM through OpenBLAS's `gemm` (cblas_sgemm or cblas_dgemm), its sizes checked for the 32-bit interface.
+template <typename T, typename GemmFn>
+void Gemm(GemmFn gemm, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  RequireLoaded();
+  const int ik = CheckedInt(k, "k"), ia = CheckedInt(lda, "lda"), ib = CheckedInt(ldb, "ldb");
+  const int ic = CheckedInt(ldc, "ldc");
+  CheckedInt(m, "m");
+  CheckedInt(n, "n");
+  SplitGemm<T>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
+               [&](int64_t mm, int64_t nn, const T* aa, const T* bb, T* cc) {
+                 gemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, static_cast<int>(mm),
+                      static_cast<int>(nn), ik, alpha, aa, ia, bb, ib, beta, cc, ic);
+               });
+}
+
 }  // namespace
 
 void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  RequireLoaded();
-  const int ik = CheckedInt(k, "k"), ia = CheckedInt(lda, "lda"), ib = CheckedInt(ldb, "ldb");
-  const int ic = CheckedInt(ldc, "ldc");
-  CheckedInt(m, "m");
-  CheckedInt(n, "n");
-  SplitGemm<float>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
-                   [&](int64_t mm, int64_t nn, const float* aa, const float* bb, float* cc) {
-                     g_sgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans,
-                             static_cast<int>(mm), static_cast<int>(nn), ik, alpha, aa, ia, bb, ib, beta, cc, ic);
-                   });
+  Gemm(g_sgemm, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void Dgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha, const double* a,
            int64_t lda, const double* b, int64_t ldb, double beta, double* c, int64_t ldc) {
-  RequireLoaded();
-  const int ik = CheckedInt(k, "k"), ia = CheckedInt(lda, "lda"), ib = CheckedInt(ldb, "ldb");
-  const int ic = CheckedInt(ldc, "ldc");
-  CheckedInt(m, "m");
-  CheckedInt(n, "n");
-  SplitGemm<double>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
-                    [&](int64_t mm, int64_t nn, const double* aa, const double* bb, double* cc) {
-                      g_dgemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans,
-                              static_cast<int>(mm), static_cast<int>(nn), ik, alpha, aa, ia, bb, ib, beta, cc, ic);
-                    });
+  Gemm(g_dgemm, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 }  // namespace blas

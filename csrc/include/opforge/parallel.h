@@ -58,11 +58,16 @@ inline int ParallelThreads() {
 #endif
 }
 
+// The threads a region of n elements may use: at most one per `grain` of them (all when grain <= 0).
+inline int64_t RegionThreads(int64_t n, int64_t grain) {
+  const int64_t max_threads = ParallelThreads();
+  return grain > 0 ? std::min<int64_t>(max_threads, n / grain) : max_threads;
+}
+
 template <typename F>
 inline void ParallelFor(int64_t n, int64_t grain, F&& body) {
 #ifdef _OPENMP
-  const int64_t max_threads = ParallelThreads();
-  const int64_t want = grain > 0 ? std::min<int64_t>(max_threads, n / grain) : max_threads;
+  const int64_t want = RegionThreads(n, grain);
   if (want > 1 && !omp_in_parallel()) {
     const int threads = static_cast<int>(want);
 #pragma omp parallel num_threads(threads)
@@ -151,8 +156,7 @@ inline bool BackOff() {
 template <typename F>
 inline void ParallelForChunks(int64_t n, int64_t grain, F&& body) {
 #ifdef _OPENMP
-  const int64_t max_threads = ParallelThreads();
-  const int64_t want = grain > 0 ? std::min<int64_t>(max_threads, n / grain) : max_threads;
+  const int64_t want = RegionThreads(n, grain);
   if (want > 1 && !omp_in_parallel() && !detail::BackOff()) {
     const int64_t pieces = std::min<int64_t>(n, want * kChunksPerThread);
     const int64_t chunk = (n + pieces - 1) / pieces;
