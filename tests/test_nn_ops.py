@@ -212,6 +212,37 @@ def test_log_softmax_is_log_of_softmax_along_each_axis():
         np.testing.assert_allclose(s.sum(axis=a), 1.0, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("c", [1, 10, 15, 16, 17, 511, 512, 4097])
+def test_softmax_rows_across_the_cpu_blocks(dtype, c):
+    """The CPU kernels vectorise exp over blocks of 4,096 elements (short rows several to a block, rows of
+    512 or more one by one, longer ones alone): row counts that split blocks unevenly, and specials."""
+    rows = 4096 // c + 5
+    x = np.random.default_rng(c).standard_normal((rows, c)).astype(dtype) * 4
+    x[1, 0] = np.nan
+    if c > 1:
+        x[2, -1] = np.inf
+        x[3, :] = -np.inf
+        x[4, 0] = -np.inf
+    ref = x.astype(np.float64)
+    tol = {np.float16: 2e-3, np.float32: 2e-6, np.float64: 1e-12}[dtype]
+    with np.errstate(invalid="ignore"):
+        m = ref.max(axis=1, keepdims=True)
+        e = np.exp(ref - m)
+        want_log = (ref - m) - np.log(e.sum(axis=1, keepdims=True))
+        want = e / e.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(ops.Softmax()(Tensor(x)).asnumpy(), want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(ops.LogSoftmax()(Tensor(x)).asnumpy(), want_log, rtol=tol, atol=tol * 10)
+    labels = np.random.default_rng(0).integers(0, c, rows).astype(np.int32)
+    finite = np.isfinite(want_log).all(axis=1)
+    grad = ops.SparseSoftmaxCrossEntropyWithLogits(is_grad=True)(Tensor(x[finite]), Tensor(labels[finite]))
+    onehot = np.eye(c)[labels[finite]]
+    np.testing.assert_allclose(grad.asnumpy(), (want[finite] - onehot) / finite.sum(), rtol=tol, atol=tol)
+    loss = ops.SparseSoftmaxCrossEntropyWithLogits()(Tensor(x[finite]), Tensor(labels[finite]))
+    want_loss = -want_log[finite][np.arange(finite.sum()), labels[finite]].mean()
+    np.testing.assert_allclose(loss.asnumpy(), want_loss, rtol=tol * 10)
+
+
 def test_softmax_attr_forms():
     assert ops.Softmax().axis == (-1,)
     assert ops.Softmax(axis=1).axis == (1,)

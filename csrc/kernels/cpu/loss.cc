@@ -16,18 +16,13 @@
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 #include "opforge/functors/softmax.h"
+#include "softmax_rows.h"
 
 namespace opforge {
 namespace {
 
 template <typename T>
 using sum_t = acc_t<T>;  // sums of exponentials
-
-// max and sum(exp(x - max)) of one row of c >= 1 logits (opforge/functors/softmax.h).
-template <typename T>
-SoftmaxRowStats<T> Stats(const T* x, int64_t c) {
-  return SoftmaxStats(x, c, 1);
-}
 
 // logits must be 2-D [N, C]; returns {N, C}.
 std::vector<int64_t> CheckLogits(const KernelContext& ctx) {
@@ -89,6 +84,23 @@ class SoftmaxCrossEntropyCpuKernel : public CpuKernel {
   int64_t n_ = 0, c_ = 0;
 };
 
+// The gradient rows of SparseSoftmaxCrossEntropyWithLogits from SoftmaxRowsExp's scratch:
+//   g = (softmax(x) - onehot(label)) * scale.
+template <typename T, typename L>
+OPF_VECTOR_CLONES void SparseGradRows(const L* labels, T* g, int64_t rows, int64_t c, acc_t<T> scale,
+                                      const SoftmaxScratch<T>& sc) {
+  using C = compute_t<T>;
+  using S = acc_t<T>;
+  for (int64_t r = 0; r < rows; ++r) {
+    const C* e = sc.e.data() + r * c;
+    T* gr = g + r * c;
+    const S inv = S(1) / sc.s[r];
+    for (int64_t j = 0; j < c; ++j) gr[j] = Store<T>(static_cast<C>((static_cast<S>(e[j]) * inv) * scale));
+    const int64_t label = static_cast<int64_t>(labels[r]);
+    gr[label] = Store<T>(static_cast<C>((static_cast<S>(e[label]) * inv - S(1)) * scale));
+  }
+}
+
 template <typename T, typename L>
 class SparseSoftmaxCrossEntropyCpuKernel : public CpuKernel {
   using C = compute_t<T>;
@@ -123,34 +135,31 @@ class SparseSoftmaxCrossEntropyCpuKernel : public CpuKernel {
                                              << c << "), but got labels[" << i << "] = " << label << ".");
     }
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(c, 1));
+    if (c == 0) {  // no class to pick: only an empty batch gets here (labels were checked)
+      if (!is_grad_) out[0] = Store<T>(static_cast<C>(std::numeric_limits<double>::quiet_NaN()));
+      return;
+    }
     if (is_grad_) {
       const S scale = n > 0 ? S(1) / static_cast<S>(n) : S(0);
       ParallelFor(n, grain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          const T* xi = x + i * c;
-          T* gi = out + i * c;
-          const SoftmaxRowStats<T> st = Stats(xi, c);
-          const S inv = S(1) / st.sum;
-          const int64_t label = static_cast<int64_t>(labels[i]);
-          for (int64_t j = 0; j < c; ++j) {
-            const S p = SoftmaxOf(Load(xi[j]), st, inv);
-            gi[j] = Store<T>(static_cast<C>((p - (j == label ? S(1) : S(0))) * scale));
-          }
-        }
+        ForSoftmaxBlocks(x, c, begin, end, [&](int64_t r0, int64_t rows, const SoftmaxScratch<T>& sc) {
+          SparseGradRows(labels + r0, out + r0 * c, rows, c, scale, sc);
+        });
       });
       return;
     }
     // Row losses first (in parallel), then their mean, summed in order so it is reproducible.
     std::vector<double> row_loss(static_cast<size_t>(n));
     ParallelFor(n, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const T* xi = x + i * c;
-        const SoftmaxRowStats<T> st = Stats(xi, c);
-        const int64_t label = static_cast<int64_t>(labels[i]);
-        // -log_softmax[label] = log(s) + max - x[label]
-        const S loss = (std::log(st.sum) + static_cast<S>(st.max)) - static_cast<S>(Load(xi[label]));
-        row_loss[i] = static_cast<double>(loss);
-      }
+      ForSoftmaxBlocks(x, c, begin, end, [&](int64_t r0, int64_t rows, const SoftmaxScratch<T>& sc) {
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t i = r0 + r;
+          const int64_t label = static_cast<int64_t>(labels[i]);
+          // -log_softmax[label] = log(s) + max - x[label]
+          const S loss = (std::log(sc.s[r]) + static_cast<S>(sc.m[r])) - static_cast<S>(Load(x[i * c + label]));
+          row_loss[i] = static_cast<double>(loss);
+        }
+      });
     });
     double total = 0;
     for (double l : row_loss) total += l;

@@ -11,6 +11,7 @@
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 #include "opforge/functors/reduce.h"
+#include "softmax_rows.h"
 
 namespace opforge {
 namespace {
@@ -55,13 +56,82 @@ AxisGeometry SoftmaxGeometry(const KernelContext& ctx) {
   return g;
 }
 
+// The outputs of `rows` contiguous rows of n elements from SoftmaxRowsExp's scratch:
+//   softmax = e / s;  log_softmax = (x - m) - log(s).
+template <typename T, bool kLog>
+OPF_VECTOR_CLONES void WriteRows(const T* x, T* y, int64_t rows, int64_t n, const SoftmaxScratch<T>& sc) {
+  using C = compute_t<T>;
+  using S = sum_t<T>;
+  for (int64_t r = 0; r < rows; ++r) {
+    const C* e = sc.e.data() + r * n;
+    const T* xr = x + r * n;
+    T* yr = y + r * n;
+    if constexpr (kLog) {
+      const S m = static_cast<S>(sc.m[r]), log_s = math::log(sc.s[r]);
+      for (int64_t k = 0; k < n; ++k) yr[k] = Store<T>(static_cast<C>((static_cast<S>(Load(xr[k])) - m) - log_s));
+    } else {
+      const S inv = S(1) / sc.s[r];
+      for (int64_t k = 0; k < n; ++k) yr[k] = Store<T>(static_cast<C>(static_cast<S>(e[k]) * inv));
+    }
+  }
+}
+
+// `width` columns of an [n, stride] block: row k of column j is x[k * stride + j].
+template <typename T, bool kLog>
+OPF_VECTOR_CLONES void Columns(const T* x, T* y, int64_t n, int64_t stride, int64_t width) {
+  using C = compute_t<T>;
+  using S = sum_t<T>;
+  // For float and double, exp(x - m) is kept in the output between the passes; half types recompute it
+  // rather than round it twice.
+  constexpr bool kKeepExp = std::is_same_v<T, C>;
+  C m[kBlock];
+  S s[kBlock];
+  for (int64_t j = 0; j < width; ++j) {
+    m[j] = Load(x[j]);
+    s[j] = 0;
+  }
+  for (int64_t k = 1; k < n; ++k) {
+    const T* row = x + k * stride;
+    for (int64_t j = 0; j < width; ++j) {
+      const C v = Load(row[j]);
+      m[j] = v > m[j] ? v : m[j];
+    }
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    const T* row = x + k * stride;
+    T* out = y + k * stride;
+    for (int64_t j = 0; j < width; ++j) {
+      const C e = math::exp(Load(row[j]) - m[j]);
+      s[j] += static_cast<S>(e);
+      if constexpr (!kLog && kKeepExp) out[j] = e;
+    }
+  }
+  if constexpr (kLog) {
+    for (int64_t j = 0; j < width; ++j) s[j] = math::log(s[j]);  // now log(s)
+    for (int64_t k = 0; k < n; ++k) {
+      const T* row = x + k * stride;
+      T* out = y + k * stride;
+      for (int64_t j = 0; j < width; ++j) {
+        out[j] = Store<T>(static_cast<C>((static_cast<S>(Load(row[j])) - static_cast<S>(m[j])) - s[j]));
+      }
+    }
+  } else {
+    for (int64_t j = 0; j < width; ++j) s[j] = S(1) / s[j];  // now 1 / s
+    for (int64_t k = 0; k < n; ++k) {
+      const T* row = x + k * stride;
+      T* out = y + k * stride;
+      for (int64_t j = 0; j < width; ++j) {
+        const C e = kKeepExp ? Load(out[j]) : math::exp(Load(row[j]) - m[j]);
+        out[j] = Store<T>(static_cast<C>(static_cast<S>(e) * s[j]));
+      }
+    }
+  }
+}
+
 template <typename T, bool kLog>
 class SoftmaxCpuKernel : public CpuKernel {
   using C = compute_t<T>;
   using S = sum_t<T>;
-  // For float and double, exp(x - m) is kept in the output between the passes; half types
-  // recompute it rather than round it twice.
-  static constexpr bool kKeepExp = std::is_same_v<T, C>;
 
  public:
   void Init(const KernelContext& ctx) override { g_ = SoftmaxGeometry(ctx); }
@@ -74,7 +144,9 @@ class SoftmaxCpuKernel : public CpuKernel {
     if (g.inner == 1) {
       const int64_t grain = std::max<int64_t>(1, kParallelGrain / g.n);
       ParallelFor(g.outer, grain, [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) Row(x + r * g.n, y + r * g.n, g.n);
+        ForSoftmaxBlocks(x, g.n, begin, end, [&](int64_t r0, int64_t rows, const SoftmaxScratch<T>& sc) {
+          WriteRows<T, kLog>(x + r0 * g.n, y + r0 * g.n, rows, g.n, sc);
+        });
       });
       return;
     }
@@ -84,85 +156,12 @@ class SoftmaxCpuKernel : public CpuKernel {
       for (int64_t t = begin; t < end; ++t) {
         const int64_t o = t / blocks, j0 = (t % blocks) * kBlock;
         const int64_t offset = o * g.n * g.inner + j0;
-        Columns(x + offset, y + offset, g.n, g.inner, std::min(kBlock, g.inner - j0));
+        Columns<T, kLog>(x + offset, y + offset, g.n, g.inner, std::min(kBlock, g.inner - j0));
       }
     });
   }
 
  private:
-  // One contiguous row of n >= 1 elements.
-  static void Row(const T* x, T* y, int64_t n) {
-    C m = Load(x[0]);
-    for (int64_t k = 1; k < n; ++k) {
-      const C v = Load(x[k]);
-      m = v > m ? v : m;
-    }
-    S s = 0;
-    for (int64_t k = 0; k < n; ++k) {
-      const C e = std::exp(Load(x[k]) - m);
-      s += static_cast<S>(e);
-      if constexpr (!kLog && kKeepExp) y[k] = e;
-    }
-    if constexpr (kLog) {
-      const S log_s = std::log(s);
-      for (int64_t k = 0; k < n; ++k) {
-        y[k] = Store<T>(static_cast<C>((static_cast<S>(Load(x[k])) - static_cast<S>(m)) - log_s));
-      }
-    } else {
-      const S inv = S(1) / s;
-      for (int64_t k = 0; k < n; ++k) {
-        const C e = kKeepExp ? Load(y[k]) : std::exp(Load(x[k]) - m);
-        y[k] = Store<T>(static_cast<C>(static_cast<S>(e) * inv));
-      }
-    }
-  }
-
-  // `width` columns of an [n, stride] block: row k of column j is x[k * stride + j].
-  static void Columns(const T* x, T* y, int64_t n, int64_t stride, int64_t width) {
-    C m[kBlock];
-    S s[kBlock];
-    for (int64_t j = 0; j < width; ++j) {
-      m[j] = Load(x[j]);
-      s[j] = 0;
-    }
-    for (int64_t k = 1; k < n; ++k) {
-      const T* row = x + k * stride;
-      for (int64_t j = 0; j < width; ++j) {
-        const C v = Load(row[j]);
-        m[j] = v > m[j] ? v : m[j];
-      }
-    }
-    for (int64_t k = 0; k < n; ++k) {
-      const T* row = x + k * stride;
-      T* out = y + k * stride;
-      for (int64_t j = 0; j < width; ++j) {
-        const C e = std::exp(Load(row[j]) - m[j]);
-        s[j] += static_cast<S>(e);
-        if constexpr (!kLog && kKeepExp) out[j] = e;
-      }
-    }
-    if constexpr (kLog) {
-      for (int64_t j = 0; j < width; ++j) s[j] = std::log(s[j]);  // now log(s)
-      for (int64_t k = 0; k < n; ++k) {
-        const T* row = x + k * stride;
-        T* out = y + k * stride;
-        for (int64_t j = 0; j < width; ++j) {
-          out[j] = Store<T>(static_cast<C>((static_cast<S>(Load(row[j])) - static_cast<S>(m[j])) - s[j]));
-        }
-      }
-    } else {
-      for (int64_t j = 0; j < width; ++j) s[j] = S(1) / s[j];  // now 1 / s
-      for (int64_t k = 0; k < n; ++k) {
-        const T* row = x + k * stride;
-        T* out = y + k * stride;
-        for (int64_t j = 0; j < width; ++j) {
-          const C e = kKeepExp ? Load(out[j]) : std::exp(Load(row[j]) - m[j]);
-          out[j] = Store<T>(static_cast<C>(static_cast<S>(e) * s[j]));
-        }
-      }
-    }
-  }
-
   AxisGeometry g_;
 };
 
