@@ -74,18 +74,26 @@ def two_threads():
         (True, False, 40, 300, 500),  # wider: its columns
         (False, True, 257, 129, 65),  # blocks that do not divide the rows
         (True, True, 33, 150, 600),
+        (False, True, 64, 784, 256),  # few rows, many columns: computed as C^T, then transposed
+        (False, True, 7, 33, 1000),
     ],
 )
-def test_matmul_split_across_two_threads(two_threads, dtype, transpose_a, transpose_b, m, k, n):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_matmul_on_one_and_two_threads(threads, dtype, transpose_a, transpose_b, m, k, n):
     import numpy as np
 
     import opforge
     from opforge import ops
 
+    before = opforge.get_context("num_threads")
+    opforge.set_context(num_threads=threads)
     rng = np.random.default_rng(0)
     a = rng.standard_normal((k, m) if transpose_a else (m, k)).astype(dtype)
     b = rng.standard_normal((n, k) if transpose_b else (k, n)).astype(dtype)
-    got = ops.MatMul(transpose_a, transpose_b)(opforge.Tensor(a), opforge.Tensor(b)).asnumpy()
+    try:
+        got = ops.MatMul(transpose_a, transpose_b)(opforge.Tensor(a), opforge.Tensor(b)).asnumpy()
+    finally:
+        opforge.set_context(num_threads=before)
     want = (a.T if transpose_a else a).astype(np.float64) @ (b.T if transpose_b else b).astype(np.float64)
     tol = 1e-4 if dtype == "float32" else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol)

@@ -158,6 +158,26 @@ void SplitGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, cons
   });
 }
 
+// Whether C = A @ B^T (a Dense layer's x @ W^T) runs faster as C^T = B @ A^T, transposed after: with few rows
+// of C and many columns, OpenBLAS's kernels (AVX2 and AVX-512 alike) pack this form better. Measured on
+// Zen 5, 1 thread: x[64, 784] @ W[256, 784]^T 141 -> 126 us with the copy, [32, 1024] @ [1024, 1024]^T
+// 540 -> 360 us; other forms or squarer shapes gain nothing.
+bool TransposedFormIsFaster(bool trans_a, bool trans_b, int64_t m, int64_t n) {
+  return !trans_a && trans_b && m <= 64 && n >= 4 * m;
+}
+
+// c[i * ldc + j] = ct[j * m + i] for an [n, m] ct.
+template <typename T>
+void TransposeInto(const T* ct, int64_t m, int64_t n, T* c, int64_t ldc) {
+  constexpr int64_t kTile = 16;
+  for (int64_t j0 = 0; j0 < n; j0 += kTile) {
+    const int64_t j1 = std::min(n, j0 + kTile);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = j0; j < j1; ++j) c[i * ldc + j] = ct[j * m + i];
+    }
+  }
+}
+
 // A GEMM through OpenBLAS's `gemm` (cblas_sgemm or cblas_dgemm), its sizes checked for the 32-bit interface.
 template <typename T, typename GemmFn>
 void Gemm(GemmFn gemm, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
@@ -167,8 +187,17 @@ void Gemm(GemmFn gemm, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t
   const int ic = CheckedInt(ldc, "ldc");
   CheckedInt(m, "m");
   CheckedInt(n, "n");
+  const bool transposed = beta == T(0) && TransposedFormIsFaster(trans_a, trans_b, m, n);
   SplitGemm<T>(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc,
                [&](int64_t mm, int64_t nn, const T* aa, const T* bb, T* cc) {
+                 if (transposed) {  // C^T [nn, mm] = B [nn, k] @ A^T, then into C
+                   thread_local std::vector<T> ct;
+                   ct.resize(static_cast<size_t>(mm * nn));
+                   gemm(kRowMajor, kNoTrans, kTrans, static_cast<int>(nn), static_cast<int>(mm), ik, alpha, bb, ib,
+                        aa, ia, T(0), ct.data(), static_cast<int>(mm));
+                   TransposeInto(ct.data(), mm, nn, cc, ldc);
+                   return;
+                 }
                  gemm(kRowMajor, trans_a ? kTrans : kNoTrans, trans_b ? kTrans : kNoTrans, static_cast<int>(mm),
                       static_cast<int>(nn), ik, alpha, aa, ia, bb, ib, beta, cc, ic);
                });
