@@ -1357,6 +1357,7 @@ NON_DIFFERENTIABLE = {
     "Assign",
     "AssignSub",
     "ApplyGradientDescent",
+    "FusedMatMulApplyGradientDescent",
     "ApplyMomentum",
     "Adam",
     "ApplyRMSProp",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample, _p, _t, make_array
+from op_db import LARGE, MATMUL_MKN, Arg, ErrorInput, OpRecord, Sample, _p, _t, make_array
 
 from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
@@ -336,6 +336,46 @@ def _gd_errors():
     ]
 
 
+def _fused_gd_samples(record, prim, ins, outs, rng):
+    ta, tb = prim.transpose_a, prim.transpose_b
+    for i, (m, k, n) in enumerate([*MATMUL_MKN, (8, 16, 64)]):  # [8, 64]: C computed transposed (NT)
+        a = make_array((k, m) if ta else (m, k), ins[0], rng, -2, 2)
+        b = make_array((n, k) if tb else (k, n), ins[0], rng, -2, 2)
+        var = make_array((m, n), ins[0], rng)
+        yield Sample((var, _scalar_forms(0.25, ins[0], i), a, b), desc=f"m={m} k={k} n={n}")
+
+
+def _fused_gd_operands(prim, a, b):
+    return (a.T if prim.transpose_a else a), (b.T if prim.transpose_b else b)
+
+
+def _fused_gd_ref(prim, var, alpha, a, b):
+    a, b = _fused_gd_operands(prim, a, b)
+    return var - _scalar(alpha) * (a @ b)
+
+
+def _fused_gd_mag(prim, var, alpha, a, b):
+    a, b = _fused_gd_operands(prim, np.abs(a.astype(np.float64)), np.abs(b.astype(np.float64)))
+    return np.abs(var) + abs(_scalar(alpha)) * (a @ b)
+
+
+def _fused_gd_errors():
+    f = ops.FusedMatMulApplyGradientDescent
+    return [
+        ErrorInput("var-not-parameter", lambda: f()(_t((2, 2)), 0.1, _t((2, 3)), _t((3, 2))), TypeError, "Parameter"),
+        ErrorInput("var-shape", lambda: f()(_p((2, 3)), 0.1, _t((2, 3)), _t((3, 2))), ValueError, "var"),
+        ErrorInput("inner-mismatch", lambda: f()(_p((2, 2)), 0.1, _t((2, 3)), _t((4, 2))), ValueError, "inner"),
+        ErrorInput("alpha-shape", lambda: f()(_p((2, 2)), _t((2,)), _t((2, 3)), _t((3, 2))), ValueError, "alpha"),
+        ErrorInput(
+            "float16",
+            lambda: f()(_p((2, 2), mstype.float16), 0.1, *[_t(s, mstype.float16) for s in [(2, 3), (3, 2)]]),
+            TypeError,
+            "Float16",
+        ),
+        ErrorInput("transpose_a-int", lambda: f(transpose_a=1), TypeError, "transpose_a"),
+    ]
+
+
 def _momentum_samples(record, prim, ins, outs, rng):
     dtype = ins[0]
     for i, shape in enumerate(OPT_SHAPES):
@@ -513,6 +553,22 @@ RECORDS: list = [
         args=(Arg(),) * 3,
         params=(0,),
         error_inputs=_gd_errors,
+    ),
+    OpRecord(
+        "FusedMatMulApplyGradientDescent",
+        {
+            "NN": ops.FusedMatMulApplyGradientDescent,
+            "TN": lambda: ops.FusedMatMulApplyGradientDescent(transpose_a=True),
+            "NT": lambda: ops.FusedMatMulApplyGradientDescent(transpose_b=True),
+            "TT": lambda: ops.FusedMatMulApplyGradientDescent(transpose_a=True, transpose_b=True),
+        },
+        _fused_gd_samples,
+        _fused_gd_ref,
+        args=(Arg(),) * 4,
+        params=(0,),
+        magnitude=_fused_gd_mag,
+        mag_tols={"Float32": 1e-5},  # BLAS sums k products in float32
+        error_inputs=_fused_gd_errors,
     ),
     OpRecord(
         "ApplyMomentum",

@@ -538,7 +538,7 @@ def test_explain_says_which_steps_enter_python_and_why():
     step(_f32(8, 4), Tensor(np.zeros(8, np.int32)))
     text = step.explain()
     assert "run without entering Python" in text.splitlines()[0]
-    assert "  MatMul\n" in text and "  ApplyGradientDescent\n" in text  # native steps carry no mark
+    assert "  MatMul\n" in text and "  FusedMatMulApplyGradientDescent\n" in text  # native steps carry no mark
     # a Parameter the trace holds is written natively; one given as an argument goes through its plan,
     # which checks at every call that it is a writable Parameter
     assign = opforge.jit(lambda p, v: ops.Assign()(p, v))

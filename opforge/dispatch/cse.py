@@ -11,7 +11,7 @@ from opforge import _C
 from opforge.dispatch.signature import sig_rw
 from opforge.tensor import Tensor
 
-__all__ = ["eliminate", "output_slots", "remap_outputs"]
+__all__ = ["eliminate", "output_slots", "readers", "remap_outputs"]
 
 
 def _pure(prim) -> bool:
@@ -55,6 +55,25 @@ def output_slots(spec) -> set:
     if kind in ("tuple", "list", "dict"):
         return set().union(*(output_slots(s) for s in spec[-1]))
     return set()
+
+
+def readers(steps, outputs_spec) -> dict:
+    """slot -> the indices of the steps that read it (len(steps) for the function's outputs)."""
+    reads: dict = {}
+
+    def visit(source, at):
+        if source[0] == "slot":
+            reads.setdefault(source[1], set()).add(at)
+        elif source[0] == "seq":
+            for s in source[2]:
+                visit(s, at)
+
+    for i, step in enumerate(steps):
+        for source in step.sources:
+            visit(source, i)
+    for slot in output_slots(outputs_spec):
+        reads.setdefault(slot, set()).add(len(steps))
+    return reads
 
 
 def remap_outputs(spec, mapping):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from opforge.dispatch.cse import output_slots
+from opforge.dispatch.cse import readers
 from opforge.kernels.fusion import (
     FUSED_CTYPES,
     Expression,
@@ -160,26 +160,6 @@ def _trailing_axes(axis, ndim: int) -> int | None:
     return len(found) if found == list(range(ndim - len(found), ndim)) and found else None
 
 
-def _reads(steps, outputs_spec) -> dict:
-    """slot -> the indices of the steps that read it (len(steps) for the function's outputs)."""
-    reads: dict = {}
-
-    def visit(source, at):
-        if source[0] == "slot":
-            reads.setdefault(source[1], set()).add(at)
-        elif source[0] == "seq":
-            for s in source[2]:
-                visit(s, at)
-
-    for i, step in enumerate(steps):
-        for source in step.sources:
-            visit(source, i)
-
-    for slot in output_slots(outputs_spec):
-        reads.setdefault(slot, set()).add(len(steps))
-    return reads
-
-
 def _group(steps, start, stop, functors, key, reduction, reads, meta_of):
     """The FusedGroup of steps[start:stop], its input sources and its output slots (the reduction's
     last, when the run ends in one)."""
@@ -231,7 +211,7 @@ def fuse(steps: list, meta_of, outputs_spec) -> list:
     runs = _runs(steps, meta_of)
     if not runs:
         return list(steps)
-    reads = _reads(steps, outputs_spec)
+    reads = readers(steps, outputs_spec)
     fused, at = [], 0
     for start, stop, functors, key, reduction in runs:
         fused.extend(steps[at:start])

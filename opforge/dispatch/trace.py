@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from opforge import _C
 from opforge import tensor as tensor_module
-from opforge.dispatch import binding, cse, device_graph, fusion
+from opforge.dispatch import binding, cse, device_graph, epilogue, fusion
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor, is_placeholder
@@ -113,11 +113,13 @@ class Trace:
         """What the compiler did: the calls recorded, then each step a replay runs (a primitive, or a
         fused kernel with the calls it replaces and the values it writes)."""
         fused = [s for s in self.program if isinstance(s, fusion.FusedStep)]
-        merged = len(self.steps) - len(self.program) - sum(len(s.group.ops) - 1 for s in fused)
+        updates = epilogue.fused_pairs(self.program)
+        merged = len(self.steps) - len(self.program) - sum(len(s.group.ops) - 1 for s in fused) - updates
         native = self._native.native() if self._native is not None else [False] * len(self.program)
         lines = [
             f"{self.where}: {len(self.steps)} calls recorded; {len(self.program)} steps replayed"
-            f" ({merged} repeated calls merged; {sum(native)} run without entering Python)"
+            f" ({merged} repeated calls merged;{f' {updates} MatMul updates fused;' if updates else ''}"
+            f" {sum(native)} run without entering Python)"
         ]
         if self.device_graph is not None:
             lines.append(f"  ({self.device_graph.explain()})")
@@ -365,6 +367,7 @@ class Tracer(Interpreter):
             return None
         steps, merged = cse.eliminate(self.steps)
         outputs = cse.remap_outputs(outputs, merged)
+        steps = epilogue.fuse_updates(steps, outputs, self.keep.__getitem__)
         return fusion.fuse(steps, lambda slot: self.keep[slot]._meta, outputs), outputs
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "require_known",
     "same_shape",
     "merge_shapes",
+    "matmul_shape",
 ]
 
 # Unknown sizes (placeholders, abstract evaluation: docs/dynamic_shape.md), as MindSpore writes them:
@@ -53,6 +54,20 @@ def merge_dim(a: int, b: int) -> int:
 def same_shape(a, b) -> bool:
     """Whether two shapes may be equal: the same rank and every pair of dims ``same_dim``."""
     return len(a) == len(b) and all(same_dim(x, y) for x, y in zip(a, b))
+
+
+def matmul_shape(prim_name: str, transpose_a: bool, transpose_b: bool, x1, x2) -> list:
+    """[m, n] of the 2-D product op(x1) @ op(x2) (MatMul's rule), or a ValueError naming ``prim_name``."""
+    if len(x1) != 2 or len(x2) != 2:
+        raise ValueError(f"For '{prim_name}', the inputs must be 2-D, but got shapes {list(x1)} and {list(x2)}.")
+    m, k1 = (x1[1], x1[0]) if transpose_a else (x1[0], x1[1])
+    k2, n = (x2[1], x2[0]) if transpose_b else (x2[0], x2[1])
+    if not same_dim(k1, k2):
+        raise ValueError(
+            f"For '{prim_name}', the inner dimensions must match (transpose_a={transpose_a}, "
+            f"transpose_b={transpose_b}), but got shapes {list(x1)} and {list(x2)}."
+        )
+    return [m, n]
 
 
 def merge_shapes(*shapes) -> list:

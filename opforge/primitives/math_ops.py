@@ -8,6 +8,7 @@ from opforge.primitives._utils import (
     _InplaceAssign,
     _Operator,
     broadcast_shape,
+    matmul_shape,
     merge_dim,
     same_dim,
 )
@@ -271,16 +272,7 @@ class MatMul(_Operator):
         self.init_prim_io_names(inputs=["x1", "x2"], outputs=["output"])
 
     def infer_shape(self, x1, x2):
-        if len(x1) != 2 or len(x2) != 2:
-            raise ValueError(f"For '{self.name}', the inputs must be 2-D, but got shapes {list(x1)} and {list(x2)}.")
-        m, k1 = (x1[1], x1[0]) if self.transpose_a else (x1[0], x1[1])
-        k2, n = (x2[1], x2[0]) if self.transpose_b else (x2[0], x2[1])
-        if not same_dim(k1, k2):
-            raise ValueError(
-                f"For '{self.name}', the inner dimensions must match (transpose_a={self.transpose_a}, "
-                f"transpose_b={self.transpose_b}), but got shapes {list(x1)} and {list(x2)}."
-            )
-        return [m, n]
+        return matmul_shape(self.name, self.transpose_a, self.transpose_b, x1, x2)
 
     def infer_dtype(self, x1, x2):
         valid = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64) + mstype.int_type + mstype.uint_type

@@ -8,6 +8,7 @@ from opforge.primitives._utils import (
     _Operator,
     broadcast_shape,
     has_unknown,
+    matmul_shape,
     merge_dim,
     merge_shapes,
     same_dim,
@@ -34,6 +35,7 @@ __all__ = [
     "SoftmaxCrossEntropyWithLogits",
     "SparseSoftmaxCrossEntropyWithLogits",
     "ApplyGradientDescent",
+    "FusedMatMulApplyGradientDescent",
     "ApplyMomentum",
     "Adam",
     "ApplyRMSProp",
@@ -339,6 +341,47 @@ class ApplyGradientDescent(_Operator):
     def infer_dtype(self, var, alpha, delta):
         args = {"var": var, "alpha": alpha, "delta": delta}
         return validator.check_tensors_dtypes_same_and_valid(args, _SOFTMAX_DTYPES, self.name)
+
+
+class FusedMatMulApplyGradientDescent(_Operator):
+    r"""Gradient descent by a matrix product, in place: :math:`var \leftarrow var - \alpha \cdot op(x_1) \,
+    op(x_2)`, where :math:`op` transposes when ``transpose_a`` / ``transpose_b`` is True; returns ``var``.
+
+    ``ApplyGradientDescent(var, alpha, MatMul(x1, x2))`` in one GEMM that accumulates into ``var``: the
+    trace compiler puts it in place of the pair (``opforge/dispatch/epilogue.py``), so the gradient is never
+    written out and read back. The product is summed and scaled before it is subtracted, so the result
+    agrees with the pair's to within a rounding of the update, not bit for bit.
+
+    Inputs: ``var`` (a Parameter [M, N], written in place), ``alpha`` (a Python number or a Tensor of
+    shape [] or [1]), ``x1`` and ``x2`` (2-D, as MatMul's). dtypes: float32, float64 (CPU).
+    """
+
+    __mindspore_signature__ = (
+        sig.make_sig("var", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
+        sig.make_sig("alpha", dtype=sig.sig_dtype.T),
+        sig.make_sig("x1", dtype=sig.sig_dtype.T),
+        sig.make_sig("x2", dtype=sig.sig_dtype.T),
+    )
+
+    @prim_attr_register
+    def __init__(self, transpose_a=False, transpose_b=False):
+        validator.check_value_type("transpose_a", transpose_a, [bool], self.name)
+        validator.check_value_type("transpose_b", transpose_b, [bool], self.name)
+        self.init_prim_io_names(inputs=["var", "alpha", "x1", "x2"], outputs=["var"])
+
+    def infer_shape(self, var, alpha, x1, x2):
+        _check_scalar_shape(self.name, "alpha", alpha)
+        product = matmul_shape(self.name, self.transpose_a, self.transpose_b, x1, x2)
+        if not same_shape(var, product):
+            raise ValueError(
+                f"For '{self.name}', the 'var' must have the shape of the product op(x1) @ op(x2) {product}, "
+                f"but got {list(var)}."
+            )
+        return merge_shapes(var, product)
+
+    def infer_dtype(self, var, alpha, x1, x2):
+        args = {"var": var, "alpha": alpha, "x1": x1, "x2": x2}
+        return validator.check_tensors_dtypes_same_and_valid(args, (mstype.float32, mstype.float64), self.name)
 
 
 class ApplyMomentum(_Operator):

@@ -1,5 +1,7 @@
 // MatMul: out[M, N] = op(x1) @ op(x2), op = transpose when the attr "transpose_a" / "transpose_b" is set.
+// FusedMatMulApplyGradientDescent(var, alpha, x1, x2): var -= alpha * op(x1) @ op(x2), one GEMM into var.
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "core/blas.h"
@@ -14,40 +16,40 @@ struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldb = 0;  // row lengths of x1 and x2 as stored (row-major)
 
-  void Init(const KernelContext& ctx) {
+  // x1 and x2 are inputs `first` and `first` + 1; the product [M, N] is output 0.
+  void Init(const KernelContext& ctx, size_t first = 0) {
+    const std::string& op = ctx.op_name();
     trans_a = ctx.HasAttr("transpose_a") && ctx.GetBool("transpose_a");
     trans_b = ctx.HasAttr("transpose_b") && ctx.GetBool("transpose_b");
-    const auto& a = ctx.input(0).shape;
-    const auto& b = ctx.input(1).shape;
-    OPF_CHECK(a.size() == 2 && b.size() == 2, "For 'MatMul', the inputs must be 2-D, but got x1 shape "
-                                                  << ShapeToString(a) << " and x2 shape " << ShapeToString(b)
-                                                  << ".");
+    const auto& a = ctx.input(first).shape;
+    const auto& b = ctx.input(first + 1).shape;
+    OPF_CHECK(a.size() == 2 && b.size() == 2, "For '" << op << "', the inputs must be 2-D, but got x1 shape "
+                                                      << ShapeToString(a) << " and x2 shape " << ShapeToString(b)
+                                                      << ".");
     m = trans_a ? a[1] : a[0];
     k = trans_a ? a[0] : a[1];
     const int64_t k2 = trans_b ? b[1] : b[0];
     n = trans_b ? b[0] : b[1];
-    OPF_CHECK(k == k2, "For 'MatMul', the inner dimensions of x1 and x2 must match (transpose_a="
-                           << (trans_a ? "True" : "False") << ", transpose_b=" << (trans_b ? "True" : "False")
-                           << "), but got " << k << " and " << k2 << " (x1 shape " << ShapeToString(a)
-                           << ", x2 shape " << ShapeToString(b) << ").");
+    OPF_CHECK(k == k2, "For '" << op << "', the inner dimensions of x1 and x2 must match (transpose_a="
+                               << (trans_a ? "True" : "False") << ", transpose_b=" << (trans_b ? "True" : "False")
+                               << "), but got " << k << " and " << k2 << " (x1 shape " << ShapeToString(a)
+                               << ", x2 shape " << ShapeToString(b) << ").");
     const std::vector<int64_t> want{m, n};
-    OPF_CHECK(ctx.output(0).shape == want, "For 'MatMul', the output shape must be " << ShapeToString(want)
-                                                                                     << ", but got "
-                                                                                     << ShapeToString(ctx.output(0).shape)
-                                                                                     << ".");
+    OPF_CHECK(ctx.output(0).shape == want, "For '" << op << "', the output shape must be " << ShapeToString(want)
+                                                   << ", but got " << ShapeToString(ctx.output(0).shape) << ".");
     lda = a[1];
     ldb = b[1];
   }
   bool empty() const { return m == 0 || n == 0 || k == 0; }
 };
 
-// C = A @ B through BLAS for float32 / float64.
+// C = alpha * A @ B + beta * C through BLAS for float32 / float64.
 template <typename T>
-void Gemm(const GemmShape& g, const T* a, const T* b, T* c) {
+void Gemm(const GemmShape& g, const T* a, const T* b, T* c, T alpha = T(1), T beta = T(0)) {
   if constexpr (std::is_same_v<T, float>) {
-    blas::Sgemm(g.trans_a, g.trans_b, g.m, g.n, g.k, 1.0f, a, g.lda, b, g.ldb, 0.0f, c, g.n);
+    blas::Sgemm(g.trans_a, g.trans_b, g.m, g.n, g.k, alpha, a, g.lda, b, g.ldb, beta, c, g.n);
   } else {
-    blas::Dgemm(g.trans_a, g.trans_b, g.m, g.n, g.k, 1.0, a, g.lda, b, g.ldb, 0.0, c, g.n);
+    blas::Dgemm(g.trans_a, g.trans_b, g.m, g.n, g.k, alpha, a, g.lda, b, g.ldb, beta, c, g.n);
   }
 }
 
@@ -118,6 +120,38 @@ class MatMulCpuKernel : public CpuKernel {
       Gemm(g_, fa.data(), fb.data(), fc.data());
       Convert(fc.data(), c, g_.m * g_.n);
     }
+  }
+
+ private:
+  GemmShape g_;
+};
+
+// var -= alpha * op(x1) @ op(x2): BLAS accumulating into var (beta 1), so the product never reaches memory.
+template <typename T>
+class FusedMatMulApplyGradientDescentCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    OPF_CHECK(ctx.num_inputs() == 4 && ctx.num_outputs() == 1,
+              "For '" << ctx.op_name() << "', the kernel takes 4 inputs and 1 output, but got " << ctx.num_inputs()
+                      << " and " << ctx.num_outputs() << ".");
+    g_.Init(ctx, 2);
+    const TensorMeta& var = ctx.input(0);
+    OPF_CHECK(var.shape == ctx.output(0).shape,
+              "For '" << ctx.op_name() << "', the 'var' must have the product's shape "
+                      << ShapeToString(ctx.output(0).shape) << ", but got " << ShapeToString(var.shape) << ".");
+    const TensorMeta& alpha = ctx.input(1);
+    OPF_CHECK(alpha.numel() == 1, "For '" << ctx.op_name() << "', the 'alpha' must be a scalar, but got shape "
+                                          << ShapeToString(alpha.shape) << ".");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* var = args.input<T>(0);
+    const T alpha = args.input<T>(1)[0];
+    T* out = args.output<T>(0);
+    const int64_t size = g_.m * g_.n;
+    if (out != var) std::copy(var, var + size, out);
+    if (g_.empty()) return;  // nothing subtracted (an empty sum is zero)
+    Gemm(g_, args.input<T>(2), args.input<T>(3), out, static_cast<T>(-alpha), T(1));
   }
 
  private:
@@ -239,6 +273,14 @@ REG_MATMUL(float, kNumberTypeFloat32);
 REG_MATMUL(double, kNumberTypeFloat64);
 REG_MATMUL(int32_t, kNumberTypeInt32);
 REG_MATMUL(int64_t, kNumberTypeInt64);
+
+#define REG_FUSED_MATMUL_GD(T, ID)                                                                            \
+  MS_REG_CPU_KERNEL(FusedMatMulApplyGradientDescent,                                                          \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID), \
+                    FusedMatMulApplyGradientDescentCpuKernel<T>)
+
+REG_FUSED_MATMUL_GD(float, kNumberTypeFloat32);
+REG_FUSED_MATMUL_GD(double, kNumberTypeFloat64);
 
 }  // namespace
 }  // namespace opforge

@@ -1,8 +1,8 @@
-"""ApplyGradientDescent, ApplyMomentum, Adam, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad and
-AdamWeightDecay on the GPU, in place: the kernels of ``csrc/kernels/cuda/optimizer.cu`` (the updates of
-``opforge/functors/optimizer.h``, the CPU's) write var and the state inputs (ApplyMomentum's
-accumulation, Adam's m and v, ...) into the Parameters' own buffers; the launcher returns the written
-inputs as the outputs. The scalar inputs stay on the device."""
+"""ApplyGradientDescent, ApplyMomentum, Adam, ApplyRMSProp, ApplyCenteredRMSProp, ApplyAdagrad,
+AdamWeightDecay and FusedMatMulApplyGradientDescent on the GPU, in place: the kernels of
+``csrc/kernels/cuda/optimizer.cu`` (the updates of ``opforge/functors/optimizer.h``, the CPU's) write var
+and the state inputs (ApplyMomentum's accumulation, Adam's m and v, ...) into the Parameters' own buffers;
+the launcher returns the written inputs as the outputs. The scalar inputs stay on the device."""
 
 from __future__ import annotations
 
@@ -41,6 +41,28 @@ def _gradient_descent_loop(spec, function, kernel):
     def run(arrays):
         (var,) = written_targets(spec, arrays, 1)
         launch_1d(runtime, function, n, (var, arrays[1], arrays[2], np.int64(n)))
+        return var
+
+    return run
+
+
+def _matmul_gradient_descent_loop(spec, function, kernel):
+    """FusedMatMulApplyGradientDescent: the product by the runtime's GEMM (cuBLAS) into a scratch array,
+    then ``ApplyGradientDescentKernel<T>(var, alpha, product, n)``. (The trace compiler fuses the pair on
+    the CPU only, where the GEMM accumulates into var; here it is the pair's two launches.)"""
+    _check(spec, {1: "alpha"}, {})
+    device, runtime = spec.device, spec.device.runtime
+    ta, tb = bool(spec.attrs.get("transpose_a", False)), bool(spec.attrs.get("transpose_b", False))
+    shape = tuple(spec.in_shapes[0])
+    n, k = numel(shape), spec.in_shapes[2][0 if ta else 1]
+
+    def run(arrays):
+        (var,) = written_targets(spec, arrays, 1)
+        if n == 0 or k == 0:  # nothing to update, or an empty sum: var as it was
+            return var
+        product = device.empty(shape, arrays[0].dtype)
+        runtime.matmul(arrays[2], arrays[3], product, ta, tb)
+        launch_1d(runtime, function, n, (var, arrays[1], product, np.int64(n)))
         return var
 
     return run
@@ -142,6 +164,7 @@ def _adam_weight_decay_loop(spec, function, kernel):
 
 for _op, _kernel, _loop in (
     ("ApplyGradientDescent", "ApplyGradientDescentKernel", _gradient_descent_loop),
+    ("FusedMatMulApplyGradientDescent", "ApplyGradientDescentKernel", _matmul_gradient_descent_loop),
     ("ApplyMomentum", "ApplyMomentumKernel", _momentum_loop),
     ("Adam", "AdamKernel", _adam_loop),
     ("ApplyRMSProp", "ApplyRMSPropKernel", _rms_prop_loop),
