@@ -17,12 +17,34 @@ import opforge
 from opforge import Tensor, communication, nn
 
 SCRIPT = pathlib.Path(__file__).parent / "gpu_scripts" / "nccl_one_rank.py"
+TENSOR_PARALLEL = pathlib.Path(__file__).parent / "mpi_scripts" / "tensor_parallel.py"
 
 
 @pytest.mark.skipif(GPU_IS_EMULATED, reason="NCCL needs a real GPU (the host emulation has none)")
 def test_nccl_collectives_and_data_parallel_on_one_gpu():
     result = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and "NCCL-OK" in result.stdout, result.stdout + result.stderr
+
+
+@pytest.mark.skipif(GPU_IS_EMULATED, reason="NCCL needs a real GPU (the host emulation has none)")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--model", "mlp"],
+        ["--model", "mlp", "--graph"],
+        ["--model", "encoder", "--optimizer", "adam"],
+        ["--model", "embedding"],
+        ["--model", "seqpar"],
+        ["--model", "batch", "--graph"],
+    ],
+    ids=" ".join,
+)
+def test_sharding_rules_on_nccl_with_one_rank(args):
+    """The sharding rules (Primitive.shard) on the GPU, their collectives on a 1-rank NCCL communicator:
+    the tensor-parallel script of the MPI tests, equal to one process."""
+    command = [sys.executable, str(TENSOR_PARALLEL), "--device", "GPU", *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "TP-OK" in result.stdout, result.stdout + result.stderr
 
 
 def test_data_parallel_reducer_buckets_live_on_the_gpu():

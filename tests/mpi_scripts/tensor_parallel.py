@@ -7,6 +7,9 @@ compares the whole parameters with one process trained from the same initial wei
 "TP-OK <max relative difference> <param bytes per rank> <param bytes one process>" or exits 1.
 
     mpiexec -n 2 python tests/mpi_scripts/tensor_parallel.py [--optimizer momentum|adam] [--steps 4]
+
+With ``--device GPU`` (a real GPU: tests/test_gpu_nccl.py) the tensors live on the GPU and the collectives run
+on NCCL; there a 1-rank world runs the same rules.
 """
 
 import argparse
@@ -31,9 +34,11 @@ parser.add_argument("--weight-decay", type=float, default=0.0, help="the optimiz
 parser.add_argument(
     "--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "zero-semi", "seqpar"]
 )
+parser.add_argument("--device", default="CPU", choices=["CPU", "GPU"], help="the device_target (GPU: NCCL)")
 args = parser.parse_args()
 
-init()
+opforge.set_context(device_target=args.device)
+init()  # MPI on the CPU, NCCL on the GPU
 memory.set_min_pooled_bytes(0)  # every array from the caching pool, so its stats count every weight and state
 if args.graph:
     opforge.set_context(mode=opforge.GRAPH_MODE)
