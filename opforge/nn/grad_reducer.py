@@ -22,6 +22,10 @@ use (``opforge.communication``, owned by the parameters' device), and the bucket
 
 The buckets' sizes are checked once across the ranks when the reducer is built.
 ``communication.init()`` must have run. With one rank nothing is sent.
+
+While a trace records (``jit``, GRAPH_MODE), ``reduce_with_operators`` reduces instead: one ``AllReduce``
+operator per gradient, which the trace replays from C++ with the rest of the step (a trace has no tape
+hooks to fill buckets with, and no overlap: its collectives run after the backward pass).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from opforge.communication.management import GlobalComm
 from opforge.dispatch.trace import tracing
 from opforge.nn.cell import Cell
 from opforge.parallel_context import _fusion_plan, get_auto_parallel_context
+from opforge.primitives.comm_ops import AllReduce, ReduceOp
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["DistributedGradReducer"]
@@ -135,6 +140,7 @@ class DistributedGradReducer(Cell):
         self._in_flight = []  # the requests ready() started this step, until a Test() completes them
         self.num_collectives = 0
         self._scale = 1.0 / degree if mean and degree != 1 else None
+        self._all_reduce = AllReduce(ReduceOp.SUM, group)  # reduce_with_operators'
         if self.group_size > 1:  # every rank reduces the same buckets, or every rank raises naming them
             self._comm.check_same(_WHERE, 1, 0, [b.buffer for b in self._buckets])
 
@@ -232,7 +238,7 @@ class DistributedGradReducer(Cell):
         # record nothing and replay the first step's gradients.
         return self.construct(*args, **kwargs)
 
-    def construct(self, grads):
+    def _checked(self, grads) -> tuple:
         grads = tuple(grads)
         if len(grads) != len(self.parameters):
             raise ValueError(
@@ -246,6 +252,10 @@ class DistributedGradReducer(Cell):
                     f"For 'DistributedGradReducer', the gradient {i} ('{p.name}') must have shape {list(p.shape)}, "
                     f"but got {got}."
                 )
+        return grads
+
+    def construct(self, grads):
+        grads = self._checked(grads)
         if self.group_size == 1 and self._scale is None:
             return grads  # a world of one rank: nothing to add up
         try:
@@ -269,6 +279,28 @@ class DistributedGradReducer(Cell):
         for bucket in self._buckets:
             for i, view in bucket.slots:
                 out[i] = self._as_grad(view, self.parameters[i])
+        return tuple(out)
+
+    @property
+    def traceable(self) -> bool:
+        """Whether a trace may record ``reduce_with_operators`` (the CPU's MPI; NCCL inside a device graph has
+        not run on a GPU)."""
+        return self._on_host
+
+    def reduce_with_operators(self, grads) -> tuple:
+        """``construct``'s result computed by operators, for a trace to record: each gradient times the
+        mean's 1/degree, all-reduced by an ``AllReduce`` (in float32 for the half types, as the buckets)."""
+        grads = self._checked(grads)
+        out = []
+        for p, g in zip(self.parameters, grads):
+            wide = mstype.nptype_to_dtype(self._buffer_dtype(p))
+            g = g if g.dtype == wide else g.astype(wide)
+            if self._scale is not None:
+                g = g * self._scale
+            if self.group_size > 1:
+                g = self._all_reduce(g)
+                self.num_collectives += 1
+            out.append(g if g.dtype == p.dtype else g.astype(p.dtype))
         return tuple(out)
 
     def _wait(self, bucket: _Bucket) -> None:

@@ -95,12 +95,13 @@ class TrainOneStepCell(Cell):
         )
 
     def _call_construct(self, args, kwargs):
-        # Data parallel in GRAPH_MODE (MindSpore's usual distributed loop): the bucketed gradient reduction
-        # talks MPI outside operators, which a trace cannot replay, so the step runs eagerly, as in
-        # PYNATIVE_MODE. With optimizer parallel the whole step is traced (its reduction is made of
-        # operators: Cell.__call__'s sharded graph).
+        # Data parallel in GRAPH_MODE (MindSpore's usual distributed loop) is traced on the CPU: the trace
+        # records the gradients' AllReduce operators (DistributedGradReducer.reduce_with_operators) and
+        # replays the whole step from C++. On the GPU the step runs eagerly, its buckets on NCCL (a
+        # trace there would capture NCCL into a device graph, which has not run on a GPU).
         if self.reducer_flag and context.graph_mode() and not optimizer_parallel() and not tracing():
-            return self.construct(*args, **kwargs)
+            if not self._cells["grad_reducer"].traceable:
+                return self.construct(*args, **kwargs)
         return super()._call_construct(args, kwargs)
 
     def construct(self, *inputs):
@@ -116,16 +117,18 @@ class TrainOneStepCell(Cell):
 
     def _reduce(self, grads: tuple) -> tuple:
         """The data-parallel gradients, reduced over the ranks. Eagerly by the bucketed reducer (its
-        all-reduces overlap the backward pass); while a trace records an optimizer-parallel step, left as
-        pending partial sums that the sharded optimizer update reduce-scatters (collectives as operators,
-        which the trace replays)."""
+        all-reduces overlap the backward pass); while a trace records, by operators the trace replays: an
+        AllReduce per gradient, or for an optimizer-parallel step pending partial sums that the sharded
+        optimizer update reduce-scatters."""
+        reducer = self._cells["grad_reducer"]
         if not tracing():
-            return self._cells["grad_reducer"](grads)
+            return reducer(grads)
         if sharding.active():  # optimizer parallel: the sharding interpreter runs the updates
-            reducer = self._cells["grad_reducer"]
             return sharding.pending_over_ranks(grads, reducer.mean, reducer.degree)
-        raise TraceError(
-            "For 'TrainOneStepCell', data-parallel gradient reduction fills buckets and all-reduces them "
-            "over MPI outside operators, which a trace (jit, GRAPH_MODE) cannot replay: train data-parallel "
-            "in PYNATIVE_MODE, or with enable_parallel_optimizer=True (its reduction is made of operators)."
-        )
+        if not reducer.traceable:
+            raise TraceError(
+                "For 'TrainOneStepCell', data-parallel gradient reduction on the GPU all-reduces buckets on "
+                "NCCL outside operators, which a trace (jit) does not replay: call the step without jit (in "
+                "GRAPH_MODE it runs eagerly), or use enable_parallel_optimizer=True."
+            )
+        return reducer.reduce_with_operators(grads)

@@ -12,6 +12,8 @@ The command starts its own ``mpiexec -n 2`` jobs (one thread per rank) and print
   times are printed, with the one-process step on the whole batch for reference, and the half-batch
   steps in lockstep (a barrier after each step, no reduction): the data-parallel step waits for the
   slower rank at every step, which the floor does not, and on a busy machine that wait dominates.
+- The same step traced (``jit``, as GRAPH_MODE traces it: an AllReduce operator per gradient, the whole step
+  replayed from C++), against its floor: the traced half-batch steps side by side plus the all-reduce.
 - The same step in PyTorch DDP (gloo, 2 ranks x 1 thread, same network, weights and batches).
 - The number of collectives per step (against the number of parameters).
 
@@ -152,10 +154,15 @@ def worker(quick: bool, with_torch: bool) -> dict:
     # The floor: half-batch steps side by side, no reduction; plus the all-reduce of the gradients.
     _, half_step = _opforge_step(opforge, weights, data_parallel=False)
     flat = np.zeros(sum(w.size for w in weights), np.float32)
+    _, jit_dp_step = _opforge_step(opforge, weights, data_parallel=True)
+    jit_dp_step = opforge.jit(jit_dp_step)
+    jit_half_step = opforge.jit(_opforge_step(opforge, weights, data_parallel=False)[1])
     number = _calibrate(comm, lambda: dp_step(x_local, y_local), min_time)
     fns = {
         "dp_step": lambda: dp_step(x_local, y_local),
         "half_steps": lambda: half_step(x_local, y_local),
+        "jit_dp_step": lambda: jit_dp_step(x_local, y_local),
+        "jit_half_steps": lambda: jit_half_step(x_local, y_local),
         "grad_allreduce": lambda: comm.Allreduce(MPI.IN_PLACE, flat, op=MPI.SUM),
         # The floor's steps in lockstep (a barrier after each): what waiting for the slower rank costs.
         "half_steps_lockstep": lambda: (half_step(x_local, y_local), comm.Barrier()),
@@ -166,6 +173,7 @@ def worker(quick: bool, with_torch: bool) -> dict:
         fns["ddp_step"], results["torch"] = _torch_ddp_step(rank, size)
     results.update(_timed_together(comm, fns, number, repeats))
     results["floor"] = results["half_steps"] + results["grad_allreduce"]
+    results["jit_floor"] = results["jit_half_steps"] + results["grad_allreduce"]
     return results
 
 
@@ -272,6 +280,13 @@ def render(results: dict) -> str:
         f"| (diagnostic) half-batch steps in lockstep, a barrier per step | | | "
         f"{_us(results['half_steps_lockstep'])} | |"
     )
+    if "jit_dp_step" in results:
+        jit_dp, jit_floor = results["jit_dp_step"], results["jit_floor"]
+        lines.append(
+            f"| {name}, traced (jit, GRAPH_MODE) | {_us(jit_dp)} | floor: traced half-batch steps + all-reduce "
+            f"| {_us(jit_floor)} | {jit_dp / jit_floor:.2f}x |"
+        )
+        lines.append(f"| (floor part) traced half-batch steps side by side | | | {_us(results['jit_half_steps'])} | |")
     if "one_process_step" in results:
         one = results["one_process_step"]
         lines.append(f"| {name} | {_us(dp)} | one process, whole batch | {_us(one)} | {dp / one:.2f}x |")

@@ -9,8 +9,9 @@ step on every batch of the dataset (its columns passed in order), calling the ca
 ``fit`` trains and evaluates after each epoch. In GRAPH_MODE (``set_context(mode=GRAPH_MODE)``) the step
 is traced once and replayed (``opforge.jit``); in DATA_PARALLEL mode ``TrainOneStepCell`` all-reduces
 the gradients, each rank reading its shard of the dataset (``num_shards``/``shard_id``); with both, the
-step runs eagerly (its bucketed reduction talks MPI outside operators), unless the parallel optimizer is
-on (``enable_parallel_optimizer``): then the whole step is one trace.
+step is one trace on the CPU (an AllReduce operator per gradient) and runs eagerly on the GPU (its buckets
+on NCCL), unless the parallel optimizer is on (``enable_parallel_optimizer``): then it is one trace there
+too.
 ``dataset_sink_mode=True`` is accepted and runs as False (opforge has no device queue to sink into).
 """
 

@@ -81,8 +81,10 @@ if args.graph:
     opforge.set_context(mode=opforge.GRAPH_MODE)
 for x, y in batches:
     step(opforge.Tensor(x[rank * per : (rank + 1) * per]), opforge.Tensor(y[rank * per : (rank + 1) * per]))
-if args.graph:  # it ran (eagerly: the bucketed reduction talks MPI outside operators), as MindSpore's loop
+if args.graph:  # traced once, an AllReduce operator per gradient, then replayed, as MindSpore's loop
     opforge.set_context(mode=opforge.PYNATIVE_MODE)
+    assert step._graph.traced == 1, step._graph
+    assert step._graph.explain().count("  AllReduce") == (n_params if size > 1 else 0), step._graph.explain()
 mine = [p.asnumpy() for p in net.trainable_params()]
 everyone = comm.gather(mine, root=0)
 
