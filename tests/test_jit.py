@@ -530,6 +530,27 @@ def test_a_native_in_place_step_writes_the_parameter_and_moves_its_version():
     assert "2 steps replayed" in jf.explain() and "2 run without entering Python" in jf.explain()
 
 
+def test_a_tuple_of_tensors_keeps_the_rest_of_the_replay_native():
+    """Concat and AddN take a tuple: their plans are called from C++ with the tuple built there, and the
+    steps around them still run without entering Python (a tuple once sent the whole replay to Python)."""
+    cat, add_n, relu = ops.Concat(1), ops.AddN(), ops.ReLU()
+
+    def fn(a, b):
+        h = relu(a)
+        return relu(add_n([h, b, h])), cat((h, b))
+
+    jf = opforge.jit(fn)
+    for seed in range(3):
+        a, b = _f32(3, 4, seed=seed), _f32(3, 4, seed=seed + 10)
+        total, joined = jf(a, b)
+        h = np.maximum(a.asnumpy(), 0)
+        np.testing.assert_allclose(total.asnumpy(), np.maximum(2 * h + b.asnumpy(), 0), rtol=1e-6)
+        np.testing.assert_array_equal(joined.asnumpy(), np.concatenate([h, b.asnumpy()], 1))
+    text = jf.explain()
+    assert "2 run without entering Python" in text.splitlines()[0], text
+    assert "Concat  [Python: takes a tuple of Tensors" in text and "AddN  [Python: takes a tuple" in text
+
+
 def test_explain_says_which_steps_enter_python_and_why():
     net = nn.Dense(4, 3)
     opt = nn.SGD(net.trainable_params(), learning_rate=0.1)

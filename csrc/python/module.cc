@@ -1030,7 +1030,8 @@ PyObject* FusedCallCall(PyObject* self, PyObject* args, PyObject* kwargs) {
 
 class Program {
  public:
-  // steps: [(plan, sources, outputs[, release])]; a source is a slot (int) or ("const", value);
+  // steps: [(plan, sources, outputs[, release])]; a source is a slot (int), ("const", value) or
+  // ("seq", is_list, (sources...)) (a tuple or list of them: Concat's, AddN's; the plan takes it);
   // outputs is a slot, None, or a tuple of slots / None; release lists the slots to drop after the step.
   // returns: the slots Run gives back, in order (the function's outputs).
   Program(size_t n_slots, const py::list& steps, std::vector<size_t> returns)
@@ -1104,11 +1105,13 @@ class Program {
   }
 
  private:
-  enum class Kind { kSlot, kTensor, kArray, kObject };
+  enum class Kind { kSlot, kTensor, kArray, kObject, kSeq };
   struct Source {
     Kind kind;
     size_t slot = 0;
     py::object value;  // a constant: a Tensor, a 0-d array (a FastPlan's scalar) or any Python value
+    std::vector<Source> items = {};  // kSeq: the sequence's elements (a list when is_list)
+    bool is_list = false;
   };
   struct Step {
     py::object plan;
@@ -1172,7 +1175,15 @@ class Program {
 
   Source MakeSource(Step& step, const py::handle& src, size_t position) const {
     if (PyLong_Check(src.ptr())) return Source{Kind::kSlot, SlotIndex(src), py::object()};
-    py::object value = src.cast<py::tuple>()[1];
+    auto encoded = src.cast<py::tuple>();
+    if (encoded.size() == 3 && py::str(encoded[0]).cast<std::string>() == "seq") {
+      step.fast = nullptr;  // a FastPlan takes Tensors and scalars: the plan builds the sequence's call
+      Source seq{Kind::kSeq, 0, py::object()};
+      seq.is_list = encoded[1].cast<bool>();
+      for (const auto& item : encoded[2].cast<py::tuple>()) seq.items.push_back(MakeSource(step, item, position));
+      return seq;
+    }
+    py::object value = encoded[1];
     if (PyObject_TypeCheck(value.ptr(), g_tensor.type)) return Source{Kind::kTensor, 0, value};
     if (step.fast != nullptr) {
       for (auto& slot : step.fast->slots_) {
@@ -1267,16 +1278,33 @@ class Program {
     }
   }
 
+  // The value of a source for a plan's call (a new reference): a slot's Tensor, a constant, or the tuple
+  // or list of a sequence's values.
+  static PyObject* Value(const Source& s, const std::vector<py::object>& env) {
+    if (s.kind == Kind::kSeq) {
+      const auto n = static_cast<Py_ssize_t>(s.items.size());
+      py::object seq = py::reinterpret_steal<py::object>(s.is_list ? PyList_New(n) : PyTuple_New(n));
+      if (!seq) throw py::error_already_set();
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject* item = Value(s.items[static_cast<size_t>(i)], env);
+        if (s.is_list) {
+          PyList_SET_ITEM(seq.ptr(), i, item);
+        } else {
+          PyTuple_SET_ITEM(seq.ptr(), i, item);
+        }
+      }
+      return seq.release().ptr();
+    }
+    PyObject* v = s.kind == Kind::kSlot ? env[s.slot].ptr() : s.value.ptr();
+    if (v == nullptr) throw py::value_error("a trace step reads a slot no step has written");
+    Py_INCREF(v);
+    return v;
+  }
+
   static void RunPlanStep(const Step& step, std::vector<py::object>& env) {
     const size_t n = step.sources.size();
     py::tuple args(n);
-    for (size_t i = 0; i < n; ++i) {
-      const Source& s = step.sources[i];
-      PyObject* v = s.kind == Kind::kSlot ? env[s.slot].ptr() : s.value.ptr();
-      if (v == nullptr) throw py::value_error("a trace step reads a slot no step has written");
-      Py_INCREF(v);
-      PyTuple_SET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i), v);
-    }
+    for (size_t i = 0; i < n; ++i) PyTuple_SET_ITEM(args.ptr(), static_cast<Py_ssize_t>(i), Value(step.sources[i], env));
     py::object out = py::reinterpret_steal<py::object>(PyObject_CallOneArg(step.plan.ptr(), args.ptr()));
     if (!out) throw py::error_already_set();
     if (step.single) {

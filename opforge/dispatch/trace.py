@@ -148,7 +148,7 @@ _FIRST = ("slot", 0)  # the common output spec of a native replay: one Tensor
 def _why_python(step, native_program: bool) -> str:
     """Why a replayed step enters Python (explain)."""
     if not native_program:
-        return "the program has a step with a tuple of Tensors, so the replay runs in Python"
+        return "the program could not be built natively, so the replay runs in Python"
     if isinstance(step, fusion.FusedStep):
         return "a fused kernel, called through ctypes"
     if not isinstance(step.plan, _C.FastPlan):
@@ -157,6 +157,8 @@ def _why_python(step, native_program: bool) -> str:
         constants = [type(s[1]).__name__ for s in step.sources if s[0] == "const" and not isinstance(s[1], Tensor)]
         if any(name not in ("int", "float", "bool", "complex") for name in constants):
             return f"takes a constant argument ({', '.join(sorted(set(constants)))})"
+        if any(s[0] == "seq" for s in step.sources):
+            return "takes a tuple of Tensors (its plan is called from C++ with the tuple built there)"
         return "a kernel with casts around it, a Python kernel, or another device's"
     return "a constant argument the native step does not take"
 
@@ -228,16 +230,13 @@ def _rebuild(env, spec):
 
 
 def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec, returned: list):
-    """The steps as a ``_C.Program`` (run in C++), when every argument is a slot or a constant. Each
-    step releases the slots it reads or writes last (buffer planning: a value's memory is reused as
-    soon as nothing later reads it), except the function's inputs and outputs."""
+    """The steps as a ``_C.Program`` (run in C++; a step with a tuple of Tensors calls its plan with the
+    tuple built there). Each step releases the slots it reads or writes last (buffer planning: a value's
+    memory is reused as soon as nothing later reads it), except the function's inputs and outputs."""
     encoded, last = [], {}
     for i, step in enumerate(steps):
-        if any(s[0] == "seq" for s in step.sources):
-            return None
-        for s in step.sources:
-            if s[0] == "slot":
-                last[s[1]] = i
+        for slot in _slots_read(step.sources):
+            last[slot] = i
         for slot in _written(step.outputs):
             last.setdefault(slot, i)  # written and never read: dropped at once
     kept = set(range(n_inputs)) | cse.output_slots(outputs_spec)
@@ -250,9 +249,25 @@ def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec, retu
         tensors_only = getattr(plan, "tensors_only", None)
         if tensors_only is not None and _writes_constants(step):  # the kernel of the Tensors alone
             plan, sources = tensors_only[0], [sources[k] for k in tensors_only[1]]
-        sources = [s[1] if s[0] == "slot" else s for s in sources]
-        encoded.append((plan, sources, step.outputs, sorted(release.get(i, ()))))
+        encoded.append((plan, [_encoded(s) for s in sources], step.outputs, sorted(release.get(i, ()))))
     return _C.Program(n_slots, encoded, returned)
+
+
+def _slots_read(sources):
+    for s in sources:
+        if s[0] == "slot":
+            yield s[1]
+        elif s[0] == "seq":
+            yield from _slots_read(s[2])
+
+
+def _encoded(source):
+    """A source as _C.Program takes it: a slot's index, ("const", value) or ("seq", is_list, (sources...))."""
+    if source[0] == "slot":
+        return source[1]
+    if source[0] == "seq":
+        return ("seq", source[1] is list, tuple(_encoded(s) for s in source[2]))
+    return source
 
 
 def _writes_constants(step) -> bool:
