@@ -91,3 +91,26 @@ def test_no_kernel_for_the_dtype_keeps_the_pair():
     jf(x)
     np.testing.assert_array_equal(v.asnumpy(), np.full((2, 4), -3.0, np.float16))
     assert "FusedMatMulApplyGradientDescent" not in jf.explain()
+
+
+def test_a_weight_in_its_own_product_is_not_fused():
+    """var -= alpha * (x @ var): the GEMM would read the weight it accumulates into."""
+    w = Parameter(Tensor(np.eye(3, dtype=np.float32) * 2), name="w")
+    jf = opforge.jit(lambda x: ops.ApplyGradientDescent()(w, 0.5, ops.MatMul()(x, w)))
+    x = Tensor(np.ones((3, 3), np.float32))
+    jf(x)  # w = 2I - 0.5 * (ones @ 2I) = 2I - 1
+    jf(x)  # w = w - 0.5 * (ones @ w): every column of ones @ w sums to 2 - 3 = -1
+    want = np.eye(3, dtype=np.float32) * 2 - 1
+    want = want - 0.5 * (np.ones((3, 3), np.float32) @ want)
+    np.testing.assert_allclose(w.asnumpy(), want, rtol=1e-6)
+    assert "FusedMatMulApplyGradientDescent" not in jf.explain()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_fused_operator_called_with_var_as_an_operand(dtype):
+    """Called directly (not by the pass) with var as x2 too: the product is taken before var changes."""
+    start = np.arange(9, dtype=dtype).reshape(3, 3) / 4
+    x = np.ones((3, 3), dtype)
+    w = Parameter(Tensor(start.copy()), name="w")
+    ops.FusedMatMulApplyGradientDescent()(w, 0.5, Tensor(x), w)
+    np.testing.assert_allclose(w.asnumpy(), start - 0.5 * (x @ start), rtol=1e-6)

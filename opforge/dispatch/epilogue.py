@@ -50,6 +50,8 @@ def _fused(update, product, value_of):
     var, alpha, x1, x2 = (*update.sources[:2], *product.sources)
     if any(s[0] not in ("slot", "const") for s in (var, alpha, x1, x2)):
         return None
+    if _same_source(var, x1) or _same_source(var, x2):  # the GEMM would read what it accumulates into
+        return None
     args = tuple(value_of(s[1]) if s[0] == "slot" else s[1] for s in (var, alpha, x1, x2))
     tensors = [a for a in (args[0], args[2], args[3]) if isinstance(a, Tensor)]
     if len(tensors) != 3 or not _pays(tensors[0].dtype, tensors[0]._meta[2]):

@@ -91,7 +91,7 @@ class DistributedGradReducer(Cell):
 
     The returned gradients are views of the buckets: valid until the next reduction.
     ``collectives_per_step`` is the number of all-reduces one call runs; ``num_collectives`` counts
-    them since construction.
+    them since construction (eager calls: a trace's AllReduce operators are the trace's).
     """
 
     def __init__(
@@ -299,7 +299,6 @@ class DistributedGradReducer(Cell):
                 g = g * self._scale
             if self.group_size > 1:
                 g = self._all_reduce(g)
-                self.num_collectives += 1
             out.append(g if g.dtype == p.dtype else g.astype(p.dtype))
         return tuple(out)
 

@@ -1,6 +1,7 @@
 // MatMul: out[M, N] = op(x1) @ op(x2), op = transpose when the attr "transpose_a" / "transpose_b" is set.
 // FusedMatMulApplyGradientDescent(var, alpha, x1, x2): var -= alpha * op(x1) @ op(x2), one GEMM into var.
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -147,14 +148,31 @@ class FusedMatMulApplyGradientDescentCpuKernel : public CpuKernel {
   void Launch(const KernelArgs& args) override {
     const T* var = args.input<T>(0);
     const T alpha = args.input<T>(1)[0];
+    const T* a = args.input<T>(2);
+    const T* b = args.input<T>(3);
     T* out = args.output<T>(0);
     const int64_t size = g_.m * g_.n;
+    if (g_.empty()) {  // nothing subtracted (an empty sum is zero)
+      if (out != var) std::copy(var, var + size, out);
+      return;
+    }
+    if (Overlaps(out, size, a, g_.m * g_.k) || Overlaps(out, size, b, g_.k * g_.n)) {
+      // var is an operand too (var -= alpha * x @ var): the product first, as the unfused pair computes it
+      std::vector<T> product(static_cast<size_t>(size));
+      Gemm(g_, a, b, product.data());
+      for (int64_t i = 0; i < size; ++i) out[i] = var[i] - alpha * product[static_cast<size_t>(i)];
+      return;
+    }
     if (out != var) std::copy(var, var + size, out);
-    if (g_.empty()) return;  // nothing subtracted (an empty sum is zero)
-    Gemm(g_, args.input<T>(2), args.input<T>(3), out, static_cast<T>(-alpha), T(1));
+    Gemm(g_, a, b, out, static_cast<T>(-alpha), T(1));
   }
 
  private:
+  static bool Overlaps(const T* p, int64_t n, const T* q, int64_t m) {
+    const auto lo = [](const T* x) { return reinterpret_cast<std::uintptr_t>(x); };
+    return lo(p) < lo(q + m) && lo(q) < lo(p + n);
+  }
+
   GemmShape g_;
 };
 
