@@ -64,9 +64,6 @@ inline S RowSum(const C* e, int64_t n) {
   return s;
 }
 
-// For `rows` contiguous rows of c >= 1 elements from x: m[r] = max of row r, e[r * c + k] =
-// exp(x - m[r]), s[r] = sum of row r's e. e holds rows * c values (a block: rows * c <= kSoftmaxBlockElems
-// unless rows == 1).
 }  // namespace softmax_rows
 
 // Rows at least this long fill the vector lanes on their own: exp runs row by row.
@@ -82,10 +79,10 @@ OPF_VECTOR_CLONES void SoftmaxRowsExp(const T* x, int64_t rows, int64_t c, compu
   using S = acc_t<T>;
   if (c >= kSoftmaxLongRow) {
     for (int64_t r = 0; r < rows; ++r) {
-      m[r] = softmax_rows::RowMax(x + r * c, c);
       const T* xr = x + r * c;
       C* er = e + r * c;
-      const C mr = m[r];  // a local: er might alias m as far as the vectoriser knows
+      const C mr = softmax_rows::RowMax(xr, c);  // a local: er might alias m as far as the vectoriser knows
+      m[r] = mr;
       for (int64_t k = 0; k < c; ++k) er[k] = math::exp(Load(xr[k]) - mr);
       s[r] = softmax_rows::RowSum<S>(er, c);
     }
