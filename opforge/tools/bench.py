@@ -11,7 +11,8 @@ Suites:
   ``ops.Custom`` of a Python function on 5 (its numpy column: the function called directly, so the
   difference is the cost of the operator); MatMul 64x64 and 1024x1024; the transcendental functions
   (Exp, Log, Tanh, Sigmoid, Erf, GeLU, Softplus, Expm1, Log1p, Elu, Sin, Cos) on 1M float32 against
-  NumPy's (SciPy's expit and erf where NumPy has none) and PyTorch's.
+  NumPy's (SciPy's expit and erf where NumPy has none) and PyTorch's; Softmax and LogSoftmax over the
+  rows of 1024x1024 and 4096x10 float32 (NumPy: the stable formula written out).
 - ``conv``: Conv2D forward, and its backward (Conv2DBackpropInput and Conv2DBackpropFilter, both
   gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
   1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
@@ -58,7 +59,8 @@ QUICK_WARNING = (
 )
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul")
-    + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos"),
+    + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos")
+    + ("Softmax", "LogSoftmax"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "LeNet train step (jit)", "20-op chain (jit)"),
@@ -201,7 +203,36 @@ def _ops_cases(np, opforge, torch, quick: bool = False) -> list:
             ta, tb = torch.from_numpy(a), torch.from_numpy(b)
             libs["torch"] = lambda ta=ta, tb=tb: torch.matmul(ta, tb)
         cases.append(("MatMul", f"{n}x{n}", libs))
-    return cases + _transcendental_cases(np, opforge, torch, rng, 1_000 if quick else 1_000_000)
+    cases += _transcendental_cases(np, opforge, torch, rng, 1_000 if quick else 1_000_000)
+    return cases + _softmax_cases(np, opforge, torch, rng, ((32, 32),) if quick else ((1024, 1024), (4096, 10)))
+
+
+def _softmax_cases(np, opforge, torch, rng, shapes) -> list:
+    """Softmax and LogSoftmax over the last axis (the CPU's blocks of rows, csrc/kernels/cpu/softmax_rows.h)."""
+    from opforge import ops
+
+    def np_log_softmax(v):
+        shifted = v - v.max(axis=1, keepdims=True)
+        return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+    def np_softmax(v):
+        e = np.exp(v - v.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    cases = []
+    for shape in shapes:
+        a = rng.standard_normal(shape, dtype=np.float32)
+        x = opforge.Tensor(a)
+        for name, primitive, np_fn, torch_name in (
+            ("Softmax", ops.Softmax(), np_softmax, "softmax"),
+            ("LogSoftmax", ops.LogSoftmax(), np_log_softmax, "log_softmax"),
+        ):
+            libs = {"opforge": lambda p=primitive, x=x: p(x), "numpy": lambda g=np_fn, a=a: g(a)}
+            if torch is not None:
+                fn, ta = getattr(torch, torch_name), torch.from_numpy(a)
+                libs["torch"] = lambda fn=fn, ta=ta: fn(ta, -1)
+            cases.append((name, "x".join(map(str, shape)), libs))
+    return cases
 
 
 def _gelu_tanh_np(np, a):
