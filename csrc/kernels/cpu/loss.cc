@@ -94,10 +94,10 @@ OPF_VECTOR_CLONES void SparseGradRows(const L* labels, T* g, int64_t rows, int64
   for (int64_t r = 0; r < rows; ++r) {
     const C* e = sc.e.data() + r * c;
     T* gr = g + r * c;
-    const S inv = S(1) / sc.s[r];
-    for (int64_t j = 0; j < c; ++j) gr[j] = Store<T>(static_cast<C>((static_cast<S>(e[j]) * inv) * scale));
+    const C inv = static_cast<C>(S(1) / sc.s[r]), step = static_cast<C>(scale);  // in compute_t, as Softmax
+    for (int64_t j = 0; j < c; ++j) gr[j] = Store<T>((e[j] * inv) * step);
     const int64_t label = static_cast<int64_t>(labels[r]);
-    gr[label] = Store<T>(static_cast<C>((static_cast<S>(e[label]) * inv - S(1)) * scale));
+    gr[label] = Store<T>((e[label] * inv - C(1)) * step);
   }
 }
 

@@ -57,21 +57,27 @@ AxisGeometry SoftmaxGeometry(const KernelContext& ctx) {
 }
 
 // The outputs of `rows` contiguous rows of n elements from SoftmaxRowsExp's scratch:
-//   softmax = e / s;  log_softmax = (x - m) - log(s).
+//   softmax = e * (1 / s);  log_softmax = (x - m) - log(s).
 template <typename T, bool kLog>
-OPF_VECTOR_CLONES void WriteRows(const T* x, T* y, int64_t rows, int64_t n, const SoftmaxScratch<T>& sc) {
+OPF_VECTOR_CLONES void WriteRows(const T* x, T* y, int64_t rows, int64_t n, SoftmaxScratch<T>& sc) {
   using C = compute_t<T>;
   using S = sum_t<T>;
+  // Per row, log(s) or 1 / s, in compute_t and for all the block's rows in one loop (float: vmath's log,
+  // vectorised across rows, rather than libm's per row); per element in compute_t too (float32: 16 lanes,
+  // no conversion to the double sums' type).
+  C* per_row = sc.per_row.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    per_row[r] = kLog ? math::log(static_cast<C>(sc.s[r])) : static_cast<C>(S(1) / sc.s[r]);
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const C* e = sc.e.data() + r * n;
     const T* xr = x + r * n;
     T* yr = y + r * n;
+    const C m = sc.m[r], t = per_row[r];
     if constexpr (kLog) {
-      const S m = static_cast<S>(sc.m[r]), log_s = math::log(sc.s[r]);
-      for (int64_t k = 0; k < n; ++k) yr[k] = Store<T>(static_cast<C>((static_cast<S>(Load(xr[k])) - m) - log_s));
+      for (int64_t k = 0; k < n; ++k) yr[k] = Store<T>((Load(xr[k]) - m) - t);
     } else {
-      const S inv = S(1) / sc.s[r];
-      for (int64_t k = 0; k < n; ++k) yr[k] = Store<T>(static_cast<C>(static_cast<S>(e[k]) * inv));
+      for (int64_t k = 0; k < n; ++k) yr[k] = Store<T>(e[k] * t);
     }
   }
 }
@@ -144,7 +150,7 @@ class SoftmaxCpuKernel : public CpuKernel {
     if (g.inner == 1) {
       const int64_t grain = std::max<int64_t>(1, kParallelGrain / g.n);
       ParallelFor(g.outer, grain, [&](int64_t begin, int64_t end) {
-        ForSoftmaxBlocks(x, g.n, begin, end, [&](int64_t r0, int64_t rows, const SoftmaxScratch<T>& sc) {
+        ForSoftmaxBlocks(x, g.n, begin, end, [&](int64_t r0, int64_t rows, SoftmaxScratch<T>& sc) {
           WriteRows<T, kLog>(x + r0 * g.n, y + r0 * g.n, rows, g.n, sc);
         });
       });

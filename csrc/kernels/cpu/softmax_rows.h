@@ -106,10 +106,12 @@ struct SoftmaxScratch {
       : rows_per_block(std::max<int64_t>(1, kSoftmaxBlockElems / std::max<int64_t>(c, 1))),
         e(static_cast<size_t>(rows_per_block * c)),
         m(static_cast<size_t>(rows_per_block)),
-        s(static_cast<size_t>(rows_per_block)) {}
+        s(static_cast<size_t>(rows_per_block)),
+        per_row(static_cast<size_t>(rows_per_block)) {}
   int64_t rows_per_block;
   std::vector<C> e, m;
   std::vector<acc_t<T>> s;
+  std::vector<C> per_row;  // free for the caller: a value per row (log(s), 1 / s)
 };
 
 // Calls block(r0, rows, scratch) for the rows [begin, end) of x ([*, c], c >= 1), block by block, after
