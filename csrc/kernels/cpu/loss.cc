@@ -16,7 +16,7 @@
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 #include "opforge/functors/softmax.h"
-#include "softmax_rows.h"
+#include "kernels/cpu/softmax_rows.h"
 
 namespace opforge {
 namespace {

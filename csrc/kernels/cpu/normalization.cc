@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/lanes.h"
 #include "opforge/functors/normalization.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
@@ -184,6 +186,54 @@ int64_t NormAxis(const KernelContext& ctx, int x_index) {
   return a < 0 ? a + nd : a;
 }
 
+// Rows [begin, end) of LayerNorm whose params span the row (p == m, the usual case): LayerNormRow's formula
+// with the row's sums in lanes (its single running sums do not vectorise).
+template <typename T>
+OPF_VECTOR_CLONES void LayerNormSpanningRows(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* var,
+                                            int64_t begin, int64_t end, int64_t m, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  for (int64_t r = begin; r < end; ++r) {
+    const T* xr = x + r * m;
+    T* yr = y + r * m;
+    const S mu = lanes::Sum<S>(m, [xr](int64_t j) { return static_cast<S>(Load(xr[j])); }) / static_cast<S>(m);
+    const S v = lanes::Sum<S>(m, [xr, mu](int64_t j) {
+                  const S d = static_cast<S>(Load(xr[j])) - mu;
+                  return d * d;
+                }) /
+                static_cast<S>(m);
+    const S rstd = InvStd(v, eps);
+    for (int64_t j = 0; j < m; ++j) {
+      yr[j] = Store<T>(static_cast<C>(LayerNormElement(static_cast<S>(Load(xr[j])), mu, rstd,
+                                                       static_cast<S>(Load(gamma[j])), static_cast<S>(Load(beta[j])))));
+    }
+    mean[r] = Store<T>(static_cast<C>(mu));
+    var[r] = Store<T>(static_cast<C>(v));
+  }
+}
+
+// Rows [begin, end) of LayerNormGrad's dx whose params span the row: LayerNormGradRow's formula with the
+// sums of g = dy * gamma and of g * xhat in lanes.
+template <typename T>
+OPF_VECTOR_CLONES void LayerNormGradSpanningRows(const T* x, const T* dy, const T* gamma, const T* mean,
+                                                const T* var, T* dx, int64_t begin, int64_t end, int64_t m,
+                                                double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  for (int64_t r = begin; r < end; ++r) {
+    const T* xr = x + r * m;
+    const T* dr = dy + r * m;
+    T* out = dx + r * m;
+    const S mu = static_cast<S>(Load(mean[r])), rstd = InvStd(static_cast<S>(Load(var[r])), eps);
+    const auto g = [dr, gamma](int64_t j) { return static_cast<S>(Load(dr[j])) * static_cast<S>(Load(gamma[j])); };
+    const auto xhat = [xr, mu, rstd](int64_t j) { return (static_cast<S>(Load(xr[j])) - mu) * rstd; };
+    const S inv_m = S(1) / static_cast<S>(m);
+    const S mg = lanes::Sum<S>(m, g) * inv_m;
+    const S mgx = lanes::Sum<S>(m, [&](int64_t j) { return g(j) * xhat(j); }) * inv_m;
+    for (int64_t j = 0; j < m; ++j) out[j] = Store<T>(static_cast<C>(LayerNormGradElement(g(j), xhat(j), rstd, mg, mgx)));
+  }
+}
+
 template <typename T>
 class LayerNormCpuKernel : public CpuKernel {
  public:
@@ -214,6 +264,10 @@ class LayerNormCpuKernel : public CpuKernel {
     }
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / g.m);
     ParallelFor(g.rows, grain, [&](int64_t begin, int64_t end) {
+      if (g.p == g.m) {
+        LayerNormSpanningRows(x, gamma, beta, y, mean, var, begin, end, g.m, eps_);
+        return;
+      }
       for (int64_t r = begin; r < end; ++r) {
         LayerNormRow(x + r * g.m, gamma, beta, y + r * g.m, mean + r, var + r, g.m, g.p, r * g.m, eps_);
       }
@@ -255,6 +309,10 @@ class LayerNormGradCpuKernel : public CpuKernel {
     if (g.m > 0) {
       const int64_t grain = std::max<int64_t>(1, kParallelGrain / g.m);
       ParallelFor(g.rows, grain, [&](int64_t begin, int64_t end) {
+        if (g.p == g.m) {
+          LayerNormGradSpanningRows(x, dy, gamma, mean, var, dx, begin, end, g.m, eps_);
+          return;
+        }
         for (int64_t r = begin; r < end; ++r) {
           LayerNormGradRow(x + r * g.m, dy + r * g.m, gamma, mean[r], var[r], dx + r * g.m, g.m, g.p, r * g.m, eps_);
         }

@@ -11,7 +11,7 @@
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 #include "opforge/functors/reduce.h"
-#include "softmax_rows.h"
+#include "kernels/cpu/softmax_rows.h"
 
 namespace opforge {
 namespace {

@@ -12,7 +12,8 @@
 
 #include "opforge/functors/reduce.h"
 #include "opforge/math.h"
-#include "elementwise.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/lanes.h"
 
 namespace opforge {
 
@@ -21,7 +22,7 @@ constexpr int64_t kSoftmaxBlockElems = 4096;
 
 namespace softmax_rows {
 
-constexpr int kLanes = 16;
+constexpr int kLanes = lanes::kLanes;
 
 template <typename C>
 inline C Max(C a, C b) {
@@ -36,32 +37,22 @@ inline C RowMax(const T* x, int64_t n) {
     for (int64_t k = 1; k < n; ++k) m = Max(m, Load(x[k]));
     return m;
   }
-  C lanes[kLanes];
-  for (int j = 0; j < kLanes; ++j) lanes[j] = Load(x[j]);
+  C acc[kLanes];
+  for (int j = 0; j < kLanes; ++j) acc[j] = Load(x[j]);
   int64_t k = kLanes;
   for (; k + kLanes <= n; k += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] = Max(lanes[j], Load(x[k + j]));
+    for (int j = 0; j < kLanes; ++j) acc[j] = Max(acc[j], Load(x[k + j]));
   }
-  C m = lanes[0];
-  for (int j = 1; j < kLanes; ++j) m = Max(m, lanes[j]);
+  C m = acc[0];
+  for (int j = 1; j < kLanes; ++j) m = Max(m, acc[j]);
   for (; k < n; ++k) m = Max(m, Load(x[k]));
   return m;
 }
 
-// sum of e[0..n) in 16 lanes, folded pairwise.
+// sum of e[0..n), as S.
 template <typename S, typename C>
 inline S RowSum(const C* e, int64_t n) {
-  S lanes[kLanes] = {};
-  int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] += static_cast<S>(e[k + j]);
-  }
-  for (int width = kLanes / 2; width > 0; width /= 2) {
-    for (int j = 0; j < width; ++j) lanes[j] += lanes[j + width];
-  }
-  S s = lanes[0];
-  for (; k < n; ++k) s += static_cast<S>(e[k]);
-  return s;
+  return lanes::Sum<S>(n, [e](int64_t k) { return static_cast<S>(e[k]); });
 }
 
 }  // namespace softmax_rows
