@@ -160,3 +160,17 @@ def test_gather_functional_and_methods():
     np.testing.assert_array_equal(ops.gather_nd(t, Tensor(np.array([[1, 3]], np.int64))).asnumpy(), [7.0])
     np.testing.assert_array_equal(t.sort(descending=True)[0].asnumpy(), a[:, ::-1])
     np.testing.assert_array_equal(t.topk(1)[1].asnumpy(), [[3], [3], [3]])
+
+
+def test_gather_slices_and_single_elements_match_numpy():
+    """Gather copies a slice per index (axis 0, middle axes) or single elements (the last axis)."""
+    import numpy as np
+
+    from opforge import Tensor, ops
+
+    x = np.arange(3 * 7 * 5, dtype=np.float32).reshape(3, 7, 5)
+    idx = np.array([[6, 0, 3], [3, 3, 1]], np.int32)
+    for axis in (0, 1, 2, -1):
+        picked = idx % x.shape[axis]
+        got = ops.Gather()(Tensor(x), Tensor(picked), axis).asnumpy()
+        np.testing.assert_array_equal(got, np.take(x, picked, axis=axis))

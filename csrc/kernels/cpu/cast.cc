@@ -3,6 +3,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "kernels/cpu/elementwise.h"
 #include "opforge/functors/cast.h"
 
@@ -10,6 +14,47 @@ namespace opforge {
 namespace {
 
 using cast::Storage;
+
+template <typename S, typename D>
+void CastLoop(const Storage<S>* x, Storage<D>* y, int64_t n) {
+  const CastOp<S, D> op;
+  for (int64_t i = 0; i < n; ++i) y[i] = op(x[i]);
+}
+
+// float16 <-> other types, in the AVX2 and AVX-512 clones too: there _Float16's conversions are F16C's
+// vcvtps2ph / vcvtph2ps, where the baseline x86-64 calls libgcc per element (1M float32 to float16 took
+// 10.7 ms that way, 0.27 ms in the clones).
+template <typename S, typename D>
+OPF_VECTOR_CLONES void CastLoopClones(const Storage<S>* x, Storage<D>* y, int64_t n) {
+  CastLoop<S, D>(x, y, n);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// float32 <-> float16 eight at a time (GCC does not vectorise _Float16's conversions): F16C's instructions,
+// rounding to nearest even, so the same results as the element-by-element loop above.
+__attribute__((target("avx,f16c"))) void FloatToHalfF16c(const float* x, float16* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), h);
+  }
+  for (; i < n; ++i) y[i].bits = _cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
+}
+
+__attribute__((target("avx,f16c"))) void HalfToFloatF16c(const float16* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i))));
+  }
+  for (; i < n; ++i) y[i] = _cvtsh_ss(x[i].bits);
+}
+
+bool HasF16c() {
+  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return has;
+}
+#define OPF_CAST_F16C 1
+#endif
 
 template <typename S, typename D>
 class CastCpuKernel : public CpuKernel {
@@ -37,8 +82,18 @@ class CastCpuKernel : public CpuKernel {
   // Pointers as parameters: byte-typed stores (bool, int8) could otherwise alias the lambda's
   // captures, forcing reloads that also block vectorisation.
   static void Run(const Storage<S>* x, Storage<D>* y, int64_t n) {
-    const CastOp<S, D> op;
-    for (int64_t i = 0; i < n; ++i) y[i] = op(x[i]);
+#ifdef OPF_CAST_F16C
+    if constexpr (std::is_same_v<S, float> && std::is_same_v<D, float16>) {
+      if (HasF16c()) return FloatToHalfF16c(x, y, n);
+    } else if constexpr (std::is_same_v<S, float16> && std::is_same_v<D, float>) {
+      if (HasF16c()) return HalfToFloatF16c(x, y, n);
+    }
+#endif
+    if constexpr (std::is_same_v<S, float16> || std::is_same_v<D, float16>) {
+      CastLoopClones<S, D>(x, y, n);
+    } else {
+      CastLoop<S, D>(x, y, n);
+    }
   }
 
   int64_t n_ = 0;
