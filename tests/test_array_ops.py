@@ -174,3 +174,26 @@ def test_gather_slices_and_single_elements_match_numpy():
         picked = idx % x.shape[axis]
         got = ops.Gather()(Tensor(x), Tensor(picked), axis).asnumpy()
         np.testing.assert_array_equal(got, np.take(x, picked, axis=axis))
+
+
+def test_float32_max_min_and_argmax_runs_keep_nan_and_ties():
+    """ReduceMax, ReduceMin and Argmax scan float32 runs eight at a time (AVX) and the tail one by one:
+    a NaN anywhere in a row wins (its first place for Argmax), ties keep the first index, and -0.0 and
+    0.0 compare equal, as NumPy."""
+    import numpy as np
+
+    from opforge import Tensor, ops
+
+    rng = np.random.default_rng(7)
+    for n in (1, 7, 8, 9, 63, 1024 + 5):
+        x = rng.standard_normal((6, n)).astype(np.float32)
+        x[1, n // 2] = np.nan  # a lane
+        x[2, -1] = np.nan  # the tail
+        x[3] = x[3].max()  # all equal
+        x[4, :] = -np.inf
+        x[5, 0] = -0.0
+        got_max = ops.ReduceMax()(Tensor(x), 1).asnumpy()
+        got_min = ops.ReduceMin()(Tensor(x), 1).asnumpy()
+        np.testing.assert_array_equal(got_max, x.max(1))
+        np.testing.assert_array_equal(got_min, x.min(1))
+        np.testing.assert_array_equal(ops.Argmax()(Tensor(x)).asnumpy(), x.argmax(1))

@@ -189,7 +189,18 @@ OPF_VECTOR_CLONES typename R::A RunOf(const T* x, int64_t n) {
 
 template <typename T>
 struct CpuMin : MinReducer<T> {
-  static typename MinReducer<T>::A Run(const T* x, int64_t n) { return RunOf<MinReducer<T>>(x, n); }
+  static typename MinReducer<T>::A Run(const T* x, int64_t n) {
+#ifdef OPF_SCAN_AVX
+    if constexpr (std::is_same_v<T, float>) {
+      if (HasAvx()) {
+        bool nan = false;
+        const float best = ExtremeScanAvx<false>(x, n, MinReducer<T>::Identity(), &nan);
+        return nan ? std::numeric_limits<float>::quiet_NaN() : best;
+      }
+    }
+#endif
+    return RunOf<MinReducer<T>>(x, n);
+  }
 };
 
 template <typename T>
