@@ -224,3 +224,23 @@ def test_comparison_with_numpy_scalar():
     x = Tensor(X)
     assert np.array_equal(_np(x < np.float32(0.5)), X < 0.5)
     assert np.array_equal(_np(x != np.int64(0)), X != 0)
+
+
+def test_pow_by_a_scalar_two_squares_as_numpy():
+    """Pow(x, 2) with one exponent for the whole tensor runs as x * x (NumPy's shortcut too): equal to
+    np.power bit for bit, specials included; other exponents and tensor exponents take the general path."""
+    import numpy as np
+
+    from opforge import Tensor, ops
+
+    for dtype in (np.float32, np.float64):
+        x = np.concatenate(
+            [np.random.default_rng(1).standard_normal(1001) * 10, [np.nan, np.inf, -np.inf, -0.0, 1e300]]
+        )
+        x = x.astype(dtype)
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = np.power(x, dtype(2.0))
+            np.testing.assert_array_equal(ops.Pow()(Tensor(x), 2.0).asnumpy(), want)
+            np.testing.assert_array_equal(ops.Pow()(Tensor(x), Tensor(np.array(2.0, dtype))).asnumpy(), want)
+            general = ops.Pow()(Tensor(x), Tensor(np.full(x.shape, 2.0, dtype))).asnumpy()
+        np.testing.assert_allclose(general, want, rtol=1e-6)

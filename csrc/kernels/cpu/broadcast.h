@@ -74,6 +74,8 @@ class BroadcastBinaryCpuKernel : public CpuKernel {
     }
   }
 
+
+ protected:
   BroadcastPlan plan_;
   Op op_;
 };
