@@ -197,3 +197,22 @@ def test_float32_max_min_and_argmax_runs_keep_nan_and_ties():
         np.testing.assert_array_equal(got_max, x.max(1))
         np.testing.assert_array_equal(got_min, x.min(1))
         np.testing.assert_array_equal(ops.Argmax()(Tensor(x)).asnumpy(), x.argmax(1))
+
+
+def test_transpose_tiles_of_16_and_32_match_numpy():
+    """Transpose walks tiles of 16 when its strided reads step by a power of two of bytes, else of 32:
+    both, with edges that are not whole tiles, in several element sizes."""
+    import numpy as np
+
+    from opforge import Tensor, ops
+
+    rng = np.random.default_rng(3)
+    for dtype in (np.float32, np.float64, np.int8, np.complex128):
+        for shape, perm in (
+            ((64, 37), (1, 0)),
+            ((3, 256, 19), (0, 2, 1)),
+            ((50, 33), (1, 0)),
+            ((2, 5, 7, 64), (0, 2, 3, 1)),
+        ):
+            x = (rng.standard_normal(shape) * 50).astype(dtype)
+            np.testing.assert_array_equal(ops.Transpose()(Tensor(x), perm).asnumpy(), np.transpose(x, perm))

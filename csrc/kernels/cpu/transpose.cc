@@ -1,6 +1,7 @@
 // Transpose(x, perm): y[i_0, ..., i_{n-1}] = x[j] with j[perm[k]] = i_k, so y.shape[k] = x.shape[perm[k]]
 // (np.transpose). Elements are moved as raw bytes of their size, so every dtype shares five kernels.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -132,12 +133,17 @@ class TransposeCpuKernel : public CpuKernel {
   // tiles, so the strided reads of one tile reuse the cache lines they load (when the second-innermost
   // dim is the input's contiguous one, which the merging of dims makes the common case, every read
   // row of a tile is contiguous).
+  //
+  // Tiles of 32, or of 16 when the strided reads step by a power of two of bytes: then the rows of a
+  // tile share one set of the L1 cache, and 32 of them evict each other (a 1024x1024 float32 transpose:
+  // 1,190 us with 32, 650 with 16; a stride of 3136 floats, NCHW to NHWC at 56x56, is 10% faster with 32).
   void Tiled(const E* x, E* y) const {
-    constexpr int64_t kTile = 32;
     const TransposePlan& p = plan_;
     const size_t nd = p.sizes.size();
     const int64_t rows = p.sizes[nd - 2], cols = p.sizes[nd - 1];
     const int64_t rs = p.strides[nd - 2], cs = p.strides[nd - 1];
+    const uint64_t stride_bytes = static_cast<uint64_t>(cs) * sizeof(E);
+    const int64_t kTile = (stride_bytes & (stride_bytes - 1)) == 0 ? 16 : 32;
     const int64_t outer = p.numel / (rows * cols);
     const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
     const int64_t tiles = outer * row_tiles * col_tiles;
