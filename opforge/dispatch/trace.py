@@ -95,17 +95,16 @@ class Trace:
         return self.run_program(inputs)
 
     def run_program(self, inputs: list, each=None):
-        """The compiled program on ``inputs``: natively where it can, else its plans from Python, then
-        calling ``each(step)`` before each step where given."""
-        if self._native is not None and each is None:
+        """The compiled program on ``inputs``: natively (_C.Program), or its plans from Python calling
+        ``each(step)`` before each step where given."""
+        if each is None:
             returned = self._native.run(tuple(inputs))
             spec = self._native_outputs
             return returned[0] if spec == _FIRST else _rebuild(returned, spec)
         env = list(inputs)
         env.extend([None] * (self.n_slots - len(env)))
         for step in self.program:
-            if each is not None:
-                each(step)
+            each(step)
             _store(env, step.outputs, step.plan(_arguments(env, step.sources)))
         return _rebuild(env, self.program_outputs)
 
@@ -115,7 +114,7 @@ class Trace:
         fused = [s for s in self.program if isinstance(s, fusion.FusedStep)]
         updates = epilogue.fused_pairs(self.program)
         merged = len(self.steps) - len(self.program) - sum(len(s.group.ops) - 1 for s in fused) - updates
-        native = self._native.native() if self._native is not None else [False] * len(self.program)
+        native = self._native.native()
         lines = [
             f"{self.where}: {len(self.steps)} calls recorded; {len(self.program)} steps replayed"
             f" ({merged} repeated calls merged;{f' {updates} MatMul updates fused;' if updates else ''}"
@@ -124,7 +123,7 @@ class Trace:
         if self.device_graph is not None:
             lines.append(f"  ({self.device_graph.explain()})")
         for step, in_c in zip(self.program, native):
-            why = "" if in_c else f"  [Python: {_why_python(step, self._native is not None)}]"
+            why = "" if in_c else f"  [Python: {_why_python(step)}]"
             if not isinstance(step, fusion.FusedStep):
                 lines.append(f"  {step.prim.name}{why}")
             else:
@@ -145,10 +144,8 @@ class Trace:
 _FIRST = ("slot", 0)  # the common output spec of a native replay: one Tensor
 
 
-def _why_python(step, native_program: bool) -> str:
+def _why_python(step) -> str:
     """Why a replayed step enters Python (explain)."""
-    if not native_program:
-        return "the program could not be built natively, so the replay runs in Python"
     if isinstance(step, fusion.FusedStep):
         return "a fused kernel, called through ctypes"
     if not isinstance(step.plan, _C.FastPlan):
