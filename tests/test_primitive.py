@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 import opforge
 from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
+from opforge.dispatch.plan import plan_key
 from opforge.errors import KernelError, KernelNotFoundError
 from opforge.kernels import KernelAttr, kernels_for, register_kernel
 from opforge.kernels.selection import select_kernel
@@ -772,6 +774,109 @@ def test_fast_plan_rejects_arguments_of_another_kind():
         plan((x, x))
     with pytest.raises(TypeError, match="Tensors only"):
         plan((1.0, 1.0))
+
+
+def _python_functions_run(fn, *args):
+    """(fn(*args), the names of the Python functions it ran): none when the C call path served it."""
+    seen = []
+
+    def profile(frame, event, arg):
+        if event == "call":
+            seen.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        out = fn(*args)
+    finally:
+        sys.setprofile(None)
+    return out, seen
+
+
+_CONSTANT_CALLS = [
+    ("Reshape", lambda: ops.Reshape(), ((6, 4),), lambda a: a.reshape(6, 4)),
+    ("Transpose", lambda: ops.Transpose(), ((1, 0),), lambda a: a.T),
+    ("ReduceSum-axis", lambda: ops.ReduceSum(), (1,), lambda a: a.sum(1)),
+    ("ReduceSum-tuple", lambda: ops.ReduceSum(keep_dims=True), ((0,),), lambda a: a.sum(0, keepdims=True)),
+    ("ExpandDims", lambda: ops.ExpandDims(), (-1,), lambda a: a[..., None]),
+    ("Tile", lambda: ops.Tile(), ((2, 1),), lambda a: np.tile(a, (2, 1))),
+]
+
+
+@pytest.mark.parametrize(
+    "make, constants, reference", [c[1:] for c in _CONSTANT_CALLS], ids=[c[0] for c in _CONSTANT_CALLS]
+)
+def test_calls_with_constants_run_in_c_once_cached(make, constants, reference):
+    """An axis or a shape keys the plan by value (``_C.constant_key``), and the plan is a FastPlan of
+    the Tensor alone: a cached call runs no Python code, as an all-Tensor call does."""
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x, prim = Tensor(data), make()
+    prim(x, *constants)
+    out, ran = _python_functions_run(prim, x, *constants)
+    assert ran == []
+    np.testing.assert_array_equal(out.asnumpy(), reference(data))
+    assert isinstance(prim._plans[plan_key(prim, (x, *constants))], opforge._C.FastPlan)
+
+
+def test_numbers_are_keyed_by_value_where_the_signature_takes_a_constant():
+    """ReduceSum's axis is a constant (one plan per value); Mul's y joins a dtype group (one plan per type)."""
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    total = ops.ReduceSum()
+    for axis, want in [(0, [3.0, 5.0, 7.0]), (1, [3.0, 12.0]), (-1, [3.0, 12.0])]:
+        np.testing.assert_array_equal(total(x, axis).asnumpy(), want)
+        assert plan_key(total, (x, axis)) == (x._meta, opforge._C.constant_key(axis))
+    mul = ops.Mul()
+    mul(x, 2.0), mul(x, 3.0)
+    assert plan_key(mul, (x, 3.0)) == (x._meta, ("weak", float)) and plan_key(mul, (x, 3.0)) in mul._plans
+
+
+@pytest.mark.parametrize(
+    "a, b", [(1, True), (1, 1.0), (0.0, -0.0), ((1, 2), [1, 2]), ((1, (2,)), (1, 2)), ("a", b"a"), (None, 0)]
+)
+def test_constant_keys_tell_apart_type_and_bits(a, b):
+    key = opforge._C.constant_key
+    assert key(a) == key(copy.deepcopy(a)) and key(a) != key(b)
+    x = f32([1.0])
+    assert plan_key(ops.ReduceSum(), (x, a)) != plan_key(ops.ReduceSum(), (x, b))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [np.int64(1), (np.int64(1),), 2**64, object(), {"a": 1}],
+    ids=["numpy-scalar", "tuple-of-numpy-scalar", "int-beyond-int64", "object", "dict"],
+)
+def test_constants_the_c_key_cannot_take_go_the_python_way(value):
+    assert opforge._C.constant_key(value) is None
+
+
+def test_numpy_scalar_constants_are_python_numbers_for_the_plan():
+    x = Tensor(np.arange(15, dtype=np.float32).reshape(3, 5))
+    total = ops.ReduceSum()
+    np.testing.assert_array_equal(total(x, np.int64(1)).asnumpy(), [10.0, 35.0, 60.0])
+    assert plan_key(total, (x, 1)) in total._plans  # the plan of the Python number
+    np.testing.assert_array_equal(total(x, (np.int32(0),)).asnumpy(), [15.0, 18.0, 21.0, 24.0, 27.0])
+    assert plan_key(total, (x, (0,))) in total._plans
+
+
+def test_a_constant_call_reshapes_a_parameter_into_a_copy_and_a_tensor_into_a_view():
+    reshape = ops.Reshape()
+    w = Parameter(f32([1.0, 2.0, 3.0, 4.0]), name="w")
+    t = f32([1.0, 2.0, 3.0, 4.0])
+    for _ in range(2):  # the second calls run the cached FastPlan
+        of_w, of_t = reshape(w, (2, 2)), reshape(t, (2, 2))
+        ops.Assign()(w, f32([9.0, 9.0, 9.0, 9.0]))
+        np.testing.assert_array_equal(of_w.asnumpy(), [[1.0, 2.0], [3.0, 4.0]])
+        assert np.shares_memory(of_t._data, t._data)
+        ops.Assign()(w, f32([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_a_constant_call_with_a_bad_argument_still_names_the_operator():
+    x = f32([[1.0, 2.0], [3.0, 4.0]])
+    reshape = ops.Reshape()
+    reshape(x, (4,))
+    with pytest.raises(ValueError, match="Reshape"):
+        reshape(x, (3,))
+    with pytest.raises(TypeError, match="Reshape"):
+        reshape((4,), x)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -410,18 +410,21 @@ PyObject* NewTensor(PyObject* array, PyObject* meta) {
   return t;
 }
 
-// The cache key of one argument (borrowed): a Tensor's meta, ("weak", type) for a Python number
-// (as opforge.dispatch.plan.plan_key keys the weak scalars of dtype groups), else null.
+// ("weak", type) for a Python number (borrowed; as opforge.dispatch.plan.plan_key keys the weak
+// scalars of dtype groups), else null. ArgKey: the same, or a Tensor's meta.
 PyObject* g_weak_keys[4] = {nullptr, nullptr, nullptr, nullptr};  // bool, int, float, complex
 
-inline PyObject* ArgKey(PyObject* arg) {
-  if (PyObject_TypeCheck(arg, g_tensor.type)) return Slot(arg, g_tensor.meta_offset);
+inline PyObject* WeakKey(PyObject* arg) {
   PyTypeObject* type = Py_TYPE(arg);
   if (type == &PyFloat_Type) return g_weak_keys[2];
   if (type == &PyLong_Type) return g_weak_keys[1];
   if (type == &PyBool_Type) return g_weak_keys[0];
   if (type == &PyComplex_Type) return g_weak_keys[3];
   return nullptr;
+}
+
+inline PyObject* ArgKey(PyObject* arg) {
+  return PyObject_TypeCheck(arg, g_tensor.type) ? Slot(arg, g_tensor.meta_offset) : WeakKey(arg);
 }
 
 // A weak Python scalar joining a dtype group, made a 0-d array of the group's dtype on each call.
@@ -579,13 +582,16 @@ class FastPlan {
   // are Tensors); `convert(position, value)` makes the arrays the plan does not make itself.
   // `written` (a trace's in-place steps, run by a Program only): for each output, the argument it is
   // written into (the Parameter the step returns), or -1; every such argument's version moves on.
+  // `take` (a call with constants the kernel never sees: a shape, an axis): the positions of the
+  // arguments the kernel reads, in order; empty: every argument.
   FastPlan(py::object instance, std::vector<py::object> out_metas,
            const std::vector<std::pair<size_t, py::dtype>>& scalars, py::object convert,
-           std::vector<int64_t> written)
+           std::vector<int64_t> written, std::vector<size_t> take)
       : instance_(std::move(instance)),
         kernel_(instance_.cast<KernelInstance*>()),
         metas_(std::move(out_metas)),
-        written_(std::move(written)) {
+        written_(std::move(written)),
+        take_(std::move(take)) {
     if (metas_.empty() || metas_.size() > static_cast<size_t>(kMaxStackTensors)) {
       throw py::value_error("a FastPlan needs 1 to 16 outputs");
     }
@@ -595,6 +601,8 @@ class FastPlan {
     for (int64_t w : written_) {
       if (w >= kMaxStackTensors) throw py::value_error("a FastPlan writes a missing argument");
     }
+    if (take_.size() > static_cast<size_t>(kMaxStackTensors)) throw py::value_error("too many kernel operands");
+    if (!scalars.empty() && !take_.empty()) throw py::value_error("a FastPlan takes scalars or a 'take', not both");
     if (!scalars.empty() && convert.is_none()) throw py::value_error("a FastPlan with scalars needs a converter");
     for (const auto& [position, dtype] : scalars) {
       if (position >= static_cast<size_t>(kMaxStackTensors)) throw py::value_error("too many kernel operands");
@@ -616,9 +624,11 @@ class FastPlan {
       if (!converted[i]) throw py::error_already_set();
       arrays[i] = converted[i].ptr();
     }
-    for (size_t i = 0; i < n; ++i) {
-      if (arrays[i] != nullptr) continue;
-      if (!PyObject_TypeCheck(args[i], g_tensor.type)) throw py::type_error("a FastPlan takes Tensors only");
+    const size_t n_operands = take_.empty() ? n : take_.size();
+    for (size_t k = 0; k < n_operands; ++k) {
+      if (arrays[k] != nullptr) continue;
+      const size_t i = Arg(k);
+      if (i >= n || !PyObject_TypeCheck(args[i], g_tensor.type)) throw py::type_error("a FastPlan takes Tensors only");
       if (Slot(args[i], g_tensor.data_offset) == nullptr) {
         // A placeholder (Tensor(shape=[None, 3], dtype=...), an output of eval_shape) has no data.
         PyErr_SetString(g_placeholder_error ? g_placeholder_error : PyExc_RuntimeError,
@@ -628,11 +638,12 @@ class FastPlan {
                             .c_str());
         throw py::error_already_set();
       }
-      arrays[i] = Slot(args[i], g_tensor.data_offset);
+      arrays[k] = Slot(args[i], g_tensor.data_offset);
     }
     const int view = kernel_->view_of();
-    py::object out = view >= 0 && Py_TYPE(args[view]) == g_tensor.type ? kernel_->View(arrays[view])
-                                                                         : kernel_->LaunchArrays(arrays.data(), n);
+    py::object out = view >= 0 && Py_TYPE(args[Arg(view)]) == g_tensor.type
+                         ? kernel_->View(arrays[view])
+                         : kernel_->LaunchArrays(arrays.data(), n_operands);
     if (metas_.size() == 1) return py::reinterpret_steal<py::object>(NewTensor(out.ptr(), metas_[0].ptr()));
     py::tuple result(metas_.size());
     for (size_t i = 0; i < metas_.size(); ++i) {
@@ -643,26 +654,62 @@ class FastPlan {
 
   py::object kernel_label = py::none();  // what the profiler reports
 
+  // The call's argument that is kernel operand `k`.
+  size_t Arg(size_t k) const { return take_.empty() ? k : take_[k]; }
+  // Whether the kernel reads the call's argument `position`.
+  bool Takes(size_t position) const {
+    return take_.empty() || std::find(take_.begin(), take_.end(), position) != take_.end();
+  }
+  size_t Operands(size_t n_args) const { return take_.empty() ? n_args : take_.size(); }
+
  private:
   friend class Program;
   py::object instance_;
   KernelInstance* kernel_;
   std::vector<py::object> metas_;
   std::deque<ScalarSlot> slots_;  // a deque: slots never move once made
-  std::vector<int64_t> written_;  // per output: the argument it is written into, or -1 (empty: none)
+  std::vector<int64_t> written_;  // per output: the operand it is written into, or -1 (empty: none)
+  std::vector<size_t> take_;  // the arguments the kernel reads (empty: all)
 };
 
-// The cache key of a call whose arguments are all Tensors or Python numbers: a tuple of ArgKeys.
-PyObject* CallKey(PyObject* const* args, Py_ssize_t n) {
+PyObject* ConstantKey(PyObject* value);
+PyObject* g_weak_positions_name = nullptr;  // "_weak_positions", interned
+
+// The positions where the primitive's class takes a Python number as a weak scalar of a dtype group
+// (Primitive._weak_positions, a bit mask); a number anywhere else is a constant, keyed by value.
+uint64_t WeakPositions(PyObject* primitive) {
+  PyObject* mask = _PyType_Lookup(Py_TYPE(primitive), g_weak_positions_name);  // borrowed
+  return mask != nullptr && PyLong_CheckExact(mask) ? PyLong_AsUnsignedLongLongMask(mask) : 0;
+}
+
+// The cache key of a call, as opforge.dispatch.plan.plan_key gives it (a new reference): per
+// argument a Tensor's meta, ("weak", type) for a weak Python number, ConstantKey for a constant.
+// Null with no error set when an argument has no key here (NumPy scalars, tuples of Tensors: the
+// Python path keys those).
+PyObject* CallKey(PyObject* primitive, PyObject* const* args, Py_ssize_t n) {
   PyObject* key = PyTuple_New(n);
-  if (key == nullptr) return nullptr;
+  if (key == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  uint64_t weak = 0;
+  bool weak_read = false;
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* k = ArgKey(args[i]);
+    PyObject* k = nullptr;
+    if (PyObject_TypeCheck(args[i], g_tensor.type)) {
+      k = Slot(args[i], g_tensor.meta_offset);
+    } else if ((k = WeakKey(args[i])) != nullptr) {
+      if (!weak_read) {
+        weak = WeakPositions(primitive);
+        weak_read = true;
+      }
+      if (i >= 64 || ((weak >> i) & 1) == 0) k = nullptr;  // a number where a constant goes
+    }
+    k = k != nullptr ? (Py_INCREF(k), k) : ConstantKey(args[i]);
     if (k == nullptr) {
       Py_DECREF(key);
       return nullptr;
     }
-    Py_INCREF(k);
     PyTuple_SET_ITEM(key, i, k);
   }
   return key;
@@ -683,6 +730,12 @@ class AttrsEncoder {
   bool Attr(PyObject* name, PyObject* value) {
     if (!PyUnicode_CheckExact(name)) return Other(name, name, 'N');
     return Str('n', name) && Value(name, value, 0);
+  }
+
+  // One value alone (a call's constant), tagged apart from an attrs encoding.
+  bool Constant(PyObject* value) {
+    Tag('c');
+    return Value(nullptr, value, 0);
   }
 
   // The bytes alone when no value needed the fallback, else (bytes, others).
@@ -795,6 +848,16 @@ class AttrsEncoder {
   py::object others_;  // a list, made on the first value that needs the fallback
 };
 
+// The cache key of a constant argument (an axis, a shape, a flag): its encoding as an attr value
+// (a new bytes object), or null with no error set when the encoding cannot take it (the Python path
+// keys it then with opforge.dispatch.plan.freeze). plan_key uses this same key, so both paths meet.
+PyObject* ConstantKey(PyObject* value) {
+  AttrsEncoder encoder(nullptr, nullptr);
+  PyObject* key = encoder.Constant(value) ? encoder.Key() : nullptr;
+  if (key == nullptr) PyErr_Clear();
+  return key;
+}
+
 PyObject* g_freeze = nullptr;  // opforge.dispatch.plan.freeze, the fallback of FreezeAttrs
 
 // The key of `attrs` (a dict), or null with an error set.
@@ -896,7 +959,7 @@ PyObject* Get(PyObject* plans, PyObject* key) {
 // On a miss the instance adopts the plans shared by the instances with its attrs (Adopt), so the
 // first call of a new instance already finds them.
 PyObject* FindPlan(PyObject* self, PyObject* const* args, Py_ssize_t n) {
-  py::object key = py::reinterpret_steal<py::object>(CallKey(args, n));
+  py::object key = py::reinterpret_steal<py::object>(CallKey(self, args, n));
   if (!key) return nullptr;
   py::object plans = py::reinterpret_steal<py::object>(PlansOf(self));
   if (!plans) return nullptr;
@@ -1048,7 +1111,14 @@ class Program {
       for (const auto& src : t[1].cast<py::list>()) {
         step.sources.push_back(MakeSource(step, src, position++));
       }
-      if (step.sources.size() > static_cast<size_t>(kMaxStackTensors)) step.fast = nullptr;
+      if (step.fast != nullptr && step.fast->Operands(step.sources.size()) > static_cast<size_t>(kMaxStackTensors)) {
+        step.fast = nullptr;
+      }
+      if (step.fast != nullptr) {
+        for (size_t position : step.fast->take_) {
+          if (position >= step.sources.size()) throw py::value_error("a trace step's plan reads a missing argument");
+        }
+      }
       if (t.size() > 3) {
         for (const auto& r : t[3].cast<py::list>()) step.release.push_back(SlotIndex(r));
       }
@@ -1185,6 +1255,7 @@ class Program {
     }
     py::object value = encoded[1];
     if (PyObject_TypeCheck(value.ptr(), g_tensor.type)) return Source{Kind::kTensor, 0, value};
+    if (step.fast != nullptr && !step.fast->Takes(position)) return Source{Kind::kObject, 0, value};
     if (step.fast != nullptr) {
       for (auto& slot : step.fast->slots_) {
         if (slot.position() == position) {
@@ -1207,20 +1278,24 @@ class Program {
 
   void RunFast(const Step& step, std::vector<py::object>& env) {
     std::array<PyObject*, kMaxStackTensors> arrays{};
-    const size_t n = step.sources.size();
+    const FastPlan& fast = *step.fast;
+    const size_t n = fast.Operands(step.sources.size());
     for (size_t i = 0; i < n; ++i) {
-      const Source& s = step.sources[i];
+      const Source& s = step.sources[fast.Arg(i)];
       switch (s.kind) {
         case Kind::kSlot: arrays[i] = TensorData(env[s.slot].ptr()); break;
         case Kind::kTensor: arrays[i] = TensorData(s.value.ptr()); break;
         default: arrays[i] = s.value.ptr(); break;
       }
     }
-    const KernelInstance* kernel = step.fast->kernel_;
+    const KernelInstance* kernel = fast.kernel_;
     const int view = kernel->view_of();
     PyObject* viewed = nullptr;  // the Tensor a view would be of: never a Parameter (written in place)
-    if (view >= 0 && step.sources[view].kind == Kind::kSlot) viewed = env[step.sources[view].slot].ptr();
-    if (view >= 0 && step.sources[view].kind == Kind::kTensor) viewed = step.sources[view].value.ptr();
+    if (view >= 0) {
+      const Source& s = step.sources[fast.Arg(static_cast<size_t>(view))];
+      if (s.kind == Kind::kSlot) viewed = env[s.slot].ptr();
+      if (s.kind == Kind::kTensor) viewed = s.value.ptr();
+    }
     py::object out;
     if (viewed != nullptr && Py_TYPE(viewed) == g_tensor.type) {
       out = kernel->View(arrays[view]);
@@ -1262,14 +1337,14 @@ class Program {
         value = py::reinterpret_steal<py::object>(NewTensor(array, step.fast->metas_[i].ptr()));
       } else {
         if (array != arrays[static_cast<size_t>(w)]) throw std::runtime_error("an in-place kernel returned a new array");
-        const Source& s = step.sources[static_cast<size_t>(w)];
+        const Source& s = step.sources[step.fast->Arg(static_cast<size_t>(w))];
         value = s.kind == Kind::kSlot ? env[s.slot] : s.value;
       }
       if (i < step.outputs.size() && step.outputs[i] >= 0) env[static_cast<size_t>(step.outputs[i])] = value;
     }
     for (int64_t w : written) {  // each written argument once, as the wrapper bumps each written position
       if (w < 0) continue;
-      const Source& s = step.sources[static_cast<size_t>(w)];
+      const Source& s = step.sources[step.fast->Arg(static_cast<size_t>(w))];
       PyObject* param = s.kind == Kind::kSlot ? env[s.slot].ptr() : s.value.ptr();
       py::object version = py::reinterpret_steal<py::object>(PyObject_GetAttr(param, version_str));
       if (!version) throw py::error_already_set();
@@ -1322,10 +1397,14 @@ class Program {
   std::vector<Step> steps_;
 };
 
-// Whether every argument is a Tensor or a Python number (what Primitive._call would pass on as is).
+// Whether Primitive._call would pass every argument on as it is: a Tensor, a Python number, or a
+// constant that ConstantKey takes (no NumPy scalar to make a Python number first).
 bool AllPlain(PyObject* const* args, Py_ssize_t n) {
   for (Py_ssize_t i = 0; i < n; ++i) {
-    if (ArgKey(args[i]) == nullptr) return false;
+    if (ArgKey(args[i]) != nullptr) continue;
+    PyObject* key = ConstantKey(args[i]);
+    if (key == nullptr) return false;
+    Py_DECREF(key);
   }
   return true;
 }
@@ -1463,6 +1542,7 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
   g_attrs_key_name = PyUnicode_InternFromString("_attrs_key");
   g_process_name = PyUnicode_InternFromString("process_primitive");
   g_constant_inputs_name = PyUnicode_InternFromString("constant_inputs");
+  g_weak_positions_name = PyUnicode_InternFromString("_weak_positions");
   PyTypeObject* weak_types[4] = {&PyBool_Type, &PyLong_Type, &PyFloat_Type, &PyComplex_Type};
   for (int i = 0; i < 4; ++i) {
     Py_XDECREF(g_weak_keys[i]);
@@ -1639,9 +1719,10 @@ PYBIND11_MODULE(_C, m) {
                          type->ht_type.tp_call = FastPlanCall;
                        }))
       .def(py::init<py::object, std::vector<py::object>, const std::vector<std::pair<size_t, py::dtype>>&,
-                    py::object, std::vector<int64_t>>(),
+                    py::object, std::vector<int64_t>, std::vector<size_t>>(),
            py::arg("instance"), py::arg("out_metas"), py::arg("scalars") = std::vector<std::pair<size_t, py::dtype>>(),
-           py::arg("convert") = py::none(), py::arg("written") = std::vector<int64_t>())
+           py::arg("convert") = py::none(), py::arg("written") = std::vector<int64_t>(),
+           py::arg("take") = std::vector<size_t>())
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
   py::class_<FusedCall>(m, "FusedCall", py::custom_type_setup([](PyHeapTypeObject* type) {
@@ -1673,6 +1754,10 @@ PYBIND11_MODULE(_C, m) {
     if (key == nullptr) throw py::error_already_set();
     return py::reinterpret_steal<py::object>(key);
   }, py::arg("prim_name"), py::arg("attrs"), "A hashable key of a primitive's attrs.");
+  m.def("constant_key", [](py::object value) {
+    PyObject* key = ConstantKey(value.ptr());
+    return key != nullptr ? py::reinterpret_steal<py::object>(key) : py::none();
+  }, py::arg("value"), "The cache key of a constant argument (bytes), or None where the Python path keys it.");
   m.def("attrs_key", [](py::object prim) {
     PyObject* key = AttrsKey(prim.ptr());
     if (key == nullptr) throw py::error_already_set();

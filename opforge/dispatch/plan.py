@@ -107,9 +107,16 @@ def is_tensor_sequence(value) -> bool:
     return value.__class__ in (tuple, list) and len(value) > 0 and all(isinstance(t, Tensor) for t in value)
 
 
+def constant_key(prim_name: str, arg_name: str, value):
+    """The cache key of a constant argument: the C call path's (``_C.constant_key``: axes, shapes,
+    flags, strings), so calls with constants are found there too; ``freeze`` for the rest."""
+    key = _C.constant_key(value)
+    return key if key is not None else ("const", freeze(prim_name, arg_name, value))
+
+
 def plan_key(prim, args: tuple) -> tuple:
     """The cache key of a call: Tensors by meta, tuples of Tensors by their metas, weak scalars of
-    dtype groups by type, other arguments (constants) by ``freeze``."""
+    dtype groups by type, other arguments (constants) by ``constant_key``."""
     groups = prim._group_positions()
     key = []
     for i, a in enumerate(args):
@@ -121,7 +128,7 @@ def plan_key(prim, args: tuple) -> tuple:
         elif is_tensor_sequence(a):
             key.append(("tensors", type(a), tuple(t._meta for t in a)))
         else:
-            key.append(("const", freeze(prim.name, prim._arg_name(i), a)))
+            key.append(constant_key(prim.name, prim._arg_name(i), a))
     return tuple(key)
 
 
@@ -331,15 +338,18 @@ def _kernel_plan(call: _Call):
         if fast is not None:
             _allow_view(prim, launch, tensor_pos)  # (the FastPlan gives a view where it may)
             return fast
-    gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
-    wrap = _wrapper(out_dtypes, device, aliases, writes)
-    # For a trace: the same kernel as a FastPlan of the Tensor arguments alone, where the others are
-    # constants the kernel never sees (a shape tuple), so a replay runs the step natively.
+    # The kernel of the Tensor arguments alone, the others being constants it never sees (a shape, an
+    # axis): a FastPlan reading them (``take``) is the plan itself; one writing Parameters in place runs
+    # in a trace's Program only (``run.tensors_only``).
     tensors_only = None
     if run_on is device and not one_tuple and _tensors_only(call, bool(writes)):
         written = [tensor_pos.index(j) if j >= 0 else -1 for j in aliases] if writes else []
-        fast = _fast_plan(launch, out_dtypes, out_shapes, device, label, written=written)
-        tensors_only = (fast, tuple(tensor_pos)) if fast is not None else None
+        tensors_only = _fast_plan(launch, out_dtypes, out_shapes, device, label, written=written, take=tensor_pos)
+        if tensors_only is not None and not writes:
+            _allow_view(prim, launch, tensor_pos)
+            return tensors_only
+    gather = _gatherer(prim, args, device, tensor_pos, call.targets, call.defaults)
+    wrap = _wrapper(out_dtypes, device, aliases, writes)
     if not writes and _allow_view(prim, launch, tensor_pos):
         launch = _view_or_launch(launch)
         run = lambda call_args: wrap(launch(gather(call_args), call_args[0]), call_args)  # noqa: E731
@@ -438,13 +448,15 @@ def _fast_scalars(call: _Call):
 
 
 def _tensors_only(call: _Call, writes: bool) -> bool:
-    """Whether the kernel's inputs are exactly the call's Tensor arguments, uncast, the other arguments
-    being constants folded into the plan (a shape, a filter size), or the call writes Parameters in
-    place: then a FastPlan of those Tensors runs it in a trace's Program (``run.tensors_only``)."""
-    if not call.tensor_pos or (not writes and len(call.tensor_pos) == len(call.args) - len(call.defaults)):
+    """Whether the kernel's inputs are exactly the call's given Tensor arguments, uncast, the other
+    arguments being constants folded into the plan (a shape, a filter size), or the call writes
+    Parameters in place: then a FastPlan taking those Tensors runs it."""
+    n_given = len(call.args) - len(call.defaults)
+    if not call.tensor_pos or (not writes and len(call.tensor_pos) == n_given):
         return False  # no Tensor, or nothing to leave out (the FastPlan proper, when it applies)
     return all(
-        i.__class__ is int and isinstance(call.args[i], Tensor) and call.targets.get(i) is None for i in call.tensor_pos
+        i.__class__ is int and i < n_given and isinstance(call.args[i], Tensor) and call.targets.get(i) is None
+        for i in call.tensor_pos
     )
 
 
@@ -485,14 +497,15 @@ def _view_or_launch(launch):
     return run
 
 
-def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None, written=()):
+def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None, written=(), take=()):
     """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it);
-    ``written``: per output, the argument it is written into or -1 (a trace's in-place step)."""
+    ``written``: per output, the operand it is written into or -1 (a trace's in-place step);
+    ``take``: the positions of the arguments the kernel reads (empty: all)."""
     instance = getattr(launch, "__self__", None)
     if not isinstance(instance, _C.KernelInstance) or len(out_dtypes) > _FAST_MAX_OUTPUTS:
         return None
     metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
-    plan = _C.FastPlan(instance, metas, list(scalars), convert, list(written))
+    plan = _C.FastPlan(instance, metas, list(scalars), convert, list(written), list(take))
     plan.kernel = label
     return plan
 

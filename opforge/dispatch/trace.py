@@ -244,8 +244,8 @@ def _native_program(steps: list, n_slots: int, n_inputs: int, outputs_spec, retu
     for i, step in enumerate(steps):
         plan, sources = step.plan, step.sources
         tensors_only = getattr(plan, "tensors_only", None)
-        if tensors_only is not None and _writes_constants(step):  # the kernel of the Tensors alone
-            plan, sources = tensors_only[0], [sources[k] for k in tensors_only[1]]
+        if tensors_only is not None and _writes_constants(step):  # the in-place kernel, run natively
+            plan = tensors_only
         encoded.append((plan, [_encoded(s) for s in sources], step.outputs, sorted(release.get(i, ()))))
     return _C.Program(n_slots, encoded, returned)
 

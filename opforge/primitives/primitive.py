@@ -90,9 +90,13 @@ class Primitive(metaclass=_PrimitiveType):
     # The sharding strategy of ``shard`` (semi-auto parallel): one tuple of split counts per tensor input.
     in_strategy = None
     out_strategy = None
+    # Bit i set: a Python number at position i is a weak scalar of a dtype group (keyed by type, not
+    # value); the C call path reads it to key a call as plan.plan_key does.
+    _weak_positions = 0
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        cls._weak_positions = sum(1 << i for i in cls._group_positions() if i < 64)
         if not cls.__name__.startswith("_") and cls.__module__ != __name__:  # operators, not base classes
             _classes[cls.__name__] = cls
 

@@ -9,7 +9,8 @@ Suites:
 - ``ops``: ReLU and Add from 1 to 16M elements; ``x + 1`` and ``x * 2.0`` (a Tensor and a Python
   scalar) on 1,000; ``Elu()(x)``, a primitive constructed and called, on 5; ``Custom pyfunc``, an
   ``ops.Custom`` of a Python function on 5 (its numpy column: the function called directly, so the
-  difference is the cost of the operator); MatMul 64x64 and 1024x1024; the transcendental functions
+  difference is the cost of the operator); ``Reshape(x, (6, 4))`` and ``ReduceSum(x, 1)`` on 4x6 (calls
+  with a constant argument: the call path's cost); MatMul 64x64 and 1024x1024; the transcendental functions
   (Exp, Log, Tanh, Sigmoid, Erf, GeLU, Softplus, Expm1, Log1p, Elu, Sin, Cos) on 1M float32 against
   NumPy's (SciPy's expit and erf where NumPy has none) and PyTorch's; Softmax and LogSoftmax over the
   rows of 1024x1024 and 4096x10 float32 (NumPy: the stable formula written out).
@@ -60,7 +61,7 @@ QUICK_WARNING = (
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul")
     + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos")
-    + ("Softmax", "LogSoftmax"),
+    + ("Softmax", "LogSoftmax", "Reshape", "ReduceSum"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "LeNet train step (jit)", "20-op chain (jit)"),
@@ -303,6 +304,27 @@ def _scalar_and_construction_cases(np, opforge, torch, rng) -> list:
         libs["torch"] = lambda: torch.nn.ELU()(ts)
     cases.append(("Elu()(x)", "5", libs))
     cases.append(_custom_case(np, opforge, small))
+    return cases + _constant_cases(np, opforge, torch, rng)
+
+
+def _constant_cases(np, opforge, torch, rng) -> list:
+    """Calls with a constant argument (a shape, an axis): the call path's cost on a small Tensor."""
+    from opforge import ops
+
+    a = rng.standard_normal((4, 6), dtype=np.float32)
+    x, reshape, reduce_sum = opforge.Tensor(a), ops.Reshape(), ops.ReduceSum()
+    ta = torch.from_numpy(a) if torch is not None else None
+    shaped = {
+        "opforge": lambda: reshape(x, (6, 4)),
+        "numpy": lambda: a.reshape(6, 4),
+        "torch": lambda: ta.reshape(6, 4),
+    }
+    summed = {"opforge": lambda: reduce_sum(x, 1), "numpy": lambda: a.sum(1), "torch": lambda: ta.sum(1)}
+    cases = []
+    for name, size, libs in (("Reshape", "4x6 to (6, 4)", shaped), ("ReduceSum", "4x6, axis 1", summed)):
+        if torch is None:
+            del libs["torch"]
+        cases.append((name, size, libs))
     return cases
 
 
