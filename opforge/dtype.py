@@ -113,6 +113,7 @@ class Type:
 
 
 _CATEGORY = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+_C.set_dtype_class(Type)  # plan and attrs keys encode a dtype by its type id
 
 
 def _make(name: str, np_dtype, kind: str) -> Type:

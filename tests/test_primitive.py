@@ -793,28 +793,47 @@ def _python_functions_run(fn, *args):
 
 
 _CONSTANT_CALLS = [
-    ("Reshape", lambda: ops.Reshape(), ((6, 4),), lambda a: a.reshape(6, 4)),
-    ("Transpose", lambda: ops.Transpose(), ((1, 0),), lambda a: a.T),
-    ("ReduceSum-axis", lambda: ops.ReduceSum(), (1,), lambda a: a.sum(1)),
-    ("ReduceSum-tuple", lambda: ops.ReduceSum(keep_dims=True), ((0,),), lambda a: a.sum(0, keepdims=True)),
-    ("ExpandDims", lambda: ops.ExpandDims(), (-1,), lambda a: a[..., None]),
-    ("Tile", lambda: ops.Tile(), ((2, 1),), lambda a: np.tile(a, (2, 1))),
+    ("Reshape", ops.Reshape, lambda x: (x, (6, 4)), lambda a: a.reshape(6, 4)),
+    ("Transpose", ops.Transpose, lambda x: (x, (1, 0)), lambda a: a.T),
+    ("ReduceSum-axis", ops.ReduceSum, lambda x: (x, 1), lambda a: a.sum(1)),
+    ("ReduceSum-tuple", lambda: ops.ReduceSum(keep_dims=True), lambda x: (x, (0,)), lambda a: a.sum(0, keepdims=True)),
+    ("ExpandDims", ops.ExpandDims, lambda x: (x, -1), lambda a: a[..., None]),
+    ("Tile", ops.Tile, lambda x: (x, (2, 1)), lambda a: np.tile(a, (2, 1))),
+    ("Cast-dtype", ops.Cast, lambda x: (x, mstype.float16), lambda a: a.astype(np.float16)),
+    ("Concat-tuple", ops.Concat, lambda x: ((x, x),), lambda a: np.concatenate([a, a])),
+    ("Concat-list-axis", lambda: ops.Concat(1), lambda x: ([x, x, x],), lambda a: np.concatenate([a, a, a], 1)),
+    ("Stack", ops.Stack, lambda x: ((x, x),), lambda a: np.stack([a, a])),
+    ("AddN", ops.AddN, lambda x: ([x, x, x],), lambda a: 3 * a),
 ]
 
 
 @pytest.mark.parametrize(
-    "make, constants, reference", [c[1:] for c in _CONSTANT_CALLS], ids=[c[0] for c in _CONSTANT_CALLS]
+    "make, arguments, reference", [c[1:] for c in _CONSTANT_CALLS], ids=[c[0] for c in _CONSTANT_CALLS]
 )
-def test_calls_with_constants_run_in_c_once_cached(make, constants, reference):
-    """An axis or a shape keys the plan by value (``_C.constant_key``), and the plan is a FastPlan of
-    the Tensor alone: a cached call runs no Python code, as an all-Tensor call does."""
+def test_calls_with_constants_or_tuples_run_in_c_once_cached(make, arguments, reference):
+    """An axis, a shape or a dtype keys the plan by value (``_C.constant_key``), a tuple of Tensors by
+    their metas (``_C.sequence_key``), and the plan is a FastPlan of the Tensors alone: a cached call
+    runs no Python code, as an all-Tensor call does."""
     data = np.arange(24, dtype=np.float32).reshape(4, 6)
     x, prim = Tensor(data), make()
-    prim(x, *constants)
-    out, ran = _python_functions_run(prim, x, *constants)
+    args = arguments(x)
+    prim(*args)
+    out, ran = _python_functions_run(prim, *args)
     assert ran == []
     np.testing.assert_array_equal(out.asnumpy(), reference(data))
-    assert isinstance(prim._plans[plan_key(prim, (x, *constants))], opforge._C.FastPlan)
+    assert isinstance(prim._plans[plan_key(prim, args)], opforge._C.FastPlan)
+
+
+def test_a_tuple_of_tensors_and_other_values_takes_the_python_path():
+    x = f32([1.0, 2.0])
+    concat = ops.Concat()
+    np.testing.assert_array_equal(concat((x, x)).asnumpy(), [1.0, 2.0, 1.0, 2.0])
+    assert opforge._C.sequence_key((x, 1.0)) is None and opforge._C.sequence_key(()) is None
+    assert opforge._C.sequence_key((x, x)) != opforge._C.sequence_key([x, x])
+    with pytest.raises(TypeError, match="Concat"):
+        concat((x, 1.0))
+    with pytest.raises(TypeError, match="Concat"):
+        concat(())
 
 
 def test_numbers_are_keyed_by_value_where_the_signature_takes_a_constant():

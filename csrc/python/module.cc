@@ -576,17 +576,20 @@ class ScalarSlot {
   size_t next_ = 0;
 };
 
+using Operand = std::pair<size_t, Py_ssize_t>;  // (argument position, element index or -1)
+
 class FastPlan {
  public:
   // `scalars`: (position, NumPy dtype) of each argument that is a weak Python scalar (the others
   // are Tensors); `convert(position, value)` makes the arrays the plan does not make itself.
   // `written` (a trace's in-place steps, run by a Program only): for each output, the argument it is
   // written into (the Parameter the step returns), or -1; every such argument's version moves on.
-  // `take` (a call with constants the kernel never sees: a shape, an axis): the positions of the
-  // arguments the kernel reads, in order; empty: every argument.
+  // `take` (a call with constants the kernel never sees, a shape, an axis, or with a tuple of
+  // Tensors): the operands the kernel reads, in order, each (position, -1) for an argument or
+  // (position, index) for an element of a tuple or list argument; empty: every argument.
   FastPlan(py::object instance, std::vector<py::object> out_metas,
            const std::vector<std::pair<size_t, py::dtype>>& scalars, py::object convert,
-           std::vector<int64_t> written, std::vector<size_t> take)
+           std::vector<int64_t> written, std::vector<Operand> take)
       : instance_(std::move(instance)),
         kernel_(instance_.cast<KernelInstance*>()),
         metas_(std::move(out_metas)),
@@ -624,24 +627,24 @@ class FastPlan {
       if (!converted[i]) throw py::error_already_set();
       arrays[i] = converted[i].ptr();
     }
-    const size_t n_operands = take_.empty() ? n : take_.size();
+    const size_t n_operands = Operands(n);
+    std::array<PyObject*, kMaxStackTensors> tensors{};
     for (size_t k = 0; k < n_operands; ++k) {
       if (arrays[k] != nullptr) continue;
-      const size_t i = Arg(k);
-      if (i >= n || !PyObject_TypeCheck(args[i], g_tensor.type)) throw py::type_error("a FastPlan takes Tensors only");
-      if (Slot(args[i], g_tensor.data_offset) == nullptr) {
+      tensors[k] = TensorOperand(args, n, k);
+      if (Slot(tensors[k], g_tensor.data_offset) == nullptr) {
         // A placeholder (Tensor(shape=[None, 3], dtype=...), an output of eval_shape) has no data.
         PyErr_SetString(g_placeholder_error ? g_placeholder_error : PyExc_RuntimeError,
-                        ("the input " + std::to_string(i) +
+                        ("the input " + std::to_string(Arg(k).first) +
                          " is a placeholder Tensor: it has no data to run a kernel on. Give it data, or run the "
                          "code under opforge.eval_shape to get the output shapes and dtypes.")
                             .c_str());
         throw py::error_already_set();
       }
-      arrays[k] = Slot(args[i], g_tensor.data_offset);
+      arrays[k] = Slot(tensors[k], g_tensor.data_offset);
     }
     const int view = kernel_->view_of();
-    py::object out = view >= 0 && Py_TYPE(args[Arg(view)]) == g_tensor.type
+    py::object out = view >= 0 && Py_TYPE(tensors[view]) == g_tensor.type
                          ? kernel_->View(arrays[view])
                          : kernel_->LaunchArrays(arrays.data(), n_operands);
     if (metas_.size() == 1) return py::reinterpret_steal<py::object>(NewTensor(out.ptr(), metas_[0].ptr()));
@@ -654,11 +657,12 @@ class FastPlan {
 
   py::object kernel_label = py::none();  // what the profiler reports
 
-  // The call's argument that is kernel operand `k`.
-  size_t Arg(size_t k) const { return take_.empty() ? k : take_[k]; }
-  // Whether the kernel reads the call's argument `position`.
+  // The call's argument (position, -1) or element of one (position, index) that is operand `k`.
+  Operand Arg(size_t k) const { return take_.empty() ? Operand{k, -1} : take_[k]; }
+  // Whether the kernel reads the call's argument `position`, or elements of it.
   bool Takes(size_t position) const {
-    return take_.empty() || std::find(take_.begin(), take_.end(), position) != take_.end();
+    return take_.empty() ||
+           std::any_of(take_.begin(), take_.end(), [position](const Operand& o) { return o.first == position; });
   }
   size_t Operands(size_t n_args) const { return take_.empty() ? n_args : take_.size(); }
 
@@ -669,10 +673,46 @@ class FastPlan {
   std::vector<py::object> metas_;
   std::deque<ScalarSlot> slots_;  // a deque: slots never move once made
   std::vector<int64_t> written_;  // per output: the operand it is written into, or -1 (empty: none)
-  std::vector<size_t> take_;  // the arguments the kernel reads (empty: all)
+  std::vector<Operand> take_;  // the arguments the kernel reads (empty: all)
+
+  // Operand `k` of a call (borrowed): a Tensor, or a TypeError.
+  PyObject* TensorOperand(PyObject* const* args, size_t n, size_t k) const {
+    const auto [position, index] = Arg(k);
+    PyObject* arg = position < n ? args[position] : nullptr;
+    if (arg != nullptr && index >= 0) {
+      const bool fits = (PyTuple_Check(arg) || PyList_Check(arg)) && index < Py_SIZE(arg);
+      arg = !fits ? nullptr : PyTuple_Check(arg) ? PyTuple_GET_ITEM(arg, index) : PyList_GET_ITEM(arg, index);
+    }
+    if (arg == nullptr || !PyObject_TypeCheck(arg, g_tensor.type)) throw py::type_error("a FastPlan takes Tensors only");
+    return arg;
+  }
 };
 
 PyObject* ConstantKey(PyObject* value);
+PyObject* g_tensors_str = nullptr;  // "tensors", interned
+
+// The cache key of a tuple or list of Tensors (AddN's, Concat's), ("tensors", type, (metas...)) (a new
+// reference), or null with no error set when `value` is not a non-empty one.
+PyObject* SequenceKey(PyObject* value) {
+  if (!PyTuple_CheckExact(value) && !PyList_CheckExact(value)) return nullptr;
+  const Py_ssize_t n = Py_SIZE(value);
+  if (n == 0) return nullptr;
+  py::object metas = py::reinterpret_steal<py::object>(PyTuple_New(n));
+  if (!metas) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(value, i);
+    if (!PyObject_TypeCheck(item, g_tensor.type)) return nullptr;
+    PyObject* meta = Slot(item, g_tensor.meta_offset);
+    Py_INCREF(meta);
+    PyTuple_SET_ITEM(metas.ptr(), i, meta);
+  }
+  PyObject* key = PyTuple_Pack(3, g_tensors_str, reinterpret_cast<PyObject*>(Py_TYPE(value)), metas.ptr());
+  if (key == nullptr) PyErr_Clear();
+  return key;
+}
 PyObject* g_weak_positions_name = nullptr;  // "_weak_positions", interned
 
 // The positions where the primitive's class takes a Python number as a weak scalar of a dtype group
@@ -705,7 +745,11 @@ PyObject* CallKey(PyObject* primitive, PyObject* const* args, Py_ssize_t n) {
       }
       if (i >= 64 || ((weak >> i) & 1) == 0) k = nullptr;  // a number where a constant goes
     }
-    k = k != nullptr ? (Py_INCREF(k), k) : ConstantKey(args[i]);
+    if (k != nullptr) {
+      Py_INCREF(k);
+    } else if ((k = SequenceKey(args[i])) == nullptr) {
+      k = ConstantKey(args[i]);
+    }
     if (k == nullptr) {
       Py_DECREF(key);
       return nullptr;
@@ -722,6 +766,8 @@ PyObject* CallKey(PyObject* primitive, PyObject* const* args, Py_ssize_t n) {
 // precedes every variable part, so two encodings are equal only for equal attrs of equal types.
 // Any other value is encoded as a reference into `others`, fallback(prim_name, name, value) each.
 // One bytes object hashes and compares far faster than a tuple of tuples.
+PyTypeObject* g_dtype_class = nullptr;  // opforge.dtype.Type (set_dtype_class)
+
 class AttrsEncoder {
  public:
   // Without a fallback, Attr fails (no error set) on a value that needs one.
@@ -806,6 +852,7 @@ class AttrsEncoder {
       Put(PyBytes_AS_STRING(v), static_cast<size_t>(PyBytes_GET_SIZE(v)));
       return true;
     }
+    if (g_dtype_class != nullptr && PyObject_TypeCheck(v, g_dtype_class)) return Dtype(name, v);
     if ((type == &PyList_Type || type == &PyTuple_Type) && depth < 8 && fallback_ == nullptr) {
       // No Python code runs in this pass, so the sequence cannot change while it is read.
       const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
@@ -827,6 +874,19 @@ class AttrsEncoder {
       return true;
     }
     return Other(name, v, 'o');
+  }
+
+  // An opforge dtype (one object per dtype, compared by identity) by its C++ type id.
+  bool Dtype(PyObject* name, PyObject* v) {
+    static PyObject* const type_id_str = PyUnicode_InternFromString("type_id");
+    py::object id = py::reinterpret_steal<py::object>(PyObject_GetAttr(v, type_id_str));
+    if (!id || !PyLong_CheckExact(id.ptr())) {
+      PyErr_Clear();
+      return Other(name, v, 'o');
+    }
+    Tag('d');
+    Raw<int64_t>(PyLong_AsLongLong(id.ptr()));
+    return !PyErr_Occurred();
   }
 
   bool Other(PyObject* name, PyObject* v, char tag) {
@@ -1114,11 +1174,7 @@ class Program {
       if (step.fast != nullptr && step.fast->Operands(step.sources.size()) > static_cast<size_t>(kMaxStackTensors)) {
         step.fast = nullptr;
       }
-      if (step.fast != nullptr) {
-        for (size_t position : step.fast->take_) {
-          if (position >= step.sources.size()) throw py::value_error("a trace step's plan reads a missing argument");
-        }
-      }
+      if (step.fast != nullptr && !TakesTensors(step)) step.fast = nullptr;  // the plan is called instead
       if (t.size() > 3) {
         for (const auto& r : t[3].cast<py::list>()) step.release.push_back(SlotIndex(r));
       }
@@ -1247,7 +1303,9 @@ class Program {
     if (PyLong_Check(src.ptr())) return Source{Kind::kSlot, SlotIndex(src), py::object()};
     auto encoded = src.cast<py::tuple>();
     if (encoded.size() == 3 && py::str(encoded[0]).cast<std::string>() == "seq") {
-      step.fast = nullptr;  // a FastPlan takes Tensors and scalars: the plan builds the sequence's call
+      // A FastPlan takes the elements of a tuple of Tensors only through its 'take': else the plan,
+      // called with the tuple built, does.
+      if (step.fast != nullptr && (step.fast->take_.empty() || !step.fast->Takes(position))) step.fast = nullptr;
       Source seq{Kind::kSeq, 0, py::object()};
       seq.is_list = encoded[1].cast<bool>();
       for (const auto& item : encoded[2].cast<py::tuple>()) seq.items.push_back(MakeSource(step, item, position));
@@ -1276,12 +1334,32 @@ class Program {
     return Slot(t, g_tensor.data_offset);
   }
 
+  // The source of operand `k` of a FastPlan step: an argument, or an element of a sequence argument.
+  static const Source& OperandSource(const Step& step, size_t k) {
+    const auto [position, index] = step.fast->Arg(k);
+    const Source& s = step.sources[position];
+    return index >= 0 ? s.items[static_cast<size_t>(index)] : s;
+  }
+
+  // Whether each operand of a step's FastPlan with a 'take' is a source holding a Tensor.
+  static bool TakesTensors(const Step& step) {
+    for (const auto& [position, index] : step.fast->take_) {
+      if (position >= step.sources.size()) return false;
+      const Source& s = step.sources[position];
+      const bool seq = s.kind == Kind::kSeq;
+      if (seq != (index >= 0) || (seq && static_cast<size_t>(index) >= s.items.size())) return false;
+      const Kind kind = seq ? s.items[static_cast<size_t>(index)].kind : s.kind;
+      if (kind != Kind::kSlot && kind != Kind::kTensor) return false;
+    }
+    return true;
+  }
+
   void RunFast(const Step& step, std::vector<py::object>& env) {
     std::array<PyObject*, kMaxStackTensors> arrays{};
     const FastPlan& fast = *step.fast;
     const size_t n = fast.Operands(step.sources.size());
     for (size_t i = 0; i < n; ++i) {
-      const Source& s = step.sources[fast.Arg(i)];
+      const Source& s = OperandSource(step, i);
       switch (s.kind) {
         case Kind::kSlot: arrays[i] = TensorData(env[s.slot].ptr()); break;
         case Kind::kTensor: arrays[i] = TensorData(s.value.ptr()); break;
@@ -1292,7 +1370,7 @@ class Program {
     const int view = kernel->view_of();
     PyObject* viewed = nullptr;  // the Tensor a view would be of: never a Parameter (written in place)
     if (view >= 0) {
-      const Source& s = step.sources[fast.Arg(static_cast<size_t>(view))];
+      const Source& s = OperandSource(step, static_cast<size_t>(view));
       if (s.kind == Kind::kSlot) viewed = env[s.slot].ptr();
       if (s.kind == Kind::kTensor) viewed = s.value.ptr();
     }
@@ -1337,14 +1415,14 @@ class Program {
         value = py::reinterpret_steal<py::object>(NewTensor(array, step.fast->metas_[i].ptr()));
       } else {
         if (array != arrays[static_cast<size_t>(w)]) throw std::runtime_error("an in-place kernel returned a new array");
-        const Source& s = step.sources[step.fast->Arg(static_cast<size_t>(w))];
+        const Source& s = OperandSource(step, static_cast<size_t>(w));
         value = s.kind == Kind::kSlot ? env[s.slot] : s.value;
       }
       if (i < step.outputs.size() && step.outputs[i] >= 0) env[static_cast<size_t>(step.outputs[i])] = value;
     }
     for (int64_t w : written) {  // each written argument once, as the wrapper bumps each written position
       if (w < 0) continue;
-      const Source& s = step.sources[step.fast->Arg(static_cast<size_t>(w))];
+      const Source& s = OperandSource(step, static_cast<size_t>(w));
       PyObject* param = s.kind == Kind::kSlot ? env[s.slot].ptr() : s.value.ptr();
       py::object version = py::reinterpret_steal<py::object>(PyObject_GetAttr(param, version_str));
       if (!version) throw py::error_already_set();
@@ -1397,12 +1475,13 @@ class Program {
   std::vector<Step> steps_;
 };
 
-// Whether Primitive._call would pass every argument on as it is: a Tensor, a Python number, or a
-// constant that ConstantKey takes (no NumPy scalar to make a Python number first).
+// Whether Primitive._call would pass every argument on as it is: a Tensor, a Python number, a tuple
+// of Tensors or a constant that ConstantKey takes (no NumPy scalar to make a Python number first).
 bool AllPlain(PyObject* const* args, Py_ssize_t n) {
   for (Py_ssize_t i = 0; i < n; ++i) {
     if (ArgKey(args[i]) != nullptr) continue;
-    PyObject* key = ConstantKey(args[i]);
+    PyObject* key = SequenceKey(args[i]);
+    if (key == nullptr) key = ConstantKey(args[i]);
     if (key == nullptr) return false;
     Py_DECREF(key);
   }
@@ -1543,6 +1622,7 @@ py::object MakePrimitiveCall(py::object tensor_type, py::object slow_call) {
   g_process_name = PyUnicode_InternFromString("process_primitive");
   g_constant_inputs_name = PyUnicode_InternFromString("constant_inputs");
   g_weak_positions_name = PyUnicode_InternFromString("_weak_positions");
+  g_tensors_str = PyUnicode_InternFromString("tensors");
   PyTypeObject* weak_types[4] = {&PyBool_Type, &PyLong_Type, &PyFloat_Type, &PyComplex_Type};
   for (int i = 0; i < 4; ++i) {
     Py_XDECREF(g_weak_keys[i]);
@@ -1719,10 +1799,10 @@ PYBIND11_MODULE(_C, m) {
                          type->ht_type.tp_call = FastPlanCall;
                        }))
       .def(py::init<py::object, std::vector<py::object>, const std::vector<std::pair<size_t, py::dtype>>&,
-                    py::object, std::vector<int64_t>, std::vector<size_t>>(),
+                    py::object, std::vector<int64_t>, std::vector<Operand>>(),
            py::arg("instance"), py::arg("out_metas"), py::arg("scalars") = std::vector<std::pair<size_t, py::dtype>>(),
            py::arg("convert") = py::none(), py::arg("written") = std::vector<int64_t>(),
-           py::arg("take") = std::vector<size_t>())
+           py::arg("take") = std::vector<Operand>())
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
   py::class_<FusedCall>(m, "FusedCall", py::custom_type_setup([](PyHeapTypeObject* type) {
@@ -1754,6 +1834,14 @@ PYBIND11_MODULE(_C, m) {
     if (key == nullptr) throw py::error_already_set();
     return py::reinterpret_steal<py::object>(key);
   }, py::arg("prim_name"), py::arg("attrs"), "A hashable key of a primitive's attrs.");
+  m.def("set_dtype_class", [](py::type cls) {
+    Py_XDECREF(reinterpret_cast<PyObject*>(g_dtype_class));
+    g_dtype_class = reinterpret_cast<PyTypeObject*>(cls.inc_ref().ptr());
+  }, py::arg("cls"), "The class of opforge's dtypes: keys encode them by type id.");
+  m.def("sequence_key", [](py::object value) {
+    PyObject* key = SequenceKey(value.ptr());
+    return key != nullptr ? py::reinterpret_steal<py::object>(key) : py::none();
+  }, py::arg("value"), "The cache key of a non-empty tuple or list of Tensors, else None.");
   m.def("constant_key", [](py::object value) {
     PyObject* key = ConstantKey(value.ptr());
     return key != nullptr ? py::reinterpret_steal<py::object>(key) : py::none();

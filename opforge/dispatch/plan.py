@@ -126,7 +126,7 @@ def plan_key(prim, args: tuple) -> tuple:
         elif i in groups and mstype.weak_category(a) is not None:
             key.append(("weak", type(a)))
         elif is_tensor_sequence(a):
-            key.append(("tensors", type(a), tuple(t._meta for t in a)))
+            key.append(_C.sequence_key(a))  # the C call path's key
         else:
             key.append(constant_key(prim.name, prim._arg_name(i), a))
     return tuple(key)
@@ -344,7 +344,9 @@ def _kernel_plan(call: _Call):
     tensors_only = None
     if run_on is device and not one_tuple and _tensors_only(call, bool(writes)):
         written = [tensor_pos.index(j) if j >= 0 else -1 for j in aliases] if writes else []
-        tensors_only = _fast_plan(launch, out_dtypes, out_shapes, device, label, written=written, take=tensor_pos)
+        tensors_only = _fast_plan(
+            launch, out_dtypes, out_shapes, device, label, written=written, take=_operands(tensor_pos)
+        )
         if tensors_only is not None and not writes:
             _allow_view(prim, launch, tensor_pos)
             return tensors_only
@@ -450,14 +452,25 @@ def _fast_scalars(call: _Call):
 def _tensors_only(call: _Call, writes: bool) -> bool:
     """Whether the kernel's inputs are exactly the call's given Tensor arguments, uncast, the other
     arguments being constants folded into the plan (a shape, a filter size), or the call writes
-    Parameters in place: then a FastPlan taking those Tensors runs it."""
+    Parameters in place, or takes a tuple of Tensors: then a FastPlan taking those Tensors runs it."""
     n_given = len(call.args) - len(call.defaults)
-    if not call.tensor_pos or (not writes and len(call.tensor_pos) == n_given):
+    if not call.tensor_pos or (not writes and call.tensor_pos == list(range(n_given))):
         return False  # no Tensor, or nothing to leave out (the FastPlan proper, when it applies)
     return all(
-        i.__class__ is int and i < n_given and isinstance(call.args[i], Tensor) and call.targets.get(i) is None
-        for i in call.tensor_pos
+        _slot_position(slot) < n_given
+        and isinstance(_slot_arg(call.args, slot), Tensor)
+        and call.targets.get(_slot_position(slot)) is None
+        for slot in call.tensor_pos
     )
+
+
+def _slot_position(slot) -> int:
+    return slot if slot.__class__ is int else slot[0]
+
+
+def _operands(tensor_pos) -> list:
+    """A FastPlan's ``take``: (position, -1) for an argument, (position, index) for a tuple's element."""
+    return [(slot, -1) if slot.__class__ is int else slot for slot in tensor_pos]
 
 
 def _scalar_converter(prim, call: _Call):
@@ -473,7 +486,7 @@ def _scalar_converter(prim, call: _Call):
     return convert
 
 
-_FAST_MAX_OUTPUTS = 16  # kMaxStackTensors of csrc/python/module.cc (Split into more: the Python plan)
+_FAST_MAX_OPERANDS = 16  # kMaxStackTensors of csrc/python/module.cc (Split into more: the Python plan)
 
 
 def _allow_view(prim, launch, tensor_pos) -> bool:
@@ -500,9 +513,9 @@ def _view_or_launch(launch):
 def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None, written=(), take=()):
     """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it);
     ``written``: per output, the operand it is written into or -1 (a trace's in-place step);
-    ``take``: the positions of the arguments the kernel reads (empty: all)."""
+    ``take``: the operands the kernel reads, (position, -1) or (position, index) (empty: all arguments)."""
     instance = getattr(launch, "__self__", None)
-    if not isinstance(instance, _C.KernelInstance) or len(out_dtypes) > _FAST_MAX_OUTPUTS:
+    if not isinstance(instance, _C.KernelInstance) or max(len(out_dtypes), len(take)) > _FAST_MAX_OPERANDS:
         return None
     metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
     plan = _C.FastPlan(instance, metas, list(scalars), convert, list(written), list(take))
