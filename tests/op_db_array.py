@@ -664,7 +664,8 @@ def _sort_order(x, axis, descending):
     return np.moveaxis(values, -1, axis), np.moveaxis(order, -1, axis)
 
 
-SORT_SHAPES = [(5,), (3, 4), (2, 3, 4), (0, 3), (3, 1), (LARGE[1], 64)]
+# Rows of up to 32 are sorted by insertion, longer ones by radix (700: strided along axis 0).
+SORT_SHAPES = [(5,), (3, 4), (2, 3, 4), (0, 3), (3, 1), (LARGE[1], 64), (700, 3)]
 
 
 def _sort_samples(record, prim, ins, outs, rng):
@@ -688,7 +689,8 @@ def _sort_errors():
     ]
 
 
-TOPK_CASES = [((5,), 2), ((3, 4), 4), ((2, 3, 4), 1), ((3, 4), 0), ((0, 3), 2), ((LARGE[1], 64), 10)]
+# A small k of a long row is selected by a scan, in blocks of 512 (the last case); the rest sorted.
+TOPK_CASES = [((5,), 2), ((3, 4), 4), ((2, 3, 4), 1), ((3, 4), 0), ((0, 3), 2), ((LARGE[1], 64), 10), ((3, 1300), 7)]
 
 
 def _topk_samples(record, prim, ins, outs, rng):

@@ -216,3 +216,30 @@ def test_transpose_tiles_of_16_and_32_match_numpy():
         ):
             x = (rng.standard_normal(shape) * 50).astype(dtype)
             np.testing.assert_array_equal(ops.Transpose()(Tensor(x), perm).asnumpy(), np.transpose(x, perm))
+
+
+def _stable_order(row: np.ndarray, descending: bool) -> list:
+    """Sort's order written out: NaN (of either sign) greatest, -0.0 equal to 0.0, ties by index."""
+    v = row.astype(np.float64)
+    if descending:
+        return sorted(range(len(v)), key=lambda i: (not np.isnan(v[i]), 0.0 if np.isnan(v[i]) else -v[i], i))
+    return sorted(range(len(v)), key=lambda i: (bool(np.isnan(v[i])), 0.0 if np.isnan(v[i]) else v[i], i))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("n", [8, 320, 1500], ids=["insertion", "radix", "radix-blocks"])
+def test_cpu_sort_and_topk_order_negative_nan_and_signed_zeros(dtype, n):
+    """The CPU kernels sort integer keys of the values (a NaN with its sign bit set is still the greatest,
+    -0.0 ties with 0.0); TopK of a small k scans a long row in blocks."""
+    negative_nan = np.copysign(np.nan, -1.0)
+    pattern = np.array([negative_nan, 1.0, np.nan, -np.inf, -0.0, 0.0, -1.0, np.inf, 2.5, -2.5])
+    row = np.resize(pattern, n)
+    x = Tensor(row.astype(np.float32)).astype(getattr(opforge, dtype))
+    for descending in (False, True):
+        values, indices = ops.Sort(-1, descending)(x)
+        order = _stable_order(row, descending)
+        assert indices.asnumpy().tolist() == order
+        np.testing.assert_array_equal(values.astype(opforge.float64).asnumpy(), row[order])
+    for k in (1, 5, n):
+        values, indices = ops.TopK()(x, k)
+        assert indices.asnumpy().tolist() == _stable_order(row, True)[:k]

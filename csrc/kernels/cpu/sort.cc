@@ -1,7 +1,12 @@
 // Sort(axis, descending)(x) -> (values, indices) and TopK(sorted)(x, k) -> (values, indices) along the last
-// dim; indices int32. The order is functors/sort.h (NaN greatest, ties by index), shared with the GPU.
+// dim; indices int32. The order is that of functors/sort.h's SortsBefore (NaN greatest, ties by index),
+// which the GPU kernels use; here each value becomes an integer key of the same order (OrderKey), sorted
+// by radix or selected.
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "opforge/functors/sort.h"
@@ -10,6 +15,173 @@
 
 namespace opforge {
 namespace {
+
+template <size_t kBytes>
+struct UnsignedOf;
+template <>
+struct UnsignedOf<1> {
+  using type = uint8_t;
+};
+template <>
+struct UnsignedOf<2> {
+  using type = uint16_t;
+};
+template <>
+struct UnsignedOf<4> {
+  using type = uint32_t;
+};
+template <>
+struct UnsignedOf<8> {
+  using type = uint64_t;
+};
+
+template <typename T>
+using OrderKeyOf = typename UnsignedOf<sizeof(T)>::type;
+
+template <typename T>
+constexpr bool kIsFloat = std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+
+// The bits of +inf of each float type: a float is NaN when its magnitude's bits are above them.
+template <typename T>
+constexpr OrderKeyOf<T> kInfBits = 0;
+template <>
+constexpr uint16_t kInfBits<float16> = 0x7C00;
+template <>
+constexpr uint16_t kInfBits<bfloat16> = 0x7F80;
+template <>
+constexpr uint32_t kInfBits<float> = 0x7F800000u;
+template <>
+constexpr uint64_t kInfBits<double> = 0x7FF0000000000000ull;
+
+// An unsigned key whose ascending order is SortsBefore's ascending order up to ties (functors/sort.h):
+// every NaN the greatest key, -0.0 the key of 0.0, negative floats with their bits flipped. Integer
+// operations and selects only, so a loop of them vectorises.
+template <typename T>
+OrderKeyOf<T> OrderKey(T v) {
+  using K = OrderKeyOf<T>;
+  constexpr int kHigh = static_cast<int>(sizeof(K)) * 8 - 1;
+  constexpr K kSign = static_cast<K>(K(1) << kHigh);
+  K bits;
+  std::memcpy(&bits, &v, sizeof(K));
+  if constexpr (kIsFloat<T>) {
+    const K magnitude = static_cast<K>(bits & static_cast<K>(~kSign));
+    const K negative = static_cast<K>(K(0) - static_cast<K>(bits >> kHigh));  // all ones when the sign is set
+    K key = static_cast<K>(bits ^ static_cast<K>(negative | kSign));
+    key = magnitude == 0 ? kSign : key;
+    return magnitude > kInfBits<T> ? static_cast<K>(~K(0)) : key;
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<K>(bits ^ kSign);
+  } else {
+    return bits;
+  }
+}
+
+// The order of one row at a time, with buffers kept across rows: keys (OrderKey, inverted when
+// descending) sorted stably with their indices, so ties keep the smaller index first. Whole rows by an
+// LSD radix sort of one byte per pass (a pass whose byte is the same for every key is skipped), short
+// rows by insertion; the first k of a long row (TopK) by selection, then a sort of those k.
+template <typename T>
+class RowSorter {
+  using K = OrderKeyOf<T>;
+  static constexpr int kBytes = static_cast<int>(sizeof(K));
+  static constexpr int64_t kInsertionMax = 32;
+  static constexpr int64_t kSelectMax = 64;  // (a larger k: the whole row sorted by radix)
+  static constexpr int64_t kBlock = 512;
+
+ public:
+  RowSorter(int64_t n, bool descending)
+      : n_(n), descending_(descending), keys_(2 * static_cast<size_t>(n)), order_(2 * static_cast<size_t>(n)) {}
+
+  // The indices of the first k elements of the row (n elements `stride` apart), in order.
+  const int32_t* Order(const T* row, int64_t stride, int64_t k) {
+    K* keys = keys_.data();
+    int32_t* order = order_.data();
+    const K flip = descending_ ? static_cast<K>(~K(0)) : K(0);
+    if (stride == 1 && n_ > kInsertionMax && k <= kSelectMax && k * 8 < n_) return Select(row, flip, k);
+    if (stride == 1) {
+      for (int64_t j = 0; j < n_; ++j) keys[j] = static_cast<K>(OrderKey(row[j]) ^ flip);
+    } else {
+      for (int64_t j = 0; j < n_; ++j) keys[j] = static_cast<K>(OrderKey(row[j * stride]) ^ flip);
+    }
+    std::iota(order, order + n_, int32_t{0});
+    return n_ <= kInsertionMax ? InsertionSort(keys, order) : RadixSort(keys, order);
+  }
+
+ private:
+  const int32_t* InsertionSort(K* keys, int32_t* order) const {
+    for (int64_t i = 1; i < n_; ++i) {
+      const K key = keys[i];
+      const int32_t index = order[i];
+      int64_t j = i;
+      for (; j > 0 && keys[j - 1] > key; --j) {  // strictly greater: stable
+        keys[j] = keys[j - 1];
+        order[j] = order[j - 1];
+      }
+      keys[j] = key;
+      order[j] = index;
+    }
+    return order;
+  }
+
+  const int32_t* RadixSort(K* keys, int32_t* order) {
+    K* keys_out = keys + n_;
+    int32_t* order_out = order + n_;
+    int64_t counts[kBytes][256] = {};
+    for (int64_t j = 0; j < n_; ++j) {
+      for (int b = 0; b < kBytes; ++b) ++counts[b][(keys[j] >> (8 * b)) & 0xFF];
+    }
+    for (int b = 0; b < kBytes; ++b) {
+      const int shift = 8 * b;
+      if (counts[b][(keys[0] >> shift) & 0xFF] == n_) continue;  // one value of this byte: order unchanged
+      int64_t offsets[256];
+      int64_t sum = 0;
+      for (int d = 0; d < 256; ++d) {
+        offsets[d] = sum;
+        sum += counts[b][d];
+      }
+      for (int64_t j = 0; j < n_; ++j) {
+        const int64_t at = offsets[(keys[j] >> shift) & 0xFF]++;
+        keys_out[at] = keys[j];
+        order_out[at] = order[j];
+      }
+      std::swap(keys, keys_out);
+      std::swap(order, order_out);
+    }
+    return order;
+  }
+
+  // The k smallest keys' indices, in order: a scan keeping the best k so far, sorted. An element enters
+  // only when strictly smaller than the k-th (ties keep the earlier index), which for most rows is a
+  // few times k ln(n / k) elements, each compared once.
+  // A contiguous row (TopK's last dim).
+  const int32_t* Select(const T* row, K flip, int64_t k) {
+    K* best = keys_.data();
+    int32_t* best_order = order_.data();
+    K* block = keys_.data() + n_;  // the keys of kBlock elements at a time (a vectorised loop)
+    int64_t count = 0;
+    for (int64_t start = 0; start < n_; start += kBlock) {
+      const int64_t m = std::min(kBlock, n_ - start);
+      for (int64_t j = 0; j < m; ++j) block[j] = static_cast<K>(OrderKey(row[start + j]) ^ flip);
+      for (int64_t j = 0; j < m; ++j) {
+        const K key = block[j];
+        if (count == k && !(key < best[k - 1])) continue;
+        int64_t at = count < k ? count++ : k - 1;
+        for (; at > 0 && best[at - 1] > key; --at) {
+          best[at] = best[at - 1];
+          best_order[at] = best_order[at - 1];
+        }
+        best[at] = key;
+        best_order[at] = static_cast<int32_t>(start + j);
+      }
+    }
+    return best_order;
+  }
+
+  int64_t n_;
+  bool descending_;
+  std::vector<K> keys_;  // two halves: a radix pass reads one and writes the other
+  std::vector<int32_t> order_;
+};
 
 template <typename T>
 class SortCpuKernel : public CpuKernel {
@@ -44,25 +216,18 @@ class SortCpuKernel : public CpuKernel {
     T* values = args.output<T>(0);
     int32_t* indices = args.output<int32_t>(1);
     const int64_t rows = outer_ * inner_, n = n_, k = k_, inner = inner_;
-    const bool desc = descending_;
     if (rows == 0 || k == 0) return;
     const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n));
     ParallelFor(rows, grain, [&](int64_t begin, int64_t end) {
-      std::vector<int64_t> order(static_cast<size_t>(n));
+      RowSorter<T> sorter(n, descending_);
       for (int64_t r = begin; r < end; ++r) {
         const int64_t o = r / inner, c = r % inner;
         const T* row = x + o * n * inner + c;
-        std::iota(order.begin(), order.end(), int64_t{0});
-        auto before = [&](int64_t a, int64_t b) { return SortsBefore(row[a * inner], a, row[b * inner], b, desc); };
-        if (k < n) {
-          std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
-        } else {
-          std::sort(order.begin(), order.end(), before);
-        }
+        const int32_t* order = sorter.Order(row, inner, k);
         const int64_t base = o * k * inner + c;
         for (int64_t j = 0; j < k; ++j) {
           values[base + j * inner] = row[order[j] * inner];
-          indices[base + j * inner] = static_cast<int32_t>(order[j]);
+          indices[base + j * inner] = order[j];
         }
       }
     });

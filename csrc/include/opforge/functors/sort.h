@@ -1,5 +1,5 @@
-// The order of Sort and TopK, shared by the CPU kernels (csrc/kernels/cpu/sort.cc) and the CUDA kernels
-// (csrc/kernels/cuda/sort.cu): values ascending (or descending), NaN greater than every number (last when
+// The order of Sort and TopK, of the CUDA kernels (csrc/kernels/cuda/sort.cu) and of the CPU kernels'
+// integer keys (csrc/kernels/cpu/sort.cc, OrderKey): values ascending (or descending), NaN greater than every number (last when
 // ascending, first when descending, as NumPy / PyTorch), ties broken by the smaller index first (stable).
 #pragma once
 
