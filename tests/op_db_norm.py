@@ -612,6 +612,8 @@ RECORDS.append(
 
 CUMSUM_CASES = [((), 0), ((7,), 0), ((4, 5), 1), ((4, 5), 0), ((2, 3, 4), -2), ((0, 3), 1), ((3, 0), 1), (LARGE, 1)]
 CUMSUM_CASES += [(LARGE, 0), ((70, 4, 256), 1)]
+# The CPU scans rows 8 at a time (13: a remainder) and columns in blocks of 64 (100: a partial block).
+CUMSUM_CASES += [((13, 33), 1), ((5, 3, 100), 1)]
 
 
 def _cumsum_samples(record, prim, ins, outs, rng):

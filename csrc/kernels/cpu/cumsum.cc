@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "opforge/functors/random.h"
+#include "opforge/functors/reduce.h"
 #include "opforge/functors/scan.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
@@ -41,18 +42,71 @@ class CumSumCpuKernel : public CpuKernel {
   void Launch(const KernelArgs& args) override {
     const T* x = args.input<T>(0);
     T* y = args.output<T>(0);
-    const int64_t lines = outer_ * inner_, n = n_, inner = inner_;
-    if (lines == 0 || n == 0) return;
+    const int64_t outer = outer_, n = n_, inner = inner_;
+    if (outer * inner == 0 || n == 0) return;
     const bool exclusive = exclusive_, reverse = reverse_;
-    ParallelFor(lines, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t begin, int64_t end) {
-      for (int64_t l = begin; l < end; ++l) {
-        const int64_t base = (l / inner) * n * inner + l % inner;
-        CumSumLine(x + base, y + base, n, inner, exclusive, reverse);
+    if (inner == 1) {
+      ParallelFor(outer, std::max<int64_t>(kRows, kParallelGrain / n), [&](int64_t begin, int64_t end) {
+        ScanRows(x, y, n, begin, end, exclusive, reverse);
+      });
+      return;
+    }
+    const int64_t blocks = (inner + kColumns - 1) / kColumns;  // of columns, per outer index
+    ParallelFor(outer * blocks, std::max<int64_t>(1, kParallelGrain / (n * kColumns)), [&](int64_t begin, int64_t end) {
+      for (int64_t u = begin; u < end; ++u) {
+        const int64_t o = u / blocks, c = (u % blocks) * kColumns, base = o * n * inner + c;
+        ScanColumns(x + base, y + base, n, inner, std::min(kColumns, inner - c), exclusive, reverse);
       }
     });
   }
 
  private:
+  using A = acc_t<T>;
+  using R = SumReducer<T>;
+  static constexpr int64_t kRows = 8, kColumns = 64;
+
+  // Rows [r0, r1) of n contiguous elements: kRows rows at a time, their running sums independent chains
+  // (one chain waits on its add's latency; eight overlap), the rest one by one (CumSumLine).
+  static void ScanRows(const T* x, T* y, int64_t n, int64_t r0, int64_t r1, bool exclusive, bool reverse) {
+    int64_t r = r0;
+    for (; r + kRows <= r1; r += kRows) {
+      A acc[kRows] = {};
+      for (int64_t t = 0; t < n; ++t) {
+        const int64_t k = r * n + (reverse ? n - 1 - t : t);
+        for (int64_t g = 0; g < kRows; ++g) {
+          const A v = R::Widen(x[k + g * n]);
+          if (!exclusive) acc[g] += v;
+          y[k + g * n] = R::Finish(acc[g], 1);
+          if (exclusive) acc[g] += v;
+        }
+      }
+    }
+    for (; r < r1; ++r) CumSumLine(x + r * n, y + r * n, n, int64_t{1}, exclusive, reverse);
+  }
+
+  // m <= kColumns neighbouring lines (columns `inner` apart along the scanned dim): each step of the scan
+  // one contiguous, vectorised pass over the m running sums.
+  static void ScanColumns(const T* x, T* y, int64_t n, int64_t inner, int64_t m, bool exclusive, bool reverse) {
+    A acc[kColumns] = {};
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t k = (reverse ? n - 1 - t : t) * inner;
+      const T* xs = x + k;
+      T* ys = y + k;
+      if (exclusive) {
+        for (int64_t j = 0; j < m; ++j) {
+          const A v = R::Widen(xs[j]);
+          ys[j] = R::Finish(acc[j], 1);
+          acc[j] += v;
+        }
+      } else {
+        for (int64_t j = 0; j < m; ++j) {
+          acc[j] += R::Widen(xs[j]);
+          ys[j] = R::Finish(acc[j], 1);
+        }
+      }
+    }
+  }
+
   int64_t outer_ = 1, n_ = 1, inner_ = 1;
   bool exclusive_ = false, reverse_ = false;
 };
