@@ -373,6 +373,9 @@ TRANSPOSE_CASES = [
     ((4, 70, 256), (0, 2, 1)),
     ((4, 70, 256), (1, 0, 2)),
     ((33, 65, 35), (2, 1, 0)),
+    # The CPU moves 4- and 8-byte elements in square register blocks, the edges one by one.
+    ((37, 45), (1, 0)),
+    ((3, 19, 21), (0, 2, 1)),
 ]
 
 
