@@ -624,6 +624,12 @@ def _cumsum_samples(prim, rng):
     yield GradSample((uniform((5,), rng=rng), 0), "x[5] axis=0")
 
 
+def _dropout_ext_samples(prim, rng):
+    for shape, offset in (((7,), 0), ((3, 4), 11)):
+        seeds = (np.array(3, np.int64), np.array(offset, np.int64))
+        yield GradSample((uniform(shape, rng=rng), *seeds), f"x{list(shape)}, seeds (3, {offset})", diff=(0,))
+
+
 def _dropout_grad_samples(prim, rng):
     mask = (rng.uniform(size=(3, 4)) < 0.5).astype(np.float64)
     yield GradSample((uniform((3, 4), rng=rng), mask), "dy[3, 4], a 0/1 mask")
@@ -847,6 +853,7 @@ GRAD_DB_LIST = [
         _variants("Dropout", **{"keep_prob=0.5": {}, "keep_prob=0.8": {"keep_prob": 0.8, "Seed0": 3, "Seed1": 4}}),
         unary(),
     ),
+    GradRecord("DropoutExt", _variants("DropoutExt", **{"p=0.5": {}, "p=0.2": {"p": 0.2}}), _dropout_ext_samples),
     GradRecord(
         "DropoutGrad", _variants("DropoutGrad", **{"": {}, "keep_prob=0.8": {"keep_prob": 0.8}}), _dropout_grad_samples
     ),

@@ -697,6 +697,30 @@ def _dropout_errors():
     ]
 
 
+def _dropout_ext_ref(prim, x, seed, offset):
+    mask = _dropout_mask(x.shape, 1.0 - prim.p, seed.item(), offset.item())
+    return (np.where(mask, x * (1.0 / (1.0 - prim.p)), 0.0), mask.astype(np.float64))[prim.index]
+
+
+def _dropout_ext_samples(record, prim, ins, outs, rng):
+    seeds = [(0, 0), (3, 7), (-5, 2**40), (2**62, -1)]
+    for shape, (seed, offset) in zip([(), (7,), (4, 5), (0, 3), LARGE, (2, 3, 4)], seeds * 2):
+        counters = (np.array(seed, np.int64), np.array(offset, np.int64).reshape((1,) if shape == (7,) else ()))
+        yield Sample((make_array(shape, ins[0], rng), *counters), desc=f"x{list(shape)} seed={seed} offset={offset}")
+
+
+def _dropout_ext_errors():
+    f = ops.DropoutExt
+    i64 = mstype.int64
+    return [
+        ErrorInput("p-one", lambda: f(p=1.0), ValueError, "'p'"),
+        ErrorInput("p-int", lambda: f(p=0), TypeError, "'p'"),
+        ErrorInput("seed-int32", lambda: f()(_t((2,)), _t((), mstype.int32), _t((), i64)), TypeError, "'seed'"),
+        ErrorInput("offset-two", lambda: f()(_t((2,)), _t((), i64), _t((2,), i64)), ValueError, "'offset'"),
+        ErrorInput("int32-input", lambda: f()(_t((2,), mstype.int32), _t((), i64), _t((), i64)), TypeError, "'input'"),
+    ]
+
+
 def _dropout_grad_ref(prim, dy, mask):
     return dy * mask / prim.keep_prob
 
@@ -815,6 +839,18 @@ RECORDS += [
         _dropout_samples,
         _dropout_ref,
         error_inputs=_dropout_errors,
+    ),
+    OpRecord(
+        "DropoutExt",
+        {
+            **_outputs(ops.DropoutExt, ("output", "mask")),
+            **_prefixed("p=0.2", _outputs(lambda: ops.DropoutExt(0.2), ("output", "mask"))),
+            **_prefixed("p=0.0", _outputs(lambda: ops.DropoutExt(0.0), ("output",), (0,))),
+        },
+        _dropout_ext_samples,
+        _dropout_ext_ref,
+        args=(Arg(), Arg(), Arg()),
+        error_inputs=_dropout_ext_errors,
     ),
     OpRecord(
         "DropoutGrad",

@@ -300,14 +300,65 @@ def test_jit_on_construct_and_on_a_cell():
     np.testing.assert_allclose(jnet(x).asnumpy(), jnet.fn(x).asnumpy(), rtol=1e-6)
 
 
-def test_dropout_cannot_be_traced_in_training_mode(graph_mode):
-    drop = nn.Dropout(keep_prob=0.5)
-    drop.set_train(True)
-    with pytest.raises(opforge.TraceError, match="nn.Dropout in training mode"):
-        drop(_f32(4))
-    drop.set_train(False)
-    x = _f32(4)
-    assert drop(x) is x
+def test_dropout_replays_a_new_mask_each_step_as_eager_calls_draw():
+    """nn.Dropout under jit runs DropoutExt with its step as a Tensor each replay refills: the replayed
+    steps draw the masks eager calls draw, each step a new one."""
+    eager, traced = nn.Dropout(p=0.4, seed=7), nn.Dropout(p=0.4, seed=7)
+    eager.set_train(True), traced.set_train(True)
+    step = opforge.jit(lambda x: traced(x) * 2.0)
+    x = Tensor(np.ones(64, np.float32))
+    seen = []
+    for _ in range(4):
+        got = step(x).asnumpy()
+        np.testing.assert_array_equal(got, eager(x).asnumpy() * 2.0)
+        seen.append(tuple(got != 0))
+    assert len(set(seen)) == 4 and len(step.traces()) == 1 and eager.step == traced.step == 4
+    traced.set_train(False)
+    assert traced(x) is x
+
+
+def _dropout_net(seed):
+    net = nn.SequentialCell(nn.Dense(6, 16), nn.ReLU(), nn.Dropout(p=0.3, seed=seed), nn.Dense(16, 3))
+    for i, p in enumerate(net.trainable_params()):
+        p.set_data(Tensor(np.random.default_rng(i).standard_normal(p.shape).astype(np.float32) * 0.3))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), learning_rate=0.1))
+    step.set_train()
+    return net, step
+
+
+def test_a_graph_mode_training_step_with_dropout_equals_pynative(graph_mode):
+    x, y = _f32(8, 6), Tensor(np.arange(8, dtype=np.int32) % 3)
+    net_g, step_g = _dropout_net(5)
+    losses_g = [step_g(x, y).asnumpy() for _ in range(4)]
+    opforge.set_context(mode=PYNATIVE_MODE)
+    net_p, step_p = _dropout_net(5)
+    losses_p = [step_p(x, y).asnumpy() for _ in range(4)]
+    np.testing.assert_allclose(losses_g, losses_p, rtol=1e-5)
+    for a, b in zip(net_g.trainable_params(), net_p.trainable_params()):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-6)
+    assert len(set(np.round(losses_g, 6))) == 4 and step_g._jit_construct.traced == 1
+
+
+def test_attention_and_rnn_dropout_replay_new_masks():
+    attention = nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True)
+    rnn = nn.LSTM(4, 5, num_layers=2, dropout=0.5, batch_first=True)
+    attention.set_train(True), rnn.set_train(True)
+    q, seq = _f32(2, 3, 8), _f32(2, 6, 4)
+    weights = opforge.jit(lambda t: attention(t, t, t)[1])
+    no_weights = opforge.jit(lambda t: attention(t, t, t, need_weights=False)[0])
+    hidden = opforge.jit(lambda t: rnn(t)[0])
+    for fn, arg in ((weights, q), (no_weights, q), (hidden, seq)):
+        outs = [fn(arg).asnumpy() for _ in range(3)]
+        assert not np.allclose(outs[0], outs[1]) and not np.allclose(outs[1], outs[2])
+        assert len(fn.traces()) == 1
+
+
+def test_functional_attention_dropout_is_not_traced_silently():
+    q = _f32(1, 1, 4, 8)
+    fn = opforge.jit(lambda t: ops.scaled_dot_product_attention(t, t, t, dropout_p=0.5))
+    with pytest.raises(opforge.TraceError, match="dropout draws a new mask per call"):
+        fn(q)
 
 
 # -- the registry sweep: every operator traced and replayed ---------------------------------------

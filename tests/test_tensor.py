@@ -431,3 +431,21 @@ def test_to_moves_between_devices_and_names_what_is_missing():
             t.to("GPU")
     with pytest.raises(ValueError, match="must be one of"):
         t.to("TPU")
+
+
+def test_equality_is_elementwise_and_tensors_stay_hashable_by_identity():
+    """``==`` is MindSpore's elementwise Equal (as ``!=``, ``<`` ...); a Tensor still keys a dict by identity."""
+    a, b = Tensor(np.array([1, 2, 3], np.int32)), Tensor(np.array([1, 5, 3], np.int32))
+    eq = a == b
+    assert isinstance(eq, Tensor) and eq.dtype == opforge.bool_
+    np.testing.assert_array_equal(eq.asnumpy(), [True, False, True])
+    np.testing.assert_array_equal((a == 2).asnumpy(), [False, True, False])
+    np.testing.assert_array_equal((2.0 == a).asnumpy(), [False, True, False])
+    assert (a == None) is False and (a != None) is True  # noqa: E711 (None is not an operand)
+    assert {a: 1, b: 2}[a] == 1 and len({a, b, a}) == 2
+
+
+def test_view_is_reshape():
+    x = Tensor(np.arange(6, dtype=np.float32))
+    assert x.view(2, 3).shape == (2, 3) and x.view((3, 2)).shape == (3, 2)
+    np.testing.assert_array_equal(x.view(-1, 2).asnumpy(), np.arange(6, dtype=np.float32).reshape(3, 2))

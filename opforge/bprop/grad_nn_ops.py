@@ -296,6 +296,17 @@ def get_bprop_dropout(self):
     return bprop
 
 
+@bprop_getters.register(P.DropoutExt)
+def get_bprop_dropout_ext(self):
+    grad = G.DropoutGrad(keep_prob=1.0 - self.p)
+
+    def bprop(x, seed, offset, out, dout):
+        # as Dropout's; the seeds are integers (no gradient)
+        return grad(dout[0], out[1]), zeros_like(seed), zeros_like(offset)
+
+    return bprop
+
+
 @bprop_getters.register(P.L2Loss)
 def get_bprop_l2_loss(self):
     def bprop(x, out, dout):

@@ -306,7 +306,7 @@ def derive(trace: Trace, tensors: list, unknown: list, dry_run, version) -> Symb
     ``dry_run(placeholders, tracer)`` calls the function on ``placeholders`` under ``tracer`` and
     returns what it returns."""
     symbols = Symbols.of(tensors, unknown)
-    if not symbols.bases:
+    if not symbols.bases or trace.before_replay:  # (a dry run would move its counters on)
         return None
     moves = probe_offsets(len(symbols.bases))
     runs, outputs = [trace.steps], [trace.outputs]

@@ -20,14 +20,27 @@ import os
 import sys
 from typing import NamedTuple
 
+import numpy as np
+
 from opforge import _C
 from opforge import tensor as tensor_module
+from opforge.device import get_device
 from opforge.dispatch import binding, cse, device_graph, epilogue, fusion
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor, is_placeholder
 
-__all__ = ["TraceError", "Tracer", "Trace", "Step", "replay_steps", "same_constant", "tracing", "can_trace"]
+__all__ = [
+    "TraceError",
+    "Tracer",
+    "Trace",
+    "Step",
+    "replay_counter",
+    "replay_steps",
+    "same_constant",
+    "tracing",
+    "can_trace",
+]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -67,9 +80,18 @@ class Trace:
     signature and returns the function's outputs (the recorded output structure)."""
 
     def __init__(
-        self, n_inputs: int, steps: list, n_slots: int, outputs, where: str, compiled=None, graph: bool = True
+        self,
+        n_inputs: int,
+        steps: list,
+        n_slots: int,
+        outputs,
+        where: str,
+        compiled=None,
+        graph: bool = True,
+        before_replay: tuple = (),
     ):
         self.n_inputs = n_inputs
+        self.before_replay = tuple(before_replay)  # refills of its counters (replay_counter), run first
         self.steps = steps  # as recorded: what a tape or a profiler replays, call by call
         self.n_slots = n_slots
         self.outputs = outputs  # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...])
@@ -88,6 +110,8 @@ class Trace:
         return len(self.steps)
 
     def replay(self, inputs: list):
+        for refill in self.before_replay:
+            refill()
         if current_interpreter() is not None:
             return self.replay_each(inputs, current_interpreter())  # a tape or a profiler sees every call
         if self.device_graph is not None:
@@ -300,6 +324,7 @@ class Tracer(Interpreter):
         self.arrays = {id(t._data): i for i, t in enumerate(inputs) if not is_placeholder(t)}
         self.n_inputs = len(inputs)
         self.n_slots = len(inputs)
+        self.before_replay: list = []
 
     def __enter__(self):
         if not can_trace():
@@ -371,7 +396,10 @@ class Tracer(Interpreter):
 
     def finish(self, value) -> Trace:
         outputs = self.output_spec(value)
-        return Trace(self.n_inputs, self.steps, self.n_slots, outputs, self.where, self.compile(outputs), self.graph)
+        compiled = self.compile(outputs)
+        return Trace(
+            self.n_inputs, self.steps, self.n_slots, outputs, self.where, compiled, self.graph, self.before_replay
+        )
 
     def compile(self, outputs):
         """(program, its outputs) from the compiler's passes, or None without them."""
@@ -381,6 +409,25 @@ class Tracer(Interpreter):
         outputs = cse.remap_outputs(outputs, merged)
         steps = epilogue.fuse_updates(steps, outputs, self.keep.__getitem__)
         return fusion.fuse(steps, lambda slot: self.keep[slot]._meta, outputs), outputs
+
+
+def replay_counter(advance, device: str):
+    """While a trace records: a 0-d int64 Tensor on ``device`` holding ``advance()`` now, and refilled with
+    the next ``advance()`` before each replay of the trace (a counter the replays move on, as a Python
+    counter moves on at each eager call: ``nn.Dropout``'s step, read by ``DropoutExt``). None when no trace
+    records on this thread."""
+    interpreter = current_interpreter()
+    tracer = next((i for i in interpreter.enclosing() if isinstance(i, Tracer)), None) if interpreter else None
+    if tracer is None:
+        return None
+    counter = Tensor(np.array(advance(), np.int64), device=device)
+    target = get_device(device)
+
+    def refill():
+        target.write(counter._data, np.array(advance(), np.int64))
+
+    tracer.before_replay.append(refill)
+    return counter
 
 
 def tracing() -> bool:

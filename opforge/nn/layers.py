@@ -6,7 +6,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge import ops
-from opforge.dispatch.trace import TraceError, tracing
+from opforge.dispatch.trace import replay_counter
 from opforge.nn import init as _init
 from opforge.nn.cell import Cell
 from opforge.tensor import Parameter, Tensor
@@ -199,6 +199,8 @@ class Dropout(Cell):
     ``Seed0`` = this cell's seed (``seed``, or drawn from the global generator, ``nn.set_seed``) and
     ``Seed1`` = the number of training calls so far, so every step draws a new mask and two cells with
     one seed draw the same sequence. Differentiates through the primitive's bprop (DropoutGrad).
+    Under ``jit`` and in GRAPH_MODE it runs ``DropoutExt`` with the step as a Tensor that each replay
+    refills with the next step (``replay_counter``): the replayed steps draw the masks eager calls would.
     """
 
     def __init__(self, keep_prob: float = 0.5, p: float | None = None, seed: int | None = None, dtype=mstype.float32):
@@ -220,14 +222,27 @@ class Dropout(Cell):
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
-        if tracing():
-            raise TraceError(
-                "nn.Dropout in training mode draws a new mask per call from a Python counter, which a replay of "
-                "a trace (jit, GRAPH_MODE) would not advance: every step would reuse the first mask. Train it in "
-                "PYNATIVE_MODE, or keep the Dropout cell out of the jitted function."
-            )
+        return dropout_with(x, self.keep_prob, self.seed, dropout_step(self, x.device))
+
+    def _next_step(self) -> int:
         step, self.step = self.step, self.step + 1
-        return ops.Dropout(keep_prob=self.keep_prob, Seed0=self.seed, Seed1=step)(x)[0]
+        return step
+
+
+def dropout_step(owner, device: str):
+    """The Seed1 of ``owner``'s next dropout mask: ``owner._next_step()`` (a Python int, moved on), or
+    while a trace records, a Tensor each replay refills with the next one (``replay_counter``)."""
+    step = replay_counter(owner._next_step, device)
+    return owner._next_step() if step is None else step
+
+
+def dropout_with(x, keep_prob: float, seed: int, step):
+    """``x`` through the Dropout mask of (``seed``, ``step``): the Dropout primitive for an int step,
+    ``DropoutExt`` for a Tensor one (the same mask; its kernel reads the step at each replay)."""
+    if isinstance(step, Tensor):
+        seed = Tensor(np.array(seed, np.int64), device=x.device)
+        return ops.DropoutExt(p=1.0 - keep_prob)(x, seed, step)[0]
+    return ops.Dropout(keep_prob=keep_prob, Seed0=seed, Seed1=step)(x)[0]
 
 
 # ---------------------------------------------------------------------------------------------

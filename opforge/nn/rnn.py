@@ -15,8 +15,10 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.nn import init as _init
 from opforge.nn.cell import Cell
 from opforge.nn.init import Uniform, initializer
+from opforge.nn.layers import dropout_step, dropout_with
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["LSTM", "GRU", "RNN", "LSTMCell", "GRUCell", "RNNCell"]
@@ -93,7 +95,12 @@ class _RNNBase(Cell):
                     setattr(self, name, Parameter(_uniform(shape, bound, self.dtype), name))
         self.layer_prims = [_layer_primitive(mode, reverse) for reverse in (False, True)[: self.num_directions]]
         self.transpose, self.concat, self.stack = ops.Transpose(), ops.Concat(-1), ops.Stack(0)
-        self.dropout_op = ops.Dropout(keep_prob=1.0 - self.dropout) if self.dropout > 0 else None
+        self.seed = _init.derived_seed() if self.dropout > 0 else 0  # of the dropout masks between layers
+        self.step = 0
+
+    def _next_step(self) -> int:
+        step, self.step = self.step, self.step + 1
+        return step
 
     def _layer_params(self, layer: int, suffix: str) -> tuple:
         w_ih = getattr(self, f"weight_ih_l{layer}{suffix}")
@@ -139,8 +146,8 @@ class _RNNBase(Cell):
                 for acc, s in zip(finals, last):
                     acc.append(s)
             layer_in = outs[0] if len(outs) == 1 else self.concat(tuple(outs))
-            if self.dropout_op is not None and self.training and layer < self.num_layers - 1:
-                layer_in = self.dropout_op(layer_in)[0]
+            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
+                layer_in = dropout_with(layer_in, 1.0 - self.dropout, self.seed, dropout_step(self, layer_in.device))
         output = layer_in if not self.batch_first else self.transpose(layer_in, (1, 0, 2))
         h_n = tuple(self.stack(tuple(acc)) for acc in finals)
         return output, (h_n if self.num_states == 2 else h_n[0])

@@ -18,10 +18,10 @@ from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn import init as _init
 from opforge.nn.cell import Cell, CellList
-from opforge.nn.layers import Dense, Dropout, get_activation
+from opforge.nn.layers import Dense, Dropout, dropout_step, dropout_with, get_activation
 from opforge.nn.normalization import LayerNorm
 from opforge.ops import functional as F
-from opforge.tensor import Parameter
+from opforge.tensor import Parameter, Tensor
 
 __all__ = [
     "MultiheadAttention",
@@ -189,11 +189,14 @@ class MultiheadAttention(Cell):
         return k, v, mask
 
     # -- attention ---------------------------------------------------------------------------------------
-    def _keep_prob_and_step(self):
+    def _keep_prob_and_step(self, device: str):
         if not self.training or self.dropout == 0.0:
             return 1.0, 0
+        return 1.0 - self.dropout, dropout_step(self, device)
+
+    def _next_step(self) -> int:
         step, self.step = self.step, self.step + 1
-        return 1.0 - self.dropout, step
+        return step
 
     def _weights_path(self, q, k, v, mask, keep_prob, step):
         scores = self.bmm_nt(q, k) * (1.0 / float(np.sqrt(self.head_dim)))
@@ -201,7 +204,7 @@ class MultiheadAttention(Cell):
             scores = scores + mask
         weights = self.softmax(scores)
         if keep_prob < 1.0:
-            weights = ops.Dropout(keep_prob=keep_prob, Seed0=self.seed, Seed1=step)(weights)[0]
+            weights = dropout_with(weights, keep_prob, self.seed, step)
         return self.bmm(weights, v), weights
 
     def _fused_path(self, q, k, v, mask, keep_prob, step):
@@ -241,8 +244,9 @@ class MultiheadAttention(Cell):
         mask = self._mask(attn_mask, key_padding_mask, n, length, q.dtype)
         k, v, mask = self._extra_keys(k, v, mask, n)
         q, k, v = self._heads(q), self._heads(k), self._heads(v)
-        keep_prob, step = self._keep_prob_and_step()
-        if need_weights:
+        keep_prob, step = self._keep_prob_and_step(q.device)
+        # (the fused kernel takes its seeds as attrs: a trace's step, a Tensor, goes the weights' way)
+        if need_weights or isinstance(step, Tensor):
             out, weights = self._weights_path(q, k, v, mask, keep_prob, step)
             if average_attn_weights:
                 weights = ops.ReduceMean()(weights, 1)

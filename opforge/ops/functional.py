@@ -11,6 +11,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
+from opforge.dispatch.trace import TraceError, tracing
 from opforge.ops.functional_loss import binary_cross_entropy, cross_entropy, kl_div, nll_loss  # noqa: F401
 from opforge.primitives import array_ops, attention_ops, math_ext_ops, math_ops, nn_ops
 from opforge.tensor import Tensor
@@ -1077,7 +1078,7 @@ _attention_calls = itertools.count()  # Seed1 of each call with dropout: a new m
 
 @functools.cache
 def _attention(scale: float, keep_prob: float, is_causal: bool, seed0: int, seed1: int):
-    return attention_ops.ScaledDotProductAttention(scale, keep_prob, is_causal, seed0, seed1)
+    return attention_ops.ScaledDotProductAttention(scale, keep_prob, is_causal, seed0, seed1)  # (without dropout)
 
 
 def _additive_mask(attn_mask, dtype):
@@ -1111,8 +1112,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         scale = 1.0 / float(np.sqrt(query.shape[-1]))
     if not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"For 'scaled_dot_product_attention', the 'dropout_p' must be in [0, 1), but got {dropout_p}.")
-    seed1 = next(_attention_calls) if dropout_p > 0.0 else 0
-    prim = _attention(float(scale), 1.0 - float(dropout_p), bool(is_causal), int(seed), seed1)
+    if dropout_p > 0.0:
+        if tracing():
+            raise TraceError(
+                "For 'scaled_dot_product_attention', dropout draws a new mask per call from a Python counter, "
+                "which a replay of a trace (jit, GRAPH_MODE) would not move on: use nn.MultiheadAttention "
+                "(its dropout is replayed with a new mask each step), or dropout_p=0.0 inside the jitted function."
+            )
+        seed1 = next(_attention_calls)  # a new primitive per call (not cached: its seeds never repeat)
+        prim = attention_ops.ScaledDotProductAttention(
+            float(scale), 1.0 - float(dropout_p), bool(is_causal), int(seed), seed1
+        )
+    else:
+        prim = _attention(float(scale), 1.0, bool(is_causal), int(seed), 0)
     return prim(query, key, value, _additive_mask(attn_mask, query.dtype))[0]
 
 

@@ -82,6 +82,11 @@ def reshape(self, *shape) -> Tensor:
     return F.reshape(self, tuple(shape))
 
 
+def view(self, *shape) -> Tensor:
+    """MindSpore's ``Tensor.view``: ``reshape`` (the data is never shared with a Parameter's)."""
+    return reshape(self, *shape)
+
+
 def sum(self, axis=(), keepdims=False) -> Tensor:  # noqa: A001 (the Tensor method's name)
     """ReduceSum over ``axis`` (all axes by default)."""
     # The default axis left out: an all-Tensor call runs on the C fast path.
@@ -237,6 +242,11 @@ def __ge__(self, other):
     return F.greater_equal(self, _operand(other)) if _is_operand(other) else NotImplemented
 
 
+def __eq__(self, other):
+    # elementwise, as MindSpore's (a Tensor stays hashable by identity: Tensor keeps object.__hash__)
+    return F.equal(self, _operand(other)) if _is_operand(other) else NotImplemented
+
+
 def __ne__(self, other):
     return F.not_equal(self, _operand(other)) if _is_operand(other) else NotImplemented
 
@@ -352,7 +362,7 @@ def clip(self, xmin, xmax):
 
 _ELEMWISE_METHODS = (
     __pow__, __rpow__, __floordiv__, __rfloordiv__, __mod__, __rmod__, __abs__,
-    __lt__, __le__, __gt__, __ge__, __ne__,
+    __lt__, __le__, __gt__, __ge__, __eq__, __ne__,
     abs, pow, floor, ceil, round, sign, erf, isnan, isfinite, logical_not, logical_and, logical_or,
     atan2, floor_divide, remainder, fmod, greater, greater_equal, less, less_equal, not_equal,
     gt, ge, lt, le, ne, clip,
@@ -454,7 +464,7 @@ def cumsum(self, axis=None):
 
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
-    __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, sum, mean,
+    __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, view, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square, conj,
     expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, __setitem__, tile, flip, split,
     gather, sort, topk, argmin, min, prod, all, any, cumsum,

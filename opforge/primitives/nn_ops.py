@@ -56,6 +56,7 @@ __all__ = [
     "BatchNorm",
     "LayerNorm",
     "Dropout",
+    "DropoutExt",
     "L2Loss",
     "SmoothL1Loss",
     "BCEWithLogitsLoss",
@@ -1139,6 +1140,40 @@ class Dropout(_Operator):
 
     def infer_dtype(self, x):
         t = validator.check_tensor_dtype_valid("x", x, _SOFTMAX_DTYPES, self.name)
+        return t, t
+
+
+class DropoutExt(_Operator):
+    r"""``DropoutExt(p=0.5)(input, seed, offset)`` returns ``(output, mask)``: Dropout with its generator's
+    seeds given as Tensors (0-d int64, read by the kernel), as MindSpore's ``DropoutExt``: element i is
+    kept with probability ``1 - p`` and scaled by ``1 / (1 - p)``, else zeroed, the mask being the one of
+    ``Dropout(1 - p, Seed0=seed, Seed1=offset)`` (``csrc/include/opforge/functors/random.h``). A trace reads the
+    seeds at each replay, so a counter moved on between replays draws a new mask each step (``nn.Dropout``
+    under ``jit`` and GRAPH_MODE). Unlike MindSpore's bit-packed uint8 mask, ``mask`` has the input's dtype
+    (1 where kept, 0 elsewhere), as ``Dropout``'s.
+    dtypes (CPU, GPU): float16, bfloat16, float32, float64; seed and offset int64.
+    """
+
+    @prim_attr_register
+    def __init__(self, p=0.5):
+        validator.check_value_type("p", p, [float], self.name)
+        validator.check_float_range(p, 0.0, 1.0, Rel.INC_LEFT, "p", self.name)
+        self.init_prim_io_names(inputs=["input", "seed", "offset"], outputs=["output", "mask"])
+
+    unknown_rank_ok = True
+
+    def infer_shape(self, x, seed, offset):
+        for name, shape in (("seed", seed), ("offset", offset)):
+            if list(shape) not in ([], [1], [-1]) and shape != [-2]:
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must be one int64 (shape [] or [1]), but got {shape}."
+                )
+        return x, x
+
+    def infer_dtype(self, x, seed, offset):
+        t = validator.check_tensor_dtype_valid("input", x, _SOFTMAX_DTYPES, self.name)
+        for name, dtype in (("seed", seed), ("offset", offset)):
+            validator.check_tensor_dtype_valid(name, dtype, [mstype.int64], self.name)
         return t, t
 
 

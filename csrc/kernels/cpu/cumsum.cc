@@ -1,6 +1,6 @@
-// CumSum(exclusive, reverse)(x, axis) and Dropout(keep_prob, Seed0, Seed1)(x) -> (output, mask),
-// DropoutGrad(keep_prob)(dy, mask), with the math of opforge/functors/scan.h and random.h (shared with
-// csrc/kernels/cuda/cumsum.cu and dropout.cu).
+// CumSum(exclusive, reverse)(x, axis), Dropout(keep_prob, Seed0, Seed1)(x) -> (output, mask),
+// DropoutExt(p)(x, seed, offset) -> (output, mask) and DropoutGrad(keep_prob)(dy, mask), with the math of
+// opforge/functors/scan.h and random.h (shared with csrc/kernels/cuda/cumsum.cu).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -111,43 +111,73 @@ class CumSumCpuKernel : public CpuKernel {
   bool exclusive_ = false, reverse_ = false;
 };
 
+// Dropout's element loop for a key (DropoutKey of the seeds).
+template <typename T>
+void DropoutApply(const T* x, T* out, T* mask, int64_t n, uint64_t key, double keep_prob) {
+  using C = compute_t<T>;
+  const C scale = static_cast<C>(1.0 / keep_prob);
+  ParallelFor(n, kParallelGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const bool keep = DropoutKeep(key, i, keep_prob);
+      mask[i] = Store<T>(keep ? C(1) : C(0));
+      out[i] = Store<T>(keep ? Load(x[i]) * scale : C(0));
+    }
+  });
+}
+
+void CheckDropoutOutputs(const KernelContext& ctx) {
+  const TensorMeta& x = ctx.input(0);
+  for (int o = 0; o < 2; ++o) {
+    OPF_CHECK(ctx.output(o).shape == x.shape, "For '" << ctx.op_name() << "', output " << o << " must have shape "
+                                                      << ShapeToString(x.shape) << ", but got "
+                                                      << ShapeToString(ctx.output(o).shape) << ".");
+  }
+}
+
+// Dropout(keep_prob, Seed0, Seed1)(x): the seeds are attrs, the key made once.
 template <typename T>
 class DropoutCpuKernel : public CpuKernel {
-  using C = compute_t<T>;
-
  public:
   void Init(const KernelContext& ctx) override {
-    const TensorMeta& x = ctx.input(0);
-    for (int o = 0; o < 2; ++o) {
-      OPF_CHECK(ctx.output(o).shape == x.shape, "For '" << ctx.op_name() << "', output " << o << " must have shape "
-                                                        << ShapeToString(x.shape) << ", but got "
-                                                        << ShapeToString(ctx.output(o).shape) << ".");
-    }
-    n_ = x.numel();
+    CheckDropoutOutputs(ctx);
+    n_ = ctx.input(0).numel();
     keep_prob_ = ctx.GetFloat("keep_prob");
     key_ = DropoutKey(ctx.GetInt("Seed0"), ctx.GetInt("Seed1"));
   }
 
   void Launch(const KernelArgs& args) override {
-    const T* x = args.input<T>(0);
-    T* out = args.output<T>(0);
-    T* mask = args.output<T>(1);
-    const uint64_t key = key_;
-    const double keep_prob = keep_prob_;
-    const C scale = static_cast<C>(1.0 / keep_prob);
-    ParallelFor(n_, kParallelGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const bool keep = DropoutKeep(key, i, keep_prob);
-        mask[i] = Store<T>(keep ? C(1) : C(0));
-        out[i] = Store<T>(keep ? Load(x[i]) * scale : C(0));
-      }
-    });
+    DropoutApply(args.input<T>(0), args.output<T>(0), args.output<T>(1), n_, key_, keep_prob_);
   }
 
  private:
   int64_t n_ = 0;
   double keep_prob_ = 0.5;
   uint64_t key_ = 0;
+};
+
+// DropoutExt(p)(input, seed, offset): the seeds are one-element int64 inputs, read at each launch.
+template <typename T>
+class DropoutExtCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckDropoutOutputs(ctx);
+    for (int i = 1; i <= 2; ++i) {
+      OPF_CHECK(ctx.input(i).numel() == 1, "For '" << ctx.op_name() << "', the '" << (i == 1 ? "seed" : "offset")
+                                                   << "' must hold one int64, but got shape "
+                                                   << ShapeToString(ctx.input(i).shape) << ".");
+    }
+    n_ = ctx.input(0).numel();
+    keep_prob_ = 1.0 - ctx.GetFloat("p");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const uint64_t key = DropoutKey(*args.input<int64_t>(1), *args.input<int64_t>(2));
+    DropoutApply(args.input<T>(0), args.output<T>(0), args.output<T>(1), n_, key, keep_prob_);
+  }
+
+ private:
+  int64_t n_ = 0;
+  double keep_prob_ = 0.5;
 };
 
 template <typename T>
@@ -183,6 +213,14 @@ class DropoutGradCpuKernel : public CpuKernel {
   MS_REG_CPU_KERNEL(CumSum, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CumSumCpuKernel<T>)
 #define REG_DROPOUT(T, ID)                                                                                         \
   MS_REG_CPU_KERNEL(Dropout, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), DropoutCpuKernel<T>); \
+  MS_REG_CPU_KERNEL(DropoutExt,                                                                                    \
+                    KernelAttr()                                                                                   \
+                        .AddInputAttr(ID)                                                                          \
+                        .AddInputAttr(kNumberTypeInt64)                                                            \
+                        .AddInputAttr(kNumberTypeInt64)                                                            \
+                        .AddOutputAttr(ID)                                                                         \
+                        .AddOutputAttr(ID),                                                                        \
+                    DropoutExtCpuKernel<T>);                                                                       \
   MS_REG_CPU_KERNEL(DropoutGrad, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),                \
                     DropoutGradCpuKernel<T>)
 

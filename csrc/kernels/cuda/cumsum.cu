@@ -71,6 +71,21 @@ __global__ void DropoutKernel(const T* x, T* out, T* mask, int64_t n, uint64_t k
   }
 }
 
+// DropoutExt: the seeds are one int64 each in device memory (a counter a trace moves on between replays),
+// so each thread makes the key itself (two SplitMix64 rounds) rather than the host reading them back.
+template <typename T>
+__global__ void DropoutExtKernel(const T* x, const int64_t* seed, const int64_t* offset, T* out, T* mask, int64_t n,
+                                 double keep_prob) {
+  using C = compute_t<T>;
+  const C scale = static_cast<C>(1.0 / keep_prob);
+  const uint64_t key = DropoutKey(*seed, *offset);
+  OPF_GRID_STRIDE_LOOP(i, n) {
+    const bool keep = DropoutKeep(key, i, keep_prob);
+    mask[i] = Store<T>(keep ? C(1) : C(0));
+    out[i] = Store<T>(keep ? Load(x[i]) * scale : C(0));
+  }
+}
+
 template <typename T>
 __global__ void DropoutGradKernel(const T* dy, const T* mask, T* dx, int64_t n, double keep_prob) {
   using C = compute_t<T>;

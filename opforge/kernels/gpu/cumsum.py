@@ -1,10 +1,11 @@
-"""GPU kernels of CumSum, Dropout and DropoutGrad: the kernels of ``csrc/kernels/cuda/cumsum.cu``
+"""GPU kernels of CumSum, Dropout, DropoutExt and DropoutGrad: the kernels of ``csrc/kernels/cuda/cumsum.cu``
 (the math of ``opforge/functors/scan.h`` and ``random.h``, shared with the CPU kernels), for every
 KernelAttr the CPU registers. CumSum along the last axis over rows of at least ``ROW_SCAN_MIN`` elements
 takes a block per row (``CumSumRowsKernel``: a block scan of per-thread chunks, tile after tile with a
 carried prefix); otherwise one thread per line along the axis (coalesced when the axis is not the last:
 neighbouring threads take neighbouring lines). Dropout takes one thread per element, with the
-counter-based generator keyed by (Seed0, Seed1), so the GPU's mask is the CPU's."""
+counter-based generator keyed by (Seed0, Seed1) (DropoutExt: by its seed and offset inputs, read on the
+device), so the GPU's mask is the CPU's."""
 
 from __future__ import annotations
 
@@ -89,6 +90,20 @@ def _dropout_loop(spec, function, kernel):
     return run
 
 
+def _dropout_ext_loop(spec, function, kernel):
+    device, runtime = spec.device, spec.device.runtime
+    n = math.prod(spec.in_shapes[0])
+    keep_prob = np.float64(1.0 - spec.attrs.get("p", 0.5))
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        out, mask = device.empty(spec.out_shapes[0], np_dtype), device.empty(spec.out_shapes[1], np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], arrays[1], arrays[2], out, mask, np.int64(n), keep_prob))
+        return out, mask
+
+    return run
+
+
 def _dropout_grad_loop(spec, function, kernel):
     device, runtime = spec.device, spec.device.runtime
     n = math.prod(spec.in_shapes[0])
@@ -115,4 +130,5 @@ def _make_cumsum(attr) -> CudaKernel:
 
 mirror_cpu_kernels("CumSum", _make_cumsum)
 mirror_cpu_kernels("Dropout", _make("DropoutKernel", _dropout_loop))
+mirror_cpu_kernels("DropoutExt", _make("DropoutExtKernel", _dropout_ext_loop))
 mirror_cpu_kernels("DropoutGrad", _make("DropoutGradKernel", _dropout_grad_loop))

@@ -1,5 +1,5 @@
-// The counter-based generator of Dropout, shared by the CPU kernels (csrc/kernels/cpu/dropout.cc) and
-// the CUDA kernels (csrc/kernels/cuda/dropout.cu): element i of a call with seeds (seed0, seed1) keeps
+// The counter-based generator of Dropout, shared by the CPU kernels (csrc/kernels/cpu/cumsum.cc) and
+// the CUDA kernels (csrc/kernels/cuda/cumsum.cu): element i of a call with seeds (seed0, seed1) keeps
 // its value when U(key, i) < keep_prob, where
 //   key = SplitMix64(SplitMix64(seed0) ^ seed1),  bits = SplitMix64(key ^ SplitMix64(i)),
 //   U = (bits >> 11) * 2^-53 (a double in [0, 1) with 53 random bits),
