@@ -29,7 +29,10 @@ def test_module_paths_and_names():
 def test_functional_api():
     x = Tensor(np.array([[1.0, -2.0], [3.0, 0.5]], np.float32))
     assert ops.expand_dims(x, 0).shape == (1, 2, 2)
-    assert ops.argmax(x).asnumpy().tolist() == [0, 0] and ops.argmax(x, 0).asnumpy().tolist() == [1, 1]
+    assert ops.argmax(x).asnumpy().tolist() == 2 and ops.argmax(x, 0).asnumpy().tolist() == [1, 1]  # 2: flattened
+    assert ops.argmax(x, dim=1, keepdim=True).asnumpy().tolist() == [[0], [0]] and ops.argmax(x).dtype == ms.int64
+    assert ops.argmax(x, axis=1).asnumpy().tolist() == [0, 0] and x.argmax().asnumpy().tolist() == 2
+    assert ops.argmin(x).asnumpy().tolist() == 1 and x.argmin(1, keepdims=True).shape == (2, 1)
     assert ops.relu(x).asnumpy().tolist() == [[1.0, 0.0], [3.0, 0.5]]
     assert float(ops.mse_loss(x, x * 2).asnumpy()) == pytest.approx(np.mean(x.asnumpy() ** 2))
     assert ops.mse_loss(x, x, reduction="none").shape == (2, 2)
@@ -118,3 +121,20 @@ def test_maximum_grad_returns_gradients_in_the_inputs_shapes():
     dx, dy = P.MaximumGrad()(x, y, dout)
     assert dx.shape == (2, 1) and dy.shape == (3,)
     assert dx.asnumpy().tolist() == [[0.0], [3.0]] and dy.asnumpy().tolist() == [1.0, 1.0, 1.0]
+
+
+def test_mindspore2_names_found_by_ported_programs():
+    """Names a MindSpore 2 training script reaches for (found by running such scripts)."""
+    assert ms.LossMonitor is ms.train.LossMonitor and ms.Accuracy is ms.train.Accuracy and ms.Model is ms.train.Model
+    assert ops.stop_gradient is ms.stop_gradient and ops.value_and_grad is ms.value_and_grad
+    np.testing.assert_allclose(ops.linspace(0, 1, 5).asnumpy(), [0.0, 0.25, 0.5, 0.75, 1.0])
+    assert ops.linspace(Tensor(np.float32(2.0)), 4.0, 3).dtype == ms.float32
+    x = Tensor(np.array([[3.0, -4.0], [1.0, 2.0]], np.float32))
+    np.testing.assert_allclose(ops.norm(x).asnumpy(), np.linalg.norm(x.asnumpy()), rtol=1e-6)
+    np.testing.assert_allclose(ops.norm(x, dim=1).asnumpy(), [5.0, np.sqrt(5.0)], rtol=1e-6)
+    np.testing.assert_allclose(ops.norm(x, 1, 1, True).asnumpy(), [[7.0], [3.0]])
+    assert float(ops.norm(x, float("inf")).asnumpy()) == 4.0 and float(ops.norm(x, float("-inf")).asnumpy()) == 1.0
+    with pytest.raises(ValueError, match="For 'norm', the 'ord'"):
+        ops.norm(x, 3)
+    with pytest.raises(ValueError, match="For 'linspace', the 'steps'"):
+        ops.linspace(0, 1, 0)

@@ -61,13 +61,25 @@ def squeeze(input_x, axis=()):
 
 
 @functools.cache
-def _argmax(axis: int) -> array_ops.Argmax:
-    return array_ops.Argmax(axis)
+def _argmax(axis: int, output_type=mstype.int32) -> array_ops.Argmax:
+    return array_ops.Argmax(axis, output_type)
 
 
-def argmax(input_x, axis: int = -1):
-    """The index of the largest element along ``axis`` (int32; MindSpore's ``ops.argmax``)."""
-    return _argmax(axis)(input_x)
+def _index_of_extreme(name: str, prim, input, axis, keepdims: bool):  # noqa: A002 (MindSpore's name)
+    """MindSpore 2's argmax / argmin: along ``axis``, or of the flattened input when it is None."""
+    if not isinstance(keepdims, bool):
+        raise TypeError(f"For '{name}', the 'keepdim' must be bool, but got {type(keepdims).__name__}.")
+    if axis is None:
+        return prim(0)(reshape(input, (-1,)))
+    out = prim(axis)(input)
+    return expand_dims(out, axis) if keepdims else out
+
+
+def argmax(input, dim=None, keepdim=False, *, axis=None):  # noqa: A002 (MindSpore's name)
+    """The index (int64) of the largest element along ``dim`` (of the flattened input when None), as
+    MindSpore 2's ``ops.argmax``; ``axis`` is MindSpore 1's name of ``dim``."""
+    dim = axis if dim is None else dim
+    return _index_of_extreme("argmax", lambda a: _argmax(a, mstype.int64), input, dim, keepdim)
 
 
 @functools.cache
@@ -80,9 +92,10 @@ def _argmin(axis: int) -> array_ops.Argmin:
     return array_ops.Argmin(axis)
 
 
-def argmin(input_x, axis: int = -1):
-    """The index of the smallest element along ``axis`` (int32; MindSpore's ``ops.argmin``)."""
-    return _argmin(axis)(input_x)
+def argmin(input, axis=None, keepdims=False):  # noqa: A002 (MindSpore's name)
+    """The index (int32) of the smallest element along ``axis`` (of the flattened input when None), as
+    MindSpore 2's ``ops.argmin``."""
+    return _index_of_extreme("argmin", _argmin, input, axis, keepdims)
 
 
 @functools.cache
@@ -1056,6 +1069,30 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     """``ops.arange``: the values ``start, start + step, ...`` below ``end`` (Range)."""
     out = range(start, end, step)
     return out if dtype is None else cast(out, dtype)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: N803, A002 (MindSpore's names)
+    """``ops.norm`` of vectors: the 2-norm (``ord`` None, 2 or "fro"), the 1-norm, or the largest (inf) or
+    smallest (-inf) magnitude, over ``dim`` (an int or a tuple; every dim when None)."""
+    if dtype is not None:
+        A = cast(A, dtype)
+    axes = () if dim is None else dim
+    if ord in (None, 2, "fro"):
+        return sqrt(reduce_sum(keepdim)(square(A), axes))
+    if ord == 1:
+        return reduce_sum(keepdim)(abs(A), axes)
+    if ord in (float("inf"), float("-inf")):
+        return (reduce_max if ord > 0 else reduce_min)(keepdim)(abs(A), axes)
+    raise ValueError(f"For 'norm', the 'ord' must be None, 1, 2, 'fro', inf or -inf, but got {ord!r}.")
+
+
+def linspace(start, end, steps):
+    """``ops.linspace``: ``steps`` evenly spaced float32 values from ``start`` to ``end``, both included
+    (Python numbers or one-element Tensors, read as constants)."""
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 1:
+        raise ValueError(f"For 'linspace', the 'steps' must be a positive int, but got {steps!r}.")
+    bounds = [float(v.asnumpy().reshape(())) if isinstance(v, Tensor) else float(v) for v in (start, end)]
+    return Tensor(np.linspace(bounds[0], bounds[1], int(steps)).astype(np.float32))
 
 
 _one_hot = array_ops.OneHot

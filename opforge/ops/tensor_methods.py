@@ -183,8 +183,9 @@ def transpose(self, *axes):
     return F.transpose(self, axes or tuple(reversed(range(self.ndim))))
 
 
-def argmax(self, axis=None):
-    return F.argmax(self, -1 if axis is None else axis)
+def argmax(self, axis=None, keepdims=False):
+    """MindSpore 2's ``Tensor.argmax``: along ``axis``, of the flattened Tensor when None (int64)."""
+    return F.argmax(self, axis, keepdims)
 
 
 def max(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
@@ -431,8 +432,9 @@ def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 (MindSpore
     return F.topk(self, k, dim, largest, sorted)
 
 
-def argmin(self, axis=None):
-    return F.argmin(self, -1 if axis is None else axis)
+def argmin(self, axis=None, keepdims=False):
+    """MindSpore 2's ``Tensor.argmin``: along ``axis``, of the flattened Tensor when None (int32)."""
+    return F.argmin(self, axis, keepdims)
 
 
 def _reduce(prim, self, axis):

@@ -1,7 +1,7 @@
 """Run under ``mpiexec -n N``: a partial sum read by two operators that want it split differently is reduced
 once. A row-parallel MatMul (partial sums of the whole output) feeds a ReLU split by rows (a ReduceScatter)
 and a Tanh split by columns (the ReLU's block moved by an AlltoAll, not a second ReduceScatter of the whole).
-Prints "PARTIAL-OK <max abs difference to NumPy> <counts as JSON>" or exits 1.
+Rank 0 prints "PARTIAL-OK <max abs difference to NumPy> <counts as JSON>"; a rank that differs exits 1.
 """
 
 import json
@@ -11,7 +11,7 @@ import numpy as np
 
 import opforge
 from opforge import nn, ops
-from opforge.communication import get_group_size, init
+from opforge.communication import get_group_size, get_rank, init
 from opforge.dispatch.sharding import gather_whole, redistribution_counts
 
 init()
@@ -43,4 +43,5 @@ h = x.astype(np.float64) @ w
 diff = max(np.abs(relu.asnumpy() - np.maximum(h, 0)).max(), np.abs(tanh.asnumpy() - np.tanh(h)).max())
 if diff > 1e-4:
     sys.exit(f"the two readers differ from NumPy by {diff}")
-print("PARTIAL-OK", diff, json.dumps(counts), flush=True)
+if get_rank() == 0:  # (every rank checked its result; one line, never interleaved with another rank's)
+    print("PARTIAL-OK", diff, json.dumps(counts), flush=True)
