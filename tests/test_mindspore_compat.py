@@ -138,3 +138,22 @@ def test_mindspore2_names_found_by_ported_programs():
         ops.norm(x, 3)
     with pytest.raises(ValueError, match="For 'linspace', the 'steps'"):
         ops.linspace(0, 1, 0)
+
+
+def test_clip_by_global_norm_scales_every_gradient_by_the_norm_of_all():
+    a, b = np.array([3.0, 0.0], np.float32), np.array([[4.0]], np.float32)
+    clipped = ops.clip_by_global_norm((Tensor(a), Tensor(b)), 1.0)  # global norm 5
+    np.testing.assert_allclose(clipped[0].asnumpy(), a / 5, rtol=1e-6)
+    np.testing.assert_allclose(clipped[1].asnumpy(), b / 5, rtol=1e-6)
+    kept = ops.clip_by_global_norm([Tensor(a)], 10.0)
+    np.testing.assert_allclose(kept[0].asnumpy(), a, rtol=1e-6)
+    grads = opforge_grad_of_sum_squares(Tensor(a))
+    assert ops.clip_by_global_norm(grads, 2.0)[0].dtype == ms.float32
+    with pytest.raises(TypeError, match="clip_by_global_norm"):
+        ops.clip_by_global_norm(Tensor(a))
+    with pytest.raises(ValueError, match="clip_norm"):
+        ops.clip_by_global_norm((Tensor(a),), 0.0)
+
+
+def opforge_grad_of_sum_squares(t):
+    return (ms.grad(lambda v: (v * v).sum())(t),)

@@ -1086,6 +1086,22 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: N803, A0
     raise ValueError(f"For 'norm', the 'ord' must be None, 1, 2, 'fro', inf or -inf, but got {ord!r}.")
 
 
+def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
+    r"""MindSpore's ``ops.clip_by_global_norm``: the Tensors of ``x`` (a tuple or list, the gradients)
+    scaled by :math:`clip\_norm / \max(global\_norm, clip\_norm)`, where global_norm is the 2-norm of
+    them all together (``use_norm`` is accepted and unused, as in MindSpore)."""
+    if not isinstance(x, (tuple, list)) or not x or not all(isinstance(t, Tensor) for t in x):
+        raise TypeError(f"For 'clip_by_global_norm', the 'x' must be a non-empty tuple of Tensors, but got {x!r}.")
+    if isinstance(clip_norm, bool) or not isinstance(clip_norm, (int, float)) or clip_norm <= 0:
+        raise ValueError(
+            f"For 'clip_by_global_norm', the 'clip_norm' must be a positive number, but got {clip_norm!r}."
+        )
+    squares = [cast(reduce_sum(False)(square(t), ()), mstype.float32) for t in x]
+    global_norm = sqrt(_add_n(tuple(squares)) if len(squares) > 1 else squares[0])
+    scale = float(clip_norm) / maximum(global_norm, float(clip_norm))
+    return tuple(mul(t, cast(scale, t.dtype)) for t in x)
+
+
 def linspace(start, end, steps):
     """``ops.linspace``: ``steps`` evenly spaced float32 values from ``start`` to ``end``, both included
     (Python numbers or one-element Tensors, read as constants)."""
