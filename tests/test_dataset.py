@@ -222,3 +222,11 @@ def test_map_workers_stream_the_rows_and_nest_with_source_workers():
     nested = ds.GeneratorDataset(Squares(30), ["i", "sq"], shuffle=False, num_parallel_workers=2)
     nested = nested.map(lambda i: i + 100, "i", num_parallel_workers=3, python_multiprocessing=True)
     assert [int(v) for v in _column(nested)] == list(range(100, 130))
+
+
+def test_output_shapes_and_types_describe_the_first_row():
+    data = ds.NumpySlicesDataset({"x": np.zeros((10, 3), np.float32), "y": np.arange(10)}, shuffle=False)
+    assert data.output_shapes() == [[3], []] and data.output_types() == [np.float32, np.int64]
+    assert data.batch(4).output_shapes() == [[4, 3], [4]]
+    with pytest.raises(RuntimeError, match="no rows"):
+        data.take(0).output_shapes()

@@ -57,6 +57,20 @@ class Dataset:
     def get_col_names(self) -> list:
         return list(self._columns)
 
+    def output_shapes(self) -> list:
+        """The shape of each column of the first row (MindSpore's; a batch's shapes after ``batch``)."""
+        return [list(v.shape) for v in self._first_row()]
+
+    def output_types(self) -> list:
+        """The NumPy dtype of each column of the first row (MindSpore's)."""
+        return [v.dtype for v in self._first_row()]
+
+    def _first_row(self) -> tuple:
+        row = next(iter(self._rows(0)), None)
+        if row is None:
+            raise RuntimeError("For 'output_shapes', the dataset has no rows.")
+        return row
+
     def get_dataset_size(self) -> int:
         """The number of rows (batches after ``batch``) of one epoch: counted from the source's length
         through the operations, without reading a row, unless an iterable source must be read to count."""
