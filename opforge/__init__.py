@@ -80,6 +80,8 @@ from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge import common
 from opforge.common import ParameterTuple
 from opforge import dataset, numpy, train
+from opforge import amp
+from opforge.amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from opforge.train import *  # noqa: F403 (MindSpore exports mindspore.train's names at the top: ms.LossMonitor)
 from opforge.nn.init import set_seed
 

@@ -83,6 +83,7 @@ from opforge.nn.loss import (
     SmoothL1Loss,
     SoftmaxCrossEntropyWithLogits,
 )
+from opforge.nn.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from opforge.nn.metrics import (
     MAE,
     MSE,
@@ -110,6 +111,9 @@ from opforge.nn.transformer import (
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "DynamicLossScaleUpdateCell",
+    "FixedLossScaleUpdateCell",
+    "TrainOneStepWithLossScaleCell",
     "MultiheadAttention",
     "Transformer",
     "TransformerDecoder",

@@ -20,6 +20,7 @@ from opforge import context
 from opforge import dtype as mstype
 from opforge.dispatch import pipeline, sharding
 from opforge.jit import JitFunction
+from opforge.nn.mixed_precision import parameters_cast_to
 from opforge.parallel_context import get_auto_parallel_context, operator_parallel, optimizer_parallel
 from opforge.primitives.array_ops import Cast
 from opforge.tensor import Parameter, Tensor
@@ -310,14 +311,23 @@ class Cell:
     def _call_construct(self, args, kwargs):
         if context.graph_mode():
             return self._graph(*args, **kwargs)
-        return self.construct(*args, **kwargs)
+        return self._construct(*args, **kwargs)
+
+    def _construct(self, *args, **kwargs):
+        """``construct``, its primitives reading float Parameters in the to_float dtype when one is set
+        (opforge/nn/mixed_precision.py); what graph mode traces."""
+        dst = self.__dict__.get("_to_float")
+        if dst is None:
+            return self.construct(*args, **kwargs)
+        with parameters_cast_to(dst):
+            return self.construct(*args, **kwargs)
 
     @property
     def _graph(self) -> JitFunction:
         """This cell's construct, traced per input signature (graph mode); made on first use."""
         jitted = self.__dict__.get("_jit_construct")
         if jitted is None:
-            jitted = JitFunction(self.construct)
+            jitted = JitFunction(self._construct)
             object.__setattr__(self, "_jit_construct", jitted)
         return jitted
 

@@ -21,8 +21,10 @@ import sys
 
 import numpy as np
 
+from opforge.amp import LossScaleManager, auto_mixed_precision
 from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
+from opforge.nn.loss_scale import TrainOneStepWithLossScaleCell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 from opforge.parallel_context import get_auto_parallel_context
@@ -84,6 +86,11 @@ class Model:
             raise ValueError(f"For 'Model', the 'amp_level' must be 'O0'..'O3' or 'auto', but got {amp_level!r}.")
         if eval_indexes is not None and len(eval_indexes) != 3:
             raise ValueError("For 'Model', the 'eval_indexes' must be [loss index, output index, label index].")
+        manager = self._loss_scale_manager = kwargs.pop("loss_scale_manager", None)
+        if manager is not None and not isinstance(manager, LossScaleManager):
+            raise TypeError(f"For 'Model', the 'loss_scale_manager' must be a LossScaleManager, but got {manager!r}.")
+        if amp_level != "O0" and optimizer is not None:  # (MindSpore casts the network it trains)
+            network = auto_mixed_precision(network, "O2" if amp_level == "auto" else amp_level)
         self._network, self._loss_fn, self._optimizer = network, loss_fn, optimizer
         self._metric_fns = _metrics(metrics)
         self._eval_indexes = eval_indexes
@@ -96,7 +103,13 @@ class Model:
         if self._optimizer is None:
             return None
         net = self._network if self._loss_fn is None else WithLossCell(self._network, self._loss_fn)
-        return TrainOneStepCell(net, self._optimizer)
+        manager = self._loss_scale_manager
+        if manager is None:
+            return TrainOneStepCell(net, self._optimizer)
+        update_cell = manager.get_update_cell()
+        if update_cell is None:  # a fixed scale that never skips: the optimizer's loss_scale divides
+            return TrainOneStepCell(net, self._optimizer, sens=manager.get_loss_scale())
+        return TrainOneStepWithLossScaleCell(net, self._optimizer, scale_sense=update_cell)
 
     @property
     def train_network(self):
