@@ -8,10 +8,17 @@ from __future__ import annotations
 from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.cell import Cell
-from opforge.nn.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell
+from opforge.nn.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d
+from opforge.nn.wrap import TrainOneStepCell, WithLossCell
 
-__all__ = ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager", "auto_mixed_precision"]
+__all__ = [
+    "LossScaleManager",
+    "FixedLossScaleManager",
+    "DynamicLossScaleManager",
+    "auto_mixed_precision",
+    "build_train_network",
+]
 
 AMP_LEVELS = ("O0", "O1", "O2", "O3", "auto")
 
@@ -132,3 +139,21 @@ def auto_mixed_precision(network: Cell, amp_level: str = "O0", dtype=mstype.floa
             if isinstance(cell, (BatchNorm1d, BatchNorm2d)):
                 cell.to_float(mstype.float32)
     return _OutputTo32(network)
+
+
+def build_train_network(network: Cell, optimizer, loss_fn=None, level: str = "O0", boost_level: str = "O0", **kwargs):
+    """MindSpore's ``amp.build_train_network``: ``network`` (with ``loss_fn`` when given) in the mixed
+    precision of ``level``, as one training step (``loss_scale_manager``, a keyword: a loss-scaled one)."""
+    network = auto_mixed_precision(network, "O2" if level == "auto" else level)
+    if loss_fn is not None:
+        network = WithLossCell(network, loss_fn)
+    return train_step(network, optimizer, kwargs.pop("loss_scale_manager", None))
+
+
+def train_step(network: Cell, optimizer, manager: LossScaleManager | None) -> Cell:
+    """The training step of ``network`` (its output the loss): plain, or loss-scaled by ``manager``'s update
+    cell (a fixed scale that never skips a step only scales the loss: the optimizer's loss_scale divides)."""
+    update_cell = manager.get_update_cell() if manager is not None else None
+    if update_cell is not None:
+        return TrainOneStepWithLossScaleCell(network, optimizer, scale_sense=update_cell)
+    return TrainOneStepCell(network, optimizer, sens=manager.get_loss_scale() if manager is not None else 1.0)

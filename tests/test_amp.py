@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import opforge as ms
-from opforge import Tensor, nn
+from opforge import Tensor, nn, ops
 
 
 def _f32(*shape, seed=0):
@@ -120,3 +120,26 @@ def test_model_trains_in_float16_with_a_dynamic_loss_scale(mode, request):
     model.train(8, data)
     assert model.eval(data)["accuracy"] > max(first, 0.8)
     assert net._cells["0"]._to_float == ms.float16
+
+
+def test_build_train_network_is_the_step_model_builds():
+    net = nn.Dense(3, 2)
+    step = ms.amp.build_train_network(
+        net,
+        nn.SGD(net.trainable_params(), 0.1),
+        nn.MSELoss(),
+        level="O2",
+        loss_scale_manager=ms.FixedLossScaleManager(),
+    )
+    assert isinstance(step, nn.TrainOneStepWithLossScaleCell) and net._to_float == ms.float16
+    loss, overflow, scale = step(_f32(4, 3), _f32(4, 2))
+    assert loss.dtype == ms.float32 and not bool(overflow.asnumpy()) and float(scale.asnumpy()) == 128.0
+    other = nn.Dense(3, 2)
+    assert type(ms.amp.build_train_network(other, nn.SGD(other.trainable_params(), 0.1))) is nn.TrainOneStepCell
+
+
+def test_depend_and_print_as_mindspore(capsys):
+    x = _f32(2)
+    assert ops.depend(x, ops.Print()(x)) is x
+    ops.print_("step", Tensor(np.array([1.5], np.float32)))
+    assert "step" in capsys.readouterr().out

@@ -16,7 +16,9 @@ from opforge.ops.frontend_ops import (
     TensorShape,
     Unique,
     Zeros,
+    depend,
     dyn_shape,
+    print_,
     shape,
     unique,
 )

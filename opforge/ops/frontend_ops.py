@@ -13,7 +13,7 @@ from opforge.tensor import Tensor
 
 __all__ = [
     "Zeros", "Ones", "Depend", "Print", "Shape", "TensorShape", "DynamicShape", "Unique",
-    "shape", "dyn_shape", "unique",
+    "shape", "dyn_shape", "unique", "depend", "print_",
 ]  # fmt: skip
 
 
@@ -58,6 +58,16 @@ class Print:
                 raise TypeError(
                     f"For 'Print', each input must be a Tensor, a string or a number, but got {type(x).__name__}."
                 )
+
+
+def depend(value, expr):
+    """MindSpore's ``ops.depend``: ``Depend()(value, expr)``, that is ``value``."""
+    return value
+
+
+def print_(*input_x):
+    """MindSpore's ``ops.print_``: ``Print()(*input_x)``."""
+    return Print()(*input_x)
 
 
 def _tensor_arg(op_name: str, x) -> Tensor:

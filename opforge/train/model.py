@@ -21,12 +21,11 @@ import sys
 
 import numpy as np
 
-from opforge.amp import LossScaleManager, auto_mixed_precision
+from opforge.amp import LossScaleManager, auto_mixed_precision, train_step
 from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
-from opforge.nn.loss_scale import TrainOneStepWithLossScaleCell
 from opforge.nn.optim import Optimizer
-from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+from opforge.nn.wrap import WithEvalCell, WithLossCell
 from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
@@ -103,13 +102,7 @@ class Model:
         if self._optimizer is None:
             return None
         net = self._network if self._loss_fn is None else WithLossCell(self._network, self._loss_fn)
-        manager = self._loss_scale_manager
-        if manager is None:
-            return TrainOneStepCell(net, self._optimizer)
-        update_cell = manager.get_update_cell()
-        if update_cell is None:  # a fixed scale that never skips: the optimizer's loss_scale divides
-            return TrainOneStepCell(net, self._optimizer, sens=manager.get_loss_scale())
-        return TrainOneStepWithLossScaleCell(net, self._optimizer, scale_sense=update_cell)
+        return train_step(net, self._optimizer, self._loss_scale_manager)
 
     @property
     def train_network(self):
