@@ -172,3 +172,55 @@ def test_max_pool_2x2_and_its_gradient_match_the_first_maximum_rule(threads, n_t
         for e in range(4):
             want[:, :, e // 2 : 2 * oh : 2, e % 2 : 2 * ow : 2] = np.where(k == e, d, 0)
         np.testing.assert_array_equal(grad(Tensor(x), Tensor(out), Tensor(d)).asnumpy(), want)
+
+
+def _conv_transpose_ref(x, w, stride, pads, dilation, out_hw):
+    """A transposed convolution written out: each input pixel scatters its kernel-weighted copies."""
+    n, cin, h, wd = x.shape
+    _, cout, kh, kw = w.shape
+    full = np.zeros(
+        (n, cout, (h - 1) * stride + dilation * (kh - 1) + 1 + 4, (wd - 1) * stride + dilation * (kw - 1) + 1 + 4)
+    )
+    for i in range(h):
+        for j in range(wd):
+            for a in range(kh):
+                for b in range(kw):
+                    full[:, :, i * stride + a * dilation, j * stride + b * dilation] += x[:, :, i, j] @ w[:, :, a, b]
+    return full[:, :, pads[0] : pads[0] + out_hw[0], pads[2] : pads[2] + out_hw[1]]
+
+
+@pytest.mark.parametrize(
+    "kw, out_hw",
+    [
+        ({"stride": 2, "pad_mode": "valid"}, (11, 15)),
+        ({"stride": 2, "pad_mode": "pad", "padding": 1, "output_padding": 1}, (10, 14)),
+        ({"stride": 1, "pad_mode": "pad", "padding": (1, 0, 2, 1), "dilation": 2, "has_bias": True}, (8, 8)),
+        ({"stride": 2, "pad_mode": "same"}, (10, 14)),
+    ],
+    ids=["valid", "pad-output_padding", "pad-dilation-bias", "same"],
+)
+def test_conv2d_transpose_is_the_scatter_of_each_input_pixel(kw, out_hw):
+    rng = np.random.default_rng(0)
+    layer = nn.Conv2dTranspose(4, 6, 3, bias_init="normal", **kw)
+    x = rng.standard_normal((2, 4, 5, 7)).astype(np.float32)
+    out = layer(Tensor(x))
+    assert out.shape == (2, 6, *out_hw)
+    pad = kw.get("padding", 0)
+    pads = (pad,) * 4 if isinstance(pad, int) else pad
+    if kw["pad_mode"] == "same":  # the pads a Conv2D of "same" from out_hw to 5x7 takes: (0, 1) each way
+        pads = (0, 1, 0, 1)
+    want = _conv_transpose_ref(x.astype(np.float64), layer.weight.asnumpy().astype(np.float64), kw["stride"], pads,
+                               kw.get("dilation", 1), out_hw)  # fmt: skip
+    if kw.get("has_bias"):
+        want = want + layer.bias.asnumpy().reshape(1, -1, 1, 1)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-4, atol=1e-4)
+    grads = opforge.grad(lambda t: layer(t).sum(), None, layer.trainable_params())(Tensor(x))
+    assert grads[0].shape == (4, 6, 3, 3)
+
+
+def test_conv2d_transpose_checks_its_arguments():
+    with pytest.raises(ValueError, match="output_padding"):
+        nn.Conv2dTranspose(2, 2, 3, stride=2, pad_mode="same", output_padding=1)
+    with pytest.raises(ValueError, match="4-D"):
+        nn.Conv2dTranspose(2, 2, 3)(Tensor(np.zeros((2, 3, 3), np.float32)))
+    assert ops.Conv2DTranspose is ops.Conv2DBackpropInput

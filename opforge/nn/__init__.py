@@ -60,7 +60,16 @@ from opforge.nn.layers import (
     Tanh,
     get_activation,
 )
-from opforge.nn.layers_conv import AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d, MaxPool1d, MaxPool2d
+from opforge.nn.layers_conv import (
+    AdaptiveAvgPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    Conv1d,
+    Conv2d,
+    Conv2dTranspose,
+    MaxPool1d,
+    MaxPool2d,
+)
 from opforge.nn.layers_image import PixelShuffle, Upsample
 from opforge.nn.learning_rate_schedule import (
     CosineDecayLR,
@@ -111,6 +120,7 @@ from opforge.nn.transformer import (
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "Conv2dTranspose",
     "DynamicLossScaleUpdateCell",
     "FixedLossScaleUpdateCell",
     "TrainOneStepWithLossScaleCell",

@@ -13,7 +13,16 @@ from opforge.nn import init as _init
 from opforge.nn.cell import Cell
 from opforge.tensor import Parameter, Tensor
 
-__all__ = ["Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "Conv1d", "MaxPool1d", "AvgPool1d"]
+__all__ = [
+    "Conv2d",
+    "Conv2dTranspose",
+    "MaxPool2d",
+    "AvgPool2d",
+    "AdaptiveAvgPool2d",
+    "Conv1d",
+    "MaxPool1d",
+    "AvgPool1d",
+]
 
 
 def _positive_pair(cell, name, value) -> tuple:
@@ -101,6 +110,86 @@ class Conv2d(Cell):
             f"stride={self.stride}, pad_mode={self.pad_mode}, padding={self.padding}, dilation={self.dilation}, "
             f"group={self.group}, has_bias={self.has_bias}"
         )
+
+
+class Conv2dTranspose(Conv2d):
+    r"""2-D transposed convolution (MindSpore's ``nn.Conv2dTranspose``): the gradient of a Conv2D with
+    respect to its input (``Conv2DBackpropInput``, MindSpore's ``Conv2DTranspose``), plus ``bias``.
+
+    ``x`` is [N, in_channels, H, W]; ``weight`` [in_channels, out_channels / group, kh, kw] (the weight of
+    the Conv2D it reverses). The output's height is ``H * stride`` ("same"), ``(H - 1) * stride +
+    dilation * (kh - 1) + 1`` ("valid"), or that less the top and bottom ``padding`` plus
+    ``output_padding`` ("pad"); the width likewise.
+    """
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        pad_mode="same",
+        padding=0,
+        output_padding=0,
+        dilation=1,
+        group=1,
+        has_bias=False,
+        weight_init="normal",
+        bias_init="zeros",
+        dtype=mstype.float32,
+    ):
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation, group, has_bias,
+                         weight_init, bias_init, dtype=dtype)  # fmt: skip
+        cls = type(self).__name__
+        if isinstance(output_padding, bool) or not isinstance(output_padding, int) or output_padding < 0:
+            raise ValueError(
+                f"For '{cls}', the 'output_padding' must be a non-negative int, but got {output_padding!r}."
+            )
+        if output_padding and (pad_mode != "pad" or output_padding >= min(self.stride)):
+            raise ValueError(
+                f"For '{cls}', the 'output_padding' must be below the stride {self.stride}, with pad_mode 'pad', but "
+                f"got {output_padding} with pad_mode {pad_mode!r}."
+            )
+        self.output_padding = output_padding
+        self.pads = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
+        # The Conv2D it reverses maps out_channels to in_channels: its weight is this one's.
+        shape = (self.in_channels, self.out_channels // self.group, *self.kernel_size)
+        self.weight = Parameter(_init.initializer(weight_init, shape, dtype), "weight")
+        if has_bias:  # after the weight again, as MindSpore orders them
+            bias = self.bias
+            del self.bias
+            self.bias = bias
+        self.conv2d_transpose = ops.Conv2DTranspose(
+            out_channel=self.in_channels,
+            kernel_size=self.kernel_size,
+            pad_mode=pad_mode,
+            pad=padding,
+            stride=self.stride,
+            dilation=self.dilation,
+            group=self.group,
+        )
+
+    def _out_size(self, size: int, axis: int) -> int:
+        stride, dilation, k = self.stride[axis], self.dilation[axis], self.kernel_size[axis]
+        if self.pad_mode == "same":
+            return size * stride
+        full = (size - 1) * stride + dilation * (k - 1) + 1
+        if self.pad_mode == "valid":
+            return full
+        return full - self.pads[2 * axis] - self.pads[2 * axis + 1] + self.output_padding
+
+    def construct(self, x):
+        if x.ndim != 4:
+            raise ValueError(
+                f"For 'Conv2dTranspose', the input must be 4-D (N, C, H, W), but got shape {list(x.shape)}."
+            )
+        n, _, h, w = x.shape
+        params = self._params
+        size = (n, self.out_channels, self._out_size(h, 0), self._out_size(w, 1))
+        out = self.conv2d_transpose(x, params["weight"], size)
+        if self.has_bias:
+            out = self.bias_add(out, params["bias"])
+        return out
 
 
 class _Pool2d(Cell):

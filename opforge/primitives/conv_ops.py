@@ -25,6 +25,7 @@ from opforge.primitives.validator import Validator as validator
 __all__ = [
     "Conv2D",
     "Conv2DBackpropInput",
+    "Conv2DTranspose",
     "Conv2DBackpropFilter",
     "MaxPool",
     "AvgPool",
@@ -504,3 +505,6 @@ class AdaptiveAvgPool2DGrad(_Operator):
 
     def infer_dtype(self, dy_dtype, orig_input_shape):
         return validator.check_tensor_dtype_valid("input_grad", dy_dtype, _ADAPTIVE_FLOATS, self.name)
+
+
+Conv2DTranspose = Conv2DBackpropInput  # MindSpore's name of the same operator (a transposed convolution)
