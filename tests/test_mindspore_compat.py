@@ -157,3 +157,20 @@ def test_clip_by_global_norm_scales_every_gradient_by_the_norm_of_all():
 
 def opforge_grad_of_sum_squares(t):
     return (ms.grad(lambda v: (v * v).sum())(t),)
+
+
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_meshgrid_is_numpys(indexing):
+    axes = [np.arange(n, dtype=np.float32) * (n + 1) for n in (2, 3, 4)]
+    got = ops.meshgrid(*(Tensor(a) for a in axes), indexing=indexing)
+    for g, w in zip(got, np.meshgrid(*axes, indexing=indexing)):
+        np.testing.assert_array_equal(g.asnumpy(), w)
+    pair = ops.Meshgrid(indexing)((Tensor(axes[0]), Tensor(axes[1])))
+    for g, w in zip(pair, np.meshgrid(axes[0], axes[1], indexing=indexing)):
+        np.testing.assert_array_equal(g.asnumpy(), w)
+    grad = ms.grad(lambda t: (ops.meshgrid(t, Tensor(axes[1]), indexing=indexing)[0] * 2.0).sum())(Tensor(axes[0]))
+    np.testing.assert_array_equal(grad.asnumpy(), [6.0, 6.0])  # each x appears in 3 rows, times 2
+    with pytest.raises(ValueError, match="indexing"):
+        ops.meshgrid(Tensor(axes[0]), Tensor(axes[1]), indexing="yx")
+    with pytest.raises(TypeError, match="1-D Tensors"):
+        ops.meshgrid(Tensor(axes[0]))

@@ -10,6 +10,7 @@ from opforge.ops.custom import Custom
 from opforge.ops.frontend_ops import (
     Depend,
     DynamicShape,
+    Meshgrid,
     Ones,
     Print,
     Shape,

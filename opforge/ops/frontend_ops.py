@@ -12,7 +12,7 @@ from opforge.ops import functional as F
 from opforge.tensor import Tensor
 
 __all__ = [
-    "Zeros", "Ones", "Depend", "Print", "Shape", "TensorShape", "DynamicShape", "Unique",
+    "Zeros", "Ones", "Depend", "Print", "Meshgrid", "Shape", "TensorShape", "DynamicShape", "Unique",
     "shape", "dyn_shape", "unique", "depend", "print_",
 ]  # fmt: skip
 
@@ -58,6 +58,18 @@ class Print:
                 raise TypeError(
                     f"For 'Print', each input must be a Tensor, a string or a number, but got {type(x).__name__}."
                 )
+
+
+class Meshgrid:
+    """``Meshgrid(indexing="xy")(inputs)``: ``ops.meshgrid(*inputs, indexing=indexing)``."""
+
+    def __init__(self, indexing="xy"):
+        if indexing not in ("xy", "ij"):
+            raise ValueError(f"For 'Meshgrid', the 'indexing' must be 'xy' or 'ij', but got {indexing!r}.")
+        self.indexing = indexing
+
+    def __call__(self, inputs):
+        return F.meshgrid(*inputs, indexing=self.indexing)
 
 
 def depend(value, expr):

@@ -1102,6 +1102,30 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     return tuple(mul(t, cast(scale, t.dtype)) for t in x)
 
 
+def meshgrid(*inputs, indexing="xy"):
+    """MindSpore's ``ops.meshgrid``: from N 1-D Tensors, N Tensors of the grid's shape, the i-th holding
+    input i along its dim ("ij"), the first two dims swapped with "xy" (as ``np.meshgrid``)."""
+    if len(inputs) == 1 and isinstance(inputs[0], (tuple, list)):
+        inputs = tuple(inputs[0])
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"For 'meshgrid', the 'indexing' must be 'xy' or 'ij', but got {indexing!r}.")
+    if len(inputs) < 2 or not all(isinstance(t, Tensor) and t.ndim == 1 for t in inputs):
+        raise TypeError(f"For 'meshgrid', the inputs must be at least two 1-D Tensors, but got {inputs!r}.")
+    n = len(inputs)
+    dims = list(range(n))
+    if indexing == "xy":
+        dims[0], dims[1] = 1, 0  # input 0 varies along dim 1, input 1 along dim 0
+    shape = [0] * n
+    for i, t in enumerate(inputs):
+        shape[dims[i]] = t.shape[0]
+    grids = []
+    for i, t in enumerate(inputs):
+        view = [1] * n
+        view[dims[i]] = t.shape[0]
+        grids.append(broadcast_to(reshape(t, tuple(view)), tuple(shape)))
+    return tuple(grids)
+
+
 def linspace(start, end, steps):
     """``ops.linspace``: ``steps`` evenly spaced float32 values from ``start`` to ``end``, both included
     (Python numbers or one-element Tensors, read as constants)."""
