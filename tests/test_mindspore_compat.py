@@ -174,3 +174,48 @@ def test_meshgrid_is_numpys(indexing):
         ops.meshgrid(Tensor(axes[0]), Tensor(axes[1]), indexing="yx")
     with pytest.raises(TypeError, match="1-D Tensors"):
         ops.meshgrid(Tensor(axes[0]))
+
+
+_EINSUM = [
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("ij->ji", [(3, 4)]),
+    ("i,i->", [(5,), (5,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("ij->", [(3, 4)]),
+    ("ij,ij->i", [(3, 4), (3, 4)]),
+    ("abc,cd", [(2, 3, 4), (4, 5)]),  # the implicit output: "abd"
+    ("ijk,ik->j", [(2, 3, 4), (2, 4)]),
+]
+
+
+@pytest.mark.parametrize("equation, shapes", _EINSUM, ids=[e for e, _ in _EINSUM])
+def test_einsum_is_numpys_and_differentiable(equation, shapes):
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    got = ops.einsum(equation, *(Tensor(a) for a in arrays))
+    np.testing.assert_allclose(got.asnumpy(), np.einsum(equation, *arrays), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ops.Einsum(equation)(tuple(Tensor(a) for a in arrays)).asnumpy(), got.asnumpy())
+    grad = ms.grad(lambda t: ops.einsum(equation, t, *(Tensor(a) for a in arrays[1:])).sum())(Tensor(arrays[0]))
+    ones = np.ones(np.einsum(equation, *arrays).shape)
+    # d(sum)/d(first operand): the einsum of ones with the others, back to the first operand's subscripts
+    terms, _, out = equation.partition("->")
+    first, *rest = terms.split(",")
+    if not out and "->" not in equation:
+        letters = "".join(terms.split(","))
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    want = (
+        np.einsum(",".join([out, *rest]) + "->" + first, ones, *arrays[1:])
+        if rest
+        else np.broadcast_to(np.einsum(out + "->" + "".join(c for c in first if c in out), ones), arrays[0].shape)
+    )
+    np.testing.assert_allclose(grad.asnumpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_einsum_refuses_what_it_does_not_take():
+    x = Tensor(np.ones((3, 3), np.float32))
+    for equation, match in [("ii->i", "repeats"), ("...ij->ij", r"'\.\.\.'"), ("ij,jk->ik", "3 operand"),
+                            ("ij->k", "no operand has"), ("ijk->k", "names 3 dims")]:  # fmt: skip
+        with pytest.raises(ValueError, match=match):
+            ops.einsum(equation, x) if equation != "ij,jk->ik" else ops.einsum(equation, x, x, x)

@@ -10,6 +10,7 @@ from opforge.ops.custom import Custom
 from opforge.ops.frontend_ops import (
     Depend,
     DynamicShape,
+    Einsum,
     Meshgrid,
     Ones,
     Print,

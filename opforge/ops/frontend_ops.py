@@ -12,7 +12,7 @@ from opforge.ops import functional as F
 from opforge.tensor import Tensor
 
 __all__ = [
-    "Zeros", "Ones", "Depend", "Print", "Meshgrid", "Shape", "TensorShape", "DynamicShape", "Unique",
+    "Zeros", "Ones", "Depend", "Print", "Meshgrid", "Einsum", "Shape", "TensorShape", "DynamicShape", "Unique",
     "shape", "dyn_shape", "unique", "depend", "print_",
 ]  # fmt: skip
 
@@ -58,6 +58,18 @@ class Print:
                 raise TypeError(
                     f"For 'Print', each input must be a Tensor, a string or a number, but got {type(x).__name__}."
                 )
+
+
+class Einsum:
+    """``Einsum(equation)(inputs)``: ``ops.einsum(equation, *inputs)``."""
+
+    def __init__(self, equation):
+        if not isinstance(equation, str):
+            raise TypeError(f"For 'Einsum', the 'equation' must be a str, but got {type(equation).__name__}.")
+        self.equation = equation
+
+    def __call__(self, inputs):
+        return F.einsum(self.equation, *inputs)
 
 
 class Meshgrid:

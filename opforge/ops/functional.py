@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import functools
 import itertools
+import math
 import types
 
 import numpy as np
@@ -1100,6 +1101,79 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     global_norm = sqrt(_add_n(tuple(squares)) if len(squares) > 1 else squares[0])
     scale = float(clip_norm) / maximum(global_norm, float(clip_norm))
     return tuple(mul(t, cast(scale, t.dtype)) for t in x)
+
+
+def _einsum_terms(equation: str, n: int) -> tuple:
+    """(input subscripts, output subscripts) of an einsum equation for n operands, checked."""
+    equation = equation.replace(" ", "")
+    if "." in equation:
+        raise ValueError(f"For 'einsum', '...' is not supported, but the equation is {equation!r}.")
+    inputs, arrow, output = equation.partition("->")
+    terms = inputs.split(",")
+    if not arrow:  # the implicit output: the subscripts seen once, sorted
+        letters = "".join(terms)
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    if len(terms) != n or not all(t.isalpha() for t in terms) or (output and not output.isalpha()):
+        raise ValueError(f"For 'einsum', the equation {equation!r} does not name the subscripts of {n} operand(s).")
+    for t in (*terms, output):
+        if len(set(t)) != len(t):
+            raise ValueError(f"For 'einsum', a subscript repeats within one term of {equation!r} (no diagonals).")
+    if set(output) - set("".join(terms)):
+        raise ValueError(f"For 'einsum', the output of {equation!r} names a subscript no operand has.")
+    return terms, output
+
+
+def _einsum_pair(a, ta: str, b, tb: str, keep: str) -> tuple:
+    """``a`` (subscripts ``ta``) times ``b`` (``tb``), summed over the shared subscripts not in ``keep``:
+    one BatchMatMul of (batch, left, sum) by (batch, sum, right); returns (result, its subscripts)."""
+    sizes_a, sizes_b = dict(zip(ta, a.shape)), dict(zip(tb, b.shape))
+    for c in set(ta) & set(tb):
+        if sizes_a[c] != sizes_b[c]:
+            raise ValueError(
+                f"For 'einsum', the subscript {c!r} has size {sizes_a[c]} in one operand, {sizes_b[c]} in another."
+            )
+    size = sizes_a | sizes_b
+    batch = [c for c in ta if c in tb and c in keep]
+    summed = [c for c in ta if c in tb and c not in keep]
+    left, right = [c for c in ta if c not in tb], [c for c in tb if c not in ta]
+
+    def as_3d(x, term, first, middle, last):
+        order = tuple(term.index(c) for c in first + middle + last)
+        return reshape(transpose(x, order), tuple(math.prod(size[c] for c in g) for g in (first, middle, last)))
+
+    out = _batch_matmul()(as_3d(a, ta, batch, left, summed), as_3d(b, tb, batch, summed, right))
+    term = "".join(batch + left + right)
+    return reshape(out, tuple(size[c] for c in term)), term
+
+
+def einsum(equation, *operands):
+    """MindSpore's ``ops.einsum``: the Einstein summation of ``equation`` ("bij,bjk->bik") over the
+    operands, as NumPy's, through Transpose, ReduceSum, Reshape and BatchMatMul (left to right, a pair at
+    a time). No ``...`` and no repeated subscript within one term (diagonals)."""
+    if len(operands) == 1 and isinstance(operands[0], (tuple, list)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str) or not operands or not all(isinstance(t, Tensor) for t in operands):
+        raise TypeError("For 'einsum', the arguments must be an equation (str) and Tensors.")
+    terms, output = _einsum_terms(equation, len(operands))
+    for t, x in zip(terms, operands):
+        if len(t) != x.ndim:
+            raise ValueError(f"For 'einsum', the term {t!r} names {len(t)} dims of a {x.ndim}-D operand.")
+    acc, term = operands[0], terms[0]
+    for k in range(1, len(operands)):
+        later = output + "".join(terms[k + 1 :])
+        acc, term = _sum_unused(acc, term, later + terms[k])
+        nxt, nterm = _sum_unused(operands[k], terms[k], later + term)
+        acc, term = _einsum_pair(acc, term, nxt, nterm, later)
+    acc, term = _sum_unused(acc, term, output)
+    return transpose(acc, tuple(term.index(c) for c in output)) if term != output else acc
+
+
+def _sum_unused(x, term: str, used: str) -> tuple:
+    """``x`` summed over the subscripts no one else reads."""
+    drop = tuple(i for i, c in enumerate(term) if c not in used)
+    if not drop:
+        return x, term
+    return reduce_sum(False)(x, drop), "".join(c for c in term if c in used)
 
 
 def meshgrid(*inputs, indexing="xy"):
