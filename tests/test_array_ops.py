@@ -41,6 +41,18 @@ def test_getitem_matches_numpy(key, device):
     np.testing.assert_array_equal(t[key].asnumpy(), a[key])
 
 
+def test_getitem_reuses_an_index_across_shapes_and_tells_ints_from_bools_and_numpy_ints():
+    """A basic index's StridedSlice call is kept by the index (_hashable_index), whatever the tensor."""
+    for shape in [(3, 4), (2, 3, 5), (4,)]:
+        a = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        for key in [0, -1, (slice(None), 1) if len(shape) > 1 else 1, slice(1, None), (Ellipsis, 0)]:
+            for _ in range(2):
+                np.testing.assert_array_equal(Tensor(a)[key].asnumpy(), a[key])
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(Tensor(a)[np.int64(1)].asnumpy(), a[1])
+    assert Tensor(a)[None].shape == (1, 2, 3) and Tensor(a)[()].shape == (2, 3)
+
+
 def test_getitem_errors():
     t = Tensor(np.zeros((3, 4), np.float32))
     with pytest.raises(IndexError, match="StridedSlice"):

@@ -918,12 +918,40 @@ def masked_getitem(tensor, mask):
 
 def getitem(tensor, key):
     """``tensor[key]``: ints, slices, None and Ellipsis through StridedSlice; a boolean mask through GatherNd."""
-    if _is_mask(key):
-        return masked_getitem(tensor, key)
-    begin, end, strides, masks = _index_spec(key, tensor.ndim)
-    if not begin:
+    hashable = _hashable_index(key)
+    call = _index_calls.get(hashable) if hashable is not None else None
+    if call is None:
+        if _is_mask(key):
+            return masked_getitem(tensor, key)
+        begin, end, strides, masks = _index_spec(key, tensor.ndim)
+        call = (_strided_slice(**masks), begin, end, strides) if begin else None
+        if hashable is not None and len(_index_calls) < 1024:  # (a loop indexes with a few keys, again and again)
+            _index_calls[hashable] = call or ()
+    if not call:
         return tensor
-    return _strided_slice(**masks)(tensor, begin, end, strides)
+    prim, begin, end, strides = call
+    return prim(tensor, begin, end, strides)
+
+
+_index_calls: dict = {}  # a basic index (_hashable_index) -> (StridedSlice, begin, end, strides), or ()
+
+
+def _hashable_index(key):
+    """A basic index (ints, slices of ints, None, Ellipsis, or a tuple of them) as a hashable key (a
+    slice is not hashable before Python 3.12), or None for anything else (masks, Tensors, arrays)."""
+    if key.__class__ is int:
+        return key
+    parts = key if key.__class__ is tuple else (key,)
+    out = []
+    for k in parts:
+        cls = k.__class__
+        if cls is int or k is None or k is Ellipsis:
+            out.append(k)
+        elif cls is builtins.slice and all(v is None or v.__class__ is int for v in (k.start, k.stop, k.step)):
+            out.append((k.start, k.stop, k.step))
+        else:
+            return None
+    return (key.__class__ is tuple, tuple(out))
 
 
 def _positions(shape: tuple, key) -> np.ndarray:
