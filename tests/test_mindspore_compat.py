@@ -219,3 +219,31 @@ def test_einsum_refuses_what_it_does_not_take():
                             ("ij->k", "no operand has"), ("ijk->k", "names 3 dims")]:  # fmt: skip
         with pytest.raises(ValueError, match=match):
             ops.einsum(equation, x) if equation != "ij,jk->ik" else ops.einsum(equation, x, x, x)
+
+
+def test_multitype_func_graph_and_hyper_map_as_mindspore_optimizers_write_them():
+    grad_scale = C.MultitypeFuncGraph("grad_scale")
+
+    @grad_scale.register("Tensor", "Tensor")
+    def _scale_tensor(scale, grad):
+        return grad / scale
+
+    @grad_scale.register("Number", "Tensor")
+    def _scale_number(scale, grad):
+        return grad * (1.0 / scale)
+
+    grads = (Tensor(np.array([2.0, 4.0], np.float32)), (Tensor(np.array([8.0], np.float32)),))
+    scaled = C.HyperMap()(F.partial(grad_scale, Tensor(np.float32(2.0))), grads)
+    assert isinstance(scaled, tuple) and isinstance(scaled[1], tuple)
+    np.testing.assert_allclose(scaled[0].asnumpy(), [1.0, 2.0])
+    np.testing.assert_allclose(scaled[1][0].asnumpy(), [4.0])
+    halved = ops.HyperMap(F.partial(grad_scale, 4.0))(list(grads[:1]))
+    assert isinstance(halved, list) and halved[0].asnumpy().tolist() == [0.5, 1.0]
+    pairs = ops.Map()(lambda a, b: a + b, (1, 2), (10, 20))
+    assert pairs == (11, 22)
+    with pytest.raises(TypeError, match="grad_scale"):
+        grad_scale("a", grads[0])
+    with pytest.raises(ValueError, match="one length"):
+        C.HyperMap()(lambda a, b: a, (1, 2), (1,))
+    with pytest.raises(ValueError, match="type name"):
+        grad_scale.register("Matrix")

@@ -6,6 +6,7 @@ from opforge.dispatch import signature as sig
 from opforge.dispatch.batching import vmap  # MindSpore's ops.vmap; the batching rules below
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
 from opforge.ops import composite, functional, operations, signature, tensor_methods
+from opforge.ops.composite import HyperMap, Map, MultitypeFuncGraph
 from opforge.ops.custom import Custom
 from opforge.ops.frontend_ops import (
     Depend,

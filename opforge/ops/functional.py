@@ -1131,6 +1131,9 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
     return tuple(mul(t, cast(scale, t.dtype)) for t in x)
 
 
+partial = functools.partial  # MindSpore's F.partial (a function with its first arguments bound)
+
+
 def _einsum_terms(equation: str, n: int) -> tuple:
     """(input subscripts, output subscripts) of an einsum equation for n operands, checked."""
     equation = equation.replace(" ", "")

@@ -1,5 +1,15 @@
 """MindSpore's ``ops.composite`` (imported as ``C``): operations built from primitives."""
 
 from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
+from opforge.ops.composite.multitype_ops import HyperMap, Map, MultitypeFuncGraph, partial
 
-__all__ = ["GradOperation", "grad", "value_and_grad", "stop_gradient"]
+__all__ = [
+    "GradOperation",
+    "grad",
+    "value_and_grad",
+    "stop_gradient",
+    "MultitypeFuncGraph",
+    "HyperMap",
+    "Map",
+    "partial",
+]
