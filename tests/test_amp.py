@@ -8,6 +8,8 @@ import pytest
 
 import opforge as ms
 from opforge import Tensor, nn, ops
+from opforge.ops import composite as C
+from opforge.ops import functional as F
 
 
 def _f32(*shape, seed=0):
@@ -143,3 +145,43 @@ def test_depend_and_print_as_mindspore(capsys):
     assert ops.depend(x, ops.Print()(x)) is x
     ops.print_("step", Tensor(np.array([1.5], np.float32)))
     assert "step" in capsys.readouterr().out
+
+
+def test_a_bert_style_loss_scale_cell_written_with_the_mindspore_helpers():
+    """A subclass's own construct, as MindSpore's model zoo writes one: self.grad with the scale as the
+    sensitivity, HyperMap to unscale and clip, then the overflow helpers."""
+    unscale = C.MultitypeFuncGraph("unscale")
+
+    @unscale.register("Tensor", "Tensor")
+    def _(scale, grad):
+        return grad * ops.Reciprocal()(scale)
+
+    class Step(nn.TrainOneStepWithLossScaleCell):
+        def construct(self, x, y):
+            loss = self.network(x, y)
+            status, scale = self.start_overflow_check(loss, self.scale_sense)
+            grads = self.grad(self.network, self.weights)(x, y, ops.Cast()(scale, ms.float32))
+            grads = C.HyperMap()(F.partial(unscale, scale), grads)
+            grads = C.HyperMap()(lambda g: nn.ClipByNorm()(g, F.tuple_to_array((1.0,))), grads)
+            overflow = self.process_loss_scale(self.get_overflow_status(status, grads))
+            if not overflow:
+                self.optimizer(grads)
+            return loss, overflow
+
+    net, step = _step(Tensor(np.float32(64)))
+    custom = Step(step.network, step.optimizer, nn.DynamicLossScaleUpdateCell(64.0, 2, 10))
+    before = [p.asnumpy().copy() for p in net.trainable_params()]
+    loss, overflow = custom(_f32(5, 4), _f32(5, 3))
+    assert not overflow and F.dtype(loss) == ms.float32
+    assert all(not np.array_equal(p.asnumpy(), b) for p, b in zip(net.trainable_params(), before))
+    loss, overflow = custom(Tensor(np.full((5, 4), np.inf, np.float32)), _f32(5, 3))
+    assert overflow and float(custom.scale_sense.asnumpy()) == 32.0
+
+
+def test_clip_by_norm_and_tuple_to_array():
+    x = Tensor(np.array([[3.0, 4.0], [0.0, 0.0]], np.float32))
+    np.testing.assert_allclose(nn.ClipByNorm()(x, Tensor(np.float32(1.0))).asnumpy(), x.asnumpy() / 5, rtol=1e-6)
+    np.testing.assert_allclose(nn.ClipByNorm(axis=1)(x, 10.0).asnumpy(), x.asnumpy(), rtol=1e-6)
+    assert F.tuple_to_array((1, 2)).dtype == ms.int64 and F.tuple_to_array((1.0, 2)).dtype == ms.float32
+    with pytest.raises(TypeError, match="tuple_to_array"):
+        F.tuple_to_array([1, 2])

@@ -41,6 +41,7 @@ from opforge.nn.grad_reducer import DistributedGradReducer
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import (
     GELU,
+    ClipByNorm,
     Dense,
     Dropout,
     Elu,
@@ -120,6 +121,7 @@ from opforge.nn.transformer import (
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "ClipByNorm",
     "Conv2dTranspose",
     "DynamicLossScaleUpdateCell",
     "FixedLossScaleUpdateCell",

@@ -191,6 +191,21 @@ class Flatten(Cell):
         return self.reshape(x, (n, -1) if n else (0, int(np.prod(rest))))
 
 
+class ClipByNorm(Cell):
+    r"""MindSpore's ``nn.ClipByNorm(axis=None)``: ``cell(x, clip_norm)`` is
+    :math:`x \cdot clip\_norm / \max(\lVert x \rVert_2, clip\_norm)`, the 2-norm over ``axis`` (every
+    dim when None), so a tensor whose norm is at most ``clip_norm`` is unchanged."""
+
+    def __init__(self, axis=None):
+        super().__init__()
+        self.axis = () if axis is None else axis
+
+    def construct(self, x, clip_norm):
+        norm = ops.sqrt(ops.ReduceSum(keep_dims=True)(ops.square(x), self.axis))
+        clip_norm = ops.Cast()(clip_norm, x.dtype) if isinstance(clip_norm, Tensor) else clip_norm
+        return x * clip_norm / ops.maximum(norm, clip_norm)
+
+
 class Dropout(Cell):
     """Zeroes each element with probability ``p = 1 - keep_prob`` in training mode and scales the
     rest by ``1 / keep_prob``; the identity in evaluation mode (``set_train(False)``, the default).

@@ -16,6 +16,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.bprop.grad_operation import GradOperation
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell
@@ -124,13 +125,35 @@ class TrainOneStepWithLossScaleCell(_PythonDecides, TrainOneStepCell):
 
     def construct(self, *inputs):
         scale = float(self.scale_sense.asnumpy())
+        status, _ = self.start_overflow_check(None, self.scale_sense)
         loss, grads = self._value_and_grad(scale, *inputs)
         if self.reducer_flag:
             grads = self._reduce(grads)
         grads = tuple(ops.Mul()(g, Tensor(np.array(1.0 / scale, g.dtype.np_dtype))) for g in grads)
-        overflow = not all(_finite(g) for g in grads)
-        if self.loss_scaling_manager is not None:
-            overflow = _flag(self.loss_scaling_manager(self.scale_sense, overflow))
+        overflow = self.process_loss_scale(self.get_overflow_status(status, grads))
         if not overflow:
             self._cells["optimizer"](grads)
         return loss, Tensor(overflow), Tensor(np.array(scale, np.float32))
+
+    # MindSpore's helpers, for subclasses that write their own construct (as BERT's training cell does):
+    # ``self.grad`` (weights, with the scale as the sensitivity), then these three.
+    @property
+    def grad(self):
+        return GradOperation(get_by_list=True, sens_param=True)
+
+    def start_overflow_check(self, pre_cond, compute_input):
+        """(status, compute_input): the status ``get_overflow_status`` reads (here the gradients are
+        checked themselves, so it holds nothing)."""
+        return None, compute_input
+
+    def get_overflow_status(self, status, compute_output) -> Tensor:
+        """Whether any float Tensor of ``compute_output`` (the gradients) holds an inf or a NaN (a bool
+        Tensor)."""
+        outputs = compute_output if isinstance(compute_output, (tuple, list)) else (compute_output,)
+        return Tensor(not all(_finite(g) for g in outputs if isinstance(g, Tensor)))
+
+    def process_loss_scale(self, overflow) -> bool:
+        """``overflow`` after the update cell, if any, moved the scale by it."""
+        if self.loss_scaling_manager is not None:
+            return _flag(self.loss_scaling_manager(self.scale_sense, overflow))
+        return _flag(overflow)

@@ -1134,6 +1134,21 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
 partial = functools.partial  # MindSpore's F.partial (a function with its first arguments bound)
 
 
+def dtype(x):
+    """MindSpore's ``F.dtype``: the dtype of a Tensor."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For 'dtype', the input must be a Tensor, but got {type(x).__name__}.")
+    return x.dtype
+
+
+def tuple_to_array(x):
+    """MindSpore's ``F.tuple_to_array``: a tuple of numbers as a 1-D Tensor (float32 if any is a float, else
+    int64)."""
+    if not isinstance(x, tuple) or not x or not all(isinstance(v, (int, float)) for v in x):
+        raise TypeError(f"For 'tuple_to_array', the input must be a non-empty tuple of numbers, but got {x!r}.")
+    return Tensor(np.array(x, np.float32 if any(isinstance(v, float) for v in x) else np.int64))
+
+
 def _einsum_terms(equation: str, n: int) -> tuple:
     """(input subscripts, output subscripts) of an einsum equation for n operands, checked."""
     equation = equation.replace(" ", "")

@@ -2,6 +2,7 @@
 
 from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
 from opforge.ops.composite.multitype_ops import HyperMap, Map, MultitypeFuncGraph, partial
+from opforge.ops.functional import clip_by_global_norm, clip_by_value
 
 __all__ = [
     "GradOperation",
@@ -12,4 +13,6 @@ __all__ = [
     "HyperMap",
     "Map",
     "partial",
+    "clip_by_value",
+    "clip_by_global_norm",
 ]
