@@ -185,3 +185,30 @@ def test_clip_by_norm_and_tuple_to_array():
     assert F.tuple_to_array((1, 2)).dtype == ms.int64 and F.tuple_to_array((1.0, 2)).dtype == ms.float32
     with pytest.raises(TypeError, match="tuple_to_array"):
         F.tuple_to_array([1, 2])
+
+
+def _lamb_reference(w, grads, lr, weight_decay, beta1=0.9, beta2=0.999, eps=1e-6):
+    w, m, v = w.astype(np.float64), np.zeros_like(w, np.float64), np.zeros_like(w, np.float64)
+    for t, g in enumerate(grads, 1):
+        m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
+        u = (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps) + weight_decay * w
+        wn, un = np.linalg.norm(w), np.linalg.norm(u)
+        w = w - lr * (np.clip(wn / un, 0, 10) if wn > 0 and un > 0 else 1.0) * u
+    return w
+
+
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_lamb_follows_its_formula_eagerly_and_traced(mode, request):
+    """nn.Lamb (BERT's optimizer, MindSpore's nn.Lamb): built from primitives, so a trace replays it."""
+    if mode == "graph":
+        request.getfixturevalue("graph_mode")
+    rng = np.random.default_rng(0)
+    w0, zero = rng.standard_normal((3, 4)).astype(np.float32), np.zeros(4, np.float32)
+    grads = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(4)]
+    w, b = ms.Parameter(Tensor(w0.copy()), name="w"), ms.Parameter(Tensor(zero.copy()), name="b")
+    opt = nn.Lamb([w, b], learning_rate=0.05, weight_decay=0.01)
+    for g in grads:
+        opt((Tensor(g), Tensor(zero)))  # b: a zero weight and gradient keep a trust ratio of 1, and stay 0
+    np.testing.assert_allclose(w.asnumpy(), _lamb_reference(w0, grads, 0.05, 0.01), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(b.asnumpy(), zero)
+    assert int(opt.global_step.asnumpy()) == 4

@@ -107,7 +107,7 @@ from opforge.nn.metrics import (
     TopKCategoricalAccuracy,
 )
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm2d, LayerNorm
-from opforge.nn.optim import SGD, Adagrad, Adam, AdamWeightDecay, Momentum, Optimizer, RMSProp
+from opforge.nn.optim import SGD, Adagrad, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from opforge.nn.transformer import (
@@ -121,6 +121,7 @@ from opforge.nn.transformer import (
 from opforge.nn.wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "Lamb",
     "ClipByNorm",
     "Conv2dTranspose",
     "DynamicLossScaleUpdateCell",

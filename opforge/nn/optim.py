@@ -33,7 +33,7 @@ from opforge.nn.cell import Cell
 from opforge.nn.learning_rate_schedule import LearningRateSchedule
 from opforge.tensor import Parameter, Tensor, is_placeholder
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "RMSProp", "Adagrad", "AdamWeightDecay"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "RMSProp", "Adagrad", "AdamWeightDecay", "Lamb"]
 
 
 def _check_float(where: str, name: str, value, low: float = 0.0, high: float | None = None, low_open=False):
@@ -456,6 +456,56 @@ class Adagrad(Optimizer):
 
     def extend_repr(self) -> str:
         return super().extend_repr() + f", accum={self.initial_accum:g}, update_slots={self.update_slots}"
+
+
+class Lamb(Optimizer):
+    r"""LAMB (MindSpore's ``nn.Lamb``): Adam's bias-corrected moments, the update scaled per parameter by the
+    trust ratio of the weight's norm to the update's,
+
+    .. math::
+        m \leftarrow \beta_1 m + (1 - \beta_1) g, \quad v \leftarrow \beta_2 v + (1 - \beta_2) g^2, \quad
+        u = \frac{m / (1 - \beta_1^t)}{\sqrt{v / (1 - \beta_2^t)} + \epsilon} + weight\_decay \cdot w, \quad
+        w \leftarrow w - lr \cdot \mathrm{clip}\left(\frac{\lVert w \rVert}{\lVert u \rVert}, 0, 10\right) u
+
+    with a trust ratio of 1 when either norm is 0, and t the step (``global_step``, from 1). Built from
+    primitives (a trace replays it). State: ``lamb_m.*`` and ``lamb_v.*`` (0).
+    """
+
+    def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay)
+        self.beta1 = _check_float("Lamb", "beta1", beta1, 0.0, 1.0, low_open=True)
+        self.beta2 = _check_float("Lamb", "beta2", beta2, 0.0, 1.0, low_open=True)
+        self.eps = _check_float("Lamb", "eps", eps, 0.0, low_open=True)
+        self.moments1 = self._clone_state("lamb_m")
+        self.moments2 = self._clone_state("lamb_v")
+        self._sum, self._sqrt, self._pow = ops.ReduceSum(), ops.Sqrt(), ops.Pow()
+        self._select, self._greater, self._clip = ops.Select(), ops.Greater(), ops.clip_by_value
+
+    def decay_weight(self, gradients: tuple) -> tuple:
+        return gradients  # the decay joins the update, after the moments
+
+    def _norm(self, x):
+        return self._sqrt(self._sum(x * x, ()))
+
+    def apply(self, index, param, grad):
+        m, v = self.moments1[index], self.moments2[index]
+        self._assign(m, m * self.beta1 + grad * (1.0 - self.beta1))
+        self._assign(v, v * self.beta2 + grad * grad * (1.0 - self.beta2))
+        step = self._cast(self.global_step, param.dtype)
+        m_hat = m / (1.0 - self._pow(Tensor(np.array(self.beta1, param.dtype.np_dtype)), step))
+        v_hat = v / (1.0 - self._pow(Tensor(np.array(self.beta2, param.dtype.np_dtype)), step))
+        update = m_hat / (self._sqrt(v_hat) + self.eps)
+        if self.weight_decay:
+            update = update + param * self.weight_decay
+        w_norm, u_norm = self._norm(param), self._norm(update)
+        one = ops.ones_like(w_norm)
+        usable = ops.logical_and(self._greater(w_norm, 0.0), self._greater(u_norm, 0.0))
+        trust = self._clip(self._select(usable, w_norm / self._select(usable, u_norm, one), one), 0.0, 10.0)
+        lr = self._like(self._params["learning_rate"], param)
+        self._assign(param, param - update * (lr * trust))
+
+    def extend_repr(self) -> str:
+        return super().extend_repr() + f", beta1={self.beta1:g}, beta2={self.beta2:g}, eps={self.eps:g}"
 
 
 class AdamWeightDecay(Optimizer):
