@@ -47,6 +47,15 @@ def _check_float(where: str, name: str, value, low: float = 0.0, high: float | N
     return value
 
 
+def _check_moments(where: str, beta1, beta2, eps) -> tuple:
+    """Adam's (beta1, beta2, eps), checked: betas in (0, 1), eps above 0."""
+    return (
+        _check_float(where, "beta1", beta1, 0.0, 1.0, low_open=True),
+        _check_float(where, "beta2", beta2, 0.0, 1.0, low_open=True),
+        _check_float(where, "eps", eps, 0.0, low_open=True),
+    )
+
+
 def _learning_rates(where: str, learning_rate) -> tuple:
     """The learning rate as a tuple of floats: one, or one per step."""
     if isinstance(learning_rate, Tensor):
@@ -326,9 +335,7 @@ class Adam(Optimizer):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
         if not isinstance(use_locking, bool):
             raise TypeError(f"For 'Adam', the 'use_locking' must be bool, but got {type(use_locking).__name__}.")
-        self.beta1 = _check_float("Adam", "beta1", beta1, 0.0, 1.0, low_open=True)
-        self.beta2 = _check_float("Adam", "beta2", beta2, 0.0, 1.0, low_open=True)
-        self.eps = _check_float("Adam", "eps", eps, 0.0, low_open=True)
+        self.beta1, self.beta2, self.eps = _check_moments("Adam", beta1, beta2, eps)
         if not isinstance(use_nesterov, bool):
             raise TypeError(f"For 'Adam', the 'use_nesterov' must be bool, but got {type(use_nesterov).__name__}.")
         self.use_nesterov = use_nesterov
@@ -473,9 +480,7 @@ class Lamb(Optimizer):
 
     def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
         super().__init__(learning_rate, params, weight_decay)
-        self.beta1 = _check_float("Lamb", "beta1", beta1, 0.0, 1.0, low_open=True)
-        self.beta2 = _check_float("Lamb", "beta2", beta2, 0.0, 1.0, low_open=True)
-        self.eps = _check_float("Lamb", "eps", eps, 0.0, low_open=True)
+        self.beta1, self.beta2, self.eps = _check_moments("Lamb", beta1, beta2, eps)
         self.moments1 = self._clone_state("lamb_m")
         self.moments2 = self._clone_state("lamb_v")
         self._sum, self._sqrt, self._pow = ops.ReduceSum(), ops.Sqrt(), ops.Pow()
@@ -529,9 +534,7 @@ class AdamWeightDecay(Optimizer):
         weight_decay: float = 0.0,
     ):
         super().__init__(learning_rate, params, weight_decay)
-        self.beta1 = _check_float("AdamWeightDecay", "beta1", beta1, 0.0, 1.0, low_open=True)
-        self.beta2 = _check_float("AdamWeightDecay", "beta2", beta2, 0.0, 1.0, low_open=True)
-        self.eps = _check_float("AdamWeightDecay", "eps", eps, 0.0, low_open=True)
+        self.beta1, self.beta2, self.eps = _check_moments("AdamWeightDecay", beta1, beta2, eps)
         self.moments1 = self._clone_state("adam_m")
         self.moments2 = self._clone_state("adam_v")
         self.scalars = tuple(self._constant(v) for v in (self.beta1, self.beta2, self.eps, self.weight_decay))
