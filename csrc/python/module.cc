@@ -644,8 +644,10 @@ class FastPlan {
       arrays[k] = Slot(tensors[k], g_tensor.data_offset);
     }
     const int view = kernel_->view_of();
-    py::object out = view >= 0 && Py_TYPE(tensors[view]) == g_tensor.type
-                         ? kernel_->View(arrays[view])
+    // (a view is of a Tensor operand: one made from a Python number, or a Parameter, is launched)
+    const bool as_view = view >= 0 && static_cast<size_t>(view) < n_operands && tensors[view] != nullptr &&
+                         Py_TYPE(tensors[view]) == g_tensor.type;
+    py::object out = as_view ? kernel_->View(arrays[view])
                          : kernel_->LaunchArrays(arrays.data(), n_operands);
     if (metas_.size() == 1) return py::reinterpret_steal<py::object>(NewTensor(out.ptr(), metas_[0].ptr()));
     py::tuple result(metas_.size());
