@@ -13,7 +13,9 @@ Suites:
   with a constant argument: the call path's cost); MatMul 64x64 and 1024x1024; the transcendental functions
   (Exp, Log, Tanh, Sigmoid, Erf, GeLU, Softplus, Expm1, Log1p, Elu, Sin, Cos) on 1M float32 against
   NumPy's (SciPy's expit and erf where NumPy has none) and PyTorch's; Softmax and LogSoftmax over the
-  rows of 1024x1024 and 4096x10 float32 (NumPy: the stable formula written out).
+  rows of 1024x1024 and 4096x10 float32 (NumPy: the stable formula written out); Sort and TopK (k=8) of
+  the rows, CumSum along each axis and Transpose of 1024x1024 float32 (NumPy's sort gives values only,
+  its TopK column is ``argpartition``: PyTorch's columns are the like-for-like ones).
 - ``conv``: Conv2D forward, and its backward (Conv2DBackpropInput and Conv2DBackpropFilter, both
   gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
   1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
@@ -61,7 +63,7 @@ QUICK_WARNING = (
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul")
     + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos")
-    + ("Softmax", "LogSoftmax", "Reshape", "ReduceSum"),
+    + ("Softmax", "LogSoftmax", "Reshape", "ReduceSum", "Sort", "TopK", "CumSum", "Transpose"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "LeNet train step (jit)", "20-op chain (jit)"),
@@ -205,7 +207,8 @@ def _ops_cases(np, opforge, torch, quick: bool = False) -> list:
             libs["torch"] = lambda ta=ta, tb=tb: torch.matmul(ta, tb)
         cases.append(("MatMul", f"{n}x{n}", libs))
     cases += _transcendental_cases(np, opforge, torch, rng, 1_000 if quick else 1_000_000)
-    return cases + _softmax_cases(np, opforge, torch, rng, ((32, 32),) if quick else ((1024, 1024), (4096, 10)))
+    cases += _softmax_cases(np, opforge, torch, rng, ((32, 32),) if quick else ((1024, 1024), (4096, 10)))
+    return cases + _layout_cases(np, opforge, torch, rng, 32 if quick else 1024)
 
 
 def _softmax_cases(np, opforge, torch, rng, shapes) -> list:
@@ -233,6 +236,31 @@ def _softmax_cases(np, opforge, torch, rng, shapes) -> list:
                 fn, ta = getattr(torch, torch_name), torch.from_numpy(a)
                 libs["torch"] = lambda fn=fn, ta=ta: fn(ta, -1)
             cases.append((name, "x".join(map(str, shape)), libs))
+    return cases
+
+
+def _layout_cases(np, opforge, torch, rng, n: int) -> list:
+    """Sort and TopK of rows, CumSum along either axis and Transpose, on an n x n float32 array: NumPy's
+    sort gives values only (PyTorch's, values and indices, is the like-for-like column)."""
+    from opforge import ops
+
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    x, ta = opforge.Tensor(a), (torch.from_numpy(a) if torch is not None else None)
+    sort, topk, cumsum, transpose = ops.Sort(), ops.TopK(), ops.CumSum(), ops.Transpose()
+    rows = [
+        ("Sort", "rows", lambda: sort(x), lambda: np.sort(a, -1), lambda: torch.sort(ta, stable=True, dim=-1)),
+        ("TopK", "rows, k=8", lambda: topk(x, 8), lambda: np.argpartition(a, -8, -1), lambda: torch.topk(ta, 8)),
+        ("CumSum", "axis 0", lambda: cumsum(x, 0), lambda: np.cumsum(a, 0), lambda: torch.cumsum(ta, 0)),
+        ("CumSum", "axis 1", lambda: cumsum(x, 1), lambda: np.cumsum(a, 1), lambda: torch.cumsum(ta, 1)),
+        ("Transpose", "(1, 0)", lambda: transpose(x, (1, 0)), lambda: np.ascontiguousarray(a.T),
+         lambda: ta.t().contiguous()),
+    ]  # fmt: skip
+    cases = []
+    for name, what, mine, numpy_fn, torch_fn in rows:
+        libs = {"opforge": mine, "numpy": numpy_fn}
+        if torch is not None:
+            libs["torch"] = torch_fn
+        cases.append((name, f"{n}x{n}, {what}", libs))
     return cases
 
 
