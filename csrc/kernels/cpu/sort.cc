@@ -1,11 +1,8 @@
 // Sort(axis, descending)(x) -> (values, indices) and TopK(sorted)(x, k) -> (values, indices) along the last
-// dim; indices int32. The order is that of functors/sort.h's SortsBefore (NaN greatest, ties by index),
-// which the GPU kernels use; here each value becomes an integer key of the same order (OrderKey), sorted
-// by radix or selected.
+// dim; indices int32. The order is functors/sort.h's, shared with the GPU: each value becomes its order key
+// (OrderKey), the keys are sorted by radix or selected.
 #include <algorithm>
-#include <cstring>
 #include <numeric>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -16,73 +13,13 @@
 namespace opforge {
 namespace {
 
-template <size_t kBytes>
-struct UnsignedOf;
-template <>
-struct UnsignedOf<1> {
-  using type = uint8_t;
-};
-template <>
-struct UnsignedOf<2> {
-  using type = uint16_t;
-};
-template <>
-struct UnsignedOf<4> {
-  using type = uint32_t;
-};
-template <>
-struct UnsignedOf<8> {
-  using type = uint64_t;
-};
-
-template <typename T>
-using OrderKeyOf = typename UnsignedOf<sizeof(T)>::type;
-
-template <typename T>
-constexpr bool kIsFloat = std::is_floating_point_v<T> || std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
-
-// The bits of +inf of each float type: a float is NaN when its magnitude's bits are above them.
-template <typename T>
-constexpr OrderKeyOf<T> kInfBits = 0;
-template <>
-constexpr uint16_t kInfBits<float16> = 0x7C00;
-template <>
-constexpr uint16_t kInfBits<bfloat16> = 0x7F80;
-template <>
-constexpr uint32_t kInfBits<float> = 0x7F800000u;
-template <>
-constexpr uint64_t kInfBits<double> = 0x7FF0000000000000ull;
-
-// An unsigned key whose ascending order is SortsBefore's ascending order up to ties (functors/sort.h):
-// every NaN the greatest key, -0.0 the key of 0.0, negative floats with their bits flipped. Integer
-// operations and selects only, so a loop of them vectorises.
-template <typename T>
-OrderKeyOf<T> OrderKey(T v) {
-  using K = OrderKeyOf<T>;
-  constexpr int kHigh = static_cast<int>(sizeof(K)) * 8 - 1;
-  constexpr K kSign = static_cast<K>(K(1) << kHigh);
-  K bits;
-  std::memcpy(&bits, &v, sizeof(K));
-  if constexpr (kIsFloat<T>) {
-    const K magnitude = static_cast<K>(bits & static_cast<K>(~kSign));
-    const K negative = static_cast<K>(K(0) - static_cast<K>(bits >> kHigh));  // all ones when the sign is set
-    K key = static_cast<K>(bits ^ static_cast<K>(negative | kSign));
-    key = magnitude == 0 ? kSign : key;
-    return magnitude > kInfBits<T> ? static_cast<K>(~K(0)) : key;
-  } else if constexpr (std::is_signed_v<T>) {
-    return static_cast<K>(bits ^ kSign);
-  } else {
-    return bits;
-  }
-}
-
-// The order of one row at a time, with buffers kept across rows: keys (OrderKey, inverted when
-// descending) sorted stably with their indices, so ties keep the smaller index first. Whole rows by an
-// LSD radix sort of one byte per pass (a pass whose byte is the same for every key is skipped), short
-// rows by insertion; the first k of a long row (TopK) by selection, then a sort of those k.
+// The order of one row at a time, with buffers kept across rows: keys (OrderKey) sorted stably with their
+// indices, so ties keep the smaller index first. Whole rows by an LSD radix sort of one byte per pass (a
+// pass whose byte is the same for every key is skipped), short rows by insertion; the first k of a long row
+// (TopK) by one scan keeping the best k.
 template <typename T>
 class RowSorter {
-  using K = OrderKeyOf<T>;
+  using K = typename SortKey<T>::U;
   static constexpr int kBytes = static_cast<int>(sizeof(K));
   static constexpr int64_t kInsertionMax = 32;
   static constexpr int64_t kSelectMax = 64;  // (a larger k: the whole row sorted by radix)
@@ -96,12 +33,12 @@ class RowSorter {
   const int32_t* Order(const T* row, int64_t stride, int64_t k) {
     K* keys = keys_.data();
     int32_t* order = order_.data();
-    const K flip = descending_ ? static_cast<K>(~K(0)) : K(0);
-    if (stride == 1 && n_ > kInsertionMax && k <= kSelectMax && k * 8 < n_) return Select(row, flip, k);
+    const bool desc = descending_;
+    if (stride == 1 && n_ > kInsertionMax && k <= kSelectMax && k * 8 < n_) return Select(row, k);
     if (stride == 1) {
-      for (int64_t j = 0; j < n_; ++j) keys[j] = static_cast<K>(OrderKey(row[j]) ^ flip);
+      for (int64_t j = 0; j < n_; ++j) keys[j] = OrderKey(row[j], desc);
     } else {
-      for (int64_t j = 0; j < n_; ++j) keys[j] = static_cast<K>(OrderKey(row[j * stride]) ^ flip);
+      for (int64_t j = 0; j < n_; ++j) keys[j] = OrderKey(row[j * stride], desc);
     }
     std::iota(order, order + n_, int32_t{0});
     return n_ <= kInsertionMax ? InsertionSort(keys, order) : RadixSort(keys, order);
@@ -154,14 +91,15 @@ class RowSorter {
   // only when strictly smaller than the k-th (ties keep the earlier index), which for most rows is a
   // few times k ln(n / k) elements, each compared once.
   // A contiguous row (TopK's last dim).
-  const int32_t* Select(const T* row, K flip, int64_t k) {
+  const int32_t* Select(const T* row, int64_t k) {
     K* best = keys_.data();
     int32_t* best_order = order_.data();
     K* block = keys_.data() + n_;  // the keys of kBlock elements at a time (a vectorised loop)
     int64_t count = 0;
     for (int64_t start = 0; start < n_; start += kBlock) {
       const int64_t m = std::min(kBlock, n_ - start);
-      for (int64_t j = 0; j < m; ++j) block[j] = static_cast<K>(OrderKey(row[start + j]) ^ flip);
+      const bool desc = descending_;
+      for (int64_t j = 0; j < m; ++j) block[j] = OrderKey(row[start + j], desc);
       for (int64_t j = 0; j < m; ++j) {
         const K key = block[j];
         if (count == k && !(key < best[k - 1])) continue;

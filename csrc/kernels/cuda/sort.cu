@@ -1,7 +1,7 @@
 // Sort and TopK on the GPU (the CPU's csrc/kernels/cpu/sort.cc), in the order of functors/sort.h: NaN
-// greatest, ties by index. Each element becomes an order key, an unsigned integer whose ascending order is the
-// order asked for (SortKey below), packed with its index (and its row) so that every key is unique. Three ways
-// (opforge/kernels/gpu/sort.py picks one):
+// greatest, ties by index. Each element becomes its order key (OrderKey of functors/sort.h, an unsigned
+// integer in the order asked for), packed with its index (and its row) so that every key is unique. Three
+// ways (opforge/kernels/gpu/sort.py picks one):
 //  - Rows of at most 4096 elements of at most 32 bits: a block per row sorts the row's keys in shared memory
 //    with bitonic networks, only the least k for TopK (BitonicRowsKernel).
 //  - Longer rows, and 64-bit elements: the GPU library's radix sort of unsigned integers (runtime.sort /
@@ -14,69 +14,6 @@
 
 namespace opforge {
 namespace cuda {
-
-// The order key of a float's bits (U: the unsigned type of its width): every NaN the greatest key, -0 and
-// +0 one key, the rest in the order of the values (negative: all bits flipped; positive: the sign set).
-template <typename U>
-__device__ U FloatOrderKey(U bits, bool nan, bool zero) {
-  constexpr U kSign = static_cast<U>(static_cast<U>(1) << (sizeof(U) * 8 - 1));
-  if (nan) return static_cast<U>(~static_cast<U>(0));
-  if (zero) return kSign;
-  return (bits & kSign) ? static_cast<U>(~bits) : static_cast<U>(bits | kSign);
-}
-
-// SortKey<T>::Of(v): an unsigned integer (type U) whose ascending order is SortsBefore's ascending order of
-// the values, equal values (all NaNs, -0 and +0) on equal keys.
-template <typename T>
-struct SortKey {  // integers: the sign bit flipped
-  using U = typename MakeUnsigned<T>::type;
-  static __device__ U Of(T v) {
-    constexpr U kFlip = IntLimits<T>::kSigned ? static_cast<U>(static_cast<U>(1) << (sizeof(U) * 8 - 1)) : U(0);
-    return static_cast<U>(static_cast<U>(v) ^ kFlip);
-  }
-};
-
-template <>
-struct SortKey<float> {
-  using U = uint32_t;
-  static __device__ U Of(float v) { return FloatOrderKey<U>(half_bits::FloatBits(v), v != v, v == 0.0f); }
-};
-
-__device__ uint64_t DoubleBits(double d) {
-#if defined(__CUDA_ARCH__)
-  return static_cast<uint64_t>(__double_as_longlong(d));
-#else
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof(bits));
-  return bits;
-#endif
-}
-
-template <>
-struct SortKey<double> {
-  using U = uint64_t;
-  static __device__ U Of(double v) { return FloatOrderKey<U>(DoubleBits(v), v != v, v == 0.0); }
-};
-
-template <typename H>
-struct HalfSortKey {  // float16 and bfloat16: their own 16 bits
-  using U = uint16_t;
-  static __device__ U Of(H v) {
-    const float f = static_cast<float>(v);
-    return FloatOrderKey<U>(v.bits, f != f, f == 0.0f);
-  }
-};
-template <>
-struct SortKey<float16> : HalfSortKey<float16> {};
-template <>
-struct SortKey<bfloat16> : HalfSortKey<bfloat16> {};
-
-template <typename T>
-__device__ typename SortKey<T>::U OrderKey(T v, bool descending) {
-  using U = typename SortKey<T>::U;
-  const U key = SortKey<T>::Of(v);
-  return descending ? static_cast<U>(~key) : key;  // NaN first, larger first; ties still by index
-}
 
 // x viewed as [outer, n, inner], sorted along n: element i is (o, j, c), of row o * inner + c.
 // keys[i] = row << row_shift | order key << index_bits | j, in one word K (uint32_t or uint64_t) that
