@@ -416,8 +416,7 @@ def replay_counter(advance, device: str):
     the next ``advance()`` before each replay of the trace (a counter the replays move on, as a Python
     counter moves on at each eager call: ``nn.Dropout``'s step, read by ``DropoutExt``). None when no trace
     records on this thread."""
-    interpreter = current_interpreter()
-    tracer = next((i for i in interpreter.enclosing() if isinstance(i, Tracer)), None) if interpreter else None
+    tracer = _recording()
     if tracer is None:
         return None
     counter = Tensor(np.array(advance(), np.int64), device=device)
@@ -430,10 +429,15 @@ def replay_counter(advance, device: str):
     return counter
 
 
+def _recording() -> Tracer | None:
+    """The Tracer recording on this thread, if any."""
+    interpreter = current_interpreter()
+    return next((i for i in interpreter.enclosing() if isinstance(i, Tracer)), None) if interpreter else None
+
+
 def tracing() -> bool:
     """Whether a trace is recording on this thread (Python state changed now is not replayed)."""
-    interpreter = current_interpreter()
-    return interpreter is not None and any(isinstance(i, Tracer) for i in interpreter.enclosing())
+    return _recording() is not None
 
 
 def can_trace() -> bool:

@@ -239,16 +239,18 @@ class Dropout(Cell):
             return x
         return dropout_with(x, self.keep_prob, self.seed, dropout_step(self, x.device))
 
-    def _next_step(self) -> int:
-        step, self.step = self.step, self.step + 1
-        return step
-
 
 def dropout_step(owner, device: str):
-    """The Seed1 of ``owner``'s next dropout mask: ``owner._next_step()`` (a Python int, moved on), or
-    while a trace records, a Tensor each replay refills with the next one (``replay_counter``)."""
-    step = replay_counter(owner._next_step, device)
-    return owner._next_step() if step is None else step
+    """The Seed1 of ``owner``'s next dropout mask: ``owner.step`` (a Python int, moved on), or while a
+    trace records, a Tensor each replay refills with the next one (``replay_counter``)."""
+
+    def advance() -> int:
+        step = owner.step
+        owner.step = step + 1
+        return step
+
+    counter = replay_counter(advance, device)
+    return advance() if counter is None else counter
 
 
 def dropout_with(x, keep_prob: float, seed: int, step):

@@ -32,14 +32,15 @@ class ParameterCast(Interpreter):
 
     def process_primitive(self, prim, args: tuple):
         dtype = self.dtypes[-1]
-        written = binding.written_positions(prim._signature())
-        cast = tuple(
-            self.parent.process_primitive(_cast, (a, dtype))
-            if isinstance(a, Parameter) and a.dtype in mstype.float_type and a.dtype is not dtype and i not in written
-            else a
-            for i, a in enumerate(args)
-        )
-        return self.parent.process_primitive(prim, cast)
+        other = [i for i, a in enumerate(args) if isinstance(a, Parameter) and a.dtype in mstype.float_type]
+        other = [i for i in other if args[i].dtype is not dtype]
+        if other:  # (most calls read no Parameter: the signature is looked at only for those that do)
+            written = binding.written_positions(prim._signature())
+            cast = [i for i in other if i not in written]
+            args = tuple(
+                self.parent.process_primitive(_cast, (a, dtype)) if i in cast else a for i, a in enumerate(args)
+            )
+        return self.parent.process_primitive(prim, args)
 
 
 @contextlib.contextmanager

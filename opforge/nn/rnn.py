@@ -98,10 +98,6 @@ class _RNNBase(Cell):
         self.seed = _init.derived_seed() if self.dropout > 0 else 0  # of the dropout masks between layers
         self.step = 0
 
-    def _next_step(self) -> int:
-        step, self.step = self.step, self.step + 1
-        return step
-
     def _layer_params(self, layer: int, suffix: str) -> tuple:
         w_ih = getattr(self, f"weight_ih_l{layer}{suffix}")
         w_hh = getattr(self, f"weight_hh_l{layer}{suffix}")

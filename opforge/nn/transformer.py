@@ -194,10 +194,6 @@ class MultiheadAttention(Cell):
             return 1.0, 0
         return 1.0 - self.dropout, dropout_step(self, device)
 
-    def _next_step(self) -> int:
-        step, self.step = self.step, self.step + 1
-        return step
-
     def _weights_path(self, q, k, v, mask, keep_prob, step):
         scores = self.bmm_nt(q, k) * (1.0 / float(np.sqrt(self.head_dim)))
         if mask is not None:
