@@ -62,14 +62,14 @@ def squeeze(input_x, axis=()):
 
 
 @functools.cache
-def _argmax(axis: int, output_type=mstype.int32) -> array_ops.Argmax:
-    return array_ops.Argmax(axis, output_type)
+def _argmax(axis: int) -> array_ops.Argmax:
+    return array_ops.Argmax(axis, mstype.int64)
 
 
-def _index_of_extreme(name: str, prim, input, axis, keepdims: bool):  # noqa: A002 (MindSpore's name)
+def _index_of_extreme(name: str, prim, input, axis, keepdims: bool, keep_name: str):  # noqa: A002
     """MindSpore 2's argmax / argmin: along ``axis``, or of the flattened input when it is None."""
     if not isinstance(keepdims, bool):
-        raise TypeError(f"For '{name}', the 'keepdim' must be bool, but got {type(keepdims).__name__}.")
+        raise TypeError(f"For '{name}', the '{keep_name}' must be bool, but got {type(keepdims).__name__}.")
     if axis is None:
         return prim(0)(reshape(input, (-1,)))
     out = prim(axis)(input)
@@ -80,7 +80,7 @@ def argmax(input, dim=None, keepdim=False, *, axis=None):  # noqa: A002 (MindSpo
     """The index (int64) of the largest element along ``dim`` (of the flattened input when None), as
     MindSpore 2's ``ops.argmax``; ``axis`` is MindSpore 1's name of ``dim``."""
     dim = axis if dim is None else dim
-    return _index_of_extreme("argmax", lambda a: _argmax(a, mstype.int64), input, dim, keepdim)
+    return _index_of_extreme("argmax", _argmax, input, dim, keepdim, "keepdim")
 
 
 @functools.cache
@@ -96,7 +96,7 @@ def _argmin(axis: int) -> array_ops.Argmin:
 def argmin(input, axis=None, keepdims=False):  # noqa: A002 (MindSpore's name)
     """The index (int32) of the smallest element along ``axis`` (of the flattened input when None), as
     MindSpore 2's ``ops.argmin``."""
-    return _index_of_extreme("argmin", _argmin, input, axis, keepdims)
+    return _index_of_extreme("argmin", _argmin, input, axis, keepdims, "keepdims")
 
 
 @functools.cache
@@ -1274,8 +1274,9 @@ _attention_calls = itertools.count()  # Seed1 of each call with dropout: a new m
 
 
 @functools.cache
-def _attention(scale: float, keep_prob: float, is_causal: bool, seed0: int, seed1: int):
-    return attention_ops.ScaledDotProductAttention(scale, keep_prob, is_causal, seed0, seed1)  # (without dropout)
+def _attention(scale: float, is_causal: bool):
+    """The attention primitive without dropout (its seeds unused)."""
+    return attention_ops.ScaledDotProductAttention(scale, 1.0, is_causal, 0, 0)
 
 
 def _additive_mask(attn_mask, dtype):
@@ -1321,7 +1322,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             float(scale), 1.0 - float(dropout_p), bool(is_causal), int(seed), seed1
         )
     else:
-        prim = _attention(float(scale), 1.0, bool(is_causal), int(seed), 0)
+        prim = _attention(float(scale), bool(is_causal))
     return prim(query, key, value, _additive_mask(attn_mask, query.dtype))[0]
 
 
