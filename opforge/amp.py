@@ -8,7 +8,13 @@ from __future__ import annotations
 from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.cell import Cell
-from opforge.nn.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
+from opforge.nn.loss_scale import (
+    DynamicLossScaleUpdateCell,
+    FixedLossScaleUpdateCell,
+    ScaleSchedule,
+    TrainOneStepWithLossScaleCell,
+    check_number,
+)
 from opforge.nn.normalization import BatchNorm1d, BatchNorm2d
 from opforge.nn.wrap import TrainOneStepCell, WithLossCell
 
@@ -42,13 +48,9 @@ class FixedLossScaleManager(LossScaleManager):
     scale (it divides the gradients), as in MindSpore."""
 
     def __init__(self, loss_scale: float = 128.0, drop_overflow_update: bool = True):
-        if isinstance(loss_scale, bool) or not isinstance(loss_scale, (int, float)) or loss_scale < 1:
-            raise ValueError(
-                f"For 'FixedLossScaleManager', the 'loss_scale' must be at least 1, but got {loss_scale!r}."
-            )
         if not isinstance(drop_overflow_update, bool):
             raise TypeError("For 'FixedLossScaleManager', the 'drop_overflow_update' must be bool.")
-        self._loss_scale = float(loss_scale)
+        self._loss_scale = check_number("FixedLossScaleManager", "loss_scale", loss_scale, 1.0, strict=False)
         self._drop_overflow_update = drop_overflow_update
 
     def get_loss_scale(self) -> float:
@@ -70,17 +72,10 @@ class DynamicLossScaleManager(LossScaleManager):
 
     def __init__(self, init_loss_scale: float = 2**24, scale_factor: int = 2, scale_window: int = 2000):
         where = "DynamicLossScaleManager"
-        if isinstance(init_loss_scale, bool) or not isinstance(init_loss_scale, (int, float)) or init_loss_scale < 1:
-            raise ValueError(f"For '{where}', the 'init_loss_scale' must be at least 1, but got {init_loss_scale!r}.")
-        if isinstance(scale_factor, bool) or not isinstance(scale_factor, (int, float)) or scale_factor <= 1:
-            raise ValueError(f"For '{where}', the 'scale_factor' must be greater than 1, but got {scale_factor!r}.")
-        if isinstance(scale_window, bool) or not isinstance(scale_window, int) or scale_window < 1:
-            raise ValueError(f"For '{where}', the 'scale_window' must be a positive int, but got {scale_window!r}.")
-        self.loss_scale = float(init_loss_scale)
-        self.scale_factor = scale_factor
-        self.scale_window = scale_window
+        self.loss_scale = check_number(where, "init_loss_scale", init_loss_scale, 1.0, strict=False)
+        self.schedule = ScaleSchedule(where, scale_factor, scale_window)
+        self.scale_factor, self.scale_window = scale_factor, scale_window
         self.increase_ratio, self.decrease_ratio = scale_factor, 1.0 / scale_factor
-        self.cur_iter, self.last_overflow_iter = 1, 0
 
     def get_loss_scale(self) -> float:
         return self.loss_scale
@@ -90,14 +85,7 @@ class DynamicLossScaleManager(LossScaleManager):
 
     def update_loss_scale(self, overflow: bool) -> None:
         """The scale after a step that did (or did not) overflow, as the update cell moves it."""
-        grow = self.cur_iter - self.last_overflow_iter >= self.scale_window
-        if overflow:
-            self.loss_scale = max(self.loss_scale * self.decrease_ratio, 1.0)
-        elif grow:
-            self.loss_scale *= self.increase_ratio
-        if overflow or grow:
-            self.last_overflow_iter = self.cur_iter
-        self.cur_iter += 1
+        self.loss_scale = self.schedule.next(self.loss_scale, overflow)
 
     def get_update_cell(self):
         return DynamicLossScaleUpdateCell(self.loss_scale, self.scale_factor, self.scale_window)

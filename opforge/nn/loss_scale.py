@@ -22,17 +22,49 @@ from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell
 from opforge.tensor import Parameter, Tensor
 
-__all__ = ["DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"]
+__all__ = [
+    "DynamicLossScaleUpdateCell",
+    "FixedLossScaleUpdateCell",
+    "TrainOneStepWithLossScaleCell",
+    "ScaleSchedule",
+    "check_number",
+]
 
 _all_finite = ops.ReduceAll()
 _is_finite = ops.IsFinite()
 _assign = ops.Assign()
 
 
-def _positive(where: str, name: str, value, low: float = 0.0) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not value > low:
-        raise ValueError(f"For '{where}', the '{name}' must be a number greater than {low:g}, but got {value!r}.")
+def check_number(where: str, name: str, value, low: float, strict: bool = True) -> float:
+    """``value`` as a float, if it is a number above ``low`` (at least ``low`` unless ``strict``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (value > low if strict else value >= low):
+        bound = f"greater than {low:g}" if strict else f"at least {low:g}"
+        raise ValueError(f"For '{where}', the '{name}' must be a number {bound}, but got {value!r}.")
     return float(value)
+
+
+class ScaleSchedule:
+    """The rule of a dynamic loss scale: divided by ``factor`` on an overflow (not below 1), multiplied by
+    it after ``window`` steps in a row without one (MindSpore's counting: ``cur_iter`` from 1)."""
+
+    def __init__(self, where: str, factor, window):
+        self.factor = check_number(where, "scale_factor", factor, 1.0)
+        if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+            raise ValueError(f"For '{where}', the 'scale_window' must be a positive int, but got {window!r}.")
+        self.window = window
+        self.cur_iter, self.last_overflow_iter = 1, 0
+
+    def next(self, scale: float, overflow: bool) -> float:
+        """The scale after a step with it that did (or did not) overflow."""
+        grow = self.cur_iter - self.last_overflow_iter >= self.window
+        if overflow:
+            scale = max(scale / self.factor, 1.0)
+        elif grow:
+            scale *= self.factor
+        if overflow or grow:
+            self.last_overflow_iter = self.cur_iter
+        self.cur_iter += 1
+        return scale
 
 
 def _finite(grad) -> bool:
@@ -58,27 +90,16 @@ class DynamicLossScaleUpdateCell(_PythonDecides):
     def __init__(self, loss_scale_value, scale_factor, scale_window):
         super().__init__()
         where = "DynamicLossScaleUpdateCell"
-        self.loss_scale_value = _positive(where, "loss_scale_value", loss_scale_value)
-        self.scale_factor = _positive(where, "scale_factor", scale_factor, 1.0)
-        if isinstance(scale_window, bool) or not isinstance(scale_window, int) or scale_window < 1:
-            raise ValueError(f"For '{where}', the 'scale_window' must be a positive int, but got {scale_window!r}.")
-        self.scale_window = scale_window
-        self.cur_iter, self.last_overflow_iter = 1, 0
+        self.loss_scale_value = check_number(where, "loss_scale_value", loss_scale_value, 0.0)
+        self.schedule = ScaleSchedule(where, scale_factor, scale_window)
+        self.scale_factor, self.scale_window = self.schedule.factor, self.schedule.window
 
     def get_loss_scale(self) -> float:
         return self.loss_scale_value
 
     def construct(self, loss_scale, overflow):
         overflow = _flag(overflow)
-        scale = float(loss_scale.asnumpy())
-        grow = self.cur_iter - self.last_overflow_iter >= self.scale_window
-        if overflow:
-            scale = max(scale / self.scale_factor, 1.0)
-        elif grow:
-            scale *= self.scale_factor
-        if overflow or grow:
-            self.last_overflow_iter = self.cur_iter
-        self.cur_iter += 1
+        scale = self.schedule.next(float(loss_scale.asnumpy()), overflow)
         _assign(loss_scale, Tensor(np.array(scale, loss_scale.dtype.np_dtype)))
         self.loss_scale_value = scale
         return Tensor(overflow)
@@ -89,7 +110,7 @@ class FixedLossScaleUpdateCell(_PythonDecides):
 
     def __init__(self, loss_scale_value):
         super().__init__()
-        self.loss_scale_value = _positive("FixedLossScaleUpdateCell", "loss_scale_value", loss_scale_value)
+        self.loss_scale_value = check_number("FixedLossScaleUpdateCell", "loss_scale_value", loss_scale_value, 0.0)
 
     def get_loss_scale(self) -> float:
         return self.loss_scale_value
