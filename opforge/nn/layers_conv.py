@@ -81,21 +81,26 @@ class Conv2d(Cell):
         self.stride = _positive_pair(cls, "stride", stride)
         self.dilation = _positive_pair(cls, "dilation", dilation)
         self.pad_mode, self.padding, self.has_bias, self.data_format = pad_mode, padding, has_bias, data_format
-        self.conv2d = ops.Conv2D(
+        self.conv2d = self._convolution()
+        self.weight = Parameter(_init.initializer(weight_init, self._weight_shape(), dtype), "weight")
+        self.bias = Parameter(_init.initializer(bias_init, (self.out_channels,), dtype), "bias") if has_bias else None
+        self.bias_add = ops.BiasAdd()
+
+    def _convolution(self):
+        return ops.Conv2D(
             out_channel=self.out_channels,
             kernel_size=self.kernel_size,
             mode=1,
-            pad_mode=pad_mode,
-            pad=padding,
+            pad_mode=self.pad_mode,
+            pad=self.padding,
             stride=self.stride,
             dilation=self.dilation,
             group=self.group,
-            data_format=data_format,
+            data_format=self.data_format,
         )
-        shape = (self.out_channels, self.in_channels // self.group, *self.kernel_size)
-        self.weight = Parameter(_init.initializer(weight_init, shape, dtype), "weight")
-        self.bias = Parameter(_init.initializer(bias_init, (self.out_channels,), dtype), "bias") if has_bias else None
-        self.bias_add = ops.BiasAdd()
+
+    def _weight_shape(self) -> tuple:
+        return (self.out_channels, self.in_channels // self.group, *self.kernel_size)
 
     def construct(self, x):
         params = self._params
@@ -152,22 +157,21 @@ class Conv2dTranspose(Conv2d):
             )
         self.output_padding = output_padding
         self.pads = (padding,) * 4 if isinstance(padding, int) else tuple(padding)
-        # The Conv2D it reverses maps out_channels to in_channels: its weight is this one's.
-        shape = (self.in_channels, self.out_channels // self.group, *self.kernel_size)
-        self.weight = Parameter(_init.initializer(weight_init, shape, dtype), "weight")
-        if has_bias:  # after the weight again, as MindSpore orders them
-            bias = self.bias
-            del self.bias
-            self.bias = bias
-        self.conv2d_transpose = ops.Conv2DTranspose(
+
+    def _convolution(self):  # (self.conv2d: the Conv2DTranspose)
+        return ops.Conv2DTranspose(
             out_channel=self.in_channels,
             kernel_size=self.kernel_size,
-            pad_mode=pad_mode,
-            pad=padding,
+            pad_mode=self.pad_mode,
+            pad=self.padding,
             stride=self.stride,
             dilation=self.dilation,
             group=self.group,
         )
+
+    def _weight_shape(self) -> tuple:
+        # The Conv2D it reverses maps out_channels to in_channels: its weight is this one's.
+        return (self.in_channels, self.out_channels // self.group, *self.kernel_size)
 
     def _out_size(self, size: int, axis: int) -> int:
         stride, dilation, k = self.stride[axis], self.dilation[axis], self.kernel_size[axis]
@@ -186,7 +190,7 @@ class Conv2dTranspose(Conv2d):
         n, _, h, w = x.shape
         params = self._params
         size = (n, self.out_channels, self._out_size(h, 0), self._out_size(w, 1))
-        out = self.conv2d_transpose(x, params["weight"], size)
+        out = self.conv2d(x, params["weight"], size)
         if self.has_bias:
             out = self.bias_add(out, params["bias"])
         return out
