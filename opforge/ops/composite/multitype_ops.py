@@ -72,15 +72,17 @@ class HyperMap:
     sequences' elements, recursively through nested tuples and lists; a non-sequence argument goes to
     every call as it is."""
 
+    recursive = True
+
     def __init__(self, ops=None, reverse: bool = False):
         self.ops = ops
         self.reverse = reverse
 
     def __call__(self, *args):
         fn, args = (self.ops, args) if self.ops is not None else (args[0], args[1:])
-        return self._map(fn, args, recursive=True)
+        return self._map(fn, args)
 
-    def _map(self, fn, args, recursive: bool):
+    def _map(self, fn, args):
         seqs = [a for a in args if isinstance(a, (tuple, list))]
         if not seqs:
             return fn(*args)
@@ -89,17 +91,14 @@ class HyperMap:
             raise ValueError(
                 f"For '{type(self).__name__}', the sequences must have one length, but got {[len(s) for s in seqs]}."
             )
-        order = range(n - 1, -1, -1) if self.reverse else range(n)
-        out = {}
-        for i in order:
+        out = [None] * n
+        for i in reversed(range(n)) if self.reverse else range(n):  # (reverse: the calls' order)
             items = tuple(a[i] if isinstance(a, (tuple, list)) else a for a in args)
-            out[i] = self._map(fn, items, recursive) if recursive else fn(*items)
-        return type(seqs[0])(out[i] for i in range(n))
+            out[i] = self._map(fn, items) if self.recursive else fn(*items)
+        return type(seqs[0])(out)
 
 
 class Map(HyperMap):
     """``Map(ops=None)(fn, *sequences)``: ``fn`` applied to the sequences' elements, one level deep."""
 
-    def __call__(self, *args):
-        fn, args = (self.ops, args) if self.ops is not None else (args[0], args[1:])
-        return self._map(fn, args, recursive=False)
+    recursive = False
