@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from opforge import Tensor
-from opforge.primitives import PrimitiveWithInfer, prim_attr_register
+from opforge.primitives import Primitive, PrimitiveWithInfer, prim_attr_register
 
 
 def user_op(name: str):
@@ -32,3 +32,12 @@ def assert_same_outputs(got, want, where: str) -> None:
         return
     assert got.dtype == want.dtype and got.shape == want.shape, where
     np.testing.assert_array_equal(got.asnumpy(), want.asnumpy(), err_msg=where)
+
+
+def called_primitive(variant):
+    """The primitive a sweep variant calls: the variant itself, or the primitive of a wrapper that keeps one
+    of its outputs (``picks_output``: op_db's ``_Output`` and ``_Call``); None for a wrapper that does more
+    (copies its inputs into Parameters)."""
+    if getattr(type(variant), "picks_output", False):
+        return variant.__dict__["prim"]
+    return variant if isinstance(variant, Primitive) else None

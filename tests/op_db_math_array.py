@@ -57,6 +57,8 @@ class _Output:
     """One output of a multi-output primitive. The sweep compares one Tensor per call, so a record
     checks each output of MaximumGrad / MinimumGrad through its own variant."""
 
+    picks_output = True  # a call of ``prim`` itself, one output kept (the jit sweeps call ``prim``)
+
     def __init__(self, prim, index: int):
         self.prim = prim
         self.index = index

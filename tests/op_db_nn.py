@@ -65,6 +65,8 @@ def _scalar(value) -> float:
 class _Output:
     """Calls ``prim`` and gives its output ``index`` (the sweep compares one Tensor)."""
 
+    picks_output = True  # a call of ``prim`` itself, one output kept (the jit sweeps call ``prim``)
+
     def __init__(self, prim, index: int):
         self.__dict__.update(prim=prim, index=index)
 

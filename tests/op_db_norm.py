@@ -226,6 +226,8 @@ class _Call:
     """Calls ``prim`` and gives its output ``index`` (the sweep compares one Tensor), like op_db_nn's
     ``_Output``; the bad-input campaign unwraps ``__dict__["prim"]`` and calls the primitive itself."""
 
+    picks_output = True  # a call of ``prim`` itself, one output kept (the jit sweeps call ``prim``)
+
     def __init__(self, prim, index):
         self.__dict__.update(prim=prim, index=index)
 

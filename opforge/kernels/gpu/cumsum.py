@@ -76,29 +76,21 @@ def _cumsum_loop(spec, function, kernel):
 
 
 def _dropout_loop(spec, function, kernel):
+    """Dropout (its seeds attrs: the key made here) and DropoutExt (its seeds inputs, read on the device):
+    ``DropoutKernel(x, out, mask, n, key, keep_prob)``, ``DropoutExtKernel(x, seed, offset, out, mask, n,
+    keep_prob)``."""
     device, runtime = spec.device, spec.device.runtime
     n = math.prod(spec.in_shapes[0])
-    key = np.uint64(dropout_key(int(spec.attrs.get("Seed0", 0)), int(spec.attrs.get("Seed1", 0))))
-    keep_prob = np.float64(spec.attrs.get("keep_prob", 0.5))
+    if spec.op_name == "DropoutExt":
+        key, keep_prob = (), np.float64(1.0 - spec.attrs.get("p", 0.5))
+    else:
+        key = (np.uint64(dropout_key(int(spec.attrs.get("Seed0", 0)), int(spec.attrs.get("Seed1", 0)))),)
+        keep_prob = np.float64(spec.attrs.get("keep_prob", 0.5))
     np_dtype = spec.entry.attr.outputs[0].np_dtype
 
     def run(arrays):
         out, mask = device.empty(spec.out_shapes[0], np_dtype), device.empty(spec.out_shapes[1], np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], out, mask, np.int64(n), key, keep_prob))
-        return out, mask
-
-    return run
-
-
-def _dropout_ext_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
-    n = math.prod(spec.in_shapes[0])
-    keep_prob = np.float64(1.0 - spec.attrs.get("p", 0.5))
-    np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        out, mask = device.empty(spec.out_shapes[0], np_dtype), device.empty(spec.out_shapes[1], np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], arrays[2], out, mask, np.int64(n), keep_prob))
+        launch_1d(runtime, function, n, (*arrays, out, mask, np.int64(n), *key, keep_prob))
         return out, mask
 
     return run
@@ -130,5 +122,5 @@ def _make_cumsum(attr) -> CudaKernel:
 
 mirror_cpu_kernels("CumSum", _make_cumsum)
 mirror_cpu_kernels("Dropout", _make("DropoutKernel", _dropout_loop))
-mirror_cpu_kernels("DropoutExt", _make("DropoutExtKernel", _dropout_ext_loop))
+mirror_cpu_kernels("DropoutExt", _make("DropoutExtKernel", _dropout_loop))
 mirror_cpu_kernels("DropoutGrad", _make("DropoutGradKernel", _dropout_grad_loop))
