@@ -691,23 +691,30 @@ class FastPlan {
 };
 
 PyObject* ConstantKey(PyObject* value);
+bool IsConstant(PyObject* value);
 PyObject* g_tensors_str = nullptr;  // "tensors", interned
 
 // The cache key of a tuple or list of Tensors (AddN's, Concat's), ("tensors", type, (metas...)) (a new
 // reference), or null with no error set when `value` is not a non-empty one.
+// Whether `value` is a non-empty tuple or list of Tensors.
+bool IsTensorSequence(PyObject* value) {
+  if ((!PyTuple_CheckExact(value) && !PyList_CheckExact(value)) || Py_SIZE(value) == 0) return false;
+  for (Py_ssize_t i = 0; i < Py_SIZE(value); ++i) {
+    if (!PyObject_TypeCheck(PySequence_Fast_GET_ITEM(value, i), g_tensor.type)) return false;
+  }
+  return true;
+}
+
 PyObject* SequenceKey(PyObject* value) {
-  if (!PyTuple_CheckExact(value) && !PyList_CheckExact(value)) return nullptr;
+  if (!IsTensorSequence(value)) return nullptr;
   const Py_ssize_t n = Py_SIZE(value);
-  if (n == 0) return nullptr;
   py::object metas = py::reinterpret_steal<py::object>(PyTuple_New(n));
   if (!metas) {
     PyErr_Clear();
     return nullptr;
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PySequence_Fast_GET_ITEM(value, i);
-    if (!PyObject_TypeCheck(item, g_tensor.type)) return nullptr;
-    PyObject* meta = Slot(item, g_tensor.meta_offset);
+    PyObject* meta = Slot(PySequence_Fast_GET_ITEM(value, i), g_tensor.meta_offset);
     Py_INCREF(meta);
     PyTuple_SET_ITEM(metas.ptr(), i, meta);
   }
@@ -918,6 +925,14 @@ PyObject* ConstantKey(PyObject* value) {
   PyObject* key = encoder.Constant(value) ? encoder.Key() : nullptr;
   if (key == nullptr) PyErr_Clear();
   return key;
+}
+
+// Whether ConstantKey takes `value` (encoded on the stack; no key made).
+bool IsConstant(PyObject* value) {
+  AttrsEncoder encoder(nullptr, nullptr);
+  const bool taken = encoder.Constant(value);
+  if (!taken) PyErr_Clear();
+  return taken;
 }
 
 PyObject* g_freeze = nullptr;  // opforge.dispatch.plan.freeze, the fallback of FreezeAttrs
@@ -1481,11 +1496,7 @@ class Program {
 // of Tensors or a constant that ConstantKey takes (no NumPy scalar to make a Python number first).
 bool AllPlain(PyObject* const* args, Py_ssize_t n) {
   for (Py_ssize_t i = 0; i < n; ++i) {
-    if (ArgKey(args[i]) != nullptr) continue;
-    PyObject* key = SequenceKey(args[i]);
-    if (key == nullptr) key = ConstantKey(args[i]);
-    if (key == nullptr) return false;
-    Py_DECREF(key);
+    if (ArgKey(args[i]) == nullptr && !IsTensorSequence(args[i]) && !IsConstant(args[i])) return false;
   }
   return true;
 }
