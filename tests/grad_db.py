@@ -624,6 +624,13 @@ def _cumsum_samples(prim, rng):
     yield GradSample((uniform((5,), rng=rng), 0), "x[5] axis=0")
 
 
+def _cumprod_samples(prim, rng):
+    # Away from 0 (the gradient divides by x), of either sign.
+    for shape, axis in (((3, 4), 1), ((2, 3, 4), -3), ((5,), 0)):
+        x = rng.uniform(0.5, 1.5, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+        yield GradSample((x, axis), f"x{list(shape)} axis={axis}")
+
+
 def _dropout_ext_samples(prim, rng):
     for shape, offset in (((7,), 0), ((3, 4), 11)):
         seeds = (np.array(3, np.int64), np.array(offset, np.int64))
@@ -846,6 +853,20 @@ GRAD_DB_LIST = [
             },
         ),
         _cumsum_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "CumProd",
+        _variants(
+            "CumProd",
+            **{
+                "": {},
+                "exclusive": {"exclusive": True},
+                "reverse": {"reverse": True},
+                "both": {"exclusive": True, "reverse": True},
+            },
+        ),
+        _cumprod_samples,
         second_order=True,
     ),
     GradRecord(
@@ -1184,6 +1205,19 @@ def _gather_nd_samples(prim, rng):
         yield GradSample((uniform(xshape, rng=rng), np.asarray(idx, np.int64)), f"x{list(xshape)}")
 
 
+def _tensor_scatter_samples(prim, rng):
+    # A repeated row for TensorScatterAdd; distinct rows for TensorScatterUpdate (of equal rows only the
+    # last one's value is read).
+    if "Add" in prim.name:
+        cases = [((4, 3), [[1, 2], [1, 2], [0, 0]]), ((3, 4), [[2], [2]])]
+    else:
+        cases = [((4, 3), [[1, 2], [0, 1], [0, 0]]), ((3, 4), [[2], [0]])]
+    for xshape, idx in cases:
+        idx = np.asarray(idx, np.int64)
+        updates = uniform(idx.shape[:-1] + xshape[idx.shape[-1] :], rng=rng)
+        yield GradSample((uniform(xshape, rng=rng), idx, updates), f"x{list(xshape)} indices{list(idx.shape)}")
+
+
 def _segment_grad_samples(prim, rng):
     for xshape, ids, n in [((4,), [0, 2, 0, 1], 3), ((3, 2), [1, 1, 0], 2), ((2, 2, 2), [[0, 1], [3, 1]], 4)]:
         yield GradSample((uniform(xshape, rng=rng), np.asarray(ids, np.int32), n), f"x{list(xshape)} n={n}")
@@ -1221,6 +1255,8 @@ ARRAY_GRAD_RECORDS = [
     ),
     GradRecord("Gather", _variants("Gather"), _gather_samples, second_order=True),
     GradRecord("GatherNd", _variants("GatherNd"), _gather_nd_samples, second_order=True),
+    GradRecord("TensorScatterUpdate", _variants("TensorScatterUpdate"), _tensor_scatter_samples, second_order=True),
+    GradRecord("TensorScatterAdd", _variants("TensorScatterAdd"), _tensor_scatter_samples, second_order=True),
     GradRecord("UnsortedSegmentSum", _variants("UnsortedSegmentSum"), _segment_grad_samples, second_order=True),
     GradRecord(
         "AddN",
@@ -1372,6 +1408,9 @@ NON_DIFFERENTIABLE = {
     "ApplyAdagrad",
     "AdamWeightDecay",
     "ScatterNdUpdate",
+    "ScatterNdAdd",
+    "ScatterUpdate",
+    "ScatterAdd",
 }
 # Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss, the
 # recurrent layers) is not implemented: differentiating through one raises a TypeError naming it.

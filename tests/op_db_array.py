@@ -536,38 +536,63 @@ def _gather_nd_errors():
     ]
 
 
+SCATTER_CASES = [((5,), (3, 1)), ((4, 5), (2, 2)), ((4, 5), (3, 1)), ((2, 3, 4), (2, 2)), ((3,), (0, 1))]
+SCATTER_CASES += [((LARGE[0], 64), (100, 1))]
+
+
 def _scatter_samples(record, prim, ins, outs, rng):
-    for xshape, ishape in [((5,), (3, 1)), ((4, 5), (2, 2)), ((4, 5), (3, 1)), ((2, 3, 4), (2, 2)), ((3,), (0, 1))]:
+    """Distinct rows for the updates (the GPU writes any one of equal rows); repeated rows too for the adds.
+    A row-indexed scatter (ScatterAdd, ScatterUpdate) takes the N-d case's indices without their last dim."""
+    adds = "Add" in prim.name
+    for xshape, ishape in SCATTER_CASES + ([((6, 3), (9, 1)), ((7,), (40, 1))] if adds else []):
         x = make_array(xshape, ins[0], rng)
-        k = ishape[-1]
-        # distinct rows, so the result does not depend on the order of writes
-        flat = rng.permutation(int(np.prod(xshape[:k])))[: int(np.prod(ishape[:-1]))]
+        k = 1 if prim.row_indices else ishape[-1]
+        ishape = ishape[:-1] + (k,)
+        rows, slots = int(np.prod(ishape[:-1])), int(np.prod(xshape[:k]))
+        flat = rng.integers(0, slots, size=rows) if rows > slots else rng.permutation(slots)[:rows]
         idx = np.stack(np.unravel_index(flat, xshape[:k]), axis=-1).reshape(ishape).astype(ins[1].np_dtype)
+        if prim.row_indices:
+            idx = idx[..., 0]
         updates = make_array(ishape[:-1] + xshape[k:], ins[2], rng)
-        yield Sample((x, idx, updates), desc=f"x{list(xshape)} indices{list(ishape)}")
+        yield Sample((x, idx, updates), desc=f"x{list(xshape)} indices{list(idx.shape)}")
 
 
 def _scatter_ref(prim, x, indices, updates):
     out = x.copy()
-    k = indices.shape[-1]
-    out[tuple(indices[..., d] for d in range(k))] = updates
+    where = (indices,) if prim.row_indices else tuple(indices[..., d] for d in range(indices.shape[-1]))
+    if "Add" in prim.name:
+        with np.errstate(over="ignore"):
+            np.add.at(out, where, updates)
+    else:
+        out[where] = updates
     return out
 
 
-def _scatter_errors():
-    f = ops.ScatterNdUpdate
+def _scatter_add_mag(prim, x, indices, updates):
+    """The sum of |terms| at each element (float16 rounds at every add of a repeated row)."""
+    return _scatter_ref(prim, np.abs(x.astype(np.float64)), indices, np.abs(updates.astype(np.float64)))
+
+
+def _scatter_errors(f):
     i32 = mstype.int32
-    return [
+    x = _p if f.inplace else _t
+    row = (lambda *shape: shape[:-1]) if f.row_indices else (lambda *shape: shape)  # an index's shape
+    errors = [
         ErrorInput(
             "index-out-of-range",
-            lambda: f()(_p((3,)), Tensor(np.array([[3]], np.int32)), _t((1,))),
+            lambda: f()(x((3,)), Tensor(np.full(row(1, 1), 3, np.int32)), _t((1,))),
             KernelError,
             "[3]",
         ),
-        ErrorInput("updates-shape", lambda: f()(_p((3,)), _t((2, 1), i32), _t((3,))), ValueError, "updates"),
-        ErrorInput("not-a-parameter", lambda: f()(_t((3,)), _t((1, 1), i32), _t((1,))), TypeError, "Parameter"),
-        ErrorInput("use_locking-int", lambda: f(use_locking=1), TypeError, "use_locking"),
+        ErrorInput("updates-shape", lambda: f()(x((3,)), _t(row(2, 1), i32), _t((3,))), ValueError, "updates"),
+        ErrorInput("float-indices", lambda: f()(x((3,)), _t(row(1, 1)), _t((1,))), TypeError, "indices"),
     ]
+    if f.inplace:
+        errors += [
+            ErrorInput("not-a-parameter", lambda: f()(_t((3,)), _t(row(1, 1), i32), _t((1,))), TypeError, "Parameter"),
+            ErrorInput("use_locking-int", lambda: f(use_locking=1), TypeError, "use_locking"),
+        ]
+    return errors
 
 
 def _segment_samples(record, prim, ins, outs, rng):
@@ -835,15 +860,23 @@ RECORDS = [
         exact=True,
         error_inputs=_gather_nd_errors,
     ),
-    OpRecord(
-        "ScatterNdUpdate",
-        {"": ops.ScatterNdUpdate},
-        _scatter_samples,
-        _scatter_ref,
-        args=(Arg(), Arg(), Arg()),
-        exact=True,
-        params=(0,),
-        error_inputs=_scatter_errors,
+    *(
+        OpRecord(
+            name,
+            {"": getattr(ops, name)},
+            _scatter_samples,
+            _scatter_ref,
+            args=(Arg(), Arg(), Arg()),
+            exact="Add" not in name,
+            magnitude=_scatter_add_mag if "Add" in name else None,
+            # half types round at each add of a repeated row (as NumPy's add.at in them): half an ulp of
+            # the partial sum per add, up to about 6 adds per element in these samples
+            mag_tols={"Float16": 3e-3, "BFloat16": 1.2e-2},
+            params=(0,) if getattr(ops, name).inplace else (),
+            error_inputs=lambda name=name: _scatter_errors(getattr(ops, name)),
+        )
+        for name in ("ScatterNdUpdate", "ScatterNdAdd", "ScatterUpdate", "ScatterAdd")
+        + ("TensorScatterUpdate", "TensorScatterAdd")
     ),
     OpRecord(
         "UnsortedSegmentSum",

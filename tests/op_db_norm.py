@@ -645,8 +645,35 @@ def _cumsum_mag(prim, x, axis):
     return _cumsum_ref(prim, np.abs(x.astype(np.float64)), axis)
 
 
-def _cumsum_errors():
-    f = ops.CumSum
+def _cumprod_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape, axis in CUMSUM_CASES:
+        if dtype.kind == "i":
+            x = rng.integers(-3, 4, size=shape)
+        else:  # magnitudes about 1, so long products neither vanish nor overflow at once
+            x = rng.uniform(0.8, 1.25, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+        yield Sample((np.asarray(x).astype(dtype.np_dtype), axis), desc=f"x{list(shape)} axis={axis}")
+    if dtype.kind == "i":
+        info = np.iinfo(dtype.np_dtype)
+        yield Sample((np.array([info.max, 3, info.max], dtype.np_dtype), 0), desc="integer overflow wraps")
+    else:
+        v = np.array([2.0, math.inf, 0.0, math.nan, 3.0]).astype(dtype.np_dtype)
+        yield Sample((v, 0), desc="inf, 0 and NaN propagate")
+
+
+def _cumprod_ref(prim, x, axis):
+    """Products in float64 (the kernels' double or float accumulator), rounded once; integers wrap."""
+    if x.ndim == 0:
+        return x if not prim.exclusive else np.ones_like(x)
+    y = np.flip(x, axis) if prim.reverse else x
+    with np.errstate(all="ignore"):
+        c = np.cumprod(y, axis=axis, dtype=x.dtype if x.dtype.kind in "iu" else np.float64)
+    if prim.exclusive and c.shape[axis]:  # shift by one: the product of the elements before
+        c = np.concatenate([np.ones_like(np.take(c, [0], axis)), np.take(c, range(c.shape[axis] - 1), axis)], axis)
+    return (np.flip(c, axis) if prim.reverse else c).astype(x.dtype)
+
+
+def _cumsum_errors(f=ops.CumSum):
     return [
         ErrorInput("axis-out-of-range", lambda: f()(_t((2, 3)), 2), ValueError, "axis"),
         ErrorInput("axis-float", lambda: f()(_t((2, 3)), 1.0), TypeError, "axis"),
@@ -830,6 +857,18 @@ RECORDS += [
         _cumsum_ref,
         magnitude=_cumsum_mag,
         error_inputs=_cumsum_errors,
+    ),
+    OpRecord(
+        "CumProd",
+        {
+            "": ops.CumProd,
+            "exclusive": lambda: ops.CumProd(exclusive=True),
+            "reverse": lambda: ops.CumProd(reverse=True),
+            "exclusive,reverse": lambda: ops.CumProd(True, True),
+        },
+        _cumprod_samples,
+        _cumprod_ref,
+        error_inputs=lambda: _cumsum_errors(ops.CumProd),
     ),
     OpRecord(
         "Dropout",

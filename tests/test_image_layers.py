@@ -1,5 +1,5 @@
-"""nn.PixelShuffle / ops.pixel_shuffle and nn.Upsample / ops.interpolate (nearest) against NumPy and
-MindSpore's documented example, with gradients through them."""
+"""nn.PixelShuffle / ops.pixel_shuffle and nn.Upsample / ops.interpolate (nearest) against NumPy and MindSpore's
+documented example, with gradients through them. (Bilinear and linear modes: tests/test_resize_bilinear.py.)"""
 
 from __future__ import annotations
 
@@ -55,8 +55,8 @@ def test_interpolate_nearest_scale_factor_ranks_and_gradient(rng):
     np.testing.assert_array_equal(up(Tensor(x4)).asnumpy(), x4[:, :, rows][:, :, :, cols])
     g = opforge.grad(lambda t: ops.upsample(t, size=(6, 10)).sum())(Tensor(x4))
     np.testing.assert_allclose(g.asnumpy(), np.full_like(x4, 4.0))  # each input copied 2 x 2 times
-    with pytest.raises(ValueError, match="only mode 'nearest'"):
-        nn.Upsample(size=2, mode="bilinear")
+    with pytest.raises(ValueError, match="the 'mode' must be one of"):
+        nn.Upsample(size=2, mode="bicubic")  # bilinear and linear: tests/test_resize_bilinear.py
     with pytest.raises(ValueError, match="exactly one"):
         ops.interpolate(Tensor(x4))
     with pytest.raises(ValueError, match="align_corners"):

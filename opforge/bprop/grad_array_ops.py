@@ -300,6 +300,24 @@ def get_bprop_gather_nd(self):
     return bprop
 
 
+@bprop_getters.register(P.TensorScatterUpdate)
+def get_bprop_tensor_scatter_update(self):
+    # The written slices take their gradient from dout there; x keeps dout elsewhere.
+    def bprop(x, indices, updates, out, dout):
+        dx = F.tensor_scatter_update(dout, indices, zeros_like(updates))
+        return dx, zeros_like(indices), F.gather_nd(dout, indices)
+
+    return bprop
+
+
+@bprop_getters.register(P.TensorScatterAdd)
+def get_bprop_tensor_scatter_add(self):
+    def bprop(x, indices, updates, out, dout):
+        return dout, zeros_like(indices), F.gather_nd(dout, indices)
+
+    return bprop
+
+
 def _scatter_last(dvalues, indices, x_shape):
     """Zeros of ``x_shape`` with ``dvalues[..., j]`` added at ``[..., indices[..., j]]`` (the last dim)."""
     n = x_shape[-1]

@@ -379,6 +379,18 @@ def get_bprop_cumsum(self):
     return bprop
 
 
+@bprop_getters.register(P.CumProd)
+def get_bprop_cumprod(self):
+    # MindSpore's rule: dx_i = sum over k of dout_k * out_k / x_i for the k whose product holds x_i, a
+    # cumulative sum the other way round divided by x (non-finite where x is 0).
+    backward = P.CumSum(exclusive=self.exclusive, reverse=not self.reverse)
+
+    def bprop(x, axis, out, dout):
+        return backward(dout * out, axis) / x, None
+
+    return bprop
+
+
 @bprop_getters.register(P.Conj)
 def get_bprop_conj(self):
     # conj is R-linear: its adjoint is conj itself.

@@ -1,20 +1,23 @@
 """``opforge.dataset``: MindSpore's ``mindspore.dataset`` for the datasets training scripts build in Python.
 
 Sources: ``GeneratorDataset`` (a generator function, an iterable, or a random-access object with
-``__getitem__`` and ``__len__``) and ``NumpySlicesDataset`` (slices of arrays, lists or a dict of columns).
+``__getitem__`` and ``__len__``), ``NumpySlicesDataset`` (slices of arrays, lists or a dict of columns) and
+the file readers of ``opforge.dataset.readers``: ``MnistDataset``, ``Cifar10Dataset``, ``Cifar100Dataset``,
+``ImageFolderDataset``.
 Operations return new datasets: ``batch``, ``shuffle``, ``map``, ``repeat``, ``take``, ``skip``,
 ``project``, ``rename``. Iterate with ``create_tuple_iterator`` / ``create_dict_iterator`` (Tensors by
 default, NumPy arrays with ``output_numpy=True``) or ``for row in dataset``.
 
 Rows are tuples of NumPy arrays, one per column. A random-access source with ``shuffle=True`` (its
 default) is read in a new random order each epoch, drawn from ``config.set_seed``'s seed when set;
-``num_shards`` / ``shard_id`` give each rank of a data-parallel job its share. ``num_parallel_workers > 1``
+``num_shards`` / ``shard_id`` give each rank of a data-parallel job its share (of one order that every
+rank draws, from MindSpore's default seed 5489 when none is set). ``num_parallel_workers > 1``
 reads a random-access source and runs ``map`` in worker processes (threads with
 ``python_multiprocessing=False``), keeping the order of the rows. An error in a user's source or map
 function is raised as a ``RuntimeError`` naming the dataset operation and the columns, chained to the
 original exception (its traceback follows).
 
-Not here: the file-format readers (MindRecord, TFRecord, ImageFolder, MNIST, ...), samplers beyond
+Not here: the MindRecord and TFRecord readers (and the other formats' readers), samplers beyond
 shuffling and sharding, ``bucket_batch_by_length``, padded batches, dataset sink mode.
 """
 
@@ -31,7 +34,18 @@ import numpy as np
 from opforge.dataset import config, transforms, vision
 from opforge.tensor import Tensor
 
-__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "config", "transforms", "vision"]
+__all__ = [
+    "Dataset",
+    "GeneratorDataset",
+    "NumpySlicesDataset",
+    "MnistDataset",
+    "Cifar10Dataset",
+    "Cifar100Dataset",
+    "ImageFolderDataset",
+    "config",
+    "transforms",
+    "vision",
+]
 
 
 def _as_row(value, columns: list, where: str) -> tuple:
@@ -134,8 +148,15 @@ def _check_positive(where: str, name: str, value) -> int:
 # Sources
 
 
-def _epoch_rng(epoch: int) -> np.random.Generator:
+_SHARED_SEED = 5489  # MindSpore's default dataset seed
+
+
+def _epoch_rng(epoch: int, shared: bool = False) -> np.random.Generator:
+    """The epoch's shuffle: from ``config``'s seed; without one, fresh entropy, or for a ``shared`` shuffle
+    (the shards of a data-parallel job, which must split one order) MindSpore's default seed."""
     seed = config.get_seed()
+    if seed is None and shared:
+        seed = _SHARED_SEED
     if seed is None:
         return np.random.default_rng()
     return np.random.default_rng([seed, epoch])
@@ -165,9 +186,9 @@ class _Source(Dataset):
 
     def _indices(self, epoch: int) -> np.ndarray:
         idx = np.arange(self._length)
-        if self._shuffle:
-            idx = _epoch_rng(epoch).permutation(self._length)
         num_shards, shard_id = self._shards
+        if self._shuffle:
+            idx = _epoch_rng(epoch, shared=num_shards is not None).permutation(self._length)
         if num_shards is not None:  # every shard the same size (MindSpore pads by wrapping around)
             per = -(-self._length // num_shards)
             idx = np.resize(idx, per * num_shards)[shard_id::num_shards]
@@ -511,3 +532,7 @@ class _Rename(_Op):
 
     def _rows(self, epoch):
         return self.parent._rows(epoch)
+
+
+# The file readers subclass _Source, so they are imported once it is defined.
+from opforge.dataset.readers import Cifar10Dataset, Cifar100Dataset, ImageFolderDataset, MnistDataset  # noqa: E402

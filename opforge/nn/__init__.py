@@ -68,10 +68,12 @@ from opforge.nn.layers_conv import (
     Conv1d,
     Conv2d,
     Conv2dTranspose,
+    Conv3d,
     MaxPool1d,
     MaxPool2d,
+    Unfold,
 )
-from opforge.nn.layers_image import PixelShuffle, Upsample
+from opforge.nn.layers_image import PixelShuffle, ResizeBilinear, Upsample
 from opforge.nn.learning_rate_schedule import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -84,7 +86,9 @@ from opforge.nn.learning_rate_schedule import (
 from opforge.nn.loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    FocalLoss,
     KLDivLoss,
     L1Loss,
     LossBase,
@@ -170,8 +174,11 @@ __all__ = [
     "Conv1d",
     "MaxPool1d",
     "AvgPool1d",
+    "Conv3d",
+    "Unfold",
     "PixelShuffle",
     "Upsample",
+    "ResizeBilinear",
     "Flatten",
     "Dropout",
     "BatchNorm1d",
@@ -213,6 +220,8 @@ __all__ = [
     "CrossEntropyLoss",
     "BCELoss",
     "KLDivLoss",
+    "FocalLoss",
+    "CosineEmbeddingLoss",
     "Optimizer",
     "SGD",
     "Momentum",

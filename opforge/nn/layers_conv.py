@@ -1,16 +1,22 @@
 """Convolution and pooling layers (MindSpore's ``nn.Conv2d``, ``nn.MaxPool2d``, ``nn.AvgPool2d``,
 ``nn.AdaptiveAvgPool2d``), NCHW, built from the Conv2D, BiasAdd, MaxPool, AvgPool and AdaptiveAvgPool2D
 primitives; ``nn.Conv1d``, ``nn.MaxPool1d`` and ``nn.AvgPool1d`` as MindSpore builds them, the 2-D ones over
-an inserted H dim of 1 (ExpandDims, then Squeeze)."""
+an inserted H dim of 1 (ExpandDims, then Squeeze); ``nn.Conv3d`` (NCDHW) on ``ops.Conv3D`` and ``nn.Unfold``
+(image patches), both composed of other primitives (opforge/ops/frontend_conv.py)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.geometry import conv_output_and_pads
 from opforge.nn import init as _init
 from opforge.nn.cell import Cell
+from opforge.ops import frontend_conv
+from opforge.primitives._utils import require_known
 from opforge.tensor import Parameter, Tensor
 
 __all__ = [
@@ -22,19 +28,22 @@ __all__ = [
     "Conv1d",
     "MaxPool1d",
     "AvgPool1d",
+    "Conv3d",
+    "Unfold",
 ]
 
 
-def _positive_pair(cell, name, value) -> tuple:
+def _positive_tuple(cell, name, value, n: int = 2) -> tuple:
+    """A positive int (for each of the ``n`` spatial dims) or a tuple of ``n`` positive ints."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        value = (int(value), int(value))
+        value = (int(value),) * n
     if (
         not isinstance(value, tuple)
-        or len(value) != 2
+        or len(value) != n
         or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0 for v in value)
     ):
         raise ValueError(
-            f"For '{cell}', the '{name}' must be a positive int or a tuple of 2 positive ints, but got {value!r}."
+            f"For '{cell}', the '{name}' must be a positive int or a tuple of {n} positive ints, but got {value!r}."
         )
     return tuple(int(v) for v in value)
 
@@ -45,8 +54,11 @@ class Conv2d(Cell):
     ``x`` is [N, in_channels, H, W]; ``weight`` [out_channels, in_channels / group, kh, kw]; ``bias``
     [out_channels] when ``has_bias``. ``pad_mode`` "same" (default), "valid" or "pad" (with
     ``padding``: an int or (top, bottom, left, right)); ``stride`` and ``dilation`` an int or a pair.
-    ``weight_init`` / ``bias_init`` take anything ``nn.init.initializer`` takes.
+    ``weight_init`` / ``bias_init`` take anything ``nn.init.initializer`` takes, or None: MindSpore 2.x's
+    defaults, ``HeUniform(negative_slope=sqrt(5))`` and ``Uniform(1 / sqrt(fan_in))``.
     """
+
+    _spatial = 2  # the spatial dims of kernel_size, stride and dilation
 
     def __init__(
         self,
@@ -77,12 +89,18 @@ class Conv2d(Cell):
         if not isinstance(has_bias, bool):
             raise TypeError(f"For '{cls}', the 'has_bias' must be bool, but got {type(has_bias).__name__}.")
         self.in_channels, self.out_channels, self.group = int(in_channels), int(out_channels), int(group)
-        self.kernel_size = _positive_pair(cls, "kernel_size", kernel_size)
-        self.stride = _positive_pair(cls, "stride", stride)
-        self.dilation = _positive_pair(cls, "dilation", dilation)
+        self.kernel_size = _positive_tuple(cls, "kernel_size", kernel_size, self._spatial)
+        self.stride = _positive_tuple(cls, "stride", stride, self._spatial)
+        self.dilation = _positive_tuple(cls, "dilation", dilation, self._spatial)
         self.pad_mode, self.padding, self.has_bias, self.data_format = pad_mode, padding, has_bias, data_format
         self.conv2d = self._convolution()
-        self.weight = Parameter(_init.initializer(weight_init, self._weight_shape(), dtype), "weight")
+        shape = self._weight_shape()
+        if weight_init is None:  # MindSpore 2.x's default
+            weight_init = _init.HeUniform(negative_slope=math.sqrt(5))
+        if bias_init is None:
+            fan_in = math.prod(shape[1:])
+            bias_init = _init.Uniform(1 / math.sqrt(fan_in)) if fan_in else "zeros"
+        self.weight = Parameter(_init.initializer(weight_init, shape, dtype), "weight")
         self.bias = Parameter(_init.initializer(bias_init, (self.out_channels,), dtype), "bias") if has_bias else None
         self.bias_add = ops.BiasAdd()
 
@@ -202,8 +220,8 @@ class _Pool2d(Cell):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", data_format="NCHW"):
         super().__init__()
         name = type(self).__name__
-        self.kernel_size = _positive_pair(name, "kernel_size", kernel_size)
-        self.stride = _positive_pair(name, "stride", stride)
+        self.kernel_size = _positive_tuple(name, "kernel_size", kernel_size)
+        self.stride = _positive_tuple(name, "stride", stride)
         self.pad_mode = pad_mode
         self.pool = getattr(ops, self._prim)(
             kernel_size=self.kernel_size, strides=self.stride, pad_mode=pad_mode, data_format=data_format
@@ -374,3 +392,110 @@ class AvgPool1d(_Pool1d):
     "valid" or "same". The AvgPool primitive over an inserted H dim of 1. dtypes: AvgPool's."""
 
     _prim = "AvgPool"
+
+
+class Conv3d(Conv2d):
+    r"""3-D convolution layer (MindSpore's ``nn.Conv3d``) of ``x`` [N, in_channels, D, H, W] (NCDHW):
+    :math:`y = \mathrm{Conv3D}(x, W) + b`.
+
+    ``weight`` is [out_channels, in_channels / group, kd, kh, kw], ``bias`` [out_channels] when ``has_bias``;
+    ``kernel_size``, ``stride`` and ``dilation`` an int or a triple (d, h, w); ``pad_mode`` "same" (default),
+    "valid" or "pad" with ``padding`` an int, a triple (both sides of D, H and W) or (head, tail, top, bottom,
+    left, right). ``weight_init`` / ``bias_init`` as Conv2d's (None: MindSpore 2.x's HeUniform and Uniform).
+    ``ops.Conv3D`` has no kernel of its own: it runs as one Conv2D call per depth tap
+    (opforge/ops/frontend_conv.py), with MindSpore's dtypes float16 and float32.
+    """
+
+    _spatial = 3
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        pad_mode="same",
+        padding=0,
+        dilation=1,
+        group=1,
+        has_bias=False,
+        weight_init=None,
+        bias_init=None,
+        data_format="NCDHW",
+        dtype=mstype.float32,
+    ):
+        if isinstance(padding, tuple) and len(padding) == 3:  # (d, h, w): both sides of each
+            padding = tuple(p for p in padding for _ in range(2))
+        super().__init__(in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation, group, has_bias,
+                         weight_init, bias_init, data_format, dtype)  # fmt: skip
+
+    def _convolution(self):  # (self.conv2d: the Conv3D)
+        return frontend_conv.Conv3D(
+            out_channel=self.out_channels,
+            kernel_size=self.kernel_size,
+            mode=1,
+            pad_mode=self.pad_mode,
+            pad=self.padding,
+            stride=self.stride,
+            dilation=self.dilation,
+            group=self.group,
+            data_format=self.data_format,
+        )
+
+
+def _unfold_arg(name: str, value) -> tuple:
+    """``[1, row, col, 1]`` (a tuple or a list) as ``(row, col)``."""
+    what = name[:-1]  # ksize, stride, rate
+    form = f"[1, {what}_row, {what}_col, 1]"
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"For 'Unfold', the '{name}' must be a tuple or a list {form}, but got {type(value).__name__}.")
+    if len(value) != 4 or value[0] != 1 or value[3] != 1:
+        raise ValueError(f"For 'Unfold', the '{name}' must have the form {form}, but got {value!r}.")
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 for v in value[1:3]):
+        raise ValueError(
+            f"For 'Unfold', the {what}_row and {what}_col of '{name}' must be positive ints, but got {value!r}."
+        )
+    return int(value[1]), int(value[2])
+
+
+class Unfold(Cell):
+    r"""Image patches (MindSpore's ``nn.Unfold``, TensorFlow's ``extract_image_patches``): the windows of ``x``
+    [N, C, H, W] of ``ksizes`` [1, kh, kw, 1] with ``strides`` [1, sh, sw, 1] and ``rates`` (dilations)
+    [1, rh, rw, 1] as the channels of [N, kh * kw * C, Hout, Wout]. Channel ``(i * kw + j) * C + c`` is channel
+    c at window tap (i, j): output (r, s) of it is ``x_padded[n, c, r * sh + i * rh, s * sw + j * rw]``.
+
+    ``padding`` "valid" (default; ``Hout = (H - rh * (kh - 1) - 1) // sh + 1``) or "same" (``Hout = ceil(H /
+    sh)``, zero-padded by ``max(0, (Hout - 1) * sh + rh * (kh - 1) + 1 - H)``, the odd one after), either
+    case; W likewise. One StridedSlice per window tap, then Concat (``frontend_conv.window_taps``). dtypes:
+    any (bool, ints, floats, complex), on the CPU and the GPU.
+    """
+
+    def __init__(self, ksizes, strides, rates, padding="valid"):
+        super().__init__()
+        self.ksizes = _unfold_arg("ksizes", ksizes)
+        self.strides = _unfold_arg("strides", strides)
+        self.rates = _unfold_arg("rates", rates)
+        if not isinstance(padding, str):
+            raise TypeError(f"For 'Unfold', the 'padding' must be str, but got {type(padding).__name__}.")
+        if padding.lower() not in ("same", "valid"):
+            raise ValueError(f"For 'Unfold', the 'padding' must be 'same' or 'valid', but got {padding!r}.")
+        self.padding = padding.lower()
+
+    def construct(self, x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For 'Unfold', the input must be a Tensor, but got {type(x).__name__}.")
+        if x.ndim != 4:
+            raise ValueError(f"For 'Unfold', the input must be 4-D (N, C, H, W), but got shape {list(x.shape)}.")
+        require_known("Unfold", "input", x.shape, axes=(2, 3), why="its windows need the sizes")
+        pads = (0, 0, 0, 0)
+        if self.padding == "same":
+            pads = tuple(
+                p
+                for n, k, s, r in zip(x.shape[2:], self.ksizes, self.strides, self.rates)
+                for p in conv_output_and_pads("Unfold", n, k, s, r, "same")[1:]
+            )
+        taps = frontend_conv.window_taps("Unfold", x, self.ksizes, self.strides, self.rates, pads)
+        return ops.concat(taps, 1)
+
+    def extend_repr(self) -> str:
+        return f"ksizes={self.ksizes}, strides={self.strides}, rates={self.rates}, padding={self.padding}"

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.errors import KernelError
 from opforge.nn.cell import Cell
-from opforge.ops.functional_loss import binary_cross_entropy, cross_entropy, kl_div
+from opforge.ops.functional_loss import (
+    _check_margin,
+    _cosine_embedding,
+    _reduce_in_float32,
+    binary_cross_entropy,
+    cross_entropy,
+    kl_div,
+)
+from opforge.tensor import Tensor
 
 __all__ = [
     "LossBase",
@@ -18,6 +29,8 @@ __all__ = [
     "CrossEntropyLoss",
     "BCELoss",
     "KLDivLoss",
+    "FocalLoss",
+    "CosineEmbeddingLoss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -143,8 +156,6 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
 
 
 def _scalar(value: float, dtype: mstype.Type):
-    from opforge.tensor import Tensor
-
     return Tensor(value, dtype)
 
 
@@ -257,3 +268,190 @@ class KLDivLoss(LossBase):
 
     def construct(self, logits, labels):
         return kl_div(logits, labels, self.reduction)
+
+
+_FOCAL_LABEL_DTYPES = (mstype.int32, mstype.int64, mstype.float16, mstype.float32)
+
+
+class FocalLoss(LossBase):
+    r"""MindSpore's ``nn.FocalLoss(weight=None, gamma=2.0, reduction='mean')`` (Lin et al., "Focal Loss for
+    Dense Object Detection"): the cross entropy of ``softmax(logits)`` over the class dim 1, each term scaled
+    down by how well it is already predicted,
+
+    .. math::
+        FL(p_t) = -w_t (1 - p_t)^\gamma \log p_t
+
+    ``loss(logits, labels)``: ``logits`` (N, C), (N, C, H) or (N, C, H, W) with C > 1; ``labels`` of the same
+    rank, either
+
+    - class indices (N, 1, ...) (int32, int64, or float16/float32 truncated to int32), each in [-C, C) (a
+      negative one counts from the end): :math:`p_t` is the probability of the labelled class,
+      :math:`w_t` its ``weight``; the per-sample loss averages the terms over the spatial positions, shape (N);
+    - per-class targets (N, C, ...): the term of class c is :math:`-w_c (1 - p_c)^\gamma y_c \log p_c`, averaged
+      over the spatial positions, shape (N, C).
+
+    The labels need the logits' N and number of spatial positions (H, or H * W), not their spatial shape, as
+    MindSpore reshapes both to (N, C, -1). MindSpore's documentation says a "none" loss has the logits' shape;
+    its code (and this) gives the shapes above.
+
+    ``weight``: None or a 1-D Tensor of C class weights, applied to the log-probability only (the focal factor
+    uses the unweighted :math:`p_t`); ``gamma``: a float (an int is a TypeError, as MindSpore);
+    ``reduction``: "none" (the per-sample shape above), "mean" (default) or "sum" of that (a float16 loss is
+    reduced in float32). Composed of LogSoftmax, GatherNd (class indices: one out of range is an error), Exp,
+    Pow, Mul and ReduceMean, so it differentiates and runs under ``jit``.
+    dtypes: logits float16, float32, float64; labels int32, int64, float16, float32 (as MindSpore).
+    """
+
+    def __init__(self, weight=None, gamma: float = 2.0, reduction: str = "mean"):
+        super().__init__(reduction)
+        if isinstance(gamma, bool) or not isinstance(gamma, float):
+            raise TypeError(f"For 'FocalLoss', the 'gamma' must be a float, but got {type(gamma).__name__}.")
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(f"For 'FocalLoss', the 'weight' must be None or a Tensor, but got {type(weight).__name__}.")
+        if weight is not None and weight.ndim != 1:
+            raise ValueError(
+                f"For 'FocalLoss', the 'weight' must be a 1-D Tensor (one weight per class), but got shape "
+                f"{list(weight.shape)}."
+            )
+        self.gamma = gamma
+        self.weight = weight
+        self._grids: dict = {}  # (N, S) -> the constant (N, S) batch and position coordinates for GatherNd
+
+    def extend_repr(self) -> str:
+        return f"gamma={self.gamma}, reduction={self.reduction}"
+
+    def _check(self, logits, labels) -> None:
+        for name, value in (("logits", logits), ("labels", labels)):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"For 'FocalLoss', the '{name}' must be a Tensor, but got {type(value).__name__}.")
+        if logits.dtype not in (mstype.float16, mstype.float32, mstype.float64):
+            raise TypeError(
+                f"For 'FocalLoss', the 'logits' must be float16, float32 or float64, but got {logits.dtype}."
+            )
+        if labels.dtype not in _FOCAL_LABEL_DTYPES:
+            raise TypeError(
+                f"For 'FocalLoss', the 'labels' must be int32, int64, float16 or float32, but got {labels.dtype}."
+            )
+        for name, value in (("logits", logits), ("labels", labels)):
+            if not 2 <= value.ndim <= 4:
+                raise ValueError(
+                    f"For 'FocalLoss', the '{name}' must have 2, 3 or 4 dims ((N, C), (N, C, H) or (N, C, H, W)), "
+                    f"but got shape {list(value.shape)}."
+                )
+        if labels.ndim != logits.ndim:
+            raise ValueError(
+                f"For 'FocalLoss', the 'labels' must have the 'logits' rank {logits.ndim} (class indices as "
+                f"(N, 1, ...)), but got shape {list(labels.shape)}."
+            )
+        classes = logits.shape[1]
+        if classes == 1:
+            raise ValueError(f"For 'FocalLoss', the 'logits' must have C > 1 classes (dim 1), but got {classes}.")
+        if labels.shape[1] not in (1, classes):
+            raise ValueError(
+                f"For 'FocalLoss', the 'labels' dim 1 must be 1 (class indices) or the 'logits' C = {classes} "
+                f"(per-class targets), but got shape {list(labels.shape)}."
+            )
+        if labels.shape[0] != logits.shape[0] or _size(labels.shape[2:]) != _size(logits.shape[2:]):
+            raise ValueError(
+                f"For 'FocalLoss', the 'labels' {list(labels.shape)} must have the batch size and the number of "
+                f"spatial positions of the 'logits' {list(logits.shape)}."
+            )
+        if self.weight is not None and self.weight.shape[0] != classes:
+            raise ValueError(
+                f"For 'FocalLoss', the 'weight' must have one element per class (C = {classes}), but got "
+                f"{self.weight.shape[0]}."
+            )
+
+    def _coordinates(self, batch: int, spatial: int, index):
+        """(N, S, 3) GatherNd coordinates (n, index[n, s], s) into the (N, C, S) log-probabilities."""
+        grids = self._grids.get((batch, spatial))
+        if grids is None:
+            rows, cols = np.indices((batch, spatial), dtype=np.int32)
+            grids = self._grids[(batch, spatial)] = (Tensor(rows), Tensor(cols))
+        return _stack((grids[0], index, grids[1]))
+
+    def construct(self, logits, labels):
+        self._check(logits, labels)
+        dtype = logits.dtype
+        batch, classes = logits.shape[0], logits.shape[1]
+        spatial = _size(logits.shape[2:])
+        log_p = _log_softmax_1(_reshape(logits, (batch, classes, spatial)))
+        weight = self.weight
+        if weight is not None and weight.dtype != dtype:
+            weight = _cast(weight, dtype)
+        if labels.shape[1] == 1:
+            index = _reshape(labels, (batch, spatial))
+            if index.dtype != mstype.int32:
+                index = _cast(index, mstype.int32)
+            index = _select(_less(index, 0), _add(index, classes), index)  # [-C, 0) counts from the end
+            try:
+                log_p = _gather_nd(log_p, self._coordinates(batch, spatial, index))  # log p_t, (N, S)
+            except KernelError as e:  # an index out of range, named as the user wrote it
+                raise KernelError(
+                    f"For 'FocalLoss', every class index in 'labels' must be in [-{classes}, {classes}): {e}"
+                ) from e
+            focal = _pow(_sub(1.0, _exp(log_p)), self.gamma)
+            if weight is not None:
+                log_p = _mul(log_p, _gather(weight, index, 0))
+            loss = _mean(_neg(_mul(focal, log_p)), 1)
+        else:
+            target = _reshape(labels if labels.dtype == dtype else _cast(labels, dtype), (batch, classes, spatial))
+            focal = _pow(_sub(1.0, _exp(log_p)), self.gamma)
+            if weight is not None:
+                log_p = _mul(log_p, _reshape(weight, (1, classes, 1)))
+            loss = _mean(_neg(_mul(_mul(focal, target), log_p)), 2)
+        return _reduce_in_float32(loss, self.reduction)
+
+
+class CosineEmbeddingLoss(LossBase):
+    r"""MindSpore's ``nn.CosineEmbeddingLoss(margin=0.0, reduction='mean')``: for ``logits_x1`` and
+    ``logits_x2`` of one shape and dtype, (N, D) or (N, D, d1, ...) (the vectors along dim 1), and ``labels``
+    (N) or (N, d1, ...) of 1 (similar) or -1 (dissimilar),
+
+    .. math::
+        l = \begin{cases} 1 - \cos(x_1, x_2), & y = 1 \\ \max(0, \cos(x_1, x_2) - margin), & y = -1 \\
+        0, & \text{otherwise} \end{cases}, \qquad
+        \cos(x_1, x_2) = \frac{\sum_d x_{1,d} x_{2,d}}{\lVert x_1 \rVert \lVert x_2 \rVert}
+
+    ``margin``: a float in [-1, 1] (an int is a TypeError, as MindSpore); ``reduction``: "none" (the labels'
+    shape), "mean" (default) or "sum" (a float16 loss is reduced in float32). ``ops.cosine_embedding_loss``
+    computes it (Mul, ReduceSum, Square, Sqrt, RealDiv, Maximum, Select). float16, float32, float64.
+    ``loss(logits_x1, logits_x2, labels)``.
+    """
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.margin = _check_margin("CosineEmbeddingLoss", margin, allow_int=False)
+
+    def extend_repr(self) -> str:
+        return f"margin={self.margin}, reduction={self.reduction}"
+
+    def construct(self, logits_x1, logits_x2, labels):
+        names = ("logits_x1", "logits_x2", "labels")
+        return _cosine_embedding(
+            "CosineEmbeddingLoss", names, logits_x1, logits_x2, labels, self.margin, self.reduction
+        )
+
+
+def _size(shape) -> int:
+    size = 1
+    for d in shape:
+        size *= d
+    return size
+
+
+_add = ops.Add()
+_sub = ops.Sub()
+_mul = ops.Mul()
+_neg = ops.Neg()
+_exp = ops.Exp()
+_pow = ops.Pow()
+_less = ops.Less()
+_cast = ops.Cast()
+_reshape = ops.Reshape()
+_select = ops.Select()
+_gather = ops.Gather()
+_gather_nd = ops.GatherNd()
+_stack = ops.Stack(axis=-1)
+_mean = ops.ReduceMean()
+_log_softmax_1 = ops.LogSoftmax(axis=1)

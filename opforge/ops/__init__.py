@@ -8,6 +8,7 @@ from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_r
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.composite import HyperMap, Map, MultitypeFuncGraph
 from opforge.ops.custom import Custom
+from opforge.ops.frontend_conv import Conv3D, conv3d, unfold  # composed of Conv2D, StridedSlice, ...
 from opforge.ops.frontend_ops import (
     Depend,
     DynamicShape,
@@ -15,6 +16,8 @@ from opforge.ops.frontend_ops import (
     Meshgrid,
     Ones,
     Print,
+    ResizeBilinear,
+    ResizeBilinearV2,
     Shape,
     TensorShape,
     Unique,

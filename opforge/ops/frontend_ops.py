@@ -1,7 +1,8 @@
 """MindSpore operator classes that opforge builds from other primitives, with no kernel of their own:
 ``Zeros``, ``Ones`` (Fill), ``Depend`` (graph-mode ordering: eagerly its first input), ``Print``, ``Shape``
-(the shape as a tuple), ``TensorShape``/``DynamicShape`` (the shape as an int Tensor) and ``Unique`` (on the
-host). They are constructed and called as MindSpore's (``ops.Zeros()((2, 3), mstype.float32)``)."""
+(the shape as a tuple), ``TensorShape``/``DynamicShape`` (the shape as an int Tensor), ``Unique`` (on the
+host) and ``ResizeBilinearV2``/``ResizeBilinear`` (Gather, Mul and Add: opforge/ops/resize.py). They are
+constructed and called as MindSpore's (``ops.Zeros()((2, 3), mstype.float32)``)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,13 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.ops import functional as F
+from opforge.ops import resize
+from opforge.primitives.validator import Validator as validator
 from opforge.tensor import Tensor
 
 __all__ = [
     "Zeros", "Ones", "Depend", "Print", "Meshgrid", "Einsum", "Shape", "TensorShape", "DynamicShape", "Unique",
-    "shape", "dyn_shape", "unique", "depend", "print_",
+    "ResizeBilinearV2", "ResizeBilinear", "shape", "dyn_shape", "unique", "depend", "print_",
 ]  # fmt: skip
 
 
@@ -144,6 +147,118 @@ class Unique:
             Tensor(values.astype(x.dtype.np_dtype), dtype=x.dtype, device=x.device),
             Tensor(inverse.reshape(-1).astype(np.int32), device=x.device),
         )
+
+
+def _resize_size(op_name: str, size) -> tuple:
+    """``(new_height, new_width)`` from a tuple or list of 2 positive ints, or (ResizeBilinearV2's ``size``) a
+    1-D int Tensor of 2 elements, read on the host (inside ``jit`` a traced one raises TraceError)."""
+    if isinstance(size, Tensor):
+        if size.dtype not in mstype.int_type and size.dtype not in mstype.uint_type:
+            raise TypeError(f"For '{op_name}', the 'size' Tensor must have an int dtype, but got {size.dtype}.")
+        if size.ndim != 1:
+            raise ValueError(f"For '{op_name}', the 'size' Tensor must be 1-D, but got shape {list(size.shape)}.")
+        size = tuple(size.asnumpy().tolist())
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(
+            f"For '{op_name}', the 'size' must be a tuple or list of 2 ints (new_height, new_width), "
+            f"but got {type(size).__name__}."
+        )
+    if len(size) != 2:
+        raise ValueError(
+            f"For '{op_name}', the 'size' must have 2 elements (new_height, new_width), but got {len(size)}: {size!r}."
+        )
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in size):
+        raise TypeError(f"For '{op_name}', the 'size' must hold ints, but got {size!r}.")
+    if any(v < 1 for v in size):
+        raise ValueError(f"For '{op_name}', the 'size' must hold positive ints, but got {size!r}.")
+    return int(size[0]), int(size[1])
+
+
+class _BilinearResize:
+    """What ResizeBilinearV2 and ResizeBilinear share: the attrs, the checks and the call of
+    ``resize.resize_linear`` over H and W."""
+
+    def _init_modes(self, align_corners, half_pixel_centers) -> None:
+        self.name = type(self).__name__
+        validator.check_value_type("align_corners", align_corners, [bool], self.name)
+        validator.check_value_type("half_pixel_centers", half_pixel_centers, [bool], self.name)
+        if align_corners and half_pixel_centers:  # MindSpore raises ValueError here too (its docs say TypeError)
+            raise ValueError(
+                f"For '{self.name}', the 'align_corners' and 'half_pixel_centers' cannot both be True: "
+                f"if half_pixel_centers is True, align_corners must be False."
+            )
+        self.align_corners = align_corners
+        self.half_pixel_centers = half_pixel_centers
+
+    @property
+    def mode(self) -> str:
+        """The coordinate mode of ``resize.resize_linear``."""
+        if self.align_corners:
+            return "align_corners"
+        return "half_pixel" if self.half_pixel_centers else "asymmetric"
+
+    def infer_shape(self, x_shape, size) -> list:
+        """``[N, C, new_height, new_width]``; ``x`` must be 4-D and ``size`` 2 positive ints."""
+        if len(x_shape) != 4:
+            raise ValueError(f"For '{self.name}', the 'x' must be 4-D (N, C, H, W), but got shape {list(x_shape)}.")
+        return [x_shape[0], x_shape[1], *_resize_size(self.name, size)]
+
+    def infer_dtype(self, x_dtype):
+        """``x``'s dtype, one of float16, float32 and float64."""
+        return validator.check_tensor_dtype_valid("x", x_dtype, resize.FLOATS, self.name)
+
+    def _resize(self, x, size):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For '{self.name}', the 'x' must be a Tensor, but got {type(x).__name__}.")
+        self.infer_dtype(x.dtype)
+        shape = self.infer_shape(list(x.shape), size)
+        return resize.resize_linear(self.name, x, tuple(shape[2:]), self.mode)
+
+    def __repr__(self) -> str:
+        return f"{self.name}<align_corners={self.align_corners}, half_pixel_centers={self.half_pixel_centers}>"
+
+
+class ResizeBilinearV2(_BilinearResize):
+    r"""``ResizeBilinearV2(align_corners=False, half_pixel_centers=False)(x, size)``: MindSpore's bilinear
+    resize of ``x`` [N, C, H, W] to [N, C, new_height, new_width], ``size`` = (new_height, new_width) a tuple
+    or list of 2 positive ints or a 1-D int Tensor of 2 elements.
+
+    Per dim of ``n`` inputs and ``m`` outputs, output ``d`` reads the source coordinate
+    :math:`src = d \cdot n / m` by default, :math:`d \cdot (n - 1) / (m - 1)` (0 when m = 1) with
+    ``align_corners`` and :math:`\max((d + 0.5) \cdot n / m - 0.5, 0)` with ``half_pixel_centers``
+    (TensorFlow's; both True is a ValueError), then
+    :math:`y = x_{i_0} (1 - w) + x_{i_1} w` with :math:`i_0 = \min(\lfloor src \rfloor, n - 1)`,
+    :math:`i_1 = \min(i_0 + 1, n - 1)`, :math:`w = src - i_0`; rows first, then columns.
+
+    Not a kernel of its own: Gather, Mul and Add with weights computed on the host from the static shapes
+    (opforge/ops/resize.py), so it is differentiable and runs under vmap and ``jit``.
+    dtypes (CPU, GPU): float16 (computed in float32), float32, float64. ``half_pixel_centers`` runs on
+    both backends (MindSpore refuses it on the CPU).
+    """
+
+    def __init__(self, align_corners=False, half_pixel_centers=False):
+        self._init_modes(align_corners, half_pixel_centers)
+
+    def __call__(self, x, size):
+        return self._resize(x, size)
+
+
+class ResizeBilinear(_BilinearResize):
+    """``ResizeBilinear(size, align_corners=False, half_pixel_centers=False)(x)``: MindSpore's older
+    operator (deprecated there for ResizeBilinearV2), ``size`` a tuple or list of 2 positive ints given at
+    construction; ``ResizeBilinearV2(align_corners, half_pixel_centers)(x, size)``, the same formula,
+    dtypes and backends. The output has ``x``'s dtype."""
+
+    def __init__(self, size, align_corners=False, half_pixel_centers=False):
+        self._init_modes(align_corners, half_pixel_centers)
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(
+                f"For '{self.name}', the 'size' must be a tuple or list of 2 ints, but got {type(size).__name__}."
+            )
+        self.size = _resize_size(self.name, size)
+
+    def __call__(self, x):
+        return self._resize(x, self.size)
 
 
 def shape(input_x) -> tuple:

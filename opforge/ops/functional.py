@@ -13,7 +13,14 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
 from opforge.dispatch.trace import TraceError, tracing
-from opforge.ops.functional_loss import binary_cross_entropy, cross_entropy, kl_div, nll_loss  # noqa: F401
+from opforge.ops import resize as _resize
+from opforge.ops.functional_loss import (  # noqa: F401
+    binary_cross_entropy,
+    cosine_embedding_loss,
+    cross_entropy,
+    kl_div,
+    nll_loss,
+)
 from opforge.primitives import array_ops, attention_ops, math_ext_ops, math_ops, nn_ops
 from opforge.tensor import Tensor
 
@@ -129,6 +136,15 @@ def cumsum(x, axis: int, exclusive: bool = False, reverse: bool = False):
     return _cumsum(exclusive, reverse)(x, axis)
 
 
+_cumprod = math_ops.CumProd()
+
+
+def cumprod(input, dim: int, dtype=None):  # noqa: A002 (MindSpore's name)
+    """The cumulative product of ``input`` along ``dim`` (the CumProd primitive), cast to ``dtype`` first
+    when given (MindSpore's ``ops.cumprod``)."""
+    return _cumprod(input if dtype is None else cast(input, dtype), dim)
+
+
 def l2_loss(x):
     """``sum(x ** 2) / 2`` (the L2Loss primitive)."""
     return _l2_loss(x)
@@ -241,19 +257,45 @@ def _nearest_source(size: int, out: int, scale) -> np.ndarray:
     return np.minimum(np.floor(np.arange(out) * step), size - 1).astype(np.int32)
 
 
+_LINEAR_MODES = {"linear": 1, "bilinear": 2}  # interpolate's linear modes: their number of spatial dims
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):  # noqa: A002
-    """MindSpore's ``ops.interpolate`` for ``mode="nearest"`` (the one mode opforge has) on [N, C, *spatial]
-    inputs of 1 to 3 spatial dims: output position d of a dim reads input floor(d * in / out) (with ``size``, or
-    with ``recompute_scale_factor``) or floor(d / scale) (with ``scale_factor``; out = floor(in * scale)).
-    One Gather per spatial dim, so its gradient sums the copies back."""
-    if mode != "nearest":
-        raise ValueError(f"For 'interpolate', only mode 'nearest' is implemented in opforge, but got {mode!r}.")
-    if align_corners is not None:
+    """MindSpore's ``ops.interpolate`` (``ops.upsample``) on [N, C, *spatial], for three modes:
+
+    * ``"nearest"``, 1 to 3 spatial dims: output position d of a dim reads input floor(d * in / out) (with
+      ``size``, or with ``recompute_scale_factor``) or floor(d / scale) (with ``scale_factor``; out =
+      floor(in * scale)). One Gather per spatial dim, so its gradient sums the copies back; ``align_corners``
+      must be None.
+    * ``"linear"`` ([N, C, W]) and ``"bilinear"`` ([N, C, H, W]): linear interpolation per dim between the
+      inputs around the source coordinate, src = d * (in - 1) / (out - 1) (0 when out = 1) with
+      ``align_corners=True``, else (False or None) max((d + 0.5) * in / out - 0.5, 0) (half-pixel centres,
+      ResizeBilinearV2's ``half_pixel_centers``), in / out being the ratio of the sizes (out = floor(in *
+      scale) with ``scale_factor``). Gather, Mul and Add (opforge/ops/resize.py): float16 (computed in
+      float32), float32 and float64 on the CPU and the GPU.
+
+    Other modes ("bicubic", "trilinear", "area", "nearest-exact") raise ValueError."""
+    if mode != "nearest" and mode not in _LINEAR_MODES:
+        raise ValueError(
+            f"For 'interpolate', the 'mode' must be 'nearest', 'linear' or 'bilinear' (the modes opforge implements), "
+            f"but got {mode!r}."
+        )
+    if mode == "nearest" and align_corners is not None:
         raise ValueError(
             f"For 'interpolate', 'align_corners' must be None for mode 'nearest', but got {align_corners}."
         )
+    if mode != "nearest" and align_corners is not None and not isinstance(align_corners, bool):
+        raise TypeError(
+            f"For 'interpolate', the 'align_corners' must be a bool or None, but got {type(align_corners).__name__}."
+        )
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For 'interpolate', the 'input' must be a Tensor, but got {type(input).__name__}.")
     shape = tuple(input.shape)
     dims = len(shape) - 2
+    if mode in _LINEAR_MODES and dims != _LINEAR_MODES[mode]:
+        raise ValueError(
+            f"For 'interpolate', mode {mode!r} takes a {_LINEAR_MODES[mode] + 2}-D input, but got shape {list(shape)}."
+        )
     if dims not in (1, 2, 3):
         raise ValueError(f"For 'interpolate', the input must be 3-D, 4-D or 5-D, but got shape {list(shape)}.")
     if (size is None) == (scale_factor is None):
@@ -271,10 +313,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError(
             f"For 'interpolate', the output size must be {dims} positive ints for input {list(shape)}, but got {sizes}."
         )
+    if mode in _LINEAR_MODES:
+        _resize.check_float_input("interpolate", "input", input, dims + 2)
+        return _resize.resize_linear("interpolate", input, sizes, "align_corners" if align_corners else "half_pixel")
     out = input
     for axis, (n, o, scale) in enumerate(zip(spatial, sizes, scales), start=2):
         if o != n or scale not in (None, 1, 1.0):
-            out = gather_(out, Tensor(_nearest_source(n, o, scale)), axis)
+            out = gather_(out, Tensor(_nearest_source(n, o, scale), device=input.device), axis)
     return out
 
 
@@ -713,6 +758,46 @@ _gather_nd = array_ops.GatherNd()
 def gather_nd(input_x, indices):
     """``GatherNd()(input_x, indices)`` (MindSpore's ``ops.gather_nd``)."""
     return _gather_nd(input_x, indices)
+
+
+_tensor_scatter_update = array_ops.TensorScatterUpdate()
+_tensor_scatter_add = array_ops.TensorScatterAdd()
+_scatter_add = array_ops.ScatterAdd()
+_scatter_update = array_ops.ScatterUpdate()
+_scatter_nd_add = array_ops.ScatterNdAdd()
+_scatter_nd_update = array_ops.ScatterNdUpdate()
+
+
+def tensor_scatter_update(input_x, indices, updates):
+    """``TensorScatterUpdate()(input_x, indices, updates)`` (MindSpore's ``ops.tensor_scatter_update``)."""
+    return _tensor_scatter_update(input_x, indices, updates)
+
+
+def tensor_scatter_add(input_x, indices, updates):
+    """``TensorScatterAdd()(input_x, indices, updates)`` (MindSpore's ``ops.tensor_scatter_add``)."""
+    return _tensor_scatter_add(input_x, indices, updates)
+
+
+def scatter_add(input_x, indices, updates):
+    """``ScatterAdd()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_add(input_x, indices, updates)
+
+
+def scatter_update(input_x, indices, updates):
+    """``ScatterUpdate()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_update(input_x, indices, updates)
+
+
+def scatter_nd_add(input_x, indices, updates, use_locking=False):
+    """``ScatterNdAdd()(input_x, indices, updates)``, in place on the Parameter ``input_x`` (the writes are
+    ordered whatever ``use_locking`` says)."""
+    return _scatter_nd_add(input_x, indices, updates)
+
+
+def scatter_nd_update(input_x, indices, updates, use_locking=True):
+    """``ScatterNdUpdate()(input_x, indices, updates)``, in place on the Parameter ``input_x`` (``use_locking``
+    changes nothing: opforge does not race a write with another op)."""
+    return _scatter_nd_update(input_x, indices, updates)
 
 
 # Unary math and activations, MindSpore's functional names.

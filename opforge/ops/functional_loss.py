@@ -1,7 +1,8 @@
 r"""The functional losses MindSpore composes of primitives: ``cross_entropy``, ``nll_loss``,
-``binary_cross_entropy`` and ``kl_div`` (re-exported by ``opforge.ops.functional``). Each is built from
-primitives with bprops (LogSoftmax, OneHot, Mul, ReduceSum, Log, Maximum...), so it differentiates and
-runs under ``jit``; ``nn.CrossEntropyLoss``, ``nn.BCELoss`` and ``nn.KLDivLoss`` call them.
+``binary_cross_entropy``, ``kl_div`` and ``cosine_embedding_loss`` (re-exported by ``opforge.ops.functional``).
+Each is built from primitives with bprops (LogSoftmax, OneHot, Mul, ReduceSum, Log, Maximum, Sqrt,
+Select...), so it differentiates and runs under ``jit``; ``nn.CrossEntropyLoss``, ``nn.BCELoss``,
+``nn.KLDivLoss`` and ``nn.CosineEmbeddingLoss`` call them.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from opforge import dtype as mstype
 from opforge.primitives import array_ops, math_ops, nn_ops
 from opforge.tensor import Tensor
 
-__all__ = ["cross_entropy", "nll_loss", "binary_cross_entropy", "kl_div"]
+__all__ = ["cross_entropy", "nll_loss", "binary_cross_entropy", "kl_div", "cosine_embedding_loss"]
 
 _add = math_ops.Add()
 _sub = math_ops.Sub()
@@ -23,10 +24,14 @@ _log = math_ops.Log()
 _maximum = math_ops.Maximum()
 _not_equal = math_ops.NotEqual()
 _greater = math_ops.Greater()
+_equal = math_ops.Equal()
+_sqrt = math_ops.Sqrt()
+_square = math_ops.Square()
 _cast = array_ops.Cast()
 _reshape = array_ops.Reshape()
 _select = array_ops.Select()
 _ones_like = array_ops.OnesLike()
+_zeros_like = array_ops.ZerosLike()
 _sum_all = math_ops.ReduceSum()  # over the axes given at the call (() : all)
 _mean_all = math_ops.ReduceMean()
 
@@ -62,6 +67,13 @@ def _reduce(loss, reduction: str):
     if reduction == "sum":
         return _sum_all(loss, ())
     return loss
+
+
+def _reduce_in_float32(loss, reduction: str):
+    """``_reduce``, a float16 loss summed in float32 and cast back (MindSpore's ``LossBase.get_loss``)."""
+    if reduction != "none" and loss.dtype == mstype.float16:
+        return _cast(_reduce(_cast(loss, mstype.float32), reduction), mstype.float16)
+    return _reduce(loss, reduction)
 
 
 def _class_weight(weight, inputs, class_dim: int):
@@ -233,3 +245,81 @@ def kl_div(logits, labels, reduction="mean"):
         batch = logits.shape[0] if logits.ndim else 1
         return _div(_sum_all(loss, ()), float(batch))
     return _reduce(loss, reduction)
+
+
+_FLOATS = (mstype.float16, mstype.float32, mstype.float64)
+
+
+def _check_margin(where: str, margin, allow_int: bool) -> float:
+    """``margin`` as a float in [-1, 1]; an int is taken only where MindSpore takes one (the functional form)."""
+    if isinstance(margin, bool) or not isinstance(margin, (int, float) if allow_int else float):
+        raise TypeError(f"For '{where}', the 'margin' must be a float, but got {type(margin).__name__}.")
+    margin = float(margin)
+    if not -1.0 <= margin <= 1.0:
+        raise ValueError(f"For '{where}', the 'margin' must be in [-1.0, 1.0], but got {margin}.")
+    return margin
+
+
+def _cosine_embedding(where: str, names: tuple, x1, x2, target, margin: float, reduction: str, hint: str = ""):
+    """The cosine embedding loss of ``nn.CosineEmbeddingLoss`` and ``ops.cosine_embedding_loss``; ``names`` are
+    their names for the three inputs (the two forms call them differently)."""
+    n1, n2, nt = names
+    for name, value in zip(names, (x1, x2, target)):
+        _check_tensor(where, name, value)
+    _check_reduction(where, reduction)
+    if x1.dtype != x2.dtype:
+        raise TypeError(
+            f"For '{where}', the '{n1}' and '{n2}' must have the same dtype, but got {x1.dtype} and {x2.dtype}."
+        )
+    if x1.dtype not in _FLOATS:
+        raise TypeError(f"For '{where}', the '{n1}' must be float16, float32 or float64{hint}, but got {x1.dtype}.")
+    if tuple(x1.shape) != tuple(x2.shape):
+        raise ValueError(
+            f"For '{where}', the '{n1}' and '{n2}' must have the same shape, but got {list(x1.shape)} and "
+            f"{list(x2.shape)}."
+        )
+    if x1.ndim < 2:
+        raise ValueError(
+            f"For '{where}', the '{n1}' must have at least 2 dims (N, D, ...): the cosine is taken over dim 1, but "
+            f"got shape {list(x1.shape)}."
+        )
+    expected = tuple(x1.shape[:1]) + tuple(x1.shape[2:])
+    if tuple(target.shape) != expected:
+        raise ValueError(
+            f"For '{where}', the '{nt}' must have shape {list(expected)} (the '{n1}' shape {list(x1.shape)} without "
+            f"dim 1), but got {list(target.shape)}."
+        )
+    if target.dtype == mstype.bool_ or target.dtype not in mstype.number_type:
+        raise TypeError(f"For '{where}', the '{nt}' must hold 1 or -1 as numbers, but got dtype {target.dtype}.")
+    prod_sum = _sum_all(_mul(x1, x2), 1)
+    norms = _mul(_sqrt(_sum_all(_square(x1), 1)), _sqrt(_sum_all(_square(x2), 1)))
+    cosine = _div(prod_sum, norms)
+    zeros = _zeros_like(cosine)
+    positive = _select(_equal(target, 1), _sub(1.0, cosine), zeros)
+    negative = _select(_equal(target, -1), _maximum(_sub(cosine, margin), 0.0), zeros)
+    return _reduce_in_float32(_add(positive, negative), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    r"""MindSpore's ``ops.cosine_embedding_loss``: how far apart two batches of vectors point, for ``input1``
+    and ``input2`` of one shape and dtype, (N, D) or (N, D, d1, ...) (the vectors along dim 1), and ``target``
+    (N) or (N, d1, ...) of 1 (similar) or -1 (dissimilar):
+
+    .. math::
+        \cos = \frac{\sum_d x_{1,d} x_{2,d}}{\sqrt{\sum_d x_{1,d}^2} \sqrt{\sum_d x_{2,d}^2}}, \qquad
+        l = \begin{cases} 1 - \cos, & y = 1 \\ \max(0, \cos - margin), & y = -1 \\ 0, & \text{otherwise}
+        \end{cases}
+
+    ``margin`` a float (or an int) in [-1, 1]; ``reduction`` "none" (the target's shape), "mean" (default) or
+    "sum" (a float16 loss is reduced in float32). float16, float32, float64; int32 and int64 inputs are cast
+    to float32 first, as MindSpore. A zero vector has no cosine: its loss is NaN, as MindSpore's.
+    """
+    where = "cosine_embedding_loss"
+    margin = _check_margin(where, margin, allow_int=True)
+    names = ("input1", "input2", "target")
+    for name, value in zip(names, (input1, input2, target)):
+        _check_tensor(where, name, value)
+    if input1.dtype == input2.dtype and input1.dtype in (mstype.int32, mstype.int64):
+        input1, input2 = _cast(input1, mstype.float32), _cast(input2, mstype.float32)
+    hint = " (int32 and int64 are cast to float32)"
+    return _cosine_embedding(where, names, input1, input2, target, margin, reduction, hint)

@@ -464,12 +464,17 @@ def cumsum(self, axis=None):
     return F.cumsum(self, axis)
 
 
+def cumprod(self, dim, dtype=None):
+    """The cumulative product along ``dim`` (MindSpore's ``Tensor.cumprod``)."""
+    return F.cumprod(self, dim, dtype)
+
+
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
     __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, view, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square, conj,
     expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, __setitem__, tile, flip, split,
-    gather, sort, topk, argmin, min, prod, all, any, cumsum,
+    gather, sort, topk, argmin, min, prod, all, any, cumsum, cumprod,
 )  # fmt: skip
 
 

@@ -54,6 +54,11 @@ __all__ = [
     "Gather",
     "GatherNd",
     "ScatterNdUpdate",
+    "ScatterNdAdd",
+    "ScatterUpdate",
+    "ScatterAdd",
+    "TensorScatterUpdate",
+    "TensorScatterAdd",
     "UnsortedSegmentSum",
     "Range",
     "TopK",
@@ -908,26 +913,39 @@ class GatherNd(_Operator):
         return validator.check_tensor_dtype_valid("input_x", x, mstype.all_types, self.name)
 
 
-class ScatterNdUpdate(_Operator):
-    r"""In place: ``ScatterNdUpdate(use_locking=True)(input_x, indices, updates)`` writes each ``updates`` slice
-    into the Parameter ``input_x`` at the N-d index of its row of ``indices`` and returns ``input_x``.
-    ``updates`` has shape ``indices.shape[:-1] + input_x.shape[K:]``; out-of-range coordinates are an error.
-    Of two rows with one index, the CPU writes the last; the GPU any one. dtypes: all; indices int32, int64.
-    """
+class _Scatter(_Operator):
+    """A scatter ``Prim(...)(input_x, indices, updates)``: each row of ``indices`` addresses a slice of
+    ``input_x`` that the matching slice of ``updates`` is written into (``op``: replaced or added to). In
+    place (``inplace``), ``input_x`` is a Parameter the call writes and returns; otherwise the result is a new
+    Tensor. ``row_indices``: each index addresses ``input_x``'s first dim (``updates``: ``indices.shape +
+    input_x.shape[1:]``); else the last dim of ``indices`` holds K coordinates (``indices.shape[:-1] +
+    input_x.shape[K:]``). Out-of-range indices are an error naming the row."""
 
-    __mindspore_signature__ = (
-        sig.make_sig("input_x", sig.sig_rw.RW_WRITE, dtype=sig.sig_dtype.T),
-        sig.make_sig("indices", dtype=sig.sig_dtype.T1),
-        sig.make_sig("updates", dtype=sig.sig_dtype.T),
-    )
+    inplace = True
+    row_indices = False
+    valid_dtypes = mstype.all_types
 
-    @prim_attr_register
-    def __init__(self, use_locking=True):
-        validator.check_value_type("use_locking", use_locking, [bool], self.name)
+    def __init_subclass__(cls, **kwargs):
+        x_role = sig.sig_rw.RW_WRITE if cls.inplace else sig.sig_rw.RW_READ
+        cls.__mindspore_signature__ = (  # before Primitive's hook, which reads it
+            sig.make_sig("input_x", x_role, dtype=sig.sig_dtype.T),
+            sig.make_sig("indices", dtype=sig.sig_dtype.T1),
+            sig.make_sig("updates", dtype=sig.sig_dtype.T),
+        )
+        super().__init_subclass__(**kwargs)
+
+    def _init_scatter(self, use_locking=None):
+        if use_locking is not None:
+            validator.check_value_type("use_locking", use_locking, [bool], self.name)
         self.init_prim_io_names(inputs=["input_x", "indices", "updates"], outputs=["y"])
 
     def infer_shape(self, x, indices, updates):
-        want = _nd_shape(self.name, x, indices)
+        if self.row_indices:
+            if not x:
+                raise ValueError(f"For '{self.name}', the 'input_x' must have at least 1 dim, but got 0-d.")
+            want = list(indices) + list(x[1:])
+        else:
+            want = _nd_shape(self.name, x, indices)
         if len(updates) != len(want) or not all(same_dim(a, b) for a, b in zip(updates, want)):
             raise ValueError(f"For '{self.name}', the 'updates' must have shape {want}, but got {list(updates)}.")
         return list(x)
@@ -935,7 +953,93 @@ class ScatterNdUpdate(_Operator):
     def infer_dtype(self, x, indices, updates):
         validator.check_tensor_dtype_valid("indices", indices, _INDEX_TYPES, self.name)
         args = {"input_x": x, "updates": updates}
-        return validator.check_tensors_dtypes_same_and_valid(args, mstype.all_types, self.name)
+        return validator.check_tensors_dtypes_same_and_valid(args, self.valid_dtypes, self.name)
+
+
+_SCATTER_ADD_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64) + (
+    mstype.int8,
+    mstype.int16,
+    mstype.int32,
+    mstype.int64,
+    mstype.uint8,
+)
+
+
+class ScatterNdUpdate(_Scatter):
+    r"""In place: ``ScatterNdUpdate(use_locking=True)(input_x, indices, updates)`` writes each ``updates`` slice
+    into the Parameter ``input_x`` at the N-d index of its row of ``indices`` and returns ``input_x``.
+    ``updates`` has shape ``indices.shape[:-1] + input_x.shape[K:]``; out-of-range coordinates are an error.
+    Of two rows with one index, the CPU writes the last; the GPU any one. dtypes: all; indices int32, int64.
+    """
+
+    @prim_attr_register
+    def __init__(self, use_locking=True):
+        self._init_scatter(use_locking)
+
+
+class ScatterNdAdd(_Scatter):
+    r"""In place: ``ScatterNdAdd(use_locking=False)(input_x, indices, updates)`` adds each ``updates`` slice to
+    the Parameter ``input_x`` at the N-d index of its row of ``indices`` and returns ``input_x``; rows with one
+    index all add, in row order (CPU and GPU alike). ``updates``: ``indices.shape[:-1] + input_x.shape[K:]``.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8; indices int32, int64."""
+
+    valid_dtypes = _SCATTER_ADD_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class ScatterUpdate(_Scatter):
+    r"""In place: ``ScatterUpdate(use_locking=True)(input_x, indices, updates)``,
+    :math:`input\_x[indices[i], ...] = updates[i, ...]`, returns the Parameter ``input_x``. ``updates`` has
+    shape ``indices.shape + input_x.shape[1:]``. Of two rows with one index, the CPU writes the last; the GPU
+    any one. dtypes: all; indices int32, int64."""
+
+    row_indices = True
+
+    @prim_attr_register
+    def __init__(self, use_locking=True):
+        self._init_scatter(use_locking)
+
+
+class ScatterAdd(_Scatter):
+    r"""In place: ``ScatterAdd(use_locking=False)(input_x, indices, updates)``,
+    :math:`input\_x[indices[i], ...] \mathrel{+}= updates[i, ...]`, returns the Parameter ``input_x``; rows with
+    one index all add, in order. ``updates`` has shape ``indices.shape + input_x.shape[1:]``.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8; indices int32, int64."""
+
+    row_indices = True
+    valid_dtypes = _SCATTER_ADD_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class TensorScatterUpdate(_Scatter):
+    r"""``TensorScatterUpdate()(input_x, indices, updates)``: a copy of ``input_x`` with each ``updates`` slice
+    written at the N-d index of its row of ``indices`` (``updates``: ``indices.shape[:-1] + input_x.shape[K:]``).
+    Of two rows with one index, the CPU writes the last; the GPU any one. dtypes: all; indices int32, int64."""
+
+    inplace = False
+
+    @prim_attr_register
+    def __init__(self):
+        self._init_scatter()
+
+
+class TensorScatterAdd(_Scatter):
+    r"""``TensorScatterAdd()(input_x, indices, updates)``: a copy of ``input_x`` with each ``updates`` slice
+    added at the N-d index of its row of ``indices``; rows with one index all add, in row order.
+    dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8; indices int32, int64."""
+
+    inplace = False
+    valid_dtypes = _SCATTER_ADD_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        self._init_scatter()
 
 
 class UnsortedSegmentSum(_Operator):

@@ -63,7 +63,7 @@ def _reduce_rule(prim, args, dims, size):
     return prim(x, tuple(norm_axis(prim, a, rank) + 1 for a in axes)), 0
 
 
-@batching_rules.register(P.CumSum)
+@batching_rules.register(P.CumSum, P.CumProd)
 def _cumsum_rule(prim, args, dims, size):
     x, axis = args
     rank = elem_rank(x, dims[0])

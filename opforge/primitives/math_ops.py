@@ -44,6 +44,7 @@ __all__ = [
     "ReduceAll",
     "ReduceAny",
     "CumSum",
+    "CumProd",
     "AssignSub",
     "Abs",
     "Erf",
@@ -382,15 +383,8 @@ class ReduceAny(_ReduceLogical):
     reduction is False (``np.any``). dtypes: bool."""
 
 
-class CumSum(_Operator):
-    r"""Cumulative sum along ``axis``: ``CumSum(exclusive=False, reverse=False)(x, axis)``,
-    :math:`y_k = \sum_{j \le k} x_j` (exclusive: :math:`j < k`; reverse: from the end, :math:`j \ge k`,
-    exclusive :math:`j > k`). ``axis`` is a constant int in [-rank, rank).
-
-    Floats accumulate in double (float16/bfloat16 in float32), integers wrap modulo 2**bits as ReduceSum.
-    dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64
-    (int8/int16/uint8 widen losslessly).
-    """
+class _CumScan(_Operator):
+    """A cumulative scan along ``axis``: ``Prim(exclusive=False, reverse=False)(x, axis)``."""
 
     __mindspore_signature__ = (sig.make_sig("x"), sig.make_sig("axis"))
     constant_inputs = ((1, "axis"),)
@@ -410,6 +404,29 @@ class CumSum(_Operator):
 
     def infer_dtype(self, x_dtype, axis):
         return validator.check_tensor_dtype_valid("x", x_dtype, _REAL_NUMBER_TYPES, self.name)
+
+
+class CumSum(_CumScan):
+    r"""Cumulative sum along ``axis``: ``CumSum(exclusive=False, reverse=False)(x, axis)``,
+    :math:`y_k = \sum_{j \le k} x_j` (exclusive: :math:`j < k`; reverse: from the end, :math:`j \ge k`,
+    exclusive :math:`j > k`). ``axis`` is a constant int in [-rank, rank).
+
+    Floats accumulate in double (float16/bfloat16 in float32), integers wrap modulo 2**bits as ReduceSum.
+    dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64
+    (int8/int16/uint8 widen losslessly).
+    """
+
+
+class CumProd(_CumScan):
+    r"""Cumulative product along ``axis``: ``CumProd(exclusive=False, reverse=False)(x, axis)``,
+    :math:`y_k = \prod_{j \le k} x_j` (exclusive: :math:`j < k`, an empty product 1; reverse: from the end,
+    :math:`j \ge k`, exclusive :math:`j > k`). ``axis`` is a constant int in [-rank, rank).
+
+    Floats multiply in double (float16/bfloat16 in float32), integers wrap modulo 2**bits as ReduceProd.
+    Its gradient divides by ``x`` (MindSpore's rule): a zero in ``x`` gives a non-finite gradient.
+    dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64
+    (int8/int16/uint8 widen losslessly).
+    """
 
 
 class AssignSub(_InplaceAssign):

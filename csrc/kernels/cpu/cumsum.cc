@@ -1,4 +1,4 @@
-// CumSum(exclusive, reverse)(x, axis), Dropout(keep_prob, Seed0, Seed1)(x) -> (output, mask),
+// CumSum and CumProd (exclusive, reverse)(x, axis), Dropout(keep_prob, Seed0, Seed1)(x) -> (output, mask),
 // DropoutExt(p)(x, seed, offset) -> (output, mask) and DropoutGrad(keep_prob)(dy, mask), with the math of
 // opforge/functors/scan.h and random.h (shared with csrc/kernels/cuda/cumsum.cu).
 #include <algorithm>
@@ -15,8 +15,9 @@
 namespace opforge {
 namespace {
 
-template <typename T>
-class CumSumCpuKernel : public CpuKernel {
+// CumSum (R = SumReducer<T>) and CumProd (ProdReducer<T>).
+template <typename T, typename R>
+class CumScanCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     const std::string& op = ctx.op_name();
@@ -61,33 +62,34 @@ class CumSumCpuKernel : public CpuKernel {
   }
 
  private:
-  using A = acc_t<T>;
-  using R = SumReducer<T>;
+  using A = typename R::A;
   static constexpr int64_t kRows = 8, kColumns = 64;
 
-  // Rows [r0, r1) of n contiguous elements: kRows rows at a time, their running sums independent chains
-  // (one chain waits on its add's latency; eight overlap), the rest one by one (CumSumLine).
+  // Rows [r0, r1) of n contiguous elements: kRows rows at a time, their running sums (products) independent
+  // chains (one chain waits on its add's latency; eight overlap), the rest one by one (ScanLine).
   static void ScanRows(const T* x, T* y, int64_t n, int64_t r0, int64_t r1, bool exclusive, bool reverse) {
     int64_t r = r0;
     for (; r + kRows <= r1; r += kRows) {
-      A acc[kRows] = {};
+      A acc[kRows];
+      for (A& a : acc) a = R::Identity();
       for (int64_t t = 0; t < n; ++t) {
         const int64_t k = r * n + (reverse ? n - 1 - t : t);
         for (int64_t g = 0; g < kRows; ++g) {
           const A v = R::Widen(x[k + g * n]);
-          if (!exclusive) acc[g] += v;
+          if (!exclusive) acc[g] = R::Combine(acc[g], v);
           y[k + g * n] = R::Finish(acc[g], 1);
-          if (exclusive) acc[g] += v;
+          if (exclusive) acc[g] = R::Combine(acc[g], v);
         }
       }
     }
-    for (; r < r1; ++r) CumSumLine(x + r * n, y + r * n, n, int64_t{1}, exclusive, reverse);
+    for (; r < r1; ++r) ScanLine<R>(x + r * n, y + r * n, n, int64_t{1}, exclusive, reverse);
   }
 
   // m <= kColumns neighbouring lines (columns `inner` apart along the scanned dim): each step of the scan
-  // one contiguous, vectorised pass over the m running sums.
+  // one contiguous, vectorised pass over the m running sums (products).
   static void ScanColumns(const T* x, T* y, int64_t n, int64_t inner, int64_t m, bool exclusive, bool reverse) {
-    A acc[kColumns] = {};
+    A acc[kColumns];
+    for (A& a : acc) a = R::Identity();
     for (int64_t t = 0; t < n; ++t) {
       const int64_t k = (reverse ? n - 1 - t : t) * inner;
       const T* xs = x + k;
@@ -96,11 +98,11 @@ class CumSumCpuKernel : public CpuKernel {
         for (int64_t j = 0; j < m; ++j) {
           const A v = R::Widen(xs[j]);
           ys[j] = R::Finish(acc[j], 1);
-          acc[j] += v;
+          acc[j] = R::Combine(acc[j], v);
         }
       } else {
         for (int64_t j = 0; j < m; ++j) {
-          acc[j] += R::Widen(xs[j]);
+          acc[j] = R::Combine(acc[j], R::Widen(xs[j]));
           ys[j] = R::Finish(acc[j], 1);
         }
       }
@@ -209,8 +211,9 @@ class DropoutGradCpuKernel : public CpuKernel {
   double keep_prob_ = 0.5;
 };
 
-#define REG_CUMSUM(T, ID) \
-  MS_REG_CPU_KERNEL(CumSum, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CumSumCpuKernel<T>)
+#define REG_CUMSUM(T, ID)                                                                                     \
+  MS_REG_CPU_KERNEL(CumSum, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CumScanCpuKernel<T, SumReducer<T>>); \
+  MS_REG_CPU_KERNEL(CumProd, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CumScanCpuKernel<T, ProdReducer<T>>)
 #define REG_DROPOUT(T, ID)                                                                                         \
   MS_REG_CPU_KERNEL(Dropout, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), DropoutCpuKernel<T>); \
   MS_REG_CPU_KERNEL(DropoutExt,                                                                                    \

@@ -1,10 +1,12 @@
-// Gather(params, indices, axis), GatherNd(x, indices), ScatterNdUpdate(x, indices, updates) (in place)
+// Gather(params, indices, axis), GatherNd(x, indices), the scatters (x, indices, updates): ScatterNdUpdate,
+// ScatterNdAdd, ScatterUpdate and ScatterAdd in place, TensorScatterUpdate and TensorScatterAdd into a copy,
 // and UnsortedSegmentSum(x, segment_ids, num_segments). Indices are int32 or int64; out-of-range
 // indices raise an error naming the op and the index (UnsortedSegmentSum drops ids outside
 // [0, num_segments), as MindSpore). The index math is functors/gather.h, shared with the CUDA kernels.
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <string>
 #include <vector>
 
 #include "opforge/functors/gather.h"
@@ -153,13 +155,19 @@ class GatherNdCpuKernel : public CpuKernel {
   int64_t rows_ = 0;
 };
 
-// In place: the output is input 0's buffer when the call writes the Parameter (else a copy of it).
-template <typename E, typename I>
-class ScatterNdUpdateCpuKernel : public CpuKernel {
+// A scatter of Op (ScatterUpdateOp, ScatterAddOp of functors/gather.h); kRowIndices: the indices address x's
+// first dim (ScatterUpdate, ScatterAdd), else rows of k coordinates (the Nd and Tensor scatters). In place,
+// the output is input 0's buffer (the call writes the Parameter); otherwise a copy of it.
+template <typename E, typename I, typename Op, bool kRowIndices>
+class ScatterCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     x_ = ctx.input(0).shape;
-    const auto& indices = ctx.input(1).shape;
+    std::vector<int64_t> indices = ctx.input(1).shape;
+    if (kRowIndices) {
+      OPF_CHECK(!x_.empty(), "For '" << ctx.op_name() << "', the 'input_x' must have at least 1 dim.");
+      indices.push_back(1);
+    }
     nd_ = MakeNdIndex(ctx.op_name(), x_, indices, &rows_);
     std::vector<int64_t> want(indices.begin(), indices.end() - 1);
     want.insert(want.end(), x_.begin() + nd_.k, x_.end());
@@ -167,6 +175,7 @@ class ScatterNdUpdateCpuKernel : public CpuKernel {
                                                   << ShapeToString(want) << ", but got "
                                                   << ShapeToString(ctx.input(2).shape) << ".");
     numel_ = ctx.input(0).numel();
+    op_ = ctx.op_name();
   }
 
   void Launch(const KernelArgs& args) override {
@@ -174,22 +183,29 @@ class ScatterNdUpdateCpuKernel : public CpuKernel {
     const I* idx = args.input<I>(1);
     const E* updates = args.input<E>(2);
     E* out = args.output<E>(0);
-    CheckNdRows("ScatterNdUpdate", nd_, idx, rows_, x_);
+    CheckNdRows(op_, nd_, idx, rows_, x_);
     if (out != x && numel_ > 0) std::memcpy(static_cast<void*>(out), x, static_cast<size_t>(numel_) * sizeof(E));
-    const int64_t inner = nd_.inner;
-    for (int64_t row = 0; row < rows_; ++row) {  // in order: of two rows with one index, the last wins
-      if (inner > 0) {
-        std::memcpy(static_cast<void*>(out + nd_.RowOffset(idx, row)), updates + row * inner,
-                    static_cast<size_t>(inner) * sizeof(E));
-      }
-    }
+    const NdIndex nd = nd_;
+    const int64_t rows = rows_;
+    ParallelFor(nd.inner, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(rows, 1)),
+                [&](int64_t begin, int64_t end) { ScatterColumns<Op>(updates, idx, out, nd, rows, begin, end); });
   }
 
  private:
   std::vector<int64_t> x_;
   NdIndex nd_{};
   int64_t rows_ = 0, numel_ = 0;
+  std::string op_;
 };
+
+template <typename E, typename I>
+using ScatterNdUpdateCpuKernel = ScatterCpuKernel<E, I, ScatterUpdateOp, false>;
+template <typename E, typename I>
+using ScatterUpdateCpuKernel = ScatterCpuKernel<E, I, ScatterUpdateOp, true>;
+template <typename T, typename I>
+using ScatterNdAddCpuKernel = ScatterCpuKernel<T, I, ScatterAddOp, false>;
+template <typename T, typename I>
+using ScatterAddCpuKernel = ScatterCpuKernel<T, I, ScatterAddOp, true>;
 
 template <typename T, typename I>
 class UnsortedSegmentSumCpuKernel : public CpuKernel {
@@ -234,7 +250,13 @@ class UnsortedSegmentSumCpuKernel : public CpuKernel {
                     GatherNdCpuKernel<E, I>);                                                                  \
   MS_REG_CPU_KERNEL(ScatterNdUpdate,                                                                           \
                     KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID),        \
-                    ScatterNdUpdateCpuKernel<E, I>)
+                    ScatterNdUpdateCpuKernel<E, I>);                                                           \
+  MS_REG_CPU_KERNEL(TensorScatterUpdate,                                                                       \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID),        \
+                    ScatterNdUpdateCpuKernel<E, I>);                                                           \
+  MS_REG_CPU_KERNEL(ScatterUpdate,                                                                             \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID),        \
+                    ScatterUpdateCpuKernel<E, I>)
 #define REG_GATHER_BOTH(ID, E)                   \
   REG_GATHER(ID, E, kNumberTypeInt32, int32_t); \
   REG_GATHER(ID, E, kNumberTypeInt64, int64_t)
@@ -262,6 +284,29 @@ REG_GATHER_BOTH(kNumberTypeComplex128, Bytes16);
   MS_REG_CPU_KERNEL(UnsortedSegmentSum,                                                                         \
                     KernelAttr().AddInputAttr(ID).AddInputAttr(kNumberTypeInt64).AddOutputAttr(ID),             \
                     UnsortedSegmentSumCpuKernel<T, int64_t>)
+
+#define REG_SCATTER_ADD_AS(T, ID, IID, I)                                                                      \
+  MS_REG_CPU_KERNEL(ScatterAdd, KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID), \
+                    ScatterAddCpuKernel<T, I>);                                                                  \
+  MS_REG_CPU_KERNEL(ScatterNdAdd,                                                                                \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID),          \
+                    ScatterNdAddCpuKernel<T, I>);                                                                \
+  MS_REG_CPU_KERNEL(TensorScatterAdd,                                                                            \
+                    KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID),          \
+                    ScatterNdAddCpuKernel<T, I>)
+#define REG_SCATTER_ADD(T, ID)                                \
+  REG_SCATTER_ADD_AS(T, ID, kNumberTypeInt32, int32_t); \
+  REG_SCATTER_ADD_AS(T, ID, kNumberTypeInt64, int64_t)
+
+REG_SCATTER_ADD(float16, kNumberTypeFloat16);
+REG_SCATTER_ADD(bfloat16, kNumberTypeBFloat16);
+REG_SCATTER_ADD(float, kNumberTypeFloat32);
+REG_SCATTER_ADD(double, kNumberTypeFloat64);
+REG_SCATTER_ADD(int8_t, kNumberTypeInt8);
+REG_SCATTER_ADD(int16_t, kNumberTypeInt16);
+REG_SCATTER_ADD(int32_t, kNumberTypeInt32);
+REG_SCATTER_ADD(int64_t, kNumberTypeInt64);
+REG_SCATTER_ADD(uint8_t, kNumberTypeUInt8);
 
 REG_USS(float16, kNumberTypeFloat16);
 REG_USS(bfloat16, kNumberTypeBFloat16);

@@ -1,6 +1,6 @@
-// CumSum, Dropout and DropoutGrad on the GPU with the math of opforge/functors/scan.h and random.h
+// CumSum, CumProd, Dropout and DropoutGrad on the GPU with the math of opforge/functors/scan.h and random.h
 // (shared with csrc/kernels/cpu/cumsum.cc). CumSum (x viewed as [outer, n, inner]): a block scans each long
-// contiguous row (CumSumRowsKernel), else one thread per line (CumSumKernel). Dropout: one thread per element
+// contiguous row (CumSumRowsKernel), else one thread per line (CumScanKernel, CumProd's every line). Dropout: one thread per element
 // (the counter-based generator gives every backend the same mask for the same seeds). Instantiated by name
 // (opforge/kernels/gpu/cumsum.py).
 #include "block.cuh"
@@ -11,18 +11,19 @@
 namespace opforge {
 namespace cuda {
 
-template <typename T>
-__global__ void CumSumKernel(const T* x, T* y, int64_t lines, int64_t n, int64_t inner, int exclusive, int reverse) {
+// R: SumReducer<T> (CumSum) or ProdReducer<T> (CumProd).
+template <typename T, typename R>
+__global__ void CumScanKernel(const T* x, T* y, int64_t lines, int64_t n, int64_t inner, int exclusive, int reverse) {
   OPF_GRID_STRIDE_LOOP(l, lines) {
     const int64_t base = (l / inner) * n * inner + l % inner;
-    CumSumLine(x + base, y + base, n, inner, exclusive != 0, reverse != 0);
+    ScanLine<R>(x + base, y + base, n, inner, exclusive != 0, reverse != 0);
   }
 }
 
 // Contiguous rows (inner == 1), one block of kBlock threads per row, in tiles of kBlock * chunk elements
 // (chunk = the elements per thread, at most kItems): each thread sums its `chunk` neighbouring elements of
 // the tile, the block scans those sums (BlockExclusiveScan), then each thread writes its elements from its
-// prefix; the tile's total carries into the next. Sums in acc_t<T> as CumSumLine, in another order: floats
+// prefix; the tile's total carries into the next. Sums in acc_t<T> as ScanLine, in another order: floats
 // may round differently from the CPU's serial sum, integers wrap to the same result.
 template <typename T, int kBlock, int kItems>
 __global__ void CumSumRowsKernel(const T* x, T* y, int64_t rows, int64_t n, int chunk, int exclusive,

@@ -1,4 +1,4 @@
-// Gather, GatherNd, ScatterNdUpdate and UnsortedSegmentSum on the GPU (the CPU's csrc/kernels/cpu/
+// Gather, GatherNd, the scatters and UnsortedSegmentSum on the GPU (the CPU's csrc/kernels/cpu/
 // gather.cc), with the index math of functors/gather.h. The host checks the indices before a launch
 // (opforge/kernels/gpu/gather.py), so every index here is in range.
 #include "copy.cuh"
@@ -22,6 +22,14 @@ __global__ void GatherNdKernel(const E* x, const I* indices, E* out, int64_t tot
 template <typename E, typename I>
 __global__ void ScatterNdUpdateKernel(const E* updates, const I* indices, E* out, int64_t total, NdIndex nd) {
   OPF_GRID_STRIDE_LOOP(i, total) { out[nd.RowOffset(indices, i / nd.inner) + i % nd.inner] = updates[i]; }
+}
+
+// The adding scatters (ScatterAdd, ScatterNdAdd, TensorScatterAdd): one thread per column of the update
+// slices, every row in order (ScatterColumns), so rows with one index add up as on the CPU, without atomics
+// and bit for bit; the parallelism is the slice's length (a row of an embedding table, not its count).
+template <typename T, typename I>
+__global__ void ScatterAddKernel(const T* updates, const I* indices, T* out, int64_t rows, NdIndex nd) {
+  OPF_GRID_STRIDE_LOOP(r, nd.inner) { ScatterColumns<ScatterAddOp>(updates, indices, out, nd, rows, r, r + 1); }
 }
 
 // One thread per output element: deterministic, the rows summed in order as on the CPU.

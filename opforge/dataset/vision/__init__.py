@@ -1,25 +1,64 @@
 """``opforge.dataset.vision``: the image transforms model-zoo scripts use, on NumPy arrays (HWC uint8 or
-float images, as MindSpore's): ``Resize`` (Pillow), ``Rescale``, ``Normalize``, ``HWC2CHW``,
+float images, as MindSpore's): ``Decode`` and ``Resize`` (Pillow), ``Rescale``, ``Normalize``, ``HWC2CHW``,
 ``CenterCrop``, ``RandomCrop``, ``RandomHorizontalFlip``. Random transforms draw from the dataset seed
 (``opforge.dataset.config.set_seed``) when it is set."""
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 
 from opforge.dataset import config
 
-__all__ = ["Resize", "Rescale", "Normalize", "HWC2CHW", "CenterCrop", "RandomCrop", "RandomHorizontalFlip", "Inter"]
+__all__ = [
+    "Decode",
+    "Resize",
+    "Rescale",
+    "Normalize",
+    "HWC2CHW",
+    "CenterCrop",
+    "RandomCrop",
+    "RandomHorizontalFlip",
+    "Inter",
+]
 
 
 class Inter:
     """Interpolation modes (MindSpore's names)."""
 
     NEAREST, BILINEAR, BICUBIC = "nearest", "bilinear", "bicubic"
+    LINEAR, CUBIC = BILINEAR, BICUBIC  # MindSpore's other names of the same modes (LeNet's Inter.LINEAR)
 
 
 def _size(size) -> tuple:
     return (int(size), int(size)) if isinstance(size, (int, np.integer)) else (int(size[0]), int(size[1]))
+
+
+class Decode:
+    """An encoded image (JPEG, PNG, BMP, ...: a file's bytes, as ``bytes`` or a 1-D uint8 array such as
+    ``ImageFolderDataset`` gives) decoded by Pillow to an RGB image, uint8 HWC (a PIL image with
+    ``to_pil``), as MindSpore's decodes every image to three channels."""
+
+    def __init__(self, to_pil: bool = False):
+        self.to_pil = bool(to_pil)
+
+    def __call__(self, img):
+        from PIL import Image  # Pillow: matplotlib's dependency, installed with the demo and test extras
+
+        if not isinstance(img, bytes):
+            array = np.asarray(img)
+            if array.dtype != np.uint8 or array.ndim != 1:
+                raise TypeError(
+                    "For 'Decode', the input must be an encoded image: bytes or a 1-D uint8 array, but got a "
+                    f"{array.ndim}-D {array.dtype} array of shape {array.shape}."
+                )
+            img = array.tobytes()
+        try:
+            image = Image.open(io.BytesIO(img)).convert("RGB")
+        except OSError as e:  # Pillow's UnidentifiedImageError and truncated files are OSErrors
+            raise ValueError(f"For 'Decode', the {len(img)} bytes are not an image Pillow can decode: {e}") from e
+        return image if self.to_pil else np.array(image)
 
 
 class Resize:
@@ -39,6 +78,8 @@ class Resize:
         else:
             out_h, out_w = _size(self.size)
         resample = {"nearest": Image.NEAREST, "bilinear": Image.BILINEAR, "bicubic": Image.BICUBIC}[self.interpolation]
+        if img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 1:  # Pillow has no HxWx1 images
+            return self(img[:, :, 0])[:, :, None]
         if img.dtype == np.uint8:
             return np.asarray(Image.fromarray(img).resize((out_w, out_h), resample))
         channels = [img] if img.ndim == 2 else [img[..., c] for c in range(img.shape[2])]

@@ -1,11 +1,11 @@
-"""GPU kernels of CumSum, Dropout, DropoutExt and DropoutGrad: the kernels of ``csrc/kernels/cuda/cumsum.cu``
-(the math of ``opforge/functors/scan.h`` and ``random.h``, shared with the CPU kernels), for every
-KernelAttr the CPU registers. CumSum along the last axis over rows of at least ``ROW_SCAN_MIN`` elements
-takes a block per row (``CumSumRowsKernel``: a block scan of per-thread chunks, tile after tile with a
-carried prefix); otherwise one thread per line along the axis (coalesced when the axis is not the last:
-neighbouring threads take neighbouring lines). Dropout takes one thread per element, with the
-counter-based generator keyed by (Seed0, Seed1) (DropoutExt: by its seed and offset inputs, read on the
-device), so the GPU's mask is the CPU's."""
+"""GPU kernels of CumSum, CumProd, Dropout, DropoutExt and DropoutGrad: the kernels of
+``csrc/kernels/cuda/cumsum.cu`` (the math of ``opforge/functors/scan.h`` and ``random.h``, shared with the CPU
+kernels), for every KernelAttr the CPU registers. CumSum along the last axis over rows of at least
+``ROW_SCAN_MIN`` elements takes a block per row (``CumSumRowsKernel``: a block scan of per-thread chunks, tile
+after tile with a carried prefix); otherwise, and for CumProd, one thread per line along the axis (coalesced
+when the axis is not the last: neighbouring threads take neighbouring lines). Dropout takes one thread per
+element, with the counter-based generator keyed by (Seed0, Seed1) (DropoutExt: by its seed and offset inputs,
+read on the device), so the GPU's mask is the CPU's."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _cumsum_loop(spec, function, kernel):
     lines = math.prod(x) // n if n else 0
     flags = (np.int32(bool(spec.attrs.get("exclusive", False))), np.int32(bool(spec.attrs.get("reverse", False))))
     np_dtype = spec.entry.attr.outputs[0].np_dtype
-    if inner == 1 and n >= ROW_SCAN_MIN:
+    if kernel.helpers and inner == 1 and n >= ROW_SCAN_MIN:
         rows_fn = function_for(runtime, kernel, kernel.helpers[0])
         chunk = min(ROW_SCAN_ITEMS, -(-n // ROW_SCAN_BLOCK))  # fewer per thread on rows shorter than a tile
         grid, args = (min(lines, _MAX_GRID), 1, 1), (np.int64(lines), np.int64(n), np.int32(chunk), *flags)
@@ -117,10 +117,18 @@ def _make(name: str, loop):
 def _make_cumsum(attr) -> CudaKernel:
     t = ctype(attr.inputs[0])
     rows = f"opforge::cuda::CumSumRowsKernel<{t}, {ROW_SCAN_BLOCK}, {ROW_SCAN_ITEMS}>"
-    return CudaKernel(_SOURCE, f"opforge::cuda::CumSumKernel<{t}>", _cumsum_loop, helpers=(rows,))
+    return CudaKernel(
+        _SOURCE, f"opforge::cuda::CumScanKernel<{t}, opforge::SumReducer<{t}>>", _cumsum_loop, helpers=(rows,)
+    )
+
+
+def _make_cumprod(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    return CudaKernel(_SOURCE, f"opforge::cuda::CumScanKernel<{t}, opforge::ProdReducer<{t}>>", _cumsum_loop)
 
 
 mirror_cpu_kernels("CumSum", _make_cumsum)
+mirror_cpu_kernels("CumProd", _make_cumprod)
 mirror_cpu_kernels("Dropout", _make("DropoutKernel", _dropout_loop))
 mirror_cpu_kernels("DropoutExt", _make("DropoutExtKernel", _dropout_loop))
 mirror_cpu_kernels("DropoutGrad", _make("DropoutGradKernel", _dropout_grad_loop))

@@ -1,8 +1,9 @@
-"""Gather, GatherNd, ScatterNdUpdate and UnsortedSegmentSum on the GPU: the kernels of
+"""Gather, GatherNd, the scatters and UnsortedSegmentSum on the GPU: the kernels of
 ``csrc/kernels/cuda/gather.cu`` for every KernelAttr the CPU registers. Out-of-range indices are an error,
 as on the CPU: the indices are read back to the host and checked before the launch (a synchronisation,
 as SparseSoftmaxCrossEntropyWithLogits does for its labels); Gather's, inside a captured device graph, on the
-device at each launch (``range_check.py``). ScatterNdUpdate writes the Parameter in place."""
+device at each launch (``range_check.py``). ScatterNdUpdate, ScatterNdAdd, ScatterUpdate and ScatterAdd write the
+Parameter in place; TensorScatterUpdate and TensorScatterAdd a copy of ``input_x``."""
 
 from __future__ import annotations
 
@@ -92,17 +93,24 @@ def _gather_nd_loop(spec, function, kernel):
     return run
 
 
-def _scatter_nd_update_loop(spec, function, kernel):
-    """``ScatterNdUpdateKernel<E, I>(updates, indices, x, total, nd)`` into the Parameter."""
+_ROW_INDEXED = ("ScatterUpdate", "ScatterAdd")  # their indices address x's first dim: rows of one coordinate
+
+
+def _scatter_loop(spec, function, kernel):
+    """``ScatterNdUpdateKernel<E, I>(updates, indices, x, total, nd)`` (one thread per element) or
+    ``ScatterAddKernel<T, I>(updates, indices, x, rows, nd)`` (one per column of the slices) into the Parameter,
+    or into a copy of ``input_x`` (the Tensor scatters)."""
     x, indices = list(spec.in_shapes[0]), list(spec.in_shapes[1])
-    nd, rows, k = _nd_index(spec.op_name, x, indices)
-    runtime = spec.device.runtime
-    total = numel(spec.in_shapes[2])
+    nd, rows, k = _nd_index(spec.op_name, x, indices + [1] if spec.op_name in _ROW_INDEXED else indices)
+    runtime, op_name = spec.device.runtime, spec.op_name
+    adds = "Add" in op_name
+    total = int(nd["inner"]) if adds else numel(spec.in_shapes[2])
+    size = np.int64(rows if adds else total)
 
     def run(arrays):
-        _check_rows("ScatterNdUpdate", runtime, arrays[1], rows, k, x)
+        _check_rows(op_name, runtime, arrays[1], rows, k, x)
         (target,) = written_targets(spec, arrays, 1)
-        launch_1d(runtime, function, total, (arrays[2], arrays[1], target, np.int64(total), nd))
+        launch_1d(runtime, function, total, (arrays[2], arrays[1], target, size, nd))
         return target
 
     return run
@@ -138,5 +146,8 @@ def _make(template, loop, ctype_of=bytes_ctype):
 
 mirror_cpu_kernels("Gather", _make("GatherKernel", _gather_loop))
 mirror_cpu_kernels("GatherNd", _make("GatherNdKernel", _gather_nd_loop))
-mirror_cpu_kernels("ScatterNdUpdate", _make("ScatterNdUpdateKernel", _scatter_nd_update_loop))
+for _name in ("ScatterNdUpdate", "TensorScatterUpdate", "ScatterUpdate"):
+    mirror_cpu_kernels(_name, _make("ScatterNdUpdateKernel", _scatter_loop))
+for _name in ("ScatterAdd", "ScatterNdAdd", "TensorScatterAdd"):
+    mirror_cpu_kernels(_name, _make("ScatterAddKernel", _scatter_loop, ctype))
 mirror_cpu_kernels("UnsortedSegmentSum", _make("UnsortedSegmentSumKernel", _segment_sum_loop, ctype))

@@ -1,6 +1,14 @@
 """MindSpore's ``ops.operations`` (imported as ``P``): every primitive class, by MindSpore's names."""
 
-from opforge.ops.frontend_ops import Depend, Ones, Print, Zeros  # noqa: F401  (built from other primitives)
+from opforge.ops.frontend_conv import Conv3D  # noqa: F401  (Conv2D over its depth taps)
+from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitives)
+    Depend,
+    Ones,
+    Print,
+    ResizeBilinear,
+    ResizeBilinearV2,
+    Zeros,
+)
 from opforge.primitives._grad_ops import *  # noqa: F403
 from opforge.primitives.array_ops import *  # noqa: F403
 from opforge.primitives.attention_ops import *  # noqa: F403

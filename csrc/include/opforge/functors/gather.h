@@ -1,4 +1,4 @@
-// Index math of Gather, GatherNd, ScatterNdUpdate and UnsortedSegmentSum, shared by the CPU kernels
+// Index math of Gather, GatherNd, the scatters and UnsortedSegmentSum, shared by the CPU kernels
 // (csrc/kernels/cpu/gather.cc) and the CUDA kernels (csrc/kernels/cuda/gather.cu). The indices have
 // been checked to be in range before these run (the CPU kernels check them; the GPU reads them back).
 #pragma once
@@ -18,8 +18,9 @@ OPF_HD int64_t GatherSource(const I* indices, int64_t i, int64_t p, int64_t n, i
 
 constexpr int kMaxNdIndexDims = 8;
 
-// GatherNd / ScatterNdUpdate: each index row holds k coordinates into the leading dims of x; a row
-// addresses a slice of `inner` elements. stride[d] is dim d's stride in elements.
+// GatherNd and the scatters: each index row holds k coordinates into the leading dims of x; a row
+// addresses a slice of `inner` elements. stride[d] is dim d's stride in elements. (ScatterAdd and
+// ScatterUpdate index x's first dim: rows of k = 1.)
 struct NdIndex {
   int64_t k;
   int64_t inner;
@@ -42,6 +43,34 @@ struct NdIndex {
     return -1;
   }
 };
+
+// How a scatter writes an element of `updates` into its target: Update replaces it, Add adds to it (in
+// compute_t<T>, integers wrapping as NumPy's).
+struct ScatterUpdateOp {
+  template <typename E>
+  static OPF_HD void Apply(E* target, E value) {
+    *target = value;
+  }
+};
+
+struct ScatterAddOp {
+  template <typename T>
+  static OPF_HD void Apply(T* target, T value) {
+    *target = Store<T>(Load(*target) + Load(value));
+  }
+};
+
+// Columns [r0, r1) of the update slices, every row in order into `out`: of rows with one index, Update
+// keeps the last and Add sums them in row order, so a split over columns (threads) gives one result.
+template <typename Op, typename E, typename I>
+OPF_HD void ScatterColumns(const E* updates, const I* indices, E* out, const NdIndex& nd, int64_t rows, int64_t r0,
+                           int64_t r1) {
+  for (int64_t row = 0; row < rows; ++row) {
+    E* target = out + nd.RowOffset(indices, row);
+    const E* source = updates + row * nd.inner;
+    for (int64_t r = r0; r < r1; ++r) Op::Apply(target + r, source[r]);
+  }
+}
 
 // UnsortedSegmentSum, one output element (segment s, position r of a row) at a time: the sum of the
 // rows of x whose id is s (ids outside [0, num_segments) are dropped, as MindSpore's), in order.

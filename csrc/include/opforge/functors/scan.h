@@ -1,8 +1,9 @@
-// CumSum's scan of one line, shared by the CPU kernels (csrc/kernels/cpu/cumsum.cc) and the CUDA
-// kernels (csrc/kernels/cuda/cumsum.cu): n elements x[0], x[stride], ...; y[k] = the sum of x[j] for
-// j <= k (exclusive: j < k; reverse: j >= k, exclusive: j > k), accumulated in acc_t<T> (double for
-// float32 / float64, float for the half types, wrapping 64-bit integers for integers, as ReduceSum).
-// Host and device; no standard library.
+// The scans of CumSum and CumProd over one line, shared by the CPU kernels (csrc/kernels/cpu/cumsum.cc)
+// and the CUDA kernels (csrc/kernels/cuda/cumsum.cu): n elements x[0], x[stride], ...; y[k] = the
+// combination (R: SumReducer or ProdReducer of reduce.h) of x[j] for j <= k (exclusive: j < k; reverse:
+// j >= k, exclusive: j > k), accumulated in acc_t<T> (double for float32 / float64, float for the half
+// types, wrapping 64-bit integers for integers, as ReduceSum and ReduceProd). Host and device; no
+// standard library.
 #pragma once
 
 #include "opforge/functors/reduce.h"
@@ -10,16 +11,15 @@
 
 namespace opforge {
 
-template <typename T>
-OPF_HD void CumSumLine(const T* x, T* y, int64_t n, int64_t stride, bool exclusive, bool reverse) {
-  using A = acc_t<T>;
-  A acc = 0;
+template <typename R, typename T>
+OPF_HD void ScanLine(const T* x, T* y, int64_t n, int64_t stride, bool exclusive, bool reverse) {
+  auto acc = R::Identity();
   for (int64_t t = 0; t < n; ++t) {
     const int64_t k = (reverse ? n - 1 - t : t) * stride;
-    const A v = SumReducer<T>::Widen(x[k]);
-    if (!exclusive) acc += v;
-    y[k] = SumReducer<T>::Finish(acc, 1);
-    if (exclusive) acc += v;
+    const auto v = R::Widen(x[k]);
+    if (!exclusive) acc = R::Combine(acc, v);
+    y[k] = R::Finish(acc, 1);
+    if (exclusive) acc = R::Combine(acc, v);
   }
 }
 
