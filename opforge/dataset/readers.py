@@ -5,7 +5,7 @@ dtypes, shapes and row order).
 Each reader checks the directory and the files' headers and sizes when it is made, then maps the files
 (``np.memmap``) and reads a row only when an epoch asks for it. Shuffling (on by default), ``num_samples``,
 ``num_shards``/``shard_id`` and ``num_parallel_workers`` (threads) are those of every random-access
-source (``opforge.dataset._Source``). Not here: ``sampler`` and ``cache`` (opforge has neither).
+source (``opforge.dataset.engine._Source``). Not here: ``sampler`` and ``cache`` (opforge has neither).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import os
 
 import numpy as np
 
-from opforge.dataset import _check_positive, _Source, config
+from opforge.dataset import config
+from opforge.dataset.engine import _check_positive, _Source
 from opforge.dataset.vision import Decode
 
 __all__ = ["MnistDataset", "Cifar10Dataset", "Cifar100Dataset", "ImageFolderDataset"]

@@ -1,0 +1,504 @@
+"""The dataset engine of ``opforge.dataset``: ``Dataset`` and its operations, and the Python sources
+(``GeneratorDataset``, ``NumpySlicesDataset``); ``_Source`` is the random-access source the file readers
+(``opforge.dataset.readers``) build on. The package's docstring describes the API."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import multiprocessing
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from opforge.dataset import config
+from opforge.tensor import Tensor
+
+__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset"]
+
+
+def _as_row(value, columns: list, where: str) -> tuple:
+    row = value if isinstance(value, tuple) else (tuple(value) if isinstance(value, list) else (value,))
+    if len(row) != len(columns):
+        raise RuntimeError(
+            f"For '{where}', the source gave a row of {len(row)} column(s), but the column names are {columns}."
+        )
+    return tuple(np.asarray(v) for v in row)
+
+
+class Dataset:
+    """A dataset: its columns and a way to read its rows for an epoch."""
+
+    def __init__(self, column_names: list):
+        self._columns = list(column_names)
+        self._epoch = 0
+
+    # -- reading -----------------------------------------------------------------------------------
+    def _rows(self, epoch: int):  # yields tuples of NumPy arrays
+        raise NotImplementedError
+
+    def get_col_names(self) -> list:
+        return list(self._columns)
+
+    def output_shapes(self) -> list:
+        """The shape of each column of the first row (MindSpore's; a batch's shapes after ``batch``)."""
+        return [list(v.shape) for v in self._first_row()]
+
+    def output_types(self) -> list:
+        """The NumPy dtype of each column of the first row (MindSpore's)."""
+        return [v.dtype for v in self._first_row()]
+
+    def _first_row(self) -> tuple:
+        row = next(iter(self._rows(0)), None)
+        if row is None:
+            raise RuntimeError("For 'output_shapes', the dataset has no rows.")
+        return row
+
+    def get_dataset_size(self) -> int:
+        """The number of rows (batches after ``batch``) of one epoch: counted from the source's length
+        through the operations, without reading a row, unless an iterable source must be read to count."""
+        return self._size()
+
+    def _size(self) -> int:
+        return sum(1 for _ in self._rows(0))
+
+    def __iter__(self):
+        return self.create_tuple_iterator()
+
+    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
+        """One epoch's rows as lists of Tensors (NumPy arrays with ``output_numpy``); a new iterator
+        reads the next epoch (a new shuffle)."""
+        picks = None if columns is None else [self._columns.index(c) for c in columns]
+        epoch = self._epoch
+        self._epoch += 1
+        for row in self._rows(epoch):
+            if picks is not None:
+                row = tuple(row[i] for i in picks)
+            yield [v if output_numpy else Tensor(v) for v in row]
+
+    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
+        for row in self.create_tuple_iterator(num_epochs=num_epochs, output_numpy=output_numpy):
+            yield dict(zip(self._columns, row))
+
+    # -- operations --------------------------------------------------------------------------------
+    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
+        return _Batch(self, batch_size, drop_remainder)
+
+    def shuffle(self, buffer_size):
+        return _Shuffle(self, buffer_size)
+
+    def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
+            python_multiprocessing=False, **kwargs):  # fmt: skip
+        return _Map(self, operations, input_columns, output_columns, num_parallel_workers, python_multiprocessing)
+
+    def repeat(self, count=None):
+        return _Repeat(self, count)
+
+    def take(self, count=-1):
+        return _Take(self, count)
+
+    def skip(self, count):
+        return _Skip(self, count)
+
+    def project(self, columns):
+        return _Project(self, columns)
+
+    def rename(self, input_columns, output_columns):
+        return _Rename(self, input_columns, output_columns)
+
+
+def _check_positive(where: str, name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"For '{where}', the '{name}' must be an int >= 1, but got {value!r}.")
+    return int(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources
+
+
+_SHARED_SEED = 5489  # MindSpore's default dataset seed
+
+
+def _epoch_rng(epoch: int, shared: bool = False) -> np.random.Generator:
+    """The epoch's shuffle: from ``config``'s seed; without one, fresh entropy, or for a ``shared`` shuffle
+    (the shards of a data-parallel job, which must split one order) MindSpore's default seed."""
+    seed = config.get_seed()
+    if seed is None and shared:
+        seed = _SHARED_SEED
+    if seed is None:
+        return np.random.default_rng()
+    return np.random.default_rng([seed, epoch])
+
+
+class _Source(Dataset):
+    """Rows read from a random-access source (``read(i)``) or an iterable (``iterate()``)."""
+
+    where = "GeneratorDataset"
+
+    def __init__(self, column_names, length, shuffle, num_samples, num_shards, shard_id, workers, processes):
+        super().__init__(column_names)
+        self._length = length
+        if shuffle and length is None:
+            raise ValueError(f"For '{self.where}', an iterable source cannot be shuffled: it has no random access.")
+        self._shuffle = bool(length is not None if shuffle is None else shuffle)
+        self._num_samples = num_samples
+        if (num_shards is None) != (shard_id is None):
+            raise ValueError(f"For '{self.where}', give both 'num_shards' and 'shard_id', or neither.")
+        if num_shards is not None:
+            _check_positive(self.where, "num_shards", num_shards)
+            if not 0 <= shard_id < num_shards:
+                raise ValueError(f"For '{self.where}', the 'shard_id' must be in [0, {num_shards}), got {shard_id}.")
+        self._shards = (num_shards, shard_id)
+        self._workers = _check_positive(self.where, "num_parallel_workers", workers or 1)
+        self._processes = processes
+
+    def _indices(self, epoch: int) -> np.ndarray:
+        idx = np.arange(self._length)
+        num_shards, shard_id = self._shards
+        if self._shuffle:
+            idx = _epoch_rng(epoch, shared=num_shards is not None).permutation(self._length)
+        if num_shards is not None:  # every shard the same size (MindSpore pads by wrapping around)
+            per = -(-self._length // num_shards)
+            idx = np.resize(idx, per * num_shards)[shard_id::num_shards]
+        if self._num_samples is not None:
+            idx = idx[: self._num_samples]
+        return idx
+
+    def _size(self) -> int:
+        return super()._size() if self._length is None else len(self._indices(0))
+
+    def _rows(self, epoch: int):
+        if self._length is None:
+            rows = self._iterate()
+            if self._num_samples is not None:
+                rows = itertools.islice(rows, self._num_samples)
+            yield from rows
+            return
+        indices = self._indices(epoch)
+        if self._workers > 1:
+            yield from _parallel(self._read_checked, indices, self._workers, self._processes)
+        else:
+            for i in indices:
+                yield self._read_checked(int(i))
+
+    def _read_checked(self, i: int) -> tuple:
+        try:
+            value = self._read(int(i))
+        except Exception as e:
+            raise RuntimeError(
+                f"For '{self.where}', the source raised {type(e).__name__} reading row {i} (columns "
+                f"{self._columns}): {e}"
+            ) from e
+        return _as_row(value, self._columns, self.where)
+
+
+_worker_fn = [None]  # the function forked workers run: inherited, so lambdas and local sources need no pickling
+
+
+def _set_worker_fn(fn) -> None:  # a forked worker's initializer: fn is inherited, not pickled
+    _worker_fn[0] = fn
+
+
+def _run_worker_fn(item):
+    return _worker_fn[0](item)
+
+
+def _pool_imap(fn, items, workers: int, processes: bool):
+    """``fn`` over ``items`` in ``workers`` forked processes (threads without fork or with ``processes``
+    False), yielding the results in order. The items are taken in chunks of a few per worker, so an epoch
+    streams through the workers instead of being read whole first."""
+    chunk = workers * 4
+    items = iter(items)
+    if processes and "fork" in multiprocessing.get_all_start_methods():
+        with multiprocessing.get_context("fork").Pool(workers, _set_worker_fn, (fn,)) as pool:
+            while batch := list(itertools.islice(items, chunk)):
+                yield from pool.map(_run_worker_fn, batch)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        while batch := list(itertools.islice(items, chunk)):
+            yield from pool.map(fn, batch)
+
+
+def _parallel(fn, items, workers: int, processes: bool):
+    return _pool_imap(fn, (int(i) for i in items), workers, processes)
+
+
+class GeneratorDataset(_Source):
+    """MindSpore's ``GeneratorDataset(source, column_names=None, column_types=None, schema=None,
+    num_samples=None, num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None,
+    python_multiprocessing=True, max_rowsize=6)``: ``source`` a random-access object (``__getitem__`` and
+    ``__len__``; shuffled by default), a callable returning an iterator, or an iterable."""
+
+    def __init__(self, source, column_names=None, column_types=None, schema=None, num_samples=None,
+                 num_parallel_workers=1, shuffle=None, sampler=None, num_shards=None, shard_id=None,
+                 python_multiprocessing=True, max_rowsize=6):  # fmt: skip
+        if column_names is None:
+            raise ValueError("For 'GeneratorDataset', give the 'column_names' of the source's rows.")
+        names = [column_names] if isinstance(column_names, str) else list(column_names)
+        self._source = source
+        random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
+        if not random_access and not callable(source) and not hasattr(source, "__iter__"):
+            raise TypeError(
+                "For 'GeneratorDataset', the 'source' must be a random-access object (__getitem__ and __len__), "
+                f"a callable returning an iterator, or an iterable, but got {type(source).__name__}."
+            )
+        length = len(source) if random_access else None
+        super().__init__(names, length, shuffle, num_samples, num_shards, shard_id, num_parallel_workers,
+                         python_multiprocessing)  # fmt: skip
+
+    def _read(self, i: int):
+        return self._source[i]
+
+    def _iterate(self):
+        source = self._source
+        iterator = source() if callable(source) and not hasattr(source, "__iter__") else iter(source)
+        i = 0
+        while True:
+            try:
+                value = next(iterator)
+            except StopIteration:
+                return
+            except Exception as e:
+                raise RuntimeError(
+                    f"For 'GeneratorDataset', the source raised {type(e).__name__} at row {i} (columns "
+                    f"{self._columns}): {e}"
+                ) from e
+            yield _as_row(value, self._columns, self.where)
+            i += 1
+
+
+class NumpySlicesDataset(_Source):
+    """MindSpore's ``NumpySlicesDataset(data, column_names=None, num_samples=None, num_parallel_workers=1,
+    shuffle=None, sampler=None, num_shards=None, shard_id=None)``: rows are slices along the first dim of
+    ``data`` (an array, a list, a tuple of columns, or a dict of columns); shuffled by default."""
+
+    where = "NumpySlicesDataset"
+
+    def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1, shuffle=None,
+                 sampler=None, num_shards=None, shard_id=None):  # fmt: skip
+        if isinstance(data, dict):
+            names, columns = list(data), [np.asarray(v) for v in data.values()]
+        elif isinstance(data, tuple):
+            columns = [np.asarray(v) for v in data]
+            names = None
+        else:
+            columns = [np.asarray(data)]
+            names = None
+        if names is None:
+            names = (
+                [column_names] if isinstance(column_names, str) else list(column_names)
+                if column_names is not None else [f"column_{i}" for i in range(len(columns))]
+            )  # fmt: skip
+        lengths = {len(c) for c in columns}
+        if len(lengths) != 1:
+            raise ValueError(f"For 'NumpySlicesDataset', every column must have one length, but got {sorted(lengths)}.")
+        self._data = columns
+        super().__init__(names, lengths.pop(), shuffle, num_samples, num_shards, shard_id, num_parallel_workers, False)
+
+    def _read(self, i: int):
+        return tuple(c[i] for c in self._data)
+
+
+# ---------------------------------------------------------------------------------------------
+# Operations
+
+
+class _Op(Dataset):
+    def __init__(self, parent: Dataset, column_names=None):
+        super().__init__(parent._columns if column_names is None else column_names)
+        self.parent = parent
+
+    def _size(self) -> int:  # one row out per row in (map, shuffle, project, rename)
+        return self.parent._size()
+
+
+class _Batch(_Op):
+    def __init__(self, parent, batch_size, drop_remainder):
+        super().__init__(parent)
+        self.batch_size = _check_positive("batch", "batch_size", batch_size)
+        self.drop_remainder = bool(drop_remainder)
+
+    def _size(self) -> int:
+        n = self.parent._size()
+        return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
+
+    def _rows(self, epoch):
+        rows = []
+        for row in self.parent._rows(epoch):
+            rows.append(row)
+            if len(rows) == self.batch_size:
+                yield self._stack(rows)
+                rows = []
+        if rows and not self.drop_remainder:
+            yield self._stack(rows)
+
+    def _stack(self, rows):
+        try:
+            return tuple(np.stack(col) for col in zip(*rows))
+        except ValueError as e:
+            raise RuntimeError(
+                f"For 'batch', the rows of a batch must have one shape per column (columns {self._columns}): {e}"
+            ) from e
+
+
+class _Shuffle(_Op):
+    def __init__(self, parent, buffer_size):
+        super().__init__(parent)
+        self.buffer_size = _check_positive("shuffle", "buffer_size", buffer_size)
+
+    def _rows(self, epoch):
+        seed = config.get_seed()
+        rng = random.Random(None if seed is None else seed * 1_000_003 + epoch)
+        buffer = []
+        for row in self.parent._rows(epoch):
+            buffer.append(row)
+            if len(buffer) >= self.buffer_size:
+                yield buffer.pop(rng.randrange(len(buffer)))
+        rng.shuffle(buffer)
+        yield from buffer
+
+
+class _MapFunction:
+    """The map's operations applied to one row's input columns (picklable for worker processes)."""
+
+    def __init__(self, operations, picks, where):
+        self.operations, self.picks, self.where = operations, picks, where
+
+    def __call__(self, row):
+        values = tuple(row[i] for i in self.picks)
+        for op in self.operations:
+            try:
+                out = op(*values)
+            except Exception as e:
+                name = getattr(op, "__name__", type(op).__name__)
+                raise RuntimeError(
+                    f"For 'map', the operation {name} raised {type(e).__name__} on the columns {self.where}: {e}"
+                ) from e
+            values = out if isinstance(out, tuple) else (out,)
+        return tuple(np.asarray(v) for v in values)
+
+
+class _Map(_Op):
+    def __init__(self, parent, operations, input_columns, output_columns, workers, processes):
+        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
+        inputs = parent._columns if input_columns is None else (
+            [input_columns] if isinstance(input_columns, str) else list(input_columns)
+        )  # fmt: skip
+        for c in inputs:
+            if c not in parent._columns:
+                raise ValueError(f"For 'map', the input column '{c}' is not one of {parent._columns}.")
+        outputs = inputs if output_columns is None else (
+            [output_columns] if isinstance(output_columns, str) else list(output_columns)
+        )  # fmt: skip
+        self._inputs, self._outputs = inputs, outputs
+        self._fn = _MapFunction(ops, [parent._columns.index(c) for c in inputs], inputs)
+        names = [c for c in parent._columns if c not in inputs]
+        first = min(parent._columns.index(c) for c in inputs) if inputs else len(names)
+        super().__init__(parent, names[:first] + outputs + names[first:])
+        self._workers = _check_positive("map", "num_parallel_workers", workers or 1)
+        self._processes = processes
+
+    def _rows(self, epoch):
+        parent_rows = self.parent._rows(epoch)
+        if self._workers > 1:
+            results = _parallel_rows(self._fn, parent_rows, self._workers, self._processes)
+            pairs = results
+        else:
+            pairs = ((row, self._fn(row)) for row in parent_rows)
+        for row, out in pairs:
+            if len(out) != len(self._outputs):
+                raise RuntimeError(
+                    f"For 'map', the operations gave {len(out)} column(s), but the output columns are {self._outputs}."
+                )
+            yield self._merge(row, out)
+
+    def _merge(self, row, out):
+        parent_cols = self.parent._columns
+        kept = {c: row[i] for i, c in enumerate(parent_cols) if c not in self._inputs}
+        kept.update(zip(self._outputs, out))
+        return tuple(kept[c] for c in self._columns)
+
+
+def _parallel_rows(fn, rows, workers: int, processes: bool):
+    """``(row, fn(row))`` pairs in order, ``fn`` run by the workers."""
+    kept = collections.deque()
+
+    def remember(rows):
+        for row in rows:
+            kept.append(row)
+            yield row
+
+    for out in _pool_imap(fn, remember(rows), workers, processes):
+        yield kept.popleft(), out
+
+
+class _Repeat(_Op):
+    def __init__(self, parent, count):
+        super().__init__(parent)
+        if count is not None and count != -1:
+            _check_positive("repeat", "count", count)
+        self.count = None if count in (None, -1) else int(count)
+
+    def _size(self) -> int:
+        if self.count is None:
+            raise RuntimeError("For 'get_dataset_size', a dataset repeated forever (repeat(-1)) has no size.")
+        return self.parent._size() * self.count
+
+    def _rows(self, epoch):
+        for k in itertools.count() if self.count is None else range(self.count):
+            yield from self.parent._rows(epoch * (self.count or 1) + k)
+
+
+class _Take(_Op):
+    def __init__(self, parent, count):
+        super().__init__(parent)
+        self.count = int(count)
+
+    def _size(self) -> int:
+        n = self.parent._size()
+        return n if self.count == -1 else min(n, self.count)
+
+    def _rows(self, epoch):
+        rows = self.parent._rows(epoch)
+        yield from (rows if self.count == -1 else itertools.islice(rows, self.count))
+
+
+class _Skip(_Op):
+    def __init__(self, parent, count):
+        super().__init__(parent)
+        self.count = int(count)
+
+    def _size(self) -> int:
+        return max(0, self.parent._size() - self.count)
+
+    def _rows(self, epoch):
+        yield from itertools.islice(self.parent._rows(epoch), self.count, None)
+
+
+class _Project(_Op):
+    def __init__(self, parent, columns):
+        columns = [columns] if isinstance(columns, str) else list(columns)
+        for c in columns:
+            if c not in parent._columns:
+                raise ValueError(f"For 'project', the column '{c}' is not one of {parent._columns}.")
+        super().__init__(parent, columns)
+        self._picks = [parent._columns.index(c) for c in columns]
+
+    def _rows(self, epoch):
+        for row in self.parent._rows(epoch):
+            yield tuple(row[i] for i in self._picks)
+
+
+class _Rename(_Op):
+    def __init__(self, parent, input_columns, output_columns):
+        ins = [input_columns] if isinstance(input_columns, str) else list(input_columns)
+        outs = [output_columns] if isinstance(output_columns, str) else list(output_columns)
+        if len(ins) != len(outs):
+            raise ValueError("For 'rename', give one output column name per input column.")
+        mapping = dict(zip(ins, outs))
+        super().__init__(parent, [mapping.get(c, c) for c in parent._columns])
+
+    def _rows(self, epoch):
+        return self.parent._rows(epoch)
