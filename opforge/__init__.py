@@ -83,7 +83,8 @@ from opforge import dataset, numpy, train
 from opforge import amp
 from opforge.amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from opforge.train import *  # noqa: F403 (MindSpore exports mindspore.train's names at the top: ms.LossMonitor)
-from opforge.nn.init import set_seed
+from opforge.seed import get_seed, set_seed
+from opforge.generator import Generator, default_generator, get_rng_state, initial_seed, manual_seed, set_rng_state
 
 # Placeholders and the shape-only dry run (docs/dynamic_shape.md).
 from opforge.dispatch.abstract import eval_shape

@@ -72,11 +72,50 @@ def graph_mode() -> bool:
     return _state["mode"] == GRAPH_MODE
 
 
+def _recorded(key: str, check, what: str):
+    """A setter for an option MindSpore scripts pass that has no effect here (graph dumps, graph-kernel fusion,
+    memory pool sizes, ...): checked as MindSpore types it, recorded and read back by ``get_context``."""
+
+    def setter(value) -> None:
+        if not check(value):
+            raise TypeError(f"For 'set_context', the '{key}' must be {what}, but got {value!r}.")
+        _state[key] = value
+
+    return setter
+
+
+def _is_int(low: int):
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= low
+
+
+def _is_bool(v) -> bool:
+    return isinstance(v, bool)
+
+
+def _is_str(v) -> bool:
+    return isinstance(v, str)
+
+
 _SETTERS = {
     "device_target": _set_device_target,
     "num_threads": _set_num_threads,
+    "runtime_num_threads": _set_num_threads,  # MindSpore's name of the runtime's thread count
     "cpu_fallback": _set_cpu_fallback,
     "mode": _set_mode,
+    # Accepted and recorded, without effect (model-zoo scripts set them on every run):
+    "device_id": _recorded("device_id", _is_int(0), "an int >= 0"),
+    "save_graphs": _recorded("save_graphs", lambda v: _is_bool(v) or _is_int(0)(v), "a bool or an int >= 0"),
+    "save_graphs_path": _recorded("save_graphs_path", _is_str, "a str"),
+    "enable_graph_kernel": _recorded("enable_graph_kernel", _is_bool, "a bool"),
+    "graph_kernel_flags": _recorded("graph_kernel_flags", _is_str, "a str"),
+    "enable_auto_mixed_precision": _recorded("enable_auto_mixed_precision", _is_bool, "a bool"),
+    "enable_reduce_precision": _recorded("enable_reduce_precision", _is_bool, "a bool"),
+    "reserve_class_name_in_scope": _recorded("reserve_class_name_in_scope", _is_bool, "a bool"),
+    "max_call_depth": _recorded("max_call_depth", _is_int(1), "an int >= 1"),
+    "op_timeout": _recorded("op_timeout", _is_int(0), "an int >= 0"),
+    "variable_memory_max_size": _recorded("variable_memory_max_size", _is_str, "a str such as '30GB'"),
+    "max_device_memory": _recorded("max_device_memory", _is_str, "a str such as '30GB'"),
+    "mempool_block_size": _recorded("mempool_block_size", _is_str, "a str such as '1GB'"),
 }
 
 
@@ -87,7 +126,9 @@ def set_context(**kwargs) -> None:
     without Tensor inputs run), ``num_threads`` (CPU kernel threads; defaults to ``OMP_NUM_THREADS``
     when set, else every core) and ``cpu_fallback`` (False: an operator with no kernel on the inputs'
     device raises; True: it runs on the CPU through copies, with a ``CpuFallbackWarning`` once per
-    operator).
+    operator). MindSpore's ``device_id``, ``save_graphs``, ``save_graphs_path``, ``enable_graph_kernel``,
+    ``graph_kernel_flags``, ``max_call_depth``, ``op_timeout``, memory sizes and the like are checked, recorded
+    (``get_context`` reads them back) and have no effect; ``runtime_num_threads`` is ``num_threads``.
     """
     for key, value in kwargs.items():
         setter = _SETTERS.get(key)
@@ -98,9 +139,11 @@ def set_context(**kwargs) -> None:
 
 def get_context(key: str):
     """Read one context option."""
-    if key == "num_threads":
+    if key in ("num_threads", "runtime_num_threads"):
         return _C.get_num_threads()  # 1 in a forked child: kernels there run on one thread
     if key not in _state:
+        if key in _SETTERS:
+            return None  # a recorded option never set
         raise ValueError(f"For 'get_context', unknown option '{key}'; options: {sorted(_SETTERS)}.")
     return _state[key]
 

@@ -1418,3 +1418,5 @@ NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NL
 NON_DIFFERENTIABLE |= {"LSTMLayerGrad", "GRULayerGrad", "RNNLayerGrad", "ScaledDotProductAttentionGrad"}
 # Receive takes no input: nothing to differentiate (the receiving rank sends a gradient back with Send).
 NON_DIFFERENTIABLE |= {"Receive"}
+# The random kernels' inputs are a shape and their generator's seeds: nothing to differentiate.
+NON_DIFFERENTIABLE |= {"Randn", "RandExt", "RandInt"}

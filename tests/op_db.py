@@ -73,6 +73,7 @@ class OpRecord:
     exact: bool = False  # outputs must be equal (copies, casts)
     params: tuple = ()  # arg positions passed as Parameter (written in place)
     error_inputs: Callable = lambda: []  # () -> list of ErrorInput
+    views: bool = True  # False: each input holds one element (a generator's seed), so no view of it is strided
 
     @property
     def nin(self) -> int:
@@ -931,6 +932,7 @@ from op_db_math_ext import RECORDS as _MATH_EXT_RECORDS  # noqa: E402
 from op_db_nn import RECORDS as _NN_RECORDS  # noqa: E402
 from op_db_nn_activation import RECORDS as _NN_ACTIVATION_RECORDS  # noqa: E402
 from op_db_norm import RECORDS as _NORM_RECORDS  # noqa: E402
+from op_db_random import RECORDS as _RANDOM_RECORDS  # noqa: E402
 
 _ALL_RECORDS = (
     _RECORDS
@@ -945,6 +947,7 @@ _ALL_RECORDS = (
     + _COMPLEX_RECORDS
     + _COMM_RECORDS
     + _ATTENTION_RECORDS
+    + _RANDOM_RECORDS
 )
 OP_DB: dict = {r.name: r for r in _ALL_RECORDS}
 assert len(OP_DB) == len(_ALL_RECORDS), "two records for one op"

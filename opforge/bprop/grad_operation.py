@@ -14,21 +14,11 @@ from typing import Callable
 from opforge import _C
 from opforge.bprop._utils import zeros_like
 from opforge.bprop.tape import Tape, _differentiable, backward, record_on_tapes
+from opforge.ops.functional import stop_gradient  # noqa: F401 (ops.stop_gradient, C.stop_gradient)
 from opforge.primitives.array_ops import Reshape
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["GradOperation", "grad", "value_and_grad", "stop_gradient"]
-
-
-def stop_gradient(x):
-    """``x``'s value as a new tensor no gradient flows through (tuples and lists: each element)."""
-    if isinstance(x, (tuple, list)):
-        return type(x)(stop_gradient(v) for v in x)
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For 'stop_gradient', the input must be a Tensor, but got {type(x).__name__}.")
-    if not hasattr(x, "_data"):  # a placeholder (abstract evaluation)
-        return Tensor._placeholder(*x._meta)
-    return Tensor._from_array(x._data, *x._meta[::2])
 
 
 def _filled_like(t: Tensor, value) -> Tensor:

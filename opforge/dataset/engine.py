@@ -67,19 +67,15 @@ class Dataset:
         return self.create_tuple_iterator()
 
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
-        """One epoch's rows as lists of Tensors (NumPy arrays with ``output_numpy``); a new iterator
-        reads the next epoch (a new shuffle)."""
+        """An iterator of rows as lists of Tensors (NumPy arrays with ``output_numpy``), as MindSpore's: a
+        ``for`` loop over it reads one epoch and ends; the next loop over the same iterator reads the next
+        epoch (a new shuffle), for ``num_epochs`` epochs (-1: no limit)."""
         picks = None if columns is None else [self._columns.index(c) for c in columns]
-        epoch = self._epoch
-        self._epoch += 1
-        for row in self._rows(epoch):
-            if picks is not None:
-                row = tuple(row[i] for i in picks)
-            yield [v if output_numpy else Tensor(v) for v in row]
+        return _EpochIterator(self, picks, num_epochs, output_numpy, as_dict=False)
 
     def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
-        for row in self.create_tuple_iterator(num_epochs=num_epochs, output_numpy=output_numpy):
-            yield dict(zip(self._columns, row))
+        """``create_tuple_iterator``'s rows as dicts {column name: value}."""
+        return _EpochIterator(self, None, num_epochs, output_numpy, as_dict=True)
 
     # -- operations --------------------------------------------------------------------------------
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
@@ -312,6 +308,46 @@ class _Op(Dataset):
 
     def _size(self) -> int:  # one row out per row in (map, shuffle, project, rename)
         return self.parent._size()
+
+
+class _EpochIterator:
+    """MindSpore's dataset iterator: ``__next__`` gives the rows of one epoch, then raises StopIteration once
+    (ending a ``for`` loop); the next call starts the next epoch, until ``num_epochs`` epochs have been read
+    (-1: no limit). Hand-written training loops (``for epoch in ...: for data in iterator:``) rely on this."""
+
+    def __init__(self, dataset: Dataset, picks, num_epochs: int, output_numpy: bool, as_dict: bool):
+        if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or not (num_epochs == -1 or num_epochs > 0):
+            raise ValueError(
+                f"For 'create_tuple_iterator', the 'num_epochs' must be -1 or > 0, but got {num_epochs!r}."
+            )
+        self._dataset, self._picks, self._num_epochs = dataset, picks, num_epochs
+        self._output_numpy, self._as_dict = output_numpy, as_dict
+        self._rows = None  # the current epoch's rows, None between epochs
+        self._epochs_read = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._rows is None:
+            if self._num_epochs != -1 and self._epochs_read >= self._num_epochs:
+                raise StopIteration
+            epoch = self._dataset._epoch
+            self._dataset._epoch += 1
+            self._rows = iter(self._dataset._rows(epoch))
+        row = next(self._rows, None)
+        if row is None:
+            self._rows = None
+            self._epochs_read += 1
+            raise StopIteration
+        if self._picks is not None:
+            row = tuple(row[i] for i in self._picks)
+        row = [v if self._output_numpy else Tensor(v) for v in row]
+        return dict(zip(self._dataset._columns, row)) if self._as_dict else row
+
+    def stop(self) -> None:
+        """Stop reading (MindSpore's ``iterator.stop()``): the iterator ends."""
+        self._rows, self._num_epochs, self._epochs_read = None, 1, 1
 
 
 class _Batch(_Op):

@@ -15,6 +15,9 @@ from opforge.bprop.forward import Jvp, Vjp  # MindSpore 1.x's nn.Jvp / nn.Vjp
 from opforge.nn import init
 from opforge.nn.activation import (
     CELU,
+    ELU,
+    GLU,
+    FastGelu,
     Hardtanh,
     HShrink,
     LogSigmoid,
@@ -22,11 +25,14 @@ from opforge.nn.activation import (
     PReLU,
     SeLU,
     SiLU,
+    Softmax2d,
+    Softmin,
     SoftShrink,
     Softsign,
     Tanhshrink,
+    Threshold,
 )
-from opforge.nn.cell import Cell, CellList, SequentialCell
+from opforge.nn.cell import Cell, CellDict, CellList, SequentialCell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.dynamic_lr import (
     cosine_decay_lr,
@@ -44,6 +50,9 @@ from opforge.nn.layers import (
     ClipByNorm,
     Dense,
     Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
     Elu,
     Embedding,
     Flatten,
@@ -73,7 +82,7 @@ from opforge.nn.layers_conv import (
     MaxPool2d,
     Unfold,
 )
-from opforge.nn.layers_image import PixelShuffle, ResizeBilinear, Upsample
+from opforge.nn.layers_image import CentralCrop, PixelShuffle, PixelUnshuffle, ResizeBilinear, Upsample
 from opforge.nn.learning_rate_schedule import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -88,20 +97,37 @@ from opforge.nn.loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    DiceLoss,
     FocalLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
     KLDivLoss,
     L1Loss,
     LossBase,
+    MAELoss,
+    MarginRankingLoss,
     MSELoss,
+    MultiClassDiceLoss,
+    MultilabelMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
+    RMSELoss,
     SmoothL1Loss,
+    SoftMarginLoss,
     SoftmaxCrossEntropyWithLogits,
+    TripletMarginLoss,
 )
 from opforge.nn.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from opforge.nn.metrics import (
+    F1,
     MAE,
     MSE,
     Accuracy,
+    ConfusionMatrix,
+    Dice,
+    Fbeta,
     Loss,
     Metric,
     Precision,
@@ -110,9 +136,23 @@ from opforge.nn.metrics import (
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
 )
-from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, InstanceNorm2d, LayerNorm
+from opforge.nn.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm2d, LayerNorm
 from opforge.nn.optim import SGD, Adagrad, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp
+from opforge.nn.optim_extra import ASGD, FTRL, LARS, Adadelta, AdaMax, ProximalAdagrad, Rprop
+from opforge.nn.padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad2d,
+)
 from opforge.nn.pipeline import PipelineCell
+from opforge.nn.pooling import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool3d, MaxPool3d
 from opforge.nn.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
 from opforge.nn.transformer import (
     MultiheadAttention,
@@ -177,6 +217,7 @@ __all__ = [
     "Conv3d",
     "Unfold",
     "PixelShuffle",
+    "CentralCrop",
     "Upsample",
     "ResizeBilinear",
     "Flatten",
@@ -222,6 +263,19 @@ __all__ = [
     "KLDivLoss",
     "FocalLoss",
     "CosineEmbeddingLoss",
+    "HuberLoss",
+    "MarginRankingLoss",
+    "TripletMarginLoss",
+    "HingeEmbeddingLoss",
+    "SoftMarginLoss",
+    "MultiMarginLoss",
+    "MultilabelMarginLoss",
+    "PoissonNLLLoss",
+    "GaussianNLLLoss",
+    "RMSELoss",
+    "MAELoss",
+    "DiceLoss",
+    "MultiClassDiceLoss",
     "Optimizer",
     "SGD",
     "Momentum",
@@ -251,4 +305,41 @@ __all__ = [
     "save_checkpoint",
     "load_checkpoint",
     "load_param_into_net",
-]
+    # MindSpore 2.x cells added with tests/test_nn_extra.py
+    "ELU", "Softmin", "Softmax2d", "GLU", "Threshold", "FastGelu", "Dropout1d", "Dropout2d", "Dropout3d",
+    "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d",
+    "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "PixelUnshuffle",
+    "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d", "BatchNorm3d",
+    "CellDict", "F1", "Fbeta", "Dice", "ConfusionMatrix", "AdaMax", "Adadelta", "Rprop", "ASGD",
+    "ProximalAdagrad", "FTRL", "LARS",
+]  # fmt: skip
+
+
+def _register_mindspore_module_paths():
+    """MindSpore's deeper module paths that model-zoo scripts import from (``from mindspore.nn.optim.momentum
+    import Momentum``, ``from mindspore.nn.loss.loss import LossBase``, ``from mindspore.nn.wrap.cell_wrapper
+    import WithLossCell``, ...): ``opforge.nn.optim``, ``opforge.nn.loss`` and ``opforge.nn.wrap`` are modules,
+    not packages, so each such path is registered in ``sys.modules`` as the opforge module that holds its names
+    (the import system returns a registered name before it looks for a package)."""
+    import sys
+
+    from opforge.nn import grad_reducer, loss, loss_scale, optim, wrap
+
+    paths = {
+        "loss.loss": loss,
+        "optim.optimizer": optim,
+        "optim.momentum": optim,
+        "optim.sgd": optim,
+        "optim.adam": optim,
+        "optim.rmsprop": optim,
+        "optim.ada_grad": optim,
+        "optim.lamb": optim,
+        "wrap.cell_wrapper": wrap,
+        "wrap.loss_scale": loss_scale,
+        "wrap.grad_reducer": grad_reducer,
+    }
+    for path, module in paths.items():
+        sys.modules.setdefault(f"{__name__}.{path}", module)
+
+
+_register_mindspore_module_paths()

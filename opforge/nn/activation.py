@@ -191,3 +191,131 @@ _ACTIVATIONS.update(
     tanhshrink=Tanhshrink,
     prelu=PReLU,
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# MindSpore 2.x's ELU, Softmin, Softmax2d, GLU, Threshold and FastGelu, composed of primitives.
+
+
+def _axis(cell: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"For '{cell}', the 'axis' must be an int, but got {type(value).__name__}.")
+    return int(value)
+
+
+def _check_rank(cell: str, x, ranks: tuple) -> None:
+    if x.ndim not in ranks:
+        raise ValueError(
+            f"For '{cell}', the input must have rank {' or '.join(map(str, ranks))}, but got shape {list(x.shape)}."
+        )
+
+
+class ELU(Cell):
+    r"""MindSpore 2.x's ``nn.ELU(alpha=1.0)``: :math:`x` for :math:`x > 0`, else
+    :math:`\alpha (e^x - 1)` (the Elu primitive; float16, float32, float64)."""
+
+    def __init__(self, alpha: float = 1.0):
+        super().__init__()
+        self.alpha = _number("ELU", "alpha", alpha)
+        self.elu = ops.Elu(alpha=self.alpha)
+
+    def extend_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+    def construct(self, x):
+        return self.elu(x)
+
+
+class Softmin(Cell):
+    r"""MindSpore's ``nn.Softmin(axis=-1)``: :math:`\exp(-x_i) / \sum_j \exp(-x_j)` along ``axis`` (an int or a
+    tuple of ints): the Softmax primitive of :math:`-x` (Neg). float16, float32, float64."""
+
+    def __init__(self, axis=-1):
+        super().__init__()
+        if isinstance(axis, (tuple, list)):
+            self.axis = tuple(_axis("Softmin", a) for a in axis)
+        else:
+            self.axis = _axis("Softmin", axis)
+        self.softmax = ops.Softmax(self.axis)
+        self.neg = ops.Neg()
+
+    def extend_repr(self) -> str:
+        return f"axis={self.axis}"
+
+    def construct(self, x):
+        return self.softmax(self.neg(x))
+
+
+class Softmax2d(Cell):
+    r"""MindSpore's ``nn.Softmax2d()``: the softmax over the channels (axis -3) of [C, H, W] or [N, C, H, W]:
+    :math:`\exp(x_c) / \sum_{c'} \exp(x_{c'})` at each spatial position (the Softmax primitive).
+    float16, float32, float64."""
+
+    def __init__(self):
+        super().__init__()
+        self.softmax = ops.Softmax(-3)
+
+    def construct(self, x):
+        _check_rank("Softmax2d", x, (3, 4))
+        return self.softmax(x)
+
+
+class GLU(Cell):
+    r"""MindSpore's ``nn.GLU(axis=-1)``: the gated linear unit :math:`a \otimes \sigma(b)`, with :math:`a` and
+    :math:`b` the first and second halves of the input along ``axis`` (whose size must be even): Split,
+    Sigmoid and Mul. float16, float32, float64."""
+
+    def __init__(self, axis: int = -1):
+        super().__init__()
+        self.axis = _axis("GLU", axis)
+        self.split = ops.Split(self.axis, 2)
+        self.sigmoid = ops.Sigmoid()
+
+    def extend_repr(self) -> str:
+        return f"axis={self.axis}"
+
+    def construct(self, x):
+        if not -x.ndim <= self.axis < max(x.ndim, 1) or x.shape[self.axis] % 2:
+            raise ValueError(
+                f"For 'GLU', the input's dim 'axis'={self.axis} must exist and have an even size, "
+                f"but got shape {list(x.shape)}."
+            )
+        a, b = self.split(x)
+        return a * self.sigmoid(b)
+
+
+class Threshold(Cell):
+    r"""MindSpore's ``nn.Threshold(threshold, value)``: :math:`x` where :math:`x > threshold`, else ``value``
+    (Greater and Select; the gradient flows to the kept elements). Float and int inputs."""
+
+    def __init__(self, threshold, value):
+        super().__init__()
+        self.threshold = _number("Threshold", "threshold", threshold)
+        self.value = _number("Threshold", "value", value)
+        self.greater = ops.Greater()
+        self.select = ops.Select()
+
+    def extend_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}"
+
+    def construct(self, input_x):
+        keep = self.greater(input_x, ops.fill(input_x.dtype, input_x.shape, self.threshold))
+        return self.select(keep, input_x, ops.fill(input_x.dtype, input_x.shape, self.value))
+
+
+class FastGelu(Cell):
+    r"""MindSpore's ``nn.FastGelu()``: :math:`\frac{x}{1 + e^{-1.702 |x|}} e^{0.851 (x - |x|)}`, the sigmoid
+    approximation :math:`x \sigma(1.702 x)` of GeLU (Abs, Exp and the arithmetic primitives).
+    float16, float32, float64."""
+
+    def __init__(self):
+        super().__init__()
+        self.abs, self.exp = ops.Abs(), ops.Exp()
+
+    def construct(self, x):
+        a = self.abs(x)
+        return x / (1.0 + self.exp(a * -1.702)) * self.exp((x - a) * 0.851)
+
+
+_ACTIVATIONS.update(softmin=Softmin, softmax2d=Softmax2d, glu=GLU, fast_gelu=FastGelu, fastgelu=FastGelu)
+__all__ += ["ELU", "Softmin", "Softmax2d", "GLU", "Threshold", "FastGelu"]

@@ -63,7 +63,7 @@ def _is_float_tensor(a) -> bool:
     return isinstance(a, Tensor) and a.dtype.kind == "f"
 
 
-__all__ = ["Cell", "SequentialCell", "CellList"]
+__all__ = ["Cell", "SequentialCell", "CellList", "CellDict"]
 
 _DEFAULT_NAME = "Parameter"
 
@@ -462,6 +462,84 @@ class CellList(Cell):
 
     def construct(self, *args, **kwargs):
         raise NotImplementedError("For 'CellList', there is no construct(): iterate over its cells.")
+
+
+class CellDict(Cell):
+    """MindSpore's ``nn.CellDict(*args, **kwargs)``: an ordered dict of cells, registered as children under
+    their keys (so their parameters are the container's, named ``key.<name>``). ``args`` is at most one
+    mapping (dict, OrderedDict, CellDict) or iterable of (key, cell) pairs, added in their order; keyword
+    arguments follow. Keys are non-empty strings without "." (TypeError, KeyError otherwise); values are
+    Cells (TypeError). It has no ``construct``: index it by key."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        if len(args) > 1:
+            raise TypeError(f"For 'CellDict', give at most one positional argument, but got {len(args)}.")
+        if args:
+            self.update(args[0])
+        if kwargs:
+            self.update(kwargs)
+
+    @staticmethod
+    def _check_key(key) -> str:
+        if not isinstance(key, str):
+            raise TypeError(f"For 'CellDict', every key must be a str, but got {type(key).__name__}.")
+        if not key or "." in key:
+            raise KeyError(f"For 'CellDict', a key must be non-empty and hold no '.', but got {key!r}.")
+        return key
+
+    def __getitem__(self, key: str) -> Cell:
+        return self._cells[key]
+
+    def __setitem__(self, key: str, cell: Cell) -> None:
+        if not isinstance(cell, Cell):
+            raise TypeError(f"For 'CellDict', every value must be a Cell, but got {type(cell).__name__}.")
+        self.insert_child_to_cell(self._check_key(key), cell)
+
+    def __delitem__(self, key: str) -> None:
+        del self._cells[key]
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self):
+        return iter(self._cells)
+
+    def __contains__(self, key) -> bool:
+        return key in self._cells
+
+    def clear(self) -> None:
+        self._cells.clear()
+
+    def pop(self, key: str) -> Cell:
+        return self._cells.pop(key)
+
+    def keys(self):
+        return self._cells.keys()
+
+    def values(self):
+        return self._cells.values()
+
+    def items(self):
+        return self._cells.items()
+
+    def update(self, cells) -> None:
+        """Add (or replace) the cells of a mapping or of an iterable of (key, cell) pairs, in their order."""
+        if hasattr(cells, "items") and callable(cells.items):
+            pairs = list(cells.items())
+        else:
+            pairs = []
+            for i, pair in enumerate(cells):
+                if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                    raise TypeError(
+                        f"For 'CellDict', item {i} of the cells must be a (key, cell) pair, but got {pair!r}."
+                    )
+                pairs.append(tuple(pair))
+        for key, cell in pairs:
+            self[key] = cell
+
+    def construct(self, *args, **kwargs):
+        raise NotImplementedError("For 'CellDict', there is no construct(): index it by key.")
 
 
 def _view(new: Cell, cells: OrderedDict, index: slice) -> Cell:

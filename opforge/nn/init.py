@@ -2,7 +2,8 @@
 
 ``initializer(init, shape, dtype)`` gives a Tensor filled by ``init``: a name ("normal",
 "uniform", "zeros", "ones", "xavier_uniform", "xavier_normal", "he_uniform", "he_normal",
-"truncatedNormal", "orthogonal", "identity", "dirac"; case-insensitive), an ``Initializer`` instance or
+"truncatedNormal", "orthogonal", "identity", "dirac", or a class name such as "XavierUniform", "HeNormal";
+case-insensitive), an ``Initializer`` instance or
 class, a number (a constant), or a
 Tensor / NumPy array of the right shape.
 
@@ -19,6 +20,8 @@ import numbers
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.seed import derived_seed, get_seed, seed_sets, set_seed  # noqa: F401 (the initializers' seed)
+from opforge.seed import rng as _rng
 from opforge.tensor import Tensor
 
 __all__ = [
@@ -41,31 +44,6 @@ __all__ = [
     "initializer",
 ]
 
-_state = {"seed": None, "rng": np.random.default_rng(), "derived": 0}
-
-
-def set_seed(seed: int) -> None:
-    """Seed the generator of the random initializers and of Dropout masks."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"For 'set_seed', the 'seed' must be a non-negative int, but got {seed!r}.")
-    _state["seed"] = int(seed)
-    _state["rng"] = np.random.default_rng(int(seed))
-    _state["derived"] = 0
-
-
-def get_seed():
-    """The seed last given to ``set_seed`` (None when never set)."""
-    return _state["seed"]
-
-
-def _rng() -> np.random.Generator:
-    return _state["rng"]
-
-
-def derived_seed() -> int:
-    """A fresh seed for a component with its own generator (Dropout), drawn from the global one."""
-    return int(_state["rng"].integers(0, 2**63 - 1))
-
 
 def _fans(shape) -> tuple:
     """(fan_in, fan_out) of a weight: Dense weights are [out, in]; conv weights [out, in, *kernel]."""
@@ -74,6 +52,36 @@ def _fans(shape) -> tuple:
         raise ValueError(f"For fan-based initializers, the shape must have at least 2 dims, but got {list(shape)}.")
     receptive = math.prod(shape[2:]) if len(shape) > 2 else 1
     return shape[1] * receptive, shape[0] * receptive
+
+
+def _assignment(arr: np.ndarray, num) -> np.ndarray:
+    """Write ``num`` (a scalar or an array of ``arr``'s shape) into ``arr`` in place and return ``arr``:
+    MindSpore's ``common.initializer._assignment``, which user-written ``_initialize`` methods call."""
+    if arr.shape == ():
+        arr[()] = num
+    else:
+        arr[...] = num
+    return arr
+
+
+def _calculate_fan_in_and_fan_out(shape) -> tuple:
+    """(fan_in, fan_out) of a weight shape (a tuple, or anything with ``.shape``): MindSpore's private helper
+    of the same name, which the model zoo imports."""
+    return _fans(shape.shape if hasattr(shape, "shape") else shape)
+
+
+def _calculate_correct_fan(shape, mode: str) -> int:
+    """fan_in or fan_out of a weight shape, by ``mode``: MindSpore's private helper of the same name."""
+    if mode.lower() not in ("fan_in", "fan_out"):
+        raise ValueError(f"For '_calculate_correct_fan', the 'mode' must be 'fan_in' or 'fan_out', got {mode!r}.")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(shape)
+    return fan_in if mode.lower() == "fan_in" else fan_out
+
+
+def _calculate_gain(nonlinearity: str, param=None) -> float:
+    """The recommended gain of an activation (MindSpore's private helper): 1 for linear, conv and sigmoid,
+    5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 + slope^2)) for leaky_relu (slope ``param``, default 0.01)."""
+    return _gain(nonlinearity, param)
 
 
 def _gain(nonlinearity: str, param=None) -> float:
@@ -90,15 +98,38 @@ def _gain(nonlinearity: str, param=None) -> float:
 
 
 class Initializer:
-    """Base class: ``init(shape) -> float64 NumPy array``; ``initializer`` casts to the dtype."""
+    """Base class: ``init(shape) -> float64 NumPy array``; ``initializer`` casts to the dtype.
+
+    A subclass overrides either ``sample(shape)`` (returning the array) or, as MindSpore's initializers and
+    the model zoo's own (``KaimingNormal``, DCGAN's ``Normal``) do, ``_initialize(arr)``, which fills a NumPy
+    array in place (``arr[:] = ...``, or ``_assignment(arr, values)``). ``init(arr)`` with an array fills that
+    array in place and returns it (MindSpore's ``Initializer.__call__(arr)``); ``init(shape)`` returns a new one.
+    """
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
 
     def sample(self, shape: tuple) -> np.ndarray:
-        raise NotImplementedError
+        if type(self)._initialize is Initializer._initialize:
+            raise NotImplementedError(
+                f"For '{type(self).__name__}', an Initializer must override 'sample(shape)' or '_initialize(arr)'."
+            )
+        arr = np.zeros(shape, dtype=np.float64)
+        self._initialize(arr)
+        return arr
+
+    def _initialize(self, arr: np.ndarray) -> None:
+        """MindSpore's hook: fill ``arr`` in place (the built-in initializers fill it from ``sample``)."""
+        if type(self).sample is Initializer.sample:
+            raise NotImplementedError(
+                f"For '{type(self).__name__}', an Initializer must override 'sample(shape)' or '_initialize(arr)'."
+            )
+        _assignment(arr, self.sample(arr.shape))
 
     def __call__(self, shape) -> np.ndarray:
+        if isinstance(shape, np.ndarray):
+            self._initialize(shape)
+            return shape
         return self.sample(tuple(shape))
 
     def __repr__(self) -> str:
@@ -279,8 +310,14 @@ class Dirac(Initializer):
         return out
 
 
+# MindSpore registers each initializer under its class name in lower case ("xavieruniform", "henormal", ...;
+# so "XavierUniform" and "HeNormal" work, the lookup being case-insensitive) and under its aliases.
 _BY_NAME = {
     "normal": Normal,
+    "xavieruniform": XavierUniform,
+    "xaviernormal": XavierNormal,
+    "heuniform": HeUniform,
+    "henormal": HeNormal,
     "uniform": Uniform,
     "zeros": Zero,
     "zero": Zero,

@@ -436,3 +436,70 @@ class Embedding(Cell):
 
 
 __all__ += ["Identity", "Embedding", "Pad"]
+
+
+class _ChannelDropout(Cell):
+    """Channel dropout: in training mode each channel (a whole feature map ``x[n, c]``) is zeroed with
+    probability ``p`` and the rest scaled by ``1 / (1 - p)``; the identity in evaluation mode. The mask is
+    the Dropout primitive's (``dropout_with``) of a ones Tensor of shape [N, C, 1, ...], broadcast by Mul,
+    with ``nn.Dropout``'s seeds: Seed0 the cell's seed, Seed1 its count of training calls, a Tensor a jitted
+    step refills at each replay (``dropout_step``), so every step, eager or replayed, draws a new mask."""
+
+    _ranks: tuple = ()
+
+    def __init__(self, p: float = 0.5):
+        super().__init__()
+        name = type(self).__name__
+        if isinstance(p, bool) or not isinstance(p, (float, int)):
+            raise TypeError(f"For '{name}', the 'p' must be a float, but got {type(p).__name__}.")
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"For '{name}', the 'p' must be in [0.0, 1.0], but got {p}.")
+        self.p = float(p)
+        self.keep_prob = 1.0 - self.p
+        self.seed = _init.derived_seed()
+        self.step = 0
+
+    def extend_repr(self) -> str:
+        return f"p={self.p:g}"
+
+    def construct(self, x):
+        name = type(self).__name__
+        if x.ndim not in self._ranks:
+            raise ValueError(
+                f"For '{name}', the input must have rank {' or '.join(map(str, self._ranks))}, "
+                f"but got shape {list(x.shape)}."
+            )
+        if not self.training or self.p == 0.0:
+            return x
+        if self.p == 1.0:
+            return x * 0
+        lead = x.ndim - self._ranks[-1] + 2  # the [N,] C dims that own a mask value (C alone for unbatched)
+        shape = tuple(x.shape[:lead]) + (1,) * (x.ndim - lead)
+        ones = ops.ones(shape, x.dtype)
+        return x * dropout_with(ones, self.keep_prob, self.seed, dropout_step(self, x.device))
+
+
+class Dropout1d(_ChannelDropout):
+    """MindSpore's ``nn.Dropout1d(p=0.5)``: channel dropout of [N, C, L] (or [C, L]): each ``x[n, c, :]`` is
+    zeroed with probability ``p`` in training mode, the rest scaled by ``1 / (1 - p)``. float16, float32,
+    float64."""
+
+    _ranks = (2, 3)
+
+
+class Dropout2d(_ChannelDropout):
+    """MindSpore's ``nn.Dropout2d(p=0.5)``: channel dropout of [N, C, H, W]: each feature map ``x[n, c]`` is
+    zeroed with probability ``p`` in training mode, the rest scaled by ``1 / (1 - p)``. float16, float32,
+    float64."""
+
+    _ranks = (4,)
+
+
+class Dropout3d(_ChannelDropout):
+    """MindSpore's ``nn.Dropout3d(p=0.5)``: channel dropout of [N, C, D, H, W]: each ``x[n, c]`` is zeroed
+    with probability ``p`` in training mode, the rest scaled by ``1 / (1 - p)``. float16, float32, float64."""
+
+    _ranks = (5,)
+
+
+__all__ += ["Dropout1d", "Dropout2d", "Dropout3d"]

@@ -1,6 +1,7 @@
-"""Image layers (MindSpore's ``nn.PixelShuffle``, ``nn.Upsample`` and ``nn.ResizeBilinear``), built on the
+"""Image layers (MindSpore's ``nn.PixelShuffle``, ``nn.Upsample``, ``nn.ResizeBilinear`` and ``nn.CentralCrop``),
+built on the
 functional forms ``ops.pixel_shuffle`` (Reshape and Transpose), ``ops.interpolate`` (nearest: a Gather per
-spatial dim; linear and bilinear: two Gathers, Mul and Add per dim) and ``ops.ResizeBilinearV2``."""
+spatial dim; linear and bilinear: two Gathers, Mul and Add per dim) and ``ops.ResizeBilinearV2``, and ``ops.Slice``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from opforge.nn.cell import Cell
 from opforge.ops import resize
 from opforge.primitives.validator import Validator as validator
 
-__all__ = ["PixelShuffle", "Upsample", "ResizeBilinear"]
+__all__ = ["PixelShuffle", "Upsample", "ResizeBilinear", "CentralCrop"]
 
 _UPSAMPLE_MODES = ("nearest", "linear", "bilinear")
 
@@ -98,3 +99,76 @@ class ResizeBilinear(Cell):
 
     def extend_repr(self) -> str:
         return f"half_pixel_centers={self.half_pixel_centers}"
+
+
+class PixelUnshuffle(Cell):
+    """MindSpore's ``nn.PixelUnshuffle(downscale_factor)``, the inverse of ``PixelShuffle``: [*, C, H * r, W * r]
+    to [*, C * r * r, H, W] with r = ``downscale_factor``,
+    ``out[..., c * r * r + i * r + j, h, w] = x[..., c, h * r + i, w * r + j]`` (Reshape and Transpose). Every
+    dtype."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        if isinstance(downscale_factor, bool) or not isinstance(downscale_factor, int) or downscale_factor < 1:
+            raise ValueError(
+                f"For 'PixelUnshuffle', the 'downscale_factor' must be a positive int, but got {downscale_factor!r}."
+            )
+        self.downscale_factor = downscale_factor
+
+    def construct(self, input):  # noqa: A002 (MindSpore's name)
+        r, shape = self.downscale_factor, tuple(input.shape)
+        if len(shape) < 3 or shape[-2] % r or shape[-1] % r:
+            raise ValueError(
+                f"For 'PixelUnshuffle', the input must have rank 3 or more and H, W (dims -2, -1) divisible by "
+                f"downscale_factor={r}, but got shape {list(shape)}."
+            )
+        *lead, c, h, w = shape
+        k = len(lead)
+        x = ops.reshape(input, (*lead, c, h // r, r, w // r, r))
+        x = ops.transpose(x, (*range(k), k, k + 2, k + 4, k + 1, k + 3))
+        return ops.reshape(x, (*lead, c * r * r, h // r, w // r))
+
+    def extend_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+
+__all__ += ["PixelUnshuffle"]
+
+
+class CentralCrop(Cell):
+    """The central part of images (MindSpore's ``nn.CentralCrop(central_fraction)``): of an image (C, H, W) or
+    a batch (N, C, H, W), of any dtype, the rows ``[top, H - top)`` and columns ``[left, W - left)`` with
+    ``top = int((H - H * central_fraction) / 2)`` and ``left = int((W - W * central_fraction) / 2)`` (an
+    ``ops.Slice``); ``central_fraction`` is a float in (0, 1], 1.0 returning the input itself."""
+
+    def __init__(self, central_fraction):
+        super().__init__()
+        if isinstance(central_fraction, bool) or not isinstance(central_fraction, (int, float)):
+            raise TypeError(
+                f"For 'CentralCrop', the 'central_fraction' must be a float, but got {type(central_fraction).__name__}."
+            )
+        if not 0.0 < central_fraction <= 1.0:
+            raise ValueError(
+                f"For 'CentralCrop', the 'central_fraction' must be in (0, 1], but got {central_fraction}."
+            )
+        self.central_fraction = float(central_fraction)
+        self.slice = ops.Slice()
+
+    def construct(self, image):
+        shape = image.shape
+        if len(shape) not in (3, 4):
+            raise ValueError(
+                f"For 'CentralCrop', the 'image' must be 3-D (C, H, W) or 4-D (N, C, H, W), "
+                f"but got shape {list(shape)}."
+            )
+        if self.central_fraction == 1.0:
+            return image
+        h, w = shape[-2], shape[-1]
+        top = int((float(h) - float(h * self.central_fraction)) / 2)
+        left = int((float(w) - float(w * self.central_fraction)) / 2)
+        begin = (0,) * (len(shape) - 2) + (top, left)
+        size = tuple(shape[:-2]) + (h - 2 * top, w - 2 * left)
+        return self.slice(image, begin, size)
+
+    def extend_repr(self) -> str:
+        return f"central_fraction={self.central_fraction}"

@@ -9,9 +9,22 @@ from opforge import ops
 from opforge.errors import KernelError
 from opforge.nn.cell import Cell
 from opforge.ops.functional_loss import (
+    _check_bool,
     _check_margin,
+    _check_number,
     _cosine_embedding,
+    _gaussian_nll,
+    _hinge_embedding,
+    _huber,
+    _l1,
+    _margin_ranking,
+    _multi_margin,
+    _multilabel_margin,
+    _pair_inputs,
+    _poisson_nll,
     _reduce_in_float32,
+    _soft_margin,
+    _triplet_margin,
     binary_cross_entropy,
     cross_entropy,
     kl_div,
@@ -31,6 +44,19 @@ __all__ = [
     "KLDivLoss",
     "FocalLoss",
     "CosineEmbeddingLoss",
+    "HuberLoss",
+    "MarginRankingLoss",
+    "TripletMarginLoss",
+    "HingeEmbeddingLoss",
+    "SoftMarginLoss",
+    "MultiMarginLoss",
+    "MultilabelMarginLoss",
+    "PoissonNLLLoss",
+    "GaussianNLLLoss",
+    "RMSELoss",
+    "MAELoss",
+    "DiceLoss",
+    "MultiClassDiceLoss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -455,3 +481,308 @@ _gather_nd = ops.GatherNd()
 _stack = ops.Stack(axis=-1)
 _mean = ops.ReduceMean()
 _log_softmax_1 = ops.LogSoftmax(axis=1)
+_sum = ops.ReduceSum()
+_div = ops.RealDiv()
+_square = ops.Square()
+_sqrt_prim = ops.Sqrt()
+
+
+class HuberLoss(LossBase):
+    r"""MindSpore's ``nn.HuberLoss(reduction='mean', delta=1.0)``: with :math:`d = x - y`,
+    :math:`l = 0.5 d^2` where :math:`|d| < \delta`, else :math:`\delta (|d| - 0.5 \delta)`, then reduced
+    ("none": the broadcast shape). ``delta`` an int or float > 0. ``ops.huber_loss`` computes it.
+    float16, float32, float64 (logits and labels of one dtype). ``loss(logits, labels)``."""
+
+    def __init__(self, reduction: str = "mean", delta=1.0):
+        super().__init__(reduction)
+        self.delta = _check_number("HuberLoss", "delta", delta, (int, float), positive=True)
+
+    def extend_repr(self) -> str:
+        return f"reduction={self.reduction}, delta={self.delta}"
+
+    def construct(self, logits, labels):
+        return _huber("HuberLoss", ("logits", "labels"), logits, labels, self.reduction, self.delta)
+
+
+class MarginRankingLoss(LossBase):
+    r"""MindSpore's ``nn.MarginRankingLoss(margin=0.0, reduction='mean')``:
+    :math:`l = \max(0, -y (x_1 - x_2) + margin)` for ``input1``, ``input2`` and ``target`` (1 or -1) of one shape
+    and float dtype. ``margin`` a float. ``ops.margin_ranking_loss`` computes it. float16, float32, float64.
+    ``loss(input1, input2, target)``."""
+
+    def __init__(self, margin: float = 0.0, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.margin = _check_number("MarginRankingLoss", "margin", margin, (float,))
+
+    def extend_repr(self) -> str:
+        return f"margin={self.margin}, reduction={self.reduction}"
+
+    def construct(self, input1, input2, target):
+        return _margin_ranking("MarginRankingLoss", input1, input2, target, self.margin, self.reduction)
+
+
+class TripletMarginLoss(LossBase):
+    r"""MindSpore's ``nn.TripletMarginLoss(p=2, swap=False, eps=1e-06, reduction='mean', margin=1.0)``:
+    :math:`l_i = \max(d(a_i, p_i) - d(a_i, n_i) + margin, 0)` with :math:`d(x, y) = \lVert x - y + eps \rVert_p`
+    over dim 1 of (N, D) or (N, D, ...) inputs (``swap``: :math:`d(a_i, n_i)` becomes
+    :math:`\min(d(a_i, n_i), d(p_i, n_i))`). ``loss(x, positive, negative, margin=None)``: a ``margin`` given at
+    the call (a float or a 0-d Tensor, as MindSpore 2.0's input) replaces the constructor's.
+    ``ops.triplet_margin_loss`` computes it. float16, float32, float64."""
+
+    def __init__(self, p: int = 2, swap: bool = False, eps: float = 1e-06, reduction: str = "mean", margin=1.0):
+        super().__init__(reduction)
+        self.p, self.swap, self.eps, self.margin = p, swap, eps, margin
+        # Checks the arguments now, as MindSpore's constructor does (with a stand-in input).
+        probe = Tensor(np.zeros((1, 1), np.float32))
+        _triplet_margin("TripletMarginLoss", ("x", "positive", "negative"), probe, probe, probe, margin, p, eps,
+                        swap, reduction)  # fmt: skip
+
+    def extend_repr(self) -> str:
+        return f"p={self.p}, swap={self.swap}, eps={self.eps}, reduction={self.reduction}, margin={self.margin}"
+
+    def construct(self, x, positive, negative, margin=None):
+        margin = self.margin if margin is None else margin
+        names = ("x", "positive", "negative")
+        return _triplet_margin(
+            "TripletMarginLoss", names, x, positive, negative, margin, self.p, self.eps, self.swap, self.reduction
+        )
+
+
+class HingeEmbeddingLoss(LossBase):
+    r"""MindSpore's ``nn.HingeEmbeddingLoss(margin=1.0, reduction='mean')``: :math:`l = x` where :math:`y = 1`
+    and :math:`\max(0, margin - x)` where :math:`y = -1` (shapes that broadcast). ``margin`` an int or float.
+    ``ops.hinge_embedding_loss`` computes it. logits float16, float32, float64; labels any number dtype.
+    ``loss(logits, labels)``."""
+
+    def __init__(self, margin=1.0, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.margin = _check_number("HingeEmbeddingLoss", "margin", margin, (int, float))
+
+    def extend_repr(self) -> str:
+        return f"margin={self.margin}, reduction={self.reduction}"
+
+    def construct(self, logits, labels):
+        names = ("logits", "labels")
+        return _hinge_embedding("HingeEmbeddingLoss", names, logits, labels, self.margin, self.reduction)
+
+
+class SoftMarginLoss(LossBase):
+    r"""MindSpore's ``nn.SoftMarginLoss(reduction='mean')``: :math:`l = \log(1 + \exp(-y x))` for ``logits`` and
+    ``labels`` (1 or -1) of one shape and float dtype, computed as ``softplus(-y * x)``. ``ops.soft_margin_loss``
+    computes it. float16, float32, float64. ``loss(logits, labels)``."""
+
+    def construct(self, logits, labels):
+        return _soft_margin("SoftMarginLoss", ("logits", "labels"), logits, labels, self.reduction)
+
+
+class MultiMarginLoss(LossBase):
+    r"""MindSpore's ``nn.MultiMarginLoss(p=1, margin=1.0, reduction='mean', weight=None)``: the multi-class hinge
+    loss :math:`l_n = \frac{w_{y_n}}{C} \sum_{i \ne y_n} \max(0, margin - x_{n, y_n} + x_{n, i})^p` of scores
+    (N, C) and class indices (N,) (int32 or int64). ``loss(x, target, weight=None)``: a (C,) ``weight`` given at
+    the call replaces the constructor's. ``ops.multi_margin_loss`` computes it. float16, float32, float64."""
+
+    def __init__(self, p: int = 1, margin=1.0, reduction: str = "mean", weight=None):
+        super().__init__(reduction)
+        if isinstance(p, bool) or not isinstance(p, int):
+            raise TypeError(f"For 'MultiMarginLoss', the 'p' must be an int, but got {type(p).__name__}.")
+        if p not in (1, 2):
+            raise ValueError(f"For 'MultiMarginLoss', the 'p' must be 1 or 2, but got {p}.")
+        if weight is not None and not isinstance(weight, Tensor):
+            raise TypeError(
+                f"For 'MultiMarginLoss', the 'weight' must be None or a Tensor, but got {type(weight).__name__}."
+            )
+        self.p, self.weight = p, weight
+        self.margin = _check_number("MultiMarginLoss", "margin", margin, (int, float))
+
+    def extend_repr(self) -> str:
+        return f"p={self.p}, margin={self.margin}, reduction={self.reduction}"
+
+    def construct(self, x, target, weight=None):
+        weight = self.weight if weight is None else weight
+        return _multi_margin("MultiMarginLoss", x, target, self.p, self.margin, weight, self.reduction)
+
+
+class MultilabelMarginLoss(LossBase):
+    r"""MindSpore's ``nn.MultilabelMarginLoss(reduction='mean')``: the multi-label hinge loss
+    :math:`l_n = \frac{1}{C} \sum_j \sum_{i \notin y_n} \max(0, 1 - (x_{n, y_{n,j}} - x_{n, i}))` of scores
+    (C) or (N, C) and ``target`` of that shape holding the target classes first, padded with -1 (int32 or int64).
+    ``ops.multilabel_margin_loss`` computes it. float16, float32, float64. ``loss(x, target)``."""
+
+    def construct(self, x, target):
+        return _multilabel_margin("MultilabelMarginLoss", ("x", "target"), x, target, self.reduction)
+
+
+class PoissonNLLLoss(LossBase):
+    r"""MindSpore's ``nn.PoissonNLLLoss(log_input=True, full=False, eps=1e-08, reduction='mean')``: the negative
+    log likelihood of ``target`` :math:`y` under Poisson distributions of rate :math:`\lambda`:
+
+    .. math::
+        l_i = \begin{cases} e^{x_i} - y_i x_i, & \text{log\_input} \ (x = \log \lambda) \\
+        x_i - y_i \log(x_i + eps), & \text{otherwise} \ (x = \lambda) \end{cases}
+
+    plus, with ``full``, Stirling's :math:`\log y_i! \approx y_i \log y_i - y_i + \frac{1}{2} \log(2 \pi y_i)` where
+    :math:`y_i > 1`. ``input`` and ``target`` of one shape and float dtype; ``reduction`` "none", "mean" or
+    "sum". Exp, Log, Mul, Sub, Select. float16, float32, float64. ``loss(input, target)``."""
+
+    def __init__(self, log_input: bool = True, full: bool = False, eps: float = 1e-08, reduction: str = "mean"):
+        super().__init__(reduction)
+        where = "PoissonNLLLoss"
+        self.log_input = _check_bool(where, "log_input", log_input)
+        self.full = _check_bool(where, "full", full)
+        self.eps = _check_number(where, "eps", eps, (float,), positive=True)
+
+    def extend_repr(self) -> str:
+        return f"log_input={self.log_input}, full={self.full}, eps={self.eps}, reduction={self.reduction}"
+
+    def construct(self, input, target):  # noqa: A002 (MindSpore's name)
+        return _poisson_nll("PoissonNLLLoss", input, target, self.log_input, self.full, self.eps, self.reduction)
+
+
+class GaussianNLLLoss(LossBase):
+    r"""MindSpore's ``nn.GaussianNLLLoss(*, full=False, eps=1e-06, reduction='mean')``:
+    :math:`l = \frac{1}{2}(\log \max(var, eps) + (x - y)^2 / \max(var, eps))`, plus :math:`\frac{1}{2} \log 2\pi`
+    with ``full``. ``var`` has the logits' shape, or it with one dim of 1, or without the last dim.
+    ``ops.gaussian_nll_loss`` computes it. float16, float32, float64. ``loss(logits, labels, var)``."""
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-06, reduction: str = "mean"):
+        super().__init__(reduction)
+        self.full = _check_bool("GaussianNLLLoss", "full", full)
+        self.eps = _check_number("GaussianNLLLoss", "eps", eps, (float,), positive=True)
+
+    def extend_repr(self) -> str:
+        return f"full={self.full}, eps={self.eps}, reduction={self.reduction}"
+
+    def construct(self, logits, labels, var):
+        names = ("logits", "labels", "var")
+        return _gaussian_nll("GaussianNLLLoss", names, logits, labels, var, self.full, self.eps, self.reduction)
+
+
+class RMSELoss(LossBase):
+    r"""MindSpore's ``nn.RMSELoss()``: the root mean squared error :math:`\sqrt{\frac{1}{n} \sum_i (x_i - y_i)^2}`
+    of ``logits`` and ``label`` (one float dtype, shapes that broadcast), a 0-d Tensor. Sub, Square,
+    ReduceMean, Sqrt. float16, float32, float64. ``loss(logits, label)``."""
+
+    def __init__(self):
+        super().__init__("mean")
+
+    def extend_repr(self) -> str:
+        return ""
+
+    def construct(self, logits, label):
+        _pair_inputs("RMSELoss", ("logits", "label"), logits, label, same_shape=False)
+        return _sqrt_prim(_reduce_in_float32(_square(_sub(logits, label)), "mean"))
+
+
+class MAELoss(LossBase):
+    r"""MindSpore's ``nn.MAELoss(reduction='mean')``: the mean absolute error :math:`l = |x - y|` of ``logits`` and
+    ``label`` (one float dtype, shapes that broadcast), then reduced. ``ops.l1_loss`` computes it.
+    float16, float32, float64. ``loss(logits, label)``."""
+
+    def construct(self, logits, label):
+        return _l1("MAELoss", ("logits", "label"), logits, label, self.reduction)
+
+
+def _dice(where: str, logits, label, smooth: float):
+    """``1 - 2 sum(x y) / (sum(x^2) + sum(y^2) + smooth)`` over all elements: nn.DiceLoss, and per class in
+    nn.MultiClassDiceLoss."""
+    intersection = _sum(_mul(logits, label), ())
+    union = _add(_sum(_mul(logits, logits), ()), _sum(_mul(label, label), ()))
+    return _sub(1.0, _div(_mul(intersection, 2.0), _add(union, smooth)))
+
+
+def _dice_inputs(where: str, logits, label) -> None:
+    _pair_inputs(where, ("logits", "label"), logits, label, same_shape=True)
+
+
+class DiceLoss(LossBase):
+    r"""MindSpore's ``nn.DiceLoss(smooth=1e-5)``: one minus the Dice coefficient of ``logits`` :math:`x` and
+    ``label`` :math:`y` (one shape and float dtype; usually probabilities and a 0/1 mask), over all elements:
+
+    .. math::
+        L = 1 - \frac{2 \sum_i x_i y_i}{\sum_i x_i^2 + \sum_i y_i^2 + smooth}
+
+    a 0-d Tensor; ``smooth`` a float > 0 (keeps the division finite). Mul, ReduceSum, RealDiv.
+    float16, float32, float64. ``loss(logits, label)``."""
+
+    def __init__(self, smooth: float = 1e-5):
+        super().__init__("mean")
+        self.smooth = _check_number("DiceLoss", "smooth", smooth, (float,), positive=True)
+
+    def extend_repr(self) -> str:
+        return f"smooth={self.smooth}"
+
+    def construct(self, logits, label):
+        _dice_inputs("DiceLoss", logits, label)
+        return _dice("DiceLoss", logits, label, self.smooth)
+
+
+class MultiClassDiceLoss(LossBase):
+    r"""MindSpore's ``nn.MultiClassDiceLoss(weights=None, ignore_indiex=None, activation='softmax')``: the mean over
+    the C classes (dim 1) of the binary Dice losses (``nn.DiceLoss`` with smooth 1e-5) of ``logits[:, i]`` and
+    ``label[:, i]``:
+
+    .. math::
+        L = \frac{1}{C} \sum_{i \ne ignore} w_i \left(1 - \frac{2 \sum x_{:,i} y_{:,i}}
+        {\sum x_{:,i}^2 + \sum y_{:,i}^2 + 10^{-5}}\right)
+
+    ``logits`` and ``label`` (one-hot) of one shape (N, C, ...) and float dtype. ``activation`` applied to the
+    logits first: a name for ``nn.get_activation`` ("softmax", default: ``nn.Softmax()``, over the last dim as
+    MindSpore's; "sigmoid"...), a Cell, or None. ``weights`` None or a Tensor whose dim 0 has C entries;
+    ``ignore_indiex`` (MindSpore's spelling) None or a class left out of the sum (still counted in C).
+    Composed of the activation, StridedSlice, Mul, ReduceSum, RealDiv. float16, float32, float64.
+    ``loss(logits, label)``."""
+
+    def __init__(self, weights=None, ignore_indiex=None, activation="softmax"):
+        super().__init__("mean")
+        where = "MultiClassDiceLoss"
+        if weights is not None and not isinstance(weights, Tensor):
+            raise TypeError(f"For '{where}', the 'weights' must be None or a Tensor, but got {type(weights).__name__}.")
+        if ignore_indiex is not None and (isinstance(ignore_indiex, bool) or not isinstance(ignore_indiex, int)):
+            raise TypeError(
+                f"For '{where}', the 'ignore_indiex' must be None or an int, but got {type(ignore_indiex).__name__}."
+            )
+        if activation is not None and not isinstance(activation, (str, Cell)):
+            raise TypeError(
+                f"For '{where}', the 'activation' must be None, a str or a Cell, but got {type(activation).__name__}."
+            )
+        if isinstance(activation, str):
+            from opforge.nn.layers import get_activation
+
+            try:
+                activation = get_activation(activation)
+            except ValueError as e:
+                raise ValueError(f"For '{where}', the 'activation' is not an activation: {e}") from None
+        self.weights, self.ignore_indiex, self.activation = weights, ignore_indiex, activation
+        self.smooth = 1e-5
+
+    def extend_repr(self) -> str:
+        return f"ignore_indiex={self.ignore_indiex}"
+
+    def construct(self, logits, label):
+        where = "MultiClassDiceLoss"
+        _dice_inputs(where, logits, label)
+        if logits.ndim < 2:
+            raise ValueError(
+                f"For '{where}', the 'logits' must have at least 2 dims (N, C, ...), but got shape "
+                f"{list(logits.shape)}."
+            )
+        classes = label.shape[1]
+        if self.weights is not None and self.weights.shape[0] != classes:
+            raise ValueError(
+                f"For '{where}', the 'weights' dim 0 must have C = {classes} (the classes) entries, but got shape "
+                f"{list(self.weights.shape)}."
+            )
+        if self.activation is not None:
+            logits = self.activation(logits)
+        total = None
+        for i in range(classes):
+            if i == self.ignore_indiex:
+                continue
+            loss = _dice(where, logits[:, i], label[:, i], self.smooth)
+            if self.weights is not None:
+                w = self.weights[i]
+                loss = _mul(loss, w if w.dtype == loss.dtype else _cast(w, loss.dtype))
+            total = loss if total is None else _add(total, loss)
+        if total is None:  # every class ignored
+            total = _mul(_sum(logits, ()), 0.0)
+        return _div(total, float(classes))

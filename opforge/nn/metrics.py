@@ -12,7 +12,8 @@ from opforge.tensor import Tensor
 
 __all__ = [
     "Metric", "Accuracy", "Loss", "MAE", "MSE", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
-    "Top5CategoricalAccuracy", "Precision", "Recall", "get_metric_fn", "names",
+    "Top5CategoricalAccuracy", "Precision", "Recall", "get_metric_fn", "names", "Fbeta", "F1", "Dice",
+    "ConfusionMatrix",
 ]  # fmt: skip
 
 
@@ -26,10 +27,31 @@ def _labels(y: np.ndarray, logits: np.ndarray) -> np.ndarray:
 
 
 class Metric:
-    """Base class: subclasses implement ``clear``, ``update`` and ``eval``."""
+    """Base class: subclasses implement ``clear``, ``update`` and ``eval``.
+
+    As MindSpore's, ``Metric.__init__`` does not call ``clear`` for a user's subclass, which sets its own
+    attributes after ``super().__init__()`` and then calls ``self.clear()`` itself (the model zoo's metrics
+    do; their ``clear`` may read those attributes). The metrics of this module (and subclasses of them) are
+    cleared when built, as MindSpore's built-in metrics clear themselves in their ``__init__``."""
 
     def __init__(self):
-        self.clear()
+        self._indexes = None
+        if any(c.__module__ == __name__ and c is not Metric for c in type(self).__mro__):
+            self.clear()
+
+    @staticmethod
+    def _convert_data(data) -> np.ndarray:
+        """``data`` (a Tensor, a list or a NumPy array) as a NumPy array, as MindSpore's ``Metric._convert_data``
+        (what a user's ``update`` calls on its inputs)."""
+        if isinstance(data, Tensor):
+            return data.asnumpy()
+        if isinstance(data, np.ndarray):
+            return data
+        if isinstance(data, list):
+            return np.array(data)
+        raise TypeError(
+            f"For 'Metric', the input data type must be a Tensor, a list or a numpy.ndarray, but got {type(data)}."
+        )
 
     def clear(self) -> None:
         raise NotImplementedError
@@ -206,9 +228,167 @@ class Recall(_PerClass):
         return truth
 
 
+class Fbeta(Metric):
+    r"""MindSpore's ``Fbeta(beta)``: per class, :math:`F_\beta = (1 + \beta^2) \frac{TP}{\beta^2 (TP + FN)
+    + (TP + FP)}` (the weighted harmonic mean of precision and recall; 0 for a class never predicted nor seen).
+    ``update(y_pred, y)``: scores [N, C] (the predicted class is the argmax) and labels [N] of class ids or
+    one-hot [N, C]. ``eval(average=False)`` gives a float64 array of one value per class, ``average=True`` their
+    mean."""
+
+    def __init__(self, beta):
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta <= 0:
+            raise ValueError(f"For '{type(self).__name__}', the 'beta' must be a number > 0, but got {beta!r}.")
+        self.beta = float(beta)
+        self.eps = np.finfo(np.float64).tiny
+        super().__init__()
+
+    def clear(self) -> None:
+        self._class_num = 0
+        self._true_positives = self._actual_positives = self._positives = 0
+
+    def update(self, *inputs) -> None:
+        name = type(self).__name__
+        if len(inputs) != 2:
+            raise ValueError(f"For '{name}.update', give 2 inputs (y_pred, y), but got {len(inputs)}.")
+        y_pred, y = _np(inputs[0]), _np(inputs[1])
+        if y_pred.ndim != 2:
+            raise ValueError(f"For '{name}.update', the 'y_pred' must be [N, C], but got shape {list(y_pred.shape)}.")
+        if y.ndim == 2:
+            y = y.argmax(-1)
+        if y.reshape(-1).shape[0] != y_pred.shape[0]:
+            raise ValueError(
+                f"For '{name}.update', the 'y' must hold one label per row of 'y_pred' ({y_pred.shape[0]}), "
+                f"but got shape {list(y.shape)}."
+            )
+        classes = y_pred.shape[1]
+        if self._class_num and classes != self._class_num:
+            raise ValueError(f"For '{name}.update', the classes changed from {self._class_num} to {classes}.")
+        labels = y.reshape(-1).astype(np.int64)
+        if labels.size and (labels.min() < 0 or labels.max() >= classes):
+            raise ValueError(f"For '{name}.update', the labels must be in [0, {classes}), but got {labels.tolist()}.")
+        self._class_num = classes
+        truth = np.eye(classes)[labels]
+        pred = np.eye(classes)[y_pred.argmax(-1)]
+        self._true_positives = self._true_positives + (truth * pred).sum(0)
+        self._actual_positives = self._actual_positives + truth.sum(0)
+        self._positives = self._positives + pred.sum(0)
+
+    def eval(self, average: bool = False):
+        name = type(self).__name__
+        if not isinstance(average, bool):
+            raise TypeError(f"For '{name}.eval', the 'average' must be bool, but got {type(average).__name__}.")
+        if self._class_num == 0:
+            raise RuntimeError(f"For '{name}', there is nothing to evaluate: call update first.")
+        b2 = self.beta**2
+        fbeta = (1.0 + b2) * self._true_positives / (b2 * self._actual_positives + self._positives + self.eps)
+        return float(fbeta.mean()) if average else fbeta
+
+
+class F1(Fbeta):
+    """MindSpore's ``F1()``: ``Fbeta(1.0)``, per class :math:`2 TP / (2 TP + FN + FP)`."""
+
+    def __init__(self):
+        super().__init__(1.0)
+
+
+class Dice(Metric):
+    r"""MindSpore's ``Dice(smooth=1e-5)``: each ``update(y_pred, y)`` (same shapes) adds the coefficient
+    :math:`2 \langle y, \hat y \rangle / (\lVert \hat y \rVert^2 + \lVert y \rVert^2 + smooth)` of the
+    whole batch and counts its N = ``y.shape[0]`` samples; ``eval()`` is the sum of the coefficients over the
+    count of samples (MindSpore's definition: a batch of N weighs 1 / N per batch)."""
+
+    def __init__(self, smooth: float = 1e-5):
+        if isinstance(smooth, bool) or not isinstance(smooth, (int, float)) or smooth <= 0:
+            raise ValueError(f"For 'Dice', the 'smooth' must be a number > 0, but got {smooth!r}.")
+        self.smooth = float(smooth)
+        super().__init__()
+
+    def clear(self) -> None:
+        self._dice_coeff_sum, self._samples_num = 0.0, 0
+
+    def update(self, *inputs) -> None:
+        if len(inputs) != 2:
+            raise ValueError(f"For 'Dice.update', give 2 inputs (y_pred, y), but got {len(inputs)}.")
+        y_pred, y = _np(inputs[0]).astype(np.float64), _np(inputs[1]).astype(np.float64)
+        if y_pred.shape != y.shape or y.ndim == 0:
+            raise ValueError(
+                f"For 'Dice.update', the 'y_pred' and 'y' must have one shape (with a batch dim), but got "
+                f"{list(y_pred.shape)} and {list(y.shape)}."
+            )
+        self._samples_num += y.shape[0]
+        a, b = y_pred.reshape(-1), y.reshape(-1)
+        self._dice_coeff_sum += 2.0 * float(a @ b) / float(a @ a + b @ b + self.smooth)
+
+    def eval(self) -> float:
+        if self._samples_num == 0:
+            raise RuntimeError("For 'Dice', there is nothing to evaluate: call update first.")
+        return self._dice_coeff_sum / self._samples_num
+
+
+class ConfusionMatrix(Metric):
+    """MindSpore's ``ConfusionMatrix(num_classes, normalize="no_norm", threshold=0.5)``: ``matrix[i, j]`` counts
+    the samples of label ``i`` predicted as ``j``. ``update(y_pred, y)``: ``y`` [N, ...] class ids; ``y_pred``
+    the same shape (class ids, or float scores made 0 / 1 by ``>= threshold``) or [N, C, ...] scores (argmax
+    over axis 1). ``eval()`` gives the float64 matrix, normalised per ``normalize``: "no_norm" (counts),
+    "target" (rows sum to 1), "prediction" (columns) or "all" (the matrix); a 0 / 0 entry is 0."""
+
+    def __init__(self, num_classes, normalize: str = "no_norm", threshold: float = 0.5):
+        if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes < 1:
+            raise ValueError(f"For 'ConfusionMatrix', the 'num_classes' must be an int >= 1, but got {num_classes!r}.")
+        if normalize not in ("target", "prediction", "all", "no_norm"):
+            raise ValueError(
+                "For 'ConfusionMatrix', the 'normalize' must be 'target', 'prediction', 'all' or 'no_norm', "
+                f"but got {normalize!r}."
+            )
+        if isinstance(threshold, bool) or not isinstance(threshold, float):
+            raise TypeError(
+                f"For 'ConfusionMatrix', the 'threshold' must be a float, but got {type(threshold).__name__}."
+            )
+        self.num_classes, self.normalize, self.threshold = num_classes, normalize, threshold
+        super().__init__()
+
+    def clear(self) -> None:
+        self.confusion_matrix = np.zeros((self.num_classes, self.num_classes))
+        self._is_update = False
+
+    def update(self, *inputs) -> None:
+        if len(inputs) != 2:
+            raise ValueError(f"For 'ConfusionMatrix.update', give 2 inputs (y_pred, y), but got {len(inputs)}.")
+        y_pred, y = _np(inputs[0]), _np(inputs[1])
+        if y_pred.ndim not in (y.ndim, y.ndim + 1):
+            raise ValueError(
+                "For 'ConfusionMatrix.update', the 'y_pred' must have the rank of 'y' or one more, but got ranks "
+                f"{y_pred.ndim} and {y.ndim}."
+            )
+        if y_pred.ndim == y.ndim + 1:
+            y_pred = y_pred.argmax(1)
+        elif y_pred.dtype.kind == "f":
+            y_pred = (y_pred >= self.threshold).astype(np.int64)
+        n = self.num_classes
+        labels, preds = y.reshape(-1).astype(np.int64), y_pred.reshape(-1).astype(np.int64)
+        for what, v in (("y", labels), ("y_pred", preds)):
+            if v.size and (v.min() < 0 or v.max() >= n):
+                raise ValueError(f"For 'ConfusionMatrix.update', the '{what}' classes must be in [0, {n}).")
+        self.confusion_matrix += np.bincount(labels * n + preds, minlength=n * n).reshape(n, n)
+        self._is_update = True
+
+    def eval(self):
+        if not self._is_update:
+            raise RuntimeError("For 'ConfusionMatrix', there is nothing to evaluate: call update first.")
+        matrix = self.confusion_matrix.astype(np.float64)
+        if self.normalize == "no_norm":
+            return matrix
+        total = {"target": matrix.sum(1, keepdims=True), "prediction": matrix.sum(0, keepdims=True)}.get(
+            self.normalize, matrix.sum()
+        )
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = matrix / total
+        return np.nan_to_num(out, nan=0.0)
+
+
 _BY_NAME = {
     "acc": Accuracy, "accuracy": Accuracy, "loss": Loss, "mae": MAE, "mse": MSE,
-    "top_1_accuracy": Top1CategoricalAccuracy, "top_5_accuracy": Top5CategoricalAccuracy,
+    "top_1_accuracy": Top1CategoricalAccuracy, "top_5_accuracy": Top5CategoricalAccuracy, "F1": F1, "dice": Dice,
 }  # fmt: skip
 
 

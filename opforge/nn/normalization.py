@@ -296,3 +296,34 @@ class InstanceNorm2d(Cell):
             f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, gamma={self.gamma.name}, "
             f"beta={self.beta.name}, moving_mean={self.moving_mean.name}, moving_variance={self.moving_variance.name}"
         )
+
+
+class BatchNorm3d(_BatchNorm):
+    """MindSpore's ``nn.BatchNorm3d(num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init='ones',
+    beta_init='zeros', moving_mean_init='zeros', moving_var_init='ones', use_batch_statistics=None,
+    dtype=mstype.float32)``: batch normalisation of [N, C, D, H, W] over N, D, H, W per channel C,
+    :math:`y = \\gamma (x - \\mu) / \\sqrt{\\sigma^2 + eps} + \\beta`. As MindSpore builds it: the input reshaped to
+    [N, C, D * H, W] through BatchNorm2d's BatchNorm primitive, and back. float16, float32."""
+
+    _ranks = (5,)
+
+    def __init__(
+        self, num_features, eps=1e-5, momentum=0.9, affine=True, gamma_init="ones", beta_init="zeros",
+        moving_mean_init="zeros", moving_var_init="ones", use_batch_statistics=None, dtype=mstype.float32,
+    ):  # fmt: skip
+        super().__init__(
+            num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init, moving_var_init,
+            use_batch_statistics, "NCHW", dtype,
+        )  # fmt: skip
+
+    def construct(self, x):
+        if x.ndim != 5:
+            raise ValueError(f"For 'BatchNorm3d', the input must have rank 5, but got shape {list(x.shape)}.")
+        n, c, d, h, w = x.shape
+        use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
+        bn = self.bn_train if use_batch else self.bn_infer
+        y = bn(ops.reshape(x, (n, c, d * h, w)), self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
+        return ops.reshape(y, (n, c, d, h, w))
+
+
+__all__ += ["BatchNorm3d"]

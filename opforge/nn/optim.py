@@ -70,6 +70,58 @@ def _learning_rates(where: str, learning_rate) -> tuple:
     return tuple(_check_float(where, "learning_rate", v) for v in values)
 
 
+def _parameter_groups(where: str, parameters, weight_decay: float) -> tuple:
+    """MindSpore's ``params``: Parameters, or parameter groups, dicts with the key 'params' (the group's
+    Parameters) and optionally 'weight_decay' and 'lr' (the group's own, in place of the optimizer's) and
+    'grad_centralization' (accepted; False is the only behaviour); a dict {'order_params': [...]} sets the
+    order of the parameters. Returns (the Parameters, the weight decay of each, the group of each, {group:
+    its 'lr'} for the groups with one)."""
+    if isinstance(parameters, Parameter):
+        parameters = [parameters]
+    parameters = list(parameters)
+    if not parameters:
+        raise ValueError(f"For '{where}', the 'params' must not be empty.")
+    if not any(isinstance(item, dict) for item in parameters):
+        groups = [{"params": parameters}]
+        order = None
+    elif not all(isinstance(item, dict) for item in parameters):
+        raise TypeError(f"For '{where}', the 'params' must be all Parameters or all dicts (parameter groups).")
+    else:
+        groups = [g for g in parameters if "order_params" not in g]
+        orders = [g["order_params"] for g in parameters if "order_params" in g]
+        order = list(orders[-1]) if orders else None
+    params, decays, group_of, group_lrs = [], [], [], {}
+    for index, group in enumerate(groups):
+        unknown = set(group) - {"params", "weight_decay", "lr", "grad_centralization"}
+        if "params" not in group or unknown:
+            raise ValueError(
+                f"For '{where}', a parameter group must have the key 'params' and may have 'weight_decay', 'lr' "
+                f"and 'grad_centralization', but got the keys {sorted(group)}."
+            )
+        members = group["params"]
+        members = [members] if isinstance(members, Parameter) else list(members)
+        decay = _check_float(where, "weight_decay", group.get("weight_decay", weight_decay))
+        if "lr" in group:
+            group_lrs[index] = group["lr"]
+        for p in members:
+            if not isinstance(p, Parameter):
+                raise TypeError(f"For '{where}', every item of 'params' must be a Parameter, but got {type(p)}.")
+            params.append(p)
+            decays.append(decay)
+            group_of.append(index)
+    if len({id(p) for p in params}) != len(params):
+        raise ValueError(f"For '{where}', the 'params' hold the same Parameter more than once.")
+    if order is not None:
+        position = {id(p): i for i, p in enumerate(params)}
+        if sorted(id(p) for p in order) != sorted(position) or len(order) != len(params):
+            raise ValueError(
+                f"For '{where}', the 'order_params' must hold exactly the Parameters of the groups, each once."
+            )
+        picks = [position[id(p)] for p in order]
+        params, decays, group_of = ([seq[i] for i in picks] for seq in (params, decays, group_of))
+    return params, decays, group_of, group_lrs
+
+
 class Optimizer(Cell):
     """Base class of optimizers: holds the parameters, the learning rate and the weight decay.
 
@@ -82,37 +134,53 @@ class Optimizer(Cell):
     def __init__(self, learning_rate, parameters, weight_decay: float = 0.0, loss_scale: float = 1.0):
         super().__init__(auto_prefix=False)
         where = type(self).__name__
-        if isinstance(parameters, Parameter):
-            parameters = [parameters]
-        parameters = list(parameters)
-        if not parameters:
-            raise ValueError(f"For '{where}', the 'params' must not be empty.")
+        self.weight_decay = _check_float(where, "weight_decay", weight_decay)
+        parameters, decays, group_of, group_lrs = _parameter_groups(where, parameters, self.weight_decay)
         for p in parameters:
-            if not isinstance(p, Parameter):
-                raise TypeError(f"For '{where}', every item of 'params' must be a Parameter, but got {type(p)}.")
             if p.dtype.kind != "f":
                 raise TypeError(f"For '{where}', the parameter '{p.name}' must be floating point, but got {p.dtype}.")
-        if len({id(p) for p in parameters}) != len(parameters):
-            raise ValueError(f"For '{where}', the 'params' hold the same Parameter more than once.")
         self.parameters = tuple(parameters)
-        self.weight_decay = _check_float(where, "weight_decay", weight_decay)
+        self.weight_decays = tuple(decays)  # one per parameter: its group's, else weight_decay
         self.loss_scale = _check_float(where, "loss_scale", loss_scale, 0.0, low_open=True)
+        self.lr_schedule_cell, schedule = self._lr_values(where, learning_rate)
+        self.dynamic_lr = len(schedule) > 1 or self.lr_schedule_cell is not None
+        self.learning_rate = Parameter(np.float32(schedule[0]), name="learning_rate", requires_grad=False)
+        self._lr_schedule = Tensor(np.array(schedule, np.float32)) if len(schedule) > 1 else None
+        # Groups with their own 'lr': a Parameter 'learning_rate_group_<i>' each, set every step as the
+        # default one is; ``_lr_index[i]`` names the rate parameter i uses (None: the default one).
+        self.is_group_lr = bool(group_lrs)
+        self._group_lrs = []
+        for group, lr in group_lrs.items():
+            cell, values = self._lr_values(where, lr)
+            rate = Parameter(np.float32(values[0]), name=f"learning_rate_group_{group}", requires_grad=False)
+            self.insert_param_to_cell(rate.name, rate)
+            table = Tensor(np.array(values, np.float32)) if len(values) > 1 else None
+            self._group_lrs.append((rate, cell, table))
+        slot = {group: i for i, group in enumerate(group_lrs)}
+        self._lr_index = tuple(slot.get(g) for g in group_of)
+        self.global_step = Parameter(np.int32(0), name="global_step", requires_grad=False)
+        self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
+        self._assign, self._reshape = ops.Assign(), ops.Reshape()
+        self._gather, self._minimum = ops.Gather(), ops.Minimum()
+        self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
+
+    @staticmethod
+    def _lr_values(where: str, learning_rate) -> tuple:
+        """(a LearningRateSchedule Cell or None, the learning rate as a tuple of floats: one, or one per step)."""
         if isinstance(learning_rate, Cell) and not isinstance(learning_rate, LearningRateSchedule):
             raise TypeError(
                 f"For '{where}', a Cell given as 'learning_rate' must be a LearningRateSchedule, but got "
                 f"{type(learning_rate).__name__}."
             )
         # A schedule Cell is evaluated at global_step each step; otherwise one value or a list of them.
-        self.lr_schedule_cell = learning_rate if isinstance(learning_rate, LearningRateSchedule) else None
-        schedule = (0.0,) if self.lr_schedule_cell is not None else _learning_rates(where, learning_rate)
-        self.dynamic_lr = len(schedule) > 1 or self.lr_schedule_cell is not None
-        self.learning_rate = Parameter(np.float32(schedule[0]), name="learning_rate", requires_grad=False)
-        self._lr_schedule = Tensor(np.array(schedule, np.float32)) if len(schedule) > 1 else None
-        self.global_step = Parameter(np.int32(0), name="global_step", requires_grad=False)
-        self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
-        self._assign, self._reshape = ops.Assign(), ops.Reshape()
-        self._gather, self._minimum = ops.Gather(), ops.Minimum()
-        self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
+        if isinstance(learning_rate, LearningRateSchedule):
+            return learning_rate, (0.0,)
+        return None, _learning_rates(where, learning_rate)
+
+    def _lr(self, index: int) -> Parameter:
+        """The learning-rate Parameter of parameter ``index``: its group's, else ``learning_rate``."""
+        slot = self._lr_index[index]
+        return self._params["learning_rate"] if slot is None else self._group_lrs[slot][0]
 
     def _clone_state(self, prefix: str, init: float = 0.0) -> tuple:
         """One state Parameter per parameter, filled with ``init``, named ``prefix.<param name>``; a
@@ -168,21 +236,25 @@ class Optimizer(Cell):
         """Set this step's learning rate (dynamic ones) and count the step in ``global_step``, with
         operators: a loaded checkpoint's step count is honoured, nothing is read back from the
         device, and a traced step (graph mode) replays both."""
-        if self.lr_schedule_cell is not None:
-            rate = self._cast(self.lr_schedule_cell(self.global_step), mstype.float32)
-            self._assign(self.learning_rate, self._reshape(rate, ()))
-        elif self.dynamic_lr:
-            last = self._lr_schedule.shape[0] - 1
-            self._assign(self.learning_rate, self._gather(self._lr_schedule, self._minimum(self.global_step, last), 0))
+        self._set_rate(self.learning_rate, self.lr_schedule_cell, self._lr_schedule)
+        for rate, cell, table in self._group_lrs:
+            self._set_rate(rate, cell, table)
         self._assign(self.global_step, self._add(self.global_step, 1))
 
+    def _set_rate(self, rate: Parameter, cell, table) -> None:
+        """This step's value of a dynamic learning rate (a schedule Cell, or a table of one per step)."""
+        if cell is not None:
+            self._assign(rate, self._reshape(self._cast(cell(self.global_step), mstype.float32), ()))
+        elif table is not None:
+            last = table.shape[0] - 1
+            self._assign(rate, self._gather(table, self._minimum(self.global_step, last), 0))
+
     def decay_weight(self, gradients: tuple) -> tuple:
-        """``grad + weight_decay * param`` for each parameter (unchanged when weight_decay is 0)."""
-        if self.weight_decay == 0.0:
-            return gradients
+        """``grad + weight_decay * param`` for each parameter, with the weight decay of its group (unchanged
+        where that is 0)."""
         return tuple(
-            g if is_placeholder(p) else self._add(g, self._mul(p, self.weight_decay))
-            for p, g in zip(self.parameters, gradients)
+            g if decay == 0.0 or is_placeholder(p) else self._add(g, self._mul(p, decay))
+            for p, g, decay in zip(self.parameters, gradients, self.weight_decays)
         )
 
     def _check_gradients(self, gradients) -> tuple:
@@ -265,7 +337,7 @@ class SGD(Optimizer):
             self._apply_gd = ops.ApplyGradientDescent()
 
     def apply(self, index, param, grad):
-        lr = self._like(self._params["learning_rate"], param)
+        lr = self._like(self._lr(index), param)
         if self.momentum > 0.0:
             momentum = self._constant_like(self.momentum_value, param)
             self._apply_momentum(param, self.accum[index], lr, grad, momentum)
@@ -302,7 +374,7 @@ class Momentum(Optimizer):
         self._apply_momentum = ops.ApplyMomentum(use_nesterov=use_nesterov)
 
     def apply(self, index, param, grad):
-        lr = self._like(self._params["learning_rate"], param)
+        lr = self._like(self._lr(index), param)
         momentum = self._constant_like(self.momentum_value, param)
         self._apply_momentum(param, self.moments[index], lr, grad, momentum)
 
@@ -363,7 +435,7 @@ class Adam(Optimizer):
             self.moment2[index],
             like(params["beta1_power"], param),
             like(params["beta2_power"], param),
-            like(params["learning_rate"], param),
+            like(self._lr(index), param),
             constant(self.beta1_value, param),
             constant(self.beta2_value, param),
             constant(self.eps_value, param),
@@ -420,7 +492,7 @@ class RMSProp(Optimizer):
         self.opt = ops.ApplyCenteredRMSProp(use_locking) if centered else ops.ApplyRMSProp(use_locking)
 
     def apply(self, index, param, grad):
-        lr = self._like(self._params["learning_rate"], param)
+        lr = self._like(self._lr(index), param)
         decay, momentum, epsilon = (
             self._constant_like(c, param) for c in (self.decay_value, self.momentum_value, self.epsilon_value)
         )
@@ -459,7 +531,7 @@ class Adagrad(Optimizer):
         self.opt = ops.ApplyAdagrad(update_slots=update_slots)
 
     def apply(self, index, param, grad):
-        self.opt(param, self.accum[index], self._like(self._params["learning_rate"], param), grad)
+        self.opt(param, self.accum[index], self._like(self._lr(index), param), grad)
 
     def extend_repr(self) -> str:
         return super().extend_repr() + f", accum={self.initial_accum:g}, update_slots={self.update_slots}"
@@ -500,13 +572,13 @@ class Lamb(Optimizer):
         m_hat = m / (1.0 - self._pow(Tensor(np.array(self.beta1, param.dtype.np_dtype)), step))
         v_hat = v / (1.0 - self._pow(Tensor(np.array(self.beta2, param.dtype.np_dtype)), step))
         update = m_hat / (self._sqrt(v_hat) + self.eps)
-        if self.weight_decay:
-            update = update + param * self.weight_decay
+        if self.weight_decays[index]:
+            update = update + param * self.weight_decays[index]
         w_norm, u_norm = self._norm(param), self._norm(update)
         one = ops.ones_like(w_norm)
         usable = ops.logical_and(self._greater(w_norm, 0.0), self._greater(u_norm, 0.0))
         trust = self._clip(self._select(usable, w_norm / self._select(usable, u_norm, one), one), 0.0, 10.0)
-        lr = self._like(self._params["learning_rate"], param)
+        lr = self._like(self._lr(index), param)
         self._assign(param, param - update * (lr * trust))
 
     def extend_repr(self) -> str:
@@ -537,15 +609,18 @@ class AdamWeightDecay(Optimizer):
         self.beta1, self.beta2, self.eps = _check_moments("AdamWeightDecay", beta1, beta2, eps)
         self.moments1 = self._clone_state("adam_m")
         self.moments2 = self._clone_state("adam_v")
-        self.scalars = tuple(self._constant(v) for v in (self.beta1, self.beta2, self.eps, self.weight_decay))
+        self.scalars = tuple(self._constant(v) for v in (self.beta1, self.beta2, self.eps))
+        decays = {d: self._constant(d) for d in sorted(set(self.weight_decays))}
+        self.decay_values = tuple(decays[d] for d in self.weight_decays)  # one per parameter, by its group
         self.opt = ops.AdamWeightDecay()
 
     def decay_weight(self, gradients: tuple) -> tuple:
         return gradients  # the primitive decays the weights itself
 
     def apply(self, index, param, grad):
-        beta1, beta2, eps, decay = (self._constant_like(c, param) for c in self.scalars)
-        lr = self._like(self._params["learning_rate"], param)
+        beta1, beta2, eps = (self._constant_like(c, param) for c in self.scalars)
+        decay = self._constant_like(self.decay_values[index], param)
+        lr = self._like(self._lr(index), param)
         self.opt(param, self.moments1[index], self.moments2[index], lr, beta1, beta2, eps, decay, grad)
 
     def extend_repr(self) -> str:

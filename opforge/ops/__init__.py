@@ -9,17 +9,31 @@ from opforge.ops import composite, functional, operations, signature, tensor_met
 from opforge.ops.composite import HyperMap, Map, MultitypeFuncGraph
 from opforge.ops.custom import Custom
 from opforge.ops.frontend_conv import Conv3D, conv3d, unfold  # composed of Conv2D, StridedSlice, ...
+from opforge.ops.frontend_loss import SigmoidCrossEntropyWithLogits  # BCEWithLogitsLoss with unit weights
 from opforge.ops.frontend_ops import (
     Depend,
     DynamicShape,
     Einsum,
+    Eye,
+    GatherD,
+    Identity,
+    IsInf,
+    L2Normalize,
+    Lerp,
     Meshgrid,
     Ones,
     Print,
+    Rank,
     ResizeBilinear,
     ResizeBilinearV2,
+    Roll,
+    ScalarToTensor,
     Shape,
+    Size,
     TensorShape,
+    Tril,
+    Triu,
+    TupleToArray,
     Unique,
     Zeros,
     depend,
@@ -28,8 +42,10 @@ from opforge.ops.frontend_ops import (
     shape,
     unique,
 )
+from opforge.ops.frontend_random import *  # StandardNormal, ..., randn, rand, ... (seeded kernels' front ends)
 from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
+from opforge.ops.functional_extra import *  # MindSpore 2.x composite functional ops (max, tril, std, ...)
 from opforge.primitives import batching_array_ops as _batching_array_ops
 from opforge.primitives import batching_math_ops as _batching_math_ops
 from opforge.primitives import batching_nn_ops as _batching_nn_ops
@@ -48,3 +64,4 @@ from opforge.primitives.primitive import (
     PrimitiveWithInfer,
     prim_attr_register,
 )
+from opforge.primitives.random_ops import *

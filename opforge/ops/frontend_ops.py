@@ -1,7 +1,8 @@
 """MindSpore operator classes that opforge builds from other primitives, with no kernel of their own:
-``Zeros``, ``Ones`` (Fill), ``Depend`` (graph-mode ordering: eagerly its first input), ``Print``, ``Shape``
-(the shape as a tuple), ``TensorShape``/``DynamicShape`` (the shape as an int Tensor), ``Unique`` (on the
-host) and ``ResizeBilinearV2``/``ResizeBilinear`` (Gather, Mul and Add: opforge/ops/resize.py). They are
+``Zeros``, ``Ones`` (Fill), ``Einsum``, ``Meshgrid``, ``Unique`` (on the host),
+``ResizeBilinearV2``/``ResizeBilinear`` (Gather, Mul and Add: opforge/ops/resize.py) and the class spellings
+of the composite ops of opforge/ops/functional_extra.py (``Tril``, ``Roll``, ``GatherD``, ...); ``Depend``,
+``Print``, ``Shape`` and ``TensorShape`` (opforge/ops/frontend_shape.py) are re-exported here. They are
 constructed and called as MindSpore's (``ops.Zeros()((2, 3), mstype.float32)``)."""
 
 from __future__ import annotations
@@ -10,7 +11,20 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.ops import functional as F
+from opforge.ops import functional_extra as _FX
 from opforge.ops import resize
+from opforge.ops.frontend_shape import (  # noqa: F401 (ops.<name>: re-exported)
+    Depend,
+    DynamicShape,
+    Print,
+    Shape,
+    TensorShape,
+    depend,
+    dyn_shape,
+    print_,
+    shape,
+    tensor_arg,
+)
 from opforge.primitives.validator import Validator as validator
 from opforge.tensor import Tensor
 
@@ -39,30 +53,6 @@ class Ones(_Filled):
     value = 1
 
 
-class Depend:
-    """``Depend()(value, expr)``: ``value``. In MindSpore's graph mode it orders ``expr`` before the users
-    of ``value``; calls run in program order here (eagerly and in a trace), so ``expr`` has run already."""
-
-    def __call__(self, value, expr):
-        return value
-
-
-class Print:
-    """``Print()(*inputs)``: prints the Tensors (their values) and strings, one line each, as MindSpore's
-    Print in PyNative mode; returns None."""
-
-    def __call__(self, *inputs):
-        for x in inputs:
-            if isinstance(x, Tensor):
-                print(f"Tensor(shape={list(x.shape)}, dtype={x.dtype}, value=\n{np.array2string(x.asnumpy())})")
-            elif isinstance(x, (str, int, float, bool, mstype.Type)):
-                print(x)
-            else:
-                raise TypeError(
-                    f"For 'Print', each input must be a Tensor, a string or a number, but got {type(x).__name__}."
-                )
-
-
 class Einsum:
     """``Einsum(equation)(inputs)``: ``ops.einsum(equation, *inputs)``."""
 
@@ -87,51 +77,6 @@ class Meshgrid:
         return F.meshgrid(*inputs, indexing=self.indexing)
 
 
-def depend(value, expr):
-    """MindSpore's ``ops.depend``: ``Depend()(value, expr)``, that is ``value``."""
-    return value
-
-
-def print_(*input_x):
-    """MindSpore's ``ops.print_``: ``Print()(*input_x)``."""
-    return Print()(*input_x)
-
-
-def _tensor_arg(op_name: str, x) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"For '{op_name}', the 'input_x' must be a Tensor, but got {type(x).__name__}.")
-    return x
-
-
-class Shape:
-    """``Shape()(input_x)``: the shape of ``input_x`` as a tuple of ints (-1 where a placeholder's dim is
-    unknown), as MindSpore's."""
-
-    def __call__(self, input_x):
-        return tuple(_tensor_arg("Shape", input_x).shape)
-
-
-class TensorShape:
-    """``TensorShape(dtype=mstype.int64)()(input_x)``: the shape of ``input_x`` as a 1-D int Tensor."""
-
-    def __init__(self, dtype=mstype.int64):
-        self.dtype = mstype.to_dtype(dtype)
-        if self.dtype not in (mstype.int32, mstype.int64):
-            raise TypeError(f"For '{type(self).__name__}', the 'dtype' must be int32 or int64, but got {self.dtype}.")
-
-    def __call__(self, input_x):
-        shape = tuple(_tensor_arg(type(self).__name__, input_x).shape)
-        if any(d < 0 for d in shape):
-            raise ValueError(
-                f"For '{type(self).__name__}', the shape {list(shape)} has unknown dims: there is no value to give yet."
-            )
-        return Tensor(np.asarray(shape, self.dtype.np_dtype), device=input_x.device)
-
-
-class DynamicShape(TensorShape):
-    """``DynamicShape()(input_x)``: MindSpore's older name of TensorShape."""
-
-
 class Unique:
     """``Unique()(input_x)`` for a 1-D ``input_x``: ``(y, idx)`` with ``y`` the distinct values in ascending
     order and ``idx`` (int32) the position in ``y`` of each element, so ``y[idx] == input_x``. The output's
@@ -139,7 +84,7 @@ class Unique:
     back); not differentiable, and reading the data inside ``jit`` raises a TraceError."""
 
     def __call__(self, input_x):
-        x = _tensor_arg("Unique", input_x)
+        x = tensor_arg("Unique", input_x)
         if x.ndim != 1:
             raise ValueError(f"For 'Unique', the 'input_x' must be 1-D, but got shape {list(x.shape)}.")
         values, inverse = np.unique(x.asnumpy(), return_inverse=True)
@@ -261,17 +206,135 @@ class ResizeBilinear(_BilinearResize):
         return self._resize(x, self.size)
 
 
-def shape(input_x) -> tuple:
-    """MindSpore's ``ops.shape``: ``input_x``'s shape as a tuple."""
-    return Shape()(input_x)
-
-
-def dyn_shape(input_x) -> Tensor:
-    """MindSpore's ``ops.dyn_shape``: ``input_x``'s shape as an int64 Tensor."""
-    return TensorShape()(input_x)
-
-
 def unique(input) -> tuple:  # noqa: A002 (MindSpore's argument name)
     """MindSpore's ``ops.unique``: ``(output, idx)`` of ``Unique`` (the input flattened first)."""
     x = input if input.ndim == 1 else F.reshape(input, (-1,))
     return Unique()(x)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Operator-class spellings of the composite ops of opforge/ops/functional_extra.py: each is constructed with
+# MindSpore's attributes and called with its inputs, and runs the function (so it differentiates, batches
+# under vmap and traces under jit as the function does).
+
+__all__ += [
+    "Tril", "Triu", "Eye", "Roll", "IsInf", "Lerp", "Identity", "Rank", "Size", "ScalarToTensor",
+    "TupleToArray", "L2Normalize", "GatherD",
+]  # fmt: skip
+
+
+class Tril:
+    """``Tril(diagonal=0)(x)``: ``ops.tril(x, diagonal)``, the lower triangle of the last two dims."""
+
+    def __init__(self, diagonal=0):
+        self.diagonal = _FX._int("Tril", "diagonal", diagonal)
+
+    def __call__(self, x):
+        return _FX._triangle("Tril", x, self.diagonal, False)
+
+
+class Triu:
+    """``Triu(diagonal=0)(x)``: ``ops.triu(x, diagonal)``, the upper triangle of the last two dims."""
+
+    def __init__(self, diagonal=0):
+        self.diagonal = _FX._int("Triu", "diagonal", diagonal)
+
+    def __call__(self, x):
+        return _FX._triangle("Triu", x, self.diagonal, True)
+
+
+class Eye:
+    """``Eye()(n, m, t)``: the [n, m] identity matrix of dtype ``t`` (``ops.eye(n, m, t)``)."""
+
+    def __call__(self, n, m, t):
+        return _FX.eye(n, m, t)
+
+
+class Roll:
+    """``Roll(shift, axis)(input_x)``: ``ops.roll(input_x, shift, axis)``, a cyclic shift along ``axis``
+    (ints, or tuples of one length)."""
+
+    def __init__(self, shift, axis):
+        self.shift, self.axis = shift, axis
+
+    def __call__(self, input_x):
+        return _FX.roll(input_x, self.shift, self.axis)
+
+
+class IsInf:
+    """``IsInf()(x)``: ``ops.isinf(x)``, True where x is +inf or -inf."""
+
+    def __call__(self, x):
+        return _FX._isinf(_FX._tensor("IsInf", "x", x))
+
+
+class Lerp:
+    """``Lerp()(start, end, weight)``: ``start + weight * (end - start)`` (``ops.lerp``)."""
+
+    def __call__(self, start, end, weight):
+        return _FX.lerp(start, end, weight)
+
+
+class Identity:
+    """``Identity()(x)``: a Tensor of ``x``'s shape, dtype and values (MindSpore's deprecated operator; a
+    Reshape to the same shape, differentiable)."""
+
+    def __call__(self, x):
+        return F.reshape(_FX._tensor("Identity", "x", x), tuple(x.shape))
+
+
+class Rank:
+    """``Rank()(input_x)``: the number of dims of ``input_x`` as a Python int (``ops.rank``)."""
+
+    def __call__(self, input_x):
+        return F.rank(input_x)
+
+
+class Size:
+    """``Size()(input_x)``: the number of elements of ``input_x`` as a Python int (``ops.size``)."""
+
+    def __call__(self, input_x):
+        return F.size(input_x)
+
+
+class ScalarToTensor:
+    """``ScalarToTensor()(input_x, dtype=mstype.float32)``: a number as a 0-D Tensor (``ops.scalar_to_tensor``)."""
+
+    def __call__(self, input_x, dtype=mstype.float32):
+        return _FX.scalar_to_tensor(input_x, dtype)
+
+
+class TupleToArray:
+    """``TupleToArray()(input_x)``: a tuple of numbers as a 1-D Tensor, float32 if any is a float, else int64
+    (``F.tuple_to_array``)."""
+
+    def __call__(self, input_x):
+        return F.tuple_to_array(input_x)
+
+
+class L2Normalize:
+    r"""``L2Normalize(axis=0, epsilon=1e-4)(x)``: :math:`\frac{x}{\sqrt{\max(\sum_{axis} x^2, \epsilon)}}`,
+    ``axis`` an int or a tuple/list of ints (Square, ReduceSum, Maximum, Rsqrt, Mul; differentiable).
+    dtypes: float16, bfloat16, float32, float64."""
+
+    def __init__(self, axis=0, epsilon=1e-4):
+        if not isinstance(axis, (int, tuple, list)) or isinstance(axis, bool):
+            raise TypeError(f"For 'L2Normalize', the 'axis' must be an int, tuple or list, but got {axis!r}.")
+        if not isinstance(epsilon, float):
+            raise TypeError(f"For 'L2Normalize', the 'epsilon' must be a float, but got {type(epsilon).__name__}.")
+        self.axis, self.epsilon = axis, epsilon
+
+    def __call__(self, x):
+        x = _FX._float("L2Normalize", "x", _FX._tensor("L2Normalize", "x", x))
+        if x.ndim == 0:
+            raise ValueError("For 'L2Normalize', the 'x' must have at least 1 dim, but got a scalar.")
+        axes = _FX._axes("L2Normalize", "axis", self.axis, x.ndim)
+        squares = F.reduce_sum(True)(F.square(x), axes)
+        return F.mul(x, F.rsqrt(F.maximum(squares, self.epsilon)))
+
+
+class GatherD:
+    """``GatherD()(x, dim, index)``: ``ops.gather_elements(x, dim, index)``."""
+
+    def __call__(self, x, dim, index):
+        return _FX.gather_elements(x, dim, index)

@@ -13,13 +13,25 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
 from opforge.dispatch.trace import TraceError, tracing
+from opforge.ops import frontend_shape as _frontend_shape
 from opforge.ops import resize as _resize
 from opforge.ops.functional_loss import (  # noqa: F401
     binary_cross_entropy,
+    binary_cross_entropy_with_logits,
     cosine_embedding_loss,
     cross_entropy,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
     kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
     nll_loss,
+    smooth_l1_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
 )
 from opforge.primitives import array_ops, attention_ops, math_ext_ops, math_ops, nn_ops
 from opforge.tensor import Tensor
@@ -1409,6 +1421,56 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     else:
         prim = _attention(float(scale), bool(is_causal))
     return prim(query, key, value, _additive_mask(attn_mask, query.dtype))[0]
+
+
+def tuple_len(data) -> int:
+    """The number of items of a tuple or list (MindSpore's ``F.tuple_len``, a graph-time constant)."""
+    if not isinstance(data, (tuple, list)):
+        raise TypeError(f"For 'tuple_len', the 'data' must be a tuple or list, but got {type(data).__name__}.")
+    return len(data)
+
+
+def make_range(start, limit=None, delta=1) -> tuple:
+    """``tuple(range(start, limit, delta))`` of ints; ``make_range(limit)`` counts from 0 (MindSpore's
+    ``F.make_range``, which losses use for "every axis": ``make_range(0, len(shape))``)."""
+    if limit is None:
+        start, limit = 0, start
+    for name, value in (("start", start), ("limit", limit), ("delta", delta)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"For 'make_range', the '{name}' must be an int, but got {type(value).__name__}.")
+    if delta == 0:
+        raise ValueError("For 'make_range', the 'delta' must not be 0.")
+    return tuple(builtins.range(int(start), int(limit), int(delta)))
+
+
+def rank(input_x) -> int:
+    """The number of dimensions of ``input_x``, a Python int (MindSpore's ``ops.rank`` / ``F.rank``)."""
+    if not isinstance(input_x, Tensor):
+        raise TypeError(f"For 'rank', the 'input_x' must be a Tensor, but got {type(input_x).__name__}.")
+    return input_x.ndim
+
+
+def stop_gradient(x):
+    """``x``'s value as a new tensor no gradient flows through (tuples and lists: each element)."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(stop_gradient(v) for v in x)
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For 'stop_gradient', the input must be a Tensor, but got {type(x).__name__}.")
+    if not hasattr(x, "_data"):  # a placeholder (abstract evaluation)
+        return Tensor._placeholder(*x._meta)
+    return Tensor._from_array(x._data, *x._meta[::2])
+
+
+def size(input_x) -> int:
+    """The number of elements of ``input_x``, a Python int (MindSpore's ``ops.size`` / ``F.size``)."""
+    if not isinstance(input_x, Tensor):
+        raise TypeError(f"For 'size', the 'input_x' must be a Tensor, but got {type(input_x).__name__}.")
+    return int(math.prod(input_x.shape))
+
+
+# MindSpore's ``F`` also holds these (assigned here, at the end: the functions above use ``shape`` as a name).
+depend, print_, dyn_shape = _frontend_shape.depend, _frontend_shape.print_, _frontend_shape.dyn_shape
+shape = _frontend_shape.shape
 
 
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``

@@ -503,3 +503,25 @@ def install() -> None:
 
 
 install()
+
+
+# -- MindSpore 2.x Tensor methods of the composite ops (opforge/ops/functional_extra.py) -------------------
+# Each is the function of the same name with the Tensor as its first argument; installed only where Tensor
+# has no attribute of that name (so a method defined above, or by Tensor itself, wins).
+_EXTRA_METHODS = (
+    "argsort", "tril", "triu", "roll", "chunk", "unbind", "narrow", "index_select", "gather_elements", "dot",
+    "outer", "inner", "addmm", "baddbmm", "kron", "cross", "isclose", "allclose", "isinf", "nan_to_num",
+    "logsumexp", "log2", "log10", "hypot", "lerp", "addcmul", "addcdiv", "std", "var", "swapaxes", "moveaxis",
+    "trace", "repeat_interleave", "diag", "median",
+)  # fmt: skip
+
+
+def _install_extra() -> None:
+    from opforge.ops import functional_extra
+
+    for name in _EXTRA_METHODS:
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, getattr(functional_extra, name))
+
+
+_install_extra()

@@ -92,7 +92,9 @@ class Cast(_Operator):
     dtypes: bool, int8-64, uint8-64, float16, bfloat16, float32, float64, complex64, complex128, in any pair.
     """
 
-    __mindspore_signature__ = (sig.make_sig("input_x"), sig.make_sig("dtype"))
+    # input_x in a dtype group: a Python number (MindSpore's input_x is a Tensor or a Number: a loss's
+    # ``Cast()(weights=1.0, float32)``) becomes a 0-d Tensor first.
+    __mindspore_signature__ = (sig.make_sig("input_x", dtype=sig.sig_dtype.T), sig.make_sig("dtype"))
     constant_inputs = ((1, "dtype"),)
 
     @prim_attr_register

@@ -1,7 +1,8 @@
-"""``opforge.train``: MindSpore's ``mindspore.train``: ``Model`` (train, eval, predict, fit), the callbacks
-and the metrics. See docs/train.md."""
+"""``opforge.train``: MindSpore's ``mindspore.train``: ``Model`` (train, eval, predict, fit), the callbacks,
+the metrics, the loss-scale managers and checkpoints (and the module paths ``train.serialization`` and
+``train.loss_scale_manager`` model-zoo scripts import them from). See docs/train.md."""
 
-from opforge.train import callback, metrics
+from opforge.train import callback, loss_scale_manager, metrics, serialization
 from opforge.train.callback import (
     Callback,
     CheckpointConfig,
@@ -14,6 +15,7 @@ from opforge.train.callback import (
     RunContext,
     TimeMonitor,
 )
+from opforge.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from opforge.train.metrics import (
     MAE,
     MSE,
@@ -27,10 +29,13 @@ from opforge.train.metrics import (
     TopKCategoricalAccuracy,
 )
 from opforge.train.model import Model
+from opforge.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 
 __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
     "ProgressBar", "History", "LambdaCallback", "EarlyStopping", "Metric", "Accuracy", "Loss", "MAE", "MSE",
     "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-    "Precision", "Recall", "callback", "metrics",
+    "Precision", "Recall", "callback", "metrics", "serialization", "loss_scale_manager",
+    "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net",
 ]  # fmt: skip

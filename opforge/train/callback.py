@@ -39,6 +39,9 @@ class CallbackParam(dict):
         self[name] = value
 
 
+_InternalCallbackParam = CallbackParam  # MindSpore's name, which hand-written training loops build themselves
+
+
 class RunContext:
     def __init__(self, original_args: CallbackParam):
         self._original_args = original_args
@@ -186,14 +189,16 @@ class ModelCheckpoint(Callback):
         self.saved: list = []
         self._last_time = time.monotonic()
 
-    def on_train_step_end(self, run_context):
+    # MindSpore's hook names, which the training hooks call and which hand-written training loops (DCGAN's)
+    # call themselves: ``ckpt_cb.step_end(run_context)``.
+    def step_end(self, run_context):
         cb = run_context.original_args()
         steps, seconds = self.config.save_checkpoint_steps, self.config.save_checkpoint_seconds
         due = (steps and cb.cur_step_num % steps == 0) or (seconds and time.monotonic() - self._last_time >= seconds)
         if due:
             self._save(cb)
 
-    def on_train_end(self, run_context):
+    def end(self, run_context):
         cb = run_context.original_args()
         if not self.saved or not self.saved[-1].endswith(f"-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.ckpt"):
             self._save(cb)

@@ -1,14 +1,32 @@
 """MindSpore's ``ops.operations`` (imported as ``P``): every primitive class, by MindSpore's names."""
 
 from opforge.ops.frontend_conv import Conv3D  # noqa: F401  (Conv2D over its depth taps)
+from opforge.ops.frontend_loss import SigmoidCrossEntropyWithLogits  # noqa: F401  (BCEWithLogitsLoss)
 from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitives)
     Depend,
+    DynamicShape,
+    Eye,  # composite (functional_extra)
+    GatherD,  # composite (functional_extra)
+    Identity,  # composite (functional_extra)
+    IsInf,  # composite (functional_extra)
+    L2Normalize,  # composite (functional_extra)
+    Lerp,  # composite (functional_extra)
     Ones,
     Print,
+    Rank,  # composite (functional_extra)
     ResizeBilinear,
     ResizeBilinearV2,
+    Roll,  # composite (functional_extra)
+    ScalarToTensor,  # composite (functional_extra)
+    Shape,
+    Size,  # composite (functional_extra)
+    TensorShape,
+    Tril,  # composite (functional_extra)
+    Triu,  # composite (functional_extra)
+    TupleToArray,  # composite (functional_extra)
     Zeros,
 )
+from opforge.ops.frontend_random import StandardNormal, UniformInt, UniformReal  # noqa: F401  (seeded kernels)
 from opforge.primitives._grad_ops import *  # noqa: F403
 from opforge.primitives.array_ops import *  # noqa: F403
 from opforge.primitives.attention_ops import *  # noqa: F403
@@ -17,3 +35,6 @@ from opforge.primitives.conv_ops import *  # noqa: F403
 from opforge.primitives.math_ext_ops import *  # noqa: F403
 from opforge.primitives.math_ops import *  # noqa: F403
 from opforge.primitives.nn_ops import *  # noqa: F403
+from opforge.primitives.random_ops import *  # noqa: F403
+
+identity = Identity  # noqa: F405  (MindSpore 1.x's lowercase name, ``P.identity()(x)``)

@@ -1,0 +1,119 @@
+// The random operators Randn, RandExt (uniform in [0, 1)) and RandInt (uniform in [low, high)): no tensor input
+// but their generator's seed and offset (one int64 each, read at every launch, so a counter a trace moves on
+// draws new values at each replay). Element i is a pure function of (seed, offset, i)
+// (functors/random.h), so the CPU, the GPU (csrc/kernels/cuda/random.cu) and any thread split agree.
+#include <cstdint>
+
+#include "opforge/functors/random.h"
+#include "opforge/half.h"
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+void CheckSeeds(const KernelContext& ctx) {
+  for (int i = 0; i < 2; ++i) {
+    OPF_CHECK(ctx.input(i).numel() == 1, "For '" << ctx.op_name() << "', the '" << (i == 0 ? "seed" : "offset")
+                                                 << "' must hold one int64, but got shape "
+                                                 << ShapeToString(ctx.input(i).shape) << ".");
+  }
+}
+
+uint64_t LaunchKey(const KernelArgs& args) { return DropoutKey(*args.input<int64_t>(0), *args.input<int64_t>(1)); }
+
+// Draw(key, i) -> the value of element i (in double for floats).
+template <typename T, typename Draw>
+void FillRandom(T* out, int64_t n, uint64_t key, Draw draw) {
+  ParallelFor(n, kParallelGrain / 16, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = draw(key, i);
+  });
+}
+
+template <typename T>
+class RandnCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckSeeds(ctx);
+    n_ = ctx.output(0).numel();
+  }
+
+  // A pair of elements per step: one log, sqrt and angle for two values (StandardNormalAt's).
+  void Launch(const KernelArgs& args) override {
+    using C = compute_t<T>;
+    T* out = args.output<T>(0);
+    const int64_t n = n_;
+    const uint64_t key = LaunchKey(args);
+    ParallelFor((n + 1) / 2, kParallelGrain / 32, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        const NormalPair<C> pair(key, k);
+        out[2 * k] = Store<T>(pair.First());
+        if (2 * k + 1 < n) out[2 * k + 1] = Store<T>(pair.Second());
+      }
+    });
+  }
+
+ private:
+  int64_t n_ = 0;
+};
+
+template <typename T>
+class RandExtCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckSeeds(ctx);
+    n_ = ctx.output(0).numel();
+  }
+
+  void Launch(const KernelArgs& args) override {
+    FillRandom(args.output<T>(0), n_, LaunchKey(args), [](uint64_t key, int64_t i) {
+      return Store<T>(static_cast<compute_t<T>>(Uniform01(key, i)));
+    });
+  }
+
+ private:
+  int64_t n_ = 0;
+};
+
+template <typename T>
+class RandIntCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckSeeds(ctx);
+    n_ = ctx.output(0).numel();
+    low_ = ctx.GetInt("low");
+    const int64_t high = ctx.GetInt("high");
+    OPF_CHECK(high > low_, "For '" << ctx.op_name() << "', the 'high' must be greater than 'low' " << low_
+                                   << ", but got " << high << ".");
+    range_ = static_cast<uint64_t>(high) - static_cast<uint64_t>(low_);
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const int64_t low = low_;
+    const uint64_t range = range_;
+    FillRandom(args.output<T>(0), n_, LaunchKey(args),
+               [=](uint64_t key, int64_t i) { return static_cast<T>(UniformIntAt(key, i, low, range)); });
+  }
+
+ private:
+  int64_t n_ = 0, low_ = 0;
+  uint64_t range_ = 1;
+};
+
+KernelAttr Seeded(TypeId out) {
+  return KernelAttr().AddInputAttr(kNumberTypeInt64).AddInputAttr(kNumberTypeInt64).AddOutputAttr(out);
+}
+
+#define REG_RANDOM_FLOAT(T, ID)                                 \
+  MS_REG_CPU_KERNEL(Randn, Seeded(ID), RandnCpuKernel<T>);     \
+  MS_REG_CPU_KERNEL(RandExt, Seeded(ID), RandExtCpuKernel<T>)
+
+REG_RANDOM_FLOAT(float16, kNumberTypeFloat16);
+REG_RANDOM_FLOAT(bfloat16, kNumberTypeBFloat16);
+REG_RANDOM_FLOAT(float, kNumberTypeFloat32);
+REG_RANDOM_FLOAT(double, kNumberTypeFloat64);
+MS_REG_CPU_KERNEL(RandInt, Seeded(kNumberTypeInt32), RandIntCpuKernel<int32_t>);
+MS_REG_CPU_KERNEL(RandInt, Seeded(kNumberTypeInt64), RandIntCpuKernel<int64_t>);
+
+}  // namespace
+}  // namespace opforge

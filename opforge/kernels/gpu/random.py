@@ -1,0 +1,41 @@
+"""Randn, RandExt and RandInt on the GPU: the kernels of ``csrc/kernels/cuda/random.cu`` for every KernelAttr
+the CPU registers, one thread per element; the seed and offset inputs stay on the device (read by each
+thread), so a device graph replays new values when a trace moves its counter on."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.support import launch_1d, numel
+
+__all__ = []
+
+_SOURCE = "random.cu"
+
+
+def _random_loop(spec, function, kernel):
+    """``<Op>Kernel<T>(seed, offset, out, n[, low, range])``."""
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    n = numel(shape)
+    bounds = ()
+    if spec.op_name == "RandInt":
+        low, high = int(spec.attrs["low"]), int(spec.attrs["high"])
+        bounds = (np.int64(low), np.uint64((high - low) % 2**64))
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), *bounds))
+        return out
+
+    return run
+
+
+def _make(name: str):
+    return lambda attr: CudaKernel(_SOURCE, f"opforge::cuda::{name}Kernel<{ctype(attr.outputs[0])}>", _random_loop)
+
+
+for _name in ("Randn", "RandExt", "RandInt"):
+    mirror_cpu_kernels(_name, _make(_name))

@@ -1,0 +1,6 @@
+"""MindSpore's module path ``mindspore.train.serialization``,
+which model-zoo scripts import from: the same objects as ``opforge.nn.checkpoint``."""
+
+from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
+
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
