@@ -60,6 +60,7 @@ __all__ = [
     "check_gradient",
     "check_second_order_gradient",
     "finite_differences",
+    "numeric_grad",
 ]
 
 # rtol, atol per float dtype (PyTorch's defaults, for results correctly rounded to the dtype).
@@ -402,6 +403,11 @@ def finite_differences(fn, args, positions, eps) -> dict:
             g[idx] = (hi - lo) / (2 * eps)
         grads[p] = g
     return grads
+
+
+def numeric_grad(fn, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """Central differences of the scalar ``fn(x)`` with respect to the array ``x``."""
+    return finite_differences(lambda args: fn(args[0]), (x,), (0,), eps)[0]
 
 
 def engine_grads(prim, args, senses, device: str = "CPU") -> tuple:

@@ -13,6 +13,7 @@ import pytest
 import opforge
 from opforge import Tensor, nn, ops
 from opforge.ops import operations as P
+from opforge.testing import numeric_grad
 
 REDUCTIONS = ["none", "mean", "sum"]
 DTYPES = {"float32": (np.float32, 1e-5, 1e-6), "float16": (np.float16, 2e-2, 5e-3)}
@@ -22,16 +23,6 @@ def _reduce(loss, reduction):
     if reduction == "mean":
         return loss.mean()
     return loss.sum() if reduction == "sum" else loss
-
-
-def _numeric_grad(fn, x, step=1e-6):
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[i] += step
-        minus[i] -= step
-        grad[i] = (fn(plus) - fn(minus)) / (2 * step)
-    return grad
 
 
 def _f64(*arrays):
@@ -512,7 +503,7 @@ def _grad_cases(rng):
 def test_gradients_match_central_differences(rng):
     for name, loss, reference, point in _grad_cases(rng):
         grad = opforge.grad(loss)(Tensor(point))
-        numeric = _numeric_grad(lambda v, ref=reference: float(np.sum(ref(v))), point)
+        numeric = numeric_grad(lambda v, ref=reference: float(np.sum(ref(v))), point)
         assert float(np.sum(loss(point).asnumpy())) == pytest.approx(float(np.sum(reference(point))), rel=1e-10), name
         np.testing.assert_allclose(grad.asnumpy(), numeric, rtol=1e-5, atol=1e-7, err_msg=name)
 

@@ -9,6 +9,7 @@ import pytest
 
 import opforge
 from opforge import Tensor, nn, ops
+from opforge.testing import numeric_grad
 
 REDUCTIONS = ["none", "mean", "sum"]
 DTYPES = {"float32": (np.float32, 1e-5, 1e-6), "float16": (np.float16, 1e-2, 2e-3)}
@@ -48,16 +49,6 @@ def _np_cosine_embedding(x1, x2, y, margin=0.0, reduction="mean"):
     cos = (x1 * x2).sum(axis=1) / (np.sqrt((x1 * x1).sum(axis=1)) * np.sqrt((x2 * x2).sum(axis=1)))
     loss = np.where(y == 1, 1.0 - cos, 0.0) + np.where(y == -1, np.maximum(cos - margin, 0.0), 0.0)
     return _reduce(loss, reduction)
-
-
-def _numeric_grad(fn, x, step=1e-6):
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[i] += step
-        minus[i] -= step
-        grad[i] = (fn(plus) - fn(minus)) / (2 * step)
-    return grad
 
 
 def _index_labels(rng, shape, classes):
@@ -139,7 +130,7 @@ def test_focal_loss_gradient_matches_central_differences(rng, reduction, labels_
         return loss(a, Tensor(y)).sum()
 
     value, grad = opforge.value_and_grad(fn)(Tensor(x))
-    numeric = _numeric_grad(lambda a: float(np.sum(_np_focal(a, y, weight, 2.0, reduction))), x)
+    numeric = numeric_grad(lambda a: float(np.sum(_np_focal(a, y, weight, 2.0, reduction))), x)
     assert float(value.asnumpy()) == pytest.approx(float(np.sum(_np_focal(x, y, weight, 2.0, reduction))), rel=1e-10)
     np.testing.assert_allclose(grad.asnumpy(), numeric, rtol=1e-5, atol=1e-8)
     np.testing.assert_allclose(opforge.grad(fn)(Tensor(x)).asnumpy(), numeric, rtol=1e-5, atol=1e-8)
@@ -287,8 +278,8 @@ def test_cosine_embedding_loss_gradient_matches_central_differences(rng, reducti
 
     value, (g1, g2) = opforge.value_and_grad(fn, grad_position=(0, 1))(Tensor(x1), Tensor(x2))
     assert float(value.asnumpy()) == pytest.approx(float(np.sum(_np_cosine_embedding(x1, x2, y, -0.2, reduction))))
-    n1 = _numeric_grad(lambda a: float(np.sum(_np_cosine_embedding(a, x2, y, -0.2, reduction))), x1)
-    n2 = _numeric_grad(lambda b: float(np.sum(_np_cosine_embedding(x1, b, y, -0.2, reduction))), x2)
+    n1 = numeric_grad(lambda a: float(np.sum(_np_cosine_embedding(a, x2, y, -0.2, reduction))), x1)
+    n2 = numeric_grad(lambda b: float(np.sum(_np_cosine_embedding(x1, b, y, -0.2, reduction))), x2)
     np.testing.assert_allclose(g1.asnumpy(), n1, rtol=1e-5, atol=1e-8)
     np.testing.assert_allclose(g2.asnumpy(), n2, rtol=1e-5, atol=1e-8)
     functional = opforge.grad(lambda a: ops.cosine_embedding_loss(a, Tensor(x2), Tensor(y), -0.2, reduction).sum())

@@ -22,19 +22,11 @@ from opforge.common.initializer import (
     Zero,
     initializer,
 )
+from opforge.testing import numeric_grad
 
 
 def _t(a):
     return opforge.Tensor(np.asarray(a))
-
-
-def _numeric_grad(f, x, eps=1e-3):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[i] = eps
-        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
 
 
 @pytest.mark.parametrize(
@@ -48,9 +40,7 @@ def test_nn_pad_matches_numpy_and_differentiates(mode, np_mode):
     np.testing.assert_array_equal(pad(_t(x)).asnumpy(), np.pad(x, paddings, np_mode))
     w = rng.standard_normal(np.pad(x, paddings).shape)
     g = opforge.grad(lambda a: (pad(a) * _t(w)).sum())(_t(x)).asnumpy()
-    np.testing.assert_allclose(
-        g, _numeric_grad(lambda a: float((np.pad(a, paddings, np_mode) * w).sum()), x), atol=1e-6
-    )
+    np.testing.assert_allclose(g, numeric_grad(lambda a: float((np.pad(a, paddings, np_mode) * w).sum()), x), atol=1e-6)
 
 
 def test_ops_pad_modes_and_value():
@@ -193,7 +183,7 @@ def test_activation_cells_match_numpy_and_their_gradients(make, name, ref):
     cell = make()
     np.testing.assert_allclose(cell(_t(x)).asnumpy(), ref(x), rtol=1e-10, atol=1e-12)
     got = opforge.grad(lambda a: cell(a).sum())(_t(x)).asnumpy()
-    np.testing.assert_allclose(got, _numeric_grad(lambda v: ref(v).sum(), x, 1e-6), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, numeric_grad(lambda v: ref(v).sum(), x, 1e-6), rtol=1e-6, atol=1e-8)
     if name is not None:
         assert type(nn.get_activation(name)) is type(cell)
         assert type(nn.get_activation(name.upper())) is type(cell)

@@ -10,6 +10,7 @@ import pytest
 
 import opforge
 from opforge import GRAPH_MODE, PYNATIVE_MODE, Tensor, nn
+from opforge.testing import numeric_grad
 
 # -- learning-rate schedule Cells ---------------------------------------------------------------
 
@@ -239,22 +240,12 @@ def _np_cross_entropy(x, t, weight=None, ignore_index=-100, reduction="mean", ep
     return (1 - eps) * loss + eps / classes * smooth
 
 
-def _numeric_grad(fn, x, step=1e-6):
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[i] += step
-        minus[i] -= step
-        grad[i] = (fn(plus) - fn(minus)) / (2 * step)
-    return grad
-
-
 def _check_loss(loss_fn, x, target, expected_fn, *, grad=True):
     out = loss_fn(Tensor(x), Tensor(target))
     np.testing.assert_allclose(out.asnumpy(), expected_fn(x), rtol=1e-10, atol=1e-12)
     if grad:
         engine = opforge.grad(lambda a: loss_fn(a, Tensor(target)).sum())(Tensor(x)).asnumpy()
-        numeric = _numeric_grad(lambda a: float(np.sum(expected_fn(a))), x)
+        numeric = numeric_grad(lambda a: float(np.sum(expected_fn(a))), x)
         np.testing.assert_allclose(engine, numeric, rtol=1e-5, atol=1e-7)
 
 

@@ -12,22 +12,13 @@ import pytest
 
 import opforge
 from opforge import Parameter, Tensor, nn
-
-
-def _numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        a, b = x.copy(), x.copy()
-        a[i] += eps
-        b[i] -= eps
-        g[i] = (f(a) - f(b)) / (2 * eps)
-    return g
+from opforge.testing import numeric_grad
 
 
 def _check_grad(cell, x: np.ndarray, rng) -> None:
     w = rng.standard_normal(np.asarray(cell(Tensor(x)).asnumpy()).shape)
     got = opforge.grad(lambda t: (cell(t) * Tensor(w)).sum())(Tensor(x)).asnumpy()
-    want = _numeric_grad(lambda a: float((cell(Tensor(a)).asnumpy() * w).sum()), x)
+    want = numeric_grad(lambda a: float((cell(Tensor(a)).asnumpy() * w).sum()), x)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 

@@ -435,7 +435,7 @@ class Embedding(Cell):
         return f"vocab_size={self.vocab_size}, embedding_size={self.embedding_size}, use_one_hot={self.use_one_hot}"
 
 
-__all__ += ["Identity", "Embedding", "Pad"]
+__all__ += ["Identity", "Embedding", "Pad", "ClipByNorm"]
 
 
 class _ChannelDropout(Cell):
