@@ -537,3 +537,23 @@ def test_optimizer_bad_arguments_name_the_optimizer_and_argument():
         nn.LARS(p)
     with pytest.raises(TypeError, match="'LARS'.*'coefficient'"):
         nn.LARS(nn.SGD(p), coefficient=1)
+
+
+def test_rrelu_draws_slopes_within_bounds_per_call():
+    x = Tensor(np.array([[-1.0, 4.0], [2.0, 0.0]], np.float32))
+    r = nn.RReLU()
+    out = r(x).asnumpy()
+    assert out[0, 1] == 4.0 and out[1, 0] == 2.0 and out[1, 1] == 0.0
+    assert -1 / 3 <= out[0, 0] <= -1 / 8
+    neg = Tensor(-np.ones(2000, np.float32))
+    a, b = r(neg).asnumpy(), r(neg).asnumpy()
+    assert not np.array_equal(a, b) and a.min() >= -1 / 3 and a.max() <= -1 / 8
+    assert abs(a.mean() + (1 / 8 + 1 / 3) / 2) < 0.01
+    opforge.set_seed(5)
+    first = r(neg).asnumpy()
+    opforge.set_seed(5)
+    np.testing.assert_array_equal(r(neg).asnumpy(), first)
+    with pytest.raises(ValueError, match="RReLU.*lower"):
+        nn.RReLU(0.5, 0.1)
+    with pytest.raises(TypeError, match="RReLU.*upper"):
+        nn.RReLU(0.1, "a")

@@ -319,3 +319,31 @@ class FastGelu(Cell):
 
 _ACTIVATIONS.update(softmin=Softmin, softmax2d=Softmax2d, glu=GLU, fast_gelu=FastGelu, fastgelu=FastGelu)
 __all__ += ["ELU", "Softmin", "Softmax2d", "GLU", "Threshold", "FastGelu"]
+
+
+class RReLU(Cell):
+    r"""MindSpore's ``nn.RReLU(lower=1/8, upper=1/3)``: :math:`x` where :math:`x \ge 0`, else :math:`\alpha x`
+    with :math:`\alpha \sim U(lower, upper)` drawn for each element at each call (``ops.rand_like``: the default
+    generator, so ``set_seed`` repeats the draws and a jitted call draws new ones), as MindSpore's, in
+    training and evaluation alike. float16, float32, float64."""
+
+    def __init__(self, lower=1 / 8, upper=1 / 3):
+        super().__init__()
+        for name, value in (("lower", lower), ("upper", upper)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"For 'RReLU', the '{name}' must be an int or a float, but got {type(value).__name__}.")
+        if lower > upper:
+            raise ValueError(f"For 'RReLU', the 'lower' must be at most 'upper' {upper}, but got {lower}.")
+        self.lower, self.upper = float(lower), float(upper)
+
+    def extend_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}"
+
+    def construct(self, x):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"For 'RReLU', the 'x' must be a Tensor, but got {type(x).__name__}.")
+        alpha = ops.rand_like(x) * (self.upper - self.lower) + self.lower
+        return ops.select(ops.greater_equal(x, 0.0), x, x * alpha)
+
+
+__all__ += ["RReLU"]
