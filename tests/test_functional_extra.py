@@ -584,3 +584,71 @@ def test_bad_inputs_name_the_op_and_argument():
     for exc, pattern, call in cases:
         with pytest.raises(exc, match=pattern):
             call()
+
+
+# -- data-dependent shapes, sorted searches, dropout ---------------------------------------------------------
+
+
+def test_nonzero_masked_select_bincount():
+    a = np.array([[0, 1.5, 0], [2, 0, -3]], np.float32)
+    x = Tensor(a)
+    np.testing.assert_array_equal(ops.nonzero(x).asnumpy(), np.argwhere(a))
+    for got, want in zip(ops.nonzero(x, as_tuple=True), np.nonzero(a)):
+        np.testing.assert_array_equal(got.asnumpy(), want)
+    mask = np.array([True, False, True])
+    np.testing.assert_array_equal(ops.masked_select(x, Tensor(mask)).asnumpy(), a[np.broadcast_to(mask, a.shape)])
+    g = opforge.grad(lambda t: (ops.masked_select(t, Tensor(mask)) * 2.0).sum())(x).asnumpy()
+    np.testing.assert_array_equal(g, np.broadcast_to(mask, a.shape) * 2.0)
+    ids = np.array([0, 1, 1, 3, 5])
+    np.testing.assert_array_equal(ops.bincount(Tensor(ids)).asnumpy(), np.bincount(ids))
+    np.testing.assert_array_equal(ops.bincount(Tensor(ids), minlength=8).asnumpy(), np.bincount(ids, minlength=8))
+    w = np.array([0.5, 1, 1, 2, 4], np.float32)
+    np.testing.assert_allclose(ops.bincount(Tensor(ids), Tensor(w)).asnumpy(), np.bincount(ids, w))
+    with pytest.raises(TypeError, match="masked_select.*mask"):
+        ops.masked_select(x, Tensor(np.ones(3, np.float32)))
+    with pytest.raises(ValueError, match="bincount.*non-negative"):
+        ops.bincount(Tensor(np.array([-1, 2])))
+
+    @opforge.jit
+    def traced(t):
+        return ops.nonzero(t)
+
+    with pytest.raises(opforge.TraceError):
+        traced(x)
+
+
+def test_searchsorted_and_bucketize():
+    seq = np.array([1, 3, 5, 7, 9], np.float32)
+    vals = np.array([[3, 6, 9], [0, 10, 5]], np.float32)
+    for right, side in ((False, "left"), (True, "right")):
+        got = ops.searchsorted(Tensor(seq), Tensor(vals), right=right).asnumpy()
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, np.searchsorted(seq, vals, side=side))
+        np.testing.assert_array_equal(
+            ops.searchsorted(Tensor(seq), Tensor(vals), side=side, out_int32=True).asnumpy(),
+            np.searchsorted(seq, vals, side=side).astype(np.int32),
+        )
+    rows = np.array([[1, 2, 3], [2, 4, 6]], np.float32)
+    want = np.stack([np.searchsorted(rows[i], vals[i]) for i in range(2)])
+    np.testing.assert_array_equal(ops.searchsorted(Tensor(rows), Tensor(vals)).asnumpy(), want)
+    b = ops.bucketize(Tensor(vals), [1.0, 3.0, 5.0, 7.0, 9.0], right=True).asnumpy()
+    assert b.dtype == np.int32
+    np.testing.assert_array_equal(b, np.searchsorted(seq, vals, side="right"))
+    with pytest.raises(ValueError, match="searchsorted.*side"):
+        ops.searchsorted(Tensor(seq), Tensor(vals), side="middle")
+
+
+def test_functional_dropout():
+    x = Tensor(np.ones(4000, np.float32))
+    out = ops.dropout(x, p=0.25, seed=3).asnumpy()
+    assert set(np.unique(out)) <= {0.0, np.float32(1 / 0.75)} and abs(np.mean(out == 0) - 0.25) < 0.03
+    np.testing.assert_array_equal(ops.dropout(x, p=0.25, seed=3).asnumpy(), out)
+    assert ops.dropout(x, p=0.25, training=False) is x
+    assert not ops.dropout(x, p=1.0).asnumpy().any()
+    opforge.set_seed(2)
+    a = ops.dropout(x).asnumpy()
+    assert not np.array_equal(a, ops.dropout(x).asnumpy())
+    opforge.set_seed(2)
+    np.testing.assert_array_equal(ops.dropout(x).asnumpy(), a)
+    with pytest.raises(ValueError, match="dropout.*'p'"):
+        ops.dropout(x, p=1.5)

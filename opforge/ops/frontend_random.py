@@ -23,12 +23,13 @@ from opforge import seed as global_seed
 from opforge.dispatch.trace import replay_counter
 from opforge.generator import Generator, default_generator
 from opforge.ops import functional as F
-from opforge.primitives import random_ops
+from opforge.primitives import nn_ops, random_ops
 from opforge.tensor import Tensor
 
 __all__ = [
     "StandardNormal", "UniformReal", "UniformInt", "randn", "rand", "randint", "randn_like", "rand_like",
     "randint_like", "standard_normal", "uniform", "normal", "bernoulli", "randperm", "multinomial", "shuffle",
+    "dropout",
 ]  # fmt: skip
 
 _randn, _rand, _randint = random_ops.Randn(), random_ops.RandExt(), random_ops.RandInt()
@@ -262,3 +263,19 @@ def multinomial(input, num_samples, replacement=True, seed=None):  # noqa: A002 
         gumbel = F.neg(F.log(F.neg(F.log(rand((n, categories), dtype=mstype.float64, seed=seed)))))
         out = F.cast(F.topk(F.add(F.log(probs), gumbel), num_samples)[1], mstype.int64)
     return out if len(input.shape) == 2 else F.reshape(out, (num_samples,))
+
+
+def dropout(input, p=0.5, training=True, seed=None):  # noqa: A002 (MindSpore's name)
+    """MindSpore 2.x's ``ops.dropout``: each element zeroed with probability ``p``, the rest scaled by
+    ``1 / (1 - p)`` (``DropoutExt``, its seeds from the default generator, or from ``seed``); ``input`` itself
+    when ``training`` is False or ``p`` is 0. float16, bfloat16, float32, float64."""
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"For 'dropout', the 'p' must be a float in [0, 1], but got {p!r}.")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"For 'dropout', the 'input' must be a Tensor, but got {type(input).__name__}.")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return F.zeros_like(input)
+    seeds = _generator_inputs(_generator_for("dropout", seed), input.device)
+    return nn_ops.DropoutExt(float(p))(input, *seeds)[0]

@@ -11,7 +11,9 @@ shapes. Grouped as: reductions with indices (``max``, ``min``, ``median``, ``arg
 ``var_mean``, ``count_nonzero``), data movement (``roll``, ``chunk``, ``unbind``, ``narrow``,
 ``index_select``, ``gather_elements``, ``swapaxes``, ``moveaxis``, ``repeat_interleave``), creation
 (``logspace``, ``scalar_to_tensor``), activations (``softmin``,
-``glu``) and normalisation (``layer_norm``, ``batch_norm``, ``group_norm``). Their operator-class
+``glu``), normalisation (``layer_norm``, ``batch_norm``, ``group_norm``), data-dependent shapes read on the
+host (``nonzero``, ``masked_select``, ``bincount``) and sorted searches (``searchsorted``, ``bucketize``).
+Their operator-class
 spellings (``ops.Tril``, ``ops.GatherD``, ...) are in opforge/ops/frontend_ops.py.
 """
 
@@ -35,7 +37,8 @@ __all__ = [
     "kron", "cross", "cdist", "dist", "cosine_similarity", "isclose", "allclose", "isinf", "nan_to_num",
     "logsumexp", "log2", "log10", "hypot", "lerp", "addcmul", "addcdiv", "std", "var", "std_mean", "var_mean",
     "count_nonzero", "swapaxes", "moveaxis", "div_no_nan", "scalar_to_tensor", "logspace",
-    "repeat_interleave", "softmin", "glu", "layer_norm", "batch_norm", "group_norm",
+    "repeat_interleave", "softmin", "glu", "layer_norm", "batch_norm", "group_norm", "nonzero", "masked_select",
+    "bincount", "searchsorted", "bucketize",
 ]  # fmt: skip
 
 _FLOATS = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64)
@@ -963,3 +966,88 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A0
     if bias is not None:
         y = F.add(y, F.reshape(_tensor("group_norm", "bias", bias), view))
     return y
+
+
+# -- data-dependent shapes and sorted searches ------------------------------------------------------------
+# nonzero, masked_select and bincount read the data on the host (their output's length depends on it), as
+# ops.Unique does: inside ``jit`` that raises a TraceError. masked_select gathers the selected elements with
+# GatherNd, so it differentiates in ``input``.
+
+
+def nonzero(input, as_tuple=False):  # noqa: A002 (MindSpore's name)
+    """The coordinates of the nonzero elements of ``input``, in row-major order: an int64 Tensor [count, ndim],
+    or with ``as_tuple`` one 1-D int64 Tensor per dim."""
+    x = _tensor("nonzero", "input", input)
+    coords = np.argwhere(x.asnumpy() != 0).astype(np.int64)
+    if as_tuple:
+        return tuple(Tensor(np.ascontiguousarray(coords[:, d]), device=x.device) for d in builtins.range(x.ndim))
+    return Tensor(coords, device=x.device)
+
+
+def masked_select(input, mask):  # noqa: A002 (MindSpore's name)
+    """The elements of ``input`` where the bool ``mask`` (broadcast with it) is True, as a 1-D Tensor in
+    row-major order (GatherNd of the coordinates, so it differentiates in ``input``)."""
+    x, m = _tensor("masked_select", "input", input), _tensor("masked_select", "mask", mask)
+    if m.dtype != mstype.bool_:
+        raise TypeError(f"For 'masked_select', the 'mask' must be a bool Tensor, but got {m.dtype}.")
+    shape = np.broadcast_shapes(tuple(x.shape), tuple(m.shape))
+    coords = np.argwhere(np.broadcast_to(m.asnumpy(), shape)).astype(np.int64)
+    if tuple(x.shape) != shape:
+        x = F.broadcast_to(x, shape)
+    if not shape:  # a 0-d input: one element or none
+        return F.reshape(x, (1,)) if coords.shape[0] else F.reshape(x, (1,))[0:0]
+    return F.gather_nd(x, Tensor(coords, device=x.device))
+
+
+def bincount(input, weights=None, minlength=0):  # noqa: A002 (MindSpore's name)
+    """How many times each value 0, 1, ... occurs in the 1-D non-negative int ``input`` (int64), or the sum of
+    ``weights`` at those positions (float32, or float64 for float64 weights); length max(input) + 1, at least
+    ``minlength``."""
+    x = _tensor("bincount", "input", input)
+    if x.ndim != 1 or x.dtype.kind not in "iu":
+        raise TypeError(f"For 'bincount', the 'input' must be a 1-D int Tensor, but got {x.dtype} {list(x.shape)}.")
+    values = x.asnumpy()
+    if values.size and values.min() < 0:
+        raise ValueError(f"For 'bincount', the 'input' must be non-negative, but got {int(values.min())}.")
+    minlength = _int("bincount", "minlength", minlength)
+    length = builtins.max(minlength, int(values.max()) + 1 if values.size else 0)
+    if weights is None:
+        return Tensor(np.bincount(values, minlength=length).astype(np.int64), device=x.device)
+    w = _tensor("bincount", "weights", weights)
+    if tuple(w.shape) != tuple(x.shape):
+        raise ValueError(f"For 'bincount', the 'weights' must have the shape {list(x.shape)}, but got {list(w.shape)}.")
+    ids = Tensor(values.astype(np.int32), device=x.device)
+    dtype = mstype.float64 if w.dtype == mstype.float64 else mstype.float32
+    return array_ops.UnsortedSegmentSum()(F.cast(w, dtype), ids, length)
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
+    """For each of ``values``, the index where it would be inserted into the last dim of ``sorted_sequence``
+    (ascending) to keep it sorted: the count of entries below it (``right`` or ``side="right"``: at most it).
+    ``sorted_sequence`` 1-D, or with the leading dims of ``values``. int64 (``out_int32``: int32). A
+    comparison count, O(len(values) * len(sequence))."""
+    seq, v = _tensor("searchsorted", "sorted_sequence", sorted_sequence), _tensor("searchsorted", "values", values)
+    if sorter is not None:
+        seq = gather_elements(seq, -1, sorter)
+    if side not in (None, "left", "right"):
+        raise ValueError(f"For 'searchsorted', the 'side' must be 'left' or 'right', but got {side!r}.")
+    right = right or side == "right"
+    if seq.ndim > 1 and tuple(seq.shape[:-1]) != tuple(v.shape[:-1]):
+        raise ValueError(
+            f"For 'searchsorted', the leading dims of 'sorted_sequence' {list(seq.shape)} and 'values' "
+            f"{list(v.shape)} must match."
+        )
+    expanded = F.expand_dims(seq, -2) if seq.ndim > 1 else seq  # [..., 1, m] against values [..., n, 1]
+    below = (F.less_equal if right else F.less)(expanded, F.expand_dims(v, -1))
+    return F.reduce_sum()(F.cast(below, mstype.int32 if out_int32 else mstype.int64), -1)
+
+
+def bucketize(input, boundaries, *, right=False):  # noqa: A002 (MindSpore's name)
+    """The bucket of each element of ``input`` among the ascending 1-D ``boundaries`` (a list of floats or a
+    Tensor): the count of boundaries below it (``right``: at most it), int32 as MindSpore's."""
+    x = _tensor("bucketize", "input", input)
+    b = boundaries
+    if not isinstance(b, Tensor):
+        b = Tensor(np.asarray(b, np.float64).astype(x.dtype.np_dtype), device=x.device)
+    found = searchsorted(b, F.reshape(x, (-1,)), out_int32=True, right=right)
+    return F.reshape(found, tuple(x.shape))
