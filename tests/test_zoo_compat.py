@@ -147,3 +147,46 @@ def test_user_metric_clears_itself():
     metric.update(Tensor(np.ones(3, np.float32)))
     assert metric.eval() == 4.0
     assert nn.Accuracy()._total == 0  # the built-in metrics clear themselves
+
+
+def test_parallel_utils_paths_read_the_context():
+    from opforge.context import ParallelMode
+    from opforge.parallel._auto_parallel_context import _get_auto_parallel_context, auto_parallel_context
+    from opforge.parallel._utils import (
+        _device_number_check,
+        _get_device_num,
+        _get_gradients_mean,
+        _get_parallel_mode,
+        _get_pipeline_stages,
+        _is_in_auto_parallel_mode,
+    )
+
+    opforge.reset_auto_parallel_context()
+    try:
+        assert (_get_device_num(), _get_parallel_mode(), _get_gradients_mean()) == (1, ParallelMode.STAND_ALONE, False)
+        _device_number_check(ParallelMode.STAND_ALONE, 1)
+        with pytest.raises(ValueError, match="stand_alone"):
+            _device_number_check(ParallelMode.STAND_ALONE, 2)
+        opforge.set_auto_parallel_context(
+            parallel_mode=ParallelMode.SEMI_AUTO_PARALLEL, device_num=4, gradients_mean=True, pipeline_stages=2
+        )
+        assert _get_device_num() == 4 and _get_gradients_mean() and _get_pipeline_stages() == 2
+        assert _is_in_auto_parallel_mode() and auto_parallel_context().get_device_num() == 4
+        assert _get_auto_parallel_context("parallel_mode") == ParallelMode.SEMI_AUTO_PARALLEL
+    finally:
+        opforge.reset_auto_parallel_context()
+
+
+def test_constexpr_runs_the_function():
+    from opforge.ops import constexpr
+    from opforge.ops.primitive import PrimitiveWithInfer, prim_attr_register  # noqa: F401 (MindSpore's path)
+
+    @constexpr
+    def doubled(shape):
+        return tuple(2 * d for d in shape)
+
+    @constexpr(get_instance=False)
+    def plus_one(value):
+        return value + 1
+
+    assert doubled((2, 3)) == (4, 6) and plus_one()(1) == 2

@@ -46,6 +46,7 @@ from opforge.ops.frontend_random import *  # StandardNormal, ..., randn, rand, .
 from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
 from opforge.ops.functional_extra import *  # MindSpore 2.x composite functional ops (max, tril, std, ...)
+from opforge.ops.primitive import constexpr
 from opforge.primitives import batching_array_ops as _batching_array_ops
 from opforge.primitives import batching_math_ops as _batching_math_ops
 from opforge.primitives import batching_nn_ops as _batching_nn_ops
