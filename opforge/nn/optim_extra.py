@@ -22,13 +22,12 @@ __all__ = ["AdaMax", "Adadelta", "Rprop", "ASGD", "ProximalAdagrad", "FTRL", "LA
 
 def _rate(optimizer: Optimizer, index: int):
     """The learning-rate Parameter of parameter ``index`` (its group's where the optimizer has groups)."""
-    by_index = getattr(optimizer, "_lr", None)
-    return by_index(index) if callable(by_index) else optimizer._params["learning_rate"]
+    return optimizer._lr(index)
 
 
 def _decays(optimizer: Optimizer) -> tuple:
-    decays = getattr(optimizer, "weight_decays", None)
-    return tuple(decays) if decays is not None else (optimizer.weight_decay,) * len(optimizer.parameters)
+    """Each parameter's weight decay (its group's, else the optimizer's)."""
+    return tuple(optimizer.weight_decays)
 
 
 class AdaMax(Optimizer):
@@ -317,8 +316,7 @@ class LARS(Optimizer):
         self.loss_scale = optimizer.loss_scale
         self.lars_decays = tuple(d / optimizer.loss_scale for d in _decays(optimizer))
         optimizer.weight_decay, optimizer.loss_scale = 0.0, 1.0
-        if getattr(optimizer, "weight_decays", None) is not None:
-            optimizer.weight_decays = (0.0,) * len(self.parameters)
+        optimizer.weight_decays = (0.0,) * len(self.parameters)
         self.weight_decay = 0.0
 
     def get_lr(self):
