@@ -1,13 +1,20 @@
 // The random operators Randn, RandExt (uniform in [0, 1)) and RandInt (uniform in [low, high)): no tensor input
 // but their generator's seed and offset (one int64 each, read at every launch, so a counter a trace moves on
 // draws new values at each replay). Element i is a pure function of (seed, offset, i)
-// (functors/random.h), so the CPU, the GPU (csrc/kernels/cuda/random.cu) and any thread split agree.
+// (functors/random.h), so any thread split gives the same values, and the GPU (csrc/kernels/cuda/random.cu)
+// too: RandExt and RandInt bit for bit, Randn within the rounding of each backend's float math (and of the
+// vector unit the CPU's float loop is compiled for).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
+#include "kernels/cpu/elementwise.h"
 #include "opforge/functors/random.h"
 #include "opforge/half.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
+#include "opforge/vmath.h"
 
 namespace opforge {
 namespace {
@@ -30,6 +37,19 @@ void FillRandom(T* out, int64_t n, uint64_t key, Draw draw) {
   });
 }
 
+// Pairs [k0, k0 + count) of float normals into out[2k], out[2k + 1] (out[2 * k0] is out[0] here): NormalPair<float>'s
+// arithmetic written so the loop vectorises (SplitMix's 64-bit products need x86-64-v4; math::log and
+// math::cos / sin of a float angle in [0, 2 pi] are these vmath functions).
+OPF_VECTOR_CLONES void FloatNormalPairs(uint64_t key, int64_t k0, int64_t count, float* out) {
+  for (int64_t j = 0; j < count; ++j) {
+    const int64_t k = k0 + j;
+    const float r = std::sqrt(-2.0f * vmath::Log(static_cast<float>(1.0 - Uniform01(key, 2 * k))));
+    const float t = static_cast<float>(6.283185307179586) * static_cast<float>(Uniform01(key, 2 * k + 1));
+    out[2 * j] = r * vmath::CosSmall(t);
+    out[2 * j + 1] = r * vmath::SinSmall(t);
+  }
+}
+
 template <typename T>
 class RandnCpuKernel : public CpuKernel {
  public:
@@ -38,14 +58,21 @@ class RandnCpuKernel : public CpuKernel {
     n_ = ctx.output(0).numel();
   }
 
-  // A pair of elements per step: one log, sqrt and angle for two values (StandardNormalAt's).
+  // A pair of elements per step: one log, sqrt and angle for two values (StandardNormalAt's); float
+  // outputs but the last odd one through FloatNormalPairs.
   void Launch(const KernelArgs& args) override {
     using C = compute_t<T>;
     T* out = args.output<T>(0);
     const int64_t n = n_;
     const uint64_t key = LaunchKey(args);
     ParallelFor((n + 1) / 2, kParallelGrain / 32, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
+      int64_t k = begin;
+      if constexpr (std::is_same_v<T, float>) {
+        const int64_t whole = std::min(end, n / 2);  // pairs with both elements inside
+        if (whole > k) FloatNormalPairs(key, k, whole - k, out + 2 * k);
+        k = std::max(k, whole);
+      }
+      for (; k < end; ++k) {
         const NormalPair<C> pair(key, k);
         out[2 * k] = Store<T>(pair.First());
         if (2 * k + 1 < n) out[2 * k + 1] = Store<T>(pair.Second());
