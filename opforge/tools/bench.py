@@ -14,8 +14,10 @@ Suites:
   (Exp, Log, Tanh, Sigmoid, Erf, GeLU, Softplus, Expm1, Log1p, Elu, Sin, Cos) on 1M float32 against
   NumPy's (SciPy's expit and erf where NumPy has none) and PyTorch's; Softmax and LogSoftmax over the
   rows of 1024x1024 and 4096x10 float32 (NumPy: the stable formula written out); Sort and TopK (k=8) of
-  the rows, CumSum along each axis and Transpose of 1024x1024 float32 (NumPy's sort gives values only,
-  its TopK column is ``argpartition``: PyTorch's columns are the like-for-like ones).
+  the rows, CumSum and CumProd along each axis and Transpose of 1024x1024 float32 (NumPy's sort gives
+  values only, its TopK column is ``argpartition``: PyTorch's columns are the like-for-like ones);
+  TensorScatterAdd of 4096 rows into them (``np.add.at``, ``index_add``); Randn and RandExt of 1024x1024
+  float32 (NumPy's Generator, ``torch.randn``/``rand``).
 - ``conv``: Conv2D forward, and its backward (Conv2DBackpropInput and Conv2DBackpropFilter, both
   gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
   1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
@@ -63,7 +65,8 @@ QUICK_WARNING = (
 SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul")
     + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos")
-    + ("Softmax", "LogSoftmax", "Reshape", "ReduceSum", "Sort", "TopK", "CumSum", "Transpose"),
+    + ("Softmax", "LogSoftmax", "Reshape", "ReduceSum", "Sort", "TopK", "CumSum", "Transpose")
+    + ("CumProd", "TensorScatterAdd", "Randn", "RandExt"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "LeNet train step (jit)", "20-op chain (jit)"),
@@ -240,13 +243,28 @@ def _softmax_cases(np, opforge, torch, rng, shapes) -> list:
 
 
 def _layout_cases(np, opforge, torch, rng, n: int) -> list:
-    """Sort and TopK of rows, CumSum along either axis and Transpose, on an n x n float32 array: NumPy's
-    sort gives values only (PyTorch's, values and indices, is the like-for-like column)."""
+    """Sort and TopK of rows, CumSum and CumProd along either axis and Transpose, on an n x n float32 array
+    (NumPy's sort gives values only: PyTorch's, values and indices, is the like-for-like column);
+    TensorScatterAdd of 4n rows into the n rows (NumPy's ``add.at``, PyTorch's ``index_add``); Randn and
+    RandExt (``ops.randn``, ``ops.rand``) of n x n float32 (NumPy's Generator, PyTorch's ``randn``, ``rand``)."""
     from opforge import ops
 
     a = rng.standard_normal((n, n), dtype=np.float32)
     x, ta = opforge.Tensor(a), (torch.from_numpy(a) if torch is not None else None)
+    p = (1.0 + a * np.float32(0.001)).astype(np.float32)  # products that stay finite along a row
+    xp, tp = opforge.Tensor(p), (torch.from_numpy(p) if torch is not None else None)
+    rows_idx = rng.integers(0, n, 4 * n)
+    upd = rng.standard_normal((4 * n, n), dtype=np.float32)
+    idx, xu = opforge.Tensor(rows_idx.reshape(-1, 1)), opforge.Tensor(upd)
+    ti, tu = (torch.from_numpy(rows_idx), torch.from_numpy(upd)) if torch is not None else (None, None)
     sort, topk, cumsum, transpose = ops.Sort(), ops.TopK(), ops.CumSum(), ops.Transpose()
+    gen = np.random.default_rng(0)
+
+    def np_scatter_add():
+        out = a.copy()
+        np.add.at(out, rows_idx, upd)
+        return out
+
     rows = [
         ("Sort", "rows", lambda: sort(x), lambda: np.sort(a, -1), lambda: torch.sort(ta, stable=True, dim=-1)),
         ("TopK", "rows, k=8", lambda: topk(x, 8), lambda: np.argpartition(a, -8, -1), lambda: torch.topk(ta, 8)),
@@ -254,6 +272,14 @@ def _layout_cases(np, opforge, torch, rng, n: int) -> list:
         ("CumSum", "axis 1", lambda: cumsum(x, 1), lambda: np.cumsum(a, 1), lambda: torch.cumsum(ta, 1)),
         ("Transpose", "(1, 0)", lambda: transpose(x, (1, 0)), lambda: np.ascontiguousarray(a.T),
          lambda: ta.t().contiguous()),
+        ("CumProd", "axis 0", lambda: ops.cumprod(xp, 0), lambda: np.cumprod(p, 0), lambda: torch.cumprod(tp, 0)),
+        ("CumProd", "axis 1", lambda: ops.cumprod(xp, 1), lambda: np.cumprod(p, 1), lambda: torch.cumprod(tp, 1)),
+        ("TensorScatterAdd", f"{4 * n} rows", lambda: ops.tensor_scatter_add(x, idx, xu), np_scatter_add,
+         lambda: ta.index_add(0, ti, tu)),
+        ("Randn", "float32", lambda: ops.randn(n, n), lambda: gen.standard_normal((n, n), dtype=np.float32),
+         lambda: torch.randn(n, n)),
+        ("RandExt", "float32", lambda: ops.rand(n, n), lambda: gen.random((n, n), dtype=np.float32),
+         lambda: torch.rand(n, n)),
     ]  # fmt: skip
     cases = []
     for name, what, mine, numpy_fn, torch_fn in rows:
