@@ -310,9 +310,23 @@ class Parameter(Tensor):
     every write bumps its version, so the autodiff tape can tell a value it saved was overwritten.
     """
 
-    __slots__ = ("name", "requires_grad", "_version")
+    __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "_version")
 
-    def __init__(self, default_input, name: str | None = None, requires_grad: bool = True, dtype=None):
+    def __init__(
+        self,
+        default_input,
+        name: str | None = None,
+        requires_grad: bool = True,
+        layerwise_parallel: bool = False,
+        parallel_optimizer: bool = True,
+        storage_format: str = "",
+        device=None,
+        *,
+        dtype=None,
+    ):
+        """MindSpore's arguments in its order; ``layerwise_parallel`` and ``parallel_optimizer`` (whether the
+        weight is split across model-parallel ranks / the parallel optimizer, both bool) are kept as attributes
+        and do not change a single process's run; ``storage_format`` and ``device`` (Ascend-only) are accepted."""
         super().__init__(default_input, dtype=dtype)  # a copy: a Parameter owns its data
         self._own_pooled()
         if name is not None and not isinstance(name, str):
@@ -321,8 +335,13 @@ class Parameter(Tensor):
             raise TypeError(
                 f"For 'Parameter', the 'requires_grad' must be bool, but got {type(requires_grad).__name__}."
             )
+        for arg, value in (("layerwise_parallel", layerwise_parallel), ("parallel_optimizer", parallel_optimizer)):
+            if not isinstance(value, bool):
+                raise TypeError(f"For 'Parameter', the '{arg}' must be bool, but got {type(value).__name__}.")
         self.name = name or "Parameter"
         self.requires_grad = requires_grad
+        self.layerwise_parallel = layerwise_parallel
+        self.parallel_optimizer = parallel_optimizer
         self._version = 0
 
     def _own_pooled(self) -> None:

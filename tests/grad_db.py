@@ -624,6 +624,13 @@ def _cumsum_samples(prim, rng):
     yield GradSample((uniform((5,), rng=rng), 0), "x[5] axis=0")
 
 
+def _extreme_scan_grad_samples(prim, rng):
+    # distinct values (a tie's gradient goes to one of the tied elements)
+    for shape in ((3, 4), (2, 3, 4)):
+        if -len(shape) <= prim.axis < len(shape):
+            yield GradSample((_distinct(shape, rng),), f"x{list(shape)}")
+
+
 def _cumprod_samples(prim, rng):
     # Away from 0 (the gradient divides by x), of either sign.
     for shape, axis in (((3, 4), 1), ((2, 3, 4), -3), ((5,), 0)):
@@ -854,6 +861,15 @@ GRAD_DB_LIST = [
         ),
         _cumsum_samples,
         second_order=True,
+    ),
+    *(
+        GradRecord(
+            name,
+            _variants(name, **{f"axis={a}": {"axis": a} for a in (0, -1)}),
+            _extreme_scan_grad_samples,
+            second_order=True,
+        )
+        for name in ("Cummax", "Cummin")
     ),
     GradRecord(
         "CumProd",

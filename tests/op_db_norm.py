@@ -673,6 +673,47 @@ def _cumprod_ref(prim, x, axis):
     return (np.flip(c, axis) if prim.reverse else c).astype(x.dtype)
 
 
+# Cummax, Cummin
+
+EXTREME_SCAN_SHAPES = [(7,), (4, 5), (2, 3, 4), (0, 3), (13, 33), LARGE]
+
+
+def _extreme_scan_samples(record, prim, ins, outs, rng):
+    dtype = ins[0]
+    for shape in EXTREME_SCAN_SHAPES:
+        if not -len(shape) <= prim.axis < len(shape):
+            continue
+        x = rng.integers(-4, 5, size=shape)  # small integers: many ties
+        yield Sample((np.asarray(x).astype(dtype.np_dtype),), desc=f"x{list(shape)} (ties)")
+        yield Sample((make_array(shape, dtype, rng),), desc=f"x{list(shape)}")
+    if dtype.kind == "f" and prim.axis in (0, -1):
+        v = np.array([1.0, math.nan, 3.0, -math.inf, math.inf, 2.0]).astype(dtype.np_dtype)
+        yield Sample((v,), desc="a NaN stays the extreme")
+
+
+def _extreme_scan_ref(prim, x):
+    """Values and int64 positions, the latest on ties, a NaN kept from where it stands."""
+    wants_max = prim.name == "Cummax"
+    moved = np.moveaxis(x, prim.axis, -1)
+    values, index = np.empty_like(moved), np.zeros(moved.shape, np.int64)
+    for line in np.ndindex(moved.shape[:-1]):
+        best, at = None, 0
+        for t, v in enumerate(moved[line]):
+            if best is None or (not np.isnan(best) and (np.isnan(v) or (v >= best if wants_max else v <= best))):
+                best, at = v, t
+            values[line + (t,)], index[line + (t,)] = best, at
+    return np.moveaxis(values, -1, prim.axis), np.moveaxis(index, -1, prim.axis)
+
+
+def _extreme_scan_errors(f):
+    return lambda: [
+        ErrorInput("axis-out-of-range", lambda: f(2)(_t((2, 3))), ValueError, "axis"),
+        ErrorInput("axis-float", lambda: f(1.0), TypeError, "axis"),
+        ErrorInput("0-d", lambda: f(0)(_t(())), ValueError, "input"),
+        ErrorInput("bool-input", lambda: f(0)(_t((2,), mstype.bool_)), TypeError, "'input'"),
+    ]
+
+
 def _cumsum_errors(f=ops.CumSum):
     return [
         ErrorInput("axis-out-of-range", lambda: f()(_t((2, 3)), 2), ValueError, "axis"),
@@ -857,6 +898,17 @@ RECORDS += [
         _cumsum_ref,
         magnitude=_cumsum_mag,
         error_inputs=_cumsum_errors,
+    ),
+    *(
+        OpRecord(
+            name,
+            {f"axis={a}": (lambda a=a, name=name: getattr(ops, name)(a)) for a in (0, 1, -1)},
+            _extreme_scan_samples,
+            _extreme_scan_ref,
+            exact=True,
+            error_inputs=_extreme_scan_errors(getattr(ops, name)),
+        )
+        for name in ("Cummax", "Cummin")
     ),
     OpRecord(
         "CumProd",

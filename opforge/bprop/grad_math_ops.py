@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from opforge.bprop._utils import broadcast_to, conj, grad_for, needs_input_grad, reduced_shape, sum_to_shape, zero_grads
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import _grad_ops as G
+from opforge.primitives import array_ops as A
 from opforge.primitives import math_ops as P
 from opforge.tensor import Tensor
 
@@ -375,6 +378,26 @@ def get_bprop_cumsum(self):
 
     def bprop(x, axis, out, dout):
         return backward(dout, axis), None
+
+    return bprop
+
+
+@bprop_getters.register(P.Cummax, P.Cummin)
+def get_bprop_extreme_scan(self):
+    # Each dvalues_k flows to the element its running extreme came from: a segment sum of dout over the
+    # flattened positions, position k's segment being k moved along the axis to indices_k.
+    segment_sum = A.UnsortedSegmentSum()
+
+    def bprop(x, out, dout):
+        indices, dvalues = out[1], dout[0]
+        shape = tuple(x.shape)
+        axis = self.axis % len(shape)
+        stride = math.prod(shape[axis + 1 :])
+        along = np.arange(shape[axis], dtype=np.int64).reshape((-1,) + (1,) * (len(shape) - axis - 1))
+        base = np.arange(math.prod(shape), dtype=np.int64).reshape(shape) - along * stride
+        ids = F.reshape(F.add(F.mul(indices, stride), Tensor(base, device=indices.device)), (-1,))
+        dx = segment_sum(F.reshape(dvalues, (-1,)), ids, math.prod(shape))
+        return (F.reshape(dx, shape),)
 
     return bprop
 

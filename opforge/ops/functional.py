@@ -151,6 +151,26 @@ def cumsum(x, axis: int, exclusive: bool = False, reverse: bool = False):
 _cumprod = math_ops.CumProd()
 
 
+@functools.cache
+def _cummax(axis: int) -> math_ops.Cummax:
+    return math_ops.Cummax(axis)
+
+
+@functools.cache
+def _cummin(axis: int) -> math_ops.Cummin:
+    return math_ops.Cummin(axis)
+
+
+def cummax(input, axis: int):  # noqa: A002 (MindSpore's name)
+    """``(values, indices)``: the running maximum of ``input`` along ``axis`` and its position (int64)."""
+    return _cummax(axis)(input)
+
+
+def cummin(input, axis: int):  # noqa: A002 (MindSpore's name)
+    """``(values, indices)``: the running minimum of ``input`` along ``axis`` and its position (int64)."""
+    return _cummin(axis)(input)
+
+
 def cumprod(input, dim: int, dtype=None):  # noqa: A002 (MindSpore's name)
     """The cumulative product of ``input`` along ``dim`` (the CumProd primitive), cast to ``dtype`` first
     when given (MindSpore's ``ops.cumprod``)."""

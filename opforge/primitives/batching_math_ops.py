@@ -16,6 +16,7 @@ from opforge.primitives.batching_array_ops import (
     pad_rank,
     reducing_elementwise_rule,
     to_front,
+    with_attrs,
 )
 
 _reshape = A.Reshape()
@@ -70,6 +71,13 @@ def _cumsum_rule(prim, args, dims, size):
     if rank == 0:
         return _reshape(prim(pad_rank(to_front(x, dims[0]), 1), 1), (size,)), 0
     return prim(to_front(x, dims[0]), norm_axis(prim, axis, rank) + 1), 0
+
+
+@batching_rules.register(P.Cummax, P.Cummin)
+def _extreme_scan_rule(prim, args, dims, size):
+    (x,) = args
+    axis = norm_axis(prim, prim.axis, elem_rank(x, dims[0]))
+    return with_attrs(prim, axis=axis + 1)(to_front(x, dims[0])), 0
 
 
 # ---------------------------------------------------------------------------------------------

@@ -45,6 +45,8 @@ __all__ = [
     "ReduceAny",
     "CumSum",
     "CumProd",
+    "Cummax",
+    "Cummin",
     "AssignSub",
     "Abs",
     "Erf",
@@ -427,6 +429,41 @@ class CumProd(_CumScan):
     dtypes: numbers but complex; kernels (CPU, GPU): float16, bfloat16, float32, float64, int32, int64
     (int8/int16/uint8 widen losslessly).
     """
+
+
+class _ExtremeScan(_Operator):
+    """``Prim(axis)(input)`` -> (values, indices): the running extreme along ``axis`` and its position."""
+
+    __mindspore_signature__ = (sig.make_sig("input"),)
+
+    @prim_attr_register
+    def __init__(self, axis):
+        validator.check_value_type("axis", axis, [int], self.name)
+        self.init_prim_io_names(inputs=["input"], outputs=["values", "indices"])
+
+    def infer_shape(self, x_shape):
+        rank = len(x_shape)
+        if rank == 0:
+            raise ValueError(f"For '{self.name}', the 'input' must have at least 1 dim, but got a 0-d tensor.")
+        if not -rank <= self.axis < rank:
+            raise ValueError(f"For '{self.name}', the 'axis' must be in [{-rank}, {rank}), but got {self.axis}.")
+        return x_shape, x_shape
+
+    def infer_dtype(self, x_dtype):
+        t = validator.check_tensor_dtype_valid("input", x_dtype, _REAL_NUMBER_TYPES, self.name)
+        return t, mstype.int64
+
+
+class Cummax(_ExtremeScan):
+    r"""The running maximum along ``axis``: ``Cummax(axis)(input)`` -> ``(values, indices)``,
+    :math:`values_k = \max_{j \le k} x_j` and :math:`indices_k` its position along ``axis`` (int64; the latest
+    on ties, as PyTorch's; a NaN is the maximum from where it stands). dtypes (CPU, GPU): float16, bfloat16,
+    float32, float64, int32, int64 (int8/int16/uint8 widen losslessly)."""
+
+
+class Cummin(_ExtremeScan):
+    r"""The running minimum along ``axis``: ``Cummin(axis)(input)`` -> ``(values, indices)``, as ``Cummax``
+    with :math:`\min`. dtypes (CPU, GPU): float16, bfloat16, float32, float64, int32, int64."""
 
 
 class AssignSub(_InplaceAssign):

@@ -1,4 +1,5 @@
-// CumSum and CumProd (exclusive, reverse)(x, axis), Dropout(keep_prob, Seed0, Seed1)(x) -> (output, mask),
+// CumSum and CumProd (exclusive, reverse)(x, axis), Cummax(axis)(x) and Cummin(axis)(x) -> (values, indices),
+// Dropout(keep_prob, Seed0, Seed1)(x) -> (output, mask),
 // DropoutExt(p)(x, seed, offset) -> (output, mask) and DropoutGrad(keep_prob)(dy, mask), with the math of
 // opforge/functors/scan.h and random.h (shared with csrc/kernels/cuda/cumsum.cu).
 #include <algorithm>
@@ -113,6 +114,46 @@ class CumScanCpuKernel : public CpuKernel {
   bool exclusive_ = false, reverse_ = false;
 };
 
+// Cummax (kMax) and Cummin: each line along the axis scanned by ExtremeScanLine, lines split over threads.
+template <typename T, bool kMax>
+class ExtremeScanCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    const std::string& op = ctx.op_name();
+    const TensorMeta& x = ctx.input(0);
+    for (int o = 0; o < 2; ++o) {
+      OPF_CHECK(ctx.output(o).shape == x.shape, "For '" << op << "', output " << o << " must have the shape "
+                                                        << ShapeToString(x.shape) << ", but got "
+                                                        << ShapeToString(ctx.output(o).shape) << ".");
+    }
+    const int64_t nd = x.ndim();
+    OPF_CHECK(nd >= 1, "For '" << op << "', the 'input' must have at least 1 dim, but got a 0-d tensor.");
+    int64_t axis = ctx.GetInt("axis");
+    OPF_CHECK(axis >= -nd && axis < nd, "For '" << op << "', the 'axis' must be in [" << -nd << ", " << nd
+                                                << "), but got " << axis << ".");
+    if (axis < 0) axis += nd;
+    outer_ = n_ = inner_ = 1;
+    for (int64_t d = 0; d < nd; ++d) (d < axis ? outer_ : d == axis ? n_ : inner_) *= x.shape[d];
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* y = args.output<T>(0);
+    int64_t* index = args.output<int64_t>(1);
+    const int64_t n = n_, inner = inner_;
+    if (n == 0) return;
+    ParallelFor(outer_ * inner, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t begin, int64_t end) {
+      for (int64_t l = begin; l < end; ++l) {
+        const int64_t base = (l / inner) * n * inner + l % inner;
+        ExtremeScanLine<kMax>(x + base, y + base, index + base, n, inner);
+      }
+    });
+  }
+
+ private:
+  int64_t outer_ = 1, n_ = 1, inner_ = 1;
+};
+
 // Dropout's element loop for a key (DropoutKey of the seeds).
 template <typename T>
 void DropoutApply(const T* x, T* out, T* mask, int64_t n, uint64_t key, double keep_prob) {
@@ -213,7 +254,11 @@ class DropoutGradCpuKernel : public CpuKernel {
 
 #define REG_CUMSUM(T, ID)                                                                                     \
   MS_REG_CPU_KERNEL(CumSum, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CumScanCpuKernel<T, SumReducer<T>>); \
-  MS_REG_CPU_KERNEL(CumProd, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CumScanCpuKernel<T, ProdReducer<T>>)
+  MS_REG_CPU_KERNEL(CumProd, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CumScanCpuKernel<T, ProdReducer<T>>); \
+  MS_REG_CPU_KERNEL(Cummax, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(kNumberTypeInt64),     \
+                    ExtremeScanCpuKernel<T, true>);                                                             \
+  MS_REG_CPU_KERNEL(Cummin, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(kNumberTypeInt64),     \
+                    ExtremeScanCpuKernel<T, false>)
 #define REG_DROPOUT(T, ID)                                                                                         \
   MS_REG_CPU_KERNEL(Dropout, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), DropoutCpuKernel<T>); \
   MS_REG_CPU_KERNEL(DropoutExt,                                                                                    \

@@ -1,4 +1,4 @@
-// CumSum, CumProd, Dropout and DropoutGrad on the GPU with the math of opforge/functors/scan.h and random.h
+// CumSum, CumProd, Cummax, Cummin, Dropout and DropoutGrad on the GPU with the math of opforge/functors/scan.h and random.h
 // (shared with csrc/kernels/cpu/cumsum.cc). CumSum (x viewed as [outer, n, inner]): a block scans each long
 // contiguous row (CumSumRowsKernel), else one thread per line (CumScanKernel, CumProd's every line). Dropout: one thread per element
 // (the counter-based generator gives every backend the same mask for the same seeds). Instantiated by name
@@ -58,6 +58,15 @@ __global__ void CumSumRowsKernel(const T* x, T* y, int64_t rows, int64_t n, int 
       }
       carry += tile_total;
     }
+  }
+}
+
+// Cummax (kMax) and Cummin: one thread per line along the axis (ExtremeScanLine).
+template <typename T, bool kMax>
+__global__ void ExtremeScanKernel(const T* x, T* y, int64_t* index, int64_t lines, int64_t n, int64_t inner) {
+  OPF_GRID_STRIDE_LOOP(l, lines) {
+    const int64_t base = (l / inner) * n * inner + l % inner;
+    ExtremeScanLine<kMax>(x + base, y + base, index + base, n, inner);
   }
 }
 

@@ -1,11 +1,11 @@
-"""GPU kernels of CumSum, CumProd, Dropout, DropoutExt and DropoutGrad: the kernels of
+"""GPU kernels of CumSum, CumProd, Cummax, Cummin, Dropout, DropoutExt and DropoutGrad: the kernels of
 ``csrc/kernels/cuda/cumsum.cu`` (the math of ``opforge/functors/scan.h`` and ``random.h``, shared with the CPU
 kernels), for every KernelAttr the CPU registers. CumSum along the last axis over rows of at least
 ``ROW_SCAN_MIN`` elements takes a block per row (``CumSumRowsKernel``: a block scan of per-thread chunks, tile
-after tile with a carried prefix); otherwise, and for CumProd, one thread per line along the axis (coalesced
-when the axis is not the last: neighbouring threads take neighbouring lines). Dropout takes one thread per
-element, with the counter-based generator keyed by (Seed0, Seed1) (DropoutExt: by its seed and offset inputs,
-read on the device), so the GPU's mask is the CPU's."""
+after tile with a carried prefix); otherwise, and for CumProd, Cummax and Cummin, one thread per line along the
+axis (coalesced when the axis is not the last: neighbouring threads take neighbouring lines). Dropout takes one
+thread per element, with the counter-based generator keyed by (Seed0, Seed1) (DropoutExt: by its seed and
+offset inputs, read on the device), so the GPU's mask is the CPU's."""
 
 from __future__ import annotations
 
@@ -75,6 +75,23 @@ def _cumsum_loop(spec, function, kernel):
     return run
 
 
+def _extreme_scan_loop(spec, function, kernel):
+    """``ExtremeScanKernel<T, kMax>(x, values, indices, lines, n, inner)``: one thread per line."""
+    device, runtime = spec.device, spec.device.runtime
+    shape = list(spec.in_shapes[0])
+    axis = spec.attrs["axis"] % len(shape)
+    n, inner = shape[axis], math.prod(shape[axis + 1 :])
+    lines = math.prod(shape) // n if n else 0
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        values, indices = device.empty(shape, np_dtype), device.empty(shape, np.int64)
+        launch_1d(runtime, function, lines, (arrays[0], values, indices, np.int64(lines), np.int64(n), np.int64(inner)))
+        return values, indices
+
+    return run
+
+
 def _dropout_loop(spec, function, kernel):
     """Dropout (its seeds attrs: the key made here) and DropoutExt (its seeds inputs, read on the device):
     ``DropoutKernel(x, out, mask, n, key, keep_prob)``, ``DropoutExtKernel(x, seed, offset, out, mask, n,
@@ -129,6 +146,13 @@ def _make_cumprod(attr) -> CudaKernel:
 
 mirror_cpu_kernels("CumSum", _make_cumsum)
 mirror_cpu_kernels("CumProd", _make_cumprod)
+for _name, _is_max in (("Cummax", "true"), ("Cummin", "false")):
+    mirror_cpu_kernels(
+        _name,
+        lambda attr, m=_is_max: CudaKernel(
+            _SOURCE, f"opforge::cuda::ExtremeScanKernel<{ctype(attr.inputs[0])}, {m}>", _extreme_scan_loop
+        ),
+    )
 mirror_cpu_kernels("Dropout", _make("DropoutKernel", _dropout_loop))
 mirror_cpu_kernels("DropoutExt", _make("DropoutExtKernel", _dropout_loop))
 mirror_cpu_kernels("DropoutGrad", _make("DropoutGradKernel", _dropout_grad_loop))
