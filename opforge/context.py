@@ -32,7 +32,8 @@ GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
 # The thread count lives in the C core (one for the process).
-_state = {"device_target": "CPU", "cpu_fallback": False, "mode": PYNATIVE_MODE}
+# enable_ge: whether MindSpore runs graphs on Ascend's Graph Engine (read by model-zoo callbacks); never here.
+_state = {"device_target": "CPU", "cpu_fallback": False, "mode": PYNATIVE_MODE, "enable_ge": False}
 
 
 def _set_device_target(target) -> None:
@@ -116,6 +117,7 @@ _SETTERS = {
     "variable_memory_max_size": _recorded("variable_memory_max_size", _is_str, "a str such as '30GB'"),
     "max_device_memory": _recorded("max_device_memory", _is_str, "a str such as '30GB'"),
     "mempool_block_size": _recorded("mempool_block_size", _is_str, "a str such as '1GB'"),
+    "enable_ge": _recorded("enable_ge", _is_bool, "a bool"),
 }
 
 

@@ -465,6 +465,8 @@ MATH_EXT_GRAD_RECORDS = [
     GradRecord("Acosh", _variants("Acosh"), unary(1.2, 3.0), second_order=True),
     GradRecord("Atanh", _variants("Atanh"), unary(-0.8, 0.8), second_order=True),
     GradRecord("Erfc", _variants("Erfc"), unary(), second_order=True),
+    GradRecord("Lgamma", _variants("Lgamma"), unary(0.3, 4.0)),  # second order: Digamma has no gradient
+    GradRecord("Erfinv", _variants("Erfinv"), unary(-0.9, 0.9), second_order=True),
     GradRecord("Inv", _variants("Inv"), unary(0.5, 2.0), second_order=True),
     GradRecord("SquaredDifference", _variants("SquaredDifference"), binary(), second_order=True),
     GradRecord("Xdivy", _variants("Xdivy"), binary(make_y=lambda s, rng: signed(s, rng, 0.5, 2.0)), second_order=True),
@@ -1436,3 +1438,5 @@ NON_DIFFERENTIABLE |= {"LSTMLayerGrad", "GRULayerGrad", "RNNLayerGrad", "ScaledD
 NON_DIFFERENTIABLE |= {"Receive"}
 # The random kernels' inputs are a shape and their generator's seeds: nothing to differentiate.
 NON_DIFFERENTIABLE |= {"Randn", "RandExt", "RandInt"}
+# The trigamma function Digamma's gradient would need has no operator.
+NON_DIFFERENTIABLE |= {"Digamma"}

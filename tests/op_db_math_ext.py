@@ -22,6 +22,7 @@ from op_db import (
     unary_samples,
 )
 from op_db_elemwise import _logical_samples
+from scipy import special
 
 from opforge import dtype as mstype
 from opforge import ops
@@ -37,6 +38,11 @@ def _ignore(fn):
 
 def _np_erfc(x):
     return np.vectorize(math.erfc, otypes=[np.float64])(x) if np.size(x) else np.zeros(np.shape(x))
+
+
+def _lgamma(x):
+    """SciPy's gammaln, but +inf at -inf as C's lgamma (and PyTorch's) where SciPy gives -inf."""
+    return np.where(np.isneginf(x), np.inf, special.gammaln(x))
 
 
 def _int_values(shape, dtype, rng):
@@ -145,6 +151,9 @@ RECORDS: list = [
     _unary_float("Acosh", np.arccosh, 1.05, 10.0, edges=[1.0, 0.5, _INF]),
     _unary_float("Atanh", np.arctanh, -0.95, 0.95, edges=[1.0, -1.0, 0.0, 2.0]),
     _unary_float("Erfc", _np_erfc, -3.0, 8.0, edges=[_INF, -_INF, 0.0]),
+    _unary_float("Lgamma", _lgamma, 0.05, 12.0, edges=[0.0, -1.0, -2.5, 1.0, 2.0, _INF, -_INF]),
+    _unary_float("Digamma", special.digamma, 0.05, 12.0, edges=[0.0, -1.0, -2.5, -0.5, 1.0, _INF]),
+    _unary_float("Erfinv", special.erfinv, -0.99, 0.99, edges=[1.0, -1.0, 0.0, -0.0, 0.9999, 1.5, -2.0]),
     _unary_float("Rint", np.rint, -20.0, 20.0, edges=[0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.0]),
     _unary_float("Inv", np.reciprocal, 0.25, 4.0, edges=[0.0, -0.0, -2.0, _INF]),
     OpRecord(

@@ -1,12 +1,13 @@
 """Model-zoo networks (tests/zoo/, written as MindSpore's model zoo writes them) build and train through
 ``Model.train`` on a ``GeneratorDataset``, as a MindSpore training script does, and lose loss."""
 
+import logging
 import types
 
 import numpy as np
 import pytest
 from opforge.nn.optim.momentum import Momentum
-from zoo import dcgan, unet, vgg
+from zoo import dcgan, llama, resnet_train, shufflenetv2, unet, vgg
 from zoo.lstm import SentimentNet
 from zoo.mobilenetv2 import mobilenet_v2
 from zoo.resnet import resnet18, resnet50
@@ -18,6 +19,7 @@ from opforge.dataset import GeneratorDataset
 from opforge.train import Callback, LossMonitor, Model
 from opforge.train.callback import (
     CheckpointConfig,
+    LambdaCallback,
     ModelCheckpoint,
     RunContext,
     TimeMonitor,
@@ -229,3 +231,94 @@ def test_unet_trains_and_evaluates_as_the_zoo(tmp_path):
                        metrics={"dice_coeff": unet.dice_coeff(False)})  # fmt: skip
     dice, iou = eval_model.eval(ds, dataset_sink_mode=False)["dice_coeff"]
     assert 0.0 < dice <= 1.0 and 0.0 < iou <= 1.0
+
+
+def test_shufflenetv2_trains_as_the_zoo_train_script(tmp_path):
+    """official/cv/ShuffleNet/shufflenetv2/train.py: channel shuffle by 5-D slicing, ``get_lr_basic`` as a
+    Tensor for Momentum with weight decay, LossMonitor/TimeMonitor/ModelCheckpoint in sink mode."""
+    np.random.seed(0)
+    opforge.set_seed(0)
+    net = shufflenetv2.ShuffleNetV2(input_size=64, n_class=4, stage_out_channels=(-1, 8, 16, 32, 64, 64),
+                                    stage_repeats=(1, 2, 1))  # fmt: skip
+    dataset = GeneratorDataset(Images(16, (3, 64, 64), 4), column_names=["image", "label"], shuffle=False)
+    dataset = dataset.batch(8, drop_remainder=True)
+    n = dataset.get_dataset_size()
+    lr = Tensor(shufflenetv2.get_lr_basic(lr_init=0.1, total_epochs=3, steps_per_epoch=n, is_stair=True))
+    opt = Momentum(params=net.trainable_params(), learning_rate=lr, momentum=0.9, weight_decay=4e-5)
+    model = Model(net, loss_fn=resnet_train.CrossEntropySmooth(sparse=True, reduction="mean", smooth_factor=0.1,
+                  num_classes=4), optimizer=opt, metrics={"acc"})  # fmt: skip
+    steps = StepLosses()
+    ckpt = ModelCheckpoint(prefix="shufflenet-rank0", directory=str(tmp_path),
+                           config=CheckpointConfig(save_checkpoint_steps=n, keep_checkpoint_max=1))  # fmt: skip
+    model.train(3, dataset, callbacks=[LossMonitor(per_print_times=n), TimeMonitor(data_size=n), ckpt, steps],
+                dataset_sink_mode=True)  # fmt: skip
+    losses = np.array(steps.losses)
+    assert np.all(np.isfinite(losses)) and losses[-1] < losses[0], losses
+    assert [p.name for p in tmp_path.iterdir()] == ["shufflenet-rank0-3_2.ckpt"]
+    assert 0.0 <= model.eval(dataset)["acc"] <= 1.0
+
+
+def test_llama_trains_through_a_loss_scaled_step_cell():
+    """A mindformers-style LLaMA (RMSNorm, rotary embedding, ``ops.triu`` causal mask, float16 Softmax): a
+    warm-up + cosine LearningRateSchedule for AdamWeightDecay over decay / no-decay groups, the
+    TrainOneStepWithLossScaleCell with a DynamicLossScaleUpdateCell handed to ``Model`` alone."""
+    np.random.seed(0)
+    opforge.set_seed(0)
+    net = llama.LlamaForCausalLM(vocab_size=64, dim=32, n_heads=4, n_layers=2, hidden_dim=64, seq_length=16)
+    ids = np.random.default_rng(0).integers(1, 64, (16, 17)).astype(np.int32)
+    ids[:, -3:] = 0  # padding, masked out of the loss
+    dataset = GeneratorDataset([(r,) for r in ids], column_names=["input_ids"], shuffle=False).batch(8)
+    n = dataset.get_dataset_size()
+    lr = llama.LearningRateWiseLayer(learning_rate=5e-3, lr_end=1e-5, warmup_steps=2, total_steps=3 * n)
+    groups = llama.get_optimizer_grouped_parameters(net, 0.1)
+    opt = nn.AdamWeightDecay(groups, learning_rate=lr, beta1=0.9, beta2=0.95, eps=1e-8)
+    update = nn.DynamicLossScaleUpdateCell(loss_scale_value=2**12, scale_factor=2, scale_window=1000)
+    model = Model(nn.TrainOneStepWithLossScaleCell(net, opt, scale_sense=update))
+    outputs = []
+    cb = LambdaCallback(on_train_step_end=lambda rc: outputs.append(rc.original_args().net_outputs))
+    model.train(3, dataset, callbacks=[cb], dataset_sink_mode=False)
+    losses = np.array([float(o[0].asnumpy()) for o in outputs])
+    assert len(losses) == 3 * n and np.all(np.isfinite(losses)) and losses[-1] < losses[0], losses
+    assert not any(bool(o[1].asnumpy()) for o in outputs)  # no overflow at scale 4096
+
+
+def test_resnet_train_script_helpers(tmp_path):
+    """official/cv/ResNet/train.py: init_weight, the cosine per-step learning rates, group params, the
+    label-smoothed loss, a FixedLossScaleManager with amp O2, LossCallBack/ResumeCallback/EvalCallBack and a
+    ModelCheckpoint with ``append_info``; then the resume read through ``load_checkpoint(choice_func=...)``."""
+    np.random.seed(1)
+    opforge.set_seed(1)
+    log = logging.getLogger("resnet")
+    cfg = types.SimpleNamespace(conv_init="TruncatedNormal", dense_init="RandomNormal", weight_decay=1e-4)
+    dataset = GeneratorDataset(Images(16, (3, 32, 32), 4), column_names=["image", "label"], shuffle=False)
+    dataset = dataset.batch(8, drop_remainder=True)
+    n = dataset.get_dataset_size()
+    net = resnet50(class_num=4, width=4)
+    resnet_train.init_weight(net, cfg)
+    lr = Tensor(resnet_train.get_lr(lr_init=0.01, lr_end=0.0001, lr_max=0.1, warmup_epochs=1, total_epochs=3,
+                                    start_epoch=0, steps_per_epoch=n, lr_decay_mode="cosine"))  # fmt: skip
+    opt = nn.Momentum(resnet_train.init_group_params(net, cfg), lr, 0.9, loss_scale=128.0)
+    loss = resnet_train.CrossEntropySmooth(sparse=True, reduction="mean", smooth_factor=0.1, num_classes=4)
+    manager = FixedLossScaleManager(128.0, drop_overflow_update=False)
+    model = Model(net, loss_fn=loss, optimizer=opt, loss_scale_manager=manager, metrics={"acc"}, amp_level="O2",
+                  boost_level="O0", eval_network=None,
+                  boost_config_dict={"grad_freeze": {"total_steps": 3 * n}})  # fmt: skip
+    loss_cb = resnet_train.LossCallBack(3, log, lr.asnumpy(), per_print_time=1)
+    config_ck = CheckpointConfig(save_checkpoint_steps=n, keep_checkpoint_max=1,
+                                 append_info=[{"epoch_num": 0, "step_num": 0}])  # fmt: skip
+    eval_cb = resnet_train.EvalCallBack(resnet_train.apply_eval, {"model": model, "dataset": dataset, "metrics_name":
+                                        "acc"}, eval_start_epoch=2, ckpt_directory=str(tmp_path),
+                                        best_ckpt_name="best_acc.ckpt", logger=log)  # fmt: skip
+    callbacks = [loss_cb, resnet_train.ResumeCallback(0), ModelCheckpoint(prefix="resnet50", directory=str(tmp_path),
+                 config=config_ck), eval_cb]  # fmt: skip
+    model.train(3, dataset, callbacks=callbacks, sink_size=n, dataset_sink_mode=False)
+    losses = np.array(loss_cb.losses)
+    assert len(losses) == 3 * n and np.all(np.isfinite(losses)) and losses[-1] != losses[0], losses
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["best_acc.ckpt", "resnet50-3_2.ckpt"]
+    resume = opforge.load_checkpoint(
+        str(tmp_path / "resnet50-3_2.ckpt"), choice_func=lambda x: not x.startswith(("learning_rate", "global_step"))
+    )
+    assert int(resume.get("epoch_num", Tensor(0, opforge.int32)).asnumpy().item()) == 3
+    assert not any(k.startswith("learning_rate") for k in resume)
+    opforge.load_param_into_net(net, resume)
+    opforge.load_param_into_net(opt, resume)

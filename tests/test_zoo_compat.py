@@ -190,3 +190,70 @@ def test_constexpr_runs_the_function():
         return value + 1
 
     assert doubled((2, 3)) == (4, 6) and plus_one()(1) == 2
+
+
+def test_parameter_takes_mindspore_parallel_arguments():
+    p = opforge.Parameter(Tensor(np.ones(3, np.float32)), "w", True, False, False)
+    assert p.layerwise_parallel is False and p.parallel_optimizer is False
+    q = opforge.Parameter(Tensor(np.ones(3, np.float32)), parallel_optimizer=False)
+    assert q.requires_grad and not q.parallel_optimizer
+    with pytest.raises(TypeError, match="'parallel_optimizer' must be bool"):
+        opforge.Parameter(Tensor(np.ones(3, np.float32)), parallel_optimizer=1)
+
+
+def test_model_trains_a_step_cell_without_optimizer():
+    net = nn.Dense(3, 1)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+    model = opforge.Model(step)
+    data = [(np.ones(3, np.float32), np.zeros(1, np.float32))] * 4
+    ds = opforge.dataset.GeneratorDataset(data, column_names=["x", "y"], shuffle=False).batch(2)
+    before = net.weight.asnumpy().copy()
+    model.train(1, ds)
+    assert not np.allclose(before, net.weight.asnumpy())
+
+
+def test_checkpoint_append_info_and_choice_func(tmp_path):
+    from opforge.train.callback import CheckpointConfig, ModelCheckpoint, RunContext, _InternalCallbackParam
+
+    net = nn.Dense(2, 2)
+    cfg = CheckpointConfig(save_checkpoint_steps=1, append_info=["epoch_num", {"step_num": 0, "tag": 7}])
+    cb = _InternalCallbackParam()
+    cb.train_network, cb.cur_epoch_num, cb.cur_step_num, cb.batch_num = net, 2, 5, 5
+    ModelCheckpoint(prefix="n", directory=str(tmp_path), config=cfg).step_end(RunContext(cb))
+    params = opforge.load_checkpoint(str(tmp_path / "n-2_5.ckpt"))
+    assert {k: int(params[k].asnumpy()) for k in ("epoch_num", "step_num", "tag")} == {"epoch_num": 2, "step_num": 5,
+                                                                                        "tag": 7}  # fmt: skip
+    kept = opforge.load_checkpoint(str(tmp_path / "n-2_5.ckpt"), choice_func=lambda name: name.startswith("weight"))
+    assert list(kept) == ["weight"]
+    assert list(opforge.load_checkpoint(str(tmp_path / "n-2_5.ckpt"), specify_prefix="bias")) == ["bias"]
+    with pytest.raises(ValueError, match="'append_info' element"):
+        CheckpointConfig(append_info=["lr"])
+
+
+def test_get_context_enable_ge():
+    assert context.get_context("enable_ge") is False
+
+
+def test_parameter_tuple_clone_with_an_initializer():
+    from opforge.common.parameter import ParameterTuple
+
+    net = nn.Dense(3, 2)
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, loss_scale=4.0)
+    assert isinstance(opt.parameters, ParameterTuple)
+    assert opt.need_scale and float(opt.reciprocal_scale.asnumpy()) == 0.25 and not opt.exec_weight_decay
+    moments = opt.parameters.clone(prefix="moments", init="zeros")
+    assert [m.name for m in moments] == ["moments.weight", "moments.bias"]
+    assert all(np.all(m.asnumpy() == 0) and m.shape == p.shape for m, p in zip(moments, opt.parameters))
+
+
+def test_fused_weight_scale_apply_momentum():
+    var = opforge.Parameter(Tensor(np.array([1.0, 2.0], np.float32)), "var")
+    acc = opforge.Parameter(Tensor(np.array([0.5, 0.5], np.float32)), "acc")
+    grad = Tensor(np.array([4.0, 8.0], np.float32))
+    f32 = opforge.float32
+    fused = opforge.ops.FusedWeightScaleApplyMomentum()
+    fused(Tensor(0.1, f32), Tensor(0.5, f32), var, acc, Tensor(0.1, f32), grad, Tensor(0.9, f32))
+    g = np.array([4.0, 8.0]) * 0.5 + 0.1 * np.array([1.0, 2.0])
+    new_acc = 0.5 * 0.9 + g
+    np.testing.assert_allclose(acc.asnumpy(), new_acc, rtol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), np.array([1.0, 2.0]) - 0.1 * new_acc, rtol=1e-6)

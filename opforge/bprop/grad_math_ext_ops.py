@@ -47,6 +47,8 @@ _DERIVATIVES = {
     X.Atanh: lambda x, y: F.reciprocal(_one_minus_square(x)),
     X.Erfc: lambda x, y: F.mul(F.exp(F.neg(F.mul(x, x))), -2.0 / math.sqrt(math.pi)),
     X.Inv: lambda x, y: F.neg(F.mul(y, y)),  # d(1/x) = -1/x^2
+    X.Lgamma: lambda x, y: X.Digamma()(x),
+    X.Erfinv: lambda x, y: F.mul(F.exp(F.mul(y, y)), math.sqrt(math.pi) / 2),  # 1 / erf'(y)
 }
 for _prim, _derivative in _DERIVATIVES.items():
     bprop_getters.register(_prim)(_unary(_derivative))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from opforge.common.initializer import initializer
 from opforge.tensor import Parameter
 
 __all__ = ["Parameter", "ParameterTuple"]
@@ -19,8 +20,15 @@ class ParameterTuple(tuple):
                 )
         return super().__new__(cls, items)
 
-    def clone(self, prefix: str, init: str = "same") -> ParameterTuple:
-        """Copies of the Parameters named ``prefix.name`` (``init="same"``: the same values)."""
-        if init != "same":
-            raise ValueError(f"For 'ParameterTuple.clone', only init='same' is supported, but got {init!r}.")
-        return ParameterTuple(Parameter(p, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad) for p in self)
+    def clone(self, prefix: str, init="same") -> ParameterTuple:
+        """Copies of the Parameters named ``prefix.name``, of their shapes and dtypes: ``init="same"`` keeps
+        the values, any other ``init`` (an initializer's name such as "zeros" or "ones", an ``Initializer``, a
+        number) draws new ones (MindSpore's optimizers: ``params.clone(prefix="moments", init="zeros")``)."""
+        if not isinstance(prefix, str) or not prefix:
+            raise ValueError(f"For 'ParameterTuple.clone', the 'prefix' must be a non-empty str, but got {prefix!r}.")
+        if isinstance(init, str) and init == "same":
+            return ParameterTuple(Parameter(p, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad) for p in self)
+        return ParameterTuple(
+            Parameter(initializer(init, p.shape, p.dtype), name=f"{prefix}.{p.name}", requires_grad=p.requires_grad)
+            for p in self
+        )

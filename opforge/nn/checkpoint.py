@@ -63,15 +63,43 @@ def _named_tensors(save_obj) -> list:
     return list(seen.items())
 
 
-def save_checkpoint(save_obj, ckpt_file_name) -> str:
+def _append_pairs(append_dict) -> list:
+    """(name, Tensor) pairs of ``save_checkpoint``'s ``append_dict``: {str: int, float, bool or Tensor}."""
+    if append_dict is None:
+        return []
+    if not isinstance(append_dict, dict):
+        raise TypeError(
+            f"For 'save_checkpoint', the 'append_dict' must be a dict, but got {type(append_dict).__name__}."
+        )
+    pairs = []
+    for name, value in append_dict.items():
+        if not isinstance(value, (bool, int, float, Tensor)):
+            raise TypeError(
+                f"For 'save_checkpoint', the 'append_dict' values must be int, float, bool or Tensor, but "
+                f"'{name}' is {type(value).__name__}."
+            )
+        pairs.append((name, value if isinstance(value, Tensor) else Tensor(value)))
+    return pairs
+
+
+def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False, append_dict=None,
+                    enc_key=None, enc_mode="AES-GCM", choice_func=None, **kwargs) -> str:  # fmt: skip
     """Save the parameters of ``save_obj`` (a Cell, ``{name: Tensor}`` or a list of Parameters)
     to ``ckpt_file_name`` (an NPZ archive; ``.npz`` is appended unless the name ends with ``.npz`` or
-    MindSpore's ``.ckpt``); returns the path written."""
+    MindSpore's ``.ckpt``); returns the path written. MindSpore's arguments: ``append_dict`` (``{name: int,
+    float, bool or Tensor}``, saved alongside, e.g. ``{"epoch_num": 3}``), ``choice_func`` (a function of
+    the name: only names it returns True for are saved); ``integrated_save``, ``async_save`` (saved at
+    once) and the rest are accepted; ``enc_key`` (encryption) is not supported."""
+    if enc_key is not None:
+        raise ValueError("For 'save_checkpoint', encrypted checkpoints ('enc_key') are not supported.")
     path = os.fspath(ckpt_file_name)
     if not path.endswith((".npz", ".ckpt")):
         path += ".npz"
+    pairs = _named_tensors(save_obj) + _append_pairs(append_dict)
+    if choice_func is not None:
+        pairs = [(name, t) for name, t in pairs if choice_func(name)]
     arrays, meta = {}, {"format": _FORMAT, "dtypes": {}, "requires_grad": {}, "order": []}
-    for i, (name, t) in enumerate(_named_tensors(save_obj)):
+    for i, (name, t) in enumerate(pairs):
         array = np.asarray(t)
         if t.dtype is mstype.bfloat16:
             array = array.view(np.uint16)
@@ -89,8 +117,32 @@ def save_checkpoint(save_obj, ckpt_file_name) -> str:
     return path
 
 
-def load_checkpoint(ckpt_file_name) -> dict:
-    """``{name: Parameter}`` from a file written by ``save_checkpoint``."""
+def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None, dec_key=None,
+                    dec_mode="AES-GCM", specify_prefix=None, choice_func=None, **kwargs) -> dict:  # fmt: skip
+    """``{name: Parameter}`` from a file written by ``save_checkpoint``. MindSpore's arguments:
+    ``choice_func`` (a function of the name: only names it returns True for are kept), ``specify_prefix`` /
+    ``filter_prefix`` (a str or tuple of str: keep only / drop the names starting with one), ``net`` (the
+    parameters are also loaded into it, ``load_param_into_net(net, params, strict_load)``); ``dec_key``
+    (decryption) is not supported."""
+    if dec_key is not None:
+        raise ValueError("For 'load_checkpoint', encrypted checkpoints ('dec_key') are not supported.")
+    params = _read_checkpoint(ckpt_file_name)
+    for arg, prefix in (("specify_prefix", specify_prefix), ("filter_prefix", filter_prefix)):
+        if prefix is None:
+            continue
+        prefix = (prefix,) if isinstance(prefix, str) else tuple(prefix)
+        if not prefix or not all(isinstance(x, str) for x in prefix):
+            raise TypeError(f"For 'load_checkpoint', the '{arg}' must be a str or a tuple of str, but got {prefix!r}.")
+        keep = arg == "specify_prefix"
+        params = {k: v for k, v in params.items() if k.startswith(prefix) == keep}
+    if choice_func is not None:
+        params = {k: v for k, v in params.items() if choice_func(k)}
+    if net is not None:
+        load_param_into_net(net, params, strict_load)
+    return params
+
+
+def _read_checkpoint(ckpt_file_name) -> dict:
     path = os.fspath(ckpt_file_name)
     if not os.path.exists(path) and os.path.exists(path + ".npz"):
         path += ".npz"

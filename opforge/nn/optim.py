@@ -29,6 +29,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.common.parameter import ParameterTuple
 from opforge.nn.cell import Cell
 from opforge.nn.learning_rate_schedule import LearningRateSchedule
 from opforge.tensor import Parameter, Tensor, is_placeholder
@@ -139,9 +140,14 @@ class Optimizer(Cell):
         for p in parameters:
             if p.dtype.kind != "f":
                 raise TypeError(f"For '{where}', the parameter '{p.name}' must be floating point, but got {p.dtype}.")
-        self.parameters = tuple(parameters)
+        self.parameters = ParameterTuple(parameters)  # MindSpore's type: its clone() makes optimizer states
         self.weight_decays = tuple(decays)  # one per parameter: its group's, else weight_decay
         self.loss_scale = _check_float(where, "loss_scale", loss_scale, 0.0, low_open=True)
+        # MindSpore's flags for optimizers written by users (the model zoo's fused Momentum reads them):
+        # whether any weight decay applies, whether gradients need unscaling, and the factor that does it.
+        self.exec_weight_decay = any(d > 0.0 for d in self.weight_decays)
+        self.need_scale = self.loss_scale != 1.0
+        self.reciprocal_scale = Tensor(np.float32(1.0 / self.loss_scale))
         self.lr_schedule_cell, schedule = self._lr_values(where, learning_rate)
         self.dynamic_lr = len(schedule) > 1 or self.lr_schedule_cell is not None
         self.learning_rate = Parameter(np.float32(schedule[0]), name="learning_rate", requires_grad=False)

@@ -15,6 +15,7 @@ from opforge.ops.frontend_ops import (
     DynamicShape,
     Einsum,
     Eye,
+    FusedWeightScaleApplyMomentum,
     GatherD,
     Identity,
     IsInf,

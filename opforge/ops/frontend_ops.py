@@ -25,11 +25,13 @@ from opforge.ops.frontend_shape import (  # noqa: F401 (ops.<name>: re-exported)
     shape,
     tensor_arg,
 )
+from opforge.primitives.nn_ops import ApplyMomentum
 from opforge.primitives.validator import Validator as validator
 from opforge.tensor import Tensor
 
 __all__ = [
-    "Zeros", "Ones", "Depend", "Print", "Meshgrid", "Einsum", "Shape", "TensorShape", "DynamicShape", "Unique",
+    "Zeros", "Ones", "FusedWeightScaleApplyMomentum", "Depend", "Print", "Meshgrid", "Einsum", "Shape",
+    "TensorShape", "DynamicShape", "Unique",
     "ResizeBilinearV2", "ResizeBilinear", "shape", "dyn_shape", "unique", "depend", "print_",
 ]  # fmt: skip
 
@@ -259,6 +261,34 @@ class Roll:
 
     def __call__(self, input_x):
         return _FX.roll(input_x, self.shift, self.axis)
+
+
+class FusedWeightScaleApplyMomentum:
+    r"""``FusedWeightScaleApplyMomentum()(weight_decay, loss_scale, variable, accumulation, learning_rate,
+    gradient, momentum)``: Momentum with the weight decay and the loss-scale factor folded into the gradient
+    (MindSpore's fused GPU operator; here a Mul/Add and ApplyMomentum), in place:
+
+    .. math::
+        g = gradient \cdot loss\_scale + weight\_decay \cdot variable \
+        accumulation \leftarrow accumulation \cdot momentum + g \
+        variable \leftarrow variable - learning\_rate \cdot accumulation
+
+    ``loss_scale`` is the factor the gradient is multiplied by (an optimizer passes the reciprocal of its
+    loss scale). ``variable`` and ``accumulation``: Parameters of one float dtype (float16, float32), updated
+    in place; ``weight_decay``, ``loss_scale``, ``learning_rate`` and ``momentum``: numbers or scalar Tensors.
+    Returns ``variable``."""
+
+    def __init__(self):
+        self._apply_momentum = ApplyMomentum()
+
+    def __call__(self, weight_decay, loss_scale, variable, accumulation, learning_rate, gradient, momentum):
+        where = "FusedWeightScaleApplyMomentum"
+        gradient = _FX._tensor(where, "gradient", gradient)
+        _FX._tensor(where, "variable", variable)
+        g = F.add(
+            F.mul(gradient, F.cast(loss_scale, gradient.dtype)), F.mul(variable, F.cast(weight_decay, variable.dtype))
+        )
+        return self._apply_momentum(variable, accumulation, learning_rate, g, momentum)
 
 
 class IsInf:

@@ -833,6 +833,7 @@ def scatter_nd_update(input_x, indices, updates, use_locking=True):
 
 
 # Unary math and activations, MindSpore's functional names.
+lgamma, digamma, erfinv = math_ext_ops.Lgamma(), math_ext_ops.Digamma(), math_ext_ops.Erfinv()
 sin = math_ops.Sin()
 cos = math_ops.Cos()
 log1p = math_ops.Log1p()

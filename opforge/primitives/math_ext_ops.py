@@ -19,6 +19,9 @@ __all__ = [
     "Acosh",
     "Atanh",
     "Erfc",
+    "Lgamma",
+    "Digamma",
+    "Erfinv",
     "Rint",
     "Trunc",
     "Inv",
@@ -79,6 +82,22 @@ class Atanh(_FloatUnary):
 
 class Erfc(_FloatUnary):
     r""":math:`y = 1 - \operatorname{erf} x`, accurate for large x. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Lgamma(_FloatUnary):
+    r""":math:`y = \ln |\Gamma(x)|` (+inf at 0, -1, -2, ... and at -inf, as C's ``lgamma``).
+    dtypes: float16, bfloat16, float32, float64."""
+
+
+class Digamma(_FloatUnary):
+    r""":math:`y = \psi(x) = \frac{d}{dx} \ln \Gamma(x)` (NaN at -1, -2, ..., -inf at +0, +inf at -0),
+    computed in double. Not differentiable (its derivative, the trigamma function, has no operator).
+    dtypes: float16, bfloat16, float32, float64."""
+
+
+class Erfinv(_FloatUnary):
+    r""":math:`y = \operatorname{erf}^{-1} x` for x in [-1, 1] (+-inf at +-1, NaN outside), computed in double.
+    dtypes: float16, bfloat16, float32, float64."""
 
 
 class Rint(_FloatUnary):

@@ -166,7 +166,8 @@ class CheckpointConfig:
     keeping the last ``keep_checkpoint_max`` files."""
 
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
-                 keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False):  # fmt: skip
+                 keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False, saved_network=None,
+                 append_info=None, enc_key=None, enc_mode="AES-GCM", exception_save=False, **kwargs):  # fmt: skip
         if save_checkpoint_steps is not None and (
             not isinstance(save_checkpoint_steps, int) or save_checkpoint_steps < 0
         ):
@@ -176,6 +177,32 @@ class CheckpointConfig:
         self.save_checkpoint_steps = save_checkpoint_steps
         self.save_checkpoint_seconds = save_checkpoint_seconds
         self.keep_checkpoint_max = keep_checkpoint_max
+        self.saved_network = saved_network
+        self.append_dict = self._append_dict(append_info)
+        self.enc_key = enc_key
+
+    @staticmethod
+    def _append_dict(append_info) -> dict:
+        """MindSpore's ``append_info``: a list of the names "epoch_num" / "step_num" (saved as the current epoch
+        and step) and at most one dict of {name: int, float, bool or Tensor} saved with every checkpoint."""
+        if append_info is None:
+            return {}
+        if not isinstance(append_info, list):
+            raise TypeError(
+                f"For 'CheckpointConfig', the 'append_info' must be a list, but got {type(append_info).__name__}."
+            )
+        out = {}
+        for item in append_info:
+            if item in ("epoch_num", "step_num"):
+                out[item] = 0
+            elif isinstance(item, dict):
+                out.update(item)
+            else:
+                raise ValueError(
+                    "For 'CheckpointConfig', each 'append_info' element must be 'epoch_num', 'step_num' or a dict, "
+                    f"but got {item!r}."
+                )
+        return out
 
 
 class ModelCheckpoint(Callback):
@@ -210,7 +237,13 @@ class ModelCheckpoint(Callback):
     def _save(self, cb):
         os.makedirs(self.directory, exist_ok=True)
         path = os.path.join(self.directory, f"{self.prefix}-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.ckpt")
-        self.saved.append(save_checkpoint(cb.train_network, path))
+        append = dict(self.config.append_dict)
+        if "epoch_num" in append:  # the progress the file records, as MindSpore writes it
+            append["epoch_num"] = cb.cur_epoch_num
+        if "step_num" in append:
+            append["step_num"] = cb.cur_step_num
+        network = self.config.saved_network if self.config.saved_network is not None else cb.train_network
+        self.saved.append(save_checkpoint(network, path, append_dict=append or None))
         self._last_time = time.monotonic()
         while self.config.keep_checkpoint_max and len(self.saved) > self.config.keep_checkpoint_max:
             old = self.saved.pop(0)

@@ -3,9 +3,10 @@
 ``Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None, eval_indexes=None,
 amp_level="O0")``: with ``loss_fn`` and ``optimizer`` the training step is
 ``TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)``; with an optimizer and no loss the network
-already returns the loss; with no optimizer the network is the training step itself (``Model(TrainOneStepCell
-(...))``, as MindSpore trains it), its outputs passed to the callbacks as ``net_outputs``. ``train(epoch, train_dataset, callbacks=None, dataset_sink_mode=False)`` runs the
-step on every batch of the dataset (its columns passed in order), calling the callbacks;
+already returns the loss; with neither, the network is the training step itself (``Model(TrainOneStepCell
+(...))``, as MindSpore trains it), its outputs passed to the callbacks as ``net_outputs``.
+``train(epoch, train_dataset, callbacks=None, dataset_sink_mode=False)`` runs the step on every batch of the
+dataset (its columns passed in order), calling the callbacks;
 ``eval(valid_dataset)`` returns ``{metric name: value}``; ``predict(*data)`` runs the network;
 ``fit`` trains and evaluates after each epoch. In GRAPH_MODE (``set_context(mode=GRAPH_MODE)``) the step
 is traced once and replayed (``opforge.jit``); in DATA_PARALLEL mode ``TrainOneStepCell`` all-reduces
@@ -100,11 +101,12 @@ class Model:
             raise ValueError("For 'Model', metrics need a 'loss_fn' or an 'eval_network' to evaluate with.")
 
     def _build_train_network(self):
-        net = self._network if self._loss_fn is None else WithLossCell(self._network, self._loss_fn)
         if self._optimizer is None:
-            # MindSpore trains the network as given: a cell that makes its own step (TrainOneStepCell,
-            # TrainOneStepWithLossScaleCell, a GAN's pair of steps), or with a loss_fn, the loss alone.
-            return net
+            # Without a loss_fn the network is trained as given (MindSpore's way): a cell that makes its own
+            # step (TrainOneStepCell, TrainOneStepWithLossScaleCell, a GAN's pair of steps). A loss_fn and no
+            # optimizer would update nothing: train() says so.
+            return self._network if self._loss_fn is None else None
+        net = self._network if self._loss_fn is None else WithLossCell(self._network, self._loss_fn)
         return train_step(net, self._optimizer, self._loss_scale_manager)
 
     @property
@@ -124,6 +126,8 @@ class Model:
         """Train ``epoch - initial_epoch`` epochs on ``train_dataset`` (its columns in order are the training
         network's inputs, usually data and label)."""
         self._check_epoch(epoch, initial_epoch)
+        if self._train_network is None:
+            raise RuntimeError("For 'Model.train', a Model with a 'loss_fn' needs an 'optimizer' to train.")
         self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, None, dataset_sink_mode)
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
@@ -131,6 +135,8 @@ class Model:
         """Train, evaluating on ``valid_dataset`` every ``valid_frequency`` epochs (the metrics go to the
         callbacks as ``run_context.original_args().metrics`` and are printed)."""
         self._check_epoch(epoch, initial_epoch)
+        if self._train_network is None:
+            raise RuntimeError("For 'Model.fit', a Model with a 'loss_fn' needs an 'optimizer' to train.")
         valid = (valid_dataset, valid_frequency)
         self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, valid, dataset_sink_mode)
 

@@ -11,6 +11,7 @@ import stat
 import time
 
 import numpy as np
+from opforge.nn.optim.optimizer import Optimizer
 from scipy.stats import truncnorm
 
 import opforge as ms
@@ -22,7 +23,6 @@ from opforge.common.parameter import Parameter
 from opforge.common.tensor import Tensor
 from opforge.communication.management import GlobalComm
 from opforge.nn.loss import LossBase
-from opforge.nn.optim.optimizer import Optimizer
 from opforge.train.callback import Callback
 
 
@@ -97,15 +97,15 @@ def init_weight(net, cfg):
     for _, cell in net.cells_and_names():
         if isinstance(cell, nn.Conv2d):
             if cfg.conv_init == "XavierUniform":
-                cell.weight.set_data(ms.common.initializer.initializer(ms.common.initializer.XavierUniform(),
-                                                                       cell.weight.shape, cell.weight.dtype))  # fmt: skip
+                init = ms.common.initializer
+                cell.weight.set_data(init.initializer(init.XavierUniform(), cell.weight.shape, cell.weight.dtype))
             elif cfg.conv_init == "TruncatedNormal":
                 weight = conv_variance_scaling_initializer(cell.in_channels, cell.out_channels, cell.kernel_size[0])
                 cell.weight.set_data(weight)
         if isinstance(cell, nn.Dense):
             if cfg.dense_init == "TruncatedNormal":
-                cell.weight.set_data(ms.common.initializer.initializer(ms.common.initializer.TruncatedNormal(),
-                                                                       cell.weight.shape, cell.weight.dtype))  # fmt: skip
+                init = ms.common.initializer
+                cell.weight.set_data(init.initializer(init.TruncatedNormal(), cell.weight.shape, cell.weight.dtype))
             elif cfg.dense_init == "RandomNormal":
                 weight = np.random.normal(loc=0, scale=0.01, size=cell.out_channels * cell.in_channels)
                 weight = ms.Tensor(np.reshape(weight, (cell.out_channels, cell.in_channels)), dtype=cell.weight.dtype)
@@ -155,9 +155,9 @@ class LossCallBack(Callback):
                 raise ValueError(f"epoch: {cb_params.cur_epoch_num} step: {cur_step_in_epoch}. Invalid loss.")
             self.losses.append(loss)
             if cur_step_in_epoch % self.per_print_time == 0:
-                self.logger.info("epoch: [%s/%s] step: [%s/%s], lr: %.6f, loss: %.6f" % (cb_params.cur_epoch_num,
+                self.logger.info("epoch: [%s/%s] step: [%s/%s], lr: %.6f, loss: %.6f", cb_params.cur_epoch_num,
                                  self.epoch_size, cur_step_in_epoch, cb_params.batch_num,
-                                 self.lr[self.global_steps], loss))  # fmt: skip
+                                 self.lr[self.global_steps], loss)  # fmt: skip
         self.global_steps += 1
 
     def on_train_epoch_begin(self, run_context):
@@ -167,8 +167,8 @@ class LossCallBack(Callback):
         cb_params = run_context.original_args()
         loss = self._mean_loss(cb_params.net_outputs)
         epoch_time = time.time() - self.epoch_start_time
-        self.logger.info("epoch: [%s/%s] loss: %.6f, epoch time: %.3f s" % (cb_params.cur_epoch_num,
-                         self.epoch_size, loss, epoch_time))  # fmt: skip
+        self.logger.info("epoch: [%s/%s] loss: %.6f, epoch time: %.3f s", cb_params.cur_epoch_num,
+                         self.epoch_size, loss, epoch_time)  # fmt: skip
 
 
 class ResumeCallback(Callback):
@@ -212,7 +212,7 @@ class EvalCallBack(Callback):
         cur_epoch = cb_params.cur_epoch_num
         if cur_epoch >= self.eval_start_epoch and (cur_epoch - self.eval_start_epoch) % self.interval == 0:
             res = self.eval_function(self.eval_param_dict)
-            self.logger.info("epoch: {}, {}: {}".format(cur_epoch, self.metrics_name, res))
+            self.logger.info(f"epoch: {cur_epoch}, {self.metrics_name}: {res}")
             if res >= self.best_res:
                 if ms.context.get_context("enable_ge"):
                     cb_params.train_network.exec_checkpoint_graph()
@@ -225,8 +225,8 @@ class EvalCallBack(Callback):
                     save_checkpoint(cb_params.train_network, self.best_ckpt_path)
 
     def on_train_end(self, run_context):
-        self.logger.info("End training, the best %s is: %s at epoch %s" % (self.metrics_name, self.best_res,
-                                                                            self.best_epoch))  # fmt: skip
+        self.logger.info("End training, the best %s is: %s at epoch %s", self.metrics_name, self.best_res,
+                         self.best_epoch)  # fmt: skip
 
 
 # -- the GPU Momentum (src/momentum.py) ---------------------------------------------------------------------
@@ -304,7 +304,7 @@ class DistAccuracy(train.Metric):
 
     def update(self, *inputs):
         if len(inputs) != 1:
-            raise ValueError("Distribute accuracy needs 1 input (y_correct), but got {}".format(len(inputs)))
+            raise ValueError(f"Distribute accuracy needs 1 input (y_correct), but got {len(inputs)}")
         self._correct_num += self._convert_data(inputs[0])
         self._total_num += self.batch_size * self.device_num
 

@@ -1,4 +1,4 @@
-// Sinh, Cosh, Tan, Asin, Acos, Atan, Asinh, Acosh, Atanh, Erfc, Rint, Trunc, Inv; Invert, BitwiseAnd,
+// Sinh, Cosh, Tan, Asin, Acos, Atan, Asinh, Acosh, Atanh, Erfc, Rint, Trunc, Inv, Lgamma, Digamma, Erfinv; Invert, BitwiseAnd,
 // BitwiseOr, BitwiseXor; SquaredDifference, Xdivy, Xlogy, DivNoNan, LogicalXor with NumPy broadcasting
 // (math: opforge/functors/math_ext.h).
 #include "kernels/cpu/broadcast.h"
@@ -36,6 +36,9 @@ REG_UNARY(Trunc, TruncOp, int8_t);
 REG_UNARY(Trunc, TruncOp, int32_t);
 REG_UNARY(Trunc, TruncOp, uint8_t);
 REG_FLOATS(REG_UNARY, Inv, InvOp);
+REG_FLOATS(REG_UNARY, Lgamma, LgammaOp);
+REG_FLOATS(REG_UNARY, Digamma, DigammaOp);
+REG_FLOATS(REG_UNARY, Erfinv, ErfinvOp);
 
 // Bitwise
 REG_ALL_INTS(REG_UNARY, Invert, InvertOp);

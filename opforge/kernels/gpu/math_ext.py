@@ -24,6 +24,9 @@ _UNARY = {
     "Rint": "RintOp",
     "Trunc": "TruncOp",
     "Inv": "InvOp",
+    "Lgamma": "LgammaOp",
+    "Digamma": "DigammaOp",
+    "Erfinv": "ErfinvOp",
     "Invert": "InvertOp",
 }
 _BINARY = (

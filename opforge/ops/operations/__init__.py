@@ -6,6 +6,7 @@ from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitiv
     Depend,
     DynamicShape,
     Eye,  # composite (functional_extra)
+    FusedWeightScaleApplyMomentum,  # Mul, Add and ApplyMomentum
     GatherD,  # composite (functional_extra)
     Identity,  # composite (functional_extra)
     IsInf,  # composite (functional_extra)

@@ -1,11 +1,13 @@
 // The per-element math of the third batch of elementwise operators, shared by the CPU kernels
 // (csrc/kernels/cpu/math_ext.cc) and the CUDA kernels (csrc/kernels/cuda/math_ext.cu):
-//   unary     Sinh, Cosh, Tan, Asin, Acos, Atan, Asinh, Acosh, Atanh, Erfc, Rint, Trunc, Inv
+//   unary     Sinh, Cosh, Tan, Asin, Acos, Atan, Asinh, Acosh, Atanh, Erfc, Rint, Trunc, Inv,
+//             Lgamma, Digamma, Erfinv
 //   bitwise   Invert, BitwiseAnd, BitwiseOr, BitwiseXor (integers)
 //   binary    SquaredDifference, Xdivy, Xlogy, DivNoNan, LogicalXor
 // Functors see values in compute_t<T> (float for the half types; bool tensors as their bytes).
 #pragma once
 
+#include "opforge/limits.h"
 #include "opforge/math.h"
 #include "opforge/portable.h"
 
@@ -45,6 +47,99 @@ OPF_UNARY_MATH_FUNCTOR(AtanhOp, atanh)
 OPF_UNARY_MATH_FUNCTOR(ErfcOp, erfc)
 OPF_UNARY_MATH_FUNCTOR(RintOp, rint)
 #undef OPF_UNARY_MATH_FUNCTOR
+
+// ln |Gamma(x)| (+inf at the poles 0, -1, -2, ...). The host's lgamma_r leaves the global signgam alone,
+// which lgamma writes (a data race between threads).
+struct LgammaOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+#if defined(__CUDA_ARCH__)
+    return ::lgamma(x);
+#else
+    int sign = 0;
+    return static_cast<C>(::lgamma_r(static_cast<double>(x), &sign));
+#endif
+  }
+};
+
+// psi(x) = d/dx ln Gamma(x), in double: the reflection psi(x) = psi(1 - x) - pi / tan(pi x) below 1/2,
+// the recurrence psi(x) = psi(x + 1) - 1 / x up to 6, then the asymptotic series in 1 / x^2 (error below
+// 1e-15 from 6). NaN at the poles -1, -2, ..., -inf at +0 and +inf at -0 (SciPy's), +inf at +inf.
+struct DigammaOp {
+  template <typename C>
+  OPF_HD C operator()(C x) const {
+    return static_cast<C>(Psi(static_cast<double>(x)));
+  }
+
+  static OPF_HD double Psi(double x) {
+    if (math::IsNan(x) || x == -limits::Infinity<double>()) return limits::QuietNaN<double>();
+    double shift = 0.0;
+    if (x < 0.5) {
+      if (x == math::floor(x)) return x == 0.0 ? -1.0 / x : limits::QuietNaN<double>();  // psi(+-0): -1/x
+      shift = -3.141592653589793 / math::tan(3.141592653589793 * x);
+      x = 1.0 - x;
+    }
+    for (; x < 6.0; x += 1.0) shift -= 1.0 / x;
+    const double r = 1.0 / (x * x);
+    const double series =
+        r * (1.0 / 12 - r * (1.0 / 120 - r * (1.0 / 252 - r * (1.0 / 240 - r * (1.0 / 132 - r * (691.0 / 32760))))));
+    return shift + math::log(x) - 0.5 / x - series;
+  }
+};
+
+// erf^-1(y) for y in [-1, 1] (+-inf at +-1, NaN outside), in double: an initial guess of Giles' single
+// precision approximation, then Newton steps (quadratic: each doubles the correct digits) on erf, or for
+// |y| > 1/2 on ln erfc(|x|) = ln(1 - |y|), whose right side is exact there (erf near +-1 would cancel) and
+// whose left side is nearly linear in the tail (Newton on erfc itself crawls there).
+struct ErfinvOp {
+  template <typename C>
+  OPF_HD C operator()(C y) const {
+    return static_cast<C>(Inverse(static_cast<double>(y)));
+  }
+
+  static OPF_HD double Inverse(double y) {
+    if (!(y >= -1.0 && y <= 1.0)) return limits::QuietNaN<double>();
+    if (y == 1.0 || y == -1.0) return y * limits::Infinity<double>();
+    double w = -math::log((1.0 - y) * (1.0 + y)), x;
+    if (w < 5.0) {
+      w -= 2.5;
+      double p = 2.81022636e-08;
+      p = 3.43273939e-07 + p * w;
+      p = -3.5233877e-06 + p * w;
+      p = -4.39150654e-06 + p * w;
+      p = 0.00021858087 + p * w;
+      p = -0.00125372503 + p * w;
+      p = -0.00417768164 + p * w;
+      p = 0.246640727 + p * w;
+      x = (1.50140941 + p * w) * y;
+    } else {
+      w = math::sqrt(w) - 3.0;
+      double p = -0.000200214257;
+      p = 0.000100950558 + p * w;
+      p = 0.00134934322 + p * w;
+      p = -0.00367342844 + p * w;
+      p = 0.00573950773 + p * w;
+      p = -0.0076224613 + p * w;
+      p = 0.00943887047 + p * w;
+      p = 1.00167406 + p * w;
+      x = (2.83297682 + p * w) * y;
+    }
+    const bool tail = y > 0.5 || y < -0.5;
+    const double sign = y < 0.0 ? -1.0 : 1.0, rest = 1.0 - sign * y;  // 1 - |y|, exact for |y| > 1/2
+    for (int step = 0; step < 8; ++step) {
+      const double slope = 1.1283791670955126 * math::exp(-x * x);  // d erf / dx = 2 / sqrt(pi) e^(-x^2)
+      if (slope == 0.0) break;  // |x| beyond ~27: erf is 1 in double, the guess stands
+      double delta = (math::erf(x) - y) / slope;
+      if (tail) {
+        const double upper = math::erfc(sign * x);  // d ln erfc(u) / du = -slope / erfc(u)
+        delta = sign * (math::log(rest) - math::log(upper)) * upper / slope;
+      }
+      x -= delta;
+      if (math::fabs(delta) <= 1e-15 * math::fabs(x)) break;
+    }
+    return x;
+  }
+};
 
 struct TanOp {
   template <typename C>
