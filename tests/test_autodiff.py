@@ -904,3 +904,18 @@ def test_a_plain_tape_records_cached_calls_in_c(monkeypatch, xy):
     monkeypatch.setattr(Tape, "process_primitive", lambda self, *a: entered.append(a[0].name) or original(self, *a))
     close(grad_fn(x, y), npv(want), rtol=0)
     assert entered == []
+
+
+def test_bprop_sees_the_inputs_in_the_dtype_their_group_computed_in():
+    """A float16 input promoted with float32 ones (a dtype group) gets its bprop run in float32, as the
+    forward kernel did, and its gradient back in float16."""
+    ln = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1)
+    x = Tensor(np.linspace(-1, 1, 8).reshape(2, 4).astype(np.float16))
+    gamma, beta = Tensor(np.full(4, 1.5, np.float32)), Tensor(np.zeros(4, np.float32))
+    grads = opforge.grad(lambda a, g, b: (ln(a, g, b)[0] * a).sum(), grad_position=(0, 1, 2))(x, gamma, beta)
+    assert [g.dtype for g in grads] == [mstype.float16, mstype.float32, mstype.float32]
+    want = opforge.grad(lambda a, g, b: (ln(a, g, b)[0] * a).sum(), grad_position=(0, 1, 2))(
+        Tensor(x.asnumpy().astype(np.float32)), gamma, beta
+    )
+    for got, ref in zip(grads, want):
+        np.testing.assert_allclose(got.asnumpy().astype(np.float32), ref.asnumpy(), rtol=2e-3, atol=2e-3)

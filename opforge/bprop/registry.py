@@ -10,7 +10,10 @@ from __future__ import annotations
 import weakref
 from typing import Callable
 
+from opforge.dispatch import binding
 from opforge.dispatch.op_table import OpTable
+from opforge.primitives.array_ops import Cast
+from opforge.tensor import Tensor
 
 __all__ = ["Registry", "bprop_getters", "get_bprop"]
 
@@ -57,7 +60,40 @@ def _cached(prim, getter) -> Callable:
     """``getter(prim)``, kept on the primitive until its attrs or the registry change: building a bprop
     creates the grad primitives it uses, which would otherwise happen on every backward pass."""
     bprop = getter(prim)
+    if callable(bprop) and type(prim)._group_positions():
+        bprop = _in_group_dtypes(prim, bprop)
     if callable(bprop):
         # The owner check keeps a copied primitive (whose __dict__ is copied) from using this entry.
         prim.__dict__["_bprop_cache"] = (weakref.ref(prim), bprop_getters.version, dict(prim.attrs), bprop)
     return bprop
+
+
+_cast = Cast()
+
+
+def _in_group_dtypes(prim, bprop) -> Callable:
+    """``bprop`` seeing each input of a dtype group in the dtype the call computed in (a float16 ``x`` of a
+    group with a float32 ``gamma`` as float32, as the kernel saw it and as ``dout`` is), its gradients cast
+    back to each input's own dtype."""
+    positions = type(prim)._group_positions()
+    signature = type(prim)._signature()
+
+    def bprop_in_group_dtypes(*args):
+        inputs = args[:-2]
+        dtypes = {a.dtype for i, a in enumerate(inputs) if i in positions and isinstance(a, Tensor)}
+        if len(dtypes) <= 1:  # one dtype (the usual case): nothing was promoted
+            return bprop(*args)
+        casts = {
+            i: t
+            for i, t in binding.plan_promotion(prim.name, signature, inputs).items()
+            if isinstance(inputs[i], Tensor) and inputs[i].dtype.kind == "f" and t.kind == "f"
+        }
+        if not casts:
+            return bprop(*args)
+        promoted = tuple(_cast(a, casts[i]) if i in casts else a for i, a in enumerate(inputs))
+        grads = bprop(*promoted, *args[-2:])
+        return tuple(
+            _cast(g, inputs[i].dtype) if i in casts and isinstance(g, Tensor) else g for i, g in enumerate(grads)
+        )
+
+    return bprop_in_group_dtypes
