@@ -11,6 +11,8 @@ differentiate through their bprops.
 ``nn.set_seed(seed)`` seeds the weight initializers and Dropout masks.
 """
 
+import sys
+
 from opforge.bprop.forward import Jvp, Vjp  # MindSpore 1.x's nn.Jvp / nn.Vjp
 from opforge.nn import (
     activation,
@@ -24,6 +26,7 @@ from opforge.nn import (
     layers_image,
     learning_rate_schedule,
     loss,
+    loss_scale,
     normalization,
     optim,
     optim_extra,
@@ -108,10 +111,6 @@ def _register_mindspore_module_paths():
     import WithLossCell``, ...): ``opforge.nn.optim``, ``opforge.nn.loss`` and ``opforge.nn.wrap`` are modules,
     not packages, so each such path is registered in ``sys.modules`` as the opforge module that holds its names
     (the import system returns a registered name before it looks for a package)."""
-    import sys
-
-    from opforge.nn import grad_reducer, loss, loss_scale, optim, wrap
-
     paths = {
         "loss.loss": loss,
         "optim.optimizer": optim,

@@ -144,7 +144,7 @@ def _triple(cell: str, name: str, value) -> tuple:
 
 
 class _Pool3d(Cell):
-    _prim = ""
+    _prim = None  # the 2-D pooling primitive class
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, **unsupported):
         super().__init__()
@@ -164,7 +164,7 @@ class _Pool3d(Cell):
         self.pad_mode = pad_mode.lower()
         kd, kh, kw = self.kernel_size
         sd, sh, sw = self.stride
-        prim = getattr(ops, self._prim)
+        prim = self._prim
         self.pool_hw = prim(kernel_size=(kh, kw), strides=(sh, sw), pad_mode=self.pad_mode)
         self.pool_d = prim(kernel_size=(kd, 1), strides=(sd, 1), pad_mode=self.pad_mode)
 
@@ -192,7 +192,7 @@ class MaxPool3d(_Pool3d):
     primitive over (H, W), then over D. opforge implements padding=0, dilation=1, ceil_mode=False and no
     indices; other values raise ValueError. float16, float32, float64."""
 
-    _prim = "MaxPool"
+    _prim = ops.MaxPool
 
     def __init__(
         self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, ceil_mode=False, return_indices=False
@@ -215,7 +215,7 @@ class AvgPool3d(_Pool3d):
     inside the input). The AvgPool primitive over (H, W), then over D. opforge implements padding=0,
     ceil_mode=False and divisor_override=None; other values raise ValueError. float16, float32, float64."""
 
-    _prim = "AvgPool"
+    _prim = ops.AvgPool
 
     def __init__(
         self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, count_include_pad=True,

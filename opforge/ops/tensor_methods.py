@@ -12,6 +12,7 @@ from opforge import _C
 from opforge import dtype as mstype
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.ops import functional as F
+from opforge.ops import functional_extra as FX
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["install"]
@@ -509,19 +510,11 @@ install()
 # Each is the function of the same name with the Tensor as its first argument; installed only where Tensor
 # has no attribute of that name (so a method defined above, or by Tensor itself, wins).
 _EXTRA_METHODS = (
-    "argsort", "tril", "triu", "roll", "chunk", "unbind", "narrow", "index_select", "gather_elements", "dot",
-    "outer", "inner", "addmm", "baddbmm", "kron", "cross", "isclose", "allclose", "isinf", "nan_to_num",
-    "logsumexp", "log2", "log10", "hypot", "lerp", "addcmul", "addcdiv", "std", "var", "swapaxes", "moveaxis",
-    "trace", "repeat_interleave", "diag", "median",
+    FX.argsort, FX.tril, FX.triu, FX.roll, FX.chunk, FX.unbind, FX.narrow, FX.index_select, FX.gather_elements,
+    FX.dot, FX.outer, FX.inner, FX.addmm, FX.baddbmm, FX.kron, FX.cross, FX.isclose, FX.allclose, FX.isinf,
+    FX.nan_to_num, FX.logsumexp, FX.log2, FX.log10, FX.hypot, FX.lerp, FX.addcmul, FX.addcdiv, FX.std, FX.var,
+    FX.swapaxes, FX.moveaxis, FX.trace, FX.repeat_interleave, FX.diag, FX.median,
 )  # fmt: skip
-
-
-def _install_extra() -> None:
-    from opforge.ops import functional_extra
-
-    for name in _EXTRA_METHODS:
-        if not hasattr(Tensor, name):
-            setattr(Tensor, name, getattr(functional_extra, name))
-
-
-_install_extra()
+for _fn in _EXTRA_METHODS:
+    if not hasattr(Tensor, _fn.__name__):
+        setattr(Tensor, _fn.__name__, _fn)
