@@ -37,3 +37,8 @@ for _short, _type in _SHORT.items():
 
 # Every dtype with the default format, for operators that move bytes (Reshape, Transpose, ...).
 DataType.ALL_Default = tuple(getattr(DataType, f"{short}_Default") for short in _SHORT)
+# The float dtypes; with the integers an accumulating kernel takes (ScatterAdd's: its values add up).
+DataType.FLOAT_Default = tuple(getattr(DataType, f"{short}_Default") for short in ("F16", "BF16", "F32", "F64"))
+DataType.NUMBER_Default = DataType.FLOAT_Default + tuple(
+    getattr(DataType, f"{short}_Default") for short in ("I8", "I16", "I32", "I64", "U8")
+)

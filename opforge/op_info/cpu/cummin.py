@@ -9,10 +9,7 @@ _scan = (
     .output(1, "indices", "required")
     .attr("axis", "required", "int", "all")
 )
-for _t in (DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default) + (
-    DataType.I32_Default,
-    DataType.I64_Default,
-):
+for _t in DataType.FLOAT_Default + (DataType.I32_Default, DataType.I64_Default):
     _scan = _scan.dtype_format(_t, _t, DataType.I64_Default)
 cummin_op_info = _scan.get_op_info()
 

@@ -10,7 +10,7 @@ _random = (
     .attr("shape", "required", "listInt", "all")
     .attr("dtype", "required", "type", "all")
 )
-for _t in (DataType.F16_Default, DataType.BF16_Default, DataType.F32_Default, DataType.F64_Default):
+for _t in DataType.FLOAT_Default:
     _random = _random.dtype_format(DataType.I64_Default, DataType.I64_Default, _t)
 randn_op_info = _random.get_op_info()
 

@@ -10,17 +10,7 @@ _scatter = (
     .output(0, "y", "required")
     .attr("use_locking", "optional", "bool", "all", "False")
 )
-for _t in (
-    DataType.F16_Default,
-    DataType.BF16_Default,
-    DataType.F32_Default,
-    DataType.F64_Default,
-    DataType.I8_Default,
-    DataType.I16_Default,
-    DataType.I32_Default,
-    DataType.I64_Default,
-    DataType.U8_Default,
-):
+for _t in DataType.NUMBER_Default:
     for _i in (DataType.I32_Default, DataType.I64_Default):
         _scatter = _scatter.dtype_format(_t, _i, _t, _t)
 scatter_nd_add_op_info = _scatter.get_op_info()

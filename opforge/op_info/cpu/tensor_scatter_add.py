@@ -9,17 +9,7 @@ _scatter = (
     .input(2, "updates", "required")
     .output(0, "y", "required")
 )
-for _t in (
-    DataType.F16_Default,
-    DataType.BF16_Default,
-    DataType.F32_Default,
-    DataType.F64_Default,
-    DataType.I8_Default,
-    DataType.I16_Default,
-    DataType.I32_Default,
-    DataType.I64_Default,
-    DataType.U8_Default,
-):
+for _t in DataType.NUMBER_Default:
     for _i in (DataType.I32_Default, DataType.I64_Default):
         _scatter = _scatter.dtype_format(_t, _i, _t, _t)
 tensor_scatter_add_op_info = _scatter.get_op_info()
