@@ -1224,15 +1224,17 @@ def _gather_nd_samples(prim, rng):
 
 
 def _tensor_scatter_samples(prim, rng):
-    # A repeated row for TensorScatterAdd; distinct rows for TensorScatterUpdate (of equal rows only the
-    # last one's value is read).
-    if "Add" in prim.name:
+    # Repeated rows where each row's gradient is exact with them (Add, Sub, Div); distinct rows otherwise
+    # (of equal rows Update reads only the last; Mul's bprop, as MindSpore's, assumes distinct rows). Div
+    # divides by updates away from 0; Max and Min's random operands have no ties.
+    if prim.name[len("TensorScatter") :] in ("Add", "Sub", "Div"):
         cases = [((4, 3), [[1, 2], [1, 2], [0, 0]]), ((3, 4), [[2], [2]])]
     else:
         cases = [((4, 3), [[1, 2], [0, 1], [0, 0]]), ((3, 4), [[2], [0]])]
+    low = 0.5 if "Div" in prim.name else -2.0
     for xshape, idx in cases:
         idx = np.asarray(idx, np.int64)
-        updates = uniform(idx.shape[:-1] + xshape[idx.shape[-1] :], rng=rng)
+        updates = uniform(idx.shape[:-1] + xshape[idx.shape[-1] :], low=low, rng=rng)
         yield GradSample((uniform(xshape, rng=rng), idx, updates), f"x{list(xshape)} indices{list(idx.shape)}")
 
 
@@ -1274,7 +1276,11 @@ ARRAY_GRAD_RECORDS = [
     GradRecord("Gather", _variants("Gather"), _gather_samples, second_order=True),
     GradRecord("GatherNd", _variants("GatherNd"), _gather_nd_samples, second_order=True),
     GradRecord("TensorScatterUpdate", _variants("TensorScatterUpdate"), _tensor_scatter_samples, second_order=True),
-    GradRecord("TensorScatterAdd", _variants("TensorScatterAdd"), _tensor_scatter_samples, second_order=True),
+    *(
+        GradRecord(name, _variants(name), _tensor_scatter_samples, second_order="Max" not in name and "Min" not in name)
+        for name in ("TensorScatterAdd", "TensorScatterSub", "TensorScatterMul", "TensorScatterDiv")
+        + ("TensorScatterMax", "TensorScatterMin")
+    ),
     GradRecord("UnsortedSegmentSum", _variants("UnsortedSegmentSum"), _segment_grad_samples, second_order=True),
     GradRecord(
         "AddN",
@@ -1425,10 +1431,9 @@ NON_DIFFERENTIABLE = {
     "ApplyCenteredRMSProp",
     "ApplyAdagrad",
     "AdamWeightDecay",
-    "ScatterNdUpdate",
-    "ScatterNdAdd",
     "ScatterUpdate",
-    "ScatterAdd",
+    "ScatterNdUpdate",
+    *(f"{spelling}{r}" for spelling in ("Scatter", "ScatterNd") for r in ("Add", "Sub", "Mul", "Div", "Max", "Min")),
 }
 # Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss, the
 # recurrent layers) is not implemented: differentiating through one raises a TypeError naming it.

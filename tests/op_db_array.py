@@ -540,11 +540,27 @@ SCATTER_CASES = [((5,), (3, 1)), ((4, 5), (2, 2)), ((4, 5), (3, 1)), ((2, 3, 4),
 SCATTER_CASES += [((LARGE[0], 64), (100, 1))]
 
 
+def _reduction(prim) -> str:
+    """A scatter's reduction: "Update", or the R of ScatterR, ScatterNdR, TensorScatterR (Add, Sub, ...)."""
+    return prim.name.removeprefix("Tensor").removeprefix("Scatter").removeprefix("Nd")
+
+
+_NP_REDUCTIONS = {
+    "Add": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "Div": np.divide,
+    "Max": np.maximum,
+    "Min": np.minimum,
+}
+
+
 def _scatter_samples(record, prim, ins, outs, rng):
-    """Distinct rows for the updates (the GPU writes any one of equal rows); repeated rows too for the adds.
-    A row-indexed scatter (ScatterAdd, ScatterUpdate) takes the N-d case's indices without their last dim."""
-    adds = "Add" in prim.name
-    for xshape, ishape in SCATTER_CASES + ([((6, 3), (9, 1)), ((7,), (40, 1))] if adds else []):
+    """Distinct rows for the updates (the GPU writes any one of equal rows); repeated rows too for the
+    reductions. A row-indexed scatter (ScatterR, ScatterUpdate) takes the N-d case's indices without their last
+    dim. Div divides by updates at least 1 from 0."""
+    reduces = _reduction(prim) != "Update"
+    for xshape, ishape in SCATTER_CASES + ([((6, 3), (9, 1)), ((7,), (40, 1))] if reduces else []):
         x = make_array(xshape, ins[0], rng)
         k = 1 if prim.row_indices else ishape[-1]
         ishape = ishape[:-1] + (k,)
@@ -554,23 +570,38 @@ def _scatter_samples(record, prim, ins, outs, rng):
         if prim.row_indices:
             idx = idx[..., 0]
         updates = make_array(ishape[:-1] + xshape[k:], ins[2], rng)
+        if _reduction(prim) == "Div":
+            updates = np.where(updates >= 0, updates + 1, updates - 1).astype(updates.dtype)
         yield Sample((x, idx, updates), desc=f"x{list(xshape)} indices{list(idx.shape)}")
 
 
+def _scatter_where(prim, indices) -> tuple:
+    return (indices,) if prim.row_indices else tuple(indices[..., d] for d in range(indices.shape[-1]))
+
+
 def _scatter_ref(prim, x, indices, updates):
+    """NumPy's ufunc.at, which applies repeated rows one after another in the array's dtype, as the kernels."""
     out = x.copy()
-    where = (indices,) if prim.row_indices else tuple(indices[..., d] for d in range(indices.shape[-1]))
-    if "Add" in prim.name:
-        with np.errstate(over="ignore"):
-            np.add.at(out, where, updates)
-    else:
+    where = _scatter_where(prim, indices)
+    reduction = _reduction(prim)
+    if reduction == "Update":
         out[where] = updates
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            _NP_REDUCTIONS[reduction].at(out, where, updates)
     return out
 
 
-def _scatter_add_mag(prim, x, indices, updates):
-    """The sum of |terms| at each element (float16 rounds at every add of a repeated row)."""
-    return _scatter_ref(prim, np.abs(x.astype(np.float64)), indices, np.abs(updates.astype(np.float64)))
+def _scatter_mag(prim, x, indices, updates):
+    """The size of the rounding at each element: the sum of |terms| for Add and Sub (float16 rounds at every
+    add of a repeated row), |result| for Mul and Div; Update, Max and Min are exact."""
+    if _reduction(prim) in ("Add", "Sub"):
+        absolute = np.abs(x.astype(np.float64))
+        np.add.at(absolute, _scatter_where(prim, indices), np.abs(updates.astype(np.float64)))
+        return absolute
+    if _reduction(prim) in ("Mul", "Div"):
+        return np.abs(_scatter_ref(prim, x.astype(np.float64), indices, updates.astype(np.float64)))
+    return None
 
 
 def _scatter_errors(f):
@@ -867,16 +898,20 @@ RECORDS = [
             _scatter_samples,
             _scatter_ref,
             args=(Arg(), Arg(), Arg()),
-            exact="Add" not in name,
-            magnitude=_scatter_add_mag if "Add" in name else None,
-            # half types round at each add of a repeated row (as NumPy's add.at in them): half an ulp of
-            # the partial sum per add, up to about 6 adds per element in these samples
+            exact=name.endswith(("Update", "Max", "Min")),
+            magnitude=None if name.endswith(("Update", "Max", "Min")) else _scatter_mag,
+            # half types round at each step of a repeated row (as NumPy's ufunc.at in them): half an ulp of
+            # the partial result per step, up to about 6 steps per element in these samples
             mag_tols={"Float16": 3e-3, "BFloat16": 1.2e-2},
             params=(0,) if getattr(ops, name).inplace else (),
             error_inputs=lambda name=name: _scatter_errors(getattr(ops, name)),
         )
-        for name in ("ScatterNdUpdate", "ScatterNdAdd", "ScatterUpdate", "ScatterAdd")
-        + ("TensorScatterUpdate", "TensorScatterAdd")
+        for name in ("ScatterUpdate", "ScatterNdUpdate", "TensorScatterUpdate")
+        + tuple(
+            f"{spelling}{r}"
+            for r in ("Add", "Sub", "Mul", "Div", "Max", "Min")
+            for spelling in ("Scatter", "ScatterNd", "TensorScatter")
+        )
     ),
     OpRecord(
         "UnsortedSegmentSum",

@@ -318,6 +318,56 @@ def get_bprop_tensor_scatter_add(self):
     return bprop
 
 
+@bprop_getters.register(P.TensorScatterSub)
+def get_bprop_tensor_scatter_sub(self):
+    def bprop(x, indices, updates, out, dout):
+        return dout, zeros_like(indices), F.neg(F.gather_nd(dout, indices))
+
+    return bprop
+
+
+@bprop_getters.register(P.TensorScatterMul)
+def get_bprop_tensor_scatter_mul(self):
+    # out = x * u at the indexed slices: dx scales dout by the same updates; du = dout * x there (MindSpore's
+    # rule: exact when the rows' indices are distinct, as a product of repeated rows would need the others).
+    def bprop(x, indices, updates, out, dout):
+        dx = F.tensor_scatter_mul(dout, indices, updates)
+        return dx, zeros_like(indices), F.mul(F.gather_nd(dout, indices), F.gather_nd(x, indices))
+
+    return bprop
+
+
+@bprop_getters.register(P.TensorScatterDiv)
+def get_bprop_tensor_scatter_div(self):
+    # out = x / (u_1 ... u_k) at a slice: dx = dout / (u_1 ... u_k), du_j = -dout * out / u_j (repeated rows too).
+    def bprop(x, indices, updates, out, dout):
+        dx = F.tensor_scatter_div(dout, indices, updates)
+        du = F.neg(F.div(F.gather_nd(F.mul(dout, out), indices), updates))
+        return dx, zeros_like(indices), du
+
+    return bprop
+
+
+def _scatter_extreme_bprop(x, indices, updates, out, dout):
+    """The gradient of TensorScatterMax/Min: dout goes to the operands equal to the result (x or an update
+    row), split evenly among ties, as ReduceMax's bprop splits it."""
+    x_wins = F.cast(F.equal(x, out), dout.dtype)
+    u_wins = F.cast(F.equal(updates, F.gather_nd(out, indices)), dout.dtype)
+    ties = F.maximum(F.tensor_scatter_add(x_wins, indices, u_wins), F.ones_like(x_wins))
+    share = F.div(dout, ties)
+    return F.mul(share, x_wins), zeros_like(indices), F.mul(F.gather_nd(share, indices), u_wins)
+
+
+@bprop_getters.register(P.TensorScatterMax)
+def get_bprop_tensor_scatter_max(self):
+    return _scatter_extreme_bprop
+
+
+@bprop_getters.register(P.TensorScatterMin)
+def get_bprop_tensor_scatter_min(self):
+    return _scatter_extreme_bprop
+
+
 def _scatter_last(dvalues, indices, x_shape):
     """Zeros of ``x_shape`` with ``dvalues[..., j]`` added at ``[..., indices[..., j]]`` (the last dim)."""
     n = x_shape[-1]

@@ -793,10 +793,7 @@ def gather_nd(input_x, indices):
 
 
 _tensor_scatter_update = array_ops.TensorScatterUpdate()
-_tensor_scatter_add = array_ops.TensorScatterAdd()
-_scatter_add = array_ops.ScatterAdd()
 _scatter_update = array_ops.ScatterUpdate()
-_scatter_nd_add = array_ops.ScatterNdAdd()
 _scatter_nd_update = array_ops.ScatterNdUpdate()
 
 
@@ -805,9 +802,67 @@ def tensor_scatter_update(input_x, indices, updates):
     return _tensor_scatter_update(input_x, indices, updates)
 
 
+def scatter_update(input_x, indices, updates):
+    """``ScatterUpdate()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_update(input_x, indices, updates)
+
+
+def scatter_nd_update(input_x, indices, updates, use_locking=True):
+    """``ScatterNdUpdate()(input_x, indices, updates)``, in place on the Parameter ``input_x`` (``use_locking``
+    changes nothing: opforge does not race a write with another op)."""
+    return _scatter_nd_update(input_x, indices, updates)
+
+
+# The reducing scatters' functional forms, MindSpore's names: tensor_scatter_R(input_x, indices, updates) into
+# a copy; scatter_R(input_x, indices, updates) and scatter_nd_R(..., use_locking=False) in place on the
+# Parameter input_x (the writes are ordered whatever use_locking says).
+_tensor_scatter_add = array_ops.TensorScatterAdd()
+_tensor_scatter_sub = array_ops.TensorScatterSub()
+_tensor_scatter_mul = array_ops.TensorScatterMul()
+_tensor_scatter_div = array_ops.TensorScatterDiv()
+_tensor_scatter_max = array_ops.TensorScatterMax()
+_tensor_scatter_min = array_ops.TensorScatterMin()
+_scatter_add = array_ops.ScatterAdd()
+_scatter_mul = array_ops.ScatterMul()
+_scatter_div = array_ops.ScatterDiv()
+_scatter_max = array_ops.ScatterMax()
+_scatter_min = array_ops.ScatterMin()
+_scatter_nd_add = array_ops.ScatterNdAdd()
+_scatter_nd_sub = array_ops.ScatterNdSub()
+_scatter_nd_mul = array_ops.ScatterNdMul()
+_scatter_nd_div = array_ops.ScatterNdDiv()
+_scatter_nd_max = array_ops.ScatterNdMax()
+_scatter_nd_min = array_ops.ScatterNdMin()
+
+
 def tensor_scatter_add(input_x, indices, updates):
-    """``TensorScatterAdd()(input_x, indices, updates)`` (MindSpore's ``ops.tensor_scatter_add``)."""
+    """``TensorScatterAdd()(input_x, indices, updates)``."""
     return _tensor_scatter_add(input_x, indices, updates)
+
+
+def tensor_scatter_sub(input_x, indices, updates):
+    """``TensorScatterSub()(input_x, indices, updates)``."""
+    return _tensor_scatter_sub(input_x, indices, updates)
+
+
+def tensor_scatter_mul(input_x, indices, updates):
+    """``TensorScatterMul()(input_x, indices, updates)``."""
+    return _tensor_scatter_mul(input_x, indices, updates)
+
+
+def tensor_scatter_div(input_x, indices, updates):
+    """``TensorScatterDiv()(input_x, indices, updates)``."""
+    return _tensor_scatter_div(input_x, indices, updates)
+
+
+def tensor_scatter_max(input_x, indices, updates):
+    """``TensorScatterMax()(input_x, indices, updates)``."""
+    return _tensor_scatter_max(input_x, indices, updates)
+
+
+def tensor_scatter_min(input_x, indices, updates):
+    """``TensorScatterMin()(input_x, indices, updates)``."""
+    return _tensor_scatter_min(input_x, indices, updates)
 
 
 def scatter_add(input_x, indices, updates):
@@ -815,21 +870,54 @@ def scatter_add(input_x, indices, updates):
     return _scatter_add(input_x, indices, updates)
 
 
-def scatter_update(input_x, indices, updates):
-    """``ScatterUpdate()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
-    return _scatter_update(input_x, indices, updates)
+def scatter_mul(input_x, indices, updates):
+    """``ScatterMul()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_mul(input_x, indices, updates)
+
+
+def scatter_div(input_x, indices, updates):
+    """``ScatterDiv()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_div(input_x, indices, updates)
+
+
+def scatter_max(input_x, indices, updates):
+    """``ScatterMax()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_max(input_x, indices, updates)
+
+
+def scatter_min(input_x, indices, updates):
+    """``ScatterMin()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_min(input_x, indices, updates)
 
 
 def scatter_nd_add(input_x, indices, updates, use_locking=False):
-    """``ScatterNdAdd()(input_x, indices, updates)``, in place on the Parameter ``input_x`` (the writes are
-    ordered whatever ``use_locking`` says)."""
+    """``ScatterNdAdd()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
     return _scatter_nd_add(input_x, indices, updates)
 
 
-def scatter_nd_update(input_x, indices, updates, use_locking=True):
-    """``ScatterNdUpdate()(input_x, indices, updates)``, in place on the Parameter ``input_x`` (``use_locking``
-    changes nothing: opforge does not race a write with another op)."""
-    return _scatter_nd_update(input_x, indices, updates)
+def scatter_nd_sub(input_x, indices, updates, use_locking=False):
+    """``ScatterNdSub()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_nd_sub(input_x, indices, updates)
+
+
+def scatter_nd_mul(input_x, indices, updates, use_locking=False):
+    """``ScatterNdMul()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_nd_mul(input_x, indices, updates)
+
+
+def scatter_nd_div(input_x, indices, updates, use_locking=False):
+    """``ScatterNdDiv()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_nd_div(input_x, indices, updates)
+
+
+def scatter_nd_max(input_x, indices, updates, use_locking=False):
+    """``ScatterNdMax()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_nd_max(input_x, indices, updates)
+
+
+def scatter_nd_min(input_x, indices, updates, use_locking=False):
+    """``ScatterNdMin()(input_x, indices, updates)``, in place on the Parameter ``input_x``."""
+    return _scatter_nd_min(input_x, indices, updates)
 
 
 # Unary math and activations, MindSpore's functional names.

@@ -59,6 +59,21 @@ __all__ = [
     "ScatterAdd",
     "TensorScatterUpdate",
     "TensorScatterAdd",
+    "ScatterSub",
+    "ScatterNdSub",
+    "TensorScatterSub",
+    "ScatterMul",
+    "ScatterNdMul",
+    "TensorScatterMul",
+    "ScatterDiv",
+    "ScatterNdDiv",
+    "TensorScatterDiv",
+    "ScatterMax",
+    "ScatterNdMax",
+    "TensorScatterMax",
+    "ScatterMin",
+    "ScatterNdMin",
+    "TensorScatterMin",
     "UnsortedSegmentSum",
     "Range",
     "TopK",
@@ -958,7 +973,7 @@ class _Scatter(_Operator):
         return validator.check_tensors_dtypes_same_and_valid(args, self.valid_dtypes, self.name)
 
 
-_SCATTER_ADD_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64) + (
+_SCATTER_REDUCE_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64) + (
     mstype.int8,
     mstype.int16,
     mstype.int32,
@@ -985,7 +1000,7 @@ class ScatterNdAdd(_Scatter):
     index all add, in row order (CPU and GPU alike). ``updates``: ``indices.shape[:-1] + input_x.shape[K:]``.
     dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8; indices int32, int64."""
 
-    valid_dtypes = _SCATTER_ADD_TYPES
+    valid_dtypes = _SCATTER_REDUCE_TYPES
 
     @prim_attr_register
     def __init__(self, use_locking=False):
@@ -1012,7 +1027,7 @@ class ScatterAdd(_Scatter):
     dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8; indices int32, int64."""
 
     row_indices = True
-    valid_dtypes = _SCATTER_ADD_TYPES
+    valid_dtypes = _SCATTER_REDUCE_TYPES
 
     @prim_attr_register
     def __init__(self, use_locking=False):
@@ -1037,7 +1052,200 @@ class TensorScatterAdd(_Scatter):
     dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8; indices int32, int64."""
 
     inplace = False
-    valid_dtypes = _SCATTER_ADD_TYPES
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        self._init_scatter()
+
+
+# The reducing scatters of Sub, Mul, Div, Max and Min, in MindSpore's three spellings: ScatterR (rows of
+# input_x's first dim, in place), ScatterNdR (N-d indices, in place) and TensorScatterR (N-d, into a copy).
+# Rows with one index fold in row order on both backends; Max and Min keep a NaN (NumPy's maximum, minimum);
+# integers wrap as NumPy's. dtypes: float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8
+# (ScatterDiv, ScatterNdDiv, TensorScatterDiv: the floats); indices int32, int64.
+_SCATTER_DIV_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64)
+
+
+class ScatterSub(_Scatter):
+    r"""In place: ``ScatterSub(use_locking=False)(input_x, indices, updates)`` subtracts ``updates[i, ...]`` at
+    ``input_x[indices[i], ...]`` and returns the Parameter ``input_x`` (``updates``: ``indices.shape +
+    input_x.shape[1:]``). See the note above the reducing scatters for dtypes and repeated rows."""
+
+    row_indices = True
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class ScatterNdSub(_Scatter):
+    r"""In place: ``ScatterNdSub(use_locking=False)(input_x, indices, updates)`` subtracts each ``updates`` slice
+    at the N-d index of its row of ``indices`` and returns the Parameter ``input_x`` (``updates``:
+    ``indices.shape[:-1] + input_x.shape[K:]``)."""
+
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class TensorScatterSub(_Scatter):
+    r"""``TensorScatterSub()(input_x, indices, updates)``: a copy of ``input_x`` that subtracts each ``updates``
+    slice at the N-d index of its row of ``indices``."""
+
+    inplace = False
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        self._init_scatter()
+
+
+class ScatterMul(_Scatter):
+    r"""In place: ``ScatterMul(use_locking=False)(input_x, indices, updates)`` multiplies by ``updates[i, ...]`` at
+    ``input_x[indices[i], ...]`` and returns the Parameter ``input_x`` (``updates``: ``indices.shape +
+    input_x.shape[1:]``). See the note above the reducing scatters for dtypes and repeated rows."""
+
+    row_indices = True
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class ScatterNdMul(_Scatter):
+    r"""In place: ``ScatterNdMul(use_locking=False)(input_x, indices, updates)`` multiplies by each ``updates`` slice
+    at the N-d index of its row of ``indices`` and returns the Parameter ``input_x`` (``updates``:
+    ``indices.shape[:-1] + input_x.shape[K:]``)."""
+
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class TensorScatterMul(_Scatter):
+    r"""``TensorScatterMul()(input_x, indices, updates)``: a copy of ``input_x`` that multiplies by each ``updates``
+    slice at the N-d index of its row of ``indices``."""
+
+    inplace = False
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        self._init_scatter()
+
+
+class ScatterDiv(_Scatter):
+    r"""In place: ``ScatterDiv(use_locking=False)(input_x, indices, updates)`` divides by ``updates[i, ...]`` at
+    ``input_x[indices[i], ...]`` and returns the Parameter ``input_x`` (``updates``: ``indices.shape +
+    input_x.shape[1:]``). See the note above the reducing scatters for dtypes and repeated rows."""
+
+    row_indices = True
+    valid_dtypes = _SCATTER_DIV_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class ScatterNdDiv(_Scatter):
+    r"""In place: ``ScatterNdDiv(use_locking=False)(input_x, indices, updates)`` divides by each ``updates`` slice
+    at the N-d index of its row of ``indices`` and returns the Parameter ``input_x`` (``updates``:
+    ``indices.shape[:-1] + input_x.shape[K:]``)."""
+
+    valid_dtypes = _SCATTER_DIV_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class TensorScatterDiv(_Scatter):
+    r"""``TensorScatterDiv()(input_x, indices, updates)``: a copy of ``input_x`` that divides by each ``updates``
+    slice at the N-d index of its row of ``indices``."""
+
+    inplace = False
+    valid_dtypes = _SCATTER_DIV_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        self._init_scatter()
+
+
+class ScatterMax(_Scatter):
+    r"""In place: ``ScatterMax(use_locking=False)(input_x, indices, updates)`` maxes with ``updates[i, ...]`` at
+    ``input_x[indices[i], ...]`` and returns the Parameter ``input_x`` (``updates``: ``indices.shape +
+    input_x.shape[1:]``). See the note above the reducing scatters for dtypes and repeated rows."""
+
+    row_indices = True
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class ScatterNdMax(_Scatter):
+    r"""In place: ``ScatterNdMax(use_locking=False)(input_x, indices, updates)`` maxes with each ``updates`` slice
+    at the N-d index of its row of ``indices`` and returns the Parameter ``input_x`` (``updates``:
+    ``indices.shape[:-1] + input_x.shape[K:]``)."""
+
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class TensorScatterMax(_Scatter):
+    r"""``TensorScatterMax()(input_x, indices, updates)``: a copy of ``input_x`` that maxes with each ``updates``
+    slice at the N-d index of its row of ``indices``."""
+
+    inplace = False
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self):
+        self._init_scatter()
+
+
+class ScatterMin(_Scatter):
+    r"""In place: ``ScatterMin(use_locking=False)(input_x, indices, updates)`` mins with ``updates[i, ...]`` at
+    ``input_x[indices[i], ...]`` and returns the Parameter ``input_x`` (``updates``: ``indices.shape +
+    input_x.shape[1:]``). See the note above the reducing scatters for dtypes and repeated rows."""
+
+    row_indices = True
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class ScatterNdMin(_Scatter):
+    r"""In place: ``ScatterNdMin(use_locking=False)(input_x, indices, updates)`` mins with each ``updates`` slice
+    at the N-d index of its row of ``indices`` and returns the Parameter ``input_x`` (``updates``:
+    ``indices.shape[:-1] + input_x.shape[K:]``)."""
+
+    valid_dtypes = _SCATTER_REDUCE_TYPES
+
+    @prim_attr_register
+    def __init__(self, use_locking=False):
+        self._init_scatter(use_locking)
+
+
+class TensorScatterMin(_Scatter):
+    r"""``TensorScatterMin()(input_x, indices, updates)``: a copy of ``input_x`` that mins with each ``updates``
+    slice at the N-d index of its row of ``indices``."""
+
+    inplace = False
+    valid_dtypes = _SCATTER_REDUCE_TYPES
 
     @prim_attr_register
     def __init__(self):

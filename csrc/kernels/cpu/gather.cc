@@ -1,5 +1,6 @@
-// Gather(params, indices, axis), GatherNd(x, indices), the scatters (x, indices, updates): ScatterNdUpdate,
-// ScatterNdAdd, ScatterUpdate and ScatterAdd in place, TensorScatterUpdate and TensorScatterAdd into a copy,
+// Gather(params, indices, axis), GatherNd(x, indices), the scatters (x, indices, updates): ScatterUpdate,
+// ScatterNdUpdate and the reducing ScatterR, ScatterNdR (R: Add, Sub, Mul, Div, Max, Min) in place,
+// TensorScatterUpdate and TensorScatterR into a copy,
 // and UnsortedSegmentSum(x, segment_ids, num_segments). Indices are int32 or int64; out-of-range
 // indices raise an error naming the op and the index (UnsortedSegmentSum drops ids outside
 // [0, num_segments), as MindSpore). The index math is functors/gather.h, shared with the CUDA kernels.
@@ -202,10 +203,11 @@ template <typename E, typename I>
 using ScatterNdUpdateCpuKernel = ScatterCpuKernel<E, I, ScatterUpdateOp, false>;
 template <typename E, typename I>
 using ScatterUpdateCpuKernel = ScatterCpuKernel<E, I, ScatterUpdateOp, true>;
-template <typename T, typename I>
-using ScatterNdAddCpuKernel = ScatterCpuKernel<T, I, ScatterAddOp, false>;
-template <typename T, typename I>
-using ScatterAddCpuKernel = ScatterCpuKernel<T, I, ScatterAddOp, true>;
+// The reducing scatters of F (AddOp, SubOp, ...): on x's first dim, or on rows of N-d indices.
+template <typename T, typename I, typename F>
+using ScatterRowsReduceCpuKernel = ScatterCpuKernel<T, I, ScatterReduceOp<F>, true>;
+template <typename T, typename I, typename F>
+using ScatterNdReduceCpuKernel = ScatterCpuKernel<T, I, ScatterReduceOp<F>, false>;
 
 template <typename T, typename I>
 class UnsortedSegmentSumCpuKernel : public CpuKernel {
@@ -285,28 +287,39 @@ REG_GATHER_BOTH(kNumberTypeComplex128, Bytes16);
                     KernelAttr().AddInputAttr(ID).AddInputAttr(kNumberTypeInt64).AddOutputAttr(ID),             \
                     UnsortedSegmentSumCpuKernel<T, int64_t>)
 
-#define REG_SCATTER_ADD_AS(T, ID, IID, I)                                                                      \
-  MS_REG_CPU_KERNEL(ScatterAdd, KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID), \
-                    ScatterAddCpuKernel<T, I>);                                                                  \
-  MS_REG_CPU_KERNEL(ScatterNdAdd,                                                                                \
+// ScatterR, ScatterNdR and TensorScatterR of the reduction R (Add, Sub, ...) with the functor F.
+#define REG_SCATTER_REDUCE_AS(R, F, T, ID, IID, I)                                                            \
+  MS_REG_CPU_KERNEL(Scatter##R, KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID), \
+                    ScatterRowsReduceCpuKernel<T, I, F>);                                                        \
+  MS_REG_CPU_KERNEL(ScatterNd##R,                                                                                \
                     KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID),          \
-                    ScatterNdAddCpuKernel<T, I>);                                                                \
-  MS_REG_CPU_KERNEL(TensorScatterAdd,                                                                            \
+                    ScatterNdReduceCpuKernel<T, I, F>);                                                          \
+  MS_REG_CPU_KERNEL(TensorScatter##R,                                                                            \
                     KernelAttr().AddInputAttr(ID).AddInputAttr(IID).AddInputAttr(ID).AddOutputAttr(ID),          \
-                    ScatterNdAddCpuKernel<T, I>)
-#define REG_SCATTER_ADD(T, ID)                                \
-  REG_SCATTER_ADD_AS(T, ID, kNumberTypeInt32, int32_t); \
-  REG_SCATTER_ADD_AS(T, ID, kNumberTypeInt64, int64_t)
+                    ScatterNdReduceCpuKernel<T, I, F>)
+#define REG_SCATTER_REDUCE_T(R, F, T, ID)                         \
+  REG_SCATTER_REDUCE_AS(R, F, T, ID, kNumberTypeInt32, int32_t); \
+  REG_SCATTER_REDUCE_AS(R, F, T, ID, kNumberTypeInt64, int64_t)
+#define REG_SCATTER_REDUCE_FLOAT(R, F)                            \
+  REG_SCATTER_REDUCE_T(R, F, float16, kNumberTypeFloat16);       \
+  REG_SCATTER_REDUCE_T(R, F, bfloat16, kNumberTypeBFloat16);     \
+  REG_SCATTER_REDUCE_T(R, F, float, kNumberTypeFloat32);         \
+  REG_SCATTER_REDUCE_T(R, F, double, kNumberTypeFloat64)
+// DataType.NUMBER_Default: the floats and int8, int16, int32, int64, uint8.
+#define REG_SCATTER_REDUCE(R, F)                             \
+  REG_SCATTER_REDUCE_FLOAT(R, F);                            \
+  REG_SCATTER_REDUCE_T(R, F, int8_t, kNumberTypeInt8);       \
+  REG_SCATTER_REDUCE_T(R, F, int16_t, kNumberTypeInt16);     \
+  REG_SCATTER_REDUCE_T(R, F, int32_t, kNumberTypeInt32);     \
+  REG_SCATTER_REDUCE_T(R, F, int64_t, kNumberTypeInt64);     \
+  REG_SCATTER_REDUCE_T(R, F, uint8_t, kNumberTypeUInt8)
 
-REG_SCATTER_ADD(float16, kNumberTypeFloat16);
-REG_SCATTER_ADD(bfloat16, kNumberTypeBFloat16);
-REG_SCATTER_ADD(float, kNumberTypeFloat32);
-REG_SCATTER_ADD(double, kNumberTypeFloat64);
-REG_SCATTER_ADD(int8_t, kNumberTypeInt8);
-REG_SCATTER_ADD(int16_t, kNumberTypeInt16);
-REG_SCATTER_ADD(int32_t, kNumberTypeInt32);
-REG_SCATTER_ADD(int64_t, kNumberTypeInt64);
-REG_SCATTER_ADD(uint8_t, kNumberTypeUInt8);
+REG_SCATTER_REDUCE(Add, AddOp);
+REG_SCATTER_REDUCE(Sub, SubOp);
+REG_SCATTER_REDUCE(Mul, MulOp);
+REG_SCATTER_REDUCE(Max, MaximumOp);
+REG_SCATTER_REDUCE(Min, MinimumOp);
+REG_SCATTER_REDUCE_FLOAT(Div, DivOp);  // an integer division by zero would trap: floats only
 
 REG_USS(float16, kNumberTypeFloat16);
 REG_USS(bfloat16, kNumberTypeBFloat16);

@@ -24,12 +24,15 @@ __global__ void ScatterNdUpdateKernel(const E* updates, const I* indices, E* out
   OPF_GRID_STRIDE_LOOP(i, total) { out[nd.RowOffset(indices, i / nd.inner) + i % nd.inner] = updates[i]; }
 }
 
-// The adding scatters (ScatterAdd, ScatterNdAdd, TensorScatterAdd): one thread per column of the update
-// slices, every row in order (ScatterColumns), so rows with one index add up as on the CPU, without atomics
-// and bit for bit; the parallelism is the slice's length (a row of an embedding table, not its count).
-template <typename T, typename I>
-__global__ void ScatterAddKernel(const T* updates, const I* indices, T* out, int64_t rows, NdIndex nd) {
-  OPF_GRID_STRIDE_LOOP(r, nd.inner) { ScatterColumns<ScatterAddOp>(updates, indices, out, nd, rows, r, r + 1); }
+// The reducing scatters (ScatterR, ScatterNdR, TensorScatterR; R: Add, Sub, Mul, Div, Max, Min, with the
+// functor F): one thread per column of the update slices, every row in order (ScatterColumns), so rows with
+// one index fold as on the CPU, without atomics and bit for bit; the parallelism is the slice's length (a
+// row of an embedding table, not its count).
+template <typename T, typename I, typename F>
+__global__ void ScatterReduceKernel(const T* updates, const I* indices, T* out, int64_t rows, NdIndex nd) {
+  OPF_GRID_STRIDE_LOOP(r, nd.inner) {
+    ScatterColumns<ScatterReduceOp<F>>(updates, indices, out, nd, rows, r, r + 1);
+  }
 }
 
 // One thread per output element: deterministic, the rows summed in order as on the CPU.

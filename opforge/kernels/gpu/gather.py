@@ -2,8 +2,9 @@
 ``csrc/kernels/cuda/gather.cu`` for every KernelAttr the CPU registers. Out-of-range indices are an error,
 as on the CPU: the indices are read back to the host and checked before the launch (a synchronisation,
 as SparseSoftmaxCrossEntropyWithLogits does for its labels); Gather's, inside a captured device graph, on the
-device at each launch (``range_check.py``). ScatterNdUpdate, ScatterNdAdd, ScatterUpdate and ScatterAdd write the
-Parameter in place; TensorScatterUpdate and TensorScatterAdd a copy of ``input_x``."""
+device at each launch (``range_check.py``). ScatterUpdate, ScatterNdUpdate and the reducing ScatterR and
+ScatterNdR (R: Add, Sub, Mul, Div, Max, Min) write the Parameter in place; TensorScatterUpdate and
+TensorScatterR a copy of ``input_x``."""
 
 from __future__ import annotations
 
@@ -93,19 +94,23 @@ def _gather_nd_loop(spec, function, kernel):
     return run
 
 
-_ROW_INDEXED = ("ScatterUpdate", "ScatterAdd")  # their indices address x's first dim: rows of one coordinate
+# The reducing scatters' reductions and the functors (functors/arithmetic.h) they fold rows with.
+_REDUCERS = {"Add": "AddOp", "Sub": "SubOp", "Mul": "MulOp", "Div": "DivOp", "Max": "MaximumOp", "Min": "MinimumOp"}
+# ScatterUpdate and ScatterR index x's first dim: rows of one coordinate.
+_ROW_INDEXED = ("ScatterUpdate",) + tuple(f"Scatter{r}" for r in _REDUCERS)
 
 
 def _scatter_loop(spec, function, kernel):
     """``ScatterNdUpdateKernel<E, I>(updates, indices, x, total, nd)`` (one thread per element) or
-    ``ScatterAddKernel<T, I>(updates, indices, x, rows, nd)`` (one per column of the slices) into the Parameter,
+    ``ScatterReduceKernel<T, I, F>(updates, indices, x, rows, nd)`` (one per column of the slices) into the
+    Parameter,
     or into a copy of ``input_x`` (the Tensor scatters)."""
     x, indices = list(spec.in_shapes[0]), list(spec.in_shapes[1])
     nd, rows, k = _nd_index(spec.op_name, x, indices + [1] if spec.op_name in _ROW_INDEXED else indices)
     runtime, op_name = spec.device.runtime, spec.op_name
-    adds = "Add" in op_name
-    total = int(nd["inner"]) if adds else numel(spec.in_shapes[2])
-    size = np.int64(rows if adds else total)
+    reduces = "Update" not in op_name
+    total = int(nd["inner"]) if reduces else numel(spec.in_shapes[2])
+    size = np.int64(rows if reduces else total)
 
     def run(arrays):
         _check_rows(op_name, runtime, arrays[1], rows, k, x)
@@ -136,10 +141,10 @@ def _segment_sum_loop(spec, function, kernel):
     return run
 
 
-def _make(template, loop, ctype_of=bytes_ctype):
+def _make(template, loop, ctype_of=bytes_ctype, functor=None):
     def make(attr):
-        name = f"opforge::cuda::{template}<{ctype_of(attr.inputs[0])}, {ctype(attr.inputs[1])}>"
-        return CudaKernel(_SOURCE, name, loop)
+        args = [ctype_of(attr.inputs[0]), ctype(attr.inputs[1])] + ([f"opforge::{functor}"] if functor else [])
+        return CudaKernel(_SOURCE, f"opforge::cuda::{template}<{', '.join(args)}>", loop)
 
     return make
 
@@ -148,6 +153,7 @@ mirror_cpu_kernels("Gather", _make("GatherKernel", _gather_loop))
 mirror_cpu_kernels("GatherNd", _make("GatherNdKernel", _gather_nd_loop))
 for _name in ("ScatterNdUpdate", "TensorScatterUpdate", "ScatterUpdate"):
     mirror_cpu_kernels(_name, _make("ScatterNdUpdateKernel", _scatter_loop))
-for _name in ("ScatterAdd", "ScatterNdAdd", "TensorScatterAdd"):
-    mirror_cpu_kernels(_name, _make("ScatterAddKernel", _scatter_loop, ctype))
+for _reduction, _functor in _REDUCERS.items():
+    for _name in (f"Scatter{_reduction}", f"ScatterNd{_reduction}", f"TensorScatter{_reduction}"):
+        mirror_cpu_kernels(_name, _make("ScatterReduceKernel", _scatter_loop, ctype, _functor))
 mirror_cpu_kernels("UnsortedSegmentSum", _make("UnsortedSegmentSumKernel", _segment_sum_loop, ctype))

@@ -3,6 +3,7 @@
 // been checked to be in range before these run (the CPU kernels check them; the GPU reads them back).
 #pragma once
 
+#include "opforge/functors/arithmetic.h"
 #include "opforge/half.h"
 #include "opforge/portable.h"
 
@@ -44,8 +45,9 @@ struct NdIndex {
   }
 };
 
-// How a scatter writes an element of `updates` into its target: Update replaces it, Add adds to it (in
-// compute_t<T>, integers wrapping as NumPy's).
+// How a scatter writes an element of `updates` into its target: Update replaces it; a reducing scatter
+// (Add, Sub, Mul, Div, Max, Min) writes F(target, value) in compute_t<T>, with the elementwise operators'
+// functors: integers wrap as NumPy's, Max and Min keep a NaN, Div is for floating types only.
 struct ScatterUpdateOp {
   template <typename E>
   static OPF_HD void Apply(E* target, E value) {
@@ -53,15 +55,18 @@ struct ScatterUpdateOp {
   }
 };
 
-struct ScatterAddOp {
+template <typename F>
+struct ScatterReduceOp {
   template <typename T>
   static OPF_HD void Apply(T* target, T value) {
-    *target = Store<T>(Load(*target) + Load(value));
+    *target = Store<T>(F()(Load(*target), Load(value)));
   }
 };
 
+using ScatterAddOp = ScatterReduceOp<AddOp>;
+
 // Columns [r0, r1) of the update slices, every row in order into `out`: of rows with one index, Update
-// keeps the last and Add sums them in row order, so a split over columns (threads) gives one result.
+// keeps the last and a reduction folds them in row order, so a split over columns (threads) gives one result.
 template <typename Op, typename E, typename I>
 OPF_HD void ScatterColumns(const E* updates, const I* indices, E* out, const NdIndex& nd, int64_t rows, int64_t r0,
                            int64_t r1) {
