@@ -44,7 +44,19 @@ def _set_device_target(target) -> None:
         get_device(target)  # made on first use (the GPU: CuPy); the error says why it is not there
     except RuntimeError as e:
         raise RuntimeError(f"For 'set_context', the device_target '{target}' is not available: {e}") from None
-    _state["device_target"] = target
+    if target != _state["device_target"]:
+        _state["device_target"] = target
+        for listener in _device_target_listeners:
+            listener()
+
+
+# Called when the context's device_target changes: a call with no Tensor input runs there, so plans
+# cached for such calls (primitives/primitive.py) must be rebuilt.
+_device_target_listeners: list = []
+
+
+def on_device_target_change(listener) -> None:
+    _device_target_listeners.append(listener)
 
 
 def _set_cpu_fallback(value) -> None:

@@ -50,6 +50,15 @@ def test_context_device_target_makes_tensors_and_calls_on_the_gpu(gpu_context):
     assert y.device == "GPU" and y.asnumpy().tolist() == [1.0, 0.0]
 
 
+def test_a_call_without_tensor_inputs_follows_a_device_change(gpu_context):
+    # Fill has no Tensor input: its cached plan must not keep the device of the first call.
+    assert ops.fill(opforge.float32, (2,), 1.0).device == "CPU"
+    opforge.set_context(device_target="GPU")
+    assert ops.fill(opforge.float32, (2,), 1.0).device == "GPU"
+    opforge.set_context(device_target="CPU")
+    assert ops.fill(opforge.float32, (2,), 1.0).device == "CPU"
+
+
 def test_inputs_on_two_devices_raise_naming_both():
     x, y = Tensor(np.ones(2, np.float32), device="GPU"), Tensor(np.ones(2, np.float32))
     with pytest.raises(ValueError, match=r"For 'Add', .* input 'x' is on GPU and input 'y' is on CPU"):

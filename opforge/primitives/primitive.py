@@ -13,7 +13,7 @@ import functools
 import inspect
 import weakref
 
-from opforge import _C
+from opforge import _C, context
 from opforge import dtype as mstype
 from opforge.device import BACKENDS
 from opforge.dispatch import binding, plan
@@ -402,13 +402,15 @@ def _drop_shared_plans() -> None:
 
 
 def _forget_all_plans() -> None:
-    """A kernel was registered: every plan may now select differently."""
+    """A kernel was registered, or the context's device changed: every plan may now select differently
+    (a call without Tensor inputs runs on the context's device, and its plan is keyed without one)."""
     _drop_shared_plans()
     for prim in list(_unshared):
         prim._forget_plans()
 
 
 registry.on_change(_forget_all_plans)
+context.on_device_target_change(_forget_all_plans)
 _C.set_plan_sharing(_shared_plans, plan.freeze)  # the C fast path adopts shared plans as _adopt_plans does
 
 
