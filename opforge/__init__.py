@@ -69,6 +69,7 @@ from opforge.bprop import grad_attention_ops as _grad_attention_ops
 from opforge.bprop import grad_elemwise_ops as _grad_elemwise_ops
 from opforge.bprop import grad_nn_activation_ops as _grad_nn_activation_ops
 from opforge.bprop import grad_math_ext_ops as _grad_math_ext_ops
+from opforge.bprop import grad_linalg_ops as _grad_linalg_ops
 from opforge.bprop import grad_comm_ops as _grad_comm_ops
 from opforge.tools import profiler
 from opforge.jit import JitFunction, TraceError, jit

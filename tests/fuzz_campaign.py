@@ -581,11 +581,19 @@ def build_non_contiguous(pick, bl):
     return Case(bl.op, "non_contiguous", f"{bl.desc}; arg {i} strided", _call(bl, args), must_succeed=True)
 
 
+# Operators whose input must stay a symmetric matrix: a reversal of one matrix axis reverses both (P A P, with
+# P the reversal, is as symmetric and as positive definite as A).
+_SYMMETRIC_MATRIX_INPUT = ("Cholesky",)
+
+
 def build_negative_stride(pick, bl):
     i = pick.choice(_tensor_slots(bl))
     a = bl.args[i]
     axis = pick.integer(0, max(a.ndim - 1, 0))
-    args = _replace(bl.args, i, negative_stride(a, axis))
+    view = negative_stride(a, axis)
+    if bl.op in _SYMMETRIC_MATRIX_INPUT and axis >= a.ndim - 2:
+        view = negative_stride(view, 2 * a.ndim - 3 - axis)  # the other matrix axis
+    args = _replace(bl.args, i, view)
     desc = f"{bl.desc}; arg {i} reversed along axis {axis}"
     return Case(bl.op, "negative_stride", desc, _call(bl, args, finite_only=True), must_succeed=True)
 

@@ -28,8 +28,8 @@ from typing import Callable, Optional
 import numpy as np
 from op_db import OP_DB, make_array
 
+from opforge import Tensor, ops
 from opforge import dtype as mstype
-from opforge import ops
 
 F64 = mstype.float64
 
@@ -1173,8 +1173,6 @@ def _strided_grad_samples_for(masks):
 
 
 def _zeros(shape):
-    from opforge import Tensor
-
     return Tensor(np.zeros(shape, np.float64))
 
 
@@ -1258,6 +1256,51 @@ def _sort_grad_samples(prim, rng):
     for shape in [(5,), (3, 4), (2, 3, 2)]:
         if prim.axis < len(shape):
             yield GradSample((_distinct(shape, rng),), f"x{list(shape)}")
+
+
+def _well_conditioned_samples(prim, rng):
+    for shape in [(3, 3), (2, 2, 2), (1, 1)]:
+        n = shape[-1]
+        x = uniform(shape, -1.0, 1.0, rng=rng) + n * np.eye(n) * np.where(
+            rng.uniform(size=shape[:-2] + (1, 1)) < 0.5, -1, 1
+        )
+        yield GradSample((x,), f"x{list(shape)}")
+
+
+class _SymmetricCholesky:
+    """Cholesky of (x + x^T) / 2 + n I: the gradient of a symmetric input, which Cholesky's bprop gives (the
+    kernel reads one triangle, so finite differences of x itself see each off-diagonal pair once)."""
+
+    def __init__(self, upper):
+        self.prim = ops.Cholesky(upper)
+        self.name = "Cholesky"
+
+    def __call__(self, x):
+        n = x.shape[-1]
+        sym = ops.add(ops.mul(ops.add(x, ops.swapaxes(x, -1, -2)), 0.5), Tensor(n * np.eye(n), x.dtype))
+        return self.prim(sym)
+
+
+def _cholesky_samples(prim, rng):
+    for shape in [(3, 3), (2, 2, 2), (1, 1)]:
+        yield GradSample((uniform(shape, -1.0, 1.0, rng=rng),), f"x{list(shape)}")
+
+
+LINALG_GRAD_RECORDS = [
+    GradRecord(
+        "MatrixInverse",
+        _variants("MatrixInverse", **{"adjoint=False": {}, "adjoint=True": {"adjoint": True}}),
+        _well_conditioned_samples,
+        second_order=True,
+    ),
+    GradRecord("MatrixDeterminant", _variants("MatrixDeterminant"), _well_conditioned_samples, second_order=True),
+    GradRecord("LogMatrixDeterminant", _variants("LogMatrixDeterminant"), _well_conditioned_samples, second_order=True),
+    GradRecord(
+        "Cholesky",
+        {"upper=False": lambda: _SymmetricCholesky(False), "upper=True": lambda: _SymmetricCholesky(True)},
+        _cholesky_samples,
+    ),
+]
 
 
 ARRAY_GRAD_RECORDS = [
@@ -1351,7 +1394,7 @@ ARRAY_GRAD_RECORDS = [
     GradRecord("Select", _variants("Select"), _select_samples, second_order=True),
 ]
 
-GRAD_DB_LIST = GRAD_DB_LIST + ARRAY_GRAD_RECORDS
+GRAD_DB_LIST = GRAD_DB_LIST + ARRAY_GRAD_RECORDS + LINALG_GRAD_RECORDS
 
 # Conj (complex branch): on float64 samples it is the identity, so its bprop conj(dout) is dout. The
 # complex gradients of the holomorphic ops (dx = dout * conj(f'(x))) are checked against finite
@@ -1435,6 +1478,8 @@ NON_DIFFERENTIABLE = {
     "ScatterNdUpdate",
     *(f"{spelling}{r}" for spelling in ("Scatter", "ScatterNd") for r in ("Add", "Sub", "Mul", "Div", "Max", "Min")),
 }
+# Qr's and Svd's bprops are not written yet (both need the decomposition's adjoint formulas).
+NON_DIFFERENTIABLE |= {"Qr", "Svd"}
 # Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss, the
 # recurrent layers) is not implemented: differentiating through one raises a TypeError naming it.
 NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}

@@ -32,8 +32,10 @@ def _builtin_op_infos() -> dict:
     for mod in pkgutil.iter_modules(opforge.op_info.cpu.__path__):
         module = importlib.import_module(f"opforge.op_info.cpu.{mod.name}")
         for value in vars(module).values():
-            if isinstance(value, OpInfo):
-                infos[value.op_name, value.backend] = value
+            # an operator's own module holds its OpInfo; a family's module (scatter_reduce) a tuple of them
+            for info in value if isinstance(value, tuple) else (value,):
+                if isinstance(info, OpInfo):
+                    infos[info.op_name, info.backend] = info
     return infos
 
 

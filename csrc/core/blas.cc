@@ -1,5 +1,6 @@
 #include "core/blas.h"
 
+#include "core/lapack.h"
 #include "core/runtime.h"
 #include "opforge/parallel.h"
 
@@ -103,6 +104,7 @@ void Load(const std::string& path, const std::string& prefix) {
       dlsym(handle, (prefix + "openblas_set_threads_callback_function").c_str()));
   if (set_callback != nullptr) set_callback(RunJobs);
   if (g_set_threads != nullptr) g_set_threads(1);  // opforge's threads split the GEMMs (SplitGemm)
+  lapack::Load(handle, prefix);
 }
 
 bool Loaded() { return g_sgemm != nullptr; }

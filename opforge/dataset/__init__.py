@@ -3,7 +3,8 @@
 Sources: ``GeneratorDataset`` (a generator function, an iterable, or a random-access object with
 ``__getitem__`` and ``__len__``), ``NumpySlicesDataset`` (slices of arrays, lists or a dict of columns) and
 the file readers of ``opforge.dataset.readers``: ``MnistDataset``, ``Cifar10Dataset``, ``Cifar100Dataset``,
-``ImageFolderDataset``.
+``ImageFolderDataset``; ``TFRecordDataset`` (``tf.train.Example`` records, with a ``Schema``) and
+``MindDataset`` (MindRecord files, written by ``opforge.mindrecord.FileWriter``).
 Operations return new datasets: ``batch``, ``shuffle``, ``map``, ``repeat``, ``take``, ``skip``,
 ``project``, ``rename``. Iterate with ``create_tuple_iterator`` / ``create_dict_iterator`` (Tensors by
 default, NumPy arrays with ``output_numpy=True``) or ``for row in dataset``.
@@ -17,13 +18,17 @@ reads a random-access source and runs ``map`` in worker processes (threads with
 function is raised as a ``RuntimeError`` naming the dataset operation and the columns, chained to the
 original exception (its traceback follows).
 
-Not here: the MindRecord and TFRecord readers (and the other formats' readers), samplers beyond
+Not here: the other formats' readers (CSV, COCO, VOC, ...), samplers beyond
 shuffling and sharding, ``bucket_batch_by_length``, padded batches, dataset sink mode.
 """
 
 from opforge.dataset import config, transforms, vision
 from opforge.dataset.engine import Dataset, GeneratorDataset, NumpySlicesDataset
+from opforge.dataset.mindrecord import MindDataset
 from opforge.dataset.readers import Cifar10Dataset, Cifar100Dataset, ImageFolderDataset, MnistDataset
+from opforge.dataset.schema import Schema
+from opforge.dataset.shuffle import Shuffle
+from opforge.dataset.tfrecord import TFRecordDataset
 
 __all__ = [
     "Dataset",
@@ -33,6 +38,10 @@ __all__ = [
     "Cifar10Dataset",
     "Cifar100Dataset",
     "ImageFolderDataset",
+    "TFRecordDataset",
+    "MindDataset",
+    "Schema",
+    "Shuffle",
     "config",
     "transforms",
     "vision",

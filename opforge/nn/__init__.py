@@ -19,17 +19,22 @@ from opforge.nn import (
     cell,
     checkpoint,
     dynamic_lr,
+    embedding_lookup,
     grad_reducer,
+    image_quality,
     init,
     layers,
     layers_conv,
+    layers_fold,
     layers_image,
     learning_rate_schedule,
     loss,
     loss_scale,
+    micro_batch,
     normalization,
     optim,
     optim_extra,
+    optim_lazy_adam,
     padding,
     pooling,
     rnn,
@@ -40,10 +45,14 @@ from opforge.nn.activation import *  # noqa: F403
 from opforge.nn.cell import *  # noqa: F403
 from opforge.nn.checkpoint import *  # noqa: F403
 from opforge.nn.dynamic_lr import *  # noqa: F403
+from opforge.nn.embedding_lookup import *  # noqa: F403
 from opforge.nn.grad_reducer import *  # noqa: F403
+from opforge.nn.image_quality import *  # noqa: F403
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import *  # noqa: F403
 from opforge.nn.layers_conv import *  # noqa: F403
+from opforge.nn.layers_conv_transpose import *  # noqa: F403
+from opforge.nn.layers_fold import *  # noqa: F403
 from opforge.nn.layers_image import *  # noqa: F403
 from opforge.nn.learning_rate_schedule import *  # noqa: F403
 from opforge.nn.loss import *  # noqa: F403
@@ -64,9 +73,12 @@ from opforge.nn.metrics import (
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
 )  # fmt: skip
+from opforge.nn.metrics_segmentation import ConfusionMatrixMetric, HausdorffDistance
+from opforge.nn.micro_batch import *  # noqa: F403
 from opforge.nn.normalization import *  # noqa: F403
 from opforge.nn.optim import *  # noqa: F403
 from opforge.nn.optim_extra import *  # noqa: F403
+from opforge.nn.optim_lazy_adam import *  # noqa: F403
 from opforge.nn.padding import *  # noqa: F403
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.pooling import *  # noqa: F403
@@ -79,15 +91,20 @@ _STAR_MODULES = (
     cell,
     checkpoint,
     dynamic_lr,
+    embedding_lookup,
     grad_reducer,
+    image_quality,
     layers,
     layers_conv,
+    layers_fold,
     layers_image,
     learning_rate_schedule,
     loss,
+    micro_batch,
     normalization,
     optim,
     optim_extra,
+    optim_lazy_adam,
     padding,
     pooling,
     rnn,
@@ -100,7 +117,7 @@ __all__ = [
     "Jvp", "Vjp", "init", "get_seed", "initializer", "set_seed", "DynamicLossScaleUpdateCell",
     "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell", "F1", "MAE", "MSE", "Accuracy", "ConfusionMatrix",
     "Dice", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-    "TopKCategoricalAccuracy", "PipelineCell",
+    "TopKCategoricalAccuracy", "PipelineCell", "ConfusionMatrixMetric", "HausdorffDistance",
     *(name for module in _STAR_MODULES for name in module.__all__),
 ]  # fmt: skip
 
@@ -120,6 +137,7 @@ def _register_mindspore_module_paths():
         "optim.rmsprop": optim,
         "optim.ada_grad": optim,
         "optim.lamb": optim,
+        "optim.lazyadam": optim_lazy_adam,
         "wrap.cell_wrapper": wrap,
         "wrap.loss_scale": loss_scale,
         "wrap.grad_reducer": grad_reducer,

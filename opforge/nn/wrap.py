@@ -5,11 +5,13 @@ from __future__ import annotations
 import numbers
 
 from opforge import context
+from opforge import dtype as mstype
 from opforge.bprop.grad_operation import _value_and_grad
 from opforge.dispatch import sharding
 from opforge.dispatch.trace import TraceError, tracing
 from opforge.nn.cell import Cell
 from opforge.nn.grad_reducer import DistributedGradReducer
+from opforge.nn.mixed_precision import mixed_precision_cast
 from opforge.nn.optim import Optimizer
 from opforge.nn.pipeline import PipelineCell
 from opforge.parallel_context import ParallelMode, _is_set, get_auto_parallel_context, optimizer_parallel
@@ -37,15 +39,23 @@ class WithLossCell(Cell):
 
 
 class WithEvalCell(Cell):
-    """``(loss, outputs, label)`` for evaluation: the network's outputs with their loss."""
+    """``(loss, outputs, label)`` for evaluation: the network's outputs with their loss. With
+    ``add_cast_fp32`` (what ``Model`` sets at amp O2, O3 and auto) the outputs and the label are cast to
+    float32 first."""
 
-    def __init__(self, network: Cell, loss_fn: Cell):
+    def __init__(self, network: Cell, loss_fn: Cell, add_cast_fp32: bool = False):
         super().__init__(auto_prefix=False)
+        if not isinstance(add_cast_fp32, bool):
+            raise TypeError(f"For 'WithEvalCell', the 'add_cast_fp32' must be bool, but got {add_cast_fp32!r}.")
         self._network = network
         self._loss_fn = loss_fn
+        self.add_cast_fp32 = add_cast_fp32
 
     def construct(self, data, label):
         outputs = self._network(data)
+        if self.add_cast_fp32:
+            label = mixed_precision_cast(mstype.float32, label)
+            outputs = mixed_precision_cast(mstype.float32, outputs)
         return self._loss_fn(outputs, label), outputs, label
 
 

@@ -7,8 +7,11 @@ from opforge.dispatch.batching import vmap  # MindSpore's ops.vmap; the batching
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register
 from opforge.ops import composite, functional, operations, signature, tensor_methods
 from opforge.ops.composite import HyperMap, Map, MultitypeFuncGraph
+from opforge.ops.conv_transpose import Conv3DTranspose  # composed of Conv2DBackpropInput, Pad, AddN, ...
 from opforge.ops.custom import Custom
+from opforge.ops.detection import *  # IOU, BoundingBoxEncode/Decode, CheckValid, NMSWithMask, ROIAlign, CropAndResize
 from opforge.ops.frontend_conv import Conv3D, conv3d, unfold  # composed of Conv2D, StridedSlice, ...
+from opforge.ops.frontend_fold import fold  # unfold's adjoint: StridedSliceGrad per window tap
 from opforge.ops.frontend_loss import SigmoidCrossEntropyWithLogits  # BCEWithLogitsLoss with unit weights
 from opforge.ops.frontend_ops import (
     Depend,
@@ -47,6 +50,10 @@ from opforge.ops.frontend_random import *  # StandardNormal, ..., randn, rand, .
 from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
 from opforge.ops.functional_extra import *  # MindSpore 2.x composite functional ops (max, tril, std, ...)
+from opforge.ops.functional_index import *  # scatter, tensor_scatter_elements, index_add, mode, matrix_band_part, ...
+from opforge.ops.functional_linalg import *  # inverse, det, slogdet, cholesky, qr, svd
+from opforge.ops.grid_sample import *  # grid_sample, affine_grid, GridSampler2D/3D, AffineGrid
+from opforge.ops.histogram import *  # HistogramFixedWidth, histc
 from opforge.ops.primitive import constexpr
 from opforge.primitives import batching_array_ops as _batching_array_ops
 from opforge.primitives import batching_math_ops as _batching_math_ops
@@ -57,6 +64,7 @@ from opforge.primitives.array_ops import *
 from opforge.primitives.attention_ops import *
 from opforge.primitives.comm_ops import *
 from opforge.primitives.conv_ops import *
+from opforge.primitives.linalg_ops import *
 from opforge.primitives.math_ext_ops import *
 from opforge.primitives.math_ops import *
 from opforge.primitives.nn_ops import *

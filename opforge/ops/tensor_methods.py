@@ -13,6 +13,7 @@ from opforge import dtype as mstype
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.ops import functional as F
 from opforge.ops import functional_extra as FX
+from opforge.ops import functional_index as FI
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["install"]
@@ -518,3 +519,9 @@ _EXTRA_METHODS = (
 for _fn in _EXTRA_METHODS:
     if not hasattr(Tensor, _fn.__name__):
         setattr(Tensor, _fn.__name__, _fn)
+
+# MindSpore's ``Tensor.scatter(axis, index, src)`` and ``Tensor.index_add(dim, index, source, *, alpha=1)``
+# (opforge/ops/functional_index.py), likewise only where Tensor has no such attribute.
+for _name, _fn in (("scatter", FI.scatter), ("index_add", FI.tensor_index_add)):
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _fn)

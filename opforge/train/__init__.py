@@ -20,6 +20,8 @@ from opforge.train.metrics import (
     MAE,
     MSE,
     Accuracy,
+    ConfusionMatrixMetric,
+    HausdorffDistance,
     Loss,
     Metric,
     Precision,
@@ -35,7 +37,8 @@ __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
     "ProgressBar", "History", "LambdaCallback", "EarlyStopping", "Metric", "Accuracy", "Loss", "MAE", "MSE",
     "TopKCategoricalAccuracy", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-    "Precision", "Recall", "callback", "metrics", "serialization", "loss_scale_manager",
+    "Precision", "Recall", "ConfusionMatrixMetric", "HausdorffDistance", "callback", "metrics", "serialization",
+    "loss_scale_manager",
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
     "save_checkpoint", "load_checkpoint", "load_param_into_net",
 ]  # fmt: skip

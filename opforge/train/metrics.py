@@ -3,4 +3,7 @@
 ``opforge.nn`` needs nothing of ``opforge.train``."""
 
 from opforge.nn.metrics import *  # noqa: F403
-from opforge.nn.metrics import __all__  # noqa: F401
+from opforge.nn.metrics import __all__ as _nn_metrics_all
+from opforge.nn.metrics_segmentation import ConfusionMatrixMetric, HausdorffDistance
+
+__all__ = [*_nn_metrics_all, "ConfusionMatrixMetric", "HausdorffDistance"]

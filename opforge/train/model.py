@@ -23,17 +23,19 @@ import sys
 
 import numpy as np
 
-from opforge.amp import LossScaleManager, auto_mixed_precision, train_step
+from opforge.amp import AMP_LEVELS, LossScaleManager, build_train_network
 from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
-from opforge.nn.wrap import WithEvalCell, WithLossCell
+from opforge.nn.wrap import WithEvalCell
 from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
 
 __all__ = ["Model"]
+
+_MODEL_KWARGS = ("loss_scale_manager", "keep_batchnorm_fp32", "boost_config_dict", "acc_level")
 
 
 def _metrics(metrics) -> dict:
@@ -83,20 +85,36 @@ class Model:
             raise TypeError(f"For 'Model', the 'network' must be a Cell, but got {type(network).__name__}.")
         if optimizer is not None and not isinstance(optimizer, Optimizer):
             raise TypeError(f"For 'Model', the 'optimizer' must be an Optimizer, but got {type(optimizer).__name__}.")
-        if amp_level not in ("O0", "O1", "O2", "O3", "auto"):
-            raise ValueError(f"For 'Model', the 'amp_level' must be 'O0'..'O3' or 'auto', but got {amp_level!r}.")
+        if amp_level not in AMP_LEVELS:
+            raise ValueError(f"For 'Model', the 'amp_level' must be one of {AMP_LEVELS}, but got {amp_level!r}.")
+        if optimizer is None and amp_level != "O0":  # (MindSpore's rule: amp is applied to the network it trains)
+            raise ValueError(
+                "For 'Model', auto mixed precision needs an 'optimizer' (it is applied to the training network), "
+                f"but the 'optimizer' is None and the 'amp_level' is {amp_level!r}; set amp_level='O0'."
+            )
         if eval_indexes is not None and len(eval_indexes) != 3:
             raise ValueError("For 'Model', the 'eval_indexes' must be [loss index, output index, label index].")
-        manager = self._loss_scale_manager = kwargs.pop("loss_scale_manager", None)
+        for key in kwargs:
+            if key not in _MODEL_KWARGS:
+                raise ValueError(f"For 'Model', the keyword arguments are {_MODEL_KWARGS}, but got {key!r}.")
+        manager = self._loss_scale_manager = kwargs.get("loss_scale_manager")
         if manager is not None and not isinstance(manager, LossScaleManager):
             raise TypeError(f"For 'Model', the 'loss_scale_manager' must be a LossScaleManager, but got {manager!r}.")
-        if amp_level != "O0" and optimizer is not None:  # (MindSpore casts the network it trains)
-            network = auto_mixed_precision(network, "O2" if amp_level == "auto" else amp_level)
+        if manager is not None and optimizer is None:
+            raise ValueError("For 'Model', a 'loss_scale_manager' needs an 'optimizer', but the 'optimizer' is None.")
+        # MindSpore's amp configuration: only what was given overrides the level's choice
+        self._amp_config = {k: kwargs[k] for k in ("loss_scale_manager", "keep_batchnorm_fp32") if k in kwargs}
+        self._amp_level, self._boost_level = amp_level, boost_level
         self._network, self._loss_fn, self._optimizer = network, loss_fn, optimizer
         self._metric_fns = _metrics(metrics)
         self._eval_indexes = eval_indexes
+        # build_train_network casts the network in place (to_float, BatchNorm kept in float32), so the eval
+        # and predict networks run in the training network's precision, as in MindSpore
         self._train_network = self._build_train_network()
-        self._eval_network = eval_network or (WithEvalCell(network, loss_fn) if loss_fn is not None else None)
+        cast_fp32 = amp_level in ("O2", "O3", "auto")
+        self._eval_network = eval_network or (
+            WithEvalCell(network, loss_fn, add_cast_fp32=cast_fp32) if loss_fn is not None else None
+        )
         if self._metric_fns and self._eval_network is None:
             raise ValueError("For 'Model', metrics need a 'loss_fn' or an 'eval_network' to evaluate with.")
 
@@ -106,8 +124,10 @@ class Model:
             # step (TrainOneStepCell, TrainOneStepWithLossScaleCell, a GAN's pair of steps). A loss_fn and no
             # optimizer would update nothing: train() says so.
             return self._network if self._loss_fn is None else None
-        net = self._network if self._loss_fn is None else WithLossCell(self._network, self._loss_fn)
-        return train_step(net, self._optimizer, self._loss_scale_manager)
+        return build_train_network(
+            self._network, self._optimizer, self._loss_fn, level=self._amp_level, boost_level=self._boost_level,
+            **self._amp_config,
+        )  # fmt: skip
 
     @property
     def train_network(self):

@@ -23,7 +23,10 @@ def _scatter_op_info(name: str, dtypes, in_place: bool):
     return reg.get_op_info()
 
 
-for _r, _dtypes in _REDUCTIONS.items():
-    op_info_register(_scatter_op_info(f"Scatter{_r}", _dtypes, True))
-    op_info_register(_scatter_op_info(f"ScatterNd{_r}", _dtypes, True))
-    op_info_register(_scatter_op_info(f"TensorScatter{_r}", _dtypes, False))
+scatter_reduce_op_infos = tuple(
+    _scatter_op_info(f"{spelling}{r}", dtypes, spelling != "TensorScatter")
+    for r, dtypes in _REDUCTIONS.items()
+    for spelling in ("Scatter", "ScatterNd", "TensorScatter")
+)
+for _info in scatter_reduce_op_infos:
+    op_info_register(_info)

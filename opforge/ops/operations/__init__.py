@@ -33,6 +33,7 @@ from opforge.primitives.array_ops import *  # noqa: F403
 from opforge.primitives.attention_ops import *  # noqa: F403
 from opforge.primitives.comm_ops import *  # noqa: F403
 from opforge.primitives.conv_ops import *  # noqa: F403
+from opforge.primitives.linalg_ops import *  # noqa: F403
 from opforge.primitives.math_ext_ops import *  # noqa: F403
 from opforge.primitives.math_ops import *  # noqa: F403
 from opforge.primitives.nn_ops import *  # noqa: F403

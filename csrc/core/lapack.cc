@@ -1,0 +1,122 @@
+#include "core/lapack.h"
+
+#include <dlfcn.h>
+
+#include <climits>
+#include <stdexcept>
+#include <type_traits>
+
+namespace opforge {
+namespace lapack {
+namespace {
+
+constexpr int kRowMajor = 101;  // LAPACK_ROW_MAJOR
+
+template <typename T>
+struct Fns {
+  using Getrf = int (*)(int, int, int, T*, int, int*);
+  using Getri = int (*)(int, int, T*, int, const int*);
+  using Potrf = int (*)(int, char, int, T*, int);
+  using Gesdd = int (*)(int, char, int, int, T*, int, T*, T*, int, T*, int);
+  using Geqrf = int (*)(int, int, int, T*, int, T*);
+  using Orgqr = int (*)(int, int, int, int, T*, int, const T*);
+  Getrf getrf = nullptr;
+  Getri getri = nullptr;
+  Potrf potrf = nullptr;
+  Gesdd gesdd = nullptr;
+  Geqrf geqrf = nullptr;
+  Orgqr orgqr = nullptr;
+};
+
+Fns<float> g_float;
+Fns<double> g_double;
+
+template <typename T>
+Fns<T>& Table() {
+  if constexpr (std::is_same_v<T, float>) {
+    return g_float;
+  } else {
+    return g_double;
+  }
+}
+
+template <typename Fn>
+void Resolve(void* handle, const std::string& name, Fn* fn) {
+  *fn = reinterpret_cast<Fn>(dlsym(handle, name.c_str()));
+}
+
+template <typename T>
+void LoadAll(void* handle, const std::string& prefix, char letter) {
+  Fns<T>& f = Table<T>();
+  const std::string p = prefix + "LAPACKE_" + letter;
+  Resolve(handle, p + "getrf", &f.getrf);
+  Resolve(handle, p + "getri", &f.getri);
+  Resolve(handle, p + "potrf", &f.potrf);
+  Resolve(handle, p + "gesdd", &f.gesdd);
+  Resolve(handle, p + "geqrf", &f.geqrf);
+  Resolve(handle, p + "orgqr", &f.orgqr);
+}
+
+// LAPACK's 32-bit sizes: a matrix dimension past INT_MAX is refused, not truncated.
+int Dim(int64_t v) {
+  if (v < 0 || v > INT_MAX) throw std::runtime_error("a matrix dimension does not fit LAPACK's 32-bit interface");
+  return static_cast<int>(v);
+}
+
+template <typename Fn>
+Fn Need(Fn fn, const char* name) {
+  if (fn == nullptr) throw std::runtime_error(std::string("the loaded BLAS library has no LAPACKE ") + name);
+  return fn;
+}
+
+}  // namespace
+
+void Load(void* handle, const std::string& prefix) {
+  LoadAll<float>(handle, prefix, 's');
+  LoadAll<double>(handle, prefix, 'd');
+}
+
+template <typename T>
+int Getrf(int64_t n, T* a, int32_t* ipiv) {
+  return Need(Table<T>().getrf, "getrf")(kRowMajor, Dim(n), Dim(n), a, Dim(n), ipiv);
+}
+
+template <typename T>
+int Getri(int64_t n, T* a, const int32_t* ipiv) {
+  return Need(Table<T>().getri, "getri")(kRowMajor, Dim(n), a, Dim(n), ipiv);
+}
+
+template <typename T>
+int Potrf(bool upper, int64_t n, T* a) {
+  return Need(Table<T>().potrf, "potrf")(kRowMajor, upper ? 'U' : 'L', Dim(n), a, Dim(n));
+}
+
+template <typename T>
+int Gesdd(char jobz, int64_t m, int64_t n, T* a, T* s, T* u, int64_t ldu, T* vt, int64_t ldvt) {
+  return Need(Table<T>().gesdd, "gesdd")(kRowMajor, jobz, Dim(m), Dim(n), a, Dim(n), s, u, Dim(ldu), vt,
+                                         Dim(ldvt));
+}
+
+template <typename T>
+int Geqrf(int64_t m, int64_t n, T* a, int64_t lda, T* tau) {
+  return Need(Table<T>().geqrf, "geqrf")(kRowMajor, Dim(m), Dim(n), a, Dim(lda), tau);
+}
+
+template <typename T>
+int Orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau) {
+  return Need(Table<T>().orgqr, "orgqr")(kRowMajor, Dim(m), Dim(n), Dim(k), a, Dim(lda), tau);
+}
+
+#define OPF_LAPACK_INSTANTIATE(T)                                           \
+  template int Getrf<T>(int64_t, T*, int32_t*);                             \
+  template int Getri<T>(int64_t, T*, const int32_t*);                       \
+  template int Potrf<T>(bool, int64_t, T*);                                 \
+  template int Gesdd<T>(char, int64_t, int64_t, T*, T*, T*, int64_t, T*, int64_t); \
+  template int Geqrf<T>(int64_t, int64_t, T*, int64_t, T*);                 \
+  template int Orgqr<T>(int64_t, int64_t, int64_t, T*, int64_t, const T*)
+
+OPF_LAPACK_INSTANTIATE(float);
+OPF_LAPACK_INSTANTIATE(double);
+
+}  // namespace lapack
+}  // namespace opforge

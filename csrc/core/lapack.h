@@ -1,0 +1,35 @@
+// LAPACK, from the BLAS library blas::Load opened (scipy-openblas32 carries LAPACKE): the factorizations of
+// the linear-algebra kernels (csrc/kernels/cpu/linalg.cc). Row-major matrices, float or double; each call
+// returns LAPACK's info (0: done; > 0: the factorization failed at that step, e.g. a singular matrix).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace opforge {
+namespace lapack {
+
+// Resolves the LAPACKE symbols (names with `prefix`) of the library at `handle`; blas::Load calls it.
+void Load(void* handle, const std::string& prefix);
+
+// LU with partial pivoting of an n x n matrix in place; ipiv (n, 1-based rows as LAPACK's).
+template <typename T>
+int Getrf(int64_t n, T* a, int32_t* ipiv);
+// The inverse from Getrf's factors, in place.
+template <typename T>
+int Getri(int64_t n, T* a, const int32_t* ipiv);
+// Cholesky of an n x n matrix in place: the lower (or upper) triangle; the other is left as it was.
+template <typename T>
+int Potrf(bool upper, int64_t n, T* a);
+// SVD of an m x n matrix (destroyed): s (min(m, n)); with jobz 'A' or 'S', u (m x ucols) and vt (vrows x n).
+template <typename T>
+int Gesdd(char jobz, int64_t m, int64_t n, T* a, T* s, T* u, int64_t ldu, T* vt, int64_t ldvt);
+// QR of an m x n matrix (lda its row length) in place: R above the diagonal, reflectors below and in tau.
+template <typename T>
+int Geqrf(int64_t m, int64_t n, T* a, int64_t lda, T* tau);
+// Q's first n columns (m x n, lda its row length) from Geqrf's k reflectors, in place.
+template <typename T>
+int Orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau);
+
+}  // namespace lapack
+}  // namespace opforge

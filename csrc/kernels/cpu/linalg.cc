@@ -1,0 +1,339 @@
+// The linear algebra of square and rectangular matrices in the last two dims, a batch in the leading ones,
+// through LAPACK (core/lapack.h): MatrixInverse(adjoint)(x), MatrixDeterminant()(x),
+// LogMatrixDeterminant()(x) -> (sign, log|det|), Cholesky(upper)(x), Qr(full_matrices)(x) -> (q, r) and
+// Svd(full_matrices, compute_uv)(x) -> (s, u, v). float32 and float64. The matrices of a batch split over
+// threads; a singular matrix (MatrixInverse) or one not positive definite (Cholesky) is an error naming its
+// position in the batch. A matrix holding a NaN or an infinity gives NaN outputs (LAPACK's results for it
+// are not defined).
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/lapack.h"
+#include "opforge/kernel.h"
+#include "opforge/parallel.h"
+
+namespace opforge {
+namespace {
+
+// The batch and matrix dims of x [..., rows, cols].
+struct MatrixBatch {
+  int64_t batch = 1, rows = 0, cols = 0;
+
+  void Init(const std::string& op, const std::vector<int64_t>& shape, bool square) {
+    OPF_CHECK(shape.size() >= 2, "For '" << op << "', the input must have at least 2 dims (a matrix), but got shape "
+                                         << ShapeToString(shape) << ".");
+    rows = shape[shape.size() - 2];
+    cols = shape.back();
+    OPF_CHECK(!square || rows == cols, "For '" << op << "', the matrices must be square, but got shape "
+                                               << ShapeToString(shape) << ".");
+    batch = 1;
+    for (size_t d = 0; d + 2 < shape.size(); ++d) batch *= shape[d];
+  }
+  int64_t size() const { return rows * cols; }
+};
+
+// Runs body(b) on every matrix of the batch across threads; the first b where it returned false (LAPACK's
+// info > 0) is returned, else -1.
+template <typename F>
+int64_t ForEachMatrix(int64_t batch, int64_t matrix_work, F&& body) {
+  std::atomic<int64_t> failed{batch};
+  ParallelFor(batch, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(matrix_work, 1)),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t b = begin; b < end; ++b) {
+                  if (!body(b)) {
+                    int64_t seen = failed.load();
+                    while (b < seen && !failed.compare_exchange_weak(seen, b)) {
+                    }
+                  }
+                }
+              });
+  return failed.load() == batch ? -1 : failed.load();
+}
+
+template <typename T>
+bool AllFinite(const T* a, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(a[i])) return false;
+  }
+  return true;
+}
+
+template <typename T>
+void FillNan(T* a, int64_t n) {
+  std::fill(a, a + n, std::numeric_limits<T>::quiet_NaN());
+}
+
+int64_t Cube(const MatrixBatch& m) { return m.rows * m.cols * std::max(m.rows, m.cols); }
+
+template <typename T>
+void TransposeSquare(T* a, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j) std::swap(a[i * n + j], a[j * n + i]);
+  }
+}
+
+// MatrixInverse: getrf then getri per matrix, into the output; adjoint: the inverse's transpose.
+template <typename T>
+class MatrixInverseCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    op_ = ctx.op_name();
+    m_.Init(op_, ctx.input(0).shape, true);
+    adjoint_ = ctx.GetBool("adjoint");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* y = args.output<T>(0);
+    const int64_t n = m_.rows, size = m_.size();
+    if (size == 0) return;
+    const int64_t bad = ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
+      std::vector<int32_t> ipiv(static_cast<size_t>(n));
+      T* a = y + b * size;
+      if (!AllFinite(x + b * size, size)) {
+        FillNan(a, size);
+        return true;
+      }
+      std::memcpy(a, x + b * size, static_cast<size_t>(size) * sizeof(T));
+      if (lapack::Getrf(n, a, ipiv.data()) != 0 || lapack::Getri(n, a, ipiv.data()) != 0) return false;
+      if (adjoint_) TransposeSquare(a, n);
+      return true;
+    });
+    OPF_CHECK(bad < 0, "For '" << op_ << "', the matrix at batch index " << bad
+                               << " is singular: it has no inverse.");
+  }
+
+ private:
+  std::string op_;
+  MatrixBatch m_;
+  bool adjoint_ = false;
+};
+
+// det = prod(diag(U)) * (-1)^(row swaps) of the LU factors (0 for a singular matrix: a zero pivot).
+template <typename T>
+void LuDeterminant(const T* x, int64_t n, T* sign, T* value, bool logarithm) {
+  std::vector<T> a(x, x + n * n);
+  std::vector<int32_t> ipiv(static_cast<size_t>(n));
+  lapack::Getrf(n, a.data(), ipiv.data());
+  T s = T(1), acc = logarithm ? T(0) : T(1);
+  for (int64_t i = 0; i < n; ++i) {
+    const T d = a[static_cast<size_t>(i * n + i)];
+    if (ipiv[static_cast<size_t>(i)] != i + 1) s = -s;
+    if (logarithm) {
+      if (d < T(0)) s = -s;
+      acc += std::log(std::abs(d));
+    } else {
+      acc *= d;
+    }
+  }
+  if (logarithm && std::isinf(acc) && acc < T(0)) s = T(0);  // log|0|: a singular matrix, sign 0
+  if (sign != nullptr) *sign = s;
+  *value = logarithm ? acc : s * acc;
+}
+
+// MatrixDeterminant (kLog false) -> det; LogMatrixDeterminant -> (sign, log|det|).
+template <typename T, bool kLog>
+class DeterminantCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override { m_.Init(ctx.op_name(), ctx.input(0).shape, true); }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* first = args.output<T>(0);
+    T* second = kLog ? args.output<T>(1) : nullptr;
+    const int64_t n = m_.rows, size = m_.size();
+    ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
+      if (n == 0) {  // the empty product: det 1
+        if (kLog) {
+          first[b] = T(1);
+          second[b] = T(0);
+        } else {
+          first[b] = T(1);
+        }
+        return true;
+      }
+      if (!AllFinite(x + b * size, size)) {
+        first[b] = std::numeric_limits<T>::quiet_NaN();
+        if (kLog) second[b] = first[b];
+        return true;
+      }
+      if (kLog) {
+        LuDeterminant(x + b * size, n, first + b, second + b, true);
+      } else {
+        LuDeterminant<T>(x + b * size, n, nullptr, first + b, false);
+      }
+      return true;
+    });
+  }
+
+ private:
+  MatrixBatch m_;
+};
+
+// Cholesky: x = L L^T (lower) or U^T U (upper), the other triangle zero.
+template <typename T>
+class CholeskyCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    op_ = ctx.op_name();
+    m_.Init(op_, ctx.input(0).shape, true);
+    upper_ = ctx.GetBool("upper");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* y = args.output<T>(0);
+    const int64_t n = m_.rows, size = m_.size();
+    if (size == 0) return;
+    const int64_t bad = ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
+      T* a = y + b * size;
+      if (!AllFinite(x + b * size, size)) {
+        FillNan(a, size);
+        return true;
+      }
+      std::memcpy(a, x + b * size, static_cast<size_t>(size) * sizeof(T));
+      if (lapack::Potrf(upper_, n, a) != 0) return false;
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          if (upper_ ? j < i : j > i) a[i * n + j] = T(0);
+        }
+      }
+      return true;
+    });
+    OPF_CHECK(bad < 0, "For '" << op_ << "', the matrix at batch index " << bad
+                               << " is not positive definite: it has no Cholesky factor.");
+  }
+
+ private:
+  std::string op_;
+  MatrixBatch m_;
+  bool upper_ = false;
+};
+
+// Qr: x [m, n] = q r; reduced (full_matrices false): q [m, k], r [k, n], k = min(m, n); full: q [m, m], r [m, n].
+template <typename T>
+class QrCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    m_.Init(ctx.op_name(), ctx.input(0).shape, false);
+    full_ = ctx.GetBool("full_matrices");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* q = args.output<T>(0);
+    T* r = args.output<T>(1);
+    const int64_t m = m_.rows, n = m_.cols, k = std::min(m, n), qcols = full_ ? m : k, rrows = full_ ? m : k;
+    ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
+      T* qb = q + b * m * qcols;
+      T* rb = r + b * rrows * n;
+      std::fill(rb, rb + rrows * n, T(0));
+      if (m == 0 || n == 0) {  // q: the identity's first columns
+        std::fill(qb, qb + m * qcols, T(0));
+        for (int64_t i = 0; i < std::min(m, qcols); ++i) qb[i * qcols + i] = T(1);
+        return true;
+      }
+      if (!AllFinite(x + b * m * n, m * n)) {
+        FillNan(qb, m * qcols);
+        FillNan(rb, rrows * n);
+        return true;
+      }
+      // A work matrix [m, max(n, qcols)]: x in the first n columns; Q's columns formed in place.
+      const int64_t w = std::max(n, qcols);
+      std::vector<T> a(static_cast<size_t>(m * w), T(0)), tau(static_cast<size_t>(k));
+      for (int64_t i = 0; i < m; ++i) std::copy(x + b * m * n + i * n, x + b * m * n + (i + 1) * n, &a[i * w]);
+      lapack::Geqrf(m, n, a.data(), w, tau.data());
+      for (int64_t i = 0; i < std::min(rrows, m); ++i) {
+        for (int64_t j = i; j < n; ++j) rb[i * n + j] = a[static_cast<size_t>(i * w + j)];
+      }
+      lapack::Orgqr(m, qcols, k, a.data(), w, tau.data());
+      for (int64_t i = 0; i < m; ++i) std::copy(&a[i * w], &a[i * w] + qcols, qb + i * qcols);
+      return true;
+    });
+  }
+
+ private:
+  MatrixBatch m_;
+  bool full_ = false;
+};
+
+// Svd: x [m, n] = u diag(s) v^T, s descending; u [m, k] and v [n, k] (k = min(m, n)), or [m, m] and [n, n]
+// (full_matrices); without compute_uv, u and v are zeros of those shapes (MindSpore's outputs).
+template <typename T>
+class SvdCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    op_ = ctx.op_name();
+    m_.Init(op_, ctx.input(0).shape, false);
+    full_ = ctx.GetBool("full_matrices");
+    compute_uv_ = ctx.GetBool("compute_uv");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* s = args.output<T>(0);
+    T* u = args.output<T>(1);
+    T* v = args.output<T>(2);
+    const int64_t m = m_.rows, n = m_.cols, k = std::min(m, n);
+    const int64_t ucols = full_ ? m : k, vcols = full_ ? n : k;
+    const int64_t bad = ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
+      T* ub = u + b * m * ucols;
+      T* vb = v + b * n * vcols;
+      std::fill(ub, ub + m * ucols, T(0));
+      std::fill(vb, vb + n * vcols, T(0));
+      if (k == 0) {  // no singular values; u and v: the identity's first columns
+        for (int64_t i = 0; compute_uv_ && i < std::min(m, ucols); ++i) ub[i * ucols + i] = T(1);
+        for (int64_t i = 0; compute_uv_ && i < std::min(n, vcols); ++i) vb[i * vcols + i] = T(1);
+        return true;
+      }
+      if (!AllFinite(x + b * m * n, m * n)) {
+        FillNan(s + b * k, k);
+        if (compute_uv_) {
+          FillNan(ub, m * ucols);
+          FillNan(vb, n * vcols);
+        }
+        return true;
+      }
+      std::vector<T> a(x + b * m * n, x + (b + 1) * m * n);
+      std::vector<T> vt(compute_uv_ ? static_cast<size_t>(vcols * n) : 1);
+      const char jobz = !compute_uv_ ? 'N' : full_ ? 'A' : 'S';
+      if (lapack::Gesdd(jobz, m, n, a.data(), s + b * k, compute_uv_ ? ub : nullptr, std::max<int64_t>(ucols, 1),
+                        compute_uv_ ? vt.data() : nullptr, std::max<int64_t>(n, 1)) != 0) {
+        return false;
+      }
+      for (int64_t i = 0; compute_uv_ && i < vcols; ++i) {  // v = vt^T
+        for (int64_t j = 0; j < n; ++j) vb[j * vcols + i] = vt[static_cast<size_t>(i * n + j)];
+      }
+      return true;
+    });
+    OPF_CHECK(bad < 0, "For '" << op_ << "', the SVD of the matrix at batch index " << bad << " did not converge.");
+  }
+
+ private:
+  std::string op_;
+  MatrixBatch m_;
+  bool full_ = false, compute_uv_ = true;
+};
+
+#define REG_LINALG(T, ID)                                                                                      \
+  MS_REG_CPU_KERNEL(MatrixInverse, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), MatrixInverseCpuKernel<T>); \
+  MS_REG_CPU_KERNEL(MatrixDeterminant, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID),                       \
+                    DeterminantCpuKernel<T, false>);                                                           \
+  MS_REG_CPU_KERNEL(LogMatrixDeterminant, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID),  \
+                    DeterminantCpuKernel<T, true>);                                                            \
+  MS_REG_CPU_KERNEL(Cholesky, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CholeskyCpuKernel<T>);          \
+  MS_REG_CPU_KERNEL(Qr, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), QrCpuKernel<T>);    \
+  MS_REG_CPU_KERNEL(Svd, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), \
+                    SvdCpuKernel<T>)
+
+REG_LINALG(float, kNumberTypeFloat32);
+REG_LINALG(double, kNumberTypeFloat64);
+
+}  // namespace
+}  // namespace opforge

@@ -1,0 +1,32 @@
+"""The linear-algebra operators' CPU op info (csrc/kernels/cpu/linalg.cc, through LAPACK): MatrixInverse,
+MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+_FLOATS = (DataType.F32_Default, DataType.F64_Default)
+
+
+def _matrix_op_info(name: str, x: str, outputs: tuple, attrs: tuple = ()):
+    reg = CpuRegOp(name).input(0, x, "required")
+    for i, out in enumerate(outputs):
+        reg = reg.output(i, out, "required")
+    for attr, default in attrs:
+        reg = reg.attr(attr, "optional", "bool", "all", default)
+    for t in _FLOATS:
+        reg = reg.dtype_format(t, *(t for _ in outputs))
+    return reg.get_op_info()
+
+
+linalg_op_infos = (
+    _matrix_op_info("MatrixInverse", "x", ("y",), (("adjoint", "False"),)),
+    _matrix_op_info("MatrixDeterminant", "x", ("y",)),
+    _matrix_op_info("LogMatrixDeterminant", "x", ("sign", "y")),
+    _matrix_op_info("Cholesky", "input_x", ("output",), (("upper", "False"),)),
+    _matrix_op_info("Qr", "x", ("q", "r"), (("full_matrices", "False"),)),
+    _matrix_op_info("Svd", "input", ("s", "u", "v"), (("full_matrices", "False"), ("compute_uv", "True"))),
+)
+for _info in linalg_op_infos:
+    op_info_register(_info)
+
+# No GPU kernels yet: opforge/op_info/gpu/ does not declare these for the GPU.
+CPU_ONLY = tuple(info.op_name for info in linalg_op_infos)

@@ -1,0 +1,612 @@
+"""MindSpore's object-detection operators, built from other primitives (no kernel of their own): ``IOU``/``iou``,
+``BoundingBoxEncode``/``bounding_box_encode``, ``BoundingBoxDecode``/``bounding_box_decode``,
+``CheckValid``/``check_valid``, ``ROIAlign`` and ``CropAndResize``/``crop_and_resize`` are element-wise math
+and gathers (opforge/ops/sampling.py), so they differentiate, run under ``jit`` and on the CPU and the GPU;
+``NMSWithMask`` runs on the host (which boxes it keeps depends on the data, box by box).
+
+The formulas are those of MindSpore's CPU kernels: boxes are (x0, y0, x1, y1) in pixels, a box's width is
+``x1 - x0 + 1`` (IOU, BoundingBoxEncode/Decode) or ``x1 - x0`` (NMSWithMask). float16 inputs are computed in
+float32 and cast back.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge import dtype as mstype
+from opforge.bprop.grad_operation import stop_gradient
+from opforge.dispatch.trace import tracing
+from opforge.ops import functional as F
+from opforge.ops.sampling import Corner, clamp_index, interpolate
+from opforge.primitives.validator import Validator as validator
+from opforge.tensor import Tensor
+
+__all__ = [
+    "IOU", "iou", "BoundingBoxEncode", "bounding_box_encode", "BoundingBoxDecode", "bounding_box_decode",
+    "CheckValid", "check_valid", "NMSWithMask", "ROIAlign", "CropAndResize", "crop_and_resize",
+]  # fmt: skip
+
+_BOX_FLOATS = (mstype.float16, mstype.float32, mstype.float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments
+
+
+def _tensor(op: str, arg: str, x) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"For '{op}', the '{arg}' must be a Tensor, but got {type(x).__name__}.")
+    return x
+
+
+def _boxes(op: str, arg: str, x, cols: int = 4, dtypes=_BOX_FLOATS) -> Tensor:
+    """A 2-D Tensor [n, cols] of one of ``dtypes``."""
+    x = _tensor(op, arg, x)
+    validator.check_tensor_dtype_valid(arg, x.dtype, dtypes, op)
+    if x.ndim != 2 or x.shape[1] != cols:
+        raise ValueError(f"For '{op}', the '{arg}' must have shape [n, {cols}], but got {list(x.shape)}.")
+    return x
+
+
+def _float_tuple(op: str, arg: str, value, n: int = 4) -> tuple:
+    """MindSpore's ``means``/``stds``: a tuple of ``n`` numbers (ints are taken as floats)."""
+    if not isinstance(value, tuple):
+        raise TypeError(f"For '{op}', the '{arg}' must be a tuple, but got {type(value).__name__}.")
+    if len(value) != n:
+        raise ValueError(f"For '{op}', the '{arg}' must have {n} elements, but got {len(value)}: {value!r}.")
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise TypeError(f"For '{op}', the '{arg}' must hold floats, but got {value!r}.")
+    return tuple(float(v) for v in value)
+
+
+def _compute(x: Tensor) -> Tensor:
+    """float16 is computed in float32 (cast back by the caller)."""
+    return F.cast(x, mstype.float32) if x.dtype == mstype.float16 else x
+
+
+def _back(y: Tensor, dtype) -> Tensor:
+    return y if y.dtype == dtype else F.cast(y, dtype)
+
+
+def _columns(x: Tensor) -> tuple:
+    return tuple(F.unstack(x, axis=1))
+
+
+def _host_checks() -> bool:
+    """Whether the data may be read for a check (not while a trace records: its values are not known)."""
+    return not tracing()
+
+
+# ---------------------------------------------------------------------------------------------
+# IOU
+
+
+class IOU:
+    r"""Intersection over union (MindSpore's ``ops.IOU``) of every ground-truth box with every anchor box:
+    ``IOU(mode)(anchor_boxes, gt_boxes)``, boxes (x0, y0, x1, y1), ``anchor_boxes`` [N, 4], ``gt_boxes`` [M, 4];
+    the output [M, N] holds at (i, j)
+
+    .. math:: \text{iou} = \frac{I}{A_j + G_i - I + 10^{-10}}, \qquad \text{iof} = \frac{I}{G_i + 10^{-10}}
+
+    with widths and heights ``x1 - x0 + 1`` (so ``A = (x1 - x0 + 1)(y1 - y0 + 1)``) and the intersection ``I``
+    the product of ``max(0, min(x1) - max(x0) + 1)`` and the same in y. ``mode`` "iou" (default) or "iof"
+    (anything else: KeyError, as MindSpore). dtypes: float16, float32, float64 (both inputs the same); output
+    as ``anchor_boxes``. Element-wise math, so it differentiates (MindSpore's has no gradient)."""
+
+    def __init__(self, mode="iou"):
+        if mode not in ("iou", "iof"):
+            raise KeyError(f"For 'IOU', only 'iou' or 'iof' are supported, but got 'mode': {mode!r}.")
+        self.mode = mode
+
+    def __call__(self, anchor_boxes, gt_boxes):
+        a, g = _boxes("IOU", "anchor_boxes", anchor_boxes), _boxes("IOU", "gt_boxes", gt_boxes)
+        validator.check_tensors_dtypes_same_and_valid(
+            {"anchor_boxes": a.dtype, "gt_boxes": g.dtype}, _BOX_FLOATS, "IOU"
+        )
+        ax0, ay0, ax1, ay1 = (F.expand_dims(c, 0) for c in _columns(_compute(a)))  # [1, N]
+        gx0, gy0, gx1, gy1 = (F.expand_dims(c, 1) for c in _columns(_compute(g)))  # [M, 1]
+        width = F.maximum(F.minimum(ax1, gx1) - F.maximum(ax0, gx0) + 1.0, 0.0)
+        height = F.maximum(F.minimum(ay1, gy1) - F.maximum(ay0, gy0) + 1.0, 0.0)
+        overlap = width * height
+        area_gt = (gx1 - gx0 + 1.0) * (gy1 - gy0 + 1.0)
+        if self.mode == "iou":
+            area_anchor = (ax1 - ax0 + 1.0) * (ay1 - ay0 + 1.0)
+            out = overlap / (area_anchor + area_gt - overlap + 1e-10)
+        else:
+            out = overlap / (area_gt + 1e-10)
+        return _back(out, a.dtype)
+
+
+def iou(anchor_boxes, gt_boxes, mode="iou"):
+    """MindSpore's ``ops.iou``: ``IOU(mode)(anchor_boxes, gt_boxes)``, [M, N]."""
+    return IOU(mode)(anchor_boxes, gt_boxes)
+
+
+# ---------------------------------------------------------------------------------------------
+# BoundingBoxEncode / BoundingBoxDecode
+
+
+def _centres(boxes: Tensor) -> tuple:
+    """(cx, cy, w, h) of boxes (x0, y0, x1, y1), widths ``x1 - x0 + 1``."""
+    x0, y0, x1, y1 = _columns(boxes)
+    return (x0 + x1) * 0.5, (y0 + y1) * 0.5, x1 - x0 + 1.0, y1 - y0 + 1.0
+
+
+def _pair_shapes(op: str, first: str, a: Tensor, second: str, b: Tensor) -> None:
+    validator.check_tensors_dtypes_same_and_valid({first: a.dtype, second: b.dtype}, _BOX_FLOATS, op)
+    if tuple(a.shape) != tuple(b.shape):
+        raise ValueError(
+            f"For '{op}', the '{first}' and '{second}' must have one shape, but got {list(a.shape)} and "
+            f"{list(b.shape)}."
+        )
+
+
+class BoundingBoxEncode:
+    r"""The offsets of ground-truth boxes from anchor boxes (MindSpore's ``ops.BoundingBoxEncode``):
+    ``BoundingBoxEncode(means, stds)(anchor_box, groundtruth_box)``, both [n, 4] (x0, y0, x1, y1). With centres
+    and sizes ``(px, py, pw, ph)`` of the anchor and ``(gx, gy, gw, gh)`` of the ground truth (``w = x1 - x0 +
+    1``), the output [n, 4] is
+
+    .. math:: \Big(\frac{(g_x - p_x)/p_w - m_0}{s_0}, \frac{(g_y - p_y)/p_h - m_1}{s_1},
+              \frac{\ln(g_w/p_w) - m_2}{s_2}, \frac{\ln(g_h/p_h) - m_3}{s_3}\Big).
+
+    ``means`` and ``stds``: tuples of 4 floats (defaults 0 and 1). dtypes: float16, float32, float64;
+    element-wise math, so it differentiates."""
+
+    def __init__(self, means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0)):
+        self.means = _float_tuple("BoundingBoxEncode", "means", means)
+        self.stds = _float_tuple("BoundingBoxEncode", "stds", stds)
+        if 0.0 in self.stds:
+            raise ValueError(f"For 'BoundingBoxEncode', the 'stds' must not hold 0, but got {stds!r}.")
+
+    def __call__(self, anchor_box, groundtruth_box):
+        a = _boxes("BoundingBoxEncode", "anchor_box", anchor_box)
+        g = _boxes("BoundingBoxEncode", "groundtruth_box", groundtruth_box)
+        _pair_shapes("BoundingBoxEncode", "anchor_box", a, "groundtruth_box", g)
+        px, py, pw, ph = _centres(_compute(a))
+        gx, gy, gw, gh = _centres(_compute(g))
+        deltas = ((gx - px) / pw, (gy - py) / ph, F.log(gw / pw), F.log(gh / ph))
+        out = F.stack([(d - m) / s for d, m, s in zip(deltas, self.means, self.stds)], 1)
+        return _back(out, a.dtype)
+
+
+def bounding_box_encode(anchor_box, groundtruth_box, means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0)):
+    """MindSpore's ``ops.bounding_box_encode``: ``BoundingBoxEncode(means, stds)(anchor_box, groundtruth_box)``."""
+    return BoundingBoxEncode(means, stds)(anchor_box, groundtruth_box)
+
+
+class BoundingBoxDecode:
+    r"""Boxes from anchor boxes and offsets (MindSpore's ``ops.BoundingBoxDecode``, the inverse of
+    BoundingBoxEncode): ``BoundingBoxDecode(max_shape, means, stds, wh_ratio_clip)(anchor_box, deltas)``, both
+    [n, 4]. With ``d = deltas * stds + means``, ``d_w`` and ``d_h`` clipped to :math:`\pm|\ln(wh\_ratio\_clip)|`,
+    and the anchor's centre and size ``(px, py, pw, ph)`` (``pw = x1 - x0 + 1``):
+
+    .. math:: g_x = p_x + p_w d_x,\ g_y = p_y + p_h d_y,\ g_w = p_w e^{d_w},\ g_h = p_h e^{d_h},
+
+    and the output is ``(gx - gw/2 + 1/2, gy - gh/2 + 1/2, gx + gw/2 - 1/2, gy + gh/2 - 1/2)``, its x clipped to
+    [0, max_shape[1]] and its y to [0, max_shape[0]]. ``max_shape``: a tuple (height, width); ``means``/``stds``
+    tuples of 4 floats; ``wh_ratio_clip`` a float (0.016). dtypes: float16, float32, float64; element-wise
+    math, so it differentiates."""
+
+    def __init__(self, max_shape, means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0), wh_ratio_clip=0.016):
+        name = "BoundingBoxDecode"
+        self.means = _float_tuple(name, "means", means)
+        self.stds = _float_tuple(name, "stds", stds)
+        if not isinstance(max_shape, tuple):
+            raise TypeError(f"For '{name}', the 'max_shape' must be a tuple, but got {type(max_shape).__name__}.")
+        if len(max_shape) != 2 or any(isinstance(v, bool) or not isinstance(v, int) for v in max_shape):
+            raise ValueError(f"For '{name}', the 'max_shape' must be 2 ints (height, width), but got {max_shape!r}.")
+        self.max_shape = max_shape
+        validator.check_value_type("wh_ratio_clip", wh_ratio_clip, [float], name)
+        if wh_ratio_clip <= 0:
+            raise ValueError(f"For '{name}', the 'wh_ratio_clip' must be positive, but got {wh_ratio_clip}.")
+        self.wh_ratio_clip = wh_ratio_clip
+
+    def __call__(self, anchor_box, deltas):
+        a = _boxes("BoundingBoxDecode", "anchor_box", anchor_box)
+        d = _boxes("BoundingBoxDecode", "deltas", deltas)
+        _pair_shapes("BoundingBoxDecode", "anchor_box", a, "deltas", d)
+        px, py, pw, ph = _centres(_compute(a))
+        dx, dy, dw, dh = (c * s + m for c, s, m in zip(_columns(_compute(d)), self.stds, self.means))
+        limit = abs(math.log(self.wh_ratio_clip))
+        dw, dh = F.clip_by_value(dw, -limit, limit), F.clip_by_value(dh, -limit, limit)
+        gx, gy = px + pw * dx, py + ph * dy
+        half_w, half_h = pw * F.exp(dw) * 0.5, ph * F.exp(dh) * 0.5
+        height, width = float(self.max_shape[0]), float(self.max_shape[1])
+        corners = (
+            F.clip_by_value(gx - half_w + 0.5, 0.0, width),
+            F.clip_by_value(gy - half_h + 0.5, 0.0, height),
+            F.clip_by_value(gx + half_w - 0.5, 0.0, width),
+            F.clip_by_value(gy + half_h - 0.5, 0.0, height),
+        )
+        return _back(F.stack(corners, 1), a.dtype)
+
+
+def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0),
+                        wh_ratio_clip=0.016):  # fmt: skip
+    """MindSpore's ``ops.bounding_box_decode``: ``BoundingBoxDecode(max_shape, means, stds, wh_ratio_clip)(anchor_box,
+    deltas)``."""
+    return BoundingBoxDecode(max_shape, means, stds, wh_ratio_clip)(anchor_box, deltas)
+
+
+# ---------------------------------------------------------------------------------------------
+# CheckValid
+
+
+_CHECK_VALID_DTYPES = (mstype.float16, mstype.float32, mstype.float64, mstype.int16, mstype.uint8)
+
+
+class CheckValid:
+    r"""Whether each box lies inside the image (MindSpore's ``ops.CheckValid``): ``CheckValid()(bboxes,
+    img_metas)``, ``bboxes`` [N, 4] (x0, y0, x1, y1), ``img_metas`` [3] (height, width, ratio); output [N] bool,
+    True where ``x0 >= 0``, ``y0 >= 0``, ``x1 <= width * ratio - 1`` and ``y1 <= height * ratio - 1`` (compared
+    in float64). dtypes: float16, float32, float64, int16, uint8 (both inputs the same)."""
+
+    def __call__(self, bboxes, img_metas):
+        b = _boxes("CheckValid", "bboxes", bboxes, dtypes=_CHECK_VALID_DTYPES)
+        m = _tensor("CheckValid", "img_metas", img_metas)
+        validator.check_tensors_dtypes_same_and_valid({"bboxes": b.dtype, "img_metas": m.dtype}, _CHECK_VALID_DTYPES,
+                                                      "CheckValid")  # fmt: skip
+        if tuple(m.shape) != (3,):
+            raise ValueError(
+                f"For 'CheckValid', the 'img_metas' must have shape [3] (height, width, ratio), but got "
+                f"{list(m.shape)}."
+            )
+        x0, y0, x1, y1 = _columns(F.cast(b, mstype.float64))
+        height, width, ratio = F.unstack(F.cast(m, mstype.float64), axis=0)
+        inside = (
+            F.greater_equal(x0, 0.0),
+            F.greater_equal(y0, 0.0),
+            F.less_equal(x1, width * ratio - 1.0),
+            F.less_equal(y1, height * ratio - 1.0),
+        )
+        out = inside[0]
+        for flag in inside[1:]:
+            out = F.logical_and(out, flag)
+        return out
+
+
+def check_valid(bboxes, img_metas):
+    """MindSpore's ``ops.check_valid``: ``CheckValid()(bboxes, img_metas)``."""
+    return CheckValid()(bboxes, img_metas)
+
+
+# ---------------------------------------------------------------------------------------------
+# NMSWithMask (on the host)
+
+
+def _nms_host(boxes: np.ndarray, threshold) -> tuple:
+    """(order, keep) of greedy non-maximum suppression in the input's dtype: ``order`` the boxes by score,
+    highest first (stable among equal scores); ``keep[j]`` False where a kept box before j overlaps box j with
+    an IoU (widths ``x1 - x0``) above ``threshold``."""
+    order = np.argsort(-boxes[:, 4], kind="stable")
+    s = boxes[order]
+    t = s.dtype.type
+    x0, y0, x1, y1 = (s[:, k] for k in range(4))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        width = np.maximum(np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :]), t(0))
+        height = np.maximum(np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :]), t(0))
+        inter = width * height
+        area = (x1 - x0) * (y1 - y0)
+        overlaps = (inter / ((area[:, None] + area[None, :]) - inter)) > t(threshold)  # NaN: no suppression
+    keep = np.ones(len(s), bool)
+    for i in range(len(s) - 1):
+        if keep[i]:
+            keep[i + 1 :] &= ~overlaps[i, i + 1 :]
+    return order, keep
+
+
+class NMSWithMask:
+    r"""Non-maximum suppression (MindSpore's ``ops.NMSWithMask``): ``NMSWithMask(iou_threshold)(bboxes)``,
+    ``bboxes`` [N, 5] (x0, y0, x1, y1, score). Returns ``(output_boxes, output_idx, selected_mask)``:
+    ``output_boxes`` [N, 5] the boxes sorted by score, highest first (ties keep their input order);
+    ``output_idx`` [N] int32, the positions 0..N-1 in ``output_boxes`` (MindSpore's CPU and GPU kernels give
+    these, not the input positions); ``selected_mask`` [N] bool: going down the sorted boxes, a box is dropped
+    when a kept box before it overlaps it with
+
+    .. math:: \frac{I}{A_i + A_j - I} > iou\_threshold
+
+    (areas ``(x1 - x0)(y1 - y0)``, computed in the input's dtype). The boxes kept depend on the data box by box,
+    so this runs on the host (a GPU Tensor is copied there and back); inside ``jit`` reading the boxes raises a
+    TraceError. No gradient. dtypes: float16, float32."""
+
+    def __init__(self, iou_threshold=0.5):
+        validator.check_value_type("iou_threshold", iou_threshold, [float], "NMSWithMask")
+        self.iou_threshold = iou_threshold
+
+    def __call__(self, bboxes):
+        b = _boxes("NMSWithMask", "bboxes", bboxes, cols=5, dtypes=(mstype.float16, mstype.float32))
+        if b.shape[0] <= 0:
+            raise ValueError(f"For 'NMSWithMask', the 'bboxes' must hold at least one box, but got {list(b.shape)}.")
+        order, keep = _nms_host(b.asnumpy(), self.iou_threshold)
+        return (
+            F.gather(stop_gradient(b), Tensor(order.astype(np.int32), device=b.device), 0),
+            Tensor(np.arange(len(order), dtype=np.int32), device=b.device),
+            Tensor(keep, device=b.device),
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# ROIAlign
+
+
+def _int_attr(op: str, arg: str, value, minimum=None) -> int:
+    validator.check_value_type(arg, value, [int], op)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"For '{op}', the '{arg}' must be at least {minimum}, but got {value}.")
+    return value
+
+
+def _roi_corners(coord: Tensor, size: int) -> tuple:
+    """ROIAlign's bilinear corners along a dim of ``size`` at ``coord`` (MindSpore's kernel): a sample below -1
+    or beyond ``size`` contributes 0; otherwise ``coord`` is clamped at 0, and from ``size - 1`` on it takes
+    that pixel alone."""
+    valid = F.cast(F.logical_and(F.greater_equal(coord, -1.0), F.less_equal(coord, float(size))), coord.dtype)
+    coord = F.maximum(coord, 0.0)
+    low = F.minimum(F.floor(coord), float(size - 1))
+    frac = F.minimum(coord - low, 1.0) * F.cast(F.less(low, float(size - 1)), coord.dtype)
+    return (
+        Corner(clamp_index(low, size), (1.0 - frac) * valid),
+        Corner(clamp_index(low + 1.0, size), frac * valid),
+    )
+
+
+class ROIAlign:
+    r"""Region-of-interest align (MindSpore's ``ops.ROIAlign``, Mask R-CNN's RoIAlign):
+    ``ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)``,
+    ``features`` [N, C, H, W], ``rois`` [R, 5] (batch index, x0, y0, x1, y1). Output [R, C, pooled_height,
+    pooled_width]: each RoI, scaled by ``spatial_scale`` (its end by ``(x1 + roi_end_mode) * spatial_scale``;
+    with ``roi_end_mode`` 0 its size at least 1), is cut into pooled_height x pooled_width bins, and each bin is
+    the mean of ``g_h x g_w`` bilinear samples at the centres of a regular grid inside it,
+
+    .. math:: out[r, c, i, j] = \frac{1}{g_h g_w} \sum_{a < g_h, b < g_w}
+              \mathrm{bilinear}(features[n_r, c], y_0 + (i + \tfrac{a + 1/2}{g_h}) b_h,
+              x_0 + (j + \tfrac{b + 1/2}{g_w}) b_w)
+
+    with bin sizes ``b_h``, ``b_w`` and ``g_h = g_w = sample_num`` (or, when ``sample_num`` is 0,
+    ``floor(b_h)`` and ``floor(b_w)`` per RoI, read on the host). A sample below -1 or beyond the map
+    contributes 0; a RoI whose x0 and x1 are both within 0.001 of 0 gives zeros (MindSpore's kernel skips
+    it). The batch index is rounded to the nearest int and must lie in [0, N - 1] (checked outside ``jit``).
+
+    Built from GatherNd over the channels-last features (opforge/ops/sampling.py), so its gradient with respect
+    to ``features`` is ROIAlignGrad's; ``rois`` gets none (as MindSpore). dtypes: float16, float32 (MindSpore's)
+    and float64, both inputs the same."""
+
+    def __init__(self, pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1):
+        name = "ROIAlign"
+        self.pooled_height = _int_attr(name, "pooled_height", pooled_height, 1)
+        self.pooled_width = _int_attr(name, "pooled_width", pooled_width, 1)
+        validator.check_value_type("spatial_scale", spatial_scale, [float], name)
+        self.spatial_scale = spatial_scale
+        self.sample_num = _int_attr(name, "sample_num", sample_num, 0)
+        validator.check_value_type("roi_end_mode", roi_end_mode, [int], name)
+        if roi_end_mode not in (0, 1):
+            raise ValueError(f"For '{name}', the 'roi_end_mode' must be 0 or 1, but got {roi_end_mode}.")
+        self.roi_end_mode = roi_end_mode
+
+    def _check_batch_index(self, rois: Tensor, batch: int) -> None:
+        first = rois.asnumpy()[:, 0]
+        bad = (first < 0) | (first > batch - 1)
+        if bad.any():
+            raise ValueError(
+                f"For 'ROIAlign', the image_index (column 0 of 'rois') must be a number in [0, {batch - 1}], but "
+                f"got {first[bad][0]}."
+            )
+
+    def _grid_size(self, bin_h: Tensor, bin_w: Tensor) -> tuple:
+        """(static g_h, static g_w, per-RoI g_h or None, per-RoI g_w or None)."""
+        if self.sample_num > 0:
+            return self.sample_num, self.sample_num, None, None
+        gh, gw = F.floor(bin_h), F.floor(bin_w)  # per RoI; the grid holds the largest
+        most_h = int(np.max(gh.asnumpy(), initial=0))
+        most_w = int(np.max(gw.asnumpy(), initial=0))
+        return max(most_h, 1), max(most_w, 1), gh, gw
+
+    def __call__(self, features, rois):
+        x = _tensor("ROIAlign", "features", features)
+        r = _boxes("ROIAlign", "rois", rois, cols=5)
+        validator.check_tensors_dtypes_same_and_valid({"features": x.dtype, "rois": r.dtype}, _BOX_FLOATS, "ROIAlign")
+        if x.ndim != 4:
+            raise ValueError(f"For 'ROIAlign', the 'features' must be 4-D (N, C, H, W), but got {list(x.shape)}.")
+        n, c, h, w = x.shape
+        if _host_checks():
+            self._check_batch_index(r, n)
+        dtype = x.dtype
+        r = stop_gradient(_compute(r))  # MindSpore's gradient reaches the features only
+        first, x0, y0, x1, y1 = _columns(r)
+        batch = F.cast(F.clip_by_value(F.rint(first + 7e-5), 0.0, float(n - 1)), mstype.int32)
+        scale, end = self.spatial_scale, float(self.roi_end_mode)
+        start_w, start_h = x0 * scale, y0 * scale
+        roi_w, roi_h = (x1 + end) * scale - start_w, (y1 + end) * scale - start_h
+        if self.roi_end_mode == 0:
+            roi_w, roi_h = F.maximum(roi_w, 1.0), F.maximum(roi_h, 1.0)
+        ph, pw = self.pooled_height, self.pooled_width
+        bin_h, bin_w = roi_h / float(ph), roi_w / float(pw)
+        grid_h, grid_w, per_h, per_w = self._grid_size(bin_h, bin_w)
+        ys, mask_h, count_h = self._samples(start_h, bin_h, ph, grid_h, per_h, h)
+        xs, mask_w, count_w = self._samples(start_w, bin_w, pw, grid_w, per_w, w)
+        source = _compute(F.transpose(x, (0, 2, 3, 1)))  # [N, H, W, C]
+        rows = [Corner(k.index, k.weight * mask_h) for k in ys]
+        cols = [Corner(k.index, k.weight * mask_w) for k in xs]
+        groups = r.shape[0]
+        values = interpolate(source, F.reshape(batch, (-1, 1, 1)), [
+            [Corner(F.expand_dims(k.index, 2), F.expand_dims(k.weight, 2)) for k in rows],
+            [Corner(F.expand_dims(k.index, 1), F.expand_dims(k.weight, 1)) for k in cols],
+        ], (groups, ph * grid_h, pw * grid_w))  # fmt: skip
+        pooled = F.reduce_sum()(F.reshape(values, (groups, ph, grid_h, pw, grid_w, c)), (2, 4))
+        pooled = pooled / F.reshape(count_h * count_w, (-1, 1, 1, 1))
+        keep = F.logical_not(F.logical_and(F.less(F.abs(x0), 0.001), F.less(F.abs(x1), 0.001)))
+        pooled = F.where(F.reshape(keep, (-1, 1, 1, 1)), pooled, F.zeros_like(pooled))  # a skipped RoI: 0, not 0/0
+        return _back(F.transpose(pooled, (0, 3, 1, 2)), dtype)
+
+    @staticmethod
+    def _samples(start: Tensor, bin_size: Tensor, bins: int, grid: int, per_roi, size: int) -> tuple:
+        """The bilinear corners [R, bins * grid] of the samples along one dim, the mask of the samples in use
+        [R, bins * grid] and the count per RoI [R]."""
+        k = np.arange(bins * grid)
+        bin_of, sample = (k // grid).astype(np.float64), (k % grid).astype(np.float64)
+        like = start.dtype.np_dtype
+        bin_of = Tensor(bin_of.astype(like)[None, :], device=start.device)
+        sample_t = Tensor(sample.astype(like)[None, :], device=start.device)
+        start, bin_size = F.expand_dims(start, 1), F.expand_dims(bin_size, 1)
+        if per_roi is None:
+            coord = start + bin_of * bin_size + (sample_t + 0.5) * bin_size / float(grid)
+            mask = F.fill(start.dtype, (1, bins * grid), 1)
+            count = F.fill(start.dtype, (start.shape[0],), grid)
+        else:
+            g = F.expand_dims(per_roi, 1)
+            coord = start + bin_of * bin_size + (sample_t + 0.5) * bin_size / g
+            mask = F.cast(F.less(sample_t, g), start.dtype)
+            count = per_roi
+        return _roi_corners(coord, size), mask, count
+
+
+# ---------------------------------------------------------------------------------------------
+# CropAndResize
+
+
+_CROP_IMAGE_DTYPES = (
+    mstype.int8, mstype.int16, mstype.int32, mstype.int64, mstype.uint8, mstype.uint16,
+    mstype.float16, mstype.float32, mstype.float64,
+)  # fmt: skip
+_CROP_METHODS = ("bilinear", "nearest", "bilinear_v2")
+
+
+def _crop_size(crop_size) -> tuple:
+    if not isinstance(crop_size, tuple):
+        raise TypeError(
+            f"For 'CropAndResize', the 'crop_size' must be a tuple of 2 ints, but got {type(crop_size).__name__}."
+        )
+    if len(crop_size) != 2:
+        raise ValueError(f"For 'CropAndResize', the 'crop_size' must have 2 elements, but got {crop_size!r}.")
+    if any(isinstance(v, bool) or not isinstance(v, int) for v in crop_size):
+        raise TypeError(f"For 'CropAndResize', the 'crop_size' must hold ints, but got {crop_size!r}.")
+    if any(v <= 0 for v in crop_size):
+        raise ValueError(f"For 'CropAndResize', the 'crop_size' must hold positive ints, but got {crop_size!r}.")
+    return crop_size
+
+
+class CropAndResize:
+    r"""Crops of an image batch resized to one size (MindSpore's ``ops.CropAndResize``, TensorFlow's
+    ``crop_and_resize``): ``CropAndResize(method, extrapolation_value)(x, boxes, box_index, crop_size)``, ``x``
+    [B, H, W, D] (NHWC), ``boxes`` [K, 4] float32 normalised (y1, x1, y2, x2), ``box_index`` [K] int32 (the image
+    of each box, in [0, B)), ``crop_size`` a tuple (crop_height, crop_width). Output [K, crop_height,
+    crop_width, D] float32: output row i samples the image at
+
+    .. math:: y = y_1 (H - 1) + i \frac{(y_2 - y_1)(H - 1)}{crop\_height - 1}
+
+    (``(y1 + y2) (H - 1) / 2`` when crop_height is 1, TensorFlow's rule), the columns likewise; "bilinear"
+    interpolates between the 4 neighbouring pixels, "nearest" takes the nearest (halves away from zero), and a
+    sample outside the image is ``extrapolation_value``. "bilinear_v2" is MindSpore's other resampling: the
+    box spans the pixels ``int(y1 H) .. int(y2 H)`` (h of them, at least 1) and row i samples ``(i + 1/2) h /
+    crop_height - 1/2`` of them, clamped into the box, with no extrapolation.
+
+    Gathers and element-wise math (opforge/ops/sampling.py), so it differentiates with respect to ``x`` and, in
+    "bilinear" mode, ``boxes`` (MindSpore's CropAndResizeGradImage and GradBoxes; "nearest" has the gather's
+    gradient where MindSpore gives 0). dtypes of ``x``: int8, int16, int32, int64, uint8, uint16, float16,
+    float32, float64 (computed in float32)."""
+
+    def __init__(self, method="bilinear", extrapolation_value=0.0):
+        validator.check_value_type("method", method, [str], "CropAndResize")
+        if method not in _CROP_METHODS:
+            raise ValueError(f"For 'CropAndResize', the 'method' must be one of {_CROP_METHODS}, but got {method!r}.")
+        validator.check_value_type("extrapolation_value", extrapolation_value, [float], "CropAndResize")
+        self.method, self.extrapolation_value = method, extrapolation_value
+
+    def __call__(self, x, boxes, box_index, crop_size):
+        image = _tensor("CropAndResize", "x", x)
+        validator.check_tensor_dtype_valid("x", image.dtype, _CROP_IMAGE_DTYPES, "CropAndResize")
+        if image.ndim != 4:
+            raise ValueError(f"For 'CropAndResize', the 'x' must be 4-D (B, H, W, D), but got {list(image.shape)}.")
+        b = _boxes("CropAndResize", "boxes", boxes, dtypes=(mstype.float32,))
+        index = _tensor("CropAndResize", "box_index", box_index)
+        validator.check_tensor_dtype_valid("box_index", index.dtype, (mstype.int32, mstype.int64), "CropAndResize")
+        if index.ndim != 1 or index.shape[0] != b.shape[0]:
+            raise ValueError(
+                f"For 'CropAndResize', the 'box_index' must be 1-D with one entry per box ({b.shape[0]}), but got "
+                f"shape {list(index.shape)}."
+            )
+        crop_h, crop_w = _crop_size(crop_size)
+        batch, height, width, _ = image.shape
+        if _host_checks():
+            values = index.asnumpy()
+            bad = (values < 0) | (values >= batch)
+            if bad.any():
+                raise ValueError(
+                    f"For 'CropAndResize', the value of box_index must be in [0, {batch}), but got "
+                    f"[{int(values[bad][0])}]."
+                )
+        source = F.cast(image, mstype.float32)
+        y1, x1, y2, x2 = _columns(b)
+        batch_index = F.reshape(F.cast(index, mstype.int32), (-1, 1, 1))
+        grid = (b.shape[0], crop_h, crop_w)
+        if self.method == "bilinear_v2":
+            rows = _v2_corners(y1, y2, height, crop_h)
+            cols = _v2_corners(x1, x2, width, crop_w)
+            return self._gather(source, batch_index, rows, cols, grid)
+        ty, in_y = _crop_positions(y1, y2, height, crop_h)
+        tx, in_x = _crop_positions(x1, x2, width, crop_w)
+        if self.method == "nearest":
+            rows = (Corner(clamp_index(F.floor(ty + 0.5), height), F.ones_like(ty)),)
+            cols = (Corner(clamp_index(F.floor(tx + 0.5), width), F.ones_like(tx)),)
+        else:
+            rows, cols = _floor_ceil_corners(ty, height), _floor_ceil_corners(tx, width)
+        out = self._gather(source, batch_index, rows, cols, grid)
+        inside = F.expand_dims(F.logical_and(F.expand_dims(in_y, 2), F.expand_dims(in_x, 1)), -1)
+        return F.where(inside, out, F.fill(mstype.float32, (), self.extrapolation_value))
+
+    @staticmethod
+    def _gather(source, batch_index, rows, cols, grid) -> Tensor:
+        return interpolate(source, batch_index, [
+            [Corner(F.expand_dims(k.index, 2), F.expand_dims(k.weight, 2)) for k in rows],
+            [Corner(F.expand_dims(k.index, 1), F.expand_dims(k.weight, 1)) for k in cols],
+        ], grid)  # fmt: skip
+
+
+def _crop_positions(start: Tensor, stop: Tensor, size: int, crop: int) -> tuple:
+    """The sample positions [K, crop] of CropAndResize along one dim and whether each lies in [0, size - 1]."""
+    start, stop = F.expand_dims(start, 1), F.expand_dims(stop, 1)
+    if crop > 1:
+        steps = Tensor(np.arange(crop, dtype=np.float32)[None, :], device=start.device)
+        scale = (stop - start) * float(size - 1) / float(crop - 1)
+        pos = start * float(size - 1) + steps * scale
+    else:
+        pos = (start + stop) * 0.5 * float(size - 1)
+    inside = F.logical_and(F.greater_equal(pos, 0.0), F.less_equal(pos, float(size - 1)))
+    return pos, inside
+
+
+def _floor_ceil_corners(pos: Tensor, size: int) -> tuple:
+    """CropAndResize's bilinear corners: floor(pos) and ceil(pos), the second weighted ``pos - floor(pos)``."""
+    low = F.floor(pos)
+    frac = pos - low
+    return Corner(clamp_index(low, size), 1.0 - frac), Corner(clamp_index(F.ceil(pos), size), frac)
+
+
+def _v2_corners(start: Tensor, stop: Tensor, size: int, crop: int) -> tuple:
+    """The corners of "bilinear_v2" along one dim (MindSpore's kernel): the box spans pixels ``int(start *
+    size)`` on, ``max(int(stop * size) - int(start * size) + 1, 1)`` of them."""
+    first = F.trunc(F.expand_dims(start, 1) * float(size))
+    span = F.maximum(F.trunc(F.expand_dims(stop, 1) * float(size)) - first + 1.0, 1.0)
+    steps = Tensor(np.arange(crop, dtype=np.float32)[None, :], device=start.device)
+    point = (steps + 0.5) * (span / float(crop)) - 0.5
+    top = F.minimum(F.maximum(F.floor(point), 0.0), span - 1.0)
+    bottom = F.minimum(F.maximum(F.ceil(point), 0.0), span - 1.0)
+    frac = point - top
+    return (
+        Corner(clamp_index(F.maximum(first + top, 0.0), size), 1.0 - frac),
+        Corner(clamp_index(F.maximum(first + bottom, 0.0), size), frac),
+    )
+
+
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", extrapolation_value=0.0):
+    """MindSpore's ``ops.crop_and_resize``: ``CropAndResize(method, extrapolation_value)(image, boxes,
+    box_indices, crop_size)`` (``boxes`` float32, ``box_indices`` int32)."""
+    for arg, value in (("image", image), ("boxes", boxes), ("box_indices", box_indices)):
+        _tensor("crop_and_resize", arg, value)
+    if box_indices.dtype != mstype.int32:
+        raise TypeError(f"For 'crop_and_resize', the 'box_indices' must be int32, but got {box_indices.dtype}.")
+    return CropAndResize(method, extrapolation_value)(image, boxes, box_indices, crop_size)
