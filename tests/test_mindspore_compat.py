@@ -101,6 +101,15 @@ def test_loss_scale_divides_the_gradients():
         nn.SGD([Parameter(Tensor(np.ones(1, np.float32)), name="q")], loss_scale=0.0)
 
 
+def test_weight_decay_is_added_before_the_loss_scale_divides():
+    # MindSpore's order: decay_weight, then scale_grad, so the decay is divided by loss_scale too.
+    got, _ = _quadratic_step(lambda p: nn.SGD(p, learning_rate=0.1, weight_decay=0.5, loss_scale=4.0))
+    w = np.array([1.0, -2.0])
+    for _ in range(3):
+        w = w - 0.1 * (2 * w + 0.5 * w) / 4.0
+    np.testing.assert_allclose(got, w, rtol=1e-6)
+
+
 @pytest.mark.parametrize("lrs", [(0.1, 0.05), [0.1, 0.05], "tensor"])
 def test_a_learning_rate_per_step(lrs):
     values = (0.1, 0.05)

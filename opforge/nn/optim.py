@@ -13,8 +13,8 @@ parameter (what ``GradOperation(get_by_list=True)`` or ``grad(..., weights=...)`
 
 Optimizer state (``accum``, ``moments``, ``moment1``, ``moment2``, ``learning_rate``, beta powers) are
 Parameters with ``requires_grad=False`` registered on the optimizer, so they are saved with a
-checkpoint of a ``TrainOneStepCell``. Each step, as in MindSpore: the gradients are divided by
-``loss_scale`` (when it is not 1), ``weight_decay * param`` is added (Mul and Add), and the update runs
+checkpoint of a ``TrainOneStepCell``. Each step, as in MindSpore: ``weight_decay * param`` is added to the
+gradients (Mul and Add), the sums are divided by ``loss_scale`` (when it is not 1), and the update runs
 with the step's learning rate: a float, a 0-d Tensor, a list / tuple / 1-D Tensor of one value per
 step (a dynamic learning rate: step ``i`` uses ``learning_rate[i]``, the last value once they run out;
 ``global_step`` counts the steps), or a ``LearningRateSchedule`` Cell (``nn.CosineDecayLR``...), evaluated
@@ -280,8 +280,9 @@ class Optimizer(Cell):
         return gradients
 
     def _prepare(self, gradients) -> tuple:
-        """The gradients this step applies (checked, unscaled, decayed), the learning rate set."""
-        gradients = self.decay_weight(self.scale_grad(self._check_gradients(gradients)))
+        """The gradients this step applies (checked, decayed, then unscaled: MindSpore's order, so the decay
+        too is divided by ``loss_scale``), the learning rate set."""
+        gradients = self.scale_grad(self.decay_weight(self._check_gradients(gradients)))
         self._next_step()
         return gradients
 
