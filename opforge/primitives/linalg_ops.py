@@ -1,6 +1,7 @@
 """Linear algebra of the matrices in an input's last two dims, the leading dims a batch (MindSpore's names,
 attributes and outputs): MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd.
-CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK (scipy-openblas32's LAPACKE); no GPU kernels yet.
+CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK (scipy-openblas32's LAPACKE); GPU kernels
+(MatrixInverse, the determinants, Cholesky): csrc/kernels/cuda/linalg.cu, a block per matrix.
 dtypes: float32, float64."""
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class _MatrixOp(_Operator):
 class MatrixInverse(_MatrixOp):
     r"""The inverse of each square matrix: ``MatrixInverse(adjoint=False)(x)``, :math:`y = x^{-1}`, or with
     ``adjoint`` :math:`y = (x^{-1})^T`. A singular matrix is an error naming its batch index.
-    dtypes (CPU): float32, float64."""
+    dtypes (CPU, GPU): float32, float64."""
 
     @prim_attr_register
     def __init__(self, adjoint=False):
@@ -59,7 +60,7 @@ class MatrixInverse(_MatrixOp):
 
 class MatrixDeterminant(_MatrixOp):
     r"""The determinant of each square matrix: ``MatrixDeterminant()(x)`` -> :math:`\det x` of shape
-    ``x.shape[:-2]`` (from the LU factors; 1 for a 0 x 0 matrix). dtypes (CPU): float32, float64."""
+    ``x.shape[:-2]`` (from the LU factors; 1 for a 0 x 0 matrix). dtypes (CPU, GPU): float32, float64."""
 
     @prim_attr_register
     def __init__(self):
@@ -72,7 +73,7 @@ class MatrixDeterminant(_MatrixOp):
 class LogMatrixDeterminant(_MatrixOp):
     r"""``LogMatrixDeterminant()(x)`` -> ``(sign, log_abs_determinant)``, each of shape ``x.shape[:-2]``:
     :math:`\det x = sign \cdot e^{\log|\det x|}` (sign 0 and :math:`-\infty` for a singular matrix).
-    dtypes (CPU): float32, float64."""
+    dtypes (CPU, GPU): float32, float64."""
 
     @prim_attr_register
     def __init__(self):
@@ -87,7 +88,7 @@ class Cholesky(_MatrixOp):
     r"""The Cholesky factor of each symmetric positive-definite matrix: ``Cholesky(upper=False)(input_x)``,
     :math:`x = L L^T` with L lower triangular, or :math:`x = U^T U` with ``upper``. Only the named triangle
     of x is read; a matrix that is not positive definite is an error naming its batch index.
-    dtypes (CPU): float32, float64."""
+    dtypes (CPU, GPU): float32, float64."""
 
     @prim_attr_register
     def __init__(self, upper=False):

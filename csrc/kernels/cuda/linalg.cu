@@ -1,0 +1,243 @@
+// The square-matrix linear algebra on the GPU, a block of kBlock threads per matrix (the CPU's is LAPACK's,
+// csrc/kernels/cpu/linalg.cc): LU with partial pivoting (LuFactorKernel, LAPACK's getrf: the first largest
+// |pivot|, 1-based pivots) feeds MatrixInverse (InverseFromLuKernel: a thread per column of the identity,
+// forward then back substitution) and the determinants (DeterminantKernel: a thread per matrix); Cholesky
+// right-looking, column by column (CholeskyKernel). `info` per matrix: 0 done, -1 a NaN or an infinity in it
+// (its outputs are NaN, as on the CPU), k > 0 a zero pivot or a non-positive one at step k (the host raises
+// for MatrixInverse and Cholesky). Instantiated by name (opforge/kernels/gpu/linalg.py).
+#include "block.cuh"
+#include "opforge/cuda.h"
+#include "opforge/limits.h"
+#include "opforge/math.h"
+
+namespace opforge {
+namespace cuda {
+
+// Whether every element of a[0, n) is finite, on every thread of the block.
+template <typename T, int kBlock>
+__device__ bool BlockAllFinite(const T* a, int64_t n, int* cells) {
+  int bad = 0;
+  for (int64_t i = threadIdx.x; i < n; i += kBlock) bad |= !(a[i] - a[i] == T(0));  // NaN and +-inf give NaN
+  return BlockSum<int, kBlock>(bad, cells) == 0;
+}
+
+template <typename T, int kBlock>
+__device__ void BlockFill(T* a, int64_t n, T value) {
+  for (int64_t i = threadIdx.x; i < n; i += kBlock) a[i] = value;
+}
+
+// The row of the largest |a[i * n + k]| over i in [k, n), the first of equal ones: a tree over the block.
+template <typename T, int kBlock>
+__device__ int64_t BlockPivotRow(const T* a, int64_t n, int64_t k, T* values, int64_t* rows) {
+  T best = T(-1);
+  int64_t row = n;
+  for (int64_t i = k + threadIdx.x; i < n; i += kBlock) {
+    const T v = math::fabs(a[i * n + k]);
+    if (v > best) {  // rows rise along a thread's strip: the first of equal values stays
+      best = v;
+      row = i;
+    }
+  }
+  values[threadIdx.x] = best;
+  rows[threadIdx.x] = row;
+  __syncthreads();
+  for (int s = kBlock / 2; s > 0; s >>= 1) {
+    if (static_cast<int>(threadIdx.x) < s) {
+      const T v = values[threadIdx.x + s];
+      const int64_t r = rows[threadIdx.x + s];
+      if (v > values[threadIdx.x] || (v == values[threadIdx.x] && r < rows[threadIdx.x])) {
+        values[threadIdx.x] = v;
+        rows[threadIdx.x] = r;
+      }
+    }
+    __syncthreads();
+  }
+  const int64_t pivot = rows[0];
+  __syncthreads();  // every thread has read rows[0] before the next call writes it
+  return pivot;
+}
+
+// lu = P x, factored in place into unit-lower L and upper U; piv[k] = the 1-based row swapped with k.
+template <typename T, int kBlock>
+__global__ void LuFactorKernel(const T* x, T* lu, int* piv, int* info, int64_t batch, int64_t n) {
+  __shared__ T values[kBlock];
+  __shared__ int64_t rows[kBlock];
+  __shared__ int cells[kBlock / 32 + 1];
+  const int64_t size = n * n;
+  for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
+    const T* xb = x + b * size;
+    T* a = lu + b * size;
+    for (int64_t i = threadIdx.x; i < size; i += kBlock) a[i] = xb[i];
+    __syncthreads();
+    if (!BlockAllFinite<T, kBlock>(a, size, cells)) {
+      BlockFill<T, kBlock>(a, size, limits::QuietNaN<T>());
+      if (threadIdx.x == 0) info[b] = -1;
+      __syncthreads();
+      continue;
+    }
+    int status = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t p = BlockPivotRow<T, kBlock>(a, n, k, values, rows);
+      if (threadIdx.x == 0) piv[b * n + k] = static_cast<int>(p + 1);
+      if (p != k) {
+        for (int64_t j = threadIdx.x; j < n; j += kBlock) {
+          const T t = a[k * n + j];
+          a[k * n + j] = a[p * n + j];
+          a[p * n + j] = t;
+        }
+      }
+      __syncthreads();
+      const T d = a[k * n + k];
+      if (d != T(0)) {
+        for (int64_t i = k + 1 + threadIdx.x; i < n; i += kBlock) a[i * n + k] /= d;
+      } else if (status == 0) {
+        status = static_cast<int>(k + 1);  // the whole column is zero: nothing to eliminate
+      }
+      __syncthreads();
+      const int64_t m = n - k - 1;
+      for (int64_t e = threadIdx.x; e < m * m; e += kBlock) {
+        const int64_t i = k + 1 + e / m, j = k + 1 + e % m;
+        a[i * n + j] -= a[i * n + k] * a[k * n + j];
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) info[b] = status;
+  }
+}
+
+// (sign, log|det|) (kLog) or det from the LU factors: a thread per matrix; 1 (and 0) for a 0 x 0 matrix.
+template <typename T, bool kLog>
+__global__ void DeterminantKernel(const T* lu, const int* piv, const int* info, T* first, T* second,
+                                  int64_t batch, int64_t n) {
+  OPF_GRID_STRIDE_LOOP(b, batch) {
+    if (n > 0 && info[b] < 0) {
+      first[b] = limits::QuietNaN<T>();
+      if (kLog) second[b] = first[b];
+      continue;
+    }
+    const T* a = lu + b * n * n;
+    T sign = T(1), acc = kLog ? T(0) : T(1);
+    for (int64_t k = 0; k < n; ++k) {
+      const T d = a[k * n + k];
+      if (piv[b * n + k] != k + 1) sign = -sign;
+      if (kLog) {
+        if (d < T(0)) sign = -sign;
+        acc += math::log(math::fabs(d));
+      } else {
+        acc *= d;
+      }
+    }
+    if (kLog) {
+      if (acc < T(0) && acc - acc != T(0)) sign = T(0);  // log|0| = -inf: singular
+      first[b] = sign;
+      second[b] = acc;
+    } else {
+      first[b] = sign * acc;
+    }
+  }
+}
+
+// The inverse from the LU factors: thread j solves L U y_j = P e_j into column j of y (neighbouring threads,
+// neighbouring columns: coalesced rows); adjoint transposes it after.
+template <typename T, int kBlock>
+__global__ void InverseFromLuKernel(const T* lu, const int* piv, const int* info, T* y, int64_t batch, int64_t n,
+                                    int adjoint) {
+  const int64_t size = n * n;
+  for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
+    const T* a = lu + b * size;
+    T* yb = y + b * size;
+    if (info[b] < 0) {
+      BlockFill<T, kBlock>(yb, size, limits::QuietNaN<T>());
+      continue;
+    }
+    for (int64_t j = threadIdx.x; j < n; j += kBlock) {
+      for (int64_t i = 0; i < n; ++i) yb[i * n + j] = T(i == j);
+      for (int64_t k = 0; k < n; ++k) {  // P e_j: the swaps in order
+        const int64_t p = piv[b * n + k] - 1;
+        if (p != k) {
+          const T t = yb[k * n + j];
+          yb[k * n + j] = yb[p * n + j];
+          yb[p * n + j] = t;
+        }
+      }
+      for (int64_t i = 1; i < n; ++i) {  // L (unit diagonal)
+        T s = yb[i * n + j];
+        for (int64_t m = 0; m < i; ++m) s -= a[i * n + m] * yb[m * n + j];
+        yb[i * n + j] = s;
+      }
+      for (int64_t i = n - 1; i >= 0; --i) {  // U
+        T s = yb[i * n + j];
+        for (int64_t m = i + 1; m < n; ++m) s -= a[i * n + m] * yb[m * n + j];
+        yb[i * n + j] = s / a[i * n + i];
+      }
+    }
+    __syncthreads();
+    if (adjoint) {
+      for (int64_t e = threadIdx.x; e < size; e += kBlock) {
+        const int64_t i = e / n, j = e % n;
+        if (i < j) {
+          const T t = yb[i * n + j];
+          yb[i * n + j] = yb[j * n + i];
+          yb[j * n + i] = t;
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// x = L L^T from x's lower triangle (upper: x = U^T U from its upper one, computed as the lower factor of
+// x^T and written transposed); the other triangle zero. info[b] = k + 1 at the first pivot not > 0.
+template <typename T, int kBlock>
+__global__ void CholeskyKernel(const T* x, T* y, int* info, int64_t batch, int64_t n, int upper) {
+  __shared__ int cells[kBlock / 32 + 1];
+  const int64_t size = n * n;
+  for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
+    const T* xb = x + b * size;
+    T* a = y + b * size;
+    if (!BlockAllFinite<T, kBlock>(xb, size, cells)) {
+      BlockFill<T, kBlock>(a, size, limits::QuietNaN<T>());
+      if (threadIdx.x == 0) info[b] = -1;
+      __syncthreads();
+      continue;
+    }
+    for (int64_t e = threadIdx.x; e < size; e += kBlock) {
+      const int64_t i = e / n, j = e % n;
+      a[e] = j > i ? T(0) : upper ? xb[j * n + i] : xb[e];
+    }
+    __syncthreads();
+    int status = 0;
+    for (int64_t k = 0; k < n && status == 0; ++k) {
+      const T d = a[k * n + k];
+      __syncthreads();  // every thread has read the pivot before thread 0 replaces it
+      if (!(d > T(0))) {
+        status = static_cast<int>(k + 1);
+        break;
+      }
+      const T s = math::sqrt(d);
+      if (threadIdx.x == 0) a[k * n + k] = s;
+      for (int64_t i = k + 1 + threadIdx.x; i < n; i += kBlock) a[i * n + k] /= s;
+      __syncthreads();
+      const int64_t m = n - k - 1;
+      for (int64_t e = threadIdx.x; e < m * m; e += kBlock) {
+        const int64_t i = k + 1 + e / m, j = k + 1 + e % m;
+        if (j <= i) a[i * n + j] -= a[i * n + k] * a[j * n + k];
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) info[b] = status;
+    if (upper) {
+      for (int64_t e = threadIdx.x; e < size; e += kBlock) {
+        const int64_t i = e / n, j = e % n;
+        if (i < j) {
+          a[i * n + j] = a[j * n + i];
+          a[j * n + i] = T(0);
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace cuda
+}  // namespace opforge

@@ -1,0 +1,135 @@
+"""GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant and Cholesky: the block-per-matrix
+kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting as LAPACK's getrf, then the inverse or the
+determinant from its factors; Cholesky column by column), for every KernelAttr the CPU registers. A singular
+matrix (MatrixInverse) or one not positive definite (Cholesky) is an error naming its batch index, as on the
+CPU: the per-matrix ``info`` is read back to the host after the launch (a synchronisation). Qr and Svd have
+no GPU kernels yet."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.support import launch_1d
+
+_SOURCE = "linalg.cu"
+MATRIX_BLOCK = 128  # threads per matrix (kBlock)
+_MAX_GRID = 65535
+
+
+def _matrices(spec) -> tuple:
+    shape = list(spec.in_shapes[0])
+    return math.prod(shape[:-2]), shape[-1]
+
+
+def _check_info(op_name: str, runtime, info, what: str) -> None:
+    """The first matrix whose factorization stopped at a pivot (info > 0): an error naming it."""
+    host = runtime.to_host(info)
+    failed = np.flatnonzero(host > 0)
+    if failed.size:
+        raise KernelError(f"For '{op_name}', the matrix at batch index {int(failed[0])} {what}.")
+
+
+def _lu(spec, kernel, arrays):
+    """``LuFactorKernel<T, kBlock>(x, lu, piv, info, batch, n)``: (lu, piv, info) on the device."""
+    device, runtime = spec.device, spec.device.runtime
+    batch, n = _matrices(spec)
+    np_dtype = spec.entry.attr.inputs[0].np_dtype
+    lu, piv = device.empty((batch, n, n), np_dtype), device.empty((batch, n), np.int32)
+    info = device.empty((batch,), np.int32)
+    if batch and n:
+        factor = function_for(runtime, kernel, kernel.helpers[0])
+        grid = (min(batch, _MAX_GRID), 1, 1)
+        runtime.launch(factor, grid, (MATRIX_BLOCK, 1, 1), (arrays[0], lu, piv, info, np.int64(batch), np.int64(n)))
+    return lu, piv, info
+
+
+def _inverse_loop(spec, function, kernel):
+    """``InverseFromLuKernel<T, kBlock>(lu, piv, info, y, batch, n, adjoint)`` after the LU factors."""
+    device, runtime = spec.device, spec.device.runtime
+    batch, n = _matrices(spec)
+    adjoint = np.int32(bool(spec.attrs.get("adjoint", False)))
+
+    def run(arrays):
+        y = device.empty(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)
+        if batch and n:
+            lu, piv, info = _lu(spec, kernel, arrays)
+            _check_info(spec.op_name, runtime, info, "is singular: it has no inverse")
+            grid = (min(batch, _MAX_GRID), 1, 1)
+            runtime.launch(
+                function, grid, (MATRIX_BLOCK, 1, 1), (lu, piv, info, y, np.int64(batch), np.int64(n), adjoint)
+            )
+        return y
+
+    return run
+
+
+def _determinant_loop(spec, function, kernel):
+    """``DeterminantKernel<T, kLog>(lu, piv, info, first, second, batch, n)``: a thread per matrix."""
+    device = spec.device
+    batch, n = _matrices(spec)
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    log = spec.op_name == "LogMatrixDeterminant"
+
+    def run(arrays):
+        outs = tuple(device.empty(shape, np_dtype) for shape in spec.out_shapes)
+        lu, piv, info = _lu(spec, kernel, arrays)
+        second = outs[1] if log else outs[0]
+        launch_1d(device.runtime, function, batch, (lu, piv, info, outs[0], second, np.int64(batch), np.int64(n)))
+        return outs if log else outs[0]
+
+    return run
+
+
+def _cholesky_loop(spec, function, kernel):
+    """``CholeskyKernel<T, kBlock>(x, y, info, batch, n, upper)``."""
+    device, runtime = spec.device, spec.device.runtime
+    batch, n = _matrices(spec)
+    upper = np.int32(bool(spec.attrs.get("upper", False)))
+
+    def run(arrays):
+        y = device.empty(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)
+        if batch and n:
+            info = device.empty((batch,), np.int32)
+            grid = (min(batch, _MAX_GRID), 1, 1)
+            runtime.launch(
+                function, grid, (MATRIX_BLOCK, 1, 1), (arrays[0], y, info, np.int64(batch), np.int64(n), upper)
+            )
+            _check_info(spec.op_name, runtime, info, "is not positive definite: it has no Cholesky factor")
+        return y
+
+    return run
+
+
+def _lu_helper(t: str) -> tuple:
+    return (f"opforge::cuda::LuFactorKernel<{t}, {MATRIX_BLOCK}>",)
+
+
+def _make_inverse(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    name = f"opforge::cuda::InverseFromLuKernel<{t}, {MATRIX_BLOCK}>"
+    return CudaKernel(_SOURCE, name, _inverse_loop, helpers=_lu_helper(t))
+
+
+def _make_determinant(log: bool):
+    def make(attr) -> CudaKernel:
+        t = ctype(attr.inputs[0])
+        name = f"opforge::cuda::DeterminantKernel<{t}, {'true' if log else 'false'}>"
+        return CudaKernel(_SOURCE, name, _determinant_loop, helpers=_lu_helper(t))
+
+    return make
+
+
+def _make_cholesky(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    return CudaKernel(_SOURCE, f"opforge::cuda::CholeskyKernel<{t}, {MATRIX_BLOCK}>", _cholesky_loop)
+
+
+mirror_cpu_kernels("MatrixInverse", _make_inverse)
+mirror_cpu_kernels("MatrixDeterminant", _make_determinant(False))
+mirror_cpu_kernels("LogMatrixDeterminant", _make_determinant(True))
+mirror_cpu_kernels("Cholesky", _make_cholesky)
