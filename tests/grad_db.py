@@ -1286,6 +1286,16 @@ def _cholesky_samples(prim, rng):
         yield GradSample((uniform(shape, -1.0, 1.0, rng=rng),), f"x{list(shape)}")
 
 
+def _decomposition_samples(prim, rng):
+    """Tall, square and wide matrices (Qr: M >= N; full factorizations: square only, where their gradient is
+    defined); random ones have distinct, nonzero singular values and a nonsingular R."""
+    shapes = [(4, 3), (3, 3), (2, 4, 2)] + ([] if prim.name == "Qr" else [(3, 4)])
+    for shape in shapes:
+        if prim.full_matrices and shape[-1] != shape[-2]:
+            continue
+        yield GradSample((uniform(shape, rng=rng),), f"x{list(shape)}")
+
+
 LINALG_GRAD_RECORDS = [
     GradRecord(
         "MatrixInverse",
@@ -1299,6 +1309,12 @@ LINALG_GRAD_RECORDS = [
         "Cholesky",
         {"upper=False": lambda: _SymmetricCholesky(False), "upper=True": lambda: _SymmetricCholesky(True)},
         _cholesky_samples,
+    ),
+    GradRecord("Qr", _variants("Qr", reduced={}, full_matrices={"full_matrices": True}), _decomposition_samples),
+    GradRecord(
+        "Svd",
+        _variants("Svd", reduced={}, full_matrices={"full_matrices": True}, s_only={"compute_uv": False}),
+        _decomposition_samples,
     ),
 ]
 
@@ -1478,8 +1494,6 @@ NON_DIFFERENTIABLE = {
     "ScatterNdUpdate",
     *(f"{spelling}{r}" for spelling in ("Scatter", "ScatterNd") for r in ("Add", "Sub", "Mul", "Div", "Max", "Min")),
 }
-# Qr's and Svd's bprops are not written yet (both need the decomposition's adjoint formulas).
-NON_DIFFERENTIABLE |= {"Qr", "Svd"}
 # Grad operators whose own gradient (a second order of BatchNorm, LayerNorm, SmoothL1Loss, NLLLoss, the
 # recurrent layers) is not implemented: differentiating through one raises a TypeError naming it.
 NON_DIFFERENTIABLE |= {"BatchNormGrad", "LayerNormGrad", "SmoothL1LossGrad", "NLLLossGrad"}

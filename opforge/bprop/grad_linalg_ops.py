@@ -1,4 +1,4 @@
-"""bprops of the linear-algebra operators (primitives/linalg_ops.py). Qr and Svd have none yet."""
+"""bprops of the linear-algebra operators (primitives/linalg_ops.py)."""
 
 from __future__ import annotations
 
@@ -66,5 +66,80 @@ def get_bprop_cholesky(self):
         inv = L.MatrixInverse()(lower)
         s = _mm(_mm_ta(inv, _phi(_mm_ta(lower, dlower))), inv)
         return (F.mul(F.add(s, FX.swapaxes(s, -1, -2)), 0.5),)
+
+    return bprop
+
+
+def _tall_only(name: str, what: str, m: int, n: int, full_matrices: bool) -> None:
+    """The closed forms below hold for the reduced factors (and square matrices); the extra columns of a full
+    factorization have no unique gradient (as PyTorch refuses, so do these)."""
+    if full_matrices and m != n:
+        raise ValueError(
+            f"For '{name}', the gradient needs full_matrices=False (or a square input): the extra columns of the "
+            f"full {what} are not unique, but got an input of {m} x {n} matrices."
+        )
+
+
+@bprop_getters.register(L.Qr)
+def get_bprop_qr(self):
+    # x = q r, x [M, N] with M >= N (Walter and Lehmann, as TensorFlow's): with s = tril(q^T dq - dq^T q +
+    # r dr^T - dr r^T), dx = q (dr + s r^-T) + (dq - q q^T dq) r^-T.
+    full = self.full_matrices
+
+    def bprop(x, out, dout):
+        m, n = x.shape[-2], x.shape[-1]
+        _tall_only("Qr", "q", m, n, full)
+        if m < n:
+            raise ValueError(f"For 'Qr', the gradient needs M >= N, but got an input of {m} x {n} matrices.")
+        q, r = out
+        dq, dr = dout
+        qdq = _mm_ta(q, dq)
+        rdr = _mm_tb(r, dr)
+        s = FX.tril(F.add(F.sub(qdq, FX.swapaxes(qdq, -1, -2)), F.sub(rdr, FX.swapaxes(rdr, -1, -2))))
+        r_inv_t = _inverse_t(r)
+        dx = F.add(_mm(q, F.add(dr, _mm(s, r_inv_t))), _mm(F.sub(dq, _mm(q, qdq)), r_inv_t))
+        return (dx,)
+
+    return bprop
+
+
+def _svd_dx(u, s, v, ds, du, dv, m: int, n: int):
+    """Townsend's gradient of x = u diag(s) v^T (reduced factors, K = min(M, N)):
+    u [(F o (u^T du - du^T u)) S + diag(ds) + S (F o (v^T dv - dv^T v))] v^T, F_ij = 1 / (s_j^2 - s_i^2)
+    (0 on the diagonal), plus (I - u u^T) du S^-1 v^T when M > K and u S^-1 dv^T (I - v v^T) when N > K."""
+    k = s.shape[-1]
+    eye = FX.eye(k, k, s.dtype)
+    s_row = F.expand_dims(s, -2)  # [..., 1, K]: s_j along a row
+    s_col = F.expand_dims(s, -1)  # [..., K, 1]: s_i down a column
+    gap = F.sub(F.mul(s_row, s_row), F.mul(s_col, s_col))
+    f = F.mul(F.div(F.ones_like(gap), F.add(gap, eye)), F.sub(F.ones_like(eye), eye))
+    utdu, vtdv = _mm_ta(u, du), _mm_ta(v, dv)
+    j = F.mul(f, F.sub(utdu, FX.swapaxes(utdu, -1, -2)))
+    kk = F.mul(f, F.sub(vtdv, FX.swapaxes(vtdv, -1, -2)))
+    inner = F.add(F.add(F.mul(j, s_row), F.mul(eye, F.expand_dims(ds, -2))), F.mul(s_col, kk))
+    dx = _mm_tb(_mm(u, inner), v)
+    s_inv = F.div(F.ones_like(s_row), s_row)  # [..., 1, K]
+    if m > k:  # (I - u u^T) du S^-1 v^T
+        proj = F.sub(du, _mm(u, utdu))
+        dx = F.add(dx, _mm_tb(F.mul(proj, s_inv), v))
+    if n > k:  # u S^-1 dv^T (I - v v^T)
+        proj = F.sub(dv, _mm(v, vtdv))
+        dx = F.add(dx, _mm_tb(F.mul(u, s_inv), proj))
+    return dx
+
+
+@bprop_getters.register(L.Svd)
+def get_bprop_svd(self):
+    full, compute_uv = self.full_matrices, self.compute_uv
+
+    def bprop(x, out, dout):
+        m, n = x.shape[-2], x.shape[-1]
+        ds, du, dv = dout
+        if not compute_uv:  # u and v are zeros here: the singular vectors again, for u diag(ds) v^T
+            _, u, v = L.Svd(False, True)(x)
+            return (_mm_tb(F.mul(u, F.expand_dims(ds, -2)), v),)
+        _tall_only("Svd", "u and v", m, n, full)
+        s, u, v = out
+        return (_svd_dx(u, s, v, ds, du, dv, m, n),)
 
     return bprop
