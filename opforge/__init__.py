@@ -70,6 +70,7 @@ from opforge.bprop import grad_elemwise_ops as _grad_elemwise_ops
 from opforge.bprop import grad_nn_activation_ops as _grad_nn_activation_ops
 from opforge.bprop import grad_math_ext_ops as _grad_math_ext_ops
 from opforge.bprop import grad_linalg_ops as _grad_linalg_ops
+from opforge.bprop import grad_ctc_ops as _grad_ctc_ops
 from opforge.bprop import grad_comm_ops as _grad_comm_ops
 from opforge.tools import profiler
 from opforge.jit import JitFunction, TraceError, jit
@@ -81,6 +82,7 @@ from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge import common
 from opforge.common import ParameterTuple
 from opforge import dataset, numpy, train
+from opforge import log  # MindSpore's mindspore.log (from mindspore import log as logger)
 from opforge import amp
 from opforge.amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from opforge.train import *  # noqa: F403 (MindSpore exports mindspore.train's names at the top: ms.LossMonitor)

@@ -1296,6 +1296,23 @@ def _decomposition_samples(prim, rng):
         yield GradSample((uniform(shape, rng=rng),), f"x{list(shape)}")
 
 
+class _CtcLossOnly:
+    """CTCLoss's loss output: its gradient output is a value of the call, not differentiated (as MindSpore's)."""
+
+    def __init__(self, **attrs):
+        self.prim = ops.CTCLoss(**attrs)
+        self.name = "CTCLoss"
+
+    def __call__(self, x, indices, values, seq_len):
+        return self.prim(x, indices, values, seq_len)[0]
+
+
+def _ctc_samples(prim, rng):
+    indices = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], np.int64)
+    values = np.array([1, 1, 0, 2, 0], np.int32)
+    yield GradSample((uniform((7, 2, 4), rng=rng), indices, values, np.array([7, 5], np.int32)), "x[7, 2, 4]")
+
+
 LINALG_GRAD_RECORDS = [
     GradRecord(
         "MatrixInverse",
@@ -1309,6 +1326,11 @@ LINALG_GRAD_RECORDS = [
         "Cholesky",
         {"upper=False": lambda: _SymmetricCholesky(False), "upper=True": lambda: _SymmetricCholesky(True)},
         _cholesky_samples,
+    ),
+    GradRecord(
+        "CTCLoss",
+        {"": lambda: _CtcLossOnly(), "ctc_merge_repeated=False": lambda: _CtcLossOnly(ctc_merge_repeated=False)},
+        _ctc_samples,
     ),
     GradRecord("Qr", _variants("Qr", reduced={}, full_matrices={"full_matrices": True}), _decomposition_samples),
     GradRecord(

@@ -101,13 +101,25 @@ def test_loss_scale_divides_the_gradients():
         nn.SGD([Parameter(Tensor(np.ones(1, np.float32)), name="q")], loss_scale=0.0)
 
 
-def test_weight_decay_is_added_before_the_loss_scale_divides():
-    # MindSpore's order: decay_weight, then scale_grad, so the decay is divided by loss_scale too.
+def test_weight_decay_is_scaled_with_the_gradients_then_unscaled():
+    # MindSpore's order: decay_weight adds weight_decay * loss_scale * w to the scaled gradient, then scale_grad
+    # divides both: a net weight_decay * w.
     got, _ = _quadratic_step(lambda p: nn.SGD(p, learning_rate=0.1, weight_decay=0.5, loss_scale=4.0))
     w = np.array([1.0, -2.0])
     for _ in range(3):
-        w = w - 0.1 * (2 * w + 0.5 * w) / 4.0
+        w = w - 0.1 * ((2 * w) / 4.0 + 0.5 * w)
     np.testing.assert_allclose(got, w, rtol=1e-6)
+
+
+def test_weight_decay_skips_beta_and_gamma_without_groups():
+    # MindSpore's default decay filter: normalization scales and shifts are not decayed.
+    gamma = Parameter(Tensor(np.array([1.0, -2.0], np.float32)), name="bn.gamma")
+    weight = Parameter(Tensor(np.array([1.0, -2.0], np.float32)), name="dense.weight")
+    opt = nn.SGD([gamma, weight], learning_rate=0.1, weight_decay=0.5)
+    zero = Tensor(np.zeros(2, np.float32))
+    opt((zero, zero))
+    np.testing.assert_allclose(gamma.asnumpy(), [1.0, -2.0])
+    np.testing.assert_allclose(weight.asnumpy(), [0.95, -1.9], rtol=1e-6)
 
 
 @pytest.mark.parametrize("lrs", [(0.1, 0.05), [0.1, 0.05], "tensor"])

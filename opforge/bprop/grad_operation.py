@@ -58,6 +58,9 @@ class _Fill(float):
     """A sensitivity given as one value to fill each output with (internal: user sens are Tensors)."""
 
 
+_RESHAPE = Reshape()
+
+
 def _senses(outs: tuple, sens, where: str) -> tuple:
     if sens is None:
         return tuple([_ones_like(o) for o in outs])
@@ -71,6 +74,11 @@ def _senses(outs: tuple, sens, where: str) -> tuple:
     for i, (s, o) in enumerate(zip(senses, outs)):
         if not isinstance(s, Tensor):
             raise TypeError(f"For '{where}', the sens must be Tensors, but got {type(s).__name__}.")
+        if s.shape != o.shape and s.dtype is o.dtype and s.size == o.size:
+            # MindSpore's bprops reshape the sensitivity to each input's shape: a scalar loss scale is the sens
+            # of a [1] loss (the model zoo's BERT), as one value of any shape of one element
+            s = _RESHAPE(s, tuple(o.shape))
+            senses = senses[:i] + (s,) + senses[i + 1 :]
         if s.shape != o.shape or s.dtype is not o.dtype:
             raise ValueError(
                 f"For '{where}', the sens of output {i} must match it ({o.dtype}{list(o.shape)}), "

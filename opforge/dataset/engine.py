@@ -63,6 +63,15 @@ class Dataset:
     def _size(self) -> int:
         return sum(1 for _ in self._rows(0))
 
+    def get_repeat_count(self) -> int:
+        """The count of the nearest ``repeat`` above the source (-1: forever), 1 without one (MindSpore's)."""
+        node = self
+        while not isinstance(node, _Repeat):
+            node = getattr(node, "parent", None)
+            if node is None:
+                return 1
+        return -1 if node.count is None else node.count
+
     def __iter__(self):
         return self.create_tuple_iterator()
 

@@ -12,6 +12,7 @@ differentiate through their bprops.
 """
 
 import sys
+import types
 
 from opforge.bprop.forward import Jvp, Vjp  # MindSpore 1.x's nn.Jvp / nn.Vjp
 from opforge.nn import (
@@ -29,6 +30,7 @@ from opforge.nn import (
     layers_image,
     learning_rate_schedule,
     loss,
+    loss_ctc,
     loss_scale,
     micro_batch,
     normalization,
@@ -56,6 +58,7 @@ from opforge.nn.layers_fold import *  # noqa: F403
 from opforge.nn.layers_image import *  # noqa: F403
 from opforge.nn.learning_rate_schedule import *  # noqa: F403
 from opforge.nn.loss import *  # noqa: F403
+from opforge.nn.loss_ctc import *  # noqa: F403
 from opforge.nn.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 from opforge.nn.metrics import (
     F1,
@@ -100,6 +103,7 @@ _STAR_MODULES = (
     layers_image,
     learning_rate_schedule,
     loss,
+    loss_ctc,
     micro_batch,
     normalization,
     optim,
@@ -138,12 +142,29 @@ def _register_mindspore_module_paths():
         "optim.ada_grad": optim,
         "optim.lamb": optim,
         "optim.lazyadam": optim_lazy_adam,
+        "optim.ftrl": optim_extra,
+        "optim.proximal_ada_grad": optim_extra,
+        "optim.adamax": optim_extra,
+        "optim.adadelta": optim_extra,
+        "optim.asgd": optim_extra,
+        "optim.rprop": optim_extra,
+        "optim.lars": optim_extra,
         "wrap.cell_wrapper": wrap,
         "wrap.loss_scale": loss_scale,
         "wrap.grad_reducer": grad_reducer,
     }
     for path, module in paths.items():
         sys.modules.setdefault(f"{__name__}.{path}", module)
+    # MindSpore's nn.layer package holds its layers and containers (``from mindspore.nn import layer as L``;
+    # ``L.CellList``, ``nn.layer.Dense``): a module of nn's public names.
+    layer = types.ModuleType(f"{__name__}.layer", "MindSpore's nn.layer: opforge.nn's cells.")
+    layer.__dict__.update({name: globals()[name] for name in __all__ if name in globals()})
+    sys.modules.setdefault(layer.__name__, layer)
+    globals()["layer"] = sys.modules[layer.__name__]
+    # MindSpore's nn.optim package exports every optimizer (``from mindspore.nn.optim import Adam, FTRL``).
+    for module in (optim_extra, optim_lazy_adam):
+        for name in module.__all__:
+            setattr(optim, name, getattr(module, name))
 
 
 _register_mindspore_module_paths()

@@ -177,6 +177,15 @@ class Cell:
         for name, p in self._prefixed_params(prefix):
             p.name = name
 
+    @property
+    def cls_name(self) -> str:
+        """The name the cell gives itself in errors: its class name unless set (MindSpore's ``Cell.cls_name``)."""
+        return self.__dict__.get("_cls_name") or type(self).__name__
+
+    @cls_name.setter
+    def cls_name(self, value: str) -> None:
+        object.__setattr__(self, "_cls_name", value)
+
     # -- traversal ------------------------------------------------------------------------------
     def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict:
         """MindSpore's: initialise the parameters' data. opforge's parameters hold their data from the start

@@ -16,7 +16,6 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge import ops
-from opforge.bprop.grad_operation import GradOperation
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import TrainOneStepCell
@@ -137,6 +136,7 @@ class TrainOneStepWithLossScaleCell(_PythonDecides, TrainOneStepCell):
                 f"value, but got {scale_sense!r}."
             )
         self.scale_sense = Parameter(Tensor(np.array(scale, np.float32)), name="scale_sense", requires_grad=False)
+        self.hyper_map = ops.HyperMap()  # MindSpore's attribute, which subclasses' constructs map with
 
     def set_sense_scale(self, sens) -> None:
         """A new fixed scale (a Tensor of one value)."""
@@ -157,11 +157,7 @@ class TrainOneStepWithLossScaleCell(_PythonDecides, TrainOneStepCell):
         return loss, Tensor(overflow), Tensor(np.array(scale, np.float32))
 
     # MindSpore's helpers, for subclasses that write their own construct (as BERT's training cell does):
-    # ``self.grad`` (weights, with the scale as the sensitivity), then these three.
-    @property
-    def grad(self):
-        return GradOperation(get_by_list=True, sens_param=True)
-
+    # ``self.grad`` (TrainOneStepCell's: weights, with the scale as the sensitivity), then these three.
     def start_overflow_check(self, pre_cond, compute_input):
         """(status, compute_input): the status ``get_overflow_status`` reads (here the gradients are
         checked themselves, so it holds nothing)."""

@@ -13,8 +13,10 @@ parameter (what ``GradOperation(get_by_list=True)`` or ``grad(..., weights=...)`
 
 Optimizer state (``accum``, ``moments``, ``moment1``, ``moment2``, ``learning_rate``, beta powers) are
 Parameters with ``requires_grad=False`` registered on the optimizer, so they are saved with a
-checkpoint of a ``TrainOneStepCell``. Each step, as in MindSpore: ``weight_decay * param`` is added to the
-gradients (Mul and Add), the sums are divided by ``loss_scale`` (when it is not 1), and the update runs
+checkpoint of a ``TrainOneStepCell``. Each step, as in MindSpore: ``weight_decay * loss_scale * param`` is
+added to the (still scaled) gradients of the parameters the decay applies to (without groups, those whose
+names hold neither 'beta' nor 'gamma'), the sums are divided by ``loss_scale`` (when it is not 1), and the
+update runs
 with the step's learning rate: a float, a 0-d Tensor, a list / tuple / 1-D Tensor of one value per
 step (a dynamic learning rate: step ``i`` uses ``learning_rate[i]``, the last value once they run out;
 ``global_step`` counts the steps), or a ``LearningRateSchedule`` Cell (``nn.CosineDecayLR``...), evaluated
@@ -136,6 +138,7 @@ class Optimizer(Cell):
         super().__init__(auto_prefix=False)
         where = type(self).__name__
         self.weight_decay = _check_float(where, "weight_decay", weight_decay)
+        params_arg = parameters
         parameters, decays, group_of, group_lrs = _parameter_groups(where, parameters, self.weight_decay)
         for p in parameters:
             if p.dtype.kind != "f":
@@ -165,10 +168,30 @@ class Optimizer(Cell):
         slot = {group: i for i, group in enumerate(group_lrs)}
         self._lr_index = tuple(slot.get(g) for g in group_of)
         self.global_step = Parameter(np.int32(0), name="global_step", requires_grad=False)
+        self._mindspore_attributes(params_arg)
         self._add, self._mul, self._cast = ops.Add(), ops.Mul(), ops.Cast()
         self._assign, self._reshape = ops.Assign(), ops.Reshape()
         self._gather, self._minimum = ops.Gather(), ops.Minimum()
         self._constants: dict = {}  # (value, dtype) -> a constant scalar Tensor, built once
+
+    def _mindspore_attributes(self, params_arg) -> None:
+        """The attributes MindSpore's Optimizer gives the optimizers users write (the model zoo's
+        ``AdamWeightDecayForBert`` maps them over the parameters with ``HyperMap``): ``is_group``, per parameter
+        ``decay_flags`` (a group's weight decay > 0; without groups, names without 'beta' or 'gamma') and
+        ``optim_filter`` (all True: no parallel optimizer), and with groups ``weight_decay`` as one float32
+        Tensor per parameter (without groups it stays the float)."""
+        items = [params_arg] if isinstance(params_arg, Parameter) else list(params_arg)
+        self.is_group = bool(items) and isinstance(items[0], dict)
+        self.param_length = len(self.parameters)
+        if self.is_group:
+            self.decay_flags = tuple(d > 0.0 for d in self.weight_decays)
+            self.weight_decay = tuple(Tensor(np.float32(d)) for d in self.weight_decays)
+        else:
+            self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name for p in self.parameters)
+        self.dynamic_decay_flags = (False,) * self.param_length if self.is_group else False
+        self.optim_filter = (True,) * self.param_length
+        self.use_parallel = False
+        self.hyper_map, self.map_ = ops.HyperMap(), ops.Map()
 
     @staticmethod
     def _lr_values(where: str, learning_rate) -> tuple:
@@ -212,8 +235,23 @@ class Optimizer(Cell):
     def _constant(value: float) -> Tensor:
         return Tensor(np.float32(value))
 
-    def get_lr(self) -> Parameter:
+    def get_lr(self):
+        """The learning rate: a Parameter, or with groups' own rates one per parameter (a tuple). Called in the
+        ``construct`` of an optimizer a user writes (MindSpore's way, which never calls ``_prepare``), it first
+        sets this step's rate and counts the step, as MindSpore's ``get_lr`` does; elsewhere it only reads."""
+        if self.__dict__.get("_step_pending"):
+            self._next_step()
+        if self.is_group_lr:
+            return tuple(self._lr(i) for i in range(len(self.parameters)))
         return self._params["learning_rate"]
+
+    def _call_construct(self, args, kwargs):
+        # a step that has not yet set its learning rate: get_lr() sets it (once) if construct asks for it
+        object.__setattr__(self, "_step_pending", True)
+        try:
+            return super()._call_construct(args, kwargs)
+        finally:
+            object.__setattr__(self, "_step_pending", False)
 
     def _like(self, scalar, param: Parameter):
         """A float32 scalar state as ``param``'s dtype (a Cast primitive when they differ)."""
@@ -242,6 +280,7 @@ class Optimizer(Cell):
         """Set this step's learning rate (dynamic ones) and count the step in ``global_step``, with
         operators: a loaded checkpoint's step count is honoured, nothing is read back from the
         device, and a traced step (graph mode) replays both."""
+        object.__setattr__(self, "_step_pending", False)
         self._set_rate(self.learning_rate, self.lr_schedule_cell, self._lr_schedule)
         for rate, cell, table in self._group_lrs:
             self._set_rate(rate, cell, table)
@@ -256,11 +295,13 @@ class Optimizer(Cell):
             self._assign(rate, self._gather(table, self._minimum(self.global_step, last), 0))
 
     def decay_weight(self, gradients: tuple) -> tuple:
-        """``grad + weight_decay * param`` for each parameter, with the weight decay of its group (unchanged
-        where that is 0)."""
+        """``grad + weight_decay * loss_scale * param`` for each parameter ``decay_flags`` marks (without groups,
+        MindSpore's default filter: names without 'beta' or 'gamma'), with the weight decay of its group: the
+        gradients are still scaled here (``scale_grad`` divides them after), so MindSpore scales the decay
+        with them, and the net step adds ``weight_decay * param``."""
         return tuple(
-            g if decay == 0.0 or is_placeholder(p) else self._add(g, self._mul(p, decay))
-            for p, g, decay in zip(self.parameters, gradients, self.weight_decays)
+            g if decay == 0.0 or not flag or is_placeholder(p) else self._add(g, self._mul(p, decay * self.loss_scale))
+            for p, g, decay, flag in zip(self.parameters, gradients, self.weight_decays, self.decay_flags)
         )
 
     def _check_gradients(self, gradients) -> tuple:
@@ -280,8 +321,8 @@ class Optimizer(Cell):
         return gradients
 
     def _prepare(self, gradients) -> tuple:
-        """The gradients this step applies (checked, decayed, then unscaled: MindSpore's order, so the decay
-        too is divided by ``loss_scale``), the learning rate set."""
+        """The gradients this step applies (checked, decayed, then unscaled: MindSpore's order), the learning
+        rate set."""
         gradients = self.scale_grad(self.decay_weight(self._check_gradients(gradients)))
         self._next_step()
         return gradients
@@ -302,7 +343,8 @@ class Optimizer(Cell):
         raise NotImplementedError
 
     def extend_repr(self) -> str:
-        return f"learning_rate={float(self.learning_rate.asnumpy()):g}, weight_decay={self.weight_decay:g}"
+        decay = self.weight_decays[0] if self.is_group else self.weight_decay
+        return f"learning_rate={float(self.learning_rate.asnumpy()):g}, weight_decay={decay:g}"
 
 
 class SGD(Optimizer):

@@ -6,11 +6,12 @@ import numbers
 
 from opforge import context
 from opforge import dtype as mstype
-from opforge.bprop.grad_operation import _value_and_grad
+from opforge.bprop.grad_operation import GradOperation, _value_and_grad
 from opforge.dispatch import sharding
 from opforge.dispatch.trace import TraceError, tracing
 from opforge.nn.cell import Cell
 from opforge.nn.grad_reducer import DistributedGradReducer
+from opforge.nn.layers import Identity
 from opforge.nn.mixed_precision import mixed_precision_cast
 from opforge.nn.optim import Optimizer
 from opforge.nn.pipeline import PipelineCell
@@ -90,7 +91,7 @@ class TrainOneStepCell(Cell):
         self.sens = float(sens)
         self.parallel_mode = get_auto_parallel_context("parallel_mode")
         self.reducer_flag = self.parallel_mode == ParallelMode.DATA_PARALLEL
-        self.grad_reducer = None
+        self.grad_reducer = Identity()  # MindSpore's: subclasses call self.grad_reducer(grads) unconditionally
         on_ready = None
         if self.reducer_flag:
             mean = get_auto_parallel_context("gradients_mean")
@@ -103,6 +104,17 @@ class TrainOneStepCell(Cell):
         self._value_and_grad = _value_and_grad(
             self.network, None, self.weights, False, "TrainOneStepCell", True, on_ready
         )
+
+    # MindSpore's attributes, for subclasses that write their own construct (the model zoo's BERT, ...)
+    @property
+    def grad(self):
+        """``GradOperation(get_by_list=True, sens_param=True)``: ``self.grad(network, weights)(*inputs, sens)``."""
+        return GradOperation(get_by_list=True, sens_param=True)
+
+    @property
+    def grad_no_sens(self):
+        """``GradOperation(get_by_list=True)``."""
+        return GradOperation(get_by_list=True)
 
     def _call_construct(self, args, kwargs):
         # Data parallel in GRAPH_MODE (MindSpore's usual distributed loop) is traced on the CPU: the trace

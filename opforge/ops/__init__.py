@@ -10,11 +10,14 @@ from opforge.ops.composite import HyperMap, Map, MultitypeFuncGraph
 from opforge.ops.conv_transpose import Conv3DTranspose  # composed of Conv2DBackpropInput, Pad, AddN, ...
 from opforge.ops.custom import Custom
 from opforge.ops.detection import *  # IOU, BoundingBoxEncode/Decode, CheckValid, NMSWithMask, ROIAlign, CropAndResize
+from opforge.ops.float_status import FloatStatus  # IsFinite, ReduceAll and Cast: the GPU overflow flag
+from opforge.ops.frontend_array_ext import *  # ArgMaxWithValue, ArgMinWithValue, ScatterNd, Flatten
 from opforge.ops.frontend_conv import Conv3D, conv3d, unfold  # composed of Conv2D, StridedSlice, ...
 from opforge.ops.frontend_fold import fold  # unfold's adjoint: StridedSliceGrad per window tap
 from opforge.ops.frontend_loss import SigmoidCrossEntropyWithLogits  # BCEWithLogitsLoss with unit weights
 from opforge.ops.frontend_ops import (
     Depend,
+    DType,
     DynamicShape,
     Einsum,
     Eye,
@@ -55,6 +58,7 @@ from opforge.ops.functional_linalg import *  # inverse, det, slogdet, cholesky, 
 from opforge.ops.grid_sample import *  # grid_sample, affine_grid, GridSampler2D/3D, AffineGrid
 from opforge.ops.histogram import *  # HistogramFixedWidth, histc
 from opforge.ops.primitive import constexpr
+from opforge.ops.random_choice import RandomChoiceWithMask  # uniform draws ranked by TopK
 from opforge.primitives import batching_array_ops as _batching_array_ops
 from opforge.primitives import batching_math_ops as _batching_math_ops
 from opforge.primitives import batching_nn_ops as _batching_nn_ops
@@ -64,6 +68,7 @@ from opforge.primitives.array_ops import *
 from opforge.primitives.attention_ops import *
 from opforge.primitives.comm_ops import *
 from opforge.primitives.conv_ops import *
+from opforge.primitives.ctc_ops import *
 from opforge.primitives.linalg_ops import *
 from opforge.primitives.math_ext_ops import *
 from opforge.primitives.math_ops import *

@@ -19,6 +19,7 @@ from opforge import dtype as mstype
 from opforge.bprop.grad_operation import stop_gradient
 from opforge.dispatch.trace import tracing
 from opforge.ops import functional as F
+from opforge.ops.host_op import HostOp
 from opforge.ops.sampling import Corner, clamp_index, interpolate
 from opforge.primitives.validator import Validator as validator
 from opforge.tensor import Tensor
@@ -84,7 +85,7 @@ def _host_checks() -> bool:
 # IOU
 
 
-class IOU:
+class IOU(HostOp):
     r"""Intersection over union (MindSpore's ``ops.IOU``) of every ground-truth box with every anchor box:
     ``IOU(mode)(anchor_boxes, gt_boxes)``, boxes (x0, y0, x1, y1), ``anchor_boxes`` [N, 4], ``gt_boxes`` [M, 4];
     the output [M, N] holds at (i, j)
@@ -144,7 +145,7 @@ def _pair_shapes(op: str, first: str, a: Tensor, second: str, b: Tensor) -> None
         )
 
 
-class BoundingBoxEncode:
+class BoundingBoxEncode(HostOp):
     r"""The offsets of ground-truth boxes from anchor boxes (MindSpore's ``ops.BoundingBoxEncode``):
     ``BoundingBoxEncode(means, stds)(anchor_box, groundtruth_box)``, both [n, 4] (x0, y0, x1, y1). With centres
     and sizes ``(px, py, pw, ph)`` of the anchor and ``(gx, gy, gw, gh)`` of the ground truth (``w = x1 - x0 +
@@ -178,7 +179,7 @@ def bounding_box_encode(anchor_box, groundtruth_box, means=(0.0, 0.0, 0.0, 0.0),
     return BoundingBoxEncode(means, stds)(anchor_box, groundtruth_box)
 
 
-class BoundingBoxDecode:
+class BoundingBoxDecode(HostOp):
     r"""Boxes from anchor boxes and offsets (MindSpore's ``ops.BoundingBoxDecode``, the inverse of
     BoundingBoxEncode): ``BoundingBoxDecode(max_shape, means, stds, wh_ratio_clip)(anchor_box, deltas)``, both
     [n, 4]. With ``d = deltas * stds + means``, ``d_w`` and ``d_h`` clipped to :math:`\pm|\ln(wh\_ratio\_clip)|`,
@@ -239,7 +240,7 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
 _CHECK_VALID_DTYPES = (mstype.float16, mstype.float32, mstype.float64, mstype.int16, mstype.uint8)
 
 
-class CheckValid:
+class CheckValid(HostOp):
     r"""Whether each box lies inside the image (MindSpore's ``ops.CheckValid``): ``CheckValid()(bboxes,
     img_metas)``, ``bboxes`` [N, 4] (x0, y0, x1, y1), ``img_metas`` [3] (height, width, ratio); output [N] bool,
     True where ``x0 >= 0``, ``y0 >= 0``, ``x1 <= width * ratio - 1`` and ``y1 <= height * ratio - 1`` (compared
@@ -299,7 +300,7 @@ def _nms_host(boxes: np.ndarray, threshold) -> tuple:
     return order, keep
 
 
-class NMSWithMask:
+class NMSWithMask(HostOp):
     r"""Non-maximum suppression (MindSpore's ``ops.NMSWithMask``): ``NMSWithMask(iou_threshold)(bboxes)``,
     ``bboxes`` [N, 5] (x0, y0, x1, y1, score). Returns ``(output_boxes, output_idx, selected_mask)``:
     ``output_boxes`` [N, 5] the boxes sorted by score, highest first (ties keep their input order);
@@ -354,7 +355,7 @@ def _roi_corners(coord: Tensor, size: int) -> tuple:
     )
 
 
-class ROIAlign:
+class ROIAlign(HostOp):
     r"""Region-of-interest align (MindSpore's ``ops.ROIAlign``, Mask R-CNN's RoIAlign):
     ``ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)``,
     ``features`` [N, C, H, W], ``rois`` [R, 5] (batch index, x0, y0, x1, y1). Output [R, C, pooled_height,
@@ -489,7 +490,7 @@ def _crop_size(crop_size) -> tuple:
     return crop_size
 
 
-class CropAndResize:
+class CropAndResize(HostOp):
     r"""Crops of an image batch resized to one size (MindSpore's ``ops.CropAndResize``, TensorFlow's
     ``crop_and_resize``): ``CropAndResize(method, extrapolation_value)(x, boxes, box_index, crop_size)``, ``x``
     [B, H, W, D] (NHWC), ``boxes`` [K, 4] float32 normalised (y1, x1, y2, x2), ``box_index`` [K] int32 (the image

@@ -15,6 +15,7 @@ from opforge.ops import functional_extra as _FX
 from opforge.ops import resize
 from opforge.ops.frontend_shape import (  # noqa: F401 (ops.<name>: re-exported)
     Depend,
+    DType,
     DynamicShape,
     Print,
     Shape,
@@ -25,13 +26,14 @@ from opforge.ops.frontend_shape import (  # noqa: F401 (ops.<name>: re-exported)
     shape,
     tensor_arg,
 )
+from opforge.ops.host_op import HostOp
 from opforge.primitives.nn_ops import ApplyMomentum
 from opforge.primitives.validator import Validator as validator
 from opforge.tensor import Tensor
 
 __all__ = [
     "Zeros", "Ones", "FusedWeightScaleApplyMomentum", "Depend", "Print", "Meshgrid", "Einsum", "Shape",
-    "TensorShape", "DynamicShape", "Unique",
+    "TensorShape", "DynamicShape", "Unique", "DType",
     "ResizeBilinearV2", "ResizeBilinear", "shape", "dyn_shape", "unique", "depend", "print_",
 ]  # fmt: skip
 
@@ -79,7 +81,7 @@ class Meshgrid:
         return F.meshgrid(*inputs, indexing=self.indexing)
 
 
-class Unique:
+class Unique(HostOp):
     """``Unique()(input_x)`` for a 1-D ``input_x``: ``(y, idx)`` with ``y`` the distinct values in ascending
     order and ``idx`` (int32) the position in ``y`` of each element, so ``y[idx] == input_x``. The output's
     length depends on the data, so it is computed on the host (``np.unique``; a GPU tensor is copied there and

@@ -1,16 +1,18 @@
 """MindSpore operator classes that need nothing but a Tensor's metadata or values, no primitive:
-``Depend`` (graph-mode ordering: eagerly its first input), ``Print``, ``Shape`` (the shape as a tuple) and
-``TensorShape``/``DynamicShape`` (the shape as an int Tensor), with their functional forms ``depend``,
-``print_``, ``shape`` and ``dyn_shape`` (which ``ops.functional`` exports, as MindSpore's ``F`` has them)."""
+``Depend`` (graph-mode ordering: eagerly its first input), ``Print``, ``Shape`` (the shape as a tuple),
+``DType`` (the dtype) and ``TensorShape``/``DynamicShape`` (the shape as an int Tensor), with their functional
+forms ``depend``, ``print_``, ``shape`` and ``dyn_shape`` (which ``ops.functional`` exports, as MindSpore's
+``F`` has them)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.ops.host_op import HostOp
 from opforge.tensor import Tensor
 
-__all__ = ["Depend", "Print", "Shape", "TensorShape", "DynamicShape", "depend", "print_", "shape", "dyn_shape"]
+__all__ = ["Depend", "Print", "Shape", "DType", "TensorShape", "DynamicShape", "depend", "print_", "shape", "dyn_shape"]
 
 
 class Depend:
@@ -54,7 +56,7 @@ def tensor_arg(op_name: str, x) -> Tensor:
     return x
 
 
-class Shape:
+class Shape(HostOp):
     """``Shape()(input_x)``: the shape of ``input_x`` as a tuple of ints (-1 where a placeholder's dim is
     unknown), as MindSpore's."""
 
@@ -62,7 +64,16 @@ class Shape:
         return tuple(tensor_arg("Shape", input_x).shape)
 
 
-class TensorShape:
+class DType(HostOp):
+    """``DType()(input_x)``: the dtype of the Tensor ``input_x`` (``mstype.float32``, ...), as MindSpore's."""
+
+    def __call__(self, input_x):
+        if not isinstance(input_x, Tensor):
+            raise TypeError(f"For 'DType', the 'input_x' must be a Tensor, but got {type(input_x).__name__}.")
+        return input_x.dtype
+
+
+class TensorShape(HostOp):
     """``TensorShape(dtype=mstype.int64)()(input_x)``: the shape of ``input_x`` as a 1-D int Tensor."""
 
     def __init__(self, dtype=mstype.int64):

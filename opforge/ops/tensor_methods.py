@@ -525,3 +525,13 @@ for _fn in _EXTRA_METHODS:
 for _name, _fn in (("scatter", FI.scatter), ("index_add", FI.tensor_index_add)):
     if not hasattr(Tensor, _name):
         setattr(Tensor, _name, _fn)
+
+
+def _parameter_value(self):
+    """MindSpore's ``Parameter.value()``: a Tensor of the Parameter's value now (a differentiable Reshape to its
+    own shape: gradients reach the Parameter, and a later in-place update does not change the result)."""
+    return F.reshape(self, tuple(self.shape))
+
+
+_parameter_value.__name__ = "value"
+Parameter.value = _parameter_value

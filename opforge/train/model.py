@@ -117,6 +117,8 @@ class Model:
         )
         if self._metric_fns and self._eval_network is None:
             raise ValueError("For 'Model', metrics need a 'loss_fn' or an 'eval_network' to evaluate with.")
+        if eval_network is None:  # WithEvalCell's outputs: (loss, logits, label)
+            self._eval_indexes = [0, 1, 2]
 
     def _build_train_network(self):
         if self._optimizer is None:
@@ -227,17 +229,34 @@ class Model:
             self._hook(callbacks, "on_eval_step_begin", run_context)
             outputs = net(*_tensors(row))
             cb.net_outputs = outputs
-            loss_i, out_i, label_i = self._eval_indexes or (0, 1, 2)
-            for m in self._metric_fns.values():
-                if isinstance(m, Loss):
-                    m.update(outputs[loss_i])
-                else:
-                    m.update(outputs[out_i], outputs[label_i])
+            self._update_metrics(outputs)
             self._hook(callbacks, "on_eval_step_end", run_context)
         result = {name: m.eval() for name, m in self._metric_fns.items()}
         cb.metrics = result
         self._hook(callbacks, "on_eval_end", run_context)
         return result
+
+    def _update_metrics(self, outputs):
+        """MindSpore's rule: a user's eval_network without eval_indexes gives every metric all its outputs
+        (``metric.update(*outputs)``); with them (or WithEvalCell's), a Loss gets the loss and the others
+        (output, label)."""
+        outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
+        if not isinstance(outputs, (tuple, list)):
+            raise ValueError(
+                f"For 'Model.eval', the eval network must return a Tensor or a tuple, but got {type(outputs).__name__}."
+            )
+        if self._eval_indexes is not None and len(outputs) < 3:
+            raise ValueError(
+                "For 'Model.eval', with 'eval_indexes' the eval network must return at least 3 outputs, "
+                f"but got {len(outputs)}."
+            )
+        for m in self._metric_fns.values():
+            if self._eval_indexes is None:
+                m.update(*outputs)
+            elif isinstance(m, Loss):
+                m.update(outputs[self._eval_indexes[0]])
+            else:
+                m.update(outputs[self._eval_indexes[1]], outputs[self._eval_indexes[2]])
 
     def predict(self, *predict_data):
         """The network's outputs on ``predict_data`` (evaluation mode)."""

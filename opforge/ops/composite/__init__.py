@@ -1,6 +1,7 @@
 """MindSpore's ``ops.composite`` (imported as ``C``): operations built from primitives."""
 
 from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
+from opforge.ops.composite.base import add_flags
 from opforge.ops.composite.multitype_ops import HyperMap, Map, MultitypeFuncGraph, partial
 from opforge.ops.functional import clip_by_global_norm, clip_by_value
 
@@ -15,4 +16,5 @@ __all__ = [
     "partial",
     "clip_by_value",
     "clip_by_global_norm",
+    "add_flags",
 ]

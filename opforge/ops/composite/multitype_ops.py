@@ -37,8 +37,15 @@ def _kind_matches(kind: str, value) -> bool:
         return value is None
     if kind == "Function":
         return callable(value) and not isinstance(value, Tensor)
+    if kind == "Dictionary":
+        return isinstance(value, dict)
+    if kind in _SPARSE_KINDS:  # opforge's gradients are dense: a sparse overload is registered, never chosen
+        return False
     raise ValueError(f"For 'MultitypeFuncGraph', the type name {kind!r} is not one of Tensor, Number, Bool, Tuple, "
-                     "List, String, None, Function.")  # fmt: skip
+                     "List, String, None, Function, Dictionary, RowTensor, COOTensor, CSRTensor.")  # fmt: skip
+
+
+_SPARSE_KINDS = frozenset({"RowTensor", "COOTensor", "CSRTensor", "MapTensor"})
 
 
 class MultitypeFuncGraph:

@@ -1,9 +1,21 @@
 """MindSpore's ``ops.operations`` (imported as ``P``): every primitive class, by MindSpore's names."""
 
+from opforge.ops.detection import (  # noqa: F401  (composed of other primitives; NMSWithMask on the host)
+    IOU,
+    BoundingBoxDecode,
+    BoundingBoxEncode,
+    CheckValid,
+    CropAndResize,
+    NMSWithMask,
+    ROIAlign,
+)
+from opforge.ops.float_status import FloatStatus  # noqa: F401  (IsFinite, ReduceAll and Cast)
+from opforge.ops.frontend_array_ext import ArgMaxWithValue, ArgMinWithValue, Flatten, ScatterNd  # noqa: F401
 from opforge.ops.frontend_conv import Conv3D  # noqa: F401  (Conv2D over its depth taps)
 from opforge.ops.frontend_loss import SigmoidCrossEntropyWithLogits  # noqa: F401  (BCEWithLogitsLoss)
 from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitives)
     Depend,
+    DType,
     DynamicShape,
     Eye,  # composite (functional_extra)
     FusedWeightScaleApplyMomentum,  # Mul, Add and ApplyMomentum
@@ -25,14 +37,17 @@ from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitiv
     Tril,  # composite (functional_extra)
     Triu,  # composite (functional_extra)
     TupleToArray,  # composite (functional_extra)
+    Unique,  # on the host
     Zeros,
 )
 from opforge.ops.frontend_random import StandardNormal, UniformInt, UniformReal  # noqa: F401  (seeded kernels)
+from opforge.ops.random_choice import RandomChoiceWithMask  # noqa: F401  (UniformReal and TopK)
 from opforge.primitives._grad_ops import *  # noqa: F403
 from opforge.primitives.array_ops import *  # noqa: F403
 from opforge.primitives.attention_ops import *  # noqa: F403
 from opforge.primitives.comm_ops import *  # noqa: F403
 from opforge.primitives.conv_ops import *  # noqa: F403
+from opforge.primitives.ctc_ops import *  # noqa: F403
 from opforge.primitives.linalg_ops import *  # noqa: F403
 from opforge.primitives.math_ext_ops import *  # noqa: F403
 from opforge.primitives.math_ops import *  # noqa: F403
