@@ -128,6 +128,11 @@ def unary(low=-2.0, high=2.0, kinks=None):
     return samples
 
 
+def _polygamma_grad_samples(prim, rng):
+    for n in (0, 1, 3):
+        yield GradSample((np.asarray(n, np.int64), uniform((5,), 0.3, 4.0, rng=rng)), f"a={n}")
+
+
 def unary_in_domain(name, kinks=None):
     low, high = _domain(name)
     return unary(max(low, -3.0), min(high, 3.0), kinks)
@@ -465,7 +470,9 @@ MATH_EXT_GRAD_RECORDS = [
     GradRecord("Acosh", _variants("Acosh"), unary(1.2, 3.0), second_order=True),
     GradRecord("Atanh", _variants("Atanh"), unary(-0.8, 0.8), second_order=True),
     GradRecord("Erfc", _variants("Erfc"), unary(), second_order=True),
-    GradRecord("Lgamma", _variants("Lgamma"), unary(0.3, 4.0)),  # second order: Digamma has no gradient
+    GradRecord("Lgamma", _variants("Lgamma"), unary(0.3, 4.0), second_order=True),
+    GradRecord("Digamma", _variants("Digamma"), unary(0.3, 4.0), second_order=True),
+    GradRecord("Polygamma", _variants("Polygamma"), _polygamma_grad_samples, second_order=True),
     GradRecord("Erfinv", _variants("Erfinv"), unary(-0.9, 0.9), second_order=True),
     GradRecord("Inv", _variants("Inv"), unary(0.5, 2.0), second_order=True),
     GradRecord("SquaredDifference", _variants("SquaredDifference"), binary(), second_order=True),
@@ -1524,5 +1531,3 @@ NON_DIFFERENTIABLE |= {"LSTMLayerGrad", "GRULayerGrad", "RNNLayerGrad", "ScaledD
 NON_DIFFERENTIABLE |= {"Receive"}
 # The random kernels' inputs are a shape and their generator's seeds: nothing to differentiate.
 NON_DIFFERENTIABLE |= {"Randn", "RandExt", "RandInt"}
-# The trigamma function Digamma's gradient would need has no operator.
-NON_DIFFERENTIABLE |= {"Digamma"}

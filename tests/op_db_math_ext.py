@@ -24,8 +24,9 @@ from op_db import (
 from op_db_elemwise import _logical_samples
 from scipy import special
 
+from opforge import Tensor, ops
 from opforge import dtype as mstype
-from opforge import ops
+from opforge.errors import KernelError
 
 
 def _ignore(fn):
@@ -136,6 +137,29 @@ def _squared_difference(prim, x, y):
     return np.square(np.subtract(x, y))
 
 
+def _polygamma_samples(record, prim, ins, outs, rng):
+    """Orders 0 to 4 on a spread of x (negative non-integers, near the poles, large) and the poles themselves."""
+    x = np.concatenate([rng.uniform(0.05, 12.0, 20), rng.uniform(-4.0, -0.05, 8), [0.0, -1.0, -3.0, 1.0, 50.0]])
+    x = x.astype(ins[1].np_dtype)
+    for n in range(5):
+        yield Sample((np.asarray(n, ins[0].np_dtype), x), desc=f"a={n}")
+
+
+def _polygamma_ref(prim, a, x):
+    with np.errstate(all="ignore"):
+        return special.polygamma(int(a), x.astype(np.float64))
+
+
+def _polygamma_errors():
+    x = _t((3,))
+    return [
+        ErrorInput("negative-order", lambda: ops.Polygamma()(Tensor(np.int64(-1)), x), KernelError, "must be >= 0"),
+        ErrorInput("float-order", lambda: ops.Polygamma()(_t(()), x), TypeError, "'a'"),
+        ErrorInput("order-shape", lambda: ops.Polygamma()(_t((2,), mstype.int64), x), ValueError, "0-d"),
+        ErrorInput("int-x", lambda: ops.Polygamma()(Tensor(np.int64(1)), _t((3,), mstype.int32)), TypeError, "'x'"),
+    ]
+
+
 _NAN, _INF = math.nan, math.inf
 _FLOAT_X = [0.0, 0.0, 0.0, -0.0, 1.5, -2.0, _NAN, 1.0]
 _FLOAT_Y = [0.0, _NAN, _INF, 2.0, 0.0, -0.0, 1.0, _INF]
@@ -153,6 +177,16 @@ RECORDS: list = [
     _unary_float("Erfc", _np_erfc, -3.0, 8.0, edges=[_INF, -_INF, 0.0]),
     _unary_float("Lgamma", _lgamma, 0.05, 12.0, edges=[0.0, -1.0, -2.5, 1.0, 2.0, _INF, -_INF]),
     _unary_float("Digamma", special.digamma, 0.05, 12.0, edges=[0.0, -1.0, -2.5, -0.5, 1.0, _INF]),
+    OpRecord(
+        "Polygamma",
+        {"": ops.Polygamma},
+        _polygamma_samples,
+        _polygamma_ref,
+        args=(Arg(), Arg()),
+        # float16 rounds psi^(4) near x = 0.05 (about 1e9): its own ulp
+        tols={"Float16": (2e-3, 1e-5), "Float32": (2e-6, 1e-5)},
+        error_inputs=_polygamma_errors,
+    ),
     _unary_float("Erfinv", special.erfinv, -0.99, 0.99, edges=[1.0, -1.0, 0.0, -0.0, 0.9999, 1.5, -2.0]),
     _unary_float("Rint", np.rint, -20.0, 20.0, edges=[0.5, 1.5, 2.5, -0.5, -1.5, -2.5, -0.0]),
     _unary_float("Inv", np.reciprocal, 0.25, 4.0, edges=[0.0, -0.0, -2.0, _INF]),

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import math
 
-from opforge.bprop._utils import grad_for, needs_input_grad, zero_grads
+import numpy as np
+
+from opforge.bprop._utils import grad_for, needs_input_grad, zero_grads, zeros_like
 from opforge.bprop.registry import bprop_getters
 from opforge.ops import functional as F
 from opforge.primitives import math_ext_ops as X
@@ -48,6 +50,7 @@ _DERIVATIVES = {
     X.Erfc: lambda x, y: F.mul(F.exp(F.neg(F.mul(x, x))), -2.0 / math.sqrt(math.pi)),
     X.Inv: lambda x, y: F.neg(F.mul(y, y)),  # d(1/x) = -1/x^2
     X.Lgamma: lambda x, y: X.Digamma()(x),
+    X.Digamma: lambda x, y: X.Polygamma()(Tensor(np.int64(1), device=x.device), x),
     X.Erfinv: lambda x, y: F.mul(F.exp(F.mul(y, y)), math.sqrt(math.pi) / 2),  # 1 / erf'(y)
 }
 for _prim, _derivative in _DERIVATIVES.items():
@@ -112,3 +115,12 @@ bprop_getters.register(X.DivNoNan)(
         lambda x, y, out, dout: F.neg(_div_no_nan(F.mul(dout, out), y)),
     )
 )
+
+
+@bprop_getters.register(X.Polygamma)
+def get_bprop_polygamma(self):
+    # d psi^(a)(x) / dx = psi^(a+1)(x); the order is an integer: no gradient.
+    def bprop(a, x, out, dout):
+        return zeros_like(a), F.mul(dout, X.Polygamma()(F.add(a, F.ones_like(a)), x))
+
+    return bprop

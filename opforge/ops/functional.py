@@ -922,6 +922,14 @@ def scatter_nd_min(input_x, indices, updates, use_locking=False):
 
 # Unary math and activations, MindSpore's functional names.
 lgamma, digamma, erfinv = math_ext_ops.Lgamma(), math_ext_ops.Digamma(), math_ext_ops.Erfinv()
+_polygamma = math_ext_ops.Polygamma()
+
+
+def polygamma(n, input):  # noqa: A002 (MindSpore's argument name)
+    """``Polygamma()(n, input)``: the n-th derivative of the digamma function (``n`` a 0-d int Tensor or an int)."""
+    if isinstance(n, int) and not isinstance(n, bool):
+        n = Tensor(np.int64(n), device=input.device if isinstance(input, Tensor) else None)
+    return _polygamma(n, input)
 sin = math_ops.Sin()
 cos = math_ops.Cos()
 log1p = math_ops.Log1p()

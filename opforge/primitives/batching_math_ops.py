@@ -3,7 +3,7 @@ reductions, CumSum, AddN and the matrix products. See ``opforge/dispatch/batchin
 
 from __future__ import annotations
 
-from opforge.dispatch.batching import batching_rules
+from opforge.dispatch.batching import batching_rules, sequential
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
 from opforge.primitives import math_ext_ops as X
@@ -21,8 +21,9 @@ from opforge.primitives.batching_array_ops import (
 
 _reshape = A.Reshape()
 
-# The third elementwise batch (math_ext_ops), every one unary or broadcasting binary.
-_ELEMENTWISE_EXT = tuple(getattr(X, name) for name in X.__all__)
+# The third elementwise batch (math_ext_ops), every one unary or broadcasting binary (Polygamma's order is
+# one value: its rule follows).
+_ELEMENTWISE_EXT = tuple(getattr(X, name) for name in X.__all__ if name != "Polygamma")
 
 _ELEMENTWISE = (
     # unary
@@ -33,6 +34,14 @@ _ELEMENTWISE = (
     P.Mod, P.FloorMod, P.Greater, P.GreaterEqual, P.Less, P.LessEqual, P.NotEqual, P.LogicalAnd, P.LogicalOr,
 )  # fmt: skip
 batching_rules.register(*_ELEMENTWISE, *_ELEMENTWISE_EXT)(elementwise_rule())
+
+@batching_rules.register(X.Polygamma)
+def _polygamma_rule(prim, args, dims, size):
+    a, x = args
+    if dims[0] is None:  # one order for every element: elementwise in x
+        return prim(a, x), dims[1]
+    return sequential(prim, args, dims, size, "batches the order 'a'")
+
 
 # Gradient operators of the elementwise family: inputs of one shape.
 batching_rules.register(G.SqrtGrad, G.AbsGrad)(elementwise_rule(broadcasting=False))

@@ -6,7 +6,11 @@ Kernels: csrc/kernels/cpu/math_ext.cc and cuda/math_ext.cu (functors/math_ext.h)
 from __future__ import annotations
 
 from opforge import dtype as mstype
+from opforge.dispatch import signature as sig
+from opforge.primitives._utils import _Operator
 from opforge.primitives.math_ops import _BinaryOp, _Compare, _UnaryNamed
+from opforge.primitives.primitive import prim_attr_register
+from opforge.primitives.validator import Validator as validator
 
 __all__ = [
     "Sinh",
@@ -21,6 +25,7 @@ __all__ = [
     "Erfc",
     "Lgamma",
     "Digamma",
+    "Polygamma",
     "Erfinv",
     "Rint",
     "Trunc",
@@ -91,8 +96,29 @@ class Lgamma(_FloatUnary):
 
 class Digamma(_FloatUnary):
     r""":math:`y = \psi(x) = \frac{d}{dx} \ln \Gamma(x)` (NaN at -1, -2, ..., -inf at +0, +inf at -0),
-    computed in double. Not differentiable (its derivative, the trigamma function, has no operator).
-    dtypes: float16, bfloat16, float32, float64."""
+    computed in double; its derivative is ``Polygamma`` of order 1. dtypes: float16, bfloat16, float32, float64."""
+
+
+class Polygamma(_Operator):
+    r"""``Polygamma()(a, x)``: :math:`y = \psi^{(a)}(x)`, the a-th derivative of the digamma function
+    (:math:`\psi` itself for a = 0; :math:`(-1)^{a+1} a!\, \zeta(a + 1, x)` above, by the Hurwitz zeta
+    function; +-inf at the poles 0, -1, -2, ...), elementwise, computed in double. ``a``: the order, a 0-d
+    int32 or int64 tensor, >= 0 (an error otherwise). dtypes of x (CPU, GPU): float16, float32, float64."""
+
+    __mindspore_signature__ = (sig.make_sig("a"), sig.make_sig("x"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["a", "x"], outputs=["y"])
+
+    def infer_shape(self, a, x):
+        if len(a) != 0 and not (len(a) == 1 and a[0] in (1, -1)):
+            raise ValueError(f"For '{self.name}', the 'a' must be a 0-d tensor (the order), but got shape {list(a)}.")
+        return list(x)
+
+    def infer_dtype(self, a, x):
+        validator.check_tensor_dtype_valid("a", a, (mstype.int32, mstype.int64), self.name)
+        return validator.check_tensor_dtype_valid("x", x, (mstype.float16, mstype.float32, mstype.float64), self.name)
 
 
 class Erfinv(_FloatUnary):

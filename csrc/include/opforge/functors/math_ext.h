@@ -87,6 +87,52 @@ struct DigammaOp {
   }
 };
 
+// The Hurwitz zeta function zeta(s, q) = sum_{k >= 0} (q + k)^-s for an integer s >= 2, in double: the first
+// terms summed directly until q + k >= 10 (at least 10 of them), then the Euler-Maclaurin tail with the
+// Bernoulli numbers B_2 ... B_24, which is below 1e-16 of the sum from there. A negative q sums its terms
+// through the integer power; a pole (q a non-positive integer) gives +inf.
+OPF_HD double IntPower(double base, int64_t e) {
+  double result = 1.0;
+  for (; e > 0; e >>= 1, base *= base) {
+    if (e & 1) result *= base;
+  }
+  return result;
+}
+
+OPF_HD double HurwitzZeta(int64_t s, double q) {
+  if (math::IsNan(q)) return q;
+  if (q <= 0.0 && q == math::floor(q)) return limits::Infinity<double>();
+  // B_2j / (2j)!, j = 1 .. 12
+  constexpr double kBernoulliOverFactorial[12] = {
+      1.0 / 12.0,           -1.0 / 720.0,           1.0 / 30240.0,          -1.0 / 1209600.0,
+      1.0 / 47900160.0,     -1.0 / 1.8924375803183791606e9, 1.0 / 7.47242496e10, -1.0 / 2.950130727918164224e12,
+      1.0 / 1.1646782814350067249e14, -1.0 / 4.5979787224074726105e15, 1.0 / 1.8152105401943546773e17,
+      -1.0 / 7.1661652561756670113e18};
+  double sum = 0.0, a = q;
+  for (int k = 0; k < 10 || a < 10.0; ++k, a += 1.0) sum += 1.0 / IntPower(a, s);
+  // the tail from a: a^(1-s) / (s - 1) + a^-s / 2 + sum_j B_2j / (2j)! s (s + 1) ... (s + 2j - 2) a^(-s-2j+1)
+  const double a_s = 1.0 / IntPower(a, s);
+  sum += a_s * a / static_cast<double>(s - 1) + 0.5 * a_s;
+  double rising = static_cast<double>(s), power = a_s / a;  // s (s+1)...(s+2j-2) and a^(-s-2j+1)
+  for (int j = 0; j < 12; ++j) {
+    const double term = kBernoulliOverFactorial[j] * rising * power;
+    sum += term;
+    if (math::fabs(term) < 1e-17 * math::fabs(sum)) break;
+    rising *= static_cast<double>(s + 2 * j + 1) * static_cast<double>(s + 2 * j + 2);
+    power /= a * a;
+  }
+  return sum;
+}
+
+// psi^(n)(x), the n-th derivative of psi = digamma: psi itself for n = 0, else
+// (-1)^(n+1) n! zeta(n + 1, x) (+-inf at the poles, x = 0, -1, -2, ...). In double.
+OPF_HD double PolygammaAt(int64_t n, double x) {
+  if (n == 0) return DigammaOp::Psi(x);
+  double factorial = 1.0;
+  for (int64_t k = 2; k <= n; ++k) factorial *= static_cast<double>(k);
+  return ((n & 1) ? factorial : -factorial) * HurwitzZeta(n + 1, x);
+}
+
 // erf^-1(y) for y in [-1, 1] (+-inf at +-1, NaN outside), in double: an initial guess of Giles' single
 // precision approximation, then Newton steps (quadratic: each doubles the correct digits) on erf, or for
 // |y| > 1/2 on ln erfc(|x|) = ln(1 - |y|), whose right side is exact there (erf near +-1 would cancel) and
