@@ -930,6 +930,8 @@ def polygamma(n, input):  # noqa: A002 (MindSpore's argument name)
     if isinstance(n, int) and not isinstance(n, bool):
         n = Tensor(np.int64(n), device=input.device if isinstance(input, Tensor) else None)
     return _polygamma(n, input)
+
+
 sin = math_ops.Sin()
 cos = math_ops.Cos()
 log1p = math_ops.Log1p()

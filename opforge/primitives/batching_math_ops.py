@@ -35,6 +35,7 @@ _ELEMENTWISE = (
 )  # fmt: skip
 batching_rules.register(*_ELEMENTWISE, *_ELEMENTWISE_EXT)(elementwise_rule())
 
+
 @batching_rules.register(X.Polygamma)
 def _polygamma_rule(prim, args, dims, size):
     a, x = args
