@@ -45,6 +45,13 @@ inline Window2D MakeWindow2D(const KernelContext& ctx, const std::vector<int64_t
   }
   OPF_CHECK(g.kh > 0 && g.kw > 0 && g.sh > 0 && g.sw > 0 && g.dh > 0 && g.dw > 0 && g.group > 0,
             "For '" << op << "', the kernel size, strides, dilations and group must be positive.");
+  // Window arithmetic (dilation * (kernel - 1), (out - 1) * stride) must not overflow int64.
+  constexpr int64_t kMaxWindowAttr = int64_t{1} << 31;
+  OPF_CHECK(g.kh <= kMaxWindowAttr && g.kw <= kMaxWindowAttr && g.sh <= kMaxWindowAttr && g.sw <= kMaxWindowAttr &&
+                g.dh <= kMaxWindowAttr && g.dw <= kMaxWindowAttr,
+            "For '" << op << "', the kernel size, strides and dilations must be at most " << kMaxWindowAttr
+                    << ", but got kernel [" << g.kh << ", " << g.kw << "], strides [" << g.sh << ", " << g.sw
+                    << "], dilations [" << g.dh << ", " << g.dw << "].");
   OPF_CHECK(g.c % g.group == 0 && g.oc % g.group == 0,
             "For '" << op << "', the channels " << g.c << " and " << g.oc << " must be divisible by group " << g.group
                     << ".");

@@ -226,6 +226,9 @@ NllGeometry NllGeometryOf(const KernelContext& ctx, int labels_index) {
   OPF_CHECK(ctx.input(labels_index).numel() == g.n,
             "For '" << ctx.op_name() << "', the 'labels' must have " << g.n << " elements, but got shape "
                     << ShapeToString(ctx.input(labels_index).shape) << ".");
+  OPF_CHECK(ctx.input(labels_index + 1).numel() == g.c,
+            "For '" << ctx.op_name() << "', the 'weight' must have " << g.c << " elements (one per class), but got shape "
+                    << ShapeToString(ctx.input(labels_index + 1).shape) << ".");
   return g;
 }
 
@@ -292,6 +295,12 @@ class NllLossGradCpuKernel : public CpuKernel {
     reduction_ = Reduction(ctx);
     ignore_ = ctx.GetInt("ignore_index");
     op_ = ctx.op_name();
+    const int64_t want = reduction_ == 0 ? g_.n : 1;  // one loss per sample, or the reduced one
+    OPF_CHECK(ctx.input(1).numel() == want, "For '" << op_ << "', the 'loss_grad' must have " << want
+                                                    << " elements, but got shape " << ShapeToString(ctx.input(1).shape)
+                                                    << ".");
+    OPF_CHECK(ctx.input(4).numel() == 1, "For '" << op_ << "', the 'total_weight' must have 1 element, but got shape "
+                                                 << ShapeToString(ctx.input(4).shape) << ".");
   }
   void Launch(const KernelArgs& args) override {
     const T* dout = args.input<T>(1);
