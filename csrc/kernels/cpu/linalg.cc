@@ -69,6 +69,18 @@ void FillNan(T* a, int64_t n) {
   std::fill(a, a + n, std::numeric_limits<T>::quiet_NaN());
 }
 
+// The matrix src copied into dst for LAPACK to work in place; false (dst all NaN) when it holds a NaN or an
+// infinity, LAPACK's result for which is not defined.
+template <typename T>
+bool CopyFinite(const T* src, T* dst, int64_t size) {
+  if (!AllFinite(src, size)) {
+    FillNan(dst, size);
+    return false;
+  }
+  std::memcpy(dst, src, static_cast<size_t>(size) * sizeof(T));
+  return true;
+}
+
 int64_t Cube(const MatrixBatch& m) { return m.rows * m.cols * std::max(m.rows, m.cols); }
 
 template <typename T>
@@ -96,11 +108,7 @@ class MatrixInverseCpuKernel : public CpuKernel {
     const int64_t bad = ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
       std::vector<int32_t> ipiv(static_cast<size_t>(n));
       T* a = y + b * size;
-      if (!AllFinite(x + b * size, size)) {
-        FillNan(a, size);
-        return true;
-      }
-      std::memcpy(a, x + b * size, static_cast<size_t>(size) * sizeof(T));
+      if (!CopyFinite(x + b * size, a, size)) return true;
       if (lapack::Getrf(n, a, ipiv.data()) != 0 || lapack::Getri(n, a, ipiv.data()) != 0) return false;
       if (adjoint_) TransposeSquare(a, n);
       return true;
@@ -193,11 +201,7 @@ class CholeskyCpuKernel : public CpuKernel {
     if (size == 0) return;
     const int64_t bad = ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
       T* a = y + b * size;
-      if (!AllFinite(x + b * size, size)) {
-        FillNan(a, size);
-        return true;
-      }
-      std::memcpy(a, x + b * size, static_cast<size_t>(size) * sizeof(T));
+      if (!CopyFinite(x + b * size, a, size)) return true;
       if (lapack::Potrf(upper_, n, a) != 0) return false;
       for (int64_t i = 0; i < n; ++i) {
         for (int64_t j = 0; j < n; ++j) {
