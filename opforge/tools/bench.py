@@ -17,7 +17,9 @@ Suites:
   the rows, CumSum and CumProd along each axis and Transpose of 1024x1024 float32 (NumPy's sort gives
   values only, its TopK column is ``argpartition``: PyTorch's columns are the like-for-like ones);
   TensorScatterAdd of 4096 rows into them (``np.add.at``, ``index_add``); Randn and RandExt of 1024x1024
-  float32 (NumPy's Generator, ``torch.randn``/``rand``).
+  float32 (NumPy's Generator, ``torch.randn``/``rand``); MatrixInverse and Cholesky of 64 matrices of 64x64,
+  Svd of 512x256 (``np.linalg``, ``torch.linalg``) and nn.CTCLoss (T=100, N=32, C=30, S=20) against
+  ``torch.nn.functional.ctc_loss``, float32.
 - ``conv``: Conv2D forward, and its backward (Conv2DBackpropInput and Conv2DBackpropFilter, both
   gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
   1x8x8 -> 6 channels 3x3, 1x28x28 -> 6 channels 5x5, 6x14x14 -> 16 channels 5x5) and at a ResNet
@@ -66,7 +68,8 @@ SUITE_CASES = {
     "ops": ("ReLU", "Add", "x + 1", "x * 2.0", "Elu()(x)", "Custom pyfunc", "MatMul")
     + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos")
     + ("Softmax", "LogSoftmax", "Reshape", "ReduceSum", "Sort", "TopK", "CumSum", "Transpose")
-    + ("CumProd", "TensorScatterAdd", "Randn", "RandExt"),
+    + ("CumProd", "TensorScatterAdd", "Randn", "RandExt")
+    + ("MatrixInverse", "Cholesky", "Svd", "CTCLoss"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "LeNet train step (jit)", "20-op chain (jit)"),
@@ -211,7 +214,8 @@ def _ops_cases(np, opforge, torch, quick: bool = False) -> list:
         cases.append(("MatMul", f"{n}x{n}", libs))
     cases += _transcendental_cases(np, opforge, torch, rng, 1_000 if quick else 1_000_000)
     cases += _softmax_cases(np, opforge, torch, rng, ((32, 32),) if quick else ((1024, 1024), (4096, 10)))
-    return cases + _layout_cases(np, opforge, torch, rng, 32 if quick else 1024)
+    cases += _layout_cases(np, opforge, torch, rng, 32 if quick else 1024)
+    return cases + _linalg_ctc_cases(np, opforge, torch, rng, quick)
 
 
 def _softmax_cases(np, opforge, torch, rng, shapes) -> list:
@@ -287,6 +291,47 @@ def _layout_cases(np, opforge, torch, rng, n: int) -> list:
         if torch is not None:
             libs["torch"] = torch_fn
         cases.append((name, f"{n}x{n}, {what}", libs))
+    return cases
+
+
+def _linalg_ctc_cases(np, opforge, torch, rng, quick: bool) -> list:
+    """MatrixInverse and Cholesky of a batch of 64 square float32 matrices of 64 (LAPACK for opforge, NumPy
+    and PyTorch alike), Svd of 512x256, and CTCLoss (nn.CTCLoss: 100 frames, batch 32, 30 classes, 20 labels)
+    against PyTorch's ``ctc_loss`` (NumPy has none: its column is empty)."""
+    from opforge import nn, ops
+
+    n, m, frames = (8, 16, 10) if quick else (64, 256, 100)
+    a = rng.standard_normal((64, n, n)).astype(np.float32) + np.float32(n) * np.eye(n, dtype=np.float32)
+    spd = (a @ a.transpose(0, 2, 1)).astype(np.float32)
+    rect = rng.standard_normal((2 * m, m)).astype(np.float32)
+    x, xs, xr = opforge.Tensor(a), opforge.Tensor(spd), opforge.Tensor(rect)
+    logits = rng.standard_normal((frames, 32, 30)).astype(np.float32)
+    log_probs = (logits - np.log(np.exp(logits).sum(-1, keepdims=True))).astype(np.float32)
+    targets = rng.integers(1, 30, (32, frames // 5)).astype(np.int32)
+    lengths_in, lengths_out = (frames,) * 32, (frames // 5,) * 32
+    ctc, lp, tg = nn.CTCLoss(), opforge.Tensor(log_probs), opforge.Tensor(targets)
+    inverse, cholesky, svd = ops.MatrixInverse(), ops.Cholesky(), ops.Svd()
+    rows = [
+        ("MatrixInverse", f"64x{n}x{n}", lambda: inverse(x), lambda: np.linalg.inv(a), "inv"),
+        ("Cholesky", f"64x{n}x{n}", lambda: cholesky(xs), lambda: np.linalg.cholesky(spd), "cholesky"),
+        ("Svd", f"{2 * m}x{m}", lambda: svd(xr), lambda: np.linalg.svd(rect, full_matrices=False), "svd"),
+    ]
+    cases = []
+    for name, what, mine, numpy_fn, torch_name in rows:
+        libs = {"opforge": mine, "numpy": numpy_fn}
+        if torch is not None:
+            arg = torch.from_numpy({"inv": a, "cholesky": spd, "svd": rect}[torch_name])
+            fn = {"inv": torch.linalg.inv, "cholesky": torch.linalg.cholesky}.get(
+                torch_name, lambda t: torch.linalg.svd(t, full_matrices=False)
+            )
+            libs["torch"] = lambda fn=fn, arg=arg: fn(arg)
+        cases.append((name, what, libs))
+    libs = {"opforge": lambda: ctc(lp, tg, lengths_in, lengths_out)}
+    if torch is not None:
+        tlp, ttg = torch.from_numpy(log_probs), torch.from_numpy(targets.astype(np.int64))
+        tin, tout = torch.tensor(lengths_in), torch.tensor(lengths_out)
+        libs["torch"] = lambda: torch.nn.functional.ctc_loss(tlp, ttg, tin, tout)
+    cases.append(("CTCLoss", f"T={frames}, N=32, C=30, S={frames // 5}", libs))
     return cases
 
 
