@@ -6,7 +6,8 @@ attributes are registered, in order, so a cell tree can list its weights with hi
 
 Parameter names follow MindSpore: a Parameter assigned to a cell takes the attribute name (when it
 has no name of its own), and a sub-cell assigned to a cell whose ``auto_prefix`` is True has its
-parameters renamed to their path from that cell (``fc1.weight``). Wrappers (``WithLossCell``,
+parameters renamed to their path from that cell (``fc1.weight``; every sub-cell on the way adds its
+attribute name, ``auto_prefix=False`` ones too). Wrappers (``WithLossCell``,
 ``TrainOneStepCell``, optimizers) use ``auto_prefix=False``, so the network's names do not change
 when it is wrapped and a checkpoint saved from the wrapper loads into the bare network.
 """
@@ -22,11 +23,12 @@ from opforge.dispatch import pipeline, sharding
 from opforge.jit import JitFunction
 from opforge.nn.mixed_precision import parameters_cast_to
 from opforge.parallel_context import get_auto_parallel_context, operator_parallel, optimizer_parallel
-from opforge.primitives.array_ops import Cast
+from opforge.primitives.array_ops import Assign, Cast
 from opforge.tensor import Parameter, Tensor
 
 _TO_FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32)
 _cast = Cast()
+_assign = Assign()
 
 
 def _describe_inputs(cell, args, kwargs) -> str:
@@ -114,9 +116,14 @@ class Cell:
         params = self.__dict__.get("_params")
         cells = self.__dict__.get("_cells")
         if params is not None and name in params:
+            if isinstance(value, Tensor) and params[name] is not None:
+                # MindSpore's ``self.param = tensor`` in construct: the Parameter takes the value (an Assign,
+                # so a traced construct replays it), keeping its shape and dtype
+                _assign(params[name], value)
+                return
             if value is not None:
                 raise TypeError(
-                    f"For '{type(self).__name__}', the attribute '{name}' is a Parameter; assign a Parameter "
+                    f"For '{type(self).__name__}', the attribute '{name}' is a Parameter; assign a Parameter, a Tensor "
                     f"or None, not {type(value).__name__}."
                 )
             del params[name]
@@ -165,17 +172,12 @@ class Cell:
         if self._auto_prefix:
             child.update_parameters_name(child_name + ".")
 
-    def _prefixed_params(self, prefix: str = "") -> Iterator:
-        """(name, Parameter) where sub-cells add their attribute name only under auto-prefix cells."""
-        for key, p in self._params.items():
-            yield prefix + key, p
-        for key, cell in self._cells.items():
-            yield from cell._prefixed_params(prefix + key + "." if self._auto_prefix else prefix)
-
-    def update_parameters_name(self, prefix: str = "") -> None:
-        """Rename every parameter to ``prefix`` + its path in this cell (see the module docstring)."""
-        for name, p in self._prefixed_params(prefix):
-            p.name = name
+    def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
+        """Rename every parameter to ``prefix`` + its attribute path in this cell, as MindSpore's: the path
+        runs through every sub-cell, ``auto_prefix=False`` ones included (their flag only stops them renaming
+        what is assigned to them); a shared parameter takes its first path."""
+        for name, p in self.parameters_and_names(expand=recurse):
+            p.name = prefix + name
 
     @property
     def cls_name(self) -> str:
@@ -264,6 +266,26 @@ class Cell:
     def set_grad(self, requires_grad: bool = True) -> Cell:
         """Accepted for MindSpore compatibility: eager gradients need no preparation."""
         return self
+
+    def add_flags(self, **flags) -> Cell:
+        """MindSpore's graph-compiler hints (``loop_can_unroll=True``, ...): recorded in ``get_flags()`` and as
+        attributes, as MindSpore does; opforge's tracer needs none of them. Returns the cell."""
+        self.get_flags().update(flags)
+        for key, value in flags.items():
+            object.__setattr__(self, key, value)
+        return self
+
+    def add_flags_recursive(self, **flags) -> Cell:
+        """``add_flags`` on this cell and every cell in it."""
+        for _, cell in self.cells_and_names():
+            cell.add_flags(**flags)
+        return self
+
+    def get_flags(self) -> dict:
+        """The flags ``add_flags`` recorded."""
+        if "_func_graph_flags" not in self.__dict__:
+            object.__setattr__(self, "_func_graph_flags", {})
+        return self._func_graph_flags
 
     # -- call -----------------------------------------------------------------------------------
     def construct(self, *args, **kwargs):

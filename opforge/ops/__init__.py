@@ -57,6 +57,7 @@ from opforge.ops.functional_index import *  # scatter, tensor_scatter_elements, 
 from opforge.ops.functional_linalg import *  # inverse, det, slogdet, cholesky, qr, svd
 from opforge.ops.grid_sample import *  # grid_sample, affine_grid, GridSampler2D/3D, AffineGrid
 from opforge.ops.histogram import *  # HistogramFixedWidth, histc
+from opforge.ops.parameter_func import AssignAdd  # Add and Assign
 from opforge.ops.primitive import constexpr
 from opforge.ops.random_choice import RandomChoiceWithMask  # uniform draws ranked by TopK
 from opforge.primitives import batching_array_ops as _batching_array_ops

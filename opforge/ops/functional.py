@@ -14,6 +14,7 @@ from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
 from opforge.dispatch.trace import TraceError, tracing
 from opforge.ops import frontend_shape as _frontend_shape
+from opforge.ops import parameter_func as _parameter_func
 from opforge.ops import resize as _resize
 from opforge.ops.functional_loss import (  # noqa: F401
     binary_cross_entropy,
@@ -1590,6 +1591,8 @@ def size(input_x) -> int:
 # MindSpore's ``F`` also holds these (assigned here, at the end: the functions above use ``shape`` as a name).
 depend, print_, dyn_shape = _frontend_shape.depend, _frontend_shape.print_, _frontend_shape.dyn_shape
 shape = _frontend_shape.shape
+assign_add = _parameter_func.assign_add  # Add and Assign (MindSpore's F.assign_add)
+identity = _parameter_func.identity()  # its argument itself (MindSpore's F.identity, P.identity())
 
 
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``

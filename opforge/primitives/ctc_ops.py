@@ -25,11 +25,13 @@ class CTCLoss(_Operator):
     sequence's frames).
 
     Inputs: ``x`` [max_time, B, C] logits; ``labels_indices`` [N, 2] int64, (batch, position) of each label;
-    ``labels_values`` [N] int32 in [0, C - 1); ``sequence_length`` [B] int32 in [0, max_time]. Labels that
+    ``labels_values`` [N] int32 in [0, C - 1) (or padding); ``sequence_length`` [B] int32 in [0, max_time]. Labels that
     need more frames than a sequence has raise an error, or, with ``ignore_longer_outputs_than_inputs``, give
     loss 0 and a zero gradient; ``preprocess_collapse_repeated`` merges repeated labels first;
     ``ctc_merge_repeated=False`` reads repeated labels as separate ones (no blank needed between them).
-    dtypes (CPU, GPU): float32, float64."""
+    Values at or above the blank end a row's labels, as in MindSpore's kernels (the model zoo's CRNN pads every
+    row with the blank); a label after them is an error. dtypes (CPU, GPU): float16, float32, float64 (all
+    computed in double)."""
 
     __mindspore_signature__ = (
         sig.make_sig("x"),
@@ -76,5 +78,5 @@ class CTCLoss(_Operator):
         validator.check_tensor_dtype_valid("labels_indices", labels_indices, (mstype.int64,), self.name)
         validator.check_tensor_dtype_valid("labels_values", labels_values, (mstype.int32,), self.name)
         validator.check_tensor_dtype_valid("sequence_length", sequence_length, (mstype.int32,), self.name)
-        t = validator.check_tensor_dtype_valid("x", x, (mstype.float32, mstype.float64), self.name)
+        t = validator.check_tensor_dtype_valid("x", x, (mstype.float16, mstype.float32, mstype.float64), self.name)
         return t, t

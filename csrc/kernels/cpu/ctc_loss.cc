@@ -1,7 +1,8 @@
 // CTCLoss(preprocess_collapse_repeated, ctc_merge_repeated, ignore_longer_outputs_than_inputs)(x,
 // labels_indices, labels_values, sequence_length) -> (loss [B], gradient [T, B, C]): x holds the logits of
 // max_time T frames of B sequences over C classes, the last class the blank; the labels are a sparse
-// [B, *] matrix (indices (batch, position), int64; values int32 in [0, C - 1)). The math of one sequence
+// [B, *] matrix (indices (batch, position), int64; values int32 in [0, C - 1), values at or above C - 1 padding
+// the end of a row). float16 computes in double as the others. The math of one sequence
 // is functors/ctc.h (shared with csrc/kernels/cuda/ctc_loss.cu); sequences split over threads.
 #include <algorithm>
 #include <cstdint>
@@ -16,30 +17,41 @@ namespace opforge {
 namespace {
 
 // Each sequence's labels, read from the sparse (indices, values) pair and checked: positions 0, 1, ... of
-// every batch row, values in [0, blank); collapsed (preprocess_collapse_repeated) when asked.
+// every batch row, values >= 0; a value at or above the blank is padding that ends its row (MindSpore's
+// kernels read it so: the model zoo pads every row with the blank), a label after it an error; collapsed
+// (preprocess_collapse_repeated) when asked.
 std::vector<std::vector<int32_t>> DenseLabels(const std::string& op, const int64_t* indices, const int32_t* values,
                                               int64_t n, int64_t batch, int32_t blank, bool collapse) {
-  std::vector<std::vector<std::pair<int64_t, int32_t>>> rows(static_cast<size_t>(batch));
+  std::vector<std::vector<std::pair<int64_t, int64_t>>> rows(static_cast<size_t>(batch));  // (position, i)
   for (int64_t i = 0; i < n; ++i) {
     const int64_t b = indices[2 * i], pos = indices[2 * i + 1];
     OPF_CHECK(b >= 0 && b < batch, "For '" << op << "', labels_indices[" << i << "] names batch " << b
                                            << ", but the batch has " << batch << " sequences.");
-    OPF_CHECK(values[i] >= 0 && values[i] < blank, "For '" << op << "', labels_values[" << i << "] must be in [0, "
-                                                           << blank << ") (the last class, " << blank
-                                                           << ", is the blank), but got " << values[i] << ".");
-    rows[static_cast<size_t>(b)].emplace_back(pos, values[i]);
+    OPF_CHECK(values[i] >= 0, "For '" << op << "', labels_values[" << i << "] must be in [0, " << blank
+                                      << ") (the last class, " << blank << ", is the blank; values at or above it "
+                                      << "pad the end of a row), but got " << values[i] << ".");
+    rows[static_cast<size_t>(b)].emplace_back(pos, i);
   }
   std::vector<std::vector<int32_t>> labels(static_cast<size_t>(batch));
   for (int64_t b = 0; b < batch; ++b) {
     auto& row = rows[static_cast<size_t>(b)];
     std::sort(row.begin(), row.end());
+    int64_t padding_from = -1;  // the position where the row's padding starts
     for (size_t k = 0; k < row.size(); ++k) {
-      OPF_CHECK(row[k].first == static_cast<int64_t>(k),
+      const int64_t pos = row[k].first, i = row[k].second;
+      OPF_CHECK(pos == static_cast<int64_t>(k),
                 "For '" << op << "', the labels of batch " << b << " must sit at positions 0, 1, ..., "
-                        << row.size() - 1 << " of labels_indices, but position " << row[k].first << " is there.");
-      if (!collapse || labels[static_cast<size_t>(b)].empty() || labels[static_cast<size_t>(b)].back() != row[k].second) {
-        labels[static_cast<size_t>(b)].push_back(row[k].second);
+                        << row.size() - 1 << " of labels_indices, but position " << pos << " is there.");
+      if (values[i] >= blank) {
+        if (padding_from < 0) padding_from = pos;
+        continue;
       }
+      OPF_CHECK(padding_from < 0, "For '" << op << "', labels_values[" << i << "] = " << values[i] << " (batch " << b
+                                          << ", position " << pos << ") follows the padding of its row (a value at "
+                                          << "or above the blank, " << blank << ", at position " << padding_from
+                                          << "): such values may only end a row's labels.");
+      auto& out = labels[static_cast<size_t>(b)];
+      if (!collapse || out.empty() || out.back() != values[i]) out.push_back(values[i]);
     }
   }
   return labels;
@@ -86,13 +98,13 @@ class CtcLossCpuKernel : public CpuKernel {
         skip[static_cast<size_t>(b)] = 1;
       }
     }
-    std::fill(grad, grad + time_ * batch_ * classes_, T(0));
+    std::fill(grad, grad + time_ * batch_ * classes_, Store<T>(compute_t<T>(0)));
     const int64_t stride = batch_ * classes_;
     ParallelFor(batch_, 1, [&](int64_t begin, int64_t end) {
       std::vector<double> logp, alpha, beta, acc(static_cast<size_t>(classes_));
       for (int64_t b = begin; b < end; ++b) {
         if (skip[static_cast<size_t>(b)]) {
-          loss[b] = T(0);
+          loss[b] = Store<T>(compute_t<T>(0));
           continue;
         }
         const auto& l = labels[static_cast<size_t>(b)];
@@ -101,8 +113,9 @@ class CtcLossCpuKernel : public CpuKernel {
         logp.resize(static_cast<size_t>(std::max<int64_t>(steps, 1) * classes_));
         alpha.resize(static_cast<size_t>(std::max<int64_t>(steps, 1) * cl.states()));
         beta.resize(alpha.size());
-        loss[b] = static_cast<T>(CtcSequence<T, double>(x + b * classes_, stride, classes_, steps, cl, logp.data(),
-                                                         alpha.data(), beta.data(), acc.data(), grad + b * classes_));
+        const double nll = CtcSequence<T, double>(x + b * classes_, stride, classes_, steps, cl, logp.data(),
+                                                  alpha.data(), beta.data(), acc.data(), grad + b * classes_);
+        loss[b] = Store<T>(static_cast<compute_t<T>>(nll));
       }
     });
   }
@@ -124,6 +137,7 @@ class CtcLossCpuKernel : public CpuKernel {
                         .AddOutputAttr(ID),                                                                \
                     CtcLossCpuKernel<T>)
 
+REG_CTC_LOSS(float16, kNumberTypeFloat16);
 REG_CTC_LOSS(float, kNumberTypeFloat32);
 REG_CTC_LOSS(double, kNumberTypeFloat64);
 

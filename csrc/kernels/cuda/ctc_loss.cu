@@ -15,14 +15,15 @@ __global__ void CtcLossKernel(const T* x, const int32_t* labels, const int64_t* 
   OPF_GRID_STRIDE_LOOP(b, batch) {
     const int64_t length = label_lengths[b];
     if (length < 0) {
-      loss[b] = T(0);
+      loss[b] = Store<T>(compute_t<T>(0));
       continue;
     }
     const CtcLabels l{labels + b * max_labels, length, static_cast<int32_t>(classes - 1), merge_repeated != 0};
     const int64_t states = 2 * max_labels + 1;
-    loss[b] = static_cast<T>(CtcSequence<T, double>(x + b * classes, batch * classes, classes, seq_len[b], l,
-                                                    logp + b * max_time * classes, alpha + b * max_time * states,
-                                                    beta + b * max_time * states, acc + b * classes, grad + b * classes));
+    const double nll = CtcSequence<T, double>(x + b * classes, batch * classes, classes, seq_len[b], l,
+                                              logp + b * max_time * classes, alpha + b * max_time * states,
+                                              beta + b * max_time * states, acc + b * classes, grad + b * classes);
+    loss[b] = Store<T>(static_cast<compute_t<T>>(nll));
   }
 }
 

@@ -45,3 +45,8 @@ class OneHot:
         if self.smoothing_rate:
             out = out * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes
         return out
+
+
+# MindSpore's package imports its module ``transforms`` (the import sets the attribute), so
+# ``dataset.transforms.transforms.TypeCast`` resolves without an import of its own.
+from opforge.dataset.transforms import transforms as _transforms_module  # noqa: E402, F401

@@ -20,28 +20,38 @@ def _required_frames(labels: list, merge: bool) -> int:
 
 
 def dense_labels(op_name: str, indices: np.ndarray, values: np.ndarray, batch: int, blank: int, collapse: bool):
-    """Each sequence's labels from the sparse (indices, values) pair, checked as the CPU kernel checks them."""
+    """Each sequence's labels from the sparse (indices, values) pair, checked as the CPU kernel checks them: a
+    value at or above the blank is padding that ends its row (MindSpore's kernels read it so)."""
     rows = [[] for _ in range(batch)]
     for i, ((b, pos), v) in enumerate(zip(indices.reshape(-1, 2).tolist(), values.tolist())):
         if not 0 <= b < batch:
             raise KernelError(
                 f"For '{op_name}', labels_indices[{i}] names batch {b}, but the batch has {batch} sequences."
             )
-        if not 0 <= v < blank:
+        if v < 0:
             raise KernelError(
-                f"For '{op_name}', labels_values[{i}] must be in [0, {blank}) (the last class, {blank}, is the "
-                f"blank), but got {v}."
+                f"For '{op_name}', labels_values[{i}] must be in [0, {blank}) (the last class, {blank}, is the blank; "
+                f"values at or above it pad the end of a row), but got {v}."
             )
-        rows[b].append((pos, v))
+        rows[b].append((pos, i, v))
     labels = []
     for b, row in enumerate(rows):
         row.sort()
-        seq = []
-        for k, (pos, v) in enumerate(row):
+        seq, padding_from = [], None
+        for k, (pos, i, v) in enumerate(row):
             if pos != k:
                 raise KernelError(
                     f"For '{op_name}', the labels of batch {b} must sit at positions 0, 1, ..., {len(row) - 1} of "
                     f"labels_indices, but position {pos} is there."
+                )
+            if v >= blank:
+                padding_from = pos if padding_from is None else padding_from
+                continue
+            if padding_from is not None:
+                raise KernelError(
+                    f"For '{op_name}', labels_values[{i}] = {v} (batch {b}, position {pos}) follows the padding of its "
+                    f"row (a value at or above the blank, {blank}, at position {padding_from}): such values may only "
+                    f"end a row's labels."
                 )
             if not (collapse and seq and seq[-1] == v):
                 seq.append(v)

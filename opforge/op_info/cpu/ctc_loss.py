@@ -14,7 +14,7 @@ _ctc = (
     .attr("ctc_merge_repeated", "optional", "bool", "all", "True")
     .attr("ignore_longer_outputs_than_inputs", "optional", "bool", "all", "False")
 )
-for _t in (DataType.F32_Default, DataType.F64_Default):
+for _t in (DataType.F16_Default, DataType.F32_Default, DataType.F64_Default):
     _ctc = _ctc.dtype_format(_t, DataType.I64_Default, DataType.I32_Default, DataType.I32_Default, _t, _t)
 ctc_loss_op_info = _ctc.get_op_info()
 

@@ -41,6 +41,7 @@ from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitiv
     Zeros,
 )
 from opforge.ops.frontend_random import StandardNormal, UniformInt, UniformReal  # noqa: F401  (seeded kernels)
+from opforge.ops.parameter_func import AssignAdd, identity  # noqa: F401  (Add and Assign; x itself)
 from opforge.ops.random_choice import RandomChoiceWithMask  # noqa: F401  (UniformReal and TopK)
 from opforge.primitives._grad_ops import *  # noqa: F403
 from opforge.primitives.array_ops import *  # noqa: F403
@@ -53,5 +54,3 @@ from opforge.primitives.math_ext_ops import *  # noqa: F403
 from opforge.primitives.math_ops import *  # noqa: F403
 from opforge.primitives.nn_ops import *  # noqa: F403
 from opforge.primitives.random_ops import *  # noqa: F403
-
-identity = Identity  # noqa: F405  (MindSpore 1.x's lowercase name, ``P.identity()(x)``)

@@ -5,6 +5,7 @@
 // (TensorFlow's CTCLossCalculator semantics, which MindSpore's CTCLoss follows).
 #pragma once
 
+#include "opforge/half.h"
 #include "opforge/limits.h"
 #include "opforge/math.h"
 #include "opforge/portable.h"
@@ -54,12 +55,15 @@ OPF_HD A CtcSequence(const T* x, int64_t x_stride, int64_t classes, int64_t step
   const int64_t states = l.states();
   for (int64_t t = 0; t < steps; ++t) {  // log softmax of each frame
     const T* xt = x + t * x_stride;
-    A hi = static_cast<A>(xt[0]);
-    for (int64_t c = 1; c < classes; ++c) hi = static_cast<A>(xt[c]) > hi ? static_cast<A>(xt[c]) : hi;
+    A hi = static_cast<A>(Load(xt[0]));
+    for (int64_t c = 1; c < classes; ++c) {
+      const A v = static_cast<A>(Load(xt[c]));
+      hi = v > hi ? v : hi;
+    }
     A sum = A(0);
-    for (int64_t c = 0; c < classes; ++c) sum += math::exp(static_cast<A>(xt[c]) - hi);
+    for (int64_t c = 0; c < classes; ++c) sum += math::exp(static_cast<A>(Load(xt[c])) - hi);
     const A norm = hi + math::log(sum);
-    for (int64_t c = 0; c < classes; ++c) logp[t * classes + c] = static_cast<A>(xt[c]) - norm;
+    for (int64_t c = 0; c < classes; ++c) logp[t * classes + c] = static_cast<A>(Load(xt[c])) - norm;
   }
   if (steps == 0) return l.length == 0 ? A(0) : limits::Infinity<A>();
   for (int64_t s = 0; s < states; ++s) alpha[s] = s < 2 ? logp[l.At(s)] : lowest;
@@ -90,7 +94,7 @@ OPF_HD A CtcSequence(const T* x, int64_t x_stride, int64_t classes, int64_t step
   for (int64_t t = 0; t < steps; ++t) {
     T* gt = grad + t * x_stride;
     if (log_likelihood == lowest) {
-      for (int64_t c = 0; c < classes; ++c) gt[c] = T(0);
+      for (int64_t c = 0; c < classes; ++c) gt[c] = Store<T>(compute_t<T>(0));
       continue;
     }
     for (int64_t c = 0; c < classes; ++c) acc[c] = lowest;
@@ -100,7 +104,7 @@ OPF_HD A CtcSequence(const T* x, int64_t x_stride, int64_t classes, int64_t step
     }
     for (int64_t c = 0; c < classes; ++c) {
       const A p = math::exp(logp[t * classes + c]);
-      gt[c] = static_cast<T>(p - math::exp(acc[c] - log_likelihood));
+      gt[c] = Store<T>(static_cast<compute_t<T>>(p - math::exp(acc[c] - log_likelihood)));
     }
   }
   return -log_likelihood;
