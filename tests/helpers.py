@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from opforge import Tensor
@@ -41,3 +43,19 @@ def called_primitive(variant):
     if getattr(type(variant), "picks_output", False):
         return variant.__dict__["prim"]
     return variant if isinstance(variant, Primitive) else None
+
+
+def ctc_nll_by_paths(probs: np.ndarray, labels: list, blank: int) -> float:
+    """-log of the summed probability (probs [T, C]) of every path that collapses (repeats merged, then blanks
+    removed) to the labels: the CTC loss by enumeration, independent of any recursion (C^T paths: small T)."""
+    total = 0.0
+    for path in itertools.product(range(probs.shape[1]), repeat=probs.shape[0]):
+        merged = [c for k, c in enumerate(path) if k == 0 or c != path[k - 1]]
+        if [c for c in merged if c != blank] == list(labels):
+            total += np.prod(probs[np.arange(len(path)), path])
+    return -np.log(total)
+
+
+def softmax_rows(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)

@@ -4,29 +4,13 @@ zero_infinity) against the sum over every alignment, PyTorch's ctc_loss where it
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
+from helpers import ctc_nll_by_paths, softmax_rows
 from op_db import OP_DB
 
 import opforge
 from opforge import Tensor, nn, ops
-
-
-def _softmax(v):
-    e = np.exp(v - v.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def _brute_force_nll(probs: np.ndarray, labels: list, blank: int) -> float:
-    """-log of the summed probability of every path whose collapse (repeats merged, blanks removed) is the labels."""
-    total = 0.0
-    for path in itertools.product(range(probs.shape[1]), repeat=probs.shape[0]):
-        merged = [c for i, c in enumerate(path) if i == 0 or c != path[i - 1]]
-        if [c for c in merged if c != blank] == labels:
-            total += np.prod(probs[np.arange(len(path)), path])
-    return -np.log(total)
 
 
 def test_the_reference_is_the_sum_over_alignments(rng):
@@ -36,21 +20,21 @@ def test_the_reference_is_the_sum_over_alignments(rng):
     loss, _ = ops.CTCLoss()(Tensor(x), Tensor(indices), Tensor(values), Tensor(seq_len))
     ref, _ = OP_DB["CTCLoss"].ref(ops.CTCLoss(), x, indices, values, seq_len)
     for b, (labels, steps) in enumerate([([1, 1], 5), ([2, 0], 4)]):
-        expected = _brute_force_nll(_softmax(x[:steps, b]), labels, 3)
+        expected = ctc_nll_by_paths(softmax_rows(x[:steps, b]), labels, 3)
         assert np.isclose(ref[b], expected, rtol=1e-12) and np.isclose(loss.asnumpy()[b], expected, rtol=1e-12)
 
 
 @pytest.mark.parametrize("blank", [0, 2, 4])
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
 def test_nn_ctc_loss_sums_the_alignments(blank, reduction, rng):
-    log_probs = np.log(_softmax(rng.uniform(-2, 2, size=(4, 2, 5))))
+    log_probs = np.log(softmax_rows(rng.uniform(-2, 2, size=(4, 2, 5))))
     targets = np.array([[1, 3], [3, 0]]) if blank != 0 else np.array([[1, 3], [3, 2]])
     targets[targets == blank] = (blank + 1) % 5
     lengths = np.array([2, 1])
     got = nn.CTCLoss(blank, reduction)(Tensor(log_probs), Tensor(targets.astype(np.int32)), (4, 3), (2, 1))
     per_seq = np.array(
         [
-            _brute_force_nll(np.exp(log_probs[:steps, b]), list(targets[b, : lengths[b]]), blank)
+            ctc_nll_by_paths(np.exp(log_probs[:steps, b]), list(targets[b, : lengths[b]]), blank)
             for b, steps in [(0, 4), (1, 3)]
         ]
     )
@@ -59,7 +43,7 @@ def test_nn_ctc_loss_sums_the_alignments(blank, reduction, rng):
 
 
 def test_concatenated_targets_unbatched_inputs_and_zero_infinity(rng):
-    log_probs = np.log(_softmax(rng.uniform(-2, 2, size=(3, 2, 4))))
+    log_probs = np.log(softmax_rows(rng.uniform(-2, 2, size=(3, 2, 4))))
     padded = nn.CTCLoss(reduction="none")(
         Tensor(log_probs), Tensor(np.array([[1, 2], [3, 0]], np.int32)), (3, 3), (2, 1)
     )
@@ -81,7 +65,7 @@ def test_concatenated_targets_unbatched_inputs_and_zero_infinity(rng):
 
 def test_matches_pytorch_values_and_gradients(rng):
     torch = pytest.importorskip("torch")
-    log_probs = np.log(_softmax(rng.uniform(-2, 2, size=(7, 3, 5))))
+    log_probs = np.log(softmax_rows(rng.uniform(-2, 2, size=(7, 3, 5))))
     targets, in_len, tgt_len = np.array([[1, 2, 2], [3, 1, 4], [4, 4, 1]]), (7, 5, 6), (3, 2, 1)
     for blank in (0, 2):
         tg = np.where(targets == blank, (blank + 1) % 5, targets)

@@ -4,13 +4,11 @@ wire format, packed and unpacked): values, dtypes, shapes, schemas, columns_list
 sharding, shuffling, and the errors of bad arguments and corrupted files. With TensorFlow importable,
 files are also cross-checked against tf.io."""
 
-import gzip
 import json
-import struct
-import zlib
 
 import numpy as np
 import pytest
+from tfrecord_encoder import crc32c_bits, example, masked, record, write
 
 import opforge
 import opforge.dataset as ds
@@ -31,79 +29,7 @@ def _rows(dataset, **kwargs):
 
 
 # ---------------------------------------------------------------------------------------------
-# An independent writer: CRC-32C bit by bit, the protobuf wire format by hand
-
-
-def _crc32c_bits(data: bytes) -> int:
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-    return crc ^ 0xFFFFFFFF
-
-
-def _masked(data: bytes) -> int:
-    crc = _crc32c_bits(data)
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def _varint(value: int) -> bytes:
-    value &= (1 << 64) - 1  # negative int64: ten bytes of two's complement
-    out = bytearray()
-    while True:
-        low, value = value & 0x7F, value >> 7
-        out.append(low | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _key(field: int, wire: int) -> bytes:
-    return _varint(field << 3 | wire)
-
-
-def _delimited(field: int, payload: bytes) -> bytes:
-    return _key(field, 2) + _varint(len(payload)) + payload
-
-
-def _feature(kind: str, values, packed: bool) -> bytes:
-    if kind == "bytes":
-        return _delimited(1, b"".join(_delimited(1, v) for v in values))
-    if kind == "float":
-        if packed:
-            inner = _delimited(1, struct.pack(f"<{len(values)}f", *values))
-        else:
-            inner = b"".join(_key(1, 5) + struct.pack("<f", v) for v in values)
-        return _delimited(2, inner)
-    if packed:
-        inner = _delimited(1, b"".join(_varint(int(v)) for v in values))
-    else:
-        inner = b"".join(_key(1, 0) + _varint(int(v)) for v in values)
-    return _delimited(3, inner)
-
-
-def _example(features: dict, packed: bool = True) -> bytes:
-    """A serialized tf.train.Example of {name: (kind, values)}, with an unknown field a reader must skip."""
-    entries = b"".join(
-        _delimited(1, _delimited(1, name.encode()) + _delimited(2, _feature(kind, values, packed)))
-        for name, (kind, values) in features.items()
-    )
-    return _delimited(1, entries) + _key(9, 0) + _varint(12345)
-
-
-def _record(data: bytes) -> bytes:
-    length = struct.pack("<Q", len(data))
-    return length + struct.pack("<I", _masked(length)) + data + struct.pack("<I", _masked(data))
-
-
-def _write(path, examples, packed=True, compress=None):
-    blob = b"".join(_record(_example(e, packed)) for e in examples)
-    if compress == "GZIP":
-        blob = gzip.compress(blob)
-    elif compress == "ZLIB":
-        blob = zlib.compress(blob)
-    path.write_bytes(blob)
-    return path
+# Examples for the independent writer (tests/tfrecord_encoder.py)
 
 
 def _examples(n, start=0, seed=0):
@@ -135,9 +61,9 @@ def test_crc32c_known_values_and_long_inputs_match_the_bitwise_reference():
     rng = np.random.default_rng(0)
     for n in (0, 1, 511, 512, 513, 3000, 9001):
         data = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
-        assert crc32c(data) == _crc32c_bits(data), n
+        assert crc32c(data) == crc32c_bits(data), n
         assert crc32c(np.frombuffer(data, np.uint8)) == crc32c(bytearray(data))
-    assert masked_crc32c(b"abc") == _masked(b"abc")
+    assert masked_crc32c(b"abc") == masked(b"abc")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,18 +73,18 @@ def test_crc32c_known_values_and_long_inputs_match_the_bitwise_reference():
 @pytest.mark.parametrize("packed", [True, False])
 def test_rows_without_a_schema_take_the_first_records_features(tmp_path, packed):
     examples = _examples(4)
-    data = ds.TFRecordDataset(str(_write(tmp_path / "a.tfrecord", examples, packed)), shuffle=False)
+    data = ds.TFRecordDataset(str(write(tmp_path / "a.tfrecord", examples, packed)), shuffle=False)
     assert data.get_col_names() == ["floats", "id", "image", "ints", "text"]  # sorted by name
     assert data.get_dataset_size() == 4
     rows = _rows(data)
-    for row, example in zip(rows, examples):
+    for row, want in zip(rows, examples):
         floats, ident, image, ints, text = row
         assert floats.dtype == np.float32 and floats.shape == (6,)
-        np.testing.assert_array_equal(floats, np.asarray(example["floats"][1], np.float32))
-        assert ident.dtype == np.int64 and ident.shape == (1,) and ident[0] == example["id"][1][0]
-        assert ints.tolist() == example["ints"][1]  # negatives and 2**62 survive the varints
-        assert image.dtype == np.uint8 and image.tobytes() == example["image"][1][0]
-        assert text.tobytes() == example["text"][1][0]
+        np.testing.assert_array_equal(floats, np.asarray(want["floats"][1], np.float32))
+        assert ident.dtype == np.int64 and ident.shape == (1,) and ident[0] == want["id"][1][0]
+        assert ints.tolist() == want["ints"][1]  # negatives and 2**62 survive the varints
+        assert image.dtype == np.uint8 and image.tobytes() == want["image"][1][0]
+        assert text.tobytes() == want["text"][1][0]
 
 
 def test_schema_types_and_shapes(tmp_path):
@@ -172,7 +98,7 @@ def test_schema_types_and_shapes(tmp_path):
         "name": ("bytes", [f"name-{k}".encode()]),
         "tags": ("bytes", [b"a", b"bcd"]),
     } for k in range(3)]  # fmt: skip
-    path = _write(tmp_path / "s.tfrecord", examples)
+    path = write(tmp_path / "s.tfrecord", examples)
     schema = ds.Schema()
     schema.add_column("image", de_type=opforge.uint8, shape=[2, 3])
     schema.add_column("label", de_type=opforge.int32, shape=[])  # rank 0: a scalar
@@ -193,13 +119,13 @@ def test_schema_types_and_shapes(tmp_path):
 
 
 def test_several_byte_strings_read_as_zero_padded_rows(tmp_path):
-    path = _write(tmp_path / "b.tfrecord", [{"v": ("bytes", [b"\x01\x02\x03", b"\x04"])}])
+    path = write(tmp_path / "b.tfrecord", [{"v": ("bytes", [b"\x01\x02\x03", b"\x04"])}])
     (value,) = _rows(ds.TFRecordDataset(str(path), shuffle=False))[0]
     assert value.tolist() == [[1, 2, 3], [4, 0, 0]]
 
 
 def test_schema_file_num_rows_and_columns_list(tmp_path):
-    path = _write(tmp_path / "c.tfrecord", _examples(5))
+    path = write(tmp_path / "c.tfrecord", _examples(5))
     schema_file = tmp_path / "schema.json"
     schema_file.write_text(json.dumps({
         "datasetType": "TF", "numRows": 3,
@@ -241,8 +167,8 @@ def test_schema_object_api():
 
 
 def test_files_are_read_in_sorted_order_from_lists_and_globs(tmp_path):
-    _write(tmp_path / "part-1.tfrecord", _examples(2, start=10))
-    _write(tmp_path / "part-0.tfrecord", _examples(3, start=0))
+    write(tmp_path / "part-1.tfrecord", _examples(2, start=10))
+    write(tmp_path / "part-0.tfrecord", _examples(3, start=0))
     by_glob = ds.TFRecordDataset(str(tmp_path / "part-*.tfrecord"), shuffle=False)
     by_list = ds.TFRecordDataset([str(tmp_path / "part-1.tfrecord"), str(tmp_path / "part-0.tfrecord")], shuffle=False)
     assert _ids(by_glob) == _ids(by_list) == [0, 1, 2, 10, 11]
@@ -250,7 +176,7 @@ def test_files_are_read_in_sorted_order_from_lists_and_globs(tmp_path):
 
 @pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
 def test_compressed_files(tmp_path, compression):
-    path = _write(tmp_path / "z.tfrecord", _examples(3), compress=compression)
+    path = write(tmp_path / "z.tfrecord", _examples(3), compress=compression)
     data = ds.TFRecordDataset(str(path), compression_type=compression, shuffle=False)
     assert _ids(data) == [0, 1, 2]
     with pytest.raises(RuntimeError, match="z.tfrecord"):
@@ -267,7 +193,7 @@ def test_compressed_files(tmp_path, compression):
 @pytest.fixture
 def four_files(tmp_path):
     for f in range(4):
-        _write(tmp_path / f"f{f}.tfrecord", _examples(3, start=10 * f, seed=f))
+        write(tmp_path / f"f{f}.tfrecord", _examples(3, start=10 * f, seed=f))
     return str(tmp_path / "f*.tfrecord")
 
 
@@ -327,8 +253,8 @@ def test_worker_threads_keep_the_order_and_the_pipeline_trains(four_files):
 
 
 def test_corrupted_and_truncated_files_name_the_file_and_record(tmp_path):
-    good = _write(tmp_path / "good.tfrecord", _examples(3)).read_bytes()
-    first = len(_record(_example(_examples(1)[0])))
+    good = write(tmp_path / "good.tfrecord", _examples(3)).read_bytes()
+    first = len(record(example(_examples(1)[0])))
     bad_data = bytearray(good)
     bad_data[first + 20] ^= 0xFF  # a byte of record 1's data
     (tmp_path / "bad_data.tfrecord").write_bytes(bytes(bad_data))
@@ -349,13 +275,13 @@ def test_corrupted_and_truncated_files_name_the_file_and_record(tmp_path):
     (tmp_path / "empty.tfrecord").write_bytes(b"")
     with pytest.raises(RuntimeError, match="hold no records"):
         ds.TFRecordDataset(str(tmp_path / "empty.tfrecord"))
-    (tmp_path / "junk.tfrecord").write_bytes(_record(b"\x0a\xff\x01"))  # a field longer than its message
+    (tmp_path / "junk.tfrecord").write_bytes(record(b"\x0a\xff\x01"))  # a field longer than its message
     with pytest.raises(RuntimeError, match="record 0 of the file .*junk.tfrecord' is not a tf.train.Example"):
         ds.TFRecordDataset(str(tmp_path / "junk.tfrecord"))
 
 
 def test_records_that_do_not_fit_the_schema(tmp_path):
-    path = str(_write(tmp_path / "t.tfrecord", _examples(2)))
+    path = str(write(tmp_path / "t.tfrecord", _examples(2)))
 
     def first_row(**columns):
         schema = ds.Schema()
@@ -374,7 +300,7 @@ def test_records_that_do_not_fit_the_schema(tmp_path):
 
 
 def test_argument_errors(tmp_path):
-    path = str(_write(tmp_path / "e.tfrecord", _examples(2)))
+    path = str(write(tmp_path / "e.tfrecord", _examples(2)))
     with pytest.raises(ValueError, match="'TFRecordDataset'.*does not exist"):
         ds.TFRecordDataset(str(tmp_path / "none-*.tfrecord"))
     with pytest.raises(TypeError, match="'dataset_files'"):
@@ -402,7 +328,7 @@ def test_tensorflow_reads_these_files_and_we_read_tensorflows():
     with tempfile.TemporaryDirectory() as folder:
         ours = f"{folder}/ours.tfrecord"
         with open(ours, "wb") as f:
-            f.write(b"".join(_record(_example(e)) for e in _examples(2)))
+            f.write(b"".join(record(example(e)) for e in _examples(2)))
         parsed = [tf.train.Example.FromString(r.numpy()) for r in tf.data.TFRecordDataset(ours)]
         assert [e.features.feature["ints"].int64_list.value[2] for e in parsed] == [-(1 << 40), -(1 << 40) - 1]
         theirs = f"{folder}/theirs.tfrecord"

@@ -8,10 +8,10 @@ GPU path's ``BertTrainOneStepWithLossScaleCellForAdam`` + ``AdamWeightDecayForBe
 ``Model.train``; ``BertPretrainEval`` evaluates with ``BertMetric``."""
 
 import json
-import struct
 
 import numpy as np
 import pytest
+from tfrecord_encoder import example, record
 from zoo.bert import bert_for_pre_training as pretrain
 from zoo.bert import dataset as bert_dataset
 from zoo.bert import utils as bert_utils
@@ -40,53 +40,13 @@ def _seeds():
 
 
 # ---------------------------------------------------------------------------------------------
-# An independent TFRecord writer (CRC-32C bit by bit, protobuf by hand): int64 and float lists, packed
-
-
-def _crc32c(data: bytes) -> int:
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-    return crc ^ 0xFFFFFFFF
-
-
-def _masked(data: bytes) -> int:
-    crc = _crc32c(data)
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-def _varint(value: int) -> bytes:
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        low, value = value & 0x7F, value >> 7
-        out.append(low | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _delimited(field: int, payload: bytes) -> bytes:
-    return _varint(field << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _feature(values) -> bytes:
-    if values.dtype.kind == "f":  # FloatList (field 2), packed
-        return _delimited(2, _delimited(1, struct.pack(f"<{values.size}f", *values.tolist())))
-    return _delimited(3, _delimited(1, b"".join(_varint(int(v)) for v in values)))  # Int64List (field 3)
+# The rows, written by the independent TFRecord writer (tests/tfrecord_encoder.py): int64 and float lists
 
 
 def _example(columns: dict) -> bytes:
-    entries = b"".join(
-        _delimited(1, _delimited(1, k.encode()) + _delimited(2, _feature(v))) for k, v in columns.items()
+    return example(
+        {k: ("float" if v.dtype.kind == "f" else "int64", v.reshape(-1).tolist()) for k, v in columns.items()}
     )
-    return _delimited(1, entries)
-
-
-def _record(data: bytes) -> bytes:
-    length = struct.pack("<Q", len(data))
-    return length + struct.pack("<I", _masked(length)) + data + struct.pack("<I", _masked(data))
 
 
 def _pretraining_rows(n, seed):
@@ -129,7 +89,7 @@ def _write_data_dir(path, files=2, rows_per_file=8):
     rows = []
     for k in range(files):
         part = _pretraining_rows(rows_per_file, seed=k)
-        (path / f"part-{k}.tfrecord").write_bytes(b"".join(_record(_example(r)) for r in part))
+        (path / f"part-{k}.tfrecord").write_bytes(b"".join(record(_example(r)) for r in part))
         rows += part
     (path / "README").write_text("not a tfrecord: create_bert_dataset skips it")
     return rows

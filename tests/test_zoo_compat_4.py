@@ -4,10 +4,9 @@ pads every label row with the blank and lists every position in ``labels_indices
 ``jit`` / GRAPH_MODE, on both backends; and ``P.CTCLoss`` on float16 logits (the Ascend path's
 ``crnn(config, full_precision=False)``)."""
 
-import itertools
-
 import numpy as np
 import pytest
+from helpers import ctc_nll_by_paths, softmax_rows
 
 import opforge
 from opforge import Tensor
@@ -20,15 +19,8 @@ STEPS, BATCH, CLASSES = 4, 3, 4  # blank = 3
 
 
 def _ctc_nll(logits: np.ndarray, labels: list, blank: int) -> float:
-    """-log of the summed probability (softmax of the logits [T, C]) of every path collapsing to the labels."""
-    probs = np.exp(logits - logits.max(1, keepdims=True))
-    probs /= probs.sum(1, keepdims=True)
-    total = 0.0
-    for path in itertools.product(range(probs.shape[1]), repeat=probs.shape[0]):
-        merged = [c for k, c in enumerate(path) if k == 0 or c != path[k - 1]]
-        if [c for c in merged if c != blank] == labels:
-            total += np.prod(probs[np.arange(len(path)), path])
-    return -np.log(total)
+    """-log p(labels | logits [T, C]) by every alignment (tests/helpers.py)."""
+    return ctc_nll_by_paths(softmax_rows(logits), labels, blank)
 
 
 def _padded(rng, dtype=np.float32):

@@ -9,11 +9,11 @@ resumes from the checkpoint as train.py does, and eval.py evaluates with ``CRNNA
 decoder and edit distance). The loss cell and the decoder are checked against NumPy references."""
 
 import copy
-import itertools
 import os
 
 import numpy as np
 import pytest
+from helpers import ctc_nll_by_paths, softmax_rows
 from PIL import Image, ImageDraw
 from zoo.crnn import callback as crnn_callback
 from zoo.crnn import crnn as crnn_net
@@ -77,15 +77,8 @@ def _write_synth(root, count_train=16, count_test=4):
 
 
 def _ctc_nll(logits: np.ndarray, labels: list, blank: int) -> float:
-    """-log of the summed probability (softmax of the logits [T, C]) of every path collapsing to the labels."""
-    probs = np.exp(logits - logits.max(1, keepdims=True))
-    probs /= probs.sum(1, keepdims=True)
-    total = 0.0
-    for path in itertools.product(range(probs.shape[1]), repeat=probs.shape[0]):
-        merged = [c for k, c in enumerate(path) if k == 0 or c != path[k - 1]]
-        if [c for c in merged if c != blank] == labels:
-            total += np.prod(probs[np.arange(len(path)), path])
-    return -np.log(total)
+    """-log p(labels | logits [T, C]) by every alignment (tests/helpers.py)."""
+    return ctc_nll_by_paths(softmax_rows(logits), labels, blank)
 
 
 def test_crnn_ctc_loss_cell_reads_blank_padding_as_the_end_of_a_label():
