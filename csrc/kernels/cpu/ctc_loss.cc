@@ -101,7 +101,7 @@ class CtcLossCpuKernel : public CpuKernel {
     std::fill(grad, grad + time_ * batch_ * classes_, Store<T>(compute_t<T>(0)));
     const int64_t stride = batch_ * classes_;
     ParallelFor(batch_, 1, [&](int64_t begin, int64_t end) {
-      std::vector<double> logp, alpha, beta, acc(static_cast<size_t>(classes_));
+      std::vector<double> y, alpha_in, beta, prev, acc(static_cast<size_t>(classes_));
       for (int64_t b = begin; b < end; ++b) {
         if (skip[static_cast<size_t>(b)]) {
           loss[b] = Store<T>(compute_t<T>(0));
@@ -110,11 +110,13 @@ class CtcLossCpuKernel : public CpuKernel {
         const auto& l = labels[static_cast<size_t>(b)];
         const CtcLabels cl{l.data(), static_cast<int64_t>(l.size()), blank, merge_};
         const int64_t steps = seq_len[b];
-        logp.resize(static_cast<size_t>(std::max<int64_t>(steps, 1) * classes_));
-        alpha.resize(static_cast<size_t>(std::max<int64_t>(steps, 1) * cl.states()));
-        beta.resize(alpha.size());
-        const double nll = CtcSequence<T, double>(x + b * classes_, stride, classes_, steps, cl, logp.data(),
-                                                  alpha.data(), beta.data(), acc.data(), grad + b * classes_);
+        y.resize(static_cast<size_t>(std::max<int64_t>(steps, 1) * classes_));
+        alpha_in.resize(static_cast<size_t>(std::max<int64_t>(steps, 1) * cl.states()));
+        beta.resize(alpha_in.size());
+        prev.resize(static_cast<size_t>(cl.states()));
+        const double nll = CtcSequence<T, double>(x + b * classes_, stride, classes_, steps, cl, y.data(),
+                                                  alpha_in.data(), beta.data(), prev.data(), acc.data(),
+                                                  grad + b * classes_);
         loss[b] = Store<T>(static_cast<compute_t<T>>(nll));
       }
     });

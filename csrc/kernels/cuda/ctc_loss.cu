@@ -10,7 +10,8 @@ namespace cuda {
 
 template <typename T>
 __global__ void CtcLossKernel(const T* x, const int32_t* labels, const int64_t* label_lengths, const int32_t* seq_len,
-                              T* loss, T* grad, double* logp, double* alpha, double* beta, double* acc, int64_t batch,
+                              T* loss, T* grad, double* y, double* alpha_in, double* beta, double* prev, double* acc,
+                              int64_t batch,
                               int64_t classes, int64_t max_labels, int64_t max_time, int merge_repeated) {
   OPF_GRID_STRIDE_LOOP(b, batch) {
     const int64_t length = label_lengths[b];
@@ -21,8 +22,9 @@ __global__ void CtcLossKernel(const T* x, const int32_t* labels, const int64_t* 
     const CtcLabels l{labels + b * max_labels, length, static_cast<int32_t>(classes - 1), merge_repeated != 0};
     const int64_t states = 2 * max_labels + 1;
     const double nll = CtcSequence<T, double>(x + b * classes, batch * classes, classes, seq_len[b], l,
-                                              logp + b * max_time * classes, alpha + b * max_time * states,
-                                              beta + b * max_time * states, acc + b * classes, grad + b * classes);
+                                              y + b * max_time * classes, alpha_in + b * max_time * states,
+                                              beta + b * max_time * states, prev + b * states, acc + b * classes,
+                                              grad + b * classes);
     loss[b] = Store<T>(static_cast<compute_t<T>>(nll));
   }
 }

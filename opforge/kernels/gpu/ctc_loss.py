@@ -97,11 +97,9 @@ def _ctc_loop(spec, function, kernel):
         for b, seq in enumerate(labels):
             dense[b, : len(seq)] = seq
         states = 2 * max_labels + 1
-        # work rows in double: log softmax [T, C], alpha and beta [T, 2L + 1], the per-class sums [C]
-        work = [
-            device.empty((max(batch * n, 1),), np.float64)
-            for n in (time * classes, time * states, time * states, classes)
-        ]
+        # work rows in double: the softmax [T, C], alpha_in and beta [T, 2L + 1], prev [2L + 1], the sums [C]
+        sizes_of = (time * classes, time * states, time * states, states, classes)
+        work = [device.empty((max(batch * n, 1),), np.float64) for n in sizes_of]
         sizes = (np.int64(batch), np.int64(classes), np.int64(max_labels), np.int64(time), np.int32(merge))
         labels_dev, lengths_dev = runtime.from_host(dense), runtime.from_host(lengths)
         args = (arrays[0], labels_dev, lengths_dev, arrays[3], loss, grad, *work)

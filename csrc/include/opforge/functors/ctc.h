@@ -1,8 +1,8 @@
 // Connectionist temporal classification (Graves et al., 2006) of one sequence, shared by CTCLoss's CPU
 // kernel (csrc/kernels/cpu/ctc_loss.cc) and its CUDA kernel (csrc/kernels/cuda/ctc_loss.cu): the loss
 // -log p(labels | x) over every alignment of the labels, with blanks between them, to the frames, and its
-// gradient with respect to the logits x, by the forward (alpha) and backward (beta) recursions in log space
-// (TensorFlow's CTCLossCalculator semantics, which MindSpore's CTCLoss follows).
+// gradient with respect to the logits x, by the forward (alpha) and backward (beta) recursions (TensorFlow's
+// CTCLossCalculator semantics, which MindSpore's CTCLoss follows).
 #pragma once
 
 #include "opforge/half.h"
@@ -11,16 +11,6 @@
 #include "opforge/portable.h"
 
 namespace opforge {
-
-// log(e^a + e^b), exact at -inf.
-template <typename C>
-OPF_HD C LogAddExp(C a, C b) {
-  const C lowest = -limits::Infinity<C>();
-  if (a == lowest) return b;
-  if (b == lowest) return a;
-  const C hi = a > b ? a : b, lo = a > b ? b : a;
-  return hi + math::log1p(math::exp(lo - hi));
-}
 
 // The extended labels l' of a sequence: blank, l_0, blank, l_1, ..., blank (2L + 1 states).
 struct CtcLabels {
@@ -44,70 +34,91 @@ struct CtcLabels {
   }
 };
 
-// One sequence of `steps` frames: x[t * x_stride + c] the logits of frame t (C classes). Work: logp
-// [steps * C], alpha and beta [steps * states], acc [C], of compute type A. Writes grad[t * x_stride + c]
-// (steps frames; the caller zeroes the frames past them) and returns the loss (+inf, with a zero gradient,
-// when no alignment exists).
+// One sequence of `steps` frames: x[t * x_stride + c] the logits of frame t (C classes). The recursions run on
+// probabilities rescaled at every frame (Rabiner's scaling, as Graves' CTC paper does), in double: sums and
+// products only, the logarithm once per frame. Work (compute type A): y [steps * C] (the softmax of each
+// frame), alpha_in and beta [steps * states], prev [states], acc [C]. alpha_in[t][s] is the forward mass
+// reaching state s at frame t before its emission; beta[t][s] the backward mass from s at t, emission
+// included: the occupancy of s at t is alpha_in beta, up to a factor of the frame. Writes grad[t * x_stride
+// + c] = y - occupancy of the class (steps frames; the caller zeroes the rest) and returns -log p(labels |
+// x) (+inf, with a zero gradient, when no alignment exists).
 template <typename T, typename A>
-OPF_HD A CtcSequence(const T* x, int64_t x_stride, int64_t classes, int64_t steps, const CtcLabels& l, A* logp,
-                     A* alpha, A* beta, A* acc, T* grad) {
-  const A lowest = -limits::Infinity<A>();
+OPF_HD A CtcSequence(const T* x, int64_t x_stride, int64_t classes, int64_t steps, const CtcLabels& l, A* y,
+                     A* alpha_in, A* beta, A* prev, A* acc, T* grad) {
   const int64_t states = l.states();
-  for (int64_t t = 0; t < steps; ++t) {  // log softmax of each frame
+  for (int64_t t = 0; t < steps; ++t) {  // softmax of each frame
     const T* xt = x + t * x_stride;
+    A* yt = y + t * classes;
     A hi = static_cast<A>(Load(xt[0]));
     for (int64_t c = 1; c < classes; ++c) {
       const A v = static_cast<A>(Load(xt[c]));
       hi = v > hi ? v : hi;
     }
     A sum = A(0);
-    for (int64_t c = 0; c < classes; ++c) sum += math::exp(static_cast<A>(Load(xt[c])) - hi);
-    const A norm = hi + math::log(sum);
-    for (int64_t c = 0; c < classes; ++c) logp[t * classes + c] = static_cast<A>(Load(xt[c])) - norm;
+    for (int64_t c = 0; c < classes; ++c) sum += (yt[c] = math::exp(static_cast<A>(Load(xt[c])) - hi));
+    for (int64_t c = 0; c < classes; ++c) yt[c] /= sum;
   }
   if (steps == 0) return l.length == 0 ? A(0) : limits::Infinity<A>();
-  for (int64_t s = 0; s < states; ++s) alpha[s] = s < 2 ? logp[l.At(s)] : lowest;
-  for (int64_t t = 1; t < steps; ++t) {
-    const A* prev = alpha + (t - 1) * states;
-    A* cur = alpha + t * states;
+  // Forward: prev holds the normalised alpha of the frame before.
+  A log_likelihood = A(0);
+  bool possible = true;
+  for (int64_t t = 0; t < steps && possible; ++t) {
+    A* in = alpha_in + t * states;
     for (int64_t s = 0; s < states; ++s) {
-      A sum = prev[s];
-      if (s >= 1) sum = LogAddExp(sum, prev[s - 1]);
-      if (l.CanSkip(s)) sum = LogAddExp(sum, prev[s - 2]);
-      cur[s] = sum == lowest ? lowest : sum + logp[t * classes + l.At(s)];
+      if (t == 0) {
+        in[s] = s < 2 ? A(1) : A(0);
+      } else {
+        A v = prev[s];
+        if (s >= 1) v += prev[s - 1];
+        if (l.CanSkip(s)) v += prev[s - 2];
+        in[s] = v;
+      }
     }
+    A scale = A(0);
+    for (int64_t s = 0; s < states; ++s) scale += (prev[s] = in[s] * y[t * classes + l.At(s)]);
+    possible = scale > A(0);
+    if (!possible) break;
+    for (int64_t s = 0; s < states; ++s) prev[s] /= scale;
+    log_likelihood += math::log(scale);
   }
+  const A end = states >= 2 ? prev[states - 1] + prev[states - 2] : prev[0];
+  possible = possible && end > A(0);
+  if (possible) log_likelihood += math::log(end);
+  // Backward, normalised at every frame (only ratios within a frame matter below).
   const int64_t last = steps - 1;
-  for (int64_t s = 0; s < states; ++s) beta[last * states + s] = s >= states - 2 ? logp[last * classes + l.At(s)] : lowest;
-  for (int64_t t = last - 1; t >= 0; --t) {
+  for (int64_t s = 0; possible && s < states; ++s) {
+    beta[last * states + s] = s >= states - 2 ? y[last * classes + l.At(s)] : A(0);
+  }
+  for (int64_t t = last - 1; possible && t >= 0; --t) {
     const A* next = beta + (t + 1) * states;
     A* cur = beta + t * states;
+    A scale = A(0);
     for (int64_t s = 0; s < states; ++s) {
-      A sum = next[s];
-      if (s + 1 < states) sum = LogAddExp(sum, next[s + 1]);
-      if (s + 2 < states && l.CanSkip(s + 2)) sum = LogAddExp(sum, next[s + 2]);
-      cur[s] = sum == lowest ? lowest : sum + logp[t * classes + l.At(s)];
+      A v = next[s];
+      if (s + 1 < states) v += next[s + 1];
+      if (s + 2 < states && l.CanSkip(s + 2)) v += next[s + 2];
+      scale += (cur[s] = v * y[t * classes + l.At(s)]);
     }
+    for (int64_t s = 0; s < states; ++s) cur[s] /= scale;
   }
-  const A* end = alpha + last * states;
-  const A log_likelihood = states >= 2 ? LogAddExp(end[states - 1], end[states - 2]) : end[0];
   for (int64_t t = 0; t < steps; ++t) {
     T* gt = grad + t * x_stride;
-    if (log_likelihood == lowest) {
+    if (!possible) {
       for (int64_t c = 0; c < classes; ++c) gt[c] = Store<T>(compute_t<T>(0));
       continue;
     }
-    for (int64_t c = 0; c < classes; ++c) acc[c] = lowest;
-    for (int64_t s = 0; s < states; ++s) {  // alpha beta counts frame t's emission twice
-      const int32_t c = l.At(s);
-      acc[c] = LogAddExp(acc[c], alpha[t * states + s] + beta[t * states + s] - logp[t * classes + c]);
+    for (int64_t c = 0; c < classes; ++c) acc[c] = A(0);
+    A total = A(0);
+    for (int64_t s = 0; s < states; ++s) {
+      const A occupancy = alpha_in[t * states + s] * beta[t * states + s];
+      acc[l.At(s)] += occupancy;
+      total += occupancy;
     }
     for (int64_t c = 0; c < classes; ++c) {
-      const A p = math::exp(logp[t * classes + c]);
-      gt[c] = Store<T>(static_cast<compute_t<T>>(p - math::exp(acc[c] - log_likelihood)));
+      gt[c] = Store<T>(static_cast<compute_t<T>>(y[t * classes + c] - acc[c] / total));
     }
   }
-  return -log_likelihood;
+  return possible ? -log_likelihood : limits::Infinity<A>();
 }
 
 }  // namespace opforge
