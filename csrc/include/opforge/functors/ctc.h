@@ -76,6 +76,12 @@ OPF_HD A CtcSequence(const T* x, int64_t x_stride, int64_t classes, int64_t step
     }
     A scale = A(0);
     for (int64_t s = 0; s < states; ++s) scale += (prev[s] = in[s] * y[t * classes + l.At(s)]);
+    if (math::IsNan(scale)) {  // a NaN (or an infinity) among the logits: NaN out
+      for (int64_t u = 0; u < steps; ++u) {
+        for (int64_t c = 0; c < classes; ++c) grad[u * x_stride + c] = Store<T>(static_cast<compute_t<T>>(scale));
+      }
+      return scale;
+    }
     possible = scale > A(0);
     if (!possible) break;
     for (int64_t s = 0; s < states; ++s) prev[s] /= scale;
