@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from opforge.dataset import config
+from opforge.dataset import config, samplers
 from opforge.tensor import Tensor
 
 __all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset"]
@@ -112,6 +112,14 @@ class Dataset:
     def rename(self, input_columns, output_columns):
         return _Rename(self, input_columns, output_columns)
 
+    def concat(self, datasets):
+        from opforge.dataset.concat import concat  # concat.py builds on this module
+
+        return concat(self, datasets)
+
+    def __add__(self, datasets):  # MindSpore's ``ds1 + ds2``: concat
+        return self.concat(datasets)
+
 
 def _check_positive(where: str, name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
@@ -159,7 +167,12 @@ class _Source(Dataset):
         self._workers = _check_positive(self.where, "num_parallel_workers", workers or 1)
         self._processes = processes
 
+    _sampler = None  # an iterable of row indices (GeneratorDataset's ``sampler``: opforge/dataset/samplers.py)
+
     def _indices(self, epoch: int) -> np.ndarray:
+        if self._sampler is not None:
+            idx = samplers.sampled_indices(self.where, self._sampler, self._length)
+            return idx if self._num_samples is None else idx[: self._num_samples]
         idx = np.arange(self._length)
         num_shards, shard_id = self._shards
         if self._shuffle:
@@ -172,6 +185,9 @@ class _Source(Dataset):
         return idx
 
     def _size(self) -> int:
+        if self._sampler is not None and hasattr(self._sampler, "__len__"):  # counted without iterating it
+            n = len(self._sampler)
+            return n if self._num_samples is None else min(n, self._num_samples)
         return super()._size() if self._length is None else len(self._indices(0))
 
     def _rows(self, epoch: int):
@@ -250,8 +266,11 @@ class GeneratorDataset(_Source):
                 f"a callable returning an iterator, or an iterable, but got {type(source).__name__}."
             )
         length = len(source) if random_access else None
+        if sampler is not None:
+            samplers.check_sampler(self.where, sampler, random_access, shuffle, num_shards)
         super().__init__(names, length, shuffle, num_samples, num_shards, shard_id, num_parallel_workers,
                          python_multiprocessing)  # fmt: skip
+        self._sampler = sampler
 
     def _read(self, i: int):
         return self._source[i]

@@ -165,10 +165,49 @@ def _read_checkpoint(ckpt_file_name) -> dict:
         raise ValueError(f"For 'load_checkpoint', {path!r} is not a readable opforge checkpoint: {e}") from e
 
 
+def _load_one(p, key: str, parameter_dict: dict, used: set, strict_load: bool = False) -> None:
+    value = parameter_dict[key]
+    value = value if isinstance(value, Tensor) else Tensor(value)
+    if value.shape != p.shape:
+        raise ValueError(
+            f"For 'load_param_into_net', the parameter '{p.name}' has shape {list(p.shape)} in the network "
+            f"but {list(value.shape)} in the checkpoint."
+        )
+    if strict_load and value.dtype != p.dtype:  # MindSpore converts the dtype only when not strict
+        raise RuntimeError(
+            f"For 'load_param_into_net' (strict_load), the parameter '{p.name}' is {p.dtype} in the network "
+            f"but {value.dtype} in the checkpoint."
+        )
+    p.set_data(np.asarray(value).astype(p.dtype.np_dtype))
+    used.add(key)
+
+
+def _load_prefixed(net: Cell, parameter_dict: dict, not_loaded: list, used: set) -> list:
+    """MindSpore's ``_load_dismatch_prefix_params``: take the prefix under which the checkpoint holds a
+    missing parameter's name, load every missing parameter found under it, and repeat while one loads."""
+    while not_loaded:
+        prefix = next(
+            (key[: -len(name)] for name in not_loaded for key in parameter_dict if key.endswith(name) and key != name),
+            None,
+        )
+        loaded = [p for p in net.get_parameters() if p.name in not_loaded and prefix is not None
+                  and prefix + p.name in parameter_dict]  # fmt: skip
+        if not loaded:
+            return not_loaded
+        for p in loaded:
+            _load_one(p, prefix + p.name, parameter_dict, used)
+        not_loaded = [name for name in not_loaded if name not in {p.name for p in loaded}]
+    return not_loaded
+
+
 def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = False) -> tuple:
     """Copy ``parameter_dict[name]`` into each parameter of ``net`` with that name (same shape; the
-    value is cast to the parameter's dtype). Returns ``(net names not loaded, checkpoint names not
-    used)``; with ``strict_load`` either being non-empty is an error."""
+    value is cast to the parameter's dtype). Without ``strict_load``, parameters still missing are then
+    looked up under a prefix, as MindSpore does: a checkpoint of ``TrainOneStepCell(WithLossCell(net))``
+    names them ``network.net.x`` or ``fasttext.x`` and loads into the bare ``net``. Returns ``(net names not
+    loaded, checkpoint names not used)``. ``strict_load`` (as MindSpore's) turns off the prefix look-up and
+    the dtype conversion (a dtype mismatch is a RuntimeError); missing or unused names are returned, not
+    raised: the model zoo's SSD loads a checkpoint filtered of its head with ``strict_load=True``."""
     if not isinstance(net, Cell):
         raise TypeError(f"For 'load_param_into_net', the 'net' must be a Cell, but got {type(net).__name__}.")
     if not isinstance(parameter_dict, dict):
@@ -177,22 +216,11 @@ def load_param_into_net(net: Cell, parameter_dict: dict, strict_load: bool = Fal
         )
     not_loaded, used = [], set()
     for p in net.get_parameters():
-        value = parameter_dict.get(p.name)
-        if value is None:
+        if p.name in parameter_dict:
+            _load_one(p, p.name, parameter_dict, used, bool(strict_load))
+        else:
             not_loaded.append(p.name)
-            continue
-        value = value if isinstance(value, Tensor) else Tensor(value)
-        if value.shape != p.shape:
-            raise ValueError(
-                f"For 'load_param_into_net', the parameter '{p.name}' has shape {list(p.shape)} in the network "
-                f"but {list(value.shape)} in the checkpoint."
-            )
-        p.set_data(np.asarray(value).astype(p.dtype.np_dtype))
-        used.add(p.name)
+    if not strict_load:
+        not_loaded = _load_prefixed(net, parameter_dict, not_loaded, used)
     unused = [name for name in parameter_dict if name not in used]
-    if strict_load and (not_loaded or unused):
-        raise ValueError(
-            f"For 'load_param_into_net' (strict_load), parameters not loaded: {not_loaded}; "
-            f"checkpoint entries not used: {unused}."
-        )
     return not_loaded, unused

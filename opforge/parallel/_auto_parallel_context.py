@@ -25,6 +25,13 @@ class _AutoParallelContext:
         key = name[len("get_") :]
         return lambda: _get_auto_parallel_context(key)
 
+    def get_device_num_is_set(self) -> bool:
+        """Whether ``device_num`` was set (the zoo's SSD and YOLO wrappers fall back to the group size)."""
+        return parallel_context._is_set("device_num")
+
+    def get_global_rank_is_set(self) -> bool:
+        return parallel_context._is_set("global_rank")
+
     def set_device_num(self, device_num) -> None:
         parallel_context.set_auto_parallel_context(device_num=device_num)
 

@@ -20,6 +20,7 @@ __all__ = [
     "CenterCrop",
     "RandomCrop",
     "RandomHorizontalFlip",
+    "RandomColorAdjust",
     "Inter",
 ]
 
@@ -172,3 +173,6 @@ class RandomHorizontalFlip:
     def __call__(self, img):
         img = np.asarray(img)
         return np.ascontiguousarray(img[:, ::-1]) if _rng().random() < self.prob else img
+
+
+from opforge.dataset.vision.color_adjust import RandomColorAdjust  # noqa: E402  (it draws from _rng above)
