@@ -268,3 +268,25 @@ def test_multitype_func_graph_and_hyper_map_as_mindspore_optimizers_write_them()
         C.HyperMap()(lambda a, b: a, (1, 2), (1,))
     with pytest.raises(ValueError, match="type name"):
         grad_scale.register("Matrix")
+
+
+def test_adam_amsgrad_and_its_keyword_arguments():
+    # AMSGrad keeps the largest second moment: large gradients first, then small ones, so vhat != v.
+    w = Parameter(Tensor(np.array([1.0, -2.0], np.float32)), name="w")
+    opt = nn.Adam([w], learning_rate=0.1, use_amsgrad=True, use_lazy=True, use_offload=False)
+    ref, m, v, vhat = np.array([1.0, -2.0]), np.zeros(2), np.zeros(2), np.zeros(2)
+    for t, scale in enumerate((10.0, 1.0, 0.1, 0.01), start=1):
+        g = np.array([scale, -scale])
+        opt((Tensor(g.astype(np.float32)),))
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        vhat = np.maximum(vhat, v)
+        ref = ref - 0.1 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t) * m / (np.sqrt(vhat) + 1e-8)
+    np.testing.assert_allclose(w.asnumpy(), ref, rtol=1e-5)
+    assert not np.allclose(vhat, v)
+    params = [Parameter(Tensor(np.ones(2, np.float32)), name="p")]
+    with pytest.raises(TypeError, match="For 'Adam', the keyword arguments \\['use_lzy'\\] are not Adam's"):
+        nn.Adam(params, use_lzy=True)
+    with pytest.raises(TypeError, match="For 'Adam', the 'use_lazy' must be bool"):
+        nn.Adam(params, use_lazy=1)
+    with pytest.raises(ValueError, match="'use_amsgrad' and 'use_nesterov' cannot both be True"):
+        nn.Adam(params, use_amsgrad=True, use_nesterov=True)

@@ -438,7 +438,11 @@ class Adam(Optimizer):
         m \leftarrow \beta_1 m + (1 - \beta_1) g, \quad v \leftarrow \beta_2 v + (1 - \beta_2) g^2, \quad
         w \leftarrow w - lr \frac{\sqrt{1 - \beta_2^t}}{1 - \beta_1^t} \frac{m}{\sqrt{v} + \epsilon}
 
-    (with ``use_nesterov``, :math:`m` in the update is :math:`\beta_1 m + (1 - \beta_1) g`).
+    (with ``use_nesterov``, :math:`m` in the update is :math:`\beta_1 m + (1 - \beta_1) g`). With
+    ``use_amsgrad`` (AMSGrad), :math:`\hat v \leftarrow \max(\hat v, v)` and the update divides by
+    :math:`\sqrt{\hat v} + \epsilon` (no Nesterov then). The keyword arguments ``use_lazy`` (a sparse gradient's
+    rows only: opforge's gradients are dense, so the update is Adam's, as MindSpore's dense path) and
+    ``use_offload`` (the update on the host: opforge's CPU update is that) are accepted and checked.
     """
 
     def __init__(
@@ -452,8 +456,20 @@ class Adam(Optimizer):
         use_nesterov: bool = False,
         weight_decay: float = 0.0,
         loss_scale: float = 1.0,
+        use_amsgrad: bool = False,
+        **kwargs,
     ):
         super().__init__(learning_rate, params, weight_decay, loss_scale)
+        unknown = set(kwargs) - {"use_lazy", "use_offload"}
+        if unknown:
+            raise TypeError(
+                f"For 'Adam', the keyword arguments {sorted(unknown)} are not Adam's (use_lazy, use_offload)."
+            )
+        self.use_lazy = _check_bool("Adam", "use_lazy", kwargs.get("use_lazy", False))
+        self.use_offload = _check_bool("Adam", "use_offload", kwargs.get("use_offload", False))
+        self.use_amsgrad = _check_bool("Adam", "use_amsgrad", use_amsgrad)
+        if use_amsgrad and use_nesterov:
+            raise ValueError("For 'Adam', 'use_amsgrad' and 'use_nesterov' cannot both be True.")
         if not isinstance(use_locking, bool):
             raise TypeError(f"For 'Adam', the 'use_locking' must be bool, but got {type(use_locking).__name__}.")
         self.beta1, self.beta2, self.eps = _check_moments("Adam", beta1, beta2, eps)
@@ -468,6 +484,9 @@ class Adam(Optimizer):
         self.beta2_value = self._constant(self.beta2)
         self.eps_value = self._constant(self.eps)
         self._adam = ops.Adam(use_nesterov=use_nesterov)
+        if use_amsgrad:
+            self.vhat = self._clone_state("vhat")
+            self._maximum, self._sqrt = ops.Maximum(), ops.Sqrt()
 
     def construct(self, gradients):
         gradients = self._prepare(gradients)
@@ -477,6 +496,9 @@ class Adam(Optimizer):
         return self.parameters
 
     def apply(self, index, param, grad):
+        if self.use_amsgrad:
+            self._amsgrad(index, param, grad)
+            return
         like, constant, params = self._like, self._constant_like, self._params
         self._adam(
             param,
@@ -490,6 +512,18 @@ class Adam(Optimizer):
             constant(self.eps_value, param),
             grad,
         )
+
+    def _amsgrad(self, index, param, grad):
+        """m, v as Adam's; vhat = max(vhat, v); w -= lr sqrt(1 - beta2^t) / (1 - beta1^t) m / (sqrt(vhat) + eps)."""
+        like, constant, params = self._like, self._constant_like, self._params
+        beta1, beta2 = constant(self.beta1_value, param), constant(self.beta2_value, param)
+        m, v, vhat = self.moment1[index], self.moment2[index], self.vhat[index]
+        self._assign(m, m * beta1 + grad * (1.0 - beta1))
+        self._assign(v, v * beta2 + grad * grad * (1.0 - beta2))
+        self._assign(vhat, self._maximum(vhat, v))
+        b1, b2 = like(params["beta1_power"], param), like(params["beta2_power"], param)
+        step = like(self._lr(index), param) * self._sqrt(1.0 - b2) / (1.0 - b1)
+        self._assign(param, param - step * m / (self._sqrt(vhat) + constant(self.eps_value, param)))
 
     def extend_repr(self) -> str:
         return super().extend_repr() + f", beta1={self.beta1:g}, beta2={self.beta2:g}, eps={self.eps:g}"
