@@ -113,9 +113,24 @@ class Dataset:
         return _Rename(self, input_columns, output_columns)
 
     def concat(self, datasets):
-        from opforge.dataset.concat import concat  # concat.py builds on this module
-
-        return concat(self, datasets)
+        """``self`` followed by ``datasets`` (a Dataset or a list of them), as MindSpore's ``ConcatDataset``
+        reads them: each child's epoch in turn, the children's operations kept; every one must have the same
+        column names in the same order."""
+        others = datasets if isinstance(datasets, list) else [datasets]
+        if not isinstance(datasets, (list, Dataset)) or not all(isinstance(d, Dataset) for d in others):
+            raise TypeError(
+                f"For 'concat', 'datasets' must be a Dataset or a list of Datasets, but got {type(datasets).__name__}."
+            )
+        children = []
+        for d in [self, *others]:  # flatten nested concats, as MindSpore does
+            children.extend(d.children if isinstance(d, _Concat) else [d])
+        for d in children[1:]:
+            if d._columns != children[0]._columns:
+                raise RuntimeError(
+                    f"For 'concat', every dataset must have the columns {children[0]._columns}, but one has "
+                    f"{d._columns}."
+                )
+        return _Concat(children)
 
     def __add__(self, datasets):  # MindSpore's ``ds1 + ds2``: concat
         return self.concat(datasets)
@@ -496,6 +511,21 @@ def _parallel_rows(fn, rows, workers: int, processes: bool):
 
     for out in _pool_imap(fn, remember(rows), workers, processes):
         yield kept.popleft(), out
+
+
+class _Concat(Dataset):
+    """The rows of several datasets one after another (``Dataset.concat``, ``ds1 + ds2``)."""
+
+    def __init__(self, children: list):
+        super().__init__(children[0]._columns)
+        self.children = children
+
+    def _size(self) -> int:
+        return sum(child._size() for child in self.children)
+
+    def _rows(self, epoch):
+        for child in self.children:
+            yield from child._rows(epoch)
 
 
 class _Repeat(_Op):

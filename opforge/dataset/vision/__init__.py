@@ -9,7 +9,8 @@ import io
 
 import numpy as np
 
-from opforge.dataset import config
+from opforge.dataset.vision.color_adjust import RandomColorAdjust
+from opforge.dataset.vision.random_source import transform_rng as _rng
 
 __all__ = [
     "Decode",
@@ -132,19 +133,6 @@ class CenterCrop:
         return img[top : top + ch, left : left + cw]
 
 
-def _rng():
-    """The random transforms' generator: fresh entropy, or one stream per dataset seed (set_seed)."""
-    seed = config.get_seed()
-    if seed is None:
-        return np.random.default_rng()
-    if _seeded.get("seed") != seed:
-        _seeded.update(seed=seed, rng=np.random.default_rng(seed))
-    return _seeded["rng"]
-
-
-_seeded: dict = {}
-
-
 class RandomCrop:
     """A random ``size`` crop, after zero ``padding`` on each side."""
 
@@ -173,6 +161,3 @@ class RandomHorizontalFlip:
     def __call__(self, img):
         img = np.asarray(img)
         return np.ascontiguousarray(img[:, ::-1]) if _rng().random() < self.prob else img
-
-
-from opforge.dataset.vision.color_adjust import RandomColorAdjust  # noqa: E402  (it draws from _rng above)

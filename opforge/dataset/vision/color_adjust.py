@@ -7,6 +7,8 @@ import numbers
 
 import numpy as np
 
+from opforge.dataset.vision.random_source import transform_rng
+
 
 def _factor_range(name: str, value, center: float, bound=None) -> tuple:
     """A float v gives [max(0, c - v), c + v] (hue: [-v, v]); a sequence is the range [min, max]."""
@@ -50,15 +52,13 @@ class RandomColorAdjust:
     def __call__(self, img):
         from PIL import Image, ImageEnhance  # Pillow: matplotlib's dependency, installed with the test extras
 
-        from opforge.dataset.vision import _rng
-
         array = np.asarray(img)
         if array.ndim != 3 or array.shape[2] != 3 or array.dtype != np.uint8:
             raise ValueError(
                 "For 'RandomColorAdjust', the image must be RGB uint8 of shape <H, W, 3>, but got a "
                 f"{array.dtype} array of shape {array.shape}."
             )
-        rng = _rng()
+        rng = transform_rng()
         image = Image.fromarray(array)
         for (low, high), enhance in (
             (self.brightness, ImageEnhance.Brightness),
