@@ -1,5 +1,5 @@
-"""``opforge.train``: MindSpore's ``mindspore.train``: ``Model`` (train, eval, predict, fit), the callbacks,
-the metrics, the loss-scale managers and checkpoints (and the module paths ``train.serialization`` and
+"""``opforge.train``: MindSpore's ``mindspore.train``: ``Model`` (train, eval, predict, fit), ``data_sink``,
+the callbacks, the metrics, the loss-scale managers and checkpoints (and the module paths ``train.serialization`` and
 ``train.loss_scale_manager`` model-zoo scripts import them from). See docs/train.md."""
 
 from opforge.train import callback, loss_scale_manager, metrics, serialization
@@ -32,6 +32,7 @@ from opforge.train.metrics import (
 )
 from opforge.train.model import Model
 from opforge.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge.train.sink import data_sink
 
 __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
@@ -40,5 +41,5 @@ __all__ = [
     "Precision", "Recall", "ConfusionMatrixMetric", "HausdorffDistance", "callback", "metrics", "serialization",
     "loss_scale_manager",
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
-    "save_checkpoint", "load_checkpoint", "load_param_into_net",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net", "data_sink",
 ]  # fmt: skip

@@ -125,12 +125,19 @@ def _loss_value(outputs) -> float:
 
 
 class LossMonitor(Callback):
-    """Prints ``epoch: E step: S, loss is L`` every ``per_print_times`` steps (and at each epoch's end)."""
+    """Prints ``epoch: E step: S, loss is L`` when ``per_print_times`` steps have passed since its last print
+    (MindSpore's rule: in GRAPH_MODE sink mode, where the step hooks run once per sink, at the first sink end
+    that many steps after it, S the step in the epoch)."""
 
     def __init__(self, per_print_times: int = 1):
         if isinstance(per_print_times, bool) or not isinstance(per_print_times, int) or per_print_times < 0:
             raise ValueError(f"For 'LossMonitor', the 'per_print_times' must be an int >= 0, got {per_print_times!r}.")
         self._per_print_times = per_print_times
+        self._last_print_step = 0
+
+    def on_train_begin(self, run_context):
+        self._last_print_step = run_context.original_args().get("cur_step_num", 0)  # (a resumed run's start)
+        super().on_train_begin(run_context)
 
     def on_train_step_end(self, run_context):
         cb = run_context.original_args()
@@ -140,12 +147,14 @@ class LossMonitor(Callback):
             raise ValueError(
                 f"epoch: {cb.cur_epoch_num} step: {step_in_epoch}. Invalid loss {loss}, terminating training."
             )
-        if self._per_print_times and cb.cur_step_num % self._per_print_times == 0:
+        if self._per_print_times and cb.cur_step_num - self._last_print_step >= self._per_print_times:
+            self._last_print_step = cb.cur_step_num
             print(f"epoch: {cb.cur_epoch_num} step: {step_in_epoch}, loss is {loss}", flush=True)
 
 
 class TimeMonitor(Callback):
-    """Prints each epoch's time and the time per step."""
+    """Prints each epoch's time and the time per step: per ``batch_num`` steps (a sink's size in sink mode),
+    or ``data_size`` where the run gives no ``batch_num`` (MindSpore's order)."""
 
     def __init__(self, data_size=None):
         self.data_size = data_size
@@ -155,10 +164,11 @@ class TimeMonitor(Callback):
 
     def on_train_epoch_end(self, run_context):
         seconds = time.perf_counter() - self._start
-        steps = self.data_size or run_context.original_args().batch_num
-        print(
-            f"epoch time: {seconds * 1000:.3f} ms, per step time: {seconds * 1000 / max(steps, 1):.3f} ms", flush=True
-        )
+        batch_num = run_context.original_args().get("batch_num")
+        steps = batch_num if isinstance(batch_num, int) and batch_num > 0 else self.data_size
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"For 'TimeMonitor', the step count must be a positive int, but got {steps!r}.")
+        print(f"epoch time: {seconds * 1000:.3f} ms, per step time: {seconds * 1000 / steps:.3f} ms", flush=True)
 
 
 class CheckpointConfig:
@@ -207,7 +217,9 @@ class CheckpointConfig:
 
 class ModelCheckpoint(Callback):
     """Saves the network's parameters as ``{directory}/{prefix}-{epoch}_{step}.ckpt`` (MindSpore's names),
-    as ``config`` says, and at the end of training."""
+    as ``config`` says, and at the end of training. MindSpore's step rule: it saves at a step hook when
+    ``save_checkpoint_steps`` steps have passed since its last save (in GRAPH_MODE sink mode, at the first
+    sink end that many steps after it)."""
 
     def __init__(self, prefix="CKP", directory=None, config=None):
         self.prefix = prefix
@@ -215,19 +227,27 @@ class ModelCheckpoint(Callback):
         self.config = config or CheckpointConfig()
         self.saved: list = []
         self._last_time = time.monotonic()
+        self._last_step = 0  # cur_step_num at the last save (or the run's start)
+
+    def on_train_begin(self, run_context):
+        self._last_step = run_context.original_args().get("cur_step_num", 0)  # (a resumed run's start)
+        super().on_train_begin(run_context)
 
     # MindSpore's hook names, which the training hooks call and which hand-written training loops (DCGAN's)
     # call themselves: ``ckpt_cb.step_end(run_context)``.
     def step_end(self, run_context):
         cb = run_context.original_args()
         steps, seconds = self.config.save_checkpoint_steps, self.config.save_checkpoint_seconds
-        due = (steps and cb.cur_step_num % steps == 0) or (seconds and time.monotonic() - self._last_time >= seconds)
-        if due:
+        if steps:
+            due = cb.cur_step_num >= self._last_step + steps
+        else:
+            due = seconds and time.monotonic() - self._last_time >= seconds
+        if due and cb.cur_step_num != self._last_step:
             self._save(cb)
 
     def end(self, run_context):
         cb = run_context.original_args()
-        if not self.saved or not self.saved[-1].endswith(f"-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.ckpt"):
+        if cb.cur_step_num != self._last_step:  # (else this step's file is written)
             self._save(cb)
 
     @staticmethod
@@ -244,7 +264,7 @@ class ModelCheckpoint(Callback):
             append["step_num"] = cb.cur_step_num
         network = self.config.saved_network if self.config.saved_network is not None else cb.train_network
         self.saved.append(save_checkpoint(network, path, append_dict=append or None))
-        self._last_time = time.monotonic()
+        self._last_time, self._last_step = time.monotonic(), cb.cur_step_num
         while self.config.keep_checkpoint_max and len(self.saved) > self.config.keep_checkpoint_max:
             old = self.saved.pop(0)
             if os.path.exists(old):
@@ -349,11 +369,13 @@ class ProgressBar(Callback):
             TimeElapsedColumn(), TextColumn("{task.fields[loss]}"), console=self.console,
         )  # fmt: skip
         self._task = self._progress.add_task("train", total=cb.batch_num, loss="")
+        self._first_step = cb.cur_step_num
         self._progress.start()
 
     def on_train_step_end(self, run_context):
-        loss = _loss_value(run_context.original_args().net_outputs)
-        self._progress.update(self._task, advance=1, loss=f"loss {loss:.4f}")
+        cb = run_context.original_args()  # (in GRAPH_MODE sink mode one hook ends a sink of steps)
+        loss = _loss_value(cb.net_outputs)
+        self._progress.update(self._task, completed=cb.cur_step_num - self._first_step, loss=f"loss {loss:.4f}")
 
     def on_train_epoch_end(self, run_context):
         self._progress.stop()

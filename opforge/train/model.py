@@ -5,8 +5,8 @@ amp_level="O0")``: with ``loss_fn`` and ``optimizer`` the training step is
 ``TrainOneStepCell(WithLossCell(network, loss_fn), optimizer)``; with an optimizer and no loss the network
 already returns the loss; with neither, the network is the training step itself (``Model(TrainOneStepCell
 (...))``, as MindSpore trains it), its outputs passed to the callbacks as ``net_outputs``.
-``train(epoch, train_dataset, callbacks=None, dataset_sink_mode=False)`` runs the step on every batch of the
-dataset (its columns passed in order), calling the callbacks;
+``train(epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1, initial_epoch=0)`` runs
+the step on every batch of the dataset (its columns passed in order), calling the callbacks;
 ``eval(valid_dataset)`` returns ``{metric name: value}``; ``predict(*data)`` runs the network;
 ``fit`` trains and evaluates after each epoch. In GRAPH_MODE (``set_context(mode=GRAPH_MODE)``) the step
 is traced once and replayed (``opforge.jit``); in DATA_PARALLEL mode ``TrainOneStepCell`` all-reduces
@@ -14,7 +14,9 @@ the gradients, each rank reading its shard of the dataset (``num_shards``/``shar
 step is one trace on the CPU (an AllReduce operator per gradient) and runs eagerly on the GPU (its buckets
 on NCCL), unless the parallel optimizer is on (``enable_parallel_optimizer``): then it is one trace there
 too.
-``dataset_sink_mode=True`` is accepted and runs as False (opforge has no device queue to sink into).
+``dataset_sink_mode=True`` (``train``, ``fit``) runs each epoch as one sink of ``sink_size`` steps (the
+whole dataset for -1), the batches read as one stream across epochs, with MindSpore's callback counts:
+``opforge/train/sink.py``; ``eval``'s sink mode gives the same metrics.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
+from opforge.train.sink import TrainSink, check_sink_size
 
 __all__ = ["Model"]
 
@@ -72,6 +75,12 @@ def _show_progress(callbacks) -> bool:
     rank = get_rank() if GlobalComm.INITED else 0
     printing = any(isinstance(c, (LossMonitor, ProgressBar)) for c in callbacks)
     return sys.stdout.isatty() and rank == 0 and not printing
+
+
+def _check_bool(where: str, name: str, value) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"For '{where}', the '{name}' must be a bool, but got {type(value).__name__}.")
+    return value
 
 
 def _tensors(row) -> tuple:
@@ -150,7 +159,8 @@ class Model:
         self._check_epoch(epoch, initial_epoch)
         if self._train_network is None:
             raise RuntimeError("For 'Model.train', a Model with a 'loss_fn' needs an 'optimizer' to train.")
-        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, None, dataset_sink_mode)
+        sink, batch_num = self._sink("Model.train", train_dataset, dataset_sink_mode, sink_size)
+        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, None, sink, batch_num)
 
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0):  # fmt: skip
@@ -159,8 +169,20 @@ class Model:
         self._check_epoch(epoch, initial_epoch)
         if self._train_network is None:
             raise RuntimeError("For 'Model.fit', a Model with a 'loss_fn' needs an 'optimizer' to train.")
-        valid = (valid_dataset, valid_frequency)
-        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, valid, dataset_sink_mode)
+        sink, batch_num = self._sink("Model.fit", train_dataset, dataset_sink_mode, sink_size)
+        valid = (valid_dataset, valid_frequency, _check_bool("Model.fit", "valid_dataset_sink_mode",
+                                                             valid_dataset_sink_mode))  # fmt: skip
+        self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, valid, sink, batch_num)
+
+    @staticmethod
+    def _sink(where, dataset, sink_mode, sink_size):
+        """The run's sinks (opforge/train/sink.py), or None without sink mode, and the steps of an epoch
+        (MindSpore's ``batch_num``): the dataset's size, or ``sink_size`` when it sinks that many."""
+        _check_bool(where, "dataset_sink_mode", sink_mode)
+        size = check_sink_size(where, sink_size, dataset)  # (MindSpore checks it in either mode)
+        if not sink_mode:
+            return None, size
+        return TrainSink(dataset, sink_size, where), sink_size if sink_size > 0 else size
 
     @staticmethod
     def _check_epoch(epoch, initial_epoch):
@@ -171,40 +193,49 @@ class Model:
                 f"For 'Model.train', the 'initial_epoch' must be in [0, {epoch}), but got {initial_epoch!r}."
             )
 
-    def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid, sink_mode=False):
+    def _run_train(self, epoch, dataset, callbacks, initial_epoch, valid, sink, batch_num):
         if _show_progress(callbacks):
             callbacks = [*callbacks, ProgressBar()]
         net = self._train_network
         step = net
-        batch_num = dataset.get_dataset_size()
         cb = CallbackParam(
             train_network=net, network=self._network, loss_fn=self._loss_fn, optimizer=self._optimizer,
             epoch_num=epoch, batch_num=batch_num, cur_epoch_num=initial_epoch, cur_step_num=initial_epoch * batch_num,
             train_dataset=dataset, net_outputs=None, mode="train", metrics=None, list_callback=callbacks,
             parallel_mode=get_auto_parallel_context("parallel_mode"), device_number=_device_number(),
-            dataset_sink_mode=sink_mode,
+            dataset_sink_mode=sink is not None,
         )  # fmt: skip
         run_context = RunContext(cb)
+
+        def hook(name):
+            self._hook(callbacks, name, run_context)
+
+        def run_step(row):
+            return step(*_tensors(row))
+
         net.set_train(True)
-        self._hook(callbacks, "on_train_begin", run_context)
+        hook("on_train_begin")
         for e in range(initial_epoch, epoch):
             cb.cur_epoch_num = e + 1
-            self._hook(callbacks, "on_train_epoch_begin", run_context)
-            for row in dataset.create_tuple_iterator():
-                cb.cur_step_num += 1
-                self._hook(callbacks, "on_train_step_begin", run_context)
-                cb.net_outputs = step(*_tensors(row))
-                self._hook(callbacks, "on_train_step_end", run_context)
-                if run_context.get_stop_requested():
-                    break
+            hook("on_train_epoch_begin")
+            if sink is not None:  # one sink (a stop request ends training after it, as in MindSpore)
+                sink.run_epoch(run_step, cb, hook)
+            else:
+                for row in dataset.create_tuple_iterator():
+                    cb.cur_step_num += 1
+                    hook("on_train_step_begin")
+                    cb.net_outputs = run_step(row)
+                    hook("on_train_step_end")
+                    if run_context.get_stop_requested():
+                        break
             if valid is not None and valid[0] is not None and (e + 1) % valid[1] == 0:
-                cb.metrics = self.eval(valid[0])
+                cb.metrics = self.eval(valid[0], dataset_sink_mode=valid[2])
                 net.set_train(True)
                 print(f"Eval result: epoch {e + 1}, metrics: {cb.metrics}", flush=True)
-            self._hook(callbacks, "on_train_epoch_end", run_context)
+            hook("on_train_epoch_end")
             if run_context.get_stop_requested():
                 break
-        self._hook(callbacks, "on_train_end", run_context)
+        hook("on_train_end")
 
     @staticmethod
     def _hook(callbacks, name, run_context):
@@ -216,12 +247,15 @@ class Model:
         """``{metric name: value}`` over ``valid_dataset`` (data and label columns)."""
         if not self._metric_fns:
             raise ValueError("For 'Model.eval', the Model needs 'metrics' to evaluate.")
+        # sink mode feeds the eval network one batch per sink (MindSpore's loop size 1): the same steps
+        _check_bool("Model.eval", "dataset_sink_mode", dataset_sink_mode)
         callbacks = _callbacks(callbacks)
         net = self._eval_network
         net.set_train(False)
         for m in self._metric_fns.values():
             m.clear()
-        cb = CallbackParam(eval_network=net, valid_dataset=valid_dataset, cur_step_num=0, net_outputs=None, mode="eval")
+        cb = CallbackParam(eval_network=net, valid_dataset=valid_dataset, cur_step_num=0, net_outputs=None, mode="eval",
+                           dataset_sink_mode=dataset_sink_mode)  # fmt: skip
         run_context = RunContext(cb)
         self._hook(callbacks, "on_eval_begin", run_context)
         for row in valid_dataset.create_tuple_iterator():
