@@ -119,6 +119,8 @@ SOFTMAX_SHAPES = [
     (0, 4),
     (3, 33),
     (2, 1000),
+    (2, 2050),  # rows of a block's registers, not in packs for the 2- and 4-byte types
+    (3, 4100),  # rows of a block of 1,024 threads, in packs
     LARGE,
 ]
 SOFTMAX_LARGE_3D = (70, 4, 256)  # axis 1: the strided (column-block) path, in parallel

@@ -416,7 +416,7 @@ def _ln_ref(prim, x, gamma, beta):
 
 # (2, 67) and (3, 1000): rows that take a GPU block each, not a multiple of the block's 256 threads.
 LN_SHAPES = [(3, 4), (2, 3, 4), (2, 3, 4, 5), (4, 1), (1, 6), (2, 0), (0, 4), (5, 3, 1), LARGE, (64, 8, 128)]
-LN_SHAPES += [(2, 67), (3, 1000)]
+LN_SHAPES += [(2, 67), (3, 1000), (2, 2050), (2, 5000)]  # rows in a warp's or a block's registers
 
 
 def _ln_samples(record, prim, ins, outs, rng):

@@ -25,6 +25,21 @@ def test_cuda_sources_compile(arch):
     failed = [f"{r.source} ({r.arch}):\n{r.log}" for r in results if not r.ok]
     assert not failed, "\n\n".join(failed)
     assert all(r.cubin_bytes > 0 for r in results)
+    # no kernel spills registers to local memory (ptxas -v): the launch bounds and row shapes must fit
+    spilled = [
+        f"{r.source} ({r.arch}): {kernel} stores {st} B, loads {ld} B" for r in results for kernel, st, ld in r.spills
+    ]
+    assert not spilled, "\n".join(spilled)
+
+
+def test_spills_are_read_from_the_ptxas_report():
+    log = (
+        "ptxas info    : Function properties for _Z1fPf\n"
+        "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Function properties for _Z1gPf\n"
+        "ptxas         .     24 bytes stack frame, 18 bytes spill stores, 20 bytes spill loads\n"
+    )
+    assert cuda_check.spills_in(log) == (("_Z1gPf", 18, 20),)
 
 
 def test_compile_errors_reach_the_user(tmp_path):

@@ -7,6 +7,10 @@ with the compiler's log. A successful compile is remembered in a cache keyed by 
 its result (the source, every header it may include, the instantiations, the options and NVRTC's
 version), so a source that did not change is not compiled again: ``$OPFORGE_NVRTC_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/opforge/nvrtc`` (``~/.cache/...``); ``cache=False`` compiles everything.
+
+ptxas reports each kernel's registers and any spills to local memory (``-v``): without a GPU to time them,
+a kernel that spills is the clearest sign of one that will run slower than it should, so the results keep
+the spills (``CompileResult.spills``) and the tests require none.
 """
 
 from __future__ import annotations
@@ -17,13 +21,22 @@ import hashlib
 import json
 import os
 import pathlib
+import re
 import tempfile
 from dataclasses import asdict, dataclass
 
 from opforge.kernels import registry
 from opforge.kernels.gpu.cuda import COMPILE_OPTIONS, _headers_digest, device_kernel_names, include_dirs, source_path
 
-__all__ = ["ARCHITECTURES", "CompileResult", "find_nvrtc", "kernel_names_by_source", "compile_all", "cache_dir"]
+__all__ = [
+    "ARCHITECTURES",
+    "CompileResult",
+    "find_nvrtc",
+    "kernel_names_by_source",
+    "compile_all",
+    "cache_dir",
+    "spills_in",
+]
 
 ARCHITECTURES = ("sm_80", "sm_90")
 NVRTC_MISSING = 'NVRTC was not found: pip install nvidia-cuda-nvrtc (in opforge\'s "test" extra)'
@@ -38,6 +51,23 @@ class CompileResult:
     log: str
     cubin_bytes: int = 0
     cached: bool = False  # True when the result came from the cache, not from NVRTC
+    spills: tuple = ()  # (mangled kernel name, bytes stored, bytes loaded) of each kernel that spills
+
+
+_PTXAS_OPTIONS = "--ptxas-options=-v"  # the register and spill report, in the program log
+_KERNEL = re.compile(r"Function properties for (\S+)")
+_SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
+
+
+def spills_in(log: str) -> tuple:
+    """(kernel, bytes stored, bytes loaded) for each kernel of a ptxas ``-v`` report that spills."""
+    found, kernel = [], None
+    for line in log.splitlines():
+        if m := _KERNEL.search(line):
+            kernel = m.group(1)
+        elif (m := _SPILLS.search(line)) and kernel and (int(m.group(1)) or int(m.group(2))):
+            found.append((kernel, int(m.group(1)), int(m.group(2))))
+    return tuple(found)
 
 
 def find_nvrtc() -> str | None:
@@ -174,16 +204,17 @@ def compile_all(
         dirs = include_dirs(source)
         include = [f"-I{d}" for d in dirs]
         for arch in architectures:
-            options = [*COMPILE_OPTIONS, f"--gpu-architecture={arch}", *include]
+            options = [*COMPILE_OPTIONS, f"--gpu-architecture={arch}", _PTXAS_OPTIONS, *include]
             key = _cache_key(version, source, code, options, names, dirs)
             record = _cached(key) if cache else None
             if record is not None and record.get("ok"):
-                results.append(CompileResult(**dict(record, names=tuple(record["names"]), cached=True)))
+                spills = tuple(tuple(s) for s in record.get("spills", ()))
+                results.append(CompileResult(**dict(record, names=tuple(record["names"]), spills=spills, cached=True)))
                 continue
             if progress is not None:
                 progress(f"compiling {source} for {arch} ({len(names)} kernels)")
             ok, log, size = nvrtc.compile(source, code, options, names)
-            results.append(CompileResult(source, arch, names, ok, log, size))
+            results.append(CompileResult(source, arch, names, ok, log, size, spills=spills_in(log)))
             if ok and cache:
                 _remember(key, results[-1])
     return results

@@ -54,6 +54,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+#define __launch_bounds__(...)
 // A marker runtime.py rewrites (see "Shared memory" below); left in place it fails to compile.
 #define __shared__ __opf_emu_shared__
 #define __align__(n) __attribute__((aligned(n)))

@@ -27,8 +27,8 @@ __global__ void Im2ColKernel(const T* x, T* col, int64_t b0, int64_t nb, OPF_WIN
   const int64_t p_size = g.oh * g.ow;
   const T zero = Store<T>(compute_t<T>(0));
   OPF_GRID_STRIDE_LOOP(i, nb * g.c * p_size) {
-    const int64_t j = i % g.ow, r = i / g.ow;
-    const int64_t row = r % g.oh, plane = r / g.oh;  // plane: s * c + ch
+    const QuotRem jr = DivMod(i, g.ow), rp = DivMod(jr.quot, g.oh);
+    const int64_t j = jr.rem, row = rp.rem, plane = rp.quot;  // plane: s * c + ch
     const T* src = x + (b0 * g.c + plane) * g.h * g.w;
     T* dst = col + plane * g.kh * g.kw * p_size + row * g.ow + j;
     const int64_t y0 = row * g.sh - g.pt, x0 = j * g.sw - g.pl;
@@ -51,20 +51,21 @@ __global__ void Col2ImKernel(const T* col, T* dx, int64_t b0, int64_t nb, OPF_WI
   OPF_WINDOW_MAKE(g);
   const int64_t p_size = g.oh * g.ow, hw = g.h * g.w;
   OPF_GRID_STRIDE_LOOP(i, nb * g.c * hw) {
-    const int64_t xx = i % g.w, r = i / g.w;
-    const int64_t y = r % g.h, plane = r / g.h;
+    const QuotRem xr = DivMod(i, g.w), yp = DivMod(xr.quot, g.h);
+    const int64_t xx = xr.rem, y = yp.rem, plane = yp.quot;
     const T* src = col + plane * g.kh * g.kw * p_size;
     A s = A(0);
     for (int64_t p = 0; p < g.kh; ++p) {
       const int64_t ty = y + g.pt - p * g.dh;  // row * sh
       if (ty < 0) break;                      // and for every later p
-      if (ty % g.sh != 0 || ty / g.sh >= g.oh) continue;
-      const int64_t row = ty / g.sh;
+      const QuotRem row = g.sh == 1 ? QuotRem{ty, 0} : DivMod(ty, g.sh);
+      if (row.rem != 0 || row.quot >= g.oh) continue;
       for (int64_t q = 0; q < g.kw; ++q) {
         const int64_t tx = xx + g.pl - q * g.dw;
         if (tx < 0) break;
-        if (tx % g.sw != 0 || tx / g.sw >= g.ow) continue;
-        s += static_cast<A>(Load(src[(p * g.kw + q) * p_size + row * g.ow + tx / g.sw]));
+        const QuotRem col_j = g.sw == 1 ? QuotRem{tx, 0} : DivMod(tx, g.sw);
+        if (col_j.rem != 0 || col_j.quot >= g.ow) continue;
+        s += static_cast<A>(Load(src[(p * g.kw + q) * p_size + row.quot * g.ow + col_j.quot]));
       }
     }
     dx[b0 * g.c * hw + i] = Store<T>(static_cast<compute_t<T>>(s));
@@ -85,9 +86,8 @@ __global__ void SampleSumKernel(const T* part, T* dw, int64_t nb, int64_t group,
   using A = acc_t<T>;
   const int64_t per_sample = group * k * og;
   OPF_GRID_STRIDE_LOOP(i, per_sample) {
-    const int64_t kk = i % k, r = i / k;
-    const int64_t o = r % og, grp = r / og;
-    const T* src = part + (grp * k + kk) * og + o;
+    const QuotRem kr = DivMod(i, k), og_r = DivMod(kr.quot, og);
+    const T* src = part + (og_r.quot * k + kr.rem) * og + og_r.rem;
     A s = accumulate ? static_cast<A>(Load(dw[i])) : A(0);
     for (int64_t b = 0; b < nb; ++b) s += static_cast<A>(Load(src[b * per_sample]));
     dw[i] = Store<T>(static_cast<compute_t<T>>(s));
@@ -100,10 +100,8 @@ template <typename T>
 __global__ void Conv2DKernel(const T* x, const T* wt, T* y, OPF_WINDOW_PARAMS) {
   OPF_WINDOW_MAKE(g);
   OPF_GRID_STRIDE_LOOP(i, g.n * g.oc * g.oh * g.ow) {
-    const int64_t j = i % g.ow, r = i / g.ow;
-    const int64_t ii = r % g.oh, r2 = r / g.oh;
-    const int64_t o = r2 % g.oc, b = r2 / g.oc;
-    y[i] = Store<T>(ConvOutputAt(x, wt, g, b, o, ii, j));
+    const QuotRem j = DivMod(i, g.ow), ii = DivMod(j.quot, g.oh), o = DivMod(ii.quot, g.oc);
+    y[i] = Store<T>(ConvOutputAt(x, wt, g, o.quot, o.rem, ii.rem, j.rem));
   }
 }
 
@@ -111,10 +109,8 @@ template <typename T>
 __global__ void Conv2DBackpropInputKernel(const T* dy, const T* wt, T* dx, OPF_WINDOW_PARAMS) {
   OPF_WINDOW_MAKE(g);
   OPF_GRID_STRIDE_LOOP(i, g.n * g.c * g.h * g.w) {
-    const int64_t xx = i % g.w, r = i / g.w;
-    const int64_t y = r % g.h, r2 = r / g.h;
-    const int64_t ch = r2 % g.c, b = r2 / g.c;
-    dx[i] = Store<T>(ConvInputGradAt(dy, wt, g, b, ch, y, xx));
+    const QuotRem xx = DivMod(i, g.w), y = DivMod(xx.quot, g.h), ch = DivMod(y.quot, g.c);
+    dx[i] = Store<T>(ConvInputGradAt(dy, wt, g, ch.quot, ch.rem, y.rem, xx.rem));
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "opforge/cuda.h"
+#include "pack.cuh"
 
 namespace opforge {
 namespace cuda {
@@ -59,22 +60,6 @@ OPF_HD Out StoreAs(V v) {
   } else {
     return static_cast<Out>(v);
   }
-}
-
-// Elements moved 16 bytes at a time: one 128-bit load or store per Pack where every pointer of the
-// kernel is 16-byte aligned (memory-bound kernels reach ~0.7 of a device copy's bandwidth with scalar
-// accesses on an H200, more with packs). Types of 16 bytes or more take packs of one.
-template <typename T>
-constexpr int kPackWidth = sizeof(T) >= 16 ? 1 : static_cast<int>(16 / sizeof(T));
-
-template <typename T, int W = kPackWidth<T>>
-struct alignas(sizeof(T) * W) Pack {
-  T v[W];
-};
-
-template <typename... P>
-OPF_HD bool AllAligned16(const P*... p) {
-  return ((reinterpret_cast<uint64_t>(p) % 16 == 0) && ...);
 }
 
 // pack(p) for each whole pack p < n / W, then tail(k) for each element k past the last one: one

@@ -8,6 +8,7 @@
 #include "block.cuh"
 #include "opforge/cuda.h"
 #include "opforge/functors/normalization.h"
+#include "register_row.cuh"
 
 namespace opforge {
 namespace cuda {
@@ -188,6 +189,18 @@ __global__ void LayerNormGradParamKernel(const T* x, const T* dy, const T* var, 
   OPF_GRID_STRIDE_LOOP(q, p) { LayerNormGradParam(x, dy, mean, var, dgamma, dbeta, q, total, m, p, eps); }
 }
 
+// Where gamma and beta (p elements) meet row r's element k: they repeat every p elements of the flat input,
+// and p == m, or p divides m (then every row starts at gamma[0]), or m divides p. One 64-bit remainder a
+// row, none an element where p >= m (64-bit division is slow on a GPU).
+struct LayerParamIndex {
+  int64_t first, m, p;  // first: the index of the row's element 0
+
+  __device__ static LayerParamIndex ForRow(int64_t r, int64_t m, int64_t p) {
+    return {p > m ? (r * m) % p : 0, m, p};
+  }
+  __device__ int64_t operator()(int64_t k) const { return p == m ? k : p > m ? first + k : k % p; }
+};
+
 // LayerNorm with a block of kBlock threads per row of m >= 1 elements (rows taken block by block): the
 // mean, then the biased variance about it (two passes, as the CPU), then y; coalesced and deterministic.
 template <typename T, int kBlock>
@@ -209,13 +222,62 @@ __global__ void LayerNormRowsKernel(const T* x, const T* gamma, const T* beta, T
     }
     const S v = BlockSum<S, kBlock>(sq, cells) / static_cast<S>(m);
     const S rstd = InvStd(v, eps);
+    const LayerParamIndex param = LayerParamIndex::ForRow(r, m, p);
     for (int64_t j = threadIdx.x; j < m; j += kBlock) {
-      const int64_t q = (r * m + j) % p;
+      const int64_t q = param(j);
       const S out = LayerNormElement(static_cast<S>(Load(xr[j])), mu, rstd, static_cast<S>(Load(gamma[q])),
                                      static_cast<S>(Load(beta[q])));
       yr[j] = Store<T>(static_cast<C>(out));
     }
     if (threadIdx.x == 0) {
+      mean[r] = Store<T>(static_cast<C>(mu));
+      var[r] = Store<T>(static_cast<C>(v));
+    }
+  }
+}
+
+// LayerNorm with a group of kGroup threads per row (a warp, several rows to a block, or the block), the row
+// in their registers (RegisterRow): rows of m <= kGroup * kPer elements, read once and written once. The
+// mean, then the biased variance about it (two passes over the registers, as the CPU's two over memory),
+// then y. The per-element math in compute_t<T>, a thread's partial sums widened to acc_t<T> for the
+// group's sums. gamma and beta (p elements) repeat every p elements of the flat input: p == m, or p
+// divides m, or m divides p. The launch bounds count 32 bytes of registers besides the row's (gamma, beta,
+// indices).
+template <typename T, int kGroup, int kPer>
+__global__ void __launch_bounds__(kRegisterBlockThreads<kGroup>,
+                                  kRegisterBlocksPerSm<kGroup, kPer * sizeof(compute_t<T>) + 32>)
+    LayerNormRegisterKernel(const T* x, const T* gamma, const T* beta, T* y, T* mean, T* var, int64_t rows,
+                            int64_t m, int64_t p, double eps) {
+  using S = acc_t<T>;
+  using C = compute_t<T>;
+  __shared__ S cells[kGroup == 32 ? 1 : kGroup / 32 + 1];
+  const int groups_per_block = static_cast<int>(blockDim.x) / kGroup;
+  const int group = static_cast<int>(threadIdx.x) / kGroup;
+  RegisterRow<T, kGroup, kPer> row;
+  row.packed = RowsPackable<T, row.kW>(m, x, y);
+  row.lane = static_cast<int>(threadIdx.x) % kGroup;
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * groups_per_block + group; r < rows;
+       r += static_cast<int64_t>(gridDim.x) * groups_per_block) {
+    row.Read(x + r * m, m, C(0));
+    C part = C(0);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) part += row.v[j];  // the padding reads 0
+    const S mu = GroupReduce<kGroup, false>(static_cast<S>(part), cells) / static_cast<S>(m);
+    const C mu_c = static_cast<C>(mu);
+    part = C(0);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const C d = row.v[j] - mu_c;
+      if (row.Index(j) < m) part += d * d;
+    }
+    const S v = GroupReduce<kGroup, false>(static_cast<S>(part), cells) / static_cast<S>(m);
+    const C rstd = static_cast<C>(InvStd(v, eps));
+    const LayerParamIndex param = LayerParamIndex::ForRow(r, m, p);
+    row.Write(y + r * m, m, [&](C value, int64_t k) {
+      const int64_t q = param(k);
+      return LayerNormElement(value, mu_c, rstd, static_cast<C>(Load(gamma[q])), static_cast<C>(Load(beta[q])));
+    });
+    if (row.lane == 0) {
       mean[r] = Store<T>(static_cast<C>(mu));
       var[r] = Store<T>(static_cast<C>(v));
     }
@@ -234,9 +296,10 @@ __global__ void LayerNormGradDxRowsKernel(const T* x, const T* dy, const T* var,
     const T* dyr = dy + r * m;
     const S mu = static_cast<S>(Load(mean[r]));
     const S rstd = InvStd(static_cast<S>(Load(var[r])), eps);
+    const LayerParamIndex param = LayerParamIndex::ForRow(r, m, p);
     S sg = 0, sgx = 0;
     for (int64_t j = threadIdx.x; j < m; j += kBlock) {
-      const S g = static_cast<S>(Load(dyr[j])) * static_cast<S>(Load(gamma[(r * m + j) % p]));
+      const S g = static_cast<S>(Load(dyr[j])) * static_cast<S>(Load(gamma[param(j)]));
       sg += g;
       sgx += g * (static_cast<S>(Load(xr[j])) - mu) * rstd;
     }
@@ -244,7 +307,7 @@ __global__ void LayerNormGradDxRowsKernel(const T* x, const T* dy, const T* var,
     const S mg = BlockSum<S, kBlock>(sg, cells) * inv_m;
     const S mgx = BlockSum<S, kBlock>(sgx, cells) * inv_m;
     for (int64_t j = threadIdx.x; j < m; j += kBlock) {
-      const S g = static_cast<S>(Load(dyr[j])) * static_cast<S>(Load(gamma[(r * m + j) % p]));
+      const S g = static_cast<S>(Load(dyr[j])) * static_cast<S>(Load(gamma[param(j)]));
       const S xhat = (static_cast<S>(Load(xr[j])) - mu) * rstd;
       dx[r * m + j] = Store<T>(static_cast<C>(LayerNormGradElement(g, xhat, rstd, mg, mgx)));
     }

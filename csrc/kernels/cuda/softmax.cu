@@ -11,6 +11,7 @@
 // Instantiated by name (opforge/kernels/gpu/softmax.py registers which).
 #include "opforge/cuda.h"
 #include "opforge/functors/softmax.h"
+#include "register_row.cuh"
 #include "softmax.cuh"
 
 namespace opforge {
@@ -35,43 +36,40 @@ __global__ void SoftmaxKernel(const T* x, T* y, int64_t outer, int64_t n, int64_
 }
 
 // A group of kGroup threads per row (a warp, several rows to a block, or the block of kGroup threads),
-// each thread holding kPer elements of the row in registers: rows of n <= kGroup * kPer elements. The
-// plain two-pass formula of SoftmaxStats over the registers (max, then the sum of exp(x - max)):
-// NaN, +inf and all -inf rows come out NaN as on the CPU.
+// the row in their registers (RegisterRow): rows of n <= kGroup * kPer elements, read once and written
+// once. The plain two-pass formula of SoftmaxStats over the registers (max, then the sum of
+// exp(x - max)): NaN, +inf and all -inf rows come out NaN as on the CPU. The per-element math stays in
+// compute_t<T>: only a thread's partial sum is widened to acc_t<T> (float to double conversions are slow
+// on a GPU), and the launch bounds keep enough threads of an SM in flight to cover the loads' latency.
 template <typename T, bool kLog, int kGroup, int kPer>
-__global__ void SoftmaxRegisterKernel(const T* x, T* y, int64_t rows, int64_t n) {
+__global__ void __launch_bounds__(kRegisterBlockThreads<kGroup>,
+                                  kRegisterBlocksPerSm<kGroup, kPer * sizeof(compute_t<T>)>)
+    SoftmaxRegisterKernel(const T* x, T* y, int64_t rows, int64_t n) {
   using C = compute_t<T>;
   using S = acc_t<T>;
   __shared__ S cells[kGroup == 32 ? 1 : kGroup / 32 + 1];
   const int groups_per_block = static_cast<int>(blockDim.x) / kGroup;
-  const int lane = static_cast<int>(threadIdx.x) % kGroup, group = static_cast<int>(threadIdx.x) / kGroup;
+  const int group = static_cast<int>(threadIdx.x) / kGroup;
+  RegisterRow<T, kGroup, kPer> row;
+  row.packed = RowsPackable<T, row.kW>(n, x, y);
+  row.lane = static_cast<int>(threadIdx.x) % kGroup;
   const C neg_inf = -limits::Infinity<C>();
   for (int64_t r = static_cast<int64_t>(blockIdx.x) * groups_per_block + group; r < rows;
        r += static_cast<int64_t>(gridDim.x) * groups_per_block) {
-    const T* xr = x + r * n;
-    T* yr = y + r * n;
-    C v[kPer];
+    row.Read(x + r * n, n, neg_inf);
     C m = neg_inf;
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const int64_t k = static_cast<int64_t>(j) * kGroup + lane;
-      v[j] = k < n ? static_cast<C>(Load(xr[k])) : neg_inf;
-      m = v[j] > m ? v[j] : m;
-    }
+    for (int j = 0; j < kPer; ++j) m = row.v[j] > m ? row.v[j] : m;
     m = static_cast<C>(GroupReduce<kGroup, true>(static_cast<S>(m), cells));
-    S s = S(0);
+    C part = C(0);
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
-      if (static_cast<int64_t>(j) * kGroup + lane < n) s += static_cast<S>(math::exp(v[j] - m));
+      if (row.Index(j) < n) part += math::exp(row.v[j] - m);
     }
-    s = GroupReduce<kGroup, false>(s, cells);
-    const SoftmaxRowStats<T> st{m, s};
-    const S scale = kLog ? S(math::log(s)) : S(1) / s;
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const int64_t k = static_cast<int64_t>(j) * kGroup + lane;
-      if (k < n) yr[k] = Store<T>(static_cast<C>(kLog ? LogSoftmaxOf(v[j], st, scale) : SoftmaxOf(v[j], st, scale)));
-    }
+    const S s = GroupReduce<kGroup, false>(static_cast<S>(part), cells);
+    // kLog: log(s), else 1 / s
+    const C scale = static_cast<C>(kLog ? S(math::log(s)) : S(1) / s);
+    row.Write(y + r * n, n, [&](C v, int64_t) { return kLog ? LogSoftmaxOf(v, m, scale) : SoftmaxOf(v, m, scale); });
   }
 }
 

@@ -8,7 +8,9 @@ coefficients (in the accumulation type, into a device workspace), then one threa
 BatchNormGrad likewise (per-channel sums, ``BatchNormGradSumsRowsKernel``, then dx). LayerNorm and
 LayerNormGrad's dx take a block per row when rows have at least ``ROW_BLOCK_MIN`` elements
 (``LayerNormRowsKernel``, ``LayerNormGradDxRowsKernel``: block sums of warp shuffles and shared memory), else
-one thread per row; LayerNormGrad's dgamma and dbeta one thread per gamma element.
+one thread per row; LayerNorm's rows of up to 4,096 elements are held in the registers of a warp or a
+block (``LayerNormRegisterKernel``: one read of x instead of three); LayerNormGrad's dgamma and dbeta one
+thread per gamma element.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.register_rows import RegisterRows
 from opforge.kernels.gpu.support import launch_1d
 
 __all__ = []
@@ -28,6 +31,10 @@ _SOURCE = "normalization.cu"
 ROW_BLOCK = 256  # threads per row of the *RowsKernel kernels (their kBlock)
 ROW_BLOCK_MIN = 64  # a row this long takes a block; shorter ones a thread
 _MAX_GRID = 65535
+# LayerNorm's rows of up to 256 elements a warp each, up to 4,096 a block each
+LAYER_NORM_REGISTER_ROWS = RegisterRows(
+    "opforge::cuda::LayerNormRegisterKernel", ((32, 8), (128, 8), (256, 8), (512, 8)), extra_bytes=32
+)
 # acc_t of opforge/functors/reduce.h: the type the statistics and coefficients are kept in.
 _ACC = {"Float16": np.float32, "BFloat16": np.float32, "Float32": np.float64, "Float64": np.float64}
 
@@ -103,10 +110,16 @@ def _layer_geometry(spec) -> tuple:
     return math.prod(x[: axes[0]]), math.prod(x[axes[0] :]), math.prod(x[axes[1] :])
 
 
-def _row_launcher(runtime, function, kernel, rows_name: str, rows: int, m: int):
-    """``launch(args)`` over ``rows`` rows (or channels) of ``m`` elements: a block per row by the helper
-    ``rows_name`` when rows are long enough, else a thread per row by ``function``."""
+def _row_launcher(runtime, function, kernel, rows_name: str, rows: int, m: int, registers=None, dtype=None):
+    """``launch(args)`` over ``rows`` rows (or channels) of ``m`` elements. Rows long enough are held in the
+    registers of a group of threads where they fit (``registers``: a RegisterRows whose kernels follow
+    ``rows_name`` among the helpers; ``dtype``: the rows'), else take a block each (the helper ``rows_name``);
+    shorter ones a thread each (``function``)."""
     if m >= ROW_BLOCK_MIN and rows:
+        if registers is not None and registers.shape(m, dtype):
+            first = kernel.helpers.index(rows_name) + 1
+            fn, grid, block, _ = registers.launch(runtime, kernel, first, rows, m, dtype)
+            return lambda args: runtime.launch(fn, grid, block, args)
         rows_fn = function_for(runtime, kernel, rows_name)
         grid, block = (min(rows, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1)
         return lambda args: runtime.launch(rows_fn, grid, block, args)
@@ -118,7 +131,9 @@ def _layer_norm_loop(spec, function, kernel):
     rows, m, p = _layer_geometry(spec)
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     eps = np.float64(spec.attrs.get("epsilon", 1e-7))
-    launch = _row_launcher(runtime, function, kernel, kernel.helpers[0], rows, m)
+    launch = _row_launcher(
+        runtime, function, kernel, kernel.helpers[0], rows, m, LAYER_NORM_REGISTER_ROWS, spec.entry.attr.inputs[0]
+    )
 
     def run(arrays):
         outs = [device.empty(shape, np_dtype) for shape in spec.out_shapes]
@@ -155,10 +170,10 @@ def _instance(name: str, t: str) -> str:
     return f"opforge::cuda::{name}<{args}>"
 
 
-def _make(first: str, helpers: tuple, loop):
+def _make(first: str, helpers: tuple, loop, registers=None):
     def make(attr):
         t = ctype(attr.inputs[0])
-        names = tuple(_instance(h, t) for h in helpers)
+        names = tuple(_instance(h, t) for h in helpers) + (registers.names(t, attr.inputs[0]) if registers else ())
         return CudaKernel(_SOURCE, f"opforge::cuda::{first}<{t}>", loop, (), names)
 
     return make
@@ -171,7 +186,9 @@ mirror_cpu_kernels(
     "BatchNormGrad",
     _make("BatchNormGradSumsKernel", ("BatchNormGradDxKernel", "BatchNormGradSumsRowsKernel"), _batch_norm_grad_loop),
 )
-mirror_cpu_kernels("LayerNorm", _make("LayerNormKernel", ("LayerNormRowsKernel",), _layer_norm_loop))
+mirror_cpu_kernels(
+    "LayerNorm", _make("LayerNormKernel", ("LayerNormRowsKernel",), _layer_norm_loop, LAYER_NORM_REGISTER_ROWS)
+)
 mirror_cpu_kernels(
     "LayerNormGrad",
     _make("LayerNormGradDxKernel", ("LayerNormGradParamKernel", "LayerNormGradDxRowsKernel"), _layer_norm_grad_loop),

@@ -12,8 +12,9 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, ctype, function_for, grid_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.register_rows import RegisterRows
 
-__all__ = ["axis_geometry", "register_launch", "register_shape"]
+__all__ = ["axis_geometry"]
 
 
 def axis_geometry(shape, axis) -> tuple:
@@ -28,27 +29,9 @@ def axis_geometry(shape, axis) -> tuple:
 
 
 ROW_BLOCK = 256  # threads per row of SoftmaxRowsKernel
-WARP_ROWS_BLOCK = 128  # threads per block of the warp-per-row kernels: 4 rows a block
-# (group threads, elements per thread) of SoftmaxRegisterKernel, smallest first: a row of n elements
-# takes the first with n <= group * per.
-REGISTER_SHAPES = ((32, 4), (32, 32), (256, 16), (1024, 16))
 _MAX_GRID = 65535
-
-
-def register_shape(n: int):
-    """The (group, per) of the register kernel a contiguous row of ``n`` elements takes, or None."""
-    return next(((g, k) for g, k in REGISTER_SHAPES if n <= g * k), None)
-
-
-def register_launch(runtime, kernel, rows: int, n: int) -> tuple:
-    """(function, grid, block, tail args) of the register kernel that takes ``rows`` rows of ``n``."""
-    group, per = register_shape(n)
-    threads = WARP_ROWS_BLOCK if group == 32 else group
-    per_block = threads // group
-    # helpers: SoftmaxRowsKernel, then one register kernel per REGISTER_SHAPES entry, in its order
-    function = function_for(runtime, kernel, kernel.helpers[1 + REGISTER_SHAPES.index((group, per))])
-    grid = (max(1, min(-(-rows // per_block), _MAX_GRID)), 1, 1)
-    return function, grid, (threads, 1, 1), (np.int64(rows), np.int64(n))
+# rows of up to 128 and 1,024 elements a warp each, up to 4,096 and 16,384 a block each
+REGISTER_ROWS = RegisterRows("opforge::cuda::SoftmaxRegisterKernel", ((32, 4), (32, 32), (256, 16), (512, 32)))
 
 
 def _softmax_loop(spec, function, kernel):
@@ -58,8 +41,9 @@ def _softmax_loop(spec, function, kernel):
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     outer, n, inner = axis_geometry(spec.in_shapes[0], spec.attrs.get("axis", -1))
     rows = outer * inner if n else 0  # rows of no elements: nothing to write
-    if inner == 1 and register_shape(n):
-        function, grid, block, args = register_launch(runtime, kernel, rows, n)
+    dtype = spec.entry.attr.inputs[0]
+    if inner == 1 and REGISTER_ROWS.shape(n, dtype):
+        function, grid, block, args = REGISTER_ROWS.launch(runtime, kernel, 1, rows, n, dtype)
 
         def run(arrays):
             out = device.empty(shape, np_dtype)
@@ -94,9 +78,11 @@ def _make(log: bool):
     def make(attr):
         t, flag = ctype(attr.inputs[0]), "true" if log else "false"
         rows = f"opforge::cuda::SoftmaxRowsKernel<{t}, {flag}, {ROW_BLOCK}>"
-        registers = tuple(f"opforge::cuda::SoftmaxRegisterKernel<{t}, {flag}, {g}, {k}>" for g, k in REGISTER_SHAPES)
         return CudaKernel(
-            "softmax.cu", f"opforge::cuda::SoftmaxKernel<{t}, {flag}>", _softmax_loop, helpers=(rows, *registers)
+            "softmax.cu",
+            f"opforge::cuda::SoftmaxKernel<{t}, {flag}>",
+            _softmax_loop,
+            helpers=(rows, *REGISTER_ROWS.names(f"{t}, {flag}", attr.inputs[0])),
         )
 
     return make

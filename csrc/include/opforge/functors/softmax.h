@@ -65,6 +65,18 @@ OPF_HD acc_t<T> LogSoftmaxOf(compute_t<T> v, const SoftmaxRowStats<T>& st, acc_t
   return (static_cast<S>(v) - static_cast<S>(st.max)) - log_sum;
 }
 
+// The same two in one type C throughout (the GPU's register kernel keeps float32 rows in float: its
+// sums of exp alone are widened, once per thread), given max, inv = 1 / sum or log_sum = log(sum).
+template <typename C>
+OPF_HD C SoftmaxOf(C v, C max, C inv) {
+  return math::exp(v - max) * inv;
+}
+
+template <typename C>
+OPF_HD C LogSoftmaxOf(C v, C max, C log_sum) {
+  return (v - max) - log_sum;
+}
+
 // One row of SoftmaxCrossEntropyWithLogits: returns -sum(labels * log_softmax(x)) and writes
 // backprop = softmax(x) - labels; c >= 1 elements, contiguous.
 template <typename T>
