@@ -1320,6 +1320,21 @@ def _ctc_samples(prim, rng):
     yield GradSample((uniform((7, 2, 4), rng=rng), indices, values, np.array([7, 5], np.int32)), "x[7, 2, 4]")
 
 
+def _eigh_grad_samples(prim, rng):
+    """Matrices with eigenvalues well apart (the gradient of v divides by their gaps); the two triangles
+    differ, so the gradient of the triangle not read (zero) is checked too."""
+    for shape in [(3, 3), (2, 4, 4), (1, 1)]:
+        n = shape[-1]
+        yield GradSample((uniform(shape, -0.5, 0.5, rng=rng) + np.diag(np.arange(n) * 2.0),), f"x{list(shape)}")
+
+
+def _solve_grad_samples(prim, rng):
+    for shape, k in [((3, 3), 2), ((2, 2, 2), 1), ((1, 1), 3)]:
+        n = shape[-1]
+        a = uniform(shape, -1.0, 1.0, rng=rng) + n * np.eye(n)
+        yield GradSample((a, uniform(shape[:-1] + (k,), rng=rng)), f"matrix{list(shape)} K={k}")
+
+
 LINALG_GRAD_RECORDS = [
     GradRecord(
         "MatrixInverse",
@@ -1344,6 +1359,29 @@ LINALG_GRAD_RECORDS = [
         "Svd",
         _variants("Svd", reduced={}, full_matrices={"full_matrices": True}, s_only={"compute_uv": False}),
         _decomposition_samples,
+    ),
+    GradRecord(
+        "Eigh",
+        _variants("Eigh", lower={}, upper={"lower": False}, w_only={"compute_eigenvectors": False}),
+        _eigh_grad_samples,
+    ),
+    GradRecord(
+        "MatrixSolve",
+        _variants("MatrixSolve", **{"adjoint=False": {}, "adjoint=True": {"adjoint": True}}),
+        _solve_grad_samples,
+        second_order=True,
+    ),
+    GradRecord(
+        "MatrixTriangularSolve",
+        _variants(
+            "MatrixTriangularSolve",
+            lower={},
+            upper={"lower": False},
+            lower_adjoint={"adjoint": True},
+            upper_adjoint={"lower": False, "adjoint": True},
+        ),
+        _solve_grad_samples,
+        second_order=True,
     ),
 ]
 

@@ -1,5 +1,6 @@
 """Sweep records (see op_db.py) for the linear-algebra operators (primitives/linalg_ops.py): MatrixInverse,
-MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd. Kernels: csrc/kernels/cpu/linalg.cc (LAPACK).
+MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh, MatrixSolve, MatrixTriangularSolve. Kernels:
+csrc/kernels/cpu/linalg.cc (LAPACK).
 References: NumPy's linalg in float64 (LAPACK too, so Qr's and Svd's signs are the same conventions)."""
 
 from __future__ import annotations
@@ -146,6 +147,103 @@ def _cholesky_errors():
     ]
 
 
+def _symmetric_of(x, lower: bool) -> np.ndarray:
+    """The symmetric matrices a kernel reading x's lower (or upper) triangle sees."""
+    tri = np.tril(x) if lower else np.triu(x)
+    return tri + np.swapaxes(tri, -1, -2) - tri * np.eye(x.shape[-1])
+
+
+def _eigh_samples(record, prim, ins, outs, rng):
+    """Matrices whose two triangles differ (the kernel reads one), eigenvalues well apart."""
+    for shape in _SQUARE:
+        n = shape[-1]
+        spread = np.diag(np.arange(n) * 2.0 * n) if n else np.zeros((0, 0))
+        x = rng.uniform(-1.0, 1.0, size=shape) + spread
+        yield Sample((x.astype(ins[0].np_dtype),), desc=f"x{list(shape)}")
+    nan = np.eye(3)[None].repeat(2, 0)
+    nan[1, 2, 0] = nan[1, 0, 2] = np.nan
+    yield Sample((nan.astype(ins[0].np_dtype),), desc="a NaN in the second matrix")
+
+
+def _eigh_ref(prim, x):
+    n = x.shape[-1]
+    if not x.size:
+        return np.zeros(x.shape[:-1]), np.zeros(x.shape)
+    w, v = np.linalg.eigh(_symmetric_of(x.astype(np.float64), prim.lower))
+    top = np.take_along_axis(v, np.abs(v).argmax(axis=-2)[..., None, :], axis=-2)  # each column's largest
+    v = v * np.where(top < 0, -1.0, 1.0)
+    return w, v if prim.compute_eigenvectors else np.zeros(x.shape[:-2] + (n, n))
+
+
+_RHS_COLUMNS = {(3, 3): 2, (2, 4, 4): 3, (1, 1): 1, (2, 2, 1, 5, 5): 2, (0, 3, 3): 2, (2, 0, 0): 2, (17, 17): 5}
+
+
+def _solve_samples(record, prim, ins, outs, rng):
+    """Well-conditioned matrices (triangles too) and right-hand sides, one of no columns, one holding a NaN."""
+    t = ins[0].np_dtype
+    for shape, k in _RHS_COLUMNS.items():
+        a, b = _conditioned(shape, rng), rng.uniform(-2.0, 2.0, size=shape[:-1] + (k,))
+        yield Sample((a.astype(t), b.astype(t)), desc=f"matrix{list(shape)} rhs K={k}")
+    yield Sample((_conditioned((4, 4), rng).astype(t), np.zeros((4, 0), t)), desc="rhs of no columns")
+    a, b = _conditioned((2, 3, 3), rng), rng.uniform(size=(2, 3, 2))
+    b[1, 0, 1] = np.nan
+    yield Sample((a.astype(t), b.astype(t)), desc="a NaN in the second rhs")
+
+
+def _solve_ref(solve):
+    """A reference over np.linalg.solve with the kernels' rule: a batch whose matrix or rhs is not finite
+    gives NaN."""
+
+    def ref(prim, a, b):
+        a, b = a.astype(np.float64), b.astype(np.float64)
+        if not b.size:
+            return np.zeros(b.shape)
+        a = solve(prim, a)
+        bad = ~(np.isfinite(a).all(axis=(-2, -1)) & np.isfinite(b).all(axis=(-2, -1)))
+        safe = np.where(bad[..., None, None], np.eye(a.shape[-1]), a)
+        x = np.linalg.solve(safe, np.where(bad[..., None, None], 0.0, b))
+        x[bad] = np.nan
+        return x
+
+    return ref
+
+
+def _solve_matrix(prim, a):
+    return np.swapaxes(a, -1, -2) if prim.adjoint else a
+
+
+def _triangular_matrix(prim, a):
+    tri = np.tril(a) if prim.lower else np.triu(a)
+    return np.swapaxes(tri, -1, -2) if prim.adjoint else tri
+
+
+def _solve_errors(name):
+    def errors():
+        make = getattr(ops, name)
+        singular = Tensor(np.array([[[1.0, 0.0], [0.0, 1.0]], [[1.0, 2.0], [0.0, 0.0]]], np.float64))
+        rhs = Tensor(np.ones((2, 2, 1)))
+        return [
+            ErrorInput("1-d", lambda: make()(_t((3,)), _t((3, 1))), ValueError, "at least 2 dims"),
+            ErrorInput("not-square", lambda: make()(_t((2, 3)), _t((2, 1))), ValueError, "square"),
+            ErrorInput("rhs-rows", lambda: make()(_t((3, 3)), _t((2, 1))), ValueError, "'rhs' must have shape"),
+            ErrorInput("rhs-batch", lambda: make()(_t((2, 3, 3)), _t((3, 3, 1))), ValueError, "'rhs'"),
+            ErrorInput("rhs-rank", lambda: make()(_t((3, 3)), _t((3,))), ValueError, "'rhs'"),
+            ErrorInput("int", lambda: make()(_t((2, 2), mstype.int32), _t((2, 1), mstype.int32)), TypeError, "matrix"),
+            ErrorInput("dtypes-differ", lambda: make()(_t((2, 2)), _t((2, 1), mstype.float64)), TypeError, "rhs"),
+            ErrorInput("adjoint-int", lambda: make(adjoint=1), TypeError, "adjoint"),
+            ErrorInput("singular", lambda: make()(singular, rhs), KernelError, "batch index 1"),
+        ]
+
+    return errors
+
+
+def _eigh_errors():
+    return _matrix_errors("Eigh")() + [
+        ErrorInput("lower-int", lambda: ops.Eigh(lower=1), TypeError, "lower"),
+        ErrorInput("compute_eigenvectors-str", lambda: ops.Eigh("yes"), TypeError, "compute_eigenvectors"),
+    ]
+
+
 RECORDS = [
     OpRecord(
         "MatrixInverse",
@@ -202,5 +300,41 @@ RECORDS = [
         _finite_rule(_svd_ref, lambda prim: None if prim.compute_uv else (0,)),
         tols=_TOLS,
         error_inputs=_matrix_errors("Svd", square=False),
+    ),
+    OpRecord(
+        "Eigh",
+        {
+            "": ops.Eigh,
+            "lower=False": lambda: ops.Eigh(lower=False),
+            "compute_eigenvectors=False": lambda: ops.Eigh(compute_eigenvectors=False),
+        },
+        _eigh_samples,
+        _finite_rule(_eigh_ref),
+        args=(_CONDITIONED,),
+        tols=_TOLS,
+        error_inputs=_eigh_errors,
+    ),
+    OpRecord(
+        "MatrixSolve",
+        {"adjoint=False": ops.MatrixSolve, "adjoint=True": lambda: ops.MatrixSolve(True)},
+        _solve_samples,
+        _solve_ref(_solve_matrix),
+        args=(_CONDITIONED, Arg()),
+        tols=_TOLS,
+        error_inputs=_solve_errors("MatrixSolve"),
+    ),
+    OpRecord(
+        "MatrixTriangularSolve",
+        {
+            "lower": ops.MatrixTriangularSolve,
+            "upper": lambda: ops.MatrixTriangularSolve(lower=False),
+            "lower adjoint": lambda: ops.MatrixTriangularSolve(adjoint=True),
+            "upper adjoint": lambda: ops.MatrixTriangularSolve(lower=False, adjoint=True),
+        },
+        _solve_samples,
+        _solve_ref(_triangular_matrix),
+        args=(_CONDITIONED, Arg()),
+        tols=_TOLS,
+        error_inputs=_solve_errors("MatrixTriangularSolve"),
     ),
 ]

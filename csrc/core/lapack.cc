@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 #include <type_traits>
@@ -20,12 +21,18 @@ struct Fns {
   using Gesdd = int (*)(int, char, int, int, T*, int, T*, T*, int, T*, int);
   using Geqrf = int (*)(int, int, int, T*, int, T*);
   using Orgqr = int (*)(int, int, int, int, T*, int, const T*);
+  using Getrs = int (*)(int, char, int, int, const T*, int, const int*, T*, int);
+  using Trtrs = int (*)(int, char, char, char, int, int, const T*, int, T*, int);
+  using Syevd = int (*)(int, char, char, int, T*, int, T*);
   Getrf getrf = nullptr;
   Getri getri = nullptr;
   Potrf potrf = nullptr;
   Gesdd gesdd = nullptr;
   Geqrf geqrf = nullptr;
   Orgqr orgqr = nullptr;
+  Getrs getrs = nullptr;
+  Trtrs trtrs = nullptr;
+  Syevd syevd = nullptr;
 };
 
 Fns<float> g_float;
@@ -55,6 +62,9 @@ void LoadAll(void* handle, const std::string& prefix, char letter) {
   Resolve(handle, p + "gesdd", &f.gesdd);
   Resolve(handle, p + "geqrf", &f.geqrf);
   Resolve(handle, p + "orgqr", &f.orgqr);
+  Resolve(handle, p + "getrs", &f.getrs);
+  Resolve(handle, p + "trtrs", &f.trtrs);
+  Resolve(handle, p + "syevd", &f.syevd);
 }
 
 // LAPACK's 32-bit sizes: a matrix dimension past INT_MAX is refused, not truncated.
@@ -107,13 +117,33 @@ int Orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau) {
   return Need(Table<T>().orgqr, "orgqr")(kRowMajor, Dim(m), Dim(n), Dim(k), a, Dim(lda), tau);
 }
 
+template <typename T>
+int Getrs(char trans, int64_t n, int64_t nrhs, const T* a, const int32_t* ipiv, T* b) {
+  return Need(Table<T>().getrs, "getrs")(kRowMajor, trans, Dim(n), Dim(nrhs), a, Dim(n), ipiv, b,
+                                         Dim(std::max<int64_t>(nrhs, 1)));
+}
+
+template <typename T>
+int Trtrs(char uplo, char trans, int64_t n, int64_t nrhs, const T* a, T* b) {
+  return Need(Table<T>().trtrs, "trtrs")(kRowMajor, uplo, trans, 'N', Dim(n), Dim(nrhs), a, Dim(n), b,
+                                         Dim(std::max<int64_t>(nrhs, 1)));
+}
+
+template <typename T>
+int Syevd(char jobz, char uplo, int64_t n, T* a, T* w) {
+  return Need(Table<T>().syevd, "syevd")(kRowMajor, jobz, uplo, Dim(n), a, Dim(n), w);
+}
+
 #define OPF_LAPACK_INSTANTIATE(T)                                           \
   template int Getrf<T>(int64_t, T*, int32_t*);                             \
   template int Getri<T>(int64_t, T*, const int32_t*);                       \
   template int Potrf<T>(bool, int64_t, T*);                                 \
   template int Gesdd<T>(char, int64_t, int64_t, T*, T*, T*, int64_t, T*, int64_t); \
   template int Geqrf<T>(int64_t, int64_t, T*, int64_t, T*);                 \
-  template int Orgqr<T>(int64_t, int64_t, int64_t, T*, int64_t, const T*)
+  template int Orgqr<T>(int64_t, int64_t, int64_t, T*, int64_t, const T*);                 \
+  template int Getrs<T>(char, int64_t, int64_t, const T*, const int32_t*, T*);             \
+  template int Trtrs<T>(char, char, int64_t, int64_t, const T*, T*);                       \
+  template int Syevd<T>(char, char, int64_t, T*, T*)
 
 OPF_LAPACK_INSTANTIATE(float);
 OPF_LAPACK_INSTANTIATE(double);

@@ -31,5 +31,17 @@ int Geqrf(int64_t m, int64_t n, T* a, int64_t lda, T* tau);
 template <typename T>
 int Orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau);
 
+// Solves a x = b (trans 'N') or a^T x = b ('T') from Getrf's factors of the n x n a; b (n x nrhs) in place.
+template <typename T>
+int Getrs(char trans, int64_t n, int64_t nrhs, const T* a, const int32_t* ipiv, T* b);
+// Solves a x = b or a^T x = b (trans) for the lower or upper (uplo 'L' / 'U') triangle of the n x n a; b
+// (n x nrhs) in place; info > 0: a zero on the diagonal.
+template <typename T>
+int Trtrs(char uplo, char trans, int64_t n, int64_t nrhs, const T* a, T* b);
+// The eigenvalues (w, ascending) of a symmetric n x n matrix, read from its lower or upper triangle (uplo),
+// and with jobz 'V' its eigenvectors, as the columns of a (in place).
+template <typename T>
+int Syevd(char jobz, char uplo, int64_t n, T* a, T* w);
+
 }  // namespace lapack
 }  // namespace opforge

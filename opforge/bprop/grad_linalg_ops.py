@@ -143,3 +143,57 @@ def get_bprop_svd(self):
         return (_svd_dx(u, s, v, ds, du, dv, m, n),)
 
     return bprop
+
+
+@bprop_getters.register(L.MatrixSolve)
+def get_bprop_matrix_solve(self):
+    # x = a^-1 b: db = a^-T dx, da = -db x^T; with adjoint, x = a^-T b: db = a^-1 dx, da = -x db^T.
+    adjoint = self.adjoint
+    solve_other = L.MatrixSolve(adjoint=not adjoint)
+
+    def bprop(a, b, out, dout):
+        db = solve_other(a, dout)
+        da = _mm_tb(out, db) if adjoint else _mm_tb(db, out)
+        return F.neg(da), db
+
+    return bprop
+
+
+@bprop_getters.register(L.MatrixTriangularSolve)
+def get_bprop_matrix_triangular_solve(self):
+    # MatrixSolve's gradient, da kept to the triangle the kernel reads (the other has none).
+    lower, adjoint = self.lower, self.adjoint
+    solve_other = L.MatrixTriangularSolve(lower=lower, adjoint=not adjoint)
+    triangle = FX.tril if lower else FX.triu
+
+    def bprop(a, b, out, dout):
+        db = solve_other(a, dout)
+        da = _mm_tb(out, db) if adjoint else _mm_tb(db, out)
+        return F.neg(triangle(da)), db
+
+    return bprop
+
+
+@bprop_getters.register(L.Eigh)
+def get_bprop_eigh(self):
+    # s = v diag(w) v^T, s the symmetric matrix of a's lower (or upper) triangle: ds = v (diag(dw) +
+    # F o (v^T dv)) v^T, F_ij = 1 / (w_j - w_i) off the diagonal (distinct eigenvalues); a's entry (i, j) of
+    # the triangle read is s_ij and s_ji, so da = tri(ds + ds^T) - diag(ds).
+    lower, vectors = self.lower, self.compute_eigenvectors
+    triangle = FX.tril if lower else FX.triu
+    eigh_vectors = L.Eigh(True, lower)
+
+    def bprop(a, out, dout):
+        dw, dv = dout
+        w, v = out if vectors else eigh_vectors(a)
+        n = w.shape[-1]
+        eye = FX.eye(n, n, w.dtype)
+        inner = F.mul(eye, F.expand_dims(dw, -2))
+        if vectors:
+            gap = F.sub(F.expand_dims(w, -2), F.expand_dims(w, -1))  # w_j - w_i
+            f = F.mul(F.div(F.ones_like(gap), F.add(gap, eye)), F.sub(F.ones_like(eye), eye))
+            inner = F.add(inner, F.mul(f, _mm_ta(v, dv)))
+        ds = _mm_tb(_mm(v, inner), v)
+        return (F.sub(triangle(F.add(ds, FX.swapaxes(ds, -1, -2))), F.mul(ds, eye)),)
+
+    return bprop

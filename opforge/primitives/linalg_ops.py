@@ -1,18 +1,28 @@
 """Linear algebra of the matrices in an input's last two dims, the leading dims a batch (MindSpore's names,
-attributes and outputs): MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd.
-CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK (scipy-openblas32's LAPACKE); GPU kernels
-(MatrixInverse, the determinants, Cholesky): csrc/kernels/cuda/linalg.cu, a block per matrix.
-dtypes: float32, float64."""
+attributes and outputs): MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh,
+MatrixSolve, MatrixTriangularSolve. CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK
+(scipy-openblas32's LAPACKE); GPU kernels (MatrixInverse, the determinants, Cholesky):
+csrc/kernels/cuda/linalg.cu, a block per matrix. dtypes: float32, float64."""
 
 from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
-from opforge.primitives._utils import _Operator, same_dim
+from opforge.primitives._utils import _Operator, merge_dim, same_dim
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
-__all__ = ["MatrixInverse", "MatrixDeterminant", "LogMatrixDeterminant", "Cholesky", "Qr", "Svd"]
+__all__ = [
+    "MatrixInverse",
+    "MatrixDeterminant",
+    "LogMatrixDeterminant",
+    "Cholesky",
+    "Qr",
+    "Svd",
+    "Eigh",
+    "MatrixSolve",
+    "MatrixTriangularSolve",
+]
 
 _LINALG_TYPES = (mstype.float32, mstype.float64)
 
@@ -138,3 +148,74 @@ class Svd(_MatrixOp):
         if self.full_matrices:
             return batch + [k], batch + [m, m], batch + [n, n]
         return batch + [k], batch + [m, k], batch + [n, k]
+
+
+class Eigh(_MatrixOp):
+    r"""The eigendecomposition of each symmetric matrix: ``Eigh(compute_eigenvectors=True, lower=True)(A)`` ->
+    ``(w, v)``, :math:`A = v \operatorname{diag}(w) v^T` with w ascending [..., N] and the eigenvectors the
+    columns of v [..., N, N], each signed so that its component of largest magnitude is positive. Only the lower (or, ``lower=False``, upper) triangle of A is read. Without
+    ``compute_eigenvectors`` v is zeros (MindSpore's ``mindspore.scipy.ops.Eigh`` then gives w alone;
+    ``opforge.scipy.linalg.eigh(a, eigvals_only=True)`` does). dtypes (CPU): float32, float64."""
+
+    __mindspore_signature__ = (sig.make_sig("A"),)
+
+    @prim_attr_register
+    def __init__(self, compute_eigenvectors=True, lower=True):
+        validator.check_value_type("compute_eigenvectors", compute_eigenvectors, [bool], self.name)
+        validator.check_value_type("lower", lower, [bool], self.name)
+        self.init_prim_io_names(inputs=["A"], outputs=["output_w", "output_v"])
+
+    def infer_shape(self, a_shape):
+        batch, m, n = self._matrix_dims(a_shape)
+        return batch + [merge_dim(m, n)], list(a_shape)
+
+
+class _SolveOp(_MatrixOp):
+    """``Prim(...)(matrix, rhs)``: matrix [..., M, M], rhs [..., M, K] with the same batch; out like rhs."""
+
+    __mindspore_signature__ = (sig.make_sig("matrix"), sig.make_sig("rhs"))
+
+    def infer_shape(self, matrix_shape, rhs_shape):
+        batch, m, _ = self._matrix_dims(matrix_shape)
+        rhs = list(rhs_shape)
+        if (
+            len(rhs) != len(matrix_shape)
+            or not all(same_dim(a, b) for a, b in zip(batch, rhs[:-2]))
+            or not same_dim(m, rhs[-2])
+        ):
+            raise ValueError(
+                f"For '{self.name}', the 'rhs' must have shape [..., M, K] with the batch and M of 'matrix' "
+                f"{list(matrix_shape)}, but got {rhs}."
+            )
+        return rhs
+
+    def infer_dtype(self, matrix_dtype, rhs_dtype):
+        return validator.check_tensors_dtypes_same_and_valid(
+            {"matrix": matrix_dtype, "rhs": rhs_dtype}, _LINALG_TYPES, self.name
+        )
+
+
+class MatrixSolve(_SolveOp):
+    r"""The solution x of the linear systems ``MatrixSolve(adjoint=False)(matrix, rhs)``:
+    :math:`matrix \cdot x = rhs`, or :math:`matrix^T x = rhs` with ``adjoint``; matrix [..., M, M], rhs and x
+    [..., M, K]. By LU with partial pivoting; a singular matrix is an error naming its batch index.
+    dtypes (CPU): float32, float64."""
+
+    @prim_attr_register
+    def __init__(self, adjoint=False):
+        validator.check_value_type("adjoint", adjoint, [bool], self.name)
+        self.init_prim_io_names(inputs=["matrix", "rhs"], outputs=["y"])
+
+
+class MatrixTriangularSolve(_SolveOp):
+    r"""The solution x of the triangular systems ``MatrixTriangularSolve(lower=True, adjoint=False)(matrix,
+    rhs)``: :math:`matrix \cdot x = rhs`, or :math:`matrix^T x = rhs` with ``adjoint``, reading the lower
+    (or, ``lower=False``, upper) triangle of matrix [..., M, M] and ignoring the other; rhs and x [..., M, K].
+    By substitution; a zero on the diagonal is an error naming its batch index. dtypes (CPU): float32,
+    float64."""
+
+    @prim_attr_register
+    def __init__(self, lower=True, adjoint=False):
+        validator.check_value_type("lower", lower, [bool], self.name)
+        validator.check_value_type("adjoint", adjoint, [bool], self.name)
+        self.init_prim_io_names(inputs=["matrix", "rhs"], outputs=["y"])

@@ -1,7 +1,9 @@
 // The linear algebra of square and rectangular matrices in the last two dims, a batch in the leading ones,
 // through LAPACK (core/lapack.h): MatrixInverse(adjoint)(x), MatrixDeterminant()(x),
-// LogMatrixDeterminant()(x) -> (sign, log|det|), Cholesky(upper)(x), Qr(full_matrices)(x) -> (q, r) and
-// Svd(full_matrices, compute_uv)(x) -> (s, u, v). float32 and float64. The matrices of a batch split over
+// LogMatrixDeterminant()(x) -> (sign, log|det|), Cholesky(upper)(x), Qr(full_matrices)(x) -> (q, r),
+// Svd(full_matrices, compute_uv)(x) -> (s, u, v), Eigh(compute_eigenvectors, lower)(x) -> (w, v),
+// MatrixSolve(adjoint)(matrix, rhs) and MatrixTriangularSolve(lower, adjoint)(matrix, rhs). float32 and
+// float64. The matrices of a batch split over
 // threads; a singular matrix (MatrixInverse) or one not positive definite (Cholesky) is an error naming its
 // position in the batch. A matrix holding a NaN or an infinity gives NaN outputs (LAPACK's results for it
 // are not defined).
@@ -325,6 +327,168 @@ class SvdCpuKernel : public CpuKernel {
   bool full_ = false, compute_uv_ = true;
 };
 
+// Each column of the n x n matrix v flipped so that its component of largest magnitude (the first of
+// equals) is positive: eigenvectors are defined up to their sign, and this fixes one whatever the LAPACK
+// build or the precision.
+template <typename T>
+void PositiveLargestComponents(T* v, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t top = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      if (std::abs(v[i * n + j]) > std::abs(v[top * n + j])) top = i;
+    }
+    if (v[top * n + j] < T(0)) {
+      for (int64_t i = 0; i < n; ++i) v[i * n + j] = -v[i * n + j];
+    }
+  }
+}
+
+// Eigh: the eigenvalues w (ascending) and eigenvectors v (columns, each with its largest component
+// positive) of each symmetric matrix, read from its lower (or upper) triangle: x = v diag(w) v^T. Without
+// compute_eigenvectors, v is zeros.
+template <typename T>
+class EighCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    op_ = ctx.op_name();
+    m_.Init(op_, ctx.input(0).shape, true);
+    vectors_ = ctx.GetBool("compute_eigenvectors");
+    lower_ = ctx.GetBool("lower");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* w = args.output<T>(0);
+    T* v = args.output<T>(1);
+    const int64_t n = m_.rows, size = m_.size();
+    if (size == 0) return;
+    const int64_t bad = ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
+      std::vector<T> a(static_cast<size_t>(size));
+      T* vb = v + b * size;
+      if (!CopyFinite(x + b * size, a.data(), size)) {
+        FillNan(w + b * n, n);
+        FillNan(vb, size);
+        return true;
+      }
+      if (lapack::Syevd(vectors_ ? 'V' : 'N', lower_ ? 'L' : 'U', n, a.data(), w + b * n) != 0) return false;
+      if (vectors_) {
+        PositiveLargestComponents(a.data(), n);
+        std::copy(a.begin(), a.end(), vb);
+      } else {
+        std::fill(vb, vb + size, T(0));
+      }
+      return true;
+    });
+    OPF_CHECK(bad < 0, "For '" << op_ << "', the eigendecomposition of the matrix at batch index " << bad
+                               << " did not converge.");
+  }
+
+ private:
+  std::string op_;
+  MatrixBatch m_;
+  bool vectors_ = true, lower_ = true;
+};
+
+// The matrices [..., m, m] and right-hand sides [..., m, k] of a solve, with the same batch.
+struct SolveBatch {
+  MatrixBatch a;
+  int64_t k = 0;
+
+  void Init(const std::string& op, const std::vector<int64_t>& matrix, const std::vector<int64_t>& rhs) {
+    a.Init(op, matrix, true);
+    OPF_CHECK(rhs.size() == matrix.size() && std::equal(matrix.begin(), matrix.end() - 1, rhs.begin()),
+              "For '" << op << "', the 'rhs' must have shape [..., " << a.rows << ", K] with the batch of 'matrix' "
+                      << ShapeToString(matrix) << ", but got " << ShapeToString(rhs) << ".");
+    k = rhs.back();
+  }
+  int64_t rhs_size() const { return a.rows * k; }
+};
+
+// MatrixSolve: x with matrix x = rhs (or matrix^T x = rhs, adjoint), by getrf then getrs per matrix.
+template <typename T>
+class MatrixSolveCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    op_ = ctx.op_name();
+    s_.Init(op_, ctx.input(0).shape, ctx.input(1).shape);
+    adjoint_ = ctx.GetBool("adjoint");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* matrix = args.input<T>(0);
+    const T* rhs = args.input<T>(1);
+    T* out = args.output<T>(0);
+    const int64_t m = s_.a.rows, size = s_.a.size(), rsize = s_.rhs_size();
+    if (rsize == 0) return;
+    const int64_t bad = ForEachMatrix(s_.a.batch, Cube(s_.a) + size * s_.k, [&](int64_t b) {
+      std::vector<T> a(static_cast<size_t>(size));
+      std::vector<int32_t> ipiv(static_cast<size_t>(m));
+      T* x = out + b * rsize;
+      if (!CopyFinite(matrix + b * size, a.data(), size) || !CopyFinite(rhs + b * rsize, x, rsize)) {
+        FillNan(x, rsize);
+        return true;
+      }
+      if (lapack::Getrf(m, a.data(), ipiv.data()) != 0) return false;
+      lapack::Getrs(adjoint_ ? 'T' : 'N', m, s_.k, a.data(), ipiv.data(), x);
+      return true;
+    });
+    OPF_CHECK(bad < 0, "For '" << op_ << "', the matrix at batch index " << bad
+                               << " is singular: the system has no unique solution.");
+  }
+
+ private:
+  std::string op_;
+  SolveBatch s_;
+  bool adjoint_ = false;
+};
+
+// Whether the lower (or upper) triangle of the n x n matrix a is finite.
+template <typename T>
+bool TriangleFinite(const T* a, int64_t n, bool lower) {
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t begin = lower ? 0 : i, end = lower ? i + 1 : n;
+    if (!AllFinite(a + i * n + begin, end - begin)) return false;
+  }
+  return true;
+}
+
+// MatrixTriangularSolve: x with matrix x = rhs (or matrix^T x = rhs, adjoint), matrix's lower (or upper)
+// triangle read and the other ignored, by substitution (trtrs); NaN where that triangle or rhs is not
+// finite, as the other solves.
+template <typename T>
+class MatrixTriangularSolveCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    op_ = ctx.op_name();
+    s_.Init(op_, ctx.input(0).shape, ctx.input(1).shape);
+    lower_ = ctx.GetBool("lower");
+    adjoint_ = ctx.GetBool("adjoint");
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* matrix = args.input<T>(0);
+    const T* rhs = args.input<T>(1);
+    T* out = args.output<T>(0);
+    const int64_t m = s_.a.rows, size = s_.a.size(), rsize = s_.rhs_size();
+    if (rsize == 0) return;
+    const int64_t bad = ForEachMatrix(s_.a.batch, size * s_.k, [&](int64_t b) {
+      T* x = out + b * rsize;
+      if (!TriangleFinite(matrix + b * size, m, lower_) || !CopyFinite(rhs + b * rsize, x, rsize)) {
+        FillNan(x, rsize);
+        return true;
+      }
+      return lapack::Trtrs(lower_ ? 'L' : 'U', adjoint_ ? 'T' : 'N', m, s_.k, matrix + b * size, x) == 0;
+    });
+    OPF_CHECK(bad < 0, "For '" << op_ << "', the triangular matrix at batch index " << bad
+                               << " has a zero on its diagonal: it is singular.");
+  }
+
+ private:
+  std::string op_;
+  SolveBatch s_;
+  bool lower_ = true, adjoint_ = false;
+};
+
 #define REG_LINALG(T, ID)                                                                                      \
   MS_REG_CPU_KERNEL(MatrixInverse, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), MatrixInverseCpuKernel<T>); \
   MS_REG_CPU_KERNEL(MatrixDeterminant, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID),                       \
@@ -334,7 +498,12 @@ class SvdCpuKernel : public CpuKernel {
   MS_REG_CPU_KERNEL(Cholesky, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID), CholeskyCpuKernel<T>);          \
   MS_REG_CPU_KERNEL(Qr, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), QrCpuKernel<T>);    \
   MS_REG_CPU_KERNEL(Svd, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), \
-                    SvdCpuKernel<T>)
+                    SvdCpuKernel<T>);                                                                          \
+  MS_REG_CPU_KERNEL(Eigh, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), EighCpuKernel<T>);  \
+  MS_REG_CPU_KERNEL(MatrixSolve, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),             \
+                    MatrixSolveCpuKernel<T>);                                                                  \
+  MS_REG_CPU_KERNEL(MatrixTriangularSolve, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),   \
+                    MatrixTriangularSolveCpuKernel<T>)
 
 REG_LINALG(float, kNumberTypeFloat32);
 REG_LINALG(double, kNumberTypeFloat64);

@@ -1,0 +1,5 @@
+"""``mindspore.scipy``: SciPy's functions over opforge's operators (``linalg``)."""
+
+from opforge.scipy import linalg
+
+__all__ = ["linalg"]
