@@ -1568,4 +1568,4 @@ NON_DIFFERENTIABLE |= {"LSTMLayerGrad", "GRULayerGrad", "RNNLayerGrad", "ScaledD
 # Receive takes no input: nothing to differentiate (the receiving rank sends a gradient back with Send).
 NON_DIFFERENTIABLE |= {"Receive"}
 # The random kernels' inputs are a shape and their generator's seeds: nothing to differentiate.
-NON_DIFFERENTIABLE |= {"Randn", "RandExt", "RandInt"}
+NON_DIFFERENTIABLE |= {"Randn", "RandExt", "RandInt", "RandGamma", "RandPoisson"}

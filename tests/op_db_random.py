@@ -1,8 +1,12 @@
-"""Records of the seeded random kernels (Randn, RandExt, RandInt): the reference is a NumPy model of the
-counter-based generator of ``csrc/include/opforge/functors/random.h`` (SplitMix64 in wrapping uint64
-arithmetic), so every backend must draw exactly these values (floats to their dtype's rounding)."""
+"""Records of the seeded random kernels (Randn, RandExt, RandInt, RandGamma, RandPoisson): the reference is
+a NumPy model of the counter-based generator of ``csrc/include/opforge/functors/random.h`` (SplitMix64 in
+wrapping uint64 arithmetic) and of its samplers, so every backend must draw exactly these values (floats to
+their dtype's rounding). tests/test_random_distributions.py checks the gamma and Poisson samplers against
+SciPy's distributions (Kolmogorov-Smirnov and chi-square tests)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from op_db import LARGE, Arg, ErrorInput, OpRecord, Sample
@@ -130,6 +134,142 @@ def _rand_int_errors():
     ]
 
 
+class ElementStream:
+    """Element i's own draws (functors/random.h's ElementStream), in Python floats (double)."""
+
+    def __init__(self, seed: int, offset: int, i: int):
+        self.key = random_bits(seed, offset, np.array(i)).astype(_U64)
+        self.next = 0
+
+    def uniform(self) -> float:
+        bits = splitmix64(self.key ^ splitmix64(np.array(self.next).astype(_U64)))
+        self.next += 1
+        return float(bits >> _U64(11)) * 2.0**-53
+
+    def uniform_open(self) -> float:
+        return 1.0 - self.uniform()
+
+    def normal(self) -> float:
+        r = math.sqrt(-2.0 * math.log(self.uniform_open()))
+        return r * math.cos(6.283185307179586 * self.uniform())
+
+
+def standard_gamma(seed: int, offset: int, i: int, alpha: float) -> float:
+    """Marsaglia and Tsang (StandardGammaAt)."""
+    if not alpha > 0.0:
+        return math.nan
+    if math.isinf(alpha):
+        return alpha
+    stream = ElementStream(seed, offset, i)
+    a = alpha + 1.0 if alpha < 1.0 else alpha
+    d = a - 1.0 / 3.0
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        x = stream.normal()
+        t = 1.0 + c * x
+        if t <= 0.0:
+            continue
+        v, u = t * t * t, stream.uniform_open()
+        if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
+            value = d * v
+            break
+    if alpha < 1.0:
+        value *= math.exp(math.log(stream.uniform_open()) / alpha)
+    return value
+
+
+def poisson(seed: int, offset: int, i: int, rate: float) -> float:
+    """Knuth below 10, Hormann's PTRS above (PoissonAt)."""
+    if not rate >= 0.0 or math.isinf(rate):
+        return math.nan
+    if rate == 0.0:
+        return 0.0
+    stream = ElementStream(seed, offset, i)
+    if rate < 10.0:
+        limit, product, count = math.exp(-rate), stream.uniform(), 0.0
+        while product > limit:
+            product *= stream.uniform()
+            count += 1.0
+        return count
+    log_rate, b = math.log(rate), 0.931 + 2.53 * math.sqrt(rate)
+    a, inv_alpha, v_r = -0.059 + 0.02483 * b, 1.1239 + 1.1328 / (b - 3.4), 0.9277 - 3.6224 / (b - 2.0)
+    while True:
+        u, v = stream.uniform() - 0.5, stream.uniform_open()
+        us = 0.5 - abs(u)
+        k = math.floor((2.0 * a / us + b) * u + rate + 0.43)
+        if us >= 0.07 and v <= v_r:
+            return float(k)
+        if k < 0 or (us < 0.013 and v > us):
+            continue
+        if math.log(v) + math.log(inv_alpha) - math.log(a / (us * us) + b) <= -rate + k * log_rate - math.lgamma(k + 1):
+            return float(k)
+
+
+# alpha: below 1 (boosted), 1, large, and the edge values; rate: Knuth's range, PTRS's, 0 and invalid ones.
+GAMMA_PARAMS = np.array([0.05, 0.5, 1.0, 2.5, 30.0, 1e4, 0.0, -1.0, np.nan, np.inf])
+POISSON_RATES = np.array([0.0, 0.3, 4.0, 9.99, 10.0, 37.5, 1e3, 1e7, -1.0, np.nan, np.inf])
+
+
+def _parameter_samples(values):
+    def samples(record, prim, ins, outs, rng):
+        t = ins[0].np_dtype
+        for seed, offset in SEEDS:
+            yield Sample(
+                (values.astype(t), *_seeds(seed, offset)), desc=f"special parameters, seeds ({seed}, {offset})"
+            )
+        grid = rng.uniform(0.1, 20.0, size=(3, 7)).astype(t)
+        yield Sample((grid, *_seeds(5, 3)), desc="parameters [3, 7]")
+        yield Sample((np.zeros((0, 3), t), *_seeds(5, 3)), desc="no elements")
+
+    return samples
+
+
+def _rand_gamma_ref(prim, alpha, seed, offset):
+    flat = alpha.astype(np.float64).reshape(-1)
+    values = np.array([standard_gamma(int(seed), int(offset), i, a) for i, a in enumerate(flat)])
+    values = values.reshape(alpha.shape)
+    return (values.astype(np.float32) if alpha.dtype == np.float16 else values).astype(alpha.dtype)
+
+
+def _rand_poisson_samples(record, prim, ins, outs, rng):
+    for sample in _parameter_samples(POISSON_RATES)(record, prim, ins, outs, rng):
+        yield Sample((*sample.args, outs[0]), desc=sample.desc)
+
+
+def _rand_poisson_ref(prim, rate, seed, offset, dtype):
+    flat = rate.astype(np.float64).reshape(-1)
+    values = np.array([poisson(int(seed), int(offset), i, r) for i, r in enumerate(flat)]).reshape(rate.shape)
+    if dtype.kind == "f":
+        return _rounded(values, dtype)
+    top = np.iinfo(dtype.np_dtype).max
+    return np.where(np.isnan(values), -1, np.minimum(np.nan_to_num(values), top)).astype(dtype.np_dtype)
+
+
+def _ones():
+    return Tensor(np.ones(2, np.float32))
+
+
+def _parametrized_errors(f, name, extra=()):
+    seeds = _seed_tensors()
+    return lambda: [
+        ErrorInput(f"int-{name}", lambda: f()(Tensor(np.ones(2, np.int32)), *seeds, *extra), TypeError, name),
+        ErrorInput(
+            "two-seeds", lambda: f()(_ones(), Tensor(np.array([1, 2], np.int64)), seeds[1], *extra), ValueError, "seed"
+        ),
+        ErrorInput(
+            "int32-offset", lambda: f()(_ones(), seeds[0], Tensor(np.array(1, np.int32)), *extra), TypeError, "offset"
+        ),
+    ]  # fmt: skip
+
+
+def _rand_poisson_errors():
+    seeds = _seed_tensors()
+    rate = Tensor(np.ones(2, np.float32))
+    return _parametrized_errors(ops.RandPoisson, "rate", (mstype.int32,))() + [
+        ErrorInput("bool-dtype", lambda: ops.RandPoisson()(rate, *seeds, mstype.bool_), TypeError, "dtype"),
+    ]
+
+
 RECORDS = [
     OpRecord(
         "Randn",
@@ -162,5 +302,25 @@ RECORDS = [
         views=False,
         exact=True,
         error_inputs=_rand_int_errors,
+    ),
+    OpRecord(
+        "RandGamma",
+        {"": ops.RandGamma},
+        _parameter_samples(GAMMA_PARAMS),
+        _rand_gamma_ref,
+        args=(Arg(), Arg(), Arg()),  # alpha, seed, offset
+        views=False,
+        tols={"Float32": (1e-6, 1e-6), "Float64": (1e-12, 1e-12)},
+        error_inputs=_parametrized_errors(ops.RandGamma, "alpha"),
+    ),
+    OpRecord(
+        "RandPoisson",
+        {"": ops.RandPoisson},
+        _rand_poisson_samples,
+        _rand_poisson_ref,
+        args=(Arg(), Arg(), Arg()),  # rate, seed, offset
+        views=False,
+        exact=True,
+        error_inputs=_rand_poisson_errors,
     ),
 ]

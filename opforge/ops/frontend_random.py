@@ -1,11 +1,14 @@
 """MindSpore's random operators as users call them, over the seeded kernels of
-``opforge/primitives/random_ops.py`` (``Randn``, ``RandExt``, ``RandInt``): each call takes a (seed,
-offset) pair from a ``Generator`` (opforge/generator.py) and moves its offset on, so successive calls draw
+``opforge/primitives/random_ops.py`` (``Randn``, ``RandExt``, ``RandInt``, ``RandGamma``, ``RandPoisson``):
+each call takes a (seed, offset) pair from a ``Generator`` (opforge/generator.py) and moves its offset on, so successive calls draw
 new values and a program seeded with ``set_seed`` draws the same ones each run.
 
 - The operator classes ``StandardNormal(seed=0, seed2=0)``, ``UniformReal(seed=0, seed2=0)`` and
   ``UniformInt(seed=0, seed2=0)`` own a generator, seeded from (seed, seed2) and the global seed, or from
   the global generator when both are 0 (MindSpore's rule: nothing set, fully random).
+- ``RandomGamma``, ``Gamma``, ``Poisson`` and ``RandomPoisson`` (same seeding) broadcast their distributions'
+  parameters to the output's shape for the RandGamma / RandPoisson kernels; ``gamma``, ``random_gamma`` and
+  ``random_poisson`` are their functional forms.
 - The functional ops (``randn``, ``rand``, ``randint``, their ``_like`` forms, ``standard_normal``,
   ``uniform``, ``normal``, ``bernoulli``, ``randperm``, ``multinomial``, ``shuffle``) draw from the default
   generator, or with ``seed`` given from a generator of that seed (the same values each call).
@@ -29,7 +32,7 @@ from opforge.tensor import Tensor
 __all__ = [
     "StandardNormal", "UniformReal", "UniformInt", "randn", "rand", "randint", "randn_like", "rand_like",
     "randint_like", "standard_normal", "uniform", "normal", "bernoulli", "randperm", "multinomial", "shuffle",
-    "dropout",
+    "dropout", "RandomGamma", "Gamma", "Poisson", "RandomPoisson", "gamma", "random_gamma", "random_poisson",
 ]  # fmt: skip
 
 _randn, _rand, _randint = random_ops.Randn(), random_ops.RandExt(), random_ops.RandInt()
@@ -279,3 +282,119 @@ def dropout(input, p=0.5, training=True, seed=None):  # noqa: A002 (MindSpore's 
         return F.zeros_like(input)
     seeds = _generator_inputs(_generator_for("dropout", seed), input.device)
     return nn_ops.DropoutExt(float(p))(input, *seeds)[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Gamma and Poisson: the RandGamma and RandPoisson kernels on the parameters broadcast to the output
+
+_rand_gamma, _rand_poisson = random_ops.RandGamma(), random_ops.RandPoisson()
+_PARAM_FLOATS = (mstype.float16, mstype.float32, mstype.float64)
+
+
+def _parameter(where: str, name: str, value, dtypes=_PARAM_FLOATS) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"For '{where}', the '{name}' must be a Tensor, but got {type(value).__name__}.")
+    if value.dtype not in dtypes:
+        raise TypeError(
+            f"For '{where}', the '{name}' must be one of {[str(t) for t in dtypes]}, but got {value.dtype}."
+        )
+    return value
+
+
+def _broadcast_shape(where: str, *shapes) -> tuple:
+    try:
+        return tuple(np.broadcast_shapes(*(tuple(s) for s in shapes)))
+    except ValueError:
+        raise ValueError(f"For '{where}', the shapes {[list(s) for s in shapes]} do not broadcast.") from None
+
+
+def _standard_gamma(alpha: Tensor, shape: tuple, generator: Generator) -> Tensor:
+    return _rand_gamma(F.broadcast_to(alpha, shape), *_generator_inputs(generator, alpha.device))
+
+
+def _poisson(rate: Tensor, shape: tuple, dtype, generator: Generator) -> Tensor:
+    if rate.dtype.kind != "f":  # integer rates: counts in float64 (exact for int32, to 2^53 for int64)
+        rate = F.cast(rate, mstype.float64)
+    return _rand_poisson(F.broadcast_to(rate, shape), *_generator_inputs(generator, rate.device), dtype)
+
+
+class RandomGamma(_SeededOperator):
+    """``RandomGamma(seed=0, seed2=0)(shape, alpha)``: gamma values of shape ``alpha`` and scale 1, of shape
+    ``shape + alpha.shape`` and alpha's dtype (float16, float32, float64); the RandGamma kernel."""
+
+    def __call__(self, shape, alpha):
+        alpha = _parameter("RandomGamma", "alpha", alpha)
+        return _standard_gamma(alpha, _shape("RandomGamma", shape) + tuple(alpha.shape), self._generator)
+
+
+class Gamma(_SeededOperator):
+    """``Gamma(seed=0, seed2=0)(shape, alpha, beta)``: gamma values of shape ``alpha`` and inverse scale
+    ``beta`` (RandGamma's value / beta), of the shape ``shape``, ``alpha`` and ``beta`` broadcast to; float32."""
+
+    def __call__(self, shape, alpha, beta):
+        alpha = _parameter("Gamma", "alpha", alpha, (mstype.float32,))
+        beta = _parameter("Gamma", "beta", beta, (mstype.float32,))
+        out = _broadcast_shape("Gamma", _shape("Gamma", shape), alpha.shape, beta.shape)
+        return F.div(_standard_gamma(alpha, out, self._generator), F.broadcast_to(beta, out))
+
+
+class Poisson(_SeededOperator):
+    """``Poisson(seed=0, seed2=0)(shape, mean)``: int32 Poisson counts of the means ``mean`` (float32), of the
+    shape ``shape`` and ``mean`` broadcast to; the RandPoisson kernel."""
+
+    def __call__(self, shape, mean):
+        mean = _parameter("Poisson", "mean", mean, (mstype.float32,))
+        out = _broadcast_shape("Poisson", _shape("Poisson", shape), mean.shape)
+        return _poisson(mean, out, mstype.int32, self._generator)
+
+
+_POISSON_RATES = (*_PARAM_FLOATS, mstype.int32, mstype.int64)
+_POISSON_OUTPUTS = (mstype.int32, mstype.int64, *_PARAM_FLOATS)
+
+
+def _poisson_dtype(where: str, dtype):
+    if dtype not in _POISSON_OUTPUTS:
+        raise TypeError(
+            f"For '{where}', the 'dtype' must be one of {[str(t) for t in _POISSON_OUTPUTS]}, but got {dtype!r}."
+        )
+    return dtype
+
+
+class RandomPoisson(_SeededOperator):
+    """``RandomPoisson(seed=0, seed2=0, dtype=mstype.int64)(shape, rate)``: Poisson counts of the means
+    ``rate`` (float16, float32, float64, int32, int64), of shape ``shape + rate.shape`` and ``dtype`` (int32,
+    int64, float16, float32, float64)."""
+
+    def __init__(self, seed=0, seed2=0, dtype=mstype.int64):
+        super().__init__(seed, seed2)
+        self.dtype = _poisson_dtype("RandomPoisson", dtype)
+
+    def __call__(self, shape, rate):
+        rate = _parameter("RandomPoisson", "rate", rate, _POISSON_RATES)
+        return _poisson(rate, _shape("RandomPoisson", shape) + tuple(rate.shape), self.dtype, self._generator)
+
+
+def gamma(shape, alpha, beta, seed=None):
+    """``ops.gamma``: ``Gamma``'s values from the default generator (or one of ``seed``)."""
+    alpha = _parameter("gamma", "alpha", alpha, (mstype.float32,))
+    beta = _parameter("gamma", "beta", beta, (mstype.float32,))
+    out = _broadcast_shape("gamma", _shape("gamma", shape), alpha.shape, beta.shape)
+    return F.div(_standard_gamma(alpha, out, _generator_for("gamma", seed)), F.broadcast_to(beta, out))
+
+
+def random_gamma(shape, alpha, seed=None):
+    """``ops.random_gamma``: ``RandomGamma``'s values (shape ``shape + alpha.shape``) from the default
+    generator (or one of ``seed``)."""
+    alpha = _parameter("random_gamma", "alpha", alpha)
+    out = _shape("random_gamma", shape) + tuple(alpha.shape)
+    return _standard_gamma(alpha, out, _generator_for("random_gamma", seed))
+
+
+def random_poisson(shape, rate, seed=None, dtype=mstype.float32):
+    """``ops.random_poisson``: Poisson counts of ``rate`` (shape ``shape + rate.shape``) from the default
+    generator (or one of ``seed``), as ``dtype``."""
+    rate = _parameter("random_poisson", "rate", rate, _POISSON_RATES)
+    dtype = _poisson_dtype("random_poisson", dtype)
+    return _poisson(
+        rate, _shape("random_poisson", shape) + tuple(rate.shape), dtype, _generator_for("random_poisson", seed)
+    )

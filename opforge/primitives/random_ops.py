@@ -1,8 +1,10 @@
-"""The random operators: ``Randn``, ``RandExt`` and ``RandInt``, whose generator's seed and offset are inputs
-(one int64 Tensor each, read by the kernel at each launch), as MindSpore's generator-driven random
-operators are. Value i is a pure function of (seed, offset, i) (``csrc/include/opforge/functors/random.h``),
-so the CPU and the GPU draw the same values. The stateful front ends (``StandardNormal``, ``UniformReal``,
-``UniformInt``, ``ops.randn``, ...) pick the seeds: ``opforge/ops/frontend_random.py``."""
+"""The random operators: ``Randn``, ``RandExt``, ``RandInt``, ``RandGamma`` and ``RandPoisson``, whose
+generator's seed and offset are inputs (one int64 Tensor each, read by the kernel at each launch), as
+MindSpore's generator-driven random operators are. Value i is a pure function of (seed, offset, i)
+(``csrc/include/opforge/functors/random.h``), so the CPU and the GPU draw the same values. The stateful front
+ends (``StandardNormal``, ``UniformReal``, ``UniformInt``, ``Gamma``, ``RandomPoisson``, ``ops.randn``, ...)
+pick the seeds and broadcast the distributions' parameters to the output's shape:
+``opforge/ops/frontend_random.py``."""
 
 from __future__ import annotations
 
@@ -12,10 +14,12 @@ from opforge.primitives._utils import _Operator
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Validator as validator
 
-__all__ = ["Randn", "RandExt", "RandInt"]
+__all__ = ["Randn", "RandExt", "RandInt", "RandGamma", "RandPoisson"]
 
 _FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32, mstype.float64)
 _INT_TYPES = (mstype.int32, mstype.int64)
+_GAMMA_TYPES = (mstype.float16, mstype.float32, mstype.float64)
+_POISSON_TYPES = (mstype.int32, mstype.int64, mstype.float16, mstype.float32, mstype.float64)
 
 
 def _check_shape(prim_name: str, shape) -> list:
@@ -116,3 +120,62 @@ class RandInt(_Operator):
                 f"but got [{low}, {high})."
             )
         return dtype
+
+
+class _Parametrized(_Operator):
+    """``Prim()(parameter, seed, offset[, dtype])``: a value of a distribution for each element of the
+    parameter tensor, the output of its shape."""
+
+    def _check(self, param, seed, offset) -> list:
+        for name, s in (("seed", seed), ("offset", offset)):
+            if list(s) not in ([], [1]):
+                raise ValueError(f"For '{self.name}', the '{name}' must be one int64 (shape [] or [1]), but got {s}.")
+        return list(param)
+
+
+class RandGamma(_Parametrized):
+    r"""Standard gamma values (scale 1) of the shapes ``alpha``: ``RandGamma()(alpha, seed, offset)``, element
+    i drawn by Marsaglia and Tsang's rejection from its own stream of the generator's draws of (seed,
+    offset) (``functors/random.h``, in float64), :math:`\alpha < 1` boosted by :math:`u^{1/\alpha}`; an alpha
+    <= 0 or NaN gives NaN. dtypes (CPU, GPU): float16, float32, float64; seed and offset int64."""
+
+    __mindspore_signature__ = (sig.make_sig("alpha"), sig.make_sig("seed"), sig.make_sig("offset"))
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["alpha", "seed", "offset"], outputs=["output"])
+
+    def infer_shape(self, alpha, seed, offset):
+        return self._check(alpha, seed, offset)
+
+    def infer_dtype(self, alpha, seed, offset):
+        _check_seeds(self.name, seed, offset)
+        return validator.check_tensor_dtype_valid("alpha", alpha, _GAMMA_TYPES, self.name)
+
+
+class RandPoisson(_Parametrized):
+    r"""Poisson counts of the means ``rate``: ``RandPoisson()(rate, seed, offset, dtype)``, element i drawn from
+    its own stream of the generator's draws (Knuth's product of uniforms below rate 10, Hormann's transformed
+    rejection above). A rate < 0, +inf or NaN gives NaN, or -1 in an integer ``dtype``; a count past an
+    integer type's range its highest value. dtypes (CPU, GPU): rate float16, float32, float64; output int32,
+    int64, float16, float32, float64; seed and offset int64."""
+
+    __mindspore_signature__ = (
+        sig.make_sig("rate"),
+        sig.make_sig("seed"),
+        sig.make_sig("offset"),
+        sig.make_sig("dtype"),
+    )
+    constant_inputs = ((3, "dtype"),)
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["rate", "seed", "offset", "dtype"], outputs=["output"])
+
+    def infer_shape(self, rate, seed, offset, dtype):
+        return self._check(rate, seed, offset)
+
+    def infer_dtype(self, rate, seed, offset, dtype):
+        _check_seeds(self.name, seed, offset)
+        validator.check_tensor_dtype_valid("rate", rate, _GAMMA_TYPES, self.name)
+        return _check_dtype(self.name, dtype, _POISSON_TYPES)

@@ -1,5 +1,6 @@
-// The random operators Randn, RandExt (uniform in [0, 1)) and RandInt (uniform in [low, high)): no tensor input
-// but their generator's seed and offset (one int64 each, read at every launch, so a counter a trace moves on
+// The random operators Randn, RandExt (uniform in [0, 1)), RandInt (uniform in [low, high)), RandGamma
+// (standard gamma of each alpha) and RandPoisson (a count of each rate): no tensor input but their
+// distribution's parameters and their generator's seed and offset (one int64 each, read at every launch, so a counter a trace moves on
 // draws new values at each replay). Element i is a pure function of (seed, offset, i)
 // (functors/random.h), so any thread split gives the same values, and the GPU (csrc/kernels/cuda/random.cu)
 // too: RandExt and RandInt bit for bit, Randn within the rounding of each backend's float math (and of the
@@ -19,15 +20,18 @@
 namespace opforge {
 namespace {
 
-void CheckSeeds(const KernelContext& ctx) {
+// The seed and offset are inputs first and first + 1.
+void CheckSeeds(const KernelContext& ctx, int first = 0) {
   for (int i = 0; i < 2; ++i) {
-    OPF_CHECK(ctx.input(i).numel() == 1, "For '" << ctx.op_name() << "', the '" << (i == 0 ? "seed" : "offset")
-                                                 << "' must hold one int64, but got shape "
-                                                 << ShapeToString(ctx.input(i).shape) << ".");
+    OPF_CHECK(ctx.input(first + i).numel() == 1, "For '" << ctx.op_name() << "', the '" << (i == 0 ? "seed" : "offset")
+                                                         << "' must hold one int64, but got shape "
+                                                         << ShapeToString(ctx.input(first + i).shape) << ".");
   }
 }
 
-uint64_t LaunchKey(const KernelArgs& args) { return DropoutKey(*args.input<int64_t>(0), *args.input<int64_t>(1)); }
+uint64_t LaunchKey(const KernelArgs& args, int first = 0) {
+  return DropoutKey(*args.input<int64_t>(first), *args.input<int64_t>(first + 1));
+}
 
 // Draw(key, i) -> the value of element i (in double for floats).
 template <typename T, typename Draw>
@@ -127,6 +131,46 @@ class RandIntCpuKernel : public CpuKernel {
   uint64_t range_ = 1;
 };
 
+// RandGamma(alpha, seed, offset): a standard gamma value of each alpha (StandardGammaAt, in double).
+template <typename T>
+class RandGammaCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckSeeds(ctx, 1);
+    n_ = ctx.output(0).numel();
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const T* alpha = args.input<T>(0);
+    FillRandom(args.output<T>(0), n_, LaunchKey(args, 1), [=](uint64_t key, int64_t i) {
+      return Store<T>(static_cast<compute_t<T>>(StandardGammaAt(key, i, static_cast<double>(Load(alpha[i])))));
+    });
+  }
+
+ private:
+  int64_t n_ = 0;
+};
+
+// RandPoisson(rate, seed, offset): a Poisson count of each rate (PoissonAs), as Out.
+template <typename R, typename Out>
+class RandPoissonCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override {
+    CheckSeeds(ctx, 1);
+    n_ = ctx.output(0).numel();
+  }
+
+  void Launch(const KernelArgs& args) override {
+    const R* rate = args.input<R>(0);
+    FillRandom(args.output<Out>(0), n_, LaunchKey(args, 1), [=](uint64_t key, int64_t i) {
+      return PoissonAs<Out>(key, i, static_cast<double>(Load(rate[i])));
+    });
+  }
+
+ private:
+  int64_t n_ = 0;
+};
+
 KernelAttr Seeded(TypeId out) {
   return KernelAttr().AddInputAttr(kNumberTypeInt64).AddInputAttr(kNumberTypeInt64).AddOutputAttr(out);
 }
@@ -140,6 +184,23 @@ REG_RANDOM_FLOAT(bfloat16, kNumberTypeBFloat16);
 REG_RANDOM_FLOAT(float, kNumberTypeFloat32);
 REG_RANDOM_FLOAT(double, kNumberTypeFloat64);
 MS_REG_CPU_KERNEL(RandInt, Seeded(kNumberTypeInt32), RandIntCpuKernel<int32_t>);
+// A distribution's parameter tensor, then the seed and offset.
+KernelAttr Parametrized(TypeId param, TypeId out) {
+  return KernelAttr().AddInputAttr(param).AddInputAttr(kNumberTypeInt64).AddInputAttr(kNumberTypeInt64).AddOutputAttr(
+      out);
+}
+MS_REG_CPU_KERNEL(RandGamma, Parametrized(kNumberTypeFloat16, kNumberTypeFloat16), RandGammaCpuKernel<float16>);
+MS_REG_CPU_KERNEL(RandGamma, Parametrized(kNumberTypeFloat32, kNumberTypeFloat32), RandGammaCpuKernel<float>);
+MS_REG_CPU_KERNEL(RandGamma, Parametrized(kNumberTypeFloat64, kNumberTypeFloat64), RandGammaCpuKernel<double>);
+#define REG_RAND_POISSON(R, RID)                                                                                 \
+  MS_REG_CPU_KERNEL(RandPoisson, Parametrized(RID, kNumberTypeInt32), RandPoissonCpuKernel<R, int32_t>);       \
+  MS_REG_CPU_KERNEL(RandPoisson, Parametrized(RID, kNumberTypeInt64), RandPoissonCpuKernel<R, int64_t>);       \
+  MS_REG_CPU_KERNEL(RandPoisson, Parametrized(RID, kNumberTypeFloat16), RandPoissonCpuKernel<R, float16>);     \
+  MS_REG_CPU_KERNEL(RandPoisson, Parametrized(RID, kNumberTypeFloat32), RandPoissonCpuKernel<R, float>);       \
+  MS_REG_CPU_KERNEL(RandPoisson, Parametrized(RID, kNumberTypeFloat64), RandPoissonCpuKernel<R, double>)
+REG_RAND_POISSON(float16, kNumberTypeFloat16);
+REG_RAND_POISSON(float, kNumberTypeFloat32);
+REG_RAND_POISSON(double, kNumberTypeFloat64);
 MS_REG_CPU_KERNEL(RandInt, Seeded(kNumberTypeInt64), RandIntCpuKernel<int64_t>);
 
 }  // namespace

@@ -1,6 +1,7 @@
-"""Randn, RandExt and RandInt on the GPU: the kernels of ``csrc/kernels/cuda/random.cu`` for every KernelAttr
-the CPU registers, one thread per element; the seed and offset inputs stay on the device (read by each
-thread), so a device graph replays new values when a trace moves its counter on."""
+"""Randn, RandExt, RandInt, RandGamma and RandPoisson on the GPU: the kernels of
+``csrc/kernels/cuda/random.cu`` for every KernelAttr the CPU registers, one thread per element; the seed and
+offset inputs stay on the device (read by each thread), so a device graph replays new values when a trace
+moves its counter on."""
 
 from __future__ import annotations
 
@@ -33,9 +34,35 @@ def _random_loop(spec, function, kernel):
     return run
 
 
+def _parametrized_loop(spec, function, kernel):
+    """``<Op>Kernel<...>(parameter, seed, offset, out, n)``: RandGamma, RandPoisson."""
+    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    device, runtime = spec.device, spec.device.runtime
+    n = numel(shape)
+
+    def run(arrays):
+        out = device.empty(shape, np_dtype)
+        launch_1d(runtime, function, n, (*arrays, out, np.int64(n)))
+        return out
+
+    return run
+
+
 def _make(name: str):
     return lambda attr: CudaKernel(_SOURCE, f"opforge::cuda::{name}Kernel<{ctype(attr.outputs[0])}>", _random_loop)
 
 
 for _name in ("Randn", "RandExt", "RandInt"):
     mirror_cpu_kernels(_name, _make(_name))
+mirror_cpu_kernels(
+    "RandGamma",
+    lambda attr: CudaKernel(_SOURCE, f"opforge::cuda::RandGammaKernel<{ctype(attr.outputs[0])}>", _parametrized_loop),
+)
+mirror_cpu_kernels(
+    "RandPoisson",
+    lambda attr: CudaKernel(
+        _SOURCE,
+        f"opforge::cuda::RandPoissonKernel<{ctype(attr.inputs[0])}, {ctype(attr.outputs[0])}>",
+        _parametrized_loop,
+    ),
+)

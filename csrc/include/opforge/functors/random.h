@@ -1,4 +1,5 @@
-// The counter-based generator of Dropout and the random operators (Randn, RandExt, RandInt), shared by the
+// The counter-based generator of Dropout and the random operators (Randn, RandExt, RandInt, RandGamma,
+// RandPoisson), shared by the
 // CPU kernels (csrc/kernels/cpu/cumsum.cc, random.cc) and the CUDA kernels (cumsum.cu, random.cu): draw j of
 // a call with seeds (seed0, seed1) is
 //   key = SplitMix64(SplitMix64(seed0) ^ seed1),  bits = SplitMix64(key ^ SplitMix64(j)),
@@ -9,6 +10,7 @@
 // the math functions of opforge/math.h.
 #pragma once
 
+#include "opforge/limits.h"
 #include "opforge/math.h"
 #include "opforge/portable.h"
 
@@ -63,6 +65,96 @@ OPF_HD int64_t UniformIntAt(uint64_t key, int64_t i, int64_t low, uint64_t range
   const uint64_t high = static_cast<uint64_t>((static_cast<unsigned __int128>(bits) * range) >> 64);
 #endif
   return static_cast<int64_t>(static_cast<uint64_t>(low) + high);
+}
+
+// The draws of a rejection sampler for element i: a stream of its own (key_i = SplitMix64(key ^ SplitMix64(i))),
+// draw j of it Uniform01(key_i, j), so element i's value depends on (seeds, i) alone however many draws
+// it takes.
+struct ElementStream {
+  uint64_t key;
+  int64_t next = 0;
+  OPF_HD ElementStream(uint64_t launch_key, int64_t i) : key(RandomBits(launch_key, i)) {}
+  OPF_HD double Uniform() { return Uniform01(key, next++); }
+  // Uniform in (0, 1]: for logarithms.
+  OPF_HD double UniformOpen() { return 1.0 - Uniform(); }
+  OPF_HD double Normal() { return math::sqrt(-2.0 * math::log(UniformOpen())) * math::cos(6.283185307179586 * Uniform()); }
+};
+
+// A standard gamma value (shape alpha, scale 1) for element i, in double (Marsaglia and Tsang, 2000): with
+// d = a - 1/3 and c = 1 / sqrt(9 d), draw x normal until v = (1 + c x)^3 > 0 and
+// log(u) < x^2 / 2 + d - d v + d log(v) for u uniform; the value is d v. For alpha < 1, the value for
+// alpha + 1 times u^(1 / alpha). alpha <= 0 or NaN gives NaN, +inf gives +inf.
+OPF_HD double StandardGammaAt(uint64_t key, int64_t i, double alpha) {
+  if (!(alpha > 0.0)) return limits::QuietNaN<double>();
+  if (alpha == limits::Infinity<double>()) return alpha;
+  ElementStream stream(key, i);
+  const double a = alpha < 1.0 ? alpha + 1.0 : alpha;
+  const double d = a - 1.0 / 3.0, c = 1.0 / math::sqrt(9.0 * d);
+  double value = 0.0;
+  for (;;) {
+    const double x = stream.Normal(), t = 1.0 + c * x;
+    if (t <= 0.0) continue;
+    const double v = t * t * t, u = stream.UniformOpen();
+    if (math::log(u) < 0.5 * x * x + d - d * v + d * math::log(v)) {
+      value = d * v;
+      break;
+    }
+  }
+  if (alpha < 1.0) value *= math::exp(math::log(stream.UniformOpen()) / alpha);
+  return value;
+}
+
+// log(k!) for k >= 0: a table to 9, Stirling's series beyond (error < 1e-10 there).
+OPF_HD double LogFactorial(double k) {
+  if (k < 10.0) {
+    double f = 1.0;
+    for (int j = 2; j <= static_cast<int>(k); ++j) f *= j;
+    return math::log(f);
+  }
+  const double k1 = k + 1.0;
+  return (k1 - 0.5) * math::log(k1) - k1 + 0.9189385332046728 + 1.0 / (12.0 * k1) - 1.0 / (360.0 * k1 * k1 * k1);
+}
+
+// A Poisson count of mean rate for element i, as a double: for rate < 10, the number of uniforms whose
+// running product stays above exp(-rate) (Knuth); beyond, Hormann's transformed rejection (PTRS, 1993).
+// rate < 0, +inf or NaN gives NaN (PoissonAs: -1 in an integer type); rate 0 gives 0.
+OPF_HD double PoissonAt(uint64_t key, int64_t i, double rate) {
+  if (!(rate >= 0.0) || rate == limits::Infinity<double>()) return limits::QuietNaN<double>();
+  if (rate == 0.0) return 0.0;
+  ElementStream stream(key, i);
+  if (rate < 10.0) {
+    const double limit = math::exp(-rate);
+    double product = stream.Uniform(), count = 0.0;
+    while (product > limit) {
+      product *= stream.Uniform();
+      count += 1.0;
+    }
+    return count;
+  }
+  const double log_rate = math::log(rate), b = 0.931 + 2.53 * math::sqrt(rate), a = -0.059 + 0.02483 * b;
+  const double inv_alpha = 1.1239 + 1.1328 / (b - 3.4), v_r = 0.9277 - 3.6224 / (b - 2.0);
+  for (;;) {
+    const double u = stream.Uniform() - 0.5, v = stream.UniformOpen();
+    const double us = 0.5 - (u < 0.0 ? -u : u);
+    const double k = math::floor((2.0 * a / us + b) * u + rate + 0.43);
+    if (us >= 0.07 && v <= v_r) return k;
+    if (k < 0.0 || (us < 0.013 && v > us)) continue;
+    if (math::log(v) + math::log(inv_alpha) - math::log(a / (us * us) + b) <= -rate + k * log_rate - LogFactorial(k))
+      return k;
+  }
+}
+
+// PoissonAt's count stored as T: an integer type takes NaN (an invalid rate) as -1, which no count is, and
+// a count past its range as its highest value.
+template <typename T>
+OPF_HD T PoissonAs(uint64_t key, int64_t i, double rate) {
+  const double k = PoissonAt(key, i, rate);
+  if constexpr (IsIntegral<compute_t<T>>::value) {  // (compute_t: the half types are floats)
+    if (k != k) return T(-1);
+    return k >= static_cast<double>(limits::Highest<T>()) ? limits::Highest<T>() : static_cast<T>(k);
+  } else {
+    return Store<T>(static_cast<compute_t<T>>(k));
+  }
 }
 
 }  // namespace opforge
