@@ -437,6 +437,10 @@ def _reduce_samples(record, prim, ins, outs, rng):
         (LARGE, 1),
         (LARGE, 0),
         ((70, 4, 256), (0, 2)),
+        ((40, 100), 1),  # rows of a warp each
+        ((5, 7, 40), (0, 2)),  # a warp each over two reduced dims
+        ((6, 1001), 1),  # blocks over rows that are not all aligned to a pack
+        ((3, 2, 300), (1, 2)),  # blocks over one contiguous run of two dims, in packs
     ]
     if record.name == "ReduceSum":  # an empty reduction is an empty sum: 0
         cases += [((0, 3), 0), ((0, 3), ())]

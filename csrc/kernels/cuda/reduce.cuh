@@ -4,7 +4,9 @@
 // Rows whose reduced elements are contiguous (the innermost dim reduced) take blocks: each block reduces
 // a chunk of one output with a shared-memory tree (ReduceBlockKernel); one block per output finishes in
 // that pass, more write a partial per block that ReduceBlockFinishKernel combines, one block per output.
-// The tree's order is fixed, so a shape and launch give one result.
+// A row that is one contiguous, aligned run is read in 16-byte packs. Shorter rows (32 to 255 elements)
+// take a warp each (ReduceWarpKernel). The trees' order is fixed, so a shape, alignment and launch give
+// one result.
 //
 // Few outputs over many elements split each output's reduced elements into `chunks` strided
 // chunks (chunk c takes elements c, c + chunks, ...): ReducePartialKernel writes one partial
@@ -15,6 +17,7 @@
 
 #include "opforge/cuda.h"
 #include "opforge/functors/reduce.h"
+#include "pack.cuh"
 
 namespace opforge {
 namespace cuda {
@@ -74,6 +77,42 @@ OPF_HD typename R::A ReduceStrided(const In* x, const ReduceIndex& ix, int64_t b
   for (; r < ix.count; r += step) acc0 = R::Combine(acc0, R::Widen(x[base + ix.ReducedOffset(r)]));
   return R::Combine(R::Combine(acc0, acc1), R::Combine(acc2, acc3));
 }
+
+// ReduceStrided for an output whose elements are one contiguous run row[0, count), when `row` is aligned
+// to a pack: thread `first` of `step` takes packs first, first + step, ... (two in flight), then the
+// elements past the last whole pack, first, first + step, ... of them. Else ReduceStrided.
+template <typename R, typename In>
+__device__ typename R::A ReduceContiguous(const In* x, const ReduceIndex& ix, int64_t base, int64_t first,
+                                          int64_t step) {
+  using A = typename R::A;
+  constexpr int W = kPackWidth<In>;
+  const In* row = x + base;
+  if (W == 1 || reinterpret_cast<uint64_t>(row) % (sizeof(In) * W) != 0) {
+    return ReduceStrided<R>(x, ix, base, first, step);
+  }
+  const Pack<In, W>* packs = reinterpret_cast<const Pack<In, W>*>(row);
+  const int64_t whole = ix.count / W;
+  A acc0 = R::Identity(), acc1 = R::Identity();
+  int64_t p = first;
+  for (; p + step < whole; p += 2 * step) {
+    const Pack<In, W> a = packs[p], b = packs[p + step];
+#pragma unroll
+    for (int i = 0; i < W; ++i) {
+      acc0 = R::Combine(acc0, R::Widen(a.v[i]));
+      acc1 = R::Combine(acc1, R::Widen(b.v[i]));
+    }
+  }
+  if (p < whole) {
+    const Pack<In, W> a = packs[p];
+#pragma unroll
+    for (int i = 0; i < W; ++i) acc0 = R::Combine(acc0, R::Widen(a.v[i]));
+  }
+  for (int64_t r = whole * W + first; r < ix.count; r += step) acc1 = R::Combine(acc1, R::Widen(row[r]));
+  return R::Combine(acc0, acc1);
+}
+
+// Whether each output's reduced elements are one contiguous run (one reduced dim, stride 1).
+OPF_HD bool ContiguousRows(const ReduceIndex& ix) { return ix.red_ndim == 1 && ix.red_stride[0] == 1; }
 
 // One pass: one thread per output.
 template <typename R, typename In, typename Out>
@@ -139,7 +178,9 @@ __global__ void ReduceBlockKernel(const In* x, typename R::A* partial, Out* out,
   A* cells = reinterpret_cast<A*>(raw);
   for (int64_t b = blockIdx.x; b < ix.outputs * per_output; b += gridDim.x) {
     const int64_t o = b / per_output, c = b % per_output;
-    A acc = ReduceStrided<R>(x, ix, ix.KeptOffset(o), c * kBlock + threadIdx.x, per_output * kBlock);
+    const int64_t first = c * kBlock + threadIdx.x, step = per_output * kBlock;
+    A acc = ContiguousRows(ix) ? ReduceContiguous<R>(x, ix, ix.KeptOffset(o), first, step)
+                               : ReduceStrided<R>(x, ix, ix.KeptOffset(o), first, step);
     acc = BlockCombine<R, kBlock>(acc, cells);
     if (threadIdx.x == 0) {
       if (per_output == 1) {
@@ -149,6 +190,30 @@ __global__ void ReduceBlockKernel(const In* x, typename R::A* partial, Out* out,
       }
     }
     __syncthreads();
+  }
+}
+
+// Rows of 32 to 255 elements whose innermost reduced dim is contiguous: a warp per output (kBlock / 32 of
+// them a block), lanes reading neighbouring elements, combined by a tree over the warp's 32 shared cells
+// (any accumulator type; __syncwarp between levels).
+template <typename R, typename In, typename Out, int kBlock>
+__global__ void ReduceWarpKernel(const In* x, Out* out, ReduceIndex ix) {
+  using A = typename R::A;
+  constexpr int kWarps = kBlock / 32;
+  __shared__ SharedWords raw[(kBlock * sizeof(A) + sizeof(SharedWords) - 1) / sizeof(SharedWords)];
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  A* cells = reinterpret_cast<A*>(raw) + warp * 32;
+  // o is the same for the 32 lanes of a warp, so they leave the loop together
+  for (int64_t o = static_cast<int64_t>(blockIdx.x) * kWarps + warp; o < ix.outputs;
+       o += static_cast<int64_t>(gridDim.x) * kWarps) {
+    cells[lane] = ReduceStrided<R>(x, ix, ix.KeptOffset(o), lane, 32);
+    __syncwarp();
+    for (int s = 16; s > 0; s >>= 1) {
+      if (lane < s) cells[lane] = R::Combine(cells[lane], cells[lane + s]);
+      __syncwarp();
+    }
+    if (lane == 0) out[o] = ix.count == 0 ? R::Empty() : R::Finish(cells[0], ix.count);
+    __syncwarp();
   }
 }
 

@@ -9,8 +9,9 @@ for each output). Many outputs take one pass, one thread per output. Few outputs
 writing partial results in the accumulation type to a device workspace; the partials are folded
 (``_FOLD`` at a time) until few are left, and a last pass combines them per output and stores.
 Contiguous rows of at least 256 elements take blocks instead (shared-memory trees: one pass when a block
-per output fills the GPU, else a partial per block and one finishing block per output); the tests' host
-emulation runs every pass with its barriers.
+per output fills the GPU, else a partial per block and one finishing block per output; 16-byte packs where a
+row is one aligned run), rows of 32 to 255 a warp each; the tests' host emulation runs every pass with its
+barriers.
 """
 
 from __future__ import annotations
@@ -115,19 +116,25 @@ def chunks_for(runtime, plan: ReducePlan) -> int:
 
 REDUCE_BLOCK = 256  # threads of ReduceBlockKernel (kBlock)
 _BLOCK_MIN_COUNT = 256  # elements per output from which contiguous rows take blocks
+_WARP_MIN_COUNT = 32  # from which (to _BLOCK_MIN_COUNT) they take a warp each
 _MAX_GRID = 65535
 
 
 class ReducePasses:
     """The compiled passes of one reducer (``names``: ReduceKernel, ReducePartialKernel,
-    ReduceCombineKernel, ReduceFinishKernel, and optionally ReduceBlockKernel, ReduceBlockFinishKernel),
-    accumulating in NumPy's ``acc_dtype``; ``run`` launches them."""
+    ReduceCombineKernel, ReduceFinishKernel, and optionally ReduceBlockKernel, ReduceBlockFinishKernel,
+    ReduceWarpKernel), accumulating in NumPy's ``acc_dtype``; ``run`` launches them."""
 
     def __init__(self, runtime, kernel: CudaKernel, names: tuple, acc_dtype):
         self.runtime, self.acc_dtype = runtime, np.dtype(acc_dtype)
         functions = [function_for(runtime, kernel, n) for n in names]
         self.one_pass, self.partial, self.combine, self.finish = functions[:4]
         self.block, self.block_finish = functions[4:6] if len(functions) >= 6 else (None, None)
+        self.warp = functions[6] if len(functions) >= 7 else None
+
+    def _warp_rows(self, plan: ReducePlan) -> bool:
+        """Whether each output's rows take a warp: 32 to 255 elements, the innermost contiguous."""
+        return self.warp is not None and _WARP_MIN_COUNT <= plan.count < _BLOCK_MIN_COUNT and plan.reduced[-1][1] == 1
 
     def _blocks_per_output(self, plan: ReducePlan) -> int:
         """How many blocks reduce each output (0: the rows are not contiguous, or too short for blocks)."""
@@ -156,6 +163,10 @@ class ReducePasses:
         per_output = self._blocks_per_output(plan)
         if per_output:
             self._run_blocks(device, plan, per_output, x, out)
+            return
+        if self._warp_rows(plan):
+            grid = (min(-(-plan.outputs // (REDUCE_BLOCK // 32)), _MAX_GRID), 1, 1)
+            runtime.launch(self.warp, grid, (REDUCE_BLOCK, 1, 1), (x, out, plan.index(1)))
             return
         block = (BLOCK, 1, 1)
         if chunks <= 1 or plan.count == 0:
@@ -187,6 +198,7 @@ def reduce_kernel(source: str, reducer: str, in_t: str, out_t: str, loop) -> Cud
         f"{ns}ReduceFinishKernel<{reducer}, {out_t}>",
         f"{ns}ReduceBlockKernel<{reducer}, {in_t}, {out_t}, {REDUCE_BLOCK}>",
         f"{ns}ReduceBlockFinishKernel<{reducer}, {out_t}, {REDUCE_BLOCK}>",
+        f"{ns}ReduceWarpKernel<{reducer}, {in_t}, {out_t}, {REDUCE_BLOCK}>",
     )
     return CudaKernel(source, names[0], loop, (), names[1:])
 
