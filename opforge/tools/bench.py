@@ -17,8 +17,9 @@ Suites:
   the rows, CumSum and CumProd along each axis and Transpose of 1024x1024 float32 (NumPy's sort gives
   values only, its TopK column is ``argpartition``: PyTorch's columns are the like-for-like ones);
   TensorScatterAdd of 4096 rows into them (``np.add.at``, ``index_add``); Randn and RandExt of 1024x1024
-  float32 (NumPy's Generator, ``torch.randn``/``rand``); MatrixInverse and Cholesky of 64 matrices of 64x64,
-  Svd of 512x256 (``np.linalg``, ``torch.linalg``) and nn.CTCLoss (T=100, N=32, C=30, S=20) against
+  float32 (NumPy's Generator, ``torch.randn``/``rand``), ``random_gamma`` and ``random_poisson`` likewise;
+  MatrixInverse, Cholesky, Eigh, MatrixSolve and MatrixTriangularSolve of 64 matrices of 64x64 (8 right-hand
+  sides), Svd of 512x256 (``np.linalg``, ``torch.linalg``) and nn.CTCLoss (T=100, N=32, C=30, S=20) against
   ``torch.nn.functional.ctc_loss``, float32.
 - ``conv``: Conv2D forward, and its backward (Conv2DBackpropInput and Conv2DBackpropFilter, both
   gradients, against ``torch.ops.aten.convolution_backward``), float32 NCHW, at LeNet sizes (batch 32:
@@ -69,7 +70,8 @@ SUITE_CASES = {
     + ("Exp", "Log", "Tanh", "Sigmoid", "Erf", "GeLU", "Softplus", "Expm1", "Log1p", "Elu", "Sin", "Cos")
     + ("Softmax", "LogSoftmax", "Reshape", "ReduceSum", "Sort", "TopK", "CumSum", "Transpose")
     + ("CumProd", "TensorScatterAdd", "Randn", "RandExt")
-    + ("MatrixInverse", "Cholesky", "Svd", "CTCLoss"),
+    + ("RandomGamma", "RandomPoisson")
+    + ("MatrixInverse", "Cholesky", "Svd", "Eigh", "MatrixSolve", "MatrixTriangularSolve", "CTCLoss"),
     "train": ("MLP train step", "grad relu(x).sum()"),
     "conv": ("Conv2D fwd", "Conv2D bwd", "LeNet train step"),
     "jit": ("MLP train step (jit)", "LeNet train step (jit)", "20-op chain (jit)"),
@@ -249,8 +251,9 @@ def _softmax_cases(np, opforge, torch, rng, shapes) -> list:
 def _layout_cases(np, opforge, torch, rng, n: int) -> list:
     """Sort and TopK of rows, CumSum and CumProd along either axis and Transpose, on an n x n float32 array
     (NumPy's sort gives values only: PyTorch's, values and indices, is the like-for-like column);
-    TensorScatterAdd of 4n rows into the n rows (NumPy's ``add.at``, PyTorch's ``index_add``); Randn and
-    RandExt (``ops.randn``, ``ops.rand``) of n x n float32 (NumPy's Generator, PyTorch's ``randn``, ``rand``)."""
+    TensorScatterAdd of 4n rows into the n rows (NumPy's ``add.at``, PyTorch's ``index_add``); Randn,
+    RandExt, random_gamma and random_poisson (``ops.randn``, ``ops.rand``, ...) of n x n float32 (NumPy's
+    Generator, PyTorch's ``randn``, ``rand``, ``_standard_gamma``, ``poisson``)."""
     from opforge import ops
 
     a = rng.standard_normal((n, n), dtype=np.float32)
@@ -263,6 +266,9 @@ def _layout_cases(np, opforge, torch, rng, n: int) -> list:
     ti, tu = (torch.from_numpy(rows_idx), torch.from_numpy(upd)) if torch is not None else (None, None)
     sort, topk, cumsum, transpose = ops.Sort(), ops.TopK(), ops.CumSum(), ops.Transpose()
     gen = np.random.default_rng(0)
+    alpha, rate = opforge.Tensor(np.float32([2.5])), opforge.Tensor(np.float32([4.0]))
+    t_alpha = torch.full((n, n), 2.5) if torch is not None else None
+    t_rate = torch.full((n, n), 4.0) if torch is not None else None
 
     def np_scatter_add():
         out = a.copy()
@@ -284,6 +290,10 @@ def _layout_cases(np, opforge, torch, rng, n: int) -> list:
          lambda: torch.randn(n, n)),
         ("RandExt", "float32", lambda: ops.rand(n, n), lambda: gen.random((n, n), dtype=np.float32),
          lambda: torch.rand(n, n)),
+        ("RandomGamma", "float32, alpha 2.5", lambda: ops.random_gamma((n, n), alpha),
+         lambda: gen.standard_gamma(2.5, (n, n), dtype=np.float32), lambda: torch._standard_gamma(t_alpha)),
+        ("RandomPoisson", "float32, rate 4", lambda: ops.random_poisson((n, n), rate),
+         lambda: gen.poisson(4.0, (n, n)), lambda: torch.poisson(t_rate)),
     ]  # fmt: skip
     cases = []
     for name, what, mine, numpy_fn, torch_fn in rows:
@@ -310,21 +320,31 @@ def _linalg_ctc_cases(np, opforge, torch, rng, quick: bool) -> list:
     targets = rng.integers(1, 30, (32, frames // 5)).astype(np.int32)
     lengths_in, lengths_out = (frames,) * 32, (frames // 5,) * 32
     ctc, lp, tg = nn.CTCLoss(), opforge.Tensor(log_probs), opforge.Tensor(targets)
-    inverse, cholesky, svd = ops.MatrixInverse(), ops.Cholesky(), ops.Svd()
+    inverse, cholesky, svd, eigh = ops.MatrixInverse(), ops.Cholesky(), ops.Svd(), ops.Eigh()
+    solve, tri_solve = ops.MatrixSolve(), ops.MatrixTriangularSolve()
+    b = rng.standard_normal((64, n, 8)).astype(np.float32)
+    lower = np.tril(a)
+    xb, xl = opforge.Tensor(b), opforge.Tensor(lower)
+    t = {k: torch.from_numpy(v) for k, v in dict(a=a, spd=spd, rect=rect, b=b, lower=lower).items()} if torch else {}
     rows = [
-        ("MatrixInverse", f"64x{n}x{n}", lambda: inverse(x), lambda: np.linalg.inv(a), "inv"),
-        ("Cholesky", f"64x{n}x{n}", lambda: cholesky(xs), lambda: np.linalg.cholesky(spd), "cholesky"),
-        ("Svd", f"{2 * m}x{m}", lambda: svd(xr), lambda: np.linalg.svd(rect, full_matrices=False), "svd"),
-    ]
+        ("MatrixInverse", f"64x{n}x{n}", lambda: inverse(x), lambda: np.linalg.inv(a),
+         lambda: torch.linalg.inv(t["a"])),
+        ("Cholesky", f"64x{n}x{n}", lambda: cholesky(xs), lambda: np.linalg.cholesky(spd),
+         lambda: torch.linalg.cholesky(t["spd"])),
+        ("Svd", f"{2 * m}x{m}", lambda: svd(xr), lambda: np.linalg.svd(rect, full_matrices=False),
+         lambda: torch.linalg.svd(t["rect"], full_matrices=False)),
+        ("Eigh", f"64x{n}x{n}", lambda: eigh(xs), lambda: np.linalg.eigh(spd), lambda: torch.linalg.eigh(t["spd"])),
+        ("MatrixSolve", f"64x{n}x{n}, 8 columns", lambda: solve(x, xb), lambda: np.linalg.solve(a, b),
+         lambda: torch.linalg.solve(t["a"], t["b"])),
+        # NumPy has no triangular solve: its column is the general solve of the same systems
+        ("MatrixTriangularSolve", f"64x{n}x{n}, 8 columns", lambda: tri_solve(xl, xb),
+         lambda: np.linalg.solve(lower, b), lambda: torch.linalg.solve_triangular(t["lower"], t["b"], upper=False)),
+    ]  # fmt: skip
     cases = []
-    for name, what, mine, numpy_fn, torch_name in rows:
+    for name, what, mine, numpy_fn, torch_fn in rows:
         libs = {"opforge": mine, "numpy": numpy_fn}
         if torch is not None:
-            arg = torch.from_numpy({"inv": a, "cholesky": spd, "svd": rect}[torch_name])
-            fn = {"inv": torch.linalg.inv, "cholesky": torch.linalg.cholesky}.get(
-                torch_name, lambda t: torch.linalg.svd(t, full_matrices=False)
-            )
-            libs["torch"] = lambda fn=fn, arg=arg: fn(arg)
+            libs["torch"] = torch_fn
         cases.append((name, what, libs))
     libs = {"opforge": lambda: ctc(lp, tg, lengths_in, lengths_out)}
     if torch is not None:
