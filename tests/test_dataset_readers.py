@@ -334,7 +334,7 @@ def test_argument_errors_name_the_dataset_and_the_argument(tmp_path, mnist, imag
         ds.MnistDataset(path, num_samples=0)
     with pytest.raises(ValueError, match=r"'MnistDataset'.*'shard_id'"):
         ds.MnistDataset(path, num_shards=2, shard_id=2)
-    with pytest.raises(NotImplementedError, match=r"'MnistDataset'.*'sampler'"):
+    with pytest.raises(TypeError, match=r"'MnistDataset'.*'sampler' must be an iterable of row indices or a sampler"):
         ds.MnistDataset(path, sampler=object())
     folder = image_folder[0]
     with pytest.raises(TypeError, match=r"'ImageFolderDataset'.*'extensions'"):

@@ -382,7 +382,7 @@ def test_dataset_argument_errors(tmp_path):
         ds.MindDataset(path, num_padded=1)
     with pytest.raises(ValueError, match="no value for the columns \\['mask'\\]"):
         ds.MindDataset(path, columns_list=["label", "mask"], padded_sample={"label": 0}, num_padded=2)
-    with pytest.raises(NotImplementedError, match="samplers"):
+    with pytest.raises(TypeError, match="'sampler' must be an iterable of row indices or a sampler"):
         ds.MindDataset(path, sampler=object())
     with pytest.raises(TypeError, match="'columns'"):
         FileReader(path, columns="label")

@@ -5,7 +5,8 @@ Sources: ``GeneratorDataset`` (a generator function, an iterable, or a random-ac
 the file readers of ``opforge.dataset.readers``: ``MnistDataset``, ``Cifar10Dataset``, ``Cifar100Dataset``,
 ``ImageFolderDataset``; ``TFRecordDataset`` (``tf.train.Example`` records, with a ``Schema``) and
 ``MindDataset`` (MindRecord files, written by ``opforge.mindrecord.FileWriter``).
-Operations return new datasets: ``batch``, ``shuffle``, ``map``, ``repeat``, ``take``, ``skip``,
+Operations return new datasets: ``batch`` (with ``per_batch_map``, ``input_columns``, ``output_columns``
+and a callable ``batch_size``, given a ``BatchInfo``), ``shuffle``, ``map``, ``repeat``, ``take``, ``skip``,
 ``project``, ``rename``. Iterate with ``create_tuple_iterator`` / ``create_dict_iterator`` (Tensors by
 default, NumPy arrays with ``output_numpy=True``) or ``for row in dataset``.
 
@@ -18,20 +19,38 @@ reads a random-access source and runs ``map`` in worker processes (threads with
 function is raised as a ``RuntimeError`` naming the dataset operation and the columns, chained to the
 original exception (its traceback follows).
 
-Not here: the other formats' readers (CSV, COCO, VOC, ...), samplers beyond
-shuffling and sharding, ``bucket_batch_by_length``, padded batches, dataset sink mode.
+Samplers (``opforge.dataset.samplers``): MindSpore's ``Sampler``, ``SequentialSampler``, ``RandomSampler``,
+``DistributedSampler``, ``SubsetSampler``, ``SubsetRandomSampler``, ``WeightedRandomSampler``, ``PKSampler``
+as a source's ``sampler`` or by ``Dataset.use_sampler``; ``PaddedDataset`` pads a concatenation for a
+``DistributedSampler``.
+
+Not here: the other formats' readers (CSV, COCO, VOC, ...), ``bucket_batch_by_length``, padded batches,
+dataset sink mode.
 """
 
 from opforge.dataset import config, transforms, vision
+from opforge.dataset.batch_map import BatchInfo
 from opforge.dataset.engine import Dataset, GeneratorDataset, NumpySlicesDataset
 from opforge.dataset.mindrecord import MindDataset
+from opforge.dataset.padded import PaddedDataset
 from opforge.dataset.readers import Cifar10Dataset, Cifar100Dataset, ImageFolderDataset, MnistDataset
+from opforge.dataset.samplers import (
+    DistributedSampler,
+    PKSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    WeightedRandomSampler,
+)
 from opforge.dataset.schema import Schema
 from opforge.dataset.shuffle import Shuffle
 from opforge.dataset.tfrecord import TFRecordDataset
 
 __all__ = [
     "Dataset",
+    "BatchInfo",
     "GeneratorDataset",
     "NumpySlicesDataset",
     "MnistDataset",
@@ -40,6 +59,15 @@ __all__ = [
     "ImageFolderDataset",
     "TFRecordDataset",
     "MindDataset",
+    "PaddedDataset",
+    "Sampler",
+    "SequentialSampler",
+    "RandomSampler",
+    "DistributedSampler",
+    "SubsetSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+    "PKSampler",
     "Schema",
     "Shuffle",
     "config",

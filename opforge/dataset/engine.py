@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from opforge.dataset import config, samplers
+from opforge.dataset import batch_map, config, samplers
 from opforge.tensor import Tensor
 
 __all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset"]
@@ -88,6 +88,8 @@ class Dataset:
 
     # -- operations --------------------------------------------------------------------------------
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
+        if callable(batch_size) or any(kwargs.get(k) is not None for k in ("per_batch_map", "input_columns")):
+            return _MapBatch(self, batch_size, drop_remainder, **kwargs)
         return _Batch(self, batch_size, drop_remainder)
 
     def shuffle(self, buffer_size):
@@ -134,6 +136,12 @@ class Dataset:
 
     def __add__(self, datasets):  # MindSpore's ``ds1 + ds2``: concat
         return self.concat(datasets)
+
+    def use_sampler(self, new_sampler):
+        """MindSpore's: the source(s) below read the rows ``new_sampler`` picks (it keeps the replaced
+        sampler's child); on a concatenation, a ``DistributedSampler`` deals its rows among the shards
+        (``opforge/dataset/samplers.py``)."""
+        samplers.use_sampler(self, new_sampler)
 
 
 def _check_positive(where: str, name: str, value) -> int:
@@ -182,12 +190,11 @@ class _Source(Dataset):
         self._workers = _check_positive(self.where, "num_parallel_workers", workers or 1)
         self._processes = processes
 
-    _sampler = None  # an iterable of row indices (GeneratorDataset's ``sampler``: opforge/dataset/samplers.py)
+    _sampler = None  # the source's sampler (``sampler=`` or ``use_sampler``: opforge/dataset/samplers.py)
 
     def _indices(self, epoch: int) -> np.ndarray:
         if self._sampler is not None:
-            idx = samplers.sampled_indices(self.where, self._sampler, self._length)
-            return idx if self._num_samples is None else idx[: self._num_samples]
+            return samplers.epoch_indices(self.where, self, epoch)
         idx = np.arange(self._length)
         num_shards, shard_id = self._shards
         if self._shuffle:
@@ -200,9 +207,8 @@ class _Source(Dataset):
         return idx
 
     def _size(self) -> int:
-        if self._sampler is not None and hasattr(self._sampler, "__len__"):  # counted without iterating it
-            n = len(self._sampler)
-            return n if self._num_samples is None else min(n, self._num_samples)
+        if self._sampler is not None:
+            return samplers.count(self.where, self)
         return super()._size() if self._length is None else len(self._indices(0))
 
     def _rows(self, epoch: int):
@@ -281,10 +287,13 @@ class GeneratorDataset(_Source):
                 f"a callable returning an iterator, or an iterable, but got {type(source).__name__}."
             )
         length = len(source) if random_access else None
+        sampler = samplers.select(self.where, sampler, random_access, shuffle, num_shards, num_samples)
         if sampler is not None:
-            samplers.check_sampler(self.where, sampler, random_access, shuffle, num_shards)
+            num_samples = None  # the sampler's
         super().__init__(names, length, shuffle, num_samples, num_shards, shard_id, num_parallel_workers,
                          python_multiprocessing)  # fmt: skip
+        if sampler is not None:
+            samplers.check_source(self.where, sampler, self)
         self._sampler = sampler
 
     def _read(self, i: int):
@@ -334,7 +343,13 @@ class NumpySlicesDataset(_Source):
         if len(lengths) != 1:
             raise ValueError(f"For 'NumpySlicesDataset', every column must have one length, but got {sorted(lengths)}.")
         self._data = columns
+        sampler = samplers.select(self.where, sampler, True, shuffle, num_shards, num_samples)
+        if sampler is not None:
+            num_samples = None  # the sampler's
         super().__init__(names, lengths.pop(), shuffle, num_samples, num_shards, shard_id, num_parallel_workers, False)
+        if sampler is not None:
+            samplers.check_source(self.where, sampler, self)
+        self._sampler = sampler
 
     def _read(self, i: int):
         return tuple(c[i] for c in self._data)
@@ -416,6 +431,78 @@ class _Batch(_Op):
     def _stack(self, rows):
         try:
             return tuple(np.stack(col) for col in zip(*rows))
+        except ValueError as e:
+            raise RuntimeError(
+                f"For 'batch', the rows of a batch must have one shape per column (columns {self._columns}): {e}"
+            ) from e
+
+
+class _MapBatch(_Op):
+    """``batch(batch_size, drop_remainder, per_batch_map=..., input_columns=..., output_columns=...)``."""
+
+    def __init__(
+        self, parent, batch_size, drop_remainder, per_batch_map=None, input_columns=None, output_columns=None, **kwargs
+    ):
+        if (per_batch_map is None) != (input_columns is None):
+            raise ValueError("For 'batch', per_batch_map and input_columns need to be passed in together.")
+        if per_batch_map is not None and not callable(per_batch_map):
+            raise TypeError(f"For 'batch', 'per_batch_map' must be callable, but got {type(per_batch_map).__name__}.")
+        if not callable(batch_size):
+            batch_size = _check_positive("batch", "batch_size", batch_size)
+        self.batch_size, self.drop_remainder, self.fn = batch_size, bool(drop_remainder), per_batch_map
+        inputs = [] if input_columns is None else batch_map.column_names("batch", input_columns, "input_columns")
+        for c in inputs:
+            if c not in parent._columns:
+                raise ValueError(f"For 'batch', the input column '{c}' is not one of {parent._columns}.")
+        outputs = (
+            inputs if output_columns is None else batch_map.column_names("batch", output_columns, "output_columns")
+        )
+        if per_batch_map is not None:
+            batch_map.check_signature(per_batch_map, len(inputs))
+        self._inputs, self._outputs = inputs, outputs
+        # the output columns take the input columns' place (as map's), the other columns keep theirs
+        kept = [c for c in parent._columns if c not in inputs]
+        first = min(parent._columns.index(c) for c in inputs) if inputs else len(kept)
+        super().__init__(parent, kept[:first] + outputs + kept[first:])
+
+    def _size_of(self, batch_num: int, epoch: int) -> int:
+        return batch_map.batch_size_at(self.batch_size, batch_num, epoch)
+
+    def _size(self) -> int:
+        n = self.parent._size()
+        if not callable(self.batch_size):
+            return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
+        count = 0
+        while n > 0:  # a callable size: count the batches it makes of one epoch (epoch 0)
+            size = self._size_of(count, 0)
+            if n < size and self.drop_remainder:
+                break
+            n, count = n - size, count + 1
+        return count
+
+    def _rows(self, epoch):
+        rows, batch_num = [], 0
+        size = self._size_of(0, epoch)
+        for row in self.parent._rows(epoch):
+            rows.append(row)
+            if len(rows) == size:
+                yield self._make(rows, batch_num, epoch)
+                rows, batch_num = [], batch_num + 1
+                size = self._size_of(batch_num, epoch)
+        if rows and not self.drop_remainder:
+            yield self._make(rows, batch_num, epoch)
+
+    def _make(self, rows, batch_num, epoch) -> tuple:
+        columns = {c: [row[i] for row in rows] for i, c in enumerate(self.parent._columns)}
+        if self.fn is not None:
+            outs = batch_map.call_per_batch_map(
+                self.fn, columns, self._inputs, self._outputs, batch_map.BatchInfo(batch_num, epoch)
+            )
+            for c in self._inputs:
+                del columns[c]
+            columns.update(zip(self._outputs, outs))
+        try:
+            return tuple(np.stack([np.asarray(v) for v in columns[c]]) for c in self._columns)
         except ValueError as e:
             raise RuntimeError(
                 f"For 'batch', the rows of a batch must have one shape per column (columns {self._columns}): {e}"
@@ -516,16 +603,19 @@ def _parallel_rows(fn, rows, workers: int, processes: bool):
 class _Concat(Dataset):
     """The rows of several datasets one after another (``Dataset.concat``, ``ds1 + ds2``)."""
 
+    _keeps = None  # per child, which rows a shard keeps (``use_sampler``: samplers.py); None: every row
+
     def __init__(self, children: list):
         super().__init__(children[0]._columns)
         self.children = children
 
     def _size(self) -> int:
-        return sum(child._size() for child in self.children)
+        keeps = self._keeps or [None] * len(self.children)
+        return sum(samplers.kept_count(child._size(), keep) for child, keep in zip(self.children, keeps))
 
     def _rows(self, epoch):
-        for child in self.children:
-            yield from child._rows(epoch)
+        for child, keep in zip(self.children, self._keeps or [None] * len(self.children)):
+            yield from samplers.kept_rows(child._rows(epoch), keep)
 
 
 class _Repeat(_Op):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opforge.dataset import samplers
 from opforge.dataset.shuffle import FileRows, Shuffle, shuffle_mode
 from opforge.mindrecord.filereader import ShardSet
 
@@ -62,18 +63,16 @@ class MindDataset(FileRows):
     to one size; ``num_samples`` caps each shard. ``padded_sample`` (a dict of the ``columns_list`` columns)
     and ``num_padded``: that many copies of the sample appended after the rows, so that the rows and the
     padding divide among the shards (``(rows + num_padded) % num_shards == 0``). ``num_parallel_workers``
-    reads rows in threads. ``sampler`` and ``cache`` are not implemented (NotImplementedError)."""
+    reads rows in threads. ``sampler``: one of ``opforge.dataset.samplers`` (over the rows and the padding;
+    ``RandomSampler`` also with ``Shuffle.FILES`` / ``Shuffle.INFILE``). ``cache`` is not implemented
+    (NotImplementedError)."""
 
     where = _WHERE
 
     def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None, num_shards=None,
                  shard_id=None, sampler=None, padded_sample=None, num_padded=None, num_samples=None,
                  cache=None):  # fmt: skip
-        if sampler is not None:
-            raise NotImplementedError(
-                f"For '{_WHERE}', opforge has no samplers: give 'shuffle', 'num_samples', 'num_shards' and 'shard_id' "
-                "instead of 'sampler'."
-            )
+        sampler = samplers.select(_WHERE, sampler, True, shuffle, num_shards, num_samples, int_ok=True)
         if cache is not None:
             raise NotImplementedError(f"For '{_WHERE}', opforge has no dataset cache: leave 'cache' None.")
         mode = shuffle_mode(_WHERE, shuffle, Shuffle.GLOBAL)
@@ -110,8 +109,11 @@ class MindDataset(FileRows):
             except (TypeError, ValueError) as e:
                 raise ValueError(f"For '{_WHERE}', the 'padded_sample' does not fit the schema: {e}") from e
         self._rows_in_files = rows
-        super().__init__(names, self._files_set.shard_lengths(), mode, num_samples, num_parallel_workers, num_shards,
-                         shard_id, False, padding)  # fmt: skip
+        super().__init__(names, self._files_set.shard_lengths(), mode, num_samples if sampler is None else None,
+                         num_parallel_workers, num_shards, shard_id, False, padding)  # fmt: skip
+        if sampler is not None:
+            samplers.check_source(_WHERE, sampler, self)
+        self._sampler = sampler
 
     def _read(self, i: int):
         if i >= self._rows_in_files:

@@ -5,7 +5,8 @@ dtypes, shapes and row order).
 Each reader checks the directory and the files' headers and sizes when it is made, then maps the files
 (``np.memmap``) and reads a row only when an epoch asks for it. Shuffling (on by default), ``num_samples``,
 ``num_shards``/``shard_id`` and ``num_parallel_workers`` (threads) are those of every random-access
-source (``opforge.dataset.engine._Source``). Not here: ``sampler`` and ``cache`` (opforge has neither).
+source (``opforge.dataset.engine._Source``); ``sampler`` takes MindSpore's samplers
+(``opforge.dataset.samplers``). Not here: ``cache``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 
 import numpy as np
 
-from opforge.dataset import config
+from opforge.dataset import config, samplers
 from opforge.dataset.engine import _check_positive, _Source
 from opforge.dataset.vision import Decode
 
@@ -80,11 +81,7 @@ class _FileReader(_Source):
 
     def __init__(self, columns, length, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id,
                  cache):  # fmt: skip
-        if sampler is not None:
-            raise NotImplementedError(
-                f"For '{self.where}', opforge has no samplers: give 'shuffle', 'num_samples', 'num_shards' and "
-                "'shard_id' instead of 'sampler'."
-            )
+        sampler = samplers.select(self.where, sampler, True, shuffle, num_shards, num_samples, int_ok=True)
         if cache is not None:
             raise NotImplementedError(f"For '{self.where}', opforge has no dataset cache: leave 'cache' None.")
         if shuffle is not None and not isinstance(shuffle, (bool, np.bool_)):
@@ -95,7 +92,11 @@ class _FileReader(_Source):
             raise RuntimeError(f"For '{self.where}', the files hold no rows.")
         workers = config.get_num_parallel_workers() if num_parallel_workers is None else num_parallel_workers
         shuffle = True if shuffle is None else bool(shuffle)
+        num_samples = num_samples if sampler is None else None  # the sampler's
         super().__init__(columns, length, shuffle, num_samples, num_shards, shard_id, workers, False)
+        if sampler is not None:
+            samplers.check_source(self.where, sampler, self)
+        self._sampler = sampler
 
 
 # ---------------------------------------------------------------------------------------------

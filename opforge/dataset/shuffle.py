@@ -15,22 +15,13 @@ epoch's file order; ``num_samples`` caps each shard.
 
 from __future__ import annotations
 
-import enum
-
 import numpy as np
 
 from opforge.dataset import config
 from opforge.dataset.engine import _check_positive, _epoch_rng, _Source
+from opforge.dataset.shuffle_level import Shuffle
 
 __all__ = ["Shuffle"]
-
-
-class Shuffle(str, enum.Enum):
-    """MindSpore's shuffle levels of the file readers."""
-
-    GLOBAL = "global"
-    FILES = "files"
-    INFILE = "infile"
 
 
 def shuffle_mode(where: str, shuffle, default, allowed=(Shuffle.GLOBAL, Shuffle.FILES, Shuffle.INFILE)):
@@ -67,6 +58,8 @@ class FileRows(_Source):
         super().__init__(columns, total, mode is not None, num_samples, num_shards, shard_id, workers, False)
 
     def _indices(self, epoch: int) -> np.ndarray:
+        if self._sampler is not None:  # a sampler's rows (opforge/dataset/samplers.py)
+            return super()._indices(epoch)
         num_shards, shard_id = self._shards
         mode, starts = self._mode, self._starts
         rng = _epoch_rng(epoch, shared=num_shards is not None) if mode is not None else None

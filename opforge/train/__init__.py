@@ -33,6 +33,7 @@ from opforge.train.metrics import (
 from opforge.train.model import Model
 from opforge.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.train.sink import data_sink
+from opforge.train.summary import SummaryCollector, SummaryRecord
 
 __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
@@ -41,5 +42,5 @@ __all__ = [
     "Precision", "Recall", "ConfusionMatrixMetric", "HausdorffDistance", "callback", "metrics", "serialization",
     "loss_scale_manager",
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
-    "save_checkpoint", "load_checkpoint", "load_param_into_net", "data_sink",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net", "data_sink", "SummaryCollector", "SummaryRecord",
 ]  # fmt: skip

@@ -223,6 +223,7 @@ class Model:
             else:
                 for row in dataset.create_tuple_iterator():
                     cb.cur_step_num += 1
+                    cb.train_dataset_element = row  # the step's inputs, as MindSpore gives them to callbacks
                     hook("on_train_step_begin")
                     cb.net_outputs = run_step(row)
                     hook("on_train_step_end")

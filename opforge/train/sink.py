@@ -93,6 +93,7 @@ class TrainSink:
         if not self._graph:  # PYNATIVE_MODE: MindSpore feeds a sink's steps one at a time
             for row in self._rows():
                 cb.cur_step_num += 1
+                cb.train_dataset_element = row  # the step's inputs, as MindSpore gives them to callbacks
                 hook("on_train_step_begin")
                 cb.net_outputs = run_step(row)
                 hook("on_train_step_end")

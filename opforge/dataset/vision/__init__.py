@@ -1,7 +1,8 @@
 """``opforge.dataset.vision``: the image transforms model-zoo scripts use, on NumPy arrays (HWC uint8 or
 float images, as MindSpore's): ``Decode`` and ``Resize`` (Pillow), ``Rescale``, ``Normalize``, ``HWC2CHW``,
-``CenterCrop``, ``RandomCrop``, ``RandomHorizontalFlip``. Random transforms draw from the dataset seed
-(``opforge.dataset.config.set_seed``) when it is set."""
+``CenterCrop``, ``RandomCrop``, ``RandomHorizontalFlip``, ``RandomColorAdjust``, ``RandomResizedCrop``,
+``RandomCropDecodeResize``, and ``ToPIL`` / ``ToTensor`` for Pillow augmentations. Random transforms draw
+from the dataset seed (``opforge.dataset.config.set_seed``) when it is set."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import io
 import numpy as np
 
 from opforge.dataset.vision.color_adjust import RandomColorAdjust
+from opforge.dataset.vision.pil_convert import ToPIL, ToTensor
 from opforge.dataset.vision.random_source import transform_rng as _rng
+from opforge.dataset.vision.resized_crop import RandomCropDecodeResize, RandomResizedCrop
 
 __all__ = [
     "Decode",
@@ -22,6 +25,10 @@ __all__ = [
     "RandomCrop",
     "RandomHorizontalFlip",
     "RandomColorAdjust",
+    "RandomResizedCrop",
+    "RandomCropDecodeResize",
+    "ToPIL",
+    "ToTensor",
     "Inter",
 ]
 
