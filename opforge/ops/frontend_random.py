@@ -1,7 +1,7 @@
 """MindSpore's random operators as users call them, over the seeded kernels of
 ``opforge/primitives/random_ops.py`` (``Randn``, ``RandExt``, ``RandInt``, ``RandGamma``, ``RandPoisson``):
-each call takes a (seed, offset) pair from a ``Generator`` (opforge/generator.py) and moves its offset on, so successive calls draw
-new values and a program seeded with ``set_seed`` draws the same ones each run.
+each call takes a (seed, offset) pair from a ``Generator`` (opforge/generator.py) and moves its offset on, so
+successive calls draw new values and a program seeded with ``set_seed`` draws the same ones each run.
 
 - The operator classes ``StandardNormal(seed=0, seed2=0)``, ``UniformReal(seed=0, seed2=0)`` and
   ``UniformInt(seed=0, seed2=0)`` own a generator, seeded from (seed, seed2) and the global seed, or from

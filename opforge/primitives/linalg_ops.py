@@ -1,8 +1,8 @@
 """Linear algebra of the matrices in an input's last two dims, the leading dims a batch (MindSpore's names,
 attributes and outputs): MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh,
 MatrixSolve, MatrixTriangularSolve. CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK
-(scipy-openblas32's LAPACKE); GPU kernels (MatrixInverse, the determinants, Cholesky):
-csrc/kernels/cuda/linalg.cu, a block per matrix. dtypes: float32, float64."""
+(scipy-openblas32's LAPACKE); GPU kernels (all but Qr, Svd and Eigh): csrc/kernels/cuda/linalg.cu, a block
+per matrix. dtypes: float32, float64."""
 
 from __future__ import annotations
 
@@ -153,7 +153,8 @@ class Svd(_MatrixOp):
 class Eigh(_MatrixOp):
     r"""The eigendecomposition of each symmetric matrix: ``Eigh(compute_eigenvectors=True, lower=True)(A)`` ->
     ``(w, v)``, :math:`A = v \operatorname{diag}(w) v^T` with w ascending [..., N] and the eigenvectors the
-    columns of v [..., N, N], each signed so that its component of largest magnitude is positive. Only the lower (or, ``lower=False``, upper) triangle of A is read. Without
+    columns of v [..., N, N], each signed so that its component of largest magnitude is positive. Only the
+    lower (or, ``lower=False``, upper) triangle of A is read. Without
     ``compute_eigenvectors`` v is zeros (MindSpore's ``mindspore.scipy.ops.Eigh`` then gives w alone;
     ``opforge.scipy.linalg.eigh(a, eigvals_only=True)`` does). dtypes (CPU): float32, float64."""
 
@@ -199,7 +200,7 @@ class MatrixSolve(_SolveOp):
     r"""The solution x of the linear systems ``MatrixSolve(adjoint=False)(matrix, rhs)``:
     :math:`matrix \cdot x = rhs`, or :math:`matrix^T x = rhs` with ``adjoint``; matrix [..., M, M], rhs and x
     [..., M, K]. By LU with partial pivoting; a singular matrix is an error naming its batch index.
-    dtypes (CPU): float32, float64."""
+    dtypes (CPU, GPU): float32, float64."""
 
     @prim_attr_register
     def __init__(self, adjoint=False):
@@ -211,7 +212,7 @@ class MatrixTriangularSolve(_SolveOp):
     r"""The solution x of the triangular systems ``MatrixTriangularSolve(lower=True, adjoint=False)(matrix,
     rhs)``: :math:`matrix \cdot x = rhs`, or :math:`matrix^T x = rhs` with ``adjoint``, reading the lower
     (or, ``lower=False``, upper) triangle of matrix [..., M, M] and ignoring the other; rhs and x [..., M, K].
-    By substitution; a zero on the diagonal is an error naming its batch index. dtypes (CPU): float32,
+    By substitution; a zero on the diagonal is an error naming its batch index. dtypes (CPU, GPU): float32,
     float64."""
 
     @prim_attr_register

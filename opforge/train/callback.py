@@ -19,7 +19,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from opforge.nn.checkpoint import save_checkpoint
 from opforge.tensor import Tensor
-from opforge.train.callback_base import Callback, CallbackParam, RunContext, _InternalCallbackParam
+from opforge.train.callback_base import (
+    Callback,
+    CallbackParam,
+    RunContext,
+    _InternalCallbackParam,  # noqa: F401 (MindSpore's name, importable here)
+)
 from opforge.train.summary import SummaryCollector
 
 __all__ = [

@@ -1,10 +1,12 @@
 // The square-matrix linear algebra on the GPU, a block of kBlock threads per matrix (the CPU's is LAPACK's,
 // csrc/kernels/cpu/linalg.cc): LU with partial pivoting (LuFactorKernel, LAPACK's getrf: the first largest
 // |pivot|, 1-based pivots) feeds MatrixInverse (InverseFromLuKernel: a thread per column of the identity,
-// forward then back substitution) and the determinants (DeterminantKernel: a thread per matrix); Cholesky
-// right-looking, column by column (CholeskyKernel). `info` per matrix: 0 done, -1 a NaN or an infinity in it
-// (its outputs are NaN, as on the CPU), k > 0 a zero pivot or a non-positive one at step k (the host raises
-// for MatrixInverse and Cholesky). Instantiated by name (opforge/kernels/gpu/linalg.py).
+// forward then back substitution), MatrixSolve (SolveFromLuKernel: a thread per column of the right-hand
+// side) and the determinants (DeterminantKernel: a thread per matrix); MatrixTriangularSolve by substitution
+// (TriangularSolveKernel); Cholesky right-looking, column by column (CholeskyKernel). `info` per matrix: 0
+// done, -1 a NaN or an infinity in it (its outputs are NaN, as on the CPU), k > 0 a zero pivot or a
+// non-positive one at step k (the host raises for MatrixInverse, MatrixSolve, MatrixTriangularSolve and
+// Cholesky). Instantiated by name (opforge/kernels/gpu/linalg.py).
 #include "block.cuh"
 #include "opforge/cuda.h"
 #include "opforge/limits.h"
@@ -137,6 +139,49 @@ __global__ void DeterminantKernel(const T* lu, const int* piv, const int* info, 
   }
 }
 
+// Solves M y = b in place for one column y[0], y[ld], ..., y[(n - 1) ld], M the lower (or upper) triangle of
+// a (the other ignored; its diagonal taken as ones with `unit`), or that triangle's transpose: forward
+// substitution where M is lower, backward where it is upper.
+template <typename T>
+__device__ void TriangularSolveColumn(const T* a, int64_t n, bool lower, bool transpose, bool unit, T* y, int64_t ld) {
+  const bool forward = lower != transpose;  // M is lower triangular
+  for (int64_t step = 0; step < n; ++step) {
+    const int64_t i = forward ? step : n - 1 - step;
+    T s = y[i * ld];
+    const int64_t begin = forward ? 0 : i + 1, end = forward ? i : n;
+    for (int64_t m = begin; m < end; ++m) s -= (transpose ? a[m * n + i] : a[i * n + m]) * y[m * ld];
+    y[i * ld] = unit ? s : s / a[i * n + i];
+  }
+}
+
+// The row swaps of Getrf's pivots applied to one column, in order (P b), or undone in reverse (P^T b).
+template <typename T>
+__device__ void SwapRows(const int* piv, int64_t n, T* y, int64_t ld, bool undo) {
+  for (int64_t step = 0; step < n; ++step) {
+    const int64_t k = undo ? n - 1 - step : step, p = piv[k] - 1;
+    if (p != k) {
+      const T t = y[k * ld];
+      y[k * ld] = y[p * ld];
+      y[p * ld] = t;
+    }
+  }
+}
+
+// Solves x y = b (or x^T y = b, transpose) in place for one column, from x = P^T L U (Getrf's factors in lu):
+// L U y = P b, or U^T L^T (P y) = b.
+template <typename T>
+__device__ void LuSolveColumn(const T* lu, const int* piv, int64_t n, bool transpose, T* y, int64_t ld) {
+  if (!transpose) {
+    SwapRows(piv, n, y, ld, false);
+    TriangularSolveColumn(lu, n, true, false, true, y, ld);
+    TriangularSolveColumn(lu, n, false, false, false, y, ld);
+  } else {
+    TriangularSolveColumn(lu, n, false, true, false, y, ld);
+    TriangularSolveColumn(lu, n, true, true, true, y, ld);
+    SwapRows(piv, n, y, ld, true);
+  }
+}
+
 // The inverse from the LU factors: thread j solves L U y_j = P e_j into column j of y (neighbouring threads,
 // neighbouring columns: coalesced rows); adjoint transposes it after.
 template <typename T, int kBlock>
@@ -152,24 +197,7 @@ __global__ void InverseFromLuKernel(const T* lu, const int* piv, const int* info
     }
     for (int64_t j = threadIdx.x; j < n; j += kBlock) {
       for (int64_t i = 0; i < n; ++i) yb[i * n + j] = T(i == j);
-      for (int64_t k = 0; k < n; ++k) {  // P e_j: the swaps in order
-        const int64_t p = piv[b * n + k] - 1;
-        if (p != k) {
-          const T t = yb[k * n + j];
-          yb[k * n + j] = yb[p * n + j];
-          yb[p * n + j] = t;
-        }
-      }
-      for (int64_t i = 1; i < n; ++i) {  // L (unit diagonal)
-        T s = yb[i * n + j];
-        for (int64_t m = 0; m < i; ++m) s -= a[i * n + m] * yb[m * n + j];
-        yb[i * n + j] = s;
-      }
-      for (int64_t i = n - 1; i >= 0; --i) {  // U
-        T s = yb[i * n + j];
-        for (int64_t m = i + 1; m < n; ++m) s -= a[i * n + m] * yb[m * n + j];
-        yb[i * n + j] = s / a[i * n + i];
-      }
+      LuSolveColumn(a, piv + b * n, n, false, yb + j, n);
     }
     __syncthreads();
     if (adjoint) {
@@ -181,6 +209,65 @@ __global__ void InverseFromLuKernel(const T* lu, const int* piv, const int* info
           yb[j * n + i] = t;
         }
       }
+    }
+    __syncthreads();
+  }
+}
+
+// MatrixSolve from the LU factors: y [batch, n, k] = the solutions of x y = rhs (x^T y = rhs with adjoint),
+// thread j of a matrix's block taking column j; all NaN where x (info < 0) or that rhs is not finite.
+template <typename T, int kBlock>
+__global__ void SolveFromLuKernel(const T* lu, const int* piv, const int* info, const T* rhs, T* y, int64_t batch,
+                                  int64_t n, int64_t k, int adjoint) {
+  __shared__ int cells[kBlock / 32 + 1];
+  const int64_t size = n * n, rsize = n * k;
+  for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
+    T* yb = y + b * rsize;
+    for (int64_t e = threadIdx.x; e < rsize; e += kBlock) yb[e] = rhs[b * rsize + e];
+    __syncthreads();
+    if (info[b] < 0 || !BlockAllFinite<T, kBlock>(yb, rsize, cells)) {
+      BlockFill<T, kBlock>(yb, rsize, limits::QuietNaN<T>());
+      __syncthreads();
+      continue;
+    }
+    for (int64_t j = threadIdx.x; j < k; j += kBlock) {
+      LuSolveColumn(lu + b * size, piv + b * n, n, adjoint != 0, yb + j, k);
+    }
+    __syncthreads();
+  }
+}
+
+// MatrixTriangularSolve: y = the solutions of M y = rhs, M x's lower (or upper) triangle or, with adjoint, its
+// transpose; thread j of a matrix's block takes column j. info[b] = i + 1 at the first zero on the
+// diagonal (no solution: the host raises); all NaN where the triangle read or the rhs is not finite.
+template <typename T, int kBlock>
+__global__ void TriangularSolveKernel(const T* x, const T* rhs, T* y, int* info, int64_t batch, int64_t n, int64_t k,
+                                      int lower, int adjoint) {
+  __shared__ int cells[kBlock / 32 + 1];
+  const int64_t size = n * n, rsize = n * k;
+  for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
+    const T* a = x + b * size;
+    T* yb = y + b * rsize;
+    for (int64_t e = threadIdx.x; e < rsize; e += kBlock) yb[e] = rhs[b * rsize + e];
+    int bad = 0, zero = 0;
+    for (int64_t e = threadIdx.x; e < size; e += kBlock) {
+      const int64_t i = e / n, j = e % n;
+      if (lower ? j <= i : j >= i) bad |= !(a[e] - a[e] == T(0));
+      if (i == j && a[e] == T(0) && (zero == 0 || i + 1 < zero)) zero = static_cast<int>(i + 1);
+    }
+    __syncthreads();
+    bad = BlockSum<int, kBlock>(bad, cells);
+    const bool finite = bad == 0 && BlockAllFinite<T, kBlock>(yb, rsize, cells);
+    // the first zero on the diagonal: the smallest nonzero `zero` of the threads (each took rising rows)
+    const int first = BlockMax<int, kBlock>(zero == 0 ? 0 : static_cast<int>(n) + 1 - zero, cells);
+    if (threadIdx.x == 0) info[b] = finite && first > 0 ? static_cast<int>(n) + 1 - first : 0;
+    if (!finite || first > 0) {
+      BlockFill<T, kBlock>(yb, rsize, limits::QuietNaN<T>());
+      __syncthreads();
+      continue;
+    }
+    for (int64_t j = threadIdx.x; j < k; j += kBlock) {
+      TriangularSolveColumn(a, n, lower != 0, adjoint != 0, false, yb + j, k);
     }
     __syncthreads();
   }

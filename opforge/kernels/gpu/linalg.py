@@ -1,9 +1,10 @@
-"""GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant and Cholesky: the block-per-matrix
-kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting as LAPACK's getrf, then the inverse or the
-determinant from its factors; Cholesky column by column), for every KernelAttr the CPU registers. A singular
-matrix (MatrixInverse) or one not positive definite (Cholesky) is an error naming its batch index, as on the
-CPU: the per-matrix ``info`` is read back to the host after the launch (a synchronisation). Qr and Svd have
-no GPU kernels yet."""
+"""GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve
+and Cholesky: the block-per-matrix kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting as
+LAPACK's getrf, then the inverse, the solutions or the determinant from its factors; substitution; Cholesky
+column by column), for every KernelAttr the CPU registers. A singular matrix (MatrixInverse, the solves) or
+one not positive definite (Cholesky) is an error naming its batch index, as on the CPU: the per-matrix
+``info`` is read back to the host after the launch (a synchronisation). Qr, Svd and Eigh have no GPU
+kernels yet."""
 
 from __future__ import annotations
 
@@ -85,6 +86,46 @@ def _determinant_loop(spec, function, kernel):
     return run
 
 
+def _solve_loop(spec, function, kernel):
+    """``SolveFromLuKernel<T, kBlock>(lu, piv, info, rhs, y, batch, n, k, adjoint)`` after the LU factors."""
+    device, runtime = spec.device, spec.device.runtime
+    batch, n = _matrices(spec)
+    k = spec.in_shapes[1][-1]
+    adjoint = np.int32(bool(spec.attrs.get("adjoint", False)))
+
+    def run(arrays):
+        y = device.empty(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)
+        if batch and n and k:
+            lu, piv, info = _lu(spec, kernel, arrays)
+            _check_info(spec.op_name, runtime, info, "is singular: the system has no unique solution")
+            grid = (min(batch, _MAX_GRID), 1, 1)
+            args = (lu, piv, info, arrays[1], y, np.int64(batch), np.int64(n), np.int64(k), adjoint)
+            runtime.launch(function, grid, (MATRIX_BLOCK, 1, 1), args)
+        return y
+
+    return run
+
+
+def _triangular_solve_loop(spec, function, kernel):
+    """``TriangularSolveKernel<T, kBlock>(x, rhs, y, info, batch, n, k, lower, adjoint)``."""
+    device, runtime = spec.device, spec.device.runtime
+    batch, n = _matrices(spec)
+    k = spec.in_shapes[1][-1]
+    flags = (np.int32(bool(spec.attrs.get("lower", True))), np.int32(bool(spec.attrs.get("adjoint", False))))
+
+    def run(arrays):
+        y = device.empty(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)
+        if batch and n and k:
+            info = device.empty((batch,), np.int32)
+            grid = (min(batch, _MAX_GRID), 1, 1)
+            args = (arrays[0], arrays[1], y, info, np.int64(batch), np.int64(n), np.int64(k), *flags)
+            runtime.launch(function, grid, (MATRIX_BLOCK, 1, 1), args)
+            _check_info(spec.op_name, runtime, info, "has a zero on its diagonal: it is singular")
+        return y
+
+    return run
+
+
 def _cholesky_loop(spec, function, kernel):
     """``CholeskyKernel<T, kBlock>(x, y, info, batch, n, upper)``."""
     device, runtime = spec.device, spec.device.runtime
@@ -124,6 +165,17 @@ def _make_determinant(log: bool):
     return make
 
 
+def _make_solve(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    name = f"opforge::cuda::SolveFromLuKernel<{t}, {MATRIX_BLOCK}>"
+    return CudaKernel(_SOURCE, name, _solve_loop, helpers=_lu_helper(t))
+
+
+def _make_triangular_solve(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    return CudaKernel(_SOURCE, f"opforge::cuda::TriangularSolveKernel<{t}, {MATRIX_BLOCK}>", _triangular_solve_loop)
+
+
 def _make_cholesky(attr) -> CudaKernel:
     t = ctype(attr.inputs[0])
     return CudaKernel(_SOURCE, f"opforge::cuda::CholeskyKernel<{t}, {MATRIX_BLOCK}>", _cholesky_loop)
@@ -132,4 +184,6 @@ def _make_cholesky(attr) -> CudaKernel:
 mirror_cpu_kernels("MatrixInverse", _make_inverse)
 mirror_cpu_kernels("MatrixDeterminant", _make_determinant(False))
 mirror_cpu_kernels("LogMatrixDeterminant", _make_determinant(True))
+mirror_cpu_kernels("MatrixSolve", _make_solve)
+mirror_cpu_kernels("MatrixTriangularSolve", _make_triangular_solve)
 mirror_cpu_kernels("Cholesky", _make_cholesky)
