@@ -1,8 +1,8 @@
 """Linear algebra of the matrices in an input's last two dims, the leading dims a batch (MindSpore's names,
 attributes and outputs): MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh,
 MatrixSolve, MatrixTriangularSolve. CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK
-(scipy-openblas32's LAPACKE); GPU kernels (all but Qr, Svd and Eigh): csrc/kernels/cuda/linalg.cu, a block
-per matrix. dtypes: float32, float64."""
+(scipy-openblas32's LAPACKE); GPU kernels (all but Qr and Svd): csrc/kernels/cuda/linalg.cu, a block per
+matrix. dtypes: float32, float64."""
 
 from __future__ import annotations
 
@@ -156,7 +156,7 @@ class Eigh(_MatrixOp):
     columns of v [..., N, N], each signed so that its component of largest magnitude is positive. Only the
     lower (or, ``lower=False``, upper) triangle of A is read. Without
     ``compute_eigenvectors`` v is zeros (MindSpore's ``mindspore.scipy.ops.Eigh`` then gives w alone;
-    ``opforge.scipy.linalg.eigh(a, eigvals_only=True)`` does). dtypes (CPU): float32, float64."""
+    ``opforge.scipy.linalg.eigh(a, eigvals_only=True)`` does). dtypes (CPU, GPU): float32, float64."""
 
     __mindspore_signature__ = (sig.make_sig("A"),)
 

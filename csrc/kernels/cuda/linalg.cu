@@ -328,3 +328,140 @@ __global__ void CholeskyKernel(const T* x, T* y, int* info, int64_t batch, int64
 
 }  // namespace cuda
 }  // namespace opforge
+
+namespace opforge {
+namespace cuda {
+
+// Eigh by cyclic Jacobi rotations (Golub and Van Loan 8.5), a block per matrix: a (the work matrix [n, n],
+// symmetric, built from x's lower or upper triangle) is rotated pair by pair, (p, q) zeroing a_pq, until the
+// off-diagonal sum of squares is below eps^2 of the whole; v accumulates the rotations. Then w ascending
+// (order: the permutation, a thread's selection) and v's columns in that order, each signed so its largest
+// component (the first of equals) is positive, as the CPU's. info[b] = 1 when 60 sweeps did not converge; a
+// triangle that is not finite gives NaN outputs. Without `vectors`, v is zeros.
+template <typename T, int kBlock>
+__global__ void EighJacobiKernel(const T* x, T* work, int* order, T* w, T* v, int* info, int64_t batch, int64_t n,
+                                 int lower, int vectors) {
+  __shared__ T sums[kBlock];
+  __shared__ T rotation[2];
+  __shared__ int cells[kBlock / 32 + 1];
+  const int64_t size = n * n;
+  const T eps = sizeof(T) == 4 ? T(1.1920929e-07) : T(2.220446049250313e-16);
+  for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
+    const T* xb = x + b * size;
+    T* a = work + b * size;
+    T* vb = v + b * size;
+    int bad = 0;
+    for (int64_t e = threadIdx.x; e < size; e += kBlock) {
+      const int64_t i = e / n, j = e % n;
+      const bool read = lower ? j <= i : j >= i;
+      const T value = read ? xb[e] : xb[j * n + i];  // the triangle read, mirrored
+      bad |= !(value - value == T(0));
+      a[e] = value;
+      vb[e] = T(i == j);
+    }
+    if (BlockSum<int, kBlock>(bad, cells) != 0) {
+      BlockFill<T, kBlock>(w + b * n, n, limits::QuietNaN<T>());
+      BlockFill<T, kBlock>(vb, size, limits::QuietNaN<T>());
+      if (threadIdx.x == 0) info[b] = 0;
+      __syncthreads();
+      continue;
+    }
+    int converged = 0;
+    for (int sweep = 0; sweep < 60 && !converged; ++sweep) {
+      // off(a)^2 and |a|^2: a tree over the block
+      T off = T(0), all = T(0);
+      for (int64_t e = threadIdx.x; e < size; e += kBlock) {
+        const T s = a[e] * a[e];
+        all += s;
+        if (e / n != e % n) off += s;
+      }
+      sums[threadIdx.x] = off;
+      __syncthreads();
+      for (int s = kBlock / 2; s > 0; s >>= 1) {
+        if (static_cast<int>(threadIdx.x) < s) sums[threadIdx.x] += sums[threadIdx.x + s];
+        __syncthreads();
+      }
+      off = sums[0];
+      __syncthreads();
+      sums[threadIdx.x] = all;
+      __syncthreads();
+      for (int s = kBlock / 2; s > 0; s >>= 1) {
+        if (static_cast<int>(threadIdx.x) < s) sums[threadIdx.x] += sums[threadIdx.x + s];
+        __syncthreads();
+      }
+      all = sums[0];
+      __syncthreads();
+      converged = off <= eps * eps * all;
+      if (converged) break;
+      for (int64_t p = 0; p + 1 < n; ++p) {
+        for (int64_t q = p + 1; q < n; ++q) {
+          if (threadIdx.x == 0) {
+            const T apq = a[p * n + q];
+            T c = T(1), s = T(0);
+            if (apq != T(0)) {
+              const T tau = (a[q * n + q] - a[p * n + p]) / (T(2) * apq);
+              const T t = (tau >= T(0) ? T(1) : T(-1)) / (math::fabs(tau) + math::sqrt(T(1) + tau * tau));
+              c = T(1) / math::sqrt(T(1) + t * t);
+              s = t * c;
+            }
+            rotation[0] = c;
+            rotation[1] = s;
+          }
+          __syncthreads();
+          const T c = rotation[0], s = rotation[1];
+          if (s != T(0)) {
+            for (int64_t k = threadIdx.x; k < n; k += kBlock) {  // columns p and q: a J
+              const T akp = a[k * n + p], akq = a[k * n + q];
+              a[k * n + p] = c * akp - s * akq;
+              a[k * n + q] = s * akp + c * akq;
+              const T vkp = vb[k * n + p], vkq = vb[k * n + q];
+              vb[k * n + p] = c * vkp - s * vkq;
+              vb[k * n + q] = s * vkp + c * vkq;
+            }
+            __syncthreads();
+            for (int64_t k = threadIdx.x; k < n; k += kBlock) {  // rows p and q: J^T (a J)
+              const T apk = a[p * n + k], aqk = a[q * n + k];
+              a[p * n + k] = c * apk - s * aqk;
+              a[q * n + k] = s * apk + c * aqk;
+            }
+          }
+          __syncthreads();
+        }
+      }
+    }
+    // the eigenvalues ascending: thread 0 orders them (the first of equal values first)
+    int* ob = order + b * n;
+    if (threadIdx.x == 0) {
+      for (int64_t i = 0; i < n; ++i) ob[i] = static_cast<int>(i);
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t best = i;
+        for (int64_t j = i + 1; j < n; ++j) {
+          if (a[ob[j] * (n + 1)] < a[ob[best] * (n + 1)]) best = j;
+        }
+        const int t = ob[i];
+        ob[i] = ob[best];
+        ob[best] = t;
+      }
+      info[b] = converged ? 0 : 1;
+    }
+    __syncthreads();
+    for (int64_t i = threadIdx.x; i < n; i += kBlock) w[b * n + i] = a[ob[i] * (n + 1)];
+    __syncthreads();
+    // v's columns in that order, through the work matrix (free now), each signed
+    for (int64_t e = threadIdx.x; e < size; e += kBlock) a[e] = vb[e];
+    __syncthreads();
+    for (int64_t j = threadIdx.x; j < n; j += kBlock) {
+      const int64_t from = ob[j];
+      int64_t top = 0;
+      for (int64_t i = 1; i < n; ++i) {
+        if (math::fabs(a[i * n + from]) > math::fabs(a[top * n + from])) top = i;
+      }
+      const T sign = a[top * n + from] < T(0) ? T(-1) : T(1);
+      for (int64_t i = 0; i < n; ++i) vb[i * n + j] = vectors ? sign * a[i * n + from] : T(0);
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace cuda
+}  // namespace opforge

@@ -1,10 +1,10 @@
-"""GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve
+"""GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve, Eigh
 and Cholesky: the block-per-matrix kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting as
-LAPACK's getrf, then the inverse, the solutions or the determinant from its factors; substitution; Cholesky
-column by column), for every KernelAttr the CPU registers. A singular matrix (MatrixInverse, the solves) or
-one not positive definite (Cholesky) is an error naming its batch index, as on the CPU: the per-matrix
-``info`` is read back to the host after the launch (a synchronisation). Qr, Svd and Eigh have no GPU
-kernels yet."""
+LAPACK's getrf, then the inverse, the solutions or the determinant from its factors; substitution; cyclic Jacobi
+rotations; Cholesky column by column), for every KernelAttr the CPU registers. A singular matrix (MatrixInverse,
+the solves) or one not positive definite (Cholesky) is an error naming its batch index, as on the CPU: the per-
+matrix ``info`` is read back to the host after the launch (a synchronisation). Qr and Svd have no GPU kernels
+yet."""
 
 from __future__ import annotations
 
@@ -126,6 +126,30 @@ def _triangular_solve_loop(spec, function, kernel):
     return run
 
 
+def _eigh_loop(spec, function, kernel):
+    """``EighJacobiKernel<T, kBlock>(x, work, order, w, v, info, batch, n, lower, vectors)``."""
+    device, runtime = spec.device, spec.device.runtime
+    batch, n = _matrices(spec)
+    flags = (
+        np.int32(bool(spec.attrs.get("lower", True))),
+        np.int32(bool(spec.attrs.get("compute_eigenvectors", True))),
+    )
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        w, v = (device.empty(shape, np_dtype) for shape in spec.out_shapes)
+        if batch and n:
+            work = device.empty((batch, n, n), np_dtype)
+            order, info = device.empty((batch, n), np.int32), device.empty((batch,), np.int32)
+            grid = (min(batch, _MAX_GRID), 1, 1)
+            args = (arrays[0], work, order, w, v, info, np.int64(batch), np.int64(n), *flags)
+            runtime.launch(function, grid, (MATRIX_BLOCK, 1, 1), args)
+            _check_info(spec.op_name, runtime, info, "did not converge: its eigendecomposition failed")
+        return w, v
+
+    return run
+
+
 def _cholesky_loop(spec, function, kernel):
     """``CholeskyKernel<T, kBlock>(x, y, info, batch, n, upper)``."""
     device, runtime = spec.device, spec.device.runtime
@@ -176,6 +200,11 @@ def _make_triangular_solve(attr) -> CudaKernel:
     return CudaKernel(_SOURCE, f"opforge::cuda::TriangularSolveKernel<{t}, {MATRIX_BLOCK}>", _triangular_solve_loop)
 
 
+def _make_eigh(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    return CudaKernel(_SOURCE, f"opforge::cuda::EighJacobiKernel<{t}, {MATRIX_BLOCK}>", _eigh_loop)
+
+
 def _make_cholesky(attr) -> CudaKernel:
     t = ctype(attr.inputs[0])
     return CudaKernel(_SOURCE, f"opforge::cuda::CholeskyKernel<{t}, {MATRIX_BLOCK}>", _cholesky_loop)
@@ -186,4 +215,5 @@ mirror_cpu_kernels("MatrixDeterminant", _make_determinant(False))
 mirror_cpu_kernels("LogMatrixDeterminant", _make_determinant(True))
 mirror_cpu_kernels("MatrixSolve", _make_solve)
 mirror_cpu_kernels("MatrixTriangularSolve", _make_triangular_solve)
+mirror_cpu_kernels("Eigh", _make_eigh)
 mirror_cpu_kernels("Cholesky", _make_cholesky)
