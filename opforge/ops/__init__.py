@@ -52,6 +52,7 @@ from opforge.ops.frontend_ops import (
 from opforge.ops.frontend_random import *  # StandardNormal, ..., randn, rand, ... (seeded kernels' front ends)
 from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
+from opforge.ops.functional_ctc import ctc_loss  # MindSpore's ops.ctc_loss: (loss, log_alpha)
 from opforge.ops.functional_extra import *  # MindSpore 2.x composite functional ops (max, tril, std, ...)
 from opforge.ops.functional_index import *  # scatter, tensor_scatter_elements, index_add, mode, matrix_band_part, ...
 from opforge.ops.functional_linalg import *  # inverse, det, slogdet, cholesky, qr, svd

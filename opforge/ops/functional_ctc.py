@@ -2,7 +2,11 @@
 concatenated targets, a blank anywhere), computed by MindSpore's ``CTCLoss`` primitive: the classes are
 reordered so the blank is last and the targets turned into its sparse labels (read on the host: their count
 depends on the lengths). Its gradient with respect to ``log_probs`` is PyTorch's, ``exp(log_probs) - gamma``:
-the gradient of the logits under a ``log_softmax``, which is how log-probabilities are made."""
+the gradient of the logits under a ``log_softmax``, which is how log-probabilities are made.
+
+``ctc_loss`` is MindSpore's functional form (``ops.ctc_loss``): the reduced loss and the forward variables
+``log_alpha`` of the recursion, computed on the host from the same inputs (they are a value, not
+differentiated)."""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from opforge.ops import functional_extra as FX
 from opforge.primitives import ctc_ops
 from opforge.tensor import Tensor
 
-__all__ = ["ctc_loss_per_sequence"]
+__all__ = ["ctc_loss_per_sequence", "ctc_loss"]
 
 _ctc = ctc_ops.CTCLoss(False, True, True)  # labels longer than their frames: loss 0 here, +inf below
 
@@ -88,3 +92,69 @@ def ctc_loss_per_sequence(log_probs, targets, input_lengths, target_lengths, bla
     if zero_infinity:
         loss = F.select(FX.isinf(loss), F.zeros_like(loss), loss)
     return loss, lengths_out
+
+
+def _reduced(loss, lengths: np.ndarray, reduction: str):
+    """ "none", "sum", or "mean": each loss divided by its target length (at least 1), then the mean."""
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return F.reduce_sum(False)(loss, ())
+    lengths = Tensor(lengths.clip(1, None).astype(loss.dtype.np_dtype), device=loss.device)
+    return F.reduce_mean(False)(F.div(loss, lengths), ())
+
+
+def _log_alpha(log_probs: np.ndarray, targets: np.ndarray, lengths_in: np.ndarray, lengths_out: np.ndarray, blank: int):
+    """The forward variables [N, T, 2S + 1] over the blank-interleaved targets l' (S = targets' columns):
+    alpha[t, s] = logsumexp(alpha[t-1, s], alpha[t-1, s-1], alpha[t-1, s-2] where l'[s] is a label unlike
+    l'[s-2]) + log_probs[t, l'[s]], from alpha[0, 0] and alpha[0, 1]; -inf past each sequence's frames and
+    2 target_length + 1 states."""
+    time, batch, _ = log_probs.shape
+    states = 2 * targets.shape[1] + 1
+    ext = np.full((batch, states), blank, np.int64)
+    ext[:, 1::2] = targets
+    skip = np.zeros((batch, states), bool)
+    skip[:, 2:] = (ext[:, 2:] != blank) & (ext[:, 2:] != ext[:, :-2])
+    valid = np.arange(states)[None, :] < (2 * lengths_out[:, None] + 1)
+    emit = np.take_along_axis(log_probs.transpose(1, 0, 2), ext[:, None, :], axis=2)  # [N, T, states]
+    out = np.full((batch, time, states), -np.inf)
+    alpha = np.full((batch, states), -np.inf)
+    alpha[:, :2] = emit[:, 0, :2]
+    alpha = np.where(valid, alpha, -np.inf)
+    for t in range(time):
+        if t:
+            prev = np.stack(
+                [
+                    alpha,
+                    np.pad(alpha, ((0, 0), (1, 0)), constant_values=-np.inf)[:, :-1],
+                    np.where(skip, np.pad(alpha, ((0, 0), (2, 0)), constant_values=-np.inf)[:, :-2], -np.inf),
+                ]
+            )
+            top = prev.max(0)
+            safe = np.where(np.isfinite(top), top, 0.0)
+            with np.errstate(divide="ignore"):
+                alpha = np.log(np.exp(prev - safe).sum(0)) + safe + emit[:, t]
+            alpha = np.where(valid & np.isfinite(top), alpha, -np.inf)
+        out[:, t] = np.where((t < lengths_in)[:, None], alpha, -np.inf)
+    return out
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    r"""MindSpore's ``ops.ctc_loss``: ``(loss, log_alpha)`` for log-probabilities (T, N, C) and padded targets
+    (N, S): the loss of each sequence, -log p(target | log_probs) (Graves et al., 2006), reduced by
+    ``reduction`` ("none", "sum", or "mean": each loss over its target length, then the mean); ``log_alpha``
+    [N, T, 2S + 1] the recursion's forward variables (-inf where unreachable), in log_probs' dtype.
+    ``zero_infinity``: impossible alignments' losses (+inf) and gradients become 0. dtypes: float32, float64;
+    the loss differentiates (PyTorch's gradient), ``log_alpha`` is a value."""
+    if reduction not in ("none", "sum", "mean"):
+        raise ValueError(f"For 'ctc_loss', the 'reduction' must be 'none', 'sum' or 'mean', but got {reduction!r}.")
+    if isinstance(targets, Tensor) and targets.ndim != 2:
+        raise ValueError(f"For 'ctc_loss', the 'targets' must be 2-D (N, S), but got shape {list(targets.shape)}.")
+    loss, lengths_out = ctc_loss_per_sequence(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+    time, batch, _ = log_probs.shape
+    lengths_in = _host_ints("input_lengths", input_lengths, "a Tensor, a tuple or an int")
+    lengths_in = np.broadcast_to(lengths_in, (batch,)) if lengths_in.size == 1 else lengths_in
+    alpha = _log_alpha(log_probs.asnumpy().astype(np.float64), targets.asnumpy().astype(np.int64), lengths_in,
+                       lengths_out, blank)  # fmt: skip
+    log_alpha = Tensor(alpha.astype(log_probs.dtype.np_dtype), device=log_probs.device)
+    return _reduced(loss, lengths_out, reduction), log_alpha
