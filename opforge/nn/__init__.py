@@ -161,6 +161,9 @@ def _register_mindspore_module_paths():
     layer.__dict__.update({name: globals()[name] for name in __all__ if name in globals()})
     sys.modules.setdefault(layer.__name__, layer)
     globals()["layer"] = sys.modules[layer.__name__]
+    # ``from mindspore.nn.layer.activation import get_activation`` (the zoo's NCF, ...): the same names.
+    sys.modules.setdefault(f"{layer.__name__}.activation", globals()["layer"])
+    globals()["layer"].activation = globals()["layer"]
     # MindSpore's nn.optim package exports every optimizer (``from mindspore.nn.optim import Adam, FTRL``).
     for module in (optim_extra, optim_lazy_adam):
         for name in module.__all__:

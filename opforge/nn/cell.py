@@ -88,6 +88,7 @@ class Cell:
         object.__setattr__(self, "_cells", OrderedDict())
         object.__setattr__(self, "_auto_prefix", bool(auto_prefix))
         object.__setattr__(self, "training", False)
+        object.__setattr__(self, "_phase", "train")  # MindSpore's: set_train(False) makes it "predict"
 
     # -- registration ---------------------------------------------------------------------------
     def _registries(self):
@@ -249,6 +250,8 @@ class Cell:
             raise TypeError(f"For 'set_train', the 'mode' must be bool, but got {type(mode).__name__}.")
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "training", mode)
+        # MindSpore's phase name, of this cell only ('train' until set_train(False)); the zoo's TinyBERT reads it
+        object.__setattr__(self, "_phase", "train" if mode else "predict")
         return self
 
     def to_float(self, dst_type) -> Cell:

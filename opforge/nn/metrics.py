@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from opforge.nn.metric_base import Metric
+
+# MindSpore's ``mindspore.nn.metrics`` holds the segmentation metrics too (the zoo's LSTM-CRF imports
+# ConfusionMatrixMetric from it).
+from opforge.nn.metrics_segmentation import ConfusionMatrixMetric, HausdorffDistance
 from opforge.tensor import Tensor
 
 __all__ = [
     "Metric", "Accuracy", "Loss", "MAE", "MSE", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy", "Precision", "Recall", "get_metric_fn", "names", "Fbeta", "F1", "Dice",
-    "ConfusionMatrix",
+    "ConfusionMatrix", "ConfusionMatrixMetric", "HausdorffDistance",
 ]  # fmt: skip
 
 
@@ -24,47 +29,6 @@ def _np(x) -> np.ndarray:
 def _labels(y: np.ndarray, logits: np.ndarray) -> np.ndarray:
     """Class ids from ids or one-hot rows."""
     return y.argmax(-1) if y.ndim == logits.ndim else y.reshape(-1)
-
-
-class Metric:
-    """Base class: subclasses implement ``clear``, ``update`` and ``eval``.
-
-    As MindSpore's, ``Metric.__init__`` does not call ``clear`` for a user's subclass, which sets its own
-    attributes after ``super().__init__()`` and then calls ``self.clear()`` itself (the model zoo's metrics
-    do; their ``clear`` may read those attributes). The metrics of this module (and subclasses of them) are
-    cleared when built, as MindSpore's built-in metrics clear themselves in their ``__init__``."""
-
-    def __init__(self):
-        self._indexes = None
-        if any(c.__module__ == __name__ and c is not Metric for c in type(self).__mro__):
-            self.clear()
-
-    @staticmethod
-    def _convert_data(data) -> np.ndarray:
-        """``data`` (a Tensor, a list or a NumPy array) as a NumPy array, as MindSpore's ``Metric._convert_data``
-        (what a user's ``update`` calls on its inputs)."""
-        if isinstance(data, Tensor):
-            return data.asnumpy()
-        if isinstance(data, np.ndarray):
-            return data
-        if isinstance(data, list):
-            return np.array(data)
-        raise TypeError(
-            f"For 'Metric', the input data type must be a Tensor, a list or a numpy.ndarray, but got {type(data)}."
-        )
-
-    def clear(self) -> None:
-        raise NotImplementedError
-
-    def update(self, *inputs) -> None:
-        raise NotImplementedError
-
-    def eval(self):
-        raise NotImplementedError
-
-    def _need(self, inputs, n: int) -> None:
-        if len(inputs) < n:
-            raise ValueError(f"For '{type(self).__name__}.update', give {n} inputs, but got {len(inputs)}.")
 
 
 def _check_eval_type(name: str, eval_type: str) -> str:
@@ -389,6 +353,7 @@ class ConfusionMatrix(Metric):
 _BY_NAME = {
     "acc": Accuracy, "accuracy": Accuracy, "loss": Loss, "mae": MAE, "mse": MSE,
     "top_1_accuracy": Top1CategoricalAccuracy, "top_5_accuracy": Top5CategoricalAccuracy, "F1": F1, "dice": Dice,
+    "confusion_matrix_metric": ConfusionMatrixMetric, "hausdorff_distance": HausdorffDistance,
 }  # fmt: skip
 
 

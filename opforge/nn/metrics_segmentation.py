@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opforge.nn import metrics as _metrics
-from opforge.nn.metrics import Metric
+from opforge.nn.metric_base import Metric
 
 __all__ = ["ConfusionMatrixMetric", "HausdorffDistance"]
 
@@ -345,7 +344,3 @@ class HausdorffDistance(Metric):
         if self.directed:
             return hd
         return max(hd, self._directed(self.y_edges, self.y_pred_edges))
-
-
-# MindSpore's ``get_metric_fn`` names of these metrics.
-_metrics._BY_NAME.update({"confusion_matrix_metric": ConfusionMatrixMetric, "hausdorff_distance": HausdorffDistance})

@@ -76,10 +76,12 @@ class TimeMonitor(Callback):
     def __init__(self, data_size=None):
         self.data_size = data_size
 
-    def on_train_epoch_begin(self, run_context):
+    # MindSpore's TimeMonitor defines epoch_begin / epoch_end, so a subclass overriding them replaces them
+    # (the zoo's LSTM-CRF EvalCabllBack evaluates in its epoch_end)
+    def epoch_begin(self, run_context):
         self._start = time.perf_counter()
 
-    def on_train_epoch_end(self, run_context):
+    def epoch_end(self, run_context):
         seconds = time.perf_counter() - self._start
         batch_num = run_context.original_args().get("batch_num")
         steps = batch_num if isinstance(batch_num, int) and batch_num > 0 else self.data_size

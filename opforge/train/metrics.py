@@ -4,6 +4,5 @@
 
 from opforge.nn.metrics import *  # noqa: F403
 from opforge.nn.metrics import __all__ as _nn_metrics_all
-from opforge.nn.metrics_segmentation import ConfusionMatrixMetric, HausdorffDistance
 
-__all__ = [*_nn_metrics_all, "ConfusionMatrixMetric", "HausdorffDistance"]
+__all__ = list(_nn_metrics_all)  # with the segmentation metrics

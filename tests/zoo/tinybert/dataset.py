@@ -1,0 +1,60 @@
+# ruff: noqa  (the model zoo's text as it is)
+
+"""create tinybert dataset"""
+
+import os
+from enum import Enum
+import opforge.common.dtype as mstype
+import opforge.dataset as ds
+import opforge.dataset.transforms as C
+
+
+class DataType(Enum):
+    """Enumerate supported dataset format"""
+    TFRECORD = 1
+    MINDRECORD = 2
+
+
+def create_tinybert_dataset(task='td', batch_size=32, device_num=1, rank=0,
+                            do_shuffle="true", data_dir=None, schema_dir=None,
+                            data_type=DataType.TFRECORD):
+    """create tinybert dataset"""
+    if os.path.isdir(data_dir):
+        files = os.listdir(data_dir)
+        data_files = []
+        for file_name in files:
+            if "record" in file_name and "db" not in file_name:
+                data_files.append(os.path.join(data_dir, file_name))
+    else:
+        data_files = [data_dir]
+    if task == "td":
+        columns_list = ["input_ids", "input_mask", "segment_ids", "label_ids"]
+    else:
+        columns_list = ["input_ids", "input_mask", "segment_ids"]
+
+    shard_equal_rows = True
+    shuffle = (do_shuffle == "true")
+    if device_num == 1:
+        shard_equal_rows = False
+        shuffle = False
+
+    if data_type == DataType.MINDRECORD:
+        data_set = ds.MindDataset(data_files, columns_list=columns_list,
+                                  shuffle=(do_shuffle == "true"), num_shards=device_num, shard_id=rank)
+    else:
+        data_set = ds.TFRecordDataset(data_files, schema_dir if schema_dir != "" else None, columns_list=columns_list,
+                                      shuffle=shuffle, num_shards=device_num, shard_id=rank,
+                                      shard_equal_rows=shard_equal_rows)
+    if device_num == 1 and shuffle is True:
+        data_set = data_set.shuffle(10000)
+
+    type_cast_op = C.TypeCast(mstype.int32)
+    data_set = data_set.map(operations=type_cast_op, input_columns="segment_ids")
+    data_set = data_set.map(operations=type_cast_op, input_columns="input_mask")
+    data_set = data_set.map(operations=type_cast_op, input_columns="input_ids")
+    if task == "td":
+        data_set = data_set.map(operations=type_cast_op, input_columns="label_ids")
+    # apply batch operations
+    data_set = data_set.batch(batch_size, drop_remainder=True)
+
+    return data_set
