@@ -133,6 +133,20 @@ _SETTERS = {
 }
 
 
+# MindSpore's documented defaults of the recorded options, which ``get_context`` gives before they are set
+# (a script may read one to restore it: ``set_context(enable_graph_kernel=get_context("enable_graph_kernel"))``).
+_RECORDED_DEFAULTS = {
+    "device_id": 0,
+    "save_graphs_path": ".",
+    "enable_graph_kernel": False,
+    "enable_reduce_precision": True,
+    "reserve_class_name_in_scope": True,
+    "max_call_depth": 1000,
+    "max_device_memory": "1024GB",
+    "mempool_block_size": "1GB",
+}
+
+
 def set_context(**kwargs) -> None:
     """Set context options: ``mode`` (``PYNATIVE_MODE``, the default: every call runs eagerly;
     ``GRAPH_MODE``: a Cell's ``construct`` is traced once per input signature and replayed, see
@@ -157,7 +171,7 @@ def get_context(key: str):
         return _C.get_num_threads()  # 1 in a forked child: kernels there run on one thread
     if key not in _state:
         if key in _SETTERS:
-            return None  # a recorded option never set
+            return _RECORDED_DEFAULTS.get(key)  # a recorded option never set: MindSpore's default, else None
         raise ValueError(f"For 'get_context', unknown option '{key}'; options: {sorted(_SETTERS)}.")
     return _state[key]
 

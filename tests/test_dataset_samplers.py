@@ -438,3 +438,23 @@ def test_sampler_with_shuffle_shards_or_num_samples_is_refused():
         _data(sampler=ds.SequentialSampler(), num_samples=3)
     with pytest.raises(TypeError, match="'GeneratorDataset'.*'sampler' must be an iterable of row indices"):
         _data(sampler=3)
+
+
+def test_a_user_sampler_may_give_a_row_of_indices_per_row():
+    """MindSpore hands each element a user Sampler gives to the source's __getitem__ as it is: NCF's sampler
+    gives a whole batch's indices per row."""
+
+    class Batches(ds.Sampler):
+        def __iter__(self):
+            return iter(np.arange(6).reshape(3, 2)[::-1])
+
+    class Source:
+        def __getitem__(self, rows):
+            return (np.asarray(rows) * 10,)
+
+        def __len__(self):
+            return 6
+
+    data = ds.GeneratorDataset(Source(), ["x"], sampler=Batches())
+    got = [row[0].tolist() for row in data.create_tuple_iterator(output_numpy=True)]
+    assert got == [[40, 50], [20, 30], [0, 10]]

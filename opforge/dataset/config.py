@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-__all__ = ["set_seed", "get_seed", "set_num_parallel_workers", "get_num_parallel_workers"]
+__all__ = [
+    "set_seed",
+    "get_seed",
+    "set_num_parallel_workers",
+    "get_num_parallel_workers",
+    "set_prefetch_size",
+    "get_prefetch_size",
+]
 
-_state = {"seed": None, "workers": 1}
+_state = {"seed": None, "workers": 1, "prefetch_size": 16}
 
 
 def set_seed(seed: int) -> None:
@@ -26,3 +33,17 @@ def set_num_parallel_workers(num: int) -> None:
 
 def get_num_parallel_workers() -> int:
     return _state["workers"]
+
+
+def set_prefetch_size(size: int) -> None:
+    """The rows a pipeline stage queues ahead (MindSpore's default 16): recorded; opforge's pipeline reads rows
+    as they are asked for (AlexNet's dataset.py sets it)."""
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise TypeError(f"For 'set_prefetch_size', the 'size' must be an int, but got {type(size).__name__}.")
+    if not 0 < size <= 2**31 - 1:
+        raise ValueError(f"For 'set_prefetch_size', the 'size' must be in (0, 2147483647], but got {size}.")
+    _state["prefetch_size"] = size
+
+
+def get_prefetch_size() -> int:
+    return _state["prefetch_size"]

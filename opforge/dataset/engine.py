@@ -223,17 +223,22 @@ class _Source(Dataset):
             yield from _parallel(self._read_checked, indices, self._workers, self._processes)
         else:
             for i in indices:
-                yield self._read_checked(int(i))
+                yield self._read_checked(_key(i))
 
     def _read_checked(self, i: int) -> tuple:
         try:
-            value = self._read(int(i))
+            value = self._read(_key(i))
         except Exception as e:
             raise RuntimeError(
                 f"For '{self.where}', the source raised {type(e).__name__} reading row {i} (columns "
                 f"{self._columns}): {e}"
             ) from e
         return _as_row(value, self._columns, self.where)
+
+
+def _key(i):
+    """A sampled position as a source reads it: an int, or a row of indices as a user Sampler gave it."""
+    return i if np.ndim(i) else int(i)
 
 
 _worker_fn = [None]  # the function forked workers run: inherited, so lambdas and local sources need no pickling
@@ -264,7 +269,7 @@ def _pool_imap(fn, items, workers: int, processes: bool):
 
 
 def _parallel(fn, items, workers: int, processes: bool):
-    return _pool_imap(fn, (int(i) for i in items), workers, processes)
+    return _pool_imap(fn, (_key(i) for i in items), workers, processes)
 
 
 class GeneratorDataset(_Source):

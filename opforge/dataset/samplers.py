@@ -186,7 +186,8 @@ class Sampler(BuiltinSampler):
         if epoch > 0:
             self.reset()
         self._handshake(n, self._limit(n))
-        return _as_indices(type(self).__name__, self._get_indices())
+        # MindSpore hands each element along the first axis to the source: a row of indices (NCF's batches)
+        return _as_indices(type(self).__name__, self._get_indices(), rows=below is None)
 
 
 class _IterSampler(Sampler):
@@ -539,11 +540,12 @@ def _mindrecord_label(source, i: int, column: str):
 # The engine's side: choosing, reading and counting
 
 
-def _as_indices(name: str, values) -> np.ndarray:
+def _as_indices(name: str, values, rows: bool = False) -> np.ndarray:
+    """Integer positions, one per row; ``rows``: a user Sampler's N-d array, whose rows a source reads."""
     idx = np.asarray(values)
     if idx.size == 0:
         return np.zeros(0, np.int64)
-    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+    if (idx.ndim != 1 and not (rows and idx.ndim > 1)) or not np.issubdtype(idx.dtype, np.integer):
         raise TypeError(f"For '{name}', the indices must be ints, but got {idx.dtype} values of shape {idx.shape}.")
     return idx.astype(np.int64)
 
@@ -593,7 +595,7 @@ def _indices_of(sampler, length: int, epoch: int, depth: int, source) -> np.ndar
     child = sampler.child_sampler
     below = None if child is None else _indices_of(child, length, epoch, depth + 1, source)
     n = length if below is None else len(below)
-    pos = _as_indices(type(sampler).__name__, sampler._positions(n, epoch, depth, source, below))
+    pos = _as_indices(type(sampler).__name__, sampler._positions(n, epoch, depth, source, below), below is None)
     if below is None:
         return pos
     bad = pos[(pos < 0) | (pos >= n)]
@@ -609,6 +611,8 @@ def epoch_indices(where: str, source, epoch: int) -> np.ndarray:
     """The source's rows for ``epoch`` that its sampler picks, each checked to be a row of the source."""
     length = source._length
     idx = _indices_of(source._sampler, length, epoch, 0, source)
+    if idx.ndim > 1:  # rows of indices: the source's __getitem__ reads each row as it is (MindSpore's)
+        return idx
     bad = idx[(idx < 0) | (idx >= length)]
     if bad.size:
         raise ValueError(f"For '{where}', the sampler gave the index {int(bad[0])}, but the source has {length} rows.")

@@ -23,6 +23,8 @@ from __future__ import annotations
 import functools
 
 from opforge.context import graph_mode
+from opforge.dataset.engine import Dataset
+from opforge.jit import jit
 from opforge.tensor import Tensor
 
 __all__ = ["data_sink"]
@@ -139,9 +141,6 @@ def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
     value but None) ``fn`` is traced once and replayed (``opforge.jit``); ``input_signature`` (a Tensor or
     Tensors, dims None for unknown) is checked against the dataset's first batch (dtype: TypeError; rank and
     known dims: ValueError) and given to the trace."""
-    from opforge.dataset.engine import Dataset
-    from opforge.jit import jit
-
     if not callable(fn):
         raise TypeError(f"For 'data_sink', the 'fn' must be callable, but got {type(fn).__name__}.")
     if not isinstance(dataset, Dataset):

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from opforge import context
 from opforge.dataset.crc32c import masked_crc32c
 from opforge.tensor import Tensor
 from opforge.train.callback_base import Callback
@@ -183,9 +184,7 @@ class SummaryRecord:
             raise TypeError(f"For '{where}', 'raise_exception' must be a bool, but got {raise_exception!r}.")
         os.makedirs(log_dir, exist_ok=True)
         self._log_dir = os.path.realpath(log_dir)
-        from opforge import context  # the device id names the file, as MindSpore's
-
-        device_id = context.get_context("device_id") or 0
+        device_id = context.get_context("device_id") or 0  # it names the file, as MindSpore's
         name = f"{file_prefix}.out.events.summary.{int(time.time())}.{device_id}.{platform.node()}{file_suffix}"
         self.file_path = os.path.join(self._log_dir, name)
         self._left = max_file_size

@@ -13,7 +13,9 @@ import numbers
 
 import numpy as np
 
+from opforge.dataset.vision.decode import Decode
 from opforge.dataset.vision.random_source import transform_rng
+from opforge.dataset.vision.resize import Inter, Resize
 
 __all__ = ["RandomResizedCrop", "RandomCropDecodeResize", "crop_box"]
 
@@ -81,8 +83,6 @@ class RandomResizedCrop:
     where = "RandomResizedCrop"
 
     def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=None, max_attempts=10):
-        from opforge.dataset.vision import Inter  # the package imports this module
-
         self.size = _check_size(self.where, size)
         self.scale = _check_range(self.where, "scale", scale, 0.0, strict=False)
         self.ratio = _check_range(self.where, "ratio", ratio, 0.0, strict=True)
@@ -97,8 +97,6 @@ class RandomResizedCrop:
         self.interpolation, self.max_attempts = interpolation, int(max_attempts)
 
     def __call__(self, img):
-        from opforge.dataset.vision import Resize
-
         img = np.asarray(img)
         if img.ndim not in (2, 3) or 0 in img.shape[:2]:
             raise ValueError(
@@ -118,6 +116,4 @@ class RandomCropDecodeResize(RandomResizedCrop):
     where = "RandomCropDecodeResize"
 
     def __call__(self, img):
-        from opforge.dataset.vision import Decode
-
         return super().__call__(Decode()(img))
