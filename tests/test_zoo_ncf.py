@@ -24,6 +24,7 @@ from opforge import Tensor, context
 
 USERS, ITEMS, PER_USER = ncf_data.DATASET_TO_NUM_USERS_AND_ITEMS["ml-1m"] + (4,)
 
+
 @pytest.fixture(autouse=True)
 def _state(monkeypatch):
     np.random.seed(0)
