@@ -404,89 +404,83 @@ struct SolveBatch {
   int64_t rhs_size() const { return a.rows * k; }
 };
 
-// MatrixSolve: x with matrix x = rhs (or matrix^T x = rhs, adjoint), by getrf then getrs per matrix.
+// The frame of the solves: matrix [..., m, m] and rhs [..., m, k] in, x like rhs out, the matrices of the
+// batch split over threads. A batch whose matrix (the part the solve reads) or rhs is not finite gives NaN;
+// Solve(matrix, x) solves in place into x (holding rhs) and returns false where the matrix is singular.
 template <typename T>
-class MatrixSolveCpuKernel : public CpuKernel {
+class SolveCpuKernel : public CpuKernel {
  public:
   void Init(const KernelContext& ctx) override {
     op_ = ctx.op_name();
     s_.Init(op_, ctx.input(0).shape, ctx.input(1).shape);
     adjoint_ = ctx.GetBool("adjoint");
+    InitAttrs(ctx);
   }
 
   void Launch(const KernelArgs& args) override {
     const T* matrix = args.input<T>(0);
     const T* rhs = args.input<T>(1);
     T* out = args.output<T>(0);
-    const int64_t m = s_.a.rows, size = s_.a.size(), rsize = s_.rhs_size();
+    const int64_t size = s_.a.size(), rsize = s_.rhs_size();
     if (rsize == 0) return;
     const int64_t bad = ForEachMatrix(s_.a.batch, Cube(s_.a) + size * s_.k, [&](int64_t b) {
-      std::vector<T> a(static_cast<size_t>(size));
-      std::vector<int32_t> ipiv(static_cast<size_t>(m));
       T* x = out + b * rsize;
-      if (!CopyFinite(matrix + b * size, a.data(), size) || !CopyFinite(rhs + b * rsize, x, rsize)) {
+      if (!MatrixFinite(matrix + b * size) || !CopyFinite(rhs + b * rsize, x, rsize)) {
         FillNan(x, rsize);
         return true;
       }
-      if (lapack::Getrf(m, a.data(), ipiv.data()) != 0) return false;
-      lapack::Getrs(adjoint_ ? 'T' : 'N', m, s_.k, a.data(), ipiv.data(), x);
-      return true;
+      return Solve(matrix + b * size, x);
     });
-    OPF_CHECK(bad < 0, "For '" << op_ << "', the matrix at batch index " << bad
-                               << " is singular: the system has no unique solution.");
+    OPF_CHECK(bad < 0, "For '" << op_ << "', the matrix at batch index " << bad << Singular());
   }
 
- private:
+ protected:
+  virtual void InitAttrs(const KernelContext&) {}
+  virtual bool MatrixFinite(const T* a) const { return AllFinite(a, s_.a.size()); }
+  virtual bool Solve(const T* a, T* x) const = 0;
+  virtual const char* Singular() const = 0;
+
   std::string op_;
   SolveBatch s_;
   bool adjoint_ = false;
 };
 
-// Whether the lower (or upper) triangle of the n x n matrix a is finite.
+// MatrixSolve: x with matrix x = rhs (or matrix^T x = rhs, adjoint), by getrf then getrs per matrix.
 template <typename T>
-bool TriangleFinite(const T* a, int64_t n, bool lower) {
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t begin = lower ? 0 : i, end = lower ? i + 1 : n;
-    if (!AllFinite(a + i * n + begin, end - begin)) return false;
+class MatrixSolveCpuKernel : public SolveCpuKernel<T> {
+ protected:
+  bool Solve(const T* matrix, T* x) const override {
+    const int64_t m = this->s_.a.rows;
+    std::vector<T> a(matrix, matrix + m * m);
+    std::vector<int32_t> ipiv(static_cast<size_t>(m));
+    if (lapack::Getrf(m, a.data(), ipiv.data()) != 0) return false;
+    lapack::Getrs(this->adjoint_ ? 'T' : 'N', m, this->s_.k, a.data(), ipiv.data(), x);
+    return true;
   }
-  return true;
-}
+  const char* Singular() const override { return " is singular: the system has no unique solution."; }
+};
 
 // MatrixTriangularSolve: x with matrix x = rhs (or matrix^T x = rhs, adjoint), matrix's lower (or upper)
-// triangle read and the other ignored, by substitution (trtrs); NaN where that triangle or rhs is not
-// finite, as the other solves.
+// triangle read and the other ignored, by substitution (trtrs).
 template <typename T>
-class MatrixTriangularSolveCpuKernel : public CpuKernel {
- public:
-  void Init(const KernelContext& ctx) override {
-    op_ = ctx.op_name();
-    s_.Init(op_, ctx.input(0).shape, ctx.input(1).shape);
-    lower_ = ctx.GetBool("lower");
-    adjoint_ = ctx.GetBool("adjoint");
+class MatrixTriangularSolveCpuKernel : public SolveCpuKernel<T> {
+ protected:
+  void InitAttrs(const KernelContext& ctx) override { lower_ = ctx.GetBool("lower"); }
+  bool MatrixFinite(const T* a) const override {  // the triangle read
+    const int64_t n = this->s_.a.rows;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t begin = lower_ ? 0 : i, end = lower_ ? i + 1 : n;
+      if (!AllFinite(a + i * n + begin, end - begin)) return false;
+    }
+    return true;
   }
-
-  void Launch(const KernelArgs& args) override {
-    const T* matrix = args.input<T>(0);
-    const T* rhs = args.input<T>(1);
-    T* out = args.output<T>(0);
-    const int64_t m = s_.a.rows, size = s_.a.size(), rsize = s_.rhs_size();
-    if (rsize == 0) return;
-    const int64_t bad = ForEachMatrix(s_.a.batch, size * s_.k, [&](int64_t b) {
-      T* x = out + b * rsize;
-      if (!TriangleFinite(matrix + b * size, m, lower_) || !CopyFinite(rhs + b * rsize, x, rsize)) {
-        FillNan(x, rsize);
-        return true;
-      }
-      return lapack::Trtrs(lower_ ? 'L' : 'U', adjoint_ ? 'T' : 'N', m, s_.k, matrix + b * size, x) == 0;
-    });
-    OPF_CHECK(bad < 0, "For '" << op_ << "', the triangular matrix at batch index " << bad
-                               << " has a zero on its diagonal: it is singular.");
+  bool Solve(const T* a, T* x) const override {
+    return lapack::Trtrs(lower_ ? 'L' : 'U', this->adjoint_ ? 'T' : 'N', this->s_.a.rows, this->s_.k, a, x) == 0;
   }
+  const char* Singular() const override { return " has a zero on its diagonal: it is singular."; }
 
  private:
-  std::string op_;
-  SolveBatch s_;
-  bool lower_ = true, adjoint_ = false;
+  bool lower_ = true;
 };
 
 #define REG_LINALG(T, ID)                                                                                      \

@@ -251,13 +251,8 @@ __global__ void __launch_bounds__(kRegisterBlockThreads<kGroup>,
   using S = acc_t<T>;
   using C = compute_t<T>;
   __shared__ S cells[kGroup == 32 ? 1 : kGroup / 32 + 1];
-  const int groups_per_block = static_cast<int>(blockDim.x) / kGroup;
-  const int group = static_cast<int>(threadIdx.x) / kGroup;
-  RegisterRow<T, kGroup, kPer> row;
-  row.packed = RowsPackable<T, row.kW>(m, x, y);
-  row.lane = static_cast<int>(threadIdx.x) % kGroup;
-  for (int64_t r = static_cast<int64_t>(blockIdx.x) * groups_per_block + group; r < rows;
-       r += static_cast<int64_t>(gridDim.x) * groups_per_block) {
+  RegisterRow<T, kGroup, kPer> row(RowsPackable<T, RegisterRow<T, kGroup, kPer>::kW>(m, x, y));
+  ForEachGroupRow<kGroup>(rows, [&](int64_t r) {
     row.Read(x + r * m, m, C(0));
     C part = C(0);
 #pragma unroll
@@ -281,7 +276,7 @@ __global__ void __launch_bounds__(kRegisterBlockThreads<kGroup>,
       mean[r] = Store<T>(static_cast<C>(mu));
       var[r] = Store<T>(static_cast<C>(v));
     }
-  }
+  });
 }
 
 // LayerNormGrad's dx with a block per row of m >= 1 elements: sum(g) and sum(g * xhat), then dx.

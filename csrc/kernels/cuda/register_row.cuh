@@ -33,6 +33,10 @@ struct RegisterRow {
   bool packed;  // the rows are read and written in packs (the same for every row of a launch)
   int lane;     // this thread's rank in its group
 
+  // `packed`: whether every row of the launch may be read and written in packs (RowsPackable).
+  __device__ explicit RegisterRow(bool packed_rows)
+      : packed(packed_rows), lane(static_cast<int>(threadIdx.x) % kGroup) {}
+
   // The row index of this thread's j-th element.
   __device__ __forceinline__ int64_t Index(int j) const {
     if (packed) return (static_cast<int64_t>(j / kW) * kGroup + lane) * kW + j % kW;
@@ -77,6 +81,17 @@ struct RegisterRow {
     }
   }
 };
+
+// body(r) for each row r the group of kGroup threads this thread is in takes: blockDim.x / kGroup groups a
+// block, rows grid-strided. A group's threads leave the loop together.
+template <int kGroup, typename Body>
+__device__ __forceinline__ void ForEachGroupRow(int64_t rows, Body body) {
+  const int64_t groups_per_block = static_cast<int64_t>(blockDim.x) / kGroup;
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * groups_per_block + static_cast<int64_t>(threadIdx.x) / kGroup;
+       r < rows; r += static_cast<int64_t>(gridDim.x) * groups_per_block) {
+    body(r);
+  }
+}
 
 }  // namespace cuda
 }  // namespace opforge

@@ -48,14 +48,9 @@ __global__ void __launch_bounds__(kRegisterBlockThreads<kGroup>,
   using C = compute_t<T>;
   using S = acc_t<T>;
   __shared__ S cells[kGroup == 32 ? 1 : kGroup / 32 + 1];
-  const int groups_per_block = static_cast<int>(blockDim.x) / kGroup;
-  const int group = static_cast<int>(threadIdx.x) / kGroup;
-  RegisterRow<T, kGroup, kPer> row;
-  row.packed = RowsPackable<T, row.kW>(n, x, y);
-  row.lane = static_cast<int>(threadIdx.x) % kGroup;
+  RegisterRow<T, kGroup, kPer> row(RowsPackable<T, RegisterRow<T, kGroup, kPer>::kW>(n, x, y));
   const C neg_inf = -limits::Infinity<C>();
-  for (int64_t r = static_cast<int64_t>(blockIdx.x) * groups_per_block + group; r < rows;
-       r += static_cast<int64_t>(gridDim.x) * groups_per_block) {
+  ForEachGroupRow<kGroup>(rows, [&](int64_t r) {
     row.Read(x + r * n, n, neg_inf);
     C m = neg_inf;
 #pragma unroll
@@ -70,7 +65,7 @@ __global__ void __launch_bounds__(kRegisterBlockThreads<kGroup>,
     // kLog: log(s), else 1 / s
     const C scale = static_cast<C>(kLog ? S(math::log(s)) : S(1) / s);
     row.Write(y + r * n, n, [&](C v, int64_t) { return kLog ? LogSoftmaxOf(v, m, scale) : SoftmaxOf(v, m, scale); });
-  }
+  });
 }
 
 // kBlock threads (a multiple of 32) per row; rows taken block by block (grid-stride over rows).
