@@ -22,7 +22,7 @@ struct Fns {
   using Geqrf = int (*)(int, int, int, T*, int, T*);
   using Orgqr = int (*)(int, int, int, int, T*, int, const T*);
   using Getrs = int (*)(int, char, int, int, const T*, int, const int*, T*, int);
-  using Trtrs = int (*)(int, char, char, char, int, int, const T*, int, T*, int);
+  using Trsm = void (*)(int, int, int, int, int, int, int, T, const T*, int, T*, int);
   using Syevd = int (*)(int, char, char, int, T*, int, T*);
   Getrf getrf = nullptr;
   Getri getri = nullptr;
@@ -31,7 +31,7 @@ struct Fns {
   Geqrf geqrf = nullptr;
   Orgqr orgqr = nullptr;
   Getrs getrs = nullptr;
-  Trtrs trtrs = nullptr;
+  Trsm trsm = nullptr;
   Syevd syevd = nullptr;
 };
 
@@ -63,7 +63,7 @@ void LoadAll(void* handle, const std::string& prefix, char letter) {
   Resolve(handle, p + "geqrf", &f.geqrf);
   Resolve(handle, p + "orgqr", &f.orgqr);
   Resolve(handle, p + "getrs", &f.getrs);
-  Resolve(handle, p + "trtrs", &f.trtrs);
+  Resolve(handle, prefix + "cblas_" + letter + "trsm", &f.trsm);
   Resolve(handle, p + "syevd", &f.syevd);
 }
 
@@ -124,9 +124,11 @@ int Getrs(char trans, int64_t n, int64_t nrhs, const T* a, const int32_t* ipiv, 
 }
 
 template <typename T>
-int Trtrs(char uplo, char trans, int64_t n, int64_t nrhs, const T* a, T* b) {
-  return Need(Table<T>().trtrs, "trtrs")(kRowMajor, uplo, trans, 'N', Dim(n), Dim(nrhs), a, Dim(n), b,
-                                         Dim(std::max<int64_t>(nrhs, 1)));
+void Trsm(bool lower, bool transpose, int64_t n, int64_t nrhs, const T* a, T* b) {
+  constexpr int kLeft = 141, kUpper = 121, kLower = 122, kNoTrans = 111, kTrans = 112, kNonUnit = 131;
+  Need(Table<T>().trsm, "trsm")(kRowMajor, kLeft, lower ? kLower : kUpper, transpose ? kTrans : kNoTrans, kNonUnit,
+                                Dim(n), Dim(nrhs), T(1), a, Dim(std::max<int64_t>(n, 1)), b,
+                                Dim(std::max<int64_t>(nrhs, 1)));
 }
 
 template <typename T>
@@ -142,7 +144,7 @@ int Syevd(char jobz, char uplo, int64_t n, T* a, T* w) {
   template int Geqrf<T>(int64_t, int64_t, T*, int64_t, T*);                 \
   template int Orgqr<T>(int64_t, int64_t, int64_t, T*, int64_t, const T*);                 \
   template int Getrs<T>(char, int64_t, int64_t, const T*, const int32_t*, T*);             \
-  template int Trtrs<T>(char, char, int64_t, int64_t, const T*, T*);                       \
+  template void Trsm<T>(bool, bool, int64_t, int64_t, const T*, T*);                       \
   template int Syevd<T>(char, char, int64_t, T*, T*)
 
 OPF_LAPACK_INSTANTIATE(float);

@@ -1,4 +1,5 @@
-// LAPACK, from the BLAS library blas::Load opened (scipy-openblas32 carries LAPACKE): the factorizations of
+// LAPACK, from the BLAS library blas::Load opened (scipy-openblas32 carries LAPACKE; and BLAS's triangular
+// solve): the factorizations of
 // the linear-algebra kernels (csrc/kernels/cpu/linalg.cc). Row-major matrices, float or double; each call
 // returns LAPACK's info (0: done; > 0: the factorization failed at that step, e.g. a singular matrix).
 #pragma once
@@ -34,10 +35,10 @@ int Orgqr(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, const T* tau);
 // Solves a x = b (trans 'N') or a^T x = b ('T') from Getrf's factors of the n x n a; b (n x nrhs) in place.
 template <typename T>
 int Getrs(char trans, int64_t n, int64_t nrhs, const T* a, const int32_t* ipiv, T* b);
-// Solves a x = b or a^T x = b (trans) for the lower or upper (uplo 'L' / 'U') triangle of the n x n a; b
-// (n x nrhs) in place; info > 0: a zero on the diagonal.
+// Solves a x = b or a^T x = b (transpose) for the lower (or upper) triangle of the n x n a; b (n x nrhs) in
+// place. BLAS's trsm (row-major natively: no copies), which does not check the diagonal: the caller does.
 template <typename T>
-int Trtrs(char uplo, char trans, int64_t n, int64_t nrhs, const T* a, T* b);
+void Trsm(bool lower, bool transpose, int64_t n, int64_t nrhs, const T* a, T* b);
 // The eigenvalues (w, ascending) of a symmetric n x n matrix, read from its lower or upper triangle (uplo),
 // and with jobz 'V' its eigenvectors, as the columns of a (in place).
 template <typename T>

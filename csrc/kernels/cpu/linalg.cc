@@ -2,7 +2,7 @@
 // through LAPACK (core/lapack.h): MatrixInverse(adjoint)(x), MatrixDeterminant()(x),
 // LogMatrixDeterminant()(x) -> (sign, log|det|), Cholesky(upper)(x), Qr(full_matrices)(x) -> (q, r),
 // Svd(full_matrices, compute_uv)(x) -> (s, u, v), Eigh(compute_eigenvectors, lower)(x) -> (w, v),
-// MatrixSolve(adjoint)(matrix, rhs) and MatrixTriangularSolve(lower, adjoint)(matrix, rhs). float32 and
+// MatrixSolve(adjoint)(matrix, rhs) and MatrixTriangularSolve(lower, adjoint)(matrix, rhs) (BLAS's trsm). float32 and
 // float64. The matrices of a batch split over
 // threads; a singular matrix (MatrixInverse) or one not positive definite (Cholesky) is an error naming its
 // position in the batch. A matrix holding a NaN or an infinity gives NaN outputs (LAPACK's results for it
@@ -461,7 +461,7 @@ class MatrixSolveCpuKernel : public SolveCpuKernel<T> {
 };
 
 // MatrixTriangularSolve: x with matrix x = rhs (or matrix^T x = rhs, adjoint), matrix's lower (or upper)
-// triangle read and the other ignored, by substitution (trtrs).
+// triangle read and the other ignored, by substitution (BLAS's trsm); a zero on the diagonal is an error.
 template <typename T>
 class MatrixTriangularSolveCpuKernel : public SolveCpuKernel<T> {
  protected:
@@ -475,7 +475,12 @@ class MatrixTriangularSolveCpuKernel : public SolveCpuKernel<T> {
     return true;
   }
   bool Solve(const T* a, T* x) const override {
-    return lapack::Trtrs(lower_ ? 'L' : 'U', this->adjoint_ ? 'T' : 'N', this->s_.a.rows, this->s_.k, a, x) == 0;
+    const int64_t n = this->s_.a.rows;
+    for (int64_t i = 0; i < n; ++i) {
+      if (a[i * n + i] == T(0)) return false;
+    }
+    lapack::Trsm(lower_, this->adjoint_, n, this->s_.k, a, x);
+    return true;
   }
   const char* Singular() const override { return " has a zero on its diagonal: it is singular."; }
 
