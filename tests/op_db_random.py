@@ -169,8 +169,8 @@ def standard_gamma(seed: int, offset: int, i: int, alpha: float) -> float:
         t = 1.0 + c * x
         if t <= 0.0:
             continue
-        v, u = t * t * t, stream.uniform_open()
-        if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
+        v, u, x2 = t * t * t, stream.uniform_open(), x * x
+        if u < 1.0 - 0.0331 * x2 * x2 or math.log(u) < 0.5 * x2 + d - d * v + d * math.log(v):
             value = d * v
             break
     if alpha < 1.0:
