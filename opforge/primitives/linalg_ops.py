@@ -1,7 +1,7 @@
 """Linear algebra of the matrices in an input's last two dims, the leading dims a batch (MindSpore's names,
 attributes and outputs): MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh,
 MatrixSolve, MatrixTriangularSolve. CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK
-(scipy-openblas32's LAPACKE); GPU kernels (all but Qr and Svd): csrc/kernels/cuda/linalg.cu, a block per
+(scipy-openblas32's LAPACKE); GPU kernels (all but Svd): csrc/kernels/cuda/linalg.cu, a block per
 matrix. dtypes: float32, float64."""
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class Cholesky(_MatrixOp):
 class Qr(_MatrixOp):
     r"""The QR decomposition of each matrix: ``Qr(full_matrices=False)(x)`` -> ``(q, r)``, :math:`x = q r`
     with q orthonormal and r upper triangular; for x [M, N] and K = min(M, N), q [M, K] and r [K, N], or with
-    ``full_matrices`` q [M, M] and r [M, N]. dtypes (CPU): float32, float64."""
+    ``full_matrices`` q [M, M] and r [M, N]. dtypes (CPU, GPU): float32, float64."""
 
     square = False
 

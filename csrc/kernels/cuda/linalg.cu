@@ -465,3 +465,83 @@ __global__ void EighJacobiKernel(const T* x, T* work, int* order, T* w, T* v, in
 
 }  // namespace cuda
 }  // namespace opforge
+
+namespace opforge {
+namespace cuda {
+
+// Qr by Householder reflections, a block per matrix, with LAPACK's conventions (geqrf's dlarfg: the
+// reflector of column j maps it onto beta e_j with beta = -sign(alpha) |x|, tau = (beta - alpha) / beta, and
+// tau = 0 where the column below the diagonal is already zero; then orgqr), so the factors, signs included,
+// are the CPU's: work [m, n] is factored in place (reflectors below the diagonal, R on and above it), then
+// r [rrows, n] (R; rows past min(m, n) zero) and q [m, qcols] = H_0 ... H_{k-1} applied to the identity's
+// first qcols columns, a thread per column. A matrix holding a NaN or an infinity gives NaN factors.
+template <typename T, int kBlock>
+__global__ void QrKernel(const T* x, T* work, T* tau, T* q, T* r, int64_t batch, int64_t m, int64_t n, int full) {
+  __shared__ T cells[kBlock / 32 + 1];
+  __shared__ int finite_cells[kBlock / 32 + 1];
+  const int64_t k = m < n ? m : n, qcols = full ? m : k, rrows = full ? m : k, size = m * n;
+  for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
+    T* a = work + b * size;
+    T* tb = tau + b * (k > 0 ? k : 1);
+    T* qb = q + b * m * qcols;
+    T* rb = r + b * rrows * n;
+    for (int64_t e = threadIdx.x; e < size; e += kBlock) a[e] = x[b * size + e];
+    __syncthreads();
+    if (!BlockAllFinite<T, kBlock>(a, size, finite_cells)) {
+      BlockFill<T, kBlock>(qb, m * qcols, limits::QuietNaN<T>());
+      BlockFill<T, kBlock>(rb, rrows * n, limits::QuietNaN<T>());
+      __syncthreads();
+      continue;
+    }
+    for (int64_t j = 0; j < k; ++j) {
+      T part = T(0);
+      for (int64_t i = j + 1 + threadIdx.x; i < m; i += kBlock) part += a[i * n + j] * a[i * n + j];
+      const T xnorm2 = BlockSum<T, kBlock>(part, cells);
+      const T alpha = a[j * n + j];
+      T t = T(0), scale = T(0), beta = alpha;
+      if (xnorm2 > T(0)) {
+        const T norm = math::sqrt(alpha * alpha + xnorm2);
+        beta = alpha < T(0) ? norm : -norm;  // -sign(alpha) |(alpha, x)|, sign(+0) = +
+        t = (beta - alpha) / beta;
+        scale = T(1) / (alpha - beta);
+      }
+      __syncthreads();  // every thread has read alpha before it is overwritten
+      if (t != T(0)) {
+        for (int64_t i = j + 1 + threadIdx.x; i < m; i += kBlock) a[i * n + j] *= scale;  // v (v_j = 1)
+      }
+      if (threadIdx.x == 0) {
+        a[j * n + j] = beta;
+        tb[j] = t;
+      }
+      __syncthreads();
+      if (t != T(0)) {
+        for (int64_t c = j + 1 + threadIdx.x; c < n; c += kBlock) {  // H applied to column c
+          T w = a[j * n + c];
+          for (int64_t i = j + 1; i < m; ++i) w += a[i * n + j] * a[i * n + c];
+          a[j * n + c] -= t * w;
+          for (int64_t i = j + 1; i < m; ++i) a[i * n + c] -= t * a[i * n + j] * w;
+        }
+      }
+      __syncthreads();
+    }
+    for (int64_t e = threadIdx.x; e < rrows * n; e += kBlock) {
+      const int64_t i = e / n, c = e % n;
+      rb[e] = i < k && c >= i ? a[i * n + c] : T(0);
+    }
+    for (int64_t c = threadIdx.x; c < qcols; c += kBlock) {  // column c of H_0 ... H_{k-1} e_c
+      for (int64_t i = 0; i < m; ++i) qb[i * qcols + c] = T(i == c);
+      for (int64_t j = k - 1; j >= 0; --j) {
+        const T t = tb[j];
+        if (t == T(0)) continue;
+        T w = qb[j * qcols + c];
+        for (int64_t i = j + 1; i < m; ++i) w += a[i * n + j] * qb[i * qcols + c];
+        qb[j * qcols + c] -= t * w;
+        for (int64_t i = j + 1; i < m; ++i) qb[i * qcols + c] -= t * a[i * n + j] * w;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace cuda
+}  // namespace opforge

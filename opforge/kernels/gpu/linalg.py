@@ -1,10 +1,10 @@
-"""GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve, Eigh
-and Cholesky: the block-per-matrix kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting as
+"""GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve, Eigh,
+Qr and Cholesky: the block-per-matrix kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting as
 LAPACK's getrf, then the inverse, the solutions or the determinant from its factors; substitution; cyclic Jacobi
-rotations; Cholesky column by column), for every KernelAttr the CPU registers. A singular matrix (MatrixInverse,
-the solves) or one not positive definite (Cholesky) is an error naming its batch index, as on the CPU: the per-
-matrix ``info`` is read back to the host after the launch (a synchronisation). Qr and Svd have no GPU kernels
-yet."""
+rotations; Householder reflections as LAPACK's geqrf and orgqr; Cholesky column by column), for every KernelAttr
+the CPU registers. A singular matrix (MatrixInverse, the solves) or one not positive definite (Cholesky) is an
+error naming its batch index, as on the CPU: the per- matrix ``info`` is read back to the host after the launch
+(a synchronisation). Svd has no GPU kernel yet."""
 
 from __future__ import annotations
 
@@ -150,6 +150,26 @@ def _eigh_loop(spec, function, kernel):
     return run
 
 
+def _qr_loop(spec, function, kernel):
+    """``QrKernel<T, kBlock>(x, work, tau, q, r, batch, m, n, full)``."""
+    device, runtime = spec.device, spec.device.runtime
+    shape = list(spec.in_shapes[0])
+    batch, m, n = math.prod(shape[:-2]), shape[-2], shape[-1]
+    full = np.int32(bool(spec.attrs.get("full_matrices", False)))
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        q, r = (device.empty(s, np_dtype) for s in spec.out_shapes)
+        if batch and q.size + r.size:
+            work, tau = device.empty((batch, m, n), np_dtype), device.empty((batch, max(min(m, n), 1)), np_dtype)
+            grid = (min(batch, _MAX_GRID), 1, 1)
+            args = (arrays[0], work, tau, q, r, np.int64(batch), np.int64(m), np.int64(n), full)
+            runtime.launch(function, grid, (MATRIX_BLOCK, 1, 1), args)
+        return q, r
+
+    return run
+
+
 def _cholesky_loop(spec, function, kernel):
     """``CholeskyKernel<T, kBlock>(x, y, info, batch, n, upper)``."""
     device, runtime = spec.device, spec.device.runtime
@@ -205,6 +225,11 @@ def _make_eigh(attr) -> CudaKernel:
     return CudaKernel(_SOURCE, f"opforge::cuda::EighJacobiKernel<{t}, {MATRIX_BLOCK}>", _eigh_loop)
 
 
+def _make_qr(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    return CudaKernel(_SOURCE, f"opforge::cuda::QrKernel<{t}, {MATRIX_BLOCK}>", _qr_loop)
+
+
 def _make_cholesky(attr) -> CudaKernel:
     t = ctype(attr.inputs[0])
     return CudaKernel(_SOURCE, f"opforge::cuda::CholeskyKernel<{t}, {MATRIX_BLOCK}>", _cholesky_loop)
@@ -216,4 +241,5 @@ mirror_cpu_kernels("LogMatrixDeterminant", _make_determinant(True))
 mirror_cpu_kernels("MatrixSolve", _make_solve)
 mirror_cpu_kernels("MatrixTriangularSolve", _make_triangular_solve)
 mirror_cpu_kernels("Eigh", _make_eigh)
+mirror_cpu_kernels("Qr", _make_qr)
 mirror_cpu_kernels("Cholesky", _make_cholesky)
