@@ -112,7 +112,63 @@ def _svd_ref(prim, x):
     if not prim.compute_uv:
         return np.linalg.svd(x.astype(np.float64), compute_uv=False), np.zeros(batch + ushape), np.zeros(batch + vshape)
     u, s, vt = np.linalg.svd(x.astype(np.float64), full_matrices=prim.full_matrices)
-    return s, u, np.swapaxes(vt, -1, -2)
+    return (s, *_signed(u, np.swapaxes(vt, -1, -2), k))
+
+
+def _signed(u, v, k):
+    """The kernels' sign of each pair (u_j, v_j), j < k: v_j's component of largest magnitude positive."""
+    top = np.take_along_axis(v[..., :k], np.abs(v[..., :k]).argmax(axis=-2)[..., None, :], axis=-2)
+    flip = np.where(top < 0, -1.0, 1.0)
+    u, v = u.copy(), v.copy()
+    u[..., :k] *= flip
+    v[..., :k] *= flip
+    return u, v
+
+
+class _FullSvdPart:
+    """One checkable part of ``Svd(full_matrices=True)``: the singular values, the first K columns of u or v
+    (unique up to the kernels' sign), or u^T u / v^T v (the identity: the extra columns are any orthonormal
+    completion, so they are checked by that alone)."""
+
+    _INDEX = {"s": 0, "u": 1, "v": 2, "u^T u": 1, "v^T v": 2}
+
+    def __init__(self, part: str):
+        self.__dict__.update(prim=ops.Svd(True), part=part, index=self._INDEX[part])
+
+    def __getattr__(self, name):
+        return getattr(self.__dict__["prim"], name)
+
+    def __call__(self, x):
+        s, u, v = self.prim(x)
+        k = s.shape[-1]
+        if self.part == "s":
+            return s
+        f = u if self.part.startswith("u") else v
+        if "^T" in self.part:
+            return ops.matmul(ops.swapaxes(f, -1, -2), f)
+        return f[..., :k]
+
+
+def _full_svd_ref(prim, x):
+    s, u, v = _finite_rule(_svd_ref)(ops.Svd(True), x)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    part = prim.part
+    if part == "s":
+        return s
+    f = u if part.startswith("u") else v
+    if "^T" not in part:
+        return f[..., :k]
+    rows = f.shape[-1]
+    gram = np.broadcast_to(np.eye(rows), f.shape[:-2] + (rows, rows)).copy()
+    gram[~np.isfinite(f).all(axis=(-2, -1))] = np.nan
+    return gram
+
+
+def _svd_any_ref(prim, x):
+    if isinstance(prim, _FullSvdPart):
+        return _full_svd_ref(prim, x)
+    return _finite_rule(_svd_ref, lambda prim: None if prim.compute_uv else (0,))(prim, x)
 
 
 def _matrix_errors(name, square=True):
@@ -293,11 +349,11 @@ RECORDS = [
         "Svd",
         {
             "": ops.Svd,
-            "full_matrices": lambda: ops.Svd(True),
             "compute_uv=False": lambda: ops.Svd(compute_uv=False),
+            **{f"full_matrices {part}": lambda part=part: _FullSvdPart(part) for part in _FullSvdPart._INDEX},
         },
         _rectangular_samples,
-        _finite_rule(_svd_ref, lambda prim: None if prim.compute_uv else (0,)),
+        _svd_any_ref,
         tols=_TOLS,
         error_inputs=_matrix_errors("Svd", square=False),
     ),

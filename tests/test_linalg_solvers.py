@@ -174,3 +174,17 @@ def test_cho_solve_gradient(rng):
     # Cholesky's gradient is the symmetric one (as MindSpore's and PyTorch's): that of a's symmetric part
     expected = numeric_grad(lambda v: np.linalg.solve((v + v.T) / 2, b).sum(), a)
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
+@pytest.mark.parametrize("shape, full", [((5, 3), False), ((3, 5), True), ((4, 4), True)])
+def test_svd_of_a_rank_deficient_matrix(device, shape, full, rng):
+    """Singular values of 0: their singular vectors complete an orthonormal basis (any one), on both backends."""
+    m, n = shape
+    x = rng.uniform(-1, 1, size=(m, 1)) @ rng.uniform(-1, 1, size=(1, n))  # rank 1
+    s, u, v = (t.to("CPU").asnumpy() for t in ops.Svd(full)(Tensor(x, device=device)))
+    np.testing.assert_allclose(s, np.linalg.svd(x, compute_uv=False), atol=1e-12)
+    k = min(m, n)
+    np.testing.assert_allclose(u.T @ u, np.eye(u.shape[1]), atol=1e-12)
+    np.testing.assert_allclose(v.T @ v, np.eye(v.shape[1]), atol=1e-12)
+    np.testing.assert_allclose(u[:, :k] @ np.diag(s) @ v[:, :k].T, x, atol=1e-12)

@@ -1,7 +1,7 @@
 """Linear algebra of the matrices in an input's last two dims, the leading dims a batch (MindSpore's names,
 attributes and outputs): MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh,
 MatrixSolve, MatrixTriangularSolve. CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK
-(scipy-openblas32's LAPACKE); GPU kernels (all but Svd): csrc/kernels/cuda/linalg.cu, a block per
+(scipy-openblas32's LAPACKE); GPU kernels: csrc/kernels/cuda/linalg.cu, a block per
 matrix. dtypes: float32, float64."""
 
 from __future__ import annotations
@@ -132,7 +132,8 @@ class Svd(_MatrixOp):
     r"""The singular value decomposition of each matrix: ``Svd(full_matrices=False, compute_uv=True)(input)``
     -> ``(s, u, v)``, :math:`x = u \operatorname{diag}(s) v^T` with s descending; for x [M, N] and
     K = min(M, N): s [K], u [M, K], v [N, K], or with ``full_matrices`` u [M, M] and v [N, N]. Without
-    ``compute_uv``, u and v are zeros (MindSpore's outputs). dtypes (CPU): float32, float64."""
+    ``compute_uv``, u and v are zeros (MindSpore's outputs). Each pair (u_j, v_j) is signed so that v_j's component
+    of largest magnitude is positive. dtypes (CPU, GPU): float32, float64."""
 
     square = False
 

@@ -269,8 +269,26 @@ class QrCpuKernel : public CpuKernel {
   bool full_ = false;
 };
 
+// Each pair (u_j, v_j), j < k, of singular vectors flipped together so that v_j's component of largest
+// magnitude (the first of equals) is positive: they are defined up to a shared sign, and this fixes one
+// whatever the algorithm (the GPU's Jacobi rotations give the same). The extra columns of full factors are
+// left as they are (any orthonormal completion).
+template <typename T>
+void SignSingularVectors(T* u, int64_t m, int64_t ucols, T* v, int64_t n, int64_t vcols, int64_t k) {
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t top = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      if (std::abs(v[i * vcols + j]) > std::abs(v[top * vcols + j])) top = i;
+    }
+    if (v[top * vcols + j] >= T(0)) continue;
+    for (int64_t i = 0; i < n; ++i) v[i * vcols + j] = -v[i * vcols + j];
+    for (int64_t i = 0; i < m; ++i) u[i * ucols + j] = -u[i * ucols + j];
+  }
+}
+
 // Svd: x [m, n] = u diag(s) v^T, s descending; u [m, k] and v [n, k] (k = min(m, n)), or [m, m] and [n, n]
-// (full_matrices); without compute_uv, u and v are zeros of those shapes (MindSpore's outputs).
+// (full_matrices), the pairs of singular vectors signed by SignSingularVectors; without compute_uv, u and v
+// are zeros of those shapes (MindSpore's outputs).
 template <typename T>
 class SvdCpuKernel : public CpuKernel {
  public:
@@ -316,6 +334,7 @@ class SvdCpuKernel : public CpuKernel {
       for (int64_t i = 0; compute_uv_ && i < vcols; ++i) {  // v = vt^T
         for (int64_t j = 0; j < n; ++j) vb[j * vcols + i] = vt[static_cast<size_t>(i * n + j)];
       }
+      if (compute_uv_) SignSingularVectors(ub, m, ucols, vb, n, vcols, k);
       return true;
     });
     OPF_CHECK(bad < 0, "For '" << op_ << "', the SVD of the matrix at batch index " << bad << " did not converge.");

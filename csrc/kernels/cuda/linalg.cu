@@ -545,3 +545,183 @@ __global__ void QrKernel(const T* x, T* work, T* tau, T* q, T* r, int64_t batch,
 
 }  // namespace cuda
 }  // namespace opforge
+
+namespace opforge {
+namespace cuda {
+
+// Column c of the rows x cols row-major matrix a made a unit vector orthogonal to its columns [0, c) (which
+// are orthonormal): the first unit vector e_i whose part orthogonal to them is not small (Gram-Schmidt, twice
+// for accuracy). One thread: the completion of a rank-deficient or full factor.
+template <typename T>
+__device__ void CompleteColumn(T* a, int64_t rows, int64_t cols, int64_t c) {
+  for (int64_t e = 0; e < rows; ++e) {
+    for (int64_t i = 0; i < rows; ++i) a[i * cols + c] = T(i == e);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int64_t p = 0; p < c; ++p) {
+        T dot = T(0);
+        for (int64_t i = 0; i < rows; ++i) dot += a[i * cols + p] * a[i * cols + c];
+        for (int64_t i = 0; i < rows; ++i) a[i * cols + c] -= dot * a[i * cols + p];
+      }
+    }
+    T norm = T(0);
+    for (int64_t i = 0; i < rows; ++i) norm += a[i * cols + c] * a[i * cols + c];
+    if (norm > T(0.25)) {
+      norm = math::sqrt(norm);
+      for (int64_t i = 0; i < rows; ++i) a[i * cols + c] /= norm;
+      return;
+    }
+  }
+}
+
+// Svd by one-sided Jacobi rotations (Hestenes), a block per matrix: the columns of w, x (or x^T when
+// m < n, so that w is tall: R = max(m, n) rows, k = min(m, n) columns) are rotated pair by pair until
+// orthogonal, vp accumulating the rotations: then x = w vp^T with w's column norms the singular values.
+// The outputs: s descending (order: the permutation), the tall factor (u, or v when m < n) w's normalised
+// columns, completed to an orthonormal basis where a singular value is 0 and with full_matrices, the square
+// one vp's columns; each pair (u_j, v_j) signed as the CPU's (v_j's largest component positive). info[b] = 1
+// when 60 sweeps did not converge. A matrix holding a NaN or an infinity gives NaN outputs.
+template <typename T, int kBlock>
+__global__ void SvdJacobiKernel(const T* x, T* work, T* vp, int* order, T* s, T* u, T* v, int* info, int64_t batch,
+                                int64_t m, int64_t n, int full, int compute_uv) {
+  __shared__ T sums[3 * kBlock];
+  __shared__ int cells[kBlock / 32 + 1];
+  const bool wide = m < n;
+  const int64_t rows = wide ? n : m, k = wide ? m : n, size = m * n;
+  const int64_t tcols = full ? rows : k;  // the tall output's columns
+  const T eps = sizeof(T) == 4 ? T(1.1920929e-07) : T(2.220446049250313e-16);
+  for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
+    const T* xb = x + b * size;
+    T* w = work + b * rows * k;
+    T* vb = vp + b * k * k;
+    int* ob = order + b * k;
+    T* tall = (wide ? v + b * n * (full ? n : k) : u + b * m * (full ? m : k));
+    T* square = (wide ? u + b * m * m : v + b * n * n);
+    int bad = 0;
+    for (int64_t e = threadIdx.x; e < size; e += kBlock) {
+      const int64_t i = e / n, j = e % n;
+      bad |= !(xb[e] - xb[e] == T(0));
+      if (wide) {
+        w[j * k + i] = xb[e];
+      } else {
+        w[i * k + j] = xb[e];
+      }
+    }
+    for (int64_t e = threadIdx.x; e < k * k; e += kBlock) vb[e] = T(e / k == e % k);
+    if (BlockSum<int, kBlock>(bad, cells) != 0) {
+      BlockFill<T, kBlock>(s + b * k, k, limits::QuietNaN<T>());
+      if (compute_uv) {
+        BlockFill<T, kBlock>(tall, rows * tcols, limits::QuietNaN<T>());
+        BlockFill<T, kBlock>(square, k * k, limits::QuietNaN<T>());
+      }
+      if (threadIdx.x == 0) info[b] = 0;
+      __syncthreads();
+      continue;
+    }
+    int converged = 0;
+    for (int sweep = 0; sweep < 60 && !converged; ++sweep) {
+      converged = 1;
+      for (int64_t p = 0; p + 1 < k; ++p) {
+        for (int64_t q = p + 1; q < k; ++q) {
+          T alpha = T(0), beta = T(0), gamma = T(0);
+          for (int64_t i = threadIdx.x; i < rows; i += kBlock) {
+            const T a = w[i * k + p], c = w[i * k + q];
+            alpha += a * a;
+            beta += c * c;
+            gamma += a * c;
+          }
+          sums[threadIdx.x] = alpha;
+          sums[kBlock + threadIdx.x] = beta;
+          sums[2 * kBlock + threadIdx.x] = gamma;
+          __syncthreads();
+          for (int h = kBlock / 2; h > 0; h >>= 1) {
+            if (static_cast<int>(threadIdx.x) < h) {
+              for (int r = 0; r < 3; ++r) sums[r * kBlock + threadIdx.x] += sums[r * kBlock + threadIdx.x + h];
+            }
+            __syncthreads();
+          }
+          alpha = sums[0];
+          beta = sums[kBlock];
+          gamma = sums[2 * kBlock];
+          __syncthreads();
+          if (gamma == T(0) || math::fabs(gamma) <= eps * math::sqrt(alpha * beta)) continue;
+          converged = 0;
+          const T zeta = (beta - alpha) / (T(2) * gamma);
+          const T t = (zeta >= T(0) ? T(1) : T(-1)) / (math::fabs(zeta) + math::sqrt(T(1) + zeta * zeta));
+          const T c = T(1) / math::sqrt(T(1) + t * t), sn = c * t;
+          for (int64_t i = threadIdx.x; i < rows; i += kBlock) {
+            const T a = w[i * k + p], d = w[i * k + q];
+            w[i * k + p] = c * a - sn * d;
+            w[i * k + q] = sn * a + c * d;
+          }
+          for (int64_t i = threadIdx.x; i < k; i += kBlock) {
+            const T a = vb[i * k + p], d = vb[i * k + q];
+            vb[i * k + p] = c * a - sn * d;
+            vb[i * k + q] = sn * a + c * d;
+          }
+          __syncthreads();
+        }
+      }
+    }
+    // the singular values, descending: thread 0 sorts them with the permutation (the first of equals first)
+    T* sb = s + b * k;
+    if (threadIdx.x == 0) {
+      for (int64_t j = 0; j < k; ++j) {
+        T norm = T(0);
+        for (int64_t i = 0; i < rows; ++i) norm += w[i * k + j] * w[i * k + j];
+        sb[j] = math::sqrt(norm);
+        ob[j] = static_cast<int>(j);
+      }
+      for (int64_t i = 0; i < k; ++i) {
+        int64_t best = i;
+        for (int64_t j = i + 1; j < k; ++j) {
+          if (sb[j] > sb[best]) best = j;
+        }
+        const T sv = sb[i];
+        sb[i] = sb[best];
+        sb[best] = sv;
+        const int so = ob[i];
+        ob[i] = ob[best];
+        ob[best] = so;
+      }
+      info[b] = converged ? 0 : 1;
+    }
+    __syncthreads();
+    // the factors: column j from w's (normalised) and vp's column order[j]
+    if (compute_uv) {
+      for (int64_t j = threadIdx.x; j < tcols; j += kBlock) {
+        const T sigma = j < k ? sb[j] : T(0);
+        for (int64_t i = 0; i < rows; ++i) tall[i * tcols + j] = sigma > T(0) ? w[i * k + ob[j]] / sigma : T(0);
+      }
+      for (int64_t j = threadIdx.x; j < k; j += kBlock) {
+        for (int64_t i = 0; i < k; ++i) square[i * k + j] = vb[i * k + ob[j]];
+      }
+    } else {
+      BlockFill<T, kBlock>(tall, rows * tcols, T(0));
+      BlockFill<T, kBlock>(square, k * k, T(0));
+    }
+    __syncthreads();
+    if (compute_uv && threadIdx.x == 0) {
+      for (int64_t j = 0; j < tcols; ++j) {
+        if (j >= k || !(sb[j] > T(0))) CompleteColumn(tall, rows, tcols, j);
+      }
+      // the pairs' signs: v_j's largest component positive (v: the square factor, or the tall one when m < n)
+      T* vf = wide ? tall : square;
+      T* uf = wide ? square : tall;
+      const int64_t vcols = wide ? tcols : k, ucols = wide ? k : tcols;
+      const int64_t vrows = wide ? rows : k, urows = wide ? k : rows;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t top = 0;
+        for (int64_t i = 1; i < vrows; ++i) {
+          if (math::fabs(vf[i * vcols + j]) > math::fabs(vf[top * vcols + j])) top = i;
+        }
+        if (vf[top * vcols + j] >= T(0)) continue;
+        for (int64_t i = 0; i < vrows; ++i) vf[i * vcols + j] = -vf[i * vcols + j];
+        for (int64_t i = 0; i < urows; ++i) uf[i * ucols + j] = -uf[i * ucols + j];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace cuda
+}  // namespace opforge

@@ -1,10 +1,10 @@
 """GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve, Eigh,
-Qr and Cholesky: the block-per-matrix kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting as
-LAPACK's getrf, then the inverse, the solutions or the determinant from its factors; substitution; cyclic Jacobi
-rotations; Householder reflections as LAPACK's geqrf and orgqr; Cholesky column by column), for every KernelAttr
-the CPU registers. A singular matrix (MatrixInverse, the solves) or one not positive definite (Cholesky) is an
-error naming its batch index, as on the CPU: the per- matrix ``info`` is read back to the host after the launch
-(a synchronisation). Svd has no GPU kernel yet."""
+Qr, Svd and Cholesky: the block-per-matrix kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting
+as LAPACK's getrf, then the inverse, the solutions or the determinant from its factors; substitution; cyclic
+Jacobi rotations; Householder reflections as LAPACK's geqrf and orgqr; one-sided Jacobi rotations; Cholesky
+column by column), for every KernelAttr the CPU registers. A singular matrix (MatrixInverse, the solves) or one
+not positive definite (Cholesky) is an error naming its batch index, as on the CPU: the per-matrix ``info`` is
+read back to the host after the launch (a synchronisation)."""
 
 from __future__ import annotations
 
@@ -170,6 +170,34 @@ def _qr_loop(spec, function, kernel):
     return run
 
 
+def _svd_loop(spec, function, kernel):
+    """``SvdJacobiKernel<T, kBlock>(x, work, vp, order, s, u, v, info, batch, m, n, full, compute_uv)``."""
+    device, runtime = spec.device, spec.device.runtime
+    shape = list(spec.in_shapes[0])
+    batch, m, n = math.prod(shape[:-2]), shape[-2], shape[-1]
+    k = min(m, n)
+    full, compute_uv = bool(spec.attrs.get("full_matrices", False)), bool(spec.attrs.get("compute_uv", True))
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+
+    def run(arrays):
+        s, u, v = (device.empty(shape, np_dtype) for shape in spec.out_shapes)
+        if batch and k:
+            work, vp = device.empty((batch, max(m, n), k), np_dtype), device.empty((batch, k, k), np_dtype)
+            order, info = device.empty((batch, k), np.int32), device.empty((batch,), np.int32)
+            grid = (min(batch, _MAX_GRID), 1, 1)
+            flags = (np.int32(full), np.int32(compute_uv))
+            args = (arrays[0], work, vp, order, s, u, v, info, np.int64(batch), np.int64(m), np.int64(n), *flags)
+            runtime.launch(function, grid, (MATRIX_BLOCK, 1, 1), args)
+            _check_info(spec.op_name, runtime, info, "did not converge: its SVD failed")
+        else:  # no singular values: u and v the identity's first columns (zeros without compute_uv), as the CPU's
+            u, v = (
+                device.asarray(np.broadcast_to(np.eye(*t.shape[-2:]) * compute_uv, t.shape), np_dtype) for t in (u, v)
+            )
+        return s, u, v
+
+    return run
+
+
 def _cholesky_loop(spec, function, kernel):
     """``CholeskyKernel<T, kBlock>(x, y, info, batch, n, upper)``."""
     device, runtime = spec.device, spec.device.runtime
@@ -230,6 +258,11 @@ def _make_qr(attr) -> CudaKernel:
     return CudaKernel(_SOURCE, f"opforge::cuda::QrKernel<{t}, {MATRIX_BLOCK}>", _qr_loop)
 
 
+def _make_svd(attr) -> CudaKernel:
+    t = ctype(attr.inputs[0])
+    return CudaKernel(_SOURCE, f"opforge::cuda::SvdJacobiKernel<{t}, {MATRIX_BLOCK}>", _svd_loop)
+
+
 def _make_cholesky(attr) -> CudaKernel:
     t = ctype(attr.inputs[0])
     return CudaKernel(_SOURCE, f"opforge::cuda::CholeskyKernel<{t}, {MATRIX_BLOCK}>", _cholesky_loop)
@@ -242,4 +275,5 @@ mirror_cpu_kernels("MatrixSolve", _make_solve)
 mirror_cpu_kernels("MatrixTriangularSolve", _make_triangular_solve)
 mirror_cpu_kernels("Eigh", _make_eigh)
 mirror_cpu_kernels("Qr", _make_qr)
+mirror_cpu_kernels("Svd", _make_svd)
 mirror_cpu_kernels("Cholesky", _make_cholesky)

@@ -34,6 +34,3 @@ linalg_op_infos = (
 )
 for _info in linalg_op_infos:
     op_info_register(_info)
-
-# No GPU kernels yet: opforge/op_info/gpu/ does not declare these for the GPU.
-CPU_ONLY = ("Svd",)

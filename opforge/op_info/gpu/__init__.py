@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 
 from opforge.op_info import cpu as _cpu  # noqa: F401 - the declarations mirrored here
-from opforge.op_info.cpu.linalg import CPU_ONLY
 from opforge.op_info.reg_op import OpInfo
 from opforge.op_info.registry import all_op_infos, get_op_info, op_info_register
 
@@ -27,7 +26,7 @@ def mirror_cpu_op_info(op_name: str) -> OpInfo:
     return gpu
 
 
-# Every built-in operator but the CPU-only ones: one without its GPU kernels then shows in `opforge doctor`.
+# Every built-in operator: one without its GPU kernels then shows in `opforge doctor`.
 for _info in all_op_infos():
-    if _info.backend == "CPU" and _info.op_name not in CPU_ONLY:
+    if _info.backend == "CPU":
         mirror_cpu_op_info(_info.op_name)
