@@ -26,6 +26,7 @@ at ``global_step`` each step.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -67,7 +68,11 @@ def _learning_rates(where: str, learning_rate) -> tuple:
                 f"For '{where}', the 'learning_rate' Tensor must be 0-d or 1-d, but got {list(learning_rate.shape)}."
             )
         learning_rate = learning_rate.asnumpy().reshape(-1).tolist()
-    values = list(learning_rate) if isinstance(learning_rate, (list, tuple)) else [learning_rate]
+    if isinstance(learning_rate, np.ndarray):
+        learning_rate = learning_rate.reshape(-1).tolist()
+    # MindSpore's Iterable: a list, a tuple or a generator (the zoo's DeepLabV3 passes cosine_lr's), one per step
+    iterable = isinstance(learning_rate, Iterable) and not isinstance(learning_rate, (str, bytes))
+    values = list(learning_rate) if iterable else [learning_rate]
     if not values:
         raise ValueError(f"For '{where}', the 'learning_rate' must hold at least one value, but got none.")
     return tuple(_check_float(where, "learning_rate", v) for v in values)

@@ -373,6 +373,7 @@ logical_not = math_ops.LogicalNot()
 logical_and = math_ops.LogicalAnd()
 logical_or = math_ops.LogicalOr()
 pow = math_ops.Pow()  # noqa: A001
+tensor_pow = pow  # MindSpore's F.tensor_pow (the zoo's GPT EvalNet: F.tensor_pow(np.e, x))
 atan2 = math_ops.Atan2()
 floor_div = math_ops.FloorDiv()
 floor_divide = floor_div

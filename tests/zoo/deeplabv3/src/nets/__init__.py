@@ -1,0 +1,2 @@
+# ruff: noqa  (the model zoo's text as it is)
+
