@@ -98,8 +98,13 @@ def _row_cases(cupy, opforge, ops, torch):
     image, weight = rand(32, 64, 56, 56), rand(64, 64, 3, 3)
     dout = rand(32, 64, 56, 56)
     gamma, beta = cupy.ones(1024, cupy.float32), cupy.zeros(1024, cupy.float32)
+    # 64 matrices of 64x64: well conditioned, and symmetric positive definite ones; 8 right-hand sides each
+    square = rand(64, 64, 64) + 64 * cupy.eye(64, dtype=cupy.float32)
+    spd = cupy.ascontiguousarray(square @ square.transpose(0, 2, 1))
+    rhs = rand(64, 64, 8)
     # Tensors made once: Tensor(array) copies, as MindSpore's does, and must stay out of the timings.
-    tensors = {id(a): opforge.Tensor(a, device="GPU") for a in (wide, tall, norm, image, weight, dout, gamma, beta)}
+    arrays = (wide, tall, norm, image, weight, dout, gamma, beta, square, spd, rhs)
+    tensors = {id(a): opforge.Tensor(a, device="GPU") for a in arrays}
     T = lambda a: tensors[id(a)]  # noqa: E731
     P = torch.from_dlpack  # zero-copy views of the same memory
     conv = ops.Conv2D(64, 3, pad_mode="pad", pad=1)
@@ -148,6 +153,16 @@ def _row_cases(cupy, opforge, ops, torch):
             lambda: ops.MaxPool(3, 2, "valid")(T(image)),
             lambda: tf.max_pool2d(P(image), 3, 2),
         ),
+        ("MatrixInverse 64x64x64", lambda: ops.MatrixInverse()(T(square)), lambda: torch.linalg.inv(P(square))),
+        (
+            "MatrixSolve 64x64x64, 8",
+            lambda: ops.MatrixSolve()(T(square), T(rhs)),
+            lambda: torch.linalg.solve(P(square), P(rhs)),
+        ),
+        ("Cholesky 64x64x64", lambda: ops.Cholesky()(T(spd)), lambda: torch.linalg.cholesky(P(spd))),
+        ("Eigh 64x64x64", lambda: ops.Eigh()(T(spd)), lambda: torch.linalg.eigh(P(spd))),
+        ("Qr 64x64x64", lambda: ops.Qr()(T(square)), lambda: torch.linalg.qr(P(square))),
+        ("Svd 64x64x64", lambda: ops.Svd()(T(square)), lambda: torch.linalg.svd(P(square), full_matrices=False)),
     ]
 
 

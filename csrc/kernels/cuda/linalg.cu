@@ -333,16 +333,16 @@ namespace opforge {
 namespace cuda {
 
 // Eigh by cyclic Jacobi rotations (Golub and Van Loan 8.5), a block per matrix: a (the work matrix [n, n],
-// symmetric, built from x's lower or upper triangle) is rotated pair by pair, (p, q) zeroing a_pq, until the
-// off-diagonal sum of squares is below eps^2 of the whole; v accumulates the rotations. Then w ascending
+// symmetric, built from x's lower or upper triangle) is rotated pair by pair, (p, q) zeroing a_pq, until a
+// sweep finds every a_pq below eps sqrt(|a_pp a_qq|) (the rounding of its pair); v accumulates the rotations. Then w ascending
 // (order: the permutation, a thread's selection) and v's columns in that order, each signed so its largest
 // component (the first of equals) is positive, as the CPU's. info[b] = 1 when 60 sweeps did not converge; a
 // triangle that is not finite gives NaN outputs. Without `vectors`, v is zeros.
 template <typename T, int kBlock>
 __global__ void EighJacobiKernel(const T* x, T* work, int* order, T* w, T* v, int* info, int64_t batch, int64_t n,
                                  int lower, int vectors) {
-  __shared__ T sums[kBlock];
   __shared__ T rotation[2];
+  __shared__ int rotated[1];
   __shared__ int cells[kBlock / 32 + 1];
   const int64_t size = n * n;
   const T eps = sizeof(T) == 4 ? T(1.1920929e-07) : T(2.220446049250313e-16);
@@ -368,41 +368,20 @@ __global__ void EighJacobiKernel(const T* x, T* work, int* order, T* w, T* v, in
     }
     int converged = 0;
     for (int sweep = 0; sweep < 60 && !converged; ++sweep) {
-      // off(a)^2 and |a|^2: a tree over the block
-      T off = T(0), all = T(0);
-      for (int64_t e = threadIdx.x; e < size; e += kBlock) {
-        const T s = a[e] * a[e];
-        all += s;
-        if (e / n != e % n) off += s;
-      }
-      sums[threadIdx.x] = off;
+      if (threadIdx.x == 0) rotated[0] = 0;
       __syncthreads();
-      for (int s = kBlock / 2; s > 0; s >>= 1) {
-        if (static_cast<int>(threadIdx.x) < s) sums[threadIdx.x] += sums[threadIdx.x + s];
-        __syncthreads();
-      }
-      off = sums[0];
-      __syncthreads();
-      sums[threadIdx.x] = all;
-      __syncthreads();
-      for (int s = kBlock / 2; s > 0; s >>= 1) {
-        if (static_cast<int>(threadIdx.x) < s) sums[threadIdx.x] += sums[threadIdx.x + s];
-        __syncthreads();
-      }
-      all = sums[0];
-      __syncthreads();
-      converged = off <= eps * eps * all;
-      if (converged) break;
       for (int64_t p = 0; p + 1 < n; ++p) {
         for (int64_t q = p + 1; q < n; ++q) {
           if (threadIdx.x == 0) {
-            const T apq = a[p * n + q];
+            // a_pq below the rounding of its diagonal pair is zero already (the classical threshold)
+            const T apq = a[p * n + q], app = a[p * n + p], aqq = a[q * n + q];
             T c = T(1), s = T(0);
-            if (apq != T(0)) {
-              const T tau = (a[q * n + q] - a[p * n + p]) / (T(2) * apq);
+            if (apq != T(0) && math::fabs(apq) > eps * math::sqrt(math::fabs(app * aqq))) {
+              const T tau = (aqq - app) / (T(2) * apq);
               const T t = (tau >= T(0) ? T(1) : T(-1)) / (math::fabs(tau) + math::sqrt(T(1) + tau * tau));
               c = T(1) / math::sqrt(T(1) + t * t);
               s = t * c;
+              rotated[0] = 1;
             }
             rotation[0] = c;
             rotation[1] = s;
@@ -428,6 +407,8 @@ __global__ void EighJacobiKernel(const T* x, T* work, int* order, T* w, T* v, in
           __syncthreads();
         }
       }
+      converged = rotated[0] == 0;  // a sweep without a rotation
+      __syncthreads();  // every thread has read the flag before thread 0 resets it
     }
     // the eigenvalues ascending: thread 0 orders them (the first of equal values first)
     int* ob = order + b * n;
