@@ -286,9 +286,34 @@ void SignSingularVectors(T* u, int64_t m, int64_t ucols, T* v, int64_t n, int64_
   }
 }
 
+// Column c of the rows x cols row-major matrix a made a unit vector orthogonal to its columns [0, c) (which
+// are orthonormal): the first unit vector e_i whose part orthogonal to them has a squared norm above 1/4
+// (Gram-Schmidt, twice). The extra columns of full singular factors, completed so on both backends (the GPU's
+// CompleteColumn of linalg.cu): any orthonormal completion is valid, and this one is the same everywhere.
+template <typename T>
+void CompleteColumn(T* a, int64_t rows, int64_t cols, int64_t c) {
+  for (int64_t e = 0; e < rows; ++e) {
+    for (int64_t i = 0; i < rows; ++i) a[i * cols + c] = T(i == e);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int64_t p = 0; p < c; ++p) {
+        T dot = T(0);
+        for (int64_t i = 0; i < rows; ++i) dot += a[i * cols + p] * a[i * cols + c];
+        for (int64_t i = 0; i < rows; ++i) a[i * cols + c] -= dot * a[i * cols + p];
+      }
+    }
+    T norm = T(0);
+    for (int64_t i = 0; i < rows; ++i) norm += a[i * cols + c] * a[i * cols + c];
+    if (norm > T(0.25)) {
+      norm = std::sqrt(norm);
+      for (int64_t i = 0; i < rows; ++i) a[i * cols + c] /= norm;
+      return;
+    }
+  }
+}
+
 // Svd: x [m, n] = u diag(s) v^T, s descending; u [m, k] and v [n, k] (k = min(m, n)), or [m, m] and [n, n]
-// (full_matrices), the pairs of singular vectors signed by SignSingularVectors; without compute_uv, u and v
-// are zeros of those shapes (MindSpore's outputs).
+// (full_matrices: the extra columns completed by CompleteColumn), the pairs of singular vectors signed by
+// SignSingularVectors; without compute_uv, u and v are zeros of those shapes (MindSpore's outputs).
 template <typename T>
 class SvdCpuKernel : public CpuKernel {
  public:
@@ -335,6 +360,8 @@ class SvdCpuKernel : public CpuKernel {
         for (int64_t j = 0; j < n; ++j) vb[j * vcols + i] = vt[static_cast<size_t>(i * n + j)];
       }
       if (compute_uv_) SignSingularVectors(ub, m, ucols, vb, n, vcols, k);
+      for (int64_t c = k; compute_uv_ && c < ucols; ++c) CompleteColumn(ub, m, ucols, c);
+      for (int64_t c = k; compute_uv_ && c < vcols; ++c) CompleteColumn(vb, n, vcols, c);
       return true;
     });
     OPF_CHECK(bad < 0, "For '" << op_ << "', the SVD of the matrix at batch index " << bad << " did not converge.");
