@@ -1328,6 +1328,14 @@ def _eigh_grad_samples(prim, rng):
         yield GradSample((uniform(shape, -0.5, 0.5, rng=rng) + np.diag(np.arange(n) * 2.0),), f"x{list(shape)}")
 
 
+def _pivoting_samples(prim, rng):
+    """Well-conditioned matrices with their rows reversed: the factorization swaps rows (its largest entries
+    are off the diagonal), the same swaps for small changes of the entries."""
+    for sample in _well_conditioned_samples(prim, rng):
+        (x,) = sample.args
+        yield GradSample((np.ascontiguousarray(x[..., ::-1, :]),), sample.desc + " rows reversed")
+
+
 def _solve_grad_samples(prim, rng):
     for shape, k in [((3, 3), 2), ((2, 2, 2), 1), ((1, 1), 3)]:
         n = shape[-1]
@@ -1365,6 +1373,7 @@ LINALG_GRAD_RECORDS = [
         _variants("Eigh", lower={}, upper={"lower": False}, w_only={"compute_eigenvectors": False}),
         _eigh_grad_samples,
     ),
+    GradRecord("Lu", _variants("Lu"), _pivoting_samples),
     GradRecord(
         "MatrixSolve",
         _variants("MatrixSolve", **{"adjoint=False": {}, "adjoint=True": {"adjoint": True}}),

@@ -6,6 +6,7 @@ References: NumPy's linalg in float64 (LAPACK too, so Qr's and Svd's signs are t
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 from op_db import Arg, ErrorInput, OpRecord, Sample, _t
 
 from opforge import Tensor, ops
@@ -142,6 +143,21 @@ def _signed(u, v, k):
     u[..., :k] *= flip
     v[..., :k] *= flip
     return u, v
+
+
+def _lu_ref(prim, x):
+    """SciPy's lu_factor and lu (LAPACK's getrf too): (lu, 0-based pivots, P of x = P L U)."""
+    x = x.astype(np.float64)
+    n = x.shape[-1]
+    flat = x.reshape((int(np.prod(x.shape[:-2])), n, n))
+    lu, piv, perm = np.zeros(flat.shape), np.zeros(flat.shape[:2], np.int32), np.zeros(flat.shape, np.int32)
+    for b, a in enumerate(flat):
+        if not np.isfinite(a).all():
+            lu[b], piv[b], perm[b] = np.nan, np.arange(n), np.eye(n)
+            continue
+        lu[b], piv[b] = scipy.linalg.lu_factor(a, check_finite=False)
+        perm[b] = scipy.linalg.lu(a)[0]
+    return lu.reshape(x.shape), piv.reshape(x.shape[:-1]), perm.reshape(x.shape)
 
 
 def _matrix_errors(name, square=True):
@@ -365,5 +381,14 @@ RECORDS = [
         args=(_CONDITIONED, Arg()),
         tols=_TOLS,
         error_inputs=_solve_errors("MatrixTriangularSolve"),
+    ),
+    OpRecord(
+        "Lu",
+        {"": ops.Lu},
+        _square_samples(_conditioned),
+        _lu_ref,
+        args=(_CONDITIONED,),
+        tols=_TOLS,
+        error_inputs=_matrix_errors("Lu"),
     ),
 ]

@@ -188,3 +188,38 @@ def test_svd_of_a_rank_deficient_matrix(device, shape, full, rng):
     np.testing.assert_allclose(u.T @ u, np.eye(u.shape[1]), atol=1e-12)
     np.testing.assert_allclose(v.T @ v, np.eye(v.shape[1]), atol=1e-12)
     np.testing.assert_allclose(u[:, :k] @ np.diag(s) @ v[:, :k].T, x, atol=1e-12)
+
+
+def test_scipy_lu_family(rng):
+    a = rng.uniform(-1, 1, size=(5, 5))[::-1].copy()  # rows that need swapping
+    b = rng.uniform(size=(5, 2))
+    packed, piv = sl.lu_factor(Tensor(a))
+    ref_lu, ref_piv = scipy.linalg.lu_factor(a)
+    np.testing.assert_allclose(packed.asnumpy(), ref_lu, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(piv.asnumpy(), ref_piv)
+    for trans in (0, 1, "T"):
+        got = sl.lu_solve((packed, piv), Tensor(b), trans=trans).asnumpy()
+        want = scipy.linalg.lu_solve((ref_lu, ref_piv), b, trans=1 if trans == "T" else trans)
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+    got = sl.lu_solve((packed, piv), Tensor(b[:, 0])).asnumpy()
+    np.testing.assert_allclose(got, np.linalg.solve(a, b[:, 0]), rtol=1e-10)
+    p, lower, upper = (t.asnumpy() for t in sl.lu(Tensor(a)))
+    for got, want in zip((p, lower, upper), scipy.linalg.lu(a)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    pl, _ = sl.lu(Tensor(a), permute_l=True)
+    np.testing.assert_allclose(pl.asnumpy(), p @ lower, rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError, match="For 'lu_solve', 'lu' must be"):
+        sl.lu_solve((packed, piv), Tensor(np.ones(4)))
+    with pytest.raises(ValueError, match="the 'trans' must be"):
+        sl.lu_solve((packed, piv), Tensor(b), trans=5)
+
+
+def test_lu_solve_gradient(rng):
+    a = rng.uniform(-1, 1, size=(4, 4))[::-1].copy() + 4 * np.eye(4)[::-1]
+    b = rng.uniform(size=(4, 2))
+
+    def loss(t):
+        return sl.lu_solve(sl.lu_factor(t), Tensor(b)).sum()
+
+    got = opforge.grad(loss)(Tensor(a)).asnumpy()
+    np.testing.assert_allclose(got, numeric_grad(lambda v: np.linalg.solve(v, b).sum(), a), rtol=1e-6, atol=1e-8)

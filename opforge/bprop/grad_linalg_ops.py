@@ -197,3 +197,24 @@ def get_bprop_eigh(self):
         return (F.sub(triangle(F.add(ds, FX.swapaxes(ds, -1, -2))), F.mul(ds, eye)),)
 
     return bprop
+
+
+@bprop_getters.register(L.Lu)
+def get_bprop_lu(self):
+    # x = P L U (square, U nonsingular): dx = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T, dL and dU the
+    # parts of d(lu) below and on/above the diagonal; the integer outputs carry no gradient.
+    lower_t = L.MatrixTriangularSolve(lower=True, adjoint=True)
+    upper = L.MatrixTriangularSolve(lower=False)
+
+    def bprop(x, out, dout):
+        lu, _, perm = out
+        dlu = dout[0]
+        n = x.shape[-1]
+        eye = FX.eye(n, n, x.dtype)
+        lower, up = F.add(FX.tril(lu, -1), eye), FX.triu(lu)
+        phi = F.add(FX.tril(_mm_ta(lower, FX.tril(dlu, -1)), -1), FX.triu(_mm_tb(FX.triu(dlu), up)))
+        left = lower_t(lower, phi)  # L^-T phi
+        right = FX.swapaxes(upper(up, FX.swapaxes(left, -1, -2)), -1, -2)  # (L^-T phi) U^-T
+        return (_mm(F.cast(perm, x.dtype), right),)
+
+    return bprop

@@ -1,6 +1,6 @@
 """Linear algebra of the matrices in an input's last two dims, the leading dims a batch (MindSpore's names,
 attributes and outputs): MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh,
-MatrixSolve, MatrixTriangularSolve. CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK
+MatrixSolve, MatrixTriangularSolve, Lu. CPU kernels: csrc/kernels/cpu/linalg.cc, through LAPACK
 (scipy-openblas32's LAPACKE); GPU kernels: csrc/kernels/cuda/linalg.cu, a block per
 matrix. dtypes: float32, float64."""
 
@@ -22,6 +22,7 @@ __all__ = [
     "Eigh",
     "MatrixSolve",
     "MatrixTriangularSolve",
+    "Lu",
 ]
 
 _LINALG_TYPES = (mstype.float32, mstype.float64)
@@ -221,3 +222,25 @@ class MatrixTriangularSolve(_SolveOp):
         validator.check_value_type("lower", lower, [bool], self.name)
         validator.check_value_type("adjoint", adjoint, [bool], self.name)
         self.init_prim_io_names(inputs=["matrix", "rhs"], outputs=["y"])
+
+
+class Lu(_MatrixOp):
+    r"""The LU decomposition with partial pivoting of each square matrix (``mindspore.scipy.ops.LU``):
+    ``Lu()(x)`` -> ``(lu, pivots, permutation)``, :math:`x = P L U` with L unit lower triangular and U upper
+    triangular: ``lu`` [..., M, M] holds U on and above the diagonal and L below it (L's unit diagonal not
+    stored), ``pivots`` [..., M] int32 the 0-based row swaps (row k was swapped with row ``pivots[k]``, in
+    order), ``permutation`` [..., M, M] int32 the matrix P. A singular matrix has one too (a zero on U's
+    diagonal); a matrix holding a NaN or an infinity gives a NaN ``lu`` and no swaps. dtypes (CPU, GPU):
+    float32, float64."""
+
+    @prim_attr_register
+    def __init__(self):
+        self.init_prim_io_names(inputs=["x"], outputs=["lu", "pivots", "permutation"])
+
+    def infer_shape(self, x_shape):
+        batch, m, n = self._matrix_dims(x_shape)
+        return list(x_shape), batch + [m], list(x_shape)
+
+    def infer_dtype(self, x_dtype):
+        t = validator.check_tensor_dtype_valid("x", x_dtype, _LINALG_TYPES, self.name)
+        return t, mstype.int32, mstype.int32

@@ -4,13 +4,27 @@ float64; ``inv``, ``det`` and ``cholesky`` also on the GPU."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from opforge.ops import functional as F
 from opforge.ops import functional_extra as FX
 from opforge.primitives import linalg_ops
 from opforge.primitives.validator import Validator as validator
 from opforge.tensor import Tensor
 
-__all__ = ["block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "inv", "solve_triangular"]
+__all__ = [
+    "block_diag",
+    "cho_factor",
+    "cho_solve",
+    "cholesky",
+    "det",
+    "eigh",
+    "inv",
+    "lu",
+    "lu_factor",
+    "lu_solve",
+    "solve_triangular",
+]
 
 
 def _tensor(where: str, name: str, value) -> Tensor:
@@ -99,3 +113,52 @@ def block_diag(*arrs):
         rows.append(F.pad(m, (before, after)) if cols else m)
         before += m.shape[1]
     return F.concat(rows, 0)
+
+
+def _unit_lower(packed):
+    n = packed.shape[-1]
+    return F.add(FX.tril(packed, -1), FX.eye(n, n, packed.dtype))
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """``(lu, piv)`` of ``a = P L U`` (the ``Lu`` primitive): U on and above the diagonal of ``lu``, L's strict
+    lower part below it; ``piv`` (int32) the 0-based row swaps, row i swapped with row ``piv[i]``, in order."""
+    lu_, piv, _ = linalg_ops.Lu()(_tensor("lu_factor", "a", a))
+    return lu_, piv
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+    """``(p, l, u)`` with ``a = p @ l @ u`` (l unit lower triangular, u upper triangular, p a permutation in
+    a's dtype), or with ``permute_l`` ``(p @ l, u)``."""
+    validator.check_value_type("permute_l", permute_l, [bool], "lu")
+    packed, _, perm = linalg_ops.Lu()(_tensor("lu", "a", a))
+    p, lower, upper = F.cast(perm, packed.dtype), _unit_lower(packed), FX.triu(packed)
+    return (F.matmul(p, lower), upper) if permute_l else (p, lower, upper)
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """x with ``a x = b`` (``trans`` 0 / "N") or ``a^T x = b`` (1 / "T", 2 / "C") from ``lu_factor(a)``'s
+    ``(lu, piv)`` ([M, M], [M]); ``b`` [M] or [M, K]. The pivots are read on the host (the row order)."""
+    packed, piv = lu_and_piv
+    packed, piv, b = _tensor("lu_solve", "lu", packed), _tensor("lu_solve", "piv", piv), _tensor("lu_solve", "b", b)
+    if trans not in _TRANS:
+        raise ValueError(f"For 'lu_solve', the 'trans' must be 0, 1, 2, 'N', 'T' or 'C', but got {trans!r}.")
+    if len(packed.shape) != 2 or len(b.shape) not in (1, 2) or b.shape[0] != packed.shape[0]:
+        raise ValueError(
+            f"For 'lu_solve', 'lu' must be [M, M] and 'b' [M] or [M, K], but got {list(packed.shape)} and "
+            f"{list(b.shape)}."
+        )
+    rows = np.arange(packed.shape[0])
+    for k, p in enumerate(piv.asnumpy().tolist()):  # the swaps in order: L U = (P^T a)[rows]
+        rows[[k, p]] = rows[[p, k]]
+    vector = len(b.shape) == 1
+    rhs = F.expand_dims(b, -1) if vector else b
+    lower, upper = _unit_lower(packed), FX.triu(packed)
+    if not _TRANS[trans]:  # L U x = b[rows]
+        y = linalg_ops.MatrixTriangularSolve(lower=True)(lower, F.gather(rhs, Tensor(rows.astype(np.int32)), 0))
+        x = linalg_ops.MatrixTriangularSolve(lower=False)(upper, y)
+    else:  # U^T L^T (P^T x) = b: w = L^-T U^-T b, x[rows] = w
+        z = linalg_ops.MatrixTriangularSolve(lower=False, adjoint=True)(upper, rhs)
+        w = linalg_ops.MatrixTriangularSolve(lower=True, adjoint=True)(lower, z)
+        x = F.gather(w, Tensor(np.argsort(rows).astype(np.int32)), 0)
+    return F.squeeze(x, -1) if vector else x

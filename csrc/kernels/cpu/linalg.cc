@@ -2,6 +2,7 @@
 // through LAPACK (core/lapack.h): MatrixInverse(adjoint)(x), MatrixDeterminant()(x),
 // LogMatrixDeterminant()(x) -> (sign, log|det|), Cholesky(upper)(x), Qr(full_matrices)(x) -> (q, r),
 // Svd(full_matrices, compute_uv)(x) -> (s, u, v), Eigh(compute_eigenvectors, lower)(x) -> (w, v),
+// Lu()(x) -> (lu, pivots, permutation),
 // MatrixSolve(adjoint)(matrix, rhs) and MatrixTriangularSolve(lower, adjoint)(matrix, rhs) (BLAS's trsm). float32 and
 // float64. The matrices of a batch split over
 // threads; a singular matrix (MatrixInverse) or one not positive definite (Cholesky) is an error naming its
@@ -267,6 +268,48 @@ class QrCpuKernel : public CpuKernel {
  private:
   MatrixBatch m_;
   bool full_ = false;
+};
+
+// The permutation of getrf's 1-based row swaps ipiv (swap rows k and ipiv[k] - 1, in order): perm [n, n] with
+// x = perm @ L @ U, i.e. perm[r_i][i] = 1 where r is 0..n-1 with the swaps applied; pivots the 0-based swaps.
+inline void PermutationOfSwaps(const int32_t* ipiv, int64_t n, int32_t* pivots, int32_t* perm) {
+  std::vector<int64_t> rows(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) rows[static_cast<size_t>(i)] = i;
+  for (int64_t k = 0; k < n; ++k) {
+    pivots[k] = ipiv[k] - 1;
+    std::swap(rows[static_cast<size_t>(k)], rows[static_cast<size_t>(ipiv[k] - 1)]);
+  }
+  std::fill(perm, perm + n * n, 0);
+  for (int64_t i = 0; i < n; ++i) perm[rows[static_cast<size_t>(i)] * n + i] = 1;
+}
+
+// Lu: x = perm @ L @ U by getrf: lu (U on and above the diagonal, L's below it, its unit diagonal not
+// stored), pivots (0-based: row k was swapped with row pivots[k]) and perm. A singular matrix has an LU too
+// (a zero on U's diagonal); a matrix holding a NaN or an infinity gives a NaN lu and no swaps.
+template <typename T>
+class LuCpuKernel : public CpuKernel {
+ public:
+  void Init(const KernelContext& ctx) override { m_.Init(ctx.op_name(), ctx.input(0).shape, true); }
+
+  void Launch(const KernelArgs& args) override {
+    const T* x = args.input<T>(0);
+    T* lu = args.output<T>(0);
+    int32_t* pivots = args.output<int32_t>(1);
+    int32_t* perm = args.output<int32_t>(2);
+    const int64_t n = m_.rows, size = m_.size();
+    if (size == 0) return;
+    ForEachMatrix(m_.batch, Cube(m_), [&](int64_t b) {
+      std::vector<int32_t> ipiv(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) ipiv[static_cast<size_t>(i)] = static_cast<int32_t>(i + 1);
+      T* a = lu + b * size;
+      if (CopyFinite(x + b * size, a, size)) lapack::Getrf(n, a, ipiv.data());
+      PermutationOfSwaps(ipiv.data(), n, pivots + b * n, perm + b * size);
+      return true;
+    });
+  }
+
+ private:
+  MatrixBatch m_;
 };
 
 // Each pair (u_j, v_j), j < k, of singular vectors flipped together so that v_j's component of largest
@@ -545,6 +588,10 @@ class MatrixTriangularSolveCpuKernel : public SolveCpuKernel<T> {
   MS_REG_CPU_KERNEL(Svd, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), \
                     SvdCpuKernel<T>);                                                                          \
   MS_REG_CPU_KERNEL(Eigh, KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(ID), EighCpuKernel<T>);  \
+  MS_REG_CPU_KERNEL(Lu,                                                                                        \
+                    KernelAttr().AddInputAttr(ID).AddOutputAttr(ID).AddOutputAttr(kNumberTypeInt32).AddOutputAttr( \
+                        kNumberTypeInt32),                                                                     \
+                    LuCpuKernel<T>);                                                                           \
   MS_REG_CPU_KERNEL(MatrixSolve, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),             \
                     MatrixSolveCpuKernel<T>);                                                                  \
   MS_REG_CPU_KERNEL(MatrixTriangularSolve, KernelAttr().AddInputAttr(ID).AddInputAttr(ID).AddOutputAttr(ID),   \

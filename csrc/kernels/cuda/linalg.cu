@@ -334,9 +334,9 @@ namespace cuda {
 
 // Eigh by cyclic Jacobi rotations (Golub and Van Loan 8.5), a block per matrix: a (the work matrix [n, n],
 // symmetric, built from x's lower or upper triangle) is rotated pair by pair, (p, q) zeroing a_pq, until a
-// sweep finds every a_pq below eps sqrt(|a_pp a_qq|) (the rounding of its pair); v accumulates the rotations. Then w ascending
-// (order: the permutation, a thread's selection) and v's columns in that order, each signed so its largest
-// component (the first of equals) is positive, as the CPU's. info[b] = 1 when 60 sweeps did not converge; a
+// sweep finds every a_pq below eps sqrt(|a_pp a_qq|) (the rounding of its pair); v accumulates the
+// rotations. Then w ascending (order: the permutation, a thread's selection) and v's columns in that order,
+// each signed so its largest component (the first of equals) is positive, as the CPU's. info[b] = 1 when 60 sweeps did not converge; a
 // triangle that is not finite gives NaN outputs. Without `vectors`, v is zeros.
 template <typename T, int kBlock>
 __global__ void EighJacobiKernel(const T* x, T* work, int* order, T* w, T* v, int* info, int64_t batch, int64_t n,
@@ -701,6 +701,33 @@ __global__ void SvdJacobiKernel(const T* x, T* work, T* vp, int* order, T* s, T*
       }
     }
     __syncthreads();
+  }
+}
+
+}  // namespace cuda
+}  // namespace opforge
+
+namespace opforge {
+namespace cuda {
+
+// Lu's integer outputs from LuFactorKernel's 1-based swaps (a thread per matrix; rows: its scratch [batch, n]):
+// pivots the 0-based swaps, perm [n, n] the matrix P of x = P L U (perm[r_i][i] = 1, r: 0..n-1 with the
+// swaps applied); a matrix that was not finite (info < 0) has no swaps.
+__global__ void LuPermutationKernel(const int* piv, const int* info, int* pivots, int* perm, int* rows, int64_t batch,
+                                    int64_t n) {
+  OPF_GRID_STRIDE_LOOP(b, batch) {
+    int* r = rows + b * n;
+    for (int64_t i = 0; i < n; ++i) r[i] = static_cast<int>(i);
+    for (int64_t k = 0; k < n; ++k) {
+      const int p = info[b] < 0 ? static_cast<int>(k) : piv[b * n + k] - 1;
+      pivots[b * n + k] = p;
+      const int t = r[k];
+      r[k] = r[p];
+      r[p] = t;
+    }
+    int* pb = perm + b * n * n;
+    for (int64_t e = 0; e < n * n; ++e) pb[e] = 0;
+    for (int64_t i = 0; i < n; ++i) pb[r[i] * n + i] = 1;
   }
 }
 

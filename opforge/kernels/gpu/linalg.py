@@ -1,5 +1,5 @@
 """GPU kernels of MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, MatrixTriangularSolve, Eigh,
-Qr, Svd and Cholesky: the block-per-matrix kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting
+Qr, Svd, Lu and Cholesky: the block-per-matrix kernels of ``csrc/kernels/cuda/linalg.cu`` (LU with partial pivoting
 as LAPACK's getrf, then the inverse, the solutions or the determinant from its factors; substitution; cyclic
 Jacobi rotations; Householder reflections as LAPACK's geqrf and orgqr; one-sided Jacobi rotations; Cholesky
 column by column), for every KernelAttr the CPU registers. A singular matrix (MatrixInverse, the solves) or one
@@ -198,6 +198,24 @@ def _svd_loop(spec, function, kernel):
     return run
 
 
+def _lu_loop(spec, function, kernel):
+    """``LuPermutationKernel(piv, info, pivots, perm, rows, batch, n)`` after the LU factors."""
+    device = spec.device
+    batch, n = _matrices(spec)
+
+    def run(arrays):
+        shapes = spec.out_shapes
+        pivots, perm = device.empty(shapes[1], np.int32), device.empty(shapes[2], np.int32)
+        if not (batch and n):
+            return device.empty(shapes[0], spec.entry.attr.outputs[0].np_dtype), pivots, perm
+        lu, piv, info = _lu(spec, kernel, arrays)
+        rows = device.empty((batch, n), np.int32)
+        launch_1d(device.runtime, function, batch, (piv, info, pivots, perm, rows, np.int64(batch), np.int64(n)))
+        return lu.reshape(shapes[0]), pivots, perm
+
+    return run
+
+
 def _cholesky_loop(spec, function, kernel):
     """``CholeskyKernel<T, kBlock>(x, y, info, batch, n, upper)``."""
     device, runtime = spec.device, spec.device.runtime
@@ -263,6 +281,12 @@ def _make_svd(attr) -> CudaKernel:
     return CudaKernel(_SOURCE, f"opforge::cuda::SvdJacobiKernel<{t}, {MATRIX_BLOCK}>", _svd_loop)
 
 
+def _make_lu(attr) -> CudaKernel:
+    return CudaKernel(
+        _SOURCE, "opforge::cuda::LuPermutationKernel", _lu_loop, helpers=_lu_helper(ctype(attr.inputs[0]))
+    )
+
+
 def _make_cholesky(attr) -> CudaKernel:
     t = ctype(attr.inputs[0])
     return CudaKernel(_SOURCE, f"opforge::cuda::CholeskyKernel<{t}, {MATRIX_BLOCK}>", _cholesky_loop)
@@ -276,4 +300,5 @@ mirror_cpu_kernels("MatrixTriangularSolve", _make_triangular_solve)
 mirror_cpu_kernels("Eigh", _make_eigh)
 mirror_cpu_kernels("Qr", _make_qr)
 mirror_cpu_kernels("Svd", _make_svd)
+mirror_cpu_kernels("Lu", _make_lu)
 mirror_cpu_kernels("Cholesky", _make_cholesky)

@@ -1,5 +1,5 @@
 """The linear-algebra operators' CPU op info (csrc/kernels/cpu/linalg.cc, through LAPACK): MatrixInverse,
-MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh, MatrixSolve, MatrixTriangularSolve."""
+MatrixDeterminant, LogMatrixDeterminant, Cholesky, Qr, Svd, Eigh, MatrixSolve, MatrixTriangularSolve, Lu."""
 
 from opforge.op_info import CpuRegOp, DataType, op_info_register
 
@@ -32,5 +32,10 @@ linalg_op_infos = (
     _matrix_op_info("MatrixSolve", ("matrix", "rhs"), ("y",), (("adjoint", "False"),)),
     _matrix_op_info("MatrixTriangularSolve", ("matrix", "rhs"), ("y",), (("lower", "True"), ("adjoint", "False"))),
 )
+_lu = CpuRegOp("Lu").input(0, "x", "required").output(0, "lu", "required").output(1, "pivots", "required")
+_lu = _lu.output(2, "permutation", "required")
+for _t in _FLOATS:
+    _lu = _lu.dtype_format(_t, _t, DataType.I32_Default, DataType.I32_Default)
+linalg_op_infos += (_lu.get_op_info(),)
 for _info in linalg_op_infos:
     op_info_register(_info)
