@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/lapack.h"
+#include "opforge/functors/linalg.h"
 #include "opforge/kernel.h"
 #include "opforge/parallel.h"
 
@@ -326,31 +327,6 @@ void SignSingularVectors(T* u, int64_t m, int64_t ucols, T* v, int64_t n, int64_
     if (v[top * vcols + j] >= T(0)) continue;
     for (int64_t i = 0; i < n; ++i) v[i * vcols + j] = -v[i * vcols + j];
     for (int64_t i = 0; i < m; ++i) u[i * ucols + j] = -u[i * ucols + j];
-  }
-}
-
-// Column c of the rows x cols row-major matrix a made a unit vector orthogonal to its columns [0, c) (which
-// are orthonormal): the first unit vector e_i whose part orthogonal to them has a squared norm above 1/4
-// (Gram-Schmidt, twice). The extra columns of full singular factors, completed so on both backends (the GPU's
-// CompleteColumn of linalg.cu): any orthonormal completion is valid, and this one is the same everywhere.
-template <typename T>
-void CompleteColumn(T* a, int64_t rows, int64_t cols, int64_t c) {
-  for (int64_t e = 0; e < rows; ++e) {
-    for (int64_t i = 0; i < rows; ++i) a[i * cols + c] = T(i == e);
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int64_t p = 0; p < c; ++p) {
-        T dot = T(0);
-        for (int64_t i = 0; i < rows; ++i) dot += a[i * cols + p] * a[i * cols + c];
-        for (int64_t i = 0; i < rows; ++i) a[i * cols + c] -= dot * a[i * cols + p];
-      }
-    }
-    T norm = T(0);
-    for (int64_t i = 0; i < rows; ++i) norm += a[i * cols + c] * a[i * cols + c];
-    if (norm > T(0.25)) {
-      norm = std::sqrt(norm);
-      for (int64_t i = 0; i < rows; ++i) a[i * cols + c] /= norm;
-      return;
-    }
   }
 }
 

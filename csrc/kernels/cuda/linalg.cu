@@ -9,6 +9,7 @@
 // Cholesky). Instantiated by name (opforge/kernels/gpu/linalg.py).
 #include "block.cuh"
 #include "opforge/cuda.h"
+#include "opforge/functors/linalg.h"
 #include "opforge/limits.h"
 #include "opforge/math.h"
 
@@ -529,30 +530,6 @@ __global__ void QrKernel(const T* x, T* work, T* tau, T* q, T* r, int64_t batch,
 
 namespace opforge {
 namespace cuda {
-
-// Column c of the rows x cols row-major matrix a made a unit vector orthogonal to its columns [0, c) (which
-// are orthonormal): the first unit vector e_i whose part orthogonal to them is not small (Gram-Schmidt, twice
-// for accuracy). One thread: the completion of a rank-deficient or full factor.
-template <typename T>
-__device__ void CompleteColumn(T* a, int64_t rows, int64_t cols, int64_t c) {
-  for (int64_t e = 0; e < rows; ++e) {
-    for (int64_t i = 0; i < rows; ++i) a[i * cols + c] = T(i == e);
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int64_t p = 0; p < c; ++p) {
-        T dot = T(0);
-        for (int64_t i = 0; i < rows; ++i) dot += a[i * cols + p] * a[i * cols + c];
-        for (int64_t i = 0; i < rows; ++i) a[i * cols + c] -= dot * a[i * cols + p];
-      }
-    }
-    T norm = T(0);
-    for (int64_t i = 0; i < rows; ++i) norm += a[i * cols + c] * a[i * cols + c];
-    if (norm > T(0.25)) {
-      norm = math::sqrt(norm);
-      for (int64_t i = 0; i < rows; ++i) a[i * cols + c] /= norm;
-      return;
-    }
-  }
-}
 
 // Svd by one-sided Jacobi rotations (Hestenes), a block per matrix: the columns of w, x (or x^T when
 // m < n, so that w is tall: R = max(m, n) rows, k = min(m, n) columns) are rotated pair by pair until

@@ -60,6 +60,14 @@ __all__ = [
 _FLOATS = [mstype.float32, mstype.float16]
 
 
+def _delegated(holder: str, name: str) -> property:
+    """A property reading and writing ``self.<holder>.<name>``: the configs keep their ways in sub-configs."""
+    return property(
+        lambda self: getattr(getattr(self, holder), name),
+        lambda self, value: setattr(getattr(self, holder), name, value),
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Configuration objects
 
@@ -73,21 +81,9 @@ class EmbeddingOpParallelConfig(_Config):
         Validator.check_bool(vocab_emb_dp, "vocab_emb_dp")
         self.vocab_emb_dp = vocab_emb_dp
 
-    @property
-    def data_parallel(self):
-        return self._dp_mp_config.data_parallel
+    data_parallel = _delegated("_dp_mp_config", "data_parallel")
 
-    @data_parallel.setter
-    def data_parallel(self, value):
-        self._dp_mp_config.data_parallel = value
-
-    @property
-    def model_parallel(self):
-        return self._dp_mp_config.model_parallel
-
-    @model_parallel.setter
-    def model_parallel(self, value):
-        self._dp_mp_config.model_parallel = value
+    model_parallel = _delegated("_dp_mp_config", "model_parallel")
 
     @property
     def vocab_emb_dp(self):
@@ -183,13 +179,7 @@ class TransformerOpParallelConfig(_Config):
             raise TypeError(f"recompute must be a TransformerRecomputeConfig/bool, but got {type(value).__name__}.")
         self._recompute = value
 
-    @property
-    def vocab_emb_dp(self):
-        return self._embed_dp_mp_config.vocab_emb_dp
-
-    @vocab_emb_dp.setter
-    def vocab_emb_dp(self, value):
-        self._embed_dp_mp_config.vocab_emb_dp = value
+    vocab_emb_dp = _delegated("_embed_dp_mp_config", "vocab_emb_dp")
 
     @property
     def gradient_aggregation_group(self):
@@ -200,13 +190,7 @@ class TransformerOpParallelConfig(_Config):
         Validator.check_positive_int(value, "gradient_aggregation_group")
         self._gradient_aggregation_group = value
 
-    @property
-    def micro_batch_num(self):
-        return self._pp_config.micro_batch_num
-
-    @micro_batch_num.setter
-    def micro_batch_num(self, value):
-        self._pp_config.micro_batch_num = value
+    micro_batch_num = _delegated("_pp_config", "micro_batch_num")
 
     @property
     def model_parallel(self):
@@ -226,29 +210,11 @@ class TransformerOpParallelConfig(_Config):
         self._embed_dp_mp_config.data_parallel = value
         self._moe_config.data_parallel = value
 
-    @property
-    def expert_parallel(self):
-        return self._moe_config.expert_parallel
+    expert_parallel = _delegated("_moe_config", "expert_parallel")
 
-    @expert_parallel.setter
-    def expert_parallel(self, value):
-        self._moe_config.expert_parallel = value
+    pipeline_stage = _delegated("_pp_config", "pipeline_stage")
 
-    @property
-    def pipeline_stage(self):
-        return self._pp_config.pipeline_stage
-
-    @pipeline_stage.setter
-    def pipeline_stage(self, value):
-        self._pp_config.pipeline_stage = value
-
-    @property
-    def pipeline_segment(self):
-        return self._pp_config.pipeline_segment
-
-    @pipeline_segment.setter
-    def pipeline_segment(self, value):
-        self._pp_config.pipeline_segment = value
+    pipeline_segment = _delegated("_pp_config", "pipeline_segment")
 
     @property
     def optimizer_shard(self):
