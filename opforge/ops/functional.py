@@ -283,11 +283,23 @@ def pixel_shuffle(input, upscale_factor):  # noqa: A002 (MindSpore's name)
     return reshape(x, (*lead, c // (r * r), h * r, w * r))
 
 
-def _nearest_source(size: int, out: int, scale) -> np.ndarray:
-    """The source index of each output position along one dim: floor(dst * size / out), or floor(dst / scale)
-    with a given scale factor (MindSpore's nearest rule), clamped to the input."""
-    step = size / out if scale is None else 1.0 / scale
-    return np.minimum(np.floor(np.arange(out) * step), size - 1).astype(np.int32)
+@functools.lru_cache(maxsize=256)
+def _nearest_taps(n: int, m: int, align_corners=False, half_pixel_centers=False, scale=None) -> np.ndarray:
+    """The input index (int32) each of the ``m`` outputs of a dim of ``n`` inputs reads (MindSpore's nearest
+    rule, TensorFlow's legacy one): ``src = d * step`` (``(d + 0.5) * step`` with ``half_pixel_centers``), with
+    ``step = n / m``, or ``1 / scale`` for a given scale factor, or ``(n - 1) / (m - 1)`` with
+    ``align_corners`` (m > 1); rounded half away from zero with ``align_corners``, floored otherwise, clamped
+    to [0, n - 1]. Cached, so read-only (``interpolate`` and ``ResizeNearestNeighbor``)."""
+    if align_corners and m > 1:
+        step = (n - 1) / (m - 1)
+    else:
+        step = n / m if scale is None else 1.0 / scale
+    dst = np.arange(m, dtype=np.float64)
+    src = (dst + 0.5) * step if half_pixel_centers else dst * step
+    src = np.floor(src + 0.5) if align_corners else np.floor(src)
+    taps = np.clip(src, 0, n - 1).astype(np.int32)
+    taps.flags.writeable = False
+    return taps
 
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2}  # interpolate's linear modes: their number of spatial dims
@@ -352,7 +364,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     out = input
     for axis, (n, o, scale) in enumerate(zip(spatial, sizes, scales), start=2):
         if o != n or scale not in (None, 1, 1.0):
-            out = gather_(out, Tensor(_nearest_source(n, o, scale), device=input.device), axis)
+            out = gather_(out, Tensor(_nearest_taps(n, o, scale=scale), device=input.device), axis)
     return out
 
 

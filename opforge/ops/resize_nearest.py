@@ -4,12 +4,11 @@ resized dim (its bprop scatters the gradient back; vmap, ``jit`` and both backen
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from opforge import dtype as mstype
 from opforge.ops.frontend_ops import _resize_size
+from opforge.ops.functional import _nearest_taps
 from opforge.primitives import array_ops
 from opforge.primitives.validator import Validator as validator
 from opforge.tensor import Tensor
@@ -21,21 +20,6 @@ _DTYPES = (
     mstype.float16, mstype.float32, mstype.float64, mstype.int8, mstype.int16, mstype.int32, mstype.int64,
     mstype.uint8, mstype.uint16, mstype.bool_,
 )  # fmt: skip
-
-
-@functools.lru_cache(maxsize=256)
-def nearest_taps(n: int, m: int, align_corners: bool, half_pixel_centers: bool) -> np.ndarray:
-    """The input index (int32) read by each of the ``m`` outputs of a dim of ``n`` inputs (TensorFlow's legacy
-    rule, MindSpore's kernels): ``scale = (n - 1) / (m - 1)`` with ``align_corners`` (m > 1), else ``n / m``;
-    ``src = d * scale`` (``(d + 0.5) * scale`` with ``half_pixel_centers``), rounded half away from zero with
-    ``align_corners``, floored otherwise, clamped to [0, n - 1]. Cached, so read-only."""
-    scale = (n - 1) / (m - 1) if align_corners and m > 1 else n / m
-    dst = np.arange(m, dtype=np.float64)
-    src = (dst + 0.5) * scale if half_pixel_centers else dst * scale
-    src = np.floor(src + 0.5) if align_corners else np.floor(src)
-    taps = np.clip(src, 0, n - 1).astype(np.int32)
-    taps.flags.writeable = False
-    return taps
 
 
 class ResizeNearestNeighbor:
@@ -86,7 +70,7 @@ class ResizeNearestNeighbor:
             )
         out = input_x
         for axis, n, m in zip((2, 3), input_x.shape[2:], self.size):
-            taps = nearest_taps(n, m, self.align_corners, self.half_pixel_centers)
+            taps = _nearest_taps(n, m, self.align_corners, self.half_pixel_centers)
             if m != n or (taps != np.arange(n)).any():  # the identity needs no Gather
                 out = _gather(out, Tensor(taps, device=input_x.device), axis)
         return out
