@@ -250,6 +250,7 @@ __global__ void __launch_bounds__(kRegisterBlockThreads<kGroup>,
                             int64_t m, int64_t p, double eps) {
   using S = acc_t<T>;
   using C = compute_t<T>;
+  static_assert(kRegisterRowFits<kGroup, kPer * sizeof(compute_t<T>) + 32>, "a block too large for its registers");
   __shared__ S cells[kGroup == 32 ? 1 : kGroup / 32 + 1];
   RegisterRow<T, kGroup, kPer> row(RowsPackable<T, RegisterRow<T, kGroup, kPer>::kW>(m, x, y));
   ForEachGroupRow<kGroup>(rows, [&](int64_t r) {

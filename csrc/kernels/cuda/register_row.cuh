@@ -24,6 +24,11 @@ constexpr int kRegisterThreadsPerSm = kBytes <= 32 ? 1024 : kBytes <= 64 ? 768 :
 template <int kGroup, int kBytes>
 constexpr int kRegisterBlocksPerSm = kRegisterThreadsPerSm<kBytes> / kRegisterBlockThreads<kGroup>;
 
+// Compiled into each register-row kernel: an instantiation register_rows.py's table should have left out
+// (its block larger than its registers allow) fails to compile instead of launching with spills.
+template <int kGroup, int kBytes>
+constexpr bool kRegisterRowFits = kRegisterBlocksPerSm<kGroup, kBytes> >= 1;
+
 template <typename T, int kGroup, int kPer>
 struct RegisterRow {
   using C = compute_t<T>;

@@ -47,6 +47,7 @@ __global__ void __launch_bounds__(kRegisterBlockThreads<kGroup>,
     SoftmaxRegisterKernel(const T* x, T* y, int64_t rows, int64_t n) {
   using C = compute_t<T>;
   using S = acc_t<T>;
+  static_assert(kRegisterRowFits<kGroup, kPer * sizeof(compute_t<T>)>, "a block too large for its registers");
   __shared__ S cells[kGroup == 32 ? 1 : kGroup / 32 + 1];
   RegisterRow<T, kGroup, kPer> row(RowsPackable<T, RegisterRow<T, kGroup, kPer>::kW>(n, x, y));
   const C neg_inf = -limits::Infinity<C>();
