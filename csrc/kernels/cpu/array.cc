@@ -171,7 +171,8 @@ Walk StridedSliceWalk(const KernelContext& ctx, const std::vector<int64_t>& in) 
     const int64_t span = step > 0 ? e - b : b - e, astep = step > 0 ? step : -step;
     const int64_t len = span <= 0 ? 0 : (span + astep - 1) / astep;
     if (len > 0) w.base += b * strides[dim];
-    w.Add(len, len, step * strides[dim]);
+    // one element or none: its step is never taken (and a huge one, INT64_MAX, would overflow the product)
+    w.Add(len, len, len > 1 ? step * strides[dim] : 0);
     ++dim;
   }
   while (dim < nd) full(dim++);
