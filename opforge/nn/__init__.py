@@ -22,6 +22,7 @@ from opforge.nn import (
     dynamic_lr,
     embedding_lookup,
     grad_reducer,
+    graph_cell,
     image_quality,
     init,
     layers,
@@ -49,6 +50,7 @@ from opforge.nn.checkpoint import *  # noqa: F403
 from opforge.nn.dynamic_lr import *  # noqa: F403
 from opforge.nn.embedding_lookup import *  # noqa: F403
 from opforge.nn.grad_reducer import *  # noqa: F403
+from opforge.nn.graph_cell import *  # noqa: F403
 from opforge.nn.image_quality import *  # noqa: F403
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import *  # noqa: F403

@@ -31,7 +31,7 @@ from opforge.train.metrics import (
     TopKCategoricalAccuracy,
 )
 from opforge.train.model import Model
-from opforge.train.serialization import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge.train.serialization import export, load, load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.train.sink import data_sink
 from opforge.train.summary import SummaryCollector, SummaryRecord
 
@@ -42,5 +42,6 @@ __all__ = [
     "Precision", "Recall", "ConfusionMatrixMetric", "HausdorffDistance", "callback", "metrics", "serialization",
     "loss_scale_manager",
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
-    "save_checkpoint", "load_checkpoint", "load_param_into_net", "data_sink", "SummaryCollector", "SummaryRecord",
+    "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "data_sink", "SummaryCollector",
+    "SummaryRecord",
 ]  # fmt: skip
