@@ -11,6 +11,8 @@ from opforge.nn.cell import Cell
 from opforge.nn.layers import get_activation
 from opforge.ops import functional as F
 from opforge.ops import operations as P
+from opforge.parallel._utils import _get_parallel_mode, _is_sharding_propagation
+from opforge.parallel_context import ParallelMode
 from opforge.primitives.validator import Rel, Validator
 from opforge.tensor import Parameter, Tensor
 
@@ -111,8 +113,9 @@ class _Linear(Cell):
 
     ``weight`` is (out_channels, in_channels) with ``transpose_b=True`` (the default), else (in_channels,
     out_channels); with ``expert_num`` > 1 each expert has one (BatchMatMul over x reshaped to (outer_batch,
-    expert_num, tokens, in_channels)) and the bias is (1, expert_num, 1, out_channels). x: float16 or float32
-    (*, in_channels); output (*, out_channels).
+    expert_num, tokens, in_channels); under AUTO_PARALLEL without sharding propagation, as MindSpore, to
+    (-1, expert_num, expert_group_size, in_channels), expert_group_size then required) and the bias is
+    (1, expert_num, 1, out_channels). x: float16 or float32 (*, in_channels); output (*, out_channels).
     """
 
     def __init__(
@@ -157,6 +160,12 @@ class _Linear(Cell):
         else:
             self.weight = Parameter(initializer(weight_init, weight_shape, param_init_type), name="weight")
             self.matmul = P.MatMul(transpose_b=transpose_b)
+        # MindSpore's AUTO_PARALLEL (not sharding propagation) groups the experts' tokens by expert_group_size
+        self.use_expert_group_size = (
+            _get_parallel_mode() == ParallelMode.AUTO_PARALLEL and not _is_sharding_propagation() and self.expert_flag
+        )
+        if self.use_expert_group_size and expert_group_size is None:
+            raise ValueError("'expert_group_size' should be configured as an integer in MoEConfig.")
         self.bias = None
         self.has_bias = has_bias
         if has_bias:
@@ -175,7 +184,9 @@ class _Linear(Cell):
     def construct(self, x):
         out_shape = tuple(x.shape[:-1]) + (self.out_channels,)
         x = F.reshape(x, (-1, self.in_channels))
-        if self.expert_flag:
+        if self.use_expert_group_size:
+            x = F.reshape(x, (-1, self.expert_num, self.expert_group_size, self.in_channels))
+        elif self.expert_flag:
             x = F.reshape(x, (self.outer_batch, self.expert_num, -1, self.in_channels))
         ori_dtype = x.dtype
         x = self.matmul(F.cast(x, self.dtype), F.cast(self.weight, self.dtype))

@@ -6,8 +6,9 @@ dtypes (compute in float16 by default, softmax in ``softmax_compute_type``, laye
 autodiff, jit and both backends follow. Incremental prediction (``use_past``) keeps the keys and values in the
 layers' ``key_past`` / ``value_past`` Parameters, as MindSpore does.
 
-The parallel ways are stored and checked and shard nothing (op_parallel_config.py); Mixture of Experts
-(``MoEConfig.expert_num`` > 1) raises NotImplementedError."""
+The parallel ways are stored and checked and shard nothing (op_parallel_config.py). With Mixture of Experts
+(``MoEConfig.expert_num`` > 1, moe.py) each layer's feed-forward block is a ``MoE`` and the layers, the stacks
+and ``Transformer`` return the summed auxiliary load-balancing loss as an extra last output, as MindSpore does."""
 
 from __future__ import annotations
 
@@ -21,16 +22,14 @@ from opforge.nn.cell import Cell, CellList
 from opforge.nn.layers import Dropout
 from opforge.ops import functional as F
 from opforge.ops import operations as P
+from opforge.parallel._transformer._feed_forward import FeedForward, _check_common, _check_type
 from opforge.parallel._transformer.layers import (
-    _check_activation,
-    _check_dtype_arg,
     _check_input_dtype,
     _check_past_none_input_none,
-    _check_rate,
     _LayerNorm,
     _Linear,
 )
-from opforge.parallel._transformer.moe import _check_moe_config, default_moe_config
+from opforge.parallel._transformer.moe import MoE, _check_moe_config, default_moe_config
 from opforge.parallel._transformer.op_parallel_config import (
     MoEParallelConfig,
     OpParallelConfig,
@@ -242,99 +241,8 @@ default_transformer_config = TransformerOpParallelConfig()
 default_embedding_parallel_config = EmbeddingOpParallelConfig()
 
 
-def _check_type(cls_name, name, value, types):
-    if not isinstance(value, tuple(types)):
-        raise TypeError(
-            f"For '{cls_name}', the '{name}' must be one of {[t.__name__ for t in types]}, "
-            f"but got {type(value).__name__}."
-        )
-
-
-def _check_common(cls_name, positive=(), rates=(), bools=(), dtypes=()):
-    """MindSpore's ``_args_type_validator_check``: positive ints, dropout rates, bools, float dtypes."""
-    for name, value in positive:
-        Validator.check_positive_int(value, name, cls_name)
-    for name, value in rates:
-        _check_rate(cls_name, name, value)
-    for name, value in bools:
-        Validator.check_bool(value, name, cls_name)
-    for name, value in dtypes:
-        _check_dtype_arg(cls_name, name, value)
-
-
 # ---------------------------------------------------------------------------------------------
-# FeedForward, AttentionMask, VocabEmbedding
-
-
-class FeedForward(Cell):
-    r"""Two linear layers with dropout on the output:
-
-    .. math::
-        \mathrm{Dropout}(\mathrm{act}(x W_1 + b_1) W_2 + b_2)
-
-    W_1: (hidden_size, ffn_hidden_size), W_2: (ffn_hidden_size, hidden_size), computed in float16 (x is cast to
-    float16 and the output is float16, as MindSpore's). ``hidden_act``: an activation name ('gelu' default,
-    'relu', 'fast_gelu', ...) or an nn.Cell class. x: float16 or float32, (batch, seq, hidden_size) or
-    (batch * seq, hidden_size).
-    """
-
-    def __init__(
-        self,
-        hidden_size,
-        ffn_hidden_size,
-        dropout_rate,
-        hidden_act="gelu",
-        expert_num=1,
-        expert_group_size=None,
-        param_init_type=mstype.float32,
-        parallel_config=default_dpmp_config,
-    ):
-        super().__init__()
-        name = "FeedForward"
-        _check_common(
-            name,
-            positive=[("hidden_size", hidden_size), ("ffn_hidden_size", ffn_hidden_size)],
-            rates=[("dropout_rate", dropout_rate)],
-            dtypes=[("param_init_type", param_init_type)],
-        )
-        _check_type(name, "parallel_config", parallel_config, [OpParallelConfig, MoEParallelConfig])
-        _check_activation(name, "hidden_act", hidden_act, allow_none=False)
-        _check_config(parallel_config)
-        mp = parallel_config.model_parallel
-        if ffn_hidden_size % mp != 0:
-            raise ValueError(
-                "For 'FeedForward', the class variable 'ffn_hidden_size' must be a multiple of the num of model "
-                f"parallel, but got the ffn_hidden_size is {ffn_hidden_size} and the num of model parallel is {mp}."
-            )
-        if hidden_size % mp != 0:
-            raise ValueError(
-                "For 'FeedForward', the class variable 'hidden_size' must be a multiple of the num of model "
-                f"parallel, but got the hidden_size is {hidden_size} and the num of model parallel is {mp}."
-            )
-        ep = parallel_config.expert_parallel if expert_num > 1 else 1
-        dp = max(parallel_config.data_parallel // ep, 1)
-        self.mapping = _Linear(
-            hidden_size, ffn_hidden_size, activation=hidden_act, transpose_b=False, expert_num=expert_num,
-            expert_group_size=expert_group_size, outer_batch=dp, param_init_type=param_init_type,
-        )  # fmt: skip
-        self.projection = _Linear(
-            ffn_hidden_size, hidden_size, transpose_b=False, expert_num=expert_num,
-            expert_group_size=expert_group_size, outer_batch=dp, param_init_type=param_init_type,
-        )  # fmt: skip
-        self.dropout = Dropout(p=dropout_rate)
-        self.dropout_3d = Dropout(p=dropout_rate)
-        self.dropout_4d = Dropout(p=dropout_rate)
-        self.dtype = mstype.float16  # MindSpore casts the input to float16
-
-    def construct(self, x):
-        _check_input_dtype(x.dtype, "x", _FLOATS, "FeedForward")
-        x = F.cast(x, self.dtype)
-        output = self.projection(self.mapping(x))
-        if output.ndim == 3:
-            return self.dropout_3d(output)
-        if output.ndim == 2:
-            return self.dropout(output)
-        return self.dropout_4d(output)
+# AttentionMask, VocabEmbedding (FeedForward is in _feed_forward.py, which moe.py imports too)
 
 
 class AttentionMask(Cell):
@@ -590,7 +498,7 @@ class MultiHeadAttention(Cell):
 def _check_layer_args(cls_name, hidden_size, ffn_hidden_size, num_heads, parallel_config, moe_config):
     _check_type(cls_name, "parallel_config", parallel_config, [OpParallelConfig, MoEParallelConfig])
     _check_config(parallel_config)
-    _check_moe_config(moe_config, parallel_config, cls_name)
+    _check_moe_config(moe_config, parallel_config)
     mp = parallel_config.model_parallel
     for name, value in (("num_heads", num_heads), ("hidden_size", hidden_size), ("ffn_hidden_size", ffn_hidden_size)):
         if value % mp != 0:
@@ -599,6 +507,18 @@ def _check_layer_args(cls_name, hidden_size, ffn_hidden_size, num_heads, paralle
                 f"'parallel_config.model_parallel', but got the {name} is {value} and "
                 f"parallel_config.model_parallel is {mp}."
             )
+
+
+def _feed_forward(moe_config, hidden_size, ffn_hidden_size, hidden_dropout_rate, hidden_act, param_init_type,
+                  parallel_config):  # fmt: skip
+    """A layer's feed-forward block: a MoE with experts (``moe_config.expert_num`` > 1), else a FeedForward."""
+    common = dict(
+        hidden_size=hidden_size, dropout_rate=hidden_dropout_rate, ffn_hidden_size=ffn_hidden_size,
+        param_init_type=param_init_type, hidden_act=hidden_act, parallel_config=parallel_config,
+    )  # fmt: skip
+    if moe_config.expert_num > 1:
+        return MoE(moe_config=moe_config, **common)
+    return FeedForward(**common)
 
 
 class _PastMixin:
@@ -646,7 +566,9 @@ class TransformerEncoderLayer(_PastMixin, Cell):
     :math:`y = \mathrm{LN}_1(\mathrm{LN}_2(h) + \mathrm{FFN}(\mathrm{LN}_2(h)))` (MindSpore reuses layernorm1).
     Layer norms run in ``layernorm_compute_type``, attention and FFN in float16. x: float16 / float32
     (batch, seq_length, hidden_size) or (batch * seq_length, hidden_size); input_mask: float
-    (batch, seq_length, seq_length) or None. Returns ``(output, layer_present)``.
+    (batch, seq_length, seq_length) or None. Returns ``(output, layer_present)``; with ``moe_config.expert_num``
+    > 1 the FFN is a :class:`~opforge.parallel._transformer.moe.MoE` (``parallel_config`` a MoEParallelConfig)
+    and it returns ``(output, layer_present, aux_loss)``.
     """
 
     def __init__(
@@ -682,7 +604,7 @@ class TransformerEncoderLayer(_PastMixin, Cell):
             Validator.check_positive_int(batch_size, "batch_size", name)
         _check_layer_args(name, hidden_size, ffn_hidden_size, num_heads, parallel_config, moe_config)
         self.batch_size = batch_size
-        self.use_moe = False
+        self.use_moe = moe_config.expert_num > 1
         self.use_past = use_past
         self.seq_length, self.hidden_size = seq_length, hidden_size
         self.layernorm1 = _LayerNorm((hidden_size,)).to_float(layernorm_compute_type)
@@ -694,10 +616,8 @@ class TransformerEncoderLayer(_PastMixin, Cell):
             param_init_type=param_init_type, use_past=use_past,
             parallel_config=getattr(parallel_config, "dpmp", parallel_config),
         )  # fmt: skip
-        self.output = FeedForward(
-            hidden_size=hidden_size, dropout_rate=hidden_dropout_rate, ffn_hidden_size=ffn_hidden_size,
-            param_init_type=param_init_type, hidden_act=hidden_act, parallel_config=parallel_config,
-        )  # fmt: skip
+        self.output = _feed_forward(moe_config, hidden_size, ffn_hidden_size, hidden_dropout_rate, hidden_act,
+                                    param_init_type, parallel_config)  # fmt: skip
         self.post_layernorm_residual = post_layernorm_residual
         self.dtype = mstype.float16
         self._init_past(batch_size, num_heads, hidden_size, seq_length)
@@ -718,12 +638,18 @@ class TransformerEncoderLayer(_PastMixin, Cell):
         )
         x = input_x + attention if self.post_layernorm_residual else x + attention
         output_x = F.cast(self.layernorm2(x), self.dtype)
-        mlp_logit = self.output(output_x)
+        aux_loss = None
+        if self.use_moe:
+            mlp_logit, aux_loss = self.output(output_x)
+        else:
+            mlp_logit = self.output(output_x)
         self._update_past(layer_present)
         if self.post_layernorm_residual:
             output = self.layernorm1(output_x + mlp_logit)
         else:
             output = x + mlp_logit
+        if self.use_moe:
+            return F.reshape(output, x_shape), layer_present, aux_loss
         return F.reshape(output, x_shape), layer_present
 
 
@@ -733,7 +659,8 @@ class TransformerDecoderLayer(_PastMixin, Cell):
     adds the normalized input instead). hidden_stats: (batch, tgt_seq_length, hidden_size) or 2-D;
     decoder_mask (batch, tgt, tgt), memory_mask (batch, tgt, src): float or None. Returns ``(output,
     layer_present)``, layer_present holding the self-attention key/value and, with an encoder output, the
-    cross-attention key/value. ``use_past=True`` raises ValueError, as in MindSpore.
+    cross-attention key/value; with ``moe_config.expert_num`` > 1 (a MoE FFN) ``(output, layer_present,
+    aux_loss)``. ``use_past=True`` raises ValueError, as in MindSpore.
     """
 
     def __init__(
@@ -771,7 +698,7 @@ class TransformerDecoderLayer(_PastMixin, Cell):
         _check_layer_args(name, hidden_size, ffn_hidden_size, num_heads, parallel_config, moe_config)
         if use_past:
             raise ValueError(f"The {name} does not support use_past=True.")
-        self.batch_size, self.use_past, self.use_moe = batch_size, use_past, False
+        self.batch_size, self.use_past, self.use_moe = batch_size, use_past, moe_config.expert_num > 1
         self.softmax_compute_type = softmax_compute_type
         self.src_seq_length, self.tgt_seq_length, self.hidden_size = src_seq_length, tgt_seq_length, hidden_size
         self.layernorm1 = _LayerNorm((hidden_size,)).to_float(layernorm_compute_type)
@@ -788,10 +715,8 @@ class TransformerDecoderLayer(_PastMixin, Cell):
             src_seq_length=tgt_seq_length, tgt_seq_length=src_seq_length, **common
         )
         self.cross_attention_layernorm = _LayerNorm((hidden_size,)).to_float(layernorm_compute_type)
-        self.output = FeedForward(
-            hidden_size=hidden_size, dropout_rate=hidden_dropout_rate, ffn_hidden_size=ffn_hidden_size,
-            hidden_act=hidden_act, param_init_type=param_init_type, parallel_config=parallel_config,
-        )  # fmt: skip
+        self.output = _feed_forward(moe_config, hidden_size, ffn_hidden_size, hidden_dropout_rate, hidden_act,
+                                    param_init_type, parallel_config)  # fmt: skip
         self.post_layernorm_residual = post_layernorm_residual
         self.dtype = mstype.float16
         self._init_past(batch_size, num_heads, hidden_size, tgt_seq_length)
@@ -822,8 +747,14 @@ class TransformerDecoderLayer(_PastMixin, Cell):
             layer_present += cross_layer_present
             x = middle_output + cross_attn_output if self.post_layernorm_residual else x + cross_attn_output
         output_x = F.cast(self.layernorm2(x), self.dtype)
-        mlp_logit = self.output(output_x)
+        aux_loss = None
+        if self.use_moe:
+            mlp_logit, aux_loss = self.output(output_x)
+        else:
+            mlp_logit = self.output(output_x)
         output = output_x + mlp_logit if self.post_layernorm_residual else x + mlp_logit
+        if self.use_moe:
+            return F.reshape(output, hidden_shape), layer_present, aux_loss
         return F.reshape(output, hidden_shape), layer_present
 
 
@@ -852,14 +783,20 @@ def _check_stack_args(cls_name, batch_size, parallel_config, moe_config):
     Validator.check_positive_int(batch_size, "batch_size", cls_name)
     _check_type(cls_name, "parallel_config", parallel_config, [TransformerOpParallelConfig])
     _check_config(parallel_config)
-    _check_moe_config(moe_config, parallel_config, cls_name)
+    _check_moe_config(moe_config, parallel_config)
+
+
+def _layer_config(parallel_config, use_moe):
+    """The stacks hand their layers the MoE parallel config with experts, else the (data, model) one."""
+    return parallel_config.moe_parallel_config if use_moe else parallel_config.dp_mp_config
 
 
 class TransformerEncoder(Cell):
     r"""``num_layers`` stacked :class:`TransformerEncoderLayer` (arguments as there, plus ``lambda_func``,
     ``offset`` and a TransformerOpParallelConfig). ``construct(hidden_states, attention_mask, init_reset=True,
     batch_valid_length=None)`` returns ``(output, layer_present)``, layer_present a tuple of each layer's
-    (key, value)."""
+    (key, value); with ``moe_config.expert_num`` > 1 ``(output, layer_present, accum_loss)``, accum_loss the sum
+    of the layers' aux losses (float32 scalar)."""
 
     def __init__(
         self,
@@ -887,7 +824,8 @@ class TransformerEncoder(Cell):
         Validator.check_positive_int(num_layers, "num_layers", name)
         Validator.check_non_negative_int(offset, "offset", name)
         _check_stack_args(name, batch_size, parallel_config, moe_config)
-        self.use_moe = False
+        self.use_moe = moe_config.expert_num > 1
+        self.aux_loss = Tensor(0.0, mstype.float32)
         self.num_layers = num_layers
         self.blocks = CellList()
         lambda_func = lambda_func or _get_lambda_func()
@@ -898,23 +836,30 @@ class TransformerEncoder(Cell):
                 hidden_dropout_rate=hidden_dropout_rate, layernorm_compute_type=layernorm_compute_type,
                 softmax_compute_type=softmax_compute_type, num_heads=num_heads, hidden_act=hidden_act,
                 post_layernorm_residual=post_layernorm_residual, param_init_type=param_init_type,
-                use_past=use_past, moe_config=moe_config, parallel_config=parallel_config.dp_mp_config,
+                use_past=use_past, moe_config=moe_config,
+                parallel_config=_layer_config(parallel_config, self.use_moe),
             )  # fmt: skip
             lambda_func(block, layer_id=i, layers=num_layers, offset=offset, parallel_config=parallel_config)
             self.blocks.append(block)
 
     def construct(self, hidden_states, attention_mask, init_reset=True, batch_valid_length=None):
         present_layer = ()
+        accum_loss = self.aux_loss
         for i in range(self.num_layers):
-            hidden_states, present = self.blocks[i](hidden_states, attention_mask, init_reset, batch_valid_length)
+            outputs = self.blocks[i](hidden_states, attention_mask, init_reset, batch_valid_length)
+            hidden_states, present = outputs[0], outputs[1]
             present_layer = present_layer + (present,)
+            if self.use_moe:
+                accum_loss = accum_loss + outputs[2]
+        if self.use_moe:
+            return hidden_states, present_layer, accum_loss
         return hidden_states, present_layer
 
 
 class TransformerDecoder(Cell):
     r"""``num_layers`` stacked :class:`TransformerDecoderLayer`. ``construct(hidden_states, attention_mask,
     encoder_output=None, memory_mask=None, init_reset=True, batch_valid_length=None)`` returns ``(output,
-    layer_present)``."""
+    layer_present)``, with experts ``(output, layer_present, accum_loss)``."""
 
     def __init__(
         self,
@@ -943,7 +888,8 @@ class TransformerDecoder(Cell):
         Validator.check_positive_int(num_layers, "num_layers", name)
         Validator.check_non_negative_int(offset, "offset", name)
         _check_stack_args(name, batch_size, parallel_config, moe_config)
-        self.use_moe = False
+        self.use_moe = moe_config.expert_num > 1
+        self.aux_loss = Tensor(0.0, mstype.float32)
         self.num_layers = num_layers
         self.blocks = CellList()
         lambda_func = lambda_func or _get_lambda_func()
@@ -955,7 +901,7 @@ class TransformerDecoder(Cell):
                 num_heads=num_heads, layernorm_compute_type=layernorm_compute_type,
                 softmax_compute_type=softmax_compute_type, hidden_act=hidden_act, use_past=use_past,
                 param_init_type=param_init_type, post_layernorm_residual=post_layernorm_residual,
-                moe_config=moe_config, parallel_config=parallel_config.dp_mp_config,
+                moe_config=moe_config, parallel_config=_layer_config(parallel_config, self.use_moe),
             )  # fmt: skip
             lambda_func(block, layer_id=i, layers=num_layers, offset=offset, parallel_config=parallel_config)
             self.blocks.append(block)
@@ -963,11 +909,17 @@ class TransformerDecoder(Cell):
     def construct(self, hidden_states, attention_mask, encoder_output=None, memory_mask=None, init_reset=True,
                   batch_valid_length=None):  # fmt: skip
         present_layer = ()
+        accum_loss = self.aux_loss
         for i in range(self.num_layers):
-            hidden_states, present = self.blocks[i](
+            outputs = self.blocks[i](
                 hidden_states, attention_mask, encoder_output, memory_mask, init_reset, batch_valid_length
             )
+            hidden_states, present = outputs[0], outputs[1]
             present_layer = present_layer + (present,)
+            if self.use_moe:
+                accum_loss = accum_loss + outputs[2]
+        if self.use_moe:
+            return hidden_states, present_layer, accum_loss
         return hidden_states, present_layer
 
 
@@ -976,7 +928,8 @@ class Transformer(Cell):
     ``construct(encoder_inputs, encoder_masks, decoder_inputs=None, decoder_masks=None, memory_mask=None,
     init_reset=True, batch_valid_length=None)`` returns ``(output, encoder_layer_present,
     decoder_layer_present)``: the decoder's output (the encoder's without a decoder; decoder_layer_present is
-    then None)."""
+    then None); with ``moe_config.expert_num`` > 1 ``(output, encoder_layer_present, decoder_layer_present,
+    accum_loss)``, accum_loss the encoder's and the decoder's aux losses summed."""
 
     def __init__(
         self,
@@ -1009,7 +962,8 @@ class Transformer(Cell):
             raise ValueError(f"The {name} with encoder and decoder does not support use_past=True.")
         self.batch_size, self.hidden_size = batch_size, hidden_size
         self.src_seq_length, self.tgt_seq_length, self.use_past = src_seq_length, tgt_seq_length, use_past
-        self.use_moe = False
+        self.use_moe = moe_config.expert_num > 1
+        self.aux_loss = Tensor(0.0, mstype.float32)
         lambda_func = lambda_func or _get_lambda_func(total_layer=encoder_layers + decoder_layers)
         common = dict(
             batch_size=batch_size, hidden_size=hidden_size, ffn_hidden_size=ffn_hidden_size, num_heads=num_heads,
@@ -1029,12 +983,19 @@ class Transformer(Cell):
 
     def construct(self, encoder_inputs, encoder_masks, decoder_inputs=None, decoder_masks=None, memory_mask=None,
                   init_reset=True, batch_valid_length=None):  # fmt: skip
-        encoder_output, encoder_layer_present = self.encoder(
-            encoder_inputs, encoder_masks, init_reset, batch_valid_length
-        )
+        accum_loss = self.aux_loss
+        encoder_outputs = self.encoder(encoder_inputs, encoder_masks, init_reset, batch_valid_length)
+        encoder_output, encoder_layer_present = encoder_outputs[0], encoder_outputs[1]
+        if self.use_moe:
+            accum_loss = accum_loss + encoder_outputs[2]
         output, decoder_layer_present = encoder_output, None
         if self.decoder is not None:
-            output, decoder_layer_present = self.decoder(
+            decoder_outputs = self.decoder(
                 decoder_inputs, decoder_masks, encoder_output, memory_mask, init_reset, batch_valid_length
             )
+            output, decoder_layer_present = decoder_outputs[0], decoder_outputs[1]
+            if self.use_moe:
+                accum_loss = accum_loss + decoder_outputs[2]
+        if self.use_moe:
+            return output, encoder_layer_present, decoder_layer_present, accum_loss
         return output, encoder_layer_present, decoder_layer_present
