@@ -317,7 +317,7 @@ def test_argument_errors(tmp_path):
         ds.TFRecordDataset(path, num_shards=2, shard_id=2, shard_equal_rows=True)
     with pytest.raises(ValueError, match="'num_samples'"):
         ds.TFRecordDataset(path, num_samples=0)
-    with pytest.raises(NotImplementedError, match="cache"):
+    with pytest.raises(TypeError, match="Argument cache with value .* is not of type"):
         ds.TFRecordDataset(path, cache=object())
 
 

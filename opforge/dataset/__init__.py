@@ -22,7 +22,10 @@ original exception (its traceback follows).
 Samplers (``opforge.dataset.samplers``): MindSpore's ``Sampler``, ``SequentialSampler``, ``RandomSampler``,
 ``DistributedSampler``, ``SubsetSampler``, ``SubsetRandomSampler``, ``WeightedRandomSampler``, ``PKSampler``
 as a source's ``sampler`` or by ``Dataset.use_sampler``; ``PaddedDataset`` pads a concatenation for a
-``DistributedSampler``.
+``DistributedSampler``. ``source.add_sampler(sampler)`` makes the source's sampler the new one's child.
+
+``DatasetCache`` (``opforge.dataset.cache_client``) as a file reader's or ``map``'s ``cache`` keeps the rows it
+produces, so that later epochs read them instead (in this process: MindSpore's cache server is not needed).
 
 Not here: the other formats' readers (CSV, COCO, VOC, ...), ``bucket_batch_by_length``, padded batches,
 dataset sink mode.
@@ -30,6 +33,7 @@ dataset sink mode.
 
 from opforge.dataset import config, transforms, vision
 from opforge.dataset.batch_map import BatchInfo
+from opforge.dataset.cache_client import DatasetCache
 from opforge.dataset.engine import Dataset, GeneratorDataset, NumpySlicesDataset
 from opforge.dataset.mindrecord import MindDataset
 from opforge.dataset.padded import PaddedDataset
@@ -51,6 +55,7 @@ from opforge.dataset.tfrecord import TFRecordDataset
 __all__ = [
     "Dataset",
     "BatchInfo",
+    "DatasetCache",
     "GeneratorDataset",
     "NumpySlicesDataset",
     "MnistDataset",

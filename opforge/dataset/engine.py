@@ -12,7 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from opforge.dataset import batch_map, config, samplers
+from opforge.dataset import batch_map, cache_client, config, samplers
+from opforge.dataset.vision import random_source
 from opforge.tensor import Tensor
 
 __all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset"]
@@ -29,6 +30,8 @@ def _as_row(value, columns: list, where: str) -> tuple:
 
 class Dataset:
     """A dataset: its columns and a way to read its rows for an epoch."""
+
+    _cache = None  # a DatasetCache keeping this node's rows (a source's or a map's ``cache``: cache_client.py)
 
     def __init__(self, column_names: list):
         self._columns = list(column_names)
@@ -97,7 +100,9 @@ class Dataset:
 
     def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
             python_multiprocessing=False, **kwargs):  # fmt: skip
-        return _Map(self, operations, input_columns, output_columns, num_parallel_workers, python_multiprocessing)
+        """MindSpore's ``map``; ``cache=DatasetCache(...)`` keeps its rows (``opforge/dataset/cache_client.py``)."""
+        return _Map(self, operations, input_columns, output_columns, num_parallel_workers, python_multiprocessing,
+                    kwargs.get("cache"))  # fmt: skip
 
     def repeat(self, count=None):
         return _Repeat(self, count)
@@ -211,7 +216,16 @@ class _Source(Dataset):
             return samplers.count(self.where, self)
         return super()._size() if self._length is None else len(self._indices(0))
 
+    def add_sampler(self, new_sampler):
+        """MindSpore's ``MappableDataset.add_sampler``: ``new_sampler`` samples the rows the source's sampler
+        gives, which becomes its child (without one, the source's shuffle, shards and num_samples as a
+        sampler: ``opforge/dataset/samplers.py``)."""
+        samplers.add_sampler(self, new_sampler)
+
     def _rows(self, epoch: int):
+        if self._cache is not None:  # the rows a DatasetCache keeps (cache_client.py)
+            yield from cache_client.cached_rows(self, epoch)
+            return
         if self._length is None:
             rows = self._iterate()
             if self._num_samples is not None:
@@ -552,7 +566,7 @@ class _MapFunction:
 
 
 class _Map(_Op):
-    def __init__(self, parent, operations, input_columns, output_columns, workers, processes):
+    def __init__(self, parent, operations, input_columns, output_columns, workers, processes, cache=None):
         ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
         inputs = parent._columns if input_columns is None else (
             [input_columns] if isinstance(input_columns, str) else list(input_columns)
@@ -570,12 +584,17 @@ class _Map(_Op):
         super().__init__(parent, names[:first] + outputs + names[first:])
         self._workers = _check_positive("map", "num_parallel_workers", workers or 1)
         self._processes = processes
+        self._cache = cache_client.check_cache(cache)
 
     def _rows(self, epoch):
+        if self._cache is not None:  # the rows a DatasetCache keeps (cache_client.py)
+            yield from cache_client.cached_rows(self, epoch)
+            return
         parent_rows = self.parent._rows(epoch)
-        if self._workers > 1:
-            results = _parallel_rows(self._fn, parent_rows, self._workers, self._processes)
-            pairs = results
+        if self._workers > 1:  # each row's random transforms on its own seeded generator (random_source.py)
+            fn = random_source.RowSeeded(self._fn)
+            results = _parallel_rows(fn, random_source.row_seeds(parent_rows), self._workers, self._processes)
+            pairs = ((item[1], out) for item, out in results)
         else:
             pairs = ((row, self._fn(row)) for row in parent_rows)
         for row, out in pairs:

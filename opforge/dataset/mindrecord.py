@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from opforge.dataset import samplers
+from opforge.dataset import cache_client, samplers
 from opforge.dataset.shuffle import FileRows, Shuffle, shuffle_mode
 from opforge.mindrecord.filereader import ShardSet
 
@@ -64,8 +64,8 @@ class MindDataset(FileRows):
     and ``num_padded``: that many copies of the sample appended after the rows, so that the rows and the
     padding divide among the shards (``(rows + num_padded) % num_shards == 0``). ``num_parallel_workers``
     reads rows in threads. ``sampler``: one of ``opforge.dataset.samplers`` (over the rows and the padding;
-    ``RandomSampler`` also with ``Shuffle.FILES`` / ``Shuffle.INFILE``). ``cache`` is not implemented
-    (NotImplementedError)."""
+    ``RandomSampler`` also with ``Shuffle.FILES`` / ``Shuffle.INFILE``). ``cache``: a ``DatasetCache``
+    (``opforge.dataset.cache_client``)."""
 
     where = _WHERE
 
@@ -73,8 +73,7 @@ class MindDataset(FileRows):
                  shard_id=None, sampler=None, padded_sample=None, num_padded=None, num_samples=None,
                  cache=None):  # fmt: skip
         sampler = samplers.select(_WHERE, sampler, True, shuffle, num_shards, num_samples, int_ok=True)
-        if cache is not None:
-            raise NotImplementedError(f"For '{_WHERE}', opforge has no dataset cache: leave 'cache' None.")
+        cache_client.check_cache(cache)
         mode = shuffle_mode(_WHERE, shuffle, Shuffle.GLOBAL)
         if num_samples and mode in (Shuffle.FILES, Shuffle.INFILE):
             raise ValueError(
@@ -114,6 +113,7 @@ class MindDataset(FileRows):
         if sampler is not None:
             samplers.check_source(_WHERE, sampler, self)
         self._sampler = sampler
+        self._cache = cache
 
     def _read(self, i: int):
         if i >= self._rows_in_files:

@@ -6,7 +6,7 @@ Each reader checks the directory and the files' headers and sizes when it is mad
 (``np.memmap``) and reads a row only when an epoch asks for it. Shuffling (on by default), ``num_samples``,
 ``num_shards``/``shard_id`` and ``num_parallel_workers`` (threads) are those of every random-access
 source (``opforge.dataset.engine._Source``); ``sampler`` takes MindSpore's samplers
-(``opforge.dataset.samplers``). Not here: ``cache``.
+(``opforge.dataset.samplers``); ``cache`` a ``DatasetCache`` (``opforge.dataset.cache_client``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from opforge.dataset import config, samplers
+from opforge.dataset import cache_client, config, samplers
 from opforge.dataset.engine import _check_positive, _Source
 from opforge.dataset.vision import Decode
 
@@ -82,8 +82,7 @@ class _FileReader(_Source):
     def __init__(self, columns, length, num_samples, num_parallel_workers, shuffle, sampler, num_shards, shard_id,
                  cache):  # fmt: skip
         sampler = samplers.select(self.where, sampler, True, shuffle, num_shards, num_samples, int_ok=True)
-        if cache is not None:
-            raise NotImplementedError(f"For '{self.where}', opforge has no dataset cache: leave 'cache' None.")
+        cache_client.check_cache(cache)
         if shuffle is not None and not isinstance(shuffle, (bool, np.bool_)):
             raise TypeError(f"For '{self.where}', the 'shuffle' must be a bool or None, but got {shuffle!r}.")
         if num_samples is not None:
@@ -97,6 +96,7 @@ class _FileReader(_Source):
         if sampler is not None:
             samplers.check_source(self.where, sampler, self)
         self._sampler = sampler
+        self._cache = cache
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ A sampler is given as a source's ``sampler=`` (``GeneratorDataset``, ``NumpySlic
 of them; any other iterable of indices is read afresh each epoch (MindSpore's ``IterSampler``). A sampler
 with a child (``add_child``) samples the child's output: its positions ``0 .. m-1`` pick among the ``m``
 rows the child gives, as MindSpore's chained samplers do. ``num_samples`` 0 or None means every row.
+``source.add_sampler(sampler)`` (MindSpore's ``MappableDataset.add_sampler``) makes the source's sampler
+(or, without one, its shuffle, shards and ``num_samples`` as a sampler) the new sampler's child.
 
 Random draws come from ``ds.config.set_seed``'s seed as the rest of the dataset engine's shuffles: epoch
 ``e`` draws from ``[seed, e]`` (so ``RandomSampler()`` reads the order ``shuffle=True`` reads), a chained
@@ -631,6 +633,55 @@ def _count_of(sampler, length: int, source) -> int:
 def count(where: str, source) -> int:
     """The rows an epoch of the source's sampler reads (``get_dataset_size``), drawn only where needed."""
     return _count_of(source._sampler, source._length, source)
+
+
+# ---------------------------------------------------------------------------------------------
+# MappableDataset.add_sampler
+
+
+class _SourceOrder(BuiltinSampler):
+    """A source's own order (its shuffle, shards and ``num_samples``, without a sampler) as a sampler: the
+    child ``add_sampler`` puts under the new sampler, as MindSpore makes one of those arguments. It reads a
+    copy of the source taken then, so a later ``use_sampler`` (which drops them) keeps that order."""
+
+    def __init__(self, source):
+        self._source = copy.copy(source)
+        super().__init__(source._num_samples)
+
+    def is_shuffled(self) -> bool:
+        return bool(self._source._shuffle)
+
+    def is_sharded(self) -> bool:
+        num_shards = self._source._shards[0]
+        return num_shards is not None and num_shards > 1
+
+    def _positions(self, n, epoch, depth, source, below):
+        return self._source._indices(epoch)
+
+    def _count(self, n, source, below):
+        return len(self._source._indices(0))
+
+
+def add_sampler(source, new_sampler) -> None:
+    """MindSpore's ``MappableDataset.add_sampler``: ``new_sampler`` becomes the source's sampler, and the one
+    it had (or its shuffle, shards and ``num_samples`` as one) its child, whose rows it samples."""
+    where = f"{source.where}.add_sampler"
+    if not isinstance(new_sampler, BuiltinSampler):
+        raise TypeError(
+            f"For '{where}', the 'new_sampler' must be a sampler (ds.DistributedSampler, ...), but got "
+            f"{type(new_sampler).__name__}."
+        )
+    if getattr(source, "_length", None) is None:
+        raise ValueError(f"For '{where}', a sampler needs a random-access source (__getitem__ and __len__).")
+    child = source._sampler if source._sampler is not None else _SourceOrder(source)
+    new_sampler.add_child(child)
+    try:
+        check_source(where, new_sampler, source)
+    except Exception:
+        new_sampler.child_sampler = None  # leave the sampler as it was given
+        raise
+    source._sampler = new_sampler
+    source._shards, source._shuffle, source._num_samples = (None, None), False, None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import zlib
 
 import numpy as np
 
+from opforge.dataset import cache_client
 from opforge.dataset.crc32c import masked_crc32c
 from opforge.dataset.schema import Column, load_schema, numpy_type
 from opforge.dataset.shuffle import FileRows, Shuffle, shuffle_mode
@@ -358,15 +359,15 @@ class TFRecordDataset(FileRows):
     (there must be at least ``num_shards`` files), or with ``shard_equal_rows=True`` every
     ``num_shards``-th row, the shards wrapped around to one size. ``compression_type``: None, "", "GZIP" or
     "ZLIB" (each file compressed whole, decompressed into memory when the dataset is made).
-    ``num_parallel_workers`` reads rows in threads. ``cache`` is not implemented."""
+    ``num_parallel_workers`` reads rows in threads. ``cache``: a ``DatasetCache``
+    (``opforge.dataset.cache_client``)."""
 
     where = _WHERE
 
     def __init__(self, dataset_files, schema=None, columns_list=None, num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, shard_equal_rows=False, cache=None,
                  compression_type=None):  # fmt: skip
-        if cache is not None:
-            raise NotImplementedError(f"For '{_WHERE}', opforge has no dataset cache: leave 'cache' None.")
+        cache_client.check_cache(cache)
         if compression_type not in _COMPRESSIONS:
             raise ValueError(
                 f"For '{_WHERE}', the 'compression_type' must be None, '', 'GZIP' or 'ZLIB', but got "
@@ -397,6 +398,7 @@ class TFRecordDataset(FileRows):
                 f"For '{_WHERE}', sharding by files needs at least 'num_shards' ({num_shards}) files, but got "
                 f"{len(paths)}: give more files or shard_equal_rows=True."
             )
+        self._cache = cache
 
     @staticmethod
     def _example(file: _RecordFile, j: int) -> dict:

@@ -1,5 +1,6 @@
 """``opforge.dataset.transforms``: the general transforms of MindSpore's ``dataset.transforms`` (on NumPy
-arrays, for ``Dataset.map``): ``Compose``, ``TypeCast``, ``OneHot``."""
+arrays, for ``Dataset.map``): ``Compose``, ``TypeCast``, ``OneHot``; ``not_random`` marks a Python function
+deterministic (a cached ``map`` runs only those: ``opforge/dataset/cache_client.py``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ import numpy as np
 
 from opforge import dtype as mstype
 
-__all__ = ["Compose", "TypeCast", "OneHot"]
+__all__ = ["Compose", "TypeCast", "OneHot", "not_random"]
+
+
+def not_random(function):
+    """MindSpore's ``not_random``: marks ``function`` deterministic (``function.random = False``), so that a
+    cached ``map`` may run it; returns it (a decorator)."""
+    function.random = False
+    return function
 
 
 class Compose:

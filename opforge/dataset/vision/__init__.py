@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from opforge.dataset.transforms import not_random
 from opforge.dataset.vision.color_adjust import RandomColorAdjust
 from opforge.dataset.vision.cut_out import CutOut
 from opforge.dataset.vision.decode import Decode
@@ -35,6 +36,7 @@ __all__ = [
     "Inter",
     "Border",
     "CutOut",
+    "not_random",
 ]
 
 
