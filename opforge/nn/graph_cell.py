@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from opforge.ir.graph import Graph
+from opforge.jit import jit
 from opforge.nn.cell import Cell
 from opforge.tensor import Parameter, Tensor
 
@@ -10,7 +11,8 @@ __all__ = ["GraphCell"]
 
 
 class GraphCell(Cell):
-    """Runs ``graph`` (what ``load`` returns) on inputs of the shapes it was exported with.
+    """Runs ``graph`` (what ``load`` returns) on inputs of the shapes it was exported with, replayed
+    as an ``opforge.jit`` trace after the first call.
     ``params_init``: name -> Parameter or Tensor replacing the values of the graph's weights (e.g. the
     weights of a newer checkpoint). The graph's weights are this cell's parameters, by their names."""
 
@@ -27,6 +29,8 @@ class GraphCell(Cell):
             self.insert_param_to_cell(name, p)
         for name, value in (params_init or {}).items():
             self._init_param(name, value)
+        # replayed as a trace, as MindSpore runs a loaded graph compiled (under a tape it runs call by call)
+        self._replay = jit(self._run)
 
     def _init_param(self, name: str, value) -> None:
         if name not in self.graph.params:
@@ -45,4 +49,7 @@ class GraphCell(Cell):
         target.set_data(value if not isinstance(value, Parameter) else Tensor(value.asnumpy()))
 
     def construct(self, *inputs):
+        return self._replay(*inputs)
+
+    def _run(self, *inputs):
         return self.graph.run(list(inputs), self._params)
