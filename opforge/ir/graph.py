@@ -72,7 +72,9 @@ class Graph:
             return source[1]
 
         for node in self.nodes:
-            out = node.prim(*[value(a) for a in node.args])
+            # the call the recorder saw: the primitive's own call path, under any Python __call__ of
+            # its class (BatchNorm's training update, recorded as its own nodes, is not run twice)
+            out = Primitive.__call__(node.prim, *[value(a) for a in node.args])
             _store(env, node.outputs, out)
         return _build(self.outputs, value)
 

@@ -49,7 +49,8 @@ def rules() -> dict:
 class Builder:
     """What a rule builds with. ``node(op_type, inputs, n_out=1, **attrs)`` adds an ONNX node and
     returns its output name (a list of them when ``n_out`` > 1); ``const(array)`` adds a constant;
-    ``meta(name)`` gives a value's (shape, dtype) as recorded; ``prim`` is the node's primitive."""
+    ``meta(name)`` gives a value's (shape, dtype) as recorded; ``prim`` is the node's primitive; ``needed``
+    says which of its outputs the graph reads (a rule may give None for the others)."""
 
     def __init__(self):
         self.nodes: list = []
@@ -57,11 +58,16 @@ class Builder:
         self.metas: dict = {}  # value name -> (shape, mstype)
         self.prim = None
         self.out: list = []  # the current node's outputs' (shape, dtype), as recorded
+        self.needed: list = []  # per output of the current node: whether the graph reads it
+        self.taken: set = set()  # the graph's own names (inputs, weights, constants): fresh names avoid them
         self._count = 0
 
     def fresh(self, hint: str = "t") -> str:
-        self._count += 1
-        return f"{hint}_{self._count}"
+        while True:
+            self._count += 1
+            name = f"{hint}_{self._count}"
+            if name not in self.taken:
+                return name
 
     def node(self, op_type: str, inputs: list, n_out: int = 1, **attrs):
         outs = [self.fresh(op_type.lower()) for _ in range(n_out)]
@@ -101,7 +107,8 @@ def to_onnx(graph: Graph, opset: int = OPSET):
     """The ONNX ModelProto of ``graph``; ExportError names an operator ONNX cannot take."""
     if onnx is None:
         raise ImportError("export(file_format='ONNX') needs the 'onnx' package: pip install 'opforge[export]'.")
-    missing = sorted({n.op for n in graph.nodes} - _RULES.keys())
+    live, needed = _live(graph)
+    missing = sorted({n.op for n in live} - _RULES.keys())
     b = Builder()
     names: dict = {}  # graph source -> ONNX value name
     inputs = []
@@ -113,13 +120,13 @@ def to_onnx(graph: Graph, opset: int = OPSET):
         _constant(b, names, ("param", pname), pname, p)
     for key, t in graph.tensors.items():
         _constant(b, names, ("tensor", key), key, t)
-    for node in graph.nodes:  # in call order: a refusal of an earlier operator is the one reported
+    for node in live:  # in call order: a refusal of an earlier operator is the one reported
         if node.op in missing:
             raise ExportError(
                 f"For 'export' to ONNX, opforge has no ONNX rule for the operator(s) {missing} that {graph.name} "
                 f"calls; MINDIR files take every operator (file_format='MINDIR')."
             )
-        _convert(b, names, graph, node)
+        _convert(b, names, graph, node, needed)
     outputs = []
     for k, spec in enumerate(_flat(graph.outputs)):
         source = names.get(tuple(spec) if isinstance(spec, list) else spec)
@@ -129,23 +136,49 @@ def to_onnx(graph: Graph, opset: int = OPSET):
         b.nodes.append(helper.make_node("Identity", [source], [out]))
         shape, dt = b.meta(source)
         outputs.append(helper.make_tensor_value_info(out, _elem(dt), list(shape)))
-    body = helper.make_graph(b.nodes, graph.name, inputs, outputs, b.initializers)
+    used = {name for n in b.nodes for name in n.input}  # weights only the left-out nodes read are not kept
+    initializers = [t for t in b.initializers if t.name in used]
+    body = helper.make_graph(b.nodes, graph.name, inputs, outputs, initializers)
     model = helper.make_model(body, opset_imports=[helper.make_opsetid("", opset)], producer_name="opforge")
     model.ir_version = min(model.ir_version, 10)  # what onnxruntime releases read
     onnx.checker.check_model(model)
     return model
 
 
+def _live(graph: Graph) -> tuple:
+    """(the nodes the graph's outputs read, in call order; the slots read). An ONNX graph has no state: a
+    node whose results no output reads (the update of a training BatchNorm's moving statistics, an Assign
+    to a weight) is left out, as MindSpore's exporter leaves out the nodes nothing refers to. (A weight read
+    after an in-place write is read from the write's output, so the write stays and needs its rule.)"""
+    needed = {s[1] for s in _flat(graph.outputs) if s[0] == "value"}
+    live = []
+    for node in reversed(graph.nodes):
+        slots = [node.outputs] if isinstance(node.outputs, int) else list(node.outputs or [])
+        if any(slot in needed for slot in slots if slot is not None):
+            live.append(node)
+            needed.update(s[1] for s in _sources(node.args) if s[0] == "value")
+    return live[::-1], needed
+
+
+def _sources(args) -> list:
+    out = []
+    for a in args:
+        out.extend(_sources(a[2]) if a[0] == "seq" else [tuple(a)])
+    return out
+
+
 def _constant(b: Builder, names: dict, source, name: str, t: Tensor) -> None:
     b.initializers.append(numpy_helper.from_array(t.asnumpy(), name))
     b.metas[name] = (tuple(t.shape), t.dtype)
+    b.taken.add(name)
     names[source] = name
 
 
-def _convert(b: Builder, names: dict, graph: Graph, node) -> None:
+def _convert(b: Builder, names: dict, graph: Graph, node, needed: set) -> None:
     b.prim = node.prim
     slots = [node.outputs] if isinstance(node.outputs, int) else list(node.outputs or [])
     b.out = [graph.metas.get(slot) for slot in slots]
+    b.needed = [slot is not None and slot in needed for slot in slots]
     args = [_argument(names, a) for a in node.args]
     produced = _RULES[node.op](b, *args)
     produced = [produced] if isinstance(produced, str) else list(produced)

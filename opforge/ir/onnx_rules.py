@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from opforge import dtype as mstype
-from opforge.geometry import strided_slice_walk
+from opforge.geometry import conv_output_and_pads, strided_slice_walk
 from opforge.ir.onnx import Builder, register
 
 INT64_MAX = np.iinfo(np.int64).max
@@ -276,6 +276,29 @@ def _conv2d(b, x, w):
     return b.node("Conv", [x, w], **kw)
 
 
+@register("Conv2DBackpropInput")
+def _conv2d_backprop_input(b, dout, w, input_size):
+    # ONNX's ConvTranspose with Conv2D's weight as it is ((C_out, C_in / group, kh, kw): ConvTranspose reads
+    # it as (its input channels, its output channels / group, ...)); Conv2D's padding of the size asked
+    # for, and what the forward Conv2D's floor dropped as output_padding (always under the stride)
+    attrs = b.prim.attrs
+    if attrs.get("format", "NCHW") != "NCHW":
+        b.refuse("only NCHW is exported")
+    size = [int(v) for v in input_size][2:]
+    kernel, stride, dilation = _spatial(b.meta(w)[0]), _spatial(attrs["stride"]), _spatial(attrs["dilation"])
+    explicit = [int(v) for v in attrs["pad"]]  # (top, bottom, left, right), the "pad" mode's
+    begins, ends, extra = [], [], []
+    for i, (n, k, st, d) in enumerate(zip(size, kernel, stride, dilation)):
+        out, before, after = conv_output_and_pads(
+            b.prim.name, n, k, st, d, attrs["pad_mode"], tuple(explicit[2 * i : 2 * i + 2])
+        )
+        begins.append(before)
+        ends.append(after)
+        extra.append(n - ((out - 1) * st + d * (k - 1) + 1 - before - after))
+    kw = {"strides": stride, "dilations": dilation, "group": int(attrs["group"]), "kernel_shape": kernel}
+    return b.node("ConvTranspose", [dout, w], pads=begins + ends, output_padding=extra, **kw)
+
+
 def _pool(onnx_op: str):
     def rule(b, x):
         attrs = b.prim.attrs
@@ -313,10 +336,29 @@ def _adaptive_avg_pool_4d(b, x, in_shape, out_shape):
 
 @register("BatchNorm")
 def _batch_norm(b, x, scale, offset, mean, variance):
+    eps = float(b.prim.attrs["epsilon"])
     if b.prim.attrs.get("is_training"):
-        b.refuse("is_training=True (export the network after set_train(False))")
-    y = b.node("BatchNormalization", [x, scale, offset, mean, variance], epsilon=float(b.prim.attrs["epsilon"]))
+        return _batch_norm_batch_statistics(b, x, scale, offset, eps)
+    y = b.node("BatchNormalization", [x, scale, offset, mean, variance], epsilon=eps)
     return [y, mean, variance, mean, variance]  # in inference the statistics pass through
+
+
+def _batch_norm_batch_statistics(b, x, scale, offset, eps):
+    """is_training=True (a training-mode BatchNorm, or ``use_batch_statistics=True`` in inference, as
+    CycleGAN's generators use it): y normalised with the batch's mean and biased variance per channel,
+    which are its other outputs. The moving statistics' update is a write to weights, which an ONNX
+    graph has no place for: it is left out with the nodes no output reads (``onnx._live``)."""
+    shape = b.meta(x)[0]
+    axes = b.ints([0, *range(2, len(shape))])
+    channel = b.ints([1, shape[1]] + [1] * (len(shape) - 2))  # (C,) -> (1, C, 1, ..., 1)
+    mean = b.node("ReduceMean", [x, axes], keepdims=1)
+    centered = b.node("Sub", [x, mean])
+    var = b.node("ReduceMean", [b.node("Mul", [centered, centered]), axes], keepdims=1)
+    inv_std = b.node("Reciprocal", [b.node("Sqrt", [b.node("Add", [var, b.operand(eps, x)])])])
+    y = b.node("Mul", [b.node("Mul", [centered, inv_std]), b.node("Reshape", [scale, channel])])
+    y = b.node("Add", [y, b.node("Reshape", [offset, channel])])
+    stats = [b.node("Reshape", [v, b.ints([shape[1]])]) for v in (mean, var)]
+    return [y, *stats, *stats]
 
 
 @register("LayerNorm")
@@ -328,7 +370,12 @@ def _layer_norm(b, x, gamma, beta):
         b.refuse("begin_params_axis other than begin_norm_axis")
     eps = float(attrs["epsilon"])
     y, mean, inv_std = b.node("LayerNormalization", [x, gamma, beta], n_out=3, axis=axis, epsilon=eps)
-    variance = b.node("Sub", [b.node("Reciprocal", [b.node("Mul", [inv_std, inv_std])]), b.operand(eps, x)])
+    # ONNX gives the statistics in float32 (stash_type 1), opforge in the input's dtype (float16 too)
+    eps32 = b.const(np.asarray(eps, np.float32))
+    variance = b.node("Sub", [b.node("Reciprocal", [b.node("Mul", [inv_std, inv_std])]), eps32])
+    stats = b.out[1][1]
+    if stats != mstype.float32:
+        mean, variance = (b.node("Cast", [v], to=b.elem(stats)) for v in (mean, variance))
     return [y, mean, variance]
 
 
@@ -351,6 +398,28 @@ def _softmax(b, x):
 def _log_softmax(b, x):
     axis = int(b.prim.attrs["axis"]) if b.meta(x)[0] else 0
     return _on_vector(b, x, lambda v: b.node("LogSoftmax", [v], axis=axis))
+
+
+@register("LSTMLayer")
+def _lstm_layer(b, x, h0, c0, w_ih, w_hh, bias):
+    # ONNX's LSTM, one direction: its gates in the order i, o, f, c (opforge's i, f, g, o), its weights and
+    # states with a leading direction dim, the bias split into W's and R's (R's zeros)
+    if any(b.needed[3:]):
+        b.refuse("its gates and cell states (what its backward pass reads) are not an ONNX LSTM's outputs")
+    hidden = b.meta(h0)[0][1]
+
+    def iofc(v):  # rows (i, f, g, o) -> (i, o, f, g), with the direction dim in front
+        i, f, g, o = b.node("Split", [v, b.ints([hidden] * 4)], n_out=4, axis=0)
+        return b.node("Unsqueeze", [b.node("Concat", [i, o, f, g], axis=0), b.ints([0])])
+
+    zeros = b.const(np.zeros((1, 4 * hidden), b.meta(bias)[1].np_dtype))
+    biases = b.node("Concat", [iofc(bias), zeros], axis=1)
+    states = [b.node("Unsqueeze", [v, b.ints([0])]) for v in (h0, c0)]
+    direction = "reverse" if b.prim.attrs["reverse"] else "forward"
+    inputs = [x, iofc(w_ih), iofc(w_hh), biases, "", *states]
+    y, h_n, c_n = b.node("LSTM", inputs, n_out=3, hidden_size=int(hidden), direction=direction)
+    y = b.node("Squeeze", [y, b.ints([1])])  # [seq, 1, batch, hidden]
+    return [y, *(b.node("Squeeze", [v, b.ints([0])]) for v in (h_n, c_n)), None, None]
 
 
 @register("Dropout")
@@ -529,3 +598,13 @@ def _arg(onnx_op: str):
 
 register("Argmax")(_arg("ArgMax"))
 register("Argmin")(_arg("ArgMin"))
+
+
+@register("TopK")
+def _topk(b, x, k):
+    # the k largest along the last dim, descending, ties the smaller index first: ONNX's TopK (largest,
+    # sorted) gives that order, which opforge keeps for sorted=False too; indices int64 -> int32
+    if not k:  # an empty result (ONNX Runtime refuses K = 0)
+        return [b.const(np.zeros(shape, dt.np_dtype)) for shape, dt in b.out]
+    values, indices = b.node("TopK", [x, b.ints([k])], n_out=2, axis=-1, largest=1, sorted=1)
+    return [values, b.node("Cast", [indices], to=b.elem(b.out[1][1]))]
