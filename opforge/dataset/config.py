@@ -1,6 +1,13 @@
-"""``opforge.dataset.config``: the seed of the datasets' shuffles (MindSpore's ``dataset.config``)."""
+"""``opforge.dataset.config``: the seed of the datasets' shuffles and random transforms (MindSpore's
+``dataset.config``). ``opforge.set_seed`` sets it too, as MindSpore's global ``set_seed`` does."""
 
 from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from opforge import seed as _global_seed
 
 __all__ = [
     "set_seed",
@@ -11,18 +18,34 @@ __all__ = [
     "get_prefetch_size",
 ]
 
-_state = {"seed": None, "workers": 1, "prefetch_size": 16}
+_state = {"seed": None, "workers": 1, "prefetch_size": 16, "sets": 0}
 
 
 def set_seed(seed: int) -> None:
-    """Make every shuffle reproducible: epoch e of a dataset is shuffled the same way in every run."""
+    """Make every shuffle reproducible: epoch e of a dataset is shuffled the same way in every run. Each call
+    also restarts the random transforms' draws from the seed (opforge/dataset/vision/random_source.py), as
+    MindSpore's random transforms made after ``set_seed(s)`` all start from ``s``: two transforms made after
+    the same seed draw the same (the model zoo's Pix2Pix flips its input and target images alike so)."""
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"For 'set_seed', the 'seed' must be an int >= 0, but got {seed!r}.")
+    if seed > 2**32 - 1:
+        raise ValueError(f"For 'set_seed', the 'seed' must be in [0, 4294967295], but got {seed!r}.")
+    random.seed(seed)  # as MindSpore's: Python's and NumPy's generators too (the Python transforms draw there)
+    np.random.seed(seed)
     _state["seed"] = seed
+    _state["sets"] += 1
+
+
+def seed_sets() -> int:
+    """How many times ``set_seed`` was called (the random transforms restart their draws when it changes)."""
+    return _state["sets"]
 
 
 def get_seed():
     return _state["seed"]
+
+
+_global_seed.on_set_seed(set_seed)
 
 
 def set_num_parallel_workers(num: int) -> None:
