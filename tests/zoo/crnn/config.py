@@ -64,6 +64,18 @@ DEFAULTS = {
     "eval_dataset": "synth",
     "eval_dataset_path": "",
     "checkpoint_path": "",
+    # export.py's (and its ModelArts wrapper's: moxing_adapter.py, device_adapter.py)
+    "enable_modelarts": False,
+    "data_url": "",
+    "train_url": "",
+    "checkpoint_url": "",
+    "data_path": "/cache/data",
+    "output_path": "/cache/train",
+    "load_path": "/cache/checkpoint_path",
+    "enable_profiling": False,
+    "ckpt_file": "",
+    "file_name": "crnn",
+    "file_format": "MINDIR",
 }
 
 config = Config(DEFAULTS)

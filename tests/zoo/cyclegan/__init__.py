@@ -6,4 +6,5 @@ src/utils/{args, tools, reporter}.py and src/dataset/{cyclegan_dataset, distribu
 their file names. One change: args.py parses an empty command line (``parser.parse_args([])``: pytest's is not
 the script's); the tests set the values (small images and channel counts: ``image_size``, ``ngf``, ``ndf``,
 ``gl_num``, ``dl_num``). ``tests/test_zoo_cyclegan.py`` runs train.py's ``train()`` (the zoo's own loop of
-``TrainOneStepG`` / ``TrainOneStepD`` with the ``ImagePool``) and eval.py's ``predict()``."""
+``TrainOneStepG`` / ``TrainOneStepD`` with the ``ImagePool``) and eval.py's ``predict()``.
+export.py is the zoo's export.py, run by ``tests/test_zoo_export.py``."""

@@ -8,4 +8,4 @@ src/datasets/classification.py and sampler.py, src/model_utils/moxing_adapter.py
 local_adapter.py are here under their file names, unchanged. Other change: ``config`` a namespace of
 densenet121_config.yaml's values, shrunk (config.py, for src/model_utils/config.py's yaml and argparse loading:
 32 x 32 images, 10 classes, batch 4, 2 epochs, the CPU target). ``tests/test_zoo_densenet.py`` runs train.py's
-``train()`` and eval.py's ``test()``."""
+``train()`` and eval.py's ``test()``. export.py is the zoo's export.py, run by ``tests/test_zoo_export.py``."""

@@ -9,4 +9,5 @@ transform.py and transform_utils.py (RandAugment in Pillow), train.py (get_lr, t
 eval.py are the zoo's text. Other changes: ``config`` a namespace of efficientnet_b0_cifar10_config.yaml's
 values, shrunk (config.py, for src/config.py's yaml and argparse loading: 32-pixel crops, batch 4), and
 transform_utils.py's ``np.float`` (removed in NumPy 1.24) written ``float``. ``tests/test_zoo_efficientnet.py``
-trains it as train.py's main does and evaluates it by running eval.py."""
+trains it as train.py's main does and evaluates it by running eval.py.
+export.py is the zoo's export.py, run by ``tests/test_zoo_export.py``."""

@@ -27,4 +27,16 @@ config = SimpleNamespace(
     run_distribute=False,
     model_ckpt="",
     rank_id=0,
+    # export.py's (and its ModelArts wrapper's, model_utils/moxing_adapter.py)
+    enable_modelarts=False,
+    data_url="",
+    train_url="",
+    checkpoint_url="",
+    data_path="/cache/data",
+    output_path="/cache/train",
+    load_path="/cache/checkpoint_path",
+    device_id=0,
+    ckpt_file="",
+    file_name="fasttexts",
+    file_format="MINDIR",
 )

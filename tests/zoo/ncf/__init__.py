@@ -7,4 +7,6 @@ installed (``load_data`` reads the ratings CSV with pandas, not installed here; 
 cache that ``load_data`` reads instead); movielens.py keeps src/movielens.py's names and constants (its
 download and CSV conversion need six, absl and pandas); train.py and eval.py are train.py's ``run_train`` and
 eval.py's ``run_eval`` without the ModelArts wrapper and absl's logging set-up; config.py holds
-default_config.yaml's values, shrunk. ``tests/test_zoo_ncf.py`` runs them."""
+default_config.yaml's values, shrunk. ``tests/test_zoo_ncf.py`` runs them.
+export.py is the zoo's export.py with model_utils/moxing_adapter.py (moxing_adapter.py),
+run by ``tests/test_zoo_export.py``."""

@@ -8,6 +8,7 @@ config = SimpleNamespace(
     data_path="./dataset/",
     output_path="./output",
     device_target="CPU",
+    enable_profiling=False,
     # Training options
     dataset="ml-1m",
     train_epochs=3,

@@ -4,4 +4,6 @@ with ``mindspore`` replaced by ``opforge`` in the imports and ``src.``/``model_u
 (license headers dropped). textcnn.py and dataset.py are src/textcnn.py and src/dataset.py unchanged except
 that dataset.py imports pandas only where it is installed (SST2's .tsv reader needs it; MovieReview, which the
 tests use, does not); train.py and eval.py are train.py's ``train_net`` and eval.py's ``eval_net`` without the
-ModelArts wrapper; config.py holds mr_config_cpu.yaml's values, shrunk. ``tests/test_zoo_textcnn.py`` runs them."""
+ModelArts wrapper; config.py holds mr_config_cpu.yaml's values, shrunk. ``tests/test_zoo_textcnn.py`` runs them.
+export.py is the zoo's export.py with model_utils/moxing_adapter.py (moxing_adapter.py),
+run by ``tests/test_zoo_export.py``."""

@@ -1,7 +1,7 @@
 # ruff: noqa  (the model zoo's text as it is)
 """gd_config.yaml's values as model_utils/config.py builds them (``extra_operations`` for 'general_distill':
 the decay filter as a function, the net configs as BertConfig), shrunk (sizes, batch, epochs), on the CPU, with
-MindRecord data."""
+MindRecord data; and export.py's td_student_net_cfg (td_config_sst2.yaml's, shrunk) and get_device_id."""
 from types import SimpleNamespace
 
 import opforge.common.dtype as mstype
@@ -66,3 +66,16 @@ config = SimpleNamespace(
 common_cfg = config.common_cfg
 bert_teacher_net_cfg = config.bert_teacher_net_cfg
 bert_student_net_cfg = config.bert_student_net_cfg
+
+# export.py's: td_config_sst2.yaml's student network (its 'task_distill' config; export.py sets its seq_length and
+# batch_size), shrunk as bert_student_net_cfg; and model_utils/device_adapter.py's local get_device_id
+td_student_net_cfg = BertConfig(
+    seq_length=64, vocab_size=50, hidden_size=16, num_hidden_layers=2, num_attention_heads=4,
+    intermediate_size=32, hidden_act="gelu", hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
+    max_position_embeddings=64, type_vocab_size=2, initializer_range=0.02, use_relative_positions=False,
+    dtype=mstype.float32, compute_type=mstype.float16,
+)
+
+
+def get_device_id():
+    return config.device_id
