@@ -48,6 +48,7 @@ from opforge.context import (
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
+from opforge.parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from opforge.device import memory
 from opforge.tensor import Parameter, Tensor, from_dlpack
 from opforge.errors import KernelError, KernelNotFoundError
@@ -80,11 +81,11 @@ __version__ = "0.1.0"
 from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge import common
-from opforge.common import ParameterTuple
+from opforge.common import ParameterTuple, RowTensor
 from opforge import dataset, numpy, scipy, train
 from opforge import log  # MindSpore's mindspore.log (from mindspore import log as logger)
 from opforge import amp
-from opforge.amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
+from opforge.amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager, build_train_network
 from opforge.train import *  # noqa: F403 (MindSpore exports mindspore.train's names at the top: ms.LossMonitor)
 from opforge.seed import get_seed, set_seed
 from opforge.generator import Generator, default_generator, get_rng_state, initial_seed, manual_seed, set_rng_state

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 
 from rich.console import Console
 
@@ -55,3 +56,10 @@ class Profiler:
         with open(path, "w") as f:
             f.write(buffer.getvalue())
         return path
+
+
+# ``from mindspore.profiler.profiling import Profiler`` (the model zoo's training scripts): MindSpore's
+# profiler is a package whose ``profiling`` module defines the class; this module holds it, so that path is
+# registered as this module (as opforge/nn/__init__.py registers ``nn.loss.loss`` and the like).
+sys.modules.setdefault(f"{__name__}.profiling", sys.modules[__name__])
+profiling = sys.modules[f"{__name__}.profiling"]

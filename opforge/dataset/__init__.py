@@ -7,8 +7,8 @@ the file readers of ``opforge.dataset.readers``: ``MnistDataset``, ``Cifar10Data
 ``MindDataset`` (MindRecord files, written by ``opforge.mindrecord.FileWriter``).
 Operations return new datasets: ``batch`` (with ``per_batch_map``, ``input_columns``, ``output_columns``
 and a callable ``batch_size``, given a ``BatchInfo``), ``shuffle``, ``map``, ``repeat``, ``take``, ``skip``,
-``project``, ``rename``. Iterate with ``create_tuple_iterator`` / ``create_dict_iterator`` (Tensors by
-default, NumPy arrays with ``output_numpy=True``) or ``for row in dataset``.
+``project``, ``rename``, ``zip`` (also ``dataset.zip((a, b))``). Iterate with ``create_tuple_iterator`` /
+``create_dict_iterator`` (Tensors by default, NumPy arrays with ``output_numpy=True``) or ``for row in dataset``.
 
 Rows are tuples of NumPy arrays, one per column. A random-access source with ``shuffle=True`` (its
 default) is read in a new random order each epoch, drawn from ``config.set_seed``'s seed when set;
@@ -31,10 +31,11 @@ Not here: the other formats' readers (CSV, COCO, VOC, ...), ``bucket_batch_by_le
 dataset sink mode.
 """
 
-from opforge.dataset import config, transforms, vision
+from opforge.dataset import config, engine, transforms, vision
 from opforge.dataset.batch_map import BatchInfo
 from opforge.dataset.cache_client import DatasetCache
 from opforge.dataset.engine import Dataset, GeneratorDataset, NumpySlicesDataset
+from opforge.dataset.engine import zip_datasets as zip  # noqa: A004 (MindSpore's dataset.zip)
 from opforge.dataset.mindrecord import MindDataset
 from opforge.dataset.padded import PaddedDataset
 from opforge.dataset.readers import Cifar10Dataset, Cifar100Dataset, ImageFolderDataset, MnistDataset
@@ -78,4 +79,12 @@ __all__ = [
     "config",
     "transforms",
     "vision",
+    "zip",
 ]
+
+# MindSpore's ``dataset.engine`` package holds every dataset, sampler and the Schema
+# (``import mindspore.dataset.engine as de``; ``de.ImageFolderDataset``): opforge's engine module gets those
+# names here, where the readers (which build on it) are loaded.
+for _name in __all__:
+    if _name not in ("config", "transforms", "vision", "zip"):
+        setattr(engine, _name, globals()[_name])

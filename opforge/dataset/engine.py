@@ -16,7 +16,7 @@ from opforge.dataset import batch_map, cache_client, config, samplers
 from opforge.dataset.vision import random_source
 from opforge.tensor import Tensor
 
-__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset"]
+__all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "zip_datasets"]
 
 
 def _as_row(value, columns: list, where: str) -> tuple:
@@ -141,6 +141,13 @@ class Dataset:
 
     def __add__(self, datasets):  # MindSpore's ``ds1 + ds2``: concat
         return self.concat(datasets)
+
+    def zip(self, datasets):
+        """MindSpore's ``Dataset.zip``: the rows of ``self`` and ``datasets`` (a Dataset or a tuple of them)
+        side by side, their columns concatenated (no column name may repeat), as many rows as the shortest
+        has (``dataset.zip`` zips a tuple of datasets)."""
+        others = datasets if isinstance(datasets, tuple) else (datasets,)
+        return zip_datasets((self, *others))
 
     def use_sampler(self, new_sampler):
         """MindSpore's: the source(s) below read the rows ``new_sampler`` picks (it keeps the replaced
@@ -640,6 +647,34 @@ class _Concat(Dataset):
     def _rows(self, epoch):
         for child, keep in zip(self.children, self._keeps or [None] * len(self.children)):
             yield from samplers.kept_rows(child._rows(epoch), keep)
+
+
+def zip_datasets(datasets) -> Dataset:
+    """MindSpore's ``dataset.zip(datasets)``: a tuple of datasets read side by side (``Dataset.zip``)."""
+    if not isinstance(datasets, tuple) or not all(isinstance(d, Dataset) for d in datasets):
+        raise TypeError(f"For 'zip', the 'datasets' must be a tuple of Datasets, but got {datasets!r}.")
+    if len(datasets) < 1:
+        raise ValueError("For 'zip', the 'datasets' must hold at least one dataset.")
+    columns = [c for d in datasets for c in d._columns]
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise ValueError(f"For 'zip', the datasets' column names must differ, but {repeated} repeat.")
+    return _Zip(list(datasets), columns)
+
+
+class _Zip(Dataset):
+    """Rows of several datasets side by side (``Dataset.zip``, ``dataset.zip``), until the shortest ends."""
+
+    def __init__(self, datasets: list, columns: list):
+        super().__init__(columns)
+        self.datasets = datasets
+
+    def _size(self) -> int:
+        return min(d._size() for d in self.datasets)
+
+    def _rows(self, epoch):
+        for rows in zip(*(d._rows(epoch) for d in self.datasets)):
+            yield tuple(v for row in rows for v in row)
 
 
 class _Repeat(_Op):

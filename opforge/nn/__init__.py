@@ -26,6 +26,7 @@ from opforge.nn import (
     image_quality,
     init,
     layers,
+    layers_combined,
     layers_conv,
     layers_fold,
     layers_image,
@@ -35,6 +36,7 @@ from opforge.nn import (
     loss_scale,
     micro_batch,
     normalization,
+    normalization_sync,
     optim,
     optim_extra,
     optim_lazy_adam,
@@ -54,6 +56,7 @@ from opforge.nn.graph_cell import *  # noqa: F403
 from opforge.nn.image_quality import *  # noqa: F403
 from opforge.nn.init import get_seed, initializer, set_seed
 from opforge.nn.layers import *  # noqa: F403
+from opforge.nn.layers_combined import *  # noqa: F403
 from opforge.nn.layers_conv import *  # noqa: F403
 from opforge.nn.layers_conv_transpose import *  # noqa: F403
 from opforge.nn.layers_fold import *  # noqa: F403
@@ -81,6 +84,7 @@ from opforge.nn.metrics import (
 from opforge.nn.metrics_segmentation import ConfusionMatrixMetric, HausdorffDistance
 from opforge.nn.micro_batch import *  # noqa: F403
 from opforge.nn.normalization import *  # noqa: F403
+from opforge.nn.normalization_sync import *  # noqa: F403
 from opforge.nn.optim import *  # noqa: F403
 from opforge.nn.optim_extra import *  # noqa: F403
 from opforge.nn.optim_lazy_adam import *  # noqa: F403
@@ -98,8 +102,10 @@ _STAR_MODULES = (
     dynamic_lr,
     embedding_lookup,
     grad_reducer,
+    graph_cell,
     image_quality,
     layers,
+    layers_combined,
     layers_conv,
     layers_fold,
     layers_image,
@@ -108,6 +114,7 @@ _STAR_MODULES = (
     loss_ctc,
     micro_batch,
     normalization,
+    normalization_sync,
     optim,
     optim_extra,
     optim_lazy_adam,
@@ -170,6 +177,10 @@ def _register_mindspore_module_paths():
     for module in (optim_extra, optim_lazy_adam):
         for name in module.__all__:
             setattr(optim, name, getattr(module, name))
+    # MindSpore's nn.wrap exports the loss-scale cells (``from mindspore.nn.wrap import FixedLossScaleUpdateCell``).
+    for name in ("DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"):
+        setattr(wrap, name, getattr(loss_scale, name))
+    wrap.MicroBatchInterleaved = micro_batch.MicroBatchInterleaved  # (mindspore.nn.wrap.cell_wrapper has it)
 
 
 _register_mindspore_module_paths()

@@ -25,6 +25,8 @@ at ``global_step`` each step.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 from collections.abc import Iterable
 
@@ -713,3 +715,26 @@ class AdamWeightDecay(Optimizer):
 
     def extend_repr(self) -> str:
         return super().extend_repr() + f", beta1={self.beta1:g}, beta2={self.beta2:g}, eps={self.eps:g}"
+
+
+def opt_init_args_register(fn):
+    """MindSpore's ``nn.optim.optimizer.opt_init_args_register``: a decorator of an optimizer's ``__init__``
+    that records its arguments before running it: ``self.init_params`` holds ``{"params": params}`` (those of
+    a wrapped ``optimizer`` when it takes one) and ``self.init_args`` the other arguments by name, defaults
+    included."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def init(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        arguments.pop(next(iter(signature.parameters)))  # self
+        if "params" in arguments:
+            object.__setattr__(self, "init_params", {"params": arguments.pop("params")})
+        if "optimizer" in arguments:
+            object.__setattr__(self, "init_params", {"params": arguments.pop("optimizer").init_params["params"]})
+        object.__setattr__(self, "init_args", arguments)
+        fn(self, *args, **kwargs)
+
+    return init

@@ -7,9 +7,12 @@ Creation: ``zeros``, ``ones``, ``full``, ``zeros_like``, ``ones_like``, ``full_l
 ``multiply``, ``divide``, ``true_divide``, ``power``, ``negative``, ``abs``/``absolute``, ``exp``, ``log``,
 ``sqrt``, ``square``, ``maximum``, ``minimum``, ``clip``, ``where``, ``matmul``, ``dot``. Reductions: ``sum``,
 ``mean``, ``max``/``amax``, ``min``/``amin``, ``prod``, ``argmax``, ``argmin``, ``cumsum``. Tests: ``isnan``,
-``isfinite``.
+``isfinite``. In opforge/numpy/extended.py: the dtype names and constants, ``sign``, ``around``/``round``,
+``cos``, ``sin``, ``tan``, ``tanh``, ``floor``, ``ceil``, ``reciprocal``, ``remainder``, the comparisons,
+``isinf``, ``diag``, ``tril``, ``triu``, ``outer``, ``norm``, ``roll``, ``pad``, ``copy``, ``ravel``,
+``swapaxes``, ``vstack``, ``hstack``, ``meshgrid``.
 
-Not here yet (MindSpore has them): the linear-algebra, FFT, random, set and sorting families, ``pad``,
+Not here yet (MindSpore has them): the FFT, random, set and sorting families, the rest of linear algebra,
 ``histogram`` and most of the less common element-wise functions. ``dtype`` arguments accept opforge
 dtypes, NumPy dtypes and their names ("float32").
 """
@@ -22,6 +25,8 @@ import numpy as _np
 
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.numpy import extended as _extended
+from opforge.numpy.extended import *  # noqa: F403 (dtype names, constants, diag, roll, pad, norm, ...)
 from opforge.ops import functional as F
 from opforge.tensor import Tensor
 
@@ -31,7 +36,7 @@ __all__ = [
     "tile", "repeat", "flip", "broadcast_to", "add", "subtract", "multiply", "divide", "true_divide", "power",
     "negative", "abs", "absolute", "exp", "log", "sqrt", "square", "maximum", "minimum", "clip", "where",
     "matmul", "dot", "sum", "mean", "max", "amax", "min", "amin", "prod", "argmax", "argmin", "cumsum",
-    "isnan", "isfinite",
+    "isnan", "isfinite", *_extended.__all__,
 ]  # fmt: skip
 
 _fill = ops.Fill()

@@ -50,6 +50,7 @@ from opforge.ops.frontend_ops import (
     unique,
 )
 from opforge.ops.frontend_random import *  # StandardNormal, ..., randn, rand, ... (seeded kernels' front ends)
+from opforge.ops.frontend_rearrange import *  # DepthToSpace, SpaceToDepth, ReverseSequence, repeat_elements, ...
 from opforge.ops.functional import *  # the functional API (functional.__all__)
 from opforge.ops.functional import divide as div  # MindSpore\'s ops.div (rounding_mode)
 from opforge.ops.functional_ctc import ctc_loss  # MindSpore's ops.ctc_loss: (loss, log_alpha)

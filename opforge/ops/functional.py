@@ -1606,6 +1606,35 @@ depend, print_, dyn_shape = _frontend_shape.depend, _frontend_shape.print_, _fro
 shape = _frontend_shape.shape
 assign_add = _parameter_func.assign_add  # Add and Assign (MindSpore's F.assign_add)
 identity = _parameter_func.identity()  # its argument itself (MindSpore's F.identity, P.identity())
+# MindSpore's F names of the arithmetic and comparison primitive instances (``F.tensor_mul(x, y)``).
+tensor_add, tensor_sub, tensor_mul, tensor_div = add, sub, mul, div
+tensor_floordiv, tensor_mod, tensor_pow = floor_div, floor_mod, pow
+tensor_gt, tensor_ge, tensor_lt, tensor_le = greater, greater_equal, less, less_equal
+absolute = abs  # MindSpore's ops.absolute
+
+
+def scalar_to_tensor(input_x, dtype=mstype.float32):
+    """MindSpore's ``ops.scalar_to_tensor`` / ``F.scalar_to_tensor``: a Python number (int, float or bool) as a
+    0-D tensor of ``dtype`` (float32 by default)."""
+    if not isinstance(input_x, (int, float, bool, np.number)):
+        raise TypeError(
+            f"For 'scalar_to_tensor', the 'input_x' must be an int, float or bool, but got {type(input_x).__name__}."
+        )
+    dtype = mstype.to_dtype(dtype)
+    return Tensor(np.asarray(input_x, dtype=dtype.np_dtype), dtype=dtype)
+
+
+def mixed_precision_cast(dst_type, input_x):
+    """MindSpore's ``F.mixed_precision_cast``: ``input_x`` with each floating-point Tensor in it cast to
+    ``dst_type`` (float16 or float32), through nested tuples, lists and dicts; other values unchanged."""
+    dst_type = mstype.to_dtype(dst_type)
+    if isinstance(input_x, Tensor):
+        return cast(input_x, dst_type) if input_x.dtype in mstype.float_type else input_x
+    if isinstance(input_x, (tuple, list)):
+        return type(input_x)(mixed_precision_cast(dst_type, v) for v in input_x)
+    if isinstance(input_x, dict):
+        return {k: mixed_precision_cast(dst_type, v) for k, v in input_x.items()}
+    return input_x
 
 
 # The functional API: every public function and primitive instance above (``from opforge.ops import *``

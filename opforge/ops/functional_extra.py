@@ -828,15 +828,7 @@ def repeat_interleave(input, repeats, axis=None):  # noqa: A002 (MindSpore's nam
 # -- creation ---------------------------------------------------------------------------------------------
 
 
-def scalar_to_tensor(input_x, dtype=mstype.float32):
-    """MindSpore's ``ops.scalar_to_tensor``: a Python number (int, float or bool) as a 0-D tensor of
-    ``dtype`` (float32 by default)."""
-    if not isinstance(input_x, (int, float, bool, np.number)):
-        raise TypeError(
-            f"For 'scalar_to_tensor', the 'input_x' must be an int, float or bool, but got {type(input_x).__name__}."
-        )
-    dtype = mstype.to_dtype(dtype)
-    return Tensor(np.asarray(input_x, dtype=dtype.np_dtype), dtype=dtype)
+scalar_to_tensor = F.scalar_to_tensor  # (defined in functional.py: MindSpore's F has it)
 
 
 def logspace(start, end, steps, base=10, *, dtype=mstype.float32):

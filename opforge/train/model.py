@@ -30,7 +30,7 @@ from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import WithEvalCell
-from opforge.parallel_context import get_auto_parallel_context
+from opforge.parallel_context import ParallelMode, get_auto_parallel_context  # noqa: F401 (mindspore.train.model has ParallelMode)
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn

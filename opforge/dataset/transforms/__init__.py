@@ -1,14 +1,30 @@
 """``opforge.dataset.transforms``: the general transforms of MindSpore's ``dataset.transforms`` (on NumPy
-arrays, for ``Dataset.map``): ``Compose``, ``TypeCast``, ``OneHot``; ``not_random`` marks a Python function
-deterministic (a cached ``map`` runs only those: ``opforge/dataset/cache_client.py``)."""
+arrays, for ``Dataset.map``): ``Compose``, ``TypeCast``, ``OneHot``, the data transforms of data_ops.py
+(``Concatenate``, ``Duplicate``, ``Fill``, ``Mask``, ``PadEnd``, ``Slice``, ``RandomChoice``, ``RandomApply``);
+``not_random`` marks a Python function deterministic (a cached ``map`` runs only those:
+``opforge/dataset/cache_client.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.dataset.transforms.data_ops import (
+    Concatenate,
+    Duplicate,
+    Fill,
+    Mask,
+    PadEnd,
+    RandomApply,
+    RandomChoice,
+    Relational,
+    Slice,
+)
 
-__all__ = ["Compose", "TypeCast", "OneHot", "not_random"]
+__all__ = [
+    "Compose", "TypeCast", "OneHot", "not_random", "Concatenate", "Duplicate", "Fill", "Mask", "Relational",
+    "PadEnd", "Slice", "RandomChoice", "RandomApply",
+]  # fmt: skip
 
 
 def not_random(function):

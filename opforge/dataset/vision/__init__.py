@@ -2,7 +2,10 @@
 images, as MindSpore's): ``Decode`` and ``Resize`` (Pillow), ``Rescale``, ``Normalize``, ``HWC2CHW``,
 ``CenterCrop``, ``RandomCrop`` (with ``Border`` padding modes), ``CutOut``, ``RandomHorizontalFlip``,
 ``RandomColorAdjust``, ``RandomResizedCrop``, ``RandomCropDecodeResize``, and ``ToPIL`` / ``ToTensor`` for
-Pillow augmentations. Random transforms draw from the dataset seed (``opforge.dataset.config.set_seed``) when it
+Pillow augmentations; the AutoAugment-style transforms of opforge/dataset/vision/augment.py (``Invert``,
+``Equalize``, ``AutoContrast``, ``RandomSolarize``, ``RandomPosterize``, ``RandomColor``, ``RandomSharpness``,
+``RandomRotation``, ``RandomAffine``, ``RandomSelectSubpolicy``) and ``Pad``; ``utils`` holds ``Inter`` and
+``Border``. Random transforms draw from the dataset seed (``opforge.dataset.config.set_seed``) when it
 is set."""
 
 from __future__ import annotations
@@ -10,6 +13,20 @@ from __future__ import annotations
 import numpy as np
 
 from opforge.dataset.transforms import not_random
+from opforge.dataset.vision import utils
+from opforge.dataset.vision.augment import (
+    AutoContrast,
+    Equalize,
+    Invert,
+    Pad,
+    RandomAffine,
+    RandomColor,
+    RandomPosterize,
+    RandomRotation,
+    RandomSelectSubpolicy,
+    RandomSharpness,
+    RandomSolarize,
+)
 from opforge.dataset.vision.color_adjust import RandomColorAdjust
 from opforge.dataset.vision.cut_out import CutOut
 from opforge.dataset.vision.decode import Decode
@@ -24,6 +41,7 @@ __all__ = [
     "Resize",
     "Rescale",
     "Normalize",
+    "NormalizePad",
     "HWC2CHW",
     "CenterCrop",
     "RandomCrop",
@@ -37,6 +55,18 @@ __all__ = [
     "Border",
     "CutOut",
     "not_random",
+    "utils",
+    "Invert",
+    "Equalize",
+    "AutoContrast",
+    "RandomSolarize",
+    "RandomPosterize",
+    "RandomColor",
+    "RandomSharpness",
+    "RandomRotation",
+    "RandomAffine",
+    "RandomSelectSubpolicy",
+    "Pad",
 ]
 
 
@@ -60,6 +90,24 @@ class Normalize:
         img = np.asarray(img, np.float32)
         shape = (1, 1, -1) if self.is_hwc else (-1, 1, 1)
         return (img - self.mean.reshape(shape)) / self.std.reshape(shape)
+
+
+class NormalizePad:
+    """``NormalizePad(mean, std, dtype="float32", is_hwc=True)``: ``Normalize`` (per channel, last with
+    ``is_hwc``, else first), then a channel of zeros appended after the others, as ``dtype`` ("float32" or
+    "float16")."""
+
+    def __init__(self, mean, std, dtype="float32", is_hwc: bool = True):
+        if dtype not in ("float32", "float16"):
+            raise ValueError(f"For 'NormalizePad', the 'dtype' must be 'float32' or 'float16', but got {dtype!r}.")
+        self.normalize, self.dtype, self.is_hwc = Normalize(mean, std, is_hwc), np.dtype(dtype), is_hwc
+
+    def __call__(self, img):
+        out = self.normalize(img)
+        axis = -1 if self.is_hwc else 0
+        if out.ndim == 2:
+            out = out[..., None] if self.is_hwc else out[None]
+        return np.concatenate([out, np.zeros_like(np.take(out, [0], axis=axis))], axis=axis).astype(self.dtype)
 
 
 class HWC2CHW:

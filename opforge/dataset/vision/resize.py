@@ -12,6 +12,9 @@ class Inter:
 
     NEAREST, BILINEAR, BICUBIC = "nearest", "bilinear", "bicubic"
     LINEAR, CUBIC = BILINEAR, BICUBIC  # MindSpore's other names of the same modes (LeNet's Inter.LINEAR)
+    # AREA averages the input pixels under each output pixel (Pillow's box filter: OpenCV's INTER_AREA when
+    # shrinking); PILCUBIC is Pillow's bicubic (BICUBIC here); ANTIALIAS Pillow's Lanczos filter (its old name).
+    AREA, PILCUBIC, ANTIALIAS = "area", "pilcubic", "antialias"
 
 
 def _size(size) -> tuple:
@@ -34,7 +37,10 @@ class Resize:
             out_h, out_w = round(h * scale), round(w * scale)
         else:
             out_h, out_w = _size(self.size)
-        resample = {"nearest": Image.NEAREST, "bilinear": Image.BILINEAR, "bicubic": Image.BICUBIC}[self.interpolation]
+        resample = {
+            "nearest": Image.NEAREST, "bilinear": Image.BILINEAR, "bicubic": Image.BICUBIC, "area": Image.BOX,
+            "pilcubic": Image.BICUBIC, "antialias": Image.LANCZOS,
+        }[self.interpolation]  # fmt: skip
         if img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 1:  # Pillow has no HxWx1 images
             return self(img[:, :, 0])[:, :, None]
         if img.dtype == np.uint8:

@@ -3,7 +3,8 @@
 from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
 from opforge.ops.composite.base import add_flags
 from opforge.ops.composite.multitype_ops import HyperMap, Map, MultitypeFuncGraph, partial
-from opforge.ops.functional import clip_by_global_norm, clip_by_value
+from opforge.ops.frontend_rearrange import repeat_elements
+from opforge.ops.functional import clip_by_global_norm, clip_by_value, ones_like, zeros_like
 
 __all__ = [
     "GradOperation",
@@ -17,4 +18,7 @@ __all__ = [
     "clip_by_value",
     "clip_by_global_norm",
     "add_flags",
+    "ones_like",
+    "zeros_like",
+    "repeat_elements",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numbers
 
 from opforge.ops.functional import partial
+from opforge.sparse_tensor import RowTensor
 from opforge.tensor import Tensor
 
 __all__ = ["MultitypeFuncGraph", "HyperMap", "Map", "partial"]
@@ -39,6 +40,8 @@ def _kind_matches(kind: str, value) -> bool:
         return callable(value) and not isinstance(value, Tensor)
     if kind == "Dictionary":
         return isinstance(value, dict)
+    if kind == "RowTensor":  # (one a program builds: opforge's gradients are dense)
+        return isinstance(value, RowTensor)
     if kind in _SPARSE_KINDS:  # opforge's gradients are dense: a sparse overload is registered, never chosen
         return False
     raise ValueError(f"For 'MultitypeFuncGraph', the type name {kind!r} is not one of Tensor, Number, Bool, Tuple, "

@@ -41,11 +41,18 @@ from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitiv
     Zeros,
 )
 from opforge.ops.frontend_random import StandardNormal, UniformInt, UniformReal  # noqa: F401  (seeded kernels)
+from opforge.ops.frontend_rearrange import (  # noqa: F401  (Reshape/Transpose, GatherD, the BCE function)
+    BinaryCrossEntropy,
+    DepthToSpace,
+    ReverseSequence,
+    SpaceToDepth,
+)
 from opforge.ops.parameter_func import AssignAdd, identity  # noqa: F401  (Add and Assign; x itself)
 from opforge.ops.random_choice import RandomChoiceWithMask  # noqa: F401  (UniformReal and TopK)
 from opforge.ops.resize_nearest import ResizeNearestNeighbor  # noqa: F401  (Gather, indices from the shapes)
 from opforge.primitives._grad_ops import *  # noqa: F403
 from opforge.primitives.array_ops import *  # noqa: F403
+from opforge.primitives.array_ops import Gather as GatherV2  # noqa: F401  (MindSpore 1.x's name of Gather)
 from opforge.primitives.attention_ops import *  # noqa: F403
 from opforge.primitives.comm_ops import *  # noqa: F403
 from opforge.primitives.conv_ops import *  # noqa: F403
