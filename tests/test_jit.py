@@ -501,8 +501,9 @@ def test_a_replay_frees_each_value_after_its_last_reader():
     jitted = opforge.jit(chain, fuse=False)
     jitted(x)
     opforge.memory.reset_stats()
+    held = opforge.memory.stats()["bytes_in_use"]  # pooled arrays earlier tests in this process keep alive
     out, same = jitted(x)
-    assert opforge.memory.stats()["peak_bytes_in_use"] <= 2 * x.nbytes
+    assert opforge.memory.stats()["peak_bytes_in_use"] - held <= 2 * x.nbytes
     np.testing.assert_array_equal(out.asnumpy(), np.full(1 << 20, 11, np.float32))
     assert same is out
 
