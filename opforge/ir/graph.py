@@ -140,6 +140,7 @@ class _Recorder:
         self.where = where
         self.params: dict = {}
         self.tensors: dict = {}
+        self.tensor_keys: dict = {}  # id -> key (the Tensors stay alive in self.tensors)
 
     def graph(self, inputs, out) -> Graph:
         nodes = [self.node(step) for step in self.tracer.steps]
@@ -174,11 +175,10 @@ class _Recorder:
                 )
             return ("param", value.name)
         if isinstance(value, Tensor):
-            for key, t in self.tensors.items():
-                if t is value:
-                    return ("tensor", key)
-            key = f"const_{len(self.tensors)}"
-            self.tensors[key] = value
+            key = self.tensor_keys.get(id(value))  # one entry per Tensor, however many calls read it
+            if key is None:
+                key = self.tensor_keys[id(value)] = f"const_{len(self.tensors)}"
+                self.tensors[key] = value
             return ("tensor", key)
         return ("const", value)
 
