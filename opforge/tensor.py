@@ -362,7 +362,8 @@ class Parameter(Tensor):
         return self
 
     def set_data(self, data) -> Parameter:
-        """Replace the value (same shape and dtype), in place."""
+        """Replace the value (same shape and dtype), in place; a parameter split across ranks by a sharding
+        strategy takes the whole value and keeps its own block of it."""
         _check_read(self, "Parameter.set_data")
         device = self._meta[2]
         source = data._require_data("set_data") if isinstance(data, Tensor) else data
@@ -371,7 +372,11 @@ class Parameter(Tensor):
             raise ValueError(
                 f"For 'Parameter.set_data', the shape must be {list(self.shape)}, but got {list(array.shape)}."
             )
-        device.write(self._data, array)
+        take_whole = getattr(self._data, "set_whole", None)  # split across ranks (dispatch/sharding.py)
+        if take_whole is not None:
+            take_whole(Tensor._from_array(array, self.dtype, device))
+        else:
+            device.write(self._data, array)
         self._version += 1
         return self
 

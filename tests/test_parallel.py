@@ -273,6 +273,16 @@ def test_tensor_parallel_mlp_holds_half_the_parameter_bytes_by_the_allocator():
 
 
 @needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_checkpoints_of_a_tensor_parallel_network(tmp_path, n):
+    """``save_checkpoint`` on every rank: whole parameters (integrated_save, MindSpore's default) or the rank's
+    blocks; the whole file loads into a fresh sharded network, back into the sharded original and into one
+    process's network, each training on as the original did (tests/mpi_scripts/sharded_checkpoint.py)."""
+    job = run_job([str(SCRIPTS / "sharded_checkpoint.py"), str(tmp_path)], n=n, timeout=240)
+    assert job.returncode == 0 and "CKPT-OK" in job.stdout, job.stdout + job.stderr
+
+
+@needs_mpi
 def test_mismatched_strategies_raise_on_every_rank_naming_the_operator():
     job = run_job([str(SCRIPTS / "strategy_mismatch.py")], n=2, timeout=120)
     lines = [line for line in job.stdout.splitlines() if line.startswith("MISMATCH-OK")]

@@ -205,6 +205,13 @@ class ShardedValue:
             self.pending, self.done = None, {}
         return self.local
 
+    def set_whole(self, whole: Tensor) -> None:
+        """Take a new whole (global) value, keeping this rank's block of it: ``Parameter.set_data`` of a split
+        parameter (a checkpoint loaded into a sharded network). A slice, no collective."""
+        block = redistribute(whole, replicated(len(self.shape), self.layout.mesh), self.layout, self.shape)
+        self.local.set_data(block)
+        self.pending, self.done = None, {}
+
     def __array__(self, *args, **kwargs):
         if self.layout.is_replicated:  # a partial sum read whole: every rank reads it the same
             return self.complete().__array__(*args, **kwargs)

@@ -1,10 +1,11 @@
-"""Checkpoints: parameters saved by name to a NumPy ``.npz`` file, restored exactly.
+"""Checkpoints: parameters saved by name and restored exactly, in MindSpore's file format.
 
-``save_checkpoint(net, "net.npz")`` writes every parameter under its ``name`` (``fc1.weight``);
-``load_checkpoint(path)`` reads them back as ``{name: Parameter}``; ``load_param_into_net(net,
-params)`` copies them into a network's parameters of the same names. The file holds one array per
-name plus a JSON record of each opforge dtype, so dtypes NumPy cannot store natively (bfloat16,
-saved as its raw uint16 bits) come back bit-exact. Files are read with ``allow_pickle=False``.
+``save_checkpoint(net, "net.ckpt")`` writes every parameter under its ``name`` (``fc1.weight``) as MindSpore
+does (``opforge/nn/checkpoint_proto.py``: the protobuf ``Checkpoint``), so checkpoints move both ways between
+MindSpore and opforge; a name ending with ``.npz`` writes opforge's NumPy archive instead (one array per name
+plus a JSON record of each dtype and ``requires_grad``, read with ``allow_pickle=False``). ``load_checkpoint``
+reads either (by the file's content) as ``{name: Parameter}``; ``load_param_into_net(net, params)`` copies them
+into a network's parameters of the same names. Both formats keep every dtype bit-exact (bfloat16 included).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import os
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.dispatch import sharding
+from opforge.nn import checkpoint_proto
 from opforge.nn.cell import Cell
 from opforge.tensor import Parameter, Tensor
 
@@ -22,6 +25,7 @@ __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
 
 _META_KEY = "__opforge_meta__"
 _FORMAT = 1
+_STR = "str"  # the dtype name of a str value (an append_dict entry), as in MindSpore's files
 
 
 def _named_tensors(save_obj) -> list:
@@ -64,7 +68,8 @@ def _named_tensors(save_obj) -> list:
 
 
 def _append_pairs(append_dict) -> list:
-    """(name, Tensor) pairs of ``save_checkpoint``'s ``append_dict``: {str: int, float, bool or Tensor}."""
+    """(name, value) pairs of ``save_checkpoint``'s ``append_dict``: {str: int, float, bool, str or Tensor}
+    (a str is saved as MindSpore saves it, and ``load_checkpoint`` gives it back as a str)."""
     if append_dict is None:
         return []
     if not isinstance(append_dict, dict):
@@ -73,60 +78,91 @@ def _append_pairs(append_dict) -> list:
         )
     pairs = []
     for name, value in append_dict.items():
-        if not isinstance(value, (bool, int, float, Tensor)):
+        if not isinstance(value, (bool, int, float, str, Tensor)):
             raise TypeError(
-                f"For 'save_checkpoint', the 'append_dict' values must be int, float, bool or Tensor, but "
+                f"For 'save_checkpoint', the 'append_dict' values must be int, float, bool, str or Tensor, but "
                 f"'{name}' is {type(value).__name__}."
             )
-        pairs.append((name, value if isinstance(value, Tensor) else Tensor(value)))
+        pairs.append((name, value if isinstance(value, (str, Tensor)) else Tensor(value)))
     return pairs
 
 
 def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False, append_dict=None,
-                    enc_key=None, enc_mode="AES-GCM", choice_func=None, **kwargs) -> str:  # fmt: skip
-    """Save the parameters of ``save_obj`` (a Cell, ``{name: Tensor}`` or a list of Parameters)
-    to ``ckpt_file_name`` (an NPZ archive; ``.npz`` is appended unless the name ends with ``.npz`` or
-    MindSpore's ``.ckpt``); returns the path written. MindSpore's arguments: ``append_dict`` (``{name: int,
-    float, bool or Tensor}``, saved alongside, e.g. ``{"epoch_num": 3}``), ``choice_func`` (a function of
-    the name: only names it returns True for are saved); ``integrated_save``, ``async_save`` (saved at
-    once) and the rest are accepted; ``enc_key`` (encryption) is not supported."""
+                    enc_key=None, enc_mode="AES-GCM", choice_func=None, crc_check=False, format="ckpt",
+                    **kwargs) -> str:  # fmt: skip
+    """Save the parameters of ``save_obj`` (a Cell, ``{name: Tensor}`` or a list of Parameters) to
+    ``ckpt_file_name``; returns the path written. As MindSpore: ``.ckpt`` is appended to a name without it,
+    and the file is MindSpore's protobuf checkpoint; a name ending with ``.npz`` writes opforge's NumPy archive
+    (which also keeps each parameter's ``requires_grad``). MindSpore's arguments: ``append_dict`` (``{name:
+    int, float, bool, str or Tensor}``, saved alongside, e.g. ``{"epoch_num": 3}``), ``choice_func`` (a
+    function of the name: only names it returns True for are saved), ``crc_check`` (MindSpore's CRC-32
+    trailer), ``integrated_save`` (a parameter split across ranks by a sharding strategy is gathered whole,
+    a collective every rank must join, as in MindSpore; False saves this rank's block); ``async_save`` (saved
+    at once) and the rest are accepted; ``enc_key`` (encryption) and ``format="safetensors"`` are not
+    supported."""
     if enc_key is not None:
         raise ValueError("For 'save_checkpoint', encrypted checkpoints ('enc_key') are not supported.")
+    if format != "ckpt":
+        raise ValueError(
+            f"For 'save_checkpoint', the 'format' must be 'ckpt' (opforge writes no other), got {format!r}."
+        )
     path = os.fspath(ckpt_file_name)
     if not path.endswith((".npz", ".ckpt")):
-        path += ".npz"
+        path += ".ckpt"
     pairs = _named_tensors(save_obj) + _append_pairs(append_dict)
     if choice_func is not None:
         pairs = [(name, t) for name, t in pairs if choice_func(name)]
-    arrays, meta = {}, {"format": _FORMAT, "dtypes": {}, "requires_grad": {}, "order": []}
-    for i, (name, t) in enumerate(pairs):
-        array = np.asarray(t)
-        if t.dtype is mstype.bfloat16:
-            array = array.view(np.uint16)
-        key = f"p{i}"
-        arrays[key] = array
-        meta["order"].append([name, key])
-        meta["dtypes"][name] = t.dtype.name
-        meta["requires_grad"][name] = bool(getattr(t, "requires_grad", True))
-    arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = path + ".tmp.npz"
-    np.savez(tmp, **arrays)
+    pairs = [(name, _whole_or_block(t, integrated_save)) for name, t in pairs]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = path + ".tmp.npz"  # written whole, then renamed: a reader never sees half a file
+    if path.endswith(".npz"):
+        _write_npz(tmp, pairs)
+    else:
+        checkpoint_proto.write_values(tmp, pairs, crc_check=bool(crc_check))
     os.replace(tmp, path)
     return path
 
 
+def _whole_or_block(t, integrated_save: bool):
+    """What a rank saves of a value split across ranks: the whole value, or its own block."""
+    if isinstance(t, str) or not sharding.is_sharded(t):
+        return t
+    return sharding.gather_whole(t) if integrated_save else sharding.local_of(t)
+
+
+def _write_npz(path: str, pairs: list) -> None:
+    arrays, meta = {}, {"format": _FORMAT, "dtypes": {}, "requires_grad": {}, "order": []}
+    for i, (name, t) in enumerate(pairs):
+        key = f"p{i}"
+        if isinstance(t, str):
+            arrays[key], meta["dtypes"][name] = np.array(t), _STR
+        else:
+            array = np.asarray(t)
+            arrays[key] = array.view(np.uint16) if t.dtype is mstype.bfloat16 else array
+            meta["dtypes"][name] = t.dtype.name
+            meta["requires_grad"][name] = bool(getattr(t, "requires_grad", True))
+        meta["order"].append([name, key])
+    arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+
+
 def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None, dec_key=None,
-                    dec_mode="AES-GCM", specify_prefix=None, choice_func=None, **kwargs) -> dict:  # fmt: skip
-    """``{name: Parameter}`` from a file written by ``save_checkpoint``. MindSpore's arguments:
-    ``choice_func`` (a function of the name: only names it returns True for are kept), ``specify_prefix`` /
-    ``filter_prefix`` (a str or tuple of str: keep only / drop the names starting with one), ``net`` (the
-    parameters are also loaded into it, ``load_param_into_net(net, params, strict_load)``); ``dec_key``
-    (decryption) is not supported."""
+                    dec_mode="AES-GCM", specify_prefix=None, choice_func=None, crc_check=False, format="ckpt",
+                    **kwargs) -> dict:  # fmt: skip
+    """``{name: Parameter}`` from a checkpoint file: MindSpore's (written by MindSpore or by ``save_checkpoint``)
+    or opforge's ``.npz``, told apart by the content; a str saved by ``append_dict`` comes back as a str.
+    MindSpore's arguments: ``choice_func`` (a function of the name: only names it returns True for are kept),
+    ``specify_prefix`` / ``filter_prefix`` (a str or tuple of str: keep only / drop the names starting with
+    one), ``crc_check`` (the file must carry MindSpore's CRC-32 trailer, and it must match; a trailer present
+    is always checked), ``net`` (the parameters are also loaded into it, ``load_param_into_net(net, params,
+    strict_load)``); ``dec_key`` (decryption) is not supported."""
     if dec_key is not None:
         raise ValueError("For 'load_checkpoint', encrypted checkpoints ('dec_key') are not supported.")
-    params = _read_checkpoint(ckpt_file_name)
+    if format != "ckpt":
+        raise ValueError(
+            f"For 'load_checkpoint', the 'format' must be 'ckpt' (opforge reads no other), got {format!r}."
+        )
+    params = _read_checkpoint(ckpt_file_name, bool(crc_check))
     for arg, prefix in (("specify_prefix", specify_prefix), ("filter_prefix", filter_prefix)):
         if prefix is None:
             continue
@@ -142,10 +178,25 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     return params
 
 
-def _read_checkpoint(ckpt_file_name) -> dict:
+def _checkpoint_path(ckpt_file_name) -> str:
     path = os.fspath(ckpt_file_name)
-    if not os.path.exists(path) and os.path.exists(path + ".npz"):
-        path += ".npz"
+    for candidate in (path, path + ".ckpt", path + ".npz"):
+        if os.path.isfile(candidate):
+            return candidate
+    raise FileNotFoundError(f"For 'load_checkpoint', no checkpoint file at {path!r}.")
+
+
+def _read_checkpoint(ckpt_file_name, crc_check: bool = False) -> dict:
+    path = _checkpoint_path(ckpt_file_name)
+    if checkpoint_proto.is_mindspore_checkpoint(path):
+        values = checkpoint_proto.read_values(path, crc_check)
+        return {name: v if isinstance(v, str) else Parameter(v, name=name) for name, v in values}
+    if crc_check:
+        raise ValueError(f"For 'load_checkpoint', {path!r} is an opforge .npz checkpoint: it has no CRC code to check.")
+    return _read_npz(path)
+
+
+def _read_npz(path: str) -> dict:
     try:
         with np.load(path, allow_pickle=False) as data:
             if _META_KEY not in data.files:
@@ -153,14 +204,15 @@ def _read_checkpoint(ckpt_file_name) -> dict:
             meta = json.loads(bytes(data[_META_KEY]).decode())
             out = {}
             for name, key in meta["order"]:
+                if meta["dtypes"][name] == _STR:
+                    out[name] = str(data[key])
+                    continue
                 dtype = mstype.to_dtype(meta["dtypes"][name])
                 array = data[key]
                 if dtype is mstype.bfloat16:
                     array = array.view(dtype.np_dtype)
                 out[name] = Parameter(array, name=name, requires_grad=bool(meta["requires_grad"].get(name, True)))
             return out
-    except FileNotFoundError:
-        raise FileNotFoundError(f"For 'load_checkpoint', no checkpoint file at {path!r}.") from None
     except (OSError, KeyError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"For 'load_checkpoint', {path!r} is not a readable opforge checkpoint: {e}") from e
 
