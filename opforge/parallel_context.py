@@ -33,6 +33,11 @@ Options and defaults (MindSpore's names):
 - ``comm_fusion`` ({"allreduce": {"mode": "auto", "config": None}}): MindSpore's fusion setting for the
   all-reduce: mode "auto" (buckets of 25 MB, PyTorch DDP's default; MindSpore's "auto" is 64 MB),
   "size" (``config`` in MB) or "index" (``config`` a list like ``all_reduce_fusion_config``).
+- ``strategy_ckpt_save_file`` (""), ``strategy_ckpt_load_file`` (""), ``strategy_ckpt_config`` ({"save_file": "",
+  "load_file": "", "only_trainable_params": True}): the strategy file (MindSpore's protobuf of each parameter's
+  layout) a sharded network writes after its first step (``save_file``: every rank writes it), and the one
+  ``load_distributed_checkpoint`` reads when given none (``load_file``); opforge's operators take their
+  strategies from ``shard``, not from a loaded file.
 """
 
 from __future__ import annotations
@@ -80,6 +85,9 @@ _DEFAULTS = {
     "search_mode": "sharding_propagation",
     "enable_parallel_optimizer": False,
     "pipeline_stages": 1,
+    "strategy_ckpt_save_file": "",
+    "strategy_ckpt_load_file": "",
+    "strategy_ckpt_config": {"save_file": "", "load_file": "", "only_trainable_params": True},
 }
 _state: dict = copy.deepcopy(_DEFAULTS)
 _explicit: set = set()  # the options set by the user since the last reset
@@ -154,6 +162,25 @@ def _check_comm_fusion(name, value):
     return result
 
 
+def _check_str(name, value):
+    if not isinstance(value, str):
+        raise TypeError(f"{_where(name)} must be str, but got {type(value).__name__}.")
+    return value
+
+
+def _check_strategy_ckpt_config(name, value):
+    if not isinstance(value, dict):
+        raise TypeError(f"{_where(name)} must be a dict, but got {type(value).__name__}.")
+    unknown = set(value) - {"save_file", "load_file", "only_trainable_params"}
+    if unknown:
+        raise ValueError(f"{_where(name)} has unknown keys {sorted(unknown)}: 'save_file', 'load_file', "
+                         "'only_trainable_params'.")  # fmt: skip
+    result = dict(_DEFAULTS["strategy_ckpt_config"])
+    for key, item in value.items():
+        result[key] = (_check_bool if key == "only_trainable_params" else _check_str)(f"{name}['{key}']", item)
+    return result
+
+
 _CHECKS = {
     "parallel_mode": _check_mode,
     "gradients_mean": _check_bool,
@@ -166,7 +193,16 @@ _CHECKS = {
     "enable_parallel_optimizer": _check_bool,
     "pipeline_stages": lambda n, v: _check_int(n, v, 1, 4096),
     "search_mode": lambda n, v: _check_search_mode(n, v),
+    "strategy_ckpt_save_file": _check_str,
+    "strategy_ckpt_load_file": _check_str,
+    "strategy_ckpt_config": _check_strategy_ckpt_config,
 }
+
+
+def strategy_ckpt_file(kind: str) -> str:
+    """The strategy file to ``"save"`` or ``"load"``: ``strategy_ckpt_config``'s, else the older option's
+    (``strategy_ckpt_save_file`` / ``strategy_ckpt_load_file``); "" when neither is set."""
+    return _state["strategy_ckpt_config"][f"{kind}_file"] or _state[f"strategy_ckpt_{kind}_file"]
 
 
 def _check_search_mode(name, value):

@@ -248,6 +248,15 @@ def layout_of(t) -> TensorLayout:
     return replicated(len(t._meta[1]))
 
 
+def mindspore_layout(t) -> tuple:
+    """``(device matrix, tensor map)`` of ``t`` as MindSpore's strategy files hold them: a replicated tensor's
+    device matrix is the world's ranks, its tensor map all -1."""
+    layout = layout_of(t)
+    if layout.is_replicated:
+        return [_ops.world()[1] if _ops.world is not None else 1], [-1] * len(t._meta[1])
+    return list(layout.mesh), list(layout.tensor_map())
+
+
 def local_of(t):
     """This rank's block of ``t`` (a pending partial result completed first)."""
     data = getattr(t, "_data", None)

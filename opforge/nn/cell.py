@@ -19,10 +19,15 @@ from collections.abc import Iterator
 
 from opforge import context
 from opforge import dtype as mstype
-from opforge.dispatch import pipeline, sharding
+from opforge.dispatch import pipeline, sharding, strategy_file
 from opforge.jit import JitFunction
 from opforge.nn.mixed_precision import parameters_cast_to
-from opforge.parallel_context import get_auto_parallel_context, operator_parallel, optimizer_parallel
+from opforge.parallel_context import (
+    get_auto_parallel_context,
+    operator_parallel,
+    optimizer_parallel,
+    strategy_ckpt_file,
+)
 from opforge.primitives.array_ops import Assign, Cast
 from opforge.tensor import Parameter, Tensor
 
@@ -306,9 +311,20 @@ class Cell:
                 return self._sharded_graph(*args, **kwargs)
             out = self._sharded(*args, **kwargs)
             # The first call splits the parameters in place; later ones may be traced.
-            object.__setattr__(self, "_sharded_laid_out", True)
+            if not self.__dict__.get("_sharded_laid_out"):
+                object.__setattr__(self, "_sharded_laid_out", True)
+                self._save_strategy_file()
             return out
         return self._dispatch_call(args, kwargs)
+
+    def _save_strategy_file(self) -> None:
+        """MindSpore's ``strategy_ckpt_save_file``: each parameter's layout, once the first call laid them out."""
+        path = strategy_ckpt_file("save")
+        if not path or not operator_parallel():
+            return
+        trainable_only = get_auto_parallel_context("strategy_ckpt_config")["only_trainable_params"]
+        params = self.trainable_params() if trainable_only else self.get_parameters()
+        strategy_file.write_layouts(path, {p.name: sharding.mindspore_layout(p) for p in params})
 
     def _sharded(self, *args, **kwargs):
         """The outermost cell's call in a parallel mode: every operator below runs sharded, and the

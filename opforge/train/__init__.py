@@ -31,7 +31,16 @@ from opforge.train.metrics import (
     TopKCategoricalAccuracy,
 )
 from opforge.train.model import Model
-from opforge.train.serialization import export, load, load_checkpoint, load_param_into_net, save_checkpoint
+from opforge.train.serialization import (
+    build_searched_strategy,
+    export,
+    load,
+    load_checkpoint,
+    load_distributed_checkpoint,
+    load_param_into_net,
+    merge_sliced_parameter,
+    save_checkpoint,
+)
 from opforge.train.sink import data_sink
 from opforge.train.summary import SummaryCollector, SummaryRecord
 
@@ -43,5 +52,5 @@ __all__ = [
     "loss_scale_manager",
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "data_sink", "SummaryCollector",
-    "SummaryRecord",
+    "SummaryRecord", "build_searched_strategy", "merge_sliced_parameter", "load_distributed_checkpoint",
 ]  # fmt: skip

@@ -5,7 +5,9 @@ MindSpore's ranks do: ``integrated_save=True`` (each split parameter gathered wh
 the whole network) and ``integrated_save=False`` (the rank's own blocks). Checked: the whole file equals the
 gathered parameters on every rank; the block file holds the rank's blocks; the whole checkpoint loads into a
 fresh tensor-parallel network, back into the original (its parameters split already) and into one process's
-network, and each then trains on as the original did
+network, and each then trains on as the original did; the strategy file the first step wrote
+(``strategy_ckpt_config``) merges the block files whole (``merge_sliced_parameter``,
+``load_distributed_checkpoint``)
 (max relative difference 1e-5). Prints "CKPT-OK <max relative difference>" or exits 1.
 
     mpiexec -n 2 python tests/mpi_scripts/sharded_checkpoint.py DIRECTORY
@@ -66,7 +68,13 @@ batches = [
     (rng.standard_normal((BATCH, IN)).astype(np.float32), rng.integers(0, OUT, BATCH).astype(np.int32))
     for _ in range(4)
 ]
-opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=size, full_batch=True)
+strategy_path = os.path.join(directory, "strategy.ckpt")
+opforge.set_auto_parallel_context(
+    parallel_mode="semi_auto_parallel",
+    device_num=size,
+    full_batch=True,
+    strategy_ckpt_config={"save_file": strategy_path},
+)
 nn.set_seed(0)
 net = MLP(True)
 step = training_step(net)
@@ -86,6 +94,28 @@ if is_sharded(net.fc1.weight) and blocks["fc1.weight"].shape[0] * size != saved[
 files = MPI.COMM_WORLD.allgather(open(whole_file, "rb").read())
 if any(f != files[0] for f in files):
     fail("the ranks' integrated checkpoints differ")
+
+# MindSpore's way back from blocks: the strategy file the first step wrote, every rank's block file
+MPI.COMM_WORLD.Barrier()
+block_files = [os.path.join(directory, f"block_rank{r}.ckpt") for r in range(size)]
+strategy = opforge.build_searched_strategy(strategy_path)
+if list(strategy["fc1.weight"].tensor_map[0].dim) != [0, -1] or list(strategy["fc2.weight"].tensor_map[0].dim) != [
+    -1,
+    0,
+]:
+    fail(f"the strategy file's tensor maps: {strategy}")
+slices = [opforge.load_checkpoint(f) for f in block_files]
+for name in strategy:
+    merged = opforge.merge_sliced_parameter([s[name] for s in slices], strategy)
+    if not np.array_equal(merged.asnumpy(), saved[name].asnumpy()):
+        fail(f"{name}: merge_sliced_parameter differs from the whole parameter")
+opforge.reset_auto_parallel_context()
+whole_net = MLP(False)
+opforge.load_distributed_checkpoint(whole_net, block_files, train_strategy_filename=strategy_path)
+for p in whole_net.trainable_params():
+    if not np.array_equal(p.asnumpy(), saved[p.name].asnumpy()):
+        fail(f"{p.name}: load_distributed_checkpoint differs from the whole parameter")
+opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", device_num=size, full_batch=True)
 
 run(step, batches[2:])  # the original trains on
 expected = {p.name: whole(p) for p in net.trainable_params()}
