@@ -4,10 +4,13 @@ Sources: ``GeneratorDataset`` (a generator function, an iterable, or a random-ac
 ``__getitem__`` and ``__len__``), ``NumpySlicesDataset`` (slices of arrays, lists or a dict of columns) and
 the file readers of ``opforge.dataset.readers``: ``MnistDataset``, ``Cifar10Dataset``, ``Cifar100Dataset``,
 ``ImageFolderDataset``; ``TFRecordDataset`` (``tf.train.Example`` records, with a ``Schema``) and
-``MindDataset`` (MindRecord files, written by ``opforge.mindrecord.FileWriter``).
+``MindDataset`` (MindRecord files, written by ``opforge.mindrecord.FileWriter``); ``TextFileDataset`` (a row a
+line) and ``CLUEDataset`` (the CLUE benchmark's JSON lines) of ``opforge.dataset.text_datasets``.
 Operations return new datasets: ``batch`` (with ``per_batch_map``, ``input_columns``, ``output_columns``
 and a callable ``batch_size``, given a ``BatchInfo``), ``shuffle``, ``map``, ``repeat``, ``take``, ``skip``,
-``project``, ``rename``, ``zip`` (also ``dataset.zip((a, b))``). Iterate with ``create_tuple_iterator`` /
+``project``, ``rename``, ``zip`` (also ``dataset.zip((a, b))``); ``save`` writes the rows as MindRecord
+(``opforge.dataset.save``). ``opforge.dataset.text`` holds the NLP transforms (tokenizers, ``Vocab``,
+``Lookup``). Iterate with ``create_tuple_iterator`` /
 ``create_dict_iterator`` (Tensors by default, NumPy arrays with ``output_numpy=True``) or ``for row in dataset``.
 
 Rows are tuples of NumPy arrays, one per column. A random-access source with ``shuffle=True`` (its
@@ -31,7 +34,7 @@ Not here: the other formats' readers (CSV, COCO, VOC, ...), ``bucket_batch_by_le
 dataset sink mode.
 """
 
-from opforge.dataset import config, engine, transforms, vision
+from opforge.dataset import config, engine, text, transforms, vision
 from opforge.dataset.batch_map import BatchInfo
 from opforge.dataset.cache_client import DatasetCache
 from opforge.dataset.engine import Dataset, GeneratorDataset, NumpySlicesDataset
@@ -51,6 +54,7 @@ from opforge.dataset.samplers import (
 )
 from opforge.dataset.schema import Schema
 from opforge.dataset.shuffle import Shuffle
+from opforge.dataset.text_datasets import CLUEDataset, TextFileDataset
 from opforge.dataset.tfrecord import TFRecordDataset
 
 __all__ = [
@@ -64,6 +68,8 @@ __all__ = [
     "Cifar100Dataset",
     "ImageFolderDataset",
     "TFRecordDataset",
+    "TextFileDataset",
+    "CLUEDataset",
     "MindDataset",
     "PaddedDataset",
     "Sampler",
@@ -77,6 +83,7 @@ __all__ = [
     "Schema",
     "Shuffle",
     "config",
+    "text",
     "transforms",
     "vision",
     "zip",
@@ -86,5 +93,5 @@ __all__ = [
 # (``import mindspore.dataset.engine as de``; ``de.ImageFolderDataset``): opforge's engine module gets those
 # names here, where the readers (which build on it) are loaded.
 for _name in __all__:
-    if _name not in ("config", "transforms", "vision", "zip"):
+    if _name not in ("config", "text", "transforms", "vision", "zip"):
         setattr(engine, _name, globals()[_name])

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from opforge.dataset import batch_map, cache_client, config, samplers
+from opforge.dataset import save as save_module
 from opforge.dataset.vision import random_source
 from opforge.tensor import Tensor
 
@@ -148,6 +149,12 @@ class Dataset:
         has (``dataset.zip`` zips a tuple of datasets)."""
         others = datasets if isinstance(datasets, tuple) else (datasets,)
         return zip_datasets((self, *others))
+
+    def save(self, file_name, num_files=1, file_type="mindrecord"):
+        """MindSpore's ``Dataset.save``: one epoch of the rows written as MindRecord files (``file_name``, or
+        ``num_files`` of them), the schema inferred from the first row as MindSpore does
+        (``opforge/dataset/save.py``); read them back with ``MindDataset``."""
+        save_module.save_dataset(self, file_name, num_files, file_type)
 
     def use_sampler(self, new_sampler):
         """MindSpore's: the source(s) below read the rows ``new_sampler`` picks (it keeps the replaced

@@ -237,24 +237,25 @@ class _RecordFile:
         return data.tobytes()
 
 
-def _find_files(dataset_files) -> list:
-    """The files of ``dataset_files`` (a path, a glob pattern, or a list of them), sorted (as MindSpore)."""
+def _find_files(dataset_files, where: str = _WHERE) -> list:
+    """The files of ``dataset_files`` (a path, a glob pattern, or a list of them), sorted (as MindSpore); ``where``
+    names the reader in the errors (TextFileDataset and CLUEDataset take their files so too)."""
     if isinstance(dataset_files, (str, os.PathLike)):
         patterns = [dataset_files]
     elif isinstance(dataset_files, (list, tuple)) and dataset_files:
         patterns = list(dataset_files)
     else:
         raise TypeError(
-            f"For '{_WHERE}', the 'dataset_files' must be a str or a non-empty list of str, but got {dataset_files!r}."
+            f"For '{where}', the 'dataset_files' must be a str or a non-empty list of str, but got {dataset_files!r}."
         )
     files = set()
     for pattern in patterns:
         if not isinstance(pattern, (str, os.PathLike)):
-            raise TypeError(f"For '{_WHERE}', each of the 'dataset_files' must be a str, but got {pattern!r}.")
+            raise TypeError(f"For '{where}', each of the 'dataset_files' must be a str, but got {pattern!r}.")
         pattern = os.fspath(pattern)
         found = [pattern] if os.path.isfile(pattern) else [p for p in glob.glob(pattern) if os.path.isfile(p)]
         if not found:
-            raise ValueError(f"For '{_WHERE}', the dataset file '{pattern}' does not exist or matches no file.")
+            raise ValueError(f"For '{where}', the dataset file '{pattern}' does not exist or matches no file.")
         files.update(found)
     return sorted(files)
 

@@ -58,14 +58,16 @@ class TypeCast:
 
 
 class OneHot:
-    """Integer labels as one-hot rows of ``num_classes`` (float32), with optional label smoothing."""
+    """Integer labels as one-hot rows of ``num_classes``, in the labels' integer dtype as MindSpore's (float32 with
+    label smoothing)."""
 
     def __init__(self, num_classes: int, smoothing_rate: float = 0.0):
         self.num_classes, self.smoothing_rate = int(num_classes), float(smoothing_rate)
 
     def __call__(self, label):
         label = np.asarray(label)
-        out = np.eye(self.num_classes, dtype=np.float32)[label]
+        dtype = label.dtype if label.dtype.kind in "iu" and not self.smoothing_rate else np.float32
+        out = np.eye(self.num_classes, dtype=dtype)[label]
         if self.smoothing_rate:
             out = out * (1 - self.smoothing_rate) + self.smoothing_rate / self.num_classes
         return out

@@ -24,7 +24,8 @@ def _array(op: str, x, min_rank: int = 0) -> np.ndarray:
 
 class Concatenate:
     """``Concatenate(axis=0, prepend=None, append=None)``: a 1-D array with ``prepend`` before it and
-    ``append`` after it (1-D arrays of a compatible dtype); ``axis`` 0 or -1."""
+    ``append`` after it (1-D arrays of a compatible dtype); ``axis`` 0 or -1. Given several input columns,
+    MindSpore's concatenates them all, in order (the zoo's CMNLI preprocessing joins two segment columns)."""
 
     def __init__(self, axis=0, prepend=None, append=None):
         if isinstance(axis, bool) or not isinstance(axis, int) or axis not in (0, -1):
@@ -36,11 +37,15 @@ class Concatenate:
         self.prepend = None if prepend is None else np.asarray(prepend)
         self.append = None if append is None else np.asarray(append)
 
-    def __call__(self, x):
-        x = _array("Concatenate", x)
-        if x.ndim != 1:
-            raise ValueError(f"For 'Concatenate', the input must be 1-D, but got shape {x.shape}.")
-        parts = [p for p in (self.prepend, x, self.append) if p is not None]
+    def __call__(self, *inputs):
+        if not inputs:
+            raise ValueError("For 'Concatenate', give at least one input.")
+        columns = [_array("Concatenate", c) for c in inputs]
+        for c in columns:
+            if c.ndim != 1:
+                raise ValueError(f"For 'Concatenate', the input must be 1-D, but got shape {c.shape}.")
+        x = columns[0]
+        parts = [p for p in (self.prepend, *columns, self.append) if p is not None]
         if x.dtype.kind in "US":
             return np.concatenate([p.astype(x.dtype.kind) for p in parts])
         return np.concatenate([p.astype(x.dtype) for p in parts])

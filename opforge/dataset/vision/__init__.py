@@ -4,9 +4,9 @@ images, as MindSpore's): ``Decode`` and ``Resize`` (Pillow), ``Rescale``, ``Norm
 ``RandomColorAdjust``, ``RandomResizedCrop``, ``RandomCropDecodeResize``, and ``ToPIL`` / ``ToTensor`` for
 Pillow augmentations; the AutoAugment-style transforms of opforge/dataset/vision/augment.py (``Invert``,
 ``Equalize``, ``AutoContrast``, ``RandomSolarize``, ``RandomPosterize``, ``RandomColor``, ``RandomSharpness``,
-``RandomRotation``, ``RandomAffine``, ``RandomSelectSubpolicy``) and ``Pad``; ``utils`` holds ``Inter`` and
-``Border``. Random transforms draw from the dataset seed (``opforge.dataset.config.set_seed``) when it
-is set."""
+``RandomRotation``, ``RandomAffine``, ``RandomSelectSubpolicy``) and ``Pad``; ``MixUpBatch`` (MixUp of a batch:
+mixup.py); ``utils`` holds ``Inter`` and ``Border``. Random transforms draw from the dataset seed
+(``opforge.dataset.config.set_seed``) when it is set."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from opforge.dataset.vision.augment import (
 from opforge.dataset.vision.color_adjust import RandomColorAdjust
 from opforge.dataset.vision.cut_out import CutOut
 from opforge.dataset.vision.decode import Decode
+from opforge.dataset.vision.mixup import MixUpBatch
 from opforge.dataset.vision.pil_convert import ToPIL, ToTensor
 from opforge.dataset.vision.random_crop import Border, RandomCrop
 from opforge.dataset.vision.random_source import transform_rng as _rng
@@ -67,6 +68,7 @@ __all__ = [
     "RandomAffine",
     "RandomSelectSubpolicy",
     "Pad",
+    "MixUpBatch",
 ]
 
 
