@@ -57,6 +57,7 @@ from opforge.ops.functional_ctc import ctc_loss  # MindSpore's ops.ctc_loss: (lo
 from opforge.ops.functional_extra import *  # MindSpore 2.x composite functional ops (max, tril, std, ...)
 from opforge.ops.functional_index import *  # scatter, tensor_scatter_elements, index_add, mode, matrix_band_part, ...
 from opforge.ops.functional_linalg import *  # inverse, det, slogdet, cholesky, qr, svd
+from opforge.ops.deformable_conv import *  # deformable_conv2d, DeformableOffsets (sampling and Conv2D)
 from opforge.ops.grid_sample import *  # grid_sample, affine_grid, GridSampler2D/3D, AffineGrid
 from opforge.ops.histogram import *  # HistogramFixedWidth, histc
 from opforge.ops.parameter_func import AssignAdd  # Add and Assign

@@ -599,10 +599,21 @@ def _strided_slice(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0, s
     return array_ops.StridedSlice(begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
 
 
-def split(tensor, split_size_or_sections, axis: int = 0):
+def split(tensor, split_size_or_sections=None, axis: int = 0, output_num=None):
     """Splits ``tensor`` along ``axis`` (MindSpore 2's ``ops.split``): an int is the size of each part
-    (the last may be smaller); a tuple or list gives each part's size. Returns a tuple of Tensors."""
+    (the last may be smaller); a tuple or list gives each part's size. Returns a tuple of Tensors. MindSpore
+    1.x's form, ``split(x, axis=1, output_num=3)`` (``output_num`` equal parts, by keyword), is accepted too."""
     dim = tensor.shape[axis]
+    if split_size_or_sections is None:  # MindSpore 1.x: output_num equal parts (one by default)
+        parts = 1 if output_num is None else output_num
+        if isinstance(parts, bool) or not isinstance(parts, int) or parts <= 0 or dim % parts:
+            raise ValueError(
+                f"For 'split', the 'output_num' must be a positive int dividing the dim {axis} of size {dim}, "
+                f"but got {parts!r}."
+            )
+        split_size_or_sections = dim // parts
+    elif output_num is not None:
+        raise TypeError("For 'split', give 'split_size_or_sections' (MindSpore 2) or 'output_num' (1.x), not both.")
     if isinstance(split_size_or_sections, int) and not isinstance(split_size_or_sections, bool):
         size = split_size_or_sections
         if size <= 0:
