@@ -40,9 +40,11 @@ from opforge.nn import (
     optim,
     optim_extra,
     optim_lazy_adam,
+    optim_thor,
     padding,
     pooling,
     rnn,
+    thor_layer,
     transformer,
     wrap,
 )
@@ -88,10 +90,12 @@ from opforge.nn.normalization_sync import *  # noqa: F403
 from opforge.nn.optim import *  # noqa: F403
 from opforge.nn.optim_extra import *  # noqa: F403
 from opforge.nn.optim_lazy_adam import *  # noqa: F403
+from opforge.nn.optim_thor import *  # noqa: F403
 from opforge.nn.padding import *  # noqa: F403
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.pooling import *  # noqa: F403
 from opforge.nn.rnn import *  # noqa: F403
+from opforge.nn.thor_layer import *  # noqa: F403
 from opforge.nn.transformer import *  # noqa: F403
 from opforge.nn.wrap import *  # noqa: F403
 
@@ -118,9 +122,11 @@ _STAR_MODULES = (
     optim,
     optim_extra,
     optim_lazy_adam,
+    optim_thor,
     padding,
     pooling,
     rnn,
+    thor_layer,
     transformer,
     wrap,
 )
@@ -158,6 +164,7 @@ def _register_mindspore_module_paths():
         "optim.asgd": optim_extra,
         "optim.rprop": optim_extra,
         "optim.lars": optim_extra,
+        "optim.thor": optim_thor,
         "wrap.cell_wrapper": wrap,
         "wrap.loss_scale": loss_scale,
         "wrap.grad_reducer": grad_reducer,
@@ -174,7 +181,7 @@ def _register_mindspore_module_paths():
     sys.modules.setdefault(f"{layer.__name__}.activation", globals()["layer"])
     globals()["layer"].activation = globals()["layer"]
     # MindSpore's nn.optim package exports every optimizer (``from mindspore.nn.optim import Adam, FTRL``).
-    for module in (optim_extra, optim_lazy_adam):
+    for module in (optim_extra, optim_lazy_adam, optim_thor):
         for name in module.__all__:
             setattr(optim, name, getattr(module, name))
     # MindSpore's nn.wrap exports the loss-scale cells (``from mindspore.nn.wrap import FixedLossScaleUpdateCell``).

@@ -2,7 +2,7 @@
 the callbacks, the metrics, the loss-scale managers and checkpoints (and the module paths ``train.serialization`` and
 ``train.loss_scale_manager`` model-zoo scripts import them from). See docs/train.md."""
 
-from opforge.train import callback, loss_scale_manager, metrics, serialization
+from opforge.train import callback, loss_scale_manager, metrics, serialization, train_thor
 from opforge.train.callback import (
     Callback,
     CheckpointConfig,
@@ -43,6 +43,7 @@ from opforge.train.serialization import (
 )
 from opforge.train.sink import data_sink
 from opforge.train.summary import SummaryCollector, SummaryRecord
+from opforge.train.train_thor import ConvertModelUtils, ConvertNetUtils
 
 __all__ = [
     "Model", "Callback", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
@@ -53,4 +54,5 @@ __all__ = [
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "data_sink", "SummaryCollector",
     "SummaryRecord", "build_searched_strategy", "merge_sliced_parameter", "load_distributed_checkpoint",
+    "train_thor", "ConvertModelUtils", "ConvertNetUtils",
 ]  # fmt: skip

@@ -84,6 +84,21 @@ def warmup_cosine_annealing_lr(lr, steps_per_epoch, warmup_epochs, max_epoch=120
     return lr_each_step[global_step:]
 
 
+def get_thor_lr(global_step, lr_init, decay, total_epochs, steps_per_epoch, decay_epochs=100):
+    """THOR's per-step rates: ``lr_init * (1 - epoch / total_epochs) ** decay`` at epoch (step + 1) / steps,
+    halved from ``decay_epochs`` and again one epoch later; from ``global_step`` on."""
+    epochs = np.arange(1, steps_per_epoch * total_epochs + 1) / steps_per_epoch
+    lr = lr_init * (1.0 - epochs / total_epochs) ** decay
+    lr = lr * np.where(epochs >= decay_epochs, 0.5, 1.0) * np.where(epochs >= decay_epochs + 1, 0.5, 1.0)
+    return lr.astype(np.float32)[global_step:]
+
+
+def get_thor_damping(global_step, damping_init, decay_rate, total_epochs, steps_per_epoch):
+    """THOR's per-step damping: ``damping_init * decay_rate ** (epoch / 10)`` at epoch (step + 1) / steps."""
+    epochs = np.arange(1, steps_per_epoch * total_epochs + 1) / steps_per_epoch
+    return (damping_init * decay_rate ** (epochs / 10)).astype(np.float32)[global_step:]
+
+
 # -- weights and parameter groups (src/resnet.py, src/util.py) ----------------------------------------------
 def conv_variance_scaling_initializer(in_channel, out_channel, kernel_size):
     fan_in = in_channel * kernel_size * kernel_size
