@@ -23,7 +23,7 @@ import operator
 from collections import OrderedDict
 
 from opforge import context
-from opforge.dispatch import symbolic
+from opforge.dispatch import side_outputs, symbolic
 from opforge.dispatch.abstract import eval_shape
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.plan import freeze
@@ -125,14 +125,14 @@ class JitFunction:
         trace = self._traces.get(key)
         if trace is not None and trace.version == registry.version():  # (else a kernel was registered since)
             self._traces.move_to_end(key)
-            return trace.replay(tensors)
+            return _replayed(trace, tensors)
         aliases = _aliases(tensors)
         if aliases:  # one Tensor at several positions: a trace of its own, whose steps read one slot for them
             key = (key, aliases)
             trace = self._traces.get(key)
             if trace is not None and trace.version == registry.version():
                 self._traces.move_to_end(key)
-                return trace.replay(tensors)
+                return _replayed(trace, tensors)
         dynamic = None
         if not aliases and (self._specs is not None or hasattr(self.fn, "__self__")):
             dynamic = self._dynamic(tensors)
@@ -149,9 +149,14 @@ class JitFunction:
 
     def _trace(self, key, tensors: list, args: tuple, kwargs: dict, dynamic=None):
         tracer = Tracer(tensors, self.where, fuse=self.fuse, graph=self.device_graph)
-        with tracer:
+        with tracer, side_outputs.capturing() as emitted:
             value = self.fn(*args, **kwargs)
-        trace = tracer.finish(value)
+        if emitted:  # the values handed to the host become extra outputs, handed over again by each replay
+            trace = tracer.finish((value, tuple(v for _, _, v in emitted)))
+            trace.side_targets = tuple((sink, key) for sink, key, _ in emitted)
+            dynamic = None  # (no symbolic program: it would not hand them over)
+        else:
+            trace = tracer.finish(value)
         trace.version = registry.version()
         self._keep(key, trace)
         self.traced += 1
@@ -212,6 +217,16 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<{self.where}: {len(self._traces)} trace(s)>"
+
+
+def _replayed(trace, tensors: list):
+    """The trace's value for ``tensors``; the values its function handed to the host go to their sinks."""
+    out = trace.replay(tensors)
+    if not trace.side_targets:
+        return out
+    value, emitted = out
+    side_outputs.deliver(trace.side_targets, emitted)
+    return value
 
 
 def _aliases(tensors) -> tuple:

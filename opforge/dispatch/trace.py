@@ -79,6 +79,10 @@ class Trace:
     """A recorded program: ``replay(inputs)`` runs its steps on new input Tensors of the same
     signature and returns the function's outputs (the recorded output structure)."""
 
+    # (sink, key) of each value the function handed to the host (opforge/dispatch/side_outputs.py): the
+    # outputs are then (value, those values), and opforge.jit delivers them after each replay
+    side_targets: tuple = ()
+
     def __init__(
         self,
         n_inputs: int,

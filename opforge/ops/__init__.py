@@ -64,6 +64,7 @@ from opforge.ops.parameter_func import AssignAdd  # Add and Assign
 from opforge.ops.primitive import constexpr
 from opforge.ops.random_choice import RandomChoiceWithMask  # uniform draws ranked by TopK
 from opforge.ops.resize_nearest import ResizeNearestNeighbor  # Gather, indices from the shapes
+from opforge.ops.summary_ops import *  # ScalarSummary, ImageSummary, TensorSummary, HistogramSummary
 from opforge.primitives import batching_array_ops as _batching_array_ops
 from opforge.primitives import batching_math_ops as _batching_math_ops
 from opforge.primitives import batching_nn_ops as _batching_nn_ops

@@ -26,6 +26,7 @@ import numpy as np
 
 from opforge import context
 from opforge.dataset.crc32c import masked_crc32c
+from opforge.ops.summary_ops import take_summary_values
 from opforge.tensor import Tensor
 from opforge.train.callback_base import Callback
 
@@ -191,6 +192,7 @@ class SummaryRecord:
         self._raise = raise_exception
         self._pool: list = []  # (plugin, name, numpy value) added since the last record
         self._mode = "train"
+        take_summary_values()  # values kept before this record began are not its own (as MindSpore's)
         self._file = open(self.file_path, "wb")
         self._write(_event(0, time.time(), version=_VERSION))
 
@@ -205,7 +207,7 @@ class SummaryRecord:
         self.close()
 
     def set_mode(self, mode):
-        """``"train"`` or ``"eval"`` (MindSpore drops its summary operators' data in eval mode; opforge has none)."""
+        """``"train"`` or ``"eval"`` (in eval mode, the summary operators' values are not recorded, as in MindSpore)."""
         if mode not in ("train", "eval"):
             raise ValueError(f"For 'SummaryRecord.set_mode', the mode must be 'train' or 'eval', but got {mode!r}.")
         self._mode = mode
@@ -235,6 +237,8 @@ class SummaryRecord:
         if self._file is None:
             warnings.warn("SummaryRecord.record: the summary file is closed; nothing recorded.", stacklevel=2)
             return False
+        if self._mode == "train":
+            self._add_summary_operator_values()
         values = [v for v in self._pool if plugin_filter is None or plugin_filter(v[0])]
         self._pool = []
         body = b""
@@ -249,6 +253,17 @@ class SummaryRecord:
         if body:
             self._write(_event(int(step), time.time(), summary=body))
         return True
+
+    def _add_summary_operator_values(self) -> None:
+        """What the summary operators (opforge/ops/summary_ops.py) kept since the last record, as MindSpore's
+        SummaryRecord takes them in train mode; a TensorSummary's value is not written (opforge writes no
+        tensor plugin), with a warning."""
+        for key, value in take_summary_values().items():
+            name, kind = key[: key.rindex("[:")], key[key.rindex("[:") + 2 : -1].lower()
+            if kind == "tensor":
+                warnings.warn(f"SummaryRecord: TensorSummary {name!r} is not written (no tensor plugin).", stacklevel=3)
+                continue
+            self.add_value(kind, name, value)
 
     def _write(self, data: bytes) -> None:
         length = struct.pack("<Q", len(data))

@@ -51,6 +51,12 @@ from opforge.ops.frontend_rearrange import (  # noqa: F401  (Reshape/Transpose, 
 from opforge.ops.parameter_func import AssignAdd, identity  # noqa: F401  (Add and Assign; x itself)
 from opforge.ops.random_choice import RandomChoiceWithMask  # noqa: F401  (UniformReal and TopK)
 from opforge.ops.resize_nearest import ResizeNearestNeighbor  # noqa: F401  (Gather, indices from the shapes)
+from opforge.ops.summary_ops import (  # noqa: F401  (values kept for SummaryRecord)
+    HistogramSummary,
+    ImageSummary,
+    ScalarSummary,
+    TensorSummary,
+)
 from opforge.primitives._grad_ops import *  # noqa: F403
 from opforge.primitives.array_ops import *  # noqa: F403
 from opforge.primitives.array_ops import Gather as GatherV2  # noqa: F401  (MindSpore 1.x's name of Gather)
