@@ -91,7 +91,7 @@ def test_graph_mode_training_records_each_collected_steps_value(tmp_path, rng):
         opforge.set_context(mode=opforge.PYNATIVE_MODE)
     steps = {}
     for event in _events(tmp_path):
-        for tag, kind, value in event.get("values", []):
+        for tag, _, value in event.get("values", []):
             steps.setdefault(event["step"], {})[tag] = value
     assert sorted(steps) == list(range(1, 9))
     losses = [steps[s]["my_loss"] for s in sorted(steps)]
