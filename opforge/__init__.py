@@ -41,6 +41,7 @@ from opforge.dtype import (
     uint32,
     uint64,
 )
+from opforge.dtype import QuantDtype
 from opforge.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from opforge.context import (
     ParallelMode,
@@ -75,6 +76,7 @@ from opforge.bprop import grad_ctc_ops as _grad_ctc_ops
 from opforge.bprop import grad_comm_ops as _grad_comm_ops
 from opforge import profiler  # opforge.tools.profiler's API and MindSpore's Profiler
 from opforge.jit import JitFunction, TraceError, jit
+from opforge.jit_config import JitConfig
 
 __version__ = "0.1.0"
 

@@ -29,6 +29,7 @@ complex64; complex128 when the tensors are float64).
 
 from __future__ import annotations
 
+import enum
 import functools
 
 import ml_dtypes
@@ -66,6 +67,7 @@ __all__ = [
     "promote_types",
     "result_type",
     "can_cast_losslessly",
+    "QuantDtype",
 ]
 
 # Significand bits of each float kind, and value bits of each integer kind: an integer casts to a
@@ -293,3 +295,51 @@ def can_cast_losslessly(src: Type, dst: Type) -> bool:
             return dst.itemsize > src.itemsize
         return dst.itemsize // 2 >= src.itemsize
     return dst.itemsize >= src.itemsize  # complex to complex
+
+
+@enum.unique
+class QuantDtype(enum.Enum):
+    """MindSpore's ``QuantDtype`` (``mindspore.common.dtype``, ``from mindspore import QuantDtype``): the
+    quantization data types of MindSpore Golden Stick's algorithms (``set_weight_quant_dtype``), ``INT1`` to
+    ``INT16`` (values 0 to 15) and ``UINT1`` to ``UINT16`` (100 to 115). ``str()`` gives the name, and
+    ``value()`` (a method, as MindSpore's) the int."""
+
+    INT1 = 0
+    INT2 = 1
+    INT3 = 2
+    INT4 = 3
+    INT5 = 4
+    INT6 = 5
+    INT7 = 6
+    INT8 = 7
+    INT9 = 8
+    INT10 = 9
+    INT11 = 10
+    INT12 = 11
+    INT13 = 12
+    INT14 = 13
+    INT15 = 14
+    INT16 = 15
+
+    UINT1 = 100
+    UINT2 = 101
+    UINT3 = 102
+    UINT4 = 103
+    UINT5 = 104
+    UINT6 = 105
+    UINT7 = 106
+    UINT8 = 107
+    UINT9 = 108
+    UINT10 = 109
+    UINT11 = 110
+    UINT12 = 111
+    UINT13 = 112
+    UINT14 = 113
+    UINT15 = 114
+    UINT16 = 115
+
+    def __str__(self) -> str:
+        return self.name
+
+    def value(self) -> int:  # a method, as MindSpore's (it replaces Enum's value property)
+        return self._value_

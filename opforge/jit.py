@@ -28,6 +28,7 @@ from opforge.dispatch.abstract import eval_shape
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.dispatch.trace import TraceError, Tracer, can_trace
+from opforge.jit_config import check_jit_config
 from opforge.kernels import registry
 from opforge.tensor import Tensor
 
@@ -268,7 +269,8 @@ def jit(function=None, *, max_traces: int = 8, fuse: bool = True, device_graph: 
     """Trace ``function`` once per input signature and replay it (MindSpore's ``mindspore.jit``):
     ``jit(fn)``, ``@jit`` or ``@jit(max_traces=4)``, on functions, methods (``construct``) and Cells.
     MindSpore's compile options (``jit_level``, ``capture_mode``, ``dynamic``, ``fullgraph``,
-    ``backend``, ``input_signature``) are accepted; opforge always traces (capture by running).
+    ``backend``, ``input_signature``, ``jit_config``: a ``JitConfig`` or a dict of its options, checked and
+    kept as ``jit_config_dict``) are accepted; opforge always traces (capture by running).
     ``fuse=False`` turns elementwise fusion off (``opforge/dispatch/fusion.py``): the replay then
     runs every recorded kernel; results are the same either way. On the GPU a trace is captured as one
     device graph after its first replays (``opforge/dispatch/device_graph.py``); ``device_graph=False``
@@ -277,10 +279,17 @@ def jit(function=None, *, max_traces: int = 8, fuse: bool = True, device_graph: 
     if unknown:
         raise TypeError(f"For 'jit', unknown options {sorted(unknown)}; MindSpore's are {sorted(_MINDSPORE_OPTIONS)}.")
     signature = options.get("input_signature")
+    config = check_jit_config("jit", options.get("jit_config"))  # checked and kept (jit_config_dict)
     kwargs = {"max_traces": max_traces, "input_signature": signature, "fuse": fuse, "device_graph": device_graph}
+
+    def make(fn) -> JitFunction:
+        jitted = JitFunction(fn, **kwargs)
+        jitted.jit_config_dict = None if config is None else dict(config.jit_config_dict)
+        return jitted
+
     if function is None:
-        return lambda fn: JitFunction(fn, **kwargs)
-    return JitFunction(function, **kwargs)
+        return make
+    return make(function)
 
 
 _MINDSPORE_OPTIONS = frozenset(

@@ -16,9 +16,11 @@ __all__ = [
     "get_num_parallel_workers",
     "set_prefetch_size",
     "get_prefetch_size",
+    "set_numa_enable",
+    "get_numa_enable",
 ]
 
-_state = {"seed": None, "workers": 1, "prefetch_size": 16, "sets": 0}
+_state = {"seed": None, "workers": 1, "prefetch_size": 16, "sets": 0, "numa_enable": False}
 
 
 def set_seed(seed: int) -> None:
@@ -70,3 +72,18 @@ def set_prefetch_size(size: int) -> None:
 
 def get_prefetch_size() -> int:
     return _state["prefetch_size"]
+
+
+def set_numa_enable(numa_enable) -> None:
+    """Whether the pipeline's workers bind to the device's NUMA node (MindSpore's ``set_numa_enable``, default
+    False; the model zoo's ResNet GPU benchmark sets it): checked (a bool, else TypeError) and kept; opforge's
+    pipeline threads and worker processes run where the operating system places them."""
+    if not isinstance(numa_enable, bool):
+        raise TypeError(
+            f"For 'set_numa_enable', the 'numa_enable' must be a bool, but got {type(numa_enable).__name__}."
+        )
+    _state["numa_enable"] = numa_enable
+
+
+def get_numa_enable() -> bool:
+    return _state["numa_enable"]

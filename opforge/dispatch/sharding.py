@@ -613,6 +613,29 @@ def batch_inputs(args: tuple, full_batch: bool) -> tuple:
     return tuple(out)
 
 
+def split_full_batch(args: tuple, where: str) -> tuple:
+    """MindSpore's ``_VirtualDataset`` with ``full_batch``: every rank holds the whole batch, and each Tensor
+    argument (of rank >= 1, not sharded yet) becomes split along dim 0 over all ranks, as ``batch_inputs``
+    lays out a batch read in blocks; this rank keeps its block (a local slice, no communication). Dim 0 must
+    divide by the ranks: else a ValueError naming ``where``."""
+    _, size = _ops.world()
+    if size == 1:
+        return args
+    out = []
+    for a in args:
+        if isinstance(a, Tensor) and not is_sharded(a) and len(a._meta[1]) > 0:
+            shape = tuple(a._meta[1])
+            if shape[0] % size:
+                raise ValueError(
+                    f"For '{where}', the batch dim of each input must be divisible by the {size} ranks under "
+                    f"full_batch, but got shape {list(shape)}."
+                )
+            layout = TensorLayout((size,), (0,) + (None,) * (len(shape) - 1))
+            a = _wrap(redistribute(a, replicated(len(shape), (size,)), layout, shape), layout, shape)
+        out.append(a)
+    return tuple(out)
+
+
 # The optimizers' in-place updates (their rules split the states under optimizer parallel): operator names.
 optimizer_updates: set = set()
 

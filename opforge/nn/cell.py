@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator
 
-from opforge import context
+from opforge import context, log
 from opforge import dtype as mstype
 from opforge.dispatch import pipeline, sharding, strategy_file
 from opforge.jit import JitFunction
+from opforge.jit_config import check_jit_config
 from opforge.nn.mixed_precision import parameters_cast_to
 from opforge.parallel_context import (
     get_auto_parallel_context,
@@ -294,6 +295,21 @@ class Cell:
         if "_func_graph_flags" not in self.__dict__:
             object.__setattr__(self, "_func_graph_flags", {})
         return self._func_graph_flags
+
+    def set_jit_config(self, jit_config) -> None:
+        """MindSpore's ``Cell.set_jit_config``: a ``JitConfig`` (or a dict of its options), checked and kept as
+        ``jit_config_dict``; only the first is kept, as MindSpore's (a later one is ignored, with a warning).
+        opforge's graph mode traces and replays whatever the options say (opforge/jit_config.py)."""
+        config = check_jit_config("Cell.set_jit_config", jit_config)
+        if self.__dict__.get("_jit_config_dict"):
+            log.warning("For Cell, jit config can only be set once, ignore this setting.")
+            return
+        object.__setattr__(self, "_jit_config_dict", dict(config.jit_config_dict) if config is not None else {})
+
+    @property
+    def jit_config_dict(self) -> dict:
+        """The options ``set_jit_config`` kept ({} before)."""
+        return self.__dict__.get("_jit_config_dict", {})
 
     # -- call -----------------------------------------------------------------------------------
     def construct(self, *args, **kwargs):

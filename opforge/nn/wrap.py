@@ -15,6 +15,7 @@ from opforge.nn.layers import Identity
 from opforge.nn.mixed_precision import mixed_precision_cast
 from opforge.nn.optim import Optimizer
 from opforge.nn.pipeline import PipelineCell
+from opforge.nn.virtual_dataset import _VirtualDatasetCell  # noqa: F401 (MindSpore's cell_wrapper has it)
 from opforge.parallel_context import ParallelMode, _is_set, get_auto_parallel_context, optimizer_parallel
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]

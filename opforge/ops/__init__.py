@@ -9,6 +9,7 @@ from opforge.ops import composite, functional, operations, signature, tensor_met
 from opforge.ops.composite import HyperMap, Map, MultitypeFuncGraph
 from opforge.ops.conv_transpose import Conv3DTranspose  # composed of Conv2DBackpropInput, Pad, AddN, ...
 from opforge.ops.custom import Custom
+from opforge.ops.deformable_conv import *  # deformable_conv2d, DeformableOffsets (sampling and Conv2D)
 from opforge.ops.detection import *  # IOU, BoundingBoxEncode/Decode, CheckValid, NMSWithMask, ROIAlign, CropAndResize
 from opforge.ops.float_status import FloatStatus  # IsFinite, ReduceAll and Cast: the GPU overflow flag
 from opforge.ops.frontend_array_ext import *  # ArgMaxWithValue, ArgMinWithValue, ScatterNd, Flatten
@@ -57,9 +58,10 @@ from opforge.ops.functional_ctc import ctc_loss  # MindSpore's ops.ctc_loss: (lo
 from opforge.ops.functional_extra import *  # MindSpore 2.x composite functional ops (max, tril, std, ...)
 from opforge.ops.functional_index import *  # scatter, tensor_scatter_elements, index_add, mode, matrix_band_part, ...
 from opforge.ops.functional_linalg import *  # inverse, det, slogdet, cholesky, qr, svd
-from opforge.ops.deformable_conv import *  # deformable_conv2d, DeformableOffsets (sampling and Conv2D)
+from opforge.ops.fused_cast_adam import FusedCastAdamWeightDecay  # AdamWeightDecay in float32 on float16
 from opforge.ops.grid_sample import *  # grid_sample, affine_grid, GridSampler2D/3D, AffineGrid
 from opforge.ops.histogram import *  # HistogramFixedWidth, histc
+from opforge.ops.lstm import LSTM  # P.LSTM: LSTMLayer per layer and direction, w sliced from the flat Tensor
 from opforge.ops.parameter_func import AssignAdd  # Add and Assign
 from opforge.ops.primitive import constexpr
 from opforge.ops.random_choice import RandomChoiceWithMask  # uniform draws ranked by TopK

@@ -25,6 +25,7 @@ import functools
 from opforge.context import graph_mode
 from opforge.dataset.engine import Dataset
 from opforge.jit import jit
+from opforge.jit_config import check_jit_config
 from opforge.tensor import Tensor
 
 __all__ = ["data_sink"]
@@ -137,10 +138,10 @@ def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
     """A function that, each call, runs ``fn(*batch)`` on the next ``sink_size`` batches of ``dataset`` and
     returns the last one's output (MindSpore's ``mindspore.data_sink``): the dataset is read as one stream,
     a new pass (the dataset's next epoch) started when one ends, so ``epochs * dataset_size / sink_size``
-    calls train ``epochs`` epochs. The returned function ignores its arguments. With ``jit_config`` (any
-    value but None) ``fn`` is traced once and replayed (``opforge.jit``); ``input_signature`` (a Tensor or
-    Tensors, dims None for unknown) is checked against the dataset's first batch (dtype: TypeError; rank and
-    known dims: ValueError) and given to the trace."""
+    calls train ``epochs`` epochs. The returned function ignores its arguments. With ``jit_config`` (a
+    ``JitConfig`` or a dict of its options, checked) ``fn`` is traced once and replayed (``opforge.jit``);
+    ``input_signature`` (a Tensor or Tensors, dims None for unknown) is checked against the dataset's first
+    batch (dtype: TypeError; rank and known dims: ValueError) and given to the trace."""
     if not callable(fn):
         raise TypeError(f"For 'data_sink', the 'fn' must be callable, but got {type(fn).__name__}.")
     if not isinstance(dataset, Dataset):
@@ -149,6 +150,7 @@ def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
         raise TypeError(f"For 'data_sink', the 'sink_size' must be an int, but got {type(sink_size).__name__}.")
     if sink_size <= 0:
         raise ValueError(f"For 'data_sink', the 'sink_size' must be positive, but got {sink_size}.")
+    jit_config = check_jit_config("data_sink", jit_config)
     if isinstance(input_signature, Tensor):
         input_signature = (input_signature,)
     elif input_signature is not None and not isinstance(input_signature, (tuple, list)):
@@ -159,7 +161,7 @@ def data_sink(fn, dataset, sink_size=1, jit_config=None, input_signature=None):
     stream = _Stream(dataset, "data_sink")
     if input_signature is not None:
         _check_signature(tuple(input_signature), stream.peek())
-    step = fn if jit_config is None else jit(fn, input_signature=input_signature)
+    step = fn if jit_config is None else jit(fn, input_signature=input_signature, jit_config=jit_config)
 
     @functools.wraps(fn)
     def sink_process(*args, **kwargs):

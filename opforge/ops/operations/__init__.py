@@ -1,5 +1,6 @@
 """MindSpore's ``ops.operations`` (imported as ``P``): every primitive class, by MindSpore's names."""
 
+from opforge.ops.deformable_conv import DeformableOffsets  # noqa: F401  (corner gathers, opforge/ops/sampling.py)
 from opforge.ops.detection import (  # noqa: F401  (composed of other primitives; NMSWithMask on the host)
     IOU,
     BoundingBoxDecode,
@@ -9,7 +10,6 @@ from opforge.ops.detection import (  # noqa: F401  (composed of other primitives
     NMSWithMask,
     ROIAlign,
 )
-from opforge.ops.deformable_conv import DeformableOffsets  # noqa: F401  (corner gathers, opforge/ops/sampling.py)
 from opforge.ops.float_status import FloatStatus  # noqa: F401  (IsFinite, ReduceAll and Cast)
 from opforge.ops.frontend_array_ext import ArgMaxWithValue, ArgMinWithValue, Flatten, ScatterNd  # noqa: F401
 from opforge.ops.frontend_conv import Conv3D  # noqa: F401  (Conv2D over its depth taps)
@@ -48,6 +48,8 @@ from opforge.ops.frontend_rearrange import (  # noqa: F401  (Reshape/Transpose, 
     ReverseSequence,
     SpaceToDepth,
 )
+from opforge.ops.fused_cast_adam import FusedCastAdamWeightDecay  # noqa: F401  (AdamWeightDecay, float32)
+from opforge.ops.lstm import LSTM  # noqa: F401  (LSTMLayer per layer and direction)
 from opforge.ops.parameter_func import AssignAdd, identity  # noqa: F401  (Add and Assign; x itself)
 from opforge.ops.random_choice import RandomChoiceWithMask  # noqa: F401  (UniformReal and TopK)
 from opforge.ops.resize_nearest import ResizeNearestNeighbor  # noqa: F401  (Gather, indices from the shapes)
