@@ -14,70 +14,55 @@ from __future__ import annotations
 
 import os
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
+
+from opforge.utils.protobuf_schema import message_classes
 
 __all__ = ["ParallelStrategyMap", "write_layouts", "read_layouts"]
 
 
-def _build_schema():
-    fdp = descriptor_pb2.FileDescriptorProto(
-        name="opforge_mindspore_node_strategy.proto", package="mindspore.straspb", syntax="proto2"
-    )
-    F = descriptor_pb2.FieldDescriptorProto
-    one, many, optional = F.LABEL_REQUIRED, F.LABEL_REPEATED, F.LABEL_OPTIONAL
-
-    def message(name, *fields):
-        m = fdp.message_type.add(name=name)
-        for number, (field, label, kind) in enumerate(fields, start=1):
-            if isinstance(kind, str):
-                m.field.add(name=field, number=number, label=label, type=F.TYPE_MESSAGE, type_name=kind)
-            else:
-                m.field.add(name=field, number=number, label=label, type=kind)
-
-    message("ParallelStrategy", ("dim", many, F.TYPE_UINT32))
-    message(
-        "ParallelStrategys",
-        ("stage", one, F.TYPE_UINT32),
-        ("parallel_strategy", many, ".mindspore.straspb.ParallelStrategy"),
-    )
-    message(
-        "ParallelStrategyItem",
-        ("node_name", one, F.TYPE_STRING),
-        ("parallel_strategys", one, ".mindspore.straspb.ParallelStrategys"),
-    )
-    message("DevMatrix", ("dim", many, F.TYPE_UINT32))
-    message("TensorMap", ("dim", many, F.TYPE_INT32))
-    message("ParamSplitShape", ("dim", many, F.TYPE_INT64))
-    message("IndicesOffset", ("dim", many, F.TYPE_INT64))
-    message(
-        "ParallelLayouts",
-        ("dev_matrix", many, ".mindspore.straspb.DevMatrix"),
-        ("tensor_map", many, ".mindspore.straspb.TensorMap"),
-        ("param_split_shape", many, ".mindspore.straspb.ParamSplitShape"),
-        ("indices_offset", many, ".mindspore.straspb.IndicesOffset"),
-        ("field", one, F.TYPE_INT32),
-        # required in newer MindSpore, absent from older files: read as optional, always written
-        ("opt_weight_shard_step", optional, F.TYPE_INT32),
-        ("opt_weight_shard_size", optional, F.TYPE_INT32),
-    )
-    message(
-        "ParallelLayoutItem",
-        ("param_name", one, F.TYPE_STRING),
-        ("parallel_layouts", one, ".mindspore.straspb.ParallelLayouts"),
-    )
-    message(
-        "ParallelStrategyMap",
-        ("current_stage", one, F.TYPE_UINT32),
-        ("parallel_strategy_item", many, ".mindspore.straspb.ParallelStrategyItem"),
-        ("parallel_layout_item", many, ".mindspore.straspb.ParallelLayoutItem"),
-    )  # fmt: skip
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(fdp)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("mindspore.straspb.ParallelStrategyMap"))
+def _dims(kind: str) -> list:
+    return [("dim", 1, "repeated", kind)]
 
 
-ParallelStrategyMap = _build_schema()
+ParallelStrategyMap = message_classes(
+    "opforge_mindspore_node_strategy.proto",
+    "mindspore.straspb",
+    {
+        "ParallelStrategy": _dims("uint32"),
+        "ParallelStrategys": [
+            ("stage", 1, "required", "uint32"),
+            ("parallel_strategy", 2, "repeated", "ParallelStrategy"),
+        ],
+        "ParallelStrategyItem": [
+            ("node_name", 1, "required", "string"),
+            ("parallel_strategys", 2, "required", "ParallelStrategys"),
+        ],
+        "DevMatrix": _dims("uint32"),
+        "TensorMap": _dims("int32"),
+        "ParamSplitShape": _dims("int64"),
+        "IndicesOffset": _dims("int64"),
+        "ParallelLayouts": [
+            ("dev_matrix", 1, "repeated", "DevMatrix"),
+            ("tensor_map", 2, "repeated", "TensorMap"),
+            ("param_split_shape", 3, "repeated", "ParamSplitShape"),
+            ("indices_offset", 4, "repeated", "IndicesOffset"),
+            ("field", 5, "required", "int32"),
+            # required in newer MindSpore, absent from older files: read as optional, always written
+            ("opt_weight_shard_step", 6, "optional", "int32"),
+            ("opt_weight_shard_size", 7, "optional", "int32"),
+        ],
+        "ParallelLayoutItem": [
+            ("param_name", 1, "required", "string"),
+            ("parallel_layouts", 2, "required", "ParallelLayouts"),
+        ],
+        "ParallelStrategyMap": [
+            ("current_stage", 1, "required", "uint32"),
+            ("parallel_strategy_item", 2, "repeated", "ParallelStrategyItem"),
+            ("parallel_layout_item", 3, "repeated", "ParallelLayoutItem"),
+        ],
+    },
+)["ParallelStrategyMap"]
 
 
 def write_layouts(path: str, layouts: dict, stage: int = 0) -> None:

@@ -22,10 +22,10 @@ import binascii
 import os
 
 import numpy as np
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 
 from opforge import dtype as mstype
+from opforge.utils.protobuf_schema import message_classes
 
 __all__ = ["read_values", "write_values", "is_mindspore_checkpoint"]
 
@@ -34,27 +34,19 @@ _CRC_MARK = b"crc_num"
 _STR = "str"
 
 
-def _build_schema():
-    """The ``Checkpoint`` message class, built from the schema above (no generated ``_pb2`` module)."""
-    fdp = descriptor_pb2.FileDescriptorProto(name="opforge_mindspore_checkpoint.proto", syntax="proto2")
-    F = descriptor_pb2.FieldDescriptorProto
-    tensor = fdp.message_type.add(name="TensorProto")
-    tensor.field.add(name="dims", number=1, label=F.LABEL_REPEATED, type=F.TYPE_INT64)
-    tensor.field.add(name="tensor_type", number=2, label=F.LABEL_REQUIRED, type=F.TYPE_STRING)
-    tensor.field.add(name="tensor_content", number=3, label=F.LABEL_REQUIRED, type=F.TYPE_BYTES)
-    checkpoint = fdp.message_type.add(name="Checkpoint")
-    value = checkpoint.nested_type.add(name="Value")
-    value.field.add(name="tag", number=1, label=F.LABEL_REQUIRED, type=F.TYPE_STRING)
-    value.field.add(name="tensor", number=2, label=F.LABEL_REQUIRED, type=F.TYPE_MESSAGE, type_name=".TensorProto")
-    checkpoint.field.add(
-        name="value", number=1, label=F.LABEL_REPEATED, type=F.TYPE_MESSAGE, type_name=".Checkpoint.Value"
-    )
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(fdp)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("Checkpoint"))
-
-
-Checkpoint = _build_schema()
+Checkpoint = message_classes(
+    "opforge_mindspore_checkpoint.proto",
+    "",
+    {
+        "TensorProto": [
+            ("dims", 1, "repeated", "int64"),
+            ("tensor_type", 2, "required", "string"),
+            ("tensor_content", 3, "required", "bytes"),
+        ],
+        "Checkpoint": [("value", 1, "repeated", "Checkpoint.Value")],
+        "Checkpoint.Value": [("tag", 1, "required", "string"), ("tensor", 2, "required", "TensorProto")],
+    },
+)["Checkpoint"]
 
 
 def is_mindspore_checkpoint(path: str) -> bool:

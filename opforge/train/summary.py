@@ -29,6 +29,7 @@ from opforge.dataset.crc32c import masked_crc32c
 from opforge.ops.summary_ops import take_summary_values
 from opforge.tensor import Tensor
 from opforge.train.callback_base import Callback
+from opforge.utils.protobuf_schema import message_classes
 
 __all__ = ["SummaryRecord", "SummaryCollector"]
 
@@ -45,42 +46,48 @@ _KNOWN_PLUGINS = _PLUGINS + (
 )
 
 
-# -- protobuf encoding (the few field kinds summary.proto's messages use) --------------------------------------
-def _varint(value: int) -> bytes:
-    value &= (1 << 64) - 1  # int64 fields: negative values as their two's complement
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _key(field: int, wire: int) -> bytes:
-    return _varint(field << 3 | wire)
-
-
-def _int(field: int, value: int) -> bytes:
-    return _key(field, 0) + _varint(int(value))
-
-
-def _double(field: int, value: float) -> bytes:
-    return _key(field, 1) + struct.pack("<d", float(value))
-
-
-def _float(field: int, value: float) -> bytes:
-    return _key(field, 5) + struct.pack("<f", float(value))
-
-
-def _bytes(field: int, value) -> bytes:
-    data = value.encode() if isinstance(value, str) else bytes(value)
-    return _key(field, 2) + _varint(len(data)) + data
-
-
-def _event(step: int, wall_time: float, version: str | None = None, summary: bytes | None = None) -> bytes:
-    body = _double(1, wall_time) + _int(2, step)
-    return body + (_bytes(3, version) if version is not None else _bytes(5, summary))
+# -- summary.proto's messages (the fields this writer fills) ----------------------------------------------------
+_MESSAGES = message_classes(
+    "opforge_mindspore_summary.proto",
+    "mindspore.irpb",
+    {
+        "Event": [
+            ("wall_time", 1, "required", "double"),
+            ("step", 2, "optional", "int64"),
+            ("version", 3, "optional", "string"),
+            ("summary", 5, "optional", "Summary"),
+        ],
+        "Summary": [("value", 1, "repeated", "Summary.Value")],
+        "Summary.Image": [
+            ("height", 1, "required", "int32"),
+            ("width", 2, "required", "int32"),
+            ("colorspace", 3, "required", "int32"),
+            ("encoded_image", 4, "required", "bytes"),
+        ],
+        "Summary.Histogram": [
+            ("buckets", 1, "repeated", "Summary.Histogram.bucket"),
+            ("nan_count", 2, "optional", "int64"),
+            ("pos_inf_count", 3, "optional", "int64"),
+            ("neg_inf_count", 4, "optional", "int64"),
+            ("max", 5, "optional", "double"),
+            ("min", 6, "optional", "double"),
+            ("sum", 7, "optional", "double"),
+            ("count", 8, "optional", "int64"),
+        ],
+        "Summary.Histogram.bucket": [
+            ("left", 1, "required", "double"),
+            ("width", 2, "required", "double"),
+            ("count", 3, "required", "int64"),
+        ],
+        "Summary.Value": [
+            ("tag", 1, "required", "string"),
+            ("scalar_value", 3, "optional", "float"),
+            ("image", 4, "optional", "Summary.Image"),
+            ("histogram", 9, "optional", "Summary.Histogram"),
+        ],
+    },
+)
+Event = _MESSAGES["Event"]
 
 
 # -- the values -------------------------------------------------------------------------------------------------
@@ -97,29 +104,28 @@ def _histogram_bins(count: int) -> int:
     return 90
 
 
-def _histogram(values: np.ndarray) -> bytes:
+def _histogram(values: np.ndarray, out) -> None:
+    """Fill ``out`` (a ``Summary.Histogram``) with MindSpore's histogram of ``values``."""
     values = np.asarray(values)
     finite = values[np.isfinite(values)] if values.dtype.kind in "fc" else values.reshape(-1)
-    counts = [
-        int(np.count_nonzero(f(values))) if values.dtype.kind == "f" else 0
-        for f in (np.isnan, np.isposinf, np.isneginf)
-    ]
-    out = b""
+    is_float = values.dtype.kind == "f"
+    out.nan_count, out.pos_inf_count, out.neg_inf_count = (
+        int(np.count_nonzero(f(values))) if is_float else 0 for f in (np.isnan, np.isposinf, np.isneginf)
+    )
     if finite.size:
         low, high = float(finite.min()), float(finite.max())
         first, last = (low, high) if low < high else (low - 0.5, high + 0.5)
         edges = np.linspace(first, last, _histogram_bins(finite.size) + 1)
         hist, edges = np.histogram(finite.astype(np.float64), bins=edges)
         for count, left, right in zip(hist, edges, edges[1:]):
-            out += _bytes(1, _double(1, left) + _double(2, right - left) + _int(3, count))
-    out += _int(2, counts[0]) + _int(3, counts[1]) + _int(4, counts[2])
-    if finite.size:
-        out += _double(5, finite.max()) + _double(6, finite.min()) + _double(7, finite.sum(dtype=np.float64))
-    return out + _int(8, values.size)
+            out.buckets.add(left=float(left), width=float(right - left), count=int(count))
+        out.max, out.min, out.sum = float(finite.max()), float(finite.min()), float(finite.sum(dtype=np.float64))
+    out.count = int(values.size)
 
 
-def _image(values: np.ndarray, where: str) -> bytes:
-    """An NCHW batch (1 or 3 channels) as one PNG: up to 8 images a row, scaled to uint8 as MindSpore's."""
+def _image(values: np.ndarray, where: str, out=None) -> None:
+    """An NCHW batch (1 or 3 channels) as one PNG in ``out`` (a ``Summary.Image``; None: only checked): up to 8
+    images a row, scaled to uint8 as MindSpore's."""
     from PIL import Image  # Pillow: matplotlib's dependency, installed with the demo and test extras
 
     if values.ndim != 4 or values.shape[1] not in (1, 3) or 0 in values.shape:
@@ -143,9 +149,11 @@ def _image(values: np.ndarray, where: str) -> bytes:
     else:
         scale, shift = (255.0 / (high - low + 1) if high != low else 1.0), low
     pixels = ((canvas - shift) * scale).astype(np.uint8).transpose(1, 2, 0)
+    if out is None:
+        return
     buffer = io.BytesIO()
     Image.fromarray(pixels).save(buffer, format="PNG")
-    return _int(1, pixels.shape[0]) + _int(2, pixels.shape[1]) + _int(3, 3) + _bytes(4, buffer.getvalue())
+    out.height, out.width, out.colorspace, out.encoded_image = pixels.shape[0], pixels.shape[1], 3, buffer.getvalue()
 
 
 class SummaryRecord:
@@ -194,7 +202,7 @@ class SummaryRecord:
         self._mode = "train"
         take_summary_values()  # values kept before this record began are not its own (as MindSpore's)
         self._file = open(self.file_path, "wb")
-        self._write(_event(0, time.time(), version=_VERSION))
+        self._write(Event(wall_time=time.time(), step=0, version=_VERSION).SerializeToString())
 
     @property
     def log_dir(self) -> str:
@@ -241,17 +249,17 @@ class SummaryRecord:
             self._add_summary_operator_values()
         values = [v for v in self._pool if plugin_filter is None or plugin_filter(v[0])]
         self._pool = []
-        body = b""
+        event = Event(wall_time=time.time(), step=int(step))
         for plugin, name, array in values:
+            entry = event.summary.value.add(tag=name)
             if plugin == "scalar":
-                content = _float(3, array.reshape(-1)[0])
+                entry.scalar_value = float(array.reshape(-1)[0])
             elif plugin == "image":
-                content = _bytes(4, _image(array, "SummaryRecord.record"))
+                _image(array, "SummaryRecord.record", entry.image)
             else:
-                content = _bytes(9, _histogram(array))
-            body += _bytes(1, _bytes(1, name) + content)
-        if body:
-            self._write(_event(int(step), time.time(), summary=body))
+                _histogram(array, entry.histogram)
+        if values:
+            self._write(event.SerializeToString())
         return True
 
     def _add_summary_operator_values(self) -> None:
