@@ -96,7 +96,8 @@ class CheckpointConfig:
 
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
                  keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False, saved_network=None,
-                 append_info=None, enc_key=None, enc_mode="AES-GCM", exception_save=False, **kwargs):  # fmt: skip
+                 append_info=None, enc_key=None, enc_mode="AES-GCM", exception_save=False, crc_check=False,
+                 **kwargs):  # fmt: skip
         if save_checkpoint_steps is not None and (
             not isinstance(save_checkpoint_steps, int) or save_checkpoint_steps < 0
         ):
@@ -109,6 +110,8 @@ class CheckpointConfig:
         self.saved_network = saved_network
         self.append_dict = self._append_dict(append_info)
         self.enc_key = enc_key
+        # passed to save_checkpoint: sharded parameters gathered whole (or this rank's blocks); the CRC trailer
+        self.integrated_save, self.crc_check = bool(integrated_save), bool(crc_check)
 
     @staticmethod
     def _append_dict(append_info) -> dict:
@@ -182,7 +185,8 @@ class ModelCheckpoint(Callback):
         if "step_num" in append:
             append["step_num"] = cb.cur_step_num
         network = self.config.saved_network if self.config.saved_network is not None else cb.train_network
-        self.saved.append(save_checkpoint(network, path, append_dict=append or None))
+        self.saved.append(save_checkpoint(network, path, integrated_save=self.config.integrated_save,
+                                          append_dict=append or None, crc_check=self.config.crc_check))  # fmt: skip
         self._last_time, self._last_step = time.monotonic(), cb.cur_step_num
         while self.config.keep_checkpoint_max and len(self.saved) > self.config.keep_checkpoint_max:
             old = self.saved.pop(0)
