@@ -190,6 +190,18 @@ def test_crc_trailer_is_written_and_checked(tmp_path):
         opforge.load_checkpoint(plain, crc_check=True)
 
 
+def test_values_opforge_cannot_hold_are_left_out(tmp_path):
+    weight = np.arange(4, dtype=np.float32)
+    data = (
+        _value("random_op", [0], "random_op", b"\x01\x02")  # MindSpore's random operators' states
+        + _field(1, _field(1, b"table") + _field(3, b""))  # a map parameter: a maptensor, no tensor
+        + _value("w", [4], "Float32", weight.tobytes())
+    )
+    (tmp_path / "extra.ckpt").write_bytes(data)
+    loaded = opforge.load_checkpoint(str(tmp_path / "extra.ckpt"))
+    assert list(loaded) == ["w"] and np.array_equal(loaded["w"].asnumpy(), weight)
+
+
 def test_damaged_and_foreign_files_raise_naming_the_file(tmp_path):
     good = _value("w", [4], "Float32", np.ones(4, np.float32).tobytes())
     (tmp_path / "cut.ckpt").write_bytes(good[:-5])

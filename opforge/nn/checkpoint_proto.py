@@ -12,8 +12,10 @@ A file is a sequence of serialized ``Checkpoint`` messages, one per parameter or
 (MindSpore writes 512 MiB chunks, each tagged with the parameter's name); concatenated protobuf messages parse
 as one whose ``value`` lists them all, and consecutive values of one tag are joined. ``tensor_type`` is the
 dtype's MindSpore name ("Float32", "BFloat16", "Int64", ..., "str" for a string), ``tensor_content`` the raw
-little-endian C-order bytes; a scalar has ``dims == [0]``. Files of newer MindSpore may end with
-``b"crc_num"`` and a 10-byte big-endian CRC-32 of what precedes it, checked when present.
+little-endian C-order bytes; a scalar has ``dims == [0]``. Read and left out: the random operators' states
+("random_op") and map parameters (a ``maptensor`` in place of the tensor), which opforge does not have. Files
+of newer MindSpore may end with ``b"crc_num"`` and a 10-byte big-endian CRC-32 of what precedes it, checked when
+present.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ __all__ = ["read_values", "write_values", "is_mindspore_checkpoint"]
 _CHUNK_BYTES = 512 * 1024 * 1024  # MindSpore's SLICE_SIZE: one Value per chunk of a larger parameter
 _CRC_MARK = b"crc_num"
 _STR = "str"
+# values MindSpore may write that hold no parameter opforge can load: its random operators' states
+_SKIPPED = ("random_op",)
 
 
 Checkpoint = message_classes(
@@ -44,7 +48,8 @@ Checkpoint = message_classes(
             ("tensor_content", 3, "required", "bytes"),
         ],
         "Checkpoint": [("value", 1, "repeated", "Checkpoint.Value")],
-        "Checkpoint.Value": [("tag", 1, "required", "string"), ("tensor", 2, "required", "TensorProto")],
+        # tensor: required in older MindSpore, absent from a map parameter's value (a maptensor, field 3) in newer
+        "Checkpoint.Value": [("tag", 1, "required", "string"), ("tensor", 2, "optional", "TensorProto")],
     },
 )["Checkpoint"]
 
@@ -127,7 +132,7 @@ def read_values(path: str, crc_check: bool = False) -> list:
             f"(the protobuf content cannot be parsed: {e})."
         ) from None
     out, chunks = [], []
-    values = message.value
+    values = [v for v in message.value if v.HasField("tensor") and v.tensor.tensor_type not in _SKIPPED]
     for i, entry in enumerate(values):
         chunks.append(entry.tensor.tensor_content)
         if i + 1 < len(values) and values[i + 1].tag == entry.tag:
