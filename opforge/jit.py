@@ -153,8 +153,10 @@ class JitFunction:
         with tracer, side_outputs.capturing() as emitted:
             value = self.fn(*args, **kwargs)
         if emitted:  # the values handed to the host become extra outputs, handed over again by each replay
-            trace = tracer.finish((value, tuple(v for _, _, v in emitted)))
+            values = tuple(v for _, _, v in emitted)
+            trace = tracer.finish((value, values))
             trace.side_targets = tuple((sink, key) for sink, key, _ in emitted)
+            side_outputs.deliver(trace.side_targets, values)
             dynamic = None  # (no symbolic program: it would not hand them over)
         else:
             trace = tracer.finish(value)

@@ -126,3 +126,19 @@ def test_bad_arguments_name_the_operator():
     with pytest.raises(ValueError, match="ImageSummary', the 'value' must be 4-D"):
         ops.ImageSummary()("i", Tensor(np.ones((2, 2, 2))))
     take_summary_values()
+
+
+def test_print_under_jit_prints_each_runs_values(capsys):
+    @opforge.jit
+    def f(x):
+        y = x * 3.0
+        ops.Print()("y:", y)
+        return y + 1.0
+
+    for v in (1.0, 2.0, 5.0):
+        np.testing.assert_allclose(f(Tensor(np.array([v], np.float32))).asnumpy(), [3 * v + 1])
+    out = capsys.readouterr().out
+    assert f.traced == 1
+    assert out.count("y:") == 3 and "[3.]" in out and "[6.]" in out and "[15.]" in out
+    ops.Print()("eager", Tensor(np.array([7.0], np.float32)))  # eagerly: printed at once
+    assert "eager" in capsys.readouterr().out

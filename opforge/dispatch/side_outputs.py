@@ -1,8 +1,9 @@
 """Values a function hands to the host as it runs, besides what it returns (the summary operators' values).
 
-``emit(sink, key, value)`` calls ``sink(key, value)`` at once. While ``opforge.jit`` records a trace it also keeps
-the emission (``capturing``): the trace returns the emitted Tensors as extra outputs, and every replay hands the
-replay's values to the same sinks (``deliver``) -- the Python that emitted them does not run again.
+``emit(sink, key, value)`` calls ``sink(key, value)`` at once. While ``opforge.jit`` records a trace it keeps the
+emission instead (``capturing``): the trace returns the emitted Tensors as extra outputs, and the traced run and
+every replay hand their values to the same sinks (``deliver``) once the step's program has run -- the Python that
+emitted them does not run again, and a sink never sees a Tensor still being traced.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ _captures: list = []  # one list per trace being recorded (nested jit: the inner
 
 
 def emit(sink, key, value) -> None:
-    sink(key, value)
     if _captures:
         _captures[-1].append((sink, key, value))
+    else:
+        sink(key, value)
 
 
 @contextlib.contextmanager

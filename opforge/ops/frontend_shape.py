@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.dispatch import side_outputs
 from opforge.ops.host_op import HostOp
 from opforge.tensor import Tensor
 
@@ -24,19 +25,29 @@ class Depend:
 
 
 class Print:
-    """``Print()(*inputs)``: prints the Tensors (their values) and strings, one line each, as MindSpore's
-    Print in PyNative mode; returns None."""
+    """``Print()(*inputs)``: prints the Tensors (their values) and strings, one line each, as MindSpore's Print;
+    returns None. Under ``jit`` (GRAPH_MODE) each run of the step prints its own values once its program has run
+    (the Tensors are extra outputs of the trace: opforge/dispatch/side_outputs.py)."""
 
     def __call__(self, *inputs):
         for x in inputs:
-            if isinstance(x, Tensor):
-                print(f"Tensor(shape={list(x.shape)}, dtype={x.dtype}, value=\n{np.array2string(x.asnumpy())})")
-            elif isinstance(x, (str, int, float, bool, mstype.Type)):
-                print(x)
-            else:
+            if not isinstance(x, (Tensor, str, int, float, bool, mstype.Type)):
                 raise TypeError(
                     f"For 'Print', each input must be a Tensor, a string or a number, but got {type(x).__name__}."
                 )
+        layout = tuple(None if isinstance(x, Tensor) else x for x in inputs)
+        side_outputs.emit(_print_lines, layout, tuple(x for x in inputs if isinstance(x, Tensor)))
+
+
+def _print_lines(layout: tuple, tensors: tuple) -> None:
+    """One line per item of ``layout``: the next of ``tensors`` where it holds None."""
+    values = iter(tensors)
+    for item in layout:
+        if item is None:
+            x = next(values)
+            print(f"Tensor(shape={list(x.shape)}, dtype={x.dtype}, value=\n{np.array2string(x.asnumpy())})")
+        else:
+            print(item)
 
 
 def depend(value, expr):
