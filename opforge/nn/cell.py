@@ -19,6 +19,7 @@ from collections.abc import Iterator
 
 from opforge import context, log
 from opforge import dtype as mstype
+from opforge.bprop import cell_bprop
 from opforge.dispatch import pipeline, sharding, strategy_file
 from opforge.jit import JitFunction
 from opforge.jit_config import check_jit_config
@@ -370,6 +371,8 @@ class Cell:
         if run is not None and "pipeline_stage" in self.__dict__:
             return run.call(self, args, kwargs)  # this rank runs, sends, receives or only shapes it
         try:
+            if getattr(type(self), "bprop", None) is not None:  # its own backward (MindSpore's Cell.bprop)
+                return cell_bprop.call_with_bprop(self, lambda: self._call_construct(args, kwargs), args)
             return self._call_construct(args, kwargs)
         except (TypeError, ValueError) as e:
             raise _named_by_cell(self, e, args, kwargs) from e
