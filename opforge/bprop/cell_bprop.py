@@ -12,7 +12,7 @@ output's gradient (a tuple of them for a tuple output).
 from __future__ import annotations
 
 from opforge import _C
-from opforge.bprop.tape import Tape, record_on_tapes
+from opforge.bprop.tape import Tape, record_on_tapes, taping
 from opforge.dispatch.interpreter import current_interpreter
 
 __all__ = ["CellBackward", "call_with_bprop"]
@@ -56,9 +56,9 @@ def _below_tapes(interpreter):
 
 def call_with_bprop(cell, run, args: tuple):
     """``run()`` (the cell's construct on ``args``), differentiated by ``cell.bprop`` on every active tape."""
-    interpreter = current_interpreter()
-    if interpreter is None or not any(isinstance(i, Tape) for i in interpreter.enclosing()):
+    if not taping():
         return run()
+    interpreter = current_interpreter()
     _C.set_interpreter(_below_tapes(interpreter))
     try:
         out = run()

@@ -119,6 +119,12 @@ def _check_versions(prim, args: tuple, versions) -> None:
             )
 
 
+def taping() -> bool:
+    """Whether a gradient is being taken on this thread (a tape is among the active interpreters)."""
+    interpreter = current_interpreter()
+    return interpreter is not None and any(isinstance(i, Tape) for i in interpreter.enclosing())
+
+
 def record_on_tapes(prim, args: tuple, out) -> None:
     """Record a call made outside the interpreters (an alias joining a tensor) on every active tape."""
     interpreter = current_interpreter()

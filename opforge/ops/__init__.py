@@ -2,6 +2,7 @@
 
 from opforge.bprop.forward import Jvp, Vjp, hvp, jacfwd, jacrev, jvp, linearize, vjp  # forward mode (bprop/forward.py)
 from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
+from opforge.bprop.gradient_hooks import HookBackward, InsertGradientOf  # gradient hooks on values
 from opforge.dispatch import signature as sig
 from opforge.dispatch.batching import vmap  # MindSpore's ops.vmap; the batching rules below
 from opforge.op_info import CpuRegOp, CustomRegOp, DataType, GpuRegOp, op_info_register

@@ -10,6 +10,7 @@ from opforge.ops.detection import (  # noqa: F401  (composed of other primitives
     NMSWithMask,
     ROIAlign,
 )
+from opforge.bprop.gradient_hooks import HookBackward, InsertGradientOf  # noqa: F401  (gradient hooks)
 from opforge.ops.float_status import FloatStatus  # noqa: F401  (IsFinite, ReduceAll and Cast)
 from opforge.ops.frontend_array_ext import ArgMaxWithValue, ArgMinWithValue, Flatten, ScatterNd  # noqa: F401
 from opforge.ops.frontend_conv import Conv3D  # noqa: F401  (Conv2D over its depth taps)
