@@ -12,6 +12,8 @@ and a callable ``batch_size``, given a ``BatchInfo``), ``shuffle``, ``map``, ``r
 (``opforge.dataset.save``). ``opforge.dataset.text`` holds the NLP transforms (tokenizers, ``Vocab``,
 ``Lookup``). Iterate with ``create_tuple_iterator`` /
 ``create_dict_iterator`` (Tensors by default, NumPy arrays with ``output_numpy=True``) or ``for row in dataset``.
+``GraphData`` (``opforge.dataset.graph_data``) reads the graph MindRecord files of the model zoo's graph
+converter for the GNN programs: nodes, edges, neighbours, sampling, features, random walks.
 
 Rows are tuples of NumPy arrays, one per column. A random-access source with ``shuffle=True`` (its
 default) is read in a new random order each epoch, drawn from ``config.set_seed``'s seed when set;
@@ -39,6 +41,7 @@ from opforge.dataset.batch_map import BatchInfo
 from opforge.dataset.cache_client import DatasetCache
 from opforge.dataset.engine import Dataset, GeneratorDataset, NumpySlicesDataset
 from opforge.dataset.engine import zip_datasets as zip  # noqa: A004 (MindSpore's dataset.zip)
+from opforge.dataset.graph_data import GraphData, OutputFormat, SamplingStrategy
 from opforge.dataset.mindrecord import MindDataset
 from opforge.dataset.padded import PaddedDataset
 from opforge.dataset.readers import Cifar10Dataset, Cifar100Dataset, ImageFolderDataset, MnistDataset
@@ -71,6 +74,9 @@ __all__ = [
     "TextFileDataset",
     "CLUEDataset",
     "MindDataset",
+    "GraphData",
+    "SamplingStrategy",
+    "OutputFormat",
     "PaddedDataset",
     "Sampler",
     "SequentialSampler",

@@ -217,6 +217,14 @@ class FileWriter:
         self._fds = [os.open(p, os.O_RDWR | os.O_CREAT, 0o644) for p in self._paths]
         self._states = [_ShardState(k, []) for k in range(len(self._paths))]
 
+    def open_and_set_header(self):
+        """Open the files (MindSpore's call before parallel writing; the model zoo's graph converter makes it):
+        the schema must be set. Writing opens them too, so the call is optional. Returns 0 (SUCCESS)."""
+        if self._flushed and not self._append:
+            raise RuntimeError("For 'open_and_set_header', the files are committed.")
+        self._open()
+        return 0
+
     def _scalar_field(self, name: str) -> bool:
         spec = self._schema[name]
         return spec["type"] in SCALAR_TYPES and "shape" not in spec
