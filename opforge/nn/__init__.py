@@ -30,10 +30,12 @@ from opforge.nn import (
     layers_conv,
     layers_fold,
     layers_image,
+    layers_legacy,
     learning_rate_schedule,
     loss,
     loss_ctc,
     loss_scale,
+    metric_base,
     micro_batch,
     normalization,
     normalization_sync,
@@ -63,10 +65,12 @@ from opforge.nn.layers_conv import *  # noqa: F403
 from opforge.nn.layers_conv_transpose import *  # noqa: F403
 from opforge.nn.layers_fold import *  # noqa: F403
 from opforge.nn.layers_image import *  # noqa: F403
+from opforge.nn.layers_legacy import *  # noqa: F403
 from opforge.nn.learning_rate_schedule import *  # noqa: F403
 from opforge.nn.loss import *  # noqa: F403
 from opforge.nn.loss_ctc import *  # noqa: F403
 from opforge.nn.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
+from opforge.nn.metric_base import rearrange_inputs
 from opforge.nn.metrics import (
     F1,
     MAE,
@@ -83,6 +87,7 @@ from opforge.nn.metrics import (
     Top5CategoricalAccuracy,
     TopKCategoricalAccuracy,
 )  # fmt: skip
+from opforge.nn.metrics_roc import ROC, auc
 from opforge.nn.metrics_segmentation import ConfusionMatrixMetric, HausdorffDistance
 from opforge.nn.micro_batch import *  # noqa: F403
 from opforge.nn.normalization import *  # noqa: F403
@@ -113,6 +118,7 @@ _STAR_MODULES = (
     layers_conv,
     layers_fold,
     layers_image,
+    layers_legacy,
     learning_rate_schedule,
     loss,
     loss_ctc,
@@ -136,7 +142,8 @@ __all__ = [
     "Jvp", "Vjp", "init", "get_seed", "initializer", "set_seed", "DynamicLossScaleUpdateCell",
     "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell", "F1", "MAE", "MSE", "Accuracy", "ConfusionMatrix",
     "Dice", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-    "TopKCategoricalAccuracy", "PipelineCell", "ConfusionMatrixMetric", "HausdorffDistance",
+    "TopKCategoricalAccuracy", "PipelineCell", "ConfusionMatrixMetric", "HausdorffDistance", "ROC", "auc",
+    "rearrange_inputs",
     *(name for module in _STAR_MODULES for name in module.__all__),
 ]  # fmt: skip
 
@@ -149,6 +156,7 @@ def _register_mindspore_module_paths():
     (the import system returns a registered name before it looks for a package)."""
     paths = {
         "loss.loss": loss,
+        "metrics.metric": metric_base,  # Metric, rearrange_inputs
         "optim.optimizer": optim,
         "optim.momentum": optim,
         "optim.sgd": optim,

@@ -86,6 +86,9 @@ class LossBase(Cell):
         return f"reduction={self.reduction}"
 
 
+_Loss = LossBase  # MindSpore 1.x's name (``from mindspore.nn.loss.loss import _Loss``)
+
+
 class MSELoss(LossBase):
     r"""Mean squared error: :math:`\ell = (x - y)^2`, then reduced. ``loss(logits, labels)``."""
 

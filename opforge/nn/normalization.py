@@ -258,7 +258,7 @@ class InstanceNorm2d(Cell):
         dtype=mstype.float32,
     ):
         super().__init__()
-        cls = "InstanceNorm2d"
+        cls = type(self).__name__  # (InstanceNorm1d and InstanceNorm3d: opforge/nn/layers_legacy.py)
         self.num_features = _check_int(cls, "num_features", num_features)
         self.eps = _check_type(cls, "eps", eps, (float,), "a float")
         self.momentum = _check_type(cls, "momentum", momentum, (float,), "a float")

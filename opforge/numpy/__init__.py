@@ -10,7 +10,8 @@ Creation: ``zeros``, ``ones``, ``full``, ``zeros_like``, ``ones_like``, ``full_l
 ``isfinite``. In opforge/numpy/extended.py: the dtype names and constants, ``sign``, ``around``/``round``,
 ``cos``, ``sin``, ``tan``, ``tanh``, ``floor``, ``ceil``, ``reciprocal``, ``remainder``, the comparisons,
 ``isinf``, ``diag``, ``tril``, ``triu``, ``outer``, ``norm``, ``roll``, ``pad``, ``copy``, ``ravel``,
-``swapaxes``, ``vstack``, ``hstack``, ``meshgrid``.
+``swapaxes``, ``vstack``, ``hstack``, ``meshgrid``. In opforge/numpy/array_ext.py: ``rand``, ``take_along_axis``,
+``unravel_index``, ``array_split``, ``column_stack``, ``floor_divide``.
 
 Not here yet (MindSpore has them): the FFT, random, set and sorting families, the rest of linear algebra,
 ``histogram`` and most of the less common element-wise functions. ``dtype`` arguments accept opforge
@@ -25,7 +26,9 @@ import numpy as _np
 
 from opforge import dtype as mstype
 from opforge import ops
+from opforge.numpy import array_ext as _array_ext
 from opforge.numpy import extended as _extended
+from opforge.numpy.array_ext import *  # noqa: F403 (rand, take_along_axis, unravel_index, array_split, ...)
 from opforge.numpy.extended import *  # noqa: F403 (dtype names, constants, diag, roll, pad, norm, ...)
 from opforge.ops import functional as F
 from opforge.tensor import Tensor
@@ -36,7 +39,7 @@ __all__ = [
     "tile", "repeat", "flip", "broadcast_to", "add", "subtract", "multiply", "divide", "true_divide", "power",
     "negative", "abs", "absolute", "exp", "log", "sqrt", "square", "maximum", "minimum", "clip", "where",
     "matmul", "dot", "sum", "mean", "max", "amax", "min", "amin", "prod", "argmax", "argmin", "cumsum",
-    "isnan", "isfinite", *_extended.__all__,
+    "isnan", "isfinite", *_extended.__all__, *_array_ext.__all__,
 ]  # fmt: skip
 
 _fill = ops.Fill()

@@ -15,7 +15,9 @@ from opforge.ops.detection import *  # IOU, BoundingBoxEncode/Decode, CheckValid
 from opforge.ops.float_status import FloatStatus  # IsFinite, ReduceAll and Cast: the GPU overflow flag
 from opforge.ops.frontend_array_ext import *  # ArgMaxWithValue, ArgMinWithValue, ScatterNd, Flatten
 from opforge.ops.frontend_conv import Conv3D, conv3d, unfold  # composed of Conv2D, StridedSlice, ...
+from opforge.ops.frontend_dropout_mask import DropoutDoMask, DropoutGenMask  # RandExt, bits packed in uint8
 from opforge.ops.frontend_fold import fold  # unfold's adjoint: StridedSliceGrad per window tap
+from opforge.ops.frontend_legacy import *  # MindSpore 1.x: ScalarCast, LinSpace, DiagPart, LpNorm, LRN, tensor_dot, ...
 from opforge.ops.frontend_loss import SigmoidCrossEntropyWithLogits  # BCEWithLogitsLoss with unit weights
 from opforge.ops.frontend_ops import (
     Depend,
@@ -51,6 +53,7 @@ from opforge.ops.frontend_ops import (
     shape,
     unique,
 )
+from opforge.ops.frontend_pool3d import AvgPool3D, MaxPool3D, MaxPoolWithArgmax  # 2-D pools over (H, W), D
 from opforge.ops.frontend_random import *  # StandardNormal, ..., randn, rand, ... (seeded kernels' front ends)
 from opforge.ops.frontend_rearrange import *  # DepthToSpace, SpaceToDepth, ReverseSequence, repeat_elements, ...
 from opforge.ops.functional import *  # the functional API (functional.__all__)

@@ -3,12 +3,14 @@ the callbacks, the metrics, the loss-scale managers and checkpoints (and the mod
 ``train.loss_scale_manager`` model-zoo scripts import them from). See docs/train.md."""
 
 from opforge.train import callback, loss_scale_manager, metrics, serialization, train_thor
+from opforge.train import module_paths as _module_paths  # noqa: F401 (train.callback._callback, ...)
 from opforge.train.callback import (
     Callback,
     CheckpointConfig,
     EarlyStopping,
     History,
     LambdaCallback,
+    LearningRateScheduler,
     LossMonitor,
     ModelCheckpoint,
     ProgressBar,
@@ -54,5 +56,5 @@ __all__ = [
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "data_sink", "SummaryCollector",
     "SummaryRecord", "build_searched_strategy", "merge_sliced_parameter", "load_distributed_checkpoint",
-    "train_thor", "ConvertModelUtils", "ConvertNetUtils",
+    "train_thor", "ConvertModelUtils", "ConvertNetUtils", "LearningRateScheduler",
 ]  # fmt: skip

@@ -25,11 +25,13 @@ from opforge.train.callback_base import (
     RunContext,
     _InternalCallbackParam,  # noqa: F401 (MindSpore's name, importable here)
 )
+from opforge.train.callback_extra import LearningRateScheduler, _CallbackManager  # noqa: F401 (MindSpore 1.x)
 from opforge.train.summary import SummaryCollector
 
 __all__ = [
     "Callback", "RunContext", "CallbackParam", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
     "History", "LambdaCallback", "EarlyStopping", "ProgressBar", "SummaryCollector",
+    "LearningRateScheduler",
 ]  # fmt: skip
 
 

@@ -3,6 +3,7 @@
 from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
 from opforge.ops.composite.base import add_flags
 from opforge.ops.composite.multitype_ops import HyperMap, Map, MultitypeFuncGraph, partial
+from opforge.ops.frontend_legacy import batch_dot, tensor_dot  # MindSpore 1.x: C.tensor_dot, C.batch_dot
 from opforge.ops.frontend_rearrange import repeat_elements
 from opforge.ops.functional import clip_by_global_norm, clip_by_value, ones_like, zeros_like
 
@@ -21,4 +22,6 @@ __all__ = [
     "ones_like",
     "zeros_like",
     "repeat_elements",
+    "tensor_dot",
+    "batch_dot",
 ]

@@ -1,5 +1,6 @@
 """MindSpore's ``ops.operations`` (imported as ``P``): every primitive class, by MindSpore's names."""
 
+from opforge.bprop.gradient_hooks import HookBackward, InsertGradientOf  # noqa: F401  (gradient hooks)
 from opforge.ops.deformable_conv import DeformableOffsets  # noqa: F401  (corner gathers, opforge/ops/sampling.py)
 from opforge.ops.detection import (  # noqa: F401  (composed of other primitives; NMSWithMask on the host)
     IOU,
@@ -10,10 +11,24 @@ from opforge.ops.detection import (  # noqa: F401  (composed of other primitives
     NMSWithMask,
     ROIAlign,
 )
-from opforge.bprop.gradient_hooks import HookBackward, InsertGradientOf  # noqa: F401  (gradient hooks)
 from opforge.ops.float_status import FloatStatus  # noqa: F401  (IsFinite, ReduceAll and Cast)
 from opforge.ops.frontend_array_ext import ArgMaxWithValue, ArgMinWithValue, Flatten, ScatterNd  # noqa: F401
 from opforge.ops.frontend_conv import Conv3D  # noqa: F401  (Conv2D over its depth taps)
+from opforge.ops.frontend_dropout_mask import DropoutDoMask, DropoutGenMask  # noqa: F401  (RandExt, packed bits)
+from opforge.ops.frontend_legacy import (  # noqa: F401  (MindSpore 1.x operators, built from other primitives)
+    LRN,
+    DiagPart,
+    Gelu,
+    InplaceAdd,
+    KLDivLoss,
+    LinSpace,
+    LpNorm,
+    MaskedSelect,
+    Pack,
+    PReLU,
+    ScalarCast,
+    ScalarToArray,
+)
 from opforge.ops.frontend_loss import SigmoidCrossEntropyWithLogits  # noqa: F401  (BCEWithLogitsLoss)
 from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitives)
     Depend,
@@ -42,6 +57,7 @@ from opforge.ops.frontend_ops import (  # noqa: F401  (built from other primitiv
     Unique,  # on the host
     Zeros,
 )
+from opforge.ops.frontend_pool3d import AvgPool3D, MaxPool3D, MaxPoolWithArgmax  # noqa: F401  (2-D pools)
 from opforge.ops.frontend_random import StandardNormal, UniformInt, UniformReal  # noqa: F401  (seeded kernels)
 from opforge.ops.frontend_rearrange import (  # noqa: F401  (Reshape/Transpose, GatherD, the BCE function)
     BinaryCrossEntropy,
@@ -49,6 +65,7 @@ from opforge.ops.frontend_rearrange import (  # noqa: F401  (Reshape/Transpose, 
     ReverseSequence,
     SpaceToDepth,
 )
+from opforge.ops.functional_index import IndexAdd, RandomCategorical  # noqa: F401  (TensorScatterAdd; multinomial)
 from opforge.ops.fused_cast_adam import FusedCastAdamWeightDecay  # noqa: F401  (AdamWeightDecay, float32)
 from opforge.ops.lstm import LSTM  # noqa: F401  (LSTMLayer per layer and direction)
 from opforge.ops.parameter_func import AssignAdd, identity  # noqa: F401  (Add and Assign; x itself)
