@@ -80,7 +80,7 @@ class MultitypeFuncGraph:
 class HyperMap:
     """``HyperMap(ops=None)(fn, *sequences)`` (or ``(*sequences)`` with ``ops``): ``fn`` applied across the
     sequences' elements, recursively through nested tuples and lists; a non-sequence argument goes to
-    every call as it is."""
+    every call as it is. The results come as a tuple (for a ParameterTuple too, as MindSpore's) or a list."""
 
     recursive = True
 
@@ -105,7 +105,7 @@ class HyperMap:
         for i in reversed(range(n)) if self.reverse else range(n):  # (reverse: the calls' order)
             items = tuple(a[i] if isinstance(a, (tuple, list)) else a for a in args)
             out[i] = self._map(fn, items) if self.recursive else fn(*items)
-        return type(seqs[0])(out)
+        return list(out) if isinstance(seqs[0], list) else tuple(out)  # a ParameterTuple's map: a tuple
 
 
 class Map(HyperMap):
