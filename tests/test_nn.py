@@ -523,6 +523,22 @@ def test_checkpoint_of_a_training_cell_holds_optimizer_state_and_loads_into_the_
     assert nn.load_param_into_net(fresh, saved, strict_load=True) == (not_loaded, unused)
 
 
+def test_precision_flags_act_as_to_float():
+    """MindSpore's to_float sets the fp16 / bf16 / fp32 flags; setting them with add_flags does the same."""
+    x = T(np.ones((2, 3), np.float32))
+    flagged, casted = nn.Dense(3, 2), nn.Dense(3, 2)
+    casted.weight.set_data(flagged.weight.asnumpy())
+    casted.bias.set_data(flagged.bias.asnumpy())
+    flagged.add_flags_recursive(fp16=True)
+    casted.to_float(opforge.float16)
+    assert flagged(x).dtype == opforge.float16 and flagged.get_flags()["fp16"] is True
+    np.testing.assert_array_equal(flagged(x).asnumpy(), casted(x).asnumpy())
+    flagged.add_flags_recursive(fp32=True)
+    assert flagged(x).dtype == opforge.float32
+    flagged.add_flags(fp16=False)  # a flag set False changes nothing
+    assert flagged(x).dtype == opforge.float32
+
+
 def test_checkpoint_errors(tmp_path):
     with pytest.raises(ValueError, match="shape"):
         nn.load_param_into_net(nn.Dense(3, 2), {"weight": T(np.zeros((3, 3), np.float32))})

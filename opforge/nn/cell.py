@@ -34,6 +34,8 @@ from opforge.primitives.array_ops import Assign, Cast
 from opforge.tensor import Parameter, Tensor
 
 _TO_FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32)
+# the flags MindSpore's to_float sets on each cell (add_flags_recursive(fp16=True) is to_float(float16) there)
+_PRECISION_FLAGS = {"fp16": mstype.float16, "bf16": mstype.bfloat16, "fp32": mstype.float32}
 _cast = Cast()
 _assign = Assign()
 
@@ -279,10 +281,14 @@ class Cell:
 
     def add_flags(self, **flags) -> Cell:
         """MindSpore's graph-compiler hints (``loop_can_unroll=True``, ...): recorded in ``get_flags()`` and as
-        attributes, as MindSpore does; opforge's tracer needs none of them. Returns the cell."""
+        attributes, as MindSpore does; opforge's tracer needs none of them. The precision flags are what
+        MindSpore's ``to_float`` sets, and act as it does: ``fp16=True`` (``bf16``, ``fp32``) runs this cell with
+        its float inputs cast to float16 (bfloat16, float32). Returns the cell."""
         self.get_flags().update(flags)
         for key, value in flags.items():
             object.__setattr__(self, key, value)
+            if key in _PRECISION_FLAGS and value is True:
+                object.__setattr__(self, "_to_float", _PRECISION_FLAGS[key])
         return self
 
     def add_flags_recursive(self, **flags) -> Cell:
