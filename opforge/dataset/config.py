@@ -18,9 +18,11 @@ __all__ = [
     "get_prefetch_size",
     "set_numa_enable",
     "get_numa_enable",
+    "set_enable_shared_mem",
+    "get_enable_shared_mem",
 ]
 
-_state = {"seed": None, "workers": 1, "prefetch_size": 16, "sets": 0, "numa_enable": False}
+_state = {"seed": None, "workers": 1, "prefetch_size": 16, "sets": 0, "numa_enable": False, "shared_mem": True}
 
 
 def set_seed(seed: int) -> None:
@@ -87,3 +89,16 @@ def set_numa_enable(numa_enable) -> None:
 
 def get_numa_enable() -> bool:
     return _state["numa_enable"]
+
+
+def set_enable_shared_mem(enable) -> None:
+    """Whether map's worker processes pass rows through shared memory (MindSpore's ``set_enable_shared_mem``,
+    default True): checked (a bool, else TypeError) and kept; opforge's worker processes pass rows through
+    their pool's pipes either way."""
+    if not isinstance(enable, bool):
+        raise TypeError(f"For 'set_enable_shared_mem', the 'enable' must be a bool, but got {type(enable).__name__}.")
+    _state["shared_mem"] = enable
+
+
+def get_enable_shared_mem() -> bool:
+    return _state["shared_mem"]

@@ -17,6 +17,7 @@ from opforge.train.callback import (
     RunContext,
     TimeMonitor,
 )
+from opforge.train.dataset_helper import DatasetHelper, connect_network_with_dataset
 from opforge.train.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from opforge.train.metrics import (
     MAE,
@@ -56,5 +57,6 @@ __all__ = [
     "LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager",
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "data_sink", "SummaryCollector",
     "SummaryRecord", "build_searched_strategy", "merge_sliced_parameter", "load_distributed_checkpoint",
-    "train_thor", "ConvertModelUtils", "ConvertNetUtils", "LearningRateScheduler",
+    "train_thor", "ConvertModelUtils", "ConvertNetUtils", "LearningRateScheduler", "DatasetHelper",
+    "connect_network_with_dataset",
 ]  # fmt: skip
