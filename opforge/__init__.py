@@ -46,8 +46,11 @@ from opforge.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from opforge.context import (
     ParallelMode,
     get_auto_parallel_context,
+    get_ps_context,
     reset_auto_parallel_context,
+    reset_ps_context,
     set_auto_parallel_context,
+    set_ps_context,
 )
 from opforge.parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters
 from opforge.device import memory

@@ -12,6 +12,7 @@ from opforge.parallel_context import (
     reset_auto_parallel_context,
     set_auto_parallel_context,
 )
+from opforge.ps_context import get_ps_context, reset_ps_context, set_ps_context
 
 __all__ = [
     "set_context",
@@ -24,6 +25,9 @@ __all__ = [
     "set_auto_parallel_context",
     "get_auto_parallel_context",
     "reset_auto_parallel_context",
+    "set_ps_context",
+    "get_ps_context",
+    "reset_ps_context",
 ]
 
 # MindSpore's execution modes: PYNATIVE_MODE runs each call eagerly; GRAPH_MODE traces a Cell's

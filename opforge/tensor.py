@@ -310,7 +310,7 @@ class Parameter(Tensor):
     every write bumps its version, so the autodiff tape can tell a value it saved was overwritten.
     """
 
-    __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "_version")
+    __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "_version", "_server_init")
 
     def __init__(
         self,
@@ -360,6 +360,23 @@ class Parameter(Tensor):
     def data(self) -> Parameter:
         """The Parameter itself (MindSpore's ``Parameter.data``: ``p.data.shape``, ``p.data.asnumpy()``)."""
         return self
+
+    def set_param_ps(self, init_in_server=False) -> None:
+        """MindSpore's parameter-server placement: recorded (``is_param_ps``, ``init_in_server``); opforge trains
+        the parameter where the network runs (opforge/ps_context.py)."""
+        if not isinstance(init_in_server, bool):
+            raise TypeError(
+                f"For 'Parameter.set_param_ps', the 'init_in_server' must be a bool, but got {init_in_server!r}."
+            )
+        self._server_init = init_in_server
+
+    @property
+    def is_param_ps(self) -> bool:
+        return getattr(self, "_server_init", None) is not None
+
+    @property
+    def init_in_server(self) -> bool:
+        return bool(getattr(self, "_server_init", False))
 
     def set_data(self, data) -> Parameter:
         """Replace the value (same shape and dtype), in place; a parameter split across ranks by a sharding

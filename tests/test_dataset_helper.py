@@ -9,6 +9,7 @@ import opforge
 from opforge import nn
 from opforge.dataset import NumpySlicesDataset
 from opforge.dataset import config as ds_config
+from opforge.parallel._cost_model_context import _get_multi_subgraphs, _set_multi_subgraphs
 
 
 def _dataset(rows=12, batch=4):
@@ -91,3 +92,23 @@ def test_set_enable_shared_mem_is_checked_and_kept():
         ds_config.set_enable_shared_mem(True)
     with pytest.raises(TypeError, match="'enable' must be a bool"):
         ds_config.set_enable_shared_mem(1)
+
+
+def test_parameter_server_context_is_checked_and_kept():
+    with pytest.warns(UserWarning, match="no parameter server"):
+        opforge.set_ps_context(enable_ps=True)
+    try:
+        assert opforge.get_ps_context("enable_ps") is True and opforge.context.get_ps_context("enable_ssl") is False
+        with pytest.raises(TypeError, match="'scheduler_manage_port' must be int"):
+            opforge.set_ps_context(scheduler_manage_port="1")
+        with pytest.raises(ValueError, match="unknown option 'ps'"):
+            opforge.set_ps_context(ps=True)
+    finally:
+        opforge.reset_ps_context()
+    assert opforge.get_ps_context("enable_ps") is False
+    w = opforge.Parameter(opforge.Tensor(np.ones(2, np.float32)), name="w")
+    w.set_param_ps()
+    assert w.is_param_ps is True and w.init_in_server is False
+    _set_multi_subgraphs()
+    assert _get_multi_subgraphs() is True
+    _set_multi_subgraphs(False)
