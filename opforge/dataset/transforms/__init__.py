@@ -1,6 +1,8 @@
 """``opforge.dataset.transforms``: the general transforms of MindSpore's ``dataset.transforms`` (on NumPy
 arrays, for ``Dataset.map``): ``Compose``, ``TypeCast``, ``OneHot``, the data transforms of data_ops.py
 (``Concatenate``, ``Duplicate``, ``Fill``, ``Mask``, ``PadEnd``, ``Slice``, ``RandomChoice``, ``RandomApply``);
+``py_transforms`` holds MindSpore 1.x's Python transforms (``Compose``, ``OneHotOp``, ``RandomApply``,
+``RandomChoice``, ``RandomOrder``);
 ``not_random`` marks a Python function deterministic (a cached ``map`` runs only those:
 ``opforge/dataset/cache_client.py``)."""
 
@@ -74,5 +76,7 @@ class OneHot:
 
 
 # MindSpore's package imports its module ``transforms`` (the import sets the attribute), so
-# ``dataset.transforms.transforms.TypeCast`` resolves without an import of its own.
+# ``dataset.transforms.transforms.TypeCast`` resolves without an import of its own; so too ``c_transforms`` and
+# ``py_transforms`` (the zoo's UniSiam writes ``transforms.py_transforms.RandomApply``).
+from opforge.dataset.transforms import c_transforms, py_transforms  # noqa: E402, F401
 from opforge.dataset.transforms import transforms as _transforms_module  # noqa: E402, F401

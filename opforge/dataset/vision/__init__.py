@@ -5,7 +5,11 @@ images, as MindSpore's): ``Decode`` and ``Resize`` (Pillow), ``Rescale``, ``Norm
 Pillow augmentations; the AutoAugment-style transforms of opforge/dataset/vision/augment.py (``Invert``,
 ``Equalize``, ``AutoContrast``, ``RandomSolarize``, ``RandomPosterize``, ``RandomColor``, ``RandomSharpness``,
 ``RandomRotation``, ``RandomAffine``, ``RandomSelectSubpolicy``) and ``Pad``; ``MixUpBatch`` (MixUp of a batch:
-mixup.py); ``utils`` holds ``Inter`` and ``Border``. Random transforms draw from the dataset seed
+mixup.py); ``Crop``, ``HorizontalFlip``, ``VerticalFlip``, ``RandomVerticalFlip``, ``RandomResize``
+(crop_flip.py), ``RandomErasing`` (erase.py), ``Grayscale`` and ``RandomGrayscale`` (grayscale.py); ``utils``
+holds ``Inter`` and ``Border``. The modules ``c_transforms`` and ``transforms`` (MindSpore 1.x's and 2.x's paths)
+hold the same transforms; ``py_transforms`` (with ``py_transforms_util``) MindSpore 1.x's Pillow transforms, and
+``ComposeOp`` (MindSpore 0.x) comes from there. Random transforms draw from the dataset seed
 (``opforge.dataset.config.set_seed``) when it is set."""
 
 from __future__ import annotations
@@ -28,8 +32,11 @@ from opforge.dataset.vision.augment import (
     RandomSolarize,
 )
 from opforge.dataset.vision.color_adjust import RandomColorAdjust
+from opforge.dataset.vision.crop_flip import Crop, HorizontalFlip, RandomResize, RandomVerticalFlip, VerticalFlip
 from opforge.dataset.vision.cut_out import CutOut
 from opforge.dataset.vision.decode import Decode
+from opforge.dataset.vision.erase import RandomErasing
+from opforge.dataset.vision.grayscale import Grayscale, RandomGrayscale
 from opforge.dataset.vision.mixup import MixUpBatch
 from opforge.dataset.vision.pil_convert import ToPIL, ToTensor
 from opforge.dataset.vision.random_crop import Border, RandomCrop
@@ -69,6 +76,15 @@ __all__ = [
     "RandomSelectSubpolicy",
     "Pad",
     "MixUpBatch",
+    "Crop",
+    "HorizontalFlip",
+    "VerticalFlip",
+    "RandomVerticalFlip",
+    "RandomResize",
+    "RandomErasing",
+    "Grayscale",
+    "RandomGrayscale",
+    "ComposeOp",
 ]
 
 
@@ -138,3 +154,12 @@ class RandomHorizontalFlip:
     def __call__(self, img):
         img = np.asarray(img)
         return np.ascontiguousarray(img[:, ::-1]) if _rng().random() < self.prob else img
+
+
+# MindSpore's package imports its modules (``vision.py_transforms.ToTensor`` resolves after ``import vision``).
+from opforge.dataset.vision import py_transforms, py_transforms_util  # noqa: E402, F401
+
+ComposeOp = py_transforms.ComposeOp  # MindSpore 0.x's composition (the zoo's ghostnet_quant calls vision.ComposeOp)
+
+# after ComposeOp: they import this module's __all__
+from opforge.dataset.vision import c_transforms, transforms  # noqa: E402, F401
