@@ -19,6 +19,7 @@ import functools
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.geometry import conv_output_and_pads
 from opforge.ops import functional as F
 from opforge.ops.frontend_conv import _triple, window_taps
 from opforge.primitives import array_ops, conv_ops
@@ -60,25 +61,22 @@ def _pads(op: str, arg: str, value, lengths: tuple) -> tuple:
 
 def _dim(op: str, n: int, k: int, s: int, mode: str, before: int, after: int, ceil_mode: bool) -> tuple:
     """(out, pad before, pad after the input that the last window reaches (>= 0), pad after as given) of one dim:
-    "VALID" ``ceil((n - k + 1) / s)``; "SAME" ``ceil(n / s)``, padded by ``max(0, (out - 1) s + k - n)`` (the odd
-    one after); "CALCULATED" (MindSpore's name of "pad") ``floor((n + before + after - k) / s) + 1`` (ceil with
-    ``ceil_mode``, less one where the last window would start past the input and the head padding)."""
-    if mode == "VALID":
-        out, before, after = -(-(n - k + 1) // s), 0, 0
-    elif mode == "SAME":
-        out = -(-n // s)
-        total = max(0, (out - 1) * s + k - n)
-        before, after = total // 2, total - total // 2
-    else:
+    the convolution's rule (opforge/geometry.py: "VALID", "SAME", and "CALCULATED", MindSpore's name of "pad"),
+    with ``ceil_mode`` rounding "CALCULATED"'s window count up, less one where the last window would start past
+    the input and the head padding."""
+    if mode == "CALCULATED" and ceil_mode:
         span = n + before + after - k
-        out = (-(-span // s) if ceil_mode else span // s) + 1
-        if ceil_mode and (out - 1) * s >= n + before:
+        out = -(-span // s) + 1
+        if (out - 1) * s >= n + before:
             out -= 1
-    if out <= 0:
-        raise ValueError(
-            f"For '{op}', the kernel {k} (padding {before}+{after}) is larger than the input dim {n}: the output "
-            f"would have size {out}, but it must be positive."
-        )
+        if out <= 0:
+            raise ValueError(
+                f"For '{op}', the kernel {k} (padding {before}+{after}) is larger than the input dim {n}: the "
+                f"output would have size {out}, but it must be positive."
+            )
+    else:
+        pad_mode = {"VALID": "valid", "SAME": "same"}.get(mode, "pad")
+        out, before, after = conv_output_and_pads(op, n, k, s, 1, pad_mode, (before, after))
     return out, before, max(0, (out - 1) * s + k - n - before), after
 
 
