@@ -79,6 +79,20 @@ __all__ = ["Cell", "SequentialCell", "CellList", "CellDict"]
 _DEFAULT_NAME = "Parameter"
 
 
+class HookHandle:
+    """What ``Cell.register_forward_hook`` / ``register_forward_pre_hook`` return: ``remove()`` drops the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: OrderedDict, hook_fn):
+        HookHandle._next_id += 1
+        self._hooks, self.handle_id = hooks, HookHandle._next_id
+        hooks[self.handle_id] = hook_fn
+
+    def remove(self) -> None:
+        self._hooks.pop(self.handle_id, None)
+
+
 class Cell:
     """Base class of networks. Subclass it, assign Parameters and Cells in ``__init__`` and compute
     in ``construct``::
@@ -370,6 +384,41 @@ class Cell:
         return jitted
 
     def _dispatch_call(self, args, kwargs):
+        hooks = self.__dict__.get("_forward_hooks")
+        if not hooks or context.graph_mode():  # (MindSpore runs these hooks in PyNative mode only)
+            return self._run_call(args, kwargs)
+        for hook_fn in list(hooks["pre"].values()):
+            new = hook_fn(self, args)
+            if new is not None:
+                args = new if isinstance(new, tuple) else (new,)
+        out = self._run_call(args, kwargs)
+        for hook_fn in list(hooks["post"].values()):
+            new = hook_fn(self, args, out)
+            if new is not None:
+                out = new
+        return out
+
+    # -- forward hooks (MindSpore's, PyNative mode) ---------------------------------------------
+    def register_forward_pre_hook(self, hook_fn) -> HookHandle:
+        """``hook_fn(cell, inputs)`` runs before each call of this cell (in PYNATIVE_MODE, as MindSpore's); a
+        value it returns replaces the inputs (a tuple, or one input). Returns a handle whose ``remove()`` drops it."""
+        return self._add_forward_hook("pre", hook_fn, "register_forward_pre_hook")
+
+    def register_forward_hook(self, hook_fn) -> HookHandle:
+        """``hook_fn(cell, inputs, output)`` runs after each call of this cell (in PYNATIVE_MODE, as MindSpore's);
+        a value it returns replaces the output. Returns a handle whose ``remove()`` drops it."""
+        return self._add_forward_hook("post", hook_fn, "register_forward_hook")
+
+    def _add_forward_hook(self, kind: str, hook_fn, where: str) -> HookHandle:
+        if not callable(hook_fn):
+            raise TypeError(f"For '{where}', the 'hook_fn' must be a function, but got {type(hook_fn).__name__}.")
+        hooks = self.__dict__.get("_forward_hooks")
+        if hooks is None:
+            hooks = {"pre": OrderedDict(), "post": OrderedDict()}
+            object.__setattr__(self, "_forward_hooks", hooks)
+        return HookHandle(hooks[kind], hook_fn)
+
+    def _run_call(self, args, kwargs):
         dst = self.__dict__.get("_to_float")
         if dst is not None:
             args = tuple(_cast(a, dst) if _is_float_tensor(a) and a.dtype is not dst else a for a in args)
