@@ -24,6 +24,7 @@ def rearrange_inputs(func):
 
     return wrapper
 
+
 # The modules of the built-in metrics, which clear themselves when built (Metric.__init__).
 _BUILTIN_MODULES = ("opforge.nn.metrics", "opforge.nn.metrics_segmentation")
 
