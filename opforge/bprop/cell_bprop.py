@@ -1,49 +1,38 @@
 """A Cell's own backward pass (MindSpore's custom ``Cell.bprop``).
 
-A Cell that defines ``bprop(self, *inputs, out, dout)`` returning one gradient per input (a tuple) is
-differentiated by it, not through the operators of its ``construct``: while a gradient is being taken, the
-call runs ``construct`` with the tapes set aside (its operators are not recorded) and then records the whole
-call as one operation, ``CellBackward``, whose bprop is the cell's. The straight-through estimator of a
-quantised network is the usual use (``construct`` rounds, ``bprop`` passes ``dout`` through). As in MindSpore,
-the Parameters the cell reads get no gradient from that call, and ``bprop`` sees the inputs, the output and the
-output's gradient (a tuple of them for a tuple output).
-"""
+A Cell that defines ``bprop(self, *inputs, out, dout)`` returning one gradient per input (a tuple) is differentiated
+by it, not through the operators of its ``construct``: while a gradient is being taken, the call runs ``construct``
+with the tapes set aside (its operators are not recorded) and then records the whole call as one operation
+(``tape.PythonBackward``, named after the Cell) whose bprop is the cell's. The straight-through estimator of a
+quantised network is the usual use (``construct`` rounds, ``bprop`` passes ``dout`` through). As in MindSpore, the
+Parameters the cell reads get no gradient from that call, and ``bprop`` sees the inputs, the output and the output's
+gradient (a tuple of them for a tuple output)."""
 
 from __future__ import annotations
 
 from opforge import _C
-from opforge.bprop.tape import Tape, record_on_tapes, taping
+from opforge.bprop.tape import PythonBackward, Tape, record_on_tapes, taping
 from opforge.dispatch.interpreter import current_interpreter
 
-__all__ = ["CellBackward", "call_with_bprop"]
+__all__ = ["call_with_bprop"]
 
 
-class CellBackward:
-    """One call of a Cell with its own ``bprop``, as the tapes record it (an operation named after the Cell)."""
+def _cell_bprop(cell):
+    """``cell.bprop`` as the tapes call it, its answer checked to be a tuple (a lone Tensor for one input)."""
+    name = type(cell).__name__
 
-    __mindspore_signature__ = ()  # the call's inputs are recorded as they came
-    attrs: dict = {}
+    def bprop(*args):
+        grads = cell.bprop(*args)
+        if len(args) == 3 and not isinstance(grads, (tuple, list)):
+            grads = (grads,)  # one input (then out and dout): a lone Tensor is its gradient
+        if not isinstance(grads, (tuple, list)):
+            raise TypeError(
+                f"For '{name}', the Cell's bprop must return a tuple of gradients (one per input), "
+                f"but got {type(grads).__name__}."
+            )
+        return tuple(grads)
 
-    def __init__(self, cell):
-        self.cell = cell
-        self.name = type(cell).__name__
-
-    def get_bprop(self):
-        cell, name = self.cell, self.name
-
-        def bprop(*args):
-            grads = cell.bprop(*args)
-            n_inputs = len(args) - 2
-            if n_inputs == 1 and not isinstance(grads, (tuple, list)):
-                grads = (grads,)  # one input: a lone Tensor is its gradient
-            if not isinstance(grads, (tuple, list)):
-                raise TypeError(
-                    f"For '{name}', the Cell's bprop must return a tuple of gradients (one per input), "
-                    f"but got {type(grads).__name__}."
-                )
-            return tuple(grads)
-
-        return bprop
+    return bprop
 
 
 def _below_tapes(interpreter):
@@ -64,5 +53,5 @@ def call_with_bprop(cell, run, args: tuple):
         out = run()
     finally:
         _C.set_interpreter(interpreter)
-    record_on_tapes(CellBackward(cell), tuple(args), out)
+    record_on_tapes(PythonBackward(type(cell).__name__, _cell_bprop(cell)), tuple(args), out)
     return out

@@ -9,7 +9,7 @@ operators (clipping a gradient) and is differentiated again under an outer gradi
 
 from __future__ import annotations
 
-from opforge.bprop.tape import record_on_tapes, taping
+from opforge.bprop.tape import PythonBackward, record_on_tapes, taping
 from opforge.tensor import Tensor
 
 __all__ = ["HookBackward", "InsertGradientOf"]
@@ -20,23 +20,6 @@ def _alias(t: Tensor) -> Tensor:
     return Tensor._from_array(t._data, *t._meta[::2])
 
 
-class _Hook:
-    """What the tapes record for one hooked call: ``bprop(*inputs, out, dout)`` gives ``on_grads(douts)``."""
-
-    __mindspore_signature__ = ()
-    attrs: dict = {}
-
-    def __init__(self, name: str, on_grads):
-        self.name, self._on_grads = name, on_grads
-
-    def get_bprop(self):
-        def bprop(*args):
-            dout = args[-1]
-            return self._on_grads(dout if isinstance(dout, tuple) else (dout,))
-
-        return bprop
-
-
 def _hooked(name: str, inputs: tuple, on_grads):
     for i, x in enumerate(inputs):
         if not isinstance(x, Tensor):
@@ -44,7 +27,12 @@ def _hooked(name: str, inputs: tuple, on_grads):
     if not taping():
         return inputs  # no gradient being taken: nothing to hook
     outs = tuple(_alias(x) for x in inputs)
-    record_on_tapes(_Hook(name, on_grads), inputs, outs if len(outs) > 1 else outs[0])
+
+    def bprop(*args):  # inputs, out, dout: the gradients of the outputs go to on_grads
+        dout = args[-1]
+        return on_grads(dout if isinstance(dout, tuple) else (dout,))
+
+    record_on_tapes(PythonBackward(name, bprop), inputs, outs if len(outs) > 1 else outs[0])
     return outs
 
 

@@ -32,7 +32,10 @@ from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.ops import functional as F
 from opforge.tensor import Parameter, Tensor
 
-__all__ = ["Tape", "record_on_tapes", "backward", "needs_input_grad", "output_grad_reached", "differentiated_operator"]
+__all__ = [
+    "Tape", "PythonBackward", "record_on_tapes", "backward", "needs_input_grad", "output_grad_reached",
+    "differentiated_operator",
+]  # fmt: skip
 
 _SEQUENCES = (tuple, list)  # a variadic input: its gradient is a tuple, one per element
 
@@ -117,6 +120,20 @@ def _check_versions(prim, args: tuple, versions) -> None:
                 f"used in the forward pass (version {version}, now {args[i]._version}), so its gradient would be "
                 f"wrong. Take the gradient before updating it, or compute the forward pass again."
             )
+
+
+class PythonBackward:
+    """A call the tapes record as one operation, differentiated by a Python function ``bprop(*inputs, out, dout)``
+    (a Cell's own bprop, a gradient hook): not a primitive, so its inputs are recorded as they came."""
+
+    __mindspore_signature__ = ()
+    attrs: dict = {}
+
+    def __init__(self, name: str, bprop):
+        self.name, self._bprop = name, bprop
+
+    def get_bprop(self):
+        return self._bprop
 
 
 def taping() -> bool:

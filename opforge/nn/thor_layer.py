@@ -2,12 +2,11 @@
 ``nn.EmbeddingThor``) and ``ConvertNetUtils``, which puts them in place of a network's ``Dense``, ``Conv2d`` and
 ``Embedding`` cells (``nn.thor`` calls it; ``opforge/nn/optim_thor.py``).
 
-While a layer's ``thor`` flag is True (``add_flags_recursive(thor=...)``; ``ModelThor`` sets it every
-``frequency`` steps), its forward pass writes A, the covariance of its inputs, into Parameters of its own,
-and the backward pass writes G, the covariance of the gradient of its output: the gradient goes through a
-hook (MindSpore's ``InsertGradientOf``: here a Reshape of the output to its own shape whose bprop records G and
-passes the gradient on). Both are computed in float32 from values cut off the tape, as MindSpore's GPU kernels
-compute them:
+While a layer's ``thor`` flag is True (``add_flags_recursive(thor=...)``; ``ModelThor`` sets it every ``frequency``
+steps), its forward pass writes A, the covariance of its inputs, into Parameters of its own, and the backward pass
+writes G, the covariance of the gradient of its output: the gradient goes through ``ops.InsertGradientOf``, whose
+function records G and passes the gradient on (as MindSpore's layers do). Both are computed in float32 from values
+cut off the tape, as MindSpore's GPU kernels compute them:
 
 - ``DenseThor``: ``matrix_a = x^T x / rows``, ``matrix_g = dy^T dy / rows`` (rows: the batch, or every
   leading position of an input of higher rank).
@@ -55,33 +54,21 @@ def _matrix(value, name: str) -> Parameter:
     return Parameter(Tensor(np.asarray(value, np.float32)), name=name, requires_grad=False)
 
 
-def _gradient_hook(bprop_getter):
-    """MindSpore's ``InsertGradientOf``: ``hook(y)`` is ``y`` (a Reshape to its own shape); its gradient goes
-    through the bprop ``bprop_getter()`` returns. A layer's bound method, so a deep copy of the layer hooks the
-    copy."""
-    hook = ops.Reshape()
-    hook.get_bprop = bprop_getter
-    return hook
-
-
 class _ThorLayer(Cell):
     """What the THOR layers share: the ``thor`` flag, the gradient hook and the float32 statistics."""
 
     def __init__(self):
         super().__init__()
         self.thor = True
-        self._hook = _gradient_hook(self._hook_bprop)
+        self._hook = ops.InsertGradientOf(self._record_gradient)  # (a bound method: a deep copy hooks the copy)
         self._matmul_ta = ops.MatMul(transpose_a=True)  # x^T x
         self._matmul_tb = ops.MatMul(transpose_b=True)  # x x^T
         self._cast = ops.Cast()
         self._reshape = ops.Reshape()
 
-    def _hook_bprop(self):
-        def bprop(y, shape, out, dout):
-            self.save_gradient(dout)
-            return dout, None
-
-        return bprop
+    def _record_gradient(self, dout):
+        self.save_gradient(dout)
+        return dout
 
     def _covariance(self, rows, transpose: bool = False):
         """``rows^T rows / len(rows)`` (or ``rows rows^T / its columns`` with ``transpose``), in float32, off the
@@ -127,7 +114,7 @@ class DenseThor(_ThorLayer):
         params = self._params
         if self.thor:
             self.matrix_a = self._covariance(x)
-            x = self._hook(self._matmul_tb(x, params["weight"]), (x.shape[0], self.out_channels))
+            x = self._hook(self._matmul_tb(x, params["weight"]))
         else:
             x = self._matmul_tb(x, params["weight"])
         if self.has_bias:
@@ -205,7 +192,7 @@ class Conv2dThor(_ThorLayer):
             patches = ops.unfold(patches, self.kernel_size, self.dilation, 0, self.stride)
             self.matrix_a_cov = self._statistic(patches, "a_normalizer")
             out = self.conv2d(x, weight)
-            out = self._hook(out, out.shape)
+            out = self._hook(out)
         else:
             out = self.conv2d(x, weight)
         if self.has_bias:
@@ -266,7 +253,7 @@ class EmbeddingThor(_ThorLayer):
             on, off = Tensor(1.0, mstype.float32), Tensor(0.0, mstype.float32)
             self.matrix_a = self._sum(self.one_hot(flat, self.vocab_size, on, off), 0)
             rows = self.gather(table, flat, 0)
-            rows = self._hook(rows, rows.shape)
+            rows = self._hook(rows)
         else:
             rows = self.gather(table, flat, 0)
         return self._reshape(rows, (*ids.shape, self.embedding_size))
