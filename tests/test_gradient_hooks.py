@@ -41,9 +41,12 @@ def test_insert_gradient_of_clips_and_is_differentiated_again():
     x = np.array([0.2, 3.0, -4.0])
     g = opforge.grad(lambda t: (clip(t) ** 2).sum())(Tensor(x)).asnumpy()
     np.testing.assert_allclose(g, np.clip(2 * x, -1.0, 1.0))
-    double = ops.InsertGradientOf(lambda d: d * d)  # the backward pass is recorded: grad of grad sees the hook
-    second = opforge.grad(lambda t: opforge.grad(lambda u: (double(u) * 3.0).sum())(t * t).sum())(Tensor(x))
-    np.testing.assert_allclose(second.asnumpy(), np.zeros_like(x))  # 9, a constant, whatever x
+    square = ops.InsertGradientOf(lambda d: d * d)  # the backward pass is recorded: grad of grad sees the hook
+    first = lambda t: opforge.grad(lambda u: (square(u) ** 2).sum())(t)  # noqa: E731  (2u, squared: 4u^2)
+    np.testing.assert_allclose(first(Tensor(x)).asnumpy(), 4 * x * x)
+    second = opforge.grad(lambda t: first(t).sum())(Tensor(x))
+    # d/dt sum(4 t^2) = 8t, and the outer gradient passes the hook too on its way back to t: (8t)^2
+    np.testing.assert_allclose(second.asnumpy(), 64 * x * x)
 
 
 def test_without_a_gradient_the_inputs_pass_as_they_are_and_jit_matches():
