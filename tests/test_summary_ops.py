@@ -3,6 +3,7 @@ SummaryRecord.record, eagerly and under jit (each replay hands over its own valu
 in Model.train's GRAPH_MODE steps next to SummaryCollector's own loss; read back with tests/summary_reader.py."""
 
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -142,3 +143,24 @@ def test_print_under_jit_prints_each_runs_values(capsys):
     assert out.count("y:") == 3 and "[3.]" in out and "[6.]" in out and "[15.]" in out
     ops.Print()("eager", Tensor(np.array([7.0], np.float32)))  # eagerly: printed at once
     assert "eager" in capsys.readouterr().out
+
+
+def test_a_trace_in_one_thread_does_not_take_another_threads_values():
+    take_summary_values()
+    started, release = threading.Event(), threading.Event()
+
+    @opforge.jit
+    def slow(x):
+        ops.ScalarSummary()("traced", x.sum())
+        started.set()
+        release.wait(10)  # the trace stays open while the other thread emits
+        return x + 1.0
+
+    worker = threading.Thread(target=lambda: slow(Tensor(np.ones(2, np.float32))))
+    worker.start()
+    started.wait(10)
+    ops.ScalarSummary()("eager", Tensor(np.float32(5.0)))  # this thread traces nothing: kept at once
+    assert "eager[:Scalar]" in take_summary_values()
+    release.set()
+    worker.join(10)
+    assert list(take_summary_values()) == ["traced[:Scalar]"]

@@ -9,15 +9,25 @@ emitted them does not run again, and a sink never sees a Tensor still being trac
 from __future__ import annotations
 
 import contextlib
+import threading
 
 __all__ = ["emit", "capturing", "deliver"]
 
-_captures: list = []  # one list per trace being recorded (nested jit: the innermost)
+# Per thread, as traces are: one list per trace being recorded (nested jit: the innermost last).
+_local = threading.local()
+
+
+def _captures() -> list:
+    stack = getattr(_local, "captures", None)
+    if stack is None:
+        stack = _local.captures = []
+    return stack
 
 
 def emit(sink, key, value) -> None:
-    if _captures:
-        _captures[-1].append((sink, key, value))
+    stack = _captures()
+    if stack:
+        stack[-1].append((sink, key, value))
     else:
         sink(key, value)
 
@@ -26,11 +36,12 @@ def emit(sink, key, value) -> None:
 def capturing():
     """A list that fills with the ``(sink, key, value)`` emitted inside the block."""
     emitted: list = []
-    _captures.append(emitted)
+    stack = _captures()
+    stack.append(emitted)
     try:
         yield emitted
     finally:
-        _captures.pop()
+        stack.pop()
 
 
 def deliver(targets, values) -> None:
