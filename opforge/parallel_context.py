@@ -13,7 +13,11 @@ Options and defaults (MindSpore's names):
   "auto_parallel"; MindSpore's "hybrid_parallel" is refused with a clear error.
 - ``full_batch`` (False): in (semi-)auto parallel mode, whether every rank reads the whole batch (True) or
   its own block of it, the global batch being the ranks' batches concatenated (False).
-- ``search_mode`` ("sharding_propagation"): how AUTO_PARALLEL lays out operators without a strategy.
+- ``search_mode`` ("recursive_programming", MindSpore's default): how AUTO_PARALLEL lays out operators
+  without a strategy: "recursive_programming" or "dynamic_programming" search the whole network for the
+  cheapest strategies before its first step (``opforge/parallel/strategy_search.py``; one exact search
+  serves both names), "sharding_propagation" lets each operator follow the layouts it reads as it runs.
+  ``auto_parallel_search_mode`` is its older name (MindSpore warns that it goes; so does opforge).
 - ``enable_parallel_optimizer`` (False): optimizer parallel (ZeRO stage 1) in DATA_PARALLEL and (semi-)auto
   parallel mode: each rank keeps and updates 1/N of every optimizer state (split along dim 0 when it
   divides; with pipeline stages, N is the ranks of one stage), then the updated blocks of the weights are
@@ -43,6 +47,7 @@ Options and defaults (MindSpore's names):
 from __future__ import annotations
 
 import copy
+import warnings
 
 __all__ = [
     "ParallelMode",
@@ -82,7 +87,7 @@ _DEFAULTS = {
     "all_reduce_fusion_config": [],
     "comm_fusion": {"allreduce": {"mode": "auto", "config": None}},
     "full_batch": False,
-    "search_mode": "sharding_propagation",
+    "search_mode": "recursive_programming",
     "enable_parallel_optimizer": False,
     "pipeline_stages": 1,
     "strategy_ckpt_save_file": "",
@@ -193,6 +198,7 @@ _CHECKS = {
     "enable_parallel_optimizer": _check_bool,
     "pipeline_stages": lambda n, v: _check_int(n, v, 1, 4096),
     "search_mode": lambda n, v: _check_search_mode(n, v),
+    "auto_parallel_search_mode": lambda n, v: _check_search_mode(n, v),
     "strategy_ckpt_save_file": _check_str,
     "strategy_ckpt_load_file": _check_str,
     "strategy_ckpt_config": _check_strategy_ckpt_config,
@@ -205,12 +211,19 @@ def strategy_ckpt_file(kind: str) -> str:
     return _state["strategy_ckpt_config"][f"{kind}_file"] or _state[f"strategy_ckpt_{kind}_file"]
 
 
+SEARCH_MODES = ("recursive_programming", "dynamic_programming", "sharding_propagation")
+
+
 def _check_search_mode(name, value):
-    if value not in ("sharding_propagation", "recursive_programming", "dynamic_programming"):
-        raise ValueError(f"{_where(name)} must be 'sharding_propagation', but got {value!r}.")
-    if value != "sharding_propagation":
-        raise ValueError(f"{_where(name)} {value!r} is not supported by opforge: only 'sharding_propagation' is.")
+    if value not in SEARCH_MODES:
+        raise ValueError(f"{_where(name)} must be one of {list(SEARCH_MODES)}, but got {value!r}.")
     return value
+
+
+def searches_strategies() -> bool:
+    """Whether AUTO_PARALLEL searches the strategies of the whole network before its first step (a search
+    mode other than sharding propagation)."""
+    return _state["parallel_mode"] == ParallelMode.AUTO_PARALLEL and _state["search_mode"] != "sharding_propagation"
 
 
 def operator_parallel() -> bool:
@@ -231,7 +244,16 @@ def set_auto_parallel_context(**kwargs) -> None:
         check = _CHECKS.get(key)
         if check is None:
             raise ValueError(f"For 'set_auto_parallel_context', unknown option '{key}'; options: {sorted(_CHECKS)}.")
-        checked[key] = check(key, value)
+        value = check(key, value)
+        if key == "auto_parallel_search_mode":  # the older name of search_mode
+            warnings.warn(
+                "The attribute 'auto_parallel_search_mode' is replaced by 'search_mode' (as in MindSpore, where "
+                "it will be deleted).",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            key = "search_mode"
+        checked[key] = value
     _state.update(checked)  # all or nothing: a bad option leaves the context as it was
     _explicit.update(checked)
 
@@ -240,6 +262,8 @@ def get_auto_parallel_context(attr_key: str):
     """Read one auto-parallel option."""
     if attr_key not in _CHECKS:
         raise ValueError(f"For 'get_auto_parallel_context', unknown option '{attr_key}'; options: {sorted(_CHECKS)}.")
+    if attr_key == "auto_parallel_search_mode":
+        attr_key = "search_mode"
     return copy.deepcopy(_state[attr_key])
 
 

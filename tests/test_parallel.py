@@ -176,6 +176,40 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
 
 
 @needs_mpi
+@pytest.mark.parametrize(
+    "model, n, flags",
+    [
+        ("wide", 2, []),
+        ("wide", 4, ["--search-mode", "dynamic_programming"]),
+        ("wide", 2, ["--graph", "--old-name", "--search-mode", "recursive_programming"]),
+        ("tall", 2, []),
+        ("tall", 4, []),
+        ("encoder", 2, []),
+        ("encoder", 4, ["--search-mode", "dynamic_programming"]),
+    ],
+)
+def test_strategy_search_trains_an_unannotated_network_as_one_process(model, n, flags):
+    """AUTO_PARALLEL with MindSpore's searches and no strategy written: a small batch through large weights
+    comes out Megatron's column- then row-parallel MLP, a large batch through small weights data parallel,
+    an encoder layer with its attention heads and feed-forward split; each trains to one process's parameters."""
+    job = run_job([str(SCRIPTS / "strategy_search.py"), "--model", model, *flags], n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    worst, report = re.search(r"SEARCH-OK (\S+) (.*)", job.stdout).groups()
+    assert float(worst) <= 1e-5
+    report = json.loads(report)
+    local, whole = report["elements"]
+    if model == "wide":
+        assert f"fc1.matmul=[[1, 1], [{n}, 1]]" in report["strategies"]  # column parallel (W is (out, in))
+        assert f"fc2.matmul=[[1, {n}], [1, {n}]]" in report["strategies"]  # row parallel
+        assert report["split"] == ["fc1.bias", "fc1.weight", "fc2.weight"] and local < whole / n + 64
+    elif model == "tall":
+        assert f"fc1.matmul=[[{n}, 1], [1, 1]]" in report["strategies"] and report["split"] == []
+        assert local == whole
+    else:  # every projection's weight split (the LayerNorms' and some biases whole)
+        assert sum(name.endswith(".weight") for name in report["split"]) == 7 and local < 0.6 * whole
+
+
+@needs_mpi
 @pytest.mark.parametrize("model, n", [("zero", 2), ("zero", 4), ("zero-semi", 2)])
 def test_optimizer_parallel_with_weight_decay_reduce_scatters_the_gradients(model, n):
     """Adam(weight_decay=...) traced in GRAPH_MODE: the decay's Add (gradient + decay * weight) keeps the

@@ -43,6 +43,7 @@ import math
 import threading
 import warnings
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -435,17 +436,25 @@ def redistribution_cost(src: TensorLayout, dst: TensorLayout, shape: tuple) -> f
 
 
 def read_cost(t, want: TensorLayout) -> float:
-    """The elements a rank receives when the interpreter gives ``t`` the layout ``want`` (``_as_layout``): a
-    pending partial result completed (a ReduceScatter where ``want`` splits a dim over a pending axis, an
-    AllReduce over the others; once one reader has its block, the cheapest redistribution of a block made
-    already), then ``redistribution_cost``."""
+    """The elements a rank receives when the interpreter gives ``t`` the layout ``want`` (``_as_layout``):
+    once one reader has its block of a pending partial result, the cheapest redistribution of a block made
+    already; else ``layout_read_cost``."""
     if not isinstance(t, Tensor):
         return 0.0
-    shape, have, data, cost = tuple(t._meta[1]), layout_of(t), t._data, 0.0
-    if data.__class__ is ShardedValue and data.pending is not None:
-        if data.done:
-            return _cheapest_done(data, want)[0]
-        how, axes = data.pending
+    data = t._data
+    if data.__class__ is ShardedValue and data.pending is not None and data.done:
+        return _cheapest_done(data, want)[0]
+    return layout_read_cost(layout_of(t), pending_of(t), want, tuple(t._meta[1]))
+
+
+def layout_read_cost(have: TensorLayout, pending, want: TensorLayout, shape: tuple) -> float:
+    """The elements a rank receives to read a tensor of global ``shape`` laid out as ``have`` (its partial
+    results pending over ``pending = (how, axes)``, or None) in the layout ``want``: the pending results
+    completed (a ReduceScatter where ``want`` splits a dim over a pending axis, an AllReduce over the others),
+    then ``redistribution_cost``."""
+    cost = 0.0
+    if pending is not None:
+        how, axes = pending
         block = math.prod(have.local_shape(shape))
         scatter = how in ("sum", "mean") and want.mesh == have.mesh
         d = next((d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b in axes), None)
@@ -594,6 +603,30 @@ _active = threading.local()
 def active() -> bool:
     """Whether a ShardInterpreter is installed on this thread."""
     return getattr(_active, "depth", 0) > 0
+
+
+def outer_call_active() -> bool:
+    """Whether a parallel network's outermost call is under way on this thread (running sharded, or being
+    recorded by the strategy search): the cells called inside are inner cells."""
+    return active() or getattr(_active, "recording", 0) > 0
+
+
+@contextmanager
+def laying_out():
+    """While the strategy search records a network (``opforge/parallel/strategy_search.py``): its cells run
+    as inner cells of the call being recorded."""
+    _active.recording = getattr(_active, "recording", 0) + 1
+    try:
+        yield
+    finally:
+        _active.recording -= 1
+
+
+def split_parameter(param: Parameter, layout: TensorLayout) -> None:
+    """Split a replicated Parameter in place to its block under ``layout`` (a local slice, no communication)."""
+    shape = tuple(param._meta[1])
+    block = redistribute(local_of(param), replicated(len(shape), layout.mesh), layout, shape)
+    _split_in_place(param, block, layout)
 
 
 def batch_inputs(args: tuple, full_batch: bool) -> tuple:

@@ -14,6 +14,7 @@ when it is wrapped and a checkpoint saved from the wrapper loads into the bare n
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 
@@ -24,14 +25,16 @@ from opforge.dispatch import pipeline, sharding, strategy_file
 from opforge.jit import JitFunction
 from opforge.jit_config import check_jit_config
 from opforge.nn.mixed_precision import parameters_cast_to
+from opforge.parallel import strategy_search
 from opforge.parallel_context import (
     get_auto_parallel_context,
     operator_parallel,
     optimizer_parallel,
+    searches_strategies,
     strategy_ckpt_file,
 )
 from opforge.primitives.array_ops import Assign, Cast
-from opforge.tensor import Parameter, Tensor
+from opforge.tensor import Parameter, PlaceholderError, Tensor
 
 _TO_FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32)
 # the flags MindSpore's to_float sets on each cell (add_flags_recursive(fp16=True) is to_float(float16) there)
@@ -340,7 +343,7 @@ class Cell:
         specs = self.__dict__.get("_dynamic_shape_inputs")
         if specs is not None:
             _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
-        if (operator_parallel() or optimizer_parallel()) and not sharding.active():
+        if (operator_parallel() or optimizer_parallel()) and not sharding.outer_call_active():
             if context.graph_mode() and self.__dict__.get("_sharded_laid_out"):
                 # the trace records each rank's local program (the interpreter runs inside it): the local
                 # calls with their collectives, optimizer parallel's reduce-scatters, updates and all-gathers,
@@ -366,6 +369,9 @@ class Cell:
     def _sharded(self, *args, **kwargs):
         """The outermost cell's call in a parallel mode: every operator below runs sharded, and the
         optimizers' updates split (docs/parallel.md)."""
+        if searches_strategies() and not self.__dict__.get("_strategies_searched"):
+            object.__setattr__(self, "_strategies_searched", True)
+            self._search_strategies(args, kwargs)
         with sharding.ShardInterpreter(
             optimizer_parallel=optimizer_parallel(),
             strategies=operator_parallel(),
@@ -374,6 +380,20 @@ class Cell:
             if operator_parallel():
                 args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
             return sharding.finish(self._call_construct(args, kwargs))
+
+    def _search_strategies(self, args, kwargs) -> None:
+        """AUTO_PARALLEL's strategy search (``opforge/parallel/strategy_search.py``), before the first call. A
+        network whose Python reads its tensors' values cannot be recorded from shapes: it falls back to sharding
+        propagation, with a warning saying why."""
+        try:
+            strategy_search.search_strategies(self, args, kwargs, get_auto_parallel_context("full_batch"))
+        except PlaceholderError as e:
+            warnings.warn(
+                f"For '{type(self).__name__}', the strategy search (AUTO_PARALLEL) could not record the network from "
+                f"its shapes ({e}); its operators follow their inputs' layouts (sharding propagation) instead.",
+                sharding.ShardingWarning,
+                stacklevel=3,
+            )
 
     @property
     def _sharded_graph(self) -> JitFunction:

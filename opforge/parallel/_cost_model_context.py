@@ -1,6 +1,7 @@
 """MindSpore's module path ``mindspore.parallel._cost_model_context``, which the zoo's Wide&Deep and PanGu-alpha
 import ``_set_multi_subgraphs`` from: a hint to MindSpore's strategy search that the graph holds several
-subgraphs. opforge runs no such search (docs/parallel.md), so it is recorded and read back."""
+subgraphs. opforge's search (docs/parallel.md) records every forward call of the network as one graph
+whatever its subgraphs, so the hint is recorded and read back."""
 
 from __future__ import annotations
 

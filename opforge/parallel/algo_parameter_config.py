@@ -1,13 +1,10 @@
 """MindSpore's ``set_algo_parameters`` / ``get_algo_parameters`` / ``reset_algo_parameters``: the parameters
-of MindSpore's strategy search in AUTO_PARALLEL (which candidate strategies its dynamic-programming and
-recursive-programming searches consider).
-
-opforge's AUTO_PARALLEL lays out the operators without a strategy by sharding propagation only
-(``search_mode="sharding_propagation"``; the searches are refused by ``set_auto_parallel_context``), and
-there every operator without a strategy follows the layouts it reads, elementwise operators included: what
-``elementwise_op_strategy_follow=True`` asks of MindSpore's search. The parameters are checked as MindSpore
-checks them and kept (``get_algo_parameters`` reads them back), so the model zoo's parallel setup runs, but
-no search reads them: see docs/parallel.md.
+of AUTO_PARALLEL's strategy search (``opforge/parallel/strategy_search.py``), checked as MindSpore checks
+them, with MindSpore's defaults: ``fully_use_devices`` (only strategies using every rank),
+``elementwise_op_strategy_follow`` (an elementwise operator's output read in the layout it has),
+``enable_algo_approxi`` / ``algo_approxi_epsilon`` (at most ``1/epsilon`` candidates per operator) and
+``tensor_slice_align_enable`` / ``tensor_slice_align_size`` (MatMul blocks whose last dims are multiples of the
+size). Sharding propagation (``search_mode="sharding_propagation"``) reads none of them.
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from __future__ import annotations
 __all__ = ["set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]
 
 _DEFAULTS = {
-    "fully_use_devices": False,
+    "fully_use_devices": True,
     "elementwise_op_strategy_follow": False,
     "enable_algo_approxi": False,
     "algo_approxi_epsilon": 0.1,

@@ -234,6 +234,7 @@ def elementwise_rule(nout: int = 1):
         plans = [(_elementwise_plan(prim, args, pos, shapes, out_shape, lay, nout), _splits(lay.dims)) for lay in outs]
         return _cheapest(plans, args, tuple(out_shape))
 
+    rule.elementwise = True  # set_algo_parameters(elementwise_op_strategy_follow=True) reads it
     return rule
 
 

@@ -1,0 +1,135 @@
+"""AUTO_PARALLEL's strategy search (``opforge/parallel/strategy_search.py``): the exact minimisation against
+brute force, the candidates, the context's search modes; the searches on real ranks are in
+tests/test_parallel.py (tests/mpi_scripts/strategy_search.py)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import opforge
+from opforge import nn
+from opforge.parallel import get_algo_parameters, reset_algo_parameters, strategy_search
+from opforge.parallel.strategy_search import _factorings, minimise
+
+
+def _total(choice, unary, pairwise) -> float:
+    return sum(u[c] for u, c in zip(unary, choice)) + sum(t[choice[a], choice[b]] for (a, b), t in pairwise.items())
+
+
+def _random_problem(rng, n_vars: int, edges: list):
+    domains = [int(rng.integers(1, 5)) for _ in range(n_vars)]
+    unary = [rng.random(d) * 10 for d in domains]
+    pairwise = {(a, b): rng.random((domains[a], domains[b])) * 10 for a, b in edges}
+    return domains, unary, pairwise
+
+
+GRAPHS = {
+    "chain": [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)],
+    "tree": [(0, 1), (0, 2), (1, 3), (1, 4), (2, 5)],
+    "residual": [(0, 1), (1, 2), (2, 3), (0, 3), (3, 4), (4, 5), (3, 5)],
+    "attention": [(0, 1), (0, 2), (0, 3), (1, 4), (2, 4), (4, 5), (3, 5)],  # q, k, v of one input
+    "complete": list(itertools.combinations(range(5), 2)),
+}
+
+
+@pytest.mark.parametrize("graph", sorted(GRAPHS))
+@pytest.mark.parametrize("seed", range(5))
+def test_elimination_finds_the_brute_force_minimum(graph, seed):
+    rng = np.random.default_rng(seed)
+    edges = GRAPHS[graph]
+    n_vars = 1 + max(max(e) for e in edges)
+    domains, unary, pairwise = _random_problem(rng, n_vars, edges)
+    choice, exact = minimise(domains, unary, pairwise)
+    best = min(_total(c, unary, pairwise) for c in itertools.product(*(range(d) for d in domains)))
+    assert exact
+    assert _total(choice, unary, pairwise) == pytest.approx(best)
+
+
+def test_elimination_adds_parallel_tables_and_takes_isolated_variables():
+    unary = [np.array([0.0, 5.0]), np.array([1.0, 0.0]), np.array([3.0, 2.0, 1.0])]
+    pairwise = {(0, 1): np.array([[4.0, 0.0], [0.0, 4.0]])}
+    choice, exact = minimise([2, 2, 3], unary, pairwise)
+    assert exact and choice == [0, 1, 2]
+
+
+def test_too_large_tables_fall_back_to_a_local_minimum(monkeypatch):
+    rng = np.random.default_rng(7)
+    edges = GRAPHS["complete"]
+    domains, unary, pairwise = _random_problem(rng, 5, edges)
+    monkeypatch.setattr(strategy_search, "_MAX_TABLE", 1)
+    choice, exact = minimise(domains, unary, pairwise)
+    assert not exact
+    # coordinate descent: no single variable can improve it
+    for v, d in enumerate(domains):
+        for x in range(d):
+            moved = list(choice)
+            moved[v] = x
+            assert _total(moved, unary, pairwise) >= _total(choice, unary, pairwise) - 1e-9
+
+
+def test_factorings_split_dims_by_divisors_of_the_world():
+    got = set(_factorings((8, 6), 4))
+    assert got == {(1, 1), (1, 2), (2, 1), (2, 2), (4, 1)}  # 6 does not divide by 4
+    assert set(_factorings((3,), 2)) == {(1,)}
+
+
+@pytest.fixture
+def _context():
+    opforge.reset_auto_parallel_context()
+    yield
+    opforge.reset_auto_parallel_context()
+
+
+@pytest.mark.usefixtures("_context")
+def test_search_modes_as_mindspore_names_them():
+    assert opforge.get_auto_parallel_context("search_mode") == "recursive_programming"  # MindSpore's default
+    for mode in ("dynamic_programming", "sharding_propagation", "recursive_programming"):
+        opforge.set_auto_parallel_context(search_mode=mode)
+        assert opforge.get_auto_parallel_context("search_mode") == mode
+    with pytest.warns(DeprecationWarning, match="'auto_parallel_search_mode' is replaced by 'search_mode'"):
+        opforge.set_auto_parallel_context(auto_parallel_search_mode="dynamic_programming")
+    assert opforge.get_auto_parallel_context("search_mode") == "dynamic_programming"
+    assert opforge.get_auto_parallel_context("auto_parallel_search_mode") == "dynamic_programming"
+    with pytest.raises(ValueError, match=r"'search_mode' must be one of .*'recursive_programming'.*but got 'greedy'"):
+        opforge.set_auto_parallel_context(search_mode="greedy")
+    # the zoo's data-parallel setups pass it too (ibnnet, PoseNet, VehicleNet, glore_res)
+    with pytest.warns(DeprecationWarning):
+        opforge.context.set_auto_parallel_context(
+            parallel_mode=opforge.ParallelMode.DATA_PARALLEL,
+            gradients_mean=True,
+            auto_parallel_search_mode="recursive_programming",
+        )
+
+
+def test_algo_parameters_default_to_mindspore_s():
+    reset_algo_parameters()
+    assert get_algo_parameters("fully_use_devices") is True
+
+
+@pytest.mark.usefixtures("_context")
+def test_auto_parallel_search_on_one_rank_trains_as_stand_alone():
+    """On a world of one rank every strategy is the whole tensor: the searched network trains exactly as a
+    stand-alone one (the search, its recording included, changes nothing it should not)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((8, 6)).astype(np.float32), rng.integers(0, 3, 8).astype(np.int32)
+
+    def train():
+        nn.set_seed(0)
+        net = nn.SequentialCell([nn.Dense(6, 16, activation="relu"), nn.Dense(16, 3)])
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for _ in range(3)]
+        searched = [p.in_strategy for p in (net[0].matmul, net[1].matmul) if p.__dict__.get("_searched_strategy")]
+        return losses, [p.asnumpy() for p in net.trainable_params()], searched
+
+    opforge.communication.init()
+    want = train()
+    opforge.set_auto_parallel_context(parallel_mode="auto_parallel", search_mode="dynamic_programming")
+    got = train()
+    assert not want[2] and got[2] == [((1, 1), (1, 1))] * 2  # the search ran: one rank, nothing split
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    for a, b in zip(got[1], want[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
