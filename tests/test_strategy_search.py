@@ -11,6 +11,7 @@ import pytest
 
 import opforge
 from opforge import nn
+from opforge.dispatch.sharding import sharding_rules
 from opforge.parallel import get_algo_parameters, reset_algo_parameters, strategy_search
 from opforge.parallel.strategy_search import _factorings, minimise
 
@@ -133,3 +134,100 @@ def test_auto_parallel_search_on_one_rank_trains_as_stand_alone():
     np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
     for a, b in zip(got[1], want[1]):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------------------------
+# The candidates and the algorithm parameters, on a 4-rank world as the search sees it (no ranks needed:
+# recording and costing read shapes only)
+
+
+@pytest.fixture
+def four_ranks(monkeypatch):
+    from opforge.primitives import sharding_ops
+
+    monkeypatch.setattr(sharding_ops, "world_size", lambda: 4)
+    monkeypatch.setattr(strategy_search, "world_size", lambda: 4)
+    reset_algo_parameters()
+    yield
+    reset_algo_parameters()
+
+
+def _wide_mlp():
+    nn.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(32, 1024, activation="relu"), nn.Dense(1024, 8)])
+    loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    x = opforge.Tensor(np.zeros((8, 32), np.float32))
+    y = opforge.Tensor(np.zeros(8, np.int32))
+    return loss, (x, y)
+
+
+def _chosen(problem, choice) -> dict:
+    """Each operator variable's (name, chosen candidate) and all its candidates."""
+    out = {}
+    for v, calls in enumerate(problem.var_calls):
+        if problem.params[v] is None and calls:
+            out.setdefault(calls[0].prim.name, []).append((problem.cands[v][choice[v]], problem.cands[v], calls))
+    return out
+
+
+@pytest.mark.usefixtures("four_ranks")
+def test_a_small_batch_through_large_weights_comes_out_megatron_s_mlp():
+    cell, args = _wide_mlp()
+    problem, choice, cost, exact = strategy_search.solve(cell, args, {}, True)
+    chosen = _chosen(problem, choice)
+    (first, _, _), (second, _, _) = chosen["MatMul"]
+    assert exact and first.strategy == ((1, 1), (4, 1)) and second.strategy == ((1, 4), (1, 4))
+    # the exact minimum: no single operator's other candidate is cheaper
+    unary, pairwise = problem.tables()
+    for v, cands in enumerate(problem.cands):
+        for x in range(len(cands)):
+            moved = list(choice)
+            moved[v] = x
+            assert _total(moved, unary, pairwise) >= cost - 1e-6
+
+
+@pytest.mark.usefixtures("four_ranks")
+def test_fully_use_devices_and_approximation_shape_the_candidates():
+    cell, args = _wide_mlp()
+    problem = strategy_search.solve(cell, args, {}, True)[0]
+    counts = {name: len(c[0][1]) for name, c in _chosen(problem, [0] * len(problem.cands)).items()}
+    assert counts["MatMul"] == 6  # (m, k, n) splits using all 4 ranks: 3 one-axis + 3 two-axis
+    opforge.set_algo_parameters(fully_use_devices=False)
+    problem = strategy_search.solve(cell, args, {}, True)[0]
+    assert len(_chosen(problem, [0] * len(problem.cands))["MatMul"][0][1]) > 6
+    opforge.set_algo_parameters(fully_use_devices=True, enable_algo_approxi=True, algo_approxi_epsilon=0.5)
+    problem = strategy_search.solve(cell, args, {}, True)[0]
+    assert all(len(c) <= 2 for v, c in enumerate(problem.cands) if problem.params[v] is None)
+
+
+@pytest.mark.usefixtures("four_ranks")
+def test_tensor_slice_align_keeps_matmul_blocks_aligned():
+    cell, args = _wide_mlp()
+    opforge.set_algo_parameters(tensor_slice_align_enable=True, tensor_slice_align_size=16)
+    problem = strategy_search.solve(cell, args, {}, True)[0]
+    matmuls = _chosen(problem, [0] * len(problem.cands))["MatMul"]
+    for _, cands, calls in matmuls:
+        for cand in cands:
+            for a, lay in zip(calls[0].args, cand.plan.inputs):
+                if isinstance(a, opforge.Tensor):
+                    assert lay.local_shape(a.shape)[-1] % 16 == 0
+    # the first one's (8, 32) input split 4 ways along its 32 columns would leave blocks of 8: not a candidate
+    assert all(c.strategy[0][1] != 4 for c in matmuls[0][1]) and matmuls[0][1]
+
+
+@pytest.mark.usefixtures("four_ranks")
+def test_elementwise_operators_follow_their_readers_when_asked():
+    cell, args = _wide_mlp()
+    opforge.set_algo_parameters(elementwise_op_strategy_follow=True)
+    problem, choice, _, exact = strategy_search.solve(cell, args, {}, True)
+    assert exact
+    for j, call in enumerate(problem.graph):
+        for i, src in call.sources.items():
+            if not (isinstance(src, tuple) and src[0] == "call"):
+                continue
+            producer = problem.graph[src[1]]
+            if not getattr(sharding_rules.get(type(producer.prim)), "elementwise", False):
+                continue
+            made = problem.cands[problem.call_var[src[1]]][choice[problem.call_var[src[1]]]].plan
+            read = problem.cands[problem.call_var[j]][choice[problem.call_var[j]]].plan.inputs[i]
+            assert made.outputs[src[2]] == read and not made.partial

@@ -486,21 +486,27 @@ def _record(cell, args: tuple, kwargs: dict, full_batch: bool) -> list:
 def search_strategies(cell, args: tuple, kwargs: dict, full_batch: bool) -> SearchResult:
     """Choose and set the strategies of ``cell``'s operators and the layouts of its Parameters (the module's
     docstring), from its call on ``args`` (each rank's inputs; with ``full_batch`` the whole batch)."""
-    n = world_size()
-    graph = _record(cell, args, kwargs, full_batch)
-    problem = _Problem(graph, n)
-    unary, pairwise = problem.tables()
-    choice, exact = minimise([len(c) for c in problem.cands], unary, pairwise)
+    problem, choice, cost, exact = solve(cell, args, kwargs, full_batch)
     if not exact:
         warnings.warn(
-            f"the strategy search of '{type(cell).__name__}' ({len(graph)} operators) fell back to coordinate "
-            "descent: its graph's elimination tables were too large; the strategies found may not be the cheapest.",
+            f"the strategy search of '{type(cell).__name__}' ({len(problem.graph)} operators) fell back to "
+            "coordinate descent: its graph's elimination tables were too large; the strategies found may not be "
+            "the cheapest.",
             sharding.ShardingWarning,
             stacklevel=3,
         )
+    return _apply(problem, choice, cost, exact, _cell_primitives(cell))
+
+
+def solve(cell, args: tuple, kwargs: dict, full_batch: bool) -> tuple:
+    """``(problem, choice, cost, exact)``: the recorded graph with its candidates and tables, the index chosen
+    per variable, the model's total and whether it is the exact minimum (nothing is set)."""
+    problem = _Problem(_record(cell, args, kwargs, full_batch), world_size())
+    unary, pairwise = problem.tables()
+    choice, exact = minimise([len(c) for c in problem.cands], unary, pairwise)
     cost = sum(float(u[c]) for u, c in zip(unary, choice))
     cost += sum(float(t[choice[a], choice[b]]) for (a, b), t in pairwise.items())
-    return _apply(problem, choice, cost, exact, _cell_primitives(cell))
+    return problem, choice, cost, exact
 
 
 def _cell_primitives(cell) -> set:
