@@ -390,11 +390,16 @@ def test_the_docs_figure_is_drawn(tmp_path):
 
 
 @needs_mpi
-def test_demo_tensor_parallel_prints_the_accuracy_of_one_process():
+@pytest.mark.parametrize("parallel", ["tensor", "auto"])
+def test_demo_tensor_parallel_prints_the_accuracy_of_one_process(parallel):
+    """``tensor``: the MLP's Dense layers split by hand; ``auto``: every split chosen by the strategy search
+    (which finds the same column- then row-parallel pair), the test set's odd last batch padded."""
     args = [sys.executable, "-m", "opforge", "demo", "--epochs", "2"]
-    tp = run_job([*args, "--workers", "2", "--parallel", "tensor"], timeout=240)
+    tp = run_job([*args, "--workers", "2", "--parallel", parallel], timeout=240)
     one = run_job(args, timeout=240)
     assert tp.returncode == 0 and one.returncode == 0, tp.stdout + tp.stderr + one.stderr
-    assert "tensor parallel on 2 MPI ranks" in tp.stdout
+    assert f"{parallel} parallel on 2 MPI ranks" in tp.stdout
+    if parallel == "auto":
+        assert "fc1.matmul ((1, 1), (2, 1))" in tp.stdout and "fc2.matmul ((1, 2), (1, 2))" in tp.stdout
     accuracy = re.compile(r"final test accuracy: ([\d.]+)%")
     assert accuracy.search(tp.stdout).group(1) == accuracy.search(one.stdout).group(1)

@@ -11,7 +11,8 @@ network runs, from the layouts its inputs already have. A search looks at the wh
 2. **Candidates.** Each operator with a sharding rule gets the strategies its rule accepts (every way of
    splitting each input's dims by divisors of the world size; MindSpore's ``fully_use_devices``, its
    default, keeps those using every rank); an annotated operator keeps its strategy; one without a rule runs
-   replicated. A Parameter may take any layout its readers want.
+   replicated. A Parameter may take any layout its readers want. An operator with a strategy keeps it: the
+   user's, or an earlier search's (a network evaluated after its training step was searched).
 3. **Costs,** in elements per rank (``_COMM`` weights an element received against one computed):
    computation (the blocks each rank reads and writes), the collectives of the forward pass (a partial sum
    completed: ``layout_read_cost``; a tensor redistributed between a producer's and a reader's layouts:
@@ -204,9 +205,9 @@ def _candidates(call: _Call, n: int) -> list:
     if rule is None or any(isinstance(a, (tuple, list)) for a in call.args) or not pos:
         return [_replicated_candidate(call)]
     layouts = tuple(replicated(len(a._meta[1])) if isinstance(a, Tensor) else None for a in call.args)
-    user = getattr(prim, "in_strategy", None)
-    if user is not None and not prim.__dict__.get("_searched_strategy"):
-        return [_Candidate(user, rule(prim, call.args, layouts, user))]
+    fixed = getattr(prim, "in_strategy", None)  # the user's, or an earlier search's (the training step's)
+    if fixed is not None:
+        return [_Candidate(fixed, rule(prim, call.args, layouts, fixed))]
     per_input = [_factorings(tuple(call.args[i]._meta[1]), n) for i in pos]
     if math.prod(len(f) for f in per_input) > _MAX_COMBOS:
         return [_replicated_candidate(call)]
@@ -522,7 +523,7 @@ def _apply(problem: _Problem, choice: list, cost: float, exact: bool, owned: set
             continue
         prim, cand = calls[0].prim, problem.cands[v][choice[v]]
         searchable = v in problem.groups.values() and cand.strategy is not None and id(prim) in owned
-        if searchable and (getattr(prim, "in_strategy", None) is None or prim.__dict__.get("_searched_strategy")):
+        if searchable and getattr(prim, "in_strategy", None) is None:
             prim.shard(tuple(tuple(int(c) for c in s) for s in cand.strategy))
             prim.__dict__["_searched_strategy"] = True
             strategies.append((prim, prim.in_strategy))

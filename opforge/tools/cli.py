@@ -334,9 +334,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument(
         "--parallel",
-        choices=["data", "tensor"],
+        choices=["data", "tensor", "auto"],
         default="data",
-        help="with --workers: data parallel (default) or tensor parallel (the MLP's Dense layers split)",
+        help="with --workers: data parallel (default), tensor parallel (the MLP's Dense layers split) or auto "
+        "parallel (every operator's split chosen by the strategy search)",
     )
     demo.add_argument(
         "--workers",

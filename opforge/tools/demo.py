@@ -27,6 +27,9 @@ from rich.markup import escape
 
 import opforge
 from opforge import nn
+from opforge.dispatch.sharding import gather_whole
+from opforge.parallel_context import operator_parallel
+from opforge.primitives.primitive import Primitive
 
 __all__ = [
     "INSTALL_HINT",
@@ -200,6 +203,17 @@ def shard_mlp(net: MLP) -> None:
     net.fc2.matmul.shard(((1, n), (1, n)))
 
 
+def searched_strategies(net: nn.Cell) -> str:
+    """``fc1.matmul ((1, 1), (2, 1)), ...``: the strategies AUTO_PARALLEL's search set on ``net``'s operators."""
+    found = [
+        f"{name}.{attr} {prim.in_strategy}"
+        for name, cell in net.cells_and_names()
+        for attr, prim in vars(cell).items()
+        if isinstance(prim, Primitive) and prim.__dict__.get("_searched_strategy")
+    ]
+    return ", ".join(found) or "none"
+
+
 def make_optimizer(name: str, params, lr: float | None = None) -> nn.Optimizer:
     """ "adam", "momentum" (0.9) or "sgd", with the demo's default learning rate when ``lr`` is None."""
     key = name.lower()
@@ -219,7 +233,11 @@ def accuracy(net: nn.Cell, x: np.ndarray, y: np.ndarray, batch_size: int = 1024)
     net.set_train(False)
     correct = 0
     for start in range(0, len(x), batch_size):
-        logits = net(opforge.Tensor(x[start : start + batch_size])).asnumpy()
+        rows = x[start : start + batch_size]
+        # Auto parallel may split the batch: a last batch padded (with its first row) to a multiple of the ranks
+        ranks = opforge.communication.get_group_size() if operator_parallel() else 1
+        padded = np.concatenate([rows, np.repeat(rows[:1], -len(rows) % ranks, axis=0)])
+        logits = gather_whole(net(opforge.Tensor(padded))).asnumpy()[: len(rows)]
         correct += int((logits.argmax(axis=1) == y[start : start + batch_size]).sum())
     net.set_train(was_training)
     return correct / max(len(x), 1)
@@ -256,6 +274,10 @@ def train(
     --parallel tensor``): every rank takes the whole batch, the MLP's first Dense is column-parallel and
     the second row-parallel (docs/parallel.md), so each rank holds 1/N of the weights and the training
     equals one process.
+
+    Auto parallel (``parallel="auto"`` in AUTO_PARALLEL mode, ``opforge demo --workers 2 --parallel auto``):
+    every rank takes the whole batch, and the strategy search (MindSpore's default ``search_mode``) chooses
+    every operator's split before the first step; the training equals one process.
     """
     if epochs < 1 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be >= 1, but got {epochs} and {batch_size}.")
@@ -405,7 +427,7 @@ def run(
         return 1
     if threads is not None:
         opforge.set_context(num_threads=threads)
-    if parallel == "tensor" and model != "mlp":
+    if parallel == "tensor" and model != "mlp":  # (auto parallel searches any model's strategies)
         console.print("[bold red]error:[/bold red] --parallel tensor shards the MLP (--model mlp) only.")
         return 2
     if ranks > 1:
@@ -415,6 +437,8 @@ def run(
         init()
         if parallel == "tensor":
             opforge.set_auto_parallel_context(parallel_mode=ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
+        elif parallel == "auto":
+            opforge.set_auto_parallel_context(parallel_mode=ParallelMode.AUTO_PARALLEL, full_batch=True)
         else:
             opforge.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL, gradients_mean=True)
     else:
@@ -453,6 +477,9 @@ def _run(
             f"\ntensor parallel on {ranks} MPI ranks: the whole batch on every rank, fc1 column-parallel and fc2 "
             f"row-parallel (1/{ranks} of their weights per rank)"
             if ranks > 1 and parallel == "tensor"
+            else f"\nauto parallel on {ranks} MPI ranks: the whole batch on every rank, each operator's split chosen "
+            "by the strategy search before the first step"
+            if ranks > 1 and parallel == "auto"
             else f"\ndata parallel on {ranks} MPI ranks: {batch_size // ranks} samples per rank per step, "
             f"gradients all-reduced (mean) in fused buckets"
             if ranks > 1
@@ -494,6 +521,8 @@ def _run(
         f"({len(data.x_test)} test samples; trained in {history.seconds:.1f} s)",
         highlight=False,
     )
+    if parallel == "auto" and ranks > 1:
+        console.print(f"searched strategies: {searched_strategies(net)}", highlight=False, soft_wrap=True)
     if history.ranks > 1:
         console.print(
             f"data parallel: {history.ranks} ranks, {history.collectives_per_step} all-reduce(s) per step for "
