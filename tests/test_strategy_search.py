@@ -231,3 +231,26 @@ def test_elementwise_operators_follow_their_readers_when_asked():
             made = problem.cands[problem.call_var[src[1]]][choice[problem.call_var[src[1]]]].plan
             read = problem.cands[problem.call_var[j]][choice[problem.call_var[j]]].plan.inputs[i]
             assert made.outputs[src[2]] == read and not made.partial
+
+
+class _ReadsItsValues(nn.Cell):
+    """Python that reads a tensor's value: no graph from shapes alone."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Dense(4, 2)
+
+    def construct(self, x):
+        out = self.fc(x)
+        return out * 2.0 if float(out.asnumpy().sum()) > 1e9 else out
+
+
+@pytest.mark.usefixtures("_context")
+def test_a_network_reading_its_values_falls_back_to_propagation_with_a_warning():
+    opforge.communication.init()
+    opforge.set_auto_parallel_context(parallel_mode="auto_parallel")
+    net = _ReadsItsValues()
+    x = np.ones((2, 4), np.float32)
+    with pytest.warns(opforge.dispatch.sharding.ShardingWarning, match="could not record the network from its shapes"):
+        out = net(opforge.Tensor(x))
+    np.testing.assert_allclose(out.asnumpy(), x @ net.fc.weight.asnumpy().T + net.fc.bias.asnumpy(), rtol=1e-6)
