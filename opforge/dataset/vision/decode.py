@@ -11,8 +11,9 @@ __all__ = ["Decode"]
 
 class Decode:
     """An encoded image (JPEG, PNG, BMP, ...: a file's bytes, as ``bytes`` or a 1-D uint8 array such as
-    ``ImageFolderDataset`` gives) decoded by Pillow to an RGB image, uint8 HWC (a PIL image with
-    ``to_pil``), as MindSpore's decodes every image to three channels."""
+    ``ImageFolderDataset`` gives, or another 1-D numeric array holding them, as ``np.fromfile(path, 'int8')``)
+    decoded by Pillow to an RGB image, uint8 HWC (a PIL image with ``to_pil``), as MindSpore's decodes every image
+    to three channels."""
 
     def __init__(self, to_pil: bool = False):
         self.to_pil = bool(to_pil)
@@ -21,11 +22,14 @@ class Decode:
         from PIL import Image  # Pillow: matplotlib's dependency, installed with the demo and test extras
 
         if not isinstance(img, bytes):
+            # as MindSpore, the array's bytes whatever its dtype: the model zoo reads files with
+            # np.fromfile(path, dtype='int8') (YOLOv5); only strings and objects are refused
             array = np.asarray(img)
-            if array.dtype != np.uint8 or array.ndim != 1:
+            if array.ndim != 1 or array.dtype.kind in "OSUV":
                 raise TypeError(
-                    "For 'Decode', the input must be an encoded image: bytes or a 1-D uint8 array, but got a "
-                    f"{array.ndim}-D {array.dtype} array of shape {array.shape}."
+                    "For 'Decode', the input must be an encoded image: bytes or a 1-D uint8 array (or another "
+                    f"1-D numeric array of the file's bytes), but got a {array.ndim}-D {array.dtype} array of shape "
+                    f"{array.shape}."
                 )
             img = array.tobytes()
         try:
