@@ -76,6 +76,20 @@ class Dataset:
                 return 1
         return -1 if node.count is None else node.count
 
+    def get_batch_size(self) -> int:
+        """The batch size of the nearest ``batch`` above the source (MindSpore's): -1 for a callable
+        ``batch_size``, 1 without a ``batch``; over a concat or a zip, its last dataset's."""
+        node = self
+        while True:
+            if isinstance(node, (_Batch, _MapBatch)):
+                return -1 if callable(node.batch_size) else node.batch_size
+            if isinstance(node, (_Concat, _Zip)):
+                node = (node.children if isinstance(node, _Concat) else node.datasets)[-1]
+                continue
+            node = getattr(node, "parent", None)
+            if node is None:
+                return 1
+
     def __iter__(self):
         return self.create_tuple_iterator()
 

@@ -379,6 +379,38 @@ class Tracer(Interpreter):
             self.arrays.setdefault(id(t._data), slot)
         return slot
 
+    def swap_tensors(self, updated, old) -> None:
+        """``updated[key] = value`` while tracing (``Tensor.__setitem__``): ``updated`` now holds the value
+        recorded into ``old``'s slot and ``old`` the value ``updated`` had, so the two trade slots (the later
+        calls that read ``updated`` read the new value at a replay). A Tensor made outside the trace (a
+        constant of the steps) is replaced by ``old`` in the steps recorded before, which read its old value.
+        An input of the traced function cannot be assigned into: a replay does not write the caller's Tensor."""
+        su, so = self.slots.get(id(updated)), self.slots.get(id(old))
+        if su is not None and su < self.n_inputs:
+            raise TraceError(
+                f"Tensor.__setitem__ on an input of {self.where} (at {user_frame()}): a replay would not write the "
+                f"caller's Tensor. Assign into a copy (y = x * 1; y[...] = v) and return it."
+            )
+        self.slots.pop(id(updated), None)
+        self.slots.pop(id(old), None)
+        if so is not None:
+            self.slots[id(updated)] = so
+            self.keep[so] = updated
+        if su is not None:
+            self.slots[id(old)] = su
+            self.keep[su] = old
+            return
+        self.keep.append(old)  # alive with the steps that now read it, so ids stay unique
+
+        def swap(source):
+            if source[0] == "const" and source[1] is updated:
+                return ("const", old)
+            if source[0] == "seq":
+                return ("seq", source[1], tuple(swap(s) for s in source[2]))
+            return source
+
+        self.steps = [step._replace(sources=tuple(swap(s) for s in step.sources)) for step in self.steps]
+
     def output_spec(self, value):
         if isinstance(value, Tensor):
             slot = self.slot_of(value)

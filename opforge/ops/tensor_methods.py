@@ -89,6 +89,20 @@ def view(self, *shape) -> Tensor:
     return reshape(self, *shape)
 
 
+def broadcast_to(self, shape) -> Tensor:
+    """MindSpore's ``Tensor.broadcast_to``: ``ops.broadcast_to(self, shape)`` (a -1 keeps the dim there)."""
+    return F.broadcast_to(self, shape)
+
+
+def expand_as(self, other=None, *, x=None) -> Tensor:
+    """MindSpore's ``Tensor.expand_as``: ``self`` broadcast to the shape of ``other`` (or of ``x``, the keyword
+    of MindSpore's older overload)."""
+    target = x if other is None else other
+    if not isinstance(target, Tensor):
+        raise TypeError(f"For 'Tensor.expand_as', the 'other' must be a Tensor, but got {type(target).__name__}.")
+    return F.broadcast_to(self, target.shape)
+
+
 def sum(self, axis=(), keepdims=False) -> Tensor:  # noqa: A001 (the Tensor method's name)
     """ReduceSum over ``axis`` (all axes by default)."""
     # The default axis left out: an all-Tensor call runs on the C fast path.
@@ -473,7 +487,7 @@ def cumprod(self, dim, dtype=None):
 
 _METHODS = (
     __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__, __truediv__, __rtruediv__,
-    __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, view, sum, mean,
+    __matmul__, __rmatmul__, __neg__, __pos__, astype, reshape, view, broadcast_to, expand_as, sum, mean,
     add, sub, mul, div, matmul, maximum, minimum, equal, tanh, sigmoid, relu, exp, log, sqrt, square, conj,
     expand_dims, squeeze, transpose, argmax, max, *_ELEMWISE_METHODS, __getitem__, __setitem__, tile, flip, split,
     gather, sort, topk, argmin, min, prod, all, any, cumsum, cumprod,
