@@ -254,3 +254,12 @@ def test_a_network_reading_its_values_falls_back_to_propagation_with_a_warning()
     with pytest.warns(opforge.dispatch.sharding.ShardingWarning, match="could not record the network from its shapes"):
         out = net(opforge.Tensor(x))
     np.testing.assert_allclose(out.asnumpy(), x @ net.fc.weight.asnumpy().T + net.fc.bias.asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.usefixtures("_context")
+def test_pipeline_stages_leave_the_layouts_to_propagation_with_a_warning():
+    opforge.set_auto_parallel_context(parallel_mode="auto_parallel", pipeline_stages=2)
+    net = nn.Dense(4, 2)
+    with pytest.warns(opforge.dispatch.sharding.ShardingWarning, match="does not cut pipeline stages"):
+        net._search_strategies((opforge.Tensor(np.ones((2, 4), np.float32)),), {})
+    assert getattr(net.matmul, "in_strategy", None) is None

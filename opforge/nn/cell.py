@@ -384,7 +384,16 @@ class Cell:
     def _search_strategies(self, args, kwargs) -> None:
         """AUTO_PARALLEL's strategy search (``opforge/parallel/strategy_search.py``), before the first call. A
         network whose Python reads its tensors' values cannot be recorded from shapes: it falls back to sharding
-        propagation, with a warning saying why."""
+        propagation, with a warning saying why; so does a network cut into pipeline stages (each stage's ranks are
+        a world of their own, which the search does not model)."""
+        if get_auto_parallel_context("pipeline_stages") > 1:
+            warnings.warn(
+                f"For '{type(self).__name__}', the strategy search (AUTO_PARALLEL) does not cut pipeline stages: its "
+                "operators follow their inputs' layouts (sharding propagation) instead.",
+                sharding.ShardingWarning,
+                stacklevel=3,
+            )
+            return
         try:
             strategy_search.search_strategies(self, args, kwargs, get_auto_parallel_context("full_batch"))
         except PlaceholderError as e:
