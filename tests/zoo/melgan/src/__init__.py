@@ -1,0 +1,1 @@
+# ruff: noqa  (the model zoo's text as it is)
