@@ -286,31 +286,44 @@ def minimise(domains: list, unary: list, pairwise: dict) -> tuple:
     tables touching it by their minimum over it (remembering the argmin); the choices are read back in
     reverse. When every remaining variable would need a table above ``_MAX_TABLE`` entries, coordinate
     descent from the unary minima finishes instead (a local minimum, ``exact=False``)."""
-    factors = [((v,), np.asarray(unary[v], dtype=np.float64)) for v in range(len(domains))]
-    factors += [((u, v), np.asarray(t, dtype=np.float64)) for (u, v), t in pairwise.items()]
-    remaining = set(range(len(domains)))
-    trail = []
-    while remaining:
-        best = None
-        for v in remaining:
-            scope = set().union(*(set(vs) for vs, _ in factors if v in vs)) if factors else {v}
-            size = math.prod(domains[u] for u in scope | {v})
-            if best is None or size < best[0]:
-                best = (size, v, scope | {v})
-        size, v, scope = best
-        if size > _MAX_TABLE:
+    factors: dict = {}  # factor id -> (its variables, its table)
+    of_var: dict = {v: set() for v in range(len(domains))}  # variable -> the ids of the factors touching it
+    ids = itertools.count()
+
+    def add(vs: tuple, table) -> None:
+        fid = next(ids)
+        factors[fid] = (vs, np.asarray(table, dtype=np.float64))
+        for u in vs:
+            of_var[u].add(fid)
+
+    def scope(v: int) -> set:
+        return {v}.union(*(factors[f][0] for f in of_var[v]))
+
+    trail: list = []
+    for v in range(len(domains)):
+        add((v,), unary[v])
+    for vs, t in pairwise.items():
+        add(vs, t)
+    sizes = {v: math.prod(domains[u] for u in scope(v)) for v in of_var}
+    while sizes:
+        v = min(sizes, key=sizes.__getitem__)
+        if sizes[v] > _MAX_TABLE:
             return _descend(domains, unary, pairwise), False
-        order = sorted(scope)
-        touching = [f for f in factors if v in f[0]]
-        factors = [f for f in factors if v not in f[0]]
+        order = sorted(scope(v))
         table = np.zeros([domains[u] for u in order])
-        for vs, t in touching:
+        for fid in of_var.pop(v):
+            vs, t = factors.pop(fid)
             table = table + _spread(vs, t, order)
+            for u in vs:
+                if u != v:
+                    of_var[u].discard(fid)
         axis = order.index(v)
         rest = tuple(u for u in order if u != v)
         trail.append((v, rest, np.argmin(table, axis=axis)))
-        factors.append((rest, np.min(table, axis=axis)))
-        remaining.discard(v)
+        add(rest, np.min(table, axis=axis))
+        del sizes[v]
+        for u in rest:  # only the neighbours' tables changed
+            sizes[u] = math.prod(domains[w] for w in scope(u))
     choice = [0] * len(domains)
     for v, rest, argmin in reversed(trail):
         choice[v] = int(argmin[tuple(choice[u] for u in rest)]) if rest else int(argmin)
