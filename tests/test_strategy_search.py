@@ -263,3 +263,27 @@ def test_pipeline_stages_leave_the_layouts_to_propagation_with_a_warning():
     with pytest.warns(opforge.dispatch.sharding.ShardingWarning, match="does not cut pipeline stages"):
         net._search_strategies((opforge.Tensor(np.ones((2, 4), np.float32)),), {})
     assert getattr(net.matmul, "in_strategy", None) is None
+
+
+def test_resnet50_on_eight_ranks_is_solved_exactly(monkeypatch):
+    """A real network's graph (ResNet-50's training graph: residual blocks, BatchNorms, 444 variables with the
+    Parameters): elimination stays exact, and no single operator or Parameter can move to a cheaper choice."""
+    from zoo.resnet import resnet50
+
+    from opforge.primitives import sharding_ops
+
+    monkeypatch.setattr(sharding_ops, "world_size", lambda: 8)
+    monkeypatch.setattr(strategy_search, "world_size", lambda: 8)
+    cell = nn.WithLossCell(resnet50(10), nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    x, y = opforge.Tensor(np.zeros((8, 3, 32, 32), np.float32)), opforge.Tensor(np.zeros(8, np.int32))
+    problem, choice, cost, exact = strategy_search.solve(cell, (x, y), {}, True)
+    assert exact and len(problem.graph) > 150
+    unary, pairwise = problem.tables()
+    assert _total(choice, unary, pairwise) == pytest.approx(cost)
+    edges = {v: [] for v in range(len(choice))}
+    for (a, b), t in pairwise.items():
+        edges[a].append((b, t))
+        edges[b].append((a, t.T))
+    for v, u in enumerate(unary):
+        local = u + sum(t[:, choice[w]] for w, t in edges[v])
+        assert local[choice[v]] <= local.min() + 1e-6 * max(1.0, abs(local.min()))
