@@ -52,7 +52,7 @@ def sum_rows(t: Tensor) -> Tensor:
     """
     dtype, shape, device = t._meta
     if len(shape) != 2 or dtype.kind != "f" or dtype.itemsize < 4 or shape[0] < 0:
-        return F.reduce_sum(False)(t, (0,))
+        return F.reduce_sum_op(False)(t, (0,))
     key = (shape[0], dtype, device)
     ones = _ones_rows.get(key)
     if ones is None:
@@ -94,8 +94,8 @@ def sum_to_shape(dout: Tensor, shape: tuple) -> Tensor:
         return _sum_complex_to_shape(dout, shape)
     axes = broadcast_axes(shape, dout.shape)
     if axes and axes == tuple(range(len(dout.shape) - len(shape))):  # only leading axes: no Reshape
-        return sum_rows(dout) if axes == (0,) and len(shape) == 1 else F.reduce_sum(False)(dout, axes)
-    summed = F.reduce_sum(True)(dout, axes) if axes else dout
+        return sum_rows(dout) if axes == (0,) and len(shape) == 1 else F.reduce_sum_op(False)(dout, axes)
+    summed = F.reduce_sum_op(True)(dout, axes) if axes else dout
     return F.reshape(summed, shape) if summed.shape != shape else summed
 
 

@@ -211,7 +211,7 @@ def get_bprop_tile(self):
         interleaved = []
         for m, d in zip(multiples, padded):
             interleaved += [m, d]
-        summed = F.reduce_sum()(F.reshape(dout, tuple(interleaved)), tuple(range(0, 2 * len(padded), 2)))
+        summed = F.reduce_sum_op()(F.reshape(dout, tuple(interleaved)), tuple(range(0, 2 * len(padded), 2)))
         return F.reshape(summed, tuple(x.shape)), None
 
     return bprop

@@ -234,21 +234,21 @@ def _axis(axis):
 
 
 def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001 (NumPy's name)
-    out = F.reduce_sum(keepdims)(a, _axis(axis))
+    out = F.reduce_sum_op(keepdims)(a, _axis(axis))
     return out if dtype is None else F.cast(out, _dtype(dtype))
 
 
 def mean(a, axis=None, dtype=None, keepdims=False):
-    out = F.reduce_mean(keepdims)(a, _axis(axis))
+    out = F.reduce_mean_op(keepdims)(a, _axis(axis))
     return out if dtype is None else F.cast(out, _dtype(dtype))
 
 
 def amax(a, axis=None, keepdims=False):
-    return F.reduce_max(keepdims)(a, _axis(axis))
+    return F.reduce_max_op(keepdims)(a, _axis(axis))
 
 
 def amin(a, axis=None, keepdims=False):
-    return F.reduce_min(keepdims)(a, _axis(axis))
+    return F.reduce_min_op(keepdims)(a, _axis(axis))
 
 
 max = amax  # noqa: A001 (NumPy's name)
@@ -256,7 +256,7 @@ min = amin  # noqa: A001 (NumPy's name)
 
 
 def prod(a, axis=None, keepdims=False):
-    return F.reduce_prod(keepdims)(a, _axis(axis))
+    return F.reduce_prod_op(keepdims)(a, _axis(axis))
 
 
 def argmax(a, axis=None):

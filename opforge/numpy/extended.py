@@ -210,14 +210,14 @@ def outer(a, b):
 
 
 def _vector_norm(x: Tensor, ord, axis: int, keepdims: bool) -> Tensor:  # noqa: A002 (NumPy's name)
-    keep = F.reduce_sum(keepdims)
+    keep = F.reduce_sum_op(keepdims)
     absx = F.abs(x)
     if ord is None or ord == 2:
         return F.sqrt(keep(F.square(x), axis))
     if ord == math.inf:
-        return F.reduce_max(keepdims)(absx, axis)
+        return F.reduce_max_op(keepdims)(absx, axis)
     if ord == -math.inf:
-        return F.reduce_min(keepdims)(absx, axis)
+        return F.reduce_min_op(keepdims)(absx, axis)
     if ord == 0:
         return keep(F.cast(F.not_equal(x, 0), x.dtype), axis)
     if ord == 1:
@@ -231,17 +231,17 @@ def _vector_norm(x: Tensor, ord, axis: int, keepdims: bool) -> Tensor:  # noqa: 
 def _matrix_norm(x: Tensor, ord, axes: tuple, keepdims: bool) -> Tensor:  # noqa: A002 (NumPy's name)
     r, c = axes
     if ord in (None, "fro"):
-        out = F.sqrt(F.reduce_sum(False)(F.square(x), axes))
+        out = F.sqrt(F.reduce_sum_op(False)(F.square(x), axes))
     elif ord in (1, -1, math.inf, -math.inf):
         summed, other = (r, c) if ord in (1, -1) else (c, r)  # 1: column sums (over rows); inf: row sums
-        sums = F.reduce_sum(False)(F.abs(x), summed)
-        pick = F.reduce_max(False) if ord in (1, math.inf) else F.reduce_min(False)
+        sums = F.reduce_sum_op(False)(F.abs(x), summed)
+        pick = F.reduce_max_op(False) if ord in (1, math.inf) else F.reduce_min_op(False)
         out = pick(sums, other - (1 if other > summed else 0))
     elif ord in (2, -2, "nuc"):
         rest = [d for d in builtins.range(x.ndim) if d not in axes]
         moved = F.transpose(x, tuple(rest) + (r, c))
         singular = ops.svd(moved, compute_uv=False)
-        reduce = {2: F.reduce_max(False), -2: F.reduce_min(False), "nuc": F.reduce_sum(False)}[ord]
+        reduce = {2: F.reduce_max_op(False), -2: F.reduce_min_op(False), "nuc": F.reduce_sum_op(False)}[ord]
         out = reduce(singular, -1)
     else:
         raise ValueError(f"For 'norm', the 'ord' {ord!r} is not a matrix norm.")
@@ -262,7 +262,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 (NumPy's name)
         x = F.cast(x, mstype.float32)
     if axis is None:
         if ord is None:
-            out = F.sqrt(F.reduce_sum(False)(F.square(x), ()))
+            out = F.sqrt(F.reduce_sum_op(False)(F.square(x), ()))
             return F.reshape(out, (1,) * x.ndim) if keepdims else out
         if x.ndim not in (1, 2):
             raise ValueError(f"For 'norm', with an 'ord' and no 'axis' the input must be 1-D or 2-D, got {x.ndim}-D.")

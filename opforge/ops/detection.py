@@ -437,7 +437,7 @@ class ROIAlign(HostOp):
             [Corner(F.expand_dims(k.index, 2), F.expand_dims(k.weight, 2)) for k in rows],
             [Corner(F.expand_dims(k.index, 1), F.expand_dims(k.weight, 1)) for k in cols],
         ], (groups, ph * grid_h, pw * grid_w))  # fmt: skip
-        pooled = F.reduce_sum()(F.reshape(values, (groups, ph, grid_h, pw, grid_w, c)), (2, 4))
+        pooled = F.reduce_sum_op()(F.reshape(values, (groups, ph, grid_h, pw, grid_w, c)), (2, 4))
         pooled = pooled / F.reshape(count_h * count_w, (-1, 1, 1, 1))
         keep = F.logical_not(F.logical_and(F.less(F.abs(x0), 0.001), F.less(F.abs(x1), 0.001)))
         pooled = F.where(F.reshape(keep, (-1, 1, 1, 1)), pooled, F.zeros_like(pooled))  # a skipped RoI: 0, not 0/0

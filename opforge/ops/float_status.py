@@ -28,5 +28,5 @@ class FloatStatus:
             raise TypeError(
                 f"For 'FloatStatus', the dtype of 'x' must be float16, float32 or float64, but got {x.dtype}."
             )
-        finite = F.reduce_all()(F.isfinite(x), ())
+        finite = F.reduce_all_op()(F.isfinite(x), ())
         return F.reshape(F.cast(F.logical_not(finite), mstype.float32), (1,))

@@ -69,7 +69,7 @@ class DropoutGenMask(_SeededOperator):
         draws = _rand((count,), *self._inputs(), mstype.float32)
         bits = F.cast(F.less(draws, keep), mstype.int32)
         weights = Tensor(_BITS, device=bits.device)
-        packed = F.reduce_sum()(F.mul(F.reshape(bits, (count // 8, 8)), weights), -1)
+        packed = F.reduce_sum_op()(F.mul(F.reshape(bits, (count // 8, 8)), weights), -1)
         return F.cast(packed, mstype.uint8)
 
 

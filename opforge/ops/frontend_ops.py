@@ -361,7 +361,7 @@ class L2Normalize:
         if x.ndim == 0:
             raise ValueError("For 'L2Normalize', the 'x' must have at least 1 dim, but got a scalar.")
         axes = _FX._axes("L2Normalize", "axis", self.axis, x.ndim)
-        squares = F.reduce_sum(True)(F.square(x), axes)
+        squares = F.reduce_sum_op(True)(F.square(x), axes)
         return F.mul(x, F.rsqrt(F.maximum(squares, self.epsilon)))
 
 

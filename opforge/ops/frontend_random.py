@@ -256,7 +256,7 @@ def multinomial(input, num_samples, replacement=True, seed=None):  # noqa: A002 
         cdf = F.cumsum(probs, 1)
         u = F.mul(rand((n, num_samples, 1), dtype=mstype.float64, seed=seed), F.expand_dims(cdf[:, -1:], 2))
         below = F.cast(F.less_equal(F.expand_dims(cdf, 1), u), mstype.int64)  # [n, samples, categories]
-        out = F.minimum(F.reduce_sum()(below, 2), categories - 1)
+        out = F.minimum(F.reduce_sum_op()(below, 2), categories - 1)
     else:
         if num_samples > categories:
             raise ValueError(

@@ -104,7 +104,7 @@ def argmax(input, dim=None, keepdim=False, *, axis=None):  # noqa: A002 (MindSpo
 
 
 @functools.cache
-def reduce_max(keep_dims: bool = False) -> math_ops.ReduceMax:
+def reduce_max_op(keep_dims: bool = False) -> math_ops.ReduceMax:
     return math_ops.ReduceMax(keep_dims)
 
 
@@ -120,22 +120,22 @@ def argmin(input, axis=None, keepdims=False):  # noqa: A002 (MindSpore's name)
 
 
 @functools.cache
-def reduce_min(keep_dims: bool = False) -> math_ops.ReduceMin:
+def reduce_min_op(keep_dims: bool = False) -> math_ops.ReduceMin:
     return math_ops.ReduceMin(keep_dims)
 
 
 @functools.cache
-def reduce_prod(keep_dims: bool = False) -> math_ops.ReduceProd:
+def reduce_prod_op(keep_dims: bool = False) -> math_ops.ReduceProd:
     return math_ops.ReduceProd(keep_dims)
 
 
 @functools.cache
-def reduce_all(keep_dims: bool = False) -> math_ops.ReduceAll:
+def reduce_all_op(keep_dims: bool = False) -> math_ops.ReduceAll:
     return math_ops.ReduceAll(keep_dims)
 
 
 @functools.cache
-def reduce_any(keep_dims: bool = False) -> math_ops.ReduceAny:
+def reduce_any_op(keep_dims: bool = False) -> math_ops.ReduceAny:
     return math_ops.ReduceAny(keep_dims)
 
 
@@ -190,17 +190,26 @@ def mse_loss(input_x, target, reduction: str = "mean"):
     loss = square(sub(input_x, target))
     if reduction == "none":
         return loss
-    return (reduce_mean if reduction == "mean" else reduce_sum)(False)(loss)
+    return (reduce_mean_op if reduction == "mean" else reduce_sum_op)(False)(loss)
 
 
 @functools.cache
-def reduce_sum(keep_dims: bool = False) -> math_ops.ReduceSum:
+def reduce_sum_op(keep_dims: bool = False) -> math_ops.ReduceSum:
     return math_ops.ReduceSum(keep_dims)
 
 
 @functools.cache
-def reduce_mean(keep_dims: bool = False) -> math_ops.ReduceMean:
+def reduce_mean_op(keep_dims: bool = False) -> math_ops.ReduceMean:
     return math_ops.ReduceMean(keep_dims)
+
+
+# MindSpore's functional names are the primitives themselves, called ``(x, axis=())`` (``F.reduce_sum(x, 1)``);
+# the ``reduce_*_op(keep_dims)`` factories above give the cached primitive for a ``keep_dims``.
+reduce_sum = reduce_sum_op(False)
+reduce_mean = reduce_mean_op(False)
+reduce_max = reduce_max_op(False)
+reduce_min = reduce_min_op(False)
+reduce_prod = reduce_prod_op(False)
 
 
 def _pair(value):
@@ -1263,27 +1272,27 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002 (Min
     """``ops.sum``: the sum over ``dim`` (an int, a tuple, or None for every dim), cast to ``dtype`` first."""
     if dtype is not None:
         input = cast(input, dtype)
-    return reduce_sum(bool(keepdim))(input, _axes(dim))
+    return reduce_sum_op(bool(keepdim))(input, _axes(dim))
 
 
 def mean(input, axis=None, keep_dims=False):  # noqa: A002 (MindSpore's name)
     """``ops.mean``: the mean over ``axis`` (an int, a tuple, or None for every dim)."""
-    return reduce_mean(bool(keep_dims))(input, _axes(axis))
+    return reduce_mean_op(bool(keep_dims))(input, _axes(axis))
 
 
 def prod(input, axis=None, keep_dims=False):  # noqa: A002 (MindSpore's name)
     """``ops.prod``: the product over ``axis``."""
-    return reduce_prod(bool(keep_dims))(input, _axes(axis))
+    return reduce_prod_op(bool(keep_dims))(input, _axes(axis))
 
 
 def amax(input, axis=None, keepdims=False):  # noqa: A002 (MindSpore's name)
     """``ops.amax``: the maximum over ``axis``."""
-    return reduce_max(bool(keepdims))(input, _axes(axis))
+    return reduce_max_op(bool(keepdims))(input, _axes(axis))
 
 
 def amin(input, axis=None, keepdims=False):  # noqa: A002 (MindSpore's name)
     """``ops.amin``: the minimum over ``axis``."""
-    return reduce_min(bool(keepdims))(input, _axes(axis))
+    return reduce_min_op(bool(keepdims))(input, _axes(axis))
 
 
 def permute(input, axis):  # noqa: A002 (MindSpore's name)
@@ -1348,11 +1357,11 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: N803, A0
         A = cast(A, dtype)
     axes = () if dim is None else dim
     if ord in (None, 2, "fro"):
-        return sqrt(reduce_sum(keepdim)(square(A), axes))
+        return sqrt(reduce_sum_op(keepdim)(square(A), axes))
     if ord == 1:
-        return reduce_sum(keepdim)(abs(A), axes)
+        return reduce_sum_op(keepdim)(abs(A), axes)
     if ord in (float("inf"), float("-inf")):
-        return (reduce_max if ord > 0 else reduce_min)(keepdim)(abs(A), axes)
+        return (reduce_max_op if ord > 0 else reduce_min_op)(keepdim)(abs(A), axes)
     raise ValueError(f"For 'norm', the 'ord' must be None, 1, 2, 'fro', inf or -inf, but got {ord!r}.")
 
 
@@ -1366,7 +1375,7 @@ def clip_by_global_norm(x, clip_norm=1.0, use_norm=None):
         raise ValueError(
             f"For 'clip_by_global_norm', the 'clip_norm' must be a positive number, but got {clip_norm!r}."
         )
-    squares = [cast(reduce_sum(False)(square(t), ()), mstype.float32) for t in x]
+    squares = [cast(reduce_sum_op(False)(square(t), ()), mstype.float32) for t in x]
     global_norm = sqrt(_add_n(tuple(squares)) if len(squares) > 1 else squares[0])
     scale = float(clip_norm) / maximum(global_norm, float(clip_norm))
     return tuple(mul(t, cast(scale, t.dtype)) for t in x)
@@ -1460,7 +1469,7 @@ def _sum_unused(x, term: str, used: str) -> tuple:
     drop = tuple(i for i, c in enumerate(term) if c not in used)
     if not drop:
         return x, term
-    return reduce_sum(False)(x, drop), "".join(c for c in term if c in used)
+    return reduce_sum_op(False)(x, drop), "".join(c for c in term if c in used)
 
 
 def meshgrid(*inputs, indexing="xy"):

@@ -99,9 +99,9 @@ def _reduced(loss, lengths: np.ndarray, reduction: str):
     if reduction == "none":
         return loss
     if reduction == "sum":
-        return F.reduce_sum(False)(loss, ())
+        return F.reduce_sum_op(False)(loss, ())
     lengths = Tensor(lengths.clip(1, None).astype(loss.dtype.np_dtype), device=loss.device)
-    return F.reduce_mean(False)(F.div(loss, lengths), ())
+    return F.reduce_mean_op(False)(F.div(loss, lengths), ())
 
 
 def _log_alpha(log_probs: np.ndarray, targets: np.ndarray, lengths_in: np.ndarray, lengths_out: np.ndarray, blank: int):

@@ -169,14 +169,14 @@ def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
     (as MindSpore documents). ``initial``: a lower bound of the result; ``where`` (bool, with ``initial``):
     the elements that take part (the others read as ``initial``). The values are differentiable.
     dtypes: float16, bfloat16, float32, float64, int8-int64, uint8-uint64 (not bool or complex)."""
-    return _extreme("max", F.reduce_max, _argmax32, F.maximum, input, axis, keepdims, initial, where)
+    return _extreme("max", F.reduce_max_op, _argmax32, F.maximum, input, axis, keepdims, initial, where)
 
 
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001, A002 (MindSpore's names)
     r"""MindSpore 2's ``ops.min``: ``(values, index)``, the smallest value along ``axis`` and its (first)
     index (int32), :math:`values = \min_{axis} x`; ``axis`` None: over every element, index 0. ``initial``:
     an upper bound of the result; ``where`` as in ``ops.max``. dtypes as ``ops.max``."""
-    return _extreme("min", F.reduce_min, _argmin32, F.minimum, input, axis, keepdims, initial, where)
+    return _extreme("min", F.reduce_min_op, _argmin32, F.minimum, input, axis, keepdims, initial, where)
 
 
 def argsort(input, axis=-1, descending=False):  # noqa: A002 (MindSpore's name)
@@ -269,7 +269,7 @@ def trace(input):  # noqa: A002 (MindSpore's name)
     if x.ndim != 2:
         raise ValueError(f"For 'trace', the 'input' must be 2-D, but got shape {list(x.shape)}.")
     mask = _const(np.eye(x.shape[0], x.shape[1], dtype=bool), x)
-    return F.reduce_sum(False)(F.select(mask, x, _zeros(x)), ())
+    return F.reduce_sum_op(False)(F.select(mask, x, _zeros(x)), ())
 
 
 def dot(input, other):  # noqa: A002 (MindSpore's name)
@@ -394,15 +394,15 @@ def _p_norm(op: str, diff: Tensor, p, axes: tuple, keep: bool = False) -> Tensor
     if p < 0:
         raise ValueError(f"For '{op}', the 'p' must be >= 0, but got {p}.")
     if p == 0:
-        return F.reduce_sum(keep)(F.cast(F.not_equal(diff, 0), diff.dtype), axes)
+        return F.reduce_sum_op(keep)(F.cast(F.not_equal(diff, 0), diff.dtype), axes)
     magnitude = F.abs(diff)
     if p == math.inf:
-        return F.reduce_max(keep)(magnitude, axes)
+        return F.reduce_max_op(keep)(magnitude, axes)
     if p == 1:
-        return F.reduce_sum(keep)(magnitude, axes)
+        return F.reduce_sum_op(keep)(magnitude, axes)
     if p == 2:
-        return F.sqrt(F.reduce_sum(keep)(F.square(diff), axes))
-    return F.pow(F.reduce_sum(keep)(F.pow(magnitude, p), axes), 1.0 / p)
+        return F.sqrt(F.reduce_sum_op(keep)(F.square(diff), axes))
+    return F.pow(F.reduce_sum_op(keep)(F.pow(magnitude, p), axes), 1.0 / p)
 
 
 def cdist(x1, x2, p=2.0):
@@ -442,9 +442,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
     eps = float(_number("cosine_similarity", "eps", eps))
     ndim = builtins.max(a.ndim, b.ndim)
     dim = _axis("cosine_similarity", "dim", dim, ndim)
-    dot_ = F.reduce_sum(False)(F.mul(a, b), dim)
-    na = F.reduce_sum(False)(F.square(a), dim)
-    nb = F.reduce_sum(False)(F.square(b), dim)
+    dot_ = F.reduce_sum_op(False)(F.mul(a, b), dim)
+    na = F.reduce_sum_op(False)(F.square(a), dim)
+    nb = F.reduce_sum_op(False)(F.square(b), dim)
     return F.div(dot_, F.maximum(F.sqrt(F.mul(na, nb)), eps))
 
 
@@ -493,7 +493,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A00
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002 (MindSpore's name)
     """MindSpore's ``allclose`` (``Tensor.allclose``, ``mint.allclose``): whether ``isclose`` holds for
     every element, as a 0-D bool tensor (ReduceAll; ``bool(...)`` reads it). dtypes as ``isclose``."""
-    return F.reduce_all(False)(isclose(input, other, rtol, atol, equal_nan), ())
+    return F.reduce_all_op(False)(isclose(input, other, rtol, atol, equal_nan), ())
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002 (MindSpore's name)
@@ -589,9 +589,9 @@ def logsumexp(input, axis, keep_dims=False):  # noqa: A002 (MindSpore's name)
     x = _float("logsumexp", "input", _tensor("logsumexp", "input", input))
     _bool("logsumexp", "keep_dims", keep_dims)
     axes = _axes("logsumexp", "axis", axis, x.ndim) if x.ndim else ()
-    m = stop_gradient(F.reduce_max(True)(x, axes))
+    m = stop_gradient(F.reduce_max_op(True)(x, axes))
     m = F.select(F.isfinite(m), m, F.fill(x.dtype, tuple(m.shape), 0.0))
-    out = F.add(F.log(F.reduce_sum(True)(F.exp(F.sub(x, m)), axes)), m)
+    out = F.add(F.log(F.reduce_sum_op(True)(F.exp(F.sub(x, m)), axes)), m)
     return out if keep_dims or not axes else F.squeeze(out, axes)
 
 
@@ -605,9 +605,9 @@ def _moments(op: str, input, axis, ddof, keepdims):  # noqa: A002
         x = F.cast(x, mstype.float32)
     axes = _axes(op, "axis", axis, x.ndim) if x.ndim else ()
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    mean = F.reduce_mean(True)(x, axes)
+    mean = F.reduce_mean_op(True)(x, axes)
     centered = F.sub(x, mean)
-    var = F.div(F.reduce_sum(keepdims)(F.square(centered), axes), float(n - ddof))
+    var = F.div(F.reduce_sum_op(keepdims)(F.square(centered), axes), float(n - ddof))
     return var, (mean if keepdims or not axes else F.squeeze(mean, axes))
 
 
@@ -641,7 +641,7 @@ def count_nonzero(x, axis=(), keep_dims=False, dtype=mstype.int32):
     _bool("count_nonzero", "keep_dims", keep_dims)
     axes = _axes("count_nonzero", "axis", axis, x.ndim) if x.ndim else ()
     nonzero = F.cast(F.not_equal(x, F.fill(x.dtype, (), 0)) if x.dtype != mstype.bool_ else x, mstype.int64)
-    return F.cast(F.reduce_sum(keep_dims)(nonzero, axes), mstype.to_dtype(dtype))
+    return F.cast(F.reduce_sum_op(keep_dims)(nonzero, axes), mstype.to_dtype(dtype))
 
 
 # -- data movement ---------------------------------------------------------------------------------------
@@ -1031,7 +1031,7 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
         )
     expanded = F.expand_dims(seq, -2) if seq.ndim > 1 else seq  # [..., 1, m] against values [..., n, 1]
     below = (F.less_equal if right else F.less)(expanded, F.expand_dims(v, -1))
-    return F.reduce_sum()(F.cast(below, mstype.int32 if out_int32 else mstype.int64), -1)
+    return F.reduce_sum_op()(F.cast(below, mstype.int32 if out_int32 else mstype.int64), -1)
 
 
 def bucketize(input, boundaries, *, right=False):  # noqa: A002 (MindSpore's name)

@@ -85,7 +85,7 @@ def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A001, A002 (MindSpore's n
         raise ValueError(f"For 'histc', the 'min' must not exceed 'max', but got min {min} and max {max}.")
     v = F.reshape(F.cast(x, mstype.float64), (-1,))
     if lo == hi == 0.0:  # the data's own range
-        low, high = F.reduce_min()(v), F.reduce_max()(v)
+        low, high = F.reduce_min_op()(v), F.reduce_max_op()(v)
     else:
         low, high = F.fill(mstype.float64, (), lo), F.fill(mstype.float64, (), hi)
     same = F.equal(low, high)

@@ -106,12 +106,16 @@ def expand_as(self, other=None, *, x=None) -> Tensor:
 def sum(self, axis=(), keepdims=False) -> Tensor:  # noqa: A001 (the Tensor method's name)
     """ReduceSum over ``axis`` (all axes by default)."""
     # The default axis left out: an all-Tensor call runs on the C fast path.
-    return F.reduce_sum(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_sum(keepdims)(self, axis)
+    return (
+        F.reduce_sum_op(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_sum_op(keepdims)(self, axis)
+    )
 
 
 def mean(self, axis=(), keepdims=False) -> Tensor:
     """ReduceMean over ``axis`` (all axes by default)."""
-    return F.reduce_mean(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_mean(keepdims)(self, axis)
+    return (
+        F.reduce_mean_op(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_mean_op(keepdims)(self, axis)
+    )
 
 
 # MindSpore's Tensor methods: each the primitive of the same name.
@@ -205,7 +209,9 @@ def argmax(self, axis=None, keepdims=False):
 
 
 def max(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
-    return F.reduce_max(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_max(keepdims)(self, axis)
+    return (
+        F.reduce_max_op(keepdims)(self) if type(axis) is tuple and not axis else F.reduce_max_op(keepdims)(self, axis)
+    )
 
 
 # Elementwise math, second batch: Python operators and MindSpore's Tensor methods.
@@ -458,19 +464,19 @@ def _reduce(prim, self, axis):
 
 
 def min(self, axis=(), keepdims=False):  # noqa: A001 (the Tensor method's name)
-    return _reduce(F.reduce_min(keepdims), self, axis)
+    return _reduce(F.reduce_min_op(keepdims), self, axis)
 
 
 def prod(self, axis=(), keep_dims=False):
-    return _reduce(F.reduce_prod(keep_dims), self, axis)
+    return _reduce(F.reduce_prod_op(keep_dims), self, axis)
 
 
 def all(self, axis=(), keep_dims=False):  # noqa: A001 (the Tensor method's name)
-    return _reduce(F.reduce_all(keep_dims), self, axis)
+    return _reduce(F.reduce_all_op(keep_dims), self, axis)
 
 
 def any(self, axis=(), keep_dims=False):  # noqa: A001 (the Tensor method's name)
-    return _reduce(F.reduce_any(keep_dims), self, axis)
+    return _reduce(F.reduce_any_op(keep_dims), self, axis)
 
 
 def cumsum(self, axis=None):

@@ -434,7 +434,7 @@ class MultiHeadAttention(Cell):
     def _count_filled(self, key, batch):
         """How many positions of the saved keys are filled (nonzero in the first head's first feature)."""
         first = F.strided_slice(key, (0, 0, 0, 0), (batch, 1, 1, self.seq_length), (1, 1, 1, 1))
-        return F.reduce_sum()(F.cast(F.not_equal(first, 0), mstype.float32), (1, 2, 3))
+        return F.reduce_sum_op()(F.cast(F.not_equal(first, 0), mstype.float32), (1, 2, 3))
 
     def _get_batch_size_from_query(self, query):
         incr_infer = self.use_past and self.is_first_iteration
