@@ -389,3 +389,15 @@ def test_dataset_argument_errors(tmp_path):
     with pytest.raises(ValueError, match="'num_consumer'"):
         FileReader(path, num_consumer=0)
     assert opforge.mindrecord.FileWriter is FileWriter
+
+
+def test_mind_dataset_takes_mindspore_1x_dataset_file(tmp_path):
+    """The zoo's older programs (predrnn++, res2net_deeplabv3) pass ``dataset_file=``, MindSpore 1.x's name."""
+    path = _write(tmp_path / "old.mindrecord", [_row(k) for k in range(3)])
+    new = _rows(ds.MindDataset(path, columns_list=["label"], shuffle=False))
+    old = _rows(ds.MindDataset(dataset_file=path, columns_list=["label"], shuffle=False))
+    assert [int(r[0]) for r in old] == [int(r[0]) for r in new] == [0, 1, 2]
+    with pytest.raises(TypeError, match="'dataset_files' or its older name 'dataset_file', not both"):
+        ds.MindDataset(path, dataset_file=path)
+    with pytest.raises(TypeError, match="'dataset_files' .* is missing"):
+        ds.MindDataset()

@@ -49,10 +49,22 @@ def _check_padding(columns_list, padded_sample, num_padded) -> int:
     return num_padded
 
 
+def _files_argument(dataset_files, dataset_file):
+    """``dataset_files``, or MindSpore 1.x's name for it, ``dataset_file`` (the zoo's older programs pass it)."""
+    if dataset_file is not None:
+        if dataset_files is not None:
+            raise TypeError(f"For '{_WHERE}', give 'dataset_files' or its older name 'dataset_file', not both.")
+        return dataset_file
+    if dataset_files is None:
+        raise TypeError(f"For '{_WHERE}', the 'dataset_files' (a MindRecord file or a list of them) is missing.")
+    return dataset_files
+
+
 class MindDataset(FileRows):
     """MindSpore's ``MindDataset(dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None,
     num_shards=None, shard_id=None, sampler=None, padded_sample=None, num_padded=None, num_samples=None,
-    cache=None)``: the rows of MindRecord files. ``dataset_files``: one shard's path (every shard of its
+    cache=None)``: the rows of MindRecord files. ``dataset_files`` (also by MindSpore 1.x's name,
+    ``dataset_file``): one shard's path (every shard of its
     dataset is read, in shard order) or a list of shard paths (those). Columns: ``columns_list`` in its
     order, or every field of the schema sorted by name (MindSpore's order); a scalar field is a 0-d array of
     its type, a string field a str array, a bytes field a 1-D uint8 array, an array field its type and shape.
@@ -69,9 +81,10 @@ class MindDataset(FileRows):
 
     where = _WHERE
 
-    def __init__(self, dataset_files, columns_list=None, num_parallel_workers=None, shuffle=None, num_shards=None,
+    def __init__(self, dataset_files=None, columns_list=None, num_parallel_workers=None, shuffle=None, num_shards=None,
                  shard_id=None, sampler=None, padded_sample=None, num_padded=None, num_samples=None,
-                 cache=None):  # fmt: skip
+                 cache=None, *, dataset_file=None):  # fmt: skip
+        dataset_files = _files_argument(dataset_files, dataset_file)
         sampler = samplers.select(_WHERE, sampler, True, shuffle, num_shards, num_samples, int_ok=True)
         cache_client.check_cache(cache)
         mode = shuffle_mode(_WHERE, shuffle, Shuffle.GLOBAL)
