@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from opforge import _C
+from opforge import log as _log
 from opforge.device import BACKENDS, available_devices, get_device
 from opforge.parallel_context import (
     ParallelMode,
@@ -101,6 +102,22 @@ def _recorded(key: str, check, what: str):
     return setter
 
 
+def _ascend_only(key: str, check, what: str):
+    """A setter for an option MindSpore applies on Ascend only (``ascend_config``, ``auto_tune_mode``): checked as
+    MindSpore types it, then ignored with MindSpore's warning, as MindSpore does when the device is the CPU or the
+    GPU, the only targets opforge has. ``get_context`` reads the option's default back."""
+
+    def setter(value) -> None:
+        if not check(value):
+            raise TypeError(f"For 'set_context', the '{key}' must be {what}, but got {value!r}.")
+        _log.warning(
+            f"For 'context.set_context', when set the argument '{key}', the argument 'device_target' only supports "
+            f"devices in '['Ascend']', but got '{_state['device_target']}', ignore it."
+        )
+
+    return setter
+
+
 def _is_int(low: int):
     return lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= low
 
@@ -134,6 +151,9 @@ _SETTERS = {
     "max_device_memory": _recorded("max_device_memory", _is_str, "a str such as '30GB'"),
     "mempool_block_size": _recorded("mempool_block_size", _is_str, "a str such as '1GB'"),
     "enable_ge": _recorded("enable_ge", _is_bool, "a bool"),
+    # Ascend's options, ignored off Ascend with a warning (MindSpore's behaviour on the CPU and the GPU):
+    "ascend_config": _ascend_only("ascend_config", lambda v: isinstance(v, dict), "a dict"),
+    "auto_tune_mode": _ascend_only("auto_tune_mode", _is_str, "a str"),
 }
 
 
@@ -160,7 +180,9 @@ def set_context(**kwargs) -> None:
     device raises; True: it runs on the CPU through copies, with a ``CpuFallbackWarning`` once per
     operator). MindSpore's ``device_id``, ``save_graphs``, ``save_graphs_path``, ``enable_graph_kernel``,
     ``graph_kernel_flags``, ``max_call_depth``, ``op_timeout``, memory sizes and the like are checked, recorded
-    (``get_context`` reads them back) and have no effect; ``runtime_num_threads`` is ``num_threads``.
+    (``get_context`` reads them back) and have no effect; ``runtime_num_threads`` is ``num_threads``. Ascend's
+    ``ascend_config`` and ``auto_tune_mode`` are type-checked and ignored with a warning, as MindSpore does on the
+    CPU and the GPU.
     """
     for key, value in kwargs.items():
         setter = _SETTERS.get(key)

@@ -37,6 +37,12 @@ Options and defaults (MindSpore's names):
 - ``comm_fusion`` ({"allreduce": {"mode": "auto", "config": None}}): MindSpore's fusion setting for the
   all-reduce: mode "auto" (buckets of 25 MB, PyTorch DDP's default; MindSpore's "auto" is 64 MB),
   "size" (``config`` in MB) or "index" (``config`` a list like ``all_reduce_fusion_config``).
+- ``enable_alltoall`` (False): MindSpore's switch between an AlltoAll and AllGather + Split + Concat where a
+  tensor changes its split dimension; the values are the same either way. Checked and kept: opforge's
+  interpreter redistributes with the collective that sends least (an AlltoAll there, docs/parallel.md).
+- ``loss_repeated_mean`` (True): a calculation repeated on several ranks (ranks a strategy does not use)
+  contributes its gradient once, as one process computes it, which is what opforge's sharded operators do;
+  False (MindSpore sums the repeats) is refused with a ValueError.
 - ``strategy_ckpt_save_file`` (""), ``strategy_ckpt_load_file`` (""), ``strategy_ckpt_config`` ({"save_file": "",
   "load_file": "", "only_trainable_params": True}): the strategy file (MindSpore's protobuf of each parameter's
   layout) a sharded network writes after its first step (``save_file``: every rank writes it), and the one
@@ -93,6 +99,8 @@ _DEFAULTS = {
     "strategy_ckpt_save_file": "",
     "strategy_ckpt_load_file": "",
     "strategy_ckpt_config": {"save_file": "", "load_file": "", "only_trainable_params": True},
+    "enable_alltoall": False,
+    "loss_repeated_mean": True,
 }
 _state: dict = copy.deepcopy(_DEFAULTS)
 _explicit: set = set()  # the options set by the user since the last reset
@@ -202,7 +210,20 @@ _CHECKS = {
     "strategy_ckpt_save_file": _check_str,
     "strategy_ckpt_load_file": _check_str,
     "strategy_ckpt_config": _check_strategy_ckpt_config,
+    "enable_alltoall": _check_bool,
+    "loss_repeated_mean": lambda n, v: _check_loss_repeated_mean(n, v),
 }
+
+
+def _check_loss_repeated_mean(name, value):
+    _check_bool(name, value)
+    if not value:
+        raise ValueError(
+            f"{_where(name)} False (a repeated calculation's gradients summed over its repeats instead of averaged) "
+            "is not implemented: opforge's sharded operators give each gradient as one process computes it, which "
+            "is MindSpore's loss_repeated_mean=True (the default)."
+        )
+    return value
 
 
 def strategy_ckpt_file(kind: str) -> str:

@@ -115,9 +115,13 @@ class Dataset:
 
     def map(self, operations, input_columns=None, output_columns=None, num_parallel_workers=None,
             python_multiprocessing=False, **kwargs):  # fmt: skip
-        """MindSpore's ``map``; ``cache=DatasetCache(...)`` keeps its rows (``opforge/dataset/cache_client.py``)."""
-        return _Map(self, operations, input_columns, output_columns, num_parallel_workers, python_multiprocessing,
-                    kwargs.get("cache"))  # fmt: skip
+        """MindSpore's ``map``; ``cache=DatasetCache(...)`` keeps its rows (``opforge/dataset/cache_client.py``);
+        ``column_order`` (MindSpore 1.x to 2.3, deprecated there for ``project``) keeps the columns it names, in its
+        order, after the map, as ``project(column_order)``."""
+        mapped = _Map(self, operations, input_columns, output_columns, num_parallel_workers, python_multiprocessing,
+                      kwargs.get("cache"))  # fmt: skip
+        column_order = kwargs.get("column_order")
+        return mapped if column_order is None else _Project(mapped, column_order)
 
     def repeat(self, count=None):
         return _Repeat(self, count)

@@ -14,6 +14,7 @@ from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
 from opforge.dispatch.trace import TraceError, tracing
 from opforge.ops import frontend_shape as _frontend_shape
+from opforge.ops import interpolate_v1 as _interpolate_v1
 from opforge.ops import parameter_func as _parameter_func
 from opforge.ops import resize as _resize
 from opforge.ops.functional_loss import (  # noqa: F401
@@ -314,7 +315,19 @@ def _nearest_taps(n: int, m: int, align_corners=False, half_pixel_centers=False,
 _LINEAR_MODES = {"linear": 1, "bilinear": 2}  # interpolate's linear modes: their number of spatial dims
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):  # noqa: A002
+def interpolate(
+    input,  # noqa: A002
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    *,
+    roi=None,
+    scales=None,
+    sizes=None,
+    coordinate_transformation_mode=None,
+):
     """MindSpore's ``ops.interpolate`` (``ops.upsample``) on [N, C, *spatial], for three modes:
 
     * ``"nearest"``, 1 to 3 spatial dims: output position d of a dim reads input floor(d * in / out) (with
@@ -328,7 +341,24 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
       scale) with ``scale_factor``). Gather, Mul and Add (opforge/ops/resize.py): float16 (computed in
       float32), float32 and float64 on the CPU and the GPU.
 
-    Other modes ("bicubic", "trilinear", "area", "nearest-exact") raise ValueError."""
+    Other modes ("bicubic", "trilinear", "area", "nearest-exact") raise ValueError.
+
+    The keyword-only ``roi``, ``scales``, ``sizes`` and ``coordinate_transformation_mode`` are MindSpore 1.x's
+    arguments (``interpolate(x, roi, scales, sizes, coordinate_transformation_mode="align_corners",
+    mode="linear")``): a call passing one of them runs the older function (opforge/ops/interpolate_v1.py) and
+    may not pass ``size``, ``scale_factor``, ``align_corners`` or ``recompute_scale_factor``."""
+    old = {"roi": roi, "scales": scales, "sizes": sizes}
+    old["coordinate_transformation_mode"] = coordinate_transformation_mode
+    if any(v is not None for v in old.values()):
+        given = {"size": size, "scale_factor": scale_factor, "align_corners": align_corners,
+                 "recompute_scale_factor": recompute_scale_factor}  # fmt: skip
+        mixed = sorted(k for k, v in given.items() if v is not None)
+        if mixed:
+            raise TypeError(
+                f"For 'interpolate', MindSpore 1.x's arguments {sorted(k for k, v in old.items() if v is not None)} "
+                f"cannot be mixed with the 2.x arguments {mixed}."
+            )
+        return _interpolate_v1.interpolate_v1(input, roi, scales, sizes, coordinate_transformation_mode, mode)
     if mode != "nearest" and mode not in _LINEAR_MODES:
         raise ValueError(
             f"For 'interpolate', the 'mode' must be 'nearest', 'linear' or 'bilinear' (the modes opforge implements), "
