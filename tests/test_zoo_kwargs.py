@@ -149,6 +149,7 @@ def test_set_context_ascend_options_are_checked_then_ignored_with_mindspores_war
 
 
 def test_set_auto_parallel_context_enable_alltoall_and_loss_repeated_mean(_context_restored):
+    opforge.reset_auto_parallel_context()  # from the defaults, whatever another test in this process left
     assert opforge.get_auto_parallel_context("enable_alltoall") is False
     assert opforge.get_auto_parallel_context("loss_repeated_mean") is True
     # PanGu-alpha's and OPT's call
