@@ -7,8 +7,10 @@ the file readers of ``opforge.dataset.readers``: ``MnistDataset``, ``Cifar10Data
 ``MindDataset`` (MindRecord files, written by ``opforge.mindrecord.FileWriter``); ``TextFileDataset`` (a row a
 line) and ``CLUEDataset`` (the CLUE benchmark's JSON lines) of ``opforge.dataset.text_datasets``.
 Operations return new datasets: ``batch`` (with ``per_batch_map``, ``input_columns``, ``output_columns``
-and a callable ``batch_size``, given a ``BatchInfo``), ``shuffle``, ``map``, ``repeat``, ``take``, ``skip``,
-``project``, ``rename``, ``zip`` (also ``dataset.zip((a, b))``); ``save`` writes the rows as MindRecord
+and a callable ``batch_size``, given a ``BatchInfo``; MindSpore 1.x's ``pad_info``), ``padded_batch`` (rows
+padded to one shape per column: ``opforge.dataset.pad_info``), ``shuffle``, ``map``, ``repeat``, ``take``,
+``skip``, ``project``, ``rename``, ``zip`` (also ``dataset.zip((a, b))``); ``split`` shares the rows out among
+new datasets (``opforge.dataset.split``); ``save`` writes the rows as MindRecord
 (``opforge.dataset.save``). ``opforge.dataset.text`` holds the NLP transforms (tokenizers, ``Vocab``,
 ``Lookup``). Iterate with ``create_tuple_iterator`` /
 ``create_dict_iterator`` (Tensors by default, NumPy arrays with ``output_numpy=True``) or ``for row in dataset``.
@@ -32,8 +34,7 @@ as a source's ``sampler`` or by ``Dataset.use_sampler``; ``PaddedDataset`` pads 
 ``DatasetCache`` (``opforge.dataset.cache_client``) as a file reader's or ``map``'s ``cache`` keeps the rows it
 produces, so that later epochs read them instead (in this process: MindSpore's cache server is not needed).
 
-Not here: the other formats' readers (CSV, COCO, VOC, ...), ``bucket_batch_by_length``, padded batches,
-dataset sink mode.
+Not here: the other formats' readers (CSV, COCO, VOC, ...), ``bucket_batch_by_length``, dataset sink mode.
 """
 
 from opforge.dataset import config, engine, text, transforms, vision

@@ -81,7 +81,7 @@ def call_per_batch_map(fn, columns: dict, inputs: list, outputs: list, info: Bat
         )
     outs = []
     for name, value in zip(outputs, out):
-        if not isinstance(value, (list, tuple, np.ndarray)) or np.ndim(value) == 0 and not isinstance(value, list):
+        if not isinstance(value, (list, tuple, np.ndarray)) or isinstance(value, np.ndarray) and value.ndim == 0:
             raise RuntimeError(
                 f"For 'batch', per_batch_map's output column '{name}' must be a list of numpy arrays or a "
                 f"numpy array, but is {type(value).__name__}."

@@ -5,7 +5,9 @@
 from __future__ import annotations
 
 import collections
+import copy
 import itertools
+import logging
 import multiprocessing
 import random
 from concurrent.futures import ThreadPoolExecutor
@@ -13,11 +15,15 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from opforge.dataset import batch_map, cache_client, config, samplers
+from opforge.dataset import pad_info as pad_module
 from opforge.dataset import save as save_module
+from opforge.dataset import split as split_module
 from opforge.dataset.vision import random_source
 from opforge.tensor import Tensor
 
 __all__ = ["Dataset", "GeneratorDataset", "NumpySlicesDataset", "zip_datasets"]
+
+_logger = logging.getLogger(__name__)
 
 
 def _as_row(value, columns: list, where: str) -> tuple:
@@ -106,9 +112,28 @@ class Dataset:
 
     # -- operations --------------------------------------------------------------------------------
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, **kwargs):
+        """MindSpore's ``batch``; ``pad_info`` (MindSpore 1.x's keyword, ``padded_batch``'s in 2.x) pads the
+        columns it names before they are stacked (``opforge/dataset/pad_info.py``)."""
+        pad_info = kwargs.pop("pad_info", None)
         if callable(batch_size) or any(kwargs.get(k) is not None for k in ("per_batch_map", "input_columns")):
-            return _MapBatch(self, batch_size, drop_remainder, **kwargs)
-        return _Batch(self, batch_size, drop_remainder)
+            return _MapBatch(self, batch_size, drop_remainder, pad_info=pad_info, **kwargs)
+        return _Batch(self, batch_size, drop_remainder, pad_info=pad_info)
+
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, pad_info=None):
+        """MindSpore 2.x's ``padded_batch``: ``batch`` whose rows are first padded as ``pad_info`` says, a dict
+        {column: (pad_shape or None, pad_value or None)} (None: no padding; ``{}``: every column to the batch's
+        largest shape with 0; a None dim: the batch's largest; ``opforge/dataset/pad_info.py``). ``batch_size``
+        an int or a callable of the ``BatchInfo``."""
+        where = "padded_batch"
+        if not isinstance(drop_remainder, (bool, np.bool_)):
+            raise TypeError(
+                f"For '{where}', the 'drop_remainder' must be a bool, but got {type(drop_remainder).__name__}."
+            )
+        if num_parallel_workers is not None:
+            _check_positive(where, "num_parallel_workers", num_parallel_workers)
+        if callable(batch_size):
+            return _MapBatch(self, batch_size, drop_remainder, pad_info=pad_info, where=where)
+        return _Batch(self, batch_size, drop_remainder, pad_info=pad_info, where=where)
 
     def shuffle(self, buffer_size):
         return _Shuffle(self, buffer_size)
@@ -131,6 +156,32 @@ class Dataset:
 
     def skip(self, count):
         return _Skip(self, count)
+
+    def split(self, sizes, randomize=True):
+        """MindSpore's ``Dataset.split``: a tuple of datasets that share out the rows, ``sizes`` their row counts
+        (ints summing to the dataset's size, or floats summing to 1: ``opforge/dataset/split.py``). A source with
+        random access (MindSpore's mappable datasets) is split by samplers: part i reads positions
+        ``[start_i, start_i + size_i)`` of its rows, after ``randomize`` one random order of them that is the same
+        in every epoch and every part. Any other dataset (operations above the source, an iterable source, the
+        TFRecord and text readers) is split row by row: part i skips the rows of the parts before it and takes
+        its own, after ``randomize`` through a shuffle buffer of 10,000 rows that shuffles alike every epoch.
+        Both draw from ``ds.config.set_seed``'s seed (MindSpore's default 5489 without one), so the parts are
+        disjoint and cover the dataset. Each part has its own copy of the pipeline. A dataset sharded before
+        ``split`` is refused (RuntimeError; shard a part with ``use_sampler`` instead); one shuffled before it
+        draws a warning: its parts change from epoch to epoch, as MindSpore's do."""
+        split_module.check_split(sizes, randomize)
+        nodes = list(_tree_nodes(self))
+        if any(_is_sharded_node(node) for node in nodes):
+            raise RuntimeError(
+                "For 'split', the dataset must not be sharded before split (num_shards > 1 or a DistributedSampler): "
+                "split it first, then shard a part (use_sampler)."
+            )
+        if any(_is_shuffled_node(node) for node in nodes):
+            _logger.warning("For 'split', the dataset is shuffled before split: its parts differ from epoch to epoch.")
+        counts = split_module.absolute_sizes(sizes, self.get_dataset_size())
+        if isinstance(self, _Source) and self._length is not None and self._mappable:
+            return _split_by_samplers(self, counts, bool(randomize))
+        return _split_by_rows(self, counts, bool(randomize))
 
     def project(self, columns):
         return _Project(self, columns)
@@ -181,6 +232,83 @@ class Dataset:
         samplers.use_sampler(self, new_sampler)
 
 
+def _tree_nodes(node):
+    """``node`` and every dataset below it (operations, concatenated and zipped datasets, sources)."""
+    yield node
+    for below in [getattr(node, "parent", None), *getattr(node, "children", ()), *getattr(node, "datasets", ())]:
+        if below is not None:
+            yield from _tree_nodes(below)
+
+
+def _is_sharded_node(node) -> bool:
+    """Whether the node reads one shard of its rows: a source's ``num_shards`` > 1 or its sharding sampler, a
+    concatenation dealt among shards (``use_sampler``)."""
+    if isinstance(node, _Source):
+        if node._sampler is not None:
+            return node._sampler.is_sharded()
+        return node._shards[0] is not None and node._shards[0] > 1
+    return isinstance(node, _Concat) and any(keep is not None and keep[0] > 1 for keep in node._keeps or ())
+
+
+def _is_shuffled_node(node) -> bool:
+    if isinstance(node, _Shuffle):
+        return True
+    if isinstance(node, _Source):
+        return node._sampler.is_shuffled() if node._sampler is not None else bool(node._shuffle)
+    return False
+
+
+def _copy_tree(node):
+    """A copy of the pipeline from ``node`` down (a new object for each operation and source, the data and the
+    functions shared): a split part's own, as MindSpore's ``split`` deep-copies it, so that ``use_sampler`` on one
+    part leaves the others as they are."""
+    node = copy.copy(node)
+    if getattr(node, "parent", None) is not None:
+        node.parent = _copy_tree(node.parent)
+    if isinstance(node, _Concat):
+        node.children = [_copy_tree(child) for child in node.children]
+    if isinstance(node, _Zip):
+        node.datasets = [_copy_tree(d) for d in node.datasets]
+    return node
+
+
+def _split_by_samplers(source, counts: list, randomize: bool) -> tuple:
+    """MindSpore's split of a mappable source: each part a copy of it whose rows pass, after the source's own
+    sampler (or order), through a RandomSampler fixed across epochs (``randomize``), then
+    ``SequentialSampler(start, size)``, then a ``SequentialSampler()`` that a later ``use_sampler`` replaces."""
+    parts, start = [], 0
+    for count in counts:
+        part = copy.copy(source)
+        if randomize:
+            order = samplers.RandomSampler()
+            order.reshuffle_each_epoch = False
+            samplers.add_sampler(part, order)
+        samplers.add_sampler(part, samplers.SequentialSampler(start, count))
+        samplers.add_sampler(part, samplers.SequentialSampler())
+        parts.append(part)
+        start += count
+    return tuple(parts)
+
+
+_SPLIT_BUFFER = 10000  # MindSpore's split shuffles with this buffer
+
+
+def _split_by_rows(dataset, counts: list, randomize: bool) -> tuple:
+    """MindSpore's split of any other dataset: each part a copy of the pipeline, shuffled alike every epoch
+    (``randomize``), skipping the rows of the parts before it and taking its own."""
+    parts, skipped = [], 0
+    for count in counts:
+        part = _copy_tree(dataset)
+        if randomize:
+            part = _Shuffle(part, _SPLIT_BUFFER)
+            part.reshuffle_each_epoch = False
+        if skipped > 0:
+            part = _Skip(part, skipped)
+        parts.append(_Take(part, count))
+        skipped += count
+    return tuple(parts)
+
+
 def _check_positive(where: str, name: str, value) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"For '{where}', the '{name}' must be an int >= 1, but got {value!r}.")
@@ -209,6 +337,7 @@ class _Source(Dataset):
     """Rows read from a random-access source (``read(i)``) or an iterable (``iterate()``)."""
 
     where = "GeneratorDataset"
+    _mappable = True  # MindSpore's MappableDataset (``split`` by samplers); the TFRecord and text readers are not
 
     def __init__(self, column_names, length, shuffle, num_samples, num_shards, shard_id, workers, processes):
         super().__init__(column_names)
@@ -460,10 +589,13 @@ class _EpochIterator:
 
 
 class _Batch(_Op):
-    def __init__(self, parent, batch_size, drop_remainder):
+    def __init__(self, parent, batch_size, drop_remainder, pad_info=None, where="batch"):
         super().__init__(parent)
-        self.batch_size = _check_positive("batch", "batch_size", batch_size)
+        self.where = where
+        self.batch_size = _check_positive(where, "batch_size", batch_size)
         self.drop_remainder = bool(drop_remainder)
+        self._pad_info = pad_module.check_pad_info(where, pad_info)
+        pad_module.check_pad_columns(where, self._pad_info, self._columns)
 
     def _size(self) -> int:
         n = self.parent._size()
@@ -480,27 +612,28 @@ class _Batch(_Op):
             yield self._stack(rows)
 
     def _stack(self, rows):
+        rows = pad_module.pad_rows(self.where, self._columns, rows, self._pad_info)
         try:
             return tuple(np.stack(col) for col in zip(*rows))
         except ValueError as e:
             raise RuntimeError(
-                f"For 'batch', the rows of a batch must have one shape per column (columns {self._columns}): {e}"
+                f"For '{self.where}', the rows of a batch must have one shape per column (columns {self._columns}): {e}"
             ) from e
 
 
 class _MapBatch(_Op):
     """``batch(batch_size, drop_remainder, per_batch_map=..., input_columns=..., output_columns=...)``."""
 
-    def __init__(
-        self, parent, batch_size, drop_remainder, per_batch_map=None, input_columns=None, output_columns=None, **kwargs
-    ):
+    def __init__(self, parent, batch_size, drop_remainder, per_batch_map=None, input_columns=None,
+                 output_columns=None, pad_info=None, where="batch", **kwargs):  # fmt: skip
         if (per_batch_map is None) != (input_columns is None):
             raise ValueError("For 'batch', per_batch_map and input_columns need to be passed in together.")
         if per_batch_map is not None and not callable(per_batch_map):
             raise TypeError(f"For 'batch', 'per_batch_map' must be callable, but got {type(per_batch_map).__name__}.")
         if not callable(batch_size):
-            batch_size = _check_positive("batch", "batch_size", batch_size)
+            batch_size = _check_positive(where, "batch_size", batch_size)
         self.batch_size, self.drop_remainder, self.fn = batch_size, bool(drop_remainder), per_batch_map
+        self.where, self._pad_info = where, pad_module.check_pad_info(where, pad_info)
         inputs = [] if input_columns is None else batch_map.column_names("batch", input_columns, "input_columns")
         for c in inputs:
             if c not in parent._columns:
@@ -515,6 +648,7 @@ class _MapBatch(_Op):
         kept = [c for c in parent._columns if c not in inputs]
         first = min(parent._columns.index(c) for c in inputs) if inputs else len(kept)
         super().__init__(parent, kept[:first] + outputs + kept[first:])
+        pad_module.check_pad_columns(where, self._pad_info, self._columns)
 
     def _size_of(self, batch_num: int, epoch: int) -> int:
         return batch_map.batch_size_at(self.batch_size, batch_num, epoch)
@@ -552,6 +686,10 @@ class _MapBatch(_Op):
             for c in self._inputs:
                 del columns[c]
             columns.update(zip(self._outputs, outs))
+        if self._pad_info is not None:  # after per_batch_map, as MindSpore pads
+            rows = pad_module.pad_rows(self.where, self._columns, list(zip(*(columns[c] for c in self._columns))),
+                                       self._pad_info)  # fmt: skip
+            columns = {c: [row[i] for row in rows] for i, c in enumerate(self._columns)}
         try:
             return tuple(np.stack([np.asarray(v) for v in columns[c]]) for c in self._columns)
         except ValueError as e:
@@ -561,13 +699,17 @@ class _MapBatch(_Op):
 
 
 class _Shuffle(_Op):
+    reshuffle_each_epoch = True  # False (``split`` sets it): one order every epoch, from the seed or 5489
+
     def __init__(self, parent, buffer_size):
         super().__init__(parent)
         self.buffer_size = _check_positive("shuffle", "buffer_size", buffer_size)
 
     def _rows(self, epoch):
-        seed = config.get_seed()
-        rng = random.Random(None if seed is None else seed * 1_000_003 + epoch)
+        seed, draw = config.get_seed(), epoch
+        if not self.reshuffle_each_epoch:
+            seed, draw = (_SHARED_SEED if seed is None else seed), 0
+        rng = random.Random(None if seed is None else seed * 1_000_003 + draw)
         buffer = []
         for row in self.parent._rows(epoch):
             buffer.append(row)

@@ -239,7 +239,8 @@ class RandomSampler(BuiltinSampler):
     """MindSpore's ``RandomSampler(replacement=False, num_samples=None, shuffle=Shuffle.GLOBAL)``: a new
     random order of the rows each epoch (its first ``num_samples``), or with ``replacement`` ``num_samples``
     (default: the row count) uniform draws. ``Shuffle.FILES`` / ``Shuffle.INFILE`` (``MindDataset`` only):
-    the files in a random order, or each file's rows."""
+    the files in a random order, or each file's rows. ``reshuffle_each_epoch = False`` (``Dataset.split`` sets
+    it): epoch 0's order every epoch, drawn from the seed, MindSpore's default 5489 without one."""
 
     def __init__(self, replacement=False, num_samples=None, shuffle=Shuffle.GLOBAL):
         self.replacement = _check_bool("RandomSampler", "replacement", replacement)
@@ -264,7 +265,7 @@ class RandomSampler(BuiltinSampler):
 
     def _positions(self, n, epoch, depth, source, below):
         k = self._limit(n)
-        rng = _rng(epoch, depth)
+        rng = _rng(epoch, depth) if self.reshuffle_each_epoch else _rng(0, depth, shared=True)
         if self.replacement:
             return rng.integers(0, n, size=k) if n else np.zeros(0, np.int64)
         if self.shuffle is Shuffle.GLOBAL:

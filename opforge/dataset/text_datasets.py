@@ -51,6 +51,8 @@ class _LineFile:
 class _LineReader(FileRows):
     """Rows read from the lines of text files."""
 
+    _mappable = False  # not MindSpore's MappableDataset: ``split`` goes row by row
+
     def __init__(self, columns, dataset_files, num_samples, num_parallel_workers, shuffle, num_shards, shard_id,
                  cache):  # fmt: skip
         cache_client.check_cache(cache)

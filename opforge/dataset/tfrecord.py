@@ -364,6 +364,7 @@ class TFRecordDataset(FileRows):
     (``opforge.dataset.cache_client``)."""
 
     where = _WHERE
+    _mappable = False  # not MindSpore's MappableDataset: ``split`` goes row by row
 
     def __init__(self, dataset_files, schema=None, columns_list=None, num_samples=None, num_parallel_workers=None,
                  shuffle=Shuffle.GLOBAL, num_shards=None, shard_id=None, shard_equal_rows=False, cache=None,
