@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from opforge import context, log
 from opforge import dtype as mstype
@@ -109,12 +109,17 @@ class Cell:
                 return self.fc(x)
     """
 
-    def __init__(self, auto_prefix: bool = True):
+    def __init__(self, auto_prefix: bool = True, flags: dict | None = None):
+        """MindSpore's ``Cell(auto_prefix=True, flags=None)``: ``flags``, a dict, is set as ``add_flags(**flags)``."""
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
         object.__setattr__(self, "_auto_prefix", bool(auto_prefix))
         object.__setattr__(self, "training", False)
         object.__setattr__(self, "_phase", "train")  # MindSpore's: set_train(False) makes it "predict"
+        if flags:
+            if not isinstance(flags, Mapping):
+                raise TypeError(f"For 'Cell', the 'flags' must be a dict, but got {type(flags).__name__}.")
+            self.add_flags(**flags)
 
     # -- registration ---------------------------------------------------------------------------
     def _registries(self):
@@ -560,12 +565,20 @@ class SequentialCell(Cell):
 
 
 class CellList(Cell):
-    """A list of cells, registered as children ``"0"``, ``"1"`` ... (it has no ``construct``)."""
+    """MindSpore's ``nn.CellList(*args, **kwargs)``: a list of cells, registered as children ``"0"``, ``"1"`` ...
+    (it has no ``construct``). ``args`` is at most one list of cells; the keyword ``auto_prefix`` (default True)
+    is the Cell's: False leaves the names of the parameters of the cells added (``append``, ``extend``,
+    ``insert``, ``cell_list[i] = cell``) as they are, without the ``"<index>."`` prefix."""
 
-    def __init__(self, cells=None):
-        super().__init__()
-        if cells is not None:
-            self.extend(cells)
+    def __init__(self, *args, **kwargs):
+        unknown = sorted(set(kwargs) - {"auto_prefix"})
+        if unknown:
+            raise TypeError(f"For 'CellList', the only keyword argument is 'auto_prefix', but got {unknown}.")
+        if len(args) > 1:
+            raise TypeError(f"For 'CellList', give at most one list of cells, but got {len(args)} arguments.")
+        super().__init__(auto_prefix=kwargs.get("auto_prefix", True))
+        if args and args[0] is not None:
+            self.extend(args[0])
 
     def _reindex(self) -> None:
         cells = list(self._cells.values())
@@ -622,10 +635,12 @@ class CellDict(Cell):
     their keys (so their parameters are the container's, named ``key.<name>``). ``args`` is at most one
     mapping (dict, OrderedDict, CellDict) or iterable of (key, cell) pairs, added in their order; keyword
     arguments follow. Keys are non-empty strings without "." (TypeError, KeyError otherwise); values are
-    Cells (TypeError). It has no ``construct``: index it by key."""
+    Cells (TypeError). It has no ``construct``: index it by key. The keyword ``auto_prefix`` (default True) is
+    the Cell's, as MindSpore's ``CellDict`` means to read it: False leaves the names of the parameters of the
+    cells added as they are, without the ``"<key>."`` prefix."""
 
     def __init__(self, *args, **kwargs):
-        super().__init__()
+        super().__init__(auto_prefix=kwargs.pop("auto_prefix", True))
         if len(args) > 1:
             raise TypeError(f"For 'CellDict', give at most one positional argument, but got {len(args)}.")
         if args:

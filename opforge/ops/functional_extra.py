@@ -272,13 +272,20 @@ def trace(input):  # noqa: A002 (MindSpore's name)
     return F.reduce_sum_op(False)(F.select(mask, x, _zeros(x)), ())
 
 
-def dot(input, other):  # noqa: A002 (MindSpore's name)
+def dot(input=None, other=None, *, x1=None, x2=None):  # noqa: A002 (MindSpore's name)
     r"""MindSpore's ``ops.dot``: the contraction of the last dim of ``input`` with the second-last of
     ``other`` (both of rank >= 2, the same dtype), :math:`out[a, b, c] = \sum_k input[a, k] \, other[b, k, c]`
     with ``a`` the leading dims of ``input``, ``b`` those of ``other`` before its last two and ``c`` its last;
     the shape is ``input.shape[:-1] + other.shape[:-2] + other.shape[-1:]`` (MatMul of the flattened
-    operands). dtypes: float16, bfloat16, float32, float64."""
-    a, b = _tensor("dot", "input", input), _tensor("dot", "other", other)
+    operands). dtypes: float16, bfloat16, float32, float64. The keyword-only ``x1`` and ``x2`` are MindSpore
+    1.x's names of ``input`` and ``other`` (``dot(x1, x2)``): ``dot(x1=a, x2=b)`` is ``dot(a, b)``."""
+    for name, value, old, old_value in (("input", input, "x1", x1), ("other", other, "x2", x2)):
+        if value is not None and old_value is not None:
+            raise TypeError(f"For 'dot', got both '{name}' and '{old}' (its MindSpore 1.x name): give one.")
+        if value is None and old_value is None:
+            raise TypeError(f"For 'dot', the '{name}' (MindSpore 1.x: '{old}') is missing.")
+    a = _tensor("dot", "input", input if x1 is None else x1)
+    b = _tensor("dot", "other", other if x2 is None else x2)
     for name, t in (("input", a), ("other", b)):
         _float("dot", name, t)
         if t.ndim < 2:

@@ -17,6 +17,9 @@ too.
 ``dataset_sink_mode=True`` (``train``, ``fit``) runs each epoch as one sink of ``sink_size`` steps (the
 whole dataset for -1), the batches read as one stream across epochs, with MindSpore's callback counts:
 ``opforge/train/sink.py``; ``eval``'s sink mode gives the same metrics.
+``infer_predict_layout(*predict_data)`` and ``infer_train_layout(train_dataset, dataset_sink_mode=True,
+sink_size=-1)`` lay the network's parameters out in SEMI_AUTO_PARALLEL / AUTO_PARALLEL mode without changing their
+values and return MindSpore's parameter layout dictionary (opforge/parallel/parameter_layout.py).
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ import sys
 
 import numpy as np
 
+from opforge import context
 from opforge.amp import AMP_LEVELS, LossScaleManager, build_train_network
 from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import WithEvalCell
-from opforge.parallel_context import ParallelMode, get_auto_parallel_context  # noqa: F401 (mindspore.train.model has ParallelMode)
+from opforge.parallel.parameter_layout import lay_out, parameter_layout_dict
+from opforge.parallel_context import ParallelMode, get_auto_parallel_context, operator_parallel  # noqa: F401 (mindspore.train.model has ParallelMode)
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
@@ -85,6 +90,29 @@ def _check_bool(where: str, name: str, value) -> bool:
 
 def _tensors(row) -> tuple:
     return tuple(v if isinstance(v, Tensor) else Tensor(np.asarray(v)) for v in row)
+
+
+def _check_layout_mode(network: str) -> None:
+    """MindSpore's conditions of ``infer_predict_layout`` / ``infer_train_layout``."""
+    if not context.graph_mode():
+        raise RuntimeError(
+            f"Pre-compile process that generate parameter layout for the {network} network only supports GRAPH "
+            "MODE currently."
+        )
+    if not operator_parallel():
+        mode = get_auto_parallel_context("parallel_mode")
+        raise RuntimeError(
+            f"'infer_{network}_layout' only supports 'semi_auto_parallel' and 'auto_parallel' mode, but got {mode}."
+        )
+
+
+def _check_tensors(where: str, data) -> None:
+    """Every item a Tensor, or a list or tuple of them (MindSpore's ``check_input_data(data_class=Tensor)``)."""
+    for item in data:
+        if isinstance(item, (list, tuple)):
+            _check_tensors(where, item)
+        elif not isinstance(item, Tensor):
+            raise TypeError(f"For '{where}', the input data must be Tensors, but got {type(item).__name__}.")
 
 
 class Model:
@@ -297,3 +325,44 @@ class Model:
         """The network's outputs on ``predict_data`` (evaluation mode)."""
         self._network.set_train(False)
         return self._network(*_tensors(predict_data))
+
+    # -- parameter layouts (SEMI_AUTO_PARALLEL / AUTO_PARALLEL) ------------------------------------
+    def infer_predict_layout(self, *predict_data) -> dict:
+        """MindSpore's: the layout of every parameter of the prediction network on ``predict_data`` (Tensors, or
+        lists and tuples of them), ``{name: (device_matrix, tensor_map, slice_shape, field_size, uniform_split,
+        opt_shard_group)}``, for ``load_distributed_checkpoint``. The network's first call lays its parameters
+        out (opforge/parallel/parameter_layout.py), in evaluation mode; their values do not change. GRAPH_MODE,
+        SEMI_AUTO_PARALLEL or AUTO_PARALLEL, ``full_batch`` and no parallel optimizer, as MindSpore's
+        (RuntimeError otherwise)."""
+        _check_layout_mode("predict")
+        if not get_auto_parallel_context("full_batch"):
+            raise RuntimeError('Model prediction only supports full batch dataset. Please set "full_batch" with True.')
+        if get_auto_parallel_context("enable_parallel_optimizer"):
+            raise RuntimeError(
+                'Model prediction does not support parallel optimizer. Please set "enable_parallel_optimizer" with '
+                "False."
+            )
+        _check_tensors("Model.infer_predict_layout", predict_data)
+        self._network.set_train(False)
+        lay_out(self._network, predict_data)
+        return parameter_layout_dict(self._network)
+
+    def infer_train_layout(self, train_dataset, dataset_sink_mode=True, sink_size=-1) -> dict:
+        """MindSpore's: the layout of every parameter of the training network, laid out on the first batch of
+        ``train_dataset`` (its columns in order, as ``train`` gives them) by the step's forward pass, which is
+        run up to the loss: no gradient, no update, the parameters' values unchanged
+        (opforge/parallel/parameter_layout.py; the optimizer's states are split by the first training step and
+        listed whole). The arguments are ``train``'s; only ``dataset_sink_mode=True`` is supported (ValueError),
+        and GRAPH_MODE with SEMI_AUTO_PARALLEL or AUTO_PARALLEL (RuntimeError), as MindSpore's."""
+        _check_layout_mode("train")
+        _check_bool("Model.infer_train_layout", "dataset_sink_mode", dataset_sink_mode)
+        if not dataset_sink_mode:
+            raise ValueError("Only dataset sink mode is supported for now.")
+        check_sink_size("infer_train_layout", sink_size, train_dataset)
+        if self._train_network is None:
+            raise RuntimeError("For 'Model.infer_train_layout', a Model with a 'loss_fn' needs an 'optimizer'.")
+        # the first batch, read as output_shapes reads it: the dataset's epochs are not moved on
+        inputs = _tensors(train_dataset._first_row())
+        self._train_network.set_train(True)
+        lay_out(self._train_network, inputs)
+        return parameter_layout_dict(self._train_network)
