@@ -10,7 +10,8 @@ first out). ``set_context(mode=GRAPH_MODE)`` makes every top-level ``Cell`` call
 
 Under a tape or a profiler (a gradient of a jitted function, ``opforge profile``) a recorded trace
 replays through that interpreter, so it records or times each call; without a trace for the
-signature, ``fn`` runs eagerly under it.
+signature, ``fn`` runs eagerly under it, as it does under a tape for a trace in which ``stop_gradient``
+ran (that cut is no recorded call a tape could see).
 
 ``JitFunction.lower(*specs)`` is the shape-only dry run: the outputs' shapes and dtypes from
 ``Tensor(shape=..., dtype=...)`` placeholders, with no kernel run (``opforge.dispatch.abstract``).
@@ -125,6 +126,8 @@ class JitFunction:
         key, tensors = self._key(args, kwargs)
         trace = self._traces.get(key)
         if trace is not None and trace.version == registry.version():  # (else a kernel was registered since)
+            if trace.cuts_gradient and not can_trace():  # its stop_gradient is no step a tape could see
+                return self.fn(*args, **kwargs)
             self._traces.move_to_end(key)
             return _replayed(trace, tensors)
         aliases = _aliases(tensors)
@@ -132,6 +135,8 @@ class JitFunction:
             key = (key, aliases)
             trace = self._traces.get(key)
             if trace is not None and trace.version == registry.version():
+                if trace.cuts_gradient and not can_trace():
+                    return self.fn(*args, **kwargs)
                 self._traces.move_to_end(key)
                 return _replayed(trace, tensors)
         dynamic = None

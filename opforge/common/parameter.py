@@ -32,3 +32,22 @@ class ParameterTuple(tuple):
             Parameter(initializer(init, p.shape, p.dtype), name=f"{prefix}.{p.name}", requires_grad=p.requires_grad)
             for p in self
         )
+
+
+def _parameter_clone(self, init="same") -> Parameter:
+    """MindSpore's ``Parameter.clone(init='same')``: a new Parameter of the same name, shape, dtype,
+    ``requires_grad`` and parallel flags; ``init="same"`` copies the value, any other ``init`` (an initializer's
+    name, an ``Initializer``, a number, a Tensor) gives the new value (the zoo's YOLOX keeps EMA copies of the
+    BatchNorm statistics this way)."""
+    value = self if isinstance(init, str) and init == "same" else initializer(init, self.shape, self.dtype)
+    return Parameter(
+        value,
+        name=self.name,
+        requires_grad=self.requires_grad,
+        layerwise_parallel=self.layerwise_parallel,
+        parallel_optimizer=self.parallel_optimizer,
+    )
+
+
+_parameter_clone.__name__ = "clone"
+Parameter.clone = _parameter_clone  # attached here, where the initializers are importable (as Parameter.value)

@@ -40,6 +40,7 @@ __all__ = [
     "same_constant",
     "tracing",
     "can_trace",
+    "note_gradient_cut",
 ]
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -82,6 +83,7 @@ class Trace:
     # (sink, key) of each value the function handed to the host (opforge/dispatch/side_outputs.py): the
     # outputs are then (value, those values), and opforge.jit delivers them after each replay
     side_targets: tuple = ()
+    cuts_gradient: bool = False  # a stop_gradient ran while it recorded (note_gradient_cut)
 
     def __init__(
         self,
@@ -329,6 +331,7 @@ class Tracer(Interpreter):
         self.n_inputs = len(inputs)
         self.n_slots = len(inputs)
         self.before_replay: list = []
+        self.cuts_gradient = False  # a stop_gradient ran (note_gradient_cut)
 
     def __enter__(self):
         if not can_trace():
@@ -433,9 +436,11 @@ class Tracer(Interpreter):
     def finish(self, value) -> Trace:
         outputs = self.output_spec(value)
         compiled = self.compile(outputs)
-        return Trace(
+        trace = Trace(
             self.n_inputs, self.steps, self.n_slots, outputs, self.where, compiled, self.graph, self.before_replay
         )
+        trace.cuts_gradient = self.cuts_gradient
+        return trace
 
     def compile(self, outputs):
         """(program, its outputs) from the compiler's passes, or None without them."""
@@ -463,6 +468,15 @@ def replay_counter(advance, device: str):
 
     tracer.before_replay.append(refill)
     return counter
+
+
+def note_gradient_cut() -> None:
+    """``stop_gradient`` ran while a trace records: its output is its input's array (no step), so a replay
+    under a tape would let gradients through it; such a trace is not replayed under a tape (``opforge.jit``
+    runs the function eagerly there instead)."""
+    tracer = _recording()
+    if tracer is not None:
+        tracer.cuts_gradient = True
 
 
 def _recording() -> Tracer | None:

@@ -202,8 +202,10 @@ def abs(x):  # noqa: A001 (NumPy's name)
 absolute = abs
 
 
-def clip(a, a_min, a_max):
-    return F.clip_by_value(a, a_min, a_max)
+def clip(x, xmin, xmax, dtype=None):
+    """``mindspore.numpy.clip(x, xmin, xmax, dtype=None)``: the result cast to ``dtype`` when one is given."""
+    out = F.clip_by_value(x, xmin, xmax)
+    return out if dtype is None else F.cast(out, dtype)
 
 
 def where(condition, x, y):

@@ -12,7 +12,7 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
-from opforge.dispatch.trace import TraceError, tracing
+from opforge.dispatch.trace import TraceError, note_gradient_cut, tracing
 from opforge.ops import frontend_shape as _frontend_shape
 from opforge.ops import interpolate_v1 as _interpolate_v1
 from opforge.ops import parameter_func as _parameter_func
@@ -1423,7 +1423,9 @@ def dtype(x):
 
 def tuple_to_array(x):
     """MindSpore's ``F.tuple_to_array``: a tuple of numbers as a 1-D Tensor (float32 if any is a float, else
-    int64)."""
+    int64). A ``range`` is taken as the tuple of its values, as MindSpore's primitive takes it."""
+    if isinstance(x, builtins.range):
+        x = tuple(x)
     if not isinstance(x, tuple) or not x or not all(isinstance(v, (int, float)) for v in x):
         raise TypeError(f"For 'tuple_to_array', the input must be a non-empty tuple of numbers, but got {x!r}.")
     return Tensor(np.array(x, np.float32 if any(isinstance(v, float) for v in x) else np.int64))
@@ -1641,6 +1643,7 @@ def stop_gradient(x):
         raise TypeError(f"For 'stop_gradient', the input must be a Tensor, but got {type(x).__name__}.")
     if not hasattr(x, "_data"):  # a placeholder (abstract evaluation)
         return Tensor._placeholder(*x._meta)
+    note_gradient_cut()  # a trace recording now is not replayed under a tape (opforge/jit.py)
     return Tensor._from_array(x._data, *x._meta[::2])
 
 

@@ -378,9 +378,13 @@ def ne(self, other):
     return F.not_equal(self, _operand(other))
 
 
-def clip(self, xmin, xmax):
-    """MindSpore's ``Tensor.clip``: ``ops.clip_by_value(self, xmin, xmax)``."""
-    return F.clip_by_value(self, xmin, xmax)
+def clip(self, xmin, xmax, dtype=None):
+    """MindSpore's ``Tensor.clip(xmin, xmax, dtype=None)``: ``ops.clip_by_value(self, xmin, xmax)``, cast to
+    ``dtype`` when one is given (the zoo's YOLOX: ``k.clip(xmin=1, xmax=n, dtype=mindspore.int32)``)."""
+    out = F.clip_by_value(self, xmin, xmax)
+    if dtype is not None and mstype.to_dtype(dtype) is not out.dtype:
+        out = F.cast(out, mstype.to_dtype(dtype))
+    return out
 
 
 _ELEMWISE_METHODS = (
