@@ -1,4 +1,4 @@
-"""Step time of optimizer parallel and of a pipeline, PYNATIVE_MODE against GRAPH_MODE, on 2 MPI ranks.
+"""Step times of optimizer parallel, a pipeline and searched layouts, PYNATIVE_MODE against GRAPH_MODE, on 2 MPI ranks.
 
     mpiexec -n 2 python benchmarks/bench_graph_parallel.py [--rounds 9] [--steps 20]
     opforge run -n 2 benchmarks/bench_graph_parallel.py
@@ -10,7 +10,10 @@ Cases (docs/parallel.md):
 - ``zero-small``: the same on the docs' MLP 16 -> 32 -> ReLU -> 8, 16 rows per rank (the step's Python
   dominates);
 - ``pipeline``: a 2-stage pipeline (SEMI_AUTO_PARALLEL, ``pipeline_stages=2``), 10 -> 16 -> 16 -> 4 on 16
-  rows in 4 micro-batches, Momentum.
+  rows in 4 micro-batches, Momentum;
+- ``search-wide`` / ``dp-wide``: an MLP 256 -> 4096 -> ReLU -> 16 on 16 rows, Momentum, laid out by
+  AUTO_PARALLEL's strategy search (it splits the weights: column- then row-parallel) or data parallel;
+- ``search-tall`` / ``dp-tall``: an MLP 64 -> 64 -> ReLU -> 16 on 4096 rows (the search splits the batch).
 
 Eagerly every step runs the Python of the network, the tape, the sharding interpreter and the schedule;
 in GRAPH_MODE the first step runs eagerly, the second is traced, and the later ones replay the trace. The
@@ -67,10 +70,36 @@ def _pipeline_step(rank: int):
     return lambda: step(x, y)
 
 
+def _mlp_step(sizes, batch: int, mode: str, rank: int):
+    """An MLP (sizes[0] -> sizes[1] -> ReLU -> sizes[2]) on a global batch: AUTO_PARALLEL's strategy search
+    (``search``; every rank given the whole batch, ``full_batch``) or DATA_PARALLEL (``dp``; half each)."""
+    if mode == "search":
+        opforge.set_auto_parallel_context(parallel_mode="auto_parallel", search_mode="dynamic_programming",
+                                          full_batch=True)  # fmt: skip
+    else:
+        opforge.set_auto_parallel_context(parallel_mode="data_parallel", gradients_mean=True)
+    nn.set_seed(0)
+    net = nn.SequentialCell(nn.Dense(sizes[0], sizes[1], activation="relu"), nn.Dense(sizes[1], sizes[2]))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((batch, sizes[0])).astype(np.float32)
+    y = rng.integers(0, sizes[-1], batch).astype(np.int32)
+    if mode == "dp":
+        x, y = x[rank * batch // 2 : (rank + 1) * batch // 2], y[rank * batch // 2 : (rank + 1) * batch // 2]
+    x, y = opforge.Tensor(x), opforge.Tensor(y)
+    return lambda: step(x, y)
+
+
+WIDE, TALL = ((256, 4096, 16), 16), ((64, 64, 16), 4096)
 CASES = {
     "zero-mlp": lambda rank: _zero_step((784, 256, 10), 64, rank),
     "zero-small": lambda rank: _zero_step((16, 32, 8), 16, rank),
     "pipeline": _pipeline_step,
+    "search-wide": lambda rank: _mlp_step(*WIDE, "search", rank),
+    "dp-wide": lambda rank: _mlp_step(*WIDE, "dp", rank),
+    "search-tall": lambda rank: _mlp_step(*TALL, "search", rank),
+    "dp-tall": lambda rank: _mlp_step(*TALL, "dp", rank),
 }
 MODES = (("eager", opforge.PYNATIVE_MODE), ("graph", opforge.GRAPH_MODE))
 

@@ -1,8 +1,10 @@
 """Exceptions opforge raises beyond Python's built-in ones."""
 
-from opforge._C import KernelError
+# CommunicationError (a KernelError): a collective failed. Defined by the C++ core, which raises it from the
+# collectives' kernels (csrc/kernels/cpu/comm.cc); the Python kernels raise the same class.
+from opforge._C import CommunicationError, KernelError
 
-__all__ = ["CompileError", "KernelError", "KernelNotFoundError"]
+__all__ = ["CommunicationError", "CompileError", "KernelError", "KernelNotFoundError"]
 
 
 class KernelNotFoundError(TypeError):

@@ -186,6 +186,25 @@ def test_a_world_of_one_rank(world):
     assert opforge.communication.management.get_rank is communication.get_rank
 
 
+def test_the_cpu_collectives_run_in_cpp_on_mpich(world):
+    """AllReduce, ReduceScatter, AllGather and AlltoAll call MPI from C++ (csrc/kernels/cpu/comm.cc) for every
+    dtype but the complex reductions (their Python kernels); a sharded network's redistributions need no Python."""
+    from opforge.kernels import registry
+    from opforge.kernels.comm import BUILDERS, NATIVE
+
+    if not communication.management._state.get("native"):
+        pytest.skip("this MPI is not the MPICH ABI: the Python kernels run")
+    for op_name in NATIVE:
+        sources = {e.attr: e.source for e in registry.kernels_for(op_name, "CPU")}
+        _, dtypes, make_attr = BUILDERS[op_name]
+        for t in dtypes:
+            reducing_complex = op_name in ("AllReduce", "ReduceScatter") and t in opforge.dtype.complex_type
+            assert (sources[make_attr(t)] == "builtin") != reducing_complex, (op_name, t, sources[make_attr(t)])
+    x = np.arange(12, dtype=np.float16).reshape(2, 3, 2)  # one rank: each is the identity (ReduceScatter too)
+    for prim in (ops.AllReduce(), ops.ReduceScatter(), ops.AllGather(), ops.AlltoAll(1, 1, 2)):
+        np.testing.assert_array_equal(prim(Tensor(x)).asnumpy(), x)
+
+
 def test_attrs_are_checked_naming_the_operator(world):
     with pytest.raises(ValueError, match="For 'AllReduce', the 'op'"):
         ops.AllReduce("mean")
@@ -217,6 +236,6 @@ def test_the_collectives_are_listed_by_the_tools(world, capsys):
         ops.AllReduce()(Tensor(np.ones((4,), np.float32)))
         ops.AllGather()(Tensor(np.ones((4,), np.float32)))
     assert sorted((s.op, s.backend, s.impl) for s in prof.stats()) == [
-        ("AllGather", "CPU", "comm"),
+        ("AllGather", "CPU", "cpp"),  # (both C++ kernels: csrc/kernels/cpu/comm.cc)
         ("AllReduce", "CPU", "cpp"),
     ]

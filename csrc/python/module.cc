@@ -229,7 +229,8 @@ class KernelInstance {
       status = def_->launch(kernel_, in, static_cast<int32_t>(n_in), out,
                                   static_cast<int32_t>(n_out), err, sizeof(err));
     }
-    if (status != 0) throw KernelError(err);
+    if (status == kLaunchCommunicationError) throw CommunicationError(err);
+    if (status != kLaunchOk) throw KernelError(err);
     if (n_out == 1) return std::move(out_arrays[0]);
     py::tuple result(n_out);
     for (size_t i = 0; i < n_out; ++i) result[i] = std::move(out_arrays[i]);
@@ -1740,7 +1741,12 @@ int ParallelTeamSize(int64_t n) {
 PYBIND11_MODULE(_C, m) {
   using namespace opforge;
   m.doc() = "opforge core: kernel factory, kernel instances, BLAS and threads";
-  py::register_exception<KernelError>(m, "KernelError", PyExc_RuntimeError);
+  auto& kernel_error = py::register_exception<KernelError>(m, "KernelError", PyExc_RuntimeError);
+  // (registered after its base: pybind11 tries the translators newest first)
+  auto& comm_error = py::register_exception<CommunicationError>(m, "CommunicationError", kernel_error.ptr());
+  comm_error.attr("__doc__") =
+      "A collective failed: ranks disagree on attrs, dtypes or shapes, a rank did not come in time, or the "
+      "communication library failed.";
   BindMemory(m);
 
   for (int32_t id = kNumberTypeBool; id < kNumberTypeEnd; ++id) {

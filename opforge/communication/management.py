@@ -23,7 +23,7 @@ import time
 
 from opforge import context
 from opforge.device import get_device
-from opforge.errors import KernelError
+from opforge.errors import CommunicationError
 
 __all__ = [
     "GlobalComm",
@@ -53,11 +53,6 @@ _WORLD = "world"  # the key of the world group's communicator on the device
 
 DEFAULT_TIMEOUT = 300.0  # seconds a collective waits for the other ranks (OPFORGE_COMM_TIMEOUT)
 _ABORT_GRACE_S = 0.5  # a raising rank waits this long for its summary to leave before MPI_Abort
-
-
-class CommunicationError(KernelError):
-    """A collective failed: ranks disagree on shapes or dtypes, or a rank did not come in time. (The C++
-    AllReduce kernels raise their base class, ``KernelError``, with the same messages.)"""
 
 
 class GlobalComm:
@@ -249,16 +244,16 @@ def _make_communicator(backend, device, mpi_comm, name, timeout, check):
 
 
 def _start_native(MPI, world_comm) -> None:  # noqa: N803 - the mpi4py module
-    """The C++ AllReduce kernels call MPI directly (csrc/kernels/cpu/comm.cc); with an MPI they cannot
+    """The C++ collective kernels call MPI directly (csrc/kernels/cpu/comm.cc); with an MPI they cannot
     call (not the MPICH ABI), the Python kernels take their place."""
     from opforge.communication import mpi
 
     if _state.get("native") is None:
         _state["native"] = mpi.native_setup(MPI)
         if not _state["native"]:
-            from opforge.kernels.comm import register_python_all_reduce
+            from opforge.kernels.comm import register_python_collectives
 
-            register_python_all_reduce()
+            register_python_collectives()
     if _state["native"]:
         mpi.native_set_group(_WORLD, MCCL_WORLD_COMM_GROUP, world_comm)
 

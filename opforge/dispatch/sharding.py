@@ -414,23 +414,27 @@ def redistribute(x: Tensor, src: TensorLayout, dst: TensorLayout, shape: tuple) 
     return x
 
 
-def redistribution_cost(src: TensorLayout, dst: TensorLayout, shape: tuple) -> float:
+def redistribution_cost(src: TensorLayout, dst: TensorLayout, shape: tuple, per_collective: float = 0.0) -> float:
     """The elements a rank receives when ``redistribute`` takes a tensor of global ``shape`` from ``src`` to
     ``dst`` (the steps it takes: through the whole tensor across device matrices, an AlltoAll per moved
-    axis, an AllGather per axis ``dst`` drops; slices are free). Propagation compares choices by it."""
+    axis, an AllGather per axis ``dst`` drops; slices are free), plus ``per_collective`` for each collective
+    (a latency, in elements: the strategy search's; propagation compares volumes alone)."""
     if src == dst:
         return 0.0
     if src.mesh != dst.mesh:
-        return 0.0 if src.is_replicated else float(math.prod(shape) - math.prod(src.local_shape(shape)))
+        if src.is_replicated:
+            return 0.0
+        gathers = sum(a is not None for a in src.dims)
+        return float(math.prod(shape) - math.prod(src.local_shape(shape))) + gathers * per_collective
     block, cost, dims = float(math.prod(src.local_shape(shape))), 0.0, list(src.dims)
     for i, a in enumerate(dims):
         if a is not None and dst.dims[i] != a and any(b == a and dims[j] is None for j, b in enumerate(dst.dims)):
-            cost += block * (src.mesh[a] - 1) / src.mesh[a]  # an AlltoAll: the block's size stays
+            cost += block * (src.mesh[a] - 1) / src.mesh[a] + per_collective  # an AlltoAll: the block's size stays
             j = next(j for j, b in enumerate(dst.dims) if b == a and dims[j] is None)
             dims[i], dims[j] = None, a
     for i, a in enumerate(dims):
         if a is not None and dst.dims[i] != a:
-            cost += block * (src.mesh[a] - 1)  # an AllGather: the block grows mesh[a] times
+            cost += block * (src.mesh[a] - 1) + per_collective  # an AllGather: the block grows mesh[a] times
             block *= src.mesh[a]
     return cost
 
@@ -447,11 +451,13 @@ def read_cost(t, want: TensorLayout) -> float:
     return layout_read_cost(layout_of(t), pending_of(t), want, tuple(t._meta[1]))
 
 
-def layout_read_cost(have: TensorLayout, pending, want: TensorLayout, shape: tuple) -> float:
+def layout_read_cost(
+    have: TensorLayout, pending, want: TensorLayout, shape: tuple, per_collective: float = 0.0
+) -> float:
     """The elements a rank receives to read a tensor of global ``shape`` laid out as ``have`` (its partial
     results pending over ``pending = (how, axes)``, or None) in the layout ``want``: the pending results
     completed (a ReduceScatter where ``want`` splits a dim over a pending axis, an AllReduce over the others),
-    then ``redistribution_cost``."""
+    then ``redistribution_cost``; ``per_collective`` is added for each collective."""
     cost = 0.0
     if pending is not None:
         how, axes = pending
@@ -460,14 +466,14 @@ def layout_read_cost(have: TensorLayout, pending, want: TensorLayout, shape: tup
         d = next((d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b in axes), None)
         if scatter and d is not None:
             axis = want.dims[d]
-            cost += block * (have.mesh[axis] - 1) / have.mesh[axis]
+            cost += block * (have.mesh[axis] - 1) / have.mesh[axis] + per_collective
             block /= have.mesh[axis]
             have = have.with_dims([axis if i == d else a for i, a in enumerate(have.dims)])
             axes = tuple(a for a in axes if a != axis)
-        cost += sum(2.0 * block * (have.mesh[a] - 1) / have.mesh[a] for a in axes)
+        cost += sum(2.0 * block * (have.mesh[a] - 1) / have.mesh[a] + per_collective for a in axes)
     if have.dims == want.dims and (have.is_replicated or have.mesh == want.mesh):
         return cost
-    return cost + redistribution_cost(have, want, shape)
+    return cost + redistribution_cost(have, want, shape, per_collective)
 
 
 def _move_splits(x: Tensor, src: TensorLayout, dst: TensorLayout):

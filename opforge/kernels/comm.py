@@ -15,7 +15,7 @@ from opforge.kernels import registry
 from opforge.kernels.kernel_attr import KernelAttr
 from opforge.kernels.launch import LaunchSpec, register_launcher
 
-__all__ = ["BUILDERS", "REDUCE_DTYPES", "MOVE_DTYPES", "register_comm_kernels"]
+__all__ = ["BUILDERS", "NATIVE", "REDUCE_DTYPES", "MOVE_DTYPES", "register_comm_kernels"]
 
 REDUCE_DTYPES = mstype.int_type + mstype.uint_type + mstype.float_type + mstype.complex_type
 MOVE_DTYPES = mstype.all_types
@@ -140,6 +140,9 @@ def _receive(spec):
     return run
 
 
+# The collectives csrc/kernels/cpu/comm.cc implements in C++ on the CPU (calling MPI itself, where it is MPICH).
+NATIVE = ("AllReduce", "ReduceScatter", "AllGather", "AlltoAll")
+
 # operator -> (builder, dtypes, KernelAttr maker)
 BUILDERS = {
     "AllReduce": (_all_reduce, REDUCE_DTYPES, lambda t: KernelAttr([t], [t])),
@@ -154,7 +157,7 @@ BUILDERS = {
 
 def register_comm_kernels(backend: str, source: str) -> None:
     """Register every collective's kernels on ``backend`` (each dtype its KernelAttr), from ``source``,
-    except where a built-in C++ kernel is registered already (AllReduce on the CPU: csrc/kernels/cpu/comm.cc)."""
+    except where a built-in C++ kernel is registered already (on the CPU, ``NATIVE``: csrc/kernels/cpu/comm.cc)."""
     entries = []
     for op_name, (build, dtypes, make_attr) in BUILDERS.items():
         have = {e.attr for e in registry.kernels_for(op_name, backend, include_disabled=True) if e.source == "builtin"}
@@ -166,15 +169,17 @@ def register_comm_kernels(backend: str, source: str) -> None:
     registry.register_entries(entries)
 
 
-def register_python_all_reduce() -> None:
-    """Put the Python AllReduce kernels in the place of the C++ ones (an MPI they cannot call)."""
+def register_python_collectives() -> None:
+    """Put the Python kernels in the place of the C++ ones (``NATIVE``) on an MPI they cannot call."""
     import warnings
 
-    build, dtypes, make_attr = BUILDERS["AllReduce"]
-    entries = [
-        registry.KernelEntry("AllReduce", "CPU", make_attr(t), "comm", build, "python:opforge.kernels.cpu.comm")
-        for t in dtypes
-    ]
+    entries = []
+    for op_name in NATIVE:
+        build, dtypes, make_attr = BUILDERS[op_name]
+        entries += [
+            registry.KernelEntry(op_name, "CPU", make_attr(t), "comm", build, "python:opforge.kernels.cpu.comm")
+            for t in dtypes
+        ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", registry.KernelOverrideWarning)
         registry.register_entries(entries)

@@ -13,7 +13,8 @@ network runs, from the layouts its inputs already have. A search looks at the wh
    default, keeps those using every rank); an annotated operator keeps its strategy; one without a rule runs
    replicated. A Parameter may take any layout its readers want. An operator with a strategy keeps it: the
    user's, or an earlier search's (a network evaluated after its training step was searched).
-3. **Costs,** in elements per rank (``_COMM`` weights an element received against one computed):
+3. **Costs,** in elements per rank (``_COMM`` weights an element received against one computed, and
+   ``_LATENCY`` elements received stand for each collective's latency):
    computation (the blocks each rank reads and writes), the collectives of the forward pass (a partial sum
    completed: ``layout_read_cost``; a tensor redistributed between a producer's and a reader's layouts:
    ``redistribution_cost``), and of the backward pass (the gradient redistributed back; an input replicated
@@ -67,6 +68,10 @@ __all__ = ["search_strategies", "SearchResult", "minimise"]
 # One element received by a collective costs as much as this many elements read or written by a kernel (a
 # node's memory bandwidth against its network's, within a factor of two on the machines opforge runs on).
 _COMM = 16.0
+# A collective's latency, in elements received: about 8 us of a kernel's time, what one costs on 2 ranks of
+# one node (5-7 us for a few elements through the C++ kernels, measured; more across nodes). Without it the
+# search splits tiny tensors to save a few elements and pays a collective for each.
+_LATENCY = 2048.0
 _MAX_TABLE = 1 << 22  # the largest table variable elimination may build (entries)
 _MAX_COMBOS = 1 << 14  # strategies tried per operator
 _INFEASIBLE = 1e30
@@ -258,7 +263,7 @@ def _call_cost(call: _Call, cand: _Candidate) -> float:
         cost += _block(shape, lay)
         missing = math.prod(lay.mesh[x] for x in used - {d for d in lay.dims if d is not None})
         if missing > 1 and _needs_grad(call, i):
-            comm += 2.0 * _block(shape, lay) * (missing - 1) / missing
+            comm += 2.0 * _block(shape, lay) * (missing - 1) / missing + _LATENCY
     cost += sum(_block(s, lay) for s, lay in zip(call.out_shapes, plan.outputs))
     return cost + _COMM * comm
 
@@ -268,9 +273,9 @@ def _edge_cost(shape: tuple, have: TensorLayout, pending, want: TensorLayout, ba
     gradient, sending the gradient back from ``want`` to ``have``."""
     if not isinstance(want, TensorLayout):  # the operator takes the input as it comes
         return 0.0
-    cost = layout_read_cost(have, pending, want, shape)
+    cost = layout_read_cost(have, pending, want, shape, _LATENCY)
     if backward:
-        cost += redistribution_cost(want, have, shape)
+        cost += redistribution_cost(want, have, shape, _LATENCY)
     return _COMM * cost
 
 

@@ -68,6 +68,12 @@ for t in ALL:
     got = ops.AlltoAll(n, 0, 1)(Tensor(a2a[rank]))
     want = np.concatenate([a2a[r][2 * rank : 2 * rank + 2] for r in range(n)], axis=1)
     same(got, want, f"AlltoAll {t}")
+    # other (split_dim, concat_dim) pairs, on 3 dims: split before, after and at the concat dim
+    a3 = [data(r, (2 * n, n, 3), t, 7) for r in range(n)]
+    for split_dim, concat_dim in ((0, 2), (1, 0), (-2, 1), (1, -1), (0, 0)):
+        got = ops.AlltoAll(n, split_dim, concat_dim)(Tensor(a3[rank]))
+        want = np.concatenate([np.split(a3[r], n, axis=split_dim)[rank] for r in range(n)], axis=concat_dim)
+        same(got, want, f"AlltoAll({split_dim}, {concat_dim}) {t}")
     # Send / Receive around a ring (even ranks send first so nothing waits on itself)
     if n > 1:
         nxt, prv = (rank + 1) % n, (rank - 1) % n

@@ -4,7 +4,7 @@ import numpy as np
 
 import opforge
 from opforge import Tensor, communication, ops
-from opforge.errors import KernelError  # CommunicationError's base: the C++ AllReduce raises it
+from opforge.communication import CommunicationError
 
 communication.init()
 rank, n = communication.get_rank(), communication.get_group_size()
@@ -40,7 +40,7 @@ for name, call, part in cases:
     try:
         call()
         raise SystemExit(f"{name}: no error")
-    except KernelError as e:
+    except CommunicationError as e:
         text = str(e)
         assert text.startswith(f"For '{name}'"), text
         for r in range(n):
@@ -49,7 +49,7 @@ for name, call, part in cases:
 try:
     ops.AllReduce("sum" if rank == 0 else "max")(Tensor(np.ones((2,), np.float32)))
     raise SystemExit("ops: no error")
-except KernelError as e:
+except CommunicationError as e:
     assert "other attrs" in str(e), str(e)
 # Receive of another shape: the receiver raises naming both; the sender is not left waiting
 if rank == 0:
@@ -58,7 +58,7 @@ elif rank == 1:
     try:
         ops.Receive(3, 0, [5], opforge.float32)()
         raise SystemExit("Receive: no error")
-    except KernelError as e:
+    except CommunicationError as e:
         assert "expects float32[5]" in str(e) and "sent float32[4]" in str(e), str(e)
 # and the world still works afterwards
 out = ops.AllReduce()(Tensor(np.ones((3,), np.float32)))

@@ -37,7 +37,7 @@ init()
 rank, size = get_rank(), get_group_size()
 if args.graph:
     opforge.set_context(mode=opforge.GRAPH_MODE)
-SHAPES = {"wide": (8, 32, 256 * size, 8), "tall": (256 * size, 16, 16, 4), "encoder": (4, 16, 32 * size, 4)}
+SHAPES = {"wide": (8, 32, 256 * size, 8), "tall": (2048 * size, 16, 16, 4), "encoder": (4, 64, 64 * size, 4)}
 BATCH, IN, HIDDEN, OUT = SHAPES[args.model]
 SEQ, HEADS = 4, 2
 

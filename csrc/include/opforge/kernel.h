@@ -89,6 +89,16 @@ class KernelError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Throw this from a collective's Launch when the ranks disagree, one does not come in time or the
+// communication library fails: Python gets opforge.communication.CommunicationError (a KernelError).
+class CommunicationError : public KernelError {
+ public:
+  using KernelError::KernelError;
+};
+
+// What a kernel's launch returns: 0, or the kind of the error whose message it wrote.
+enum LaunchStatus : int32_t { kLaunchOk = 0, kLaunchKernelError = 1, kLaunchCommunicationError = 2 };
+
 namespace detail {
 
 // The message of a failed OPF_CHECK. Its members are out of line, so each check costs the function
@@ -342,13 +352,16 @@ OPFORGE_HIDDEN __attribute__((noinline)) inline int32_t LaunchKernel(void* kerne
     CpuKernel* k = static_cast<CpuKernel*>(kernel);
     void* workspace = k->workspace_bytes() > 0 ? out[n_out].data : nullptr;  // the core's, one past the outputs
     k->Launch(KernelArgs(in, n_in, out, n_out, workspace));
-    return 0;
+    return kLaunchOk;
+  } catch (const CommunicationError& e) {
+    CopyError(e.what(), err, err_len);
+    return kLaunchCommunicationError;
   } catch (const std::exception& e) {
     CopyError(e.what(), err, err_len);
   } catch (...) {
     CopyError("unknown C++ exception in kernel Launch", err, err_len);
   }
-  return 1;
+  return kLaunchKernelError;
 }
 
 OPFORGE_HIDDEN __attribute__((noinline)) inline void DestroyKernel(void* kernel) {
