@@ -300,23 +300,26 @@ class _CollectiveOps:
     world = group = None  # () -> (rank, size) / (ranks) -> group name
     exchange = None  # (tuple of ints) -> every rank's tuple, in rank order
     assign = None  # (parameter, value): write value into parameter in place
+    pack = unpack = None  # (blocks) -> one flat buffer / (flat, shapes) -> the blocks
 
 
 _ops = _CollectiveOps()
 
 
 def set_collective_ops(
-    *, all_gather, all_reduce, reduce_scatter, all_to_all, slice, world, group, exchange, assign
+    *, all_gather, all_reduce, reduce_scatter, all_to_all, slice, world, group, exchange, assign, pack, unpack
 ) -> None:
     """``all_gather(x, dim, group)`` (blocks concatenated along ``dim`` in group order),
     ``all_reduce(x, op, group)``, ``reduce_scatter(x, dim, op, group)`` (the reduction's block of this
     rank along ``dim``), ``all_to_all(x, split_dim, concat_dim, group)`` (MindSpore's AlltoAll),
     ``slice(x, dim, index, parts)`` (block ``index`` of ``parts`` along ``dim``), ``world() -> (rank,
     size)`` and ``group(ranks) -> name`` (the communication group of those world ranks, created on first
-    use) and ``exchange(values) -> [values of each rank]``, written with primitives."""
+    use), ``exchange(values) -> [values of each rank]``, ``pack(blocks)`` (flattened, concatenated) and
+    ``unpack(flat, shapes)`` (pack's inverse), written with primitives."""
     _ops.all_gather, _ops.all_reduce, _ops.slice, _ops.world, _ops.group = all_gather, all_reduce, slice, world, group
     _ops.reduce_scatter, _ops.all_to_all = reduce_scatter, all_to_all
     _ops.exchange, _ops.assign = exchange, assign
+    _ops.pack, _ops.unpack = pack, unpack
 
 
 _counts: dict = {}
@@ -577,6 +580,29 @@ def _finish_partial(out: Tensor, how: str, axes: tuple, mesh: tuple) -> Tensor:
         if how == "mean":
             out = out * (1.0 / mesh[axis])
     return out
+
+
+def complete_together(values, readers) -> None:
+    """Complete the pending partial sums among ``values`` (a step's gradients; ``readers[i]`` the tensor
+    ``values[i]`` updates, read in its layout) in buckets: one AllReduce per pending axis for all the values of
+    one device matrix, pending reduction and dtype, where each reader would run its own (the data-parallel
+    reducer fuses its gradients so too). In place: each value's block becomes its completed block. A value
+    whose reader takes another layout (a block of it: a ReduceScatter then) is left to its reader."""
+    buckets: dict = {}
+    for v, reader in zip(values, readers):
+        data = getattr(v, "_data", None)
+        if data.__class__ is not ShardedValue or data.pending is None or data.pending[0] not in ("sum", "mean"):
+            continue
+        want, have = layout_of(reader), data.layout
+        if have.dims != want.dims or not (have.is_replicated or have.mesh == want.mesh):
+            continue
+        buckets.setdefault((data.layout.mesh, data.pending, data.local._meta[0]), []).append(data)
+    for (mesh, (how, axes), _), members in buckets.items():
+        if len(members) < 2:
+            continue
+        flat = _finish_partial(_ops.pack([d.local for d in members]), how, axes, mesh)
+        for d, block in zip(members, _ops.unpack(flat, [d.local._meta[1] for d in members])):
+            d.local, d.pending, d.done = block, None, {}
 
 
 _warned: set = set()

@@ -35,8 +35,10 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge import ops
 from opforge.common.parameter import ParameterTuple
+from opforge.dispatch import sharding
 from opforge.nn.cell import Cell
 from opforge.nn.learning_rate_schedule import LearningRateSchedule
+from opforge.parallel_context import optimizer_parallel
 from opforge.tensor import Parameter, Tensor, is_placeholder
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "RMSProp", "Adagrad", "AdamWeightDecay", "Lamb"]
@@ -253,6 +255,9 @@ class Optimizer(Cell):
         return self._params["learning_rate"]
 
     def _call_construct(self, args, kwargs):
+        if args and sharding.active() and not optimizer_parallel():
+            # a sharded network's partial gradients completed in buckets, not by one AllReduce each
+            sharding.complete_together(args[0], self.parameters)
         # a step that has not yet set its learning rate: get_lr() sets it (once) if construct asks for it
         object.__setattr__(self, "_step_pending", True)
         try:

@@ -263,7 +263,9 @@ def _call_cost(call: _Call, cand: _Candidate) -> float:
         cost += _block(shape, lay)
         missing = math.prod(lay.mesh[x] for x in used - {d for d in lay.dims if d is not None})
         if missing > 1 and _needs_grad(call, i):
-            comm += 2.0 * _block(shape, lay) * (missing - 1) / missing + _LATENCY
+            # (a weight's partial gradient shares one AllReduce with the others': sharding.complete_together)
+            latency = _LATENCY if call.sources[i][0] == "call" else 0.0
+            comm += 2.0 * _block(shape, lay) * (missing - 1) / missing + latency
     cost += sum(_block(s, lay) for s, lay in zip(call.out_shapes, plan.outputs))
     return cost + _COMM * comm
 

@@ -130,6 +130,23 @@ def _exchange(values: tuple) -> list:
 
 
 _assign = A.Assign()
+_reshape, _concat = A.Reshape(), A.Concat(0)
+
+
+def _pack(blocks) -> object:
+    """The blocks flattened and concatenated: one buffer for one collective."""
+    return _concat(tuple(_reshape(b, (-1,)) for b in blocks))
+
+
+def _unpack(flat, shapes) -> list:
+    """``_pack``'s blocks back, by their shapes."""
+    out, offset = [], 0
+    for shape in shapes:
+        n = math.prod(shape)
+        out.append(_reshape(_slice(flat, (offset,), (n,)), tuple(shape)))
+        offset += n
+    return out
+
 
 set_collective_ops(
     all_gather=_all_gather,
@@ -141,6 +158,8 @@ set_collective_ops(
     group=_group,
     exchange=_exchange,
     assign=lambda p, v: _assign(p, v),
+    pack=_pack,
+    unpack=_unpack,
 )
 
 
@@ -266,8 +285,10 @@ def _elementwise_plan(prim, args, pos, shapes, out_shape, lay_out: TensorLayout,
 
 
 # Linear operators -> the inputs that may hold pending partial sums: the sum of the ranks' results is the
-# result of the sum (a scale, a negation, a float cast, the sum of two partial sums of one reduction)
+# result of the sum (a scale, a negation, a float cast, the sum of two partial sums of one reduction, a
+# change of shape: a bias's gradient, a row-parallel MatMul's output squeezed, reach their reader pending)
 _LINEAR = {P.Neg: (0,), A.Cast: (0,), P.Mul: (0, 1), P.RealDiv: (0,), P.Div: (0,), P.Add: (0, 1), P.Sub: (0, 1)}
+_LINEAR.update({A.Squeeze: (0,), A.ExpandDims: (0,), A.Transpose: (0,), A.Reshape: (0,)})
 
 
 def _keep_partial(prim, args, plan: ShardPlan) -> ShardPlan:
@@ -556,7 +577,9 @@ def _sparse_ce_rule(prim, args, layouts, strategy):
 def _transpose_rule(prim, args, layouts, strategy):
     lay = _strategy_or(prim, strategy, layouts, len(_shape(args[0])))
     perm = tuple(args[1])
-    return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims([lay.dims[p] for p in perm])])
+    return _keep_partial(
+        prim, args, ShardPlan(inputs=[lay, None], outputs=[lay.with_dims([lay.dims[p] for p in perm])])
+    )
 
 
 @sharding_rules.register(A.ExpandDims)
@@ -565,7 +588,7 @@ def _expand_dims_rule(prim, args, layouts, strategy):
     axis = args[1] % (len(lay.dims) + 1)
     dims = list(lay.dims)
     dims.insert(axis, None)
-    return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims(dims)])
+    return _keep_partial(prim, args, ShardPlan(inputs=[lay, None], outputs=[lay.with_dims(dims)]))
 
 
 @sharding_rules.register(A.Squeeze)
@@ -574,7 +597,8 @@ def _squeeze_rule(prim, args, layouts, strategy):
     lay = layouts[0]
     axis = prim.axis if isinstance(prim.axis, (tuple, list)) else (prim.axis,)
     gone = [a % len(shape) for a in axis] if axis else [i for i, s in enumerate(shape) if s == 1]
-    return ShardPlan(inputs=[lay], outputs=[lay.with_dims([d for i, d in enumerate(lay.dims) if i not in gone])])
+    out = lay.with_dims([d for i, d in enumerate(lay.dims) if i not in gone])
+    return _keep_partial(prim, args, ShardPlan(inputs=[lay], outputs=[out]))
 
 
 def _resolve_shape(shape, size: int) -> tuple:
@@ -615,7 +639,8 @@ def _reshape_rule(prim, args, layouts, strategy):
             return ShardPlan(inputs=[whole, None], outputs=[replicated(len(out), lay.mesh)], args={1: out})
         dims[j] = d
         local[j] //= lay.mesh[d]
-    return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims(dims)], args={1: tuple(local)})
+    plan = ShardPlan(inputs=[lay, None], outputs=[lay.with_dims(dims)], args={1: tuple(local)})
+    return _keep_partial(prim, args, plan)
 
 
 # ---------------------------------------------------------------------------------------------
