@@ -16,6 +16,7 @@ import opforge
 from opforge import communication, ops
 from opforge.dispatch import sharding
 from opforge.dispatch.sharding import TensorLayout, axis_ranks, coords, mesh_with_repeat, sharding_rules
+from opforge.primitives import _grad_ops as G
 
 SCRIPTS = pathlib.Path(__file__).parent / "mpi_scripts"
 
@@ -49,7 +50,7 @@ def _split(shape, dims, mesh=(2,)):
 
 
 def _propagated(prim, *args):
-    return sharding_rules.get(type(prim))(prim, args, [sharding.layout_of(a) for a in args], None)
+    return sharding_rules.get(type(prim))(prim, args, [sharding._layout_or_none(a) for a in args], None)
 
 
 @pytest.mark.parametrize(
@@ -74,6 +75,32 @@ def test_elementwise_propagation_follows_the_cheaper_input():
     bias, x = _split((1024,), (0,)), _split((8, 1024), (0, None))
     plan = _propagated(ops.Add(), bias, x)
     assert plan.outputs[0].dims == (0, None) and plan.inputs[0].dims == (None,)
+
+
+def test_layer_norm_grad_and_broadcast_to_follow_the_rows():
+    """The backward of a LayerNorm on split rows: dx split as x, dgamma and dbeta partial sums over the rows'
+    axis; BroadcastTo keeps the split of the dims it does not broadcast, each rank broadcasting its block."""
+    x, dy = _split((8, 16), (0, None)), _split((8, 16), (0, None))
+    stat, gamma = _split((8, 1), (0, None)), opforge.Tensor(np.ones(16, np.float32))
+    plan = _propagated(G.LayerNormGrad(1, 1), x, dy, stat, stat, gamma)
+    assert [lay.dims for lay in plan.outputs] == [(0, None), (None,), (None,)]
+    assert plan.partial == {1: ("sum", (0,)), 2: ("sum", (0,))}
+    plan = _propagated(ops.BroadcastTo((3, 8, 16)), _split((8, 1), (0, None)))
+    assert plan.outputs[0].dims == (None, 0, None) and plan.local.shape == (3, 4, 16)
+
+
+def test_a_change_of_shape_keeps_a_partial_sum_pending():
+    """A bias's gradient (ones @ dy, squeezed) reaches the optimizer pending, to be completed with the other
+    weights' gradients in one AllReduce."""
+    partial = sharding._wrap(opforge.Tensor(np.zeros((1, 4), np.float32)), TensorLayout((2,), (None, None)), (1, 4),
+                             ("sum", (0,)))  # fmt: skip
+    for prim, args in (
+        (ops.Squeeze(0), (partial,)),
+        (ops.Reshape(), (partial, (4,))),
+        (ops.ExpandDims(), (partial, 0)),
+    ):
+        plan = _propagated(prim, *args)
+        assert plan.keep_partial == {0} and plan.partial == {0: ("sum", (0,))}, prim.name
 
 
 def test_reading_a_sharded_tensor_names_the_way_to_gather_it():

@@ -547,6 +547,41 @@ def _layer_norm_rule(prim, args, layouts, strategy):
     return ShardPlan(inputs=[lay, *params], outputs=[lay, lay, lay])
 
 
+@sharding_rules.register(G.LayerNormGrad)
+def _layer_norm_grad_rule(prim, args, layouts, strategy):
+    """LayerNorm's backward by the rows its forward split: dx in x's layout; dgamma and dbeta, sums over the
+    rows, partial sums over the axes that split them."""
+    rank = len(_shape(args[0]))
+    begin = min(prim.begin_norm_axis % rank, prim.begin_params_axis % rank)
+    lay = _unsplit(_strategy_or(prim, strategy, layouts, rank), range(begin, rank))
+    stat = lay.with_dims([d if i < prim.begin_norm_axis % rank else None for i, d in enumerate(lay.dims)])
+    params = replicated(len(_shape(args[4])), lay.mesh)
+    plan = ShardPlan(inputs=[lay, lay, stat, stat, params], outputs=[lay, params, params])
+    axes = tuple(sorted({d for d in lay.dims if d is not None}))
+    if axes:
+        plan.partial = {1: ("sum", axes), 2: ("sum", axes)}
+    return plan
+
+
+_broadcasts: dict = {}
+
+
+@sharding_rules.register(A.BroadcastTo)
+def _broadcast_to_rule(prim, args, layouts, strategy):
+    """The output split as the input on the dims it does not broadcast; each rank broadcasts its block to its
+    block of the output."""
+    x_shape = _shape(args[0])
+    out = [x_shape[i - (len(prim.shape) - len(x_shape))] if d == -1 else d for i, d in enumerate(prim.shape)]
+    lead = len(out) - len(x_shape)
+    lay = layouts[0].with_dims([d if x_shape[i] == out[lead + i] else None for i, d in enumerate(layouts[0].dims)])
+    dims = [None] * lead + list(lay.dims)
+    local = tuple(s // lay.mesh[d] if d is not None else s for s, d in zip(out, dims))
+    key = local
+    if key not in _broadcasts:
+        _broadcasts[key] = A.BroadcastTo(local)
+    return ShardPlan(inputs=[lay], outputs=[lay.with_dims(dims)], local=_broadcasts[key])
+
+
 @sharding_rules.register(N.SoftmaxCrossEntropyWithLogits)
 def _softmax_ce_rule(prim, args, layouts, strategy):
     lay = _unsplit(_strategy_or(prim, strategy, layouts, 2), [1])
