@@ -165,8 +165,8 @@ def _dataset():
 
 
 def _model(loss_scale: bool = False):
-    """A Model of ``_Net``; with ``loss_scale`` its step is a dynamic loss-scale cell (Pangu-alpha's kind), which
-    trains in GRAPH_MODE only without a parallel mode (its scale is read in Python)."""
+    """A Model of ``_Net``; with ``loss_scale`` its step is a dynamic loss-scale cell (Pangu-alpha's kind; its
+    parallel GRAPH_MODE training: tests/test_loss_scale_parallel_graph.py)."""
     nn.set_seed(1)
     net = _Net()
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
@@ -194,14 +194,14 @@ def test_infer_train_layout_lays_out_without_a_step():
     _semi_auto()
     model, net = _model(loss_scale=True)
     step = model.train_network
-    schedule = next(c for _, c in step.cells_and_names() if isinstance(c, DynamicLossScaleUpdateCell)).schedule
+    update = next(c for _, c in step.cells_and_names() if isinstance(c, DynamicLossScaleUpdateCell))
     before = _values(step)
     layout = model.infer_train_layout(_dataset(), sink_size=2)
     assert layout == {p.name: _whole(p) for p in step.get_parameters()}
     assert "moments.fc1.weight" in layout and "bn.moving_mean" in layout and layout["global_step"][2] == []
     after = _values(step)
     assert all(np.array_equal(before[k], after[k]) for k in before)  # BatchNorm's statistics given back
-    assert schedule.cur_iter == 1  # the loss scale's update (after the gradients) did not run
+    assert int(update.cur_iter.asnumpy()) == 1  # the loss scale's update (after the gradients) did not run
     # the forward pass does write the statistics: the layout step gave them back
     net.set_train(True)
     net(Tensor(_BATCHES[0][0]))

@@ -15,7 +15,8 @@ from opforge import _C
 from opforge.bprop._utils import zeros_like
 from opforge.bprop.tape import Tape, _differentiable, backward, record_on_tapes
 from opforge.ops.functional import stop_gradient  # noqa: F401 (ops.stop_gradient, C.stop_gradient)
-from opforge.primitives.array_ops import Reshape
+from opforge.primitives.array_ops import Cast, OnesLike, Reshape
+from opforge.primitives.math_ops import Mul
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["GradOperation", "grad", "value_and_grad", "stop_gradient"]
@@ -58,7 +59,19 @@ class _Fill(float):
     """A sensitivity given as one value to fill each output with (internal: user sens are Tensors)."""
 
 
+class _FillBy:
+    """A sensitivity given as a Tensor of one value (a loss scale) to fill each output with, by primitives:
+    ``ones_like(output) * cast(value, output.dtype)``, as MindSpore's loss-scale cell fills it (a trace replays
+    it with the value of each call)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Tensor):
+        self.value = value if value.shape == () else _RESHAPE(value, ())
+
+
 _RESHAPE = Reshape()
+_ONES_LIKE, _CAST, _MUL = OnesLike(), Cast(), Mul()
 
 
 def _senses(outs: tuple, sens, where: str) -> tuple:
@@ -66,6 +79,8 @@ def _senses(outs: tuple, sens, where: str) -> tuple:
         return tuple([_ones_like(o) for o in outs])
     if type(sens) is _Fill:  # TrainOneStepCell's sens: every output's sensitivity is filled with it
         return tuple([_filled_like(o, float(sens)) for o in outs])
+    if type(sens) is _FillBy:
+        return tuple([_MUL(_ONES_LIKE(o), _CAST(sens.value, o.dtype)) for o in outs])
     senses = sens if isinstance(sens, tuple) else (sens,)
     if len(senses) != len(outs):
         raise ValueError(
@@ -230,7 +245,8 @@ def _value_and_grad(
     fn, grad_position, weights, has_aux, where: str, with_sens: bool = False, on_ready=None
 ) -> Callable:
     """``run(*args) -> (value, grads)``; with ``with_sens``, ``run(sens, *args)`` where ``sens`` is
-    None (ones) or a float filling the output's sensitivity (the gradients scale with it).
+    None (ones), or a float or a Tensor of one value filling the output's sensitivity (the gradients scale
+    with it).
     ``on_ready(id, grad)``: called during the backward pass for each gradient as soon as it is final."""
     if not callable(fn):
         raise TypeError(f"For '{where}', the 'fn' must be callable, but got {type(fn).__name__}.")
@@ -261,7 +277,9 @@ def _value_and_grad(
         return value, (weight_grads if grad_position is None else (pos_grads, weight_grads))
 
     if with_sens:
-        return lambda sens, *args: run_with(None if sens is None else _Fill(sens), args)
+        return lambda sens, *args: run_with(
+            None if sens is None else _FillBy(sens) if isinstance(sens, Tensor) else _Fill(sens), args
+        )
     return lambda *args: run_with(None, args)
 
 
