@@ -123,9 +123,9 @@ void Wait(const std::string& op, const Group& g, int* request) {
     if (spins > kSpinsBeforeYield) std::this_thread::yield();  // sched_yield: no sleep, no timer slack
     if ((spins & 1023) == 0 && std::chrono::steady_clock::now() > deadline) {
       throw CommunicationError("For '" + op + "', rank " + std::to_string(g.world_rank) + " waited " +
-                        FormatSeconds(g.timeout) + " s (OPFORGE_COMM_TIMEOUT) for the other ranks of the group '" +
-                        g.display + "' (" + std::to_string(g.size) +
-                        " ranks): one of them did not call it, died or hangs.");
+                               FormatSeconds(g.timeout) +
+                               " s (OPFORGE_COMM_TIMEOUT) for the other ranks of the group '" + g.display + "' (" +
+                               std::to_string(g.size) + " ranks): one of them did not call it, died or hangs.");
     }
   }
 }
@@ -209,7 +209,7 @@ class CollectiveCpuKernel : public CpuKernel {
       parts += Describe(h) + (h[1] != header_[1] ? " (other attrs)" : "");
     }
     throw CommunicationError("For '" + op_ + "', the ranks of the group '" + g.display +
-                      "' must call it with the same attrs, dtypes and shapes, but got " + parts + ".");
+                             "' must call it with the same attrs, dtypes and shapes, but got " + parts + ".");
   }
 
   std::string group_;
@@ -228,8 +228,6 @@ int ReduceOpIndex(const KernelContext& ctx) {
   return index;
 }
 
-// AllReduce: every rank gets the elementwise reduction (T reduced as W: float16 and bfloat16 in float32,
-// rounded once at the end).
 template <typename T, typename W>
 void Widen(const T* x, W* wide, int64_t n) {
   for (int64_t i = 0; i < n; ++i) wide[i] = static_cast<W>(x[i]);
@@ -240,91 +238,93 @@ void Narrow(const W* wide, T* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(wide[i]);
 }
 
+// A reducing collective (T reduced as W: float16 and bfloat16 in float32, rounded once at the end): the
+// header check, the widening and the narrowing; `Reduce` is the MPI call, `n_in_` and `n_out_` elements.
 template <typename T, typename W>
-class AllReduceCpuKernel : public CollectiveCpuKernel {
+class ReducingCpuKernel : public CollectiveCpuKernel {
  public:
-  void Init(const KernelContext& ctx) override {
-    op_index_ = ReduceOpIndex(ctx);
-    InitCollective(ctx, 1, op_index_ + 1);
-    OPF_CHECK(ctx.output(0).shape == ctx.input(0).shape, "For '" << op_ << "', the output shape must be the input's.");
-    n_ = ctx.input(0).numel();
-    Count(n_);
-    if (!std::is_same<T, W>::value) SetWorkspaceBytes(2 * n_ * static_cast<int64_t>(sizeof(W)));
-  }
-
   void Launch(const KernelArgs& args) override {
     bool arrived = false;
     const Group& g = Begin(&arrived);
+    CheckGroup(g);
     if constexpr (std::is_same<T, W>::value) {
       Reduce(g, args.input<T>(0), args.output<T>(0), arrived);
     } else {
       W* wide = args.workspace<W>();
-      Widen(args.input<T>(0), wide, n_);
-      Reduce(g, wide, wide + n_, arrived);
-      Narrow(wide + n_, args.output<T>(0), n_);
+      Widen(args.input<T>(0), wide, n_in_);
+      Reduce(g, wide, wide + n_in_, arrived);
+      Narrow(wide + n_in_, args.output<T>(0), n_out_);
     }
   }
 
- private:
-  void Reduce(const Group& g, const void* in, void* out, bool blocking) {
-    MpiState& st = State();
-    const MpiHandle type = st.types[TypeIdOf<W>::value], op = st.ops[op_index_];
-    if (blocking) return Check(st.allreduce(in, out, static_cast<int>(n_), type, op, g.comm), "MPI_Allreduce");
-    int request = 0;
-    Check(st.iallreduce(in, out, static_cast<int>(n_), type, op, g.comm, &request), "MPI_Iallreduce");
-    Wait(op_, g, &request);
+ protected:
+  void InitReducing(const KernelContext& ctx, int kind) {
+    op_index_ = ReduceOpIndex(ctx);
+    InitCollective(ctx, kind, op_index_ + 1);
+    n_in_ = ctx.input(0).numel();
+    n_out_ = ctx.output(0).numel();
+    Count(n_in_);
+    if (!std::is_same<T, W>::value) SetWorkspaceBytes((n_in_ + n_out_) * static_cast<int64_t>(sizeof(W)));
   }
 
+  virtual void CheckGroup(const Group& g) { (void)g; }
+  // The MPI call: blocking (every rank has arrived) or polled until the deadline.
+  virtual void Reduce(const Group& g, const void* in, void* out, bool blocking) = 0;
+
+  MpiHandle type() const { return State().types[TypeIdOf<W>::value]; }
+  MpiHandle op() const { return State().ops[op_index_]; }
+
   int op_index_ = 0;
-  int64_t n_ = 0;
+  int64_t n_in_ = 0, n_out_ = 0;
+};
+
+// AllReduce: every rank gets the elementwise reduction.
+template <typename T, typename W>
+class AllReduceCpuKernel : public ReducingCpuKernel<T, W> {
+ public:
+  void Init(const KernelContext& ctx) override {
+    this->InitReducing(ctx, 1);
+    OPF_CHECK(ctx.output(0).shape == ctx.input(0).shape,
+              "For '" << this->op_ << "', the output shape must be the input's.");
+  }
+
+ private:
+  void Reduce(const Group& g, const void* in, void* out, bool blocking) override {
+    MpiState& st = State();
+    const int n = static_cast<int>(this->n_in_);
+    if (blocking) return this->Check(st.allreduce(in, out, n, this->type(), this->op(), g.comm), "MPI_Allreduce");
+    int request = 0;
+    this->Check(st.iallreduce(in, out, n, this->type(), this->op(), g.comm, &request), "MPI_Iallreduce");
+    Wait(this->op_, g, &request);
+  }
 };
 
 // ReduceScatter: the reduction over the ranks, rank i keeping block i of dim 0.
 template <typename T, typename W>
-class ReduceScatterCpuKernel : public CollectiveCpuKernel {
+class ReduceScatterCpuKernel : public ReducingCpuKernel<T, W> {
  public:
-  void Init(const KernelContext& ctx) override {
-    op_index_ = ReduceOpIndex(ctx);
-    InitCollective(ctx, 2, op_index_ + 1);
-    n_in_ = ctx.input(0).numel();
-    block_ = ctx.output(0).numel();
-    Count(block_);
-    if (!std::is_same<T, W>::value) SetWorkspaceBytes((n_in_ + block_) * static_cast<int64_t>(sizeof(W)));
-  }
-
-  void Launch(const KernelArgs& args) override {
-    bool arrived = false;
-    const Group& g = Begin(&arrived);
-    if (block_ * g.size != n_in_) {
-      throw CommunicationError("For '" + op_ + "', the output must be 1/" + std::to_string(g.size) +
-                        " of the input (the group's size), but got " + std::to_string(block_) + " of " +
-                        std::to_string(n_in_) + " elements.");
-    }
-    if constexpr (std::is_same<T, W>::value) {
-      Scatter(g, args.input<T>(0), args.output<T>(0), arrived);
-    } else {
-      W* wide = args.workspace<W>();
-      Widen(args.input<T>(0), wide, n_in_);
-      Scatter(g, wide, wide + n_in_, arrived);
-      Narrow(wide + n_in_, args.output<T>(0), block_);
-    }
-  }
+  void Init(const KernelContext& ctx) override { this->InitReducing(ctx, 2); }
 
  private:
-  void Scatter(const Group& g, const void* in, void* out, bool blocking) {
-    MpiState& st = State();
-    const MpiHandle type = st.types[TypeIdOf<W>::value], op = st.ops[op_index_];
-    const int count = static_cast<int>(block_);
-    if (blocking) {
-      return Check(st.reduce_scatter_block(in, out, count, type, op, g.comm), "MPI_Reduce_scatter_block");
-    }
-    int request = 0;
-    Check(st.ireduce_scatter_block(in, out, count, type, op, g.comm, &request), "MPI_Ireduce_scatter_block");
-    Wait(op_, g, &request);
+  void CheckGroup(const Group& g) override {
+    if (this->n_out_ * g.size == this->n_in_) return;
+    throw CommunicationError("For '" + this->op_ + "', the output must be 1/" + std::to_string(g.size) +
+                             " of the input (the group's size), but got " + std::to_string(this->n_out_) +
+                             " of " + std::to_string(this->n_in_) + " elements.");
   }
 
-  int op_index_ = 0;
-  int64_t n_in_ = 0, block_ = 0;
+  void Reduce(const Group& g, const void* in, void* out, bool blocking) override {
+    MpiState& st = State();
+    const int n = static_cast<int>(this->n_out_);
+    if (blocking) {
+      return this->Check(st.reduce_scatter_block(in, out, n, this->type(), this->op(), g.comm),
+                         "MPI_Reduce_scatter_block");
+    }
+    int request = 0;
+    this->Check(st.ireduce_scatter_block(in, out, n, this->type(), this->op(), g.comm, &request),
+                "MPI_Ireduce_scatter_block");
+    Wait(this->op_, g, &request);
+  }
 };
 
 // AllGather: the ranks' inputs concatenated along dim 0 in rank order (moved as bytes: every dtype).
@@ -342,8 +342,8 @@ class AllGatherCpuKernel : public CollectiveCpuKernel {
     const Group& g = Begin(&arrived);
     if (bytes_ * g.size != out_bytes_) {
       throw CommunicationError("For '" + op_ + "', the output must hold " + std::to_string(g.size) +
-                        " inputs (the group's size), but got " + std::to_string(out_bytes_) + " bytes for " +
-                        std::to_string(bytes_) + ".");
+                               " inputs (the group's size), but got " + std::to_string(out_bytes_) +
+                               " bytes for " + std::to_string(bytes_) + ".");
     }
     MpiState& st = State();
     const MpiHandle byte = st.types[kNumberTypeUInt8];
@@ -395,8 +395,8 @@ class AlltoAllCpuKernel : public CollectiveCpuKernel {
     bool arrived = false;
     const Group& g = Begin(&arrived);
     if (g.size != parts_) {
-      throw CommunicationError("For '" + op_ + "', the 'split_count' must be the group's size " + std::to_string(g.size) +
-                        ", but got " + std::to_string(parts_) + ".");
+      throw CommunicationError("For '" + op_ + "', the 'split_count' must be the group's size " +
+                               std::to_string(g.size) + ", but got " + std::to_string(parts_) + ".");
     }
     auto* send = args.workspace<char>();
     char* recv = send + bytes_;
