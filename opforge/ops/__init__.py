@@ -12,6 +12,7 @@ from opforge.ops.conv_transpose import Conv3DTranspose  # composed of Conv2DBack
 from opforge.ops.custom import Custom
 from opforge.ops.deformable_conv import *  # deformable_conv2d, DeformableOffsets (sampling and Conv2D)
 from opforge.ops.detection import *  # IOU, BoundingBoxEncode/Decode, CheckValid, NMSWithMask, ROIAlign, CropAndResize
+from opforge.ops.dynamic_rnn import DynamicRNN  # Ascend's one-layer LSTM, built from MatMul, Split, Sigmoid, ...
 from opforge.ops.float_status import FloatStatus  # IsFinite, ReduceAll and Cast: the GPU overflow flag
 from opforge.ops.frontend_array_ext import *  # ArgMaxWithValue, ArgMinWithValue, ScatterNd, Flatten
 from opforge.ops.frontend_conv import Conv3D, conv3d, unfold  # composed of Conv2D, StridedSlice, ...

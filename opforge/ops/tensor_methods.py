@@ -551,6 +551,17 @@ for _name, _fn in (("scatter", FI.scatter), ("index_add", FI.tensor_index_add)):
         setattr(Tensor, _name, _fn)
 
 
+def _tensor_repeat(self, repeats, axis=None):
+    """MindSpore's ``Tensor.repeat(repeats, axis=None)``: each element repeated ``repeats`` times along ``axis``
+    (None: of the flattened tensor), ``np.repeat``'s semantics; ``ops.repeat_interleave``."""
+    return FX.repeat_interleave(self, repeats, axis)
+
+
+_tensor_repeat.__name__ = "repeat"
+if not hasattr(Tensor, "repeat"):
+    Tensor.repeat = _tensor_repeat
+
+
 def _parameter_value(self):
     """MindSpore's ``Parameter.value()``: a Tensor of the Parameter's value now (a differentiable Reshape to its
     own shape: gradients reach the Parameter, and a later in-place update does not change the result)."""

@@ -838,10 +838,15 @@ class Tile(_Operator):
 
 class Select(_Operator):
     r"""Chooses elements: ``Select()(cond, x, y)``, :math:`out_i = x_i` where :math:`cond_i` else :math:`y_i`
-    (``np.where``). ``cond`` is bool; ``x`` and ``y`` have one dtype; all three have one shape.
-    dtypes: all, on CPU and GPU."""
+    (``np.where``). ``cond`` is bool; ``x`` and ``y`` are one dtype group, promoted to one dtype as MindSpore's
+    signature for it declares (``dtype_group: (input, other)``: float16 with float32 gives float32, a Python
+    number joins the tensor's dtype); all three have one shape. dtypes: all, on CPU and GPU."""
 
-    __mindspore_signature__ = (sig.make_sig("cond"), sig.make_sig("x"), sig.make_sig("y"))
+    __mindspore_signature__ = (
+        sig.make_sig("cond"),
+        sig.make_sig("x", dtype=sig.sig_dtype.T),
+        sig.make_sig("y", dtype=sig.sig_dtype.T),
+    )
 
     @prim_attr_register
     def __init__(self):

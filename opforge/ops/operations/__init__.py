@@ -11,6 +11,7 @@ from opforge.ops.detection import (  # noqa: F401  (composed of other primitives
     NMSWithMask,
     ROIAlign,
 )
+from opforge.ops.dynamic_rnn import DynamicRNN  # noqa: F401  (Ascend's LSTM, built from MatMul, Split, ...)
 from opforge.ops.float_status import FloatStatus  # noqa: F401  (IsFinite, ReduceAll and Cast)
 from opforge.ops.frontend_array_ext import ArgMaxWithValue, ArgMinWithValue, Flatten, ScatterNd  # noqa: F401
 from opforge.ops.frontend_conv import Conv3D  # noqa: F401  (Conv2D over its depth taps)
