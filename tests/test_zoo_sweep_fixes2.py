@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import opforge
 import opforge as ms
 from opforge import Tensor, context, nn, ops
 from opforge.ops import operations as P
@@ -186,3 +187,27 @@ def test_tensor_repeat_matches_numpy_and_differentiates():
     np.testing.assert_array_equal(Tensor(a).repeat(5, 1).asnumpy(), np.repeat(a, 5, 1))
     g = ops.GradOperation()(lambda t: (t.repeat(3, -1) * t.repeat(3, -1)).sum())(Tensor(a)).asnumpy()
     np.testing.assert_allclose(g, 6 * a, rtol=1e-6)
+
+
+def test_dropout_cells_primitive_takes_a_strategy_as_pangu_alpha_shards_it():
+    """Pangu-alpha and Wide&Deep shard ``nn.Dropout(...).dropout`` (MindSpore's primitive attribute): a semi-auto
+    step on a 1-rank world with that strategy draws the masks of the stand-alone cell (same seed, same step)."""
+    from opforge import communication
+
+    x = opforge.Tensor(np.random.default_rng(0).standard_normal((4, 6)).astype(np.float32))
+    plain = nn.Dropout(keep_prob=0.7, seed=11)
+    plain.set_train()
+    want = [plain(x).asnumpy() for _ in range(2)]
+    communication.init()  # a world of one rank
+    opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", full_batch=True)
+    try:
+        sharded = nn.Dropout(keep_prob=0.7, seed=11)
+        sharded.dropout.shard(((1, 1),))
+        sharded.set_train()
+        got = [sharded(x).asnumpy() for _ in range(2)]
+    finally:
+        opforge.reset_auto_parallel_context()
+    assert sharded.dropout.in_strategy == ((1, 1),)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert not np.array_equal(got[0], got[1])  # a new mask each step

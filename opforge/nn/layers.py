@@ -230,6 +230,9 @@ class Dropout(Cell):
         self.p = 1.0 - self.keep_prob
         self.seed = _init.derived_seed() if seed is None else int(seed)
         self.step = 0
+        # MindSpore's attribute: the zoo's parallel programs shard it (``dropout.dropout.shard(((dp, 1),))``);
+        # each call runs a Dropout of its own seeds, with this primitive's strategy
+        self.dropout = ops.Dropout(keep_prob=self.keep_prob)
 
     def extend_repr(self) -> str:
         return f"p={self.p:g}"
@@ -237,7 +240,8 @@ class Dropout(Cell):
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
-        return dropout_with(x, self.keep_prob, self.seed, dropout_step(self, x.device))
+        strategy = self.dropout.in_strategy
+        return dropout_with(x, self.keep_prob, self.seed, dropout_step(self, x.device), strategy)
 
 
 def dropout_step(owner, device: str):
@@ -253,13 +257,18 @@ def dropout_step(owner, device: str):
     return advance() if counter is None else counter
 
 
-def dropout_with(x, keep_prob: float, seed: int, step):
+def dropout_with(x, keep_prob: float, seed: int, step, strategy=None):
     """``x`` through the Dropout mask of (``seed``, ``step``): the Dropout primitive for an int step,
-    ``DropoutExt`` for a Tensor one (the same mask; its kernel reads the step at each replay)."""
+    ``DropoutExt`` for a Tensor one (the same mask; its kernel reads the step at each replay). ``strategy``:
+    the Dropout's sharding strategy (``Primitive.shard``), or None."""
     if isinstance(step, Tensor):
         seed = Tensor(np.array(seed, np.int64), device=x.device)
+        # (no strategy: DropoutExt follows x's layout, what an elementwise strategy for x asks of it)
         return ops.DropoutExt(p=1.0 - keep_prob)(x, seed, step)[0]
-    return ops.Dropout(keep_prob=keep_prob, Seed0=seed, Seed1=step)(x)[0]
+    prim = ops.Dropout(keep_prob=keep_prob, Seed0=seed, Seed1=step)
+    if strategy is not None:
+        prim.shard(strategy)
+    return prim(x)[0]
 
 
 # ---------------------------------------------------------------------------------------------
