@@ -11,13 +11,14 @@ difference 1e-6). Prints "LAYOUT-OK" or exits 1.
 """
 
 import numpy as np
+from megatron import MLP, whole
 from mpi4py import MPI
 
 import opforge
 from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
 from opforge.dataset import GeneratorDataset
-from opforge.dispatch.sharding import gather_whole, is_sharded
+from opforge.dispatch.sharding import is_sharded
 from opforge.train import Model
 
 init()
@@ -25,31 +26,14 @@ rank, size = get_rank(), get_group_size()
 IN, HIDDEN, OUT, BATCH = 6, 4 * size, 3, 8
 
 
-class MLP(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(IN, HIDDEN, weight_init="he_uniform", bias_init="normal", activation="relu")
-        self.fc2 = nn.Dense(HIDDEN, OUT, weight_init="he_uniform")
-        self.fc1.matmul.shard(((1, 1), (size, 1)))
-        self.fc1.bias_add.shard(((1, size), (size,)))
-        self.fc2.matmul.shard(((1, size), (1, size)))
-
-    def construct(self, x):
-        return self.fc2(self.fc1(x))
-
-
 def fail(message: str):
     print(f"LAYOUT-FAIL rank {rank}: {message}", flush=True)
     MPI.COMM_WORLD.Abort(1)
 
 
-def whole(t) -> np.ndarray:
-    return gather_whole(t).asnumpy() if is_sharded(t) else t.asnumpy()
-
-
 def model():
     nn.set_seed(0)
-    net = MLP()
+    net = MLP(IN, HIDDEN, OUT, size, "he_uniform", "normal")
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     return Model(net, loss, nn.Momentum(net.trainable_params(), 0.1, 0.9)), net
 

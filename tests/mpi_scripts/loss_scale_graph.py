@@ -14,12 +14,12 @@ updates are split over the ranks too (``enable_parallel_optimizer``). Prints "LO
 import sys
 
 import numpy as np
+from megatron import MLP, whole
 from mpi4py import MPI
 
 import opforge
 from opforge import Tensor, nn
 from opforge.communication import get_group_size, get_rank, init
-from opforge.dispatch.sharding import gather_whole, is_sharded
 from opforge.train import DynamicLossScaleManager, Model
 
 init()
@@ -28,26 +28,9 @@ IN, HIDDEN, OUT, BATCH, STEPS, OVERFLOW_AT = 4, 4 * size, 3, 8, 6, 2
 OPTIMIZER_PARALLEL = "--parallel-optimizer" in sys.argv[1:]
 
 
-class MLP(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Dense(IN, HIDDEN, activation="relu")
-        self.fc2 = nn.Dense(HIDDEN, OUT)
-        self.fc1.matmul.shard(((1, 1), (size, 1)))
-        self.fc1.bias_add.shard(((1, size), (size,)))
-        self.fc2.matmul.shard(((1, size), (1, size)))
-
-    def construct(self, x):
-        return self.fc2(self.fc1(x))
-
-
 def fail(message: str):
     print(f"LOSS-SCALE-FAIL rank {rank}: {message}", flush=True)
     MPI.COMM_WORLD.Abort(1)
-
-
-def whole(t) -> np.ndarray:
-    return gather_whole(t).asnumpy() if is_sharded(t) else t.asnumpy()
 
 
 rng = np.random.default_rng(3)
@@ -72,7 +55,7 @@ def train(parallel: bool) -> list:
     else:
         opforge.set_context(mode=opforge.PYNATIVE_MODE)
     nn.set_seed(0)
-    net = MLP()
+    net = MLP(IN, HIDDEN, OUT, size)
     manager = DynamicLossScaleManager(init_loss_scale=2.0**10, scale_factor=2, scale_window=2)
     step = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9), loss_scale_manager=manager)
     step = step.train_network

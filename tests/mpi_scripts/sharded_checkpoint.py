@@ -17,12 +17,13 @@ import os
 import sys
 
 import numpy as np
+from megatron import whole
 from mpi4py import MPI
 
 import opforge
 from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
-from opforge.dispatch.sharding import gather_whole, is_sharded, local_of
+from opforge.dispatch.sharding import is_sharded, local_of
 
 init()
 rank, size = get_rank(), get_group_size()
@@ -52,10 +53,6 @@ def training_step(net):
 def run(step, batches):
     for x, y in batches:
         step(opforge.Tensor(x), opforge.Tensor(y))
-
-
-def whole(t) -> np.ndarray:
-    return gather_whole(t).asnumpy() if is_sharded(t) else t.asnumpy()
 
 
 def fail(message: str):
