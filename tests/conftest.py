@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 from emulation.runtime import EmulatedRuntime
 
+import opforge
+from opforge import communication
 from opforge.device import get_device, use_runtime
 from opforge.kernels import registry as kernel_registry
 from opforge.op_info import registry as op_info_registry
@@ -44,3 +46,14 @@ def isolated_registries():
     yield
     kernel_registry.restore(kernels)
     op_info_registry.restore(infos)
+
+
+@pytest.fixture
+def one_rank_parallel():
+    """A world of one rank in this process, the auto-parallel context reset before and after, and the
+    execution mode back to PYNATIVE_MODE after: for tests that set parallel modes."""
+    communication.init()
+    opforge.reset_auto_parallel_context()
+    yield
+    opforge.reset_auto_parallel_context()
+    opforge.set_context(mode=opforge.PYNATIVE_MODE)

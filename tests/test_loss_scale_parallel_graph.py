@@ -16,7 +16,7 @@ import pytest
 from test_data_parallel import needs_mpi, run_job
 
 import opforge
-from opforge import Tensor, communication, nn
+from opforge import Tensor, nn
 from opforge.dataset import GeneratorDataset
 from opforge.dispatch.sharding import ShardingWarning
 from opforge.train import DynamicLossScaleManager, FixedLossScaleManager, Model
@@ -24,13 +24,7 @@ from opforge.train import DynamicLossScaleManager, FixedLossScaleManager, Model
 SCRIPTS = pathlib.Path(__file__).parent / "mpi_scripts"
 
 
-@pytest.fixture(autouse=True)
-def _contexts():
-    communication.init()  # a world of one rank
-    opforge.reset_auto_parallel_context()
-    yield
-    opforge.reset_auto_parallel_context()
-    opforge.set_context(mode=opforge.PYNATIVE_MODE)
+pytestmark = pytest.mark.usefixtures("one_rank_parallel")  # (tests/conftest.py)
 
 
 class _Net(nn.Cell):

@@ -12,7 +12,7 @@ import pytest
 from test_data_parallel import needs_mpi, run_job
 
 import opforge
-from opforge import Tensor, communication, nn, ops
+from opforge import Tensor, nn, ops
 from opforge import dtype as mstype
 from opforge.dataset import GeneratorDataset
 from opforge.nn.loss_scale import DynamicLossScaleUpdateCell
@@ -21,13 +21,7 @@ from opforge.train import DynamicLossScaleManager, Model
 SCRIPTS = pathlib.Path(__file__).parent / "mpi_scripts"
 
 
-@pytest.fixture(autouse=True)
-def _contexts():
-    communication.init()  # a world of one rank
-    opforge.reset_auto_parallel_context()
-    yield
-    opforge.reset_auto_parallel_context()
-    opforge.set_context(mode=opforge.PYNATIVE_MODE)
+pytestmark = pytest.mark.usefixtures("one_rank_parallel")  # (tests/conftest.py)
 
 
 # ---------------------------------------------------------------------------------------------
