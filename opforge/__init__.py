@@ -76,6 +76,7 @@ from opforge.bprop import grad_nn_activation_ops as _grad_nn_activation_ops
 from opforge.bprop import grad_math_ext_ops as _grad_math_ext_ops
 from opforge.bprop import grad_linalg_ops as _grad_linalg_ops
 from opforge.bprop import grad_ctc_ops as _grad_ctc_ops
+from opforge.bprop import grad_detection_ops as _grad_detection_ops
 from opforge.bprop import grad_comm_ops as _grad_comm_ops
 from opforge import profiler  # opforge.tools.profiler's API and MindSpore's Profiler
 from opforge.jit import JitFunction, TraceError, jit

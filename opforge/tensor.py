@@ -20,6 +20,7 @@ import numpy as np
 from opforge import context
 from opforge import dtype as mstype
 from opforge.device import Device, get_device
+from opforge.param_info import ParamInfo
 
 __all__ = ["Tensor", "Parameter", "from_dlpack", "is_placeholder", "PlaceholderError", "UNKNOWN_DIM", "UNKNOWN_RANK"]
 
@@ -310,7 +311,7 @@ class Parameter(Tensor):
     every write bumps its version, so the autodiff tape can tell a value it saved was overwritten.
     """
 
-    __slots__ = ("name", "requires_grad", "layerwise_parallel", "parallel_optimizer", "_version", "_server_init")
+    __slots__ = ("_param_info", "_version", "_server_init", "_pipeline_stage_list", "is_init")
 
     def __init__(
         self,
@@ -338,11 +339,60 @@ class Parameter(Tensor):
         for arg, value in (("layerwise_parallel", layerwise_parallel), ("parallel_optimizer", parallel_optimizer)):
             if not isinstance(value, bool):
                 raise TypeError(f"For 'Parameter', the '{arg}' must be bool, but got {type(value).__name__}.")
+        self._param_info = ParamInfo()
         self.name = name or "Parameter"
         self.requires_grad = requires_grad
         self.layerwise_parallel = layerwise_parallel
         self.parallel_optimizer = parallel_optimizer
         self._version = 0
+        self.is_init = False  # MindSpore's flag (whether its graph initialized the value); kept, opforge reads none
+
+    # name, requires_grad, the parallel flags and comm_fusion live in the ParamInfo (opforge/param_info.py)
+    @property
+    def param_info(self) -> ParamInfo:
+        """The ParamInfo holding this parameter's settings; assigning another (``weight.param_info.clone()``)
+        gives this parameter its settings."""
+        return self._param_info
+
+    @param_info.setter
+    def param_info(self, info) -> None:
+        if not isinstance(info, ParamInfo):
+            raise TypeError(
+                f"For 'Parameter.param_info', the value must be a ParamInfo, but got {type(info).__name__}."
+            )
+        self._param_info = info
+
+    @property
+    def name(self) -> str:
+        return self._param_info.name
+
+    @name.setter
+    def name(self, value) -> None:
+        self._param_info.name = value
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._param_info.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value) -> None:
+        self._param_info.requires_grad = value
+
+    @property
+    def layerwise_parallel(self) -> bool:
+        return self._param_info.layerwise_parallel
+
+    @layerwise_parallel.setter
+    def layerwise_parallel(self, value) -> None:
+        self._param_info.layerwise_parallel = value
+
+    @property
+    def parallel_optimizer(self) -> bool:
+        return self._param_info.parallel_optimizer
+
+    @parallel_optimizer.setter
+    def parallel_optimizer(self, value) -> None:
+        self._param_info.parallel_optimizer = value
 
     def _own_pooled(self) -> None:
         """Hold the value in memory from the device's allocator (the caching pool on the CPU), as kernel
@@ -369,6 +419,37 @@ class Parameter(Tensor):
                 f"For 'Parameter.set_param_ps', the 'init_in_server' must be a bool, but got {init_in_server!r}."
             )
         self._server_init = init_in_server
+
+    @property
+    def comm_fusion(self) -> int:
+        """MindSpore's fusion index (int, 1 until set) of the communication operators that aggregate this
+        parameter or its gradient under (semi-)auto parallel: those of one index are fused, 0 fuses none. Kept;
+        opforge's gradient reduction buckets by size (opforge/parallel_context.py)."""
+        return self._param_info.comm_fusion
+
+    @comm_fusion.setter
+    def comm_fusion(self, value) -> None:
+        parallel_mode = context.get_auto_parallel_context("parallel_mode")
+        if context.get_context("mode") == context.PYNATIVE_MODE and "auto_parallel" in parallel_mode:
+            raise RuntimeError(
+                "`comm_fusion` does not support PYNATIVE_MODE in AUTO_PARALLEL and SEMI_AUTO_PARALLEL mode."
+            )
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"For 'comm_fusion', the value must be an int, but got {type(value).__name__}.")
+        if value < 0:
+            raise ValueError(f"For 'comm_fusion', the value must be >= 0, but got {value}.")
+        self._param_info.comm_fusion = value
+
+    def add_pipeline_stage(self, stage) -> None:
+        """MindSpore's: records ``stage`` (an int >= 0) as a further pipeline stage that reads this parameter (a
+        word-embedding table the last stage's head shares with the first stage's embedding), in
+        ``_pipeline_stage_list``. A single process (one stage) reads every parameter; opforge's ``PipelineCell``
+        keeps each parameter on the stage that owns it (opforge/nn/pipeline.py) and does not read this list."""
+        if not isinstance(stage, int) or stage < 0:
+            raise TypeError("`stage` must be a positive number of int type")
+        if getattr(self, "_pipeline_stage_list", None) is None:
+            self._pipeline_stage_list = []
+        self._pipeline_stage_list.append(stage)
 
     @property
     def is_param_ps(self) -> bool:

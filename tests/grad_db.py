@@ -336,6 +336,12 @@ def _argmax_samples(prim, rng):
     yield GradSample((np.array([[3, 1], [0, 7]], np.int32),), "int32 x[2, 2]")
 
 
+def _nms_with_mask_samples(prim, rng):
+    corner = rng.uniform(0, 10, (6, 2))
+    boxes = np.concatenate([corner, corner + rng.uniform(1, 5, (6, 2)), rng.uniform(0, 1, (6, 1))], 1)
+    yield GradSample((boxes.astype(np.float32),), "bboxes[6, 5]")
+
+
 def _one_hot_samples(prim, rng):
     indices = np.array([0, 2, 1, 3], np.int32)
     on = np.array(1.0)
@@ -971,6 +977,7 @@ GRAD_DB_LIST = [
     GradRecord("Fill", _variants("Fill"), _fill_samples, zero=True),
     GradRecord("Argmax", _variants("Argmax", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
     GradRecord("OneHot", _variants("OneHot", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _one_hot_samples, zero=True),
+    GradRecord("NMSWithMask", _variants("NMSWithMask"), _nms_with_mask_samples, zero=True),
 ]
 
 

@@ -931,6 +931,7 @@ from op_db_comm import RECORDS as _COMM_RECORDS  # noqa: E402
 from op_db_complex import RECORDS as _COMPLEX_RECORDS  # noqa: E402
 from op_db_conv import RECORDS as _CONV_RECORDS  # noqa: E402
 from op_db_ctc import RECORDS as _CTC_RECORDS  # noqa: E402
+from op_db_detection import RECORDS as _DETECTION_RECORDS  # noqa: E402
 from op_db_elemwise import RECORDS as _ELEMWISE_RECORDS  # noqa: E402
 from op_db_linalg import RECORDS as _LINALG_RECORDS  # noqa: E402
 from op_db_math_array import RECORDS as _MATH_ARRAY_RECORDS  # noqa: E402
@@ -956,6 +957,7 @@ _ALL_RECORDS = (
     + _RANDOM_RECORDS
     + _LINALG_RECORDS
     + _CTC_RECORDS
+    + _DETECTION_RECORDS
 )
 OP_DB: dict = {r.name: r for r in _ALL_RECORDS}
 assert len(OP_DB) == len(_ALL_RECORDS), "two records for one op"

@@ -40,13 +40,15 @@ def _parameter_clone(self, init="same") -> Parameter:
     name, an ``Initializer``, a number, a Tensor) gives the new value (the zoo's YOLOX keeps EMA copies of the
     BatchNorm statistics this way)."""
     value = self if isinstance(init, str) and init == "same" else initializer(init, self.shape, self.dtype)
-    return Parameter(
+    clone = Parameter(
         value,
         name=self.name,
         requires_grad=self.requires_grad,
         layerwise_parallel=self.layerwise_parallel,
         parallel_optimizer=self.parallel_optimizer,
     )
+    clone.param_info = self.param_info.clone()  # its settings, comm_fusion too (MindSpore's clone)
+    return clone
 
 
 _parameter_clone.__name__ = "clone"

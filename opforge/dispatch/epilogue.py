@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from opforge.dispatch import binding
 from opforge.dispatch.cse import readers
+from opforge.dispatch.plan import plan_from_metas
 from opforge.kernels import registry
 from opforge.primitives.math_ops import MatMul
 from opforge.primitives.nn_ops import ApplyGradientDescent, FusedMatMulApplyGradientDescent
@@ -59,12 +60,13 @@ def _fused(update, product, value_of):
     if any(t.dtype is not tensors[0].dtype or t._meta[2] is not tensors[0]._meta[2] for t in tensors):
         return None
     prim = FusedMatMulApplyGradientDescent(transpose_a=product.prim.transpose_a, transpose_b=product.prim.transpose_b)
-    return update._replace(prim=prim, plan=prim._plan_for(args), sources=(var, alpha, x1, x2))
+    return update._replace(prim=prim, plan=plan_from_metas(prim, args), sources=(var, alpha, x1, x2))
 
 
 def fuse_updates(steps: list, outputs_spec, value_of) -> list:
     """``steps`` with each MatMul whose only reader is an ApplyGradientDescent's ``delta`` fused into it.
-    ``value_of(slot)``: the Tensor a slot held when the trace was recorded."""
+    ``value_of(slot)``: a Tensor with the meta a slot had when the trace was recorded (a placeholder once
+    the value is gone)."""
     reads = readers(steps, outputs_spec)
     producer = {s.outputs: i for i, s in enumerate(steps) if s.outputs.__class__ is int}
     replaced, dropped = {}, set()

@@ -32,6 +32,7 @@ __all__ = [
     "build_plan",
     "call_metas",
     "check_no_placeholders",
+    "plan_from_metas",
     "plan_key",
     "remember",
     "freeze",
@@ -234,6 +235,12 @@ def build_plan(prim, args: tuple):
     if prim._has_infer_value():
         return _value_plan(prim, call.defaults, _try_kernel_plan(call))
     return _kernel_plan(call)
+
+
+def plan_from_metas(prim, args: tuple):
+    """The kernel plan of a call from its arguments' metas alone: Tensor arguments may be placeholders (a
+    compiler pass building a step from the metas a trace recorded, whose values are gone)."""
+    return _kernel_plan(call_metas(prim, args))
 
 
 def check_no_placeholders(prim, args: tuple) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -324,12 +325,18 @@ class Tracer(Interpreter):
         self.where = where
         self.fuse, self.graph = fuse, graph
         self.steps: list = []
-        self.keep: list = list(inputs)  # every tensor seen stays alive, so ids stay unique
+        self.inputs = list(inputs)
+        self.metas: list = [t._meta for t in inputs]  # each slot's meta when it was recorded
+        # The live Tensors' slots by id (and their arrays', below). An intermediate Tensor may die while
+        # the function runs, as it would eagerly: its entries go with it, so a new object given its id is
+        # not taken for it (_forget_when_gone).
         self.slots = {id(t): i for i, t in enumerate(inputs)}
         # aliases share an input's array (placeholders, in a dry run, have none)
         self.arrays = {id(t._data): i for i, t in enumerate(inputs) if not is_placeholder(t)}
         self.n_inputs = len(inputs)
         self.n_slots = len(inputs)
+        self.watched: list = []  # weak references whose callbacks drop dead objects' entries
+        self.pinned: list = []
         self.before_replay: list = []
         self.cuts_gradient = False  # a stop_gradient ran (note_gradient_cut)
 
@@ -362,7 +369,7 @@ class Tracer(Interpreter):
         slot = self.slots.get(id(t))
         if slot is None and not isinstance(t, Parameter) and not is_placeholder(t):
             slot = self.arrays.get(id(t._data))  # a view made outside an operator (autodiff's aliases)
-            if slot is not None and self.keep[slot]._meta != t._meta:
+            if slot is not None and self.metas[slot] != t._meta:
                 slot = None
         return slot
 
@@ -377,10 +384,30 @@ class Tracer(Interpreter):
         slot = self.n_slots
         self.n_slots += 1
         self.slots[id(t)] = slot
-        self.keep.append(t)
+        self.metas.append(t._meta)
+        self._forget_when_gone(t, self.slots, slot)
         if not isinstance(t, Parameter) and not is_placeholder(t):
-            self.arrays.setdefault(id(t._data), slot)
+            if self.arrays.setdefault(id(t._data), slot) == slot:
+                self._forget_when_gone(t._data, self.arrays, slot)
         return slot
+
+    def _forget_when_gone(self, obj, table: dict, slot: int) -> None:
+        """Drop ``table[id(obj)]`` when ``obj`` dies (if it still names ``slot``); an object without weak
+        references stays alive with the trace instead."""
+        key = id(obj)
+
+        def forget(_ref, table=table, key=key, slot=slot):
+            if table.get(key) == slot:
+                del table[key]
+
+        try:
+            self.watched.append(weakref.ref(obj, forget))
+        except TypeError:
+            self.pinned.append(obj)
+
+    def value_of(self, slot: int) -> Tensor:
+        """An input's Tensor, or a placeholder with the meta another slot had when it was recorded."""
+        return self.inputs[slot] if slot < self.n_inputs else Tensor._placeholder(*self.metas[slot])
 
     def swap_tensors(self, updated, old) -> None:
         """``updated[key] = value`` while tracing (``Tensor.__setitem__``): ``updated`` now holds the value
@@ -398,12 +425,12 @@ class Tracer(Interpreter):
         self.slots.pop(id(old), None)
         if so is not None:
             self.slots[id(updated)] = so
-            self.keep[so] = updated
+            self._forget_when_gone(updated, self.slots, so)
         if su is not None:
             self.slots[id(old)] = su
-            self.keep[su] = old
+            self._forget_when_gone(old, self.slots, su)
             return
-        self.keep.append(old)  # alive with the steps that now read it, so ids stay unique
+        # old stays alive with the steps that now read it
 
         def swap(source):
             if source[0] == "const" and source[1] is updated:
@@ -448,8 +475,8 @@ class Tracer(Interpreter):
             return None
         steps, merged = cse.eliminate(self.steps)
         outputs = cse.remap_outputs(outputs, merged)
-        steps = epilogue.fuse_updates(steps, outputs, self.keep.__getitem__)
-        return fusion.fuse(steps, lambda slot: self.keep[slot]._meta, outputs), outputs
+        steps = epilogue.fuse_updates(steps, outputs, self.value_of)
+        return fusion.fuse(steps, self.metas.__getitem__, outputs), outputs
 
 
 def replay_counter(advance, device: str):

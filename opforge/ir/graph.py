@@ -146,8 +146,10 @@ class _Recorder:
         nodes = [self.node(step) for step in self.tracer.steps]
         outputs = self.output(self.tracer.output_spec(out))
         metas = [(tuple(x.shape), x.dtype) for x in inputs]
-        keep = self.tracer.keep
-        slots = {slot: (tuple(keep[slot].shape), keep[slot].dtype) for slot in range(self.tracer.n_inputs, len(keep))}
+        recorded = self.tracer.metas
+        slots = {
+            slot: (tuple(recorded[slot][1]), recorded[slot][0]) for slot in range(self.tracer.n_inputs, len(recorded))
+        }
         return Graph(metas, nodes, outputs, self.params, self.tensors, slots, self.where)
 
     def node(self, step) -> Node:

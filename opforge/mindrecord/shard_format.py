@@ -84,9 +84,10 @@ def schema_error(content) -> str:
         if spec["type"] not in VALID_ARRAY_ATTRIBUTES:
             return f"the array field '{name}' has the type {spec['type']!r}, not one of {list(VALID_ARRAY_ATTRIBUTES)}"
         shape = spec["shape"]
-        ok = isinstance(shape, list) and shape and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
+        # [] is a 0-d array (MindSpore's check loops over the dims, so accepts it; the zoo's TB-Net writes its ids so)
+        ok = isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
         if not ok or any(d == 0 or d < -1 for d in shape) or shape.count(-1) > 1:
-            return f"the field '{name}' has the shape {shape!r}: a non-empty list of ints > 0 with at most one -1"
+            return f"the field '{name}' has the shape {shape!r}: a list of ints > 0 with at most one -1"
     return ""
 
 

@@ -24,7 +24,7 @@ from opforge.bprop import cell_bprop
 from opforge.dispatch import pipeline, sharding, strategy_file
 from opforge.jit import JitFunction
 from opforge.jit_config import check_jit_config
-from opforge.nn.mixed_precision import parameters_cast_to
+from opforge.nn.mixed_precision import cell_constants, mixed_precision_cast, parameters_cast_to
 from opforge.parallel import strategy_search
 from opforge.parallel_context import (
     get_auto_parallel_context,
@@ -33,13 +33,12 @@ from opforge.parallel_context import (
     searches_strategies,
     strategy_ckpt_file,
 )
-from opforge.primitives.array_ops import Assign, Cast
+from opforge.primitives.array_ops import Assign
 from opforge.tensor import Parameter, PlaceholderError, Tensor
 
 _TO_FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32)
 # the flags MindSpore's to_float sets on each cell (add_flags_recursive(fp16=True) is to_float(float16) there)
 _PRECISION_FLAGS = {"fp16": mstype.float16, "bf16": mstype.bfloat16, "fp32": mstype.float32}
-_cast = Cast()
 _assign = Assign()
 
 
@@ -71,10 +70,6 @@ def _named_by_cell(cell, error: Exception, args, kwargs) -> Exception:
         named = error
     named._opforge_cell = name
     return named
-
-
-def _is_float_tensor(a) -> bool:
-    return isinstance(a, Tensor) and a.dtype.kind == "f"
 
 
 __all__ = ["Cell", "SequentialCell", "CellList", "CellDict"]
@@ -301,6 +296,17 @@ class Cell:
         """Accepted for MindSpore compatibility: eager gradients need no preparation."""
         return self
 
+    def set_comm_fusion(self, fusion_type, recurse: bool = True) -> Cell:
+        """MindSpore's: ``comm_fusion = fusion_type`` (an int >= 0) on every trainable Parameter of this cell,
+        and of its sub-cells with ``recurse`` (``Parameter.comm_fusion``). Returns the cell."""
+        if isinstance(fusion_type, bool) or not isinstance(fusion_type, int):
+            raise TypeError(f"For 'set_comm_fusion', the 'fusion_type' must be an int, but got {fusion_type!r}.")
+        if fusion_type < 0:
+            raise ValueError(f"For 'set_comm_fusion', the 'fusion_type' must be >= 0, but got {fusion_type}.")
+        for param in self.trainable_params(recurse):
+            param.comm_fusion = fusion_type
+        return self
+
     def add_flags(self, **flags) -> Cell:
         """MindSpore's graph-compiler hints (``loop_can_unroll=True``, ...): recorded in ``get_flags()`` and as
         attributes, as MindSpore does; opforge's tracer needs none of them. The precision flags are what
@@ -454,8 +460,8 @@ class Cell:
 
     def _run_call(self, args, kwargs):
         dst = self.__dict__.get("_to_float")
-        if dst is not None:
-            args = tuple(_cast(a, dst) if _is_float_tensor(a) and a.dtype is not dst else a for a in args)
+        if dst is not None:  # its float inputs, in tuples, lists, dicts and keyword arguments too (MindSpore's)
+            args, kwargs = mixed_precision_cast(dst, args), mixed_precision_cast(dst, kwargs)
         run = pipeline.current_run()
         if run is not None and "pipeline_stage" in self.__dict__:
             return run.call(self, args, kwargs)  # this rank runs, sends, receives or only shapes it
@@ -472,12 +478,12 @@ class Cell:
         return self._construct(*args, **kwargs)
 
     def _construct(self, *args, **kwargs):
-        """``construct``, its primitives reading float Parameters in the to_float dtype when one is set
-        (opforge/nn/mixed_precision.py); what graph mode traces."""
+        """``construct``, its primitives reading float Parameters and this cell's constant float Tensors in
+        the to_float dtype when one is set (opforge/nn/mixed_precision.py); what graph mode traces."""
         dst = self.__dict__.get("_to_float")
         if dst is None:
             return self.construct(*args, **kwargs)
-        with parameters_cast_to(dst):
+        with parameters_cast_to(dst, cell_constants(self)):
             return self.construct(*args, **kwargs)
 
     @property

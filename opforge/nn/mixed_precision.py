@@ -1,15 +1,23 @@
-"""The parameters of a cell set by ``Cell.to_float``: cast to its dtype where its primitives read them.
+"""The values a cell set by ``Cell.to_float`` reads: cast to its dtype where its primitives read them.
 
-``to_float(float16)`` casts a cell's float Tensor inputs; its weights stay float32 Parameters (the
-optimizer updates them in float32). While such a cell's construct runs, ``ParameterCast`` (an
-interpreter) casts each float Parameter a primitive reads to the cell's dtype first, with a Cast the
-enclosing tape or trace records (so the gradient comes back to the float32 Parameter, cast back),
-as MindSpore inserts casts of a float16 cell's weights. The innermost such cell decides (a BatchNorm
-kept in float32 inside a float16 network reads its Parameters uncast); Parameters a primitive writes in
-place are never cast, nor those MindSpore's signature marks written where opforge's does not (BatchNorm's
-scale, bias, mean and variance in training). So amp's O3 runs BatchNorm on a float16 x with float32
-parameters, as MindSpore does; opforge computes that call in float32 (the dtype group's promotion) and, as
-MindSpore's kernel does, gives y back in x's dtype (float16), the statistics in float32.
+``to_float(float16)`` runs a cell with "all its inputs, including input, Parameter and Tensor" in float16
+(MindSpore's docstring). MindSpore's graph mode casts exactly those: the cell's arguments (tuples, lists and
+dicts of them too), each Parameter its construct reads and each constant Tensor it reads (a Tensor attribute
+such as Tacotron2's ``self.go_frame``), each at the point it is read, float ones only (ints and bools stay).
+Values computed inside the cell keep their dtype, so an explicit ``Cast(x, float32)`` there holds. opforge
+follows that rule in both modes: the cell casts its arguments (``Cell._run_call``), and while its construct
+runs ``ParameterCast`` (an interpreter) casts each float Parameter and each of the cell's float Tensor
+attributes a primitive reads (also inside a tuple or list argument, Concat's) to the cell's dtype first, with
+a Cast the enclosing tape or trace records (so the gradient comes back to the float32 Parameter, cast back).
+(MindSpore 2.x's PyNative casts more, every float input of every primitive but Cast, intermediates included;
+its 1.x PyNative cast less, the arguments and Parameters only.)
+
+The innermost such cell decides (a BatchNorm kept in float32 inside a float16 network reads its Parameters
+uncast); a cell without a precision of its own inside one runs in the enclosing cell's. Parameters a
+primitive writes in place are never cast, nor those MindSpore's signature marks written where opforge's does
+not (BatchNorm's scale, bias, mean and variance in training). So amp's O3 runs BatchNorm on a float16 x with
+float32 parameters, as MindSpore does; opforge computes that call in float32 (the dtype group's promotion) and,
+as MindSpore's kernel does, gives y back in x's dtype (float16), the statistics in float32.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from opforge.dispatch.interpreter import Interpreter, current_interpreter
 from opforge.primitives.array_ops import Cast
 from opforge.tensor import Parameter, Tensor
 
-__all__ = ["ParameterCast", "parameters_cast_to", "mixed_precision_cast", "kept_positions"]
+__all__ = ["ParameterCast", "parameters_cast_to", "mixed_precision_cast", "kept_positions", "cell_constants"]
 
 _cast = Cast()
 
@@ -44,34 +52,65 @@ def kept_positions(prim) -> tuple:
     return written
 
 
+def _rebuilt(seq, items: list):
+    """``items`` in a sequence of ``seq``'s type (a namedtuple takes them as its fields)."""
+    return type(seq)(*items) if hasattr(seq, "_fields") else type(seq)(items)
+
+
 def mixed_precision_cast(dst_type, x):
     """MindSpore's ``F.mixed_precision_cast``: ``x`` with its float Tensors (in tuples, lists and dicts too)
     cast to ``dst_type``; anything else unchanged."""
     if isinstance(x, Tensor):
         return _cast(x, dst_type) if x.dtype in mstype.float_type and x.dtype is not dst_type else x
     if isinstance(x, (tuple, list)):
-        return type(x)(mixed_precision_cast(dst_type, v) for v in x)
+        return _rebuilt(x, [mixed_precision_cast(dst_type, v) for v in x])
     if isinstance(x, dict):
         return {k: mixed_precision_cast(dst_type, v) for k, v in x.items()}
     return x
 
 
+def cell_constants(cell) -> dict:
+    """``cell``'s constant float Tensors, by id: its Tensor attributes that are not Parameters (what
+    MindSpore's graph mode casts where a to_float cell reads them). The dict holds them, so no other
+    Tensor takes one of their ids while the cell's construct runs."""
+    return {
+        id(v): v
+        for v in vars(cell).values()
+        if isinstance(v, Tensor) and not isinstance(v, Parameter) and v.dtype in mstype.float_type
+    }
+
+
+def _read_cast(a, dtype, constants: dict) -> bool:
+    """Whether the argument ``a`` (or a Tensor in it, a tuple or list) is one to_float casts to ``dtype``:
+    a float Parameter or one of the cell's constant Tensors, of another dtype."""
+    if isinstance(a, Tensor):
+        return (isinstance(a, Parameter) or constants.get(id(a)) is a) and (
+            a.dtype is not dtype and a.dtype in mstype.float_type
+        )
+    if isinstance(a, (tuple, list)):
+        return any(_read_cast(v, dtype, constants) for v in a)
+    return False
+
+
 class ParameterCast(Interpreter):
-    """Casts the float Parameters of each primitive call to the innermost to_float cell's dtype."""
+    """Casts the float Parameters and the cell's constant float Tensors each primitive call reads to the
+    innermost to_float cell's dtype."""
 
     def __init__(self):
-        self.dtypes: list = []
+        self.scopes: list = []  # (dtype, cell_constants) of each to_float cell whose construct runs, innermost last
+
+    def _cast_read(self, a, dtype, constants: dict):
+        if isinstance(a, Tensor):
+            return self.parent.process_primitive(_cast, (a, dtype)) if _read_cast(a, dtype, constants) else a
+        return _rebuilt(a, [self._cast_read(v, dtype, constants) for v in a])
 
     def process_primitive(self, prim, args: tuple):
-        dtype = self.dtypes[-1]
-        other = [i for i, a in enumerate(args) if isinstance(a, Parameter) and a.dtype in mstype.float_type]
-        other = [i for i in other if args[i].dtype is not dtype]
-        if other:  # (most calls read no Parameter: the signature is looked at only for those that do)
+        dtype, constants = self.scopes[-1]
+        other = [i for i, a in enumerate(args) if _read_cast(a, dtype, constants)]
+        if other:  # (most calls read no Parameter nor constant: the signature is looked at only for those that do)
             written = kept_positions(prim)
             cast = [i for i in other if i not in written]
-            args = tuple(
-                self.parent.process_primitive(_cast, (a, dtype)) if i in cast else a for i, a in enumerate(args)
-            )
+            args = tuple(self._cast_read(a, dtype, constants) if i in cast else a for i, a in enumerate(args))
         out = self.parent.process_primitive(prim, args)
         follows = _OUTPUT_FOLLOWS_INPUT.get(prim.name)
         if follows is not None:  # (the call computed in its group's promoted dtype: that output comes back)
@@ -84,17 +123,19 @@ class ParameterCast(Interpreter):
 
 
 @contextlib.contextmanager
-def parameters_cast_to(dtype):
-    """Within: primitives read float Parameters cast to ``dtype`` (a to_float cell's construct)."""
+def parameters_cast_to(dtype, constants: dict | None = None):
+    """Within: primitives read float Parameters, and the Tensors of ``constants`` (``cell_constants`` of the
+    cell), cast to ``dtype`` (a to_float cell's construct)."""
+    scope = (dtype, {} if constants is None else constants)
     innermost = current_interpreter()
     if isinstance(innermost, ParameterCast):  # a to_float cell inside another: its dtype, then back
-        innermost.dtypes.append(dtype)
+        innermost.scopes.append(scope)
         try:
             yield
         finally:
-            innermost.dtypes.pop()
+            innermost.scopes.pop()
         return
     interpreter = ParameterCast()
-    interpreter.dtypes.append(dtype)
+    interpreter.scopes.append(scope)
     with interpreter:
         yield

@@ -144,7 +144,35 @@ def squeeze(a, axis=None):
 
 
 def concatenate(arrays, axis=0):
-    return F.concat(tuple(arrays), axis)
+    """MindSpore's ``mindspore.numpy.concatenate``: the arrays joined along ``axis``, first cast to their
+    promoted dtype when they differ (float16 with float32 gives float32; Concat itself takes one dtype).
+    ``axis`` None (or 32 and more, NumPy's limit on dims) joins them flattened; a single Tensor is the
+    sequence of its slices along dim 0."""
+    flat = axis is None or axis >= _MAX_DIMS
+    if isinstance(arrays, Tensor):
+        if flat:
+            return F.reshape(arrays, (-1,))
+        shape = arrays.shape
+        axis = _norm_axis_of(axis, len(shape) - 1)
+        order = (*builtins.range(1, axis + 1), 0, *builtins.range(axis + 1, len(shape)))
+        joined = (*shape[1 : axis + 1], shape[0] * shape[axis + 1], *shape[axis + 2 :])
+        return F.reshape(F.transpose(arrays, order), joined)
+    arrays = tuple(arrays)
+    if flat:
+        arrays, axis = tuple(F.reshape(a, (-1,)) for a in arrays), -1
+    elif len(arrays) == 1:
+        return arrays[0]
+    dtype = mstype.result_type(tuple(a.dtype for a in arrays))
+    return F.concat(tuple(a if a.dtype is dtype else F.cast(a, dtype) for a in arrays), axis)
+
+
+_MAX_DIMS = 32
+
+
+def _norm_axis_of(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"For 'concatenate', the 'axis' must be in [{-ndim}, {ndim}), but got {axis}.")
+    return axis + ndim if axis < 0 else axis
 
 
 def stack(arrays, axis=0):
@@ -212,8 +240,10 @@ def where(condition, x, y):
     return _select(condition, x, y)
 
 
-def matmul(x1, x2):
-    return F.matmul(x1, x2)
+def matmul(x1, x2, dtype=None):
+    """``mindspore.numpy.matmul(x1, x2, dtype=None)``: ``np.matmul``, the result cast to ``dtype`` when one is given."""
+    out = F.matmul(x1, x2)
+    return out if dtype is None else F.cast(out, dtype)
 
 
 def dot(a, b):

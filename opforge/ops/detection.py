@@ -1,11 +1,11 @@
 """MindSpore's object-detection operators, built from other primitives (no kernel of their own): ``IOU``/``iou``,
 ``BoundingBoxEncode``/``bounding_box_encode``, ``BoundingBoxDecode``/``bounding_box_decode``,
 ``CheckValid``/``check_valid``, ``ROIAlign`` and ``CropAndResize``/``crop_and_resize`` are element-wise math
-and gathers (opforge/ops/sampling.py), so they differentiate, run under ``jit`` and on the CPU and the GPU;
-``NMSWithMask`` runs on the host (which boxes it keeps depends on the data, box by box).
+and gathers (opforge/ops/sampling.py), so they differentiate, run under ``jit`` and on the CPU and the GPU.
+``NMSWithMask`` is a primitive with kernels of its own (opforge/primitives/detection_ops.py).
 
 The formulas are those of MindSpore's CPU kernels: boxes are (x0, y0, x1, y1) in pixels, a box's width is
-``x1 - x0 + 1`` (IOU, BoundingBoxEncode/Decode) or ``x1 - x0`` (NMSWithMask). float16 inputs are computed in
+``x1 - x0 + 1`` (IOU, BoundingBoxEncode/Decode). float16 inputs are computed in
 float32 and cast back.
 """
 
@@ -26,7 +26,7 @@ from opforge.tensor import Tensor
 
 __all__ = [
     "IOU", "iou", "BoundingBoxEncode", "bounding_box_encode", "BoundingBoxDecode", "bounding_box_decode",
-    "CheckValid", "check_valid", "NMSWithMask", "ROIAlign", "CropAndResize", "crop_and_resize",
+    "CheckValid", "check_valid", "ROIAlign", "CropAndResize", "crop_and_resize",
 ]  # fmt: skip
 
 _BOX_FLOATS = (mstype.float16, mstype.float32, mstype.float64)
@@ -273,61 +273,6 @@ class CheckValid(HostOp):
 def check_valid(bboxes, img_metas):
     """MindSpore's ``ops.check_valid``: ``CheckValid()(bboxes, img_metas)``."""
     return CheckValid()(bboxes, img_metas)
-
-
-# ---------------------------------------------------------------------------------------------
-# NMSWithMask (on the host)
-
-
-def _nms_host(boxes: np.ndarray, threshold) -> tuple:
-    """(order, keep) of greedy non-maximum suppression in the input's dtype: ``order`` the boxes by score,
-    highest first (stable among equal scores); ``keep[j]`` False where a kept box before j overlaps box j with
-    an IoU (widths ``x1 - x0``) above ``threshold``."""
-    order = np.argsort(-boxes[:, 4], kind="stable")
-    s = boxes[order]
-    t = s.dtype.type
-    x0, y0, x1, y1 = (s[:, k] for k in range(4))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        width = np.maximum(np.minimum(x1[:, None], x1[None, :]) - np.maximum(x0[:, None], x0[None, :]), t(0))
-        height = np.maximum(np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :]), t(0))
-        inter = width * height
-        area = (x1 - x0) * (y1 - y0)
-        overlaps = (inter / ((area[:, None] + area[None, :]) - inter)) > t(threshold)  # NaN: no suppression
-    keep = np.ones(len(s), bool)
-    for i in range(len(s) - 1):
-        if keep[i]:
-            keep[i + 1 :] &= ~overlaps[i, i + 1 :]
-    return order, keep
-
-
-class NMSWithMask(HostOp):
-    r"""Non-maximum suppression (MindSpore's ``ops.NMSWithMask``): ``NMSWithMask(iou_threshold)(bboxes)``,
-    ``bboxes`` [N, 5] (x0, y0, x1, y1, score). Returns ``(output_boxes, output_idx, selected_mask)``:
-    ``output_boxes`` [N, 5] the boxes sorted by score, highest first (ties keep their input order);
-    ``output_idx`` [N] int32, the positions 0..N-1 in ``output_boxes`` (MindSpore's CPU and GPU kernels give
-    these, not the input positions); ``selected_mask`` [N] bool: going down the sorted boxes, a box is dropped
-    when a kept box before it overlaps it with
-
-    .. math:: \frac{I}{A_i + A_j - I} > iou\_threshold
-
-    (areas ``(x1 - x0)(y1 - y0)``, computed in the input's dtype). The boxes kept depend on the data box by box,
-    so this runs on the host (a GPU Tensor is copied there and back); inside ``jit`` reading the boxes raises a
-    TraceError. No gradient. dtypes: float16, float32."""
-
-    def __init__(self, iou_threshold=0.5):
-        validator.check_value_type("iou_threshold", iou_threshold, [float], "NMSWithMask")
-        self.iou_threshold = iou_threshold
-
-    def __call__(self, bboxes):
-        b = _boxes("NMSWithMask", "bboxes", bboxes, cols=5, dtypes=(mstype.float16, mstype.float32))
-        if b.shape[0] <= 0:
-            raise ValueError(f"For 'NMSWithMask', the 'bboxes' must hold at least one box, but got {list(b.shape)}.")
-        order, keep = _nms_host(b.asnumpy(), self.iou_threshold)
-        return (
-            F.gather(stop_gradient(b), Tensor(order.astype(np.int32), device=b.device), 0),
-            Tensor(np.arange(len(order), dtype=np.int32), device=b.device),
-            Tensor(keep, device=b.device),
-        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from opforge.bprop.grad_operation import GradOperation, grad, stop_gradient, value_and_grad
 from opforge.ops.composite.base import add_flags
+from opforge.ops.composite.math_ops import matmul  # MindSpore 1.x: C.matmul(x1, x2, dtype=None)
 from opforge.ops.composite.multitype_ops import HyperMap, Map, MultitypeFuncGraph, partial
 from opforge.ops.frontend_legacy import batch_dot, tensor_dot  # MindSpore 1.x: C.tensor_dot, C.batch_dot
 from opforge.ops.frontend_rearrange import repeat_elements
@@ -24,4 +25,5 @@ __all__ = [
     "repeat_elements",
     "tensor_dot",
     "batch_dot",
+    "matmul",
 ]

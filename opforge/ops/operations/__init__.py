@@ -2,13 +2,12 @@
 
 from opforge.bprop.gradient_hooks import HookBackward, InsertGradientOf  # noqa: F401  (gradient hooks)
 from opforge.ops.deformable_conv import DeformableOffsets  # noqa: F401  (corner gathers, opforge/ops/sampling.py)
-from opforge.ops.detection import (  # noqa: F401  (composed of other primitives; NMSWithMask on the host)
+from opforge.ops.detection import (  # noqa: F401  (composed of other primitives)
     IOU,
     BoundingBoxDecode,
     BoundingBoxEncode,
     CheckValid,
     CropAndResize,
-    NMSWithMask,
     ROIAlign,
 )
 from opforge.ops.dynamic_rnn import DynamicRNN  # noqa: F401  (Ascend's LSTM, built from MatMul, Split, ...)
@@ -85,6 +84,7 @@ from opforge.primitives.attention_ops import *  # noqa: F403
 from opforge.primitives.comm_ops import *  # noqa: F403
 from opforge.primitives.conv_ops import *  # noqa: F403
 from opforge.primitives.ctc_ops import *  # noqa: F403
+from opforge.primitives.detection_ops import *  # noqa: F403
 from opforge.primitives.linalg_ops import *  # noqa: F403
 from opforge.primitives.math_ext_ops import *  # noqa: F403
 from opforge.primitives.math_ops import *  # noqa: F403

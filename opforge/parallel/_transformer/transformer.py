@@ -535,12 +535,13 @@ class _PastMixin:
             self.key_past = Parameter(Tensor(np.zeros(self.key_shape), mstype.float16), name="key_past")
             self.value_past = Parameter(Tensor(np.zeros(self.value_shape), mstype.float16), name="value_past")
             self.assign = P.Assign()
+            self.mul = P.Mul()
 
     def _reset_past(self, init_reset):
         if self.use_past:
             keep = F.cast(init_reset, mstype.float16)
-            self.assign(self.key_past, self.key_past * keep)
-            self.assign(self.value_past, self.value_past * keep)
+            self.assign(self.key_past, self.mul(self.key_past, keep))
+            self.assign(self.value_past, self.mul(self.value_past, keep))
 
     def _update_past(self, layer_present):
         if self.use_past:
@@ -619,6 +620,9 @@ class TransformerEncoderLayer(_PastMixin, Cell):
         self.output = _feed_forward(moe_config, hidden_size, ffn_hidden_size, hidden_dropout_rate, hidden_act,
                                     param_init_type, parallel_config)  # fmt: skip
         self.post_layernorm_residual = post_layernorm_residual
+        # MindSpore's residual adds (2-D and 3-D), attributes a subclass's construct uses (the zoo's PanGu-alpha)
+        self.add = P.Add()
+        self.add_3d = P.Add()
         self.dtype = mstype.float16
         self._init_past(batch_size, num_heads, hidden_size, seq_length)
 
@@ -636,7 +640,7 @@ class TransformerEncoderLayer(_PastMixin, Cell):
         attention, layer_present = self.attention(
             input_x, input_x, input_x, input_mask, self.key_past, self.value_past, batch_valid_length
         )
-        x = input_x + attention if self.post_layernorm_residual else x + attention
+        x = self.add(input_x, attention) if self.post_layernorm_residual else self.add(x, attention)
         output_x = F.cast(self.layernorm2(x), self.dtype)
         aux_loss = None
         if self.use_moe:
@@ -645,9 +649,9 @@ class TransformerEncoderLayer(_PastMixin, Cell):
             mlp_logit = self.output(output_x)
         self._update_past(layer_present)
         if self.post_layernorm_residual:
-            output = self.layernorm1(output_x + mlp_logit)
+            output = self.layernorm1(self.add(output_x, mlp_logit))
         else:
-            output = x + mlp_logit
+            output = self.add(x, mlp_logit)
         if self.use_moe:
             return F.reshape(output, x_shape), layer_present, aux_loss
         return F.reshape(output, x_shape), layer_present
@@ -718,6 +722,8 @@ class TransformerDecoderLayer(_PastMixin, Cell):
         self.output = _feed_forward(moe_config, hidden_size, ffn_hidden_size, hidden_dropout_rate, hidden_act,
                                     param_init_type, parallel_config)  # fmt: skip
         self.post_layernorm_residual = post_layernorm_residual
+        self.add = P.Add()
+        self.add_3d = P.Add()
         self.dtype = mstype.float16
         self._init_past(batch_size, num_heads, hidden_size, tgt_seq_length)
 
