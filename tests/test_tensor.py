@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 import opforge
 from opforge import Parameter, Tensor, ops
 from opforge import dtype as mstype
+from opforge.device import get_device
 
 # ---------------------------------------------------------------------------------------------
 # Construction and dtype inference
@@ -449,3 +452,18 @@ def test_view_is_reshape():
     x = Tensor(np.arange(6, dtype=np.float32))
     assert x.view(2, 3).shape == (2, 3) and x.view((3, 2)).shape == (3, 2)
     np.testing.assert_array_equal(x.view(-1, 2).asnumpy(), np.arange(6, dtype=np.float32).reshape(3, 2))
+
+
+def test_a_tensor_pickles_its_device_by_name():
+    """The device is the process's one instance (its pool, its communicators): a pickled Tensor names it, so a
+    communicator the device holds (MPI's, NCCL's) is neither pickled nor copied."""
+    cpu = get_device("CPU")
+    cpu.set_communicator("test-group", pickle)  # a module: unpicklable by value
+    try:
+        p = Parameter(Tensor(np.arange(3, dtype=np.float32)), name="w", requires_grad=False)
+        for q in (pickle.loads(pickle.dumps(p)), pickle.loads(pickle.dumps(Tensor(p.asnumpy())))):
+            np.testing.assert_array_equal(q.asnumpy(), [0, 1, 2])
+            assert q._meta[2] is cpu
+        assert pickle.loads(pickle.dumps(p)).name == "w"
+    finally:
+        cpu.set_communicator("test-group", None)

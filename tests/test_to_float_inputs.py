@@ -257,3 +257,30 @@ def test_mindspore_numpy_concatenate_promotes_as_mindspore(mode, rng):
     x = rng.standard_normal((2, 3, 4)).astype(np.float32)
     for axis in (0, 1, -1):
         np.testing.assert_array_equal(ms.numpy.concatenate(Tensor(x), axis).asnumpy(), np.concatenate(x, axis))
+
+
+class _Recurrent(nn.Cell):
+    """CRNN's BidirectionalLSTM: float32 initial states as constants of a to_float(float16) cell."""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(6, 5, bidirectional=True)
+        self.h0 = Tensor(np.zeros((2, 3, 5), np.float32))
+        self.c0 = Tensor(np.zeros((2, 3, 5), np.float32))
+
+    def construct(self, x):
+        return self.rnn(x, (self.h0, self.c0))[0]
+
+
+def test_an_lstm_in_a_float16_cell_runs_its_recurrence_in_float32(mode):
+    ms.set_seed(0)
+    net = _Recurrent()
+    x = np.random.default_rng(0).standard_normal((4, 3, 6)).astype(np.float32)
+    want = net(Tensor(x)).asnumpy()  # float32 throughout
+    net.to_float(ms.float16)
+    got = net(Tensor(x))
+    assert got.dtype == ms.float16
+    # the inputs and weights rounded to float16, the recurrence in float32, the output rounded once more
+    np.testing.assert_allclose(got.asnumpy().astype(np.float32), want, rtol=0, atol=5e-3)
+    grads = ms.grad(lambda t: net(t).sum())(Tensor(x))
+    assert grads.dtype == ms.float32 and np.isfinite(grads.asnumpy()).all()

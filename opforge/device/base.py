@@ -26,6 +26,10 @@ class Device:
     def __deepcopy__(self, memo):
         return self
 
+    def __reduce__(self):
+        # pickled by name: unpickled, it is the other process's instance (never its communicators or pool)
+        return (get_device, (self.name,))
+
     name: str = ""
     array_type: type = object
 

@@ -47,9 +47,19 @@ def _layer_primitive(mode: str, reverse: bool):
     return ops.RNNLayer(reverse, "relu" if mode == "RNN_RELU" else "tanh")
 
 
+_HALF = (mstype.float16, mstype.bfloat16)
+_CAST = ops.Cast()
+
+
 def _run_layer(mode: str, prim, x, states: tuple, w_ih, w_hh, b_ih, b_hh):
     """One layer and direction: ``(y, final states)``. The LSTM and RNN kernels take ``b_ih + b_hh``; the
-    GRU keeps them apart (``b_hn`` sits inside the reset gate's product)."""
+    GRU keeps them apart (``b_hn`` sits inside the reset gate's product). A half-precision ``x`` (a
+    ``to_float(float16)`` network's) runs the recurrence in float32, as the kernels compute half types, and
+    gets its outputs in its own dtype."""
+    if x.dtype in _HALF:
+        half, wide = x.dtype, (lambda t: _CAST(t, mstype.float32))
+        y, last = _run_layer(mode, prim, wide(x), tuple(map(wide, states)), *map(wide, (w_ih, w_hh, b_ih, b_hh)))
+        return _CAST(y, half), tuple(_CAST(s, half) for s in last)
     if mode == "GRU":
         y, h, _ = prim(x, states[0], w_ih, w_hh, b_ih, b_hh)
         return y, (h,)
@@ -195,7 +205,7 @@ class LSTM(_RNNBase):
     ``bias_ih_l{k}``, ``bias_hh_l{k}`` (``_reverse`` for the backward direction), gates i, f, g, o, drawn
     from U(-1/sqrt(hidden), 1/sqrt(hidden)). ``seq_length`` ([batch] valid lengths): steps past a sample's
     length give zeros in ``output``, and its ``h_n``/``c_n`` are those of its last valid step.
-    dtypes: float32, float64."""
+    dtypes: float32, float64; float16 and bfloat16 (a ``to_float(float16)`` network's) computed in float32."""
 
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
