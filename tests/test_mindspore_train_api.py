@@ -479,7 +479,7 @@ def test_optimizer_state_names_follow_mindspore():
     net = nn.Dense(2, 3)
     names = lambda opt: sorted(p.name for p in opt.get_parameters())  # noqa: E731
     assert names(nn.RMSProp(net.trainable_params(), centered=True)) == sorted(
-        ["learning_rate", "global_step"]
+        ["weight", "bias", "learning_rate", "global_step"]  # (its ParameterTuple 'parameters' lists the weights)
         + [f"{prefix}.{n}" for prefix in ("mean_grad", "mean_square", "moment") for n in ("weight", "bias")]
     )
     assert "accum.weight" in names(nn.Adagrad(net.trainable_params()))

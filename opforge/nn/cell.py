@@ -10,6 +10,10 @@ parameters renamed to their path from that cell (``fc1.weight``; every sub-cell 
 attribute name, ``auto_prefix=False`` ones too). Wrappers (``WithLossCell``,
 ``TrainOneStepCell``, optimizers) use ``auto_prefix=False``, so the network's names do not change
 when it is wrapped and a checkpoint saved from the wrapper loads into the bare network.
+
+A ParameterTuple assigned as an attribute registers its Parameters under their own names, as MindSpore's
+(``_set_attr_for_parameter_tuple``); the listings give each Parameter object once, so a network's weights held
+again by an optimizer's or a wrapper's tuple appear once, and keep the names their own cells give them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from opforge import context, log
 from opforge import dtype as mstype
 from opforge.bprop import cell_bprop
+from opforge.common.parameter import ParameterTuple
 from opforge.dispatch import pipeline, sharding, strategy_file
 from opforge.jit import JitFunction
 from opforge.jit_config import check_jit_config
@@ -77,6 +82,16 @@ __all__ = ["Cell", "SequentialCell", "CellList", "CellDict"]
 _DEFAULT_NAME = "Parameter"
 
 
+def _mark_in_cell(param: Parameter) -> None:
+    """Record that a cell holds ``param`` as its own (an attribute, ``insert_param_to_cell``, or the ParameterTuple
+    that registered it first); kept in its ParamInfo, which a copy of the cell copies and ``clone()`` does not."""
+    param.param_info._in_cell = True
+
+
+def _in_cell(param: Parameter) -> bool:
+    return getattr(param.param_info, "_in_cell", False)
+
+
 class HookHandle:
     """What ``Cell.register_forward_hook`` / ``register_forward_pre_hook`` return: ``remove()`` drops the hook."""
 
@@ -108,6 +123,7 @@ class Cell:
         """MindSpore's ``Cell(auto_prefix=True, flags=None)``: ``flags``, a dict, is set as ``add_flags(**flags)``."""
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_params_list", OrderedDict())  # PyNative's ParameterTuple attributes
         object.__setattr__(self, "_auto_prefix", bool(auto_prefix))
         object.__setattr__(self, "training", False)
         object.__setattr__(self, "_phase", "train")  # MindSpore's: set_train(False) makes it "predict"
@@ -126,15 +142,20 @@ class Cell:
             ) from None
 
     def __setattr__(self, name: str, value) -> None:
+        if isinstance(value, ParameterTuple):
+            self._set_attr_for_parameter_tuple(name, value)
+            return
         if isinstance(value, (Parameter, Cell)):
             params, cells = self._registries()
             self.__dict__.pop(name, None)
-            params.pop(name, None)
+            self._forget_param(name)
             cells.pop(name, None)
+            self.__dict__.get("_params_list", {}).pop(name, None)
             if isinstance(value, Parameter):
                 if value.name == _DEFAULT_NAME:
                     value.name = name
                 params[name] = value
+                _mark_in_cell(value)
             else:
                 cells[name] = value
                 if self._auto_prefix:
@@ -153,7 +174,7 @@ class Cell:
                     f"For '{type(self).__name__}', the attribute '{name}' is a Parameter; assign a Parameter, a Tensor "
                     f"or None, not {type(value).__name__}."
                 )
-            del params[name]
+            self._forget_param(name)
         if cells is not None and name in cells:
             if value is not None:
                 raise TypeError(
@@ -161,33 +182,120 @@ class Cell:
                     f"not {type(value).__name__}."
                 )
             del cells[name]
+        params_list = self.__dict__.get("_params_list")
+        if params_list and name in params_list:  # a ParameterTuple attribute (PyNative) given another value
+            del params_list[name]
         object.__setattr__(self, name, value)
 
+    def _set_attr_for_parameter_tuple(self, name: str, value: ParameterTuple) -> None:
+        """MindSpore's: each Parameter of the tuple is registered in this cell under its own name (a repeated
+        object once; a default-named one renamed ``Parameter$<n>`` first; two different ones of one name a
+        ValueError), so ``trainable_params()`` and checkpoints list it; the tuple is kept in ``_params_list`` in
+        PyNative mode, as a plain attribute in graph mode. A Parameter some cell holds already (a network's, in
+        an optimizer's or a wrapper's tuple) is listed here too, once overall, and keeps its name: the
+        auto-prefix renaming (``update_parameters_name``) passes over it here."""
+        params, cells = self._registries()
+        where = type(self).__name__
+        unique, names = [], {}
+        for item in value:
+            if any(item is u for u in unique):  # one object more than once: checked and registered once
+                continue
+            if item.name == _DEFAULT_NAME:
+                log.warning(
+                    f"For '{where}', the Parameter named '{_DEFAULT_NAME}' in the ParameterTuple '{name}' is renamed: "
+                    "please set a unique name for each parameter of a ParameterTuple."
+                )
+                count = self.__dict__.get("_default_name_id", 1)
+                object.__setattr__(self, "_default_name_id", count + 1)
+                item.name = f"{_DEFAULT_NAME}${count}"
+            if item.name in names:
+                raise ValueError(
+                    f"For '{where}', the ParameterTuple '{name}' holds two different Parameters named '{item.name}': "
+                    "please set a unique name for each parameter."
+                )
+            names[item.name] = item
+            unique.append(item)
+        # the attribute's previous value gives way (the Parameters an earlier ParameterTuple registered stay
+        # registered, as MindSpore's do)
+        self.__dict__.pop(name, None)
+        self._forget_param(name)
+        cells.pop(name, None)
+        for item in unique:
+            if params.get(item.name) is item:  # registered so already (as its own, or borrowed): left as it is
+                continue
+            borrowed = _in_cell(item)  # another cell holds it as its own
+            self.insert_param_to_cell(item.name, item, check_name_contain_dot=False)
+            if borrowed:
+                self._borrowed_params().add(item.name)
+        params_list = self.__dict__.get("_params_list")
+        if params_list is None:
+            params_list = OrderedDict()
+            object.__setattr__(self, "_params_list", params_list)
+        if context.graph_mode():
+            params_list.pop(name, None)
+            object.__setattr__(self, name, value)
+        else:
+            params_list[name] = value
+
+    def _borrowed_params(self) -> set:
+        """The keys of ``_params`` a ParameterTuple registered for Parameters another cell holds as its own."""
+        borrowed = self.__dict__.get("_borrowed")
+        if borrowed is None:
+            borrowed = set()
+            object.__setattr__(self, "_borrowed", borrowed)
+        return borrowed
+
+    def _forget_param(self, key: str) -> None:
+        """Drop the ``_params`` entry ``key`` (if any)."""
+        self.__dict__["_params"].pop(key, None)
+        self.__dict__.get("_borrowed", set()).discard(key)
+
     def __getattr__(self, name: str):
-        # Reached only when normal lookup fails: registered Parameters and Cells.
+        # Reached only when normal lookup fails: registered Parameters and Cells, PyNative's ParameterTuples.
         d = self.__dict__
         if "_params" in d and name in d["_params"]:
             return d["_params"][name]
         if "_cells" in d and name in d["_cells"]:
             return d["_cells"][name]
+        if "_params_list" in d and name in d["_params_list"]:
+            return d["_params_list"][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name: str) -> None:
         d = self.__dict__
         if name in d.get("_params", {}):
-            del d["_params"][name]
+            self._forget_param(name)
         elif name in d.get("_cells", {}):
             del d["_cells"][name]
+        elif name in d.get("_params_list", {}):  # (its Parameters stay registered, as MindSpore's)
+            del d["_params_list"][name]
         else:
             object.__delattr__(self, name)
 
-    def insert_param_to_cell(self, param_name: str, param: Parameter) -> None:
-        """Register ``param`` under ``param_name`` (which may contain dots, e.g. ``moment1.fc.weight``)."""
-        if not isinstance(param, Parameter):
-            raise TypeError(f"For 'insert_param_to_cell', the 'param' must be a Parameter, but got {type(param)}.")
-        if not param_name:
-            raise ValueError("For 'insert_param_to_cell', the 'param_name' must be a non-empty str.")
+    def insert_param_to_cell(self, param_name: str, param: Parameter, check_name_contain_dot: bool = True) -> None:
+        """MindSpore's: register ``param`` (a Parameter, or None) under ``param_name``. KeyError for an empty name,
+        for a name with a dot unless ``check_name_contain_dot`` is False (optimizer states: ``moment1.fc.weight``)
+        and for the name of another attribute of the cell; a Parameter of the default name takes ``param_name``."""
+        if not isinstance(param_name, str) or not param_name:
+            raise KeyError("For 'insert_param_to_cell', the argument 'param_name' should not be None.")
+        if check_name_contain_dot and "." in param_name:
+            raise KeyError("For 'insert_param_to_cell', the argument 'param_name' should not contain '.'.")
         params, _ = self._registries()
+        if param_name not in params and hasattr(self, param_name):
+            raise KeyError(
+                f"For 'insert_param_to_cell', the {param_name} parameter already exists in the network. Cannot "
+                "insert another parameter with the same name."
+            )
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"For 'insert_param_to_cell', the argument 'param' must be 'Parameter' if not None, "
+                f"but got {type(param)}."
+            )
+        if param is not None:
+            if param.name == _DEFAULT_NAME:
+                param.name = param_name
+            _mark_in_cell(param)
+        self.__dict__.get("_borrowed", set()).discard(param_name)
         params[param_name] = param
 
     def insert_child_to_cell(self, child_name: str, child: Cell) -> None:
@@ -202,9 +310,18 @@ class Cell:
     def update_parameters_name(self, prefix: str = "", recurse: bool = True) -> None:
         """Rename every parameter to ``prefix`` + its attribute path in this cell, as MindSpore's: the path
         runs through every sub-cell, ``auto_prefix=False`` ones included (their flag only stops them renaming
-        what is assigned to them); a shared parameter takes its first path."""
-        for name, p in self.parameters_and_names(expand=recurse):
-            p.name = prefix + name
+        what is assigned to them); a shared parameter takes its first path. A Parameter that a ParameterTuple
+        lists in a cell not holding it as its own (an optimizer's ``parameters``, a wrapper's ``weights``)
+        takes no path through that cell: it keeps the name its own cell gives it."""
+        seen = set()
+        cells = self.cells_and_names() if recurse else [("", self)]
+        for cell_name, cell in cells:
+            borrowed = cell.__dict__.get("_borrowed", ())
+            for key, p in cell._params.items():
+                if p is None or key in borrowed or id(p) in seen:
+                    continue
+                seen.add(id(p))
+                p.name = prefix + (f"{cell_name}.{key}" if cell_name else key)
 
     @property
     def cls_name(self) -> str:

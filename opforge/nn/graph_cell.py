@@ -26,7 +26,7 @@ class GraphCell(Cell):
             )
         self.graph = graph
         for name, p in graph.params.items():
-            self.insert_param_to_cell(name, p)
+            self.insert_param_to_cell(name, p, check_name_contain_dot=False)
         for name, value in (params_init or {}).items():
             self._init_param(name, value)
         # replayed as a trace, as MindSpore runs a loaded graph compiled (under a tape it runs call by call)

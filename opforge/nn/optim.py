@@ -231,13 +231,13 @@ class Optimizer(Cell):
             else:
                 value = Tensor._from_array(device.full(p.shape, init, p.dtype.np_dtype), p.dtype, device)
             s = Parameter(value, name=f"{prefix}.{p.name}", requires_grad=False)
-            self.insert_param_to_cell(s.name, s)
+            self.insert_param_to_cell(s.name, s, check_name_contain_dot=False)
             state.append(s)
         return tuple(state)
 
     def _scalar_state(self, name: str, value: float) -> Parameter:
         p = Parameter(np.float32(value), name=name, requires_grad=False)
-        self.insert_param_to_cell(name, p)
+        self.insert_param_to_cell(name, p, check_name_contain_dot=False)
         return p
 
     @staticmethod
