@@ -304,6 +304,18 @@ class Tensor:
         return str(self._meta[2].to_host(self._data))
 
 
+def _param_info_field(field: str, doc: str) -> property:
+    """A Parameter attribute kept in its ParamInfo (shared with a Parameter given the same one)."""
+
+    def get(self):
+        return getattr(self._param_info, field)
+
+    def set_(self, value) -> None:
+        setattr(self._param_info, field, value)
+
+    return property(get, set_, doc=doc)
+
+
 class Parameter(Tensor):
     """A Tensor that is a trainable weight: it has a ``name`` and ``requires_grad``.
 
@@ -362,37 +374,10 @@ class Parameter(Tensor):
             )
         self._param_info = info
 
-    @property
-    def name(self) -> str:
-        return self._param_info.name
-
-    @name.setter
-    def name(self, value) -> None:
-        self._param_info.name = value
-
-    @property
-    def requires_grad(self) -> bool:
-        return self._param_info.requires_grad
-
-    @requires_grad.setter
-    def requires_grad(self, value) -> None:
-        self._param_info.requires_grad = value
-
-    @property
-    def layerwise_parallel(self) -> bool:
-        return self._param_info.layerwise_parallel
-
-    @layerwise_parallel.setter
-    def layerwise_parallel(self, value) -> None:
-        self._param_info.layerwise_parallel = value
-
-    @property
-    def parallel_optimizer(self) -> bool:
-        return self._param_info.parallel_optimizer
-
-    @parallel_optimizer.setter
-    def parallel_optimizer(self, value) -> None:
-        self._param_info.parallel_optimizer = value
+    name = _param_info_field("name", "The parameter's name (its ParamInfo's).")
+    requires_grad = _param_info_field("requires_grad", "Whether gradients are taken for it (its ParamInfo's).")
+    layerwise_parallel = _param_info_field("layerwise_parallel", "MindSpore's layerwise-parallel flag.")
+    parallel_optimizer = _param_info_field("parallel_optimizer", "Whether optimizer parallel splits it.")
 
     def _own_pooled(self) -> None:
         """Hold the value in memory from the device's allocator (the caching pool on the CPU), as kernel
