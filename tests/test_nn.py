@@ -385,12 +385,8 @@ def test_adam_matches_numpy(rng, kwargs):
     np.testing.assert_allclose(float(opt.beta1_power.asnumpy()), kwargs.get("beta1", 0.9) ** 5, rtol=1e-6)
     names = [p.name for p in opt.get_parameters()]
     # as MindSpore's: the ParameterTuple 'parameters' registers the trained Parameters in the optimizer too
-    assert names == ["p0", "p1"] + [
-        "learning_rate", "global_step", "moment1.p0", "moment1.p1", "moment2.p0", "moment2.p1"
-    ] + [
-        "beta1_power",
-        "beta2_power",
-    ]
+    states = ["learning_rate", "global_step", "moment1.p0", "moment1.p1", "moment2.p0", "moment2.p1"]
+    assert names == ["p0", "p1"] + states + ["beta1_power", "beta2_power"]
 
 
 def test_optimizer_argument_errors(rng):
