@@ -284,3 +284,14 @@ def test_an_lstm_in_a_float16_cell_runs_its_recurrence_in_float32(mode):
     np.testing.assert_allclose(got.asnumpy().astype(np.float32), want, rtol=0, atol=5e-3)
     grads = ms.grad(lambda t: net(t).sum())(Tensor(x))
     assert grads.dtype == ms.float32 and np.isfinite(grads.asnumpy()).all()
+
+
+def test_a_constant_assigned_between_calls_is_cast_too(rng):
+    frames = rng.standard_normal((3, 4)).astype(np.float16)
+    net = _GoFrame(np.zeros(4, np.float32)).to_float(ms.float16)
+    assert net(Tensor(frames)).dtype is ms.float16
+    frame = rng.standard_normal(4).astype(np.float32)
+    net.go_frame = Tensor(frame, ms.float32)  # a new constant: the cell's cached set of them is stale
+    out = net(Tensor(frames))
+    assert out.dtype is ms.float16
+    np.testing.assert_array_equal(out.asnumpy(), np.concatenate([frame[None].astype(np.float16), frames]))

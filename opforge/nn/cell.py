@@ -124,6 +124,7 @@ class Cell:
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
         object.__setattr__(self, "_params_list", OrderedDict())  # PyNative's ParameterTuple attributes
+        object.__setattr__(self, "_borrowed", set())  # keys of _params that a ParameterTuple borrowed
         object.__setattr__(self, "_auto_prefix", bool(auto_prefix))
         object.__setattr__(self, "training", False)
         object.__setattr__(self, "_phase", "train")  # MindSpore's: set_train(False) makes it "predict"
@@ -142,6 +143,7 @@ class Cell:
             ) from None
 
     def __setattr__(self, name: str, value) -> None:
+        self.__dict__.pop("_float_constants", None)  # what to_float casts may change (_construct)
         if isinstance(value, ParameterTuple):
             self._set_attr_for_parameter_tuple(name, value)
             return
@@ -226,24 +228,13 @@ class Cell:
             borrowed = _in_cell(item)  # another cell holds it as its own
             self.insert_param_to_cell(item.name, item, check_name_contain_dot=False)
             if borrowed:
-                self._borrowed_params().add(item.name)
-        params_list = self.__dict__.get("_params_list")
-        if params_list is None:
-            params_list = OrderedDict()
-            object.__setattr__(self, "_params_list", params_list)
+                self.__dict__["_borrowed"].add(item.name)
+        params_list = self.__dict__["_params_list"]
         if context.graph_mode():
             params_list.pop(name, None)
             object.__setattr__(self, name, value)
         else:
             params_list[name] = value
-
-    def _borrowed_params(self) -> set:
-        """The keys of ``_params`` a ParameterTuple registered for Parameters another cell holds as its own."""
-        borrowed = self.__dict__.get("_borrowed")
-        if borrowed is None:
-            borrowed = set()
-            object.__setattr__(self, "_borrowed", borrowed)
-        return borrowed
 
     def _forget_param(self, key: str) -> None:
         """Drop the ``_params`` entry ``key`` (if any)."""
@@ -263,6 +254,7 @@ class Cell:
 
     def __delattr__(self, name: str) -> None:
         d = self.__dict__
+        d.pop("_float_constants", None)
         if name in d.get("_params", {}):
             self._forget_param(name)
         elif name in d.get("_cells", {}):
@@ -600,7 +592,11 @@ class Cell:
         dst = self.__dict__.get("_to_float")
         if dst is None:
             return self.construct(*args, **kwargs)
-        with parameters_cast_to(dst, cell_constants(self)):
+        constants = self.__dict__.get("_float_constants")
+        if constants is None:  # kept until an attribute changes (__setattr__, __delattr__)
+            constants = cell_constants(self)
+            object.__setattr__(self, "_float_constants", constants)
+        with parameters_cast_to(dst, constants):
             return self.construct(*args, **kwargs)
 
     @property
