@@ -18,6 +18,8 @@
 #include "core/blas.h"
 #include "core/factory.h"
 #include "core/runtime.h"
+#include "python/device_launch.h"
+#include "python/launchable.h"
 #include "python/memory.h"
 #include "python/slots.h"
 #include "python/tape.h"
@@ -113,7 +115,7 @@ inline uintptr_t RequiredAlignment(int64_t itemsize) {
 }
 
 // One kernel specialised for fixed attrs and input metas (built once, launched many times).
-class KernelInstance {
+class KernelInstance : public Launchable {
  public:
   KernelInstance(size_t index, const std::string& op_name, const std::vector<std::vector<int64_t>>& in_shapes,
                  const std::vector<int32_t>& in_types, const std::vector<py::dtype>& in_np,
@@ -163,7 +165,7 @@ class KernelInstance {
 
   // The same on a C array of array objects (the dispatcher's fast path has no tuple to build).
   // `reuse`: an array for output 0 that nothing else references (a trace's arena), or null.
-  py::object LaunchArrays(PyObject* const* args, size_t n_in, PyObject* reuse = nullptr) {
+  py::object LaunchArrays(PyObject* const* args, size_t n_in, PyObject* reuse = nullptr) override {
     const size_t n_out = outputs_.size();
     if (n_in != inputs_.size()) {
       throw py::value_error("For '" + op_name_ + "', the kernel expects " + std::to_string(inputs_.size()) +
@@ -334,10 +336,10 @@ class KernelInstance {
  public:
   // A kernel whose one output is input `view_of` in another shape (Reshape, ExpandDims, Squeeze):
   // callers that know the input is never written in place (not a Parameter) take View instead of a launch.
-  int view_of() const { return view_of_; }
+  int view_of() const override { return view_of_; }
   // The (type, shape) of output 0 when the kernel allocates it (one output, not written in place):
   // the key under which a trace's arena keeps buffers for it. Empty otherwise.
-  std::vector<int64_t> ArenaKey() const {
+  std::vector<int64_t> ArenaKey() const override {
     if (outputs_.size() != 1 || inplace_[0] >= 0 || view_of_ >= 0) return {};
     std::vector<int64_t> key{outputs_[0].type_id};
     key.insert(key.end(), outputs_[0].shape.begin(), outputs_[0].shape.end());
@@ -352,7 +354,7 @@ class KernelInstance {
     view_of_ = input;
   }
   // The output as a view of the input array `array` (it was checked as a launch checks it).
-  py::object View(PyObject* array) const {
+  py::object View(PyObject* array) const override {
     Check(array, static_cast<size_t>(view_of_));
     std::vector<Py_intptr_t> dims(outputs_[0].shape.begin(), outputs_[0].shape.end());
     py::detail::npy_api::PyArray_Dims shape{dims.data(), static_cast<int>(dims.size())};
@@ -436,9 +438,11 @@ inline PyObject* ArgKey(PyObject* arg) {
 // constant converts it once.
 class ScalarSlot {
  public:
-  ScalarSlot(size_t position, const py::dtype& dtype, py::object convert)
+  // `host`: the kernel reads NumPy arrays (made here where possible); else a device's arrays, which
+  // `convert` makes (and this slot keeps, by value, as it keeps NumPy ones).
+  ScalarSlot(size_t position, const py::dtype& dtype, py::object convert, bool host)
       : position_(position), dtype_(dtype), kind_(dtype.kind()), itemsize_(dtype.itemsize()),
-        convert_(std::move(convert)) {}
+        convert_(std::move(convert)), host_(host) {}
 
   // A new reference to the 0-d array for `value`, or null with a Python error set.
   PyObject* Convert(PyObject* value) {
@@ -449,11 +453,11 @@ class ScalarSlot {
         if (e.array && e.bits == bits) return e.array.inc_ref().ptr();
       }
     }
-    PyObject* array = Direct(value);
+    PyObject* array = host_ ? Direct(value) : nullptr;
     if (array == nullptr && !PyErr_Occurred()) array = ByPython(value);
     if (array == nullptr) return nullptr;
     if (keyed) {
-      py::detail::array_proxy(array)->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+      if (host_) py::detail::array_proxy(array)->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
       Entry& e = cache_[next_++ % cache_.size()];
       e.bits = bits;
       e.array = py::reinterpret_borrow<py::object>(array);
@@ -560,7 +564,7 @@ class ScalarSlot {
 
   PyObject* ByPython(PyObject* value) const {
     PyObject* array = PyObject_CallFunction(convert_.ptr(), "nO", static_cast<Py_ssize_t>(position_), value);
-    if (array != nullptr && !py::detail::npy_api::get().PyArray_Check_(array)) {
+    if (array != nullptr && host_ && !py::detail::npy_api::get().PyArray_Check_(array)) {
       Py_DECREF(array);
       PyErr_SetString(PyExc_TypeError, "a FastPlan's scalar converter must return a numpy.ndarray");
       return nullptr;
@@ -573,6 +577,7 @@ class ScalarSlot {
   char kind_;
   py::ssize_t itemsize_;
   py::object convert_;  // convert(position, value) -> 0-d array, raising the operator's errors
+  bool host_;
   std::array<Entry, 4> cache_;
   size_t next_ = 0;
 };
@@ -592,7 +597,7 @@ class FastPlan {
            const std::vector<std::pair<size_t, py::dtype>>& scalars, py::object convert,
            std::vector<int64_t> written, std::vector<Operand> take)
       : instance_(std::move(instance)),
-        kernel_(instance_.cast<KernelInstance*>()),
+        kernel_(instance_.cast<Launchable*>()),
         metas_(std::move(out_metas)),
         written_(std::move(written)),
         take_(std::move(take)) {
@@ -610,7 +615,7 @@ class FastPlan {
     if (!scalars.empty() && convert.is_none()) throw py::value_error("a FastPlan with scalars needs a converter");
     for (const auto& [position, dtype] : scalars) {
       if (position >= static_cast<size_t>(kMaxStackTensors)) throw py::value_error("too many kernel operands");
-      slots_.emplace_back(position, dtype, convert);
+      slots_.emplace_back(position, dtype, convert, dynamic_cast<KernelInstance*>(kernel_) != nullptr);
     }
   }
 
@@ -672,7 +677,7 @@ class FastPlan {
  private:
   friend class Program;
   py::object instance_;
-  KernelInstance* kernel_;
+  Launchable* kernel_;  // a KernelInstance or a DeviceLaunch, kept alive by instance_
   std::vector<py::object> metas_;
   std::deque<ScalarSlot> slots_;  // a deque: slots never move once made
   std::vector<int64_t> written_;  // per output: the operand it is written into, or -1 (empty: none)
@@ -1384,7 +1389,7 @@ class Program {
         default: arrays[i] = s.value.ptr(); break;
       }
     }
-    const KernelInstance* kernel = fast.kernel_;
+    const Launchable* kernel = fast.kernel_;
     const int view = kernel->view_of();
     PyObject* viewed = nullptr;  // the Tensor a view would be of: never a Parameter (written in place)
     if (view >= 0) {
@@ -1799,7 +1804,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("_parallel_team_size", &ParallelTeamSize, py::arg("n"),
         "Test hook: the number of threads a parallel region over n elements runs on.");
 
-  py::class_<KernelInstance>(m, "KernelInstance")
+  py::class_<Launchable>(m, "Launchable", "A kernel fixed to its metas and attrs, which a FastPlan runs.");
+  device_launch::Bind(m);
+  py::class_<KernelInstance, Launchable>(m, "KernelInstance")
       .def(py::init<size_t, const std::string&, const std::vector<std::vector<int64_t>>&, const std::vector<int32_t>&,
                     const std::vector<py::dtype>&, const std::vector<std::vector<int64_t>>&,
                     const std::vector<int32_t>&, const std::vector<py::dtype>&, const py::dict&,

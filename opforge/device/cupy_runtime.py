@@ -10,7 +10,10 @@ own (``cupy.cuda.Graph``). Install with ``pip install "opforge[gpu]"``.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import math
+import os
 import threading
 
 import numpy as np
@@ -85,6 +88,16 @@ class CupyRuntime(GpuRuntime):
     def launch(self, function, grid, block, args, shared_mem=0) -> None:
         function(grid, block, args, shared_mem=shared_mem)
 
+    # Launches from C: cuLaunchKernel on CuPy's compiled functions and current stream. Not yet run on a
+    # GPU, so off unless asked for (scripts/gpu_check.sh asks, to check it).
+    native_launches = os.environ.get("OPFORGE_GPU_NATIVE_LAUNCH", "0") == "1"
+    native_pointer = ("data", "ptr")
+    native_stream = staticmethod(cupy.cuda.stream.get_current_stream_ptr)
+
+    def native_function(self, function) -> tuple:
+        launch, error = _driver()
+        return ("driver", launch, int(function.kernel.ptr), error)  # a RawKernel's CUfunction on this device
+
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
         if self.capturing():  # CuPy refuses cuBLAS calls in a capture: cuBLAS itself, directly
             stream = cupy.cuda.get_current_stream().ptr
@@ -156,6 +169,15 @@ class CupyRuntime(GpuRuntime):
         finally:
             self._capturing.checks = None
         return result, _CupyGraph(graph, kept, checks)
+
+
+@functools.cache
+def _driver() -> tuple:
+    """The addresses of cuLaunchKernel and cuGetErrorString in the CUDA driver CuPy uses."""
+    library = ctypes.CDLL("libcuda.so.1")
+    return tuple(
+        ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in ("cuLaunchKernel", "cuGetErrorString")
+    )
 
 
 class _CupyGraph:

@@ -84,6 +84,19 @@ class GpuRuntime:
         kernel's ``extern __shared__`` array)."""
         raise NotImplementedError
 
+    # -- launches from C (``_C.DeviceLaunch``, built by ``opforge/kernels/gpu/support.py``) --------------
+    native_launches: bool = False  # whether kernels launch through the three below, with no Python frame
+    native_pointer: tuple = ()  # attribute names from an array to its address (an int, or a NumPy array)
+    native_stream = None  # () -> the current stream's handle (an int), or None: the launches take none
+
+    def native_function(self, function) -> tuple:
+        """``(kind, entry, handle, error)``, the C entry point that launches ``function``: kind ``"driver"``,
+        ``entry`` the address of ``cuLaunchKernel``, ``handle`` the ``CUfunction`` and ``error`` the address
+        of ``cuGetErrorString``; or kind ``"host"``, ``entry`` a ``int(const unsigned* grid, const unsigned*
+        block, void** params, size_t shared_mem)`` and ``error`` a ``const char*()`` giving its last error.
+        Either takes kernel parameters as ``cuLaunchKernel`` does."""
+        raise NotImplementedError
+
     def matmul(self, a, b, out, transpose_a: bool = False, transpose_b: bool = False) -> None:
         """``out = op(a) @ op(b)`` for C-contiguous arrays of at least 2 dims, ``op`` transposing the last
         two dims where asked (cuBLAS through CuPy); leading dims are batch dims that broadcast as

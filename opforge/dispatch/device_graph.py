@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import threading
 
+from opforge import _C
 from opforge.device import get_device
 from opforge.device.gpu import GraphCaptureError
 from opforge.dispatch import binding
@@ -107,6 +108,7 @@ class DeviceGraph:
         device = self.device
         static = [Tensor._from_array(device.empty(t.shape, t.dtype.np_dtype), t.dtype, device) for t in inputs]
         at = []  # the step being recorded, named where the capture gives up
+        _C.pause_device_launches(True)  # every launch through the runtime, which records it
         try:
             outputs, graph = self.runtime.capture(lambda: run(static, at.append))
         except GraphCaptureError as e:
@@ -115,6 +117,8 @@ class DeviceGraph:
         except Exception as e:  # the library refused something else: the call's result stands, without a graph
             self.why_not = f"{type(e).__name__}: {e} (in {_name(at[-1]) if at else 'the program'})"
             return
+        finally:
+            _C.pause_device_launches(False)
         self.captures += 1
         self.constants = [(t, t._data) for t, _ in self.constants]
         self.graph, self.static, self.outputs = graph, static, outputs

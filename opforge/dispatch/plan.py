@@ -518,11 +518,11 @@ def _view_or_launch(launch):
 
 
 def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None, written=(), take=()):
-    """A plan run entirely in C++, when the launcher is a bare C++ kernel (no casts around it);
+    """A plan run entirely in C++, when the launcher is a bare C++ kernel or device launch (no casts around it);
     ``written``: per output, the operand it is written into or -1 (a trace's in-place step);
     ``take``: the operands the kernel reads, (position, -1) or (position, index) (empty: all arguments)."""
     instance = getattr(launch, "__self__", None)
-    if not isinstance(instance, _C.KernelInstance) or max(len(out_dtypes), len(take)) > _FAST_MAX_OPERANDS:
+    if not isinstance(instance, _C.Launchable) or max(len(out_dtypes), len(take)) > _FAST_MAX_OPERANDS:
         return None
     metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
     plan = _C.FastPlan(instance, metas, list(scalars), convert, list(written), list(take))

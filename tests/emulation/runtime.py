@@ -28,6 +28,7 @@ import threading
 
 import numpy as np
 
+from opforge import _C
 from opforge.device.gpu import GpuRuntime, GraphCaptureError
 
 __all__ = ["EmulatedArray", "EmulatedKernelError", "EmulatedRuntime"]
@@ -163,8 +164,22 @@ class EmulatedRuntime(GpuRuntime):
     supports_graphs = True
     multiprocessor_count = 4  # a small grid: the grid-stride loops still take several turns on big inputs
 
+    # Launches from C (_C.DeviceLaunch) through each function's opf_emu_launch_N; OPF_EMU_NATIVE=0 turns
+    # them off (every launch then goes through launch() below).
+    native_launches = os.environ.get("OPF_EMU_NATIVE", "1") == "1"
+    native_pointer = ("_host",)  # the host buffer: its data is the "device" address
+
+    def native_function(self, function) -> tuple:
+        error = ctypes.cast(function.library.opf_emu_error, ctypes.c_void_p).value
+        return ("host", ctypes.cast(function.fn, ctypes.c_void_p).value, 0, error)
+
+    @property
+    def launches(self) -> int:
+        """Kernels launched here, through launch() and from C: tests see kernels really ran."""
+        return self._launches + _C.device_launch_count()
+
     def __init__(self):
-        self.launches = 0  # counted so tests can see kernels really ran here
+        self._launches = 0
         self.graphs_launched = 0
         self._recording = threading.local()  # .ops: the work of the graph this thread captures
 
@@ -229,7 +244,7 @@ class EmulatedRuntime(GpuRuntime):
             error = function.library.opf_emu_error
             error.restype = ctypes.c_char_p
             raise EmulatedKernelError(f"For the kernel {function.name}, {error().decode()}.")
-        self.launches += 1
+        self._launches += 1
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
         if self._recorded(self.matmul, a, b, out, transpose_a, transpose_b):

@@ -12,7 +12,7 @@ import numpy as np
 from opforge import _C
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import functor_arg
-from opforge.kernels.gpu.support import launch_1d, one_to_one
+from opforge.kernels.gpu.support import device_launch, one_to_one, step_1d
 
 __all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index", "simple"]
 
@@ -36,7 +36,6 @@ def unary(spec, function, kernel):
 
 def same_shape_binary(spec, function, kernel):
     """``SameShapeBinaryKernel<T, Op>(a, b, out, n, op)``: out = op(a, b), all of one shape."""
-    device, runtime = spec.device, spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     if tuple(spec.in_shapes[0]) != tuple(spec.in_shapes[1]):
         raise KernelError(
@@ -44,14 +43,8 @@ def same_shape_binary(spec, function, kernel):
             f"{list(spec.in_shapes[0])} and {list(spec.in_shapes[1])}."
         )
     n = math.prod(shape)
-    op = functor_arg(kernel, spec.attrs)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), op))
-        return out
-
-    return run
+    params = [("in", 0), ("in", 1), ("out", 0), np.int64(n), functor_arg(kernel, spec.attrs)]
+    return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
 def broadcast_index(op_name: str, a_shape, b_shape, out_shape):
@@ -77,18 +70,11 @@ def broadcast_index(op_name: str, a_shape, b_shape, out_shape):
 
 def broadcast_binary(spec, function, kernel):
     """``BroadcastBinaryKernel<T, Out, Op>(a, b, out, n, index, op)``: out = op(a, b) broadcast."""
-    device, runtime = spec.device, spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     n = math.prod(shape)
     index = broadcast_index(spec.op_name, spec.in_shapes[0], spec.in_shapes[1], shape)
-    op = functor_arg(kernel, spec.attrs)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), index, op))
-        return out
-
-    return run
+    params = [("in", 0), ("in", 1), ("out", 0), np.int64(n), index, functor_arg(kernel, spec.attrs)]
+    return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
 def simple(*attrs):
@@ -103,7 +89,6 @@ def simple(*attrs):
     fields = tuple((name, np.dtype(t)) for name, t in attrs)
 
     def loop(spec, function, kernel):
-        device, runtime = spec.device, spec.device.runtime
         outs = [(tuple(s), t.np_dtype) for s, t in zip(spec.out_shapes, spec.entry.attr.outputs)]
         n = math.prod(outs[0][0]) if outs else 0
         try:
@@ -112,13 +97,8 @@ def simple(*attrs):
             raise KernelError(
                 f"For '{spec.op_name}', the CUDA kernel needs the attr {e}, which the primitive lacks."
             ) from None
-        single = len(outs) == 1
-
-        def run(arrays):
-            results = tuple(device.empty(shape, dtype) for shape, dtype in outs)
-            launch_1d(runtime, function, n, (*arrays, *results, np.int64(n), *values))
-            return results[0] if single else results
-
-        return run
+        ins = [("in", i) for i in range(len(spec.in_shapes))]
+        params = [*ins, *(("out", j) for j in range(len(outs))), np.int64(n), *values]
+        return device_launch(spec, outs, step_1d(spec.device.runtime, function, n, params))
 
     return loop

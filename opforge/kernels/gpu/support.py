@@ -1,5 +1,5 @@
-"""Launch helpers shared by the GPU kernel families: one-dimensional launches, elements moved as raw
-bytes of their size, and the arrays an in-place kernel writes into."""
+"""Launch helpers shared by the GPU kernel families: calls given as data and launched from C, one-dimensional
+launches, elements moved as raw bytes of their size, and the arrays an in-place kernel writes into."""
 
 from __future__ import annotations
 
@@ -7,9 +7,19 @@ import math
 
 import numpy as np
 
+from opforge import _C
 from opforge.kernels.gpu.cuda import BLOCK, grid_for
 
-__all__ = ["BYTES_CTYPES", "bytes_ctype", "launch_1d", "numel", "one_to_one", "written_targets"]
+__all__ = [
+    "BYTES_CTYPES",
+    "bytes_ctype",
+    "device_launch",
+    "launch_1d",
+    "numel",
+    "one_to_one",
+    "step_1d",
+    "written_targets",
+]
 
 # The C++ type that moves one element of each size (csrc/kernels/cuda/copy.cuh): every dtype of a
 # size shares a kernel, complex types included.
@@ -25,6 +35,45 @@ def numel(shape) -> int:
     return math.prod(shape)
 
 
+def device_launch(spec, outputs, steps, temps=()):
+    """``run(arrays)`` for a GPU call given as data: ``outputs`` and ``temps`` as ``[(shape, NumPy dtype)]``,
+    allocated at each call (an output ``("in", i)`` is input ``i``, written in place); ``steps`` as
+    ``[(function, grid, block, shared_mem, params)]``, launched in order, each param ``("in", i)``,
+    ``("out", j)``, ``("tmp", k)`` or a NumPy scalar passed by value. Where the runtime launches natively
+    the call runs in C (``_C.DeviceLaunch``: no Python frame between the dispatcher and the driver but the
+    allocator's); else here, through ``runtime.launch``."""
+    runtime = spec.device.runtime
+    outputs = [(a, b) if isinstance(a, str) else (tuple(a), np.dtype(b)) for a, b in outputs]
+    temps = [(tuple(shape), np.dtype(dtype)) for shape, dtype in temps]
+    steps = [
+        (function, tuple(grid), tuple(block), int(shared), list(params))
+        for function, grid, block, shared, params in steps
+    ]
+    if runtime.native_launches:
+        return _C.DeviceLaunch(spec.op_name, runtime, len(spec.in_shapes), outputs, temps, steps).launch
+    single = len(outputs) == 1
+
+    def run(arrays):
+        buffers = {
+            "in": arrays,
+            "out": [arrays[b] if isinstance(a, str) else runtime.empty(a, b) for a, b in outputs],
+            "tmp": [runtime.empty(shape, dtype) for shape, dtype in temps],
+        }
+        for function, grid, block, shared, params in steps:
+            args = tuple(buffers[p[0]][p[1]] if isinstance(p, tuple) else p for p in params)
+            runtime.launch(function, grid, block, args, shared)
+        outs = buffers["out"]
+        return outs[0] if single else tuple(outs)
+
+    return run
+
+
+def step_1d(runtime, function, n: int, params: list) -> list:
+    """The steps of a grid-stride kernel over ``n`` elements, for ``device_launch``: none for zero (a
+    zero-block grid is an error)."""
+    return [(function, grid_for(runtime, n), (BLOCK, 1, 1), 0, params)] if n > 0 else []
+
+
 def launch_1d(runtime, function, n: int, args: tuple) -> None:
     """Launch a grid-stride kernel over ``n`` elements; none for zero (a zero-block grid is an error)."""
     if n > 0:
@@ -34,17 +83,10 @@ def launch_1d(runtime, function, n: int, args: tuple) -> None:
 def one_to_one(spec, function, *extra):
     """``run(arrays)`` for a kernel ``(x, y, n, *extra)``: one input, one output of the inferred shape
     and the kernel's dtype, a grid-stride loop over its ``n`` elements."""
-    device, runtime = spec.device, spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     n = numel(shape)
-    tail = (np.int64(n), *extra)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], out, *tail))
-        return out
-
-    return run
+    steps = step_1d(spec.device.runtime, function, n, [("in", 0), ("out", 0), np.int64(n), *extra])
+    return device_launch(spec, [(shape, np_dtype)], steps)
 
 
 def written_targets(spec, arrays, count: int) -> list:

@@ -1,0 +1,154 @@
+"""GPU calls launched from C (``_C.DeviceLaunch``): a call given as data (outputs, temporaries, launches)
+runs with no Python frame but the allocator's, gives what the same call through ``runtime.launch`` gives,
+and refuses what it cannot run with errors naming the operator; a device graph's capture still sees every
+launch. On the emulation the native entry point is its launcher; on a GPU, ``cuLaunchKernel``."""
+
+from __future__ import annotations
+
+import threading
+import types
+
+import numpy as np
+import pytest
+from conftest import GPU
+
+import opforge
+from opforge import _C, Tensor, ops
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import COMPILE_OPTIONS
+from opforge.kernels.gpu.support import device_launch, step_1d
+
+# long long, not int64_t: NVRTC compiles without the C library's headers.
+SOURCE = """
+template <typename T>
+__global__ void Axpb(const T* x, T* y, long long n, T a, T b) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)
+    y[i] = a * x[i] + b;
+}
+template <typename T>
+__global__ void AddInto(const T* x, const T* t, T* y, long long n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)
+    y[i] = x[i] + t[i];
+}
+"""
+NAMES = ("Axpb<float>", "AddInto<float>")
+
+
+@pytest.fixture
+def native(monkeypatch):
+    """Native launches on, on the emulation and on a GPU (where CuPy's runtime has them off by default)."""
+    monkeypatch.setattr(GPU.runtime, "native_launches", True)
+    return GPU.runtime
+
+
+@pytest.fixture(scope="module")
+def functions():
+    get = GPU.runtime.load_module("test_device_launch", SOURCE, COMPILE_OPTIONS, NAMES)
+    return {name.split("<")[0]: get(name) for name in NAMES}
+
+
+def _spec(n_inputs: int, n: int):
+    return types.SimpleNamespace(op_name="Demo", device=GPU, in_shapes=((n,),) * n_inputs)
+
+
+def _axpb_then_add(functions, n: int):
+    """y = x + (2x + 1), through a temporary: two launches."""
+    runtime = GPU.runtime
+    steps = step_1d(runtime, functions["Axpb"], n, [("in", 0), ("tmp", 0), np.int64(n), np.float32(2), np.float32(1)])
+    steps += step_1d(runtime, functions["AddInto"], n, [("in", 0), ("tmp", 0), ("out", 0), np.int64(n)])
+    return device_launch(_spec(1, n), [((n,), np.float32)], steps, temps=[((n,), np.float32)])
+
+
+@pytest.mark.parametrize("n", [0, 1, 255, 257, 5000])
+def test_a_call_given_as_data_runs_natively_as_through_the_runtime(native, functions, monkeypatch, n):
+    x = np.linspace(-3, 3, n, dtype=np.float32)
+    run = _axpb_then_add(functions, n)
+    assert isinstance(run.__self__, _C.DeviceLaunch) and run.__self__.launches == (2 if n else 0)
+    before = _C.device_launch_count()
+    out = run((native.from_host(x),))
+    assert _C.device_launch_count() == before + (2 if n else 0)
+    assert out.shape == (n,) and out.dtype == np.float32
+    np.testing.assert_array_equal(native.to_host(out), x + (np.float32(2) * x + np.float32(1)))
+    monkeypatch.setattr(native, "native_launches", False)
+    through_runtime = _axpb_then_add(functions, n)
+    assert not isinstance(getattr(through_runtime, "__self__", None), _C.DeviceLaunch)
+    np.testing.assert_array_equal(native.to_host(through_runtime((native.from_host(x),))), native.to_host(out))
+
+
+def test_an_operator_on_the_gpu_is_a_plan_run_in_c(native):
+    # A fresh attr value: a plan of its own, made with native launches on.
+    elu = ops.Elu(alpha=0.625)
+    x = Tensor(np.array([-2.0, -0.5, 0.0, 1.5], np.float32), device="GPU")
+    plan = elu._plan_for((x,))
+    assert isinstance(plan, _C.FastPlan)
+    before = _C.device_launch_count()
+    y = elu(x)
+    assert _C.device_launch_count() == before + 1
+    host = x.asnumpy()
+    expected = np.where(host > 0, host, np.float32(0.625) * np.expm1(host))
+    np.testing.assert_allclose(y.asnumpy(), expected, rtol=1e-6)
+    assert y.device == "GPU" and y.dtype is opforge.float32
+
+
+def test_weak_scalars_become_device_arrays(native):
+    x = Tensor(np.array([1.0, 2.0, 3.0], np.float32), device="GPU")
+    add = ops.Add()
+    for value in (0.5, 0.5, 2, 1e30):  # cached by value, an int, a value far from the others
+        np.testing.assert_array_equal((add(x, value)).asnumpy(), x.asnumpy() + np.float32(value))
+    with pytest.raises(OverflowError, match="Add"):
+        ops.Add()(Tensor(np.array([1], np.int8), device="GPU"), 1000)
+
+
+def test_bad_arrays_are_refused_naming_the_operator(native, functions):
+    run = _axpb_then_add(functions, 4)
+    with pytest.raises(TypeError, match=r"For 'Demo', the kernel's input 0 must be an array of the GPU runtime"):
+        run((np.zeros(4, np.float32),))
+    with pytest.raises(ValueError, match=r"For 'Demo', the kernel expects 1 inputs, but got 2"):
+        run((native.from_host(np.zeros(4, np.float32)),) * 2)
+
+
+def test_a_launch_the_device_refuses_raises_naming_operator_and_kernel(native, functions):
+    n = 8
+    params = [("in", 0), ("out", 0), np.int64(n), np.float32(1), np.float32(0)]
+    run = device_launch(_spec(1, n), [((n,), np.float32)], [(functions["Axpb"], (1, 1, 1), (2048, 1, 1), 0, params)])
+    with pytest.raises(KernelError, match=r"For 'Demo', .*kernel .*Axpb"):
+        run((native.from_host(np.zeros(n, np.float32)),))
+
+
+def test_paused_launches_go_through_the_runtime(native, functions, monkeypatch):
+    seen = []
+    monkeypatch.setattr(native, "launch", lambda function, grid, block, args, shared=0: seen.append((grid, args)))
+    run = _axpb_then_add(functions, 300)
+    x = native.from_host(np.ones(300, np.float32))
+    before = _C.device_launch_count()
+    assert _C.pause_device_launches(True) is False
+    try:
+        run((x,))
+    finally:
+        assert _C.pause_device_launches(False) is True
+    assert _C.device_launch_count() == before and len(seen) == 2
+    (_, first), (_, second) = seen
+    assert first[0] is x and first[2:] == (np.int64(300), np.float32(2), np.float32(1))
+    assert second[0] is x and second[1] is first[1]  # the temporary, shared by the two launches
+
+
+def test_threads_share_a_native_plan(native):
+    relu = ops.ReLU()
+    inputs = [Tensor(np.linspace(-1, 1, 97, dtype=np.float32) * (k + 1), device="GPU") for k in range(4)]
+    results, errors = [None] * 4, []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                results[k] = relu(inputs[k]).asnumpy()
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(4):
+        np.testing.assert_array_equal(results[k], np.maximum(inputs[k].asnumpy(), 0))
