@@ -2,11 +2,12 @@
 # The GPU checks, on a machine with an NVIDIA GPU and CuPy but no network (the `device` tool's):
 # build opforge there, then run what only a real GPU can run, most important first, each step under
 # its own time limit so that a slow step cannot starve the next:
-#   1. the GPU tests (the registry sweep of every GPU kernel, the GPU, user-CUDA and NVRTC tests, NCCL on a
-#      1-rank communicator and data-parallel training on the GPU: tests/test_gpu_nccl.py),
-#   2. `opforge bench --device GPU` (bandwidth vs a device copy, MatMul vs cupy.matmul, host overhead,
-#      row and layout kernels and training steps vs PyTorch), then the device time of each kernel
-#      (scripts/gpu_kernel_times.py),
+#   1. the GPU tests, kernels launched from C (the registry sweep of every GPU kernel, the GPU, user-CUDA
+#      and NVRTC tests, NCCL on a 1-rank communicator and data-parallel training on the GPU:
+#      tests/test_gpu_nccl.py),
+#   2. `opforge bench --device GPU` (bandwidth vs a device copy, MatMul vs cupy.matmul, host overhead
+#      launching from Python and from C, row and layout kernels and training steps vs PyTorch), then the
+#      device time of each kernel (scripts/gpu_kernel_times.py),
 #   3. `opforge demo --device GPU`: the MLP, LeNet, and the MLP in graph mode (a jitted step on the GPU),
 #   4. the whole suite, with the real GPU in place of the host emulation.
 # Wheels the machine lacks travel in .whl/ (scipy-openblas32 for the build). Logs go to $OUT.
@@ -32,9 +33,11 @@ $PY -c "import opforge; from opforge.device import get_device; print('GPU device
 
 PYTEST="$PY -m pytest -p no:cacheprovider -o addopts= -q -rf --timeout 180"
 
-step "GPU tests"
-# (NVRTC's own compile tests run without a GPU, in CI: left out here.)
-timeout ${GPU_TESTS_S:-200} $PYTEST -n ${WORKERS:-14} -k "(GPU or gpu or cuda or Cuda) and not compile" tests 2>&1 \
+step "GPU tests, kernels launched from C"
+# (NVRTC's own compile tests run without a GPU, in CI: left out here.) Launches from C (_C.DeviceLaunch,
+# cuLaunchKernel) are off by default until this step has passed on a GPU; the whole suite (step 4) runs
+# with the default, launching from Python.
+OPFORGE_GPU_NATIVE_LAUNCH=1 timeout ${GPU_TESTS_S:-200} $PYTEST -n ${WORKERS:-14} -k "(GPU or gpu or cuda or Cuda) and not compile" tests 2>&1 \
   | tee "$OUT/gpu_tests.log" | tail -40
 
 if [ "${DEMO_S:-60}" != 0 ]; then

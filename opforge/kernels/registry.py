@@ -41,6 +41,7 @@ __all__ = [
     "disabled",
     "is_disabled",
     "version",
+    "invalidate",
     "on_change",
     "BACKENDS",
 ]
@@ -135,6 +136,13 @@ def version() -> int:
 def on_change(clear: Callable[[], None]) -> None:
     """Call ``clear`` after every change: a kernel registered, replaced, disabled or enabled, a ``restore``."""
     _listeners.append(clear)
+
+
+def invalidate() -> None:
+    """Drop every cache built on the registry (plans, launchers), as a change would: for a change the registry
+    cannot see, such as a GPU runtime's ``native_launches`` switched."""
+    with _lock:
+        _changed()
 
 
 def _changed() -> None:

@@ -295,16 +295,37 @@ def run(console=None) -> int:
     console.print(_row_table(cupy, opforge, ops))
     console.print(_training_table(cupy, opforge))
 
+    console.print(_host_table(cupy, opforge, ops, gpu.runtime))
+    return 0
+
+
+def _host_table(cupy, opforge, ops, runtime):
+    """A 1-element ReLU's host time, its kernel launched from Python and from C (``_C.DeviceLaunch``: the
+    plans made again for each), against a ``cupy.ElementwiseKernel``'s."""
+    from rich.table import Table
+
+    from opforge.kernels import registry
+
     one = opforge.Tensor(cupy.ones(1, dtype=cupy.float32), device="GPU")
     relu_cupy = cupy.ElementwiseKernel("float32 x", "float32 y", "y = x < 0 ? 0 : x", "opforge_bench_relu")
-    relu = ops.ReLU()
-    t_of = _host_time(cupy, lambda: relu(one))
+    was = runtime.native_launches
+    times = {}
+    try:
+        for native in (False, True):
+            runtime.native_launches = native
+            registry.invalidate()  # every cached plan dropped: made again with this path
+            relu = ops.ReLU()
+            times[native] = _host_time(cupy, lambda relu=relu: relu(one))
+    finally:
+        runtime.native_launches = was
+        registry.invalidate()
     t_cp = _host_time(cupy, lambda: relu_cupy(one._data))
     table = Table(title="Host overhead per call, 1 element (goal: opforge lower)")
-    for col in ("call", "us per call"):
+    for col in ("call", "us per call", "/ CuPy"):
         table.add_column(col, justify="right" if col != "call" else "left")
-    table.add_row("opforge ops.ReLU()(x)", f"{t_of * 1e6:.2f}")
-    table.add_row("cupy.ElementwiseKernel", f"{t_cp * 1e6:.2f}")
-    table.add_row("ratio", f"{t_of / t_cp:.2f}")
-    console.print(table)
-    return 0
+    table.add_row(
+        "opforge ops.ReLU()(x), launched from Python", f"{times[False] * 1e6:.2f}", f"{times[False] / t_cp:.2f}"
+    )
+    table.add_row("opforge ops.ReLU()(x), launched from C", f"{times[True] * 1e6:.2f}", f"{times[True] / t_cp:.2f}")
+    table.add_row("cupy.ElementwiseKernel", f"{t_cp * 1e6:.2f}", "1.00")
+    return table
