@@ -15,6 +15,7 @@ from conftest import GPU
 import opforge
 from opforge import _C, Tensor, ops
 from opforge.errors import KernelError
+from opforge.kernels import registry
 from opforge.kernels.gpu.cuda import COMPILE_OPTIONS
 from opforge.kernels.gpu.support import device_launch, step_1d
 
@@ -36,9 +37,12 @@ NAMES = ("Axpb<float>", "AddInto<float>")
 
 @pytest.fixture
 def native(monkeypatch):
-    """Native launches on, on the emulation and on a GPU (where CuPy's runtime has them off by default)."""
+    """Native launches on, on the emulation and on a GPU (where CuPy's runtime has them off by default), the
+    cached plans made again before and after."""
     monkeypatch.setattr(GPU.runtime, "native_launches", True)
-    return GPU.runtime
+    registry.invalidate()
+    yield GPU.runtime
+    registry.invalidate()
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +80,6 @@ def test_a_call_given_as_data_runs_natively_as_through_the_runtime(native, funct
 
 
 def test_an_operator_on_the_gpu_is_a_plan_run_in_c(native):
-    # A fresh attr value: a plan of its own, made with native launches on.
     elu = ops.Elu(alpha=0.625)
     x = Tensor(np.array([-2.0, -0.5, 0.0, 1.5], np.float32), device="GPU")
     plan = elu._plan_for((x,))
@@ -113,6 +116,16 @@ def test_a_launch_the_device_refuses_raises_naming_operator_and_kernel(native, f
     run = device_launch(_spec(1, n), [((n,), np.float32)], [(functions["Axpb"], (1, 1, 1), (2048, 1, 1), 0, params)])
     with pytest.raises(KernelError, match=r"For 'Demo', .*kernel .*Axpb"):
         run((native.from_host(np.zeros(n, np.float32)),))
+
+
+def test_switching_the_launch_path_makes_plans_again(native, monkeypatch):
+    relu, x = ops.ReLU(), Tensor(np.array([-1.0, 2.0], np.float32), device="GPU")
+    assert isinstance(relu._plan_for((x,)), _C.FastPlan)
+    monkeypatch.setattr(native, "native_launches", False)
+    registry.invalidate()
+    assert not isinstance(relu._plan_for((x,)), _C.FastPlan)
+    before = _C.device_launch_count()
+    assert relu(x).asnumpy().tolist() == [0.0, 2.0] and _C.device_launch_count() == before
 
 
 def test_paused_launches_go_through_the_runtime(native, functions, monkeypatch):
