@@ -13,11 +13,11 @@ import pytest
 from conftest import GPU
 
 import opforge
-from opforge import _C, Tensor, ops
+from opforge import _C, Parameter, Tensor, ops
 from opforge.errors import KernelError
 from opforge.kernels import registry
 from opforge.kernels.gpu.cuda import COMPILE_OPTIONS
-from opforge.kernels.gpu.support import device_launch, step_1d
+from opforge.kernels.gpu.support import MAX_NATIVE_INPUTS, device_launch, step_1d
 
 # long long, not int64_t: NVRTC compiles without the C library's headers.
 SOURCE = """
@@ -165,3 +165,95 @@ def test_threads_share_a_native_plan(native):
     assert not errors
     for k in range(4):
         np.testing.assert_array_equal(results[k], np.maximum(inputs[k].asnumpy(), 0))
+
+
+def test_softmax_reductions_and_layer_norm_launch_from_c(native, rng):
+    """Row, reduction and normalization kernels run as plans in C: each call makes exactly its launches
+    (several passes through temporaries included) and gives NumPy's results."""
+
+    def launches(call, *args):
+        before = _C.device_launch_count()
+        result = call(*args)
+        return _C.device_launch_count() - before, result
+
+    # Rows too long for registers: SoftmaxRowsKernel, a block per row.
+    x = rng.standard_normal((2, 20011)).astype(np.float32)
+    count, y = launches(ops.Softmax(), Tensor(x, device="GPU"))
+    e = np.exp(x.astype(np.float64) - x.max(axis=-1, keepdims=True))
+    assert count == 1
+    np.testing.assert_allclose(y.asnumpy(), e / e.sum(axis=-1, keepdims=True), rtol=1e-5, atol=1e-9)
+
+    reduce_sum = ops.ReduceSum()
+    # Every element of a contiguous run: block partials, then a block per output finishing them.
+    x = rng.standard_normal(65537).astype(np.float32)
+    count, y = launches(reduce_sum, Tensor(x, device="GPU"))
+    assert count == 2 and y.shape == ()
+    np.testing.assert_allclose(y.asnumpy(), x.astype(np.float64).sum(), rtol=1e-5)
+    # A strided axis: chunk partials, a combine of 512 partials into 16, then the finish.
+    x = rng.standard_normal((65539, 2)).astype(np.float32)
+    count, y = launches(reduce_sum, Tensor(x, device="GPU"), 0)
+    assert count == 3 and y.shape == (2,)
+    np.testing.assert_allclose(y.asnumpy(), x.astype(np.float64).sum(axis=0), rtol=1e-5)
+
+    # Rows held in the registers of a block: one launch writes y, mean and variance.
+    x = rng.standard_normal((7, 301)).astype(np.float32)
+    gamma, beta = rng.standard_normal(301).astype(np.float32), rng.standard_normal(301).astype(np.float32)
+    layer_norm = ops.LayerNorm(begin_norm_axis=-1, begin_params_axis=-1, epsilon=3e-6)
+    count, (y, mean, var) = launches(layer_norm, *(Tensor(a, device="GPU") for a in (x, gamma, beta)))
+    assert count == 1
+    host = x.astype(np.float64)
+    mu, sigma2 = host.mean(axis=-1, keepdims=True), host.var(axis=-1, keepdims=True)
+    np.testing.assert_allclose(mean.asnumpy(), mu, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), sigma2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y.asnumpy(), (host - mu) / np.sqrt(sigma2 + 3e-6) * gamma + beta, rtol=1e-4, atol=1e-5)
+
+
+def test_the_shape_fixed_gpu_loops_launch_from_c(native):
+    """BiasAdd, OneHot, Cast, Concat (a launch per input), Pad (zeros, then the block) and ApplyMomentum on
+    Parameters (var and accumulation written in place, var returned) launch natively, as NumPy computes; a
+    Concat of more inputs than a native launch takes goes through the runtime."""
+    rng = np.random.default_rng(3)
+
+    def gpu(host):
+        return Tensor(host, device="GPU")
+
+    def launches(call, expected):
+        before = _C.device_launch_count()
+        out = call()
+        assert _C.device_launch_count() == before + expected
+        return out
+
+    x, bias = rng.standard_normal((2, 3, 4)).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    out = launches(lambda: ops.BiasAdd()(gpu(x), gpu(bias)), 1)
+    np.testing.assert_array_equal(out.asnumpy(), x + bias[None, :, None])
+
+    indices = np.array([[0, 3], [2, -1]], np.int32)
+    on, off = gpu(np.array(2.5, np.float32)), gpu(np.array(-1.0, np.float32))
+    out = launches(lambda: ops.OneHot(axis=1)(gpu(indices), 4, on, off), 1)
+    want = np.where(np.arange(4)[None, :, None] == indices[:, None, :], np.float32(2.5), np.float32(-1.0))
+    np.testing.assert_array_equal(out.asnumpy(), want)
+
+    values = np.array([-2.75, -0.5, 0.0, 1.5, 3.9], np.float32)
+    out = launches(lambda: ops.Cast()(gpu(values), opforge.int32), 1)
+    assert out.dtype is opforge.int32 and out.asnumpy().tolist() == values.astype(np.int32).tolist()
+
+    parts = [rng.standard_normal((2, k)).astype(np.float32) for k in (1, 3, 2)]
+    out = launches(lambda: ops.Concat(axis=1)(tuple(gpu(p) for p in parts)), 3)
+    np.testing.assert_array_equal(out.asnumpy(), np.concatenate(parts, axis=1))
+
+    out = launches(lambda: ops.Pad(((1, 0), (2, 1)))(gpu(parts[1])), 2)
+    np.testing.assert_array_equal(out.asnumpy(), np.pad(parts[1], ((1, 0), (2, 1))))
+
+    w_host, acc_host, g_host = (rng.standard_normal(5).astype(np.float32) for _ in range(3))
+    w, acc = Parameter(gpu(w_host), name="w"), Parameter(gpu(acc_host), name="acc")
+    lr, momentum = gpu(np.array(0.1, np.float32)), gpu(np.array(0.9, np.float32))
+    out = launches(lambda: ops.ApplyMomentum()(w, acc, lr, gpu(g_host), momentum), 1)
+    want_acc = acc_host * np.float32(0.9) + g_host
+    assert out is w
+    np.testing.assert_allclose(acc.asnumpy(), want_acc, rtol=1e-6)
+    np.testing.assert_allclose(w.asnumpy(), w_host - np.float32(0.1) * want_acc, rtol=1e-6)
+
+    # more inputs than the native launcher takes: through the runtime
+    many = [np.full((2, 1), k, np.float32) for k in range(MAX_NATIVE_INPUTS + 1)]
+    out = launches(lambda: ops.Concat(axis=1)(tuple(gpu(p) for p in many)), 0)
+    np.testing.assert_array_equal(out.asnumpy(), np.concatenate(many, axis=1))

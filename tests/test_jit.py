@@ -647,3 +647,17 @@ def test_a_recording_lets_intermediates_die():
             want = np.maximum(want, 0) * 2.0 - 1.0
         np.testing.assert_allclose(jf(x).asnumpy(), want, rtol=1e-6)
     assert gone and all(gone), gone
+
+
+def test_a_replayed_in_place_step_moves_every_written_parameter_s_version():
+    """ApplyMomentum writes var (its output) and the accumulation (not returned): a replay runs it in C and
+    moves both versions, as an eager call does, so a backward pass that saved either one raises."""
+    momentum = ops.ApplyMomentum()
+    var = Parameter(np.ones(4, np.float32), name="var")
+    accum = Parameter(np.zeros(4, np.float32), name="accum")
+    lr, grad, mom = Tensor(np.float32(0.1)), _f32(4, seed=1), Tensor(np.float32(0.9))
+    jf = opforge.jit(lambda g: momentum(var, accum, lr, g, mom))  # the Parameters a step's constants
+    for k in range(1, 5):
+        assert jf(grad) is var
+        assert (var._version, accum._version) == (k, k)
+    assert "1 run without entering Python" in jf.explain().splitlines()[0], jf.explain()

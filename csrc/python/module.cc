@@ -593,13 +593,16 @@ class FastPlan {
   // `take` (a call with constants the kernel never sees, a shape, an axis, or with a tuple of
   // Tensors): the operands the kernel reads, in order, each (position, -1) for an argument or
   // (position, index) for an element of a tuple or list argument; empty: every argument.
+  // `also_written`: the operands an in-place step writes but does not return (ApplyMomentum's
+  // accumulation), whose versions move on too.
   FastPlan(py::object instance, std::vector<py::object> out_metas,
            const std::vector<std::pair<size_t, py::dtype>>& scalars, py::object convert,
-           std::vector<int64_t> written, std::vector<Operand> take)
+           std::vector<int64_t> written, std::vector<Operand> take, std::vector<int64_t> also_written)
       : instance_(std::move(instance)),
         kernel_(instance_.cast<Launchable*>()),
         metas_(std::move(out_metas)),
         written_(std::move(written)),
+        also_written_(std::move(also_written)),
         take_(std::move(take)) {
     if (metas_.empty() || metas_.size() > static_cast<size_t>(kMaxStackTensors)) {
       throw py::value_error("a FastPlan needs 1 to 16 outputs");
@@ -609,6 +612,10 @@ class FastPlan {
     }
     for (int64_t w : written_) {
       if (w >= kMaxStackTensors) throw py::value_error("a FastPlan writes a missing argument");
+    }
+    if (!also_written_.empty() && written_.empty()) throw py::value_error("'also_written' is for an in-place FastPlan");
+    for (int64_t w : also_written_) {
+      if (w < 0 || w >= kMaxStackTensors) throw py::value_error("a FastPlan writes a missing argument");
     }
     if (take_.size() > static_cast<size_t>(kMaxStackTensors)) throw py::value_error("too many kernel operands");
     if (!scalars.empty() && !take_.empty()) throw py::value_error("a FastPlan takes scalars or a 'take', not both");
@@ -681,6 +688,7 @@ class FastPlan {
   std::vector<py::object> metas_;
   std::deque<ScalarSlot> slots_;  // a deque: slots never move once made
   std::vector<int64_t> written_;  // per output: the operand it is written into, or -1 (empty: none)
+  std::vector<int64_t> also_written_;  // operands written in place but not returned
   std::vector<Operand> take_;  // the arguments the kernel reads (empty: all)
 
   // Operand `k` of a call (borrowed): a Tensor, or a TypeError.
@@ -1427,7 +1435,6 @@ class Program {
   // whose version moves on (as the Python plan's wrapper does: a backward pass that saved it raises).
   void StoreWritten(const Step& step, const py::object& out, const std::array<PyObject*, kMaxStackTensors>& arrays,
                     std::vector<py::object>& env) {
-    static PyObject* const version_str = PyUnicode_InternFromString("_version");
     const auto& written = step.fast->written_;
     const size_t n_out = written.size();
     for (size_t i = 0; i < n_out; ++i) {
@@ -1443,15 +1450,22 @@ class Program {
       }
       if (i < step.outputs.size() && step.outputs[i] >= 0) env[static_cast<size_t>(step.outputs[i])] = value;
     }
-    for (int64_t w : written) {  // each written argument once, as the wrapper bumps each written position
-      if (w < 0) continue;
-      const Source& s = OperandSource(step, static_cast<size_t>(w));
-      PyObject* param = s.kind == Kind::kSlot ? env[s.slot].ptr() : s.value.ptr();
-      py::object version = py::reinterpret_steal<py::object>(PyObject_GetAttr(param, version_str));
-      if (!version) throw py::error_already_set();
-      py::object next = py::reinterpret_steal<py::object>(PyNumber_Add(version.ptr(), py::int_(1).ptr()));
-      if (!next || PyObject_SetAttr(param, version_str, next.ptr()) != 0) throw py::error_already_set();
+    // Each written argument once, returned or not, as the wrapper bumps each written position.
+    for (int64_t w : written) {
+      if (w >= 0) BumpVersion(step, static_cast<size_t>(w), env);
     }
+    for (int64_t w : step.fast->also_written_) BumpVersion(step, static_cast<size_t>(w), env);
+  }
+
+  // The written argument `w` (a Parameter): its version moves on.
+  void BumpVersion(const Step& step, size_t w, const std::vector<py::object>& env) {
+    static PyObject* const version_str = PyUnicode_InternFromString("_version");
+    const Source& s = OperandSource(step, w);
+    PyObject* param = s.kind == Kind::kSlot ? env[s.slot].ptr() : s.value.ptr();
+    py::object version = py::reinterpret_steal<py::object>(PyObject_GetAttr(param, version_str));
+    if (!version) throw py::error_already_set();
+    py::object next = py::reinterpret_steal<py::object>(PyNumber_Add(version.ptr(), py::int_(1).ptr()));
+    if (!next || PyObject_SetAttr(param, version_str, next.ptr()) != 0) throw py::error_already_set();
   }
 
   // The value of a source for a plan's call (a new reference): a slot's Tensor, a constant, or the tuple
@@ -1825,10 +1839,10 @@ PYBIND11_MODULE(_C, m) {
                          type->ht_type.tp_call = FastPlanCall;
                        }))
       .def(py::init<py::object, std::vector<py::object>, const std::vector<std::pair<size_t, py::dtype>>&,
-                    py::object, std::vector<int64_t>, std::vector<Operand>>(),
+                    py::object, std::vector<int64_t>, std::vector<Operand>, std::vector<int64_t>>(),
            py::arg("instance"), py::arg("out_metas"), py::arg("scalars") = std::vector<std::pair<size_t, py::dtype>>(),
            py::arg("convert") = py::none(), py::arg("written") = std::vector<int64_t>(),
-           py::arg("take") = std::vector<Operand>())
+           py::arg("take") = std::vector<Operand>(), py::arg("also_written") = std::vector<int64_t>())
       .def_readwrite("kernel", &FastPlan::kernel_label);
   g_fast_plan_type = reinterpret_cast<PyTypeObject*>(py::type::of<FastPlan>().ptr());
   py::class_<FusedCall>(m, "FusedCall", py::custom_type_setup([](PyHeapTypeObject* type) {

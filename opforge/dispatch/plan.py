@@ -347,13 +347,16 @@ def _kernel_plan(call: _Call):
             return fast
     # The kernel of the Tensor arguments alone, the others being constants it never sees (a shape, an
     # axis): a FastPlan reading them (``take``) is the plan itself; one writing Parameters in place runs
-    # in a trace's Program only (``run.tensors_only``).
+    # in a trace's Program only (``run.tensors_only``), moving the versions of every Parameter it writes,
+    # returned or not (ApplyMomentum's accumulation: ``also_written``).
     tensors_only = None
     if run_on is device and not one_tuple and _tensors_only(call, bool(writes)):
         written = [tensor_pos.index(j) if j >= 0 else -1 for j in aliases] if writes else []
+        also_written = [tensor_pos.index(j) for j in writes if j not in aliases]
         tensors_only = _fast_plan(
-            launch, out_dtypes, out_shapes, device, label, written=written, take=_operands(tensor_pos)
-        )
+            launch, out_dtypes, out_shapes, device, label, written=written, take=_operands(tensor_pos),
+            also_written=also_written,
+        )  # fmt: skip
         if tensors_only is not None and not writes:
             _allow_view(prim, launch, tensor_pos)
             return tensors_only
@@ -517,15 +520,18 @@ def _view_or_launch(launch):
     return run
 
 
-def _fast_plan(launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None, written=(), take=()):
+def _fast_plan(
+    launch, out_dtypes, out_shapes, device, label, scalars=(), convert=None, written=(), take=(), also_written=()
+):
     """A plan run entirely in C++, when the launcher is a bare C++ kernel or device launch (no casts around it);
-    ``written``: per output, the operand it is written into or -1 (a trace's in-place step);
+    ``written``: per output, the operand it is written into or -1 (a trace's in-place step), ``also_written``
+    the operands it writes without returning them;
     ``take``: the operands the kernel reads, (position, -1) or (position, index) (empty: all arguments)."""
     instance = getattr(launch, "__self__", None)
     if not isinstance(instance, _C.Launchable) or max(len(out_dtypes), len(take)) > _FAST_MAX_OPERANDS:
         return None
     metas = [(dtype, tuple(shape), device) for dtype, shape in zip(out_dtypes, out_shapes)]
-    plan = _C.FastPlan(instance, metas, list(scalars), convert, list(written), list(take))
+    plan = _C.FastPlan(instance, metas, list(scalars), convert, list(written), list(take), list(also_written))
     plan.kernel = label
     return plan
 

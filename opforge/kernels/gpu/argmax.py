@@ -10,7 +10,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, numel
+from opforge.kernels.gpu.support import device_launch, numel, step_1d
 
 __all__ = []
 
@@ -44,27 +44,18 @@ def _axis_and_inner(spec) -> tuple:
 def _argmax_loop(spec, function, kernel):
     """``ArgRowsKernel<kMin, T, O, 256>(x, y, rows, n)`` for long contiguous rows, else
     ``ArgMaxKernel<T, O>(x, y, outputs, n, inner)`` (or ArgMin's)."""
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     n, inner = _axis_and_inner(spec)
     outputs = numel(shape)
     if inner == 1 and n >= ROW_BLOCK_MIN and outputs:
         rows_fn = function_for(runtime, kernel, kernel.helpers[0])
         grid, block = (min(outputs, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1)
-
-        def run_rows(arrays):
-            out = device.empty(shape, np_dtype)
-            runtime.launch(rows_fn, grid, block, (arrays[0], out, np.int64(outputs), np.int64(n)))
-            return out
-
-        return run_rows
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, outputs, (arrays[0], out, np.int64(outputs), np.int64(n), np.int64(inner)))
-        return out
-
-    return run
+        steps = [(rows_fn, grid, block, 0, [("in", 0), ("out", 0), np.int64(outputs), np.int64(n)])]
+    else:
+        params = [("in", 0), ("out", 0), np.int64(outputs), np.int64(n), np.int64(inner)]
+        steps = step_1d(runtime, function, outputs, params)
+    return device_launch(spec, [(shape, np_dtype)], steps)
 
 
 def _make(name: str, k_min: str):

@@ -12,8 +12,8 @@ from opforge.errors import KernelError
 from opforge.geometry import strided_slice_walk
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.fill import fill
-from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel
+from opforge.kernels.gpu.fill import fill, fill_steps
+from opforge.kernels.gpu.support import bytes_ctype, device_launch, launch_1d, numel, step_1d
 
 __all__ = []
 
@@ -131,14 +131,8 @@ def _copy_loop(spec, function, kernel):
     if w.count() != n:
         raise KernelError(f"For '{op}', the output {list(out_shape)} must have {w.count()} elements, but has {n}.")
     index = w.index(op)
-    device, runtime = spec.device, spec.device.runtime
-
-    def run(arrays):
-        out = device.empty(out_shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), index))
-        return out
-
-    return run
+    steps = step_1d(spec.device.runtime, function, n, [("in", 0), ("out", 0), np.int64(n), index])
+    return device_launch(spec, [(out_shape, np_dtype)], steps)
 
 
 def _scatter_loop(spec, function, kernel):
@@ -157,6 +151,10 @@ def _scatter_loop(spec, function, kernel):
         raise KernelError(f"For '{op}', the 'dy' must have {w.count()} elements (the slice's), but has {n}.")
     index = w.index(op)
     device, runtime = spec.device, spec.device.runtime
+    zeros = fill_steps(runtime, out_shape, np_dtype, np.zeros((), np_dtype), ("out", 0))
+    if zeros is not None:
+        steps = zeros + step_1d(runtime, function, n, [("in", 0), ("out", 0), np.int64(n), index])
+        return device_launch(spec, [(out_shape, np_dtype)], steps)
 
     def run(arrays):
         out = device.empty(out_shape, np_dtype)
@@ -185,56 +183,34 @@ def _concat_loop(spec, function, kernel):
     """``ConcatKernel<E>(x_i, y, n_i, cols_i, total, col0_i)``, one launch per input."""
     outer, cols, total = _parts(spec)
     out_shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     offsets = np.cumsum([0] + cols[:-1]).tolist()
-
-    def run(arrays):
-        out = device.empty(out_shape, np_dtype)
-        for x, c, c0 in zip(arrays, cols, offsets):
-            launch_1d(
-                runtime, function, outer * c, (x, out, np.int64(outer * c), np.int64(c), np.int64(total), np.int64(c0))
-            )
-        return out
-
-    return run
+    steps = []
+    for i, (c, c0) in enumerate(zip(cols, offsets)):
+        sizes = [np.int64(outer * c), np.int64(c), np.int64(total), np.int64(c0)]
+        steps += step_1d(runtime, function, outer * c, [("in", i), ("out", 0), *sizes])
+    return device_launch(spec, [(out_shape, np_dtype)], steps)
 
 
 def _split_loop(spec, function, kernel):
     """``SplitKernel<E>(x, y_i, n_i, cols_i, total, col0_i)``, one launch per output."""
     outer, cols, total = _parts(spec)
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     offsets = np.cumsum([0] + cols[:-1]).tolist()
-    shapes = spec.out_shapes
-
-    def run(arrays):
-        outs = []
-        for shape, c, c0 in zip(shapes, cols, offsets):
-            out = device.empty(shape, np_dtype)
-            launch_1d(
-                runtime,
-                function,
-                outer * c,
-                (arrays[0], out, np.int64(outer * c), np.int64(c), np.int64(total), np.int64(c0)),
-            )
-            outs.append(out)
-        return outs[0] if len(outs) == 1 else tuple(outs)
-
-    return run
+    steps = []
+    for j, (c, c0) in enumerate(zip(cols, offsets)):
+        sizes = [np.int64(outer * c), np.int64(c), np.int64(total), np.int64(c0)]
+        steps += step_1d(runtime, function, outer * c, [("in", 0), ("out", j), *sizes])
+    return device_launch(spec, [(shape, np_dtype) for shape in spec.out_shapes], steps)
 
 
 def _select_loop(spec, function, kernel):
     """``SelectKernel<E>(cond, x, y, out, n)``."""
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    device, runtime = spec.device, spec.device.runtime
     n = numel(shape)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], arrays[2], out, np.int64(n)))
-        return out
-
-    return run
+    params = [("in", 0), ("in", 1), ("in", 2), ("out", 0), np.int64(n)]
+    return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
 def _add_n_loop(spec, function, kernel):

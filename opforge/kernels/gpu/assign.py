@@ -8,7 +8,15 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, functor_arg
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel, written_targets
+from opforge.kernels.gpu.support import (
+    bytes_ctype,
+    device_launch,
+    launch_1d,
+    numel,
+    step_1d,
+    writes_in_place,
+    written_targets,
+)
 
 __all__ = []
 
@@ -25,6 +33,8 @@ def _assign_loop(spec, function, kernel):
     """``CopyKernel<E>(value, variable, n)``: variable = value."""
     _check_same_shape(spec)
     runtime, n = spec.device.runtime, numel(spec.in_shapes[0])
+    if writes_in_place(spec, 1):
+        return device_launch(spec, [("in", 0)], step_1d(runtime, function, n, [("in", 1), ("in", 0), np.int64(n)]))
 
     def run(arrays):
         (var,) = written_targets(spec, arrays, 1)
@@ -39,6 +49,9 @@ def _assign_sub_loop(spec, function, kernel):
     _check_same_shape(spec)
     runtime, n = spec.device.runtime, numel(spec.in_shapes[0])
     op = functor_arg(kernel, spec.attrs)
+    if writes_in_place(spec, 1):
+        params = [("in", 0), ("in", 1), ("in", 0), np.int64(n), op]
+        return device_launch(spec, [("in", 0)], step_1d(runtime, function, n, params))
 
     def run(arrays):
         (var,) = written_targets(spec, arrays, 1)

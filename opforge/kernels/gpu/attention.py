@@ -11,7 +11,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.support import device_launch, step_1d
 
 __all__ = []
 
@@ -50,36 +50,25 @@ def _shape_arg(spec):
 
 
 def _forward_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
     g, rows, _ = _shape_arg(spec)
-    out_dtype, lse_dtype = (o.np_dtype for o in spec.entry.attr.outputs)
-
-    def run(arrays):
-        out = device.empty(spec.out_shapes[0], out_dtype)
-        lse = device.empty(spec.out_shapes[1], lse_dtype)
-        launch_1d(runtime, function, rows, (*arrays, out, lse, g))
-        return out, lse
-
-    return run
+    outputs = [(shape, o.np_dtype) for shape, o in zip(spec.out_shapes[:2], spec.entry.attr.outputs)]
+    params = [*(("in", i) for i in range(len(spec.in_shapes))), ("out", 0), ("out", 1), g]
+    return device_launch(spec, outputs, step_1d(spec.device.runtime, function, rows, params))
 
 
 def _grad_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     g, rows, cols = _shape_arg(spec)
     dq_fn, dkdv_fn = (function_for(runtime, kernel, name) for name in kernel.helpers)
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     lse_dtype = spec.entry.attr.inputs[6].np_dtype
-
-    def run(arrays):
-        q, k, v, mask, out, dout, lse = arrays
-        delta = device.empty(spec.in_shapes[6], lse_dtype)
-        dq, dk, dv = (device.empty(shape, np_dtype) for shape in spec.out_shapes)
-        launch_1d(runtime, function, rows, (out, dout, delta, g))
-        launch_1d(runtime, dq_fn, rows, (q, k, v, mask, dout, lse, delta, dq, g))
-        launch_1d(runtime, dkdv_fn, cols, (q, k, v, mask, dout, lse, delta, dk, dv, g))
-        return dq, dk, dv
-
-    return run
+    q, k, v, mask, out, dout, lse = (("in", i) for i in range(7))
+    delta = ("tmp", 0)
+    steps = step_1d(runtime, function, rows, [out, dout, delta, g])
+    steps += step_1d(runtime, dq_fn, rows, [q, k, v, mask, dout, lse, delta, ("out", 0), g])
+    steps += step_1d(runtime, dkdv_fn, cols, [q, k, v, mask, dout, lse, delta, ("out", 1), ("out", 2), g])
+    outputs = [(shape, np_dtype) for shape in spec.out_shapes]
+    return device_launch(spec, outputs, steps, [(spec.in_shapes[6], lse_dtype)])
 
 
 def _make(first: str, helpers: tuple, loop):

@@ -7,7 +7,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, numel
+from opforge.kernels.gpu.support import device_launch, numel, step_1d
 
 __all__ = []
 
@@ -35,17 +35,11 @@ def _channels_and_inner(spec) -> tuple:
 
 def _bias_add_loop(spec, function, kernel):
     """``BiasAddKernel<T>(x, bias, out, n, channels, inner)``."""
-    device, runtime = spec.device, spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     channels, inner = _channels_and_inner(spec)
     n = numel(shape)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), np.int64(channels), np.int64(inner)))
-        return out
-
-    return run
+    params = [("in", 0), ("in", 1), ("out", 0), np.int64(n), np.int64(channels), np.int64(inner)]
+    return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
 mirror_cpu_kernels(

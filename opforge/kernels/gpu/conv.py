@@ -31,7 +31,7 @@ from opforge.geometry import conv_output_and_pads
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.matmul import GEMM_VIA_FLOAT32
-from opforge.kernels.gpu.support import launch_1d, numel
+from opforge.kernels.gpu.support import device_launch, launch_1d, numel, step_1d
 
 __all__ = ["COLUMN_BYTES"]
 
@@ -278,20 +278,13 @@ def _pool_loop(grad: bool, grad_grad: bool = False):
     def loop(spec, function, kernel):
         """``PoolKernel<T, kMax>(x, y, ...)`` / ``PoolGradKernel<T, kMax>(x, out, dy, dx, ...)`` with
         ``(n, c, h, w, oh, ow, kh, kw, sh, sw, pt, pl)``."""
-        device, runtime = spec.device, spec.device.runtime
         x = list(spec.in_shapes[0])
         y = list(spec.in_shapes[2]) if grad and not grad_grad else list(spec.out_shapes[0])
         pt, pl, k, s, _, _ = _window(spec, x, y, False)
         geometry = tuple(np.int64(v) for v in (*x, y[2], y[3], *k, *s, pt, pl))
         shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-        n = numel(shape)
-
-        def run(arrays):
-            result = device.empty(shape, np_dtype)
-            launch_1d(runtime, function, n, (*arrays[: 3 if grad else 1], result, *geometry))
-            return result
-
-        return run
+        params = [*(("in", i) for i in range(3 if grad else 1)), ("out", 0), *geometry]
+        return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, numel(shape), params))
 
     return loop
 
@@ -321,7 +314,6 @@ mirror_cpu_kernels(
 def _adaptive_pool_loop(grad: bool):
     def loop(spec, function, kernel):
         """``AdaptiveAvgPoolKernel<T, kGrad>(src, dst, planes, h, w, oh, ow)`` over the leading dims' planes."""
-        device, runtime = spec.device, spec.device.runtime
         src, dst = list(spec.in_shapes[0]), list(spec.out_shapes[0])
         x, y = (dst, src) if grad else (src, dst)
         if len(x) < 2 or len(x) != len(y) or x[:-2] != y[:-2]:
@@ -331,14 +323,8 @@ def _adaptive_pool_loop(grad: bool):
             raise KernelError(f"For '{spec.op_name}', the input and pooled planes must be non-empty: {x}, {y}.")
         geometry = tuple(np.int64(v) for v in (planes, *x[-2:], *y[-2:]))
         shape, np_dtype = tuple(dst), spec.entry.attr.outputs[0].np_dtype
-        n = numel(shape)
-
-        def run(arrays):
-            result = device.empty(shape, np_dtype)
-            launch_1d(runtime, function, n, (arrays[0], result, *geometry))
-            return result
-
-        return run
+        params = [("in", 0), ("out", 0), *geometry]
+        return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, numel(shape), params))
 
     return loop
 

@@ -16,7 +16,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.support import device_launch, step_1d
 
 __all__ = ["dropout_key"]
 
@@ -41,7 +41,7 @@ def dropout_key(seed0: int, seed1: int) -> int:
 
 
 def _cumsum_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     x = list(spec.in_shapes[0])
     axis = spec.attrs.get("axis", 0)
     axis = axis[0] if isinstance(axis, (tuple, list)) else axis
@@ -57,46 +57,30 @@ def _cumsum_loop(spec, function, kernel):
     if kernel.helpers and inner == 1 and n >= ROW_SCAN_MIN:
         rows_fn = function_for(runtime, kernel, kernel.helpers[0])
         chunk = min(ROW_SCAN_ITEMS, -(-n // ROW_SCAN_BLOCK))  # fewer per thread on rows shorter than a tile
-        grid, args = (min(lines, _MAX_GRID), 1, 1), (np.int64(lines), np.int64(n), np.int32(chunk), *flags)
-
-        def run_rows(arrays):
-            out = device.empty(spec.out_shapes[0], np_dtype)
-            if lines:
-                runtime.launch(rows_fn, grid, (ROW_SCAN_BLOCK, 1, 1), (arrays[0], out, *args))
-            return out
-
-        return run_rows
-
-    def run(arrays):
-        out = device.empty(spec.out_shapes[0], np_dtype)
-        launch_1d(runtime, function, lines, (arrays[0], out, np.int64(lines), np.int64(n), np.int64(inner), *flags))
-        return out
-
-    return run
+        grid, args = (min(lines, _MAX_GRID), 1, 1), [np.int64(lines), np.int64(n), np.int32(chunk), *flags]
+        steps = [(rows_fn, grid, (ROW_SCAN_BLOCK, 1, 1), 0, [("in", 0), ("out", 0), *args])] if lines else []
+    else:
+        params = [("in", 0), ("out", 0), np.int64(lines), np.int64(n), np.int64(inner), *flags]
+        steps = step_1d(runtime, function, lines, params)
+    return device_launch(spec, [(spec.out_shapes[0], np_dtype)], steps)
 
 
 def _extreme_scan_loop(spec, function, kernel):
     """``ExtremeScanKernel<T, kMax>(x, values, indices, lines, n, inner)``: one thread per line."""
-    device, runtime = spec.device, spec.device.runtime
     shape = list(spec.in_shapes[0])
     axis = spec.attrs["axis"] % len(shape)
     n, inner = shape[axis], math.prod(shape[axis + 1 :])
     lines = math.prod(shape) // n if n else 0
     np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        values, indices = device.empty(shape, np_dtype), device.empty(shape, np.int64)
-        launch_1d(runtime, function, lines, (arrays[0], values, indices, np.int64(lines), np.int64(n), np.int64(inner)))
-        return values, indices
-
-    return run
+    params = [("in", 0), ("out", 0), ("out", 1), np.int64(lines), np.int64(n), np.int64(inner)]
+    steps = step_1d(spec.device.runtime, function, lines, params)
+    return device_launch(spec, [(shape, np_dtype), (shape, np.int64)], steps)
 
 
 def _dropout_loop(spec, function, kernel):
     """Dropout (its seeds attrs: the key made here) and DropoutExt (its seeds inputs, read on the device):
     ``DropoutKernel(x, out, mask, n, key, keep_prob)``, ``DropoutExtKernel(x, seed, offset, out, mask, n,
     keep_prob)``."""
-    device, runtime = spec.device, spec.device.runtime
     n = math.prod(spec.in_shapes[0])
     if spec.op_name == "DropoutExt":
         key, keep_prob = (), np.float64(1.0 - spec.attrs.get("p", 0.5))
@@ -104,27 +88,17 @@ def _dropout_loop(spec, function, kernel):
         key = (np.uint64(dropout_key(int(spec.attrs.get("Seed0", 0)), int(spec.attrs.get("Seed1", 0)))),)
         keep_prob = np.float64(spec.attrs.get("keep_prob", 0.5))
     np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        out, mask = device.empty(spec.out_shapes[0], np_dtype), device.empty(spec.out_shapes[1], np_dtype)
-        launch_1d(runtime, function, n, (*arrays, out, mask, np.int64(n), *key, keep_prob))
-        return out, mask
-
-    return run
+    inputs = [("in", i) for i in range(len(spec.in_shapes))]
+    steps = step_1d(spec.device.runtime, function, n, [*inputs, ("out", 0), ("out", 1), np.int64(n), *key, keep_prob])
+    return device_launch(spec, [(spec.out_shapes[0], np_dtype), (spec.out_shapes[1], np_dtype)], steps)
 
 
 def _dropout_grad_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
     n = math.prod(spec.in_shapes[0])
     keep_prob = np.float64(spec.attrs.get("keep_prob", 0.5))
     np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        dx = device.empty(spec.out_shapes[0], np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], dx, np.int64(n), keep_prob))
-        return dx
-
-    return run
+    steps = step_1d(spec.device.runtime, function, n, [("in", 0), ("in", 1), ("out", 0), np.int64(n), keep_prob])
+    return device_launch(spec, [(spec.out_shapes[0], np_dtype)], steps)
 
 
 def _make(name: str, loop):

@@ -12,7 +12,7 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu import loops
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, functor_arg
 from opforge.kernels.gpu.elementwise import _broadcast, _same_shape, _unary, mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, one_to_one
+from opforge.kernels.gpu.support import device_launch, one_to_one, step_1d
 
 __all__ = []
 
@@ -34,7 +34,6 @@ def _predicate(functor: str):
 
 def _ternary_loop(spec, function, kernel):
     """``SameShapeTernaryKernel<T, Op>(a, b, c, out, n, op)``: out = op(a, b, c), all of one shape."""
-    device, runtime = spec.device, spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     for s in spec.in_shapes[1:]:
         if tuple(s) != tuple(spec.in_shapes[0]):
@@ -43,14 +42,8 @@ def _ternary_loop(spec, function, kernel):
                 f"{list(spec.in_shapes[0])} and {list(s)}."
             )
     n = math.prod(shape)
-    op = functor_arg(kernel, spec.attrs)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], arrays[2], out, np.int64(n), op))
-        return out
-
-    return run
+    params = [("in", 0), ("in", 1), ("in", 2), ("out", 0), np.int64(n), functor_arg(kernel, spec.attrs)]
+    return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
 def _ternary(functor: str):

@@ -3,13 +3,15 @@ of ``csrc/kernels/cuda/fill.cu``, one instantiation per element size."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, function_for, register_device_kernel
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import BYTES_CTYPES, launch_1d
+from opforge.kernels.gpu.support import BYTES_CTYPES, device_launch, launch_1d, step_1d
 
-__all__ = ["fill"]
+__all__ = ["fill", "fill_steps"]
 
 # Only the size of an element matters: each dtype is filled as the unsigned integer of its size
 # (complex types, 16 bytes, through the host).
@@ -32,6 +34,19 @@ def fill(device, out, value) -> None:
     runtime = device.runtime
     function = function_for(runtime, _KERNELS[out.dtype.itemsize])
     launch_1d(runtime, function, n, (runtime.reshape(out, (n,)), np.int64(n), pattern))
+
+
+def fill_steps(runtime, shape, np_dtype, value, target) -> list | None:
+    """``fill`` of an array of ``shape`` and ``np_dtype`` (the param ``target``) as ``device_launch``
+    steps: none for zero elements; None for a dtype filled through the host (complex)."""
+    np_dtype, n = np.dtype(np_dtype), math.prod(shape)
+    if n == 0:
+        return []
+    if np_dtype.itemsize not in _BITS:
+        return None
+    pattern = np.asarray(value, np_dtype).reshape(1).view(_BITS[np_dtype.itemsize])[0]
+    function = function_for(runtime, _KERNELS[np_dtype.itemsize])
+    return step_1d(runtime, function, n, [target, np.int64(n), pattern])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -72,6 +87,9 @@ def _fill_op_loop(spec, function, kernel):
         value = _fill_value(spec.attrs["value"], dtype)
     else:
         value = np.asarray(1 if spec.op_name == "OnesLike" else 0, dtype.np_dtype)
+    steps = fill_steps(device.runtime, shape, dtype.np_dtype, value, ("out", 0))
+    if steps is not None:
+        return device_launch(spec, [(shape, dtype.np_dtype)], steps)
 
     def run(arrays):
         out = device.empty(shape, dtype.np_dtype)

@@ -15,9 +15,9 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.fill import fill
+from opforge.kernels.gpu.fill import fill, fill_steps
 from opforge.kernels.gpu.range_check import checked_indices
-from opforge.kernels.gpu.support import bytes_ctype, launch_1d, numel, written_targets
+from opforge.kernels.gpu.support import bytes_ctype, device_launch, launch_1d, numel, step_1d, written_targets
 
 __all__ = []
 
@@ -128,6 +128,13 @@ def _segment_sum_loop(spec, function, kernel):
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     device, runtime = spec.device, spec.device.runtime
     total = numel(shape)
+    if total and not rows:  # no segment gets a row: zeros
+        steps = fill_steps(runtime, shape, np_dtype, np.zeros((), np_dtype), ("out", 0))
+    else:
+        sizes = [np.int64(total), np.int64(rows), np.int64(inner)]
+        steps = step_1d(runtime, function, total, [("in", 0), ("in", 1), ("out", 0), *sizes])
+    if steps is not None:
+        return device_launch(spec, [(shape, np_dtype)], steps)
 
     def run(arrays):
         out = device.empty(shape, np_dtype)

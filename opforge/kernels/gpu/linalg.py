@@ -15,7 +15,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.support import device_launch, launch_1d, step_1d
 
 _SOURCE = "linalg.cu"
 MATRIX_BLOCK = 128  # threads per matrix (kBlock)
@@ -35,17 +35,25 @@ def _check_info(op_name: str, runtime, info, what: str) -> None:
         raise KernelError(f"For '{op_name}', the matrix at batch index {int(failed[0])} {what}.")
 
 
+def _lu_plan(spec, kernel) -> tuple:
+    """``_lu`` as a ``device_launch``'s data: its temporaries (lu, piv, info: ``("tmp", 0)`` to ``("tmp", 2)``) and
+    its steps (none for empty matrices)."""
+    batch, n = _matrices(spec)
+    temps = [((batch, n, n), spec.entry.attr.inputs[0].np_dtype), ((batch, n), np.int32), ((batch,), np.int32)]
+    if not (batch and n):
+        return temps, []
+    factor = function_for(spec.device.runtime, kernel, kernel.helpers[0])
+    params = [("in", 0), ("tmp", 0), ("tmp", 1), ("tmp", 2), np.int64(batch), np.int64(n)]
+    return temps, [(factor, (min(batch, _MAX_GRID), 1, 1), (MATRIX_BLOCK, 1, 1), 0, params)]
+
+
 def _lu(spec, kernel, arrays):
     """``LuFactorKernel<T, kBlock>(x, lu, piv, info, batch, n)``: (lu, piv, info) on the device."""
-    device, runtime = spec.device, spec.device.runtime
-    batch, n = _matrices(spec)
-    np_dtype = spec.entry.attr.inputs[0].np_dtype
-    lu, piv = device.empty((batch, n, n), np_dtype), device.empty((batch, n), np.int32)
-    info = device.empty((batch,), np.int32)
-    if batch and n:
-        factor = function_for(runtime, kernel, kernel.helpers[0])
-        grid = (min(batch, _MAX_GRID), 1, 1)
-        runtime.launch(factor, grid, (MATRIX_BLOCK, 1, 1), (arrays[0], lu, piv, info, np.int64(batch), np.int64(n)))
+    device = spec.device
+    temps, steps = _lu_plan(spec, kernel)
+    lu, piv, info = (device.empty(shape, dtype) for shape, dtype in temps)
+    for factor, grid, block, _, params in steps:
+        device.runtime.launch(factor, grid, block, (arrays[0], lu, piv, info, *params[4:]))
     return lu, piv, info
 
 
@@ -71,19 +79,15 @@ def _inverse_loop(spec, function, kernel):
 
 def _determinant_loop(spec, function, kernel):
     """``DeterminantKernel<T, kLog>(lu, piv, info, first, second, batch, n)``: a thread per matrix."""
-    device = spec.device
     batch, n = _matrices(spec)
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     log = spec.op_name == "LogMatrixDeterminant"
-
-    def run(arrays):
-        outs = tuple(device.empty(shape, np_dtype) for shape in spec.out_shapes)
-        lu, piv, info = _lu(spec, kernel, arrays)
-        second = outs[1] if log else outs[0]
-        launch_1d(device.runtime, function, batch, (lu, piv, info, outs[0], second, np.int64(batch), np.int64(n)))
-        return outs if log else outs[0]
-
-    return run
+    outputs = [(shape, np_dtype) for shape in (spec.out_shapes if log else spec.out_shapes[:1])]
+    temps, steps = _lu_plan(spec, kernel)
+    second = ("out", 1) if log else ("out", 0)
+    params = [("tmp", 0), ("tmp", 1), ("tmp", 2), ("out", 0), second, np.int64(batch), np.int64(n)]
+    steps += step_1d(spec.device.runtime, function, batch, params)
+    return device_launch(spec, outputs, steps, temps)
 
 
 def _solve_loop(spec, function, kernel):
@@ -152,22 +156,17 @@ def _eigh_loop(spec, function, kernel):
 
 def _qr_loop(spec, function, kernel):
     """``QrKernel<T, kBlock>(x, work, tau, q, r, batch, m, n, full)``."""
-    device, runtime = spec.device, spec.device.runtime
     shape = list(spec.in_shapes[0])
     batch, m, n = math.prod(shape[:-2]), shape[-2], shape[-1]
     full = np.int32(bool(spec.attrs.get("full_matrices", False)))
     np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        q, r = (device.empty(s, np_dtype) for s in spec.out_shapes)
-        if batch and q.size + r.size:
-            work, tau = device.empty((batch, m, n), np_dtype), device.empty((batch, max(min(m, n), 1)), np_dtype)
-            grid = (min(batch, _MAX_GRID), 1, 1)
-            args = (arrays[0], work, tau, q, r, np.int64(batch), np.int64(m), np.int64(n), full)
-            runtime.launch(function, grid, (MATRIX_BLOCK, 1, 1), args)
-        return q, r
-
-    return run
+    outputs = [(s, np_dtype) for s in spec.out_shapes]
+    temps, steps = [], []
+    if batch and sum(math.prod(s) for s, _ in outputs):
+        temps = [((batch, m, n), np_dtype), ((batch, max(min(m, n), 1)), np_dtype)]
+        params = [("in", 0), ("tmp", 0), ("tmp", 1), ("out", 0), ("out", 1), np.int64(batch), np.int64(m), np.int64(n)]
+        steps = [(function, (min(batch, _MAX_GRID), 1, 1), (MATRIX_BLOCK, 1, 1), 0, [*params, full])]
+    return device_launch(spec, outputs, steps, temps)
 
 
 def _svd_loop(spec, function, kernel):

@@ -19,6 +19,7 @@ from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, ctype, function_for, gri
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.range_check import checked_indices
 from opforge.kernels.gpu.reduce import ReducePlan, chunks_for, passes_for, reduce_kernel
+from opforge.kernels.gpu.support import device_launch
 
 __all__ = []
 
@@ -28,17 +29,21 @@ ROW_BLOCK_MIN = 64  # rows of this many classes take a block; fewer a thread
 _MAX_GRID = 65535
 
 
-def _row_launcher(runtime, kernel, thread_name: str, n: int, c: int):
-    """``launch(args)`` over the n rows: a block per row (the ``thread_name``'s *Rows twin among
+def _row_geometry(runtime, kernel, thread_name: str, n: int, c: int) -> tuple:
+    """``(function, grid, block)`` over the n rows: a block per row (the ``thread_name``'s *Rows twin among
     ``kernel``'s helpers) when rows have at least ``ROW_BLOCK_MIN`` classes, else a thread per row."""
     if c >= ROW_BLOCK_MIN:
-        function, grid, block = function_for(runtime, kernel, _rows(thread_name)), (min(n, _MAX_GRID), 1, 1), ROW_BLOCK
-    else:
-        function, grid, block = function_for(runtime, kernel, thread_name), grid_for(runtime, n), BLOCK
+        return function_for(runtime, kernel, _rows(thread_name)), (min(n, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1)
+    return function_for(runtime, kernel, thread_name), grid_for(runtime, n), (BLOCK, 1, 1)
+
+
+def _row_launcher(runtime, kernel, thread_name: str, n: int, c: int):
+    """``launch(args)`` over the n rows, as ``_row_geometry`` lays them out."""
+    function, grid, block = _row_geometry(runtime, kernel, thread_name, n, c)
 
     def launch(args):
         if n > 0:
-            runtime.launch(function, grid, (block, 1, 1), args)
+            runtime.launch(function, grid, block, args)
 
     return launch
 
@@ -51,19 +56,11 @@ def _rows(name: str) -> str:
 
 def _sce_loop(spec, function, kernel):
     """``SoftmaxCrossEntropyKernel<T>(logits, labels, loss, backprop, n, c)``."""
-    device, runtime = spec.device, spec.device.runtime
     n, c = spec.in_shapes[0]
-    outs = spec.entry.attr.outputs
-    sizes = (np.int64(n), np.int64(c))
-    launch = _row_launcher(runtime, kernel, kernel.name, n, c)
-
-    def run(arrays):
-        loss = device.empty(spec.out_shapes[0], outs[0].np_dtype)
-        backprop = device.empty(spec.out_shapes[1], outs[1].np_dtype)
-        launch((arrays[0], arrays[1], loss, backprop, *sizes))
-        return loss, backprop
-
-    return run
+    row_fn, grid, block = _row_geometry(spec.device.runtime, kernel, kernel.name, n, c)
+    params = [("in", 0), ("in", 1), ("out", 0), ("out", 1), np.int64(n), np.int64(c)]
+    outputs = [(shape, t.np_dtype) for shape, t in zip(spec.out_shapes[:2], spec.entry.attr.outputs)]
+    return device_launch(spec, outputs, [(row_fn, grid, block, 0, params)] if n > 0 else [])
 
 
 def _checked_labels(device, labels, c: int):

@@ -13,80 +13,58 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.reduce import ReducePlan, chunks_for, passes_for, reduce_kernel
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.support import device_launch, launch_1d, step_1d
 
 __all__ = []
 
 _SOURCE = "loss_norm.cu"
 
 
-def _sum_passes(runtime, kernel, first: int, n: int):
-    """The TermSum / TermMean passes among ``kernel``'s helpers from ``first``, and their plan for n terms."""
+def _reduced_loss(spec, kernel, first: int, terms, params: list):
+    """``run`` of a reduced loss: ``terms`` writes the n terms (in double) to ``("tmp", 0)`` (``params``), then the
+    TermSum / TermMean passes among ``kernel``'s helpers from ``first`` add them up into the 0-d output."""
+    runtime = spec.device.runtime
+    n = math.prod(spec.in_shapes[0])
     names = kernel.helpers[first : first + 4]  # ReduceKernel, Partial, Combine, Finish
     passes = passes_for(runtime, CudaKernel(kernel.source, names[0], None, (), names[1:]), np.float64)
     plan = ReducePlan((), ((n, 1),) if n else (), 1, n)
-    return passes, plan, chunks_for(runtime, plan)
+    temps = [((n,), np.float64)]
+    steps = step_1d(runtime, terms, n, params)
+    steps += passes.steps(plan, chunks_for(runtime, plan), ("tmp", 0), ("out", 0), temps)
+    return device_launch(spec, [((), spec.entry.attr.outputs[0].np_dtype)], steps, temps)
+
+
+def _inputs(spec) -> list:
+    return [("in", i) for i in range(len(spec.in_shapes))]
 
 
 def _l2_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
     n = math.prod(spec.in_shapes[0])
-    passes, plan, chunks = _sum_passes(runtime, kernel, 0, n)
-    np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        out = device.empty((), np_dtype)
-        terms = device.empty((n,), np.float64)
-        launch_1d(runtime, function, n, (arrays[0], terms, np.int64(n)))
-        passes.run(device, plan, chunks, terms, runtime.reshape(out, (1,)))
-        return out
-
-    return run
+    return _reduced_loss(spec, kernel, 0, function, [("in", 0), ("tmp", 0), np.int64(n)])
 
 
 def _smooth_l1_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     n = math.prod(spec.in_shapes[0])
     beta = np.float64(spec.attrs.get("beta", 1.0))
     reduction = spec.attrs.get("reduction", "none")
-    np_dtype = spec.entry.attr.outputs[0].np_dtype
     if reduction == "none":
         elementwise = function_for(runtime, kernel, kernel.helpers[0])
-
-        def run_none(arrays):
-            out = device.empty(spec.out_shapes[0], np_dtype)
-            launch_1d(runtime, elementwise, n, (arrays[0], arrays[1], out, np.int64(n), beta))
-            return out
-
-        return run_none
+        params = [("in", 0), ("in", 1), ("out", 0), np.int64(n), beta]
+        outputs = [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)]
+        return device_launch(spec, outputs, step_1d(runtime, elementwise, n, params))
     first = 1 if reduction == "sum" else 1 + len(kernel.helpers[1:]) // 2
-    passes, plan, chunks = _sum_passes(runtime, kernel, first, n)
-
-    def run(arrays):
-        out = device.empty((), np_dtype)
-        terms = device.empty((n,), np.float64)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], terms, np.int64(n), beta))
-        passes.run(device, plan, chunks, terms, runtime.reshape(out, (1,)))
-        return out
-
-    return run
+    return _reduced_loss(spec, kernel, first, function, [("in", 0), ("in", 1), ("tmp", 0), np.int64(n), beta])
 
 
 def _smooth_l1_grad_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
     n = math.prod(spec.in_shapes[0])
     beta = np.float64(spec.attrs.get("beta", 1.0))
     reduction = {"none": 0, "sum": 1, "mean": 2}[spec.attrs.get("reduction", "none")]
     scale = np.float64(1.0 / max(n, 1) if reduction == 2 else 1.0)
-    np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        dx = device.empty(spec.out_shapes[0], np_dtype)
-        args = (*arrays, dx, np.int64(n), beta, np.int32(reduction), scale)
-        launch_1d(runtime, function, n, args)
-        return dx
-
-    return run
+    params = [*_inputs(spec), ("out", 0), np.int64(n), beta, np.int32(reduction), scale]
+    outputs = [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)]
+    return device_launch(spec, outputs, step_1d(spec.device.runtime, function, n, params))
 
 
 def _passes(reducer: str, t: str) -> tuple:
@@ -111,29 +89,16 @@ def _make_smooth_l1_grad(attr):
 
 
 def _bce_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     n = math.prod(spec.in_shapes[0])
     reduction = spec.attrs.get("reduction", "mean")
-    np_dtype = spec.entry.attr.outputs[0].np_dtype
     if reduction == "none":
         elementwise = function_for(runtime, kernel, kernel.helpers[0])
-
-        def run_none(arrays):
-            out = device.empty(spec.out_shapes[0], np_dtype)
-            launch_1d(runtime, elementwise, n, (*arrays, out, np.int64(n)))
-            return out
-
-        return run_none
-    passes, plan, chunks = _sum_passes(runtime, kernel, 1 if reduction == "sum" else 5, n)
-
-    def run(arrays):
-        out = device.empty((), np_dtype)
-        terms = device.empty((n,), np.float64)
-        launch_1d(runtime, function, n, (*arrays, terms, np.int64(n)))
-        passes.run(device, plan, chunks, terms, runtime.reshape(out, (1,)))
-        return out
-
-    return run
+        outputs = [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)]
+        params = [*_inputs(spec), ("out", 0), np.int64(n)]
+        return device_launch(spec, outputs, step_1d(runtime, elementwise, n, params))
+    params = [*_inputs(spec), ("tmp", 0), np.int64(n)]
+    return _reduced_loss(spec, kernel, 1 if reduction == "sum" else 5, function, params)
 
 
 def _check_nll_labels(spec, runtime, labels, n: int, c: int, ignore: int) -> None:

@@ -9,7 +9,7 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.support import device_launch, step_1d
 
 _SOURCE = "nms_with_mask.cu"
 _TILE = 64  # boxes per mask word (kNmsTile)
@@ -18,7 +18,7 @@ _MAX_GRID_Y = 65535
 
 
 def _nms_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     n = spec.in_shapes[0][0]
     words = -(-n // _TILE)
     outs = spec.entry.attr.outputs
@@ -27,20 +27,12 @@ def _nms_loop(spec, function, kernel):
     if words > _MAX_GRID_Y:
         raise ValueError(f"For 'NMSWithMask', the GPU takes at most {_MAX_GRID_Y * _TILE} boxes, but got {n}.")
 
-    def run(arrays):
-        boxes = device.empty((n, 5), outs[0].np_dtype)
-        index = device.empty((n,), outs[1].np_dtype)
-        keep = device.empty((n,), outs[2].np_dtype)
-        mask = device.empty((n * words,), np.uint64)
-        removed = device.empty((words,), np.uint64)
-        launch_1d(runtime, function, n, (arrays[0], boxes, index, np.int64(n)))
-        runtime.launch(
-            mask_fn, (words, words, 1), (_TILE, 1, 1), (boxes, mask, np.int64(n), np.int64(words), threshold)
-        )
-        runtime.launch(scan_fn, (1, 1, 1), (_SCAN_BLOCK, 1, 1), (mask, removed, keep, np.int64(n), np.int64(words)))
-        return boxes, index, keep
-
-    return run
+    outputs = [((n, 5), outs[0].np_dtype), ((n,), outs[1].np_dtype), ((n,), outs[2].np_dtype)]
+    boxes, index, keep, mask, removed = ("out", 0), ("out", 1), ("out", 2), ("tmp", 0), ("tmp", 1)
+    steps = step_1d(runtime, function, n, [("in", 0), boxes, index, np.int64(n)])
+    steps.append((mask_fn, (words, words, 1), (_TILE, 1, 1), 0, [boxes, mask, np.int64(n), np.int64(words), threshold]))
+    steps.append((scan_fn, (1, 1, 1), (_SCAN_BLOCK, 1, 1), 0, [mask, removed, keep, np.int64(n), np.int64(words)]))
+    return device_launch(spec, outputs, steps, [((n * words,), np.uint64), ((words,), np.uint64)])
 
 
 def _make(attr):

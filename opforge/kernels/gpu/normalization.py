@@ -23,7 +23,7 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.register_rows import RegisterRows
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.support import device_launch, step_1d
 
 __all__ = []
 
@@ -46,8 +46,12 @@ def _batch_geometry(spec, x_index: int) -> tuple:
     return x[0], x[1], math.prod(x[2:])
 
 
+def _inputs(spec) -> list:
+    return [("in", i) for i in range(len(spec.in_shapes))]
+
+
 def _batch_norm_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     n, c, s = _batch_geometry(spec, 0)
     apply = function_for(runtime, kernel, kernel.helpers[0])
     acc = np.dtype(_ACC[str(spec.entry.attr.inputs[0])])
@@ -58,21 +62,16 @@ def _batch_norm_loop(spec, function, kernel):
     sizes = (np.int64(n), np.int64(c), np.int64(s))
 
     # Inference reads the given statistics: nothing to sum, a thread per channel.
-    stats_fn = _row_launcher(runtime, function, kernel, kernel.helpers[1], c, n * s if training else 0)
-
-    def run(arrays):
-        y = device.empty(spec.out_shapes[0], np_dtype)
-        stats = [device.empty((c,), np_dtype) for _ in range(4)]
-        coef = device.empty((2 * c,), acc)
-        stats_fn((*arrays, *stats, coef, *sizes, training, eps))
-        launch_1d(runtime, apply, numel, (arrays[0], coef, y, np.int64(numel), np.int64(c), np.int64(s)))
-        return (y, *stats)
-
-    return run
+    stats = [*_inputs(spec), *(("out", j) for j in range(1, 5)), ("tmp", 0), *sizes, training, eps]
+    steps = _row_steps(runtime, function, kernel, kernel.helpers[1], c, n * s if training else 0, stats)
+    apply_params = [("in", 0), ("tmp", 0), ("out", 0), np.int64(numel), np.int64(c), np.int64(s)]
+    steps += step_1d(runtime, apply, numel, apply_params)
+    outputs = [(spec.out_shapes[0], np_dtype)] + [((c,), np_dtype)] * 4
+    return device_launch(spec, outputs, steps, [((2 * c,), acc)])
 
 
 def _batch_norm_grad_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     n, c, s = _batch_geometry(spec, 1)
     dx_fn = function_for(runtime, kernel, kernel.helpers[0])
     acc = np.dtype(_ACC[str(spec.entry.attr.inputs[0])])
@@ -82,18 +81,12 @@ def _batch_norm_grad_loop(spec, function, kernel):
     numel = n * c * s
     sizes = (np.int64(n), np.int64(c), np.int64(s))
 
-    sums_fn = _row_launcher(runtime, function, kernel, kernel.helpers[1], c, n * s)
-
-    def run(arrays):
-        dy, x = arrays[0], arrays[1]
-        dx = device.empty(spec.out_shapes[0], np_dtype)
-        dscale, dbias = device.empty((c,), np_dtype), device.empty((c,), np_dtype)
-        coef = device.empty((4 * c,), acc)
-        sums_fn((*arrays, dscale, dbias, coef, *sizes, training, eps))
-        launch_1d(runtime, dx_fn, numel, (dy, x, coef, dx, np.int64(numel), np.int64(c), np.int64(s)))
-        return dx, dscale, dbias
-
-    return run
+    sums = [*_inputs(spec), ("out", 1), ("out", 2), ("tmp", 0), *sizes, training, eps]
+    steps = _row_steps(runtime, function, kernel, kernel.helpers[1], c, n * s, sums)
+    dx_params = [("in", 0), ("in", 1), ("tmp", 0), ("out", 0), np.int64(numel), np.int64(c), np.int64(s)]
+    steps += step_1d(runtime, dx_fn, numel, dx_params)
+    outputs = [(spec.out_shapes[0], np_dtype), ((c,), np_dtype), ((c,), np_dtype)]
+    return device_launch(spec, outputs, steps, [((4 * c,), acc)])
 
 
 def _layer_geometry(spec) -> tuple:
@@ -110,58 +103,45 @@ def _layer_geometry(spec) -> tuple:
     return math.prod(x[: axes[0]]), math.prod(x[axes[0] :]), math.prod(x[axes[1] :])
 
 
-def _row_launcher(runtime, function, kernel, rows_name: str, rows: int, m: int, registers=None, dtype=None):
-    """``launch(args)`` over ``rows`` rows (or channels) of ``m`` elements. Rows long enough are held in the
-    registers of a group of threads where they fit (``registers``: a RegisterRows whose kernels follow
+def _row_steps(runtime, function, kernel, rows_name: str, rows: int, m: int, params: list, registers=None, dtype=None):
+    """The ``device_launch`` steps over ``rows`` rows (or channels) of ``m`` elements. Rows long enough are held in
+    the registers of a group of threads where they fit (``registers``: a RegisterRows whose kernels follow
     ``rows_name`` among the helpers; ``dtype``: the rows'), else take a block each (the helper ``rows_name``);
     shorter ones a thread each (``function``)."""
     if m >= ROW_BLOCK_MIN and rows:
         if registers is not None and registers.shape(m, dtype):
             first = kernel.helpers.index(rows_name) + 1
             fn, grid, block, _ = registers.launch(runtime, kernel, first, rows, m, dtype)
-            return lambda args: runtime.launch(fn, grid, block, args)
+            return [(fn, grid, block, 0, params)]
         rows_fn = function_for(runtime, kernel, rows_name)
-        grid, block = (min(rows, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1)
-        return lambda args: runtime.launch(rows_fn, grid, block, args)
-    return lambda args: launch_1d(runtime, function, rows, args)
+        return [(rows_fn, (min(rows, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1), 0, params)]
+    return step_1d(runtime, function, rows, params)
 
 
 def _layer_norm_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
     rows, m, p = _layer_geometry(spec)
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     eps = np.float64(spec.attrs.get("epsilon", 1e-7))
-    launch = _row_launcher(
-        runtime, function, kernel, kernel.helpers[0], rows, m, LAYER_NORM_REGISTER_ROWS, spec.entry.attr.inputs[0]
-    )
-
-    def run(arrays):
-        outs = [device.empty(shape, np_dtype) for shape in spec.out_shapes]
-        launch((*arrays, *outs, np.int64(rows), np.int64(m), np.int64(p), eps))
-        return tuple(outs)
-
-    return run
+    outputs = [(shape, np_dtype) for shape in spec.out_shapes]
+    params = [*_inputs(spec), *(("out", j) for j in range(len(outputs))), np.int64(rows), np.int64(m), np.int64(p), eps]
+    registers = (LAYER_NORM_REGISTER_ROWS, spec.entry.attr.inputs[0])
+    steps = _row_steps(spec.device.runtime, function, kernel, kernel.helpers[0], rows, m, params, *registers)
+    return device_launch(spec, outputs, steps)
 
 
 def _layer_norm_grad_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     rows, m, p = _layer_geometry(spec)
     param_fn = function_for(runtime, kernel, kernel.helpers[0])
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     eps = np.float64(spec.attrs.get("epsilon", 1e-7))
     total = rows * m
-    launch = _row_launcher(runtime, function, kernel, kernel.helpers[1], rows, m)
-
-    def run(arrays):
-        x, dy, var, mean, gamma = arrays
-        dx, dgamma, dbeta = (device.empty(shape, np_dtype) for shape in spec.out_shapes)
-        launch((x, dy, var, mean, gamma, dx, np.int64(rows), np.int64(m), np.int64(p), eps))
-        launch_1d(
-            runtime, param_fn, p, (x, dy, var, mean, dgamma, dbeta, np.int64(total), np.int64(m), np.int64(p), eps)
-        )
-        return dx, dgamma, dbeta
-
-    return run
+    x, dy, var, mean, gamma = _inputs(spec)
+    dx_params = [x, dy, var, mean, gamma, ("out", 0), np.int64(rows), np.int64(m), np.int64(p), eps]
+    steps = _row_steps(runtime, function, kernel, kernel.helpers[1], rows, m, dx_params)
+    param_params = [x, dy, var, mean, ("out", 1), ("out", 2), np.int64(total), np.int64(m), np.int64(p), eps]
+    steps += step_1d(runtime, param_fn, p, param_params)
+    return device_launch(spec, [(shape, np_dtype) for shape in spec.out_shapes], steps)
 
 
 def _instance(name: str, t: str) -> str:

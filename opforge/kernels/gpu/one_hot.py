@@ -8,7 +8,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import BYTES_CTYPES, launch_1d, numel
+from opforge.kernels.gpu.support import BYTES_CTYPES, device_launch, numel, step_1d
 
 __all__ = []
 
@@ -37,17 +37,11 @@ def _depth_and_inner(spec) -> tuple:
 
 def _one_hot_loop(spec, function, kernel):
     """``OneHotKernel<I, T>(indices, on, off, out, n, depth, inner)``."""
-    device, runtime = spec.device, spec.device.runtime
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     depth, inner = _depth_and_inner(spec)
     n = numel(shape)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (*arrays[:3], out, np.int64(n), np.int64(depth), np.int64(inner)))
-        return out
-
-    return run
+    params = [("in", 0), ("in", 1), ("in", 2), ("out", 0), np.int64(n), np.int64(depth), np.int64(inner)]
+    return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
 def _make(attr) -> CudaKernel:

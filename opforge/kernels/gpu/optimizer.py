@@ -11,7 +11,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, numel, written_targets
+from opforge.kernels.gpu.support import device_launch, launch_1d, numel, step_1d, writes_in_place, written_targets
 
 __all__ = []
 
@@ -33,9 +33,18 @@ def _check(spec, scalars: dict, like: dict) -> int:
     return numel(shapes[0])
 
 
+def _in_place(spec, function, n: int, count: int, params: list):
+    """``run`` for a call that writes outputs ``0..count-1`` into their own inputs (the Parameters; see
+    ``writes_in_place``): outputs ``("in", i)``, one grid-stride launch of ``params``, given as data."""
+    outputs = [("in", i) for i in range(count)]
+    return device_launch(spec, outputs, step_1d(spec.device.runtime, function, n, params))
+
+
 def _gradient_descent_loop(spec, function, kernel):
     """``ApplyGradientDescentKernel<T>(var, alpha, delta, n)``."""
     n = _check(spec, {1: "alpha"}, {2: "delta"})
+    if writes_in_place(spec, 1):
+        return _in_place(spec, function, n, 1, [("in", 0), ("in", 1), ("in", 2), np.int64(n)])
     runtime = spec.device.runtime
 
     def run(arrays):
@@ -75,6 +84,8 @@ def _momentum_loop(spec, function, kernel):
     runtime = spec.device.runtime
     scale = np.float64(spec.attrs.get("gradient_scale", 1.0))
     nesterov = np.uint8(bool(spec.attrs.get("use_nesterov", False)))
+    if writes_in_place(spec, 1):
+        return _in_place(spec, function, n, 1, [*(("in", i) for i in range(5)), np.int64(n), scale, nesterov])
 
     def run(arrays):
         (var,) = written_targets(spec, arrays, 1)
@@ -92,6 +103,8 @@ def _adam_loop(spec, function, kernel):
     n = _check(spec, _ADAM_SCALARS, {1: "m", 2: "v", 9: "gradient"})
     runtime = spec.device.runtime
     nesterov = np.uint8(bool(spec.attrs.get("use_nesterov", False)))
+    if writes_in_place(spec, 3):
+        return _in_place(spec, function, n, 3, [*(("in", i) for i in range(10)), np.int64(n), nesterov])
 
     def run(arrays):
         var, m, v = written_targets(spec, arrays, 3)
@@ -107,6 +120,8 @@ def _rms_prop_loop(spec, function, kernel):
     n = _check(
         spec, {3: "learning_rate", 5: "decay", 6: "momentum", 7: "epsilon"}, {1: "mean_square", 2: "moment", 4: "grad"}
     )
+    if writes_in_place(spec, 1):
+        return _in_place(spec, function, n, 1, [*(("in", i) for i in range(8)), np.int64(n)])
     runtime = spec.device.runtime
 
     def run(arrays):
@@ -125,6 +140,8 @@ def _centered_rms_prop_loop(spec, function, kernel):
         {5: "learning_rate", 6: "decay", 7: "momentum", 8: "epsilon"},
         {1: "mean_gradient", 2: "mean_square", 3: "moment", 4: "grad"},
     )
+    if writes_in_place(spec, 1):
+        return _in_place(spec, function, n, 1, [*(("in", i) for i in range(9)), np.int64(n)])
     runtime = spec.device.runtime
 
     def run(arrays):
@@ -140,6 +157,8 @@ def _adagrad_loop(spec, function, kernel):
     n = _check(spec, {2: "lr"}, {1: "accum", 3: "grad"})
     runtime = spec.device.runtime
     update_slots = np.uint8(bool(spec.attrs.get("update_slots", True)))
+    if writes_in_place(spec, 2):
+        return _in_place(spec, function, n, 2, [*(("in", i) for i in range(4)), np.int64(n), update_slots])
 
     def run(arrays):
         var, accum = written_targets(spec, arrays, 2)
@@ -152,6 +171,8 @@ def _adagrad_loop(spec, function, kernel):
 def _adam_weight_decay_loop(spec, function, kernel):
     """``AdamWeightDecayKernel<T>(var, m, v, lr, beta1, beta2, epsilon, decay, gradient, n)``."""
     n = _check(spec, {3: "lr", 4: "beta1", 5: "beta2", 6: "epsilon", 7: "decay"}, {1: "m", 2: "v", 8: "gradient"})
+    if writes_in_place(spec, 3):
+        return _in_place(spec, function, n, 3, [*(("in", i) for i in range(9)), np.int64(n)])
     runtime = spec.device.runtime
 
     def run(arrays):

@@ -9,7 +9,7 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, numel
+from opforge.kernels.gpu.support import device_launch, numel, step_1d
 
 __all__ = []
 
@@ -19,33 +19,21 @@ _SOURCE = "random.cu"
 def _random_loop(spec, function, kernel):
     """``<Op>Kernel<T>(seed, offset, out, n[, low, range])``."""
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    device, runtime = spec.device, spec.device.runtime
     n = numel(shape)
     bounds = ()
     if spec.op_name == "RandInt":
         low, high = int(spec.attrs["low"]), int(spec.attrs["high"])
         bounds = (np.int64(low), np.uint64((high - low) % 2**64))
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], out, np.int64(n), *bounds))
-        return out
-
-    return run
+    params = [("in", 0), ("in", 1), ("out", 0), np.int64(n), *bounds]
+    return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
 def _parametrized_loop(spec, function, kernel):
     """``<Op>Kernel<...>(parameter, seed, offset, out, n)``: RandGamma, RandPoisson."""
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    device, runtime = spec.device, spec.device.runtime
     n = numel(shape)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, n, (*arrays, out, np.int64(n)))
-        return out
-
-    return run
+    params = [*(("in", i) for i in range(len(spec.in_shapes))), ("out", 0), np.int64(n)]
+    return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
 def _make(name: str):

@@ -7,7 +7,7 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, numel
+from opforge.kernels.gpu.support import device_launch, numel, step_1d
 
 __all__ = []
 
@@ -19,15 +19,9 @@ def _range_loop(spec, function, kernel):
     op = np.zeros((), np.dtype([("start", field), ("delta", field)], align=True))
     op["start"], op["delta"] = spec.attrs["start"], spec.attrs["delta"]
     op = op[()]
-    device, runtime = spec.device, spec.device.runtime
     n = numel(shape)
-
-    def run(arrays):
-        out = device.empty(shape, dtype.np_dtype)
-        launch_1d(runtime, function, n, (out, np.int64(n), op))
-        return out
-
-    return run
+    steps = step_1d(spec.device.runtime, function, n, [("out", 0), np.int64(n), op])
+    return device_launch(spec, [(shape, dtype.np_dtype)], steps)
 
 
 mirror_cpu_kernels(

@@ -25,6 +25,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import BLOCK, BLOCKS_PER_MULTIPROCESSOR, CudaKernel, ctype, function_for, grid_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.support import device_launch, launch_steps
 
 __all__ = ["ReducePlan", "ReducePasses", "chunks_for", "passes_for", "reduce_kernel", "reduce_plan", "summer"]
 
@@ -123,7 +124,8 @@ _MAX_GRID = 65535
 class ReducePasses:
     """The compiled passes of one reducer (``names``: ReduceKernel, ReducePartialKernel,
     ReduceCombineKernel, ReduceFinishKernel, and optionally ReduceBlockKernel, ReduceBlockFinishKernel,
-    ReduceWarpKernel), accumulating in NumPy's ``acc_dtype``; ``run`` launches them."""
+    ReduceWarpKernel), accumulating in NumPy's ``acc_dtype``; ``run`` launches them, ``steps`` gives them as a
+    ``device_launch``'s data."""
 
     def __init__(self, runtime, kernel: CudaKernel, names: tuple, acc_dtype):
         self.runtime, self.acc_dtype = runtime, np.dtype(acc_dtype)
@@ -144,47 +146,53 @@ class ReducePasses:
         wanted = -(-fill // (plan.outputs * REDUCE_BLOCK))
         return max(1, min(wanted, plan.count // (REDUCE_BLOCK * 4)))
 
-    def _run_blocks(self, device, plan: ReducePlan, per_output: int, x, out) -> None:
-        runtime, block = self.runtime, (REDUCE_BLOCK, 1, 1)
-        index = plan.index(1)
-        blocks = plan.outputs * per_output
-        partial = device.empty((blocks if per_output > 1 else 1,), self.acc_dtype)
-        args = (x, partial, out, index, np.int64(per_output))
-        runtime.launch(self.block, (min(blocks, _MAX_GRID), 1, 1), block, args)
-        if per_output > 1:
-            args = (partial, out, np.int64(per_output), index)
-            runtime.launch(self.block_finish, (min(plan.outputs, _MAX_GRID), 1, 1), block, args)
-
-    def run(self, device, plan: ReducePlan, chunks: int, x, out) -> None:
-        """out[o] = the reduction of output o's elements of ``x`` (flat device arrays)."""
+    def steps(self, plan: ReducePlan, chunks: int, x, out, temps: list) -> list:
+        """The launches of ``run`` as ``device_launch`` steps: ``x`` and ``out`` the params of the flat input and
+        output; the workspaces are appended to ``temps`` (the call's ``[(shape, dtype)]``, ``("tmp", k)`` each)."""
         runtime = self.runtime
         if plan.outputs == 0:
-            return
+            return []
+
+        def workspace(size: int) -> tuple:
+            temps.append(((size,), self.acc_dtype))
+            return ("tmp", len(temps) - 1)
+
         per_output = self._blocks_per_output(plan)
         if per_output:
-            self._run_blocks(device, plan, per_output, x, out)
-            return
+            block, index = (REDUCE_BLOCK, 1, 1), plan.index(1)
+            blocks = plan.outputs * per_output
+            partial = workspace(blocks if per_output > 1 else 1)
+            params = [x, partial, out, index, np.int64(per_output)]
+            steps = [(self.block, (min(blocks, _MAX_GRID), 1, 1), block, 0, params)]
+            if per_output > 1:
+                params = [partial, out, np.int64(per_output), index]
+                steps.append((self.block_finish, (min(plan.outputs, _MAX_GRID), 1, 1), block, 0, params))
+            return steps
         if self._warp_rows(plan):
             grid = (min(-(-plan.outputs // (REDUCE_BLOCK // 32)), _MAX_GRID), 1, 1)
-            runtime.launch(self.warp, grid, (REDUCE_BLOCK, 1, 1), (x, out, plan.index(1)))
-            return
+            return [(self.warp, grid, (REDUCE_BLOCK, 1, 1), 0, [x, out, plan.index(1)])]
         block = (BLOCK, 1, 1)
         if chunks <= 1 or plan.count == 0:
-            index = plan.index(1)
-            runtime.launch(self.one_pass, grid_for(runtime, plan.outputs), block, (x, out, index))
-            return
+            return [(self.one_pass, grid_for(runtime, plan.outputs), block, 0, [x, out, plan.index(1)])]
         index = plan.index(chunks)
         outputs = np.int64(plan.outputs)
-        partial = device.empty((chunks * plan.outputs,), self.acc_dtype)
-        runtime.launch(self.partial, grid_for(runtime, chunks * plan.outputs), block, (x, partial, index))
+        partial = workspace(chunks * plan.outputs)
+        steps = [(self.partial, grid_for(runtime, chunks * plan.outputs), block, 0, [x, partial, index])]
         n = chunks
         while n > _FOLD:
             n_out = -(-n // _FOLD)
-            folded = device.empty((n_out * plan.outputs,), self.acc_dtype)
-            args = (partial, folded, outputs, np.int64(n), np.int64(n_out))
-            runtime.launch(self.combine, grid_for(runtime, n_out * plan.outputs), block, args)
+            folded = workspace(n_out * plan.outputs)
+            params = [partial, folded, outputs, np.int64(n), np.int64(n_out)]
+            steps.append((self.combine, grid_for(runtime, n_out * plan.outputs), block, 0, params))
             partial, n = folded, n_out
-        runtime.launch(self.finish, grid_for(runtime, plan.outputs), block, (partial, out, np.int64(n), index))
+        steps.append((self.finish, grid_for(runtime, plan.outputs), block, 0, [partial, out, np.int64(n), index]))
+        return steps
+
+    def run(self, device, plan: ReducePlan, chunks: int, x, out) -> None:
+        """out[o] = the reduction of output o's elements of ``x`` (flat device arrays)."""
+        temps = []
+        steps = self.steps(plan, chunks, ("in", 0), ("out", 0), temps)
+        launch_steps(self.runtime, steps, (x,), (out,), [device.empty(shape, dtype) for shape, dtype in temps])
 
 
 def reduce_kernel(source: str, reducer: str, in_t: str, out_t: str, loop) -> CudaKernel:
@@ -211,25 +219,17 @@ def passes_for(runtime, kernel: CudaKernel, acc_dtype) -> ReducePasses:
 def _reduce_loop(spec, function, kernel, acc_dtype, empty_ok: bool):
     """ReduceSum / ReduceMean / ReduceMax over the constant ``axis``, accumulating in ``acc_dtype``;
     ``empty_ok``: the reducer has an identity, so a zero-size axis may be reduced."""
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     plan = reduce_plan(spec.op_name, spec.in_shapes[0], spec.attrs.get("axis", ()))
     if plan.count == 0 and plan.outputs > 0 and not empty_ok:
         raise KernelError(
             f"For '{spec.op_name}', cannot reduce a zero-size axis of input shape {list(spec.in_shapes[0])}: "
             f"the reduction has no identity."
         )
+    temps = []
     passes = passes_for(runtime, kernel, acc_dtype)
-    chunks = chunks_for(runtime, plan)
-    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    in_size = math.prod(spec.in_shapes[0])
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        x = runtime.reshape(arrays[0], (in_size,))
-        passes.run(device, plan, chunks, x, runtime.reshape(out, (plan.outputs,)))
-        return out
-
-    return run
+    steps = passes.steps(plan, chunks_for(runtime, plan), ("in", 0), ("out", 0), temps)
+    return device_launch(spec, [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)], steps, temps)
 
 
 # The type each reducer accumulates in (acc_t / compute_t of opforge/functors/reduce.h, half.h).

@@ -10,9 +10,10 @@ import math
 
 import numpy as np
 
-from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, ctype, function_for, grid_for
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.register_rows import RegisterRows
+from opforge.kernels.gpu.support import device_launch, step_1d
 
 __all__ = ["axis_geometry"]
 
@@ -37,41 +38,21 @@ REGISTER_ROWS = RegisterRows("opforge::cuda::SoftmaxRegisterKernel", ((32, 4), (
 def _softmax_loop(spec, function, kernel):
     """``SoftmaxRowsKernel<T, kLog, 256>(x, y, rows, n)`` for long contiguous rows, else
     ``SoftmaxKernel<T, kLog>(x, y, outer, n, inner)``."""
-    device, runtime = spec.device, spec.device.runtime
-    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
+    runtime = spec.device.runtime
     outer, n, inner = axis_geometry(spec.in_shapes[0], spec.attrs.get("axis", -1))
     rows = outer * inner if n else 0  # rows of no elements: nothing to write
     dtype = spec.entry.attr.inputs[0]
+    outputs = [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)]
     if inner == 1 and REGISTER_ROWS.shape(n, dtype):
         function, grid, block, args = REGISTER_ROWS.launch(runtime, kernel, 1, rows, n, dtype)
-
-        def run(arrays):
-            out = device.empty(shape, np_dtype)
-            if rows:
-                runtime.launch(function, grid, block, (arrays[0], out, *args))
-            return out
-
-        return run
-    if inner == 1:
+        steps = [(function, grid, block, 0, [("in", 0), ("out", 0), *args])] if rows else []
+    elif inner == 1:
         rows_fn = function_for(runtime, kernel, kernel.helpers[0])
-        grid, args = (min(rows, _MAX_GRID), 1, 1), (np.int64(rows), np.int64(n))
-
-        def run(arrays):
-            out = device.empty(shape, np_dtype)
-            if rows:
-                runtime.launch(rows_fn, grid, (ROW_BLOCK, 1, 1), (arrays[0], out, *args))
-            return out
-
-        return run
-    args = (np.int64(outer), np.int64(n), np.int64(inner))
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        if rows:
-            runtime.launch(function, grid_for(runtime, rows), (BLOCK, 1, 1), (arrays[0], out, *args))
-        return out
-
-    return run
+        params = [("in", 0), ("out", 0), np.int64(rows), np.int64(n)]
+        steps = [(rows_fn, (min(rows, _MAX_GRID), 1, 1), (ROW_BLOCK, 1, 1), 0, params)] if rows else []
+    else:
+        steps = step_1d(runtime, function, rows, [("in", 0), ("out", 0), np.int64(outer), np.int64(n), np.int64(inner)])
+    return device_launch(spec, outputs, steps)
 
 
 def _make(log: bool):

@@ -12,18 +12,26 @@ from opforge.kernels.gpu.cuda import BLOCK, grid_for
 
 __all__ = [
     "BYTES_CTYPES",
+    "MAX_NATIVE_INPUTS",
     "bytes_ctype",
     "device_launch",
     "launch_1d",
+    "launch_steps",
     "numel",
     "one_to_one",
     "step_1d",
+    "writes_in_place",
     "written_targets",
 ]
 
 # The C++ type that moves one element of each size (csrc/kernels/cuda/copy.cuh): every dtype of a
 # size shares a kernel, complex types included.
 BYTES_CTYPES = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "opforge::cuda::Bytes16"}
+
+
+# The most inputs a call launched from C takes (kMaxParams of csrc/python/device_launch.cc); a call with
+# more (a Concat of many Tensors) launches through the runtime.
+MAX_NATIVE_INPUTS = 64
 
 
 def bytes_ctype(dtype) -> str:
@@ -40,8 +48,9 @@ def device_launch(spec, outputs, steps, temps=()):
     allocated at each call (an output ``("in", i)`` is input ``i``, written in place); ``steps`` as
     ``[(function, grid, block, shared_mem, params)]``, launched in order, each param ``("in", i)``,
     ``("out", j)``, ``("tmp", k)`` or a NumPy scalar passed by value. Where the runtime launches natively
-    the call runs in C (``_C.DeviceLaunch``: no Python frame between the dispatcher and the driver but the
-    allocator's); else here, through ``runtime.launch``."""
+    (and the call takes at most ``MAX_NATIVE_INPUTS`` inputs) the call runs in C (``_C.DeviceLaunch``: no
+    Python frame between the dispatcher and the driver but the allocator's); else here, through
+    ``runtime.launch``."""
     runtime = spec.device.runtime
     outputs = [(a, b) if isinstance(a, str) else (tuple(a), np.dtype(b)) for a, b in outputs]
     temps = [(tuple(shape), np.dtype(dtype)) for shape, dtype in temps]
@@ -49,23 +58,25 @@ def device_launch(spec, outputs, steps, temps=()):
         (function, tuple(grid), tuple(block), int(shared), list(params))
         for function, grid, block, shared, params in steps
     ]
-    if runtime.native_launches:
+    if runtime.native_launches and len(spec.in_shapes) <= MAX_NATIVE_INPUTS:
         return _C.DeviceLaunch(spec.op_name, runtime, len(spec.in_shapes), outputs, temps, steps).launch
     single = len(outputs) == 1
 
     def run(arrays):
-        buffers = {
-            "in": arrays,
-            "out": [arrays[b] if isinstance(a, str) else runtime.empty(a, b) for a, b in outputs],
-            "tmp": [runtime.empty(shape, dtype) for shape, dtype in temps],
-        }
-        for function, grid, block, shared, params in steps:
-            args = tuple(buffers[p[0]][p[1]] if isinstance(p, tuple) else p for p in params)
-            runtime.launch(function, grid, block, args, shared)
-        outs = buffers["out"]
+        outs = [arrays[b] if isinstance(a, str) else runtime.empty(a, b) for a, b in outputs]
+        launch_steps(runtime, steps, arrays, outs, [runtime.empty(shape, dtype) for shape, dtype in temps])
         return outs[0] if single else tuple(outs)
 
     return run
+
+
+def launch_steps(runtime, steps, inputs, outputs, temps) -> None:
+    """Launch ``device_launch`` steps through ``runtime.launch`` on these arrays (a param ``("in", i)`` is
+    ``inputs[i]``, and so on)."""
+    buffers = {"in": inputs, "out": outputs, "tmp": temps}
+    for function, grid, block, shared, params in steps:
+        args = tuple(buffers[p[0]][p[1]] if isinstance(p, tuple) else p for p in params)
+        runtime.launch(function, grid, block, args, shared)
 
 
 def step_1d(runtime, function, n: int, params: list) -> list:
@@ -87,6 +98,13 @@ def one_to_one(spec, function, *extra):
     n = numel(shape)
     steps = step_1d(spec.device.runtime, function, n, [("in", 0), ("out", 0), np.int64(n), *extra])
     return device_launch(spec, [(shape, np_dtype)], steps)
+
+
+def writes_in_place(spec, count: int) -> bool:
+    """Whether the call writes outputs ``0..count-1`` into their own inputs (``spec.inplace[i] == i``
+    for each): then ``written_targets`` gives the inputs themselves, and ``device_launch`` can take
+    ``("in", i)`` as output ``i``."""
+    return len(spec.inplace or ()) >= count and all(spec.inplace[i] == i for i in range(count))
 
 
 def written_targets(spec, arrays, count: int) -> list:
