@@ -89,6 +89,7 @@ from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge import common
 from opforge.common import ParameterTuple, RowTensor
 from opforge.common.api import ms_function  # MindSpore 1.x's name of jit
+from opforge.common.recompute import recompute  # MindSpore's mindspore.recompute(block, *args, **kwargs)
 from opforge import dataset, numpy, scipy, train
 from opforge import log  # MindSpore's mindspore.log (from mindspore import log as logger)
 from opforge import amp

@@ -1,8 +1,8 @@
 """Common subexpressions, a pass of the trace compiler: a recorded call that repeats an earlier one
-(the same primitive class and attrs on the same arguments, with no write between them) is dropped,
-and whatever read its outputs reads the earlier call's. Only calls of opforge's own primitives that
-write nothing (no ``RW_WRITE`` argument) and talk to no one (``side_effect``: the collectives) are
-merged: a user's primitive may have effects opforge cannot see.
+(the same primitive class and attrs on the same arguments, with no write between them, recorded in the same
+region: a recomputation has its own) is dropped, and whatever read its outputs reads the earlier call's.
+Only calls of opforge's own primitives that write nothing (no ``RW_WRITE`` argument) and talk to no one
+(``side_effect``: the collectives) are merged: a user's primitive may have effects opforge cannot see.
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def eliminate(steps: list) -> tuple:
         if None in keys:
             kept.append(step)
             continue
-        key = (_C.attrs_key(step.prim), keys)
+        key = (step.region, _C.attrs_key(step.prim), keys)
         earlier = seen.get(key)
         if earlier is None:
             seen[key] = step

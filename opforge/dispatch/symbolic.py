@@ -234,7 +234,7 @@ def _fit_steps(runs: list, moves: list) -> list:
                 raise _Differs
             if other.outputs != step.outputs:
                 raise _Differs
-        steps.append(Step(step.prim, None, _fit_sources([r[i].sources for r in runs], moves), step.outputs))
+        steps.append(step._replace(plan=None, sources=_fit_sources([r[i].sources for r in runs], moves)))
     return steps
 
 
@@ -246,7 +246,7 @@ class ShapeTracer(Tracer):
 
     def process_primitive(self, prim, args: tuple):
         out, _ = abstract_call(prim, args)
-        self.steps.append(Step(prim, None, tuple(self.source(a) for a in args), self.assign(out)))
+        self.steps.append(Step(prim, None, tuple(self.source(a) for a in args), self.assign(out), self.region))
         return out
 
 
@@ -264,7 +264,7 @@ class SymbolicProgram:
     def instantiate(self, tensors: list, offsets: tuple, where: str, fuse: bool, graph: bool = True):
         """Run the program on ``tensors`` (symbols moved by ``offsets``) under a ``Tracer``: returns the
         compiled ``Trace`` of this size and the call's outputs."""
-        steps = [Step(s.prim, None, _sources_at(s.sources, offsets), s.outputs) for s in self.steps]
+        steps = [s._replace(plan=None, sources=_sources_at(s.sources, offsets)) for s in self.steps]
         tracer = Tracer(list(tensors), where, fuse=fuse, graph=graph)
         with tracer:
             value = replay_steps(steps, self.n_slots, _source_at(self.outputs, offsets), tensors, tracer)

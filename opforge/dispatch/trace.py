@@ -16,6 +16,7 @@ line of the function that did it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import weakref
@@ -75,6 +76,7 @@ class Step(NamedTuple):
     plan: object
     sources: tuple  # one argument source per argument
     outputs: object  # the slot of its one output, or a tuple of slots (None: not a Tensor)
+    region: int = 0  # calls merge as common subexpressions only within one region (a recomputation's own)
 
 
 class Trace:
@@ -339,6 +341,7 @@ class Tracer(Interpreter):
         self.pinned: list = []
         self.before_replay: list = []
         self.cuts_gradient = False  # a stop_gradient ran (note_gradient_cut)
+        self.region, self._regions = 0, 0  # the region calls are recorded in (own_region), and the last made
 
     def __enter__(self):
         if not can_trace():
@@ -354,8 +357,19 @@ class Tracer(Interpreter):
     def process_primitive(self, prim, args: tuple):
         plan = prim._plan_for(args)
         out = plan(args)
-        self.steps.append(Step(prim, plan, tuple(self.source(a) for a in args), self.assign(out)))
+        self.steps.append(Step(prim, plan, tuple(self.source(a) for a in args), self.assign(out), self.region))
         return out
+
+    @contextlib.contextmanager
+    def own_region(self):
+        """Record the calls made inside in a region of their own: the trace compiler never merges them with
+        calls outside (a recomputation, which must compute again what the first pass computed)."""
+        self._regions += 1
+        previous, self.region = self.region, self._regions
+        try:
+            yield
+        finally:
+            self.region = previous
 
     def source(self, value):
         if isinstance(value, Tensor):

@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from opforge import context, log
 from opforge import dtype as mstype
 from opforge.bprop import cell_bprop
+from opforge.bprop import recompute as recomputation
 from opforge.common.parameter import ParameterTuple
 from opforge.dispatch import pipeline, sharding, strategy_file
 from opforge.jit import JitFunction
@@ -416,6 +417,17 @@ class Cell:
             param.comm_fusion = fusion_type
         return self
 
+    def recompute(self, **kwargs) -> None:
+        """MindSpore's ``Cell.recompute(**kwargs)``: when a gradient is taken through this cell's calls, their
+        intermediate tensors are not kept; the backward pass runs the cell's forward again and differentiates that
+        (the call's outputs are kept). Random operators draw the same values again (opforge/bprop/recompute.py).
+        Keywords (bool, as MindSpore's): ``mp_comm_recompute`` (default True), ``parallel_optimizer_comm_recompute``
+        (False), ``recompute_slice_activation`` (False): MindSpore's handling of communication operators in
+        (semi-)auto parallel mode, kept on the cell; opforge recomputes the whole forward, collectives included.
+        TypeError for a keyword that is not a bool, ValueError for another keyword; configured once, as MindSpore's:
+        RuntimeError when this cell, a cell in it or a cell holding it was configured already."""
+        recomputation.configure_cell(self, kwargs)
+
     def add_flags(self, **flags) -> Cell:
         """MindSpore's graph-compiler hints (``loop_can_unroll=True``, ...): recorded in ``get_flags()`` and as
         attributes, as MindSpore does; opforge's tracer needs none of them. The precision flags are what
@@ -577,6 +589,9 @@ class Cell:
         try:
             if getattr(type(self), "bprop", None) is not None:  # its own backward (MindSpore's Cell.bprop)
                 return cell_bprop.call_with_bprop(self, lambda: self._call_construct(args, kwargs), args)
+            if "_recompute_kwargs" in self.__dict__:  # Cell.recompute(): its activations recomputed in backward
+                run = lambda: self._call_construct(args, kwargs)  # noqa: E731
+                return recomputation.call_recomputed(self, run, args, kwargs, type(self).__name__)
             return self._call_construct(args, kwargs)
         except (TypeError, ValueError) as e:
             raise _named_by_cell(self, e, args, kwargs) from e

@@ -126,6 +126,18 @@ class Primitive(metaclass=_PrimitiveType):
         self._forget_plans()
         return self
 
+    def recompute(self, mode=True) -> Primitive:
+        """MindSpore's ``Primitive.recompute(mode=True)``: sets the attr ``recompute`` to ``mode`` (a bool) and returns
+        the primitive. MindSpore's graph compiler then recomputes this operator's output in the backward pass
+        instead of keeping it. An opforge tape keeps what a call's bprop needs (its inputs and output) either way,
+        so the flag is recorded and changes no computation; recomputing whole blocks is ``Cell.recompute()`` /
+        ``opforge.recompute`` (docs/nn.md, "Recomputation"). Accepted in both modes (MindSpore's is GRAPH_MODE only)."""
+        if not isinstance(mode, bool):
+            raise TypeError(
+                f"For '{self.name}', the 'mode' of 'recompute' must be bool, but got {type(mode).__name__}."
+            )
+        return self.add_prim_attr("recompute", mode)
+
     def del_prim_attr(self, name: str) -> Primitive:
         if name not in self.attrs:
             raise KeyError(f"For '{self.name}', there is no attr '{name}' to delete.")
