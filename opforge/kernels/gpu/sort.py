@@ -27,7 +27,7 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, numel
+from opforge.kernels.gpu.support import device_launch, launch_1d, numel, step_1d
 
 __all__ = ["BLOCK_SORT_MAX_N", "RANK_SORT_MAX_N", "sort_plan"]
 
@@ -87,16 +87,10 @@ def _sort_loop(spec, function, kernel):
     def outputs():
         return device.empty(shape, outs[0].np_dtype), device.empty(shape, outs[1].np_dtype)
 
-    def run_rank(arrays):
-        values, indices = outputs()
-        if total_out:
-            launch_1d(
-                runtime, function, total, (arrays[0], values, indices, np.int64(total), *geometry, np.int64(k), flag)
-            )
-        return values, indices
-
+    out_specs = [(shape, outs[0].np_dtype), (shape, outs[1].np_dtype)]
     if plan[0] == "rank" or total_out == 0:
-        return run_rank
+        params = [("in", 0), ("out", 0), ("out", 1), np.int64(total), *geometry, np.int64(k), flag]
+        return device_launch(spec, out_specs, step_1d(runtime, function, total, params) if total_out else [])
 
     if plan[0] == "block":
         _, capacity, _, index_bits = plan
@@ -105,13 +99,7 @@ def _sort_loop(spec, function, kernel):
         run = 1 << max(k - 1, 0).bit_length()  # the sorted runs: the least power of two >= k
         grid, threads = (min(rows, _MAX_GRID), 1, 1), (capacity // 8, 1, 1)
         tail = (np.int64(rows), *geometry, np.int64(k), np.int32(padded), np.int32(run), np.int32(index_bits), flag)
-
-        def run_block(arrays):
-            values, indices = outputs()
-            runtime.launch(block, grid, threads, (arrays[0], values, indices, *tail))
-            return values, indices
-
-        return run_block
+        return device_launch(spec, out_specs, [(block, grid, threads, 0, [("in", 0), ("out", 0), ("out", 1), *tail])])
 
     if plan[0] == "packed":
         _, width, index_bits, row_shift = plan
