@@ -402,11 +402,12 @@ class AlltoAllCpuKernel : public CollectiveCpuKernel {
     char* recv = send + bytes_;
     const auto* x = static_cast<const char*>(args.input_tensor(0).data);
     auto* out = static_cast<char*>(args.output_tensor(0).data);
-    for (int64_t j = 0; j < parts_; ++j)
+    // (no bytes: no workspace either, and memcpy must not be given its null pointer)
+    for (int64_t j = 0; bytes_ > 0 && j < parts_; ++j)
       for (int64_t o = 0; o < send_rows_; ++o)
         std::memcpy(send + j * chunk_ + o * send_run_, x + (o * parts_ + j) * send_run_, send_run_);
     Exchange(g, send, recv, arrived);
-    for (int64_t r = 0; r < parts_; ++r)
+    for (int64_t r = 0; bytes_ > 0 && r < parts_; ++r)
       for (int64_t o = 0; o < recv_rows_; ++o)
         std::memcpy(out + (o * parts_ + r) * recv_run_, recv + r * chunk_ + o * recv_run_, recv_run_);
   }
