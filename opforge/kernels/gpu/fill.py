@@ -9,7 +9,7 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, function_for, register_device_kernel
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import BYTES_CTYPES, device_launch, launch_1d, step_1d
+from opforge.kernels.gpu.support import BYTES_CTYPES, device_launch, launch_steps, step_1d
 
 __all__ = ["fill", "fill_steps"]
 
@@ -24,16 +24,12 @@ _KERNELS = {
 
 def fill(device, out, value) -> None:
     """Set every element of the device array ``out`` to ``value`` (cast to its dtype as NumPy does)."""
-    n = out.size
-    if n == 0:
-        return
-    if out.dtype.itemsize not in _BITS:  # complex: fill on the host, where NumPy converts it
-        device.runtime.copy(out, device.runtime.from_host(np.full(out.shape, value, out.dtype)))
-        return
-    pattern = np.asarray(value, out.dtype).reshape(1).view(_BITS[out.dtype.itemsize])[0]
     runtime = device.runtime
-    function = function_for(runtime, _KERNELS[out.dtype.itemsize])
-    launch_1d(runtime, function, n, (runtime.reshape(out, (n,)), np.int64(n), pattern))
+    steps = fill_steps(runtime, out.shape, out.dtype, value, ("out", 0))
+    if steps is None:  # complex: fill on the host, where NumPy converts it
+        runtime.copy(out, runtime.from_host(np.full(out.shape, value, out.dtype)))
+        return
+    launch_steps(runtime, steps, (), (out,), ())
 
 
 def fill_steps(runtime, shape, np_dtype, value, target) -> list | None:
