@@ -11,7 +11,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import device_launch, step_1d
+from opforge.kernels.gpu.support import device_launch, input_params, step_1d
 
 __all__ = []
 
@@ -52,7 +52,7 @@ def _shape_arg(spec):
 def _forward_loop(spec, function, kernel):
     g, rows, _ = _shape_arg(spec)
     outputs = [(shape, o.np_dtype) for shape, o in zip(spec.out_shapes[:2], spec.entry.attr.outputs)]
-    params = [*(("in", i) for i in range(len(spec.in_shapes))), ("out", 0), ("out", 1), g]
+    params = [*input_params(spec), ("out", 0), ("out", 1), g]
     return device_launch(spec, outputs, step_1d(spec.device.runtime, function, rows, params))
 
 

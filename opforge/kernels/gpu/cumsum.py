@@ -16,7 +16,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import device_launch, step_1d
+from opforge.kernels.gpu.support import device_launch, input_params, output_specs, step_1d
 
 __all__ = ["dropout_key"]
 
@@ -87,10 +87,8 @@ def _dropout_loop(spec, function, kernel):
     else:
         key = (np.uint64(dropout_key(int(spec.attrs.get("Seed0", 0)), int(spec.attrs.get("Seed1", 0)))),)
         keep_prob = np.float64(spec.attrs.get("keep_prob", 0.5))
-    np_dtype = spec.entry.attr.outputs[0].np_dtype
-    inputs = [("in", i) for i in range(len(spec.in_shapes))]
-    steps = step_1d(spec.device.runtime, function, n, [*inputs, ("out", 0), ("out", 1), np.int64(n), *key, keep_prob])
-    return device_launch(spec, [(spec.out_shapes[0], np_dtype), (spec.out_shapes[1], np_dtype)], steps)
+    params = [*input_params(spec), ("out", 0), ("out", 1), np.int64(n), *key, keep_prob]
+    return device_launch(spec, output_specs(spec), step_1d(spec.device.runtime, function, n, params))
 
 
 def _dropout_grad_loop(spec, function, kernel):

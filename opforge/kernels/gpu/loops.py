@@ -12,7 +12,7 @@ import numpy as np
 from opforge import _C
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import functor_arg
-from opforge.kernels.gpu.support import device_launch, one_to_one, step_1d
+from opforge.kernels.gpu.support import device_launch, input_params, one_to_one, output_specs, step_1d
 
 __all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index", "simple"]
 
@@ -89,7 +89,7 @@ def simple(*attrs):
     fields = tuple((name, np.dtype(t)) for name, t in attrs)
 
     def loop(spec, function, kernel):
-        outs = [(tuple(s), t.np_dtype) for s, t in zip(spec.out_shapes, spec.entry.attr.outputs)]
+        outs = output_specs(spec)
         n = math.prod(outs[0][0]) if outs else 0
         try:
             values = tuple(t.type(spec.attrs[name]) for name, t in fields)
@@ -97,8 +97,7 @@ def simple(*attrs):
             raise KernelError(
                 f"For '{spec.op_name}', the CUDA kernel needs the attr {e}, which the primitive lacks."
             ) from None
-        ins = [("in", i) for i in range(len(spec.in_shapes))]
-        params = [*ins, *(("out", j) for j in range(len(outs))), np.int64(n), *values]
+        params = [*input_params(spec), *(("out", j) for j in range(len(outs))), np.int64(n), *values]
         return device_launch(spec, outs, step_1d(spec.device.runtime, function, n, params))
 
     return loop

@@ -13,7 +13,7 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.reduce import ReducePlan, chunks_for, passes_for, reduce_kernel
-from opforge.kernels.gpu.support import device_launch, launch_1d, step_1d
+from opforge.kernels.gpu.support import device_launch, input_params, launch_1d, output_specs, step_1d
 
 __all__ = []
 
@@ -34,10 +34,6 @@ def _reduced_loss(spec, kernel, first: int, terms, params: list):
     return device_launch(spec, [((), spec.entry.attr.outputs[0].np_dtype)], steps, temps)
 
 
-def _inputs(spec) -> list:
-    return [("in", i) for i in range(len(spec.in_shapes))]
-
-
 def _l2_loop(spec, function, kernel):
     n = math.prod(spec.in_shapes[0])
     return _reduced_loss(spec, kernel, 0, function, [("in", 0), ("tmp", 0), np.int64(n)])
@@ -51,7 +47,7 @@ def _smooth_l1_loop(spec, function, kernel):
     if reduction == "none":
         elementwise = function_for(runtime, kernel, kernel.helpers[0])
         params = [("in", 0), ("in", 1), ("out", 0), np.int64(n), beta]
-        outputs = [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)]
+        outputs = output_specs(spec)
         return device_launch(spec, outputs, step_1d(runtime, elementwise, n, params))
     first = 1 if reduction == "sum" else 1 + len(kernel.helpers[1:]) // 2
     return _reduced_loss(spec, kernel, first, function, [("in", 0), ("in", 1), ("tmp", 0), np.int64(n), beta])
@@ -62,8 +58,8 @@ def _smooth_l1_grad_loop(spec, function, kernel):
     beta = np.float64(spec.attrs.get("beta", 1.0))
     reduction = {"none": 0, "sum": 1, "mean": 2}[spec.attrs.get("reduction", "none")]
     scale = np.float64(1.0 / max(n, 1) if reduction == 2 else 1.0)
-    params = [*_inputs(spec), ("out", 0), np.int64(n), beta, np.int32(reduction), scale]
-    outputs = [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)]
+    params = [*input_params(spec), ("out", 0), np.int64(n), beta, np.int32(reduction), scale]
+    outputs = output_specs(spec)
     return device_launch(spec, outputs, step_1d(spec.device.runtime, function, n, params))
 
 
@@ -94,10 +90,10 @@ def _bce_loop(spec, function, kernel):
     reduction = spec.attrs.get("reduction", "mean")
     if reduction == "none":
         elementwise = function_for(runtime, kernel, kernel.helpers[0])
-        outputs = [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)]
-        params = [*_inputs(spec), ("out", 0), np.int64(n)]
+        outputs = output_specs(spec)
+        params = [*input_params(spec), ("out", 0), np.int64(n)]
         return device_launch(spec, outputs, step_1d(runtime, elementwise, n, params))
-    params = [*_inputs(spec), ("tmp", 0), np.int64(n)]
+    params = [*input_params(spec), ("tmp", 0), np.int64(n)]
     return _reduced_loss(spec, kernel, 1 if reduction == "sum" else 5, function, params)
 
 

@@ -23,7 +23,7 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.register_rows import RegisterRows
-from opforge.kernels.gpu.support import device_launch, step_1d
+from opforge.kernels.gpu.support import device_launch, input_params, step_1d
 
 __all__ = []
 
@@ -46,10 +46,6 @@ def _batch_geometry(spec, x_index: int) -> tuple:
     return x[0], x[1], math.prod(x[2:])
 
 
-def _inputs(spec) -> list:
-    return [("in", i) for i in range(len(spec.in_shapes))]
-
-
 def _batch_norm_loop(spec, function, kernel):
     runtime = spec.device.runtime
     n, c, s = _batch_geometry(spec, 0)
@@ -62,7 +58,7 @@ def _batch_norm_loop(spec, function, kernel):
     sizes = (np.int64(n), np.int64(c), np.int64(s))
 
     # Inference reads the given statistics: nothing to sum, a thread per channel.
-    stats = [*_inputs(spec), *(("out", j) for j in range(1, 5)), ("tmp", 0), *sizes, training, eps]
+    stats = [*input_params(spec), *(("out", j) for j in range(1, 5)), ("tmp", 0), *sizes, training, eps]
     steps = _row_steps(runtime, function, kernel, kernel.helpers[1], c, n * s if training else 0, stats)
     apply_params = [("in", 0), ("tmp", 0), ("out", 0), np.int64(numel), np.int64(c), np.int64(s)]
     steps += step_1d(runtime, apply, numel, apply_params)
@@ -81,7 +77,7 @@ def _batch_norm_grad_loop(spec, function, kernel):
     numel = n * c * s
     sizes = (np.int64(n), np.int64(c), np.int64(s))
 
-    sums = [*_inputs(spec), ("out", 1), ("out", 2), ("tmp", 0), *sizes, training, eps]
+    sums = [*input_params(spec), ("out", 1), ("out", 2), ("tmp", 0), *sizes, training, eps]
     steps = _row_steps(runtime, function, kernel, kernel.helpers[1], c, n * s, sums)
     dx_params = [("in", 0), ("in", 1), ("tmp", 0), ("out", 0), np.int64(numel), np.int64(c), np.int64(s)]
     steps += step_1d(runtime, dx_fn, numel, dx_params)
@@ -123,7 +119,8 @@ def _layer_norm_loop(spec, function, kernel):
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     eps = np.float64(spec.attrs.get("epsilon", 1e-7))
     outputs = [(shape, np_dtype) for shape in spec.out_shapes]
-    params = [*_inputs(spec), *(("out", j) for j in range(len(outputs))), np.int64(rows), np.int64(m), np.int64(p), eps]
+    sizes = (np.int64(rows), np.int64(m), np.int64(p))
+    params = [*input_params(spec), *(("out", j) for j in range(len(outputs))), *sizes, eps]
     registers = (LAYER_NORM_REGISTER_ROWS, spec.entry.attr.inputs[0])
     steps = _row_steps(spec.device.runtime, function, kernel, kernel.helpers[0], rows, m, params, *registers)
     return device_launch(spec, outputs, steps)
@@ -136,7 +133,7 @@ def _layer_norm_grad_loop(spec, function, kernel):
     np_dtype = spec.entry.attr.outputs[0].np_dtype
     eps = np.float64(spec.attrs.get("epsilon", 1e-7))
     total = rows * m
-    x, dy, var, mean, gamma = _inputs(spec)
+    x, dy, var, mean, gamma = input_params(spec)
     dx_params = [x, dy, var, mean, gamma, ("out", 0), np.int64(rows), np.int64(m), np.int64(p), eps]
     steps = _row_steps(runtime, function, kernel, kernel.helpers[1], rows, m, dx_params)
     param_params = [x, dy, var, mean, ("out", 1), ("out", 2), np.int64(total), np.int64(m), np.int64(p), eps]

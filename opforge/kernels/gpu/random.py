@@ -9,7 +9,7 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import device_launch, numel, step_1d
+from opforge.kernels.gpu.support import device_launch, input_params, numel, step_1d
 
 __all__ = []
 
@@ -32,7 +32,7 @@ def _parametrized_loop(spec, function, kernel):
     """``<Op>Kernel<...>(parameter, seed, offset, out, n)``: RandGamma, RandPoisson."""
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     n = numel(shape)
-    params = [*(("in", i) for i in range(len(spec.in_shapes))), ("out", 0), np.int64(n)]
+    params = [*input_params(spec), ("out", 0), np.int64(n)]
     return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 

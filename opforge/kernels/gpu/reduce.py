@@ -25,7 +25,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import BLOCK, BLOCKS_PER_MULTIPROCESSOR, CudaKernel, ctype, function_for, grid_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import device_launch, launch_steps
+from opforge.kernels.gpu.support import device_launch, launch_steps, output_specs
 
 __all__ = ["ReducePlan", "ReducePasses", "chunks_for", "passes_for", "reduce_kernel", "reduce_plan", "summer"]
 
@@ -229,7 +229,7 @@ def _reduce_loop(spec, function, kernel, acc_dtype, empty_ok: bool):
     temps = []
     passes = passes_for(runtime, kernel, acc_dtype)
     steps = passes.steps(plan, chunks_for(runtime, plan), ("in", 0), ("out", 0), temps)
-    return device_launch(spec, [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)], steps, temps)
+    return device_launch(spec, output_specs(spec), steps, temps)
 
 
 # The type each reducer accumulates in (acc_t / compute_t of opforge/functors/reduce.h, half.h).

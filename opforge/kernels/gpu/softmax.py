@@ -13,7 +13,7 @@ import numpy as np
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.register_rows import RegisterRows
-from opforge.kernels.gpu.support import device_launch, step_1d
+from opforge.kernels.gpu.support import device_launch, output_specs, step_1d
 
 __all__ = ["axis_geometry"]
 
@@ -42,7 +42,7 @@ def _softmax_loop(spec, function, kernel):
     outer, n, inner = axis_geometry(spec.in_shapes[0], spec.attrs.get("axis", -1))
     rows = outer * inner if n else 0  # rows of no elements: nothing to write
     dtype = spec.entry.attr.inputs[0]
-    outputs = [(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)]
+    outputs = output_specs(spec)
     if inner == 1 and REGISTER_ROWS.shape(n, dtype):
         function, grid, block, args = REGISTER_ROWS.launch(runtime, kernel, 1, rows, n, dtype)
         steps = [(function, grid, block, 0, [("in", 0), ("out", 0), *args])] if rows else []

@@ -16,9 +16,11 @@ __all__ = [
     "bytes_ctype",
     "device_launch",
     "launch_1d",
+    "input_params",
     "launch_steps",
     "numel",
     "one_to_one",
+    "output_specs",
     "step_1d",
     "writes_in_place",
     "written_targets",
@@ -77,6 +79,17 @@ def launch_steps(runtime, steps, inputs, outputs, temps) -> None:
     for function, grid, block, shared, params in steps:
         args = tuple(buffers[p[0]][p[1]] if isinstance(p, tuple) else p for p in params)
         runtime.launch(function, grid, block, args, shared)
+
+
+def input_params(spec) -> list:
+    """``("in", i)`` for every input of the call, in order: the params of a kernel that reads them all."""
+    return [("in", i) for i in range(len(spec.in_shapes))]
+
+
+def output_specs(spec) -> list:
+    """The call's outputs for ``device_launch``: the inferred shapes with the kernel's dtypes."""
+    dtypes = spec.entry.attr.output_dtypes_for(len(spec.out_shapes))
+    return [(tuple(shape), t.np_dtype) for shape, t in zip(spec.out_shapes, dtypes)]
 
 
 def step_1d(runtime, function, n: int, params: list) -> list:
