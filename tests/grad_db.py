@@ -342,6 +342,26 @@ def _nms_with_mask_samples(prim, rng):
     yield GradSample((boxes.astype(np.float32),), "bboxes[6, 5]")
 
 
+def _roi_align_grad_samples(prim, rng):
+    """ROIAlign is linear in the features (and ROIAlignGrad in dy): finite differences are exact for any RoIs,
+    which get no gradient (``diff`` leaves them out)."""
+    shape = (2, 3, 6, 7)
+    rois = np.array([[0, 0.5, 1.2, 4.1, 5.3], [1, -1.5, 2.0, 3.0, 7.5], [1, 2.2, 0.3, 6.6, 4.4]])
+    ph, pw = prim.pooled_height, prim.pooled_width
+    if prim.name == "ROIAlign":
+        yield GradSample((uniform(shape, rng=rng), rois), f"features{list(shape)} 3 RoIs", diff=(0,))
+    else:
+        yield GradSample((uniform((3, 3, ph, pw), rng=rng), rois, shape), f"dy[3, 3, {ph}, {pw}]", diff=(0,))
+
+
+_ROI_GRAD_ATTRS = {
+    "2x2 sample_num=2": {"pooled_height": 2, "pooled_width": 2, "spatial_scale": 1.0},
+    "3x2 sample_num=0 roi_end_mode=0": {
+        "pooled_height": 3, "pooled_width": 2, "spatial_scale": 0.8, "sample_num": 0, "roi_end_mode": 0,
+    },
+}  # fmt: skip
+
+
 def _one_hot_samples(prim, rng):
     indices = np.array([0, 2, 1, 3], np.int32)
     on = np.array(1.0)
@@ -978,6 +998,10 @@ GRAD_DB_LIST = [
     GradRecord("Argmax", _variants("Argmax", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _argmax_samples, zero=True),
     GradRecord("OneHot", _variants("OneHot", **{"axis=-1": {}, "axis=0": {"axis": 0}}), _one_hot_samples, zero=True),
     GradRecord("NMSWithMask", _variants("NMSWithMask"), _nms_with_mask_samples, zero=True),
+    *(
+        GradRecord(name, _variants(name, **_ROI_GRAD_ATTRS), _roi_align_grad_samples, second_order=True)
+        for name in ("ROIAlign", "ROIAlignGrad")
+    ),
 ]
 
 

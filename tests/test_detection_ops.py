@@ -1,9 +1,12 @@
 """MindSpore's detection operators (opforge/ops/detection.py): IOU, BoundingBoxEncode/Decode, CheckValid,
-NMSWithMask, ROIAlign and CropAndResize against loop-by-loop NumPy transcriptions of MindSpore's CPU kernels,
+NMSWithMask, ROIAlign (its reference in op_db_detection.py) and CropAndResize against loop-by-loop NumPy
+transcriptions of MindSpore's CPU kernels,
 MindSpore's documented examples, gradients against central differences, jit against eager, and bad inputs."""
 
 import numpy as np
+import op_db  # noqa: F401  (op_db imports op_db_detection at its end)
 import pytest
+from op_db_detection import roi_align_reference
 
 import opforge
 from opforge import Tensor, ops
@@ -243,54 +246,6 @@ def test_nms_with_mask_bad_inputs():
 # -- ROIAlign ---------------------------------------------------------------------------------------------------------
 
 
-def _roi_align_ref(x, rois, ph, pw, scale, sample_num, end_mode):
-    """MindSpore's CPU kernel (roi_align_cpu_kernel.cc), one output element at a time."""
-    n, c, h, w = x.shape
-    out = np.zeros((len(rois), c, ph, pw))
-
-    def bilinear(img, y, xx):
-        if y < -1 or y > h or xx < -1 or xx > w:
-            return 0.0
-        y, xx = max(y, 0.0), max(xx, 0.0)
-        yl, xl = int(np.floor(y)), int(np.floor(xx))
-        if yl >= h - 1:
-            yh = yl = h - 1
-            y = float(yl)
-        else:
-            yh = yl + 1
-        if xl >= w - 1:
-            xh = xl = w - 1
-            xx = float(xl)
-        else:
-            xh = xl + 1
-        ly, lx = y - yl, xx - xl
-        hy, hx = 1 - ly, 1 - lx
-        return hy * hx * img[yl, xl] + hy * lx * img[yl, xh] + ly * hx * img[yh, xl] + ly * lx * img[yh, xh]
-
-    for r, roi in enumerate(rois):
-        if abs(roi[1]) < 0.001 and abs(roi[3]) < 0.001:
-            continue
-        b = int(np.rint(roi[0] + 7e-5))
-        sx, sy = roi[1] * scale, roi[2] * scale
-        rw, rh = (roi[3] + end_mode) * scale - sx, (roi[4] + end_mode) * scale - sy
-        if end_mode == 0:
-            rw, rh = max(rw, 1.0), max(rh, 1.0)
-        bh, bw = rh / ph, rw / pw
-        gh = sample_num if sample_num > 0 else int(np.floor(rh / ph))
-        gw = sample_num if sample_num > 0 else int(np.floor(rw / pw))
-        for ch in range(c):
-            for i in range(ph):
-                for j in range(pw):
-                    acc = 0.0
-                    for iy in range(gh):
-                        yy = sy + i * bh + (iy + 0.5) * bh / gh
-                        for ix in range(gw):
-                            xx = sx + j * bw + (ix + 0.5) * bw / gw
-                            acc += bilinear(x[b, ch], yy, xx)
-                    out[r, ch, i, j] = acc / (gh * gw) if gh * gw else np.nan
-    return out
-
-
 def _rois(rng, count, batch, extent):
     boxes = _boxes(rng, count, -2.0, extent)
     first = rng.integers(0, batch, (count, 1)).astype(np.float64)
@@ -312,8 +267,9 @@ def test_roi_align_matches_numpy(sample_num, end_mode, scale):
     x = rng.standard_normal((2, 3, 7, 9))
     rois = _rois(rng, 5, 2, 8.0 / scale)
     rois[4, [1, 3]] = 0.0  # MindSpore's kernel skips such a RoI (zeros)
-    got = ops.ROIAlign(2, 3, scale, sample_num, end_mode)(Tensor(x), Tensor(rois))
-    want = _roi_align_ref(x, rois, 2, 3, scale, sample_num, end_mode)
+    op = ops.ROIAlign(2, 3, scale, sample_num, end_mode)
+    got = op(Tensor(x), Tensor(rois))
+    want = roi_align_reference(op, x, rois)
     assert got.shape == (5, 3, 2, 3)
     np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-10, atol=1e-12)
     half = ops.ROIAlign(2, 3, scale, sample_num, end_mode)(
@@ -342,12 +298,66 @@ def test_roi_align_bad_inputs():
         ops.ROIAlign(2, 2, 1.0, 2, 2)
     with pytest.raises(ValueError, match="pooled_height"):
         ops.ROIAlign(0, 2, 1.0)
-    with pytest.raises(ValueError, match=r"image_index.*\[0, 0\]"):
+    with pytest.raises(opforge.KernelError, match=r"ROIAlign.*image_index.*\[0, 0\], but got 1 in RoI 0"):
         ops.ROIAlign(2, 2, 1.0)(x, Tensor(np.array([[1, 0, 0, 2, 2]], np.float32)))
-    with pytest.raises(ValueError, match=r"\[n, 5\]"):
+    with pytest.raises(ValueError, match=r"rois.*\[r, 5\]"):
         ops.ROIAlign(2, 2, 1.0)(x, Tensor(np.zeros((1, 4), np.float32)))
     with pytest.raises(ValueError, match="4-D"):
         ops.ROIAlign(2, 2, 1.0)(Tensor(np.zeros((4, 4), np.float32)), Tensor(np.zeros((1, 5), np.float32)))
+
+
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
+def test_roi_align_kernels_traced_and_differentiated(device):
+    """The kernels (CPU and GPU) eagerly, in a trace and under grad, against the reference; ROIAlignGrad is
+    ROIAlign's adjoint (the grad sweep checks both against finite differences, second order included)."""
+    rng = _rng(9)
+    x, rois = rng.standard_normal((2, 4, 9, 11)), _rois(rng, 7, 2, 10.0)
+    op = ops.ROIAlign(3, 2, 0.8, 0)
+    want = roi_align_reference(op, x, rois)
+    features, boxes = Tensor(x, device=device), Tensor(rois, device=device)
+    np.testing.assert_allclose(op(features, boxes).asnumpy(), want, rtol=1e-10, atol=1e-12)
+    traced = opforge.jit(op)
+    for _ in range(2):  # the recording call and a replay
+        np.testing.assert_allclose(traced(features, boxes).asnumpy(), want, rtol=1e-10, atol=1e-12)
+    dy = rng.standard_normal(want.shape)
+    dx = ops.ROIAlignGrad(3, 2, 0.8, 0)(Tensor(dy, device=device), boxes, x.shape).asnumpy()
+    # adjoint: <ROIAlign(x), dy> = <x, ROIAlignGrad(dy)>; a NaN output (a bin without samples) adds nothing
+    finite = np.isfinite(want)
+    np.testing.assert_allclose((want * dy)[finite].sum(), (x * dx).sum(), rtol=1e-9)
+    square = opforge.grad(lambda f: (op(f, boxes) ** 2).sum())
+    np.testing.assert_allclose(
+        square(features).asnumpy(),
+        2 * ops.ROIAlignGrad(3, 2, 0.8, 0)(Tensor(np.nan_to_num(want), device=device), boxes, x.shape).asnumpy(),
+        rtol=1e-10,
+    )
+
+
+def test_roi_align_grad_has_the_same_bits_at_any_thread_count():
+    rng = _rng(10)
+    rois = _rois(rng, 40, 2, 30.0)
+    dy = Tensor(rng.standard_normal((40, 16, 7, 7)).astype(np.float32))
+    op, boxes = ops.ROIAlignGrad(7, 7, 0.5), Tensor(rois.astype(np.float32))
+    before = opforge.get_context("num_threads")
+    try:
+        results = []
+        for threads in (1, 2, 3):
+            opforge.set_context(num_threads=threads)
+            results.append(op(dy, boxes, (2, 16, 16, 16)).asnumpy())
+    finally:
+        opforge.set_context(num_threads=before)
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+
+
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
+def test_roi_align_image_index_out_of_range_names_the_roi(device):
+    features = Tensor(np.zeros((2, 1, 4, 4), np.float32), device=device)
+    rois = np.array([[1, 0, 0, 2, 2], [2.4, 1, 1, 3, 3]], np.float32)
+    with pytest.raises(opforge.KernelError, match=r"'ROIAlign'.*\[0, 1\], but got 2.4 in RoI 1"):
+        ops.ROIAlign(2, 2, 1.0)(features, Tensor(rois, device=device))
+    dy = Tensor(np.zeros((2, 1, 2, 2), np.float32), device=device)
+    with pytest.raises(opforge.KernelError, match=r"'ROIAlignGrad'.*in RoI 1"):
+        ops.ROIAlignGrad(2, 2, 1.0)(dy, Tensor(rois, device=device), (2, 1, 4, 4))
 
 
 # -- CropAndResize ----------------------------------------------------------------------------------------------------

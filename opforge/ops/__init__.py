@@ -11,7 +11,7 @@ from opforge.ops.composite import HyperMap, Map, MultitypeFuncGraph
 from opforge.ops.conv_transpose import Conv3DTranspose  # composed of Conv2DBackpropInput, Pad, AddN, ...
 from opforge.ops.custom import Custom
 from opforge.ops.deformable_conv import *  # deformable_conv2d, DeformableOffsets (sampling and Conv2D)
-from opforge.ops.detection import *  # IOU, BoundingBoxEncode/Decode, CheckValid, ROIAlign, CropAndResize
+from opforge.ops.detection import *  # IOU, BoundingBoxEncode/Decode, CheckValid, CropAndResize
 from opforge.ops.dynamic_rnn import DynamicRNN  # Ascend's one-layer LSTM, built from MatMul, Split, Sigmoid, ...
 from opforge.ops.float_status import FloatStatus  # IsFinite, ReduceAll and Cast: the GPU overflow flag
 from opforge.ops.frontend_array_ext import *  # ArgMaxWithValue, ArgMinWithValue, ScatterNd, Flatten

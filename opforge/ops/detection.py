@@ -1,8 +1,8 @@
 """MindSpore's object-detection operators, built from other primitives (no kernel of their own): ``IOU``/``iou``,
 ``BoundingBoxEncode``/``bounding_box_encode``, ``BoundingBoxDecode``/``bounding_box_decode``,
-``CheckValid``/``check_valid``, ``ROIAlign`` and ``CropAndResize``/``crop_and_resize`` are element-wise math
-and gathers (opforge/ops/sampling.py), so they differentiate, run under ``jit`` and on the CPU and the GPU.
-``NMSWithMask`` is a primitive with kernels of its own (opforge/primitives/detection_ops.py).
+``CheckValid``/``check_valid`` and ``CropAndResize``/``crop_and_resize`` are element-wise math and gathers
+(opforge/ops/sampling.py), so they differentiate, run under ``jit`` and on the CPU and the GPU.
+``NMSWithMask`` and ``ROIAlign`` are primitives with kernels of their own (opforge/primitives/detection_ops.py).
 
 The formulas are those of MindSpore's CPU kernels: boxes are (x0, y0, x1, y1) in pixels, a box's width is
 ``x1 - x0 + 1`` (IOU, BoundingBoxEncode/Decode). float16 inputs are computed in
@@ -16,7 +16,6 @@ import math
 import numpy as np
 
 from opforge import dtype as mstype
-from opforge.bprop.grad_operation import stop_gradient
 from opforge.dispatch.trace import tracing
 from opforge.ops import functional as F
 from opforge.ops.host_op import HostOp
@@ -26,7 +25,7 @@ from opforge.tensor import Tensor
 
 __all__ = [
     "IOU", "iou", "BoundingBoxEncode", "bounding_box_encode", "BoundingBoxDecode", "bounding_box_decode",
-    "CheckValid", "check_valid", "ROIAlign", "CropAndResize", "crop_and_resize",
+    "CheckValid", "check_valid", "CropAndResize", "crop_and_resize",
 ]  # fmt: skip
 
 _BOX_FLOATS = (mstype.float16, mstype.float32, mstype.float64)
@@ -273,141 +272,6 @@ class CheckValid(HostOp):
 def check_valid(bboxes, img_metas):
     """MindSpore's ``ops.check_valid``: ``CheckValid()(bboxes, img_metas)``."""
     return CheckValid()(bboxes, img_metas)
-
-
-# ---------------------------------------------------------------------------------------------
-# ROIAlign
-
-
-def _int_attr(op: str, arg: str, value, minimum=None) -> int:
-    validator.check_value_type(arg, value, [int], op)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"For '{op}', the '{arg}' must be at least {minimum}, but got {value}.")
-    return value
-
-
-def _roi_corners(coord: Tensor, size: int) -> tuple:
-    """ROIAlign's bilinear corners along a dim of ``size`` at ``coord`` (MindSpore's kernel): a sample below -1
-    or beyond ``size`` contributes 0; otherwise ``coord`` is clamped at 0, and from ``size - 1`` on it takes
-    that pixel alone."""
-    valid = F.cast(F.logical_and(F.greater_equal(coord, -1.0), F.less_equal(coord, float(size))), coord.dtype)
-    coord = F.maximum(coord, 0.0)
-    low = F.minimum(F.floor(coord), float(size - 1))
-    frac = F.minimum(coord - low, 1.0) * F.cast(F.less(low, float(size - 1)), coord.dtype)
-    return (
-        Corner(clamp_index(low, size), (1.0 - frac) * valid),
-        Corner(clamp_index(low + 1.0, size), frac * valid),
-    )
-
-
-class ROIAlign(HostOp):
-    r"""Region-of-interest align (MindSpore's ``ops.ROIAlign``, Mask R-CNN's RoIAlign):
-    ``ROIAlign(pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1)(features, rois)``,
-    ``features`` [N, C, H, W], ``rois`` [R, 5] (batch index, x0, y0, x1, y1). Output [R, C, pooled_height,
-    pooled_width]: each RoI, scaled by ``spatial_scale`` (its end by ``(x1 + roi_end_mode) * spatial_scale``;
-    with ``roi_end_mode`` 0 its size at least 1), is cut into pooled_height x pooled_width bins, and each bin is
-    the mean of ``g_h x g_w`` bilinear samples at the centres of a regular grid inside it,
-
-    .. math:: out[r, c, i, j] = \frac{1}{g_h g_w} \sum_{a < g_h, b < g_w}
-              \mathrm{bilinear}(features[n_r, c], y_0 + (i + \tfrac{a + 1/2}{g_h}) b_h,
-              x_0 + (j + \tfrac{b + 1/2}{g_w}) b_w)
-
-    with bin sizes ``b_h``, ``b_w`` and ``g_h = g_w = sample_num`` (or, when ``sample_num`` is 0,
-    ``floor(b_h)`` and ``floor(b_w)`` per RoI, read on the host). A sample below -1 or beyond the map
-    contributes 0; a RoI whose x0 and x1 are both within 0.001 of 0 gives zeros (MindSpore's kernel skips
-    it). The batch index is rounded to the nearest int and must lie in [0, N - 1] (checked outside ``jit``).
-
-    Built from GatherNd over the channels-last features (opforge/ops/sampling.py), so its gradient with respect
-    to ``features`` is ROIAlignGrad's; ``rois`` gets none (as MindSpore). dtypes: float16, float32 (MindSpore's)
-    and float64, both inputs the same."""
-
-    def __init__(self, pooled_height, pooled_width, spatial_scale, sample_num=2, roi_end_mode=1):
-        name = "ROIAlign"
-        self.pooled_height = _int_attr(name, "pooled_height", pooled_height, 1)
-        self.pooled_width = _int_attr(name, "pooled_width", pooled_width, 1)
-        validator.check_value_type("spatial_scale", spatial_scale, [float], name)
-        self.spatial_scale = spatial_scale
-        self.sample_num = _int_attr(name, "sample_num", sample_num, 0)
-        validator.check_value_type("roi_end_mode", roi_end_mode, [int], name)
-        if roi_end_mode not in (0, 1):
-            raise ValueError(f"For '{name}', the 'roi_end_mode' must be 0 or 1, but got {roi_end_mode}.")
-        self.roi_end_mode = roi_end_mode
-
-    def _check_batch_index(self, rois: Tensor, batch: int) -> None:
-        first = rois.asnumpy()[:, 0]
-        bad = (first < 0) | (first > batch - 1)
-        if bad.any():
-            raise ValueError(
-                f"For 'ROIAlign', the image_index (column 0 of 'rois') must be a number in [0, {batch - 1}], but "
-                f"got {first[bad][0]}."
-            )
-
-    def _grid_size(self, bin_h: Tensor, bin_w: Tensor) -> tuple:
-        """(static g_h, static g_w, per-RoI g_h or None, per-RoI g_w or None)."""
-        if self.sample_num > 0:
-            return self.sample_num, self.sample_num, None, None
-        gh, gw = F.floor(bin_h), F.floor(bin_w)  # per RoI; the grid holds the largest
-        most_h = int(np.max(gh.asnumpy(), initial=0))
-        most_w = int(np.max(gw.asnumpy(), initial=0))
-        return max(most_h, 1), max(most_w, 1), gh, gw
-
-    def __call__(self, features, rois):
-        x = _tensor("ROIAlign", "features", features)
-        r = _boxes("ROIAlign", "rois", rois, cols=5)
-        validator.check_tensors_dtypes_same_and_valid({"features": x.dtype, "rois": r.dtype}, _BOX_FLOATS, "ROIAlign")
-        if x.ndim != 4:
-            raise ValueError(f"For 'ROIAlign', the 'features' must be 4-D (N, C, H, W), but got {list(x.shape)}.")
-        n, c, h, w = x.shape
-        if _host_checks():
-            self._check_batch_index(r, n)
-        dtype = x.dtype
-        r = stop_gradient(_compute(r))  # MindSpore's gradient reaches the features only
-        first, x0, y0, x1, y1 = _columns(r)
-        batch = F.cast(F.clip_by_value(F.rint(first + 7e-5), 0.0, float(n - 1)), mstype.int32)
-        scale, end = self.spatial_scale, float(self.roi_end_mode)
-        start_w, start_h = x0 * scale, y0 * scale
-        roi_w, roi_h = (x1 + end) * scale - start_w, (y1 + end) * scale - start_h
-        if self.roi_end_mode == 0:
-            roi_w, roi_h = F.maximum(roi_w, 1.0), F.maximum(roi_h, 1.0)
-        ph, pw = self.pooled_height, self.pooled_width
-        bin_h, bin_w = roi_h / float(ph), roi_w / float(pw)
-        grid_h, grid_w, per_h, per_w = self._grid_size(bin_h, bin_w)
-        ys, mask_h, count_h = self._samples(start_h, bin_h, ph, grid_h, per_h, h)
-        xs, mask_w, count_w = self._samples(start_w, bin_w, pw, grid_w, per_w, w)
-        source = _compute(F.transpose(x, (0, 2, 3, 1)))  # [N, H, W, C]
-        rows = [Corner(k.index, k.weight * mask_h) for k in ys]
-        cols = [Corner(k.index, k.weight * mask_w) for k in xs]
-        groups = r.shape[0]
-        values = interpolate(source, F.reshape(batch, (-1, 1, 1)), [
-            [Corner(F.expand_dims(k.index, 2), F.expand_dims(k.weight, 2)) for k in rows],
-            [Corner(F.expand_dims(k.index, 1), F.expand_dims(k.weight, 1)) for k in cols],
-        ], (groups, ph * grid_h, pw * grid_w))  # fmt: skip
-        pooled = F.reduce_sum_op()(F.reshape(values, (groups, ph, grid_h, pw, grid_w, c)), (2, 4))
-        pooled = pooled / F.reshape(count_h * count_w, (-1, 1, 1, 1))
-        keep = F.logical_not(F.logical_and(F.less(F.abs(x0), 0.001), F.less(F.abs(x1), 0.001)))
-        pooled = F.where(F.reshape(keep, (-1, 1, 1, 1)), pooled, F.zeros_like(pooled))  # a skipped RoI: 0, not 0/0
-        return _back(F.transpose(pooled, (0, 3, 1, 2)), dtype)
-
-    @staticmethod
-    def _samples(start: Tensor, bin_size: Tensor, bins: int, grid: int, per_roi, size: int) -> tuple:
-        """The bilinear corners [R, bins * grid] of the samples along one dim, the mask of the samples in use
-        [R, bins * grid] and the count per RoI [R]."""
-        k = np.arange(bins * grid)
-        bin_of, sample = (k // grid).astype(np.float64), (k % grid).astype(np.float64)
-        like = start.dtype.np_dtype
-        bin_of = Tensor(bin_of.astype(like)[None, :], device=start.device)
-        sample_t = Tensor(sample.astype(like)[None, :], device=start.device)
-        start, bin_size = F.expand_dims(start, 1), F.expand_dims(bin_size, 1)
-        if per_roi is None:
-            coord = start + bin_of * bin_size + (sample_t + 0.5) * bin_size / float(grid)
-            mask = F.fill(start.dtype, (1, bins * grid), 1)
-            count = F.fill(start.dtype, (start.shape[0],), grid)
-        else:
-            g = F.expand_dims(per_roi, 1)
-            coord = start + bin_of * bin_size + (sample_t + 0.5) * bin_size / g
-            mask = F.cast(F.less(sample_t, g), start.dtype)
-            count = per_roi
-        return _roi_corners(coord, size), mask, count
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """``HostOp``: what MindSpore programs call on an operator instance besides calling it (``add_prim_attr``,
 ``shard``, ``set_device``, ``name``, ``attrs``), for opforge's operator classes that are not Primitives: those
-composed of other primitives (IOU, ROIAlign, ...) or run on the host (Unique, Shape, DType).
+composed of other primitives (IOU, CropAndResize, ...) or run on the host (Unique, Shape, DType).
 
 Model-zoo networks configure such operators where they build them (``ops.Unique().shard(((1,),))`` in
 Wide&Deep, ``reduce.add_prim_attr("cross_batch", True)``). The primitives these classes call are the ones that

@@ -1,5 +1,5 @@
-"""Interpolated sampling from primitives: the corner gathers behind ``ops.grid_sample``, ``ops.ROIAlign`` and
-``ops.CropAndResize`` (opforge/ops/grid_sample.py, opforge/ops/detection.py).
+"""Interpolated sampling from primitives: the corner gathers behind ``ops.grid_sample``, ``ops.CropAndResize``
+and ``DeformableOffsets`` (opforge/ops/grid_sample.py, opforge/ops/detection.py, opforge/ops/deformable_conv.py).
 
 A sample at a fractional position interpolates linearly along each spatial dim between two integer positions,
 a "low" and a "high" one, with weights that sum to 1 (or less, where a position falls outside the input and

@@ -8,7 +8,6 @@ from opforge.ops.detection import (  # noqa: F401  (composed of other primitives
     BoundingBoxEncode,
     CheckValid,
     CropAndResize,
-    ROIAlign,
 )
 from opforge.ops.dynamic_rnn import DynamicRNN  # noqa: F401  (Ascend's LSTM, built from MatMul, Split, ...)
 from opforge.ops.float_status import FloatStatus  # noqa: F401  (IsFinite, ReduceAll and Cast)

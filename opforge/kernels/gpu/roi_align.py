@@ -1,0 +1,109 @@
+"""ROIAlign and ROIAlignGrad on the GPU (``csrc/kernels/cuda/roi_align.cu``, the math of
+``opforge/functors/roi_align.h`` shared with the CPU kernels), for every KernelAttr the CPU registers: the
+forward a thread per output element; the gradient a thread per element of ``dy`` adding into a zeroed
+accumulator with atomics (float for float16, then rounded), so its last bits may differ between runs, where the
+CPU's plane-by-plane sum does not. The RoIs' image indices are read back and checked before the launch, as the
+CPU checks them; while a device graph is captured they cannot be, and a RoI out of range gives zeros."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from opforge.errors import KernelError
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
+from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.fill import fill_steps
+from opforge.kernels.gpu.support import device_launch, numel, output_specs, step_1d
+
+__all__ = []
+
+_SOURCE = "roi_align.cu"
+# RoiAlignAttrs of functors/roi_align.h, passed by value.
+_ATTRS = np.dtype(
+    [("pooled_h", np.int64), ("pooled_w", np.int64), ("sample_num", np.int64), ("end_mode", np.int64),
+     ("scale", np.float64)],
+    align=True,
+)  # fmt: skip
+
+
+def _attrs(spec):
+    a = spec.attrs
+    value = np.zeros((), _ATTRS)
+    value["pooled_h"], value["pooled_w"] = a["pooled_height"], a["pooled_width"]
+    value["sample_num"], value["end_mode"] = a["sample_num"], a.get("roi_end_mode", 1)
+    value["scale"] = a["spatial_scale"]
+    return value[()]
+
+
+def _checked(spec, run, images: int):
+    """``run`` after the RoIs' image indices (input 1, column 0) are checked on the host, as the CPU kernel
+    checks them (rounded as the kernels round them); unchecked while a device graph is captured."""
+    runtime = spec.device.runtime
+
+    def checked(arrays):
+        if not runtime.capturing():
+            first = runtime.to_host(arrays[1])[:, 0].astype(np.float64)
+            index = np.rint(first + 7e-5)
+            bad = np.flatnonzero(~((index >= 0) & (index < images)))
+            if bad.size:
+                r = int(bad[0])
+                raise KernelError(
+                    f"For '{spec.op_name}', the image_index (column 0 of 'rois') must be a number in "
+                    f"[0, {images - 1}], but got {first[r]:g} in RoI {r}."
+                )
+        return run(arrays)
+
+    return checked
+
+
+def _roi_align_loop(spec, function, kernel):
+    """``RoiAlignKernel<T>(x, rois, y, count, channels, images, h, w, attrs)``."""
+    images, channels, h, w = spec.in_shapes[0]
+    count = spec.in_shapes[1][0]
+    outputs = output_specs(spec)
+    dims = [np.int64(d) for d in (count, channels, images, h, w)]
+    steps = step_1d(spec.device.runtime, function, numel(outputs[0][0]), [("in", 0), ("in", 1), ("out", 0), *dims,
+                                                                          _attrs(spec)])  # fmt: skip
+    return _checked(spec, device_launch(spec, outputs, steps), images)
+
+
+def _roi_align_grad_loop(spec, function, kernel):
+    """Zero the accumulator, ``RoiAlignGradKernel<T, A>(dy, rois, acc, count, channels, images, h, w, attrs)``,
+    then ``RoiAlignStoreKernel<T, A>`` where the accumulator is float32 for a float16 gradient."""
+    runtime = spec.device.runtime
+    count = spec.in_shapes[1][0]
+    outputs = output_specs(spec)
+    shape, np_dtype = outputs[0]
+    images, channels, h, w = shape
+    n = numel(shape)
+    widened = np_dtype == np.float16
+    acc = ("tmp", 0) if widened else ("out", 0)
+    acc_dtype = np.dtype(np.float32) if widened else np_dtype
+    dims = [np.int64(d) for d in (count, channels, images, h, w)]
+    steps = fill_steps(runtime, shape, acc_dtype, 0, acc)
+    steps += step_1d(runtime, function, numel(spec.in_shapes[0]), [("in", 0), ("in", 1), acc, *dims, _attrs(spec)])
+    temps = []
+    if widened:
+        store = function_for(runtime, kernel, kernel.helpers[0])
+        steps += step_1d(runtime, store, n, [acc, ("out", 0), np.int64(n)])
+        temps = [(shape, acc_dtype)]
+    return _checked(spec, device_launch(spec, outputs, steps, temps), images)
+
+
+def _make_roi_align(attr):
+    return CudaKernel(_SOURCE, f"opforge::cuda::RoiAlignKernel<{ctype(attr.inputs[0])}>", _roi_align_loop)
+
+
+def _make_roi_align_grad(attr):
+    t = ctype(attr.inputs[0])
+    a = "float" if attr.inputs[0].np_dtype == np.float16 else t
+    return CudaKernel(
+        _SOURCE,
+        f"opforge::cuda::RoiAlignGradKernel<{t}, {a}>",
+        _roi_align_grad_loop,
+        helpers=(f"opforge::cuda::RoiAlignStoreKernel<{t}, {a}>",),
+    )
+
+
+mirror_cpu_kernels("ROIAlign", _make_roi_align)
+mirror_cpu_kernels("ROIAlignGrad", _make_roi_align_grad)

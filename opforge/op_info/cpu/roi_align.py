@@ -1,0 +1,22 @@
+"""ROIAlign CPU op info."""
+
+from opforge.op_info import CpuRegOp, DataType, op_info_register
+
+roi_align_op_info = (
+    CpuRegOp("ROIAlign")
+    .input(0, "features", "required")
+    .input(1, "rois", "required")
+    .output(0, "output", "required")
+    .attr("pooled_height", "required", "int", "all", None)
+    .attr("pooled_width", "required", "int", "all", None)
+    .attr("spatial_scale", "required", "float", "all", None)
+    .attr("sample_num", "optional", "int", "all", "2")
+    .attr("roi_end_mode", "optional", "int", "all", "1")
+    .dtype_formats(DataType.F16_Default, DataType.F32_Default, DataType.F64_Default)
+    .get_op_info()
+)
+
+
+@op_info_register(roi_align_op_info)
+def _roi_align_cpu():
+    """ROIAlign CPU registration."""
