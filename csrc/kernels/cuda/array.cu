@@ -42,5 +42,14 @@ __global__ void AddNKernel(const T* const* xs, int64_t k, T* out, int64_t n) {
   OPF_GRID_STRIDE_LOOP(i, n) { out[i] = AddNAt(xs, k, i); }
 }
 
+// AddN of k <= 8 inputs passed as parameters, so a call launched from C needs no pointer array on the
+// device; the slots past k repeat an input and are not read.
+template <typename T>
+__global__ void AddNDirectKernel(const T* x0, const T* x1, const T* x2, const T* x3, const T* x4, const T* x5,
+                                 const T* x6, const T* x7, int64_t k, T* out, int64_t n) {
+  const T* const xs[8] = {x0, x1, x2, x3, x4, x5, x6, x7};
+  OPF_GRID_STRIDE_LOOP(i, n) { out[i] = AddNAt(xs, k, i); }
+}
+
 }  // namespace cuda
 }  // namespace opforge

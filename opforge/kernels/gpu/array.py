@@ -10,7 +10,7 @@ import numpy as np
 
 from opforge.errors import KernelError
 from opforge.geometry import strided_slice_walk
-from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.fill import fill, fill_steps
 from opforge.kernels.gpu.support import bytes_ctype, device_launch, launch_1d, numel, step_1d
@@ -213,11 +213,20 @@ def _select_loop(spec, function, kernel):
     return device_launch(spec, [(shape, np_dtype)], step_1d(spec.device.runtime, function, n, params))
 
 
+_ADD_N_DIRECT = 8  # the inputs AddNDirectKernel takes as parameters
+
+
 def _add_n_loop(spec, function, kernel):
-    """``AddNKernel<T>(xs, k, out, n)``, ``xs`` a device array of the inputs' pointers."""
+    """Up to 8 inputs: ``AddNDirectKernel<T>(x0, ..., x7, k, out, n)`` (launched from C where the runtime
+    can); more: ``AddNKernel<T>(xs, k, out, n)``, ``xs`` a device array of the inputs' pointers."""
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     device, runtime = spec.device, spec.device.runtime
     n, k = numel(shape), len(spec.in_shapes)
+    if k <= _ADD_N_DIRECT:
+        direct = function_for(runtime, kernel, kernel.helpers[0])
+        inputs = [("in", min(j, k - 1)) for j in range(_ADD_N_DIRECT)]
+        steps = step_1d(runtime, direct, n, [*inputs, np.int64(k), ("out", 0), np.int64(n)])
+        return device_launch(spec, [(shape, np_dtype)], steps)
 
     def run(arrays):
         out = device.empty(shape, np_dtype)
@@ -245,6 +254,13 @@ for _op in ("Concat", "Stack"):
 for _op in ("Split", "Unstack"):
     mirror_cpu_kernels(_op, _kernel("SplitKernel", _split_loop))
 mirror_cpu_kernels("Select", _kernel("SelectKernel", _select_loop, 1))
-mirror_cpu_kernels(
-    "AddN", lambda attr: CudaKernel(_SOURCE, f"opforge::cuda::AddNKernel<{ctype(attr.inputs[0])}>", _add_n_loop)
-)
+
+
+def _make_add_n(attr):
+    t = ctype(attr.inputs[0])
+    return CudaKernel(
+        _SOURCE, f"opforge::cuda::AddNKernel<{t}>", _add_n_loop, helpers=(f"opforge::cuda::AddNDirectKernel<{t}>",)
+    )
+
+
+mirror_cpu_kernels("AddN", _make_add_n)
