@@ -257,3 +257,56 @@ def test_the_shape_fixed_gpu_loops_launch_from_c(native):
     many = [np.full((2, 1), k, np.float32) for k in range(MAX_NATIVE_INPUTS + 1)]
     out = launches(lambda: ops.Concat(axis=1)(tuple(gpu(p) for p in many)), 0)
     np.testing.assert_array_equal(out.asnumpy(), np.concatenate(many, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_matmul_is_a_gemm_step_launched_from_c(native, monkeypatch, dtype):
+    """MatMul and BatchMatMul (transposed operands, a batch broadcast from one matrix) call the runtime's GEMM
+    entry points from C with cuBLAS's arguments, never runtime.matmul; integers, partly broadcast batches and
+    empty products take runtime.matmul; while paused (a graph's capture) the GEMM goes through it too."""
+    rng = np.random.default_rng(5)
+    python_calls = []
+    real = native.matmul
+    monkeypatch.setattr(native, "matmul", lambda *a: python_calls.append(a) or real(*a))
+
+    def run(op, a, b, launches):
+        before = _C.device_launch_count()
+        out = op(Tensor(a, device="GPU"), Tensor(b, device="GPU"))
+        assert _C.device_launch_count() == before + launches
+        return out.asnumpy()
+
+    tol = {"rtol": 2e-3, "atol": 2e-3} if dtype == np.float16 else {"rtol": 1e-5, "atol": 1e-5}
+    a, b = rng.standard_normal((5, 7)).astype(dtype), rng.standard_normal((3, 7)).astype(dtype)
+    want = a.astype(np.float64) @ b.astype(np.float64).T
+    np.testing.assert_allclose(run(ops.MatMul(transpose_b=True), a, b, 1), want, **tol)
+    x, y = rng.standard_normal((2, 3, 4, 6)).astype(dtype), rng.standard_normal((6, 5)).astype(dtype)
+    np.testing.assert_allclose(run(ops.BatchMatMul(), x, y, 1), x.astype(np.float64) @ y, **tol)
+    xt = rng.standard_normal((2, 3, 6, 4)).astype(dtype)
+    want = np.swapaxes(xt.astype(np.float64), -1, -2) @ y
+    np.testing.assert_allclose(run(ops.BatchMatMul(transpose_a=True), xt, y, 1), want, **tol)
+    assert python_calls == []
+
+    partial = rng.standard_normal((2, 1, 4, 6)).astype(dtype), rng.standard_normal((1, 3, 6, 5)).astype(dtype)
+    np.testing.assert_allclose(run(ops.BatchMatMul(), *partial, 0), partial[0].astype(np.float64) @ partial[1], **tol)
+    assert len(python_calls) == 1
+
+    plan = ops.MatMul()._plan_for((Tensor(a, device="GPU"), Tensor(b.T.copy(), device="GPU")))
+    assert _C.pause_device_launches(True) is False
+    try:
+        out = plan((Tensor(a, device="GPU"), Tensor(b.T.copy(), device="GPU")))
+    finally:
+        _C.pause_device_launches(False)
+    assert len(python_calls) == 2
+    np.testing.assert_allclose(out.asnumpy(), a.astype(np.float64) @ b.T, **tol)
+
+
+def test_integer_matmul_and_an_empty_product_take_the_runtime(native):
+    a, b = np.arange(6, dtype=np.int32).reshape(2, 3), np.arange(12, dtype=np.int32).reshape(3, 4)
+    before = _C.device_launch_count()
+    out = ops.MatMul()(Tensor(a, device="GPU"), Tensor(b, device="GPU"))
+    assert _C.device_launch_count() == before
+    np.testing.assert_array_equal(out.asnumpy(), a @ b)
+    empty = ops.MatMul()(
+        Tensor(np.zeros((2, 0), np.float32), device="GPU"), Tensor(np.zeros((0, 3), np.float32), device="GPU")
+    )
+    np.testing.assert_array_equal(empty.asnumpy(), np.zeros((2, 3), np.float32))

@@ -2,8 +2,10 @@
 // allocated by the runtime (`runtime.empty`), its kernels launched in order through the runtime's
 // native entry point: cuLaunchKernel for CUDA (CuPy's compiled functions), the host emulation's
 // launcher in the tests. Both take kernel parameters as CUDA does: an array of pointers, each at
-// the bytes of one parameter. While this thread captures a device graph, launches go through
-// `runtime.launch` instead, so the runtime sees (and records) each of them.
+// the bytes of one parameter. A step may instead be a GEMM (MatMul), called through cuBLAS's
+// cublasGemmEx / cublasGemmStridedBatchedEx or the emulation's functions of the same signatures.
+// While this thread captures a device graph, launches go through `runtime.launch` (a GEMM through
+// its Python fallback, `runtime.matmul`) instead, so the runtime sees (and records) each of them.
 #include "python/device_launch.h"
 
 #include <pybind11/numpy.h>
@@ -36,6 +38,29 @@ using HostError = const char* (*)();
 using DriverLaunch = int (*)(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                              unsigned bz, unsigned shared, void* stream, void** params, void** extra);
 using DriverError = int (*)(int status, const char** message);
+// cuBLAS's GEMMs (GpuRuntime.native_gemm): cublasGemmEx, cublasGemmStridedBatchedEx, cublasSetStream_v2.
+using GemmEx = int (*)(void* handle, int op_a, int op_b, int m, int n, int k, const void* alpha, const void* a,
+                       int a_type, int lda, const void* b, int b_type, int ldb, const void* beta, void* c, int c_type,
+                       int ldc, int compute, int algo);
+using GemmStridedEx = int (*)(void* handle, int op_a, int op_b, int m, int n, int k, const void* alpha,
+                              const void* a, int a_type, int lda, long long stride_a, const void* b, int b_type,
+                              int ldb, long long stride_b, const void* beta, void* c, int c_type, int ldc,
+                              long long stride_c, int batch, int compute, int algo);
+using SetStream = int (*)(void* handle, void* stream);
+constexpr int kGemmDefaultAlgo = -1;
+
+// A GEMM step's fixed arguments (opforge/device/cublas.py's GemmPlan): row-major out = op(a) @ op(b) as
+// column-major out^T = op(b)^T op(a)^T, so b is cuBLAS's first operand.
+struct Gemm {
+  int op_b = 0, op_a = 0, n = 0, m = 0, k = 0, ldb = 0, lda = 0, ldc = 0, batch = 0, data_type = 0, compute = 0;
+  long long stride_b = 0, stride_a = 0, stride_c = 0;
+  std::max_align_t alpha{}, beta{};  // 1 and 0 in the compute type's scalar
+  void* gemm = nullptr;              // GemmEx (batch 1)
+  void* strided = nullptr;           // GemmStridedEx
+  py::object handle;                 // () -> the thread's cuBLAS handle; None on the host
+  void* set_stream = nullptr;
+  py::object fallback;               // (a, b, out) through the runtime, while a graph is captured
+};
 
 struct Param {
   enum Kind { kInput, kOutput, kTemp, kValue } kind;
@@ -44,6 +69,8 @@ struct Param {
 };
 
 struct Step {
+  bool is_gemm = false;  // a GEMM (gemm below, params a, b, out) instead of a kernel launch
+  Gemm gemm;
   py::object function;  // the runtime's function (kept alive; the fallback launches it)
   std::string name;
   EntryKind kind = EntryKind::kHost;
@@ -131,6 +158,9 @@ class DeviceLaunch : public Launchable {
   }
 
   Step MakeStep(const py::tuple& item) const {
+    if (item.size() == 4 && py::isinstance<py::str>(item[0]) && item[0].cast<std::string>() == "gemm") {
+      return MakeGemmStep(item);
+    }
     if (item.size() != 5) throw py::value_error("a DeviceLaunch step is (function, grid, block, shared, params)");
     Step step;
     step.function = item[0];
@@ -152,15 +182,7 @@ class DeviceLaunch : public Launchable {
     std::vector<py::object> fallback;
     for (const auto& p : params) {
       if (py::isinstance<py::tuple>(p)) {
-        auto ref = p.cast<py::tuple>();
-        const auto what = ref[0].cast<std::string>();
-        const size_t index = ref[1].cast<size_t>();
-        const size_t limit = what == "in" ? n_inputs_ : what == "out" ? outputs_.size() : temps_.size();
-        if ((what != "in" && what != "out" && what != "tmp") || index >= limit) {
-          throw py::value_error("For '" + op_name_ + "', a kernel parameter names a missing array");
-        }
-        step.params.push_back(Param{what == "in" ? Param::kInput : what == "out" ? Param::kOutput : Param::kTemp,
-                                    index, 0});
+        step.params.push_back(ArrayParam(p.cast<py::tuple>()));
         fallback.push_back(py::reinterpret_borrow<py::object>(p));  // replaced by the array at launch
       } else {
         py::buffer_info info = py::array::ensure(p).request();
@@ -187,6 +209,48 @@ class DeviceLaunch : public Launchable {
       std::memcpy(base + param.offset, bytes[k].data(), bytes[k].size());
     }
     step.fallback_values = py::tuple(py::cast(fallback));
+    return step;
+  }
+
+  // ("in", i), ("out", j) or ("tmp", k), checked against the call's arrays.
+  Param ArrayParam(const py::tuple& ref) const {
+    const auto what = ref[0].cast<std::string>();
+    const size_t index = ref[1].cast<size_t>();
+    const size_t limit = what == "in" ? n_inputs_ : what == "out" ? outputs_.size() : temps_.size();
+    if ((what != "in" && what != "out" && what != "tmp") || index >= limit) {
+      throw py::value_error("For '" + op_name_ + "', a kernel parameter names a missing array");
+    }
+    return Param{what == "in" ? Param::kInput : what == "out" ? Param::kOutput : Param::kTemp, index, 0};
+  }
+
+  // ("gemm", plan, [a, b, out], fallback): plan is GemmPlan's fields in order (cublas.py).
+  Step MakeGemmStep(const py::tuple& item) const {
+    Step step;
+    step.is_gemm = true;
+    step.name = "GEMM";
+    Gemm& g = step.gemm;
+    auto plan = item[1].cast<py::tuple>();
+    if (plan.size() != 16) throw py::value_error("a GEMM step's plan has GemmPlan's 16 fields");
+    auto i = [&](size_t k) { return plan[k].cast<int>(); };
+    auto ll = [&](size_t k) { return plan[k].cast<long long>(); };
+    g.op_b = i(0), g.op_a = i(1), g.n = i(2), g.m = i(3), g.k = i(4);
+    g.ldb = i(5), g.stride_b = ll(6), g.lda = i(7), g.stride_a = ll(8), g.ldc = i(9), g.stride_c = ll(10);
+    g.batch = i(11), g.data_type = i(12), g.compute = i(13);
+    for (auto [k, target] : {std::pair<size_t, std::max_align_t*>{14, &g.alpha}, {15, &g.beta}}) {
+      const auto bytes = plan[k].cast<std::string>();
+      if (bytes.size() > sizeof(std::max_align_t)) throw py::value_error("a GEMM scalar is at most 16 bytes");
+      std::memcpy(target, bytes.data(), bytes.size());
+    }
+    auto entries = runtime_.attr("native_gemm")().cast<py::tuple>();
+    g.gemm = reinterpret_cast<void*>(Address(entries[1]));
+    g.strided = reinterpret_cast<void*>(Address(entries[2]));
+    g.handle = entries[3];
+    g.set_stream = reinterpret_cast<void*>(Address(entries[4]));
+    if (g.gemm == nullptr || g.strided == nullptr) throw py::value_error("the runtime gave no native GEMM");
+    auto params = item[2].cast<py::list>();
+    if (params.size() != 3) throw py::value_error("a GEMM step's params are [a, b, out]");
+    for (const auto& p : params) step.params.push_back(ArrayParam(p.cast<py::tuple>()));
+    g.fallback = item[3];
     return step;
   }
 
@@ -234,6 +298,12 @@ class DeviceLaunch : public Launchable {
     void* stream = nullptr;
     if (stream_) stream = reinterpret_cast<void*>(Address(stream_()));
     for (const Step& step : steps_) {
+      if (step.is_gemm) {
+        RunGemm(step, Resolve(step.params[0], inputs.data(), out_ptrs, temp_ptrs),
+                Resolve(step.params[1], inputs.data(), out_ptrs, temp_ptrs),
+                Resolve(step.params[2], inputs.data(), out_ptrs, temp_ptrs), stream);
+        continue;
+      }
       std::array<void*, kMaxParams> params{};
       // (the launch copies the parameters' bytes; nothing writes them)
       auto* values = reinterpret_cast<char*>(const_cast<std::max_align_t*>(step.values.data()));
@@ -247,6 +317,40 @@ class DeviceLaunch : public Launchable {
         }
       }
       Run(step, params.data(), stream);
+    }
+  }
+
+  static void* Resolve(const Param& p, void* const* inputs, const std::vector<void*>& outs,
+                       const std::vector<void*>& temps) {
+    return p.kind == Param::kInput ? inputs[p.index] : p.kind == Param::kOutput ? outs[p.index] : temps[p.index];
+  }
+
+  void RunGemm(const Step& step, void* a, void* b, void* out, void* stream) const {
+    g_launches.fetch_add(1, std::memory_order_relaxed);
+    const Gemm& g = step.gemm;
+    void* handle = nullptr;
+    if (!g.handle.is_none()) {
+      handle = PyLong_AsVoidPtr(g.handle().ptr());
+      if (handle == nullptr && PyErr_Occurred()) throw py::error_already_set();
+    }
+    int status = 0;
+    if (g.set_stream != nullptr) status = reinterpret_cast<SetStream>(g.set_stream)(handle, stream);
+    if (status == 0) {
+      py::gil_scoped_release release;  // the emulation's GEMM runs here
+      if (g.batch == 1) {
+        status = reinterpret_cast<GemmEx>(g.gemm)(handle, g.op_b, g.op_a, g.n, g.m, g.k, &g.alpha, b, g.data_type,
+                                                  g.ldb, a, g.data_type, g.lda, &g.beta, out, g.data_type, g.ldc,
+                                                  g.compute, kGemmDefaultAlgo);
+      } else {
+        status = reinterpret_cast<GemmStridedEx>(g.strided)(
+            handle, g.op_b, g.op_a, g.n, g.m, g.k, &g.alpha, b, g.data_type, g.ldb, g.stride_b, a, g.data_type,
+            g.lda, g.stride_a, &g.beta, out, g.data_type, g.ldc, g.stride_c, g.batch, g.compute, kGemmDefaultAlgo);
+      }
+    }
+    if (status != 0) {
+      throw KernelError("For '" + op_name_ + "', cuBLAS's GEMM (" + std::to_string(g.m) + " x " +
+                        std::to_string(g.n) + " x " + std::to_string(g.k) + ", batch " + std::to_string(g.batch) +
+                        ") returned status " + std::to_string(status) + ".");
     }
   }
 
@@ -279,6 +383,17 @@ class DeviceLaunch : public Launchable {
   void LaunchThroughRuntime(PyObject* const* args, const std::vector<py::object>& outs,
                             const std::vector<py::object>& temps) const {
     for (const Step& step : steps_) {
+      if (step.is_gemm) {
+        py::tuple arrays(3);
+        for (size_t k = 0; k < 3; ++k) {
+          const Param& p = step.params[k];
+          arrays[k] = p.kind == Param::kInput ? py::reinterpret_borrow<py::object>(args[p.index])
+                      : p.kind == Param::kOutput ? outs[p.index]
+                                                 : temps[p.index];
+        }
+        step.gemm.fallback(*arrays);
+        continue;
+      }
       py::tuple values(step.params.size());
       for (size_t k = 0; k < step.params.size(); ++k) {
         const Param& p = step.params[k];
@@ -314,7 +429,8 @@ void Bind(py::module_& m) {
            "A GPU call as data: outputs and temporaries [(shape, dtype)], allocated by runtime.empty (an output "
            "('in', i) is input i, written in place); steps "
            "[(function, grid, block, shared_mem, params)], each param ('in', i), ('out', j), ('tmp', k) or a NumPy "
-           "scalar passed by value; launched through runtime.native_function's entry points.")
+           "scalar passed by value, or ('gemm', GemmPlan fields, [a, b, out], fallback(a, b, out)); launched "
+           "through runtime.native_function's and runtime.native_gemm's entry points.")
       .def("launch", &DeviceLaunch::Launch, py::arg("arrays"))
       .def_property_readonly("launches", &DeviceLaunch::launches, "Kernel launches per call.");
   m.def("device_launch_count", []() { return g_launches.load(std::memory_order_relaxed); },

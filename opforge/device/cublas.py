@@ -5,7 +5,9 @@ currently unsupported"), though cuBLAS itself records into graphs. So while ``Cu
 MatMul, BatchMatMul and the convolutions' GEMMs call ``cublasGemmEx`` / ``cublasGemmStridedBatchedEx``
 here, on CuPy's cuBLAS handle (the library CuPy loaded, the handle's stream set to the capturing one
 for the call and restored after), with the arguments CuPy's own call uses for the same product, so the
-graph's results are the eager ones. Outside a capture, CuPy's ``matmul`` runs as always.
+graph's results are the eager ones. Outside a capture, CuPy's ``matmul`` runs as always, or, for a call
+launched from C (``_C.DeviceLaunch``), the same two cuBLAS functions with the same arguments (``plan_gemm``,
+``native_entries``).
 
 Row-major ``out = op(a) @ op(b)`` is column-major ``out^T = op(b)^T @ op(a)^T``: b is cuBLAS's first
 operand. Floating types only (float16 and bfloat16 summed in float32, as CuPy's); batch dims equal on
@@ -16,12 +18,13 @@ from __future__ import annotations
 
 import ctypes
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from opforge.device.gpu import GraphCaptureError
 
-__all__ = ["gemm"]
+__all__ = ["GemmPlan", "gemm", "native_entries", "plan_gemm"]
 
 _OP_N, _OP_T = 0, 1
 _GEMM_DEFAULT = -1
@@ -56,62 +59,116 @@ def _cublas():
     return _library
 
 
-def _batch(shape: tuple, rows: int, cols: int, batch: int, where: str) -> int:
-    """The element stride between an operand's matrices in a batch of ``batch`` (0: one matrix for all)."""
+@dataclass(frozen=True)
+class GemmPlan:
+    """The arguments of ``cublasGemmEx`` (``batch`` 1) or ``cublasGemmStridedBatchedEx`` for one row-major
+    product, in cuBLAS's order: ``b`` is the first operand. ``alpha`` and ``beta`` are 1 and 0 as the bytes
+    of ``compute``'s scalar type."""
+
+    op_b: int
+    op_a: int
+    n: int
+    m: int
+    k: int
+    ldb: int
+    stride_b: int
+    lda: int
+    stride_a: int
+    ldc: int
+    stride_c: int
+    batch: int
+    data_type: int
+    compute: int
+    alpha: bytes
+    beta: bytes
+
+
+def _batch_stride(shape: tuple, rows: int, cols: int, batch: int):
+    """The element stride between an operand's matrices in a batch of ``batch`` (0: one matrix for all), or
+    None where its batch dims broadcast partly."""
     own = math.prod(shape[:-2])
     if own == batch:
         return rows * cols
-    if own == 1:
-        return 0
-    raise GraphCaptureError(f"a {where} whose batch dims broadcast partly, while a CUDA graph was being captured")
+    return 0 if own == 1 else None
+
+
+def plan_gemm(dtype, a_shape: tuple, b_shape: tuple, out_shape: tuple, transpose_a: bool, transpose_b: bool):
+    """The GemmPlan of ``out = op(a) @ op(b)`` for C-contiguous operands of these shapes, or None where cuBLAS
+    cannot take it as one call: a dtype other than the floating ones, batch dims that broadcast partly."""
+    dtype = np.dtype(dtype)
+    if dtype not in _TYPES:
+        return None
+    data_type, compute, scalar = _TYPES[dtype]
+    m, n = out_shape[-2], out_shape[-1]
+    k = a_shape[-2] if transpose_a else a_shape[-1]
+    batch = math.prod(out_shape[:-2])
+    stride_a = _batch_stride(a_shape, m, k, batch)
+    stride_b = _batch_stride(b_shape, k, n, batch)
+    if stride_a is None or stride_b is None:
+        return None
+    return GemmPlan(
+        op_b=_OP_T if transpose_b else _OP_N, op_a=_OP_T if transpose_a else _OP_N, n=n, m=m, k=k,
+        ldb=k if transpose_b else n, stride_b=stride_b, lda=m if transpose_a else k, stride_a=stride_a,
+        ldc=n, stride_c=m * n, batch=batch, data_type=data_type, compute=compute,
+        alpha=bytes(scalar(1)), beta=bytes(scalar(0)),
+    )  # fmt: skip
 
 
 def gemm(handle: int, stream: int, a, b, out, transpose_a: bool, transpose_b: bool) -> None:
     """``out = op(a) @ op(b)`` for C-contiguous CuPy arrays (see the module docstring), on ``stream``."""
     dtype = np.dtype(out.dtype)
-    if dtype not in _TYPES or a.dtype != dtype or b.dtype != dtype:
-        raise GraphCaptureError(f"a {dtype} GEMM while a CUDA graph was being captured (floating types only)")
-    data_type, compute, scalar = _TYPES[dtype]
-    m, n = out.shape[-2], out.shape[-1]
-    k = a.shape[-2] if transpose_a else a.shape[-1]
-    batch = math.prod(out.shape[:-2])
+    if a.dtype != dtype or b.dtype != dtype:
+        raise GraphCaptureError(f"a GEMM of {a.dtype} and {b.dtype} into {dtype} while a CUDA graph was being captured")
+    plan = plan_gemm(dtype, a.shape, b.shape, out.shape, transpose_a, transpose_b)
+    if plan is None:
+        raise GraphCaptureError(
+            f"a {dtype} GEMM of shapes {a.shape} and {b.shape} while a CUDA graph was being captured (floating "
+            f"types only, batch dims equal or absent on one side)"
+        )
     if out.size == 0:
         return
-    stride_a = _batch(a.shape, m, k, batch, "MatMul")
-    stride_b = _batch(b.shape, k, n, batch, "MatMul")
     lib = _cublas()
     previous = ctypes.c_void_p()
     lib.cublasGetStream_v2(ctypes.c_void_p(handle), ctypes.byref(previous))
     lib.cublasSetStream_v2(ctypes.c_void_p(handle), ctypes.c_void_p(stream))
-    alpha, beta = scalar(1), scalar(0)
+    p = plan
     common = (
-        ctypes.c_void_p(handle),
-        ctypes.c_int(_OP_T if transpose_b else _OP_N),
-        ctypes.c_int(_OP_T if transpose_a else _OP_N),
-        ctypes.c_int(n), ctypes.c_int(m), ctypes.c_int(k),
-        ctypes.byref(alpha),
+        ctypes.c_void_p(handle), ctypes.c_int(p.op_b), ctypes.c_int(p.op_a),
+        ctypes.c_int(p.n), ctypes.c_int(p.m), ctypes.c_int(p.k), ctypes.c_char_p(p.alpha),
     )  # fmt: skip
-    ldb, lda = (k if transpose_b else n), (m if transpose_a else k)
     try:
-        if batch == 1:
+        if p.batch == 1:
             status = lib.cublasGemmEx(
                 *common,
-                ctypes.c_void_p(b.data.ptr), ctypes.c_int(data_type), ctypes.c_int(ldb),
-                ctypes.c_void_p(a.data.ptr), ctypes.c_int(data_type), ctypes.c_int(lda),
-                ctypes.byref(beta),
-                ctypes.c_void_p(out.data.ptr), ctypes.c_int(data_type), ctypes.c_int(n),
-                ctypes.c_int(compute), ctypes.c_int(_GEMM_DEFAULT),
+                ctypes.c_void_p(b.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.ldb),
+                ctypes.c_void_p(a.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.lda),
+                ctypes.c_char_p(p.beta),
+                ctypes.c_void_p(out.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.ldc),
+                ctypes.c_int(p.compute), ctypes.c_int(_GEMM_DEFAULT),
             )  # fmt: skip
         else:
             status = lib.cublasGemmStridedBatchedEx(
                 *common,
-                ctypes.c_void_p(b.data.ptr), ctypes.c_int(data_type), ctypes.c_int(ldb), ctypes.c_longlong(stride_b),
-                ctypes.c_void_p(a.data.ptr), ctypes.c_int(data_type), ctypes.c_int(lda), ctypes.c_longlong(stride_a),
-                ctypes.byref(beta),
-                ctypes.c_void_p(out.data.ptr), ctypes.c_int(data_type), ctypes.c_int(n), ctypes.c_longlong(m * n),
-                ctypes.c_int(batch), ctypes.c_int(compute), ctypes.c_int(_GEMM_DEFAULT),
+                ctypes.c_void_p(b.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.ldb),
+                ctypes.c_longlong(p.stride_b),
+                ctypes.c_void_p(a.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.lda),
+                ctypes.c_longlong(p.stride_a),
+                ctypes.c_char_p(p.beta),
+                ctypes.c_void_p(out.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.ldc),
+                ctypes.c_longlong(p.stride_c), ctypes.c_int(p.batch), ctypes.c_int(p.compute),
+                ctypes.c_int(_GEMM_DEFAULT),
             )  # fmt: skip
     finally:
         lib.cublasSetStream_v2(ctypes.c_void_p(handle), previous)
     if status != 0:
         raise GraphCaptureError(f"cuBLAS's GEMM returned status {status} while a CUDA graph was being captured")
+
+
+def native_entries(load_handle) -> tuple:
+    """``GpuRuntime.native_gemm`` for CuPy: the addresses of ``cublasGemmEx``, ``cublasGemmStridedBatchedEx``
+    and ``cublasSetStream_v2`` in the cuBLAS CuPy loaded (``load_handle()``, CuPy's handle, loads it)."""
+    load_handle()
+    lib = _cublas()
+    address = lambda fn: ctypes.cast(fn, ctypes.c_void_p).value  # noqa: E731
+    return ("cublas", address(lib.cublasGemmEx), address(lib.cublasGemmStridedBatchedEx), load_handle,
+            address(lib.cublasSetStream_v2))  # fmt: skip

@@ -98,6 +98,9 @@ class CupyRuntime(GpuRuntime):
         launch, error = _driver()
         return ("driver", launch, int(function.kernel.ptr), error)  # a RawKernel's CUfunction on this device
 
+    def native_gemm(self) -> tuple:
+        return cublas.native_entries(cupy.cuda.device.get_cublas_handle)
+
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
         if self.capturing():  # CuPy refuses cuBLAS calls in a capture: cuBLAS itself, directly
             stream = cupy.cuda.get_current_stream().ptr

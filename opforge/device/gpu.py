@@ -97,6 +97,14 @@ class GpuRuntime:
         Either takes kernel parameters as ``cuLaunchKernel`` does."""
         raise NotImplementedError
 
+    def native_gemm(self) -> tuple:
+        """``(kind, gemm, strided_gemm, handle, set_stream)``, the C entry points of a GEMM step (a MatMul
+        launched from C, ``opforge/device/cublas.py``'s ``GemmPlan``): ``gemm`` and ``strided_gemm`` with the
+        signatures of ``cublasGemmEx`` and ``cublasGemmStridedBatchedEx``; kind ``"cublas"``, ``handle`` a
+        callable giving the calling thread's cuBLAS handle and ``set_stream`` ``cublasSetStream_v2``'s address;
+        or kind ``"host"``, ``handle`` None and ``set_stream`` 0."""
+        raise NotImplementedError
+
     def matmul(self, a, b, out, transpose_a: bool = False, transpose_b: bool = False) -> None:
         """``out = op(a) @ op(b)`` for C-contiguous arrays of at least 2 dims, ``op`` transposing the last
         two dims where asked (cuBLAS through CuPy); leading dims are batch dims that broadcast as

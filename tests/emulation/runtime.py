@@ -28,7 +28,8 @@ import threading
 
 import numpy as np
 
-from opforge import _C
+from opforge import _C, sysconfig
+from opforge.device import cublas
 from opforge.device.gpu import GpuRuntime, GraphCaptureError
 
 __all__ = ["EmulatedArray", "EmulatedKernelError", "EmulatedRuntime"]
@@ -158,6 +159,41 @@ def _compile(code: str, options: tuple, names: tuple) -> ctypes.CDLL:
     return ctypes.CDLL(str(lib))
 
 
+_cublas = None
+
+
+def _cublas_library() -> ctypes.CDLL:
+    """The emulation's cuBLAS GEMMs (cublas_host.cc), compiled once; the code carries the digest of the
+    half-precision header it includes, so a changed header compiles it again."""
+    global _cublas
+    if _cublas is None:
+        include = pathlib.Path(sysconfig.get_include())
+        half = hashlib.sha256((include / "opforge" / "half.h").read_bytes()).hexdigest()[:16]
+        code = (HERE / "cublas_host.cc").read_text() + f"\n// opforge/half.h {half}\n"
+        _cublas = _compile(code, (f"-I{include}",), ())
+    return _cublas
+
+
+def _gemm(plan, a, b, out) -> None:
+    """The emulated cuBLAS GEMM (cublas_host.cc) of ``plan`` on these arrays, as _C.DeviceLaunch calls it."""
+    p, library = plan, _cublas_library()
+    ptr = lambda x: ctypes.c_void_p(x._host.ctypes.data)  # noqa: E731
+    common = (None, p.op_b, p.op_a, p.n, p.m, p.k, ctypes.c_char_p(p.alpha))
+    if p.batch == 1:
+        status = library.opf_emu_gemm_ex(
+            *common, ptr(b), p.data_type, p.ldb, ptr(a), p.data_type, p.lda,
+            ctypes.c_char_p(p.beta), ptr(out), p.data_type, p.ldc, p.compute, -1,
+        )  # fmt: skip
+    else:
+        status = library.opf_emu_gemm_strided_batched_ex(
+            *common, ptr(b), p.data_type, p.ldb, ctypes.c_longlong(p.stride_b),
+            ptr(a), p.data_type, p.lda, ctypes.c_longlong(p.stride_a), ctypes.c_char_p(p.beta),
+            ptr(out), p.data_type, p.ldc, ctypes.c_longlong(p.stride_c), p.batch, p.compute, -1,
+        )  # fmt: skip
+    if status != 0:
+        raise RuntimeError(f"the emulated cuBLAS GEMM returned status {status}")
+
+
 class EmulatedRuntime(GpuRuntime):
     array_type = EmulatedArray
     name = "emulated GPU (host)"
@@ -172,6 +208,11 @@ class EmulatedRuntime(GpuRuntime):
     def native_function(self, function) -> tuple:
         error = ctypes.cast(function.library.opf_emu_error, ctypes.c_void_p).value
         return ("host", ctypes.cast(function.fn, ctypes.c_void_p).value, 0, error)
+
+    def native_gemm(self) -> tuple:
+        library = _cublas_library()
+        address = lambda fn: ctypes.cast(fn, ctypes.c_void_p).value  # noqa: E731
+        return ("host", address(library.opf_emu_gemm_ex), address(library.opf_emu_gemm_strided_batched_ex), None, 0)
 
     @property
     def launches(self) -> int:
@@ -248,6 +289,10 @@ class EmulatedRuntime(GpuRuntime):
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
         if self._recorded(self.matmul, a, b, out, transpose_a, transpose_b):
+            return
+        plan = cublas.plan_gemm(out.dtype, a.shape, b.shape, out.shape, transpose_a, transpose_b)
+        if plan is not None and a.dtype == b.dtype == out.dtype and out.size:
+            _gemm(plan, a, b, out)  # the GEMM a call launched from C makes, so both give the same bits
             return
         a = a._host.swapaxes(-1, -2) if transpose_a else a._host
         b = b._host.swapaxes(-1, -2) if transpose_b else b._host

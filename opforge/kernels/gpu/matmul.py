@@ -1,5 +1,8 @@
 """GPU kernels of MatMul and BatchMatMul (batch dims broadcast): the GPU runtime's library GEMM (cuBLAS
-through CuPy), with the transposes passed to it rather than copied.
+through CuPy), with the transposes passed to it rather than copied. A floating-point product whose batch dims
+are equal or absent on one side is one GEMM step of a call launched from C (``gemm_step``: cuBLAS's own
+functions, no Python frame); the rest (integers, bfloat16, partly broadcast batches, empty products) goes
+through ``runtime.matmul``.
 
 As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
 an empty inner dimension giving zeros. float16 is cuBLAS's own half GEMM, which sums in float32 and
@@ -14,8 +17,10 @@ import math
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.device.cublas import plan_gemm
 from opforge.kernels import registry
 from opforge.kernels.gpu.cuda import CudaKernel, register_cuda_kernels
+from opforge.kernels.gpu.support import device_launch, gemm_step
 
 __all__ = ["GEMM_VIA_FLOAT32"]
 
@@ -23,12 +28,17 @@ GEMM_VIA_FLOAT32 = (mstype.bfloat16,)  # GEMM in float32: no bfloat16 GEMM throu
 
 
 def _matmul_loop(spec, function, kernel):
-    """``out[m, n] = op(x1) @ op(x2)`` through ``runtime.matmul``; the primitive checked the shapes."""
+    """``out[m, n] = op(x1) @ op(x2)``; the primitive checked the shapes."""
     device, runtime = spec.device, spec.device.runtime
     ta, tb = bool(spec.attrs.get("transpose_a", False)), bool(spec.attrs.get("transpose_b", False))
     shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
     k = spec.in_shapes[0][-2 if ta else -1]
     half = dtype in GEMM_VIA_FLOAT32
+    a_shape, b_shape = (tuple(s) for s in spec.in_shapes)
+    plan = None if half or k == 0 else plan_gemm(dtype.np_dtype, a_shape, b_shape, shape, ta, tb)
+    if plan is not None and math.prod(shape) > 0:
+        step = gemm_step(runtime, plan, ("in", 0), ("in", 1), ("out", 0), ta, tb)
+        return device_launch(spec, [(shape, dtype.np_dtype)], [step])
 
     def run(arrays):
         a, b = arrays

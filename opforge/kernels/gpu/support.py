@@ -3,6 +3,7 @@ launches, elements moved as raw bytes of their size, and the arrays an in-place 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -15,6 +16,7 @@ __all__ = [
     "MAX_NATIVE_INPUTS",
     "bytes_ctype",
     "device_launch",
+    "gemm_step",
     "launch_1d",
     "input_params",
     "launch_steps",
@@ -49,17 +51,15 @@ def device_launch(spec, outputs, steps, temps=()):
     """``run(arrays)`` for a GPU call given as data: ``outputs`` and ``temps`` as ``[(shape, NumPy dtype)]``,
     allocated at each call (an output ``("in", i)`` is input ``i``, written in place); ``steps`` as
     ``[(function, grid, block, shared_mem, params)]``, launched in order, each param ``("in", i)``,
-    ``("out", j)``, ``("tmp", k)`` or a NumPy scalar passed by value. Where the runtime launches natively
+    ``("out", j)``, ``("tmp", k)`` or a NumPy scalar passed by value; or a GEMM (``gemm_step``). Where the
+    runtime launches natively
     (and the call takes at most ``MAX_NATIVE_INPUTS`` inputs) the call runs in C (``_C.DeviceLaunch``: no
     Python frame between the dispatcher and the driver but the allocator's); else here, through
     ``runtime.launch``."""
     runtime = spec.device.runtime
     outputs = [(a, b) if isinstance(a, str) else (tuple(a), np.dtype(b)) for a, b in outputs]
     temps = [(tuple(shape), np.dtype(dtype)) for shape, dtype in temps]
-    steps = [
-        (function, tuple(grid), tuple(block), int(shared), list(params))
-        for function, grid, block, shared, params in steps
-    ]
+    steps = [step if isinstance(step[0], str) else _kernel_step(*step) for step in steps]
     if runtime.native_launches and len(spec.in_shapes) <= MAX_NATIVE_INPUTS:
         return _C.DeviceLaunch(spec.op_name, runtime, len(spec.in_shapes), outputs, temps, steps).launch
     single = len(outputs) == 1
@@ -72,13 +72,35 @@ def device_launch(spec, outputs, steps, temps=()):
     return run
 
 
+def _kernel_step(function, grid, block, shared, params) -> tuple:
+    return (function, tuple(grid), tuple(block), int(shared), list(params))
+
+
+def gemm_step(runtime, plan, a, b, out, transpose_a: bool, transpose_b: bool) -> tuple:
+    """A ``device_launch`` step computing ``out = op(a) @ op(b)`` (each a param ``("in", i)``, ...) by cuBLAS's
+    GEMM with ``plan`` (``opforge/device/cublas.py``'s ``plan_gemm``): from C through
+    ``runtime.native_gemm``'s entry points, else (and while a graph is captured) by ``runtime.matmul``."""
+
+    def fallback(x, y, z):
+        runtime.matmul(x, y, z, transpose_a, transpose_b)
+
+    return ("gemm", dataclasses.astuple(plan), [a, b, out], fallback)
+
+
 def launch_steps(runtime, steps, inputs, outputs, temps) -> None:
-    """Launch ``device_launch`` steps through ``runtime.launch`` on these arrays (a param ``("in", i)`` is
-    ``inputs[i]``, and so on)."""
+    """Launch ``device_launch`` steps through ``runtime.launch`` (a GEMM through ``runtime.matmul``) on these
+    arrays (a param ``("in", i)`` is ``inputs[i]``, and so on)."""
     buffers = {"in": inputs, "out": outputs, "tmp": temps}
-    for function, grid, block, shared, params in steps:
-        args = tuple(buffers[p[0]][p[1]] if isinstance(p, tuple) else p for p in params)
-        runtime.launch(function, grid, block, args, shared)
+
+    def resolve(params):
+        return tuple(buffers[p[0]][p[1]] if isinstance(p, tuple) else p for p in params)
+
+    for step in steps:
+        if isinstance(step[0], str):  # ("gemm", plan, params, fallback)
+            step[3](*resolve(step[2]))
+            continue
+        function, grid, block, shared, params = step
+        runtime.launch(function, grid, block, resolve(params), shared)
 
 
 def input_params(spec) -> list:
