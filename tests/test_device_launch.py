@@ -310,3 +310,39 @@ def test_integer_matmul_and_an_empty_product_take_the_runtime(native):
         Tensor(np.zeros((2, 0), np.float32), device="GPU"), Tensor(np.zeros((0, 3), np.float32), device="GPU")
     )
     np.testing.assert_array_equal(empty.asnumpy(), np.zeros((2, 3), np.float32))
+
+
+def test_conv2d_and_its_gradients_launch_from_c(native, monkeypatch):
+    """Conv2D (im2col, GEMM), Conv2DBackpropInput (GEMM, col2im) and Conv2DBackpropFilter (im2col, GEMM,
+    sample sum) are all steps launched from C, as the CPU computes them; a grouped Conv2D of several samples (a
+    GEMM cuBLAS cannot take in one call) goes through runtime.matmul."""
+    rng = np.random.default_rng(6)
+    python_calls = []
+    real = native.matmul
+    monkeypatch.setattr(native, "matmul", lambda *a: python_calls.append(a) or real(*a))
+    x, w = rng.standard_normal((2, 3, 9, 8)), rng.standard_normal((4, 3, 3, 3))
+    conv = ops.Conv2D(4, 3, pad_mode="pad", pad=1, stride=2)
+    y = conv(Tensor(x), Tensor(w)).asnumpy()
+    dy = rng.standard_normal(y.shape)
+    dx = ops.Conv2DBackpropInput(4, 3, pad_mode="pad", pad=1, stride=2)(Tensor(dy), Tensor(w), x.shape).asnumpy()
+    dw = ops.Conv2DBackpropFilter(4, 3, pad_mode="pad", pad=1, stride=2)(Tensor(dy), Tensor(x), w.shape).asnumpy()
+
+    def gpu(a):
+        return Tensor(a, device="GPU")
+
+    for call, want, launches in [
+        (lambda: conv(gpu(x), gpu(w)), y, 2),
+        (lambda: ops.Conv2DBackpropInput(4, 3, pad_mode="pad", pad=1, stride=2)(gpu(dy), gpu(w), x.shape), dx, 2),
+        (lambda: ops.Conv2DBackpropFilter(4, 3, pad_mode="pad", pad=1, stride=2)(gpu(dy), gpu(x), w.shape), dw, 3),
+    ]:
+        before = _C.device_launch_count()
+        got = call().asnumpy()
+        assert _C.device_launch_count() == before + launches
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    assert python_calls == []
+
+    w3 = rng.standard_normal((6, 1, 3, 3))
+    want = ops.Conv2D(6, 3, pad_mode="same", group=3)(Tensor(x), Tensor(w3)).asnumpy()
+    got = ops.Conv2D(6, 3, pad_mode="same", group=3)(gpu(x), gpu(w3)).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    assert len(python_calls) == 1

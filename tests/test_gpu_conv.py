@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from opforge import Tensor, ops
+from opforge.kernels import registry
 from opforge.kernels.gpu import conv as gpu_conv
 
 # (n, c, h, w, oc, attrs)
@@ -119,7 +120,11 @@ def test_gpu_conv_in_several_chunks_matches_one(case, monkeypatch, chunk_sizes):
     kh, kw = _prims(oc, attrs)[0].kernel_size
     columns_per_sample = c * kh * kw * whole[0].shape[2] * whole[0].shape[3]
     monkeypatch.setattr(gpu_conv, "COLUMN_BYTES", columns_per_sample * 8 * 2)  # 2 samples' float64 columns
-    chunked = _compare(big, np.float64, 1e-12, 1e-12)
+    registry.invalidate()  # the chunks are chosen when a call's plan is made
+    try:
+        chunked = _compare(big, np.float64, 1e-12, 1e-12)
+    finally:
+        registry.invalidate()  # no chunked plan outlives the patch
     assert chunk_sizes[3:5] == [2, 2] and chunk_sizes[5] < 2  # the filter's per-sample dw counts too
     for a, b in zip(chunked, whole):
         np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)

@@ -13,7 +13,10 @@ input itself as the columns. Where a group has one output channel (depthwise amo
 matrix-vector product reusing nothing: Conv2D and Conv2DBackpropInput run the direct sums instead
 (``Conv2DKernel``, ``Conv2DBackpropInputKernel``: a thread per output element). float32, float64 and
 float16 (cuBLAS's half GEMM, summing in float32) run in their own type; bfloat16 is widened to float32 by the
-GPU's Cast kernels and rounded back, as MatMul does.
+GPU's Cast kernels and rounded back, as MatMul does. Each call is fixed when its plan is made, so it is given
+as ``device_launch`` steps (``_StepPlan``: the kernels and ``gemm_step``s, the chunks' scratch as
+temporaries) and launched from C; a grouped forward or input gradient of several samples per chunk (weights
+[group, og, K] against [samples, group, K, P]: not one cuBLAS call) and bfloat16 go through the runtime.
 
 Pooling runs the direct kernels of ``pool.cu`` (a thread per output element, the window math of
 ``opforge/functors/conv.h`` the CPU kernels use); AdaptiveAvgPool2D's gradient a thread per input element,
@@ -31,7 +34,7 @@ from opforge.geometry import conv_output_and_pads
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.matmul import GEMM_VIA_FLOAT32
-from opforge.kernels.gpu.support import device_launch, launch_1d, numel, step_1d
+from opforge.kernels.gpu.support import device_launch, gemm_step, launch_1d, numel, step_1d
 
 __all__ = ["COLUMN_BYTES"]
 
@@ -231,6 +234,112 @@ _STEPS = {"forward": _forward, "input": _input_grad, "filter": _filter_grad}
 _DIRECT_STEPS = {"forward": _direct(_DIRECT_FORWARD), "input": _direct(_DIRECT_INPUT)}
 
 
+# ---------------------------------------------------------------------------------------------
+# The same computations as device_launch steps (launched from C where the runtime can): every chunk's
+# scratch is a prefix of one temporary of the largest chunk's shape.
+
+
+class _StepPlan:
+    """The steps of one convolution call, built chunk by chunk; None (``failed``) where one of its GEMMs is
+    not one cuBLAS call (a grouped convolution's weights against several samples)."""
+
+    def __init__(self, runtime, cv: _Conv, np_dtype):
+        self.runtime, self.cv, self.np_dtype = runtime, cv, np.dtype(np_dtype)
+        self.steps, self.temps, self.failed = [], [], False
+
+    def temp(self, shape: tuple) -> tuple:
+        self.temps.append((shape, self.np_dtype))
+        return ("tmp", len(self.temps) - 1)
+
+    def kernel(self, index: int, n: int, params: list) -> None:
+        self.steps += step_1d(self.runtime, self.cv.functions[index], n, params)
+
+    def gemm(self, *operands, **transposes) -> None:
+        """``gemm_step``'s operands (param, shape) x 3 and transposes."""
+        step = gemm_step(self.runtime, self.np_dtype, *operands, **transposes)
+        self.failed = self.failed or step is None
+        self.steps.append(step)
+
+    def copy_span(self, src, src_offset: int, dst, dst_offset: int, span: int) -> None:
+        self.kernel(_COPY, span, [src, np.int64(src_offset), dst, np.int64(dst_offset), np.int64(span)])
+
+
+def _forward_steps(plan: _StepPlan, cv: _Conv) -> None:
+    nb = cv.chunk(plan.np_dtype.itemsize, False)
+    cols = None if cv.pointwise and nb == cv.n else plan.temp((nb, cv.group, cv.k, cv.p))
+    rows = None if nb == cv.n else plan.temp((nb, cv.group, cv.og, cv.p))
+    for b0, m in _chunks(cv.n, nb):
+        if cols is not None:
+            plan.kernel(_IM2COL, m * cv.c * cv.p, [("in", 0), cols, np.int64(b0), np.int64(m), *cv.args])
+        target = ("out", 0) if m == cv.n else rows
+        plan.gemm(("in", 1), (cv.group, cv.og, cv.k), cols or ("in", 0), (m, cv.group, cv.k, cv.p), target,
+                  (m, cv.group, cv.og, cv.p))  # fmt: skip
+        if m != cv.n:
+            plan.copy_span(rows, 0, ("out", 0), b0 * cv.oc * cv.p, m * cv.oc * cv.p)
+
+
+def _chunk_rows(plan: _StepPlan, cv: _Conv, rows, b0: int, m: int):
+    """dout's samples [b0, b0 + m) as [m, group, og, P]: input 0 itself for the whole batch, else a copy."""
+    if m == cv.n:
+        return ("in", 0)
+    plan.copy_span(("in", 0), b0 * cv.oc * cv.p, rows, 0, m * cv.oc * cv.p)
+    return rows
+
+
+def _input_grad_steps(plan: _StepPlan, cv: _Conv) -> None:
+    nb = cv.chunk(plan.np_dtype.itemsize, False)
+    rows = None if nb == cv.n else plan.temp((nb, cv.group, cv.og, cv.p))
+    cols = None if cv.pointwise and nb == cv.n else plan.temp((nb, cv.group, cv.k, cv.p))
+    for b0, m in _chunks(cv.n, nb):
+        source = _chunk_rows(plan, cv, rows, b0, m)
+        shapes = ((cv.group, cv.og, cv.k), (m, cv.group, cv.og, cv.p), (m, cv.group, cv.k, cv.p))
+        if cols is None:  # the columns are dx itself
+            plan.gemm(("in", 1), shapes[0], source, shapes[1], ("out", 0), shapes[2], transpose_a=True)
+            continue
+        plan.gemm(("in", 1), shapes[0], source, shapes[1], cols, shapes[2], transpose_a=True)
+        plan.kernel(_COL2IM, m * cv.c * cv.h * cv.w, [cols, ("out", 0), np.int64(b0), np.int64(m), *cv.args])
+
+
+def _filter_grad_steps(plan: _StepPlan, cv: _Conv) -> None:
+    nb = cv.chunk(plan.np_dtype.itemsize, True)
+    cols = None if cv.pointwise and nb == cv.n else plan.temp((nb, cv.group, cv.k, cv.p))
+    rows = None if nb == cv.n else plan.temp((nb, cv.group, cv.og, cv.p))
+    part = plan.temp((nb, cv.group, cv.k, cv.og))
+    for b0, m in _chunks(cv.n, nb):
+        if cols is not None:
+            plan.kernel(_IM2COL, m * cv.c * cv.p, [("in", 1), cols, np.int64(b0), np.int64(m), *cv.args])
+        source = _chunk_rows(plan, cv, rows, b0, m)
+        plan.gemm(cols or ("in", 1), (m, cv.group, cv.k, cv.p), source, (m, cv.group, cv.og, cv.p), part,
+                  (m, cv.group, cv.k, cv.og), transpose_b=True)  # fmt: skip
+        sizes = (m, cv.group, cv.og, cv.k, int(b0 > 0))
+        plan.kernel(_SAMPLE_SUM, cv.oc * cv.k, [part, ("out", 0), *(np.int64(v) for v in sizes)])
+
+
+def _direct_steps(index: int):
+    def build(plan: _StepPlan, cv: _Conv) -> None:
+        shape = (cv.n, cv.oc, cv.oh, cv.ow) if index == _DIRECT_FORWARD else (cv.n, cv.c, cv.h, cv.w)
+        plan.kernel(index, numel(shape), [("in", 0), ("in", 1), ("out", 0), *cv.args])
+
+    return build
+
+
+_STEP_PLANS = {"forward": _forward_steps, "input": _input_grad_steps, "filter": _filter_grad_steps}
+_DIRECT_STEP_PLANS = {"forward": _direct_steps(_DIRECT_FORWARD), "input": _direct_steps(_DIRECT_INPUT)}
+
+
+def _conv_launch(spec, kind: str, cv: _Conv, shape: tuple, np_dtype):
+    """The call as ``device_launch`` steps, or None where a GEMM is not one cuBLAS call: the forward's and the
+    input gradient's weights [group, og, K] against several samples of several groups (a batch that broadcasts
+    partly)."""
+    direct = cv.og == 1 and kind in _DIRECT_STEP_PLANS
+    if not direct and kind != "filter" and cv.group > 1 and cv.chunk(np.dtype(np_dtype).itemsize, False) > 1:
+        return None
+    plan = _StepPlan(spec.device.runtime, cv, np_dtype)
+    build = _DIRECT_STEP_PLANS[kind] if direct else _STEP_PLANS[kind]
+    build(plan, cv)
+    return None if plan.failed else device_launch(spec, [(shape, np_dtype)], plan.steps, plan.temps)
+
+
 def _conv_loop(kind: str):
     def loop(spec, function, kernel):
         """im2col + GEMM, or the direct sums where a group has one output channel: ``kernel.helpers`` are the
@@ -247,6 +356,10 @@ def _conv_loop(kind: str):
         shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
         gemm_dtype = np.dtype(np.float32) if dtype in GEMM_VIA_FLOAT32 else np.dtype(dtype.np_dtype)
         step = _DIRECT_STEPS[kind] if cv.og == 1 and kind in _DIRECT_STEPS else _STEPS[kind]
+        if gemm_dtype == dtype.np_dtype and not cv.empty:
+            launch = _conv_launch(spec, kind, cv, shape, gemm_dtype)
+            if launch is not None:
+                return launch
 
         def run(arrays):
             if cv.empty:

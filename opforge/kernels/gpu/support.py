@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from opforge import _C
+from opforge.device.cublas import plan_gemm
 from opforge.kernels.gpu.cuda import BLOCK, grid_for
 
 __all__ = [
@@ -76,13 +77,20 @@ def _kernel_step(function, grid, block, shared, params) -> tuple:
     return (function, tuple(grid), tuple(block), int(shared), list(params))
 
 
-def gemm_step(runtime, plan, a, b, out, transpose_a: bool, transpose_b: bool) -> tuple:
-    """A ``device_launch`` step computing ``out = op(a) @ op(b)`` (each a param ``("in", i)``, ...) by cuBLAS's
-    GEMM with ``plan`` (``opforge/device/cublas.py``'s ``plan_gemm``): from C through
-    ``runtime.native_gemm``'s entry points, else (and while a graph is captured) by ``runtime.matmul``."""
+def gemm_step(runtime, np_dtype, a, a_shape, b, b_shape, out, out_shape, transpose_a=False, transpose_b=False):
+    """A ``device_launch`` step computing ``out = op(a) @ op(b)`` by one cuBLAS GEMM (each operand a param
+    ``("in", i)``, ..., its first elements seen with the given shape: C-contiguous arrays, a chunk's part of a
+    temporary): from C through ``runtime.native_gemm``'s entry points, else (and while a graph is captured) by
+    ``runtime.matmul``. None where cuBLAS cannot take it as one call (``plan_gemm``)."""
+    plan = plan_gemm(np_dtype, a_shape, b_shape, out_shape, transpose_a, transpose_b)
+    if plan is None:
+        return None
+
+    def seen(array, shape):  # the operand's first elements in its GEMM shape (a chunk's prefix of a temporary)
+        return runtime.view(runtime.reshape(array, (array.size,)), 0, shape)
 
     def fallback(x, y, z):
-        runtime.matmul(x, y, z, transpose_a, transpose_b)
+        runtime.matmul(seen(x, a_shape), seen(y, b_shape), seen(z, out_shape), transpose_a, transpose_b)
 
     return ("gemm", dataclasses.astuple(plan), [a, b, out], fallback)
 
