@@ -299,33 +299,47 @@ def run(console=None) -> int:
     return 0
 
 
+def _bound(primitive, *args):
+    """A fresh primitive's call on ``args`` (its plan made at the first call)."""
+    return lambda: primitive(*args)
+
+
 def _host_table(cupy, opforge, ops, runtime):
-    """A 1-element ReLU's host time, its kernel launched from Python and from C (``_C.DeviceLaunch``: the
-    plans made again for each), against a ``cupy.ElementwiseKernel``'s."""
+    """The host time of a 1-element ReLU and a 1x1 MatMul, launched from Python and from C (``_C.DeviceLaunch``:
+    the plans made again for each), against a ``cupy.ElementwiseKernel``'s and ``cupy.matmul``'s."""
     from rich.table import Table
 
     from opforge.kernels import registry
 
     one = opforge.Tensor(cupy.ones(1, dtype=cupy.float32), device="GPU")
+    square = opforge.Tensor(cupy.ones((1, 1), dtype=cupy.float32), device="GPU")
     relu_cupy = cupy.ElementwiseKernel("float32 x", "float32 y", "y = x < 0 ? 0 : x", "opforge_bench_relu")
+    calls = {  # name: (make the opforge call, the peer's call, the peer's name)
+        "ops.ReLU()(x)": (lambda: _bound(ops.ReLU(), one), lambda: relu_cupy(one._data), "ElementwiseKernel"),
+        "ops.MatMul()(a, a), 1x1": (
+            lambda: _bound(ops.MatMul(), square, square),
+            lambda: cupy.matmul(square._data, square._data),
+            "cupy.matmul",
+        ),
+    }
     was = runtime.native_launches
     times = {}
     try:
         for native in (False, True):
             runtime.native_launches = native
             registry.invalidate()  # every cached plan dropped: made again with this path
-            relu = ops.ReLU()
-            times[native] = _host_time(cupy, lambda relu=relu: relu(one))
+            for name, (make, _, _) in calls.items():
+                times[name, native] = _host_time(cupy, make())
     finally:
         runtime.native_launches = was
         registry.invalidate()
-    t_cp = _host_time(cupy, lambda: relu_cupy(one._data))
-    table = Table(title="Host overhead per call, 1 element (goal: opforge lower)")
+    table = Table(title="Host overhead per call (goal: opforge lower)")
     for col in ("call", "us per call", "/ CuPy"):
         table.add_column(col, justify="right" if col != "call" else "left")
-    table.add_row(
-        "opforge ops.ReLU()(x), launched from Python", f"{times[False] * 1e6:.2f}", f"{times[False] / t_cp:.2f}"
-    )
-    table.add_row("opforge ops.ReLU()(x), launched from C", f"{times[True] * 1e6:.2f}", f"{times[True] / t_cp:.2f}")
-    table.add_row("cupy.ElementwiseKernel", f"{t_cp * 1e6:.2f}", "1.00")
+    for name, (_, peer, peer_name) in calls.items():
+        t_cp = _host_time(cupy, peer)
+        for native, how in ((False, "from Python"), (True, "from C")):
+            t = times[name, native]
+            table.add_row(f"opforge {name}, launched {how}", f"{t * 1e6:.2f}", f"{t / t_cp:.2f}")
+        table.add_row(f"CuPy {peer_name}", f"{t_cp * 1e6:.2f}", "1.00")
     return table
