@@ -257,8 +257,10 @@ class _StepPlan:
     def gemm(self, *operands, **transposes) -> None:
         """``gemm_step``'s operands (param, shape) x 3 and transposes."""
         step = gemm_step(self.runtime, self.np_dtype, *operands, **transposes)
-        self.failed = self.failed or step is None
-        self.steps.append(step)
+        if step is None:
+            self.failed = True
+        else:
+            self.steps.append(step)
 
     def copy_span(self, src, src_offset: int, dst, dst_offset: int, span: int) -> None:
         self.kernel(_COPY, span, [src, np.int64(src_offset), dst, np.int64(dst_offset), np.int64(span)])
