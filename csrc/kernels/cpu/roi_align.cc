@@ -34,24 +34,30 @@ std::vector<RoiGeometry<compute_t<T>>> Geometries(const std::string& op, const T
   return out;
 }
 
-void CheckRois(const std::string& op, const std::vector<int64_t>& rois) {
-  OPF_CHECK(rois.size() == 2 && rois[1] == kRoiColumns,
-            "For '" << op << "', the 'rois' must be [r, 5], but got shape " << ShapeToString(rois) << ".");
-}
+// What ROIAlign and ROIAlignGrad know at Init: the op, its attrs, the features' [N, C, H, W] and the RoI count.
+class RoiAlignProblem : public CpuKernel {
+ protected:
+  void InitProblem(const KernelContext& ctx, const std::vector<int64_t>& features, const char* features_name) {
+    op_ = ctx.op_name();
+    OPF_CHECK(features.size() == 4, "For '" << op_ << "', the '" << features_name << "' must be 4-D, but got "
+                                            << ShapeToString(features) << ".");
+    const auto& rois = ctx.input(1).shape;
+    OPF_CHECK(rois.size() == 2 && rois[1] == kRoiColumns,
+              "For '" << op_ << "', the 'rois' must be [r, 5], but got shape " << ShapeToString(rois) << ".");
+    attrs_ = ReadAttrs(ctx);
+    images_ = features[0], channels_ = features[1], h_ = features[2], w_ = features[3];
+    count_ = rois[0];
+  }
+
+  std::string op_;
+  RoiAlignAttrs attrs_{};
+  int64_t images_ = 0, channels_ = 0, h_ = 0, w_ = 0, count_ = 0;
+};
 
 template <typename T>
-class RoiAlignCpuKernel : public CpuKernel {
+class RoiAlignCpuKernel : public RoiAlignProblem {
  public:
-  void Init(const KernelContext& ctx) override {
-    op_ = ctx.op_name();
-    const auto& x = ctx.input(0).shape;
-    OPF_CHECK(x.size() == 4, "For '" << op_ << "', the 'features' must be 4-D, but got shape " << ShapeToString(x)
-                                     << ".");
-    CheckRois(op_, ctx.input(1).shape);
-    attrs_ = ReadAttrs(ctx);
-    images_ = x[0], channels_ = x[1], h_ = x[2], w_ = x[3];
-    count_ = ctx.input(1).shape[0];
-  }
+  void Init(const KernelContext& ctx) override { InitProblem(ctx, ctx.input(0).shape, "features"); }
 
   void Launch(const KernelArgs& args) override {
     const T* x = args.input<T>(0);
@@ -71,26 +77,14 @@ class RoiAlignCpuKernel : public CpuKernel {
       }
     });
   }
-
- private:
-  std::string op_;
-  RoiAlignAttrs attrs_{};
-  int64_t images_ = 0, channels_ = 0, h_ = 0, w_ = 0, count_ = 0;
 };
 
 template <typename T>
-class RoiAlignGradCpuKernel : public CpuKernel {
+class RoiAlignGradCpuKernel : public RoiAlignProblem {
  public:
   void Init(const KernelContext& ctx) override {
-    op_ = ctx.op_name();
+    InitProblem(ctx, ctx.output(0).shape, "xdiff_shape");
     const auto& dy = ctx.input(0).shape;
-    const auto& dx = ctx.output(0).shape;
-    CheckRois(op_, ctx.input(1).shape);
-    attrs_ = ReadAttrs(ctx);
-    count_ = ctx.input(1).shape[0];
-    OPF_CHECK(dx.size() == 4, "For '" << op_ << "', the 'xdiff_shape' must be 4-D, but got " << ShapeToString(dx)
-                                      << ".");
-    images_ = dx[0], channels_ = dx[1], h_ = dx[2], w_ = dx[3];
     const std::vector<int64_t> want = {count_, channels_, attrs_.pooled_h, attrs_.pooled_w};
     OPF_CHECK(dy == want, "For '" << op_ << "', the 'dy' must have shape " << ShapeToString(want) << ", but got "
                                   << ShapeToString(dy) << ".");
@@ -122,11 +116,6 @@ class RoiAlignGradCpuKernel : public CpuKernel {
       }
     });
   }
-
- private:
-  std::string op_;
-  RoiAlignAttrs attrs_{};
-  int64_t images_ = 0, channels_ = 0, h_ = 0, w_ = 0, count_ = 0;
 };
 
 #define REG_ROI_ALIGN(T, ID)                                                                                 \
