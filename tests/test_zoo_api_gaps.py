@@ -223,6 +223,7 @@ def test_row_tensor_parts_and_the_multitype_overload():
         ("opforge.dataset.vision.utils", ["Inter", "Border"]),
         ("opforge", ["RowTensor", "build_train_network"]),
         ("opforge.ops.operations.comm_ops", ["ReduceOp", "AllReduce"]),
+        ("opforge.ops.operations._grad_ops", ["ReluGrad", "MaxPoolGrad", "Conv2DBackpropFilter", "ROIAlignGrad"]),
         ("opforge.nn.optim.optimizer", ["opt_init_args_register"]),
     ],
 )
