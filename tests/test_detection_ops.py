@@ -9,7 +9,7 @@ import pytest
 from op_db_detection import roi_align_reference
 
 import opforge
-from opforge import Tensor, ops
+from opforge import Tensor, nn, ops
 from opforge import dtype as ms
 
 
@@ -358,6 +358,34 @@ def test_roi_align_image_index_out_of_range_names_the_roi(device):
     dy = Tensor(np.zeros((2, 1, 2, 2), np.float32), device=device)
     with pytest.raises(opforge.KernelError, match=r"'ROIAlignGrad'.*in RoI 1"):
         ops.ROIAlignGrad(2, 2, 1.0)(dy, Tensor(rois, device=device), (2, 1, 4, 4))
+
+
+@pytest.mark.parametrize("mode", [opforge.GRAPH_MODE, opforge.PYNATIVE_MODE])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_roi_align_grad_as_mindspore_calls_it(mode, dtype):
+    """``G.ROIAlignGrad(3, 3, 0.25, 2)(dy, rois, Shape()(x))`` in a Cell, MindSpore's import path and call: a RoI
+    over the whole 6 x 6 map spreads each column of dy over two columns of dx (MindSpore's values)."""
+    from opforge.ops.operations import _grad_ops as G
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.shape = ops.Shape()
+            self.grad = G.ROIAlignGrad(3, 3, 0.25, 2)
+
+        def construct(self, dy, rois, x):
+            return self.grad(dy, rois, self.shape(x))
+
+    before = opforge.get_context("mode")
+    opforge.set_context(mode=mode)
+    try:
+        rois = Tensor(np.array([[0, -2.0, -2.0, 21.0, 21.0]], dtype))
+        dy = Tensor(np.tile(np.array([0.1, 0.2, 0.3], dtype), (1, 1, 3, 1)))
+        dx = Net()(dy, rois, Tensor(np.zeros((1, 1, 6, 6), dtype))).asnumpy()
+    finally:
+        opforge.set_context(mode=before)
+    want = np.tile(np.array([0.025, 0.025, 0.05, 0.05, 0.075, 0.075]), (1, 1, 6, 1))
+    np.testing.assert_allclose(dx, want, rtol=2e-3 if dtype == np.float16 else 1e-6)
 
 
 # -- CropAndResize ----------------------------------------------------------------------------------------------------
