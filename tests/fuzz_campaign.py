@@ -586,10 +586,16 @@ def build_non_contiguous(pick, bl):
 _SYMMETRIC_MATRIX_INPUT = ("Cholesky",)
 
 
+# Inputs whose last axis holds named fields (a RoI's image index and corners): reversed along it, they are other
+# data, not the same data seen backwards. {op: input slots}
+_FIELDS_ON_LAST_AXIS = {"ROIAlign": (1,), "ROIAlignGrad": (1,)}
+
+
 def build_negative_stride(pick, bl):
     i = pick.choice(_tensor_slots(bl))
     a = bl.args[i]
-    axis = pick.integer(0, max(a.ndim - 1, 0))
+    fields = i in _FIELDS_ON_LAST_AXIS.get(bl.op, ())
+    axis = pick.integer(0, max(a.ndim - (2 if fields else 1), 0))
     view = negative_stride(a, axis)
     if bl.op in _SYMMETRIC_MATRIX_INPUT and axis >= a.ndim - 2:
         view = negative_stride(view, 2 * a.ndim - 3 - axis)  # the other matrix axis

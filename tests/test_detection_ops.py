@@ -388,6 +388,24 @@ def test_roi_align_grad_as_mindspore_calls_it(mode, dtype):
     np.testing.assert_allclose(dx, want, rtol=2e-3 if dtype == np.float16 else 1e-6)
 
 
+@pytest.mark.parametrize("device", ["CPU", "GPU"])
+def test_roi_align_refuses_grids_that_would_never_end(device):
+    """At most 2^20 samples a bin: a sample_num above 1024 is refused when the primitive is made; with
+    sample_num 0 a RoI whose floor(bin size) grid is larger (a huge or infinite box) is refused naming it, where
+    it would have run for hours; a NaN box has no samples (NaN, as MindSpore's 0 / 0)."""
+    with pytest.raises(ValueError, match=r"'ROIAlign'.*'sample_num' must be at most 1024, but got 1025"):
+        ops.ROIAlign(2, 2, 1.0, 1025)
+    features = Tensor(np.ones((1, 1, 4, 4), np.float32), device=device)
+    for box in ([0, 0, 0, 3e3, 3e3], [0, 0, 0, np.inf, 2]):
+        rois = Tensor(np.array([[0, 0, 0, 2, 2], box], np.float32), device=device)
+        with pytest.raises(opforge.KernelError, match=r"'ROIAlign'.*RoI 1 has bins of"):
+            ops.ROIAlign(2, 2, 1.0, 0)(features, rois)
+    nan = Tensor(np.array([[0, 0, np.nan, 3, 3]], np.float32), device=device)
+    assert np.isnan(ops.ROIAlign(2, 2, 1.0, 0)(features, nan).asnumpy()).all()
+    big = Tensor(np.array([[0, 0, 0, 2000, 2000]], np.float32), device=device)  # 1000 x 1000 samples a bin: taken
+    assert ops.ROIAlign(2, 2, 1.0, 0)(features, big).shape == (1, 1, 2, 2)
+
+
 # -- CropAndResize ----------------------------------------------------------------------------------------------------
 
 

@@ -48,6 +48,7 @@ class NMSWithMask(_Operator):
 
 
 _ROI_DTYPES = (mstype.float16, mstype.float32, mstype.float64)
+_MAX_SAMPLE_NUM = 1024  # kMaxRoiBinSamples of functors/roi_align.h is 1024 x 1024
 
 
 class _RoiAlignBase(_Operator):
@@ -62,6 +63,10 @@ class _RoiAlignBase(_Operator):
         validator.check_positive_int(pooled_height, "pooled_height", self.name)
         validator.check_positive_int(pooled_width, "pooled_width", self.name)
         validator.check_non_negative_int(sample_num, "sample_num", self.name)
+        if sample_num > _MAX_SAMPLE_NUM:  # sample_num^2 samples a bin: more is a hang, not a use
+            raise ValueError(
+                f"For '{self.name}', the 'sample_num' must be at most {_MAX_SAMPLE_NUM}, but got {sample_num}."
+            )
         if roi_end_mode not in (0, 1):
             raise ValueError(f"For '{self.name}', the 'roi_end_mode' must be 0 or 1, but got {roi_end_mode}.")
 
@@ -87,11 +92,12 @@ class ROIAlign(_RoiAlignBase):
 
     with bin sizes ``b_h``, ``b_w`` and ``g_h = g_w = sample_num`` (or, when ``sample_num`` is 0,
     ``floor(b_h)`` and ``floor(b_w)`` per RoI; a bin under one pixel then has no samples and gives NaN, as
-    MindSpore's 0 / 0). A sample below -1 or beyond the map contributes 0; below 0 it reads the first pixel,
-    from the last pixel on that pixel alone. A RoI whose x0 and x1 are both within 0.001 of 0 gives zeros
-    (MindSpore's kernels skip it). The image index is rounded (``rint(v + 7e-5)``) and must lie in [0, N - 1]
-    (a KernelError naming the RoI otherwise). The gradient with respect to ``features`` is ``ROIAlignGrad``;
-    ``rois`` gets none (as MindSpore).
+    MindSpore's 0 / 0). At most 2^20 samples a bin: ``sample_num`` up to 1024, and a RoI whose adaptive grid
+    is larger is refused (a KernelError naming it). A sample below -1 or beyond the map contributes 0; below 0
+    it reads the first pixel, from the last pixel on that pixel alone. A RoI whose x0 and x1 are both within
+    0.001 of 0 gives zeros (MindSpore's kernels skip it). The image index is rounded (``rint(v + 7e-5)``) and
+    must lie in [0, N - 1] (a KernelError naming the RoI otherwise). The gradient with respect to ``features``
+    is ``ROIAlignGrad``; ``rois`` gets none (as MindSpore).
 
     dtypes: float16, float32, float64 (both inputs the same) on CPU and GPU; float16 computed in float32."""
 

@@ -25,11 +25,14 @@ std::vector<RoiGeometry<compute_t<T>>> Geometries(const std::string& op, const T
                                                   const RoiAlignAttrs& attrs, int64_t images) {
   std::vector<RoiGeometry<compute_t<T>>> out(static_cast<size_t>(count));
   for (int64_t r = 0; r < count; ++r) {
-    out[static_cast<size_t>(r)] = RoiAlignGeometry(rois + r * kRoiColumns, attrs, images);
-    OPF_CHECK(out[static_cast<size_t>(r)].image >= 0,
-              "For '" << op << "', the image_index (column 0 of 'rois') must be a number in [0, " << images - 1
-                      << "], but got " << static_cast<double>(Load(rois[r * kRoiColumns])) << " in RoI " << r
-                      << ".");
+    const auto& g = out[static_cast<size_t>(r)] = RoiAlignGeometry(rois + r * kRoiColumns, attrs, images);
+    OPF_CHECK(g.image >= 0, "For '" << op << "', the image_index (column 0 of 'rois') must be a number in [0, "
+                                    << images - 1 << "], but got " << static_cast<double>(Load(rois[r * kRoiColumns]))
+                                    << " in RoI " << r << ".");
+    OPF_CHECK(g.skip || g.grid_h * g.grid_w <= kMaxRoiBinSamples,
+              "For '" << op << "', RoI " << r << " has bins of " << g.grid_h << " x " << g.grid_w
+                      << " samples (sample_num 0 takes floor(bin size) per dim), but at most " << kMaxRoiBinSamples
+                      << " are taken.");
   }
   return out;
 }

@@ -18,6 +18,7 @@ from opforge.kernels.gpu.support import device_launch, numel, output_specs, step
 __all__ = []
 
 _SOURCE = "roi_align.cu"
+_MAX_BIN_SAMPLES = 1 << 20  # kMaxRoiBinSamples of functors/roi_align.h
 # RoiAlignAttrs of functors/roi_align.h, passed by value.
 _ATTRS = np.dtype(
     [("pooled_h", np.int64), ("pooled_w", np.int64), ("sample_num", np.int64), ("end_mode", np.int64),
@@ -35,22 +36,47 @@ def _attrs(spec):
     return value[()]
 
 
+def _adaptive_grids(spec, rois: np.ndarray) -> np.ndarray:
+    """Each RoI's samples per bin where ``sample_num`` is 0 (floor of the bin size per dim), as the kernels
+    compute them (in float64 here: a grid at the limit may differ by one)."""
+    a = spec.attrs
+    scale, end = a["spatial_scale"], a.get("roi_end_mode", 1)
+    with np.errstate(all="ignore"):
+        sizes = (rois[:, 3:5] + end) * scale - rois[:, 1:3] * scale  # (width, height)
+        if end == 0:
+            sizes = np.maximum(sizes, 1.0)
+        bins = sizes / np.array([a["pooled_width"], a["pooled_height"]])
+        grids = np.where(bins >= 1, np.floor(np.minimum(bins, 2.0**24)), 0)
+    return grids[:, 0] * grids[:, 1]
+
+
 def _checked(spec, run, images: int):
-    """``run`` after the RoIs' image indices (input 1, column 0) are checked on the host, as the CPU kernel
-    checks them (rounded as the kernels round them); unchecked while a device graph is captured."""
+    """``run`` after the RoIs (input 1) are checked on the host as the CPU kernel checks them: image indices
+    (rounded as the kernels round them) and adaptive grids; unchecked while a device graph is captured."""
     runtime = spec.device.runtime
+
+    def check(rois: np.ndarray) -> None:
+        first = rois[:, 0]
+        index = np.rint(first + 7e-5)
+        bad = np.flatnonzero(~((index >= 0) & (index < images)))
+        if bad.size:
+            r = int(bad[0])
+            raise KernelError(
+                f"For '{spec.op_name}', the image_index (column 0 of 'rois') must be a number in "
+                f"[0, {images - 1}], but got {first[r]:g} in RoI {r}."
+            )
+        if spec.attrs["sample_num"] == 0:
+            skip = (np.abs(rois[:, 1]) < 0.001) & (np.abs(rois[:, 3]) < 0.001)
+            big = np.flatnonzero((_adaptive_grids(spec, rois) > _MAX_BIN_SAMPLES) & ~skip)
+            if big.size:
+                raise KernelError(
+                    f"For '{spec.op_name}', RoI {int(big[0])} has bins of more than {_MAX_BIN_SAMPLES} samples "
+                    f"(sample_num 0 takes floor(bin size) per dim)."
+                )
 
     def checked(arrays):
         if not runtime.capturing():
-            first = runtime.to_host(arrays[1])[:, 0].astype(np.float64)
-            index = np.rint(first + 7e-5)
-            bad = np.flatnonzero(~((index >= 0) & (index < images)))
-            if bad.size:
-                r = int(bad[0])
-                raise KernelError(
-                    f"For '{spec.op_name}', the image_index (column 0 of 'rois') must be a number in "
-                    f"[0, {images - 1}], but got {first[r]:g} in RoI {r}."
-                )
+            check(runtime.to_host(arrays[1]).astype(np.float64))
         return run(arrays)
 
     return checked

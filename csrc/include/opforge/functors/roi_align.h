@@ -13,6 +13,9 @@
 namespace opforge {
 
 constexpr int kRoiColumns = 5;  // (image index, x0, y0, x1, y1)
+// The most samples one bin may take (sample_num at most 1024; an adaptive grid, sample_num 0, of a RoI larger
+// than that is refused): a bigger grid is a hang, not a use.
+constexpr int64_t kMaxRoiBinSamples = int64_t{1} << 20;
 
 // The attrs of ROIAlign and ROIAlignGrad, passed to a CUDA kernel by value.
 struct RoiAlignAttrs {
