@@ -175,6 +175,8 @@ _ROI_VARIANTS = {
     "3x2 scale=1.0 sample_num=0 roi_end_mode=0": (3, 2, 1.0, 0, 0),
     "1x1 scale=2.0 sample_num=3": (1, 1, 2.0, 3, 1),
 }
+# New RoIs of a shape (vmap's batch elements): image 0, valid for any batch of features.
+_ROI_ARG = Arg(make=lambda shape, dtype, rng: roi_boxes(rng, shape[0], 1, 12.0))
 # The kernels place the samples in float32 for float16 and float32, the reference in float64.
 _ROI_TOLS = {"Float16": (4e-3, 4e-3), "Float32": (1e-5, 1e-5)}
 
@@ -209,7 +211,7 @@ RECORDS = [
         {name: (lambda a=a: ops.ROIAlign(*a)) for name, a in _ROI_VARIANTS.items()},
         _roi_samples(grad=False),
         roi_align_reference,
-        args=(Arg(), Arg()),
+        args=(Arg(), _ROI_ARG),
         tols=_ROI_TOLS,
         error_inputs=lambda: _roi_errors("ROIAlign"),
     ),
@@ -218,7 +220,7 @@ RECORDS = [
         {name: (lambda a=a: ops.ROIAlignGrad(*a)) for name, a in _ROI_VARIANTS.items()},
         _roi_samples(grad=True),
         roi_align_grad_reference,
-        args=(Arg(), Arg()),
+        args=(Arg(), _ROI_ARG),
         tols=_ROI_TOLS,
         error_inputs=lambda: _roi_errors("ROIAlignGrad"),
     ),
