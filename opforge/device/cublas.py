@@ -24,7 +24,7 @@ import numpy as np
 
 from opforge.device.gpu import GraphCaptureError
 
-__all__ = ["GemmPlan", "gemm", "native_entries", "plan_gemm"]
+__all__ = ["GemmPlan", "call_gemm", "gemm", "native_entries", "plan_gemm"]
 
 _OP_N, _OP_T = 0, 1
 _GEMM_DEFAULT = -1
@@ -131,37 +131,41 @@ def gemm(handle: int, stream: int, a, b, out, transpose_a: bool, transpose_b: bo
     previous = ctypes.c_void_p()
     lib.cublasGetStream_v2(ctypes.c_void_p(handle), ctypes.byref(previous))
     lib.cublasSetStream_v2(ctypes.c_void_p(handle), ctypes.c_void_p(stream))
-    p = plan
-    common = (
-        ctypes.c_void_p(handle), ctypes.c_int(p.op_b), ctypes.c_int(p.op_a),
-        ctypes.c_int(p.n), ctypes.c_int(p.m), ctypes.c_int(p.k), ctypes.c_char_p(p.alpha),
-    )  # fmt: skip
     try:
-        if p.batch == 1:
-            status = lib.cublasGemmEx(
-                *common,
-                ctypes.c_void_p(b.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.ldb),
-                ctypes.c_void_p(a.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.lda),
-                ctypes.c_char_p(p.beta),
-                ctypes.c_void_p(out.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.ldc),
-                ctypes.c_int(p.compute), ctypes.c_int(_GEMM_DEFAULT),
-            )  # fmt: skip
-        else:
-            status = lib.cublasGemmStridedBatchedEx(
-                *common,
-                ctypes.c_void_p(b.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.ldb),
-                ctypes.c_longlong(p.stride_b),
-                ctypes.c_void_p(a.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.lda),
-                ctypes.c_longlong(p.stride_a),
-                ctypes.c_char_p(p.beta),
-                ctypes.c_void_p(out.data.ptr), ctypes.c_int(p.data_type), ctypes.c_int(p.ldc),
-                ctypes.c_longlong(p.stride_c), ctypes.c_int(p.batch), ctypes.c_int(p.compute),
-                ctypes.c_int(_GEMM_DEFAULT),
-            )  # fmt: skip
+        status = call_gemm(lib.cublasGemmEx, lib.cublasGemmStridedBatchedEx, handle, plan, a.data.ptr, b.data.ptr,
+                           out.data.ptr)  # fmt: skip
     finally:
         lib.cublasSetStream_v2(ctypes.c_void_p(handle), previous)
     if status != 0:
         raise GraphCaptureError(f"cuBLAS's GEMM returned status {status} while a CUDA graph was being captured")
+
+
+def call_gemm(gemm, strided, handle, plan: GemmPlan, a: int, b: int, out: int) -> int:
+    """``gemm`` (cublasGemmEx's signature, batch 1) or ``strided`` (cublasGemmStridedBatchedEx's) through ctypes
+    with ``plan`` on the addresses ``a``, ``b``, ``out``: the arguments _C.DeviceLaunch passes from C. Returns
+    cuBLAS's status."""
+    p, ptr = plan, ctypes.c_void_p
+    common = (
+        ptr(handle), ctypes.c_int(p.op_b), ctypes.c_int(p.op_a),
+        ctypes.c_int(p.n), ctypes.c_int(p.m), ctypes.c_int(p.k), ctypes.c_char_p(p.alpha),
+    )  # fmt: skip
+    if p.batch == 1:
+        return gemm(
+            *common,
+            ptr(b), ctypes.c_int(p.data_type), ctypes.c_int(p.ldb),
+            ptr(a), ctypes.c_int(p.data_type), ctypes.c_int(p.lda),
+            ctypes.c_char_p(p.beta),
+            ptr(out), ctypes.c_int(p.data_type), ctypes.c_int(p.ldc),
+            ctypes.c_int(p.compute), ctypes.c_int(_GEMM_DEFAULT),
+        )  # fmt: skip
+    return strided(
+        *common,
+        ptr(b), ctypes.c_int(p.data_type), ctypes.c_int(p.ldb), ctypes.c_longlong(p.stride_b),
+        ptr(a), ctypes.c_int(p.data_type), ctypes.c_int(p.lda), ctypes.c_longlong(p.stride_a),
+        ctypes.c_char_p(p.beta),
+        ptr(out), ctypes.c_int(p.data_type), ctypes.c_int(p.ldc), ctypes.c_longlong(p.stride_c),
+        ctypes.c_int(p.batch), ctypes.c_int(p.compute), ctypes.c_int(_GEMM_DEFAULT),
+    )  # fmt: skip
 
 
 def native_entries(load_handle) -> tuple:

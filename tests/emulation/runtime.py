@@ -176,20 +176,11 @@ def _cublas_library() -> ctypes.CDLL:
 
 def _gemm(plan, a, b, out) -> None:
     """The emulated cuBLAS GEMM (cublas_host.cc) of ``plan`` on these arrays, as _C.DeviceLaunch calls it."""
-    p, library = plan, _cublas_library()
-    ptr = lambda x: ctypes.c_void_p(x._host.ctypes.data)  # noqa: E731
-    common = (None, p.op_b, p.op_a, p.n, p.m, p.k, ctypes.c_char_p(p.alpha))
-    if p.batch == 1:
-        status = library.opf_emu_gemm_ex(
-            *common, ptr(b), p.data_type, p.ldb, ptr(a), p.data_type, p.lda,
-            ctypes.c_char_p(p.beta), ptr(out), p.data_type, p.ldc, p.compute, -1,
-        )  # fmt: skip
-    else:
-        status = library.opf_emu_gemm_strided_batched_ex(
-            *common, ptr(b), p.data_type, p.ldb, ctypes.c_longlong(p.stride_b),
-            ptr(a), p.data_type, p.lda, ctypes.c_longlong(p.stride_a), ctypes.c_char_p(p.beta),
-            ptr(out), p.data_type, p.ldc, ctypes.c_longlong(p.stride_c), p.batch, p.compute, -1,
-        )  # fmt: skip
+    library = _cublas_library()
+    ptr = lambda x: x._host.ctypes.data  # noqa: E731
+    status = cublas.call_gemm(
+        library.opf_emu_gemm_ex, library.opf_emu_gemm_strided_batched_ex, 0, plan, ptr(a), ptr(b), ptr(out)
+    )
     if status != 0:
         raise RuntimeError(f"the emulated cuBLAS GEMM returned status {status}")
 
