@@ -792,7 +792,8 @@ RECORDS += [
 
 # -- LSTMLayer / LSTMLayerGrad: one layer and direction over a sequence ---------------------------
 
-LSTM_SHAPES = [(5, 3, 4, 6), (1, 1, 1, 1), (0, 2, 3, 4), (7, 2, 3, 33)]  # (seq, batch, input, hidden)
+LSTM_SHAPES = [(5, 3, 4, 6), (1, 1, 1, 1), (0, 2, 3, 4), (7, 2, 3, 33), (3, 2, 0, 4), (2, 0, 3, 4), (2, 2, 3, 0)]
+# (seq, batch, input, hidden): empty inputs, batches and hidden states included
 _LSTM_OUT = ("y", "h_n", "c_n", "gates", "c")
 _LSTM_GRAD_OUT = ("dx", "dh0", "dc0", "dw_ih", "dw_hh", "dbias")
 
@@ -932,7 +933,7 @@ RECORDS += [
 
 # -- GRULayer / RNNLayer and their grads ---------------------------------------------------------
 
-RNN_SHAPES = [(5, 3, 4, 6), (1, 1, 1, 1), (0, 2, 3, 4), (7, 2, 3, 33)]  # (seq, batch, input, hidden)
+RNN_SHAPES = LSTM_SHAPES
 _GRU_OUT = ("y", "h_n", "gates")
 _GRU_GRAD_OUT = ("dx", "dh0", "dw_ih", "dw_hh", "db_ih", "db_hh")
 _RNN_GRAD_OUT = ("dx", "dh0", "dw_ih", "dw_hh", "dbias")

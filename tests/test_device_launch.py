@@ -346,3 +346,41 @@ def test_conv2d_and_its_gradients_launch_from_c(native, monkeypatch):
     got = ops.Conv2D(6, 3, pad_mode="same", group=3)(gpu(x), gpu(w3)).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
     assert len(python_calls) == 1
+
+
+def test_recurrent_layers_launch_from_c(native, monkeypatch):
+    """LSTMLayer, GRULayer, RNNLayer and their grads are one launch from C each: the input projection, then a
+    GEMM and a cell kernel per step (and the weights' GEMMs after the backward's steps), never runtime.matmul;
+    forward and backward agree with the CPU's kernels."""
+    rng = np.random.default_rng(8)
+    python_calls = []
+    real = native.matmul
+    monkeypatch.setattr(native, "matmul", lambda *a: python_calls.append(a) or real(*a))
+    seq, batch, inp, hidden = 4, 3, 5, 6
+
+    def args(*shapes):
+        return [rng.standard_normal(s) for s in shapes]
+
+    layers = [
+        (ops.LSTMLayer(reverse=True), ops.LSTMLayerGrad(reverse=True), 4, ("h", "c"), 5),
+        (ops.GRULayer(), ops.GRULayerGrad(), 3, ("h",), 3),
+        (ops.RNNLayer(nonlinearity="relu"), ops.RNNLayerGrad(nonlinearity="relu"), 1, ("h",), 2),
+    ]
+    for forward, backward, gates, states, n_out in layers:
+        biases = [(gates * hidden,)] * (2 if gates == 3 else 1)
+        ins = args((seq, batch, inp), *[(batch, hidden)] * len(states), (gates * hidden, inp),
+                   (gates * hidden, hidden), *biases)  # fmt: skip
+        want = forward(*[Tensor(a) for a in ins])
+        before = _C.device_launch_count()
+        got = forward(*[Tensor(a, device="GPU") for a in ins])
+        assert _C.device_launch_count() - before == 1 + len(states) + 2 * seq
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-10, atol=1e-12)
+        saved = [w.asnumpy() for w in want]
+        saved = [saved[0], saved[3], saved[4]] if gates == 4 else saved[:1] + saved[2:n_out]
+        grads_in = [*ins[: 3 + len(states)], *saved, *args((seq, batch, hidden), *[(batch, hidden)] * len(states))]
+        want = backward(*[Tensor(a) for a in grads_in])
+        got = backward(*[Tensor(a, device="GPU") for a in grads_in])
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-10, atol=1e-12)
+    assert python_calls == []

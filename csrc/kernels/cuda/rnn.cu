@@ -1,6 +1,7 @@
-// LSTMLayer, GRULayer, RNNLayer and their grads on the GPU: the GEMMs are the runtime's library GEMM (cuBLAS through
-// CuPy), launched per step by opforge/kernels/gpu/rnn.py; these kernels are the per-step cell math of
+// LSTMLayer, GRULayer, RNNLayer and their grads on the GPU: the GEMMs are cuBLAS's, given with these kernels as
+// the steps of one launch by opforge/kernels/gpu/rnn.py; these kernels are the per-step cell math of
 // functors/rnn.h, one thread per (batch row, hidden unit), each owning its four gate entries.
+#include "copy.cuh"  // CopyKernel: the carried state's first value
 #include "opforge/cuda.h"
 #include "opforge/functors/rnn.h"
 

@@ -34,7 +34,7 @@ from opforge.geometry import conv_output_and_pads
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.matmul import GEMM_VIA_FLOAT32
-from opforge.kernels.gpu.support import device_launch, gemm_step, launch_1d, numel, step_1d
+from opforge.kernels.gpu.support import StepPlan, device_launch, launch_1d, numel, step_1d
 
 __all__ = ["COLUMN_BYTES"]
 
@@ -239,31 +239,20 @@ _DIRECT_STEPS = {"forward": _direct(_DIRECT_FORWARD), "input": _direct(_DIRECT_I
 # scratch is a prefix of one temporary of the largest chunk's shape.
 
 
-class _StepPlan:
-    """The steps of one convolution call, built chunk by chunk; None (``failed``) where one of its GEMMs is
-    not one cuBLAS call (a grouped convolution's weights against several samples)."""
+class _StepPlan(StepPlan):
+    """The steps of one convolution call, built chunk by chunk, its kernels named by their index in
+    ``_Conv.functions``; ``failed`` where one of its GEMMs is not one cuBLAS call (a grouped convolution's
+    weights against several samples)."""
 
     def __init__(self, runtime, cv: _Conv, np_dtype):
-        self.runtime, self.cv, self.np_dtype = runtime, cv, np.dtype(np_dtype)
-        self.steps, self.temps, self.failed = [], [], False
+        super().__init__(runtime, np_dtype)
+        self.cv = cv
 
-    def temp(self, shape: tuple) -> tuple:
-        self.temps.append((shape, self.np_dtype))
-        return ("tmp", len(self.temps) - 1)
-
-    def kernel(self, index: int, n: int, params: list) -> None:
-        self.steps += step_1d(self.runtime, self.cv.functions[index], n, params)
-
-    def gemm(self, *operands, **transposes) -> None:
-        """``gemm_step``'s operands (param, shape) x 3 and transposes."""
-        step = gemm_step(self.runtime, self.np_dtype, *operands, **transposes)
-        if step is None:
-            self.failed = True
-        else:
-            self.steps.append(step)
+    def run(self, index: int, n: int, params: list) -> None:
+        self.kernel(self.cv.functions[index], n, params)
 
     def copy_span(self, src, src_offset: int, dst, dst_offset: int, span: int) -> None:
-        self.kernel(_COPY, span, [src, np.int64(src_offset), dst, np.int64(dst_offset), np.int64(span)])
+        self.run(_COPY, span, [src, np.int64(src_offset), dst, np.int64(dst_offset), np.int64(span)])
 
 
 def _forward_steps(plan: _StepPlan, cv: _Conv) -> None:
@@ -272,7 +261,7 @@ def _forward_steps(plan: _StepPlan, cv: _Conv) -> None:
     rows = None if nb == cv.n else plan.temp((nb, cv.group, cv.og, cv.p))
     for b0, m in _chunks(cv.n, nb):
         if cols is not None:
-            plan.kernel(_IM2COL, m * cv.c * cv.p, [("in", 0), cols, np.int64(b0), np.int64(m), *cv.args])
+            plan.run(_IM2COL, m * cv.c * cv.p, [("in", 0), cols, np.int64(b0), np.int64(m), *cv.args])
         target = ("out", 0) if m == cv.n else rows
         plan.gemm(("in", 1), (cv.group, cv.og, cv.k), cols or ("in", 0), (m, cv.group, cv.k, cv.p), target,
                   (m, cv.group, cv.og, cv.p))  # fmt: skip
@@ -299,7 +288,7 @@ def _input_grad_steps(plan: _StepPlan, cv: _Conv) -> None:
             plan.gemm(("in", 1), shapes[0], source, shapes[1], ("out", 0), shapes[2], transpose_a=True)
             continue
         plan.gemm(("in", 1), shapes[0], source, shapes[1], cols, shapes[2], transpose_a=True)
-        plan.kernel(_COL2IM, m * cv.c * cv.h * cv.w, [cols, ("out", 0), np.int64(b0), np.int64(m), *cv.args])
+        plan.run(_COL2IM, m * cv.c * cv.h * cv.w, [cols, ("out", 0), np.int64(b0), np.int64(m), *cv.args])
 
 
 def _filter_grad_steps(plan: _StepPlan, cv: _Conv) -> None:
@@ -309,18 +298,18 @@ def _filter_grad_steps(plan: _StepPlan, cv: _Conv) -> None:
     part = plan.temp((nb, cv.group, cv.k, cv.og))
     for b0, m in _chunks(cv.n, nb):
         if cols is not None:
-            plan.kernel(_IM2COL, m * cv.c * cv.p, [("in", 1), cols, np.int64(b0), np.int64(m), *cv.args])
+            plan.run(_IM2COL, m * cv.c * cv.p, [("in", 1), cols, np.int64(b0), np.int64(m), *cv.args])
         source = _chunk_rows(plan, cv, rows, b0, m)
         plan.gemm(cols or ("in", 1), (m, cv.group, cv.k, cv.p), source, (m, cv.group, cv.og, cv.p), part,
                   (m, cv.group, cv.k, cv.og), transpose_b=True)  # fmt: skip
         sizes = (m, cv.group, cv.og, cv.k, int(b0 > 0))
-        plan.kernel(_SAMPLE_SUM, cv.oc * cv.k, [part, ("out", 0), *(np.int64(v) for v in sizes)])
+        plan.run(_SAMPLE_SUM, cv.oc * cv.k, [part, ("out", 0), *(np.int64(v) for v in sizes)])
 
 
 def _direct_steps(index: int):
     def build(plan: _StepPlan, cv: _Conv) -> None:
         shape = (cv.n, cv.oc, cv.oh, cv.ow) if index == _DIRECT_FORWARD else (cv.n, cv.c, cv.h, cv.w)
-        plan.kernel(index, numel(shape), [("in", 0), ("in", 1), ("out", 0), *cv.args])
+        plan.run(index, numel(shape), [("in", 0), ("in", 1), ("out", 0), *cv.args])
 
     return build
 
@@ -339,7 +328,7 @@ def _conv_launch(spec, kind: str, cv: _Conv, shape: tuple, np_dtype):
     plan = _StepPlan(spec.device.runtime, cv, np_dtype)
     build = _DIRECT_STEP_PLANS[kind] if direct else _STEP_PLANS[kind]
     build(plan, cv)
-    return None if plan.failed else device_launch(spec, [(shape, np_dtype)], plan.steps, plan.temps)
+    return plan.launch(spec, [(shape, np_dtype)])
 
 
 def _conv_loop(kind: str):

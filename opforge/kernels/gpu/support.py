@@ -15,6 +15,7 @@ from opforge.kernels.gpu.cuda import BLOCK, grid_for
 __all__ = [
     "BYTES_CTYPES",
     "MAX_NATIVE_INPUTS",
+    "StepPlan",
     "bytes_ctype",
     "device_launch",
     "gemm_step",
@@ -93,6 +94,36 @@ def gemm_step(runtime, np_dtype, a, a_shape, b, b_shape, out, out_shape, transpo
         runtime.matmul(seen(x, a_shape), seen(y, b_shape), seen(z, out_shape), transpose_a, transpose_b)
 
     return ("gemm", dataclasses.astuple(plan), [a, b, out], fallback)
+
+
+class StepPlan:
+    """The ``device_launch`` steps of one call being built: its temporaries, its kernels and its GEMMs.
+    ``failed`` where a GEMM is not one cuBLAS call (``gemm_step`` gave None)."""
+
+    def __init__(self, runtime, np_dtype):
+        self.runtime, self.np_dtype = runtime, np.dtype(np_dtype)
+        self.steps, self.temps, self.failed = [], [], False
+
+    def temp(self, shape: tuple) -> tuple:
+        """A temporary of ``shape`` in the plan's dtype, as a param."""
+        self.temps.append((tuple(shape), self.np_dtype))
+        return ("tmp", len(self.temps) - 1)
+
+    def kernel(self, function, n: int, params: list) -> None:
+        """A grid-stride kernel over ``n`` elements (none for zero)."""
+        self.steps += step_1d(self.runtime, function, n, params)
+
+    def gemm(self, *operands, **transposes) -> None:
+        """``gemm_step``'s operands (param, shape) x 3 and transposes."""
+        step = gemm_step(self.runtime, self.np_dtype, *operands, **transposes)
+        if step is None:
+            self.failed = True
+        else:
+            self.steps.append(step)
+
+    def launch(self, spec, outputs):
+        """``device_launch`` of these steps with ``outputs``; None where the plan failed."""
+        return None if self.failed else device_launch(spec, outputs, self.steps, self.temps)
 
 
 def launch_steps(runtime, steps, inputs, outputs, temps) -> None:
