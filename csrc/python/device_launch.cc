@@ -297,11 +297,12 @@ class DeviceLaunch : public Launchable {
     for (size_t i = 0; i < temps.size(); ++i) temp_ptrs[i] = Pointer(temps[i].ptr(), "temporary", i);
     void* stream = nullptr;
     if (stream_) stream = reinterpret_cast<void*>(Address(stream_()));
+    GemmHandle gemm_handle;  // the cuBLAS handle, looked up and set to the stream at the call's first GEMM
     for (const Step& step : steps_) {
       if (step.is_gemm) {
         RunGemm(step, Resolve(step.params[0], inputs.data(), out_ptrs, temp_ptrs),
                 Resolve(step.params[1], inputs.data(), out_ptrs, temp_ptrs),
-                Resolve(step.params[2], inputs.data(), out_ptrs, temp_ptrs), stream);
+                Resolve(step.params[2], inputs.data(), out_ptrs, temp_ptrs), stream, &gemm_handle);
         continue;
       }
       std::array<void*, kMaxParams> params{};
@@ -325,16 +326,25 @@ class DeviceLaunch : public Launchable {
     return p.kind == Param::kInput ? inputs[p.index] : p.kind == Param::kOutput ? outs[p.index] : temps[p.index];
   }
 
-  void RunGemm(const Step& step, void* a, void* b, void* out, void* stream) const {
+  struct GemmHandle {
+    bool ready = false;
+    void* handle = nullptr;
+    int status = 0;  // cublasSetStream's
+  };
+
+  void RunGemm(const Step& step, void* a, void* b, void* out, void* stream, GemmHandle* h) const {
     g_launches.fetch_add(1, std::memory_order_relaxed);
     const Gemm& g = step.gemm;
-    void* handle = nullptr;
-    if (!g.handle.is_none()) {
-      handle = PyLong_AsVoidPtr(g.handle().ptr());
-      if (handle == nullptr && PyErr_Occurred()) throw py::error_already_set();
+    if (!h->ready) {  // once a call: the handle is the thread's, the stream the call's (an RNN has a GEMM a step)
+      if (!g.handle.is_none()) {
+        h->handle = PyLong_AsVoidPtr(g.handle().ptr());
+        if (h->handle == nullptr && PyErr_Occurred()) throw py::error_already_set();
+      }
+      if (g.set_stream != nullptr) h->status = reinterpret_cast<SetStream>(g.set_stream)(h->handle, stream);
+      h->ready = true;
     }
-    int status = 0;
-    if (g.set_stream != nullptr) status = reinterpret_cast<SetStream>(g.set_stream)(handle, stream);
+    void* handle = h->handle;
+    int status = h->status;
     if (status == 0) {
       py::gil_scoped_release release;  // the emulation's GEMM runs here
       if (g.batch == 1) {
