@@ -79,7 +79,7 @@ from opforge.bprop import grad_ctc_ops as _grad_ctc_ops
 from opforge.bprop import grad_detection_ops as _grad_detection_ops
 from opforge.bprop import grad_comm_ops as _grad_comm_ops
 from opforge import profiler  # opforge.tools.profiler's API and MindSpore's Profiler
-from opforge.jit import JitFunction, TraceError, jit
+from opforge.jit import GraphBreakWarning, JitFunction, TraceError, jit
 from opforge.jit_config import JitConfig
 
 __version__ = "0.1.0"

@@ -13,6 +13,12 @@ replays through that interpreter, so it records or times each call; without a tr
 signature, ``fn`` runs eagerly under it, as it does under a tape for a trace in which ``stop_gradient``
 ran (that cut is no recorded call a tape could see).
 
+A function that does what a trace cannot record (reads a traced Tensor's data into Python, as an ``if`` on
+a Tensor does; writes data outside operators) is a graph break, as MindSpore's ``fullgraph=False``: its
+first run finishes eagerly (its result stands), a ``GraphBreakWarning`` names the line once, and later
+calls with that signature run it eagerly (in GRAPH_MODE the cells it calls are still traced, each its own
+graph). ``jit(fn, fullgraph=True)`` raises ``TraceError`` there instead.
+
 ``JitFunction.lower(*specs)`` is the shape-only dry run: the outputs' shapes and dtypes from
 ``Tensor(shape=..., dtype=...)`` placeholders, with no kernel run (``opforge.dispatch.abstract``).
 """
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import warnings
 from collections import OrderedDict
 
 from opforge import context
@@ -28,12 +35,12 @@ from opforge.dispatch import side_outputs, symbolic
 from opforge.dispatch.abstract import eval_shape
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.plan import freeze
-from opforge.dispatch.trace import TraceError, Tracer, can_trace
+from opforge.dispatch.trace import GraphBreakWarning, TraceError, Tracer, can_trace
 from opforge.jit_config import check_jit_config
 from opforge.kernels import registry
 from opforge.tensor import Tensor
 
-__all__ = ["jit", "JitFunction", "TraceError", "GRAPH_MODE", "PYNATIVE_MODE"]
+__all__ = ["jit", "JitFunction", "GraphBreakWarning", "TraceError", "GRAPH_MODE", "PYNATIVE_MODE"]
 
 GRAPH_MODE = context.GRAPH_MODE
 PYNATIVE_MODE = context.PYNATIVE_MODE
@@ -74,7 +81,15 @@ class JitFunction:
     """A function traced once per input signature and replayed (see the module docstring)."""
 
     def __init__(
-        self, fn, *, max_traces: int = 8, state=None, input_signature=None, fuse: bool = True, device_graph: bool = True
+        self,
+        fn,
+        *,
+        max_traces: int = 8,
+        state=None,
+        input_signature=None,
+        fuse: bool = True,
+        device_graph: bool = True,
+        fullgraph: bool = False,
     ):
         if not callable(fn):
             raise TypeError(f"For 'jit', the 'function' must be callable, but got {type(fn).__name__}.")
@@ -83,6 +98,8 @@ class JitFunction:
         self.fn = fn
         self.max_traces = max_traces
         self.fuse, self.device_graph = bool(fuse), bool(device_graph)
+        self.fullgraph = bool(fullgraph)  # False: graph breaks run eagerly (_Eager); True: they raise TraceError
+        self._warned: set = set()  # the graph breaks warned about
         self._state = state if state is not None else _default_state(fn)
         self._traces: OrderedDict = OrderedDict()
         self._specs = tuple(input_signature) if input_signature is not None else None
@@ -126,19 +143,13 @@ class JitFunction:
         key, tensors = self._key(args, kwargs)
         trace = self._traces.get(key)
         if trace is not None and trace.version == registry.version():  # (else a kernel was registered since)
-            if trace.cuts_gradient and not can_trace():  # its stop_gradient is no step a tape could see
-                return self.fn(*args, **kwargs)
-            self._traces.move_to_end(key)
-            return _replayed(trace, tensors)
+            return self._run_kept(key, trace, tensors, args, kwargs)
         aliases = _aliases(tensors)
         if aliases:  # one Tensor at several positions: a trace of its own, whose steps read one slot for them
             key = (key, aliases)
             trace = self._traces.get(key)
             if trace is not None and trace.version == registry.version():
-                if trace.cuts_gradient and not can_trace():
-                    return self.fn(*args, **kwargs)
-                self._traces.move_to_end(key)
-                return _replayed(trace, tensors)
+                return self._run_kept(key, trace, tensors, args, kwargs)
         dynamic = None
         if not aliases and (self._specs is not None or hasattr(self.fn, "__self__")):
             dynamic = self._dynamic(tensors)
@@ -153,10 +164,22 @@ class JitFunction:
             return self.fn(*args, **kwargs)
         return self._trace(key, tensors, args, kwargs, dynamic)
 
+    def _run_kept(self, key, trace, tensors: list, args: tuple, kwargs: dict):
+        """The call by the trace kept for its signature, or eagerly: a graph break, or a trace in which
+        ``stop_gradient`` ran called under a tape (that cut is no step a tape could see)."""
+        if trace.__class__ is _Eager or (trace.cuts_gradient and not can_trace()):
+            return self.fn(*args, **kwargs)
+        self._traces.move_to_end(key)
+        return _replayed(trace, tensors)
+
     def _trace(self, key, tensors: list, args: tuple, kwargs: dict, dynamic=None):
-        tracer = Tracer(tensors, self.where, fuse=self.fuse, graph=self.device_graph)
+        tracer = Tracer(tensors, self.where, fuse=self.fuse, graph=self.device_graph, graph_breaks=not self.fullgraph)
         with tracer, side_outputs.capturing() as emitted:
             value = self.fn(*args, **kwargs)
+        if tracer.broken is not None:  # it ran eagerly to its end: the value stands, later calls run eagerly
+            side_outputs.deliver(tuple((sink, k) for sink, k, _ in emitted), tuple(v for _, _, v in emitted))
+            self._graph_break(key, tracer.broken)
+            return value
         if emitted:  # the values handed to the host become extra outputs, handed over again by each replay
             values = tuple(v for _, _, v in emitted)
             trace = tracer.finish((value, values))
@@ -174,6 +197,18 @@ class JitFunction:
             )
         return value
 
+    def _graph_break(self, key, reason: str) -> None:
+        self._keep(key, _Eager(reason, registry.version()))
+        if reason not in self._warned:
+            self._warned.add(reason)
+            warnings.warn(
+                f"{reason} reads or writes data outside operators, which a trace cannot record: a graph break. "
+                f"{self.where} runs eagerly for inputs like these (in GRAPH_MODE the cells it calls are still "
+                f"traced); jit(fullgraph=True) raises TraceError there instead.",
+                GraphBreakWarning,
+                stacklevel=4,
+            )
+
     def _dry_run(self, args: tuple, kwargs: dict, placeholders: list):
         """``fn`` called with ``placeholders`` in place of its Tensor arguments (in ``_flatten``'s order)."""
         args, kwargs = _substituted((args, kwargs), iter(placeholders))
@@ -185,8 +220,8 @@ class JitFunction:
             self._traces.popitem(last=False)
 
     def traces(self) -> list:
-        """The kept traces, least recently used first."""
-        return list(self._traces.values())
+        """The kept traces, least recently used first (not the signatures that run eagerly: graph breaks)."""
+        return [t for t in self._traces.values() if t.__class__ is not _Eager]
 
     def explain(self) -> str:
         """What the trace compiler did to the most recent trace (``Trace.explain``), and whether one
@@ -219,12 +254,25 @@ class JitFunction:
                 max_traces=self.max_traces,
                 fuse=self.fuse,
                 device_graph=self.device_graph,
+                fullgraph=self.fullgraph,
             )
             obj.__dict__[name] = bound
         return bound
 
     def __repr__(self) -> str:
         return f"<{self.where}: {len(self._traces)} trace(s)>"
+
+
+class _Eager:
+    """Kept in place of a trace for a signature whose trace broke (``reason``): its calls run eagerly."""
+
+    cuts_gradient = False
+
+    def __init__(self, reason: str, version):
+        self.reason, self.version = reason, version
+
+    def explain(self) -> str:
+        return f"{self.reason}: a graph break; these inputs run eagerly"
 
 
 def _replayed(trace, tensors: list):
@@ -275,7 +323,9 @@ def _no_state():
 def jit(function=None, *, max_traces: int = 8, fuse: bool = True, device_graph: bool = True, **options):
     """Trace ``function`` once per input signature and replay it (MindSpore's ``mindspore.jit``):
     ``jit(fn)``, ``@jit`` or ``@jit(max_traces=4)``, on functions, methods (``construct``) and Cells.
-    MindSpore's compile options (``jit_level``, ``capture_mode``, ``dynamic``, ``fullgraph``,
+    ``fullgraph=True`` raises ``TraceError`` where the function does what a trace cannot record (by default such
+    a graph break runs it eagerly, with a ``GraphBreakWarning``). The other MindSpore compile options
+    (``jit_level``, ``capture_mode``, ``dynamic``,
     ``backend``, ``input_signature``, ``jit_config``: a ``JitConfig`` or a dict of its options, checked and
     kept as ``jit_config_dict``) are accepted; opforge always traces (capture by running).
     ``fuse=False`` turns elementwise fusion off (``opforge/dispatch/fusion.py``): the replay then
@@ -287,7 +337,8 @@ def jit(function=None, *, max_traces: int = 8, fuse: bool = True, device_graph: 
         raise TypeError(f"For 'jit', unknown options {sorted(unknown)}; MindSpore's are {sorted(_MINDSPORE_OPTIONS)}.")
     signature = options.get("input_signature")
     config = check_jit_config("jit", options.get("jit_config"))  # checked and kept (jit_config_dict)
-    kwargs = {"max_traces": max_traces, "input_signature": signature, "fuse": fuse, "device_graph": device_graph}
+    kwargs = {"max_traces": max_traces, "input_signature": signature, "fuse": fuse, "device_graph": device_graph,
+              "fullgraph": bool(options.get("fullgraph", False))}  # fmt: skip
 
     def make(fn) -> JitFunction:
         jitted = JitFunction(fn, **kwargs)

@@ -609,7 +609,7 @@ def test_nonzero_masked_select_bincount():
     with pytest.raises(ValueError, match="bincount.*non-negative"):
         ops.bincount(Tensor(np.array([-1, 2])))
 
-    @opforge.jit
+    @opforge.jit(fullgraph=True)
     def traced(t):
         return ops.nonzero(t)
 

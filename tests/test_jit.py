@@ -8,6 +8,7 @@ must equal the eager call.
 from __future__ import annotations
 
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -98,7 +99,7 @@ def test_containers_in_and_out():
 
 
 def test_reading_data_inside_a_trace_names_the_line():
-    @opforge.jit
+    @opforge.jit(fullgraph=True)
     def f(x):
         if float(ops.ReduceSum()(x)) > 0:  # data-dependent Python
             return x
@@ -121,7 +122,75 @@ def test_reading_data_inside_a_trace_names_the_line():
 def test_what_a_trace_cannot_record_is_refused(body):
     p = Parameter(np.zeros(3, np.float32), name="p")
     with pytest.raises(opforge.TraceError, match="a trace records operators"):
-        opforge.jit(lambda x: body(x, p))(_f32(3))
+        opforge.jit(lambda x: body(x, p), fullgraph=True)(_f32(3))
+
+
+def test_a_graph_break_runs_eagerly_and_names_the_line():
+    """By default (MindSpore's fullgraph=False) a read of traced data is a graph break: the first call finishes
+    eagerly, one GraphBreakWarning names the line, and later calls with that signature run eagerly, so each
+    takes the branch its own data decides."""
+
+    @opforge.jit
+    def f(x):
+        if float(ops.ReduceSum()(x)) > 0:  # data-dependent Python
+            return x * 2.0
+        return -x
+
+    positive = Tensor(np.array([1.0, 2.0], np.float32))
+    with pytest.warns(opforge.GraphBreakWarning, match=r"float\(Tensor\).*test_jit.py:\d+.*runs eagerly"):
+        np.testing.assert_array_equal(f(positive).asnumpy(), [2.0, 4.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # warned once
+        np.testing.assert_array_equal(f(-positive).asnumpy(), [1.0, 2.0])
+        np.testing.assert_array_equal(f(positive).asnumpy(), [2.0, 4.0])
+    assert f.traces() == [] and "graph break" in f.explain()
+
+
+def test_a_graph_break_keeps_in_place_updates_once_per_call():
+    """The updates made before the read happen once per call, as eagerly: the broken trace is not run again."""
+    count = Parameter(np.zeros((), np.float32), name="count")
+
+    @opforge.jit
+    def step(x):
+        ops.AssignAdd()(count, Tensor(np.float32(1)))
+        return x + 1.0 if bool(count > 2.0) else x
+
+    x = Tensor(np.zeros(2, np.float32))
+    with pytest.warns(opforge.GraphBreakWarning):
+        outs = [float(step(x).asnumpy()[0]) for _ in range(5)]
+    assert outs == [0.0, 0.0, 1.0, 1.0, 1.0] and float(count.asnumpy()) == 5.0
+
+
+def test_graph_mode_cell_with_a_tensor_condition_traces_its_inner_cells():
+    """A MindSpore-style train step deciding ``if not overflow:`` in Python runs eagerly in GRAPH_MODE, as
+    PyNative computes it, while the network it calls is traced and replayed."""
+
+    class Step(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Dense(3, 2)
+            self.skipped = Parameter(np.zeros((), np.float32), name="skipped")
+
+        def construct(self, x):
+            out = self.net(x)
+            if ops.ReduceMax()(ops.Abs()(out)) > 100.0:  # bool(Tensor)
+                ops.AssignAdd()(self.skipped, Tensor(np.float32(1)))
+            return out
+
+    step = Step()
+    small, large = _f32(4, 3), _f32(4, 3, seed=1) * 1e6
+    want = [step.net(t).asnumpy() for t in (small, large, small)]
+    opforge.set_context(mode=GRAPH_MODE)
+    try:
+        with pytest.warns(opforge.GraphBreakWarning, match="bool"):
+            got = [step(t).asnumpy() for t in (small, large, small)]
+    finally:
+        opforge.set_context(mode=PYNATIVE_MODE)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    assert [float(np.abs(w).max() > 100) for w in want] == [0.0, 1.0, 0.0]
+    assert float(step.skipped.asnumpy()) == 1.0
+    assert step._graph.traces() == [] and len(step.net._graph.traces()) == 1
 
 
 def test_in_place_updates_of_parameters_are_replayed():

@@ -11,7 +11,9 @@ no inference, no selection; with no interpreter active, straight from plan to pl
 What a trace cannot see is refused while tracing: reading a traced Tensor's data into Python (its
 value could steer Python code that a replay does not run), copying it outside an operator, or
 ``Parameter.set_data`` (not an operator: a replay would not repeat it). ``TraceError`` names the
-line of the function that did it.
+line of the function that did it; a Tracer that allows graph breaks (``opforge.jit``'s default, as
+MindSpore's ``fullgraph=False``) notes the first such line instead (``broken``) and lets the function run
+on: it runs eagerly anyway while it is traced, so its result stands, and the trace is not kept.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor, is_placeholder
 
 __all__ = [
+    "GraphBreakWarning",
     "TraceError",
     "Tracer",
     "Trace",
@@ -50,6 +53,10 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 class TraceError(RuntimeError):
     """Something a trace cannot record happened inside a jitted function."""
+
+
+class GraphBreakWarning(UserWarning):
+    """A jitted function did what a trace cannot record (a graph break): it runs eagerly for those inputs."""
 
 
 def user_frame() -> str:
@@ -322,9 +329,11 @@ def _written(outputs) -> tuple:
 class Tracer(Interpreter):
     """Records every primitive call while a function runs once (eagerly) on its inputs."""
 
-    def __init__(self, inputs: list, where: str, fuse: bool = True, graph: bool = True):
+    def __init__(self, inputs: list, where: str, fuse: bool = True, graph: bool = True, graph_breaks: bool = False):
         self.parent = None
         self.where = where
+        # with graph_breaks, what the trace cannot record is noted (the first: its message), not raised
+        self.graph_breaks, self.broken = graph_breaks, None
         self.fuse, self.graph = fuse, graph
         self.steps: list = []
         self.inputs = list(inputs)
@@ -468,6 +477,10 @@ class Tracer(Interpreter):
     def check_read(self, t: Tensor, what: str) -> None:
         """Called by Tensor's methods that read data into Python or write outside an operator."""
         if what == "Parameter.set_data" or isinstance(t, Parameter) or self.slot_of(t) is not None:
+            if self.graph_breaks:
+                if self.broken is None:
+                    self.broken = f"{what} on a Tensor inside {self.where} (at {user_frame()})"
+                return
             raise TraceError(
                 f"{what} on a Tensor inside {self.where} (at {user_frame()}): a trace records operators, "
                 f"and this reads or writes data outside them, so a replay would reuse the value of the first "
