@@ -35,7 +35,7 @@ from opforge.dispatch import side_outputs, symbolic
 from opforge.dispatch.abstract import eval_shape
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.plan import freeze
-from opforge.dispatch.trace import GraphBreakWarning, TraceError, Tracer, can_trace
+from opforge.dispatch.trace import GraphBreakWarning, TraceError, Tracer, can_trace, user_stacklevel
 from opforge.jit_config import check_jit_config
 from opforge.kernels import registry
 from opforge.tensor import Tensor
@@ -90,12 +90,14 @@ class JitFunction:
         fuse: bool = True,
         device_graph: bool = True,
         fullgraph: bool = False,
+        name: str | None = None,
     ):
         if not callable(fn):
             raise TypeError(f"For 'jit', the 'function' must be callable, but got {type(fn).__name__}.")
         if isinstance(max_traces, bool) or not isinstance(max_traces, int) or max_traces < 1:
             raise ValueError(f"For 'jit', the 'max_traces' must be an int >= 1, but got {max_traces!r}.")
         self.fn = fn
+        self.name = name  # what messages call it (a Cell's construct by its class); default: fn's qualified name
         self.max_traces = max_traces
         self.fuse, self.device_graph = bool(fuse), bool(device_graph)
         self.fullgraph = bool(fullgraph)  # False: graph breaks run eagerly (_Eager); True: they raise TraceError
@@ -109,7 +111,7 @@ class JitFunction:
 
     @property
     def where(self) -> str:
-        return f"jit({getattr(self.fn, '__qualname__', type(self.fn).__name__)})"
+        return f"jit({self.name or getattr(self.fn, '__qualname__', type(self.fn).__name__)})"
 
     def _key(self, args: tuple, kwargs: dict):
         if not kwargs:  # the common call: Tensors only, keyed by their metas
@@ -206,7 +208,7 @@ class JitFunction:
                 f"{self.where} runs eagerly for inputs like these (in GRAPH_MODE the cells it calls are still "
                 f"traced); jit(fullgraph=True) raises TraceError there instead.",
                 GraphBreakWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
 
     def _dry_run(self, args: tuple, kwargs: dict, placeholders: list):

@@ -45,6 +45,7 @@ __all__ = [
     "same_constant",
     "tracing",
     "can_trace",
+    "user_stacklevel",
     "note_gradient_cut",
 ]
 
@@ -57,6 +58,14 @@ class TraceError(RuntimeError):
 
 class GraphBreakWarning(UserWarning):
     """A jitted function did what a trace cannot record (a graph break): it runs eagerly for those inputs."""
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` of ``warnings.warn`` called here that points at the innermost caller outside opforge."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def user_frame() -> str:

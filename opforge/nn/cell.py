@@ -619,7 +619,7 @@ class Cell:
         """This cell's construct, traced per input signature (graph mode); made on first use."""
         jitted = self.__dict__.get("_jit_construct")
         if jitted is None:
-            jitted = JitFunction(self._construct)
+            jitted = JitFunction(self._construct, name=f"{type(self).__name__}.construct")
             object.__setattr__(self, "_jit_construct", jitted)
         return jitted
 
