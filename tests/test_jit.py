@@ -161,6 +161,20 @@ def test_a_graph_break_keeps_in_place_updates_once_per_call():
     assert outs == [0.0, 0.0, 1.0, 1.0, 1.0] and float(count.asnumpy()) == 5.0
 
 
+def test_a_graph_break_hands_printed_values_over_once(capfd):
+    """What the broken first run printed (ops.Print: a value handed to the host) is printed once, as eagerly."""
+
+    @opforge.jit
+    def f(x):
+        ops.Print()("x:", x)
+        return x if float(ops.ReduceSum()(x)) > 0 else -x
+
+    with pytest.warns(opforge.GraphBreakWarning):
+        for _ in range(2):
+            f(Tensor(np.array([3.0], np.float32)))
+    assert capfd.readouterr().out.count("x:") == 2
+
+
 def test_graph_mode_cell_with_a_tensor_condition_traces_its_inner_cells():
     """A MindSpore-style train step deciding ``if not overflow:`` in Python runs eagerly in GRAPH_MODE, as
     PyNative computes it, while the network it calls is traced and replayed."""
