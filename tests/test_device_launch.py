@@ -314,8 +314,9 @@ def test_integer_matmul_and_an_empty_product_take_the_runtime(native):
 
 def test_conv2d_and_its_gradients_launch_from_c(native, monkeypatch):
     """Conv2D (im2col, GEMM), Conv2DBackpropInput (GEMM, col2im) and Conv2DBackpropFilter (im2col, GEMM,
-    sample sum) are all steps launched from C, as the CPU computes them; a grouped Conv2D of several samples (a
-    GEMM cuBLAS cannot take in one call) goes through runtime.matmul."""
+    sample sum) are all steps launched from C, as the CPU computes them; so is a grouped convolution of several
+    samples (its weights against the samples are not one cuBLAS call: a GEMM per sample, batched over the
+    groups, each at its sample's offset)."""
     rng = np.random.default_rng(6)
     python_calls = []
     real = native.matmul
@@ -342,10 +343,20 @@ def test_conv2d_and_its_gradients_launch_from_c(native, monkeypatch):
     assert python_calls == []
 
     w3 = rng.standard_normal((6, 1, 3, 3))
-    want = ops.Conv2D(6, 3, pad_mode="same", group=3)(Tensor(x), Tensor(w3)).asnumpy()
-    got = ops.Conv2D(6, 3, pad_mode="same", group=3)(gpu(x), gpu(w3)).asnumpy()
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
-    assert len(python_calls) == 1
+    grouped = ops.Conv2D(6, 3, pad_mode="same", group=3)
+    y3 = grouped(Tensor(x), Tensor(w3)).asnumpy()
+    dy3 = rng.standard_normal(y3.shape)
+    backprop = ops.Conv2DBackpropInput(6, 3, pad_mode="same", group=3)
+    dx3 = backprop(Tensor(dy3), Tensor(w3), x.shape).asnumpy()
+    for call, want, launches in [
+        (lambda: grouped(gpu(x), gpu(w3)), y3, 1 + 2),  # im2col, a GEMM per sample
+        (lambda: backprop(gpu(dy3), gpu(w3), x.shape), dx3, 2 + 1),  # a GEMM per sample, col2im
+    ]:
+        before = _C.device_launch_count()
+        got = call().asnumpy()
+        assert _C.device_launch_count() == before + launches
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    assert python_calls == []
 
 
 def test_recurrent_layers_launch_from_c(native, monkeypatch):

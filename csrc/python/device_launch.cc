@@ -60,6 +60,7 @@ struct Gemm {
   py::object handle;                 // () -> the thread's cuBLAS handle; None on the host
   void* set_stream = nullptr;
   py::object fallback;               // (a, b, out) through the runtime, while a graph is captured
+  std::array<size_t, 3> offsets{};   // bytes from each array's start to its operand (a sample of a batch)
 };
 
 struct Param {
@@ -158,7 +159,8 @@ class DeviceLaunch : public Launchable {
   }
 
   Step MakeStep(const py::tuple& item) const {
-    if (item.size() == 4 && py::isinstance<py::str>(item[0]) && item[0].cast<std::string>() == "gemm") {
+    if ((item.size() == 4 || item.size() == 5) && py::isinstance<py::str>(item[0]) &&
+        item[0].cast<std::string>() == "gemm") {
       return MakeGemmStep(item);
     }
     if (item.size() != 5) throw py::value_error("a DeviceLaunch step is (function, grid, block, shared, params)");
@@ -223,7 +225,8 @@ class DeviceLaunch : public Launchable {
     return Param{what == "in" ? Param::kInput : what == "out" ? Param::kOutput : Param::kTemp, index, 0};
   }
 
-  // ("gemm", plan, [a, b, out], fallback): plan is GemmPlan's fields in order (cublas.py).
+  // ("gemm", plan, [a, b, out], fallback[, byte offsets of a, b, out]): plan is GemmPlan's fields in order
+  // (cublas.py); the fallback takes the arrays themselves and applies the offsets itself.
   Step MakeGemmStep(const py::tuple& item) const {
     Step step;
     step.is_gemm = true;
@@ -251,6 +254,7 @@ class DeviceLaunch : public Launchable {
     if (params.size() != 3) throw py::value_error("a GEMM step's params are [a, b, out]");
     for (const auto& p : params) step.params.push_back(ArrayParam(p.cast<py::tuple>()));
     g.fallback = item[3];
+    if (item.size() == 5) g.offsets = item[4].cast<std::array<size_t, 3>>();
     return step;
   }
 
@@ -332,9 +336,12 @@ class DeviceLaunch : public Launchable {
     int status = 0;  // cublasSetStream's
   };
 
-  void RunGemm(const Step& step, void* a, void* b, void* out, void* stream, GemmHandle* h) const {
+  void RunGemm(const Step& step, void* a_array, void* b_array, void* out_array, void* stream, GemmHandle* h) const {
     g_launches.fetch_add(1, std::memory_order_relaxed);
     const Gemm& g = step.gemm;
+    void* a = static_cast<char*>(a_array) + g.offsets[0];
+    void* b = static_cast<char*>(b_array) + g.offsets[1];
+    void* out = static_cast<char*>(out_array) + g.offsets[2];
     if (!h->ready) {  // once a call: the handle is the thread's, the stream the call's (an RNN has a GEMM a step)
       if (!g.handle.is_none()) {
         h->handle = PyLong_AsVoidPtr(g.handle().ptr());
@@ -439,7 +446,7 @@ void Bind(py::module_& m) {
            "A GPU call as data: outputs and temporaries [(shape, dtype)], allocated by runtime.empty (an output "
            "('in', i) is input i, written in place); steps "
            "[(function, grid, block, shared_mem, params)], each param ('in', i), ('out', j), ('tmp', k) or a NumPy "
-           "scalar passed by value, or ('gemm', GemmPlan fields, [a, b, out], fallback(a, b, out)); launched "
+           "scalar passed by value, or ('gemm', GemmPlan fields, [a, b, out], fallback(a, b, out)[, the operands' byte offsets]); launched "
            "through runtime.native_function's and runtime.native_gemm's entry points.")
       .def("launch", &DeviceLaunch::Launch, py::arg("arrays"))
       .def_property_readonly("launches", &DeviceLaunch::launches, "Kernel launches per call.");

@@ -15,8 +15,9 @@ matrix-vector product reusing nothing: Conv2D and Conv2DBackpropInput run the di
 float16 (cuBLAS's half GEMM, summing in float32) run in their own type; bfloat16 is widened to float32 by the
 GPU's Cast kernels and rounded back, as MatMul does. Each call is fixed when its plan is made, so it is given
 as ``device_launch`` steps (``_StepPlan``: the kernels and ``gemm_step``s, the chunks' scratch as
-temporaries) and launched from C; a grouped forward or input gradient of several samples per chunk (weights
-[group, og, K] against [samples, group, K, P]: not one cuBLAS call) and bfloat16 go through the runtime.
+temporaries) and launched from C, a grouped forward or input gradient of several samples as a GEMM per sample
+(weights [group, og, K] against [samples, group, K, P] is not one cuBLAS call: each sample's is, batched over
+the groups); bfloat16 goes through the runtime.
 
 Pooling runs the direct kernels of ``pool.cu`` (a thread per output element, the window math of
 ``opforge/functors/conv.h`` the CPU kernels use); AdaptiveAvgPool2D's gradient a thread per input element,
@@ -254,6 +255,19 @@ class _StepPlan(StepPlan):
     def copy_span(self, src, src_offset: int, dst, dst_offset: int, span: int) -> None:
         self.run(_COPY, span, [src, np.int64(src_offset), dst, np.int64(dst_offset), np.int64(span)])
 
+    def weights_gemm(self, w, w_shape, x, x_shape, out, out_shape, **transposes) -> None:
+        """The weights [group, ., .] against ``m`` samples [m, group, ., P]: one batched GEMM, or for a grouped
+        convolution of several samples (not one cuBLAS call: the weights repeat per sample) one per sample, each
+        batched over the groups at the sample's offset."""
+        m = x_shape[0]
+        if self.cv.group == 1 or m == 1:
+            self.gemm(w, w_shape, x, x_shape, out, out_shape, **transposes)
+            return
+        x_one, out_one = x_shape[1:], out_shape[1:]
+        for s in range(m):
+            offsets = (0, s * numel(x_one), s * numel(out_one))
+            self.gemm(w, w_shape, x, x_one, out, out_one, offsets=offsets, **transposes)
+
 
 def _forward_steps(plan: _StepPlan, cv: _Conv) -> None:
     nb = cv.chunk(plan.np_dtype.itemsize, False)
@@ -263,8 +277,8 @@ def _forward_steps(plan: _StepPlan, cv: _Conv) -> None:
         if cols is not None:
             plan.run(_IM2COL, m * cv.c * cv.p, [("in", 0), cols, np.int64(b0), np.int64(m), *cv.args])
         target = ("out", 0) if m == cv.n else rows
-        plan.gemm(("in", 1), (cv.group, cv.og, cv.k), cols or ("in", 0), (m, cv.group, cv.k, cv.p), target,
-                  (m, cv.group, cv.og, cv.p))  # fmt: skip
+        plan.weights_gemm(("in", 1), (cv.group, cv.og, cv.k), cols or ("in", 0), (m, cv.group, cv.k, cv.p), target,
+                          (m, cv.group, cv.og, cv.p))  # fmt: skip
         if m != cv.n:
             plan.copy_span(rows, 0, ("out", 0), b0 * cv.oc * cv.p, m * cv.oc * cv.p)
 
@@ -285,9 +299,9 @@ def _input_grad_steps(plan: _StepPlan, cv: _Conv) -> None:
         source = _chunk_rows(plan, cv, rows, b0, m)
         shapes = ((cv.group, cv.og, cv.k), (m, cv.group, cv.og, cv.p), (m, cv.group, cv.k, cv.p))
         if cols is None:  # the columns are dx itself
-            plan.gemm(("in", 1), shapes[0], source, shapes[1], ("out", 0), shapes[2], transpose_a=True)
+            plan.weights_gemm(("in", 1), shapes[0], source, shapes[1], ("out", 0), shapes[2], transpose_a=True)
             continue
-        plan.gemm(("in", 1), shapes[0], source, shapes[1], cols, shapes[2], transpose_a=True)
+        plan.weights_gemm(("in", 1), shapes[0], source, shapes[1], cols, shapes[2], transpose_a=True)
         plan.run(_COL2IM, m * cv.c * cv.h * cv.w, [cols, ("out", 0), np.int64(b0), np.int64(m), *cv.args])
 
 
@@ -319,12 +333,8 @@ _DIRECT_STEP_PLANS = {"forward": _direct_steps(_DIRECT_FORWARD), "input": _direc
 
 
 def _conv_launch(spec, kind: str, cv: _Conv, shape: tuple, np_dtype):
-    """The call as ``device_launch`` steps, or None where a GEMM is not one cuBLAS call: the forward's and the
-    input gradient's weights [group, og, K] against several samples of several groups (a batch that broadcasts
-    partly)."""
+    """The call as ``device_launch`` steps, or None where a GEMM is not a cuBLAS call (``gemm_step``)."""
     direct = cv.og == 1 and kind in _DIRECT_STEP_PLANS
-    if not direct and kind != "filter" and cv.group > 1 and cv.chunk(np.dtype(np_dtype).itemsize, False) > 1:
-        return None
     plan = _StepPlan(spec.device.runtime, cv, np_dtype)
     build = _DIRECT_STEP_PLANS[kind] if direct else _STEP_PLANS[kind]
     build(plan, cv)

@@ -78,22 +78,30 @@ def _kernel_step(function, grid, block, shared, params) -> tuple:
     return (function, tuple(grid), tuple(block), int(shared), list(params))
 
 
-def gemm_step(runtime, np_dtype, a, a_shape, b, b_shape, out, out_shape, transpose_a=False, transpose_b=False):
+def gemm_step(
+    runtime, np_dtype, a, a_shape, b, b_shape, out, out_shape, transpose_a=False, transpose_b=False, offsets=(0, 0, 0)
+):
     """A ``device_launch`` step computing ``out = op(a) @ op(b)`` by one cuBLAS GEMM (each operand a param
-    ``("in", i)``, ..., its first elements seen with the given shape: C-contiguous arrays, a chunk's part of a
-    temporary): from C through ``runtime.native_gemm``'s entry points, else (and while a graph is captured) by
-    ``runtime.matmul``. None where cuBLAS cannot take it as one call (``plan_gemm``)."""
+    ``("in", i)``, ..., seen with the given shape from its element ``offsets[k]`` on: C-contiguous arrays, a
+    chunk's part of a temporary, one sample of a batch): from C through ``runtime.native_gemm``'s entry points,
+    else (and while a graph is captured) by ``runtime.matmul``. None where cuBLAS cannot take it as one call
+    (``plan_gemm``)."""
     plan = plan_gemm(np_dtype, a_shape, b_shape, out_shape, transpose_a, transpose_b)
     if plan is None:
         return None
+    offsets = tuple(int(o) for o in offsets)
 
-    def seen(array, shape):  # the operand's first elements in its GEMM shape (a chunk's prefix of a temporary)
-        return runtime.view(runtime.reshape(array, (array.size,)), 0, shape)
+    def seen(array, shape, offset):  # the operand's elements from ``offset`` on, in its GEMM shape
+        return runtime.view(runtime.reshape(array, (array.size,)), offset, shape)
 
     def fallback(x, y, z):
-        runtime.matmul(seen(x, a_shape), seen(y, b_shape), seen(z, out_shape), transpose_a, transpose_b)
+        x, y, z = seen(x, a_shape, offsets[0]), seen(y, b_shape, offsets[1]), seen(z, out_shape, offsets[2])
+        runtime.matmul(x, y, z, transpose_a, transpose_b)
 
-    return ("gemm", dataclasses.astuple(plan), [a, b, out], fallback)
+    step = ("gemm", dataclasses.astuple(plan), [a, b, out], fallback)
+    if any(offsets):  # in bytes for _C.DeviceLaunch, which moves the pointers
+        step += (tuple(o * np.dtype(np_dtype).itemsize for o in offsets),)
+    return step
 
 
 class StepPlan:
