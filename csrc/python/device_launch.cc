@@ -446,8 +446,8 @@ void Bind(py::module_& m) {
            "A GPU call as data: outputs and temporaries [(shape, dtype)], allocated by runtime.empty (an output "
            "('in', i) is input i, written in place); steps "
            "[(function, grid, block, shared_mem, params)], each param ('in', i), ('out', j), ('tmp', k) or a NumPy "
-           "scalar passed by value, or ('gemm', GemmPlan fields, [a, b, out], fallback(a, b, out)[, the operands' byte offsets]); launched "
-           "through runtime.native_function's and runtime.native_gemm's entry points.")
+           "scalar passed by value, or ('gemm', GemmPlan fields, [a, b, out], fallback(a, b, out)[, the operands' "
+           "byte offsets]); launched through runtime.native_function's and runtime.native_gemm's entry points.")
       .def("launch", &DeviceLaunch::Launch, py::arg("arrays"))
       .def_property_readonly("launches", &DeviceLaunch::launches, "Kernel launches per call.");
   m.def("device_launch_count", []() { return g_launches.load(std::memory_order_relaxed); },
