@@ -395,3 +395,31 @@ def test_recurrent_layers_launch_from_c(native, monkeypatch):
         for g, w in zip(got, want):
             np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-10, atol=1e-12)
     assert python_calls == []
+
+
+def test_bfloat16_matmul_and_conv2d_launch_from_c_between_widening_casts(native, monkeypatch):
+    """bfloat16's MatMul and Conv2D are steps too: each input cast to float32 into a temporary, the float32 GEMM
+    (and im2col), the result rounded back once: launched from C, never through runtime.matmul."""
+    import ml_dtypes
+
+    rng = np.random.default_rng(9)
+    python_calls = []
+    real = native.matmul
+    monkeypatch.setattr(native, "matmul", lambda *a: python_calls.append(a) or real(*a))
+    bf16 = ml_dtypes.bfloat16
+
+    def run(op, a, b, launches):
+        before = _C.device_launch_count()
+        out = op(Tensor(a, device="GPU"), Tensor(b, device="GPU"))
+        assert _C.device_launch_count() == before + launches
+        assert out.dtype is opforge.bfloat16
+        return out.asnumpy().astype(np.float64)
+
+    a, b = rng.standard_normal((5, 7)).astype(bf16), rng.standard_normal((3, 7)).astype(bf16)
+    want = a.astype(np.float64) @ b.astype(np.float64).T
+    np.testing.assert_allclose(run(ops.MatMul(transpose_b=True), a, b, 4), want, rtol=1e-2, atol=1e-2)
+    x, w = rng.standard_normal((2, 3, 6, 5)).astype(bf16), rng.standard_normal((4, 3, 3, 3)).astype(bf16)
+    conv = ops.Conv2D(4, 3, pad_mode="same")
+    want = conv(Tensor(x.astype(np.float64)), Tensor(w.astype(np.float64))).asnumpy()
+    np.testing.assert_allclose(run(conv, x, w, 5), want, rtol=2e-2, atol=2e-2)  # casts 2, im2col, GEMM, cast
+    assert python_calls == []

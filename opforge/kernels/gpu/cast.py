@@ -13,9 +13,9 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d, one_to_one
+from opforge.kernels.gpu.support import StepPlan, launch_1d, numel, one_to_one
 
-__all__ = ["cast", "cast_kernel"]
+__all__ = ["cast", "cast_kernel", "widen"]
 
 _INTS = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64"}
 _UNSIGNED = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t"}
@@ -85,6 +85,31 @@ def cast(device, array, np_dtype):
         function = function_for(runtime, cast_kernel(src, dst))
         launch_1d(runtime, function, n, (runtime.contiguous(array), out, np.int64(n)))
     return out
+
+
+def widen(plan: StepPlan, spec, n_inputs: int):
+    """Make ``plan``'s steps compute in its dtype (float32) for a call of a narrower float (bfloat16), as the
+    launchers' widening casts do: each of the call's first ``n_inputs`` inputs is cast into a temporary that
+    the steps added after read instead, and output 0 is written into a temporary; ``finish()``, called after
+    the last step, casts that back into the output (rounding once)."""
+    runtime, wide = plan.runtime, mstype.nptype_to_dtype(plan.np_dtype)
+    narrow = spec.entry.attr.inputs[0]
+    to_wide = function_for(runtime, cast_kernel(narrow, wide))
+    for i in range(n_inputs):
+        shape, n = spec.in_shapes[i], numel(spec.in_shapes[i])
+        copy = plan.temp(shape)
+        plan.kernel(to_wide, n, [("in", i), copy, np.int64(n)])
+        plan.aliases[("in", i)] = copy
+    out_shape = tuple(spec.out_shapes[0])
+    result = plan.aliases[("out", 0)] = plan.temp(out_shape)
+
+    def finish() -> None:
+        del plan.aliases[("out", 0)]
+        n = numel(out_shape)
+        to_narrow = function_for(runtime, cast_kernel(wide, spec.entry.attr.outputs[0]))
+        plan.kernel(to_narrow, n, [result, ("out", 0), np.int64(n)])
+
+    return finish
 
 
 mirror_cpu_kernels("Cast", lambda attr: cast_kernel(attr.inputs[0], attr.outputs[0]))

@@ -17,7 +17,7 @@ GPU's Cast kernels and rounded back, as MatMul does. Each call is fixed when its
 as ``device_launch`` steps (``_StepPlan``: the kernels and ``gemm_step``s, the chunks' scratch as
 temporaries) and launched from C, a grouped forward or input gradient of several samples as a GEMM per sample
 (weights [group, og, K] against [samples, group, K, P] is not one cuBLAS call: each sample's is, batched over
-the groups); bfloat16 goes through the runtime.
+the groups); bfloat16's steps run in float32 between widening casts.
 
 Pooling runs the direct kernels of ``pool.cu`` (a thread per output element, the window math of
 ``opforge/functors/conv.h`` the CPU kernels use); AdaptiveAvgPool2D's gradient a thread per input element,
@@ -32,6 +32,7 @@ import numpy as np
 
 from opforge.errors import KernelError
 from opforge.geometry import conv_output_and_pads
+from opforge.kernels.gpu.cast import widen
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.matmul import GEMM_VIA_FLOAT32
@@ -332,13 +333,17 @@ _STEP_PLANS = {"forward": _forward_steps, "input": _input_grad_steps, "filter": 
 _DIRECT_STEP_PLANS = {"forward": _direct_steps(_DIRECT_FORWARD), "input": _direct_steps(_DIRECT_INPUT)}
 
 
-def _conv_launch(spec, kind: str, cv: _Conv, shape: tuple, np_dtype):
-    """The call as ``device_launch`` steps, or None where a GEMM is not a cuBLAS call (``gemm_step``)."""
+def _conv_launch(spec, kind: str, cv: _Conv, shape: tuple, gemm_dtype, out_dtype):
+    """The call as ``device_launch`` steps computing in ``gemm_dtype`` (bfloat16's between widening casts), or
+    None where a GEMM is not a cuBLAS call (``gemm_step``)."""
     direct = cv.og == 1 and kind in _DIRECT_STEP_PLANS
-    plan = _StepPlan(spec.device.runtime, cv, np_dtype)
+    plan = _StepPlan(spec.device.runtime, cv, gemm_dtype)
+    finish = widen(plan, spec, 2) if gemm_dtype != out_dtype else None
     build = _DIRECT_STEP_PLANS[kind] if direct else _STEP_PLANS[kind]
     build(plan, cv)
-    return plan.launch(spec, [(shape, np_dtype)])
+    if finish is not None:
+        finish()
+    return plan.launch(spec, [(shape, out_dtype)])
 
 
 def _conv_loop(kind: str):
@@ -357,8 +362,8 @@ def _conv_loop(kind: str):
         shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
         gemm_dtype = np.dtype(np.float32) if dtype in GEMM_VIA_FLOAT32 else np.dtype(dtype.np_dtype)
         step = _DIRECT_STEPS[kind] if cv.og == 1 and kind in _DIRECT_STEPS else _STEPS[kind]
-        if gemm_dtype == dtype.np_dtype and not cv.empty:
-            launch = _conv_launch(spec, kind, cv, shape, gemm_dtype)
+        if not cv.empty:
+            launch = _conv_launch(spec, kind, cv, shape, gemm_dtype, np.dtype(dtype.np_dtype))
             if launch is not None:
                 return launch
 

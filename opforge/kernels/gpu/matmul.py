@@ -1,8 +1,8 @@
 """GPU kernels of MatMul and BatchMatMul (batch dims broadcast): the GPU runtime's library GEMM (cuBLAS
 through CuPy), with the transposes passed to it rather than copied. A floating-point product whose batch dims
 are equal or absent on one side is one GEMM step of a call launched from C (``gemm_step``: cuBLAS's own
-functions, no Python frame); the rest (integers, bfloat16, partly broadcast batches, empty products) goes
-through ``runtime.matmul``.
+functions, no Python frame), bfloat16's between its widening casts; the rest (integers, partly broadcast
+batches, empty products) goes through ``runtime.matmul``.
 
 As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
 an empty inner dimension giving zeros. float16 is cuBLAS's own half GEMM, which sums in float32 and
@@ -18,8 +18,9 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.kernels import registry
+from opforge.kernels.gpu.cast import widen
 from opforge.kernels.gpu.cuda import CudaKernel, register_cuda_kernels
-from opforge.kernels.gpu.support import device_launch, gemm_step
+from opforge.kernels.gpu.support import StepPlan
 
 __all__ = ["GEMM_VIA_FLOAT32"]
 
@@ -33,11 +34,16 @@ def _matmul_loop(spec, function, kernel):
     shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
     k = spec.in_shapes[0][-2 if ta else -1]
     half = dtype in GEMM_VIA_FLOAT32
-    if not half and k > 0 and math.prod(shape) > 0:
+    if k > 0 and math.prod(shape) > 0:
+        plan = StepPlan(runtime, np.float32 if half else dtype.np_dtype)
+        finish = widen(plan, spec, 2) if half else None
         a_shape, b_shape = (tuple(s) for s in spec.in_shapes)
-        step = gemm_step(runtime, dtype.np_dtype, ("in", 0), a_shape, ("in", 1), b_shape, ("out", 0), shape, ta, tb)
-        if step is not None:
-            return device_launch(spec, [(shape, dtype.np_dtype)], [step])
+        plan.gemm(("in", 0), a_shape, ("in", 1), b_shape, ("out", 0), shape, transpose_a=ta, transpose_b=tb)
+        if finish is not None:
+            finish()
+        launch = plan.launch(spec, [(shape, dtype.np_dtype)])
+        if launch is not None:
+            return launch
 
     def run(arrays):
         a, b = arrays

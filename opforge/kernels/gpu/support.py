@@ -106,11 +106,17 @@ def gemm_step(
 
 class StepPlan:
     """The ``device_launch`` steps of one call being built: its temporaries, its kernels and its GEMMs.
-    ``failed`` where a GEMM is not one cuBLAS call (``gemm_step`` gave None)."""
+    ``failed`` where a GEMM is not one cuBLAS call (``gemm_step`` gave None). ``aliases`` maps a param to the
+    one the steps added from now on read and write instead (a widened copy of an input: ``widen`` in
+    ``opforge/kernels/gpu/cast.py``)."""
 
     def __init__(self, runtime, np_dtype):
         self.runtime, self.np_dtype = runtime, np.dtype(np_dtype)
         self.steps, self.temps, self.failed = [], [], False
+        self.aliases: dict = {}
+
+    def _param(self, p):
+        return self.aliases.get(p, p) if isinstance(p, tuple) else p
 
     def temp(self, shape: tuple) -> tuple:
         """A temporary of ``shape`` in the plan's dtype, as a param."""
@@ -119,11 +125,12 @@ class StepPlan:
 
     def kernel(self, function, n: int, params: list) -> None:
         """A grid-stride kernel over ``n`` elements (none for zero)."""
-        self.steps += step_1d(self.runtime, function, n, params)
+        self.steps += step_1d(self.runtime, function, n, [self._param(p) for p in params])
 
-    def gemm(self, *operands, **transposes) -> None:
-        """``gemm_step``'s operands (param, shape) x 3 and transposes."""
-        step = gemm_step(self.runtime, self.np_dtype, *operands, **transposes)
+    def gemm(self, a, a_shape, b, b_shape, out, out_shape, **options) -> None:
+        """``gemm_step``'s operands and options (transposes, offsets) in the plan's dtype."""
+        a, b, out = self._param(a), self._param(b), self._param(out)
+        step = gemm_step(self.runtime, self.np_dtype, a, a_shape, b, b_shape, out, out_shape, **options)
         if step is None:
             self.failed = True
         else:
