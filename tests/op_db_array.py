@@ -373,8 +373,9 @@ def _select_errors():
 
 
 def _add_n_samples(record, prim, ins, outs, rng):
-    # up to 8 inputs as launch parameters, more through a table of their addresses (the GPU's two kernels)
-    for shape, k in [((), 2), ((5,), 1), ((3, 4), 3), ((0, 2), 2), (LARGE, 4), ((7,), 8), ((7,), 9), ((2, 3), 20)]:
+    # up to 8 inputs a launch (the GPU's two kernels: one launch, or 8 at a time); 65: more than C's launches take
+    for shape, k in [((), 2), ((5,), 1), ((3, 4), 3), ((0, 2), 2), (LARGE, 4), ((7,), 8), ((7,), 9), ((2, 3), 20),
+                     ((3,), 16), ((2,), 65)]:  # fmt: skip
         xs = tuple(make_array(shape, ins[0], rng) for _ in range(k))
         yield Sample((xs,), desc=f"{k} x {list(shape)}")
     if ins[0].kind in "iu":

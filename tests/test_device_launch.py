@@ -423,3 +423,16 @@ def test_bfloat16_matmul_and_conv2d_launch_from_c_between_widening_casts(native,
     want = conv(Tensor(x.astype(np.float64)), Tensor(w.astype(np.float64))).asnumpy()
     np.testing.assert_allclose(run(conv, x, w, 5), want, rtol=2e-2, atol=2e-2)  # casts 2, im2col, GEMM, cast
     assert python_calls == []
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8])
+def test_add_n_of_many_inputs_launches_from_c_with_the_cpus_bits(native, dtype):
+    """AddN of more than 8 inputs: 8 at a time, the sum carried in the compute type (float32 for float16), so the
+    GPU gives the CPU kernel's bits (one rounding), launched from C, one launch per 8 inputs."""
+    rng = np.random.default_rng(10)
+    xs = [(rng.standard_normal((3, 5)) * 50).astype(dtype) for _ in range(20)]
+    want = ops.AddN()(tuple(Tensor(x) for x in xs)).asnumpy()
+    before = _C.device_launch_count()
+    got = ops.AddN()(tuple(Tensor(x, device="GPU") for x in xs)).asnumpy()
+    assert _C.device_launch_count() == before + 3
+    np.testing.assert_array_equal(got, want)

@@ -36,10 +36,24 @@ __global__ void SelectKernel(const uint8_t* cond, const E* x, const E* y, E* out
   OPF_GRID_STRIDE_LOOP(i, n) { out[i] = cond[i] ? x[i] : y[i]; }
 }
 
-// AddN: xs is a device array of the k input pointers.
+// AddN of more than 8 inputs, 8 (k) at a time in input order: the sum so far is carried in acc, in the compute
+// type (float for the half types), so the chunks give AddNAt's bits: the first chunk starts from x0, the last
+// rounds into out once. The slots past k repeat an input and are not read.
 template <typename T>
-__global__ void AddNKernel(const T* const* xs, int64_t k, T* out, int64_t n) {
-  OPF_GRID_STRIDE_LOOP(i, n) { out[i] = AddNAt(xs, k, i); }
+__global__ void AddNKernel(const T* x0, const T* x1, const T* x2, const T* x3, const T* x4, const T* x5,
+                           const T* x6, const T* x7, int64_t k, compute_t<T>* acc, int64_t first, int64_t last,
+                           T* out, int64_t n) {
+  const T* const xs[8] = {x0, x1, x2, x3, x4, x5, x6, x7};
+  const AddOp add;
+  OPF_GRID_STRIDE_LOOP(i, n) {
+    compute_t<T> sum = first ? Load(xs[0][i]) : add(acc[i], Load(xs[0][i]));
+    for (int64_t j = 1; j < k; ++j) sum = add(sum, Load(xs[j][i]));
+    if (last) {
+      out[i] = Store<T>(sum);
+    } else {
+      acc[i] = sum;
+    }
+  }
 }
 
 // AddN of k <= 8 inputs passed as parameters, so a call launched from C needs no pointer array on the

@@ -217,25 +217,26 @@ _ADD_N_DIRECT = 8  # the inputs AddNDirectKernel takes as parameters
 
 
 def _add_n_loop(spec, function, kernel):
-    """Up to 8 inputs: ``AddNDirectKernel<T>(x0, ..., x7, k, out, n)`` (launched from C where the runtime
-    can); more: ``AddNKernel<T>(xs, k, out, n)``, ``xs`` a device array of the inputs' pointers."""
-    shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    device, runtime = spec.device, spec.device.runtime
-    n, k = numel(shape), len(spec.in_shapes)
+    """Up to 8 inputs: ``AddNDirectKernel<T>(x0, ..., x7, k, out, n)``; more: ``AddNKernel<T>(x0, ..., x7, k,
+    acc, first, last, out, n)`` on 8 inputs at a time, the sum carried in a temporary of the compute type (float32
+    for the half types): launched from C where the runtime can, inputs as launch parameters."""
+    shape, dtype = spec.out_shapes[0], spec.entry.attr.outputs[0]
+    runtime, n, k = spec.device.runtime, numel(shape), len(spec.in_shapes)
+    outputs = [(shape, dtype.np_dtype)]
     if k <= _ADD_N_DIRECT:
         direct = function_for(runtime, kernel, kernel.helpers[0])
         inputs = [("in", min(j, k - 1)) for j in range(_ADD_N_DIRECT)]
-        steps = step_1d(runtime, direct, n, [*inputs, np.int64(k), ("out", 0), np.int64(n)])
-        return device_launch(spec, [(shape, np_dtype)], steps)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        if n:
-            pointers = runtime.from_host(np.array([runtime.pointer(a) for a in arrays], np.uint64))
-            launch_1d(runtime, function, n, (pointers, np.int64(k), out, np.int64(n)))
-        return out
-
-    return run
+        return device_launch(
+            spec, outputs, step_1d(runtime, direct, n, [*inputs, np.int64(k), ("out", 0), np.int64(n)])
+        )
+    acc_dtype = np.float32 if str(dtype) in ("Float16", "BFloat16") else dtype.np_dtype  # compute_t<T>
+    steps = []
+    for start in range(0, k, _ADD_N_DIRECT):
+        count = min(_ADD_N_DIRECT, k - start)
+        inputs = [("in", start + min(j, count - 1)) for j in range(_ADD_N_DIRECT)]
+        flags = (np.int64(start == 0), np.int64(start + count == k))
+        steps += step_1d(runtime, function, n, [*inputs, np.int64(count), ("tmp", 0), *flags, ("out", 0), np.int64(n)])
+    return device_launch(spec, outputs, steps, temps=[((n,), acc_dtype)])
 
 
 def _kernel(template: str, loop, position: int = 0):
