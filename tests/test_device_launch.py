@@ -300,16 +300,29 @@ def test_matmul_is_a_gemm_step_launched_from_c(native, monkeypatch, dtype):
     np.testing.assert_allclose(out.asnumpy(), a.astype(np.float64) @ b.T, **tol)
 
 
-def test_integer_matmul_and_an_empty_product_take_the_runtime(native):
+def test_integer_matmul_and_an_empty_product_launch_from_c(native, monkeypatch):
+    """An integer product is IntMatMulKernel (wrapping as the CPU: a batch from one matrix, transposes, int64
+    overflow), an empty sum a fill of zeros: launched from C; a partly broadcast integer batch takes the runtime."""
+    python_calls = []
+    real = native.matmul
+    monkeypatch.setattr(native, "matmul", lambda *a: python_calls.append(a) or real(*a))
+
+    def both(op, a, b, launches):
+        want = op(Tensor(a), Tensor(b)).asnumpy()
+        before = _C.device_launch_count()
+        got = op(Tensor(a, device="GPU"), Tensor(b, device="GPU")).asnumpy()
+        assert _C.device_launch_count() == before + launches
+        np.testing.assert_array_equal(got, want)
+
     a, b = np.arange(6, dtype=np.int32).reshape(2, 3), np.arange(12, dtype=np.int32).reshape(3, 4)
-    before = _C.device_launch_count()
-    out = ops.MatMul()(Tensor(a, device="GPU"), Tensor(b, device="GPU"))
-    assert _C.device_launch_count() == before
-    np.testing.assert_array_equal(out.asnumpy(), a @ b)
-    empty = ops.MatMul()(
-        Tensor(np.zeros((2, 0), np.float32), device="GPU"), Tensor(np.zeros((0, 3), np.float32), device="GPU")
-    )
-    np.testing.assert_array_equal(empty.asnumpy(), np.zeros((2, 3), np.float32))
+    both(ops.MatMul(), a, b, 1)
+    big = np.full((2, 3, 4), 2**62, np.int64)
+    both(ops.BatchMatMul(transpose_a=True), big, np.arange(15, dtype=np.int64).reshape(3, 5), 1)
+    both(ops.MatMul(), np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32), 1)
+    assert python_calls == []
+    partial = np.ones((2, 1, 2, 3), np.int32), np.ones((1, 3, 3, 2), np.int32)
+    both(ops.BatchMatMul(), *partial, 0)
+    assert len(python_calls) == 1
 
 
 def test_conv2d_and_its_gradients_launch_from_c(native, monkeypatch):

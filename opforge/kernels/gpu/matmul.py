@@ -1,8 +1,9 @@
 """GPU kernels of MatMul and BatchMatMul (batch dims broadcast): the GPU runtime's library GEMM (cuBLAS
 through CuPy), with the transposes passed to it rather than copied. A floating-point product whose batch dims
 are equal or absent on one side is one GEMM step of a call launched from C (``gemm_step``: cuBLAS's own
-functions, no Python frame), bfloat16's between its widening casts; the rest (integers, partly broadcast
-batches, empty products) goes through ``runtime.matmul``.
+functions, no Python frame), bfloat16's between its widening casts; an integer one ``IntMatMulKernel`` of
+``csrc/kernels/cuda/matmul.cu`` (cuBLAS has no wrapping integer GEMM), an empty one a fill of zeros; batch
+dims that broadcast partly go through ``runtime.matmul``.
 
 As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
 an empty inner dimension giving zeros. float16 is cuBLAS's own half GEMM, which sums in float32 and
@@ -17,10 +18,12 @@ import math
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.device.cublas import batch_stride
 from opforge.kernels import registry
 from opforge.kernels.gpu.cast import widen
-from opforge.kernels.gpu.cuda import CudaKernel, register_cuda_kernels
-from opforge.kernels.gpu.support import StepPlan
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, register_cuda_kernels
+from opforge.kernels.gpu.fill import fill_steps
+from opforge.kernels.gpu.support import StepPlan, device_launch, step_1d
 
 __all__ = ["GEMM_VIA_FLOAT32"]
 
@@ -28,27 +31,30 @@ GEMM_VIA_FLOAT32 = (mstype.bfloat16,)  # GEMM in float32: no bfloat16 GEMM throu
 
 
 def _matmul_loop(spec, function, kernel):
-    """``out[m, n] = op(x1) @ op(x2)``; the primitive checked the shapes."""
+    """``out[m, n] = op(x1) @ op(x2)``; the primitive checked the shapes. ``function``: the integer kernel, or
+    None for cuBLAS's types."""
     device, runtime = spec.device, spec.device.runtime
     ta, tb = bool(spec.attrs.get("transpose_a", False)), bool(spec.attrs.get("transpose_b", False))
     shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
-    k = spec.in_shapes[0][-2 if ta else -1]
+    a_shape, b_shape = (tuple(s) for s in spec.in_shapes)
+    k = a_shape[-2 if ta else -1]
     half = dtype in GEMM_VIA_FLOAT32
-    if k > 0 and math.prod(shape) > 0:
+    if k == 0 or math.prod(shape) == 0:  # nothing to compute, or an empty sum: zeros
+        return device_launch(spec, [(shape, dtype.np_dtype)], fill_steps(runtime, shape, dtype.np_dtype, 0, ("out", 0)))
+    if function is not None:
+        launch = _int_launch(spec, function, a_shape, b_shape, shape, k, ta, tb)
+    else:
         plan = StepPlan(runtime, np.float32 if half else dtype.np_dtype)
         finish = widen(plan, spec, 2) if half else None
-        a_shape, b_shape = (tuple(s) for s in spec.in_shapes)
         plan.gemm(("in", 0), a_shape, ("in", 1), b_shape, ("out", 0), shape, transpose_a=ta, transpose_b=tb)
         if finish is not None:
             finish()
         launch = plan.launch(spec, [(shape, dtype.np_dtype)])
-        if launch is not None:
-            return launch
+    if launch is not None:
+        return launch
 
-    def run(arrays):
+    def run(arrays):  # batch dims that broadcast partly: the runtime's matmul
         a, b = arrays
-        if math.prod(shape) == 0 or k == 0:  # nothing to compute, or an empty sum: zeros
-            return device.full(shape, 0, dtype.np_dtype)
         if half:
             a, b = device.cast(a, np.float32), device.cast(b, np.float32)
             out = device.empty(shape, np.float32)
@@ -61,11 +67,33 @@ def _matmul_loop(spec, function, kernel):
     return run
 
 
+def _int_launch(spec, function, a_shape, b_shape, shape, k, ta, tb):
+    """``IntMatMulKernel<T>`` as a call launched from C, or None where a batch broadcasts partly."""
+    batch, (m, n) = math.prod(shape[:-2]), shape[-2:]
+    strides = (batch_stride(a_shape, m, k, batch), batch_stride(b_shape, k, n, batch))
+    if None in strides:
+        return None
+    sizes = (batch, m, n, k, *strides, ta, tb)
+    params = [("in", 0), ("in", 1), ("out", 0), *(np.int64(v) for v in sizes)]
+    steps = step_1d(spec.device.runtime, function, batch * m * n, params)
+    return device_launch(spec, [(shape, spec.entry.attr.outputs[0].np_dtype)], steps)
+
+
 def _register() -> None:
-    kernel = CudaKernel("cuBLAS", "", _matmul_loop)  # a library routine: no CUDA source
+    library = CudaKernel("cuBLAS", "", _matmul_loop)  # a library routine: no CUDA source
     for op in ("MatMul", "BatchMatMul"):  # BatchMatMul: the leading dims are batch dims of the same GEMM
-        cpu = [e.attr for e in registry.kernels_for(op, "CPU", include_disabled=True) if e.source == "builtin"]
-        register_cuda_kernels(op, {a: kernel for a in cpu})
+        kernels = {}
+        for entry in registry.kernels_for(op, "CPU", include_disabled=True):
+            if entry.source != "builtin":
+                continue
+            attr = entry.attr
+            integer = np.dtype(attr.inputs[0].np_dtype).kind in "iu"
+            kernels[attr] = (
+                CudaKernel("matmul.cu", f"opforge::cuda::IntMatMulKernel<{ctype(attr.inputs[0])}>", _matmul_loop)
+                if integer
+                else library
+            )
+        register_cuda_kernels(op, kernels)
 
 
 _register()

@@ -1,0 +1,31 @@
+// Integer MatMul and BatchMatMul on the GPU (cuBLAS has no wrapping integer GEMM; the floating types are
+// cuBLAS's, opforge/kernels/gpu/matmul.py): a thread per output element, k ascending, products and sums
+// wrapping modulo 2^bits as the CPU's IntGemm (AddOp, MulOp of functors/arithmetic.h).
+#include "opforge/cuda.h"
+#include "opforge/functors/arithmetic.h"
+
+namespace opforge {
+namespace cuda {
+
+// out [batch, m, n] = op(a) @ op(b); a's matrices a_stride elements apart (0: one for every batch), b's too.
+template <typename T>
+__global__ void IntMatMulKernel(const T* a, const T* b, T* out, int64_t batch, int64_t m, int64_t n, int64_t k,
+                                int64_t a_stride, int64_t b_stride, int64_t trans_a, int64_t trans_b) {
+  const AddOp add;
+  const MulOp mul;
+  OPF_GRID_STRIDE_LOOP(e, batch * m * n) {
+    const int64_t j = e % n, i = (e / n) % m, s = e / (m * n);
+    const T* as = a + s * a_stride;
+    const T* bs = b + s * b_stride;
+    T acc = T(0);
+    for (int64_t p = 0; p < k; ++p) {
+      const T x = trans_a ? as[p * m + i] : as[i * k + p];
+      const T y = trans_b ? bs[j * k + p] : bs[p * n + j];
+      acc = add(acc, mul(x, y));
+    }
+    out[e] = acc;
+  }
+}
+
+}  // namespace cuda
+}  // namespace opforge
