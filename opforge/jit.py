@@ -169,9 +169,9 @@ class JitFunction:
     def _run_kept(self, key, trace, tensors: list, args: tuple, kwargs: dict):
         """The call by the trace kept for its signature, or eagerly: a graph break, or a trace in which
         ``stop_gradient`` ran called under a tape (that cut is no step a tape could see)."""
+        self._traces.move_to_end(key)
         if trace.__class__ is _Eager or (trace.cuts_gradient and not can_trace()):
             return self.fn(*args, **kwargs)
-        self._traces.move_to_end(key)
         return _replayed(trace, tensors)
 
     def _trace(self, key, tensors: list, args: tuple, kwargs: dict, dynamic=None):
