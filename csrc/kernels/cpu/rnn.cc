@@ -17,6 +17,12 @@
 namespace opforge {
 namespace {
 
+// n elements from src to dst; nothing for none (an empty tensor's data may be null, which memcpy must not get).
+template <typename T>
+void CopyElems(T* dst, const T* src, int64_t n) {
+  if (n > 0) std::memcpy(dst, src, sizeof(T) * static_cast<size_t>(n));
+}
+
 // The recurrences' GEMMs, c [m, n] (+)= a [m, k] b [k, n], with b packed once per call into panels of kLanes
 // columns ([panel][k][kLanes], zero-padded) streamed through register accumulators of 4 rows. Through
 // OpenBLAS the per-step product (m = the batch, a few rows) repacked W_hh on every step and ran at half the
@@ -291,7 +297,7 @@ class LstmLayerCpuKernel : public CpuKernel {
     T* w_hh_t = args.workspace<T>();
     PackPanels(true, s.h, g4, w_hh, s.h, w_hh_t);
     // Every step's input projection at once: gates = x W_ih^T + bias.
-    for (int64_t r = 0; r < s.t * s.b; ++r) std::memcpy(gates + r * g4, bias, sizeof(T) * g4);
+    for (int64_t r = 0; r < s.t * s.b; ++r) CopyElems(gates + r * g4, bias, g4);
     ProjectInputs(s.t * s.b, g4, s.in, x, w_ih, gates, g4, w_hh_t + PackedPanelsSize<T>(s.h, g4));
     const int64_t bh = s.b * s.h;
     ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
@@ -306,8 +312,8 @@ class LstmLayerCpuKernel : public CpuKernel {
         hp = yt;
         cp = ct;
       }
-      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
-      std::memcpy(cn + o, cp, sizeof(T) * rows * s.h);
+      CopyElems(hn + o, hp, rows * s.h);
+      CopyElems(cn + o, cp, rows * s.h);
     });
   }
 
@@ -347,20 +353,20 @@ class LstmLayerGradCpuKernel : public CpuKernel {
     ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
       const int64_t rows = end - begin, o = begin * s.h;
       T *dh_r = dh + o, *dc_r = dc + o;
-      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
-      std::memcpy(dc_r, dcn + o, sizeof(T) * rows * s.h);
+      CopyElems(dh_r, dhn + o, rows * s.h);
+      CopyElems(dc_r, dcn + o, rows * s.h);
       for (int64_t k = s.t - 1; k >= 0; --k) {
         const int64_t t = s.Step(k);
         // h_{t-1} and c_{t-1}: the states the step started from
         const T* hp = (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o;
         const T* cp = (k == 0 ? c0 : cs + s.Step(k - 1) * bh) + o;
-        std::memcpy(h_prev + t * bh + o, hp, sizeof(T) * rows * s.h);
+        CopyElems(h_prev + t * bh + o, hp, rows * s.h);
         const int64_t zo = (t * s.b + begin) * g4;
         LstmBackwardRows(gates + zo, cp, cs + t * bh + o, dy + t * bh + o, dh_r, dc_r, dz + zo, rows, s.h);
         StepGemm(rows, s.h, g4, dz + zo, g4, w_hh_p, false, dh_r, s.h);  // dh_{t-1} = dz W_hh
       }
-      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
-      std::memcpy(dc0 + o, dc_r, sizeof(T) * rows * s.h);
+      CopyElems(dh0 + o, dh_r, rows * s.h);
+      CopyElems(dc0 + o, dc_r, rows * s.h);
     });
     InputAndWeightGrads(rows, g4, s.in, s.h, x, h_prev, w_ih, dz, dz, compute_dx_, dx, dw_ih, dw_hh,
                         w_hh_p + PackedPanelsSize<T>(g4, s.h));
@@ -402,7 +408,7 @@ struct SeqShape {
 // Fills each of `rows` rows (stride ld) with bias[0, n).
 template <typename T>
 void FillRows(T* out, int64_t rows, int64_t n, int64_t ld, const T* bias) {
-  for (int64_t r = 0; r < rows; ++r) std::memcpy(out + r * ld, bias, sizeof(T) * n);
+  for (int64_t r = 0; r < rows; ++r) CopyElems(out + r * ld, bias, n);
 }
 
 // out[0, n) (+)= the column sums of x [rows, n].
@@ -477,7 +483,7 @@ class GruLayerCpuKernel : public CpuKernel {
         GruForwardRows(gates + (t * s.b + begin) * g4, gh_r, hp, yt, rows, s.h);
         hp = yt;
       }
-      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
+      CopyElems(hn + o, hp, rows * s.h);
     });
   }
 
@@ -515,16 +521,16 @@ class GruLayerGradCpuKernel : public CpuKernel {
     ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
       const int64_t rows = end - begin, o = begin * s.h;
       T* dh_r = dh + o;
-      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
+      CopyElems(dh_r, dhn + o, rows * s.h);
       for (int64_t k = s.t - 1; k >= 0; --k) {
         const int64_t t = s.Step(k);
         const T* hp = (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o;
-        std::memcpy(h_prev + t * bh + o, hp, sizeof(T) * rows * s.h);
+        CopyElems(h_prev + t * bh + o, hp, rows * s.h);
         const int64_t go = (t * s.b + begin) * g3;
         GruBackwardRows(gates + (t * s.b + begin) * g4, hp, dy + t * bh + o, dh_r, dgi + go, dgh + go, rows, s.h);
         StepGemm(rows, s.h, g3, dgh + go, g3, w_hh_p, true, dh_r, s.h);  // dh_{t-1} += dgh W_hh
       }
-      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
+      CopyElems(dh0 + o, dh_r, rows * s.h);
     });
     InputAndWeightGrads(rows, g3, s.in, s.h, x, h_prev, w_ih, dgi, dgh, compute_dx_, dx, dw_ih, dw_hh,
                         w_hh_p + PackedPanelsSize<T>(g3, s.h));
@@ -590,7 +596,7 @@ class RnnLayerCpuKernel : public CpuKernel {
         RnnForwardRows(yt, rows * s.h, relu);
         hp = yt;
       }
-      std::memcpy(hn + o, hp, sizeof(T) * rows * s.h);
+      CopyElems(hn + o, hp, rows * s.h);
     });
   }
 
@@ -630,15 +636,15 @@ class RnnLayerGradCpuKernel : public CpuKernel {
     ForBatchRows(s.b, [&](int64_t begin, int64_t end) {
       const int64_t rows = end - begin, o = begin * s.h;
       T* dh_r = dh + o;
-      std::memcpy(dh_r, dhn + o, sizeof(T) * rows * s.h);
+      CopyElems(dh_r, dhn + o, rows * s.h);
       for (int64_t k = s.t - 1; k >= 0; --k) {
         const int64_t t = s.Step(k);
-        std::memcpy(h_prev + t * bh + o, (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o, sizeof(T) * rows * s.h);
+        CopyElems(h_prev + t * bh + o, (k == 0 ? h0 : y + s.Step(k - 1) * bh) + o, rows * s.h);
         T* dzt = dz + t * bh + o;
         RnnBackwardRows(y + t * bh + o, dy + t * bh + o, dh_r, dzt, rows * s.h, relu);
         StepGemm(rows, s.h, s.h, dzt, s.h, w_hh_p, false, dh_r, s.h);  // dh_{t-1} = dz W_hh
       }
-      std::memcpy(dh0 + o, dh_r, sizeof(T) * rows * s.h);
+      CopyElems(dh0 + o, dh_r, rows * s.h);
     });
     InputAndWeightGrads(rows, s.h, s.in, s.h, x, h_prev, w_ih, dz, dz, compute_dx_, dx, dw_ih, dw_hh,
                         w_hh_p + PackedPanelsSize<T>(s.h, s.h));
