@@ -4,20 +4,20 @@ CPU registers.
 The convolutions are im2col + GEMM, as on the CPU (``csrc/kernels/cpu/conv.cc``): the batch runs in chunks
 of samples whose im2col columns stay under ``COLUMN_BYTES``; per chunk ``csrc/kernels/cuda/conv.cu``'s
 ``Im2ColKernel`` lays the columns out as [samples, group, K, oh * ow] (K = in channels / group * kh * kw) and
-one batched GEMM of the runtime (``runtime.matmul``: cuBLAS through CuPy) with the weights viewed as
-[group, out channels / group, K] writes the NCHW output. Conv2DBackpropInput is the GEMM with the weights
+one batched cuBLAS GEMM (``gemm_step``) with the weights viewed as [group, out channels / group, K] writes the
+NCHW output. Conv2DBackpropInput is the GEMM with the weights
 transposed, then ``Col2ImKernel`` (a thread per input element summing the entries that read it: no atomics,
 the same bits every run). Conv2DBackpropFilter is a GEMM per sample of the columns and the output gradient,
 then ``SampleSumKernel`` sums the samples in order. A 1x1 window with unit strides and no padding uses the
 input itself as the columns. Where a group has one output channel (depthwise among them) the GEMM would be a
 matrix-vector product reusing nothing: Conv2D and Conv2DBackpropInput run the direct sums instead
 (``Conv2DKernel``, ``Conv2DBackpropInputKernel``: a thread per output element). float32, float64 and
-float16 (cuBLAS's half GEMM, summing in float32) run in their own type; bfloat16 is widened to float32 by the
-GPU's Cast kernels and rounded back, as MatMul does. Each call is fixed when its plan is made, so it is given
-as ``device_launch`` steps (``_StepPlan``: the kernels and ``gemm_step``s, the chunks' scratch as
+float16 (cuBLAS's half GEMM, summing in float32) run in their own type. Each call is fixed when its plan is
+made, so it is given as ``device_launch`` steps (``_StepPlan``: the kernels and ``gemm_step``s, the chunks' scratch as
 temporaries) and launched from C, a grouped forward or input gradient of several samples as a GEMM per sample
 (weights [group, og, K] against [samples, group, K, P] is not one cuBLAS call: each sample's is, batched over
-the groups); bfloat16's steps run in float32 between widening casts.
+the groups); bfloat16's steps run in float32 between widening casts (``widen``: the GPU's Cast kernels, the
+result rounded back once), as MatMul's do. An empty batch or window is a fill of zeros.
 
 Pooling runs the direct kernels of ``pool.cu`` (a thread per output element, the window math of
 ``opforge/functors/conv.h`` the CPU kernels use); AdaptiveAvgPool2D's gradient a thread per input element,
@@ -35,8 +35,9 @@ from opforge.geometry import conv_output_and_pads
 from opforge.kernels.gpu.cast import widen
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.fill import fill_steps
 from opforge.kernels.gpu.matmul import GEMM_VIA_FLOAT32
-from opforge.kernels.gpu.support import StepPlan, device_launch, launch_1d, numel, step_1d
+from opforge.kernels.gpu.support import StepPlan, device_launch, numel, step_1d
 
 __all__ = ["COLUMN_BYTES"]
 
@@ -118,20 +119,6 @@ def _chunks(n: int, nb: int):
         yield b0, min(nb, n - b0)
 
 
-class _Buffers:
-    """Scratch arrays of one call, reallocated only when a chunk's shape changes (the last chunk)."""
-
-    def __init__(self, device, np_dtype):
-        self.device, self.np_dtype, self.arrays = device, np_dtype, {}
-
-    def get(self, name: str, shape: tuple):
-        array = self.arrays.get(name)
-        if array is None or tuple(array.shape) != shape:
-            self.arrays[name] = None  # let the pool reuse the old one
-            array = self.arrays[name] = self.device.empty(shape, self.np_dtype)
-        return array
-
-
 _IM2COL, _COL2IM, _COPY, _SAMPLE_SUM, _DIRECT_FORWARD, _DIRECT_INPUT = range(6)
 _HELPERS = (
     "Im2ColKernel",
@@ -143,102 +130,9 @@ _HELPERS = (
 )
 
 
-def _columns(device, cv: _Conv, x, b0: int, m: int, buffers: _Buffers):
-    """The [m, group, K, P] columns of samples [b0, b0 + m): x itself for a pointwise whole batch."""
-    runtime = device.runtime
-    if cv.pointwise and m == cv.n:
-        return runtime.reshape(x, (m, cv.group, cv.k, cv.p))
-    cols = buffers.get("cols", (m, cv.group, cv.k, cv.p))
-    launch_1d(runtime, cv.functions[_IM2COL], m * cv.c * cv.p, (x, cols, np.int64(b0), np.int64(m), *cv.args))
-    return cols
-
-
-def _out_rows(device, cv: _Conv, dout, b0: int, m: int, buffers: _Buffers):
-    """dout's samples [b0, b0 + m) as [m, group, og, P]: a view of the whole batch, else a copy."""
-    runtime = device.runtime
-    if m == cv.n:
-        return runtime.reshape(dout, (m, cv.group, cv.og, cv.p))
-    rows = buffers.get("rows", (m, cv.group, cv.og, cv.p))
-    _copy_span(runtime, cv, dout, b0 * cv.oc * cv.p, rows, 0, m * cv.oc * cv.p)
-    return rows
-
-
-def _copy_span(runtime, cv: _Conv, src, src_offset: int, dst, dst_offset: int, span: int) -> None:
-    """dst[dst_offset:][:span] = src[src_offset:][:span] (CopySpanKernel): a chunk into or out of a batch."""
-    args = (src, np.int64(src_offset), dst, np.int64(dst_offset), np.int64(span))
-    launch_1d(runtime, cv.functions[_COPY], span, args)
-
-
-def _forward(device, cv: _Conv, x, w, np_dtype):
-    runtime = device.runtime
-    y = device.empty((cv.n, cv.oc, cv.oh, cv.ow), np_dtype)
-    weights = runtime.reshape(w, (cv.group, cv.og, cv.k))
-    buffers = _Buffers(device, np_dtype)
-    for b0, m in _chunks(cv.n, cv.chunk(np.dtype(np_dtype).itemsize, False)):
-        cols = _columns(device, cv, x, b0, m, buffers)
-        if m == cv.n:  # the GEMM writes the output itself
-            runtime.matmul(weights, cols, runtime.reshape(y, (m, cv.group, cv.og, cv.p)))
-            continue
-        rows = buffers.get("rows", (m, cv.group, cv.og, cv.p))
-        runtime.matmul(weights, cols, rows)
-        _copy_span(runtime, cv, rows, 0, y, b0 * cv.oc * cv.p, m * cv.oc * cv.p)
-    return y
-
-
-def _input_grad(device, cv: _Conv, dout, w, np_dtype):
-    runtime = device.runtime
-    dx = device.empty((cv.n, cv.c, cv.h, cv.w), np_dtype)
-    weights = runtime.reshape(w, (cv.group, cv.og, cv.k))
-    buffers = _Buffers(device, np_dtype)
-    for b0, m in _chunks(cv.n, cv.chunk(np.dtype(np_dtype).itemsize, False)):
-        rows = _out_rows(device, cv, dout, b0, m, buffers)
-        if cv.pointwise and m == cv.n:  # the columns are dx itself
-            runtime.matmul(weights, rows, runtime.reshape(dx, (m, cv.group, cv.k, cv.p)), transpose_a=True)
-            continue
-        cols = buffers.get("cols", (m, cv.group, cv.k, cv.p))
-        runtime.matmul(weights, rows, cols, transpose_a=True)  # W^T [K, og] @ dout [og, P] per sample and group
-        launch_1d(
-            runtime, cv.functions[_COL2IM], m * cv.c * cv.h * cv.w, (cols, dx, np.int64(b0), np.int64(m), *cv.args)
-        )
-    return dx
-
-
-def _filter_grad(device, cv: _Conv, dout, x, np_dtype):
-    runtime = device.runtime
-    dw = device.empty((cv.oc, cv.c // cv.group, *cv.window[:2]), np_dtype)
-    buffers = _Buffers(device, np_dtype)
-    for b0, m in _chunks(cv.n, cv.chunk(np.dtype(np_dtype).itemsize, True)):
-        cols = _columns(device, cv, x, b0, m, buffers)
-        rows = _out_rows(device, cv, dout, b0, m, buffers)
-        # [K, og] per sample and group: the columns stay as they are (the transposed operand is dout, the
-        # smaller one), and SampleSum transposes while it sums.
-        part = buffers.get("part", (m, cv.group, cv.k, cv.og))
-        runtime.matmul(cols, rows, part, transpose_b=True)
-        args = (part, dw, np.int64(m), np.int64(cv.group), np.int64(cv.og), np.int64(cv.k), np.int64(b0 > 0))
-        launch_1d(runtime, cv.functions[_SAMPLE_SUM], cv.oc * cv.k, args)
-    return dw
-
-
-def _direct(index: int):
-    """Conv2D (or its input gradient) by the direct sums, a thread per output element."""
-
-    def step(device, cv: _Conv, a, b, np_dtype):
-        forward = index == _DIRECT_FORWARD
-        shape = (cv.n, cv.oc, cv.oh, cv.ow) if forward else (cv.n, cv.c, cv.h, cv.w)
-        out = device.empty(shape, np_dtype)
-        launch_1d(device.runtime, cv.functions[index], numel(shape), (a, b, out, *cv.args))
-        return out
-
-    return step
-
-
-_STEPS = {"forward": _forward, "input": _input_grad, "filter": _filter_grad}
-_DIRECT_STEPS = {"forward": _direct(_DIRECT_FORWARD), "input": _direct(_DIRECT_INPUT)}
-
-
 # ---------------------------------------------------------------------------------------------
-# The same computations as device_launch steps (launched from C where the runtime can): every chunk's
-# scratch is a prefix of one temporary of the largest chunk's shape.
+# The computations as device_launch steps (launched from C where the runtime can): every chunk's scratch is a
+# prefix of one temporary of the largest chunk's shape.
 
 
 class _StepPlan(StepPlan):
@@ -350,7 +244,7 @@ def _conv_loop(kind: str):
     def loop(spec, function, kernel):
         """im2col + GEMM, or the direct sums where a group has one output channel: ``kernel.helpers`` are the
         ``_HELPERS`` instantiations of the GEMM's dtype."""
-        device, runtime = spec.device, spec.device.runtime
+        runtime = spec.device.runtime
         a, b, out = (list(s) for s in (*spec.in_shapes[:2], spec.out_shapes[0]))
         x = {"forward": a, "input": out, "filter": b}[kind]
         y = a if kind != "forward" else out
@@ -361,22 +255,13 @@ def _conv_loop(kind: str):
         cv = _Conv(*x, y[1], y[2], y[3], group, window, args, functions)
         shape, dtype = tuple(spec.out_shapes[0]), spec.entry.attr.outputs[0]
         gemm_dtype = np.dtype(np.float32) if dtype in GEMM_VIA_FLOAT32 else np.dtype(dtype.np_dtype)
-        step = _DIRECT_STEPS[kind] if cv.og == 1 and kind in _DIRECT_STEPS else _STEPS[kind]
-        if not cv.empty:
-            launch = _conv_launch(spec, kind, cv, shape, gemm_dtype, np.dtype(dtype.np_dtype))
-            if launch is not None:
-                return launch
-
-        def run(arrays):
-            if cv.empty:
-                return device.full(shape, 0, dtype.np_dtype)
-            first, second = arrays[0], arrays[1]
-            if gemm_dtype != dtype.np_dtype:
-                first, second = device.cast(first, gemm_dtype), device.cast(second, gemm_dtype)
-            result = step(device, cv, first, second, gemm_dtype)
-            return result if result.dtype == dtype.np_dtype else device.cast(result, dtype.np_dtype)
-
-        return run
+        out_dtype = np.dtype(dtype.np_dtype)
+        if cv.empty:  # an empty batch or window: zeros
+            return device_launch(spec, [(shape, out_dtype)], fill_steps(runtime, shape, out_dtype, 0, ("out", 0)))
+        launch = _conv_launch(spec, kind, cv, shape, gemm_dtype, out_dtype)
+        if launch is None:  # every GEMM here is one cuBLAS call of a floating type
+            raise KernelError(f"For '{spec.op_name}', a GEMM of {gemm_dtype} is not one cuBLAS call.")
+        return launch
 
     return loop
 
