@@ -103,6 +103,31 @@ def test_a_change_of_shape_keeps_a_partial_sum_pending():
         assert plan.keep_partial == {0} and plan.partial == {0: ("sum", (0,))}, prim.name
 
 
+def test_a_plan_is_kept_for_the_same_abstract_call_and_made_again_when_it_changes():
+    """The interpreter keeps a rule's plan on the primitive by the call's dtypes, shapes, layouts and pending
+    sums (a step's calls repeat): a new shape, layout, pending state, argument value or attr makes a new one."""
+    interpreter, matmul = sharding.ShardInterpreter(), ops.MatMul()
+
+    def plan(prim, *args):
+        return interpreter._plan(prim, args, tuple(sharding._layout_or_none(a) for a in args), None)
+
+    x, w = _split((8, 64), (0, None)), _split((64, 16), (None, None))
+    first = plan(matmul, x, w)
+    assert plan(matmul, _split((8, 64), (0, None)), w) is first
+    assert plan(matmul, _split((8, 64), (None, 0)), w) is not first  # another layout
+    assert plan(matmul, _split((16, 64), (0, None)), w) is not first  # another shape
+    matmul.add_prim_attr("transpose_a", False)
+    assert plan(matmul, x, w) is not first  # attrs changed: the plans were dropped
+    partial = sharding._wrap(opforge.Tensor(np.zeros((2, 4), np.float32)), TensorLayout((2,), (None, None)), (2, 4),
+                             ("sum", (0,)))  # fmt: skip
+    reshape = ops.Reshape()
+    assert plan(reshape, partial, (8,)) is plan(reshape, partial, (8,))
+    assert plan(reshape, partial, (8,)) is not plan(reshape, partial, (8, 1))  # another value
+    assert plan(reshape, partial, (8,)) is not plan(reshape, _split((2, 4), (None, None)), (8,))  # not pending
+    reduce_sum = ops.ReduceSum()
+    assert plan(reduce_sum, x, [0]).outputs and reduce_sum._derived is None  # a list: planned, not kept
+
+
 def test_reading_a_sharded_tensor_names_the_way_to_gather_it():
     t = _split((8, 4), (0, None))
     with pytest.raises(RuntimeError, match="sharded across ranks.*gather_whole"):

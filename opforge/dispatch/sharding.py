@@ -747,17 +747,7 @@ class ShardInterpreter(Interpreter):
         if strategy is not None and not prim.__dict__.get("_strategy_checked"):
             check_same_strategy(prim)
             prim.__dict__["_strategy_checked"] = True
-        rule = sharding_rules.get(type(prim))
-        plan = rule(prim, args, layouts, strategy) if rule is not None else None
-        if plan is not None and self.optimizer_parallel and prim.name in optimizer_updates:
-            plan = zero_plan(prim, args, plan, self.pipeline_stages)
-        if plan is None:
-            if strategy is not None:
-                raise ValueError(
-                    f"For '{prim.name}', a sharding strategy was set (shard({strategy})), but opforge has no "
-                    "sharding rule for it; register one with @sharding_rules.register(...)."
-                )
-            plan = _replicated_plan(prim, args, layouts)
+        plan = self._plan(prim, args, layouts, strategy)
         local_args = []
         kept_whole = {}
         for i, (a, want) in enumerate(zip(args, plan.inputs)):
@@ -789,6 +779,35 @@ class ShardInterpreter(Interpreter):
                 o, pending = _finish_partial(o, *pending, lay.mesh), None  # a Parameter holds whole values
             results.append(self._output(prim, args, k, o, lay, pending))
         return tuple(results) if isinstance(out, tuple) else results[0]
+
+    def _plan(self, prim, args: tuple, layouts: tuple, strategy) -> ShardPlan:
+        """The rule's plan for this call, kept on the primitive by the call's abstract inputs (``_plan_key``):
+        a step calls each operator with the same shapes and layouts, and the rule (a cost search for
+        propagation) runs once for them."""
+        rule = sharding_rules.get(type(prim))
+        key = _plan_key(args, layouts, (rule, strategy, self.optimizer_parallel, self.pipeline_stages, _ops.world()))
+        plans = prim._derived
+        plan = plans.get(key) if plans is not None and key is not None else None
+        if plan is None:
+            plan = self._new_plan(rule, prim, args, layouts, strategy)
+            if key is not None:
+                if plans is None or len(plans) >= _PLANS_KEPT:
+                    plans = prim._derived = {}
+                plans[key] = plan
+        return plan
+
+    def _new_plan(self, rule, prim, args: tuple, layouts: tuple, strategy) -> ShardPlan:
+        plan = rule(prim, args, layouts, strategy) if rule is not None else None
+        if plan is not None and self.optimizer_parallel and prim.name in optimizer_updates:
+            plan = zero_plan(prim, args, plan, self.pipeline_stages)
+        if plan is None:
+            if strategy is not None:
+                raise ValueError(
+                    f"For '{prim.name}', a sharding strategy was set (shard({strategy})), but opforge has no "
+                    "sharding rule for it; register one with @sharding_rules.register(...)."
+                )
+            plan = _replicated_plan(prim, args, layouts)
+        return plan
 
     def _as_layout(self, prim, i: int, t, want: TensorLayout):
         if not isinstance(t, Tensor):
@@ -897,6 +916,38 @@ def _reads_sharded(a) -> bool:
     if isinstance(a, (tuple, list)):
         return any(_reads_sharded(t) for t in a)
     return False
+
+
+_PLANS_KEPT = 64  # plans per primitive (eager calls with ever new shapes start the table again)
+
+
+def _plan_key(args: tuple, layouts: tuple, context: tuple):
+    """What a rule's plan depends on beyond the primitive's attrs: each tensor's dtype, shape, device, layout
+    and pending partial results (with the blocks made of them already, which the cost of reading it depends
+    on), the values of the other arguments, and ``context``. None when an argument cannot be a key."""
+    parts = [context]
+    for a, lay in zip(args, layouts):
+        part = _arg_key(a, lay)
+        if part is None:
+            return None
+        parts.append(part)
+    return tuple(parts)
+
+
+def _arg_key(a, lay):
+    if isinstance(a, Tensor):
+        data = a._data
+        if data.__class__ is ShardedValue and data.pending is not None:
+            return (a._meta, lay, data.pending, frozenset(data.done))
+        return (a._meta, lay)
+    if isinstance(a, (tuple, list)) and lay is not None:  # a tuple of tensors (AddN, Concat)
+        parts = tuple(_arg_key(t, t_lay) for t, t_lay in zip(a, lay))
+        return None if None in parts else (type(a), parts)
+    try:
+        hash(a)
+    except TypeError:
+        return None
+    return (type(a), a)  # by type too: 1, 1.0 and True are equal keys
 
 
 def _layout_or_none(a):

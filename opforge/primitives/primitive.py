@@ -87,6 +87,9 @@ class Primitive(metaclass=_PrimitiveType):
     output_names = None
     _device = None
     _attrs_key = None  # the key its plans are shared under, once _adopt_plans has run
+    # What an interpreter derives from the attrs and a call's abstract inputs (the sharding interpreter's
+    # ShardPlans), by its own keys: dropped with the kernel plans when the attrs change.
+    _derived = None
     # The sharding strategy of ``shard`` (semi-auto parallel): one tuple of split counts per tensor input.
     in_strategy = None
     out_strategy = None
@@ -171,6 +174,7 @@ class Primitive(metaclass=_PrimitiveType):
         # _attrs_key is None, _plans is this instance's own.)
         self._plans = {}
         self._attrs_key = None
+        self._derived = None
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{k}={v!r}" for k, v in self.attrs.items() if k not in _IO_ATTRS)
@@ -183,12 +187,15 @@ class Primitive(metaclass=_PrimitiveType):
         new.attrs = dict(self.attrs)
         new.init_attrs = dict(self.init_attrs)
         new._plans = {}
+        new._derived = None
         return new
 
     def __deepcopy__(self, memo):
         new = object.__new__(type(self))
         memo[id(self)] = new
         for key, value in self.__dict__.items():
+            if key == "_derived":
+                continue
             new.__dict__[key] = {} if key == "_plans" else copy.deepcopy(value, memo)
         return new
 
