@@ -262,8 +262,8 @@ def test_the_shape_fixed_gpu_loops_launch_from_c(native):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
 def test_matmul_is_a_gemm_step_launched_from_c(native, monkeypatch, dtype):
     """MatMul and BatchMatMul (transposed operands, a batch broadcast from one matrix) call the runtime's GEMM
-    entry points from C with cuBLAS's arguments, never runtime.matmul; integers, partly broadcast batches and
-    empty products take runtime.matmul; while paused (a graph's capture) the GEMM goes through it too."""
+    entry points from C with cuBLAS's arguments, never runtime.matmul, partly broadcast batches as a GEMM step
+    per index of the dims that broadcast; while paused (a graph's capture) the GEMMs go through runtime.matmul."""
     rng = np.random.default_rng(5)
     python_calls = []
     real = native.matmul
@@ -286,9 +286,17 @@ def test_matmul_is_a_gemm_step_launched_from_c(native, monkeypatch, dtype):
     np.testing.assert_allclose(run(ops.BatchMatMul(transpose_a=True), xt, y, 1), want, **tol)
     assert python_calls == []
 
-    partial = rng.standard_normal((2, 1, 4, 6)).astype(dtype), rng.standard_normal((1, 3, 6, 5)).astype(dtype)
-    np.testing.assert_allclose(run(ops.BatchMatMul(), *partial, 0), partial[0].astype(np.float64) @ partial[1], **tol)
-    assert len(python_calls) == 1
+    # Partly broadcast batches: a GEMM step per index of the leading dims that broadcast
+    for a_shape, b_shape, ta, tb, steps in (
+        ((2, 1, 4, 6), (1, 3, 6, 5), False, False, 2),
+        ((3, 1, 2, 6, 4), (2, 1, 5, 6), True, True, 6),  # the middle dim broadcast, b's first absent
+        ((1, 2, 4, 6), (3, 2, 6, 5), False, False, 3),  # a's leading 1, then equal dims: a batch of 2 per index
+    ):
+        x, y = rng.standard_normal(a_shape).astype(dtype), rng.standard_normal(b_shape).astype(dtype)
+        xw, yw = x.astype(np.float64), y.astype(np.float64)
+        want = (np.swapaxes(xw, -1, -2) if ta else xw) @ (np.swapaxes(yw, -1, -2) if tb else yw)
+        np.testing.assert_allclose(run(ops.BatchMatMul(ta, tb), x, y, steps), want, **tol)
+    assert python_calls == []
 
     plan = ops.MatMul()._plan_for((Tensor(a, device="GPU"), Tensor(b.T.copy(), device="GPU")))
     assert _C.pause_device_launches(True) is False
@@ -296,7 +304,7 @@ def test_matmul_is_a_gemm_step_launched_from_c(native, monkeypatch, dtype):
         out = plan((Tensor(a, device="GPU"), Tensor(b.T.copy(), device="GPU")))
     finally:
         _C.pause_device_launches(False)
-    assert len(python_calls) == 2
+    assert len(python_calls) == 1
     np.testing.assert_allclose(out.asnumpy(), a.astype(np.float64) @ b.T, **tol)
 
 

@@ -714,6 +714,7 @@ class ShardInterpreter(Interpreter):
         self.optimizer_parallel = optimizer_parallel
         self.strategies = strategies  # False in DATA_PARALLEL mode, where shard() strategies are ignored
         self.pipeline_stages = pipeline_stages  # optimizer parallel splits over the ranks of one stage
+        self.world = _ops.world()  # (rank, size), fixed while the outermost call runs
 
     def __enter__(self):
         super().__enter__()
@@ -785,7 +786,7 @@ class ShardInterpreter(Interpreter):
         a step calls each operator with the same shapes and layouts, and the rule (a cost search for
         propagation) runs once for them."""
         rule = sharding_rules.get(type(prim))
-        key = _plan_key(args, layouts, (rule, strategy, self.optimizer_parallel, self.pipeline_stages, _ops.world()))
+        key = _plan_key(args, layouts, (rule, strategy, self.optimizer_parallel, self.pipeline_stages, self.world))
         plans = prim._derived
         plan = plans.get(key) if plans is not None and key is not None else None
         if plan is None:

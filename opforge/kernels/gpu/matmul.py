@@ -2,8 +2,9 @@
 through CuPy), with the transposes passed to it rather than copied. A floating-point product whose batch dims
 are equal or absent on one side is one GEMM step of a call launched from C (``gemm_step``: cuBLAS's own
 functions, no Python frame), bfloat16's between its widening casts; an integer one ``IntMatMulKernel`` of
-``csrc/kernels/cuda/matmul.cu`` (cuBLAS has no wrapping integer GEMM), an empty one a fill of zeros; batch
-dims that broadcast partly go through ``runtime.matmul``.
+``csrc/kernels/cuda/matmul.cu`` (cuBLAS has no wrapping integer GEMM), an empty one a fill of zeros. Batch dims
+that broadcast partly (``(2, 1)`` against ``(1, 3)``) are a GEMM step per index of the leading dims that do,
+each batched over the rest (``_gemms``); an integer product so goes through ``runtime.matmul``.
 
 As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
 an empty inner dimension giving zeros. float16 is cuBLAS's own half GEMM, which sums in float32 and
@@ -46,14 +47,14 @@ def _matmul_loop(spec, function, kernel):
     else:
         plan = StepPlan(runtime, np.float32 if half else dtype.np_dtype)
         finish = widen(plan, spec, 2) if half else None
-        plan.gemm(("in", 0), a_shape, ("in", 1), b_shape, ("out", 0), shape, transpose_a=ta, transpose_b=tb)
+        _gemms(plan, a_shape, b_shape, shape, ta, tb)
         if finish is not None:
             finish()
         launch = plan.launch(spec, [(shape, dtype.np_dtype)])
     if launch is not None:
         return launch
 
-    def run(arrays):  # batch dims that broadcast partly: the runtime's matmul
+    def run(arrays):  # past MAX_GEMM_STEPS, or an integer product that broadcasts partly: the runtime's matmul
         a, b = arrays
         if half:
             a, b = device.cast(a, np.float32), device.cast(b, np.float32)
@@ -65,6 +66,47 @@ def _matmul_loop(spec, function, kernel):
         return out
 
     return run
+
+
+MAX_GEMM_STEPS = 1024  # GEMM steps of one partly broadcast product; past it, the runtime's matmul
+
+
+def _gemms(plan: StepPlan, a_shape: tuple, b_shape: tuple, shape: tuple, ta: bool, tb: bool) -> None:
+    """``out = op(a) @ op(b)`` as GEMM steps of ``plan``: one (strided-batched) where each operand's batch dims
+    are the output's or absent; where they broadcast partly, one for each index of the leading batch dims that
+    do, batched over the trailing ones that each operand has whole or not at all, at the operands' offsets."""
+    nb = len(shape) - 2
+    batch = shape[:-2]
+    a_batch, b_batch = (_padded(s[:-2], nb) for s in (a_shape, b_shape))
+    j = nb  # batch[j:]: each operand has those dims all or none of them
+    while j > 0 and all(x[j - 1 :] == batch[j - 1 :] or set(x[j - 1 :]) == {1} for x in (a_batch, b_batch)):
+        j -= 1
+    inner = (a_batch[j:], b_batch[j:], batch[j:])
+    a_mat, b_mat, o_mat = (math.prod(s[-2:]) for s in (a_shape, b_shape, shape))
+    outer = list(np.ndindex(*batch[:j]))
+    if len(outer) > MAX_GEMM_STEPS:
+        plan.failed = True
+        return
+    for index in outer:
+        offsets = (
+            _flat(index, a_batch[:j]) * math.prod(inner[0]) * a_mat,
+            _flat(index, b_batch[:j]) * math.prod(inner[1]) * b_mat,
+            _flat(index, batch[:j]) * math.prod(inner[2]) * o_mat,
+        )
+        plan.gemm(("in", 0), (*inner[0], *a_shape[-2:]), ("in", 1), (*inner[1], *b_shape[-2:]), ("out", 0),
+                  (*inner[2], *shape[-2:]), transpose_a=ta, transpose_b=tb, offsets=offsets)  # fmt: skip
+
+
+def _padded(batch: tuple, n: int) -> tuple:
+    return (1,) * (n - len(batch)) + tuple(batch)
+
+
+def _flat(index: tuple, dims: tuple) -> int:
+    """The row-major position of ``index`` in ``dims``, a dim of 1 broadcast (read at 0)."""
+    flat = 0
+    for i, d in zip(index, dims):
+        flat = flat * d + (i if d != 1 else 0)
+    return flat
 
 
 def _int_launch(spec, function, a_shape, b_shape, shape, k, ta, tb):
