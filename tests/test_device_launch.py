@@ -457,3 +457,42 @@ def test_add_n_of_many_inputs_launches_from_c_with_the_cpus_bits(native, dtype):
     got = ops.AddN()(tuple(Tensor(x, device="GPU") for x in xs)).asnumpy()
     assert _C.device_launch_count() == before + 3
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_gather_and_sparse_losses_check_indices_on_the_device_launched_from_c(native, monkeypatch, dtype):
+    """Gather's indices (and a sparse loss's labels) are checked as the kernel reads them (RangeCheckKernel,
+    then one word read back in C): nothing goes through Python on a good call, and a bad index raises after the
+    launch naming the operator, the position and the value, as the CPU does; launched from Python the same
+    check runs through the runtime."""
+    table = np.arange(15, dtype=np.float32).reshape(5, 3)
+    reads = []
+    real = native.to_host
+    monkeypatch.setattr(native, "to_host", lambda *a, **k: reads.append(a[0].shape) or real(*a, **k))
+    gather = ops.Gather()
+    good = np.array([[4, 0], [2, 4]], dtype)
+    args = (Tensor(table, device="GPU"), Tensor(good, device="GPU"), 0)
+    before = _C.device_launch_count()
+    out = gather(*args)
+    assert _C.device_launch_count() == before + 3  # the word's fill, the range check, the gather
+    assert reads == []
+    np.testing.assert_array_equal(out.asnumpy(), table[good])
+    reads.clear()
+    message = r"For 'Gather', every 'input_indices' value must be in \[0, 5\), but got input_indices\[2\] = -1"
+    bad = Tensor(np.array([1, 3, -1, 7], dtype), device="GPU")
+    with pytest.raises(KernelError, match=message):
+        gather(Tensor(table, device="GPU"), bad, 0)
+    assert reads == [(4,)]  # only to name the value
+    sparse = ops.SparseSoftmaxCrossEntropyWithLogits()
+    logits = Tensor(np.zeros((3, 5), np.float32), device="GPU")
+    labels = r"'SparseSoftmaxCrossEntropyWithLogits'.*\[0, 5\), but got labels\[1\] = 9"
+    with pytest.raises(KernelError, match=labels):
+        sparse(logits, Tensor(np.array([0, 9, 7], dtype), device="GPU"))
+    np.testing.assert_allclose(sparse(logits, Tensor(np.array([0, 4, 2], dtype), device="GPU")).asnumpy(), np.log(5))
+    monkeypatch.setattr(native, "native_launches", False)
+    registry.invalidate()
+    with pytest.raises(KernelError, match=message):
+        gather(Tensor(table, device="GPU"), bad, 0)
+    with pytest.raises(KernelError, match=labels):
+        sparse(logits, Tensor(np.array([0, 9, 7], dtype), device="GPU"))
+    np.testing.assert_array_equal(gather(*args).asnumpy(), table[good])

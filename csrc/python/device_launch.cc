@@ -4,8 +4,12 @@
 // launcher in the tests. Both take kernel parameters as CUDA does: an array of pointers, each at
 // the bytes of one parameter. A step may instead be a GEMM (MatMul), called through cuBLAS's
 // cublasGemmEx / cublasGemmStridedBatchedEx or the emulation's functions of the same signatures.
+// A step may also be a check (Gather's indices, a loss's labels): the kernels before it left the least
+// position of a bad value in a device word, which is read back (a copy to the host, the one
+// synchronisation of such a call) and, where it moved, handed to the step's Python error.
 // While this thread captures a device graph, launches go through `runtime.launch` (a GEMM through
-// its Python fallback, `runtime.matmul`) instead, so the runtime sees (and records) each of them.
+// its Python fallback, `runtime.matmul`; a check through its own, which the graph runs after each
+// launch) instead, so the runtime sees (and records) each of them.
 #include "python/device_launch.h"
 
 #include <pybind11/numpy.h>
@@ -47,6 +51,9 @@ using GemmStridedEx = int (*)(void* handle, int op_a, int op_b, int m, int n, in
                               int ldb, long long stride_b, const void* beta, void* c, int c_type, int ldc,
                               long long stride_c, int batch, int compute, int algo);
 using SetStream = int (*)(void* handle, void* stream);
+// The driver's copy to the host and stream synchronisation (GpuRuntime.native_read).
+using CopyToHost = int (*)(void* dst, uintptr_t src, size_t bytes, void* stream);
+using SyncStream = int (*)(void* stream);
 constexpr int kGemmDefaultAlgo = -1;
 
 // A GEMM step's fixed arguments (opforge/device/cublas.py's GemmPlan): row-major out = op(a) @ op(b) as
@@ -69,9 +76,22 @@ struct Param {
   size_t offset = 0;       // kValue: where its bytes start in the step's value storage
 };
 
+// A check step's fixed parts: the device word (a uint64 temporary) holds the least bad position, or
+// `none` where every value was good.
+struct Check {
+  uint64_t none = 0;
+  py::object error;     // (position, inputs) -> the exception to raise
+  py::object fallback;  // (word, inputs): the same check through the runtime (after a graph's launch)
+  EntryKind kind = EntryKind::kHost;
+  void* copy = nullptr;  // CopyToHost (driver)
+  void* sync = nullptr;  // SyncStream (driver)
+};
+
 struct Step {
-  bool is_gemm = false;  // a GEMM (gemm below, params a, b, out) instead of a kernel launch
+  bool is_gemm = false;   // a GEMM (gemm below, params a, b, out) instead of a kernel launch
+  bool is_check = false;  // a check (check below, param the word)
   Gemm gemm;
+  Check check;
   py::object function;  // the runtime's function (kept alive; the fallback launches it)
   std::string name;
   EntryKind kind = EntryKind::kHost;
@@ -138,7 +158,11 @@ class DeviceLaunch : public Launchable {
                         nullptr);
   }
 
-  size_t launches() const { return steps_.size(); }
+  size_t launches() const {
+    size_t n = 0;
+    for (const Step& step : steps_) n += step.is_check ? 0 : 1;
+    return n;
+  }
 
  private:
   std::vector<Buffer> Buffers(const py::list& specs, bool outputs) const {
@@ -162,6 +186,9 @@ class DeviceLaunch : public Launchable {
     if ((item.size() == 4 || item.size() == 5) && py::isinstance<py::str>(item[0]) &&
         item[0].cast<std::string>() == "gemm") {
       return MakeGemmStep(item);
+    }
+    if (item.size() == 5 && py::isinstance<py::str>(item[0]) && item[0].cast<std::string>() == "check") {
+      return MakeCheckStep(item);
     }
     if (item.size() != 5) throw py::value_error("a DeviceLaunch step is (function, grid, block, shared, params)");
     Step step;
@@ -258,6 +285,29 @@ class DeviceLaunch : public Launchable {
     return step;
   }
 
+  // ("check", word, none, error, fallback): word a ("tmp", k) of one uint64.
+  Step MakeCheckStep(const py::tuple& item) const {
+    Step step;
+    step.is_check = true;
+    step.name = "check";
+    step.params.push_back(ArrayParam(item[1].cast<py::tuple>()));
+    if (step.params[0].kind != Param::kTemp) throw py::value_error("a check step reads a temporary");
+    Check& c = step.check;
+    c.none = item[2].cast<uint64_t>();
+    c.error = item[3];
+    c.fallback = item[4];
+    auto entries = runtime_.attr("native_read")().cast<py::tuple>();
+    const auto kind = entries[0].cast<std::string>();
+    if (kind != "driver" && kind != "host") throw py::value_error("a native read is 'driver' or 'host'");
+    c.kind = kind == "driver" ? EntryKind::kDriver : EntryKind::kHost;
+    c.copy = reinterpret_cast<void*>(Address(entries[1]));
+    c.sync = reinterpret_cast<void*>(Address(entries[2]));
+    if (c.kind == EntryKind::kDriver && (c.copy == nullptr || c.sync == nullptr)) {
+      throw py::value_error("the runtime gave no native copy to the host");
+    }
+    return step;
+  }
+
   std::vector<py::object> Allocate(const std::vector<Buffer>& buffers, PyObject* const* args) const {
     std::vector<py::object> out;
     out.reserve(buffers.size());
@@ -303,6 +353,10 @@ class DeviceLaunch : public Launchable {
     if (stream_) stream = reinterpret_cast<void*>(Address(stream_()));
     GemmHandle gemm_handle;  // the cuBLAS handle, looked up and set to the stream at the call's first GEMM
     for (const Step& step : steps_) {
+      if (step.is_check) {
+        RunCheck(step.check, temp_ptrs[step.params[0].index], stream, args);
+        continue;
+      }
       if (step.is_gemm) {
         RunGemm(step, Resolve(step.params[0], inputs.data(), out_ptrs, temp_ptrs),
                 Resolve(step.params[1], inputs.data(), out_ptrs, temp_ptrs),
@@ -371,6 +425,37 @@ class DeviceLaunch : public Launchable {
     }
   }
 
+  void RunCheck(const Check& c, void* word, void* stream, PyObject* const* args) const {
+    uint64_t first = c.none;
+    if (c.kind == EntryKind::kHost) {
+      std::memcpy(&first, word, sizeof(first));  // the emulation's launches have finished
+    } else {
+      int status;
+      {
+        py::gil_scoped_release release;
+        status = reinterpret_cast<CopyToHost>(c.copy)(&first, reinterpret_cast<uintptr_t>(word), sizeof(first), stream);
+        if (status == 0) status = reinterpret_cast<SyncStream>(c.sync)(stream);
+      }
+      if (status != 0) {
+        throw KernelError("For '" + op_name_ + "', reading its check back from the GPU failed: CUDA error " +
+                          std::to_string(status) + ".");
+      }
+    }
+    if (first == c.none) return;
+    py::object error = c.error(first, Inputs(args));
+    if (!PyExceptionInstance_Check(error.ptr())) {
+      throw KernelError("For '" + op_name_ + "', a check found a bad value at position " + std::to_string(first) + ".");
+    }
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())), error.ptr());
+    throw py::error_already_set();
+  }
+
+  py::tuple Inputs(PyObject* const* args) const {
+    py::tuple inputs(n_inputs_);
+    for (size_t i = 0; i < n_inputs_; ++i) inputs[i] = py::reinterpret_borrow<py::object>(args[i]);
+    return inputs;
+  }
+
   void Run(const Step& step, void** params, void* stream) const {
     g_launches.fetch_add(1, std::memory_order_relaxed);
     if (step.kind == EntryKind::kHost) {
@@ -400,6 +485,10 @@ class DeviceLaunch : public Launchable {
   void LaunchThroughRuntime(PyObject* const* args, const std::vector<py::object>& outs,
                             const std::vector<py::object>& temps) const {
     for (const Step& step : steps_) {
+      if (step.is_check) {
+        step.check.fallback(temps[step.params[0].index], Inputs(args));
+        continue;
+      }
       if (step.is_gemm) {
         py::tuple arrays(3);
         for (size_t k = 0; k < 3; ++k) {
@@ -447,7 +536,8 @@ void Bind(py::module_& m) {
            "('in', i) is input i, written in place); steps "
            "[(function, grid, block, shared_mem, params)], each param ('in', i), ('out', j), ('tmp', k) or a NumPy "
            "scalar passed by value, or ('gemm', GemmPlan fields, [a, b, out], fallback(a, b, out)[, the operands' "
-           "byte offsets]); launched through runtime.native_function's and runtime.native_gemm's entry points.")
+           "byte offsets]), or ('check', ('tmp', k), none, error(position, inputs), fallback(word, inputs)); launched "
+           "through runtime.native_function's, runtime.native_gemm's and runtime.native_read's entry points.")
       .def("launch", &DeviceLaunch::Launch, py::arg("arrays"))
       .def_property_readonly("launches", &DeviceLaunch::launches, "Kernel launches per call.");
   m.def("device_launch_count", []() { return g_launches.load(std::memory_order_relaxed); },

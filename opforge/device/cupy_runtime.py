@@ -95,11 +95,14 @@ class CupyRuntime(GpuRuntime):
     native_stream = staticmethod(cupy.cuda.stream.get_current_stream_ptr)
 
     def native_function(self, function) -> tuple:
-        launch, error = _driver()
-        return ("driver", launch, int(function.kernel.ptr), error)  # a RawKernel's CUfunction on this device
+        # a RawKernel's CUfunction on this device
+        return ("driver", _driver("cuLaunchKernel"), int(function.kernel.ptr), _driver("cuGetErrorString"))
 
     def native_gemm(self) -> tuple:
         return cublas.native_entries(cupy.cuda.device.get_cublas_handle)
+
+    def native_read(self) -> tuple:
+        return ("driver", _driver("cuMemcpyDtoHAsync_v2"), _driver("cuStreamSynchronize"))
 
     def matmul(self, a, b, out, transpose_a=False, transpose_b=False) -> None:
         if self.capturing():  # CuPy refuses cuBLAS calls in a capture: cuBLAS itself, directly
@@ -175,12 +178,9 @@ class CupyRuntime(GpuRuntime):
 
 
 @functools.cache
-def _driver() -> tuple:
-    """The addresses of cuLaunchKernel and cuGetErrorString in the CUDA driver CuPy uses."""
-    library = ctypes.CDLL("libcuda.so.1")
-    return tuple(
-        ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in ("cuLaunchKernel", "cuGetErrorString")
-    )
+def _driver(name: str) -> int:
+    """The address of the function ``name`` in the CUDA driver CuPy uses."""
+    return ctypes.cast(getattr(ctypes.CDLL("libcuda.so.1"), name), ctypes.c_void_p).value
 
 
 class _CupyGraph:

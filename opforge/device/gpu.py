@@ -105,6 +105,13 @@ class GpuRuntime:
         or kind ``"host"``, ``handle`` None and ``set_stream`` 0."""
         raise NotImplementedError
 
+    def native_read(self) -> tuple:
+        """``(kind, copy, sync)``, the C entry points of a check step (indices checked on the device, their
+        verdict read back): kind ``"driver"``, ``copy`` and ``sync`` the addresses of ``cuMemcpyDtoHAsync_v2``
+        and ``cuStreamSynchronize``; or kind ``"host"`` (arrays in host memory, launches finished on return)
+        and both 0."""
+        raise NotImplementedError
+
     def matmul(self, a, b, out, transpose_a: bool = False, transpose_b: bool = False) -> None:
         """``out = op(a) @ op(b)`` for C-contiguous arrays of at least 2 dims, ``op`` transposing the last
         two dims where asked (cuBLAS through CuPy); leading dims are batch dims that broadcast as

@@ -205,6 +205,9 @@ class EmulatedRuntime(GpuRuntime):
         address = lambda fn: ctypes.cast(fn, ctypes.c_void_p).value  # noqa: E731
         return ("host", address(library.opf_emu_gemm_ex), address(library.opf_emu_gemm_strided_batched_ex), None, 0)
 
+    def native_read(self) -> tuple:
+        return ("host", 0, 0)
+
     @property
     def launches(self) -> int:
         """Kernels launched here, through launch() and from C: tests see kernels really ran."""

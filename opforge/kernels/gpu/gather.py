@@ -1,8 +1,8 @@
 """Gather, GatherNd, the scatters and UnsortedSegmentSum on the GPU: the kernels of
 ``csrc/kernels/cuda/gather.cu`` for every KernelAttr the CPU registers. Out-of-range indices are an error,
-as on the CPU: the indices are read back to the host and checked before the launch (a synchronisation,
-as SparseSoftmaxCrossEntropyWithLogits does for its labels); Gather's, inside a captured device graph, on the
-device at each launch (``range_check.py``). ScatterUpdate, ScatterNdUpdate and the reducing ScatterR and
+as on the CPU: Gather's are checked on the device as it reads them, the verdict read back after the launch
+(``range_check.py``: one word, launched from C); the others' read back to the host and checked before the
+launch (a synchronisation). ScatterUpdate, ScatterNdUpdate and the reducing ScatterR and
 ScatterNdR (R: Add, Sub, Mul, Div, Max, Min) write the Parameter in place; TensorScatterUpdate and
 TensorScatterR a copy of ``input_x``."""
 
@@ -16,8 +16,8 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.fill import fill, fill_steps
-from opforge.kernels.gpu.range_check import checked_indices
-from opforge.kernels.gpu.support import bytes_ctype, device_launch, launch_1d, numel, step_1d, written_targets
+from opforge.kernels.gpu.range_check import checked_steps
+from opforge.kernels.gpu.support import StepPlan, bytes_ctype, device_launch, launch_1d, numel, step_1d, written_targets
 
 __all__ = []
 
@@ -35,7 +35,7 @@ def _gather_loop(spec, function, kernel):
     axis = spec.attrs["axis"] % len(params)
     p, inner, n = params[axis], math.prod(params[axis + 1 :]), math.prod(indices)
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    device, runtime = spec.device, spec.device.runtime
+    runtime = spec.device.runtime
     total = numel(shape)
 
     def error(j, value):
@@ -43,14 +43,11 @@ def _gather_loop(spec, function, kernel):
             f"For 'Gather', every 'input_indices' value must be in [0, {p}), but got input_indices[{j}] = {value}."
         )
 
-    def run(arrays):
-        indices = checked_indices(device, arrays[1], p, error) if total else arrays[1]
-        out = device.empty(shape, np_dtype)
-        args = (arrays[0], indices, out, np.int64(total), np.int64(p), np.int64(n), np.int64(inner))
-        launch_1d(runtime, function, total, args)
-        return out
-
-    return run
+    plan = StepPlan(runtime, np_dtype)
+    if total:
+        indices = checked_steps(plan, ("in", 1), n, spec.entry.attr.inputs[1].np_dtype, p, error)
+        plan.kernel(function, total, [("in", 0), indices, ("out", 0), *(np.int64(v) for v in (total, p, n, inner))])
+    return plan.launch(spec, [(shape, np_dtype)])
 
 
 def _nd_index(op_name, x, indices):

@@ -4,8 +4,8 @@ rows of at least ``ROW_BLOCK_MIN`` classes take a block each (the ``*RowsKernel`
 sum merged by warp shuffles and shared memory), shorter rows a thread each. The sparse loss's mean over
 rows runs the passes of ``reduce.cuh``.
 
-Labels outside [0, C) are an error, as on the CPU: the labels are read back to the host and checked
-before the launch (a synchronisation; the kernels also never read outside a row).
+Labels outside [0, C) are an error, as on the CPU: checked on the device as the kernels read them, the
+verdict read back after the launches (``range_check.py``; the kernels also never read outside a row).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, ctype, function_for, grid_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.range_check import checked_indices
+from opforge.kernels.gpu.range_check import checked_steps
 from opforge.kernels.gpu.reduce import ReducePlan, chunks_for, passes_for, reduce_kernel
-from opforge.kernels.gpu.support import device_launch
+from opforge.kernels.gpu.support import StepPlan, device_launch
 
 __all__ = []
 
@@ -37,17 +37,6 @@ def _row_geometry(runtime, kernel, thread_name: str, n: int, c: int) -> tuple:
     return function_for(runtime, kernel, thread_name), grid_for(runtime, n), (BLOCK, 1, 1)
 
 
-def _row_launcher(runtime, kernel, thread_name: str, n: int, c: int):
-    """``launch(args)`` over the n rows, as ``_row_geometry`` lays them out."""
-    function, grid, block = _row_geometry(runtime, kernel, thread_name, n, c)
-
-    def launch(args):
-        if n > 0:
-            runtime.launch(function, grid, block, args)
-
-    return launch
-
-
 def _rows(name: str) -> str:
     """The block-per-row twin of a thread-per-row kernel's name expression."""
     base, _, args = name.partition("<")
@@ -63,48 +52,43 @@ def _sce_loop(spec, function, kernel):
     return device_launch(spec, outputs, [(row_fn, grid, block, 0, params)] if n > 0 else [])
 
 
-def _checked_labels(device, labels, c: int):
+def _label_error(c: int):
     def error(i, value):
         return KernelError(
             f"For 'SparseSoftmaxCrossEntropyWithLogits', every 'labels' value must be a class index in [0, {c}), "
             f"but got labels[{i}] = {value}."
         )
 
-    return checked_indices(device, labels, c, error)
+    return error
 
 
 def _sparse_loop(spec, function, kernel, loss_name: str):
     """``is_grad``: ``SparseSoftmaxCrossEntropyGradKernel<T, L>(logits, labels, grad, n, c)``; else the
-    row losses (``loss_name``) and their mean (the RowLossMean passes of ``kernel``)."""
-    device, runtime = spec.device, spec.device.runtime
+    row losses (``loss_name``) and their mean (the RowLossMean passes of ``kernel``). The labels are checked
+    as the kernels read them (``checked_steps``)."""
+    runtime = spec.device.runtime
     n, c = spec.in_shapes[0]
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
     sizes = (np.int64(n), np.int64(c))
+    plan = StepPlan(runtime, np_dtype)
+    labels = ("in", 1)
+    if n:
+        labels = checked_steps(plan, labels, n, spec.entry.attr.inputs[1].np_dtype, c, _label_error(c))
     if spec.attrs.get("is_grad", False):
-        grad = _row_launcher(runtime, kernel, kernel.name, n, c)
-
-        def run_grad(arrays):
-            labels = _checked_labels(device, arrays[1], c)
-            out = device.empty(shape, np_dtype)
-            grad((arrays[0], labels, out, *sizes))
-            return out
-
-        return run_grad
-
-    row_losses = _row_launcher(runtime, kernel, loss_name, n, c)
+        _add_rows(plan, kernel, kernel.name, n, c, [("in", 0), labels, ("out", 0), *sizes])
+        return plan.launch(spec, [(shape, np_dtype)])
+    losses = plan.temp((n,), np.float64)
+    _add_rows(plan, kernel, loss_name, n, c, [("in", 0), labels, losses, *sizes])
     mean = passes_for(runtime, _mean_kernel(kernel), np.float64)
-    plan = ReducePlan((), ((n, 1),) if n else (), 1, n)
-    chunks = chunks_for(runtime, plan)
+    rows = ReducePlan((), ((n, 1),) if n else (), 1, n)
+    plan.steps += mean.steps(rows, chunks_for(runtime, rows), losses, ("out", 0), plan.temps)
+    return plan.launch(spec, [(shape, np_dtype)])
 
-    def run_loss(arrays):
-        out = device.empty(shape, np_dtype)
-        losses = device.empty((n,), np.float64)
-        if n:
-            row_losses((arrays[0], _checked_labels(device, arrays[1], c), losses, *sizes))
-        mean.run(device, plan, chunks, losses, runtime.reshape(out, (1,)))
-        return out
 
-    return run_loss
+def _add_rows(plan: StepPlan, kernel, thread_name: str, n: int, c: int, params: list) -> None:
+    """The launch over the n rows (``_row_geometry``), none for no rows."""
+    if n > 0:
+        plan.steps.append((*_row_geometry(plan.runtime, kernel, thread_name, n, c), 0, params))
 
 
 def _mean_kernel(kernel: CudaKernel) -> CudaKernel:

@@ -1,20 +1,21 @@
 """Indices checked before a kernel reads them (Gather's indices, SparseSoftmaxCrossEntropyWithLogits'
 labels): out of range is an error naming the operator, as on the CPU.
 
-Outside a device graph the indices are copied to the host and checked before the launch. While a
-graph is captured no copy to the host can run, so the check runs on the device at every launch of the
-graph: ``RangeCheckKernel`` (``csrc/kernels/cuda/range_check.cu``) gives the kernel a copy of the
-indices with every value out of range read as 0 (so it stays in bounds) and the first such position,
-which the host reads after the launch, raising the same error then."""
+``RangeCheckKernel`` (``csrc/kernels/cuda/range_check.cu``) gives the kernel a copy of the indices with every
+value out of range read as 0 (so it stays in bounds) and the least such position, which the host reads
+after the launches (one word copied back) and raises the error then: a check step of the call's
+``device_launch`` (``checked_steps``), read in C where the call launches from C; while a device graph is
+captured, after each launch of the graph."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, function_for, register_device_kernel
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.fill import fill_steps
+from opforge.kernels.gpu.support import StepPlan
 
-__all__ = ["checked_indices"]
+__all__ = ["checked_steps"]
 
 _KERNELS = {
     np.dtype(t): register_device_kernel(CudaKernel("range_check.cu", f"opforge::cuda::RangeCheckKernel<{t}_t>", None))
@@ -22,29 +23,28 @@ _KERNELS = {
 }
 
 
-def checked_indices(device, indices, bound: int, error):
-    """``indices`` (a device array of int32 or int64) as a kernel may read them: each value must be in
-    ``[0, bound)``, else ``error(position, value)`` is raised (an exception). Returns ``indices`` itself,
-    or while a graph is captured, the device's in-range copy."""
-    runtime, n = device.runtime, indices.size
-    if n == 0:
-        return indices
-    if not runtime.capturing():
-        host = runtime.to_host(indices).reshape(-1)
-        bad = np.flatnonzero((host < 0) | (host >= bound))
-        if bad.size:
-            raise error(int(bad[0]), int(host[bad[0]]))
-        return indices
-    safe = device.empty(indices.shape, indices.dtype)
-    first = device.full((1,), n, np.uint64)
-    function = function_for(runtime, _KERNELS[indices.dtype])
-    flat = (runtime.reshape(indices, (n,)), runtime.reshape(safe, (n,)))
-    launch_1d(runtime, function, n, (*flat, np.int64(n), np.int64(bound), first))
+def checked_steps(plan: StepPlan, indices: tuple, n: int, np_dtype, bound: int, error) -> tuple:
+    """Steps of ``plan`` giving its kernels the indices ``("in", i)`` (``n`` of ``np_dtype``, int32 or int64) as
+    they may read them: returns the param of the in-range copy. After the plan's launches, a value out of
+    ``[0, bound)`` raises ``error(position, value)``."""
+    runtime, np_dtype, where = plan.runtime, np.dtype(np_dtype), indices[1]
+    word, safe = plan.temp((1,), np.uint64), plan.temp((n,), np_dtype)
+    plan.steps += fill_steps(runtime, (1,), np.uint64, n, word)
+    plan.kernel(function_for(runtime, _KERNELS[np_dtype]), n, [indices, safe, np.int64(n), np.int64(bound), word])
 
-    def check():
-        j = int(runtime.to_host(first)[0])
-        if j < n:
-            raise error(j, int(runtime.to_host(indices).reshape(-1)[j]))
+    def raised(position, inputs):
+        return error(position, int(runtime.to_host(inputs[where]).reshape(-1)[position]))
 
-    runtime.after_launch(check)
+    def fallback(first, inputs):
+        def check():
+            position = int(runtime.to_host(first)[0])
+            if position < n:
+                raise raised(position, inputs)
+
+        if runtime.capturing():
+            runtime.after_launch(check)
+        else:
+            check()
+
+    plan.check(word, n, raised, fallback)
     return safe

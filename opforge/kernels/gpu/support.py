@@ -53,7 +53,8 @@ def device_launch(spec, outputs, steps, temps=()):
     """``run(arrays)`` for a GPU call given as data: ``outputs`` and ``temps`` as ``[(shape, NumPy dtype)]``,
     allocated at each call (an output ``("in", i)`` is input ``i``, written in place); ``steps`` as
     ``[(function, grid, block, shared_mem, params)]``, launched in order, each param ``("in", i)``,
-    ``("out", j)``, ``("tmp", k)`` or a NumPy scalar passed by value; or a GEMM (``gemm_step``). Where the
+    ``("out", j)``, ``("tmp", k)`` or a NumPy scalar passed by value; or a GEMM (``gemm_step``) or a check of
+    values the launches wrote (``check_step``). Where the
     runtime launches natively
     (and the call takes at most ``MAX_NATIVE_INPUTS`` inputs) the call runs in C (``_C.DeviceLaunch``: no
     Python frame between the dispatcher and the driver but the allocator's); else here, through
@@ -104,6 +105,14 @@ def gemm_step(
     return step
 
 
+def check_step(word, none: int, error, fallback) -> tuple:
+    """A ``device_launch`` step that reads back ``word`` (a ``("tmp", k)`` of one uint64 the launches before it
+    wrote: the least position of a bad value, or ``none``) and, where it is not ``none``, raises
+    ``error(position, inputs)`` (an exception; ``inputs`` the call's input arrays). ``fallback(word, inputs)``
+    does the same through the runtime (while a device graph is captured: after each of its launches)."""
+    return ("check", word, int(none), error, fallback)
+
+
 class StepPlan:
     """The ``device_launch`` steps of one call being built: its temporaries, its kernels and its GEMMs.
     ``failed`` where a GEMM is not one cuBLAS call (``gemm_step`` gave None). ``aliases`` maps a param to the
@@ -113,15 +122,20 @@ class StepPlan:
     def __init__(self, runtime, np_dtype):
         self.runtime, self.np_dtype = runtime, np.dtype(np_dtype)
         self.steps, self.temps, self.failed = [], [], False
+        self.checks: list = []  # check steps, after every launch: one synchronisation
         self.aliases: dict = {}
 
     def _param(self, p):
         return self.aliases.get(p, p) if isinstance(p, tuple) else p
 
-    def temp(self, shape: tuple) -> tuple:
-        """A temporary of ``shape`` in the plan's dtype, as a param."""
-        self.temps.append((tuple(shape), self.np_dtype))
+    def temp(self, shape: tuple, np_dtype=None) -> tuple:
+        """A temporary of ``shape`` in ``np_dtype`` (default: the plan's), as a param."""
+        self.temps.append((tuple(shape), self.np_dtype if np_dtype is None else np.dtype(np_dtype)))
         return ("tmp", len(self.temps) - 1)
+
+    def check(self, word, none: int, error, fallback) -> None:
+        """A check step run after the plan's launches (``check_step``)."""
+        self.checks.append(check_step(word, none, error, fallback))
 
     def kernel(self, function, n: int, params: list) -> None:
         """A grid-stride kernel over ``n`` elements (none for zero)."""
@@ -137,8 +151,8 @@ class StepPlan:
             self.steps.append(step)
 
     def launch(self, spec, outputs):
-        """``device_launch`` of these steps with ``outputs``; None where the plan failed."""
-        return None if self.failed else device_launch(spec, outputs, self.steps, self.temps)
+        """``device_launch`` of these steps, then the checks, with ``outputs``; None where the plan failed."""
+        return None if self.failed else device_launch(spec, outputs, self.steps + self.checks, self.temps)
 
 
 def launch_steps(runtime, steps, inputs, outputs, temps) -> None:
@@ -150,8 +164,11 @@ def launch_steps(runtime, steps, inputs, outputs, temps) -> None:
         return tuple(buffers[p[0]][p[1]] if isinstance(p, tuple) else p for p in params)
 
     for step in steps:
-        if isinstance(step[0], str):  # ("gemm", plan, params, fallback)
-            step[3](*resolve(step[2]))
+        if isinstance(step[0], str):
+            if step[0] == "check":  # ("check", word, none, error, fallback)
+                step[4](*resolve((step[1],)), inputs)
+            else:  # ("gemm", plan, params, fallback)
+                step[3](*resolve(step[2]))
             continue
         function, grid, block, shared, params = step
         runtime.launch(function, grid, block, resolve(params), shared)
