@@ -496,3 +496,35 @@ def test_gather_and_sparse_losses_check_indices_on_the_device_launched_from_c(na
     with pytest.raises(KernelError, match=labels):
         sparse(logits, Tensor(np.array([0, 9, 7], dtype), device="GPU"))
     np.testing.assert_array_equal(gather(*args).asnumpy(), table[good])
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_index_rows_are_checked_on_the_device_and_a_parameter_is_not_written_on_error(native, dtype):
+    """GatherNd's and the scatters' index rows: checked by RowRangeCheckKernel, launched from C, raising the
+    CPU's error; a scatter into a Parameter checks before it writes, so a bad row leaves it as it was, and the
+    Tensor scatters write a copy; an empty axis indexed raises without reading anything."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    rows = np.array([[0, 1], [2, 3], [3, 0]], dtype)
+    want = r"For '{}', the index row 2 \[3, 0\] of 'indices' is out of range for 'x' of shape \[3, 4\]"
+    with pytest.raises(KernelError, match=want.format("GatherNd")):
+        ops.GatherNd()(Tensor(x, device="GPU"), Tensor(rows, device="GPU"))
+    good = rows[:2]
+    before = _C.device_launch_count()
+    out = ops.GatherNd()(Tensor(x, device="GPU"), Tensor(good, device="GPU"))
+    assert _C.device_launch_count() == before + 3  # the word's fill, the row check, the gather
+    np.testing.assert_array_equal(out.asnumpy(), x[good[:, 0], good[:, 1]])
+
+    param = Parameter(Tensor(x.copy(), device="GPU"), name="p")
+    updates = Tensor(np.full(3, -1, np.float32), device="GPU")
+    with pytest.raises(KernelError, match=want.format("ScatterNdUpdate")):
+        ops.ScatterNdUpdate()(param, Tensor(rows, device="GPU"), updates)
+    np.testing.assert_array_equal(param.asnumpy(), x)  # nothing written
+    ops.ScatterNdAdd()(param, Tensor(good, device="GPU"), Tensor(np.ones(2, np.float32), device="GPU"))
+    np.testing.assert_array_equal(param.asnumpy(), x + np.isin(np.arange(12), [1, 11]).reshape(3, 4))
+
+    source = Tensor(x, device="GPU")
+    with pytest.raises(KernelError, match=want.format("TensorScatterUpdate")):
+        ops.TensorScatterUpdate()(source, Tensor(rows, device="GPU"), updates)
+    np.testing.assert_array_equal(source.asnumpy(), x)
+    with pytest.raises(KernelError, match=r"must be in \[0, 0\), but got input_indices\[0\] = 0"):
+        ops.Gather()(Tensor(np.zeros((0, 3), np.float32), device="GPU"), Tensor(np.zeros(2, dtype), device="GPU"), 0)

@@ -1,6 +1,7 @@
 // Gather, GatherNd, the scatters and UnsortedSegmentSum on the GPU (the CPU's csrc/kernels/cpu/
-// gather.cc), with the index math of functors/gather.h. The host checks the indices before a launch
-// (opforge/kernels/gpu/gather.py), so every index here is in range.
+// gather.cc), with the index math of functors/gather.h. Every index read here is in range: the indices
+// are the in-range copy range_check.cu makes (opforge/kernels/gpu/gather.py raises after the launches
+// where one was not), or were checked on the host before the launch.
 #include "copy.cuh"
 #include "opforge/functors/gather.h"
 

@@ -13,11 +13,12 @@ import math
 import numpy as np
 
 from opforge.errors import KernelError
-from opforge.kernels.gpu.cuda import CudaKernel, ctype
+from opforge.kernels.gpu.cast import cast_kernel
+from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.fill import fill, fill_steps
-from opforge.kernels.gpu.range_check import checked_steps
-from opforge.kernels.gpu.support import StepPlan, bytes_ctype, device_launch, launch_1d, numel, step_1d, written_targets
+from opforge.kernels.gpu.range_check import checked_row_steps, checked_steps
+from opforge.kernels.gpu.support import StepPlan, bytes_ctype, device_launch, launch_1d, numel, step_1d, writes_in_place
 
 __all__ = []
 
@@ -46,7 +47,9 @@ def _gather_loop(spec, function, kernel):
     plan = StepPlan(runtime, np_dtype)
     if total:
         indices = checked_steps(plan, ("in", 1), n, spec.entry.attr.inputs[1].np_dtype, p, error)
-        plan.kernel(function, total, [("in", 0), indices, ("out", 0), *(np.int64(v) for v in (total, p, n, inner))])
+        if p:  # (an empty axis: every index is out of range, and nothing is read)
+            params = [("in", 0), indices, ("out", 0), *(np.int64(v) for v in (total, p, n, inner))]
+            plan.kernel(function, total, params)
     return plan.launch(spec, [(shape, np_dtype)])
 
 
@@ -59,19 +62,30 @@ def _nd_index(op_name, x, indices):
     return nd[()], math.prod(indices[:-1]), k
 
 
-def _check_rows(op_name, runtime, indices, rows, k, x) -> None:
-    if rows == 0 or k == 0:
-        return
-    host = runtime.to_host(indices).reshape(rows, k)
-    bad = (host < 0) | (host >= np.asarray(x[:k]))
-    if bad.any():
+def _row_error(op_name, rows: int, k: int, x):
+    """``error(host)``: the KernelError naming the first index row of ``host`` out of range for ``x``."""
+
+    def error(host):
+        host = host.reshape(rows, k)
+        bad = (host < 0) | (host >= np.asarray(x[:k]))
         row = int(np.flatnonzero(bad.any(axis=1))[0])
         d = int(np.flatnonzero(bad[row])[0])
         coords = ", ".join(str(int(v)) for v in host[row])
-        raise KernelError(
+        return KernelError(
             f"For '{op_name}', the index row {row} [{coords}] of 'indices' is out of range for 'x' of shape {x}: "
             f"its coordinate {d} must be in [0, {x[d]})."
         )
+
+    return error
+
+
+def _checked_rows(plan, spec, nd, rows: int, k: int, x, before_writes=False) -> tuple:
+    """The param of the index rows (input 1) a kernel may read: their in-range copy, checked (``range_check``)."""
+    if rows == 0 or k == 0:
+        return ("in", 1)
+    error = _row_error(spec.op_name, rows, k, x)
+    dtype = spec.entry.attr.inputs[1].np_dtype
+    return checked_row_steps(plan, ("in", 1), rows, nd, dtype, error, before_writes)
 
 
 def _gather_nd_loop(spec, function, kernel):
@@ -79,16 +93,12 @@ def _gather_nd_loop(spec, function, kernel):
     x, indices = list(spec.in_shapes[0]), list(spec.in_shapes[1])
     nd, rows, k = _nd_index(spec.op_name, x, indices)
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    device, runtime = spec.device, spec.device.runtime
     total = numel(shape)
-
-    def run(arrays):
-        _check_rows("GatherNd", runtime, arrays[1], rows, k, x)
-        out = device.empty(shape, np_dtype)
-        launch_1d(runtime, function, total, (arrays[0], arrays[1], out, np.int64(total), nd))
-        return out
-
-    return run
+    plan = StepPlan(spec.device.runtime, np_dtype)
+    reads = _checked_rows(plan, spec, nd, rows, k, x)
+    if total and 0 not in x[:k]:  # (an empty dim indexed: every row is out of range, and nothing is read)
+        plan.kernel(function, total, [("in", 0), reads, ("out", 0), np.int64(total), nd])
+    return plan.launch(spec, [(shape, np_dtype)])
 
 
 # The reducing scatters' reductions and the functors (functors/arithmetic.h) they fold rows with.
@@ -100,22 +110,25 @@ _ROW_INDEXED = ("ScatterUpdate",) + tuple(f"Scatter{r}" for r in _REDUCERS)
 def _scatter_loop(spec, function, kernel):
     """``ScatterNdUpdateKernel<E, I>(updates, indices, x, total, nd)`` (one thread per element) or
     ``ScatterReduceKernel<T, I, F>(updates, indices, x, rows, nd)`` (one per column of the slices) into the
-    Parameter,
-    or into a copy of ``input_x`` (the Tensor scatters)."""
+    Parameter (its index rows checked before it is written), or into a copy of ``input_x`` (the Tensor
+    scatters)."""
     x, indices = list(spec.in_shapes[0]), list(spec.in_shapes[1])
     nd, rows, k = _nd_index(spec.op_name, x, indices + [1] if spec.op_name in _ROW_INDEXED else indices)
     runtime, op_name = spec.device.runtime, spec.op_name
     reduces = "Update" not in op_name
     total = int(nd["inner"]) if reduces else numel(spec.in_shapes[2])
     size = np.int64(rows if reduces else total)
-
-    def run(arrays):
-        _check_rows(op_name, runtime, arrays[1], rows, k, x)
-        (target,) = written_targets(spec, arrays, 1)
-        launch_1d(runtime, function, total, (arrays[2], arrays[1], target, size, nd))
-        return target
-
-    return run
+    dtype = spec.entry.attr.inputs[0]
+    plan = StepPlan(runtime, dtype.np_dtype)
+    if writes_in_place(spec, 1):
+        target, outputs = ("in", 0), [("in", 0)]
+    else:
+        target, outputs, n = ("out", 0), [(tuple(x), dtype.np_dtype)], numel(x)
+        plan.kernel(function_for(runtime, cast_kernel(dtype, dtype)), n, [("in", 0), target, np.int64(n)])
+    reads = _checked_rows(plan, spec, nd, rows, k, x, before_writes=target == ("in", 0))
+    if total and rows and 0 not in x[:k]:
+        plan.kernel(function, total, [("in", 2), reads, target, size, nd])
+    return plan.launch(spec, outputs)
 
 
 def _segment_sum_loop(spec, function, kernel):

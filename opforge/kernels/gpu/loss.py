@@ -87,7 +87,7 @@ def _sparse_loop(spec, function, kernel, loss_name: str):
 
 def _add_rows(plan: StepPlan, kernel, thread_name: str, n: int, c: int, params: list) -> None:
     """The launch over the n rows (``_row_geometry``), none for no rows."""
-    if n > 0:
+    if n > 0 and c > 0:  # (no classes: every label is out of range, and nothing is read)
         plan.steps.append((*_row_geometry(plan.runtime, kernel, thread_name, n, c), 0, params))
 
 

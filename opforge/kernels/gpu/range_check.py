@@ -13,12 +13,18 @@ import numpy as np
 
 from opforge.kernels.gpu.cuda import CudaKernel, function_for, register_device_kernel
 from opforge.kernels.gpu.fill import fill_steps
-from opforge.kernels.gpu.support import StepPlan
+from opforge.kernels.gpu.support import StepPlan, check_step
 
-__all__ = ["checked_steps"]
+__all__ = ["checked_row_steps", "checked_steps"]
 
 _KERNELS = {
     np.dtype(t): register_device_kernel(CudaKernel("range_check.cu", f"opforge::cuda::RangeCheckKernel<{t}_t>", None))
+    for t in ("int32", "int64")
+}
+_ROW_KERNELS = {
+    np.dtype(t): register_device_kernel(
+        CudaKernel("range_check.cu", f"opforge::cuda::RowRangeCheckKernel<{t}_t>", None)
+    )
     for t in ("int32", "int64")
 }
 
@@ -27,13 +33,41 @@ def checked_steps(plan: StepPlan, indices: tuple, n: int, np_dtype, bound: int, 
     """Steps of ``plan`` giving its kernels the indices ``("in", i)`` (``n`` of ``np_dtype``, int32 or int64) as
     they may read them: returns the param of the in-range copy. After the plan's launches, a value out of
     ``[0, bound)`` raises ``error(position, value)``."""
-    runtime, np_dtype, where = plan.runtime, np.dtype(np_dtype), indices[1]
-    word, safe = plan.temp((1,), np.uint64), plan.temp((n,), np_dtype)
-    plan.steps += fill_steps(runtime, (1,), np.uint64, n, word)
+    runtime, np_dtype = plan.runtime, np.dtype(np_dtype)
+    word, safe = _word(plan, n), plan.temp((n,), np_dtype)
     plan.kernel(function_for(runtime, _KERNELS[np_dtype]), n, [indices, safe, np.int64(n), np.int64(bound), word])
+    _check(plan, word, n, lambda position, host: error(position, int(host.reshape(-1)[position])), indices[1])
+    return safe
+
+
+def checked_row_steps(plan: StepPlan, indices: tuple, rows: int, nd, np_dtype, error, before_writes=False) -> tuple:
+    """``checked_steps`` for ``rows`` index rows of ``nd["k"]`` coordinates (``nd``: the ``NdIndex`` struct of
+    ``functors/gather.h``), coordinate d in ``[0, nd["dim"][d])``; a bad row raises ``error(host)``, ``host``
+    the indices copied to the host (the message names the row from them). ``before_writes``: the check runs
+    before the steps added after it (a scatter into a Parameter writes nothing when it raises; a device graph
+    cannot hold such a check, so its capture gives up)."""
+    runtime, np_dtype, k = plan.runtime, np.dtype(np_dtype), int(nd["k"])
+    word, safe = _word(plan, rows), plan.temp((rows * k,), np_dtype)
+    plan.kernel(function_for(runtime, _ROW_KERNELS[np_dtype]), rows, [indices, safe, np.int64(rows), nd, word])
+    _check(plan, word, rows, lambda row, host: error(host), indices[1], before_writes)
+    return safe
+
+
+def _word(plan: StepPlan, n: int) -> tuple:
+    """The uint64 temporary a check kernel leaves the least bad position in: ``n`` (none) to begin with."""
+    word = plan.temp((1,), np.uint64)
+    plan.steps += fill_steps(plan.runtime, (1,), np.uint64, n, word)
+    return word
+
+
+def _check(plan: StepPlan, word: tuple, n: int, error, where: int, now: bool = False) -> None:
+    """The check step of ``word``: where it holds a position below ``n``, ``error(position, host)`` is raised,
+    ``host`` the call's input ``where`` copied to the host. ``now``: before the steps added later (while a
+    graph is captured, its copy to the host is refused then), else after all of the plan's."""
+    runtime = plan.runtime
 
     def raised(position, inputs):
-        return error(position, int(runtime.to_host(inputs[where]).reshape(-1)[position]))
+        return error(position, runtime.to_host(inputs[where]))
 
     def fallback(first, inputs):
         def check():
@@ -41,10 +75,12 @@ def checked_steps(plan: StepPlan, indices: tuple, n: int, np_dtype, bound: int, 
             if position < n:
                 raise raised(position, inputs)
 
-        if runtime.capturing():
+        if runtime.capturing() and not now:
             runtime.after_launch(check)
         else:
             check()
 
-    plan.check(word, n, raised, fallback)
-    return safe
+    if now:
+        plan.steps.append(check_step(word, n, raised, fallback))
+    else:
+        plan.check(word, n, raised, fallback)
