@@ -461,7 +461,7 @@ def test_add_n_of_many_inputs_launches_from_c_with_the_cpus_bits(native, dtype):
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 def test_gather_and_sparse_losses_check_indices_on_the_device_launched_from_c(native, monkeypatch, dtype):
-    """Gather's indices (and a sparse loss's labels) are checked as the kernel reads them (RangeCheckKernel,
+    """Gather's indices (and the sparse and NLL losses' labels) are checked as the kernel reads them (RangeCheckKernel,
     then one word read back in C): nothing goes through Python on a good call, and a bad index raises after the
     launch naming the operator, the position and the value, as the CPU does; launched from Python the same
     check runs through the runtime."""
@@ -489,6 +489,11 @@ def test_gather_and_sparse_losses_check_indices_on_the_device_launched_from_c(na
     with pytest.raises(KernelError, match=labels):
         sparse(logits, Tensor(np.array([0, 9, 7], dtype), device="GPU"))
     np.testing.assert_allclose(sparse(logits, Tensor(np.array([0, 4, 2], dtype), device="GPU")).asnumpy(), np.log(5))
+    nll, w = ops.NLLLoss(reduction="sum", ignore_index=-1), Tensor(np.ones(5, np.float32), device="GPU")
+    with pytest.raises(KernelError, match=r"'NLLLoss'.*\[0, 5\) or the ignore_index -1, but got labels\[2\] = -2"):
+        nll(logits, Tensor(np.array([0, -1, -2], dtype), device="GPU"), w)
+    loss, total = nll(logits + 1, Tensor(np.array([0, -1, 4], dtype), device="GPU"), w)  # -1: ignored
+    assert (float(loss.asnumpy()), float(total.asnumpy())) == (-2.0, 2.0)
     monkeypatch.setattr(native, "native_launches", False)
     registry.invalidate()
     with pytest.raises(KernelError, match=message):

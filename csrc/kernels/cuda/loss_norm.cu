@@ -63,7 +63,8 @@ __global__ void BceNoneKernel(const T* x, const T* y, const T* w, const T* pw, T
   }
 }
 
-// NLLLoss: one thread walks the rows in order (the host checked the labels), so the sums are the CPU's.
+// NLLLoss: one thread walks the rows in order (the labels are range_check.cu's checked copy), so the sums
+// are the CPU's.
 template <typename T, typename L>
 __global__ void NllLossKernel(const T* x, const L* t, const T* w, T* loss, T* total, int64_t n, int64_t c,
                               int64_t ignore, int reduction) {

@@ -1,7 +1,9 @@
 """GPU kernels of L2Loss, SmoothL1Loss, SmoothL1LossGrad, BCEWithLogitsLoss, NLLLoss and NLLLossGrad: the kernels of
 ``csrc/kernels/cuda/loss_norm.cu`` (the math of ``opforge/functors/loss.h``, shared with the CPU
 kernels), for every KernelAttr the CPU registers. A reduced loss writes its terms (in double) to a
-device workspace, one thread per element, and the passes of ``reduce.cuh`` add them up."""
+device workspace, one thread per element, and the passes of ``reduce.cuh`` add them up. NLLLoss's labels
+are checked on the device as its kernels read them (``range_check.py``): one out of ``[0, C)`` that is not
+the ignore_index raises after the launches."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
+from opforge.kernels.gpu.range_check import checked_steps
 from opforge.kernels.gpu.reduce import ReducePlan, chunks_for, passes_for, reduce_kernel
-from opforge.kernels.gpu.support import device_launch, input_params, launch_1d, output_specs, step_1d
+from opforge.kernels.gpu.support import StepPlan, device_launch, input_params, output_specs, step_1d
 
 __all__ = []
 
@@ -97,15 +100,20 @@ def _bce_loop(spec, function, kernel):
     return _reduced_loss(spec, kernel, 1 if reduction == "sum" else 5, function, params)
 
 
-def _check_nll_labels(spec, runtime, labels, n: int, c: int, ignore: int) -> None:
-    host = runtime.to_host(labels).reshape(-1)
-    bad = np.flatnonzero((host != ignore) & ((host < 0) | (host >= c)))
-    if bad.size:
-        i = int(bad[0])
-        raise KernelError(
+def _nll_labels(plan, spec, where: int, n: int, c: int, ignore: int) -> tuple:
+    """The param of the labels (input ``where``) the kernel reads: their checked copy (``range_check``)."""
+    if not n:
+        return ("in", where)
+
+    def error(i, value):
+        return KernelError(
             f"For '{spec.op_name}', every 'labels' value must be in [0, {c}) or the ignore_index {ignore}, "
-            f"but got labels[{i}] = {int(host[i])}."
+            f"but got labels[{i}] = {value}."
         )
+
+    dtype = spec.entry.attr.inputs[where].np_dtype
+    info = np.iinfo(dtype)  # an ignore_index no label can equal: none to let through
+    return checked_steps(plan, ("in", where), n, dtype, c, error, ignore if info.min <= ignore <= info.max else None)
 
 
 def _nll_geometry(spec):
@@ -119,41 +127,27 @@ _REDUCTION = {"none": 0, "sum": 1, "mean": 2}
 
 
 def _nll_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    """``NllLossKernel<T, L>(x, labels, w, loss, total, n, c, ignore, reduction)``: one thread, the rows in order."""
     n, c = _nll_geometry(spec)
     ignore = int(spec.attrs.get("ignore_index", -100))
     reduction = np.int32(_REDUCTION[spec.attrs.get("reduction", "mean")])
-    np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        x, labels, w = arrays
-        if n:
-            _check_nll_labels(spec, runtime, labels, n, c, ignore)
-        loss, total = device.empty(spec.out_shapes[0], np_dtype), device.empty(spec.out_shapes[1], np_dtype)
-        args = (x, labels, w, loss, total, np.int64(n), np.int64(c), np.int64(ignore), reduction)
-        launch_1d(runtime, function, 1, args)
-        return loss, total
-
-    return run
+    plan = StepPlan(spec.device.runtime, spec.entry.attr.outputs[0].np_dtype)
+    labels = _nll_labels(plan, spec, 1, n, c, ignore)
+    sizes = (np.int64(n), np.int64(c), np.int64(ignore), reduction)
+    plan.kernel(function, 1, [("in", 0), labels, ("in", 2), ("out", 0), ("out", 1), *sizes])
+    return plan.launch(spec, output_specs(spec))
 
 
 def _nll_grad_loop(spec, function, kernel):
-    device, runtime = spec.device, spec.device.runtime
+    """``NllLossGradKernel<T, L>(dout, labels, w, total, dx, n, c, ignore, reduction)``: a thread per row."""
     n, c = _nll_geometry(spec)
     ignore = int(spec.attrs.get("ignore_index", -100))
     reduction = np.int32(_REDUCTION[spec.attrs.get("reduction", "mean")])
-    np_dtype = spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        _, dout, labels, w, total = arrays
-        if n:
-            _check_nll_labels(spec, runtime, labels, n, c, ignore)
-        dx = device.empty(spec.out_shapes[0], np_dtype)
-        args = (dout, labels, w, total, dx, np.int64(n), np.int64(c), np.int64(ignore), reduction)
-        launch_1d(runtime, function, n, args)
-        return dx
-
-    return run
+    plan = StepPlan(spec.device.runtime, spec.entry.attr.outputs[0].np_dtype)
+    labels = _nll_labels(plan, spec, 2, n, c, ignore)
+    sizes = (np.int64(n), np.int64(c), np.int64(ignore), reduction)
+    plan.kernel(function, n, [("in", 1), labels, ("in", 3), ("in", 4), ("out", 0), *sizes])
+    return plan.launch(spec, output_specs(spec))
 
 
 def _make_bce(attr):

@@ -17,9 +17,12 @@ from opforge.kernels.gpu.support import StepPlan, check_step
 
 __all__ = ["checked_row_steps", "checked_steps"]
 
-_KERNELS = {
-    np.dtype(t): register_device_kernel(CudaKernel("range_check.cu", f"opforge::cuda::RangeCheckKernel<{t}_t>", None))
+_KERNELS = {  # (dtype, whether one value out of range is let through)
+    (np.dtype(t), ignore): register_device_kernel(
+        CudaKernel("range_check.cu", f"opforge::cuda::RangeCheckKernel<{t}_t, {str(ignore).lower()}>", None)
+    )
     for t in ("int32", "int64")
+    for ignore in (False, True)
 }
 _ROW_KERNELS = {
     np.dtype(t): register_device_kernel(
@@ -29,13 +32,15 @@ _ROW_KERNELS = {
 }
 
 
-def checked_steps(plan: StepPlan, indices: tuple, n: int, np_dtype, bound: int, error) -> tuple:
+def checked_steps(plan: StepPlan, indices: tuple, n: int, np_dtype, bound: int, error, ignore=None) -> tuple:
     """Steps of ``plan`` giving its kernels the indices ``("in", i)`` (``n`` of ``np_dtype``, int32 or int64) as
     they may read them: returns the param of the in-range copy. After the plan's launches, a value out of
-    ``[0, bound)`` raises ``error(position, value)``."""
+    ``[0, bound)`` (other than ``ignore``, where given) raises ``error(position, value)``."""
     runtime, np_dtype = plan.runtime, np.dtype(np_dtype)
     word, safe = _word(plan, n), plan.temp((n,), np_dtype)
-    plan.kernel(function_for(runtime, _KERNELS[np_dtype]), n, [indices, safe, np.int64(n), np.int64(bound), word])
+    function = function_for(runtime, _KERNELS[np_dtype, ignore is not None])
+    sizes = (np.int64(n), np.int64(bound), np.int64(0 if ignore is None else ignore))
+    plan.kernel(function, n, [indices, safe, *sizes, word])
     _check(plan, word, n, lambda position, host: error(position, int(host.reshape(-1)[position])), indices[1])
     return safe
 
