@@ -15,7 +15,7 @@ from opforge.kernels.gpu.cuda import CudaKernel, function_for, register_device_k
 from opforge.kernels.gpu.fill import fill_steps
 from opforge.kernels.gpu.support import StepPlan, check_step
 
-__all__ = ["checked_row_steps", "checked_steps"]
+__all__ = ["checked_row_steps", "checked_steps", "failure_steps"]
 
 _KERNELS = {  # (dtype, whether one value out of range is let through)
     (np.dtype(t), ignore): register_device_kernel(
@@ -58,6 +58,15 @@ def checked_row_steps(plan: StepPlan, indices: tuple, rows: int, nd, np_dtype, e
     return safe
 
 
+def failure_steps(plan: StepPlan, info: tuple, n: int, error) -> None:
+    """Steps of ``plan`` raising ``error(position)`` after its launches where the int32 ``info`` (a param of
+    ``n``: a factorization's status per matrix, 0 done, -1 a non-finite input, > 0 failed) is above 0."""
+    word, spare = _word(plan, n), plan.temp((n,), np.int32)
+    function = function_for(plan.runtime, _KERNELS[np.dtype(np.int32), True])
+    plan.kernel(function, n, [info, spare, np.int64(n), np.int64(1), np.int64(-1), word])
+    _check(plan, word, n, lambda position, host: error(position), None)
+
+
 def _word(plan: StepPlan, n: int) -> tuple:
     """The uint64 temporary a check kernel leaves the least bad position in: ``n`` (none) to begin with."""
     word = plan.temp((1,), np.uint64)
@@ -67,12 +76,12 @@ def _word(plan: StepPlan, n: int) -> tuple:
 
 def _check(plan: StepPlan, word: tuple, n: int, error, where: int, now: bool = False) -> None:
     """The check step of ``word``: where it holds a position below ``n``, ``error(position, host)`` is raised,
-    ``host`` the call's input ``where`` copied to the host. ``now``: before the steps added later (while a
+    ``host`` the call's input ``where`` copied to the host (None without one). ``now``: before the steps added later (while a
     graph is captured, its copy to the host is refused then), else after all of the plan's."""
     runtime = plan.runtime
 
     def raised(position, inputs):
-        return error(position, runtime.to_host(inputs[where]))
+        return error(position, None if where is None else runtime.to_host(inputs[where]))
 
     def fallback(first, inputs):
         def check():
