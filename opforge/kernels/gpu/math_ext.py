@@ -11,7 +11,8 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import _broadcast, _unary, mirror_cpu_kernels
-from opforge.kernels.gpu.support import launch_1d
+from opforge.kernels.gpu.range_check import checked_steps
+from opforge.kernels.gpu.support import StepPlan
 
 __all__ = []
 
@@ -54,19 +55,19 @@ for _op in _BINARY:
 
 
 def _polygamma_loop(spec, function, kernel):
-    """``PolygammaKernel<T, I>(a, x, y, n)``; the order is read back and checked first (a synchronisation)."""
-    device, runtime = spec.device, spec.device.runtime
+    """``PolygammaKernel<T, I>(a, x, y, n)``; the order is checked on the device (``range_check``): a negative one
+    raises after the launch."""
     n = math.prod(spec.in_shapes[1])
+    np_dtype = spec.entry.attr.outputs[0].np_dtype
+    plan = StepPlan(spec.device.runtime, np_dtype)
 
-    def run(arrays):
-        order = int(runtime.to_host(arrays[0]).reshape(-1)[0])
-        if order < 0:
-            raise KernelError(f"For '{spec.op_name}', the order 'a' must be >= 0, but got {order}.")
-        y = device.empty(spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype)
-        launch_1d(runtime, function, n, (arrays[0], arrays[1], y, np.int64(n)))
-        return y
+    def error(_, order):
+        return KernelError(f"For '{spec.op_name}', the order 'a' must be >= 0, but got {order}.")
 
-    return run
+    order_dtype = spec.entry.attr.inputs[0].np_dtype
+    order = checked_steps(plan, ("in", 0), 1, order_dtype, np.iinfo(order_dtype).max, error)
+    plan.kernel(function, n, [order, ("in", 1), ("out", 0), np.int64(n)])
+    return plan.launch(spec, [(tuple(spec.out_shapes[0]), np_dtype)])
 
 
 mirror_cpu_kernels(

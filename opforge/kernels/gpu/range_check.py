@@ -76,8 +76,8 @@ def _word(plan: StepPlan, n: int) -> tuple:
 
 def _check(plan: StepPlan, word: tuple, n: int, error, where: int, now: bool = False) -> None:
     """The check step of ``word``: where it holds a position below ``n``, ``error(position, host)`` is raised,
-    ``host`` the call's input ``where`` copied to the host (None without one). ``now``: before the steps added later (while a
-    graph is captured, its copy to the host is refused then), else after all of the plan's."""
+    ``host`` the call's input ``where`` copied to the host (None without one). ``now``: before the steps added
+    later (while a graph is captured, its copy to the host is refused then), else after all of the plan's."""
     runtime = plan.runtime
 
     def raised(position, inputs):
