@@ -29,7 +29,7 @@ std::vector<RoiGeometry<compute_t<T>>> Geometries(const std::string& op, const T
     OPF_CHECK(g.image >= 0, "For '" << op << "', the image_index (column 0 of 'rois') must be a number in [0, "
                                     << images - 1 << "], but got " << static_cast<double>(Load(rois[r * kRoiColumns]))
                                     << " in RoI " << r << ".");
-    OPF_CHECK(g.skip || g.grid_h * g.grid_w <= kMaxRoiBinSamples,
+    OPF_CHECK(RoiAlignValid(g),
               "For '" << op << "', RoI " << r << " has bins of " << g.grid_h << " x " << g.grid_w
                       << " samples (sample_num 0 takes floor(bin size) per dim), but at most " << kMaxRoiBinSamples
                       << " are taken.");

@@ -5,7 +5,8 @@
 //                       a zeroed accumulator A (float for float16, else T), so the sum's order, and its last bits,
 //                       may change from run to run (as MindSpore's and torchvision's);
 //   RoiAlignStoreKernel the accumulator rounded to float16, where A is not T.
-// A RoI whose image index is out of range reads and writes nothing (the host checks the indices first).
+//   RoiCheckKernel      the least RoI the kernels cannot take (RoiAlignValid), which the host raises after the
+//                       launches; such a RoI reads and writes nothing meanwhile.
 #include "opforge/cuda.h"
 #include "opforge/functors/roi_align.h"
 
@@ -20,7 +21,7 @@ __global__ void RoiAlignKernel(const T* x, const T* rois, T* y, int64_t count, i
     const int64_t b = i % bins, rc = i / bins;
     const auto g = RoiAlignGeometry(rois + (rc / channels) * kRoiColumns, attrs, images);
     compute_t<T> v = compute_t<T>(0);
-    if (!g.skip && g.image >= 0) {
+    if (!g.skip && RoiAlignValid(g)) {
       const T* plane = x + (g.image * channels + rc % channels) * h * w;
       v = RoiAlignBin(plane, h, w, g, b / attrs.pooled_w, b % attrs.pooled_w);
     }
@@ -36,10 +37,20 @@ __global__ void RoiAlignGradKernel(const T* dy, const T* rois, A* dx, int64_t co
   OPF_GRID_STRIDE_LOOP(i, count * channels * bins) {
     const int64_t b = i % bins, rc = i / bins;
     const auto g = RoiAlignGeometry(rois + (rc / channels) * kRoiColumns, attrs, images);
-    if (g.skip || g.image < 0) continue;
+    if (g.skip || !RoiAlignValid(g)) continue;
     A* plane = dx + (g.image * channels + rc % channels) * h * w;
     RoiAlignBinGrad(h, w, g, b / attrs.pooled_w, b % attrs.pooled_w, Load(dy[i]) * RoiAlignInverseCount(g),
                     [&](int64_t offset, C v) { atomicAdd(plane + offset, static_cast<A>(v)); });
+  }
+}
+
+template <typename T>
+__global__ void RoiCheckKernel(const T* rois, int64_t count, int64_t images, RoiAlignAttrs attrs,
+                               unsigned long long* first) {
+  OPF_GRID_STRIDE_LOOP(r, count) {
+    if (!RoiAlignValid(RoiAlignGeometry(rois + r * kRoiColumns, attrs, images))) {
+      atomicMin(first, static_cast<unsigned long long>(r));
+    }
   }
 }
 

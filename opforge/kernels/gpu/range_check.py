@@ -15,7 +15,7 @@ from opforge.kernels.gpu.cuda import CudaKernel, function_for, register_device_k
 from opforge.kernels.gpu.fill import fill_steps
 from opforge.kernels.gpu.support import StepPlan, check_step
 
-__all__ = ["checked_row_steps", "checked_steps", "failure_steps"]
+__all__ = ["checked_row_steps", "checked_steps", "failure_steps", "flag_word", "raise_flagged"]
 
 _KERNELS = {  # (dtype, whether one value out of range is let through)
     (np.dtype(t), ignore): register_device_kernel(
@@ -37,11 +37,11 @@ def checked_steps(plan: StepPlan, indices: tuple, n: int, np_dtype, bound: int, 
     they may read them: returns the param of the in-range copy. After the plan's launches, a value out of
     ``[0, bound)`` (other than ``ignore``, where given) raises ``error(position, value)``."""
     runtime, np_dtype = plan.runtime, np.dtype(np_dtype)
-    word, safe = _word(plan, n), plan.temp((n,), np_dtype)
+    word, safe = flag_word(plan, n), plan.temp((n,), np_dtype)
     function = function_for(runtime, _KERNELS[np_dtype, ignore is not None])
     sizes = (np.int64(n), np.int64(bound), np.int64(0 if ignore is None else ignore))
     plan.kernel(function, n, [indices, safe, *sizes, word])
-    _check(plan, word, n, lambda position, host: error(position, int(host.reshape(-1)[position])), indices[1])
+    raise_flagged(plan, word, n, lambda position, host: error(position, int(host.reshape(-1)[position])), indices[1])
     return safe
 
 
@@ -52,29 +52,29 @@ def checked_row_steps(plan: StepPlan, indices: tuple, rows: int, nd, np_dtype, e
     before the steps added after it (a scatter into a Parameter writes nothing when it raises; a device graph
     cannot hold such a check, so its capture gives up)."""
     runtime, np_dtype, k = plan.runtime, np.dtype(np_dtype), int(nd["k"])
-    word, safe = _word(plan, rows), plan.temp((rows * k,), np_dtype)
+    word, safe = flag_word(plan, rows), plan.temp((rows * k,), np_dtype)
     plan.kernel(function_for(runtime, _ROW_KERNELS[np_dtype]), rows, [indices, safe, np.int64(rows), nd, word])
-    _check(plan, word, rows, lambda row, host: error(host), indices[1], before_writes)
+    raise_flagged(plan, word, rows, lambda row, host: error(host), indices[1], before_writes)
     return safe
 
 
 def failure_steps(plan: StepPlan, info: tuple, n: int, error) -> None:
     """Steps of ``plan`` raising ``error(position)`` after its launches where the int32 ``info`` (a param of
     ``n``: a factorization's status per matrix, 0 done, -1 a non-finite input, > 0 failed) is above 0."""
-    word, spare = _word(plan, n), plan.temp((n,), np.int32)
+    word, spare = flag_word(plan, n), plan.temp((n,), np.int32)
     function = function_for(plan.runtime, _KERNELS[np.dtype(np.int32), True])
     plan.kernel(function, n, [info, spare, np.int64(n), np.int64(1), np.int64(-1), word])
-    _check(plan, word, n, lambda position, host: error(position), None)
+    raise_flagged(plan, word, n, lambda position, host: error(position), None)
 
 
-def _word(plan: StepPlan, n: int) -> tuple:
+def flag_word(plan: StepPlan, n: int) -> tuple:
     """The uint64 temporary a check kernel leaves the least bad position in: ``n`` (none) to begin with."""
     word = plan.temp((1,), np.uint64)
     plan.steps += fill_steps(plan.runtime, (1,), np.uint64, n, word)
     return word
 
 
-def _check(plan: StepPlan, word: tuple, n: int, error, where: int, now: bool = False) -> None:
+def raise_flagged(plan: StepPlan, word: tuple, n: int, error, where, now: bool = False) -> None:
     """The check step of ``word``: where it holds a position below ``n``, ``error(position, host)`` is raised,
     ``host`` the call's input ``where`` copied to the host (None without one). ``now``: before the steps added
     later (while a graph is captured, its copy to the host is refused then), else after all of the plan's."""

@@ -2,8 +2,9 @@
 ``opforge/functors/roi_align.h`` shared with the CPU kernels), for every KernelAttr the CPU registers: the
 forward a thread per output element; the gradient a thread per element of ``dy`` adding into a zeroed
 accumulator with atomics (float for float16, then rounded), so its last bits may differ between runs, where the
-CPU's plane-by-plane sum does not. The RoIs' image indices are read back and checked before the launch, as the
-CPU checks them; while a device graph is captured they cannot be, and a RoI out of range gives zeros."""
+CPU's plane-by-plane sum does not. The RoIs are checked on the device as the CPU checks them (an image index out
+of range, bins of too many samples: ``RoiCheckKernel``), the kernels leaving such a RoI out, and the CPU's error
+is raised after the launches (``range_check.raise_flagged``), in a device graph too."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.fill import fill_steps
-from opforge.kernels.gpu.support import device_launch, numel, output_specs, step_1d
+from opforge.kernels.gpu.range_check import flag_word, raise_flagged
+from opforge.kernels.gpu.support import StepPlan, numel, output_specs
 
 __all__ = []
 
@@ -50,36 +52,45 @@ def _adaptive_grids(spec, rois: np.ndarray) -> np.ndarray:
     return grids[:, 0] * grids[:, 1]
 
 
-def _checked(spec, run, images: int):
-    """``run`` after the RoIs (input 1) are checked on the host as the CPU kernel checks them: image indices
-    (rounded as the kernels round them) and adaptive grids; unchecked while a device graph is captured."""
-    runtime = spec.device.runtime
-
-    def check(rois: np.ndarray) -> None:
-        first = rois[:, 0]
-        index = np.rint(first + 7e-5)
-        bad = np.flatnonzero(~((index >= 0) & (index < images)))
-        if bad.size:
-            r = int(bad[0])
-            raise KernelError(
-                f"For '{spec.op_name}', the image_index (column 0 of 'rois') must be a number in "
-                f"[0, {images - 1}], but got {first[r]:g} in RoI {r}."
+def _host_error(spec, rois: np.ndarray, images: int) -> KernelError | None:
+    """The CPU kernel's error for the first RoI it would refuse (an image index out of range, or bins of too
+    many samples), from the RoIs on the host; None where there is none."""
+    first = rois[:, 0]
+    index = np.rint(first + 7e-5)
+    bad = np.flatnonzero(~((index >= 0) & (index < images)))
+    if bad.size:
+        r = int(bad[0])
+        return KernelError(
+            f"For '{spec.op_name}', the image_index (column 0 of 'rois') must be a number in "
+            f"[0, {images - 1}], but got {first[r]:g} in RoI {r}."
+        )
+    if spec.attrs["sample_num"] == 0:
+        skip = (np.abs(rois[:, 1]) < 0.001) & (np.abs(rois[:, 3]) < 0.001)
+        big = np.flatnonzero((_adaptive_grids(spec, rois) > _MAX_BIN_SAMPLES) & ~skip)
+        if big.size:
+            return KernelError(
+                f"For '{spec.op_name}', RoI {int(big[0])} has bins of more than {_MAX_BIN_SAMPLES} samples "
+                f"(sample_num 0 takes floor(bin size) per dim)."
             )
-        if spec.attrs["sample_num"] == 0:
-            skip = (np.abs(rois[:, 1]) < 0.001) & (np.abs(rois[:, 3]) < 0.001)
-            big = np.flatnonzero((_adaptive_grids(spec, rois) > _MAX_BIN_SAMPLES) & ~skip)
-            if big.size:
-                raise KernelError(
-                    f"For '{spec.op_name}', RoI {int(big[0])} has bins of more than {_MAX_BIN_SAMPLES} samples "
-                    f"(sample_num 0 takes floor(bin size) per dim)."
-                )
+    return None
 
-    def checked(arrays):
-        if not runtime.capturing():
-            check(runtime.to_host(arrays[1]).astype(np.float64))
-        return run(arrays)
 
-    return checked
+def _checked_rois(plan: StepPlan, spec, kernel, images: int) -> None:
+    """``RoiCheckKernel<T>(rois, count, images, attrs, first)`` before the kernels (which leave such a RoI out), and
+    the CPU kernel's error for the first RoI it flags, after the launches."""
+    count = spec.in_shapes[1][0]
+    if not count:
+        return
+    runtime = plan.runtime
+    word = flag_word(plan, count)
+    check = function_for(runtime, kernel, kernel.helpers[-1])
+    plan.kernel(check, count, [("in", 1), np.int64(count), np.int64(images), _attrs(spec), word])
+
+    def error(r, rois):
+        found = _host_error(spec, np.asarray(rois, np.float64).reshape(-1, 5), images)
+        return found or KernelError(f"For '{spec.op_name}', RoI {r} is out of the image range or its bins too large.")
+
+    raise_flagged(plan, word, count, error, 1)
 
 
 def _roi_align_loop(spec, function, kernel):
@@ -87,10 +98,11 @@ def _roi_align_loop(spec, function, kernel):
     images, channels, h, w = spec.in_shapes[0]
     count = spec.in_shapes[1][0]
     outputs = output_specs(spec)
+    plan = StepPlan(spec.device.runtime, outputs[0][1])
+    _checked_rois(plan, spec, kernel, images)
     dims = [np.int64(d) for d in (count, channels, images, h, w)]
-    steps = step_1d(spec.device.runtime, function, numel(outputs[0][0]), [("in", 0), ("in", 1), ("out", 0), *dims,
-                                                                          _attrs(spec)])  # fmt: skip
-    return _checked(spec, device_launch(spec, outputs, steps), images)
+    plan.kernel(function, numel(outputs[0][0]), [("in", 0), ("in", 1), ("out", 0), *dims, _attrs(spec)])
+    return plan.launch(spec, outputs)
 
 
 def _roi_align_grad_loop(spec, function, kernel):
@@ -103,21 +115,21 @@ def _roi_align_grad_loop(spec, function, kernel):
     images, channels, h, w = shape
     n = numel(shape)
     widened = np_dtype == np.float16
-    acc = ("tmp", 0) if widened else ("out", 0)
-    acc_dtype = np.dtype(np.float32) if widened else np_dtype
+    plan = StepPlan(runtime, np.float32 if widened else np_dtype)
+    _checked_rois(plan, spec, kernel, images)
+    acc = plan.temp(shape) if widened else ("out", 0)
+    plan.steps += fill_steps(runtime, shape, plan.np_dtype, 0, acc)
     dims = [np.int64(d) for d in (count, channels, images, h, w)]
-    steps = fill_steps(runtime, shape, acc_dtype, 0, acc)
-    steps += step_1d(runtime, function, numel(spec.in_shapes[0]), [("in", 0), ("in", 1), acc, *dims, _attrs(spec)])
-    temps = []
+    plan.kernel(function, numel(spec.in_shapes[0]), [("in", 0), ("in", 1), acc, *dims, _attrs(spec)])
     if widened:
-        store = function_for(runtime, kernel, kernel.helpers[0])
-        steps += step_1d(runtime, store, n, [acc, ("out", 0), np.int64(n)])
-        temps = [(shape, acc_dtype)]
-    return _checked(spec, device_launch(spec, outputs, steps, temps), images)
+        plan.kernel(function_for(runtime, kernel, kernel.helpers[0]), n, [acc, ("out", 0), np.int64(n)])
+    return plan.launch(spec, outputs)
 
 
 def _make_roi_align(attr):
-    return CudaKernel(_SOURCE, f"opforge::cuda::RoiAlignKernel<{ctype(attr.inputs[0])}>", _roi_align_loop)
+    t = ctype(attr.inputs[0])
+    check = f"opforge::cuda::RoiCheckKernel<{t}>"
+    return CudaKernel(_SOURCE, f"opforge::cuda::RoiAlignKernel<{t}>", _roi_align_loop, helpers=(check,))
 
 
 def _make_roi_align_grad(attr):
@@ -127,7 +139,7 @@ def _make_roi_align_grad(attr):
         _SOURCE,
         f"opforge::cuda::RoiAlignGradKernel<{t}, {a}>",
         _roi_align_grad_loop,
-        helpers=(f"opforge::cuda::RoiAlignStoreKernel<{t}, {a}>",),
+        helpers=(f"opforge::cuda::RoiAlignStoreKernel<{t}, {a}>", f"opforge::cuda::RoiCheckKernel<{t}>"),
     )
 
 

@@ -119,6 +119,13 @@ OPF_HD void ForEachRoiSample(const RoiGeometry<C>& g, int64_t h, int64_t w, int6
   }
 }
 
+// Whether a RoI is one the kernels take: its image in range, and bins of at most kMaxRoiBinSamples samples
+// (a RoI they leave out anyway excepted). Any other is the caller's error.
+template <typename C>
+OPF_HD bool RoiAlignValid(const RoiGeometry<C>& g) {
+  return g.image >= 0 && (g.skip || g.grid_h * g.grid_w <= kMaxRoiBinSamples);
+}
+
 // 1 / the samples of a bin (NaN for none: sample_num 0 and a bin under one pixel, as MindSpore's 0 / 0).
 template <typename C>
 OPF_HD C RoiAlignInverseCount(const RoiGeometry<C>& g) {
