@@ -305,14 +305,17 @@ def _bound(primitive, *args):
 
 
 def _host_table(cupy, opforge, ops, runtime):
-    """The host time of a 1-element ReLU and a 1x1 MatMul, launched from Python and from C (``_C.DeviceLaunch``:
-    the plans made again for each), against a ``cupy.ElementwiseKernel``'s and ``cupy.matmul``'s."""
+    """The host time of a 1-element ReLU, a 1x1 MatMul and a small Gather, launched from Python and from C
+    (``_C.DeviceLaunch``: the plans made again for each), against a ``cupy.ElementwiseKernel``'s, ``cupy.matmul``'s
+    and ``cupy.take``'s."""
     from rich.table import Table
 
     from opforge.kernels import registry
 
     one = opforge.Tensor(cupy.ones(1, dtype=cupy.float32), device="GPU")
     square = opforge.Tensor(cupy.ones((1, 1), dtype=cupy.float32), device="GPU")
+    rows = opforge.Tensor(cupy.ones((16, 8), dtype=cupy.float32), device="GPU")
+    picks = opforge.Tensor(cupy.array([3, 0, 15, 7], dtype=cupy.int32), device="GPU")
     relu_cupy = cupy.ElementwiseKernel("float32 x", "float32 y", "y = x < 0 ? 0 : x", "opforge_bench_relu")
     calls = {  # name: (make the opforge call, the peer's call, the peer's name)
         "ops.ReLU()(x)": (lambda: _bound(ops.ReLU(), one), lambda: relu_cupy(one._data), "ElementwiseKernel"),
@@ -320,6 +323,13 @@ def _host_table(cupy, opforge, ops, runtime):
             lambda: _bound(ops.MatMul(), square, square),
             lambda: cupy.matmul(square._data, square._data),
             "cupy.matmul",
+        ),
+        # Gather checks its indices on the device and reads the verdict back (one synchronisation a call);
+        # cupy.take does not check them (it wraps).
+        "ops.Gather()(t, i, 0), 4 of 16 rows": (
+            lambda: _bound(ops.Gather(), rows, picks, 0),
+            lambda: cupy.take(rows._data, picks._data, axis=0),
+            "cupy.take",
         ),
     }
     was = runtime.native_launches
