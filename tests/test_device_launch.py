@@ -17,7 +17,7 @@ from opforge import _C, Parameter, Tensor, ops
 from opforge.errors import KernelError
 from opforge.kernels import registry
 from opforge.kernels.gpu.cuda import COMPILE_OPTIONS
-from opforge.kernels.gpu.support import MAX_NATIVE_INPUTS, device_launch, step_1d
+from opforge.kernels.gpu.support import device_launch, step_1d
 
 # long long, not int64_t: NVRTC compiles without the C library's headers.
 SOURCE = """
@@ -210,8 +210,8 @@ def test_softmax_reductions_and_layer_norm_launch_from_c(native, rng):
 
 def test_the_shape_fixed_gpu_loops_launch_from_c(native):
     """BiasAdd, OneHot, Cast, Concat (a launch per input), Pad (zeros, then the block) and ApplyMomentum on
-    Parameters (var and accumulation written in place, var returned) launch natively, as NumPy computes; a
-    Concat of more inputs than a native launch takes goes through the runtime."""
+    Parameters (var and accumulation written in place, var returned) launch natively, as NumPy computes; so
+    does a Concat of more inputs than a kernel takes parameters."""
     rng = np.random.default_rng(3)
 
     def gpu(host):
@@ -253,9 +253,9 @@ def test_the_shape_fixed_gpu_loops_launch_from_c(native):
     np.testing.assert_allclose(acc.asnumpy(), want_acc, rtol=1e-6)
     np.testing.assert_allclose(w.asnumpy(), w_host - np.float32(0.1) * want_acc, rtol=1e-6)
 
-    # more inputs than the native launcher takes: through the runtime
-    many = [np.full((2, 1), k, np.float32) for k in range(MAX_NATIVE_INPUTS + 1)]
-    out = launches(lambda: ops.Concat(axis=1)(tuple(gpu(p) for p in many)), 0)
+    # more inputs than a kernel takes parameters (a launch each): from C too
+    many = [np.full((2, 1), k, np.float32) for k in range(65)]
+    out = launches(lambda: ops.Concat(axis=1)(tuple(gpu(p) for p in many)), 65)
     np.testing.assert_array_equal(out.asnumpy(), np.concatenate(many, axis=1))
 
 

@@ -132,7 +132,6 @@ class DeviceLaunch : public Launchable {
     outputs_ = Buffers(outputs, true);
     temps_ = Buffers(temps, false);
     if (outputs_.empty()) throw py::value_error("For '" + op_name_ + "', a DeviceLaunch needs an output.");
-    if (n_inputs_ > kMaxParams) throw py::value_error("For '" + op_name_ + "', a DeviceLaunch takes at most 64 inputs.");
     for (const auto& item : steps) steps_.push_back(MakeStep(item.cast<py::tuple>()));
   }
 
@@ -344,7 +343,9 @@ class DeviceLaunch : public Launchable {
 
   void LaunchNatively(PyObject* const* args, const std::vector<py::object>& outs,
                       const std::vector<py::object>& temps) const {
-    std::array<void*, kMaxParams> inputs{};
+    std::array<void*, kMaxParams> few{};  // the inputs' addresses: on the stack unless there are many (a Concat)
+    std::vector<void*> many(n_inputs_ > kMaxParams ? n_inputs_ : 0);
+    void** inputs = n_inputs_ > kMaxParams ? many.data() : few.data();
     std::vector<void*> out_ptrs(outs.size()), temp_ptrs(temps.size());
     for (size_t i = 0; i < n_inputs_; ++i) inputs[i] = Pointer(args[i], "input", i);
     for (size_t i = 0; i < outs.size(); ++i) out_ptrs[i] = Pointer(outs[i].ptr(), "output", i);
@@ -358,9 +359,9 @@ class DeviceLaunch : public Launchable {
         continue;
       }
       if (step.is_gemm) {
-        RunGemm(step, Resolve(step.params[0], inputs.data(), out_ptrs, temp_ptrs),
-                Resolve(step.params[1], inputs.data(), out_ptrs, temp_ptrs),
-                Resolve(step.params[2], inputs.data(), out_ptrs, temp_ptrs), stream, &gemm_handle);
+        RunGemm(step, Resolve(step.params[0], inputs, out_ptrs, temp_ptrs),
+                Resolve(step.params[1], inputs, out_ptrs, temp_ptrs),
+                Resolve(step.params[2], inputs, out_ptrs, temp_ptrs), stream, &gemm_handle);
         continue;
       }
       std::array<void*, kMaxParams> params{};

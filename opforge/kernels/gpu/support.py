@@ -14,7 +14,6 @@ from opforge.kernels.gpu.cuda import BLOCK, grid_for
 
 __all__ = [
     "BYTES_CTYPES",
-    "MAX_NATIVE_INPUTS",
     "StepPlan",
     "bytes_ctype",
     "device_launch",
@@ -35,9 +34,6 @@ __all__ = [
 BYTES_CTYPES = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "opforge::cuda::Bytes16"}
 
 
-# The most inputs a call launched from C takes (kMaxParams of csrc/python/device_launch.cc); a call with
-# more (a Concat of many Tensors) launches through the runtime.
-MAX_NATIVE_INPUTS = 64
 
 
 def bytes_ctype(dtype) -> str:
@@ -54,16 +50,14 @@ def device_launch(spec, outputs, steps, temps=()):
     allocated at each call (an output ``("in", i)`` is input ``i``, written in place); ``steps`` as
     ``[(function, grid, block, shared_mem, params)]``, launched in order, each param ``("in", i)``,
     ``("out", j)``, ``("tmp", k)`` or a NumPy scalar passed by value; or a GEMM (``gemm_step``) or a check of
-    values the launches wrote (``check_step``). Where the
-    runtime launches natively
-    (and the call takes at most ``MAX_NATIVE_INPUTS`` inputs) the call runs in C (``_C.DeviceLaunch``: no
-    Python frame between the dispatcher and the driver but the allocator's); else here, through
-    ``runtime.launch``."""
+    values the launches wrote (``check_step``). Where the runtime launches natively the call runs in C
+    (``_C.DeviceLaunch``: no Python frame between the dispatcher and the driver but the allocator's); else here,
+    through ``runtime.launch``."""
     runtime = spec.device.runtime
     outputs = [(a, b) if isinstance(a, str) else (tuple(a), np.dtype(b)) for a, b in outputs]
     temps = [(tuple(shape), np.dtype(dtype)) for shape, dtype in temps]
     steps = [step if isinstance(step[0], str) else _kernel_step(*step) for step in steps]
-    if runtime.native_launches and len(spec.in_shapes) <= MAX_NATIVE_INPUTS:
+    if runtime.native_launches:
         return _C.DeviceLaunch(spec.op_name, runtime, len(spec.in_shapes), outputs, temps, steps).launch
     single = len(outputs) == 1
 
