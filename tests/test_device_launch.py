@@ -310,7 +310,7 @@ def test_matmul_is_a_gemm_step_launched_from_c(native, monkeypatch, dtype):
 
 def test_integer_matmul_and_an_empty_product_launch_from_c(native, monkeypatch):
     """An integer product is IntMatMulKernel (wrapping as the CPU: a batch from one matrix, transposes, int64
-    overflow), an empty sum a fill of zeros: launched from C; a partly broadcast integer batch takes the runtime."""
+    overflow, batch dims broadcast partly), an empty sum a fill of zeros: launched from C."""
     python_calls = []
     real = native.matmul
     monkeypatch.setattr(native, "matmul", lambda *a: python_calls.append(a) or real(*a))
@@ -327,10 +327,10 @@ def test_integer_matmul_and_an_empty_product_launch_from_c(native, monkeypatch):
     big = np.full((2, 3, 4), 2**62, np.int64)
     both(ops.BatchMatMul(transpose_a=True), big, np.arange(15, dtype=np.int64).reshape(3, 5), 1)
     both(ops.MatMul(), np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32), 1)
+    partial = np.arange(12, dtype=np.int32).reshape(2, 1, 2, 3), np.arange(18, dtype=np.int32).reshape(1, 3, 3, 2)
+    both(ops.BatchMatMul(), *partial, 1)  # any broadcast of the batch dims: one launch
+    both(ops.BatchMatMul(True, False), np.ones((3, 1, 2, 3, 2), np.int64), np.ones((2, 1, 3, 4), np.int64), 1)
     assert python_calls == []
-    partial = np.ones((2, 1, 2, 3), np.int32), np.ones((1, 3, 3, 2), np.int32)
-    both(ops.BatchMatMul(), *partial, 0)
-    assert len(python_calls) == 1
 
 
 def test_conv2d_and_its_gradients_launch_from_c(native, monkeypatch):

@@ -24,7 +24,7 @@ import numpy as np
 
 from opforge.device.gpu import GraphCaptureError
 
-__all__ = ["GemmPlan", "batch_stride", "call_gemm", "gemm", "native_entries", "plan_gemm"]
+__all__ = ["GemmPlan", "call_gemm", "gemm", "native_entries", "plan_gemm"]
 
 _OP_N, _OP_T = 0, 1
 _GEMM_DEFAULT = -1
@@ -83,7 +83,7 @@ class GemmPlan:
     beta: bytes
 
 
-def batch_stride(shape: tuple, rows: int, cols: int, batch: int):
+def _batch_stride(shape: tuple, rows: int, cols: int, batch: int):
     """The element stride between an operand's matrices in a batch of ``batch`` (0: one matrix for all), or
     None where its batch dims broadcast partly."""
     own = math.prod(shape[:-2])
@@ -102,8 +102,8 @@ def plan_gemm(dtype, a_shape: tuple, b_shape: tuple, out_shape: tuple, transpose
     m, n = out_shape[-2], out_shape[-1]
     k = a_shape[-2] if transpose_a else a_shape[-1]
     batch = math.prod(out_shape[:-2])
-    stride_a = batch_stride(a_shape, m, k, batch)
-    stride_b = batch_stride(b_shape, k, n, batch)
+    stride_a = _batch_stride(a_shape, m, k, batch)
+    stride_b = _batch_stride(b_shape, k, n, batch)
     if stride_a is None or stride_b is None:
         return None
     return GemmPlan(

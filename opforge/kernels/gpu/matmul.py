@@ -4,7 +4,7 @@ are equal or absent on one side is one GEMM step of a call launched from C (``ge
 functions, no Python frame), bfloat16's between its widening casts; an integer one ``IntMatMulKernel`` of
 ``csrc/kernels/cuda/matmul.cu`` (cuBLAS has no wrapping integer GEMM), an empty one a fill of zeros. Batch dims
 that broadcast partly (``(2, 1)`` against ``(1, 3)``) are a GEMM step per index of the leading dims that do,
-each batched over the rest (``_gemms``); an integer product so goes through ``runtime.matmul``.
+each batched over the rest (``_gemms``); an integer one takes any broadcast in its one launch.
 
 As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
 an empty inner dimension giving zeros. float16 is cuBLAS's own half GEMM, which sums in float32 and
@@ -19,7 +19,6 @@ import math
 import numpy as np
 
 from opforge import dtype as mstype
-from opforge.device.cublas import batch_stride
 from opforge.kernels import registry
 from opforge.kernels.gpu.cast import widen
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, register_cuda_kernels
@@ -54,7 +53,7 @@ def _matmul_loop(spec, function, kernel):
     if launch is not None:
         return launch
 
-    def run(arrays):  # past MAX_GEMM_STEPS, or an integer product that broadcasts partly: the runtime's matmul
+    def run(arrays):  # past MAX_GEMM_STEPS or _MAX_BATCH_DIMS: the runtime's matmul
         a, b = arrays
         if half:
             a, b = device.cast(a, np.float32), device.cast(b, np.float32)
@@ -109,14 +108,28 @@ def _flat(index: tuple, dims: tuple) -> int:
     return flat
 
 
+_MAX_BATCH_DIMS = 8  # kMaxMatMulBatchDims of csrc/kernels/cuda/matmul.cu
+_BATCH = np.dtype(
+    [("ndim", np.int64), ("dim", np.int64, _MAX_BATCH_DIMS), ("a", np.int64, _MAX_BATCH_DIMS),
+     ("b", np.int64, _MAX_BATCH_DIMS)],
+    align=True,
+)  # fmt: skip
+
+
 def _int_launch(spec, function, a_shape, b_shape, shape, k, ta, tb):
-    """``IntMatMulKernel<T>`` as a call launched from C, or None where a batch broadcasts partly."""
-    batch, (m, n) = math.prod(shape[:-2]), shape[-2:]
-    strides = (batch_stride(a_shape, m, k, batch), batch_stride(b_shape, k, n, batch))
-    if None in strides:
+    """``IntMatMulKernel<T>`` as a call launched from C (any broadcast of the batch dims: ``MatMulBatch``), or None
+    past ``_MAX_BATCH_DIMS`` batch dims."""
+    nb = len(shape) - 2
+    if nb > _MAX_BATCH_DIMS:
         return None
-    sizes = (batch, m, n, k, *strides, ta, tb)
-    params = [("in", 0), ("in", 1), ("out", 0), *(np.int64(v) for v in sizes)]
+    batch, (m, n) = math.prod(shape[:-2]), shape[-2:]
+    dims = np.zeros((), _BATCH)
+    dims["ndim"], dims["dim"][:nb] = nb, shape[:-2]
+    for name, operand in (("a", a_shape), ("b", b_shape)):
+        own, matrix = _padded(operand[:-2], nb), math.prod(operand[-2:])
+        dims[name][:nb] = [0 if d == 1 else math.prod(own[i + 1 :]) * matrix for i, d in enumerate(own)]
+    sizes = (np.int64(v) for v in (batch, m, n, k))
+    params = [("in", 0), ("in", 1), ("out", 0), *sizes, dims[()], np.int64(ta), np.int64(tb)]
     steps = step_1d(spec.device.runtime, function, batch * m * n, params)
     return device_launch(spec, [(shape, spec.entry.attr.outputs[0].np_dtype)], steps)
 
