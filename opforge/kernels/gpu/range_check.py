@@ -1,11 +1,12 @@
-"""Indices checked before a kernel reads them (Gather's indices, SparseSoftmaxCrossEntropyWithLogits'
-labels): out of range is an error naming the operator, as on the CPU.
+"""What a GPU call checks of its inputs' values, checked on the device as the call runs: Gather's indices,
+the sparse and NLL losses' labels, GatherNd's and the scatters' index rows, Polygamma's order, and the status a
+factorization leaves per matrix. A value the CPU kernel would refuse is an error naming the operator, as there.
 
-``RangeCheckKernel`` (``csrc/kernels/cuda/range_check.cu``) gives the kernel a copy of the indices with every
-value out of range read as 0 (so it stays in bounds) and the least such position, which the host reads
-after the launches (one word copied back) and raises the error then: a check step of the call's
-``device_launch`` (``checked_steps``), read in C where the call launches from C; while a device graph is
-captured, after each launch of the graph."""
+A check kernel (``RangeCheckKernel`` and ``RowRangeCheckKernel`` of ``csrc/kernels/cuda/range_check.cu``) gives
+the call's kernels a copy of the indices with every bad value read as 0 (so they stay in bounds) and leaves the
+least bad position in a word (``flag_word``); a check step of the call's ``device_launch`` reads that word back
+after the launches (one copy to the host: in C where the call launches from C) and raises the error there
+(``raise_flagged``); while a device graph is captured, after each launch of the graph."""
 
 from __future__ import annotations
 

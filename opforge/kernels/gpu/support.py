@@ -34,8 +34,6 @@ __all__ = [
 BYTES_CTYPES = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "opforge::cuda::Bytes16"}
 
 
-
-
 def bytes_ctype(dtype) -> str:
     """The C++ type a copy kernel moves elements of the opforge ``dtype`` as."""
     return BYTES_CTYPES[np.dtype(dtype.np_dtype).itemsize]
