@@ -30,7 +30,8 @@ def _matrices(spec) -> tuple:
 
 
 def _failed(plan: StepPlan, spec, info: tuple, batch: int, what: str) -> None:
-    """The first matrix whose factorization stopped at a pivot (info > 0): an error naming it, after the launches."""
+    """The first matrix whose factorization failed (info > 0: a zero pivot, no convergence): an error naming it,
+    raised after the launches."""
 
     def error(position):
         return KernelError(f"For '{spec.op_name}', the matrix at batch index {position} {what}.")
