@@ -2,9 +2,9 @@
 # The GPU checks, on a machine with an NVIDIA GPU and CuPy but no network (the `device` tool's):
 # build opforge there, then run what only a real GPU can run, most important first, each step under
 # its own time limit so that a slow step cannot starve the next:
-#   1. the GPU tests, kernels launched from C (the registry sweep of every GPU kernel, the GPU, user-CUDA
-#      and NVRTC tests, NCCL on a 1-rank communicator and data-parallel training on the GPU:
-#      tests/test_gpu_nccl.py),
+#   1. the GPU tests, kernels launched from C (the launch and device-graph tests, the registry sweep of
+#      every GPU kernel, the GPU, user-CUDA and NVRTC tests, NCCL on a 1-rank communicator and
+#      data-parallel training on the GPU: tests/test_gpu_nccl.py),
 #   2. `opforge bench --device GPU` (bandwidth vs a device copy, MatMul vs cupy.matmul, host overhead
 #      launching from Python and from C, row and layout kernels and training steps vs PyTorch), then the
 #      device time of each kernel (scripts/gpu_kernel_times.py),
@@ -37,6 +37,9 @@ step "GPU tests, kernels launched from C"
 # (NVRTC's own compile tests run without a GPU, in CI: left out here.) Launches from C (_C.DeviceLaunch,
 # cuLaunchKernel) are off by default until this step has passed on a GPU; the whole suite (step 4) runs
 # with the default, launching from Python.
+# The launch tests first (their names do not say GPU): check steps, GEMM steps, device graphs.
+OPFORGE_GPU_NATIVE_LAUNCH=1 timeout ${LAUNCH_TESTS_S:-90} $PYTEST -n ${WORKERS:-14} tests/test_device_launch.py \
+  tests/test_device_graph.py 2>&1 | tee "$OUT/launch_tests.log" | tail -20
 OPFORGE_GPU_NATIVE_LAUNCH=1 timeout ${GPU_TESTS_S:-200} $PYTEST -n ${WORKERS:-14} -k "(GPU or gpu or cuda or Cuda) and not compile" tests 2>&1 \
   | tee "$OUT/gpu_tests.log" | tail -40
 
