@@ -359,12 +359,14 @@ def test_bench_suite_comm_quick_run_without_torch():
     """A smoke run of ``opforge bench --suite comm --quick`` (its own mpiexec jobs; times never asserted)."""
     results = bench_parallel.run(quick=True, use_torch=False, timeout=300)
     assert results["ranks"] == 2 and results["params"] == 4 and results["collectives_per_step"] == 1
-    for key in ("dp_step", "half_steps", "grad_allreduce", "floor", "one_process_step"):
+    for key in ("dp_step", "half_steps", "grad_allreduce", "floor", "one_process_step", "tp_step"):
         assert results[key] > 0, key
     assert [row["size"] for row in results["allreduce"]] == ["4 KB", "1 MB"]
     assert all(row["opforge"] > 0 and row["mpi4py"] > 0 for row in results["allreduce"])
     assert results["dp_vs_one_process_max_diff"] < 1e-5  # the data-parallel step trains as one process
+    assert results["tp_vs_one_process_max_diff"] < 1e-5  # and so does the tensor-parallel one
     table = bench_parallel.render(results)
     assert "| AllReduce float32 4 KB |" in table and "us/call |" in table
     assert "floor: half-batch steps + all-reduce" in table and "PyTorch DDP" not in table
     assert "| collectives per step | 1 | parameters | 4 |" in table
+    assert "tensor parallel (fc1 column-, fc2 row-parallel), eager |" in table

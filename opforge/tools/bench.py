@@ -37,7 +37,8 @@ Suites:
   the same weights and are checked to agree first), and ``grad`` of ``relu(x).sum()`` on one
   element: the fixed cost of a differentiated call.
 - ``comm`` (not part of ``all``: it starts its own mpiexec jobs): AllReduce against mpi4py's
-  Allreduce, and a 2-rank data-parallel training step against its floor and PyTorch DDP.
+  Allreduce, a 2-rank data-parallel training step against its floor and PyTorch DDP, and the same step
+  tensor-parallel against one process.
 
 ``--quick`` runs small sizes with short timings: a smoke run whose figures are rough.
 
@@ -977,8 +978,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=[*SUITES, "all", "comm", "load"],
         help="a suite to run: ops (ReLU, Add, MatMul), train (an MLP step, grad of a tiny call), conv "
         "(Conv2D forward and backward, a LeNet step), jit (traced steps and chains), models (a ResNet-50 step), "
-        "comm (AllReduce vs mpi4py, a 2-rank data-parallel step vs its floor and "
-        "PyTorch DDP: starts its own mpiexec jobs, not part of 'all'), load (Add and Exp on 1 and 2 threads "
+        "comm (AllReduce vs mpi4py, a 2-rank data-parallel step vs its floor and PyTorch DDP, the step "
+        "tensor-parallel vs one process: starts its own mpiexec jobs, not part of 'all'), load (Add and Exp on 1 "
+        "and 2 threads "
         "while another process keeps a core busy: the 2-thread / 1-thread ratio; not part of 'all'); "
         "repeat it for several (default: all)",
     )

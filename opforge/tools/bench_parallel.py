@@ -14,6 +14,8 @@ The command starts its own ``mpiexec -n 2`` jobs (one thread per rank) and print
   slower rank at every step, which the floor does not, and on a busy machine that wait dominates.
 - The same step traced (``jit``, as GRAPH_MODE traces it: an AllReduce operator per gradient, the whole step
   replayed from C++), against its floor: the traced half-batch steps side by side plus the all-reduce.
+- The same step tensor-parallel (SEMI_AUTO_PARALLEL, Megatron's split: fc1 column-, fc2 row-parallel; every rank
+  on the whole batch, half of each weight), eagerly, against the one-process step on the whole batch.
 - The same step in PyTorch DDP (gloo, 2 ranks x 1 thread, same network, weights and batches).
 - The number of collectives per step (against the number of parameters).
 
@@ -95,6 +97,30 @@ def _opforge_step(opforge, weights, data_parallel: bool):
     return net, step
 
 
+def _tensor_parallel_step(opforge, weights, size: int):
+    """The same MLP and step, Megatron's tensor parallelism over the ``size`` ranks (fc1 column-parallel, fc2
+    row-parallel), every rank on the whole batch: ``(net, call)``, ``call(x, y)`` one step with the parallel
+    context set around it (the other steps of the job run without)."""
+    from opforge.context import ParallelMode
+
+    net, step = _opforge_step(opforge, weights, data_parallel=False)
+    fc1, fc2 = net[0], net[2]
+    fc1.matmul.shard(((1, 1), (size, 1)))
+    fc1.bias_add.shard(((1, size), (size,)))
+    fc2.matmul.shard(((1, size), (1, size)))
+
+    def call(x, y):
+        opforge.set_auto_parallel_context(
+            parallel_mode=ParallelMode.SEMI_AUTO_PARALLEL, device_num=size, full_batch=True
+        )
+        try:
+            return step(x, y)
+        finally:
+            opforge.reset_auto_parallel_context()
+
+    return net, call
+
+
 def worker(quick: bool, with_torch: bool) -> dict:
     """One rank of the job: every measurement (PyTorch DDP's too, in the same processes, its rounds
     interleaved with opforge's). Returns the results (the same on every rank)."""
@@ -151,6 +177,16 @@ def worker(quick: bool, with_torch: bool) -> dict:
         for a, b in zip(net.trainable_params(), one_net.trainable_params())
     )
     results["dp_vs_one_process_max_diff"] = comm.allreduce(diff, op=MPI.MAX)
+    # Tensor parallel: one step, then its whole parameters against one process's after its one step.
+    from opforge.dispatch.sharding import gather_whole
+
+    tp_net, tp_step = _tensor_parallel_step(opforge, weights, size)
+    tp_step(x_all, y_all)
+    diff = max(
+        float(np.abs(gather_whole(a).asnumpy() - b.asnumpy()).max())
+        for a, b in zip(tp_net.trainable_params(), one_net.trainable_params())
+    )
+    results["tp_vs_one_process_max_diff"] = comm.allreduce(diff, op=MPI.MAX)
     # The floor: half-batch steps side by side, no reduction; plus the all-reduce of the gradients.
     _, half_step = _opforge_step(opforge, weights, data_parallel=False)
     flat = np.zeros(sum(w.size for w in weights), np.float32)
@@ -164,6 +200,7 @@ def worker(quick: bool, with_torch: bool) -> dict:
         "jit_dp_step": lambda: jit_dp_step(x_local, y_local),
         "jit_half_steps": lambda: jit_half_step(x_local, y_local),
         "grad_allreduce": lambda: comm.Allreduce(MPI.IN_PLACE, flat, op=MPI.SUM),
+        "tp_step": lambda: tp_step(x_all, y_all),
         # The floor's steps in lockstep (a barrier after each): what waiting for the slower rank costs.
         "half_steps_lockstep": lambda: (half_step(x_local, y_local), comm.Barrier()),
         # One process on the whole batch: rank 0 alone, the others wait at the barrier.
@@ -290,6 +327,12 @@ def render(results: dict) -> str:
     if "one_process_step" in results:
         one = results["one_process_step"]
         lines.append(f"| {name} | {_us(dp)} | one process, whole batch | {_us(one)} | {dp / one:.2f}x |")
+    if "tp_step" in results and "one_process_step" in results:
+        tp, one = results["tp_step"], results["one_process_step"]
+        lines.append(
+            f"| MLP step 784-256-10, batch 128, tensor parallel (fc1 column-, fc2 row-parallel), eager | {_us(tp)} "
+            f"| one process, whole batch | {_us(one)} | {tp / one:.2f}x |"
+        )
     if "ddp_step" in results:
         ddp = results["ddp_step"]
         lines.append(f"| {name} | {_us(dp)} | PyTorch DDP (gloo) | {_us(ddp)} | {dp / ddp:.2f}x |")
@@ -300,7 +343,12 @@ def render(results: dict) -> str:
     lines.append("")
     lines.append(
         f"The data-parallel step's parameters after one step differ from one process's on the whole batch by "
-        f"at most {results['dp_vs_one_process_max_diff']:.2g}."
+        f"at most {results['dp_vs_one_process_max_diff']:.2g}"
+        + (
+            f"; the tensor-parallel step's by at most {results['tp_vs_one_process_max_diff']:.2g}."
+            if "tp_vs_one_process_max_diff" in results
+            else "."
+        )
     )
     return "\n".join(lines) + "\n"
 
