@@ -1,8 +1,8 @@
 """Gather, GatherNd, the scatters and UnsortedSegmentSum on the GPU: the kernels of
 ``csrc/kernels/cuda/gather.cu`` for every KernelAttr the CPU registers. Out-of-range indices are an error,
-as on the CPU: Gather's are checked on the device as it reads them, the verdict read back after the launch
-(``range_check.py``: one word, launched from C); the others' read back to the host and checked before the
-launch (a synchronisation). ScatterUpdate, ScatterNdUpdate and the reducing ScatterR and
+as on the CPU: Gather's indices and the others' index rows are checked on the device as the kernels read them,
+the verdict read back after the launches (``range_check.py``: one word, launched from C); a scatter into a
+Parameter reads it back before it writes. ScatterUpdate, ScatterNdUpdate and the reducing ScatterR and
 ScatterNdR (R: Add, Sub, Mul, Div, Max, Min) write the Parameter in place; TensorScatterUpdate and
 TensorScatterR a copy of ``input_x``."""
 
