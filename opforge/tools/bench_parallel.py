@@ -102,12 +102,10 @@ def _tensor_parallel_step(opforge, weights, size: int):
     row-parallel), every rank on the whole batch: ``(net, call)``, ``call(x, y)`` one step with the parallel
     context set around it (the other steps of the job run without)."""
     from opforge.context import ParallelMode
+    from opforge.tools.demo import shard_dense_pair
 
     net, step = _opforge_step(opforge, weights, data_parallel=False)
-    fc1, fc2 = net[0], net[2]
-    fc1.matmul.shard(((1, 1), (size, 1)))
-    fc1.bias_add.shard(((1, size), (size,)))
-    fc2.matmul.shard(((1, size), (1, size)))
+    shard_dense_pair(net[0], net[2], size)
 
     def call(x, y):
         opforge.set_auto_parallel_context(

@@ -197,10 +197,15 @@ def shard_mlp(net: MLP) -> None:
 
     if not isinstance(net, MLP):
         raise ValueError(f"tensor parallel shards the MLP only, not {type(net).__name__}.")
-    n = get_group_size()
-    net.fc1.matmul.shard(((1, 1), (n, 1)))
-    net.fc1.bias_add.shard(((1, n), (n,)))
-    net.fc2.matmul.shard(((1, n), (1, n)))
+    shard_dense_pair(net.fc1, net.fc2, get_group_size())
+
+
+def shard_dense_pair(first: nn.Dense, second: nn.Dense, n: int) -> None:
+    """Megatron's split of two Dense layers over ``n`` ranks: ``first`` column-parallel (its output features
+    split, bias included), ``second`` row-parallel (its input features split: partial sums, completed once)."""
+    first.matmul.shard(((1, 1), (n, 1)))
+    first.bias_add.shard(((1, n), (n,)))
+    second.matmul.shard(((1, n), (1, n)))
 
 
 def searched_strategies(net: nn.Cell) -> str:
