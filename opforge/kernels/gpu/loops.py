@@ -14,16 +14,16 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import functor_arg
 from opforge.kernels.gpu.support import device_launch, input_params, one_to_one, output_specs, step_1d
 
-__all__ = ["unary", "same_shape_binary", "broadcast_binary", "broadcast_index", "simple"]
+__all__ = ["MAX_BROADCAST_DIMS", "unary", "same_shape_binary", "broadcast_binary", "broadcast_index", "simple"]
 
-_MAX_BROADCAST_DIMS = 8  # kMaxBroadcastDims of elementwise.cuh
+MAX_BROADCAST_DIMS = 8  # kMaxBroadcastDims of elementwise.cuh
 # align=True: CuPy places a struct argument by its dtype's alignment, which must be the C++ struct's.
 _INDEX_DTYPE = np.dtype(
     [
         ("ndim", np.int64),
-        ("shape", np.int64, (_MAX_BROADCAST_DIMS,)),
-        ("a_stride", np.int64, (_MAX_BROADCAST_DIMS,)),
-        ("b_stride", np.int64, (_MAX_BROADCAST_DIMS,)),
+        ("shape", np.int64, (MAX_BROADCAST_DIMS,)),
+        ("a_stride", np.int64, (MAX_BROADCAST_DIMS,)),
+        ("b_stride", np.int64, (MAX_BROADCAST_DIMS,)),
     ],
     align=True,
 )
@@ -56,9 +56,9 @@ def broadcast_index(op_name: str, a_shape, b_shape, out_shape):
     elif kind == 2:
         shape, a_strides, b_strides = [numel], [1], [0]
     if kind != 0:
-        if len(shape) > _MAX_BROADCAST_DIMS:
+        if len(shape) > MAX_BROADCAST_DIMS:
             raise KernelError(
-                f"For '{op_name}', the GPU kernels broadcast at most {_MAX_BROADCAST_DIMS} dims after merging, "
+                f"For '{op_name}', the GPU kernels broadcast at most {MAX_BROADCAST_DIMS} dims after merging, "
                 f"but the shapes {list(a_shape)} and {list(b_shape)} need {len(shape)}."
             )
         index["ndim"] = len(shape)

@@ -23,6 +23,7 @@ from opforge.kernels import registry
 from opforge.kernels.gpu.cast import widen
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, register_cuda_kernels
 from opforge.kernels.gpu.fill import fill_steps
+from opforge.kernels.gpu.loops import MAX_BROADCAST_DIMS, broadcast_index
 from opforge.kernels.gpu.support import StepPlan, device_launch, step_1d
 
 __all__ = ["GEMM_VIA_FLOAT32"]
@@ -53,7 +54,7 @@ def _matmul_loop(spec, function, kernel):
     if launch is not None:
         return launch
 
-    def run(arrays):  # past MAX_GEMM_STEPS or _MAX_BATCH_DIMS: the runtime's matmul
+    def run(arrays):  # past MAX_GEMM_STEPS or MAX_BROADCAST_DIMS: the runtime's matmul
         a, b = arrays
         if half:
             a, b = device.cast(a, np.float32), device.cast(b, np.float32)
@@ -108,28 +109,15 @@ def _flat(index: tuple, dims: tuple) -> int:
     return flat
 
 
-_MAX_BATCH_DIMS = 8  # kMaxMatMulBatchDims of csrc/kernels/cuda/matmul.cu
-_BATCH = np.dtype(
-    [("ndim", np.int64), ("dim", np.int64, _MAX_BATCH_DIMS), ("a", np.int64, _MAX_BATCH_DIMS),
-     ("b", np.int64, _MAX_BATCH_DIMS)],
-    align=True,
-)  # fmt: skip
-
-
 def _int_launch(spec, function, a_shape, b_shape, shape, k, ta, tb):
-    """``IntMatMulKernel<T>`` as a call launched from C (any broadcast of the batch dims: ``MatMulBatch``), or None
-    past ``_MAX_BATCH_DIMS`` batch dims."""
-    nb = len(shape) - 2
-    if nb > _MAX_BATCH_DIMS:
+    """``IntMatMulKernel<T>`` as a call launched from C (any broadcast of the batch dims: the elementwise kernels'
+    ``BroadcastIndex`` over the operands' matrices), or None past ``MAX_BROADCAST_DIMS`` batch dims."""
+    if len(shape) - 2 > MAX_BROADCAST_DIMS:
         return None
     batch, (m, n) = math.prod(shape[:-2]), shape[-2:]
-    dims = np.zeros((), _BATCH)
-    dims["ndim"], dims["dim"][:nb] = nb, shape[:-2]
-    for name, operand in (("a", a_shape), ("b", b_shape)):
-        own, matrix = _padded(operand[:-2], nb), math.prod(operand[-2:])
-        dims[name][:nb] = [0 if d == 1 else math.prod(own[i + 1 :]) * matrix for i, d in enumerate(own)]
+    index = broadcast_index(spec.op_name, a_shape[:-2], b_shape[:-2], shape[:-2])
     sizes = (np.int64(v) for v in (batch, m, n, k))
-    params = [("in", 0), ("in", 1), ("out", 0), *sizes, dims[()], np.int64(ta), np.int64(tb)]
+    params = [("in", 0), ("in", 1), ("out", 0), *sizes, index, np.int64(ta), np.int64(tb)]
     steps = step_1d(spec.device.runtime, function, batch * m * n, params)
     return device_launch(spec, [(shape, spec.entry.attr.outputs[0].np_dtype)], steps)
 
