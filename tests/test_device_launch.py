@@ -15,9 +15,10 @@ from conftest import GPU
 import opforge
 from opforge import _C, Parameter, Tensor, ops
 from opforge.errors import KernelError
-from opforge.kernels import registry
+from opforge.kernels import registry, select_kernel
 from opforge.kernels.gpu.cuda import COMPILE_OPTIONS
 from opforge.kernels.gpu.support import device_launch, step_1d
+from opforge.kernels.launch import make_launcher
 
 # long long, not int64_t: NVRTC compiles without the C library's headers.
 SOURCE = """
@@ -533,3 +534,64 @@ def test_index_rows_are_checked_on_the_device_and_a_parameter_is_not_written_on_
     np.testing.assert_array_equal(source.asnumpy(), x)
     with pytest.raises(KernelError, match=r"must be in \[0, 0\), but got input_indices\[0\] = 0"):
         ops.Gather()(Tensor(np.zeros((0, 3), np.float32), device="GPU"), Tensor(np.zeros(2, dtype), device="GPU"), 0)
+
+
+def test_updates_of_copies_broadcast_gradients_complex_fills_and_empty_svds_launch_from_c(native, rng):
+    """The calls that were launched from Python: an optimizer or Assign given Tensors (it writes copies, the
+    inputs left as they were), FusedMatMulApplyGradientDescent (a GEMM, then the update), MaximumGrad and
+    MinimumGrad of broadcast inputs (their gradients summed to the inputs' shapes), a complex128 fill, an SVD of
+    zero-size matrices (u and v the identity's columns)."""
+    from opforge.primitives._grad_ops import MaximumGrad, MinimumGrad
+
+    def gpu(host):
+        return Tensor(host, device="GPU")
+
+    def launched_from_c(call):
+        before = _C.device_launch_count()
+        out = call()
+        assert _C.device_launch_count() > before
+        return out
+
+    # A launcher made without in-place outputs (the dispatcher always passes the Parameters): copies written.
+    var, m, v, grad = (rng.standard_normal(7).astype(np.float32) for _ in range(4))
+    scalars = [np.array(s, np.float32) for s in (0.9, 0.999, 0.01, 0.9, 0.999, 1e-8)]
+    f32 = opforge.float32
+    adam = make_launcher(
+        "Adam", select_kernel("Adam", "GPU", (f32,) * 10), GPU, (f32,) * 10,
+        ((7,), (7,), (7,), *(((),) * 6), (7,)), ((7,),) * 3, (f32,) * 3, {"use_nesterov": False}, None,
+    )  # fmt: skip
+    inputs = [GPU.asarray(a, None) for a in (var, m, v, *scalars, grad)]
+    out = launched_from_c(lambda: adam(tuple(inputs)))
+    params = [Parameter(gpu(a), name=f"p{i}") for i, a in enumerate((var, m, v))]
+    ops.Adam()(*params, *(gpu(s) for s in scalars), gpu(grad))
+    for got, param, host, array in zip(out, params, (var, m, v), inputs):
+        np.testing.assert_array_equal(GPU.to_host(got), param.asnumpy())
+        np.testing.assert_array_equal(GPU.to_host(array), host)  # the copy was written, not the input
+
+    w, x1, x2 = (rng.standard_normal(s).astype(np.float32) for s in ((3, 4), (5, 3), (5, 4)))
+    weight = Parameter(gpu(w), name="w")
+    fused = ops.FusedMatMulApplyGradientDescent(transpose_a=True)
+    assert launched_from_c(lambda: fused(weight, 0.5, gpu(x1), gpu(x2))) is weight
+    np.testing.assert_allclose(weight.asnumpy(), w - 0.5 * x1.T @ x2, rtol=1e-5, atol=1e-6)
+
+    x, y = rng.standard_normal((1, 3)).astype(np.float32), rng.standard_normal((2, 1, 3)).astype(np.float32)
+    dout = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    for grad_op, picks_x in ((MaximumGrad(), x >= y), (MinimumGrad(), x <= y)):
+        dx, dy = launched_from_c(lambda grad_op=grad_op: grad_op(gpu(x), gpu(y), gpu(dout)))
+        to_x = np.broadcast_to(picks_x, dout.shape)
+        np.testing.assert_allclose(dx.asnumpy(), np.where(to_x, dout, 0).sum(0).sum(0, keepdims=True), rtol=1e-5)
+        np.testing.assert_allclose(dy.asnumpy(), np.where(to_x, 0, dout).sum(1, keepdims=True), rtol=1e-5)
+    empty = gpu(np.zeros(0, np.float32))
+    dx, dy = launched_from_c(lambda: MaximumGrad()(gpu(np.ones(1, np.float32)), empty, empty))
+    assert dx.asnumpy().tolist() == [0.0] and dy.shape == (0,)  # a sum of nothing
+
+    value = np.complex128(1.5 - 2.25j)
+    np.testing.assert_array_equal(GPU.to_host(GPU.full((2, 3), value, np.complex128)), np.full((2, 3), value))
+    ones = launched_from_c(lambda: ops.OnesLike()(gpu(np.full((2, 3), value))))
+    np.testing.assert_array_equal(ones.asnumpy(), np.ones((2, 3), np.complex128))
+
+    s, u, v = launched_from_c(lambda: ops.Svd(full_matrices=True)(gpu(np.zeros((2, 3, 0), np.float32))))
+    assert s.shape == (2, 0) and v.shape == (2, 0, 0)
+    np.testing.assert_array_equal(u.asnumpy(), np.broadcast_to(np.eye(3), (2, 3, 3)))
+    _, u, _ = ops.Svd(full_matrices=True, compute_uv=False)(gpu(np.zeros((1, 0, 2), np.float32)))
+    np.testing.assert_array_equal(u.asnumpy(), np.zeros((1, 0, 0), np.float32))

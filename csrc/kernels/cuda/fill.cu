@@ -1,6 +1,6 @@
 // Fill: every element of out set to one value (Fill, OnesLike, ZerosLike and the GPU device's
-// full()). Only the size of T matters, as in the CPU kernels.
-#include "opforge/cuda.h"
+// full()). Only the size of T matters, as in the CPU kernels (a complex128 is a Bytes16).
+#include "copy.cuh"
 
 namespace opforge {
 namespace cuda {

@@ -687,6 +687,16 @@ __global__ void SvdJacobiKernel(const T* x, T* work, T* vp, int* order, T* s, T*
 namespace opforge {
 namespace cuda {
 
+// y: a batch of rows x cols matrices (total elements), each the identity's first rows and columns, or zeros
+// (ones = 0): an SVD's u and v where there are no singular values (a zero-size matrix), as the CPU's.
+template <typename T>
+__global__ void EyeKernel(T* y, int64_t total, int64_t rows, int64_t cols, int ones) {
+  OPF_GRID_STRIDE_LOOP(e, total) {
+    const int64_t within = e % (rows * cols);
+    y[e] = (ones && within / cols == within % cols) ? T(1) : T(0);
+  }
+}
+
 // Lu's integer outputs from LuFactorKernel's 1-based swaps (a thread per matrix; rows: its scratch [batch, n]):
 // pivots the 0-based swaps, perm [n, n] the matrix P of x = P L U (perm[r_i][i] = 1, r: 0..n-1 with the
 // swaps applied); a matrix that was not finite (info < 0) has no swaps.

@@ -12,8 +12,8 @@ from opforge.errors import KernelError
 from opforge.geometry import strided_slice_walk
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.fill import fill, fill_steps
-from opforge.kernels.gpu.support import bytes_ctype, device_launch, launch_1d, numel, step_1d
+from opforge.kernels.gpu.fill import fill_steps
+from opforge.kernels.gpu.support import bytes_ctype, device_launch, numel, step_1d
 
 __all__ = []
 
@@ -150,19 +150,10 @@ def _scatter_loop(spec, function, kernel):
     if w.count() != n:
         raise KernelError(f"For '{op}', the 'dy' must have {w.count()} elements (the slice's), but has {n}.")
     index = w.index(op)
-    device, runtime = spec.device, spec.device.runtime
-    zeros = fill_steps(runtime, out_shape, np_dtype, np.zeros((), np_dtype), ("out", 0))
-    if zeros is not None:
-        steps = zeros + step_1d(runtime, function, n, [("in", 0), ("out", 0), np.int64(n), index])
-        return device_launch(spec, [(out_shape, np_dtype)], steps)
-
-    def run(arrays):
-        out = device.empty(out_shape, np_dtype)
-        fill(device, out, np.zeros((), np_dtype))
-        launch_1d(runtime, function, n, (arrays[0], out, np.int64(n), index))
-        return out
-
-    return run
+    runtime = spec.device.runtime
+    steps = fill_steps(runtime, out_shape, np_dtype, np.zeros((), np_dtype), ("out", 0))
+    steps += step_1d(runtime, function, n, [("in", 0), ("out", 0), np.int64(n), index])
+    return device_launch(spec, [(out_shape, np_dtype)], steps)
 
 
 def _parts(spec):

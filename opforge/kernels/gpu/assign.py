@@ -8,15 +8,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, functor_arg
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import (
-    bytes_ctype,
-    device_launch,
-    launch_1d,
-    numel,
-    step_1d,
-    writes_in_place,
-    written_targets,
-)
+from opforge.kernels.gpu.support import StepPlan, bytes_ctype, numel, write_inputs
 
 __all__ = []
 
@@ -31,34 +23,23 @@ def _check_same_shape(spec) -> None:
 
 def _assign_loop(spec, function, kernel):
     """``CopyKernel<E>(value, variable, n)``: variable = value."""
-    _check_same_shape(spec)
-    runtime, n = spec.device.runtime, numel(spec.in_shapes[0])
-    if writes_in_place(spec, 1):
-        return device_launch(spec, [("in", 0)], step_1d(runtime, function, n, [("in", 1), ("in", 0), np.int64(n)]))
-
-    def run(arrays):
-        (var,) = written_targets(spec, arrays, 1)
-        launch_1d(runtime, function, n, (arrays[1], var, np.int64(n)))
-        return var
-
-    return run
+    return _write_variable(spec, function, [("in", 1), ("in", 0)])
 
 
 def _assign_sub_loop(spec, function, kernel):
     """``SameShapeBinaryKernel<T, SubOp>(variable, value, variable, n, op)``: variable -= value."""
+    return _write_variable(spec, function, [("in", 0), ("in", 1), ("in", 0)], functor_arg(kernel, spec.attrs))
+
+
+def _write_variable(spec, function, operands: list, *extra):
+    """One launch of ``function(*operands, n, *extra)`` writing the variable: the Parameter in place, or a copy
+    of the input (``write_inputs``)."""
     _check_same_shape(spec)
-    runtime, n = spec.device.runtime, numel(spec.in_shapes[0])
-    op = functor_arg(kernel, spec.attrs)
-    if writes_in_place(spec, 1):
-        params = [("in", 0), ("in", 1), ("in", 0), np.int64(n), op]
-        return device_launch(spec, [("in", 0)], step_1d(runtime, function, n, params))
-
-    def run(arrays):
-        (var,) = written_targets(spec, arrays, 1)
-        launch_1d(runtime, function, n, (var, arrays[1], var, np.int64(n), op))
-        return var
-
-    return run
+    n = numel(spec.in_shapes[0])
+    plan = StepPlan(spec.device.runtime, spec.entry.attr.inputs[0].np_dtype)
+    outputs = write_inputs(plan, spec, 1)
+    plan.kernel(function, n, [*operands, np.int64(n), *extra])
+    return plan.launch(spec, outputs)
 
 
 mirror_cpu_kernels(

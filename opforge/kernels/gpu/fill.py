@@ -1,5 +1,5 @@
 """The GPU device's fill (``GpuDevice.full``: gradient seeds, zeros, optimizer states): FillKernel
-of ``csrc/kernels/cuda/fill.cu``, one instantiation per element size."""
+of ``csrc/kernels/cuda/fill.cu``, one instantiation per element size (complex128 as 16 raw bytes)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,15 @@ from opforge.kernels.gpu.support import BYTES_CTYPES, device_launch, launch_step
 
 __all__ = ["fill", "fill_steps"]
 
-# Only the size of an element matters: each dtype is filled as the unsigned integer of its size
-# (complex types, 16 bytes, through the host).
-_BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+# Only the size of an element matters: each dtype is filled as the raw bytes of its size, as NumPy
+# passes them (a 16-byte element as copy.cuh's Bytes16: two 8-byte-aligned words).
+_BITS = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+    16: np.dtype([("lo", np.uint64), ("hi", np.uint64)], align=True),
+}
 _KERNELS = {
     size: register_device_kernel(CudaKernel("fill.cu", f"opforge::cuda::FillKernel<{BYTES_CTYPES[size]}>", None))
     for size in _BITS
@@ -25,21 +31,15 @@ _KERNELS = {
 def fill(device, out, value) -> None:
     """Set every element of the device array ``out`` to ``value`` (cast to its dtype as NumPy does)."""
     runtime = device.runtime
-    steps = fill_steps(runtime, out.shape, out.dtype, value, ("out", 0))
-    if steps is None:  # complex: fill on the host, where NumPy converts it
-        runtime.copy(out, runtime.from_host(np.full(out.shape, value, out.dtype)))
-        return
-    launch_steps(runtime, steps, (), (out,), ())
+    launch_steps(runtime, fill_steps(runtime, out.shape, out.dtype, value, ("out", 0)), (), (out,), ())
 
 
-def fill_steps(runtime, shape, np_dtype, value, target) -> list | None:
+def fill_steps(runtime, shape, np_dtype, value, target) -> list:
     """``fill`` of an array of ``shape`` and ``np_dtype`` (the param ``target``) as ``device_launch``
-    steps: none for zero elements; None for a dtype filled through the host (complex)."""
+    steps: none for zero elements."""
     np_dtype, n = np.dtype(np_dtype), math.prod(shape)
     if n == 0:
         return []
-    if np_dtype.itemsize not in _BITS:
-        return None
     pattern = np.asarray(value, np_dtype).reshape(1).view(_BITS[np_dtype.itemsize])[0]
     function = function_for(runtime, _KERNELS[np_dtype.itemsize])
     return step_1d(runtime, function, n, [target, np.int64(n), pattern])
@@ -70,9 +70,7 @@ def _fill_value(value, dtype) -> np.ndarray:
 
 
 def _fill_op_kernel(dtype) -> CudaKernel:
-    # complex128 (16 bytes) is filled through the host by fill(); its 8-byte kernel is named here
-    size = min(np.dtype(dtype.np_dtype).itemsize, 8)
-    return CudaKernel("fill.cu", _KERNELS[size].name, _fill_op_loop)
+    return CudaKernel("fill.cu", _KERNELS[np.dtype(dtype.np_dtype).itemsize].name, _fill_op_loop)
 
 
 def _fill_op_loop(spec, function, kernel):
@@ -84,15 +82,7 @@ def _fill_op_loop(spec, function, kernel):
     else:
         value = np.asarray(1 if spec.op_name == "OnesLike" else 0, dtype.np_dtype)
     steps = fill_steps(device.runtime, shape, dtype.np_dtype, value, ("out", 0))
-    if steps is not None:
-        return device_launch(spec, [(shape, dtype.np_dtype)], steps)
-
-    def run(arrays):
-        out = device.empty(shape, dtype.np_dtype)
-        fill(device, out, value)
-        return out
-
-    return run
+    return device_launch(spec, [(shape, dtype.np_dtype)], steps)
 
 
 def _register() -> None:

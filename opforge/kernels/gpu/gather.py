@@ -16,9 +16,9 @@ from opforge.errors import KernelError
 from opforge.kernels.gpu.cast import cast_kernel
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.fill import fill, fill_steps
+from opforge.kernels.gpu.fill import fill_steps
 from opforge.kernels.gpu.range_check import checked_row_steps, checked_steps
-from opforge.kernels.gpu.support import StepPlan, bytes_ctype, device_launch, launch_1d, numel, step_1d, writes_in_place
+from opforge.kernels.gpu.support import StepPlan, bytes_ctype, device_launch, numel, step_1d, writes_in_place
 
 __all__ = []
 
@@ -136,26 +136,13 @@ def _segment_sum_loop(spec, function, kernel):
     x, ids = list(spec.in_shapes[0]), list(spec.in_shapes[1])
     rows, inner = math.prod(ids), math.prod(x[len(ids) :])
     shape, np_dtype = spec.out_shapes[0], spec.entry.attr.outputs[0].np_dtype
-    device, runtime = spec.device, spec.device.runtime
-    total = numel(shape)
+    runtime, total = spec.device.runtime, numel(shape)
     if total and not rows:  # no segment gets a row: zeros
         steps = fill_steps(runtime, shape, np_dtype, np.zeros((), np_dtype), ("out", 0))
     else:
         sizes = [np.int64(total), np.int64(rows), np.int64(inner)]
         steps = step_1d(runtime, function, total, [("in", 0), ("in", 1), ("out", 0), *sizes])
-    if steps is not None:
-        return device_launch(spec, [(shape, np_dtype)], steps)
-
-    def run(arrays):
-        out = device.empty(shape, np_dtype)
-        if total and not rows:
-            fill(device, out, np.zeros((), np_dtype))
-        elif total:
-            sizes = (np.int64(total), np.int64(rows), np.int64(inner))
-            launch_1d(runtime, function, total, (arrays[0], arrays[1], out, *sizes))
-        return out
-
-    return run
+    return device_launch(spec, [(shape, np_dtype)], steps)
 
 
 def _make(template, loop, ctype_of=bytes_ctype, functor=None):

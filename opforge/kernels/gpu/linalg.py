@@ -150,9 +150,9 @@ def _svd_loop(spec, function, kernel):
     batch, m, n = math.prod(shape[:-2]), shape[-2], shape[-1]
     k = min(m, n)
     full, compute_uv = bool(spec.attrs.get("full_matrices", False)), bool(spec.attrs.get("compute_uv", True))
-    if not (batch and k):
-        return _no_singular_values(spec, compute_uv)
     plan = _plan(spec)
+    if not (batch and k):
+        return _no_singular_values(plan, spec, kernel, compute_uv)
     work, vp = plan.temp((batch, max(m, n), k)), plan.temp((batch, k, k))
     order, info = plan.temp((batch, k), np.int32), plan.temp((batch,), np.int32)
     sizes = (np.int64(batch), np.int64(m), np.int64(n), np.int32(full), np.int32(compute_uv))
@@ -162,17 +162,14 @@ def _svd_loop(spec, function, kernel):
     return plan.launch(spec, output_specs(spec))
 
 
-def _no_singular_values(spec, compute_uv: bool):
+def _no_singular_values(plan: StepPlan, spec, kernel, compute_uv: bool):
     """An SVD without singular values: u and v the identity's first columns (zeros without compute_uv), as the
-    CPU's."""
-    device, np_dtype = spec.device, spec.entry.attr.outputs[0].np_dtype
-
-    def run(arrays):
-        s = device.empty(spec.out_shapes[0], np_dtype)
-        u, v = (device.asarray(np.broadcast_to(np.eye(*t[-2:]) * compute_uv, t), np_dtype) for t in spec.out_shapes[1:])
-        return s, u, v
-
-    return run
+    CPU's (``EyeKernel<T>(y, total, rows, cols, ones)``)."""
+    eye = function_for(plan.runtime, kernel, kernel.helpers[0])
+    for j, shape in enumerate(spec.out_shapes[1:], start=1):
+        total, rows, cols = math.prod(shape), shape[-2], shape[-1]
+        plan.kernel(eye, total, [("out", j), np.int64(total), np.int64(rows), np.int64(cols), np.int32(compute_uv)])
+    return plan.launch(spec, output_specs(spec))
 
 
 def _lu_loop(spec, function, kernel):
@@ -240,7 +237,8 @@ def _make_qr(attr) -> CudaKernel:
 
 def _make_svd(attr) -> CudaKernel:
     t = ctype(attr.inputs[0])
-    return CudaKernel(_SOURCE, f"opforge::cuda::SvdJacobiKernel<{t}, {MATRIX_BLOCK}>", _svd_loop)
+    name = f"opforge::cuda::SvdJacobiKernel<{t}, {MATRIX_BLOCK}>"
+    return CudaKernel(_SOURCE, name, _svd_loop, helpers=(f"opforge::cuda::EyeKernel<{t}>",))
 
 
 def _make_lu(attr) -> CudaKernel:

@@ -27,7 +27,7 @@ from opforge.kernels.gpu.cuda import BLOCK, BLOCKS_PER_MULTIPROCESSOR, CudaKerne
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.support import device_launch, launch_steps, output_specs
 
-__all__ = ["ReducePlan", "ReducePasses", "chunks_for", "passes_for", "reduce_kernel", "reduce_plan", "summer"]
+__all__ = ["ReducePlan", "ReducePasses", "chunks_for", "passes_for", "reduce_kernel", "reduce_plan", "sum_to_steps"]
 
 _MAX_DIMS = 8  # kMaxReduceDims of reduce.cuh
 # align=True: CuPy places a struct argument by its dtype's alignment, which must be the C++ struct's.
@@ -257,30 +257,20 @@ def _make(reducer: str):
     return make
 
 
-def summer(spec, dtype, from_shape, to_shape):
-    """``sum_to(array)``: a ``from_shape`` array of ``dtype`` summed over the dims along which ``to_shape``
-    was broadcast to it (the gradient of a broadcast), by ReduceSum's passes; None when the shapes hold
-    the same number of elements (nothing to sum)."""
-    if math.prod(from_shape) == math.prod(to_shape):
-        return None
-    device, runtime = spec.device, spec.device.runtime
+def sum_to_steps(runtime, op_name: str, dtype, from_shape, to_shape, x, out, temps: list) -> list:
+    """The ``device_launch`` steps summing the ``from_shape`` array ``x`` (a param) of the opforge ``dtype``
+    into ``out`` over the dims along which ``to_shape`` was broadcast to it (the gradient of a broadcast), by
+    ReduceSum's passes; their workspaces are appended to ``temps``."""
     lead = len(from_shape) - len(to_shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(to_shape) if d == 1 and from_shape[lead + i] != 1)
-    plan = reduce_plan(spec.op_name, from_shape, axes)
+    plan = reduce_plan(op_name, from_shape, axes)
     t = ctype(dtype)
     passes = passes_for(
         runtime,
         reduce_kernel("reduce.cu", f"opforge::SumReducer<{t}>", t, t, None),
         accumulator_dtype("SumReducer", dtype),
     )
-    chunks, size, np_dtype = chunks_for(runtime, plan), math.prod(from_shape), dtype.np_dtype
-
-    def sum_to(full):
-        out = device.empty(tuple(to_shape), np_dtype)
-        passes.run(device, plan, chunks, runtime.reshape(full, (size,)), runtime.reshape(out, (plan.outputs,)))
-        return out
-
-    return sum_to
+    return passes.steps(plan, chunks_for(runtime, plan), x, out, temps)
 
 
 for _op, _reducer in (

@@ -10,12 +10,13 @@ import numpy as np
 
 from opforge import _C
 from opforge.device.cublas import plan_gemm
-from opforge.kernels.gpu.cuda import BLOCK, grid_for
+from opforge.kernels.gpu.cuda import BLOCK, CudaKernel, function_for, grid_for, register_device_kernel
 
 __all__ = [
     "BYTES_CTYPES",
     "StepPlan",
     "bytes_ctype",
+    "copy_steps",
     "device_launch",
     "gemm_step",
     "launch_1d",
@@ -25,8 +26,8 @@ __all__ = [
     "one_to_one",
     "output_specs",
     "step_1d",
+    "write_inputs",
     "writes_in_place",
-    "written_targets",
 ]
 
 # The C++ type that moves one element of each size (csrc/kernels/cuda/copy.cuh): every dtype of a
@@ -34,9 +35,23 @@ __all__ = [
 BYTES_CTYPES = {1: "uint8_t", 2: "uint16_t", 4: "uint32_t", 8: "uint64_t", 16: "opforge::cuda::Bytes16"}
 
 
+# ``CopyKernel`` of each element size (csrc/kernels/cuda/copy.cuh, with Reshape's instantiations).
+_COPY_KERNELS = {
+    size: register_device_kernel(CudaKernel("reshape.cu", f"opforge::cuda::CopyKernel<{t}>", None))
+    for size, t in BYTES_CTYPES.items()
+}
+
+
 def bytes_ctype(dtype) -> str:
     """The C++ type a copy kernel moves elements of the opforge ``dtype`` as."""
     return BYTES_CTYPES[np.dtype(dtype.np_dtype).itemsize]
+
+
+def copy_steps(runtime, n: int, np_dtype, source, target) -> list:
+    """The ``device_launch`` steps copying ``n`` elements of ``np_dtype`` from the param ``source`` into
+    ``target``."""
+    function = function_for(runtime, _COPY_KERNELS[np.dtype(np_dtype).itemsize])
+    return step_1d(runtime, function, n, [source, target, np.int64(n)])
 
 
 def numel(shape) -> int:
@@ -200,23 +215,23 @@ def one_to_one(spec, function, *extra):
 
 def writes_in_place(spec, count: int) -> bool:
     """Whether the call writes outputs ``0..count-1`` into their own inputs (``spec.inplace[i] == i``
-    for each): then ``written_targets`` gives the inputs themselves, and ``device_launch`` can take
-    ``("in", i)`` as output ``i``."""
+    for each): then ``device_launch`` can take ``("in", i)`` as output ``i``."""
     return len(spec.inplace or ()) >= count and all(spec.inplace[i] == i for i in range(count))
 
 
-def written_targets(spec, arrays, count: int) -> list:
-    """The arrays an in-place kernel writes outputs ``0..count-1`` into: input ``i`` itself when the
-    call writes it in place (``spec.inplace[i] == i``: the launcher returns that array, so the
-    Parameter is the output), else a device copy of it, so a call that does not write its inputs
-    leaves them as they were."""
-    device, runtime = spec.device, spec.device.runtime
-    targets = []
+def write_inputs(plan, spec, count: int) -> list:
+    """The outputs of a call whose kernels write inputs ``0..count-1`` (an optimizer's var and states,
+    Assign's variable), for ``plan.launch``: input ``i`` itself where the call writes it in place
+    (``spec.inplace[i] == i``: the Parameter is the output), else a new output that a first step copies
+    input ``i`` into, and that the steps added from now on write instead (``plan.aliases``), so a call that
+    does not write its inputs leaves them as they were."""
+    inplace, outputs = spec.inplace or (), []
     for i in range(count):
-        if spec.inplace and spec.inplace[i] == i:
-            targets.append(arrays[i])
-        else:
-            copy = device.empty(arrays[i].shape, arrays[i].dtype)
-            runtime.copy(copy, arrays[i])
-            targets.append(copy)
-    return targets
+        if len(inplace) > i and inplace[i] == i:
+            outputs.append(("in", i))
+            continue
+        shape, np_dtype = tuple(spec.in_shapes[i]), np.dtype(spec.entry.attr.inputs[i].np_dtype)
+        plan.steps += copy_steps(plan.runtime, numel(shape), np_dtype, ("in", i), ("out", i))
+        plan.aliases[("in", i)] = ("out", i)
+        outputs.append((shape, np_dtype))
+    return outputs
