@@ -21,7 +21,8 @@ Tensor, launchers) are listed in ``CALL_PATH_ISSUES``: a bad outcome of a case t
 them, of the form the issue describes, counts as *known*, not bad; ``test_bad_input_campaign.py``
 keeps one strict xfail test per issue.
 
-``python -m tests.fuzz_campaign --examples N`` runs the campaign and prints the counts.
+``python -m tests.fuzz_campaign --examples N`` runs the campaign and prints the counts; ``--device GPU`` runs
+it on the GPU's kernels (on the tests' host emulation where there is no GPU).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ if _HERE not in sys.path:  # run as ``python -m tests.fuzz_campaign``: the op da
 
 from op_db import OP_DB, upcast  # noqa: E402
 
-from opforge import Parameter, Tensor  # noqa: E402
+from opforge import Parameter, Tensor, context  # noqa: E402
 from opforge import dtype as mstype  # noqa: E402
 from opforge.dispatch import signature as sig  # noqa: E402
 from opforge.dispatch.binding import written_positions  # noqa: E402
@@ -61,7 +62,6 @@ from opforge.errors import KernelError  # noqa: E402
 from opforge.kernels import all_kernels  # noqa: E402
 from opforge.primitives import primitive_classes  # noqa: E402
 
-BACKEND = "CPU"
 SMALL = 64  # elements at most in a baseline's arrays: the campaign stays fast
 BASELINES_PER_KERNEL = 3  # samples kept per (kernel, variant)
 # One operator's calls taking longer is a hang: faulthandler dumps the stacks and exits. (Arming the
@@ -85,12 +85,34 @@ def library_ops() -> list:
 def _is_library_kernel(entry) -> bool:
     if entry.kind == "cpp":
         return entry.source == "builtin"
+    if entry.kind == "cuda":  # opforge's own sources by name; a user's by path
+        return "/" not in entry.source
     return entry.source.startswith("python:opforge.")
 
 
-@functools.cache
+def backend() -> str:
+    """The backend the campaign calls: the context's ``device_target``, where its Tensors are made."""
+    return context.get_context("device_target")
+
+
+@contextlib.contextmanager
+def on_device(device):
+    """Run the campaign's calls on ``device`` (None: where they are)."""
+    before = backend()
+    context.set_context(device_target=device or before)
+    try:
+        yield
+    finally:
+        context.set_context(device_target=before)
+
+
 def kernels_of(op: str) -> tuple:
-    entries = [e for e in all_kernels() if e.backend == BACKEND and e.op_name == op and _is_library_kernel(e)]
+    return _kernels_of(op, backend())
+
+
+@functools.cache
+def _kernels_of(op: str, backend: str) -> tuple:
+    entries = [e for e in all_kernels() if e.backend == backend and e.op_name == op and _is_library_kernel(e)]
     return tuple(sorted(entries, key=lambda e: str(e.attr)))
 
 
@@ -139,14 +161,18 @@ def _ints(values) -> bool:
     return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
-@functools.cache
 def baselines(op: str) -> tuple:
-    """Small valid samples of every kernel of ``op`` (each variant of its record)."""
+    """Small valid samples of every kernel of ``op`` on the campaign's backend (each variant of its record)."""
+    return _baselines(op, backend())
+
+
+@functools.cache
+def _baselines(op: str, backend: str) -> tuple:
     record = OP_DB.get(op)
     if record is None:
         return ()
     out = []
-    for entry in kernels_of(op):
+    for entry in _kernels_of(op, backend):
         ins = tuple(entry.attr.input_dtypes_for(record.nin))
         for variant, factory in record.variants.items():
             rng = np.random.default_rng(zlib.crc32(f"{op}/{entry.attr}/{variant}".encode()))
@@ -1163,18 +1189,19 @@ def run_random(op: str, examples: int, tally: Tally, tolerate_known: bool = True
     go()
 
 
-def run_operator(op: str, examples: int, tally: Tally, tolerate_known: bool = True, kinds=None) -> None:
-    """The campaign for one operator: the per-dtype cases of every kernel, then ``examples`` drawn ones."""
-    with hang_guard():
+def run_operator(op: str, examples: int, tally: Tally, tolerate_known: bool = True, kinds=None, device=None) -> None:
+    """The campaign for one operator on ``device`` (default: the context's): the per-dtype cases of every
+    kernel, then ``examples`` drawn ones."""
+    with hang_guard(), on_device(device):
         for case in every_dtype_cases(op, kinds):
             tally.add(case, run_case(case, tolerate_known))
         run_random(op, examples, tally, tolerate_known, kinds)
 
 
-def run_campaign(examples: int, ops=None, tolerate_known: bool = True, kinds=None) -> Tally:
+def run_campaign(examples: int, ops=None, tolerate_known: bool = True, kinds=None, device=None) -> Tally:
     tally = Tally()
     for op in ops or library_ops():
-        run_operator(op, examples, tally, tolerate_known, kinds)
+        run_operator(op, examples, tally, tolerate_known, kinds, device)
     return tally
 
 
@@ -1186,11 +1213,15 @@ def main(argv=None) -> int:
     parser.add_argument("--show-bad", type=int, default=20, help="bad outcomes to print")
     parser.add_argument("--trace", action="store_true", help="print the traceback of each bad outcome shown")
     parser.add_argument("--strict", action="store_true", help="count known call-path issues as bad")
+    parser.add_argument("--device", default="CPU", help="CPU, or GPU (the tests' host emulation without one)")
     options = parser.parse_args(argv)
     ops = [o for o in options.ops.split(",") if o] or None
     start = time.perf_counter()
     kinds = [k for k in options.kinds.split(",") if k] or None
-    tally = run_campaign(options.examples, ops, tolerate_known=not options.strict, kinds=kinds)
+    if options.device == "GPU":
+        import conftest  # noqa: F401 - the GPU device, emulated where there is none
+
+    tally = run_campaign(options.examples, ops, not options.strict, kinds, options.device)
     print(tally.report(options.show_bad, options.trace))
     print(f"({time.perf_counter() - start:.1f} s)")
     return 1 if tally.counts["bad"] else 0

@@ -25,6 +25,7 @@ from fuzz_campaign import (
     hang_guard,
     kernels_of,
     library_ops,
+    on_device,
     run_case,
     run_operator,
     unaligned,
@@ -37,6 +38,7 @@ from opforge.kernels import KernelAttr, register_kernel
 from opforge.primitives import PrimitiveWithInfer, prim_attr_register, primitive_classes
 
 CAMPAIGN_EXAMPLES = 50  # hypothesis examples per operator, on top of the per-dtype cases
+GPU_CAMPAIGN_EXAMPLES = 20
 # Send and Receive run only as a pair (a message to this rank itself, tests/op_db_comm.py): the campaign's
 # single calls do not apply; their bad inputs are their records' error inputs and tests/test_communication.py.
 OPS = [op for op in library_ops() if op not in ("Send", "Receive")]
@@ -69,6 +71,21 @@ def test_campaign(op):
     run_operator(op, CAMPAIGN_EXAMPLES, tally, tolerate_known=False)
     TOTAL.merge(tally)
     assert tally.counts["ok"] > 0, f"{op}: no call succeeded"
+    assert not tally.bad, tally.report(show_bad=30)
+
+
+with on_device("GPU"):
+    GPU_OPS = [op for op in OPS if baselines(op)]
+
+
+@pytest.mark.parametrize("op", GPU_OPS)
+def test_campaign_on_the_gpu(op):
+    """The same campaign on the GPU's kernels (the host emulation where there is no GPU): their launchers'
+    checks, and the device-side ones, give the same clean errors as the CPU's."""
+    tally = Tally()
+    run_operator(op, GPU_CAMPAIGN_EXAMPLES, tally, tolerate_known=False, device="GPU")
+    TOTAL.merge(tally)
+    assert tally.counts["ok"] > 0, f"{op}: no call succeeded on the GPU"
     assert not tally.bad, tally.report(show_bad=30)
 
 

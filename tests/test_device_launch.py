@@ -331,6 +331,8 @@ def test_integer_matmul_and_an_empty_product_launch_from_c(native, monkeypatch):
     partial = np.arange(12, dtype=np.int32).reshape(2, 1, 2, 3), np.arange(18, dtype=np.int32).reshape(1, 3, 3, 2)
     both(ops.BatchMatMul(), *partial, 1)  # any broadcast of the batch dims: one launch
     both(ops.BatchMatMul(True, False), np.ones((3, 1, 2, 3, 2), np.int64), np.ones((2, 1, 3, 4), np.int64), 1)
+    nine = (1, 2) * 4 + (1, 2, 2)  # nine batch dims, merged into one
+    both(ops.BatchMatMul(), np.ones(nine, np.int32), np.ones(nine[:-2] + (2, 1), np.int32), 1)
     assert python_calls == []
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from opforge import dtype as mstype
 from opforge.dispatch import signature as sig
 from opforge.geometry import strided_slice_walk
-from opforge.primitives._utils import _Operator, merge_shapes, same_dim, same_shape
+from opforge.primitives._utils import _Operator, has_unknown, merge_shapes, same_dim, same_shape
 from opforge.primitives.nn_ops import _RNN_DTYPES, check_lstm_shapes, check_nonlinearity, check_rnn_shapes
 from opforge.primitives.primitive import prim_attr_register
 from opforge.primitives.validator import Rel
@@ -460,6 +462,13 @@ class NLLLossGrad(_Operator):
                 f"For '{self.name}', the 'logits' must be 1-D or 2-D and 'weight' [C], but got {list(logits)} "
                 f"and {list(weight)}."
             )
+        n = logits[0] if len(logits) == 2 else 1  # the samples: a label and a loss each
+        counts = {"labels": (labels, n), "loss_grad": (loss_grad, n if self.reduction == "none" else 1)}
+        for name, (shape, count) in {**counts, "total_weight": (total_weight, 1)}.items():
+            if not (has_unknown(shape) or count < 0 or math.prod(shape) == count):
+                raise ValueError(
+                    f"For '{self.name}', the '{name}' must have {count} elements, but got shape {list(shape)}."
+                )
         return logits
 
     def infer_dtype(self, logits, loss_grad, labels, weight, total_weight):

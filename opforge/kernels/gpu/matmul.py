@@ -19,11 +19,12 @@ import math
 import numpy as np
 
 from opforge import dtype as mstype
+from opforge.errors import KernelError
 from opforge.kernels import registry
 from opforge.kernels.gpu.cast import widen
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, register_cuda_kernels
 from opforge.kernels.gpu.fill import fill_steps
-from opforge.kernels.gpu.loops import MAX_BROADCAST_DIMS, broadcast_index
+from opforge.kernels.gpu.loops import broadcast_index
 from opforge.kernels.gpu.support import StepPlan, device_launch, step_1d
 
 __all__ = ["GEMM_VIA_FLOAT32"]
@@ -111,11 +112,13 @@ def _flat(index: tuple, dims: tuple) -> int:
 
 def _int_launch(spec, function, a_shape, b_shape, shape, k, ta, tb):
     """``IntMatMulKernel<T>`` as a call launched from C (any broadcast of the batch dims: the elementwise kernels'
-    ``BroadcastIndex`` over the operands' matrices), or None past ``MAX_BROADCAST_DIMS`` batch dims."""
-    if len(shape) - 2 > MAX_BROADCAST_DIMS:
-        return None
+    ``BroadcastIndex`` over the operands' matrices), or None where the batch dims broadcast over more than
+    ``MAX_BROADCAST_DIMS`` dims after merging."""
     batch, (m, n) = math.prod(shape[:-2]), shape[-2:]
-    index = broadcast_index(spec.op_name, a_shape[:-2], b_shape[:-2], shape[:-2])
+    try:
+        index = broadcast_index(spec.op_name, a_shape[:-2], b_shape[:-2], shape[:-2])
+    except KernelError:  # too many dims for the index: the runtime's matmul takes it
+        return None
     sizes = (np.int64(v) for v in (batch, m, n, k))
     params = [("in", 0), ("in", 1), ("out", 0), *sizes, index, np.int64(ta), np.int64(tb)]
     steps = step_1d(spec.device.runtime, function, batch * m * n, params)
