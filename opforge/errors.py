@@ -4,11 +4,17 @@
 # collectives' kernels (csrc/kernels/cpu/comm.cc); the Python kernels raise the same class.
 from opforge._C import CommunicationError, KernelError
 
-__all__ = ["CommunicationError", "CompileError", "KernelError", "KernelNotFoundError"]
+__all__ = ["CommunicationError", "CompileError", "IndexOutOfRangeError", "KernelError", "KernelNotFoundError"]
 
 
 class KernelNotFoundError(TypeError):
     """No registered kernel accepts the inputs' dtypes on the chosen backend."""
+
+
+class IndexOutOfRangeError(IndexError, ValueError):
+    """An index out of its dim's range (``x[5]`` of 3 rows): an IndexError, as Python's and NumPy's indexing
+    raise (a loop over ``__getitem__`` ends on one), and a ValueError, as MindSpore's operators raise for a bad
+    argument (NumPy's AxisError is both, likewise)."""
 
 
 class CompileError(RuntimeError):

@@ -13,6 +13,7 @@ Output sizes of a window (per spatial dim, input ``n``, kernel ``k``, stride ``s
 
 from __future__ import annotations
 
+from opforge.errors import IndexOutOfRangeError
 from opforge.tensor import UNKNOWN_DIM
 
 __all__ = ["strided_slice_walk", "conv_output_and_pads"]
@@ -68,7 +69,7 @@ def strided_slice_walk(prim_name, x_shape, begin, end, strides, masks) -> tuple:
         if (shrink_mask >> i) & 1:
             b = begin[i] + size if begin[i] < 0 else begin[i]
             if not 0 <= b < size:
-                raise IndexError(
+                raise IndexOutOfRangeError(
                     f"For '{prim_name}', the index {begin[i]} is out of range for dim {dim} of 'x' {list(x_shape)} "
                     f"(size {size})."
                 )

@@ -11,8 +11,9 @@ that are only read are unchanged, and where the database has a NumPy reference t
 it (for inputs holding NaN/Inf: wherever the reference is finite; see ``_compare``). Inputs that
 mean the same as the baseline (a strided view, a NumPy scalar for a Python number, ...) must
 succeed. A clean error is a TypeError, ValueError, OverflowError or RuntimeError (opforge's
-errors derive from these) whose message names the operator; never AttributeError, IndexError,
-KeyError, MemoryError, ZeroDivisionError or AssertionError. The calls of each operator run under a
+errors derive from these) whose message names the operator; never AttributeError, IndexError (but
+opforge's IndexOutOfRangeError, a ValueError too), KeyError, MemoryError, ZeroDivisionError or
+AssertionError. The calls of each operator run under a
 faulthandler timer (``hang_guard``), so a hang, even in C++ holding the GIL, ends the process with
 every thread's traceback instead of stalling the run.
 
@@ -58,7 +59,7 @@ from opforge import Parameter, Tensor, context  # noqa: E402
 from opforge import dtype as mstype  # noqa: E402
 from opforge.dispatch import signature as sig  # noqa: E402
 from opforge.dispatch.binding import written_positions  # noqa: E402
-from opforge.errors import KernelError  # noqa: E402
+from opforge.errors import IndexOutOfRangeError, KernelError  # noqa: E402
 from opforge.kernels import all_kernels  # noqa: E402
 from opforge.primitives import primitive_classes  # noqa: E402
 
@@ -291,7 +292,9 @@ class WrongResult(Exception):
 
 
 def _is_clean(op: str, exc: BaseException) -> bool:
-    return isinstance(exc, CLEAN_TYPES) and not isinstance(exc, BAD_TYPES) and f"'{op}'" in str(exc)
+    # IndexOutOfRangeError: an IndexError by design (indexing's convention), and a ValueError.
+    unclean = isinstance(exc, BAD_TYPES) and not isinstance(exc, IndexOutOfRangeError)
+    return isinstance(exc, CLEAN_TYPES) and not unclean and f"'{op}'" in str(exc)
 
 
 def _describe(exc: BaseException) -> str:

@@ -13,6 +13,7 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge.dispatch.batching import vmap  # noqa: F401 (MindSpore's ops.functional.vmap, ops.vmap)
 from opforge.dispatch.trace import TraceError, note_gradient_cut, tracing
+from opforge.errors import IndexOutOfRangeError
 from opforge.ops import frontend_shape as _frontend_shape
 from opforge.ops import interpolate_v1 as _interpolate_v1
 from opforge.ops import parameter_func as _parameter_func
@@ -1188,7 +1189,7 @@ def masked_getitem(tensor, mask):
     in order, as GatherNd of their coordinates."""
     m = mask.asnumpy() if isinstance(mask, Tensor) else np.asarray(mask)
     if m.shape != tuple(tensor.shape[: m.ndim]):
-        raise IndexError(
+        raise IndexOutOfRangeError(
             f"For 'Tensor.__getitem__', a boolean mask must have the shape of the indexed dims "
             f"{list(tensor.shape[: m.ndim])}, but got {list(m.shape)}."
         )

@@ -1268,6 +1268,8 @@ class BCEWithLogitsLoss(_Operator):
             args = list(args)
             for i in (2, 3):  # the kernel takes weight and pos_weight in the shape of logits
                 a = args[i]
+                if isinstance(a, (int, float)) and not isinstance(a, bool):  # a weak scalar: logits' dtype
+                    a = Tensor(a, logits.dtype, device=logits.device)
                 if isinstance(a, Tensor) and a.shape != logits.shape and not has_unknown(logits.shape):
                     target = broadcast_shape(self.name, logits.shape, a.shape, "logits", self._arg_name(i))
                     if tuple(target) == logits.shape:

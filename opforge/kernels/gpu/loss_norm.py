@@ -88,8 +88,16 @@ def _make_smooth_l1_grad(attr):
 
 
 def _bce_loop(spec, function, kernel):
-    runtime = spec.device.runtime
-    n = math.prod(spec.in_shapes[0])
+    """``BceTermsKernel<T>(logits, label, weight, pos_weight, terms, n)`` (or ``BceNoneKernel``): the four in
+    one shape (the primitive broadcasts weight and pos_weight), as the CPU kernel requires."""
+    runtime, logits = spec.device.runtime, list(spec.in_shapes[0])
+    for name, shape in zip(("label", "weight", "pos_weight"), spec.in_shapes[1:]):
+        if list(shape) != logits:
+            raise KernelError(
+                f"For '{spec.op_name}', the '{name}' must have the shape of 'logits' {logits} (after broadcasting), "
+                f"but got {list(shape)}."
+            )
+    n = math.prod(logits)
     reduction = spec.attrs.get("reduction", "mean")
     if reduction == "none":
         elementwise = function_for(runtime, kernel, kernel.helpers[0])
