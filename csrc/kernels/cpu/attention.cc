@@ -233,6 +233,10 @@ class AttentionGradCpuKernel : public CpuKernel {
     LoadRows(in.v + bh * lk * dvn, lk, dvn, v.data());
     LoadRows(in.dout + bh * lq * dvn, lq, dvn, dout.data());
     for (int64_t i = 0; i < lq; ++i) {
+      if (in.lse[bh * lq + i] == limits::Infinity<C>()) {  // every p of the row is 0: its dout adds nothing
+        std::fill(dout.begin() + i * dvn, dout.begin() + (i + 1) * dvn, C(0));
+        continue;
+      }
       for (int64_t t = 0; t < dvn; ++t) {
         delta[i] += static_cast<C>(Load(in.out[(bh * lq + i) * dvn + t])) * dout[i * dvn + t];
       }
@@ -263,7 +267,8 @@ class AttentionGradCpuKernel : public CpuKernel {
 #pragma omp simd
           for (int64_t c = 0; c < nk; ++c) {
             const C p = AttentionProb(sr[c], lse);
-            dr[c] = scale * p * (pr[c] * dr[c] - di);
+            // a score with p = 0 adds nothing (a fully hidden row's delta is NaN, a hidden v_j may be infinite)
+            dr[c] = math::Select(p == C(0), C(0), scale * p * (pr[c] * dr[c] - di));
             pr[c] *= p;
           }
         }

@@ -102,6 +102,7 @@ __global__ void AttentionDqKernel(const T* q, const T* k, const T* v, const T* m
     for (int64_t j = 0; j < g.lk; ++j) {
       C w;
       const C ds = AttentionDs(g, key, q, k, v, mask, dout, lse, delta, bh, i, j, &w);
+      if (ds == C(0)) continue;  // a score with p = 0 adds nothing, an infinite k_j included
       const T* kj = k + (bh * g.lk + j) * g.d;
       for (int64_t t = 0; t < g.d; ++t) acc[t] += ds * Load(kj[t]);
     }
@@ -125,8 +126,13 @@ __global__ void AttentionDkDvKernel(const T* q, const T* k, const T* v, const T*
       const C ds = AttentionDs(g, key, q, k, v, mask, dout, lse, delta, bh, i, j, &w);
       const T* qi = q + (bh * g.lq + i) * g.d;
       const T* go = dout + (bh * g.lq + i) * g.dv;
-      for (int64_t t = 0; t < g.d; ++t) ak[t] += ds * Load(qi[t]);
-      for (int64_t t = 0; t < g.dv; ++t) av[t] += w * Load(go[t]);
+      // a score with p = 0 adds nothing, an infinite q_i or dout_i included
+      if (ds != C(0)) {
+        for (int64_t t = 0; t < g.d; ++t) ak[t] += ds * Load(qi[t]);
+      }
+      if (w != C(0)) {
+        for (int64_t t = 0; t < g.dv; ++t) av[t] += w * Load(go[t]);
+      }
     }
     for (int64_t t = 0; t < g.d; ++t) dk[col * g.d + t] = Store<T>(ak[t]);
     for (int64_t t = 0; t < g.dv; ++t) dv[col * g.dv + t] = Store<T>(av[t]);

@@ -338,7 +338,7 @@ namespace cuda {
 // sweep finds every a_pq below eps sqrt(|a_pp a_qq|) (the rounding of its pair); v accumulates the
 // rotations. Then w ascending (order: the permutation, a thread's selection) and v's columns in that order,
 // each signed so its largest component (the first of equals) is positive, as the CPU's. info[b] = 1 when 60 sweeps did not converge; a
-// triangle that is not finite gives NaN outputs. Without `vectors`, v is zeros.
+// matrix that is not finite (either triangle, as the CPU's) gives NaN outputs. Without `vectors`, v is zeros.
 template <typename T, int kBlock>
 __global__ void EighJacobiKernel(const T* x, T* work, int* order, T* w, T* v, int* info, int64_t batch, int64_t n,
                                  int lower, int vectors) {
@@ -356,7 +356,7 @@ __global__ void EighJacobiKernel(const T* x, T* work, int* order, T* w, T* v, in
       const int64_t i = e / n, j = e % n;
       const bool read = lower ? j <= i : j >= i;
       const T value = read ? xb[e] : xb[j * n + i];  // the triangle read, mirrored
-      bad |= !(value - value == T(0));
+      bad |= !(xb[e] - xb[e] == T(0));  // the whole matrix checked, as the CPU's
       a[e] = value;
       vb[e] = T(i == j);
     }
@@ -483,7 +483,7 @@ __global__ void QrKernel(const T* x, T* work, T* tau, T* q, T* r, int64_t batch,
       T t = T(0), scale = T(0), beta = alpha;
       if (xnorm2 > T(0)) {
         const T norm = math::sqrt(alpha * alpha + xnorm2);
-        beta = alpha < T(0) ? norm : -norm;  // -sign(alpha) |(alpha, x)|, sign(+0) = +
+        beta = -math::copysign(norm, alpha);  // -sign(alpha) |(alpha, x)|, by alpha's sign bit as LAPACK's
         t = (beta - alpha) / beta;
         scale = T(1) / (alpha - beta);
       }
@@ -565,6 +565,10 @@ __global__ void SvdJacobiKernel(const T* x, T* work, T* vp, int* order, T* s, T*
       }
     }
     for (int64_t e = threadIdx.x; e < k * k; e += kBlock) vb[e] = T(e / k == e % k);
+    if (!compute_uv) {  // u and v zeros, as the CPU's
+      BlockFill<T, kBlock>(tall, rows * tcols, T(0));
+      BlockFill<T, kBlock>(square, k * k, T(0));
+    }
     if (BlockSum<int, kBlock>(bad, cells) != 0) {
       BlockFill<T, kBlock>(s + b * k, k, limits::QuietNaN<T>());
       if (compute_uv) {

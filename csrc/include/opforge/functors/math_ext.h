@@ -90,7 +90,7 @@ struct DigammaOp {
 // The Hurwitz zeta function zeta(s, q) = sum_{k >= 0} (q + k)^-s for an integer s >= 2, in double: the first
 // terms summed directly until q + k >= 10 (at least 10 of them), then the Euler-Maclaurin tail with the
 // Bernoulli numbers B_2 ... B_24, which is below 1e-16 of the sum from there. A negative q sums its terms
-// through the integer power; a pole (q a non-positive integer) gives +inf.
+// through the integer power; a pole (q a non-positive integer) gives +inf, q = +inf 0.
 OPF_HD double IntPower(double base, int64_t e) {
   double result = 1.0;
   for (; e > 0; e >>= 1, base *= base) {
@@ -101,6 +101,7 @@ OPF_HD double IntPower(double base, int64_t e) {
 
 OPF_HD double HurwitzZeta(int64_t s, double q) {
   if (math::IsNan(q)) return q;
+  if (q == limits::Infinity<double>()) return 0.0;  // every term 0 (the tail's a^-s * a would be NaN)
   if (q <= 0.0 && q == math::floor(q)) return limits::Infinity<double>();
   // B_2j / (2j)!, j = 1 .. 12
   constexpr double kBernoulliOverFactorial[12] = {

@@ -6,6 +6,7 @@
 //   c = f * c_prev + i * g,   h = o * tanh(c)
 #pragma once
 
+#include "opforge/functors/activation.h"
 #include "opforge/math.h"
 #include "opforge/portable.h"
 
@@ -100,10 +101,11 @@ OPF_HD C GruCellBackward(const C* g, int64_t j, int64_t hidden, C h_prev, C dh, 
   return dh * z;
 }
 
-// Plain RNN: h = act(x W_ih^T + h_prev W_hh^T + b), act tanh or relu (MindSpore's nonlinearity).
+// Plain RNN: h = act(x W_ih^T + h_prev W_hh^T + b), act tanh or relu (MindSpore's nonlinearity; ReLU's
+// functor, so a NaN stays NaN).
 template <typename C>
 OPF_HD C RnnActivate(C z, bool relu) {
-  return relu ? (z > C(0) ? z : C(0)) : RnnTanh(z);
+  return relu ? ReluOp()(z) : RnnTanh(z);
 }
 
 // d act / d z, from the output h = act(z).
