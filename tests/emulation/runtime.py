@@ -219,7 +219,11 @@ class EmulatedRuntime(GpuRuntime):
         self._recording = threading.local()  # .ops: the work of the graph this thread captures
 
     def empty(self, shape, np_dtype):
-        return EmulatedArray(np.empty(shape, np_dtype))
+        # Filled with 0xFF bytes (NaN, -1), as a GPU's fresh memory holds whatever was there: an output a
+        # kernel leaves unwritten shows, where NumPy's fresh pages would read as zeros and pass.
+        host = np.empty(shape, np_dtype)
+        host.reshape(-1).view(np.uint8).fill(0xFF)
+        return EmulatedArray(host)
 
     def from_host(self, host):
         self._refuse_in_capture("a copy from the host")
