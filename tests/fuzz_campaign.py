@@ -617,7 +617,11 @@ _SYMMETRIC_MATRIX_INPUT = ("Cholesky",)
 
 # Inputs whose last axis holds named fields (a RoI's image index and corners): reversed along it, they are other
 # data, not the same data seen backwards. {op: input slots}
-_FIELDS_ON_LAST_AXIS = {"ROIAlign": (1,), "ROIAlignGrad": (1,)}
+# Inputs whose last axis holds the fields of one item (a box's coordinates, an index row's coordinates):
+# reversed along it, they mean something else, maybe out of range.
+_SCATTER_REDUCTIONS = ("Update", "Add", "Sub", "Mul", "Div", "Max", "Min")
+_INDEX_ROWS = ["GatherNd"] + [f"{k}{r}" for k in ("ScatterNd", "TensorScatter") for r in _SCATTER_REDUCTIONS]
+_FIELDS_ON_LAST_AXIS = {"ROIAlign": (1,), "ROIAlignGrad": (1,), **{op: (1,) for op in _INDEX_ROWS}}
 
 
 def build_negative_stride(pick, bl):

@@ -90,7 +90,8 @@ def _ctc_reference(prim, x, indices, values, seq_len):
         for t in range(steps):
             occupancy = np.zeros(classes)
             for s in range(s_count):
-                occupancy[ext[s]] += alpha[t, s] * beta[t, s] / y[t, ext[s]]
+                if y[t, ext[s]] > 0:  # a class of probability 0 (a -inf logit) occupies nothing, not 0 / 0
+                    occupancy[ext[s]] += alpha[t, s] * beta[t, s] / y[t, ext[s]]
             grad[t, b] = y[t] - occupancy / p
     return loss, grad
 

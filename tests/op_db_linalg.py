@@ -87,6 +87,8 @@ def _slogdet_ref(prim, x):
 
 
 def _cholesky_ref(prim, x):
+    """From x's lower triangle (NumPy's), or with ``upper`` its upper one: the lower factor of x^T, transposed."""
+    x = np.swapaxes(x, -1, -2) if prim.upper else x
     lower = np.linalg.cholesky(x.astype(np.float64)) if x.size else np.zeros(x.shape)
     return np.swapaxes(lower, -1, -2) if prim.upper else lower
 

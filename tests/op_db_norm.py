@@ -265,13 +265,17 @@ class _Training:
 
     def __call__(self, *args, **kwargs):
         args = list(args)
-        for i in (3, 4):
-            if isinstance(args[i], Tensor):  # Parameters too: a copy on the Tensor's device
+        for i in (3, 4):  # the moving statistics, by position or by name
+            name = self.prim.input_names[i]
+            if i < len(args) and isinstance(args[i], Tensor):  # Parameters too: a copy on the Tensor's device
                 args[i] = Parameter(args[i], name=f"moving{i}")
+            elif isinstance(kwargs.get(name), Tensor):
+                kwargs[name] = Parameter(kwargs[name], name=f"moving{i}")
         out = self.prim(*args, **kwargs)
         assert isinstance(out, tuple) and len(out) == len(self.prim.output_names), f"{self.prim.name}: {out!r}"
         if self.index in ("moving_mean", "moving_variance"):
-            moving = args[3 if self.index == "moving_mean" else 4]
+            i = 3 if self.index == "moving_mean" else 4
+            moving = args[i] if i < len(args) else kwargs[self.prim.input_names[i]]
             return Tensor(moving.asnumpy(), device=moving.device)
         return out[self.index]
 

@@ -156,8 +156,9 @@ class FusedMatMulApplyGradientDescentCpuKernel : public CpuKernel {
       if (out != var) std::copy(var, var + size, out);
       return;
     }
-    if (Overlaps(out, size, a, g_.m * g_.k) || Overlaps(out, size, b, g_.k * g_.n)) {
-      // var is an operand too (var -= alpha * x @ var): the product first, as the unfused pair computes it
+    // var an operand too (var -= alpha * x @ var), or alpha 0 (BLAS would skip the product, and a NaN or an
+    // infinity in it with it): the product first, as the unfused pair computes it
+    if (alpha == T(0) || Overlaps(out, size, a, g_.m * g_.k) || Overlaps(out, size, b, g_.k * g_.n)) {
       std::vector<T> product(static_cast<size_t>(size));
       Gemm(g_, a, b, product.data());
       for (int64_t i = 0; i < size; ++i) out[i] = var[i] - alpha * product[static_cast<size_t>(i)];
