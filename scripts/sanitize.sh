@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds opforge._C with AddressSanitizer + UndefinedBehaviorSanitizer and runs the test suite on it.
+# Builds opforge._C with AddressSanitizer + UndefinedBehaviorSanitizer and runs the test suite on it (the
+# GPU tests' emulated kernels compiled with both too).
 #
 # The build has its own virtual environment and build directory (under build/, ignored by git), so
 # the normal install is untouched: an editable install there maps `opforge` to this checkout and
@@ -54,6 +55,10 @@ if [[ "${OPFORGE_SANITIZE_REBUILD:-0}" == 1 ]] || ! "$VENV/bin/python" -c "impor
 fi
 
 export LD_PRELOAD="$LIBASAN $LIBUBSAN${LD_PRELOAD:+ $LD_PRELOAD}"
+# The emulated GPU's kernels (tests/emulation/, compiled as the tests first launch them) get the same
+# sanitizers: a CUDA kernel reading or writing past an array, which on a GPU reads garbage or faults, is
+# reported with its source line.
+export OPF_EMU_CXXFLAGS=${OPF_EMU_CXXFLAGS:-"-fsanitize=address,undefined -fno-omit-frame-pointer -g"}
 # allocator_may_return_null: a huge request is a MemoryError, as without ASan.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1:abort_on_error=1:print_summary=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
