@@ -13,12 +13,19 @@ import math
 import numpy as np
 
 from opforge.errors import KernelError
-from opforge.kernels.gpu.cast import cast_kernel
-from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
+from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.fill import fill_steps
 from opforge.kernels.gpu.range_check import checked_row_steps, checked_steps
-from opforge.kernels.gpu.support import StepPlan, bytes_ctype, device_launch, numel, step_1d, writes_in_place
+from opforge.kernels.gpu.support import (
+    StepPlan,
+    bytes_ctype,
+    copy_steps,
+    device_launch,
+    numel,
+    step_1d,
+    writes_in_place,
+)
 
 __all__ = []
 
@@ -124,7 +131,7 @@ def _scatter_loop(spec, function, kernel):
         target, outputs = ("in", 0), [("in", 0)]
     else:
         target, outputs, n = ("out", 0), [(tuple(x), dtype.np_dtype)], numel(x)
-        plan.kernel(function_for(runtime, cast_kernel(dtype, dtype)), n, [("in", 0), target, np.int64(n)])
+        plan.steps += copy_steps(runtime, n, dtype.np_dtype, ("in", 0), target)
     reads = _checked_rows(plan, spec, nd, rows, k, x, before_writes=target == ("in", 0))
     if total and rows and 0 not in x[:k]:
         plan.kernel(function, total, [("in", 2), reads, target, size, nd])
