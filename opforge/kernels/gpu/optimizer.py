@@ -12,7 +12,7 @@ import numpy as np
 from opforge.errors import KernelError
 from opforge.kernels.gpu.cuda import CudaKernel, ctype
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
-from opforge.kernels.gpu.support import StepPlan, numel, write_inputs
+from opforge.kernels.gpu.support import StepPlan, input_params, numel, write_inputs
 
 __all__ = []
 
@@ -43,14 +43,10 @@ def _update(spec, function, n: int, count: int, params: list):
     return plan.launch(spec, outputs)
 
 
-def _inputs(count: int) -> list:
-    return [("in", i) for i in range(count)]
-
-
 def _gradient_descent_loop(spec, function, kernel):
     """``ApplyGradientDescentKernel<T>(var, alpha, delta, n)``."""
     n = _check(spec, {1: "alpha"}, {2: "delta"})
-    return _update(spec, function, n, 1, [*_inputs(3), np.int64(n)])
+    return _update(spec, function, n, 1, [*input_params(spec), np.int64(n)])
 
 
 def _matmul_gradient_descent_loop(spec, function, kernel):
@@ -76,7 +72,7 @@ def _momentum_loop(spec, function, kernel):
     n = _check(spec, {2: "learning_rate", 4: "momentum"}, {1: "accumulation", 3: "gradient"})
     scale = np.float64(spec.attrs.get("gradient_scale", 1.0))
     nesterov = np.uint8(bool(spec.attrs.get("use_nesterov", False)))
-    return _update(spec, function, n, 1, [*_inputs(5), np.int64(n), scale, nesterov])
+    return _update(spec, function, n, 1, [*input_params(spec), np.int64(n), scale, nesterov])
 
 
 _ADAM_SCALARS = {3: "beta1_power", 4: "beta2_power", 5: "lr", 6: "beta1", 7: "beta2", 8: "epsilon"}
@@ -86,7 +82,7 @@ def _adam_loop(spec, function, kernel):
     """``AdamKernel<T>(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, gradient, n, nesterov)``."""
     n = _check(spec, _ADAM_SCALARS, {1: "m", 2: "v", 9: "gradient"})
     nesterov = np.uint8(bool(spec.attrs.get("use_nesterov", False)))
-    return _update(spec, function, n, 3, [*_inputs(10), np.int64(n), nesterov])
+    return _update(spec, function, n, 3, [*input_params(spec), np.int64(n), nesterov])
 
 
 def _rms_prop_loop(spec, function, kernel):
@@ -95,7 +91,7 @@ def _rms_prop_loop(spec, function, kernel):
     n = _check(
         spec, {3: "learning_rate", 5: "decay", 6: "momentum", 7: "epsilon"}, {1: "mean_square", 2: "moment", 4: "grad"}
     )
-    return _update(spec, function, n, 1, [*_inputs(8), np.int64(n)])
+    return _update(spec, function, n, 1, [*input_params(spec), np.int64(n)])
 
 
 def _centered_rms_prop_loop(spec, function, kernel):
@@ -106,20 +102,20 @@ def _centered_rms_prop_loop(spec, function, kernel):
         {5: "learning_rate", 6: "decay", 7: "momentum", 8: "epsilon"},
         {1: "mean_gradient", 2: "mean_square", 3: "moment", 4: "grad"},
     )
-    return _update(spec, function, n, 1, [*_inputs(9), np.int64(n)])
+    return _update(spec, function, n, 1, [*input_params(spec), np.int64(n)])
 
 
 def _adagrad_loop(spec, function, kernel):
     """``ApplyAdagradKernel<T>(var, accum, lr, grad, n, update_slots)``."""
     n = _check(spec, {2: "lr"}, {1: "accum", 3: "grad"})
     update_slots = np.uint8(bool(spec.attrs.get("update_slots", True)))
-    return _update(spec, function, n, 2, [*_inputs(4), np.int64(n), update_slots])
+    return _update(spec, function, n, 2, [*input_params(spec), np.int64(n), update_slots])
 
 
 def _adam_weight_decay_loop(spec, function, kernel):
     """``AdamWeightDecayKernel<T>(var, m, v, lr, beta1, beta2, epsilon, decay, gradient, n)``."""
     n = _check(spec, {3: "lr", 4: "beta1", 5: "beta2", 6: "epsilon", 7: "decay"}, {1: "m", 2: "v", 8: "gradient"})
-    return _update(spec, function, n, 3, [*_inputs(9), np.int64(n)])
+    return _update(spec, function, n, 3, [*input_params(spec), np.int64(n)])
 
 
 for _op, _kernel, _loop in (
