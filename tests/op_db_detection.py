@@ -31,17 +31,18 @@ def _samples(record, prim, ins, outs, rng):
 
 
 def _reference(prim, boxes):
-    order = sorted(range(len(boxes)), key=lambda i: -boxes[i, 4])  # stable: ties by position
+    # score descending, NaN scores last; stable: ties by position
+    order = sorted(range(len(boxes)), key=lambda i: (np.isnan(boxes[i, 4]), -boxes[i, 4]))
     s = boxes[order]
     area = (s[:, 2] - s[:, 0]) * (s[:, 3] - s[:, 1])
     keep = np.ones(len(s), bool)
-    for i in range(len(s)):
-        for j in range(i + 1, len(s)):
-            w = max(min(s[i, 2], s[j, 2]) - max(s[i, 0], s[j, 0]), 0.0)
-            h = max(min(s[i, 3], s[j, 3]) - max(s[i, 1], s[j, 1]), 0.0)
-            union = area[i] + area[j] - w * h
-            if keep[i] and union > 0 and w * h / union > prim.iou_threshold:
-                keep[j] = False
+    with np.errstate(all="ignore"):  # NaN and infinite coordinates: a NaN IoU suppresses nothing
+        for i in range(len(s)):
+            for j in range(i + 1, len(s)):
+                w = np.maximum(np.minimum(s[i, 2], s[j, 2]) - np.maximum(s[i, 0], s[j, 0]), 0.0)
+                h = np.maximum(np.minimum(s[i, 3], s[j, 3]) - np.maximum(s[i, 1], s[j, 1]), 0.0)
+                if keep[i] and w * h / (area[i] + area[j] - w * h) > prim.iou_threshold:
+                    keep[j] = False
     return s, np.arange(len(s), dtype=np.int32), keep
 
 

@@ -1041,7 +1041,7 @@ def _nll_ref(prim, x, t, w):
     keep = t != prim.ignore_index
     tk = np.where(keep, t, 0)
     wt = np.where(keep, w[tk], 0.0)
-    losses = -wt * x2[np.arange(len(tk)), tk]
+    losses = np.where(keep, -wt * x2[np.arange(len(tk)), tk], 0.0)  # an ignored row is 0, a NaN logit too
     total = wt.sum()
     if prim.reduction == "none":
         loss = losses.reshape(x.shape[:-1])
