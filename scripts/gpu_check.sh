@@ -3,8 +3,8 @@
 # build opforge there, then run what only a real GPU can run, most important first, each step under
 # its own time limit so that a slow step cannot starve the next:
 #   1. the GPU tests, kernels launched from C (the launch and device-graph tests, the registry sweep of
-#      every GPU kernel, the GPU, user-CUDA and NVRTC tests, NCCL on a 1-rank communicator and
-#      data-parallel training on the GPU: tests/test_gpu_nccl.py),
+#      every GPU kernel, the bad-input campaign on the GPU's kernels, the GPU, user-CUDA and NVRTC tests,
+#      NCCL on a 1-rank communicator and data-parallel training on the GPU: tests/test_gpu_nccl.py),
 #   2. `opforge bench --device GPU` (bandwidth vs a device copy, MatMul vs cupy.matmul, host overhead
 #      launching from Python and from C, row and layout kernels and training steps vs PyTorch), then the
 #      device time of each kernel (scripts/gpu_kernel_times.py),
