@@ -19,6 +19,7 @@ from opforge.kernels import registry, select_kernel
 from opforge.kernels.gpu.cuda import COMPILE_OPTIONS
 from opforge.kernels.gpu.support import device_launch, step_1d
 from opforge.kernels.launch import make_launcher
+from opforge.primitives._grad_ops import MaximumGrad, MinimumGrad
 
 # long long, not int64_t: NVRTC compiles without the C library's headers.
 SOURCE = """
@@ -539,11 +540,10 @@ def test_index_rows_are_checked_on_the_device_and_a_parameter_is_not_written_on_
 
 
 def test_updates_of_copies_broadcast_gradients_complex_fills_and_empty_svds_launch_from_c(native, rng):
-    """The calls that were launched from Python: an optimizer or Assign given Tensors (it writes copies, the
-    inputs left as they were), FusedMatMulApplyGradientDescent (a GEMM, then the update), MaximumGrad and
+    """The calls that were launched from Python: an optimizer whose launcher writes copies (the inputs left as
+    they were), FusedMatMulApplyGradientDescent (a GEMM, then the update), MaximumGrad and
     MinimumGrad of broadcast inputs (their gradients summed to the inputs' shapes), a complex128 fill, an SVD of
     zero-size matrices (u and v the identity's columns)."""
-    from opforge.primitives._grad_ops import MaximumGrad, MinimumGrad
 
     def gpu(host):
         return Tensor(host, device="GPU")
