@@ -72,22 +72,24 @@ __global__ void AttentionDeltaKernel(const T* out, const T* dout, compute_t<T>* 
   }
 }
 
-// ds_ij of the grad (scale included), recomputing the score and its probability.
+// ds_ij of the grad (scale included), recomputing the score and its probability p; w = p * drop. False where
+// p = 0: the score adds nothing to any gradient (not even 0 * inf).
 template <typename T>
-__device__ compute_t<T> AttentionDs(const AttentionShape& g, uint64_t key, const T* q, const T* k, const T* v,
-                                    const T* mask, const T* dout, const compute_t<T>* lse,
-                                    const compute_t<T>* delta, int64_t bh, int64_t i, int64_t j, compute_t<T>* w) {
+__device__ bool AttentionDs(const AttentionShape& g, uint64_t key, const T* q, const T* k, const T* v,
+                            const T* mask, const T* dout, const compute_t<T>* lse, const compute_t<T>* delta,
+                            int64_t bh, int64_t i, int64_t j, compute_t<T>* ds, compute_t<T>* w) {
   using C = compute_t<T>;
   const int64_t row = bh * g.lq + i;
   const C p = AttentionProb(AttentionScore(g, q, k, mask, bh, i, j), lse[row]);
+  if (p == C(0)) return false;
   const C drop = AttentionDropScale<C>(key, AttentionDropIndex(bh, i, j, g.lq, g.lk), g.keep_prob);
   *w = p * drop;
-  if (p == C(0)) return C(0);
   const T* go = dout + row * g.dv;
   const T* vj = v + (bh * g.lk + j) * g.dv;
   C dp = 0;
   for (int64_t t = 0; t < g.dv; ++t) dp += Load(go[t]) * Load(vj[t]);
-  return static_cast<C>(g.scale) * p * (drop * dp - delta[row]);
+  *ds = static_cast<C>(g.scale) * p * (drop * dp - delta[row]);
+  return true;
 }
 
 template <typename T>
@@ -100,9 +102,8 @@ __global__ void AttentionDqKernel(const T* q, const T* k, const T* v, const T* m
     C acc[kMaxDim];
     for (int64_t t = 0; t < g.d; ++t) acc[t] = 0;
     for (int64_t j = 0; j < g.lk; ++j) {
-      C w;
-      const C ds = AttentionDs(g, key, q, k, v, mask, dout, lse, delta, bh, i, j, &w);
-      if (ds == C(0)) continue;  // a score with p = 0 adds nothing, an infinite k_j included
+      C ds, w;
+      if (!AttentionDs(g, key, q, k, v, mask, dout, lse, delta, bh, i, j, &ds, &w)) continue;
       const T* kj = k + (bh * g.lk + j) * g.d;
       for (int64_t t = 0; t < g.d; ++t) acc[t] += ds * Load(kj[t]);
     }
@@ -122,17 +123,12 @@ __global__ void AttentionDkDvKernel(const T* q, const T* k, const T* v, const T*
     for (int64_t t = 0; t < g.d; ++t) ak[t] = 0;
     for (int64_t t = 0; t < g.dv; ++t) av[t] = 0;
     for (int64_t i = 0; i < g.lq; ++i) {
-      C w;
-      const C ds = AttentionDs(g, key, q, k, v, mask, dout, lse, delta, bh, i, j, &w);
+      C ds, w;
+      if (!AttentionDs(g, key, q, k, v, mask, dout, lse, delta, bh, i, j, &ds, &w)) continue;
       const T* qi = q + (bh * g.lq + i) * g.d;
       const T* go = dout + (bh * g.lq + i) * g.dv;
-      // a score with p = 0 adds nothing, an infinite q_i or dout_i included
-      if (ds != C(0)) {
-        for (int64_t t = 0; t < g.d; ++t) ak[t] += ds * Load(qi[t]);
-      }
-      if (w != C(0)) {
-        for (int64_t t = 0; t < g.dv; ++t) av[t] += w * Load(go[t]);
-      }
+      for (int64_t t = 0; t < g.d; ++t) ak[t] += ds * Load(qi[t]);
+      for (int64_t t = 0; t < g.dv; ++t) av[t] += w * Load(go[t]);
     }
     for (int64_t t = 0; t < g.d; ++t) dk[col * g.d + t] = Store<T>(ak[t]);
     for (int64_t t = 0; t < g.dv; ++t) dv[col * g.dv + t] = Store<T>(av[t]);
