@@ -44,7 +44,7 @@ def _forward64(prim, q, k, v, mask):
         m = np.max(s, axis=-1, keepdims=True) if s.shape[-1] else np.full(s.shape[:-1] + (1,), -np.inf)
         e = np.exp(s - m)
         lse = (m + np.log(np.sum(e, axis=-1, keepdims=True)))[..., 0]
-        p = np.exp(s - lse[..., None])
+        p = np.where(s == -np.inf, 0.0, np.exp(s - lse[..., None]))  # a hidden score: 0 (AttentionProb)
         out = p @ np.asarray(v, np.float64)
         out[np.isinf(lse) | np.isnan(lse)] = np.nan
     return out, lse, p
@@ -62,7 +62,7 @@ def _grad_ref(prim, q, k, v, mask, out, dout, lse):
     q, k, v, out, dout, lse = (np.asarray(a, np.float64) for a in (q, k, v, out, dout, lse))
     s = _scores64(prim, q, k, mask)
     with np.errstate(all="ignore"):
-        p = np.exp(s - lse[..., None])
+        p = np.where(s == -np.inf, 0.0, np.exp(s - lse[..., None]))  # a hidden score: 0 (AttentionProb)
         delta = np.sum(dout * out, axis=-1)
         dq, dk, dv = np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
         for b, h, i, j in zip(*np.nonzero(p)):
