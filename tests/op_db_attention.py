@@ -38,6 +38,12 @@ def _scores64(prim, q, k, mask):
     return s
 
 
+def _weighted_sum(p, v):
+    """p @ v, but a score of probability 0 adds nothing (not 0 * inf = NaN for an infinite v behind it)."""
+    terms = np.where(p[..., None] == 0, 0.0, p[..., None] * v[..., None, :, :])
+    return terms.sum(axis=-2)
+
+
 def _forward64(prim, q, k, v, mask):
     s = _scores64(prim, q, k, mask)
     with np.errstate(all="ignore"):
@@ -45,7 +51,7 @@ def _forward64(prim, q, k, v, mask):
         e = np.exp(s - m)
         lse = (m + np.log(np.sum(e, axis=-1, keepdims=True)))[..., 0]
         p = np.where(s == -np.inf, 0.0, np.exp(s - lse[..., None]))  # a hidden score: 0 (AttentionProb)
-        out = p @ np.asarray(v, np.float64)
+        out = _weighted_sum(p, np.asarray(v, np.float64))
         out[np.isinf(lse) | np.isnan(lse)] = np.nan
     return out, lse, p
 

@@ -77,6 +77,32 @@ def test_attention_backward_adds_nothing_for_a_score_of_probability_zero(device,
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_attention_backward_ignores_infinities_behind_a_hidden_score(device, rng):
+    """An infinite key, value or dout meets only hidden scores (p = 0) here: the output and the gradients stay
+    finite and the hidden key gets no gradient, where a product of blocks would add 0 * inf = NaN."""
+    q, k, v = (rng.standard_normal((1, 1, 1, 3)).astype(np.float32) for _ in range(3))
+    k, v = (np.concatenate([a, np.full_like(a, np.inf)], axis=2) for a in (k, v))  # key 1: infinite
+    mask = np.zeros((1, 1, 1, 2), np.float32)
+    causal = ops.ScaledDotProductAttention(0.5, 1.0, True)  # query 0 never sees key 1
+    ins = [Tensor(a, device=device) for a in (q, k, v, mask)]
+    out, lse = causal(*ins)
+    grad = ops.ScaledDotProductAttentionGrad(0.5, 1.0, True)
+    dq, dk, dv = _host(grad(*ins, out, Tensor(np.ones((1, 1, 1, 3), np.float32), device=device), lse))
+    assert np.isfinite(dq).all() and np.isfinite(dk).all() and np.isfinite(dv).all()
+    assert not dk[0, 0, 1].any() and not dv[0, 0, 1].any()
+    finite = [Tensor(a, device=device) for a in (q, np.nan_to_num(k), np.nan_to_num(v), mask)]
+    out, lse = causal(*finite)
+    dout = np.ones((1, 1, 1, 3), np.float32)
+    dout[..., 0] = np.inf
+    _, _, dv = _host(grad(*finite, out, Tensor(dout, device=device), lse))
+    assert dv[0, 0, 0, 0] == np.inf and not dv[0, 0, 1].any()
+    mask[..., 1] = -np.inf  # key 1 hidden by the mask: its infinite value stays out of the output
+    k = np.concatenate([k[:, :, :1]] * 2, axis=2)
+    out, _ = ops.ScaledDotProductAttention()(*(Tensor(a, device=device) for a in (q, k, v, mask)))
+    np.testing.assert_allclose(out.asnumpy()[0, 0, 0], v[0, 0, 0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_loss_arguments_of_the_wrong_size_are_refused_or_broadcast(device, rng):
     """BCEWithLogitsLoss broadcasts a number for weight or pos_weight as it does a Tensor; NLLLossGrad refuses
     labels that are not one per sample (the GPU kernel read past them)."""

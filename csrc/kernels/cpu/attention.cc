@@ -4,7 +4,8 @@
 // so its scratch is O(block * (block + D)) per task and never Lq * Lk; it keeps only out and the per-row
 // logsumexp. The grad recomputes the scores block by block. Every product of blocks (Q K^T, P V, and the
 // grad's dO V^T, P^T dO, dS K, dS^T Q) is an OpenBLAS GEMM (kernels/cpu/gemm.h) on single-threaded BLAS, the
-// threads taking (batch, head, query block) tasks. Values are computed in compute_t<T> (float for float16).
+// threads taking (batch, head, query block) tasks, but for a block holding an infinity, where a score of
+// probability 0 must add nothing (GemmAdd). Values are computed in compute_t<T> (float for float16).
 // The mask broadcasts to [B, H, Lq, Lk] (a dim of 1 has stride 0).
 #include <algorithm>
 #include <cstdint>
@@ -100,6 +101,33 @@ void Scores(const AttentionGeometry& g, int64_t bh, int64_t i0, int64_t nq, int6
   }
 }
 
+template <typename C>
+bool AllFinite(const C* x, int64_t count) {
+  bool finite = true;
+  for (int64_t t = 0; t < count; ++t) finite &= math::IsFinite(x[t]);
+  return finite;
+}
+
+// c += op(a) b with op(a) m x kk and b kk x n (rows contiguous), as Gemm with beta 1, but a zero coefficient of
+// a adds nothing even where its row of b is infinite (a GEMM gives 0 * inf = NaN): attention's rule that a
+// score of probability 0 (hidden or dropped) adds nothing. The loop runs only for a block whose b is not
+// finite, so the GEMM stays the common path.
+template <typename C>
+void GemmAdd(bool trans_a, int64_t m, int64_t n, int64_t kk, const C* a, int64_t lda, const C* b, C* c,
+             int64_t ldc) {
+  if (AllFinite(b, kk * n)) {
+    Gemm<C>(trans_a, false, m, n, kk, a, lda, b, n, C(1), c, ldc);
+    return;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < kk; ++p) {
+      const C coef = trans_a ? a[p * lda + i] : a[i * lda + p];
+      if (coef == C(0)) continue;
+      for (int64_t t = 0; t < n; ++t) c[i * ldc + t] += coef * b[p * n + t];
+    }
+  }
+}
+
 template <typename T>
 class AttentionCpuKernel : public CpuKernel {
   using C = compute_t<T>;
@@ -171,7 +199,7 @@ class AttentionCpuKernel : public CpuKernel {
         l[r] = l[r] * alpha + sum;
         m[r] = m_new;
       }
-      Gemm<C>(false, false, nq, g.dv, nk, s, nk, vb, g.dv, C(1), o, g.dv);  // o += P V
+      GemmAdd<C>(false, nq, g.dv, nk, s, nk, vb, o, g.dv);  // o += P V
     }
     for (int64_t r = 0; r < nq; ++r) {
       const int64_t i = i0 + r;
@@ -272,9 +300,9 @@ class AttentionGradCpuKernel : public CpuKernel {
             pr[c] *= p;
           }
         }
-        Gemm<C>(true, false, nk, dvn, nq, pd.data(), nk, gob, dvn, C(1), dv.data() + j0 * dvn, dvn);  // dV += P'^T dO
-        Gemm<C>(false, false, nq, d, nk, ds.data(), nk, kb, d, C(1), dq.data() + i0 * d, d);         // dQ += dS K
-        Gemm<C>(true, false, nk, d, nq, ds.data(), nk, qb, d, C(1), dk.data() + j0 * d, d);          // dK += dS^T Q
+        GemmAdd<C>(true, nk, dvn, nq, pd.data(), nk, gob, dv.data() + j0 * dvn, dvn);  // dV += P'^T dO
+        GemmAdd<C>(false, nq, d, nk, ds.data(), nk, kb, dq.data() + i0 * d, d);             // dQ += dS K
+        GemmAdd<C>(true, nk, d, nq, ds.data(), nk, qb, dk.data() + j0 * d, d);              // dK += dS^T Q
       }
     }
     StoreRows(dq, dq_out + bh * lq * d);

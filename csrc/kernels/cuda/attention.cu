@@ -52,7 +52,7 @@ __global__ void AttentionKernel(const T* q, const T* k, const T* v, const T* mas
       const C p = AttentionProb(s, m_new);
       const C w = p * AttentionDropScale<C>(key, AttentionDropIndex(bh, i, j, g.lq, g.lk), g.keep_prob);
       const T* vj = v + (bh * g.lk + j) * g.dv;
-      for (int64_t t = 0; t < g.dv; ++t) o[t] = o[t] * alpha + w * Load(vj[t]);
+      for (int64_t t = 0; t < g.dv; ++t) o[t] = w == C(0) ? o[t] * alpha : o[t] * alpha + w * Load(vj[t]);  // (no 0 * inf)
       l = l * alpha + p;
       m = m_new;
     }
@@ -128,7 +128,7 @@ __global__ void AttentionDkDvKernel(const T* q, const T* k, const T* v, const T*
       const T* qi = q + (bh * g.lq + i) * g.d;
       const T* go = dout + (bh * g.lq + i) * g.dv;
       for (int64_t t = 0; t < g.d; ++t) ak[t] += ds * Load(qi[t]);
-      for (int64_t t = 0; t < g.dv; ++t) av[t] += w * Load(go[t]);
+      for (int64_t t = 0; w != C(0) && t < g.dv; ++t) av[t] += w * Load(go[t]);  // a dropped score adds nothing
     }
     for (int64_t t = 0; t < g.d; ++t) dk[col * g.d + t] = Store<T>(ak[t]);
     for (int64_t t = 0; t < g.dv; ++t) dv[col * g.dv + t] = Store<T>(av[t]);
