@@ -597,3 +597,29 @@ def test_updates_of_copies_broadcast_gradients_complex_fills_and_empty_svds_laun
     np.testing.assert_array_equal(u.asnumpy(), np.broadcast_to(np.eye(3), (2, 3, 3)))
     _, u, _ = ops.Svd(full_matrices=True, compute_uv=False)(gpu(np.zeros((1, 0, 2), np.float32)))
     np.testing.assert_array_equal(u.asnumpy(), np.zeros((1, 0, 0), np.float32))
+
+
+def test_ctc_loss_lays_out_its_labels_on_the_device_launched_from_c(native, monkeypatch, rng):
+    """CTCLoss checks and lays out its sparse labels on the device (CtcLayoutKernel): a good call reads nothing
+    back and equals the CPU's (labels in any order, padded and collapsed rows, a row too long for its sequence
+    given loss 0); a bad one raises the CPU's error after the launches."""
+    reads = []
+    real = native.to_host
+    monkeypatch.setattr(native, "to_host", lambda *a, **k: reads.append(a[0].shape) or real(*a, **k))
+    x = rng.standard_normal((6, 3, 5)).astype(np.float32)
+    indices = np.array([[0, 1], [0, 0], [1, 0], [1, 1], [1, 2], [2, 0], [2, 1], [2, 2], [2, 3]], np.int64)
+    values = np.array([2, 1, 3, 3, 4, 0, 1, 0, 1], np.int32)  # row 1 ends in the blank (4): padding
+    seq_len = np.array([6, 5, 3], np.int32)  # row 2 needs 4 frames: loss 0
+    ctc = ops.CTCLoss(preprocess_collapse_repeated=True, ignore_longer_outputs_than_inputs=True)
+    args = (x, indices, values, seq_len)
+    before = _C.device_launch_count()
+    loss, grad = ctc(*(Tensor(a, device="GPU") for a in args))
+    assert _C.device_launch_count() > before and reads == []
+    want_loss, want_grad = ctc(*(Tensor(a) for a in args))
+    np.testing.assert_allclose(loss.asnumpy(), want_loss.asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(grad.asnumpy(), want_grad.asnumpy(), rtol=1e-5, atol=1e-6)
+    assert loss.asnumpy()[2] == 0 and not grad.asnumpy()[:, 2].any()
+    values[1] = 4  # row 0: padding before a label
+    for device in ("GPU", "CPU"):
+        with pytest.raises(KernelError, match=r"labels_values\[0\] = 2 \(batch 0, position 1\) follows the padding"):
+            ops.CTCLoss()(*(Tensor(a, device=device) for a in args))

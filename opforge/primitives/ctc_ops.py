@@ -58,6 +58,8 @@ class CTCLoss(_Operator):
             raise ValueError(
                 f"For '{self.name}', the 'x' must be 3-D [max_time, batch, num_classes], but got shape {list(x)}."
             )
+        if x[2] == 0:
+            raise ValueError(f"For '{self.name}', the 'x' needs at least 1 class (the blank), but got shape {list(x)}.")
         if len(labels_indices) != 2 or not same_dim(labels_indices[1], 2):
             raise ValueError(
                 f"For '{self.name}', the 'labels_indices' must be 2-D [N, 2], but got shape {list(labels_indices)}."

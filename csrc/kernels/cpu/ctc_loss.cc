@@ -6,6 +6,7 @@
 // is functors/ctc.h (shared with csrc/kernels/cuda/ctc_loss.cu); sequences split over threads.
 #include <algorithm>
 #include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,45 +17,37 @@
 namespace opforge {
 namespace {
 
-// Each sequence's labels, read from the sparse (indices, values) pair and checked: positions 0, 1, ... of
-// every batch row, values >= 0; a value at or above the blank is padding that ends its row (MindSpore's
-// kernels read it so: the model zoo pads every row with the blank), a label after it an error; collapsed
-// (preprocess_collapse_repeated) when asked.
-std::vector<std::vector<int32_t>> DenseLabels(const std::string& op, const int64_t* indices, const int32_t* values,
-                                              int64_t n, int64_t batch, int32_t blank, bool collapse) {
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> rows(static_cast<size_t>(batch));  // (position, i)
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t b = indices[2 * i], pos = indices[2 * i + 1];
-    OPF_CHECK(b >= 0 && b < batch, "For '" << op << "', labels_indices[" << i << "] names batch " << b
-                                           << ", but the batch has " << batch << " sequences.");
-    OPF_CHECK(values[i] >= 0, "For '" << op << "', labels_values[" << i << "] must be in [0, " << blank
-                                      << ") (the last class, " << blank << ", is the blank; values at or above it "
-                                      << "pad the end of a row), but got " << values[i] << ".");
-    rows[static_cast<size_t>(b)].emplace_back(pos, i);
+// CtcLayout's error as the KernelError of the operator `op`.
+[[noreturn]] void RaiseCtcError(const std::string& op, const CtcLayoutError& e, const CtcLayoutArgs& a) {
+  const int32_t blank = a.blank;
+  std::ostringstream m;
+  m << "For '" << op << "', ";
+  switch (e.kind) {
+    case kCtcBatch:
+      m << "labels_indices[" << e.index << "] names batch " << e.batch << ", but the batch has " << a.batch
+        << " sequences.";
+      break;
+    case kCtcNegative:
+      m << "labels_values[" << e.index << "] must be in [0, " << blank << ") (the last class, " << blank
+        << ", is the blank; values at or above it pad the end of a row), but got " << e.value << ".";
+      break;
+    case kCtcPosition:
+      m << "the labels of batch " << e.batch << " must sit at positions 0, 1, ..., " << e.other - 1
+        << " of labels_indices, but position " << e.position << " is there.";
+      break;
+    case kCtcAfterPadding:
+      m << "labels_values[" << e.index << "] = " << e.value << " (batch " << e.batch << ", position " << e.position
+        << ") follows the padding of its row (a value at or above the blank, " << blank << ", at position "
+        << e.other << "): such values may only end a row's labels.";
+      break;
+    case kCtcSeqLen:
+      m << "sequence_length[" << e.batch << "] must be in [0, " << a.time << "], but got " << e.value << ".";
+      break;
+    default:  // kCtcTooLong
+      m << "the labels of batch " << e.batch << " need " << e.value << " frames, but sequence_length[" << e.batch
+        << "] is " << e.other << " (ignore_longer_outputs_than_inputs=True gives them loss 0).";
   }
-  std::vector<std::vector<int32_t>> labels(static_cast<size_t>(batch));
-  for (int64_t b = 0; b < batch; ++b) {
-    auto& row = rows[static_cast<size_t>(b)];
-    std::sort(row.begin(), row.end());
-    int64_t padding_from = -1;  // the position where the row's padding starts
-    for (size_t k = 0; k < row.size(); ++k) {
-      const int64_t pos = row[k].first, i = row[k].second;
-      OPF_CHECK(pos == static_cast<int64_t>(k),
-                "For '" << op << "', the labels of batch " << b << " must sit at positions 0, 1, ..., "
-                        << row.size() - 1 << " of labels_indices, but position " << pos << " is there.");
-      if (values[i] >= blank) {
-        if (padding_from < 0) padding_from = pos;
-        continue;
-      }
-      OPF_CHECK(padding_from < 0, "For '" << op << "', labels_values[" << i << "] = " << values[i] << " (batch " << b
-                                          << ", position " << pos << ") follows the padding of its row (a value at "
-                                          << "or above the blank, " << blank << ", at position " << padding_from
-                                          << "): such values may only end a row's labels.");
-      auto& out = labels[static_cast<size_t>(b)];
-      if (!collapse || out.empty() || out.back() != values[i]) out.push_back(values[i]);
-    }
-  }
-  return labels;
+  throw KernelError(m.str());
 }
 
 template <typename T>
@@ -82,33 +75,22 @@ class CtcLossCpuKernel : public CpuKernel {
     T* loss = args.output<T>(0);
     T* grad = args.output<T>(1);
     const int32_t blank = static_cast<int32_t>(classes_ - 1);
-    const auto labels =
-        DenseLabels(op_, args.input<int64_t>(1), args.input<int32_t>(2), labels_, batch_, blank, collapse_);
-    std::vector<char> skip(static_cast<size_t>(batch_), 0);
-    for (int64_t b = 0; b < batch_; ++b) {
-      OPF_CHECK(seq_len[b] >= 0 && seq_len[b] <= time_, "For '" << op_ << "', sequence_length[" << b
-                                                                << "] must be in [0, " << time_ << "], but got "
-                                                                << seq_len[b] << ".");
-      const auto& l = labels[static_cast<size_t>(b)];
-      const CtcLabels cl{l.data(), static_cast<int64_t>(l.size()), blank, merge_};
-      if (cl.RequiredFrames() > seq_len[b]) {
-        OPF_CHECK(ignore_longer_, "For '" << op_ << "', the labels of batch " << b << " need "
-                                          << cl.RequiredFrames() << " frames, but sequence_length[" << b << "] is "
-                                          << seq_len[b] << " (ignore_longer_outputs_than_inputs=True gives them loss 0).");
-        skip[static_cast<size_t>(b)] = 1;
-      }
-    }
+    const CtcLayoutArgs layout{args.input<int64_t>(1), args.input<int32_t>(2), seq_len, labels_, batch_, time_,
+                               blank, collapse_, merge_, ignore_longer_};
+    std::vector<int32_t> labels(static_cast<size_t>(labels_));
+    std::vector<int64_t> start(static_cast<size_t>(batch_)), length(start.size()), states(start.size() + 1);
+    const CtcLayoutError error = CtcLayout(layout, labels.data(), start.data(), length.data(), states.data());
+    if (error.kind != kCtcFine) RaiseCtcError(op_, error, layout);
     std::fill(grad, grad + time_ * batch_ * classes_, Store<T>(compute_t<T>(0)));
     const int64_t stride = batch_ * classes_;
     ParallelFor(batch_, 1, [&](int64_t begin, int64_t end) {
       std::vector<double> y, alpha_in, beta, prev, acc(static_cast<size_t>(classes_));
       for (int64_t b = begin; b < end; ++b) {
-        if (skip[static_cast<size_t>(b)]) {
+        if (length[b] < 0) {
           loss[b] = Store<T>(compute_t<T>(0));
           continue;
         }
-        const auto& l = labels[static_cast<size_t>(b)];
-        const CtcLabels cl{l.data(), static_cast<int64_t>(l.size()), blank, merge_};
+        const CtcLabels cl{labels.data() + start[b], length[b], blank, merge_};
         const int64_t steps = seq_len[b];
         y.resize(static_cast<size_t>(std::max<int64_t>(steps, 1) * classes_));
         alpha_in.resize(static_cast<size_t>(std::max<int64_t>(steps, 1) * cl.states()));

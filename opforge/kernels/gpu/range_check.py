@@ -77,12 +77,18 @@ def flag_word(plan: StepPlan, n: int) -> tuple:
 
 def raise_flagged(plan: StepPlan, word: tuple, n: int, error, where, now: bool = False) -> None:
     """The check step of ``word``: where it holds a position below ``n``, ``error(position, host)`` is raised,
-    ``host`` the call's input ``where`` copied to the host (None without one). ``now``: before the steps added
-    later (while a graph is captured, its copy to the host is refused then), else after all of the plan's."""
+    ``host`` the call's input ``where`` copied to the host (a tuple of them for a tuple of inputs; None without
+    one). ``now``: before the steps added later (while a graph is captured, its copy to the host is refused
+    then), else after all of the plan's."""
     runtime = plan.runtime
 
+    def host(inputs):
+        if isinstance(where, tuple):
+            return tuple(runtime.to_host(inputs[i]) for i in where)
+        return None if where is None else runtime.to_host(inputs[where])
+
     def raised(position, inputs):
-        return error(position, None if where is None else runtime.to_host(inputs[where]))
+        return error(position, host(inputs))
 
     def fallback(first, inputs):
         def check():

@@ -34,6 +34,111 @@ struct CtcLabels {
   }
 };
 
+// What CtcLayout found wrong in a call's labels or lengths (kind kCtcFine: nothing), with what the CPU kernel's
+// message names: the entry `index` of the sparse labels, its `batch` row and `position`, a `value` and an
+// `other` (the padding's position; the sequence length a row's labels need more frames than).
+enum CtcErrorKind { kCtcFine, kCtcBatch, kCtcNegative, kCtcPosition, kCtcAfterPadding, kCtcSeqLen, kCtcTooLong };
+struct CtcLayoutError {
+  int kind = kCtcFine;
+  int64_t index = -1, batch = 0, position = 0, value = 0, other = 0;
+};
+
+// The sparse labels of a call, checked and laid out row after row in `labels` [n]: row b's labels (collapsed
+// where asked, without the padding) start at start[b], length[b] of them (-1 for a row whose loss is 0 by
+// ignore_longer: its labels need more frames than its sequence has); the rows' extended labels take
+// states[b] .. states[b + 1] of sum (2 L_b + 1) <= 2 n + batch states. Entries sit at positions 0, 1, ... of
+// their row in any order; a value at or above the blank is padding that ends its row (MindSpore's kernels
+// read it so). O(n + batch), serial: the CPU kernel's first step, and one GPU thread's.
+struct CtcLayoutArgs {
+  const int64_t* indices;  // [n, 2] (batch, position)
+  const int32_t* values;   // [n]
+  const int32_t* seq_len;  // [batch]
+  int64_t n, batch, time;
+  int32_t blank;
+  bool collapse, merge, ignore_longer;
+};
+
+// The entry of the sparse labels at (b, pos), for an error's message (-1 where none is).
+OPF_HD int64_t CtcEntryAt(const CtcLayoutArgs& a, int64_t b, int64_t pos) {
+  for (int64_t i = 0; i < a.n; ++i) {
+    if (a.indices[2 * i] == b && a.indices[2 * i + 1] == pos) return i;
+  }
+  return -1;
+}
+
+OPF_HD CtcLayoutError CtcLayout(const CtcLayoutArgs& a, int32_t* labels, int64_t* start, int64_t* length,
+                                int64_t* states) {
+  CtcLayoutError e;
+  for (int64_t b = 0; b < a.batch; ++b) length[b] = 0;  // the row's entries, to begin with
+  for (int64_t i = 0; i < a.n; ++i) {
+    e.index = i;
+    e.batch = a.indices[2 * i];
+    e.value = a.values[i];
+    e.kind = e.batch < 0 || e.batch >= a.batch ? kCtcBatch : e.value < 0 ? kCtcNegative : kCtcFine;
+    if (e.kind != kCtcFine) return e;
+    ++length[e.batch];
+  }
+  int64_t offset = 0;
+  for (int64_t b = 0; b < a.batch; ++b) {
+    start[b] = offset;
+    offset += length[b];
+  }
+  for (int64_t i = 0; i < a.n; ++i) labels[i] = -1;  // (values are >= 0: -1 marks a free slot)
+  for (int64_t i = 0; i < a.n; ++i) {  // positions 0 .. count - 1 of a row, each once
+    const int64_t b = a.indices[2 * i], pos = a.indices[2 * i + 1];
+    if (pos < 0 || pos >= length[b] || labels[start[b] + pos] >= 0) {
+      e.kind = kCtcPosition;
+      e.index = i;
+      e.batch = b;
+      e.position = pos;
+      e.other = length[b];
+      return e;
+    }
+    labels[start[b] + pos] = a.values[i];
+  }
+  for (int64_t b = 0; b < a.batch; ++b) {
+    int32_t* row = labels + start[b];
+    int64_t kept = 0, padding_from = -1;
+    for (int64_t k = 0; k < length[b]; ++k) {
+      const int32_t v = row[k];
+      if (v >= a.blank) {
+        padding_from = padding_from < 0 ? k : padding_from;
+        continue;
+      }
+      if (padding_from >= 0) {
+        e.kind = kCtcAfterPadding;
+        e.index = CtcEntryAt(a, b, k);
+        e.batch = b;
+        e.position = k;
+        e.value = v;
+        e.other = padding_from;
+        return e;
+      }
+      if (!(a.collapse && kept > 0 && row[kept - 1] == v)) row[kept++] = v;
+    }
+    length[b] = kept;
+  }
+  states[0] = 0;
+  for (int64_t b = 0; b < a.batch; ++b) {
+    e.batch = b;
+    e.value = a.seq_len[b];
+    if (e.value < 0 || e.value > a.time) {
+      e.kind = kCtcSeqLen;
+      return e;
+    }
+    const CtcLabels l{labels + start[b], length[b], a.blank, a.merge};
+    states[b + 1] = states[b] + l.states();
+    if (l.RequiredFrames() > e.value && !a.ignore_longer) {
+      e.kind = kCtcTooLong;
+      e.other = e.value;
+      e.value = l.RequiredFrames();
+      return e;
+    }
+    if (l.RequiredFrames() > e.value) length[b] = -1;
+  }
+  return CtcLayoutError{};
+}
+
 // One sequence of `steps` frames: x[t * x_stride + c] the logits of frame t (C classes). The recursions run on
 // probabilities rescaled at every frame (Rabiner's scaling, as Graves' CTC paper does), in double: sums and
 // products only, the logarithm once per frame. Work (compute type A): y [steps * C] (the softmax of each
