@@ -330,6 +330,17 @@ def test_linear_operators_keep_a_partial_sum_pending(n):
 
 
 @needs_mpi
+def test_a_partial_sum_is_sliced_before_it_is_reduced():
+    """A partial sum over one mesh axis read split over the other too: sliced locally first, so its
+    ReduceScatter moves half the (16, 12) output: 48 elements a rank, where reducing the whole moved 96."""
+    job = run_job([str(SCRIPTS / "partial_sliced.py")], n=4, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    got = json.loads(re.search(r"SLICED-OK \S+ (.*)", job.stdout).group(1))
+    assert got["counts"].get("ReduceScatter") == 1 and "AllReduce" not in got["counts"]
+    assert got["volume"] == {"ReduceScatter": 48}
+
+
+@needs_mpi
 @pytest.mark.parametrize("n", [2, 4])
 def test_vocabulary_parallel_gather_backward_makes_only_the_local_block(n):
     """The gradient of a row-split embedding table is each rank's block (a local segment sum of the rows in

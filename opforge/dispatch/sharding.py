@@ -459,15 +459,17 @@ def layout_read_cost(
 ) -> float:
     """The elements a rank receives to read a tensor of global ``shape`` laid out as ``have`` (its partial
     results pending over ``pending = (how, axes)``, or None) in the layout ``want``: the pending results
-    completed (a ReduceScatter where ``want`` splits a dim over a pending axis, an AllReduce over the others),
-    then ``redistribution_cost``; ``per_collective`` is added for each collective."""
+    sliced to what ``want`` reads over the other axes (free), completed (a ReduceScatter where ``want`` splits
+    a dim over a pending axis, an AllReduce over the others), then ``redistribution_cost``; ``per_collective``
+    is added for each collective."""
     cost = 0.0
     if pending is not None:
         how, axes = pending
+        sliced = _sliced_before_reducing(have, want, axes)
+        have = have.with_dims([want.dims[i] if i in sliced else a for i, a in enumerate(have.dims)])
         block = math.prod(have.local_shape(shape))
-        scatter = how in ("sum", "mean") and want.mesh == have.mesh
-        d = next((d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b in axes), None)
-        if scatter and d is not None:
+        d = _scatter_dim(how, have, want, axes)
+        if d is not None:
             axis = want.dims[d]
             cost += block * (have.mesh[axis] - 1) / have.mesh[axis] + per_collective
             block /= have.mesh[axis]
@@ -498,27 +500,51 @@ def _move_splits(x: Tensor, src: TensorLayout, dst: TensorLayout):
     return x, src.with_dims(dims)
 
 
-def _scatter_partial(data: ShardedValue, want: TensorLayout, shape: tuple):
-    """A pending partial sum (or mean) wanted split along a dim over one of its pending axes: a
-    ReduceScatter there (each rank receives only its block of the sum) instead of an AllReduce and a
-    slice; None when no dim of ``want`` is split over a pending axis."""
-    how, axes = data.pending
-    have = data.layout
+def _sliced_before_reducing(have: TensorLayout, want: TensorLayout, axes: tuple) -> list:
+    """The dims ``want`` splits over a mesh axis that is not pending and ``have`` leaves whole: a pending
+    partial result is sliced there first (a local slice, which commutes with the reduction over the ranks),
+    so its reduction moves only the block read."""
+    if want.mesh != have.mesh:
+        return []
+    return [d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b is not None and b not in axes]
+
+
+def _scatter_dim(how: str, have: TensorLayout, want: TensorLayout, axes: tuple):
+    """The dim ``want`` splits over a pending axis of a partial sum (or mean) that ``have`` leaves whole: its
+    reduction is a ReduceScatter there; None where there is none."""
     if how not in ("sum", "mean") or want.mesh != have.mesh:
         return None
-    d = next((d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b in axes), None)
-    if d is None:
+    return next((d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b in axes), None)
+
+
+def _reduce_partial(data: ShardedValue, want: TensorLayout, shape: tuple):
+    """A pending partial result read in a layout ``want`` that splits some dim ``data.layout`` leaves whole:
+    sliced first over the axes that are not pending (``_sliced_before_reducing``), then a ReduceScatter
+    where ``want`` splits a dim over a pending axis (each rank receives only its block of the sum) and an
+    AllReduce over the other pending axes, then redistributed; None when ``want`` splits no such dim (the
+    value is completed in place)."""
+    how, axes = data.pending
+    have, x = data.layout, data.local
+    sliced = _sliced_before_reducing(have, want, axes)
+    d = _scatter_dim(how, have, want, axes)
+    if not sliced and d is None:
         return None
-    axis = want.dims[d]
-    _count("ReduceScatter", data.local, have.mesh[axis], 1.0)
-    x = _ops.reduce_scatter(data.local, d, "sum", _group_along(have.mesh, axis))
-    if how == "mean":
-        x = x * (1.0 / have.mesh[axis])
-    rest = tuple(a for a in axes if a != axis)
-    if rest:
-        x = _finish_partial(x, how, rest, have.mesh)
-    split = have.with_dims([axis if i == d else a for i, a in enumerate(have.dims)])
-    return redistribute(x, split, want, shape)
+    here = coords(_ops.world()[0], have.mesh)
+    for i in sliced:
+        _count("Slice")
+        x = _ops.slice(x, i, here[want.dims[i]], have.mesh[want.dims[i]])
+    have = have.with_dims([want.dims[i] if i in sliced else a for i, a in enumerate(have.dims)])
+    if d is not None:
+        axis = want.dims[d]
+        _count("ReduceScatter", x, have.mesh[axis], 1.0)
+        x = _ops.reduce_scatter(x, d, "sum", _group_along(have.mesh, axis))
+        if how == "mean":
+            x = x * (1.0 / have.mesh[axis])
+        have = have.with_dims([axis if i == d else a for i, a in enumerate(have.dims)])
+        axes = tuple(a for a in axes if a != axis)
+    if axes:
+        x = _finish_partial(x, how, axes, have.mesh)
+    return redistribute(x, have, want, shape)
 
 
 def _cheapest_done(data: ShardedValue, want: TensorLayout):
@@ -821,7 +847,7 @@ class ShardInterpreter(Interpreter):
             block = data.done.get(key)
             if block is None:
                 _check_divisible(prim.name, prim._arg_name(i), shape, want)
-                block = _from_done(data, want) if data.done else _scatter_partial(data, want, shape)
+                block = _from_done(data, want) if data.done else _reduce_partial(data, want, shape)
             if block is not None:
                 data.done[key] = block  # a second reader (a bprop) takes the same block
                 return block
