@@ -265,7 +265,8 @@ def test_the_shape_fixed_gpu_loops_launch_from_c(native):
 def test_matmul_is_a_gemm_step_launched_from_c(native, monkeypatch, dtype):
     """MatMul and BatchMatMul (transposed operands, a batch broadcast from one matrix) call the runtime's GEMM
     entry points from C with cuBLAS's arguments, never runtime.matmul, partly broadcast batches as a GEMM step
-    per index of the dims that broadcast; while paused (a graph's capture) the GEMMs go through runtime.matmul."""
+    per index of the dims that broadcast (past 1,024 of them, a broadcast copy and one GEMM); while paused (a
+    graph's capture) the GEMMs go through runtime.matmul."""
     rng = np.random.default_rng(5)
     python_calls = []
     real = native.matmul
@@ -298,6 +299,11 @@ def test_matmul_is_a_gemm_step_launched_from_c(native, monkeypatch, dtype):
         xw, yw = x.astype(np.float64), y.astype(np.float64)
         want = (np.swapaxes(xw, -1, -2) if ta else xw) @ (np.swapaxes(yw, -1, -2) if tb else yw)
         np.testing.assert_allclose(run(ops.BatchMatMul(ta, tb), x, y, steps), want, **tol)
+    assert python_calls == []
+    # Past MAX_GEMM_STEPS (1,100 here): b's batch broadcast into a temporary, then one GEMM
+    x, y = rng.standard_normal((1100, 2, 2, 3)).astype(dtype), rng.standard_normal((2, 4, 3)).astype(dtype)
+    want = x.astype(np.float64) @ np.swapaxes(y.astype(np.float64), -1, -2)
+    np.testing.assert_allclose(run(ops.BatchMatMul(False, True), x, y, 2), want, **tol)
     assert python_calls == []
 
     plan = ops.MatMul()._plan_for((Tensor(a, device="GPU"), Tensor(b.T.copy(), device="GPU")))

@@ -4,7 +4,8 @@ are equal or absent on one side is one GEMM step of a call launched from C (``ge
 functions, no Python frame), bfloat16's between its widening casts; an integer one ``IntMatMulKernel`` of
 ``csrc/kernels/cuda/matmul.cu`` (cuBLAS has no wrapping integer GEMM), an empty one a fill of zeros. Batch dims
 that broadcast partly (``(2, 1)`` against ``(1, 3)``) are a GEMM step per index of the leading dims that do,
-each batched over the rest (``_gemms``); an integer one takes any broadcast in its one launch.
+each batched over the rest (``_gemms``), or past ``MAX_GEMM_STEPS`` such steps one GEMM of the operands
+broadcast into temporaries; an integer one takes any broadcast in its one launch.
 
 As on the CPU (csrc/kernels/cpu/matmul.cc): float32 and float64 as themselves, integers wrapping,
 an empty inner dimension giving zeros. float16 is cuBLAS's own half GEMM, which sums in float32 and
@@ -21,6 +22,7 @@ import numpy as np
 from opforge import dtype as mstype
 from opforge.errors import KernelError
 from opforge.kernels import registry
+from opforge.kernels.gpu.broadcast_to import broadcast_steps
 from opforge.kernels.gpu.cast import widen
 from opforge.kernels.gpu.cuda import CudaKernel, ctype, register_cuda_kernels
 from opforge.kernels.gpu.fill import fill_steps
@@ -55,7 +57,7 @@ def _matmul_loop(spec, function, kernel):
     if launch is not None:
         return launch
 
-    def run(arrays):  # past MAX_GEMM_STEPS or MAX_BROADCAST_DIMS: the runtime's matmul
+    def run(arrays):  # batch dims broadcast over more than MAX_BROADCAST_DIMS merged dims: the runtime's matmul
         a, b = arrays
         if half:
             a, b = device.cast(a, np.float32), device.cast(b, np.float32)
@@ -69,7 +71,7 @@ def _matmul_loop(spec, function, kernel):
     return run
 
 
-MAX_GEMM_STEPS = 1024  # GEMM steps of one partly broadcast product; past it, the runtime's matmul
+MAX_GEMM_STEPS = 1024  # GEMM steps of one partly broadcast product; past it, one GEMM of broadcast copies
 
 
 def _gemms(plan: StepPlan, a_shape: tuple, b_shape: tuple, shape: tuple, ta: bool, tb: bool) -> None:
@@ -86,7 +88,7 @@ def _gemms(plan: StepPlan, a_shape: tuple, b_shape: tuple, shape: tuple, ta: boo
     a_mat, b_mat, o_mat = (math.prod(s[-2:]) for s in (a_shape, b_shape, shape))
     outer = list(np.ndindex(*batch[:j]))
     if len(outer) > MAX_GEMM_STEPS:
-        plan.failed = True
+        _one_gemm_of_broadcasts(plan, a_shape, b_shape, shape, ta, tb)
         return
     for index in outer:
         offsets = (
@@ -96,6 +98,26 @@ def _gemms(plan: StepPlan, a_shape: tuple, b_shape: tuple, shape: tuple, ta: boo
         )
         plan.gemm(("in", 0), (*inner[0], *a_shape[-2:]), ("in", 1), (*inner[1], *b_shape[-2:]), ("out", 0),
                   (*inner[2], *shape[-2:]), transpose_a=ta, transpose_b=tb, offsets=offsets)  # fmt: skip
+
+
+def _one_gemm_of_broadcasts(plan: StepPlan, a_shape: tuple, b_shape: tuple, shape: tuple, ta: bool, tb: bool):
+    """``out = op(a) @ op(b)`` as one strided-batched GEMM step, each operand whose batch dims broadcast partly
+    first broadcast to the output's batch dims in a temporary (PyTorch's expand then bmm); the plan fails
+    where a broadcast needs more dims than the kernels' index holds."""
+    operands = []
+    for i, op_shape in enumerate((a_shape, b_shape)):
+        op_batch = _padded(op_shape[:-2], len(shape) - 2)
+        if op_batch == tuple(shape[:-2]) or set(op_batch) <= {1}:
+            operands.append((("in", i), op_shape))
+            continue
+        full = (*shape[:-2], *op_shape[-2:])
+        try:
+            operands.append((broadcast_steps(plan, "BatchMatMul", ("in", i), op_shape, full), full))
+        except KernelError:
+            plan.failed = True
+            return
+    (a, a_full), (b, b_full) = operands
+    plan.gemm(a, a_full, b, b_full, ("out", 0), shape, transpose_a=ta, transpose_b=tb)
 
 
 def _padded(batch: tuple, n: int) -> tuple:
