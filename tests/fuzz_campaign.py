@@ -47,6 +47,7 @@ from typing import Callable, Optional
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1186,15 +1187,16 @@ class Tally:
         return "\n".join(lines)
 
 
-def run_random(op: str, examples: int, tally: Tally, tolerate_known: bool = True, kinds=None) -> None:
-    """``examples`` hypothesis-drawn cases of ``op`` (no shrinking: every outcome is counted)."""
+def run_random(op: str, examples: int, tally: Tally, tolerate_known: bool = True, kinds=None, seed=None) -> None:
+    """``examples`` hypothesis-drawn cases of ``op`` (no shrinking: every outcome is counted): the same cases at
+    every run, or others drawn from ``seed``."""
     if not any(_kinds_for(bl, kinds) for bl in baselines(op)):
         return
 
     @settings(
         max_examples=examples,
         deadline=None,
-        derandomize=True,
+        derandomize=seed is None,
         database=None,
         phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
@@ -1203,22 +1205,24 @@ def run_random(op: str, examples: int, tally: Tally, tolerate_known: bool = True
     def go(case):
         tally.add(case, run_case(case, tolerate_known))
 
-    go()
+    (go if seed is None else hypothesis_seed(seed)(go))()
 
 
-def run_operator(op: str, examples: int, tally: Tally, tolerate_known: bool = True, kinds=None, device=None) -> None:
+def run_operator(
+    op: str, examples: int, tally: Tally, tolerate_known: bool = True, kinds=None, device=None, seed=None
+) -> None:
     """The campaign for one operator on ``device`` (default: the context's): the per-dtype cases of every
-    kernel, then ``examples`` drawn ones."""
+    kernel, then ``examples`` drawn ones (``run_random``)."""
     with hang_guard(), on_device(device):
         for case in every_dtype_cases(op, kinds):
             tally.add(case, run_case(case, tolerate_known))
-        run_random(op, examples, tally, tolerate_known, kinds)
+        run_random(op, examples, tally, tolerate_known, kinds, seed)
 
 
-def run_campaign(examples: int, ops=None, tolerate_known: bool = True, kinds=None, device=None) -> Tally:
+def run_campaign(examples: int, ops=None, tolerate_known: bool = True, kinds=None, device=None, seed=None) -> Tally:
     tally = Tally()
     for op in ops or library_ops():
-        run_operator(op, examples, tally, tolerate_known, kinds, device)
+        run_operator(op, examples, tally, tolerate_known, kinds, device, seed)
     return tally
 
 
@@ -1231,6 +1235,7 @@ def main(argv=None) -> int:
     parser.add_argument("--trace", action="store_true", help="print the traceback of each bad outcome shown")
     parser.add_argument("--strict", action="store_true", help="count known call-path issues as bad")
     parser.add_argument("--device", default="CPU", help="CPU, or GPU (the tests' host emulation without one)")
+    parser.add_argument("--seed", type=int, default=None, help="draw other cases than the fixed ones, from this seed")
     options = parser.parse_args(argv)
     ops = [o for o in options.ops.split(",") if o] or None
     start = time.perf_counter()
@@ -1238,7 +1243,7 @@ def main(argv=None) -> int:
     if options.device == "GPU":
         import conftest  # noqa: F401 - the GPU device, emulated where there is none
 
-    tally = run_campaign(options.examples, ops, not options.strict, kinds, options.device)
+    tally = run_campaign(options.examples, ops, not options.strict, kinds, options.device, options.seed)
     print(tally.report(options.show_bad, options.trace))
     print(f"({time.perf_counter() - start:.1f} s)")
     return 1 if tally.counts["bad"] else 0
