@@ -22,9 +22,9 @@ from fuzz_campaign import (
     applicable_kinds,
     baselines,
     build,
+    campaign_ops,
     hang_guard,
     kernels_of,
-    library_ops,
     on_device,
     run_case,
     run_operator,
@@ -39,9 +39,7 @@ from opforge.primitives import PrimitiveWithInfer, prim_attr_register, primitive
 
 CAMPAIGN_EXAMPLES = 50  # hypothesis examples per operator, on top of the per-dtype cases
 GPU_CAMPAIGN_EXAMPLES = 20
-# Send and Receive run only as a pair (a message to this rank itself, tests/op_db_comm.py): the campaign's
-# single calls do not apply; their bad inputs are their records' error inputs and tests/test_communication.py.
-OPS = [op for op in library_ops() if op not in ("Send", "Receive")]
+OPS = campaign_ops()
 TOTAL = Tally()
 
 

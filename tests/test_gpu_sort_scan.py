@@ -1,6 +1,6 @@
 """Sort, TopK and CumSum on the GPU against the CPU kernels, on the ways the GPU kernels take: Sort and TopK
-ranked in place (short rows), sorted by a block in shared memory, through the library sort of packed 32- or
-64-bit keys, or in two stable passes (opforge/kernels/gpu/sort.py); CumSum's block scan of contiguous rows
+ranked in place (short rows), sorted by a block in shared memory (keys of 4, 8 or 16 bytes), through the
+library sort of packed 32- or 64-bit keys, or in two stable passes (opforge/kernels/gpu/sort.py); CumSum's block scan of contiguous rows
 and its line-per-thread loop (opforge/kernels/gpu/cumsum.py)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 import opforge
 from opforge import Tensor, ops
-from opforge.kernels.gpu.sort import BLOCK_SORT_MAX_N, RANK_SORT_MAX_N, sort_plan
+from opforge.kernels.gpu.sort import BLOCK_SORT_MAX_N, RANK_SORT_MAX_N, WIDE_BLOCK_SORT_MAX_N, sort_plan
 
 
 def _on_both(op, *args):
@@ -49,8 +49,9 @@ SORT_CASES = [
     (np.float32, 3000),  # a block, 4096 keys with the padding
     (np.float16, 4097),  # the library's sort, packed in 32 bits
     (np.float32, 5000),  # the library's sort, packed in 64 bits
-    (np.float64, 40),  # the library's sort, two passes
-    (np.int64, 21),  # the library's sort, two passes
+    (np.float64, 40),  # a block, 16-byte keys (WideKey)
+    (np.int64, 1500),  # a block of the larger capacity, 16-byte keys
+    (np.float64, 2100),  # the library's sort, two passes
 ]
 
 
@@ -70,6 +71,8 @@ def test_the_cases_take_every_way():
         ("block", 512, 32),
         ("block", 512, 64),
         ("block", BLOCK_SORT_MAX_N, 64),
+        ("block", 512, 128),
+        ("block", WIDE_BLOCK_SORT_MAX_N, 128),
         ("packed", 32, 13),
         ("packed", 64, 13),
         ("two_pass",),
@@ -79,6 +82,7 @@ def test_the_cases_take_every_way():
     assert sort_plan(32, 1 << 19, 1 << 13) == ("packed", 64, 13, 45)  # 19 + 32 + 13 bits
     assert sort_plan(32, 1 << 20, 1 << 13) == ("two_pass",)  # 65 bits
     assert sort_plan(16, 1, 1 << 16) == ("packed", 32, 16, 32)  # one row: no row bits
+    assert sort_plan(64, 1, WIDE_BLOCK_SORT_MAX_N + 1) == ("two_pass",)
 
 
 @pytest.mark.parametrize("dtype,n", SORT_CASES, ids=lambda v: getattr(v, "__name__", str(v)))

@@ -2,9 +2,9 @@
 // greatest, ties by index. Each element becomes its order key (OrderKey of functors/sort.h, an unsigned
 // integer in the order asked for), packed with its index (and its row) so that every key is unique. Three
 // ways (opforge/kernels/gpu/sort.py picks one):
-//  - Rows of at most 4096 elements of at most 32 bits: a block per row sorts the row's keys in shared memory
-//    with bitonic networks, only the least k for TopK (BitonicRowsKernel).
-//  - Longer rows, and 64-bit elements: the GPU library's radix sort of unsigned integers (runtime.sort /
+//  - Rows of at most 4096 elements of at most 32 bits, or 2048 of 64 bits: a block per row sorts the row's keys
+//    in shared memory with bitonic networks, only the least k for TopK (BitonicRowsKernel).
+//  - Longer rows: the GPU library's radix sort of unsigned integers (runtime.sort /
 //    runtime.argsort: CUB through CuPy), of row, key and index packed in one word when they fit, else in two
 //    stable passes (by key, then by row).
 //  - RankSortKernel for short rows: one thread per element places it at its rank in its row (O(n) work per
@@ -68,6 +68,36 @@ __global__ void GatherTwoPassKernel(const T* x, const int64_t* by_key, const int
   }
 }
 
+// The key of a 64-bit element in BitonicRowsKernel: its order key and its index, compared as one 96-bit number
+// (the two do not fit one word).
+struct WideKey {
+  uint64_t order;
+  uint32_t index;
+  OPF_HD bool operator<(const WideKey& o) const { return order < o.order || (order == o.order && index < o.index); }
+  OPF_HD bool operator>(const WideKey& o) const { return o < *this; }
+};
+
+// A row's keys for BitonicRowsKernel: order key << index_bits | index in one unsigned word K, unique; the
+// padding after the row is all ones, greater than every real key (order key and index take fewer bits).
+template <typename K>
+struct RowKeys {
+  template <typename U>
+  static __device__ K Make(U order, int index, int index_bits) {
+    return static_cast<K>(static_cast<K>(order) << index_bits) | static_cast<K>(index);
+  }
+  static __device__ K Padding() { return static_cast<K>(~static_cast<K>(0)); }
+  static __device__ int64_t Index(K key, int index_bits) {
+    return static_cast<int64_t>(key & static_cast<K>((static_cast<K>(1) << index_bits) - 1));
+  }
+};
+
+template <>
+struct RowKeys<WideKey> {
+  static __device__ WideKey Make(uint64_t order, int index, int) { return {order, static_cast<uint32_t>(index)}; }
+  static __device__ WideKey Padding() { return {~uint64_t{0}, ~uint32_t{0}}; }  // an index no row reaches
+  static __device__ int64_t Index(WideKey key, int) { return key.index; }
+};
+
 // keys[a] and keys[b] in the order asked for.
 template <typename K>
 __device__ void CompareExchange(K* keys, int a, int b, bool ascending) {
@@ -79,9 +109,8 @@ __device__ void CompareExchange(K* keys, int a, int b, bool ascending) {
 }
 
 // A block per row of at most kCapacity elements (x viewed as [outer, n, inner]; row r is (r / inner, r % inner)):
-// the row's keys (order key << index_bits | index: unique, so the order is exact) in shared memory, padded to
-// `padded` (a power of two >= n) with the greatest key, which never ties a real one (order key and index take
-// fewer bits than K). Bitonic networks then sort runs of `run` keys (a power of two >= k), and while more than
+// the row's keys (RowKeys: order key and index, unique, so the order is exact) in shared memory, padded to
+// `padded` (a power of two >= n) with the greatest key, which never ties a real one. Bitonic networks then sort runs of `run` keys (a power of two >= k), and while more than
 // one run is left, each pair of runs (A, B) keeps min(A[i], B[run - 1 - i]): a bitonic sequence holding the
 // `run` least keys of the two, which a bitonic merge sorts. The first k keys of the last run are written out.
 // run == padded: a full bitonic sort (Sort); a small run does far less work (TopK).
@@ -90,14 +119,11 @@ __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64
                                   int64_t k, int padded, int run, int index_bits, bool descending) {
   __shared__ K keys[kCapacity];
   const int tid = static_cast<int>(threadIdx.x), threads = static_cast<int>(blockDim.x);
-  const K index_mask = static_cast<K>((static_cast<K>(1) << index_bits) - 1);
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const int64_t o = r / inner, c = r % inner;
     const T* row = x + o * n * inner + c;
     for (int i = tid; i < padded; i += threads) {
-      keys[i] = i < n ? static_cast<K>(static_cast<K>(OrderKey(row[i * inner], descending)) << index_bits) |
-                            static_cast<K>(i)
-                      : static_cast<K>(~static_cast<K>(0));
+      keys[i] = i < n ? RowKeys<K>::Make(OrderKey(row[i * inner], descending), i, index_bits) : RowKeys<K>::Padding();
     }
     // Sort every run ascending: bitonic sequences of growing size (alternating directions), run-sized last.
     for (int size = 2; size <= run; size <<= 1) {
@@ -128,7 +154,7 @@ __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64
     }
     __syncthreads();
     for (int64_t slot = tid; slot < k; slot += threads) {
-      const int64_t j = static_cast<int64_t>(keys[slot] & index_mask), at = (o * k + slot) * inner + c;
+      const int64_t j = RowKeys<K>::Index(keys[slot], index_bits), at = (o * k + slot) * inner + c;
       values[at] = row[j * inner];
       indices[at] = static_cast<int32_t>(j);
     }

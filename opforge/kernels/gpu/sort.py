@@ -5,10 +5,11 @@ every key is unique and the ties come out by index. Three ways, by row length an
 
 - rows of ``RANK_SORT_MAX_N`` elements or fewer: ``RankSortKernel``, one thread per element counts its rank
   in its row (one launch);
-- rows of up to ``BLOCK_SORT_MAX_N`` elements of at most 32 bits: ``BitonicRowsKernel``, a block per row
-  sorts its keys in shared memory with bitonic networks and writes the first k (one launch); for TopK only
-  runs of k keys are sorted, then halved pairwise to the least k (far less work when k is small);
-- longer rows, and 64-bit elements: the GPU library's radix sort of unsigned integers (``GpuRuntime.sort`` /
+- rows of up to ``BLOCK_SORT_MAX_N`` elements of at most 32 bits, or ``WIDE_BLOCK_SORT_MAX_N`` of 64 bits:
+  ``BitonicRowsKernel``, a block per row sorts its keys in shared memory with bitonic networks and writes the
+  first k (one launch); for TopK only runs of k keys are sorted, then halved pairwise to the least k (far less
+  work when k is small);
+- longer rows: the GPU library's radix sort of unsigned integers (``GpuRuntime.sort`` /
   ``argsort``: CUB through CuPy). Row, key and index packed in one 32- or 64-bit word when they fit take one
   in-place sort, else two stable passes sort by key, then by row; the first k of each row are gathered.
 
@@ -29,11 +30,17 @@ from opforge.kernels.gpu.cuda import CudaKernel, ctype, function_for
 from opforge.kernels.gpu.elementwise import mirror_cpu_kernels
 from opforge.kernels.gpu.support import device_launch, launch_1d, numel, step_1d
 
-__all__ = ["BLOCK_SORT_MAX_N", "RANK_SORT_MAX_N", "sort_plan"]
+__all__ = ["BLOCK_SORT_MAX_N", "RANK_SORT_MAX_N", "WIDE_BLOCK_SORT_MAX_N", "sort_plan"]
 
 RANK_SORT_MAX_N = 16  # rows this short are ranked in place: O(n) per element beats a sort
 BLOCK_SORT_MAX_N = 4096  # rows up to this long are sorted by a block in shared memory (kCapacity)
-_BLOCK_CAPACITIES = (512, BLOCK_SORT_MAX_N)  # BitonicRowsKernel's kCapacity; an eighth of it threads
+WIDE_BLOCK_SORT_MAX_N = 2048  # the same for 64-bit elements, whose keys take 16 bytes (WideKey)
+_BLOCK_CAPACITIES = {  # BitonicRowsKernel's kCapacity by key width (bits); an eighth of it threads
+    32: (512, BLOCK_SORT_MAX_N),
+    64: (512, BLOCK_SORT_MAX_N),
+    128: (512, WIDE_BLOCK_SORT_MAX_N),
+}
+_BLOCK_KEY_CTYPES = {32: "uint32_t", 64: "uint64_t", 128: "opforge::cuda::WideKey"}
 _MAX_GRID = 65535
 
 _KEY_DTYPES = {32: np.uint32, 64: np.uint64}  # the packed words: (row, order key, index)
@@ -41,8 +48,9 @@ _CTYPE_OF_KEY = {32: "uint32_t", 64: "uint64_t"}
 
 
 def _block_key_bits(value_bits: int) -> int:
-    """The word of BitonicRowsKernel's keys (order key << index_bits | index, under all ones)."""
-    return 32 if value_bits <= 16 else 64
+    """The width of BitonicRowsKernel's keys: one word of order key << index_bits | index, under all ones, or
+    for 64-bit elements a WideKey (128 bits with its padding)."""
+    return 32 if value_bits <= 16 else 64 if value_bits <= 32 else 128
 
 
 def sort_plan(value_bits: int, rows: int, n: int) -> tuple:
@@ -52,9 +60,10 @@ def sort_plan(value_bits: int, rows: int, n: int) -> tuple:
     if n <= RANK_SORT_MAX_N:
         return ("rank",)
     index_bits = (n - 1).bit_length()
-    if value_bits <= 32 and n <= BLOCK_SORT_MAX_N:
-        capacity = next(c for c in _BLOCK_CAPACITIES if n <= c)
-        return ("block", capacity, _block_key_bits(value_bits), index_bits)
+    key_bits = _block_key_bits(value_bits)
+    if n <= _BLOCK_CAPACITIES[key_bits][-1]:
+        capacity = next(c for c in _BLOCK_CAPACITIES[key_bits] if n <= c)
+        return ("block", capacity, key_bits, index_bits)
     used = (rows - 1).bit_length() + value_bits + index_bits
     for width in _KEY_DTYPES:
         if used <= width:
@@ -147,9 +156,9 @@ def _helper_names(t: str, value_bits: int) -> dict:
     names = {f"pack{w}": f"{ns}PackSortKeysKernel<{t}, {c}>" for w, c in _CTYPE_OF_KEY.items()}
     names.update({f"unpack{w}": f"{ns}UnpackSortedKernel<{t}, {c}>" for w, c in _CTYPE_OF_KEY.items()})
     names.update(keys=f"{ns}OrderKeysKernel<{t}>", rows=f"{ns}RowKeysKernel", gather=f"{ns}GatherTwoPassKernel<{t}>")
-    if value_bits <= 32:
-        key = _CTYPE_OF_KEY[_block_key_bits(value_bits)]
-        names.update({f"block{c}": f"{ns}BitonicRowsKernel<{t}, {key}, {c}>" for c in _BLOCK_CAPACITIES})
+    bits = _block_key_bits(value_bits)
+    key = _BLOCK_KEY_CTYPES[bits]
+    names.update({f"block{c}": f"{ns}BitonicRowsKernel<{t}, {key}, {c}>" for c in _BLOCK_CAPACITIES[bits]})
     return names
 
 
