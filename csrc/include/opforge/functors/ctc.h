@@ -43,12 +43,7 @@ struct CtcLayoutError {
   int64_t index = -1, batch = 0, position = 0, value = 0, other = 0;
 };
 
-// The sparse labels of a call, checked and laid out row after row in `labels` [n]: row b's labels (collapsed
-// where asked, without the padding) start at start[b], length[b] of them (-1 for a row whose loss is 0 by
-// ignore_longer: its labels need more frames than its sequence has); the rows' extended labels take
-// states[b] .. states[b + 1] of sum (2 L_b + 1) <= 2 n + batch states. Entries sit at positions 0, 1, ... of
-// their row in any order; a value at or above the blank is padding that ends its row (MindSpore's kernels
-// read it so). O(n + batch), serial: the CPU kernel's first step, and one GPU thread's.
+// A call's sparse labels (n of them), sequence lengths and attrs, as CtcLayout reads them.
 struct CtcLayoutArgs {
   const int64_t* indices;  // [n, 2] (batch, position)
   const int32_t* values;   // [n]
@@ -66,6 +61,12 @@ OPF_HD int64_t CtcEntryAt(const CtcLayoutArgs& a, int64_t b, int64_t pos) {
   return -1;
 }
 
+// The sparse labels of a call, checked and laid out row after row in `labels` [n]: row b's labels (collapsed
+// where asked, without the padding) start at start[b], length[b] of them (-1 for a row whose loss is 0 by
+// ignore_longer: its labels need more frames than its sequence has); the rows' extended labels take
+// states[b] .. states[b + 1] of sum (2 L_b + 1) <= 2 n + batch states. Entries sit at positions 0, 1, ... of
+// their row in any order; a value at or above the blank is padding that ends its row (MindSpore's kernels
+// read it so). O(n + batch), serial: the CPU kernel's first step, and one GPU thread's.
 OPF_HD CtcLayoutError CtcLayout(const CtcLayoutArgs& a, int32_t* labels, int64_t* start, int64_t* length,
                                 int64_t* states) {
   CtcLayoutError e;
