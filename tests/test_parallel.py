@@ -164,6 +164,35 @@ def test_strategy_is_ignored_outside_semi_auto_parallel():
     np.testing.assert_allclose(out.asnumpy(), x.asnumpy() @ x.asnumpy().T)
 
 
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        ({"in_strategy": [(2, 1)]}, TypeError, "'in_strategy' must be a tuple"),
+        ({"in_strategy": ((2, 1.0),)}, TypeError, "tuple of ints"),
+        ({"in_strategy": ((0, 1),)}, ValueError, ">= 1"),
+        ({"in_strategy": ((2, 1),), "out_strategy": [(1, 2)]}, TypeError, "'out_strategy' must be a tuple"),
+        ({"in_strategy": ((2, 1),), "parameter_plan": [("w", (2,))]}, TypeError, "'parameter_plan' must be a dict"),
+        ({"in_strategy": ((2, 1),), "device": "TPU"}, ValueError, "'device'"),
+        ({"in_strategy": ((2, 1),), "level": 3}, ValueError, "'level'"),
+    ],
+)
+def test_cell_shard_checks_what_it_is_given(kwargs, error, match):
+    with pytest.raises(error, match=rf"'Dense.shard'.*{match}"):
+        opforge.nn.Dense(2, 2).shard(**kwargs)
+
+
+def test_shard_outside_a_parallel_mode_runs_the_cell_or_function_as_it_is():
+    dense = opforge.nn.Dense(3, 2)
+    x = opforge.Tensor(np.ones((4, 3), np.float32))
+    want = dense(x).asnumpy()
+    assert opforge.shard(dense, ((2, 1),), parameter_plan={"weight": (2, 1)}) is dense
+    np.testing.assert_array_equal(dense(x).asnumpy(), want)
+    twice = opforge.parallel.shard(lambda a: a * 2.0, ((2, 1),), out_strategy=((1, 2),))
+    np.testing.assert_array_equal(twice(x).asnumpy(), 2.0 * x.asnumpy())
+    with pytest.raises(ValueError, match="'parameter_plan' needs a Cell"):
+        opforge.shard(lambda a: a, ((2, 1),), parameter_plan={"w": (2,)})
+
+
 def test_rule_table_covers_the_operators_networks_use():
     for name in ("MatMul", "BatchMatMul", "BiasAdd", "Add", "Mul", "ReLU", "GeLU", "Softmax", "LogSoftmax",
                  "ReduceSum", "ReduceMean", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Gather",
@@ -327,6 +356,22 @@ def test_linear_operators_keep_a_partial_sum_pending(n):
     assert got["counts"].get("ReduceScatter") == 1 and "AllReduce" not in got["counts"]
     # one ReduceScatter of the (8n, 4n) output: each rank receives (n - 1)/n of it
     assert got["volume"] == {"ReduceScatter": 32 * n * n * (n - 1) // n}
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_cell_shard_and_a_sharded_function_train_and_compute_as_one_process(n):
+    """MindSpore's ``Cell.shard``: a block given its input's layout and its first weight's (by name) trains to
+    one process's parameters, the operators inside following (the second Dense row-parallel); ``shard(fn)``
+    lays a function's input and output out as asked."""
+    job = run_job([str(SCRIPTS / "shard_cell.py")], n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    worst, layouts = re.search(r"SHARD-OK (\S+) (.*)", job.stdout).groups()
+    layouts = json.loads(layouts)
+    assert float(worst) <= 1e-5
+    assert layouts["dense1.weight"] == f"Layout(device_matrix=[{n}], tensor_map=[0, -1])"
+    assert layouts["dense2.weight"] == f"Layout(device_matrix=[{n}], tensor_map=[-1, 0])"  # followed it
+    assert layouts["function output"] == f"Layout(device_matrix=[{n}], tensor_map=[-1, 0])"
 
 
 @needs_mpi

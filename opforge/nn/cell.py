@@ -32,6 +32,7 @@ from opforge.jit import JitFunction
 from opforge.jit_config import check_jit_config
 from opforge.nn.mixed_precision import cell_constants, mixed_precision_cast, parameters_cast_to
 from opforge.parallel import strategy_search
+from opforge.parallel.shard import ShardSpec
 from opforge.parallel_context import (
     get_auto_parallel_context,
     operator_parallel,
@@ -597,9 +598,25 @@ class Cell:
             raise _named_by_cell(self, e, args, kwargs) from e
 
     def _call_construct(self, args, kwargs):
+        spec = self.__dict__.get("_shard_spec")
+        if spec is not None:  # Cell.shard: its inputs, Parameters and outputs laid out so
+            return spec.call(lambda *a, **k: self._construct_call(a, k), args, kwargs, self.parameters_and_names)
+        return self._construct_call(args, kwargs)
+
+    def _construct_call(self, args, kwargs):
         if context.graph_mode():
             return self._graph(*args, **kwargs)
         return self._construct(*args, **kwargs)
+
+    def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
+        """MindSpore's ``Cell.shard``: in SEMI_AUTO_PARALLEL and AUTO_PARALLEL mode this cell runs with its inputs
+        laid out as ``in_strategy`` says (one tuple of split counts per input, or None to leave it), its
+        outputs as ``out_strategy`` says, and its Parameters as ``parameter_plan`` says ({name: strategy}, a
+        name matched whole or by its end); the operators inside follow those layouts (sharding propagation).
+        Returns the cell (opforge/parallel/shard.py; docs/parallel.md)."""
+        spec = ShardSpec(type(self).__name__, in_strategy, out_strategy, parameter_plan, device, level)
+        object.__setattr__(self, "_shard_spec", spec)
+        return self
 
     def _construct(self, *args, **kwargs):
         """``construct``, its primitives reading float Parameters and this cell's constant float Tensors in

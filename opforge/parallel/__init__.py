@@ -1,10 +1,12 @@
 """MindSpore's ``mindspore.parallel`` paths that model-zoo scripts import: ``_utils`` (``_get_device_num``,
 ``_get_parallel_mode``, ``_get_gradients_mean``, ...) and ``_auto_parallel_context``
 (``auto_parallel_context()``), both reading opforge's auto-parallel context (opforge/parallel_context.py) and
-communication state. ``ParallelMode`` and the strategy-search parameters (``set_algo_parameters``,
-opforge/parallel/algo_parameter_config.py) are exported here, as MindSpore's ``mindspore.parallel`` has them."""
+communication state. ``ParallelMode``, the strategy-search parameters (``set_algo_parameters``,
+opforge/parallel/algo_parameter_config.py) and ``shard`` (opforge/parallel/shard.py) are exported here, as
+MindSpore's ``mindspore.parallel`` has them."""
 
 from opforge.parallel.algo_parameter_config import get_algo_parameters, reset_algo_parameters, set_algo_parameters
+from opforge.parallel.shard import shard
 from opforge.parallel_context import ParallelMode
 
-__all__ = ["ParallelMode", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters"]
+__all__ = ["ParallelMode", "set_algo_parameters", "get_algo_parameters", "reset_algo_parameters", "shard"]

@@ -40,7 +40,7 @@ from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
 from opforge.tensor import Tensor
 
-__all__ = ["elementwise_rule", "world_size"]
+__all__ = ["elementwise_rule", "relayout", "strategy_layout", "world_size"]
 
 # ---------------------------------------------------------------------------------------------
 # The collectives the interpreter redistributes with
@@ -522,12 +522,36 @@ def _unsplit(lay: TensorLayout, axes) -> TensorLayout:
     return lay.with_dims([None if i in axes else d for i, d in enumerate(lay.dims)])
 
 
+def strategy_layout(strategy: tuple, name: str) -> TensorLayout:
+    """The layout of a tensor that one strategy tuple (a split count per dim) describes: dim i split over axis
+    i + 1 of the strategy's device matrix (``mesh_with_repeat``: axis 0 the ranks that repeat the work)."""
+    mesh = mesh_with_repeat(world_size(), strategy, name)
+    return TensorLayout.make(mesh, list(range(1, len(strategy) + 1)))
+
+
 def _strategy_or(prim, strategy, layouts, rank):
     if strategy is None:
         return layouts[0]
     _check_strategy(prim, strategy[:1], [rank])
-    mesh = mesh_with_repeat(world_size(), strategy[0], prim.name)
-    return TensorLayout.make(mesh, list(range(1, rank + 1)))
+    return strategy_layout(strategy[0], prim.name)
+
+
+_relayouts: dict = {}
+
+
+def relayout(x: Tensor, strategy: tuple, name: str) -> Tensor:
+    """``x`` laid out as ``strategy`` says (a split count per dim): a Cast to its own dtype carrying that
+    strategy, an elementwise operator whose rule lays its input, and so its output, out so; differentiable, so
+    the backward pass moves the gradient back. ``name`` is the caller, for errors."""
+    if len(strategy) != len(_shape(x)):
+        raise ValueError(
+            f"For '{name}', a strategy must have one split count per dim of its tensor ({len(_shape(x))}), but got "
+            f"{strategy} for a tensor of shape {list(_shape(x))}."
+        )
+    cast = _relayouts.get(strategy)
+    if cast is None:
+        cast = _relayouts[strategy] = A.Cast().shard((strategy,))
+    return cast(x, x.dtype)
 
 
 @sharding_rules.register(N.Softmax, N.LogSoftmax)

@@ -1,0 +1,156 @@
+"""MindSpore's ``shard`` of a Cell or a function (``mindspore.shard``, ``mindspore.parallel.shard``,
+``Cell.shard``): the layouts of its inputs (``in_strategy``), of its outputs (``out_strategy``) and of its
+Parameters by name (``parameter_plan``), the operators inside following them (sharding propagation), in
+SEMI_AUTO_PARALLEL and AUTO_PARALLEL mode. Each strategy is a tuple of split counts, one per dim, as in
+``Primitive.shard``; None leaves that input or output as it is. Outside those modes, and outside a parallel
+network's call, the strategies are kept and change nothing (as ``Primitive.shard``'s). docs/parallel.md."""
+
+from __future__ import annotations
+
+import warnings
+
+from opforge.dispatch import sharding
+from opforge.parallel_context import operator_parallel
+from opforge.primitives.sharding_ops import relayout, strategy_layout
+from opforge.tensor import Tensor
+
+__all__ = ["ShardSpec", "shard"]
+
+_DEVICES = ("CPU", "GPU", "Ascend")
+
+
+def _strategies(where: str, arg: str, value, optional: bool):
+    """``value`` as a tuple of strategies (tuples of positive ints) or Nones, or a TypeError/ValueError."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, tuple):
+        raise TypeError(f"For '{where}', the '{arg}' must be a tuple, but got {type(value).__name__}.")
+    out = []
+    for s in value:
+        if s is None:
+            out.append(None)
+            continue
+        if not isinstance(s, tuple) or not all(isinstance(c, int) and not isinstance(c, bool) for c in s):
+            raise TypeError(
+                f"For '{where}', each element of '{arg}' must be a tuple of ints (a split count per dim) or None, "
+                f"but got {s!r}."
+            )
+        if any(c < 1 for c in s):
+            raise ValueError(f"For '{where}', every split count of '{arg}' must be >= 1, but got {s}.")
+        out.append(s)
+    return tuple(out)
+
+
+class ShardSpec:
+    """What ``shard`` was given for one Cell or function (``name``, for errors), checked; ``call`` runs it
+    with its inputs, Parameters and outputs laid out so."""
+
+    def __init__(self, name: str, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
+        where = f"{name}.shard"
+        self.name = name
+        self.in_strategy = _strategies(where, "in_strategy", in_strategy, optional=False)
+        self.out_strategy = _strategies(where, "out_strategy", out_strategy, optional=True)
+        if parameter_plan is not None and not isinstance(parameter_plan, dict):
+            raise TypeError(
+                f"For '{where}', the 'parameter_plan' must be a dict or None, but got {type(parameter_plan).__name__}."
+            )
+        plan = parameter_plan or {}
+        if not all(isinstance(k, str) for k in plan):
+            raise TypeError(f"For '{where}', the keys of 'parameter_plan' must be str, but got {list(plan)}.")
+        self.parameter_plan = dict(zip(plan, _strategies(where, "parameter_plan", tuple(plan.values()), False)))
+        if device not in _DEVICES:
+            raise ValueError(f"For '{where}', the 'device' must be one of {_DEVICES}, but got {device!r}.")
+        if level not in (0, 1, 2) or isinstance(level, bool):
+            raise ValueError(f"For '{where}', the 'level' must be 0, 1 or 2, but got {level!r}.")
+        self.device, self.level = device, level
+        self._parameters_laid_out = False
+
+    def call(self, run, args: tuple, kwargs: dict, named_parameters=None):
+        """``run(*args, **kwargs)`` with the inputs, and the Parameters ``named_parameters()`` yields, laid out
+        as the strategies say, then the outputs; only inside a parallel network's call in a mode that shards
+        operators (elsewhere ``run`` as it is)."""
+        if not (operator_parallel() and sharding.active()):
+            return run(*args, **kwargs)
+        if named_parameters is not None and not self._parameters_laid_out:
+            self._lay_out_parameters(named_parameters)
+        args = self._laid_out(args, self.in_strategy, "in_strategy")
+        out = run(*args, **kwargs)
+        if self.out_strategy is None:
+            return out
+        many = isinstance(out, tuple)
+        laid = self._laid_out(out if many else (out,), self.out_strategy, "out_strategy")
+        return laid if many else laid[0]
+
+    def _laid_out(self, values: tuple, strategies: tuple, arg: str) -> tuple:
+        if len(strategies) != len(values):
+            raise ValueError(
+                f"For '{self.name}.shard', the '{arg}' must have one strategy (or None) per "
+                f"{'input' if arg == 'in_strategy' else 'output'} ({len(values)}), but got {len(strategies)}."
+            )
+        out = []
+        for k, (v, s) in enumerate(zip(values, strategies)):
+            if s is not None and not isinstance(v, Tensor):
+                raise TypeError(f"For '{self.name}.shard', '{arg}[{k}]' lays out a Tensor, but got {type(v).__name__}.")
+            out.append(v if s is None else relayout(v, s, f"{self.name}.shard"))
+        return tuple(out)
+
+    def _lay_out_parameters(self, named_parameters) -> None:
+        """Each Parameter ``parameter_plan`` names (by its name, or the end of it after a '.') split in place
+        once; a name that matches none, or a Parameter laid out already, is skipped with a warning (MindSpore
+        skips them)."""
+        self._parameters_laid_out = True
+        params = list(named_parameters())
+        for key, strategy in self.parameter_plan.items():
+            found = [p for name, p in params if name == key or name.endswith("." + key) or p.name == key]
+            if not found:
+                warnings.warn(
+                    f"For '{self.name}.shard', the parameter_plan names '{key}', which is none of its Parameters: "
+                    "skipped.",
+                    sharding.ShardingWarning,
+                    stacklevel=4,
+                )
+                continue
+            param = found[0]
+            if not sharding.layout_of(param).is_replicated:
+                warnings.warn(
+                    f"For '{self.name}.shard', the Parameter '{param.name}' is laid out already "
+                    f"({sharding.layout_of(param)}): its parameter_plan entry is skipped.",
+                    sharding.ShardingWarning,
+                    stacklevel=4,
+                )
+                continue
+            if len(strategy) != len(param.shape):
+                raise ValueError(
+                    f"For '{self.name}.shard', the parameter_plan of '{key}' must have one split count per dim "
+                    f"({len(param.shape)}), but got {strategy}."
+                )
+            sharding.split_parameter(param, strategy_layout(strategy, f"{self.name}.shard"))
+
+
+class _ShardedFunction:
+    """A function ``shard`` was given: called, it runs as its ``ShardSpec`` says."""
+
+    def __init__(self, fn, spec: ShardSpec):
+        self.fn, self.spec = fn, spec
+        self.__name__ = getattr(fn, "__name__", type(fn).__name__)
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def __call__(self, *args, **kwargs):
+        return self.spec.call(self.fn, args, kwargs)
+
+
+def shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
+    """MindSpore's ``shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0)``:
+    ``fn`` (a Cell: ``fn.shard(...)``, which returns it; or a function, returned wrapped) runs with its inputs
+    laid out as ``in_strategy`` says (one tuple of split counts per input, or None), its outputs as
+    ``out_strategy`` says, and a Cell's Parameters as ``parameter_plan`` says ({name: strategy}); the operators
+    inside follow those layouts. ``device`` and ``level`` are checked and kept, as MindSpore's (which does not
+    use them either)."""
+    if hasattr(fn, "construct") and callable(getattr(fn, "shard", None)):  # a Cell (nn imports this module)
+        return fn.shard(in_strategy, out_strategy, parameter_plan, device, level)
+    if not callable(fn):
+        raise TypeError(f"For 'shard', the 'fn' must be a Cell or a function, but got {type(fn).__name__}.")
+    if parameter_plan:
+        raise ValueError("For 'shard', a 'parameter_plan' needs a Cell with Parameters as 'fn', but got a function.")
+    name = getattr(fn, "__name__", type(fn).__name__)
+    return _ShardedFunction(fn, ShardSpec(name, in_strategy, out_strategy, None, device, level))
