@@ -1,7 +1,7 @@
 """Sort, TopK and CumSum on the GPU against the CPU kernels, on the ways the GPU kernels take: Sort and TopK
 ranked in place (short rows), sorted by a block in shared memory (keys of 4, 8 or 16 bytes), through the
-library sort of packed 32- or 64-bit keys, or in two stable passes (opforge/kernels/gpu/sort.py); CumSum's block scan of contiguous rows
-and its line-per-thread loop (opforge/kernels/gpu/cumsum.py)."""
+library sort of packed 32- or 64-bit keys, or in two stable passes (opforge/kernels/gpu/sort.py); CumSum's
+block scan of contiguous rows and its line-per-thread loop (opforge/kernels/gpu/cumsum.py)."""
 
 from __future__ import annotations
 
