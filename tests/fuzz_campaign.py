@@ -67,8 +67,9 @@ from opforge.primitives import primitive_classes  # noqa: E402
 SMALL = 64  # elements at most in a baseline's arrays: the campaign stays fast
 BASELINES_PER_KERNEL = 3  # samples kept per (kernel, variant)
 # One operator's calls taking longer is a hang: faulthandler dumps the stacks and exits. (Arming the
-# timer costs about a millisecond, as much as a call: it is armed per operator, not per call.)
-HANG_TIMEOUT_S = 300.0
+# timer costs about a millisecond, as much as a call: it is armed per operator, not per call.) A sanitized run
+# compiles each emulated module instrumented first, minutes each: OPF_CAMPAIGN_HANG_S gives it longer.
+HANG_TIMEOUT_S = float(os.environ.get("OPF_CAMPAIGN_HANG_S", 300.0))
 
 CLEAN_TYPES = (TypeError, ValueError, OverflowError, RuntimeError, KernelError)
 BAD_TYPES = (AttributeError, IndexError, KeyError, MemoryError, ZeroDivisionError, AssertionError, RecursionError)
