@@ -52,7 +52,7 @@ from opforge.context import (
     set_auto_parallel_context,
     set_ps_context,
 )
-from opforge.parallel import get_algo_parameters, reset_algo_parameters, set_algo_parameters, shard
+from opforge.parallel import Layout, get_algo_parameters, reset_algo_parameters, reshard, set_algo_parameters, shard
 from opforge.device import memory
 from opforge.tensor import Parameter, Tensor, from_dlpack
 from opforge.errors import KernelError, KernelNotFoundError

@@ -372,6 +372,37 @@ def test_cell_shard_and_a_sharded_function_train_and_compute_as_one_process(n):
     assert layouts["dense1.weight"] == f"Layout(device_matrix=[{n}], tensor_map=[0, -1])"
     assert layouts["dense2.weight"] == f"Layout(device_matrix=[{n}], tensor_map=[-1, 0])"  # followed it
     assert layouts["function output"] == f"Layout(device_matrix=[{n}], tensor_map=[-1, 0])"
+    assert layouts["resharded"] == f"Layout(device_matrix=[{n}], tensor_map=[0, -1])"
+
+
+def test_mindspore_layouts_read_as_split_counts():
+    layout = opforge.Layout((2, 4), ("dp", "mp"))
+    assert layout("dp", "mp").to_dict() == {
+        "device_matrix": (2, 4), "tensor_map": (1, 0), "interleaved_parallel": False, "alias_name": ("dp", "mp"),
+    }  # fmt: skip
+    assert layout(("dp", "mp"), "None").to_dict()["tensor_map"] == ((1, 0), -1)
+    assert ops.MatMul().shard((layout("dp", "mp"), layout("mp", "None"))).in_strategy == ((2, 4), (4, 1))
+    assert opforge.parallel.Layout((2, 2), ("dp", "interleaved_parallel"))(
+        "dp", "interleaved_parallel"
+    ).split_counts() == (2, 1)
+    for args, error, match in [
+        (([2, 4], ("dp", "mp")), TypeError, "'device_matrix' must be a tuple"),
+        (((2, 4), ("dp",)), ValueError, "name each of the 2 axes"),
+        (((2, 4), ("dp", "None")), ValueError, "not 'None'"),
+        (((2, 4), ("dp", "dp")), ValueError, "unique"),
+    ]:
+        with pytest.raises(error, match=match):
+            opforge.Layout(*args)
+    with pytest.raises(ValueError, match="one of"):
+        layout("dp", "tp")
+    with pytest.raises(ValueError, match="splits more than one dim"):
+        layout("dp", "dp")
+    with pytest.raises(ValueError, match="tensor map is not set"):
+        layout.to_dict()
+    x = opforge.Tensor(np.ones((2, 2), np.float32))
+    assert opforge.reshard(x, layout("dp", "None")) is x  # outside a parallel network's call
+    with pytest.raises(TypeError, match="'layout' must be a Layout"):
+        opforge.reshard(x, (2, 1))
 
 
 @needs_mpi

@@ -1,8 +1,9 @@
 """MindSpore's ``shard`` of a Cell or a function (``mindspore.shard``, ``mindspore.parallel.shard``,
 ``Cell.shard``): the layouts of its inputs (``in_strategy``), of its outputs (``out_strategy``) and of its
 Parameters by name (``parameter_plan``), the operators inside following them (sharding propagation), in
-SEMI_AUTO_PARALLEL and AUTO_PARALLEL mode. Each strategy is a tuple of split counts, one per dim, as in
-``Primitive.shard``; None leaves that input or output as it is. Outside those modes, and outside a parallel
+SEMI_AUTO_PARALLEL and AUTO_PARALLEL mode. Each strategy is a tuple of split counts, one per dim, or a
+MindSpore ``Layout`` (opforge/parallel_layout.py), as in ``Primitive.shard``; None leaves that input or output
+as it is. Outside those modes, and outside a parallel
 network's call, the strategies are kept and change nothing (as ``Primitive.shard``'s). docs/parallel.md."""
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import warnings
 
 from opforge.dispatch import sharding
 from opforge.parallel_context import operator_parallel
+from opforge.parallel_layout import Layout, split_counts
 from opforge.primitives.sharding_ops import relayout, strategy_layout
 from opforge.tensor import Tensor
 
-__all__ = ["ShardSpec", "shard"]
+__all__ = ["ShardSpec", "reshard", "shard"]
 
 _DEVICES = ("CPU", "GPU", "Ascend")
 
@@ -26,7 +28,7 @@ def _strategies(where: str, arg: str, value, optional: bool):
     if not isinstance(value, tuple):
         raise TypeError(f"For '{where}', the '{arg}' must be a tuple, but got {type(value).__name__}.")
     out = []
-    for s in value:
+    for s in map(split_counts, value):
         if s is None:
             out.append(None)
             continue
@@ -154,3 +156,17 @@ def shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascen
         raise ValueError("For 'shard', a 'parameter_plan' needs a Cell with Parameters as 'fn', but got a function.")
     name = getattr(fn, "__name__", type(fn).__name__)
     return _ShardedFunction(fn, ShardSpec(name, in_strategy, out_strategy, None, device, level))
+
+
+def reshard(tensor, layout):
+    """MindSpore's ``reshard(tensor, layout)``: ``tensor`` laid out as the ``Layout`` says (a Tensor equal to
+    it), the operators after it following; inside a parallel network's call in SEMI_AUTO_PARALLEL or
+    AUTO_PARALLEL mode, else ``tensor`` itself."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"For 'reshard', the 'tensor' must be a Tensor, but got {type(tensor).__name__}.")
+    if not isinstance(layout, Layout):
+        raise TypeError(f"For 'reshard', the 'layout' must be a Layout, but got {type(layout).__name__}.")
+    counts = layout.split_counts()
+    if not (operator_parallel() and sharding.active()):
+        return tensor
+    return relayout(tensor, counts, "reshard")

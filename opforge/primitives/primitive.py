@@ -19,6 +19,7 @@ from opforge.device import BACKENDS
 from opforge.dispatch import binding, plan
 from opforge.dispatch.signature import make_sig, sig_dtype
 from opforge.kernels import registry
+from opforge.parallel_layout import split_counts
 from opforge.tensor import Tensor
 
 __all__ = [
@@ -117,8 +118,9 @@ class Primitive(metaclass=_PrimitiveType):
     def shard(self, in_strategy, out_strategy=None) -> Primitive:
         """MindSpore's ``shard``: how to split each tensor input across the devices in semi-auto parallel
         mode, one tuple per tensor input with one split count per dim (``MatMul().shard(((2, 1), (1, 1)))``
-        splits the rows of ``x`` in two). ``out_strategy`` lays the output out so afterwards. Outside
-        SEMI_AUTO_PARALLEL / AUTO_PARALLEL the strategy is recorded and ignored (docs/parallel.md)."""
+        splits the rows of ``x`` in two), or one MindSpore ``Layout`` per input (opforge/parallel_layout.py).
+        ``out_strategy`` lays the output out so afterwards. Outside SEMI_AUTO_PARALLEL / AUTO_PARALLEL the
+        strategy is recorded and ignored (docs/parallel.md)."""
         in_strategy = _check_strategy(self.name, "in_strategy", in_strategy)
         self.attrs["in_strategy"] = in_strategy
         self.__dict__["in_strategy"] = in_strategy
@@ -383,7 +385,10 @@ _STATE = frozenset({"name", "attrs", "init_attrs"})
 
 
 def _check_strategy(prim_name: str, arg: str, strategy) -> tuple:
-    """A strategy as a tuple of tuples of positive ints, or a TypeError/ValueError naming the operator."""
+    """A strategy as a tuple of tuples of positive ints (a MindSpore ``Layout`` read as its split counts), or a
+    TypeError/ValueError naming the operator."""
+    if isinstance(strategy, (tuple, list)):
+        strategy = [split_counts(s) for s in strategy]
     if not isinstance(strategy, (tuple, list)) or not all(isinstance(s, (tuple, list)) for s in strategy):
         raise TypeError(
             f"For '{prim_name}.shard', the '{arg}' must be a tuple of tuples of ints (one per tensor input), "

@@ -2,7 +2,8 @@
 is given ``in_strategy=((2, 1),)`` (its input's rows split) and a ``parameter_plan`` splitting its first
 weight's rows (column parallel); the operators inside follow. It trains 3 steps with Momentum in
 SEMI_AUTO_PARALLEL to the parameters of one process; a function given ``in_strategy`` and ``out_strategy``
-computes what NumPy does, its output laid out as asked.
+computes what NumPy does, its output laid out as asked; a MatMul sharded by MindSpore Layouts, its output
+``reshard``ed by rows, too.
 Prints "SHARD-OK <max relative difference of the parameters> <layouts as JSON>" or exits 1.
 """
 
@@ -73,5 +74,27 @@ got = gather_whole(out).asnumpy()
 opforge.reset_auto_parallel_context()
 if not np.allclose(got, np.maximum(x[:, :4], 0) * 2.0) or "tensor_map=[-1, 0]" not in out_layout:
     sys.exit(f"the sharded function gave {got} laid out as {out_layout}")
+
+
+class RowParallel(nn.Cell):  # strategies as MindSpore Layouts; the output resharded by rows
+    def __init__(self):
+        super().__init__()
+        layout = opforge.Layout((size,), ("mp",))
+        self.matmul = ops.MatMul().shard((layout("None", "mp"), layout("mp", "None")))
+        self.rows = layout("mp", "None")
+        self.w = opforge.Parameter(opforge.Tensor(y), name="w")
+
+    def construct(self, a):
+        return opforge.reshard(self.matmul(a, self.w), self.rows)
+
+
+opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
+a = np.hstack([x, x[:, :2]])  # (8, 8): the inner dim divides by 4 ranks
+product = RowParallel()(opforge.Tensor(a))
+product_layout = str(layout_of(product))
+got = gather_whole(product).asnumpy()
+opforge.reset_auto_parallel_context()
+if not np.allclose(got, a @ y, atol=1e-5) or "tensor_map=[0, -1]" not in product_layout:
+    sys.exit(f"the MatMul of Layouts gave {got} laid out as {product_layout}")
 if get_rank() == 0:
-    print("SHARD-OK", worst, json.dumps({**layouts, "function output": out_layout}), flush=True)
+    print("SHARD-OK", worst, json.dumps({**layouts, "function output": out_layout, "resharded": product_layout}))
