@@ -32,7 +32,7 @@ from opforge.jit import JitFunction
 from opforge.jit_config import check_jit_config
 from opforge.nn.mixed_precision import cell_constants, mixed_precision_cast, parameters_cast_to
 from opforge.parallel import strategy_search
-from opforge.parallel.shard import ShardSpec
+from opforge.parallel.shard import shard_cell
 from opforge.parallel_context import (
     get_auto_parallel_context,
     operator_parallel,
@@ -614,9 +614,7 @@ class Cell:
         outputs as ``out_strategy`` says, and its Parameters as ``parameter_plan`` says ({name: strategy}, a
         name matched whole or by its end); the operators inside follow those layouts (sharding propagation).
         Returns the cell (opforge/parallel/shard.py; docs/parallel.md)."""
-        spec = ShardSpec(type(self).__name__, in_strategy, out_strategy, parameter_plan, device, level)
-        object.__setattr__(self, "_shard_spec", spec)
-        return self
+        return shard_cell(self, in_strategy, out_strategy, parameter_plan, device, level)
 
     def _construct(self, *args, **kwargs):
         """``construct``, its primitives reading float Parameters and this cell's constant float Tensors in

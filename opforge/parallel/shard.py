@@ -16,7 +16,7 @@ from opforge.parallel_layout import Layout, split_counts
 from opforge.primitives.sharding_ops import relayout, strategy_layout
 from opforge.tensor import Tensor
 
-__all__ = ["ShardSpec", "reshard", "shard"]
+__all__ = ["ShardSpec", "reshard", "shard", "shard_cell"]
 
 _DEVICES = ("CPU", "GPU", "Ascend")
 
@@ -141,15 +141,23 @@ class _ShardedFunction:
         return self.spec.call(self.fn, args, kwargs)
 
 
+def shard_cell(cell, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
+    """MindSpore's ``Cell.shard``: ``cell``, which from now on runs as its ``ShardSpec`` says (``Cell`` calls
+    it through ``_shard_spec``)."""
+    spec = ShardSpec(type(cell).__name__, in_strategy, out_strategy, parameter_plan, device, level)
+    object.__setattr__(cell, "_shard_spec", spec)
+    return cell
+
+
 def shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
     """MindSpore's ``shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0)``:
-    ``fn`` (a Cell: ``fn.shard(...)``, which returns it; or a function, returned wrapped) runs with its inputs
+    ``fn`` (a Cell: ``shard_cell``, which returns it; or a function, returned wrapped) runs with its inputs
     laid out as ``in_strategy`` says (one tuple of split counts per input, or None), its outputs as
     ``out_strategy`` says, and a Cell's Parameters as ``parameter_plan`` says ({name: strategy}); the operators
     inside follow those layouts. ``device`` and ``level`` are checked and kept, as MindSpore's (which does not
     use them either)."""
-    if hasattr(fn, "construct") and callable(getattr(fn, "shard", None)):  # a Cell (nn imports this module)
-        return fn.shard(in_strategy, out_strategy, parameter_plan, device, level)
+    if hasattr(fn, "construct") and hasattr(fn, "parameters_and_names"):  # a Cell (nn imports this module)
+        return shard_cell(fn, in_strategy, out_strategy, parameter_plan, device, level)
     if not callable(fn):
         raise TypeError(f"For 'shard', the 'fn' must be a Cell or a function, but got {type(fn).__name__}.")
     if parameter_plan:
