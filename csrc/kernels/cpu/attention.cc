@@ -205,7 +205,9 @@ class AttentionCpuKernel : public CpuKernel {
       const int64_t i = i0 + r;
       const C inv = C(1) / l[r];  // 0 rows (every score -inf) give NaN, as the NumPy formula does
       T* dst = out + (bh * g.lq + i) * g.dv;
-      for (int64_t t = 0; t < g.dv; ++t) dst[t] = Store<T>(static_cast<compute_t<T>>(l[r] == C(0) ? limits::QuietNaN<C>() : o[r * g.dv + t] * inv));
+      for (int64_t t = 0; t < g.dv; ++t) {
+        dst[t] = Store<T>(static_cast<compute_t<T>>(l[r] == C(0) ? limits::QuietNaN<C>() : o[r * g.dv + t] * inv));
+      }
       lse[bh * g.lq + i] = AttentionLse(m[r], l[r]);
     }
   }

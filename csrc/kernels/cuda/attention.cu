@@ -52,7 +52,9 @@ __global__ void AttentionKernel(const T* q, const T* k, const T* v, const T* mas
       const C p = AttentionProb(s, m_new);
       const C w = p * AttentionDropScale<C>(key, AttentionDropIndex(bh, i, j, g.lq, g.lk), g.keep_prob);
       const T* vj = v + (bh * g.lk + j) * g.dv;
-      for (int64_t t = 0; t < g.dv; ++t) o[t] = w == C(0) ? o[t] * alpha : o[t] * alpha + w * Load(vj[t]);  // (no 0 * inf)
+      for (int64_t t = 0; t < g.dv; ++t) {  // a score of probability 0 adds nothing (not 0 * inf)
+        o[t] = w == C(0) ? o[t] * alpha : o[t] * alpha + w * Load(vj[t]);
+      }
       l = l * alpha + p;
       m = m_new;
     }

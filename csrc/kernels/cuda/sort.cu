@@ -110,9 +110,10 @@ __device__ void CompareExchange(K* keys, int a, int b, bool ascending) {
 
 // A block per row of at most kCapacity elements (x viewed as [outer, n, inner]; row r is (r / inner, r % inner)):
 // the row's keys (RowKeys: order key and index, unique, so the order is exact) in shared memory, padded to
-// `padded` (a power of two >= n) with the greatest key, which never ties a real one. Bitonic networks then sort runs of `run` keys (a power of two >= k), and while more than
-// one run is left, each pair of runs (A, B) keeps min(A[i], B[run - 1 - i]): a bitonic sequence holding the
-// `run` least keys of the two, which a bitonic merge sorts. The first k keys of the last run are written out.
+// `padded` (a power of two >= n) with the greatest key, which never ties a real one. Bitonic networks then
+// sort runs of `run` keys (a power of two >= k), and while more than one run is left, each pair of runs (A, B)
+// keeps min(A[i], B[run - 1 - i]): a bitonic sequence holding the `run` least keys of the two, which a bitonic
+// merge sorts. The first k keys of the last run are written out.
 // run == padded: a full bitonic sort (Sort); a small run does far less work (TopK).
 template <typename T, typename K, int kCapacity>
 __global__ void BitonicRowsKernel(const T* x, T* values, int32_t* indices, int64_t rows, int64_t n, int64_t inner,
