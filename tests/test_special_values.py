@@ -103,6 +103,21 @@ def test_attention_backward_ignores_infinities_behind_a_hidden_score(device, rng
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_a_pooling_window_far_larger_than_its_input_costs_only_the_input(device, rng):
+    """A kernel of 2**31 (the largest the kernels take) over a 4x5 image, 'same' padding: each window covers
+    the whole image, and the loops run over the covered input only (they ran over every window position: a
+    hang); a larger kernel is refused, on the GPU as on the CPU."""
+    x = rng.standard_normal((1, 2, 4, 5)).astype(np.float32)
+    big = (1 << 31, 1 << 31)
+    got = ops.MaxPool(kernel_size=big, pad_mode="same")(Tensor(x, device=device)).asnumpy()
+    np.testing.assert_array_equal(got, np.broadcast_to(x.max(axis=(2, 3), keepdims=True), got.shape))
+    mean = ops.AvgPool(kernel_size=big, pad_mode="same")(Tensor(x, device=device)).asnumpy()
+    np.testing.assert_allclose(mean, np.broadcast_to(x.mean(axis=(2, 3), keepdims=True), mean.shape), rtol=1e-5)
+    with pytest.raises(KernelError, match="'MaxPool', the kernel size, strides and dilations must be at most"):
+        ops.MaxPool(kernel_size=(3, 1 << 40), pad_mode="same")(Tensor(x, device=device))
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_loss_arguments_of_the_wrong_size_are_refused_or_broadcast(device, rng):
     """BCEWithLogitsLoss broadcasts a number for weight or pos_weight as it does a Tensor; NLLLossGrad refuses
     labels that are not one per sample (the GPU kernel read past them)."""

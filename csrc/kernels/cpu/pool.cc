@@ -42,10 +42,11 @@ void MaxPoolRow(const T* __restrict xp, const Window2D& g, int64_t i, compute_t<
   }
   const int64_t sw = g.sw, w = g.w;  // (locals: the stores below cannot change them)
   bool started = false;
-  for (int64_t p = 0; p < g.kh; ++p) {
+  int64_t p0 = 0, p1 = 0;
+  if (first < last) ClippedWindow(i * g.sh - g.pt, g.kh, g.h, &p0, &p1);  // (no interior column: nothing here)
+  for (int64_t p = p0; p < p1; ++p) {
     const int64_t y = i * g.sh - g.pt + p;
-    if (y < 0 || y >= g.h) continue;
-    for (int64_t q = 0; q < g.kw; ++q) {
+    for (int64_t q = 0; q < g.kw; ++q) {  // an interior column's window lies inside the row: kw <= w
       const int64_t base = y * w - g.pl + q;  // element (y, j * sw - pl + q) is xp[base + j * sw]
       if (!started) {
         for (int64_t j = first; j < last; ++j) {

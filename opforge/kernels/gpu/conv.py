@@ -44,6 +44,7 @@ __all__ = ["COLUMN_BYTES"]
 # The most bytes of im2col columns (and, for the filter gradient, per-sample GEMM results) one chunk of the
 # batch holds: a large batch or image runs in several chunks instead of one buffer of any size.
 COLUMN_BYTES = 256 << 20
+MAX_WINDOW_ATTR = 1 << 31  # kMaxWindowAttr of csrc/kernels/cpu/conv_geometry.h
 
 
 def _window(spec, x, y, conv: bool) -> tuple:
@@ -56,6 +57,11 @@ def _window(spec, x, y, conv: bool) -> tuple:
     s = tuple(attrs["stride" if conv else "strides"])[-2:]
     d = tuple(attrs["dilation"])[-2:] if conv else (1, 1)
     group = int(attrs["group"]) if conv else 1
+    if max(*k, *s, *d) > MAX_WINDOW_ATTR:  # as the CPU kernels: window arithmetic must not overflow int64
+        raise KernelError(
+            f"For '{op}', the kernel size, strides and dilations must be at most {MAX_WINDOW_ATTR}, but got kernel "
+            f"{list(k)}, strides {list(s)}, dilations {list(d)}."
+        )
     mode = attrs["pad_mode"]
     pad = tuple(attrs.get("pad", (0, 0, 0, 0))) if conv else (0, 0, 0, 0)
     oh, pt, _ = conv_output_and_pads(op, x[2], k[0], s[0], d[0], mode, pad[:2])

@@ -40,6 +40,14 @@ OPF_HD void CoveringOutputs(int64_t i, int64_t k, int64_t s, int64_t p, int64_t 
   *last = l;
 }
 
+// The offsets [first, last) into a window of k elements starting at `start` (negative in the padding) that
+// fall inside [0, size): a pooling loop runs over these only, so a window far larger than its input (the
+// kernel size is an attr, not a tensor) costs only the input it covers. Empty where none does.
+OPF_HD void ClippedWindow(int64_t start, int64_t k, int64_t size, int64_t* first, int64_t* last) {
+  *first = start < 0 ? -start : 0;
+  *last = size - start < k ? size - start : k;
+}
+
 // The index (into the [h, w] plane) of the maximum of the window of output (i, j): the first one on
 // ties, a NaN wins (and the first NaN stays). -1 when the window holds no input element.
 template <typename T>
@@ -47,12 +55,13 @@ OPF_HD int64_t MaxPoolArgmax(const T* plane, const Window2D& g, int64_t i, int64
   using C = compute_t<T>;
   int64_t best = -1;
   C m = C(0);
-  for (int64_t p = 0; p < g.kh; ++p) {
+  int64_t p0, p1, q0, q1;
+  ClippedWindow(i * g.sh - g.pt, g.kh, g.h, &p0, &p1);
+  ClippedWindow(j * g.sw - g.pl, g.kw, g.w, &q0, &q1);
+  for (int64_t p = p0; p < p1; ++p) {
     const int64_t y = i * g.sh - g.pt + p;
-    if (y < 0 || y >= g.h) continue;
-    for (int64_t q = 0; q < g.kw; ++q) {
+    for (int64_t q = q0; q < q1; ++q) {
       const int64_t x = j * g.sw - g.pl + q;
-      if (x < 0 || x >= g.w) continue;
       const C v = Load(plane[y * g.w + x]);
       if (best < 0 || (!math::IsNan(m) && (v > m || math::IsNan(v)))) {
         best = y * g.w + x;
@@ -79,12 +88,13 @@ template <typename T>
 OPF_HD compute_t<T> AvgPoolWindow(const T* plane, const Window2D& g, int64_t i, int64_t j) {
   using A = acc_t<T>;
   A s = A(0);
-  for (int64_t p = 0; p < g.kh; ++p) {
+  int64_t p0, p1, q0, q1;
+  ClippedWindow(i * g.sh - g.pt, g.kh, g.h, &p0, &p1);
+  ClippedWindow(j * g.sw - g.pl, g.kw, g.w, &q0, &q1);
+  for (int64_t p = p0; p < p1; ++p) {
     const int64_t y = i * g.sh - g.pt + p;
-    if (y < 0 || y >= g.h) continue;
-    for (int64_t q = 0; q < g.kw; ++q) {
+    for (int64_t q = q0; q < q1; ++q) {
       const int64_t x = j * g.sw - g.pl + q;
-      if (x < 0 || x >= g.w) continue;
       s += static_cast<A>(Load(plane[y * g.w + x]));
     }
   }
