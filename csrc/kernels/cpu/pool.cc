@@ -24,6 +24,10 @@ inline void InteriorColumns(const Window2D& g, int64_t* first, int64_t* last) {
   *last = std::clamp(hi, *first, g.ow);
 }
 
+// The input elements one output's window covers at most (its work: a window larger than the input covers
+// the input, and kh * kw could overflow).
+inline int64_t WindowWork(const Window2D& g) { return std::min(g.kh, g.h) * std::min(g.kw, g.w); }
+
 // Max pooling of output row i of one plane: idx[j] where the maximum of window (i, j) is (-1: an
 // empty window) and m[j] its value, by MaxPoolArgmax's rule (the first maximum; a NaN wins, the first
 // NaN stays). The columns whose windows lie inside the input go branch-free, window element by window
@@ -341,7 +345,7 @@ class PoolCpuKernel : public CpuKernel {
       });
       return;
     }
-    ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw * g.kh * g.kw)),
+    ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw * WindowWork(g))),
                 [&](int64_t begin, int64_t end) {
                   RowScratch<T> row(kMax ? g.ow : 0);
                   for (int64_t pl = begin; pl < end; ++pl) {
@@ -385,7 +389,7 @@ class PoolGradCpuKernel : public CpuKernel {
     const Window2D g = g_;
     const int64_t planes = g.n * g.c, hw = g.h * g.w, ohw = g.oh * g.ow;
     if (planes == 0 || hw == 0) return;
-    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, hw + ohw * g.kh * g.kw));
+    const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, hw + ohw * WindowWork(g)));
     if constexpr (kMax) {
       if (IsPool2x2(g)) {
         bool rows = false;
@@ -476,7 +480,7 @@ class MaxPoolGradGradCpuKernel : public CpuKernel {
     const Window2D g = g_;
     const int64_t planes = g.n * g.c, hw = g.h * g.w, ohw = g.oh * g.ow;
     if (planes == 0 || ohw == 0) return;
-    ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw * g.kh * g.kw)),
+    ParallelFor(planes, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, ohw * WindowWork(g))),
                 [&](int64_t begin, int64_t end) {
                   RowScratch<T> row(g.ow);
                   for (int64_t pl = begin; pl < end; ++pl) {
