@@ -89,6 +89,18 @@ def test_layer_norm_grad_and_broadcast_to_follow_the_rows():
     assert plan.outputs[0].dims == (None, 0, None) and plan.local.shape == (3, 4, 16)
 
 
+def test_a_partial_sum_is_sliced_first_only_over_an_axis_it_does_not_use():
+    """Slicing a partial sum (pending over axis 0) before reducing it: over axis 1 where the reader splits a dim
+    by it and the partial block does not use it; not where axis 1 splits another dim of the block (that is an
+    AlltoAll's move, after the reduction)."""
+    from opforge.dispatch.sharding import _sliced_before_reducing
+
+    want = TensorLayout((2, 2), (1, None))
+    assert _sliced_before_reducing(TensorLayout((2, 2), (None, None)), want, (0,)) == [0]
+    assert _sliced_before_reducing(TensorLayout((2, 2), (None, 1)), want, (0,)) == []
+    assert _sliced_before_reducing(TensorLayout((2, 2), (None, None)), TensorLayout((2, 2), (0, None)), (0,)) == []
+
+
 def test_a_change_of_shape_keeps_a_partial_sum_pending():
     """A bias's gradient (ones @ dy, squeezed) reaches the optimizer pending, to be completed with the other
     weights' gradients in one AllReduce."""

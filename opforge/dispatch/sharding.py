@@ -501,12 +501,14 @@ def _move_splits(x: Tensor, src: TensorLayout, dst: TensorLayout):
 
 
 def _sliced_before_reducing(have: TensorLayout, want: TensorLayout, axes: tuple) -> list:
-    """The dims ``want`` splits over a mesh axis that is not pending and ``have`` leaves whole: a pending
-    partial result is sliced there first (a local slice, which commutes with the reduction over the ranks),
-    so its reduction moves only the block read."""
+    """The dims ``want`` splits over a mesh axis that is not pending and that ``have`` uses nowhere (an axis
+    moving from another dim is an AlltoAll's), where ``have`` leaves them whole: a pending partial result is
+    sliced there first (a local slice, which commutes with the reduction over the ranks), so its reduction
+    moves only the block read."""
     if want.mesh != have.mesh:
         return []
-    return [d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b is not None and b not in axes]
+    free = [b for b in want.dims if b is not None and b not in axes and b not in have.dims]
+    return [d for d, (a, b) in enumerate(zip(have.dims, want.dims)) if a is None and b in free]
 
 
 def _scatter_dim(how: str, have: TensorLayout, want: TensorLayout, axes: tuple):
