@@ -13,6 +13,11 @@ Options and defaults (MindSpore's names):
   "auto_parallel"; MindSpore's "hybrid_parallel" is refused with a clear error.
 - ``full_batch`` (False): in (semi-)auto parallel mode, whether every rank reads the whole batch (True) or
   its own block of it, the global batch being the ranks' batches concatenated (False).
+- ``dataset_strategy`` ("data_parallel"): MindSpore's newer name for the same choice, "data_parallel" or
+  "full_batch" (setting ``full_batch`` with it), or a tuple with a strategy per input of the outermost cell (a
+  tuple of split counts, one per dim, or a ``Layout``): each rank's input is its block of the global tensor,
+  placed as an operator's strategy places it (the ranks a strategy leaves over repeat the blocks: rank r holds
+  block ``r % blocks``). Setting it with ``full_batch`` in one call is a ValueError, as in MindSpore.
 - ``search_mode`` ("recursive_programming", MindSpore's default): how AUTO_PARALLEL lays out operators
   without a strategy: "recursive_programming" or "dynamic_programming" search the whole network for the
   cheapest strategies before its first step (``opforge/parallel/strategy_search.py``; one exact search
@@ -54,6 +59,9 @@ from __future__ import annotations
 
 import copy
 import warnings
+from contextlib import contextmanager
+
+from opforge.parallel_layout import split_counts
 
 __all__ = [
     "ParallelMode",
@@ -93,6 +101,7 @@ _DEFAULTS = {
     "all_reduce_fusion_config": [],
     "comm_fusion": {"allreduce": {"mode": "auto", "config": None}},
     "full_batch": False,
+    "dataset_strategy": "data_parallel",
     "search_mode": "recursive_programming",
     "enable_parallel_optimizer": False,
     "pipeline_stages": 1,
@@ -194,6 +203,26 @@ def _check_strategy_ckpt_config(name, value):
     return result
 
 
+def _check_dataset_strategy(name, value):
+    """ "data_parallel", "full_batch", or a tuple of per-input strategies (split counts; a Layout read as its)."""
+    if isinstance(value, str):
+        if value not in ("data_parallel", "full_batch"):
+            raise ValueError(f"{_where(name)} must be 'data_parallel', 'full_batch' or a tuple, but got {value!r}.")
+        return value
+    if not isinstance(value, tuple):
+        raise TypeError(f"{_where(name)} must be str or tuple, but got {type(value).__name__}.")
+    out = []
+    for item in map(split_counts, value):
+        if not isinstance(item, tuple) or not all(isinstance(c, int) and not isinstance(c, bool) for c in item):
+            raise TypeError(
+                f"{_where(name)} must hold a strategy per input (a tuple of ints or a Layout), but got {item!r}."
+            )
+        if any(c < 1 for c in item):
+            raise ValueError(f"{_where(name)} must hold split counts >= 1, but got {item}.")
+        out.append(item)
+    return tuple(out)
+
+
 _CHECKS = {
     "parallel_mode": _check_mode,
     "gradients_mean": _check_bool,
@@ -203,6 +232,7 @@ _CHECKS = {
     "all_reduce_fusion_config": _check_indices,
     "comm_fusion": _check_comm_fusion,
     "full_batch": _check_bool,
+    "dataset_strategy": _check_dataset_strategy,
     "enable_parallel_optimizer": _check_bool,
     "pipeline_stages": lambda n, v: _check_int(n, v, 1, 4096),
     "search_mode": lambda n, v: _check_search_mode(n, v),
@@ -258,14 +288,25 @@ def optimizer_parallel() -> bool:
     return _state["enable_parallel_optimizer"] and _state["parallel_mode"] != ParallelMode.STAND_ALONE
 
 
+def check_option(key: str, value, where: str = "set_auto_parallel_context"):
+    """``value`` of option ``key`` as the context keeps it, or a TypeError/ValueError naming ``where`` (the
+    function the user called)."""
+    check = _CHECKS.get(key)
+    if check is None:
+        raise ValueError(f"For '{where}', unknown option '{key}'; options: {sorted(_CHECKS)}.")
+    try:
+        return check(key, value)
+    except (TypeError, ValueError) as e:
+        if where == "set_auto_parallel_context":
+            raise
+        raise type(e)(str(e).replace("For 'set_auto_parallel_context', the", f"For '{where}', the", 1)) from None
+
+
 def set_auto_parallel_context(**kwargs) -> None:
     """Set auto-parallel options by name (see the module's docstring for each option and its default)."""
     checked = {}
     for key, value in kwargs.items():
-        check = _CHECKS.get(key)
-        if check is None:
-            raise ValueError(f"For 'set_auto_parallel_context', unknown option '{key}'; options: {sorted(_CHECKS)}.")
-        value = check(key, value)
+        value = check_option(key, value)
         if key == "auto_parallel_search_mode":  # the older name of search_mode
             warnings.warn(
                 "The attribute 'auto_parallel_search_mode' is replaced by 'search_mode' (as in MindSpore, where "
@@ -275,6 +316,15 @@ def set_auto_parallel_context(**kwargs) -> None:
             )
             key = "search_mode"
         checked[key] = value
+    if "dataset_strategy" in checked:
+        if "full_batch" in checked:
+            raise ValueError(
+                "For 'set_auto_parallel_context', 'dataset_strategy' and 'full_batch' cannot be set together: "
+                "dataset_strategy='full_batch' is full_batch=True."
+            )
+        checked["full_batch"] = checked["dataset_strategy"] == "full_batch"
+    elif "full_batch" in checked:
+        checked["dataset_strategy"] = "full_batch" if checked["full_batch"] else "data_parallel"
     _state.update(checked)  # all or nothing: a bad option leaves the context as it was
     _explicit.update(checked)
 
@@ -293,6 +343,29 @@ def reset_auto_parallel_context() -> None:
     _state.clear()
     _state.update(copy.deepcopy(_DEFAULTS))
     _explicit.clear()
+
+
+def input_strategies():
+    """``dataset_strategy``'s tuple of per-input strategies, or None when the inputs are whole batches or blocks
+    of the batch dim (``full_batch``)."""
+    value = _state["dataset_strategy"]
+    return value if isinstance(value, tuple) else None
+
+
+@contextmanager
+def applied(options: dict):
+    """The context with exactly ``options`` set (the others at their defaults) while the block runs, then as it
+    was: MindSpore's ``AutoParallel`` cell brings its own settings to the calls it runs under."""
+    saved, saved_explicit = copy.deepcopy(_state), set(_explicit)
+    reset_auto_parallel_context()
+    try:
+        set_auto_parallel_context(**options)
+        yield
+    finally:
+        _state.clear()
+        _state.update(saved)
+        _explicit.clear()
+        _explicit.update(saved_explicit)
 
 
 def _is_set(attr_key: str) -> bool:

@@ -552,3 +552,124 @@ def test_demo_tensor_parallel_prints_the_accuracy_of_one_process(parallel):
         assert "fc1.matmul ((1, 1), (2, 1))" in tp.stdout and "fc2.matmul ((1, 2), (1, 2))" in tp.stdout
     accuracy = re.compile(r"final test accuracy: ([\d.]+)%")
     assert accuracy.search(tp.stdout).group(1) == accuracy.search(one.stdout).group(1)
+
+
+# -- MindSpore 2.6's AutoParallel cell ---------------------------------------------------------------
+
+
+def test_dataset_strategy_is_full_batch_s_newer_name_or_a_strategy_per_input():
+    opforge.set_auto_parallel_context(dataset_strategy="full_batch")
+    assert opforge.get_auto_parallel_context("full_batch") is True
+    opforge.set_auto_parallel_context(full_batch=False)
+    assert opforge.get_auto_parallel_context("dataset_strategy") == "data_parallel"
+    layout = opforge.Layout((2, 2), ("dp", "mp"))
+    opforge.set_auto_parallel_context(dataset_strategy=((2, 1), layout("dp", "mp")))
+    assert opforge.get_auto_parallel_context("dataset_strategy") == ((2, 1), (2, 2))
+    with pytest.raises(ValueError, match="cannot be set together"):
+        opforge.set_auto_parallel_context(dataset_strategy="full_batch", full_batch=True)
+    with pytest.raises(TypeError, match="'dataset_strategy' must hold a strategy per input"):
+        opforge.set_auto_parallel_context(dataset_strategy=((2, 1.5),))
+    with pytest.raises(ValueError, match="'dataset_strategy' must be 'data_parallel', 'full_batch' or a tuple"):
+        opforge.set_auto_parallel_context(dataset_strategy="model_parallel")
+
+
+def test_input_blocks_follow_the_dataset_strategy():
+    blocks = sharding.input_blocks([(4, 3), None, (2, 6)], False, ((1, 1), (1, 1)))
+    assert blocks[0] == (sharding.replicated(2), (4, 3)) and blocks[1] is None
+    with pytest.raises(ValueError, match="one strategy per Tensor input of the network \\(2\\), but got 1"):
+        sharding.input_blocks([(4, 3), (2, 6)], False, ((1, 1),))
+    with pytest.raises(ValueError, match="a split count per dim of its input"):
+        sharding.input_blocks([(4, 3)], False, ((1, 1, 1),))
+    with pytest.raises(ValueError, match="For 'dataset_strategy', the strategy uses 2 devices"):  # one process
+        sharding.input_blocks([(4, 3)], False, ((2, 1),))
+
+
+def _auto_parallel(network=None, **kwargs):
+    from opforge.parallel.auto_parallel import AutoParallel
+
+    return AutoParallel(network or opforge.nn.Dense(4, 3), **kwargs)
+
+
+def test_auto_parallel_settings_become_context_options(monkeypatch):
+    monkeypatch.setenv("RANK_SIZE", "4")  # AutoParallel reads the world when built (here: before init)
+    monkeypatch.setattr(communication.GlobalComm, "INITED", False)
+    net = _auto_parallel(parallel_mode="sharding_propagation")
+    net.hsdp()
+    net.pipeline(stages=2, scheduler="gpipe")
+    net.dataset_strategy("full_batch")
+    net.enable_gradients_mean()
+    net.save_param_strategy_file("/tmp/strategy.ckpt")
+    net.disable_strategy_file_only_for_trainable_params()
+    net.comm_fusion({"allreduce": {"mode": "size", "config": 32}})
+    options = net.context_options()
+    assert options["parallel_mode"] == "auto_parallel" and options["search_mode"] == "sharding_propagation"
+    assert options["enable_parallel_optimizer"] and options["pipeline_stages"] == 2 and options["gradients_mean"]
+    assert options["dataset_strategy"] == "full_batch"
+    assert options["strategy_ckpt_config"] == {
+        "save_file": "/tmp/strategy.ckpt",
+        "load_file": "",
+        "only_trainable_params": False,
+    }
+    assert options["comm_fusion"] == {"allreduce": {"mode": "size", "config": 32}}
+    assert net.get_pipeline_stages() == 2
+    with net.applied():  # in force while the network runs, then the context is as it was
+        assert opforge.get_auto_parallel_context("parallel_mode") == "auto_parallel"
+        assert opforge.get_auto_parallel_context("full_batch") is True
+    assert opforge.get_auto_parallel_context("parallel_mode") == "stand_alone"
+
+
+def test_auto_parallel_on_one_rank_runs_stand_alone_and_keeps_parameter_names():
+    dense = opforge.nn.Dense(4, 3)
+    net = _auto_parallel(dense)
+    assert net.context_options()["parallel_mode"] == "stand_alone"
+    assert [p.name for p in net.trainable_params()] == ["weight", "bias"]
+    x = opforge.Tensor(np.ones((2, 4), np.float32))
+    np.testing.assert_allclose(net(x).asnumpy(), dense(x).asnumpy())
+    twice = _auto_parallel(lambda a: a * 2.0)  # a function is a network too
+    np.testing.assert_allclose(twice(x).asnumpy(), 2.0 * np.ones((2, 4)))
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda n: n.dataset_strategy(None), ValueError, "must not be None"),
+        (lambda n: n.dataset_strategy("rows"), ValueError, "AutoParallel.dataset_strategy"),
+        (lambda n: n.dataset_strategy([(2, 1)]), TypeError, "must be str or tuple"),
+        (lambda n: n.hsdp(shard_size=0), ValueError, "shard_size must be a positive integer or -1"),
+        (lambda n: n.hsdp(threshold=-1), ValueError, "threshold must be a positive integer or 0"),
+        (lambda n: n.hsdp(optimizer_level="level4"), ValueError, "optimizer_level must be one of"),
+        (lambda n: n.pipeline(stages=0), ValueError, "'stages' must be larger than zero"),
+        (lambda n: n.pipeline(stages=2.0), TypeError, "'stages' must be int"),
+        (lambda n: n.pipeline(scheduler="zero_bubble_v"), NotImplementedError, "'1f1b' schedule"),
+        (lambda n: n.pipeline(scheduler="fast"), ValueError, "'scheduler' must be one of"),
+        (lambda n: n.comm_fusion({"allreduce": {"mode": "fast"}}), ValueError, "AutoParallel.comm_fusion"),
+        (lambda n: n.comm_fusion([1]), TypeError, "must be dict"),
+        (lambda n: n.save_param_strategy_file(1), TypeError, "'file_path' must be str"),
+        (lambda n: n.save_operator_strategy_file("ops.json"), KeyError, "absolute path"),
+        (lambda n: n.load_operator_strategy_file("/tmp/ops.txt"), KeyError, "must be .json"),
+        (lambda n: n.transformer_opt("/nonexistent/speed_up.json"), ValueError, "does not exist"),
+        (lambda n: n.disable_loss_repeated_mean(), ValueError, "not implemented"),
+    ],
+)
+def test_auto_parallel_checks_what_it_is_given(call, error, match):
+    with pytest.raises(error, match=match):
+        call(_auto_parallel())
+
+
+def test_auto_parallel_refuses_an_unknown_mode_and_warns_of_settings_it_does_not_act_on():
+    with pytest.raises(ValueError, match="'parallel_mode' must be one of"):
+        _auto_parallel(parallel_mode="auto_parallel")
+    net = _auto_parallel()
+    with pytest.warns(UserWarning, match="AutoParallel.dump_local_norm.*no local norm is written"):
+        net.dump_local_norm("/tmp/norms")
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_auto_parallel_trains_as_one_process(n):
+    """MindSpore 2.6's AutoParallel: a functional step (value_and_grad, the optimizer, hsdp), a Model, and a
+    dataset strategy splitting the input's columns train, eagerly and traced, to one process's parameters; the
+    global context stays stand-alone."""
+    job = run_job([str(SCRIPTS / "auto_parallel.py")], n=n, timeout=300)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert float(re.search(r"AUTO-PARALLEL-OK (\S+)", job.stdout).group(1)) <= 1e-5

@@ -689,21 +689,69 @@ def split_parameter(param: Parameter, layout: TensorLayout) -> None:
     _split_in_place(param, block, layout)
 
 
-def batch_inputs(args: tuple, full_batch: bool) -> tuple:
-    """The outermost cell's Tensor arguments: with ``full_batch`` every rank holds the whole batch
-    (replicated); else each rank's Tensor is its block of the global batch (split along dim 0 over all
-    ranks), as MindSpore's semi-auto parallel reads a dataset."""
-    if full_batch:
-        return args
-    _, size = _ops.world()
+def strategy_layout(strategy: tuple, name: str) -> TensorLayout:
+    """The layout of a tensor that one strategy tuple (a split count per dim) describes: dim i split over axis
+    i + 1 of the strategy's device matrix (``mesh_with_repeat``: axis 0 the ranks that repeat the work)."""
+    mesh = mesh_with_repeat(_ops.world()[1], strategy, name)
+    return TensorLayout.make(mesh, list(range(1, len(strategy) + 1)))
+
+
+def input_blocks(shapes: list, full_batch: bool, strategies=None) -> list:
+    """The layout and global shape of each input of a parallel network's outermost call, given each rank's
+    shapes (``None`` for an argument that is not a Tensor, or one of rank 0): the whole tensor with
+    ``full_batch``; else its block of the batch dim, or with ``strategies`` (``dataset_strategy``'s tuple, a
+    strategy per Tensor input) the block its strategy gives it. A mismatch is a ValueError naming
+    ``dataset_strategy``."""
+    size = _ops.world()[1]
+    if strategies is not None:
+        return _blocks_by_strategy(shapes, strategies)
     out = []
-    for a in args:
-        if isinstance(a, Tensor) and not is_sharded(a) and len(a._meta[1]) > 0 and size > 1:
-            shape = a._meta[1]
-            layout = TensorLayout((size,), (0,) + (None,) * (len(shape) - 1))
-            a = _wrap(a, layout, (shape[0] * size, *shape[1:]))
-        out.append(a)
+    for shape in shapes:
+        if shape is None or full_batch or size == 1:
+            out.append(None if shape is None else (replicated(len(shape)), tuple(shape)))
+        else:
+            out.append((TensorLayout((size,), (0,) + (None,) * (len(shape) - 1)), (shape[0] * size, *shape[1:])))
+    return out
+
+
+def _blocks_by_strategy(shapes: list, strategies: tuple) -> list:
+    tensors = [s for s in shapes if s is not None]
+    if len(tensors) != len(strategies):
+        raise ValueError(
+            f"For 'dataset_strategy', there must be one strategy per Tensor input of the network ({len(tensors)}), "
+            f"but got {len(strategies)}: {strategies}."
+        )
+    picks = iter(strategies)
+    out = []
+    for shape in shapes:
+        if shape is None:
+            out.append(None)
+            continue
+        strategy = next(picks)
+        if len(strategy) != len(shape):
+            raise ValueError(
+                f"For 'dataset_strategy', the strategy {strategy} must have a split count per dim of its input, "
+                f"of shape {list(shape)} on each rank."
+            )
+        layout = strategy_layout(strategy, "dataset_strategy")
+        out.append((layout, tuple(d * layout.splits(i) for i, d in enumerate(shape))))
+    return out
+
+
+def batch_inputs(args: tuple, full_batch: bool, strategies=None) -> tuple:
+    """The outermost cell's Tensor arguments as ``input_blocks`` lays them out: with ``full_batch`` every rank
+    holds the whole batch (replicated); else each rank's Tensor is its block of the global batch (split along
+    dim 0 over all ranks, as MindSpore's semi-auto parallel reads a dataset), or of the global tensor its
+    ``dataset_strategy`` describes (``strategies``)."""
+    shapes = [tuple(a._meta[1]) if _is_input(a) else None for a in args]
+    out = []
+    for a, block in zip(args, input_blocks(shapes, full_batch, strategies)):
+        out.append(a if block is None or is_sharded(a) else _wrap(a, *block))
     return tuple(out)
+
+
+def _is_input(a) -> bool:
+    return isinstance(a, Tensor) and len(a._meta[1]) > 0
 
 
 def split_full_batch(args: tuple, where: str) -> tuple:

@@ -35,6 +35,7 @@ from opforge.parallel import strategy_search
 from opforge.parallel.shard import shard_cell
 from opforge.parallel_context import (
     get_auto_parallel_context,
+    input_strategies,
     operator_parallel,
     optimizer_parallel,
     searches_strategies,
@@ -511,7 +512,7 @@ class Cell:
             pipeline_stages=get_auto_parallel_context("pipeline_stages"),
         ):
             if operator_parallel():
-                args = sharding.batch_inputs(args, full_batch=get_auto_parallel_context("full_batch"))
+                args = sharding.batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies())
             return sharding.finish(self._call_construct(args, kwargs))
 
     def _search_strategies(self, args, kwargs) -> None:

@@ -59,6 +59,7 @@ from opforge.dispatch.sharding import (
 )
 from opforge.dtype import float_type
 from opforge.parallel.algo_parameter_config import get_algo_parameters
+from opforge.parallel_context import input_strategies
 from opforge.primitives.primitive import Primitive
 from opforge.primitives.sharding_ops import world_size
 from opforge.tensor import Parameter, Tensor
@@ -485,19 +486,16 @@ def _output_layout(cand: _Candidate, k: int, shape: tuple) -> TensorLayout:
 
 def _record(cell, args: tuple, kwargs: dict, full_batch: bool) -> list:
     """The forward graph of ``cell(*args, **kwargs)`` on the inputs' global shapes."""
-    n = world_size()
+    shapes = [tuple(a._meta[1]) if isinstance(a, Tensor) and len(a._meta[1]) > 0 else None for a in args]
     inputs, placeholders = {}, []
-    for a in args:
-        if isinstance(a, Tensor) and len(a._meta[1]) > 0:
-            dtype, shape, device = a._meta
-            if not full_batch:
-                shape = (shape[0] * n, *shape[1:])
-            p = Tensor._placeholder(dtype, shape, device)
-            layout = replicated(len(shape)) if full_batch else TensorLayout((n,), (0,) + (None,) * (len(shape) - 1))
-            inputs[id(p)] = ("input", layout)
-            placeholders.append(p)
-        else:
+    for a, block in zip(args, sharding.input_blocks(shapes, full_batch, input_strategies())):
+        if block is None:
             placeholders.append(a)
+            continue
+        layout, shape = block
+        p = Tensor._placeholder(a._meta[0], shape, a._meta[2])
+        inputs[id(p)] = ("input", layout)
+        placeholders.append(p)
     recorder = _Recorder(inputs)
     with recorder, sharding.laying_out():
         cell._call_construct(tuple(placeholders), kwargs)

@@ -30,6 +30,7 @@ from opforge.dispatch.sharding import (
     replicated,
     set_collective_ops,
     sharding_rules,
+    strategy_layout,
 )
 from opforge.dtype import float_type
 from opforge.primitives import _grad_ops as G
@@ -520,13 +521,6 @@ def _reduce_rule(prim, args, layouts, strategy):
 
 def _unsplit(lay: TensorLayout, axes) -> TensorLayout:
     return lay.with_dims([None if i in axes else d for i, d in enumerate(lay.dims)])
-
-
-def strategy_layout(strategy: tuple, name: str) -> TensorLayout:
-    """The layout of a tensor that one strategy tuple (a split count per dim) describes: dim i split over axis
-    i + 1 of the strategy's device matrix (``mesh_with_repeat``: axis 0 the ranks that repeat the work)."""
-    mesh = mesh_with_repeat(world_size(), strategy, name)
-    return TensorLayout.make(mesh, list(range(1, len(strategy) + 1)))
 
 
 def _strategy_or(prim, strategy, layouts, rank):

@@ -24,7 +24,9 @@ values and return MindSpore's parameter layout dictionary (opforge/parallel/para
 
 from __future__ import annotations
 
+import functools
 import sys
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -34,6 +36,7 @@ from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import WithEvalCell
+from opforge.parallel.auto_parallel import AutoParallel
 from opforge.parallel.parameter_layout import lay_out, parameter_layout_dict
 from opforge.parallel_context import ParallelMode, get_auto_parallel_context, operator_parallel  # noqa: F401 (mindspore.train.model has ParallelMode)
 from opforge.tensor import Tensor
@@ -115,6 +118,18 @@ def _check_tensors(where: str, data) -> None:
             raise TypeError(f"For '{where}', the input data must be Tensors, but got {type(item).__name__}.")
 
 
+def _network_settings(method):
+    """Model's entry points run with an ``AutoParallel`` network's parallel settings in force, as MindSpore
+    applies them around each (opforge/parallel/auto_parallel.py)."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._settings():
+            return method(self, *args, **kwargs)
+
+    return run
+
+
 class Model:
     def __init__(self, network, loss_fn=None, optimizer=None, metrics=None, eval_network=None, eval_indexes=None,
                  amp_level="O0", boost_level="O0", **kwargs):  # fmt: skip
@@ -147,7 +162,8 @@ class Model:
         self._eval_indexes = eval_indexes
         # build_train_network casts the network in place (to_float, BatchNorm kept in float32), so the eval
         # and predict networks run in the training network's precision, as in MindSpore
-        self._train_network = self._build_train_network()
+        with self._settings():
+            self._train_network = self._build_train_network()
         cast_fp32 = amp_level in ("O2", "O3", "auto")
         self._eval_network = eval_network or (
             WithEvalCell(network, loss_fn, add_cast_fp32=cast_fp32) if loss_fn is not None else None
@@ -156,6 +172,9 @@ class Model:
             raise ValueError("For 'Model', metrics need a 'loss_fn' or an 'eval_network' to evaluate with.")
         if eval_network is None:  # WithEvalCell's outputs: (loss, logits, label)
             self._eval_indexes = [0, 1, 2]
+
+    def _settings(self):
+        return self._network.applied() if isinstance(self._network, AutoParallel) else nullcontext()
 
     def _build_train_network(self):
         if self._optimizer is None:
@@ -181,6 +200,7 @@ class Model:
         return self._eval_network
 
     # -- training ----------------------------------------------------------------------------------
+    @_network_settings
     def train(self, epoch, train_dataset, callbacks=None, dataset_sink_mode=False, sink_size=-1, initial_epoch=0):
         """Train ``epoch - initial_epoch`` epochs on ``train_dataset`` (its columns in order are the training
         network's inputs, usually data and label)."""
@@ -190,6 +210,7 @@ class Model:
         sink, batch_num = self._sink("Model.train", train_dataset, dataset_sink_mode, sink_size)
         self._run_train(epoch, train_dataset, _callbacks(callbacks), initial_epoch, None, sink, batch_num)
 
+    @_network_settings
     def fit(self, epoch, train_dataset, valid_dataset=None, valid_frequency=1, callbacks=None,
             dataset_sink_mode=False, valid_dataset_sink_mode=False, sink_size=-1, initial_epoch=0):  # fmt: skip
         """Train, evaluating on ``valid_dataset`` every ``valid_frequency`` epochs (the metrics go to the
@@ -272,6 +293,7 @@ class Model:
             getattr(c, name)(run_context)
 
     # -- evaluation and prediction -----------------------------------------------------------------
+    @_network_settings
     def eval(self, valid_dataset, callbacks=None, dataset_sink_mode=False) -> dict:
         """``{metric name: value}`` over ``valid_dataset`` (data and label columns)."""
         if not self._metric_fns:
@@ -321,12 +343,14 @@ class Model:
             else:
                 m.update(outputs[self._eval_indexes[1]], outputs[self._eval_indexes[2]])
 
+    @_network_settings
     def predict(self, *predict_data):
         """The network's outputs on ``predict_data`` (evaluation mode)."""
         self._network.set_train(False)
         return self._network(*_tensors(predict_data))
 
     # -- parameter layouts (SEMI_AUTO_PARALLEL / AUTO_PARALLEL) ------------------------------------
+    @_network_settings
     def infer_predict_layout(self, *predict_data) -> dict:
         """MindSpore's: the layout of every parameter of the prediction network on ``predict_data`` (Tensors, or
         lists and tuples of them), ``{name: (device_matrix, tensor_map, slice_shape, field_size, uniform_split,
@@ -347,6 +371,7 @@ class Model:
         lay_out(self._network, predict_data)
         return parameter_layout_dict(self._network)
 
+    @_network_settings
     def infer_train_layout(self, train_dataset, dataset_sink_mode=True, sink_size=-1) -> dict:
         """MindSpore's: the layout of every parameter of the training network, laid out on the first batch of
         ``train_dataset`` (its columns in order, as ``train`` gives them) by the step's forward pass, which is

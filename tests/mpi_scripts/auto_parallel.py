@@ -1,0 +1,137 @@
+"""Run under ``mpiexec -n N``: MindSpore 2.6's ``AutoParallel`` cell, its settings in place of
+``set_auto_parallel_context``. A network with a column-parallel MatMul then a row-parallel one (``shard``
+strategies) trains 3 steps on each rank's block of the batch, to the parameters of one process trained on the
+whole batch:
+
+- the functional way of MindSpore's tutorials: ``value_and_grad`` and the optimizer in a ``train_step`` function,
+  ``AutoParallel(train_step)`` with ``hsdp()`` (optimizer parallel), in PYNATIVE_MODE and GRAPH_MODE;
+- through ``Model(AutoParallel(net), loss_fn, optimizer).train`` on a dataset sharded over the ranks;
+- with ``dataset_strategy(((1, N), (1, 1)))``: each rank reads a block of the input's columns and the whole labels.
+
+The global context stays stand-alone throughout. Prints "AUTO-PARALLEL-OK <max relative difference>" or exits 1.
+"""
+
+import sys
+
+import numpy as np
+
+import opforge
+from opforge import nn, ops
+from opforge.communication import get_group_size, get_rank, init
+from opforge.dispatch.sharding import gather_whole, layout_of
+from opforge.parallel.auto_parallel import AutoParallel
+
+init()
+size, rank = get_group_size(), get_rank()
+rng = np.random.default_rng(0)
+x = rng.standard_normal((8, 4 * size)).astype(np.float32)
+y = rng.standard_normal((8, 4)).astype(np.float32)
+layouts = {}  # each run's parameters' layouts, by name
+rows = slice(rank * 8 // size, (rank + 1) * 8 // size)  # this rank's block of the batch
+
+
+class Network(nn.Cell):
+    def __init__(self, parallel: bool):
+        super().__init__()
+        self.w1 = opforge.Parameter(opforge.Tensor(rng_weights(4 * size, 8 * size, 1)), name="w1")
+        self.w2 = opforge.Parameter(opforge.Tensor(rng_weights(8 * size, 4, 2)), name="w2")
+        self.column = ops.MatMul()
+        self.row = ops.MatMul()
+        self.relu = ops.ReLU()
+        if parallel:
+            self.column.shard(((1, 1), (1, size)))
+            self.row.shard(((1, size), (size, 1)))
+
+    def construct(self, a):
+        return self.row(self.relu(self.column(a, self.w1)), self.w2)
+
+
+def rng_weights(n, m, seed):
+    return (np.random.default_rng(seed).standard_normal((n, m)) / np.sqrt(n)).astype(np.float32)
+
+
+def params_of(net) -> dict:
+    layouts.update({p.name: str(layout_of(p)) for p in net.trainable_params()})
+    return {p.name: gather_whole(p).asnumpy() for p in net.trainable_params()}
+
+
+def one_process() -> dict:
+    net = Network(parallel=False)
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    for _ in range(3):
+        step(opforge.Tensor(x), opforge.Tensor(y))
+    return params_of(net)
+
+
+def functional() -> dict:
+    """MindSpore's tutorial: the step a function, AutoParallel around it."""
+    net = Network(parallel=True)
+    optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    loss_fn = nn.MSELoss()
+
+    def forward_fn(data, target):
+        logits = net(data)
+        return loss_fn(logits, target), logits
+
+    grad_fn = opforge.value_and_grad(forward_fn, None, net.trainable_params(), has_aux=True)
+
+    @opforge.jit
+    def train_step(inputs, targets):
+        (loss, _), grads = grad_fn(inputs, targets)
+        optimizer(grads)
+        return loss
+
+    parallel_net = AutoParallel(train_step, parallel_mode="semi_auto")
+    parallel_net.hsdp()
+    for _ in range(3):
+        parallel_net(opforge.Tensor(x[rows]), opforge.Tensor(y[rows]))
+    return params_of(net)
+
+
+def with_model() -> dict:
+    net = Network(parallel=True)
+    parallel_net = AutoParallel(net, parallel_mode="semi_auto")
+    parallel_net.enable_gradients_mean()
+    dataset = opforge.dataset.NumpySlicesDataset(
+        {"x": x, "y": y}, shuffle=False, num_shards=size, shard_id=rank
+    ).batch(8 // size)
+    model = opforge.Model(parallel_net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    model.train(3, dataset)
+    return params_of(net)
+
+
+def column_blocks() -> dict:
+    """dataset_strategy: each rank holds a block of the input's columns (the first MatMul's inner dim)."""
+    net = Network(parallel=False)
+    net.column.shard(((1, size), (size, 1)))
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    parallel_step = AutoParallel(step)
+    parallel_step.dataset_strategy(((1, size), (1, 1)))
+    cols = slice(rank * 4, (rank + 1) * 4)
+    for _ in range(3):
+        parallel_step(opforge.Tensor(x[:, cols]), opforge.Tensor(y))
+    return params_of(net)
+
+
+def differs(got: dict, want: dict) -> float:
+    return max(float(np.abs(got[k] - want[k]).max() / (np.abs(want[k]).max() + 1e-12)) for k in want)
+
+
+whole = one_process()
+assert all("device_matrix=[]" in v for v in layouts.values()), layouts
+worst = 0.0
+for name, run in (("functional", functional), ("Model", with_model), ("dataset_strategy", column_blocks)):
+    for mode in (opforge.PYNATIVE_MODE, opforge.GRAPH_MODE):
+        opforge.set_context(mode=mode)
+        layouts.clear()
+        got = run()
+        if run is not column_blocks and "tensor_map=[-1, 0]" not in layouts["w1"]:
+            sys.exit(f"{name}: w1 was not split by columns: {layouts}")
+        opforge.set_context(mode=opforge.PYNATIVE_MODE)
+        worst = max(worst, differs(got, whole))
+        if differs(got, whole) > 1e-5:
+            sys.exit(f"{name} in mode {mode}: the parameters differ from one process's by {differs(got, whole)}")
+        if opforge.get_auto_parallel_context("parallel_mode") != "stand_alone":
+            sys.exit(f"{name}: AutoParallel's settings stayed in the global context")
+if rank == 0:
+    print("AUTO-PARALLEL-OK", worst)
