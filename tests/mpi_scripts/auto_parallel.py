@@ -92,9 +92,8 @@ def with_model() -> dict:
     net = Network(parallel=True)
     parallel_net = AutoParallel(net, parallel_mode="semi_auto")
     parallel_net.enable_gradients_mean()
-    dataset = opforge.dataset.NumpySlicesDataset(
-        {"x": x, "y": y}, shuffle=False, num_shards=size, shard_id=rank
-    ).batch(8 // size)
+    data = {"x": x, "y": y}
+    dataset = opforge.dataset.NumpySlicesDataset(data, shuffle=False, num_shards=size, shard_id=rank).batch(8 // size)
     model = opforge.Model(parallel_net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
     model.train(3, dataset)
     return params_of(net)
