@@ -495,13 +495,17 @@ def test_opforge_run_names_a_dead_rank(fault, how):
         (4, "momentum", ["--graph"]),
         (4, "adam", ["--parallel-optimizer"]),
         (4, "momentum", ["--parallel-optimizer", "--graph"]),
+        (2, "momentum", ["--auto-parallel"]),
+        (4, "adam", ["--auto-parallel", "--parallel-optimizer", "--graph"]),
     ],
 )
 def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
     """``--graph``: in GRAPH_MODE each rank's whole 1F1B step (its stage's forward and backward passes of every
     micro-batch, the Send/Receive between stages, the update) is one trace, replayed from the third step
     (the script checks the trace count and that the trace holds the Send and Receive).
-    ``--parallel-optimizer``: the ranks of a stage split its optimizer states (the script checks the blocks)."""
+    ``--parallel-optimizer``: the ranks of a stage split its optimizer states (the script checks the blocks).
+    ``--auto-parallel``: MindSpore 2.6's way: ``Pipeline(..., stage_config=...)`` in an ``AutoParallel`` cell
+    carrying the stages (and ``hsdp()``), trained by ``Model.train``, the global context untouched."""
     argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4", *flags]
     job = run_job(argv, n=n, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr
@@ -514,6 +518,45 @@ def test_pipeline_cell_checks_its_arguments():
         opforge.nn.PipelineCell(opforge.nn.Dense(2, 2), 0)
     with pytest.raises(TypeError, match="'network' must be a Cell"):
         opforge.nn.PipelineCell(lambda x: x, 2)
+
+
+def test_pipeline_stage_config_names_cells_by_their_whole_path():
+    from opforge.parallel.nn import Pipeline
+
+    net = opforge.nn.SequentialCell([opforge.nn.Dense(2, 2), opforge.nn.ReLU()])
+    loss = opforge.nn.WithLossCell(net, opforge.nn.MSELoss())
+    Pipeline(loss, 2, stage_config={"_backbone.0": 0, "_backbone.1": 1}, segment_config={"_backbone": 0})
+    assert (net[0].pipeline_stage, net[1].pipeline_stage, net.pipeline_segment) == (0, 1, 0)
+    with pytest.raises(KeyError, match="'stage_config' : \\{'backbone.0': 0\\} is not found.*'_backbone.0'"):
+        Pipeline(loss, 2, stage_config={"backbone.0": 0})  # not the whole path
+    with pytest.raises(ValueError, match="'stage_config' value of '_backbone.0' must be an int >= 0"):
+        Pipeline(loss, 2, stage_config={"_backbone.0": -1})
+
+
+def test_grad_accumulation_sums_equal_micro_batches():
+    from opforge.parallel.nn import GradAccumulation
+
+    dense = opforge.nn.Dense(3, 2)
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    got = GradAccumulation(dense, 2)(opforge.Tensor(x)).asnumpy()
+    want = dense(opforge.Tensor(x[:2])).asnumpy() + dense(opforge.Tensor(x[2:])).asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="input\\(3\\) must be divided by micro size\\(2\\)"):
+        GradAccumulation(dense, 2)(opforge.Tensor(x[:3]))
+    with pytest.raises(ValueError, match="'micro_size' must be large than 0"):
+        GradAccumulation(dense, 0)
+
+
+def test_mindspore_2_6_parallel_paths():
+    from opforge.nn.utils import no_init_parameters
+    from opforge.parallel.function import reshard
+
+    assert reshard is opforge.reshard
+    with no_init_parameters():  # opforge initialises at once: the same values afterwards
+        opforge.nn.set_seed(3)
+        inside = opforge.nn.Dense(2, 2).weight.asnumpy()
+    opforge.nn.set_seed(3)
+    np.testing.assert_array_equal(inside, opforge.nn.Dense(2, 2).weight.asnumpy())
 
 
 @needs_mpi

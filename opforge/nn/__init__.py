@@ -102,6 +102,7 @@ from opforge.nn.pooling import *  # noqa: F403
 from opforge.nn.rnn import *  # noqa: F403
 from opforge.nn.thor_layer import *  # noqa: F403
 from opforge.nn.transformer import *  # noqa: F403
+from opforge.nn.utils import no_init_parameters
 from opforge.nn.wrap import *  # noqa: F403
 
 _STAR_MODULES = (
@@ -143,7 +144,7 @@ __all__ = [
     "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell", "F1", "MAE", "MSE", "Accuracy", "ConfusionMatrix",
     "Dice", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
     "TopKCategoricalAccuracy", "PipelineCell", "ConfusionMatrixMetric", "HausdorffDistance", "ROC", "auc",
-    "rearrange_inputs",
+    "rearrange_inputs", "no_init_parameters",
     *(name for module in _STAR_MODULES for name in module.__all__),
 ]  # fmt: skip
 

@@ -32,7 +32,7 @@ from opforge.nn.cell import Cell
 from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor, is_placeholder
 
-__all__ = ["PipelineCell", "stage_of_rank"]
+__all__ = ["Pipeline", "PipelineCell", "stage_of_rank"]
 
 _FORWARD_TAG, _BACKWARD_TAG, _TAGS_PER_MICRO = 1000, 17000, 16
 
@@ -113,12 +113,13 @@ class _Run:
         return t
 
 
-def _release_other_stages(network: Cell) -> None:
+def _release_other_stages(network: Cell) -> bool:
     """Drop the data of every parameter another stage trains (the nearest enclosing ``pipeline_stage``
-    says whose a parameter is): this rank never reads it."""
+    says whose a parameter is): this rank never reads it. False when there are no stages (yet: an
+    ``AutoParallel`` wrapper sets them when it runs)."""
     stages = get_auto_parallel_context("pipeline_stages")
     if stages == 1 or not GlobalComm.INITED:
-        return
+        return False
     stage = stage_of_rank(get_rank(), get_group_size(), stages)
 
     def walk(cell: Cell, owner) -> None:
@@ -131,22 +132,52 @@ def _release_other_stages(network: Cell) -> None:
             walk(child, owner)
 
     walk(network, None)
+    return True
+
+
+def _configure(network: Cell, config: dict, attr: str, arg: str) -> None:
+    """MindSpore's ``stage_config`` / ``segment_config``: ``attr`` of each sub-cell named by its whole dotted
+    path from ``network`` (as ``cells_and_names`` spells it) set to the value; a name matching no cell is a
+    KeyError listing the names there are."""
+    if not isinstance(config, dict):
+        raise TypeError(f"For 'PipelineCell', the argument '{arg}' must be a dict, but got {type(config).__name__}.")
+    left = dict(config)
+    for name, cell in network.cells_and_names():
+        if name and name in left:  # (the network itself has no name: MindSpore's rule)
+            value = left.pop(name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(
+                    f"For 'PipelineCell', the '{arg}' value of {name!r} must be an int >= 0, but got {value!r}."
+                )
+            object.__setattr__(cell, attr, value)
+    if left:
+        names = [name for name, _ in network.cells_and_names() if name]
+        raise KeyError(
+            f"For 'PipelineCell', the argument '{arg}' : {left} is not found in 'network': its cells are {names}."
+        )
 
 
 class PipelineCell(Cell):
-    """``PipelineCell(network, micro_size)``: ``network`` (usually a ``WithLossCell``) run in ``micro_size``
-    micro-batches through the pipeline stages (module docstring). ``TrainOneStepCell`` recognises it and
-    trains with its 1F1B schedule; called alone it returns the mean loss of the micro-batches."""
+    """``PipelineCell(network, micro_size, stage_config=None, segment_config=None)``: ``network`` (usually a
+    ``WithLossCell``) run in ``micro_size`` micro-batches through the pipeline stages (module docstring).
+    ``stage_config`` gives sub-cells their ``pipeline_stage`` by name (``{"_backbone.fc1": 0, ...}``), as
+    setting the attribute does; ``segment_config`` their ``pipeline_segment`` (kept: MindSpore's virtual
+    stages, which opforge's 1F1B schedule does not have). ``TrainOneStepCell`` recognises it and trains with
+    its 1F1B schedule; called alone it returns the mean loss of the micro-batches."""
 
-    def __init__(self, network: Cell, micro_size: int):
+    def __init__(self, network: Cell, micro_size: int, stage_config=None, segment_config=None):
         super().__init__(auto_prefix=False)
         if not isinstance(network, Cell):
             raise TypeError(f"For 'PipelineCell', the 'network' must be a Cell, but got {type(network).__name__}.")
         if isinstance(micro_size, bool) or not isinstance(micro_size, int) or micro_size < 1:
             raise ValueError(f"For 'PipelineCell', the 'micro_size' must be an int >= 1, but got {micro_size!r}.")
+        if stage_config is not None:
+            _configure(network, stage_config, "pipeline_stage", "stage_config")
+        if segment_config is not None:
+            _configure(network, segment_config, "pipeline_segment", "segment_config")
         self.network = network
         self.micro_size = micro_size
-        _release_other_stages(network)
+        self._released = _release_other_stages(network)
 
     def construct(self, *inputs):
         loss, _ = self.value_and_grad((), *inputs)
@@ -168,6 +199,8 @@ class PipelineCell(Cell):
         """``(loss, grads)``: one step's mean loss and the gradients of ``weights`` (zeros for the weights
         of other stages), by the 1F1B schedule."""
         stages = get_auto_parallel_context("pipeline_stages")
+        if not self._released:
+            self._released = _release_other_stages(self.network)
         rank, world = get_rank(), get_group_size()
         stage = stage_of_rank(rank, world, stages)
         run = _Run(stage, stages, rank, world // stages)
@@ -255,3 +288,7 @@ class PipelineCell(Cell):
         # A sum of that rank's loss and every other rank's zero gives everyone the loss exactly, with a
         # collective on one Tensor, which a trace's native replay runs (Broadcast's is a tuple)
         return ops.AllReduce()(mean)
+
+
+class Pipeline(PipelineCell):
+    """MindSpore 2.6's name of ``PipelineCell`` (``mindspore.parallel.nn.Pipeline``)."""

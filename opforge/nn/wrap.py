@@ -16,6 +16,7 @@ from opforge.nn.mixed_precision import mixed_precision_cast
 from opforge.nn.optim import Optimizer
 from opforge.nn.pipeline import PipelineCell
 from opforge.nn.virtual_dataset import _VirtualDatasetCell  # noqa: F401 (MindSpore's cell_wrapper has it)
+from opforge.parallel.auto_parallel import AutoParallel
 from opforge.parallel_context import ParallelMode, _is_set, get_auto_parallel_context, optimizer_parallel
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
@@ -59,6 +60,13 @@ class WithEvalCell(Cell):
             label = mixed_precision_cast(mstype.float32, label)
             outputs = mixed_precision_cast(mstype.float32, outputs)
         return self._loss_fn(outputs, label), outputs, label
+
+
+def _pipeline_of(network):
+    """The ``PipelineCell`` that ``network`` is, or that an ``AutoParallel`` cell wraps; else None."""
+    if isinstance(network, AutoParallel):
+        network = network.network
+    return network if isinstance(network, PipelineCell) else None
 
 
 class TrainOneStepCell(Cell):
@@ -129,8 +137,9 @@ class TrainOneStepCell(Cell):
 
     def construct(self, *inputs):
         sens = self.sens
-        if isinstance(self.network, PipelineCell):  # its 1F1B schedule differentiates stage by stage
-            loss, grads = self.network.value_and_grad(self.weights, *inputs)
+        pipeline = _pipeline_of(self.network)
+        if pipeline is not None:  # its 1F1B schedule differentiates stage by stage
+            loss, grads = pipeline.value_and_grad(self.weights, *inputs)
         else:
             loss, grads = self._value_and_grad(None if sens == 1.0 else float(sens), *inputs)
         if self.reducer_flag:

@@ -1,6 +1,9 @@
 """Run under ``mpiexec -n N`` (N a multiple of 2): a 2-stage pipeline (``pipeline_stage``, ``PipelineCell``,
 1F1B over 4 micro-batches) trains to the parameters of one process on the whole batches, each rank holding
-only its stage's parameters. Rank 0 gathers each parameter from the first rank of the stage that trains
+only its stage's parameters. ``--auto-parallel``: MindSpore 2.6's way (its AutoParallel docstring's): the
+network and optimizer built under ``no_init_parameters``, the stages given by ``Pipeline``'s ``stage_config``,
+``AutoParallel(...).pipeline(stages=2)`` (and ``hsdp()``) instead of the global context, trained by
+``Model.train`` on a dataset. Rank 0 gathers each parameter from the first rank of the stage that trains
 it and prints "PIPE-OK <max relative difference> <losses equal>" or exits 1."""
 
 import argparse
@@ -13,6 +16,8 @@ import opforge
 from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
 from opforge.dispatch.sharding import local_of
+from opforge.parallel.auto_parallel import AutoParallel
+from opforge.parallel.nn import Pipeline
 from opforge.tensor import is_placeholder
 
 parser = argparse.ArgumentParser()
@@ -24,6 +29,7 @@ parser.add_argument(
     action="store_true",
     help="optimizer parallel within each stage (its ranks split the states)",
 )
+parser.add_argument("--auto-parallel", action="store_true", help="MindSpore 2.6's AutoParallel, Pipeline and Model")
 args = parser.parse_args()
 
 init()
@@ -48,28 +54,76 @@ class Net(nn.Cell):
         return self.fc3(self.fc2(self.fc1(x)))
 
 
+def optimizer_for(params):
+    return nn.Adam(params, learning_rate=0.01) if args.optimizer == "adam" else nn.Momentum(params, 0.05, 0.9)
+
+
+def train_by_model(data):
+    """MindSpore 2.6: no global context; the stages by name, the settings on the AutoParallel wrapper."""
+    nn.set_seed(0)
+    with nn.no_init_parameters():
+        net = Net(staged=False)
+        opt = optimizer_for(net.trainable_params())
+    loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
+    stages = {"_backbone.fc1": 0, "_backbone.fc2": 1, "_backbone.fc3": 1}
+    parallel_net = AutoParallel(Pipeline(loss, MICRO, stage_config=stages), parallel_mode="semi_auto")
+    parallel_net.pipeline(stages=2)
+    parallel_net.dataset_strategy("full_batch")
+    if args.parallel_optimizer:
+        parallel_net.hsdp()
+    columns = {"x": np.stack([x for x, _ in data]), "y": np.stack([y for _, y in data])}
+    dataset = opforge.dataset.NumpySlicesDataset(columns, shuffle=False)  # a row: one step's whole batch
+    losses = []
+    model = opforge.Model(parallel_net, optimizer=opt)
+    model.train(1, dataset, callbacks=[_StepLosses(losses)])
+    check_trace(model.train_network)
+    assert opforge.get_auto_parallel_context("pipeline_stages") == 1  # the wrapper's settings stayed its own
+    return net, opt, losses
+
+
+class _StepLosses(opforge.train.Callback):
+    def __init__(self, losses: list):
+        self.losses = losses
+
+    def step_end(self, run_context):
+        self.losses.append(float(run_context.original_args().net_outputs.asnumpy()))
+
+
 def train(staged: bool, data):
+    if staged and args.auto_parallel:
+        net, opt, losses = train_by_model(data)
+        return check_states(net, opt, losses)
     nn.set_seed(0)
     net = Net(staged)
     loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
-    params = net.trainable_params()
-    opt = nn.Adam(params, learning_rate=0.01) if args.optimizer == "adam" else nn.Momentum(params, 0.05, 0.9)
+    opt = optimizer_for(net.trainable_params())
     step = nn.TrainOneStepCell(nn.PipelineCell(loss, MICRO) if staged else loss, opt)
     losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
-    if args.parallel_optimizer and staged:  # each state 1/n of the parameter on the n ranks of a stage
+    if staged:
+        check_states(net, opt, losses)
+        check_trace(step)
+    return net, losses
+
+
+def check_states(net, opt, losses):
+    params = net.trainable_params()
+    if args.parallel_optimizer:  # each state 1/n of the parameter on the n ranks of a stage
         per_stage = size // 2
         states = opt.moment1 if args.optimizer == "adam" else opt.moments
         split = [(p, m) for p, m in zip(params, states) if not is_placeholder(p) and p.shape[0] % per_stage == 0]
         assert split, "no state of this stage to split"
         for p, m in split:
             assert local_of(m).shape[0] == p.shape[0] // per_stage, (p.name, local_of(m).shape, p.shape)
-    if args.graph and staged:  # the first step ran eagerly, the second was traced, the later ones replayed it
+    return net, losses
+
+
+def check_trace(step):
+    if args.graph:  # the first step ran eagerly, the second was traced, the later ones replayed it
         graph = step._sharded_graph
         assert len(graph.traces()) == 1 and graph.traced == 1, graph
         explained = graph.explain()
         assert ("Send" in explained) and ("Receive" in explained), explained
         assert "; 0 run without entering Python" not in explained, explained  # natively, but the collectives
-    return net, losses
 
 
 rng = np.random.default_rng(2)
@@ -77,12 +131,13 @@ data = [
     (rng.standard_normal((BATCH, IN)).astype(np.float32), rng.integers(0, OUT, BATCH).astype(np.int32))
     for _ in range(args.steps)
 ]
-opforge.set_auto_parallel_context(
-    parallel_mode="semi_auto_parallel",
-    pipeline_stages=2,
-    full_batch=True,
-    enable_parallel_optimizer=args.parallel_optimizer,
-)
+if not args.auto_parallel:  # (AutoParallel carries these settings itself)
+    opforge.set_auto_parallel_context(
+        parallel_mode="semi_auto_parallel",
+        pipeline_stages=2,
+        full_batch=True,
+        enable_parallel_optimizer=args.parallel_optimizer,
+    )
 net, losses = train(True, data)
 stage = rank // (size // 2)
 mine = {p.name: p.asnumpy() for p in net.trainable_params() if not is_placeholder(p)}
