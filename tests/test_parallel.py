@@ -497,6 +497,8 @@ def test_opforge_run_names_a_dead_rank(fault, how):
         (4, "momentum", ["--parallel-optimizer", "--graph"]),
         (2, "momentum", ["--auto-parallel"]),
         (4, "adam", ["--auto-parallel", "--parallel-optimizer", "--graph"]),
+        (2, "momentum", ["--auto-parallel", "--functional"]),
+        (4, "adam", ["--auto-parallel", "--functional", "--parallel-optimizer", "--graph"]),
     ],
 )
 def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
@@ -505,7 +507,9 @@ def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
     (the script checks the trace count and that the trace holds the Send and Receive).
     ``--parallel-optimizer``: the ranks of a stage split its optimizer states (the script checks the blocks).
     ``--auto-parallel``: MindSpore 2.6's way: ``Pipeline(..., stage_config=...)`` in an ``AutoParallel`` cell
-    carrying the stages (and ``hsdp()``), trained by ``Model.train``, the global context untouched."""
+    carrying the stages (and ``hsdp()``), trained by ``Model.train``, the global context untouched; with
+    ``--functional`` by ``value_and_grad`` of the Pipeline and a ``PipelineGradReducer`` in a step function
+    wrapped in ``AutoParallel`` (MindSpore's pipeline tutorial)."""
     argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4", *flags]
     job = run_job(argv, n=n, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr
@@ -531,6 +535,36 @@ def test_pipeline_stage_config_names_cells_by_their_whole_path():
         Pipeline(loss, 2, stage_config={"backbone.0": 0})  # not the whole path
     with pytest.raises(ValueError, match="'stage_config' value of '_backbone.0' must be an int >= 0"):
         Pipeline(loss, 2, stage_config={"_backbone.0": -1})
+
+
+def test_a_pipeline_cell_is_differentiable_as_one_operation():
+    """value_and_grad of a function calling a PipelineCell (one process, one stage): the gradients its 1F1B
+    schedule accumulated over the micro-batches, those of the mean loss over the whole batch."""
+    opforge.nn.set_seed(0)
+    net = opforge.nn.Dense(3, 2)
+    loss = opforge.nn.WithLossCell(net, opforge.nn.MSELoss())
+    pipeline = opforge.nn.PipelineCell(loss, 2)
+    rng = np.random.default_rng(0)
+    x, y = (opforge.Tensor(rng.standard_normal(s).astype(np.float32)) for s in ((4, 3), (4, 2)))
+    params = net.trainable_params()
+    got_loss, got = opforge.value_and_grad(lambda a, b: pipeline(a, b) * 3.0, None, params)(x, y)
+    want_loss, want = opforge.value_and_grad(lambda a, b: loss(a, b) * 3.0, None, params)(x, y)
+    np.testing.assert_allclose(got_loss.asnumpy(), want_loss.asnumpy(), rtol=1e-6)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-7)
+
+
+def test_pipeline_grad_reducer_divides_by_the_scale_sense():
+    from opforge.parallel.nn import PipelineGradReducer
+
+    w = opforge.Parameter(opforge.Tensor(np.ones(3, np.float32)), name="w")
+    grads = (opforge.Tensor(np.full(3, 4.0, np.float32)),)
+    np.testing.assert_allclose(PipelineGradReducer([w], scale_sense=2.0)(grads)[0].asnumpy(), np.full(3, 2.0))
+    assert PipelineGradReducer([w]).opt_shard is False  # the context's enable_parallel_optimizer
+    with pytest.raises(ValueError, match="a gradient per parameter \\(1\\), but got 2"):
+        PipelineGradReducer([w])(grads * 2)
+    with pytest.raises(ValueError, match="'scale_sense' must be a number > 0"):
+        PipelineGradReducer([w], scale_sense=0)
 
 
 def test_grad_accumulation_sums_equal_micro_batches():

@@ -14,7 +14,7 @@ from opforge import _C
 from opforge.bprop.tape import PythonBackward, Tape, record_on_tapes, taping
 from opforge.dispatch.interpreter import current_interpreter
 
-__all__ = ["call_with_bprop"]
+__all__ = ["call_as_one_operation", "call_with_bprop"]
 
 
 def _cell_bprop(cell):
@@ -45,6 +45,12 @@ def _below_tapes(interpreter):
 
 def call_with_bprop(cell, run, args: tuple):
     """``run()`` (the cell's construct on ``args``), differentiated by ``cell.bprop`` on every active tape."""
+    return call_as_one_operation(type(cell).__name__, _cell_bprop(cell), run, args)
+
+
+def call_as_one_operation(name: str, bprop, run, args: tuple):
+    """``run()`` with the tapes set aside (its operators unrecorded), then recorded on every active tape as one
+    operation ``name`` on ``args``, differentiated by ``bprop(*args, out, dout)``; eagerly just ``run()``."""
     if not taping():
         return run()
     interpreter = current_interpreter()
@@ -53,5 +59,5 @@ def call_with_bprop(cell, run, args: tuple):
         out = run()
     finally:
         _C.set_interpreter(interpreter)
-    record_on_tapes(PythonBackward(type(cell).__name__, _cell_bprop(cell)), tuple(args), out)
+    record_on_tapes(PythonBackward(name, bprop), tuple(args), out)
     return out

@@ -97,7 +97,7 @@ from opforge.nn.optim_extra import *  # noqa: F403
 from opforge.nn.optim_lazy_adam import *  # noqa: F403
 from opforge.nn.optim_thor import *  # noqa: F403
 from opforge.nn.padding import *  # noqa: F403
-from opforge.nn.pipeline import PipelineCell
+from opforge.nn.pipeline import PipelineCell, PipelineGradReducer
 from opforge.nn.pooling import *  # noqa: F403
 from opforge.nn.rnn import *  # noqa: F403
 from opforge.nn.thor_layer import *  # noqa: F403
@@ -144,7 +144,7 @@ __all__ = [
     "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell", "F1", "MAE", "MSE", "Accuracy", "ConfusionMatrix",
     "Dice", "Fbeta", "Loss", "Metric", "Precision", "Recall", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
     "TopKCategoricalAccuracy", "PipelineCell", "ConfusionMatrixMetric", "HausdorffDistance", "ROC", "auc",
-    "rearrange_inputs", "no_init_parameters",
+    "rearrange_inputs", "no_init_parameters", "PipelineGradReducer",
     *(name for module in _STAR_MODULES for name in module.__all__),
 ]  # fmt: skip
 

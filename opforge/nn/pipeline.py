@@ -23,7 +23,8 @@ from collections import deque
 
 from opforge import dtype as mstype
 from opforge import ops
-from opforge.bprop.tape import Tape, backward
+from opforge.bprop.cell_bprop import call_as_one_operation
+from opforge.bprop.tape import Tape, backward, taping
 from opforge.communication.management import GlobalComm, get_group_size, get_rank
 from opforge.dispatch import pipeline as run_context
 from opforge.dispatch.abstract import AbstractInterpreter, abstract_call
@@ -32,7 +33,7 @@ from opforge.nn.cell import Cell
 from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor, is_placeholder
 
-__all__ = ["Pipeline", "PipelineCell", "stage_of_rank"]
+__all__ = ["Pipeline", "PipelineCell", "PipelineGradReducer", "stage_of_rank"]
 
 _FORWARD_TAG, _BACKWARD_TAG, _TAGS_PER_MICRO = 1000, 17000, 16
 
@@ -180,8 +181,24 @@ class PipelineCell(Cell):
         self._released = _release_other_stages(network)
 
     def construct(self, *inputs):
-        loss, _ = self.value_and_grad((), *inputs)
-        return loss
+        """The mean loss of the micro-batches. While a gradient is taken (``value_and_grad`` of a function calling
+        it, MindSpore's functional pipeline training), the 1F1B schedule computes the weights' gradients as it
+        runs, and the call is recorded as one operation on the weights whose backward hands them on."""
+        if not taping():
+            return self.value_and_grad((), *inputs)[0]
+        weights = tuple(self.network.trainable_params())
+        found = []
+
+        def run():
+            loss, grads = self.value_and_grad(weights, *inputs)
+            found.extend(grads)
+            return loss
+
+        def bprop(*args):
+            dout = args[-1]
+            return tuple(g if is_placeholder(g) else g * dout for g in found)
+
+        return call_as_one_operation("PipelineCell", bprop, run, weights)
 
     # -- the schedule ---------------------------------------------------------------------------------
     def _split(self, inputs: tuple) -> list:
@@ -292,3 +309,35 @@ class PipelineCell(Cell):
 
 class Pipeline(PipelineCell):
     """MindSpore 2.6's name of ``PipelineCell`` (``mindspore.parallel.nn.Pipeline``)."""
+
+
+class PipelineGradReducer(Cell):
+    """MindSpore's ``PipelineGradReducer(parameters, scale_sense=1.0, opt_shard=None)`` for functional pipeline
+    training (``grads = reducer(grads)`` between ``value_and_grad`` of a ``Pipeline`` and the optimizer):
+    ``reducer(grads)`` is each gradient divided by ``scale_sense``. MindSpore's compiler accumulates the
+    micro-batches' gradients into the reducer's buffers; opforge's ``PipelineCell`` hands on the gradients its
+    1F1B schedule accumulated, so there is nothing to keep. ``opt_shard`` (None: the context's
+    ``enable_parallel_optimizer``) is checked and kept."""
+
+    def __init__(self, parameters, scale_sense=1.0, opt_shard=None):
+        super().__init__(auto_prefix=False)
+        name = "PipelineGradReducer"
+        if not isinstance(parameters, (list, tuple)) or not all(isinstance(p, Tensor) for p in parameters):
+            raise TypeError(f"For '{name}', the 'parameters' must be a ParameterTuple, but got {parameters!r}.")
+        if isinstance(scale_sense, bool) or not isinstance(scale_sense, (int, float)) or scale_sense <= 0:
+            raise ValueError(f"For '{name}', the 'scale_sense' must be a number > 0, but got {scale_sense!r}.")
+        if opt_shard is not None and not isinstance(opt_shard, bool):
+            raise TypeError(f"For '{name}', the 'opt_shard' must be a bool or None, but got {opt_shard!r}.")
+        self.parameters = tuple(parameters)
+        self.scale_sense = float(scale_sense)
+        self.opt_shard = get_auto_parallel_context("enable_parallel_optimizer") if opt_shard is None else opt_shard
+
+    def construct(self, grads):
+        if len(grads) != len(self.parameters):
+            raise ValueError(
+                f"For 'PipelineGradReducer', there must be a gradient per parameter ({len(self.parameters)}), but "
+                f"got {len(grads)}."
+            )
+        if self.scale_sense == 1.0:
+            return tuple(grads)
+        return tuple(g if is_placeholder(g) else g * (1.0 / self.scale_sense) for g in grads)

@@ -3,8 +3,10 @@
 only its stage's parameters. ``--auto-parallel``: MindSpore 2.6's way (its AutoParallel docstring's): the
 network and optimizer built under ``no_init_parameters``, the stages given by ``Pipeline``'s ``stage_config``,
 ``AutoParallel(...).pipeline(stages=2)`` (and ``hsdp()``) instead of the global context, trained by
-``Model.train`` on a dataset. Rank 0 gathers each parameter from the first rank of the stage that trains
-it and prints "PIPE-OK <max relative difference> <losses equal>" or exits 1."""
+``Model.train`` on a dataset; with ``--functional``, MindSpore's pipeline tutorial: ``value_and_grad`` of the
+``Pipeline``, a ``PipelineGradReducer``, the optimizer, the step function in ``AutoParallel``. Rank 0 gathers
+each parameter from the first rank of the stage that trains it and prints "PIPE-OK <max relative difference>
+<losses equal>" or exits 1."""
 
 import argparse
 import sys
@@ -17,7 +19,7 @@ from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
 from opforge.dispatch.sharding import local_of
 from opforge.parallel.auto_parallel import AutoParallel
-from opforge.parallel.nn import Pipeline
+from opforge.parallel.nn import Pipeline, PipelineGradReducer
 from opforge.tensor import is_placeholder
 
 parser = argparse.ArgumentParser()
@@ -30,6 +32,11 @@ parser.add_argument(
     help="optimizer parallel within each stage (its ranks split the states)",
 )
 parser.add_argument("--auto-parallel", action="store_true", help="MindSpore 2.6's AutoParallel, Pipeline and Model")
+parser.add_argument(
+    "--functional",
+    action="store_true",
+    help="with --auto-parallel: value_and_grad of the Pipeline, PipelineGradReducer, the step in AutoParallel",
+)
 args = parser.parse_args()
 
 init()
@@ -58,19 +65,49 @@ def optimizer_for(params):
     return nn.Adam(params, learning_rate=0.01) if args.optimizer == "adam" else nn.Momentum(params, 0.05, 0.9)
 
 
-def train_by_model(data):
-    """MindSpore 2.6: no global context; the stages by name, the settings on the AutoParallel wrapper."""
+def settings(parallel_net):
+    parallel_net.pipeline(stages=2)
+    parallel_net.dataset_strategy("full_batch")
+    if args.parallel_optimizer:
+        parallel_net.hsdp()
+    return parallel_net
+
+
+def staged_network():
+    """MindSpore 2.6: the network and optimizer built under no_init_parameters, the stages by name."""
     nn.set_seed(0)
     with nn.no_init_parameters():
         net = Net(staged=False)
         opt = optimizer_for(net.trainable_params())
     loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
     stages = {"_backbone.fc1": 0, "_backbone.fc2": 1, "_backbone.fc3": 1}
-    parallel_net = AutoParallel(Pipeline(loss, MICRO, stage_config=stages), parallel_mode="semi_auto")
-    parallel_net.pipeline(stages=2)
-    parallel_net.dataset_strategy("full_batch")
-    if args.parallel_optimizer:
-        parallel_net.hsdp()
+    return net, opt, Pipeline(loss, MICRO, stage_config=stages)
+
+
+def train_functional(data):
+    """MindSpore's pipeline tutorial: value_and_grad of the Pipeline, its gradients through a PipelineGradReducer,
+    the step function wrapped in AutoParallel."""
+    net, opt, pipeline = staged_network()
+    reducer = PipelineGradReducer(opt.parameters)
+    grad_fn = opforge.value_and_grad(lambda x, y: pipeline(x, y), None, opt.parameters)
+
+    @opforge.jit
+    def train_one_step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(reducer(grads))
+        return loss
+
+    parallel_step = settings(AutoParallel(train_one_step, parallel_mode="semi_auto"))
+    losses = [float(parallel_step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    if args.graph:
+        check_trace(parallel_step)
+    return net, opt, losses
+
+
+def train_by_model(data):
+    """MindSpore 2.6: no global context; the settings on the AutoParallel wrapper, Model.train."""
+    net, opt, pipeline = staged_network()
+    parallel_net = settings(AutoParallel(pipeline, parallel_mode="semi_auto"))
     columns = {"x": np.stack([x for x, _ in data]), "y": np.stack([y for _, y in data])}
     dataset = opforge.dataset.NumpySlicesDataset(columns, shuffle=False)  # a row: one step's whole batch
     losses = []
@@ -91,7 +128,7 @@ class _StepLosses(opforge.train.Callback):
 
 def train(staged: bool, data):
     if staged and args.auto_parallel:
-        net, opt, losses = train_by_model(data)
+        net, opt, losses = (train_functional if args.functional else train_by_model)(data)
         return check_states(net, opt, losses)
     nn.set_seed(0)
     net = Net(staged)
