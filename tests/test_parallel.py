@@ -499,6 +499,7 @@ def test_opforge_run_names_a_dead_rank(fault, how):
         (4, "adam", ["--auto-parallel", "--parallel-optimizer", "--graph"]),
         (2, "momentum", ["--auto-parallel", "--functional"]),
         (4, "adam", ["--auto-parallel", "--functional", "--parallel-optimizer", "--graph"]),
+        (4, "momentum", ["--auto-parallel", "--data-parallel"]),
     ],
 )
 def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
@@ -509,7 +510,8 @@ def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
     ``--auto-parallel``: MindSpore 2.6's way: ``Pipeline(..., stage_config=...)`` in an ``AutoParallel`` cell
     carrying the stages (and ``hsdp()``), trained by ``Model.train``, the global context untouched; with
     ``--functional`` by ``value_and_grad`` of the Pipeline and a ``PipelineGradReducer`` in a step function
-    wrapped in ``AutoParallel`` (MindSpore's pipeline tutorial)."""
+    wrapped in ``AutoParallel`` (MindSpore's pipeline tutorial); with ``--data-parallel`` each rank of a stage
+    reads its block of every batch (``dataset_strategy("data_parallel")``), the micro-batches cut rank by rank."""
     argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4", *flags]
     job = run_job(argv, n=n, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr

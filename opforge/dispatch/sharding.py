@@ -696,21 +696,22 @@ def strategy_layout(strategy: tuple, name: str) -> TensorLayout:
     return TensorLayout.make(mesh, list(range(1, len(strategy) + 1)))
 
 
-def input_blocks(shapes: list, full_batch: bool, strategies=None) -> list:
+def input_blocks(shapes: list, full_batch: bool, strategies=None, stages: int = 1) -> list:
     """The layout and global shape of each input of a parallel network's outermost call, given each rank's
     shapes (``None`` for an argument that is not a Tensor, or one of rank 0): the whole tensor with
-    ``full_batch``; else its block of the batch dim, or with ``strategies`` (``dataset_strategy``'s tuple, a
-    strategy per Tensor input) the block its strategy gives it. A mismatch is a ValueError naming
-    ``dataset_strategy``."""
-    size = _ops.world()[1]
+    ``full_batch``; else its block of the batch dim, split over the ranks of a pipeline stage (all of them
+    without ``stages``; the stages repeat it), or with ``strategies`` (``dataset_strategy``'s tuple, a strategy
+    per Tensor input) the block its strategy gives it. A mismatch is a ValueError naming ``dataset_strategy``."""
     if strategies is not None:
         return _blocks_by_strategy(shapes, strategies)
+    per_stage = _ops.world()[1] // stages
     out = []
     for shape in shapes:
-        if shape is None or full_batch or size == 1:
+        if shape is None or full_batch:
             out.append(None if shape is None else (replicated(len(shape)), tuple(shape)))
         else:
-            out.append((TensorLayout((size,), (0,) + (None,) * (len(shape) - 1)), (shape[0] * size, *shape[1:])))
+            layout = TensorLayout.make((stages, per_stage), (1,) + (None,) * (len(shape) - 1))
+            out.append((layout, (shape[0] * layout.splits(0), *shape[1:])))
     return out
 
 
@@ -738,16 +739,30 @@ def _blocks_by_strategy(shapes: list, strategies: tuple) -> list:
     return out
 
 
-def batch_inputs(args: tuple, full_batch: bool, strategies=None) -> tuple:
+def batch_inputs(args: tuple, full_batch: bool, strategies=None, stages: int = 1) -> tuple:
     """The outermost cell's Tensor arguments as ``input_blocks`` lays them out: with ``full_batch`` every rank
     holds the whole batch (replicated); else each rank's Tensor is its block of the global batch (split along
     dim 0 over all ranks, as MindSpore's semi-auto parallel reads a dataset), or of the global tensor its
     ``dataset_strategy`` describes (``strategies``)."""
     shapes = [tuple(a._meta[1]) if _is_input(a) else None for a in args]
     out = []
-    for a, block in zip(args, input_blocks(shapes, full_batch, strategies)):
+    for a, block in zip(args, input_blocks(shapes, full_batch, strategies, stages)):
         out.append(a if block is None or is_sharded(a) else _wrap(a, *block))
     return tuple(out)
+
+
+def local_row_parts(x, parts: int):
+    """``x`` cut into ``parts`` micro-batches along dim 0 rank by rank when dim 0 is split (part i of the global
+    batch is every rank's i-th block of its rows: no communication, as MindSpore's micro-batches are cut);
+    None when it is not (the caller slices the whole)."""
+    if not is_sharded(x) or x._data.pending is not None:
+        return None
+    layout, shape = layout_of(x), tuple(x._meta[1])
+    if layout.dims[0] is None:
+        return None
+    local = local_of(x)
+    rows = local._meta[1][0] // parts
+    return [_wrap(local[i * rows : (i + 1) * rows], layout, (shape[0] // parts, *shape[1:])) for i in range(parts)]
 
 
 def _is_input(a) -> bool:

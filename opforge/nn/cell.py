@@ -512,7 +512,8 @@ class Cell:
             pipeline_stages=get_auto_parallel_context("pipeline_stages"),
         ):
             if operator_parallel():
-                args = sharding.batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies())
+                stages = get_auto_parallel_context("pipeline_stages")
+                args = sharding.batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies(), stages)
             return sharding.finish(self._call_construct(args, kwargs))
 
     def _search_strategies(self, args, kwargs) -> None:

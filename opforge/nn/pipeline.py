@@ -27,6 +27,7 @@ from opforge.bprop.cell_bprop import call_as_one_operation
 from opforge.bprop.tape import Tape, backward, taping
 from opforge.communication.management import GlobalComm, get_group_size, get_rank
 from opforge.dispatch import pipeline as run_context
+from opforge.dispatch import sharding
 from opforge.dispatch.abstract import AbstractInterpreter, abstract_call
 from opforge.dispatch.interpreter import Interpreter
 from opforge.nn.cell import Cell
@@ -209,7 +210,8 @@ class PipelineCell(Cell):
             if n % m:
                 raise ValueError(f"For 'PipelineCell', the batch ({n}) must be a multiple of the 'micro_size' ({m}).")
             size = n // m
-            parts.append([x[i * size : (i + 1) * size] for i in range(m)])
+            local = sharding.local_row_parts(x, m)  # a batch split over a stage's ranks: each cuts its own rows
+            parts.append(local or [x[i * size : (i + 1) * size] for i in range(m)])
         return [tuple(p[i] for p in parts) for i in range(m)]
 
     def value_and_grad(self, weights, *inputs):

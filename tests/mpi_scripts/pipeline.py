@@ -33,6 +33,11 @@ parser.add_argument(
 )
 parser.add_argument("--auto-parallel", action="store_true", help="MindSpore 2.6's AutoParallel, Pipeline and Model")
 parser.add_argument(
+    "--data-parallel",
+    action="store_true",
+    help="with --auto-parallel: dataset_strategy('data_parallel'), each rank of a stage reading its rows of a batch",
+)
+parser.add_argument(
     "--functional",
     action="store_true",
     help="with --auto-parallel: value_and_grad of the Pipeline, PipelineGradReducer, the step in AutoParallel",
@@ -65,9 +70,18 @@ def optimizer_for(params):
     return nn.Adam(params, learning_rate=0.01) if args.optimizer == "adam" else nn.Momentum(params, 0.05, 0.9)
 
 
+def rows_of(batch):
+    """This rank's part of a batch: with --data-parallel its block of rows among its stage's ranks."""
+    if not args.data_parallel:
+        return batch
+    per_stage = size // 2
+    k = rank % per_stage
+    return tuple(a[k * len(a) // per_stage : (k + 1) * len(a) // per_stage] for a in batch)
+
+
 def settings(parallel_net):
     parallel_net.pipeline(stages=2)
-    parallel_net.dataset_strategy("full_batch")
+    parallel_net.dataset_strategy("data_parallel" if args.data_parallel else "full_batch")
     if args.parallel_optimizer:
         parallel_net.hsdp()
     return parallel_net
@@ -98,7 +112,7 @@ def train_functional(data):
         return loss
 
     parallel_step = settings(AutoParallel(train_one_step, parallel_mode="semi_auto"))
-    losses = [float(parallel_step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    losses = [float(parallel_step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in map(rows_of, data)]
     if args.graph:
         check_trace(parallel_step)
     return net, opt, losses
@@ -108,7 +122,7 @@ def train_by_model(data):
     """MindSpore 2.6: no global context; the settings on the AutoParallel wrapper, Model.train."""
     net, opt, pipeline = staged_network()
     parallel_net = settings(AutoParallel(pipeline, parallel_mode="semi_auto"))
-    columns = {"x": np.stack([x for x, _ in data]), "y": np.stack([y for _, y in data])}
+    columns = {"x": np.stack([rows_of(b)[0] for b in data]), "y": np.stack([rows_of(b)[1] for b in data])}
     dataset = opforge.dataset.NumpySlicesDataset(columns, shuffle=False)  # a row: one step's whole batch
     losses = []
     model = opforge.Model(parallel_net, optimizer=opt)
