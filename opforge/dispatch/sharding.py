@@ -273,6 +273,16 @@ def gather_whole(t) -> Tensor:
     return redistribute(data.complete(), data.layout, replicated(len(data.shape), data.layout.mesh), data.shape)
 
 
+def block_of(t, layout: TensorLayout) -> Tensor:
+    """This rank's block of ``t`` (whole or sharded) under ``layout``, its blocks moved as needed."""
+    return redistribute(local_of(t), layout_of(t), layout, tuple(t._meta[1]))
+
+
+def from_block(local: Tensor, layout: TensorLayout, shape: tuple) -> Tensor:
+    """The tensor of global ``shape`` laid out as ``layout`` whose block on this rank is ``local``."""
+    return _wrap(local, layout, tuple(shape))
+
+
 def finish(out):
     """The outermost cell's outputs: partial results completed, replicated ones as plain Tensors."""
     if isinstance(out, (tuple, list)):

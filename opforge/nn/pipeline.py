@@ -30,6 +30,7 @@ from opforge.dispatch import pipeline as run_context
 from opforge.dispatch import sharding
 from opforge.dispatch.abstract import AbstractInterpreter, abstract_call
 from opforge.dispatch.interpreter import Interpreter
+from opforge.dispatch.sharding import TensorLayout
 from opforge.nn.cell import Cell
 from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor, is_placeholder
@@ -74,12 +75,32 @@ class _MicroBatch:
 class _Run:
     """The state of one PipelineCell step on this rank (the ``Cell.__call__`` hook's target)."""
 
-    def __init__(self, stage: int, stages: int, rank: int, per_stage: int):
+    def __init__(self, stage: int, stages: int, rank: int, per_stage: int, rows=None):
         self.stage, self.stages = stage, stages
         self.prev = rank - per_stage if stage > 0 else None
         self.next = rank + per_stage if stage < stages - 1 else None
+        self.rows = rows  # (layout, micro-batch size) when the batch is split over a stage's ranks; else None
         self.micro = None
         self.abstract = 0
+
+    def boundary_layout(self, shape: tuple):
+        """How a tensor crossing stages travels: a micro-batch's rows split as the inputs' were, each rank
+        exchanging its block with the rank of the next stage holding the same rows, when its dim 0 is the
+        micro-batch's; else None (whole). Sender and receiver decide alike, from the shape."""
+        if self.rows is None or not shape or shape[0] != self.rows[1]:
+            return None
+        layout = self.rows[0]
+        return TensorLayout(layout.mesh, (layout.dims[0],) + (None,) * (len(shape) - 1))
+
+    def send(self, t: Tensor, tag: int, peer: int) -> None:
+        layout = self.boundary_layout(tuple(t.shape))
+        ops.Send(tag, peer)(sharding.gather_whole(t) if layout is None else sharding.block_of(t, layout))
+
+    def receive(self, tag: int, peer: int, shape: tuple, dtype) -> Tensor:
+        layout = self.boundary_layout(shape)
+        if layout is None:
+            return ops.Receive(tag, peer, shape, dtype)()
+        return sharding.from_block(ops.Receive(tag, peer, layout.local_shape(shape), dtype)(), layout, shape)
 
     def call(self, cell, args: tuple, kwargs: dict):
         t = cell.pipeline_stage
@@ -109,10 +130,18 @@ class _Run:
             )
         tag = _FORWARD_TAG + self.micro.index * _TAGS_PER_MICRO + len(self.micro.received)
         dtype, shape, _ = placeholder._meta
-        t = ops.Receive(tag, self.prev, tuple(shape), dtype)()
+        t = self.receive(tag, self.prev, tuple(shape), dtype)
         self.micro.tape.watch(t)
         self.micro.received.append(t)
         return t
+
+
+def _split_rows(inputs: tuple):
+    """(layout, rows) of the first micro-batch input split along dim 0 over ranks; None when none is."""
+    for x in inputs:
+        if sharding.is_sharded(x) and sharding.layout_of(x).dims[0] is not None:
+            return sharding.layout_of(x), x.shape[0]
+    return None
 
 
 def _release_other_stages(network: Cell) -> bool:
@@ -222,8 +251,8 @@ class PipelineCell(Cell):
             self._released = _release_other_stages(self.network)
         rank, world = get_rank(), get_group_size()
         stage = stage_of_rank(rank, world, stages)
-        run = _Run(stage, stages, rank, world // stages)
         micros = self._split(inputs)
+        run = _Run(stage, stages, rank, world // stages, _split_rows(micros[0]))
         m = self.micro_size
         warm = min(stages - stage - 1, m)
         grads = [None] * len(weights)
@@ -267,7 +296,7 @@ class PipelineCell(Cell):
         if run.next is None:
             return
         for k, t in enumerate(mb.sent):
-            ops.Send(_FORWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next)(t)
+            run.send(t, _FORWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next)
 
     def _backward(self, run: _Run, mb: _MicroBatch, weights, grads: list, m: int) -> None:
         if run.next is None:
@@ -276,7 +305,7 @@ class PipelineCell(Cell):
         else:
             outputs = tuple(mb.sent)
             senses = tuple(
-                ops.Receive(_BACKWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next, tuple(t.shape), t.dtype)()
+                run.receive(_BACKWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next, tuple(t.shape), t.dtype)
                 for k, t in enumerate(mb.sent)
             )
         found = backward(mb.tape, outputs, senses)
@@ -287,8 +316,8 @@ class PipelineCell(Cell):
         if run.prev is not None:
             for k, t in enumerate(mb.received):
                 g = found.get(id(t))
-                ops.Send(_BACKWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.prev)(
-                    ops.ZerosLike()(t) if g is None else g
+                run.send(
+                    ops.ZerosLike()(t) if g is None else g, _BACKWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.prev
                 )
 
     def _loss(self, losses: list, rank: int, world: int, stages: int):

@@ -17,7 +17,7 @@ from mpi4py import MPI
 import opforge
 from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
-from opforge.dispatch.sharding import local_of
+from opforge.dispatch.sharding import local_of, replicated_calls
 from opforge.parallel.auto_parallel import AutoParallel
 from opforge.parallel.nn import Pipeline, PipelineGradReducer
 from opforge.tensor import is_placeholder
@@ -143,6 +143,8 @@ class _StepLosses(opforge.train.Callback):
 def train(staged: bool, data):
     if staged and args.auto_parallel:
         net, opt, losses = (train_functional if args.functional else train_by_model)(data)
+        # blocks of the micro-batches cross the stages, not gathered activations
+        assert not replicated_calls(), f"operators run on gathered inputs: {replicated_calls()}"
         return check_states(net, opt, losses)
     nn.set_seed(0)
     net = Net(staged)
