@@ -27,6 +27,12 @@ Options and defaults (MindSpore's names):
   parallel mode: each rank keeps and updates 1/N of every optimizer state (split along dim 0 when it
   divides; with pipeline stages, N is the ranks of one stage), then the updated blocks of the weights are
   all-gathered, so every rank holds whole weights.
+- ``parallel_optimizer_config`` ({"parallel_optimizer_threshold": 0, "optimizer_weight_shard_size": -1,
+  "gradient_accumulation_shard": False, "optimizer_level": "level1"}): how optimizer parallel splits: a state of
+  fewer KB than the threshold stays whole (MindSpore's default is 64 KB; opforge's 0 splits every state whose
+  rows divide), and with a shard size k the states are split over groups of k consecutive ranks of a stage,
+  each group holding a whole copy (-1: one group of all of them). The other two keys are checked and kept
+  (the gradients are not accumulated across steps; the states' split is the same at every level).
 - ``pipeline_stages`` (1): the number of pipeline stages the ranks are split into (``Cell.pipeline_stage``,
   ``nn.PipelineCell``; opforge/nn/pipeline.py).
 - ``gradients_mean`` (False): divide the all-reduced gradients by the number of ranks.
@@ -105,6 +111,12 @@ _DEFAULTS = {
     "search_mode": "recursive_programming",
     "enable_parallel_optimizer": False,
     "pipeline_stages": 1,
+    "parallel_optimizer_config": {
+        "parallel_optimizer_threshold": 0,
+        "optimizer_weight_shard_size": -1,
+        "gradient_accumulation_shard": False,
+        "optimizer_level": "level1",
+    },
     "strategy_ckpt_save_file": "",
     "strategy_ckpt_load_file": "",
     "strategy_ckpt_config": {"save_file": "", "load_file": "", "only_trainable_params": True},
@@ -223,6 +235,28 @@ def _check_dataset_strategy(name, value):
     return tuple(out)
 
 
+def _check_optimizer_config(name, value):
+    if not isinstance(value, dict):
+        raise TypeError(f"{_where(name)} must be a dict, but got {type(value).__name__}.")
+    result = dict(_DEFAULTS["parallel_optimizer_config"])
+    unknown = set(value) - set(result)
+    if unknown:
+        raise ValueError(f"{_where(name)} has unknown keys {sorted(unknown)}: {sorted(result)}.")
+    for key, item in value.items():
+        where = f"{name}['{key}']"
+        if key == "gradient_accumulation_shard":
+            _check_bool(where, item)
+        elif key == "optimizer_level":
+            if item not in ("level1", "level2", "level3"):
+                raise ValueError(f"{_where(where)} must be 'level1', 'level2' or 'level3', but got {item!r}.")
+        elif key == "parallel_optimizer_threshold":
+            _check_int(where, item, 0, 2**40)
+        elif item != -1:
+            _check_int(where, item, 1, 4096)
+        result[key] = item
+    return result
+
+
 _CHECKS = {
     "parallel_mode": _check_mode,
     "gradients_mean": _check_bool,
@@ -235,6 +269,7 @@ _CHECKS = {
     "dataset_strategy": _check_dataset_strategy,
     "enable_parallel_optimizer": _check_bool,
     "pipeline_stages": lambda n, v: _check_int(n, v, 1, 4096),
+    "parallel_optimizer_config": _check_optimizer_config,
     "search_mode": lambda n, v: _check_search_mode(n, v),
     "auto_parallel_search_mode": lambda n, v: _check_search_mode(n, v),
     "strategy_ckpt_save_file": _check_str,
@@ -300,6 +335,13 @@ def check_option(key: str, value, where: str = "set_auto_parallel_context"):
         if where == "set_auto_parallel_context":
             raise
         raise type(e)(str(e).replace("For 'set_auto_parallel_context', the", f"For '{where}', the", 1)) from None
+
+
+def optimizer_sharding() -> tuple:
+    """(shard size, threshold in bytes) of optimizer parallel (``parallel_optimizer_config``; -1: all the ranks of
+    a stage)."""
+    config = _state["parallel_optimizer_config"]
+    return config["optimizer_weight_shard_size"], config["parallel_optimizer_threshold"] * 1024
 
 
 def set_auto_parallel_context(**kwargs) -> None:

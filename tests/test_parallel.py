@@ -652,6 +652,27 @@ def test_dataset_strategy_is_full_batch_s_newer_name_or_a_strategy_per_input():
         opforge.set_auto_parallel_context(dataset_strategy="model_parallel")
 
 
+def test_parallel_optimizer_config_is_checked_and_read_as_shard_size_and_bytes():
+    from opforge.parallel_context import optimizer_sharding
+
+    assert optimizer_sharding() == (-1, 0)
+    opforge.set_auto_parallel_context(
+        parallel_optimizer_config={"optimizer_weight_shard_size": 2, "parallel_optimizer_threshold": 64}
+    )
+    assert optimizer_sharding() == (2, 64 * 1024)
+    config = opforge.get_auto_parallel_context("parallel_optimizer_config")
+    assert config["optimizer_level"] == "level1" and config["gradient_accumulation_shard"] is False
+    for bad, error in [
+        ({"optimizer_weight_shard_size": 0}, ValueError),
+        ({"parallel_optimizer_threshold": -1}, ValueError),
+        ({"optimizer_level": "level4"}, ValueError),
+        ({"gradient_accumulation_shard": 1}, TypeError),
+        ({"shard": 2}, ValueError),
+    ]:
+        with pytest.raises(error, match="parallel_optimizer_config"):
+            opforge.set_auto_parallel_context(parallel_optimizer_config=bad)
+
+
 def test_input_blocks_follow_the_dataset_strategy():
     blocks = sharding.input_blocks([(4, 3), None, (2, 6)], False, ((1, 1), (1, 1)))
     assert blocks[0] == (sharding.replicated(2), (4, 3)) and blocks[1] is None

@@ -810,11 +810,18 @@ class ShardInterpreter(Interpreter):
     """Runs primitive calls that read sharded tensors or carry a strategy by their sharding rule; with
     ``optimizer_parallel`` the optimizers' updates too, even on whole tensors (ZeRO stage 1)."""
 
-    def __init__(self, optimizer_parallel: bool = False, strategies: bool = True, pipeline_stages: int = 1):
+    def __init__(
+        self,
+        optimizer_parallel: bool = False,
+        strategies: bool = True,
+        pipeline_stages: int = 1,
+        optimizer_sharding: tuple = (-1, 0),
+    ):
         self.parent = None
         self.optimizer_parallel = optimizer_parallel
         self.strategies = strategies  # False in DATA_PARALLEL mode, where shard() strategies are ignored
         self.pipeline_stages = pipeline_stages  # optimizer parallel splits over the ranks of one stage
+        self.optimizer_sharding = tuple(optimizer_sharding)  # (shard size or -1, threshold in bytes)
         self.world = _ops.world()  # (rank, size), fixed while the outermost call runs
 
     def __enter__(self):
@@ -887,7 +894,8 @@ class ShardInterpreter(Interpreter):
         a step calls each operator with the same shapes and layouts, and the rule (a cost search for
         propagation) runs once for them."""
         rule = sharding_rules.get(type(prim))
-        key = _plan_key(args, layouts, (rule, strategy, self.optimizer_parallel, self.pipeline_stages, self.world))
+        context = (rule, strategy, self.optimizer_parallel, self.pipeline_stages, self.optimizer_sharding, self.world)
+        key = _plan_key(args, layouts, context)
         plans = prim._derived
         plan = plans.get(key) if plans is not None and key is not None else None
         if plan is None:
@@ -901,7 +909,7 @@ class ShardInterpreter(Interpreter):
     def _new_plan(self, rule, prim, args: tuple, layouts: tuple, strategy) -> ShardPlan:
         plan = rule(prim, args, layouts, strategy) if rule is not None else None
         if plan is not None and self.optimizer_parallel and prim.name in optimizer_updates:
-            plan = zero_plan(prim, args, plan, self.pipeline_stages)
+            plan = zero_plan(prim, args, plan, self.pipeline_stages, *self.optimizer_sharding)
         if plan is None:
             if strategy is not None:
                 raise ValueError(
@@ -945,18 +953,28 @@ class ShardInterpreter(Interpreter):
         return _wrap(local, layout, shape, pending)
 
 
-def zero_plan(prim, args: tuple, plan: ShardPlan, pipeline_stages: int = 1) -> ShardPlan:
+def zero_plan(
+    prim, args: tuple, plan: ShardPlan, pipeline_stages: int = 1, shard_size: int = -1, threshold: int = 0
+) -> ShardPlan:
     """ZeRO stage 1 for an optimizer update whose variable is whole: the states (the other written
     Parameters) are split along dim 0 over the ranks of this rank's pipeline stage (all ranks without a
-    pipeline), once and in place; the variable is updated by its block and gathered back whole; the
-    gradient and the rest of the variable's shape are taken by blocks."""
+    pipeline), or over groups of ``shard_size`` consecutive ones of them (each group a whole copy), once and
+    in place; the variable is updated by its block and gathered back whole; the gradient and the rest of the
+    variable's shape are taken by blocks. A variable of fewer than ``threshold`` bytes stays whole."""
     var = args[0]
-    shape = var._meta[1]
+    dtype, shape, _ = var._meta
     _, world = _ops.world()
     size = world // pipeline_stages  # the ranks of a stage: consecutive, the mesh's last axis
-    if not layout_of(var).is_replicated or not shape or shape[0] % size or size == 1:
-        return plan  # already split by a strategy, a scalar, or rows that do not divide
-    block = TensorLayout.make((pipeline_stages, size), (1,) + (None,) * (len(shape) - 1))
+    if shard_size != -1 and size % shard_size:
+        raise ValueError(
+            f"For '{prim.name}', the parallel optimizer's 'optimizer_weight_shard_size' ({shard_size}) must divide "
+            f"the {size} ranks of a stage."
+        )
+    parts = size if shard_size == -1 else shard_size
+    small = math.prod(shape) * dtype.itemsize < threshold
+    if not layout_of(var).is_replicated or not shape or shape[0] % parts or parts == 1 or small:
+        return plan  # already split by a strategy, a scalar, rows that do not divide, or below the threshold
+    block = TensorLayout.make((pipeline_stages, size // parts, parts), (2,) + (None,) * (len(shape) - 1))
     inputs = list(plan.inputs)
     for i, a in enumerate(args):
         if isinstance(a, Tensor) and a._meta[1] == shape:

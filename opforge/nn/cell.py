@@ -38,6 +38,7 @@ from opforge.parallel_context import (
     input_strategies,
     operator_parallel,
     optimizer_parallel,
+    optimizer_sharding,
     searches_strategies,
     strategy_ckpt_file,
 )
@@ -510,6 +511,7 @@ class Cell:
             optimizer_parallel=optimizer_parallel(),
             strategies=operator_parallel(),
             pipeline_stages=get_auto_parallel_context("pipeline_stages"),
+            optimizer_sharding=optimizer_sharding(),
         ):
             if operator_parallel():
                 stages = get_auto_parallel_context("pipeline_stages")

@@ -10,9 +10,7 @@ was afterwards. ``parallel_mode``: "semi_auto" is SEMI_AUTO_PARALLEL, "sharding_
 
 Settings opforge records but does not act on (each warns once when set, saying so): the local-norm dumps, the
 communication-group file, fp32 communication, ``transformer_opt``'s Ascend speed-up file and the operator
-strategy files. ``hsdp``'s ``shard_size`` and ``threshold`` are checked and kept: opforge's optimizer parallel
-splits every optimizer state whose rows divide over the data-parallel ranks (the values are the same, the
-memory saving differs); ``pipeline``'s "gpipe" runs the 1F1B schedule (the same values). docs/parallel.md."""
+strategy files. ``pipeline``'s "gpipe" runs the 1F1B schedule (the same values). docs/parallel.md."""
 
 from __future__ import annotations
 
@@ -120,6 +118,12 @@ class AutoParallel(Cell):
                 "only_trainable_params": self._only_trainable_params,
             },
         }
+        if self._enable_parallel_optimizer:
+            options["parallel_optimizer_config"] = {
+                "parallel_optimizer_threshold": self._parallel_optimizer_threshold,
+                "optimizer_weight_shard_size": self._optimizer_weight_shard_size,
+                "optimizer_level": self._optimizer_level,
+            }
         if self._comm_fusion_config is not None:
             options["comm_fusion"] = self._comm_fusion_config
         return options
@@ -167,8 +171,9 @@ class AutoParallel(Cell):
 
     def hsdp(self, shard_size=-1, threshold=64, optimizer_level="level1"):
         """Optimizer parallel (ZeRO): each data-parallel rank keeps and updates its block of every optimizer
-        state, the updated weights all-gathered. ``shard_size`` (-1: all the ranks), ``threshold`` (KB) and
-        ``optimizer_level`` are checked and kept (see the module's docstring)."""
+        state of at least ``threshold`` KB, split over groups of ``shard_size`` consecutive ranks (-1: all the
+        ranks of a stage), the updated weights all-gathered (``parallel_optimizer_config``). ``optimizer_level``
+        is checked and kept (opforge splits the states alike at every level)."""
         if not isinstance(shard_size, int) or isinstance(shard_size, bool) or not (shard_size > 0 or shard_size == -1):
             raise ValueError(f"{_where('hsdp')}, shard_size must be a positive integer or -1, but got {shard_size!r}.")
         if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 0:

@@ -83,7 +83,7 @@ def settings(parallel_net):
     parallel_net.pipeline(stages=2)
     parallel_net.dataset_strategy("data_parallel" if args.data_parallel else "full_batch")
     if args.parallel_optimizer:
-        parallel_net.hsdp()
+        parallel_net.hsdp(threshold=0)  # (its default keeps states under 64 KB whole: these are smaller)
     return parallel_net
 
 
