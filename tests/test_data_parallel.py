@@ -370,3 +370,34 @@ def test_bench_suite_comm_quick_run_without_torch():
     assert "floor: half-batch steps + all-reduce" in table and "PyTorch DDP" not in table
     assert "| collectives per step | 1 | parameters | 4 |" in table
     assert "tensor parallel (fc1 column-, fc2 row-parallel), eager |" in table
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_distributed_data_parallel_averages_gradients_in_the_backward_pass(n):
+    """MindSpore 2.7's DistributedDataParallel: value_and_grad through it returns the averaged gradients (eager and
+    jitted), the ranks' different initial weights synced from rank 0, and no_sync() leaves them each rank's own."""
+    job = run_job([str(SCRIPTS / "ddp.py")], n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert float(re.search(r"DDP-OK (\S+)", job.stdout).group(1)) <= 1e-5
+
+
+def test_distributed_data_parallel_checks_its_arguments():
+    from opforge.parallel.distributed import DistributedDataParallel
+
+    communication.init()
+    with pytest.raises(TypeError, match="'module' must be a Cell"):
+        DistributedDataParallel(lambda x: x)
+    with pytest.raises(TypeError, match="'static_graph' must be bool"):
+        DistributedDataParallel(opforge.nn.Dense(2, 2), static_graph=1)
+    with pytest.raises(ValueError, match="'reducer_mode' must be one of"):
+        DistributedDataParallel(opforge.nn.Dense(2, 2), reducer_mode="Fast")
+    with pytest.raises(ValueError, match="'bucket_cap_mb' must be a number > 0"):
+        DistributedDataParallel(opforge.nn.Dense(2, 2), bucket_cap_mb=0)
+    dense = opforge.nn.Dense(2, 2)
+    ddp = DistributedDataParallel(dense)  # one rank: the gradients are one process's
+    x = opforge.Tensor(np.ones((3, 2), np.float32))
+    _, got = opforge.value_and_grad(lambda a: ddp(a).sum(), None, ddp.trainable_params())(x)
+    _, want = opforge.value_and_grad(lambda a: dense(a).sum(), None, dense.trainable_params())(x)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy())

@@ -151,10 +151,25 @@ def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, 
                 f"but got {type(value).__name__}."
             )
         outs = _as_outputs(value[0] if has_aux else value, where)
-        grads = backward(tape, outs, _senses(outs, sens, where), keep, on_ready)
+        grads = backward(tape, outs, _senses(outs, sens, where), keep, _with_reducers(on_ready, tape.reducers))
+        for reducer in tape.reducers:
+            grads = reducer.finish(grads)
     finally:
         tape.release()
     return value, grads, call_args
+
+
+def _with_reducers(on_ready, reducers: list):
+    """``on_ready`` and the enlisted reducers' ``ready``, as one callback (None when there is none)."""
+    hooks = ([on_ready] if on_ready is not None else []) + [r.ready for r in reducers]
+    if len(hooks) <= 1:
+        return hooks[0] if hooks else None
+
+    def ready(key, grad):
+        for hook in hooks:
+            hook(key, grad)
+
+    return ready
 
 
 def _grad_of(grads: dict, t):

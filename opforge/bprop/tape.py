@@ -58,6 +58,7 @@ class Tape(Interpreter):
         self.parent = None
         self.tracked: dict = {}  # id -> tensor; holding the tensor keeps its id unique
         self.records: list = []  # (primitive, inputs, output, saved Parameter versions or None)
+        self.reducers: list = []  # gradient reducers the call enlisted (``enlist_reducer``)
 
     def watch(self, t) -> None:
         if _differentiable(t):
@@ -140,6 +141,20 @@ def taping() -> bool:
     """Whether a gradient is being taken on this thread (a tape is among the active interpreters)."""
     interpreter = current_interpreter()
     return interpreter is not None and any(isinstance(i, Tape) for i in interpreter.enclosing())
+
+
+def enlist_reducer(reducer) -> bool:
+    """While a gradient is taken, have the innermost tape's backward pass hand ``reducer`` the watched tensors'
+    gradients: ``reducer.ready(id, grad)`` as each is final, ``reducer.finish(grads)`` (``{id: grad}`` ->
+    the same, reduced) once the pass ends (a data-parallel wrapper's all-reduces). False when no gradient is
+    being taken."""
+    interpreter = current_interpreter()
+    for interp in interpreter.enclosing() if interpreter is not None else ():
+        if isinstance(interp, Tape):
+            if reducer not in interp.reducers:
+                interp.reducers.append(reducer)
+            return True
+    return False
 
 
 def record_on_tapes(prim, args: tuple, out) -> None:
