@@ -86,6 +86,11 @@ __version__ = "0.1.0"
 
 from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
+from opforge.parallel.checkpoint_transform import (  # MindSpore exports them at the top too
+    rank_list_for_transform,
+    transform_checkpoint_by_rank,
+    transform_checkpoints,
+)
 from opforge import common
 from opforge.common import ParameterTuple, RowTensor
 from opforge.common.api import ms_function  # MindSpore 1.x's name of jit

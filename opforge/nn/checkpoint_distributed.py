@@ -33,9 +33,9 @@ def build_searched_strategy(strategy_filename) -> dict:
     return strategy_file.read_layouts(strategy_filename)
 
 
-def _merge_by_layout(blocks: list, layout, name: str) -> np.ndarray:
-    where = "merge_sliced_parameter"
-    dev_matrix, tensor_map = list(layout.dev_matrix[0].dim), list(layout.tensor_map[0].dim)
+def check_even_layout(layout, name: str, where: str) -> None:
+    """A ValueError naming ``where`` unless ``layout`` places even blocks by its device matrix and tensor map only
+    (no embedding field, no optimizer shards, no uneven split): the layouts opforge merges and re-cuts."""
     if layout.field > 0 or layout.opt_weight_shard_size > 1:
         raise ValueError(
             f"For '{where}', the parameter '{name}' is laid out with an embedding field ({layout.field}) or split "
@@ -43,6 +43,12 @@ def _merge_by_layout(blocks: list, layout, name: str) -> np.ndarray:
         )
     if any(s.dim for s in layout.param_split_shape):
         raise ValueError(f"For '{where}', the parameter '{name}' is split unevenly, which opforge does not merge.")
+
+
+def _merge_by_layout(blocks: list, layout, name: str) -> np.ndarray:
+    where = "merge_sliced_parameter"
+    dev_matrix, tensor_map = list(layout.dev_matrix[0].dim), list(layout.tensor_map[0].dim)
+    check_even_layout(layout, name, where)
     if len(blocks) != math.prod(dev_matrix):
         raise ValueError(
             f"For '{where}', the parameter '{name}' has {len(blocks)} slices but its device matrix {dev_matrix} "

@@ -1,0 +1,279 @@
+"""MindSpore's checkpoint transformation (``mindspore.parallel.checkpoint_transform``; ``opforge.transform_checkpoints``
+and the others at the top too): the block checkpoints of a run sharded one way (one file per rank, with its
+strategy file) re-cut into the blocks of another strategy, or merged whole, without the network:
+``rank_list_for_transform`` (which source ranks a destination rank needs), ``transform_checkpoint_by_rank`` (one
+destination rank's file), ``transform_checkpoints`` (a folder of ``rank_N`` folders into another), and MindSpore
+2.6's ``*_convert*`` names of the same.
+
+A strategy of None means whole tensors (every source rank's file holds them; the destination gets them whole).
+A parameter the source strategy lacks (a learning rate, a step count) is copied as it is, from the source rank
+with the destination rank's number modulo the source's devices; one only the destination strategy lacks keeps its
+source block. Blocks are placed by device matrix and tensor map as ``merge_sliced_parameter`` places them
+(opforge/nn/checkpoint_distributed.py); a layout with an embedding field, optimizer shards or uneven splits is
+refused. ``rank_list_for_transform`` returns the ranks that hold a block the destination rank reads, one per
+block (the rank itself when it holds one, else the lowest), in descending order as MindSpore's: MindSpore's planner
+may list more ranks than that, whose files are then simply not read. Pipeline-merged strategy files
+(``merge_pipeline_strategys``) are not read here."""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import re
+
+import numpy as np
+
+from opforge.dispatch import strategy_file
+from opforge.dispatch.sharding import coords
+from opforge.nn.checkpoint import load_checkpoint, save_checkpoint
+from opforge.nn.checkpoint_distributed import check_even_layout
+from opforge.tensor import Tensor
+
+__all__ = [
+    "rank_list_for_transform",
+    "transform_checkpoint_by_rank",
+    "transform_checkpoints",
+    "rank_list_for_convert",
+    "convert_checkpoint_by_rank",
+    "convert_checkpoints",
+]
+
+
+class _Strategy:
+    """A strategy file's layouts (None: whole tensors), read as per-dim (split count, device axis)."""
+
+    def __init__(self, path, where: str):
+        self.layouts = None if path is None else strategy_file.read_layouts(path, where)
+        if self.layouts is not None and any(re.match(r"\d+-", name) for name in self.layouts):
+            raise ValueError(
+                f"For '{where}', {path!r} is a pipeline-merged strategy file, which opforge does not read."
+            )
+        self.where = where
+
+    @property
+    def devices(self) -> int:
+        if self.layouts is None:
+            return 1
+        return math.prod(next(iter(self.layouts.values())).dev_matrix[0].dim)
+
+    def has(self, name: str) -> bool:
+        return self.layouts is not None and name in self.layouts
+
+    def parts(self, name: str, rank: int) -> list:
+        """Per dim of ``name``: (this rank's part, the number of parts); (0, 1) for a whole tensor."""
+        layout = self.layouts[name]
+        check_even_layout(layout, name, self.where)
+        dev_matrix, tensor_map = list(layout.dev_matrix[0].dim), list(layout.tensor_map[0].dim)
+        here = coords(rank % math.prod(dev_matrix), dev_matrix)
+        axes = [None if m == -1 else len(dev_matrix) - 1 - m for m in tensor_map]
+        return [(0, 1) if a is None else (here[a], dev_matrix[a]) for a in axes]
+
+
+def _whole_parts(ndim: int) -> list:
+    return [(0, 1)] * ndim
+
+
+def _overlaps(a: list, b: list) -> bool:
+    """Whether two blocks, as (part, parts) per dim, share any element (exact fractions of each dim)."""
+    return all(i * q < (j + 1) * p and j * p < (i + 1) * q for (i, p), (j, q) in zip(a, b))
+
+
+def _source_blocks(src: _Strategy, name: str, want: list, rank_id: int) -> list:
+    """The source ranks to read for the part ``want`` of ``name``: one per distinct block overlapping it (the
+    destination's own number when it holds that block, else the lowest rank holding it)."""
+    holders = {}
+    for r in range(src.devices):
+        block = tuple(src.parts(name, r))
+        if _overlaps(list(block), want):
+            holders.setdefault(block, []).append(r)
+    own = rank_id % src.devices
+    return sorted(own if own in ranks else ranks[0] for ranks in holders.values())
+
+
+def _needed(src: _Strategy, dst: _Strategy, rank_id: int) -> list:
+    if src.layouts is None:
+        return [0]
+    ranks = set()
+    for name, layout in src.layouts.items():
+        if dst.layouts is not None and name not in dst.layouts:
+            continue
+        ndim = len(layout.tensor_map[0].dim)
+        want = dst.parts(name, rank_id) if dst.has(name) else _whole_parts(ndim)
+        ranks.update(_source_blocks(src, name, want, rank_id))
+    return sorted(ranks, reverse=True)
+
+
+def _check_rank(rank_id, dst: _Strategy) -> None:
+    if isinstance(rank_id, bool) or not isinstance(rank_id, int):
+        raise TypeError(f"For '{dst.where}', the 'rank_id' must be an int, but got {type(rank_id).__name__}.")
+    if dst.layouts is not None and not 0 <= rank_id < dst.devices:
+        raise ValueError(
+            f"For '{dst.where}', the 'rank_id' must be in [0, {dst.devices}) (the destination strategy's devices), "
+            f"but got {rank_id}."
+        )
+
+
+def rank_list_for_transform(rank_id, src_strategy_file=None, dst_strategy_file=None) -> list:
+    """The source ranks whose checkpoints destination rank ``rank_id`` is made from (descending; ``[0]`` when the
+    source is whole)."""
+    where = "rank_list_for_transform"
+    if src_strategy_file is None:  # (MindSpore answers before reading anything else)
+        _check_rank(rank_id, _Strategy(None, where))
+        return [0]
+    src, dst = _Strategy(src_strategy_file, where), _Strategy(dst_strategy_file, where)
+    _check_rank(rank_id, dst)
+    return _needed(src, dst, rank_id)
+
+
+def _cut(src: _Strategy, dst: _Strategy, name: str, blocks: dict, rank_id: int) -> np.ndarray:
+    """Destination rank ``rank_id``'s block of ``name`` from the source ranks' blocks (``{rank: array}``)."""
+    first = next(iter(blocks.values()))
+
+    def source_parts(r):
+        return src.parts(name, r) if src.has(name) else _whole_parts(first.ndim)
+
+    whole = [n * p for n, (_, p) in zip(first.shape, source_parts(next(iter(blocks))))]
+    want = dst.parts(name, rank_id) if dst.has(name) else _whole_parts(first.ndim)
+    if any(n % p for n, (_, p) in zip(whole, want)):
+        raise ValueError(
+            f"For '{dst.where}', the parameter {name!r} of shape {whole} does not split evenly as the destination "
+            f"strategy says ({[p for _, p in want]} parts)."
+        )
+    lo = [i * n // p for n, (i, p) in zip(whole, want)]
+    out = np.empty([n // p for n, (_, p) in zip(whole, want)], first.dtype)
+    for r in _source_blocks(src, name, want, rank_id) if src.has(name) else [min(blocks)]:
+        if r not in blocks:
+            raise ValueError(
+                f"For '{dst.where}', the checkpoint of rank {r} is missing (it holds a block of {name!r})."
+            )
+        start = [i * n // p for n, (i, p) in zip(whole, source_parts(r))]
+        ends = [(max(a, b), min(a + n, b + m)) for a, b, n, m in zip(start, lo, blocks[r].shape, out.shape)]
+        here = tuple(slice(a - b, e - b) for (a, e), b in zip(ends, lo))
+        there = tuple(slice(a - b, e - b) for (a, e), b in zip(ends, start))
+        out[here] = blocks[r][there]
+    return out
+
+
+def _transform(src: _Strategy, dst: _Strategy, files: dict, rank_id: int) -> dict:
+    """``{name: Tensor}`` of destination rank ``rank_id`` from the loaded source checkpoints ``{rank: {name: ...}}``."""
+    if src.layouts is None and dst.layouts is None:
+        raise ValueError(
+            f"For '{src.where}', None of the parameters in checkpoint file are in either src strategy or dst "
+            "strategy: give at least one strategy file."
+        )
+    mine = rank_id % src.devices if (rank_id % src.devices) in files else min(files)
+    names = list(dict.fromkeys(name for f in files.values() for name in f))
+    out = {}
+    for name in names:
+        holders = {r: f[name] for r, f in files.items() if name in f}
+        if (src.layouts is not None and not src.has(name)) or (dst.layouts is not None and not dst.has(name)):
+            out[name] = holders[mine] if mine in holders else next(iter(holders.values()))  # copied as it is
+            continue
+        arrays = {r: p.asnumpy() for r, p in holders.items()}
+        dtype = next(iter(holders.values())).dtype
+        out[name] = Tensor(_cut(src, dst, name, arrays, rank_id), dtype)
+    return out
+
+
+def _check_file_map(checkpoint_files_map) -> None:
+    if not isinstance(checkpoint_files_map, dict):
+        raise TypeError("For 'transform_checkpoint_by_rank', the 'checkpoint_files_map' must be a dict.")
+    for rank, path in checkpoint_files_map.items():
+        if not isinstance(path, str) or not os.path.exists(path):
+            raise ValueError(
+                f"For 'transform_checkpoint_by_rank', the checkpoint file {path!r} of rank {rank} does not exist."
+            )
+
+
+def transform_checkpoint_by_rank(
+    rank_id, checkpoint_files_map, save_checkpoint_file_name, src_strategy_file=None, dst_strategy_file=None
+) -> None:
+    """Write destination rank ``rank_id``'s checkpoint (``save_checkpoint_file_name``, a ``.ckpt``) from the source
+    ranks' checkpoints ``{rank: file}`` (those ``rank_list_for_transform`` lists, or more)."""
+    where = "transform_checkpoint_by_rank"
+    _check_file_map(checkpoint_files_map)
+    if not isinstance(save_checkpoint_file_name, str):
+        raise TypeError(f"For '{where}', the 'save_checkpoint_file_name' must be a str.")
+    if not save_checkpoint_file_name.endswith(".ckpt"):
+        raise ValueError(
+            f"For '{where}', the 'save_checkpoint_file_name' {save_checkpoint_file_name!r} must end with .ckpt."
+        )
+    for arg, path in (("src_strategy_file", src_strategy_file), ("dst_strategy_file", dst_strategy_file)):
+        if path is not None and os.path.dirname(path) and not os.path.isdir(os.path.dirname(path)):
+            raise ValueError(f"For '{where}', the folder of the '{arg}' {os.path.dirname(path)!r} does not exist.")
+    src, dst = _Strategy(src_strategy_file, where), _Strategy(dst_strategy_file, where)
+    _check_rank(rank_id, dst)
+    files = {rank % src.devices: load_checkpoint(path) for rank, path in checkpoint_files_map.items()}
+    save_checkpoint(_transform(src, dst, files, rank_id), save_checkpoint_file_name)
+
+
+_UNSAFE = re.compile(r"\.\.|//|~|^\s*$")
+
+
+def _rank_files(src_checkpoints_dir: str, where: str) -> dict:
+    """``{rank: the last *.ckpt of src/rank_N}`` (MindSpore's choice: the last name in sorted order)."""
+    files = {}
+    for folder in glob.glob(os.path.join(glob.escape(src_checkpoints_dir), "rank_*")):
+        number = os.path.basename(folder)[len("rank_") :]
+        ckpts = [f for f in sorted(glob.glob(os.path.join(glob.escape(folder), "*.ckpt"))) if os.path.isfile(f)]
+        if number.isdigit() and ckpts:
+            files[int(number)] = ckpts[-1]
+    if not files:
+        raise ValueError(
+            f"For '{where}', the 'src_checkpoints_dir' can not be empty: no rank_N folder with a .ckpt file in "
+            f"{src_checkpoints_dir!r}."
+        )
+    return files
+
+
+def transform_checkpoints(
+    src_checkpoints_dir,
+    dst_checkpoints_dir,
+    ckpt_prefix,
+    src_strategy_file=None,
+    dst_strategy_file=None,
+    process_num=1,
+    output_format="ckpt",
+) -> None:
+    """Every destination rank's checkpoint, ``dst_checkpoints_dir/rank_N/{ckpt_prefix}N.ckpt``, from the source
+    ranks' (``src_checkpoints_dir/rank_N/*.ckpt``). Every needed source file is checked before anything is
+    written. ``process_num`` is kept (one process works here); ``output_format`` must be "ckpt"."""
+    where = "transform_checkpoints"
+    if not isinstance(src_checkpoints_dir, str) or not isinstance(dst_checkpoints_dir, str):
+        raise TypeError(f"For '{where}', the 'src_checkpoints_dir' and 'dst_checkpoints_dir' must be str.")
+    sources = _rank_files(src_checkpoints_dir, where)
+    if output_format != "ckpt":
+        raise ValueError(
+            f"For '{where}', the 'output_format' must be 'ckpt' for ckpt files, but got {output_format!r}."
+        )
+    if not isinstance(ckpt_prefix, str):
+        raise TypeError(f"For '{where}', the 'ckpt_prefix' must be a str, but got {type(ckpt_prefix).__name__}.")
+    for arg, value in (("dst_checkpoints_dir", dst_checkpoints_dir), ("ckpt_prefix", ckpt_prefix)):
+        if _UNSAFE.search(value) or (arg == "ckpt_prefix" and "/" in value):
+            raise ValueError(f"For '{where}', the '{arg}' {value!r} is not a safe name.")
+    src, dst = _Strategy(src_strategy_file, where), _Strategy(dst_strategy_file, where)
+    ranks = range(dst.devices)
+    plans = {r: _needed(src, dst, r) for r in ranks}
+    for rank, needed in plans.items():
+        missing = [n for n in needed if n not in sources]
+        if missing:
+            raise ValueError(
+                f"For '{where}', the checkpoint file of rank{missing[0]} is needed for converting rank{rank}'s "
+                "checkpoint, but it is missing."
+            )
+    loaded = {}
+    for rank in ranks:
+        for n in plans[rank] + [rank % src.devices]:
+            if n in sources and n not in loaded:
+                loaded[n] = load_checkpoint(sources[n])
+        files = {n: loaded[n] for n in plans[rank] + [rank % src.devices] if n in loaded}
+        folder = os.path.join(dst_checkpoints_dir, f"rank_{rank}")
+        os.makedirs(folder, exist_ok=True)
+        save_checkpoint(_transform(src, dst, files, rank), os.path.join(folder, f"{ckpt_prefix}{rank}.ckpt"))
+
+
+# MindSpore 2.6's names of the same (``mindspore.parallel``)
+rank_list_for_convert = rank_list_for_transform
+convert_checkpoint_by_rank = transform_checkpoint_by_rank
+convert_checkpoints = transform_checkpoints

@@ -1,0 +1,140 @@
+"""MindSpore's checkpoint transformation (opforge/parallel/checkpoint_transform.py) in one process: block
+checkpoints written here from whole arrays, by rank coordinates worked out independently of the code under test,
+re-cut to another strategy and compared with the blocks the destination strategy describes."""
+
+import os
+
+import numpy as np
+import pytest
+
+import opforge
+from opforge.dispatch import strategy_file
+from opforge.parallel.checkpoint_transform import (
+    convert_checkpoints,
+    rank_list_for_transform,
+    transform_checkpoint_by_rank,
+    transform_checkpoints,
+)
+
+W = np.arange(32, dtype=np.float32).reshape(8, 4)
+B = np.arange(4, dtype=np.float32) + 100
+
+
+def _rows(a, part, parts):
+    n = a.shape[0] // parts
+    return a[part * n : (part + 1) * n]
+
+
+def _cols(a, part, parts):
+    n = a.shape[1] // parts
+    return a[:, part * n : (part + 1) * n]
+
+
+def _write(folder, rank, tensors):
+    os.makedirs(folder / f"rank_{rank}", exist_ok=True)
+    path = str(folder / f"rank_{rank}" / "net.ckpt")
+    tensors = {k: opforge.Tensor(np.ascontiguousarray(v)) for k, v in tensors.items()}
+    opforge.save_checkpoint(tensors, path)
+    return path
+
+
+@pytest.fixture
+def four_by_rows(tmp_path):
+    """A run on 4 ranks: the weight's rows split 4 ways (device matrix [4, 1], tensor map [1, -1]), the bias
+    whole on every rank, the learning rate outside the strategy."""
+    src = str(tmp_path / "src_strategy.ckpt")
+    strategy_file.write_layouts(src, {"w": ([4, 1], [1, -1]), "b": ([4], [-1])})
+    folder = tmp_path / "src"
+    files = {r: _write(folder, r, {"w": _rows(W, r, 4), "b": B, "lr": np.float32([0.1 * (r + 1)])}) for r in range(4)}
+    return src, folder, files
+
+
+def _dst(tmp_path, layouts):
+    path = str(tmp_path / "dst_strategy.ckpt")
+    strategy_file.write_layouts(path, layouts)
+    return path
+
+
+def test_rank_lists_name_one_holder_per_block_read(four_by_rows, tmp_path):
+    src, _, _ = four_by_rows
+    rows = _dst(tmp_path, {"w": ([2, 1], [1, -1]), "b": ([2], [0])})
+    # rows 4-7: source ranks 2 and 3; the whole bias: rank 1's own (the rank a destination rank prefers)
+    assert rank_list_for_transform(1, src, rows) == [3, 2, 1]
+    assert rank_list_for_transform(0, src, rows) == [1, 0]
+    cols = _dst(tmp_path, {"w": ([2], [-1, 0]), "b": ([2], [0])})
+    assert rank_list_for_transform(1, src, cols) == [3, 2, 1, 0]  # a column block reads every row block
+    assert rank_list_for_transform(0, src, None) == [3, 2, 1, 0]
+    assert rank_list_for_transform(5, None, rows) == [0]  # a whole source: rank 0's file
+    with pytest.raises(ValueError, match="'rank_id' must be in \\[0, 2\\)"):
+        rank_list_for_transform(2, src, rows)
+    with pytest.raises(TypeError, match="'rank_id' must be an int"):
+        rank_list_for_transform("0", src, rows)
+
+
+def test_repeated_blocks_are_read_from_one_rank(tmp_path):
+    # device matrix [2, 2], tensor map [1, -1]: rows halved by r // 2, each half on two ranks
+    src = _dst(tmp_path, {"w": ([2, 2], [1, -1])})
+    dst = str(tmp_path / "dst2.ckpt")
+    strategy_file.write_layouts(dst, {"w": ([2, 1], [1, -1])})
+    assert rank_list_for_transform(0, src, dst) == [0]
+    assert rank_list_for_transform(1, src, dst) == [2]  # rows 4-7 on ranks 2 and 3: the lowest
+
+
+def test_transform_checkpoints_recuts_every_rank(four_by_rows, tmp_path):
+    src, folder, _ = four_by_rows
+    dst = _dst(tmp_path, {"w": ([2], [-1, 0]), "b": ([2], [0])})
+    out = tmp_path / "out"
+    transform_checkpoints(str(folder), str(out), "net_", src, dst)
+    for r in range(2):
+        got = opforge.load_checkpoint(str(out / f"rank_{r}" / f"net_{r}.ckpt"))
+        np.testing.assert_array_equal(got["w"].asnumpy(), _cols(W, r, 2))
+        np.testing.assert_array_equal(got["b"].asnumpy(), B[r * 2 : (r + 1) * 2])
+        np.testing.assert_allclose(got["lr"].asnumpy(), [0.1 * (r + 1)])  # from source rank r: as it is
+    whole = tmp_path / "whole"
+    convert_checkpoints(str(folder), str(whole), "net_", src, None)  # MindSpore 2.6's name: merged whole
+    got = opforge.load_checkpoint(str(whole / "rank_0" / "net_0.ckpt"))
+    np.testing.assert_array_equal(got["w"].asnumpy(), W)
+    assert not (whole / "rank_1").exists()
+
+
+def test_transform_by_rank_from_a_whole_checkpoint_and_with_files_missing(four_by_rows, tmp_path):
+    src, _, files = four_by_rows
+    rows = _dst(tmp_path, {"w": ([2, 1], [1, -1]), "b": ([2], [0])})
+    out = str(tmp_path / "r1.ckpt")
+    transform_checkpoint_by_rank(1, {r: files[r] for r in (1, 2, 3)}, out, src, rows)
+    got = opforge.load_checkpoint(out)
+    np.testing.assert_array_equal(got["w"].asnumpy(), W[4:])
+    np.testing.assert_array_equal(got["b"].asnumpy(), B[2:])
+    whole = str(tmp_path / "whole.ckpt")
+    opforge.save_checkpoint({"w": opforge.Tensor(W), "b": opforge.Tensor(B)}, whole)
+    transform_checkpoint_by_rank(1, {0: whole}, out, None, rows)  # a stand-alone checkpoint cut for rank 1
+    np.testing.assert_array_equal(opforge.load_checkpoint(out)["w"].asnumpy(), W[4:])
+    with pytest.raises(ValueError, match="checkpoint of rank 2 is missing"):
+        transform_checkpoint_by_rank(1, {1: files[1], 3: files[3]}, out, src, rows)
+    with pytest.raises(ValueError, match="needed for converting rank1's checkpoint"):
+        os.remove(files[3])
+        transform_checkpoints(str(os.path.dirname(os.path.dirname(files[0]))), str(tmp_path / "o"), "n", src, rows)
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda f, s: transform_checkpoint_by_rank(0, [f], "o.ckpt", s), TypeError, "must be a dict"),
+        (lambda f, s: transform_checkpoint_by_rank(0, {0: f}, "o.npz", s), ValueError, "must end with .ckpt"),
+        (lambda f, s: transform_checkpoint_by_rank(0, {0: "/no/file"}, "o.ckpt", s), ValueError, "does not exist"),
+        (lambda f, s: transform_checkpoint_by_rank(0, {0: f}, "o.ckpt"), ValueError, "None of the parameters"),
+        (lambda f, s: transform_checkpoints("/no/dir", "/tmp/x", "n", s), ValueError, "can not be empty"),
+    ],
+)
+def test_transform_checks_its_arguments(four_by_rows, tmp_path, call, error, match):
+    src, _, files = four_by_rows
+    with pytest.raises(error, match=match):
+        call(files[0], src)
+
+
+def test_unsafe_prefix_and_output_format_are_refused(four_by_rows, tmp_path):
+    src, folder, _ = four_by_rows
+    with pytest.raises(ValueError, match="'ckpt_prefix' '../n' is not a safe name"):
+        transform_checkpoints(str(folder), str(tmp_path / "o"), "../n", src)
+    with pytest.raises(ValueError, match="'output_format' must be 'ckpt'"):
+        transform_checkpoints(str(folder), str(tmp_path / "o"), "n", src, output_format="safetensors")
