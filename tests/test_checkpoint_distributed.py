@@ -107,6 +107,13 @@ def test_load_distributed_checkpoint_merges_block_files_into_a_network(tmp_path,
         np.testing.assert_array_equal(other.weight.asnumpy(), whole_w)
     finally:
         opforge.reset_auto_parallel_context()
+    # the file an AutoParallel wrapper saves its strategy to (MindSpore 2.6)
+    from opforge.parallel.auto_parallel import AutoParallel
+
+    wrapped = AutoParallel(opforge.nn.Dense(4, 6))
+    wrapped.save_param_strategy_file(path)
+    opforge.load_distributed_checkpoint(wrapped, files)
+    np.testing.assert_array_equal(wrapped.network.weight.asnumpy(), whole_w)
     with pytest.raises(ValueError, match="no training strategy file"):
         opforge.load_distributed_checkpoint(fresh, files)
     with pytest.raises(ValueError, match="one file per training device \\(2\\), but got 1"):

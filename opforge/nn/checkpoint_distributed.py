@@ -20,6 +20,7 @@ from opforge.dispatch import strategy_file
 from opforge.dispatch.sharding import coords
 from opforge.nn.cell import Cell
 from opforge.nn.checkpoint import load_checkpoint, load_param_into_net
+from opforge.parallel.auto_parallel import AutoParallel
 from opforge.parallel_context import strategy_ckpt_file
 from opforge.tensor import Parameter, Tensor
 
@@ -137,11 +138,21 @@ def _check_predict_strategy(predict_strategy) -> None:
         )
 
 
+def _auto_parallel_strategy_file(network: Cell) -> str:
+    """The strategy file an ``AutoParallel`` cell in ``network`` saves (``save_param_strategy_file``), as MindSpore
+    reads it when no training strategy file is given; "" when there is none."""
+    for _, cell in network.cells_and_names():
+        if isinstance(cell, AutoParallel) and cell.param_strategy_file:
+            return cell.param_strategy_file
+    return ""
+
+
 def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=None, train_strategy_filename=None,
                                 strict_load=False, dec_key=None, dec_mode="AES-GCM", format="ckpt"):  # fmt: skip
     """Load block checkpoints (``checkpoint_filenames``: one per training rank, in rank order) into ``network``:
-    each parameter's blocks merged whole by the training strategy file (``train_strategy_filename``, else the
-    context's ``strategy_ckpt_config['load_file']`` / ``strategy_ckpt_load_file``), then
+    each parameter's blocks merged whole by the training strategy file (``train_strategy_filename``, else the file
+    an ``AutoParallel`` cell in ``network`` was given by ``save_param_strategy_file``, as MindSpore reads it, else
+    the context's ``strategy_ckpt_config['load_file']`` / ``strategy_ckpt_load_file``), then
     ``load_param_into_net``. A sharded ``network`` keeps each rank's block of the whole value, by its own
     strategies; ``predict_strategy`` (MindSpore's prediction layouts) is checked, the network's layouts rule.
     Parameters the strategy file lacks (MindSpore saves only the trainable ones by default) are not loaded,
@@ -151,10 +162,13 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
         raise TypeError(f"For '{where}', the 'network' must be a Cell, but got {type(network).__name__}.")
     _check_files(checkpoint_filenames)
     _check_predict_strategy(predict_strategy)
-    path = train_strategy_filename if train_strategy_filename is not None else strategy_ckpt_file("load")
+    path = train_strategy_filename
+    if path is None:
+        path = _auto_parallel_strategy_file(network) or strategy_ckpt_file("load")
     if not path:
         raise ValueError(
-            f"For '{where}', no training strategy file: pass 'train_strategy_filename' or set "
+            f"For '{where}', no training strategy file: pass 'train_strategy_filename', wrap the network in an "
+            "AutoParallel given save_param_strategy_file(...), or set "
             "set_auto_parallel_context(strategy_ckpt_config={'load_file': ...})."
         )
     strategy = strategy_file.read_layouts(path, where)

@@ -161,6 +161,12 @@ class AutoParallel(Cell):
         """Each rank writes its parameters' layouts to ``file_path`` after the first step (the strategy file)."""
         self._save_strategy_file_path = _check_type("save_param_strategy_file", "file_path", file_path, str)
 
+    @property
+    def param_strategy_file(self) -> str:
+        """The strategy file ``save_param_strategy_file`` set ("" when none): ``load_distributed_checkpoint`` of a
+        network holding this cell reads it when given no strategy file."""
+        return self._save_strategy_file_path
+
     def load_param_strategy_file(self, file_path):
         """The strategy file ``load_distributed_checkpoint`` reads when given none."""
         self._load_strategy_file_path = _check_type("load_param_strategy_file", "file_path", file_path, str)
