@@ -91,6 +91,7 @@ from opforge.parallel.checkpoint_transform import (  # MindSpore exports them at
     transform_checkpoint_by_rank,
     transform_checkpoints,
 )
+from opforge.nn.pipeline import sync_pipeline_shared_parameters  # (mindspore.sync_pipeline_shared_parameters)
 from opforge import common
 from opforge.common import ParameterTuple, RowTensor
 from opforge.common.api import ms_function  # MindSpore 1.x's name of jit

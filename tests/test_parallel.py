@@ -519,6 +519,23 @@ def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
     assert m and float(m.group(1)) <= 1e-5, job.stdout + job.stderr
 
 
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_a_weight_tied_across_stages_trains_as_one_process(n):
+    """An embedding of stage 0 read (transposed) by stage 1's output projection: both stages keep it, the first
+    step sets the second stage's copy to the first's, and both take the sum of the stages' gradients (each left
+    out, the script's parameters differ from one process's), eagerly and in GRAPH_MODE."""
+    job = run_job([str(SCRIPTS / "pipeline_shared.py")], n=n, timeout=180)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert float(re.search(r"SHARED-OK (\S+)", job.stdout).group(1)) <= 1e-5
+
+
+def test_sync_pipeline_shared_parameters_checks_its_argument():
+    with pytest.raises(TypeError, match="'net' must be a Cell"):
+        opforge.sync_pipeline_shared_parameters(lambda x: x)
+    opforge.sync_pipeline_shared_parameters(opforge.nn.Dense(2, 2))  # no stages: nothing to do
+
+
 def test_pipeline_cell_checks_its_arguments():
     with pytest.raises(ValueError, match="'micro_size' must be an int >= 1"):
         opforge.nn.PipelineCell(opforge.nn.Dense(2, 2), 0)

@@ -273,6 +273,12 @@ def gather_whole(t) -> Tensor:
     return redistribute(data.complete(), data.layout, replicated(len(data.shape), data.layout.mesh), data.shape)
 
 
+def sum_over_ranks(x: Tensor, ranks: tuple) -> Tensor:
+    """``x`` summed over the world ``ranks`` (an AllReduce on their group, made on first use; every one of them
+    must call it)."""
+    return _ops.all_reduce(x, "sum", _ops.group(tuple(ranks)))
+
+
 def block_of(t, layout: TensorLayout) -> Tensor:
     """This rank's block of ``t`` (whole or sharded) under ``layout``, its blocks moved as needed."""
     return redistribute(local_of(t), layout_of(t), layout, tuple(t._meta[1]))

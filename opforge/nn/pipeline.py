@@ -35,7 +35,7 @@ from opforge.nn.cell import Cell
 from opforge.parallel_context import get_auto_parallel_context
 from opforge.tensor import Tensor, is_placeholder
 
-__all__ = ["Pipeline", "PipelineCell", "PipelineGradReducer", "stage_of_rank"]
+__all__ = ["Pipeline", "PipelineCell", "PipelineGradReducer", "stage_of_rank", "sync_pipeline_shared_parameters"]
 
 _FORWARD_TAG, _BACKWARD_TAG, _TAGS_PER_MICRO = 1000, 17000, 16
 
@@ -144,26 +144,61 @@ def _split_rows(inputs: tuple):
     return None
 
 
-def _release_other_stages(network: Cell) -> bool:
-    """Drop the data of every parameter another stage trains (the nearest enclosing ``pipeline_stage``
-    says whose a parameter is): this rank never reads it. False when there are no stages (yet: an
-    ``AutoParallel`` wrapper sets them when it runs)."""
-    stages = get_auto_parallel_context("pipeline_stages")
-    if stages == 1 or not GlobalComm.INITED:
-        return False
-    stage = stage_of_rank(get_rank(), get_group_size(), stages)
+def _stages_of_parameters(network: Cell) -> dict:
+    """``{id(parameter): (parameter, {stages})}``: the stages whose cells hold each parameter (the nearest
+    enclosing ``pipeline_stage``; a parameter of no staged cell is left out: every rank keeps it)."""
+    found = {}
 
     def walk(cell: Cell, owner) -> None:
         owner = cell.__dict__.get("pipeline_stage", owner)
         params, cells = cell._registries()
         for p in params.values():
-            if owner is not None and owner != stage and not is_placeholder(p):
-                del p._data  # a placeholder now: its shape and dtype stay
+            if owner is not None:
+                found.setdefault(id(p), (p, set()))[1].add(owner)
         for child in cells.values():
             walk(child, owner)
 
     walk(network, None)
+    return found
+
+
+def _shared_group(stages: set, rank: int, per_stage: int) -> tuple:
+    """The ranks holding a parameter shared by ``stages``: this rank's counterpart in each of them."""
+    return tuple(s * per_stage + rank % per_stage for s in sorted(stages))
+
+
+def _release_other_stages(network: Cell) -> bool:
+    """Drop the data of every parameter only other stages hold: this rank never reads it; a parameter cells of
+    several stages share (tied embeddings) stays on each of them, set to the first stage's value. False when
+    there are no stages (yet: an ``AutoParallel`` wrapper sets them when it runs)."""
+    stages = get_auto_parallel_context("pipeline_stages")
+    if stages == 1 or not GlobalComm.INITED:
+        return False
+    stage = stage_of_rank(get_rank(), get_group_size(), stages)
+    for p, users in _stages_of_parameters(network).values():
+        if stage not in users and not is_placeholder(p):
+            del p._data  # a placeholder now: its shape and dtype stay
+    sync_pipeline_shared_parameters(network)
     return True
+
+
+def sync_pipeline_shared_parameters(net: Cell) -> None:
+    """MindSpore's ``sync_pipeline_shared_parameters(net)``: every parameter that cells of several pipeline stages
+    hold takes the value of its first stage's copy, on the ranks of the other stages (a sum over those ranks of
+    the first one's value and the others' zeros). Nothing without pipeline stages."""
+    if not isinstance(net, Cell):
+        raise TypeError(
+            f"For 'sync_pipeline_shared_parameters', the 'net' must be a Cell, but got {type(net).__name__}."
+        )
+    stages = get_auto_parallel_context("pipeline_stages")
+    if stages == 1 or not GlobalComm.INITED:
+        return
+    rank, world = get_rank(), get_group_size()
+    stage = stage_of_rank(rank, world, stages)
+    for p, users in _stages_of_parameters(net).values():
+        if len(users) > 1 and stage in users:
+            mine = p if stage == min(users) else ops.ZerosLike()(p)
+            p.set_data(sharding.sum_over_ranks(mine, _shared_group(users, rank, world // stages)))
 
 
 def _configure(network: Cell, config: dict, attr: str, arg: str) -> None:
@@ -275,10 +310,18 @@ class PipelineCell(Cell):
                 pending_sends.clear()
             while waiting:
                 self._backward(run, waiting.popleft(), weights, grads, m)
-        grads = tuple(
-            (w if is_placeholder(w) else ops.ZerosLike()(w)) if g is None else g for w, g in zip(weights, grads)
-        )
-        return self._loss(losses, rank, world, stages), grads
+        grads = [(w if is_placeholder(w) else ops.ZerosLike()(w)) if g is None else g for w, g in zip(weights, grads)]
+        self._sum_shared(weights, grads, stage, rank, world // stages)
+        return self._loss(losses, rank, world, stages), tuple(grads)
+
+    def _sum_shared(self, weights, grads: list, stage: int, rank: int, per_stage: int) -> None:
+        """A weight cells of several stages share: each stage's copy gets the sum of their gradients, so the
+        copies take the same update (the same order of weights on every rank: the same collectives)."""
+        users = {i: u for i, (_, u) in _stages_of_parameters(self.network).items()}
+        for k, w in enumerate(weights):
+            stages = users.get(id(w), ())
+            if len(stages) > 1 and stage in stages:
+                grads[k] = sharding.sum_over_ranks(grads[k], _shared_group(stages, rank, per_stage))
 
     def _forward(self, run: _Run, index: int, inputs: tuple, weights) -> _MicroBatch:
         mb = _MicroBatch(index)
