@@ -500,6 +500,8 @@ def test_opforge_run_names_a_dead_rank(fault, how):
         (2, "momentum", ["--auto-parallel", "--functional"]),
         (4, "adam", ["--auto-parallel", "--functional", "--parallel-optimizer", "--graph"]),
         (4, "momentum", ["--auto-parallel", "--data-parallel"]),
+        (4, "adam", ["--tensor-parallel", "--graph"]),
+        (4, "momentum", ["--tensor-parallel", "--parallel-optimizer"]),
     ],
 )
 def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
@@ -511,7 +513,9 @@ def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
     carrying the stages (and ``hsdp()``), trained by ``Model.train``, the global context untouched; with
     ``--functional`` by ``value_and_grad`` of the Pipeline and a ``PipelineGradReducer`` in a step function
     wrapped in ``AutoParallel`` (MindSpore's pipeline tutorial); with ``--data-parallel`` each rank of a stage
-    reads its block of every batch (``dataset_strategy("data_parallel")``), the micro-batches cut rank by rank."""
+    reads its block of every batch (``dataset_strategy("data_parallel")``), the micro-batches cut rank by rank.
+    ``--tensor-parallel``: stage 1's ranks split its Dense layers too (the strategies checked among them only:
+    a check over every rank hung, stage 0 never running those operators)."""
     argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4", *flags]
     job = run_job(argv, n=n, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr

@@ -315,14 +315,20 @@ def release() -> None:
         _generation[0] += 1
 
 
-def allgather_object(value) -> list:
-    """Every rank's ``value`` (a small picklable object), in rank order, over the world (MPI, which NCCL's
-    bootstrap uses too). For agreements outside operators, such as the ranks' sharding strategies."""
+def allgather_object(value, group=GlobalComm.WORLD_COMM_GROUP) -> list:
+    """Every rank's ``value`` (a small picklable object), in rank order, over ``group`` (MPI, which NCCL's
+    bootstrap uses too; this rank must be in it). For agreements outside operators, such as the ranks'
+    sharding strategies."""
     require_init("allgather_object")
     mpi = _state["mpi"]
     if mpi is None:  # a world of one rank
         return [value]
-    return mpi.COMM_WORLD.allgather(value)
+    if group in _WORLD_NAMES or group == _WORLD:
+        return mpi.COMM_WORLD.allgather(value)
+    found = _state["groups"].get(group)
+    if found is None or found.mpi_comm is None:
+        raise ValueError(f"For 'allgather_object', this rank is not in a group named {group!r}.")
+    return found.mpi_comm.allgather(value)
 
 
 def get_rank(group=GlobalComm.WORLD_COMM_GROUP) -> int:

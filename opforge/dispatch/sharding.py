@@ -314,7 +314,7 @@ class _CollectiveOps:
     all_gather = all_reduce = slice = None  # (x, dim, group) / (x, op, group) / (x, dim, index, parts)
     reduce_scatter = all_to_all = None  # (x, dim, op, group) / (x, split_dim, concat_dim, group)
     world = group = None  # () -> (rank, size) / (ranks) -> group name
-    exchange = None  # (tuple of ints) -> every rank's tuple, in rank order
+    exchange = None  # (tuple of ints, ranks or None) -> every rank's tuple (of those ranks; None: all), in order
     assign = None  # (parameter, value): write value into parameter in place
     pack = unpack = None  # (blocks) -> one flat buffer / (flat, shapes) -> the blocks
 
@@ -330,8 +330,8 @@ def set_collective_ops(
     rank along ``dim``), ``all_to_all(x, split_dim, concat_dim, group)`` (MindSpore's AlltoAll),
     ``slice(x, dim, index, parts)`` (block ``index`` of ``parts`` along ``dim``), ``world() -> (rank,
     size)`` and ``group(ranks) -> name`` (the communication group of those world ranks, created on first
-    use), ``exchange(values) -> [values of each rank]``, ``pack(blocks)`` (flattened, concatenated) and
-    ``unpack(flat, shapes)`` (pack's inverse), written with primitives."""
+    use), ``exchange(values, ranks) -> [values of each of those ranks]`` (None: the world), ``pack(blocks)``
+    (flattened, concatenated) and ``unpack(flat, shapes)`` (pack's inverse), written with primitives."""
     _ops.all_gather, _ops.all_reduce, _ops.slice, _ops.world, _ops.group = all_gather, all_reduce, slice, world, group
     _ops.reduce_scatter, _ops.all_to_all = reduce_scatter, all_to_all
     _ops.exchange, _ops.assign = exchange, assign
@@ -392,13 +392,15 @@ def _decode(words) -> tuple:
     return tuple(strategy)
 
 
-def check_same_strategy(prim) -> None:
-    """Every rank must give an operator the same strategy: a rank that differs would run other collectives
-    and hang or compute garbage. Checked at the operator's first sharded call; raises on every rank."""
+def check_same_strategy(prim, ranks=None) -> None:
+    """Every rank running an operator (``ranks``: those of this rank's pipeline stage; None: all) must give it
+    the same strategy: a rank that differs would run other collectives and hang or compute garbage. Checked
+    at the operator's first sharded call; raises on every one of those ranks."""
     mine = _encode(prim.name, prim.in_strategy)
-    everyone = _ops.exchange(mine)
+    everyone = _ops.exchange(mine, ranks)
     if any(tuple(e) != mine for e in everyone):
-        shown = ", ".join(f"rank {r}: {_decode(e)}" for r, e in enumerate(everyone))
+        numbers = ranks if ranks is not None else range(len(everyone))
+        shown = ", ".join(f"rank {r}: {_decode(e)}" for r, e in zip(numbers, everyone))
         raise ValueError(
             f"For '{prim.name}', the ranks gave different sharding strategies ({shown}); every rank must run "
             "the same program with the same shard() strategies."
@@ -860,7 +862,7 @@ class ShardInterpreter(Interpreter):
 
     def _run(self, prim, args: tuple, layouts: tuple, strategy):
         if strategy is not None and not prim.__dict__.get("_strategy_checked"):
-            check_same_strategy(prim)
+            check_same_strategy(prim, self._stage_ranks())
             prim.__dict__["_strategy_checked"] = True
         plan = self._plan(prim, args, layouts, strategy)
         local_args = []
@@ -924,6 +926,16 @@ class ShardInterpreter(Interpreter):
                 )
             plan = _replicated_plan(prim, args, layouts)
         return plan
+
+    def _stage_ranks(self):
+        """The ranks of this rank's pipeline stage (consecutive: the only ones that run its operators); None
+        without stages."""
+        if self.pipeline_stages == 1:
+            return None
+        rank, world = self.world
+        per_stage = world // self.pipeline_stages
+        first = rank - rank % per_stage
+        return tuple(range(first, first + per_stage))
 
     def _as_layout(self, prim, i: int, t, want: TensorLayout):
         if not isinstance(t, Tensor):

@@ -125,9 +125,10 @@ def _block(x, dim, index, parts):
     return _slice(x, begin, sizes)
 
 
-def _exchange(values: tuple) -> list:
+def _exchange(values: tuple, ranks=None) -> list:
     # Outside operators: a trace (jit) must not record the check, and it reads the values on the host.
-    return [tuple(v) for v in allgather_object(tuple(values))]
+    group = GlobalComm.WORLD_COMM_GROUP if ranks is None else _group(tuple(ranks))
+    return [tuple(v) for v in allgather_object(tuple(values), group)]
 
 
 _assign = A.Assign()

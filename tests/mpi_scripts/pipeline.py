@@ -1,6 +1,7 @@
 """Run under ``mpiexec -n N`` (N a multiple of 2): a 2-stage pipeline (``pipeline_stage``, ``PipelineCell``,
 1F1B over 4 micro-batches) trains to the parameters of one process on the whole batches, each rank holding
-only its stage's parameters. ``--auto-parallel``: MindSpore 2.6's way (its AutoParallel docstring's): the
+only its stage's parameters (``--tensor-parallel``: stage 1's Dense layers split over its ranks too).
+``--auto-parallel``: MindSpore 2.6's way (its AutoParallel docstring's): the
 network and optimizer built under ``no_init_parameters``, the stages given by ``Pipeline``'s ``stage_config``,
 ``AutoParallel(...).pipeline(stages=2)`` (and ``hsdp()``) instead of the global context, trained by
 ``Model.train`` on a dataset; with ``--functional``, MindSpore's pipeline tutorial: ``value_and_grad`` of the
@@ -17,7 +18,7 @@ from mpi4py import MPI
 import opforge
 from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
-from opforge.dispatch.sharding import local_of, replicated_calls
+from opforge.dispatch.sharding import gather_whole, layout_of, local_of, replicated_calls
 from opforge.parallel.auto_parallel import AutoParallel
 from opforge.parallel.nn import Pipeline, PipelineGradReducer
 from opforge.tensor import is_placeholder
@@ -32,6 +33,11 @@ parser.add_argument(
     help="optimizer parallel within each stage (its ranks split the states)",
 )
 parser.add_argument("--auto-parallel", action="store_true", help="MindSpore 2.6's AutoParallel, Pipeline and Model")
+parser.add_argument(
+    "--tensor-parallel",
+    action="store_true",
+    help="the ranks of stage 1 split its two Dense layers (column then row parallel): pipeline and tensor parallel",
+)
 parser.add_argument(
     "--data-parallel",
     action="store_true",
@@ -61,6 +67,11 @@ class Net(nn.Cell):
             self.fc1.pipeline_stage = 0
             self.fc2.pipeline_stage = 1
             self.fc3.pipeline_stage = 1
+        if staged and args.tensor_parallel:  # stage 1's ranks split fc2 by columns, fc3 by rows (Megatron)
+            per_stage = size // 2
+            self.fc2.matmul.shard(((1, 1), (per_stage, 1)))
+            self.fc2.bias_add.shard(((1, per_stage), (per_stage,)))
+            self.fc3.matmul.shard(((1, per_stage), (1, per_stage)))
 
     def construct(self, x):
         return self.fc3(self.fc2(self.fc1(x)))
@@ -163,7 +174,11 @@ def check_states(net, opt, losses):
     if args.parallel_optimizer:  # each state 1/n of the parameter on the n ranks of a stage
         per_stage = size // 2
         states = opt.moment1 if args.optimizer == "adam" else opt.moments
-        split = [(p, m) for p, m in zip(params, states) if not is_placeholder(p) and p.shape[0] % per_stage == 0]
+        split = [
+            (p, m)
+            for p, m in zip(params, states)  # (a weight a strategy split keeps its states split so)
+            if not is_placeholder(p) and layout_of(p).is_replicated and p.shape[0] % per_stage == 0
+        ]
         assert split, "no state of this stage to split"
         for p, m in split:
             assert local_of(m).shape[0] == p.shape[0] // per_stage, (p.name, local_of(m).shape, p.shape)
@@ -193,7 +208,7 @@ if not args.auto_parallel:  # (AutoParallel carries these settings itself)
     )
 net, losses = train(True, data)
 stage = rank // (size // 2)
-mine = {p.name: p.asnumpy() for p in net.trainable_params() if not is_placeholder(p)}
+mine = {p.name: gather_whole(p).asnumpy() for p in net.trainable_params() if not is_placeholder(p)}
 # each rank holds its stage's weights only: fc1 on stage 0, fc2 and fc3 on stage 1
 expected = {"fc1.weight", "fc1.bias"} if stage == 0 else {"fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"}
 if set(mine) != expected:
