@@ -556,8 +556,10 @@ def test_pipeline_stage_config_names_cells_by_their_whole_path():
     assert (net[0].pipeline_stage, net[1].pipeline_stage, net.pipeline_segment) == (0, 1, 0)
     with pytest.raises(KeyError, match="'stage_config' : \\{'backbone.0': 0\\} is not found.*'_backbone.0'"):
         Pipeline(loss, 2, stage_config={"backbone.0": 0})  # not the whole path
-    with pytest.raises(ValueError, match="'stage_config' value of '_backbone.0' must be an int >= 0"):
+    with pytest.raises(ValueError, match="'pipeline_stage' can not be less than 0, but got -1"):
         Pipeline(loss, 2, stage_config={"_backbone.0": -1})
+    with pytest.raises(TypeError, match="'pipeline_stage' must be int type, but got type : float"):
+        net[0].pipeline_stage = 1.0
 
 
 def test_a_pipeline_cell_is_differentiable_as_one_operation():

@@ -110,6 +110,17 @@ class HookHandle:
         self._hooks.pop(self.handle_id, None)
 
 
+_STAGE_ATTRS = ("pipeline_stage", "pipeline_segment")  # read by the pipeline (opforge/nn/pipeline.py)
+
+
+def _check_stage(name: str, value) -> None:
+    """MindSpore's checks of ``Cell.pipeline_stage`` / ``pipeline_segment``: an int >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"For 'Cell', the property '{name}' must be int type, but got type : {type(value).__name__}.")
+    if value < 0:
+        raise ValueError(f"For 'Cell', the property '{name}' can not be less than 0, but got {value}.")
+
+
 class Cell:
     """Base class of networks. Subclass it, assign Parameters and Cells in ``__init__`` and compute
     in ``construct``::
@@ -147,6 +158,8 @@ class Cell:
             ) from None
 
     def __setattr__(self, name: str, value) -> None:
+        if name in _STAGE_ATTRS:
+            _check_stage(name, value)
         self.__dict__.pop("_float_constants", None)  # what to_float casts may change (_construct)
         if isinstance(value, ParameterTuple):
             self._set_attr_for_parameter_tuple(name, value)

@@ -210,12 +210,7 @@ def _configure(network: Cell, config: dict, attr: str, arg: str) -> None:
     left = dict(config)
     for name, cell in network.cells_and_names():
         if name and name in left:  # (the network itself has no name: MindSpore's rule)
-            value = left.pop(name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(
-                    f"For 'PipelineCell', the '{arg}' value of {name!r} must be an int >= 0, but got {value!r}."
-                )
-            object.__setattr__(cell, attr, value)
+            setattr(cell, attr, left.pop(name))  # (checked by Cell: an int >= 0)
     if left:
         names = [name for name, _ in network.cells_and_names() if name]
         raise KeyError(
