@@ -115,6 +115,16 @@ def test_a_rank_that_exits_ends_the_job():
     assert after_fault(out) < 30, out
 
 
+def test_an_object_exchange_a_rank_never_joins_times_out():
+    """``allgather_object`` (the ranks' strategy check, outside operators) waits at most OPFORGE_COMM_TIMEOUT for
+    every rank of its group, as the collectives do: a blocking MPI allgather would wait forever."""
+    env = {"FAULT": "hang", "OPFORGE_COMM_TIMEOUT": "2", "COLLECTIVE": "allgather_object"}
+    rc, out, _ = run_mpi("dead_rank.py", 2, timeout=150, **env)
+    assert rc != 0, out
+    assert "For 'allgather_object', rank 0 waited 2 s (OPFORGE_COMM_TIMEOUT)" in out, out
+    assert 1 <= after_fault(out) < 32, out
+
+
 def test_a_rank_that_hangs_ends_the_job_after_the_timeout():
     rc, out, _ = run_mpi("dead_rank.py", 2, timeout=150, FAULT="hang", OPFORGE_COMM_TIMEOUT="2")
     assert rc != 0, out

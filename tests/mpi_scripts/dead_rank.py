@@ -1,5 +1,6 @@
 """Run under mpiexec: rank 1 raises (FAULT=raise), exits (FAULT=exit) or hangs (FAULT=hang) while the
-others wait in an AllReduce; the job must end on every rank, naming rank 1 where it raised."""
+others wait in an AllReduce (or, with COLLECTIVE=allgather_object, in ``allgather_object``); the job must end
+on every rank, naming rank 1 where it raised."""
 
 import os
 import sys
@@ -8,6 +9,7 @@ import time
 import numpy as np
 
 from opforge import Tensor, communication, ops
+from opforge.communication import management
 
 communication.init()
 rank = communication.get_rank()
@@ -20,6 +22,9 @@ if rank == 1:
         os._exit(3)
     if fault == "hang":
         time.sleep(3600)
-ops.AllReduce()(Tensor(np.ones((4,), np.float32)))
+if os.environ.get("COLLECTIVE") == "allgather_object":  # the exchange outside operators (strategy checks)
+    management.allgather_object(rank)
+else:
+    ops.AllReduce()(Tensor(np.ones((4,), np.float32)))
 print(f"rank {rank}: AllReduce returned", flush=True)
 sys.exit(0)
