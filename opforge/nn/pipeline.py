@@ -167,19 +167,21 @@ def _shared_group(stages: set, rank: int, per_stage: int) -> tuple:
     return tuple(s * per_stage + rank % per_stage for s in sorted(stages))
 
 
-def _release_other_stages(network: Cell) -> bool:
+def _release_other_stages(network: Cell):
     """Drop the data of every parameter only other stages hold: this rank never reads it; a parameter cells of
-    several stages share (tied embeddings) stays on each of them, set to the first stage's value. False when
-    there are no stages (yet: an ``AutoParallel`` wrapper sets them when it runs)."""
+    several stages share (tied embeddings) stays on each of them, set to the first stage's value. Returns
+    ``{id(parameter): its stages}`` of those shared ones; None when there are no stages (yet: an
+    ``AutoParallel`` wrapper sets them when it runs)."""
     stages = get_auto_parallel_context("pipeline_stages")
     if stages == 1 or not GlobalComm.INITED:
-        return False
+        return None
     stage = stage_of_rank(get_rank(), get_group_size(), stages)
-    for p, users in _stages_of_parameters(network).values():
-        if stage not in users and not is_placeholder(p):
+    users = _stages_of_parameters(network)
+    for p, holders in users.values():
+        if stage not in holders and not is_placeholder(p):
             del p._data  # a placeholder now: its shape and dtype stay
-    sync_pipeline_shared_parameters(network)
-    return True
+    _sync_shared(users, stages)
+    return {key: holders for key, (_, holders) in users.items() if len(holders) > 1}
 
 
 def sync_pipeline_shared_parameters(net: Cell) -> None:
@@ -191,14 +193,17 @@ def sync_pipeline_shared_parameters(net: Cell) -> None:
             f"For 'sync_pipeline_shared_parameters', the 'net' must be a Cell, but got {type(net).__name__}."
         )
     stages = get_auto_parallel_context("pipeline_stages")
-    if stages == 1 or not GlobalComm.INITED:
-        return
+    if stages > 1 and GlobalComm.INITED:
+        _sync_shared(_stages_of_parameters(net), stages)
+
+
+def _sync_shared(users: dict, stages: int) -> None:
     rank, world = get_rank(), get_group_size()
     stage = stage_of_rank(rank, world, stages)
-    for p, users in _stages_of_parameters(net).values():
-        if len(users) > 1 and stage in users:
-            mine = p if stage == min(users) else ops.ZerosLike()(p)
-            p.set_data(sharding.sum_over_ranks(mine, _shared_group(users, rank, world // stages)))
+    for p, holders in users.values():
+        if len(holders) > 1 and stage in holders:
+            mine = p if stage == min(holders) else ops.ZerosLike()(p)
+            p.set_data(sharding.sum_over_ranks(mine, _shared_group(holders, rank, world // stages)))
 
 
 def _configure(network: Cell, config: dict, attr: str, arg: str) -> None:
@@ -238,7 +243,7 @@ class PipelineCell(Cell):
             _configure(network, segment_config, "pipeline_segment", "segment_config")
         self.network = network
         self.micro_size = micro_size
-        self._released = _release_other_stages(network)
+        self._shared = _release_other_stages(network)  # None until the stages are known
 
     def construct(self, *inputs):
         """The mean loss of the micro-batches. While a gradient is taken (``value_and_grad`` of a function calling
@@ -277,8 +282,8 @@ class PipelineCell(Cell):
         """``(loss, grads)``: one step's mean loss and the gradients of ``weights`` (zeros for the weights
         of other stages), by the 1F1B schedule."""
         stages = get_auto_parallel_context("pipeline_stages")
-        if not self._released:
-            self._released = _release_other_stages(self.network)
+        if self._shared is None:
+            self._shared = _release_other_stages(self.network)
         rank, world = get_rank(), get_group_size()
         stage = stage_of_rank(rank, world, stages)
         micros = self._split(inputs)
@@ -312,10 +317,10 @@ class PipelineCell(Cell):
     def _sum_shared(self, weights, grads: list, stage: int, rank: int, per_stage: int) -> None:
         """A weight cells of several stages share: each stage's copy gets the sum of their gradients, so the
         copies take the same update (the same order of weights on every rank: the same collectives)."""
-        users = {i: u for i, (_, u) in _stages_of_parameters(self.network).items()}
+        shared = self._shared or {}  # (None: one stage)
         for k, w in enumerate(weights):
-            stages = users.get(id(w), ())
-            if len(stages) > 1 and stage in stages:
+            stages = shared.get(id(w), ())
+            if stage in stages:
                 grads[k] = sharding.sum_over_ranks(grads[k], _shared_group(stages, rank, per_stage))
 
     def _forward(self, run: _Run, index: int, inputs: tuple, weights) -> _MicroBatch:
