@@ -38,10 +38,13 @@ from opforge.communication.management import GlobalComm
 from opforge.dispatch.trace import tracing
 from opforge.nn.cell import Cell
 from opforge.parallel_context import _fusion_plan, get_auto_parallel_context
+from opforge.primitives.array_ops import ZerosLike
 from opforge.primitives.comm_ops import AllReduce, ReduceOp
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["DistributedGradReducer"]
+
+_zeros_like = ZerosLike()
 
 _WHERE = "DistributedGradReducer"
 
@@ -280,6 +283,17 @@ class DistributedGradReducer(Cell):
             for i, view in bucket.slots:
                 out[i] = self._as_grad(view, self.parameters[i])
         return tuple(out)
+
+    def finish(self, grads: dict) -> dict:
+        """A tape's ``{id: gradient}`` with these parameters' gradients reduced (zeros for those it did not
+        reach; the tape fed ``ready`` on the way): what ``enlist_reducer`` asks of a reducer. Unchanged when
+        the gradient taken was of none of them. While a trace records, by operators."""
+        mine = tuple(grads.get(id(p)) for p in self.parameters)
+        if all(g is None for g in mine):
+            return grads
+        mine = tuple(_zeros_like(p) if g is None else g for p, g in zip(self.parameters, mine))
+        reduced = self.reduce_with_operators(mine) if tracing() else self(mine)
+        return {**grads, **{id(p): g for p, g in zip(self.parameters, reduced)}}
 
     @property
     def traceable(self) -> bool:

@@ -3,7 +3,7 @@ wrapping a network whose parameters' gradients are all-reduced (averaged) over a
 gradient taken through it (``value_and_grad``, ``grad``), in buckets started as they fill, with no reducer in the
 training step. The buckets are ``nn.DistributedGradReducer``'s (opforge/nn/grad_reducer.py); the wrapper enlists
 it on the tape of the gradient being taken (``enlist_reducer``), which feeds it each gradient as soon as it is
-final and hands it the gradients at the end to wait for and average.
+final (``ready``) and hands it the gradients at the end to wait for and average (``finish``).
 
 Eagerly (MindSpore's PyNative mode; MindSpore supports no other); while a trace records, the gradients are
 all-reduced by operators the trace replays. ``find_unused_parameters`` and ``static_graph`` are checked and kept
@@ -16,10 +16,8 @@ from contextlib import contextmanager
 
 from opforge.bprop.tape import enlist_reducer
 from opforge.communication.management import GlobalComm
-from opforge.dispatch.trace import tracing
 from opforge.nn.cell import Cell
 from opforge.nn.grad_reducer import DistributedGradReducer
-from opforge.ops import zeros_like
 
 __all__ = ["DistributedDataParallel"]
 
@@ -31,27 +29,6 @@ def _check_bool(arg: str, value) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"For '{_WHERE}', the '{arg}' must be bool, but got {type(value).__name__}.")
     return value
-
-
-class _Reduction:
-    """What the tape's backward pass drives: the reducer's ``ready`` per gradient, then ``finish``."""
-
-    def __init__(self, reducer: DistributedGradReducer):
-        self.reducer = reducer
-
-    def ready(self, key, grad) -> None:
-        self.reducer.ready(key, grad)
-
-    def finish(self, grads: dict) -> dict:
-        params = self.reducer.parameters
-        mine = tuple(grads.get(id(p)) for p in params)
-        if all(g is None for g in mine):  # the gradient taken was not of these parameters
-            return grads
-        mine = tuple(zeros_like(p) if g is None else g for p, g in zip(params, mine))
-        reduced = self.reducer.reduce_with_operators(mine) if tracing() else self.reducer(mine)
-        out = dict(grads)
-        out.update({id(p): g for p, g in zip(params, reduced)})
-        return out
 
 
 class DistributedDataParallel(Cell):
@@ -96,12 +73,12 @@ class DistributedDataParallel(Cell):
         reducer = DistributedGradReducer(module.trainable_params(), True, None, 1, group, bucket_cap_mb)
         if init_sync:
             reducer.broadcast_parameters()
-        object.__setattr__(self, "_reduction", _Reduction(reducer))
+        object.__setattr__(self, "_reducer", reducer)  # (not a sub-cell: its parameters are the module's)
         object.__setattr__(self, "_syncing", True)
 
     def construct(self, *args, **kwargs):
         if self._syncing:
-            enlist_reducer(self._reduction)
+            enlist_reducer(self._reducer)
         return self.module(*args, **kwargs)
 
     @contextmanager
