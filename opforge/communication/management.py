@@ -330,23 +330,12 @@ def allgather_object(value, group=GlobalComm.WORLD_COMM_GROUP) -> list:
         if found is None or found.mpi_comm is None:
             raise ValueError(f"For 'allgather_object', this rank is not in a group named {group!r}.")
         comm = found.mpi_comm
+    from opforge.communication.mpi import wait_with_deadline  # (mpi4py's backend: imported once MPI is there)
+
     # every rank of the group has come once the barrier completes: the blocking allgather cannot hang then
-    _wait_bounded("allgather_object", comm.Ibarrier(), group, comm.Get_size())
+    rank = mpi.COMM_WORLD.Get_rank()
+    wait_with_deadline(comm.Ibarrier(), _state["timeout"], "allgather_object", rank, group, comm.Get_size())
     return comm.allgather(value)
-
-
-def _wait_bounded(op_name: str, request, group: str, size: int) -> None:
-    """Wait for an MPI ``request`` at most ``OPFORGE_COMM_TIMEOUT`` seconds, or a CommunicationError naming the
-    group (a rank that never comes: died, hangs, or runs another program)."""
-    deadline = time.monotonic() + _state["timeout"]
-    while not request.Test():
-        if time.monotonic() > deadline:
-            raise CommunicationError(
-                f"For '{op_name}', rank {_state['mpi'].COMM_WORLD.Get_rank()} waited {_state['timeout']:g} s "
-                f"(OPFORGE_COMM_TIMEOUT) for the other ranks of the group '{group}' ({size} ranks): one of them "
-                "did not call it, died or hangs."
-            )
-        time.sleep(1e-4)
 
 
 def get_rank(group=GlobalComm.WORLD_COMM_GROUP) -> int:

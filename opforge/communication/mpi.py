@@ -47,6 +47,24 @@ _SPINS = 200  # Test() calls before yielding the core between polls (ranks may s
 _yield = getattr(os, "sched_yield", lambda: time.sleep(0))
 
 
+def wait_with_deadline(request, timeout: float, op_name: str, rank: int, group: str, size: int) -> None:
+    """Wait for an MPI ``request`` at most ``timeout`` seconds (OPFORGE_COMM_TIMEOUT), or a CommunicationError
+    naming the call and the group: a rank that never comes (died, hangs, or runs another program)."""
+    if request.Test():
+        return
+    deadline = time.monotonic() + timeout
+    spins = 0
+    while not request.Test():
+        spins += 1
+        if spins > _SPINS:
+            _yield()  # let a rank sharing this core run
+            if spins % 64 == 0 and time.monotonic() > deadline:
+                raise CommunicationError(
+                    f"For '{op_name}', rank {rank} waited {timeout:g} s (OPFORGE_COMM_TIMEOUT) for the other ranks "
+                    f"of the group '{group}' ({size} ranks): one of them did not call it, died or hangs."
+                )
+
+
 def header(kind: int, code: int, array) -> np.ndarray:
     """The 13 int64 that describe one array of a call (dims past the 8th folded into the 8th)."""
     h = np.zeros(HEADER, np.int64)
@@ -101,20 +119,7 @@ class MpiCommunicator:
 
     # -- waiting with a deadline -----------------------------------------------------------------
     def wait(self, op_name: str, request) -> None:
-        if request.Test():
-            return
-        deadline = time.monotonic() + self.timeout
-        spins = 0
-        while not request.Test():
-            spins += 1
-            if spins > _SPINS:
-                _yield()  # let a rank sharing this core run
-                if spins % 64 == 0 and time.monotonic() > deadline:
-                    raise CommunicationError(
-                        f"For '{op_name}', rank {self.world_rank} waited {self.timeout:g} s (OPFORGE_COMM_TIMEOUT) "
-                        f"for the other ranks of the group '{self.group_name}' ({self.size} ranks): one of them did "
-                        "not call it, died or hangs."
-                    )
+        wait_with_deadline(request, self.timeout, op_name, self.world_rank, self.group_name, self.size)
 
     # -- the header check --------------------------------------------------------------------------
     def check_same(self, op_name: str, kind: int, code: int, arrays) -> None:
