@@ -67,7 +67,7 @@ import copy
 import warnings
 from contextlib import contextmanager
 
-from opforge.parallel_layout import split_counts
+from opforge.parallel_layout import checked_split_counts
 
 __all__ = [
     "ParallelMode",
@@ -223,16 +223,7 @@ def _check_dataset_strategy(name, value):
         return value
     if not isinstance(value, tuple):
         raise TypeError(f"{_where(name)} must be str or tuple, but got {type(value).__name__}.")
-    out = []
-    for item in map(split_counts, value):
-        if not isinstance(item, tuple) or not all(isinstance(c, int) and not isinstance(c, bool) for c in item):
-            raise TypeError(
-                f"{_where(name)} must hold a strategy per input (a tuple of ints or a Layout), but got {item!r}."
-            )
-        if any(c < 1 for c in item):
-            raise ValueError(f"{_where(name)} must hold split counts >= 1, but got {item}.")
-        out.append(item)
-    return tuple(out)
+    return tuple(checked_split_counts(s, f"{_where(name)} must hold a strategy per input; each") for s in value)
 
 
 def _check_optimizer_config(name, value):

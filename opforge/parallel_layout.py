@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["Layout", "split_counts"]
+__all__ = ["Layout", "checked_split_counts", "split_counts"]
 
 _NONE = "None"
 _INTERLEAVED = "interleaved_parallel"  # MindSpore's alias of an axis that copies an operator within one device
@@ -104,3 +104,14 @@ class Layout:
 def split_counts(strategy):
     """A strategy element as split counts: a Layout read so (``Layout.split_counts``), anything else as given."""
     return strategy.split_counts() if isinstance(strategy, Layout) else strategy
+
+
+def checked_split_counts(strategy, subject: str) -> tuple:
+    """``strategy`` (a tuple of split counts, one per dim, or a Layout) as split counts, or a TypeError (not a tuple
+    of ints) or ValueError (a count below 1) whose message starts with ``subject`` (who gave it, and what)."""
+    counts = split_counts(strategy)
+    if not isinstance(counts, tuple) or not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        raise TypeError(f"{subject} must be a tuple of ints (a split count per dim) or a Layout, but got {counts!r}.")
+    if any(c < 1 for c in counts):
+        raise ValueError(f"{subject} must hold split counts >= 1, but got {counts}.")
+    return counts

@@ -12,7 +12,7 @@ import warnings
 
 from opforge.dispatch import sharding
 from opforge.parallel_context import operator_parallel
-from opforge.parallel_layout import Layout, split_counts
+from opforge.parallel_layout import Layout, checked_split_counts
 from opforge.primitives.sharding_ops import relayout, strategy_layout
 from opforge.tensor import Tensor
 
@@ -27,20 +27,8 @@ def _strategies(where: str, arg: str, value, optional: bool):
         return None
     if not isinstance(value, tuple):
         raise TypeError(f"For '{where}', the '{arg}' must be a tuple, but got {type(value).__name__}.")
-    out = []
-    for s in map(split_counts, value):
-        if s is None:
-            out.append(None)
-            continue
-        if not isinstance(s, tuple) or not all(isinstance(c, int) and not isinstance(c, bool) for c in s):
-            raise TypeError(
-                f"For '{where}', each element of '{arg}' must be a tuple of ints (a split count per dim) or None, "
-                f"but got {s!r}."
-            )
-        if any(c < 1 for c in s):
-            raise ValueError(f"For '{where}', every split count of '{arg}' must be >= 1, but got {s}.")
-        out.append(s)
-    return tuple(out)
+    subject = f"For '{where}', each element of '{arg}' (or None)"
+    return tuple(None if s is None else checked_split_counts(s, subject) for s in value)
 
 
 class ShardSpec:
