@@ -520,14 +520,14 @@ class Cell:
         if searches_strategies() and not self.__dict__.get("_strategies_searched"):
             object.__setattr__(self, "_strategies_searched", True)
             self._search_strategies(args, kwargs)
+        stages = get_auto_parallel_context("pipeline_stages")
         with sharding.ShardInterpreter(
             optimizer_parallel=optimizer_parallel(),
             strategies=operator_parallel(),
-            pipeline_stages=get_auto_parallel_context("pipeline_stages"),
+            pipeline_stages=stages,
             optimizer_sharding=optimizer_sharding(),
         ):
             if operator_parallel():
-                stages = get_auto_parallel_context("pipeline_stages")
                 args = sharding.batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies(), stages)
             return sharding.finish(self._call_construct(args, kwargs))
 

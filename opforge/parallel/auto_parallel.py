@@ -8,7 +8,7 @@ builds, trains, evaluates or predicts (as MindSpore applies them at compile time
 was afterwards. ``parallel_mode``: "semi_auto" is SEMI_AUTO_PARALLEL, "sharding_propagation" and
 "recursive_programming" AUTO_PARALLEL with that search mode; a world of one rank runs stand-alone.
 
-Settings opforge records but does not act on (each warns once when set, saying so): the local-norm dumps, the
+Settings opforge accepts but does not act on (each warns when set, saying so): the local-norm dumps, the
 communication-group file, fp32 communication, ``transformer_opt``'s Ascend speed-up file and the operator
 strategy files. ``pipeline``'s "gpipe" runs the 1F1B schedule (the same values). docs/parallel.md."""
 
@@ -93,7 +93,6 @@ class AutoParallel(Cell):
         self._gradients_mean = False
         self._gradient_fp32_sync = True
         self._init_param_in_compile = True
-        self._ignored = {}  # the settings recorded without effect: method -> value
         self._applying = 0
 
     # -- the settings ---------------------------------------------------------------------------
@@ -248,41 +247,40 @@ class AutoParallel(Cell):
         self._gradient_fp32_sync = False
 
     def enable_fp32_communication(self):
-        self._ignore("enable_fp32_communication", True, "its collectives communicate in the tensors' own dtype")
+        self._ignore("enable_fp32_communication", "its collectives communicate in the tensors' own dtype")
 
     def set_group_ckpt_save_file(self, file_path):
         _check_type("set_group_ckpt_save_file", "file_path", file_path, str)
-        self._ignore("set_group_ckpt_save_file", file_path, "no communication-group file is written")
+        self._ignore("set_group_ckpt_save_file", "no communication-group file is written")
 
     def print_local_norm(self):
-        self._ignore("print_local_norm", True, "no local norm is printed")
+        self._ignore("print_local_norm", "no local norm is printed")
 
     def dump_local_norm(self, file_path):
         _check_type("dump_local_norm", "file_path", file_path, str)
-        self._ignore("dump_local_norm", file_path, "no local norm is written")
+        self._ignore("dump_local_norm", "no local norm is written")
 
     def enable_device_local_norm(self):
-        self._ignore("enable_device_local_norm", True, "no local norm is written")
+        self._ignore("enable_device_local_norm", "no local norm is written")
 
     def save_operator_strategy_file(self, file_path):
-        path = _check_json_path("save_operator_strategy_file", file_path)
-        self._ignore("save_operator_strategy_file", path, "no operator strategy file is written")
+        _check_json_path("save_operator_strategy_file", file_path)
+        self._ignore("save_operator_strategy_file", "no operator strategy file is written")
 
     def load_operator_strategy_file(self, file_path):
-        path = _check_json_path("load_operator_strategy_file", file_path)
-        self._ignore("load_operator_strategy_file", path, "operators take their strategies from shard()")
+        _check_json_path("load_operator_strategy_file", file_path)
+        self._ignore("load_operator_strategy_file", "operators take their strategies from shard()")
 
     def transformer_opt(self, file_path):
         """Ascend's parallel speed-up file: None or "" switches it off; a path must exist, and is kept."""
         if file_path in (None, ""):
-            self._ignored.pop("transformer_opt", None)
             return
         _check_type("transformer_opt", "file_path", file_path, str)
         if not os.path.exists(file_path):
             raise ValueError(f"{_where('transformer_opt')}, the file {file_path!r} does not exist.")
-        self._ignore("transformer_opt", file_path, "its speed-up options are Ascend's")
+        self._ignore("transformer_opt", "its speed-up options are Ascend's")
 
-    def _ignore(self, method: str, value, why: str) -> None:
-        """A setting kept without effect in opforge: recorded, with a warning saying what does not happen."""
-        self._ignored[method] = value
-        warnings.warn(f"{_where(method)}: recorded, but opforge does not act on it: {why}.", UserWarning, stacklevel=3)
+    @staticmethod
+    def _ignore(method: str, why: str) -> None:
+        """A setting opforge does not act on: checked by the caller, then a warning saying what does not happen."""
+        warnings.warn(f"{_where(method)}: accepted, but opforge does not act on it: {why}.", UserWarning, stacklevel=3)
