@@ -722,15 +722,21 @@ def input_blocks(shapes: list, full_batch: bool, strategies=None, stages: int = 
     per Tensor input) the block its strategy gives it. A mismatch is a ValueError naming ``dataset_strategy``."""
     if strategies is not None:
         return _blocks_by_strategy(shapes, strategies)
-    per_stage = _ops.world()[1] // stages
     out = []
     for shape in shapes:
         if shape is None or full_batch:
             out.append(None if shape is None else (replicated(len(shape)), tuple(shape)))
         else:
-            layout = TensorLayout.make((stages, per_stage), (1,) + (None,) * (len(shape) - 1))
+            layout = batch_layout(len(shape), stages)
             out.append((layout, (shape[0] * layout.splits(0), *shape[1:])))
     return out
+
+
+def batch_layout(ndim: int, stages: int = 1) -> TensorLayout:
+    """A batch's layout: dim 0 split over the ranks of a pipeline stage (all of them without ``stages``; the
+    stages repeat it)."""
+    per_stage = _ops.world()[1] // stages
+    return TensorLayout.make((stages, per_stage), (1,) + (None,) * (ndim - 1))
 
 
 def _blocks_by_strategy(shapes: list, strategies: tuple) -> list:
@@ -804,7 +810,7 @@ def split_full_batch(args: tuple, where: str) -> tuple:
                     f"For '{where}', the batch dim of each input must be divisible by the {size} ranks under "
                     f"full_batch, but got shape {list(shape)}."
                 )
-            layout = TensorLayout((size,), (0,) + (None,) * (len(shape) - 1))
+            layout = batch_layout(len(shape))
             a = _wrap(redistribute(a, replicated(len(shape), (size,)), layout, shape), layout, shape)
         out.append(a)
     return tuple(out)
