@@ -213,8 +213,8 @@ def test_damaged_and_foreign_files_raise_naming_the_file(tmp_path):
     (tmp_path / "odd.ckpt").write_bytes(_value("w", [1], "Complex256", b"\0" * 32))
     with pytest.raises(ValueError, match="'w' has an unknown type 'Complex256'"):
         opforge.load_checkpoint(str(tmp_path / "odd.ckpt"))
-    with pytest.raises(ValueError, match="'format' must be 'ckpt'"):
-        opforge.save_checkpoint(nn.Dense(1, 1), str(tmp_path / "x"), format="safetensors")
+    with pytest.raises(ValueError, match="'format' must be 'ckpt' or 'safetensors', but got 'npy'"):
+        opforge.save_checkpoint(nn.Dense(1, 1), str(tmp_path / "x"), format="npy")
 
 
 def test_an_earlier_opforge_checkpoint_named_ckpt_still_loads(tmp_path, rng):

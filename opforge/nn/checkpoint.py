@@ -1,11 +1,13 @@
-"""Checkpoints: parameters saved by name and restored exactly, in MindSpore's file format.
+"""Checkpoints: parameters saved by name and restored exactly, in MindSpore's file formats.
 
 ``save_checkpoint(net, "net.ckpt")`` writes every parameter under its ``name`` (``fc1.weight``) as MindSpore
 does (``opforge/nn/checkpoint_proto.py``: the protobuf ``Checkpoint``), so checkpoints move both ways between
-MindSpore and opforge; a name ending with ``.npz`` writes opforge's NumPy archive instead (one array per name
-plus a JSON record of each dtype and ``requires_grad``, read with ``allow_pickle=False``). ``load_checkpoint``
-reads either (by the file's content) as ``{name: Parameter}``; ``load_param_into_net(net, params)`` copies them
-into a network's parameters of the same names. Both formats keep every dtype bit-exact (bfloat16 included).
+MindSpore and opforge; ``format="safetensors"`` writes MindSpore's safetensors file instead
+(``opforge/nn/checkpoint_safetensors.py``), and a name ending with ``.npz`` opforge's NumPy archive (one array per
+name plus a JSON record of each dtype and ``requires_grad``, read with ``allow_pickle=False``).
+``load_checkpoint`` reads any of them as ``{name: Parameter}`` (a safetensors file with ``format="safetensors"``,
+as MindSpore asks); ``load_param_into_net(net, params)`` copies them into a network's parameters of the same
+names. Every format keeps every dtype it holds bit-exact (bfloat16 included).
 """
 
 from __future__ import annotations
@@ -17,11 +19,11 @@ import numpy as np
 
 from opforge import dtype as mstype
 from opforge.dispatch import sharding
-from opforge.nn import checkpoint_proto
+from opforge.nn import checkpoint_proto, checkpoint_safetensors
 from opforge.nn.cell import Cell
 from opforge.tensor import Parameter, Tensor
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "check_format"]
 
 _META_KEY = "__opforge_meta__"
 _FORMAT = 1
@@ -96,31 +98,38 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     (which also keeps each parameter's ``requires_grad``). MindSpore's arguments: ``append_dict`` (``{name:
     int, float, bool, str or Tensor}``, saved alongside, e.g. ``{"epoch_num": 3}``), ``choice_func`` (a
     function of the name: only names it returns True for are saved), ``crc_check`` (MindSpore's CRC-32
-    trailer), ``integrated_save`` (a parameter split across ranks by a sharding strategy is gathered whole,
-    a collective every rank must join, as in MindSpore; False saves this rank's block); ``async_save`` (saved
-    at once) and the rest are accepted; ``enc_key`` (encryption) and ``format="safetensors"`` are not
-    supported."""
+    trailer; with safetensors, the metadata's ``crc_num``), ``integrated_save`` (a parameter split across ranks
+    by a sharding strategy is gathered whole, a collective every rank must join, as in MindSpore; False saves
+    this rank's block), ``format`` ("ckpt", or "safetensors": ``.safetensors`` appended to a name without it;
+    tensors only, no str in ``append_dict``); ``async_save`` (saved at once) and the rest are accepted;
+    ``enc_key`` (encryption) is not supported."""
+    check_format("save_checkpoint", format)
     if enc_key is not None:
         raise ValueError("For 'save_checkpoint', encrypted checkpoints ('enc_key') are not supported.")
-    if format != "ckpt":
-        raise ValueError(
-            f"For 'save_checkpoint', the 'format' must be 'ckpt' (opforge writes no other), got {format!r}."
-        )
     path = os.fspath(ckpt_file_name)
-    if not path.endswith((".npz", ".ckpt")):
-        path += ".ckpt"
+    suffixes = (checkpoint_safetensors.SUFFIX,) if format == "safetensors" else (".npz", ".ckpt")
+    if not path.endswith(suffixes):
+        path += suffixes[-1]
     pairs = _named_tensors(save_obj) + _append_pairs(append_dict)
     if choice_func is not None:
         pairs = [(name, t) for name, t in pairs if choice_func(name)]
     pairs = [(name, _whole_or_block(t, integrated_save)) for name, t in pairs]
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp.npz"  # written whole, then renamed: a reader never sees half a file
-    if path.endswith(".npz"):
+    if format == "safetensors":
+        checkpoint_safetensors.write_values(tmp, pairs, crc_check=bool(crc_check))
+    elif path.endswith(".npz"):
         _write_npz(tmp, pairs)
     else:
         checkpoint_proto.write_values(tmp, pairs, crc_check=bool(crc_check))
     os.replace(tmp, path)
     return path
+
+
+def check_format(where: str, format) -> None:
+    """The checkpoint formats MindSpore names: "ckpt" and "safetensors"."""
+    if format not in ("ckpt", "safetensors"):
+        raise ValueError(f"For '{where}', the 'format' must be 'ckpt' or 'safetensors', but got {format!r}.")
 
 
 def _whole_or_block(t, integrated_save: bool):
@@ -155,14 +164,12 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     ``specify_prefix`` / ``filter_prefix`` (a str or tuple of str: keep only / drop the names starting with
     one), ``crc_check`` (the file must carry MindSpore's CRC-32 trailer, and it must match; a trailer present
     is always checked), ``net`` (the parameters are also loaded into it, ``load_param_into_net(net, params,
-    strict_load)``); ``dec_key`` (decryption) is not supported."""
+    strict_load)``), ``format`` ("safetensors" for a ``.safetensors`` file, "ckpt" for the others, as MindSpore
+    asks); ``dec_key`` (decryption) is not supported."""
+    check_format("load_checkpoint", format)
     if dec_key is not None:
         raise ValueError("For 'load_checkpoint', encrypted checkpoints ('dec_key') are not supported.")
-    if format != "ckpt":
-        raise ValueError(
-            f"For 'load_checkpoint', the 'format' must be 'ckpt' (opforge reads no other), got {format!r}."
-        )
-    params = _read_checkpoint(ckpt_file_name, bool(crc_check))
+    params = _read_checkpoint(ckpt_file_name, bool(crc_check), format)
     for arg, prefix in (("specify_prefix", specify_prefix), ("filter_prefix", filter_prefix)):
         if prefix is None:
             continue
@@ -178,16 +185,26 @@ def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=N
     return params
 
 
-def _checkpoint_path(ckpt_file_name) -> str:
+def _checkpoint_path(ckpt_file_name, format: str) -> str:
     path = os.fspath(ckpt_file_name)
-    for candidate in (path, path + ".ckpt", path + ".npz"):
+    suffixes = (checkpoint_safetensors.SUFFIX,) if format == "safetensors" else (".ckpt", ".npz")
+    for candidate in (path, *(path + suffix for suffix in suffixes)):
         if os.path.isfile(candidate):
-            return candidate
-    raise FileNotFoundError(f"For 'load_checkpoint', no checkpoint file at {path!r}.")
+            break
+    else:
+        raise FileNotFoundError(f"For 'load_checkpoint', no checkpoint file at {path!r}.")
+    if candidate.endswith(checkpoint_safetensors.SUFFIX) != (format == "safetensors"):
+        raise ValueError(
+            f"For 'load_checkpoint', the file's format must be the 'format' argument's: {candidate!r} is read with "
+            f"format={'ckpt' if format == 'safetensors' else 'safetensors'!r}, but got format={format!r}."
+        )
+    return candidate
 
 
-def _read_checkpoint(ckpt_file_name, crc_check: bool = False) -> dict:
-    path = _checkpoint_path(ckpt_file_name)
+def _read_checkpoint(ckpt_file_name, crc_check: bool = False, format: str = "ckpt") -> dict:
+    path = _checkpoint_path(ckpt_file_name, format)
+    if format == "safetensors":
+        return {name: Parameter(v, name=name) for name, v in checkpoint_safetensors.read_values(path, crc_check)}
     if checkpoint_proto.is_mindspore_checkpoint(path):
         values = checkpoint_proto.read_values(path, crc_check)
         return {name: v if isinstance(v, str) else Parameter(v, name=name) for name, v in values}

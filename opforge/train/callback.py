@@ -17,7 +17,7 @@ import numpy as np
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from opforge.nn.checkpoint import save_checkpoint
+from opforge.nn.checkpoint import check_format, save_checkpoint
 from opforge.tensor import Tensor
 from opforge.train.callback_base import (
     Callback,
@@ -94,12 +94,13 @@ class TimeMonitor(Callback):
 
 class CheckpointConfig:
     """When ``ModelCheckpoint`` saves: every ``save_checkpoint_steps`` steps (or ``save_checkpoint_seconds``),
-    keeping the last ``keep_checkpoint_max`` files."""
+    keeping the last ``keep_checkpoint_max`` files, in ``format`` ("ckpt" or "safetensors"; with safetensors,
+    as in MindSpore, ``enc_key``, ``enc_mode``, ``crc_check`` and ``exception_save`` keep their defaults)."""
 
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
                  keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False, saved_network=None,
                  append_info=None, enc_key=None, enc_mode="AES-GCM", exception_save=False, crc_check=False,
-                 **kwargs):  # fmt: skip
+                 remove_redundancy=False, format="ckpt", **kwargs):  # fmt: skip
         if save_checkpoint_steps is not None and (
             not isinstance(save_checkpoint_steps, int) or save_checkpoint_steps < 0
         ):
@@ -112,6 +113,13 @@ class CheckpointConfig:
         self.saved_network = saved_network
         self.append_dict = self._append_dict(append_info)
         self.enc_key = enc_key
+        check_format("CheckpointConfig", format)
+        if format == "safetensors" and (enc_key is not None or enc_mode != "AES-GCM" or crc_check or exception_save):
+            raise ValueError(
+                "For 'CheckpointConfig', with format='safetensors' the 'enc_key', 'enc_mode', 'crc_check' and "
+                "'exception_save' must keep their defaults."
+            )
+        self.format = format
         # passed to save_checkpoint: sharded parameters gathered whole (or this rank's blocks); the CRC trailer
         self.integrated_save, self.crc_check = bool(integrated_save), bool(crc_check)
 
@@ -140,7 +148,8 @@ class CheckpointConfig:
 
 
 class ModelCheckpoint(Callback):
-    """Saves the network's parameters as ``{directory}/{prefix}-{epoch}_{step}.ckpt`` (MindSpore's names),
+    """Saves the network's parameters as ``{directory}/{prefix}-{epoch}_{step}.ckpt`` (MindSpore's names;
+    ``.safetensors`` when the config's ``format`` says so),
     as ``config`` says, and at the end of training. MindSpore's step rule: it saves at a step hook when
     ``save_checkpoint_steps`` steps have passed since its last save (in GRAPH_MODE sink mode, at the first
     sink end that many steps after it)."""
@@ -180,7 +189,8 @@ class ModelCheckpoint(Callback):
 
     def _save(self, cb):
         os.makedirs(self.directory, exist_ok=True)
-        path = os.path.join(self.directory, f"{self.prefix}-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.ckpt")
+        name = f"{self.prefix}-{cb.cur_epoch_num}_{self._step_in_epoch(cb)}.{self.config.format}"
+        path = os.path.join(self.directory, name)
         append = dict(self.config.append_dict)
         if "epoch_num" in append:  # the progress the file records, as MindSpore writes it
             append["epoch_num"] = cb.cur_epoch_num
@@ -188,7 +198,8 @@ class ModelCheckpoint(Callback):
             append["step_num"] = cb.cur_step_num
         network = self.config.saved_network if self.config.saved_network is not None else cb.train_network
         self.saved.append(save_checkpoint(network, path, integrated_save=self.config.integrated_save,
-                                          append_dict=append or None, crc_check=self.config.crc_check))  # fmt: skip
+                                          append_dict=append or None, crc_check=self.config.crc_check,
+                                          format=self.config.format))  # fmt: skip
         self._last_time, self._last_step = time.monotonic(), cb.cur_step_num
         while self.config.keep_checkpoint_max and len(self.saved) > self.config.keep_checkpoint_max:
             old = self.saved.pop(0)
