@@ -120,7 +120,7 @@ def test_transform_by_rank_from_a_whole_checkpoint_and_with_files_missing(four_b
     "call, error, match",
     [
         (lambda f, s: transform_checkpoint_by_rank(0, [f], "o.ckpt", s), TypeError, "must be a dict"),
-        (lambda f, s: transform_checkpoint_by_rank(0, {0: f}, "o.npz", s), ValueError, "must end with .ckpt"),
+        (lambda f, s: transform_checkpoint_by_rank(0, {0: f}, "o.npz", s), ValueError, "must end with .ckpt or"),
         (lambda f, s: transform_checkpoint_by_rank(0, {0: "/no/file"}, "o.ckpt", s), ValueError, "does not exist"),
         (lambda f, s: transform_checkpoint_by_rank(0, {0: f}, "o.ckpt"), ValueError, "None of the parameters"),
         (lambda f, s: transform_checkpoints("/no/dir", "/tmp/x", "n", s), ValueError, "can not be empty"),
@@ -136,5 +136,27 @@ def test_unsafe_prefix_and_output_format_are_refused(four_by_rows, tmp_path):
     src, folder, _ = four_by_rows
     with pytest.raises(ValueError, match="'ckpt_prefix' '../n' is not a safe name"):
         transform_checkpoints(str(folder), str(tmp_path / "o"), "../n", src)
-    with pytest.raises(ValueError, match="'output_format' must be 'ckpt'"):
+    with pytest.raises(ValueError, match="'output_format' can not be 'safetensors' when 'src_checkpoints_dir' only"):
         transform_checkpoints(str(folder), str(tmp_path / "o"), "n", src, output_format="safetensors")
+    with pytest.raises(ValueError, match="'output_format' must be 'safetensors' or 'ckpt', but got 'npz'"):
+        transform_checkpoints(str(folder), str(tmp_path / "o"), "n", src, output_format="npz")
+    opforge.ckpt_to_safetensors(str(folder / "rank_0" / "net.ckpt"))
+    with pytest.raises(ValueError, match="cannot contain both ckpt file and safetensors file"):
+        transform_checkpoints(str(folder), str(tmp_path / "o"), "n", src)
+
+
+@pytest.mark.parametrize("output_format", ["safetensors", "ckpt"])
+def test_safetensors_checkpoints_are_recut_into_either_format(four_by_rows, tmp_path, output_format):
+    src, folder, files = four_by_rows
+    opforge.ckpt_to_safetensors(str(folder), str(tmp_path / "st"))
+    dst = _dst(tmp_path, {"w": ([2], [-1, 0]), "b": ([2], [0])})
+    transform_checkpoints(str(tmp_path / "st"), str(tmp_path / "out"), "net_", src, dst, output_format=output_format)
+    for r in range(2):
+        got = opforge.load_checkpoint(str(tmp_path / "out" / f"rank_{r}" / f"net_{r}.{output_format}"),
+                                      format=output_format)  # fmt: skip
+        np.testing.assert_array_equal(got["w"].asnumpy(), _cols(W, r, 2))
+        np.testing.assert_array_equal(got["b"].asnumpy(), B[r * 2 : (r + 1) * 2])
+    sources = {r: str(tmp_path / "st" / f"rank_{r}" / "net.safetensors") for r in range(4)}
+    transform_checkpoint_by_rank(1, sources, str(tmp_path / "one.safetensors"), src, dst)
+    got = opforge.load_checkpoint(str(tmp_path / "one.safetensors"), format="safetensors")
+    np.testing.assert_array_equal(got["w"].asnumpy(), _cols(W, 1, 2))

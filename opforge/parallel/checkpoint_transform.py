@@ -3,7 +3,8 @@ and the others at the top too): the block checkpoints of a run sharded one way (
 strategy file) re-cut into the blocks of another strategy, or merged whole, without the network:
 ``rank_list_for_transform`` (which source ranks a destination rank needs), ``transform_checkpoint_by_rank`` (one
 destination rank's file), ``transform_checkpoints`` (a folder of ``rank_N`` folders into another), and MindSpore
-2.6's ``*_convert*`` names of the same.
+2.6's ``*_convert*`` names of the same. The files are ``.ckpt`` or ``.safetensors``, each read and written in the
+format its name says.
 
 A strategy of None means whole tensors (every source rank's file holds them; the destination gets them whole).
 A parameter the source strategy lacks (a learning rate, a step count) is copied as it is, from the source rank
@@ -189,42 +190,67 @@ def _check_file_map(checkpoint_files_map) -> None:
 def transform_checkpoint_by_rank(
     rank_id, checkpoint_files_map, save_checkpoint_file_name, src_strategy_file=None, dst_strategy_file=None
 ) -> None:
-    """Write destination rank ``rank_id``'s checkpoint (``save_checkpoint_file_name``, a ``.ckpt``) from the source
-    ranks' checkpoints ``{rank: file}`` (those ``rank_list_for_transform`` lists, or more)."""
+    """Write destination rank ``rank_id``'s checkpoint (``save_checkpoint_file_name``: a ``.ckpt``, or a
+    ``.safetensors``) from the source ranks' checkpoints ``{rank: file}`` (those ``rank_list_for_transform``
+    lists, or more; each read in the format its name says)."""
     where = "transform_checkpoint_by_rank"
     _check_file_map(checkpoint_files_map)
     if not isinstance(save_checkpoint_file_name, str):
         raise TypeError(f"For '{where}', the 'save_checkpoint_file_name' must be a str.")
-    if not save_checkpoint_file_name.endswith(".ckpt"):
+    if not save_checkpoint_file_name.endswith(tuple(_SUFFIXES.values())):
         raise ValueError(
-            f"For '{where}', the 'save_checkpoint_file_name' {save_checkpoint_file_name!r} must end with .ckpt."
+            f"For '{where}', the 'save_checkpoint_file_name' {save_checkpoint_file_name!r} must end with .ckpt "
+            "or .safetensors."
         )
     for arg, path in (("src_strategy_file", src_strategy_file), ("dst_strategy_file", dst_strategy_file)):
         if path is not None and os.path.dirname(path) and not os.path.isdir(os.path.dirname(path)):
             raise ValueError(f"For '{where}', the folder of the '{arg}' {os.path.dirname(path)!r} does not exist.")
     src, dst = _Strategy(src_strategy_file, where), _Strategy(dst_strategy_file, where)
     _check_rank(rank_id, dst)
-    files = {rank % src.devices: load_checkpoint(path) for rank, path in checkpoint_files_map.items()}
-    save_checkpoint(_transform(src, dst, files, rank_id), save_checkpoint_file_name)
+    files = {rank % src.devices: _load(path) for rank, path in checkpoint_files_map.items()}
+    _save(_transform(src, dst, files, rank_id), save_checkpoint_file_name)
+
+
+_SUFFIXES = {"ckpt": ".ckpt", "safetensors": ".safetensors"}
+
+
+def _format_of(path: str) -> str:
+    return "safetensors" if path.endswith(_SUFFIXES["safetensors"]) else "ckpt"
+
+
+def _load(path: str) -> dict:
+    return load_checkpoint(path, format=_format_of(path))
+
+
+def _save(params: dict, path: str) -> None:
+    save_checkpoint(params, path, format=_format_of(path))
 
 
 _UNSAFE = re.compile(r"\.\.|//|~|^\s*$")
 
 
-def _rank_files(src_checkpoints_dir: str, where: str) -> dict:
-    """``{rank: the last *.ckpt of src/rank_N}`` (MindSpore's choice: the last name in sorted order)."""
-    files = {}
+def _rank_files(src_checkpoints_dir: str, where: str) -> tuple:
+    """(format, ``{rank: the last checkpoint of src/rank_N}``): MindSpore's choice, the last name in sorted order;
+    the folders hold ``.ckpt`` files or ``.safetensors`` files, not both."""
+    found = {fmt: {} for fmt in _SUFFIXES}
     for folder in glob.glob(os.path.join(glob.escape(src_checkpoints_dir), "rank_*")):
         number = os.path.basename(folder)[len("rank_") :]
-        ckpts = [f for f in sorted(glob.glob(os.path.join(glob.escape(folder), "*.ckpt"))) if os.path.isfile(f)]
-        if number.isdigit() and ckpts:
-            files[int(number)] = ckpts[-1]
-    if not files:
+        for fmt, suffix in _SUFFIXES.items():
+            files = [f for f in sorted(glob.glob(os.path.join(glob.escape(folder), "*" + suffix))) if os.path.isfile(f)]
+            if number.isdigit() and files:
+                found[fmt][int(number)] = files[-1]
+    if found["ckpt"] and found["safetensors"]:
         raise ValueError(
-            f"For '{where}', the 'src_checkpoints_dir' can not be empty: no rank_N folder with a .ckpt file in "
-            f"{src_checkpoints_dir!r}."
+            f"For '{where}', the 'src_checkpoints_dir' cannot contain both ckpt file and safetensors file "
+            f"simultaneously: {src_checkpoints_dir!r} holds both."
         )
-    return files
+    fmt = "safetensors" if found["safetensors"] else "ckpt"
+    if not found[fmt]:
+        raise ValueError(
+            f"For '{where}', the 'src_checkpoints_dir' can not be empty: no rank_N folder with a .ckpt or "
+            f".safetensors file in {src_checkpoints_dir!r}."
+        )
+    return fmt, found[fmt]
 
 
 def transform_checkpoints(
@@ -236,16 +262,22 @@ def transform_checkpoints(
     process_num=1,
     output_format="ckpt",
 ) -> None:
-    """Every destination rank's checkpoint, ``dst_checkpoints_dir/rank_N/{ckpt_prefix}N.ckpt``, from the source
-    ranks' (``src_checkpoints_dir/rank_N/*.ckpt``). Every needed source file is checked before anything is
-    written. ``process_num`` is kept (one process works here); ``output_format`` must be "ckpt"."""
+    """Every destination rank's checkpoint, ``dst_checkpoints_dir/rank_N/{ckpt_prefix}N.{output_format}``, from
+    the source ranks' (``src_checkpoints_dir/rank_N/*.ckpt``, or ``*.safetensors``). Every needed source file is
+    checked before anything is written. ``process_num`` is kept (one process works here); as in MindSpore,
+    ``output_format`` may be "safetensors" only for safetensors sources."""
     where = "transform_checkpoints"
     if not isinstance(src_checkpoints_dir, str) or not isinstance(dst_checkpoints_dir, str):
         raise TypeError(f"For '{where}', the 'src_checkpoints_dir' and 'dst_checkpoints_dir' must be str.")
-    sources = _rank_files(src_checkpoints_dir, where)
-    if output_format != "ckpt":
+    source_format, sources = _rank_files(src_checkpoints_dir, where)
+    if output_format not in _SUFFIXES:
         raise ValueError(
-            f"For '{where}', the 'output_format' must be 'ckpt' for ckpt files, but got {output_format!r}."
+            f"For '{where}', the 'output_format' must be 'safetensors' or 'ckpt', but got {output_format!r}."
+        )
+    if source_format == "ckpt" and output_format == "safetensors":
+        raise ValueError(
+            f"For '{where}', 'output_format' can not be 'safetensors' when 'src_checkpoints_dir' only contains "
+            "ckpt file (convert them first: opforge.ckpt_to_safetensors)."
         )
     if not isinstance(ckpt_prefix, str):
         raise TypeError(f"For '{where}', the 'ckpt_prefix' must be a str, but got {type(ckpt_prefix).__name__}.")
@@ -266,11 +298,11 @@ def transform_checkpoints(
     for rank in ranks:
         for n in plans[rank] + [rank % src.devices]:
             if n in sources and n not in loaded:
-                loaded[n] = load_checkpoint(sources[n])
+                loaded[n] = _load(sources[n])
         files = {n: loaded[n] for n in plans[rank] + [rank % src.devices] if n in loaded}
         folder = os.path.join(dst_checkpoints_dir, f"rank_{rank}")
         os.makedirs(folder, exist_ok=True)
-        save_checkpoint(_transform(src, dst, files, rank), os.path.join(folder, f"{ckpt_prefix}{rank}.ckpt"))
+        _save(_transform(src, dst, files, rank), os.path.join(folder, f"{ckpt_prefix}{rank}{_SUFFIXES[output_format]}"))
 
 
 # MindSpore 2.6's names of the same (``mindspore.parallel``)
