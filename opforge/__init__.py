@@ -88,6 +88,7 @@ from opforge import nn
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.checkpoint_convert import ckpt_to_safetensors, safetensors_to_ckpt
 from opforge.parallel.checkpoint_transform import (  # MindSpore exports them at the top too
+    merge_pipeline_strategys,
     rank_list_for_transform,
     transform_checkpoint_by_rank,
     transform_checkpoints,

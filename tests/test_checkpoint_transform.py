@@ -160,3 +160,64 @@ def test_safetensors_checkpoints_are_recut_into_either_format(four_by_rows, tmp_
     transform_checkpoint_by_rank(1, sources, str(tmp_path / "one.safetensors"), src, dst)
     got = opforge.load_checkpoint(str(tmp_path / "one.safetensors"), format="safetensors")
     np.testing.assert_array_equal(got["w"].asnumpy(), _cols(W, 1, 2))
+
+
+V = np.arange(24, dtype=np.float32).reshape(4, 6) - 50
+
+
+@pytest.fixture
+def two_stages(tmp_path):
+    """A 2-stage pipeline of 2 ranks a stage: stage 0 holds "w" (rows split over its 2 ranks), stage 1 holds "v"
+    (columns split over its 2); each rank wrote its stage's strategy file and its own blocks, as a pipeline's
+    ranks do."""
+    strategys, folder = tmp_path / "strategys", tmp_path / "src"
+    for rank in range(4):
+        stage, r = divmod(rank, 2)
+        layouts = {"w": ([2, 1], [1, -1])} if stage == 0 else {"v": ([2], [-1, 0])}
+        strategy_file.write_layouts(str(strategys / f"stage_{rank}.ckpt"), layouts, stage=stage)
+        block = {"w": _rows(W, r, 2)} if stage == 0 else {"v": _cols(V, r, 2)}
+        _write(folder, rank, {**block, "step": np.int32([7])})
+    merged = str(tmp_path / "merged.ckpt")
+    opforge.merge_pipeline_strategys(str(strategys), merged)
+    return merged, folder
+
+
+def test_pipeline_stages_strategy_files_merge_and_their_blocks_come_back_whole(two_stages, tmp_path):
+    merged, folder = two_stages
+    layouts = strategy_file.read_layouts(merged)
+    assert sorted(layouts) == ["0-w", "1-v"]  # one entry per stage, whichever of its ranks' files was read
+    assert rank_list_for_transform(0, merged, None) == [3, 2, 1, 0]  # both stages' blocks, each from its ranks
+    transform_checkpoints(str(folder), str(tmp_path / "whole"), "net", merged, None)
+    got = opforge.load_checkpoint(str(tmp_path / "whole" / "rank_0" / "net0.ckpt"))
+    np.testing.assert_array_equal(got["w"].asnumpy(), W)
+    np.testing.assert_array_equal(got["v"].asnumpy(), V)
+    assert got["step"].asnumpy().tolist() == [7]
+
+
+def test_a_pipelined_destination_gives_each_rank_its_stages_parameters(two_stages, tmp_path):
+    merged, folder = two_stages
+    for rank in range(2):  # the destination: 2 stages of 1 rank, "w" and "v" swapped between the stages
+        layouts = {"v": ([1], [-1, -1])} if rank == 0 else {"w": ([1], [-1, -1])}
+        strategy_file.write_layouts(str(tmp_path / "dst" / f"r{rank}.ckpt"), layouts, stage=rank)
+    dst = str(tmp_path / "dst_merged.ckpt")
+    opforge.merge_pipeline_strategys(str(tmp_path / "dst"), dst)
+    assert rank_list_for_transform(0, merged, dst) == [3, 2] and rank_list_for_transform(1, merged, dst) == [1, 0]
+    transform_checkpoints(str(folder), str(tmp_path / "out"), "net", merged, dst)
+    stage0 = opforge.load_checkpoint(str(tmp_path / "out" / "rank_0" / "net0.ckpt"))
+    stage1 = opforge.load_checkpoint(str(tmp_path / "out" / "rank_1" / "net1.ckpt"))
+    assert set(stage0) == {"v", "step"} and set(stage1) == {"w", "step"}
+    np.testing.assert_array_equal(stage0["v"].asnumpy(), V)
+    np.testing.assert_array_equal(stage1["w"].asnumpy(), W)
+
+
+def test_merging_checks_its_folder_and_stages(tmp_path):
+    with pytest.raises(NotADirectoryError, match="is not a directory"):
+        opforge.merge_pipeline_strategys(str(tmp_path / "none"), str(tmp_path / "m.ckpt"))
+    (tmp_path / "json").mkdir()
+    (tmp_path / "json" / "s.json").write_text("{}")
+    with pytest.raises(ValueError, match="reads the protobuf files, not the JSON ones"):
+        opforge.merge_pipeline_strategys(str(tmp_path / "json"), str(tmp_path / "m.ckpt"))
+    strategy_file.write_layouts(str(tmp_path / "one" / "s1.ckpt"), {"v": ([2], [-1, 0])}, stage=1)
+    opforge.merge_pipeline_strategys(str(tmp_path / "one"), str(tmp_path / "m.ckpt"))
+    with pytest.raises(ValueError, match="does not hold every stage: it holds stages \\[1\\]"):
+        rank_list_for_transform(0, str(tmp_path / "m.ckpt"), None)

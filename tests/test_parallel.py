@@ -501,10 +501,10 @@ def test_opforge_run_names_a_dead_rank(fault, how):
         (4, "adam", ["--auto-parallel", "--functional", "--parallel-optimizer", "--graph"]),
         (4, "momentum", ["--auto-parallel", "--data-parallel"]),
         (4, "adam", ["--tensor-parallel", "--graph"]),
-        (4, "momentum", ["--tensor-parallel", "--parallel-optimizer"]),
+        (4, "momentum", ["--tensor-parallel", "--parallel-optimizer", "--checkpoint", "{tmp}"]),
     ],
 )
-def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
+def test_two_stage_pipeline_equals_one_process(n, optimizer, flags, tmp_path):
     """``--graph``: in GRAPH_MODE each rank's whole 1F1B step (its stage's forward and backward passes of every
     micro-batch, the Send/Receive between stages, the update) is one trace, replayed from the third step
     (the script checks the trace count and that the trace holds the Send and Receive).
@@ -515,7 +515,10 @@ def test_two_stage_pipeline_equals_one_process(n, optimizer, flags):
     wrapped in ``AutoParallel`` (MindSpore's pipeline tutorial); with ``--data-parallel`` each rank of a stage
     reads its block of every batch (``dataset_strategy("data_parallel")``), the micro-batches cut rank by rank.
     ``--tensor-parallel``: stage 1's ranks split its Dense layers too (the strategies checked among them only:
-    a check over every rank hung, stage 0 never running those operators)."""
+    a check over every rank hung, stage 0 never running those operators).
+    ``--checkpoint``: each rank saves its stage's strategy file and blocks; the stages' files merged
+    (``merge_pipeline_strategys``) and the blocks transformed whole equal one process's parameters."""
+    flags = [str(tmp_path) if f == "{tmp}" else f for f in flags]
     argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4", *flags]
     job = run_job(argv, n=n, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr

@@ -249,13 +249,23 @@ def layout_of(t) -> TensorLayout:
     return replicated(len(t._meta[1]))
 
 
-def mindspore_layout(t) -> tuple:
+def mindspore_layout(t, stages: int = 1) -> tuple:
     """``(device matrix, tensor map)`` of ``t`` as MindSpore's strategy files hold them: a replicated tensor's
-    device matrix is the world's ranks, its tensor map all -1."""
+    device matrix is the ranks (of one pipeline stage, with ``stages``), its tensor map all -1. In a pipeline
+    the stages are the most significant part of a rank's number, so of the leading (repeat) axis of a mesh:
+    a stage's device matrix is that axis divided by ``stages`` (dropped when it becomes 1)."""
     layout = layout_of(t)
+    world = _ops.world()[1] if _ops.world is not None else 1
     if layout.is_replicated:
-        return [_ops.world()[1] if _ops.world is not None else 1], [-1] * len(t._meta[1])
-    return list(layout.mesh), list(layout.tensor_map())
+        return [world // stages], [-1] * len(t._meta[1])
+    mesh, tensor_map = list(layout.mesh), list(layout.tensor_map())
+    if stages > 1:
+        if mesh[0] % stages or len(mesh) - 1 in tensor_map:
+            raise ValueError(f"The layout {layout} of a parameter is not within one of {stages} pipeline stages.")
+        mesh[0] //= stages
+        if mesh[0] == 1 and len(mesh) > 1:
+            mesh = mesh[1:]
+    return mesh, tensor_map
 
 
 def local_of(t):

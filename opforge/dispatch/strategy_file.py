@@ -8,6 +8,11 @@ from the right, or -1), ``param_split_shape`` and ``indices_offset`` (uneven spl
 ``field`` (an embedding's field size; 0) and the optimizer-shard step and size (0: the optimizer does not split
 the parameter). ``build_searched_strategy`` reads it back as ``{name: ParallelLayouts}`` for
 ``merge_sliced_parameter`` and ``load_distributed_checkpoint`` (opforge/nn/checkpoint_distributed.py).
+
+The ``ParallelStrategyItem`` entries name the pipeline stage the file is of (MindSpore writes one per operator,
+with its strategy; opforge one per parameter, with its split counts): a pipeline's rank writes its stage's
+parameters, with device matrices over the stage's ranks. ``merge_stages`` joins the stages' files into one, each
+layout renamed ``"{stage}-{name}"`` as MindSpore's ``merge_pipeline_strategys`` does.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from google.protobuf.message import DecodeError
 
 from opforge.utils.protobuf_schema import message_classes
 
-__all__ = ["ParallelStrategyMap", "write_layouts", "read_layouts"]
+__all__ = ["ParallelStrategyMap", "write_layouts", "read_layouts", "merge_stages"]
 
 
 def _dims(kind: str) -> list:
@@ -66,8 +71,8 @@ ParallelStrategyMap = message_classes(
 
 
 def write_layouts(path: str, layouts: dict, stage: int = 0) -> None:
-    """Write ``{parameter name: (device matrix, tensor map)}`` to ``path`` (atomically: ranks writing one shared
-    path each replace it whole)."""
+    """Write ``{parameter name: (device matrix, tensor map)}`` of pipeline stage ``stage`` to ``path``
+    (atomically: ranks writing one shared path each replace it whole)."""
     message = ParallelStrategyMap(current_stage=stage)
     for name, (dev_matrix, tensor_map) in layouts.items():
         item = message.parallel_layout_item.add(param_name=name)
@@ -77,6 +82,14 @@ def write_layouts(path: str, layouts: dict, stage: int = 0) -> None:
         lay.param_split_shape.add()
         lay.indices_offset.add()
         lay.field, lay.opt_weight_shard_step, lay.opt_weight_shard_size = 0, 0, 0
+        splits = [1 if m == -1 else int(dev_matrix[len(dev_matrix) - 1 - m]) for m in tensor_map]
+        strategy = message.parallel_strategy_item.add(node_name=name).parallel_strategys
+        strategy.stage = stage
+        strategy.parallel_strategy.add().dim.extend(splits)
+    _write(path, message)
+
+
+def _write(path: str, message) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as f:
@@ -84,10 +97,36 @@ def write_layouts(path: str, layouts: dict, stage: int = 0) -> None:
     os.replace(tmp, path)
 
 
+def merge_stages(paths: list, merged_path: str, where: str = "merge_pipeline_strategys") -> None:
+    """One strategy file of every stage's (MindSpore's pipeline-merged file): each stage's layouts renamed
+    ``"{stage}-{name}"``; a second file of a stage already merged is skipped (the stage's other ranks')."""
+    merged, stages = ParallelStrategyMap(current_stage=1), set()
+    for path in sorted(paths):
+        message = _parse(path, where)
+        if not message.parallel_strategy_item or not message.parallel_layout_item:
+            raise ValueError(f"For '{where}', the strategy file {path!r} is empty.")
+        stage = message.parallel_strategy_item[0].parallel_strategys.stage
+        if stage in stages:
+            continue
+        stages.add(stage)
+        for item in message.parallel_layout_item:
+            item.param_name = f"{stage}-{item.param_name}"
+        merged.parallel_strategy_item.extend(message.parallel_strategy_item)
+        merged.parallel_layout_item.extend(message.parallel_layout_item)
+    _write(merged_path, merged)
+
+
 def read_layouts(path, where: str = "build_searched_strategy") -> dict:
     """``{parameter name: ParallelLayouts}`` of a strategy file (MindSpore's or opforge's)."""
     if not isinstance(path, str):
         raise TypeError(f"For '{where}', the 'strategy_filename' must be a str, but got {type(path).__name__}.")
+    message = _parse(path, where)
+    if not message.parallel_layout_item:
+        raise ValueError(f"For '{where}', the strategy file {path!r} holds no parameter layout.")
+    return {item.param_name: item.parallel_layouts for item in message.parallel_layout_item}
+
+
+def _parse(path: str, where: str):
     if not os.path.isfile(path):
         raise ValueError(f"For '{where}', no strategy file at {path!r}.")
     if os.path.getsize(path) == 0:
@@ -100,6 +139,4 @@ def read_layouts(path, where: str = "build_searched_strategy") -> dict:
         raise ValueError(
             f"For '{where}', {path!r} is not a strategy file (its protobuf cannot be parsed: {e})."
         ) from None
-    if not message.parallel_layout_item:
-        raise ValueError(f"For '{where}', the strategy file {path!r} holds no parameter layout.")
-    return {item.param_name: item.parallel_layouts for item in message.parallel_layout_item}
+    return message

@@ -27,6 +27,7 @@ from opforge import dtype as mstype
 from opforge.bprop import cell_bprop
 from opforge.bprop import recompute as recomputation
 from opforge.common.parameter import ParameterTuple
+from opforge.communication.management import get_group_size, get_rank
 from opforge.dispatch import pipeline, sharding, strategy_file
 from opforge.jit import JitFunction
 from opforge.jit_config import check_jit_config
@@ -43,7 +44,7 @@ from opforge.parallel_context import (
     strategy_ckpt_file,
 )
 from opforge.primitives.array_ops import Assign
-from opforge.tensor import Parameter, PlaceholderError, Tensor
+from opforge.tensor import Parameter, PlaceholderError, Tensor, is_placeholder
 
 _TO_FLOAT_TYPES = (mstype.float16, mstype.bfloat16, mstype.float32)
 # the flags MindSpore's to_float sets on each cell (add_flags_recursive(fp16=True) is to_float(float16) there)
@@ -512,7 +513,11 @@ class Cell:
             return
         trainable_only = get_auto_parallel_context("strategy_ckpt_config")["only_trainable_params"]
         params = self.trainable_params() if trainable_only else self.get_parameters()
-        strategy_file.write_layouts(path, {p.name: sharding.mindspore_layout(p) for p in params})
+        # a pipeline's rank writes its stage's parameters (the others are placeholders here), as MindSpore's
+        stages = get_auto_parallel_context("pipeline_stages")
+        layouts = {p.name: sharding.mindspore_layout(p, stages) for p in params if not is_placeholder(p)}
+        rank, world = get_rank(), get_group_size()
+        strategy_file.write_layouts(path, layouts, stage=rank // (world // stages))
 
     def _sharded(self, *args, **kwargs):
         """The outermost cell's call in a parallel mode: every operator below runs sharded, and the

@@ -21,7 +21,7 @@ from opforge import dtype as mstype
 from opforge.dispatch import sharding
 from opforge.nn import checkpoint_proto, checkpoint_safetensors
 from opforge.nn.cell import Cell
-from opforge.tensor import Parameter, Tensor
+from opforge.tensor import Parameter, Tensor, is_placeholder
 
 __all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "check_format"]
 
@@ -100,9 +100,9 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     function of the name: only names it returns True for are saved), ``crc_check`` (MindSpore's CRC-32
     trailer; with safetensors, the metadata's ``crc_num``), ``integrated_save`` (a parameter split across ranks
     by a sharding strategy is gathered whole, a collective every rank must join, as in MindSpore; False saves
-    this rank's block), ``format`` ("ckpt", or "safetensors": ``.safetensors`` appended to a name without it;
-    tensors only, no str in ``append_dict``); ``async_save`` (saved at once) and the rest are accepted;
-    ``enc_key`` (encryption) is not supported."""
+    this rank's block; a rank of a pipeline saves its stage's parameters), ``format`` ("ckpt", or
+    "safetensors": ``.safetensors`` appended to a name without it; tensors only, no str in ``append_dict``);
+    ``async_save`` (saved at once) and the rest are accepted; ``enc_key`` (encryption) is not supported."""
     check_format("save_checkpoint", format)
     if enc_key is not None:
         raise ValueError("For 'save_checkpoint', encrypted checkpoints ('enc_key') are not supported.")
@@ -113,7 +113,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     pairs = _named_tensors(save_obj) + _append_pairs(append_dict)
     if choice_func is not None:
         pairs = [(name, t) for name, t in pairs if choice_func(name)]
-    pairs = [(name, _whole_or_block(t, integrated_save)) for name, t in pairs]
+    # a pipeline's other stages' parameters have no data on this rank: each rank saves its stage's, as in MindSpore
+    pairs = [(name, _whole_or_block(t, integrated_save)) for name, t in pairs if not is_placeholder(t)]
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp.npz"  # written whole, then renamed: a reader never sees half a file
     if format == "safetensors":

@@ -13,8 +13,9 @@ source block. Blocks are placed by device matrix and tensor map as ``merge_slice
 (opforge/nn/checkpoint_distributed.py); a layout with an embedding field, optimizer shards or uneven splits is
 refused. ``rank_list_for_transform`` returns the ranks that hold a block the destination rank reads, one per
 block (the rank itself when it holds one, else the lowest), in descending order as MindSpore's: MindSpore's planner
-may list more ranks than that, whose files are then simply not read. Pipeline-merged strategy files
-(``merge_pipeline_strategys``) are not read here."""
+may list more ranks than that, whose files are then simply not read. A pipeline's stages' strategy files are joined
+by ``merge_pipeline_strategys`` into one, read as each stage's layouts over its own ranks (rank ``stage *
+devices + r``); a destination strategy merged so gives each rank its stage's parameters."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from opforge.nn.checkpoint_distributed import check_even_layout
 from opforge.tensor import Tensor
 
 __all__ = [
+    "merge_pipeline_strategys",
     "rank_list_for_transform",
     "transform_checkpoint_by_rank",
     "transform_checkpoints",
@@ -41,25 +43,56 @@ __all__ = [
 ]
 
 
+_MERGED = re.compile(r"(\d+)-(.+)")  # a pipeline-merged file's names: "{stage}-{parameter}"
+
+
 class _Strategy:
-    """A strategy file's layouts (None: whole tensors), read as per-dim (split count, device axis)."""
+    """A strategy file's layouts (None: whole tensors), read as per-dim (split count, device axis). A
+    pipeline-merged file (``merge_pipeline_strategys``) holds each stage's layouts over the ranks of one stage:
+    the world's rank ``stage * devices + r`` is rank ``r`` of its stage."""
 
     def __init__(self, path, where: str):
-        self.layouts = None if path is None else strategy_file.read_layouts(path, where)
-        if self.layouts is not None and any(re.match(r"\d+-", name) for name in self.layouts):
+        self.where, self.layouts, self.stages_of = where, None, {}
+        if path is None:
+            return
+        layouts = strategy_file.read_layouts(path, where)
+        merged = {name: _MERGED.fullmatch(name) for name in layouts}
+        if not all(merged.values()):
+            self.layouts = layouts
+            return
+        self.layouts = {}
+        for name, match in merged.items():
+            self.layouts.setdefault(match.group(2), layouts[name])
+            self.stages_of.setdefault(match.group(2), set()).add(int(match.group(1)))
+        stages = set().union(*self.stages_of.values())
+        if stages != set(range(len(stages))):
             raise ValueError(
-                f"For '{where}', {path!r} is a pipeline-merged strategy file, which opforge does not read."
+                f"For '{where}', the pipeline-merged strategy file {path!r} does not hold every stage: it holds "
+                f"stages {sorted(stages)}."
             )
-        self.where = where
 
     @property
     def devices(self) -> int:
+        """The ranks of one stage (of the world without a pipeline)."""
         if self.layouts is None:
             return 1
         return math.prod(next(iter(self.layouts.values())).dev_matrix[0].dim)
 
+    @property
+    def total(self) -> int:
+        """The ranks of every stage."""
+        return self.devices * max(1, len(set().union(*self.stages_of.values())))
+
     def has(self, name: str) -> bool:
         return self.layouts is not None and name in self.layouts
+
+    def in_stage_of(self, name: str, rank: int) -> bool:
+        """Whether ``rank``'s stage holds ``name`` (every rank does without a pipeline)."""
+        return not self.stages_of or rank // self.devices in self.stages_of.get(name, ())
+
+    def first_rank(self, name: str) -> int:
+        """The first rank of the first stage holding ``name`` (0 without a pipeline)."""
+        return min(self.stages_of.get(name, {0})) * self.devices
 
     def parts(self, name: str, rank: int) -> list:
         """Per dim of ``name``: (this rank's part, the number of parts); (0, 1) for a whole tensor."""
@@ -83,12 +116,12 @@ def _overlaps(a: list, b: list) -> bool:
 def _source_blocks(src: _Strategy, name: str, want: list, rank_id: int) -> list:
     """The source ranks to read for the part ``want`` of ``name``: one per distinct block overlapping it (the
     destination's own number when it holds that block, else the lowest rank holding it)."""
-    holders = {}
+    first, holders = src.first_rank(name), {}
     for r in range(src.devices):
         block = tuple(src.parts(name, r))
         if _overlaps(list(block), want):
-            holders.setdefault(block, []).append(r)
-    own = rank_id % src.devices
+            holders.setdefault(block, []).append(first + r)
+    own = first + rank_id % src.devices
     return sorted(own if own in ranks else ranks[0] for ranks in holders.values())
 
 
@@ -97,7 +130,7 @@ def _needed(src: _Strategy, dst: _Strategy, rank_id: int) -> list:
         return [0]
     ranks = set()
     for name, layout in src.layouts.items():
-        if dst.layouts is not None and name not in dst.layouts:
+        if dst.layouts is not None and not (name in dst.layouts and dst.in_stage_of(name, rank_id)):
             continue
         ndim = len(layout.tensor_map[0].dim)
         want = dst.parts(name, rank_id) if dst.has(name) else _whole_parts(ndim)
@@ -108,9 +141,9 @@ def _needed(src: _Strategy, dst: _Strategy, rank_id: int) -> list:
 def _check_rank(rank_id, dst: _Strategy) -> None:
     if isinstance(rank_id, bool) or not isinstance(rank_id, int):
         raise TypeError(f"For '{dst.where}', the 'rank_id' must be an int, but got {type(rank_id).__name__}.")
-    if dst.layouts is not None and not 0 <= rank_id < dst.devices:
+    if dst.layouts is not None and not 0 <= rank_id < dst.total:
         raise ValueError(
-            f"For '{dst.where}', the 'rank_id' must be in [0, {dst.devices}) (the destination strategy's devices), "
+            f"For '{dst.where}', the 'rank_id' must be in [0, {dst.total}) (the destination strategy's devices), "
             f"but got {rank_id}."
         )
 
@@ -163,10 +196,12 @@ def _transform(src: _Strategy, dst: _Strategy, files: dict, rank_id: int) -> dic
             f"For '{src.where}', None of the parameters in checkpoint file are in either src strategy or dst "
             "strategy: give at least one strategy file."
         )
-    mine = rank_id % src.devices if (rank_id % src.devices) in files else min(files)
+    mine = rank_id % src.total if (rank_id % src.total) in files else min(files)
     names = list(dict.fromkeys(name for f in files.values() for name in f))
     out = {}
     for name in names:
+        if dst.has(name) and not dst.in_stage_of(name, rank_id):
+            continue  # another stage's parameter
         holders = {r: f[name] for r, f in files.items() if name in f}
         if (src.layouts is not None and not src.has(name)) or (dst.layouts is not None and not dst.has(name)):
             out[name] = holders[mine] if mine in holders else next(iter(holders.values()))  # copied as it is
@@ -207,7 +242,7 @@ def transform_checkpoint_by_rank(
             raise ValueError(f"For '{where}', the folder of the '{arg}' {os.path.dirname(path)!r} does not exist.")
     src, dst = _Strategy(src_strategy_file, where), _Strategy(dst_strategy_file, where)
     _check_rank(rank_id, dst)
-    files = {rank % src.devices: _load(path) for rank, path in checkpoint_files_map.items()}
+    files = {rank % src.total: _load(path) for rank, path in checkpoint_files_map.items()}
     _save(_transform(src, dst, files, rank_id), save_checkpoint_file_name)
 
 
@@ -285,7 +320,7 @@ def transform_checkpoints(
         if _UNSAFE.search(value) or (arg == "ckpt_prefix" and "/" in value):
             raise ValueError(f"For '{where}', the '{arg}' {value!r} is not a safe name.")
     src, dst = _Strategy(src_strategy_file, where), _Strategy(dst_strategy_file, where)
-    ranks = range(dst.devices)
+    ranks = range(dst.total)
     plans = {r: _needed(src, dst, r) for r in ranks}
     for rank, needed in plans.items():
         missing = [n for n in needed if n not in sources]
@@ -296,13 +331,32 @@ def transform_checkpoints(
             )
     loaded = {}
     for rank in ranks:
-        for n in plans[rank] + [rank % src.devices]:
+        for n in plans[rank] + [rank % src.total]:
             if n in sources and n not in loaded:
                 loaded[n] = _load(sources[n])
-        files = {n: loaded[n] for n in plans[rank] + [rank % src.devices] if n in loaded}
+        files = {n: loaded[n] for n in plans[rank] + [rank % src.total] if n in loaded}
         folder = os.path.join(dst_checkpoints_dir, f"rank_{rank}")
         os.makedirs(folder, exist_ok=True)
         _save(_transform(src, dst, files, rank), os.path.join(folder, f"{ckpt_prefix}{rank}{_SUFFIXES[output_format]}"))
+
+
+def merge_pipeline_strategys(src_strategy_dirs, dst_strategy_file) -> None:
+    """One strategy file, ``dst_strategy_file``, of a pipeline's stages' files (every ``*.ckpt`` of the folder
+    ``src_strategy_dirs``: each rank's ``strategy_ckpt_save_file``), which the transformation reads: each stage's
+    layouts named ``"{stage}-{parameter}"``, as MindSpore's."""
+    where = "merge_pipeline_strategys"
+    if not isinstance(src_strategy_dirs, str) or not os.path.isdir(src_strategy_dirs):
+        raise NotADirectoryError(f"For '{where}', src_strategy_dirs {src_strategy_dirs!r} is not a directory.")
+    if not isinstance(dst_strategy_file, str):
+        raise TypeError(f"For '{where}', the 'dst_strategy_file' must be a str.")
+    files = glob.glob(os.path.join(glob.escape(src_strategy_dirs), "*.ckpt"))
+    if not files:
+        json_files = glob.glob(os.path.join(glob.escape(src_strategy_dirs), "*.json"))
+        raise ValueError(
+            f"For '{where}', no strategy file (*.ckpt) in {src_strategy_dirs!r}"
+            + (": opforge reads the protobuf files, not the JSON ones." if json_files else ".")
+        )
+    strategy_file.merge_stages(files, os.path.abspath(dst_strategy_file), where)
 
 
 # MindSpore 2.6's names of the same (``mindspore.parallel``)

@@ -48,6 +48,11 @@ parser.add_argument(
     action="store_true",
     help="with --auto-parallel: value_and_grad of the Pipeline, PipelineGradReducer, the step in AutoParallel",
 )
+parser.add_argument(
+    "--checkpoint",
+    help="a folder: each rank writes its strategy file and its block checkpoint there; rank 0 merges the stages' "
+    "strategy files (merge_pipeline_strategys) and transforms the blocks whole, which must equal one process's",
+)
 args = parser.parse_args()
 
 init()
@@ -205,8 +210,11 @@ if not args.auto_parallel:  # (AutoParallel carries these settings itself)
         pipeline_stages=2,
         full_batch=True,
         enable_parallel_optimizer=args.parallel_optimizer,
+        strategy_ckpt_config={"save_file": f"{args.checkpoint}/strategys/rank_{rank}.ckpt" if args.checkpoint else ""},
     )
 net, losses = train(True, data)
+if args.checkpoint:  # each rank its stage's parameters, by blocks
+    opforge.save_checkpoint(net, f"{args.checkpoint}/blocks/rank_{rank}/net.ckpt", integrated_save=False)
 stage = rank // (size // 2)
 mine = {p.name: gather_whole(p).asnumpy() for p in net.trainable_params() if not is_placeholder(p)}
 # each rank holds its stage's weights only: fc1 on stage 0, fc2 and fc3 on stage 1
@@ -229,6 +237,16 @@ if rank == 0:
         if diff > 1e-5:
             print(f"PIPE-FAIL {p.name}: relative difference {diff:.3g}", flush=True)
             MPI.COMM_WORLD.Abort(1)
+    if args.checkpoint:  # MindSpore's way back to one checkpoint of the whole network
+        merged = f"{args.checkpoint}/merged_strategy.ckpt"
+        opforge.merge_pipeline_strategys(f"{args.checkpoint}/strategys", merged)
+        opforge.transform_checkpoints(f"{args.checkpoint}/blocks", f"{args.checkpoint}/whole", "net", merged, None)
+        whole = opforge.load_checkpoint(f"{args.checkpoint}/whole/rank_0/net0.ckpt")
+        for p in ref_net.trainable_params():
+            diff = float(np.max(np.abs(whole[p.name].asnumpy() - p.asnumpy())) / max(np.max(np.abs(p.asnumpy())), 1.0))
+            if whole[p.name].shape != p.shape or diff > 1e-5:
+                print(f"PIPE-FAIL the transformed checkpoint's {p.name}: {whole[p.name].shape}, {diff:.3g}", flush=True)
+                MPI.COMM_WORLD.Abort(1)
     same = bool(np.allclose(losses, ref_losses, rtol=1e-5, atol=1e-6))
     if not same:
         print(f"PIPE-FAIL losses {losses} != {ref_losses}", flush=True)
