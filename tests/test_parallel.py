@@ -205,6 +205,16 @@ def test_shard_outside_a_parallel_mode_runs_the_cell_or_function_as_it_is():
         opforge.shard(lambda a: a, ((2, 1),), parameter_plan={"w": (2,)})
 
 
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_every_sharding_rule_equals_its_operator_run_whole(n):
+    """Generated from the rule table and the operator sweep's records (tests/mpi_scripts/rule_sweep.py): each
+    rule under strategies splitting its inputs' dims, outputs gathered and compared with one process; a
+    strategy a rule cannot follow is refused naming the operator and the input."""
+    job = run_job([str(SCRIPTS / "rule_sweep.py")], n=n, timeout=240)
+    assert job.returncode == 0 and "SWEEP-OK" in job.stdout, job.stdout + job.stderr
+
+
 def test_rule_table_covers_the_operators_networks_use():
     for name in ("MatMul", "BatchMatMul", "BiasAdd", "Add", "Mul", "ReLU", "GeLU", "Softmax", "LogSoftmax",
                  "ReduceSum", "ReduceMean", "Reshape", "Transpose", "ExpandDims", "Squeeze", "Gather",

@@ -932,6 +932,8 @@ class ShardInterpreter(Interpreter):
 
     def _new_plan(self, rule, prim, args: tuple, layouts: tuple, strategy) -> ShardPlan:
         plan = rule(prim, args, layouts, strategy) if rule is not None else None
+        if plan is not None and strategy is not None:
+            check_strategy_followed(prim, args, plan, strategy)
         if plan is not None and self.optimizer_parallel and prim.name in optimizer_updates:
             plan = zero_plan(prim, args, plan, self.pipeline_stages, *self.optimizer_sharding)
         if plan is None:
@@ -985,6 +987,25 @@ class ShardInterpreter(Interpreter):
             return written
         shape = tuple(s * layout.splits(i) for i, s in enumerate(local._meta[1]))
         return _wrap(local, layout, shape, pending)
+
+
+def check_strategy_followed(prim, args: tuple, plan: ShardPlan, strategy: tuple) -> None:
+    """A strategy is followed as it is or refused, as MindSpore's: a rule that would lay a tensor input out
+    other than its strategy says (an axis its operator reads whole, a broadcast dim, an input it keeps whole)
+    makes the call a ValueError naming the input, not a silently different split. (An optimizer update
+    follows its Parameter's layout, whatever its strategy.)"""
+    if prim.name in optimizer_updates:
+        return
+    tensors = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    for i, wanted in zip(tensors, strategy):
+        lay = plan.inputs[i]
+        got = tuple(lay.splits(d) for d in range(len(lay.dims))) if isinstance(lay, TensorLayout) else None
+        if got is not None and got != tuple(wanted):
+            raise ValueError(
+                f"For '{prim.name}', the strategy {strategy} splits the input '{prim._arg_name(i)}' as "
+                f"{tuple(wanted)}, but its sharding rule splits it only as {got} here: set that input's strategy "
+                f"to {got}."
+            )
 
 
 def zero_plan(

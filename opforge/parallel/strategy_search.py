@@ -52,6 +52,7 @@ from opforge.dispatch.abstract import AbstractInterpreter, abstract_call
 from opforge.dispatch.sharding import (
     ShardPlan,
     TensorLayout,
+    check_strategy_followed,
     layout_read_cost,
     redistribution_cost,
     replicated,
@@ -223,8 +224,10 @@ def _candidates(call: _Call, n: int) -> list:
     for strategy in itertools.product(*per_input):
         try:
             plan = rule(prim, call.args, layouts, strategy)
+            if plan is not None:
+                check_strategy_followed(prim, call.args, plan, strategy)
         except (ValueError, TypeError):
-            continue  # a strategy the operator does not take
+            continue  # a strategy the operator does not take (or would take otherwise than it says)
         if plan is None or not _fits(plan, call) or (full and _devices(plan) != n):
             continue
         if align and not _aligned(plan, call, get_algo_parameters("tensor_slice_align_size")):

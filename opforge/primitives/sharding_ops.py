@@ -638,7 +638,7 @@ def _transpose_rule(prim, args, layouts, strategy):
 
 @sharding_rules.register(A.ExpandDims)
 def _expand_dims_rule(prim, args, layouts, strategy):
-    lay = layouts[0]
+    lay = _strategy_or(prim, strategy, layouts, len(_shape(args[0])))
     axis = args[1] % (len(lay.dims) + 1)
     dims = list(lay.dims)
     dims.insert(axis, None)
@@ -648,11 +648,15 @@ def _expand_dims_rule(prim, args, layouts, strategy):
 @sharding_rules.register(A.Squeeze)
 def _squeeze_rule(prim, args, layouts, strategy):
     shape = _shape(args[0])
-    lay = layouts[0]
+    lay = _strategy_or(prim, strategy, layouts, len(shape))
     axis = prim.axis if isinstance(prim.axis, (tuple, list)) else (prim.axis,)
     gone = [a % len(shape) for a in axis] if axis else [i for i, s in enumerate(shape) if s == 1]
     out = lay.with_dims([d for i, d in enumerate(lay.dims) if i not in gone])
-    return _keep_partial(prim, args, ShardPlan(inputs=[lay], outputs=[out]))
+    plan = ShardPlan(inputs=[lay], outputs=[out])
+    if not axis:  # the dims of size 1 in the whole tensor, not those of this rank's block
+        local_shape = out.local_shape([s for i, s in enumerate(shape) if i not in gone])
+        plan.local = lambda x: _reshape(x, local_shape)
+    return _keep_partial(prim, args, plan)
 
 
 def _resolve_shape(shape, size: int) -> tuple:
@@ -682,7 +686,7 @@ def _reshape_target(x_shape, out, i: int, parts: int):
 def _reshape_rule(prim, args, layouts, strategy):
     x_shape = _shape(args[0])
     out = _resolve_shape(args[1], math.prod(x_shape))
-    lay = layouts[0]
+    lay = _strategy_or(prim, strategy, layouts, len(x_shape))
     dims, local = [None] * len(out), list(out)
     for i, d in enumerate(lay.dims):
         if d is None:
@@ -711,6 +715,7 @@ _select = A.Select()
 _zeros_like = A.ZerosLike()
 _expand = A.ExpandDims()
 _segment_sum = A.UnsortedSegmentSum()
+_reshape = A.Reshape()
 
 
 def _row_block_gather(table, indices, axis, offset: int, rows: int):
@@ -726,14 +731,22 @@ def _row_block_gather(table, indices, axis, offset: int, rows: int):
 
 @sharding_rules.register(A.Gather)
 def _gather_rule(prim, args, layouts, strategy):
+    """The table split by rows (a block of rows on each rank: the rows it holds gathered, the others zero, a
+    partial sum) or along other dims, and the indices by their strategy (each rank gathers for its block
+    of them): one device matrix for the two strategies."""
     table, indices, axis = args[0], args[1], args[2]
-    rank = len(_shape(table))
+    rank, n_idx = len(_shape(table)), len(_shape(indices))
     axis = axis % rank
-    lay = _strategy_or(prim, strategy[:1] if strategy is not None else None, layouts, rank)
-    idx = replicated(len(_shape(indices)), lay.mesh)
-    n_idx = len(_shape(indices))
-    out_dims = [*lay.dims[:axis], *([None] * n_idx), *lay.dims[axis + 1 :]]
-    out = lay.with_dims(out_dims)
+    if strategy is None:
+        lay = layouts[0]
+        idx = replicated(n_idx, lay.mesh)
+    else:
+        _check_strategy(prim, strategy[:2], [rank, n_idx][: len(strategy)])
+        of_indices = tuple(strategy[1]) if len(strategy) > 1 else (1,) * n_idx
+        mesh = mesh_with_repeat(world_size(), (*strategy[0], *of_indices), prim.name)
+        lay = TensorLayout.make(mesh, list(range(1, rank + 1)))
+        idx = TensorLayout.make(mesh, list(range(rank + 1, rank + n_idx + 1)))
+    out = lay.with_dims([*lay.dims[:axis], *idx.dims, *lay.dims[axis + 1 :]])
     if lay.dims[axis] is None:
         return ShardPlan(inputs=[lay, idx, None], outputs=[out])
     mesh_axis = lay.dims[axis]
@@ -762,7 +775,7 @@ def _segment_sum_rule(prim, args, layouts, strategy):
         out = TensorLayout.make(mesh, list(range(1, rank - ni + 2)))
         x_lay = out.with_dims([None] * ni + list(out.dims[1:]))
     else:
-        x_lay = _on_mesh(layouts[0], _first_mesh(layouts[:2]))
+        x_lay = _strategy_or(prim, strategy, [_on_mesh(layouts[0], _first_mesh(layouts[:2]))], rank)
         out = x_lay.with_dims((None, *x_lay.dims[ni:]))
     plan = ShardPlan(inputs=[x_lay, x_lay.with_dims(x_lay.dims[:ni]), None], outputs=[out])
     split = tuple(d for d in x_lay.dims[:ni] if d is not None)

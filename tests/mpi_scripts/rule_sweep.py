@@ -1,0 +1,184 @@
+"""Run under ``mpiexec -n N``: every sharding rule in the registry, checked against the operator run whole.
+
+Generated from ``sharding_rules.names()`` and the operator sweep's records (tests/op_db.py): for each operator
+with a rule and a record, its float32 kernel's first samples, and for each sample a set of strategies (each
+tensor input split along one of its dims that the ranks divide, or whole; every combination, up to a bound).
+Each strategy is run as ``prim.shard(strategy)`` inside a SEMI_AUTO_PARALLEL network on whole inputs
+(``full_batch``), its outputs gathered whole and compared with the operator called in one process. A rule may
+refuse a strategy (a ValueError naming the operator, on every rank alike); on 2 ranks each operator must take at
+least one. A taken strategy must have split an input (the interpreter's Slice count), and no operator may have
+run replicated. Prints "SWEEP-OK <operators> <strategies run> <refused>" or "SWEEP-FAIL ..." lines and exits 1.
+
+    mpiexec -n 2 python tests/mpi_scripts/rule_sweep.py [--op Name ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import pathlib
+import sys
+
+import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: the sweep's records
+
+from op_db import OP_DB  # noqa: E402
+
+import opforge  # noqa: E402
+from opforge import nn  # noqa: E402
+from opforge.communication import get_group_size, get_rank, init  # noqa: E402
+from opforge.dispatch.sharding import (  # noqa: E402
+    gather_whole,
+    optimizer_updates,
+    redistribution_counts,
+    replicated_calls,
+    sharding_rules,
+)
+from opforge.kernels import kernels_for  # noqa: E402
+from opforge.tensor import Tensor  # noqa: E402
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--op", nargs="*", help="only these operators")
+parser.add_argument("--samples", type=int, default=2, help="samples per operator")
+parser.add_argument("--strategies", type=int, default=24, help="strategies per sample at most")
+parser.add_argument("--verbose", action="store_true", help="print each refusal")
+args = parser.parse_args()
+
+init()
+rank, size = get_rank(), get_group_size()
+# The in-place updates (Assign, the optimizers') follow their Parameter's layout, not a strategy (the training
+# scripts check them); Dropout draws each rank's mask for its block, not the whole tensor's (the same
+# distribution, other values)
+SKIP = {"Assign", "AssignSub", "Dropout", *optimizer_updates}
+
+
+def float32_kernel(name):
+    """The kernel with the most float32 inputs (the others' dtypes: indices, masks, integer operators)."""
+    entries = [e for e in kernels_for(name, "CPU") if e.attr.inputs]
+    return max(entries, key=lambda e: sum(d == opforge.float32 for d in e.attr.inputs), default=None)
+
+
+def tensors(sample, dtypes):
+    out, k = [], 0
+    for a in sample.args:
+        if isinstance(a, np.ndarray):
+            out.append(Tensor(a.astype(dtypes[min(k, len(dtypes) - 1)].np_dtype)))
+            k += 1
+        else:
+            out.append(a)
+    return out
+
+
+def whole(value):
+    if isinstance(value, (tuple, list)):
+        return [whole(v) for v in value]
+    return np.asarray(gather_whole(value).asnumpy())
+
+
+def strategies(call_args, rng):
+    """Each tensor input split along one dim the ranks divide (or whole), every combination, shuffled and bounded;
+    first, for each dim of the first input, that dim split in every input having it at the same size (the
+    strategies operators reading their inputs alike take)."""
+    shapes = [a.shape for a in call_args if isinstance(a, Tensor)]
+    choices = []
+    for shape in shapes:
+        options = [tuple(1 for _ in shape)]  # (a dim of size 0 is not split: there is nothing to cut)
+        options += [
+            tuple(size if j == d else 1 for j in range(len(shape))) for d, n in enumerate(shape) if n and n % size == 0
+        ]
+        choices.append(options)
+    combos = [c for c in itertools.product(*choices) if any(any(s > 1 for s in st) for st in c)]
+    rng.shuffle(combos)
+    aligned = []
+    for d, n in enumerate(shapes[0] if shapes else ()):
+        if n and n % size == 0:
+            aligned.append(
+                tuple(tuple(size if j == d and len(s) > d and s[d] == n else 1 for j in range(len(s))) for s in shapes)
+            )
+    return list(dict.fromkeys(aligned + combos))[: args.strategies]
+
+
+class One(nn.Cell):
+    def __init__(self, prim):
+        super().__init__()
+        self.prim = prim
+
+    def construct(self, *xs):
+        return self.prim(*xs)
+
+
+def close(got, want, name):
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return f"shape {got.shape} != {want.shape}"
+    if got.dtype.kind in "fc":
+        ok = np.allclose(got, want, rtol=2e-5, atol=1e-5, equal_nan=True)
+    else:
+        ok = np.array_equal(got, want)
+    return None if ok else f"max difference {np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))}"
+
+
+cases = []
+names = [n for n in sharding_rules.names() if n not in SKIP and n in OP_DB and (not args.op or n in args.op)]
+for name in names:
+    record, entry = OP_DB[name], float32_kernel(name)
+    if entry is None:
+        continue
+    variant, factory = next(iter(record.variants.items()))
+    rng = np.random.default_rng(0)
+    in_dtypes = tuple(entry.attr.input_dtypes_for(record.nin))
+    taken = 0
+    for sample in record.sample_inputs(record, factory(), in_dtypes, entry.attr.outputs, rng):
+        if taken == args.samples:
+            break
+        call_args = tensors(sample, in_dtypes)
+        combos = strategies(call_args, rng)
+        if not combos:  # no dim the ranks divide
+            continue
+        try:
+            want = factory()(*call_args, **sample.kwargs)
+        except Exception:  # a sample meant to raise: not a sharding case
+            continue
+        want = [np.asarray(w.asnumpy()) for w in want] if isinstance(want, (tuple, list)) else [want.asnumpy()]
+        cases.append((name, factory, sample, call_args, want, combos))
+        taken += 1
+
+opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", full_batch=True)
+redistribution_counts(reset=True)
+failures, run, refused, accepted = [], 0, 0, {}
+for name, factory, sample, call_args, want, combos in cases:
+    for strategy in combos:
+        prim = factory()
+        try:
+            prim.shard(strategy)
+            out = One(prim)(*call_args, **sample.kwargs)
+        except ValueError as e:
+            if name not in str(e):
+                failures.append(f"{name} {strategy}: a ValueError not naming the operator: {e}")
+            if args.verbose and rank == 0:
+                print("refused", name, strategy, sample.desc, e, flush=True)
+            refused += 1
+            continue
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(f"{name} {strategy} {sample.desc}: {type(e).__name__}: {e}")
+            continue
+        run += 1
+        accepted[name] = accepted.get(name, 0) + 1
+        if not redistribution_counts(reset=True).get("Slice"):  # the whole inputs cut as the strategy says
+            failures.append(f"{name} {strategy} {sample.desc}: no input was split (the strategy was not followed)")
+        got = whole(out) if isinstance(out, (tuple, list)) else [whole(out)]
+        for k, (g, w) in enumerate(zip(got, want)):
+            problem = close(g, w, name)
+            if problem:
+                failures.append(f"{name} {strategy} {sample.desc} output {k}: {problem}")
+never = sorted({c[0] for c in cases} - set(accepted))
+failures += [f"{n}: ran replicated" for n in replicated_calls()]
+if size == 2:  # (on more ranks a record's shapes may leave no valid strategy: LayerNorm's rows of 3)
+    failures += [f"{n}: no strategy taken" for n in never]
+if rank == 0:
+    for f in failures:
+        print("SWEEP-FAIL", f, flush=True)
+    if not failures:
+        print(f"SWEEP-OK {len(accepted)} {run} {refused}", flush=True)
+sys.exit(1 if failures else 0)
