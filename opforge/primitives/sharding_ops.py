@@ -549,12 +549,93 @@ def relayout(x: Tensor, strategy: tuple, name: str) -> Tensor:
     return cast(x, x.dtype)
 
 
-@sharding_rules.register(N.Softmax, N.LogSoftmax)
-def _softmax_rule(prim, args, layouts, strategy):
+def along_axes_rule(axes_of, nout: int = 1):
+    """The rule of an operator computing along some axes of its first input (``axes_of(prim, args, rank)``):
+    those axes whole, the others split as the strategy or the input says; every other input of the first's
+    shape laid out alike (a gradient's ``dy``), and each output in that layout (``nout`` of them)."""
+
+    def rule(prim, args, layouts, strategy):
+        shape = _shape(args[0])
+        lay = _unsplit(_strategy_or(prim, strategy, layouts, len(shape)), axes_of(prim, args, len(shape)))
+        inputs = [lay if isinstance(a, Tensor) and _shape(a) == shape else None for a in args]
+        return ShardPlan(inputs=inputs, outputs=[lay] * nout)
+
+    return rule
+
+
+def _axes(axis, rank: int) -> list:
+    """``axis`` (an int, a sequence, or None/() for every axis) as non-negative axes."""
+    if axis is None or axis == () or axis == []:
+        return list(range(rank))
+    return [a % rank for a in ((axis,) if isinstance(axis, int) else axis)]
+
+
+def _attr_axes(prim, args, rank):
+    return _axes(prim.axis, rank)
+
+
+def _arg_axes(prim, args, rank):
+    return _axes(args[1], rank)
+
+
+def _last_axis(prim, args, rank):
+    return [rank - 1]
+
+
+sharding_rules.register(N.Softmax, N.LogSoftmax, A.ReverseV2)(along_axes_rule(_attr_axes))
+sharding_rules.register(P.Cummax, P.Cummin, A.Sort)(along_axes_rule(_attr_axes, nout=2))
+sharding_rules.register(P.CumSum, P.CumProd)(along_axes_rule(_arg_axes))
+sharding_rules.register(A.TopK)(along_axes_rule(_last_axis, nout=2))
+
+
+@sharding_rules.register(A.Split)
+def _split_rule(prim, args, layouts, strategy):
+    return along_axes_rule(_attr_axes, nout=prim.output_num)(prim, args, layouts, strategy)
+
+
+@sharding_rules.register(A.Argmax, A.Argmin, P.ReduceAll, P.ReduceAny)
+def _reduce_whole_rule(prim, args, layouts, strategy):
+    """An index or a logical reduction along axes read whole (their results do not combine across blocks as
+    sums do): the output drops those axes (or keeps them at size 1)."""
     rank = len(_shape(args[0]))
-    axis = prim.axis if isinstance(prim.axis, (tuple, list)) else (prim.axis,)
-    lay = _unsplit(_strategy_or(prim, strategy, layouts, rank), [a % rank for a in axis])
-    return ShardPlan(inputs=[lay], outputs=[lay])
+    axes = _axes(prim.axis, rank) if hasattr(prim, "axis") else _axes(args[1] if len(args) > 1 else (), rank)
+    lay = _unsplit(_strategy_or(prim, strategy, layouts, rank), axes)
+    keep = getattr(prim, "keep_dims", False)
+    out = lay.with_dims([None if i in axes else d for i, d in enumerate(lay.dims) if keep or i not in axes])
+    return ShardPlan(inputs=[lay] + [None] * (len(args) - 1), outputs=[out])
+
+
+@sharding_rules.register(A.OneHot)
+def _one_hot_rule(prim, args, layouts, strategy):
+    """The indices split as they are (or as the strategy says); the new depth axis whole."""
+    rank = len(_shape(args[0]))
+    lay = _strategy_or(prim, strategy, layouts, rank)
+    dims = list(lay.dims)
+    dims.insert(prim.axis % (rank + 1), None)
+    values = [replicated(len(_shape(a)), lay.mesh) if isinstance(a, Tensor) else None for a in args[1:]]
+    return ShardPlan(inputs=[lay, *values], outputs=[lay.with_dims(dims)])
+
+
+@sharding_rules.register(A.Tile)
+def _tile_rule(prim, args, layouts, strategy):
+    """The dims tiled more than once whole (a tiled block is not a block of the tiled tensor); the others
+    split, each rank tiling its block."""
+    rank, multiples = len(_shape(args[0])), tuple(args[1])
+    lead = len(multiples) - rank
+    lay = _strategy_or(prim, strategy, layouts, rank)
+    lay = _unsplit(lay, [i for i in range(rank) if multiples[lead + i] != 1])
+    return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims([None] * lead + list(lay.dims))])
+
+
+@sharding_rules.register(N.L2Loss)
+def _l2_loss_rule(prim, args, layouts, strategy):
+    """``sum(x ** 2) / 2`` of each block: partial sums over the axes that split x."""
+    lay = _strategy_or(prim, strategy, layouts, len(_shape(args[0])))
+    plan = ShardPlan(inputs=[lay], outputs=[lay.with_dims([])])
+    split = tuple(d for d in lay.dims if d is not None)
+    if split:
+        plan.partial[0] = ("sum", split)
+    return plan
 
 
 @sharding_rules.register(N.LayerNorm)
@@ -592,7 +673,8 @@ def _broadcast_to_rule(prim, args, layouts, strategy):
     x_shape = _shape(args[0])
     out = [x_shape[i - (len(prim.shape) - len(x_shape))] if d == -1 else d for i, d in enumerate(prim.shape)]
     lead = len(out) - len(x_shape)
-    lay = layouts[0].with_dims([d if x_shape[i] == out[lead + i] else None for i, d in enumerate(layouts[0].dims)])
+    have = _strategy_or(prim, strategy, layouts, len(x_shape))
+    lay = have.with_dims([d if x_shape[i] == out[lead + i] else None for i, d in enumerate(have.dims)])
     dims = [None] * lead + list(lay.dims)
     local = tuple(s // lay.mesh[d] if d is not None else s for s, d in zip(out, dims))
     key = local

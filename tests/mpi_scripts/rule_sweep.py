@@ -1,8 +1,9 @@
 """Run under ``mpiexec -n N``: every sharding rule in the registry, checked against the operator run whole.
 
 Generated from ``sharding_rules.names()`` and the operator sweep's records (tests/op_db.py): for each operator
-with a rule and a record, its float32 kernel's first samples, and for each sample a set of strategies (each
-tensor input split along one of its dims that the ranks divide, or whole; every combination, up to a bound).
+with a rule and a record, each variant's first samples for its float32 kernel, and for each sample a set of
+strategies (each tensor input split along one of its dims that the ranks divide, or whole; every combination, up to
+a bound).
 Each strategy is run as ``prim.shard(strategy)`` inside a SEMI_AUTO_PARALLEL network on whole inputs
 (``full_batch``), its outputs gathered whole and compared with the operator called in one process. A rule may
 refuse a strategy (a ValueError naming the operator, on every rank alike); on 2 ranks each operator must take at
@@ -40,7 +41,7 @@ from opforge.tensor import Tensor  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--op", nargs="*", help="only these operators")
-parser.add_argument("--samples", type=int, default=2, help="samples per operator")
+parser.add_argument("--samples", type=int, default=2, help="samples per variant of an operator")
 parser.add_argument("--strategies", type=int, default=24, help="strategies per sample at most")
 parser.add_argument("--verbose", action="store_true", help="print each refusal")
 args = parser.parse_args()
@@ -104,8 +105,8 @@ class One(nn.Cell):
         super().__init__()
         self.prim = prim
 
-    def construct(self, *xs):
-        return self.prim(*xs)
+    def construct(self, *xs, **kwargs):
+        return self.prim(*xs, **kwargs)
 
 
 def close(got, want, name):
@@ -125,24 +126,23 @@ for name in names:
     record, entry = OP_DB[name], float32_kernel(name)
     if entry is None:
         continue
-    variant, factory = next(iter(record.variants.items()))
-    rng = np.random.default_rng(0)
     in_dtypes = tuple(entry.attr.input_dtypes_for(record.nin))
-    taken = 0
-    for sample in record.sample_inputs(record, factory(), in_dtypes, entry.attr.outputs, rng):
-        if taken == args.samples:
-            break
-        call_args = tensors(sample, in_dtypes)
-        combos = strategies(call_args, rng)
-        if not combos:  # no dim the ranks divide
-            continue
-        try:
-            want = factory()(*call_args, **sample.kwargs)
-        except Exception:  # a sample meant to raise: not a sharding case
-            continue
-        want = [np.asarray(w.asnumpy()) for w in want] if isinstance(want, (tuple, list)) else [want.asnumpy()]
-        cases.append((name, factory, sample, call_args, want, combos))
-        taken += 1
+    for factory in record.variants.values():
+        rng, taken = np.random.default_rng(0), 0
+        for sample in record.sample_inputs(record, factory(), in_dtypes, entry.attr.outputs, rng):
+            if taken == args.samples:
+                break
+            call_args = tensors(sample, in_dtypes)
+            combos = strategies(call_args, rng)
+            if not combos:  # no dim the ranks divide
+                continue
+            try:
+                want = factory()(*call_args, **sample.kwargs)
+            except Exception:  # a sample meant to raise: not a sharding case
+                continue
+            want = [np.asarray(w.asnumpy()) for w in want] if isinstance(want, (tuple, list)) else [want.asnumpy()]
+            cases.append((name, factory, sample, call_args, want, combos))
+            taken += 1
 
 opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", full_batch=True)
 redistribution_counts(reset=True)
