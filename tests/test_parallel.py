@@ -251,6 +251,9 @@ def _tp_ok(out: str):
         ("zero-semi", 2, "adam"),
         ("zero-semi-graph", 2, "momentum"),
         ("zero-semi-graph", 4, "adam"),
+        ("cnn", 2, "momentum"),
+        ("cnn", 4, "adam"),
+        ("cnn-graph", 2, "momentum"),
     ],
 )
 def test_sharded_training_equals_one_process(model, n, optimizer):
@@ -258,7 +261,9 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
     replayed by the later steps (the script checks the trace count; with optimizer parallel, that the trace
     holds the ReduceScatter and AllGather). ``zero``: data parallel with optimizer parallel; ``zero-semi``:
     the batch split by a strategy in SEMI_AUTO_PARALLEL, with optimizer parallel. The bytes are the
-    allocator's (``opforge.memory.stats()``), freed when the optimizer and the network are dropped."""
+    allocator's (``opforge.memory.stats()``), freed when the optimizer and the network are dropped. ``cnn``:
+    convolutions split by channels (filters, then input channels), BatchNorm and pooling per channel; a step
+    runs one AllReduce (the second convolution's partial sums), nothing gathered."""
     argv = [str(SCRIPTS / "tensor_parallel.py"), "--optimizer", optimizer]
     if model.endswith("-graph"):
         model = model[: -len("-graph")]
@@ -274,6 +279,10 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
     elif model.startswith("zero"):  # optimizer parallel: whole weights, 1/n of the states (beside a few scalars)
         assert local_bytes == whole_bytes
         assert local_states <= whole_states / n + 16
+    elif model == "cnn" and "--graph" not in argv:
+        counts = json.loads(re.search(r"COUNTS (.*)", job.stdout).group(1))
+        assert counts["step"] == {"AllReduce": 1}, counts
+        assert local_bytes < whole_bytes
     else:
         assert local_bytes < whole_bytes
 

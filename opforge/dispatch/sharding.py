@@ -1000,6 +1000,8 @@ def check_strategy_followed(prim, args: tuple, plan: ShardPlan, strategy: tuple)
     for i, wanted in zip(tensors, strategy):
         lay = plan.inputs[i]
         got = tuple(lay.splits(d) for d in range(len(lay.dims))) if isinstance(lay, TensorLayout) else None
+        if got is not None and len(wanted) < len(got):  # broadcast by the primitive before the call (BCE's
+            got = got[len(got) - len(wanted) :]  # weights): the strategy is of its own, trailing, dims
         if got is not None and got != tuple(wanted):
             raise ValueError(
                 f"For '{prim.name}', the strategy {strategy} splits the input '{prim._arg_name(i)}' as "

@@ -76,6 +76,7 @@ from opforge.primitives import batching_array_ops as _batching_array_ops
 from opforge.primitives import batching_math_ops as _batching_math_ops
 from opforge.primitives import batching_nn_ops as _batching_nn_ops
 from opforge.primitives import sharding_ops as _sharding_ops
+from opforge.primitives import sharding_ops_nn as _sharding_ops_nn
 from opforge.primitives._grad_ops import *
 from opforge.primitives.array_ops import *
 from opforge.primitives.attention_ops import *

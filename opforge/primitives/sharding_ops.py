@@ -41,7 +41,19 @@ from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
 from opforge.tensor import Tensor
 
-__all__ = ["elementwise_rule", "relayout", "strategy_layout", "world_size"]
+__all__ = [
+    "along_axes_rule",
+    "check_strategy",
+    "elementwise_rule",
+    "first_mesh",
+    "on_mesh",
+    "relayout",
+    "shape_of",
+    "strategy_layout",
+    "strategy_or",
+    "unsplit",
+    "world_size",
+]
 
 # ---------------------------------------------------------------------------------------------
 # The collectives the interpreter redistributes with
@@ -169,7 +181,7 @@ set_collective_ops(
 # Helpers
 
 
-def _shape(a) -> tuple:
+def shape_of(a) -> tuple:
     return tuple(a._meta[1])
 
 
@@ -177,7 +189,7 @@ def _tensor_positions(args, layouts) -> list:
     return [i for i, lay in enumerate(layouts) if isinstance(lay, TensorLayout)]
 
 
-def _check_strategy(prim, strategy, ranks: list) -> None:
+def check_strategy(prim, strategy, ranks: list) -> None:
     if len(strategy) != len(ranks):
         raise ValueError(
             f"For '{prim.name}', the strategy must have one tuple per tensor input ({len(ranks)}), but got "
@@ -190,14 +202,14 @@ def _check_strategy(prim, strategy, ranks: list) -> None:
             )
 
 
-def _first_mesh(layouts) -> tuple:
+def first_mesh(layouts) -> tuple:
     for lay in layouts:
         if isinstance(lay, TensorLayout) and not lay.is_replicated:
             return lay.mesh
     return (world_size(),)
 
 
-def _on_mesh(lay: TensorLayout, mesh: tuple) -> TensorLayout:
+def on_mesh(lay: TensorLayout, mesh: tuple) -> TensorLayout:
     """``lay`` when it is on ``mesh``, else replicated there (redistribution goes through the whole tensor)."""
     if lay.mesh == mesh:
         return lay
@@ -224,7 +236,7 @@ def _drop_repeats(dims: list) -> tuple:
 def elementwise_rule(nout: int = 1):
     def rule(prim, args, layouts, strategy):
         pos = _tensor_positions(args, layouts)
-        shapes = [_shape(args[i]) for i in pos]
+        shapes = [shape_of(args[i]) for i in pos]
         rank = max((len(s) for s in shapes), default=0)
         out_shape = [1] * rank
         for s in shapes:
@@ -232,7 +244,7 @@ def elementwise_rule(nout: int = 1):
                 k = rank - len(s) + j
                 out_shape[k] = max(out_shape[k], d)
         if strategy is not None:
-            _check_strategy(prim, strategy, [len(s) for s in shapes])
+            check_strategy(prim, strategy, [len(s) for s in shapes])
             axes = [1] * rank
             for s, st in zip(shapes, strategy):
                 for j, c in enumerate(st):
@@ -262,10 +274,10 @@ def elementwise_rule(nout: int = 1):
 def _follow_inputs(order, shapes, layouts, out_shape) -> TensorLayout:
     """The output layout taking each dim's split from the first input in ``order`` that splits it."""
     rank = len(out_shape)
-    mesh = _first_mesh([layouts[i] for i in order])
+    mesh = first_mesh([layouts[i] for i in order])
     out_dims = [None] * rank
     for i, s in zip(order, shapes):
-        lay = _on_mesh(layouts[i], mesh)
+        lay = on_mesh(layouts[i], mesh)
         for j, d in enumerate(lay.dims):
             k = rank - len(s) + j
             if d is not None and s[j] == out_shape[k] and out_dims[k] is None:
@@ -376,13 +388,13 @@ def _matmul_rule(prim, args, layouts, strategy):
     x, w = args[0], args[1]
     ta = bool(getattr(prim, "transpose_a", False) or getattr(prim, "transpose_x1", False))
     tb = bool(getattr(prim, "transpose_b", False) or getattr(prim, "transpose_x2", False))
-    rx, rw = len(_shape(x)), len(_shape(w))
+    rx, rw = len(shape_of(x)), len(shape_of(w))
     if rx != rw or rx < 2:
         return None  # broadcasting batch dims: replicated
     batch = rx - 2
     if strategy is None:
-        return _cheapest_matmul_plan(args, layouts, _first_mesh(layouts[:2]), ta, tb, batch)
-    _check_strategy(prim, strategy, [rx, rw])
+        return _cheapest_matmul_plan(args, layouts, first_mesh(layouts[:2]), ta, tb, batch)
+    check_strategy(prim, strategy, [rx, rw])
     sizes = _matmul_axes(strategy, prim, ta, tb, batch)
     mesh = mesh_with_repeat(world_size(), sizes, prim.name)
     axes = list(range(1, len(sizes) + 1))
@@ -406,12 +418,12 @@ def _cheapest_matmul_plan(args, layouts, mesh, ta: bool, tb: bool, batch: int) -
     """Propagation: of the splits the inputs' layouts offer (m from x, n from y, the contracted k from
     either; one mesh axis splits one of them), the plan that moves the fewest elements (``_plan_cost``),
     then the one splitting most; ties go to x's layout (m, then x's k, then n)."""
-    lx, lw = _on_mesh(layouts[0], mesh), _on_mesh(layouts[1], mesh)
+    lx, lw = on_mesh(layouts[0], mesh), on_mesh(layouts[1], mesh)
     xm, xk = (lx.dims[-1], lx.dims[-2]) if ta else (lx.dims[-2], lx.dims[-1])
     wk, wn = (lw.dims[-1], lw.dims[-2]) if tb else (lw.dims[-2], lw.dims[-1])
     bdims = list(lx.dims[:batch])
     taken = {d for d in bdims if d is not None}
-    sx, sw = _shape(args[0]), _shape(args[1])
+    sx, sw = shape_of(args[0]), shape_of(args[1])
     out_shape = (*sx[:batch], sx[-1] if ta else sx[-2], sw[-2] if tb else sw[-1])
     ks = (xk, wk, None) if xk is not None else (wk, None)
     choices = [
@@ -460,10 +472,10 @@ sharding_rules.register(P.MatMul, P.BatchMatMul)(_matmul_rule)
 @sharding_rules.register(N.BiasAdd)
 def _bias_add_rule(prim, args, layouts, strategy):
     x = args[0]
-    rank = len(_shape(x))
+    rank = len(shape_of(x))
     channel = 1 if rank > 1 else 0
     if strategy is not None:
-        _check_strategy(prim, strategy, [rank, 1])
+        check_strategy(prim, strategy, [rank, 1])
         if strategy[1][0] != strategy[0][channel]:
             raise ValueError(
                 f"For '{prim.name}', the strategy must split 'bias' as the channel of 'input_x', but got {strategy}."
@@ -471,8 +483,8 @@ def _bias_add_rule(prim, args, layouts, strategy):
         mesh = mesh_with_repeat(world_size(), strategy[0], prim.name)
         lay = TensorLayout.make(mesh, list(range(1, rank + 1)))
     else:
-        mesh = _first_mesh(layouts[:2])
-        lay = _on_mesh(layouts[0], mesh)
+        mesh = first_mesh(layouts[:2])
+        lay = on_mesh(layouts[0], mesh)
         if lay.dims[channel] is None and layouts[1].dims[0] is not None and layouts[1].mesh == mesh:
             lay = lay.with_dims([layouts[1].dims[0] if i == channel else d for i, d in enumerate(lay.dims)])
             lay = lay.with_dims(_drop_repeats(list(lay.dims)))
@@ -496,9 +508,9 @@ _REDUCE_KIND = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "R
 @sharding_rules.register(P.ReduceSum, P.ReduceMean, P.ReduceMax, P.ReduceMin, P.ReduceProd)
 def _reduce_rule(prim, args, layouts, strategy):
     x = args[0]
-    rank = len(_shape(x))
+    rank = len(shape_of(x))
     if strategy is not None:
-        _check_strategy(prim, strategy[:1], [rank])
+        check_strategy(prim, strategy[:1], [rank])
         mesh = mesh_with_repeat(world_size(), strategy[0], prim.name)
         lay = TensorLayout.make(mesh, list(range(1, rank + 1)))
     else:
@@ -520,14 +532,14 @@ def _reduce_rule(prim, args, layouts, strategy):
 # Operators along an axis: that axis whole, the others follow
 
 
-def _unsplit(lay: TensorLayout, axes) -> TensorLayout:
+def unsplit(lay: TensorLayout, axes) -> TensorLayout:
     return lay.with_dims([None if i in axes else d for i, d in enumerate(lay.dims)])
 
 
-def _strategy_or(prim, strategy, layouts, rank):
+def strategy_or(prim, strategy, layouts, rank):
     if strategy is None:
         return layouts[0]
-    _check_strategy(prim, strategy[:1], [rank])
+    check_strategy(prim, strategy[:1], [rank])
     return strategy_layout(strategy[0], prim.name)
 
 
@@ -538,10 +550,10 @@ def relayout(x: Tensor, strategy: tuple, name: str) -> Tensor:
     """``x`` laid out as ``strategy`` says (a split count per dim): a Cast to its own dtype carrying that
     strategy, an elementwise operator whose rule lays its input, and so its output, out so; differentiable, so
     the backward pass moves the gradient back. ``name`` is the caller, for errors."""
-    if len(strategy) != len(_shape(x)):
+    if len(strategy) != len(shape_of(x)):
         raise ValueError(
-            f"For '{name}', a strategy must have one split count per dim of its tensor ({len(_shape(x))}), but got "
-            f"{strategy} for a tensor of shape {list(_shape(x))}."
+            f"For '{name}', a strategy must have one split count per dim of its tensor ({len(shape_of(x))}), but got "
+            f"{strategy} for a tensor of shape {list(shape_of(x))}."
         )
     cast = _relayouts.get(strategy)
     if cast is None:
@@ -552,12 +564,13 @@ def relayout(x: Tensor, strategy: tuple, name: str) -> Tensor:
 def along_axes_rule(axes_of, nout: int = 1):
     """The rule of an operator computing along some axes of its first input (``axes_of(prim, args, rank)``):
     those axes whole, the others split as the strategy or the input says; every other input of the first's
-    shape laid out alike (a gradient's ``dy``), and each output in that layout (``nout`` of them)."""
+    rank laid out alike (a gradient's ``dy``, a pooling gradient's pooled output), and each output in that
+    layout (``nout`` of them)."""
 
     def rule(prim, args, layouts, strategy):
-        shape = _shape(args[0])
-        lay = _unsplit(_strategy_or(prim, strategy, layouts, len(shape)), axes_of(prim, args, len(shape)))
-        inputs = [lay if isinstance(a, Tensor) and _shape(a) == shape else None for a in args]
+        rank = len(shape_of(args[0]))
+        lay = unsplit(strategy_or(prim, strategy, layouts, rank), axes_of(prim, args, rank))
+        inputs = [lay if isinstance(a, Tensor) and len(shape_of(a)) == rank else None for a in args]
         return ShardPlan(inputs=inputs, outputs=[lay] * nout)
 
     return rule
@@ -597,9 +610,9 @@ def _split_rule(prim, args, layouts, strategy):
 def _reduce_whole_rule(prim, args, layouts, strategy):
     """An index or a logical reduction along axes read whole (their results do not combine across blocks as
     sums do): the output drops those axes (or keeps them at size 1)."""
-    rank = len(_shape(args[0]))
+    rank = len(shape_of(args[0]))
     axes = _axes(prim.axis, rank) if hasattr(prim, "axis") else _axes(args[1] if len(args) > 1 else (), rank)
-    lay = _unsplit(_strategy_or(prim, strategy, layouts, rank), axes)
+    lay = unsplit(strategy_or(prim, strategy, layouts, rank), axes)
     keep = getattr(prim, "keep_dims", False)
     out = lay.with_dims([None if i in axes else d for i, d in enumerate(lay.dims) if keep or i not in axes])
     return ShardPlan(inputs=[lay] + [None] * (len(args) - 1), outputs=[out])
@@ -608,11 +621,11 @@ def _reduce_whole_rule(prim, args, layouts, strategy):
 @sharding_rules.register(A.OneHot)
 def _one_hot_rule(prim, args, layouts, strategy):
     """The indices split as they are (or as the strategy says); the new depth axis whole."""
-    rank = len(_shape(args[0]))
-    lay = _strategy_or(prim, strategy, layouts, rank)
+    rank = len(shape_of(args[0]))
+    lay = strategy_or(prim, strategy, layouts, rank)
     dims = list(lay.dims)
     dims.insert(prim.axis % (rank + 1), None)
-    values = [replicated(len(_shape(a)), lay.mesh) if isinstance(a, Tensor) else None for a in args[1:]]
+    values = [replicated(len(shape_of(a)), lay.mesh) if isinstance(a, Tensor) else None for a in args[1:]]
     return ShardPlan(inputs=[lay, *values], outputs=[lay.with_dims(dims)])
 
 
@@ -620,17 +633,17 @@ def _one_hot_rule(prim, args, layouts, strategy):
 def _tile_rule(prim, args, layouts, strategy):
     """The dims tiled more than once whole (a tiled block is not a block of the tiled tensor); the others
     split, each rank tiling its block."""
-    rank, multiples = len(_shape(args[0])), tuple(args[1])
+    rank, multiples = len(shape_of(args[0])), tuple(args[1])
     lead = len(multiples) - rank
-    lay = _strategy_or(prim, strategy, layouts, rank)
-    lay = _unsplit(lay, [i for i in range(rank) if multiples[lead + i] != 1])
+    lay = strategy_or(prim, strategy, layouts, rank)
+    lay = unsplit(lay, [i for i in range(rank) if multiples[lead + i] != 1])
     return ShardPlan(inputs=[lay, None], outputs=[lay.with_dims([None] * lead + list(lay.dims))])
 
 
 @sharding_rules.register(N.L2Loss)
 def _l2_loss_rule(prim, args, layouts, strategy):
     """``sum(x ** 2) / 2`` of each block: partial sums over the axes that split x."""
-    lay = _strategy_or(prim, strategy, layouts, len(_shape(args[0])))
+    lay = strategy_or(prim, strategy, layouts, len(shape_of(args[0])))
     plan = ShardPlan(inputs=[lay], outputs=[lay.with_dims([])])
     split = tuple(d for d in lay.dims if d is not None)
     if split:
@@ -640,10 +653,10 @@ def _l2_loss_rule(prim, args, layouts, strategy):
 
 @sharding_rules.register(N.LayerNorm)
 def _layer_norm_rule(prim, args, layouts, strategy):
-    rank = len(_shape(args[0]))
+    rank = len(shape_of(args[0]))
     begin = prim.begin_norm_axis % rank
-    lay = _unsplit(_strategy_or(prim, strategy, layouts, rank), range(begin, rank))
-    params = [replicated(len(_shape(a)), lay.mesh) for a in args[1:3]]
+    lay = unsplit(strategy_or(prim, strategy, layouts, rank), range(begin, rank))
+    params = [replicated(len(shape_of(a)), lay.mesh) for a in args[1:3]]
     return ShardPlan(inputs=[lay, *params], outputs=[lay, lay, lay])
 
 
@@ -651,11 +664,11 @@ def _layer_norm_rule(prim, args, layouts, strategy):
 def _layer_norm_grad_rule(prim, args, layouts, strategy):
     """LayerNorm's backward by the rows its forward split: dx in x's layout; dgamma and dbeta, sums over the
     rows, partial sums over the axes that split them."""
-    rank = len(_shape(args[0]))
+    rank = len(shape_of(args[0]))
     begin = min(prim.begin_norm_axis % rank, prim.begin_params_axis % rank)
-    lay = _unsplit(_strategy_or(prim, strategy, layouts, rank), range(begin, rank))
+    lay = unsplit(strategy_or(prim, strategy, layouts, rank), range(begin, rank))
     stat = lay.with_dims([d if i < prim.begin_norm_axis % rank else None for i, d in enumerate(lay.dims)])
-    params = replicated(len(_shape(args[4])), lay.mesh)
+    params = replicated(len(shape_of(args[4])), lay.mesh)
     plan = ShardPlan(inputs=[lay, lay, stat, stat, params], outputs=[lay, params, params])
     axes = tuple(sorted({d for d in lay.dims if d is not None}))
     if axes:
@@ -670,10 +683,10 @@ _broadcasts: dict = {}
 def _broadcast_to_rule(prim, args, layouts, strategy):
     """The output split as the input on the dims it does not broadcast; each rank broadcasts its block to its
     block of the output."""
-    x_shape = _shape(args[0])
+    x_shape = shape_of(args[0])
     out = [x_shape[i - (len(prim.shape) - len(x_shape))] if d == -1 else d for i, d in enumerate(prim.shape)]
     lead = len(out) - len(x_shape)
-    have = _strategy_or(prim, strategy, layouts, len(x_shape))
+    have = strategy_or(prim, strategy, layouts, len(x_shape))
     lay = have.with_dims([d if x_shape[i] == out[lead + i] else None for i, d in enumerate(have.dims)])
     dims = [None] * lead + list(lay.dims)
     local = tuple(s // lay.mesh[d] if d is not None else s for s, d in zip(out, dims))
@@ -685,13 +698,13 @@ def _broadcast_to_rule(prim, args, layouts, strategy):
 
 @sharding_rules.register(N.SoftmaxCrossEntropyWithLogits)
 def _softmax_ce_rule(prim, args, layouts, strategy):
-    lay = _unsplit(_strategy_or(prim, strategy, layouts, 2), [1])
+    lay = unsplit(strategy_or(prim, strategy, layouts, 2), [1])
     return ShardPlan(inputs=[lay, lay], outputs=[lay.with_dims([lay.dims[0]]), lay])
 
 
 @sharding_rules.register(N.SparseSoftmaxCrossEntropyWithLogits)
 def _sparse_ce_rule(prim, args, layouts, strategy):
-    lay = _unsplit(_strategy_or(prim, strategy, layouts, 2), [1])
+    lay = unsplit(strategy_or(prim, strategy, layouts, 2), [1])
     labels = lay.with_dims([lay.dims[0]])
     if prim.is_grad:  # the gradient of the mean: each block's is divided by the block's size, not the batch's
         plan = ShardPlan(inputs=[lay, labels], outputs=[lay])
@@ -711,7 +724,7 @@ def _sparse_ce_rule(prim, args, layouts, strategy):
 
 @sharding_rules.register(A.Transpose)
 def _transpose_rule(prim, args, layouts, strategy):
-    lay = _strategy_or(prim, strategy, layouts, len(_shape(args[0])))
+    lay = strategy_or(prim, strategy, layouts, len(shape_of(args[0])))
     perm = tuple(args[1])
     return _keep_partial(
         prim, args, ShardPlan(inputs=[lay, None], outputs=[lay.with_dims([lay.dims[p] for p in perm])])
@@ -720,7 +733,7 @@ def _transpose_rule(prim, args, layouts, strategy):
 
 @sharding_rules.register(A.ExpandDims)
 def _expand_dims_rule(prim, args, layouts, strategy):
-    lay = _strategy_or(prim, strategy, layouts, len(_shape(args[0])))
+    lay = strategy_or(prim, strategy, layouts, len(shape_of(args[0])))
     axis = args[1] % (len(lay.dims) + 1)
     dims = list(lay.dims)
     dims.insert(axis, None)
@@ -729,8 +742,8 @@ def _expand_dims_rule(prim, args, layouts, strategy):
 
 @sharding_rules.register(A.Squeeze)
 def _squeeze_rule(prim, args, layouts, strategy):
-    shape = _shape(args[0])
-    lay = _strategy_or(prim, strategy, layouts, len(shape))
+    shape = shape_of(args[0])
+    lay = strategy_or(prim, strategy, layouts, len(shape))
     axis = prim.axis if isinstance(prim.axis, (tuple, list)) else (prim.axis,)
     gone = [a % len(shape) for a in axis] if axis else [i for i, s in enumerate(shape) if s == 1]
     out = lay.with_dims([d for i, d in enumerate(lay.dims) if i not in gone])
@@ -766,9 +779,9 @@ def _reshape_target(x_shape, out, i: int, parts: int):
 
 @sharding_rules.register(A.Reshape)
 def _reshape_rule(prim, args, layouts, strategy):
-    x_shape = _shape(args[0])
+    x_shape = shape_of(args[0])
     out = _resolve_shape(args[1], math.prod(x_shape))
-    lay = _strategy_or(prim, strategy, layouts, len(x_shape))
+    lay = strategy_or(prim, strategy, layouts, len(x_shape))
     dims, local = [None] * len(out), list(out)
     for i, d in enumerate(lay.dims):
         if d is None:
@@ -817,13 +830,13 @@ def _gather_rule(prim, args, layouts, strategy):
     partial sum) or along other dims, and the indices by their strategy (each rank gathers for its block
     of them): one device matrix for the two strategies."""
     table, indices, axis = args[0], args[1], args[2]
-    rank, n_idx = len(_shape(table)), len(_shape(indices))
+    rank, n_idx = len(shape_of(table)), len(shape_of(indices))
     axis = axis % rank
     if strategy is None:
         lay = layouts[0]
         idx = replicated(n_idx, lay.mesh)
     else:
-        _check_strategy(prim, strategy[:2], [rank, n_idx][: len(strategy)])
+        check_strategy(prim, strategy[:2], [rank, n_idx][: len(strategy)])
         of_indices = tuple(strategy[1]) if len(strategy) > 1 else (1,) * n_idx
         mesh = mesh_with_repeat(world_size(), (*strategy[0], *of_indices), prim.name)
         lay = TensorLayout.make(mesh, list(range(1, rank + 1)))
@@ -832,7 +845,7 @@ def _gather_rule(prim, args, layouts, strategy):
     if lay.dims[axis] is None:
         return ShardPlan(inputs=[lay, idx, None], outputs=[out])
     mesh_axis = lay.dims[axis]
-    rows = _shape(table)[axis] // lay.mesh[mesh_axis]
+    rows = shape_of(table)[axis] // lay.mesh[mesh_axis]
     offset = coords(get_rank(), lay.mesh)[mesh_axis] * rows
 
     def local(t, i, a):
@@ -849,15 +862,15 @@ def _segment_sum_rule(prim, args, layouts, strategy):
     each rank sums only the rows of its block, ids shifted by its offset, the others dropped); else the
     ids' dims split leave partial sums."""
     x, ids, num = args[0], args[1], args[2]
-    ni, rank = len(_shape(ids)), len(_shape(x))
+    ni, rank = len(shape_of(ids)), len(shape_of(x))
     out_strategy = getattr(prim, "out_strategy", None)
     if strategy is not None and out_strategy is not None:
-        _check_strategy(prim, strategy, [rank, ni])
+        check_strategy(prim, strategy, [rank, ni])
         mesh = mesh_with_repeat(world_size(), out_strategy[0], prim.name)
         out = TensorLayout.make(mesh, list(range(1, rank - ni + 2)))
         x_lay = out.with_dims([None] * ni + list(out.dims[1:]))
     else:
-        x_lay = _strategy_or(prim, strategy, [_on_mesh(layouts[0], _first_mesh(layouts[:2]))], rank)
+        x_lay = strategy_or(prim, strategy, [on_mesh(layouts[0], first_mesh(layouts[:2]))], rank)
         out = x_lay.with_dims((None, *x_lay.dims[ni:]))
     plan = ShardPlan(inputs=[x_lay, x_lay.with_dims(x_lay.dims[:ni]), None], outputs=[out])
     split = tuple(d for d in x_lay.dims[:ni] if d is not None)
@@ -876,16 +889,16 @@ def _segment_sum_rule(prim, args, layouts, strategy):
 
 
 def _inplace_rule(prim, args, layouts, strategy):
-    var_shape = _shape(args[0])
+    var_shape = shape_of(args[0])
     lay = None
     for a, have in zip(args, layouts):
-        if isinstance(have, TensorLayout) and _shape(a) == var_shape and not have.is_replicated:
+        if isinstance(have, TensorLayout) and shape_of(a) == var_shape and not have.is_replicated:
             lay = have
             break
     if lay is None:
         lay = layouts[0]
     inputs = [
-        (lay if _shape(a) == var_shape else replicated(len(_shape(a)), lay.mesh))
+        (lay if shape_of(a) == var_shape else replicated(len(shape_of(a)), lay.mesh))
         if isinstance(have, TensorLayout)
         else None
         for a, have in zip(args, layouts)

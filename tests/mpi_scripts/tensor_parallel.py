@@ -32,7 +32,7 @@ parser.add_argument("--mode", default="semi_auto_parallel")
 parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
 parser.add_argument("--weight-decay", type=float, default=0.0, help="the optimizer's weight_decay")
 parser.add_argument(
-    "--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "zero-semi", "seqpar"]
+    "--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "zero-semi", "seqpar", "cnn"]
 )
 parser.add_argument("--device", default="CPU", choices=["CPU", "GPU"], help="the device_target (GPU: NCCL)")
 args = parser.parse_args()
@@ -157,6 +157,28 @@ class SequenceParallel(nn.Cell):
         return self.head(self.tanh(self.relu(self.fc2(self.fc1(x)))))
 
 
+class ConvNet(nn.Cell):
+    """A small CNN split by channels, Megatron's way: the first convolution's filters split (each rank computes
+    its output channels), BatchNorm, ReLU and max pooling per channel, the second convolution reading them split
+    (partial sums over its input channels, completed once), then a Dense head; the backward convolutions take
+    their layouts from these."""
+
+    def __init__(self, tensor_parallel: bool):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4 * size, 3, pad_mode="same", weight_init="he_uniform")
+        self.bn = nn.BatchNorm2d(4 * size)
+        self.relu, self.pool = nn.ReLU(), nn.MaxPool2d(2, 2)
+        self.conv2 = nn.Conv2d(4 * size, 8, 3, pad_mode="pad", padding=1, weight_init="he_uniform")
+        self.flatten = nn.Flatten()
+        self.head = nn.Dense(8 * (IMAGE // 2) ** 2, OUT, weight_init="he_uniform")
+        if tensor_parallel:
+            self.conv1.conv2d.shard(((1, 1, 1, 1), (size, 1, 1, 1)))
+            self.conv2.conv2d.shard(((1, size, 1, 1), (1, size, 1, 1)))
+
+    def construct(self, x):
+        return self.head(self.flatten(self.conv2(self.pool(self.relu(self.bn(self.conv1(x)))))))
+
+
 class TableGradient(nn.Cell):
     """The gradient of the loss with respect to an embedding table, taken inside the outermost cell (so the
     backward runs sharded, as in a training step)."""
@@ -183,8 +205,9 @@ MODELS = {
     "batch": BatchSplit,
     "zero": BatchSplit,
     "zero-semi": BatchSplit,
+    "cnn": ConvNet,
 }
-VOCAB, HEADS, SEQ = 8 * size, size, 6
+VOCAB, HEADS, SEQ, IMAGE = 8 * size, size, 6, 6
 
 
 def train(tensor_parallel: bool, data):
@@ -239,11 +262,13 @@ def inputs():
         return rng.integers(0, VOCAB, (BATCH, SEQ)).astype(np.int32)
     if args.model == "encoder":
         return rng.standard_normal((BATCH // 4, SEQ, IN)).astype(np.float32)
+    if args.model == "cnn":
+        return rng.standard_normal((BATCH // 2, 3, IMAGE, IMAGE)).astype(np.float32)
     return rng.standard_normal((BATCH, IN)).astype(np.float32)
 
 
 data = [
-    (inputs(), rng.integers(0, OUT, BATCH // 4 if args.model == "encoder" else BATCH).astype(np.int32))
+    (inputs(), rng.integers(0, OUT, {"encoder": BATCH // 4, "cnn": BATCH // 2}.get(args.model, BATCH)).astype(np.int32))
     for _ in range(args.steps)
 ]
 

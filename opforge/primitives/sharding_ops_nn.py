@@ -1,0 +1,315 @@
+"""Sharding rules of the network operators: convolution and its gradients, pooling, batch normalisation,
+attention and the losses. What a rule is: ``opforge/primitives/sharding_ops.py``.
+
+A convolution's strategy is MindSpore's ``((n, c, 1, 1), (o, c, 1, 1))`` (NCHW): the batch split ``n`` ways, the
+input channels ``c`` ways (each rank convolves its channels with its slice of the weight: partial sums over that
+axis) and the output channels ``o`` ways (each rank holds its filters); the spatial dims and the kernel are whole.
+A grouped convolution splits the batch only. Pooling splits the batch and the channels; batch normalisation the
+channels in training (the statistics span the rest) and anything in inference; attention the batch and the heads.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+from opforge.dispatch.sharding import ShardPlan, TensorLayout, mesh_with_repeat, replicated, sharding_rules
+from opforge.primitives import _grad_ops as G
+from opforge.primitives import attention_ops as T
+from opforge.primitives import conv_ops as C
+from opforge.primitives import nn_ops as N
+from opforge.primitives.primitive import Primitive
+from opforge.primitives.sharding_ops import (
+    along_axes_rule,
+    check_strategy,
+    first_mesh,
+    on_mesh,
+    shape_of,
+    strategy_or,
+    unsplit,
+    world_size,
+)
+from opforge.tensor import Tensor
+
+__all__: list = []
+
+_locals: dict = {}
+
+
+def _with_attrs(prim, **changes):
+    """A primitive of ``prim``'s class and attrs but ``changes`` (a local call on blocks: fewer output channels),
+    made once per distinct one."""
+    if all(getattr(prim, k) == v for k, v in changes.items()):
+        return prim
+    key = (type(prim), repr(sorted(prim.attrs.items(), key=lambda kv: kv[0])), tuple(sorted(changes.items())))
+    local = _locals.get(key)
+    if local is None:
+        names = [p for p in inspect.signature(type(prim).__init__).parameters if p != "self"]
+        kwargs = {p: getattr(prim, p) for p in names if hasattr(prim, p)}
+        local = _locals[key] = type(prim)(**{**kwargs, **changes})
+    return local
+
+
+def _mesh_of(prim, splits: tuple) -> tuple:
+    return mesh_with_repeat(world_size(), splits, prim.name)
+
+
+def _layouts(mesh: tuple, *dims) -> list:
+    """One layout per tuple of mesh-axis numbers (1-based into ``mesh``, None for a whole dim)."""
+    return [TensorLayout.make(mesh, list(d)) for d in dims]
+
+
+def _spatial_whole(prim, strategy, where: str) -> None:
+    for k, s in enumerate(strategy):
+        if any(c != 1 for c in s[2:]):
+            raise ValueError(
+                f"For '{prim.name}', the strategy {strategy} splits the spatial dims of input {k} ({where}): "
+                "opforge splits a convolution's batch and channels only."
+            )
+
+
+def _on_common_mesh(layouts) -> TensorLayout:
+    """The first input's layout on the device matrix the two inputs share (a whole first input takes the
+    second's, so that the second's split can be kept)."""
+    return on_mesh(layouts[0], first_mesh(layouts[:2]))
+
+
+def _axis_if(lay: TensorLayout, dim: int, mesh: tuple, taken: tuple):
+    """The mesh axis splitting ``lay``'s dim ``dim`` when ``lay`` is on ``mesh`` and the axis is free."""
+    d = lay.dims[dim] if lay.mesh == mesh else None
+    return None if d in taken else d
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolution
+
+
+@sharding_rules.register(C.Conv2D)
+def _conv2d_rule(prim, args, layouts, strategy):
+    """out[n, o] = sum over c of x[n, c] * w[o, c]: batch and filters split, input channels partial sums."""
+    if prim.data_format != "NCHW":
+        return None
+    grouped = prim.group != 1
+    if strategy is not None:
+        check_strategy(prim, strategy, [4, 4])
+        _spatial_whole(prim, strategy, "N, C, H, W and O, C, kh, kw")
+        (n, c, *_), (o, c_w, *_) = strategy
+        if c != c_w or (grouped and (c, o) != (1, 1)):
+            raise ValueError(
+                f"For '{prim.name}', the strategy {strategy} must split x's channels as w's (got {c} and {c_w})"
+                + (", and a grouped convolution only its batch." if grouped else ".")
+            )
+        mesh = _mesh_of(prim, (n, c, o))
+        x_lay, w_lay, out = _layouts(mesh, (1, 2, None, None), (3, 2, None, None), (1, 3, None, None))
+    else:
+        x_lay = unsplit(_on_common_mesh(layouts), [1, 2, 3] if grouped else [2, 3])
+        o_axis = None if grouped else _axis_if(layouts[1], 0, x_lay.mesh, x_lay.dims)
+        w_lay = x_lay.with_dims([o_axis, x_lay.dims[1], None, None])
+        out = x_lay.with_dims([x_lay.dims[0], o_axis, None, None])
+    plan = ShardPlan(inputs=[x_lay, w_lay], outputs=[out])
+    if x_lay.dims[1] is not None:
+        plan.partial[0] = ("sum", (x_lay.dims[1],))
+    plan.local = _with_attrs(prim, out_channel=prim.out_channel // w_lay.splits(0))
+    return plan
+
+
+@sharding_rules.register(C.Conv2DBackpropInput)
+def _conv2d_backprop_input_rule(prim, args, layouts, strategy):
+    """dx[n, c] = sum over o of dout[n, o] (*) w[o, c]: partial sums over the filters' axis."""
+    if prim.data_format != "NCHW":
+        return None
+    grouped, size = prim.group != 1, tuple(args[2])
+    if strategy is not None:
+        check_strategy(prim, strategy[:2], [4, 4])
+        _spatial_whole(prim, strategy[:2], "N, O, H, W and O, C, kh, kw")
+        (n, o, *_), (o_w, c, *_) = strategy[:2]
+        if o != o_w or (grouped and (o, c) != (1, 1)):
+            raise ValueError(
+                f"For '{prim.name}', the strategy {strategy} must split dout's channels as the filter's (got {o} "
+                f"and {o_w})" + (", and a grouped convolution only its batch." if grouped else ".")
+            )
+        mesh = _mesh_of(prim, (n, o, c))
+        dout, w_lay, dx = _layouts(mesh, (1, 2, None, None), (2, 3, None, None), (1, 3, None, None))
+    else:
+        dout = unsplit(_on_common_mesh(layouts), [1, 2, 3] if grouped else [2, 3])
+        c_axis = None if grouped else _axis_if(layouts[1], 1, dout.mesh, dout.dims)
+        w_lay = dout.with_dims([dout.dims[1], c_axis, None, None])
+        dx = dout.with_dims([dout.dims[0], c_axis, None, None])
+    plan = ShardPlan(inputs=[dout, w_lay, None], outputs=[dx])
+    if dout.dims[1] is not None:
+        plan.partial[0] = ("sum", (dout.dims[1],))
+    plan.local = _with_attrs(prim, out_channel=prim.out_channel // dout.splits(1))
+    plan.args[2] = dx.local_shape(size)
+    return plan
+
+
+@sharding_rules.register(C.Conv2DBackpropFilter)
+def _conv2d_backprop_filter_rule(prim, args, layouts, strategy):
+    """dw[o, c] = sum over n of dout[n, o] (*) x[n, c]: partial sums over the batch's axis."""
+    if prim.data_format != "NCHW":
+        return None
+    grouped, size = prim.group != 1, tuple(args[2])
+    if strategy is not None:
+        check_strategy(prim, strategy[:2], [4, 4])
+        _spatial_whole(prim, strategy[:2], "N, O, H, W and N, C, H, W")
+        (n, o, *_), (n_x, c, *_) = strategy[:2]
+        if n != n_x or (grouped and (o, c) != (1, 1)):
+            raise ValueError(
+                f"For '{prim.name}', the strategy {strategy} must split dout's batch as x's (got {n} and {n_x})"
+                + (", and a grouped convolution only its batch." if grouped else ".")
+            )
+        mesh = _mesh_of(prim, (n, o, c))
+        dout, x_lay, dw = _layouts(mesh, (1, 2, None, None), (1, 3, None, None), (2, 3, None, None))
+    else:
+        dout = unsplit(_on_common_mesh(layouts), [1, 2, 3] if grouped else [2, 3])
+        c_axis = None if grouped else _axis_if(layouts[1], 1, dout.mesh, dout.dims)
+        x_lay = dout.with_dims([dout.dims[0], c_axis, None, None])
+        dw = dout.with_dims([dout.dims[1], c_axis, None, None])
+    plan = ShardPlan(inputs=[dout, x_lay, None], outputs=[dw])
+    if dout.dims[0] is not None:
+        plan.partial[0] = ("sum", (dout.dims[0],))
+    plan.local = _with_attrs(prim, out_channel=prim.out_channel // dout.splits(1))
+    plan.args[2] = dw.local_shape(size)
+    return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling: the batch and the channels split, the windows' dims whole
+
+
+def _pooled_axes(prim, args, rank):
+    return [1, 2] if getattr(prim, "data_format", "NCHW") == "NHWC" else [rank - 2, rank - 1]
+
+
+sharding_rules.register(C.MaxPool, C.AvgPool, C.MaxPoolGrad, C.AvgPoolGrad, C.MaxPoolGradGrad)(
+    along_axes_rule(_pooled_axes)
+)
+sharding_rules.register(C.AdaptiveAvgPool2D)(along_axes_rule(_pooled_axes))
+
+
+@sharding_rules.register(C.AdaptiveAvgPool2DGrad)
+def _adaptive_avg_pool_grad_rule(prim, args, layouts, strategy):
+    dy = shape_of(args[0])
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(dy)), [len(dy) - 2, len(dy) - 1])
+    return ShardPlan(inputs=[lay, None], outputs=[lay], args={1: lay.local_shape(tuple(args[1]))})
+
+
+# ---------------------------------------------------------------------------------------------
+# Batch normalisation: per channel
+
+
+def _channel_plan(prim, args, layouts, strategy, nvectors: int, nout_full: int, nout_vectors: int) -> ShardPlan:
+    """x (N, C, ...) split by channels (and, out of training, anywhere); the per-channel vectors by the
+    channels' axis."""
+    rank = len(shape_of(args[0]))
+    lay = strategy_or(prim, strategy, layouts, rank)
+    if prim.is_training:
+        lay = unsplit(lay, [i for i in range(rank) if i != 1])
+    vector = lay.with_dims([lay.dims[1]])
+    inputs = [lay] * (len(args) - nvectors) + [vector] * nvectors
+    return ShardPlan(inputs=inputs, outputs=[lay] * nout_full + [vector] * nout_vectors)
+
+
+@sharding_rules.register(N.BatchNorm)
+def _batch_norm_rule(prim, args, layouts, strategy):
+    if prim.data_format != "NCHW":
+        return None
+    plan = _channel_plan(prim, args, layouts, strategy, nvectors=4, nout_full=1, nout_vectors=4)
+    # the kernel on the blocks (BatchNorm's own call, in training, updates the moving statistics: the caller's)
+    plan.local = functools.partial(Primitive.__call__, prim)
+    return plan
+
+
+@sharding_rules.register(G.BatchNormGrad)
+def _batch_norm_grad_rule(prim, args, layouts, strategy):
+    """dscale and dbias sum over the batch and the spatial dims: out of training those may be split too, which
+    leaves them partial sums."""
+    plan = _channel_plan(prim, args, layouts, strategy, nvectors=3, nout_full=1, nout_vectors=2)
+    lay = plan.inputs[0]
+    summed = tuple(d for i, d in enumerate(lay.dims) if i != 1 and d is not None)
+    if summed:
+        plan.partial = {1: ("sum", summed), 2: ("sum", summed)}
+    return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# Attention: (batch, heads, seq, dim), the batch and the heads split
+
+
+def _attention_plan(prim, args, layouts, strategy, nout: int) -> ShardPlan:
+    lay = unsplit(strategy_or(prim, strategy, layouts, 4), [2, 3])
+    q_shape = shape_of(args[0])
+
+    def like_q(a):
+        if not isinstance(a, Tensor):
+            return None
+        shape = shape_of(a)
+        return lay.with_dims([lay.dims[i] if i < 2 and shape[i] == q_shape[i] else None for i in range(len(shape))])
+
+    inputs = [like_q(a) for a in args]
+    return ShardPlan(inputs=inputs, outputs=[lay] * nout)
+
+
+@sharding_rules.register(T.ScaledDotProductAttention)
+def _attention_rule(prim, args, layouts, strategy):
+    plan = _attention_plan(prim, args, layouts, strategy, 1)
+    lay = plan.outputs[0]
+    plan.outputs = [lay, lay.with_dims(lay.dims[:2] + (None,))]  # softmax_lse: (batch, heads, seq)
+    return plan
+
+
+@sharding_rules.register(T.ScaledDotProductAttentionGrad)
+def _attention_grad_rule(prim, args, layouts, strategy):
+    return _attention_plan(prim, args, layouts, strategy, 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Losses: elementwise terms, then a sum or a mean over the blocks
+
+
+def _reduced(plan: ShardPlan, lay: TensorLayout, reduction: str) -> ShardPlan:
+    """The loss's output: ``lay`` with no reduction, else a scalar holding each rank's sum (or mean, of equal
+    blocks) pending over the axes that split ``lay``."""
+    if reduction == "none":
+        plan.outputs = [lay]
+        return plan
+    plan.outputs = [lay.with_dims([])]
+    split = tuple(d for d in lay.dims if d is not None)
+    if split:
+        plan.partial[0] = ("sum" if reduction == "sum" else "mean", split)
+    return plan
+
+
+@sharding_rules.register(N.BCEWithLogitsLoss, N.SmoothL1Loss)
+def _elementwise_loss_rule(prim, args, layouts, strategy):
+    """logits and labels alike; BCE's weight and pos_weight broadcast to them, split where their dims are the
+    logits'."""
+    rank = len(shape_of(args[0]))
+    lay = strategy_or(prim, strategy, layouts, rank)
+    shape = shape_of(args[0])
+
+    def broadcast(a):
+        if not isinstance(a, Tensor):
+            return None
+        s = shape_of(a)
+        return lay.with_dims([lay.dims[rank - len(s) + j] if s[j] == shape[rank - len(s) + j] else None
+                              for j in range(len(s))])  # fmt: skip
+
+    return _reduced(ShardPlan(inputs=[broadcast(a) for a in args], outputs=[]), lay, prim.reduction)
+
+
+@sharding_rules.register(N.NLLLoss)
+def _nll_loss_rule(prim, args, layouts, strategy):
+    """The batch split; the classes whole. A weighted mean divides by the whole batch's weight, which a block
+    does not have: with ``reduction="mean"`` the batch is whole too."""
+    rank = len(shape_of(args[0]))
+    lay = unsplit(strategy_or(prim, strategy, layouts, rank), [1] if rank > 1 else [])
+    if prim.reduction == "mean":
+        lay = unsplit(lay, [0])
+    labels, weight = lay.with_dims(lay.dims[:1]), replicated(len(shape_of(args[2])), lay.mesh)
+    plan = _reduced(ShardPlan(inputs=[lay, labels, weight], outputs=[]), labels, prim.reduction)
+    total = labels.with_dims([])
+    if lay.dims[0] is not None:  # the weights of this block's labels
+        plan.partial[1] = ("sum", (lay.dims[0],))
+    plan.outputs.append(total)
+    return plan
