@@ -996,15 +996,20 @@ def check_strategy_followed(prim, args: tuple, plan: ShardPlan, strategy: tuple)
     follows its Parameter's layout, whatever its strategy.)"""
     if prim.name in optimizer_updates:
         return
-    tensors = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    for i, wanted in zip(tensors, strategy):
-        lay = plan.inputs[i]
+    inputs = []  # (name, planned layout) of each tensor, those of a tuple (Concat's) included
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            inputs.append((prim._arg_name(i), plan.inputs[i]))
+        elif isinstance(a, (tuple, list)) and a and all(isinstance(t, Tensor) for t in a):
+            lays = plan.inputs[i] if isinstance(plan.inputs[i], (tuple, list)) else [None] * len(a)
+            inputs += [(f"{prim._arg_name(i)}[{k}]", lay) for k, lay in enumerate(lays)]
+    for (name, lay), wanted in zip(inputs, strategy):
         got = tuple(lay.splits(d) for d in range(len(lay.dims))) if isinstance(lay, TensorLayout) else None
         if got is not None and len(wanted) < len(got):  # broadcast by the primitive before the call (BCE's
             got = got[len(got) - len(wanted) :]  # weights): the strategy is of its own, trailing, dims
         if got is not None and got != tuple(wanted):
             raise ValueError(
-                f"For '{prim.name}', the strategy {strategy} splits the input '{prim._arg_name(i)}' as "
+                f"For '{prim.name}', the strategy {strategy} splits the input '{name}' as "
                 f"{tuple(wanted)}, but its sharding rule splits it only as {got} here: set that input's strategy "
                 f"to {got}."
             )

@@ -359,7 +359,7 @@ _ELEMENTWISE = (
     N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish, N.ReLU6, G.ReLU6Grad,
     G.ReluGrad, G.EluGrad, G.SigmoidGrad, G.TanhGrad, G.SoftplusGrad, G.HSigmoidGrad, G.HSwishGrad, G.GeLUGrad,
     G.SqrtGrad, G.AbsGrad, G.DropoutGrad,
-    N.SeLU, N.CeLU, N.Softsign, N.HShrink, N.SoftShrink, N.Mish,
+    N.SeLU, N.CeLU, N.Softsign, N.HShrink, N.SoftShrink, N.Mish, P.Atan2, P.Mod, P.FloorMod, P.Conj,
 )  # fmt: skip
 sharding_rules.register(*_ELEMENTWISE, *(getattr(X, name) for name in X.__all__))(elementwise_rule())
 sharding_rules.register(N.Dropout)(elementwise_rule(nout=2))
@@ -716,6 +716,115 @@ def _sparse_ce_rule(prim, args, layouts, strategy):
     if lay.dims[0] is not None:  # the mean over equal batch blocks: the mean of the blocks' means
         plan.partial[0] = ("mean", (lay.dims[0],))
     return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# Operators of several tensors (a tuple): alike on every dim they do not join along
+
+
+def _common_layout(prim, args, layouts, strategy) -> TensorLayout:
+    """The layout every tensor of the tuple ``args[0]`` takes: the strategy's (one per tensor, all alike, as
+    MindSpore asks) or the first split one's, on its device matrix."""
+    shapes = [shape_of(t) for t in args[0]]
+    if strategy is not None:
+        check_strategy(prim, strategy, [len(s) for s in shapes])
+        if len(set(map(tuple, strategy))) > 1:
+            raise ValueError(f"For '{prim.name}', every input must have the same strategy, but got {strategy}.")
+        return strategy_layout(strategy[0], prim.name)
+    mesh = first_mesh(layouts[0])
+    split = [lay for lay in layouts[0] if not lay.is_replicated and lay.mesh == mesh]
+    return split[0] if split else replicated(len(shapes[0]), mesh)
+
+
+@sharding_rules.register(A.Concat)
+def _concat_rule(prim, args, layouts, strategy):
+    lay = unsplit(_common_layout(prim, args, layouts, strategy), [prim.axis % len(shape_of(args[0][0]))])
+    return ShardPlan(inputs=[[lay] * len(args[0])], outputs=[lay])
+
+
+@sharding_rules.register(A.Stack)
+def _stack_rule(prim, args, layouts, strategy):
+    lay = _common_layout(prim, args, layouts, strategy)
+    dims = list(lay.dims)
+    dims.insert(prim.axis % (len(dims) + 1), None)
+    return ShardPlan(inputs=[[lay] * len(args[0])], outputs=[lay.with_dims(dims)])
+
+
+@sharding_rules.register(P.AddN)
+def _add_n_rule(prim, args, layouts, strategy):
+    lay = _common_layout(prim, args, layouts, strategy)
+    return ShardPlan(inputs=[[lay] * len(args[0])], outputs=[lay])
+
+
+# ---------------------------------------------------------------------------------------------
+# Slicing and padding: the dims taken whole may be split, each rank slicing its block
+
+
+def _whole_dims_of_slice(shape, begin, end, strides, prim) -> list:
+    """The dims a StridedSlice takes whole (begin 0, end past the dim, stride 1); none when a mask other than
+    begin's and end's is set or ``begin`` does not name every dim."""
+    if (
+        prim.ellipsis_mask
+        or prim.new_axis_mask
+        or prim.shrink_axis_mask
+        or not (len(begin) == len(end) == len(strides) == len(shape))
+    ):
+        return []
+    whole = []
+    for i, n in enumerate(shape):
+        b = 0 if prim.begin_mask >> i & 1 else begin[i] + (n if begin[i] < 0 else 0)
+        e = n if prim.end_mask >> i & 1 else end[i] + (n if end[i] < 0 else 0)
+        if strides[i] == 1 and b <= 0 and e >= n:
+            whole.append(i)
+    return whole
+
+
+@sharding_rules.register(A.StridedSlice)
+def _strided_slice_rule(prim, args, layouts, strategy):
+    shape, (begin, end, strides) = shape_of(args[0]), (tuple(a) for a in args[1:4])
+    whole = _whole_dims_of_slice(shape, begin, end, strides, prim)
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
+    local_end = tuple(n // lay.splits(i) if lay.dims[i] is not None else e for i, (n, e) in enumerate(zip(shape, end)))
+    out = lay if whole else lay.with_dims([None] * len(prim.infer_shape(list(shape), begin, end, strides)))
+    return ShardPlan(inputs=[lay, None, None, None], outputs=[out], args={1: begin, 2: local_end, 3: strides})
+
+
+@sharding_rules.register(A.Slice)
+def _slice_rule(prim, args, layouts, strategy):
+    shape, begin, size = shape_of(args[0]), tuple(args[1]), tuple(args[2])
+    whole = [i for i, n in enumerate(shape) if begin[i] == 0 and size[i] in (-1, n)]
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
+    local = tuple(n // lay.splits(i) if lay.dims[i] is not None else z for i, (n, z) in enumerate(zip(shape, size)))
+    return ShardPlan(inputs=[lay, None, None], outputs=[lay], args={2: local})
+
+
+@sharding_rules.register(G.SliceGrad)
+def _slice_grad_rule(prim, args, layouts, strategy):
+    """dx: dy placed at ``begin`` in zeros of x's shape; the dims the slice took whole split alike."""
+    shape, begin, size = shape_of(args[1]), tuple(args[2]), tuple(args[3])
+    whole = [i for i, n in enumerate(shape) if begin[i] == 0 and size[i] in (-1, n)]
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
+    local = tuple(n // lay.splits(i) if lay.dims[i] is not None else z for i, (n, z) in enumerate(zip(shape, size)))
+    return ShardPlan(inputs=[lay, lay, None, None], outputs=[lay], args={3: local})
+
+
+@sharding_rules.register(G.StridedSliceGrad)
+def _strided_slice_grad_rule(prim, args, layouts, strategy):
+    """dx: dy placed in zeros of x's shape (``shapex``); the dims the slice took whole split alike."""
+    shape, (begin, end, strides) = tuple(args[1]), (tuple(a) for a in args[2:5])
+    whole = _whole_dims_of_slice(shape, begin, end, strides, prim)
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
+    local = lay.local_shape(shape)
+    local_end = tuple(n if lay.dims[i] is not None else e for i, (n, e) in enumerate(zip(local, end)))
+    return ShardPlan(inputs=[lay, None, None, None, None], outputs=[lay], args={1: local, 3: local_end})
+
+
+@sharding_rules.register(A.Pad)
+def _pad_rule(prim, args, layouts, strategy):
+    rank = len(shape_of(args[0]))
+    padded = [i for i, pair in enumerate(prim.paddings) if any(pair)]
+    lay = unsplit(strategy_or(prim, strategy, layouts, rank), padded)
+    return ShardPlan(inputs=[lay], outputs=[lay])
 
 
 # ---------------------------------------------------------------------------------------------

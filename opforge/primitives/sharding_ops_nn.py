@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 
 from opforge.dispatch.sharding import ShardPlan, TensorLayout, mesh_with_repeat, replicated, sharding_rules
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import attention_ops as T
 from opforge.primitives import conv_ops as C
 from opforge.primitives import nn_ops as N
+from opforge.primitives.math_ops import Mul
 from opforge.primitives.primitive import Primitive
 from opforge.primitives.sharding_ops import (
     along_axes_rule,
     check_strategy,
+    elementwise_rule,
     first_mesh,
     on_mesh,
     shape_of,
@@ -30,6 +33,8 @@ from opforge.primitives.sharding_ops import (
     world_size,
 )
 from opforge.tensor import Tensor
+
+_mul = Mul()
 
 __all__: list = []
 
@@ -313,3 +318,36 @@ def _nll_loss_rule(prim, args, layouts, strategy):
         plan.partial[1] = ("sum", (lay.dims[0],))
     plan.outputs.append(total)
     return plan
+
+
+@sharding_rules.register(G.SmoothL1LossGrad)
+def _smooth_l1_grad_rule(prim, args, layouts, strategy):
+    """The gradient of each element; of a mean, each block's scaled by its share of the whole count (the
+    kernel divides by the block's)."""
+    lay = strategy_or(prim, strategy, layouts, len(shape_of(args[0])))
+    dout = lay if prim.reduction == "none" else replicated(0, lay.mesh)
+    plan = ShardPlan(inputs=[lay, lay, dout], outputs=[lay])
+    splits = math.prod(lay.splits(i) for i in range(len(lay.dims)))
+    if prim.reduction == "mean" and splits > 1:
+        plan.local = lambda p, t, d: _mul(prim(p, t, d), 1.0 / splits)
+    return plan
+
+
+@sharding_rules.register(G.NLLLossGrad)
+def _nll_loss_grad_rule(prim, args, layouts, strategy):
+    """The batch split (the kernel divides a mean by ``total_weight``, the whole batch's, an input)."""
+    rank = len(shape_of(args[0]))
+    lay = unsplit(strategy_or(prim, strategy, layouts, rank), [1] if rank > 1 else [])
+    rows = lay.with_dims(lay.dims[:1])
+    loss_grad = rows if prim.reduction == "none" else replicated(len(shape_of(args[1])), lay.mesh)
+    weight, total = (replicated(len(shape_of(a)), lay.mesh) for a in args[3:5])
+    return ShardPlan(inputs=[lay, loss_grad, rows, weight, total], outputs=[lay])
+
+
+@sharding_rules.register(G.MaximumGrad, G.MinimumGrad)
+def _extremum_grad_rule(prim, args, layouts, strategy):
+    """Elementwise when x1, x2 and dout have one shape (a broadcast input's gradient is summed back to its
+    shape: no rule, it runs whole)."""
+    if len({shape_of(a) for a in args[:3]}) > 1:
+        return None
+    return elementwise_rule(nout=2)(prim, args, layouts, strategy)

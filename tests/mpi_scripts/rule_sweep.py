@@ -68,8 +68,22 @@ def tensors(sample, dtypes, params=()):
             value = a.astype(dtypes[min(k, len(dtypes) - 1)].np_dtype)
             out.append(Parameter(value, name=f"p{i}") if i in params else Tensor(value))
             k += 1
+        elif isinstance(a, (tuple, list)) and a and all(isinstance(t, np.ndarray) for t in a):  # Concat's
+            out.append(type(a)(Tensor(t.astype(dtypes[min(k, len(dtypes) - 1)].np_dtype)) for t in a))
+            k += 1
         else:
             out.append(a)
+    return out
+
+
+def flat_tensors(call_args) -> list:
+    """The tensor inputs in the order a strategy names them (a tuple's one by one)."""
+    out = []
+    for a in call_args:
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif isinstance(a, (tuple, list)) and a and all(isinstance(t, Tensor) for t in a):
+            out += list(a)
     return out
 
 
@@ -83,7 +97,7 @@ def strategies(call_args, rng):
     """Each tensor input split along one dim the ranks divide (or whole), every combination, shuffled and bounded;
     first, for each dim of the first input, that dim split in every input having it at the same size (the
     strategies operators reading their inputs alike take)."""
-    shapes = [a.shape for a in call_args if isinstance(a, Tensor)]
+    shapes = [a.shape for a in flat_tensors(call_args)]
     choices = []
     for shape in shapes:
         options = [tuple(1 for _ in shape)]  # (a dim of size 0 is not split: there is nothing to cut)
