@@ -239,9 +239,10 @@ def get_bprop_gather(self):
         if op is None:
             op = sums[key] = P.UnsortedSegmentSum()
             table = getattr(self, "in_strategy", None)
-            if table is not None:  # semi-auto parallel: the gradient laid out as the table (each rank its block)
-                s = table[0]
-                op.shard(((1,) * moved_rank, (1,) * ni), out_strategy=((s[a], *s[:a], *s[a + 1 :]),))
+            if table is not None:  # semi-auto parallel: the gradient laid out as the table (each rank its block),
+                s = table[0]  # the moved dout split as the table's dims other than the gathered one
+                rest = (*s[:a], *s[a + 1 :])
+                op.shard(((1,) * ni + rest, (1,) * ni), out_strategy=((s[a], *rest),))
         return op
 
     def bprop(params, indices, axis, out, dout):

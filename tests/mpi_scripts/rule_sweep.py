@@ -5,7 +5,10 @@ with a rule and a record, each variant's first samples for its float32 kernel, a
 strategies (each tensor input split along one of its dims that the ranks divide, or whole; every combination, up to
 a bound).
 Each strategy is run as ``prim.shard(strategy)`` inside a SEMI_AUTO_PARALLEL network on whole inputs
-(``full_batch``), its outputs gathered whole and compared with the operator called in one process. A rule may
+(``full_batch``), its outputs gathered whole and compared with the operator called in one process; where the
+operator has a bprop, the gradients of ``sum(output_0 * cotangent)`` with respect to its inputs too (the backward
+pass running sharded, its operators by their rules); and the operator again without a strategy, its first input
+arriving split as the strategy says (the rule's propagation). A rule may
 refuse a strategy (a ValueError naming the operator, on every rank alike); on 2 ranks each operator must take at
 least one. A taken strategy must have split an input (the interpreter's Slice count), and no operator may have
 run replicated. Prints "SWEEP-OK <operators> <strategies run> <refused>" or "SWEEP-FAIL ..." lines and exits 1.
@@ -27,7 +30,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: 
 from op_db import OP_DB  # noqa: E402
 
 import opforge  # noqa: E402
-from opforge import nn  # noqa: E402
+from opforge import nn, ops  # noqa: E402
+from opforge.bprop import bprop_getters  # noqa: E402
 from opforge.communication import get_group_size, get_rank, init  # noqa: E402
 from opforge.dispatch.sharding import (  # noqa: E402
     gather_whole,
@@ -36,7 +40,9 @@ from opforge.dispatch.sharding import (  # noqa: E402
     replicated_calls,
     sharding_rules,
 )
+from opforge.dtype import float_type  # noqa: E402
 from opforge.kernels import kernels_for  # noqa: E402
+from opforge.primitives.sharding_ops import relayout  # noqa: E402
 from opforge.tensor import Parameter, Tensor  # noqa: E402
 
 parser = argparse.ArgumentParser()
@@ -88,9 +94,18 @@ def flat_tensors(call_args) -> list:
 
 
 def whole(value):
+    if value is None:  # (an input without a gradient)
+        return None
     if isinstance(value, (tuple, list)):
         return [whole(v) for v in value]
     return np.asarray(gather_whole(value).asnumpy())
+
+
+def differentiable(name, sample, first_out, call_args) -> bool:
+    """Whether the sweep compares gradients: a bprop, a float first output, float inputs, no keywords."""
+    if name not in bprop_getters or sample.kwargs or first_out.dtype.kind != "f" or not first_out.size:
+        return False
+    return any(a.dtype in float_type for a in call_args if isinstance(a, Tensor))
 
 
 def strategies(call_args, rng):
@@ -125,7 +140,62 @@ class One(nn.Cell):
         return self.prim(*xs, **kwargs)
 
 
+class Loss(nn.Cell):
+    """``sum(output_0 * cotangent)``: its gradients are the operator's vector-Jacobian product."""
+
+    def __init__(self, op, cotangent):
+        super().__init__()
+        self.op, self.cotangent = op, cotangent
+
+    def construct(self, *xs):
+        out = self.op(*xs)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        return (out * self.cotangent).sum()
+
+
+class Gradients(nn.Cell):
+    """The gradients of ``Loss`` with respect to every input, taken inside the outermost cell (the backward
+    pass runs sharded, as in a training step)."""
+
+    def __init__(self, op, cotangent):
+        super().__init__()
+        self.loss = Loss(op, cotangent)
+        self.grad = ops.GradOperation(get_all=True)
+
+    def construct(self, *xs):
+        return self.grad(self.loss)(*xs)
+
+
+def gradients(op, call_args, cotangent):
+    """The gradients of the float tensor inputs (None where the operator has no bprop or its first output is
+    not a float)."""
+    grads = Gradients(op, Tensor(cotangent))(*call_args)
+    floats = [i for i, a in enumerate(a for a in call_args if isinstance(a, Tensor)) if a.dtype in float_type]
+    return [whole(grads[i]) for i in floats]
+
+
+class Propagated(nn.Cell):
+    """The operator without a strategy, its first input already split as its strategy entry says (laid out by a
+    Cast carrying it, as an earlier operator's output would be), the others whole, as a network's weights and
+    states reach it: the rule's propagation."""
+
+    def __init__(self, prim, split):
+        super().__init__()
+        self.prim, self.split = prim, split
+
+    def construct(self, *xs, **kwargs):
+        k = next(i for i, a in enumerate(xs) if isinstance(a, (Tensor, tuple, list)))
+        first = xs[k]
+        if isinstance(first, Tensor):
+            first = relayout(first, self.split, "rule_sweep")
+        else:  # a tuple of tensors (Concat's): its first one
+            first = type(first)([relayout(first[0], self.split, "rule_sweep"), *first[1:]])
+        return self.prim(*xs[:k], first, *xs[k + 1 :], **kwargs)
+
+
 def close(got, want, name):
+    if got is None or want is None:
+        return None if got is None and want is None else f"{got!r} against {want!r}"
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return f"shape {got.shape} != {want.shape}"
@@ -159,13 +229,21 @@ for name in names:
             except Exception:  # a sample meant to raise: not a sharding case
                 continue
             want = [np.asarray(w.asnumpy()) for w in want] if isinstance(want, (tuple, list)) else [want.asnumpy()]
-            cases.append((name, factory, sample, in_dtypes, record.params, want, combos))
+            grads = None
+            call_args = tensors(sample, in_dtypes, record.params)
+            if differentiable(name, sample, want[0], call_args):
+                cotangent = rng.standard_normal(want[0].shape).astype(want[0].dtype)
+                try:
+                    grads = (cotangent, gradients(factory(), call_args, cotangent))
+                except Exception:  # noqa: BLE001 - a bprop that takes no such call: no gradient case
+                    grads = None
+            cases.append((name, factory, sample, in_dtypes, record.params, want, combos, grads))
             taken += 1
 
 opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", full_batch=True)
 redistribution_counts(reset=True)
-failures, run, refused, accepted = [], 0, 0, {}
-for name, factory, sample, in_dtypes, params, want, combos in cases:
+failures, run, refused, propagated, differentiated, accepted = [], 0, 0, 0, 0, {}
+for name, factory, sample, in_dtypes, params, want, combos, grads in cases:
     for strategy in combos:
         prim = factory()
         try:
@@ -194,6 +272,34 @@ for name, factory, sample, in_dtypes, params, want, combos in cases:
             problem = close(g, w, name)
             if problem:
                 failures.append(f"{name} {strategy} {sample.desc} output {k}: {problem}")
+        if grads is not None:  # the backward pass of the sharded call (the bprop's operators by their rules)
+            cotangent, want_grads = grads
+            try:
+                op = factory()
+                op.shard(strategy)
+                got_grads = gradients(op, tensors(sample, in_dtypes, params), cotangent)
+            except Exception as e:  # noqa: BLE001 - reported below
+                failures.append(f"{name} gradients {strategy} {sample.desc}: {type(e).__name__}: {e}")
+                got_grads = want_grads
+            differentiated += 1
+            for k, (g, w) in enumerate(zip(got_grads, want_grads)):
+                problem = close(g, w, name)
+                if problem:
+                    failures.append(f"{name} gradients {strategy} {sample.desc} input {k}: {problem}")
+        # the first input's split reaching the operator (no strategy): the rule must take any layout
+        if all(c == 1 for c in strategy[0]):
+            continue
+        try:
+            out = Propagated(factory(), tuple(strategy[0]))(*tensors(sample, in_dtypes, params), **sample.kwargs)
+        except Exception as e:  # noqa: BLE001 - reported below
+            failures.append(f"{name} propagating {strategy} {sample.desc}: {type(e).__name__}: {e}")
+            continue
+        propagated += 1
+        got = whole(out) if isinstance(out, (tuple, list)) else [whole(out)]
+        for k, (g, w) in enumerate(zip(got, want)):
+            problem = close(g, w, name)
+            if problem:
+                failures.append(f"{name} propagating {strategy} {sample.desc} output {k}: {problem}")
 never = sorted({c[0] for c in cases} - set(accepted))
 failures += [f"{n}: ran replicated" for n in replicated_calls()]
 if size == 2:  # (on more ranks a record's shapes may leave no valid strategy: LayerNorm's rows of 3)
@@ -202,5 +308,5 @@ if rank == 0:
     for f in failures:
         print("SWEEP-FAIL", f, flush=True)
     if not failures:
-        print(f"SWEEP-OK {len(accepted)} {run} {refused}", flush=True)
+        print(f"SWEEP-OK {len(accepted)} {run} {refused} {propagated} {differentiated}", flush=True)
 sys.exit(1 if failures else 0)
