@@ -2,18 +2,17 @@
 
 Generated from ``sharding_rules.names()`` and the operator sweep's records (tests/op_db.py): for each operator
 with a rule and a record, each variant's first samples for its float32 kernel, and for each sample a set of
-strategies (each tensor input split along one of its dims that the ranks divide, or whole; every combination, up to
-a bound).
-Each strategy is run as ``prim.shard(strategy)`` inside a SEMI_AUTO_PARALLEL network on whole inputs
+strategies (each tensor input split along one of its dims that the ranks divide, or whole; every combination, up
+to a bound). Each strategy is run as ``prim.shard(strategy)`` inside a SEMI_AUTO_PARALLEL network on whole inputs
 (``full_batch``), its outputs gathered whole and compared with the operator called in one process; where the
 operator has a bprop, the gradients of ``sum(output_0 * cotangent)`` with respect to its inputs too (the backward
 pass running sharded, its operators by their rules); and the operator again without a strategy, its first input
-arriving split as the strategy says (the rule's propagation). A rule may
-refuse a strategy (a ValueError naming the operator, on every rank alike); on 2 ranks each operator must take at
-least one. A taken strategy must have split an input (the interpreter's Slice count), and no operator may have
-run replicated. Prints "SWEEP-OK <operators> <strategies run> <refused>" or "SWEEP-FAIL ..." lines and exits 1.
+arriving split as the strategy says (the rule's propagation). A rule may refuse a strategy (a ValueError naming
+the operator, on every rank alike); on 2 ranks each operator must take at least one. A taken strategy must have
+split an input (the interpreter's Slice count), and no operator may have run replicated. Prints "SWEEP-OK
+<operators> <strategies run> <refused> <propagated> <gradients>" or "SWEEP-FAIL ..." lines and exits 1.
 
-    mpiexec -n 2 python tests/mpi_scripts/rule_sweep.py [--op Name ...]
+    mpiexec -n 2 python tests/mpi_scripts/rule_sweep.py [--op Name ...] [--verbose]
 """
 
 from __future__ import annotations
