@@ -624,6 +624,8 @@ class ShardPlan:
     local: Optional[object] = None
     keep_whole: set = field(default_factory=set)  # written Parameters updated by blocks, gathered back whole
     keep_partial: set = field(default_factory=set)
+    # what the strategy's entries describe when not the tensor inputs (OneHot's: its output): (name, layout)
+    strategy_of: Optional[list] = None
 
 
 _REDUCE_OPS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "mean": "sum"}
@@ -996,8 +998,8 @@ def check_strategy_followed(prim, args: tuple, plan: ShardPlan, strategy: tuple)
     follows its Parameter's layout, whatever its strategy.)"""
     if prim.name in optimizer_updates:
         return
-    inputs = []  # (name, planned layout) of each tensor, those of a tuple (Concat's) included
-    for i, a in enumerate(args):
+    inputs = list(plan.strategy_of or [])  # (name, planned layout) of each tensor, a tuple's (Concat's) included
+    for i, a in enumerate(args if plan.strategy_of is None else ()):
         if isinstance(a, Tensor):
             inputs.append((prim._arg_name(i), plan.inputs[i]))
         elif isinstance(a, (tuple, list)) and a and all(isinstance(t, Tensor) for t in a):

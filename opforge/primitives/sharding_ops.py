@@ -620,13 +620,34 @@ def _reduce_whole_rule(prim, args, layouts, strategy):
 
 @sharding_rules.register(A.OneHot)
 def _one_hot_rule(prim, args, layouts, strategy):
-    """The indices split as they are (or as the strategy says); the new depth axis whole."""
+    """MindSpore's strategy is the output's (``((dp, mp), (), ())`` for indices of rank 1: the depth axis too);
+    one of the indices' rank is taken as theirs. The depth axis split, each rank encodes the indices in its
+    range of classes (shifted by its offset; the others fall outside and take ``off_value``)."""
     rank = len(shape_of(args[0]))
-    lay = strategy_or(prim, strategy, layouts, rank)
-    dims = list(lay.dims)
-    dims.insert(prim.axis % (rank + 1), None)
-    values = [replicated(len(shape_of(a)), lay.mesh) if isinstance(a, Tensor) else None for a in args[1:]]
-    return ShardPlan(inputs=[lay, *values], outputs=[lay.with_dims(dims)])
+    axis = prim.axis % (rank + 1)
+    if strategy is not None and len(strategy[0]) == rank + 1:
+        check_strategy(prim, strategy[:1], [rank + 1])
+        out = strategy_layout(strategy[0], prim.name)
+        lay = out.with_dims([d for i, d in enumerate(out.dims) if i != axis])
+    else:
+        lay = strategy_or(prim, strategy, layouts, rank)
+        dims = list(lay.dims)
+        dims.insert(axis, None)
+        out = lay.with_dims(dims)
+    values = [replicated(len(shape_of(a)), lay.mesh) if isinstance(a, Tensor) else None for a in args[2:]]
+    plan = ShardPlan(inputs=[lay, None, *values], outputs=[out])
+    if strategy is not None and len(strategy[0]) == rank + 1:
+        plan.strategy_of = [("output", out), *(("", v) for v in values)]
+    if out.dims[axis] is not None:
+        if not args[1] or args[1] % out.splits(axis):
+            raise ValueError(
+                f"For '{prim.name}', the strategy {strategy} splits the depth axis {out.splits(axis)} ways, but the "
+                f"depth {args[1]} does not divide so."
+            )
+        depth = args[1] // out.splits(axis)
+        offset = coords(get_rank(), out.mesh)[out.dims[axis]] * depth
+        plan.local = lambda indices, _, on, off: prim(_sub(indices, offset), depth, on, off)
+    return plan
 
 
 @sharding_rules.register(A.Tile)
