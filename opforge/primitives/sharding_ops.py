@@ -800,12 +800,23 @@ def _whole_dims_of_slice(shape, begin, end, strides, prim) -> list:
     return whole
 
 
+def _slice_layout(prim, strategy, layouts, shape, whole, sizes) -> tuple:
+    """The layout splitting only the dims a slice takes ``whole``, and ``sizes`` (its sizes or ends per dim)
+    with those dims' block sizes."""
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
+    local = tuple(n // lay.splits(i) if lay.dims[i] is not None else z for i, (n, z) in enumerate(zip(shape, sizes)))
+    return lay, local
+
+
+def _whole_in_slice(shape, begin, size) -> list:
+    return [i for i, n in enumerate(shape) if begin[i] == 0 and size[i] in (-1, n)]
+
+
 @sharding_rules.register(A.StridedSlice)
 def _strided_slice_rule(prim, args, layouts, strategy):
     shape, (begin, end, strides) = shape_of(args[0]), (tuple(a) for a in args[1:4])
     whole = _whole_dims_of_slice(shape, begin, end, strides, prim)
-    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
-    local_end = tuple(n // lay.splits(i) if lay.dims[i] is not None else e for i, (n, e) in enumerate(zip(shape, end)))
+    lay, local_end = _slice_layout(prim, strategy, layouts, shape, whole, end)
     out = lay if whole else lay.with_dims([None] * len(prim.infer_shape(list(shape), begin, end, strides)))
     return ShardPlan(inputs=[lay, None, None, None], outputs=[out], args={1: begin, 2: local_end, 3: strides})
 
@@ -813,9 +824,7 @@ def _strided_slice_rule(prim, args, layouts, strategy):
 @sharding_rules.register(A.Slice)
 def _slice_rule(prim, args, layouts, strategy):
     shape, begin, size = shape_of(args[0]), tuple(args[1]), tuple(args[2])
-    whole = [i for i, n in enumerate(shape) if begin[i] == 0 and size[i] in (-1, n)]
-    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
-    local = tuple(n // lay.splits(i) if lay.dims[i] is not None else z for i, (n, z) in enumerate(zip(shape, size)))
+    lay, local = _slice_layout(prim, strategy, layouts, shape, _whole_in_slice(shape, begin, size), size)
     return ShardPlan(inputs=[lay, None, None], outputs=[lay], args={2: local})
 
 
@@ -823,9 +832,7 @@ def _slice_rule(prim, args, layouts, strategy):
 def _slice_grad_rule(prim, args, layouts, strategy):
     """dx: dy placed at ``begin`` in zeros of x's shape; the dims the slice took whole split alike."""
     shape, begin, size = shape_of(args[1]), tuple(args[2]), tuple(args[3])
-    whole = [i for i, n in enumerate(shape) if begin[i] == 0 and size[i] in (-1, n)]
-    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
-    local = tuple(n // lay.splits(i) if lay.dims[i] is not None else z for i, (n, z) in enumerate(zip(shape, size)))
+    lay, local = _slice_layout(prim, strategy, layouts, shape, _whole_in_slice(shape, begin, size), size)
     return ShardPlan(inputs=[lay, lay, None, None], outputs=[lay], args={3: local})
 
 
@@ -833,11 +840,12 @@ def _slice_grad_rule(prim, args, layouts, strategy):
 def _strided_slice_grad_rule(prim, args, layouts, strategy):
     """dx: dy placed in zeros of x's shape (``shapex``); the dims the slice took whole split alike."""
     shape, (begin, end, strides) = tuple(args[1]), (tuple(a) for a in args[2:5])
-    whole = _whole_dims_of_slice(shape, begin, end, strides, prim)
-    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [i for i in range(len(shape)) if i not in whole])
-    local = lay.local_shape(shape)
-    local_end = tuple(n if lay.dims[i] is not None else e for i, (n, e) in enumerate(zip(local, end)))
-    return ShardPlan(inputs=[lay, None, None, None, None], outputs=[lay], args={1: local, 3: local_end})
+    lay, local_end = _slice_layout(
+        prim, strategy, layouts, shape, _whole_dims_of_slice(shape, begin, end, strides, prim), end
+    )
+    return ShardPlan(
+        inputs=[lay, None, None, None, None], outputs=[lay], args={1: lay.local_shape(shape), 3: local_end}
+    )
 
 
 @sharding_rules.register(A.Pad)
