@@ -21,6 +21,8 @@ import argparse
 import itertools
 import pathlib
 import sys
+import traceback
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -220,109 +222,153 @@ def close(got, want, name):
     return None if ok else f"max difference {np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))}"
 
 
-cases = []
-names = [n for n in sharding_rules.names() if n not in SKIP and n in OP_DB and (not args.op or n in args.op)]
-for name in names:
+class Case(NamedTuple):
+    """One sample of one operator variant: its reference outputs and gradients, and the strategies to try."""
+
+    name: str
+    factory: Callable
+    sample: object
+    in_dtypes: tuple
+    params: tuple
+    want: list
+    strategies: list
+    grads: Optional[tuple]  # (cotangent, the gradients of one process), or None
+
+    def args(self):
+        return tensors(self.sample, self.in_dtypes, self.params)
+
+
+def cases_of(name) -> list:
+    """The cases of operator ``name``: each variant's first ``--samples`` samples that the ranks can split."""
     record, entry = OP_DB[name], float32_kernel(name)
     if entry is None:
-        continue
-    in_dtypes = tuple(entry.attr.input_dtypes_for(record.nin))
+        return []
+    in_dtypes, out = tuple(entry.attr.input_dtypes_for(record.nin)), []
     for factory in record.variants.values():
         if isinstance(getattr(factory(), "index", 0), str):  # a record's wrapper reading a Parameter it wrote
             continue
-        rng, taken = np.random.default_rng(0), 0
+        rng = np.random.default_rng(0)
         for sample in record.sample_inputs(record, factory(), in_dtypes, entry.attr.outputs, rng):
-            if taken == args.samples:
+            if sum(c.factory is factory for c in out) == args.samples:
                 break
-            call_args = tensors(sample, in_dtypes)
-            combos = strategies(call_args, rng)
-            if name in MINDSPORE_FORMS and combos:
-                combos = [Form(f) for f in MINDSPORE_FORMS[name]([a.shape for a in flat_tensors(call_args)])] + combos
-            if not combos:  # no dim the ranks divide
-                continue
-            try:
-                want = factory()(*tensors(sample, in_dtypes, record.params), **sample.kwargs)
-            except Exception:  # a sample meant to raise: not a sharding case
-                continue
-            want = [np.asarray(w.asnumpy()) for w in want] if isinstance(want, (tuple, list)) else [want.asnumpy()]
+            case = _case(name, record, factory, sample, in_dtypes, rng)
+            if case is not None:
+                out.append(case)
+    return out
+
+
+def _case(name, record, factory, sample, in_dtypes, rng) -> Optional[Case]:
+    call_args = tensors(sample, in_dtypes)
+    combos = strategies(call_args, rng)
+    if name in MINDSPORE_FORMS and combos:
+        combos = [Form(f) for f in MINDSPORE_FORMS[name]([a.shape for a in flat_tensors(call_args)])] + combos
+    if not combos:  # no dim the ranks divide
+        return None
+    call_args = tensors(sample, in_dtypes, record.params)
+    try:
+        want = factory()(*call_args, **sample.kwargs)
+    except Exception:  # noqa: BLE001 - a sample meant to raise: not a sharding case
+        return None
+    want = [np.asarray(w.asnumpy()) for w in want] if isinstance(want, (tuple, list)) else [want.asnumpy()]
+    grads = None
+    if differentiable(name, sample, want[0], tensors(sample, in_dtypes, record.params)):
+        cotangent = rng.standard_normal(want[0].shape).astype(want[0].dtype)
+        try:
+            grads = (cotangent, gradients(factory(), tensors(sample, in_dtypes, record.params), cotangent))
+        except Exception:  # noqa: BLE001 - a bprop that takes no such call: no gradient case
             grads = None
-            call_args = tensors(sample, in_dtypes, record.params)
-            if differentiable(name, sample, want[0], call_args):
-                cotangent = rng.standard_normal(want[0].shape).astype(want[0].dtype)
-                try:
-                    grads = (cotangent, gradients(factory(), call_args, cotangent))
-                except Exception:  # noqa: BLE001 - a bprop that takes no such call: no gradient case
-                    grads = None
-            cases.append((name, factory, sample, in_dtypes, record.params, want, combos, grads))
-            taken += 1
+    return Case(name, factory, sample, in_dtypes, record.params, want, combos, grads)
 
-opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", full_batch=True)
-redistribution_counts(reset=True)
-failures, run, refused, propagated, differentiated, accepted = [], 0, 0, 0, 0, {}
-for name, factory, sample, in_dtypes, params, want, combos, grads in cases:
-    for strategy in combos:
-        prim = factory()
-        try:
-            prim.shard(strategy)
-            out = One(prim)(*tensors(sample, in_dtypes, params), **sample.kwargs)
-        except ValueError as e:
-            if name not in str(e):
-                failures.append(f"{name} {strategy}: a ValueError not naming the operator: {e}")
-            if args.verbose and rank == 0:
-                print("refused", name, strategy, sample.desc, e, flush=True)
-            refused += 1
-            continue
-        except Exception as e:  # noqa: BLE001 - reported below
-            if args.verbose and rank == 0:
-                import traceback
 
-                traceback.print_exc()
-            failures.append(f"{name} {strategy} {sample.desc}: {type(e).__name__}: {e}")
-            continue
-        run += 1
-        accepted[name] = accepted.get(name, 0) + 1
-        if not redistribution_counts(reset=True).get("Slice") and not isinstance(strategy, Form):  # inputs cut
-            failures.append(f"{name} {strategy} {sample.desc}: no input was split (the strategy was not followed)")
-        got = whole(out) if isinstance(out, (tuple, list)) else [whole(out)]
+class Report:
+    def __init__(self):
+        self.failures, self.accepted = [], {}
+        self.run = self.refused = self.propagated = self.differentiated = 0
+
+    def compare(self, case, what: str, got: list, want: list) -> None:
         for k, (g, w) in enumerate(zip(got, want)):
-            problem = close(g, w, name)
+            problem = close(g, w, case.name)
             if problem:
-                failures.append(f"{name} {strategy} {sample.desc} output {k}: {problem}")
-        if grads is not None:  # the backward pass of the sharded call (the bprop's operators by their rules)
-            cotangent, want_grads = grads
-            try:
-                op = factory()
-                op.shard(strategy)
-                got_grads = gradients(op, tensors(sample, in_dtypes, params), cotangent)
-            except Exception as e:  # noqa: BLE001 - reported below
-                failures.append(f"{name} gradients {strategy} {sample.desc}: {type(e).__name__}: {e}")
-                got_grads = want_grads
-            differentiated += 1
-            for k, (g, w) in enumerate(zip(got_grads, want_grads)):
-                problem = close(g, w, name)
-                if problem:
-                    failures.append(f"{name} gradients {strategy} {sample.desc} input {k}: {problem}")
-        # the first input's split reaching the operator (no strategy): the rule must take any layout
-        if all(c == 1 for c in strategy[0]) or isinstance(strategy, Form):
-            continue
-        try:
-            out = Propagated(factory(), tuple(strategy[0]))(*tensors(sample, in_dtypes, params), **sample.kwargs)
-        except Exception as e:  # noqa: BLE001 - reported below
-            failures.append(f"{name} propagating {strategy} {sample.desc}: {type(e).__name__}: {e}")
-            continue
-        propagated += 1
-        got = whole(out) if isinstance(out, (tuple, list)) else [whole(out)]
-        for k, (g, w) in enumerate(zip(got, want)):
-            problem = close(g, w, name)
-            if problem:
-                failures.append(f"{name} propagating {strategy} {sample.desc} output {k}: {problem}")
-never = sorted({c[0] for c in cases} - set(accepted))
-failures += [f"{n}: ran replicated" for n in replicated_calls()]
-if size == 2:  # (on more ranks a record's shapes may leave no valid strategy: LayerNorm's rows of 3)
-    failures += [f"{n}: no strategy taken" for n in never]
-if rank == 0:
-    for f in failures:
-        print("SWEEP-FAIL", f, flush=True)
-    if not failures:
-        print(f"SWEEP-OK {len(accepted)} {run} {refused} {propagated} {differentiated}", flush=True)
-sys.exit(1 if failures else 0)
+                self.failures.append(f"{case.name} {what} {case.sample.desc} {k}: {problem}")
+
+
+def outputs(out) -> list:
+    return whole(out) if isinstance(out, (tuple, list)) else [whole(out)]
+
+
+def check(case: Case, strategy, report: Report) -> None:
+    """The sharded call, its gradients and its propagation, against one process's."""
+    prim = case.factory()
+    try:
+        prim.shard(strategy)
+        out = One(prim)(*case.args(), **case.sample.kwargs)
+    except ValueError as e:  # a strategy the rule cannot follow: refused, naming the operator
+        if case.name not in str(e):
+            report.failures.append(f"{case.name} {strategy}: a ValueError not naming the operator: {e}")
+        if args.verbose and rank == 0:
+            print("refused", case.name, strategy, case.sample.desc, e, flush=True)
+        report.refused += 1
+        return
+    except Exception as e:  # noqa: BLE001 - reported
+        if args.verbose and rank == 0:
+            traceback.print_exc()
+        report.failures.append(f"{case.name} {strategy} {case.sample.desc}: {type(e).__name__}: {e}")
+        return
+    report.run += 1
+    report.accepted[case.name] = report.accepted.get(case.name, 0) + 1
+    if not redistribution_counts(reset=True).get("Slice") and not isinstance(strategy, Form):  # inputs cut
+        report.failures.append(f"{case.name} {strategy} {case.sample.desc}: no input was split")
+    report.compare(case, f"{strategy} output", outputs(out), case.want)
+    if case.grads is not None:
+        check_gradients(case, strategy, report)
+    if not all(c == 1 for c in strategy[0]) and not isinstance(strategy, Form):
+        check_propagation(case, tuple(strategy[0]), report)
+
+
+def check_gradients(case: Case, strategy, report: Report) -> None:
+    """The backward pass of the sharded call (the bprop's operators by their rules)."""
+    cotangent, want = case.grads
+    op = case.factory()
+    try:
+        op.shard(strategy)
+        got = gradients(op, case.args(), cotangent)
+    except Exception as e:  # noqa: BLE001 - reported
+        report.failures.append(f"{case.name} gradients {strategy} {case.sample.desc}: {type(e).__name__}: {e}")
+        return
+    report.differentiated += 1
+    report.compare(case, f"gradients {strategy} input", got, want)
+
+
+def check_propagation(case: Case, split: tuple, report: Report) -> None:
+    """The first input's split reaching the operator, which has no strategy: the rule must take any layout."""
+    try:
+        out = Propagated(case.factory(), split)(*case.args(), **case.sample.kwargs)
+    except Exception as e:  # noqa: BLE001 - reported
+        report.failures.append(f"{case.name} propagating {split} {case.sample.desc}: {type(e).__name__}: {e}")
+        return
+    report.propagated += 1
+    report.compare(case, f"propagating {split} output", outputs(out), case.want)
+
+
+def main() -> int:
+    names = [n for n in sharding_rules.names() if n not in SKIP and n in OP_DB and (not args.op or n in args.op)]
+    cases = [case for name in names for case in cases_of(name)]
+    opforge.set_auto_parallel_context(parallel_mode="semi_auto_parallel", full_batch=True)
+    redistribution_counts(reset=True)
+    report = Report()
+    for case in cases:
+        for strategy in case.strategies:
+            check(case, strategy, report)
+    failures = report.failures + [f"{n}: ran replicated" for n in replicated_calls()]
+    if size == 2:  # (on more ranks a record's shapes may leave no valid strategy: LayerNorm's rows of 3)
+        failures += [f"{n}: no strategy taken" for n in sorted({c.name for c in cases} - set(report.accepted))]
+    if rank == 0:
+        for f in failures:
+            print("SWEEP-FAIL", f, flush=True)
+        if not failures:
+            counts = (len(report.accepted), report.run, report.refused, report.propagated, report.differentiated)
+            print("SWEEP-OK", *counts, flush=True)
+    return 1 if failures else 0
+
+
+sys.exit(main())
