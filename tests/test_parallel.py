@@ -828,3 +828,14 @@ def test_mindspore_2_6_auto_parallel_docstring_example_trains():
     assert job.returncode == 0, job.stdout + job.stderr
     first, last = map(float, re.search(r"EXAMPLE-OK (\S+) (\S+)", job.stdout).groups())
     assert last < first
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 8])
+def test_mindspore_operator_parallel_program_equals_one_process(n, tmp_path):
+    """MindSpore's operator-parallel tutorial network (a MatMul split ((2, N/2), (N/2, 1)), a ReLU ((N, 1),)),
+    trained by Model in GRAPH_MODE with LossMonitor and ModelCheckpoint: its per-row loss is split as the
+    ReLU's rows, the callbacks read it whole, and each replay of the traced step returns its own (a split output
+    was the traced call's value before: the third and fourth steps repeated the second's loss)."""
+    job = run_job([str(SCRIPTS / "operator_parallel_model.py"), str(tmp_path)], n=n, timeout=240)
+    assert job.returncode == 0 and "OPPAR-OK 4" in job.stdout, job.stdout + job.stderr

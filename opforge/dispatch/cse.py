@@ -52,7 +52,7 @@ def output_slots(spec) -> set:
     kind = spec[0]
     if kind == "slot":
         return {spec[1]}
-    if kind in ("tuple", "list", "dict"):
+    if kind in ("tuple", "list", "dict", "wrap"):
         return set().union(*(output_slots(s) for s in spec[-1]))
     return set()
 
@@ -83,8 +83,8 @@ def remap_outputs(spec, mapping):
         return ("slot", mapping.get(spec[1], spec[1]))
     if kind in ("tuple", "list"):
         return (kind, [remap_outputs(s, mapping) for s in spec[1]])
-    if kind == "dict":
-        return ("dict", spec[1], [remap_outputs(s, mapping) for s in spec[2]])
+    if kind in ("dict", "wrap"):
+        return (kind, spec[1], [remap_outputs(s, mapping) for s in spec[2]])
     return spec
 
 

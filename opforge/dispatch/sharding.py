@@ -64,6 +64,7 @@ __all__ = [
     "set_collective_ops",
     "gather_whole",
     "is_sharded",
+    "whole_values",
     "layout_of",
     "local_of",
     "pending_of",
@@ -198,6 +199,12 @@ class ShardedValue:
     def nbytes(self) -> int:
         return self.size * self.local._meta[0].itemsize
 
+    def trace_output(self) -> tuple:
+        """(this rank's block, a function wrapping a new block as this value is wrapped): what a trace returning
+        a sharded Tensor records, so that each replay returns its own block wrapped, not this call's value."""
+        layout, shape, pending = self.layout, self.shape, self.pending
+        return self.local, lambda block: _wrap(block, layout, shape, pending)
+
     def complete(self) -> Tensor:
         """The block under ``layout``, the pending reduction done (an AllReduce over each pending axis)."""
         if self.pending is not None:
@@ -306,6 +313,15 @@ def finish(out):
     if is_sharded(out) and out._data.layout.is_replicated:
         out._data = out._data.complete()._data  # the same Tensor (a tape may have recorded it), now plain
     return out
+
+
+def whole_values(out):
+    """``out`` (a Tensor or a nested tuple of them) with every sharded Tensor gathered whole: what a training
+    loop run alike on every rank (``Model``'s) hands its callbacks and metrics, so a loss or logits split by a
+    strategy read as one process's. A collective each such Tensor: every rank must call it."""
+    if isinstance(out, (tuple, list)):
+        return type(out)(whole_values(o) for o in out)
+    return gather_whole(out) if is_sharded(out) else out
 
 
 def _wrap(local: Tensor, layout: TensorLayout, shape: tuple, pending=None) -> Tensor:

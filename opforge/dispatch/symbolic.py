@@ -282,7 +282,7 @@ def _depends(sources) -> int:
     for s in sources:
         if s[0] == "const" and isinstance(s[1], _TEMPLATES):
             count += 1
-        elif s[0] in ("seq", "tuple", "list", "dict"):
+        elif s[0] in ("seq", "tuple", "list", "dict", "wrap"):
             count += _depends(s[-1])
     return count
 

@@ -119,7 +119,8 @@ class Trace:
         self.before_replay = tuple(before_replay)  # refills of its counters (replay_counter), run first
         self.steps = steps  # as recorded: what a tape or a profiler replays, call by call
         self.n_slots = n_slots
-        self.outputs = outputs  # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...])
+        # ("slot", i) / ("const", v) / ("tuple"|"list", [...]) / ("dict", keys, [...]) / ("wrap", rebuild, [spec])
+        self.outputs = outputs
         self.where = where
         # compiled (repeated calls merged, elementwise runs fused): what a replay runs, and where its
         # outputs are
@@ -271,6 +272,8 @@ def _rebuild(env, spec):
         return spec[1]
     if kind == "dict":
         return dict(zip(spec[1], (_rebuild(env, s) for s in spec[2])))
+    if kind == "wrap":  # a new wrapper (a sharded Tensor) around this replay's value
+        return spec[1](_rebuild(env, spec[2][0]))
     values = [_rebuild(env, s) for s in spec[1]]
     return tuple(values) if kind == "tuple" else values
 
@@ -476,6 +479,11 @@ class Tracer(Interpreter):
     def output_spec(self, value):
         if isinstance(value, Tensor):
             slot = self.slot_of(value)
+            if slot is None:  # a Tensor wrapping a traced one (a sharded value's block): rebuilt around it
+                wrapped = getattr(getattr(value, "_data", None), "trace_output", None)
+                if wrapped is not None:
+                    block, rebuild = wrapped()
+                    return ("wrap", rebuild, [self.output_spec(block)])
             return ("const", value) if slot is None else ("slot", slot)
         if value.__class__ in (tuple, list):
             return (value.__class__.__name__, [self.output_spec(v) for v in value])

@@ -33,6 +33,7 @@ import numpy as np
 from opforge import context
 from opforge.amp import AMP_LEVELS, LossScaleManager, build_train_network
 from opforge.communication import GlobalComm, get_group_size, get_rank
+from opforge.dispatch.sharding import whole_values
 from opforge.nn.cell import Cell
 from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import WithEvalCell
@@ -259,8 +260,8 @@ class Model:
         def hook(name):
             self._hook(callbacks, name, run_context)
 
-        def run_step(row):
-            return step(*_tensors(row))
+        def run_step(row):  # (a loss a strategy left split, whole for the callbacks)
+            return whole_values(step(*_tensors(row)))
 
         net.set_train(True)
         hook("on_train_begin")
@@ -312,7 +313,7 @@ class Model:
         for row in valid_dataset.create_tuple_iterator():
             cb.cur_step_num += 1
             self._hook(callbacks, "on_eval_step_begin", run_context)
-            outputs = net(*_tensors(row))
+            outputs = whole_values(net(*_tensors(row)))  # (the metrics read logits a strategy split whole)
             cb.net_outputs = outputs
             self._update_metrics(outputs)
             self._hook(callbacks, "on_eval_step_end", run_context)
@@ -347,7 +348,7 @@ class Model:
     def predict(self, *predict_data):
         """The network's outputs on ``predict_data`` (evaluation mode)."""
         self._network.set_train(False)
-        return self._network(*_tensors(predict_data))
+        return whole_values(self._network(*_tensors(predict_data)))
 
     # -- parameter layouts (SEMI_AUTO_PARALLEL / AUTO_PARALLEL) ------------------------------------
     @_network_settings
