@@ -5,7 +5,8 @@ A convolution's strategy is MindSpore's ``((n, c, 1, 1), (o, c, 1, 1))`` (NCHW):
 input channels ``c`` ways (each rank convolves its channels with its slice of the weight: partial sums over that
 axis) and the output channels ``o`` ways (each rank holds its filters); the spatial dims and the kernel are whole.
 A grouped convolution splits the batch only. Pooling splits the batch and the channels; batch normalisation the
-channels in training (the statistics span the rest) and anything in inference; attention the batch and the heads.
+channels in training (the statistics span the rest) and anything in inference; attention the batch and the heads;
+the batched linear algebra its batch dims.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from opforge.dispatch.sharding import ShardPlan, TensorLayout, mesh_with_repeat,
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import attention_ops as T
 from opforge.primitives import conv_ops as C
+from opforge.primitives import linalg_ops as L
 from opforge.primitives import nn_ops as N
 from opforge.primitives.math_ops import Mul
 from opforge.primitives.primitive import Primitive
@@ -351,3 +353,28 @@ def _extremum_grad_rule(prim, args, layouts, strategy):
     if len({shape_of(a) for a in args[:3]}) > 1:
         return None
     return elementwise_rule(nout=2)(prim, args, layouts, strategy)
+
+
+# ---------------------------------------------------------------------------------------------
+# Batched linear algebra: each matrix whole, the batch dims split
+
+
+@sharding_rules.register(
+    L.Cholesky, L.Eigh, L.Lu, L.LogMatrixDeterminant, L.MatrixDeterminant, L.MatrixInverse, L.MatrixSolve,
+    L.MatrixTriangularSolve, L.Qr, L.Svd,
+)  # fmt: skip
+def _batched_matrix_rule(prim, args, layouts, strategy):
+    """Every input and output leads with the first input's batch dims (all but its last two), split alike."""
+    shapes = [shape_of(a) for a in args if isinstance(a, Tensor)]
+    batch = len(shapes[0]) - 2
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(shapes[0])), [batch, batch + 1])
+
+    def leading(shape):
+        return lay.with_dims(
+            [lay.dims[i] if i < batch and shape[i] == shapes[0][i] else None for i in range(len(shape))]
+        )
+
+    outs = prim.infer_shape(*shapes)
+    outs = outs if outs and isinstance(outs[0], (list, tuple)) else [outs]
+    return ShardPlan(inputs=[leading(shape_of(a)) if isinstance(a, Tensor) else None for a in args],
+                     outputs=[leading(o) for o in outs])  # fmt: skip
