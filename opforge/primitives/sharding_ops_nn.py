@@ -378,3 +378,40 @@ def _batched_matrix_rule(prim, args, layouts, strategy):
     outs = outs if outs and isinstance(outs[0], (list, tuple)) else [outs]
     return ShardPlan(inputs=[leading(shape_of(a)) if isinstance(a, Tensor) else None for a in args],
                      outputs=[leading(o) for o in outs])  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Recurrent layers: the batch split (each rank runs its sequences), the weights whole
+
+
+_WEIGHTS = {"w_ih", "w_hh", "bias", "b_ih", "b_hh"}
+
+
+@sharding_rules.register(N.LSTMLayer, N.GRULayer, N.RNNLayer, G.LSTMLayerGrad, G.GRULayerGrad, G.RNNLayerGrad)
+def _recurrent_rule(prim, args, layouts, strategy):
+    """x and every per-sequence tensor ([seq, batch, ...] or [batch, ...]) split along the batch; the weights
+    whole, their gradients partial sums over the batch's axis."""
+    x = strategy_or(prim, strategy, layouts, 3)
+    x = unsplit(x, [0, 2])
+    axis = x.dims[1]
+
+    def per_batch(rank: int) -> TensorLayout:
+        return x.with_dims([None, axis, None] if rank == 3 else [axis] + [None] * (rank - 1))
+
+    names = prim._signature()
+    inputs = [
+        None if not isinstance(a, Tensor)
+        else replicated(len(shape_of(a)), x.mesh) if names[i].name in _WEIGHTS
+        else per_batch(len(shape_of(a)))
+        for i, a in enumerate(args)
+    ]  # fmt: skip
+    outs = prim.infer_shape(*[shape_of(a) for a in args if isinstance(a, Tensor)])
+    plan = ShardPlan(inputs=inputs, outputs=[])
+    for k, (name, shape) in enumerate(zip(prim.output_names, outs)):
+        if name.startswith(("dw", "db")):  # a weight's gradient: the sum of the ranks' sequences'
+            plan.outputs.append(replicated(len(shape), x.mesh))
+            if axis is not None:
+                plan.partial[k] = ("sum", (axis,))
+        else:
+            plan.outputs.append(per_batch(len(shape)))
+    return plan

@@ -43,6 +43,7 @@ from opforge.dispatch.sharding import (  # noqa: E402
 )
 from opforge.dtype import float_type  # noqa: E402
 from opforge.kernels import kernels_for  # noqa: E402
+from opforge.primitives import Primitive  # noqa: E402
 from opforge.primitives.sharding_ops import relayout  # noqa: E402
 from opforge.tensor import Parameter, Tensor  # noqa: E402
 
@@ -115,6 +116,24 @@ MINDSPORE_FORMS = {
         ((1,) * len(shapes[0]) + (size,), (), ()),
     ],
 }
+
+
+def _batch_split(prim, shapes) -> list:
+    """A recurrent layer's data split along the batch ([seq, batch, ...] dim 1, [batch, ...] dim 0), its weights
+    whole: the strategy such a layer takes, which single-dim combinations seldom hit."""
+    names = [s.name for s in prim._signature()]
+    out = []
+    for name, shape in zip(names, shapes):
+        if name in ("w_ih", "w_hh", "bias", "b_ih", "b_hh"):
+            out.append((1,) * len(shape))
+        else:
+            out.append((1, size, 1) if len(shape) == 3 else (size,) + (1,) * (len(shape) - 1))
+    return [tuple(out)]
+
+
+# Strategies to try first where the generated ones seldom fit the operator
+FIRST = {name: _batch_split for name in ("LSTMLayer", "GRULayer", "RNNLayer")}
+FIRST.update({f"{name}Grad": _batch_split for name in ("LSTMLayer", "GRULayer", "RNNLayer")})
 
 
 def differentiable(name, sample, first_out, call_args) -> bool:
@@ -215,8 +234,9 @@ def close(got, want, name):
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape:
         return f"shape {got.shape} != {want.shape}"
-    if got.dtype.kind in "fc":
-        ok = np.allclose(got, want, rtol=2e-5, atol=1e-5, equal_nan=True)
+    if got.dtype.kind in "fc":  # (sums in other orders: relative to the output's largest value)
+        scale = max(1.0, float(np.max(np.abs(want[np.isfinite(want)]), initial=0.0)))
+        ok = np.allclose(got, want, rtol=2e-5, atol=2e-5 * scale, equal_nan=True)
     else:
         ok = np.array_equal(got, want)
     return None if ok else f"max difference {np.max(np.abs(got.astype(np.float64) - want.astype(np.float64)))}"
@@ -243,10 +263,16 @@ def cases_of(name) -> list:
     record, entry = OP_DB[name], float32_kernel(name)
     if entry is None:
         return []
-    in_dtypes, out = tuple(entry.attr.input_dtypes_for(record.nin)), []
+    in_dtypes, out, seen = tuple(entry.attr.input_dtypes_for(record.nin)), [], set()
     for factory in record.variants.values():
         if isinstance(getattr(factory(), "index", 0), str):  # a record's wrapper reading a Parameter it wrote
             continue
+        factory = unwrapped(factory)
+        prim = factory()
+        key = (type(prim).__name__, repr(sorted(getattr(prim, "attrs", {}).items())))
+        if key in seen:  # (variants picking another output of the same call: every output is compared)
+            continue
+        seen.add(key)
         rng = np.random.default_rng(0)
         for sample in record.sample_inputs(record, factory(), in_dtypes, entry.attr.outputs, rng):
             if sum(c.factory is factory for c in out) == args.samples:
@@ -257,12 +283,25 @@ def cases_of(name) -> list:
     return out
 
 
+def unwrapped(factory):
+    """A record's variant calling a primitive and keeping one output (op_db's ``_Call``): the primitive itself,
+    whose outputs are all compared."""
+    inner = factory().__dict__.get("prim")
+    return (lambda: factory().__dict__["prim"]) if isinstance(inner, Primitive) else factory
+
+
 def _case(name, record, factory, sample, in_dtypes, rng) -> Optional[Case]:
     call_args = tensors(sample, in_dtypes)
+    first = flat_tensors(call_args)[0].shape if flat_tensors(call_args) else ()
+    if not any(n and n % size == 0 for n in first):  # the data input cannot be split: another sample
+        return None
     combos = strategies(call_args, rng)
+    shapes = [a.shape for a in flat_tensors(call_args)]
+    if name in FIRST and combos:
+        combos = FIRST[name](factory(), shapes) + combos
     if name in MINDSPORE_FORMS and combos:
-        combos = [Form(f) for f in MINDSPORE_FORMS[name]([a.shape for a in flat_tensors(call_args)])] + combos
-    if not combos:  # no dim the ranks divide
+        combos = [Form(f) for f in MINDSPORE_FORMS[name](shapes)] + combos
+    if not combos or any(0 in t.shape for t in flat_tensors(call_args)):  # nothing to split: no case
         return None
     call_args = tensors(sample, in_dtypes, record.params)
     try:
