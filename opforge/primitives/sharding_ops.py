@@ -994,6 +994,40 @@ def _gather_rule(prim, args, layouts, strategy):
     return plan
 
 
+@sharding_rules.register(A.GatherNd)
+def _gather_nd_rule(prim, args, layouts, strategy):
+    """The slices addressed by the indices' last dim (K coordinates): the table's first K dims whole, its others
+    split (each rank gathers its part of every slice), the indices' other dims split (each rank its rows)."""
+    table, indices = shape_of(args[0]), shape_of(args[1])
+    k = indices[-1] if indices else 0
+    if strategy is None:
+        lay = unsplit(layouts[0], range(min(k, len(table))))
+        idx = replicated(len(indices), lay.mesh)
+    else:
+        check_strategy(prim, strategy, [len(table), len(indices)])
+        mesh = mesh_with_repeat(world_size(), (*strategy[0], *strategy[1]), prim.name)
+        lay = TensorLayout.make(mesh, list(range(1, len(table) + 1)))
+        idx = TensorLayout.make(mesh, list(range(len(table) + 1, len(table) + len(indices) + 1)))
+        lay, idx = unsplit(lay, range(min(k, len(table)))), unsplit(idx, [len(indices) - 1])
+    return ShardPlan(inputs=[lay, idx], outputs=[lay.with_dims([*idx.dims[:-1], *lay.dims[k:]])])
+
+
+def _scatter_rule(prim, args, layouts, strategy):
+    """A scatter writes whole slices: the addressed dims of ``input_x`` (its first, or the K the indices give)
+    and the rows of ``updates`` whole, the slices' dims split alike in both (each rank writes its part)."""
+    x, indices = shape_of(args[0]), shape_of(args[1])
+    k = 1 if prim.row_indices else (indices[-1] if indices else 0)
+    rows = len(indices) if prim.row_indices else len(indices) - 1
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(x)), range(min(k, len(x))))
+    updates = lay.with_dims([None] * rows + list(lay.dims[k:]))
+    return ShardPlan(inputs=[lay, replicated(len(indices), lay.mesh), updates], outputs=[lay])
+
+
+sharding_rules.register(
+    *(c for c in vars(A).values() if isinstance(c, type) and issubclass(c, A._Scatter) and c is not A._Scatter)
+)(_scatter_rule)
+
+
 @sharding_rules.register(A.UnsortedSegmentSum)
 def _segment_sum_rule(prim, args, layouts, strategy):
     """The segments (output rows) split by ``out_strategy`` (the gradient of a vocabulary-parallel Gather:
