@@ -1,12 +1,14 @@
 """Sharding rules of the network operators: convolution and its gradients, pooling, batch normalisation,
-attention and the losses. What a rule is: ``opforge/primitives/sharding_ops.py``.
+attention, the losses, the recurrent layers and the batched linear algebra. What a rule is:
+``opforge/primitives/sharding_ops.py``; every rule here is checked by ``tests/mpi_scripts/rule_sweep.py``.
 
 A convolution's strategy is MindSpore's ``((n, c, 1, 1), (o, c, 1, 1))`` (NCHW): the batch split ``n`` ways, the
 input channels ``c`` ways (each rank convolves its channels with its slice of the weight: partial sums over that
 axis) and the output channels ``o`` ways (each rank holds its filters); the spatial dims and the kernel are whole.
 A grouped convolution splits the batch only. Pooling splits the batch and the channels; batch normalisation the
 channels in training (the statistics span the rest) and anything in inference; attention the batch and the heads;
-the batched linear algebra its batch dims.
+the losses and the recurrent layers their batch (the weights' gradients partial sums); the batched linear algebra
+its batch dims.
 """
 
 from __future__ import annotations
@@ -36,11 +38,10 @@ from opforge.primitives.sharding_ops import (
 )
 from opforge.tensor import Tensor
 
+__all__: list = []  # (the rules are registered; nothing is imported from here)
+
 _mul = Mul()
-
-__all__: list = []
-
-_locals: dict = {}
+_locals: dict = {}  # (class, attrs, changes) -> the primitive of a local call
 
 
 def _with_attrs(prim, **changes):
