@@ -21,6 +21,7 @@ from opforge.dispatch.sharding import ShardPlan, TensorLayout, mesh_with_repeat,
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import attention_ops as T
 from opforge.primitives import conv_ops as C
+from opforge.primitives import detection_ops as D
 from opforge.primitives import linalg_ops as L
 from opforge.primitives import nn_ops as N
 from opforge.primitives.math_ops import Mul
@@ -415,4 +416,42 @@ def _recurrent_rule(prim, args, layouts, strategy):
                 plan.partial[k] = ("sum", (axis,))
         else:
             plan.outputs.append(per_batch(len(shape)))
+    return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# ROIAlign: the channels split (each rank pools its channels) and the RoIs (each rank its RoIs)
+
+
+def _roi_layouts(prim, args, layouts, strategy, data_rank: int) -> tuple:
+    """(the 4-D tensor's layout, the RoIs') on one device matrix: its channels (dim 1) and, for the RoIs' tensor,
+    its rows split; the rest whole."""
+    if strategy is not None:
+        check_strategy(prim, strategy[:2], [data_rank, 2])
+        mesh = _mesh_of(prim, (*strategy[0], *strategy[1]))
+        data, rois = _layouts(mesh, range(1, data_rank + 1), range(data_rank + 1, data_rank + 3))
+    else:
+        data = _on_common_mesh(layouts)
+        rois = data.with_dims([_axis_if(layouts[1], 0, data.mesh, data.dims), None])
+    return data, unsplit(rois, [1])
+
+
+@sharding_rules.register(D.ROIAlign)
+def _roi_align_rule(prim, args, layouts, strategy):
+    features, rois = _roi_layouts(prim, args, layouts, strategy, 4)
+    features = unsplit(features, [0, 2, 3])
+    out = features.with_dims([rois.dims[0], features.dims[1], None, None])
+    return ShardPlan(inputs=[features, rois], outputs=[out])
+
+
+@sharding_rules.register(D.ROIAlignGrad)
+def _roi_align_grad_rule(prim, args, layouts, strategy):
+    """dx sums over the RoIs: partial sums over the RoIs' axis."""
+    dy, rois = _roi_layouts(prim, args, layouts, strategy, 4)
+    dy = unsplit(dy, [2, 3])
+    rois = rois.with_dims([dy.dims[0], None])
+    dx = dy.with_dims([None, dy.dims[1], None, None])
+    plan = ShardPlan(inputs=[dy, rois, None], outputs=[dx], args={2: dx.local_shape(tuple(args[2]))})
+    if dy.dims[0] is not None:
+        plan.partial[0] = ("sum", (dy.dims[0],))
     return plan
