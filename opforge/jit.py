@@ -31,13 +31,14 @@ import warnings
 from collections import OrderedDict
 
 from opforge import context
-from opforge.dispatch import side_outputs, symbolic
+from opforge.dispatch import sharding, side_outputs, symbolic
 from opforge.dispatch.abstract import eval_shape
 from opforge.dispatch.interpreter import current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.dispatch.trace import GraphBreakWarning, TraceError, Tracer, can_trace, user_stacklevel
 from opforge.jit_config import check_jit_config
 from opforge.kernels import registry
+from opforge.parallel_context import operator_parallel, optimizer_parallel
 from opforge.tensor import Tensor
 
 __all__ = ["jit", "JitFunction", "GraphBreakWarning", "TraceError", "GRAPH_MODE", "PYNATIVE_MODE"]
@@ -107,6 +108,8 @@ class JitFunction:
         self._specs = tuple(input_signature) if input_signature is not None else None
         self._symbolic: dict = {}  # dynamic key -> its SymbolicProgram (None: its sizes change the program)
         self.traced = 0  # runs of fn traced (a growing count means the signature keeps changing)
+        self.outermost = False  # fn is itself a parallel network's outermost call (a parallel Cell's trace)
+        self._parallel = None  # the trace of fn as the outermost call, once its first call has laid weights out
         functools.update_wrapper(self, fn, updated=())
 
     @property
@@ -142,6 +145,8 @@ class JitFunction:
         return (tuple(key), self._state()), unknown
 
     def __call__(self, *args, **kwargs):
+        if not self.outermost and (operator_parallel() or optimizer_parallel()) and not sharding.outer_call_active():
+            return self._parallel_call(args, kwargs)
         key, tensors = self._key(args, kwargs)
         trace = self._traces.get(key)
         if trace is not None and trace.version == registry.version():  # (else a kernel was registered since)
@@ -165,6 +170,27 @@ class JitFunction:
         if not can_trace():  # under a tape: fn runs under it (no trace starts there)
             return self.fn(*args, **kwargs)
         return self._trace(key, tensors, args, kwargs, dynamic)
+
+    def _parallel_call(self, args: tuple, kwargs: dict):
+        """Called in a parallel mode outside any parallel network (MindSpore's functional training step, a jitted
+        function of a network, its loss and its optimizer): fn is the outermost call (``sharding.run_outermost``).
+        Its first call runs eagerly (it lays the weights and states out, splitting them in place); the later ones
+        replay a trace of each rank's local program, as a parallel Cell's calls do."""
+        if self._parallel is None:
+            out = self._run_outermost(*args, **kwargs)
+            self._parallel = JitFunction(
+                self._run_outermost,
+                max_traces=self.max_traces,
+                fuse=self.fuse,
+                device_graph=self.device_graph,
+                fullgraph=self.fullgraph,
+            )
+            self._parallel.outermost = True
+            return out
+        return self._parallel(*args, **kwargs)
+
+    def _run_outermost(self, *args, **kwargs):
+        return sharding.run_outermost(self.fn, args, kwargs)
 
     def _run_kept(self, key, trace, tensors: list, args: tuple, kwargs: dict):
         """The call by the trace kept for its signature, or eagerly: a graph break, or a trace in which

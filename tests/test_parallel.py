@@ -839,3 +839,14 @@ def test_mindspore_operator_parallel_program_equals_one_process(n, tmp_path):
     was the traced call's value before: the third and fourth steps repeated the second's loss)."""
     job = run_job([str(SCRIPTS / "operator_parallel_model.py"), str(tmp_path)], n=n, timeout=240)
     assert job.returncode == 0 and "OPPAR-OK 4" in job.stdout, job.stdout + job.stderr
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 8])
+def test_mindspore_functional_jit_step_in_semi_auto_parallel_equals_one_process(n):
+    """MindSpore's functional style (its advanced operator-parallel tutorial): set_auto_parallel_context, a @jit
+    step of value_and_grad(has_aux=True) and an optimizer, no AutoParallel: the jitted step is the outermost
+    call (it raised before: the weights it split reached a kernel outside the sharding interpreter); on 8 ranks
+    the tutorial's Layouts with a dim split over two device-matrix axes."""
+    job = run_job([str(SCRIPTS / "functional_operator_parallel.py")], n=n, timeout=240)
+    assert job.returncode == 0 and "FUNC-OK 6" in job.stdout, job.stdout + job.stderr

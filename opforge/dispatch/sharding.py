@@ -52,6 +52,13 @@ from opforge.dispatch.interpreter import EVAL, Interpreter
 from opforge.dispatch.op_table import OpTable
 from opforge.dispatch.signature import sig_rw
 from opforge.dispatch.trace import tracing
+from opforge.parallel_context import (
+    get_auto_parallel_context,
+    input_strategies,
+    operator_parallel,
+    optimizer_parallel,
+    optimizer_sharding,
+)
 from opforge.tensor import Parameter, Tensor
 
 __all__ = [
@@ -709,6 +716,22 @@ _active = threading.local()
 def active() -> bool:
     """Whether a ShardInterpreter is installed on this thread."""
     return getattr(_active, "depth", 0) > 0
+
+
+def run_outermost(call, args: tuple, kwargs: dict):
+    """``call(*args, **kwargs)`` as a parallel network's outermost call (a Cell's, or a jitted training step's,
+    MindSpore's functional style): every operator below sharded and the optimizers' updates split, as the auto
+    parallel context says; the inputs laid out by its dataset strategy; the outputs finished."""
+    stages = get_auto_parallel_context("pipeline_stages")
+    with ShardInterpreter(
+        optimizer_parallel=optimizer_parallel(),
+        strategies=operator_parallel(),
+        pipeline_stages=stages,
+        optimizer_sharding=optimizer_sharding(),
+    ):
+        if operator_parallel():
+            args = batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies(), stages)
+        return finish(call(*args, **kwargs))
 
 
 def outer_call_active() -> bool:

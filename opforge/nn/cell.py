@@ -36,10 +36,8 @@ from opforge.parallel import strategy_search
 from opforge.parallel.shard import shard_cell
 from opforge.parallel_context import (
     get_auto_parallel_context,
-    input_strategies,
     operator_parallel,
     optimizer_parallel,
-    optimizer_sharding,
     searches_strategies,
     strategy_ckpt_file,
 )
@@ -525,16 +523,7 @@ class Cell:
         if searches_strategies() and not self.__dict__.get("_strategies_searched"):
             object.__setattr__(self, "_strategies_searched", True)
             self._search_strategies(args, kwargs)
-        stages = get_auto_parallel_context("pipeline_stages")
-        with sharding.ShardInterpreter(
-            optimizer_parallel=optimizer_parallel(),
-            strategies=operator_parallel(),
-            pipeline_stages=stages,
-            optimizer_sharding=optimizer_sharding(),
-        ):
-            if operator_parallel():
-                args = sharding.batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies(), stages)
-            return sharding.finish(self._call_construct(args, kwargs))
+        return sharding.run_outermost(lambda *a, **k: self._call_construct(a, k), args, kwargs)
 
     def _search_strategies(self, args, kwargs) -> None:
         """AUTO_PARALLEL's strategy search (``opforge/parallel/strategy_search.py``), before the first call. A
@@ -564,6 +553,7 @@ class Cell:
         jitted = self.__dict__.get("_jit_sharded")
         if jitted is None:
             jitted = JitFunction(self._sharded)
+            jitted.outermost = True
             object.__setattr__(self, "_jit_sharded", jitted)
         return jitted
 
