@@ -11,7 +11,7 @@ from __future__ import annotations
 from opforge.dispatch.batching import batching_rules, fallback_calls, sequential, set_axis_ops
 from opforge.primitives import _grad_ops as G
 from opforge.primitives import array_ops as A
-from opforge.primitives.primitive import primitive_classes
+from opforge.primitives.primitive import primitive_classes, with_attrs
 
 __all__ = ["vmap_report"]
 
@@ -75,13 +75,6 @@ def norm_axis(prim, axis: int, rank: int, name: str = "axis") -> int:
     if not -r <= axis < r:
         raise ValueError(f"For '{prim.name}', the '{name}' must be in [{-r}, {r}), but got {axis}.")
     return axis % r if rank else 0
-
-
-def with_attrs(prim, **changes):
-    """A new primitive of ``prim``'s class with some constructor attrs changed."""
-    attrs = {k: v for k, v in prim.init_attrs.items() if k != "name"}
-    attrs.update(changes)
-    return type(prim)(**attrs)
 
 
 def _unstack(x, axis: int):

@@ -28,6 +28,7 @@ __all__ = [
     "PrimitiveWithCheck",
     "prim_attr_register",
     "primitive_classes",
+    "with_attrs",
 ]
 
 _IO_ATTRS = ("input_names", "output_names")
@@ -441,6 +442,14 @@ _C.set_plan_sharing(_shared_plans, plan.freeze)  # the C fast path adopts shared
 def primitive_classes() -> dict:
     """Every operator class defined so far (built-in and user-defined), by name."""
     return dict(_classes)
+
+
+def with_attrs(prim, **changes):
+    """A new primitive of ``prim``'s class with some constructor attrs changed (a batching rule's call on a
+    moved axis, a sharding rule's local call on blocks)."""
+    attrs = {k: v for k, v in prim.init_attrs.items() if k != "name"}
+    attrs.update(changes)
+    return type(prim)(**attrs)
 
 
 registry.set_operator_names(_classes.keys)  # register_kernel warns about a name no operator has

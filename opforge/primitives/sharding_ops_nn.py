@@ -14,7 +14,6 @@ its batch dims.
 from __future__ import annotations
 
 import functools
-import inspect
 import math
 
 from opforge.dispatch.sharding import ShardPlan, TensorLayout, mesh_with_repeat, replicated, sharding_rules
@@ -25,7 +24,7 @@ from opforge.primitives import detection_ops as D
 from opforge.primitives import linalg_ops as L
 from opforge.primitives import nn_ops as N
 from opforge.primitives.math_ops import Mul
-from opforge.primitives.primitive import Primitive
+from opforge.primitives.primitive import Primitive, with_attrs
 from opforge.primitives.sharding_ops import (
     along_axes_rule,
     check_strategy,
@@ -42,21 +41,6 @@ from opforge.tensor import Tensor
 __all__: list = []  # (the rules are registered; nothing is imported from here)
 
 _mul = Mul()
-_locals: dict = {}  # (class, attrs, changes) -> the primitive of a local call
-
-
-def _with_attrs(prim, **changes):
-    """A primitive of ``prim``'s class and attrs but ``changes`` (a local call on blocks: fewer output channels),
-    made once per distinct one."""
-    if all(getattr(prim, k) == v for k, v in changes.items()):
-        return prim
-    key = (type(prim), repr(sorted(prim.attrs.items(), key=lambda kv: kv[0])), tuple(sorted(changes.items())))
-    local = _locals.get(key)
-    if local is None:
-        names = [p for p in inspect.signature(type(prim).__init__).parameters if p != "self"]
-        kwargs = {p: getattr(prim, p) for p in names if hasattr(prim, p)}
-        local = _locals[key] = type(prim)(**{**kwargs, **changes})
-    return local
 
 
 def _mesh_of(prim, splits: tuple) -> tuple:
@@ -118,68 +102,56 @@ def _conv2d_rule(prim, args, layouts, strategy):
     plan = ShardPlan(inputs=[x_lay, w_lay], outputs=[out])
     if x_lay.dims[1] is not None:
         plan.partial[0] = ("sum", (x_lay.dims[1],))
-    plan.local = _with_attrs(prim, out_channel=prim.out_channel // w_lay.splits(0))
+    if w_lay.splits(0) > 1:
+        plan.local = with_attrs(prim, out_channel=prim.out_channel // w_lay.splits(0))
+    return plan
+
+
+def _conv_grad_plan(prim, args, layouts, strategy, shared: int, names: tuple) -> ShardPlan:
+    """A convolution's gradient from ``dout`` (N, O, ...) and a second input whose dim 0 is dout's dim ``shared``
+    (the filter's O for dx, x's N for dw) and whose dim 1 is C: the output (dout's other dim, C), summed over
+    dout's dim ``shared`` (partial sums over its axis); ``names`` name the two inputs' dims in messages."""
+    if prim.data_format != "NCHW":
+        return None
+    grouped, size, kept = prim.group != 1, tuple(args[2]), 1 - shared
+    if strategy is not None:
+        check_strategy(prim, strategy[:2], [4, 4])
+        _spatial_whole(prim, strategy[:2], names[0])
+        dout_splits, (second, c, *_) = strategy[0], strategy[1]
+        if second != dout_splits[shared] or (grouped and (dout_splits[1], c) != (1, 1)):
+            raise ValueError(
+                f"For '{prim.name}', the strategy {strategy} must split {names[1]} alike (got {dout_splits[shared]} "
+                f"and {second})" + (", and a grouped convolution only its batch." if grouped else ".")
+            )
+        mesh = _mesh_of(prim, (*dout_splits[:2], c))
+        second_dims = (shared + 1, 3, None, None)
+        dout, other, out = _layouts(mesh, (1, 2, None, None), second_dims, (kept + 1, 3, None, None))
+    else:
+        dout = unsplit(_on_common_mesh(layouts), [1, 2, 3] if grouped else [2, 3])
+        c_axis = None if grouped else _axis_if(layouts[1], 1, dout.mesh, dout.dims)
+        other = dout.with_dims([dout.dims[shared], c_axis, None, None])
+        out = dout.with_dims([dout.dims[kept], c_axis, None, None])
+    plan = ShardPlan(inputs=[dout, other, None], outputs=[out])
+    if dout.dims[shared] is not None:
+        plan.partial[0] = ("sum", (dout.dims[shared],))
+    if dout.splits(1) > 1:
+        plan.local = with_attrs(prim, out_channel=prim.out_channel // dout.splits(1))
+    plan.args[2] = out.local_shape(size)
     return plan
 
 
 @sharding_rules.register(C.Conv2DBackpropInput)
 def _conv2d_backprop_input_rule(prim, args, layouts, strategy):
     """dx[n, c] = sum over o of dout[n, o] (*) w[o, c]: partial sums over the filters' axis."""
-    if prim.data_format != "NCHW":
-        return None
-    grouped, size = prim.group != 1, tuple(args[2])
-    if strategy is not None:
-        check_strategy(prim, strategy[:2], [4, 4])
-        _spatial_whole(prim, strategy[:2], "N, O, H, W and O, C, kh, kw")
-        (n, o, *_), (o_w, c, *_) = strategy[:2]
-        if o != o_w or (grouped and (o, c) != (1, 1)):
-            raise ValueError(
-                f"For '{prim.name}', the strategy {strategy} must split dout's channels as the filter's (got {o} "
-                f"and {o_w})" + (", and a grouped convolution only its batch." if grouped else ".")
-            )
-        mesh = _mesh_of(prim, (n, o, c))
-        dout, w_lay, dx = _layouts(mesh, (1, 2, None, None), (2, 3, None, None), (1, 3, None, None))
-    else:
-        dout = unsplit(_on_common_mesh(layouts), [1, 2, 3] if grouped else [2, 3])
-        c_axis = None if grouped else _axis_if(layouts[1], 1, dout.mesh, dout.dims)
-        w_lay = dout.with_dims([dout.dims[1], c_axis, None, None])
-        dx = dout.with_dims([dout.dims[0], c_axis, None, None])
-    plan = ShardPlan(inputs=[dout, w_lay, None], outputs=[dx])
-    if dout.dims[1] is not None:
-        plan.partial[0] = ("sum", (dout.dims[1],))
-    plan.local = _with_attrs(prim, out_channel=prim.out_channel // dout.splits(1))
-    plan.args[2] = dx.local_shape(size)
-    return plan
+    names = ("N, O, H, W and O, C, kh, kw", "dout's channels and the filter's")
+    return _conv_grad_plan(prim, args, layouts, strategy, 1, names)
 
 
 @sharding_rules.register(C.Conv2DBackpropFilter)
 def _conv2d_backprop_filter_rule(prim, args, layouts, strategy):
     """dw[o, c] = sum over n of dout[n, o] (*) x[n, c]: partial sums over the batch's axis."""
-    if prim.data_format != "NCHW":
-        return None
-    grouped, size = prim.group != 1, tuple(args[2])
-    if strategy is not None:
-        check_strategy(prim, strategy[:2], [4, 4])
-        _spatial_whole(prim, strategy[:2], "N, O, H, W and N, C, H, W")
-        (n, o, *_), (n_x, c, *_) = strategy[:2]
-        if n != n_x or (grouped and (o, c) != (1, 1)):
-            raise ValueError(
-                f"For '{prim.name}', the strategy {strategy} must split dout's batch as x's (got {n} and {n_x})"
-                + (", and a grouped convolution only its batch." if grouped else ".")
-            )
-        mesh = _mesh_of(prim, (n, o, c))
-        dout, x_lay, dw = _layouts(mesh, (1, 2, None, None), (1, 3, None, None), (2, 3, None, None))
-    else:
-        dout = unsplit(_on_common_mesh(layouts), [1, 2, 3] if grouped else [2, 3])
-        c_axis = None if grouped else _axis_if(layouts[1], 1, dout.mesh, dout.dims)
-        x_lay = dout.with_dims([dout.dims[0], c_axis, None, None])
-        dw = dout.with_dims([dout.dims[1], c_axis, None, None])
-    plan = ShardPlan(inputs=[dout, x_lay, None], outputs=[dw])
-    if dout.dims[0] is not None:
-        plan.partial[0] = ("sum", (dout.dims[0],))
-    plan.local = _with_attrs(prim, out_channel=prim.out_channel // dout.splits(1))
-    plan.args[2] = dw.local_shape(size)
-    return plan
+    names = ("N, O, H, W and N, C, H, W", "dout's batch and x's")
+    return _conv_grad_plan(prim, args, layouts, strategy, 0, names)
 
 
 # ---------------------------------------------------------------------------------------------
