@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["current_run", "running"]
+__all__ = ["current_run", "running", "stage_of_rank"]
 
 _state = threading.local()
+
+
+def stage_of_rank(rank: int, world: int, stages: int) -> int:
+    """The pipeline stage of ``rank``: the ranks split into ``stages`` consecutive groups."""
+    if stages < 1 or world % stages:
+        raise ValueError(
+            f"For 'PipelineCell', the 'pipeline_stages' ({stages}) must divide the number of devices ({world})."
+        )
+    return rank // (world // stages)
 
 
 def current_run():

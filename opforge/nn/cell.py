@@ -514,8 +514,7 @@ class Cell:
         # a pipeline's rank writes its stage's parameters (the others are placeholders here), as MindSpore's
         stages = get_auto_parallel_context("pipeline_stages")
         layouts = {p.name: sharding.mindspore_layout(p, stages) for p in params if not is_placeholder(p)}
-        rank, world = get_rank(), get_group_size()
-        strategy_file.write_layouts(path, layouts, stage=rank // (world // stages))
+        strategy_file.write_layouts(path, layouts, stage=pipeline.stage_of_rank(get_rank(), get_group_size(), stages))
 
     def _sharded(self, *args, **kwargs):
         """The outermost cell's call in a parallel mode: every operator below runs sharded, and the

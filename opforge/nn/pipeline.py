@@ -30,6 +30,7 @@ from opforge.dispatch import pipeline as run_context
 from opforge.dispatch import sharding
 from opforge.dispatch.abstract import AbstractInterpreter, abstract_call
 from opforge.dispatch.interpreter import Interpreter
+from opforge.dispatch.pipeline import stage_of_rank
 from opforge.dispatch.sharding import TensorLayout
 from opforge.nn.cell import Cell
 from opforge.parallel_context import get_auto_parallel_context
@@ -38,14 +39,6 @@ from opforge.tensor import Tensor, is_placeholder
 __all__ = ["Pipeline", "PipelineCell", "PipelineGradReducer", "stage_of_rank", "sync_pipeline_shared_parameters"]
 
 _FORWARD_TAG, _BACKWARD_TAG, _TAGS_PER_MICRO = 1000, 17000, 16
-
-
-def stage_of_rank(rank: int, world: int, stages: int) -> int:
-    if stages < 1 or world % stages:
-        raise ValueError(
-            f"For 'PipelineCell', the 'pipeline_stages' ({stages}) must divide the number of devices ({world})."
-        )
-    return rank // (world // stages)
 
 
 def _has_data(t) -> bool:
