@@ -23,7 +23,7 @@ from opforge.nn import checkpoint_proto, checkpoint_safetensors
 from opforge.nn.cell import Cell
 from opforge.tensor import Parameter, Tensor, is_placeholder
 
-__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "check_format"]
+__all__ = ["save_checkpoint", "load_checkpoint", "load_param_into_net", "check_format", "format_of", "SUFFIXES"]
 
 _META_KEY = "__opforge_meta__"
 _FORMAT = 1
@@ -127,9 +127,17 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     return path
 
 
+SUFFIXES = {"ckpt": ".ckpt", "safetensors": checkpoint_safetensors.SUFFIX}  # MindSpore's formats' file names
+
+
+def format_of(path: str) -> str:
+    """The format a checkpoint file's name says ("safetensors" or "ckpt")."""
+    return "safetensors" if path.endswith(SUFFIXES["safetensors"]) else "ckpt"
+
+
 def check_format(where: str, format) -> None:
     """The checkpoint formats MindSpore names: "ckpt" and "safetensors"."""
-    if format not in ("ckpt", "safetensors"):
+    if format not in SUFFIXES:
         raise ValueError(f"For '{where}', the 'format' must be 'ckpt' or 'safetensors', but got {format!r}.")
 
 
@@ -194,7 +202,7 @@ def _checkpoint_path(ckpt_file_name, format: str) -> str:
             break
     else:
         raise FileNotFoundError(f"For 'load_checkpoint', no checkpoint file at {path!r}.")
-    if candidate.endswith(checkpoint_safetensors.SUFFIX) != (format == "safetensors"):
+    if format_of(candidate) != format:
         raise ValueError(
             f"For 'load_checkpoint', the file's format must be the 'format' argument's: {candidate!r} is read with "
             f"format={'ckpt' if format == 'safetensors' else 'safetensors'!r}, but got format={format!r}."

@@ -13,11 +13,9 @@ from __future__ import annotations
 import os
 import re
 
-from opforge.nn.checkpoint import load_checkpoint, save_checkpoint
+from opforge.nn.checkpoint import SUFFIXES, load_checkpoint, save_checkpoint
 
 __all__ = ["ckpt_to_safetensors", "safetensors_to_ckpt"]
-
-_SUFFIX = {"ckpt": ".ckpt", "safetensors": ".safetensors"}
 
 
 def ckpt_to_safetensors(file_path, save_path=None, name_map=None, file_name_regex=None, processes_num=1) -> None:
@@ -38,10 +36,10 @@ def _convert(where, src, dst, file_path, save_path, name_map, file_name_regex) -
     if name_map is not None and not isinstance(name_map, dict):
         raise ValueError(f"For '{where}', the 'name_map' must be a dict, but got {type(name_map).__name__}.")
     if os.path.isdir(file_path):
-        tasks = _rank_folder_tasks(where, _SUFFIX[src], file_path, save_path, file_name_regex)
+        tasks = _rank_folder_tasks(where, SUFFIXES[src], file_path, save_path, file_name_regex)
     else:
-        if not file_path.endswith(_SUFFIX[src]):
-            raise ValueError(f"For '{where}', the input file must be a {_SUFFIX[src]} file, but got {file_path!r}.")
+        if not file_path.endswith(SUFFIXES[src]):
+            raise ValueError(f"For '{where}', the input file must be a {SUFFIXES[src]} file, but got {file_path!r}.")
         if file_name_regex is not None and not re.search(file_name_regex, file_path):
             raise ValueError(f"For '{where}', the input file does not match the regular expression.")
         tasks = [(file_path, save_path or os.path.dirname(file_path))]
@@ -50,7 +48,7 @@ def _convert(where, src, dst, file_path, save_path, name_map, file_name_regex) -
         params = load_checkpoint(source, format=src)
         if name_map:
             params = {name_map.get(name, name): value for name, value in params.items()}
-        name = os.path.basename(source)[: -len(_SUFFIX[src])] + _SUFFIX[dst]
+        name = os.path.basename(source)[: -len(SUFFIXES[src])] + SUFFIXES[dst]
         save_checkpoint(params, os.path.join(folder, name), format=dst)
 
 

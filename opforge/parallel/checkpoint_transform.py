@@ -28,7 +28,7 @@ import numpy as np
 
 from opforge.dispatch import strategy_file
 from opforge.dispatch.sharding import coords
-from opforge.nn.checkpoint import load_checkpoint, save_checkpoint
+from opforge.nn.checkpoint import SUFFIXES, format_of, load_checkpoint, save_checkpoint
 from opforge.nn.checkpoint_distributed import check_even_layout
 from opforge.tensor import Tensor
 
@@ -232,7 +232,7 @@ def transform_checkpoint_by_rank(
     _check_file_map(checkpoint_files_map)
     if not isinstance(save_checkpoint_file_name, str):
         raise TypeError(f"For '{where}', the 'save_checkpoint_file_name' must be a str.")
-    if not save_checkpoint_file_name.endswith(tuple(_SUFFIXES.values())):
+    if not save_checkpoint_file_name.endswith(tuple(SUFFIXES.values())):
         raise ValueError(
             f"For '{where}', the 'save_checkpoint_file_name' {save_checkpoint_file_name!r} must end with .ckpt "
             "or .safetensors."
@@ -246,19 +246,12 @@ def transform_checkpoint_by_rank(
     _save(_transform(src, dst, files, rank_id), save_checkpoint_file_name)
 
 
-_SUFFIXES = {"ckpt": ".ckpt", "safetensors": ".safetensors"}
-
-
-def _format_of(path: str) -> str:
-    return "safetensors" if path.endswith(_SUFFIXES["safetensors"]) else "ckpt"
-
-
 def _load(path: str) -> dict:
-    return load_checkpoint(path, format=_format_of(path))
+    return load_checkpoint(path, format=format_of(path))
 
 
 def _save(params: dict, path: str) -> None:
-    save_checkpoint(params, path, format=_format_of(path))
+    save_checkpoint(params, path, format=format_of(path))
 
 
 _UNSAFE = re.compile(r"\.\.|//|~|^\s*$")
@@ -267,10 +260,10 @@ _UNSAFE = re.compile(r"\.\.|//|~|^\s*$")
 def _rank_files(src_checkpoints_dir: str, where: str) -> tuple:
     """(format, ``{rank: the last checkpoint of src/rank_N}``): MindSpore's choice, the last name in sorted order;
     the folders hold ``.ckpt`` files or ``.safetensors`` files, not both."""
-    found = {fmt: {} for fmt in _SUFFIXES}
+    found = {fmt: {} for fmt in SUFFIXES}
     for folder in glob.glob(os.path.join(glob.escape(src_checkpoints_dir), "rank_*")):
         number = os.path.basename(folder)[len("rank_") :]
-        for fmt, suffix in _SUFFIXES.items():
+        for fmt, suffix in SUFFIXES.items():
             files = [f for f in sorted(glob.glob(os.path.join(glob.escape(folder), "*" + suffix))) if os.path.isfile(f)]
             if number.isdigit() and files:
                 found[fmt][int(number)] = files[-1]
@@ -305,7 +298,7 @@ def transform_checkpoints(
     if not isinstance(src_checkpoints_dir, str) or not isinstance(dst_checkpoints_dir, str):
         raise TypeError(f"For '{where}', the 'src_checkpoints_dir' and 'dst_checkpoints_dir' must be str.")
     source_format, sources = _rank_files(src_checkpoints_dir, where)
-    if output_format not in _SUFFIXES:
+    if output_format not in SUFFIXES:
         raise ValueError(
             f"For '{where}', the 'output_format' must be 'safetensors' or 'ckpt', but got {output_format!r}."
         )
@@ -337,7 +330,7 @@ def transform_checkpoints(
         files = {n: loaded[n] for n in plans[rank] + [rank % src.total] if n in loaded}
         folder = os.path.join(dst_checkpoints_dir, f"rank_{rank}")
         os.makedirs(folder, exist_ok=True)
-        _save(_transform(src, dst, files, rank), os.path.join(folder, f"{ckpt_prefix}{rank}{_SUFFIXES[output_format]}"))
+        _save(_transform(src, dst, files, rank), os.path.join(folder, f"{ckpt_prefix}{rank}{SUFFIXES[output_format]}"))
 
 
 def merge_pipeline_strategys(src_strategy_dirs, dst_strategy_file) -> None:
