@@ -2,6 +2,7 @@
 checkpoints written here from whole arrays, by rank coordinates worked out independently of the code under test,
 re-cut to another strategy and compared with the blocks the destination strategy describes."""
 
+import json
 import os
 
 import numpy as np
@@ -165,16 +166,17 @@ def test_safetensors_checkpoints_are_recut_into_either_format(four_by_rows, tmp_
 V = np.arange(24, dtype=np.float32).reshape(4, 6) - 50
 
 
-@pytest.fixture
-def two_stages(tmp_path):
+@pytest.fixture(params=[".ckpt", ".json"])
+def two_stages(tmp_path, request):
     """A 2-stage pipeline of 2 ranks a stage: stage 0 holds "w" (rows split over its 2 ranks), stage 1 holds "v"
-    (columns split over its 2); each rank wrote its stage's strategy file and its own blocks, as a pipeline's
-    ranks do."""
+    (columns split over its 2); each rank wrote its stage's strategy file (protobuf or JSON) and its own blocks, as
+    a pipeline's ranks do."""
     strategys, folder = tmp_path / "strategys", tmp_path / "src"
     for rank in range(4):
         stage, r = divmod(rank, 2)
         layouts = {"w": ([2, 1], [1, -1])} if stage == 0 else {"v": ([2], [-1, 0])}
-        strategy_file.write_layouts(str(strategys / f"stage_{rank}.ckpt"), layouts, stage=stage)
+        path = str(strategys / f"stage_{rank}{request.param}")
+        strategy_file.write_layouts(path, layouts, stage=stage, shapes={"w": W.shape, "v": V.shape})
         block = {"w": _rows(W, r, 2)} if stage == 0 else {"v": _cols(V, r, 2)}
         _write(folder, rank, {**block, "step": np.int32([7])})
     merged = str(tmp_path / "merged.ckpt")
@@ -213,11 +215,43 @@ def test_a_pipelined_destination_gives_each_rank_its_stages_parameters(two_stage
 def test_merging_checks_its_folder_and_stages(tmp_path):
     with pytest.raises(NotADirectoryError, match="is not a directory"):
         opforge.merge_pipeline_strategys(str(tmp_path / "none"), str(tmp_path / "m.ckpt"))
-    (tmp_path / "json").mkdir()
-    (tmp_path / "json" / "s.json").write_text("{}")
-    with pytest.raises(ValueError, match="reads the protobuf files, not the JSON ones"):
-        opforge.merge_pipeline_strategys(str(tmp_path / "json"), str(tmp_path / "m.ckpt"))
+    (tmp_path / "mixed").mkdir()
+    strategy_file.write_layouts(str(tmp_path / "mixed" / "s0.json"), {"v": ([2], [-1, 0])})
+    strategy_file.write_layouts(str(tmp_path / "mixed" / "s1.ckpt"), {"v": ([2], [-1, 0])}, stage=1)
+    with pytest.raises(ValueError, match="must be all '.ckpt' or all '.json'"):
+        opforge.merge_pipeline_strategys(str(tmp_path / "mixed"), str(tmp_path / "m.ckpt"))
     strategy_file.write_layouts(str(tmp_path / "one" / "s1.ckpt"), {"v": ([2], [-1, 0])}, stage=1)
     opforge.merge_pipeline_strategys(str(tmp_path / "one"), str(tmp_path / "m.ckpt"))
     with pytest.raises(ValueError, match="does not hold every stage: it holds stages \\[1\\]"):
         rank_list_for_transform(0, str(tmp_path / "m.ckpt"), None)
+
+
+def test_json_strategy_files_hold_mindspores_form_and_read_as_the_protobuf_ones(tmp_path):
+    layouts = {"w": ([2, 2], [1, 0]), "b": ([4], [-1])}
+    strategy_file.write_layouts(str(tmp_path / "s.json"), layouts, stage=1, shapes={"w": (4, 6), "b": (6,)})
+    strategy_file.write_layouts(str(tmp_path / "s.ckpt"), layouts, stage=1)
+    content = json.loads((tmp_path / "s.json").read_text())
+    assert content["current_stage"] == 1
+    assert content["parallel_strategy_item"]["w"] == {"stage": 1, "parallel_strategy": [[2, 2]]}
+    assert content["parallel_layout_item"]["w"] == {
+        "dev_matrix": [2, 2],
+        "tensor_map": [1, 0],
+        "tensor_shape": [4, 6],
+        "field": 0,
+        "opt_weight_shard_step": 0,
+        "opt_weight_shard_size": 0,
+    }
+    from_json = strategy_file.read_layouts(str(tmp_path / "s.json"))
+    assert from_json == strategy_file.read_layouts(str(tmp_path / "s.ckpt"))
+
+
+def test_a_json_strategy_file_of_another_form_raises_naming_it(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"parallel_layout_item": {"w": {"tensor_map": [0]}}}')
+    with pytest.raises(
+        ValueError, match=r"bad.json' is not a JSON strategy file of MindSpore's form \(it lacks the key 'dev_matrix'\)"
+    ):
+        opforge.build_searched_strategy(str(bad))
+    bad.write_text("[1, 2")
+    with pytest.raises(ValueError, match="is not a JSON strategy file"):
+        opforge.build_searched_strategy(str(bad))

@@ -475,12 +475,13 @@ def test_tensor_parallel_mlp_holds_half_the_parameter_bytes_by_the_allocator():
 
 
 @needs_mpi
-@pytest.mark.parametrize("n", [2, 4])
-def test_checkpoints_of_a_tensor_parallel_network(tmp_path, n):
+@pytest.mark.parametrize(("n", "suffix"), [(2, ".ckpt"), (4, ".json")])
+def test_checkpoints_of_a_tensor_parallel_network(tmp_path, n, suffix):
     """``save_checkpoint`` on every rank: whole parameters (integrated_save, MindSpore's default) or the rank's
     blocks; the whole file loads into a fresh sharded network, back into the sharded original and into one
-    process's network, each training on as the original did (tests/mpi_scripts/sharded_checkpoint.py)."""
-    job = run_job([str(SCRIPTS / "sharded_checkpoint.py"), str(tmp_path)], n=n, timeout=240)
+    process's network, each training on as the original did; the strategy files protobuf or JSON
+    (tests/mpi_scripts/sharded_checkpoint.py)."""
+    job = run_job([str(SCRIPTS / "sharded_checkpoint.py"), str(tmp_path), suffix], n=n, timeout=240)
     assert job.returncode == 0 and "CKPT-OK" in job.stdout, job.stdout + job.stderr
 
 

@@ -17,6 +17,7 @@ layout renamed ``"{stage}-{name}"`` as MindSpore's ``merge_pipeline_strategys`` 
 
 from __future__ import annotations
 
+import json
 import os
 
 from google.protobuf.message import DecodeError
@@ -70,9 +71,10 @@ ParallelStrategyMap = message_classes(
 )["ParallelStrategyMap"]
 
 
-def write_layouts(path: str, layouts: dict, stage: int = 0) -> None:
+def write_layouts(path: str, layouts: dict, stage: int = 0, shapes: dict | None = None) -> None:
     """Write ``{parameter name: (device matrix, tensor map)}`` of pipeline stage ``stage`` to ``path``
-    (atomically: ranks writing one shared path each replace it whole)."""
+    (atomically: ranks writing one shared path each replace it whole); ``shapes`` (``{name: whole shape}``) goes
+    into a JSON file."""
     message = ParallelStrategyMap(current_stage=stage)
     for name, (dev_matrix, tensor_map) in layouts.items():
         item = message.parallel_layout_item.add(param_name=name)
@@ -86,23 +88,83 @@ def write_layouts(path: str, layouts: dict, stage: int = 0) -> None:
         strategy = message.parallel_strategy_item.add(node_name=name).parallel_strategys
         strategy.stage = stage
         strategy.parallel_strategy.add().dim.extend(splits)
-    _write(path, message)
+    _write(path, message, shapes or {})
 
 
-def _write(path: str, message) -> None:
+def is_json(path: str) -> bool:
+    """Whether ``path`` names a JSON strategy file (MindSpore's rule: its name ends with ``.json``)."""
+    return str(path).endswith(".json")
+
+
+def _write(path: str, message, shapes: dict, as_json: bool | None = None) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    as_json = is_json(path) if as_json is None else as_json
+    content = json.dumps(_to_json(message, shapes)).encode() if as_json else message.SerializeToString()
     tmp = f"{path}.{os.getpid()}.tmp"
     with open(tmp, "wb") as f:
-        f.write(message.SerializeToString())
+        f.write(content)
     os.replace(tmp, path)
+
+
+def _to_json(message, shapes: dict) -> dict:
+    strategies = {
+        item.node_name: {
+            "stage": item.parallel_strategys.stage,
+            "parallel_strategy": [list(s.dim) for s in item.parallel_strategys.parallel_strategy],
+        }
+        for item in message.parallel_strategy_item
+    }
+    layouts = {}
+    for item in message.parallel_layout_item:
+        lay = item.parallel_layouts
+        entry = {"dev_matrix": list(lay.dev_matrix[0].dim), "tensor_map": list(lay.tensor_map[0].dim)}
+        if item.param_name in shapes:
+            entry["tensor_shape"] = [int(n) for n in shapes[item.param_name]]
+        entry.update(
+            field=lay.field,
+            opt_weight_shard_step=lay.opt_weight_shard_step,
+            opt_weight_shard_size=lay.opt_weight_shard_size,
+        )
+        split = list(lay.param_split_shape[0].dim) if lay.param_split_shape else []
+        if split:  # an uneven split's blocks: MindSpore writes the two lists only then
+            entry["param_split_shape"], entry["indices_offset"] = split, list(lay.indices_offset[0].dim)
+        layouts[item.param_name] = entry
+    return {
+        "current_stage": message.current_stage,
+        "parallel_strategy_item": strategies,
+        "parallel_layout_item": layouts,
+    }
+
+
+def _from_json(content: dict) -> tuple:
+    """The message and ``{name: tensor_shape}`` of a JSON strategy file's content (KeyError, TypeError or
+    ValueError where it does not have MindSpore's form)."""
+    message, shapes = ParallelStrategyMap(current_stage=int(content.get("current_stage", 0))), {}
+    for name, entry in content.get("parallel_strategy_item", {}).items():
+        strategys = message.parallel_strategy_item.add(node_name=name).parallel_strategys
+        strategys.stage = int(entry["stage"])
+        for dims in entry["parallel_strategy"]:
+            strategys.parallel_strategy.add().dim.extend(int(d) for d in dims)
+    for name, entry in content.get("parallel_layout_item", {}).items():
+        lay = message.parallel_layout_item.add(param_name=name).parallel_layouts
+        lay.dev_matrix.add().dim.extend(int(d) for d in entry["dev_matrix"])
+        lay.tensor_map.add().dim.extend(int(m) for m in entry["tensor_map"])
+        lay.param_split_shape.add().dim.extend(int(n) for n in entry.get("param_split_shape", []))
+        lay.indices_offset.add().dim.extend(int(n) for n in entry.get("indices_offset", []))
+        lay.field = int(entry.get("field", 0))
+        lay.opt_weight_shard_step = int(entry.get("opt_weight_shard_step", 0))
+        lay.opt_weight_shard_size = int(entry.get("opt_weight_shard_size", 0))
+        if "tensor_shape" in entry:
+            shapes[name] = [int(n) for n in entry["tensor_shape"]]
+    return message, shapes
 
 
 def merge_stages(paths: list, merged_path: str, where: str = "merge_pipeline_strategys") -> None:
     """One strategy file of every stage's (MindSpore's pipeline-merged file): each stage's layouts renamed
     ``"{stage}-{name}"``; a second file of a stage already merged is skipped (the stage's other ranks')."""
-    merged, stages = ParallelStrategyMap(current_stage=1), set()
+    merged, merged_shapes, stages = ParallelStrategyMap(current_stage=1), {}, set()
     for path in sorted(paths):
-        message = _parse(path, where)
+        message, shapes = _load(path, where)
         if not message.parallel_strategy_item or not message.parallel_layout_item:
             raise ValueError(f"For '{where}', the strategy file {path!r} is empty.")
         stage = message.parallel_strategy_item[0].parallel_strategys.stage
@@ -110,31 +172,50 @@ def merge_stages(paths: list, merged_path: str, where: str = "merge_pipeline_str
             continue
         stages.add(stage)
         for item in message.parallel_layout_item:
+            if item.param_name in shapes:
+                merged_shapes[f"{stage}-{item.param_name}"] = shapes[item.param_name]
             item.param_name = f"{stage}-{item.param_name}"
         merged.parallel_strategy_item.extend(message.parallel_strategy_item)
         merged.parallel_layout_item.extend(message.parallel_layout_item)
-    _write(merged_path, merged)
+    # the sources' form, whatever the merged file's name (MindSpore's)
+    _write(merged_path, merged, merged_shapes, as_json=is_json(paths[0]))
 
 
 def read_layouts(path, where: str = "build_searched_strategy") -> dict:
     """``{parameter name: ParallelLayouts}`` of a strategy file (MindSpore's or opforge's)."""
     if not isinstance(path, str):
         raise TypeError(f"For '{where}', the 'strategy_filename' must be a str, but got {type(path).__name__}.")
-    message = _parse(path, where)
+    message, _ = _load(path, where)
     if not message.parallel_layout_item:
         raise ValueError(f"For '{where}', the strategy file {path!r} holds no parameter layout.")
     return {item.param_name: item.parallel_layouts for item in message.parallel_layout_item}
 
 
-def _parse(path: str, where: str):
+def _load(path: str, where: str) -> tuple:
+    """The message of the strategy file ``path`` and the whole shapes it names (a JSON file's). JSON by its name
+    or its first byte: MindSpore merges JSON files into JSON whatever the merged file's name (a protobuf
+    ParallelStrategyMap cannot start with "{", a group tag)."""
     if not os.path.isfile(path):
         raise ValueError(f"For '{where}', no strategy file at {path!r}.")
-    if os.path.getsize(path) == 0:
+    with open(path, "rb") as f:
+        content = f.read()
+    if not content:
         raise ValueError(f"For '{where}', the strategy file {path!r} is empty.")
+    if not (is_json(path) or content.lstrip().startswith(b"{")):
+        return _parse_protobuf(content, path, where), {}
+    try:
+        return _from_json(json.loads(content))
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        detail = f"it lacks the key {e}" if isinstance(e, KeyError) else str(e)
+        raise ValueError(
+            f"For '{where}', {path!r} is not a JSON strategy file of MindSpore's form ({detail})."
+        ) from None
+
+
+def _parse_protobuf(content: bytes, path: str, where: str):
     message = ParallelStrategyMap()
     try:
-        with open(path, "rb") as f:
-            message.ParseFromString(f.read())
+        message.ParseFromString(content)
     except DecodeError as e:
         raise ValueError(
             f"For '{where}', {path!r} is not a strategy file (its protobuf cannot be parsed: {e})."

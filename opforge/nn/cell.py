@@ -513,8 +513,10 @@ class Cell:
         params = self.trainable_params() if trainable_only else self.get_parameters()
         # a pipeline's rank writes its stage's parameters (the others are placeholders here), as MindSpore's
         stages = get_auto_parallel_context("pipeline_stages")
-        layouts = {p.name: sharding.mindspore_layout(p, stages) for p in params if not is_placeholder(p)}
-        strategy_file.write_layouts(path, layouts, stage=pipeline.stage_of_rank(get_rank(), get_group_size(), stages))
+        params = [p for p in params if not is_placeholder(p)]
+        layouts = {p.name: sharding.mindspore_layout(p, stages) for p in params}
+        stage = pipeline.stage_of_rank(get_rank(), get_group_size(), stages)
+        strategy_file.write_layouts(path, layouts, stage, shapes={p.name: p.shape for p in params})
 
     def _sharded(self, *args, **kwargs):
         """The outermost cell's call in a parallel mode: every operator below runs sharded, and the

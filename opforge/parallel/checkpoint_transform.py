@@ -335,20 +335,24 @@ def transform_checkpoints(
 
 def merge_pipeline_strategys(src_strategy_dirs, dst_strategy_file) -> None:
     """One strategy file, ``dst_strategy_file``, of a pipeline's stages' files (every ``*.ckpt`` of the folder
-    ``src_strategy_dirs``: each rank's ``strategy_ckpt_save_file``), which the transformation reads: each stage's
-    layouts named ``"{stage}-{parameter}"``, as MindSpore's."""
+    ``src_strategy_dirs``, or every ``*.json``: each rank's ``strategy_ckpt_save_file``; the merged file takes
+    their form), which the transformation reads: each stage's layouts named ``"{stage}-{parameter}"``, as
+    MindSpore's."""
     where = "merge_pipeline_strategys"
     if not isinstance(src_strategy_dirs, str) or not os.path.isdir(src_strategy_dirs):
         raise NotADirectoryError(f"For '{where}', src_strategy_dirs {src_strategy_dirs!r} is not a directory.")
     if not isinstance(dst_strategy_file, str):
         raise TypeError(f"For '{where}', the 'dst_strategy_file' must be a str.")
-    files = glob.glob(os.path.join(glob.escape(src_strategy_dirs), "*.ckpt"))
-    if not files:
-        json_files = glob.glob(os.path.join(glob.escape(src_strategy_dirs), "*.json"))
+    protobuf, json_files = (
+        glob.glob(os.path.join(glob.escape(src_strategy_dirs), f"*{s}")) for s in (".ckpt", ".json")
+    )
+    if protobuf and json_files:
         raise ValueError(
-            f"For '{where}', no strategy file (*.ckpt) in {src_strategy_dirs!r}"
-            + (": opforge reads the protobuf files, not the JSON ones." if json_files else ".")
+            f"For '{where}', the strategy files in {src_strategy_dirs!r} must be all '.ckpt' or all '.json'."
         )
+    files = protobuf or json_files
+    if not files:
+        raise ValueError(f"For '{where}', no strategy file (*.ckpt or *.json) in {src_strategy_dirs!r}.")
     strategy_file.merge_stages(files, os.path.abspath(dst_strategy_file), where)
 
 

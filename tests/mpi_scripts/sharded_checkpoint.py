@@ -8,11 +8,13 @@ fresh tensor-parallel network, back into the original (its parameters split alre
 network, and each then trains on as the original did; the strategy file the first step wrote
 (``strategy_ckpt_config``) merges the block files whole (``merge_sliced_parameter``,
 ``load_distributed_checkpoint``), and re-cuts them by another strategy (``transform_checkpoint_by_rank``)
-(max relative difference 1e-5). Prints "CKPT-OK <max relative difference>" or exits 1.
+(max relative difference 1e-5). With SUFFIX ``.json`` the strategy files are MindSpore's JSON ones (the
+whole shapes checked in them). Prints "CKPT-OK <max relative difference>" or exits 1.
 
-    mpiexec -n 2 python tests/mpi_scripts/sharded_checkpoint.py DIRECTORY
+    mpiexec -n 2 python tests/mpi_scripts/sharded_checkpoint.py DIRECTORY [SUFFIX]
 """
 
+import json
 import os
 import sys
 
@@ -30,6 +32,7 @@ from opforge.parallel.checkpoint_transform import transform_checkpoint_by_rank
 init()
 rank, size = get_rank(), get_group_size()
 directory = sys.argv[1]
+suffix = sys.argv[2] if len(sys.argv) > 2 else ".ckpt"
 IN, HIDDEN, OUT, BATCH = 6, 4 * size, 3, 8
 
 
@@ -67,7 +70,7 @@ batches = [
     (rng.standard_normal((BATCH, IN)).astype(np.float32), rng.integers(0, OUT, BATCH).astype(np.int32))
     for _ in range(4)
 ]
-strategy_path = os.path.join(directory, "strategy.ckpt")
+strategy_path = os.path.join(directory, f"strategy{suffix}")
 opforge.set_auto_parallel_context(
     parallel_mode="semi_auto_parallel",
     device_num=size,
@@ -103,6 +106,10 @@ if list(strategy["fc1.weight"].tensor_map[0].dim) != [0, -1] or list(strategy["f
     0,
 ]:
     fail(f"the strategy file's tensor maps: {strategy}")
+if suffix == ".json":
+    layouts = json.load(open(strategy_path))["parallel_layout_item"]
+    if layouts["fc1.weight"]["tensor_shape"] != [HIDDEN, IN] or np.prod(layouts["fc2.weight"]["dev_matrix"]) != size:
+        fail(f"the JSON strategy file's fc1.weight: {layouts['fc1.weight']}")
 slices = [opforge.load_checkpoint(f) for f in block_files]
 for name in strategy:
     merged = opforge.merge_sliced_parameter([s[name] for s in slices], strategy)
@@ -117,7 +124,7 @@ for p in whole_net.trainable_params():
 # re-cut without the network (transform_checkpoint_by_rank): the blocks of a strategy splitting every weight's
 # columns, and the whole network (no destination strategy)
 if rank == 0:
-    columns = os.path.join(directory, "columns.ckpt")
+    columns = os.path.join(directory, f"columns{suffix}")
     cut = {n: v.shape for n, v in saved.items() if n in strategy and len(v.shape) == 2 and v.shape[1] % size == 0}
     strategy_file.write_layouts(columns, {n: ([size], [-1, 0]) for n in cut})
     sources = dict(enumerate(block_files))
