@@ -606,6 +606,16 @@ def _split_rule(prim, args, layouts, strategy):
     return along_axes_rule(_attr_axes, nout=prim.output_num)(prim, args, layouts, strategy)
 
 
+@sharding_rules.register(A.Unstack)
+def _unstack_rule(prim, args, layouts, strategy):
+    """The unstacked axis whole; each output (one per index of it) the others' layout."""
+    shape = shape_of(args[0])
+    axis = prim.axis % len(shape)
+    lay = unsplit(strategy_or(prim, strategy, layouts, len(shape)), [axis])
+    out = lay.with_dims([d for i, d in enumerate(lay.dims) if i != axis])
+    return ShardPlan(inputs=[lay], outputs=[out] * shape[axis])
+
+
 @sharding_rules.register(A.Argmax, A.Argmin, P.ReduceAll, P.ReduceAny)
 def _reduce_whole_rule(prim, args, layouts, strategy):
     """An index or a logical reduction along axes read whole (their results do not combine across blocks as
