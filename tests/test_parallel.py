@@ -254,6 +254,8 @@ def _tp_ok(out: str):
         ("cnn", 2, "momentum"),
         ("cnn", 4, "adam"),
         ("cnn-graph", 2, "momentum"),
+        ("spatial", 4, "adam"),
+        ("spatial-graph", 2, "momentum"),
     ],
 )
 def test_sharded_training_equals_one_process(model, n, optimizer):
@@ -263,7 +265,8 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
     the batch split by a strategy in SEMI_AUTO_PARALLEL, with optimizer parallel. The bytes are the
     allocator's (``opforge.memory.stats()``), freed when the optimizer and the network are dropped. ``cnn``:
     convolutions split by channels (filters, then input channels), BatchNorm and pooling per channel; a step
-    runs one AllReduce (the second convolution's partial sums), nothing gathered."""
+    runs one AllReduce (the second convolution's partial sums), nothing gathered. ``spatial``: convolutions split
+    by image rows, each fetching its halo rows (one AllGather of the neighbours' strips per convolution)."""
     argv = [str(SCRIPTS / "tensor_parallel.py"), "--optimizer", optimizer]
     if model.endswith("-graph"):
         model = model[: -len("-graph")]
@@ -283,6 +286,10 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
         counts = json.loads(re.search(r"COUNTS (.*)", job.stdout).group(1))
         assert counts["step"] == {"AllReduce": 1}, counts
         assert local_bytes < whole_bytes
+    elif model == "spatial":  # the weights whole; the forward: two halo exchanges and the Dense head's gather
+        counts = json.loads(re.search(r"COUNTS (.*)", job.stdout).group(1))
+        assert counts["forward"] == {"Slice": 1, "AllGather": 3}, counts
+        assert local_bytes == whole_bytes
     else:
         assert local_bytes < whole_bytes
 

@@ -375,9 +375,10 @@ _counts: dict = {}
 _received: dict = {}
 
 
-def _count(name: str, x: Tensor | None = None, ranks: int = 1, factor: float = 0.0) -> None:
+def count_collective(name: str, x: Tensor | None = None, ranks: int = 1, factor: float = 0.0) -> None:
     """One more ``name``; a rank of a group of ``ranks`` receives ``factor * (ranks - 1) / ranks`` times
-    the block ``x`` (an AllGather ``ranks``, a ring AllReduce 2, a ReduceScatter or an AlltoAll 1)."""
+    the block ``x`` (an AllGather ``ranks``, a ring AllReduce 2, a ReduceScatter or an AlltoAll 1). Called by the
+    redistributions and by rules running their own collectives (a convolution's halo exchange)."""
     _counts[name] = _counts.get(name, 0) + 1
     if x is not None:
         _received[name] = _received.get(name, 0.0) + factor * math.prod(x._meta[1]) * (ranks - 1) / ranks
@@ -385,7 +386,8 @@ def _count(name: str, x: Tensor | None = None, ranks: int = 1, factor: float = 0
 
 def redistribution_counts(reset: bool = False) -> dict:
     """Collective name ("AllGather", "AllReduce", "ReduceScatter", "AlltoAll") or "Slice" -> how many the
-    interpreter has run to redistribute tensors and complete partial results (forward and backward);
+    interpreter has run to redistribute tensors and complete partial results, and rules have run in their
+    local calls (forward and backward);
     ``reset`` zeroes the counts after reading them."""
     out = dict(_counts)
     if reset:
@@ -458,12 +460,12 @@ def redistribute(x: Tensor, src: TensorLayout, dst: TensorLayout, shape: tuple) 
     rank, _ = _ops.world()
     for i, (a, b) in enumerate(zip(src.dims, dst.dims)):
         if a is not None and a != b:  # gather what dst does not split (or splits otherwise)
-            _count("AllGather", x, src.mesh[a], src.mesh[a])
+            count_collective("AllGather", x, src.mesh[a], src.mesh[a])
             x = _ops.all_gather(x, i, _group_along(src.mesh, a))
     here = coords(rank, dst.mesh) if dst.mesh else ()
     for i, (a, b) in enumerate(zip(src.dims, dst.dims)):
         if b is not None and a != b:
-            _count("Slice")
+            count_collective("Slice")
             x = _ops.slice(x, i, here[b], dst.mesh[b])
     return x
 
@@ -545,7 +547,7 @@ def _move_splits(x: Tensor, src: TensorLayout, dst: TensorLayout):
             continue
         j = next((j for j, b in enumerate(dst.dims) if b == a and dims[j] is None), None)
         if j is not None:
-            _count("AlltoAll", x, src.mesh[a], 1.0)
+            count_collective("AlltoAll", x, src.mesh[a], 1.0)
             x = _ops.all_to_all(x, j, i, _group_along(src.mesh, a))
             dims[i], dims[j] = None, a
     return x, src.with_dims(dims)
@@ -584,12 +586,12 @@ def _reduce_partial(data: ShardedValue, want: TensorLayout, shape: tuple):
         return None
     here = coords(_ops.world()[0], have.mesh)
     for i in sliced:
-        _count("Slice")
+        count_collective("Slice")
         x = _ops.slice(x, i, here[want.dims[i]], have.mesh[want.dims[i]])
     have = have.with_dims([want.dims[i] if i in sliced else a for i, a in enumerate(have.dims)])
     if d is not None:
         axis = want.dims[d]
-        _count("ReduceScatter", x, have.mesh[axis], 1.0)
+        count_collective("ReduceScatter", x, have.mesh[axis], 1.0)
         x = _ops.reduce_scatter(x, d, "sum", _group_along(have.mesh, axis))
         if how == "mean":
             x = x * (1.0 / have.mesh[axis])
@@ -656,7 +658,7 @@ _REDUCE_OPS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "mean":
 
 def _finish_partial(out: Tensor, how: str, axes: tuple, mesh: tuple) -> Tensor:
     for axis in axes:
-        _count("AllReduce", out, mesh[axis], 2.0)
+        count_collective("AllReduce", out, mesh[axis], 2.0)
         out = _ops.all_reduce(out, _REDUCE_OPS[how], _group_along(mesh, axis))
         if how == "mean":
             out = out * (1.0 / mesh[axis])

@@ -21,7 +21,9 @@ from opforge.communication.management import (
 from opforge.dispatch.sharding import (
     ShardPlan,
     TensorLayout,
+    axis_ranks,
     coords,
+    count_collective,
     layout_of,
     mesh_with_repeat,
     optimizer_updates,
@@ -43,6 +45,7 @@ from opforge.tensor import Tensor
 
 __all__ = [
     "along_axes_rule",
+    "gather_along",
     "check_strategy",
     "elementwise_rule",
     "first_mesh",
@@ -113,6 +116,13 @@ def _all_gather(x, dim, group):
     if dim == 0:
         return _prim("gather", group)(x)
     return _swap(_prim("gather", group)(_swap(x, dim)), dim)
+
+
+def gather_along(x, dim, mesh: tuple, axis: int):
+    """``x``'s blocks along ``dim`` of the ranks on mesh axis ``axis`` with this rank, concatenated in their
+    order (an AllGather over that axis)."""
+    count_collective("AllGather", x, mesh[axis], mesh[axis])
+    return _all_gather(x, dim, _group(tuple(axis_ranks(get_rank(), mesh, axis))))
 
 
 def _all_reduce(x, op, group):

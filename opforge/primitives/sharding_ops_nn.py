@@ -2,10 +2,11 @@
 attention, the losses, the recurrent layers and the batched linear algebra. What a rule is:
 ``opforge/primitives/sharding_ops.py``; every rule here is checked by ``tests/mpi_scripts/rule_sweep.py``.
 
-A convolution's strategy is MindSpore's ``((n, c, 1, 1), (o, c, 1, 1))`` (NCHW): the batch split ``n`` ways, the
+A convolution's strategy is MindSpore's ``((n, c, h, w), (o, c, 1, 1))`` (NCHW): the batch split ``n`` ways, the
 input channels ``c`` ways (each rank convolves its channels with its slice of the weight: partial sums over that
-axis) and the output channels ``o`` ways (each rank holds its filters); the spatial dims and the kernel are whole.
-A grouped convolution splits the batch only. Pooling splits the batch and the channels; batch normalisation the
+axis), the output channels ``o`` ways (each rank holds its filters) and the spatial dims by blocks of rows (each
+rank fetching the rows its windows reach in its neighbours' blocks); the kernel is whole. A grouped convolution
+splits the batch and the spatial dims. Pooling splits the batch and the channels; batch normalisation the
 channels in training (the statistics span the rest) and anything in inference; attention the batch and the heads;
 the losses and the recurrent layers their batch (the weights' gradients partial sums); the batched linear algebra
 its batch dims.
@@ -16,8 +17,11 @@ from __future__ import annotations
 import functools
 import math
 
-from opforge.dispatch.sharding import ShardPlan, TensorLayout, mesh_with_repeat, replicated, sharding_rules
+from opforge.communication.management import get_rank
+from opforge.dispatch.sharding import ShardPlan, TensorLayout, coords, mesh_with_repeat, replicated, sharding_rules
+from opforge.geometry import conv_output_and_pads
 from opforge.primitives import _grad_ops as G
+from opforge.primitives import array_ops as A
 from opforge.primitives import attention_ops as T
 from opforge.primitives import conv_ops as C
 from opforge.primitives import detection_ops as D
@@ -30,6 +34,7 @@ from opforge.primitives.sharding_ops import (
     check_strategy,
     elementwise_rule,
     first_mesh,
+    gather_along,
     on_mesh,
     shape_of,
     strategy_or,
@@ -52,13 +57,13 @@ def _layouts(mesh: tuple, *dims) -> list:
     return [TensorLayout.make(mesh, list(d)) for d in dims]
 
 
-def _spatial_whole(prim, strategy, where: str) -> None:
-    for k, s in enumerate(strategy):
-        if any(c != 1 for c in s[2:]):
-            raise ValueError(
-                f"For '{prim.name}', the strategy {strategy} splits the spatial dims of input {k} ({where}): "
-                "opforge splits a convolution's batch and channels only."
-            )
+def _filter_whole(prim, strategy) -> None:
+    """The filter's kernel dims are whole (the windows slide over them)."""
+    if any(c != 1 for c in strategy[1][2:]):
+        raise ValueError(
+            f"For '{prim.name}', the strategy {strategy} splits the kernel dims of the filter (O, C, kh, kw): "
+            "opforge splits its filters and channels only."
+        )
 
 
 def _on_common_mesh(layouts) -> TensorLayout:
@@ -75,83 +80,271 @@ def _axis_if(lay: TensorLayout, dim: int, mesh: tuple, taken: tuple):
 
 # ---------------------------------------------------------------------------------------------
 # Convolution
+#
+# A spatial dim (H or W) split k ways: each rank holds a block of B = size / k rows and computes a block of the
+# output's rows; the windows of its output rows reach rows of its neighbours' blocks (the halo), which one
+# AllGather of the strips the neighbours need brings (of the whole blocks when a window reaches past a
+# neighbour), zeros standing for the padding. The local call convolves that window without padding along the
+# split dims. The output and input sizes must divide by k.
+
+
+def _geometry(prim, dim: int, size: int) -> tuple:
+    """``(span, stride, pad before, output size)`` of spatial dim ``dim`` (2 or 3) for an input of ``size``."""
+    kernel, stride, dilation = prim.kernel_size[dim - 2], prim.stride[dim], prim.dilation[dim]
+    pads = prim.padding[2 * (dim - 2) : 2 * (dim - 2) + 2]
+    out, before, _ = conv_output_and_pads(prim.name, size, kernel, stride, dilation, prim.pad_mode, pads)
+    return dilation * (kernel - 1) + 1, stride, before, out
+
+
+def _pads(prim, sizes: tuple, split: dict) -> tuple:
+    """The (top, bottom, left, right) padding of a local call on whole ``sizes`` (H, W): 0 along split dims."""
+    pads = []
+    for dim, size in zip((2, 3), sizes):
+        kernel, stride, dilation = prim.kernel_size[dim - 2], prim.stride[dim], prim.dilation[dim]
+        both = prim.padding[2 * (dim - 2) : 2 * (dim - 2) + 2]
+        _, before, after = conv_output_and_pads(prim.name, size, kernel, stride, dilation, prim.pad_mode, both)
+        pads += [0, 0] if dim in split else [before, after]
+    return tuple(pads)
+
+
+def _spatial_refusal(prim, dim: int, size: int, parts: int):
+    """Why dim ``dim`` of an input of that whole ``size`` cannot split ``parts`` ways (None: it can)."""
+    out = _geometry(prim, dim, size)[3]
+    if size % parts or out % parts:
+        return f"its input size {size} and output size {out} must divide by the {parts} parts"
+    if any(n < 1 for _, n in _backprop_input_windows(prim, dim, size, parts)):
+        return f"a block of {size // parts} input rows would be read by no window (the stride is {prim.stride[dim]})"
+    return None
+
+
+def _spatial_splits(prim, lay: TensorLayout, sizes: tuple, strict: bool) -> dict:
+    """``{dim: mesh axis}`` of ``lay``'s split spatial dims that can stay split (with ``strict``, a split that
+    cannot raises, naming the operator)."""
+    split = {}
+    for dim, size in zip((2, 3), sizes):
+        axis = lay.dims[dim]
+        if axis is None:
+            continue
+        why = _spatial_refusal(prim, dim, size, lay.mesh[axis])
+        if why is None:
+            split[dim] = axis
+        elif strict:
+            raise ValueError(f"For '{prim.name}', spatial dim {dim} cannot split {lay.mesh[axis]} ways: {why}.")
+    return split
+
+
+_pads_ops: dict = {}
+_concats: dict = {}
+_slice = A.Slice()
+
+
+def _rows(x, dim: int, begin: int, n: int):
+    shape = tuple(x.shape)
+    if begin == 0 and n == shape[dim]:
+        return x
+    return _slice(x, tuple(begin if i == dim else 0 for i in range(len(shape))), shape[:dim] + (n,) + shape[dim + 1 :])
+
+
+def _pad_rows(x, dim: int, before: int, after: int):
+    if before == after == 0:
+        return x
+    pads = tuple((before, after) if i == dim else (0, 0) for i in range(len(x.shape)))
+    op = _pads_ops.get(pads) or _pads_ops.setdefault(pads, A.Pad(pads))
+    return op(x)
+
+
+def _join(parts: list, dim: int):
+    if len(parts) == 1:
+        return parts[0]
+    op = _concats.get(dim) or _concats.setdefault(dim, A.Concat(dim))
+    return op(tuple(parts))
+
+
+def halo_window(x, dim: int, mesh: tuple, axis: int, windows: list):
+    """Rows ``[start, start + length)`` of the whole tensor along ``dim`` (zeros outside it), ``windows[q]``
+    being ``(start, length)`` of the rank at coordinate ``q`` on mesh axis ``axis`` and ``x`` this rank's block:
+    one AllGather of the strips of each block that the neighbours' windows reach."""
+    k, rows, q = mesh[axis], x.shape[dim], coords(get_rank(), mesh)[axis]
+    lo = max(0, *(p * rows - start for p, (start, _) in enumerate(windows)))
+    hi = max(0, *(start + n - (p + 1) * rows for p, (start, n) in enumerate(windows)))
+    start, length = windows[q]
+    if lo == hi == 0:
+        around, base = x, q * rows
+    elif lo <= rows and hi <= rows:  # the neighbours' edges: each block's first hi rows and last lo rows
+        edges = [_rows(x, dim, b, n) for b, n in ((0, hi), (rows - lo, lo)) if n]
+        strips = gather_along(_join(edges, dim), dim, mesh, axis)
+        parts = [_rows(strips, dim, (q - 1) * (hi + lo) + hi, lo)] if q > 0 and lo else []
+        parts += [x] + ([_rows(strips, dim, (q + 1) * (hi + lo), hi)] if q < k - 1 and hi else [])
+        around = _pad_rows(_join(parts, dim), dim, lo if q == 0 else 0, hi if q == k - 1 else 0)
+        base = q * rows - lo
+    else:
+        around = _pad_rows(gather_along(x, dim, mesh, axis), dim, lo, hi)
+        base = -lo
+    return _rows(around, dim, start - base, length)
+
+
+def _forward_windows(prim, dim: int, size: int, parts: int) -> list:
+    """The input rows each output block reads: output rows [q * b, (q + 1) * b) read input rows from
+    q * b * stride - pad on, (b - 1) * stride + span of them."""
+    span, stride, before, out = _geometry(prim, dim, size)
+    b = out // parts
+    return [(q * b * stride - before, (b - 1) * stride + span) for q in range(parts)]
+
+
+def _windowed(x, split: dict, mesh: tuple, windows_of):
+    for dim, axis in split.items():
+        x = halo_window(x, dim, mesh, axis, windows_of(dim))
+    return x
 
 
 @sharding_rules.register(C.Conv2D)
 def _conv2d_rule(prim, args, layouts, strategy):
-    """out[n, o] = sum over c of x[n, c] * w[o, c]: batch and filters split, input channels partial sums."""
+    """out[n, o] = sum over c of x[n, c] * w[o, c]: batch and filters split, input channels partial sums; H and
+    W split by blocks of rows (the halo fetched)."""
     if prim.data_format != "NCHW":
         return None
-    grouped = prim.group != 1
+    grouped, sizes = prim.group != 1, shape_of(args[0])[2:]
     if strategy is not None:
         check_strategy(prim, strategy, [4, 4])
-        _spatial_whole(prim, strategy, "N, C, H, W and O, C, kh, kw")
-        (n, c, *_), (o, c_w, *_) = strategy
+        _filter_whole(prim, strategy)
+        (n, c, h, w), (o, c_w, *_) = strategy
         if c != c_w or (grouped and (c, o) != (1, 1)):
             raise ValueError(
                 f"For '{prim.name}', the strategy {strategy} must split x's channels as w's (got {c} and {c_w})"
-                + (", and a grouped convolution only its batch." if grouped else ".")
+                + (", and a grouped convolution neither its channels nor its filters." if grouped else ".")
             )
-        mesh = _mesh_of(prim, (n, c, o))
-        x_lay, w_lay, out = _layouts(mesh, (1, 2, None, None), (3, 2, None, None), (1, 3, None, None))
+        mesh = _mesh_of(prim, (n, c, o, h, w))
+        x_lay, w_lay, out = _layouts(mesh, (1, 2, 4, 5), (3, 2, None, None), (1, 3, 4, 5))
+        split = _spatial_splits(prim, x_lay, sizes, strict=True)
     else:
-        x_lay = unsplit(_on_common_mesh(layouts), [1, 2, 3] if grouped else [2, 3])
+        x_lay = _on_common_mesh(layouts)
+        split = _spatial_splits(prim, x_lay, sizes, strict=False)
+        x_lay = unsplit(x_lay, [d for d in (1, 2, 3) if (d == 1 and grouped) or (d > 1 and d not in split)])
         o_axis = None if grouped else _axis_if(layouts[1], 0, x_lay.mesh, x_lay.dims)
         w_lay = x_lay.with_dims([o_axis, x_lay.dims[1], None, None])
-        out = x_lay.with_dims([x_lay.dims[0], o_axis, None, None])
+        out = x_lay.with_dims([x_lay.dims[0], o_axis, *x_lay.dims[2:]])
     plan = ShardPlan(inputs=[x_lay, w_lay], outputs=[out])
     if x_lay.dims[1] is not None:
         plan.partial[0] = ("sum", (x_lay.dims[1],))
-    if w_lay.splits(0) > 1:
-        plan.local = with_attrs(prim, out_channel=prim.out_channel // w_lay.splits(0))
+    changes = {"out_channel": prim.out_channel // w_lay.splits(0)} if w_lay.splits(0) > 1 else {}
+    if split:
+        local_prim = with_attrs(prim, pad_mode="pad", pad=_pads(prim, sizes, split), **changes)
+        mesh = x_lay.mesh
+
+        def windows(dim):
+            return _forward_windows(prim, dim, sizes[dim - 2], mesh[split[dim]])
+
+        plan.local = lambda x, w: local_prim(_windowed(x, split, mesh, windows), w)
+    elif changes:
+        plan.local = with_attrs(prim, **changes)
     return plan
 
 
-def _conv_grad_plan(prim, args, layouts, strategy, shared: int, names: tuple) -> ShardPlan:
+def _backprop_input_windows(prim, dim: int, size: int, parts: int) -> list:
+    """The dout rows whose windows reach each input block, ``(first, count)``: input row y takes the gradient
+    of the output rows i with i * stride - pad <= y <= i * stride - pad + span - 1."""
+    span, stride, before, _ = _geometry(prim, dim, size)
+    b = size // parts
+    out = []
+    for q in range(parts):
+        first = -(-(q * b + before - span + 1) // stride)
+        out.append((first, (q * b + b - 1 + before) // stride - first + 1))
+    return out
+
+
+def _backprop_input_local(prim, local_prim, split: dict, mesh: tuple, size: tuple):
+    """dx's block of each split dim: the adjoint of the convolution over the window of dout reaching it (no
+    padding), the rows of that window's input span that are the block's (zeros for rows no window reads)."""
+    windows = {d: _backprop_input_windows(prim, d, size[d], mesh[a]) for d, a in split.items()}
+
+    def local(dout, w, local_size):
+        dout = _windowed(dout, split, mesh, windows.get)
+        span_size, placed = list(local_size), []
+        for dim, axis in split.items():
+            span, stride, before, _ = _geometry(prim, dim, size[dim])
+            first, count = windows[dim][coords(get_rank(), mesh)[axis]]
+            span_size[dim] = (count - 1) * stride + span
+            placed.append((dim, first * stride - before, size[dim] // mesh[axis], coords(get_rank(), mesh)[axis]))
+        dx = local_prim(dout, w, tuple(span_size))
+        for dim, begin, rows, q in placed:  # dx's rows begin at global row `begin`; keep the block's
+            before, after = max(0, begin - q * rows), max(0, q * rows + rows - begin - dx.shape[dim])
+            dx = _rows(_pad_rows(dx, dim, before, after), dim, q * rows - begin + before, rows)
+        return dx
+
+    return local
+
+
+def _conv_grad_plan(prim, args, layouts, strategy, shared: int, alike: str) -> ShardPlan:
     """A convolution's gradient from ``dout`` (N, O, ...) and a second input whose dim 0 is dout's dim ``shared``
     (the filter's O for dx, x's N for dw) and whose dim 1 is C: the output (dout's other dim, C), summed over
-    dout's dim ``shared`` (partial sums over its axis); ``names`` name the two inputs' dims in messages."""
+    dout's dim ``shared`` (partial sums over its axis); ``alike`` names the dims split alike in messages. H and W
+    split as the forward's: dx by its input blocks (the dout rows reaching each fetched), dw from each rank's
+    dout rows and the x rows they read (partial sums over those axes too)."""
     if prim.data_format != "NCHW":
         return None
     grouped, size, kept = prim.group != 1, tuple(args[2]), 1 - shared
+    whole_in = size if shared == 1 else shape_of(args[1])  # the forward's input (dx's size, or x)
     if strategy is not None:
         check_strategy(prim, strategy[:2], [4, 4])
-        _spatial_whole(prim, strategy[:2], names[0])
-        dout_splits, (second, c, *_) = strategy[0], strategy[1]
+        if shared == 1:
+            _filter_whole(prim, strategy)
+        dout_splits, (second, c, *second_hw) = strategy[0], strategy[1]
         if second != dout_splits[shared] or (grouped and (dout_splits[1], c) != (1, 1)):
             raise ValueError(
-                f"For '{prim.name}', the strategy {strategy} must split {names[1]} alike (got {dout_splits[shared]} "
-                f"and {second})" + (", and a grouped convolution only its batch." if grouped else ".")
+                f"For '{prim.name}', the strategy {strategy} must split {alike} alike (got {dout_splits[shared]} "
+                f"and {second})"
+                + (", and a grouped convolution neither its channels nor its filters." if grouped else ".")
             )
-        mesh = _mesh_of(prim, (*dout_splits[:2], c))
-        second_dims = (shared + 1, 3, None, None)
-        dout, other, out = _layouts(mesh, (1, 2, None, None), second_dims, (kept + 1, 3, None, None))
+        if shared == 0 and tuple(second_hw) != tuple(dout_splits[2:]):
+            raise ValueError(f"For '{prim.name}', the strategy {strategy} must split x's H and W as dout's.")
+        mesh = _mesh_of(prim, (*dout_splits, c))
+        second_dims = (shared + 1, 5, None, None) if shared else (1, 5, 3, 4)
+        dout, other, out = _layouts(mesh, (1, 2, 3, 4), second_dims, (kept + 1, 5, None, None))
+        split = _spatial_splits(prim, dout, whole_in[2:], strict=True)
     else:
-        dout = unsplit(_on_common_mesh(layouts), [1, 2, 3] if grouped else [2, 3])
+        dout = _on_common_mesh(layouts)
+        split = _spatial_splits(prim, dout, whole_in[2:], strict=False)
+        dout = unsplit(dout, [d for d in (1, 2, 3) if (d == 1 and grouped) or (d > 1 and d not in split)])
         c_axis = None if grouped else _axis_if(layouts[1], 1, dout.mesh, dout.dims)
-        other = dout.with_dims([dout.dims[shared], c_axis, None, None])
+        other = dout.with_dims([dout.dims[shared], c_axis, *((None, None) if shared else dout.dims[2:])])
         out = dout.with_dims([dout.dims[kept], c_axis, None, None])
+    if shared == 1 and split:
+        out = out.with_dims([*out.dims[:2], *dout.dims[2:]])  # dx: split as the forward's input was
     plan = ShardPlan(inputs=[dout, other, None], outputs=[out])
-    if dout.dims[shared] is not None:
-        plan.partial[0] = ("sum", (dout.dims[shared],))
-    if dout.splits(1) > 1:
-        plan.local = with_attrs(prim, out_channel=prim.out_channel // dout.splits(1))
+    partial_axes = (dout.dims[shared],) if dout.dims[shared] is not None else ()
+    if shared == 0:
+        partial_axes += tuple(split.values())  # dw: each rank's rows' share
+    if partial_axes:
+        plan.partial[0] = ("sum", partial_axes)
+    changes = {"out_channel": prim.out_channel // dout.splits(1)} if dout.splits(1) > 1 else {}
     plan.args[2] = out.local_shape(size)
+    if not split:
+        if changes:
+            plan.local = with_attrs(prim, **changes)
+        return plan
+    local_prim = with_attrs(prim, pad_mode="pad", pad=_pads(prim, whole_in[2:], split), **changes)
+    mesh = dout.mesh
+    if shared == 1:
+        plan.local = _backprop_input_local(prim, local_prim, split, mesh, size)
+    else:
+
+        def windows(dim):
+            return _forward_windows(prim, dim, whole_in[dim], mesh[split[dim]])
+
+        plan.local = lambda dy, x, filter_size: local_prim(dy, _windowed(x, split, mesh, windows), filter_size)
     return plan
 
 
 @sharding_rules.register(C.Conv2DBackpropInput)
 def _conv2d_backprop_input_rule(prim, args, layouts, strategy):
     """dx[n, c] = sum over o of dout[n, o] (*) w[o, c]: partial sums over the filters' axis."""
-    names = ("N, O, H, W and O, C, kh, kw", "dout's channels and the filter's")
-    return _conv_grad_plan(prim, args, layouts, strategy, 1, names)
+    return _conv_grad_plan(prim, args, layouts, strategy, 1, "dout's channels and the filter's")
 
 
 @sharding_rules.register(C.Conv2DBackpropFilter)
 def _conv2d_backprop_filter_rule(prim, args, layouts, strategy):
     """dw[o, c] = sum over n of dout[n, o] (*) x[n, c]: partial sums over the batch's axis."""
-    names = ("N, O, H, W and N, C, H, W", "dout's batch and x's")
-    return _conv_grad_plan(prim, args, layouts, strategy, 0, names)
+    return _conv_grad_plan(prim, args, layouts, strategy, 0, "dout's batch and x's")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -32,7 +32,9 @@ parser.add_argument("--mode", default="semi_auto_parallel")
 parser.add_argument("--graph", action="store_true", help="train in GRAPH_MODE (the step traced once)")
 parser.add_argument("--weight-decay", type=float, default=0.0, help="the optimizer's weight_decay")
 parser.add_argument(
-    "--model", default="mlp", choices=["mlp", "embedding", "encoder", "batch", "zero", "zero-semi", "seqpar", "cnn"]
+    "--model",
+    default="mlp",
+    choices=["mlp", "embedding", "encoder", "batch", "zero", "zero-semi", "seqpar", "cnn", "spatial"],
 )
 parser.add_argument("--device", default="CPU", choices=["CPU", "GPU"], help="the device_target (GPU: NCCL)")
 args = parser.parse_args()
@@ -179,6 +181,26 @@ class ConvNet(nn.Cell):
         return self.head(self.flatten(self.conv2(self.pool(self.relu(self.bn(self.conv1(x)))))))
 
 
+class SpatialConvNet(nn.Cell):
+    """Two convolutions split by image rows (MindSpore's ``((1, 1, h, 1), (1, 1, 1, 1))``): each rank convolves
+    its block of rows and the halo rows it fetches from its neighbours ("same" padding, then a stride-2
+    convolution over the ReLU's split output), then a Dense head; the backward convolutions split alike."""
+
+    def __init__(self, tensor_parallel: bool):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 3, pad_mode="same", weight_init="he_uniform")
+        self.relu = nn.ReLU()
+        self.conv2 = nn.Conv2d(4, 8, 3, stride=2, pad_mode="pad", padding=1, weight_init="he_uniform")
+        self.flatten = nn.Flatten()
+        self.head = nn.Dense(8 * (SPATIAL // 2) ** 2, OUT, weight_init="he_uniform")
+        if tensor_parallel:
+            self.conv1.conv2d.shard(((1, 1, size, 1), (1, 1, 1, 1)))
+            self.conv2.conv2d.shard(((1, 1, size, 1), (1, 1, 1, 1)))
+
+    def construct(self, x):
+        return self.head(self.flatten(self.conv2(self.relu(self.conv1(x)))))
+
+
 class TableGradient(nn.Cell):
     """The gradient of the loss with respect to an embedding table, taken inside the outermost cell (so the
     backward runs sharded, as in a training step)."""
@@ -206,8 +228,9 @@ MODELS = {
     "zero": BatchSplit,
     "zero-semi": BatchSplit,
     "cnn": ConvNet,
+    "spatial": SpatialConvNet,
 }
-VOCAB, HEADS, SEQ, IMAGE = 8 * size, size, 6, 6
+VOCAB, HEADS, SEQ, IMAGE, SPATIAL = 8 * size, size, 6, 6, 4 * size
 
 
 def train(tensor_parallel: bool, data):
@@ -262,13 +285,19 @@ def inputs():
         return rng.integers(0, VOCAB, (BATCH, SEQ)).astype(np.int32)
     if args.model == "encoder":
         return rng.standard_normal((BATCH // 4, SEQ, IN)).astype(np.float32)
-    if args.model == "cnn":
-        return rng.standard_normal((BATCH // 2, 3, IMAGE, IMAGE)).astype(np.float32)
+    if args.model in ("cnn", "spatial"):
+        image = IMAGE if args.model == "cnn" else SPATIAL
+        return rng.standard_normal((BATCH // 2, 3, image, image)).astype(np.float32)
     return rng.standard_normal((BATCH, IN)).astype(np.float32)
 
 
 data = [
-    (inputs(), rng.integers(0, OUT, {"encoder": BATCH // 4, "cnn": BATCH // 2}.get(args.model, BATCH)).astype(np.int32))
+    (
+        inputs(),
+        rng.integers(
+            0, OUT, {"encoder": BATCH // 4, "cnn": BATCH // 2, "spatial": BATCH // 2}.get(args.model, BATCH)
+        ).astype(np.int32),
+    )
     for _ in range(args.steps)
 ]
 
