@@ -56,9 +56,9 @@ Options and defaults (MindSpore's names):
   False (MindSpore sums the repeats) is refused with a ValueError.
 - ``strategy_ckpt_save_file`` (""), ``strategy_ckpt_load_file`` (""), ``strategy_ckpt_config`` ({"save_file": "",
   "load_file": "", "only_trainable_params": True}): the strategy file (MindSpore's protobuf of each parameter's
-  layout; its JSON form for a name ending with ``.json``) a sharded network writes after its first step (``save_file``: every rank writes it), and the one
-  ``load_distributed_checkpoint`` reads when given none (``load_file``); opforge's operators take their
-  strategies from ``shard``, not from a loaded file.
+  layout; its JSON form for a name ending with ``.json``) a sharded network writes after its first step
+  (``save_file``: every rank writes it), and the one ``load_distributed_checkpoint`` reads when given none
+  (``load_file``); opforge's operators take their strategies from ``shard``, not from a loaded file.
 """
 
 from __future__ import annotations
