@@ -89,9 +89,13 @@ def _axis_if(lay: TensorLayout, dim: int, mesh: tuple, taken: tuple):
 
 
 def _geometry(prim, dim: int, size: int) -> tuple:
-    """``(span, stride, pad before, output size)`` of spatial dim ``dim`` (2 or 3) for an input of ``size``."""
-    kernel, stride, dilation = prim.kernel_size[dim - 2], prim.stride[dim], prim.dilation[dim]
-    pads = prim.padding[2 * (dim - 2) : 2 * (dim - 2) + 2]
+    """``(span, stride, pad before, output size)`` of spatial dim ``dim`` (2 or 3) for an input of ``size``, of
+    a convolution or a pooling."""
+    if isinstance(prim, _POOLS):
+        kernel, stride, dilation, pads = prim.kernel_size[dim], prim.strides[dim], 1, (0, 0)
+    else:
+        kernel, stride, dilation = prim.kernel_size[dim - 2], prim.stride[dim], prim.dilation[dim]
+        pads = prim.padding[2 * (dim - 2) : 2 * (dim - 2) + 2]
     out, before, _ = conv_output_and_pads(prim.name, size, kernel, stride, dilation, prim.pad_mode, pads)
     return dilation * (kernel - 1) + 1, stride, before, out
 
@@ -112,7 +116,7 @@ def _spatial_refusal(prim, dim: int, size: int, parts: int):
     out = _geometry(prim, dim, size)[3]
     if size % parts or out % parts:
         return f"its input size {size} and output size {out} must divide by the {parts} parts"
-    if any(n < 1 for _, n in _backprop_input_windows(prim, dim, size, parts)):
+    if any(n < 1 for _, n in _gradient_windows(prim, dim, size, parts)):
         return f"a block of {size // parts} input rows would be read by no window (the stride is {prim.stride[dim]})"
     return None
 
@@ -240,8 +244,8 @@ def _conv2d_rule(prim, args, layouts, strategy):
     return plan
 
 
-def _backprop_input_windows(prim, dim: int, size: int, parts: int) -> list:
-    """The dout rows whose windows reach each input block, ``(first, count)``: input row y takes the gradient
+def _gradient_windows(prim, dim: int, size: int, parts: int) -> list:
+    """The output rows whose windows reach each input block, ``(first, count)``: input row y takes the gradient
     of the output rows i with i * stride - pad <= y <= i * stride - pad + span - 1."""
     span, stride, before, _ = _geometry(prim, dim, size)
     b = size // parts
@@ -252,24 +256,33 @@ def _backprop_input_windows(prim, dim: int, size: int, parts: int) -> list:
     return out
 
 
+def _span_of(prim, dim: int, size: int, window: tuple) -> tuple:
+    """``(first input row, rows)`` that the output rows ``window`` (first, count) read."""
+    span, stride, before, _ = _geometry(prim, dim, size)
+    first, count = window
+    return first * stride - before, (count - 1) * stride + span
+
+
+def _block_of(dx, split: dict, mesh: tuple, size: tuple, begins: dict):
+    """This rank's block of each split dim of ``dx``, whose rows start at global row ``begins[dim]`` (zeros
+    for the block's rows it lacks: rows no window reads)."""
+    for dim, axis in split.items():
+        q, rows, begin = coords(get_rank(), mesh)[axis], size[dim] // mesh[axis], begins[dim]
+        before, after = max(0, begin - q * rows), max(0, q * rows + rows - begin - dx.shape[dim])
+        dx = _rows(_pad_rows(dx, dim, before, after), dim, q * rows - begin + before, rows)
+    return dx
+
+
 def _backprop_input_local(prim, local_prim, split: dict, mesh: tuple, size: tuple):
     """dx's block of each split dim: the adjoint of the convolution over the window of dout reaching it (no
-    padding), the rows of that window's input span that are the block's (zeros for rows no window reads)."""
-    windows = {d: _backprop_input_windows(prim, d, size[d], mesh[a]) for d, a in split.items()}
+    padding), the rows of its input span that are the block's."""
+    windows = {d: _gradient_windows(prim, d, size[d], mesh[a]) for d, a in split.items()}
 
     def local(dout, w, local_size):
-        dout = _windowed(dout, split, mesh, windows.get)
-        span_size, placed = list(local_size), []
-        for dim, axis in split.items():
-            span, stride, before, _ = _geometry(prim, dim, size[dim])
-            first, count = windows[dim][coords(get_rank(), mesh)[axis]]
-            span_size[dim] = (count - 1) * stride + span
-            placed.append((dim, first * stride - before, size[dim] // mesh[axis], coords(get_rank(), mesh)[axis]))
-        dx = local_prim(dout, w, tuple(span_size))
-        for dim, begin, rows, q in placed:  # dx's rows begin at global row `begin`; keep the block's
-            before, after = max(0, begin - q * rows), max(0, q * rows + rows - begin - dx.shape[dim])
-            dx = _rows(_pad_rows(dx, dim, before, after), dim, q * rows - begin + before, rows)
-        return dx
+        spans = {d: _span_of(prim, d, size[d], windows[d][coords(get_rank(), mesh)[a]]) for d, a in split.items()}
+        shape = tuple(spans[d][1] if d in spans else n for d, n in enumerate(local_size))
+        dx = local_prim(_windowed(dout, split, mesh, windows.get), w, shape)
+        return _block_of(dx, split, mesh, size, {d: begin for d, (begin, _) in spans.items()})
 
     return local
 
@@ -348,16 +361,65 @@ def _conv2d_backprop_filter_rule(prim, args, layouts, strategy):
 
 
 # ---------------------------------------------------------------------------------------------
-# Pooling: the batch and the channels split, the windows' dims whole
+# Pooling: the batch and the channels split; with "VALID" windows H and W too, by blocks of rows with their
+# halo, as a convolution's
+
+
+_POOLS = (C.MaxPool, C.AvgPool, C.MaxPoolGrad, C.AvgPoolGrad, C.MaxPoolGradGrad)
 
 
 def _pooled_axes(prim, args, rank):
     return [1, 2] if getattr(prim, "data_format", "NCHW") == "NHWC" else [rank - 2, rank - 1]
 
 
-sharding_rules.register(C.MaxPool, C.AvgPool, C.MaxPoolGrad, C.AvgPoolGrad, C.MaxPoolGradGrad)(
-    along_axes_rule(_pooled_axes)
-)
+def _pool_plan(prim, args, layouts, strategy):
+    """The pooling's layout (every input alike, the gradients' pooled inputs on the same axes) and the spatial
+    dims it keeps split (a "SAME" window's padding is not a zero: those dims whole)."""
+    sizes = shape_of(args[0])[2:]
+    lay = strategy_or(prim, strategy, layouts, 4)
+    split = {} if prim.pad_mode != "VALID" else _spatial_splits(prim, lay, sizes, strict=strategy is not None)
+    lay = unsplit(lay, [d for d in (2, 3) if d not in split])
+    return ShardPlan(inputs=[lay] * len(args), outputs=[lay]), split, lay.mesh
+
+
+@sharding_rules.register(C.MaxPool, C.AvgPool, C.MaxPoolGradGrad)
+def _pool_rule(prim, args, layouts, strategy):
+    """out = the windows' max or mean: each rank pools the windows of its block of output rows (the input rows
+    they read fetched); MaxPoolGradGrad reads ``grad`` by those windows too."""
+    plan, split, mesh = _pool_plan(prim, args, layouts, strategy)
+    if split:
+        size = shape_of(args[0])
+        windows = {d: _forward_windows(prim, d, size[d], mesh[a]) for d, a in split.items()}
+
+        def local(x, *rest):  # MaxPoolGradGrad's (out, grad): out as it is, grad by x's windows
+            fetched = [_windowed(t, split, mesh, windows.get) for t in (x, *rest[1:])]
+            return prim(fetched[0], *rest[:1], *fetched[1:])
+
+        plan.local = local
+    return plan
+
+
+@sharding_rules.register(C.MaxPoolGrad, C.AvgPoolGrad)
+def _pool_grad_rule(prim, args, layouts, strategy):
+    """dx: each rank's block from the output rows whose windows reach it (their x rows, out and dout fetched),
+    the rows of that span that are the block's."""
+    plan, split, mesh = _pool_plan(prim, args, layouts, strategy)
+    if split:
+        size = shape_of(args[0])
+        windows = {d: _gradient_windows(prim, d, size[d], mesh[a]) for d, a in split.items()}
+        spans = {d: [_span_of(prim, d, size[d], w) for w in windows[d]] for d in split}
+
+        def local(x, out, dout):
+            dx = prim(
+                *(_windowed(t, split, mesh, f) for t, f in ((x, spans.get), (out, windows.get), (dout, windows.get)))
+            )
+            begins = {d: spans[d][coords(get_rank(), mesh)[a]][0] for d, a in split.items()}
+            return _block_of(dx, split, mesh, size, begins)
+
+        plan.local = local
+    return plan
+
+
 sharding_rules.register(C.AdaptiveAvgPool2D)(along_axes_rule(_pooled_axes))
 
 

@@ -147,14 +147,18 @@ def _slice_split(prim, shapes) -> list:
 
 
 def _spatial_split(prim, shapes) -> list:
-    """A convolution's H, W or both split (its data inputs alike, the filter whole): the halo exchanges."""
+    """A convolution's or a pooling's H, W or both split (its data inputs alike, a filter whole): the halo
+    exchanges."""
     splits = [(1, 1, size, 1), (1, 1, 1, size)] + ([(1, 1, 2, size // 2)] if size % 2 == 0 and size > 2 else [])
-    data = 2 if type(prim).__name__ == "Conv2DBackpropFilter" else 1
-    return [tuple(s if i < data else (1, 1, 1, 1) for i in range(2)) for s in splits]
+    data = 1 if type(prim).__name__.startswith("Conv2DBackpropInput") else len(shapes)
+    data = 1 if type(prim).__name__ == "Conv2D" else data
+    return [tuple(s if i < data else (1, 1, 1, 1) for i in range(len(shapes))) for s in splits]
 
 
 # Strategies to try first where the generated ones seldom fit the operator
-FIRST = {name: _spatial_split for name in ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")}
+_WINDOWED = ("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPool", "AvgPool", "MaxPoolGrad")
+_WINDOWED += ("AvgPoolGrad", "MaxPoolGradGrad")
+FIRST = {name: _spatial_split for name in _WINDOWED}
 FIRST.update({name: _batch_split for name in ("LSTMLayer", "GRULayer", "RNNLayer")})
 FIRST.update({f"{name}Grad": _batch_split for name in ("LSTMLayer", "GRULayer", "RNNLayer")})
 FIRST.update({name: _slice_split for name in sharding_rules.names() if "Scatter" in name and name in OP_DB})
@@ -307,8 +311,9 @@ def cases_of(name) -> list:
     return out
 
 
-# Operators whose first samples are too small to split every way: more of them (a convolution's 12 x 12 plane)
-SAMPLES = {"Conv2D": 4, "Conv2DBackpropInput": 4, "Conv2DBackpropFilter": 4}
+# Operators whose first samples are too small to split every way: more of them (a convolution's 12 x 12 plane,
+# a pooling's 28 x 28)
+SAMPLES = {name: 4 if name.startswith("Conv") else 3 for name in _WINDOWED}
 
 
 def unwrapped(factory):

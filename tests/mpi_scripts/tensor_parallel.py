@@ -183,14 +183,15 @@ class ConvNet(nn.Cell):
 
 class SpatialConvNet(nn.Cell):
     """Two convolutions split by image rows (MindSpore's ``((1, 1, h, 1), (1, 1, 1, 1))``): each rank convolves
-    its block of rows and the halo rows it fetches from its neighbours ("same" padding, then a stride-2
-    convolution over the ReLU's split output), then a Dense head; the backward convolutions split alike."""
+    its block of rows and the halo rows it fetches from its neighbours ("same" padding, then explicit padding),
+    max pooling between them on the rows' split (its 2 x 2 windows within each block: no halo), then a Dense
+    head; the backward convolutions and pooling split alike."""
 
     def __init__(self, tensor_parallel: bool):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 4, 3, pad_mode="same", weight_init="he_uniform")
-        self.relu = nn.ReLU()
-        self.conv2 = nn.Conv2d(4, 8, 3, stride=2, pad_mode="pad", padding=1, weight_init="he_uniform")
+        self.relu, self.pool = nn.ReLU(), nn.MaxPool2d(2, 2)
+        self.conv2 = nn.Conv2d(4, 8, 3, pad_mode="pad", padding=1, weight_init="he_uniform")
         self.flatten = nn.Flatten()
         self.head = nn.Dense(8 * (SPATIAL // 2) ** 2, OUT, weight_init="he_uniform")
         if tensor_parallel:
@@ -198,7 +199,7 @@ class SpatialConvNet(nn.Cell):
             self.conv2.conv2d.shard(((1, 1, size, 1), (1, 1, 1, 1)))
 
     def construct(self, x):
-        return self.head(self.flatten(self.conv2(self.relu(self.conv1(x)))))
+        return self.head(self.flatten(self.conv2(self.pool(self.relu(self.conv1(x))))))
 
 
 class TableGradient(nn.Cell):
