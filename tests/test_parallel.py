@@ -266,7 +266,8 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
     allocator's (``opforge.memory.stats()``), freed when the optimizer and the network are dropped. ``cnn``:
     convolutions split by channels (filters, then input channels), BatchNorm and pooling per channel; a step
     runs one AllReduce (the second convolution's partial sums), nothing gathered. ``spatial``: convolutions split
-    by image rows, each fetching its halo rows (one AllGather of the neighbours' strips per convolution)."""
+    by image rows, each fetching its halo rows (one AllGather of the neighbours' strips per convolution), max
+    pooling on the rows' split."""
     argv = [str(SCRIPTS / "tensor_parallel.py"), "--optimizer", optimizer]
     if model.endswith("-graph"):
         model = model[: -len("-graph")]

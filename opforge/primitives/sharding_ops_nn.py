@@ -6,7 +6,8 @@ A convolution's strategy is MindSpore's ``((n, c, h, w), (o, c, 1, 1))`` (NCHW):
 input channels ``c`` ways (each rank convolves its channels with its slice of the weight: partial sums over that
 axis), the output channels ``o`` ways (each rank holds its filters) and the spatial dims by blocks of rows (each
 rank fetching the rows its windows reach in its neighbours' blocks); the kernel is whole. A grouped convolution
-splits the batch and the spatial dims. Pooling splits the batch and the channels; batch normalisation the
+splits the batch and the spatial dims. Pooling splits the batch and the channels, and with "VALID" windows
+the spatial dims as a convolution does; batch normalisation the
 channels in training (the statistics span the rest) and anything in inference; attention the batch and the heads;
 the losses and the recurrent layers their batch (the weights' gradients partial sums); the batched linear algebra
 its batch dims.
