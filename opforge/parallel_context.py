@@ -51,9 +51,11 @@ Options and defaults (MindSpore's names):
 - ``enable_alltoall`` (False): MindSpore's switch between an AlltoAll and AllGather + Split + Concat where a
   tensor changes its split dimension; the values are the same either way. Checked and kept: opforge's
   interpreter redistributes with the collective that sends least (an AlltoAll there, docs/parallel.md).
-- ``loss_repeated_mean`` (True): a calculation repeated on several ranks (ranks a strategy does not use)
-  contributes its gradient once, as one process computes it, which is what opforge's sharded operators do;
-  False (MindSpore sums the repeats) is refused with a ValueError.
+- ``loss_repeated_mean`` (True): a loss computed alike on several ranks (ranks its layout does not split it
+  over) contributes its gradient once, as one process computes it; with False, MindSpore sums the repeats: a
+  parallel network's backward pass starts from the sensitivity times the number of ranks of the pipeline
+  stage holding the same block of the output (``sharding.loss_repeats``), so every gradient is that many times
+  one process's.
 - ``strategy_ckpt_save_file`` (""), ``strategy_ckpt_load_file`` (""), ``strategy_ckpt_config`` ({"save_file": "",
   "load_file": "", "only_trainable_params": True}): the strategy file (MindSpore's protobuf of each parameter's
   layout; its JSON form for a name ending with ``.json``) a sharded network writes after its first step
@@ -267,19 +269,8 @@ _CHECKS = {
     "strategy_ckpt_load_file": _check_str,
     "strategy_ckpt_config": _check_strategy_ckpt_config,
     "enable_alltoall": _check_bool,
-    "loss_repeated_mean": lambda n, v: _check_loss_repeated_mean(n, v),
+    "loss_repeated_mean": _check_bool,
 }
-
-
-def _check_loss_repeated_mean(name, value):
-    _check_bool(name, value)
-    if not value:
-        raise ValueError(
-            f"{_where(name)} False (a repeated calculation's gradients summed over its repeats instead of averaged) "
-            "is not implemented: opforge's sharded operators give each gradient as one process computes it, which "
-            "is MindSpore's loss_repeated_mean=True (the default)."
-        )
-    return value
 
 
 def strategy_ckpt_file(kind: str) -> str:

@@ -296,6 +296,18 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
 
 
 @needs_mpi
+@pytest.mark.parametrize(("model", "n", "flags"), [("mlp", 2, []), ("encoder", 4, ["--graph"])])
+def test_loss_repeated_mean_false_sums_the_ranks_repeating_the_loss(model, n, flags):
+    """MindSpore's ``loss_repeated_mean=False``: the scalar loss, on every rank, gives gradients summed over the
+    ranks: equal to one process trained with its sensitivity times the ranks (and not to one process without it:
+    checked by hand)."""
+    argv = [str(SCRIPTS / "tensor_parallel.py"), "--model", model, "--optimizer", "sgd", "--no-loss-repeated-mean"]
+    job = run_job([*argv, *flags], n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert _tp_ok(job.stdout)[0] <= 1e-5
+
+
+@needs_mpi
 @pytest.mark.parametrize(
     "model, n, flags",
     [
@@ -802,7 +814,6 @@ def test_auto_parallel_on_one_rank_runs_stand_alone_and_keeps_parameter_names():
         (lambda n: n.save_operator_strategy_file("ops.json"), KeyError, "absolute path"),
         (lambda n: n.load_operator_strategy_file("/tmp/ops.txt"), KeyError, "must be .json"),
         (lambda n: n.transformer_opt("/nonexistent/speed_up.json"), ValueError, "does not exist"),
-        (lambda n: n.disable_loss_repeated_mean(), ValueError, "not implemented"),
     ],
 )
 def test_auto_parallel_checks_what_it_is_given(call, error, match):

@@ -14,6 +14,7 @@ from typing import Callable
 from opforge import _C
 from opforge.bprop._utils import zeros_like
 from opforge.bprop.tape import Tape, _differentiable, backward, record_on_tapes
+from opforge.dispatch import sharding
 from opforge.ops.functional import stop_gradient  # noqa: F401 (ops.stop_gradient, C.stop_gradient)
 from opforge.primitives.array_ops import Cast, OnesLike, Reshape
 from opforge.primitives.math_ops import Mul
@@ -75,10 +76,17 @@ _ONES_LIKE, _CAST, _MUL = OnesLike(), Cast(), Mul()
 
 
 def _senses(outs: tuple, sens, where: str) -> tuple:
-    if sens is None:
-        return tuple([_ones_like(o) for o in outs])
-    if type(sens) is _Fill:  # TrainOneStepCell's sens: every output's sensitivity is filled with it
-        return tuple([_filled_like(o, float(sens)) for o in outs])
+    repeats = [sharding.loss_repeats(o) for o in outs]  # 1 but with loss_repeated_mean=False in a parallel call
+    if sens is None or type(sens) is _Fill:  # TrainOneStepCell's sens: every output's filled with it
+        value = 1.0 if sens is None else float(sens)
+        if value == 1.0 and repeats == [1] * len(outs):
+            return tuple([_ones_like(o) for o in outs])
+        return tuple([_filled_like(o, value * k) for o, k in zip(outs, repeats)])
+    senses = _given_senses(outs, sens, where)
+    return tuple([s if k == 1 else _MUL(s, Tensor(k, s.dtype)) for s, k in zip(senses, repeats)])
+
+
+def _given_senses(outs: tuple, sens, where: str) -> tuple:
     if type(sens) is _FillBy:
         return tuple([_MUL(_ONES_LIKE(o), _CAST(sens.value, o.dtype)) for o in outs])
     senses = sens if isinstance(sens, tuple) else (sens,)

@@ -720,6 +720,19 @@ def active() -> bool:
     return getattr(_active, "depth", 0) > 0
 
 
+def loss_repeats(t) -> int:
+    """How many ranks of this rank's pipeline stage compute the same block of ``t`` in a parallel network's
+    call with MindSpore's ``loss_repeated_mean=False`` (1 otherwise). MindSpore divides the sensitivity of a
+    loss by that count (VirtualDiv) unless the option is False, and the gradients' sums over the repeating
+    ranks then give one process's gradient; opforge's sharded gradients are one process's, so with False a
+    backward pass starts from its sensitivity times that count, as MindSpore's does."""
+    if not active() or not operator_parallel() or get_auto_parallel_context("loss_repeated_mean"):
+        return 1
+    layout = layout_of(t)
+    used = math.prod(layout.mesh[d] for d in set(layout.dims) if d is not None)
+    return _ops.world()[1] // get_auto_parallel_context("pipeline_stages") // used
+
+
 def run_outermost(call, args: tuple, kwargs: dict):
     """``call(*args, **kwargs)`` as a parallel network's outermost call (a Cell's, or a jitted training step's,
     MindSpore's functional style): every operator below sharded and the optimizers' updates split, as the auto

@@ -91,6 +91,7 @@ class AutoParallel(Cell):
         self._pipeline_scheduler = "1f1b"
         self._comm_fusion_config = None
         self._gradients_mean = False
+        self._loss_repeated_mean = True
         self._gradient_fp32_sync = True
         self._init_param_in_compile = True
         self._applying = 0
@@ -109,6 +110,7 @@ class AutoParallel(Cell):
             "global_rank": self._global_rank,
             "dataset_strategy": self._dataset_strategy_config,
             "gradients_mean": self._gradients_mean,
+            "loss_repeated_mean": self._loss_repeated_mean,
             "enable_parallel_optimizer": self._enable_parallel_optimizer,
             "pipeline_stages": self._pipeline_stages,
             "strategy_ckpt_config": {
@@ -232,11 +234,9 @@ class AutoParallel(Cell):
         self._gradients_mean = True
 
     def disable_loss_repeated_mean(self):
-        raise ValueError(
-            f"{_where('disable_loss_repeated_mean')}, gradients summed over repeated calculations are not "
-            "implemented: opforge's sharded operators give each gradient as one process computes it (MindSpore's "
-            "loss_repeated_mean=True, the default)."
-        )
+        """MindSpore's ``loss_repeated_mean=False``: a loss computed alike on several ranks of a stage gives
+        each gradient summed over them (the sensitivity times their count), not one process's."""
+        self._loss_repeated_mean = False
 
     def no_init_parameters_in_compile(self):
         """Kept (MindSpore's memory saving at compile time; opforge's parameters are split when first read)."""

@@ -37,6 +37,12 @@ parser.add_argument(
     choices=["mlp", "embedding", "encoder", "batch", "zero", "zero-semi", "seqpar", "cnn", "spatial"],
 )
 parser.add_argument("--device", default="CPU", choices=["CPU", "GPU"], help="the device_target (GPU: NCCL)")
+parser.add_argument(
+    "--no-loss-repeated-mean",
+    action="store_true",
+    help="loss_repeated_mean=False: the loss, on every rank, gives gradients summed over the ranks (the one-process "
+    "reference trains with its sensitivity times the ranks)",
+)
 args = parser.parse_args()
 
 opforge.set_context(device_target=args.device)
@@ -245,7 +251,8 @@ def train(tensor_parallel: bool, data):
         opt = nn.Momentum(params, learning_rate=0.05, momentum=0.9, weight_decay=args.weight_decay)
     else:
         opt = nn.SGD(params, learning_rate=0.1, weight_decay=args.weight_decay)
-    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    sens = float(size) if args.no_loss_repeated_mean and not tensor_parallel else 1.0
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt, sens=sens)
     losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data[:-1]]
     # The last step and a forward pass alone: the collectives the interpreter ran in each
     redistribution_counts(reset=True), redistribution_volume(reset=True)
@@ -313,6 +320,8 @@ elif args.model == "zero-semi":  # the batch split by a strategy, the gradients'
     )
 else:
     opforge.set_auto_parallel_context(parallel_mode=args.mode, device_num=size, full_batch=full_batch)
+if args.no_loss_repeated_mean:
+    opforge.set_auto_parallel_context(loss_repeated_mean=False)
 if full_batch:
     net, losses, opt = train(True, data)
 else:  # each rank reads its block of every global batch
