@@ -92,6 +92,7 @@ from opforge.parallel.checkpoint_transform import (  # MindSpore exports them at
     rank_list_for_transform,
     transform_checkpoint_by_rank,
     transform_checkpoints,
+    unified_safetensors,
 )
 from opforge.nn.pipeline import sync_pipeline_shared_parameters  # (mindspore.sync_pipeline_shared_parameters)
 from opforge import common

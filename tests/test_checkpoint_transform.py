@@ -255,3 +255,114 @@ def test_a_json_strategy_file_of_another_form_raises_naming_it(tmp_path):
     bad.write_text("[1, 2")
     with pytest.raises(ValueError, match="is not a JSON strategy file"):
         opforge.build_searched_strategy(str(bad))
+
+
+def _write_safetensors(folder, rank, tensors):
+    os.makedirs(folder / f"rank_{rank}", exist_ok=True)
+    tensors = {k: opforge.Tensor(np.ascontiguousarray(v)) for k, v in tensors.items()}
+    opforge.save_checkpoint(tensors, str(folder / f"rank_{rank}" / "net.safetensors"), format="safetensors")
+
+
+@pytest.fixture
+def four_by_rows_safetensors(tmp_path):
+    """``four_by_rows``'s run saved as safetensors (MindSpore's unified flow reads those)."""
+    src = str(tmp_path / "src_strategy.ckpt")
+    strategy_file.write_layouts(src, {"w": ([4, 1], [1, -1]), "b": ([4], [-1])})
+    for r in range(4):
+        _write_safetensors(tmp_path / "sf", r, {"w": _rows(W, r, 4), "b": B, "lr": np.float32([0.1 * (r + 1)])})
+    return src, str(tmp_path / "sf")
+
+
+def _unified(folder) -> tuple:
+    weight_map = json.loads((folder / "param_name_map.json").read_text())
+    parts = {
+        f: opforge.load_checkpoint(str(folder / f), format="safetensors")
+        for f in set(weight_map["weight_map"].values())
+    }
+    return weight_map, parts
+
+
+def test_unified_safetensors_merges_the_blocks_whole_into_part_files(four_by_rows_safetensors, tmp_path):
+    src, folder = four_by_rows_safetensors
+    opforge.unified_safetensors(folder, src, str(tmp_path / "unified"))
+    weight_map, parts = _unified(tmp_path / "unified")
+    assert weight_map == {
+        "metadata": {"total_size": W.nbytes + B.nbytes},
+        "weight_map": {"w": "part0.safetensors", "b": "part0.safetensors"},
+    }
+    np.testing.assert_array_equal(parts["part0.safetensors"]["w"].asnumpy(), W)
+    np.testing.assert_array_equal(parts["part0.safetensors"]["b"].asnumpy(), B)
+    hyper = opforge.load_checkpoint(str(tmp_path / "unified" / "hyper_param.safetensors"), format="safetensors")
+    assert set(hyper) == {"lr"} and hyper["lr"].asnumpy().tolist() == [np.float32(0.1)]  # rank 0's
+
+
+def test_unified_safetensors_choice_func_renames_and_leaves_out(four_by_rows_safetensors, tmp_path):
+    src, folder = four_by_rows_safetensors
+    opforge.unified_safetensors(
+        folder, src, str(tmp_path / "u"), choice_func=lambda n: "layer.w" if n == "w" else False
+    )
+    weight_map, parts = _unified(tmp_path / "u")
+    assert weight_map["weight_map"] == {"layer.w": "part0.safetensors"}
+    np.testing.assert_array_equal(parts["part0.safetensors"]["layer.w"].asnumpy(), W)
+
+
+def test_unified_safetensors_splits_into_parts_and_shares(four_by_rows_safetensors, tmp_path, monkeypatch):
+    from opforge.parallel import checkpoint_transform
+
+    src, folder = four_by_rows_safetensors
+    monkeypatch.setattr(checkpoint_transform, "_PART_BYTES", B.nbytes)  # two parts: w, then b
+    opforge.unified_safetensors(folder, src, str(tmp_path / "one"), split_dst_file=(1, 2))
+    opforge.unified_safetensors(folder, src, str(tmp_path / "two"), split_dst_file=(2, 2))
+    assert sorted(os.listdir(tmp_path / "one")) == [
+        "hyper_param.safetensors",
+        "param_name_map.json",
+        "part0.safetensors",
+    ]
+    assert sorted(os.listdir(tmp_path / "two")) == ["part1.safetensors"]
+    weight_map = json.loads((tmp_path / "one" / "param_name_map.json").read_text())["weight_map"]
+    assert weight_map == {"w": "part0.safetensors", "b": "part1.safetensors"}  # the largest first
+
+
+def test_a_unified_folder_loads_into_a_network_or_is_cut_for_each_rank(four_by_rows_safetensors, tmp_path):
+    src, folder = four_by_rows_safetensors
+    unified = str(tmp_path / "unified")
+    opforge.unified_safetensors(folder, src, unified)
+
+    class Net(opforge.nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.w = opforge.Parameter(opforge.Tensor(np.zeros_like(W)), name="w")
+            self.b = opforge.Parameter(opforge.Tensor(np.zeros_like(B)), name="b")
+
+    net = Net()
+    not_loaded, _ = opforge.load_distributed_checkpoint(net, unified_safetensors_dir=unified, format="safetensors")
+    assert not_loaded == []
+    np.testing.assert_array_equal(net.w.asnumpy(), W)
+    params = opforge.load_distributed_checkpoint(Net(), unified_safetensors_dir=unified, return_param_dict=True)
+    assert sorted(params) == ["b", "lr", "w"]
+    # no network: each rank's blocks by a prediction strategy (w by columns on 2 ranks)
+    predict = {"w": [[2], [-1, 0], [], 0, 0, 0]}
+    opforge.load_distributed_checkpoint(
+        None, predict_strategy=predict, unified_safetensors_dir=unified, dst_safetensors_dir=str(tmp_path / "cut")
+    )
+    for r in range(2):
+        got = opforge.load_checkpoint(str(tmp_path / "cut" / f"rank_{r}" / "net.safetensors"), format="safetensors")
+        np.testing.assert_array_equal(got["w"].asnumpy(), _cols(W, r, 2))
+        np.testing.assert_array_equal(got["b"].asnumpy(), B)
+
+
+def test_unified_safetensors_checks_its_sources(four_by_rows, four_by_rows_safetensors, tmp_path):
+    src, folder = four_by_rows_safetensors
+    with pytest.raises(ValueError, match="holds .ckpt files, not safetensors"):
+        opforge.unified_safetensors(str(four_by_rows[1]), src, str(tmp_path / "u"))
+    with pytest.raises(ValueError, match="merge_with_redundancy=False"):
+        opforge.unified_safetensors(folder, src, str(tmp_path / "u"), merge_with_redundancy=False)
+    with pytest.raises(ValueError, match="split_dst_file"):
+        opforge.unified_safetensors(folder, src, str(tmp_path / "u"), split_dst_file=(3, 2))
+    os.remove(os.path.join(folder, "rank_2", "net.safetensors"))
+    with pytest.raises(ValueError, match="the safetensors file of rank 2 is needed"):
+        opforge.unified_safetensors(folder, src, str(tmp_path / "u"))
+    with pytest.raises(ValueError, match="must be a JSON file named 'param_name_map.json'"):
+        opforge.load_distributed_checkpoint(
+            None, unified_safetensors_dir=folder, dst_safetensors_dir=str(tmp_path / "d")
+        )

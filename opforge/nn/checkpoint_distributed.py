@@ -10,6 +10,7 @@ axes no dim uses hold the same block.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 
@@ -19,12 +20,21 @@ from opforge import log
 from opforge.dispatch import strategy_file
 from opforge.dispatch.sharding import coords
 from opforge.nn.cell import Cell
-from opforge.nn.checkpoint import load_checkpoint, load_param_into_net
+from opforge.nn.checkpoint import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.parallel.auto_parallel import AutoParallel
 from opforge.parallel_context import strategy_ckpt_file
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["build_searched_strategy", "merge_sliced_parameter", "load_distributed_checkpoint"]
+
+# MindSpore's unified safetensors folder (``unified_safetensors``, opforge/parallel/checkpoint_transform.py): the
+# whole parameters in part files, which ``weight_map`` of the name map names, and the others (a step count, a
+# learning rate) in the hyper-parameter file
+NAME_MAP_FILE, HYPER_PARAM_FILE = "param_name_map.json", "hyper_param.safetensors"
+
+
+def part_file(index: int) -> str:
+    return f"part{index}.safetensors"
 
 
 def build_searched_strategy(strategy_filename) -> dict:
@@ -147,8 +157,11 @@ def _auto_parallel_strategy_file(network: Cell) -> str:
     return ""
 
 
-def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=None, train_strategy_filename=None,
-                                strict_load=False, dec_key=None, dec_mode="AES-GCM", format="ckpt"):  # fmt: skip
+def load_distributed_checkpoint(network, checkpoint_filenames=None, predict_strategy=None,
+                                train_strategy_filename=None, strict_load=False, dec_key=None, dec_mode="AES-GCM",
+                                format="ckpt", unified_safetensors_dir=None, dst_safetensors_dir=None, rank_id=None,
+                                output_format="safetensors", name_map=None, max_process_num=64,
+                                return_param_dict=False):  # fmt: skip
     """Load block checkpoints (``checkpoint_filenames``: one per training rank, in rank order) into ``network``:
     each parameter's blocks merged whole by the training strategy file (``train_strategy_filename``, else the file
     an ``AutoParallel`` cell in ``network`` was given by ``save_param_strategy_file``, as MindSpore reads it, else
@@ -156,8 +169,22 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
     ``load_param_into_net``. A sharded ``network`` keeps each rank's block of the whole value, by its own
     strategies; ``predict_strategy`` (MindSpore's prediction layouts) is checked, the network's layouts rule.
     Parameters the strategy file lacks (MindSpore saves only the trainable ones by default) are not loaded,
-    with a warning, as in MindSpore."""
+    with a warning, as in MindSpore.
+
+    With ``unified_safetensors_dir`` (MindSpore's safetensors flow: a folder ``unified_safetensors`` wrote), the
+    whole parameters of that folder (``name_map``: {name: the name in its file}) are loaded into ``network``
+    (returned instead with ``return_param_dict``); without a network, each rank's blocks by ``predict_strategy``
+    (a strategy file, or MindSpore's {name: [dev_matrix, tensor_map, ...]}; whole without one) are saved to
+    ``dst_safetensors_dir/rank_N/net.{output_format}``, for ``rank_id`` or every rank. ``max_process_num`` is kept
+    (one process works here)."""
     where = "load_distributed_checkpoint"
+    if unified_safetensors_dir is not None:
+        params = read_unified(unified_safetensors_dir, name_map, where)
+        if network is None:
+            return _save_blocks(params, predict_strategy, dst_safetensors_dir, rank_id, output_format, where)
+        if not isinstance(network, Cell):
+            raise TypeError(f"For '{where}', the 'network' must be a Cell, but got {type(network).__name__}.")
+        return params if return_param_dict else load_param_into_net(network, params, strict_load=strict_load)
     if not isinstance(network, Cell):
         raise TypeError(f"For '{where}', the 'network' must be a Cell, but got {type(network).__name__}.")
     _check_files(checkpoint_filenames)
@@ -196,3 +223,72 @@ def load_distributed_checkpoint(network, checkpoint_filenames, predict_strategy=
             f"For '{where}', these parameters of the strategy are not in every checkpoint file: {not_in_files}."
         )
     load_param_into_net(network, merged, strict_load=strict_load)
+
+
+def read_unified(folder, name_map, where: str) -> dict:
+    """``{name: Parameter}`` of a unified safetensors folder: the part files its name map names (a folder of one
+    safetensors file and no map: that file's), then the hyper-parameters."""
+    if not isinstance(folder, str) or not os.path.isdir(folder):
+        raise ValueError(f"For '{where}', the 'unified_safetensors_dir' {folder!r} is not a directory.")
+    if name_map is not None and not isinstance(name_map, dict):
+        raise TypeError(f"For '{where}', the 'name_map' must be a dict, but got {type(name_map).__name__}.")
+    names = sorted(f for f in os.listdir(folder) if f.endswith(".safetensors"))
+    if os.path.isfile(os.path.join(folder, NAME_MAP_FILE)):
+        with open(os.path.join(folder, NAME_MAP_FILE)) as f:
+            content = json.load(f)
+        weight_map = content.get("weight_map", content)
+    elif len(names) == 1:
+        weight_map = dict.fromkeys(load_checkpoint(os.path.join(folder, names[0]), format="safetensors"), names[0])
+    else:
+        raise ValueError(f"For '{where}', there must be a JSON file named '{NAME_MAP_FILE}' in {folder!r}.")
+    loaded, params = {}, {}
+    for name, file in weight_map.items():
+        if file not in loaded:
+            loaded[file] = load_checkpoint(os.path.join(folder, file), format="safetensors")
+        stored = (name_map or {}).get(name, name)
+        if stored in loaded[file]:
+            params[name] = Parameter(loaded[file][stored], name=name)
+    if HYPER_PARAM_FILE in names:
+        params.update(load_checkpoint(os.path.join(folder, HYPER_PARAM_FILE), format="safetensors"))
+    return params
+
+
+def _save_blocks(params: dict, predict_strategy, dst_dir, rank_id, output_format: str, where: str) -> None:
+    """MindSpore's save mode: each rank's blocks of ``params`` by ``predict_strategy`` (whole without one)."""
+    if not isinstance(dst_dir, str):
+        raise ValueError(f"For '{where}', 'dst_safetensors_dir' can not be None when the network is None.")
+    if output_format not in ("safetensors", "ckpt"):
+        raise ValueError(f"For '{where}', the 'output_format' must be 'safetensors' or 'ckpt', got {output_format!r}.")
+    layouts = _predict_layouts(predict_strategy, where)
+    devices = math.prod(next(iter(layouts.values()))[0]) if layouts else 1
+    for rank in [rank_id] if rank_id is not None else range(devices):
+        blocks = {n: p for n, p in params.items() if not layouts or n not in layouts}  # hyper-parameters whole
+        for name, (dev_matrix, tensor_map) in layouts.items():
+            if name in params:
+                blocks[name] = Tensor(
+                    _block_of(params[name].asnumpy(), dev_matrix, tensor_map, rank), params[name].dtype
+                )
+        os.makedirs(os.path.join(dst_dir, f"rank_{rank}"), exist_ok=True)
+        save_checkpoint(blocks, os.path.join(dst_dir, f"rank_{rank}", f"net.{output_format}"), format=output_format)
+
+
+def _predict_layouts(predict_strategy, where: str) -> dict:
+    """``{name: (dev_matrix, tensor_map)}`` of a strategy file or MindSpore's prediction layouts (None: {})."""
+    if predict_strategy is None:
+        return {}
+    if isinstance(predict_strategy, str):
+        read = strategy_file.read_layouts(predict_strategy, where)
+        return {n: (list(lay.dev_matrix[0].dim), list(lay.tensor_map[0].dim)) for n, lay in read.items()}
+    _check_predict_strategy(predict_strategy)
+    return {n: (list(v[0]), list(v[1])) for n, v in predict_strategy.items()}
+
+
+def _block_of(whole: np.ndarray, dev_matrix: list, tensor_map: list, rank: int) -> np.ndarray:
+    """Rank ``rank``'s block of ``whole`` by a device matrix and a tensor map (as ``_merge_by_layout`` places it)."""
+    here = coords(rank % math.prod(dev_matrix), dev_matrix)
+    index = []
+    for n, m in zip(whole.shape, tensor_map):
+        parts = 1 if m == -1 else dev_matrix[len(dev_matrix) - 1 - m]
+        part = 0 if m == -1 else here[len(dev_matrix) - 1 - m]
+        index.append(slice(part * n // parts, (part + 1) * n // parts))
+    return np.ascontiguousarray(whole[tuple(index)])

@@ -20,6 +20,7 @@ devices + r``); a destination strategy merged so gives each rank its stage's par
 from __future__ import annotations
 
 import glob
+import json
 import math
 import os
 import re
@@ -29,7 +30,7 @@ import numpy as np
 from opforge.dispatch import strategy_file
 from opforge.dispatch.sharding import coords
 from opforge.nn.checkpoint import SUFFIXES, format_of, load_checkpoint, save_checkpoint
-from opforge.nn.checkpoint_distributed import check_even_layout
+from opforge.nn.checkpoint_distributed import HYPER_PARAM_FILE, NAME_MAP_FILE, check_even_layout, part_file
 from opforge.tensor import Tensor
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "rank_list_for_convert",
     "convert_checkpoint_by_rank",
     "convert_checkpoints",
+    "unified_safetensors",
 ]
 
 
@@ -257,14 +259,16 @@ def _save(params: dict, path: str) -> None:
 _UNSAFE = re.compile(r"\.\.|//|~|^\s*$")
 
 
-def _rank_files(src_checkpoints_dir: str, where: str) -> tuple:
-    """(format, ``{rank: the last checkpoint of src/rank_N}``): MindSpore's choice, the last name in sorted order;
-    the folders hold ``.ckpt`` files or ``.safetensors`` files, not both."""
+def _rank_files(src_checkpoints_dir: str, where: str, file_suffix: str = "") -> tuple:
+    """(format, ``{rank: the last checkpoint of src/rank_N}``): MindSpore's choice, the last name in sorted order
+    (of the names ending with ``file_suffix`` before the extension); the folders hold ``.ckpt`` files or
+    ``.safetensors`` files, not both."""
     found = {fmt: {} for fmt in SUFFIXES}
     for folder in glob.glob(os.path.join(glob.escape(src_checkpoints_dir), "rank_*")):
         number = os.path.basename(folder)[len("rank_") :]
         for fmt, suffix in SUFFIXES.items():
-            files = [f for f in sorted(glob.glob(os.path.join(glob.escape(folder), "*" + suffix))) if os.path.isfile(f)]
+            pattern = os.path.join(glob.escape(folder), "*" + glob.escape(file_suffix) + suffix)
+            files = [f for f in sorted(glob.glob(pattern)) if os.path.isfile(f)]
             if number.isdigit() and files:
                 found[fmt][int(number)] = files[-1]
     if found["ckpt"] and found["safetensors"]:
@@ -354,6 +358,98 @@ def merge_pipeline_strategys(src_strategy_dirs, dst_strategy_file) -> None:
     if not files:
         raise ValueError(f"For '{where}', no strategy file (*.ckpt or *.json) in {src_strategy_dirs!r}.")
     strategy_file.merge_stages(files, os.path.abspath(dst_strategy_file), where)
+
+
+_PART_BYTES = 3 << 30  # MindSpore's unified part files hold about 3 GiB each
+
+
+def unified_safetensors(
+    src_dir,
+    src_strategy_file,
+    dst_dir,
+    merge_with_redundancy=True,
+    file_suffix=None,
+    max_process_num=64,
+    choice_func=None,
+    split_dst_file=(),
+) -> None:
+    """MindSpore's unified safetensors: the block files of a run (``src_dir/rank_N/*.safetensors``, those whose
+    name ends with ``file_suffix`` if given) and its strategy file merged into whole parameters, written to
+    ``dst_dir`` as ``part{i}.safetensors`` files of about 3 GiB each (the largest parameters first, each into the
+    lightest part), ``param_name_map.json`` (``{"metadata": {"total_size": bytes}, "weight_map": {name: part
+    file}}``) and ``hyper_param.safetensors`` (rank 0's values the strategy lacks: a step count, a learning rate).
+    ``choice_func(name)`` returns False to leave a parameter out or a str to rename it; ``split_dst_file=(k, n)``
+    writes the k-th of n shares of the part files (the map and the hyper-parameters with the first share).
+    ``load_distributed_checkpoint(network, unified_safetensors_dir=dst_dir)`` reads the folder back.
+    ``max_process_num`` is kept (one process works here)."""
+    where = "unified_safetensors"
+    for arg, value in (("src_dir", src_dir), ("dst_dir", dst_dir), ("src_strategy_file", src_strategy_file)):
+        if not isinstance(value, str):
+            raise TypeError(f"For '{where}', the '{arg}' must be a str, but got {type(value).__name__}.")
+    if os.path.isfile(src_dir):
+        raise ValueError(f"For '{where}', the 'src_dir' can not be a file: {src_dir!r}.")
+    if not merge_with_redundancy:
+        raise ValueError(
+            f"For '{where}', merge_with_redundancy=False (source files saved without their redundant blocks) is "
+            "not supported: opforge saves every rank's blocks."
+        )
+    share = _check_split(split_dst_file, where)
+    source_format, sources = _rank_files(src_dir, where, file_suffix or "")
+    if source_format != "safetensors":
+        raise ValueError(f"For '{where}', the 'src_dir' {src_dir!r} holds .ckpt files, not safetensors.")
+    src, whole = _Strategy(src_strategy_file, where), _Strategy(None, where)
+    missing = [r for r in _needed(src, whole, 0) if r not in sources]
+    if missing:
+        raise ValueError(f"For '{where}', the safetensors file of rank {missing[0]} is needed, but it is missing.")
+    files = {r: _load(sources[r]) for r in _needed(src, whole, 0) + [0] if r in sources}
+    merged = _transform(src, whole, files, 0)
+    kept = {}
+    for name, value in merged.items():  # the strategy's parameters, as choice_func names them
+        choice = choice_func(name) if choice_func is not None and src.has(name) else True
+        if src.has(name) and not name.startswith("accu_grads") and choice is not False:
+            kept[choice if isinstance(choice, str) else name] = value
+    hyper = {name: files[0][name] for name in files.get(0, {}) if not src.has(name)}
+    _write_unified(kept, hyper, dst_dir, share)
+
+
+def _check_split(split_dst_file, where: str):
+    """``(k, n)`` of ``split_dst_file`` (None for ``()``)."""
+    if split_dst_file == () or split_dst_file is None:
+        return None
+    ok = isinstance(split_dst_file, tuple) and len(split_dst_file) == 2
+    if not ok or not all(isinstance(v, int) and not isinstance(v, bool) for v in split_dst_file):
+        raise TypeError(f"For '{where}', the 'split_dst_file' must be a tuple (k, n) of two ints.")
+    k, n = split_dst_file
+    if not 1 <= k <= n:
+        raise ValueError(f"For '{where}', the 'split_dst_file' (k, n) must have 1 <= k <= n, but got {split_dst_file}.")
+    return k, n
+
+
+def _write_unified(params: dict, hyper: dict, dst_dir: str, share) -> None:
+    sizes = {name: t.asnumpy().nbytes for name, t in params.items()}
+    parts = [[] for _ in range(max(1, min(len(sizes), -(-sum(sizes.values()) // _PART_BYTES))))]
+    loads = [0] * len(parts)
+    for name, size in sorted(sizes.items(), key=lambda item: -item[1]):
+        lightest = loads.index(min(loads))
+        parts[lightest].append(name)
+        loads[lightest] += size
+    mine = range(len(parts))
+    if share is not None:  # the k-th of n near-equal runs of part files
+        k, n = share
+        first = (len(parts) // n) * (k - 1) + min(k - 1, len(parts) % n)
+        mine = range(first, first + len(parts) // n + (1 if k <= len(parts) % n else 0))
+    os.makedirs(dst_dir, exist_ok=True)
+    for i in mine:
+        if parts[i]:
+            save_checkpoint(
+                {name: params[name] for name in parts[i]}, os.path.join(dst_dir, part_file(i)), format="safetensors"
+            )
+    if share is None or share[0] == 1:
+        weight_map = {name: part_file(i) for i, names in enumerate(parts) for name in names}
+        with open(os.path.join(dst_dir, NAME_MAP_FILE), "w") as f:
+            json.dump({"metadata": {"total_size": sum(sizes.values())}, "weight_map": weight_map}, f, indent=4)
+        if hyper:
+            save_checkpoint(hyper, os.path.join(dst_dir, HYPER_PARAM_FILE), format="safetensors")
 
 
 # MindSpore 2.6's names of the same (``mindspore.parallel``)
