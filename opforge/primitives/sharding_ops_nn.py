@@ -89,14 +89,17 @@ def _axis_if(lay: TensorLayout, dim: int, mesh: tuple, taken: tuple):
 # split dims. The output and input sizes must divide by k.
 
 
-def _geometry(prim, dim: int, size: int) -> tuple:
-    """``(span, stride, pad before, output size)`` of spatial dim ``dim`` (2 or 3) for an input of ``size``, of
-    a convolution or a pooling."""
+def _window_attrs(prim, dim: int) -> tuple:
+    """``(kernel, stride, dilation, (pad before, pad after))`` of spatial dim ``dim`` (2 or 3) of a convolution
+    or a pooling (whose pads follow from its mode alone)."""
     if isinstance(prim, _POOLS):
-        kernel, stride, dilation, pads = prim.kernel_size[dim], prim.strides[dim], 1, (0, 0)
-    else:
-        kernel, stride, dilation = prim.kernel_size[dim - 2], prim.stride[dim], prim.dilation[dim]
-        pads = prim.padding[2 * (dim - 2) : 2 * (dim - 2) + 2]
+        return prim.kernel_size[dim], prim.strides[dim], 1, (0, 0)
+    return prim.kernel_size[dim - 2], prim.stride[dim], prim.dilation[dim], prim.padding[2 * dim - 4 : 2 * dim - 2]
+
+
+def _geometry(prim, dim: int, size: int) -> tuple:
+    """``(span, stride, pad before, output size)`` of spatial dim ``dim`` for an input of ``size``."""
+    kernel, stride, dilation, pads = _window_attrs(prim, dim)
     out, before, _ = conv_output_and_pads(prim.name, size, kernel, stride, dilation, prim.pad_mode, pads)
     return dilation * (kernel - 1) + 1, stride, before, out
 
@@ -105,8 +108,7 @@ def _pads(prim, sizes: tuple, split: dict) -> tuple:
     """The (top, bottom, left, right) padding of a local call on whole ``sizes`` (H, W): 0 along split dims."""
     pads = []
     for dim, size in zip((2, 3), sizes):
-        kernel, stride, dilation = prim.kernel_size[dim - 2], prim.stride[dim], prim.dilation[dim]
-        both = prim.padding[2 * (dim - 2) : 2 * (dim - 2) + 2]
+        kernel, stride, dilation, both = _window_attrs(prim, dim)
         _, before, after = conv_output_and_pads(prim.name, size, kernel, stride, dilation, prim.pad_mode, both)
         pads += [0, 0] if dim in split else [before, after]
     return tuple(pads)
@@ -118,7 +120,8 @@ def _spatial_refusal(prim, dim: int, size: int, parts: int):
     if size % parts or out % parts:
         return f"its input size {size} and output size {out} must divide by the {parts} parts"
     if any(n < 1 for _, n in _gradient_windows(prim, dim, size, parts)):
-        return f"a block of {size // parts} input rows would be read by no window (the stride is {prim.stride[dim]})"
+        stride = _geometry(prim, dim, size)[1]
+        return f"a block of {size // parts} input rows would be read by no window (the stride is {stride})"
     return None
 
 
@@ -165,7 +168,7 @@ def _join(parts: list, dim: int):
     return op(tuple(parts))
 
 
-def halo_window(x, dim: int, mesh: tuple, axis: int, windows: list):
+def _halo_window(x, dim: int, mesh: tuple, axis: int, windows: list):
     """Rows ``[start, start + length)`` of the whole tensor along ``dim`` (zeros outside it), ``windows[q]``
     being ``(start, length)`` of the rank at coordinate ``q`` on mesh axis ``axis`` and ``x`` this rank's block:
     one AllGather of the strips of each block that the neighbours' windows reach."""
@@ -198,7 +201,7 @@ def _forward_windows(prim, dim: int, size: int, parts: int) -> list:
 
 def _windowed(x, split: dict, mesh: tuple, windows_of):
     for dim, axis in split.items():
-        x = halo_window(x, dim, mesh, axis, windows_of(dim))
+        x = _halo_window(x, dim, mesh, axis, windows_of(dim))
     return x
 
 
