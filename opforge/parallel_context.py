@@ -40,9 +40,11 @@ Options and defaults (MindSpore's names):
   read as the group's size when it was not set.
 - ``global_rank`` (0): recorded; the rank a process has comes from ``opforge.communication``.
 - ``parameter_broadcast`` (True): broadcast every trained Parameter from rank 0 when the
-  ``TrainOneStepCell`` is built, so that every rank starts from the same weights. MindSpore's default
-  is False because its graph compiler starts ranks from one seed; opforge's eager ranks initialise
-  their weights independently, so the broadcast is on unless it is switched off.
+  ``TrainOneStepCell`` is built (data parallel), or every whole Parameter from the first rank of each
+  pipeline stage at a parallel network's first call (operator parallel), so that every rank starts from the
+  same weights. MindSpore's default is False because its graph compiler starts ranks from one seed;
+  opforge's eager ranks initialise their weights independently, so the broadcast is on unless it is switched
+  off.
 - ``all_reduce_fusion_config`` ([]): parameter indices where a new fusion bucket starts
   (``[2, 4]`` on 6 parameters: buckets 0-1, 2-3, 4-5). Empty: buckets by size.
 - ``comm_fusion`` ({"allreduce": {"mode": "auto", "config": None}}): MindSpore's fusion setting for the

@@ -296,6 +296,18 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
 
 
 @needs_mpi
+@pytest.mark.parametrize(("model", "n"), [("mlp", 2), ("encoder", 4)])
+def test_ranks_initialised_apart_start_from_rank_0s_parameters(model, n):
+    """``parameter_broadcast`` (on by default): each rank initialises from its own seed (a script without
+    ``set_seed``), and the first call of the parallel network broadcasts rank 0's parameters, so the ranks train
+    one model, equal to one process initialised as rank 0 (the whole bias of the MLP's second layer, which no
+    strategy splits, included)."""
+    job = run_job([str(SCRIPTS / "tensor_parallel.py"), "--model", model, "--rank-seeds"], n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert _tp_ok(job.stdout)[0] <= 1e-5
+
+
+@needs_mpi
 @pytest.mark.parametrize(("model", "n", "flags"), [("mlp", 2, []), ("encoder", 4, ["--graph"])])
 def test_loss_repeated_mean_false_sums_the_ranks_repeating_the_loss(model, n, flags):
     """MindSpore's ``loss_repeated_mean=False``: the scalar loss, on every rank, gives gradients summed over the

@@ -356,17 +356,30 @@ _ops = _CollectiveOps()
 
 
 def set_collective_ops(
-    *, all_gather, all_reduce, reduce_scatter, all_to_all, slice, world, group, exchange, assign, pack, unpack
+    *,
+    all_gather,
+    all_reduce,
+    reduce_scatter,
+    all_to_all,
+    broadcast,
+    slice,
+    world,
+    group,
+    exchange,
+    assign,
+    pack,
+    unpack,
 ) -> None:
     """``all_gather(x, dim, group)`` (blocks concatenated along ``dim`` in group order),
     ``all_reduce(x, op, group)``, ``reduce_scatter(x, dim, op, group)`` (the reduction's block of this
     rank along ``dim``), ``all_to_all(x, split_dim, concat_dim, group)`` (MindSpore's AlltoAll),
+    ``broadcast(x, root, group)`` (the value of the group's rank ``root``),
     ``slice(x, dim, index, parts)`` (block ``index`` of ``parts`` along ``dim``), ``world() -> (rank,
     size)`` and ``group(ranks) -> name`` (the communication group of those world ranks, created on first
     use), ``exchange(values, ranks) -> [values of each of those ranks]`` (None: the world), ``pack(blocks)``
     (flattened, concatenated) and ``unpack(flat, shapes)`` (pack's inverse), written with primitives."""
     _ops.all_gather, _ops.all_reduce, _ops.slice, _ops.world, _ops.group = all_gather, all_reduce, slice, world, group
-    _ops.reduce_scatter, _ops.all_to_all = reduce_scatter, all_to_all
+    _ops.reduce_scatter, _ops.all_to_all, _ops.broadcast = reduce_scatter, all_to_all, broadcast
     _ops.exchange, _ops.assign = exchange, assign
     _ops.pack, _ops.unpack = pack, unpack
 
@@ -718,6 +731,27 @@ _active = threading.local()
 def active() -> bool:
     """Whether a ShardInterpreter is installed on this thread."""
     return getattr(_active, "depth", 0) > 0
+
+
+def broadcast_parameters(params, stages: int) -> None:
+    """Set every whole Parameter of ``params`` to the value of the first rank of this rank's pipeline stage (one
+    Broadcast per dtype): a parallel network's ranks then start from one model however each initialised it
+    (``parameter_broadcast``). Split Parameters (laid out by another network's call) and other stages'
+    placeholders are left alone."""
+    rank, world = _ops.world()
+    per_stage = world // stages
+    first = rank - rank % per_stage
+    if per_stage == 1:
+        return
+    by_dtype: dict = {}
+    for p in params:
+        if hasattr(p, "_data") and p._data.__class__ is not ShardedValue:
+            by_dtype.setdefault(p._meta[0], []).append(p)
+    group = _ops.group(tuple(range(first, first + per_stage)))
+    for members in by_dtype.values():
+        flat = _ops.broadcast(_ops.pack(members), 0, group)
+        for p, value in zip(members, _ops.unpack(flat, [p._meta[1] for p in members])):
+            _ops.assign(p, value)
 
 
 def loss_repeats(t) -> int:

@@ -496,9 +496,12 @@ class Cell:
                 # calls with their collectives, optimizer parallel's reduce-scatters, updates and all-gathers,
                 # a pipeline's 1F1B schedule with its Send/Receive
                 return self._sharded_graph(*args, **kwargs)
+            laid_out = self.__dict__.get("_sharded_laid_out")
+            if not laid_out and operator_parallel() and get_auto_parallel_context("parameter_broadcast"):
+                sharding.broadcast_parameters(self.get_parameters(), get_auto_parallel_context("pipeline_stages"))
             out = self._sharded(*args, **kwargs)
             # The first call splits the parameters in place; later ones may be traced.
-            if not self.__dict__.get("_sharded_laid_out"):
+            if not laid_out:
                 object.__setattr__(self, "_sharded_laid_out", True)
                 self._save_strategy_file()
             return out

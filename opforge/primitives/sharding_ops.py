@@ -135,6 +135,10 @@ def _reduce_scatter(x, dim, op, group):
     return _swap(_prim("scatter", group, op)(_swap(x, dim)), dim)
 
 
+def _broadcast(x, root, group):
+    return K.Broadcast(root, group)((x,))[0]
+
+
 def _all_to_all(x, split_dim, concat_dim, group):
     return _prim("alltoall", group, (split_dim, concat_dim))(x)
 
@@ -177,6 +181,7 @@ set_collective_ops(
     all_reduce=_all_reduce,
     reduce_scatter=_reduce_scatter,
     all_to_all=_all_to_all,
+    broadcast=_broadcast,
     slice=_block,
     world=_world,
     group=_group,

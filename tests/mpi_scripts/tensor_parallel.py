@@ -38,6 +38,11 @@ parser.add_argument(
 )
 parser.add_argument("--device", default="CPU", choices=["CPU", "GPU"], help="the device_target (GPU: NCCL)")
 parser.add_argument(
+    "--rank-seeds",
+    action="store_true",
+    help="each rank initialises its network from its own seed: the first call broadcasts rank 0's parameters",
+)
+parser.add_argument(
     "--no-loss-repeated-mean",
     action="store_true",
     help="loss_repeated_mean=False: the loss, on every rank, gives gradients summed over the ranks (the one-process "
@@ -241,7 +246,7 @@ VOCAB, HEADS, SEQ, IMAGE, SPATIAL = 8 * size, size, 6, 6, 4 * size
 
 
 def train(tensor_parallel: bool, data):
-    nn.set_seed(0)
+    nn.set_seed(rank if args.rank_seeds and tensor_parallel else 0)
     net = MODELS[args.model](tensor_parallel)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     params = net.trainable_params()
