@@ -552,7 +552,7 @@ def test_opforge_run_names_a_dead_rank(fault, how):
         (2, "momentum", ["--auto-parallel", "--functional"]),
         (4, "adam", ["--auto-parallel", "--functional", "--parallel-optimizer", "--graph"]),
         (4, "momentum", ["--auto-parallel", "--data-parallel"]),
-        (4, "adam", ["--tensor-parallel", "--graph"]),
+        (4, "adam", ["--tensor-parallel", "--graph", "--print"]),
         (4, "momentum", ["--tensor-parallel", "--parallel-optimizer", "--checkpoint", "{tmp}"]),
     ],
 )
@@ -569,11 +569,16 @@ def test_two_stage_pipeline_equals_one_process(n, optimizer, flags, tmp_path):
     ``--tensor-parallel``: stage 1's ranks split its Dense layers too (the strategies checked among them only:
     a check over every rank hung, stage 0 never running those operators).
     ``--checkpoint``: each rank saves its stage's strategy file and blocks; the stages' files merged
-    (``merge_pipeline_strategys``) and the blocks transformed whole equal one process's parameters."""
+    (``merge_pipeline_strategys``) and the blocks transformed whole equal one process's parameters.
+    ``--print``: ``ops.Print`` in the network (MindSpore's tutorial): a micro-batch's rows of fc1's output on
+    stage 0's ranks, the block of fc2's columns on each of stage 1's, nothing of the other stage."""
     flags = [str(tmp_path) if f == "{tmp}" else f for f in flags]
     argv = [str(SCRIPTS / "pipeline.py"), "--optimizer", optimizer, "--steps", "4", *flags]
     job = run_job(argv, n=n, timeout=180)
     assert job.returncode == 0, job.stdout + job.stderr
+    if "--print" in flags:  # fc1: [4 rows, 16] on stage 0's 2 ranks, 4 micro-batches, 4 steps; fc2's in 2: [4, 8]
+        assert job.stdout.count("Tensor(shape=[4, 16]") == 2 * 4 * 4, job.stdout
+        assert job.stdout.count("Tensor(shape=[4, 8]") == 2 * 4 * 4, job.stdout
     m = re.search(r"PIPE-OK (\S+) True", job.stdout)
     assert m and float(m.group(1)) <= 1e-5, job.stdout + job.stderr
 

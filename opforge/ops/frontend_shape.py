@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from opforge import dtype as mstype
-from opforge.dispatch import side_outputs
+from opforge.dispatch import sharding, side_outputs
 from opforge.ops.host_op import HostOp
-from opforge.tensor import Tensor
+from opforge.tensor import Tensor, is_placeholder
 
 __all__ = ["Depend", "Print", "Shape", "DType", "TensorShape", "DynamicShape", "depend", "print_", "shape", "dyn_shape"]
 
@@ -27,7 +27,9 @@ class Depend:
 class Print:
     """``Print()(*inputs)``: prints the Tensors (their values) and strings, one line each, as MindSpore's Print;
     returns None. Under ``jit`` (GRAPH_MODE) each run of the step prints its own values once its program has run
-    (the Tensors are extra outputs of the trace: opforge/dispatch/side_outputs.py)."""
+    (the Tensors are extra outputs of the trace: opforge/dispatch/side_outputs.py). In a parallel network each
+    rank prints its block of a split Tensor, as MindSpore's ranks print their slices, and a rank of another
+    pipeline stage (whose Tensors there are placeholders, as under abstract evaluation) prints nothing."""
 
     def __call__(self, *inputs):
         for x in inputs:
@@ -35,8 +37,11 @@ class Print:
                 raise TypeError(
                     f"For 'Print', each input must be a Tensor, a string or a number, but got {type(x).__name__}."
                 )
+        tensors = tuple(x for x in inputs if isinstance(x, Tensor))
+        if any(is_placeholder(x) for x in tensors):
+            return
         layout = tuple(None if isinstance(x, Tensor) else x for x in inputs)
-        side_outputs.emit(_print_lines, layout, tuple(x for x in inputs if isinstance(x, Tensor)))
+        side_outputs.emit(_print_lines, layout, tuple(sharding.local_of(x) for x in tensors))
 
 
 def _print_lines(layout: tuple, tensors: tuple) -> None:

@@ -53,6 +53,12 @@ parser.add_argument(
     help="a folder: each rank writes its strategy file and its block checkpoint there; rank 0 merges the stages' "
     "strategy files (merge_pipeline_strategys) and transforms the blocks whole, which must equal one process's",
 )
+parser.add_argument(
+    "--print",
+    action="store_true",
+    help="ops.Print of fc1's and fc2's outputs in the network (MindSpore's pipeline tutorial prints so): each rank "
+    "of a stage prints its block, the other stage's ranks nothing",
+)
 args = parser.parse_args()
 
 init()
@@ -78,8 +84,15 @@ class Net(nn.Cell):
             self.fc2.bias_add.shard(((1, per_stage), (per_stage,)))
             self.fc3.matmul.shard(((1, per_stage), (1, per_stage)))
 
+        self.print = opforge.ops.Print()
+
     def construct(self, x):
-        return self.fc3(self.fc2(self.fc1(x)))
+        h = self.fc1(x)
+        g = self.fc2(h)
+        if args.print:  # (a Print of both would run on no rank: each stage has one of them only)
+            self.print("fc1 out:", h)
+            self.print("fc2 out:", g)
+        return self.fc3(g)
 
 
 def optimizer_for(params):
