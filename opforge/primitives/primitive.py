@@ -16,7 +16,7 @@ import weakref
 from opforge import _C, context
 from opforge import dtype as mstype
 from opforge.device import BACKENDS
-from opforge.dispatch import binding, plan
+from opforge.dispatch import binding, plan, sharding
 from opforge.dispatch.signature import make_sig, sig_dtype
 from opforge.kernels import registry
 from opforge.parallel_layout import split_counts
@@ -231,6 +231,9 @@ class Primitive(metaclass=_PrimitiveType):
             except AttributeError:  # a cached plan read the data of a placeholder: say which
                 plan.check_no_placeholders(self, args)
                 raise
+            except TypeError:  # a kernel handed a parallel network's split output: say so
+                self._refuse_sharded(args)
+                raise
         return interpreter.process_primitive(self, args)
 
     def _fold_constant_tensors(self, args: tuple) -> tuple:
@@ -250,12 +253,30 @@ class Primitive(metaclass=_PrimitiveType):
                 folded[i] = tuple(value) if isinstance(value, list) else value
         return tuple(folded)
 
+    def _refuse_sharded(self, args: tuple) -> None:
+        """A ValueError naming the input that is a Tensor split across ranks, outside the parallel network that
+        split it (an output it returned, which kernels cannot read as one array). The plan built for its global
+        meta is dropped, so that the next such call comes here again rather than to the kernel's check."""
+        flat = [(i, a) for i, arg in enumerate(args) for a in (arg if isinstance(arg, (tuple, list)) else (arg,))]
+        for i, a in flat:
+            if sharding.is_sharded(a):
+                self._plans.pop(self._plan_key(args), None)
+                raise ValueError(
+                    f"For '{self.name}', the input {i} is a Tensor split across ranks ({a._data.layout}, global "
+                    f"shape {list(a.shape)}), outside the parallel network that split it: MindSpore's ranks hold "
+                    "their own slice of such an output; read it with opforge.dispatch.sharding.local_of(t) (this "
+                    "rank's block) or gather_whole(t) (the whole value on every rank)."
+                )
+
+    def _plan_key(self, args: tuple) -> tuple:
+        try:
+            return tuple([a._meta for a in args])
+        except AttributeError:
+            return plan.plan_key(self, args)
+
     def _plan_for(self, args: tuple):
         """The plan for a call with these arguments: cached per metas, else built."""
-        try:
-            key = tuple([a._meta for a in args])
-        except AttributeError:
-            key = plan.plan_key(self, args)
+        key = self._plan_key(args)
         found = self._plans.get(key)
         return found if found is not None else self._new_plan(args, key)
 

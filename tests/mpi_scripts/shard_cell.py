@@ -100,5 +100,12 @@ got = gather_whole(product).asnumpy()
 opforge.reset_auto_parallel_context()
 if not np.allclose(got, a @ y, atol=1e-5) or "tensor_map=[0, -1]" not in product_layout:
     sys.exit(f"the MatMul of Layouts gave {got} laid out as {product_layout}")
+for _ in range(2):  # an operator outside the network on its split output: a ValueError saying so, every time
+    try:
+        ops.ReduceSum()(product)
+        sys.exit("an operator outside the network read its split output")
+    except ValueError as e:
+        if "split across ranks" not in str(e) or "local_of" not in str(e):
+            sys.exit(f"the error of an operator on a split output: {e}")
 if get_rank() == 0:
     print("SHARD-OK", worst, json.dumps({**layouts, "function output": out_layout, "resharded": product_layout}))
