@@ -197,6 +197,7 @@ def _register_mindspore_module_paths():
     for name in ("DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell"):
         setattr(wrap, name, getattr(loss_scale, name))
     wrap.MicroBatchInterleaved = micro_batch.MicroBatchInterleaved  # (mindspore.nn.wrap.cell_wrapper has it)
+    wrap.GradAccumulationCell = micro_batch.GradAccumulationCell  # (and its older gradient accumulation cell)
 
 
 _register_mindspore_module_paths()

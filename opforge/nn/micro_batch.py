@@ -10,7 +10,7 @@ from opforge.nn.cell import Cell
 from opforge.primitives import array_ops
 from opforge.tensor import Tensor
 
-__all__ = ["GradAccumulation", "MicroBatchInterleaved"]
+__all__ = ["GradAccumulation", "GradAccumulationCell", "MicroBatchInterleaved"]
 
 _slice = array_ops.Slice()
 
@@ -91,3 +91,6 @@ class GradAccumulation(MicroBatchInterleaved):
 
     def extend_repr(self) -> str:
         return f"micro_size={self.micro_size}"
+
+
+GradAccumulationCell = GradAccumulation  # MindSpore's older name (``nn.GradAccumulationCell(network, micro_size)``)
