@@ -97,7 +97,7 @@ from opforge.parallel.checkpoint_transform import (  # MindSpore exports them at
 from opforge.nn.pipeline import sync_pipeline_shared_parameters  # (mindspore.sync_pipeline_shared_parameters)
 from opforge import common
 from opforge.common import ParameterTuple, RowTensor
-from opforge.common.api import ms_function  # MindSpore 1.x's name of jit
+from opforge.common.api import lazy_inline, ms_function  # (ms_function: MindSpore 1.x's name of jit)
 from opforge.common.recompute import recompute  # MindSpore's mindspore.recompute(block, *args, **kwargs)
 from opforge import dataset, numpy, scipy, train
 from opforge import log  # MindSpore's mindspore.log (from mindspore import log as logger)

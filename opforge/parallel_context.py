@@ -58,6 +58,8 @@ Options and defaults (MindSpore's names):
   parallel network's backward pass starts from the sensitivity times the number of ranks of the pipeline
   stage holding the same block of the output (``sharding.loss_repeats``), so every gradient is that many times
   one process's.
+- ``pipeline_result_broadcast`` (False): recorded; a pipeline's loss (its last stage's) reaches every rank
+  either way in opforge, where MindSpore broadcasts it only when this is True.
 - ``strategy_ckpt_save_file`` (""), ``strategy_ckpt_load_file`` (""), ``strategy_ckpt_config`` ({"save_file": "",
   "load_file": "", "only_trainable_params": True}): the strategy file (MindSpore's protobuf of each parameter's
   layout; its JSON form for a name ending with ``.json``) a sharded network writes after its first step
@@ -126,6 +128,7 @@ _DEFAULTS = {
     "strategy_ckpt_config": {"save_file": "", "load_file": "", "only_trainable_params": True},
     "enable_alltoall": False,
     "loss_repeated_mean": True,
+    "pipeline_result_broadcast": False,
 }
 _state: dict = copy.deepcopy(_DEFAULTS)
 _explicit: set = set()  # the options set by the user since the last reset
@@ -272,6 +275,7 @@ _CHECKS = {
     "strategy_ckpt_config": _check_strategy_ckpt_config,
     "enable_alltoall": _check_bool,
     "loss_repeated_mean": _check_bool,
+    "pipeline_result_broadcast": _check_bool,
 }
 
 

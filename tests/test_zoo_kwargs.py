@@ -197,3 +197,36 @@ def test_map_column_order_projects_after_the_map():
     assert plain.get_col_names() == ["a", "b", "c"]
     with pytest.raises(ValueError, match="'d'"):
         base.map(operations=lambda b: b, input_columns=["b"], column_order=["a", "d"])
+
+
+def test_mindspore_pipeline_inference_sample_names(_context_restored):
+    """The names MindSpore's pipeline-inference tutorial uses: ``@lazy_inline`` on a cell's ``__init__``,
+    ``Cell.compile(*inputs)`` before predicting, ``pipeline_result_broadcast`` in the context."""
+
+    class Block(opforge.nn.Cell):
+        @opforge.lazy_inline
+        def __init__(self):
+            super().__init__()
+            self.dense = opforge.nn.Dense(3, 2)
+
+        def construct(self, x):
+            return self.dense(x)
+
+    @opforge.lazy_inline(attrs=["size"], policy="front")
+    def init(size):
+        return size
+
+    assert init(4) == 4
+    with pytest.raises(TypeError, match="'attrs' must be a str or a list/tuple of str"):
+        opforge.lazy_inline(attrs=3)
+    with pytest.raises(ValueError, match="'policy' must be None or 'front'"):
+        opforge.lazy_inline(policy="back")
+    block = Block()
+    block.set_inputs(Tensor(shape=[None, 3], dtype=opforge.float32))
+    block.compile(Tensor(np.ones((2, 3), np.float32)))  # checked against set_inputs, nothing runs
+    with pytest.raises(ValueError):
+        block.compile(Tensor(np.ones((2, 4), np.float32)))
+    opforge.set_auto_parallel_context(pipeline_result_broadcast=True)
+    assert opforge.get_auto_parallel_context("pipeline_result_broadcast") is True
+    with pytest.raises(TypeError, match="pipeline_result_broadcast"):
+        opforge.set_auto_parallel_context(pipeline_result_broadcast=1)

@@ -666,6 +666,15 @@ class Cell:
         """The specs given to ``set_inputs``, or None."""
         return self.__dict__.get("_dynamic_shape_inputs")
 
+    def compile(self, *args, **kwargs) -> None:
+        """MindSpore's ``Cell.compile(*inputs)``: there, the graph is built for these inputs before a call
+        (``predict`` after it). opforge builds nothing ahead: a call runs (PYNATIVE_MODE) or is traced at the
+        first call (GRAPH_MODE); here the inputs are checked against ``set_inputs``'s specs when there are
+        some, and nothing runs."""
+        specs = self.__dict__.get("_dynamic_shape_inputs")
+        if specs is not None:
+            _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
+
     # -- printing -------------------------------------------------------------------------------
     def extend_repr(self) -> str:
         """Extra text shown between the brackets of this cell's repr (override it)."""

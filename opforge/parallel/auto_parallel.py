@@ -113,6 +113,7 @@ class AutoParallel(Cell):
             "loss_repeated_mean": self._loss_repeated_mean,
             "enable_parallel_optimizer": self._enable_parallel_optimizer,
             "pipeline_stages": self._pipeline_stages,
+            "pipeline_result_broadcast": self._pipeline_result_broadcast,
             "strategy_ckpt_config": {
                 "save_file": self._save_strategy_file_path,
                 "load_file": self._load_strategy_file_path,

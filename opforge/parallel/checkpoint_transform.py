@@ -31,6 +31,7 @@ from opforge.dispatch import strategy_file
 from opforge.dispatch.sharding import coords
 from opforge.nn.checkpoint import SUFFIXES, format_of, load_checkpoint, save_checkpoint
 from opforge.nn.checkpoint_distributed import HYPER_PARAM_FILE, NAME_MAP_FILE, check_even_layout, part_file
+from opforge.nn.pipeline import sync_pipeline_shared_parameters  # noqa: F401 (MindSpore's newer path of it)
 from opforge.tensor import Tensor
 
 __all__ = [
