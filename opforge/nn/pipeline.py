@@ -7,9 +7,10 @@ cuts each batch into ``micro_size`` micro-batches along dim 0 and runs them thro
 one backward, then finishes the backward passes. Between stages the boundary tensors travel with
 ``ops.Send`` / ``ops.Receive`` forward and their gradients backward; each stage differentiates only its
 own part (a tape per micro-batch), seeded at the last stage by the loss and elsewhere by the gradient the
-next stage sent back. The gradients are the mean over the micro-batches, so a step equals one process
-trained on the whole batch (the loss being a mean over the batch). The loss a step returns is the mean
-of the micro-batches' losses, on every rank (from the first rank of the last stage).
+next stage sent back. As in MindSpore, the loss a step returns and differentiates is the sum of the
+micro-batches' losses, on every rank (from the first rank of the last stage): with a loss that is a mean over
+its batch, a step equals one process trained on the whole batch with ``micro_size`` times its gradients (a
+``TrainOneStepCell`` of ``sens=micro_size``), and its loss is ``micro_size`` times that process's.
 
 Operators with no data on this rank (the other stages' cells, a loss computed past this stage) are only
 shape-inferred. A rank keeps only its stage's parameters: ``PipelineCell`` drops the data of the others
@@ -222,7 +223,7 @@ class PipelineCell(Cell):
     ``stage_config`` gives sub-cells their ``pipeline_stage`` by name (``{"_backbone.fc1": 0, ...}``), as
     setting the attribute does; ``segment_config`` their ``pipeline_segment`` (kept: MindSpore's virtual
     stages, which opforge's 1F1B schedule does not have). ``TrainOneStepCell`` recognises it and trains with
-    its 1F1B schedule; called alone it returns the mean loss of the micro-batches."""
+    its 1F1B schedule; called alone it returns the sum of the micro-batches' losses (MindSpore's)."""
 
     def __init__(self, network: Cell, micro_size: int, stage_config=None, segment_config=None):
         super().__init__(auto_prefix=False)
@@ -239,7 +240,7 @@ class PipelineCell(Cell):
         self._shared = _release_other_stages(network)  # None until the stages are known
 
     def construct(self, *inputs):
-        """The mean loss of the micro-batches. While a gradient is taken (``value_and_grad`` of a function calling
+        """The sum of the micro-batches' losses. While a gradient is taken (``value_and_grad`` of a function calling
         it, MindSpore's functional pipeline training), the 1F1B schedule computes the weights' gradients as it
         runs, and the call is recorded as one operation on the weights whose backward hands them on."""
         if not taping():
@@ -272,8 +273,8 @@ class PipelineCell(Cell):
         return [tuple(p[i] for p in parts) for i in range(m)]
 
     def value_and_grad(self, weights, *inputs):
-        """``(loss, grads)``: one step's mean loss and the gradients of ``weights`` (zeros for the weights
-        of other stages), by the 1F1B schedule."""
+        """``(loss, grads)``: one step's loss (the micro-batches' sum) and the gradients of ``weights`` (zeros
+        for the weights of other stages), by the 1F1B schedule."""
         stages = get_auto_parallel_context("pipeline_stages")
         if self._shared is None:
             self._shared = _release_other_stages(self.network)
@@ -297,12 +298,12 @@ class PipelineCell(Cell):
                     self._send_forward(run, mb)
                     continue
                 pending_sends.append(mb)  # sent after the next backward's receive: no crossing sends
-                self._backward(run, waiting.popleft(), weights, grads, m)
+                self._backward(run, waiting.popleft(), weights, grads)
                 for sent in pending_sends:
                     self._send_forward(run, sent)
                 pending_sends.clear()
             while waiting:
-                self._backward(run, waiting.popleft(), weights, grads, m)
+                self._backward(run, waiting.popleft(), weights, grads)
         grads = [(w if is_placeholder(w) else ops.ZerosLike()(w)) if g is None else g for w, g in zip(weights, grads)]
         self._sum_shared(weights, grads, stage, rank, world // stages)
         return self._loss(losses, rank, world, stages), tuple(grads)
@@ -334,10 +335,10 @@ class PipelineCell(Cell):
         for k, t in enumerate(mb.sent):
             run.send(t, _FORWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next)
 
-    def _backward(self, run: _Run, mb: _MicroBatch, weights, grads: list, m: int) -> None:
+    def _backward(self, run: _Run, mb: _MicroBatch, weights, grads: list) -> None:
         if run.next is None:
             outputs = (mb.loss,)
-            senses = (ops.OnesLike()(mb.loss) * (1.0 / m),)
+            senses = (ops.OnesLike()(mb.loss),)
         else:
             outputs = tuple(mb.sent)
             senses = tuple(
@@ -359,19 +360,18 @@ class PipelineCell(Cell):
     def _loss(self, losses: list, rank: int, world: int, stages: int):
         last = world - world // stages  # the first rank of the last stage holds the loss everyone gets
         if losses:
-            mean = losses[0]
+            total = losses[0]
             for x in losses[1:]:
-                mean = mean + x
-            mean = mean * (1.0 / len(losses))
+                total = total + x
         else:
-            mean = Tensor(0.0, mstype.float32)
+            total = Tensor(0.0, mstype.float32)
         if world == 1:
-            return mean
+            return total
         if rank != last and losses:  # another rank of the last stage: the same loss, counted once
-            mean = ops.ZerosLike()(mean)
+            total = ops.ZerosLike()(total)
         # A sum of that rank's loss and every other rank's zero gives everyone the loss exactly, with a
         # collective on one Tensor, which a trace's native replay runs (Broadcast's is a tuple)
-        return ops.AllReduce()(mean)
+        return ops.AllReduce()(total)
 
 
 class Pipeline(PipelineCell):

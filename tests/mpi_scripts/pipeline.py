@@ -179,8 +179,10 @@ def train(staged: bool, data):
     net = Net(staged)
     loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
     opt = optimizer_for(net.trainable_params())
-    step = nn.TrainOneStepCell(nn.PipelineCell(loss, MICRO) if staged else loss, opt)
-    losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) for x, y in data]
+    # MindSpore's PipelineCell differentiates the sum of its micro-batches' mean losses: MICRO times one
+    # process's whole-batch mean, whose TrainOneStepCell is given that sensitivity
+    step = nn.TrainOneStepCell(nn.PipelineCell(loss, MICRO) if staged else loss, opt, sens=1.0 if staged else MICRO)
+    losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) * (1 if staged else MICRO) for x, y in data]
     if staged:
         check_states(net, opt, losses)
         check_trace(step)

@@ -58,8 +58,10 @@ class Net(nn.Cell):
 def train(staged: bool, seed: int) -> dict:
     net = Net(seed, staged)
     loss = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
-    step = nn.TrainOneStepCell(
-        nn.PipelineCell(loss, 2) if staged else loss, nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    step = nn.TrainOneStepCell(  # (the pipeline's loss: the sum of its 2 micro-batches' means)
+        nn.PipelineCell(loss, 2) if staged else loss,
+        nn.Momentum(net.trainable_params(), 0.1, 0.9),
+        sens=1 if staged else 2,
     )
     for _ in range(3):
         step(opforge.Tensor(x), opforge.Tensor(y))
