@@ -624,7 +624,8 @@ def test_pipeline_stage_config_names_cells_by_their_whole_path():
 
 def test_a_pipeline_cell_is_differentiable_as_one_operation():
     """value_and_grad of a function calling a PipelineCell (one process, one stage): the gradients its 1F1B
-    schedule accumulated over the micro-batches, those of the mean loss over the whole batch."""
+    schedule accumulated over the micro-batches, those of the sum of the micro-batches' mean losses (twice the
+    mean loss over the whole batch, for 2 micro-batches: MindSpore's sum)."""
     opforge.nn.set_seed(0)
     net = opforge.nn.Dense(3, 2)
     loss = opforge.nn.WithLossCell(net, opforge.nn.MSELoss())
@@ -633,7 +634,7 @@ def test_a_pipeline_cell_is_differentiable_as_one_operation():
     x, y = (opforge.Tensor(rng.standard_normal(s).astype(np.float32)) for s in ((4, 3), (4, 2)))
     params = net.trainable_params()
     got_loss, got = opforge.value_and_grad(lambda a, b: pipeline(a, b) * 3.0, None, params)(x, y)
-    want_loss, want = opforge.value_and_grad(lambda a, b: loss(a, b) * 3.0, None, params)(x, y)
+    want_loss, want = opforge.value_and_grad(lambda a, b: loss(a, b) * 6.0, None, params)(x, y)
     np.testing.assert_allclose(got_loss.asnumpy(), want_loss.asnumpy(), rtol=1e-6)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-7)
