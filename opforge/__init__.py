@@ -54,6 +54,7 @@ from opforge.context import (
 )
 from opforge.parallel import Layout, get_algo_parameters, reset_algo_parameters, reshard, set_algo_parameters, shard
 from opforge.device import memory
+from opforge import runtime  # MindSpore's mindspore.runtime (memory counters and runtime settings)
 from opforge.tensor import Parameter, Tensor, from_dlpack
 from opforge.errors import KernelError, KernelNotFoundError
 from opforge import kernels, op_info
