@@ -295,12 +295,16 @@ class Tensor:
     def __repr__(self) -> str:
         if not hasattr(self, "_data"):
             return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=<placeholder: no data>)"
+        if hasattr(self._data, "shown_block"):  # split across ranks: this rank's block, as MindSpore prints
+            return repr(self._data.shown_block())
         body = np.array2string(self._meta[2].to_host(self._data), separator=", ")  # printing is no trace read
         return f"Tensor(shape={list(self.shape)}, dtype={self.dtype}, value=\n{body})"
 
     def __str__(self) -> str:
         if not hasattr(self, "_data"):
             return repr(self)
+        if hasattr(self._data, "shown_block"):
+            return str(self._data.shown_block())
         return str(self._meta[2].to_host(self._data))
 
 

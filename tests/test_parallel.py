@@ -296,6 +296,16 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
 
 
 @needs_mpi
+@pytest.mark.parametrize("n", [4, 8])
+def test_high_dimension_tensor_parallel_sample_trains_as_one_process(n):
+    """MindSpore's 2D tensor parallel (``enable_nd_tp`` MatMuls over a (2, n / 2) device matrix, the sample's
+    Layouts): the output and the weights after 3 steps equal one process's, eagerly and in GRAPH_MODE."""
+    job = run_job([str(SCRIPTS / "nd_tensor_parallel.py")], n=n, timeout=240)
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert float(re.search(r"NDTP-OK (\S+)", job.stdout).group(1)) <= 1e-5
+
+
+@needs_mpi
 @pytest.mark.parametrize(("model", "n"), [("mlp", 2), ("encoder", 4)])
 def test_ranks_initialised_apart_start_from_rank_0s_parameters(model, n):
     """``parameter_broadcast`` (on by default): each rank initialises from its own seed (a script without

@@ -236,6 +236,11 @@ class ShardedValue:
             "opforge.dispatch.sharding.gather_whole(t)."
         )
 
+    def shown_block(self) -> Tensor:
+        """What printing the Tensor shows: this rank's block (a pending partial result completed), as each of
+        MindSpore's ranks prints its slice of a parallel network's output."""
+        return self.complete()
+
     def copy(self):
         """What ``Tensor.asnumpy`` reads on the CPU: the value when every rank holds it whole, else the error
         of ``__array__``."""

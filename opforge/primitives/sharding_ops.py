@@ -410,10 +410,45 @@ def _matmul_rule(prim, args, layouts, strategy):
     if strategy is None:
         return _cheapest_matmul_plan(args, layouts, first_mesh(layouts[:2]), ta, tb, batch)
     check_strategy(prim, strategy, [rx, rw])
+    if prim.attrs.get("enable_nd_tp") and batch == 0:
+        return _nd_tp_plan(prim, strategy, ta, tb)
     sizes = _matmul_axes(strategy, prim, ta, tb, batch)
     mesh = mesh_with_repeat(world_size(), sizes, prim.name)
     axes = list(range(1, len(sizes) + 1))
     return _matmul_plan(args, TensorLayout.make, mesh, axes[:batch], axes[batch:], ta, tb)
+
+
+def _matrix_splits(split, transposed: bool) -> tuple:
+    """A 2-D strategy entry as (split of the rows, split of the columns) of the matrix it multiplies as."""
+    return (split[1], split[0]) if transposed else (split[0], split[1])
+
+
+def _nd_tp_plan(prim, strategy, ta: bool, tb: bool) -> ShardPlan:
+    """MindSpore's 2D tensor parallel (``add_prim_attr("enable_nd_tp", True)``): y's k split ``a`` ways and n
+    ``b`` ways, x's k split over both (``a * b`` blocks, a-major) and its m ``c`` ways. Each rank all-gathers its
+    x block over the ``b`` ranks (x's k block of y's), multiplies: partial sums over the ``a`` ranks, left
+    pending for the reader (a ReduceScatter or an AllReduce); the output's n split ``b`` ways. (MindSpore's
+    output splits n over (b, a), its ReduceScatter's blocks, a Layout placement that opforge's split-count
+    layouts do not express: a reader splitting n further re-cuts the blocks.)"""
+    (xm, xk), (wk, wn) = _matrix_splits(strategy[0], ta), _matrix_splits(strategy[1], tb)
+    if xk != wk * wn:
+        raise ValueError(
+            f"For '{prim.name}', with enable_nd_tp the strategy must split the contracted dim of 'x' over the "
+            f"devices splitting both dims of 'y' ({wk} x {wn} = {wk * wn}), but got {strategy}."
+        )
+    mesh = mesh_with_repeat(world_size(), (xm, wk, wn), prim.name)  # (repeat, c, a, b)
+    x_mesh = (*mesh[:2], wk * wn)  # the same ranks, a and b as one axis: x's k blocks a-major
+    x_lay = TensorLayout.make(x_mesh, [2, 1] if ta else [1, 2])
+    w_lay = TensorLayout.make(mesh, [3, 2] if tb else [2, 3])
+    plan = ShardPlan(inputs=[x_lay, w_lay], outputs=[TensorLayout.make(mesh, [1, 3])])
+    if wk > 1:
+        plan.partial[0] = ("sum", (TensorLayout.make(mesh, [2]).dims[0],))
+
+    def local(x, w):
+        return prim(gather_along(x, 0 if ta else 1, mesh, 3) if wn > 1 else x, w)
+
+    plan.local = local
+    return plan
 
 
 def _matmul_plan(args, canon, mesh, bdims, mkn, ta: bool, tb: bool) -> ShardPlan:
