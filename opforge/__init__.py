@@ -86,6 +86,7 @@ from opforge.jit_config import JitConfig
 __version__ = "0.1.0"
 
 from opforge import nn
+from opforge import mint  # MindSpore's mindspore.mint: PyTorch's names over opforge's operators
 from opforge.nn import load_checkpoint, load_param_into_net, save_checkpoint
 from opforge.nn.checkpoint_convert import ckpt_to_safetensors, safetensors_to_ckpt
 from opforge.parallel.checkpoint_transform import (  # MindSpore exports them at the top too

@@ -1,0 +1,241 @@
+"""``opforge.mint`` (MindSpore's ``mindspore.mint``): each function with PyTorch's arguments against NumPy, and
+the cells of ``mint.nn``; every name of ``mint.__all__`` and ``mint.nn.functional.__all__`` is checked."""
+
+import math
+
+import numpy as np
+import pytest
+
+import opforge
+from opforge import Tensor, mint
+from opforge.mint.nn import functional as F
+
+rng = np.random.default_rng(0)
+A = rng.standard_normal((3, 4)).astype(np.float32)
+B = rng.standard_normal((3, 4)).astype(np.float32)
+P = np.abs(A) + 0.5  # positive
+M = rng.standard_normal((4, 5)).astype(np.float32)
+C = rng.standard_normal((2, 3, 4)).astype(np.float32)
+I = np.array([[2, 0, 1, 3], [1, 1, 0, 2], [0, 3, 3, 1]], np.int64)  # noqa: E741 (gather's index)
+
+
+def _softmax(x, axis):
+    e = np.exp(x - x.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+# name -> (call on opforge Tensors, NumPy reference), the arrays given as NumPy
+CASES = {
+    "zeros": (lambda: mint.zeros((2, 3)), lambda: np.zeros((2, 3), np.float32)),
+    "ones": (lambda: mint.ones((2, 3), dtype=opforge.int32), lambda: np.ones((2, 3), np.int32)),
+    "full": (lambda: mint.full((2, 2), 7.0), lambda: np.full((2, 2), 7.0, np.float32)),
+    "arange": (lambda: mint.arange(1, 10, 3), lambda: np.arange(1, 10, 3)),
+    "eye": (lambda: mint.eye(3, 2), lambda: np.eye(3, 2, dtype=np.float32)),
+    "zeros_like": (lambda: mint.zeros_like(Tensor(A)), lambda: np.zeros_like(A)),
+    "ones_like": (lambda: mint.ones_like(Tensor(A), dtype=opforge.int32), lambda: np.ones_like(A, np.int32)),
+    "full_like": (lambda: mint.full_like(Tensor(A), 2.5), lambda: np.full_like(A, 2.5)),
+    "abs": (lambda: mint.abs(Tensor(A)), lambda: np.abs(A)),
+    "neg": (lambda: mint.neg(Tensor(A)), lambda: -A),
+    "negative": (lambda: mint.negative(Tensor(A)), lambda: -A),
+    "exp": (lambda: mint.exp(Tensor(A)), lambda: np.exp(A)),
+    "log": (lambda: mint.log(Tensor(P)), lambda: np.log(P)),
+    "log2": (lambda: mint.log2(Tensor(P)), lambda: np.log2(P)),
+    "log1p": (lambda: mint.log1p(Tensor(P)), lambda: np.log1p(P)),
+    "expm1": (lambda: mint.expm1(Tensor(A)), lambda: np.expm1(A)),
+    "sqrt": (lambda: mint.sqrt(Tensor(P)), lambda: np.sqrt(P)),
+    "rsqrt": (lambda: mint.rsqrt(Tensor(P)), lambda: 1 / np.sqrt(P)),
+    "square": (lambda: mint.square(Tensor(A)), lambda: A * A),
+    "sin": (lambda: mint.sin(Tensor(A)), lambda: np.sin(A)),
+    "cos": (lambda: mint.cos(Tensor(A)), lambda: np.cos(A)),
+    "tan": (lambda: mint.tan(Tensor(A)), lambda: np.tan(A)),
+    "tanh": (lambda: mint.tanh(Tensor(A)), lambda: np.tanh(A)),
+    "erf": (lambda: mint.erf(Tensor(A)), lambda: np.array([[math.erf(v) for v in r] for r in A], np.float32)),
+    "erfinv": (lambda: mint.erfinv(mint.erf(Tensor(A * 0.5))), lambda: A * 0.5),
+    "floor": (lambda: mint.floor(Tensor(A)), lambda: np.floor(A)),
+    "ceil": (lambda: mint.ceil(Tensor(A)), lambda: np.ceil(A)),
+    "round": (lambda: mint.round(Tensor(A * 3)), lambda: np.round(A * 3)),
+    "sign": (lambda: mint.sign(Tensor(A)), lambda: np.sign(A)),
+    "reciprocal": (lambda: mint.reciprocal(Tensor(P)), lambda: 1 / P),
+    "add": (lambda: mint.add(Tensor(A), Tensor(B), alpha=2), lambda: A + 2 * B),
+    "sub": (lambda: mint.sub(Tensor(A), Tensor(B), alpha=3), lambda: A - 3 * B),
+    "mul": (lambda: mint.mul(Tensor(A), Tensor(B)), lambda: A * B),
+    "div": (lambda: mint.div(Tensor(A), Tensor(P), rounding_mode="floor"), lambda: np.floor(A / P)),
+    "divide": (lambda: mint.divide(Tensor(A), Tensor(P)), lambda: A / P),
+    "pow": (lambda: mint.pow(Tensor(P), 1.5), lambda: P**1.5),
+    "clamp": (lambda: mint.clamp(Tensor(A), -0.5, 0.5), lambda: np.clip(A, -0.5, 0.5)),
+    "where": (lambda: mint.where(Tensor(A > 0), Tensor(A), Tensor(B)), lambda: np.where(A > 0, A, B)),
+    "maximum": (lambda: mint.maximum(Tensor(A), Tensor(B)), lambda: np.maximum(A, B)),
+    "minimum": (lambda: mint.minimum(Tensor(A), Tensor(B)), lambda: np.minimum(A, B)),
+    "atan2": (lambda: mint.atan2(Tensor(A), Tensor(B)), lambda: np.arctan2(A, B)),
+    "remainder": (lambda: mint.remainder(Tensor(A), Tensor(P)), lambda: np.mod(A, P)),
+    "fmod": (lambda: mint.fmod(Tensor(A), Tensor(P)), lambda: np.fmod(A, P)),
+    "lerp": (lambda: mint.lerp(Tensor(A), Tensor(B), 0.25), lambda: A + 0.25 * (B - A)),
+    "eq": (lambda: mint.eq(Tensor(I), 1), lambda: I == 1),
+    "ne": (lambda: mint.ne(Tensor(I), 1), lambda: I != 1),
+    "not_equal": (lambda: mint.not_equal(Tensor(I), 1), lambda: I != 1),
+    "gt": (lambda: mint.gt(Tensor(A), Tensor(B)), lambda: A > B),
+    "greater": (lambda: mint.greater(Tensor(A), Tensor(B)), lambda: A > B),
+    "ge": (lambda: mint.ge(Tensor(A), Tensor(B)), lambda: A >= B),
+    "greater_equal": (lambda: mint.greater_equal(Tensor(A), Tensor(B)), lambda: A >= B),
+    "lt": (lambda: mint.lt(Tensor(A), Tensor(B)), lambda: A < B),
+    "less": (lambda: mint.less(Tensor(A), Tensor(B)), lambda: A < B),
+    "le": (lambda: mint.le(Tensor(A), Tensor(B)), lambda: A <= B),
+    "less_equal": (lambda: mint.less_equal(Tensor(A), Tensor(B)), lambda: A <= B),
+    "isnan": (lambda: mint.isnan(Tensor(np.log(A))), lambda: np.isnan(np.log(A))),
+    "isinf": (lambda: mint.isinf(Tensor(A / (A > 0))), lambda: np.isinf(A / (A > 0))),
+    "isfinite": (lambda: mint.isfinite(Tensor(A / (A > 0))), lambda: np.isfinite(A / (A > 0))),
+    "logical_and": (lambda: mint.logical_and(Tensor(A > 0), Tensor(B > 0)), lambda: (A > 0) & (B > 0)),
+    "logical_or": (lambda: mint.logical_or(Tensor(A > 0), Tensor(B > 0)), lambda: (A > 0) | (B > 0)),
+    "logical_not": (lambda: mint.logical_not(Tensor(A > 0)), lambda: ~(A > 0)),
+    "logical_xor": (lambda: mint.logical_xor(Tensor(A > 0), Tensor(B > 0)), lambda: (A > 0) ^ (B > 0)),
+    "sum": (lambda: mint.sum(Tensor(C), (0, 2), keepdim=True), lambda: C.sum((0, 2), keepdims=True)),
+    "mean": (lambda: mint.mean(Tensor(C), 1), lambda: C.mean(1)),
+    "prod": (lambda: mint.prod(Tensor(A), 1, True), lambda: A.prod(1, keepdims=True)),
+    "max": (lambda: mint.max(Tensor(A), 1)[0], lambda: A.max(1)),
+    "min": (lambda: mint.min(Tensor(A)), lambda: A.min()),
+    "amax": (lambda: mint.amax(Tensor(C), (0, 1)), lambda: C.max((0, 1))),
+    "amin": (lambda: mint.amin(Tensor(C), -1, True), lambda: C.min(-1, keepdims=True)),
+    "argmax": (lambda: mint.argmax(Tensor(A), 1), lambda: A.argmax(1)),
+    "argmin": (lambda: mint.argmin(Tensor(A)), lambda: A.argmin()),
+    "all": (lambda: mint.all(Tensor(I), 1), lambda: I.all(1)),
+    "any": (lambda: mint.any(Tensor(A > 1)), lambda: (A > 1).any()),
+    "cumsum": (lambda: mint.cumsum(Tensor(A), 1), lambda: A.cumsum(1)),
+    "cumprod": (lambda: mint.cumprod(Tensor(P), 0), lambda: P.cumprod(0)),
+    "logsumexp": (lambda: mint.logsumexp(Tensor(A), 1), lambda: np.log(np.exp(A).sum(1))),
+    "topk": (lambda: mint.topk(Tensor(A), 2)[0], lambda: -np.sort(-A, 1)[:, :2]),
+    "sort": (lambda: mint.sort(Tensor(A), 0, descending=True)[0], lambda: -np.sort(-A, 0)),
+    "argsort": (lambda: mint.argsort(Tensor(A), 1), lambda: np.argsort(A, 1, kind="stable")),
+    "softmax": (lambda: mint.softmax(Tensor(A), 0), lambda: _softmax(A, 0)),
+    "reshape": (lambda: mint.reshape(Tensor(C), (4, -1)), lambda: C.reshape(4, -1)),
+    "flatten": (lambda: mint.flatten(Tensor(C), 1), lambda: C.reshape(2, 12)),
+    "squeeze": (lambda: mint.squeeze(Tensor(A[:1]), 0), lambda: A[0]),
+    "unsqueeze": (lambda: mint.unsqueeze(Tensor(A), -1), lambda: A[..., None]),
+    "transpose": (lambda: mint.transpose(Tensor(C), 0, 2), lambda: C.transpose(2, 1, 0)),
+    "permute": (lambda: mint.permute(Tensor(C), (1, 2, 0)), lambda: C.transpose(1, 2, 0)),
+    "cat": (lambda: mint.cat([Tensor(A), Tensor(B)], 1), lambda: np.concatenate([A, B], 1)),
+    "concat": (lambda: mint.concat((Tensor(A), Tensor(B))), lambda: np.concatenate([A, B])),
+    "stack": (lambda: mint.stack([Tensor(A), Tensor(B)], -1), lambda: np.stack([A, B], -1)),
+    "split": (lambda: mint.split(Tensor(A), [1, 3], 1)[1], lambda: A[:, 1:]),
+    "chunk": (lambda: mint.chunk(Tensor(A), 2, 1)[0], lambda: A[:, :2]),
+    "narrow": (lambda: mint.narrow(Tensor(A), 1, 1, 2), lambda: A[:, 1:3]),
+    "index_select": (lambda: mint.index_select(Tensor(A), 1, Tensor(np.array([3, 0]))), lambda: A[:, [3, 0]]),
+    "gather": (lambda: mint.gather(Tensor(A), 1, Tensor(I)), lambda: np.take_along_axis(A, I, 1)),
+    "tile": (lambda: mint.tile(Tensor(A), (2, 1)), lambda: np.tile(A, (2, 1))),
+    "repeat_interleave": (lambda: mint.repeat_interleave(Tensor(A), 2, 0), lambda: np.repeat(A, 2, 0)),
+    "flip": (lambda: mint.flip(Tensor(A), (0, 1)), lambda: A[::-1, ::-1]),
+    "roll": (lambda: mint.roll(Tensor(A), 1, 1), lambda: np.roll(A, 1, 1)),
+    "t": (lambda: mint.t(Tensor(A)), lambda: A.T),
+    "broadcast_to": (lambda: mint.broadcast_to(Tensor(A[:1]), (3, 4)), lambda: np.broadcast_to(A[:1], (3, 4))),
+    "unbind": (lambda: mint.unbind(Tensor(A), 1)[2], lambda: A[:, 2]),
+    "tril": (lambda: mint.tril(Tensor(A), 1), lambda: np.tril(A, 1)),
+    "triu": (lambda: mint.triu(Tensor(A)), lambda: np.triu(A)),
+    "swapaxes": (lambda: mint.swapaxes(Tensor(C), 0, 1), lambda: C.swapaxes(0, 1)),
+    "masked_select": (lambda: mint.masked_select(Tensor(A), Tensor(A > 0)), lambda: A[A > 0]),
+    "nonzero": (lambda: mint.nonzero(Tensor(I)), lambda: np.argwhere(I)),
+    "matmul": (lambda: mint.matmul(Tensor(A), Tensor(M)), lambda: A @ M),
+    "bmm": (lambda: mint.bmm(Tensor(C), Tensor(np.stack([M, M]))), lambda: C @ np.stack([M, M])),
+    "mm": (lambda: mint.mm(Tensor(A), Tensor(M)), lambda: A @ M),
+    "dot": (lambda: mint.dot(Tensor(A[0]), Tensor(B[0])), lambda: A[0] @ B[0]),
+    "outer": (lambda: mint.outer(Tensor(A[0]), Tensor(B[1])), lambda: np.outer(A[0], B[1])),
+    "einsum": (lambda: mint.einsum("ij,jk->ik", Tensor(A), Tensor(M)), lambda: A @ M),
+    "baddbmm": (
+        lambda: mint.baddbmm(
+            Tensor(np.ones((2, 3, 5), np.float32)), Tensor(C), Tensor(np.stack([M, M])), beta=2, alpha=0.5
+        ),
+        lambda: 2 + 0.5 * (C @ np.stack([M, M])),
+    ),
+    "addmm": (lambda: mint.addmm(Tensor(A @ M), Tensor(A), Tensor(M), alpha=2), lambda: 3 * (A @ M)),
+}
+
+FUNCTIONAL = {
+    "relu": (lambda: F.relu(Tensor(A)), lambda: np.maximum(A, 0)),
+    "gelu": (lambda: F.gelu(Tensor(A)), lambda: A * 0.5 * (1 + np.vectorize(math.erf)(A / np.sqrt(2)))),
+    "silu": (lambda: F.silu(Tensor(A)), lambda: A / (1 + np.exp(-A))),
+    "sigmoid": (lambda: F.sigmoid(Tensor(A)), lambda: 1 / (1 + np.exp(-A))),
+    "tanh": (lambda: F.tanh(Tensor(A)), lambda: np.tanh(A)),
+    "leaky_relu": (lambda: F.leaky_relu(Tensor(A)), lambda: np.where(A > 0, A, 0.01 * A)),
+    "elu": (lambda: F.elu(Tensor(A), 0.5), lambda: np.where(A > 0, A, 0.5 * (np.exp(A) - 1))),
+    "softmax": (lambda: F.softmax(Tensor(A), 1), lambda: _softmax(A, 1)),
+    "log_softmax": (lambda: F.log_softmax(Tensor(A), dim=0), lambda: np.log(_softmax(A, 0))),
+    "linear": (lambda: F.linear(Tensor(A), Tensor(M.T), Tensor(M[0])), lambda: A @ M + M[0]),
+    "dropout": (lambda: F.dropout(Tensor(A), 0.5, training=False), lambda: A),
+    "cross_entropy": (
+        lambda: F.cross_entropy(Tensor(A), Tensor(np.array([3, 0, 1], np.int32))),
+        lambda: -np.log(_softmax(A, 1))[[0, 1, 2], [3, 0, 1]].mean(),
+    ),
+    "nll_loss": (
+        lambda: F.nll_loss(Tensor(A), Tensor(np.array([3, 0, 1], np.int32)), reduction="sum"),
+        lambda: -A[[0, 1, 2], [3, 0, 1]].sum(),
+    ),
+    "mse_loss": (lambda: F.mse_loss(Tensor(A), Tensor(B)), lambda: ((A - B) ** 2).mean()),
+    "l1_loss": (lambda: F.l1_loss(Tensor(A), Tensor(B), "sum"), lambda: np.abs(A - B).sum()),
+    "binary_cross_entropy_with_logits": (
+        lambda: F.binary_cross_entropy_with_logits(Tensor(A), Tensor((B > 0).astype(np.float32))),
+        lambda: np.mean(np.maximum(A, 0) - A * (B > 0) + np.log1p(np.exp(-np.abs(A)))),
+    ),
+    "layer_norm": (
+        lambda: F.layer_norm(Tensor(A), (4,)),
+        lambda: (A - A.mean(1, keepdims=True)) / np.sqrt(A.var(1, keepdims=True) + 1e-5),
+    ),
+    "one_hot": (lambda: F.one_hot(Tensor(np.array([2, 0], np.int64))), lambda: np.eye(3, dtype=np.int64)[[2, 0]]),
+    "flatten": (lambda: F.flatten(Tensor(C)), lambda: C.reshape(2, 12)),
+    "embedding": (lambda: F.embedding(Tensor(I), Tensor(M)), lambda: M[I]),
+    "pad": (lambda: F.pad(Tensor(A), (1, 2)), lambda: np.pad(A, ((0, 0), (1, 2)))),
+}
+
+
+def test_every_name_is_checked():
+    assert set(mint.__all__) - {"nn"} == set(CASES)
+    assert set(F.__all__) == set(FUNCTIONAL)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_mint_function_matches_numpy(name):
+    call, ref = CASES[name]
+    got, want = call(), np.asarray(ref())
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=2e-5, atol=2e-6)
+    if want.dtype.kind in "biu":  # integer and bool results keep their kind
+        assert got.asnumpy().dtype.kind == want.dtype.kind, (got.dtype, want.dtype)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONAL))
+def test_mint_functional_matches_numpy(name):
+    call, ref = FUNCTIONAL[name]
+    np.testing.assert_allclose(call().asnumpy(), np.asarray(ref()), rtol=2e-5, atol=2e-6)
+
+
+def test_mint_max_with_dim_gives_values_and_indices():
+    values, indices = mint.max(Tensor(A), dim=0, keepdim=True)
+    np.testing.assert_array_equal(values.asnumpy(), A.max(0, keepdims=True))
+    np.testing.assert_array_equal(indices.asnumpy(), A.argmax(0)[None])
+    for _, indices in (mint.max(Tensor(A), 1), mint.min(Tensor(A), 0), mint.topk(Tensor(A), 2), mint.sort(Tensor(A))):
+        assert indices.dtype == opforge.int64  # PyTorch's (MindSpore's mint gives int64 too)
+    assert mint.argsort(Tensor(A)).dtype == opforge.int64
+
+
+def test_mint_nn_cells_train_a_small_network():
+    opforge.nn.set_seed(0)
+    net = opforge.nn.SequentialCell(
+        mint.nn.Flatten(), mint.nn.Linear(12, 8), mint.nn.GELU(), mint.nn.Dropout(0.1), mint.nn.Linear(8, 2)
+    )
+    assert net[1].weight.shape == (8, 12) and net[1].in_features == 12
+    loss_fn = mint.nn.MSELoss()
+    x, y = Tensor(C), Tensor(np.ones((2, 2), np.float32))
+    step = opforge.nn.TrainOneStepCell(
+        opforge.nn.WithLossCell(net, loss_fn), opforge.nn.SGD(net.trainable_params(), 0.1)
+    )
+    losses = [float(step(x, y).asnumpy()) for _ in range(5)]
+    assert losses[-1] < losses[0]
+    net.set_train(False)
+    for cell, ref in ((mint.nn.ReLU(), np.maximum(A, 0)), (mint.nn.Softmax(1), _softmax(A, 1)),
+                      (mint.nn.Identity(), A), (mint.nn.Tanh(), np.tanh(A))):  # fmt: skip
+        np.testing.assert_allclose(cell(Tensor(A)).asnumpy(), ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mint.nn.L1Loss()(Tensor(A), Tensor(B)).asnumpy(), np.abs(A - B).mean(), rtol=1e-6)
+
+
+def test_mint_gradients_flow_through_the_functions():
+    x = Tensor(A)
+    grad = opforge.grad(lambda t: mint.sum(mint.nn.functional.softmax(t, 1) * Tensor(B)))(x)
+    s = _softmax(A, 1)
+    want = s * (B - (s * B).sum(1, keepdims=True))
+    np.testing.assert_allclose(grad.asnumpy(), want, rtol=1e-5, atol=1e-6)
