@@ -185,7 +185,7 @@ FUNCTIONAL = {
 
 
 def test_every_name_is_checked():
-    assert set(mint.__all__) - {"nn"} == set(CASES)
+    assert set(mint.__all__) - {"nn", "optim"} == set(CASES)
     assert set(F.__all__) == set(FUNCTIONAL)
 
 
@@ -239,3 +239,86 @@ def test_mint_gradients_flow_through_the_functions():
     s = _softmax(A, 1)
     want = s * (B - (s * B).sum(1, keepdims=True))
     np.testing.assert_allclose(grad.asnumpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def _torch_sgd(p, grads, lr, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False):
+    buf = None
+    for g in grads:
+        g = -g if maximize else g
+        g = g + weight_decay * p
+        if momentum:
+            buf = g if buf is None else momentum * buf + (1 - dampening) * g
+            g = g + momentum * buf if nesterov else buf
+        p = p - lr * g
+    return p
+
+
+def _torch_adam(p, grads, lr, betas, eps, weight_decay, amsgrad, decoupled, maximize=False):
+    m = v = vmax = 0.0
+    for t, g in enumerate(grads, 1):
+        g = -g if maximize else g
+        if decoupled:
+            p = p * (1 - lr * weight_decay)
+        else:
+            g = g + weight_decay * p
+        m = betas[0] * m + (1 - betas[0]) * g
+        v = betas[1] * v + (1 - betas[1]) * g * g
+        vmax = np.maximum(vmax, v)
+        vhat = (vmax if amsgrad else v) / (1 - betas[1] ** t)
+        p = p - lr * (m / (1 - betas[0] ** t)) / (np.sqrt(vhat) + eps)
+    return p
+
+
+OPTIMIZERS = {
+    "sgd": (lambda ps: mint.optim.SGD(ps, 0.1), lambda p, gs: _torch_sgd(p, gs, 0.1)),
+    "sgd momentum dampening decay": (
+        lambda ps: mint.optim.SGD(ps, 0.1, momentum=0.9, dampening=0.3, weight_decay=0.01),
+        lambda p, gs: _torch_sgd(p, gs, 0.1, 0.9, 0.3, 0.01),
+    ),
+    "sgd nesterov maximize": (
+        lambda ps: mint.optim.SGD(ps, 0.05, momentum=0.8, nesterov=True, maximize=True),
+        lambda p, gs: _torch_sgd(p, gs, 0.05, 0.8, nesterov=True, maximize=True),
+    ),
+    "adam": (
+        lambda ps: mint.optim.Adam(ps, 0.01),
+        lambda p, gs: _torch_adam(p, gs, 0.01, (0.9, 0.999), 1e-8, 0, False, False),
+    ),
+    "adam decay amsgrad": (
+        lambda ps: mint.optim.Adam(ps, 0.01, (0.8, 0.99), 1e-6, 0.1, amsgrad=True),
+        lambda p, gs: _torch_adam(p, gs, 0.01, (0.8, 0.99), 1e-6, 0.1, True, False),
+    ),
+    "adamw": (
+        lambda ps: mint.optim.AdamW(ps),
+        lambda p, gs: _torch_adam(p, gs, 1e-3, (0.9, 0.999), 1e-8, 0.01, False, True),
+    ),
+    "adamw maximize": (
+        lambda ps: mint.optim.AdamW(ps, 0.02, weight_decay=0.1, maximize=True),
+        lambda p, gs: _torch_adam(p, gs, 0.02, (0.9, 0.999), 1e-8, 0.1, False, True, maximize=True),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mint_optimizer_follows_pytorchs_rule(name, dtype):
+    make, ref = OPTIMIZERS[name]
+    start = rng.standard_normal((3, 4)).astype(dtype)
+    grads = [rng.standard_normal((3, 4)).astype(dtype) for _ in range(4)]
+    w = opforge.Parameter(Tensor(start.copy()), name="w")
+    opt = make([w])
+    for g in grads:
+        opt((Tensor(g),))
+    np.testing.assert_allclose(w.asnumpy(), ref(start.astype(np.float64), grads), rtol=1e-5, atol=1e-6)
+
+
+def test_mint_optimizers_check_their_arguments():
+    w = opforge.Parameter(Tensor(A), name="w")
+    with pytest.raises(ValueError, match="For 'AdamW', the 'betas\\[1\\]' must be in \\[0.0, 1.0\\), but got 1.0"):
+        mint.optim.AdamW([w], betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="For 'SGD', the 'lr' must be in \\[0.0, inf\\)"):
+        mint.optim.SGD([w], -1.0)
+    with pytest.raises(ValueError, match="nesterov=True needs a momentum above 0"):
+        mint.optim.SGD([w], 0.1, nesterov=True)
+    with pytest.raises(TypeError, match="'amsgrad' must be bool"):
+        mint.optim.Adam([w], amsgrad=1)
+    assert "exp_avg.w" in {p.name for p in mint.optim.Adam([w]).get_parameters()}  # states a checkpoint saves

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge import ops
-from opforge.mint import nn
+from opforge.mint import nn, optim
 from opforge.mint.nn.functional import softmax
 from opforge.primitives import math_ops as P
 from opforge.tensor import Tensor
@@ -32,7 +32,7 @@ __all__ = [
     "broadcast_to", "unbind", "tril", "triu", "swapaxes", "masked_select", "nonzero",
     # matrices
     "matmul", "bmm", "mm", "dot", "outer", "einsum", "baddbmm", "addmm",
-    "nn",
+    "nn", "optim",
 ]  # fmt: skip
 
 
