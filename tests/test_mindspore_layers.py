@@ -52,6 +52,10 @@ def test_ops_pad_modes_and_value():
     np.testing.assert_array_equal(
         ops.pad(_t(x), (2, 1), mode="replicate").asnumpy(), np.pad(x, ((0, 0), (2, 1)), "edge")
     )
+    for value in (-np.inf, np.nan):  # (were NaN inside too: the fill was (1 - inside) * value)
+        np.testing.assert_array_equal(
+            ops.pad(_t(x), (1, 0, 1, 1), value=value).asnumpy(), np.pad(x, ((1, 1), (1, 0)), constant_values=value)
+        )
     with pytest.raises(ValueError, match="'pad'.*mode 'reflect' pads dim 1 of size 4 by at most 3"):
         ops.pad(_t(x), (4, 0), mode="reflect")
     with pytest.raises(ValueError, match="'mode' must be one of"):

@@ -1125,8 +1125,9 @@ def pad(input_x, padding, mode="constant", value=None):
     out = _pad(pairs)(input_x)
     if value is None or value == 0:
         return out
-    inside = _pad(pairs)(ones_like(input_x))
-    return add(out, mul(sub(ones_like(inside), inside), value))
+    # a select, not out + (1 - inside) * value: an infinite or NaN value would make 0 * value NaN inside
+    inside = _pad(pairs)(cast(ones_like(input_x), mstype.bool_))
+    return select(inside, out, full(tuple(out.shape), value, dtype=out.dtype))
 
 
 @functools.lru_cache(maxsize=256)
