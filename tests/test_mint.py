@@ -19,6 +19,25 @@ C = rng.standard_normal((2, 3, 4)).astype(np.float32)
 I = np.array([[2, 0, 1, 3], [1, 1, 0, 2], [0, 3, 3, 1]], np.int64)  # noqa: E741 (gather's index)
 
 
+X4 = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+K4 = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+
+
+def _windows(x, k, s):
+    n, c, h, w = x.shape
+    oh, ow = (h - k) // s + 1, (w - k) // s + 1
+    return np.stack([[x[:, :, i * s : i * s + k, j * s : j * s + k] for j in range(ow)] for i in range(oh)])
+
+
+def _conv2d(x, w, s):
+    win = _windows(x, w.shape[-1], s)  # [oh, ow, n, c, k, k]
+    return np.einsum("ijnckl,ockl->noij", win, w)
+
+
+def _pool(x, k, s, reduce):
+    return reduce(_windows(x, k, s), axis=(-2, -1)).transpose(2, 3, 0, 1)
+
+
 def _softmax(x, axis):
     e = np.exp(x - x.max(axis, keepdims=True))
     return e / e.sum(axis, keepdims=True)
@@ -181,11 +200,24 @@ FUNCTIONAL = {
     "flatten": (lambda: F.flatten(Tensor(C)), lambda: C.reshape(2, 12)),
     "embedding": (lambda: F.embedding(Tensor(I), Tensor(M)), lambda: M[I]),
     "pad": (lambda: F.pad(Tensor(A), (1, 2)), lambda: np.pad(A, ((0, 0), (1, 2)))),
+    "conv2d": (
+        lambda: F.conv2d(Tensor(X4), Tensor(K4), Tensor(np.arange(2, dtype=np.float32)), 2, 1),
+        lambda: _conv2d(np.pad(X4, ((0, 0), (0, 0), (1, 1), (1, 1))), K4, 2) + np.arange(2).reshape(1, 2, 1, 1),
+    ),
+    "max_pool2d": (
+        lambda: F.max_pool2d(Tensor(X4), 3, 2, padding=1),
+        lambda: _pool(np.pad(X4, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf), 3, 2, np.max),
+    ),
+    "avg_pool2d": (
+        lambda: F.avg_pool2d(Tensor(X4), 2),
+        lambda: _pool(X4, 2, 2, np.mean),
+    ),
 }
 
 
 def test_every_name_is_checked():
-    assert set(mint.__all__) - {"nn", "optim"} == set(CASES)
+    random = {"rand", "randn", "rand_like", "randn_like", "randint", "randperm", "bernoulli"}  # (below)
+    assert set(mint.__all__) - {"nn", "optim"} - random == set(CASES)
     assert set(F.__all__) == set(FUNCTIONAL)
 
 
@@ -322,3 +354,47 @@ def test_mint_optimizers_check_their_arguments():
     with pytest.raises(TypeError, match="'amsgrad' must be bool"):
         mint.optim.Adam([w], amsgrad=1)
     assert "exp_avg.w" in {p.name for p in mint.optim.Adam([w]).get_parameters()}  # states a checkpoint saves
+
+
+def test_mint_conv_pool_and_batch_norm_cells():
+    opforge.nn.set_seed(0)
+    conv = mint.nn.Conv2d(3, 2, 3, stride=2, padding=1)
+    assert conv.weight.shape == (2, 3, 3, 3) and np.abs(conv.bias.asnumpy()).max() <= 1 / math.sqrt(27)
+    bound = math.sqrt(2 / 6) * math.sqrt(3 / 27)  # HeUniform(sqrt(5)), fan_in 27
+    assert np.abs(conv.weight.asnumpy()).max() <= bound
+    want = _conv2d(np.pad(X4, ((0, 0), (0, 0), (1, 1), (1, 1))), conv.weight.asnumpy(), 2)
+    np.testing.assert_allclose(
+        conv(Tensor(X4)).asnumpy(), want + conv.bias.asnumpy().reshape(1, 2, 1, 1), rtol=1e-5, atol=1e-5
+    )
+    np.testing.assert_allclose(mint.nn.MaxPool2d(2)(Tensor(X4)).asnumpy(), _pool(X4, 2, 2, np.max))
+    np.testing.assert_allclose(mint.nn.AvgPool2d(3, 3)(Tensor(X4)).asnumpy(), _pool(X4, 3, 3, np.mean), rtol=1e-6)
+    bn = mint.nn.BatchNorm2d(3, momentum=0.25)
+    bn.set_train(True)
+    out = bn(Tensor(X4)).asnumpy()
+    mean, var = X4.mean((0, 2, 3)), X4.var((0, 2, 3))
+    np.testing.assert_allclose(
+        out, (X4 - mean.reshape(1, 3, 1, 1)) / np.sqrt(var.reshape(1, 3, 1, 1) + 1e-5), rtol=1e-4, atol=1e-5
+    )
+    np.testing.assert_allclose(bn.moving_mean.asnumpy(), 0.25 * mean, rtol=1e-5, atol=1e-6)  # PyTorch's momentum
+    with pytest.raises(ValueError, match="'padding_mode' 'reflect' is not supported"):
+        mint.nn.Conv2d(3, 2, 3, padding_mode="reflect")
+    with pytest.raises(ValueError, match="'ceil_mode' and 'return_indices' are not supported"):
+        F.max_pool2d(Tensor(X4), 2, ceil_mode=True)
+
+
+def test_mint_random_functions_follow_the_seed():
+    opforge.set_seed(3)
+    first = [mint.rand(2, 3), mint.randn((4,)), mint.randint(2, 9, (5,)), mint.randperm(6)]
+    opforge.set_seed(3)
+    again = [mint.rand(2, 3), mint.randn((4,)), mint.randint(2, 9, (5,)), mint.randperm(6)]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    u, ints, perm = first[0].asnumpy(), first[2].asnumpy(), first[3].asnumpy()
+    assert u.shape == (2, 3) and ((u >= 0) & (u < 1)).all()
+    assert ints.dtype == np.int64 and ((ints >= 2) & (ints < 9)).all()
+    assert sorted(perm.tolist()) == list(range(6)) and perm.dtype == np.int64
+    draws = mint.bernoulli(mint.full((20000,), 0.3)).asnumpy()
+    assert set(np.unique(draws)) <= {0.0, 1.0} and abs(draws.mean() - 0.3) < 0.02
+    assert mint.rand_like(Tensor(A)).shape == A.shape and mint.randn_like(Tensor(A)).dtype == opforge.float32
+    with pytest.raises(ValueError, match="'generator' is not supported"):
+        mint.rand(2, generator=object())

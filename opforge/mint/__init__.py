@@ -32,6 +32,8 @@ __all__ = [
     "broadcast_to", "unbind", "tril", "triu", "swapaxes", "masked_select", "nonzero",
     # matrices
     "matmul", "bmm", "mm", "dot", "outer", "einsum", "baddbmm", "addmm",
+    # random (the global seed's stream: opforge.set_seed)
+    "rand", "randn", "rand_like", "randn_like", "randint", "randperm", "bernoulli",
     "nn", "optim",
 ]  # fmt: skip
 
@@ -347,3 +349,56 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     return ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+# -- random -----------------------------------------------------------------------------------------
+
+
+def _no_generator(name: str, generator) -> None:
+    if generator is not None:
+        raise ValueError(f"For '{name}', a 'generator' is not supported: the draws follow opforge.set_seed.")
+
+
+def _size(size) -> tuple:
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+
+
+def rand(*size, generator=None, dtype=None) -> Tensor:
+    """Uniform draws in [0, 1) of shape ``size``."""
+    _no_generator("rand", generator)
+    return ops.rand(*_size(size), dtype=dtype)
+
+
+def randn(*size, generator=None, dtype=None) -> Tensor:
+    """Standard normal draws of shape ``size``."""
+    _no_generator("randn", generator)
+    return ops.randn(*_size(size), dtype=dtype)
+
+
+def rand_like(input, *, dtype=None) -> Tensor:
+    return ops.rand_like(input, dtype=dtype)
+
+
+def randn_like(input, *, dtype=None) -> Tensor:
+    return ops.randn_like(input, dtype=dtype)
+
+
+def randint(*args, size=None, generator=None, dtype=None) -> Tensor:
+    """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)`` (int64)."""
+    _no_generator("randint", generator)
+    if size is None:
+        *args, size = args
+    low, high = (0, *args) if len(args) == 1 else tuple(args)
+    return ops.randint(low, high, tuple(size), dtype=dtype)
+
+
+def randperm(n, *, generator=None, dtype=mstype.int64) -> Tensor:
+    """A random permutation of 0 .. n - 1."""
+    _no_generator("randperm", generator)
+    return ops.randperm(n, dtype=dtype)
+
+
+def bernoulli(input, *, generator=None) -> Tensor:
+    """1 with the probability each element of ``input`` gives, else 0 (``input``'s dtype)."""
+    _no_generator("bernoulli", generator)
+    return ops.cast(ops.lt(ops.rand_like(input), input), input.dtype)

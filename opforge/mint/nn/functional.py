@@ -10,7 +10,7 @@ from opforge.tensor import Tensor
 __all__ = [
     "relu", "gelu", "silu", "sigmoid", "tanh", "leaky_relu", "elu", "softmax", "log_softmax", "linear",
     "dropout", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits",
-    "layer_norm", "one_hot", "flatten", "embedding", "pad",
+    "layer_norm", "one_hot", "flatten", "embedding", "pad", "conv2d", "max_pool2d", "avg_pool2d",
 ]  # fmt: skip
 
 sigmoid, tanh = ops.sigmoid, ops.tanh
@@ -109,3 +109,55 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
 
 def pad(input, pad, mode="constant", value=None):
     return ops.pad(input, pad, mode, value)
+
+
+def _pair(value) -> tuple:
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def conv_padding(padding) -> tuple:
+    """(pad_mode, (top, bottom, left, right)) of mint's ``padding``: "valid", "same", an int or (pad_h, pad_w)."""
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise ValueError(f"For 'conv2d', the 'padding' must be 'valid', 'same', an int or a pair, got {padding!r}.")
+        return padding, 0
+    ph, pw = _pair(padding)
+    return ("pad", (ph, ph, pw, pw)) if ph or pw else ("valid", 0)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """The 2-D convolution of ``input`` [N, C, H, W] with ``weight`` [O, C / groups, kh, kw] (+ ``bias``)."""
+    pad_mode, pads = conv_padding(padding)
+    return ops.conv2d(input, weight, bias, stride, pad_mode, pads, dilation, groups)
+
+
+def _pooled(input, kernel_size, stride, padding, fill):
+    """The input padded by ``padding`` (an int or a pair) with ``fill``, and the (kernel, stride) pairs."""
+    kernel = _pair(kernel_size)
+    stride = kernel if stride is None else _pair(stride)
+    ph, pw = _pair(padding)
+    if ph > kernel[0] // 2 or pw > kernel[1] // 2:
+        raise ValueError(f"For the pooling, the 'padding' {padding} must be at most half the kernel {kernel}.")
+    return (ops.pad(input, (pw, pw, ph, ph), value=fill) if ph or pw else input), kernel, stride
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each window (``stride`` the kernel by default; the padding never wins: -inf)."""
+    if dilation not in (1, (1, 1)) or ceil_mode or return_indices:
+        raise ValueError(
+            "For 'max_pool2d', 'dilation' other than 1, 'ceil_mode' and 'return_indices' are not supported."
+        )
+    x, kernel, stride = _pooled(input, kernel_size, stride, padding, float("-inf"))
+    return ops.max_pool2d(x, kernel, stride)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):  # fmt: skip
+    """The mean of each window (``stride`` the kernel by default; zero padding counted, PyTorch's default)."""
+    if ceil_mode or divisor_override is not None or (not count_include_pad and padding not in (0, (0, 0))):
+        raise ValueError(
+            "For 'avg_pool2d', 'ceil_mode', 'divisor_override' and count_include_pad=False with padding are not "
+            "supported."
+        )
+    x, kernel, stride = _pooled(input, kernel_size, stride, padding, 0.0)
+    return ops.avg_pool2d(x, kernel, stride)
