@@ -126,22 +126,25 @@ class GELU(_nn.Cell):
         return F.gelu(input, self.approximate)
 
 
-class Softmax(_nn.Cell):
+class _AlongDim(_nn.Cell):
+    """A function of its input along ``dim`` (the last dim when None)."""
+
+    _fn = None
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
     def construct(self, input):
-        return F.softmax(input, self.dim)
+        return type(self)._fn(input, self.dim)
 
 
-class LogSoftmax(_nn.Cell):
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
+class Softmax(_AlongDim):
+    _fn = staticmethod(F.softmax)
 
-    def construct(self, input):
-        return F.log_softmax(input, self.dim)
+
+class LogSoftmax(_AlongDim):
+    _fn = staticmethod(F.log_softmax)
 
 
 class Flatten(_nn.Cell):
@@ -153,22 +156,25 @@ class Flatten(_nn.Cell):
         return F.flatten(input, self.start_dim, self.end_dim)
 
 
-class MSELoss(_nn.Cell):
+class _Loss(_nn.Cell):
+    """A loss of (input, target) with ``reduction`` "mean", "sum" or "none"."""
+
+    _fn = None
+
     def __init__(self, reduction="mean"):
         super().__init__()
         self.reduction = reduction
 
     def construct(self, input, target):
-        return F.mse_loss(input, target, self.reduction)
+        return type(self)._fn(input, target, self.reduction)
 
 
-class L1Loss(_nn.Cell):
-    def __init__(self, reduction="mean"):
-        super().__init__()
-        self.reduction = reduction
+class MSELoss(_Loss):
+    _fn = staticmethod(F.mse_loss)
 
-    def construct(self, input, target):
-        return F.l1_loss(input, target, self.reduction)
+
+class L1Loss(_Loss):
+    _fn = staticmethod(F.l1_loss)
 
 
 class Dropout(_nn.Cell):
