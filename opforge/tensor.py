@@ -153,6 +153,20 @@ class Tensor:
                 f"opforge.eval_shape, which needs only shapes and dtypes."
             ) from None
 
+    def assign_value(self, value) -> Tensor:
+        """MindSpore's ``Tensor.assign_value``: this Tensor's data replaced by ``value``'s, in place (every holder
+        of the Tensor sees the new values); ``value`` a Tensor of this shape and dtype."""
+        _check_read(self, "Tensor.assign_value")
+        if not isinstance(value, Tensor) or value.shape != self.shape or value.dtype != self.dtype:
+            got = f"{value.dtype}{list(value.shape)}" if isinstance(value, Tensor) else type(value).__name__
+            raise ValueError(
+                f"For 'Tensor.assign_value', the 'value' must be a Tensor of {self.dtype}{list(self.shape)}, but "
+                f"got {got}."
+            )
+        device = self._meta[2]
+        device.write(self._data, device.asarray(value._require_data("assign_value"), self.dtype.np_dtype))
+        return self
+
     def init_data(self) -> Tensor:
         """The Tensor with its data (MindSpore's lazy initialisation; opforge fills ``init`` at once).
         A placeholder has none: PlaceholderError."""

@@ -296,6 +296,16 @@ def test_sharded_training_equals_one_process(model, n, optimizer):
 
 
 @needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_mint_distributed_collectives_write_their_tensors(n):
+    """``opforge.mint.distributed`` (MindSpore's torch.distributed-style API): all_reduce, all_gather(_into_tensor),
+    reduce_scatter_tensor, reduce, broadcast, send/recv, barrier, the object collectives and a new group, each
+    writing into the tensors it is given (tests/mpi_scripts/mint_distributed.py)."""
+    job = run_job([str(SCRIPTS / "mint_distributed.py")], n=n, timeout=120)
+    assert job.returncode == 0 and "MINT-DIST-OK" in job.stdout, job.stdout + job.stderr
+
+
+@needs_mpi
 @pytest.mark.parametrize("n", [4, 8])
 def test_high_dimension_tensor_parallel_sample_trains_as_one_process(n):
     """MindSpore's 2D tensor parallel (``enable_nd_tp`` MatMuls over a (2, n / 2) device matrix, the sample's

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge import ops
-from opforge.mint import nn, optim
+from opforge.mint import distributed, nn, optim
 from opforge.mint.nn.functional import softmax
 from opforge.primitives import math_ops as P
 from opforge.tensor import Tensor
@@ -34,7 +34,7 @@ __all__ = [
     "matmul", "bmm", "mm", "dot", "outer", "einsum", "baddbmm", "addmm",
     # random (the global seed's stream: opforge.set_seed)
     "rand", "randn", "rand_like", "randn_like", "randint", "randperm", "bernoulli",
-    "nn", "optim",
+    "nn", "optim", "distributed",
 ]  # fmt: skip
 
 
