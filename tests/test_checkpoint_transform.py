@@ -340,6 +340,11 @@ def test_a_unified_folder_loads_into_a_network_or_is_cut_for_each_rank(four_by_r
     np.testing.assert_array_equal(net.w.asnumpy(), W)
     params = opforge.load_distributed_checkpoint(Net(), unified_safetensors_dir=unified, return_param_dict=True)
     assert sorted(params) == ["b", "lr", "w"]
+    renamed = opforge.load_distributed_checkpoint(  # MindSpore's name_map: {name in the network: in the folder}
+        Net(), unified_safetensors_dir=unified, return_param_dict=True, name_map={"layer.w": "w"}
+    )
+    assert sorted(renamed) == ["b", "layer.w", "lr"] and renamed["layer.w"].name == "layer.w"
+    np.testing.assert_array_equal(renamed["layer.w"].asnumpy(), W)
     # no network: each rank's blocks by a prediction strategy (w by columns on 2 ranks)
     predict = {"w": [[2], [-1, 0], [], 0, 0, 0]}
     opforge.load_distributed_checkpoint(

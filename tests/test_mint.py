@@ -369,13 +369,25 @@ def test_mint_conv_pool_and_batch_norm_cells():
     np.testing.assert_allclose(mint.nn.MaxPool2d(2)(Tensor(X4)).asnumpy(), _pool(X4, 2, 2, np.max))
     np.testing.assert_allclose(mint.nn.AvgPool2d(3, 3)(Tensor(X4)).asnumpy(), _pool(X4, 3, 3, np.mean), rtol=1e-6)
     bn = mint.nn.BatchNorm2d(3, momentum=0.25)
+    names = [p.name for p in bn.get_parameters()]
+    assert names == ["weight", "bias", "running_mean", "running_var", "num_batches_tracked"]
     bn.set_train(True)
     out = bn(Tensor(X4)).asnumpy()
-    mean, var = X4.mean((0, 2, 3)), X4.var((0, 2, 3))
+    mean, var, n = X4.mean((0, 2, 3)), X4.var((0, 2, 3)), X4.size // 3
     np.testing.assert_allclose(
         out, (X4 - mean.reshape(1, 3, 1, 1)) / np.sqrt(var.reshape(1, 3, 1, 1) + 1e-5), rtol=1e-4, atol=1e-5
     )
-    np.testing.assert_allclose(bn.moving_mean.asnumpy(), 0.25 * mean, rtol=1e-5, atol=1e-6)  # PyTorch's momentum
+    np.testing.assert_allclose(bn.running_mean.asnumpy(), 0.25 * mean, rtol=1e-5, atol=1e-6)  # PyTorch's momentum
+    np.testing.assert_allclose(bn.running_var.asnumpy(), 0.75 + 0.25 * var * n / (n - 1), rtol=1e-5)  # unbiased
+    assert int(bn.num_batches_tracked.asnumpy()) == 1
+    bn.set_train(False)
+    running = (bn.running_mean.asnumpy().reshape(1, 3, 1, 1), bn.running_var.asnumpy().reshape(1, 3, 1, 1))
+    want = (X4 - running[0]) / np.sqrt(running[1] + 1e-5)
+    np.testing.assert_allclose(bn(Tensor(X4)).asnumpy(), want, rtol=1e-4, atol=1e-5)
+    wide = mint.nn.Linear(3, 2, dtype=opforge.float64)
+    assert wide.weight.dtype == opforge.float64 and wide(Tensor(A[:, :3].astype(np.float64))).dtype == opforge.float64
+    with pytest.raises(ValueError, match="padding='same' needs stride 1"):
+        mint.nn.Conv2d(3, 2, 3, stride=2, padding="same")
     with pytest.raises(ValueError, match="'padding_mode' 'reflect' is not supported"):
         mint.nn.Conv2d(3, 2, 3, padding_mode="reflect")
     with pytest.raises(ValueError, match="'ceil_mode' and 'return_indices' are not supported"):
@@ -398,3 +410,20 @@ def test_mint_random_functions_follow_the_seed():
     assert mint.rand_like(Tensor(A)).shape == A.shape and mint.randn_like(Tensor(A)).dtype == opforge.float32
     with pytest.raises(ValueError, match="'generator' is not supported"):
         mint.rand(2, generator=object())
+
+
+def test_mint_follows_pytorch_on_dtypes_and_edge_cases():
+    ints = Tensor(I.astype(np.int32))
+    assert mint.sum(ints).dtype == opforge.int64 and mint.prod(ints, 1).dtype == opforge.int64
+    assert int(mint.sum(Tensor(A > 0)).asnumpy()) == int((A > 0).sum())  # bools count, as int64
+    assert mint.cumsum(Tensor(A > 0), 1).dtype == opforge.int64
+    assert mint.argmin(Tensor(A), 1).dtype == opforge.int64
+    assert mint.squeeze(Tensor(A[:1]), (0, 1)).shape == (4,)  # dim 1 (size 4) stays
+    assert mint.tile(Tensor(C), (2,)).shape == (2, 3, 8) and mint.flip(Tensor(A), 0).shape == A.shape
+    assert mint.randint(low=1, high=4, size=(3,)).shape == (3,)
+    with pytest.raises(TypeError, match="give \\(high, size\\) or \\(low, high, size\\)"):
+        mint.randint(5)
+    with pytest.raises(ValueError, match="at most 2 dims"):
+        mint.t(Tensor(C))
+    with pytest.raises(ValueError, match="'padding_idx'"):
+        F.embedding(Tensor(I), Tensor(M), padding_idx=0)

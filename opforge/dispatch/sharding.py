@@ -237,9 +237,15 @@ class ShardedValue:
         )
 
     def shown_block(self) -> Tensor:
-        """What printing the Tensor shows: this rank's block (a pending partial result completed), as each of
-        MindSpore's ranks prints its slice of a parallel network's output."""
-        return self.complete()
+        """What printing the Tensor shows: this rank's block, as each of MindSpore's ranks prints its slice of a
+        parallel network's output. A pending partial result is not completed here (an AllReduce that a print on
+        one rank would leave the others waiting for): it raises, naming the way."""
+        if self.pending is not None:
+            raise RuntimeError(
+                f"This Tensor holds partial results pending a reduction across ranks ({self.pending}): complete it on "
+                "every rank first (opforge.dispatch.sharding.local_of(t)), then print."
+            )
+        return self.local
 
     def copy(self):
         """What ``Tensor.asnumpy`` reads on the CPU: the value when every rank holds it whole, else the error
@@ -745,18 +751,22 @@ def broadcast_parameters(params, stages: int) -> None:
     placeholders are left alone."""
     rank, world = _ops.world()
     per_stage = world // stages
-    first = rank - rank % per_stage
     if per_stage == 1:
         return
     by_dtype: dict = {}
     for p in params:
         if hasattr(p, "_data") and p._data.__class__ is not ShardedValue:
             by_dtype.setdefault(p._meta[0], []).append(p)
+    first = rank - rank % per_stage
     group = _ops.group(tuple(range(first, first + per_stage)))
-    for members in by_dtype.values():
-        flat = _ops.broadcast(_ops.pack(members), 0, group)
-        for p, value in zip(members, _ops.unpack(flat, [p._meta[1] for p in members])):
-            _ops.assign(p, value)
+    previous = _C.set_interpreter(None)  # eagerly: a first call under a grad's tape records none of it
+    try:
+        for members in by_dtype.values():
+            flat = _ops.broadcast(_ops.pack(members), 0, group)
+            for p, value in zip(members, _ops.unpack(flat, [p._meta[1] for p in members])):
+                _ops.assign(p, value)
+    finally:
+        _C.set_interpreter(previous)
 
 
 def loss_repeats(t) -> int:

@@ -130,8 +130,15 @@ not_equal, greater, greater_equal, less, less_equal = ops.ne, ops.gt, ops.ge, op
 # -- reductions -------------------------------------------------------------------------------------
 
 
+def _accumulated(input, dtype):
+    """The input of a sum or a product: in ``dtype``, else int64 for integers and bools (PyTorch's)."""
+    if dtype is None and (input.dtype == mstype.bool_ or input.dtype.kind in "iu"):
+        dtype = mstype.int64
+    return _as(input, dtype)
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
-    return ops.sum(input, dim, keepdim, dtype=dtype)
+    return ops.sum(_accumulated(input, dtype), dim, keepdim)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
@@ -139,7 +146,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor:
-    return ops.prod(_as(input, dtype), _dims(dim), keepdim)
+    return ops.prod(_accumulated(input, dtype), _dims(dim), keepdim)
 
 
 def _int64(indices) -> Tensor:
@@ -176,7 +183,7 @@ def argmax(input, dim=None, keepdim=False) -> Tensor:
 
 
 def argmin(input, dim=None, keepdim=False) -> Tensor:
-    return ops.argmin(input, dim, keepdim)
+    return _int64(ops.argmin(input, dim, keepdim))
 
 
 def _bools(input) -> Tensor:
@@ -194,7 +201,7 @@ def any(input, dim=None, keepdim=False) -> Tensor:
 
 
 def cumsum(input, dim, dtype=None) -> Tensor:
-    return ops.cumsum(_as(input, dtype), dim)
+    return ops.cumsum(_accumulated(input, dtype), dim)
 
 
 def cumprod(input, dim, dtype=None) -> Tensor:
@@ -232,7 +239,11 @@ def flatten(input, start_dim=0, end_dim=-1) -> Tensor:
 
 
 def squeeze(input, dim=None) -> Tensor:
-    return ops.squeeze(input, _dims(dim))
+    """The size-1 dims removed: all, or those of ``dim`` (a listed dim of another size stays, PyTorch's)."""
+    if dim is None:
+        return ops.squeeze(input)
+    dims = tuple(d for d in _dims(dim) if input.shape[d] == 1)
+    return ops.squeeze(input, dims) if dims else input
 
 
 def unsqueeze(input, dim) -> Tensor:
@@ -280,7 +291,9 @@ def gather(input, dim, index) -> Tensor:
 
 
 def tile(input, dims) -> Tensor:
-    return ops.tile(input, tuple(dims))
+    """``input`` repeated ``dims[i]`` times along each dim (fewer entries than dims: 1 for the leading ones)."""
+    dims = tuple(dims)
+    return ops.tile(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
 def repeat_interleave(input, repeats, dim=None) -> Tensor:
@@ -288,7 +301,7 @@ def repeat_interleave(input, repeats, dim=None) -> Tensor:
 
 
 def flip(input, dims) -> Tensor:
-    return ops.flip(input, tuple(dims))
+    return ops.flip(input, _dims(dims))
 
 
 def roll(input, shifts, dims=None) -> Tensor:
@@ -296,7 +309,9 @@ def roll(input, shifts, dims=None) -> Tensor:
 
 
 def t(input) -> Tensor:
-    """The transpose of a matrix (a vector as it is)."""
+    """The transpose of a matrix (a vector as it is); more dims raise, as PyTorch's."""
+    if input.ndim > 2:
+        raise ValueError(f"For 't', the 'input' must have at most 2 dims, but got shape {list(input.shape)}.")
     return input if input.ndim < 2 else ops.swapaxes(input, 0, 1)
 
 
@@ -383,12 +398,15 @@ def randn_like(input, *, dtype=None) -> Tensor:
     return ops.randn_like(input, dtype=dtype)
 
 
-def randint(*args, size=None, generator=None, dtype=None) -> Tensor:
-    """Integers uniform in [low, high): ``randint(high, size)`` or ``randint(low, high, size)`` (int64)."""
+def randint(*args, low=None, high=None, size=None, generator=None, dtype=None) -> Tensor:
+    """Integers uniform in [low, high) of shape ``size`` (int64): ``randint(high, size)``, ``randint(low, high,
+    size)``, or by keyword."""
     _no_generator("randint", generator)
-    if size is None:
-        *args, size = args
-    low, high = (0, *args) if len(args) == 1 else tuple(args)
+    given = list(args) + [v for v in (low, high, size) if v is not None]
+    if len(given) not in (2, 3) or not isinstance(given[-1], (tuple, list)):
+        raise TypeError(f"For 'randint', give (high, size) or (low, high, size), size a tuple; got {given!r}.")
+    *bounds, size = given
+    low, high = (0, *bounds) if len(bounds) == 1 else tuple(bounds)
     return ops.randint(low, high, tuple(size), dtype=dtype)
 
 

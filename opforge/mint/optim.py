@@ -1,6 +1,7 @@
 """MindSpore's ``mindspore.mint.optim``: ``SGD``, ``Adam`` and ``AdamW`` with PyTorch's arguments and update
-rules, as opforge optimizers (``opforge.nn.optim.Optimizer``: parameter groups, learning-rate schedules,
-``optimizer(grads)``, states as Parameters a checkpoint saves, traced steps in GRAPH_MODE). Unlike MindSpore's
+rules, as opforge optimizers (``opforge.nn.optim.Optimizer``: parameter groups, learning-rate schedules (a
+``LearningRateSchedule`` Cell, a list or a Tensor of rates), ``optimizer(grads)``, states as Parameters a
+checkpoint saves, traced steps in GRAPH_MODE). Unlike MindSpore's
 ``nn`` optimizers, the weight decay applies to every parameter (no filter by name), and Adam's moments are
 bias-corrected. The updates are written with elementwise operators, on any float dtype and device."""
 
@@ -8,8 +9,10 @@ from __future__ import annotations
 
 import numbers
 
+from opforge import dtype as mstype
 from opforge import ops
 from opforge.nn.optim import Optimizer
+from opforge.tensor import Tensor
 
 __all__ = ["SGD", "Adam", "AdamW"]
 
@@ -31,6 +34,11 @@ def _check_bool(where: str, name: str, value) -> bool:
     return value
 
 
+def _exact(param):
+    """The dtype of the scalar arithmetic of ``param``'s update: float64 for float64, else float32."""
+    return mstype.float64 if param._meta[0] == mstype.float64 else mstype.float32
+
+
 class _TorchOptimizer(Optimizer):
     """The part PyTorch's rules share: the gradient negated with ``maximize``, the step count as a float, the
     weight decay of every parameter (its group's) added to its gradient (L2) unless decoupled."""
@@ -39,7 +47,9 @@ class _TorchOptimizer(Optimizer):
 
     def __init__(self, params, lr, weight_decay: float, maximize: bool):
         where = type(self).__name__
-        super().__init__(_check(where, "lr", lr, 0.0), params, _check(where, "weight_decay", weight_decay, 0.0))
+        if isinstance(lr, numbers.Real):  # (a schedule, a list or a Tensor of rates: the base class checks it)
+            lr = _check(where, "lr", lr, 0.0)
+        super().__init__(lr, params, _check(where, "weight_decay", weight_decay, 0.0))
         self.maximize = _check_bool(where, "maximize", maximize)
         self._sub, self._div, self._sqrt = ops.Sub(), ops.Div(), ops.Sqrt()
         self._pow, self._maximum, self._neg = ops.Pow(), ops.Maximum(), ops.Neg()
@@ -56,8 +66,9 @@ class _TorchOptimizer(Optimizer):
         return grad
 
     def _step(self, param):
-        """This step's number (1 for the first), a float scalar of ``param``'s dtype."""
-        return self._cast(self.global_step, param._meta[0])
+        """This step's number (1 for the first), a float scalar: float64 for a float64 parameter, else float32
+        (float16 and bfloat16 cannot count steps past 2048 nor hold 0.999's distance to 1)."""
+        return self._cast(self.global_step, _exact(param))
 
 
 class SGD(_TorchOptimizer):
@@ -84,7 +95,7 @@ class SGD(_TorchOptimizer):
             buf = self.momentum_buffer[index]
             # the first step's buffer is the gradient itself: (1 - dampening) only from the second step on
             first = self._minimum(self._sub(self._step(param), 1.0), 1.0)
-            kept = self._sub(1.0, self._mul(first, self.dampening))
+            kept = self._cast(self._sub(1.0, self._mul(first, self.dampening)), param._meta[0])
             self._assign(buf, self._add(self._mul(buf, self.momentum), self._mul(grad, kept)))
             grad = self._add(grad, self._mul(buf, self.momentum)) if self.nesterov else buf
         self._assign(param, self._sub(param, self._mul(grad, self._like(self._lr(index), param))))
@@ -114,7 +125,6 @@ class Adam(_TorchOptimizer):
         self.beta1, self.beta2 = (_check(where, f"betas[{i}]", b, 0.0, 1.0) for i, b in enumerate(betas))
         self.eps = _check(where, "eps", eps, 0.0)
         self.amsgrad = _check_bool(where, "amsgrad", amsgrad)
-        self._beta_values = (self._constant(self.beta1), self._constant(self.beta2))
         self.exp_avg = self._clone_state("exp_avg")
         self.exp_avg_sq = self._clone_state("exp_avg_sq")
         self.max_exp_avg_sq = self._clone_state("max_exp_avg_sq") if amsgrad else ()
@@ -130,12 +140,13 @@ class Adam(_TorchOptimizer):
         if self.amsgrad:
             self._assign(self.max_exp_avg_sq[index], self._maximum(self.max_exp_avg_sq[index], v))
             v = self.max_exp_avg_sq[index]
-        step = self._step(param)
-        beta1, beta2 = (self._constant_like(b, param) for b in self._beta_values)
-        correction1 = self._sub(1.0, self._pow(beta1, step))
-        correction2 = self._sub(1.0, self._pow(beta2, step))
-        denom = self._add(self._div(self._sqrt(v), self._sqrt(correction2)), self.eps)
-        self._assign(param, self._sub(param, self._mul(self._div(m, denom), self._div(lr, correction1))))
+        step, exact = self._step(param), _exact(param)
+        beta1, beta2 = (Tensor(b, exact) for b in (self.beta1, self.beta2))
+        correction1 = self._sub(1.0, self._pow(beta1, step))  # in float32 or float64, then cast: see _step
+        root2 = self._cast(self._sqrt(self._sub(1.0, self._pow(beta2, step))), param._meta[0])
+        step_size = self._cast(self._div(self._cast(self._lr(index), exact), correction1), param._meta[0])
+        denom = self._add(self._div(self._sqrt(v), root2), self.eps)
+        self._assign(param, self._sub(param, self._mul(self._div(m, denom), step_size)))
 
     def extend_repr(self) -> str:
         return super().extend_repr() + f", betas=({self.beta1:g}, {self.beta2:g}), eps={self.eps:g}"

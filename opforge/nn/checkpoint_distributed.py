@@ -172,11 +172,11 @@ def load_distributed_checkpoint(network, checkpoint_filenames=None, predict_stra
     with a warning, as in MindSpore.
 
     With ``unified_safetensors_dir`` (MindSpore's safetensors flow: a folder ``unified_safetensors`` wrote), the
-    whole parameters of that folder (``name_map``: {name: the name in its file}) are loaded into ``network``
-    (returned instead with ``return_param_dict``); without a network, each rank's blocks by ``predict_strategy``
-    (a strategy file, or MindSpore's {name: [dev_matrix, tensor_map, ...]}; whole without one) are saved to
-    ``dst_safetensors_dir/rank_N/net.{output_format}``, for ``rank_id`` or every rank. ``max_process_num`` is kept
-    (one process works here)."""
+    whole parameters of that folder (``name_map``: {name in the network: name in the folder}) are loaded into
+    ``network`` (returned instead with ``return_param_dict``); without a network, each rank's blocks by
+    ``predict_strategy`` (a strategy file, or MindSpore's {name: [dev_matrix, tensor_map, ...]}; whole without
+    one) are saved to ``dst_safetensors_dir/rank_N/net.{output_format}``, for ``rank_id`` or every rank.
+    ``max_process_num`` is kept (one process works here)."""
     where = "load_distributed_checkpoint"
     if unified_safetensors_dir is not None:
         params = read_unified(unified_safetensors_dir, name_map, where)
@@ -241,13 +241,15 @@ def read_unified(folder, name_map, where: str) -> dict:
         weight_map = dict.fromkeys(load_checkpoint(os.path.join(folder, names[0]), format="safetensors"), names[0])
     else:
         raise ValueError(f"For '{where}', there must be a JSON file named '{NAME_MAP_FILE}' in {folder!r}.")
+    network_name = {stored: name for name, stored in (name_map or {}).items()}  # MindSpore's: network -> folder
     loaded, params = {}, {}
     for name, file in weight_map.items():
         if file not in loaded:
             loaded[file] = load_checkpoint(os.path.join(folder, file), format="safetensors")
-        stored = (name_map or {}).get(name, name)
-        if stored in loaded[file]:
-            params[name] = Parameter(loaded[file][stored], name=name)
+        if name not in loaded[file]:
+            raise ValueError(f"For '{where}', the part file {file!r} lacks {name!r}, which {NAME_MAP_FILE} names.")
+        renamed = network_name.get(name, name)
+        params[renamed] = Parameter(loaded[file][name], name=renamed)
     if HYPER_PARAM_FILE in names:
         params.update(load_checkpoint(os.path.join(folder, HYPER_PARAM_FILE), format="safetensors"))
     return params

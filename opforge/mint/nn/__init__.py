@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from opforge import dtype as mstype
 from opforge import nn as _nn
+from opforge import ops
 from opforge.mint.nn import functional
-from opforge.mint.nn import functional as F
+from opforge.mint.nn.functional import conv_padding
 from opforge.nn.init import HeUniform, Uniform
+from opforge.tensor import Parameter, Tensor
 
 __all__ = [
     "functional", "Linear", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten",
@@ -24,6 +29,15 @@ def _default_inits(fan_in: int, weight_init, bias_init) -> tuple:
     return weight_init, Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init
 
 
+def _parameters_in(cell, dtype) -> None:
+    """The cell's own Parameters made in ``dtype`` (mint's ``dtype=``; None keeps float32)."""
+    if dtype is None:
+        return
+    for name, p in list(cell._params.items()):
+        if p is not None:
+            setattr(cell, name, Parameter(p.astype(dtype), p.name, p.requires_grad))
+
+
 class Linear(_nn.Dense):
     """``Linear(in_features, out_features, bias=True, weight_init=None, bias_init=None, dtype=None)``: y = x @ W.T
     + b, ``weight`` [out_features, in_features], initialised as mint's (and PyTorch's): HeUniform(sqrt(5)) weights,
@@ -32,8 +46,7 @@ class Linear(_nn.Dense):
     def __init__(self, in_features, out_features, bias=True, weight_init=None, bias_init=None, dtype=None):
         weight_init, bias_init = _default_inits(in_features, weight_init, bias_init)
         super().__init__(in_features, out_features, weight_init, bias_init, has_bias=bias)
-        if dtype is not None:
-            self.to_float(dtype)
+        _parameters_in(self, dtype)
         self.in_features, self.out_features = in_features, out_features
 
 
@@ -48,11 +61,10 @@ class Conv2d(_nn.Conv2d):
             raise ValueError(f"For 'Conv2d', the 'padding_mode' {padding_mode!r} is not supported: only 'zeros'.")
         kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         weight_init, bias_init = _default_inits(in_channels // groups * kh * kw, None, None)
-        pad_mode, pads = F.conv_padding(padding)
+        pad_mode, pads = conv_padding(padding, stride)
         super().__init__(in_channels, out_channels, (kh, kw), stride, pad_mode, pads, dilation, groups, bias,
                          weight_init, bias_init)  # fmt: skip
-        if dtype is not None:
-            self.to_float(dtype)
+        _parameters_in(self, dtype)
 
 
 class MaxPool2d(_nn.Cell):
@@ -61,10 +73,13 @@ class MaxPool2d(_nn.Cell):
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
-        self.args = (kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def construct(self, input):
-        return F.max_pool2d(input, *self.args)
+        return functional.max_pool2d(
+            input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode, self.return_indices
+        )
 
 
 class AvgPool2d(_nn.Cell):
@@ -74,24 +89,51 @@ class AvgPool2d(_nn.Cell):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):  # fmt: skip
         super().__init__()
-        self.args = (kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        self.kernel_size, self.stride, self.padding, self.ceil_mode = kernel_size, stride, padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def construct(self, input):
-        return F.avg_pool2d(input, *self.args)
+        return functional.avg_pool2d(
+            input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+            self.divisor_override,
+        )  # fmt: skip
 
 
-class BatchNorm2d(_nn.BatchNorm2d):
+class BatchNorm2d(_nn.Cell):
     """``BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None)``:
-    PyTorch's momentum (the weight of the batch's statistics in the running ones: MindSpore's 1 - momentum);
-    without running statistics it normalises by the batch's in evaluation too."""
+    (x - mean) / sqrt(var + eps) * weight + bias over N, H, W, with the batch's statistics while training (the
+    running ones updated with PyTorch's momentum: new = (1 - momentum) * running + momentum * batch, the variance
+    unbiased) and the running ones in evaluation (the batch's without ``track_running_stats``). Its Parameters
+    have mint's names: ``weight``, ``bias``, ``running_mean``, ``running_var``, ``num_batches_tracked``."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None):
+        super().__init__()
         if isinstance(momentum, bool) or not isinstance(momentum, (int, float)) or not 0 <= momentum <= 1:
             raise ValueError(f"For 'BatchNorm2d', the 'momentum' must be a float in [0, 1], but got {momentum!r}.")
-        super().__init__(num_features, eps, 1.0 - momentum, affine,
-                         use_batch_statistics=None if track_running_stats else True)  # fmt: skip
-        if dtype is not None:
-            self.to_float(dtype)
+        self.num_features, self.eps, self.momentum = num_features, float(eps), float(momentum)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        dtype = mstype.float32 if dtype is None else dtype
+
+        def filled(value, name, trainable=True):
+            return Parameter(Tensor(np.full(num_features, value, np.float32)).astype(dtype), name, trainable)
+
+        self.weight = filled(1.0, "weight", affine)
+        self.bias = filled(0.0, "bias", affine)
+        self.running_mean = filled(0.0, "running_mean", False)
+        self.running_var = filled(1.0, "running_var", False)
+        self.num_batches_tracked = Parameter(Tensor(0, mstype.int64), "num_batches_tracked", False)
+
+    def construct(self, input):
+        batch_statistics = self.training or not self.track_running_stats
+        if self.training and self.track_running_stats:
+            ops.assign_add(self.num_batches_tracked, Tensor(1, mstype.int64))
+        return ops.batch_norm(
+            input, self.running_mean, self.running_var, self.weight, self.bias, batch_statistics, self.momentum,
+            self.eps,
+        )  # fmt: skip
+
+    def extend_repr(self) -> str:
+        return f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}"
 
 
 class _Unary(_nn.Cell):
@@ -102,19 +144,19 @@ class _Unary(_nn.Cell):
 
 
 class ReLU(_Unary):
-    _fn = staticmethod(F.relu)
+    _fn = staticmethod(functional.relu)
 
 
 class SiLU(_Unary):
-    _fn = staticmethod(F.silu)
+    _fn = staticmethod(functional.silu)
 
 
 class Sigmoid(_Unary):
-    _fn = staticmethod(F.sigmoid)
+    _fn = staticmethod(functional.sigmoid)
 
 
 class Tanh(_Unary):
-    _fn = staticmethod(F.tanh)
+    _fn = staticmethod(functional.tanh)
 
 
 class GELU(_nn.Cell):
@@ -123,7 +165,7 @@ class GELU(_nn.Cell):
         self.approximate = approximate
 
     def construct(self, input):
-        return F.gelu(input, self.approximate)
+        return functional.gelu(input, self.approximate)
 
 
 class _AlongDim(_nn.Cell):
@@ -140,11 +182,11 @@ class _AlongDim(_nn.Cell):
 
 
 class Softmax(_AlongDim):
-    _fn = staticmethod(F.softmax)
+    _fn = staticmethod(functional.softmax)
 
 
 class LogSoftmax(_AlongDim):
-    _fn = staticmethod(F.log_softmax)
+    _fn = staticmethod(functional.log_softmax)
 
 
 class Flatten(_nn.Cell):
@@ -153,7 +195,7 @@ class Flatten(_nn.Cell):
         self.start_dim, self.end_dim = start_dim, end_dim
 
     def construct(self, input):
-        return F.flatten(input, self.start_dim, self.end_dim)
+        return functional.flatten(input, self.start_dim, self.end_dim)
 
 
 class _Loss(_nn.Cell):
@@ -170,11 +212,11 @@ class _Loss(_nn.Cell):
 
 
 class MSELoss(_Loss):
-    _fn = staticmethod(F.mse_loss)
+    _fn = staticmethod(functional.mse_loss)
 
 
 class L1Loss(_Loss):
-    _fn = staticmethod(F.l1_loss)
+    _fn = staticmethod(functional.l1_loss)
 
 
 class Dropout(_nn.Cell):
@@ -185,4 +227,4 @@ class Dropout(_nn.Cell):
         self.p = p
 
     def construct(self, input):
-        return F.dropout(input, self.p, self.training)
+        return functional.dropout(input, self.p, self.training)

@@ -101,9 +101,12 @@ def flatten(input, start_dim=1, end_dim=-1):
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False):
-    """The rows of ``weight`` that ``input`` indexes (``max_norm`` and ``scale_grad_by_freq`` not supported)."""
-    if max_norm is not None or scale_grad_by_freq:
-        raise ValueError("For 'embedding', 'max_norm' and 'scale_grad_by_freq' are not supported by opforge.")
+    """The rows of ``weight`` that ``input`` indexes (``padding_idx``, ``max_norm`` and ``scale_grad_by_freq``
+    not supported: a padding row's gradient would not be zero)."""
+    if padding_idx is not None or max_norm is not None or scale_grad_by_freq:
+        raise ValueError(
+            "For 'embedding', 'padding_idx', 'max_norm' and 'scale_grad_by_freq' are not supported by opforge."
+        )
     return ops.gather(weight, input, 0)
 
 
@@ -115,11 +118,14 @@ def _pair(value) -> tuple:
     return (value, value) if isinstance(value, int) else tuple(value)
 
 
-def conv_padding(padding) -> tuple:
-    """(pad_mode, (top, bottom, left, right)) of mint's ``padding``: "valid", "same", an int or (pad_h, pad_w)."""
+def conv_padding(padding, stride=1) -> tuple:
+    """(pad_mode, pads) of mint's ``padding`` ("valid", "same", an int or (pad_h, pad_w)): pads 0 for the named
+    modes, else (top, bottom, left, right). "same" needs stride 1, as PyTorch's."""
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
             raise ValueError(f"For 'conv2d', the 'padding' must be 'valid', 'same', an int or a pair, got {padding!r}.")
+        if padding == "same" and _pair(stride) != (1, 1):
+            raise ValueError(f"For 'conv2d', padding='same' needs stride 1, but got stride {stride}.")
         return padding, 0
     ph, pw = _pair(padding)
     return ("pad", (ph, ph, pw, pw)) if ph or pw else ("valid", 0)
@@ -127,7 +133,7 @@ def conv_padding(padding) -> tuple:
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """The 2-D convolution of ``input`` [N, C, H, W] with ``weight`` [O, C / groups, kh, kw] (+ ``bias``)."""
-    pad_mode, pads = conv_padding(padding)
+    pad_mode, pads = conv_padding(padding, stride)
     return ops.conv2d(input, weight, bias, stride, pad_mode, pads, dilation, groups)
 
 
