@@ -1,8 +1,10 @@
 """MindSpore's ``mindspore.runtime``: the runtime's memory and execution settings.
 
-The memory functions read opforge's pooled allocator (``opforge.memory``, opforge/device/memory.py): what
-MindSpore calls allocated memory is the pool's bytes held by live arrays, reserved memory the bytes it holds
-from the OS (in use and cached), idle memory the cached part. ``set_memory`` checks and records MindSpore's
+The memory functions read opforge's pooled allocator of host memory (``opforge.memory``,
+opforge/device/memory.py; arrays under its ``min_pooled_bytes``, 64 KiB by default, are not pooled and not
+counted; GPU memory is CuPy's pool's, which these do not read): what MindSpore calls allocated memory is the
+pool's bytes held by live arrays, reserved memory the bytes it holds from the OS (in use and cached), idle
+memory the cached part; ``device_target`` is accepted and ignored. ``set_memory`` checks and records MindSpore's
 memory-pool sizes (the pool grows on demand here, with no preset size or ceiling), once per process as in
 MindSpore. ``synchronize`` waits for the current device's queued work; ``launch_blocking``,
 ``dispatch_threads_num`` and ``set_cpu_affinity`` are checked and recorded (opforge launches CPU kernels

@@ -157,6 +157,7 @@ class Tensor:
         """MindSpore's ``Tensor.assign_value``: this Tensor's data replaced by ``value``'s, in place (every holder
         of the Tensor sees the new values); ``value`` a Tensor of this shape and dtype."""
         _check_read(self, "Tensor.assign_value")
+        _check_read(value, "Tensor.assign_value")  # (a jit trace cannot replay a host-side write: it says so)
         if not isinstance(value, Tensor) or value.shape != self.shape or value.dtype != self.dtype:
             got = f"{value.dtype}{list(value.shape)}" if isinstance(value, Tensor) else type(value).__name__
             raise ValueError(

@@ -573,6 +573,7 @@ def test_opforge_run_names_a_dead_rank(fault, how):
         (4, "adam", ["--auto-parallel", "--functional", "--parallel-optimizer", "--graph"]),
         (4, "momentum", ["--auto-parallel", "--data-parallel"]),
         (4, "adam", ["--tensor-parallel", "--graph", "--print"]),
+        (4, "momentum", ["--no-loss-repeated-mean"]),
         (4, "momentum", ["--tensor-parallel", "--parallel-optimizer", "--checkpoint", "{tmp}"]),
     ],
 )
@@ -590,6 +591,7 @@ def test_two_stage_pipeline_equals_one_process(n, optimizer, flags, tmp_path):
     a check over every rank hung, stage 0 never running those operators).
     ``--checkpoint``: each rank saves its stage's strategy file and blocks; the stages' files merged
     (``merge_pipeline_strategys``) and the blocks transformed whole equal one process's parameters.
+    ``--no-loss-repeated-mean``: each of the last stage's 2 ranks repeats the loss: the gradients their sum.
     ``--print``: ``ops.Print`` in the network (MindSpore's tutorial): a micro-batch's rows of fc1's output on
     stage 0's ranks, the block of fc2's columns on each of stage 1's, nothing of the other stage."""
     flags = [str(tmp_path) if f == "{tmp}" else f for f in flags]

@@ -19,6 +19,7 @@ __all__ = [
 ]  # fmt: skip
 
 _BACKENDS = ("hccl", "nccl", "mccl", "mpi", "gloo")
+_made: set = set()  # the groups new_group created
 
 
 class _Done:
@@ -56,8 +57,10 @@ def destroy_process_group(group=None) -> None:
     """The group released (``group`` None: the communication service, as ``opforge.communication.release``)."""
     if group is None or group == comm.GlobalComm.WORLD_COMM_GROUP:
         comm.release()
+        _made.clear()
     else:
         comm.destroy_group(group)
+        _made.discard(group)
 
 
 def is_available() -> bool:
@@ -84,7 +87,9 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
         return comm.GlobalComm.WORLD_COMM_GROUP
     ranks = sorted(int(r) for r in ranks)
     name = group_desc or "mint_group_" + "_".join(map(str, ranks))
-    comm.create_group(name, ranks)
+    if name not in _made:  # (the same ranks again: the same group, as PyTorch hands out)
+        comm.create_group(name, ranks)
+        _made.add(name)
     return name
 
 

@@ -338,7 +338,8 @@ class PipelineCell(Cell):
     def _backward(self, run: _Run, mb: _MicroBatch, weights, grads: list) -> None:
         if run.next is None:
             outputs = (mb.loss,)
-            senses = (ops.OnesLike()(mb.loss),)
+            repeats = sharding.loss_repeats(mb.loss)  # loss_repeated_mean=False: MindSpore's sums (grad_operation)
+            senses = (ops.OnesLike()(mb.loss) * float(repeats) if repeats > 1 else ops.OnesLike()(mb.loss),)
         else:
             outputs = tuple(mb.sent)
             senses = tuple(

@@ -379,7 +379,8 @@ def unified_safetensors(
     ``dst_dir`` as ``part{i}.safetensors`` files of about 3 GiB each (the largest parameters first, each into the
     lightest part), ``param_name_map.json`` (``{"metadata": {"total_size": bytes}, "weight_map": {name: part
     file}}``) and ``hyper_param.safetensors`` (rank 0's values the strategy lacks: a step count, a learning rate).
-    ``choice_func(name)`` returns False to leave a parameter out or a str to rename it; ``split_dst_file=(k, n)``
+    Gradient accumulators (``accu_grads*``) are left out, as MindSpore's. ``choice_func(name)`` returns False to
+    leave a parameter out or a str to rename it; ``split_dst_file=(k, n)``
     writes the k-th of n shares of the part files (the map and the hyper-parameters with the first share).
     ``load_distributed_checkpoint(network, unified_safetensors_dir=dst_dir)`` reads the folder back.
     ``max_process_num`` is kept (one process works here)."""
@@ -427,7 +428,7 @@ def _check_split(split_dst_file, where: str):
 
 
 def _write_unified(params: dict, hyper: dict, dst_dir: str, share) -> None:
-    sizes = {name: t.asnumpy().nbytes for name, t in params.items()}
+    sizes = {name: math.prod(t.shape) * t.dtype.itemsize for name, t in params.items()}
     parts = [[] for _ in range(max(1, min(len(sizes), -(-sum(sizes.values()) // _PART_BYTES))))]
     loads = [0] * len(parts)
     for name, size in sorted(sizes.items(), key=lambda item: -item[1]):

@@ -59,6 +59,12 @@ parser.add_argument(
     help="ops.Print of fc1's and fc2's outputs in the network (MindSpore's pipeline tutorial prints so): each rank "
     "of a stage prints its block, the other stage's ranks nothing",
 )
+parser.add_argument(
+    "--no-loss-repeated-mean",
+    action="store_true",
+    help="loss_repeated_mean=False: the last stage's ranks each repeat the loss, the gradients their sum (the "
+    "one-process reference trains with its sensitivity times those ranks)",
+)
 args = parser.parse_args()
 
 init()
@@ -181,7 +187,10 @@ def train(staged: bool, data):
     opt = optimizer_for(net.trainable_params())
     # MindSpore's PipelineCell differentiates the sum of its micro-batches' mean losses: MICRO times one
     # process's whole-batch mean, whose TrainOneStepCell is given that sensitivity
-    step = nn.TrainOneStepCell(nn.PipelineCell(loss, MICRO) if staged else loss, opt, sens=1.0 if staged else MICRO)
+    repeats = size // 2 if args.no_loss_repeated_mean else 1  # the last stage's ranks, each holding the loss
+    step = nn.TrainOneStepCell(
+        nn.PipelineCell(loss, MICRO) if staged else loss, opt, sens=1.0 if staged else MICRO * repeats
+    )
     losses = [float(step(opforge.Tensor(x), opforge.Tensor(y)).asnumpy()) * (1 if staged else MICRO) for x, y in data]
     if staged:
         check_states(net, opt, losses)
@@ -226,6 +235,7 @@ if not args.auto_parallel:  # (AutoParallel carries these settings itself)
         full_batch=True,
         enable_parallel_optimizer=args.parallel_optimizer,
         strategy_ckpt_config={"save_file": f"{args.checkpoint}/strategys/rank_{rank}.ckpt" if args.checkpoint else ""},
+        loss_repeated_mean=not args.no_loss_repeated_mean,
     )
 net, losses = train(True, data)
 if args.checkpoint:  # each rank its stage's parameters, by blocks
