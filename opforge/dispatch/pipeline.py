@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["current_run", "running", "stage_of_rank"]
+__all__ = ["current_run", "running", "stage_of_rank", "stage_ranks"]
 
 _state = threading.local()
 
@@ -20,6 +20,13 @@ def stage_of_rank(rank: int, world: int, stages: int) -> int:
             f"For 'PipelineCell', the 'pipeline_stages' ({stages}) must divide the number of devices ({world})."
         )
     return rank // (world // stages)
+
+
+def stage_ranks(rank: int, world: int, stages: int) -> tuple:
+    """The world ranks of ``rank``'s pipeline stage (consecutive)."""
+    per_stage = world // stages
+    first = stage_of_rank(rank, world, stages) * per_stage
+    return tuple(range(first, first + per_stage))
 
 
 def current_run():

@@ -50,6 +50,7 @@ from typing import Optional
 from opforge import _C
 from opforge.dispatch.interpreter import EVAL, Interpreter
 from opforge.dispatch.op_table import OpTable
+from opforge.dispatch.pipeline import stage_ranks
 from opforge.dispatch.signature import sig_rw
 from opforge.dispatch.trace import tracing
 from opforge.parallel_context import (
@@ -749,16 +750,14 @@ def broadcast_parameters(params, stages: int) -> None:
     Broadcast per dtype): a parallel network's ranks then start from one model however each initialised it
     (``parameter_broadcast``). Split Parameters (laid out by another network's call) and other stages'
     placeholders are left alone."""
-    rank, world = _ops.world()
-    per_stage = world // stages
-    if per_stage == 1:
+    ranks = stage_ranks(*_ops.world(), stages)
+    if len(ranks) == 1:
         return
     by_dtype: dict = {}
     for p in params:
         if hasattr(p, "_data") and p._data.__class__ is not ShardedValue:
             by_dtype.setdefault(p._meta[0], []).append(p)
-    first = rank - rank % per_stage
-    group = _ops.group(tuple(range(first, first + per_stage)))
+    group = _ops.group(ranks)
     previous = _C.set_interpreter(None)  # eagerly: a first call under a grad's tape records none of it
     try:
         for members in by_dtype.values():
@@ -1053,12 +1052,7 @@ class ShardInterpreter(Interpreter):
     def _stage_ranks(self):
         """The ranks of this rank's pipeline stage (consecutive: the only ones that run its operators); None
         without stages."""
-        if self.pipeline_stages == 1:
-            return None
-        rank, world = self.world
-        per_stage = world // self.pipeline_stages
-        first = rank - rank % per_stage
-        return tuple(range(first, first + per_stage))
+        return None if self.pipeline_stages == 1 else stage_ranks(*self.world, self.pipeline_stages)
 
     def _as_layout(self, prim, i: int, t, want: TensorLayout):
         if not isinstance(t, Tensor):

@@ -232,7 +232,7 @@ class Primitive(metaclass=_PrimitiveType):
                 plan.check_no_placeholders(self, args)
                 raise
             except TypeError:  # a kernel handed a parallel network's split output: say so
-                self._refuse_sharded(args)
+                self._raise_if_sharded(args)
                 raise
         return interpreter.process_primitive(self, args)
 
@@ -253,7 +253,7 @@ class Primitive(metaclass=_PrimitiveType):
                 folded[i] = tuple(value) if isinstance(value, list) else value
         return tuple(folded)
 
-    def _refuse_sharded(self, args: tuple) -> None:
+    def _raise_if_sharded(self, args: tuple) -> None:
         """A ValueError naming the input that is a Tensor split across ranks, outside the parallel network that
         split it (an output it returned, which kernels cannot read as one array). The plan built for its global
         meta is dropped, so that the next such call comes here again rather than to the kernel's check."""

@@ -441,8 +441,9 @@ def _nd_tp_plan(prim, strategy, ta: bool, tb: bool) -> ShardPlan:
     x_lay = TensorLayout.make(x_mesh, [2, 1] if ta else [1, 2])
     w_lay = TensorLayout.make(mesh, [3, 2] if tb else [2, 3])
     plan = ShardPlan(inputs=[x_lay, w_lay], outputs=[TensorLayout.make(mesh, [1, 3])])
-    if wk > 1:
-        plan.partial[0] = ("sum", (TensorLayout.make(mesh, [2]).dims[0],))
+    if wk > 1:  # the a axis (mesh axis 2) as the output layout numbers it (size-1 axes dropped)
+        a_axis = TensorLayout.make(mesh, [2]).dims[0]
+        plan.partial[0] = ("sum", (a_axis,))
 
     def local(x, w):
         return prim(gather_along(x, 0 if ta else 1, mesh, 3) if wn > 1 else x, w)

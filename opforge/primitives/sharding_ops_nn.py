@@ -116,11 +116,10 @@ def _pads(prim, sizes: tuple, split: dict) -> tuple:
 
 def _spatial_refusal(prim, dim: int, size: int, parts: int):
     """Why dim ``dim`` of an input of that whole ``size`` cannot split ``parts`` ways (None: it can)."""
-    out = _geometry(prim, dim, size)[3]
+    _, stride, _, out = _geometry(prim, dim, size)
     if size % parts or out % parts:
         return f"its input size {size} and output size {out} must divide by the {parts} parts"
     if any(n < 1 for _, n in _gradient_windows(prim, dim, size, parts)):
-        stride = _geometry(prim, dim, size)[1]
         return f"a block of {size // parts} input rows would be read by no window (the stride is {stride})"
     return None
 
@@ -373,7 +372,7 @@ _POOLS = (C.MaxPool, C.AvgPool, C.MaxPoolGrad, C.AvgPoolGrad, C.MaxPoolGradGrad)
 
 
 def _pooled_axes(prim, args, rank):
-    return [1, 2] if getattr(prim, "data_format", "NCHW") == "NHWC" else [rank - 2, rank - 1]
+    return [rank - 2, rank - 1]  # (NCHW: the only format opforge's pooling takes)
 
 
 def _pool_plan(prim, args, layouts, strategy):
