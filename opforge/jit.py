@@ -190,7 +190,7 @@ class JitFunction:
         return self._parallel(*args, **kwargs)
 
     def _run_outermost(self, *args, **kwargs):
-        return sharding.run_outermost(self.fn, args, kwargs)
+        return sharding.run_outermost(self.fn, args, kwargs, getattr(self.fn, "__name__", "jit"))
 
     def _run_kept(self, key, trace, tensors: list, args: tuple, kwargs: dict):
         """The call by the trace kept for its signature, or eagerly: a graph break, or a trace in which

@@ -54,6 +54,8 @@ class Tape(Interpreter):
     interpreters below) and is recorded when one of its inputs is tracked.
     """
 
+    differentiates = True
+
     def __init__(self):
         self.parent = None
         self.tracked: dict = {}  # id -> tensor; holding the tensor keeps its id unique

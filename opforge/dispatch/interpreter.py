@@ -27,6 +27,8 @@ class Interpreter:
     # An interpreter that only observes calls (a profiler): a trace (opforge.jit) may start above it,
     # and it sees the replays call by call.
     observer: bool = False
+    # An interpreter recording calls to differentiate them (a gradient's tape)
+    differentiates: bool = False
 
     def process_primitive(self, prim, args: tuple):
         """Handle ``prim(*args)`` (arguments bound by position); returns the call's outputs."""

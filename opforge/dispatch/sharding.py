@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from opforge import _C
-from opforge.dispatch.interpreter import EVAL, Interpreter
+from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.op_table import OpTable
 from opforge.dispatch.pipeline import stage_ranks
 from opforge.dispatch.signature import sig_rw
@@ -781,20 +781,39 @@ def loss_repeats(t) -> int:
     return _ops.world()[1] // get_auto_parallel_context("pipeline_stages") // used
 
 
-def run_outermost(call, args: tuple, kwargs: dict):
+def run_outermost(call, args: tuple, kwargs: dict, name: str):
     """``call(*args, **kwargs)`` as a parallel network's outermost call (a Cell's, or a jitted training step's,
-    MindSpore's functional style): every operator below sharded and the optimizers' updates split, as the auto
-    parallel context says; the inputs laid out by its dataset strategy; the outputs finished."""
+    MindSpore's functional style; ``name`` says which, in errors): every operator below sharded and the
+    optimizers' updates split, as the auto parallel context says; the inputs laid out by its dataset strategy;
+    the outputs finished. Under a gradient's tape, a call that split a tensor raises after it: the tape sees the
+    blocks' calls, not the tensors it differentiates (the gradients would come out zero)."""
+    outer = current_interpreter()
+    under_tape = outer is not None and any(i.differentiates for i in outer.enclosing())
     stages = get_auto_parallel_context("pipeline_stages")
     with ShardInterpreter(
         optimizer_parallel=optimizer_parallel(),
         strategies=operator_parallel(),
         pipeline_stages=stages,
         optimizer_sharding=optimizer_sharding(),
-    ):
+    ) as interpreter:
         if operator_parallel():
             args = batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies(), stages)
-        return finish(call(*args, **kwargs))
+        out = finish(call(*args, **kwargs))
+    if under_tape and interpreter.split_seen:
+        raise RuntimeError(
+            f"For '{name}', a parallel network's outermost call is differentiated from outside it, which loses its "
+            "gradients (its operators ran on blocks the gradient outside does not see): take the gradient inside "
+            "the parallel call, as MindSpore's parallel training does (nn.TrainOneStepCell(net_with_loss, "
+            "optimizer), or a function calling value_and_grad wrapped in opforge.jit or AutoParallel)."
+        )
+    return out
+
+
+def _splits_any(lay) -> bool:
+    """Whether a plan's layout (or a tuple input's list of them) splits a tensor."""
+    if isinstance(lay, (list, tuple)):
+        return any(_splits_any(item) for item in lay)
+    return isinstance(lay, TensorLayout) and not lay.is_replicated
 
 
 def outer_call_active() -> bool:
@@ -951,6 +970,7 @@ class ShardInterpreter(Interpreter):
         self.pipeline_stages = pipeline_stages  # optimizer parallel splits over the ranks of one stage
         self.optimizer_sharding = tuple(optimizer_sharding)  # (shard size or -1, threshold in bytes)
         self.world = _ops.world()  # (rank, size), fixed while the outermost call runs
+        self.split_seen = False  # whether a call ran on blocks of a split tensor
 
     def __enter__(self):
         super().__enter__()
@@ -985,6 +1005,8 @@ class ShardInterpreter(Interpreter):
             check_same_strategy(prim, self._stage_ranks())
             prim.__dict__["_strategy_checked"] = True
         plan = self._plan(prim, args, layouts, strategy)
+        if not self.split_seen:
+            self.split_seen = any(_splits_any(lay) for lay in (*plan.inputs, *(plan.outputs or ())))
         local_args = []
         kept_whole = {}
         for i, (a, want) in enumerate(zip(args, plan.inputs)):

@@ -527,7 +527,7 @@ class Cell:
         if searches_strategies() and not self.__dict__.get("_strategies_searched"):
             object.__setattr__(self, "_strategies_searched", True)
             self._search_strategies(args, kwargs)
-        return sharding.run_outermost(lambda *a, **k: self._call_construct(a, k), args, kwargs)
+        return sharding.run_outermost(lambda *a, **k: self._call_construct(a, k), args, kwargs, type(self).__name__)
 
     def _search_strategies(self, args, kwargs) -> None:
         """AUTO_PARALLEL's strategy search (``opforge/parallel/strategy_search.py``), before the first call. A

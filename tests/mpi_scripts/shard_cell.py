@@ -100,6 +100,15 @@ got = gather_whole(product).asnumpy()
 opforge.reset_auto_parallel_context()
 if not np.allclose(got, a @ y, atol=1e-5) or "tensor_map=[0, -1]" not in product_layout:
     sys.exit(f"the MatMul of Layouts gave {got} laid out as {product_layout}")
+opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
+try:  # differentiated from outside its outermost call, the split network's gradients would be lost: it raises
+    row_parallel = RowParallel()
+    opforge.value_and_grad(row_parallel, None, [row_parallel.w])(opforge.Tensor(a))
+    sys.exit("a split network differentiated from outside gave gradients")
+except RuntimeError as e:
+    if "differentiated from outside it" not in str(e) or "TrainOneStepCell" not in str(e):
+        sys.exit(f"the error of a split network differentiated from outside: {e}")
+opforge.reset_auto_parallel_context()
 for _ in range(2):  # an operator outside the network on its split output: a ValueError saying so, every time
     try:
         ops.ReduceSum()(product)
