@@ -70,13 +70,14 @@ class EvalInterpreter(Interpreter):
     """The bottom of every stack: run the call's plan."""
 
     def process_primitive(self, prim, args: tuple):
-        out = _C.run_cached(prim, args)  # the C fast path's lookup, under any interpreter
-        if out is not None:
-            return out
         try:
-            return prim._plan_for(args)(args)
+            out = _C.run_cached(prim, args)  # the C fast path's lookup, under any interpreter
+            return out if out is not None else prim._plan_for(args)(args)
         except AttributeError:  # a cached plan read the data of a placeholder: say which
             check_no_placeholders(prim, args)
+            raise
+        except TypeError:  # a kernel handed a parallel network's split output (under a tape): say so
+            prim._raise_if_sharded(args)
             raise
 
 

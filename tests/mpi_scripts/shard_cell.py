@@ -109,9 +109,9 @@ except RuntimeError as e:
     if "differentiated from outside it" not in str(e) or "TrainOneStepCell" not in str(e):
         sys.exit(f"the error of a split network differentiated from outside: {e}")
 opforge.reset_auto_parallel_context()
-for _ in range(2):  # an operator outside the network on its split output: a ValueError saying so, every time
-    try:
-        ops.ReduceSum()(product)
+for call in (ops.ReduceSum(), ops.ReduceSum(), lambda t: opforge.grad(ops.ReduceSum())(t)):  # (a tape too)
+    try:  # an operator outside the network on its split output: a ValueError saying so, every time
+        call(product)
         sys.exit("an operator outside the network read its split output")
     except ValueError as e:
         if "split across ranks" not in str(e) or "local_of" not in str(e):
