@@ -76,13 +76,18 @@ _ONES_LIKE, _CAST, _MUL = OnesLike(), Cast(), Mul()
 
 
 def _senses(outs: tuple, sens, where: str) -> tuple:
-    repeats = [sharding.loss_repeats(o) for o in outs]  # 1 but with loss_repeated_mean=False in a parallel call
+    # 1 each, but with loss_repeated_mean=False in a parallel call (only there is it asked: a gradient's hot path)
+    repeats = [sharding.loss_repeats(o) for o in outs] if sharding.active() else None
     if sens is None or type(sens) is _Fill:  # TrainOneStepCell's sens: every output's filled with it
         value = 1.0 if sens is None else float(sens)
-        if value == 1.0 and repeats == [1] * len(outs):
-            return tuple([_ones_like(o) for o in outs])
+        if repeats is None or repeats == [1] * len(outs):
+            if value == 1.0:
+                return tuple([_ones_like(o) for o in outs])
+            return tuple([_filled_like(o, value) for o in outs])
         return tuple([_filled_like(o, value * k) for o, k in zip(outs, repeats)])
     senses = _given_senses(outs, sens, where)
+    if repeats is None:
+        return senses
     return tuple([s if k == 1 else _MUL(s, Tensor(k, s.dtype)) for s, k in zip(senses, repeats)])
 
 

@@ -11,21 +11,10 @@ import numbers
 
 from opforge import dtype as mstype
 from opforge import ops
-from opforge.nn.optim import Optimizer
+from opforge.nn.optim import Optimizer, _check_float  # (one check of the optimizers' floats)
 from opforge.tensor import Tensor
 
 __all__ = ["SGD", "Adam", "AdamW"]
-
-
-def _check(where: str, name: str, value, low: float, high: float | None = None, high_open: bool = True) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"For '{where}', the '{name}' must be a float, but got {type(value).__name__}.")
-    value = float(value)
-    above = high is not None and (value >= high if high_open else value > high)
-    if value < low or above:
-        upper = "inf)" if high is None else f"{high}{')' if high_open else ']'}"
-        raise ValueError(f"For '{where}', the '{name}' must be in [{low}, {upper}, but got {value}.")
-    return value
 
 
 def _check_bool(where: str, name: str, value) -> bool:
@@ -48,8 +37,8 @@ class _TorchOptimizer(Optimizer):
     def __init__(self, params, lr, weight_decay: float, maximize: bool):
         where = type(self).__name__
         if isinstance(lr, numbers.Real):  # (a schedule, a list or a Tensor of rates: the base class checks it)
-            lr = _check(where, "lr", lr, 0.0)
-        super().__init__(lr, params, _check(where, "weight_decay", weight_decay, 0.0))
+            lr = _check_float(where, "lr", lr, 0.0)
+        super().__init__(lr, params, _check_float(where, "weight_decay", weight_decay, 0.0))
         self.maximize = _check_bool(where, "maximize", maximize)
         self._sub, self._div, self._sqrt = ops.Sub(), ops.Div(), ops.Sqrt()
         self._pow, self._maximum, self._neg = ops.Pow(), ops.Maximum(), ops.Neg()
@@ -82,8 +71,8 @@ class SGD(_TorchOptimizer):
 
     def __init__(self, params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=False, *, maximize=False):
         super().__init__(params, lr, weight_decay, maximize)
-        self.momentum = _check("SGD", "momentum", momentum, 0.0)
-        self.dampening = _check("SGD", "dampening", dampening, 0.0)
+        self.momentum = _check_float("SGD", "momentum", momentum, 0.0)
+        self.dampening = _check_float("SGD", "dampening", dampening, 0.0)
         self.nesterov = _check_bool("SGD", "nesterov", nesterov)
         if nesterov and (self.momentum <= 0 or self.dampening != 0):
             raise ValueError("For 'SGD', nesterov=True needs a momentum above 0 and zero dampening.")
@@ -122,8 +111,8 @@ class Adam(_TorchOptimizer):
         where = type(self).__name__
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise TypeError(f"For '{where}', the 'betas' must be a pair of floats, but got {betas!r}.")
-        self.beta1, self.beta2 = (_check(where, f"betas[{i}]", b, 0.0, 1.0) for i, b in enumerate(betas))
-        self.eps = _check(where, "eps", eps, 0.0)
+        self.beta1, self.beta2 = (_check_float(where, f"betas[{i}]", b, 0.0, 1.0) for i, b in enumerate(betas))
+        self.eps = _check_float(where, "eps", eps, 0.0)
         self.amsgrad = _check_bool(where, "amsgrad", amsgrad)
         self.exp_avg = self._clone_state("exp_avg")
         self.exp_avg_sq = self._clone_state("exp_avg_sq")

@@ -74,10 +74,16 @@ def _merge_by_layout(blocks: list, layout, name: str) -> np.ndarray:
     axes = [None if m == -1 else len(dev_matrix) - 1 - m for m in tensor_map]
     whole = np.empty([n * (1 if a is None else dev_matrix[a]) for n, a in zip(block, axes)], blocks[0].dtype)
     for rank, data in enumerate(blocks):
-        here = coords(rank, dev_matrix)
-        index = tuple(slice(None) if a is None else slice(here[a] * n, (here[a] + 1) * n) for n, a in zip(block, axes))
-        whole[index] = data
+        whole[_block_index(block, dev_matrix, tensor_map, rank)] = data
     return whole
+
+
+def _block_index(block: tuple, dev_matrix: list, tensor_map: list, rank: int) -> tuple:
+    """The index of rank ``rank``'s block (of shape ``block``) in the whole tensor a device matrix and a tensor map
+    lay out: per dim, the block at the rank's coordinate along the axis splitting it."""
+    here = coords(rank % math.prod(dev_matrix), dev_matrix)
+    axes = [None if m == -1 else len(dev_matrix) - 1 - m for m in tensor_map]
+    return tuple(slice(None) if a is None else slice(here[a] * n, (here[a] + 1) * n) for n, a in zip(block, axes))
 
 
 def merge_sliced_parameter(sliced_parameters, strategy=None) -> Parameter:
@@ -287,10 +293,6 @@ def _predict_layouts(predict_strategy, where: str) -> dict:
 
 def _block_of(whole: np.ndarray, dev_matrix: list, tensor_map: list, rank: int) -> np.ndarray:
     """Rank ``rank``'s block of ``whole`` by a device matrix and a tensor map (as ``_merge_by_layout`` places it)."""
-    here = coords(rank % math.prod(dev_matrix), dev_matrix)
-    index = []
-    for n, m in zip(whole.shape, tensor_map):
-        parts = 1 if m == -1 else dev_matrix[len(dev_matrix) - 1 - m]
-        part = 0 if m == -1 else here[len(dev_matrix) - 1 - m]
-        index.append(slice(part * n // parts, (part + 1) * n // parts))
-    return np.ascontiguousarray(whole[tuple(index)])
+    parts = [1 if m == -1 else dev_matrix[len(dev_matrix) - 1 - m] for m in tensor_map]
+    block = tuple(n // k for n, k in zip(whole.shape, parts))
+    return np.ascontiguousarray(whole[_block_index(block, dev_matrix, tensor_map, rank)])
