@@ -17,6 +17,7 @@ from opforge import _C, context
 from opforge import dtype as mstype
 from opforge.device import BACKENDS
 from opforge.dispatch import binding, plan, sharding
+from opforge.dispatch.interpreter import EVAL
 from opforge.dispatch.signature import make_sig, sig_dtype
 from opforge.kernels import registry
 from opforge.parallel_layout import split_counts
@@ -224,17 +225,8 @@ class Primitive(metaclass=_PrimitiveType):
         args = tuple([plan.python_scalar(a) for a in args])  # NumPy scalars (in tuples too): Python numbers
         if self.constant_inputs:
             args = self._fold_constant_tensors(args)
-        interpreter = _C.current_interpreter()
-        if interpreter is None:
-            try:
-                return self._plan_for(args)(args)
-            except AttributeError:  # a cached plan read the data of a placeholder: say which
-                plan.check_no_placeholders(self, args)
-                raise
-            except TypeError:  # a kernel handed a parallel network's split output: say so
-                self._raise_if_sharded(args)
-                raise
-        return interpreter.process_primitive(self, args)
+        # no interpreter: the bottom one's evaluation (its errors name a placeholder or a split Tensor read)
+        return (_C.current_interpreter() or EVAL).process_primitive(self, args)
 
     def _fold_constant_tensors(self, args: tuple) -> tuple:
         """Tensors at ``constant_inputs`` as their values, as MindSpore folds constant Tensors: integer
