@@ -50,7 +50,14 @@ class Interpreter:
             raise RuntimeError(f"{type(self).__name__} is already active; an interpreter is entered once at a time.")
         previous = _C.set_interpreter(self)
         self.parent = EVAL if previous is None else previous
+        if self.differentiates:
+            for below in self.parent.enclosing():
+                below.note_differentiation()
         return self
+
+    def note_differentiation(self) -> None:
+        """A gradient's tape was entered above this interpreter (a parallel network's call is then a training
+        one: ``sharding.virtual_output``)."""
 
     def __exit__(self, *exc) -> None:
         if _C.current_interpreter() is not self:

@@ -4,6 +4,8 @@ interpreter and the table of sharding rules.
 Every rank runs the same program (SPMD). A *sharded tensor* looks like the whole (global) tensor - its
 ``shape`` and ``dtype`` are the global ones, so a tape, a loss or a user's code see what one process
 would see - while its data is a ``ShardedValue``: this rank's block (a real Tensor) and its ``TensorLayout``.
+The outermost call hands its outputs out as MindSpore's ranks get them, plain Tensors of this rank's block
+(``finish``, ``virtual_output``), which remember their layout (``placement``) for ``gather_whole``.
 
 A layout is MindSpore's pair of a *device matrix* (the ranks arranged as a grid, ``mesh``: one size per
 axis, row-major, the last axis fastest) and a *tensor map* (``dims``: for each tensor dimension, the
@@ -49,6 +51,7 @@ from typing import Optional
 
 from opforge import _C
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
+from opforge.dispatch import placement
 from opforge.dispatch.op_table import OpTable
 from opforge.dispatch.pipeline import stage_ranks
 from opforge.dispatch.signature import sig_rw
@@ -269,10 +272,12 @@ def pending_of(t):
 
 
 def layout_of(t) -> TensorLayout:
+    """``t``'s layout: a sharded tensor's, a parallel network's output block's (``placement``), else replicated."""
     data = getattr(t, "_data", None)
     if data.__class__ is ShardedValue:
         return data.layout
-    return replicated(len(t._meta[1]))
+    where = placement.placement_of(t)
+    return replicated(len(t._meta[1])) if where is None else where[0]
 
 
 def mindspore_layout(t, stages: int = 1) -> tuple:
@@ -302,11 +307,17 @@ def local_of(t):
 
 def gather_whole(t) -> Tensor:
     """The whole (global) value of ``t`` on every rank: its blocks all-gathered (a pending partial result
-    completed first); ``t`` itself when it is not sharded."""
+    completed first), or those of a parallel network's output handed out as this rank's block; ``t`` itself
+    when it is whole."""
     data = getattr(t, "_data", None)
-    if data.__class__ is not ShardedValue:
-        return t
-    return redistribute(data.complete(), data.layout, replicated(len(data.shape), data.layout.mesh), data.shape)
+    if data.__class__ is ShardedValue:
+        layout, shape, t = data.layout, data.shape, data.complete()
+    else:
+        where = placement.placement_of(t)
+        if where is None:
+            return t
+        layout, shape = where
+    return redistribute(t, layout, replicated(len(shape), layout.mesh), shape)
 
 
 def sum_over_ranks(x: Tensor, ranks: tuple) -> Tensor:
@@ -325,13 +336,37 @@ def from_block(local: Tensor, layout: TensorLayout, shape: tuple) -> Tensor:
     return _wrap(local, layout, tuple(shape))
 
 
-def finish(out):
-    """The outermost cell's outputs: partial results completed, replicated ones as plain Tensors."""
+def finish(out, output_layout=None):
+    """The outermost call's outputs as MindSpore's ranks get them, plain Tensors: partial results completed; a
+    split output this rank's block (``placement`` remembers its layout: ``gather_whole``), moved first to the
+    layout ``output_layout(global shape)`` gives (None: as the network left it)."""
     if isinstance(out, (tuple, list)):
-        return type(out)(finish(o) for o in out)
-    if is_sharded(out) and out._data.layout.is_replicated:
-        out._data = out._data.complete()._data  # the same Tensor (a tape may have recorded it), now plain
-    return out
+        return type(out)(finish(o, output_layout) for o in out)
+    if not is_sharded(out):
+        return out
+    data = out._data
+    block, layout = data.complete(), data.layout
+    wanted = None if output_layout is None else output_layout(data.shape)
+    if wanted is not None and wanted != layout:
+        block, layout = redistribute(block, layout, wanted, data.shape), wanted
+    if layout.is_replicated:
+        out._data = block._data  # the same Tensor (a tape may have recorded it), now plain
+        return out
+    return placement.place(block, layout, data.shape)
+
+
+def virtual_output(training: bool, stages: int):
+    """MindSpore's VirtualOutput: an evaluation network's outputs (no gradient taken in its call) follow its inputs,
+    on the last pipeline stage and without ``dataset_strategy``'s tuple: whole with ``full_batch``, else split
+    along the batch dim as the inputs are (when it divides); a training network's as its operators left them.
+    A function of the global shape giving the layout, or None."""
+    rank, world = _ops.world()
+    if training or input_strategies() is not None or stage_ranks(rank, world, stages)[-1] != world - 1:
+        return None
+    if get_auto_parallel_context("full_batch"):
+        return lambda shape: replicated(len(shape))
+    per_stage = world // stages
+    return lambda shape: batch_layout(len(shape), stages) if shape and shape[0] % per_stage == 0 else None
 
 
 def whole_values(out):
@@ -340,7 +375,7 @@ def whole_values(out):
     strategy read as one process's. A collective each such Tensor: every rank must call it."""
     if isinstance(out, (tuple, list)):
         return type(out)(whole_values(o) for o in out)
-    return gather_whole(out) if is_sharded(out) else out
+    return gather_whole(out)
 
 
 def _wrap(local: Tensor, layout: TensorLayout, shape: tuple, pending=None) -> Tensor:
@@ -798,7 +833,7 @@ def run_outermost(call, args: tuple, kwargs: dict, name: str):
     ) as interpreter:
         if operator_parallel():
             args = batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies(), stages)
-        out = finish(call(*args, **kwargs))
+        out = finish(call(*args, **kwargs), virtual_output(interpreter.differentiated, stages))
     if under_tape and interpreter.split_seen:
         raise RuntimeError(
             f"For '{name}', a parallel network's outermost call is differentiated from outside it, which loses its "
@@ -971,6 +1006,7 @@ class ShardInterpreter(Interpreter):
         self.optimizer_sharding = tuple(optimizer_sharding)  # (shard size or -1, threshold in bytes)
         self.world = _ops.world()  # (rank, size), fixed while the outermost call runs
         self.split_seen = False  # whether a call ran on blocks of a split tensor
+        self.differentiated = False  # whether a gradient was taken above it (a training network's call)
 
     def __enter__(self):
         super().__enter__()
@@ -980,6 +1016,9 @@ class ShardInterpreter(Interpreter):
     def __exit__(self, *exc) -> None:
         _active.depth -= 1
         super().__exit__(*exc)
+
+    def note_differentiation(self) -> None:
+        self.differentiated = True
 
     def process_primitive(self, prim, args: tuple):
         strategy = getattr(prim, "in_strategy", None) if self.strategies else None

@@ -29,7 +29,7 @@ import numpy as np
 from opforge import _C
 from opforge import tensor as tensor_module
 from opforge.device import get_device
-from opforge.dispatch import binding, cse, device_graph, epilogue, fusion
+from opforge.dispatch import binding, cse, device_graph, epilogue, fusion, placement
 from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.plan import freeze
 from opforge.tensor import Parameter, Tensor, is_placeholder
@@ -484,7 +484,9 @@ class Tracer(Interpreter):
                 if wrapped is not None:
                     block, rebuild = wrapped()
                     return ("wrap", rebuild, [self.output_spec(block)])
-            return ("const", value) if slot is None else ("slot", slot)
+            spec = ("const", value) if slot is None else ("slot", slot)
+            where = placement.placement_of(value)  # a parallel network's output block: each replay's placed alike
+            return spec if where is None else ("wrap", placement.placer(*where), [spec])
         if value.__class__ in (tuple, list):
             return (value.__class__.__name__, [self.output_spec(v) for v in value])
         if value.__class__ is dict:

@@ -247,7 +247,7 @@ class Primitive(metaclass=_PrimitiveType):
 
     def _raise_if_sharded(self, args: tuple) -> None:
         """A ValueError naming the input that is a Tensor split across ranks, outside the parallel network that
-        split it (an output it returned, which kernels cannot read as one array). The plan built for its global
+        split it (a split Parameter, which kernels cannot read as one array). The plan built for its global
         meta is dropped, so that the next such call comes here again rather than to the kernel's check."""
         flat = [(i, a) for i, arg in enumerate(args) for a in (arg if isinstance(arg, (tuple, list)) else (arg,))]
         for i, a in flat:
@@ -255,8 +255,8 @@ class Primitive(metaclass=_PrimitiveType):
                 self._plans.pop(self._plan_key(args), None)
                 raise ValueError(
                     f"For '{self.name}', the input {i} is a Tensor split across ranks ({a._data.layout}, global "
-                    f"shape {list(a.shape)}), outside the parallel network that split it: MindSpore's ranks hold "
-                    "their own slice of such an output; read it with opforge.dispatch.sharding.local_of(t) (this "
+                    f"shape {list(a.shape)}), outside the parallel network that split it; read it with "
+                    "opforge.dispatch.sharding.local_of(t) (this "
                     "rank's block) or gather_whole(t) (the whole value on every rank)."
                 )
 

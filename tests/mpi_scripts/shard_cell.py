@@ -3,7 +3,8 @@ is given ``in_strategy=((N, 1),)`` (its input's rows split) and a ``parameter_pl
 weight's rows (column parallel); the operators inside follow. It trains 3 steps with Momentum in
 SEMI_AUTO_PARALLEL, in PYNATIVE_MODE and in GRAPH_MODE, to the parameters of one process; a function given
 ``in_strategy`` and ``out_strategy`` computes what NumPy does, its output laid out as asked; a MatMul sharded by
-MindSpore Layouts, its output ``reshard``ed by rows, too.
+MindSpore Layouts, its output ``reshard``ed by rows, too. The outputs come out as MindSpore's ranks get them: an
+evaluation network's whole with whole inputs, each rank's rows with its rows in; a training network's its block.
 Prints "SHARD-OK <max relative difference of the parameters> <layouts as JSON>" or exits 1.
 """
 
@@ -68,13 +69,16 @@ class Twice(nn.Cell):
         self.scaled = opforge.shard(lambda a: ops.relu(a) * 2.0, in_strategy=((size, 1),), out_strategy=((1, size),))
 
     def construct(self, a):
-        return self.scaled(a)
+        out = self.scaled(a)
+        self.seen = str(layout_of(out))  # (inside the network: as out_strategy says)
+        return out
 
 
 opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
-out = Twice()(opforge.Tensor(x[:, :4]))
-out_layout = str(layout_of(out))
-got = gather_whole(out).asnumpy()
+twice = Twice()
+out = twice(opforge.Tensor(x[:, :4]))  # an evaluation network of whole inputs: its output whole on every rank
+out_layout = twice.seen
+got = out.asnumpy()
 opforge.reset_auto_parallel_context()
 if not np.allclose(got, np.maximum(x[:, :4], 0) * 2.0) or "tensor_map=[-1, 0]" not in out_layout:
     sys.exit(f"the sharded function gave {got} laid out as {out_layout}")
@@ -89,17 +93,27 @@ class RowParallel(nn.Cell):  # strategies as MindSpore Layouts; the output resha
         self.w = opforge.Parameter(opforge.Tensor(y), name="w")
 
     def construct(self, a):
-        return opforge.reshard(self.matmul(a, self.w), self.rows)
+        out = opforge.reshard(self.matmul(a, self.w), self.rows)
+        self.seen = str(layout_of(out))
+        return out
 
 
 opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
 a = np.hstack([x, x[:, :2]])  # (8, 8): the inner dim divides by 4 ranks
-product = RowParallel()(opforge.Tensor(a))
-product_layout = str(layout_of(product))
-got = gather_whole(product).asnumpy()
+row_parallel = RowParallel()
+product = row_parallel(opforge.Tensor(a))
+product_layout = row_parallel.seen
+got = product.asnumpy()
 opforge.reset_auto_parallel_context()
 if not np.allclose(got, a @ y, atol=1e-5) or "tensor_map=[0, -1]" not in product_layout:
     sys.exit(f"the MatMul of Layouts gave {got} laid out as {product_layout}")
+for call in (ops.ReduceSum(), ops.ReduceSum(), lambda t: opforge.grad(ops.ReduceSum())(t)):  # (a tape too)
+    try:  # an operator outside the network on a Parameter it split: a ValueError saying so, every time
+        call(row_parallel.w)
+        sys.exit("an operator outside the network read a Parameter it split")
+    except ValueError as e:
+        if "split across ranks" not in str(e) or "local_of" not in str(e):
+            sys.exit(f"the error of an operator on a split Parameter: {e}")
 opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
 try:  # differentiated from outside its outermost call, the split network's gradients would be lost: it raises
     row_parallel = RowParallel()
@@ -109,12 +123,36 @@ except RuntimeError as e:
     if "differentiated from outside it" not in str(e) or "TrainOneStepCell" not in str(e):
         sys.exit(f"the error of a split network differentiated from outside: {e}")
 opforge.reset_auto_parallel_context()
-for call in (ops.ReduceSum(), ops.ReduceSum(), lambda t: opforge.grad(ops.ReduceSum())(t)):  # (a tape too)
-    try:  # an operator outside the network on its split output: a ValueError saying so, every time
-        call(product)
-        sys.exit("an operator outside the network read its split output")
-    except ValueError as e:
-        if "split across ranks" not in str(e) or "local_of" not in str(e):
-            sys.exit(f"the error of an operator on a split output: {e}")
+# each rank's batch block in (full_batch=False): an evaluation network's output is each rank's rows of it, a plain
+# Tensor that operators outside read as MindSpore's ranks do (their slice); gather_whole assembles it
+opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL)
+rows = a.shape[0] // size
+mine = a[get_rank() * rows : (get_rank() + 1) * rows]
+product = RowParallel()(opforge.Tensor(mine))
+local_sum = float(ops.ReduceSum()(product).asnumpy())
+whole = gather_whole(product).asnumpy()
+if product.shape != (rows, 4) or not np.allclose(local_sum, (mine @ y).sum(), atol=1e-4):
+    sys.exit(f"the output block {product.shape} summed to {local_sum}, not its rows' {(mine @ y).sum()}")
+if not np.allclose(whole, a @ y, atol=1e-5):
+    sys.exit(f"the gathered output block gave {whole}")
+
+
+class InputGradient(nn.Cell):  # a training network's output: as its operators left it (columns split)
+    def __init__(self):
+        super().__init__()
+        self.matmul = ops.MatMul().shard(((1, size), (size, 1)))
+        self.w = opforge.Parameter(opforge.Tensor(y), name="w")
+
+    def construct(self, a):
+        return opforge.grad(lambda t: ops.ReduceSum()(self.matmul(t, self.w)))(a)
+
+
+opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
+gradient = InputGradient()(opforge.Tensor(a))
+columns = gradient.shape
+whole = gather_whole(gradient).asnumpy()
+opforge.reset_auto_parallel_context()
+if columns != (8, 8 // size) or not np.allclose(whole, np.tile(y.sum(1), (8, 1)), atol=1e-5):
+    sys.exit(f"the training network's split output: local shape {columns}, gathered {whole}")
 if get_rank() == 0:
     print("SHARD-OK", worst, json.dumps({**layouts, "function output": out_layout, "resharded": product_layout}))
