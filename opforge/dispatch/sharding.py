@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from opforge import _C
-from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch import placement
+from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
 from opforge.dispatch.op_table import OpTable
 from opforge.dispatch.pipeline import stage_ranks
 from opforge.dispatch.signature import sig_rw
