@@ -346,9 +346,10 @@ class Model:
 
     @_network_settings
     def predict(self, *predict_data):
-        """The network's outputs on ``predict_data`` (evaluation mode)."""
+        """The network's outputs on ``predict_data`` (evaluation mode), as MindSpore's ranks get them in a parallel
+        mode: whole with ``full_batch``, else each rank's rows (``sharding.gather_whole`` assembles them)."""
         self._network.set_train(False)
-        return whole_values(self._network(*_tensors(predict_data)))
+        return self._network(*_tensors(predict_data))
 
     # -- parameter layouts (SEMI_AUTO_PARALLEL / AUTO_PARALLEL) ------------------------------------
     @_network_settings
