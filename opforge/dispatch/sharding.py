@@ -346,6 +346,8 @@ def finish(out, output_layout=None):
         return out
     data = out._data
     block, layout = data.complete(), data.layout
+    if isinstance(out, Parameter):  # a network returning its split weight: its block (MindSpore's VirtualOutput
+        return placement.place(block, layout, data.shape)  # skips a Parameter), the weight itself left as it is
     wanted = None if output_layout is None else output_layout(data.shape)
     if wanted is not None and wanted != layout:
         block, layout = redistribute(block, layout, wanted, data.shape), wanted

@@ -16,7 +16,7 @@ import numpy as np
 import opforge
 from opforge import nn, ops
 from opforge.communication import get_group_size, get_rank, init
-from opforge.dispatch.sharding import gather_whole, layout_of
+from opforge.dispatch.sharding import gather_whole, is_sharded, layout_of
 
 init()
 size = get_group_size()
@@ -154,5 +154,27 @@ whole = gather_whole(gradient).asnumpy()
 opforge.reset_auto_parallel_context()
 if columns != (8, 8 // size) or not np.allclose(whole, np.tile(y.sum(1), (8, 1)), atol=1e-5):
     sys.exit(f"the training network's split output: local shape {columns}, gathered {whole}")
+
+
+class ReturnsWeight(nn.Cell):  # a network returning a weight it split: the rank's block, the weight left split
+    def __init__(self):
+        super().__init__()
+        self.matmul = ops.MatMul().shard(((1, size), (size, 1)))
+        self.w = opforge.Parameter(opforge.Tensor(y), name="w")
+
+    def construct(self, a):
+        return self.matmul(a, self.w), self.w
+
+
+opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
+returns_weight = ReturnsWeight()
+_, weight = returns_weight(opforge.Tensor(a))
+if (
+    weight.shape != (8 // size, 4)
+    or not is_sharded(returns_weight.w)
+    or not np.allclose(gather_whole(weight).asnumpy(), y)
+):
+    sys.exit(f"a returned split weight: shape {weight.shape}, the weight {returns_weight.w._data}")
+opforge.reset_auto_parallel_context()
 if get_rank() == 0:
     print("SHARD-OK", worst, json.dumps({**layouts, "function output": out_layout, "resharded": product_layout}))
