@@ -212,13 +212,110 @@ FUNCTIONAL = {
         lambda: F.avg_pool2d(Tensor(X4), 2),
         lambda: _pool(X4, 2, 2, np.mean),
     ),
+    "smooth_l1_loss": (
+        lambda: F.smooth_l1_loss(Tensor(A), Tensor(B), beta=0.5),
+        lambda: _smooth_l1(A - B, 0.5).mean(),
+    ),
+    "kl_div": (
+        lambda: F.kl_div(Tensor(np.log(_softmax(A, 1))), Tensor(_softmax(B, 1)), "batchmean"),
+        lambda: (_softmax(B, 1) * (np.log(_softmax(B, 1)) - np.log(_softmax(A, 1)))).sum() / 3,
+    ),
+    "group_norm": (
+        lambda: F.group_norm(Tensor(X4[:, :2]), 2, Tensor(np.array([2.0, 3.0], np.float32)), Tensor(B[0, :2])),
+        lambda: _group_norm(X4[:, :2], 2) * np.array([2.0, 3.0]).reshape(1, 2, 1, 1) + B[0, :2].reshape(1, 2, 1, 1),
+    ),
+    "interpolate": (
+        lambda: F.interpolate(Tensor(X4), size=(4, 9), mode="bilinear"),
+        lambda: _bilinear(X4, 4, 9),
+    ),
+}
+
+
+def _smooth_l1(d, beta):
+    return np.where(np.abs(d) < beta, 0.5 * d * d / beta, np.abs(d) - 0.5 * beta)
+
+
+def _group_norm(x, groups, eps=1e-5):
+    g = x.reshape(x.shape[0], groups, -1)
+    out = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + eps)
+    return out.reshape(x.shape)
+
+
+def _source(n_in, n_out, align_corners):
+    """PyTorch's linear source coordinates of n_out outputs over n_in inputs: (low index, high index, weight)."""
+    d = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = d * (n_in - 1) / (n_out - 1) if n_out > 1 else 0 * d
+    else:
+        src = np.maximum((d + 0.5) * n_in / n_out - 0.5, 0)
+    low = np.floor(src).astype(int)
+    return low, np.minimum(low + 1, n_in - 1), src - low
+
+
+def _bilinear(x, h, w, align_corners=False):
+    (r0, r1, wr), (c0, c1, wc) = _source(x.shape[2], h, align_corners), _source(x.shape[3], w, align_corners)
+    rows = x[:, :, r0] * (1 - wr)[:, None] + x[:, :, r1] * wr[:, None]
+    return rows[..., c0] * (1 - wc) + rows[..., c1] * wc
+
+
+def _nearest(x, h, w):
+    return x[:, :, (np.arange(h) * x.shape[2]) // h][..., (np.arange(w) * x.shape[3]) // w]
+
+
+SQ = rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)  # well-conditioned square matrices
+INF = float("inf")
+
+# name -> (call on opforge Tensors of a dtype, NumPy reference); each run in float32 and float64
+LINALG = {
+    "vector_norm": (
+        lambda d: mint.linalg.vector_norm(Tensor(C.astype(d)), 3, dim=(0, 2)),
+        lambda d: (np.abs(C.astype(d)) ** 3).sum((0, 2)) ** (1 / 3),
+    ),
+    "matrix_norm": (
+        lambda d: mint.linalg.matrix_norm(Tensor(C.astype(d)), "nuc"),
+        lambda d: np.linalg.norm(C.astype(d), "nuc", axis=(1, 2)),
+    ),
+    "norm": (lambda d: mint.linalg.norm(Tensor(A.astype(d))), lambda d: np.linalg.norm(A.astype(d))),
+    "inv": (lambda d: mint.linalg.inv(Tensor(SQ.astype(d))), lambda d: np.linalg.inv(SQ.astype(d))),
+    "det": (lambda d: mint.linalg.det(Tensor(SQ.astype(d))), lambda d: np.linalg.det(SQ.astype(d))),
+    "qr": (
+        lambda d: mint.linalg.qr(Tensor(M.astype(d)))[1],
+        lambda d: np.linalg.qr(M.astype(d))[1],  # R's signs are LAPACK's, as NumPy's
+    ),
+}
+
+SPECIAL = {
+    "erfc": (
+        lambda d: mint.special.erfc(Tensor(A.astype(d))),
+        lambda d: np.vectorize(math.erfc)(A.astype(np.float64)),
+    ),
+    "expm1": (lambda d: mint.special.expm1(Tensor(A.astype(d))), lambda d: np.expm1(A.astype(d))),
+    "log1p": (lambda d: mint.special.log1p(Tensor(P.astype(d))), lambda d: np.log1p(P.astype(d))),
+    "log_softmax": (
+        lambda d: mint.special.log_softmax(Tensor(A.astype(d)), 0),
+        lambda d: np.log(_softmax(A.astype(np.float64), 0)),
+    ),
+    "logsumexp": (
+        lambda d: mint.special.logsumexp(Tensor(C.astype(d)), (0, 2), keepdim=True),
+        lambda d: np.log(np.exp(C.astype(np.float64)).sum((0, 2), keepdims=True)),
+    ),
+    "round": (
+        lambda d: mint.special.round(Tensor(A.astype(d)), decimals=2),
+        lambda d: np.round(A.astype(d), 2),
+    ),
+    "sinc": (
+        lambda d: mint.special.sinc(Tensor(np.concatenate([A[0], [0.0]]).astype(d))),
+        lambda d: np.sinc(np.concatenate([A[0], [0.0]]).astype(np.float64)),
+    ),
+    "exp2": (lambda d: mint.special.exp2(Tensor(A.astype(d))), lambda d: np.exp2(A.astype(np.float64))),
 }
 
 
 def test_every_name_is_checked():
     random = {"rand", "randn", "rand_like", "randn_like", "randint", "randperm", "bernoulli"}  # (below)
-    assert set(mint.__all__) - {"nn", "optim", "distributed"} - random == set(CASES)
+    assert set(mint.__all__) - {"nn", "optim", "distributed", "linalg", "special"} - random == set(CASES)
     assert set(F.__all__) == set(FUNCTIONAL)
+    assert set(mint.linalg.__all__) == set(LINALG) and set(mint.special.__all__) == set(SPECIAL)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -234,6 +331,86 @@ def test_mint_function_matches_numpy(name):
 def test_mint_functional_matches_numpy(name):
     call, ref = FUNCTIONAL[name]
     np.testing.assert_allclose(call().asnumpy(), np.asarray(ref()), rtol=2e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_mint_linalg_matches_numpy(name, dtype):
+    call, ref = LINALG[name]
+    got = call(dtype)
+    assert got.asnumpy().dtype == dtype, (name, got.dtype)
+    tol = (2e-5, 2e-6) if dtype == np.float32 else (1e-12, 1e-12)
+    np.testing.assert_allclose(got.asnumpy(), ref(dtype), rtol=tol[0], atol=tol[1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(SPECIAL))
+def test_mint_special_matches_numpy(name, dtype):
+    call, ref = SPECIAL[name]
+    got = call(dtype)
+    assert got.asnumpy().dtype == dtype, (name, got.dtype)
+    tol = (2e-6, 2e-6) if dtype == np.float32 else (1e-12, 1e-12)
+    np.testing.assert_allclose(got.asnumpy(), ref(dtype), rtol=tol[0], atol=tol[1])
+
+
+def test_mint_linalg_norms_follow_pytorchs_rules():
+    x, v = Tensor(C), mint.linalg.vector_norm
+    for ord in (2, 1, 0, INF, -INF, 0.5, -1):
+        want = np.linalg.norm(C.reshape(2, -1), ord, axis=1)
+        np.testing.assert_allclose(v(x, ord, dim=[1, 2]).asnumpy(), want, rtol=2e-5, atol=2e-6)
+    assert v(x, keepdim=True).shape == (1, 1, 1)  # every element, the dims kept
+    np.testing.assert_allclose(v(x).asnumpy(), np.linalg.norm(C.ravel()), rtol=1e-6)
+    for ord in ("fro", "nuc", INF, -INF, 1, -1, 2, -2):
+        want = np.linalg.norm(C, ord, axis=(2, 0), keepdims=True)
+        got = mint.linalg.matrix_norm(x, ord, dim=(2, 0), keepdim=True)
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=2e-5, atol=2e-6, err_msg=str(ord))
+    # norm: an int dim is a vector norm, a pair a matrix norm, no dim with an ord the input's own kind
+    np.testing.assert_allclose(mint.linalg.norm(x, 1, dim=-1).asnumpy(), np.abs(C).sum(-1), rtol=1e-6)
+    np.testing.assert_allclose(mint.linalg.norm(x, 1, dim=(1, 2)).asnumpy(), np.linalg.norm(C, 1, (1, 2)), rtol=1e-6)
+    np.testing.assert_allclose(mint.linalg.norm(Tensor(A), INF).asnumpy(), np.linalg.norm(A, INF), rtol=1e-6)
+    np.testing.assert_allclose(mint.linalg.norm(Tensor(A[0]), 3).asnumpy(), np.linalg.norm(A[0], 3), rtol=1e-6)
+    ints = Tensor(I)
+    assert mint.linalg.vector_norm(ints, dtype=opforge.float64).dtype == opforge.float64
+    q, r = mint.linalg.qr(Tensor(M), "complete")
+    assert q.shape == (4, 4) and r.shape == (4, 5)
+    np.testing.assert_allclose(q.asnumpy() @ r.asnumpy(), M, atol=1e-5)
+    np.testing.assert_allclose(q.asnumpy().T @ q.asnumpy(), np.eye(4), atol=1e-5)
+    q, r = mint.linalg.qr(Tensor(C.transpose(0, 2, 1)))  # batched, tall: Q [2, 4, 3], R [2, 3, 3]
+    assert q.shape == (2, 4, 3) and r.shape == (2, 3, 3)
+    np.testing.assert_allclose(q.asnumpy() @ r.asnumpy(), C.transpose(0, 2, 1), atol=1e-5)
+    assert mint.linalg.qr(Tensor(M), mode="r")[0].shape == (0,)
+    grad = opforge.grad(lambda t: mint.linalg.vector_norm(t))(Tensor(A))
+    np.testing.assert_allclose(grad.asnumpy(), A / np.linalg.norm(A), rtol=1e-5, atol=1e-6)
+
+
+def test_mint_linalg_and_special_check_their_arguments():
+    with pytest.raises(ValueError, match="For 'vector_norm', the 'ord' must be a number"):
+        mint.linalg.vector_norm(Tensor(A), "fro")
+    with pytest.raises(TypeError, match="For 'vector_norm', the input must be a float Tensor"):
+        mint.linalg.vector_norm(Tensor(I))
+    with pytest.raises(ValueError, match="For 'vector_norm', the 'dim' must not repeat a dim"):
+        mint.linalg.vector_norm(Tensor(A), dim=(1, -1))
+    with pytest.raises(ValueError, match="For 'matrix_norm', the 'ord' must be 'fro', 'nuc'"):
+        mint.linalg.matrix_norm(Tensor(A), 3)
+    with pytest.raises(ValueError, match="For 'matrix_norm', the 'A' must have at least 2 dims"):
+        mint.linalg.matrix_norm(Tensor(A[0]))
+    with pytest.raises(ValueError, match="For 'norm', the 'ord' 'nuc' is a matrix norm"):
+        mint.linalg.norm(Tensor(A), "nuc", dim=1)
+    with pytest.raises(ValueError, match="For 'norm', an 'ord' without 'dim' needs a 1-D or 2-D 'A'"):
+        mint.linalg.norm(Tensor(C), 2)
+    with pytest.raises(ValueError, match="For 'inv', the 'A' must be square matrices"):
+        mint.linalg.inv(Tensor(A))
+    with pytest.raises(ValueError, match="For 'det', the 'A' must be square matrices"):
+        mint.linalg.det(Tensor(A[0]))
+    with pytest.raises(ValueError, match="For 'qr', the 'mode' must be 'reduced', 'complete' or 'r'"):
+        mint.linalg.qr(Tensor(M), "full")
+    with pytest.raises(TypeError, match="For 'round', the 'decimals' must be an int"):
+        mint.special.round(Tensor(A), decimals=1.5)
+    np.testing.assert_allclose(mint.special.round(Tensor(A * 100), decimals=-1).asnumpy(), np.round(A * 100, -1))
+    assert mint.special.exp2(Tensor(I)).dtype == opforge.float32  # integers become float32, as PyTorch's
+    np.testing.assert_allclose(mint.special.sinc(Tensor(I)).asnumpy(), np.sinc(I), atol=1e-6)
+    grad = opforge.grad(lambda t: mint.sum(mint.special.sinc(t)))(Tensor(np.array([0.0, 0.5], np.float32)))
+    np.testing.assert_allclose(grad.asnumpy(), [0.0, -4 / math.pi], rtol=1e-5, atol=1e-7)
 
 
 def test_mint_max_with_dim_gives_values_and_indices():
@@ -425,5 +602,86 @@ def test_mint_follows_pytorch_on_dtypes_and_edge_cases():
         mint.randint(5)
     with pytest.raises(ValueError, match="at most 2 dims"):
         mint.t(Tensor(C))
-    with pytest.raises(ValueError, match="'padding_idx'"):
-        F.embedding(Tensor(I), Tensor(M), padding_idx=0)
+    with pytest.raises(ValueError, match="'max_norm' and 'scale_grad_by_freq' are not supported"):
+        F.embedding(Tensor(I), Tensor(M), max_norm=1.0)
+    with pytest.raises(ValueError, match="For 'embedding', the 'padding_idx' must be an int in \\[-4, 4\\)"):
+        F.embedding(Tensor(I), Tensor(M), padding_idx=4)
+
+
+def test_mint_norm_embedding_loss_and_upsample_cells():
+    opforge.nn.set_seed(0)
+    ln = mint.nn.LayerNorm(4, eps=1e-6)
+    assert [p.name for p in ln.get_parameters()] == ["weight", "bias"]
+    want = (A - A.mean(1, keepdims=True)) / np.sqrt(A.var(1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(ln(Tensor(A)).asnumpy(), want, rtol=1e-5, atol=1e-5)
+    assert mint.nn.LayerNorm((3, 4), bias=False).bias is None
+    assert mint.nn.LayerNorm(4, dtype=opforge.float64)(Tensor(A.astype(np.float64))).dtype == opforge.float64
+    gn = mint.nn.GroupNorm(3, 3)
+    np.testing.assert_allclose(gn(Tensor(X4)).asnumpy(), _group_norm(X4, 3), rtol=1e-4, atol=1e-5)
+    emb = mint.nn.Embedding(1000, 8, padding_idx=-1)
+    table = emb.weight.asnumpy()
+    assert table.shape == (1000, 8) and not table[-1].any() and abs(table[:-1].std() - 1) < 0.05  # N(0, 1)
+    ids = Tensor(np.array([[0, 999], [5, 0]], np.int64))
+    np.testing.assert_array_equal(emb(ids).asnumpy(), table[[[0, 999], [5, 0]]])
+    grad = opforge.grad(lambda w: mint.sum(F.embedding(ids, w, padding_idx=999)))(emb.weight).asnumpy()
+    assert grad[0].tolist() == [2.0] * 8 and grad[5].tolist() == [1.0] * 8 and not grad[999].any()  # padding: 0
+    given = mint.nn.Embedding(4, 5, _weight=Tensor(M), _freeze=True)
+    np.testing.assert_array_equal(given(Tensor(I)).asnumpy(), M[I])
+    assert not given.weight.requires_grad
+    logits, labels = Tensor(A), Tensor(np.array([3, 0, 1], np.int64))
+    log_p = np.log(_softmax(A, 1))
+    w = np.array([1.0, 2.0, 0.5, 1.5], np.float32)
+    np.testing.assert_allclose(
+        mint.nn.CrossEntropyLoss(Tensor(w))(logits, labels).asnumpy(),
+        -(w[[3, 0, 1]] * log_p[[0, 1, 2], [3, 0, 1]]).sum() / w[[3, 0, 1]].sum(),
+        rtol=1e-5,
+    )
+    np.testing.assert_allclose(
+        mint.nn.NLLLoss(reduction="none")(Tensor(log_p), labels).asnumpy(), -log_p[[0, 1, 2], [3, 0, 1]], rtol=1e-6
+    )
+    t = (B > 0).astype(np.float32)
+    pos = np.full(4, 2.0, np.float32)
+    bce = mint.nn.BCEWithLogitsLoss(reduction="sum", pos_weight=Tensor(pos))(logits, Tensor(t)).asnumpy()
+    log_sig = -np.log1p(np.exp(-A))
+    np.testing.assert_allclose(bce, -(2 * t * log_sig + (1 - t) * (log_sig - A)).sum(), rtol=1e-5)
+    np.testing.assert_allclose(
+        mint.nn.SmoothL1Loss("none", beta=2.0)(Tensor(A), Tensor(B)).asnumpy(), _smooth_l1(A - B, 2.0), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        mint.nn.SmoothL1Loss(beta=0.0)(Tensor(A), Tensor(B)).asnumpy(), np.abs(A - B).mean(), rtol=1e-6
+    )
+    log_q = np.log(_softmax(B, 1))
+    np.testing.assert_allclose(
+        mint.nn.KLDivLoss("sum", log_target=True)(Tensor(log_p), Tensor(log_q)).asnumpy(),
+        (np.exp(log_q) * (log_q - log_p)).sum(),
+        rtol=1e-5,
+    )
+    np.testing.assert_allclose(
+        mint.nn.KLDivLoss()(Tensor(log_p), Tensor(np.exp(log_q))).asnumpy(),
+        (np.exp(log_q) * (log_q - log_p)).mean(),
+        rtol=1e-5,
+    )
+    up = mint.nn.Upsample(scale_factor=2)
+    np.testing.assert_array_equal(up(Tensor(X4)).asnumpy(), X4.repeat(2, 2).repeat(2, 3))  # nearest
+    np.testing.assert_array_equal(F.interpolate(Tensor(X4), (4, 9)).asnumpy(), _nearest(X4, 4, 9))
+    aligned = mint.nn.Upsample((7, 5), mode="bilinear", align_corners=True)(Tensor(X4))
+    np.testing.assert_allclose(aligned.asnumpy(), _bilinear(X4, 7, 5, True), rtol=1e-5, atol=1e-6)
+    net = opforge.nn.SequentialCell(mint.nn.Flatten(), mint.nn.LayerNorm(12), mint.nn.Linear(12, 4))
+    loss_fn = mint.nn.CrossEntropyLoss(label_smoothing=0.1)
+    step = opforge.nn.TrainOneStepCell(
+        opforge.nn.WithLossCell(net, loss_fn), opforge.nn.SGD(net.trainable_params(), 0.1)
+    )
+    losses = [float(step(Tensor(C), Tensor(np.array([1, 2], np.int64))).asnumpy()) for _ in range(5)]
+    assert losses[-1] < losses[0]
+    with pytest.raises(ValueError, match="For 'GroupNorm', the 'num_channels' \\(4\\) must divide by 'num_groups'"):
+        mint.nn.GroupNorm(3, 4)
+    with pytest.raises(ValueError, match="For 'LayerNorm', the 'normalized_shape' must be an int or a tuple"):
+        mint.nn.LayerNorm(0)
+    with pytest.raises(ValueError, match="For 'Embedding', the 'padding_idx' must be an int in \\[-5, 5\\)"):
+        mint.nn.Embedding(5, 2, padding_idx=5)
+    with pytest.raises(ValueError, match="For 'smooth_l1_loss', the 'beta' must be a number >= 0"):
+        F.smooth_l1_loss(Tensor(A), Tensor(B), beta=-1.0)
+    with pytest.raises(ValueError, match="For 'kl_div', the 'reduction' must be one of"):
+        F.kl_div(Tensor(A), Tensor(B), "batch")
+    with pytest.raises(ValueError, match="For 'interpolate', the 'mode' must be"):
+        F.interpolate(Tensor(X4), scale_factor=2, mode="bicubic")

@@ -1,14 +1,15 @@
 """MindSpore's ``mindspore.mint``: functions with PyTorch's names and arguments (``dim``, ``keepdim``), over
 opforge's operators. A core of it: creation, elementwise, comparison, reduction, shape and matrix functions
-(``__all__``), ``mint.nn`` (cells) and ``mint.nn.functional``; each is the ``opforge.ops`` function or primitive
-of the same math with mint's arguments, so its kernels, dtypes and gradients are those operators' (docs/mint.md).
+(``__all__``), ``mint.nn`` (cells), ``mint.nn.functional``, ``mint.linalg`` and ``mint.special``; each is the
+``opforge.ops`` function or primitive of the same math with mint's arguments, so its kernels, dtypes and gradients
+are those operators' (docs/mint.md).
 """
 
 from __future__ import annotations
 
 from opforge import dtype as mstype
 from opforge import ops
-from opforge.mint import distributed, nn, optim
+from opforge.mint import distributed, linalg, nn, optim, special
 from opforge.mint.nn.functional import softmax
 from opforge.primitives import math_ops as P
 from opforge.tensor import Tensor
@@ -34,7 +35,7 @@ __all__ = [
     "matmul", "bmm", "mm", "dot", "outer", "einsum", "baddbmm", "addmm",
     # random (the global seed's stream: opforge.set_seed)
     "rand", "randn", "rand_like", "randn_like", "randint", "randperm", "bernoulli",
-    "nn", "optim", "distributed",
+    "nn", "optim", "distributed", "linalg", "special",
 ]  # fmt: skip
 
 

@@ -12,12 +12,14 @@ from opforge import nn as _nn
 from opforge import ops
 from opforge.mint.nn import functional
 from opforge.mint.nn.functional import conv_padding
-from opforge.nn.init import HeUniform, Uniform
+from opforge.nn.init import HeUniform, Normal, Uniform, initializer
 from opforge.tensor import Parameter, Tensor
 
 __all__ = [
     "functional", "Linear", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Flatten",
-    "Identity", "MSELoss", "L1Loss", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d",
+    "Identity", "MSELoss", "L1Loss", "Dropout", "Conv2d", "MaxPool2d", "AvgPool2d", "BatchNorm2d", "LayerNorm",
+    "GroupNorm", "Embedding", "SmoothL1Loss", "BCEWithLogitsLoss", "CrossEntropyLoss", "NLLLoss", "KLDivLoss",
+    "Upsample",
 ]  # fmt: skip
 
 Identity = _nn.Identity
@@ -228,3 +230,180 @@ class Dropout(_nn.Cell):
 
     def construct(self, input):
         return functional.dropout(input, self.p, self.training)
+
+
+def _filled(shape, value, name, dtype, trainable=True) -> Parameter:
+    dtype = mstype.float32 if dtype is None else dtype
+    return Parameter(Tensor(np.full(shape, value, np.float32)).astype(dtype), name, trainable)
+
+
+class LayerNorm(_nn.Cell):
+    """``LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None)``: over the trailing
+    dims ``normalized_shape`` (an int or a tuple), (x - E[x]) / sqrt(Var[x] + eps) * weight + bias (biased
+    variance), ``weight`` ones and ``bias`` zeros of shape ``normalized_shape`` (trainable with
+    ``elementwise_affine``; no ``bias`` with bias=False)."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        if not shape or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in shape):
+            raise ValueError(
+                f"For 'LayerNorm', the 'normalized_shape' must be an int or a tuple of ints >= 1, but got "
+                f"{normalized_shape!r}."
+            )
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, float(eps), elementwise_affine
+        self.weight = _filled(shape, 1.0, "weight", dtype, elementwise_affine) if elementwise_affine else None
+        self.bias = _filled(shape, 0.0, "bias", dtype, elementwise_affine) if elementwise_affine and bias else None
+
+    def construct(self, input):
+        return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extend_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class GroupNorm(_nn.Cell):
+    """``GroupNorm(num_groups, num_channels, eps=1e-5, affine=True, dtype=None)``: the channels of [N, C, *] in
+    ``num_groups`` groups, each normalised over its channels and the trailing dims, then a per-channel ``weight``
+    (ones) and ``bias`` (zeros), trainable with ``affine``. ``num_groups`` must divide ``num_channels``."""
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None):
+        super().__init__()
+        for arg, value in (("num_groups", num_groups), ("num_channels", num_channels)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"For 'GroupNorm', the '{arg}' must be an int >= 1, but got {value!r}.")
+        if num_channels % num_groups:
+            raise ValueError(
+                f"For 'GroupNorm', the 'num_channels' ({num_channels}) must divide by 'num_groups' ({num_groups})."
+            )
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, float(eps), affine
+        self.weight = _filled(num_channels, 1.0, "weight", dtype, affine) if affine else None
+        self.bias = _filled(num_channels, 0.0, "bias", dtype, affine) if affine else None
+
+    def construct(self, input):
+        return functional.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extend_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
+
+class Embedding(_nn.Cell):
+    """``Embedding(num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+    scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, dtype=None)``: the rows of ``weight``
+    [num_embeddings, embedding_dim] that integer ids index (``mint.nn.functional.embedding``), ``weight`` drawn
+    from N(0, 1) (PyTorch's) or ``_weight`` when given, not trained with ``_freeze``; the row ``padding_idx`` starts
+    at zeros and gets no gradient. ``max_norm`` and ``scale_grad_by_freq`` raise ValueError; ``sparse`` changes
+    nothing (the gradient is dense)."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, dtype=None):  # fmt: skip
+        super().__init__()
+        for arg, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"For 'Embedding', the '{arg}' must be an int >= 1, but got {value!r}.")
+        if max_norm is not None or scale_grad_by_freq:
+            raise ValueError("For 'Embedding', 'max_norm' and 'scale_grad_by_freq' are not supported by opforge.")
+        if padding_idx is not None and (
+            isinstance(padding_idx, bool) or not isinstance(padding_idx, int)
+            or not -num_embeddings <= padding_idx < num_embeddings
+        ):  # fmt: skip
+            raise ValueError(
+                f"For 'Embedding', the 'padding_idx' must be an int in [{-num_embeddings}, {num_embeddings}), but "
+                f"got {padding_idx!r}."
+            )
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.padding_idx = None if padding_idx is None else padding_idx % num_embeddings
+        shape = (num_embeddings, embedding_dim)
+        if _weight is None:
+            table = initializer(Normal(1.0), shape, mstype.float32 if dtype is None else dtype)
+            if self.padding_idx is not None:
+                data = table.asnumpy().copy()
+                data[self.padding_idx] = 0
+                table = Tensor(data)
+        else:
+            if tuple(_weight.shape) != shape:
+                raise ValueError(f"For 'Embedding', the '_weight' must have shape {shape}, but got {_weight.shape}.")
+            table = _weight if dtype is None else _weight.astype(dtype)
+        self.weight = Parameter(table, "weight", not _freeze)
+
+    def construct(self, input):
+        return functional.embedding(input, self.weight, self.padding_idx)
+
+    def extend_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}, padding_idx={self.padding_idx}"
+
+
+class SmoothL1Loss(_nn.Cell):
+    """``SmoothL1Loss(reduction="mean", beta=1.0)`` (``mint.nn.functional.smooth_l1_loss``)."""
+
+    def __init__(self, reduction="mean", beta=1.0):
+        super().__init__()
+        self.reduction, self.beta = reduction, beta
+
+    def construct(self, input, target):
+        return functional.smooth_l1_loss(input, target, self.reduction, self.beta)
+
+
+class BCEWithLogitsLoss(_nn.Cell):
+    """``BCEWithLogitsLoss(weight=None, reduction="mean", pos_weight=None)``
+    (``mint.nn.functional.binary_cross_entropy_with_logits``)."""
+
+    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+        super().__init__()
+        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
+
+    def construct(self, input, target):
+        return functional.binary_cross_entropy_with_logits(input, target, self.weight, self.reduction, self.pos_weight)
+
+
+class CrossEntropyLoss(_nn.Cell):
+    """``CrossEntropyLoss(weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0)``: the cross
+    entropy of ``softmax(input)`` along dim 1 and class indices or class probabilities
+    (``mint.nn.functional.cross_entropy``)."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__()
+        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+        self.label_smoothing = label_smoothing
+
+    def construct(self, input, target):
+        return functional.cross_entropy(
+            input, target, self.weight, self.ignore_index, self.reduction, self.label_smoothing
+        )
+
+
+class NLLLoss(_nn.Cell):
+    """``NLLLoss(weight=None, ignore_index=-100, reduction="mean")`` (``mint.nn.functional.nll_loss``)."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
+        super().__init__()
+        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+
+    def construct(self, input, target):
+        return functional.nll_loss(input, target, self.weight, self.ignore_index, self.reduction)
+
+
+class KLDivLoss(_nn.Cell):
+    """``KLDivLoss(reduction="mean", log_target=False)`` (``mint.nn.functional.kl_div``)."""
+
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__()
+        self.reduction, self.log_target = reduction, log_target
+
+    def construct(self, input, target):
+        return functional.kl_div(input, target, self.reduction, self.log_target)
+
+
+class Upsample(_nn.Cell):
+    """``Upsample(size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None)``
+    (``mint.nn.functional.interpolate``: "nearest", "linear", "bilinear")."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def construct(self, input):
+        return functional.interpolate(
+            input, self.size, self.scale_factor, self.mode, self.align_corners, self.recompute_scale_factor
+        )

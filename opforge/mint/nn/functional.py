@@ -3,6 +3,8 @@ arguments, over opforge's operators (opforge/mint/__init__.py says which part of
 
 from __future__ import annotations
 
+import numpy as np
+
 from opforge import dtype as mstype
 from opforge import ops
 from opforge.tensor import Tensor
@@ -11,6 +13,7 @@ __all__ = [
     "relu", "gelu", "silu", "sigmoid", "tanh", "leaky_relu", "elu", "softmax", "log_softmax", "linear",
     "dropout", "cross_entropy", "nll_loss", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits",
     "layer_norm", "one_hot", "flatten", "embedding", "pad", "conv2d", "max_pool2d", "avg_pool2d",
+    "smooth_l1_loss", "kl_div", "group_norm", "interpolate",
 ]  # fmt: skip
 
 sigmoid, tanh = ops.sigmoid, ops.tanh
@@ -101,12 +104,22 @@ def flatten(input, start_dim=1, end_dim=-1):
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False):
-    """The rows of ``weight`` that ``input`` indexes (``padding_idx``, ``max_norm`` and ``scale_grad_by_freq``
-    not supported: a padding row's gradient would not be zero)."""
-    if padding_idx is not None or max_norm is not None or scale_grad_by_freq:
-        raise ValueError(
-            "For 'embedding', 'padding_idx', 'max_norm' and 'scale_grad_by_freq' are not supported by opforge."
-        )
+    """The rows of ``weight`` [num_embeddings, embedding_dim] that the integer ``input`` indexes: ``input.shape +
+    (embedding_dim,)``. The row ``padding_idx`` (when given; negative counts from the end) is looked up as it is
+    but gets no gradient, as PyTorch's. ``max_norm`` and ``scale_grad_by_freq`` are not supported (ValueError)."""
+    if max_norm is not None or scale_grad_by_freq:
+        raise ValueError("For 'embedding', 'max_norm' and 'scale_grad_by_freq' are not supported by opforge.")
+    if padding_idx is not None:
+        rows = weight.shape[0]
+        if isinstance(padding_idx, bool) or not isinstance(padding_idx, int) or not -rows <= padding_idx < rows:
+            raise ValueError(
+                f"For 'embedding', the 'padding_idx' must be an int in [{-rows}, {rows}), but got {padding_idx!r}."
+            )
+        keep = np.ones((rows, 1), np.float32)
+        keep[padding_idx] = 0
+        keep = ops.cast(Tensor(keep), weight.dtype)
+        # the same values, the padding row's through stop_gradient: its gradient is 0
+        weight = weight * keep + ops.stop_gradient(weight) * (1 - keep)
     return ops.gather(weight, input, 0)
 
 
@@ -167,3 +180,62 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         )
     x, kernel, stride = _pooled(input, kernel_size, stride, padding, 0.0)
     return ops.avg_pool2d(x, kernel, stride)
+
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _reduced(name: str, loss, reduction: str, batchmean: bool = False):
+    """``loss`` reduced by ``reduction``: "none", "mean", "sum" (and "batchmean" where ``batchmean``)."""
+    allowed = _REDUCTIONS + (("batchmean",) if batchmean else ())
+    if reduction not in allowed:
+        raise ValueError(f"For '{name}', the 'reduction' must be one of {allowed}, but got {reduction!r}.")
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return ops.mean(loss)
+    total = ops.sum(loss)
+    return total if reduction == "sum" else total / (loss.shape[0] if loss.ndim else 1)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    r"""The smooth L1 loss of d = input - target: :math:`0.5 d^2 / \beta` where :math:`|d| < \beta`, else
+    :math:`|d| - 0.5 \beta`; ``beta`` >= 0 (0: the L1 loss), ``reduction`` "mean" (mint's default), "sum" or
+    "none". float16, float32, float64 (the SmoothL1Loss primitive)."""
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta < 0:
+        raise ValueError(f"For 'smooth_l1_loss', the 'beta' must be a number >= 0, but got {beta!r}.")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"For 'smooth_l1_loss', the 'reduction' must be one of {_REDUCTIONS}, but got {reduction!r}.")
+    if beta == 0:
+        return ops.l1_loss(input, target, reduction)
+    return ops.smooth_l1_loss(input, target, float(beta), reduction)
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    r"""The Kullback-Leibler divergence of the log-probabilities ``input`` from ``target`` (broadcast together):
+    :math:`l = y (\log y - x)` (0 where y = 0), or with ``log_target`` (``target`` given as log y)
+    :math:`l = e^{y} (y - x)`; ``reduction`` "mean" (over every element, the default), "batchmean" (the sum over
+    the size of dim 0: the divergence's definition), "sum" or "none". Xlogy, Exp, Mul and the reductions:
+    float16, float32, float64."""
+    if log_target:
+        loss = ops.exp(target) * (target - input)
+    else:
+        loss = ops.xlogy(target, target) - target * input
+    return _reduced("kl_div", loss, reduction, batchmean=True)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    r"""The C channels of ``input`` [N, C, *] in ``num_groups`` groups, each normalised over its channels and the
+    trailing dims: :math:`(x - E[x]) / \sqrt{Var[x] + \epsilon} \cdot weight_c + bias_c` (biased variance;
+    ``weight`` and ``bias`` [C], ones and zeros when None). ``num_groups`` must divide C (ValueError)."""
+    return ops.group_norm(input, num_groups, weight, bias, eps)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
+    """``input`` [N, C, *spatial] resized to ``size`` (or by ``scale_factor``: out = floor(in * scale)), with
+    ``mode`` "nearest" (1 to 3 spatial dims; output d reads floor(d * in / out), or floor(d / scale) with a
+    ``scale_factor``), "linear" ([N, C, W]) or "bilinear" ([N, C, H, W]; half-pixel centres, or the corners
+    aligned with ``align_corners=True``). Other modes raise ValueError. With "linear"/"bilinear" and a
+    ``scale_factor`` whose out = in * scale is not a whole number, the source coordinates use in / out (as
+    ``recompute_scale_factor=True`` does in PyTorch). float16, float32, float64."""
+    return ops.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
