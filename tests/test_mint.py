@@ -164,7 +164,144 @@ CASES = {
         lambda: 2 + 0.5 * (C @ np.stack([M, M])),
     ),
     "addmm": (lambda: mint.addmm(Tensor(A @ M), Tensor(A), Tensor(M), alpha=2), lambda: 3 * (A @ M)),
+    "acos": (lambda: mint.acos(Tensor(A / 3)), lambda: np.arccos(A / 3)),
+    "acosh": (lambda: mint.acosh(Tensor(P + 1)), lambda: np.arccosh(P + 1)),
+    "asin": (lambda: mint.asin(Tensor(A / 3)), lambda: np.arcsin(A / 3)),
+    "asinh": (lambda: mint.asinh(Tensor(A)), lambda: np.arcsinh(A)),
+    "atan": (lambda: mint.atan(Tensor(A)), lambda: np.arctan(A)),
+    "atanh": (lambda: mint.atanh(Tensor(A / 3)), lambda: np.arctanh(A / 3)),
+    "arccos": (lambda: mint.arccos(Tensor(A / 3)), lambda: np.arccos(A / 3)),
+    "arccosh": (lambda: mint.arccosh(Tensor(P + 1)), lambda: np.arccosh(P + 1)),
+    "arcsin": (lambda: mint.arcsin(Tensor(A / 3)), lambda: np.arcsin(A / 3)),
+    "arcsinh": (lambda: mint.arcsinh(Tensor(A)), lambda: np.arcsinh(A)),
+    "arctan": (lambda: mint.arctan(Tensor(A)), lambda: np.arctan(A)),
+    "arctanh": (lambda: mint.arctanh(Tensor(A / 3)), lambda: np.arctanh(A / 3)),
+    "arctan2": (lambda: mint.arctan2(Tensor(A), Tensor(B)), lambda: np.arctan2(A, B)),
+    "cosh": (lambda: mint.cosh(Tensor(A)), lambda: np.cosh(A)),
+    "sinh": (lambda: mint.sinh(Tensor(A)), lambda: np.sinh(A)),
+    "sigmoid": (lambda: mint.sigmoid(Tensor(A)), lambda: 1 / (1 + np.exp(-A))),
+    "erfc": (lambda: mint.erfc(Tensor(A)), lambda: np.vectorize(math.erfc)(A)),
+    "exp2": (lambda: mint.exp2(Tensor(A)), lambda: np.exp2(A)),
+    "sinc": (lambda: mint.sinc(Tensor(A)), lambda: np.sinc(A)),
+    "log10": (lambda: mint.log10(Tensor(P)), lambda: np.log10(P)),
+    "trunc": (lambda: mint.trunc(Tensor(A * 3)), lambda: np.trunc(A * 3)),
+    "fix": (lambda: mint.fix(Tensor(A * 3)), lambda: np.trunc(A * 3)),
+    "frac": (lambda: mint.frac(Tensor(A * 3)), lambda: A * 3 - np.trunc(A * 3)),
+    "bitwise_and": (lambda: mint.bitwise_and(Tensor(I), Tensor(I + 1)), lambda: I & (I + 1)),
+    "bitwise_or": (lambda: mint.bitwise_or(Tensor(I), Tensor(I + 1)), lambda: I | (I + 1)),
+    "bitwise_xor": (lambda: mint.bitwise_xor(Tensor(I), Tensor(I + 1)), lambda: I ^ (I + 1)),
+    "addcdiv": (lambda: mint.addcdiv(Tensor(A), Tensor(B), Tensor(P), value=0.5), lambda: A + 0.5 * B / P),
+    "addcmul": (lambda: mint.addcmul(Tensor(A), Tensor(B), Tensor(P), value=-2), lambda: A - 2 * B * P),
+    "xlogy": (lambda: mint.xlogy(Tensor(A * (A > 0)), Tensor(P)), lambda: A * (A > 0) * np.log(P)),
+    "float_power": (lambda: mint.float_power(Tensor(P), 2.5), lambda: P.astype(np.float64) ** 2.5),
+    "logaddexp": (lambda: mint.logaddexp(Tensor(A * 30), Tensor(B)), lambda: np.logaddexp(A * 30, B)),
+    "logaddexp2": (lambda: mint.logaddexp2(Tensor(A * 30), Tensor(B)), lambda: np.logaddexp2(A * 30, B)),
+    "nan_to_num": (
+        lambda: mint.nan_to_num(Tensor(np.log(A) / (A < 1)), 7.0, 100.0),
+        lambda: np.nan_to_num(np.log(A) / (A < 1), nan=7.0, posinf=100.0),
+    ),
+    "isneginf": (lambda: mint.isneginf(Tensor(A / (A < 0.5))), lambda: np.isneginf(A / (A < 0.5))),
+    "isclose": (lambda: mint.isclose(Tensor(A), Tensor(A + B * 1e-6), 1e-6), lambda: np.isclose(A, A + B * 1e-6, 1e-6)),
+    "allclose": (lambda: Tensor(mint.allclose(Tensor(A), Tensor(A + 1e-9))), lambda: np.array(True)),
+    "equal": (lambda: Tensor(mint.equal(Tensor(I), Tensor(I.copy()))), lambda: np.array(True)),
+    "cross": (lambda: mint.cross(Tensor(A[:, :3]), Tensor(B[:, :3]), 1), lambda: np.cross(A[:, :3], B[:, :3])),
+    "diff": (
+        lambda: mint.diff(Tensor(A), 2, 1, prepend=Tensor(B[:, :1])),
+        lambda: np.diff(A, 2, 1, prepend=B[:, :1]),
+    ),
+    "cummax": (lambda: mint.cummax(Tensor(A), 1)[0], lambda: np.maximum.accumulate(A, 1)),
+    "cummin": (lambda: mint.cummin(Tensor(A), 0)[1], lambda: _running_arg(A, 0, np.minimum)),
+    "median": (lambda: mint.median(Tensor(A), 1)[0], lambda: np.sort(A, 1)[:, 1]),
+    "std": (lambda: mint.std(Tensor(C), (0, 2)), lambda: C.std((0, 2), ddof=1)),
+    "var": (lambda: mint.var(Tensor(A), 1, correction=0, keepdim=True), lambda: A.var(1, keepdims=True)),
+    "std_mean": (lambda: mint.std_mean(Tensor(A), 0)[0], lambda: A.std(0, ddof=1)),
+    "var_mean": (lambda: mint.var_mean(Tensor(A))[1], lambda: A.mean()),
+    "nansum": (lambda: mint.nansum(Tensor(np.log(A)), 1), lambda: np.nansum(np.log(A), 1)),
+    "count_nonzero": (lambda: mint.count_nonzero(Tensor(I), 0), lambda: np.count_nonzero(I, 0)),
+    "norm": (lambda: mint.norm(Tensor(C), 3, dim=(1, 2)), lambda: (np.abs(C) ** 3).sum((1, 2)) ** (1 / 3)),
+    "histc": (lambda: mint.histc(Tensor(A), 5, -1, 1), lambda: np.histogram(A, 5, (-1, 1))[0].astype(np.float32)),
+    "bincount": (lambda: mint.bincount(Tensor(I.ravel()), minlength=6), lambda: np.bincount(I.ravel(), minlength=6)),
+    "unique": (lambda: mint.unique(Tensor(I), return_counts=True)[1], lambda: np.unique(I, return_counts=True)[1]),
+    "unique_consecutive": (
+        lambda: mint.unique_consecutive(Tensor(I), return_inverse=True)[1],
+        lambda: np.cumsum(np.r_[True, I.ravel()[1:] != I.ravel()[:-1]]).reshape(I.shape) - 1,
+    ),
+    "searchsorted": (
+        lambda: mint.searchsorted(Tensor(np.sort(A[0])), Tensor(B), right=True),
+        lambda: np.searchsorted(np.sort(A[0]), B, "right"),
+    ),
+    "clone": (lambda: mint.clone(Tensor(A)), lambda: A),
+    "linspace": (lambda: mint.linspace(-1, 2, 7), lambda: np.linspace(-1, 2, 7, dtype=np.float32)),
+    "select": (lambda: mint.select(Tensor(C), 1, -1), lambda: C[:, -1]),
+    "scatter": (
+        lambda: mint.scatter(Tensor(A), 1, Tensor(I[:, :1]), Tensor(B)),
+        lambda: _scatter(A, I[:, :1], B[:, :1]),
+    ),
+    "scatter_add": (
+        lambda: mint.scatter_add(Tensor(A), 0, Tensor(I[:2] % 3), Tensor(B)),
+        lambda: _scatter_add(A, I[:2] % 3, B),
+    ),
+    "index_add": (
+        lambda: mint.index_add(Tensor(A), 1, Tensor(np.array([3, 0, 3])), Tensor(B[:, :3]), alpha=2),
+        lambda: _index_add(A, [3, 0, 3], 2 * B[:, :3]),
+    ),
+    "diag": (lambda: mint.diag(Tensor(A), 1), lambda: np.diag(A, 1)),
+    "meshgrid": (
+        lambda: mint.meshgrid(Tensor(A[0]), Tensor(B[0, :3]))[1],
+        lambda: np.meshgrid(A[0], B[0, :3], indexing="ij")[1],
+    ),
+    "trace": (lambda: mint.trace(Tensor(A)), lambda: np.trace(A)),
+    "mv": (lambda: mint.mv(Tensor(A), Tensor(M[:, 0])), lambda: A @ M[:, 0]),
+    "addmv": (
+        lambda: mint.addmv(Tensor(A[:, 0]), Tensor(A), Tensor(M[:, 0]), beta=2, alpha=-1),
+        lambda: 2 * A[:, 0] - A @ M[:, 0],
+    ),
+    "addbmm": (
+        lambda: mint.addbmm(Tensor(A[:, :3] @ M[:3]), Tensor(C), Tensor(np.stack([M, 2 * M])), beta=0.5),
+        lambda: 0.5 * (A[:, :3] @ M[:3]) + C[0] @ M + C[1] @ (2 * M),
+    ),
+    "inverse": (
+        lambda: mint.inverse(Tensor(M[:, :4] + 4 * np.eye(4, dtype=np.float32))),
+        lambda: np.linalg.inv(M[:, :4] + 4 * np.eye(4)),
+    ),
+    "cdist": (lambda: mint.cdist(Tensor(A), Tensor(B), 1), lambda: np.abs(A[:, None] - B[None]).sum(-1)),
 }
+
+# (mint.empty, empty_like, randint_like, normal and multinomial: below, with the random functions)
+
+
+def _running_arg(x, axis, better):
+    """The index where the running extreme (``better``: np.maximum / np.minimum) along ``axis`` was last taken."""
+    x = np.moveaxis(x, axis, -1)
+    out = np.zeros(x.shape, np.int64)
+    for idx in np.ndindex(x.shape[:-1]):
+        best = 0
+        for j in range(x.shape[-1]):
+            if better(x[idx][j], x[idx][best]) == x[idx][j]:
+                best = j
+            out[idx + (j,)] = best
+    return np.moveaxis(out, -1, axis)
+
+
+def _scatter(x, index, src):
+    out = x.copy()
+    np.put_along_axis(out, index, src, 1)
+    return out
+
+
+def _scatter_add(x, index, src):
+    out = x.copy()
+    for i, j in np.ndindex(index.shape):
+        out[index[i, j], j] += src[i, j]
+    return out
+
+
+def _index_add(x, index, src):
+    out = x.copy()
+    for k, i in enumerate(index):
+        out[:, i] += src[:, k]
+    return out
+
 
 FUNCTIONAL = {
     "relu": (lambda: F.relu(Tensor(A)), lambda: np.maximum(A, 0)),
@@ -313,6 +450,7 @@ SPECIAL = {
 
 def test_every_name_is_checked():
     random = {"rand", "randn", "rand_like", "randn_like", "randint", "randperm", "bernoulli"}  # (below)
+    random |= {"empty", "empty_like", "randint_like", "normal", "multinomial"}
     assert set(mint.__all__) - {"nn", "optim", "distributed", "linalg", "special"} - random == set(CASES)
     assert set(F.__all__) == set(FUNCTIONAL)
     assert set(mint.linalg.__all__) == set(LINALG) and set(mint.special.__all__) == set(SPECIAL)
@@ -685,3 +823,146 @@ def test_mint_norm_embedding_loss_and_upsample_cells():
         F.kl_div(Tensor(A), Tensor(B), "batch")
     with pytest.raises(ValueError, match="For 'interpolate', the 'mode' must be"):
         F.interpolate(Tensor(X4), scale_factor=2, mode="bicubic")
+
+
+def test_mint_new_random_and_empty_functions():
+    opforge.set_seed(5)
+    first = [mint.randint_like(Tensor(I), 3, 8), mint.normal(2.0, 0.5, (4000,)), mint.multinomial(Tensor(P), 3)]
+    opforge.set_seed(5)
+    again = [mint.randint_like(Tensor(I), 3, 8), mint.normal(2.0, 0.5, (4000,)), mint.multinomial(Tensor(P), 3)]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    ints, draws, picks = (t.asnumpy() for t in first)
+    assert ints.shape == I.shape and ints.dtype == np.int64 and ((ints >= 3) & (ints < 8)).all()
+    assert abs(draws.mean() - 2.0) < 0.05 and abs(draws.std() - 0.5) < 0.05
+    assert picks.shape == (3, 3) and picks.dtype == np.int64
+    assert all(len(set(row)) == 3 for row in picks.tolist())  # without replacement: distinct
+    assert mint.randint_like(Tensor(A), 4).dtype == opforge.float32  # the input's dtype
+    spread = mint.normal(Tensor(np.zeros((2, 3), np.float64)), Tensor(np.ones(3))).asnumpy()
+    assert spread.shape == (2, 3) and spread.dtype == np.float64
+    assert mint.empty(2, 3).shape == (2, 3) and mint.empty((4,), dtype=opforge.int32).dtype == opforge.int32
+    assert mint.empty_like(Tensor(I)).shape == I.shape and mint.empty_like(Tensor(I)).dtype == opforge.int64
+
+
+# the new functions again in float64 (and integers where they take them): name -> (call of a dtype, NumPy)
+WIDE = {
+    "logaddexp": (
+        lambda d: mint.logaddexp(Tensor(A.astype(d) * 30), Tensor(B.astype(d))),
+        lambda d: np.logaddexp(A.astype(d) * 30, B.astype(d)),
+    ),
+    "xlogy": (
+        lambda d: mint.xlogy(Tensor(A.astype(d)), Tensor(P.astype(d))),
+        lambda d: A.astype(d) * np.log(P.astype(d)),
+    ),
+    "frac": (lambda d: mint.frac(Tensor(A.astype(d) * 3)), lambda d: np.modf(A.astype(d) * 3)[0]),
+    "diff": (lambda d: mint.diff(Tensor(C.astype(d)), dim=0), lambda d: np.diff(C.astype(d), axis=0)),
+    "std": (lambda d: mint.std(Tensor(A.astype(d)), 1, correction=2), lambda d: A.astype(d).std(1, ddof=2)),
+    "median": (lambda d: mint.median(Tensor(A.astype(d))), lambda d: np.sort(A.astype(d).ravel())[5]),
+    "cummax": (lambda d: mint.cummax(Tensor(A.astype(d)), 0)[0], lambda d: np.maximum.accumulate(A.astype(d), 0)),
+    "addcdiv": (
+        lambda d: mint.addcdiv(Tensor(A.astype(d)), Tensor(B.astype(d)), Tensor(P.astype(d))),
+        lambda d: A.astype(d) + B.astype(d) / P.astype(d),
+    ),
+    "mv": (
+        lambda d: mint.mv(Tensor(A.astype(d)), Tensor(M[:, 1].astype(d))),
+        lambda d: A.astype(d) @ M[:, 1].astype(d),
+    ),
+    "cdist": (
+        lambda d: mint.cdist(Tensor(A.astype(d)), Tensor(B.astype(d))),
+        lambda d: np.linalg.norm(A.astype(d)[:, None] - B.astype(d)[None], axis=-1),
+    ),
+    "norm": (lambda d: mint.norm(Tensor(A.astype(d))), lambda d: np.linalg.norm(A.astype(d))),
+    "inverse": (lambda d: mint.inverse(Tensor(SQ.astype(d))), lambda d: np.linalg.inv(SQ.astype(d))),
+    "index_add": (
+        lambda d: mint.index_add(Tensor(A.astype(d)), 0, Tensor(np.array([2, 2])), Tensor(B[:2].astype(d))),
+        lambda d: A.astype(d) + np.array([0, 0, 1])[:, None] * (B[0].astype(d) + B[1].astype(d)),
+    ),
+    "diag": (lambda d: mint.diag(Tensor(A[0].astype(d)), -2), lambda d: np.diag(A[0].astype(d), -2)),
+    "nansum": (lambda d: mint.nansum(Tensor(np.log(A.astype(d)))), lambda d: np.nansum(np.log(A.astype(d)))),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(WIDE))
+def test_mint_new_functions_keep_float64(name, dtype):
+    call, ref = WIDE[name]
+    got = call(dtype)
+    assert got.asnumpy().dtype == dtype, (name, got.dtype)
+    tol = (2e-5, 2e-6) if dtype == np.float32 else (1e-12, 1e-12)
+    np.testing.assert_allclose(got.asnumpy(), ref(dtype), rtol=tol[0], atol=tol[1])
+
+
+def test_mint_new_functions_on_integers_and_edge_cases():
+    i32 = Tensor(I.astype(np.int32))
+    assert mint.float_power(i32, 2).dtype == opforge.float64  # float64 whatever the inputs
+    np.testing.assert_array_equal(mint.diff(i32).asnumpy(), np.diff(I))
+    np.testing.assert_array_equal(mint.diff(Tensor(I > 1)).asnumpy(), np.diff(I > 1))  # bools: xor
+    assert mint.nansum(i32).dtype == opforge.int64 and int(mint.nansum(i32).asnumpy()) == I.sum()
+    assert mint.count_nonzero(Tensor(A)).dtype == opforge.int64
+    values, indices = mint.cummin(Tensor(I), 1)
+    np.testing.assert_array_equal(values.asnumpy(), np.minimum.accumulate(I, 1))
+    assert indices.dtype == opforge.int64 and mint.median(Tensor(A), 0)[1].dtype == opforge.int64
+    values, inverse, counts = mint.unique(Tensor(I), return_inverse=True, return_counts=True)
+    want = np.unique(I, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(values.asnumpy(), want[0])
+    np.testing.assert_array_equal(inverse.asnumpy(), want[1].reshape(I.shape))
+    assert inverse.dtype == counts.dtype == opforge.int64
+    runs = np.array([1, 1, 2, 2, 2, 3, 1, 1], np.int64)
+    values, counts = mint.unique_consecutive(Tensor(runs), return_counts=True)
+    assert values.asnumpy().tolist() == [1, 2, 3, 1] and counts.asnumpy().tolist() == [2, 3, 1, 2]
+    weights = Tensor(np.array([0.5, 1.5, 2.0], np.float32))
+    np.testing.assert_allclose(mint.bincount(Tensor(np.array([0, 2, 2])), weights).asnumpy(), [0.5, 0.0, 3.5])
+    assert mint.bincount(Tensor(np.array([0, 2, 2]))).dtype == opforge.int64
+    assert mint.searchsorted(Tensor(np.sort(A[0])), Tensor(B)).dtype == opforge.int64
+    assert mint.searchsorted(Tensor(np.sort(A[0])), Tensor(B), out_int32=True).dtype == opforge.int32
+    np.testing.assert_array_equal(mint.diag(Tensor(A), -1).asnumpy(), np.diag(A, -1))
+    np.testing.assert_array_equal(mint.diag(Tensor(A), 5).asnumpy(), np.diag(A, 5))
+    xs, ys = mint.meshgrid(Tensor(A[0]), Tensor(B[0, :3]), indexing="xy")
+    np.testing.assert_array_equal(xs.asnumpy(), np.meshgrid(A[0], B[0, :3])[0])
+    np.testing.assert_array_equal(
+        mint.scatter(Tensor(A), 0, Tensor(I[:1] % 3), value=9.0).asnumpy()[I[0] % 3, range(4)], [9.0] * 4
+    )
+    assert mint.equal(Tensor(A), Tensor(A[:2])) is False and mint.allclose(Tensor(A), Tensor(B)) is False
+    assert mint.norm(Tensor(C), "nuc").shape == (2,) and mint.linspace(0, 1, 1).asnumpy().tolist() == [0.0]
+    grad = opforge.grad(lambda t: mint.sum(mint.clone(t) * mint.logaddexp(t, Tensor(B))))(Tensor(A))
+    e = np.exp(A) / (np.exp(A) + np.exp(B))
+    np.testing.assert_allclose(grad.asnumpy(), np.logaddexp(A, B) + A * e, rtol=1e-5, atol=1e-6)
+
+
+def test_mint_new_functions_check_their_arguments():
+    with pytest.raises(ValueError, match="For 'diff', the 'n' must be an int >= 0"):
+        mint.diff(Tensor(A), -1)
+    with pytest.raises(ValueError, match="For 'select', the 'index' must be an int in \\[-4, 4\\)"):
+        mint.select(Tensor(A), 1, 4)
+    with pytest.raises(ValueError, match="For 'mv', the 'input' must be 2-D and the 'vec' 1-D"):
+        mint.mv(Tensor(A), Tensor(M))
+    with pytest.raises(ValueError, match="For 'trace', the 'input' must be 2-D"):
+        mint.trace(Tensor(C))
+    with pytest.raises(ValueError, match="For 'histc', the 'bins' must be an int > 0"):
+        mint.histc(Tensor(A), 0)
+    with pytest.raises(ValueError, match="For 'histc', the 'min' \\(1\\) must not exceed the 'max' \\(0\\)"):
+        mint.histc(Tensor(A), 4, 1, 0)
+    with pytest.raises(ValueError, match="For 'bincount', the 'input' must be a 1-D integer Tensor"):
+        mint.bincount(Tensor(A[0]))
+    with pytest.raises(ValueError, match="For 'unique', a 'dim' is not supported"):
+        mint.unique(Tensor(I), dim=0)
+    with pytest.raises(ValueError, match="For 'scatter', give exactly one of 'src' and 'value'"):
+        mint.scatter(Tensor(A), 0, Tensor(I), Tensor(B), value=1.0)
+    with pytest.raises(ValueError, match="For 'scatter', the 'reduce' must be None or 'add'"):
+        mint.scatter(Tensor(A), 0, Tensor(I % 3), Tensor(B), reduce="multiply")
+    with pytest.raises(ValueError, match="For 'norm', the 'p' must be a number, 'fro' or 'nuc'"):
+        mint.norm(Tensor(A), "inf")
+    with pytest.raises(ValueError, match="For 'std', the 'correction' must be a number >= 0"):
+        mint.std(Tensor(A), correction=-1)
+    with pytest.raises(ValueError, match="For 'multinomial', without replacement the 'num_samples' \\(5\\)"):
+        mint.multinomial(Tensor(P), 5)
+    with pytest.raises(ValueError, match="For 'meshgrid', the 'indexing' must be 'ij' or 'xy'"):
+        mint.meshgrid(Tensor(A[0]), indexing="ji")
+    with pytest.raises(ValueError, match="For 'index_add', the 'index' must be 1-D"):
+        mint.index_add(Tensor(A), 0, Tensor(I), Tensor(B))
+    with pytest.raises(TypeError, match="For 'equal', the 'other' must be a Tensor"):
+        mint.equal(Tensor(A), A)
+    with pytest.raises(ValueError, match="For 'normal', a 'size' is needed"):
+        mint.normal(0.0, 1.0)
+    with pytest.raises(ValueError, match="'generator' is not supported"):
+        mint.multinomial(Tensor(P), 1, generator=object())

@@ -7,6 +7,7 @@ PyTorch; ``group`` None is the world."""
 
 from __future__ import annotations
 
+from opforge import ops
 from opforge.communication import management as comm
 from opforge.primitives import comm_ops as K
 from opforge.tensor import Tensor
@@ -16,6 +17,8 @@ __all__ = [
     "get_world_size", "new_group", "get_backend", "get_global_rank", "get_group_rank",
     "get_process_group_ranks", "all_reduce", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
     "reduce", "broadcast", "barrier", "send", "recv", "all_gather_object", "broadcast_object_list",
+    "all_to_all", "all_to_all_single", "gather", "scatter", "reduce_scatter", "isend", "irecv", "gather_object",
+    "scatter_object_list",
 ]  # fmt: skip
 
 _BACKENDS = ("hccl", "nccl", "mccl", "mpi", "gloo")
@@ -178,3 +181,146 @@ def broadcast_object_list(object_list: list, src=0, group=None, device=None) -> 
     """``object_list``'s items set to world rank ``src``'s."""
     mine = list(object_list) if comm.get_rank() == src else None
     object_list[:] = comm.allgather_object(mine, _group(group))[get_group_rank(group, src)]
+
+
+def _one_per_rank(name: str, arg: str, tensors, group) -> list:
+    size = get_world_size(group)
+    if not isinstance(tensors, (list, tuple)) or len(tensors) != size:
+        raise ValueError(f"For '{name}', the '{arg}' must be a list of {size} Tensors, one per rank of the group.")
+    return list(tensors)
+
+
+def _rows(pieces: list, width: int, like: Tensor) -> Tensor:
+    """The 1-D ``pieces`` padded with zeros to ``width`` and stacked: [len(pieces), width]."""
+    rows = []
+    for p in pieces:
+        n = p.shape[0]
+        if n < width:
+            fill = ops.zeros((width - n,), like.dtype)
+            p = fill if n == 0 else ops.cat((p, fill), 0)
+        rows.append(p)
+    return ops.stack(tuple(rows), 0)
+
+
+def all_to_all(output_tensor_list: list, input_tensor_list: list, group=None, async_op=False):
+    """``output_tensor_list[j]`` set to what rank j's ``input_tensor_list[i]`` holds, i this rank (each pair of
+    ranks may exchange Tensors of any shapes, of one element count at both ends; one dtype)."""
+    outs = _one_per_rank("all_to_all", "output_tensor_list", output_tensor_list, group)
+    ins = _one_per_rank("all_to_all", "input_tensor_list", input_tensor_list, group)
+    flat = [ops.reshape(ops.cast(t, ins[0].dtype), (-1,)) for t in ins]
+    width = max(comm.allgather_object(max(t.shape[0] for t in flat), _group(group)))
+    if width:
+        got = K.AlltoAll(len(ins), 0, 0, _group(group))(_rows(flat, width, ins[0]))
+        for j, out in enumerate(outs):
+            out.assign_value(ops.cast(ops.reshape(got[j][: out.size], tuple(out.shape)), out.dtype))
+    return _result(async_op)
+
+
+def _splits(name: str, arg: str, sizes, tensor: Tensor, n: int) -> list:
+    if sizes is None:
+        if tensor.shape[0] % n:
+            raise ValueError(f"For '{name}', the dim 0 of the '{arg}' ({tensor.shape[0]}) must divide by {n} ranks.")
+        return [tensor.shape[0] // n] * n
+    sizes = [int(v) for v in sizes]
+    if len(sizes) != n or sum(sizes) != tensor.shape[0] or min(sizes) < 0:
+        raise ValueError(
+            f"For '{name}', the '{arg}_split_sizes' must be {n} sizes >= 0 adding up to the dim 0 of the '{arg}' "
+            f"({tensor.shape[0]}), but got {sizes}."
+        )
+    return sizes
+
+
+def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes=None, input_split_sizes=None, group=None,
+                      async_op=False):  # fmt: skip
+    """``input`` split along dim 0 (in ``input_split_sizes``, else evenly), block j sent to rank j; ``output`` set
+    to the blocks received, in rank order (their sizes ``output_split_sizes``, else even)."""
+    n = get_world_size(group)
+    if output_split_sizes is None and input_split_sizes is None:
+        if input.shape[0] % n:
+            raise ValueError(
+                f"For 'all_to_all_single', the dim 0 of the 'input' ({input.shape[0]}) must divide by {n}."
+            )
+        output.assign_value(K.AlltoAll(n, 0, 0, _group(group))(input))
+        return _result(async_op)
+    ins = _splits("all_to_all_single", "input", input_split_sizes, input, n)
+    outs = _splits("all_to_all_single", "output", output_split_sizes, output, n)
+    row = tuple(input.shape[1:])
+    flat = ops.reshape(input, (input.shape[0], -1)) if row else ops.reshape(input, (-1, 1))
+    per = flat.shape[1]
+    starts = [sum(ins[:j]) for j in range(n)]
+    pieces = [ops.reshape(flat[s : s + k], (-1,)) if k else ops.zeros((0,), input.dtype) for s, k in zip(starts, ins)]
+    width = max(comm.allgather_object(max(ins), _group(group))) * per
+    if width:
+        got = K.AlltoAll(n, 0, 0, _group(group))(_rows(pieces, width, input))
+        blocks = [ops.reshape(got[j][: k * per], (k, *row)) for j, k in enumerate(outs) if k]
+        if blocks:
+            output.assign_value(ops.cast(ops.cat(tuple(blocks), 0), output.dtype))
+    return _result(async_op)
+
+
+def gather(tensor: Tensor, gather_list=None, dst=0, group=None, async_op=False):
+    """On world rank ``dst``, ``gather_list[i]`` set to group rank i's ``tensor`` (one shape everywhere)."""
+    gathered = K.AllGather(_group(group))(tensor.reshape((1, *tensor.shape)))
+    if comm.get_rank() == dst:
+        for i, out in enumerate(_one_per_rank("gather", "gather_list", gather_list, group)):
+            out.assign_value(gathered[i])
+    return _result(async_op)
+
+
+def scatter(tensor: Tensor, scatter_list=None, src=0, group=None, async_op=False):
+    """``tensor`` set to ``scatter_list[i]`` of world rank ``src``, i this rank's group rank (``scatter_list`` is
+    read on ``src`` only: Tensors of ``tensor``'s shape)."""
+    n = get_world_size(group)
+    if comm.get_rank() == src:
+        parts = _one_per_rank("scatter", "scatter_list", scatter_list, group)
+        if any(tuple(p.shape) != tuple(tensor.shape) for p in parts):
+            raise ValueError(
+                f"For 'scatter', every Tensor of the 'scatter_list' must have the shape {list(tensor.shape)}."
+            )
+        stacked = ops.stack(tuple(ops.cast(p, tensor.dtype) for p in parts), 0)
+    else:
+        stacked = ops.zeros((n, *tensor.shape), tensor.dtype)
+    whole = K.Broadcast(get_group_rank(group, src), _group(group))((stacked,))[0]
+    tensor.assign_value(whole[get_rank(group)])
+    return _result(async_op)
+
+
+def reduce_scatter(output: Tensor, input_list: list, op="sum", group=None, async_op=False):
+    """``output`` set to the reduction over the ranks of their ``input_list[i]``, i this rank (one shape)."""
+    parts = _one_per_rank("reduce_scatter", "input_list", input_list, group)
+    output.assign_value(K.ReduceScatter(op, _group(group))(ops.cat(tuple(parts), 0)).reshape(tuple(output.shape)))
+    return _result(async_op)
+
+
+def isend(tensor: Tensor, dst=0, group=None, tag=0) -> _Done:
+    """``send`` as a work handle: the message is sent before it returns (its ``wait()`` returns at once); a
+    rank that isends to a peer which isends back before either receives relies on MPI buffering the message."""
+    send(tensor, dst, group, tag)
+    return _Done()
+
+
+def irecv(tensor: Tensor, src=0, group=None, tag=0) -> _Done:
+    """``recv`` as a work handle: ``tensor`` is written before it returns (its ``wait()`` returns at once)."""
+    recv(tensor, src, group, tag)
+    return _Done()
+
+
+def gather_object(obj, object_gather_list=None, dst=0, group=None) -> None:
+    """On world rank ``dst``, ``object_gather_list`` set to every rank's ``obj``, in group rank order."""
+    everything = comm.allgather_object(obj, _group(group))
+    if comm.get_rank() == dst:
+        if not isinstance(object_gather_list, list):
+            raise ValueError("For 'gather_object', the 'object_gather_list' on 'dst' must be a list.")
+        object_gather_list[:] = everything
+
+
+def scatter_object_list(scatter_object_output_list: list, scatter_object_input_list=None, src=0, group=None) -> None:
+    """``scatter_object_output_list[0]`` set to item i of world rank ``src``'s ``scatter_object_input_list``, i
+    this rank's group rank."""
+    mine = list(scatter_object_input_list) if comm.get_rank() == src else None
+    items = comm.allgather_object(mine, _group(group))[get_group_rank(group, src)]
+    if len(items) != get_world_size(group):
+        raise ValueError(
+            f"For 'scatter_object_list', the 'scatter_object_input_list' must hold {get_world_size(group)} items."
+        )
+    scatter_object_output_list[0] = items[get_rank(group)]

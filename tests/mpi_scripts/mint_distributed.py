@@ -66,6 +66,48 @@ if rank in (0, 1):
     dist.all_reduce(t, group=pair)
     check("all_reduce over a new group", t.asnumpy(), value(0) + value(1))
     assert dist.get_global_rank(pair, 1) == 1 and dist.get_group_rank(pair, 0) == 0
+# all_to_all: rank i sends rank j a Tensor of j + 1 rows (every rank receives rows of its own count)
+sent = [opforge.Tensor(np.full((j + 1, 2), 100 * rank + j, np.float32)) for j in range(size)]
+outs = [opforge.Tensor(np.zeros((rank + 1, 2), np.float32)) for _ in range(size)]
+assert dist.all_to_all(outs, sent, async_op=True).wait()
+for j, out in enumerate(outs):
+    check(f"all_to_all[{j}]", out.asnumpy(), np.full((rank + 1, 2), 100 * j + rank))
+whole = opforge.Tensor(np.stack([value(rank) + j for j in range(size)]))  # row j to rank j
+got = opforge.Tensor(np.zeros((size, 4), np.float32))
+dist.all_to_all_single(got, whole)
+check("all_to_all_single", got.asnumpy(), np.stack([value(j) + rank for j in range(size)]))
+ins = [j + 1 for j in range(size)]  # rank i sends j + 1 rows to rank j; receives rank + 1 rows from each
+rows = np.concatenate([np.full((k, 3), 10 * rank + j, np.int64) for j, k in enumerate(ins)])
+got = opforge.Tensor(np.zeros(((rank + 1) * size, 3), np.int64))
+dist.all_to_all_single(got, opforge.Tensor(rows), [rank + 1] * size, ins)
+want = np.concatenate([np.full((rank + 1, 3), 10 * j + rank, np.int64) for j in range(size)])
+check("all_to_all_single with split sizes", got.asnumpy(), want)
+parts = [opforge.Tensor(np.zeros(4, np.float32)) for _ in range(size)] if rank == size - 1 else None
+dist.gather(opforge.Tensor(value(rank)), parts, dst=size - 1)
+if rank == size - 1:
+    for r, part in enumerate(parts):
+        check(f"gather[{r}]", part.asnumpy(), value(r))
+t = opforge.Tensor(np.zeros(4, np.float32))
+dist.scatter(t, [opforge.Tensor(value(r) * 2) for r in range(size)] if rank == 1 else None, src=1)
+check("scatter", t.asnumpy(), value(rank) * 2)
+t = opforge.Tensor(np.zeros(4, np.float32))
+dist.reduce_scatter(t, [opforge.Tensor(value(j) * (rank + 1)) for j in range(size)])
+check("reduce_scatter", t.asnumpy(), value(rank) * sum(r + 1 for r in range(size)))
+if rank == 0:
+    work = dist.isend(opforge.Tensor(value(5)), dst=1, tag=4)
+    assert work.wait() and work.is_completed()
+elif rank == 1:
+    got = opforge.Tensor(np.zeros(4, np.float32))
+    work = dist.irecv(got, src=0, tag=4)
+    work.wait()
+    check("irecv", got.asnumpy(), value(5))
+objects = [None] * size if rank == 0 else None
+dist.gather_object(("r", rank), objects, dst=0)
+if rank == 0:
+    assert objects == [("r", r) for r in range(size)], objects
+mine = [None]
+dist.scatter_object_list(mine, [{"to": r} for r in range(size)] if rank == 0 else None, src=0)
+assert mine == [{"to": rank}], mine
 dist.barrier()
 if rank == 0:
     print("MINT-DIST-OK", flush=True)
