@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 import threading
 import warnings
+import weakref
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -794,6 +795,7 @@ def broadcast_parameters(params, stages: int) -> None:
     for p in params:
         if hasattr(p, "_data") and p._data.__class__ is not ShardedValue:
             by_dtype.setdefault(p._meta[0], []).append(p)
+        _mark_broadcast(p)
     group = _ops.group(ranks)
     previous = _C.set_interpreter(None)  # eagerly: a first call under a grad's tape records none of it
     try:
@@ -803,6 +805,28 @@ def broadcast_parameters(params, stages: int) -> None:
                 _ops.assign(p, value)
     finally:
         _C.set_interpreter(previous)
+
+
+_broadcast: dict = {}  # id(Parameter) -> weak reference: the Parameters a parallel call made equal across ranks
+
+
+def _mark_broadcast(p) -> None:
+    key = id(p)
+    _broadcast[key] = weakref.ref(p, lambda _ref: _broadcast.pop(key, None))
+
+
+def broadcast_first_reads(args: tuple, stages: int) -> None:
+    """``broadcast_parameters`` of the Parameters among an operator's ``args`` that no parallel call broadcast
+    yet: a parallel function (``AutoParallel(fn)``, a jitted training step) has no Cell to list its weights up
+    front, so each is made equal across the ranks before its first read."""
+    fresh = [
+        a
+        for arg in args
+        for a in (arg if isinstance(arg, (tuple, list)) else (arg,))
+        if isinstance(a, Parameter) and id(a) not in _broadcast
+    ]
+    if fresh:
+        broadcast_parameters(fresh, stages)
 
 
 def loss_repeats(t) -> int:
@@ -832,6 +856,7 @@ def run_outermost(call, args: tuple, kwargs: dict, name: str):
         strategies=operator_parallel(),
         pipeline_stages=stages,
         optimizer_sharding=optimizer_sharding(),
+        broadcast_reads=operator_parallel() and get_auto_parallel_context("parameter_broadcast"),
     ) as interpreter:
         if operator_parallel():
             args = batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies(), stages)
@@ -1000,8 +1025,10 @@ class ShardInterpreter(Interpreter):
         strategies: bool = True,
         pipeline_stages: int = 1,
         optimizer_sharding: tuple = (-1, 0),
+        broadcast_reads: bool = False,
     ):
         self.parent = None
+        self.broadcast_reads = broadcast_reads  # parameter_broadcast: each Parameter before its first read
         self.optimizer_parallel = optimizer_parallel
         self.strategies = strategies  # False in DATA_PARALLEL mode, where shard() strategies are ignored
         self.pipeline_stages = pipeline_stages  # optimizer parallel splits over the ranks of one stage
@@ -1023,6 +1050,8 @@ class ShardInterpreter(Interpreter):
         self.differentiated = True
 
     def process_primitive(self, prim, args: tuple):
+        if self.broadcast_reads:
+            broadcast_first_reads(args, self.pipeline_stages)
         strategy = getattr(prim, "in_strategy", None) if self.strategies else None
         if (
             strategy is None
