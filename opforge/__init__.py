@@ -97,6 +97,12 @@ from opforge.parallel.checkpoint_transform import (  # MindSpore exports them at
     unified_safetensors,
 )
 from opforge.nn.pipeline import sync_pipeline_shared_parameters  # (mindspore.sync_pipeline_shared_parameters)
+
+# MindSpore's samples reach these as attributes after a plain import (ms.parallel.nn.Pipeline); importing them
+# binds them on the package
+from opforge.parallel import distributed as _distributed, function as _function, nn as _parallel_nn
+
+del _distributed, _function, _parallel_nn
 from opforge import common
 from opforge.common import ParameterTuple, RowTensor
 from opforge.common.api import lazy_inline, ms_function  # (ms_function: MindSpore 1.x's name of jit)

@@ -913,3 +913,12 @@ def test_mindspore_functional_jit_step_in_semi_auto_parallel_equals_one_process(
     the tutorial's Layouts with a dim split over two device-matrix axes."""
     job = run_job([str(SCRIPTS / "functional_operator_parallel.py")], n=n, timeout=240)
     assert job.returncode == 0 and "FUNC-OK 6" in job.stdout, job.stdout + job.stderr
+
+
+def test_parallel_submodules_are_attributes_after_import():
+    """MindSpore's samples call ms.parallel.nn.MicroBatchInterleaved(...) after a plain ``import mindspore``."""
+    import opforge.nn.pipeline
+
+    assert opforge.parallel.nn.Pipeline is opforge.nn.pipeline.Pipeline
+    assert opforge.parallel.function.reshard is opforge.reshard
+    assert opforge.parallel.distributed.DistributedDataParallel.__name__ == "DistributedDataParallel"
