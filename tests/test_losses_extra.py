@@ -225,6 +225,8 @@ def test_documented_examples():
 
     np.testing.assert_allclose(nn.RMSELoss()(_t([1, 2, 3]), _t([1, 2, 2])).asnumpy(), 0.57735026, rtol=1e-6)
     np.testing.assert_allclose(nn.MAELoss()(_t([1, 2, 3]), _t([1, 2, 2])).asnumpy(), 0.33333334, rtol=1e-6)
+    int_labels = Tensor(np.array([1, 2, 2], np.int32))  # promoted by the subtraction, as MindSpore's |x - y|
+    np.testing.assert_allclose(nn.MAELoss()(_t([1, 2, 3]), int_labels).asnumpy(), 0.33333334, rtol=1e-6)
     logits, labels = _t([[0.2, 0.5], [0.3, 0.1], [0.9, 0.6]]), _t([[0, 1], [1, 0], [0, 1]])
     np.testing.assert_allclose(nn.DiceLoss(smooth=1e-5)(logits, labels).asnumpy(), 0.38596618, rtol=1e-6)
     logits = _t([[0.2, 0.5, 0.7], [0.3, 0.1, 0.5], [0.9, 0.6, 0.3]])

@@ -678,11 +678,12 @@ class RMSELoss(LossBase):
 
 class MAELoss(LossBase):
     r"""MindSpore's ``nn.MAELoss(reduction='mean')``: the mean absolute error :math:`l = |x - y|` of ``logits`` and
-    ``label`` (one float dtype, shapes that broadcast), then reduced. ``ops.l1_loss`` computes it.
-    float16, float32, float64. ``loss(logits, label)``."""
+    ``label`` (shapes that broadcast), then reduced. As MindSpore's ``|logits - label|``, the subtraction promotes
+    a label of another dtype (an int32 label with float32 logits: float32). float16, float32, float64 logits.
+    ``loss(logits, label)``."""
 
     def construct(self, logits, label):
-        return _l1("MAELoss", ("logits", "label"), logits, label, self.reduction)
+        return _l1("MAELoss", ("logits", "label"), logits, label, self.reduction, same_dtype=False)
 
 
 def _dice(where: str, logits, label, smooth: float):

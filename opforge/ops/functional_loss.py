@@ -402,22 +402,24 @@ def _check_bool(where: str, name: str, value) -> bool:
     return value
 
 
-def _pair_inputs(where: str, names: tuple, x, y, same_shape: bool):
-    """Checks of the common (prediction, target) pair: Tensors of one float dtype, of one shape or broadcasting."""
+def _pair_inputs(where: str, names: tuple, x, y, same_shape: bool, same_dtype: bool = True):
+    """Checks of the common (prediction, target) pair: Tensors of one float dtype (or, without ``same_dtype``, a
+    float prediction and any target, promoted by the arithmetic), of one shape or broadcasting."""
     n1, n2 = names
     _check_tensor(where, n1, x)
     _check_tensor(where, n2, y)
     _check_float_dtype(where, n1, x)
-    _check_same_dtype(where, n1, x, n2, y)
+    if same_dtype:
+        _check_same_dtype(where, n1, x, n2, y)
     if same_shape:
         _check_same_shape(where, n1, x, n2, y)
     else:
         _check_broadcast(where, n1, x, n2, y)
 
 
-def _l1(where: str, names: tuple, x, y, reduction: str):
+def _l1(where: str, names: tuple, x, y, reduction: str, same_dtype: bool = True):
     _check_reduction(where, reduction)
-    _pair_inputs(where, names, x, y, same_shape=False)
+    _pair_inputs(where, names, x, y, same_shape=False, same_dtype=same_dtype)
     return _reduce_in_float32(_abs(_sub(x, y)), reduction)
 
 
