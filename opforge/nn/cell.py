@@ -628,8 +628,9 @@ class Cell:
         """MindSpore's ``Cell.shard``: in SEMI_AUTO_PARALLEL and AUTO_PARALLEL mode this cell runs with its inputs
         laid out as ``in_strategy`` says (one tuple of split counts per input, or None to leave it), its
         outputs as ``out_strategy`` says, and its Parameters as ``parameter_plan`` says ({name: strategy}, a
-        name matched whole or by its end); the operators inside follow those layouts (sharding propagation).
-        Returns the cell (opforge/parallel/shard.py; docs/parallel.md)."""
+        name matched whole or by its end, a leading "self." dropped); the operators inside follow those layouts
+        (sharding propagation). Returns a function calling the cell, as MindSpore's (opforge/parallel/shard.py;
+        docs/parallel.md)."""
         return shard_cell(self, in_strategy, out_strategy, parameter_plan, device, level)
 
     def _construct(self, *args, **kwargs):

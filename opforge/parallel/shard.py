@@ -47,6 +47,7 @@ class ShardSpec:
         plan = parameter_plan or {}
         if not all(isinstance(k, str) for k in plan):
             raise TypeError(f"For '{where}', the keys of 'parameter_plan' must be str, but got {list(plan)}.")
+        plan = {k.removeprefix("self."): v for k, v in plan.items()}  # MindSpore's keys may name them as attributes
         self.parameter_plan = dict(zip(plan, _strategies(where, "parameter_plan", tuple(plan.values()), False)))
         if device not in _DEVICES:
             raise ValueError(f"For '{where}', the 'device' must be one of {_DEVICES}, but got {device!r}.")
@@ -130,16 +131,28 @@ class _ShardedFunction:
 
 
 def shard_cell(cell, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
-    """MindSpore's ``Cell.shard``: ``cell``, which from now on runs as its ``ShardSpec`` says (``Cell`` calls
-    it through ``_shard_spec``)."""
+    """MindSpore's ``Cell.shard``: from now on ``cell`` runs as its ``ShardSpec`` says (``Cell`` calls it through
+    ``_shard_spec``). Returns a function calling it, as MindSpore's: kept as another attribute of the network
+    (``self.block_shard = self.block.shard(...)``), it does not register the cell, and its Parameters, again."""
     spec = ShardSpec(type(cell).__name__, in_strategy, out_strategy, parameter_plan, device, level)
     object.__setattr__(cell, "_shard_spec", spec)
-    return cell
+    return _CellCall(cell)
+
+
+class _CellCall:
+    """The function ``Cell.shard`` returns: a call of the cell."""
+
+    def __init__(self, cell):
+        self.cell = cell
+        self.__name__ = type(cell).__name__
+
+    def __call__(self, *args, **kwargs):
+        return self.cell(*args, **kwargs)
 
 
 def shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
     """MindSpore's ``shard(fn, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0)``:
-    ``fn`` (a Cell: ``shard_cell``, which returns it; or a function, returned wrapped) runs with its inputs
+    ``fn`` (a Cell: ``shard_cell``; or a function, returned wrapped) runs with its inputs
     laid out as ``in_strategy`` says (one tuple of split counts per input, or None), its outputs as
     ``out_strategy`` says, and a Cell's Parameters as ``parameter_plan`` says ({name: strategy}); the operators
     inside follow those layouts. ``device`` and ``level`` are checked and kept, as MindSpore's (which does not

@@ -63,6 +63,29 @@ if "tensor_map=[0, -1]" not in layouts["dense1.weight"]:
     sys.exit(f"dense1.weight was not split by rows: {layouts}")
 
 
+class Outer(nn.Cell):  # MindSpore's shard-function sample's form: the function Cell.shard returns kept as an attribute
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+        self.block_shard = self.block.shard(
+            in_strategy=((size, 1),), parameter_plan={"self.block.dense1.weight": (size, 1)}
+        )
+
+    def construct(self, x):
+        return self.block_shard(x)
+
+
+opforge.set_auto_parallel_context(parallel_mode=opforge.ParallelMode.SEMI_AUTO_PARALLEL, full_batch=True)
+outer = Outer()
+names = [p.name for p in outer.trainable_params()]
+outer(opforge.Tensor(x))
+opforge.reset_auto_parallel_context()
+if names != ["block.dense1.weight", "block.dense1.bias", "block.dense2.weight", "block.dense2.bias"]:
+    sys.exit(f"the shard function registered the block again: {names}")
+if "tensor_map=[0, -1]" not in str(layout_of(outer.block.dense1.weight)):
+    sys.exit(f"the 'self.'-named parameter_plan entry was not applied: {layout_of(outer.block.dense1.weight)}")
+
+
 class Twice(nn.Cell):
     def __init__(self):
         super().__init__()
