@@ -261,6 +261,11 @@ def test_model_checkpoint_files_follow_mindspore_names(tmp_path):
         np.testing.assert_array_equal(saved[p.name].asnumpy(), p.asnumpy())
     with pytest.raises(ValueError, match="'CheckpointConfig'.*'save_checkpoint_steps'"):
         CheckpointConfig(save_checkpoint_steps=-1)
+    # a rerun into the folder (a resumed training) names its files mlp_1-..., then mlp_2-..., as MindSpore's
+    assert ModelCheckpoint(prefix="mlp", directory=str(tmp_path)).prefix == "mlp_1"
+    (tmp_path / "mlp_1-1_6.ckpt").write_bytes(b"")
+    assert ModelCheckpoint(prefix="mlp", directory=str(tmp_path)).prefix == "mlp_2"
+    assert ModelCheckpoint(prefix="other", directory=str(tmp_path)).prefix == "other"
 
 
 def test_graph_mode_gives_the_losses_of_pynative():

@@ -246,18 +246,30 @@ def _read_npz(path: str) -> dict:
 def _load_one(p, key: str, parameter_dict: dict, used: set, strict_load: bool = False) -> None:
     value = parameter_dict[key]
     value = value if isinstance(value, Tensor) else Tensor(value)
+    block = sharding.local_of(p) if sharding.is_sharded(p) else None
+    if value.shape != p.shape and block is not None and value.shape == block.shape:
+        # this rank's slice (a checkpoint saved with integrated_save=False), loaded into this rank's block as
+        # MindSpore's sliced parameters take it
+        _check_dtype(p, value, strict_load)
+        block.set_data(np.asarray(value).astype(p.dtype.np_dtype))
+        used.add(key)
+        return
     if value.shape != p.shape:
         raise ValueError(
             f"For 'load_param_into_net', the parameter '{p.name}' has shape {list(p.shape)} in the network "
             f"but {list(value.shape)} in the checkpoint."
         )
+    _check_dtype(p, value, strict_load)
+    p.set_data(np.asarray(value).astype(p.dtype.np_dtype))
+    used.add(key)
+
+
+def _check_dtype(p, value, strict_load: bool) -> None:
     if strict_load and value.dtype != p.dtype:  # MindSpore converts the dtype only when not strict
         raise RuntimeError(
             f"For 'load_param_into_net' (strict_load), the parameter '{p.name}' is {p.dtype} in the network "
             f"but {value.dtype} in the checkpoint."
         )
-    p.set_data(np.asarray(value).astype(p.dtype.np_dtype))
-    used.add(key)
 
 
 def _load_prefixed(net: Cell, parameter_dict: dict, not_loaded: list, used: set) -> list:

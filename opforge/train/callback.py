@@ -147,16 +147,34 @@ class CheckpointConfig:
         return out
 
 
+def _unused_prefix(directory: str, prefix: str) -> str:
+    """MindSpore's rule for a rerun into a folder holding checkpoints of ``prefix`` already (``prefix-1_8.ckpt``,
+    ``prefix_1-1_8.ckpt``, ...): this run's files are named ``prefix_N``, N one more than the largest there (1
+    after the unnumbered ones), so that a resumed run does not overwrite the files it resumed from."""
+    if not os.path.isdir(directory):
+        return prefix
+    n = 0
+    for name in os.listdir(directory):
+        if os.path.splitext(name)[1] not in (".ckpt", ".safetensors") or name.endswith("_breakpoint.ckpt"):
+            continue
+        rest = name[len(prefix) :] if name.startswith(prefix) else ""
+        if rest.startswith("-"):
+            n = max(n, 1)
+        elif rest.startswith("_") and "-" in rest and rest[1 : rest.index("-")].isdigit():
+            n = max(n, int(rest[1 : rest.index("-")]) + 1)
+    return f"{prefix}_{n}" if n else prefix
+
+
 class ModelCheckpoint(Callback):
     """Saves the network's parameters as ``{directory}/{prefix}-{epoch}_{step}.ckpt`` (MindSpore's names;
-    ``.safetensors`` when the config's ``format`` says so),
+    ``.safetensors`` when the config's ``format`` says so; ``prefix_N`` when the folder holds its files already),
     as ``config`` says, and at the end of training. MindSpore's step rule: it saves at a step hook when
     ``save_checkpoint_steps`` steps have passed since its last save (in GRAPH_MODE sink mode, at the first
     sink end that many steps after it)."""
 
     def __init__(self, prefix="CKP", directory=None, config=None):
-        self.prefix = prefix
         self.directory = directory or os.getcwd()
+        self.prefix = _unused_prefix(self.directory, prefix)
         self.config = config or CheckpointConfig()
         self.saved: list = []
         self._last_time = time.monotonic()

@@ -93,6 +93,13 @@ for p in step.get_parameters():
         fail(f"{p.name}: the block checkpoint differs from this rank's block")
 if is_sharded(net.fc1.weight) and blocks["fc1.weight"].shape[0] * size != saved["fc1.weight"].shape[0]:
     fail(f"fc1.weight: block {blocks['fc1.weight'].shape} is not 1/{size} of {saved['fc1.weight'].shape}")
+# a rank's block file loads back into its split network (MindSpore's fault-recovery tutorial: load_param_into_net of
+# the rank's integrated_save=False checkpoint)
+before = {p.name: local_of(p).asnumpy().copy() for p in step.get_parameters()}
+run(step, batches[2:3])
+not_loaded, _ = opforge.load_param_into_net(step, blocks)
+if not_loaded or any(not np.array_equal(local_of(p).asnumpy(), before[p.name]) for p in step.get_parameters()):
+    fail(f"the rank's block checkpoint did not load back into its blocks (not loaded: {not_loaded})")
 files = MPI.COMM_WORLD.allgather(open(whole_file, "rb").read())
 if any(f != files[0] for f in files):
     fail("the ranks' integrated checkpoints differ")
