@@ -458,3 +458,13 @@ def test_a_user_sampler_may_give_a_row_of_indices_per_row():
     data = ds.GeneratorDataset(Source(), ["x"], sampler=Batches())
     got = [row[0].tolist() for row in data.create_tuple_iterator(output_numpy=True)]
     assert got == [[40, 50], [20, 30], [0, 10]]
+
+
+def test_a_generator_function_cannot_be_sharded():
+    """MindSpore refuses num_shards on a source without __getitem__: each shard would read every row."""
+
+    def rows():
+        yield from (np.array(i) for i in range(4))
+
+    with pytest.raises(ValueError, match="'GeneratorDataset', 'num_shards' needs a random-access source"):
+        ds.GeneratorDataset(rows, ["x"], num_shards=2, shard_id=0)

@@ -466,6 +466,11 @@ class GeneratorDataset(_Source):
                 "For 'GeneratorDataset', the 'source' must be a random-access object (__getitem__ and __len__), "
                 f"a callable returning an iterator, or an iterable, but got {type(source).__name__}."
             )
+        if not random_access and num_shards is not None:  # (each rank would read every row: MindSpore refuses it)
+            raise ValueError(
+                "For 'GeneratorDataset', 'num_shards' needs a random-access source (__getitem__ and __len__), but "
+                f"got {type(source).__name__}: each shard would read every row."
+            )
         length = len(source) if random_access else None
         sampler = samplers.select(self.where, sampler, random_access, shuffle, num_shards, num_samples)
         if sampler is not None:
