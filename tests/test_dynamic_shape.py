@@ -456,3 +456,17 @@ def test_eval_shape_of_a_training_step_writes_nothing(optimizer, monkeypatch):
     assert out.shape == () and out.dtype == mstype.float32
     for p, (value, version) in zip(opt.parameters, before):
         assert np.array_equal(p.asnumpy(), value) and p._version == version
+
+
+def test_set_inputs_binds_the_cells_own_call_not_its_calls_inside_another():
+    """MindSpore's dynamic-shape parallel sample sets a loss cell's inputs to the image specs and calls it inside a
+    gradient: MindSpore compiles only the outermost graph with set_inputs, so the inner call is not checked."""
+    loss_fn = opforge.nn.MSELoss()
+    loss_fn.set_inputs(
+        Tensor(shape=[None, 1, 28, 28], dtype=mstype.float32), Tensor(shape=[None, 10], dtype=mstype.float32)
+    )
+    x, y = Tensor(np.ones((4, 10), np.float32)), Tensor(np.zeros((4, 10), np.float32))
+    with pytest.raises(ValueError, match="'MSELoss', the inputs were set by set_inputs: input 0"):
+        loss_fn(x, y)  # its own call: checked
+    value, grad = opforge.value_and_grad(lambda a, b: loss_fn(a, b))(x, y)  # inside a gradient: not checked
+    assert float(value.asnumpy()) == 1.0 and grad.shape == (4, 10)

@@ -29,6 +29,7 @@ from opforge.bprop import recompute as recomputation
 from opforge.common.parameter import ParameterTuple
 from opforge.communication.management import get_group_size, get_rank
 from opforge.dispatch import pipeline, sharding, strategy_file
+from opforge.dispatch.interpreter import current_interpreter
 from opforge.jit import JitFunction
 from opforge.jit_config import check_jit_config
 from opforge.nn.mixed_precision import cell_constants, mixed_precision_cast, parameters_cast_to
@@ -488,7 +489,9 @@ class Cell:
 
     def __call__(self, *args, **kwargs):
         specs = self.__dict__.get("_dynamic_shape_inputs")
-        if specs is not None:
+        if specs is not None and current_interpreter() is None:
+            # (set_inputs binds the cell's own call: MindSpore compiles the outermost graph with it, and a cell
+            # called inside a trace, a gradient or a parallel call is not checked against it)
             _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
         if (operator_parallel() or optimizer_parallel()) and not sharding.outer_call_active():
             if context.graph_mode() and self.__dict__.get("_sharded_laid_out"):
