@@ -42,7 +42,14 @@ from opforge.dtype import (
     uint64,
 )
 from opforge.dtype import QuantDtype
-from opforge.context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from opforge.context import (
+    GRAPH_MODE,
+    PYNATIVE_MODE,
+    get_context,
+    get_offload_context,
+    set_context,
+    set_offload_context,
+)
 from opforge.context import (
     ParallelMode,
     get_auto_parallel_context,

@@ -130,6 +130,10 @@ def _is_str(v) -> bool:
     return isinstance(v, str)
 
 
+def _is_one_of(*values):
+    return lambda v: isinstance(v, str) and v in values
+
+
 _SETTERS = {
     "device_target": _set_device_target,
     "num_threads": _set_num_threads,
@@ -151,6 +155,14 @@ _SETTERS = {
     "max_device_memory": _recorded("max_device_memory", _is_str, "a str such as '30GB'"),
     "mempool_block_size": _recorded("mempool_block_size", _is_str, "a str such as '1GB'"),
     "enable_ge": _recorded("enable_ge", _is_bool, "a bool"),
+    "memory_offload": _recorded("memory_offload", _is_one_of("ON", "OFF"), "'ON' or 'OFF'"),
+    "memory_optimize_level": _recorded("memory_optimize_level", _is_one_of("O0", "O1"), "'O0' or 'O1'"),
+    "deterministic": _recorded("deterministic", _is_one_of("ON", "OFF"), "'ON' or 'OFF'"),
+    "pynative_synchronize": _recorded("pynative_synchronize", _is_bool, "a bool"),
+    "enable_compile_cache": _recorded("enable_compile_cache", _is_bool, "a bool"),
+    "compile_cache_path": _recorded("compile_cache_path", _is_str, "a str"),
+    "print_file_path": _recorded("print_file_path", _is_str, "a str"),
+    "inter_op_parallel_num": _recorded("inter_op_parallel_num", _is_int(0), "an int >= 0"),
     # Ascend's options, ignored off Ascend with a warning (MindSpore's behaviour on the CPU and the GPU):
     "ascend_config": _ascend_only("ascend_config", lambda v: isinstance(v, dict), "a dict"),
     "auto_tune_mode": _ascend_only("auto_tune_mode", _is_str, "a str"),
@@ -168,6 +180,12 @@ _RECORDED_DEFAULTS = {
     "max_call_depth": 1000,
     "max_device_memory": "1024GB",
     "mempool_block_size": "1GB",
+    "memory_offload": "OFF",
+    "memory_optimize_level": "O0",
+    "deterministic": "OFF",
+    "pynative_synchronize": False,
+    "enable_compile_cache": False,
+    "inter_op_parallel_num": 0,
 }
 
 
@@ -189,6 +207,37 @@ def set_context(**kwargs) -> None:
         if setter is None:
             raise ValueError(f"For 'set_context', unknown option '{key}'; options: {sorted(_SETTERS)}.")
         setter(value)
+
+
+# MindSpore's set_offload_context keys (offloading parameters and activations to host memory or disk on Ascend and
+# the GPU) with the types it checks; opforge records them: its CPU tensors live in host memory already
+_OFFLOAD_KEYS = {
+    "offload_path": str, "offload_cpu_size": str, "offload_disk_size": str, "offload_param": str,
+    "auto_offload": bool, "host_mem_block_size": str, "enable_aio": bool, "aio_block_size": str,
+    "aio_queue_depth": int, "enable_pinned_mem": bool, "offload_checkpoint": str, "host_mem_ratio": float,
+}  # fmt: skip
+_offload: dict = {}
+
+
+def set_offload_context(offload_config: dict) -> None:
+    """MindSpore's ``set_offload_context(offload_config)``: each key checked (its name and type) and recorded;
+    ``get_offload_context`` reads them back. Without effect here, as memory_offload is."""
+    if not isinstance(offload_config, dict):
+        raise TypeError(
+            f"For 'set_offload_context', the 'offload_config' must be a dict, but got {type(offload_config).__name__}."
+        )
+    for key, value in offload_config.items():
+        kind = _OFFLOAD_KEYS.get(key)
+        if kind is None:
+            raise ValueError(f"For 'set_offload_context', unknown key '{key}'; keys: {sorted(_OFFLOAD_KEYS)}.")
+        if isinstance(value, bool) != (kind is bool) or not isinstance(value, (int, float) if kind is float else kind):
+            raise TypeError(f"For 'set_offload_context', the '{key}' must be a {kind.__name__}, but got {value!r}.")
+    _offload.update(offload_config)
+
+
+def get_offload_context() -> dict:
+    """The options ``set_offload_context`` recorded."""
+    return dict(_offload)
 
 
 def get_context(key: str):

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+import opforge
 from opforge import Tensor, context, nn
 
 
@@ -53,3 +54,19 @@ def test_get_context_gives_mindspores_defaults_of_recorded_options(monkeypatch):
         context.set_context(enable_graph_kernel=None)
     with pytest.raises(ValueError, match="unknown option 'no_such_option'"):
         context.get_context("no_such_option")
+
+
+def test_memory_offload_options_are_checked_and_recorded(monkeypatch):
+    """MindSpore's memory_offload sample: set_context(memory_offload="ON") and set_offload_context(...)."""
+    monkeypatch.setitem(context._state, "memory_offload", "OFF")
+    context.set_context(memory_offload="ON")
+    assert context.get_context("memory_offload") == "ON"
+    with pytest.raises(TypeError, match="'memory_offload' must be 'ON' or 'OFF'"):
+        context.set_context(memory_offload="on")
+    monkeypatch.setattr(context, "_offload", {})
+    opforge.set_offload_context(offload_config={"offload_param": "cpu", "auto_offload": True, "enable_aio": False})
+    assert opforge.get_offload_context() == {"offload_param": "cpu", "auto_offload": True, "enable_aio": False}
+    with pytest.raises(ValueError, match="unknown key 'offload_size'"):
+        opforge.set_offload_context({"offload_size": "1GB"})
+    with pytest.raises(TypeError, match="'auto_offload' must be a bool"):
+        opforge.set_offload_context({"auto_offload": 1})
