@@ -230,3 +230,25 @@ def test_output_shapes_and_types_describe_the_first_row():
     assert data.batch(4).output_shapes() == [[4, 3], [4]]
     with pytest.raises(RuntimeError, match="no rows"):
         data.take(0).output_shapes()
+
+
+def test_slice_patches_cuts_an_image_into_output_columns():
+    """MindSpore's SlicePatches: num_height x num_width patches row by row, padded (bottom, right) or dropped."""
+    from opforge.dataset.vision import SliceMode, SlicePatches
+
+    img = np.arange(5 * 7 * 3, dtype=np.uint8).reshape(5, 7, 3)
+    padded = np.pad(img, [(0, 1), (0, 1), (0, 0)], constant_values=9)
+    patches = SlicePatches(2, 4, fill_value=9)(img)
+    assert len(patches) == 8 and all(p.shape == (3, 2, 3) for p in patches)
+    np.testing.assert_array_equal(patches[5], padded[3:6, 2:4])  # row 1, column 1
+    dropped = SlicePatches(2, 4, SliceMode.DROP)(img[..., 0])
+    assert all(p.shape == (2, 1) for p in dropped)
+    np.testing.assert_array_equal(dropped[7], img[2:4, 3:4, 0])
+    cols = [f"img{i}" for i in range(4)]
+    data = ds.NumpySlicesDataset({"image": img[None]}, shuffle=False).map(SlicePatches(1, 4), "image", cols)
+    row = next(data.create_dict_iterator(output_numpy=True))
+    np.testing.assert_array_equal(row["img3"], np.pad(img, [(0, 0), (0, 1), (0, 0)])[:, 6:8])
+    with pytest.raises(ValueError, match="'SlicePatches', the 'num_width' must be positive"):
+        SlicePatches(1, 0)
+    with pytest.raises(ValueError, match="'fill_value' must be in \\[0, 255\\]"):
+        SlicePatches(fill_value=300)

@@ -6,7 +6,8 @@ Pillow augmentations; the AutoAugment-style transforms of opforge/dataset/vision
 ``Equalize``, ``AutoContrast``, ``RandomSolarize``, ``RandomPosterize``, ``RandomColor``, ``RandomSharpness``,
 ``RandomRotation``, ``RandomAffine``, ``RandomSelectSubpolicy``) and ``Pad``; ``MixUpBatch`` (MixUp of a batch:
 mixup.py); ``Crop``, ``HorizontalFlip``, ``VerticalFlip``, ``RandomVerticalFlip``, ``RandomResize``
-(crop_flip.py), ``RandomErasing`` (erase.py), ``Grayscale`` and ``RandomGrayscale`` (grayscale.py); ``utils``
+(crop_flip.py), ``RandomErasing`` (erase.py), ``Grayscale`` and ``RandomGrayscale`` (grayscale.py),
+``SlicePatches`` (slice_patches.py); ``utils``
 holds ``Inter`` and ``Border``. The modules ``c_transforms`` and ``transforms`` (MindSpore 1.x's and 2.x's paths)
 hold the same transforms; ``py_transforms`` (with ``py_transforms_util``) MindSpore 1.x's Pillow transforms, and
 ``ComposeOp`` (MindSpore 0.x) comes from there. Random transforms draw from the dataset seed
@@ -43,6 +44,7 @@ from opforge.dataset.vision.random_crop import Border, RandomCrop
 from opforge.dataset.vision.random_source import transform_rng as _rng
 from opforge.dataset.vision.resize import Inter, Resize, _size
 from opforge.dataset.vision.resized_crop import RandomCropDecodeResize, RandomResizedCrop
+from opforge.dataset.vision.slice_patches import SliceMode, SlicePatches
 
 __all__ = [
     "Decode",
@@ -85,6 +87,8 @@ __all__ = [
     "Grayscale",
     "RandomGrayscale",
     "ComposeOp",
+    "SliceMode",
+    "SlicePatches",
 ]
 
 
