@@ -120,6 +120,7 @@ from opforge import amp
 from opforge.amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager, build_train_network
 from opforge.train import *  # noqa: F403 (MindSpore exports mindspore.train's names at the top: ms.LossMonitor)
 from opforge.seed import get_seed, set_seed
+from opforge.symbol import Symbol
 from opforge.generator import Generator, default_generator, get_rng_state, initial_seed, manual_seed, set_rng_state
 
 # Placeholders and the shape-only dry run (docs/dynamic_shape.md).

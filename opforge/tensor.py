@@ -21,6 +21,7 @@ from opforge import context
 from opforge import dtype as mstype
 from opforge.device import Device, get_device
 from opforge.param_info import ParamInfo
+from opforge.symbol import Symbol
 
 __all__ = ["Tensor", "Parameter", "from_dlpack", "is_placeholder", "PlaceholderError", "UNKNOWN_DIM", "UNKNOWN_RANK"]
 
@@ -512,7 +513,7 @@ def is_placeholder(t) -> bool:
 
 
 def _placeholder_shape(shape):
-    """The shape of a placeholder, MindSpore's way (``None`` or -1: an unknown dim, shown as -1; the
+    """The shape of a placeholder, MindSpore's way (``None``, -1 or a ``Symbol``: an unknown dim, shown as -1; the
     shape ``None`` or ``(-2,)``: an unknown rank), or None when ``shape`` is fully known."""
     if shape is None:
         return (UNKNOWN_RANK,)
@@ -522,12 +523,12 @@ def _placeholder_shape(shape):
         raise TypeError(f"For 'Tensor', the 'shape' must be a tuple or list of int, but got {type(shape).__name__}.")
     dims = []
     for d in shape:
-        if d is None:
+        if d is None or isinstance(d, Symbol):
             dims.append(UNKNOWN_DIM)
         elif isinstance(d, (int, np.integer)) and not isinstance(d, bool):
             dims.append(int(d))
         else:
-            raise TypeError(f"For 'Tensor', each dim of the 'shape' must be int or None, but got {d!r}.")
+            raise TypeError(f"For 'Tensor', each dim of the 'shape' must be int, None or a Symbol, but got {d!r}.")
     if dims == [UNKNOWN_RANK]:
         return (UNKNOWN_RANK,)
     bad = [d for d in dims if d < UNKNOWN_DIM]

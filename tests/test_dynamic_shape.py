@@ -470,3 +470,16 @@ def test_set_inputs_binds_the_cells_own_call_not_its_calls_inside_another():
         loss_fn(x, y)  # its own call: checked
     value, grad = opforge.value_and_grad(lambda a, b: loss_fn(a, b))(x, y)  # inside a gradient: not checked
     assert float(value.asnumpy()) == 1.0 and grad.shape == (4, 10)
+
+
+def test_a_symbol_is_an_unknown_dim_of_an_input_spec():
+    """MindSpore's Symbol in Tensor(shape=...): opforge reads it as -1; its values are checked."""
+    spec = Tensor(shape=[opforge.Symbol(divisor=8, max=64), 3], dtype=mstype.float32)
+    assert spec.shape == (-1, 3)
+    net = nn.Dense(3, 2)
+    net.set_inputs(spec)
+    assert net(Tensor(np.ones((5, 3), np.float32))).shape == (5, 2)
+    with pytest.raises(ValueError, match="'Symbol', the 'remainder' \\(8\\) must be < the 'divisor' \\(8\\)"):
+        opforge.Symbol(divisor=8, remainder=8)
+    with pytest.raises(TypeError, match="'Symbol', the 'divisor' must be an int"):
+        opforge.Symbol(divisor=2.0)
