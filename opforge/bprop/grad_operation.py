@@ -16,6 +16,7 @@ from opforge.bprop._utils import zeros_like
 from opforge.bprop.tape import Tape, _differentiable, backward, record_on_tapes
 from opforge.dispatch import sharding
 from opforge.ops.functional import stop_gradient  # noqa: F401 (ops.stop_gradient, C.stop_gradient)
+from opforge.parallel_context import operator_parallel
 from opforge.primitives.array_ops import Cast, OnesLike, Reshape
 from opforge.primitives.math_ops import Mul
 from opforge.tensor import Parameter, Tensor
@@ -141,7 +142,27 @@ def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, 
 
     The tape (every intermediate tensor of the call) is released as soon as the backward pass ends.
     ``on_ready(id, grad)`` hears of each watched tensor's gradient as soon as it is final (``backward``).
+
+    Called in SEMI_AUTO_PARALLEL or AUTO_PARALLEL outside any parallel call (MindSpore's PyNative training of
+    shard functions: ``value_and_grad`` of a function calling the network, un-jitted), the gradient function is
+    the outermost parallel call itself (``sharding.run_outermost``): its tape records the sharded calls, so the
+    gradients reach the split weights. The gradients keep their layouts (an optimizer's call reads them so).
     """
+    if operator_parallel() and not sharding.outer_call_active():
+        taken = {}
+
+        def call(*call_args):
+            value, taken["grads"], taken["args"] = _run_taped(
+                fn, call_args, positions, weights, sens, where, has_aux, on_ready
+            )
+            return value
+
+        value = sharding.run_outermost(call, args, {}, where)
+        return value, taken["grads"], taken["args"]
+    return _run_taped(fn, args, positions, weights, sens, where, has_aux, on_ready)
+
+
+def _run_taped(fn: Callable, args: tuple, positions, weights: list, sens, where: str, has_aux=False, on_ready=None):
     if positions:
         call_args = list(args)
         for p in positions:
