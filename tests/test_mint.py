@@ -471,24 +471,25 @@ def test_mint_functional_matches_numpy(name):
     np.testing.assert_allclose(call().asnumpy(), np.asarray(ref()), rtol=2e-5, atol=2e-6)
 
 
+def _matches_numpy_in(table: dict, name: str, dtype, rtol32: float = 2e-5) -> None:
+    """``table[name]``'s (call, NumPy reference) of a dtype agree, the result keeping that dtype."""
+    call, ref = table[name]
+    got = call(dtype)
+    assert got.asnumpy().dtype == dtype, (name, got.dtype)
+    tol = (rtol32, 2e-6) if dtype == np.float32 else (1e-12, 1e-12)
+    np.testing.assert_allclose(got.asnumpy(), ref(dtype), rtol=tol[0], atol=tol[1])
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", sorted(LINALG))
 def test_mint_linalg_matches_numpy(name, dtype):
-    call, ref = LINALG[name]
-    got = call(dtype)
-    assert got.asnumpy().dtype == dtype, (name, got.dtype)
-    tol = (2e-5, 2e-6) if dtype == np.float32 else (1e-12, 1e-12)
-    np.testing.assert_allclose(got.asnumpy(), ref(dtype), rtol=tol[0], atol=tol[1])
+    _matches_numpy_in(LINALG, name, dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", sorted(SPECIAL))
 def test_mint_special_matches_numpy(name, dtype):
-    call, ref = SPECIAL[name]
-    got = call(dtype)
-    assert got.asnumpy().dtype == dtype, (name, got.dtype)
-    tol = (2e-6, 2e-6) if dtype == np.float32 else (1e-12, 1e-12)
-    np.testing.assert_allclose(got.asnumpy(), ref(dtype), rtol=tol[0], atol=tol[1])
+    _matches_numpy_in(SPECIAL, name, dtype, rtol32=2e-6)
 
 
 def test_mint_linalg_norms_follow_pytorchs_rules():
@@ -885,11 +886,7 @@ WIDE = {
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", sorted(WIDE))
 def test_mint_new_functions_keep_float64(name, dtype):
-    call, ref = WIDE[name]
-    got = call(dtype)
-    assert got.asnumpy().dtype == dtype, (name, got.dtype)
-    tol = (2e-5, 2e-6) if dtype == np.float32 else (1e-12, 1e-12)
-    np.testing.assert_allclose(got.asnumpy(), ref(dtype), rtol=tol[0], atol=tol[1])
+    _matches_numpy_in(WIDE, name, dtype)
 
 
 def test_mint_new_functions_on_integers_and_edge_cases():
