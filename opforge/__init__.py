@@ -48,6 +48,7 @@ from opforge.context import (
     get_context,
     get_offload_context,
     set_context,
+    set_device,
     set_offload_context,
 )
 from opforge.context import (

@@ -209,6 +209,14 @@ def set_context(**kwargs) -> None:
         setter(value)
 
 
+def set_device(device_target: str, device_id=None) -> None:
+    """MindSpore 2.5's ``set_device(device_target, device_id=None)``: ``set_context(device_target=...)`` and, when
+    given, ``device_id`` (recorded)."""
+    set_context(device_target=device_target)
+    if device_id is not None:
+        set_context(device_id=device_id)
+
+
 # MindSpore's set_offload_context keys (offloading parameters and activations to host memory or disk on Ascend and
 # the GPU) with the types it checks; opforge records them: its CPU tensors live in host memory already
 _OFFLOAD_KEYS = {

@@ -144,6 +144,8 @@ def test_model_checkpoint_saves_safetensors_and_training_resumes_from_them(tmp_p
     np.testing.assert_array_equal(fresh.weight.asnumpy(), net.weight.asnumpy())
     with pytest.raises(ValueError, match="format='safetensors' the 'enc_key', 'enc_mode', 'crc_check'"):
         CheckpointConfig(format="safetensors", crc_check=True)
+    with pytest.raises(ValueError, match="'CheckpointConfig', encrypted checkpoints"):  # (not a plain file)
+        CheckpointConfig(enc_key=b"0123456789ABCDEF", enc_mode="AES-GCM")
     with pytest.raises(ValueError, match="'format' must be 'ckpt' or 'safetensors'"):
         CheckpointConfig(format="pt")
 

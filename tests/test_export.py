@@ -174,6 +174,7 @@ def test_network_through_mindir_and_onnx(name, tmp_path):
 def test_graph_cell_params_init_and_checkpoint(tmp_path):
     net = nn.Dense(3, 2)
     x = Tensor(np.ones((4, 3), np.float32))
+    tmp_path = tmp_path / "new"  # a folder export makes, as MindSpore's does
     ms.export(net, x, file_name=str(tmp_path / "dense"), file_format="MINDIR")
     graph = ms.load(str(tmp_path / "dense.mindir"))
     weight = Tensor(np.full((2, 3), 2.0, np.float32))

@@ -70,3 +70,12 @@ def test_memory_offload_options_are_checked_and_recorded(monkeypatch):
         opforge.set_offload_context({"offload_size": "1GB"})
     with pytest.raises(TypeError, match="'auto_offload' must be a bool"):
         opforge.set_offload_context({"auto_offload": 1})
+
+
+def test_set_device_sets_the_device_target_and_records_the_id(monkeypatch):
+    """MindSpore 2.5's ms.set_device(device_target, device_id=None) (its model_encrypt_protection sample)."""
+    monkeypatch.setitem(context._state, "device_id", 0)
+    opforge.set_device("CPU", 3)
+    assert context.get_context("device_target") == "CPU" and context.get_context("device_id") == 3
+    with pytest.raises(ValueError, match="'device_target' must be one of"):
+        opforge.set_device("NPU")

@@ -21,9 +21,9 @@ _SUFFIX = {"MINDIR": ".mindir", "ONNX": ".onnx", "AIR": ".air"}
 
 def export(net, *inputs, file_name, file_format, **kwargs) -> None:
     """MindSpore's ``export``: record ``net`` (a Cell or a function of Tensors) on ``inputs`` and write
-    it to ``file_name`` (the format's suffix added when it has none). ``file_format``: "MINDIR"
-    (read back by ``load``) or "ONNX" (opset 18; needs the ``onnx`` package). Record a network for
-    inference after ``set_train(False)``: the graph is what the network did on these inputs."""
+    it to ``file_name`` (the format's suffix added when it has none; its folder made when missing).
+    ``file_format``: "MINDIR" (read back by ``load``) or "ONNX" (opset 18; needs the ``onnx`` package). Record a
+    network for inference after ``set_train(False)``: the graph is what the network did on these inputs."""
     fmt = _format(file_format)
     _refuse_options(kwargs)
     if not isinstance(file_name, str) or not file_name:
@@ -31,6 +31,7 @@ def export(net, *inputs, file_name, file_format, **kwargs) -> None:
     root, ext = os.path.splitext(file_name)
     path = file_name if ext.lower() == _SUFFIX[fmt] else file_name + _SUFFIX[fmt]
     graph = record(net, *inputs)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)  # (MindSpore's export makes the folder)
     if fmt == "MINDIR":
         mindir.save(graph, path)
     else:

@@ -95,7 +95,8 @@ class TimeMonitor(Callback):
 class CheckpointConfig:
     """When ``ModelCheckpoint`` saves: every ``save_checkpoint_steps`` steps (or ``save_checkpoint_seconds``),
     keeping the last ``keep_checkpoint_max`` files, in ``format`` ("ckpt" or "safetensors"; with safetensors,
-    as in MindSpore, ``enc_key``, ``enc_mode``, ``crc_check`` and ``exception_save`` keep their defaults)."""
+    as in MindSpore, ``enc_key``, ``enc_mode``, ``crc_check`` and ``exception_save`` keep their defaults).
+    ``enc_key`` (encryption) is not supported: a ValueError, as ``save_checkpoint``'s."""
 
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
                  keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False, saved_network=None,
@@ -112,6 +113,8 @@ class CheckpointConfig:
         self.keep_checkpoint_max = keep_checkpoint_max
         self.saved_network = saved_network
         self.append_dict = self._append_dict(append_info)
+        if enc_key is not None:  # (a silent plain-text file where an encrypted one was asked for: refused)
+            raise ValueError("For 'CheckpointConfig', encrypted checkpoints ('enc_key') are not supported.")
         self.enc_key = enc_key
         check_format("CheckpointConfig", format)
         if format == "safetensors" and (enc_key is not None or enc_mode != "AES-GCM" or crc_check or exception_save):

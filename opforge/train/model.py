@@ -30,7 +30,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from opforge import context
+from opforge import context, log
 from opforge.amp import AMP_LEVELS, LossScaleManager, build_train_network
 from opforge.communication import GlobalComm, get_group_size, get_rank
 from opforge.dispatch.sharding import whole_values
@@ -39,7 +39,12 @@ from opforge.nn.optim import Optimizer
 from opforge.nn.wrap import WithEvalCell
 from opforge.parallel.auto_parallel import AutoParallel
 from opforge.parallel.parameter_layout import lay_out, parameter_layout_dict
-from opforge.parallel_context import ParallelMode, get_auto_parallel_context, operator_parallel  # noqa: F401 (mindspore.train.model has ParallelMode)
+from opforge.parallel_context import (  # noqa: F401 (mindspore.train.model has ParallelMode)
+    ParallelMode,
+    get_auto_parallel_context,
+    input_strategies,
+    operator_parallel,
+)
 from opforge.tensor import Tensor
 from opforge.train.callback import Callback, CallbackParam, LossMonitor, ProgressBar, RunContext
 from opforge.train.metrics import Loss, Metric, get_metric_fn
@@ -358,16 +363,11 @@ class Model:
         lists and tuples of them), ``{name: (device_matrix, tensor_map, slice_shape, field_size, uniform_split,
         opt_shard_group)}``, for ``load_distributed_checkpoint``. The network's first call lays its parameters
         out (opforge/parallel/parameter_layout.py), in evaluation mode; their values do not change. GRAPH_MODE,
-        SEMI_AUTO_PARALLEL or AUTO_PARALLEL, ``full_batch`` and no parallel optimizer, as MindSpore's
-        (RuntimeError otherwise)."""
+        SEMI_AUTO_PARALLEL or AUTO_PARALLEL, as MindSpore's (RuntimeError otherwise); MindSpore 2.x's warning when
+        the inputs are not ``full_batch`` (each rank's rows of them) and no ``dataset_strategy`` tuple says how."""
         _check_layout_mode("predict")
-        if not get_auto_parallel_context("full_batch"):
-            raise RuntimeError('Model prediction only supports full batch dataset. Please set "full_batch" with True.')
-        if get_auto_parallel_context("enable_parallel_optimizer"):
-            raise RuntimeError(
-                'Model prediction does not support parallel optimizer. Please set "enable_parallel_optimizer" with '
-                "False."
-            )
+        if not get_auto_parallel_context("full_batch") and input_strategies() is None:
+            log.warning("Using non full-batch dataset in model prediction may lead to incorrect data.")
         _check_tensors("Model.infer_predict_layout", predict_data)
         self._network.set_train(False)
         lay_out(self._network, predict_data)
