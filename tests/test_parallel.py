@@ -13,7 +13,7 @@ import pytest
 from test_data_parallel import needs_mpi, run_job
 
 import opforge
-from opforge import communication, ops
+from opforge import Tensor, communication, ops
 from opforge.dispatch import sharding
 from opforge.dispatch.sharding import TensorLayout, axis_ranks, coords, mesh_with_repeat, sharding_rules
 from opforge.primitives import _grad_ops as G
@@ -935,3 +935,16 @@ def test_cell_place_is_checked_and_recorded_on_its_cells():
         net.place("MS_PSERVER", 0)
     with pytest.raises(ValueError, match="'rank_id' must be an int >= 0"):
         net.place("MS_WORKER", -1)
+
+
+def test_pipeline_stages_of_cells_are_ignored_in_one_stage():
+    """MindSpore's pipeline sample run in one process: pipeline_stage set, no pipeline_stages: the PipelineCell
+    runs every cell (it made placeholders of the stage-1 cells before), its loss the micro-batches' sum."""
+    net = opforge.nn.SequentialCell(opforge.nn.Dense(8, 8), opforge.nn.ReLU(), opforge.nn.Dense(8, 4))
+    net[0].pipeline_stage, net[2].pipeline_stage = 0, 1
+    with_loss = opforge.nn.WithLossCell(net, opforge.nn.CrossEntropyLoss())
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(16, 8)).astype(np.float32), rng.integers(0, 4, 16).astype(np.int32)
+    want = sum(float(with_loss(Tensor(x[i : i + 4]), Tensor(y[i : i + 4])).asnumpy()) for i in range(0, 16, 4))
+    got = opforge.nn.PipelineCell(with_loss, 4)(Tensor(x), Tensor(y))
+    np.testing.assert_allclose(float(got.asnumpy()), want, rtol=1e-6)

@@ -97,7 +97,7 @@ class _Run:
         return sharding.from_block(ops.Receive(tag, peer, layout.local_shape(shape), dtype)(), layout, shape)
 
     def call(self, cell, args: tuple, kwargs: dict):
-        t = cell.pipeline_stage
+        t = cell.pipeline_stage if self.stages > 1 else self.stage  # (one stage: MindSpore ignores pipeline_stage)
         if self.abstract or t == self.stage:
             if not self.abstract:
                 args = tuple(self._receive(a, k) if isinstance(a, Tensor) and not _has_data(a) else a
