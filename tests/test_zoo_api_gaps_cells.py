@@ -286,3 +286,13 @@ def test_layouts_of_a_tensor_parallel_network(n):
     kept, and training / prediction afterwards as a twin network's (tests/mpi_scripts/infer_layout.py)."""
     job = run_job([str(SCRIPTS / "infer_layout.py")], n=n, timeout=120)
     assert job.returncode == 0 and "LAYOUT-OK" in job.stdout, job.stdout + job.stderr
+
+
+def test_infer_train_layout_writes_the_strategy_file(tmp_path):
+    """MindSpore writes strategy_ckpt_config's save_file when it compiles for infer_train_layout: its
+    transformation sample (--only_compile=1) transforms checkpoints with that file before any training step."""
+    path = str(tmp_path / "dst_strategy.ckpt")
+    _semi_auto(strategy_ckpt_config={"save_file": path})
+    model, net = _model()
+    model.infer_train_layout(_dataset())
+    assert set(opforge.build_searched_strategy(path)) >= {p.name for p in net.trainable_params()}

@@ -371,6 +371,7 @@ class Model:
         _check_tensors("Model.infer_predict_layout", predict_data)
         self._network.set_train(False)
         lay_out(self._network, predict_data)
+        self._network._save_strategy_file()  # (MindSpore writes it when it compiles for the layouts)
         return parameter_layout_dict(self._network)
 
     @_network_settings
@@ -392,4 +393,5 @@ class Model:
         inputs = _tensors(train_dataset._first_row())
         self._train_network.set_train(True)
         lay_out(self._train_network, inputs)
+        self._train_network._save_strategy_file()  # (MindSpore writes it when it compiles for the layouts)
         return parameter_layout_dict(self._train_network)
