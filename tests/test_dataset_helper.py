@@ -109,6 +109,9 @@ def test_parameter_server_context_is_checked_and_kept():
     w = opforge.Parameter(opforge.Tensor(np.ones(2, np.float32)), name="w")
     w.set_param_ps()
     assert w.is_param_ps is True and w.init_in_server is False
+    dense = opforge.nn.Dense(2, 2)
+    dense.set_param_ps(init_in_server=True)  # MindSpore 2.6's Cell.set_param_ps (its parameter_server sample)
+    assert all(p.is_param_ps and p.init_in_server for p in dense.trainable_params())
     _set_multi_subgraphs()
     assert _get_multi_subgraphs() is True
     _set_multi_subgraphs(False)

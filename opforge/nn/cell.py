@@ -627,6 +627,13 @@ class Cell:
             return self._graph(*args, **kwargs)
         return self._construct(*args, **kwargs)
 
+    def set_param_ps(self, recurse: bool = True, init_in_server: bool = False) -> None:
+        """MindSpore's ``Cell.set_param_ps``: ``Parameter.set_param_ps(init_in_server)`` of each trainable
+        Parameter (of the sub-cells too with ``recurse``): recorded, the parameters train where the network runs
+        (opforge/ps_context.py)."""
+        for p in self.trainable_params(recurse):
+            p.set_param_ps(init_in_server)
+
     def place(self, role: str, rank_id: int) -> None:
         """MindSpore's ``Cell.place(role, rank_id)`` (distributed graph partition: the cell's operators run on the
         process ``role`` ``rank_id`` of a dynamic cluster, their outputs sent to the others): checked and recorded
