@@ -28,7 +28,7 @@ import threading
 from opforge import _C
 from opforge import dtype as mstype
 from opforge.bprop.registry import get_bprop
-from opforge.dispatch.interpreter import EVAL, Interpreter, current_interpreter
+from opforge.dispatch.interpreter import EVAL, Interpreter, backward_pass, current_interpreter
 from opforge.ops import functional as F
 from opforge.tensor import Parameter, Tensor
 
@@ -292,7 +292,7 @@ def backward(tape: Tape, outputs: tuple, senses: tuple, keep=None, on_ready=None
     not reported. The walk runs in C (``csrc/python/tape.cc``), calling the bprops and the checks here.
     """
     pending = _final_at(tape.records, keep) if on_ready is not None and keep else []
-    return _C.tape_backward(tape, tuple(outputs), tuple(senses), keep, pending, on_ready)
+    return backward_pass(lambda: _C.tape_backward(tape, tuple(outputs), tuple(senses), keep, pending, on_ready))
 
 
 _C.configure_tape(

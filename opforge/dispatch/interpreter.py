@@ -17,7 +17,7 @@ from __future__ import annotations
 from opforge import _C
 from opforge.dispatch.plan import check_no_placeholders
 
-__all__ = ["Interpreter", "EvalInterpreter", "EVAL", "current_interpreter"]
+__all__ = ["Interpreter", "EvalInterpreter", "EVAL", "current_interpreter", "backward_pass"]
 
 
 class Interpreter:
@@ -59,6 +59,10 @@ class Interpreter:
         """A gradient's tape was entered above this interpreter (a parallel network's call is then a training
         one: ``sharding.virtual_output``)."""
 
+    def note_backward(self, running: bool) -> None:
+        """A backward pass starts (``running``) or ends on this thread with this interpreter active: the calls
+        between are bprops (a parallel call lays no Parameter out from them: ``ShardInterpreter``)."""
+
     def __exit__(self, *exc) -> None:
         if _C.current_interpreter() is not self:
             raise RuntimeError(f"{type(self).__name__} exited out of order: interpreters nest like with-blocks.")
@@ -94,3 +98,15 @@ EVAL = EvalInterpreter()
 def current_interpreter():
     """This thread's innermost interpreter, or None when calls run eagerly."""
     return _C.current_interpreter()
+
+
+def backward_pass(run):
+    """``run()`` as a backward pass, the active interpreters told (``note_backward``)."""
+    active = list(current_interpreter().enclosing()) if current_interpreter() is not None else []
+    for interp in active:
+        interp.note_backward(True)
+    try:
+        return run()
+    finally:
+        for interp in active:
+            interp.note_backward(False)

@@ -35,8 +35,9 @@ call reaches its ``process_primitive``, which
 
 A tape above this interpreter records the global calls, and its backward pass (bprops are primitives)
 runs through the same rules, so gradients come out with the layouts of the parameters they belong to.
-Parameters are split in place the first time a strategy needs them split (their memory then is the
-block's), and so are the optimizer states updated with them.
+Parameters are split in place the first time a forward operator needs them split (their memory then is the
+block's), and so are the optimizer states updated with them; an update follows its Parameter's layout and a
+bprop reads a slice (``note_backward``), so the layouts are the forward pass's, as MindSpore's.
 """
 
 from __future__ import annotations
@@ -1036,6 +1037,7 @@ class ShardInterpreter(Interpreter):
         self.world = _ops.world()  # (rank, size), fixed while the outermost call runs
         self.split_seen = False  # whether a call ran on blocks of a split tensor
         self.differentiated = False  # whether a gradient was taken above it (a training network's call)
+        self.backward_depth = 0  # > 0 while a backward pass runs: its bprops lay no Parameter out
 
     def __enter__(self):
         super().__enter__()
@@ -1048,6 +1050,9 @@ class ShardInterpreter(Interpreter):
 
     def note_differentiation(self) -> None:
         self.differentiated = True
+
+    def note_backward(self, running: bool) -> None:
+        self.backward_depth += 1 if running else -1
 
     def process_primitive(self, prim, args: tuple):
         if self.broadcast_reads:
@@ -1165,8 +1170,10 @@ class ShardInterpreter(Interpreter):
             return local_of(t)
         _check_divisible(prim.name, prim._arg_name(i), shape, want)
         block = redistribute(local_of(t), have, want, shape)
-        if isinstance(t, Parameter) and have.is_replicated and not want.is_replicated:
-            # A parameter (or an optimizer state) is split once, in place: its memory is its block's.
+        if isinstance(t, Parameter) and have.is_replicated and not want.is_replicated and not self.backward_depth:
+            # A parameter (or an optimizer state) is split once, in place: its memory is its block's. Its layout is
+            # the forward pass's (or an update's, following it): a bprop wanting it split reads a slice, as
+            # MindSpore derives the backward pass from the forward's strategies.
             _split_in_place(t, block, want)
             return local_of(t)
         return block

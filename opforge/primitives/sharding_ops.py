@@ -1122,14 +1122,25 @@ def _segment_sum_rule(prim, args, layouts, strategy):
 
 
 def _inplace_rule(prim, args, layouts, strategy):
+    """Assign, AssignSub: the first split layout among the tensors of the variable's shape, for them all."""
     var_shape = shape_of(args[0])
     lay = None
     for a, have in zip(args, layouts):
         if isinstance(have, TensorLayout) and shape_of(a) == var_shape and not have.is_replicated:
             lay = have
             break
-    if lay is None:
-        lay = layouts[0]
+    return _inplace_plan(prim, args, layouts, layouts[0] if lay is None else lay)
+
+
+def _update_rule(prim, args, layouts, strategy):
+    """An optimizer's update follows its variable's layout, which the forward pass gave it (MindSpore's): a
+    gradient split otherwise (its backward propagated another split) is gathered or sliced to it, and the
+    variable's states are split with it."""
+    return _inplace_plan(prim, args, layouts, layouts[0])
+
+
+def _inplace_plan(prim, args, layouts, lay: TensorLayout) -> ShardPlan:
+    var_shape = shape_of(args[0])
     inputs = [
         (lay if shape_of(a) == var_shape else replicated(len(shape_of(a)), lay.mesh))
         if isinstance(have, TensorLayout)
@@ -1148,5 +1159,6 @@ _OPTIMIZER_UPDATES = (
     N.ApplyAdagrad,
     N.AdamWeightDecay,
 )
-sharding_rules.register(*_OPTIMIZER_UPDATES, A.Assign, P.AssignSub)(_inplace_rule)
+sharding_rules.register(*_OPTIMIZER_UPDATES)(_update_rule)
+sharding_rules.register(A.Assign, P.AssignSub)(_inplace_rule)
 optimizer_updates.update(prim.__name__ for prim in _OPTIMIZER_UPDATES)
