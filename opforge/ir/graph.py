@@ -190,6 +190,8 @@ class _Recorder:
             return (kind, [self.output(s) for s in spec[1]])
         if kind == "dict":
             raise TypeError(f"For 'export', {self.where} returns a dict: return a Tensor or a tuple of them.")
+        if kind == "wrap":  # a parallel network's output block: a rank's graph returns its block, as MindSpore's
+            return self.output(spec[2][0])  # per-rank MINDIR files do
         return self.source(spec)
 
 

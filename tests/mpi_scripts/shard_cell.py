@@ -10,6 +10,7 @@ Prints "SHARD-OK <max relative difference of the parameters> <layouts as JSON>" 
 
 import json
 import sys
+import tempfile
 
 import numpy as np
 
@@ -163,6 +164,12 @@ if product.shape != (rows, 4) or not np.allclose(local_sum, (mine @ y).sum(), at
     sys.exit(f"the output block {product.shape} summed to {local_sum}, not its rows' {(mine @ y).sum()}")
 if not np.allclose(whole, a @ y, atol=1e-5):
     sys.exit(f"the gathered output block gave {whole}")
+exported = RowParallel()
+exported(opforge.Tensor(mine))  # (its first call lays it out: then its local program is what export records)
+with tempfile.TemporaryDirectory() as folder:  # each rank's graph (its local program) exported, as MindSpore's
+    path = f"{folder}/net_rank_{get_rank()}"
+    opforge.export(exported, opforge.Tensor(mine), file_name=path, file_format="MINDIR")
+    opforge.load(path + ".mindir")
 
 
 class InputGradient(nn.Cell):  # a training network's output: as its operators left it (columns split)
