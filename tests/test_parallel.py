@@ -934,7 +934,7 @@ def test_cell_place_is_checked_and_recorded_on_its_cells():
     """MindSpore's distributed graph partition sample: net.fc1.place("MS_WORKER", 0)."""
     net = opforge.nn.SequentialCell([opforge.nn.Dense(2, 2), opforge.nn.ReLU()])
     net.place("MS_WORKER", 1)
-    assert net.placement == net[0].placement == net[1].placement == ("MS_WORKER", 1)
+    assert net._placement == net[0]._placement == net[1]._placement == ("MS_WORKER", 1)
     with pytest.raises(ValueError, match="'SequentialCell.place', the 'role' must be 'MS_WORKER'"):
         net.place("MS_PSERVER", 0)
     with pytest.raises(ValueError, match="'rank_id' must be an int >= 0"):

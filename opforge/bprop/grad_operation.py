@@ -146,15 +146,17 @@ def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, 
     Called in SEMI_AUTO_PARALLEL or AUTO_PARALLEL outside any parallel call (MindSpore's PyNative training of
     shard functions: ``value_and_grad`` of a function calling the network, un-jitted), the gradient function is
     the outermost parallel call itself (``sharding.run_outermost``): its tape records the sharded calls, so the
-    gradients reach the split weights. The gradients keep their layouts (an optimizer's call reads them so).
+    gradients reach the split weights. They come out as the call's outputs do (``sharding.finish``): partial sums
+    completed, a split one as this rank's block, which an optimizer's parallel call reads with its layout again.
     """
     if operator_parallel() and not sharding.outer_call_active():
         taken = {}
 
         def call(*call_args):
-            value, taken["grads"], taken["args"] = _run_taped(
-                fn, call_args, positions, weights, sens, where, has_aux, on_ready
-            )
+            value, grads, taken["args"] = _run_taped(fn, call_args, positions, weights, sens, where, has_aux, on_ready)
+            watched = [taken["args"][p] for p in positions] + list(weights)  # (the arguments as fn saw them)
+            grads = {id(t): _grad_of(grads, t) for t in watched}  # (zeros made here, laid out as their tensor)
+            taken["grads"] = dict(zip(grads, sharding.finish(tuple(grads.values()))))
             return value
 
         value = sharding.run_outermost(call, args, {}, where)

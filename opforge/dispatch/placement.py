@@ -30,7 +30,7 @@ def placement_of(t):
     return entry[1], entry[2]
 
 
-def placer(layout, shape: tuple):
-    """A function placing a new block as ``layout`` and ``shape`` say: what a trace's replay calls on the block
-    it returns."""
-    return lambda block: place(block, layout, shape)
+def placer(layout):
+    """A function placing a new block as ``layout`` says (the global shape the block's times the splits: a
+    replay of other shapes, dynamic ones, places its own): what a trace's replay calls on the block it returns."""
+    return lambda block: place(block, layout, tuple(n * layout.splits(i) for i, n in enumerate(block._meta[1])))

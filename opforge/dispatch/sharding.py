@@ -274,12 +274,22 @@ def pending_of(t):
 
 
 def layout_of(t) -> TensorLayout:
-    """``t``'s layout: a sharded tensor's, a parallel network's output block's (``placement``), else replicated."""
+    """``t``'s layout: a sharded tensor's, else replicated (a parallel call's output block is a plain Tensor: its
+    place in the whole is ``placement.placement_of``'s)."""
     data = getattr(t, "_data", None)
     if data.__class__ is ShardedValue:
         return data.layout
-    where = placement.placement_of(t)
-    return replicated(len(t._meta[1])) if where is None else where[0]
+    return replicated(len(t._meta[1]))
+
+
+def rewrap_placed(value):
+    """``value`` (a Tensor, or a tuple or list of them) with each block a parallel call handed out made again the
+    sharded tensor it is a block of: given back to a parallel call (a gradient to an optimizer's), it is read
+    with its layout."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(rewrap_placed(v) for v in value)
+    where = placement.placement_of(value) if isinstance(value, Tensor) else None
+    return value if where is None else _wrap(value, *where)
 
 
 def mindspore_layout(t, stages: int = 1) -> tuple:
@@ -789,6 +799,9 @@ def broadcast_parameters(params, stages: int) -> None:
     Broadcast per dtype): a parallel network's ranks then start from one model however each initialised it
     (``parameter_broadcast``). Split Parameters (laid out by another network's call) and other stages'
     placeholders are left alone."""
+    params = list(params)
+    for p in params:
+        _mark_broadcast(p)
     ranks = stage_ranks(*_ops.world(), stages)
     if len(ranks) == 1:
         return
@@ -796,7 +809,6 @@ def broadcast_parameters(params, stages: int) -> None:
     for p in params:
         if hasattr(p, "_data") and p._data.__class__ is not ShardedValue:
             by_dtype.setdefault(p._meta[0], []).append(p)
-        _mark_broadcast(p)
     group = _ops.group(ranks)
     previous = _C.set_interpreter(None)  # eagerly: a first call under a grad's tape records none of it
     try:
@@ -859,6 +871,7 @@ def run_outermost(call, args: tuple, kwargs: dict, name: str):
         optimizer_sharding=optimizer_sharding(),
         broadcast_reads=operator_parallel() and get_auto_parallel_context("parameter_broadcast"),
     ) as interpreter:
+        args, kwargs = rewrap_placed(args), {k: rewrap_placed(v) for k, v in kwargs.items()}
         if operator_parallel():
             args = batch_inputs(args, get_auto_parallel_context("full_batch"), input_strategies(), stages)
         out = finish(call(*args, **kwargs), virtual_output(interpreter.differentiated, stages))

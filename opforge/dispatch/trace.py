@@ -485,8 +485,10 @@ class Tracer(Interpreter):
                     block, rebuild = wrapped()
                     return ("wrap", rebuild, [self.output_spec(block)])
             spec = ("const", value) if slot is None else ("slot", slot)
-            where = placement.placement_of(value)  # a parallel network's output block: each replay's placed alike
-            return spec if where is None else ("wrap", placement.placer(*where), [spec])
+            # a parallel network's output block made by this trace: each replay's placed alike (an input passed
+            # through keeps whatever place its caller's tensor has)
+            where = placement.placement_of(value) if slot is None or slot >= self.n_inputs else None
+            return spec if where is None else ("wrap", placement.placer(where[0]), [spec])
         if value.__class__ in (tuple, list):
             return (value.__class__.__name__, [self.output_spec(v) for v in value])
         if value.__class__ is dict:

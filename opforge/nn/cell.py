@@ -637,7 +637,7 @@ class Cell:
     def place(self, role: str, rank_id: int) -> None:
         """MindSpore's ``Cell.place(role, rank_id)`` (distributed graph partition: the cell's operators run on the
         process ``role`` ``rank_id`` of a dynamic cluster, their outputs sent to the others): checked and recorded
-        on the cell and its sub-cells (``placement``). opforge's processes each run the whole program, which
+        on the cell and its sub-cells (``_placement``). opforge's processes each run the whole program, which
         computes the same values."""
         if role != "MS_WORKER":
             raise ValueError(f"For '{type(self).__name__}.place', the 'role' must be 'MS_WORKER', but got {role!r}.")
@@ -646,7 +646,7 @@ class Cell:
                 f"For '{type(self).__name__}.place', the 'rank_id' must be an int >= 0, but got {rank_id!r}."
             )
         for _, cell in self.cells_and_names():
-            object.__setattr__(cell, "placement", (role, rank_id))
+            object.__setattr__(cell, "_placement", (role, rank_id))
 
     def shard(self, in_strategy, out_strategy=None, parameter_plan=None, device="Ascend", level=0):
         """MindSpore's ``Cell.shard``: in SEMI_AUTO_PARALLEL and AUTO_PARALLEL mode this cell runs with its inputs

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 
 import numpy as np
 
@@ -117,8 +118,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     pairs = [(name, _whole_or_block(t, integrated_save)) for name, t in pairs if not is_placeholder(t)]
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     # written whole, then renamed: a reader never sees half a file; named by the process, as ranks writing one
-    # path (MindSpore's samples transform checkpoints on every rank) would rename each other's files away
-    tmp = f"{path}.{os.getpid()}.tmp.npz"
+    # path (MindSpore's samples transform checkpoints on every rank), or threads, would rename each other's files away
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp.npz"
     if format == "safetensors":
         checkpoint_safetensors.write_values(tmp, pairs, crc_check=bool(crc_check))
     elif path.endswith(".npz"):

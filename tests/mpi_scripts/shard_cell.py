@@ -145,6 +145,9 @@ row_parallel = RowParallel()
 _, (grad_w,) = opforge.value_and_grad(row_parallel, None, [row_parallel.w])(opforge.Tensor(a))
 if not np.allclose(gather_whole(grad_w).asnumpy(), a.T @ np.ones((8, 4), np.float32), atol=1e-5):
     sys.exit(f"the gradient of a split network taken from outside: {gather_whole(grad_w).asnumpy()}")
+nn.SGD([row_parallel.w], 1.0)((grad_w,))  # the gradient block, given back to a parallel call, read with its layout
+if not np.allclose(gather_whole(row_parallel.w).asnumpy(), y - a.T @ np.ones((8, 4), np.float32), atol=1e-4):
+    sys.exit(f"the optimizer's step on the gradient block: {gather_whole(row_parallel.w).asnumpy()}")
 try:  # another tape outside the outermost call (a vjp) would lose the split network's gradients: it raises
     opforge.ops.vjp(RowParallel(), opforge.Tensor(a))
     sys.exit("a split network differentiated by a vjp from outside gave gradients")
