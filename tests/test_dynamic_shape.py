@@ -194,7 +194,7 @@ def test_placeholder_shapes_follow_mindspore():
 def test_placeholder_bad_shapes():
     with pytest.raises(ValueError, match="For 'Tensor', the dims of the 'shape' must be non-negative"):
         Tensor(shape=[-3, 2], dtype=mstype.float32)
-    with pytest.raises(TypeError, match="For 'Tensor', each dim of the 'shape' must be int or None"):
+    with pytest.raises(TypeError, match="For 'Tensor', each dim of the 'shape' must be int, None or a Symbol"):
         Tensor(shape=[1.5, 2], dtype=mstype.float32)
     with pytest.raises(ValueError, match="the 'init' must be None when the shape is dynamic"):
         Tensor(shape=[None, 2], dtype=mstype.float32, init=nn.init.One())
