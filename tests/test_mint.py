@@ -164,18 +164,6 @@ CASES = {
         lambda: 2 + 0.5 * (C @ np.stack([M, M])),
     ),
     "addmm": (lambda: mint.addmm(Tensor(A @ M), Tensor(A), Tensor(M), alpha=2), lambda: 3 * (A @ M)),
-    "acos": (lambda: mint.acos(Tensor(A / 3)), lambda: np.arccos(A / 3)),
-    "acosh": (lambda: mint.acosh(Tensor(P + 1)), lambda: np.arccosh(P + 1)),
-    "asin": (lambda: mint.asin(Tensor(A / 3)), lambda: np.arcsin(A / 3)),
-    "asinh": (lambda: mint.asinh(Tensor(A)), lambda: np.arcsinh(A)),
-    "atan": (lambda: mint.atan(Tensor(A)), lambda: np.arctan(A)),
-    "atanh": (lambda: mint.atanh(Tensor(A / 3)), lambda: np.arctanh(A / 3)),
-    "arccos": (lambda: mint.arccos(Tensor(A / 3)), lambda: np.arccos(A / 3)),
-    "arccosh": (lambda: mint.arccosh(Tensor(P + 1)), lambda: np.arccosh(P + 1)),
-    "arcsin": (lambda: mint.arcsin(Tensor(A / 3)), lambda: np.arcsin(A / 3)),
-    "arcsinh": (lambda: mint.arcsinh(Tensor(A)), lambda: np.arcsinh(A)),
-    "arctan": (lambda: mint.arctan(Tensor(A)), lambda: np.arctan(A)),
-    "arctanh": (lambda: mint.arctanh(Tensor(A / 3)), lambda: np.arctanh(A / 3)),
     "arctan2": (lambda: mint.arctan2(Tensor(A), Tensor(B)), lambda: np.arctan2(A, B)),
     "cosh": (lambda: mint.cosh(Tensor(A)), lambda: np.cosh(A)),
     "sinh": (lambda: mint.sinh(Tensor(A)), lambda: np.sinh(A)),
@@ -266,6 +254,14 @@ CASES = {
     ),
     "cdist": (lambda: mint.cdist(Tensor(A), Tensor(B), 1), lambda: np.abs(A[:, None] - B[None]).sum(-1)),
 }
+
+# the inverse trigonometric functions, by their short names and NumPy's arc names (mint has both): one input each
+for _f, _x in {"cos": A / 3, "cosh": P + 1, "sin": A / 3, "sinh": A, "tan": A, "tanh": A / 3}.items():
+    for _name in (f"a{_f}", f"arc{_f}"):
+        CASES[_name] = (
+            lambda name=_name, x=_x: getattr(mint, name)(Tensor(x)),
+            lambda f=_f, x=_x: getattr(np, f"arc{f}")(x),
+        )
 
 # (mint.empty, empty_like, randint_like, normal and multinomial: below, with the random functions)
 
