@@ -66,8 +66,11 @@ def one_process() -> dict:
 
 
 def functional() -> dict:
-    """MindSpore's tutorial: the step a function, AutoParallel around it."""
+    """MindSpore's tutorial: the step a function, AutoParallel around it. The ranks but the first start from other
+    weights (as without set_seed): the first call broadcasts each Parameter at its first read."""
     net = Network(parallel=True)
+    if rank:
+        net.w1.set_data(opforge.Tensor(rng_weights(4 * size, 8 * size, 100 + rank)))
     optimizer = nn.Momentum(net.trainable_params(), 0.1, 0.9)
     loss_fn = nn.MSELoss()
 
