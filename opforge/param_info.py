@@ -25,12 +25,16 @@ class ParamInfo:
         self.layerwise_parallel = False
         self.parallel_optimizer = True
         self.comm_fusion = 1
+        self.cloned_from = None  # the ParamInfo this one was cloned from (see clone)
 
     def clone(self) -> ParamInfo:
-        """A new ParamInfo with these settings (not the attributes added to this one)."""
+        """A new ParamInfo with these settings (not the attributes added to this one), remembering it was
+        cloned from this one: MindSpore lays a cloned Parameter (an optimizer state made by ``clone``) out as
+        the Parameter it was cloned from (its ParamInfo's cloned index), and so does opforge's parallel run."""
         info = ParamInfo()
         for field in _FIELDS:
             setattr(info, field, getattr(self, field))
+        info.cloned_from = self
         return info
 
     def __repr__(self) -> str:

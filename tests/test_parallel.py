@@ -921,6 +921,16 @@ def test_mindspore_functional_jit_step_in_semi_auto_parallel_equals_one_process(
     assert job.returncode == 0 and "FUNC-OK 6" in job.stdout, job.stdout + job.stderr
 
 
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4])
+def test_assign_written_optimizers_keep_the_forward_layouts(n):
+    """Lamb and Adam(use_amsgrad=True) write their updates with Assign: each weight keeps the layout its forward
+    pass gave it (a weight read whole stays whole, its split update gathered), each state has its weight's layout
+    (cloned from it: MindSpore's), and the weights equal one process's."""
+    job = run_job([str(SCRIPTS / "assign_optimizers.py")], n=n, timeout=240)
+    assert job.returncode == 0 and "ASSIGN-OK Lamb AdamAmsgrad" in job.stdout, job.stdout + job.stderr
+
+
 def test_parallel_submodules_are_attributes_after_import():
     """MindSpore's samples call ms.parallel.nn.MicroBatchInterleaved(...) after a plain ``import mindspore``."""
     import opforge.nn.pipeline

@@ -147,16 +147,19 @@ def _run(fn: Callable, args: tuple, positions, weights: list, sens, where: str, 
     shard functions: ``value_and_grad`` of a function calling the network, un-jitted), the gradient function is
     the outermost parallel call itself (``sharding.run_outermost``): its tape records the sharded calls, so the
     gradients reach the split weights. They come out as the call's outputs do (``sharding.finish``): partial sums
-    completed, a split one as this rank's block, which an optimizer's parallel call reads with its layout again.
+    completed, a split one as this rank's block, which an optimizer's parallel call reads with its layout again;
+    an input's in the input's layout (a batch-split input's: this rank's rows).
     """
     if operator_parallel() and not sharding.outer_call_active():
         taken = {}
 
         def call(*call_args):
             value, grads, taken["args"] = _run_taped(fn, call_args, positions, weights, sens, where, has_aux, on_ready)
-            watched = [taken["args"][p] for p in positions] + list(weights)  # (the arguments as fn saw them)
-            grads = {id(t): _grad_of(grads, t) for t in watched}  # (zeros made here, laid out as their tensor)
-            taken["grads"] = dict(zip(grads, sharding.finish(tuple(grads.values()))))
+            inputs = [taken["args"][p] for p in positions]  # (the arguments as fn saw them)
+            # (zeros made here, laid out as their tensor); an input's gradient laid out as the input: a batch-split
+            # input's is this rank's rows, as MindSpore's
+            taken["grads"] = {id(t): sharding.finish_as(_grad_of(grads, t), t) for t in inputs}
+            taken["grads"].update((id(w), sharding.finish(_grad_of(grads, w))) for w in weights)
             return value
 
         value = sharding.run_outermost(call, args, {}, where)

@@ -26,12 +26,12 @@ class ParameterTuple(tuple):
         number) draws new ones (MindSpore's optimizers: ``params.clone(prefix="moments", init="zeros")``)."""
         if not isinstance(prefix, str) or not prefix:
             raise ValueError(f"For 'ParameterTuple.clone', the 'prefix' must be a non-empty str, but got {prefix!r}.")
-        if isinstance(init, str) and init == "same":
-            return ParameterTuple(Parameter(p, name=f"{prefix}.{p.name}", requires_grad=p.requires_grad) for p in self)
-        return ParameterTuple(
-            Parameter(initializer(init, p.shape, p.dtype), name=f"{prefix}.{p.name}", requires_grad=p.requires_grad)
-            for p in self
-        )
+        clones = []
+        for p in self:
+            clone = p.clone(init)
+            clone.name = f"{prefix}.{p.name}"
+            clones.append(clone)
+        return ParameterTuple(clones)
 
 
 def _parameter_clone(self, init="same") -> Parameter:

@@ -65,7 +65,7 @@ from opforge.parallel_context import (
     optimizer_parallel,
     optimizer_sharding,
 )
-from opforge.tensor import Parameter, Tensor
+from opforge.tensor import Parameter, Tensor, is_placeholder
 
 __all__ = [
     "TensorLayout",
@@ -367,6 +367,19 @@ def finish(out, output_layout=None):
         out._data = block._data  # the same Tensor (a tape may have recorded it), now plain
         return out
     return placement.place(block, layout, data.shape)
+
+
+def finish_as(value, like):
+    """``value`` finished (``finish``) in the layout of ``like``: this rank's block where ``like`` is split (the
+    gradient of a batch-split input is the rank's rows, as MindSpore gives it), else as ``finish`` leaves it."""
+    layout = layout_of(like)
+    if layout.is_replicated:
+        return finish(value)
+    if is_sharded(value):
+        return finish(value, lambda _shape: layout)
+    shape = value._meta[1]
+    block = redistribute(value, replicated(len(shape), layout.mesh), layout, shape)
+    return placement.place(block, layout, shape)
 
 
 def virtual_output(training: bool, stages: int):
@@ -916,6 +929,17 @@ def split_parameter(param: Parameter, layout: TensorLayout) -> None:
     _split_in_place(param, block, layout)
 
 
+def lay_out_clones(params) -> None:
+    """Split each whole Parameter among ``params`` cloned from a split one (an optimizer's state) as that one, in
+    place: MindSpore lays a clone out with its source when it compiles; here once a first call laid the sources
+    out (a state's first update would split it so too)."""
+    for p in params:
+        if not is_placeholder(p) and layout_of(p).is_replicated:
+            layout = cloned_layout(p)
+            if layout is not None:
+                split_parameter(p, layout)
+
+
 def strategy_layout(strategy: tuple, name: str) -> TensorLayout:
     """The layout of a tensor that one strategy tuple (a split count per dim) describes: dim i split over axis
     i + 1 of the strategy's device matrix (``mesh_with_repeat``: axis 0 the ranks that repeat the work)."""
@@ -1301,6 +1325,23 @@ def _written_input(prim, args: tuple, k: int):
 def _split_in_place(param: Parameter, block: Tensor, layout: TensorLayout) -> None:
     local = Parameter(block, name=param.name, requires_grad=param.requires_grad)
     param._data = ShardedValue(local, layout, param._meta[1])
+    info = param.param_info
+    key = id(info)
+    _split_by_info[key] = weakref.ref(param, lambda _ref: _split_by_info.pop(key, None))
+
+
+_split_by_info: dict = {}  # id(ParamInfo) -> weak reference to the split Parameter holding it
+
+
+def cloned_layout(param: Parameter):
+    """The layout of the split Parameter ``param`` was cloned from (an optimizer state's weight: MindSpore lays a
+    clone out as its source), or None when there is none, it is whole or of another shape."""
+    source = param.param_info.cloned_from
+    ref = _split_by_info.get(id(source)) if source is not None else None
+    weight = ref() if ref is not None else None
+    if weight is None or weight.param_info is not source or weight._meta[1] != param._meta[1]:
+        return None
+    return layout_of(weight)
 
 
 def _reads_sharded(a) -> bool:

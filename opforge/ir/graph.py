@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from opforge import dtype as mstype
 from opforge.dispatch.trace import Tracer
+from opforge.parallel.parameter_layout import lay_out
+from opforge.parallel_context import operator_parallel
 from opforge.primitives import Primitive, primitive_classes
 from opforge.tensor import Parameter, Tensor
 
@@ -126,6 +128,8 @@ def record(net, *inputs, name: str | None = None) -> Graph:
                 f"network's Tensor inputs (a Python value it takes is fixed inside it instead)."
             )
     where = name or type(net).__name__
+    if operator_parallel() and hasattr(net, "get_parameters"):
+        lay_out(net, inputs)  # a parallel network's first call splits its weights, outside operators: not recorded
     tracer = Tracer(list(inputs), where, fuse=False, graph=False)
     with tracer:
         out = net(*inputs)

@@ -506,6 +506,7 @@ class Cell:
             # The first call splits the parameters in place; later ones may be traced.
             if not laid_out:
                 object.__setattr__(self, "_sharded_laid_out", True)
+                sharding.lay_out_clones(self.get_parameters())
                 self._save_strategy_file()
             return out
         return self._dispatch_call(args, kwargs)

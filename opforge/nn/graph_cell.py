@@ -5,6 +5,7 @@ from __future__ import annotations
 from opforge.ir.graph import Graph
 from opforge.jit import jit
 from opforge.nn.cell import Cell
+from opforge.parallel_context import applied, operator_parallel, optimizer_parallel
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["GraphCell"]
@@ -47,6 +48,14 @@ class GraphCell(Cell):
                 f"{target.dtype}, but got shape {tuple(value.shape)} and dtype {value.dtype}."
             )
         target.set_data(value if not isinstance(value, Parameter) else Tensor(value.asnumpy()))
+
+    def __call__(self, *inputs, **kwargs):
+        if not (operator_parallel() or optimizer_parallel()):
+            return super().__call__(*inputs, **kwargs)
+        # A loaded graph is a fixed program (a parallel network's export: one rank's local program, its
+        # collectives in it): it runs as recorded, its operators' strategies not applied again.
+        with applied({}):
+            return super().__call__(*inputs, **kwargs)
 
     def construct(self, *inputs):
         return self._replay(*inputs)

@@ -230,7 +230,9 @@ class Optimizer(Cell):
                 value = Tensor(shape=p.shape, dtype=p.dtype)
             else:
                 value = Tensor._from_array(device.full(p.shape, init, p.dtype.np_dtype), p.dtype, device)
-            s = Parameter(value, name=f"{prefix}.{p.name}", requires_grad=False)
+            s = Parameter(value)
+            s.param_info = p.param_info.clone()  # a state is laid out as its weight (parallel runs)
+            s.name, s.requires_grad = f"{prefix}.{p.name}", False
             self.insert_param_to_cell(s.name, s, check_name_contain_dot=False)
             state.append(s)
         return tuple(state)

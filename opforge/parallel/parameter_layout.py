@@ -17,8 +17,9 @@ update runs. Whatever the forward pass wrote into Parameters (BatchNorm's moving
 ``Assign``) gets its value back, so the step leaves the values as they were; the parameters stay laid out, and
 the next call runs on them. The entries come from ``sharding.mindspore_layout`` (the device matrix and tensor
 map the strategy files hold, size-1 device-matrix axes dropped) and the layout's block shape. An optimizer's
-states are split by their first update (each as its parameter, or by the parallel optimizer), after the layout
-step: their entries show them whole. opforge's parallel optimizer splits optimizer states, never the
+state is laid out as the parameter it was cloned from (``ParamInfo.clone``), as MindSpore's, at the end of the
+step; the parallel optimizer splits the states of whole parameters at their first update, after the layout step:
+their entries show them whole. opforge's parallel optimizer splits optimizer states, never the
 parameters, so every ``opt_shard_group`` is "".
 """
 
@@ -90,3 +91,4 @@ def lay_out(cell, args: tuple) -> None:
     finally:
         for param, value in reversed(step.written):
             param.set_data(value)
+    sharding.lay_out_clones(cell.get_parameters())

@@ -22,6 +22,7 @@ from opforge.dispatch.sharding import (
     ShardPlan,
     TensorLayout,
     axis_ranks,
+    cloned_layout,
     coords,
     count_collective,
     layout_of,
@@ -41,7 +42,7 @@ from opforge.primitives import comm_ops as K
 from opforge.primitives import math_ext_ops as X
 from opforge.primitives import math_ops as P
 from opforge.primitives import nn_ops as N
-from opforge.tensor import Tensor
+from opforge.tensor import Parameter, Tensor
 
 __all__ = [
     "along_axes_rule",
@@ -1122,14 +1123,21 @@ def _segment_sum_rule(prim, args, layouts, strategy):
 
 
 def _inplace_rule(prim, args, layouts, strategy):
-    """Assign, AssignSub: the first split layout among the tensors of the variable's shape, for them all."""
-    var_shape = shape_of(args[0])
-    lay = None
-    for a, have in zip(args, layouts):
-        if isinstance(have, TensorLayout) and shape_of(a) == var_shape and not have.is_replicated:
-            lay = have
-            break
-    return _inplace_plan(prim, args, layouts, layouts[0] if lay is None else lay)
+    """Assign, AssignSub: the variable's layout for all tensors of its shape, the value redistributed to it. A
+    trainable weight keeps the layout its forward pass gave it, as MindSpore's; a whole clone (an optimizer state)
+    is first split as the weight it was cloned from, if that is split (MindSpore lays a clone out as its source);
+    a whole buffer (BatchNorm's moving statistics, written, not trained) takes the first split layout among the
+    tensors of its shape (in MindSpore, that of the operator computing it)."""
+    var, lay = args[0], layouts[0]
+    if not lay.is_replicated or not isinstance(var, Parameter):
+        return _inplace_plan(prim, args, layouts, lay)
+    if var.param_info.cloned_from is not None:
+        lay = cloned_layout(var) or lay
+    elif not var.requires_grad:
+        var_shape = shape_of(var)
+        split = (h for a, h in zip(args, layouts) if isinstance(h, TensorLayout) and shape_of(a) == var_shape)
+        lay = next((h for h in split if not h.is_replicated), lay)
+    return _inplace_plan(prim, args, layouts, lay)
 
 
 def _update_rule(prim, args, layouts, strategy):

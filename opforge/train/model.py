@@ -379,9 +379,10 @@ class Model:
         """MindSpore's: the layout of every parameter of the training network, laid out on the first batch of
         ``train_dataset`` (its columns in order, as ``train`` gives them) by the step's forward pass, which is
         run up to the loss: no gradient, no update, the parameters' values unchanged
-        (opforge/parallel/parameter_layout.py; the optimizer's states are split by the first training step and
-        listed whole). The arguments are ``train``'s; only ``dataset_sink_mode=True`` is supported (ValueError),
-        and GRAPH_MODE with SEMI_AUTO_PARALLEL or AUTO_PARALLEL (RuntimeError), as MindSpore's."""
+        (opforge/parallel/parameter_layout.py; the optimizer's states laid out as their parameters; the parallel
+        optimizer's split by the first training step, listed whole). The arguments are ``train``'s; only
+        ``dataset_sink_mode=True`` is supported (ValueError), and GRAPH_MODE with SEMI_AUTO_PARALLEL or
+        AUTO_PARALLEL (RuntimeError), as MindSpore's."""
         _check_layout_mode("train")
         _check_bool("Model.infer_train_layout", "dataset_sink_mode", dataset_sink_mode)
         if not dataset_sink_mode:

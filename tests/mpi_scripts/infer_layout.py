@@ -2,7 +2,7 @@
 network (``Primitive.shard``) in GRAPH_MODE and SEMI_AUTO_PARALLEL mode.
 
 A Megatron-style MLP (column- then row-parallel Dense). Checked: each parameter's entry, (device matrix, tensor
-map, block shape, 0, True, "") from its strategy (the optimizer's states whole until the first step); the
+map, block shape, 0, True, "") from its strategy (the optimizer's states as their weights); the
 parameters laid out (split) with their values unchanged; the training after ``infer_train_layout`` and the
 prediction after ``infer_predict_layout`` equal those of a twin network that was not asked (max relative
 difference 1e-6). Prints "LAYOUT-OK" or exits 1.
@@ -57,7 +57,9 @@ expected = {
     "fc1.bias": ([size], [0], [split], 0, True, ""),
     "fc2.weight": ([size], [-1, 0], [OUT, split], 0, True, ""),  # row parallel: input columns split
     "fc2.bias": ([size], [-1], [OUT], 0, True, ""),
-    "moments.fc1.weight": ([size], [-1, -1], [HIDDEN, IN], 0, True, ""),  # split by the first update
+    "moments.fc1.weight": ([size], [0, -1], [split, IN], 0, True, ""),  # a state: its weight's layout
+    "moments.fc2.weight": ([size], [-1, 0], [OUT, split], 0, True, ""),
+    "moments.fc2.bias": ([size], [-1], [OUT], 0, True, ""),
     "global_step": ([size], [], [], 0, True, ""),
 }
 

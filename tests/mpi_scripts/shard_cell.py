@@ -167,12 +167,21 @@ if product.shape != (rows, 4) or not np.allclose(local_sum, (mine @ y).sum(), at
     sys.exit(f"the output block {product.shape} summed to {local_sum}, not its rows' {(mine @ y).sum()}")
 if not np.allclose(whole, a @ y, atol=1e-5):
     sys.exit(f"the gathered output block gave {whole}")
-exported = RowParallel()
-exported(opforge.Tensor(mine))  # (its first call lays it out: then its local program is what export records)
-with tempfile.TemporaryDirectory() as folder:  # each rank's graph (its local program) exported, as MindSpore's
-    path = f"{folder}/net_rank_{get_rank()}"
-    opforge.export(exported, opforge.Tensor(mine), file_name=path, file_format="MINDIR")
-    opforge.load(path + ".mindir")
+# the gradient of a batch-split input is this rank's rows of it, as MindSpore's (it was the whole batch's)
+row_grad = opforge.grad(lambda t: ops.ReduceSum()(RowParallel()(t)))(opforge.Tensor(mine))
+if row_grad.shape != mine.shape or not np.allclose(row_grad.asnumpy(), np.ones((rows, 4), np.float32) @ y.T, atol=1e-5):
+    sys.exit(f"the gradient of the rank's input rows: {row_grad.shape} {row_grad.asnumpy()}")
+for called in (True, False):  # export lays a fresh network out first (its layout step), as MindSpore compiles it
+    exported = RowParallel()
+    if called:
+        exported(opforge.Tensor(mine))
+    with tempfile.TemporaryDirectory() as folder:  # each rank's graph (its local program) exported, as MindSpore's
+        path = f"{folder}/net_rank_{get_rank()}"
+        opforge.export(exported, opforge.Tensor(mine), file_name=path, file_format="MINDIR")
+        # the loaded graph runs as recorded in the parallel context too (its strategies not applied again)
+        replayed = nn.GraphCell(opforge.load(path + ".mindir"))(opforge.Tensor(mine)).asnumpy()
+    if not np.allclose(replayed, mine @ y, atol=1e-5):
+        sys.exit(f"the exported graph ({'called' if called else 'fresh'} network) gave {replayed}, not its rows'")
 
 
 class InputGradient(nn.Cell):  # a training network's output: as its operators left it (columns split)
