@@ -673,6 +673,20 @@ def test_numpy_functions():
         assert [g.shape for g in got] == [w.shape for w in want]
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g.asnumpy(), w)
+    # split: NumPy's (MindSpore's mnp.split): an int is the number of equal pieces, a list the split points
+    x = np.arange(256.0, dtype=np.float32)
+    for sections in (64, [2, 3], [-100, 200]):  # (MindSpore's per_sample_gradient sample: 64 micro-batches)
+        got, want = mnp.split(Tensor(x), sections), np.split(x, sections)
+        assert isinstance(got, tuple if isinstance(sections, int) else list) and len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.asnumpy(), w)
+    for bad in (3, 0, [3, 3], [300]):  # unequal pieces, none, an empty one: MindSpore's ValueError
+        with pytest.raises(ValueError, match="'split'"):
+            mnp.split(Tensor(x), bad)
+    cube = np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)
+    for name, sections in (("vsplit", 2), ("hsplit", [1]), ("dsplit", 2)):
+        got, want = getattr(mnp, name)(Tensor(cube), sections), getattr(np, name)(cube, sections)
+        assert [g.asnumpy().tolist() for g in got] == [w.tolist() for w in want]
     boxes = np.arange(12.0, dtype=np.float32).reshape(6, 2)
     h, w = mnp.array_split(Tensor(boxes), 2, axis=1)  # the zoo's CFDT
     np.testing.assert_array_equal(h.asnumpy(), boxes[:, :1])

@@ -35,7 +35,7 @@ from opforge.tensor import Tensor
 
 __all__ = [
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "empty", "arange", "linspace", "eye",
-    "array", "asarray", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack", "split",
+    "array", "asarray", "reshape", "transpose", "expand_dims", "squeeze", "concatenate", "stack",
     "tile", "repeat", "flip", "broadcast_to", "add", "subtract", "multiply", "divide", "true_divide", "power",
     "negative", "abs", "absolute", "exp", "log", "sqrt", "square", "maximum", "minimum", "clip", "where",
     "matmul", "dot", "sum", "mean", "max", "amax", "min", "amin", "prod", "argmax", "argmin", "cumsum",
@@ -177,10 +177,6 @@ def _norm_axis_of(axis: int, ndim: int) -> int:
 
 def stack(arrays, axis=0):
     return F.stack(tuple(arrays), axis)
-
-
-def split(x, indices_or_sections, axis=0):
-    return F.split(x, indices_or_sections, axis)
 
 
 def tile(a, reps):

@@ -1,7 +1,8 @@
 """More of ``mindspore.numpy`` (exported by ``opforge.numpy``), the functions the model zoo's research programs
 call: ``rand`` (uniform draws of the seeded RandExt kernel), ``take_along_axis`` (GatherD of the broadcast
-indices), ``unravel_index`` (FloorMod and FloorDiv by the dims' strides), ``array_split`` (Slice per piece),
-``column_stack`` (Concat of columns) and ``floor_divide`` (FloorDiv). NumPy's (and MindSpore's) semantics;
+indices), ``unravel_index`` (FloorMod and FloorDiv by the dims' strides), ``array_split``, ``split`` and its
+``vsplit``/``hsplit``/``dsplit`` (a Slice per piece), ``column_stack`` (Concat of columns) and ``floor_divide``
+(FloorDiv). NumPy's (and MindSpore's) semantics;
 composed of opforge's primitives, so the Tensor ones differentiate, run on the CPU and the GPU and are recorded
 by jit."""
 
@@ -17,7 +18,10 @@ from opforge.ops import frontend_random
 from opforge.ops import functional as F
 from opforge.ops import functional_extra as FX
 
-__all__ = ["rand", "take_along_axis", "unravel_index", "array_split", "column_stack", "floor_divide"]
+__all__ = [
+    "rand", "take_along_axis", "unravel_index", "array_split", "split", "vsplit", "hsplit", "dsplit", "column_stack",
+    "floor_divide",
+]  # fmt: skip
 
 
 def _is_int(value) -> bool:
@@ -128,6 +132,47 @@ def array_split(x, indices_or_sections, axis=0):
         begin[axis], extent[axis] = start, max(stop - start, 0)
         pieces.append(F.slice(x, tuple(begin), tuple(extent)))
     return pieces
+
+
+def split(x, indices_or_sections, axis=0):
+    """``x`` split along ``axis`` (NumPy's ``split``, as MindSpore's ``mindspore.numpy.split``): an int N gives a
+    tuple of N equal pieces (N must divide the axis), a list or tuple of split points the list of the pieces between
+    them (negative points count from the end). An empty piece is a ValueError, as MindSpore's."""
+    x = _tensor(x)
+    if x.ndim == 0:
+        raise ValueError("For 'split', the 'x' must have at least one dimension, but got a 0-D Tensor.")
+    size = x.shape[_axis(axis, x.ndim, "split")]
+    if _is_int(indices_or_sections):
+        sections = int(indices_or_sections)
+        if sections <= 0 or sections > size or size % sections:
+            raise ValueError(
+                f"For 'split', {sections} sections must be positive and divide the axis {axis} of size {size} into "
+                "equal pieces (array_split allows unequal ones)."
+            )
+        return tuple(array_split(x, sections, axis))
+    if isinstance(indices_or_sections, (list, tuple)) and all(_is_int(i) for i in indices_or_sections):
+        points = [int(i) + size if i < 0 else int(i) for i in indices_or_sections]
+        if any(b <= a for a, b in zip([0, *points], [*points, size])):
+            raise ValueError(
+                f"For 'split', the split points {list(indices_or_sections)} of the axis {axis} of size {size} must "
+                "increase strictly within it: a piece would be empty."
+            )
+    return array_split(x, indices_or_sections, axis)
+
+
+def vsplit(x, indices_or_sections):
+    """``split`` along axis 0 (NumPy's ``vsplit``)."""
+    return split(x, indices_or_sections, 0)
+
+
+def hsplit(x, indices_or_sections):
+    """``split`` along axis 1 (NumPy's ``hsplit``)."""
+    return split(x, indices_or_sections, 1)
+
+
+def dsplit(x, indices_or_sections):
+    """``split`` along axis 2 (NumPy's ``dsplit``)."""
+    return split(x, indices_or_sections, 2)
 
 
 def column_stack(tup):
