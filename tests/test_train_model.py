@@ -320,3 +320,77 @@ def test_data_parallel_model_train_equals_one_process(parallel_optimizer):
     result = run_job(argv, n=2, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "MODEL-DP-OK" in result.stdout, result.stdout + result.stderr
+
+
+def _exit_model():
+    opforge.set_seed(0)
+    net = nn.Dense(4, 2)
+    model = Model(net, nn.MSELoss(), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    rng = np.random.default_rng(0)
+    data = NumpySlicesDataset(
+        {"x": rng.standard_normal((10, 4)).astype(np.float32), "y": rng.standard_normal((10, 2)).astype(np.float32)},
+        shuffle=False,
+    ).batch(2)  # 5 steps an epoch
+    return model, data
+
+
+@pytest.mark.parametrize("mode", [PYNATIVE_MODE, GRAPH_MODE])
+def test_on_request_exit_stops_after_the_step_and_saves(tmp_path, monkeypatch, mode):
+    """MindSpore's graceful exit (its graceful_exit sample): with MS_ENABLE_GRACEFUL_EXIT=1 the training step
+    holds the flags, OnRequestExit reads {"GracefulExit": 1} at a step's beginning, and the run stops after that
+    step with rank_<id>/<name>_train.ckpt (its epoch, step and global step) and .mindir written; a new run loads
+    that checkpoint when it begins."""
+    from opforge.train import OnRequestExit, RunContext
+    from opforge.train.callback import CallbackParam
+
+    monkeypatch.setenv("MS_ENABLE_GRACEFUL_EXIT", "1")
+    opforge.set_context(mode=mode)
+    config = tmp_path / "exit.json"
+
+    class AskAtStep2(Callback):
+        def on_train_step_end(self, run_context):
+            if run_context.original_args().cur_step_num == 2:
+                config.write_text('{"GracefulExit": 1}')
+
+    model, data = _exit_model()
+    steps = []
+    record = LambdaCallback(on_train_step_end=lambda rc: steps.append(rc.original_args().cur_step_num))
+    exit_cb = OnRequestExit(file_name="Net", directory=str(tmp_path), config_file=str(config))
+    model.train(3, data, callbacks=[AskAtStep2(), exit_cb, record], dataset_sink_mode=False)
+    assert steps == [1, 2, 3]  # the request read at step 3's beginning, the run stopped after it
+    names = {p.name for p in model.train_network.get_parameters()}
+    assert {"graceful_exit", "graceful_init"} <= names
+    saved = opforge.load_checkpoint(str(tmp_path / "rank_0" / "Net_train.ckpt"))
+    assert int(saved["step_num"].asnumpy()) == 3 and int(saved["global_step"].asnumpy()) == 3
+    assert (tmp_path / "rank_0" / "Net_train.mindir").is_file()
+    np.testing.assert_array_equal(saved["weight"].asnumpy(), model.train_network.network._backbone.weight.asnumpy())
+    fresh, _ = _exit_model()
+    OnRequestExit(file_name="Net", directory=str(tmp_path)).on_train_begin(
+        RunContext(CallbackParam(train_network=fresh.train_network))
+    )
+    np.testing.assert_array_equal(fresh.train_network.network._backbone.weight.asnumpy(), saved["weight"].asnumpy())
+
+
+def test_on_request_exit_signal_and_argument_errors(tmp_path):
+    """Without MS_ENABLE_GRACEFUL_EXIT a signal makes the training's end save (MindSpore's); bad arguments are
+    ValueErrors; SIGKILL cannot be asked for."""
+    import signal
+
+    from opforge.train import OnRequestExit
+
+    class Signal(Callback):
+        def on_train_step_end(self, run_context):
+            if run_context.original_args().cur_step_num == 2:
+                os.kill(os.getpid(), signal.SIGUSR1)
+
+    model, data = _exit_model()
+    previous = signal.getsignal(signal.SIGUSR1)
+    try:
+        exit_cb = OnRequestExit(save_mindir=False, file_name="Sig", directory=str(tmp_path), sig=signal.SIGUSR1)
+        model.train(1, data, callbacks=[Signal(), exit_cb], dataset_sink_mode=False)
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert exit_cb.exit and (tmp_path / "rank_0" / "Sig_train.ckpt").is_file()
+    for kwargs in ({"save_ckpt": 1}, {"file_name": 3}, {"sig": "TERM"}, {"sig": signal.SIGKILL}):
+        with pytest.raises(ValueError, match="OnRequestExit"):
+            OnRequestExit(directory=str(tmp_path), **kwargs)

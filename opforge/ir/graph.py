@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from opforge import dtype as mstype
+from opforge.dispatch.keep_writes import KeepWrites
 from opforge.dispatch.trace import Tracer
 from opforge.parallel.parameter_layout import lay_out
 from opforge.parallel_context import operator_parallel
@@ -120,7 +121,8 @@ def _build(spec, value):
 
 
 def record(net, *inputs, name: str | None = None) -> Graph:
-    """Run ``net(*inputs)`` once (a Cell or a function of Tensors) and keep its primitive calls."""
+    """Run ``net(*inputs)`` once (a Cell or a function of Tensors) and keep its primitive calls; the Parameters it
+    writes (a training step's weights, BatchNorm's statistics) are given their values back."""
     for i, x in enumerate(inputs):
         if not isinstance(x, Tensor):
             raise TypeError(
@@ -131,8 +133,12 @@ def record(net, *inputs, name: str | None = None) -> Graph:
     if operator_parallel() and hasattr(net, "get_parameters"):
         lay_out(net, inputs)  # a parallel network's first call splits its weights, outside operators: not recorded
     tracer = Tracer(list(inputs), where, fuse=False, graph=False)
-    with tracer:
-        out = net(*inputs)
+    kept = KeepWrites()  # recording a training step leaves its weights as they were
+    try:
+        with tracer, kept:
+            out = net(*inputs)
+    finally:
+        kept.restore()
     return _Recorder(tracer, where).graph(inputs, out)
 
 

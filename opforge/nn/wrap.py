@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import numbers
+import os
+
+import numpy as np
 
 from opforge import context
 from opforge import dtype as mstype
@@ -18,6 +21,8 @@ from opforge.nn.pipeline import PipelineCell
 from opforge.nn.virtual_dataset import _VirtualDatasetCell  # noqa: F401 (MindSpore's cell_wrapper has it)
 from opforge.parallel.auto_parallel import AutoParallel
 from opforge.parallel_context import ParallelMode, _is_set, get_auto_parallel_context, optimizer_parallel
+from opforge.tensor import Parameter, Tensor
+from opforge.utils import ExitByRequest
 
 __all__ = ["WithLossCell", "TrainOneStepCell", "WithEvalCell"]
 
@@ -113,6 +118,12 @@ class TrainOneStepCell(Cell):
         self._value_and_grad = _value_and_grad(
             self.network, None, self.weights, False, "TrainOneStepCell", True, on_ready
         )
+        # MindSpore's graceful exit (train.OnRequestExit): two flags, and a step that agrees on them across ranks
+        self.use_graceful_exit = os.environ.get("MS_ENABLE_GRACEFUL_EXIT") == "1"
+        if self.use_graceful_exit:
+            self.graceful_exit = ExitByRequest()
+            self.exit_param = Parameter(Tensor(False, mstype.bool_), name="graceful_exit")
+            self.init_param = Parameter(Tensor(np.array([0], np.int32)), name="graceful_init")
 
     # MindSpore's attributes, for subclasses that write their own construct (the model zoo's BERT, ...)
     @property
@@ -144,6 +155,8 @@ class TrainOneStepCell(Cell):
             loss, grads = self._value_and_grad(None if sens == 1.0 else float(sens), *inputs)
         if self.reducer_flag:
             grads = self._reduce(grads)
+        if self.use_graceful_exit:
+            grads = self.graceful_exit.exit_by_request(grads, self.init_param, self.exit_param)
         self._cells["optimizer"](grads)  # (attribute access to a Cell goes through __getattr__)
         return loss
 

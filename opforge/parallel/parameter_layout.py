@@ -25,12 +25,9 @@ parameters, so every ``opt_shard_group`` is "".
 
 from __future__ import annotations
 
-import numpy as np
-
 from opforge.bprop.tape import differentiated_operator
 from opforge.dispatch import sharding
-from opforge.dispatch.binding import written_positions
-from opforge.dispatch.interpreter import Interpreter
+from opforge.dispatch.keep_writes import KeepWrites
 from opforge.tensor import Parameter
 
 __all__ = ["parameter_layout", "parameter_layout_dict", "lay_out"]
@@ -54,25 +51,14 @@ class _BackwardReached(BaseException):
     way (``except Exception``) takes it for one."""
 
 
-class _LayoutStep(Interpreter):
-    """Below the sharding interpreter during the layout step: passes every call on, keeping the value each
-    written Parameter had before the call (the step gives it back), and ends the step at the first call made
-    by a bprop."""
-
-    def __init__(self):
-        self.parent = None
-        self.written: list = []  # (Parameter, its value before the write), in the order of the writes
+class _LayoutStep(KeepWrites):
+    """Below the sharding interpreter during the layout step: keeps the value each written Parameter had (the step
+    gives it back) and ends the step at the first call made by a bprop."""
 
     def process_primitive(self, prim, args: tuple):
         if differentiated_operator() is not None:
             raise _BackwardReached
-        for i in written_positions(prim._signature()):
-            if i < len(args) and isinstance(args[i], Parameter):
-                self.written.append((args[i], np.array(args[i].asnumpy(), copy=True)))
-        return self.parent.process_primitive(prim, args)
-
-    def swap_tensors(self, updated, old) -> None:
-        """It knows no tensor by identity: an in-place assignment changes nothing here."""
+        return super().process_primitive(prim, args)
 
 
 def lay_out(cell, args: tuple) -> None:
@@ -89,6 +75,5 @@ def lay_out(cell, args: tuple) -> None:
     except _BackwardReached:
         pass
     finally:
-        for param, value in reversed(step.written):
-            param.set_data(value)
+        step.restore()
     sharding.lay_out_clones(cell.get_parameters())

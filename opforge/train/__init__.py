@@ -13,6 +13,7 @@ from opforge.train.callback import (
     LearningRateScheduler,
     LossMonitor,
     ModelCheckpoint,
+    OnRequestExit,
     ProgressBar,
     RunContext,
     TimeMonitor,
@@ -58,5 +59,5 @@ __all__ = [
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "data_sink", "SummaryCollector",
     "SummaryRecord", "build_searched_strategy", "merge_sliced_parameter", "load_distributed_checkpoint",
     "train_thor", "ConvertModelUtils", "ConvertNetUtils", "LearningRateScheduler", "DatasetHelper",
-    "connect_network_with_dataset",
+    "connect_network_with_dataset", "OnRequestExit",
 ]  # fmt: skip

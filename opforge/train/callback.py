@@ -26,12 +26,13 @@ from opforge.train.callback_base import (
     _InternalCallbackParam,  # noqa: F401 (MindSpore's name, importable here)
 )
 from opforge.train.callback_extra import LearningRateScheduler, _CallbackManager  # noqa: F401 (MindSpore 1.x)
+from opforge.train.on_request_exit import OnRequestExit
 from opforge.train.summary import SummaryCollector
 
 __all__ = [
     "Callback", "RunContext", "CallbackParam", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
     "History", "LambdaCallback", "EarlyStopping", "ProgressBar", "SummaryCollector",
-    "LearningRateScheduler",
+    "LearningRateScheduler", "OnRequestExit",
 ]  # fmt: skip
 
 

@@ -258,7 +258,9 @@ class Model:
             epoch_num=epoch, batch_num=batch_num, cur_epoch_num=initial_epoch, cur_step_num=initial_epoch * batch_num,
             train_dataset=dataset, net_outputs=None, mode="train", metrics=None, list_callback=callbacks,
             parallel_mode=get_auto_parallel_context("parallel_mode"), device_number=_device_number(),
-            dataset_sink_mode=sink is not None,
+            dataset_sink_mode=sink is not None, train_dataset_element=None, last_save_ckpt_step=None,
+            latest_ckpt_file=None, loss_scale_mananger=self._loss_scale_manager, is_arf=False,  # (its spelling)
+            initial_step=initial_epoch * batch_num,
         )  # fmt: skip
         run_context = RunContext(cb)
 
@@ -312,16 +314,19 @@ class Model:
         for m in self._metric_fns.values():
             m.clear()
         cb = CallbackParam(eval_network=net, valid_dataset=valid_dataset, cur_step_num=0, net_outputs=None, mode="eval",
-                           dataset_sink_mode=dataset_sink_mode)  # fmt: skip
+                           dataset_sink_mode=dataset_sink_mode, eval_dataset_element=None)  # fmt: skip
         run_context = RunContext(cb)
         self._hook(callbacks, "on_eval_begin", run_context)
         for row in valid_dataset.create_tuple_iterator():
             cb.cur_step_num += 1
+            cb.eval_dataset_element = row
             self._hook(callbacks, "on_eval_step_begin", run_context)
             outputs = whole_values(net(*_tensors(row)))  # (the metrics read logits a strategy split whole)
             cb.net_outputs = outputs
             self._update_metrics(outputs)
             self._hook(callbacks, "on_eval_step_end", run_context)
+            if run_context.get_stop_requested():  # (MindSpore's: OnRequestExit stops an evaluation so)
+                break
         result = {name: m.eval() for name, m in self._metric_fns.items()}
         cb.metrics = result
         self._hook(callbacks, "on_eval_end", run_context)
