@@ -394,3 +394,13 @@ def test_on_request_exit_signal_and_argument_errors(tmp_path):
     for kwargs in ({"save_ckpt": 1}, {"file_name": 3}, {"sig": "TERM"}, {"sig": signal.SIGKILL}):
         with pytest.raises(ValueError, match="OnRequestExit"):
             OnRequestExit(directory=str(tmp_path), **kwargs)
+
+
+@needs_mpi
+def test_on_request_exit_stops_every_rank_after_the_same_step(tmp_path):
+    """Data parallel on 2 ranks: the request reaches the ranks at different steps, and ExitByRequest's AllReduce
+    stops them all after the first step at which every rank has asked (MindSpore's graceful_exit sample)."""
+    job = run_job(
+        [str(SCRIPTS / "graceful_exit.py"), str(tmp_path)], n=2, timeout=180, env={"MS_ENABLE_GRACEFUL_EXIT": "1"}
+    )
+    assert job.returncode == 0 and "GRACEFUL-OK" in job.stdout, job.stdout + job.stderr
