@@ -5,7 +5,9 @@ given ``cell.pipeline_stage = k`` runs on the ranks of stage k only. ``PipelineC
 cuts each batch into ``micro_size`` micro-batches along dim 0 and runs them through the stages with the
 1F1B schedule: a stage runs ``stages - stage - 1`` forward passes ahead, then alternates one forward and
 one backward, then finishes the backward passes. Between stages the boundary tensors travel with
-``ops.Send`` / ``ops.Receive`` forward and their gradients backward; each stage differentiates only its
+``ops.Send`` / ``ops.Receive`` forward and their gradients backward (a tensor made by one stage and read by a
+later one crosses every boundary between them, each stage in between passing it on); each stage differentiates
+only its
 own part (a tape per micro-batch), seeded at the last stage by the loss and elsewhere by the gradient the
 next stage sent back. As in MindSpore, the loss a step returns and differentiates is the sum of the
 micro-batches' losses, on every rank (from the first rank of the last stage): with a loss that is a mean over
@@ -39,7 +41,7 @@ from opforge.tensor import Tensor, is_placeholder
 
 __all__ = ["Pipeline", "PipelineCell", "PipelineGradReducer", "stage_of_rank", "sync_pipeline_shared_parameters"]
 
-_FORWARD_TAG, _BACKWARD_TAG, _TAGS_PER_MICRO = 1000, 17000, 16
+_FORWARD_TAG, _BACKWARD_TAG, _TAGS_PER_MICRO, _TAGGED_MICROS = 1000, 17000, 64, 250
 
 
 def _has_data(t) -> bool:
@@ -47,23 +49,54 @@ def _has_data(t) -> bool:
 
 
 class _ShapesOnly(Interpreter):
-    """A call reading a tensor without data (another stage's result) is only shape-inferred."""
+    """A call reading a tensor without data (another stage's result) is only shape-inferred. Every call's outputs
+    are made by the latest stage that made one of its inputs (``_MicroBatch.made_by``)."""
+
+    def __init__(self, micro: _MicroBatch):
+        self.parent = None
+        self.micro = micro
 
     def process_primitive(self, prim, args: tuple):
         if any(isinstance(a, Tensor) and not _has_data(a) for a in args):
-            return abstract_call(prim, args, False)[0]
-        return self.parent.process_primitive(prim, args)
+            out = abstract_call(prim, args, False)[0]
+        else:
+            out = self.parent.process_primitive(prim, args)
+        stages = [s for s in map(self.micro.stage_of, _tensors(args)) if s is not None]
+        if stages:
+            self.micro.made(out, max(stages))
+        return out
+
+
+def _tensors(value):
+    """The Tensors in ``value`` (a Tensor, or a tuple or list of them, nested)."""
+    if isinstance(value, Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _tensors(v)
 
 
 class _MicroBatch:
-    """One micro-batch's forward pass on this stage: its tape, what it received and what it sends."""
+    """One micro-batch's forward pass on this stage: its tape, what it received and what it sends, and the
+    stage that made each tensor crossing stages."""
 
-    def __init__(self, index: int):
+    def __init__(self, index: int, weight_stages: dict):
         self.index = index
         self.tape = Tape()
         self.received: list = []  # boundary inputs from the previous stage (watched)
         self.sent: list = []  # boundary outputs for the next stage
         self.loss = None
+        self.made_by = dict(weight_stages)  # id(tensor) -> (tensor, the stage whose cell made it)
+        self.got: dict = {}  # id(tensor of an earlier stage) -> the tensor received for it
+        self.crossed: set = set()  # ids of the tensors in ``sent``
+
+    def stage_of(self, t: Tensor):
+        entry = self.made_by.get(id(t))
+        return entry[1] if entry is not None and entry[0] is t else None
+
+    def made(self, out, stage: int) -> None:
+        for t in _tensors(out):
+            self.made_by[id(t)] = (t, stage)
 
 
 class _Run:
@@ -98,14 +131,37 @@ class _Run:
 
     def call(self, cell, args: tuple, kwargs: dict):
         t = cell.pipeline_stage if self.stages > 1 else self.stage  # (one stage: MindSpore ignores pipeline_stage)
-        if self.abstract or t == self.stage:
-            if not self.abstract:
-                args = tuple(self._receive(a, k) if isinstance(a, Tensor) and not _has_data(a) else a
-                             for k, a in enumerate(args))  # fmt: skip
+        if self.abstract:
             return cell._call_construct(args, kwargs)
-        if t == self.stage + 1:
-            self.micro.sent.extend(a for a in args if _has_data(a))
-        return self._shapes_of(cell, args, kwargs)
+        args = tuple(self._cross(a, t) if isinstance(a, Tensor) else a for a in args)
+        out = cell._call_construct(args, kwargs) if t == self.stage else self._shapes_of(cell, args, kwargs)
+        self.micro.made(out, t)
+        return out
+
+    def _cross(self, a: Tensor, reader: int):
+        """``a`` as the cell of stage ``reader`` reads it here. A tensor a stage made crosses every boundary between
+        that stage and its readers, in the order the tensors are first read past a boundary (alike on every
+        rank): this stage receives what an earlier stage made for itself or a later one (passing it on), and
+        sends on what it made for a later one, so only neighbouring stages talk (1F1B stays deadlock-free)."""
+        made, mb = self.micro.stage_of(a), self.micro
+        if made is None or reader <= made or reader < self.stage:
+            if reader == self.stage and not _has_data(a):
+                raise ValueError(
+                    f"For 'PipelineCell', a cell of stage {self.stage} reads a tensor without data here that no "
+                    "cell of an earlier stage made: compute it inside the cells, or from the network's inputs."
+                )
+            return a
+        if made < self.stage:  # made before this stage: received from the previous one
+            got = mb.got.get(id(a))
+            if got is None:
+                got = mb.got[id(a)] = self._receive(a)
+            if reader == self.stage:
+                return got
+            a = got  # a later stage reads it: passed on
+        if made <= self.stage < reader and id(a) not in mb.crossed:
+            mb.crossed.add(id(a))
+            mb.sent.append(a)
+        return a
 
     def _shapes_of(self, cell, args, kwargs):
         self.abstract += 1
@@ -116,18 +172,24 @@ class _Run:
             self.abstract -= 1
         return out
 
-    def _receive(self, placeholder: Tensor, k: int) -> Tensor:
-        if self.prev is None:
-            raise ValueError(
-                f"For 'PipelineCell', a cell of stage {self.stage} received a tensor without data but this is the "
-                "first stage: give the network its inputs."
-            )
-        tag = _FORWARD_TAG + self.micro.index * _TAGS_PER_MICRO + len(self.micro.received)
+    def _receive(self, placeholder: Tensor) -> Tensor:
+        tag = _tag(_FORWARD_TAG, self.micro.index, len(self.micro.received))
         dtype, shape, _ = placeholder._meta
         t = self.receive(tag, self.prev, tuple(shape), dtype)
         self.micro.tape.watch(t)
         self.micro.received.append(t)
         return t
+
+
+def _tag(base: int, micro: int, k: int) -> int:
+    """The message tag of the ``k``-th tensor crossing a boundary in micro-batch ``micro`` (tags repeat every
+    ``_TAGGED_MICROS`` micro-batches: MPI keeps the order of one sender's messages of one tag)."""
+    if k >= _TAGS_PER_MICRO:
+        raise ValueError(
+            f"For 'PipelineCell', more than {_TAGS_PER_MICRO} tensors cross one boundary between stages in one "
+            "micro-batch: return fewer, larger tensors from the stages' cells."
+        )
+    return base + (micro % _TAGGED_MICROS) * _TAGS_PER_MICRO + k
 
 
 def _split_rows(inputs: tuple):
@@ -238,6 +300,7 @@ class PipelineCell(Cell):
         self.network = network
         self.micro_size = micro_size
         self._shared = _release_other_stages(network)  # None until the stages are known
+        self._weight_stages = None
 
     def construct(self, *inputs):
         """The sum of the micro-batches' losses. While a gradient is taken (``value_and_grad`` of a function calling
@@ -278,6 +341,9 @@ class PipelineCell(Cell):
         stages = get_auto_parallel_context("pipeline_stages")
         if self._shared is None:
             self._shared = _release_other_stages(self.network)
+        if self._weight_stages is None:  # a weight of one stage's cells is made by that stage
+            users = _stages_of_parameters(self.network).values()
+            self._weight_stages = {id(p): (p, min(s)) for p, s in users if len(s) == 1}
         rank, world = get_rank(), get_group_size()
         stage = stage_of_rank(rank, world, stages)
         micros = self._split(inputs)
@@ -318,12 +384,12 @@ class PipelineCell(Cell):
                 grads[k] = sharding.sum_over_ranks(grads[k], _shared_group(stages, rank, per_stage))
 
     def _forward(self, run: _Run, index: int, inputs: tuple, weights) -> _MicroBatch:
-        mb = _MicroBatch(index)
+        mb = _MicroBatch(index, self._weight_stages)
         run.micro = mb
         with mb.tape:
             for w in weights:
                 mb.tape.watch(w)
-            with _ShapesOnly():
+            with _ShapesOnly(mb):
                 out = self.network(*inputs)
         if run.next is None:  # the last stage holds the loss
             mb.loss = out
@@ -333,7 +399,7 @@ class PipelineCell(Cell):
         if run.next is None:
             return
         for k, t in enumerate(mb.sent):
-            run.send(t, _FORWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next)
+            run.send(t, _tag(_FORWARD_TAG, mb.index, k), run.next)
 
     def _backward(self, run: _Run, mb: _MicroBatch, weights, grads: list) -> None:
         if run.next is None:
@@ -343,7 +409,7 @@ class PipelineCell(Cell):
         else:
             outputs = tuple(mb.sent)
             senses = tuple(
-                run.receive(_BACKWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.next, tuple(t.shape), t.dtype)
+                run.receive(_tag(_BACKWARD_TAG, mb.index, k), run.next, tuple(t.shape), t.dtype)
                 for k, t in enumerate(mb.sent)
             )
         found = backward(mb.tape, outputs, senses)
@@ -354,9 +420,7 @@ class PipelineCell(Cell):
         if run.prev is not None:
             for k, t in enumerate(mb.received):
                 g = found.get(id(t))
-                run.send(
-                    ops.ZerosLike()(t) if g is None else g, _BACKWARD_TAG + mb.index * _TAGS_PER_MICRO + k, run.prev
-                )
+                run.send(ops.ZerosLike()(t) if g is None else g, _tag(_BACKWARD_TAG, mb.index, k), run.prev)
 
     def _loss(self, losses: list, rank: int, world: int, stages: int):
         last = world - world // stages  # the first rank of the last stage holds the loss everyone gets
