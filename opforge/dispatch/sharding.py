@@ -354,19 +354,33 @@ def finish(out, output_layout=None):
     layout ``output_layout(global shape)`` gives (None: as the network left it)."""
     if isinstance(out, (tuple, list)):
         return type(out)(finish(o, output_layout) for o in out)
-    if not is_sharded(out):
+    if not isinstance(out, Tensor):
         return out
+    shape = tuple(out._meta[1])
+    # (MindSpore's VirtualOutput skips a Parameter: a network returning its split weight hands out its block)
+    wanted = None if output_layout is None or isinstance(out, Parameter) else output_layout(shape)
+    if not is_sharded(out):
+        if wanted is None or wanted.is_replicated:
+            return out
+        return placement.place(redistribute(out, replicated(len(shape)), wanted, shape), wanted, shape)
     data = out._data
+    if wanted is not None and data.pending is not None:
+        block = _reduce_partial(data, wanted, shape)  # a partial sum wanted split: a ReduceScatter
+        if block is not None:
+            return placement.place(block, wanted, shape) if not wanted.is_replicated else _plain(out, block)
     block, layout = data.complete(), data.layout
-    if isinstance(out, Parameter):  # a network returning its split weight: its block (MindSpore's VirtualOutput
-        return placement.place(block, layout, data.shape)  # skips a Parameter), the weight itself left as it is
-    wanted = None if output_layout is None else output_layout(data.shape)
+    if isinstance(out, Parameter):  # its block, the weight itself left as it is
+        return placement.place(block, layout, data.shape)
     if wanted is not None and wanted != layout:
         block, layout = redistribute(block, layout, wanted, data.shape), wanted
     if layout.is_replicated:
-        out._data = block._data  # the same Tensor (a tape may have recorded it), now plain
-        return out
+        return _plain(out, block)
     return placement.place(block, layout, data.shape)
+
+
+def _plain(out: Tensor, whole: Tensor) -> Tensor:
+    out._data = whole._data  # the same Tensor (a tape may have recorded it), now plain
+    return out
 
 
 def finish_as(value, like):

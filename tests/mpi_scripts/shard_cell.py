@@ -167,6 +167,21 @@ if product.shape != (rows, 4) or not np.allclose(local_sum, (mine @ y).sum(), at
     sys.exit(f"the output block {product.shape} summed to {local_sum}, not its rows' {(mine @ y).sum()}")
 if not np.allclose(whole, a @ y, atol=1e-5):
     sys.exit(f"the gathered output block gave {whole}")
+
+
+class RowsBack(nn.Cell):  # its output whole after its operators (the partial sum completed by the Add)
+    def __init__(self):
+        super().__init__()
+        self.matmul = ops.MatMul().shard(((1, size), (size, 1)))
+        self.w = opforge.Parameter(opforge.Tensor(y), name="w")
+
+    def construct(self, a):
+        return self.matmul(a, self.w) + 1.0
+
+
+rows_back = RowsBack()(opforge.Tensor(mine))  # MindSpore's VirtualOutput: this rank's rows of it, all the same
+if rows_back.shape != (rows, 4) or not np.allclose(rows_back.asnumpy(), mine @ y + 1.0, atol=1e-5):
+    sys.exit(f"a whole output with each rank's rows in came out {rows_back.shape}")
 # the gradient of a batch-split input is this rank's rows of it, as MindSpore's (it was the whole batch's)
 row_grad = opforge.grad(lambda t: ops.ReduceSum()(RowParallel()(t)))(opforge.Tensor(mine))
 if row_grad.shape != mine.shape or not np.allclose(row_grad.asnumpy(), np.ones((rows, 4), np.float32) @ y.T, atol=1e-5):
