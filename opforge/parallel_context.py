@@ -58,8 +58,9 @@ Options and defaults (MindSpore's names):
   parallel network's backward pass starts from the sensitivity times the number of ranks of the pipeline
   stage holding the same block of the output (``sharding.loss_repeats``), so every gradient is that many times
   one process's.
-- ``pipeline_result_broadcast`` (False): recorded; a pipeline's loss (its last stage's) reaches every rank
-  either way in opforge, where MindSpore broadcasts it only when this is True.
+- ``pipeline_result_broadcast`` (False): an evaluation network cut into stages (pipeline inference) hands its
+  last stage's outputs to every rank when True, zeros to the other stages when False (MindSpore's); a
+  ``PipelineCell``'s loss reaches every rank either way in opforge.
 - ``strategy_ckpt_save_file`` (""), ``strategy_ckpt_load_file`` (""), ``strategy_ckpt_config`` ({"save_file": "",
   "load_file": "", "only_trainable_params": True}): the strategy file (MindSpore's protobuf of each parameter's
   layout; its JSON form for a name ending with ``.json``) a sharded network writes after its first step

@@ -636,6 +636,16 @@ def test_tensors_skipping_pipeline_stages_train_as_one_process(n):
     assert float(re.search(r"SKIP-OK (\S+)", job.stdout).group(1)) <= 1e-5
 
 
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_pipeline_inference_runs_each_stage_on_its_ranks(n):
+    """MindSpore's pipeline inference sample (no PipelineCell, its own micro-batch loop): each rank runs and holds
+    only its stage's cells (every rank ran and held the whole network before); the last stage's logits reach
+    every rank with pipeline_result_broadcast, the others get zeros without; in GRAPH_MODE, twice."""
+    job = run_job([str(SCRIPTS / "pipeline_inference.py")], n=n, timeout=180)
+    assert job.returncode == 0 and "INFER-OK" in job.stdout, job.stdout + job.stderr
+
+
 def test_sync_pipeline_shared_parameters_checks_its_argument():
     with pytest.raises(TypeError, match="'net' must be a Cell"):
         opforge.sync_pipeline_shared_parameters(lambda x: x)

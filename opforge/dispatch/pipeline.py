@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["current_run", "running", "stage_of_rank", "stage_ranks"]
+__all__ = ["current_run", "running", "stage_of_rank", "stage_ranks", "register_forward", "forward_stages"]
 
 _state = threading.local()
 
@@ -27,6 +27,26 @@ def stage_ranks(rank: int, world: int, stages: int) -> tuple:
     per_stage = world // stages
     first = stage_of_rank(rank, world, stages) * per_stage
     return tuple(range(first, first + per_stage))
+
+
+_forward = [None, None]  # opforge/nn/pipeline.py's forward pass cut into stages (``register_forward``)
+
+
+def register_forward(applies, runner) -> None:
+    """``applies(cell)``: whether a network's outermost call is an evaluation cut into stages (pipeline inference
+    without PipelineCell); ``runner(cell, call, args, kwargs)`` runs it stage by stage. Registered by
+    opforge/nn/pipeline.py, reached by ``Cell`` here."""
+    _forward[:] = [applies, runner]
+
+
+def cuts_into_stages(cell) -> bool:
+    applies = _forward[0]
+    return current_run() is None and applies is not None and applies(cell)
+
+
+def forward_stages(cell, call, args: tuple, kwargs: dict):
+    """``call(*args, **kwargs)`` cut into the pipeline's stages by the registered runner."""
+    return _forward[1](cell, call, args, kwargs)
 
 
 def current_run():

@@ -494,7 +494,7 @@ class Cell:
             # called inside a trace, a gradient or a parallel call is not checked against it)
             _check_call_inputs(type(self).__name__, specs, args, len(kwargs))
         if (operator_parallel() or optimizer_parallel()) and not sharding.outer_call_active():
-            if context.graph_mode() and self.__dict__.get("_sharded_laid_out"):
+            if context.graph_mode() and self.__dict__.get("_sharded_laid_out") and not self._staged_inference():
                 # the trace records each rank's local program (the interpreter runs inside it): the local
                 # calls with their collectives, optimizer parallel's reduce-scatters, updates and all-gathers,
                 # a pipeline's 1F1B schedule with its Send/Receive
@@ -531,7 +531,14 @@ class Cell:
         if searches_strategies() and not self.__dict__.get("_strategies_searched"):
             object.__setattr__(self, "_strategies_searched", True)
             self._search_strategies(args, kwargs)
-        return sharding.run_outermost(lambda *a, **k: self._call_construct(a, k), args, kwargs, type(self).__name__)
+        call = lambda *a, **k: self._call_construct(a, k)  # noqa: E731
+        if self._staged_inference():  # each rank runs its pipeline stage's cells (opforge/nn/pipeline.py)
+            call = lambda *a, _call=call, **k: pipeline.forward_stages(self, _call, a, k)  # noqa: E731
+        return sharding.run_outermost(call, args, kwargs, type(self).__name__)
+
+    def _staged_inference(self) -> bool:
+        """Whether this outermost call is an evaluation cut into pipeline stages (no PipelineCell)."""
+        return get_auto_parallel_context("pipeline_stages") > 1 and pipeline.cuts_into_stages(self)
 
     def _search_strategies(self, args, kwargs) -> None:
         """AUTO_PARALLEL's strategy search (``opforge/parallel/strategy_search.py``), before the first call. A

@@ -57,7 +57,7 @@ class _ShapesOnly(Interpreter):
         self.micro = micro
 
     def process_primitive(self, prim, args: tuple):
-        if any(isinstance(a, Tensor) and not _has_data(a) for a in args):
+        if any(not _has_data(a) for a in _tensors(args)):
             out = abstract_call(prim, args, False)[0]
         else:
             out = self.parent.process_primitive(prim, args)
@@ -104,6 +104,7 @@ class _Run:
 
     def __init__(self, stage: int, stages: int, rank: int, per_stage: int, rows=None):
         self.stage, self.stages = stage, stages
+        self.rank, self.per_stage = rank, per_stage
         self.prev = rank - per_stage if stage > 0 else None
         self.next = rank + per_stage if stage < stages - 1 else None
         self.rows = rows  # (layout, micro-batch size) when the batch is split over a stage's ranks; else None
@@ -161,7 +162,12 @@ class _Run:
         if made <= self.stage < reader and id(a) not in mb.crossed:
             mb.crossed.add(id(a))
             mb.sent.append(a)
+            self.passing(a)
         return a
+
+    def passing(self, t: Tensor) -> None:
+        """``t`` joined the tensors this stage sends on: PipelineCell's schedule sends them after the micro-batch's
+        forward pass."""
 
     def _shapes_of(self, cell, args, kwargs):
         self.abstract += 1
@@ -173,12 +179,76 @@ class _Run:
         return out
 
     def _receive(self, placeholder: Tensor) -> Tensor:
-        tag = _tag(_FORWARD_TAG, self.micro.index, len(self.micro.received))
         dtype, shape, _ = placeholder._meta
-        t = self.receive(tag, self.prev, tuple(shape), dtype)
+        t = self.receive(self.forward_tag(len(self.micro.received)), self.prev, tuple(shape), dtype)
         self.micro.tape.watch(t)
         self.micro.received.append(t)
         return t
+
+    def forward_tag(self, k: int) -> int:
+        return _tag(_FORWARD_TAG, self.micro.index, k)
+
+
+class _ForwardRun(_Run):
+    """An evaluation network's call cut into its stages without ``PipelineCell`` (MindSpore's pipeline inference):
+    one forward pass (the network loops over its micro-batches itself, as MindSpore's sample does), each tensor
+    crossing a boundary sent as soon as a later stage's cell reads it, where the next stage receives it: every
+    stage meets the boundaries in the same program order, so the blocking sends find their receives."""
+
+    def __init__(self, stage: int, stages: int, rank: int, per_stage: int, weight_stages: dict):
+        super().__init__(stage, stages, rank, per_stage)
+        self.micro = _MicroBatch(0, weight_stages)
+
+    def passing(self, t: Tensor) -> None:
+        self.send(t, self.forward_tag(len(self.micro.sent) - 1), self.next)
+
+    def forward_tag(self, k: int) -> int:  # (one pass of any length: the tags of 64 tensors repeat)
+        return _tag(_FORWARD_TAG, k // _TAGS_PER_MICRO, k % _TAGS_PER_MICRO)
+
+
+def _weight_stages(network: Cell) -> dict:
+    """``{id(weight): (weight, stage)}`` of the weights of one stage's cells: that stage makes them."""
+    return {id(p): (p, min(s)) for p, s in _stages_of_parameters(network).values() if len(s) == 1}
+
+
+def _evaluation_in_stages(cell: Cell) -> bool:
+    """Whether ``cell`` is an evaluation network (none of its cells training) with staged cells and no
+    ``PipelineCell``: its call is cut into stages by ``_forward_stages``."""
+    cells = [c for _, c in cell.cells_and_names()]
+    staged = any("pipeline_stage" in c.__dict__ for c in cells)
+    return staged and not any(c.training or isinstance(c, PipelineCell) for c in cells)
+
+
+def _forward_stages(cell: Cell, call, args: tuple, kwargs: dict):
+    """``call(*args, **kwargs)``, ``cell``'s outermost call in evaluation cut into pipeline stages: each rank runs its
+    stage's cells only (the other stages' weights dropped at the first call, shared ones synchronised) and receives
+    and sends what crosses its boundaries (``_ForwardRun``). The outputs are the last stage's: with
+    ``pipeline_result_broadcast`` every rank's (MindSpore's), else zeros off the last stage."""
+    if "_pipeline_released" not in cell.__dict__:
+        object.__setattr__(cell, "_pipeline_released", _release_other_stages(cell))
+    stages = get_auto_parallel_context("pipeline_stages")
+    rank, world = get_rank(), get_group_size()
+    run = _ForwardRun(stage_of_rank(rank, world, stages), stages, rank, world // stages, _weight_stages(cell))
+    with run_context.running(run), _ShapesOnly(run.micro):
+        out = call(*args, **kwargs)
+    return _last_stage_result(out, run, get_auto_parallel_context("pipeline_result_broadcast"))
+
+
+def _last_stage_result(out, run: _Run, broadcast: bool):
+    """The last stage's ``out`` (a Tensor or a nested tuple or list of them): on every rank, each from its
+    counterpart of the last stage (a sum with the other stages' zeros), with ``broadcast``; else zeros elsewhere."""
+    if isinstance(out, (tuple, list)):
+        return type(out)(_last_stage_result(o, run, broadcast) for o in out)
+    if not isinstance(out, Tensor):
+        return out
+    mine = out if _has_data(out) and run.next is None else ops.Zeros()(tuple(out.shape), out.dtype)
+    if not broadcast:
+        return mine
+    group = _shared_group(set(range(run.stages)), run.rank, run.per_stage)
+    return sharding.sum_over_ranks(mine, group)
+
+
+run_context.register_forward(_evaluation_in_stages, _forward_stages)
 
 
 def _tag(base: int, micro: int, k: int) -> int:
@@ -341,9 +411,8 @@ class PipelineCell(Cell):
         stages = get_auto_parallel_context("pipeline_stages")
         if self._shared is None:
             self._shared = _release_other_stages(self.network)
-        if self._weight_stages is None:  # a weight of one stage's cells is made by that stage
-            users = _stages_of_parameters(self.network).values()
-            self._weight_stages = {id(p): (p, min(s)) for p, s in users if len(s) == 1}
+        if self._weight_stages is None:
+            self._weight_stages = _weight_stages(self.network)
         rank, world = get_rank(), get_group_size()
         stage = stage_of_rank(rank, world, stages)
         micros = self._split(inputs)

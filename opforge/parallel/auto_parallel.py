@@ -198,7 +198,8 @@ class AutoParallel(Cell):
 
     def pipeline(self, stages=1, output_broadcast=False, interleave=False, scheduler="1f1b"):
         """The ranks cut into ``stages`` pipeline stages (``Cell.pipeline_stage``, ``nn.PipelineCell``); the
-        loss reaches every rank (``output_broadcast`` is kept)."""
+        loss reaches every rank; ``output_broadcast``: an evaluation network's last-stage outputs reach every rank
+        (the context's ``pipeline_result_broadcast``)."""
         _check_type("pipeline", "stages", stages, int)
         if stages <= 0:
             raise ValueError(f"{_where('pipeline')}, the argument 'stages' must be larger than zero, but got {stages}.")
