@@ -1,5 +1,6 @@
 """Batching rules (vmap) of the nn and conv operators: the activations and their gradients (elementwise),
-Softmax/LogSoftmax (the axis counted from the end) and BiasAdd. See ``opforge/dispatch/batching.py``."""
+Softmax/LogSoftmax (the axis counted from the end), BiasAdd, the convolutions and pooling (the batch folded into
+the samples, or side by side as groups: Conv2DBackpropFilter) and the losses. See ``opforge/dispatch/batching.py``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from opforge.primitives.batching_array_ops import (
     to_front,
     with_attrs,
 )
+from opforge.tensor import Tensor
 
 batching_rules.register(N.ReLU, N.Elu, N.Sigmoid, N.Tanh, N.GeLU, N.Softplus, N.HSigmoid, N.HSwish, N.ReLU6)(
     elementwise_rule()
@@ -127,6 +129,46 @@ batching_rules.register(C.AdaptiveAvgPool2D)(fold_rule((0,), "batches 'x'"))
 batching_rules.register(C.AdaptiveAvgPool2DGrad)(fold_rule((0,), "batches 'input_grad'", size_arg=1))
 batching_rules.register(C.MaxPoolGrad, C.AvgPoolGrad, C.MaxPoolGradGrad)(fold_rule((0, 1, 2), "batches its inputs"))
 batching_rules.register(N.SoftmaxCrossEntropyWithLogits)(fold_rule((0, 1), "batches its inputs"))
+_transpose, _one_hot, _log_softmax = A.Transpose(), A.OneHot(), N.LogSoftmax()
+_sum, _mean = P.ReduceSum(), P.ReduceMean()
+
+
+@batching_rules.register(N.SparseSoftmaxCrossEntropyWithLogits)
+def _sparse_softmax_cross_entropy_rule(prim, args, dims, size):
+    """The samples of all elements folded into one call of the operator, which checks the labels as it does. With
+    ``is_grad`` that call's gradient is ``(softmax - one_hot) / (B * N)``: times B, each element's. Without, that
+    call only checks (its mean over all elements is dropped), and each element's mean loss is the mean over its
+    rows of ``-log_softmax(logits) . one_hot(label)``."""
+    logits, labels = (materialize(a, d, size) for a, d in zip(args, dims))
+    if len(logits.shape) != 3 or len(labels.shape) != 2:
+        return sequential(prim, args, dims, size, "checks its ranks")  # (the operator's error, on one element)
+    _, n, c = logits.shape
+    folded = prim(_reshape(logits, (size * n, c)), _reshape(labels, (size * n,)))
+    if prim.is_grad:
+        return _reshape(folded * float(size), (size, n, c)), 0
+    one_hot = _one_hot(labels, c, Tensor(1.0, logits.dtype), Tensor(0.0, logits.dtype))  # (labels checked above)
+    return -_mean(_sum(_log_softmax(logits) * one_hot, 2), 1), 0
+
+
+@batching_rules.register(C.Conv2DBackpropFilter)
+def _conv_filter_grad_rule(prim, args, dims, size):
+    """Each element's filter gradient at once: the B elements side by side as groups of one grouped convolution
+    (channels (B * C) of ``x`` and (B * out_channel) of ``dout``, ``group`` B times larger), a per-sample gradient's
+    weight gradient in one call. NCHW; a batched ``filter_size`` cannot be."""
+    dout, x, filter_size = args
+    if dims[2] is not None or prim.data_format != "NCHW":
+        return sequential(prim, args, dims, size, "batches 'dout' and 'x' (NCHW)")
+    dout, x = materialize(dout, dims[0], size), materialize(x, dims[1], size)
+    if len(dout.shape) != 5 or len(x.shape) != 5:
+        return sequential(prim, args, dims, size, "checks its ranks")
+    side_by_side = [_reshape(_transpose(t, (1, 0, 2, 3, 4)), (t.shape[1], size * t.shape[2]) + tuple(t.shape[3:]))
+                    for t in (dout, x)]  # fmt: skip
+    grouped = with_attrs(prim, out_channel=size * prim.out_channel, group=size * prim.group)
+    filter_size = tuple(filter_size)
+    out = grouped(*side_by_side, (size * filter_size[0],) + filter_size[1:])
+    return _reshape(out, (size,) + filter_size), 0
+
+
 batching_rules.register(G.DropoutGrad)(elementwise_rule(broadcasting=False))
 
 
