@@ -8,6 +8,7 @@ logits; without, the last stage does and the others zeros. Twice, in GRAPH_MODE.
 import sys
 
 import numpy as np
+from pipeline_nets import Head, VocabEmbedding
 
 import opforge as ms
 from opforge import nn, ops
@@ -21,31 +22,11 @@ STAGES = min(size, 4)
 V = 32
 
 
-class VocabEmbedding(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        table = np.random.default_rng(5).standard_normal((V, V)).astype(np.float32)
-        self.embedding_table = ms.Parameter(ms.Tensor(table), name="embedding_table")
-        self.gather = ops.Gather()
-
-    def construct(self, x):
-        return self.gather(self.embedding_table, x, 0).squeeze(1), self.embedding_table.value()
-
-
-class Head(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.matmul = ops.MatMul(transpose_b=True)
-
-    def construct(self, state, embed):
-        return self.matmul(state, embed)
-
-
 class Network(nn.Cell):
     def __init__(self, stages: int):
         super().__init__()
         ms.set_seed(1)
-        self.word_embedding = VocabEmbedding()
+        self.word_embedding = VocabEmbedding(V, V)
         self.layer1, self.layer2 = nn.Dense(V, V), nn.Dense(V, V)
         self.head = Head()
         if stages > 1:

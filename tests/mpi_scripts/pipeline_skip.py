@@ -10,9 +10,10 @@ or exits 1."""
 import sys
 
 import numpy as np
+from pipeline_nets import Head, VocabEmbedding
 
 import opforge as ms
-from opforge import nn, ops
+from opforge import nn
 from opforge.communication import get_group_size, get_rank, init
 from opforge.tensor import is_placeholder
 
@@ -21,33 +22,18 @@ rank, size = get_rank(), get_group_size()
 V, H, BATCH, MICRO = 12, 8, 8, 4
 
 
-class VocabEmbedding(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        table = np.random.default_rng(5).standard_normal((V, H)).astype(np.float32)
-        self.embedding_table = ms.Parameter(ms.Tensor(table), name="embedding_table")
-        self.gather = ops.Gather()
-
-    def construct(self, x):
-        return self.gather(self.embedding_table, x, 0).squeeze(1), self.embedding_table.value()
-
-
-class Head(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.matmul = ops.MatMul(transpose_b=True)
-
+class WeightedHead(Head):
     def construct(self, state, embed, weight):
-        return self.matmul(state, embed) * weight
+        return super().construct(state, embed) * weight
 
 
 class Network(nn.Cell):
     def __init__(self, stages: int):
         super().__init__()
         ms.set_seed(1)
-        self.word_embedding = VocabEmbedding()
+        self.word_embedding = VocabEmbedding(V, H)
         self.layer1, self.layer2 = nn.Dense(H, H), nn.Dense(H, H)
-        self.head = Head()
+        self.head = WeightedHead()
         if stages > 1:
             self.word_embedding.pipeline_stage = 0
             self.layer1.pipeline_stage = 1 if stages == 4 else 0
