@@ -404,3 +404,67 @@ def test_on_request_exit_stops_every_rank_after_the_same_step(tmp_path):
         [str(SCRIPTS / "graceful_exit.py"), str(tmp_path)], n=2, timeout=180, env={"MS_ENABLE_GRACEFUL_EXIT": "1"}
     )
     assert job.returncode == 0 and "GRACEFUL-OK" in job.stdout, job.stdout + job.stderr
+
+
+def test_reduce_lr_on_plateau_multiplies_the_rate_after_patience_epochs():
+    """MindSpore's ReduceLROnPlateau: each epoch's loss (a constant network: no improvement after the first epoch)
+    waits ``patience`` epochs, then the rate times ``factor`` (not below ``min_lr``), ``cooldown`` epochs not
+    counting after; a dynamic learning rate is refused; the arguments are checked."""
+    from opforge.train import ReduceLROnPlateau, RunContext
+    from opforge.train.callback import CallbackParam
+
+    class Flat(nn.Cell):  # a loss that does not move: every epoch after the first is a plateau
+        def __init__(self):
+            super().__init__()
+            self.w = opforge.Parameter(Tensor(np.zeros(1, np.float32)), name="w")
+
+        def construct(self, x, y):
+            return (self.w * 0.0).sum() + 1.0
+
+    rates = []
+    for patience, cooldown, want in ((1, 0, [1.0, 0.1, 0.01, 0.001]), (2, 1, [1.0, 1.0, 0.1, 0.1])):
+        net = Flat()
+        optimizer = nn.SGD(net.trainable_params(), 1.0)
+        model = Model(net, optimizer=optimizer)  # (the network computes its loss)
+        data = NumpySlicesDataset({"x": np.ones((2, 1), np.float32), "y": np.ones((2, 1), np.float32)}).batch(2)
+        rate = optimizer.learning_rate
+        record = LambdaCallback(on_train_epoch_end=lambda rc, rate=rate: rates.append(float(rate.asnumpy())))
+        plateau = ReduceLROnPlateau(monitor="loss", patience=patience, cooldown=cooldown, min_lr=0.001)
+        model.train(4, data, callbacks=[plateau, record], dataset_sink_mode=False)
+        np.testing.assert_allclose(rates, want, rtol=1e-6)
+        rates.clear()
+    dynamic = nn.SGD(Flat().trainable_params(), [0.1, 0.01])
+    with pytest.raises(ValueError, match="dynamic learning rate"):
+        ReduceLROnPlateau(monitor="loss").on_train_epoch_end(
+            RunContext(CallbackParam(optimizer=dynamic, net_outputs=Tensor(1.0), cur_epoch_num=1))
+        )
+    for kwargs in ({"factor": 1.0}, {"patience": -1}, {"mode": "up"}, {"min_lr": "0"}):
+        with pytest.raises(ValueError, match="ReduceLROnPlateau"):
+            ReduceLROnPlateau(**kwargs)
+
+
+def test_backup_and_restore_resumes_the_weights_of_an_interrupted_run(tmp_path):
+    """MindSpore's BackupAndRestore: the training network saved each epoch to backup.ckpt; a run interrupted
+    (an exception in epoch 3) leaves it, and a new run loads it when it begins; a finished run deletes it."""
+    from opforge.train import BackupAndRestore
+
+    class Interrupt(Callback):
+        def on_train_epoch_begin(self, run_context):
+            if run_context.original_args().cur_epoch_num == 3:
+                raise KeyboardInterrupt
+
+    model, data = _exit_model()
+    backup = BackupAndRestore(str(tmp_path))
+    with pytest.raises(KeyboardInterrupt):
+        model.train(5, data, callbacks=[backup, Interrupt()], dataset_sink_mode=False)
+    saved = opforge.load_checkpoint(str(tmp_path / "backup.ckpt"))
+    fresh, _ = _exit_model()
+    seen = []
+    probe = LambdaCallback(
+        on_train_begin=lambda rc: seen.append(rc.original_args().train_network.network._backbone.weight.asnumpy())
+    )
+    fresh.train(1, data, callbacks=[BackupAndRestore(str(tmp_path)), probe], dataset_sink_mode=False)
+    np.testing.assert_array_equal(seen[0], saved["weight"].asnumpy())
+    assert not (tmp_path / "backup.ckpt").exists()
+    with pytest.raises(ValueError, match="save_freq"):
+        BackupAndRestore(str(tmp_path), save_freq=0)

@@ -5,6 +5,7 @@ the callbacks, the metrics, the loss-scale managers and checkpoints (and the mod
 from opforge.train import callback, loss_scale_manager, metrics, serialization, train_thor
 from opforge.train import module_paths as _module_paths  # noqa: F401 (train.callback._callback, ...)
 from opforge.train.callback import (
+    BackupAndRestore,
     Callback,
     CheckpointConfig,
     EarlyStopping,
@@ -15,6 +16,7 @@ from opforge.train.callback import (
     ModelCheckpoint,
     OnRequestExit,
     ProgressBar,
+    ReduceLROnPlateau,
     RunContext,
     TimeMonitor,
 )
@@ -59,5 +61,5 @@ __all__ = [
     "save_checkpoint", "load_checkpoint", "load_param_into_net", "export", "load", "data_sink", "SummaryCollector",
     "SummaryRecord", "build_searched_strategy", "merge_sliced_parameter", "load_distributed_checkpoint",
     "train_thor", "ConvertModelUtils", "ConvertNetUtils", "LearningRateScheduler", "DatasetHelper",
-    "connect_network_with_dataset", "OnRequestExit",
+    "connect_network_with_dataset", "OnRequestExit", "ReduceLROnPlateau", "BackupAndRestore",
 ]  # fmt: skip

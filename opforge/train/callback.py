@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from opforge.nn.checkpoint import check_format, save_checkpoint
 from opforge.tensor import Tensor
+from opforge.train.backup_and_restore import BackupAndRestore
 from opforge.train.callback_base import (
     Callback,
     CallbackParam,
@@ -26,22 +27,16 @@ from opforge.train.callback_base import (
     _InternalCallbackParam,  # noqa: F401 (MindSpore's name, importable here)
 )
 from opforge.train.callback_extra import LearningRateScheduler, _CallbackManager  # noqa: F401 (MindSpore 1.x)
+from opforge.train.monitor import Monitored, loss_value
 from opforge.train.on_request_exit import OnRequestExit
+from opforge.train.reduce_lr_on_plateau import ReduceLROnPlateau
 from opforge.train.summary import SummaryCollector
 
 __all__ = [
     "Callback", "RunContext", "CallbackParam", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig",
     "History", "LambdaCallback", "EarlyStopping", "ProgressBar", "SummaryCollector",
-    "LearningRateScheduler", "OnRequestExit",
+    "LearningRateScheduler", "OnRequestExit", "ReduceLROnPlateau", "BackupAndRestore",
 ]  # fmt: skip
-
-
-def _loss_value(outputs) -> float:
-    if isinstance(outputs, (tuple, list)):
-        outputs = outputs[0]
-    if isinstance(outputs, Tensor):
-        return float(np.mean(outputs.asnumpy()))
-    return float(outputs)
 
 
 class LossMonitor(Callback):
@@ -61,7 +56,7 @@ class LossMonitor(Callback):
 
     def on_train_step_end(self, run_context):
         cb = run_context.original_args()
-        loss = _loss_value(cb.net_outputs)
+        loss = loss_value(cb.net_outputs)
         step_in_epoch = (cb.cur_step_num - 1) % cb.batch_num + 1
         if not np.isfinite(loss):
             raise ValueError(
@@ -242,7 +237,7 @@ class History(Callback):
     def on_train_epoch_end(self, run_context):
         cb = run_context.original_args()
         self.epoch.append(cb.cur_epoch_num)
-        self.history.setdefault("net_output", []).append(_loss_value(cb.net_outputs))
+        self.history.setdefault("net_output", []).append(loss_value(cb.net_outputs))
         for name, value in (cb.get("metrics") or {}).items():
             self.history.setdefault(name, []).append(value)
 
@@ -266,36 +261,24 @@ class EarlyStopping(Callback):
     """Stops training when ``monitor`` has not improved by more than ``min_delta`` for ``patience`` epochs
     (MindSpore's and Keras' rule: each epoch without improvement counts; at ``patience`` it stops, so
     ``patience=0`` stops at the first). ``monitor``: "loss" (the epoch's last training loss), "eval_loss"
-    (the validation loss of ``Model.fit``: its ``Loss`` metric) or the name of one of ``fit``'s metrics.
-    ``mode`` "auto" maximises accuracy-like names and minimises the rest. With ``restore_best_weights``
-    the network gets the parameters of its best epoch back when it stops."""
+    (the validation loss of ``Model.fit``: its ``Loss`` metric) or the name of one of ``fit``'s metrics, averaged
+    over the ranks in a parallel mode (``opforge/train/monitor.py``). ``mode`` "auto" minimises MindSpore's
+    smaller-is-better names (losses, distances, errors) and maximises the rest. With ``restore_best_weights`` the
+    network gets the parameters of its best epoch back when it stops."""
 
     def __init__(self, monitor="eval_loss", min_delta=0, patience=0, verbose=False, mode="auto", baseline=None,
                  restore_best_weights=False):  # fmt: skip
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(f"For 'EarlyStopping', the 'mode' must be 'auto', 'min' or 'max', but got {mode!r}.")
+        self.watched = Monitored("EarlyStopping", monitor, mode, min_delta)
         self.monitor, self.min_delta, self.patience, self.verbose = monitor, abs(min_delta), patience, verbose
-        self.sign = 1.0 if mode == "max" or (mode == "auto" and "acc" in monitor) else -1.0
         self.baseline, self.restore_best_weights = baseline, restore_best_weights
         self.best, self.wait, self.stopped_epoch, self._best_weights = baseline, 0, 0, None
 
-    def _value(self, cb):
-        metrics = cb.get("metrics") or {}
-        if self.monitor == "loss":
-            return _loss_value(cb.net_outputs)
-        if self.monitor in metrics:
-            return metrics[self.monitor]
-        if self.monitor == "eval_loss":
-            losses = [v for name, v in metrics.items() if name in ("loss", "eval_loss")]
-            return losses[0] if losses else None
-        return None
-
     def on_train_epoch_end(self, run_context):
         cb = run_context.original_args()
-        value = self._value(cb)
+        value = self.watched.value(cb)
         if value is None:  # nothing to monitor this epoch (no validation ran)
             return
-        if self.best is None or self.sign * (value - self.best) > self.min_delta:
+        if self.watched.improved(value, self.best):
             self.best, self.wait = value, 0
             if self.restore_best_weights:
                 self._best_weights = [p.asnumpy().copy() for p in cb.network.trainable_params()]
@@ -332,7 +315,7 @@ class ProgressBar(Callback):
 
     def on_train_step_end(self, run_context):
         cb = run_context.original_args()  # (in GRAPH_MODE sink mode one hook ends a sink of steps)
-        loss = _loss_value(cb.net_outputs)
+        loss = loss_value(cb.net_outputs)
         self._progress.update(self._task, completed=cb.cur_step_num - self._first_step, loss=f"loss {loss:.4f}")
 
     def on_train_epoch_end(self, run_context):
