@@ -5,7 +5,8 @@ A Parameter keeps its ``name``, ``requires_grad``, ``layerwise_parallel``, ``par
 ``param_info.clone()`` takes that one's settings (the zoo's PanGu-alpha makes its optimizer's float32 states
 so: ``state.param_info = weight.param_info.clone()``, then renames the state), and one given the same ParamInfo
 object shares them. A ParamInfo takes further attributes (PanGu-alpha records ``cloned_obj`` on its weights');
-``clone()`` copies the settings only, as MindSpore's does.
+``clone()`` copies the settings only, as MindSpore's does, and remembers the ParamInfo it was cloned from (a
+parallel run lays a clone out as its source).
 """
 
 from __future__ import annotations

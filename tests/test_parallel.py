@@ -646,6 +646,19 @@ def test_pipeline_inference_runs_each_stage_on_its_ranks(n):
     assert job.returncode == 0 and "INFER-OK" in job.stdout, job.stdout + job.stderr
 
 
+def test_pipeline_message_tags_stay_within_mpi_tags():
+    """Every micro-batch's forward and backward tags are MPI tags (at most 32767), the two ranges apart, repeating
+    past the micro-batches they cover (a PipelineCell of 248 micro-batches raised in its backward pass)."""
+    from opforge.nn import pipeline as pp
+    from opforge.primitives.comm_ops import _MAX_TAG
+
+    last = pp._TAGS_PER_MICRO - 1
+    assert pp._tag(pp._FORWARD_TAG, pp._TAGGED_MICROS - 1, last) < pp._BACKWARD_TAG
+    assert all(pp._tag(pp._BACKWARD_TAG, micro, last) <= _MAX_TAG for micro in range(10_000))
+    with pytest.raises(ValueError, match="cross one boundary"):
+        pp._tag(pp._FORWARD_TAG, 0, pp._TAGS_PER_MICRO)
+
+
 def test_sync_pipeline_shared_parameters_checks_its_argument():
     with pytest.raises(TypeError, match="'net' must be a Cell"):
         opforge.sync_pipeline_shared_parameters(lambda x: x)

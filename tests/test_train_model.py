@@ -371,6 +371,20 @@ def test_on_request_exit_stops_after_the_step_and_saves(tmp_path, monkeypatch, m
     np.testing.assert_array_equal(fresh.train_network.network._backbone.weight.asnumpy(), saved["weight"].asnumpy())
 
 
+def test_on_request_exit_in_graph_mode_sink_training(tmp_path, monkeypatch):
+    """GRAPH_MODE with dataset_sink_mode=True: the sink's first batch is the callbacks' train_dataset_element (as
+    MindSpore gives it), so the graceful exit exports the MINDIR too (it raised on a None)."""
+    from opforge.train import OnRequestExit
+
+    monkeypatch.setenv("MS_ENABLE_GRACEFUL_EXIT", "1")
+    opforge.set_context(mode=GRAPH_MODE)
+    config = tmp_path / "exit.json"
+    config.write_text('{"GracefulExit": 1}')
+    model, data = _exit_model()
+    model.train(3, data, callbacks=[OnRequestExit(directory=str(tmp_path), config_file=str(config))])
+    assert (tmp_path / "rank_0" / "Net_train.ckpt").is_file() and (tmp_path / "rank_0" / "Net_train.mindir").is_file()
+
+
 def test_on_request_exit_signal_and_argument_errors(tmp_path):
     """Without MS_ENABLE_GRACEFUL_EXIT a signal makes the training's end save (MindSpore's); bad arguments are
     ValueErrors; SIGKILL cannot be asked for."""

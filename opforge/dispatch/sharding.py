@@ -386,6 +386,8 @@ def _plain(out: Tensor, whole: Tensor) -> Tensor:
 def finish_as(value, like):
     """``value`` finished (``finish``) in the layout of ``like``: this rank's block where ``like`` is split (the
     gradient of a batch-split input is the rank's rows, as MindSpore gives it), else as ``finish`` leaves it."""
+    if not isinstance(value, Tensor) or not isinstance(like, Tensor):  # (an argument that is not a Tensor)
+        return finish(value)
     layout = layout_of(like)
     if layout.is_replicated:
         return finish(value)
@@ -398,11 +400,12 @@ def finish_as(value, like):
 
 def virtual_output(training: bool, stages: int):
     """MindSpore's VirtualOutput: an evaluation network's outputs (no gradient taken in its call) follow its inputs,
-    on the last pipeline stage and without ``dataset_strategy``'s tuple: whole with ``full_batch``, else split
-    along the batch dim as the inputs are (when it divides); a training network's as its operators left them.
+    without ``dataset_strategy``'s tuple: whole with ``full_batch``, else split along the batch dim as the inputs
+    are (when it divides), on every pipeline stage alike (a pipeline's outputs are its last stage's, broadcast); a
+    training network's as its operators left them.
     A function of the global shape giving the layout, or None."""
-    rank, world = _ops.world()
-    if training or input_strategies() is not None or stage_ranks(rank, world, stages)[-1] != world - 1:
+    _, world = _ops.world()
+    if training or input_strategies() is not None:
         return None
     if get_auto_parallel_context("full_batch"):
         return lambda shape: replicated(len(shape))
@@ -1341,10 +1344,16 @@ def _split_in_place(param: Parameter, block: Tensor, layout: TensorLayout) -> No
     param._data = ShardedValue(local, layout, param._meta[1])
     info = param.param_info
     key = id(info)
-    _split_by_info[key] = weakref.ref(param, lambda _ref: _split_by_info.pop(key, None))
+    _split_by_info[key] = weakref.ref(param, lambda ref: _forget(_split_by_info, key, ref))
 
 
 _split_by_info: dict = {}  # id(ParamInfo) -> weak reference to the split Parameter holding it
+
+
+def _forget(registry: dict, key, ref) -> None:
+    """A weak registry's entry gone with its object (unless another object took the key since)."""
+    if registry.get(key) is ref:
+        del registry[key]
 
 
 def cloned_layout(param: Parameter):
@@ -1387,6 +1396,8 @@ def _arg_key(a, lay):
         data = a._data
         if data.__class__ is ShardedValue and data.pending is not None:
             return (a._meta, lay, data.pending, frozenset(data.done))
+        if isinstance(a, Parameter):  # (what the Assign rule reads: a trained weight, a clone of a split one)
+            return (a._meta, lay, a.requires_grad, a.param_info.cloned_from is not None and cloned_layout(a))
         return (a._meta, lay)
     if isinstance(a, (tuple, list)) and lay is not None:  # a tuple of tensors (AddN, Concat)
         parts = tuple(_arg_key(t, t_lay) for t, t_lay in zip(a, lay))

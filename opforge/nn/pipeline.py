@@ -22,6 +22,7 @@ and skips them, and ``opforge.memory.stats()`` counts this stage's weights only.
 
 from __future__ import annotations
 
+import weakref
 from collections import deque
 
 from opforge import dtype as mstype
@@ -37,11 +38,14 @@ from opforge.dispatch.pipeline import stage_of_rank
 from opforge.dispatch.sharding import TensorLayout
 from opforge.nn.cell import Cell
 from opforge.parallel_context import get_auto_parallel_context
+from opforge.primitives.comm_ops import _MAX_TAG
 from opforge.tensor import Tensor, is_placeholder
 
 __all__ = ["Pipeline", "PipelineCell", "PipelineGradReducer", "stage_of_rank", "sync_pipeline_shared_parameters"]
 
-_FORWARD_TAG, _BACKWARD_TAG, _TAGS_PER_MICRO, _TAGGED_MICROS = 1000, 17000, 64, 250
+_FORWARD_TAG, _TAGS_PER_MICRO = 1000, 64
+_TAGGED_MICROS = (_MAX_TAG + 1 - _FORWARD_TAG) // (2 * _TAGS_PER_MICRO)  # forward and backward tags within MPI's
+_BACKWARD_TAG = _FORWARD_TAG + _TAGGED_MICROS * _TAGS_PER_MICRO
 
 
 def _has_data(t) -> bool:
@@ -49,21 +53,27 @@ def _has_data(t) -> bool:
 
 
 class _ShapesOnly(Interpreter):
-    """A call reading a tensor without data (another stage's result) is only shape-inferred. Every call's outputs
-    are made by the latest stage that made one of its inputs (``_MicroBatch.made_by``)."""
+    """Below the pipeline's cells: an operator outside them belongs to the latest stage that made one of its inputs
+    (its outputs are that stage's: ``_MicroBatch.made``), which reads the others as a cell of that stage would
+    (``_Run.cross``: received here, or sent on); a call still reading a tensor without data (another stage's
+    result) is only shape-inferred."""
 
-    def __init__(self, micro: _MicroBatch):
+    def __init__(self, run: _Run):
         self.parent = None
-        self.micro = micro
+        self.run = run
 
     def process_primitive(self, prim, args: tuple):
+        mb = self.run.micro
+        stages = [s for s in map(mb.stage_of, _tensors(args)) if s is not None]
+        stage = max(stages) if stages else None
+        if stage is not None:
+            args = _map_tensors(lambda t: self.run.cross(t, stage), args)
         if any(not _has_data(a) for a in _tensors(args)):
             out = abstract_call(prim, args, False)[0]
         else:
             out = self.parent.process_primitive(prim, args)
-        stages = [s for s in map(self.micro.stage_of, _tensors(args)) if s is not None]
-        if stages:
-            self.micro.made(out, max(stages))
+        if stage is not None:
+            mb.made(out, stage)
         return out
 
 
@@ -76,6 +86,36 @@ def _tensors(value):
             yield from _tensors(v)
 
 
+def _map_tensors(fn, value):
+    """``value`` with ``fn`` applied to each Tensor in it (nested tuples and lists kept)."""
+    if isinstance(value, Tensor):
+        return fn(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_map_tensors(fn, v) for v in value)
+    return value
+
+
+class _ByIdentity:
+    """Values kept per tensor, by identity, holding the tensor weakly: an entry goes with its tensor, so the
+    activations of a long pipelined call are freed as usual, and a later tensor reusing an id finds nothing."""
+
+    def __init__(self):
+        self._entries: dict = {}
+
+    def get(self, t):
+        entry = self._entries.get(id(t))
+        return entry[1] if entry is not None and entry[0]() is t else None
+
+    def put(self, t, value) -> None:
+        key, entries = id(t), self._entries
+
+        def forget(ref):
+            if entries.get(key, (None,))[0] is ref:
+                del entries[key]
+
+        entries[key] = (weakref.ref(t, forget), value)
+
+
 class _MicroBatch:
     """One micro-batch's forward pass on this stage: its tape, what it received and what it sends, and the
     stage that made each tensor crossing stages."""
@@ -86,17 +126,21 @@ class _MicroBatch:
         self.received: list = []  # boundary inputs from the previous stage (watched)
         self.sent: list = []  # boundary outputs for the next stage
         self.loss = None
-        self.made_by = dict(weight_stages)  # id(tensor) -> (tensor, the stage whose cell made it)
-        self.got: dict = {}  # id(tensor of an earlier stage) -> the tensor received for it
-        self.crossed: set = set()  # ids of the tensors in ``sent``
+        self.weight_stages = weight_stages  # id(weight) -> (weight, the stage whose cells hold it)
+        self.made_by = _ByIdentity()  # tensor -> the stage whose cell (or operator outside cells) made it
+        self.got = _ByIdentity()  # tensor of an earlier stage -> the tensor received for it
+        self.crossed = _ByIdentity()  # the tensors sent on
 
     def stage_of(self, t: Tensor):
-        entry = self.made_by.get(id(t))
+        made = self.made_by.get(t)
+        if made is not None:
+            return made
+        entry = self.weight_stages.get(id(t))
         return entry[1] if entry is not None and entry[0] is t else None
 
     def made(self, out, stage: int) -> None:
         for t in _tensors(out):
-            self.made_by[id(t)] = (t, stage)
+            self.made_by.put(t, stage)
 
 
 class _Run:
@@ -134,40 +178,43 @@ class _Run:
         t = cell.pipeline_stage if self.stages > 1 else self.stage  # (one stage: MindSpore ignores pipeline_stage)
         if self.abstract:
             return cell._call_construct(args, kwargs)
-        args = tuple(self._cross(a, t) if isinstance(a, Tensor) else a for a in args)
+        args = _map_tensors(lambda a: self.cross(a, t), args)
+        kwargs = {k: _map_tensors(lambda a: self.cross(a, t), v) for k, v in kwargs.items()}
         out = cell._call_construct(args, kwargs) if t == self.stage else self._shapes_of(cell, args, kwargs)
         self.micro.made(out, t)
         return out
 
-    def _cross(self, a: Tensor, reader: int):
-        """``a`` as the cell of stage ``reader`` reads it here. A tensor a stage made crosses every boundary between
-        that stage and its readers, in the order the tensors are first read past a boundary (alike on every
-        rank): this stage receives what an earlier stage made for itself or a later one (passing it on), and
-        sends on what it made for a later one, so only neighbouring stages talk (1F1B stays deadlock-free)."""
+    def cross(self, a: Tensor, reader: int):
+        """``a`` as stage ``reader`` reads it here (a cell of that stage, or an operator outside the cells that
+        belongs to it). A tensor a stage made crosses every boundary between that stage and its readers, in the
+        order the tensors are first read past a boundary (alike on every rank): this stage receives what an
+        earlier stage made for itself or a later one (passing it on), and sends on what it made for a later one,
+        so only neighbouring stages talk (1F1B stays deadlock-free)."""
         made, mb = self.micro.stage_of(a), self.micro
         if made is None or reader <= made or reader < self.stage:
             if reader == self.stage and not _has_data(a):
                 raise ValueError(
-                    f"For 'PipelineCell', a cell of stage {self.stage} reads a tensor without data here that no "
-                    "cell of an earlier stage made: compute it inside the cells, or from the network's inputs."
+                    f"For 'PipelineCell', stage {self.stage} reads a tensor without data here that no earlier stage "
+                    "made: compute it inside the cells, or from the network's inputs."
                 )
             return a
         if made < self.stage:  # made before this stage: received from the previous one
-            got = mb.got.get(id(a))
+            got = mb.got.get(a)
             if got is None:
-                got = mb.got[id(a)] = self._receive(a)
+                got = self._receive(a)
+                mb.got.put(a, got)
             if reader == self.stage:
                 return got
             a = got  # a later stage reads it: passed on
-        if made <= self.stage < reader and id(a) not in mb.crossed:
-            mb.crossed.add(id(a))
-            mb.sent.append(a)
+        if made <= self.stage < reader and mb.crossed.get(a) is None:
+            mb.crossed.put(a, True)
             self.passing(a)
         return a
 
     def passing(self, t: Tensor) -> None:
-        """``t`` joined the tensors this stage sends on: PipelineCell's schedule sends them after the micro-batch's
-        forward pass."""
+        """``t`` is one of the tensors this stage sends on: PipelineCell's schedule sends them after the micro-batch's
+        forward pass (and takes their gradients back)."""
+        self.micro.sent.append(t)
 
     def _shapes_of(self, cell, args, kwargs):
         self.abstract += 1
@@ -198,11 +245,13 @@ class _ForwardRun(_Run):
     def __init__(self, stage: int, stages: int, rank: int, per_stage: int, weight_stages: dict):
         super().__init__(stage, stages, rank, per_stage)
         self.micro = _MicroBatch(0, weight_stages)
+        self.sent = 0
 
     def passing(self, t: Tensor) -> None:
-        self.send(t, self.forward_tag(len(self.micro.sent) - 1), self.next)
+        self.send(t, self.forward_tag(self.sent), self.next)
+        self.sent += 1
 
-    def forward_tag(self, k: int) -> int:  # (one pass of any length: the tags of 64 tensors repeat)
+    def forward_tag(self, k: int) -> int:  # (one pass of any length: the tags repeat, MPI keeps their order)
         return _tag(_FORWARD_TAG, k // _TAGS_PER_MICRO, k % _TAGS_PER_MICRO)
 
 
@@ -229,8 +278,14 @@ def _forward_stages(cell: Cell, call, args: tuple, kwargs: dict):
     stages = get_auto_parallel_context("pipeline_stages")
     rank, world = get_rank(), get_group_size()
     run = _ForwardRun(stage_of_rank(rank, world, stages), stages, rank, world // stages, _weight_stages(cell))
-    with run_context.running(run), _ShapesOnly(run.micro):
+    with run_context.running(run), _ShapesOnly(run):
         out = call(*args, **kwargs)
+    late = [s for s in map(run.micro.stage_of, _tensors(out)) if s is not None and s != stages - 1]
+    if late:  # (every rank knows: the stages that made the outputs are the same everywhere)
+        raise ValueError(
+            f"For '{type(cell).__name__}', a pipeline's outputs must be made by its last stage ({stages - 1}), but one "
+            f"is stage {late[0]}'s: return what the last stage's cells compute."
+        )
     return _last_stage_result(out, run, get_auto_parallel_context("pipeline_result_broadcast"))
 
 
@@ -458,7 +513,7 @@ class PipelineCell(Cell):
         with mb.tape:
             for w in weights:
                 mb.tape.watch(w)
-            with _ShapesOnly(mb):
+            with _ShapesOnly(run):
                 out = self.network(*inputs)
         if run.next is None:  # the last stage holds the loss
             mb.loss = out

@@ -149,7 +149,7 @@ class OnRequestExit(Callback):
             logger.warning("Graceful exit is triggered, stop training.")
             if self.save_ckpt:
                 save_checkpoint(net, self.train_name, integrated_save=self._integrated(), append_dict=self._state(cb))
-            if self.save_mindir:
+            if self.save_mindir and cb.get("train_dataset_element") is not None:
                 export(net, *cb.train_dataset_element, file_name=self.train_name, file_format="MINDIR")
             run_context.request_stop()
             self.stop_train = True

@@ -21,6 +21,7 @@ output, the dataset read as the same endless stream."""
 from __future__ import annotations
 
 import functools
+import itertools
 
 from opforge.context import graph_mode
 from opforge.dataset.engine import Dataset
@@ -102,8 +103,11 @@ class TrainSink:
                 hook("on_train_step_end")
             return
         cb.cur_step_num += cb.batch_num  # GRAPH_MODE: the sink is one call of batch_num steps
+        rows = iter(self._rows())
+        first = next(rows, None)
+        cb.train_dataset_element = first  # (MindSpore gives the sink's first batch)
         hook("on_train_step_begin")
-        for row in self._rows():
+        for row in () if first is None else itertools.chain((first,), rows):
             cb.net_outputs = run_step(row)
         hook("on_train_step_end")
 

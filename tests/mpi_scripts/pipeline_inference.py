@@ -36,7 +36,7 @@ class Network(nn.Cell):
 
     def construct(self, x):
         x, embed = self.word_embedding(x)
-        return self.head(self.layer2(self.layer1(x)), embed)
+        return self.head(self.layer2(self.layer1(x)) + x, embed=embed)  # (a residual outside the cells; a keyword)
 
 
 class PipelineCellInference(nn.Cell):  # the sample's

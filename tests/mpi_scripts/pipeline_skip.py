@@ -1,7 +1,8 @@
 """Run under ``mpiexec -n N`` (N = 2 or 4: one rank a stage): tensors that skip pipeline stages. MindSpore's
 pipeline-inference network (an embedding of stage 0 returning its table, read by the head of the last stage),
-trained with ``PipelineCell`` in 4 micro-batches: the table, the embedding's output scaled outside any cell, and a
-network input read by the head. A tensor made by stage p and read by stage t crosses each boundary between them
+trained with ``PipelineCell`` in 4 micro-batches: the table, the embedding's output scaled outside any cell, a
+residual added outside any cell (the embedding's output read by the last layer's stage), and a network input read
+by the head. A tensor made by stage p and read by stage t crosses each boundary between them
 (passed on by the stages in between, its gradient back the same way); the network's input, which every rank has,
 crosses none (each stage used to send what it read, and the hop past stage 1 hung). 3 steps equal one process's:
 each step's loss, and every parameter on the rank holding it. Prints "SKIP-OK <max relative difference>" on rank 0
@@ -43,7 +44,7 @@ class Network(nn.Cell):
     def construct(self, x, weight, y):
         x, embed = self.word_embedding(x)
         embed = embed * 0.5  # (outside any cell: made by stage 0, as its input)
-        x = self.layer2(self.layer1(x))
+        x = self.layer2(self.layer1(x)) + x  # (a residual outside any cell: stage 0's x read by layer2's stage)
         return self.head(x, embed, weight), y
 
 

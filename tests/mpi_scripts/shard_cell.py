@@ -182,6 +182,12 @@ class RowsBack(nn.Cell):  # its output whole after its operators (the partial su
 rows_back = RowsBack()(opforge.Tensor(mine))  # MindSpore's VirtualOutput: this rank's rows of it, all the same
 if rows_back.shape != (rows, 4) or not np.allclose(rows_back.asnumpy(), mine @ y + 1.0, atol=1e-5):
     sys.exit(f"a whole output with each rank's rows in came out {rows_back.shape}")
+# a gradient position that is not a Tensor (a tuple argument) has no gradient: None, as in one process
+_, (_, no_grad) = opforge.value_and_grad(lambda t, _pair: ops.ReduceSum()(t), grad_position=(0, 1))(
+    opforge.Tensor(mine), (opforge.Tensor(2.0),)
+)
+if no_grad is not None:
+    sys.exit(f"a tuple argument's gradient: {no_grad}")
 # the gradient of a batch-split input is this rank's rows of it, as MindSpore's (it was the whole batch's)
 row_grad = opforge.grad(lambda t: ops.ReduceSum()(RowParallel()(t)))(opforge.Tensor(mine))
 if row_grad.shape != mine.shape or not np.allclose(row_grad.asnumpy(), np.ones((rows, 4), np.float32) @ y.T, atol=1e-5):
