@@ -10,6 +10,7 @@ import itertools
 import logging
 import multiprocessing
 import random
+import signal
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -421,6 +422,8 @@ _worker_fn = [None]  # the function forked workers run: inherited, so lambdas an
 
 def _set_worker_fn(fn) -> None:  # a forked worker's initializer: fn is inherited, not pickled
     _worker_fn[0] = fn
+    # a SIGTERM handler the parent set (a callback's) would keep the worker alive through the pool's terminate
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _run_worker_fn(item):

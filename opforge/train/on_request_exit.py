@@ -57,6 +57,7 @@ class OnRequestExit(Callback):
         if hasattr(signal, "SIGKILL") and self.sig == signal.SIGKILL:
             raise ValueError("For 'OnRequestExit', a request cannot be sent by SIGKILL (it cannot be caught).")
         self.exit = False  # a signal came
+        self._previous_handler = None  # the signal's handler before the run: given back at its end
         self.lock = threading.Lock()
         self.remote_config_file = config_file
         self.use_graceful = os.environ.get("MS_ENABLE_GRACEFUL_EXIT") == "1"
@@ -73,7 +74,7 @@ class OnRequestExit(Callback):
         return get_rank() if self.is_distributed else context.get_context("device_id")
 
     def on_train_begin(self, run_context):
-        signal.signal(self.sig, self._handle_signal)
+        self._listen()
         if self.save_ckpt and os.path.isfile(f"{self.train_name}.ckpt"):
             load_checkpoint(f"{self.train_name}.ckpt", net=run_context.original_args().train_network)
 
@@ -98,12 +99,13 @@ class OnRequestExit(Callback):
         self._stop_if_agreed(run_context)
 
     def on_train_end(self, run_context):
+        self._stop_listening()
         if self.exit:
             cb = run_context.original_args()
             self._save(cb.train_network, self.train_name, cb.get("train_dataset_element"))
 
     def on_eval_begin(self, run_context):
-        signal.signal(self.sig, self._handle_signal)
+        self._listen()
         if not self.save_ckpt:
             return
         for name in (self.eval_name, self.train_name):
@@ -116,9 +118,22 @@ class OnRequestExit(Callback):
             run_context.request_stop()
 
     def on_eval_end(self, run_context):
+        self._stop_listening()
         if self.exit:
             cb = run_context.original_args()
             self._save(cb.eval_network, self.eval_name, cb.get("eval_dataset_element"))
+
+    def _listen(self) -> None:
+        """Catch the signal while the run goes on (the main thread only: Python's signals are the main thread's)."""
+        if threading.current_thread() is threading.main_thread():
+            self._previous_handler = signal.signal(self.sig, self._handle_signal)
+
+    def _stop_listening(self) -> None:
+        """The signal's handler as before the run (MindSpore keeps its own installed: a later SIGTERM would only
+        set a flag, and forked workers inheriting it would outlive their pool's terminate)."""
+        if self._previous_handler is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(self.sig, self._previous_handler)
+            self._previous_handler = None
 
     def _handle_signal(self, signum, frame):
         logger.debug(f"OnRequestExit: signal {signum}")
