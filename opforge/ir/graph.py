@@ -139,15 +139,18 @@ def record(net, *inputs, name: str | None = None) -> Graph:
             out = net(*inputs)
     finally:
         kept.restore()
-    return _Recorder(tracer, where).graph(inputs, out)
+    # a parallel network's record is one rank's local program: its strategies are applied already (its blocks and
+    # collectives are in it), and a loaded copy runs as it is
+    return _Recorder(tracer, where, local=operator_parallel()).graph(inputs, out)
 
 
 class _Recorder:
     """Turns a Tracer's steps (slots, constants) into nodes (inputs, values, named Parameters)."""
 
-    def __init__(self, tracer: Tracer, where: str):
+    def __init__(self, tracer: Tracer, where: str, local: bool = False):
         self.tracer = tracer
         self.where = where
+        self.local = local  # a rank's local program: the operators' strategies left out
         self.params: dict = {}
         self.tensors: dict = {}
         self.tensor_keys: dict = {}  # id -> key (the Tensors stay alive in self.tensors)
@@ -166,6 +169,8 @@ class _Recorder:
         prim = step.prim
         op = type(prim).__name__
         init_attrs, extra = primitive_state(prim)
+        if self.local:
+            extra = {k: v for k, v in extra.items() if k not in _STRATEGY_ATTRS}
         return Node(op, init_attrs, extra, [self.source(s) for s in step.sources], step.outputs, prim)
 
     def source(self, source):
@@ -203,6 +208,9 @@ class _Recorder:
         if kind == "wrap":  # a parallel network's output block: a rank's graph returns its block, as MindSpore's
             return self.output(spec[2][0])  # per-rank MINDIR files do
         return self.source(spec)
+
+
+_STRATEGY_ATTRS = ("in_strategy", "out_strategy")  # (Primitive.shard's)
 
 
 def primitive_state(prim: Primitive) -> tuple:
