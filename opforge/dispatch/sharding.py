@@ -923,15 +923,16 @@ def _splits_any(lay) -> bool:
 
 
 def outer_call_active() -> bool:
-    """Whether a parallel network's outermost call is under way on this thread (running sharded, or being
-    recorded by the strategy search): the cells called inside are inner cells."""
+    """Whether a parallel network's outermost call is under way on this thread (running sharded, or as
+    ``inner_calls`` says): the cells called inside are inner cells."""
     return active() or getattr(_active, "recording", 0) > 0
 
 
 @contextmanager
-def laying_out():
-    """While the strategy search records a network (``opforge/parallel/strategy_search.py``): its cells run
-    as inner cells of the call being recorded."""
+def inner_calls():
+    """While the block runs, the cells and jitted functions called on this thread are inner calls, never a parallel
+    network's outermost call: while the strategy search records a network (``opforge/parallel/strategy_search.py``),
+    and while a loaded graph (a rank's local program, ``nn.GraphCell``) replays as it was recorded."""
     _active.recording = getattr(_active, "recording", 0) + 1
     try:
         yield

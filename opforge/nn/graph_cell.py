@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from opforge.dispatch import sharding
 from opforge.ir.graph import Graph
 from opforge.jit import jit
 from opforge.nn.cell import Cell
-from opforge.parallel_context import applied, operator_parallel, optimizer_parallel
 from opforge.tensor import Parameter, Tensor
 
 __all__ = ["GraphCell"]
@@ -50,11 +50,9 @@ class GraphCell(Cell):
         target.set_data(value if not isinstance(value, Parameter) else Tensor(value.asnumpy()))
 
     def __call__(self, *inputs, **kwargs):
-        if not (operator_parallel() or optimizer_parallel()):
-            return super().__call__(*inputs, **kwargs)
-        # A loaded graph is a fixed program (a parallel network's export: one rank's local program, its
-        # collectives in it): it runs as recorded, its operators' strategies not applied again.
-        with applied({}):
+        # A loaded graph is a fixed program (a parallel network's export: one rank's local program, its blocks and
+        # collectives in it, no strategies): it runs as recorded, never as a parallel network's outermost call.
+        with sharding.inner_calls():
             return super().__call__(*inputs, **kwargs)
 
     def construct(self, *inputs):

@@ -500,7 +500,7 @@ def _record(cell, args: tuple, kwargs: dict, full_batch: bool) -> list:
         inputs[id(p)] = ("input", layout)
         placeholders.append(p)
     recorder = _Recorder(inputs)
-    with recorder, sharding.laying_out():
+    with recorder, sharding.inner_calls():
         cell._call_construct(tuple(placeholders), kwargs)
     return recorder.graph
 
