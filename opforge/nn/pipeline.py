@@ -273,11 +273,14 @@ def _forward_stages(cell: Cell, call, args: tuple, kwargs: dict):
     stage's cells only (the other stages' weights dropped at the first call, shared ones synchronised) and receives
     and sends what crosses its boundaries (``_ForwardRun``). The outputs are the last stage's: with
     ``pipeline_result_broadcast`` every rank's (MindSpore's), else zeros off the last stage."""
-    if "_pipeline_released" not in cell.__dict__:
-        object.__setattr__(cell, "_pipeline_released", _release_other_stages(cell))
+    weight_stages = cell.__dict__.get("_pipeline_weight_stages")
+    if weight_stages is None:  # (the first call: the other stages' weights dropped)
+        _release_other_stages(cell)
+        weight_stages = _weight_stages(cell)
+        object.__setattr__(cell, "_pipeline_weight_stages", weight_stages)
     stages = get_auto_parallel_context("pipeline_stages")
     rank, world = get_rank(), get_group_size()
-    run = _ForwardRun(stage_of_rank(rank, world, stages), stages, rank, world // stages, _weight_stages(cell))
+    run = _ForwardRun(stage_of_rank(rank, world, stages), stages, rank, world // stages, weight_stages)
     with run_context.running(run), _ShapesOnly(run):
         out = call(*args, **kwargs)
     late = [s for s in map(run.micro.stage_of, _tensors(out)) if s is not None and s != stages - 1]

@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from opforge.primitives.validator import Rel, Validator
 from opforge.tensor import Parameter, Tensor
 from opforge.train.callback_base import Callback
 from opforge.train.monitor import Monitored
@@ -14,14 +15,13 @@ from opforge.train.monitor import Monitored
 __all__ = ["ReduceLROnPlateau"]
 
 
-def _check(name: str, value, ok: bool, expected: str):
-    if not ok:
-        raise ValueError(f"For 'ReduceLROnPlateau', the '{name}' must be {expected}, but got {value!r}.")
+_NAME = "ReduceLROnPlateau"
+
+
+def _number(name: str, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"For '{_NAME}', the '{name}' must be a float, but got {value!r}.")
     return value
-
-
-def _int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 class ReduceLROnPlateau(Callback):
@@ -35,15 +35,12 @@ class ReduceLROnPlateau(Callback):
 
     def __init__(self, monitor="eval_loss", factor=0.1, patience=10, verbose=False, mode="auto", min_delta=1e-4,
                  cooldown=0, min_lr=0):  # fmt: skip
-        real = isinstance(factor, numbers.Real) and not isinstance(factor, bool)
-        self.factor = _check("factor", factor, real and 0.0 < factor < 1.0, "a float in (0, 1)")
-        self.patience = _check("patience", patience, _int(patience), "an int >= 0")
-        self.cooldown = _check("cooldown", cooldown, _int(cooldown), "an int >= 0")
-        self.verbose = _check("verbose", verbose, isinstance(verbose, bool), "a bool")
-        ok = isinstance(min_lr, numbers.Real) and not isinstance(min_lr, bool)
-        self.min_lr = _check("min_lr", min_lr, ok, "a float")
-        ok = isinstance(min_delta, numbers.Real) and not isinstance(min_delta, bool)
-        self.watched = Monitored("ReduceLROnPlateau", monitor, mode, _check("min_delta", min_delta, ok, "a float"))
+        self.factor = Validator.check_float_range(factor, 0.0, 1.0, Rel.INC_NEITHER, "factor", _NAME)
+        self.patience = Validator.check_non_negative_int(patience, "patience", _NAME)
+        self.cooldown = Validator.check_non_negative_int(cooldown, "cooldown", _NAME)
+        self.verbose = Validator.check_bool(verbose, "verbose", _NAME)
+        self.min_lr = _number("min_lr", min_lr)
+        self.watched = Monitored(_NAME, monitor, mode, _number("min_delta", min_delta))
         self.monitor = monitor
         self.on_train_begin(None)
 
